@@ -1,0 +1,91 @@
+/**
+ * The support desk's four tools, declared for review: argument schemas, effects, whether each is
+ * destructive, and what each costs. `issue_refund` costs the amount it refunds, so a workflow's
+ * spend cap bounds the money it can move.
+ */
+import type { ToolDefinition } from '../../src/ports/index.ts';
+import type { Helpdesk } from './helpdesk.ts';
+
+const ticketId = { type: 'string', pattern: '^T-[0-9]+$', description: 'Helpdesk ticket id, e.g. T-1001' };
+
+export function supportDeskTools(desk: Helpdesk): ToolDefinition[] {
+  return [
+    {
+      name: 'draft_reply',
+      description: 'Adds a reply draft to a ticket.',
+      args: {
+        type: 'object',
+        required: ['ticket_id', 'body'],
+        properties: { ticket_id: ticketId, body: { type: 'string', minLength: 1, maxLength: 4000 } },
+        additionalProperties: false,
+      },
+      destructive: false,
+      effect: 'write',
+      idempotent: true,
+      scopes: ['helpdesk.replies.write'],
+      handler: (args, ctx) => {
+        desk.recordCall('draft_reply', ctx.idempotencyKey);
+        return desk.addReply(args.ticket_id as string, args.body as string, ctx.idempotencyKey);
+      },
+    },
+    {
+      name: 'tag_ticket',
+      description: 'Adds a tag to a ticket.',
+      args: {
+        type: 'object',
+        required: ['ticket_id', 'tag'],
+        properties: { ticket_id: ticketId, tag: { type: 'string', pattern: '^[a-z0-9-]{1,40}$' } },
+        additionalProperties: false,
+      },
+      destructive: false,
+      effect: 'write',
+      idempotent: true,
+      scopes: ['helpdesk.tickets.write'],
+      handler: (args, ctx) => {
+        desk.recordCall('tag_ticket', ctx.idempotencyKey);
+        const t = desk.tag(args.ticket_id as string, args.tag as string);
+        return { ticket_id: t.id, tags: t.tags };
+      },
+    },
+    {
+      name: 'issue_refund',
+      description: 'Refunds money to the customer of a ticket. Moves real money: destructive, costs the amount.',
+      args: {
+        type: 'object',
+        required: ['ticket_id', 'amount_usd'],
+        properties: { ticket_id: ticketId, amount_usd: { type: 'number', exclusiveMinimum: 0, multipleOf: 0.01 } },
+        additionalProperties: false,
+      },
+      destructive: true,
+      effect: 'external',
+      idempotent: true,
+      scopes: ['payments.refund'],
+      cost: { fromArg: 'amount_usd' },
+      handler: (args, ctx) => {
+        desk.recordCall('issue_refund', ctx.idempotencyKey);
+        const cents = Math.round((args.amount_usd as number) * 100);
+        const r = desk.refund(args.ticket_id as string, cents, ctx.idempotencyKey);
+        return { refund_id: r.refund_id, ticket_id: r.ticket_id, amount_usd: r.amount_cents / 100 };
+      },
+    },
+    {
+      name: 'close_ticket',
+      description: 'Closes a ticket. The customer can no longer reply to it: destructive.',
+      args: {
+        type: 'object',
+        required: ['ticket_id'],
+        properties: { ticket_id: ticketId, resolution: { type: 'string', maxLength: 400 } },
+        additionalProperties: false,
+      },
+      destructive: true,
+      effect: 'write',
+      idempotent: true,
+      scopes: ['helpdesk.tickets.close'],
+      handler: (args, ctx) => {
+        desk.recordCall('close_ticket', ctx.idempotencyKey);
+        const t = desk.close(args.ticket_id as string);
+        return { ticket_id: t.id, status: t.status };
+      },
+    },
+  ];
+}

@@ -1,0 +1,1 @@
+export { SqliteStore, type SqliteStoreOptions } from './sqlite-store.ts';

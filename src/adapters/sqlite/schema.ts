@@ -1,0 +1,76 @@
+/**
+ * The SQLite schema, versioned through `PRAGMA user_version`. Migrations run in order inside one
+ * transaction at open; a database from a newer Keel is refused rather than guessed at.
+ */
+export const SCHEMA_VERSION = 1;
+
+export const MIGRATIONS: readonly string[] = [
+  `
+  CREATE TABLE workflow_versions (
+    tenant TEXT NOT NULL,
+    workflow_id TEXT NOT NULL,
+    version INTEGER NOT NULL,
+    spec_hash TEXT NOT NULL,
+    spec TEXT NOT NULL,
+    status TEXT NOT NULL,
+    published_at TEXT NOT NULL,
+    published_by TEXT NOT NULL,
+    PRIMARY KEY (tenant, workflow_id, version)
+  ) WITHOUT ROWID;
+
+  CREATE TABLE promotions (
+    id INTEGER PRIMARY KEY,
+    tenant TEXT NOT NULL,
+    workflow_id TEXT NOT NULL,
+    version INTEGER NOT NULL,
+    from_status TEXT NOT NULL,
+    to_status TEXT NOT NULL,
+    by TEXT NOT NULL,
+    at TEXT NOT NULL
+  );
+  CREATE INDEX promotions_workflow ON promotions (tenant, workflow_id, id);
+
+  CREATE TABLE runs (
+    run_id TEXT PRIMARY KEY,
+    tenant TEXT NOT NULL,
+    workflow_id TEXT NOT NULL,
+    version INTEGER NOT NULL,
+    spec_hash TEXT NOT NULL,
+    status TEXT NOT NULL,
+    head_seq INTEGER NOT NULL,
+    head_hash TEXT NOT NULL,
+    event_id TEXT NOT NULL,
+    event_type TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    updated_at TEXT NOT NULL
+  ) WITHOUT ROWID;
+  CREATE INDEX runs_by_tenant ON runs (tenant, created_at DESC, run_id DESC);
+
+  CREATE TABLE entries (
+    run_id TEXT NOT NULL,
+    seq INTEGER NOT NULL,
+    v INTEGER NOT NULL,
+    kind TEXT NOT NULL,
+    prev_hash TEXT,
+    payload_hash TEXT NOT NULL,
+    hash TEXT NOT NULL,
+    at TEXT NOT NULL,
+    payload BLOB NOT NULL,
+    PRIMARY KEY (run_id, seq)
+  ) WITHOUT ROWID;
+
+  CREATE TABLE approvals (
+    run_id TEXT NOT NULL,
+    proposal_id TEXT NOT NULL,
+    tenant TEXT NOT NULL,
+    step TEXT NOT NULL,
+    tool TEXT NOT NULL,
+    args TEXT NOT NULL,
+    reason TEXT NOT NULL,
+    channel TEXT NOT NULL,
+    requested_at TEXT NOT NULL,
+    PRIMARY KEY (run_id, proposal_id)
+  ) WITHOUT ROWID;
+  CREATE INDEX approvals_by_tenant ON approvals (tenant, requested_at);
+  `,
+];

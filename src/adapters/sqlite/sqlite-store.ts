@@ -1,0 +1,421 @@
+/**
+ * The embedded Store: one SQLite file, WAL, `synchronous=FULL` by default.
+ *
+ * Group commit: appends issued in the same turn of the event loop are written in one transaction
+ * (one fsync), each inside its own savepoint so one stale head fails alone. An append's promise
+ * resolves only after that transaction committed. Head checks live in SQL (`UPDATE ... WHERE
+ * head_seq = ?`), so several processes sharing the file still cannot both append at one seq.
+ */
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import Database from 'better-sqlite3';
+import type { Digest } from '../../core/canonical/index.ts';
+import { ErrorCode, KeelError } from '../../core/errors.ts';
+import type { Head, RunStatus, StoredEntry } from '../../core/ledger/index.ts';
+import type { WorkflowSpec, WorkflowStatus } from '../../core/spec/index.ts';
+import type {
+  AppendRequest,
+  PendingApproval,
+  Promotion,
+  RunFilter,
+  RunPage,
+  RunRecord,
+  Store,
+  StoreStats,
+  VersionRecord,
+} from '../../ports/index.ts';
+import { MIGRATIONS, SCHEMA_VERSION } from './schema.ts';
+
+export interface SqliteStoreOptions {
+  /** `FULL` (default) fsyncs every commit; `NORMAL` may lose the last commits on power loss. */
+  readonly synchronous?: 'FULL' | 'NORMAL';
+}
+
+interface Pending {
+  readonly req: AppendRequest;
+  readonly resolve: (h: Head) => void;
+  readonly reject: (e: unknown) => void;
+}
+
+type Row = Record<string, unknown>;
+
+export class SqliteStore implements Store {
+  private readonly db: Database.Database;
+  private readonly st: ReturnType<SqliteStore['prepare']>;
+  private queue: Pending[] = [];
+  private flushScheduled = false;
+  private commits = 0;
+  private entriesAppended = 0;
+  private closed = false;
+
+  constructor(
+    readonly path: string,
+    options: SqliteStoreOptions = {},
+  ) {
+    if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+    try {
+      this.db = new Database(path);
+      this.db.pragma('journal_mode = WAL');
+      this.db.pragma(`synchronous = ${options.synchronous ?? 'FULL'}`);
+      this.db.pragma('busy_timeout = 5000');
+      this.db.pragma('foreign_keys = ON');
+      this.migrate();
+    } catch (e) {
+      if (e instanceof KeelError) throw e;
+      throw new KeelError(ErrorCode.storeUnavailable, `cannot open store ${path}: ${(e as Error).message}`, { path }, { cause: e });
+    }
+    this.st = this.prepare();
+  }
+
+  private migrate(): void {
+    const current = this.db.pragma('user_version', { simple: true }) as number;
+    if (current > SCHEMA_VERSION) {
+      throw new KeelError(
+        ErrorCode.storeUnavailable,
+        `store ${this.path} has schema v${current}, newer than this Keel understands (v${SCHEMA_VERSION}); upgrade Keel`,
+        { path: this.path, schema: current },
+      );
+    }
+    if (current === SCHEMA_VERSION) return;
+    this.db
+      .transaction(() => {
+        for (let v = current; v < SCHEMA_VERSION; v++) this.db.exec(MIGRATIONS[v]!);
+        this.db.pragma(`user_version = ${SCHEMA_VERSION}`);
+      })
+      .immediate();
+  }
+
+  private prepare() {
+    const db = this.db;
+    return {
+      insertRun: db.prepare(
+        `INSERT INTO runs (run_id, tenant, workflow_id, version, spec_hash, status, head_seq, head_hash, event_id, event_type, created_at, updated_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (run_id) DO NOTHING`,
+      ),
+      advanceRun: db.prepare(
+        `UPDATE runs SET status = ?, head_seq = ?, head_hash = ?, updated_at = ?
+         WHERE run_id = ? AND tenant = ? AND head_seq = ? AND head_hash = ?`,
+      ),
+      insertEntry: db.prepare(
+        'INSERT INTO entries (run_id, seq, v, kind, prev_hash, payload_hash, hash, at, payload) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
+      ),
+      openApproval: db.prepare(
+        `INSERT INTO approvals (run_id, proposal_id, tenant, step, tool, args, reason, channel, requested_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      ),
+      closeApproval: db.prepare('DELETE FROM approvals WHERE run_id = ? AND proposal_id = ?'),
+      getRun: db.prepare('SELECT * FROM runs WHERE run_id = ? AND tenant = ?'),
+      readEntries: db.prepare(
+        `SELECT e.* FROM entries e JOIN runs r ON r.run_id = e.run_id
+         WHERE e.run_id = ? AND r.tenant = ? AND e.seq >= ? ORDER BY e.seq`,
+      ),
+      approvalsByTenant: db.prepare('SELECT * FROM approvals WHERE tenant = ? ORDER BY requested_at, run_id'),
+      approvalsByRun: db.prepare('SELECT * FROM approvals WHERE tenant = ? AND run_id = ? ORDER BY requested_at'),
+      insertVersion: db.prepare(
+        `INSERT INTO workflow_versions (tenant, workflow_id, version, spec_hash, spec, status, published_at, published_by)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
+      ),
+      getVersion: db.prepare('SELECT * FROM workflow_versions WHERE tenant = ? AND workflow_id = ? AND version = ?'),
+      latestVersion: db.prepare(
+        'SELECT * FROM workflow_versions WHERE tenant = ? AND workflow_id = ? ORDER BY version DESC LIMIT 1',
+      ),
+      versionsOf: db.prepare('SELECT * FROM workflow_versions WHERE tenant = ? AND workflow_id = ? ORDER BY version'),
+      versionsAll: db.prepare('SELECT * FROM workflow_versions WHERE tenant = ? ORDER BY workflow_id, version'),
+      setStatus: db.prepare(
+        'UPDATE workflow_versions SET status = ? WHERE tenant = ? AND workflow_id = ? AND version = ? AND status = ?',
+      ),
+      insertPromotion: db.prepare(
+        `INSERT INTO promotions (tenant, workflow_id, version, from_status, to_status, by, at) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+      ),
+      promotions: db.prepare('SELECT * FROM promotions WHERE tenant = ? AND workflow_id = ? ORDER BY id'),
+    };
+  }
+
+  append(req: AppendRequest): Promise<Head> {
+    if (this.closed) return Promise.reject(new KeelError(ErrorCode.storeUnavailable, 'store is closed'));
+    return new Promise<Head>((resolve, reject) => {
+      this.queue.push({ req, resolve, reject });
+      if (!this.flushScheduled) {
+        this.flushScheduled = true;
+        setImmediate(() => this.flush());
+      }
+    });
+  }
+
+  private flush(): void {
+    this.flushScheduled = false;
+    const batch = this.queue;
+    this.queue = [];
+    if (batch.length === 0) return;
+    const outcomes: ({ ok: true; head: Head } | { ok: false; error: unknown })[] = [];
+    const applyOne = this.db.transaction((req: AppendRequest) => this.applyAppend(req));
+    try {
+      this.db
+        .transaction(() => {
+          for (const p of batch) {
+            try {
+              outcomes.push({ ok: true, head: applyOne(p.req) });
+            } catch (error) {
+              outcomes.push({ ok: false, error });
+            }
+          }
+        })
+        .immediate();
+    } catch (e) {
+      const error = new KeelError(ErrorCode.storeUnavailable, `append failed: ${(e as Error).message}`, {}, { cause: e });
+      for (const p of batch) p.reject(error);
+      return;
+    }
+    this.commits++;
+    batch.forEach((p, i) => {
+      const o = outcomes[i]!;
+      if (o.ok) {
+        this.entriesAppended += p.req.entries.length;
+        p.resolve(o.head);
+      } else p.reject(o.error);
+    });
+  }
+
+  /** Runs inside a savepoint: throwing rolls back this append only. */
+  private applyAppend(req: AppendRequest): Head {
+    const { entries, expectedHead } = req;
+    const first = entries[0];
+    const last = entries[entries.length - 1];
+    if (!first || !last) throw new KeelError(ErrorCode.internal, 'append with no entries');
+    const startSeq = expectedHead === null ? 0 : expectedHead.seq + 1;
+    entries.forEach((e, i) => {
+      const parent = i === 0 ? (expectedHead?.hash ?? null) : entries[i - 1]!.hash;
+      if (e.runId !== req.runId || e.seq !== startSeq + i || e.prevHash !== parent) {
+        throw new KeelError(ErrorCode.internal, `append to ${req.runId}: entry ${i} does not continue the chain`, {
+          runId: req.runId,
+        });
+      }
+    });
+    if (expectedHead === null) {
+      const c = req.create;
+      if (!c) throw new KeelError(ErrorCode.internal, 'creating a run needs its identity');
+      const r = this.st.insertRun.run(
+        req.runId,
+        req.tenant,
+        c.workflowId,
+        c.version,
+        c.specHash,
+        req.status,
+        last.seq,
+        last.hash,
+        c.eventId,
+        c.eventType,
+        first.at,
+        last.at,
+      );
+      if (r.changes === 0) throw conflict(req, 'the run already exists');
+    } else {
+      const r = this.st.advanceRun.run(
+        req.status,
+        last.seq,
+        last.hash,
+        last.at,
+        req.runId,
+        req.tenant,
+        expectedHead.seq,
+        expectedHead.hash,
+      );
+      if (r.changes === 0) throw conflict(req, `the head is no longer seq ${expectedHead.seq}`);
+    }
+    for (const e of entries) {
+      this.st.insertEntry.run(e.runId, e.seq, e.v, e.kind, e.prevHash, e.payloadHash, e.hash, e.at, e.payload);
+    }
+    if (req.closeApproval) this.st.closeApproval.run(req.runId, req.closeApproval);
+    const a = req.openApproval;
+    if (a) {
+      this.st.openApproval.run(a.runId, a.proposalId, a.tenant, a.step, a.tool, JSON.stringify(a.args), a.reason, a.channel, a.requestedAt);
+    }
+    return { seq: last.seq, hash: last.hash };
+  }
+
+  async getRun(tenant: string, runId: string): Promise<RunRecord | undefined> {
+    const row = this.st.getRun.get(runId, tenant) as Row | undefined;
+    return row ? toRun(row) : undefined;
+  }
+
+  async listRuns(tenant: string, filter: RunFilter = {}): Promise<RunPage> {
+    const limit = Math.min(Math.max(filter.limit ?? 50, 1), 1000);
+    const where = ['tenant = ?'];
+    const params: unknown[] = [tenant];
+    if (filter.status) {
+      where.push('status = ?');
+      params.push(filter.status);
+    }
+    if (filter.workflowId) {
+      where.push('workflow_id = ?');
+      params.push(filter.workflowId);
+    }
+    if (filter.cursor) {
+      const [createdAt, runId] = decodeCursor(filter.cursor);
+      where.push('(created_at < ? OR (created_at = ? AND run_id < ?))');
+      params.push(createdAt, createdAt, runId);
+    }
+    const rows = this.db
+      .prepare(`SELECT * FROM runs WHERE ${where.join(' AND ')} ORDER BY created_at DESC, run_id DESC LIMIT ?`)
+      .all(...params, limit + 1) as Row[];
+    const runs = rows.slice(0, limit).map(toRun);
+    const lastRun = runs[runs.length - 1];
+    return rows.length > limit && lastRun ? { runs, next: encodeCursor(lastRun.createdAt, lastRun.runId) } : { runs };
+  }
+
+  async readEntries(tenant: string, runId: string, fromSeq = 0): Promise<StoredEntry[]> {
+    return (this.st.readEntries.all(runId, tenant, fromSeq) as Row[]).map(toEntry);
+  }
+
+  async listPendingApprovals(tenant: string, runId?: string): Promise<PendingApproval[]> {
+    const rows = (runId === undefined ? this.st.approvalsByTenant.all(tenant) : this.st.approvalsByRun.all(tenant, runId)) as Row[];
+    return rows.map((r) => ({
+      tenant: r.tenant as string,
+      runId: r.run_id as string,
+      proposalId: r.proposal_id as Digest,
+      step: r.step as string,
+      tool: r.tool as string,
+      args: JSON.parse(r.args as string),
+      reason: r.reason as string,
+      channel: r.channel as string,
+      requestedAt: r.requested_at as string,
+    }));
+  }
+
+  async putVersion(rec: VersionRecord): Promise<{ created: boolean; record: VersionRecord }> {
+    const r = this.st.insertVersion.run(
+      rec.tenant,
+      rec.workflowId,
+      rec.version,
+      rec.specHash,
+      JSON.stringify(rec.spec),
+      rec.status,
+      rec.publishedAt,
+      rec.publishedBy,
+    );
+    if (r.changes === 1) return { created: true, record: rec };
+    const existing = await this.getVersion(rec.tenant, rec.workflowId, rec.version);
+    if (!existing) throw new KeelError(ErrorCode.internal, 'version vanished during publish');
+    if (existing.specHash !== rec.specHash) {
+      throw new KeelError(
+        ErrorCode.versionImmutable,
+        `${rec.workflowId} v${rec.version} is already published with different content (${existing.specHash}); publish it as a new version`,
+        { workflowId: rec.workflowId, version: rec.version, publishedHash: existing.specHash, newHash: rec.specHash },
+      );
+    }
+    return { created: false, record: existing };
+  }
+
+  async getVersion(tenant: string, workflowId: string, version?: number): Promise<VersionRecord | undefined> {
+    const row = (
+      version === undefined ? this.st.latestVersion.get(tenant, workflowId) : this.st.getVersion.get(tenant, workflowId, version)
+    ) as Row | undefined;
+    return row ? toVersion(row) : undefined;
+  }
+
+  async listVersions(tenant: string, workflowId?: string): Promise<VersionRecord[]> {
+    const rows = (workflowId === undefined ? this.st.versionsAll.all(tenant) : this.st.versionsOf.all(tenant, workflowId)) as Row[];
+    return rows.map(toVersion);
+  }
+
+  async setVersionStatus(p: Promotion): Promise<void> {
+    this.db
+      .transaction(() => {
+        const r = this.st.setStatus.run(p.to, p.tenant, p.workflowId, p.version, p.from);
+        if (r.changes === 0) {
+          throw new KeelError(ErrorCode.headConflict, `${p.workflowId} v${p.version} is no longer ${p.from}`, {
+            workflowId: p.workflowId,
+            version: p.version,
+          });
+        }
+        this.st.insertPromotion.run(p.tenant, p.workflowId, p.version, p.from, p.to, p.by, p.at);
+      })
+      .immediate();
+    this.commits++;
+  }
+
+  async listPromotions(tenant: string, workflowId: string): Promise<Promotion[]> {
+    return (this.st.promotions.all(tenant, workflowId) as Row[]).map((r) => ({
+      tenant: r.tenant as string,
+      workflowId: r.workflow_id as string,
+      version: r.version as number,
+      from: r.from_status as WorkflowStatus,
+      to: r.to_status as WorkflowStatus,
+      by: r.by as string,
+      at: r.at as string,
+    }));
+  }
+
+  stats(): StoreStats {
+    return { commits: this.commits, entriesAppended: this.entriesAppended };
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    while (this.queue.length > 0) this.flush();
+    this.closed = true;
+    this.db.close();
+  }
+}
+
+function conflict(req: AppendRequest, why: string): KeelError {
+  return new KeelError(ErrorCode.headConflict, `cannot append to run ${req.runId}: ${why}`, {
+    runId: req.runId,
+    expectedHead: req.expectedHead,
+  });
+}
+
+function toRun(r: Row): RunRecord {
+  return {
+    runId: r.run_id as string,
+    tenant: r.tenant as string,
+    workflowId: r.workflow_id as string,
+    version: r.version as number,
+    specHash: r.spec_hash as Digest,
+    status: r.status as RunStatus,
+    head: { seq: r.head_seq as number, hash: r.head_hash as Digest },
+    eventId: r.event_id as string,
+    eventType: r.event_type as string,
+    createdAt: r.created_at as string,
+    updatedAt: r.updated_at as string,
+  };
+}
+
+function toEntry(r: Row): StoredEntry {
+  return {
+    v: r.v as number,
+    runId: r.run_id as string,
+    seq: r.seq as number,
+    kind: r.kind as StoredEntry['kind'],
+    prevHash: (r.prev_hash as Digest | null) ?? null,
+    payloadHash: r.payload_hash as Digest,
+    hash: r.hash as Digest,
+    at: r.at as string,
+    payload: r.payload as Buffer,
+  };
+}
+
+function toVersion(r: Row): VersionRecord {
+  return {
+    tenant: r.tenant as string,
+    workflowId: r.workflow_id as string,
+    version: r.version as number,
+    specHash: r.spec_hash as Digest,
+    spec: JSON.parse(r.spec as string) as WorkflowSpec,
+    status: r.status as WorkflowStatus,
+    publishedAt: r.published_at as string,
+    publishedBy: r.published_by as string,
+  };
+}
+
+function encodeCursor(createdAt: string, runId: string): string {
+  return Buffer.from(JSON.stringify([createdAt, runId])).toString('base64url');
+}
+
+function decodeCursor(cursor: string): [string, string] {
+  try {
+    const v = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+    if (Array.isArray(v) && v.length === 2 && typeof v[0] === 'string' && typeof v[1] === 'string') return [v[0], v[1]];
+  } catch {}
+  throw new KeelError(ErrorCode.usage, 'cursor: not a cursor returned by a previous page', { field: 'cursor' });
+}

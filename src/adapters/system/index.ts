@@ -1,0 +1,1 @@
+export { systemSources } from './system-sources.ts';

@@ -1,0 +1,66 @@
+/**
+ * What every command needs: the store (from --store, KEEL_STORE, or ./.keel/keel.db), the
+ * tenant, who is acting, and the tool packs. The helpdesk the example tools act on lives beside
+ * the store file.
+ */
+import { userInfo } from 'node:os';
+import { dirname, join } from 'node:path';
+import { Helpdesk } from '../../examples/support-desk/helpdesk.ts';
+import { supportDeskTools } from '../../examples/support-desk/tools.ts';
+import { createKeel, type Keel } from '../app/index.ts';
+import { ErrorCode, KeelError } from '../core/errors.ts';
+
+export const DEFAULT_STORE = join('.keel', 'keel.db');
+
+export interface GlobalOptions {
+  readonly store?: string;
+  readonly tenant?: string;
+  readonly json?: boolean;
+}
+
+export interface CliContext {
+  readonly keel: Keel;
+  readonly helpdesk: Helpdesk;
+  readonly tenant: string;
+  readonly json: boolean;
+  close(): Promise<void>;
+}
+
+export function storePath(o: GlobalOptions): string {
+  const path = o.store ?? process.env.KEEL_STORE ?? DEFAULT_STORE;
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(path)) {
+    throw new KeelError(ErrorCode.usage, `--store ${path}: only SQLite file paths are supported by this build`, { field: 'store' });
+  }
+  return path;
+}
+
+export function openContext(o: GlobalOptions): CliContext {
+  const path = storePath(o);
+  const helpdesk = new Helpdesk(path === ':memory:' ? ':memory:' : join(dirname(path), 'helpdesk.db'));
+  const keel = createKeel({ store: path, tools: supportDeskTools(helpdesk) });
+  return {
+    keel,
+    helpdesk,
+    tenant: o.tenant ?? process.env.KEEL_TENANT ?? 'default',
+    json: o.json === true,
+    async close() {
+      await keel.close();
+      helpdesk.shutdown();
+    },
+  };
+}
+
+/** Who is acting: --as, then KEEL_USER, then the OS user. Recorded with promotions and approvals. */
+export function actor(as?: string): string {
+  const who = as ?? process.env.KEEL_USER ?? safeUser();
+  if (!who || who.length > 200) throw new KeelError(ErrorCode.usage, '--as: expected a name of 1-200 characters', { field: 'as' });
+  return who;
+}
+
+function safeUser(): string {
+  try {
+    return userInfo().username;
+  } catch {
+    return 'unknown';
+  }
+}

@@ -1,0 +1,34 @@
+/**
+ * The one table from error codes to process exit codes. Scripts can rely on these numbers.
+ */
+import { type ErrorCode, isKeelError } from '../core/errors.ts';
+
+export const EXIT = {
+  ok: 0,
+  internal: 1,
+  usage: 2,
+  notFound: 3,
+  conflict: 4,
+  verificationFailed: 5,
+  storeUnavailable: 6,
+} as const;
+
+const TABLE: Record<ErrorCode, number> = {
+  canonical_invalid: EXIT.usage,
+  spec_invalid: EXIT.usage,
+  event_invalid: EXIT.usage,
+  usage: EXIT.usage,
+  unknown_tool: EXIT.usage,
+  not_found: EXIT.notFound,
+  version_immutable: EXIT.conflict,
+  head_conflict: EXIT.conflict,
+  already_resolved: EXIT.conflict,
+  run_state: EXIT.conflict,
+  ledger_invalid: EXIT.verificationFailed,
+  store_unavailable: EXIT.storeUnavailable,
+  internal: EXIT.internal,
+};
+
+export function exitCodeFor(e: unknown): number {
+  return isKeelError(e) ? TABLE[e.code] : EXIT.internal;
+}

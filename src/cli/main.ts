@@ -1,0 +1,293 @@
+/**
+ * The `keel` command. Each command opens the store, does one thing, prints it (JSON with --json)
+ * and exits with a code from the one table in exit-codes.ts. Bad input gets a message naming the
+ * field and the problem, and changes nothing.
+ */
+import { readFileSync } from 'node:fs';
+import { Command, CommanderError, Option } from 'commander';
+import pc from 'picocolors';
+import { ErrorCode, ensureError, isKeelError, KeelError } from '../core/errors.ts';
+import type { RunStatus } from '../core/ledger/index.ts';
+import { formatProblem, type SpecProblem } from '../core/spec/index.ts';
+import { actor, type GlobalOptions, openContext } from './context.ts';
+import { runDemo } from './demo.ts';
+import { EXIT, exitCodeFor } from './exit-codes.ts';
+import { initProject } from './init.ts';
+import { line, printHistory, printJson, statusColor, verifyText } from './output.ts';
+
+const RUN_STATUSES: readonly RunStatus[] = ['running', 'waiting_approval', 'outcome_unknown', 'completed', 'refused', 'failed'];
+
+function readInput(path: string, what: string): string {
+  try {
+    return path === '-' ? readFileSync(0, 'utf8') : readFileSync(path, 'utf8');
+  } catch (e) {
+    throw new KeelError(ErrorCode.usage, `${what} ${path}: ${(e as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (e as Error).message}`, {
+      path,
+    });
+  }
+}
+
+function parseJsonFile(path: string, what: string): unknown {
+  const text = readInput(path, what);
+  try {
+    return JSON.parse(text);
+  } catch (e) {
+    throw new KeelError(ErrorCode.eventInvalid, `${what} ${path}: not valid JSON: ${(e as Error).message}`, { path });
+  }
+}
+
+function positiveInt(value: string, field: string): number {
+  const n = Number(value);
+  if (!Number.isSafeInteger(n) || n < 1) throw new KeelError(ErrorCode.usage, `${field}: expected a positive integer, got ${JSON.stringify(value)}`, { field });
+  return n;
+}
+
+/** Runs a command body with a context, mapping errors to messages and exit codes. */
+async function withContext(cmd: Command, body: (ctx: ReturnType<typeof openContext>, g: GlobalOptions) => Promise<number | void>) {
+  const g = cmd.optsWithGlobals() as GlobalOptions;
+  let ctx: ReturnType<typeof openContext> | undefined;
+  try {
+    ctx = openContext(g);
+    process.exitCode = (await body(ctx, g)) ?? EXIT.ok;
+  } catch (e) {
+    reportError(e, g.json === true);
+  } finally {
+    await ctx?.close();
+  }
+}
+
+function reportError(e: unknown, json: boolean): void {
+  const err = ensureError(e);
+  if (json) {
+    process.stderr.write(`${JSON.stringify(isKeelError(err) ? err.toJSON() : { error: 'internal', message: err.message })}\n`);
+  } else {
+    process.stderr.write(`${pc.red('error')}: ${err.message}\n`);
+    const problems = isKeelError(err) ? (err.details.problems as SpecProblem[] | undefined) : undefined;
+    if (Array.isArray(problems) && problems.length > 1) {
+      for (const p of problems) process.stderr.write(`  - ${'file' in p ? formatProblem(p) : `${(p as { field: string }).field}: ${(p as { message: string }).message}`}\n`);
+    }
+    if (!isKeelError(err)) process.stderr.write(`${err.stack ?? ''}\n`);
+  }
+  process.exitCode = exitCodeFor(err);
+}
+
+export function buildProgram(): Command {
+  const program = new Command('keel')
+    .description('Deterministic, auditable runtime for agent workflows.')
+    .version('0.1.0')
+    .option('--store <path>', 'SQLite store file (env KEEL_STORE)', undefined)
+    .option('--tenant <tenant>', 'tenant to act in (env KEEL_TENANT)', undefined)
+    .option('--json', 'print machine-readable JSON')
+    .showHelpAfterError()
+    .exitOverride();
+
+  program
+    .command('demo')
+    .description('run the support-desk refund demo in a fresh temporary store')
+    .option('--keep', 'keep the temporary store and print its path')
+    .action(async (o: { keep?: boolean }, cmd: Command) => {
+      const g = cmd.optsWithGlobals() as GlobalOptions;
+      try {
+        process.exitCode = await runDemo({ keep: o.keep === true, json: g.json === true });
+      } catch (e) {
+        reportError(e, g.json === true);
+      }
+    });
+
+  program
+    .command('init')
+    .description('create ./workflows and ./events with the support-desk example, and the store')
+    .argument('[dir]', 'directory to initialise', '.')
+    .action(async (dir: string, _o: unknown, cmd: Command) =>
+      withContext(cmd, async (ctx) => {
+        const written = initProject(dir);
+        if (ctx.json) printJson({ written });
+        else {
+          for (const f of written) line(`wrote ${f}`);
+          if (written.length === 0) line('nothing to write: the example files exist already');
+          line(`next: keel publish workflows/refund-under-50.yaml && keel promote refund-under-50 AUTONOMOUS`);
+        }
+      }),
+    );
+
+  program
+    .command('validate')
+    .description('check a workflow spec (YAML or JSON) without publishing it')
+    .argument('<spec>', 'spec file')
+    .action(async (file: string, _o: unknown, cmd: Command) =>
+      withContext(cmd, async (ctx) => {
+        const { spec, specHash } = ctx.keel.workflows.validate(readInput(file, 'spec'), file);
+        if (ctx.json) printJson({ valid: true, id: spec.id, version: spec.version, specHash });
+        else line(`${pc.green('valid')}: ${spec.id} v${spec.version}, ${spec.steps.length} steps, ${specHash}`);
+      }),
+    );
+
+  program
+    .command('publish')
+    .description('publish a workflow spec as an immutable version')
+    .argument('<spec>', 'spec file')
+    .option('--as <name>', 'who publishes (env KEEL_USER)')
+    .action(async (file: string, o: { as?: string }, cmd: Command) =>
+      withContext(cmd, async (ctx) => {
+        const { created, record } = await ctx.keel.workflows.publish(ctx.tenant, readInput(file, 'spec'), file, actor(o.as));
+        if (ctx.json) printJson({ created, workflowId: record.workflowId, version: record.version, status: record.status, specHash: record.specHash });
+        else line(`${created ? 'published' : 'already published'} ${record.workflowId} v${record.version} (${record.status}) ${pc.dim(record.specHash)}`);
+      }),
+    );
+
+  program
+    .command('promote')
+    .description('change a version\'s status (DRAFT, TESTING, SHADOW, LIVE, AUTONOMOUS); records who did it')
+    .argument('<workflow>', 'workflow id')
+    .argument('<status>', 'new status')
+    .option('--version <n>', 'version to promote (default: the newest)')
+    .option('--as <name>', 'who promotes (env KEEL_USER)')
+    .action(async (workflowId: string, status: string, o: { version?: string; as?: string }, cmd: Command) =>
+      withContext(cmd, async (ctx) => {
+        const version = o.version === undefined ? undefined : positiveInt(o.version, '--version');
+        const p = await ctx.keel.workflows.promote(ctx.tenant, workflowId, status.toUpperCase(), actor(o.as), version);
+        if (ctx.json) printJson(p);
+        else line(`${p.workflowId} v${p.version}: ${p.from} -> ${p.to} by ${p.by}`);
+      }),
+    );
+
+  program
+    .command('emit')
+    .description('ingest an event (JSON file, or - for stdin) and run every workflow it triggers')
+    .argument('<event>', 'event file')
+    .action(async (file: string, _o: unknown, cmd: Command) =>
+      withContext(cmd, async (ctx) => {
+        const r = await ctx.keel.events.emit(ctx.tenant, parseJsonFile(file, 'event'));
+        if (ctx.json) {
+          printJson(r);
+          return;
+        }
+        if (r.runs.length === 0) line(`event ${r.eventId}: no LIVE or AUTONOMOUS workflow is triggered by it`);
+        for (const run of r.runs) {
+          line(`${run.created ? 'run' : 'existing run'} ${run.runId} ${run.workflowId} v${run.version}: ${statusColor(run.status)}${run.reason ? ` (${run.reason})` : ''}`);
+        }
+      }),
+    );
+
+  const runs = program.command('runs').description('list and inspect runs');
+  runs
+    .command('ls')
+    .description('list runs, newest first')
+    .addOption(new Option('--status <status>', 'only runs with this status').choices(RUN_STATUSES))
+    .option('--workflow <id>', 'only runs of this workflow')
+    .option('--limit <n>', 'page size', '50')
+    .option('--cursor <cursor>', 'continue after a previous page')
+    .action(async (o: { status?: RunStatus; workflow?: string; limit: string; cursor?: string }, cmd: Command) =>
+      withContext(cmd, async (ctx) => {
+        const page = await ctx.keel.runs.list(ctx.tenant, {
+          ...(o.status ? { status: o.status } : {}),
+          ...(o.workflow ? { workflowId: o.workflow } : {}),
+          ...(o.cursor ? { cursor: o.cursor } : {}),
+          limit: positiveInt(o.limit, '--limit'),
+        });
+        if (ctx.json) {
+          printJson(page);
+          return;
+        }
+        if (page.runs.length === 0) line('no runs');
+        for (const r of page.runs) line(`${r.runId}  ${r.workflowId} v${r.version}  ${statusColor(r.status)}  ${pc.dim(r.createdAt)}`);
+        if (page.next) line(pc.dim(`more: --cursor ${page.next}`));
+      }),
+    );
+  runs
+    .command('show')
+    .description('show one run: status, workflow, head, pending approval')
+    .argument('<run>', 'run id')
+    .action(async (runId: string, _o: unknown, cmd: Command) =>
+      withContext(cmd, async (ctx) => {
+        const run = await ctx.keel.runs.get(ctx.tenant, runId);
+        const pending = await ctx.keel.approvals.list(ctx.tenant, runId);
+        if (ctx.json) {
+          printJson({ ...run, pendingApprovals: pending });
+          return;
+        }
+        line(`run      ${run.runId}`);
+        line(`workflow ${run.workflowId} v${run.version} ${pc.dim(run.specHash)}`);
+        line(`status   ${statusColor(run.status)}`);
+        line(`event    ${run.eventType} ${run.eventId}`);
+        line(`head     seq ${run.head.seq} ${pc.dim(run.head.hash)}`);
+        line(`started  ${run.createdAt}   updated ${run.updatedAt}`);
+        for (const a of pending) line(`waiting  ${a.tool} (${a.reason}); approve with: keel approve ${run.runId}`);
+      }),
+    );
+
+  program
+    .command('history')
+    .description('the run\'s ledger in plain language, one sentence per entry')
+    .argument('<run>', 'run id')
+    .action(async (runId: string, _o: unknown, cmd: Command) =>
+      withContext(cmd, async (ctx) => {
+        const lines = await ctx.keel.runs.history(ctx.tenant, runId);
+        if (ctx.json) printJson(lines);
+        else printHistory(lines);
+      }),
+    );
+
+  program
+    .command('verify')
+    .description('check the run\'s ledger: hashes, chain, seq, payload shapes; exits 5 naming the seq on any tampering')
+    .argument('<run>', 'run id')
+    .action(async (runId: string, _o: unknown, cmd: Command) =>
+      withContext(cmd, async (ctx) => {
+        const r = await ctx.keel.runs.verify(ctx.tenant, runId);
+        if (ctx.json) printJson({ runId, ...r });
+        else line(verifyText(runId, r));
+        return r.ok ? EXIT.ok : EXIT.verificationFailed;
+      }),
+    );
+
+  const approvals = program.command('approvals').description('pending approvals');
+  approvals
+    .command('ls')
+    .description('list pending approvals')
+    .action(async (_o: unknown, cmd: Command) =>
+      withContext(cmd, async (ctx) => {
+        const list = await ctx.keel.approvals.list(ctx.tenant);
+        if (ctx.json) {
+          printJson(list);
+          return;
+        }
+        if (list.length === 0) line('no pending approvals');
+        for (const a of list) line(`${a.runId}  ${a.tool} ${JSON.stringify(a.args)}  ${pc.dim(a.reason)}`);
+      }),
+    );
+
+  for (const decision of ['approve', 'deny'] as const) {
+    program
+      .command(decision)
+      .description(`${decision} the pending approval of a run, then continue (or stop) it`)
+      .argument('<run>', 'run id')
+      .option('--as <name>', 'who decides (env KEEL_USER)')
+      .option('--note <text>', 'a note recorded with the decision')
+      .action(async (runId: string, o: { as?: string; note?: string }, cmd: Command) =>
+        withContext(cmd, async (ctx) => {
+          const by = actor(o.as);
+          const r =
+            decision === 'approve'
+              ? await ctx.keel.approvals.approve(ctx.tenant, runId, by, o.note)
+              : await ctx.keel.approvals.deny(ctx.tenant, runId, by, o.note);
+          if (ctx.json) printJson(r);
+          else line(`${decision === 'approve' ? 'approved' : 'denied'} by ${by}; run ${r.runId} is ${statusColor(r.status)}${r.reason ? ` (${r.reason})` : ''}`);
+        }),
+      );
+  }
+  return program;
+}
+
+export async function main(argv: readonly string[]): Promise<void> {
+  const program = buildProgram();
+  try {
+    await program.parseAsync(argv as string[]);
+  } catch (e) {
+    if (e instanceof CommanderError) {
+      process.exitCode = e.exitCode === 0 ? EXIT.ok : EXIT.usage;
+      return;
+    }
+    reportError(e, argv.includes('--json'));
+  }
+}

@@ -1,0 +1,79 @@
+/**
+ * RFC 8785 (JCS) canonical JSON.
+ *
+ * Owns the one byte form that every hash in Keel is computed over. Refuses, with the path of the
+ * offending value, anything that has no single JSON meaning: NaN, ±Infinity, -0, integers outside
+ * the safe range, lone UTF-16 surrogates, `undefined`, functions, symbols, bigints and non-plain
+ * objects. Never falls back to a lossy encoding: two values, one hash, would break the ledger.
+ */
+import { ErrorCode, KeelError } from '../errors.ts';
+
+/** JSON values Keel can hash. */
+export type Canonical = null | boolean | number | string | readonly Canonical[] | { readonly [k: string]: Canonical };
+
+export function canonicalize(value: unknown): string {
+  return encode(value, '$');
+}
+
+function fail(path: string, problem: string): never {
+  throw new KeelError(ErrorCode.canonicalInvalid, `cannot canonicalize ${path}: ${problem}`, { path, problem });
+}
+
+// In `u` mode a well-formed surrogate pair is one code point, so this matches only lone surrogates.
+const LONE_SURROGATE = /[\uD800-\uDFFF]/u;
+
+function encodeString(s: string, path: string): string {
+  if (LONE_SURROGATE.test(s)) fail(path, 'string contains a lone surrogate');
+  return JSON.stringify(s);
+}
+
+function encodeNumber(n: number, path: string): string {
+  if (!Number.isFinite(n)) fail(path, `${n} is not a finite number`);
+  if (Object.is(n, -0)) fail(path, '-0 has no canonical form; use 0');
+  if (Number.isInteger(n) && !Number.isSafeInteger(n)) {
+    fail(path, `${n} is outside the safe integer range; use a decimal string`);
+  }
+  // ECMAScript Number serialisation is exactly what RFC 8785 prescribes.
+  return JSON.stringify(n);
+}
+
+function encode(value: unknown, path: string): string {
+  switch (typeof value) {
+    case 'string':
+      return encodeString(value, path);
+    case 'number':
+      return encodeNumber(value, path);
+    case 'boolean':
+      return value ? 'true' : 'false';
+    case 'object': {
+      if (value === null) return 'null';
+      if (Array.isArray(value)) {
+        let out = '[';
+        for (let i = 0; i < value.length; i++) {
+          if (i > 0) out += ',';
+          // Holes in sparse arrays read as undefined and are refused like any other undefined.
+          out += encode(value[i], `${path}[${i}]`);
+        }
+        return `${out}]`;
+      }
+      const proto = Object.getPrototypeOf(value);
+      if (proto !== Object.prototype && proto !== null) {
+        fail(path, `${proto?.constructor?.name ?? 'object'} is not a plain JSON object`);
+      }
+      const obj = value as Record<string, unknown>;
+      // Default sort compares UTF-16 code units, which is the order RFC 8785 §3.2.3 requires.
+      const keys = Object.keys(obj).sort();
+      let out = '{';
+      for (let i = 0; i < keys.length; i++) {
+        const k = keys[i]!;
+        if (i > 0) out += ',';
+        out += `${encodeString(k, `${path}.${k}`)}:${encode(obj[k], `${path}.${k}`)}`;
+      }
+      return `${out}}`;
+    }
+    case 'undefined':
+      return fail(path, 'undefined has no JSON form; omit the field or use null');
+    default:
+      return fail(path, `a ${typeof value} has no JSON form`);
+  }
+}

@@ -1,0 +1,66 @@
+/**
+ * The one error type of Keel and the one table of its codes.
+ *
+ * Expected refusals (a failed check, a denied approval) are values, never exceptions; a KeelError
+ * means bad input at a boundary, a broken invariant or failed I/O. Edges map `code` to an HTTP
+ * status or an exit code through single tables (`httpStatusFor`, `exitCodeFor`); nothing else
+ * inspects messages. Context fields are plain data so they serialise into `--json` output.
+ */
+
+export const ErrorCode = {
+  /** A value cannot be put in canonical form (NaN, -0, unsafe integer, lone surrogate, undefined...). */
+  canonicalInvalid: 'canonical_invalid',
+  /** A workflow spec, event, or other document failed validation. */
+  specInvalid: 'spec_invalid',
+  eventInvalid: 'event_invalid',
+  /** A command or API call was given arguments it cannot use. */
+  usage: 'usage',
+  notFound: 'not_found',
+  /** A published version was published again with different content. */
+  versionImmutable: 'version_immutable',
+  /** An append named a head that is no longer the head of the run's ledger. */
+  headConflict: 'head_conflict',
+  /** An approval was resolved already (approve-after-deny, double approve). */
+  alreadyResolved: 'already_resolved',
+  /** The run is not in a state that allows the operation (e.g. approving a run that waits for nothing). */
+  runState: 'run_state',
+  /** A stored ledger failed verification. */
+  ledgerInvalid: 'ledger_invalid',
+  /** A tool handler or store failed in a way Keel could not classify. */
+  internal: 'internal',
+  /** A tool with this name is not registered. */
+  unknownTool: 'unknown_tool',
+  /** The store cannot be opened or has an unexpected schema. */
+  storeUnavailable: 'store_unavailable',
+} as const;
+
+export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
+
+export type ErrorDetails = Readonly<Record<string, unknown>>;
+
+export class KeelError extends Error {
+  override readonly name = 'KeelError';
+  readonly code: ErrorCode;
+  readonly details: ErrorDetails;
+
+  constructor(code: ErrorCode, message: string, details: ErrorDetails = {}, options?: { cause?: unknown }) {
+    super(message, options);
+    this.code = code;
+    this.details = details;
+  }
+
+  /** Plain, stack-free form for `--json` output and HTTP bodies. */
+  toJSON(): { error: ErrorCode; message: string; details: ErrorDetails } {
+    return { error: this.code, message: this.message, details: this.details };
+  }
+}
+
+export function isKeelError(e: unknown): e is KeelError {
+  return e instanceof KeelError;
+}
+
+/** Normalises anything thrown into an Error, so boundaries can log and map it uniformly. */
+export function ensureError(e: unknown): Error {
+  if (e instanceof Error) return e;
+  return new Error(typeof e === 'string' ? e : `non-error thrown: ${String(e)}`);
+}

@@ -1,0 +1,164 @@
+/**
+ * The kinds of ledger entry and the shape of each payload.
+ *
+ * This table is the ledger's schema: verification checks every stored payload against its kind, so
+ * an entry whose bytes hash correctly but say something malformed is still rejected. Adding a kind
+ * or a required field changes what old ledgers verify against: add optional fields instead.
+ */
+import type { Digest } from '../canonical/index.ts';
+
+export type RunStatus = 'running' | 'waiting_approval' | 'outcome_unknown' | 'completed' | 'refused' | 'failed';
+export type TerminalStatus = 'completed' | 'refused' | 'failed';
+export const TERMINAL_STATUSES: readonly RunStatus[] = ['completed', 'refused', 'failed'];
+
+/** The checks a proposal passes, in order; a refusal names the one that stopped it. */
+export type CheckName = 'resolve' | 'validate' | 'max_steps' | 'spend_cap' | 'approval';
+
+export interface EventRecord {
+  readonly id: string;
+  readonly type: string;
+  readonly tenant: string;
+  readonly source: string;
+  readonly subject: string;
+  readonly payload: Readonly<Record<string, unknown>>;
+  readonly time: string;
+}
+
+export interface Payloads {
+  'run.started': {
+    tenant: string;
+    workflowId: string;
+    version: number;
+    specHash: Digest;
+    /** The version's status when the run started; guardrails read it from here. */
+    status: string;
+    event: EventRecord;
+    engine: string;
+  };
+  'source.drawn': { source: 'clock' | 'random' | 'id' | 'env'; name?: string; value: unknown };
+  'step.allowed': {
+    step: string;
+    tool: string;
+    proposalId: Digest;
+    args: Record<string, unknown>;
+    idempotencyKey: Digest;
+    attempt: number;
+    costCents: number;
+    approvedBy?: string;
+  };
+  'step.refused': {
+    step: string;
+    tool: string;
+    proposalId: Digest | null;
+    check: CheckName;
+    code: string;
+    message: string;
+    problems?: readonly unknown[];
+  };
+  'approval.requested': {
+    step: string;
+    tool: string;
+    proposalId: Digest;
+    args: Record<string, unknown>;
+    costCents: number;
+    reason: string;
+    channel: string;
+  };
+  'approval.resolved': { proposalId: Digest; decision: 'approved' | 'denied'; by: string; note?: string };
+  'step.completed': { step: string; tool: string; proposalId: Digest; output: unknown; costCents: number };
+  'step.failed': { step: string; tool: string; proposalId: Digest; error: { code: string; message: string } };
+  'run.finished': { status: TerminalStatus; outputs: Record<string, unknown>; reason?: string };
+}
+
+export type EntryKind = keyof Payloads;
+export type PayloadOf<K extends EntryKind> = Payloads[K];
+
+type FieldType = 'string' | 'number' | 'digest' | 'object' | 'array' | 'any' | 'digest|null';
+type Shape = Readonly<Record<string, FieldType | `${FieldType}?`>>;
+
+const SHAPES: { readonly [K in EntryKind]: Shape } = {
+  'run.started': {
+    tenant: 'string',
+    workflowId: 'string',
+    version: 'number',
+    specHash: 'digest',
+    status: 'string',
+    event: 'object',
+    engine: 'string',
+  },
+  'source.drawn': { source: 'string', name: 'string?', value: 'any' },
+  'step.allowed': {
+    step: 'string',
+    tool: 'string',
+    proposalId: 'digest',
+    args: 'object',
+    idempotencyKey: 'digest',
+    attempt: 'number',
+    costCents: 'number',
+    approvedBy: 'string?',
+  },
+  'step.refused': {
+    step: 'string',
+    tool: 'string',
+    proposalId: 'digest|null',
+    check: 'string',
+    code: 'string',
+    message: 'string',
+    problems: 'array?',
+  },
+  'approval.requested': {
+    step: 'string',
+    tool: 'string',
+    proposalId: 'digest',
+    args: 'object',
+    costCents: 'number',
+    reason: 'string',
+    channel: 'string',
+  },
+  'approval.resolved': { proposalId: 'digest', decision: 'string', by: 'string', note: 'string?' },
+  'step.completed': { step: 'string', tool: 'string', proposalId: 'digest', output: 'any', costCents: 'number' },
+  'step.failed': { step: 'string', tool: 'string', proposalId: 'digest', error: 'object' },
+  'run.finished': { status: 'string', outputs: 'object', reason: 'string?' },
+};
+
+export const ROOT_KINDS: readonly EntryKind[] = ['run.started'];
+
+export function isEntryKind(k: unknown): k is EntryKind {
+  return typeof k === 'string' && Object.hasOwn(SHAPES, k);
+}
+
+const DIGEST_RE = /^sha256:[0-9a-f]{64}$/;
+
+function fits(t: FieldType, v: unknown): boolean {
+  switch (t) {
+    case 'any':
+      return v !== undefined;
+    case 'object':
+      return typeof v === 'object' && v !== null && !Array.isArray(v);
+    case 'array':
+      return Array.isArray(v);
+    case 'digest':
+      return typeof v === 'string' && DIGEST_RE.test(v);
+    case 'digest|null':
+      return v === null || (typeof v === 'string' && DIGEST_RE.test(v));
+    default:
+      return typeof v === t;
+  }
+}
+
+/** Returns a description of the first way `payload` does not fit `kind`, or undefined when it fits. */
+export function payloadProblem(kind: EntryKind, payload: unknown): string | undefined {
+  if (typeof payload !== 'object' || payload === null || Array.isArray(payload)) return 'payload is not an object';
+  const p = payload as Record<string, unknown>;
+  for (const [field, spec] of Object.entries(SHAPES[kind])) {
+    const optional = spec.endsWith('?');
+    const type = (optional ? spec.slice(0, -1) : spec) as FieldType;
+    const v = p[field];
+    if (v === undefined) {
+      if (!optional) return `${field} is missing`;
+    } else if (!fits(type, v)) {
+      return `${field} is not ${type === 'digest' ? 'a sha256 digest' : `a ${type}`}`;
+    }
+  }
+  return undefined;
+}

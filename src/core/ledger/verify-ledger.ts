@@ -1,0 +1,114 @@
+/**
+ * Ledger verification: integrity of stored bytes, without executing anything.
+ *
+ * Reads entries one at a time (so a long ledger streams in constant memory) and stops at the
+ * first failure, naming its seq and a typed code. It hashes the stored payload bytes and the
+ * stored envelope fields; it never trusts a re-serialised object. Deltas and engine pinning are
+ * checked by later layers on top of this one.
+ */
+import { digestBytes } from '../canonical/index.ts';
+import { decodePayload, ENTRY_VERSION, entryHash, type Head, type StoredEntry } from './entry.ts';
+import { isEntryKind, payloadProblem, ROOT_KINDS } from './entry-kinds.ts';
+
+export type VerifyFailureCode =
+  | 'empty'
+  | 'run_mismatch'
+  | 'seq_gap'
+  | 'bad_genesis'
+  | 'parent_mismatch'
+  | 'hash_mismatch'
+  | 'kind_payload_mismatch'
+  | 'head_mismatch';
+
+export interface VerifyFailure {
+  readonly code: VerifyFailureCode;
+  readonly seq: number;
+  readonly message: string;
+}
+
+export type VerifyResult =
+  | { readonly ok: true; readonly entries: number; readonly head: Head }
+  | { readonly ok: false; readonly entries: number; readonly failure: VerifyFailure };
+
+/** An incremental verifier: feed entries in stored order, then call `result()`. */
+export class LedgerVerifier {
+  private count = 0;
+  private prev: Head | null = null;
+  private failure: VerifyFailure | undefined;
+
+  constructor(private readonly runId: string) {}
+
+  /** Returns false once a failure has been found (further entries are ignored). */
+  push(e: StoredEntry): boolean {
+    if (this.failure) return false;
+    this.failure = this.check(e);
+    if (this.failure) return false;
+    this.prev = { seq: e.seq, hash: e.hash };
+    this.count++;
+    return true;
+  }
+
+  /**
+   * `expectedHead` is the head the store's run row names: a chain that verifies but stops short
+   * of it has lost its tail (entries deleted from the end).
+   */
+  result(expectedHead?: Head): VerifyResult {
+    if (this.failure) return { ok: false, entries: this.count, failure: this.failure };
+    if (this.prev === null) {
+      return { ok: false, entries: 0, failure: { code: 'empty', seq: 0, message: `run ${this.runId} has no entries` } };
+    }
+    if (expectedHead && (expectedHead.seq !== this.prev.seq || expectedHead.hash !== this.prev.hash)) {
+      const seq = Math.min(expectedHead.seq, this.prev.seq + 1);
+      const message =
+        expectedHead.seq > this.prev.seq
+          ? `the run's head is seq ${expectedHead.seq} but the ledger ends at seq ${this.prev.seq}: entries ${this.prev.seq + 1}..${expectedHead.seq} are missing`
+          : `the run's head is seq ${expectedHead.seq} (${expectedHead.hash}) but the ledger's last entry is seq ${this.prev.seq} (${this.prev.hash})`;
+      return { ok: false, entries: this.count, failure: { code: 'head_mismatch', seq, message } };
+    }
+    return { ok: true, entries: this.count, head: this.prev };
+  }
+
+  private check(e: StoredEntry): VerifyFailure | undefined {
+    const expectedSeq = this.prev === null ? 0 : this.prev.seq + 1;
+    const fail = (code: VerifyFailureCode, message: string): VerifyFailure => ({ code, seq: e.seq, message });
+    if (e.runId !== this.runId) return fail('run_mismatch', `entry ${e.seq} belongs to run ${e.runId}`);
+    if (e.seq !== expectedSeq) {
+      return {
+        code: 'seq_gap',
+        seq: expectedSeq,
+        message: `expected seq ${expectedSeq}, found ${e.seq}: entries ${expectedSeq}..${e.seq - 1} are missing or out of order`,
+      };
+    }
+    if (e.v !== ENTRY_VERSION) return fail('bad_genesis', `entry format v${e.v} is not supported (expected v${ENTRY_VERSION})`);
+    if (!isEntryKind(e.kind)) return fail('kind_payload_mismatch', `unknown entry kind ${JSON.stringify(e.kind)}`);
+    const isRoot = ROOT_KINDS.includes(e.kind);
+    if (this.prev === null) {
+      if (!isRoot) return fail('bad_genesis', `seq 0 is ${e.kind}; a ledger must start with ${ROOT_KINDS.join(' or ')}`);
+      if (e.prevHash !== null) return fail('bad_genesis', 'seq 0 names a parent; the root entry has none');
+    } else {
+      if (isRoot) return fail('bad_genesis', `${e.kind} at seq ${e.seq}; only seq 0 may be a root`);
+      if (e.prevHash !== this.prev.hash) {
+        return fail('parent_mismatch', `entry ${e.seq} names parent ${e.prevHash}, but entry ${this.prev.seq} hashes to ${this.prev.hash}`);
+      }
+    }
+    if (digestBytes(e.payload) !== e.payloadHash) {
+      return fail('hash_mismatch', `payload bytes of entry ${e.seq} do not hash to its payloadHash`);
+    }
+    if (entryHash(e) !== e.hash) return fail('hash_mismatch', `envelope of entry ${e.seq} does not hash to its stored hash`);
+    let payload: unknown;
+    try {
+      payload = decodePayload(e.payload);
+    } catch {
+      return fail('kind_payload_mismatch', `payload of entry ${e.seq} is not JSON`);
+    }
+    const problem = payloadProblem(e.kind, payload);
+    if (problem) return fail('kind_payload_mismatch', `${e.kind} at seq ${e.seq}: ${problem}`);
+    return undefined;
+  }
+}
+
+export function verifyLedger(runId: string, entries: Iterable<StoredEntry>, expectedHead?: Head): VerifyResult {
+  const v = new LedgerVerifier(runId);
+  for (const e of entries) if (!v.push(e)) break;
+  return v.result(expectedHead);
+}

@@ -1,0 +1,67 @@
+/**
+ * The ledger in plain language: one sentence per entry, for `keel history` and the console.
+ * Pure and total: every kind has a sentence, and nothing here reads beyond the entry itself.
+ */
+import type { Entry, PayloadOf } from '../ledger/index.ts';
+import { formatCents } from '../tools/index.ts';
+
+function money(cents: number): string {
+  return `$${formatCents(cents)}`;
+}
+
+function argsSummary(args: Readonly<Record<string, unknown>>): string {
+  const parts = Object.entries(args).map(([k, v]) => {
+    const s = typeof v === 'string' ? JSON.stringify(v.length > 40 ? `${v.slice(0, 37)}...` : v) : JSON.stringify(v);
+    return `${k}=${s}`;
+  });
+  return parts.length === 0 ? 'no arguments' : parts.join(', ');
+}
+
+export function describeEntry(e: Entry): string {
+  switch (e.kind) {
+    case 'run.started': {
+      const p = e.payload as PayloadOf<'run.started'>;
+      const subject = p.event.subject ? ` about ${p.event.subject}` : '';
+      return `Started ${p.workflowId} v${p.version} (${p.status}) for event ${p.event.type}${subject}.`;
+    }
+    case 'source.drawn': {
+      const p = e.payload as PayloadOf<'source.drawn'>;
+      return `Read ${p.source}${p.name ? ` ${p.name}` : ''}: ${JSON.stringify(p.value)}.`;
+    }
+    case 'step.allowed': {
+      const p = e.payload as PayloadOf<'step.allowed'>;
+      const who = p.approvedBy ? `, approved by ${p.approvedBy}` : '';
+      const cost = p.costCents > 0 ? ` (cost ${money(p.costCents)})` : '';
+      return `Allowed ${p.tool} with ${argsSummary(p.args)}${cost}: all checks passed${who}.`;
+    }
+    case 'step.refused': {
+      const p = e.payload as PayloadOf<'step.refused'>;
+      return `Refused ${p.tool}: ${p.message}.`;
+    }
+    case 'approval.requested': {
+      const p = e.payload as PayloadOf<'approval.requested'>;
+      return `Waiting for approval to run ${p.tool} with ${argsSummary(p.args)}: ${p.reason}.`;
+    }
+    case 'approval.resolved': {
+      const p = e.payload as PayloadOf<'approval.resolved'>;
+      return `${p.by} ${p.decision} the proposal${p.note ? `: ${p.note}` : ''}.`;
+    }
+    case 'step.completed': {
+      const p = e.payload as PayloadOf<'step.completed'>;
+      return `Ran ${p.tool} for step ${p.step}: ${summarizeOutput(p.output)}.`;
+    }
+    case 'step.failed': {
+      const p = e.payload as PayloadOf<'step.failed'>;
+      return `${p.tool} failed in step ${p.step}: ${p.error.message} (${p.error.code}).`;
+    }
+    case 'run.finished': {
+      const p = e.payload as PayloadOf<'run.finished'>;
+      return p.status === 'completed' ? 'Run completed.' : `Run ${p.status}${p.reason ? `: ${p.reason}` : ''}.`;
+    }
+  }
+}
+
+function summarizeOutput(output: unknown): string {
+  const s = JSON.stringify(output) ?? 'null';
+  return `returned ${s.length > 80 ? `${s.slice(0, 77)}...` : s}`;
+}

@@ -1,0 +1,66 @@
+/**
+ * Canonical inbound events: validated at the boundary, so nothing downstream sees a malformed one.
+ * An event is identified by its content; the same event emitted twice is the same event.
+ */
+import { canonicalize } from '../canonical/index.ts';
+import { ErrorCode, KeelError } from '../errors.ts';
+import type { EventRecord } from '../ledger/index.ts';
+
+const ISO_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})$/;
+const KNOWN = new Set(['id', 'type', 'tenant', 'source', 'subject', 'payload', 'time']);
+
+export interface EventProblem {
+  readonly field: string;
+  readonly message: string;
+}
+
+/**
+ * Validates an event for `tenant`. An event that names another tenant is refused: a caller emits
+ * only into the tenant it is authenticated for.
+ */
+export function parseEvent(value: unknown, tenant: string): EventRecord {
+  const problems: EventProblem[] = [];
+  const add = (field: string, message: string) => problems.push({ field, message });
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw new KeelError(ErrorCode.eventInvalid, 'event: expected a JSON object', { problems: [{ field: '(event)', message: 'expected a JSON object' }] });
+  }
+  const v = value as Record<string, unknown>;
+  for (const k of Object.keys(v)) if (!KNOWN.has(k)) add(k, `unknown field; an event has ${[...KNOWN].join(', ')}`);
+  const str = (field: string, required: boolean, max = 512): string => {
+    const x = v[field];
+    if (x === undefined) {
+      if (required) add(field, 'is missing');
+      return '';
+    }
+    if (typeof x !== 'string' || (required && x.length === 0)) add(field, `expected a non-empty string, got ${JSON.stringify(x)}`);
+    else if (x.length > max) add(field, `longer than ${max} characters`);
+    return typeof x === 'string' ? x : '';
+  };
+  const id = str('id', true);
+  const type = str('type', true);
+  const source = str('source', false);
+  const subject = str('subject', false);
+  const time = str('time', true, 64);
+  if (time && !ISO_TIME.test(time)) add('time', `expected an ISO-8601 time like 2026-01-31T12:00:00Z, got ${JSON.stringify(time)}`);
+  if (v.tenant !== undefined && v.tenant !== tenant) {
+    add('tenant', `event names tenant ${JSON.stringify(v.tenant)} but is emitted into tenant ${JSON.stringify(tenant)}`);
+  }
+  const payload = v.payload === undefined ? {} : v.payload;
+  if (typeof payload !== 'object' || payload === null || Array.isArray(payload)) add('payload', 'expected a JSON object');
+  else {
+    try {
+      canonicalize(payload);
+    } catch (e) {
+      add('payload', (e as Error).message);
+    }
+  }
+  if (problems.length > 0) {
+    const first = problems[0]!;
+    throw new KeelError(
+      ErrorCode.eventInvalid,
+      `event: ${first.field}: ${first.message}${problems.length > 1 ? ` (+${problems.length - 1} more)` : ''}`,
+      { problems },
+    );
+  }
+  return { id, type, tenant, source, subject, payload: payload as Record<string, unknown>, time };
+}

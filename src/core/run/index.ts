@@ -1,0 +1,6 @@
+export { type Decision, type ProposalContext, checkProposal } from './check-proposal.ts';
+export { describeEntry } from './describe-entry.ts';
+export { type EventProblem, parseEvent } from './event.ts';
+export { compilePlan, type ExecutionPlan, nextNode, type PlanNode } from './execution-plan.ts';
+export { idempotencyKeyFor, proposalIdFor, runIdFor } from './run-id.ts';
+export { applyEntry, foldRun, type RunState, startState } from './run-state.ts';

@@ -1,0 +1,103 @@
+/**
+ * The state of a run, folded from its ledger. The engine keeps one while it drives a run and
+ * rebuilds it from the stored entries on resume, so both paths share this single fold.
+ * Pure: entries in, state out. Never reads a clock or a store.
+ */
+import type { Digest } from '../canonical/index.ts';
+import type { Entry, EventRecord, Head, PayloadOf, RunStatus } from '../ledger/index.ts';
+
+export interface RunState {
+  readonly runId: string;
+  readonly tenant: string;
+  readonly workflowId: string;
+  readonly version: number;
+  readonly specHash: Digest;
+  /** Status of the pinned version when the run started. */
+  readonly versionStatus: string;
+  readonly event: EventRecord;
+  status: RunStatus;
+  head: Head;
+  /** Outputs of completed steps, by step name, in completion order. */
+  readonly outputs: Record<string, unknown>;
+  readonly completed: Set<string>;
+  /** Steps allowed so far (each counts against maxSteps). */
+  stepsTaken: number;
+  spentCents: number;
+  /** An approval requested and not yet resolved, or resolved and not yet acted on. */
+  approval?: { request: PayloadOf<'approval.requested'>; decision?: PayloadOf<'approval.resolved'> };
+  /** A step allowed whose result is not recorded yet: its effect may or may not have happened. */
+  inFlight?: PayloadOf<'step.allowed'>;
+  finished?: PayloadOf<'run.finished'>;
+}
+
+export function startState(root: Entry<'run.started'>): RunState {
+  const p = root.payload;
+  return {
+    runId: root.runId,
+    tenant: p.tenant,
+    workflowId: p.workflowId,
+    version: p.version,
+    specHash: p.specHash,
+    versionStatus: p.status,
+    event: p.event,
+    status: 'running',
+    head: { seq: root.seq, hash: root.hash },
+    outputs: {},
+    completed: new Set(),
+    stepsTaken: 0,
+    spentCents: 0,
+  };
+}
+
+/** Applies one entry (after the root) to the state, in place. */
+export function applyEntry(s: RunState, e: Entry): void {
+  s.head = { seq: e.seq, hash: e.hash };
+  switch (e.kind) {
+    case 'step.allowed': {
+      const p = e.payload as PayloadOf<'step.allowed'>;
+      s.inFlight = p;
+      s.stepsTaken++;
+      if (s.approval?.request.proposalId === p.proposalId) s.approval = undefined;
+      s.status = 'running';
+      break;
+    }
+    case 'step.completed': {
+      const p = e.payload as PayloadOf<'step.completed'>;
+      s.outputs[p.step] = p.output;
+      s.completed.add(p.step);
+      s.spentCents += p.costCents;
+      s.inFlight = undefined;
+      break;
+    }
+    case 'step.failed':
+      s.inFlight = undefined;
+      break;
+    case 'approval.requested':
+      s.approval = { request: e.payload as PayloadOf<'approval.requested'> };
+      s.status = 'waiting_approval';
+      break;
+    case 'approval.resolved':
+      if (s.approval) s.approval.decision = e.payload as PayloadOf<'approval.resolved'>;
+      s.status = 'running';
+      break;
+    case 'step.refused':
+      if (s.approval?.request.proposalId === (e.payload as PayloadOf<'step.refused'>).proposalId) s.approval = undefined;
+      break;
+    case 'run.finished': {
+      const p = e.payload as PayloadOf<'run.finished'>;
+      s.finished = p;
+      s.status = p.status;
+      break;
+    }
+    default:
+      break;
+  }
+}
+
+export function foldRun(entries: readonly Entry[]): RunState {
+  const [root, ...rest] = entries;
+  if (!root || root.kind !== 'run.started') throw new Error('foldRun: a ledger starts with run.started');
+  const s = startState(root as Entry<'run.started'>);
+  for (const e of rest) applyEntry(s, e);
+  return s;
+}

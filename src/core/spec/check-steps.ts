@@ -1,0 +1,126 @@
+/**
+ * Validation of the step list: names, tools, args as JSON, and every template in the args.
+ *
+ * A template may read the event, the output of an EARLIER step and declared sources; `env.NAME`
+ * only when NAME is in the spec's `env` allow-list. Never resolves a template or calls a tool.
+ */
+import { checkJsonValue } from './check-json-value.ts';
+import type { PathSegment } from './read-path.ts';
+import type { TemplateRef } from './scan-templates.ts';
+import {
+  checkKeys,
+  editDistance,
+  expectMapping,
+  field,
+  readString,
+  type SpecChecker,
+} from './spec-checker.ts';
+import { describeValue } from './spec-problem.ts';
+import { forEachTemplateString } from './template-refs.ts';
+import type { SpecOptions, StepSpec } from './workflow-spec.ts';
+
+const STEP_KEYS = ['name', 'tool', 'args'] as const;
+const STEP_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+export function checkSteps(
+  c: SpecChecker,
+  raw: unknown,
+  env: readonly string[],
+  options: SpecOptions,
+): StepSpec[] {
+  if (raw === undefined) {
+    c.missing(['steps'], 'a non-empty list of steps');
+    return [];
+  }
+  if (!Array.isArray(raw) || raw.length === 0) {
+    c.report(
+      ['steps'],
+      `expected a non-empty list of steps, got ${Array.isArray(raw) ? 'an empty list' : describeValue(raw)}`,
+    );
+    return [];
+  }
+  const names = stepNames(c, raw);
+  const steps: StepSpec[] = [];
+  raw.forEach((s, i) => {
+    const path = ['steps', i];
+    const obj = expectMapping(c, s, path);
+    if (!obj) return;
+    checkKeys(c, obj, path, STEP_KEYS);
+    const name = names[i];
+    const tool = readString(c, obj, [...path, 'tool'], { what: 'a tool name' });
+    if (tool !== undefined && options.knownTool && !options.knownTool(tool)) {
+      c.report([...path, 'tool'], `unknown tool ${JSON.stringify(tool)}`);
+    }
+    const args = checkArgs(c, field(obj, 'args'), i, names, env);
+    if (name !== undefined && tool !== undefined && args !== undefined) steps.push({ name, tool, args });
+  });
+  return steps;
+}
+
+/** Valid step names by index (undefined where invalid); reports bad and duplicate names. */
+function stepNames(c: SpecChecker, raw: unknown[]): (string | undefined)[] {
+  const first = new Map<string, number>();
+  return raw.map((s, i) => {
+    if (typeof s !== 'object' || s === null || Array.isArray(s)) return undefined;
+    const name = readString(c, s as Record<string, unknown>, ['steps', i, 'name'], {
+      what: 'a step name of letters, digits and _ (not starting with a digit)',
+      pattern: STEP_NAME,
+    });
+    if (name === undefined) return undefined;
+    const prev = first.get(name);
+    if (prev !== undefined) {
+      c.report(['steps', i, 'name'], `duplicate step name "${name}" (also steps[${prev}])`);
+      return undefined;
+    }
+    first.set(name, i);
+    return name;
+  });
+}
+
+function checkArgs(
+  c: SpecChecker,
+  raw: unknown,
+  index: number,
+  names: readonly (string | undefined)[],
+  env: readonly string[],
+): Record<string, unknown> | undefined {
+  const path: PathSegment[] = ['steps', index, 'args'];
+  if (raw === undefined) return {};
+  const obj = expectMapping(c, raw, path);
+  if (!obj) return undefined;
+  const before = c.problems.length;
+  const args = checkJsonValue(c, obj, path) as Record<string, unknown>;
+  if (c.problems.length > before) return undefined;
+  forEachTemplateString(args, (at, parts) => {
+    for (const p of parts) {
+      const where = [...path, ...at];
+      if (p.kind === 'invalid') c.report(where, `invalid template "{{ ${p.path} }}": ${p.message}`);
+      if (p.kind !== 'template') continue;
+      const why = refProblem(p.ref, index, names, env);
+      if (why) c.report(where, `template "{{ ${p.path} }}": ${why}`);
+    }
+  });
+  return args;
+}
+
+function refProblem(
+  ref: TemplateRef,
+  index: number,
+  names: readonly (string | undefined)[],
+  env: readonly string[],
+): string | undefined {
+  if (ref.root === 'source' && ref.ref.source === 'env') {
+    const name = ref.ref.name ?? '';
+    return env.includes(name)
+      ? undefined
+      : `env.${name} is not allowed; add "${name}" to the spec's env list`;
+  }
+  if (ref.root !== 'step') return undefined;
+  const at = names.indexOf(ref.step);
+  if (at === index) return 'a step cannot read its own output';
+  if (at > index)
+    return `step "${ref.step}" runs later (steps[${at}]); only earlier steps' output can be read`;
+  if (at >= 0) return undefined;
+  const near = names.slice(0, index).find((n) => n !== undefined && editDistance(n, ref.step) <= 2);
+  return `no step named "${ref.step}"${near ? `; did you mean "${near}"?` : ''}`;
+}

@@ -1,0 +1,43 @@
+export { evaluateCondition } from './evaluate-condition.ts';
+export { EVENT_SCALAR_FIELDS, type EventLike } from './event-like.ts';
+export {
+  type CompareOp,
+  type Condition,
+  type Literal,
+  type Operand,
+  parseCondition,
+} from './parse-condition.ts';
+export { parseSpec } from './parse-spec.ts';
+export { MISSING, type Missing, type PathSegment, readPath } from './read-path.ts';
+export { type ResolveProblem, type ResolveResult, resolveArgs, type TemplateScope } from './resolve-args.ts';
+export {
+  parseTemplatePath,
+  type ScannedString,
+  type SourceRef,
+  scanTemplates,
+  type TemplatePart,
+  type TemplateRef,
+} from './scan-templates.ts';
+export { specHash } from './spec-hash.ts';
+export {
+  describeValue,
+  type FieldPath,
+  formatFieldPath,
+  formatProblem,
+  type SpecProblem,
+  specInvalidError,
+} from './spec-problem.ts';
+export { templateRefs } from './template-refs.ts';
+export { triggerMatches } from './trigger-matches.ts';
+export { isUsdAmount, usdToCents } from './usd-to-cents.ts';
+export { validateSpec } from './validate-spec.ts';
+export {
+  isWorkflowStatus,
+  type SpecOptions,
+  type StepSpec,
+  type TriggerSpec,
+  WORKFLOW_STATUSES,
+  type WorkflowLimits,
+  type WorkflowSpec,
+  type WorkflowStatus,
+} from './workflow-spec.ts';

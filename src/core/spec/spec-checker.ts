@@ -1,0 +1,134 @@
+/**
+ * The problem collector that spec validation writes into, and its small typed-field readers.
+ *
+ * Owns "report a problem at this field" (with line/column when a locator for the source text is
+ * known) and the reusable shape checks: mapping, known keys, strings, positive integers.
+ * Never throws and never stops at the first problem: validation reports everything at once.
+ */
+import { isWellFormed } from './is-well-formed.ts';
+import { describeValue, type FieldPath, formatFieldPath, type SpecProblem } from './spec-problem.ts';
+
+/** Where a field sits in the source text; `charIndex` is an offset inside a string scalar. */
+export type Locate = (
+  path: FieldPath,
+  at: 'key' | 'value',
+  charIndex?: number,
+) => { line: number; column: number } | undefined;
+
+export interface ReportAt {
+  at?: 'key' | 'value';
+  charIndex?: number;
+  /** Locate here instead of at the field (e.g. the parent mapping of a missing field). */
+  locatePath?: FieldPath;
+}
+
+export class SpecChecker {
+  readonly problems: SpecProblem[] = [];
+
+  constructor(
+    readonly file: string,
+    private readonly locate?: Locate,
+  ) {}
+
+  report(path: FieldPath, message: string, where: ReportAt = {}): void {
+    const pos = this.locate?.(where.locatePath ?? path, where.at ?? 'value', where.charIndex);
+    const p: SpecProblem = { file: this.file, field: formatFieldPath(path), message };
+    if (pos) {
+      p.line = pos.line;
+      p.column = pos.column;
+    }
+    this.problems.push(p);
+  }
+
+  /** A required field is absent: reported at the mapping that should hold it. */
+  missing(path: FieldPath, what: string): void {
+    this.report(path, `is missing; expected ${what}`, { locatePath: path.slice(0, -1) });
+  }
+
+  /** Problems in document order when lines are known (stable otherwise). */
+  sorted(): SpecProblem[] {
+    return [...this.problems].sort(
+      (a, b) =>
+        (a.line ?? Number.MAX_SAFE_INTEGER) - (b.line ?? Number.MAX_SAFE_INTEGER) ||
+        (a.column ?? 0) - (b.column ?? 0),
+    );
+  }
+}
+
+export type Obj = Record<string, unknown>;
+
+export function isMapping(v: unknown): v is Obj {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** Reads a field; an optional field set to null counts as left out. */
+export function field(obj: Obj, key: string): unknown {
+  return Object.hasOwn(obj, key) && obj[key] !== null ? obj[key] : undefined;
+}
+
+/** Reports every key not in `allowed`, suggesting the nearest allowed key for likely typos. */
+export function checkKeys(c: SpecChecker, obj: Obj, path: FieldPath, allowed: readonly string[]): void {
+  for (const k of Object.keys(obj)) {
+    if (allowed.includes(k)) continue;
+    const near = allowed.find((a) => editDistance(a.toLowerCase(), k.toLowerCase()) <= 2);
+    const hint = near ? `did you mean "${near}"?` : `expected ${allowed.join(', ')}`;
+    c.report([...path, k], `unknown field; ${hint}`, { at: 'key' });
+  }
+}
+
+export function expectMapping(c: SpecChecker, v: unknown, path: FieldPath): Obj | undefined {
+  if (isMapping(v)) return v;
+  c.report(path, `expected a mapping, got ${describeValue(v)}`);
+  return undefined;
+}
+
+/** A required (or, with `optional`, possibly absent) non-empty string matching `pattern`. */
+export function readString(
+  c: SpecChecker,
+  obj: Obj,
+  path: FieldPath,
+  opts: { what: string; optional?: boolean; pattern?: RegExp; allowEmpty?: boolean },
+): string | undefined {
+  const key = path[path.length - 1] as string;
+  const v = field(obj, key);
+  if (v === undefined) {
+    if (!opts.optional) c.missing(path, opts.what);
+    return undefined;
+  }
+  const ok =
+    typeof v === 'string' &&
+    isWellFormed(v) &&
+    (opts.allowEmpty || v !== '') &&
+    (!opts.pattern || opts.pattern.test(v));
+  if (!ok) {
+    c.report(path, `expected ${opts.what}, got ${describeValue(v)}`);
+    return undefined;
+  }
+  return v;
+}
+
+export function readPositiveInt(c: SpecChecker, obj: Obj, path: FieldPath, what: string): number | undefined {
+  const key = path[path.length - 1] as string;
+  const v = field(obj, key);
+  if (v === undefined) {
+    c.missing(path, what);
+    return undefined;
+  }
+  if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 1) {
+    c.report(path, `expected ${what}, got ${describeValue(v)}`);
+    return undefined;
+  }
+  return v;
+}
+
+export function editDistance(a: string, b: string): number {
+  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const cur = [i];
+    for (let j = 1; j <= b.length; j++) {
+      cur[j] = Math.min(prev[j]! + 1, cur[j - 1]! + 1, prev[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+    }
+    prev = cur;
+  }
+  return prev[b.length]!;
+}

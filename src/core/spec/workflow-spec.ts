@@ -1,0 +1,51 @@
+/**
+ * The workflow spec: the declarative document a person approves and the engine walks.
+ *
+ * Owns the shapes only. Parsing, validation and hashing live beside it; nothing here reads files,
+ * the clock or the environment, and nothing mutates a spec after validation built it.
+ */
+
+/** Lifecycle of a workflow, in promotion order. Changed by promotion, never part of the spec hash. */
+export const WORKFLOW_STATUSES = ['DRAFT', 'TESTING', 'SHADOW', 'LIVE', 'AUTONOMOUS'] as const;
+export type WorkflowStatus = (typeof WORKFLOW_STATUSES)[number];
+
+/** Which canonical events start a run. `when` is condition source text (see `parseCondition`). */
+export interface TriggerSpec {
+  event: string;
+  when?: string;
+}
+
+/** One entry of the step list. `args` is any JSON; strings in it may hold `{{ path }}` templates. */
+export interface StepSpec {
+  name: string;
+  tool: string;
+  args: Record<string, unknown>;
+}
+
+export interface WorkflowLimits {
+  maxSteps: number;
+  /** Dollars with at most 2 decimals; the engine budgets in integer cents (`usdToCents`). */
+  maxCostUsd: number;
+}
+
+export interface WorkflowSpec {
+  id: string;
+  version: number;
+  status: WorkflowStatus;
+  description?: string;
+  triggers: TriggerSpec[];
+  steps: StepSpec[];
+  limits: WorkflowLimits;
+  /** Allow-list of environment variable names templates may read as `env.NAME`. */
+  env?: string[];
+}
+
+/** Options shared by `parseSpec` and `validateSpec`. */
+export interface SpecOptions {
+  /** When given, a step whose tool this rejects is a problem on `steps[i].tool`. */
+  knownTool?: (name: string) => boolean;
+}
+
+export function isWorkflowStatus(s: unknown): s is WorkflowStatus {
+  return typeof s === 'string' && (WORKFLOW_STATUSES as readonly string[]).includes(s);
+}

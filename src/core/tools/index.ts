@@ -1,0 +1,10 @@
+export {
+  assertToolDescriptor,
+  type JsonSchema,
+  TOOL_EFFECTS,
+  type ToolCost,
+  type ToolDescriptor,
+  type ToolEffect,
+} from './tool-descriptor.ts';
+export { costCents, formatCents, usdToCents } from './tool-cost.ts';
+export { type ArgProblem, type ArgProblemKind, formatArgProblem, validateArgs } from './validate-args.ts';

@@ -1,0 +1,116 @@
+/**
+ * Argument validation against a tool's JSON Schema (ajv, draft 2020-12).
+ *
+ * Turns ajv's errors into problems a person can act on: `{field, problem, expected, got}` with
+ * `problem` one of a small fixed vocabulary. Validators are compiled once per descriptor and cached.
+ * Pure: validation never mutates the arguments (no defaults, no coercion).
+ */
+import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
+import addFormats from 'ajv-formats';
+import type { ToolDescriptor } from './tool-descriptor.ts';
+
+export type ArgProblemKind =
+  | 'missing'
+  | 'type_mismatch'
+  | 'out_of_range'
+  | 'not_allowed'
+  | 'unexpected'
+  | 'invalid_format'
+  | 'invalid';
+
+export interface ArgProblem {
+  readonly field: string;
+  readonly problem: ArgProblemKind;
+  readonly expected: string;
+  readonly got: string;
+}
+
+const ajv = new Ajv2020({ allErrors: true, strict: false, useDefaults: false, coerceTypes: false });
+addFormats.default(ajv);
+const compiled = new WeakMap<ToolDescriptor, ValidateFunction>();
+
+export function validateArgs(tool: ToolDescriptor, args: Record<string, unknown>): ArgProblem[] {
+  let validate = compiled.get(tool);
+  if (!validate) {
+    validate = ajv.compile(tool.args);
+    compiled.set(tool, validate);
+  }
+  if (validate(args)) return [];
+  return (validate.errors ?? []).map((e) => toProblem(e, args));
+}
+
+/** `/items/0/note` -> `items[0].note` */
+function fieldOf(instancePath: string, child?: string): string {
+  const parts = instancePath.split('/').slice(1);
+  if (child !== undefined) parts.push(child);
+  let out = '';
+  for (const p of parts) {
+    const key = p.replace(/~1/g, '/').replace(/~0/g, '~');
+    out += /^\d+$/.test(key) ? `[${key}]` : out === '' ? key : `.${key}`;
+  }
+  return out === '' ? '(arguments)' : out;
+}
+
+function valueAt(root: unknown, instancePath: string): unknown {
+  let v: unknown = root;
+  for (const p of instancePath.split('/').slice(1)) {
+    if (v === null || typeof v !== 'object') return undefined;
+    v = (v as Record<string, unknown>)[p.replace(/~1/g, '/').replace(/~0/g, '~')];
+  }
+  return v;
+}
+
+function describe(v: unknown): string {
+  if (v === undefined) return 'nothing';
+  if (v === null) return 'null';
+  if (Array.isArray(v)) return 'array';
+  if (typeof v === 'object') return 'object';
+  const shown = JSON.stringify(v);
+  return `${typeof v} ${shown.length > 40 ? `${shown.slice(0, 37)}...` : shown}`;
+}
+
+function toProblem(e: ErrorObject, args: unknown): ArgProblem {
+  const got = describe(valueAt(args, e.instancePath));
+  const p = e.params as Record<string, unknown>;
+  switch (e.keyword) {
+    case 'required':
+      return { field: fieldOf(e.instancePath, String(p.missingProperty)), problem: 'missing', expected: 'a value', got: 'nothing' };
+    case 'type':
+      return { field: fieldOf(e.instancePath), problem: 'type_mismatch', expected: String(p.type), got };
+    case 'minimum':
+    case 'maximum':
+    case 'exclusiveMinimum':
+    case 'exclusiveMaximum':
+    case 'minLength':
+    case 'maxLength':
+    case 'minItems':
+    case 'maxItems':
+      return { field: fieldOf(e.instancePath), problem: 'out_of_range', expected: `${e.keyword} ${String(p.limit)}`, got };
+    case 'enum':
+    case 'const':
+      return {
+        field: fieldOf(e.instancePath),
+        problem: 'not_allowed',
+        expected: `one of ${JSON.stringify(p.allowedValues ?? p.allowedValue)}`,
+        got,
+      };
+    case 'additionalProperties':
+      return {
+        field: fieldOf(e.instancePath, String(p.additionalProperty)),
+        problem: 'unexpected',
+        expected: 'no such field',
+        got: describe(valueAt(args, `${e.instancePath}/${String(p.additionalProperty)}`)),
+      };
+    case 'format':
+      return { field: fieldOf(e.instancePath), problem: 'invalid_format', expected: `format ${String(p.format)}`, got };
+    default:
+      return { field: fieldOf(e.instancePath), problem: 'invalid', expected: e.message ?? e.keyword, got };
+  }
+}
+
+/** "amount_usd: missing (expected a value)" */
+export function formatArgProblem(p: ArgProblem): string {
+  return p.problem === 'missing'
+    ? `${p.field} is missing`
+    : `${p.field}: ${p.problem.replace('_', ' ')} (expected ${p.expected}, got ${p.got})`;
+}

@@ -1,0 +1,68 @@
+/**
+ * Appends a run's entries in batches. Entries are chained and folded into the run state as they
+ * are added; `commit` makes the batch durable in one store append that names the last committed
+ * head, so a concurrent writer turns into a head_conflict instead of a fork in the ledger.
+ */
+import { type Entry, type EntryKind, type Head, type PayloadOf, type StoredEntry, chainEntry } from '../core/ledger/index.ts';
+import { applyEntry, type RunState } from '../core/run/index.ts';
+import type { AppendRequest, NewRun, PendingApproval, Store } from '../ports/index.ts';
+import type { Digest } from '../core/canonical/index.ts';
+
+export class RunWriter {
+  private batch: StoredEntry[] = [];
+  private openApproval: PendingApproval | undefined;
+  private closeApproval: Digest | undefined;
+
+  constructor(
+    private readonly store: Store,
+    readonly state: RunState,
+    /** The head that is durable in the store; null until the run's root is committed. */
+    private committed: Head | null,
+    private readonly now: () => string,
+    private create?: NewRun,
+  ) {}
+
+  add<K extends EntryKind>(kind: K, payload: PayloadOf<K>): Entry<K> {
+    const prev = this.committed === null && this.batch.length === 0 ? null : this.state.head;
+    const { stored, entry } = chainEntry(this.state.runId, prev, kind, payload, this.now());
+    this.batch.push(stored);
+    applyEntry(this.state, entry);
+    return entry;
+  }
+
+  /** Adds the root entry of a new run (the state was built from it already). */
+  addRoot(stored: StoredEntry): void {
+    this.batch.push(stored);
+  }
+
+  approvalOpened(a: PendingApproval): void {
+    this.openApproval = a;
+  }
+
+  approvalClosed(proposalId: Digest): void {
+    this.closeApproval = proposalId;
+  }
+
+  get dirty(): boolean {
+    return this.batch.length > 0;
+  }
+
+  async commit(): Promise<void> {
+    if (this.batch.length === 0) return;
+    const req: AppendRequest = {
+      tenant: this.state.tenant,
+      runId: this.state.runId,
+      expectedHead: this.committed,
+      entries: this.batch,
+      status: this.state.status,
+      ...(this.create ? { create: this.create } : {}),
+      ...(this.openApproval ? { openApproval: this.openApproval } : {}),
+      ...(this.closeApproval ? { closeApproval: this.closeApproval } : {}),
+    };
+    this.committed = await this.store.append(req);
+    this.batch = [];
+    this.create = undefined;
+    this.openApproval = undefined;
+    this.closeApproval = undefined;
+  }
+}
