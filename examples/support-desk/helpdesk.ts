@@ -39,14 +39,23 @@ export class Helpdesk {
     this.db.pragma('journal_mode = WAL');
     this.db.pragma('busy_timeout = 5000');
     this.db.exec(SCHEMA);
-    const insert = this.db.prepare('INSERT OR IGNORE INTO tickets (id, customer, status, tags) VALUES (?, ?, ?, ?)');
+    const insert = this.db.prepare(
+      'INSERT OR IGNORE INTO tickets (id, customer, status, tags) VALUES (?, ?, ?, ?)',
+    );
     for (const t of SEED_TICKETS) insert.run(t.id, t.customer, t.status, JSON.stringify(t.tags));
   }
 
   ticket(id: string): Ticket {
-    const row = this.db.prepare('SELECT * FROM tickets WHERE id = ?').get(id) as Record<string, string> | undefined;
+    const row = this.db.prepare('SELECT * FROM tickets WHERE id = ?').get(id) as
+      | Record<string, string>
+      | undefined;
     if (!row) throw Object.assign(new Error(`ticket ${id} not found`), { code: 'ticket_not_found' });
-    return { id: row.id!, customer: row.customer!, status: row.status as Ticket['status'], tags: JSON.parse(row.tags!) };
+    return {
+      id: row.id!,
+      customer: row.customer!,
+      status: row.status as Ticket['status'],
+      tags: JSON.parse(row.tags!),
+    };
   }
 
   /** Counts one handler call, whatever it then does. */
@@ -66,18 +75,30 @@ export class Helpdesk {
   addReply(ticketId: string, body: string, key: string): { reply_id: string; ticket_id: string } {
     this.ticket(ticketId);
     const id = `rp_${key.slice(-12)}`;
-    this.db.prepare('INSERT OR IGNORE INTO replies (id, ticket_id, body, idempotency_key) VALUES (?, ?, ?, ?)').run(id, ticketId, body, key);
-    const row = this.db.prepare('SELECT id FROM replies WHERE idempotency_key = ?').get(key) as { id: string };
+    this.db
+      .prepare('INSERT OR IGNORE INTO replies (id, ticket_id, body, idempotency_key) VALUES (?, ?, ?, ?)')
+      .run(id, ticketId, body, key);
+    const row = this.db.prepare('SELECT id FROM replies WHERE idempotency_key = ?').get(key) as {
+      id: string;
+    };
     return { reply_id: row.id, ticket_id: ticketId };
   }
 
-  refund(ticketId: string, amountCents: number, key: string): { refund_id: string; ticket_id: string; amount_cents: number } {
+  refund(
+    ticketId: string,
+    amountCents: number,
+    key: string,
+  ): { refund_id: string; ticket_id: string; amount_cents: number } {
     this.ticket(ticketId);
     const id = `rf_${key.slice(-12)}`;
     this.db
-      .prepare('INSERT OR IGNORE INTO refunds (id, ticket_id, amount_cents, idempotency_key) VALUES (?, ?, ?, ?)')
+      .prepare(
+        'INSERT OR IGNORE INTO refunds (id, ticket_id, amount_cents, idempotency_key) VALUES (?, ?, ?, ?)',
+      )
       .run(id, ticketId, amountCents, key);
-    const row = this.db.prepare('SELECT id, amount_cents FROM refunds WHERE idempotency_key = ?').get(key) as {
+    const row = this.db
+      .prepare('SELECT id, amount_cents FROM refunds WHERE idempotency_key = ?')
+      .get(key) as {
       id: string;
       amount_cents: number;
     };
@@ -88,14 +109,18 @@ export class Helpdesk {
     return (
       ticketId === undefined
         ? this.db.prepare('SELECT id, ticket_id, amount_cents FROM refunds ORDER BY id').all()
-        : this.db.prepare('SELECT id, ticket_id, amount_cents FROM refunds WHERE ticket_id = ? ORDER BY id').all(ticketId)
+        : this.db
+            .prepare('SELECT id, ticket_id, amount_cents FROM refunds WHERE ticket_id = ? ORDER BY id')
+            .all(ticketId)
     ) as { id: string; ticket_id: string; amount_cents: number }[];
   }
 
   tag(ticketId: string, tag: string): Ticket {
     const t = this.ticket(ticketId);
     if (!t.tags.includes(tag)) {
-      this.db.prepare('UPDATE tickets SET tags = ? WHERE id = ?').run(JSON.stringify([...t.tags, tag]), ticketId);
+      this.db
+        .prepare('UPDATE tickets SET tags = ? WHERE id = ?')
+        .run(JSON.stringify([...t.tags, tag]), ticketId);
     }
     return this.ticket(ticketId);
   }

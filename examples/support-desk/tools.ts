@@ -49,11 +49,15 @@ export function supportDeskTools(desk: Helpdesk): ToolDefinition[] {
     },
     {
       name: 'issue_refund',
-      description: 'Refunds money to the customer of a ticket. Moves real money: destructive, costs the amount.',
+      description:
+        'Refunds money to the customer of a ticket. Moves real money: destructive, costs the amount.',
       args: {
         type: 'object',
         required: ['ticket_id', 'amount_usd'],
-        properties: { ticket_id: ticketId, amount_usd: { type: 'number', exclusiveMinimum: 0, multipleOf: 0.01 } },
+        properties: {
+          ticket_id: ticketId,
+          amount_usd: { type: 'number', exclusiveMinimum: 0, multipleOf: 0.01 },
+        },
         additionalProperties: false,
       },
       destructive: true,

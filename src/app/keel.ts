@@ -7,7 +7,13 @@ import { SqliteStore } from '../adapters/sqlite/index.ts';
 import { systemSources } from '../adapters/system/index.ts';
 import type { Digest } from '../core/canonical/index.ts';
 import { ErrorCode, KeelError } from '../core/errors.ts';
-import { decodeEntry, type Entry, type StoredEntry, type VerifyResult, verifyLedger } from '../core/ledger/index.ts';
+import {
+  decodeEntry,
+  type Entry,
+  type StoredEntry,
+  type VerifyResult,
+  verifyLedger,
+} from '../core/ledger/index.ts';
 import { describeEntry, parseEvent } from '../core/run/index.ts';
 import {
   parseSpec,
@@ -58,7 +64,10 @@ export interface EmitResult {
 export type Keel = ReturnType<typeof createKeel>;
 
 export function createKeel(config: KeelConfig) {
-  const store = typeof config.store === 'string' ? new SqliteStore(config.store, { synchronous: config.synchronous }) : config.store;
+  const store =
+    typeof config.store === 'string'
+      ? new SqliteStore(config.store, { synchronous: config.synchronous })
+      : config.store;
   const tools = new ToolRegistry(config.tools ?? []);
   const sources = config.sources ?? systemSources();
   const engine = new Engine({ store, tools, sources });
@@ -90,31 +99,58 @@ export function createKeel(config: KeelConfig) {
       const spec = parseSpec(text, file, { knownTool });
       return { spec, specHash: specHash(spec) };
     },
-    publish(tenant: string, text: string, file: string, by: string) {
+    async publish(tenant: string, text: string, file: string, by: string) {
       return publishSpec(tenant, parseSpec(text, file, { knownTool }), by);
     },
-    publishObject(tenant: string, value: unknown, by: string) {
+    async publishObject(tenant: string, value: unknown, by: string) {
       return publishSpec(tenant, validateSpec(value, '(request)', { knownTool }), by);
     },
-    async promote(tenant: string, workflowId: string, to: string, by: string, version?: number): Promise<Promotion> {
+    async promote(
+      tenant: string,
+      workflowId: string,
+      to: string,
+      by: string,
+      version?: number,
+    ): Promise<Promotion> {
       if (!(WORKFLOW_STATUSES as readonly string[]).includes(to)) {
-        throw new KeelError(ErrorCode.usage, `status: expected one of ${WORKFLOW_STATUSES.join(', ')}, got ${JSON.stringify(to)}`, {
-          field: 'status',
-        });
+        throw new KeelError(
+          ErrorCode.usage,
+          `status: expected one of ${WORKFLOW_STATUSES.join(', ')}, got ${JSON.stringify(to)}`,
+          {
+            field: 'status',
+          },
+        );
       }
       const rec = await store.getVersion(tenant, workflowId, version);
       if (!rec) {
-        throw new KeelError(ErrorCode.notFound, `workflow ${workflowId}${version ? ` v${version}` : ''} not found`, { workflowId, version });
+        throw new KeelError(
+          ErrorCode.notFound,
+          `workflow ${workflowId}${version ? ` v${version}` : ''} not found`,
+          { workflowId, version },
+        );
       }
       if (rec.status === to) {
-        throw new KeelError(ErrorCode.usage, `${workflowId} v${rec.version} is already ${to}`, { workflowId, version: rec.version });
+        throw new KeelError(ErrorCode.usage, `${workflowId} v${rec.version} is already ${to}`, {
+          workflowId,
+          version: rec.version,
+        });
       }
-      const p: Promotion = { tenant, workflowId, version: rec.version, from: rec.status, to: to as WorkflowStatus, by, at: now() };
+      const p: Promotion = {
+        tenant,
+        workflowId,
+        version: rec.version,
+        from: rec.status,
+        to: to as WorkflowStatus,
+        by,
+        at: now(),
+      };
       await store.setVersionStatus(p);
       return p;
     },
-    list: (tenant: string, workflowId?: string): Promise<VersionRecord[]> => store.listVersions(tenant, workflowId),
-    get: (tenant: string, workflowId: string, version?: number) => store.getVersion(tenant, workflowId, version),
+    list: (tenant: string, workflowId?: string): Promise<VersionRecord[]> =>
+      store.listVersions(tenant, workflowId),
+    get: (tenant: string, workflowId: string, version?: number) =>
+      store.getVersion(tenant, workflowId, version),
     promotions: (tenant: string, workflowId: string) => store.listPromotions(tenant, workflowId),
   };
 
@@ -148,7 +184,12 @@ export function createKeel(config: KeelConfig) {
       return store.readEntries(tenant, runId);
     },
     async history(tenant: string, runId: string): Promise<HistoryLine[]> {
-      return (await runs.entries(tenant, runId)).map((e) => ({ seq: e.seq, at: e.at, kind: e.kind, text: describeEntry(e) }));
+      return (await runs.entries(tenant, runId)).map((e) => ({
+        seq: e.seq,
+        at: e.at,
+        kind: e.kind,
+        text: describeEntry(e),
+      }));
     },
     async verify(tenant: string, runId: string): Promise<VerifyResult> {
       const run = await getRun(tenant, runId);
@@ -158,7 +199,8 @@ export function createKeel(config: KeelConfig) {
   };
 
   const approvals = {
-    list: (tenant: string, runId?: string): Promise<PendingApproval[]> => store.listPendingApprovals(tenant, runId),
+    list: (tenant: string, runId?: string): Promise<PendingApproval[]> =>
+      store.listPendingApprovals(tenant, runId),
     approve: (tenant: string, runId: string, by: string, note?: string) =>
       engine.resolveApproval(tenant, runId, { decision: 'approved', by, ...(note ? { note } : {}) }),
     deny: (tenant: string, runId: string, by: string, note?: string) =>

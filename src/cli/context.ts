@@ -3,6 +3,7 @@
  * tenant, who is acting, and the tool packs. The helpdesk the example tools act on lives beside
  * the store file.
  */
+import { mkdirSync } from 'node:fs';
 import { userInfo } from 'node:os';
 import { dirname, join } from 'node:path';
 import { Helpdesk } from '../../examples/support-desk/helpdesk.ts';
@@ -29,15 +30,48 @@ export interface CliContext {
 export function storePath(o: GlobalOptions): string {
   const path = o.store ?? process.env.KEEL_STORE ?? DEFAULT_STORE;
   if (/^[a-z][a-z0-9+.-]*:\/\//i.test(path)) {
-    throw new KeelError(ErrorCode.usage, `--store ${path}: only SQLite file paths are supported by this build`, { field: 'store' });
+    throw new KeelError(
+      ErrorCode.usage,
+      `--store ${path}: only SQLite file paths are supported by this build`,
+      { field: 'store' },
+    );
   }
   return path;
 }
 
 export function openContext(o: GlobalOptions): CliContext {
   const path = storePath(o);
-  const helpdesk = new Helpdesk(path === ':memory:' ? ':memory:' : join(dirname(path), 'helpdesk.db'));
-  const keel = createKeel({ store: path, tools: supportDeskTools(helpdesk) });
+  // Failing to create the store's directory or open the helpdesk beside it is "store unavailable"
+  // (exit 6), like failing to open the store itself, not an internal error.
+  const helpdeskPath = path === ':memory:' ? ':memory:' : join(dirname(path), 'helpdesk.db');
+  let helpdesk: Helpdesk;
+  try {
+    if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+  } catch (e) {
+    throw new KeelError(
+      ErrorCode.storeUnavailable,
+      `cannot open store ${path}: ${(e as Error).message}`,
+      { path },
+      { cause: e },
+    );
+  }
+  try {
+    helpdesk = new Helpdesk(helpdeskPath);
+  } catch (e) {
+    throw new KeelError(
+      ErrorCode.storeUnavailable,
+      `cannot open the helpdesk ${helpdeskPath}: ${(e as Error).message}`,
+      { path: helpdeskPath },
+      { cause: e },
+    );
+  }
+  let keel: Keel;
+  try {
+    keel = createKeel({ store: path, tools: supportDeskTools(helpdesk) });
+  } catch (e) {
+    helpdesk.shutdown();
+    throw e;
+  }
   return {
     keel,
     helpdesk,
@@ -53,7 +87,8 @@ export function openContext(o: GlobalOptions): CliContext {
 /** Who is acting: --as, then KEEL_USER, then the OS user. Recorded with promotions and approvals. */
 export function actor(as?: string): string {
   const who = as ?? process.env.KEEL_USER ?? safeUser();
-  if (!who || who.length > 200) throw new KeelError(ErrorCode.usage, '--as: expected a name of 1-200 characters', { field: 'as' });
+  if (!who || who.length > 200)
+    throw new KeelError(ErrorCode.usage, '--as: expected a name of 1-200 characters', { field: 'as' });
   return who;
 }
 

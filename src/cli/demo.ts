@@ -41,9 +41,16 @@ export async function runDemo(o: { keep: boolean; json: boolean }): Promise<numb
       ['refund-under-50.yaml', 'AUTONOMOUS', 'dana (support lead)'],
       ['close-resolved-ticket.yaml', 'LIVE', 'dana (support lead)'],
     ] as const) {
-      const { record } = await keel.workflows.publish(TENANT, readFileSync(join(EXAMPLE, file), 'utf8'), file, 'demo');
+      const { record } = await keel.workflows.publish(
+        TENANT,
+        readFileSync(join(EXAMPLE, file), 'utf8'),
+        file,
+        'demo',
+      );
       const p = await keel.workflows.promote(TENANT, record.workflowId, status, who);
-      say(`${pc.bold('published')} ${record.workflowId} v${record.version} ${pc.dim(record.specHash.slice(0, 19))}…, promoted ${p.from} -> ${p.to} by ${p.by}`);
+      say(
+        `${pc.bold('published')} ${record.workflowId} v${record.version} ${pc.dim(record.specHash.slice(0, 19))}…, promoted ${p.from} -> ${p.to} by ${p.by}`,
+      );
     }
 
     const emit = async (title: string, eventFile: string) => {
@@ -61,13 +68,21 @@ export async function runDemo(o: { keep: boolean; json: boolean }): Promise<numb
       if (!o.json) printHistory(history, '  ');
       const v = await keel.runs.verify(TENANT, runId);
       say(`  ${verifyText(runId.slice(0, 19), v)}`);
-      results.push({ runId, status: (await keel.runs.get(TENANT, runId)).status, verified: v.ok, history: history.map((h) => h.text) });
+      results.push({
+        runId,
+        status: (await keel.runs.get(TENANT, runId)).status,
+        verified: v.ok,
+        history: history.map((h) => h.text),
+      });
       return v.ok;
     };
 
     const small = await emit('1. A $30 refund request for T-1001', 'refund-30.json');
     expect('completes', small.status === 'completed');
-    expect('one refund of $30 issued', desk.refunds('T-1001').length === 1 && desk.refunds('T-1001')[0]?.amount_cents === 3000);
+    expect(
+      'one refund of $30 issued',
+      desk.refunds('T-1001').length === 1 && desk.refunds('T-1001')[0]?.amount_cents === 3000,
+    );
     expect('ledger verifies', await show(small.runId));
 
     const large = await emit('2. A $500 refund request for T-1002', 'refund-500.json');
@@ -75,17 +90,31 @@ export async function runDemo(o: { keep: boolean; json: boolean }): Promise<numb
     expect('issue_refund never called for T-1002', desk.refunds('T-1002').length === 0);
     expect('ledger verifies', await show(large.runId));
 
-    const missing = await emit('3. A refund request for T-1003 without an amount', 'refund-missing-amount.json');
-    expect('refused by validation (amount_usd is missing)', missing.status === 'refused' && /amount_usd is missing/.test(missing.reason ?? ''));
+    const missing = await emit(
+      '3. A refund request for T-1003 without an amount',
+      'refund-missing-amount.json',
+    );
+    expect(
+      'refused by validation (amount_usd is missing)',
+      missing.status === 'refused' && /amount_usd is missing/.test(missing.reason ?? ''),
+    );
     expect('issue_refund never called for T-1003', desk.refunds('T-1003').length === 0);
     expect('ledger verifies', await show(missing.runId));
 
-    const close = await emit('4. T-1004 is resolved: close_ticket is destructive and this version is LIVE', 'ticket-resolved.json');
+    const close = await emit(
+      '4. T-1004 is resolved: close_ticket is destructive and this version is LIVE',
+      'ticket-resolved.json',
+    );
     expect('waits for approval', close.status === 'waiting_approval');
     expect('ticket still open while waiting', desk.ticket('T-1004').status === 'open');
     const pending = await keel.approvals.list(TENANT);
     say(`  pending approvals: ${pending.map((a) => `${a.tool} ${JSON.stringify(a.args)}`).join(', ')}`);
-    const approved = await keel.approvals.approve(TENANT, close.runId, 'dana (support lead)', 'customer confirmed');
+    const approved = await keel.approvals.approve(
+      TENANT,
+      close.runId,
+      'dana (support lead)',
+      'customer confirmed',
+    );
     say(`  approved by dana (support lead): run is ${statusColor(approved.status)}`);
     expect('completes after approval', approved.status === 'completed');
     expect('ticket closed', desk.ticket('T-1004').status === 'closed');
@@ -93,15 +122,25 @@ export async function runDemo(o: { keep: boolean; json: boolean }): Promise<numb
 
     say();
     say(pc.bold('5. The $30 request again (same event)'));
-    const again = await keel.events.emit(TENANT, JSON.parse(readFileSync(join(EXAMPLE, 'events', 'refund-30.json'), 'utf8')));
-    expect('same run, nothing executed twice', again.runs[0]?.runId === small.runId && again.runs[0]?.created === false);
+    const again = await keel.events.emit(
+      TENANT,
+      JSON.parse(readFileSync(join(EXAMPLE, 'events', 'refund-30.json'), 'utf8')),
+    );
+    expect(
+      'same run, nothing executed twice',
+      again.runs[0]?.runId === small.runId && again.runs[0]?.created === false,
+    );
     expect('issue_refund called once in total', desk.calls('issue_refund') === 1);
 
     const ms = Math.round(performance.now() - started);
     const ok = checks.every((c) => c.ok);
     say();
-    say(`${ok ? pc.green('demo passed') : pc.red('demo FAILED')}: ${checks.filter((c) => c.ok).length}/${checks.length} checks in ${ms} ms` + (o.keep ? `; store kept in ${dir}` : ''));
-    if (o.json) printJson({ ok, checks, runs: results, ms, ...(o.keep ? { store: join(dir, 'keel.db') } : {}) });
+    say(
+      `${ok ? pc.green('demo passed') : pc.red('demo FAILED')}: ${checks.filter((c) => c.ok).length}/${checks.length} checks in ${ms} ms` +
+        (o.keep ? `; store kept in ${dir}` : ''),
+    );
+    if (o.json)
+      printJson({ ok, checks, runs: results, ms, ...(o.keep ? { store: join(dir, 'keel.db') } : {}) });
     return ok ? EXIT.ok : EXIT.internal;
   } finally {
     await keel.close();

@@ -16,7 +16,9 @@ export function initProject(dir: string): string[] {
     copyFileSync(from, to);
     written.push(relative(process.cwd(), to) || to);
   };
-  for (const f of readdirSync(EXAMPLE).filter((f) => f.endsWith('.yaml'))) copy(join(EXAMPLE, f), join(dir, 'workflows', f));
-  for (const f of readdirSync(join(EXAMPLE, 'events'))) copy(join(EXAMPLE, 'events', f), join(dir, 'events', f));
+  for (const f of readdirSync(EXAMPLE).filter((f) => f.endsWith('.yaml')))
+    copy(join(EXAMPLE, f), join(dir, 'workflows', f));
+  for (const f of readdirSync(join(EXAMPLE, 'events')))
+    copy(join(EXAMPLE, 'events', f), join(dir, 'events', f));
   return written;
 }

@@ -15,15 +15,26 @@ import { EXIT, exitCodeFor } from './exit-codes.ts';
 import { initProject } from './init.ts';
 import { line, printHistory, printJson, statusColor, verifyText } from './output.ts';
 
-const RUN_STATUSES: readonly RunStatus[] = ['running', 'waiting_approval', 'outcome_unknown', 'completed', 'refused', 'failed'];
+const RUN_STATUSES: readonly RunStatus[] = [
+  'running',
+  'waiting_approval',
+  'outcome_unknown',
+  'completed',
+  'refused',
+  'failed',
+];
 
 function readInput(path: string, what: string): string {
   try {
     return path === '-' ? readFileSync(0, 'utf8') : readFileSync(path, 'utf8');
   } catch (e) {
-    throw new KeelError(ErrorCode.usage, `${what} ${path}: ${(e as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (e as Error).message}`, {
-      path,
-    });
+    throw new KeelError(
+      ErrorCode.usage,
+      `${what} ${path}: ${(e as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (e as Error).message}`,
+      {
+        path,
+      },
+    );
   }
 }
 
@@ -32,18 +43,28 @@ function parseJsonFile(path: string, what: string): unknown {
   try {
     return JSON.parse(text);
   } catch (e) {
-    throw new KeelError(ErrorCode.eventInvalid, `${what} ${path}: not valid JSON: ${(e as Error).message}`, { path });
+    throw new KeelError(ErrorCode.eventInvalid, `${what} ${path}: not valid JSON: ${(e as Error).message}`, {
+      path,
+    });
   }
 }
 
 function positiveInt(value: string, field: string): number {
   const n = Number(value);
-  if (!Number.isSafeInteger(n) || n < 1) throw new KeelError(ErrorCode.usage, `${field}: expected a positive integer, got ${JSON.stringify(value)}`, { field });
+  if (!Number.isSafeInteger(n) || n < 1)
+    throw new KeelError(
+      ErrorCode.usage,
+      `${field}: expected a positive integer, got ${JSON.stringify(value)}`,
+      { field },
+    );
   return n;
 }
 
 /** Runs a command body with a context, mapping errors to messages and exit codes. */
-async function withContext(cmd: Command, body: (ctx: ReturnType<typeof openContext>, g: GlobalOptions) => Promise<number | void>) {
+async function withContext(
+  cmd: Command,
+  body: (ctx: ReturnType<typeof openContext>, g: GlobalOptions) => Promise<number | void>,
+) {
   const g = cmd.optsWithGlobals() as GlobalOptions;
   let ctx: ReturnType<typeof openContext> | undefined;
   try {
@@ -59,12 +80,17 @@ async function withContext(cmd: Command, body: (ctx: ReturnType<typeof openConte
 function reportError(e: unknown, json: boolean): void {
   const err = ensureError(e);
   if (json) {
-    process.stderr.write(`${JSON.stringify(isKeelError(err) ? err.toJSON() : { error: 'internal', message: err.message })}\n`);
+    process.stderr.write(
+      `${JSON.stringify(isKeelError(err) ? err.toJSON() : { error: 'internal', message: err.message })}\n`,
+    );
   } else {
     process.stderr.write(`${pc.red('error')}: ${err.message}\n`);
     const problems = isKeelError(err) ? (err.details.problems as SpecProblem[] | undefined) : undefined;
     if (Array.isArray(problems) && problems.length > 1) {
-      for (const p of problems) process.stderr.write(`  - ${'file' in p ? formatProblem(p) : `${(p as { field: string }).field}: ${(p as { message: string }).message}`}\n`);
+      for (const p of problems)
+        process.stderr.write(
+          `  - ${'file' in p ? formatProblem(p) : `${(p as { field: string }).field}: ${(p as { message: string }).message}`}\n`,
+        );
     }
     if (!isKeelError(err)) process.stderr.write(`${err.stack ?? ''}\n`);
   }
@@ -105,7 +131,9 @@ export function buildProgram(): Command {
         else {
           for (const f of written) line(`wrote ${f}`);
           if (written.length === 0) line('nothing to write: the example files exist already');
-          line(`next: keel publish workflows/refund-under-50.yaml && keel promote refund-under-50 AUTONOMOUS`);
+          line(
+            `next: keel publish workflows/refund-under-50.yaml && keel promote refund-under-50 AUTONOMOUS`,
+          );
         }
       }),
     );
@@ -118,7 +146,8 @@ export function buildProgram(): Command {
       withContext(cmd, async (ctx) => {
         const { spec, specHash } = ctx.keel.workflows.validate(readInput(file, 'spec'), file);
         if (ctx.json) printJson({ valid: true, id: spec.id, version: spec.version, specHash });
-        else line(`${pc.green('valid')}: ${spec.id} v${spec.version}, ${spec.steps.length} steps, ${specHash}`);
+        else
+          line(`${pc.green('valid')}: ${spec.id} v${spec.version}, ${spec.steps.length} steps, ${specHash}`);
       }),
     );
 
@@ -129,15 +158,30 @@ export function buildProgram(): Command {
     .option('--as <name>', 'who publishes (env KEEL_USER)')
     .action(async (file: string, o: { as?: string }, cmd: Command) =>
       withContext(cmd, async (ctx) => {
-        const { created, record } = await ctx.keel.workflows.publish(ctx.tenant, readInput(file, 'spec'), file, actor(o.as));
-        if (ctx.json) printJson({ created, workflowId: record.workflowId, version: record.version, status: record.status, specHash: record.specHash });
-        else line(`${created ? 'published' : 'already published'} ${record.workflowId} v${record.version} (${record.status}) ${pc.dim(record.specHash)}`);
+        const { created, record } = await ctx.keel.workflows.publish(
+          ctx.tenant,
+          readInput(file, 'spec'),
+          file,
+          actor(o.as),
+        );
+        if (ctx.json)
+          printJson({
+            created,
+            workflowId: record.workflowId,
+            version: record.version,
+            status: record.status,
+            specHash: record.specHash,
+          });
+        else
+          line(
+            `${created ? 'published' : 'already published'} ${record.workflowId} v${record.version} (${record.status}) ${pc.dim(record.specHash)}`,
+          );
       }),
     );
 
   program
     .command('promote')
-    .description('change a version\'s status (DRAFT, TESTING, SHADOW, LIVE, AUTONOMOUS); records who did it')
+    .description("change a version's status (DRAFT, TESTING, SHADOW, LIVE, AUTONOMOUS); records who did it")
     .argument('<workflow>', 'workflow id')
     .argument('<status>', 'new status')
     .option('--version <n>', 'version to promote (default: the newest)')
@@ -145,7 +189,13 @@ export function buildProgram(): Command {
     .action(async (workflowId: string, status: string, o: { version?: string; as?: string }, cmd: Command) =>
       withContext(cmd, async (ctx) => {
         const version = o.version === undefined ? undefined : positiveInt(o.version, '--version');
-        const p = await ctx.keel.workflows.promote(ctx.tenant, workflowId, status.toUpperCase(), actor(o.as), version);
+        const p = await ctx.keel.workflows.promote(
+          ctx.tenant,
+          workflowId,
+          status.toUpperCase(),
+          actor(o.as),
+          version,
+        );
         if (ctx.json) printJson(p);
         else line(`${p.workflowId} v${p.version}: ${p.from} -> ${p.to} by ${p.by}`);
       }),
@@ -162,9 +212,12 @@ export function buildProgram(): Command {
           printJson(r);
           return;
         }
-        if (r.runs.length === 0) line(`event ${r.eventId}: no LIVE or AUTONOMOUS workflow is triggered by it`);
+        if (r.runs.length === 0)
+          line(`event ${r.eventId}: no LIVE or AUTONOMOUS workflow is triggered by it`);
         for (const run of r.runs) {
-          line(`${run.created ? 'run' : 'existing run'} ${run.runId} ${run.workflowId} v${run.version}: ${statusColor(run.status)}${run.reason ? ` (${run.reason})` : ''}`);
+          line(
+            `${run.created ? 'run' : 'existing run'} ${run.runId} ${run.workflowId} v${run.version}: ${statusColor(run.status)}${run.reason ? ` (${run.reason})` : ''}`,
+          );
         }
       }),
     );
@@ -177,22 +230,26 @@ export function buildProgram(): Command {
     .option('--workflow <id>', 'only runs of this workflow')
     .option('--limit <n>', 'page size', '50')
     .option('--cursor <cursor>', 'continue after a previous page')
-    .action(async (o: { status?: RunStatus; workflow?: string; limit: string; cursor?: string }, cmd: Command) =>
-      withContext(cmd, async (ctx) => {
-        const page = await ctx.keel.runs.list(ctx.tenant, {
-          ...(o.status ? { status: o.status } : {}),
-          ...(o.workflow ? { workflowId: o.workflow } : {}),
-          ...(o.cursor ? { cursor: o.cursor } : {}),
-          limit: positiveInt(o.limit, '--limit'),
-        });
-        if (ctx.json) {
-          printJson(page);
-          return;
-        }
-        if (page.runs.length === 0) line('no runs');
-        for (const r of page.runs) line(`${r.runId}  ${r.workflowId} v${r.version}  ${statusColor(r.status)}  ${pc.dim(r.createdAt)}`);
-        if (page.next) line(pc.dim(`more: --cursor ${page.next}`));
-      }),
+    .action(
+      async (o: { status?: RunStatus; workflow?: string; limit: string; cursor?: string }, cmd: Command) =>
+        withContext(cmd, async (ctx) => {
+          const page = await ctx.keel.runs.list(ctx.tenant, {
+            ...(o.status ? { status: o.status } : {}),
+            ...(o.workflow ? { workflowId: o.workflow } : {}),
+            ...(o.cursor ? { cursor: o.cursor } : {}),
+            limit: positiveInt(o.limit, '--limit'),
+          });
+          if (ctx.json) {
+            printJson(page);
+            return;
+          }
+          if (page.runs.length === 0) line('no runs');
+          for (const r of page.runs)
+            line(
+              `${r.runId}  ${r.workflowId} v${r.version}  ${statusColor(r.status)}  ${pc.dim(r.createdAt)}`,
+            );
+          if (page.next) line(pc.dim(`more: --cursor ${page.next}`));
+        }),
     );
   runs
     .command('show')
@@ -212,13 +269,14 @@ export function buildProgram(): Command {
         line(`event    ${run.eventType} ${run.eventId}`);
         line(`head     seq ${run.head.seq} ${pc.dim(run.head.hash)}`);
         line(`started  ${run.createdAt}   updated ${run.updatedAt}`);
-        for (const a of pending) line(`waiting  ${a.tool} (${a.reason}); approve with: keel approve ${run.runId}`);
+        for (const a of pending)
+          line(`waiting  ${a.tool} (${a.reason}); approve with: keel approve ${run.runId}`);
       }),
     );
 
   program
     .command('history')
-    .description('the run\'s ledger in plain language, one sentence per entry')
+    .description("the run's ledger in plain language, one sentence per entry")
     .argument('<run>', 'run id')
     .action(async (runId: string, _o: unknown, cmd: Command) =>
       withContext(cmd, async (ctx) => {
@@ -230,7 +288,9 @@ export function buildProgram(): Command {
 
   program
     .command('verify')
-    .description('check the run\'s ledger: hashes, chain, seq, payload shapes; exits 5 naming the seq on any tampering')
+    .description(
+      "check the run's ledger: hashes, chain, seq, payload shapes; exits 5 naming the seq on any tampering",
+    )
     .argument('<run>', 'run id')
     .action(async (runId: string, _o: unknown, cmd: Command) =>
       withContext(cmd, async (ctx) => {
@@ -272,7 +332,10 @@ export function buildProgram(): Command {
               ? await ctx.keel.approvals.approve(ctx.tenant, runId, by, o.note)
               : await ctx.keel.approvals.deny(ctx.tenant, runId, by, o.note);
           if (ctx.json) printJson(r);
-          else line(`${decision === 'approve' ? 'approved' : 'denied'} by ${by}; run ${r.runId} is ${statusColor(r.status)}${r.reason ? ` (${r.reason})` : ''}`);
+          else
+            line(
+              `${decision === 'approve' ? 'approved' : 'denied'} by ${by}; run ${r.runId} is ${statusColor(r.status)}${r.reason ? ` (${r.reason})` : ''}`,
+            );
         }),
       );
   }

@@ -4,8 +4,7 @@
  */
 import pc from 'picocolors';
 import type { HistoryLine } from '../app/index.ts';
-import type { VerifyResult } from '../core/ledger/index.ts';
-import type { RunStatus } from '../core/ledger/index.ts';
+import type { RunStatus, VerifyResult } from '../core/ledger/index.ts';
 
 export function printJson(value: unknown): void {
   process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);

@@ -9,7 +9,13 @@
  */
 import { canonicalize } from '../core/canonical/index.ts';
 import { ErrorCode, isKeelError, KeelError } from '../core/errors.ts';
-import { chainEntry, decodeEntry, type EventRecord, type PayloadOf, type RunStatus } from '../core/ledger/index.ts';
+import {
+  chainEntry,
+  decodeEntry,
+  type EventRecord,
+  type PayloadOf,
+  type RunStatus,
+} from '../core/ledger/index.ts';
 import {
   checkProposal,
   compilePlan,
@@ -91,7 +97,10 @@ export class Engine {
     try {
       await this.drive(writer, version);
     } catch (e) {
-      const raced = isKeelError(e) && e.code === ErrorCode.headConflict ? await this.store.getRun(version.tenant, runId) : undefined;
+      const raced =
+        isKeelError(e) && e.code === ErrorCode.headConflict
+          ? await this.store.getRun(version.tenant, runId)
+          : undefined;
       if (raced) return { run: summaryOf(raced), created: false };
       throw e;
     }
@@ -118,17 +127,25 @@ export class Engine {
       const prior = entries.filter((e) => e.kind === 'approval.resolved').at(-1);
       if (prior) {
         const p = prior.payload as PayloadOf<'approval.resolved'>;
-        throw new KeelError(ErrorCode.alreadyResolved, `the approval of run ${runId} was already ${p.decision} by ${p.by}`, {
-          runId,
-          proposalId: p.proposalId,
-          decision: p.decision,
-          by: p.by,
-        });
+        throw new KeelError(
+          ErrorCode.alreadyResolved,
+          `the approval of run ${runId} was already ${p.decision} by ${p.by}`,
+          {
+            runId,
+            proposalId: p.proposalId,
+            decision: p.decision,
+            by: p.by,
+          },
+        );
       }
-      throw new KeelError(ErrorCode.runState, `run ${runId} is ${state.status}; it is not waiting for an approval`, {
-        runId,
-        status: state.status,
-      });
+      throw new KeelError(
+        ErrorCode.runState,
+        `run ${runId} is ${state.status}; it is not waiting for an approval`,
+        {
+          runId,
+          status: state.status,
+        },
+      );
     }
     const writer = new RunWriter(this.store, state, state.head, this.now);
     writer.add('approval.resolved', {
@@ -288,7 +305,13 @@ export class Engine {
     await w.commit();
   }
 
-  private refuse(w: RunWriter, step: string, tool: string, proposalId: PayloadOf<'step.refused'>['proposalId'], d: Decision): void {
+  private refuse(
+    w: RunWriter,
+    step: string,
+    tool: string,
+    proposalId: PayloadOf<'step.refused'>['proposalId'],
+    d: Decision,
+  ): void {
     if (d.outcome !== 'refuse') return;
     w.add('step.refused', {
       step,
@@ -305,7 +328,8 @@ export class Engine {
   private async execute(w: RunWriter, a: PayloadOf<'step.allowed'>): Promise<void> {
     const s = w.state;
     const tool = this.tools.get(a.tool);
-    if (!tool) throw new KeelError(ErrorCode.unknownTool, `tool ${a.tool} is no longer registered`, { tool: a.tool });
+    if (!tool)
+      throw new KeelError(ErrorCode.unknownTool, `tool ${a.tool} is no longer registered`, { tool: a.tool });
     let output: unknown;
     try {
       output = await tool.handler(structuredClone(a.args), {
@@ -319,14 +343,24 @@ export class Engine {
       canonicalize(output);
     } catch (e) {
       const error = {
-        code: isKeelError(e) ? e.code : typeof (e as { code?: unknown })?.code === 'string' ? (e as { code: string }).code : 'tool_error',
+        code: isKeelError(e)
+          ? e.code
+          : typeof (e as { code?: unknown })?.code === 'string'
+            ? (e as { code: string }).code
+            : 'tool_error',
         message: e instanceof Error ? e.message : String(e),
       };
       w.add('step.failed', { step: a.step, tool: a.tool, proposalId: a.proposalId, error });
       w.add('run.finished', { status: 'failed', outputs: s.outputs, reason: `${a.tool}: ${error.message}` });
       return;
     }
-    w.add('step.completed', { step: a.step, tool: a.tool, proposalId: a.proposalId, output, costCents: a.costCents });
+    w.add('step.completed', {
+      step: a.step,
+      tool: a.tool,
+      proposalId: a.proposalId,
+      output,
+      costCents: a.costCents,
+    });
   }
 }
 

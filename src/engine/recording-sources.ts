@@ -23,6 +23,9 @@ export function drawSource(raw: RawSources, writer: RunWriter, ref: SourceRef): 
       value = raw.env.get(ref.name ?? '') ?? null;
       break;
   }
-  writer.add('source.drawn', ref.name === undefined ? { source: ref.source, value } : { source: ref.source, name: ref.name, value });
+  writer.add(
+    'source.drawn',
+    ref.name === undefined ? { source: ref.source, value } : { source: ref.source, name: ref.name, value },
+  );
   return value;
 }

@@ -3,10 +3,18 @@
  * are added; `commit` makes the batch durable in one store append that names the last committed
  * head, so a concurrent writer turns into a head_conflict instead of a fork in the ledger.
  */
-import { type Entry, type EntryKind, type Head, type PayloadOf, type StoredEntry, chainEntry } from '../core/ledger/index.ts';
+
+import type { Digest } from '../core/canonical/index.ts';
+import {
+  chainEntry,
+  type Entry,
+  type EntryKind,
+  type Head,
+  type PayloadOf,
+  type StoredEntry,
+} from '../core/ledger/index.ts';
 import { applyEntry, type RunState } from '../core/run/index.ts';
 import type { AppendRequest, NewRun, PendingApproval, Store } from '../ports/index.ts';
-import type { Digest } from '../core/canonical/index.ts';
 
 export class RunWriter {
   private batch: StoredEntry[] = [];

@@ -16,9 +16,12 @@ export class ToolRegistry {
   register(d: ToolDefinition): void {
     assertToolDescriptor(d);
     if (typeof d.handler !== 'function') {
-      throw new KeelError(ErrorCode.usage, `tool "${d.name}": handler: expected a function`, { tool: d.name });
+      throw new KeelError(ErrorCode.usage, `tool "${d.name}": handler: expected a function`, {
+        tool: d.name,
+      });
     }
-    if (this.tools.has(d.name)) throw new KeelError(ErrorCode.usage, `tool "${d.name}" is registered twice`, { tool: d.name });
+    if (this.tools.has(d.name))
+      throw new KeelError(ErrorCode.usage, `tool "${d.name}" is registered twice`, { tool: d.name });
     this.tools.set(d.name, d);
   }
 

@@ -47,6 +47,11 @@ export class SqliteStore implements Store {
   private commits = 0;
   private entriesAppended = 0;
   private closed = false;
+  /** The durability actually in force, read back from SQLite: journal mode and synchronous level. */
+  readonly durability: {
+    readonly journalMode: string;
+    readonly synchronous: 'OFF' | 'NORMAL' | 'FULL' | 'EXTRA';
+  };
 
   constructor(
     readonly path: string,
@@ -60,9 +65,19 @@ export class SqliteStore implements Store {
       this.db.pragma('busy_timeout = 5000');
       this.db.pragma('foreign_keys = ON');
       this.migrate();
+      const sync = this.db.pragma('synchronous', { simple: true }) as number;
+      this.durability = {
+        journalMode: String(this.db.pragma('journal_mode', { simple: true })),
+        synchronous: (['OFF', 'NORMAL', 'FULL', 'EXTRA'] as const)[sync] ?? 'OFF',
+      };
     } catch (e) {
       if (e instanceof KeelError) throw e;
-      throw new KeelError(ErrorCode.storeUnavailable, `cannot open store ${path}: ${(e as Error).message}`, { path }, { cause: e });
+      throw new KeelError(
+        ErrorCode.storeUnavailable,
+        `cannot open store ${path}: ${(e as Error).message}`,
+        { path },
+        { cause: e },
+      );
     }
     this.st = this.prepare();
   }
@@ -110,17 +125,25 @@ export class SqliteStore implements Store {
          WHERE e.run_id = ? AND r.tenant = ? AND e.seq >= ? ORDER BY e.seq`,
       ),
       approvalsByTenant: db.prepare('SELECT * FROM approvals WHERE tenant = ? ORDER BY requested_at, run_id'),
-      approvalsByRun: db.prepare('SELECT * FROM approvals WHERE tenant = ? AND run_id = ? ORDER BY requested_at'),
+      approvalsByRun: db.prepare(
+        'SELECT * FROM approvals WHERE tenant = ? AND run_id = ? ORDER BY requested_at',
+      ),
       insertVersion: db.prepare(
         `INSERT INTO workflow_versions (tenant, workflow_id, version, spec_hash, spec, status, published_at, published_by)
          VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
       ),
-      getVersion: db.prepare('SELECT * FROM workflow_versions WHERE tenant = ? AND workflow_id = ? AND version = ?'),
+      getVersion: db.prepare(
+        'SELECT * FROM workflow_versions WHERE tenant = ? AND workflow_id = ? AND version = ?',
+      ),
       latestVersion: db.prepare(
         'SELECT * FROM workflow_versions WHERE tenant = ? AND workflow_id = ? ORDER BY version DESC LIMIT 1',
       ),
-      versionsOf: db.prepare('SELECT * FROM workflow_versions WHERE tenant = ? AND workflow_id = ? ORDER BY version'),
-      versionsAll: db.prepare('SELECT * FROM workflow_versions WHERE tenant = ? ORDER BY workflow_id, version'),
+      versionsOf: db.prepare(
+        'SELECT * FROM workflow_versions WHERE tenant = ? AND workflow_id = ? ORDER BY version',
+      ),
+      versionsAll: db.prepare(
+        'SELECT * FROM workflow_versions WHERE tenant = ? ORDER BY workflow_id, version',
+      ),
       setStatus: db.prepare(
         'UPDATE workflow_versions SET status = ? WHERE tenant = ? AND workflow_id = ? AND version = ? AND status = ?',
       ),
@@ -162,7 +185,12 @@ export class SqliteStore implements Store {
         })
         .immediate();
     } catch (e) {
-      const error = new KeelError(ErrorCode.storeUnavailable, `append failed: ${(e as Error).message}`, {}, { cause: e });
+      const error = new KeelError(
+        ErrorCode.storeUnavailable,
+        `append failed: ${(e as Error).message}`,
+        {},
+        { cause: e },
+      );
       for (const p of batch) p.reject(error);
       return;
     }
@@ -186,9 +214,13 @@ export class SqliteStore implements Store {
     entries.forEach((e, i) => {
       const parent = i === 0 ? (expectedHead?.hash ?? null) : entries[i - 1]!.hash;
       if (e.runId !== req.runId || e.seq !== startSeq + i || e.prevHash !== parent) {
-        throw new KeelError(ErrorCode.internal, `append to ${req.runId}: entry ${i} does not continue the chain`, {
-          runId: req.runId,
-        });
+        throw new KeelError(
+          ErrorCode.internal,
+          `append to ${req.runId}: entry ${i} does not continue the chain`,
+          {
+            runId: req.runId,
+          },
+        );
       }
     });
     if (expectedHead === null) {
@@ -223,12 +255,32 @@ export class SqliteStore implements Store {
       if (r.changes === 0) throw conflict(req, `the head is no longer seq ${expectedHead.seq}`);
     }
     for (const e of entries) {
-      this.st.insertEntry.run(e.runId, e.seq, e.v, e.kind, e.prevHash, e.payloadHash, e.hash, e.at, e.payload);
+      this.st.insertEntry.run(
+        e.runId,
+        e.seq,
+        e.v,
+        e.kind,
+        e.prevHash,
+        e.payloadHash,
+        e.hash,
+        e.at,
+        e.payload,
+      );
     }
     if (req.closeApproval) this.st.closeApproval.run(req.runId, req.closeApproval);
     const a = req.openApproval;
     if (a) {
-      this.st.openApproval.run(a.runId, a.proposalId, a.tenant, a.step, a.tool, JSON.stringify(a.args), a.reason, a.channel, a.requestedAt);
+      this.st.openApproval.run(
+        a.runId,
+        a.proposalId,
+        a.tenant,
+        a.step,
+        a.tool,
+        JSON.stringify(a.args),
+        a.reason,
+        a.channel,
+        a.requestedAt,
+      );
     }
     return { seq: last.seq, hash: last.hash };
   }
@@ -256,11 +308,15 @@ export class SqliteStore implements Store {
       params.push(createdAt, createdAt, runId);
     }
     const rows = this.db
-      .prepare(`SELECT * FROM runs WHERE ${where.join(' AND ')} ORDER BY created_at DESC, run_id DESC LIMIT ?`)
+      .prepare(
+        `SELECT * FROM runs WHERE ${where.join(' AND ')} ORDER BY created_at DESC, run_id DESC LIMIT ?`,
+      )
       .all(...params, limit + 1) as Row[];
     const runs = rows.slice(0, limit).map(toRun);
     const lastRun = runs[runs.length - 1];
-    return rows.length > limit && lastRun ? { runs, next: encodeCursor(lastRun.createdAt, lastRun.runId) } : { runs };
+    return rows.length > limit && lastRun
+      ? { runs, next: encodeCursor(lastRun.createdAt, lastRun.runId) }
+      : { runs };
   }
 
   async readEntries(tenant: string, runId: string, fromSeq = 0): Promise<StoredEntry[]> {
@@ -268,7 +324,9 @@ export class SqliteStore implements Store {
   }
 
   async listPendingApprovals(tenant: string, runId?: string): Promise<PendingApproval[]> {
-    const rows = (runId === undefined ? this.st.approvalsByTenant.all(tenant) : this.st.approvalsByRun.all(tenant, runId)) as Row[];
+    const rows = (
+      runId === undefined ? this.st.approvalsByTenant.all(tenant) : this.st.approvalsByRun.all(tenant, runId)
+    ) as Row[];
     return rows.map((r) => ({
       tenant: r.tenant as string,
       runId: r.run_id as string,
@@ -300,7 +358,12 @@ export class SqliteStore implements Store {
       throw new KeelError(
         ErrorCode.versionImmutable,
         `${rec.workflowId} v${rec.version} is already published with different content (${existing.specHash}); publish it as a new version`,
-        { workflowId: rec.workflowId, version: rec.version, publishedHash: existing.specHash, newHash: rec.specHash },
+        {
+          workflowId: rec.workflowId,
+          version: rec.version,
+          publishedHash: existing.specHash,
+          newHash: rec.specHash,
+        },
       );
     }
     return { created: false, record: existing };
@@ -308,13 +371,17 @@ export class SqliteStore implements Store {
 
   async getVersion(tenant: string, workflowId: string, version?: number): Promise<VersionRecord | undefined> {
     const row = (
-      version === undefined ? this.st.latestVersion.get(tenant, workflowId) : this.st.getVersion.get(tenant, workflowId, version)
+      version === undefined
+        ? this.st.latestVersion.get(tenant, workflowId)
+        : this.st.getVersion.get(tenant, workflowId, version)
     ) as Row | undefined;
     return row ? toVersion(row) : undefined;
   }
 
   async listVersions(tenant: string, workflowId?: string): Promise<VersionRecord[]> {
-    const rows = (workflowId === undefined ? this.st.versionsAll.all(tenant) : this.st.versionsOf.all(tenant, workflowId)) as Row[];
+    const rows = (
+      workflowId === undefined ? this.st.versionsAll.all(tenant) : this.st.versionsOf.all(tenant, workflowId)
+    ) as Row[];
     return rows.map(toVersion);
   }
 
@@ -323,10 +390,14 @@ export class SqliteStore implements Store {
       .transaction(() => {
         const r = this.st.setStatus.run(p.to, p.tenant, p.workflowId, p.version, p.from);
         if (r.changes === 0) {
-          throw new KeelError(ErrorCode.headConflict, `${p.workflowId} v${p.version} is no longer ${p.from}`, {
-            workflowId: p.workflowId,
-            version: p.version,
-          });
+          throw new KeelError(
+            ErrorCode.headConflict,
+            `${p.workflowId} v${p.version} is no longer ${p.from}`,
+            {
+              workflowId: p.workflowId,
+              version: p.version,
+            },
+          );
         }
         this.st.insertPromotion.run(p.tenant, p.workflowId, p.version, p.from, p.to, p.by, p.at);
       })
@@ -415,7 +486,10 @@ function encodeCursor(createdAt: string, runId: string): string {
 function decodeCursor(cursor: string): [string, string] {
   try {
     const v = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
-    if (Array.isArray(v) && v.length === 2 && typeof v[0] === 'string' && typeof v[1] === 'string') return [v[0], v[1]];
+    if (Array.isArray(v) && v.length === 2 && typeof v[0] === 'string' && typeof v[1] === 'string')
+      return [v[0], v[1]];
   } catch {}
-  throw new KeelError(ErrorCode.usage, 'cursor: not a cursor returned by a previous page', { field: 'cursor' });
+  throw new KeelError(ErrorCode.usage, 'cursor: not a cursor returned by a previous page', {
+    field: 'cursor',
+  });
 }

@@ -9,14 +9,23 @@
 import { ErrorCode, KeelError } from '../errors.ts';
 
 /** JSON values Keel can hash. */
-export type Canonical = null | boolean | number | string | readonly Canonical[] | { readonly [k: string]: Canonical };
+export type Canonical =
+  | null
+  | boolean
+  | number
+  | string
+  | readonly Canonical[]
+  | { readonly [k: string]: Canonical };
 
 export function canonicalize(value: unknown): string {
   return encode(value, '$');
 }
 
 function fail(path: string, problem: string): never {
-  throw new KeelError(ErrorCode.canonicalInvalid, `cannot canonicalize ${path}: ${problem}`, { path, problem });
+  throw new KeelError(ErrorCode.canonicalInvalid, `cannot canonicalize ${path}: ${problem}`, {
+    path,
+    problem,
+  });
 }
 
 // In `u` mode a well-formed surrogate pair is one code point, so this matches only lone surrogates.

@@ -7,7 +7,13 @@
  */
 import type { Digest } from '../canonical/index.ts';
 
-export type RunStatus = 'running' | 'waiting_approval' | 'outcome_unknown' | 'completed' | 'refused' | 'failed';
+export type RunStatus =
+  | 'running'
+  | 'waiting_approval'
+  | 'outcome_unknown'
+  | 'completed'
+  | 'refused'
+  | 'failed';
 export type TerminalStatus = 'completed' | 'refused' | 'failed';
 export const TERMINAL_STATUSES: readonly RunStatus[] = ['completed', 'refused', 'failed'];
 
@@ -116,7 +122,13 @@ const SHAPES: { readonly [K in EntryKind]: Shape } = {
     channel: 'string',
   },
   'approval.resolved': { proposalId: 'digest', decision: 'string', by: 'string', note: 'string?' },
-  'step.completed': { step: 'string', tool: 'string', proposalId: 'digest', output: 'any', costCents: 'number' },
+  'step.completed': {
+    step: 'string',
+    tool: 'string',
+    proposalId: 'digest',
+    output: 'any',
+    costCents: 'number',
+  },
   'step.failed': { step: 'string', tool: 'string', proposalId: 'digest', error: 'object' },
   'run.finished': { status: 'string', outputs: 'object', reason: 'string?' },
 };
@@ -148,7 +160,8 @@ function fits(t: FieldType, v: unknown): boolean {
 
 /** Returns a description of the first way `payload` does not fit `kind`, or undefined when it fits. */
 export function payloadProblem(kind: EntryKind, payload: unknown): string | undefined {
-  if (typeof payload !== 'object' || payload === null || Array.isArray(payload)) return 'payload is not an object';
+  if (typeof payload !== 'object' || payload === null || Array.isArray(payload))
+    return 'payload is not an object';
   const p = payload as Record<string, unknown>;
   for (const [field, spec] of Object.entries(SHAPES[kind])) {
     const optional = spec.endsWith('?');

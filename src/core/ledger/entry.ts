@@ -84,3 +84,9 @@ export function decodePayload(bytes: Uint8Array): unknown {
 export function decodeEntry(s: StoredEntry): Entry {
   return { ...s, payload: decodePayload(s.payload) as Entry['payload'] };
 }
+
+/** The payload of `e`, typed by its kind; throws if `e` is of another kind (a broken invariant). */
+export function payloadOf<K extends EntryKind>(e: Entry, kind: K): PayloadOf<K> {
+  if (e.kind !== kind) throw new Error(`expected a ${kind} entry at seq ${e.seq}, found ${e.kind}`);
+  return e.payload as PayloadOf<K>;
+}

@@ -8,6 +8,7 @@ export {
   entryHash,
   envelopeBytes,
   type Head,
+  payloadOf,
   type StoredEntry,
 } from './entry.ts';
 export {
@@ -23,4 +24,10 @@ export {
   TERMINAL_STATUSES,
   type TerminalStatus,
 } from './entry-kinds.ts';
-export { LedgerVerifier, type VerifyFailure, type VerifyFailureCode, type VerifyResult, verifyLedger } from './verify-ledger.ts';
+export {
+  LedgerVerifier,
+  type VerifyFailure,
+  type VerifyFailureCode,
+  type VerifyResult,
+  verifyLedger,
+} from './verify-ledger.ts';

@@ -55,7 +55,11 @@ export class LedgerVerifier {
   result(expectedHead?: Head): VerifyResult {
     if (this.failure) return { ok: false, entries: this.count, failure: this.failure };
     if (this.prev === null) {
-      return { ok: false, entries: 0, failure: { code: 'empty', seq: 0, message: `run ${this.runId} has no entries` } };
+      return {
+        ok: false,
+        entries: 0,
+        failure: { code: 'empty', seq: 0, message: `run ${this.runId} has no entries` },
+      };
     }
     if (expectedHead && (expectedHead.seq !== this.prev.seq || expectedHead.hash !== this.prev.hash)) {
       const seq = Math.min(expectedHead.seq, this.prev.seq + 1);
@@ -79,22 +83,29 @@ export class LedgerVerifier {
         message: `expected seq ${expectedSeq}, found ${e.seq}: entries ${expectedSeq}..${e.seq - 1} are missing or out of order`,
       };
     }
-    if (e.v !== ENTRY_VERSION) return fail('bad_genesis', `entry format v${e.v} is not supported (expected v${ENTRY_VERSION})`);
-    if (!isEntryKind(e.kind)) return fail('kind_payload_mismatch', `unknown entry kind ${JSON.stringify(e.kind)}`);
+    if (e.v !== ENTRY_VERSION)
+      return fail('bad_genesis', `entry format v${e.v} is not supported (expected v${ENTRY_VERSION})`);
+    if (!isEntryKind(e.kind))
+      return fail('kind_payload_mismatch', `unknown entry kind ${JSON.stringify(e.kind)}`);
     const isRoot = ROOT_KINDS.includes(e.kind);
     if (this.prev === null) {
-      if (!isRoot) return fail('bad_genesis', `seq 0 is ${e.kind}; a ledger must start with ${ROOT_KINDS.join(' or ')}`);
+      if (!isRoot)
+        return fail('bad_genesis', `seq 0 is ${e.kind}; a ledger must start with ${ROOT_KINDS.join(' or ')}`);
       if (e.prevHash !== null) return fail('bad_genesis', 'seq 0 names a parent; the root entry has none');
     } else {
       if (isRoot) return fail('bad_genesis', `${e.kind} at seq ${e.seq}; only seq 0 may be a root`);
       if (e.prevHash !== this.prev.hash) {
-        return fail('parent_mismatch', `entry ${e.seq} names parent ${e.prevHash}, but entry ${this.prev.seq} hashes to ${this.prev.hash}`);
+        return fail(
+          'parent_mismatch',
+          `entry ${e.seq} names parent ${e.prevHash}, but entry ${this.prev.seq} hashes to ${this.prev.hash}`,
+        );
       }
     }
     if (digestBytes(e.payload) !== e.payloadHash) {
       return fail('hash_mismatch', `payload bytes of entry ${e.seq} do not hash to its payloadHash`);
     }
-    if (entryHash(e) !== e.hash) return fail('hash_mismatch', `envelope of entry ${e.seq} does not hash to its stored hash`);
+    if (entryHash(e) !== e.hash)
+      return fail('hash_mismatch', `envelope of entry ${e.seq} does not hash to its stored hash`);
     let payload: unknown;
     try {
       payload = decodePayload(e.payload);
@@ -107,7 +118,11 @@ export class LedgerVerifier {
   }
 }
 
-export function verifyLedger(runId: string, entries: Iterable<StoredEntry>, expectedHead?: Head): VerifyResult {
+export function verifyLedger(
+  runId: string,
+  entries: Iterable<StoredEntry>,
+  expectedHead?: Head,
+): VerifyResult {
   const v = new LedgerVerifier(runId);
   for (const e of entries) if (!v.push(e)) break;
   return v.result(expectedHead);

@@ -5,7 +5,14 @@
  * the engine records its decision before it acts on it.
  */
 import type { CheckName } from '../ledger/index.ts';
-import { type ArgProblem, costCents, formatArgProblem, formatCents, type ToolDescriptor, validateArgs } from '../tools/index.ts';
+import {
+  type ArgProblem,
+  costCents,
+  formatArgProblem,
+  formatCents,
+  type ToolDescriptor,
+  validateArgs,
+} from '../tools/index.ts';
 
 export type Decision =
   | { readonly outcome: 'allow'; readonly costCents: number }
@@ -16,7 +23,12 @@ export type Decision =
       readonly message: string;
       readonly problems?: readonly ArgProblem[];
     }
-  | { readonly outcome: 'require_approval'; readonly costCents: number; readonly reason: string; readonly channel: string };
+  | {
+      readonly outcome: 'require_approval';
+      readonly costCents: number;
+      readonly reason: string;
+      readonly channel: string;
+    };
 
 export interface ProposalContext {
   readonly tool: ToolDescriptor;
@@ -54,7 +66,10 @@ export function checkProposal(c: ProposalContext): Decision {
   const cost = costCents(tool, args);
   if (c.spentCents + cost > c.capCents) {
     const from = tool.cost?.fromArg;
-    const what = from !== undefined && typeof args[from] === 'number' ? `${from} ${formatCents(cost)}` : `cost ${formatCents(cost)}`;
+    const what =
+      from !== undefined && typeof args[from] === 'number'
+        ? `${from} ${formatCents(cost)}`
+        : `cost ${formatCents(cost)}`;
     const already = c.spentCents > 0 ? ` plus ${formatCents(c.spentCents)} already spent` : '';
     return {
       outcome: 'refuse',

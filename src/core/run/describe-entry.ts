@@ -11,7 +11,8 @@ function money(cents: number): string {
 
 function argsSummary(args: Readonly<Record<string, unknown>>): string {
   const parts = Object.entries(args).map(([k, v]) => {
-    const s = typeof v === 'string' ? JSON.stringify(v.length > 40 ? `${v.slice(0, 37)}...` : v) : JSON.stringify(v);
+    const s =
+      typeof v === 'string' ? JSON.stringify(v.length > 40 ? `${v.slice(0, 37)}...` : v) : JSON.stringify(v);
     return `${k}=${s}`;
   });
   return parts.length === 0 ? 'no arguments' : parts.join(', ');
@@ -56,7 +57,9 @@ export function describeEntry(e: Entry): string {
     }
     case 'run.finished': {
       const p = e.payload as PayloadOf<'run.finished'>;
-      return p.status === 'completed' ? 'Run completed.' : `Run ${p.status}${p.reason ? `: ${p.reason}` : ''}.`;
+      return p.status === 'completed'
+        ? 'Run completed.'
+        : `Run ${p.status}${p.reason ? `: ${p.reason}` : ''}.`;
     }
   }
 }

@@ -22,17 +22,21 @@ export function parseEvent(value: unknown, tenant: string): EventRecord {
   const problems: EventProblem[] = [];
   const add = (field: string, message: string) => problems.push({ field, message });
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    throw new KeelError(ErrorCode.eventInvalid, 'event: expected a JSON object', { problems: [{ field: '(event)', message: 'expected a JSON object' }] });
+    throw new KeelError(ErrorCode.eventInvalid, 'event: expected a JSON object', {
+      problems: [{ field: '(event)', message: 'expected a JSON object' }],
+    });
   }
   const v = value as Record<string, unknown>;
-  for (const k of Object.keys(v)) if (!KNOWN.has(k)) add(k, `unknown field; an event has ${[...KNOWN].join(', ')}`);
+  for (const k of Object.keys(v))
+    if (!KNOWN.has(k)) add(k, `unknown field; an event has ${[...KNOWN].join(', ')}`);
   const str = (field: string, required: boolean, max = 512): string => {
     const x = v[field];
     if (x === undefined) {
       if (required) add(field, 'is missing');
       return '';
     }
-    if (typeof x !== 'string' || (required && x.length === 0)) add(field, `expected a non-empty string, got ${JSON.stringify(x)}`);
+    if (typeof x !== 'string' || (required && x.length === 0))
+      add(field, `expected a non-empty string, got ${JSON.stringify(x)}`);
     else if (x.length > max) add(field, `longer than ${max} characters`);
     return typeof x === 'string' ? x : '';
   };
@@ -41,12 +45,17 @@ export function parseEvent(value: unknown, tenant: string): EventRecord {
   const source = str('source', false);
   const subject = str('subject', false);
   const time = str('time', true, 64);
-  if (time && !ISO_TIME.test(time)) add('time', `expected an ISO-8601 time like 2026-01-31T12:00:00Z, got ${JSON.stringify(time)}`);
+  if (time && !ISO_TIME.test(time))
+    add('time', `expected an ISO-8601 time like 2026-01-31T12:00:00Z, got ${JSON.stringify(time)}`);
   if (v.tenant !== undefined && v.tenant !== tenant) {
-    add('tenant', `event names tenant ${JSON.stringify(v.tenant)} but is emitted into tenant ${JSON.stringify(tenant)}`);
+    add(
+      'tenant',
+      `event names tenant ${JSON.stringify(v.tenant)} but is emitted into tenant ${JSON.stringify(tenant)}`,
+    );
   }
   const payload = v.payload === undefined ? {} : v.payload;
-  if (typeof payload !== 'object' || payload === null || Array.isArray(payload)) add('payload', 'expected a JSON object');
+  if (typeof payload !== 'object' || payload === null || Array.isArray(payload))
+    add('payload', 'expected a JSON object');
   else {
     try {
       canonicalize(payload);

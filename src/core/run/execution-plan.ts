@@ -17,7 +17,11 @@ export interface ExecutionPlan {
 
 export function compilePlan(spec: WorkflowSpec): ExecutionPlan {
   return {
-    nodes: spec.steps.map((step, i) => ({ id: step.name, step, dependsOn: i === 0 ? [] : [spec.steps[i - 1]!.name] })),
+    nodes: spec.steps.map((step, i) => ({
+      id: step.name,
+      step,
+      dependsOn: i === 0 ? [] : [spec.steps[i - 1]!.name],
+    })),
   };
 }
 

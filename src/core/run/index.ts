@@ -1,4 +1,4 @@
-export { type Decision, type ProposalContext, checkProposal } from './check-proposal.ts';
+export { checkProposal, type Decision, type ProposalContext } from './check-proposal.ts';
 export { describeEntry } from './describe-entry.ts';
 export { type EventProblem, parseEvent } from './event.ts';
 export { compilePlan, type ExecutionPlan, nextNode, type PlanNode } from './execution-plan.ts';

@@ -15,6 +15,11 @@ export function idempotencyKeyFor(runId: string, step: string, attempt: number):
 }
 
 /** A proposal is content-addressed: same run, step, tool and arguments, same id. */
-export function proposalIdFor(runId: string, step: string, tool: string, args: Readonly<Record<string, unknown>>): Digest {
+export function proposalIdFor(
+  runId: string,
+  step: string,
+  tool: string,
+  args: Readonly<Record<string, unknown>>,
+): Digest {
   return hashOf({ kind: 'keel.proposal', runId, step, tool, args });
 }

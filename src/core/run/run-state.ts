@@ -81,7 +81,8 @@ export function applyEntry(s: RunState, e: Entry): void {
       s.status = 'running';
       break;
     case 'step.refused':
-      if (s.approval?.request.proposalId === (e.payload as PayloadOf<'step.refused'>).proposalId) s.approval = undefined;
+      if (s.approval?.request.proposalId === (e.payload as PayloadOf<'step.refused'>).proposalId)
+        s.approval = undefined;
       break;
     case 'run.finished': {
       const p = e.payload as PayloadOf<'run.finished'>;
@@ -96,7 +97,7 @@ export function applyEntry(s: RunState, e: Entry): void {
 
 export function foldRun(entries: readonly Entry[]): RunState {
   const [root, ...rest] = entries;
-  if (!root || root.kind !== 'run.started') throw new Error('foldRun: a ledger starts with run.started');
+  if (root?.kind !== 'run.started') throw new Error('foldRun: a ledger starts with run.started');
   const s = startState(root as Entry<'run.started'>);
   for (const e of rest) applyEntry(s, e);
   return s;

@@ -9,9 +9,10 @@ import type { PathSegment } from './read-path.ts';
 import type { TemplateRef } from './scan-templates.ts';
 import {
   checkKeys,
-  editDistance,
   expectMapping,
   field,
+  isMapping,
+  isNear,
   readString,
   type SpecChecker,
 } from './spec-checker.ts';
@@ -40,6 +41,8 @@ export function checkSteps(
     return [];
   }
   const names = stepNames(c, raw);
+  // Templates are checked against the names as written, so one bad name is reported once, not per reader.
+  const declared = raw.map((s) => (isMapping(s) && typeof s.name === 'string' ? s.name : undefined));
   const steps: StepSpec[] = [];
   raw.forEach((s, i) => {
     const path = ['steps', i];
@@ -51,7 +54,7 @@ export function checkSteps(
     if (tool !== undefined && options.knownTool && !options.knownTool(tool)) {
       c.report([...path, 'tool'], `unknown tool ${JSON.stringify(tool)}`);
     }
-    const args = checkArgs(c, field(obj, 'args'), i, names, env);
+    const args = checkArgs(c, field(obj, 'args'), i, declared, env);
     if (name !== undefined && tool !== undefined && args !== undefined) steps.push({ name, tool, args });
   });
   return steps;
@@ -61,8 +64,8 @@ export function checkSteps(
 function stepNames(c: SpecChecker, raw: unknown[]): (string | undefined)[] {
   const first = new Map<string, number>();
   return raw.map((s, i) => {
-    if (typeof s !== 'object' || s === null || Array.isArray(s)) return undefined;
-    const name = readString(c, s as Record<string, unknown>, ['steps', i, 'name'], {
+    if (!isMapping(s)) return undefined;
+    const name = readString(c, s, ['steps', i, 'name'], {
       what: 'a step name of letters, digits and _ (not starting with a digit)',
       pattern: STEP_NAME,
     });
@@ -121,6 +124,6 @@ function refProblem(
   if (at > index)
     return `step "${ref.step}" runs later (steps[${at}]); only earlier steps' output can be read`;
   if (at >= 0) return undefined;
-  const near = names.slice(0, index).find((n) => n !== undefined && editDistance(n, ref.step) <= 2);
+  const near = names.slice(0, index).find((n) => n !== undefined && isNear(n, ref.step));
   return `no step named "${ref.step}"${near ? `; did you mean "${near}"?` : ''}`;
 }

@@ -29,7 +29,7 @@ export {
 } from './spec-problem.ts';
 export { templateRefs } from './template-refs.ts';
 export { triggerMatches } from './trigger-matches.ts';
-export { isUsdAmount, usdToCents } from './usd-to-cents.ts';
+export { isUsdAmount, MAX_USD, usdToCents } from './usd-to-cents.ts';
 export { validateSpec } from './validate-spec.ts';
 export {
   isWorkflowStatus,

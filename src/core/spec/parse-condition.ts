@@ -36,7 +36,17 @@ const KEYWORDS = new Set(['and', 'or', 'not', 'true', 'false', 'null']);
 const OPS: readonly CompareOp[] = ['==', '!=', '<=', '>=', '<', '>'];
 const NUMBER = /-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?/y;
 const IDENT = /[A-Za-z_][A-Za-z0-9_]*/y;
-const ESCAPES: Record<string, string> = { n: '\n', t: '\t', r: '\r', '\\': '\\', '"': '"', "'": "'" };
+const ESCAPES: Record<string, string> = {
+  n: '\n',
+  t: '\t',
+  r: '\r',
+  b: '\b',
+  f: '\f',
+  '/': '/',
+  '\\': '\\',
+  '"': '"',
+  "'": "'",
+};
 const MAX_DEPTH = 64;
 
 /** Thrown for any syntax error: `position` is the 0-based character index in the source. */

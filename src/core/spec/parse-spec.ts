@@ -110,14 +110,32 @@ function locator(doc: Doc, text: string, lc: LineCounter): Locate {
   };
 }
 
-/** Offset of character `i` of a scalar's value from the node start, when the source shows it verbatim. */
+/** Offset of character `i` of a scalar's value from the node start, when the source is one line. */
 function scalarShift(node: unknown, text: string, i: number): number {
   if (!isScalar(node) || typeof node.value !== 'string' || !node.range) return 0;
   const src = text.slice(node.range[0], node.range[1]);
-  if (node.type === 'PLAIN' && src === node.value) return i;
-  const quoted = node.type === 'QUOTE_DOUBLE' || node.type === 'QUOTE_SINGLE';
-  if (quoted && src.slice(1, -1) === node.value) return i + 1;
-  return 0;
+  if (src.includes('\n')) return 0;
+  if (node.type === 'PLAIN') return src === node.value ? i : 0;
+  if (node.type !== 'QUOTE_DOUBLE' && node.type !== 'QUOTE_SINGLE') return 0;
+  // Walk the quoted source, counting the UTF-16 units each character or escape decodes to.
+  let units = 0;
+  let k = 1;
+  while (k < src.length - 1 && units < i) {
+    const width = escapeWidth(src, k, node.type === 'QUOTE_DOUBLE');
+    units += width.units;
+    k += width.chars;
+  }
+  return k;
+}
+
+function escapeWidth(src: string, k: number, double: boolean): { chars: number; units: number } {
+  if (!double) return { chars: src.startsWith("''", k) ? 2 : 1, units: 1 };
+  if (src[k] !== '\\') return { chars: 1, units: 1 };
+  const e = src[k + 1];
+  if (e === 'x') return { chars: 4, units: 1 };
+  if (e === 'u') return { chars: 6, units: 1 };
+  if (e === 'U') return { chars: 10, units: Number.parseInt(src.slice(k + 2, k + 10), 16) > 0xffff ? 2 : 1 };
+  return { chars: 2, units: 1 };
 }
 
 /** The field path of the deepest node containing `offset`, for YAML errors. */
@@ -149,6 +167,10 @@ function innerAt(
       const seg = String(p.key.value);
       if (contains(p.key, offset)) return { seg, node: p.key, isKey: true };
       if (contains(p.value, offset)) return { seg, node: p.value, isKey: false };
+      // Between key and value (a tag or anchor before the value): the pair's field, no deeper.
+      const end = (p.value as Node | null)?.range?.[0];
+      if (end !== undefined && (p.key.range?.[0] ?? end) <= offset && offset < end)
+        return { seg, node: p, isKey: true };
     }
   }
   if (isSeq(node)) {

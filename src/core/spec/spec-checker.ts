@@ -70,7 +70,7 @@ export function field(obj: Obj, key: string): unknown {
 export function checkKeys(c: SpecChecker, obj: Obj, path: FieldPath, allowed: readonly string[]): void {
   for (const k of Object.keys(obj)) {
     if (allowed.includes(k)) continue;
-    const near = allowed.find((a) => editDistance(a.toLowerCase(), k.toLowerCase()) <= 2);
+    const near = allowed.find((a) => isNear(a, k));
     const hint = near ? `did you mean "${near}"?` : `expected ${allowed.join(', ')}`;
     c.report([...path, k], `unknown field; ${hint}`, { at: 'key' });
   }
@@ -119,6 +119,14 @@ export function readPositiveInt(c: SpecChecker, obj: Obj, path: FieldPath, what:
     return undefined;
   }
   return v;
+}
+
+/** Likely typo: within 2 edits, or one a prefix of the other (`maxCost` for `maxCostUsd`). */
+export function isNear(a: string, b: string): boolean {
+  const x = a.toLowerCase();
+  const y = b.toLowerCase();
+  if (Math.min(x.length, y.length) >= 3 && (x.startsWith(y) || y.startsWith(x))) return true;
+  return editDistance(x, y) <= 2;
 }
 
 export function editDistance(a: string, b: string): number {

@@ -1,3 +1,4 @@
+export { costCents, formatCents, usdToCents } from './tool-cost.ts';
 export {
   assertToolDescriptor,
   type JsonSchema,
@@ -6,5 +7,4 @@ export {
   type ToolDescriptor,
   type ToolEffect,
 } from './tool-descriptor.ts';
-export { costCents, formatCents, usdToCents } from './tool-cost.ts';
 export { type ArgProblem, type ArgProblemKind, formatArgProblem, validateArgs } from './validate-args.ts';

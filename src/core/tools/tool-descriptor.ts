@@ -40,14 +40,17 @@ export function assertToolDescriptor(d: ToolDescriptor): void {
       problem,
     });
   };
-  if (typeof d?.name !== 'string' || !NAME_RE.test(d.name)) bad('name', 'expected a name like "issue_refund"');
+  if (typeof d?.name !== 'string' || !NAME_RE.test(d.name))
+    bad('name', 'expected a name like "issue_refund"');
   if (typeof d.args !== 'object' || d.args === null || d.args.type !== 'object') {
     bad('args', 'expected a JSON Schema with type "object"');
   }
   if (typeof d.destructive !== 'boolean') bad('destructive', 'expected true or false');
   if (!TOOL_EFFECTS.includes(d.effect)) bad('effect', `expected one of ${TOOL_EFFECTS.join(', ')}`);
   if (typeof d.idempotent !== 'boolean') bad('idempotent', 'expected true or false');
-  if (!Array.isArray(d.scopes) || d.scopes.some((s) => typeof s !== 'string')) bad('scopes', 'expected strings');
+  if (!Array.isArray(d.scopes) || d.scopes.some((s) => typeof s !== 'string'))
+    bad('scopes', 'expected strings');
   const fixed = d.cost?.fixedUsd;
-  if (fixed !== undefined && !(Number.isFinite(fixed) && fixed >= 0)) bad('cost.fixedUsd', 'expected a number >= 0');
+  if (fixed !== undefined && !(Number.isFinite(fixed) && fixed >= 0))
+    bad('cost.fixedUsd', 'expected a number >= 0');
 }

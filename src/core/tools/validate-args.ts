@@ -74,7 +74,12 @@ function toProblem(e: ErrorObject, args: unknown): ArgProblem {
   const p = e.params as Record<string, unknown>;
   switch (e.keyword) {
     case 'required':
-      return { field: fieldOf(e.instancePath, String(p.missingProperty)), problem: 'missing', expected: 'a value', got: 'nothing' };
+      return {
+        field: fieldOf(e.instancePath, String(p.missingProperty)),
+        problem: 'missing',
+        expected: 'a value',
+        got: 'nothing',
+      };
     case 'type':
       return { field: fieldOf(e.instancePath), problem: 'type_mismatch', expected: String(p.type), got };
     case 'minimum':
@@ -85,7 +90,12 @@ function toProblem(e: ErrorObject, args: unknown): ArgProblem {
     case 'maxLength':
     case 'minItems':
     case 'maxItems':
-      return { field: fieldOf(e.instancePath), problem: 'out_of_range', expected: `${e.keyword} ${String(p.limit)}`, got };
+      return {
+        field: fieldOf(e.instancePath),
+        problem: 'out_of_range',
+        expected: `${e.keyword} ${String(p.limit)}`,
+        got,
+      };
     case 'enum':
     case 'const':
       return {
@@ -102,7 +112,12 @@ function toProblem(e: ErrorObject, args: unknown): ArgProblem {
         got: describe(valueAt(args, `${e.instancePath}/${String(p.additionalProperty)}`)),
       };
     case 'format':
-      return { field: fieldOf(e.instancePath), problem: 'invalid_format', expected: `format ${String(p.format)}`, got };
+      return {
+        field: fieldOf(e.instancePath),
+        problem: 'invalid_format',
+        expected: `format ${String(p.format)}`,
+        got,
+      };
     default:
       return { field: fieldOf(e.instancePath), problem: 'invalid', expected: e.message ?? e.keyword, got };
   }

@@ -1,0 +1,116 @@
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import Database from 'better-sqlite3';
+import { hashOf } from '../../core/canonical/index.ts';
+import { verifyLedger } from '../../core/ledger/index.ts';
+import { buildLedger, runStoreContract } from '../../testing/index.ts';
+import { SqliteStore } from './sqlite-store.ts';
+
+const dir = mkdtempSync(join(tmpdir(), 'keel-sqlite-contract-'));
+
+runStoreContract('sqlite (file, synchronous=FULL)', {
+  open: async () => new SqliteStore(join(dir, 'contract.db')),
+  cleanup: async () => rmSync(dir, { recursive: true, force: true }),
+});
+
+const create = (runId: string, steps: number) => ({
+  tenant: 't1',
+  runId,
+  expectedHead: null,
+  entries: buildLedger(runId, steps),
+  status: 'completed' as const,
+  create: { workflowId: 'wf', version: 1, specHash: hashOf('spec'), eventId: 'e', eventType: 't' },
+});
+
+test('group commit: appends issued together share one transaction', async () => {
+  const d = mkdtempSync(join(tmpdir(), 'keel-sqlite-group-'));
+  try {
+    const store = new SqliteStore(join(d, 'k.db'));
+    const before = store.stats().commits;
+    await Promise.all(Array.from({ length: 20 }, (_, i) => store.append(create(hashOf({ group: i }), 1))));
+    assert.equal(store.stats().commits - before, 1);
+    assert.equal((await store.listRuns('t1', { limit: 100 })).runs.length, 20);
+    await store.close();
+  } finally {
+    rmSync(d, { recursive: true, force: true });
+  }
+});
+
+test('entries survive closing and reopening the file, and verify', async () => {
+  const d = mkdtempSync(join(tmpdir(), 'keel-sqlite-reopen-'));
+  try {
+    const path = join(d, 'k.db');
+    const runId = hashOf('reopen');
+    const a = new SqliteStore(path);
+    await a.append(create(runId, 3));
+    await a.close();
+    const b = new SqliteStore(path);
+    const run = await b.getRun('t1', runId);
+    const r = verifyLedger(runId, await b.readEntries('t1', runId), run!.head);
+    assert.equal(r.ok, true);
+    await b.close();
+  } finally {
+    rmSync(d, { recursive: true, force: true });
+  }
+});
+
+test('two handles on one file cannot both append at one seq', async () => {
+  const d = mkdtempSync(join(tmpdir(), 'keel-sqlite-twohandles-'));
+  try {
+    const path = join(d, 'k.db');
+    const runId = hashOf('two');
+    const a = new SqliteStore(path);
+    const b = new SqliteStore(path);
+    const ledger = buildLedger(runId, 1);
+    await a.append({ ...create(runId, 0), entries: ledger.slice(0, 1), status: 'running' });
+    const head = { seq: 0, hash: ledger[0]!.hash };
+    const results = await Promise.allSettled([
+      a.append({ tenant: 't1', runId, expectedHead: head, entries: ledger.slice(1, 2), status: 'running' }),
+      b.append({ tenant: 't1', runId, expectedHead: head, entries: ledger.slice(1, 2), status: 'running' }),
+    ]);
+    assert.deepEqual(results.map((r) => r.status).sort(), ['fulfilled', 'rejected']);
+    await a.close();
+    await b.close();
+  } finally {
+    rmSync(d, { recursive: true, force: true });
+  }
+});
+
+test('refuses a database written by a newer schema', () => {
+  const d = mkdtempSync(join(tmpdir(), 'keel-sqlite-newer-'));
+  try {
+    const path = join(d, 'k.db');
+    const raw = new Database(path);
+    raw.pragma('user_version = 99');
+    raw.close();
+    assert.throws(
+      () => new SqliteStore(path),
+      (e: unknown) => (e as { code?: string }).code === 'store_unavailable',
+    );
+  } finally {
+    rmSync(d, { recursive: true, force: true });
+  }
+});
+
+test('uses synchronous=FULL and WAL by default', async () => {
+  const d = mkdtempSync(join(tmpdir(), 'keel-sqlite-pragmas-'));
+  try {
+    const path = join(d, 'k.db');
+    const store = new SqliteStore(path);
+    assert.deepEqual(store.durability, { journalMode: 'wal', synchronous: 'FULL' });
+    assert.equal(
+      new SqliteStore(join(d, 'n.db'), { synchronous: 'NORMAL' }).durability.synchronous,
+      'NORMAL',
+    );
+    await store.append(create(hashOf('p'), 0));
+    await store.close();
+    const raw = new Database(path);
+    assert.equal(raw.pragma('journal_mode', { simple: true }), 'wal');
+    raw.close();
+  } finally {
+    rmSync(d, { recursive: true, force: true });
+  }
+});

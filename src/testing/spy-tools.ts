@@ -1,0 +1,32 @@
+/**
+ * Tools for engine tests that count their own calls, so a test can assert "the tool was never
+ * called" from the tool's side rather than from the ledger's.
+ */
+import type { ToolContext, ToolDefinition } from '../ports/index.ts';
+
+export interface SpyTool extends ToolDefinition {
+  readonly calls: { args: Record<string, unknown>; ctx: ToolContext }[];
+}
+
+export function spyTool(
+  name: string,
+  o: Partial<Omit<ToolDefinition, 'name' | 'handler'>> & { handler?: ToolDefinition['handler'] } = {},
+): SpyTool {
+  const calls: SpyTool['calls'] = [];
+  const inner = o.handler ?? ((args: Record<string, unknown>) => ({ ok: true, echo: args }));
+  return {
+    name,
+    description: o.description ?? `${name} (test spy)`,
+    args: o.args ?? { type: 'object' },
+    destructive: o.destructive ?? false,
+    effect: o.effect ?? 'write',
+    idempotent: o.idempotent ?? true,
+    scopes: o.scopes ?? [],
+    ...(o.cost ? { cost: o.cost } : {}),
+    calls,
+    handler: (args, ctx) => {
+      calls.push({ args, ctx });
+      return inner(args, ctx);
+    },
+  };
+}

@@ -1,0 +1,339 @@
+/**
+ * The Store contract: every adapter binds this suite in a few lines (`runStoreContract`), so the
+ * SQLite and PostgreSQL stores are held to the same behaviour: atomic appends with an expected
+ * head, unique (run, seq), byte-exact entries, tenant isolation, immutable versions, approvals as
+ * projections written with their entries.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { hashOf } from '../core/canonical/index.ts';
+import { isKeelError } from '../core/errors.ts';
+import { chainEntry, type StoredEntry } from '../core/ledger/index.ts';
+import type { WorkflowSpec } from '../core/spec/index.ts';
+import type { AppendRequest, PendingApproval, Store, VersionRecord } from '../ports/index.ts';
+import { buildLedger, extendLedger, FIXED_TIME } from './ledger-fixtures.ts';
+
+export interface StoreFactory {
+  /** A fresh, empty store. */
+  open(): Promise<Store>;
+  /** Drop whatever `open` created. */
+  cleanup?(): Promise<void>;
+}
+
+let counter = 0;
+const uniqueRunId = (label: string) => hashOf({ label, n: counter++, salt: Math.random() });
+
+function createRequest(tenant: string, entries: StoredEntry[], runId = entries[0]!.runId): AppendRequest {
+  return {
+    tenant,
+    runId,
+    expectedHead: null,
+    entries,
+    status: 'running',
+    create: {
+      workflowId: 'wf',
+      version: 1,
+      specHash: hashOf('spec'),
+      eventId: 'evt-1',
+      eventType: 'refund.requested',
+    },
+  };
+}
+
+const isCode = (code: string) => (e: unknown) => isKeelError(e) && e.code === code;
+
+const SPEC: WorkflowSpec = {
+  id: 'wf',
+  version: 1,
+  status: 'DRAFT',
+  triggers: [{ event: 'refund.requested' }],
+  steps: [{ name: 'a', tool: 'noop', args: {} }],
+  limits: { maxSteps: 2, maxCostUsd: 0 },
+};
+
+function versionRecord(tenant: string, version: number, spec: WorkflowSpec = SPEC): VersionRecord {
+  return {
+    tenant,
+    workflowId: spec.id,
+    version,
+    specHash: hashOf({ ...spec, version }),
+    spec: { ...spec, version },
+    status: spec.status,
+    publishedAt: '2026-01-01T00:00:00.000Z',
+    publishedBy: 'alice',
+  };
+}
+
+export function runStoreContract(name: string, factory: StoreFactory): void {
+  describe(`Store contract: ${name}`, () => {
+    let store: Store;
+    before(async () => {
+      store = await factory.open();
+    });
+    after(async () => {
+      await store.close();
+      await factory.cleanup?.();
+    });
+
+    test('creates a run and reads back byte-identical entries in seq order', async () => {
+      const runId = uniqueRunId('create');
+      const ledger = buildLedger(runId, 3, 't1');
+      const head = await store.append(createRequest('t1', ledger));
+      assert.deepEqual(head, { seq: 6, hash: ledger[6]!.hash });
+      const run = await store.getRun('t1', runId);
+      assert.equal(run?.status, 'running');
+      assert.deepEqual(run?.head, head);
+      const back = await store.readEntries('t1', runId);
+      assert.equal(back.length, 7);
+      back.forEach((e, i) => {
+        const want = ledger[i]!;
+        assert.equal(e.seq, want.seq);
+        assert.equal(e.hash, want.hash);
+        assert.equal(e.prevHash, want.prevHash);
+        assert.equal(e.kind, want.kind);
+        assert.equal(e.at, want.at);
+        assert.deepEqual(Buffer.from(e.payload), Buffer.from(want.payload));
+      });
+      assert.deepEqual(
+        (await store.readEntries('t1', runId, 5)).map((e) => e.seq),
+        [5, 6],
+      );
+    });
+
+    test('appends after the expected head and refuses a stale head, writing nothing', async () => {
+      const runId = uniqueRunId('stale');
+      const ledger = buildLedger(runId, 1);
+      await store.append(createRequest('t1', ledger));
+      const more = extendLedger(runId, ledger[2]!, 2);
+      const head = await store.append({
+        tenant: 't1',
+        runId,
+        expectedHead: { seq: 2, hash: ledger[2]!.hash },
+        entries: more,
+        status: 'completed',
+      });
+      assert.equal(head.seq, 4);
+      const stale = extendLedger(runId, ledger[2]!, 1);
+      await assert.rejects(
+        store.append({
+          tenant: 't1',
+          runId,
+          expectedHead: { seq: 2, hash: ledger[2]!.hash },
+          entries: stale,
+          status: 'failed',
+        }),
+        isCode('head_conflict'),
+      );
+      assert.equal((await store.readEntries('t1', runId)).length, 5);
+      assert.equal((await store.getRun('t1', runId))?.status, 'completed');
+    });
+
+    test('refuses to create a run that exists', async () => {
+      const runId = uniqueRunId('dup');
+      const ledger = buildLedger(runId, 0);
+      await store.append(createRequest('t1', ledger));
+      await assert.rejects(store.append(createRequest('t1', buildLedger(runId, 1))), isCode('head_conflict'));
+      assert.equal((await store.readEntries('t1', runId)).length, 1);
+    });
+
+    test('of concurrent appends at one head exactly one wins', async () => {
+      const runId = uniqueRunId('race');
+      const ledger = buildLedger(runId, 0);
+      await store.append(createRequest('t1', ledger));
+      // Five writers each build a different, valid entry at seq 1.
+      const contenders = Array.from(
+        { length: 5 },
+        (_, i) =>
+          chainEntry(
+            runId,
+            { seq: 0, hash: ledger[0]!.hash },
+            'step.completed',
+            {
+              step: 's',
+              tool: 'noop',
+              proposalId: hashOf(i),
+              output: i,
+              costCents: 0,
+            },
+            FIXED_TIME,
+          ).stored,
+      );
+      const results = await Promise.allSettled(
+        contenders.map((entry) =>
+          store.append({
+            tenant: 't1',
+            runId,
+            expectedHead: { seq: 0, hash: ledger[0]!.hash },
+            entries: [entry],
+            status: 'running',
+          }),
+        ),
+      );
+      assert.equal(results.filter((r) => r.status === 'fulfilled').length, 1);
+      assert.ok(
+        results
+          .filter((r) => r.status === 'rejected')
+          .every((r) => isCode('head_conflict')((r as PromiseRejectedResult).reason)),
+      );
+      assert.deepEqual(
+        (await store.readEntries('t1', runId)).map((e) => e.seq),
+        [0, 1],
+      );
+    });
+
+    test('refuses entries that do not continue the chain', async () => {
+      const runId = uniqueRunId('gap');
+      const ledger = buildLedger(runId, 2);
+      await assert.rejects(store.append(createRequest('t1', [ledger[0]!, ledger[2]!])));
+      assert.equal(await store.getRun('t1', runId), undefined);
+    });
+
+    test('isolates tenants: another tenant sees no run, entries, approvals or versions', async () => {
+      const runId = uniqueRunId('tenant');
+      await store.append(createRequest('alpha', buildLedger(runId, 1, 'alpha')));
+      assert.equal(await store.getRun('beta', runId), undefined);
+      assert.deepEqual(await store.readEntries('beta', runId), []);
+      assert.deepEqual((await store.listRuns('beta')).runs, []);
+      assert.ok((await store.listRuns('alpha')).runs.some((r) => r.runId === runId));
+      await assert.rejects(
+        store.append({
+          tenant: 'beta',
+          runId,
+          expectedHead: { seq: 2, hash: (await store.getRun('alpha', runId))!.head.hash },
+          entries: extendLedger(runId, (await store.readEntries('alpha', runId))[2]!, 1),
+          status: 'running',
+        }),
+        isCode('head_conflict'),
+      );
+      await store.putVersion(versionRecord('alpha', 1));
+      assert.equal(await store.getVersion('beta', 'wf', 1), undefined);
+      assert.deepEqual(await store.listVersions('beta'), []);
+    });
+
+    test('opens and closes pending approvals with the entries that cause them', async () => {
+      const runId = uniqueRunId('approval');
+      const ledger = buildLedger(runId, 1);
+      const proposalId = hashOf({ runId, p: 1 });
+      const approval: PendingApproval = {
+        tenant: 't1',
+        runId,
+        proposalId,
+        step: 'close',
+        tool: 'close_ticket',
+        args: { ticket_id: 'T-1' },
+        reason: 'destructive',
+        channel: 'cli',
+        requestedAt: '2026-01-01T00:00:00.000Z',
+      };
+      await store.append({
+        ...createRequest('t1', ledger),
+        status: 'waiting_approval',
+        openApproval: approval,
+      });
+      assert.deepEqual(await store.listPendingApprovals('t1', runId), [approval]);
+      assert.ok((await store.listPendingApprovals('t1')).some((a) => a.runId === runId));
+      assert.deepEqual(await store.listPendingApprovals('t2'), []);
+      // A stale append that would close it changes nothing.
+      await assert.rejects(
+        store.append({
+          tenant: 't1',
+          runId,
+          expectedHead: { seq: 1, hash: ledger[1]!.hash },
+          entries: extendLedger(runId, ledger[1]!, 1),
+          status: 'running',
+          closeApproval: proposalId,
+        }),
+      );
+      assert.equal((await store.listPendingApprovals('t1', runId)).length, 1);
+      await store.append({
+        tenant: 't1',
+        runId,
+        expectedHead: { seq: 2, hash: ledger[2]!.hash },
+        entries: extendLedger(runId, ledger[2]!, 1),
+        status: 'running',
+        closeApproval: proposalId,
+      });
+      assert.deepEqual(await store.listPendingApprovals('t1', runId), []);
+    });
+
+    test('lists runs newest first with filters and a cursor', async () => {
+      const tenant = `list-${counter++}`;
+      const ids: string[] = [];
+      for (let i = 0; i < 5; i++) {
+        const runId = uniqueRunId('list');
+        ids.push(runId);
+        const entries = buildLedger(runId, 0, tenant).map((e) => e);
+        await store.append({
+          ...createRequest(tenant, entries),
+          status: i % 2 === 0 ? 'completed' : 'refused',
+        });
+      }
+      const page1 = await store.listRuns(tenant, { limit: 2 });
+      assert.equal(page1.runs.length, 2);
+      assert.ok(page1.next);
+      const page2 = await store.listRuns(tenant, { limit: 2, cursor: page1.next });
+      const page3 = await store.listRuns(tenant, { limit: 2, cursor: page2.next });
+      const all = [...page1.runs, ...page2.runs, ...page3.runs].map((r) => r.runId);
+      assert.equal(new Set(all).size, 5);
+      assert.equal(page3.next, undefined);
+      assert.equal((await store.listRuns(tenant, { status: 'refused' })).runs.length, 2);
+      assert.equal((await store.listRuns(tenant, { workflowId: 'nope' })).runs.length, 0);
+      await assert.rejects(store.listRuns(tenant, { cursor: 'garbage' }), isCode('usage'));
+    });
+
+    test('keeps published versions immutable and records promotions', async () => {
+      const tenant = `wf-${counter++}`;
+      const v1 = versionRecord(tenant, 1);
+      assert.equal((await store.putVersion(v1)).created, true);
+      assert.equal((await store.putVersion(v1)).created, false);
+      await assert.rejects(
+        store.putVersion({ ...v1, specHash: hashOf('other') }),
+        isCode('version_immutable'),
+      );
+      assert.equal((await store.getVersion(tenant, 'wf', 1))?.specHash, v1.specHash);
+      assert.deepEqual((await store.getVersion(tenant, 'wf', 1))?.spec, v1.spec);
+      await store.putVersion(versionRecord(tenant, 2));
+      assert.equal((await store.getVersion(tenant, 'wf'))?.version, 2);
+      assert.deepEqual(
+        (await store.listVersions(tenant)).map((v) => v.version),
+        [1, 2],
+      );
+      await store.setVersionStatus({
+        tenant,
+        workflowId: 'wf',
+        version: 1,
+        from: 'DRAFT',
+        to: 'LIVE',
+        by: 'alice',
+        at: '2026-01-02T00:00:00.000Z',
+      });
+      assert.equal((await store.getVersion(tenant, 'wf', 1))?.status, 'LIVE');
+      await assert.rejects(
+        store.setVersionStatus({
+          tenant,
+          workflowId: 'wf',
+          version: 1,
+          from: 'DRAFT',
+          to: 'AUTONOMOUS',
+          by: 'bob',
+          at: '2026-01-03T00:00:00.000Z',
+        }),
+        isCode('head_conflict'),
+      );
+      const promotions = await store.listPromotions(tenant, 'wf');
+      assert.deepEqual(
+        promotions.map((p) => [p.from, p.to, p.by]),
+        [['DRAFT', 'LIVE', 'alice']],
+      );
+    });
+
+    test('counts durable commits', async () => {
+      const before = store.stats();
+      const runId = uniqueRunId('stats');
+      await store.append(createRequest('t1', buildLedger(runId, 1)));
+      const after = store.stats();
+      assert.ok(after.commits > before.commits);
+      assert.equal(after.entriesAppended - before.entriesAppended, 3);
+    });
+  });
+}
