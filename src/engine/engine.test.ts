@@ -401,4 +401,66 @@ describe('engine: sources, templates and failures', () => {
     assert.deepEqual(seenDuringCall, ['run.started', 'step.allowed']);
     await keelRef.k.close();
   });
+
+  test('the durability rule: later idempotent steps run on a reproducible batch; a non-idempotent one waits for a commit', async () => {
+    const path = freshPath();
+    const seen: Record<string, string[]> = {};
+    const observe = async (runId: string, label: string) => {
+      const observer = createKeel({ store: path, tools: [], sources: fakeSources() });
+      seen[label] = (await observer.runs.entries('t1', runId)).map((e) => e.kind);
+      await observer.close();
+    };
+    const idem = spyTool('idem', {
+      handler: async (_a, ctx) => (await observe(ctx.runId, ctx.step), { ok: 1 }),
+    });
+    const once = spyTool('once', {
+      idempotent: false,
+      handler: async (_a, ctx) => (await observe(ctx.runId, ctx.step), { ok: 2 }),
+    });
+    const keel = createKeel({ store: path, tools: [idem, once], sources: fakeSources() });
+    await keel.workflows.publish(
+      't1',
+      'id: d\nversion: 1\nstatus: LIVE\ntriggers: [{event: go}]\nsteps:\n  - {name: a, tool: idem}\n  - {name: b, tool: idem}\n  - {name: c, tool: once}\nlimits: {maxSteps: 3, maxCostUsd: 0}\n',
+      'd.yaml',
+      'a',
+    );
+    await keel.events.emit('t1', { id: 'd', type: 'go', time: '2026-01-01T00:00:00Z', payload: {} });
+    // Step a: the root must be durable first, so its allow is committed with it.
+    assert.deepEqual(seen.a, ['run.started', 'step.allowed']);
+    // Step b: idempotent and reproducible from the durable head, so it ran before its allow was committed.
+    assert.deepEqual(seen.b, ['run.started', 'step.allowed']);
+    // Step c: not idempotent, so everything before it, its own allow included, was durable first.
+    assert.deepEqual(seen.c, [
+      'run.started',
+      'step.allowed',
+      'step.completed',
+      'step.allowed',
+      'step.completed',
+      'step.allowed',
+    ]);
+    await keel.close();
+  });
+
+  test('a source draw in the batch forces a commit before an idempotent step runs', async () => {
+    const path = freshPath();
+    let seen: string[] = [];
+    const idem = spyTool('idem', {
+      handler: async (_a, ctx) => {
+        const observer = createKeel({ store: path, tools: [], sources: fakeSources() });
+        seen = (await observer.runs.entries('t1', ctx.runId)).map((e) => e.kind);
+        await observer.close();
+        return 1;
+      },
+    });
+    const keel = createKeel({ store: path, tools: [idem], sources: fakeSources() });
+    await keel.workflows.publish(
+      't1',
+      'id: s\nversion: 1\nstatus: LIVE\ntriggers: [{event: go}]\nsteps:\n  - {name: a, tool: idem}\n  - {name: b, tool: idem, args: {at: "{{clock.now}}"}}\nlimits: {maxSteps: 2, maxCostUsd: 0}\n',
+      's.yaml',
+      'a',
+    );
+    await keel.events.emit('t1', { id: 's', type: 'go', time: '2026-01-01T00:00:00Z', payload: {} });
+    assert.deepEqual(seen, ['run.started', 'step.allowed', 'step.completed', 'source.drawn', 'step.allowed']);
+    await keel.close();
+  });
 });

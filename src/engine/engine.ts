@@ -3,9 +3,10 @@
  * resolve arguments -> check (schema, step limit, spend cap, destructive guardrail) -> record the
  * decision -> execute -> record the result. It is the only orchestration in Keel.
  *
- * It must never call a tool without a recorded allow decision (durable first, for any tool that
- * writes), never re-run an effect whose outcome is unknown unless the tool is idempotent, and
- * never read clock, random or env except through recorded sources.
+ * It must never call a tool without a recorded allow decision (durable first, unless the tool is
+ * idempotent and the uncommitted entries are reproducible from the durable head), never re-run an
+ * effect whose outcome is unknown unless the tool is idempotent (same idempotency key), and never
+ * read clock, random or env except through recorded sources.
  */
 import { canonicalize } from '../core/canonical/index.ts';
 import { ErrorCode, isKeelError, KeelError } from '../core/errors.ts';
@@ -298,8 +299,9 @@ export class Engine {
         costCents: decision.costCents,
         ...(approved && s.approval?.decision ? { approvedBy: s.approval.decision.by } : {}),
       });
-      // The allow decision is durable before any effect that writes; reads may run on a pending batch.
-      if (tool.effect !== 'read') await w.commit();
+      // The durability rule: an allow decision is committed before its effect, unless the tool is
+      // idempotent and everything uncommitted is reproducible from the durable head (see RunWriter).
+      if (!(tool.idempotent && w.reproducible)) await w.commit();
       await this.execute(w, allowed.payload);
     }
     await w.commit();

@@ -51,8 +51,18 @@ export class RunWriter {
     this.closeApproval = proposalId;
   }
 
-  get dirty(): boolean {
-    return this.batch.length > 0;
+  /**
+   * True when the uncommitted entries could be rebuilt exactly by walking again from the durable
+   * head: the run's root is durable and the batch holds only step.allowed / step.completed
+   * entries (no source draws, no approvals, no refusals). The engine may then run an idempotent
+   * tool before committing: after a crash, recovery re-proposes the same steps with the same
+   * idempotency keys, and the tools return the results they returned before.
+   */
+  get reproducible(): boolean {
+    return (
+      this.committed !== null &&
+      this.batch.every((e) => e.kind === 'step.allowed' || e.kind === 'step.completed')
+    );
   }
 
   async commit(): Promise<void> {

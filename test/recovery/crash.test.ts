@@ -18,29 +18,33 @@ const dir = mkdtempSync(join(tmpdir(), 'keel-crash-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
 const child = join(import.meta.dirname, 'crash-child.ts');
 
-function crashOnce(name: string, idempotent: boolean) {
+function crashOnce(name: string, idempotent: boolean, chain = false) {
   const store = join(dir, `${name}.db`);
   const marker = join(dir, `${name}.calls`);
-  const r = spawnSync(
-    process.execPath,
-    ['--import', 'tsx', child, store, marker, idempotent ? 'yes' : 'no'],
-    {
-      encoding: 'utf8',
-      timeout: 30_000,
-    },
-  );
+  const argv = [
+    '--import',
+    'tsx',
+    child,
+    store,
+    marker,
+    idempotent ? 'yes' : 'no',
+    ...(chain ? ['chain'] : []),
+  ];
+  const r = spawnSync(process.execPath, argv, { encoding: 'utf8', timeout: 30_000 });
   assert.equal(r.signal, 'SIGKILL', `child should die by SIGKILL, got status ${r.status}: ${r.stderr}`);
   const calls = readFileSync(marker, 'utf8').trim().split('\n');
-  assert.equal(calls.length, 1);
-  return { store, key: calls[0]! };
+  const charges = calls.filter((c) => c.startsWith('charge '));
+  assert.equal(charges.length, 1);
+  return { store, key: charges[0]!.slice('charge '.length), calls };
 }
 
 async function reopen(store: string, idempotent: boolean) {
   const charge = spyTool('charge', { effect: 'external', idempotent, handler: () => ({ charged: true }) });
-  const keel = createKeel({ store, tools: [charge] });
+  const mark = spyTool('mark', { handler: (_a, ctx) => ({ marked: ctx.step }) });
+  const keel = createKeel({ store, tools: [charge, mark] });
   const [run] = (await keel.runs.list('acme')).runs;
   assert.ok(run);
-  return { keel, charge, run };
+  return { keel, charge, mark, run };
 }
 
 test('after a kill mid-call, an idempotent tool is retried once with the same idempotency key', async () => {
@@ -72,5 +76,28 @@ test('after a kill mid-call, a non-idempotent tool is not re-run: the run is out
   assert.equal(resumed.status, 'outcome_unknown');
   assert.equal(charge.calls.length, 0);
   assert.equal((await keel.runs.entries('acme', run.runId)).at(-1)!.kind, 'step.allowed');
+  await keel.close();
+});
+
+test('a kill in step 3 of idempotent steps resumes from the durable head with the same keys and completes', async () => {
+  const { store, key, calls } = crashOnce('chain', true, true);
+  const markKeys = calls.filter((c) => c.startsWith('mark ')).map((c) => c.slice('mark '.length));
+  assert.equal(markKeys.length, 2);
+  const { keel, charge, mark, run } = await reopen(store, true);
+  assert.equal((await keel.runs.verify('acme', run.runId)).ok, true);
+  const resumed = await keel.runs.resume('acme', run.runId);
+  assert.equal(resumed.status, 'completed');
+  // Whatever was re-run after the crash was re-run with the keys of the first attempt.
+  for (const c of mark.calls) assert.ok(markKeys.includes(c.ctx.idempotencyKey));
+  assert.deepEqual(
+    charge.calls.map((c) => c.ctx.idempotencyKey),
+    [key],
+  );
+  const entries = await keel.runs.entries('acme', run.runId);
+  assert.deepEqual(
+    entries.filter((e) => e.kind === 'step.completed').map((e) => payloadOf(e, 'step.completed').step),
+    ['a', 'b', 'charge'],
+  );
+  assert.equal((await keel.runs.verify('acme', run.runId)).ok, true);
   await keel.close();
 });

@@ -30,8 +30,11 @@ export const MIGRATIONS: readonly string[] = [
   );
   CREATE INDEX promotions_workflow ON promotions (tenant, workflow_id, id);
 
+  -- run_key is a compact, increasing key: entries of new runs land at the right edge of the
+  -- entries B-tree, so a commit touches few pages however random the run ids are.
   CREATE TABLE runs (
-    run_id TEXT PRIMARY KEY,
+    run_key INTEGER PRIMARY KEY,
+    run_id TEXT NOT NULL UNIQUE,
     tenant TEXT NOT NULL,
     workflow_id TEXT NOT NULL,
     version INTEGER NOT NULL,
@@ -43,11 +46,11 @@ export const MIGRATIONS: readonly string[] = [
     event_type TEXT NOT NULL,
     created_at TEXT NOT NULL,
     updated_at TEXT NOT NULL
-  ) WITHOUT ROWID;
+  );
   CREATE INDEX runs_by_tenant ON runs (tenant, created_at DESC, run_id DESC);
 
   CREATE TABLE entries (
-    run_id TEXT NOT NULL,
+    run_key INTEGER NOT NULL REFERENCES runs (run_key),
     seq INTEGER NOT NULL,
     v INTEGER NOT NULL,
     kind TEXT NOT NULL,
@@ -56,7 +59,7 @@ export const MIGRATIONS: readonly string[] = [
     hash TEXT NOT NULL,
     at TEXT NOT NULL,
     payload BLOB NOT NULL,
-    PRIMARY KEY (run_id, seq)
+    PRIMARY KEY (run_key, seq)
   ) WITHOUT ROWID;
 
   CREATE TABLE approvals (

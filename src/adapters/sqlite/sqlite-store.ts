@@ -80,7 +80,14 @@ export class SqliteStore implements Store {
       );
     }
     this.st = this.prepare();
+    this.writeBatch = this.db.transaction((body: () => void) => body()).immediate;
+    this.applyInSavepoint = this.db.transaction((req: AppendRequest) => this.applyAppend(req));
   }
+
+  /** Runs `body` in one IMMEDIATE transaction (one commit, one fsync). */
+  private readonly writeBatch: (body: () => void) => void;
+  /** Inside writeBatch: applies one append in a savepoint, so it can fail alone. */
+  private readonly applyInSavepoint: (req: AppendRequest) => Head;
 
   private migrate(): void {
     const current = this.db.pragma('user_version', { simple: true }) as number;
@@ -105,14 +112,14 @@ export class SqliteStore implements Store {
     return {
       insertRun: db.prepare(
         `INSERT INTO runs (run_id, tenant, workflow_id, version, spec_hash, status, head_seq, head_hash, event_id, event_type, created_at, updated_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (run_id) DO NOTHING`,
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (run_id) DO NOTHING RETURNING run_key`,
       ),
       advanceRun: db.prepare(
         `UPDATE runs SET status = ?, head_seq = ?, head_hash = ?, updated_at = ?
-         WHERE run_id = ? AND tenant = ? AND head_seq = ? AND head_hash = ?`,
+         WHERE run_id = ? AND tenant = ? AND head_seq = ? AND head_hash = ? RETURNING run_key`,
       ),
       insertEntry: db.prepare(
-        'INSERT INTO entries (run_id, seq, v, kind, prev_hash, payload_hash, hash, at, payload) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
+        'INSERT INTO entries (run_key, seq, v, kind, prev_hash, payload_hash, hash, at, payload) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
       ),
       openApproval: db.prepare(
         `INSERT INTO approvals (run_id, proposal_id, tenant, step, tool, args, reason, channel, requested_at)
@@ -121,8 +128,8 @@ export class SqliteStore implements Store {
       closeApproval: db.prepare('DELETE FROM approvals WHERE run_id = ? AND proposal_id = ?'),
       getRun: db.prepare('SELECT * FROM runs WHERE run_id = ? AND tenant = ?'),
       readEntries: db.prepare(
-        `SELECT e.* FROM entries e JOIN runs r ON r.run_id = e.run_id
-         WHERE e.run_id = ? AND r.tenant = ? AND e.seq >= ? ORDER BY e.seq`,
+        `SELECT r.run_id, e.* FROM runs r JOIN entries e ON e.run_key = r.run_key
+         WHERE r.run_id = ? AND r.tenant = ? AND e.seq >= ? ORDER BY e.seq`,
       ),
       approvalsByTenant: db.prepare('SELECT * FROM approvals WHERE tenant = ? ORDER BY requested_at, run_id'),
       approvalsByRun: db.prepare(
@@ -171,26 +178,31 @@ export class SqliteStore implements Store {
     this.queue = [];
     if (batch.length === 0) return;
     const outcomes: ({ ok: true; head: Head } | { ok: false; error: unknown })[] = [];
-    const applyOne = this.db.transaction((req: AppendRequest) => this.applyAppend(req));
     try {
-      this.db
-        .transaction(() => {
-          for (const p of batch) {
-            try {
-              outcomes.push({ ok: true, head: applyOne(p.req) });
-            } catch (error) {
-              outcomes.push({ ok: false, error });
-            }
+      this.writeBatch(() => {
+        for (const p of batch) {
+          try {
+            // A lone append needs no savepoint: if it throws, the whole transaction rolls back.
+            outcomes.push({
+              ok: true,
+              head: batch.length === 1 ? this.applyAppend(p.req) : this.applyInSavepoint(p.req),
+            });
+          } catch (error) {
+            if (batch.length === 1) throw error;
+            outcomes.push({ ok: false, error });
           }
-        })
-        .immediate();
+        }
+      });
     } catch (e) {
-      const error = new KeelError(
-        ErrorCode.storeUnavailable,
-        `append failed: ${(e as Error).message}`,
-        {},
-        { cause: e },
-      );
+      const error =
+        e instanceof KeelError
+          ? e
+          : new KeelError(
+              ErrorCode.storeUnavailable,
+              `append failed: ${(e as Error).message}`,
+              {},
+              { cause: e },
+            );
       for (const p of batch) p.reject(error);
       return;
     }
@@ -223,10 +235,11 @@ export class SqliteStore implements Store {
         );
       }
     });
+    let row: { run_key: number } | undefined;
     if (expectedHead === null) {
       const c = req.create;
       if (!c) throw new KeelError(ErrorCode.internal, 'creating a run needs its identity');
-      const r = this.st.insertRun.run(
+      row = this.st.insertRun.get(
         req.runId,
         req.tenant,
         c.workflowId,
@@ -239,10 +252,10 @@ export class SqliteStore implements Store {
         c.eventType,
         first.at,
         last.at,
-      );
-      if (r.changes === 0) throw conflict(req, 'the run already exists');
+      ) as { run_key: number } | undefined;
+      if (!row) throw conflict(req, 'the run already exists');
     } else {
-      const r = this.st.advanceRun.run(
+      row = this.st.advanceRun.get(
         req.status,
         last.seq,
         last.hash,
@@ -251,12 +264,12 @@ export class SqliteStore implements Store {
         req.tenant,
         expectedHead.seq,
         expectedHead.hash,
-      );
-      if (r.changes === 0) throw conflict(req, `the head is no longer seq ${expectedHead.seq}`);
+      ) as { run_key: number } | undefined;
+      if (!row) throw conflict(req, `the head is no longer seq ${expectedHead.seq}`);
     }
     for (const e of entries) {
       this.st.insertEntry.run(
-        e.runId,
+        row.run_key,
         e.seq,
         e.v,
         e.kind,
@@ -466,13 +479,27 @@ function toEntry(r: Row): StoredEntry {
   };
 }
 
+/** Parsed specs by hash: a spec hash names immutable content, so parsing it once is enough. */
+const specCache = new Map<string, WorkflowSpec>();
+
+function specOf(r: Row): WorkflowSpec {
+  const hash = r.spec_hash as string;
+  let spec = specCache.get(hash);
+  if (!spec) {
+    spec = JSON.parse(r.spec as string) as WorkflowSpec;
+    if (specCache.size >= 1000) specCache.clear();
+    specCache.set(hash, spec);
+  }
+  return spec;
+}
+
 function toVersion(r: Row): VersionRecord {
   return {
     tenant: r.tenant as string,
     workflowId: r.workflow_id as string,
     version: r.version as number,
     specHash: r.spec_hash as Digest,
-    spec: JSON.parse(r.spec as string) as WorkflowSpec,
+    spec: specOf(r),
     status: r.status as WorkflowStatus,
     publishedAt: r.published_at as string,
     publishedBy: r.published_by as string,
