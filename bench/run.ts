@@ -1,0 +1,250 @@
+/**
+ * `npm run bench`: Keel's throughput figures, printed as a table of medians over several rounds.
+ *
+ * - durable 3-step runs/s on SQLite (synchronous=FULL), sequential and 8 concurrent, through the
+ *   full path: event -> routing -> run -> 3 checked, recorded tool calls -> completed;
+ * - commits (fsyncs) per run, counted by the store;
+ * - ledger entries appended/s and verified/s;
+ * - a baseline measured in the same run: raw fsync'd single-row SQLite commits/s on the same disk.
+ *
+ * Figures are noisy on shared machines: read medians, compare ratios within one run.
+ * Options: --rounds N (default 5), --runs N per round (default 1500), --quick.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { SqliteStore } from '../src/adapters/sqlite/index.ts';
+import { createKeel } from '../src/app/index.ts';
+import { hashOf } from '../src/core/canonical/index.ts';
+import { chainEntry, type Head, type StoredEntry, verifyLedger } from '../src/core/ledger/index.ts';
+import type { ToolDefinition } from '../src/ports/index.ts';
+
+const args = process.argv.slice(2);
+const opt = (name: string, dflt: number) => {
+  const i = args.indexOf(`--${name}`);
+  return i >= 0 ? Number(args[i + 1]) : dflt;
+};
+const quick = args.includes('--quick');
+const ROUNDS = opt('rounds', quick ? 3 : 5);
+const RUNS = opt('runs', quick ? 300 : 1500);
+
+const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = Math.floor(s.length / 2);
+  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
+};
+
+const dir = mkdtempSync(join(tmpdir(), 'keel-bench-'));
+let fileNo = 0;
+const freshDb = () => join(dir, `b${fileNo++}.db`);
+
+const tool = (name: string): ToolDefinition => ({
+  name,
+  description: `${name} (bench)`,
+  args: {
+    type: 'object',
+    required: ['ticket_id'],
+    properties: { ticket_id: { type: 'string' }, n: { type: 'integer' } },
+  },
+  destructive: false,
+  effect: 'write',
+  idempotent: true,
+  scopes: [],
+  handler: (a) => ({ ok: true, ticket: a.ticket_id }),
+});
+
+const SPEC = `
+id: bench
+version: 1
+status: AUTONOMOUS
+triggers: [{ event: bench.go }]
+steps:
+  - { name: a, tool: step_a, args: { ticket_id: "{{event.subject}}", n: 1 } }
+  - { name: b, tool: step_b, args: { ticket_id: "{{steps.a.output.ticket}}", n: 2 } }
+  - { name: c, tool: step_c, args: { ticket_id: "{{steps.b.output.ticket}}", n: 3 } }
+limits: { maxSteps: 3, maxCostUsd: 0 }
+`;
+
+async function benchRuns(concurrency: number): Promise<{ runsPerSec: number; commitsPerRun: number }> {
+  const keel = createKeel({ store: freshDb(), tools: [tool('step_a'), tool('step_b'), tool('step_c')] });
+  await keel.workflows.publish('bench', SPEC, 'bench.yaml', 'bench');
+  let next = 0;
+  const commits0 = keel.store.stats().commits;
+  const t0 = performance.now();
+  const worker = async () => {
+    for (;;) {
+      const i = next++;
+      if (i >= RUNS) return;
+      const r = await keel.events.emit('bench', {
+        id: `e${i}`,
+        type: 'bench.go',
+        subject: `T-${i}`,
+        time: '2026-01-01T00:00:00Z',
+        payload: {},
+      });
+      if (r.runs[0]?.status !== 'completed') throw new Error(`run ${i} ended ${r.runs[0]?.status}`);
+    }
+  };
+  await Promise.all(Array.from({ length: concurrency }, worker));
+  const secs = (performance.now() - t0) / 1000;
+  const commits = keel.store.stats().commits - commits0;
+  await keel.close();
+  return { runsPerSec: RUNS / secs, commitsPerRun: commits / RUNS };
+}
+
+function rawCommitsPerSec(): number {
+  const db = new Database(freshDb());
+  db.pragma('journal_mode = WAL');
+  db.pragma('synchronous = FULL');
+  db.exec('CREATE TABLE t (k INTEGER PRIMARY KEY, v BLOB)');
+  const ins = db.prepare('INSERT INTO t (v) VALUES (?)');
+  const tx = db.transaction(() => ins.run(Buffer.alloc(200)));
+  const n = 2000;
+  const t0 = performance.now();
+  for (let i = 0; i < n; i++) tx();
+  const secs = (performance.now() - t0) / 1000;
+  db.close();
+  return n / secs;
+}
+
+function buildChain(runId: string, n: number): StoredEntry[] {
+  const out: StoredEntry[] = [];
+  let head: Head | null = null;
+  const at = '2026-01-01T00:00:00.000Z';
+  const root = chainEntry(
+    runId,
+    null,
+    'run.started',
+    {
+      tenant: 'bench',
+      workflowId: 'bench',
+      version: 1,
+      specHash: hashOf('bench'),
+      status: 'LIVE',
+      event: { id: 'e', type: 't', tenant: 'bench', source: '', subject: '', payload: {}, time: at },
+      engine: 'bench',
+    },
+    at,
+  ).stored;
+  out.push(root);
+  head = { seq: 0, hash: root.hash };
+  for (let i = 1; i < n; i++) {
+    const { stored }: { stored: StoredEntry } = chainEntry(
+      runId,
+      head,
+      'step.completed',
+      {
+        step: `s${i}`,
+        tool: 'step_a',
+        proposalId: root.hash,
+        output: { ok: true, ticket: `T-${i}` },
+        costCents: 0,
+      },
+      at,
+    );
+    out.push(stored);
+    head = { seq: stored.seq, hash: stored.hash };
+  }
+  return out;
+}
+
+async function benchLedger(): Promise<{
+  chainPerSec: number;
+  appendPerSec: number;
+  verifyPerSec: number;
+  readVerifyPerSec: number;
+}> {
+  const N = quick ? 20_000 : 100_000;
+  const runId = hashOf({ bench: 'ledger', n: fileNo });
+  let t0 = performance.now();
+  const chain = buildChain(runId, N);
+  const chainPerSec = N / ((performance.now() - t0) / 1000);
+
+  const store = new SqliteStore(freshDb());
+  const batch = 100;
+  t0 = performance.now();
+  await store.append({
+    tenant: 'bench',
+    runId,
+    expectedHead: null,
+    entries: chain.slice(0, batch),
+    status: 'running',
+    create: { workflowId: 'bench', version: 1, specHash: hashOf('bench'), eventId: 'e', eventType: 't' },
+  });
+  for (let i = batch; i < N; i += batch) {
+    const prev = chain[i - 1]!;
+    await store.append({
+      tenant: 'bench',
+      runId,
+      expectedHead: { seq: prev.seq, hash: prev.hash },
+      entries: chain.slice(i, i + batch),
+      status: 'running',
+    });
+  }
+  const appendPerSec = N / ((performance.now() - t0) / 1000);
+
+  t0 = performance.now();
+  const v = verifyLedger(runId, chain);
+  const verifyPerSec = N / ((performance.now() - t0) / 1000);
+  if (!v.ok) throw new Error('bench chain does not verify');
+
+  t0 = performance.now();
+  const stored = await store.readEntries('bench', runId);
+  const rv = verifyLedger(runId, stored);
+  const readVerifyPerSec = N / ((performance.now() - t0) / 1000);
+  if (!rv.ok) throw new Error('stored bench chain does not verify');
+  await store.close();
+  return { chainPerSec, appendPerSec, verifyPerSec, readVerifyPerSec };
+}
+
+const fmt = (x: number, digits = 0) =>
+  x.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
+
+async function main() {
+  console.log(
+    `Keel bench: ${ROUNDS} rounds, ${RUNS} runs per round, Node ${process.version}, SQLite synchronous=FULL, WAL`,
+  );
+  const rows: Record<string, number[]> = {};
+  const add = (k: string, v: number) => {
+    rows[k] ??= [];
+    rows[k].push(v);
+  };
+  for (let r = 0; r < ROUNDS; r++) {
+    add('baseline: raw fsync’d 1-row commits/s', rawCommitsPerSec());
+    const seq = await benchRuns(1);
+    add('3-step runs/s, sequential', seq.runsPerSec);
+    add('commits per run, sequential', seq.commitsPerRun);
+    const conc = await benchRuns(8);
+    add('3-step runs/s, 8 concurrent', conc.runsPerSec);
+    add('commits per run, 8 concurrent', conc.commitsPerRun);
+    const l = await benchLedger();
+    add('entries chained/s (hash + canonical form)', l.chainPerSec);
+    add('entries appended/s (100 per commit)', l.appendPerSec);
+    add('entries verified/s (in memory)', l.verifyPerSec);
+    add('entries read + verified/s (from SQLite)', l.readVerifyPerSec);
+    process.stderr.write(`round ${r + 1}/${ROUNDS} done\n`);
+  }
+  const width = Math.max(...Object.keys(rows).map((k) => k.length));
+  console.log(
+    `${'figure'.padEnd(width)}  ${'median'.padStart(10)}  ${'min'.padStart(10)}  ${'max'.padStart(10)}`,
+  );
+  for (const [k, xs] of Object.entries(rows)) {
+    const d = k.startsWith('commits') ? 2 : 0;
+    console.log(
+      `${k.padEnd(width)}  ${fmt(median(xs), d).padStart(10)}  ${fmt(Math.min(...xs), d).padStart(10)}  ${fmt(Math.max(...xs), d).padStart(10)}`,
+    );
+  }
+  const seqMed = median(rows['3-step runs/s, sequential']!);
+  const base = median(rows['baseline: raw fsync’d 1-row commits/s']!);
+  const cpr = median(rows['commits per run, sequential']!);
+  console.log(
+    `ratio: sequential runs use ${fmt((seqMed * cpr * 100) / base, 0)}% of the raw commit rate (${fmt(cpr, 2)} commits per run); 8 concurrent / sequential = ${fmt(median(rows['3-step runs/s, 8 concurrent']!) / seqMed, 2)}x`,
+  );
+}
+
+try {
+  await main();
+} finally {
+  rmSync(dir, { recursive: true, force: true });
+}
