@@ -27,8 +27,20 @@ export interface CliContext {
   close(): Promise<void>;
 }
 
+/** A flag given as an empty string is a usage error; an empty environment variable counts as unset. */
+function flagOrEnv(flag: string | undefined, field: string, envName: string): string | undefined {
+  if (flag !== undefined) {
+    if (flag.trim() === '')
+      throw new KeelError(ErrorCode.usage, `--${field}: expected a non-empty value`, { field });
+    return flag;
+  }
+  const env = process.env[envName];
+  return env === undefined || env.trim() === '' ? undefined : env;
+}
+
 export function storePath(o: GlobalOptions): string {
-  const path = o.store ?? process.env.KEEL_STORE ?? DEFAULT_STORE;
+  // An empty path would make SQLite open a throwaway temporary database and silently lose writes.
+  const path = flagOrEnv(o.store, 'store', 'KEEL_STORE') ?? DEFAULT_STORE;
   if (/^[a-z][a-z0-9+.-]*:\/\//i.test(path)) {
     throw new KeelError(
       ErrorCode.usage,
@@ -41,6 +53,7 @@ export function storePath(o: GlobalOptions): string {
 
 export function openContext(o: GlobalOptions): CliContext {
   const path = storePath(o);
+  const tenant = flagOrEnv(o.tenant, 'tenant', 'KEEL_TENANT') ?? 'default';
   // Failing to create the store's directory or open the helpdesk beside it is "store unavailable"
   // (exit 6), like failing to open the store itself, not an internal error.
   const helpdeskPath = path === ':memory:' ? ':memory:' : join(dirname(path), 'helpdesk.db');
@@ -75,7 +88,7 @@ export function openContext(o: GlobalOptions): CliContext {
   return {
     keel,
     helpdesk,
-    tenant: o.tenant ?? process.env.KEEL_TENANT ?? 'default',
+    tenant,
     json: o.json === true,
     async close() {
       await keel.close();

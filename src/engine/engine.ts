@@ -17,6 +17,7 @@ import {
   type PayloadOf,
   type RunStatus,
 } from '../core/ledger/index.ts';
+import { usdToCents } from '../core/money.ts';
 import {
   checkProposal,
   compilePlan,
@@ -30,7 +31,6 @@ import {
   startState,
 } from '../core/run/index.ts';
 import { resolveArgs } from '../core/spec/index.ts';
-import { usdToCents } from '../core/tools/index.ts';
 import type { RawSources, RunRecord, Store, VersionRecord } from '../ports/index.ts';
 import { drawSource } from './recording-sources.ts';
 import { RunWriter } from './run-writer.ts';

@@ -18,7 +18,7 @@ export type Canonical =
   | { readonly [k: string]: Canonical };
 
 export function canonicalize(value: unknown): string {
-  return encode(value, '$');
+  return encode(value, '$', new Set());
 }
 
 function fail(path: string, problem: string): never {
@@ -46,7 +46,8 @@ function encodeNumber(n: number, path: string): string {
   return JSON.stringify(n);
 }
 
-function encode(value: unknown, path: string): string {
+/** `ancestors` holds the objects and arrays on the path to `value`, so a cycle is refused, not overflowed. */
+function encode(value: unknown, path: string, ancestors: Set<object>): string {
   switch (typeof value) {
     case 'string':
       return encodeString(value, path);
@@ -56,13 +57,16 @@ function encode(value: unknown, path: string): string {
       return value ? 'true' : 'false';
     case 'object': {
       if (value === null) return 'null';
+      if (ancestors.has(value)) fail(path, 'the value contains itself (a cycle)');
       if (Array.isArray(value)) {
+        ancestors.add(value);
         let out = '[';
         for (let i = 0; i < value.length; i++) {
           if (i > 0) out += ',';
           // Holes in sparse arrays read as undefined and are refused like any other undefined.
-          out += encode(value[i], `${path}[${i}]`);
+          out += encode(value[i], `${path}[${i}]`, ancestors);
         }
+        ancestors.delete(value);
         return `${out}]`;
       }
       const proto = Object.getPrototypeOf(value);
@@ -72,12 +76,14 @@ function encode(value: unknown, path: string): string {
       const obj = value as Record<string, unknown>;
       // Default sort compares UTF-16 code units, which is the order RFC 8785 §3.2.3 requires.
       const keys = Object.keys(obj).sort();
+      ancestors.add(obj);
       let out = '{';
       for (let i = 0; i < keys.length; i++) {
         const k = keys[i]!;
         if (i > 0) out += ',';
-        out += `${encodeString(k, `${path}.${k}`)}:${encode(obj[k], `${path}.${k}`)}`;
+        out += `${encodeString(k, `${path}.${k}`)}:${encode(obj[k], `${path}.${k}`, ancestors)}`;
       }
+      ancestors.delete(obj);
       return `${out}}`;
     }
     case 'undefined':

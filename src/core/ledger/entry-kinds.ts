@@ -80,7 +80,8 @@ export type EntryKind = keyof Payloads;
 export type PayloadOf<K extends EntryKind> = Payloads[K];
 
 type FieldType = 'string' | 'number' | 'digest' | 'object' | 'array' | 'any' | 'digest|null';
-type Shape = Readonly<Record<string, FieldType | `${FieldType}?`>>;
+/** A field type, optional with a trailing `?`, or a closed set of string values. */
+type Shape = Readonly<Record<string, FieldType | `${FieldType}?` | readonly string[]>>;
 
 const SHAPES: { readonly [K in EntryKind]: Shape } = {
   'run.started': {
@@ -92,7 +93,7 @@ const SHAPES: { readonly [K in EntryKind]: Shape } = {
     event: 'object',
     engine: 'string',
   },
-  'source.drawn': { source: 'string', name: 'string?', value: 'any' },
+  'source.drawn': { source: ['clock', 'random', 'id', 'env'], name: 'string?', value: 'any' },
   'step.allowed': {
     step: 'string',
     tool: 'string',
@@ -107,7 +108,7 @@ const SHAPES: { readonly [K in EntryKind]: Shape } = {
     step: 'string',
     tool: 'string',
     proposalId: 'digest|null',
-    check: 'string',
+    check: ['resolve', 'validate', 'max_steps', 'spend_cap', 'approval'],
     code: 'string',
     message: 'string',
     problems: 'array?',
@@ -121,7 +122,12 @@ const SHAPES: { readonly [K in EntryKind]: Shape } = {
     reason: 'string',
     channel: 'string',
   },
-  'approval.resolved': { proposalId: 'digest', decision: 'string', by: 'string', note: 'string?' },
+  'approval.resolved': {
+    proposalId: 'digest',
+    decision: ['approved', 'denied'],
+    by: 'string',
+    note: 'string?',
+  },
   'step.completed': {
     step: 'string',
     tool: 'string',
@@ -130,7 +136,7 @@ const SHAPES: { readonly [K in EntryKind]: Shape } = {
     costCents: 'number',
   },
   'step.failed': { step: 'string', tool: 'string', proposalId: 'digest', error: 'object' },
-  'run.finished': { status: 'string', outputs: 'object', reason: 'string?' },
+  'run.finished': { status: ['completed', 'refused', 'failed'], outputs: 'object', reason: 'string?' },
 };
 
 export const ROOT_KINDS: readonly EntryKind[] = ['run.started'];
@@ -164,6 +170,12 @@ export function payloadProblem(kind: EntryKind, payload: unknown): string | unde
     return 'payload is not an object';
   const p = payload as Record<string, unknown>;
   for (const [field, spec] of Object.entries(SHAPES[kind])) {
+    if (typeof spec !== 'string') {
+      if (!spec.includes(p[field] as string)) {
+        return `${field} is ${JSON.stringify(p[field]) ?? 'missing'}, not one of ${spec.join(', ')}`;
+      }
+      continue;
+    }
     const optional = spec.endsWith('?');
     const type = (optional ? spec.slice(0, -1) : spec) as FieldType;
     const v = p[field];

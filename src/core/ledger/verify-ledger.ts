@@ -6,8 +6,19 @@
  * stored envelope fields; it never trusts a re-serialised object. Deltas and engine pinning are
  * checked by later layers on top of this one.
  */
-import { digestBytes } from '../canonical/index.ts';
-import { decodePayload, ENTRY_VERSION, entryHash, type Head, type StoredEntry } from './entry.ts';
+import { canonicalize, digestBytes } from '../canonical/index.ts';
+import { ENTRY_VERSION, entryHash, type Head, type StoredEntry } from './entry.ts';
+
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
+
+function isCanonicalText(value: unknown, text: string): boolean {
+  try {
+    return canonicalize(value) === text;
+  } catch {
+    return false;
+  }
+}
+
 import { isEntryKind, payloadProblem, ROOT_KINDS } from './entry-kinds.ts';
 
 export type VerifyFailureCode =
@@ -18,6 +29,8 @@ export type VerifyFailureCode =
   | 'parent_mismatch'
   | 'hash_mismatch'
   | 'kind_payload_mismatch'
+  | 'not_canonical'
+  | 'unsupported_version'
   | 'head_mismatch';
 
 export interface VerifyFailure {
@@ -77,14 +90,21 @@ export class LedgerVerifier {
     const fail = (code: VerifyFailureCode, message: string): VerifyFailure => ({ code, seq: e.seq, message });
     if (e.runId !== this.runId) return fail('run_mismatch', `entry ${e.seq} belongs to run ${e.runId}`);
     if (e.seq !== expectedSeq) {
+      const why =
+        Number.isSafeInteger(e.seq) && e.seq > expectedSeq
+          ? `entries ${expectedSeq}..${e.seq - 1} are missing or out of order`
+          : 'entries are repeated or out of order';
       return {
         code: 'seq_gap',
         seq: expectedSeq,
-        message: `expected seq ${expectedSeq}, found ${e.seq}: entries ${expectedSeq}..${e.seq - 1} are missing or out of order`,
+        message: `expected seq ${expectedSeq}, found ${e.seq}: ${why}`,
       };
     }
     if (e.v !== ENTRY_VERSION)
-      return fail('bad_genesis', `entry format v${e.v} is not supported (expected v${ENTRY_VERSION})`);
+      return fail(
+        'unsupported_version',
+        `entry format v${e.v} is not supported (expected v${ENTRY_VERSION})`,
+      );
     if (!isEntryKind(e.kind))
       return fail('kind_payload_mismatch', `unknown entry kind ${JSON.stringify(e.kind)}`);
     const isRoot = ROOT_KINDS.includes(e.kind);
@@ -107,10 +127,16 @@ export class LedgerVerifier {
     if (entryHash(e) !== e.hash)
       return fail('hash_mismatch', `envelope of entry ${e.seq} does not hash to its stored hash`);
     let payload: unknown;
+    let text: string;
     try {
-      payload = decodePayload(e.payload);
+      text = strictUtf8.decode(e.payload);
+      payload = JSON.parse(text);
     } catch {
-      return fail('kind_payload_mismatch', `payload of entry ${e.seq} is not JSON`);
+      return fail('kind_payload_mismatch', `payload of entry ${e.seq} is not UTF-8 JSON`);
+    }
+    // Hashes alone would accept other byte forms of the same JSON; the ledger holds only canonical bytes.
+    if (!isCanonicalText(payload, text)) {
+      return fail('not_canonical', `payload of entry ${e.seq} is not in RFC 8785 canonical form`);
     }
     const problem = payloadProblem(e.kind, payload);
     if (problem) return fail('kind_payload_mismatch', `${e.kind} at seq ${e.seq}: ${problem}`);

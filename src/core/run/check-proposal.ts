@@ -5,11 +5,11 @@
  * the engine records its decision before it acts on it.
  */
 import type { CheckName } from '../ledger/index.ts';
+import { formatCents } from '../money.ts';
 import {
   type ArgProblem,
-  costCents,
+  callCost,
   formatArgProblem,
-  formatCents,
   type ToolDescriptor,
   validateArgs,
 } from '../tools/index.ts';
@@ -63,13 +63,17 @@ export function checkProposal(c: ProposalContext): Decision {
       message: `this would be step ${c.stepsTaken + 1}, over the limit of ${c.maxSteps} steps`,
     };
   }
-  const cost = costCents(tool, args);
+  const { totalCents: cost, fixedCents, argCents } = callCost(tool, args);
   if (c.spentCents + cost > c.capCents) {
     const from = tool.cost?.fromArg;
+    const arg =
+      from !== undefined && typeof args[from] === 'number' ? `${from} ${formatCents(argCents)}` : undefined;
     const what =
-      from !== undefined && typeof args[from] === 'number'
-        ? `${from} ${formatCents(cost)}`
-        : `cost ${formatCents(cost)}`;
+      arg === undefined
+        ? `cost ${formatCents(cost)}`
+        : fixedCents === 0
+          ? arg
+          : `cost ${formatCents(cost)} (${arg} plus a fixed ${formatCents(fixedCents)})`;
     const already = c.spentCents > 0 ? ` plus ${formatCents(c.spentCents)} already spent` : '';
     return {
       outcome: 'refuse',

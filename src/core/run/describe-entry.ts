@@ -3,7 +3,7 @@
  * Pure and total: every kind has a sentence, and nothing here reads beyond the entry itself.
  */
 import type { Entry, PayloadOf } from '../ledger/index.ts';
-import { formatCents } from '../tools/index.ts';
+import { formatCents } from '../money.ts';
 
 function money(cents: number): string {
   return `$${formatCents(cents)}`;

@@ -76,10 +76,15 @@ export function applyEntry(s: RunState, e: Entry): void {
       s.approval = { request: e.payload as PayloadOf<'approval.requested'> };
       s.status = 'waiting_approval';
       break;
-    case 'approval.resolved':
-      if (s.approval) s.approval.decision = e.payload as PayloadOf<'approval.resolved'>;
-      s.status = 'running';
+    case 'approval.resolved': {
+      const p = e.payload as PayloadOf<'approval.resolved'>;
+      // A decision counts only for the proposal that is waiting; anything else is ignored.
+      if (s.approval && s.approval.request.proposalId === p.proposalId) {
+        s.approval.decision = p;
+        s.status = 'running';
+      }
       break;
+    }
     case 'step.refused':
       if (s.approval?.request.proposalId === (e.payload as PayloadOf<'step.refused'>).proposalId)
         s.approval = undefined;

@@ -1,3 +1,4 @@
+export { isUsdAmount, MAX_USD, usdToCents } from '../money.ts';
 export { evaluateCondition } from './evaluate-condition.ts';
 export { EVENT_SCALAR_FIELDS, type EventLike } from './event-like.ts';
 export {
@@ -29,7 +30,6 @@ export {
 } from './spec-problem.ts';
 export { templateRefs } from './template-refs.ts';
 export { triggerMatches } from './trigger-matches.ts';
-export { isUsdAmount, MAX_USD, usdToCents } from './usd-to-cents.ts';
 export { validateSpec } from './validate-spec.ts';
 export {
   isWorkflowStatus,

@@ -159,6 +159,10 @@ describe('parseSpec', () => {
       'body: &b Thanks for reaching out.\n      copy: *b',
     );
     assert.equal(parseSpec(aliased, 'f').steps[0]!.args.copy, 'Thanks for reaching out.');
+    const laughs = ['a: &a [x, x, x, x, x, x, x, x, x]'];
+    for (let i = 1; i < 8; i++)
+      laughs.push(`${'abcdefgh'[i]}: &${'abcdefgh'[i]} [${`*${'abcdefgh'[i - 1]}, `.repeat(8)}]`);
+    assert.match(problemsOf(`${laughs.join('\n')}\n`)[0]!.message, /cannot read the document: .*alias/i);
     const cyclic = YAML_SPEC.replace('body: Thanks for reaching out.', 'body: &b [*b]');
     assert.match(problemsOf(cyclic)[0]!.message, /refers to itself/);
   });

@@ -85,9 +85,9 @@ describe('resolveArgs', () => {
   it('interpolates strings, numbers and booleans into text', () => {
     assert.deepEqual(
       ok({
-        body: 'Refund of ${{event.payload.refund_amount}} for {{event.subject}} (vip: {{event.payload.vip}})',
+        body: 'Refund of USD {{event.payload.refund_amount}} for {{event.subject}} (vip: {{event.payload.vip}})',
       }),
-      { body: 'Refund of $30 for T-1001 (vip: true)' },
+      { body: 'Refund of USD 30 for T-1001 (vip: true)' },
     );
     assert.deepEqual(ok({ s: ' {{event.subject}}', plain: 'no templates }}', n: 5, b: false, z: null }), {
       s: ' T-1001',

@@ -7,6 +7,7 @@
  */
 
 import { isKeelError } from '../errors.ts';
+import { isUsdAmount } from '../money.ts';
 import { checkSteps } from './check-steps.ts';
 import { parseCondition } from './parse-condition.ts';
 import {
@@ -20,7 +21,6 @@ import {
   SpecChecker,
 } from './spec-checker.ts';
 import { describeValue, specInvalidError } from './spec-problem.ts';
-import { isUsdAmount } from './usd-to-cents.ts';
 import {
   isWorkflowStatus,
   type SpecOptions,

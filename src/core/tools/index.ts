@@ -1,4 +1,4 @@
-export { costCents, formatCents, usdToCents } from './tool-cost.ts';
+export { type CallCost, callCost, costCents } from './tool-cost.ts';
 export {
   assertToolDescriptor,
   type JsonSchema,

@@ -42,6 +42,7 @@ export function assertToolDescriptor(d: ToolDescriptor): void {
   };
   if (typeof d?.name !== 'string' || !NAME_RE.test(d.name))
     bad('name', 'expected a name like "issue_refund"');
+  if (typeof d.description !== 'string') bad('description', 'expected a string');
   if (typeof d.args !== 'object' || d.args === null || d.args.type !== 'object') {
     bad('args', 'expected a JSON Schema with type "object"');
   }

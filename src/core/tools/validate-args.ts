@@ -97,11 +97,17 @@ function toProblem(e: ErrorObject, args: unknown): ArgProblem {
         got,
       };
     case 'enum':
+      return {
+        field: fieldOf(e.instancePath),
+        problem: 'not_allowed',
+        expected: `one of ${JSON.stringify(p.allowedValues)}`,
+        got,
+      };
     case 'const':
       return {
         field: fieldOf(e.instancePath),
         problem: 'not_allowed',
-        expected: `one of ${JSON.stringify(p.allowedValues ?? p.allowedValue)}`,
+        expected: `exactly ${JSON.stringify(p.allowedValue)}`,
         got,
       };
     case 'additionalProperties':
@@ -127,5 +133,5 @@ function toProblem(e: ErrorObject, args: unknown): ArgProblem {
 export function formatArgProblem(p: ArgProblem): string {
   return p.problem === 'missing'
     ? `${p.field} is missing`
-    : `${p.field}: ${p.problem.replace('_', ' ')} (expected ${p.expected}, got ${p.got})`;
+    : `${p.field}: ${p.problem.replaceAll('_', ' ')} (expected ${p.expected}, got ${p.got})`;
 }

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
-import { ErrorCode } from '../errors.ts';
-import { isUsdAmount, MAX_USD, usdToCents } from './usd-to-cents.ts';
+import { ErrorCode } from './errors.ts';
+import { isUsdAmount, MAX_USD, usdToCents } from './money.ts';
 
 describe('usdToCents', () => {
   it('converts exactly', () => {

@@ -1,0 +1,169 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { hashOf } from '../canonical/index.ts';
+import { chainEntry, type Entry, type EntryKind, type PayloadOf } from '../ledger/index.ts';
+import { describeEntry } from './describe-entry.ts';
+
+const RUN = hashOf({ kind: 'keel.run', n: 1 });
+const P = hashOf({ kind: 'keel.proposal', step: 'refund' });
+
+function entry<K extends EntryKind>(kind: K, payload: PayloadOf<K>): Entry {
+  return chainEntry(RUN, { seq: 0, hash: RUN }, kind, payload, '2026-03-01T12:00:00Z').entry as Entry;
+}
+
+/** One realistic payload per kind, and the sentence it reads as. Typed so a new kind must be added here. */
+const SENTENCES: { [K in EntryKind]: [PayloadOf<K>, string] } = {
+  'run.started': [
+    {
+      tenant: 'acme',
+      workflowId: 'refund-under-50',
+      version: 3,
+      specHash: hashOf('spec'),
+      status: 'LIVE',
+      event: {
+        id: 'evt_1042',
+        type: 'refund.requested',
+        tenant: 'acme',
+        source: 'support-desk',
+        subject: 'order-1042',
+        payload: {},
+        time: '2026-03-01T11:59:58Z',
+      },
+      engine: 'keel/0.1.0',
+    },
+    'Started refund-under-50 v3 (LIVE) for event refund.requested about order-1042.',
+  ],
+  'source.drawn': [{ source: 'clock', value: '2026-03-01T12:00:01Z' }, 'Read clock: "2026-03-01T12:00:01Z".'],
+  'step.allowed': [
+    {
+      step: 'refund',
+      tool: 'issue_refund',
+      proposalId: P,
+      args: { order_id: 'order-1042', amount_usd: 42.5 },
+      idempotencyKey: hashOf('key'),
+      attempt: 1,
+      costCents: 4250,
+      approvedBy: 'dana@acme.test',
+    },
+    'Allowed issue_refund with order_id="order-1042", amount_usd=42.5 (cost $42.50): all checks passed, approved by dana@acme.test.',
+  ],
+  'step.refused': [
+    {
+      step: 'refund',
+      tool: 'issue_refund',
+      proposalId: P,
+      check: 'spend_cap',
+      code: 'spend_cap_exceeded',
+      message: 'amount_usd 500 exceeds the spend cap of 50',
+    },
+    'Refused issue_refund: amount_usd 500 exceeds the spend cap of 50.',
+  ],
+  'approval.requested': [
+    {
+      step: 'refund',
+      tool: 'issue_refund',
+      proposalId: P,
+      args: { order_id: 'order-1042' },
+      costCents: 4250,
+      reason: 'issue_refund is destructive and this version is LIVE, not AUTONOMOUS',
+      channel: 'cli',
+    },
+    'Waiting for approval to run issue_refund with order_id="order-1042": issue_refund is destructive and this version is LIVE, not AUTONOMOUS.',
+  ],
+  'approval.resolved': [
+    { proposalId: P, decision: 'denied', by: 'dana@acme.test', note: 'customer already refunded' },
+    'dana@acme.test denied the proposal: customer already refunded.',
+  ],
+  'step.completed': [
+    { step: 'refund', tool: 'issue_refund', proposalId: P, output: { refund_id: 're_9' }, costCents: 4250 },
+    'Ran issue_refund for step refund: returned {"refund_id":"re_9"}.',
+  ],
+  'step.failed': [
+    {
+      step: 'lookup',
+      tool: 'get_order',
+      proposalId: P,
+      error: { code: 'ECONNRESET', message: 'orders service hung up' },
+    },
+    'get_order failed in step lookup: orders service hung up (ECONNRESET).',
+  ],
+  'run.finished': [{ status: 'completed', outputs: {} }, 'Run completed.'],
+};
+
+describe('describeEntry', () => {
+  for (const [kind, [payload, sentence]] of Object.entries(SENTENCES) as [EntryKind, [never, string]][]) {
+    it(`describes ${kind} in one plain sentence`, () => {
+      assert.equal(describeEntry(entry(kind, payload)), sentence);
+    });
+  }
+
+  it('leaves out what is absent: no subject, no name, no cost, no approver, no note', () => {
+    const [started] = SENTENCES['run.started'];
+    assert.equal(
+      describeEntry(entry('run.started', { ...started, event: { ...started.event, subject: '' } })),
+      'Started refund-under-50 v3 (LIVE) for event refund.requested.',
+    );
+    assert.equal(
+      describeEntry(entry('source.drawn', { source: 'env', name: 'REGION', value: 'eu' })),
+      'Read env REGION: "eu".',
+    );
+    assert.equal(
+      describeEntry(
+        entry('step.allowed', {
+          step: 'lookup',
+          tool: 'get_order',
+          proposalId: P,
+          args: {},
+          idempotencyKey: P,
+          attempt: 1,
+          costCents: 0,
+        }),
+      ),
+      'Allowed get_order with no arguments: all checks passed.',
+    );
+    assert.equal(
+      describeEntry(entry('approval.resolved', { proposalId: P, decision: 'approved', by: 'dana' })),
+      'dana approved the proposal.',
+    );
+  });
+
+  it('names why a run did not complete', () => {
+    assert.equal(
+      describeEntry(
+        entry('run.finished', { status: 'refused', outputs: {}, reason: 'issue_refund: over the cap' }),
+      ),
+      'Run refused: issue_refund: over the cap.',
+    );
+    assert.equal(describeEntry(entry('run.finished', { status: 'failed', outputs: {} })), 'Run failed.');
+  });
+
+  it('shortens long argument strings and long outputs', () => {
+    const long = 'x'.repeat(100);
+    const allowed = describeEntry(
+      entry('step.allowed', {
+        step: 's',
+        tool: 't',
+        proposalId: P,
+        args: { note: long },
+        idempotencyKey: P,
+        attempt: 1,
+        costCents: 0,
+      }),
+    );
+    assert.ok(allowed.includes(`note="${'x'.repeat(37)}..."`), allowed);
+    const ran = describeEntry(
+      entry('step.completed', { step: 's', tool: 't', proposalId: P, output: { text: long }, costCents: 0 }),
+    );
+    assert.ok(ran.length < 130, ran);
+    assert.match(ran, /\.\.\.\.$/);
+  });
+
+  it('describes a step that returned nothing as returning null', () => {
+    assert.equal(
+      describeEntry(
+        entry('step.completed', { step: 's', tool: 't', proposalId: P, output: null, costCents: 0 }),
+      ),
+      'Ran t for step s: returned null.',
+    );
+  });
+});
