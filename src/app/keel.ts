@@ -14,7 +14,7 @@ import {
   type VerifyResult,
   verifyLedger,
 } from '../core/ledger/index.ts';
-import { describeEntry, parseEvent } from '../core/run/index.ts';
+import { describeEntry, foldRun, parseEvent } from '../core/run/index.ts';
 import {
   parseSpec,
   specHash,
@@ -80,7 +80,15 @@ export function createKeel(config: KeelConfig) {
     return run;
   }
 
-  async function publishSpec(tenant: string, spec: WorkflowSpec, by: string) {
+  async function publishSpec(tenant: string, spec: WorkflowSpec, file: string, by: string) {
+    // Going beyond DRAFT is a person's recorded decision (`promote`), never a line in a file.
+    if (spec.status !== 'DRAFT') {
+      throw new KeelError(
+        ErrorCode.specInvalid,
+        `${file}: status: a version is published as DRAFT, got ${spec.status}; publish it as DRAFT, then run \`keel promote ${spec.id} ${spec.status}\``,
+        { problems: [{ file, field: 'status', message: `expected DRAFT at publish, got ${spec.status}` }] },
+      );
+    }
     return store.putVersion({
       tenant,
       workflowId: spec.id,
@@ -100,10 +108,10 @@ export function createKeel(config: KeelConfig) {
       return { spec, specHash: specHash(spec) };
     },
     async publish(tenant: string, text: string, file: string, by: string) {
-      return publishSpec(tenant, parseSpec(text, file, { knownTool }), by);
+      return publishSpec(tenant, parseSpec(text, file, { knownTool }), file, by);
     },
     async publishObject(tenant: string, value: unknown, by: string) {
-      return publishSpec(tenant, validateSpec(value, '(request)', { knownTool }), by);
+      return publishSpec(tenant, validateSpec(value, '(request)', { knownTool }), '(request)', by);
     },
     async promote(
       tenant: string,
@@ -191,9 +199,25 @@ export function createKeel(config: KeelConfig) {
         text: describeEntry(e),
       }));
     },
+    /** Integrity of the stored bytes, then agreement of the run row (a projection) with its ledger. */
     async verify(tenant: string, runId: string): Promise<VerifyResult> {
       const run = await getRun(tenant, runId);
-      return verifyLedger(runId, await store.readEntries(tenant, runId), run.head);
+      const stored = await store.readEntries(tenant, runId);
+      const result = verifyLedger(runId, stored, run.head);
+      if (!result.ok) return result;
+      const folded = foldRun(stored.map(decodeEntry)).status;
+      if (folded !== run.status) {
+        return {
+          ok: false,
+          entries: result.entries,
+          failure: {
+            code: 'status_mismatch',
+            seq: result.head.seq,
+            message: `the run is stored as ${run.status} but its ledger says ${folded}`,
+          },
+        };
+      }
+      return result;
     },
     resume: (tenant: string, runId: string) => engine.resume(tenant, runId),
   };

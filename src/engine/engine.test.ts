@@ -7,7 +7,7 @@ import { createKeel } from '../app/index.ts';
 import { isKeelError } from '../core/errors.ts';
 import { type Entry, payloadOf } from '../core/ledger/index.ts';
 import type { ToolDefinition } from '../ports/index.ts';
-import { fakeSources, type SpyTool, spyTool } from '../testing/index.ts';
+import { deploy, fakeSources, type SpyTool, spyTool } from '../testing/index.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'keel-engine-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
@@ -166,7 +166,7 @@ describe('engine: checks before anything runs', () => {
     await assert.rejects(
       keel.workflows.publish(
         't1',
-        `id: many\nversion: 1\nstatus: AUTONOMOUS\ntriggers: [{event: go}]\nsteps:\n  - {name: a, tool: noop}\n  - {name: b, tool: noop}\n  - {name: c, tool: noop}\nlimits: {maxSteps: 2, maxCostUsd: 0}\n`,
+        `id: many\nversion: 1\nstatus: DRAFT\ntriggers: [{event: go}]\nsteps:\n  - {name: a, tool: noop}\n  - {name: b, tool: noop}\n  - {name: c, tool: noop}\nlimits: {maxSteps: 2, maxCostUsd: 0}\n`,
         'many.yaml',
         'alice',
       ),
@@ -277,7 +277,8 @@ describe('engine: sources, templates and failures', () => {
     const echo = spyTool('echo');
     const sources = fakeSources({ env: { REGION: 'eu-west', SECRET_TOKEN: 'nope' } });
     const keel = createKeel({ store: freshPath(), tools: [echo], sources });
-    await keel.workflows.publish(
+    await deploy(
+      keel,
       't1',
       [
         'id: sources',
@@ -294,8 +295,6 @@ describe('engine: sources, templates and failures', () => {
         '    args: { previous: "{{steps.a.output.echo}}", region: "{{steps.a.output.echo.region}}" }',
         'limits: {maxSteps: 2, maxCostUsd: 0}',
       ].join('\n'),
-      'sources.yaml',
-      'alice',
     );
     const r = await keel.events.emit('t1', {
       id: 's',
@@ -335,11 +334,10 @@ describe('engine: sources, templates and failures', () => {
       },
     });
     const keel = createKeel({ store: freshPath(), tools: [boom], sources: fakeSources() });
-    await keel.workflows.publish(
+    await deploy(
+      keel,
       't1',
       'id: b\nversion: 1\nstatus: LIVE\ntriggers: [{event: go}]\nsteps: [{name: a, tool: boom}]\nlimits: {maxSteps: 1, maxCostUsd: 0}\n',
-      'b.yaml',
-      'a',
     );
     const r = await keel.events.emit('t1', {
       id: 'b',
@@ -360,11 +358,10 @@ describe('engine: sources, templates and failures', () => {
   test('a tool returning a value with no canonical form fails the step instead of corrupting the ledger', async () => {
     const nan = spyTool('nan', { handler: () => ({ x: Number.NaN }) });
     const keel = createKeel({ store: freshPath(), tools: [nan], sources: fakeSources() });
-    await keel.workflows.publish(
+    await deploy(
+      keel,
       't1',
       'id: n\nversion: 1\nstatus: LIVE\ntriggers: [{event: go}]\nsteps: [{name: a, tool: nan}]\nlimits: {maxSteps: 1, maxCostUsd: 0}\n',
-      'n.yaml',
-      'a',
     );
     const r = await keel.events.emit('t1', {
       id: 'n',
@@ -391,11 +388,10 @@ describe('engine: sources, templates and failures', () => {
       },
     });
     keelRef.k = createKeel({ store: path, tools: [probe], sources: fakeSources() });
-    await keelRef.k.workflows.publish(
+    await deploy(
+      keelRef.k,
       't1',
       'id: p\nversion: 1\nstatus: LIVE\ntriggers: [{event: go}]\nsteps: [{name: a, tool: probe}]\nlimits: {maxSteps: 1, maxCostUsd: 0}\n',
-      'p.yaml',
-      'a',
     );
     await keelRef.k.events.emit('t1', { id: 'p', type: 'go', time: '2026-01-01T00:00:00Z', payload: {} });
     assert.deepEqual(seenDuringCall, ['run.started', 'step.allowed']);
@@ -418,11 +414,10 @@ describe('engine: sources, templates and failures', () => {
       handler: async (_a, ctx) => (await observe(ctx.runId, ctx.step), { ok: 2 }),
     });
     const keel = createKeel({ store: path, tools: [idem, once], sources: fakeSources() });
-    await keel.workflows.publish(
+    await deploy(
+      keel,
       't1',
       'id: d\nversion: 1\nstatus: LIVE\ntriggers: [{event: go}]\nsteps:\n  - {name: a, tool: idem}\n  - {name: b, tool: idem}\n  - {name: c, tool: once}\nlimits: {maxSteps: 3, maxCostUsd: 0}\n',
-      'd.yaml',
-      'a',
     );
     await keel.events.emit('t1', { id: 'd', type: 'go', time: '2026-01-01T00:00:00Z', payload: {} });
     // Step a: the root must be durable first, so its allow is committed with it.
@@ -453,11 +448,10 @@ describe('engine: sources, templates and failures', () => {
       },
     });
     const keel = createKeel({ store: path, tools: [idem], sources: fakeSources() });
-    await keel.workflows.publish(
+    await deploy(
+      keel,
       't1',
       'id: s\nversion: 1\nstatus: LIVE\ntriggers: [{event: go}]\nsteps:\n  - {name: a, tool: idem}\n  - {name: b, tool: idem, args: {at: "{{clock.now}}"}}\nlimits: {maxSteps: 2, maxCostUsd: 0}\n',
-      's.yaml',
-      'a',
     );
     await keel.events.emit('t1', { id: 's', type: 'go', time: '2026-01-01T00:00:00Z', payload: {} });
     assert.deepEqual(seen, ['run.started', 'step.allowed', 'step.completed', 'source.drawn', 'step.allowed']);

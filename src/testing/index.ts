@@ -1,3 +1,4 @@
+export { deploy } from './deploy.ts';
 export { type FakeSources, fakeSources } from './fake-sources.ts';
 export { buildLedger, extendLedger, FIXED_TIME, sampleEvent } from './ledger-fixtures.ts';
 export { type SpyTool, spyTool } from './spy-tools.ts';

@@ -6,6 +6,7 @@
  */
 import { appendFileSync } from 'node:fs';
 import { createKeel } from '../../src/app/index.ts';
+import { deploy } from '../../src/testing/index.ts';
 
 const [store, marker, idem, chain] = process.argv.slice(2) as [string, string, string, string | undefined];
 const keel = createKeel({
@@ -39,12 +40,11 @@ const keel = createKeel({
     },
   ],
 });
-await keel.workflows.publish(
+await deploy(
+  keel,
   'acme',
   chain === 'chain'
     ? 'id: pay\nversion: 1\nstatus: LIVE\ntriggers: [{event: go}]\nsteps: [{name: a, tool: mark}, {name: b, tool: mark}, {name: charge, tool: charge, args: {amount: 5}}]\nlimits: {maxSteps: 3, maxCostUsd: 0}\n'
     : 'id: pay\nversion: 1\nstatus: LIVE\ntriggers: [{event: go}]\nsteps: [{name: charge, tool: charge, args: {amount: 5}}]\nlimits: {maxSteps: 1, maxCostUsd: 0}\n',
-  'pay.yaml',
-  'ops',
 );
 await keel.events.emit('acme', { id: 'crash-1', type: 'go', time: '2026-01-01T00:00:00Z', payload: {} });

@@ -70,6 +70,8 @@ export class SqliteStore implements Store {
         journalMode: String(this.db.pragma('journal_mode', { simple: true })),
         synchronous: (['OFF', 'NORMAL', 'FULL', 'EXTRA'] as const)[sync] ?? 'OFF',
       };
+      // Preparing checks every statement against the schema: a file with another layout fails here.
+      this.st = this.prepare();
     } catch (e) {
       if (e instanceof KeelError) throw e;
       throw new KeelError(
@@ -79,7 +81,6 @@ export class SqliteStore implements Store {
         { cause: e },
       );
     }
-    this.st = this.prepare();
     this.writeBatch = this.db.transaction((body: () => void) => body()).immediate;
     this.applyInSavepoint = this.db.transaction((req: AppendRequest) => this.applyAppend(req));
   }

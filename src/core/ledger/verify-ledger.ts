@@ -31,7 +31,8 @@ export type VerifyFailureCode =
   | 'kind_payload_mismatch'
   | 'not_canonical'
   | 'unsupported_version'
-  | 'head_mismatch';
+  | 'head_mismatch'
+  | 'status_mismatch';
 
 export interface VerifyFailure {
   readonly code: VerifyFailureCode;

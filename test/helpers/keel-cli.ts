@@ -1,0 +1,151 @@
+/**
+ * Drives the real `keel` command (bin/keel.js, the TypeScript sources through tsx) as a child
+ * process, for end-to-end tests. A Sandbox owns one fresh temporary directory: its store, the
+ * helpdesk beside it, and any files a test writes. Children get a clean environment (no KEEL_*
+ * variables from the caller, no colours) and run with the sandbox as their working directory, so
+ * nothing ever lands in the repository.
+ */
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
+export const BIN = join(REPO, 'bin', 'keel.js');
+export const EXAMPLE = join(REPO, 'examples', 'support-desk');
+export const EXAMPLE_EVENTS = join(EXAMPLE, 'events');
+
+/** Every `sha256:` id Keel prints. */
+export const DIGEST = /^sha256:[0-9a-f]{64}$/;
+
+export interface CliOptions {
+  /** Extra environment; a value of undefined removes the variable. */
+  readonly env?: Readonly<Record<string, string | undefined>>;
+  readonly cwd?: string;
+  readonly input?: string;
+  readonly timeoutMs?: number;
+}
+
+export interface CliResult {
+  readonly args: readonly string[];
+  readonly code: number;
+  readonly stdout: string;
+  readonly stderr: string;
+  readonly ms: number;
+}
+
+/** The error object `--json` prints on stderr. */
+export interface CliError {
+  readonly error: string;
+  readonly message: string;
+  readonly details?: Record<string, unknown>;
+}
+
+function childEnv(extra: CliOptions['env'] = {}): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env };
+  for (const k of ['KEEL_STORE', 'KEEL_TENANT', 'KEEL_USER', 'FORCE_COLOR', 'NODE_TEST_CONTEXT'])
+    delete env[k];
+  env.NO_COLOR = '1';
+  for (const [k, v] of Object.entries(extra)) {
+    if (v === undefined) delete env[k];
+    else env[k] = v;
+  }
+  return env;
+}
+
+/** Runs `node bin/keel.js ...args` and waits for it; throws only if it could not run or timed out. */
+export function runKeel(args: readonly string[], o: CliOptions = {}): CliResult {
+  const started = performance.now();
+  const r = spawnSync(process.execPath, [BIN, ...args], {
+    cwd: o.cwd ?? REPO,
+    env: childEnv(o.env),
+    encoding: 'utf8',
+    timeout: o.timeoutMs ?? 20_000,
+    ...(o.input === undefined ? {} : { input: o.input }),
+  });
+  if (r.error) throw new Error(`keel ${args.join(' ')}: ${r.error.message}`);
+  if (r.status === null) throw new Error(`keel ${args.join(' ')}: killed by ${r.signal}`);
+  return { args, code: r.status, stdout: r.stdout, stderr: r.stderr, ms: performance.now() - started };
+}
+
+/** A readable account of an invocation, for assertion messages. */
+export function show(r: CliResult): string {
+  return `keel ${r.args.join(' ')} -> exit ${r.code}\n--- stdout\n${r.stdout}--- stderr\n${r.stderr}`;
+}
+
+/** Asserts exit 0 and parses stdout as JSON. */
+export function okJson<T = unknown>(r: CliResult): T {
+  assert.equal(r.code, 0, show(r));
+  try {
+    return JSON.parse(r.stdout) as T;
+  } catch {
+    assert.fail(`stdout is not JSON\n${show(r)}`);
+  }
+}
+
+/** Asserts the exit code and parses the `--json` error object printed on stderr. */
+export function failJson(r: CliResult, code: number): CliError {
+  assert.equal(r.code, code, show(r));
+  assert.equal(r.stdout, '', `a failed command prints nothing on stdout\n${show(r)}`);
+  const last = r.stderr.trim().split('\n').at(-1) ?? '';
+  try {
+    return JSON.parse(last) as CliError;
+  } catch {
+    assert.fail(`stderr does not end with a JSON error\n${show(r)}`);
+  }
+}
+
+/** Asserts the exit code and returns the human error message on stderr. */
+export function failText(r: CliResult, code: number): string {
+  assert.equal(r.code, code, show(r));
+  assert.match(r.stderr, /^error: /, show(r));
+  assert.doesNotMatch(r.stderr, /\n\s+at /, `a refusal prints no stack trace\n${show(r)}`);
+  return r.stderr;
+}
+
+/** One fresh temporary directory holding a store (and the helpdesk beside it). */
+export class Sandbox {
+  readonly dir: string;
+
+  constructor(name: string) {
+    this.dir = mkdtempSync(join(tmpdir(), `keel-e2e-${name}-`));
+  }
+
+  /** The store file of this sandbox, or of a named sub-store (its own directory, its own helpdesk). */
+  store(sub?: string): string {
+    return sub === undefined ? join(this.dir, 'keel.db') : join(this.dir, sub, 'keel.db');
+  }
+
+  helpdesk(sub?: string): string {
+    return join(dirname(this.store(sub)), 'helpdesk.db');
+  }
+
+  /** `keel --store <sandbox store> ...args`, run inside the sandbox directory. */
+  keel(args: readonly string[], o: CliOptions & { sub?: string } = {}): CliResult {
+    return runKeel(['--store', this.store(o.sub), ...args], { cwd: this.dir, ...o });
+  }
+
+  /** Writes a file under the sandbox (JSON-encoding non-strings) and returns its path. */
+  write(name: string, content: unknown): string {
+    const path = join(this.dir, name);
+    mkdirSync(dirname(path), { recursive: true });
+    writeFileSync(path, typeof content === 'string' ? content : `${JSON.stringify(content, null, 2)}\n`);
+    return path;
+  }
+
+  remove(): void {
+    rmSync(this.dir, { recursive: true, force: true });
+  }
+}
+
+export function exampleSpec(name: 'refund-under-50' | 'close-resolved-ticket'): string {
+  return join(EXAMPLE, `${name}.yaml`);
+}
+
+export function exampleEvent(
+  name: 'refund-30' | 'refund-500' | 'refund-missing-amount' | 'ticket-resolved',
+): string {
+  return join(EXAMPLE_EVENTS, `${name}.json`);
+}
