@@ -57,7 +57,7 @@ const tool = (name: string): ToolDefinition => ({
 const SPEC = `
 id: bench
 version: 1
-status: AUTONOMOUS
+status: DRAFT
 triggers: [{ event: bench.go }]
 steps:
   - { name: a, tool: step_a, args: { ticket_id: "{{event.subject}}", n: 1 } }
@@ -69,6 +69,7 @@ limits: { maxSteps: 3, maxCostUsd: 0 }
 async function benchRuns(concurrency: number): Promise<{ runsPerSec: number; commitsPerRun: number }> {
   const keel = createKeel({ store: freshDb(), tools: [tool('step_a'), tool('step_b'), tool('step_c')] });
   await keel.workflows.publish('bench', SPEC, 'bench.yaml', 'bench');
+  await keel.workflows.promote('bench', 'bench', 'AUTONOMOUS', 'bench');
   let next = 0;
   const commits0 = keel.store.stats().commits;
   const t0 = performance.now();

@@ -128,10 +128,12 @@ export class SqliteStore implements Store {
       ),
       closeApproval: db.prepare('DELETE FROM approvals WHERE run_id = ? AND proposal_id = ?'),
       getRun: db.prepare('SELECT * FROM runs WHERE run_id = ? AND tenant = ?'),
-      readEntries: db.prepare(
-        `SELECT r.run_id, e.* FROM runs r JOIN entries e ON e.run_key = r.run_key
-         WHERE r.run_id = ? AND r.tenant = ? AND e.seq >= ? ORDER BY e.seq`,
-      ),
+      runKey: db.prepare('SELECT run_key FROM runs WHERE run_id = ? AND tenant = ?').pluck(),
+      readEntries: db
+        .prepare(
+          'SELECT seq, v, kind, prev_hash, payload_hash, hash, at, payload FROM entries WHERE run_key = ? AND seq >= ? ORDER BY seq',
+        )
+        .raw(),
       approvalsByTenant: db.prepare('SELECT * FROM approvals WHERE tenant = ? ORDER BY requested_at, run_id'),
       approvalsByRun: db.prepare(
         'SELECT * FROM approvals WHERE tenant = ? AND run_id = ? ORDER BY requested_at',
@@ -334,7 +336,25 @@ export class SqliteStore implements Store {
   }
 
   async readEntries(tenant: string, runId: string, fromSeq = 0): Promise<StoredEntry[]> {
-    return (this.st.readEntries.all(runId, tenant, fromSeq) as Row[]).map(toEntry);
+    const key = this.st.runKey.get(runId, tenant) as number | undefined;
+    if (key === undefined) return [];
+    const rows = this.st.readEntries.all(key, fromSeq) as unknown[][];
+    const out: StoredEntry[] = new Array(rows.length);
+    for (let i = 0; i < rows.length; i++) {
+      const r = rows[i]!;
+      out[i] = {
+        v: r[1] as number,
+        runId,
+        seq: r[0] as number,
+        kind: r[2] as StoredEntry['kind'],
+        prevHash: (r[3] as Digest | null) ?? null,
+        payloadHash: r[4] as Digest,
+        hash: r[5] as Digest,
+        at: r[6] as string,
+        payload: r[7] as Buffer,
+      };
+    }
+    return out;
   }
 
   async listPendingApprovals(tenant: string, runId?: string): Promise<PendingApproval[]> {
@@ -463,20 +483,6 @@ function toRun(r: Row): RunRecord {
     eventType: r.event_type as string,
     createdAt: r.created_at as string,
     updatedAt: r.updated_at as string,
-  };
-}
-
-function toEntry(r: Row): StoredEntry {
-  return {
-    v: r.v as number,
-    runId: r.run_id as string,
-    seq: r.seq as number,
-    kind: r.kind as StoredEntry['kind'],
-    prevHash: (r.prev_hash as Digest | null) ?? null,
-    payloadHash: r.payload_hash as Digest,
-    hash: r.hash as Digest,
-    at: r.at as string,
-    payload: r.payload as Buffer,
   };
 }
 

@@ -18,7 +18,66 @@ export type Canonical =
   | { readonly [k: string]: Canonical };
 
 export function canonicalize(value: unknown): string {
-  return encode(value, '$', new Set());
+  try {
+    return fast(value, 0);
+  } catch (e) {
+    if (e !== SLOW) throw e;
+    // Something is off (or very deep): the careful encoder finds it and names its path.
+    return encode(value, '$', new Set());
+  }
+}
+
+/** Thrown by the fast encoder when the careful one must take over. */
+const SLOW = Symbol('slow');
+const MAX_FAST_DEPTH = 256;
+
+/**
+ * The hot path: no path strings, no cycle set. Any value it is unsure of (and nesting deeper than
+ * MAX_FAST_DEPTH, which also catches cycles) sends the whole value to `encode`.
+ */
+function fast(value: unknown, depth: number): string {
+  switch (typeof value) {
+    case 'string':
+      if (LONE_SURROGATE.test(value)) throw SLOW;
+      return JSON.stringify(value);
+    case 'number':
+      if (
+        !Number.isFinite(value) ||
+        Object.is(value, -0) ||
+        (Number.isInteger(value) && !Number.isSafeInteger(value))
+      ) {
+        throw SLOW;
+      }
+      return JSON.stringify(value);
+    case 'boolean':
+      return value ? 'true' : 'false';
+    case 'object': {
+      if (value === null) return 'null';
+      if (depth > MAX_FAST_DEPTH) throw SLOW;
+      if (Array.isArray(value)) {
+        let out = '[';
+        for (let i = 0; i < value.length; i++) {
+          if (i > 0) out += ',';
+          out += fast(value[i], depth + 1);
+        }
+        return `${out}]`;
+      }
+      const proto = Object.getPrototypeOf(value);
+      if (proto !== Object.prototype && proto !== null) throw SLOW;
+      const obj = value as Record<string, unknown>;
+      const keys = Object.keys(obj).sort();
+      let out = '{';
+      for (let i = 0; i < keys.length; i++) {
+        const k = keys[i]!;
+        if (LONE_SURROGATE.test(k)) throw SLOW;
+        if (i > 0) out += ',';
+        out += `${JSON.stringify(k)}:${fast(obj[k], depth + 1)}`;
+      }
+      return `${out}}`;
+    }
+    default:
+      throw SLOW;
+  }
 }
 
 function fail(path: string, problem: string): never {

@@ -123,7 +123,7 @@ describe('chainEntry', () => {
             AT,
           );
           const text = canonicalize({ source: 'env', name: 'REGION', value });
-          assert.deepEqual(stored.payload, new TextEncoder().encode(text));
+          assert.deepEqual(Buffer.from(stored.payload), Buffer.from(new TextEncoder().encode(text)));
           assert.equal(stored.payloadHash, digestBytes(stored.payload));
           assert.equal(stored.payloadHash, hashOf({ value, name: 'REGION', source: 'env' }));
           assert.equal(stored.hash, entryHash(stored));

@@ -7,11 +7,23 @@
  * checked by later layers on top of this one.
  */
 import { canonicalize, digestBytes } from '../canonical/index.ts';
-import { ENTRY_VERSION, entryHash, type Head, type StoredEntry } from './entry.ts';
+import { ENTRY_VERSION, envelopeText, type Head, jsonString, type StoredEntry } from './entry.ts';
+import { isEntryKind, payloadProblem, ROOT_KINDS } from './entry-kinds.ts';
 
 const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
+const LONE_SURROGATE = /[\uD800-\uDFFF]/u;
 
+function fail(seq: number, code: VerifyFailureCode, message: string): VerifyFailure {
+  return { code, seq, message };
+}
+
+/**
+ * Is `text` the canonical form of `value` (parsed from it)? Fast path: JSON.stringify keeps the
+ * parsed key order, so equality plus sorted keys, safe numbers and well-formed strings settles it.
+ * Anything else (integer-like keys that JS reorders, for one) is decided by `canonicalize`.
+ */
 function isCanonicalText(value: unknown, text: string): boolean {
+  if (JSON.stringify(value) === text && plainCanonical(value)) return true;
   try {
     return canonicalize(value) === text;
   } catch {
@@ -19,7 +31,22 @@ function isCanonicalText(value: unknown, text: string): boolean {
   }
 }
 
-import { isEntryKind, payloadProblem, ROOT_KINDS } from './entry-kinds.ts';
+function plainCanonical(v: unknown): boolean {
+  if (typeof v === 'string') return !LONE_SURROGATE.test(v);
+  if (typeof v === 'number') return !Number.isInteger(v) || Number.isSafeInteger(v);
+  if (typeof v !== 'object' || v === null) return true;
+  if (Array.isArray(v)) {
+    for (const x of v) if (!plainCanonical(x)) return false;
+    return true;
+  }
+  let prev: string | undefined;
+  for (const k of Object.keys(v)) {
+    if ((prev !== undefined && !(prev < k)) || LONE_SURROGATE.test(k)) return false;
+    if (!plainCanonical((v as Record<string, unknown>)[k])) return false;
+    prev = k;
+  }
+  return true;
+}
 
 export type VerifyFailureCode =
   | 'empty'
@@ -50,7 +77,11 @@ export class LedgerVerifier {
   private prev: Head | null = null;
   private failure: VerifyFailure | undefined;
 
-  constructor(private readonly runId: string) {}
+  private readonly runIdJson: string;
+
+  constructor(private readonly runId: string) {
+    this.runIdJson = jsonString(runId);
+  }
 
   /** Returns false once a failure has been found (further entries are ignored). */
   push(e: StoredEntry): boolean {
@@ -88,8 +119,8 @@ export class LedgerVerifier {
 
   private check(e: StoredEntry): VerifyFailure | undefined {
     const expectedSeq = this.prev === null ? 0 : this.prev.seq + 1;
-    const fail = (code: VerifyFailureCode, message: string): VerifyFailure => ({ code, seq: e.seq, message });
-    if (e.runId !== this.runId) return fail('run_mismatch', `entry ${e.seq} belongs to run ${e.runId}`);
+    const seq = e.seq;
+    if (e.runId !== this.runId) return fail(seq, 'run_mismatch', `entry ${e.seq} belongs to run ${e.runId}`);
     if (e.seq !== expectedSeq) {
       const why =
         Number.isSafeInteger(e.seq) && e.seq > expectedSeq
@@ -103,44 +134,62 @@ export class LedgerVerifier {
     }
     if (e.v !== ENTRY_VERSION)
       return fail(
+        seq,
         'unsupported_version',
         `entry format v${e.v} is not supported (expected v${ENTRY_VERSION})`,
       );
     if (!isEntryKind(e.kind))
-      return fail('kind_payload_mismatch', `unknown entry kind ${JSON.stringify(e.kind)}`);
+      return fail(seq, 'kind_payload_mismatch', `unknown entry kind ${JSON.stringify(e.kind)}`);
     const isRoot = ROOT_KINDS.includes(e.kind);
     if (this.prev === null) {
       if (!isRoot)
-        return fail('bad_genesis', `seq 0 is ${e.kind}; a ledger must start with ${ROOT_KINDS.join(' or ')}`);
-      if (e.prevHash !== null) return fail('bad_genesis', 'seq 0 names a parent; the root entry has none');
+        return fail(
+          seq,
+          'bad_genesis',
+          `seq 0 is ${e.kind}; a ledger must start with ${ROOT_KINDS.join(' or ')}`,
+        );
+      if (e.prevHash !== null)
+        return fail(seq, 'bad_genesis', 'seq 0 names a parent; the root entry has none');
     } else {
-      if (isRoot) return fail('bad_genesis', `${e.kind} at seq ${e.seq}; only seq 0 may be a root`);
+      if (isRoot) return fail(seq, 'bad_genesis', `${e.kind} at seq ${e.seq}; only seq 0 may be a root`);
       if (e.prevHash !== this.prev.hash) {
         return fail(
+          seq,
           'parent_mismatch',
           `entry ${e.seq} names parent ${e.prevHash}, but entry ${this.prev.seq} hashes to ${this.prev.hash}`,
         );
       }
     }
-    if (digestBytes(e.payload) !== e.payloadHash) {
-      return fail('hash_mismatch', `payload bytes of entry ${e.seq} do not hash to its payloadHash`);
+    const payloadHash = digestBytes(e.payload);
+    if (payloadHash !== e.payloadHash) {
+      return fail(seq, 'hash_mismatch', `payload bytes of entry ${e.seq} do not hash to its payloadHash`);
     }
-    if (entryHash(e) !== e.hash)
-      return fail('hash_mismatch', `envelope of entry ${e.seq} does not hash to its stored hash`);
+    // Every field but `at` is now known to be a plain digest, a known kind or an integer.
+    const envelope = envelopeText(
+      jsonString(e.at),
+      `"${e.kind}"`,
+      `"${payloadHash}"`,
+      this.prev === null ? 'null' : `"${this.prev.hash}"`,
+      this.runIdJson,
+      seq,
+      ENTRY_VERSION,
+    );
+    if (digestBytes(envelope) !== e.hash)
+      return fail(seq, 'hash_mismatch', `envelope of entry ${e.seq} does not hash to its stored hash`);
     let payload: unknown;
     let text: string;
     try {
       text = strictUtf8.decode(e.payload);
       payload = JSON.parse(text);
     } catch {
-      return fail('kind_payload_mismatch', `payload of entry ${e.seq} is not UTF-8 JSON`);
+      return fail(seq, 'kind_payload_mismatch', `payload of entry ${e.seq} is not UTF-8 JSON`);
     }
     // Hashes alone would accept other byte forms of the same JSON; the ledger holds only canonical bytes.
     if (!isCanonicalText(payload, text)) {
-      return fail('not_canonical', `payload of entry ${e.seq} is not in RFC 8785 canonical form`);
+      return fail(seq, 'not_canonical', `payload of entry ${e.seq} is not in RFC 8785 canonical form`);
     }
     const problem = payloadProblem(e.kind, payload);
-    if (problem) return fail('kind_payload_mismatch', `${e.kind} at seq ${e.seq}: ${problem}`);
+    if (problem) return fail(seq, 'kind_payload_mismatch', `${e.kind} at seq ${e.seq}: ${problem}`);
     return undefined;
   }
 }
