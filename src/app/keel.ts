@@ -3,14 +3,15 @@
  * sources) into the engine and returns typed handles for workflows, events, runs and approvals.
  * This is the only module that names concrete adapters; everything it returns is tenant-scoped.
  */
-import { SqliteStore } from '../adapters/sqlite/index.ts';
 import { systemSources } from '../adapters/system/index.ts';
 import type { Digest } from '../core/canonical/index.ts';
 import { ErrorCode, KeelError } from '../core/errors.ts';
 import {
   decodeEntry,
   type Entry,
+  type PayloadOf,
   type StoredEntry,
+  type VerifyFailureCode,
   type VerifyResult,
   verifyLedger,
 } from '../core/ledger/index.ts';
@@ -24,7 +25,7 @@ import {
   type WorkflowSpec,
   type WorkflowStatus,
 } from '../core/spec/index.ts';
-import { Engine, type RunSummary, ToolRegistry } from '../engine/index.ts';
+import { Engine, type ReplayResult, type RunSummary, replayRun, ToolRegistry } from '../engine/index.ts';
 import type {
   PendingApproval,
   Promotion,
@@ -36,9 +37,14 @@ import type {
   ToolDefinition,
   VersionRecord,
 } from '../ports/index.ts';
+import { CORE_TOOLS } from './core-tools.ts';
+import { openSqliteStore } from './open-store.ts';
 
 export interface KeelConfig {
-  /** A Store, or a path to a SQLite file (`:memory:` for a throwaway store). */
+  /**
+   * A Store, or a path to a SQLite file (`:memory:` for a throwaway store). For PostgreSQL, pass
+   * `await openStore('postgres://…')` (open-store.ts): a URL string here is refused.
+   */
   readonly store: Store | string;
   readonly tools?: readonly ToolDefinition[];
   /** Clock, random and env; the real ones by default. */
@@ -66,9 +72,9 @@ export type Keel = ReturnType<typeof createKeel>;
 export function createKeel(config: KeelConfig) {
   const store =
     typeof config.store === 'string'
-      ? new SqliteStore(config.store, { synchronous: config.synchronous })
+      ? openSqliteStore(config.store, config.synchronous)
       : config.store;
-  const tools = new ToolRegistry(config.tools ?? []);
+  const tools = new ToolRegistry([...CORE_TOOLS, ...(config.tools ?? [])]);
   const sources = config.sources ?? systemSources();
   const engine = new Engine({ store, tools, sources });
   const now = () => new Date(sources.clock.now()).toISOString();
@@ -182,6 +188,26 @@ export function createKeel(config: KeelConfig) {
 
   const runs = {
     get: getRun,
+    /**
+     * Starts a run of one workflow directly (any status: this is how DRAFT and TESTING versions are
+     * tried), for an event that need not match a trigger. The newest version unless `version` is given.
+     */
+    async start(tenant: string, workflowId: string, eventValue: unknown, o: { version?: number } = {}) {
+      const event = parseEvent(eventValue, tenant);
+      const v = await store.getVersion(tenant, workflowId, o.version);
+      if (!v) {
+        throw new KeelError(
+          ErrorCode.notFound,
+          `workflow ${workflowId}${o.version ? ` v${o.version}` : ''} not found`,
+          {
+            workflowId,
+            version: o.version,
+          },
+        );
+      }
+      const { run, created } = await engine.start(v, event);
+      return { ...run, created };
+    },
     list: (tenant: string, filter?: RunFilter): Promise<RunPage> => store.listRuns(tenant, filter),
     async entries(tenant: string, runId: string): Promise<Entry[]> {
       await getRun(tenant, runId);
@@ -199,27 +225,74 @@ export function createKeel(config: KeelConfig) {
         text: describeEntry(e),
       }));
     },
-    /** Integrity of the stored bytes, then agreement of the run row (a projection) with its ledger. */
-    async verify(tenant: string, runId: string): Promise<VerifyResult> {
+    /**
+     * Integrity of the stored bytes, then agreement of the run row (a projection) with its ledger,
+     * then, when `engine` is given, that the run was recorded by that engine version.
+     */
+    async verify(tenant: string, runId: string, o: { engine?: string } = {}): Promise<VerifyResult> {
       const run = await getRun(tenant, runId);
       const stored = await store.readEntries(tenant, runId);
       const result = verifyLedger(runId, stored, run.head);
       if (!result.ok) return result;
-      const folded = foldRun(stored.map(decodeEntry)).status;
+      const entries = stored.map(decodeEntry);
+      const fail = (code: VerifyFailureCode, seq: number, message: string): VerifyResult => ({
+        ok: false,
+        entries: result.entries,
+        failure: { code, seq, message },
+      });
+      const folded = foldRun(entries).status;
       if (folded !== run.status) {
-        return {
-          ok: false,
-          entries: result.entries,
-          failure: {
-            code: 'status_mismatch',
-            seq: result.head.seq,
-            message: `the run is stored as ${run.status} but its ledger says ${folded}`,
-          },
-        };
+        return fail(
+          'status_mismatch',
+          result.head.seq,
+          `the run is stored as ${run.status} but its ledger says ${folded}`,
+        );
+      }
+      const recordedEngine = (entries[0]!.payload as PayloadOf<'run.started'>).engine;
+      if (o.engine !== undefined && recordedEngine !== o.engine) {
+        return fail(
+          'engine_drift',
+          0,
+          `the run was recorded by ${recordedEngine}, not ${o.engine}; replay it under the engine that recorded it`,
+        );
       }
       return result;
     },
     resume: (tenant: string, runId: string) => engine.resume(tenant, runId),
+    /** Re-executes the run against its own ledger, serving everything from the record, and compares. */
+    async replay(tenant: string, runId: string): Promise<ReplayResult> {
+      const { stored, version } = await engine.load(tenant, runId);
+      return replayRun(stored, version, tools);
+    },
+    /** A new run inheriting entries before `fromSeq`; `event` (branch only) is validated like an emitted one. */
+    async fork(
+      tenant: string,
+      runId: string,
+      o: { fromSeq: number; mode: string; event?: unknown; version?: number },
+    ): Promise<RunSummary & { created: boolean; forkOf: string; fromSeq: number; mode: string }> {
+      if (o.mode !== 'replay' && o.mode !== 'branch') {
+        throw new KeelError(
+          ErrorCode.usage,
+          `mode: expected replay or branch, got ${JSON.stringify(o.mode)}`,
+          { field: 'mode' },
+        );
+      }
+      const { run, created } = await engine.fork(tenant, runId, {
+        fromSeq: o.fromSeq,
+        mode: o.mode,
+        ...(o.event !== undefined ? { event: parseEvent(o.event, tenant) } : {}),
+        ...(o.version !== undefined ? { version: o.version } : {}),
+      });
+      return { ...run, created, forkOf: runId, fromSeq: o.fromSeq, mode: o.mode };
+    },
+    /** A diagnostic re-execution: a new live run linked by attemptOf; the original is untouched. */
+    async rerun(
+      tenant: string,
+      runId: string,
+    ): Promise<RunSummary & { created: boolean; attemptOf: string }> {
+      const { run, created } = await engine.rerun(tenant, runId);
+      return { ...run, created, attemptOf: runId };
+    },
   };
 
   const approvals = {

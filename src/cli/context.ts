@@ -1,17 +1,20 @@
 /**
- * What every command needs: the store (from --store, KEEL_STORE, or ./.keel/keel.db), the
- * tenant, who is acting, and the tool packs. The helpdesk the example tools act on lives beside
- * the store file.
+ * What every command needs: the store (from --store, KEEL_STORE, KEEL_DATABASE_URL, or
+ * ./.keel/keel.db), the tenant, who is acting, and the tool packs. The store is a SQLite file or
+ * a postgres:// URL. The helpdesk the example tools act on lives beside a SQLite store file, and
+ * in ./.keel/helpdesk.db for a PostgreSQL store. Opening never prints a password.
  */
 import { mkdirSync } from 'node:fs';
 import { userInfo } from 'node:os';
 import { dirname, join } from 'node:path';
 import { Helpdesk } from '../../examples/support-desk/helpdesk.ts';
 import { supportDeskTools } from '../../examples/support-desk/tools.ts';
-import { createKeel, type Keel } from '../app/index.ts';
+import { createKeel, isPostgresUrl, type Keel, openStore } from '../app/index.ts';
 import { ErrorCode, KeelError } from '../core/errors.ts';
 
 export const DEFAULT_STORE = join('.keel', 'keel.db');
+/** Where the example helpdesk lives when the store is a database server. */
+export const SERVER_HELPDESK = join('.keel', 'helpdesk.db');
 
 export interface GlobalOptions {
   readonly store?: string;
@@ -38,51 +41,79 @@ function flagOrEnv(flag: string | undefined, field: string, envName: string): st
   return env === undefined || env.trim() === '' ? undefined : env;
 }
 
-export function storePath(o: GlobalOptions): string {
-  // An empty path would make SQLite open a throwaway temporary database and silently lose writes.
-  const path = flagOrEnv(o.store, 'store', 'KEEL_STORE') ?? DEFAULT_STORE;
-  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(path)) {
-    throw new KeelError(
-      ErrorCode.usage,
-      `--store ${path}: only SQLite file paths are supported by this build`,
-      { field: 'store' },
-    );
+/**
+ * The store a command uses: --store, then KEEL_STORE, then KEEL_DATABASE_URL (a PostgreSQL URL),
+ * then ./.keel/keel.db. An empty path would make SQLite open a throwaway temporary database and
+ * silently lose writes, so an empty flag is refused and an empty variable counts as unset.
+ */
+export function storeTarget(o: GlobalOptions): string {
+  const chosen = flagOrEnv(o.store, 'store', 'KEEL_STORE');
+  if (chosen !== undefined) return checkScheme(chosen, 'store');
+  const url = flagOrEnv(undefined, 'store', 'KEEL_DATABASE_URL');
+  if (url !== undefined) {
+    if (!isPostgresUrl(url)) {
+      throw new KeelError(
+        ErrorCode.usage,
+        'KEEL_DATABASE_URL: expected a postgres:// or postgresql:// URL (set KEEL_STORE for a SQLite file)',
+        { field: 'KEEL_DATABASE_URL' },
+      );
+    }
+    return url;
   }
-  return path;
+  return DEFAULT_STORE;
 }
 
-export function openContext(o: GlobalOptions): CliContext {
-  const path = storePath(o);
-  const tenant = flagOrEnv(o.tenant, 'tenant', 'KEEL_TENANT') ?? 'default';
-  // Failing to create the store's directory or open the helpdesk beside it is "store unavailable"
-  // (exit 6), like failing to open the store itself, not an internal error.
-  const helpdeskPath = path === ':memory:' ? ':memory:' : join(dirname(path), 'helpdesk.db');
-  let helpdesk: Helpdesk;
-  try {
-    if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
-  } catch (e) {
+function checkScheme(target: string, field: string): string {
+  const scheme = /^([a-z][a-z0-9+.-]*):\/\//i.exec(target)?.[1];
+  if (scheme !== undefined && !isPostgresUrl(target)) {
     throw new KeelError(
-      ErrorCode.storeUnavailable,
-      `cannot open store ${path}: ${(e as Error).message}`,
-      { path },
-      { cause: e },
+      ErrorCode.usage,
+      `--${field}: ${scheme}:// is not a supported store; use a SQLite file path or a postgres:// URL`,
+      { field },
     );
   }
+  return target;
+}
+
+function storeUnavailable(what: string, path: string, e: unknown): KeelError {
+  return new KeelError(
+    ErrorCode.storeUnavailable,
+    `cannot open ${what} ${path}: ${(e as Error).message}`,
+    { path },
+    { cause: e },
+  );
+}
+
+export async function openContext(o: GlobalOptions): Promise<CliContext> {
+  const target = storeTarget(o);
+  const tenant = flagOrEnv(o.tenant, 'tenant', 'KEEL_TENANT') ?? 'default';
+  const server = isPostgresUrl(target);
+  // Failing to create the store's directory or open the helpdesk beside it is "store unavailable"
+  // (exit 6), like failing to open the store itself, not an internal error.
+  const helpdeskPath = server
+    ? SERVER_HELPDESK
+    : target === ':memory:'
+      ? ':memory:'
+      : join(dirname(target), 'helpdesk.db');
+  try {
+    if (helpdeskPath !== ':memory:') mkdirSync(dirname(helpdeskPath), { recursive: true });
+  } catch (e) {
+    throw storeUnavailable(server ? 'the helpdesk' : 'store', server ? helpdeskPath : target, e);
+  }
+  const store = await openStore(target);
+  let helpdesk: Helpdesk;
   try {
     helpdesk = new Helpdesk(helpdeskPath);
   } catch (e) {
-    throw new KeelError(
-      ErrorCode.storeUnavailable,
-      `cannot open the helpdesk ${helpdeskPath}: ${(e as Error).message}`,
-      { path: helpdeskPath },
-      { cause: e },
-    );
+    await store.close();
+    throw storeUnavailable('the helpdesk', helpdeskPath, e);
   }
   let keel: Keel;
   try {
-    keel = createKeel({ store: path, tools: supportDeskTools(helpdesk) });
+    keel = createKeel({ store, tools: supportDeskTools(helpdesk) });
   } catch (e) {
     helpdesk.shutdown();
+    await store.close();
     throw e;
   }
   return {

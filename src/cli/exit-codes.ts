@@ -25,6 +25,8 @@ const TABLE: Record<ErrorCode, number> = {
   already_resolved: EXIT.conflict,
   run_state: EXIT.conflict,
   ledger_invalid: EXIT.verificationFailed,
+  replay_diverged: EXIT.verificationFailed,
+  replay_source_missing: EXIT.verificationFailed,
   store_unavailable: EXIT.storeUnavailable,
   internal: EXIT.internal,
 };

@@ -9,10 +9,11 @@ import pc from 'picocolors';
 import { ErrorCode, ensureError, isKeelError, KeelError } from '../core/errors.ts';
 import type { RunStatus } from '../core/ledger/index.ts';
 import { formatProblem, type SpecProblem } from '../core/spec/index.ts';
-import { actor, type GlobalOptions, openContext } from './context.ts';
+import { actor, type CliContext, type GlobalOptions, openContext } from './context.ts';
 import { runDemo } from './demo.ts';
 import { EXIT, exitCodeFor } from './exit-codes.ts';
 import { initProject } from './init.ts';
+import { runMigrate } from './migrate.ts';
 import { line, printHistory, printJson, statusColor, verifyText } from './output.ts';
 
 const RUN_STATUSES: readonly RunStatus[] = [
@@ -63,12 +64,12 @@ function positiveInt(value: string, field: string): number {
 /** Runs a command body with a context, mapping errors to messages and exit codes. */
 async function withContext(
   cmd: Command,
-  body: (ctx: ReturnType<typeof openContext>, g: GlobalOptions) => Promise<number | void>,
+  body: (ctx: CliContext, g: GlobalOptions) => Promise<number | void>,
 ) {
   const g = cmd.optsWithGlobals() as GlobalOptions;
-  let ctx: ReturnType<typeof openContext> | undefined;
+  let ctx: CliContext | undefined;
   try {
-    ctx = openContext(g);
+    ctx = await openContext(g);
     process.exitCode = (await body(ctx, g)) ?? EXIT.ok;
   } catch (e) {
     reportError(e, g.json === true);
@@ -101,11 +102,27 @@ export function buildProgram(): Command {
   const program = new Command('keel')
     .description('Deterministic, auditable runtime for agent workflows.')
     .version('0.1.0')
-    .option('--store <path>', 'SQLite store file (env KEEL_STORE)', undefined)
+    .option(
+      '--store <path|url>',
+      'SQLite store file or postgres:// URL (env KEEL_STORE, then KEEL_DATABASE_URL; default .keel/keel.db)',
+      undefined,
+    )
     .option('--tenant <tenant>', 'tenant to act in (env KEEL_TENANT)', undefined)
     .option('--json', 'print machine-readable JSON')
     .showHelpAfterError()
     .exitOverride();
+
+  program
+    .command('migrate')
+    .description('apply pending schema migrations to the store and print its schema version')
+    .action(async (_o: unknown, cmd: Command) => {
+      const g = cmd.optsWithGlobals() as GlobalOptions;
+      try {
+        process.exitCode = await runMigrate(g);
+      } catch (e) {
+        reportError(e, g.json === true);
+      }
+    });
 
   program
     .command('demo')
@@ -222,6 +239,27 @@ export function buildProgram(): Command {
       }),
     );
 
+  program
+    .command('run')
+    .description(
+      'start a run of one workflow directly, whatever its status and triggers (for DRAFT and TESTING versions)',
+    )
+    .argument('<workflow>', 'workflow id')
+    .argument('<event>', 'event file (JSON), or - for stdin')
+    .option('--version <n>', 'version to run (default: the newest)')
+    .action(async (workflowId: string, file: string, o: { version?: string }, cmd: Command) =>
+      withContext(cmd, async (ctx) => {
+        const r = await ctx.keel.runs.start(ctx.tenant, workflowId, parseJsonFile(file, 'event'), {
+          ...(o.version !== undefined ? { version: positiveInt(o.version, '--version') } : {}),
+        });
+        if (ctx.json) printJson(r);
+        else
+          line(
+            `${r.created ? 'run' : 'existing run'} ${r.runId} ${r.workflowId} v${r.version}: ${statusColor(r.status)}${r.reason ? ` (${r.reason})` : ''}`,
+          );
+      }),
+    );
+
   const runs = program.command('runs').description('list and inspect runs');
   runs
     .command('ls')
@@ -292,12 +330,99 @@ export function buildProgram(): Command {
       "check the run's ledger: hashes, chain, seq, payload shapes; exits 5 naming the seq on any tampering",
     )
     .argument('<run>', 'run id')
-    .action(async (runId: string, _o: unknown, cmd: Command) =>
+    .option(
+      '--engine <version>',
+      'also require that the run was recorded by this engine version (e.g. keel/0.1.0)',
+    )
+    .action(async (runId: string, o: { engine?: string }, cmd: Command) =>
       withContext(cmd, async (ctx) => {
-        const r = await ctx.keel.runs.verify(ctx.tenant, runId);
+        const r = await ctx.keel.runs.verify(
+          ctx.tenant,
+          runId,
+          o.engine === undefined ? {} : { engine: o.engine },
+        );
         if (ctx.json) printJson({ runId, ...r });
         else line(verifyText(runId, r));
         return r.ok ? EXIT.ok : EXIT.verificationFailed;
+      }),
+    );
+
+  program
+    .command('replay')
+    .description(
+      're-execute the run against its own ledger (no tool or source is called) and compare every entry; exits 5 on divergence',
+    )
+    .argument('<run>', 'run id')
+    .action(async (runId: string, _o: unknown, cmd: Command) =>
+      withContext(cmd, async (ctx) => {
+        const r = await ctx.keel.runs.replay(ctx.tenant, runId);
+        if (ctx.json) printJson(r);
+        else if (r.identical)
+          line(`${pc.green('identical')}: ${r.entries} entries of ${runId} regenerated byte for byte`);
+        else {
+          const d = r.divergence;
+          line(`${pc.red('DIVERGED')} at seq ${d.seq}: ${d.message}`);
+          if (d.expected) line(`  replay:   ${JSON.stringify(d.expected)}`);
+          if (d.recorded) line(`  recorded: ${JSON.stringify(d.recorded)}`);
+          line(`  check: ${d.hint}`);
+        }
+        return r.identical ? EXIT.ok : EXIT.verificationFailed;
+      }),
+    );
+
+  program
+    .command('fork')
+    .description(
+      'start a new run that inherits the entries before --from; replay serves recorded values, branch draws and runs live',
+    )
+    .argument('<run>', 'run id')
+    .requiredOption('--from <seq>', 'inherit entries before this seq')
+    .addOption(
+      new Option('--mode <mode>', 'replay or branch').choices(['replay', 'branch']).default('replay'),
+    )
+    .option('--event <file>', 'branch only: continue with this event instead (what-if)')
+    .option('--version <n>', 'branch only: continue on this published version')
+    .action(
+      async (
+        runId: string,
+        o: { from: string; mode: string; event?: string; version?: string },
+        cmd: Command,
+      ) =>
+        withContext(cmd, async (ctx) => {
+          const fromSeq = Number(o.from);
+          if (!Number.isSafeInteger(fromSeq) || fromSeq < 0) {
+            throw new KeelError(
+              ErrorCode.usage,
+              `--from: expected a seq (an integer >= 0), got ${JSON.stringify(o.from)}`,
+              { field: 'from' },
+            );
+          }
+          const r = await ctx.keel.runs.fork(ctx.tenant, runId, {
+            fromSeq,
+            mode: o.mode,
+            ...(o.event !== undefined ? { event: parseJsonFile(o.event, 'event') } : {}),
+            ...(o.version !== undefined ? { version: positiveInt(o.version, '--version') } : {}),
+          });
+          if (ctx.json) printJson(r);
+          else
+            line(
+              `${r.created ? 'fork' : 'existing fork'} ${r.runId} (${r.mode} from seq ${r.fromSeq} of ${runId}): ${statusColor(r.status)}${r.reason ? ` (${r.reason})` : ''}`,
+            );
+        }),
+    );
+
+  program
+    .command('rerun')
+    .description(
+      're-execute a run live as a new attempt linked to it (diagnostics); the original is never changed',
+    )
+    .argument('<run>', 'run id')
+    .action(async (runId: string, _o: unknown, cmd: Command) =>
+      withContext(cmd, async (ctx) => {
+        const r = await ctx.keel.runs.rerun(ctx.tenant, runId);
+        if (ctx.json) printJson(r);
+        else
+          line(`attempt ${r.runId} of ${runId}: ${statusColor(r.status)}${r.reason ? ` (${r.reason})` : ''}`);
       }),
     );
 

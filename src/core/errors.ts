@@ -24,6 +24,10 @@ export const ErrorCode = {
   alreadyResolved: 'already_resolved',
   /** The run is not in a state that allows the operation (e.g. approving a run that waits for nothing). */
   runState: 'run_state',
+  /** Replay needed a recorded value or outcome the ledger does not hold; nothing was synthesised. */
+  replaySourceMissing: 'replay_source_missing',
+  /** Re-execution produced an entry that differs from the recorded one. */
+  replayDiverged: 'replay_diverged',
   /** A stored ledger failed verification. */
   ledgerInvalid: 'ledger_invalid',
   /** A tool handler or store failed in a way Keel could not classify. */

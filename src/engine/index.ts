@@ -1,8 +1,12 @@
+export { type Effects, liveEffects, SECRET_ENV, type SecretRef, type StepOutcome } from './effects.ts';
 export {
   type ApprovalDecision,
   ENGINE_VERSION,
   Engine,
   type EngineOptions,
+  type ForkOptions,
   type RunSummary,
 } from './engine.ts';
+export { indexLedger, recordedEffects } from './recorded-effects.ts';
+export { type EntrySketch, type ReplayDivergence, type ReplayResult, replayRun } from './replay.ts';
 export { ToolRegistry } from './tool-registry.ts';

@@ -16,23 +16,33 @@ import {
 import { applyEntry, type RunState } from '../core/run/index.ts';
 import type { AppendRequest, NewRun, PendingApproval, Store } from '../ports/index.ts';
 
+/** Where a writer's batches go: a store, or (when replaying) a comparison against the record. */
+export type AppendSink = Pick<Store, 'append'>;
+
 export class RunWriter {
   private batch: StoredEntry[] = [];
   private openApproval: PendingApproval | undefined;
   private closeApproval: Digest | undefined;
 
   constructor(
-    private readonly store: Store,
+    private readonly store: AppendSink,
     readonly state: RunState,
     /** The head that is durable in the store; null until the run's root is committed. */
     private committed: Head | null,
-    private readonly now: () => string,
+    /** The timestamp of the entry at a seq. */
+    private readonly at: (seq: number) => string,
     private create?: NewRun,
   ) {}
 
   add<K extends EntryKind>(kind: K, payload: PayloadOf<K>): Entry<K> {
     const prev = this.committed === null && this.batch.length === 0 ? null : this.state.head;
-    const { stored, entry } = chainEntry(this.state.runId, prev, kind, payload, this.now());
+    const { stored, entry } = chainEntry(
+      this.state.runId,
+      prev,
+      kind,
+      payload,
+      this.at(prev === null ? 0 : prev.seq + 1),
+    );
     this.batch.push(stored);
     applyEntry(this.state, entry);
     return entry;

@@ -12,6 +12,8 @@ export interface RandomSource {
   float(): number;
   /** A random UUID v4 string. */
   uuid(): string;
+  /** `n` random bytes. */
+  bytes(n: number): Uint8Array;
 }
 
 export interface EnvSource {

@@ -41,6 +41,10 @@ export function fakeSources(
         reads.random++;
         return next();
       },
+      bytes: (n) => {
+        reads.random++;
+        return Uint8Array.from({ length: n }, () => Math.floor(next() * 256));
+      },
       uuid: () => {
         reads.random++;
         const h = Array.from({ length: 16 }, () => Math.floor(next() * 256));

@@ -11,7 +11,7 @@ import { isKeelError } from '../core/errors.ts';
 import { chainEntry, type StoredEntry } from '../core/ledger/index.ts';
 import type { WorkflowSpec } from '../core/spec/index.ts';
 import type { AppendRequest, PendingApproval, Store, VersionRecord } from '../ports/index.ts';
-import { buildLedger, extendLedger, FIXED_TIME } from './ledger-fixtures.ts';
+import { buildLedger, extendLedger, FIXED_TIME, sampleEvent } from './ledger-fixtures.ts';
 
 export interface StoreFactory {
   /** A fresh, empty store. */
@@ -62,6 +62,20 @@ function versionRecord(tenant: string, version: number, spec: WorkflowSpec = SPE
     publishedAt: '2026-01-01T00:00:00.000Z',
     publishedBy: 'alice',
   };
+}
+
+/** A run root at a chosen time, so listings have distinct creation times. */
+function rootAt(runId: string, tenant: string, at: string): StoredEntry {
+  const payload = {
+    tenant,
+    workflowId: 'wf',
+    version: 1,
+    specHash: hashOf('spec'),
+    status: 'LIVE' as const,
+    event: sampleEvent({ tenant }),
+    engine: 'keel/test',
+  };
+  return chainEntry(runId, null, 'run.started', payload, at).stored;
 }
 
 export function runStoreContract(name: string, factory: StoreFactory): void {
@@ -334,6 +348,139 @@ export function runStoreContract(name: string, factory: StoreFactory): void {
       const after = store.stats();
       assert.ok(after.commits > before.commits);
       assert.equal(after.entriesAppended - before.entriesAppended, 3);
+    });
+
+    test('reads nothing for an unknown run, or from past the head', async () => {
+      const runId = uniqueRunId('read-bounds');
+      assert.deepEqual(await store.readEntries('t1', runId), []);
+      await store.append(createRequest('t1', buildLedger(runId, 1)));
+      assert.deepEqual(
+        (await store.readEntries('t1', runId, 2)).map((e) => e.seq),
+        [2],
+      );
+      assert.deepEqual(await store.readEntries('t1', runId, 3), []);
+    });
+
+    test('keeps payload bytes exact: multi-byte UTF-8, escapes, a 200 KB payload', async () => {
+      const runId = uniqueRunId('bytes');
+      const [root] = buildLedger(runId, 0);
+      const text = 'é漢😀\u0000"\\'.repeat(20_000);
+      const big = chainEntry(
+        runId,
+        { seq: 0, hash: root!.hash },
+        'step.completed',
+        { step: 's', tool: 'noop', proposalId: hashOf(runId), output: { text }, costCents: 0 },
+        FIXED_TIME,
+      ).stored;
+      await store.append(createRequest('t1', [root!, big]));
+      const back = (await store.readEntries('t1', runId))[1]!;
+      assert.ok(Buffer.from(back.payload).equals(Buffer.from(big.payload)), 'payload bytes differ');
+      assert.equal(back.payloadHash, big.payloadHash);
+      assert.equal(back.hash, big.hash);
+    });
+
+    test('an append built on a head written earlier in the same turn commits after it', async () => {
+      const runId = uniqueRunId('pipelined');
+      const ledger = buildLedger(runId, 2);
+      const heads = await Promise.all([
+        store.append(createRequest('t1', ledger.slice(0, 3))),
+        store.append({
+          tenant: 't1',
+          runId,
+          expectedHead: { seq: 2, hash: ledger[2]!.hash },
+          entries: ledger.slice(3),
+          status: 'completed',
+        }),
+      ]);
+      assert.deepEqual(
+        heads.map((h) => h.seq),
+        [2, 4],
+      );
+      assert.equal((await store.getRun('t1', runId))?.status, 'completed');
+      assert.equal((await store.readEntries('t1', runId)).length, 5);
+    });
+
+    test('appends issued together fail alone: a stale head or a refused write changes nothing else', async () => {
+      const [a, b, c] = [uniqueRunId('alone-a'), uniqueRunId('alone-b'), uniqueRunId('alone-c')];
+      const ledgerA = buildLedger(a, 1);
+      const approval: PendingApproval = {
+        tenant: 't1',
+        runId: a,
+        proposalId: hashOf({ a }),
+        step: 'close',
+        tool: 'close_ticket',
+        args: {},
+        reason: 'destructive',
+        channel: 'cli',
+        requestedAt: FIXED_TIME,
+      };
+      await store.append({ ...createRequest('t1', ledgerA), status: 'waiting_approval', openApproval: approval });
+      const ledgerB = buildLedger(b, 0);
+      await store.append(createRequest('t1', ledgerB));
+      const notTheHead = { ...ledgerB[0]!, hash: hashOf('not the head') };
+      const results = await Promise.allSettled([
+        store.append({
+          tenant: 't1',
+          runId: b,
+          expectedHead: { seq: 0, hash: notTheHead.hash },
+          entries: extendLedger(b, notTheHead, 1),
+          status: 'failed',
+        }),
+        // Opening the approval that is already pending is refused by the store itself.
+        store.append({
+          tenant: 't1',
+          runId: a,
+          expectedHead: { seq: 2, hash: ledgerA[2]!.hash },
+          entries: extendLedger(a, ledgerA[2]!, 1),
+          status: 'waiting_approval',
+          openApproval: approval,
+        }),
+        store.append(createRequest('t1', buildLedger(c, 1))),
+        store.append({
+          tenant: 't1',
+          runId: b,
+          expectedHead: { seq: 0, hash: ledgerB[0]!.hash },
+          entries: extendLedger(b, ledgerB[0]!, 1),
+          status: 'completed',
+        }),
+      ]);
+      assert.deepEqual(
+        results.map((r) => r.status),
+        ['rejected', 'rejected', 'fulfilled', 'fulfilled'],
+      );
+      assert.ok(isCode('head_conflict')((results[0] as PromiseRejectedResult).reason));
+      assert.deepEqual((await store.getRun('t1', a))?.head, { seq: 2, hash: ledgerA[2]!.hash });
+      assert.equal((await store.readEntries('t1', a)).length, 3);
+      assert.deepEqual(await store.listPendingApprovals('t1', a), [approval]);
+      assert.equal((await store.getRun('t1', b))?.status, 'completed');
+      assert.equal((await store.readEntries('t1', c)).length, 3);
+    });
+
+    test('orders runs by (createdAt, runId) descending and versions by workflow id, in byte order', async () => {
+      const tenant = `order-${counter++}`;
+      const n = counter++;
+      const runs = [
+        ['2026-01-01T00:00:01.000Z', `run-B-${n}`],
+        ['2026-01-01T00:00:01.000Z', `run-a-${n}`],
+        ['2026-01-01T00:00:02.000Z', `run-Z-${n}`],
+        ['2026-01-01T00:00:00.000Z', `run-b-${n}`],
+      ] as const;
+      for (const [at, runId] of runs) await store.append(createRequest(tenant, [rootAt(runId, tenant, at)]));
+      const seen: string[] = [];
+      let cursor: string | undefined;
+      do {
+        const page = await store.listRuns(tenant, { limit: 1, ...(cursor ? { cursor } : {}) });
+        seen.push(...page.runs.map((r) => r.runId));
+        cursor = page.next;
+      } while (cursor);
+      // Byte order puts 'a' (0x61) after 'B' (0x42), whatever a database's locale would say.
+      assert.deepEqual(seen, [`run-Z-${n}`, `run-a-${n}`, `run-B-${n}`, `run-b-${n}`]);
+      await store.putVersion(versionRecord(tenant, 1, { ...SPEC, id: 'alpha' }));
+      await store.putVersion(versionRecord(tenant, 1, { ...SPEC, id: 'Zed' }));
+      assert.deepEqual(
+        (await store.listVersions(tenant)).map((v) => v.workflowId),
+        ['Zed', 'alpha'],
+      );
     });
   });
 }

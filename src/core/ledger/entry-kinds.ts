@@ -40,6 +40,10 @@ export interface Payloads {
     status: string;
     event: EventRecord;
     engine: string;
+    /** Set on a fork's root: the run it forks, the seq it forks at, and how it continues. */
+    forkOf?: { runId: string; fromSeq: number; mode: 'replay' | 'branch' };
+    /** Set on a diagnostic re-execution's root: the run it re-executes. */
+    attemptOf?: string;
   };
   'source.drawn': { source: 'clock' | 'random' | 'id' | 'env'; name?: string; value: unknown };
   'step.allowed': {
@@ -92,6 +96,8 @@ const SHAPES: { readonly [K in EntryKind]: Shape } = {
     status: 'string',
     event: 'object',
     engine: 'string',
+    forkOf: 'object?',
+    attemptOf: 'string?',
   },
   'source.drawn': { source: ['clock', 'random', 'id', 'env'], name: 'string?', value: 'any' },
   'step.allowed': {

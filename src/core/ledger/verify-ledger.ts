@@ -59,7 +59,8 @@ export type VerifyFailureCode =
   | 'not_canonical'
   | 'unsupported_version'
   | 'head_mismatch'
-  | 'status_mismatch';
+  | 'status_mismatch'
+  | 'engine_drift';
 
 export interface VerifyFailure {
   readonly code: VerifyFailureCode;

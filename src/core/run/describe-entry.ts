@@ -23,7 +23,12 @@ export function describeEntry(e: Entry): string {
     case 'run.started': {
       const p = e.payload as PayloadOf<'run.started'>;
       const subject = p.event.subject ? ` about ${p.event.subject}` : '';
-      return `Started ${p.workflowId} v${p.version} (${p.status}) for event ${p.event.type}${subject}.`;
+      const origin = p.forkOf
+        ? `, a ${p.forkOf.mode} fork of run ${p.forkOf.runId} inheriting its entries before seq ${p.forkOf.fromSeq}`
+        : p.attemptOf
+          ? `, a new attempt re-executing run ${p.attemptOf}`
+          : '';
+      return `Started ${p.workflowId} v${p.version} (${p.status}) for event ${p.event.type}${subject}${origin}.`;
     }
     case 'source.drawn': {
       const p = e.payload as PayloadOf<'source.drawn'>;

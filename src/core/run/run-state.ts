@@ -28,6 +28,15 @@ export interface RunState {
   /** A step allowed whose result is not recorded yet: its effect may or may not have happened. */
   inFlight?: PayloadOf<'step.allowed'>;
   finished?: PayloadOf<'run.finished'>;
+  /** Source values drawn since the last decision: a resumed walk reuses them instead of drawing again. */
+  drawsSinceDecision: PayloadOf<'source.drawn'>[];
+  /** How many `source.drawn` entries the ledger holds (the ordinal of the next draw). */
+  draws: number;
+  /** Recorded outcomes (completed or failed) per step, and approval requests per step. */
+  readonly executions: Record<string, number>;
+  readonly approvalRequests: Record<string, number>;
+  readonly forkOf?: PayloadOf<'run.started'>['forkOf'];
+  readonly attemptOf?: string;
 }
 
 export function startState(root: Entry<'run.started'>): RunState {
@@ -46,12 +55,25 @@ export function startState(root: Entry<'run.started'>): RunState {
     completed: new Set(),
     stepsTaken: 0,
     spentCents: 0,
+    drawsSinceDecision: [],
+    draws: 0,
+    executions: {},
+    approvalRequests: {},
+    ...(p.forkOf ? { forkOf: p.forkOf } : {}),
+    ...(p.attemptOf ? { attemptOf: p.attemptOf } : {}),
   };
 }
 
 /** Applies one entry (after the root) to the state, in place. */
 export function applyEntry(s: RunState, e: Entry): void {
   s.head = { seq: e.seq, hash: e.hash };
+  if (e.kind === 'source.drawn') {
+    s.draws++;
+    s.drawsSinceDecision.push(e.payload as PayloadOf<'source.drawn'>);
+    return;
+  }
+  // Any other entry is a decision or its consequence: draws before it were used by it.
+  s.drawsSinceDecision = [];
   switch (e.kind) {
     case 'step.allowed': {
       const p = e.payload as PayloadOf<'step.allowed'>;
@@ -67,15 +89,22 @@ export function applyEntry(s: RunState, e: Entry): void {
       s.completed.add(p.step);
       s.spentCents += p.costCents;
       s.inFlight = undefined;
+      s.executions[p.step] = (s.executions[p.step] ?? 0) + 1;
       break;
     }
-    case 'step.failed':
+    case 'step.failed': {
+      const p = e.payload as PayloadOf<'step.failed'>;
       s.inFlight = undefined;
+      s.executions[p.step] = (s.executions[p.step] ?? 0) + 1;
       break;
-    case 'approval.requested':
-      s.approval = { request: e.payload as PayloadOf<'approval.requested'> };
+    }
+    case 'approval.requested': {
+      const p = e.payload as PayloadOf<'approval.requested'>;
+      s.approval = { request: p };
       s.status = 'waiting_approval';
+      s.approvalRequests[p.step] = (s.approvalRequests[p.step] ?? 0) + 1;
       break;
+    }
     case 'approval.resolved': {
       const p = e.payload as PayloadOf<'approval.resolved'>;
       // A decision counts only for the proposal that is waiting; anything else is ignored.

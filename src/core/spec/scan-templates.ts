@@ -2,7 +2,7 @@
  * Template syntax in step args: `{{ path }}` inside strings, and what each path refers to.
  *
  * Owns splitting a string into text and templates and classifying every path into an event field,
- * an earlier step's output or a declared source (clock.now, random.float, id.new, env.NAME).
+ * an earlier step's output or a declared source (clock.now, random.float, random.hex, id.new, env.NAME).
  * Never resolves values and never draws from a source; it only says what a template names.
  */
 import { isEventScalarField } from './event-like.ts';
@@ -32,9 +32,11 @@ const HEAD = /[A-Za-z_][A-Za-z0-9_]*/y;
 const FIXED_SOURCES: Record<string, SourceRef> = {
   'clock.now': { source: 'clock', name: 'now' },
   'random.float': { source: 'random', name: 'float' },
+  'random.hex': { source: 'random', name: 'hex' },
   'id.new': { source: 'id', name: 'new' },
 };
-const ROOTS_HINT = 'use event.<field>, steps.<name>.output, clock.now, random.float, id.new or env.<NAME>';
+const ROOTS_HINT =
+  'use event.<field>, steps.<name>.output, clock.now, random.float, random.hex, id.new or env.<NAME>';
 
 export function hasTemplate(s: string): boolean {
   return s.includes('{{');
@@ -106,7 +108,8 @@ function classify(text: string, segs: PathSegment[]): TemplateRef | string {
   const fixed = FIXED_SOURCES[text];
   if (fixed) return { root: 'source', ref: { ...fixed } };
   if (root === 'clock' || root === 'random' || root === 'id') {
-    return `"${text}": the ${root} source is read as ${Object.keys(FIXED_SOURCES).find((k) => k.startsWith(`${root}.`))}`;
+    const forms = Object.keys(FIXED_SOURCES).filter((k) => k.startsWith(`${root}.`));
+    return `"${text}": the ${root} source is read as ${forms.join(' or ')}`;
   }
   return `unknown template root "${String(root)}"; ${ROOTS_HINT}`;
 }

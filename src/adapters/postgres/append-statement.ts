@@ -1,0 +1,150 @@
+/**
+ * The hot path of the PostgreSQL store: one statement appends a whole group of runs' entries.
+ * Data-modifying CTEs do the head checks in SQL (an UPDATE guarded by the expected head, or an
+ * INSERT ... ON CONFLICT DO NOTHING for a new run), then insert the winners' entries and
+ * approvals from arrays with `unnest` — one round trip, no query per entry. A stale head simply
+ * does not match, so it fails alone without aborting the statement. A run appears at most once
+ * per statement (`splitRounds`); this module never decides durability or retries.
+ */
+import { ErrorCode, KeelError } from '../../core/errors.ts';
+import type { AppendRequest } from '../../ports/index.ts';
+
+export const APPEND_SQL = `
+WITH req AS (
+  SELECT * FROM unnest($1::int[], $2::text[], $3::text[], $4::int[], $5::text[], $6::text[],
+                       $7::int[], $8::text[], $9::text[], $10::text[], $11::text[], $12::int[],
+                       $13::text[], $14::text[], $15::text[], $16::text[])
+    AS q(ord, run_id, tenant, exp_seq, exp_hash, status, head_seq, head_hash, created_at,
+         updated_at, workflow_id, version, spec_hash, event_id, event_type, close_id)
+),
+advanced AS (
+  UPDATE runs r
+     SET status = q.status, head_seq = q.head_seq, head_hash = q.head_hash, updated_at = q.updated_at
+    FROM req q
+   WHERE q.exp_seq IS NOT NULL AND r.run_id = q.run_id AND r.tenant = q.tenant
+     AND r.head_seq = q.exp_seq AND r.head_hash = q.exp_hash
+  RETURNING q.ord, r.run_key
+),
+created AS (
+  INSERT INTO runs (run_id, tenant, workflow_id, version, spec_hash, status, head_seq, head_hash,
+                    event_id, event_type, created_at, updated_at)
+  SELECT run_id, tenant, workflow_id, version, spec_hash, status, head_seq, head_hash,
+         event_id, event_type, created_at, updated_at
+    FROM req WHERE exp_seq IS NULL
+  ON CONFLICT (run_id) DO NOTHING
+  RETURNING run_key, run_id
+),
+won AS (
+  SELECT ord, run_key FROM advanced
+  UNION ALL
+  SELECT q.ord, c.run_key FROM created c JOIN req q ON q.run_id = c.run_id AND q.exp_seq IS NULL
+),
+appended AS (
+  INSERT INTO entries (run_key, seq, v, kind, prev_hash, payload_hash, hash, at, payload)
+  SELECT w.run_key, e.seq, e.v, e.kind, e.prev_hash, e.payload_hash, e.hash, e.at, e.payload
+    FROM unnest($17::int[], $18::int[], $19::int[], $20::text[], $21::text[], $22::text[],
+                $23::text[], $24::text[], $25::bytea[])
+      AS e(ord, seq, v, kind, prev_hash, payload_hash, hash, at, payload)
+    JOIN won w ON w.ord = e.ord
+),
+closed AS (
+  DELETE FROM approvals a USING req q, won w
+   WHERE w.ord = q.ord AND q.close_id IS NOT NULL AND a.run_id = q.run_id AND a.proposal_id = q.close_id
+),
+opened AS (
+  INSERT INTO approvals (run_id, proposal_id, tenant, step, tool, args, reason, channel, requested_at)
+  SELECT x.run_id, x.proposal_id, x.tenant, x.step, x.tool, x.args, x.reason, x.channel, x.requested_at
+    FROM unnest($26::int[], $27::text[], $28::text[], $29::text[], $30::text[], $31::text[],
+                $32::text[], $33::text[], $34::text[], $35::text[])
+      AS x(ord, run_id, proposal_id, tenant, step, tool, args, reason, channel, requested_at)
+    JOIN won w ON w.ord = x.ord
+)
+SELECT ord FROM won`;
+
+/** Named, so each pooled connection parses and plans it once. */
+export const APPEND_STATEMENT = 'keel_append_v1';
+
+/** Checks that the entries continue the chain from the expected head; throws like SQLite does. */
+export function checkChain(req: AppendRequest): void {
+  const { entries, expectedHead } = req;
+  if (entries.length === 0) throw new KeelError(ErrorCode.internal, 'append with no entries');
+  if (expectedHead === null && !req.create)
+    throw new KeelError(ErrorCode.internal, 'creating a run needs its identity');
+  const startSeq = expectedHead === null ? 0 : expectedHead.seq + 1;
+  entries.forEach((e, i) => {
+    const parent = i === 0 ? (expectedHead?.hash ?? null) : entries[i - 1]!.hash;
+    if (e.runId !== req.runId || e.seq !== startSeq + i || e.prevHash !== parent) {
+      throw new KeelError(ErrorCode.internal, `append to ${req.runId}: entry ${i} does not continue the chain`, {
+        runId: req.runId,
+      });
+    }
+  });
+}
+
+/**
+ * Splits appends (in the order issued) into rounds in which each run appears once, so an append
+ * built on a head written earlier in the same group sees it (the next round is a new statement).
+ */
+export function splitRounds<T extends { readonly req: AppendRequest }>(items: readonly T[]): T[][] {
+  const rounds: T[][] = [];
+  const lastRound = new Map<string, number>();
+  for (const item of items) {
+    const r = (lastRound.get(item.req.runId) ?? -1) + 1;
+    rounds[r] ??= [];
+    rounds[r].push(item);
+    lastRound.set(item.req.runId, r);
+  }
+  return rounds;
+}
+
+/** The 35 array parameters of APPEND_SQL for one round; `ord` is the index in `reqs`. */
+export function appendParams(reqs: readonly AppendRequest[]): unknown[] {
+  const q: unknown[][] = Array.from({ length: 16 }, () => []);
+  const e: unknown[][] = Array.from({ length: 9 }, () => []);
+  const x: unknown[][] = Array.from({ length: 10 }, () => []);
+  reqs.forEach((req, ord) => {
+    const first = req.entries[0]!;
+    const last = req.entries[req.entries.length - 1]!;
+    const c = req.create;
+    const row = [
+      ord,
+      req.runId,
+      req.tenant,
+      req.expectedHead?.seq ?? null,
+      req.expectedHead?.hash ?? null,
+      req.status,
+      last.seq,
+      last.hash,
+      first.at,
+      last.at,
+      c?.workflowId ?? null,
+      c?.version ?? null,
+      c?.specHash ?? null,
+      c?.eventId ?? null,
+      c?.eventType ?? null,
+      req.closeApproval ?? null,
+    ];
+    row.forEach((v, i) => q[i]!.push(v));
+    for (const en of req.entries) {
+      const vals = [ord, en.seq, en.v, en.kind, en.prevHash, en.payloadHash, en.hash, en.at, en.payload];
+      vals.forEach((v, i) => e[i]!.push(v));
+    }
+    const a = req.openApproval;
+    if (a) {
+      const vals = [
+        ord,
+        a.runId,
+        a.proposalId,
+        a.tenant,
+        a.step,
+        a.tool,
+        JSON.stringify(a.args),
+        a.reason,
+        a.channel,
+        a.requestedAt,
+      ];
+      vals.forEach((v, i) => x[i]!.push(v));
+    }
+  });
+  return [...q, ...e, ...x];
+}

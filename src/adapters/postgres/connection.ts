@@ -1,0 +1,112 @@
+/**
+ * Connecting to PostgreSQL: parses a `postgres://` URL (with an optional `?schema=` of Keel's
+ * own), builds the pool with the schema as its search_path, and turns driver failures into
+ * KeelErrors whose messages name the server and the problem. It must never print a password:
+ * every URL that reaches a message goes through `redactUrl`.
+ */
+import pg from 'pg';
+import { ErrorCode, KeelError } from '../../core/errors.ts';
+
+export const DEFAULT_SCHEMA = 'public';
+const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
+
+export interface PostgresTarget {
+  /** The URL handed to the driver (without Keel's `schema` parameter). */
+  readonly connectionString: string;
+  /** The URL as it may be printed: password replaced by `***`. */
+  readonly display: string;
+  readonly schema: string;
+}
+
+export interface PoolOptions {
+  readonly poolSize?: number;
+  readonly connectTimeoutMs?: number;
+}
+
+export function isPostgresUrl(target: string): boolean {
+  return /^postgres(ql)?:\/\//i.test(target);
+}
+
+export function redactUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    if (u.password) u.password = '***';
+    return u.toString();
+  } catch {
+    return url.replace(/\/\/([^:/@]*):[^@]*@/, '//$1:***@');
+  }
+}
+
+/** Checks a schema name: lower-case letters, digits and underscores, as PostgreSQL folds them. */
+export function checkSchemaName(schema: string, field = 'schema'): string {
+  if (!SCHEMA_NAME.test(schema)) {
+    throw new KeelError(
+      ErrorCode.usage,
+      `${field}: expected a PostgreSQL schema name of lower-case letters, digits and underscores (at most 63, not starting with a digit), got ${JSON.stringify(schema)}`,
+      { field },
+    );
+  }
+  return schema;
+}
+
+/** Splits a store URL into what the driver needs and the schema Keel works in. */
+export function parsePostgresTarget(url: string, schema?: string): PostgresTarget {
+  let u: URL;
+  try {
+    u = new URL(url);
+  } catch {
+    throw new KeelError(ErrorCode.usage, `store: not a valid PostgreSQL URL: ${redactUrl(url)}`, {
+      field: 'store',
+    });
+  }
+  if (!isPostgresUrl(url)) {
+    throw new KeelError(
+      ErrorCode.usage,
+      `store: expected a postgres:// or postgresql:// URL, got ${u.protocol}//…`,
+      { field: 'store' },
+    );
+  }
+  const fromUrl = u.searchParams.get('schema');
+  u.searchParams.delete('schema');
+  const chosen = schema ?? fromUrl ?? DEFAULT_SCHEMA;
+  return {
+    connectionString: u.toString(),
+    display: redactUrl(u.toString()),
+    schema: checkSchemaName(chosen, schema === undefined && fromUrl !== null ? 'store: ?schema' : 'schema'),
+  };
+}
+
+export function createPool(target: PostgresTarget, o: PoolOptions = {}): pg.Pool {
+  const pool = new pg.Pool({
+    connectionString: target.connectionString,
+    max: o.poolSize ?? 10,
+    connectionTimeoutMillis: o.connectTimeoutMs ?? 5000,
+    application_name: 'keel',
+    // The schema name is checked against SCHEMA_NAME, so it needs no quoting here.
+    options: `-c search_path=${target.schema}`,
+  });
+  // An idle connection dropped by the server must not crash the process; the next query reconnects.
+  pool.on('error', () => {});
+  return pool;
+}
+
+/** The driver's own message; Node reports a refused dual-stack connect as an AggregateError with none. */
+export function driverMessage(e: unknown): string {
+  if (e instanceof AggregateError && e.errors.length > 0) {
+    return [...new Set(e.errors.map((x) => driverMessage(x)))].join('; ');
+  }
+  if (e instanceof Error) return e.message || (e as NodeJS.ErrnoException).code || e.name;
+  return String(e);
+}
+
+/** A failure to reach or use the database, as the store_unavailable KeelError (exit 6). */
+export function unavailable(e: unknown, what: string, target: PostgresTarget): KeelError {
+  if (e instanceof KeelError) return e;
+  const code = (e as { code?: unknown }).code;
+  return new KeelError(
+    ErrorCode.storeUnavailable,
+    `${what} ${target.display} (schema ${target.schema}): ${driverMessage(e)}`,
+    { store: target.display, schema: target.schema, ...(typeof code === 'string' ? { driverCode: code } : {}) },
+    { cause: e },
+  );
+}

@@ -1,0 +1,197 @@
+import assert from 'node:assert/strict';
+import { after, test } from 'node:test';
+import { hashOf } from '../../core/canonical/index.ts';
+import { isKeelError } from '../../core/errors.ts';
+import { verifyLedger } from '../../core/ledger/index.ts';
+import type { AppendRequest } from '../../ports/index.ts';
+import { buildLedger, extendLedger, runStoreContract } from '../../testing/index.ts';
+import type { PostgresStore } from './postgres-store.ts';
+import { dropSchema, openScratchStore, scratchSchemaName, testDatabaseUrl } from './scratch-schema.ts';
+
+const url = testDatabaseUrl();
+const schemas: string[] = [];
+const fresh = (label: string) => {
+  const s = scratchSchemaName(`keel_test_${label}`);
+  schemas.push(s);
+  return s;
+};
+after(async () => {
+  for (const s of schemas) await dropSchema(url, s);
+});
+
+const contractSchema = scratchSchemaName();
+runStoreContract('postgres', {
+  open: () => openScratchStore(url, contractSchema),
+  cleanup: () => dropSchema(url, contractSchema),
+});
+
+const create = (runId: string, steps: number, tenant = 't1'): AppendRequest => ({
+  tenant,
+  runId,
+  expectedHead: null,
+  entries: buildLedger(runId, steps, tenant),
+  status: 'completed',
+  create: { workflowId: 'wf', version: 1, specHash: hashOf('spec'), eventId: 'e', eventType: 't' },
+});
+const isCode = (code: string) => (e: unknown) => isKeelError(e) && e.code === code;
+
+test('group commit: 20 appends issued together share one transaction; a stale head among them fails alone', async () => {
+  const store = await openScratchStore(url, fresh('group'));
+  try {
+    const staleId = hashOf('stale');
+    const staleLedger = buildLedger(staleId, 1);
+    await store.append({ ...create(staleId, 0), entries: staleLedger.slice(0, 1) });
+    const before = store.stats();
+    const results = await Promise.allSettled([
+      ...Array.from({ length: 19 }, (_, i) => store.append(create(hashOf({ group: i }), 1))),
+      store.append({
+        tenant: 't1',
+        runId: staleId,
+        expectedHead: { seq: 0, hash: hashOf('not the head') },
+        entries: extendLedger(staleId, { ...staleLedger[0]!, hash: hashOf('not the head') }, 1),
+        status: 'running',
+      }),
+    ]);
+    assert.equal(store.stats().commits - before.commits, 1);
+    assert.equal(results.filter((r) => r.status === 'fulfilled').length, 19);
+    assert.ok(isCode('head_conflict')((results[19] as PromiseRejectedResult).reason));
+    assert.equal(store.stats().entriesAppended - before.entriesAppended, 19 * 3);
+    assert.equal((await store.listRuns('t1', { limit: 100 })).runs.length, 20);
+    assert.equal((await store.readEntries('t1', staleId)).length, 1);
+  } finally {
+    await store.close();
+  }
+});
+
+test('a group whose statement fails is rewritten with a savepoint per append, still one commit', async () => {
+  const store = await openScratchStore(url, fresh('savepoint'));
+  try {
+    const runId = hashOf('approval-twice');
+    const ledger = buildLedger(runId, 0);
+    const approval = {
+      tenant: 't1',
+      runId,
+      proposalId: hashOf('p'),
+      step: 's',
+      tool: 'noop',
+      args: {},
+      reason: 'destructive',
+      channel: 'cli',
+      requestedAt: '2026-01-01T00:00:00.000Z',
+    };
+    await store.append({ ...create(runId, 0), entries: ledger, status: 'waiting_approval', openApproval: approval });
+    const before = store.stats().commits;
+    const results = await Promise.allSettled([
+      store.append(create(hashOf('before'), 1)),
+      store.append({
+        tenant: 't1',
+        runId,
+        expectedHead: { seq: 0, hash: ledger[0]!.hash },
+        entries: extendLedger(runId, ledger[0]!, 1),
+        status: 'waiting_approval',
+        openApproval: approval,
+      }),
+      store.append(create(hashOf('after'), 1)),
+    ]);
+    assert.deepEqual(
+      results.map((r) => r.status),
+      ['fulfilled', 'rejected', 'fulfilled'],
+    );
+    const refused = (results[1] as PromiseRejectedResult).reason;
+    assert.ok(isCode('internal')(refused) && /violates approvals_pkey/.test(refused.message), String(refused));
+    assert.equal(store.stats().commits - before, 1);
+    assert.equal((await store.getRun('t1', runId))?.head.seq, 0);
+  } finally {
+    await store.close();
+  }
+});
+
+test('under concurrent load, appends of many runs share commits and every ledger verifies', async () => {
+  const store = await openScratchStore(url, fresh('load'));
+  try {
+    const before = store.stats().commits;
+    const runs = Array.from({ length: 40 }, (_, i) => hashOf({ load: i }));
+    let appends = 0;
+    await Promise.all(
+      runs.map(async (runId) => {
+        const ledger = buildLedger(runId, 4);
+        let head = await store.append({ ...create(runId, 0), entries: ledger.slice(0, 1), status: 'running' });
+        appends++;
+        for (let i = 1; i < ledger.length; i += 2) {
+          head = await store.append({
+            tenant: 't1',
+            runId,
+            expectedHead: head,
+            entries: ledger.slice(i, i + 2),
+            status: i + 2 >= ledger.length ? 'completed' : 'running',
+          });
+          appends++;
+        }
+      }),
+    );
+    const commits = store.stats().commits - before;
+    assert.equal(appends, 40 * 5);
+    assert.ok(commits <= appends / 4, `${commits} commits for ${appends} appends`);
+    for (const runId of runs) {
+      const run = await store.getRun('t1', runId);
+      assert.equal(run?.status, 'completed');
+      assert.equal(verifyLedger(runId, await store.readEntries('t1', runId), run!.head).ok, true);
+    }
+  } finally {
+    await store.close();
+  }
+});
+
+test('a closed store refuses appends and closing twice is harmless', async () => {
+  const store = await openScratchStore(url, fresh('closed'));
+  const pending = store.append(create(hashOf('in-flight at close'), 1));
+  await store.close();
+  assert.equal((await pending).seq, 2, 'an append issued before close is written');
+  await assert.rejects(store.append(create(hashOf('late'), 0)), isCode('store_unavailable'));
+  await store.close();
+});
+
+test('entries survive closing and reopening, and verify', async () => {
+  const schema = fresh('reopen');
+  const runId = hashOf('reopen');
+  const a = await openScratchStore(url, schema);
+  await a.append(create(runId, 3));
+  await a.close();
+  const b = await openScratchStore(url, schema);
+  try {
+    const run = await b.getRun('t1', runId);
+    assert.equal(run?.head.seq, 6);
+    const r = verifyLedger(runId, await b.readEntries('t1', runId), run!.head);
+    assert.equal(r.ok, true);
+  } finally {
+    await b.close();
+  }
+});
+
+test('two stores on one schema cannot both append at one seq', async () => {
+  const schema = fresh('two');
+  const [a, b] = [await openScratchStore(url, schema), await openScratchStore(url, schema)];
+  try {
+    for (let round = 0; round < 10; round++) {
+      const runId = hashOf({ two: round });
+      const ledger = buildLedger(runId, 1);
+      await a.append({ ...create(runId, 0), entries: ledger.slice(0, 1), status: 'running' });
+      const head = { seq: 0, hash: ledger[0]!.hash };
+      const mine = extendLedger(runId, ledger[0]!, 1);
+      const results = await Promise.allSettled([
+        a.append({ tenant: 't1', runId, expectedHead: head, entries: ledger.slice(1, 2), status: 'running' }),
+        b.append({ tenant: 't1', runId, expectedHead: head, entries: mine, status: 'running' }),
+      ]);
+      assert.deepEqual(results.map((r) => r.status).sort(), ['fulfilled', 'rejected']);
+      const lost = results.find((r) => r.status === 'rejected') as PromiseRejectedResult;
+      assert.ok(isCode('head_conflict')(lost.reason), String(lost.reason));
+      assert.deepEqual(
+        (await b.readEntries('t1', runId)).map((e) => e.seq),
+        [0, 1],
+      );
+    }
+  } finally {
+    await a.close();
+    await b.close();
+  }
+});

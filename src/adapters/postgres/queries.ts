@@ -1,0 +1,66 @@
+/**
+ * The PostgreSQL store's read and version statements, in one place so their text (and the names
+ * they are prepared under) stay stable. Every statement is tenant-scoped: a run, version or
+ * approval of another tenant matches nothing.
+ */
+import type pg from 'pg';
+import type { Digest } from '../../core/canonical/index.ts';
+import type { StoredEntry } from '../../core/ledger/index.ts';
+import { RUN_COLUMNS } from './rows.ts';
+
+export const SQL = {
+  getRun: `SELECT ${RUN_COLUMNS} FROM runs WHERE run_id = $1 AND tenant = $2`,
+  readEntries: `SELECT e.seq, e.v, e.kind, e.prev_hash, e.payload_hash, e.hash, e.at, e.payload
+    FROM runs r JOIN entries e ON e.run_key = r.run_key
+    WHERE r.run_id = $1 AND r.tenant = $2 AND e.seq >= $3 ORDER BY e.seq`,
+  approvalsByTenant: 'SELECT * FROM approvals WHERE tenant = $1 ORDER BY requested_at, run_id, proposal_id',
+  approvalsByRun: 'SELECT * FROM approvals WHERE tenant = $1 AND run_id = $2 ORDER BY requested_at, proposal_id',
+  insertVersion: `INSERT INTO workflow_versions
+    (tenant, workflow_id, version, spec_hash, spec, status, published_at, published_by)
+    VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT DO NOTHING`,
+  getVersion: 'SELECT * FROM workflow_versions WHERE tenant = $1 AND workflow_id = $2 AND version = $3',
+  latestVersion:
+    'SELECT * FROM workflow_versions WHERE tenant = $1 AND workflow_id = $2 ORDER BY version DESC LIMIT 1',
+  versionsOf: 'SELECT * FROM workflow_versions WHERE tenant = $1 AND workflow_id = $2 ORDER BY version',
+  versionsAll: 'SELECT * FROM workflow_versions WHERE tenant = $1 ORDER BY workflow_id, version',
+  /** Compare-and-set on the status; the promotion row is written only if the status changed. */
+  promote: `WITH changed AS (
+      UPDATE workflow_versions SET status = $5
+       WHERE tenant = $1 AND workflow_id = $2 AND version = $3 AND status = $4
+      RETURNING tenant, workflow_id, version
+    )
+    INSERT INTO promotions (tenant, workflow_id, version, from_status, to_status, promoted_by, at)
+    SELECT tenant, workflow_id, version, $4, $5, $6, $7 FROM changed`,
+  promotions: 'SELECT * FROM promotions WHERE tenant = $1 AND workflow_id = $2 ORDER BY id',
+} as const;
+
+/** A run's entries from `fromSeq`, in seq order, read as arrays (no per-row objects to build). */
+export async function readEntryRows(
+  pool: pg.Pool,
+  tenant: string,
+  runId: string,
+  fromSeq: number,
+): Promise<StoredEntry[]> {
+  const r = await pool.query<unknown[]>({
+    name: 'keel_read_entries',
+    text: SQL.readEntries,
+    values: [runId, tenant, fromSeq],
+    rowMode: 'array',
+  });
+  const out: StoredEntry[] = new Array(r.rows.length);
+  for (let i = 0; i < r.rows.length; i++) {
+    const row = r.rows[i]!;
+    out[i] = {
+      v: row[1] as number,
+      runId,
+      seq: row[0] as number,
+      kind: row[2] as StoredEntry['kind'],
+      prevHash: (row[3] as Digest | null) ?? null,
+      payloadHash: row[4] as Digest,
+      hash: row[5] as Digest,
+      at: row[6] as string,
+      payload: row[7] as Buffer,
+    };
+  }
+  return out;
+}

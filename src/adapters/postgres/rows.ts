@@ -1,0 +1,99 @@
+/**
+ * PostgreSQL rows to the Store port's records, and the run-listing cursor. Pure mapping: nothing
+ * here queries. The cursor encodes (createdAt, runId) exactly as the SQLite store does, so a page
+ * boundary means the same thing on both stores.
+ */
+import type { Digest } from '../../core/canonical/index.ts';
+import { ErrorCode, KeelError } from '../../core/errors.ts';
+import type { RunStatus } from '../../core/ledger/index.ts';
+import type { WorkflowSpec, WorkflowStatus } from '../../core/spec/index.ts';
+import type { PendingApproval, Promotion, RunRecord, VersionRecord } from '../../ports/index.ts';
+
+export type Row = Record<string, unknown>;
+
+export const RUN_COLUMNS =
+  'run_id, tenant, workflow_id, version, spec_hash, status, head_seq, head_hash, event_id, event_type, created_at, updated_at';
+
+export function toRun(r: Row): RunRecord {
+  return {
+    runId: r.run_id as string,
+    tenant: r.tenant as string,
+    workflowId: r.workflow_id as string,
+    version: r.version as number,
+    specHash: r.spec_hash as Digest,
+    status: r.status as RunStatus,
+    head: { seq: r.head_seq as number, hash: r.head_hash as Digest },
+    eventId: r.event_id as string,
+    eventType: r.event_type as string,
+    createdAt: r.created_at as string,
+    updatedAt: r.updated_at as string,
+  };
+}
+
+/** Parsed specs by hash: a spec hash names immutable content, so parsing it once is enough. */
+const specCache = new Map<string, WorkflowSpec>();
+
+function specOf(r: Row): WorkflowSpec {
+  const hash = r.spec_hash as string;
+  let spec = specCache.get(hash);
+  if (!spec) {
+    spec = JSON.parse(r.spec as string) as WorkflowSpec;
+    if (specCache.size >= 1000) specCache.clear();
+    specCache.set(hash, spec);
+  }
+  return spec;
+}
+
+export function toVersion(r: Row): VersionRecord {
+  return {
+    tenant: r.tenant as string,
+    workflowId: r.workflow_id as string,
+    version: r.version as number,
+    specHash: r.spec_hash as Digest,
+    spec: specOf(r),
+    status: r.status as WorkflowStatus,
+    publishedAt: r.published_at as string,
+    publishedBy: r.published_by as string,
+  };
+}
+
+export function toPromotion(r: Row): Promotion {
+  return {
+    tenant: r.tenant as string,
+    workflowId: r.workflow_id as string,
+    version: r.version as number,
+    from: r.from_status as WorkflowStatus,
+    to: r.to_status as WorkflowStatus,
+    by: r.promoted_by as string,
+    at: r.at as string,
+  };
+}
+
+export function toApproval(r: Row): PendingApproval {
+  return {
+    tenant: r.tenant as string,
+    runId: r.run_id as string,
+    proposalId: r.proposal_id as Digest,
+    step: r.step as string,
+    tool: r.tool as string,
+    args: JSON.parse(r.args as string),
+    reason: r.reason as string,
+    channel: r.channel as string,
+    requestedAt: r.requested_at as string,
+  };
+}
+
+export function encodeCursor(createdAt: string, runId: string): string {
+  return Buffer.from(JSON.stringify([createdAt, runId])).toString('base64url');
+}
+
+export function decodeCursor(cursor: string): [string, string] {
+  try {
+    const v = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+    if (Array.isArray(v) && v.length === 2 && typeof v[0] === 'string' && typeof v[1] === 'string')
+      return [v[0], v[1]];
+  } catch {}
+  throw new KeelError(ErrorCode.usage, 'cursor: not a cursor returned by a previous page', {
+    field: 'cursor',
+  });
+}

@@ -1,0 +1,94 @@
+/**
+ * The PostgreSQL schema, as numbered migrations recorded in `keel_migrations`. A migration is
+ * applied once, in order, inside the migrating transaction; published migrations are never edited
+ * (add a new one instead), so every database at version N has the same layout.
+ *
+ * Text columns that are sorted or compared by range use `COLLATE "C"` (byte order), so run
+ * listings and cursors order exactly as they do in SQLite, whatever the database's locale.
+ */
+export interface Migration {
+  readonly version: number;
+  readonly name: string;
+  readonly sql: string;
+}
+
+export const MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    name: 'ledger, runs, versions, promotions, approvals',
+    sql: `
+    CREATE TABLE workflow_versions (
+      tenant TEXT COLLATE "C" NOT NULL,
+      workflow_id TEXT COLLATE "C" NOT NULL,
+      version INTEGER NOT NULL,
+      spec_hash TEXT NOT NULL,
+      spec TEXT NOT NULL,
+      status TEXT NOT NULL,
+      published_at TEXT NOT NULL,
+      published_by TEXT NOT NULL,
+      PRIMARY KEY (tenant, workflow_id, version)
+    );
+
+    CREATE TABLE promotions (
+      id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+      tenant TEXT COLLATE "C" NOT NULL,
+      workflow_id TEXT COLLATE "C" NOT NULL,
+      version INTEGER NOT NULL,
+      from_status TEXT NOT NULL,
+      to_status TEXT NOT NULL,
+      promoted_by TEXT NOT NULL,
+      at TEXT NOT NULL
+    );
+    CREATE INDEX promotions_workflow ON promotions (tenant, workflow_id, id);
+
+    -- run_key is a compact, increasing key: entries of new runs land at the right edge of the
+    -- entries B-tree, so a commit touches few pages however random the run ids are.
+    CREATE TABLE runs (
+      run_key BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+      run_id TEXT COLLATE "C" NOT NULL UNIQUE,
+      tenant TEXT COLLATE "C" NOT NULL,
+      workflow_id TEXT COLLATE "C" NOT NULL,
+      version INTEGER NOT NULL,
+      spec_hash TEXT NOT NULL,
+      status TEXT NOT NULL,
+      head_seq INTEGER NOT NULL,
+      head_hash TEXT NOT NULL,
+      event_id TEXT NOT NULL,
+      event_type TEXT NOT NULL,
+      created_at TEXT COLLATE "C" NOT NULL,
+      updated_at TEXT NOT NULL
+    );
+    CREATE INDEX runs_by_tenant ON runs (tenant, created_at DESC, run_id DESC);
+
+    CREATE TABLE entries (
+      run_key BIGINT NOT NULL REFERENCES runs (run_key),
+      seq INTEGER NOT NULL CHECK (seq >= 0),
+      v INTEGER NOT NULL,
+      kind TEXT NOT NULL,
+      prev_hash TEXT,
+      payload_hash TEXT NOT NULL,
+      hash TEXT NOT NULL,
+      at TEXT NOT NULL,
+      payload BYTEA NOT NULL,
+      PRIMARY KEY (run_key, seq)
+    );
+
+    CREATE TABLE approvals (
+      run_id TEXT COLLATE "C" NOT NULL,
+      proposal_id TEXT COLLATE "C" NOT NULL,
+      tenant TEXT COLLATE "C" NOT NULL,
+      step TEXT NOT NULL,
+      tool TEXT NOT NULL,
+      args TEXT NOT NULL,
+      reason TEXT NOT NULL,
+      channel TEXT NOT NULL,
+      requested_at TEXT COLLATE "C" NOT NULL,
+      PRIMARY KEY (run_id, proposal_id)
+    );
+    CREATE INDEX approvals_by_tenant ON approvals (tenant, requested_at, run_id);
+    `,
+  },
+];
+
+/** The schema version this Keel writes and reads. */
+export const SCHEMA_VERSION = MIGRATIONS.length;

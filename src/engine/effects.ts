@@ -1,0 +1,133 @@
+/**
+ * Where a walk gets what it does not decide itself: source values, tool outcomes, entry
+ * timestamps, and (when replaying) recorded approval decisions. The live effects draw from the
+ * real world and call tool handlers; the recorded effects (recorded-effects.ts) serve a ledger's
+ * values and never call anything. The walk records whatever it is given, the same way for both.
+ */
+
+import { canonicalize, hashOf } from '../core/canonical/index.ts';
+import { isKeelError } from '../core/errors.ts';
+import type { PayloadOf } from '../core/ledger/index.ts';
+import type { RunState } from '../core/run/index.ts';
+import type { SourceRef } from '../core/spec/index.ts';
+import type { RawSources, ToolDefinition } from '../ports/index.ts';
+
+export type StepOutcome =
+  | { readonly ok: true; readonly output: unknown }
+  | { readonly ok: false; readonly error: { readonly code: string; readonly message: string } };
+
+export interface Effects {
+  /** The value of a declared source, read now (the walk ledgers it before using it). */
+  draw(ref: SourceRef, state: RunState): unknown;
+  /** The outcome of an allowed tool call. */
+  invoke(tool: ToolDefinition, allowed: PayloadOf<'step.allowed'>, state: RunState): Promise<StepOutcome>;
+  /** The timestamp of the entry about to be written at `seq`. */
+  at(seq: number): string;
+  /** A recorded decision for the approval the run waits for, when replaying; live runs wait for a person. */
+  approval?(
+    request: PayloadOf<'approval.requested'>,
+    state: RunState,
+  ): PayloadOf<'approval.resolved'> | undefined;
+}
+
+/** Environment names whose values are secrets by default: never ledgered in clear. */
+export const SECRET_ENV = /(SECRET|TOKEN|PASSWORD|PASSWD|API_?KEY|PRIVATE|CREDENTIAL)/i;
+
+/**
+ * What a secret env value becomes in the ledger and in a proposal's arguments: its hash and its
+ * name. The clear value exists only in the call to the tool, read again at that moment and
+ * checked against the recorded hash.
+ */
+export interface SecretRef {
+  readonly $secret: string;
+  readonly env: string;
+}
+
+function isSecretRef(v: unknown): v is SecretRef {
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) return false;
+  const keys = Object.keys(v);
+  return keys.length === 2 && typeof (v as SecretRef).$secret === 'string' && typeof (v as SecretRef).env === 'string';
+}
+
+/** The arguments a tool receives: every SecretRef replaced by the current value it hashes to. */
+function revealSecrets(v: unknown, raw: RawSources, revealed: Map<string, string>): unknown {
+  if (isSecretRef(v)) {
+    const value = raw.env.get(v.env) ?? null;
+    if (hashOf(value) !== v.$secret) {
+      throw Object.assign(new Error(`secret ${v.env} changed since it was read for this step`), { code: 'secret_changed' });
+    }
+    if (typeof value === 'string' && value.length > 0) revealed.set(value, v.env);
+    return value;
+  }
+  if (Array.isArray(v)) return v.map((x) => revealSecrets(x, raw, revealed));
+  if (typeof v === 'object' && v !== null) {
+    return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, revealSecrets(x, raw, revealed)]));
+  }
+  return v;
+}
+
+/** A tool's output with any secret it was given masked, so a tool that echoes one cannot ledger it. */
+function maskSecrets(v: unknown, revealed: Map<string, string>): unknown {
+  if (revealed.size === 0) return v;
+  if (typeof v === 'string') {
+    let out = v;
+    for (const [clear, name] of revealed) out = out.split(clear).join(`[secret ${name}]`);
+    return out;
+  }
+  if (Array.isArray(v)) return v.map((x) => maskSecrets(x, revealed));
+  if (typeof v === 'object' && v !== null) {
+    return Object.fromEntries(Object.entries(v).map(([k, x]) => [maskSecrets(k, revealed) as string, maskSecrets(x, revealed)]));
+  }
+  return v;
+}
+
+export function liveEffects(raw: RawSources, isSecret: (name: string) => boolean = (n) => SECRET_ENV.test(n)): Effects {
+  return {
+    draw(ref) {
+      if (ref.source === 'env' && ref.name !== undefined && isSecret(ref.name)) {
+        const secret: SecretRef = { $secret: hashOf(raw.env.get(ref.name) ?? null), env: ref.name };
+        return secret;
+      }
+      switch (ref.source) {
+        case 'clock':
+          return new Date(raw.clock.now()).toISOString();
+        case 'random':
+          return ref.name === 'hex' ? Buffer.from(raw.random.bytes(16)).toString('hex') : raw.random.float();
+        case 'id':
+          return raw.random.uuid();
+        case 'env':
+          return raw.env.get(ref.name ?? '') ?? null;
+      }
+    },
+    async invoke(tool, a, s) {
+      const revealed = new Map<string, string>();
+      try {
+        const output =
+          (await tool.handler(revealSecrets(a.args, raw, revealed) as Record<string, unknown>, {
+            tenant: s.tenant,
+            runId: s.runId,
+            step: a.step,
+            idempotencyKey: a.idempotencyKey,
+            attempt: a.attempt,
+          })) ?? null;
+        const masked = maskSecrets(output, revealed);
+        canonicalize(masked);
+        return { ok: true, output: masked };
+      } catch (e) {
+        const error = errorOf(e);
+        return { ok: false, error: { code: error.code, message: maskSecrets(error.message, revealed) as string } };
+      }
+    },
+    at: () => new Date(raw.clock.now()).toISOString(),
+  };
+}
+
+/** A thrown value as ledger data: a code and a message, never a stack. */
+export function errorOf(e: unknown): { code: string; message: string } {
+  const code = isKeelError(e)
+    ? e.code
+    : typeof (e as { code?: unknown })?.code === 'string'
+      ? (e as { code: string }).code
+      : 'tool_error';
+  return { code, message: e instanceof Error ? e.message : String(e) };
+}

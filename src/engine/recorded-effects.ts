@@ -1,0 +1,91 @@
+/**
+ * Effects served from a recorded ledger: replay reads only the record.
+ *
+ * The n-th source draw of the walk gets the recorded n-th draw; the n-th outcome of a step gets
+ * that step's recorded n-th outcome; the n-th approval of a step gets its recorded decision. A
+ * draw of another kind than recorded is a divergence; an outcome that was never recorded fails
+ * closed with `replay_source_missing` — nothing is ever synthesised, and no handler is called.
+ */
+import { ErrorCode, KeelError } from '../core/errors.ts';
+import type { Entry, PayloadOf } from '../core/ledger/index.ts';
+import type { Effects, StepOutcome } from './effects.ts';
+
+export interface RecordedLedger {
+  readonly draws: PayloadOf<'source.drawn'>[];
+  readonly outcomes: Map<string, StepOutcome[]>;
+  readonly approvals: Map<string, PayloadOf<'approval.resolved'>[]>;
+}
+
+/** Indexes a ledger's draws, outcomes and approval decisions by ordinal. */
+export function indexLedger(entries: readonly Entry[]): RecordedLedger {
+  const draws: PayloadOf<'source.drawn'>[] = [];
+  const outcomes = new Map<string, StepOutcome[]>();
+  const approvals = new Map<string, PayloadOf<'approval.resolved'>[]>();
+  const requests = new Map<string, string>();
+  const push = <T>(m: Map<string, T[]>, k: string, v: T) => {
+    const list = m.get(k);
+    if (list) list.push(v);
+    else m.set(k, [v]);
+  };
+  for (const e of entries) {
+    if (e.kind === 'source.drawn') draws.push(e.payload as PayloadOf<'source.drawn'>);
+    else if (e.kind === 'step.completed') {
+      const p = e.payload as PayloadOf<'step.completed'>;
+      push(outcomes, p.step, { ok: true, output: p.output });
+    } else if (e.kind === 'step.failed') {
+      const p = e.payload as PayloadOf<'step.failed'>;
+      push(outcomes, p.step, { ok: false, error: p.error });
+    } else if (e.kind === 'approval.requested') {
+      const p = e.payload as PayloadOf<'approval.requested'>;
+      requests.set(p.proposalId, p.step);
+    } else if (e.kind === 'approval.resolved') {
+      const p = e.payload as PayloadOf<'approval.resolved'>;
+      const step = requests.get(p.proposalId);
+      if (step !== undefined) push(approvals, step, p);
+    }
+  }
+  return { draws, outcomes, approvals };
+}
+
+export function recordedEffects(record: RecordedLedger, at: (seq: number) => string): Effects {
+  return {
+    draw(ref, state) {
+      const recorded = record.draws[state.draws];
+      if (!recorded) {
+        throw new KeelError(
+          ErrorCode.replaySourceMissing,
+          `no recorded value for draw #${state.draws} (${ref.source})`,
+          {
+            ordinal: state.draws,
+            source: ref.source,
+          },
+        );
+      }
+      if (recorded.source !== ref.source || (recorded.name ?? null) !== (ref.name ?? null)) {
+        throw new KeelError(
+          ErrorCode.replayDiverged,
+          `draw #${state.draws} reads ${ref.source}${ref.name ? ` ${ref.name}` : ''}, but the record holds ${recorded.source}${recorded.name ? ` ${recorded.name}` : ''}`,
+          { ordinal: state.draws, expected: ref, recorded },
+        );
+      }
+      return recorded.value;
+    },
+    async invoke(_tool, a, state) {
+      const n = state.executions[a.step] ?? 0;
+      const outcome = record.outcomes.get(a.step)?.[n];
+      if (outcome) return outcome;
+      return {
+        ok: false,
+        error: {
+          code: ErrorCode.replaySourceMissing,
+          message: `no recorded outcome for execution #${n + 1} of step ${a.step}; replay never calls the tool`,
+        },
+      };
+    },
+    at,
+    approval(request, state) {
+      const n = (state.approvalRequests[request.step] ?? 1) - 1;
+      return record.approvals.get(request.step)?.[n];
+    },
+  };
+}

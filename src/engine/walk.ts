@@ -1,0 +1,226 @@
+/**
+ * The walk: one run's plan, step by step — resolve arguments -> check (schema, step limit, spend
+ * cap, destructive guardrail) -> record the decision -> invoke the tool -> record the outcome.
+ *
+ * It never calls a tool without an allow decision in the ledger (committed first, unless the tool
+ * is idempotent and the uncommitted entries are reproducible from the durable head), never
+ * re-invokes an effect whose outcome is unknown unless the tool is idempotent, and reads sources
+ * and tool outcomes only through `Effects`, so the same walk runs live, as a replay and as a fork.
+ */
+
+import { ErrorCode, KeelError } from '../core/errors.ts';
+import type { PayloadOf } from '../core/ledger/index.ts';
+import { usdToCents } from '../core/money.ts';
+import {
+  checkProposal,
+  compilePlan,
+  type Decision,
+  idempotencyKeyFor,
+  nextNode,
+  proposalIdFor,
+} from '../core/run/index.ts';
+import { resolveArgs, type SourceRef } from '../core/spec/index.ts';
+import type { VersionRecord } from '../ports/index.ts';
+import type { Effects } from './effects.ts';
+import type { RunWriter } from './run-writer.ts';
+import type { ToolRegistry } from './tool-registry.ts';
+
+/** Walks until the run finishes, waits for a person, or cannot safely continue; commits what it wrote. */
+export async function walkRun(
+  w: RunWriter,
+  version: VersionRecord,
+  tools: ToolRegistry,
+  fx: Effects,
+): Promise<void> {
+  const s = w.state;
+  const spec = version.spec;
+  const plan = compilePlan(spec);
+  const capCents = usdToCents(spec.limits.maxCostUsd);
+  while (!s.finished) {
+    if (s.inFlight) {
+      // A recorded allow without an outcome: the effect may have happened before a crash.
+      const tool = tools.get(s.inFlight.tool);
+      if (!tool?.idempotent) {
+        s.status = 'outcome_unknown';
+        break;
+      }
+      await invoke(w, tools, fx, s.inFlight);
+      continue;
+    }
+    let step: string;
+    let toolName: string;
+    let args: Record<string, unknown>;
+    let approved = false;
+    if (s.approval) {
+      const { request } = s.approval;
+      const decision = s.approval.decision ?? fx.approval?.(request, s);
+      if (!decision) break;
+      if (!s.approval.decision) {
+        w.add('approval.resolved', { ...decision, proposalId: request.proposalId });
+        w.approvalClosed(request.proposalId);
+      }
+      if (decision.decision === 'denied') {
+        refuse(w, request.step, request.tool, request.proposalId, {
+          outcome: 'refuse',
+          check: 'approval',
+          code: 'approval_denied',
+          message: `${decision.by} denied the approval`,
+        });
+        break;
+      }
+      ({ step, tool: toolName, args } = request);
+      approved = true;
+    } else {
+      const node = nextNode(plan, s.completed);
+      if (!node) {
+        w.add('run.finished', { status: 'completed', outputs: s.outputs });
+        break;
+      }
+      step = node.id;
+      toolName = node.step.tool;
+      // Values drawn before a crash (or inherited by a fork) are reused, in order, before any new draw.
+      const pending = [...s.drawsSinceDecision];
+      const draw = (ref: SourceRef) => {
+        const reused = pending.shift();
+        if (reused) {
+          if (reused.source !== ref.source || (reused.name ?? null) !== (ref.name ?? null)) {
+            throw new KeelError(
+              ErrorCode.replayDiverged,
+              `step ${step} reads ${ref.source} where the ledger recorded ${reused.source}`,
+              {
+                step,
+              },
+            );
+          }
+          return reused.value;
+        }
+        const value = fx.draw(ref, s);
+        w.add(
+          'source.drawn',
+          ref.name === undefined
+            ? { source: ref.source, value }
+            : { source: ref.source, name: ref.name, value },
+        );
+        return value;
+      };
+      const resolved = resolveArgs(node.step.args, {
+        event: s.event,
+        steps: Object.fromEntries(Object.entries(s.outputs).map(([k, output]) => [k, { output }])),
+        draw,
+      });
+      if (!resolved.ok) {
+        refuse(w, step, toolName, null, {
+          outcome: 'refuse',
+          check: 'resolve',
+          code: 'unresolved_arguments',
+          message: resolved.problems.map((p) => `${p.field}: ${p.message}`).join('; '),
+        });
+        break;
+      }
+      args = resolved.value;
+    }
+    const tool = tools.get(toolName);
+    const proposalId = proposalIdFor(s.runId, step, toolName, args);
+    if (!tool) {
+      refuse(w, step, toolName, proposalId, {
+        outcome: 'refuse',
+        check: 'validate',
+        code: 'unknown_tool',
+        message: `no tool named ${toolName} is registered`,
+      });
+      break;
+    }
+    const decision = checkProposal({
+      tool,
+      args,
+      stepsTaken: s.stepsTaken,
+      maxSteps: spec.limits.maxSteps,
+      spentCents: s.spentCents,
+      capCents,
+      versionStatus: s.versionStatus,
+      approved,
+    });
+    if (decision.outcome === 'refuse') {
+      refuse(w, step, toolName, proposalId, decision);
+      break;
+    }
+    if (decision.outcome === 'require_approval') {
+      const request = {
+        step,
+        tool: toolName,
+        proposalId,
+        args,
+        costCents: decision.costCents,
+        reason: decision.reason,
+        channel: decision.channel,
+      };
+      const e = w.add('approval.requested', request);
+      w.approvalOpened({ tenant: s.tenant, runId: s.runId, ...request, requestedAt: e.at });
+      continue;
+    }
+    const attempt = 1;
+    const allowed = w.add('step.allowed', {
+      step,
+      tool: toolName,
+      proposalId,
+      args,
+      idempotencyKey: idempotencyKeyFor(s.runId, step, attempt),
+      attempt,
+      costCents: decision.costCents,
+      ...(approved && s.approval?.decision ? { approvedBy: s.approval.decision.by } : {}),
+    });
+    // The durability rule: an allow decision is committed before its effect, unless the tool is
+    // idempotent and everything uncommitted is reproducible from the durable head (see RunWriter).
+    if (!(tool.idempotent && w.reproducible)) await w.commit();
+    await invoke(w, tools, fx, allowed.payload);
+  }
+  await w.commit();
+}
+
+function refuse(
+  w: RunWriter,
+  step: string,
+  tool: string,
+  proposalId: PayloadOf<'step.refused'>['proposalId'],
+  d: Decision,
+): void {
+  if (d.outcome !== 'refuse') return;
+  w.add('step.refused', {
+    step,
+    tool,
+    proposalId,
+    check: d.check,
+    code: d.code,
+    message: d.message,
+    ...(d.problems ? { problems: d.problems } : {}),
+  });
+  w.add('run.finished', { status: 'refused', outputs: w.state.outputs, reason: `${tool}: ${d.message}` });
+}
+
+async function invoke(
+  w: RunWriter,
+  tools: ToolRegistry,
+  fx: Effects,
+  a: PayloadOf<'step.allowed'>,
+): Promise<void> {
+  const tool = tools.get(a.tool);
+  if (!tool)
+    throw new KeelError(ErrorCode.unknownTool, `tool ${a.tool} is no longer registered`, { tool: a.tool });
+  const outcome = await fx.invoke(tool, a, w.state);
+  if (outcome.ok) {
+    w.add('step.completed', {
+      step: a.step,
+      tool: a.tool,
+      proposalId: a.proposalId,
+      output: outcome.output,
+      costCents: a.costCents,
+    });
+    return;
+  }
+  w.add('step.failed', { step: a.step, tool: a.tool, proposalId: a.proposalId, error: outcome.error });
+  w.add('run.finished', {
+    status: 'failed',
+    outputs: w.state.outputs,
+    reason: `${a.tool}: ${outcome.error.message}`,
+  });
+}
