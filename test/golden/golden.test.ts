@@ -8,12 +8,14 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
-import { specHash } from '../../src/core/spec/index.ts';
 import { verifyLedger } from '../../src/core/ledger/index.ts';
+import { specHash } from '../../src/core/spec/index.ts';
 import { replayRun } from '../../src/engine/index.ts';
 import { fromGoldenFile, GOLDEN_DIR, goldenKeel, recordScenarios } from './scenarios.ts';
 
-const files = readdirSync(GOLDEN_DIR).filter((f) => f.endsWith('.json')).sort();
+const files = readdirSync(GOLDEN_DIR)
+  .filter((f) => f.endsWith('.json'))
+  .sort();
 
 describe('golden ledgers', () => {
   test('there is one golden per scenario', async () => {

@@ -39,12 +39,32 @@ export function goldenKeel() {
 export async function recordScenarios(): Promise<GoldenRun[]> {
   const { keel, desk } = goldenKeel();
   const tenant = 'acme-support';
-  const refund = await deploy(keel, tenant, read(EXAMPLE, 'refund-under-50.yaml').replace('status: DRAFT', 'status: AUTONOMOUS'), 'dana');
-  const close = await deploy(keel, tenant, read(EXAMPLE, 'close-resolved-ticket.yaml').replace('status: DRAFT', 'status: LIVE'), 'dana');
-  const nd = await deploy(keel, tenant, read(ROOT, 'src', 'app', 'fixtures', 'conformance-nondeterminism.yaml'), 'dana');
+  const refund = await deploy(
+    keel,
+    tenant,
+    read(EXAMPLE, 'refund-under-50.yaml').replace('status: DRAFT', 'status: AUTONOMOUS'),
+    'dana',
+  );
+  const close = await deploy(
+    keel,
+    tenant,
+    read(EXAMPLE, 'close-resolved-ticket.yaml').replace('status: DRAFT', 'status: LIVE'),
+    'dana',
+  );
+  const nd = await deploy(
+    keel,
+    tenant,
+    read(ROOT, 'src', 'app', 'fixtures', 'conformance-nondeterminism.yaml'),
+    'dana',
+  );
   const out: GoldenRun[] = [];
   const keep = async (name: string, spec: WorkflowSpec, runId: string) => {
-    out.push({ name, spec, status: (await keel.runs.get(tenant, runId)).status, entries: await keel.runs.storedEntries(tenant, runId) });
+    out.push({
+      name,
+      spec,
+      status: (await keel.runs.get(tenant, runId)).status,
+      entries: await keel.runs.storedEntries(tenant, runId),
+    });
   };
   const emit = async (name: string) => (await keel.events.emit(tenant, event(name))).runs[0]!.runId;
   await keep('refund-30-completed', refund.spec, await emit('refund-30'));
@@ -53,7 +73,12 @@ export async function recordScenarios(): Promise<GoldenRun[]> {
   const closeRun = await emit('ticket-resolved');
   await keel.approvals.approve(tenant, closeRun, 'dana (support lead)', 'customer confirmed');
   await keep('close-ticket-approved', close.spec, closeRun);
-  const ndRun = await keel.runs.start(tenant, nd.workflowId, { id: 'nd-1', type: 'manual', time: '2026-11-30T09:00:00Z', payload: {} });
+  const ndRun = await keel.runs.start(tenant, nd.workflowId, {
+    id: 'nd-1',
+    type: 'manual',
+    time: '2026-11-30T09:00:00Z',
+    payload: {},
+  });
   await keep('conformance-nondeterminism', nd.spec, ndRun.runId);
   await keel.close();
   desk.shutdown();
@@ -75,6 +100,8 @@ export function toGoldenFile(g: GoldenRun): string {
 }
 
 export function fromGoldenFile(text: string): GoldenRun {
-  const g = JSON.parse(text) as Omit<GoldenRun, 'entries'> & { entries: (Omit<StoredEntry, 'payload'> & { payload: string })[] };
+  const g = JSON.parse(text) as Omit<GoldenRun, 'entries'> & {
+    entries: (Omit<StoredEntry, 'payload'> & { payload: string })[];
+  };
   return { ...g, entries: g.entries.map((e) => ({ ...e, payload: Buffer.from(e.payload, 'utf8') })) };
 }
