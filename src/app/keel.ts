@@ -71,9 +71,7 @@ export type Keel = ReturnType<typeof createKeel>;
 
 export function createKeel(config: KeelConfig) {
   const store =
-    typeof config.store === 'string'
-      ? openSqliteStore(config.store, config.synchronous)
-      : config.store;
+    typeof config.store === 'string' ? openSqliteStore(config.store, config.synchronous) : config.store;
   const tools = new ToolRegistry([...CORE_TOOLS, ...(config.tools ?? [])]);
   const sources = config.sources ?? systemSources();
   const engine = new Engine({ store, tools, sources });

@@ -4,7 +4,12 @@
  * migrations applied). Like keel.ts, this is a place allowed to name concrete adapters; nothing
  * here prints a password — URLs leave this module through `describeStoreTarget` only.
  */
-import { isPostgresUrl, PostgresStore, redactUrl, SCHEMA_VERSION as PG_SCHEMA } from '../adapters/postgres/index.ts';
+import {
+  isPostgresUrl,
+  SCHEMA_VERSION as PG_SCHEMA,
+  PostgresStore,
+  redactUrl,
+} from '../adapters/postgres/index.ts';
 import { SqliteStore } from '../adapters/sqlite/index.ts';
 import { SCHEMA_VERSION as SQLITE_SCHEMA } from '../adapters/sqlite/schema.ts';
 import { ErrorCode, KeelError } from '../core/errors.ts';

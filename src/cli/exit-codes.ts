@@ -11,6 +11,7 @@ export const EXIT = {
   conflict: 4,
   verificationFailed: 5,
   storeUnavailable: 6,
+  determinismViolation: 7,
 } as const;
 
 const TABLE: Record<ErrorCode, number> = {
@@ -28,6 +29,8 @@ const TABLE: Record<ErrorCode, number> = {
   replay_diverged: EXIT.verificationFailed,
   replay_source_missing: EXIT.verificationFailed,
   store_unavailable: EXIT.storeUnavailable,
+  determinism_violation: EXIT.determinismViolation,
+  plan_invalid: EXIT.usage,
   internal: EXIT.internal,
 };
 

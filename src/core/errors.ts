@@ -36,6 +36,10 @@ export const ErrorCode = {
   unknownTool: 'unknown_tool',
   /** The store cannot be opened or has an unexpected schema. */
   storeUnavailable: 'store_unavailable',
+  /** A plan module (`*.plan.ts`) reads the clock, randomness, the host or I/O; see `keel check`. */
+  determinismViolation: 'determinism_violation',
+  /** A plan module could not be evaluated: it threw, ran past its step or memory limit, or exported no spec. */
+  planInvalid: 'plan_invalid',
 } as const;
 
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];

@@ -414,7 +414,11 @@ export function runStoreContract(name: string, factory: StoreFactory): void {
         channel: 'cli',
         requestedAt: FIXED_TIME,
       };
-      await store.append({ ...createRequest('t1', ledgerA), status: 'waiting_approval', openApproval: approval });
+      await store.append({
+        ...createRequest('t1', ledgerA),
+        status: 'waiting_approval',
+        openApproval: approval,
+      });
       const ledgerB = buildLedger(b, 0);
       await store.append(createRequest('t1', ledgerB));
       const notTheHead = { ...ledgerB[0]!, hash: hashOf('not the head') };

@@ -74,9 +74,13 @@ export function checkChain(req: AppendRequest): void {
   entries.forEach((e, i) => {
     const parent = i === 0 ? (expectedHead?.hash ?? null) : entries[i - 1]!.hash;
     if (e.runId !== req.runId || e.seq !== startSeq + i || e.prevHash !== parent) {
-      throw new KeelError(ErrorCode.internal, `append to ${req.runId}: entry ${i} does not continue the chain`, {
-        runId: req.runId,
-      });
+      throw new KeelError(
+        ErrorCode.internal,
+        `append to ${req.runId}: entry ${i} does not continue the chain`,
+        {
+          runId: req.runId,
+        },
+      );
     }
   });
 }
@@ -84,6 +88,8 @@ export function checkChain(req: AppendRequest): void {
 /**
  * Splits appends (in the order issued) into rounds in which each run appears once, so an append
  * built on a head written earlier in the same group sees it (the next round is a new statement).
+ * Each round is sorted by run id: every Keel process then locks run rows in one global order, so
+ * two groups touching the same runs wait for each other instead of deadlocking.
  */
 export function splitRounds<T extends { readonly req: AppendRequest }>(items: readonly T[]): T[][] {
   const rounds: T[][] = [];
@@ -94,7 +100,13 @@ export function splitRounds<T extends { readonly req: AppendRequest }>(items: re
     rounds[r].push(item);
     lastRound.set(item.req.runId, r);
   }
+  for (const round of rounds) round.sort((a, b) => byRunId(a.req, b.req));
   return rounds;
+}
+
+/** The lock order of runs: by run id. */
+export function byRunId(a: AppendRequest, b: AppendRequest): number {
+  return a.runId < b.runId ? -1 : a.runId > b.runId ? 1 : 0;
 }
 
 /** The 35 array parameters of APPEND_SQL for one round; `ord` is the index in `reqs`. */
@@ -124,10 +136,10 @@ export function appendParams(reqs: readonly AppendRequest[]): unknown[] {
       c?.eventType ?? null,
       req.closeApproval ?? null,
     ];
-    row.forEach((v, i) => q[i]!.push(v));
+    pushColumns(q, row);
     for (const en of req.entries) {
       const vals = [ord, en.seq, en.v, en.kind, en.prevHash, en.payloadHash, en.hash, en.at, en.payload];
-      vals.forEach((v, i) => e[i]!.push(v));
+      pushColumns(e, vals);
     }
     const a = req.openApproval;
     if (a) {
@@ -143,8 +155,13 @@ export function appendParams(reqs: readonly AppendRequest[]): unknown[] {
         a.channel,
         a.requestedAt,
       ];
-      vals.forEach((v, i) => x[i]!.push(v));
+      pushColumns(x, vals);
     }
   });
   return [...q, ...e, ...x];
+}
+
+/** Appends one row's values to column arrays (parameter i gets value i). */
+function pushColumns(columns: unknown[][], values: readonly unknown[]): void {
+  for (let i = 0; i < values.length; i++) columns[i]!.push(values[i]);
 }

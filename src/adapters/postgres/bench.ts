@@ -42,7 +42,11 @@ export async function postgresCommitBaseline(url = testDatabaseUrl(), n = 2000):
     const payload = Buffer.alloc(200);
     const t0 = performance.now();
     for (let i = 0; i < n; i++) {
-      await client.query({ name: 'baseline', text: 'INSERT INTO keel_bench_baseline (v) VALUES ($1)', values: [payload] });
+      await client.query({
+        name: 'baseline',
+        text: 'INSERT INTO keel_bench_baseline (v) VALUES ($1)',
+        values: [payload],
+      });
     }
     return n / ((performance.now() - t0) / 1000);
   } finally {
@@ -72,7 +76,15 @@ const next = (runId: string, prev: Head | null, i: number): StoredEntry =>
           version: 1,
           specHash: hashOf('bench'),
           status: 'LIVE',
-          event: { id: runId, type: 'bench.go', tenant: 'bench', source: '', subject: '', payload: {}, time: AT },
+          event: {
+            id: runId,
+            type: 'bench.go',
+            tenant: 'bench',
+            source: '',
+            subject: '',
+            payload: {},
+            time: AT,
+          },
           engine: 'bench',
         },
         AT,
@@ -96,7 +108,15 @@ async function appendChain(store: PostgresStore, runId: string, n: number): Prom
       entries: [entry],
       status: 'running',
       ...(head === null
-        ? { create: { workflowId: 'bench', version: 1, specHash: hashOf('bench'), eventId: runId, eventType: 'bench.go' } }
+        ? {
+            create: {
+              workflowId: 'bench',
+              version: 1,
+              specHash: hashOf('bench'),
+              eventId: runId,
+              eventType: 'bench.go',
+            },
+          }
         : {}),
     });
   }
@@ -118,7 +138,9 @@ export async function benchPostgresAppends(
     const commits0 = store.stats().commits;
     t0 = performance.now();
     await Promise.all(
-      Array.from({ length: concurrency }, (_, i) => appendChain(store, hashOf({ bench: 'concurrent', i, t0 }), perRun)),
+      Array.from({ length: concurrency }, (_, i) =>
+        appendChain(store, hashOf({ bench: 'concurrent', i, t0 }), perRun),
+      ),
     );
     const concurrentPerSec = (perRun * concurrency) / ((performance.now() - t0) / 1000);
     const commitsPerAppend = (store.stats().commits - commits0) / (perRun * concurrency);

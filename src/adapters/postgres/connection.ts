@@ -106,7 +106,11 @@ export function unavailable(e: unknown, what: string, target: PostgresTarget): K
   return new KeelError(
     ErrorCode.storeUnavailable,
     `${what} ${target.display} (schema ${target.schema}): ${driverMessage(e)}`,
-    { store: target.display, schema: target.schema, ...(typeof code === 'string' ? { driverCode: code } : {}) },
+    {
+      store: target.display,
+      schema: target.schema,
+      ...(typeof code === 'string' ? { driverCode: code } : {}),
+    },
     { cause: e },
   );
 }

@@ -22,7 +22,9 @@ export interface MigrationReport {
 const ident = (name: string) => `"${name.replace(/"/g, '""')}"`;
 
 async function versionIn(client: pg.PoolClient): Promise<number> {
-  const r = await client.query<{ v: number }>('SELECT coalesce(max(version), 0)::int AS v FROM keel_migrations');
+  const r = await client.query<{ v: number }>(
+    'SELECT coalesce(max(version), 0)::int AS v FROM keel_migrations',
+  );
   return r.rows[0]?.v ?? 0;
 }
 

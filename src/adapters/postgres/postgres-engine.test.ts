@@ -32,8 +32,16 @@ test('the support-desk refund desk runs on PostgreSQL and every ledger verifies'
   const desk2 = new Helpdesk(':memory:');
   let keel2: ReturnType<typeof createKeel> | undefined;
   try {
-    await deploy(keel, 'acme', example('refund-under-50.yaml').replace('status: DRAFT', 'status: AUTONOMOUS'));
-    await deploy(keel, 'acme', example('close-resolved-ticket.yaml').replace('status: DRAFT', 'status: LIVE'));
+    await deploy(
+      keel,
+      'acme',
+      example('refund-under-50.yaml').replace('status: DRAFT', 'status: AUTONOMOUS'),
+    );
+    await deploy(
+      keel,
+      'acme',
+      example('close-resolved-ticket.yaml').replace('status: DRAFT', 'status: LIVE'),
+    );
 
     const refund30 = (await keel.events.emit('acme', event('refund-30'))).runs[0]!;
     assert.equal(refund30.status, 'completed');
@@ -77,7 +85,8 @@ test('the support-desk refund desk runs on PostgreSQL and every ledger verifies'
     assert.equal(desk.calls('close_ticket') + desk2.calls('close_ticket'), 1);
     await assert.rejects(
       keel.approvals.approve('acme', close.runId, 'frank'),
-      (e: unknown) => isKeelError(e) && e.code === 'already_resolved' && /already approved by (dana|erin)/.test(e.message),
+      (e: unknown) =>
+        isKeelError(e) && e.code === 'already_resolved' && /already approved by (dana|erin)/.test(e.message),
     );
     assert.deepEqual(await keel.approvals.list('acme'), []);
 

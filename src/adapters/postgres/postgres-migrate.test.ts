@@ -34,7 +34,9 @@ test('three stores opening one empty schema at once migrate it exactly once', as
   const schema = fresh('concurrent');
   const stores = await Promise.all([0, 1, 2].map(() => PostgresStore.open(url, { schema })));
   try {
-    const rows = await sql<{ version: number }>(`SELECT version FROM "${schema}".keel_migrations ORDER BY version`);
+    const rows = await sql<{ version: number }>(
+      `SELECT version FROM "${schema}".keel_migrations ORDER BY version`,
+    );
     assert.deepEqual(
       rows.map((r) => r.version),
       Array.from({ length: SCHEMA_VERSION }, (_, i) => i + 1),
@@ -62,7 +64,10 @@ test('a schema written by a newer Keel is refused and left alone', async () => {
   const schema = fresh('newer');
   await PostgresStore.migrate(url, { schema });
   await sql(`INSERT INTO "${schema}".keel_migrations (version, name) VALUES (99, 'from the future')`);
-  await assert.rejects(PostgresStore.open(url, { schema }), isUnavailable(/version 99, newer than this Keel/));
+  await assert.rejects(
+    PostgresStore.open(url, { schema }),
+    isUnavailable(/version 99, newer than this Keel/),
+  );
   await assert.rejects(
     PostgresStore.open(url, { schema, migrate: false }),
     isUnavailable(/version 99, newer than this Keel/),
@@ -88,7 +93,10 @@ test('an unreachable server is store_unavailable naming the server, never the pa
   const bad = 'postgres://keel:s3cret-pw@127.0.0.1:1/test';
   for (const attempt of [() => PostgresStore.open(bad), () => PostgresStore.migrate(bad)]) {
     await assert.rejects(attempt(), (e: unknown) => {
-      assert.ok(isUnavailable(/cannot connect to PostgreSQL at postgres:\/\/keel:\*\*\*@127\.0\.0\.1:1\/test/)(e), String(e));
+      assert.ok(
+        isUnavailable(/cannot connect to PostgreSQL at postgres:\/\/keel:\*\*\*@127\.0\.0\.1:1\/test/)(e),
+        String(e),
+      );
       assert.doesNotMatch(JSON.stringify((e as { toJSON(): unknown }).toJSON()), /s3cret/);
       return true;
     });
@@ -98,7 +106,8 @@ test('an unreachable server is store_unavailable naming the server, never the pa
 test('a bad schema name is a usage error naming the field', async () => {
   await assert.rejects(
     PostgresStore.open(url, { schema: 'Robert"); DROP TABLE runs; --' }),
-    (e: unknown) => isKeelError(e) && e.code === 'usage' && /^schema: expected a PostgreSQL schema name/.test(e.message),
+    (e: unknown) =>
+      isKeelError(e) && e.code === 'usage' && /^schema: expected a PostgreSQL schema name/.test(e.message),
   );
 });
 

@@ -2,10 +2,9 @@ import assert from 'node:assert/strict';
 import { after, test } from 'node:test';
 import { hashOf } from '../../core/canonical/index.ts';
 import { isKeelError } from '../../core/errors.ts';
-import { verifyLedger } from '../../core/ledger/index.ts';
+import { type StoredEntry, verifyLedger } from '../../core/ledger/index.ts';
 import type { AppendRequest } from '../../ports/index.ts';
 import { buildLedger, extendLedger, runStoreContract } from '../../testing/index.ts';
-import type { PostgresStore } from './postgres-store.ts';
 import { dropSchema, openScratchStore, scratchSchemaName, testDatabaseUrl } from './scratch-schema.ts';
 
 const url = testDatabaseUrl();
@@ -79,7 +78,12 @@ test('a group whose statement fails is rewritten with a savepoint per append, st
       channel: 'cli',
       requestedAt: '2026-01-01T00:00:00.000Z',
     };
-    await store.append({ ...create(runId, 0), entries: ledger, status: 'waiting_approval', openApproval: approval });
+    await store.append({
+      ...create(runId, 0),
+      entries: ledger,
+      status: 'waiting_approval',
+      openApproval: approval,
+    });
     const before = store.stats().commits;
     const results = await Promise.allSettled([
       store.append(create(hashOf('before'), 1)),
@@ -98,7 +102,10 @@ test('a group whose statement fails is rewritten with a savepoint per append, st
       ['fulfilled', 'rejected', 'fulfilled'],
     );
     const refused = (results[1] as PromiseRejectedResult).reason;
-    assert.ok(isCode('internal')(refused) && /violates approvals_pkey/.test(refused.message), String(refused));
+    assert.ok(
+      isCode('internal')(refused) && /violates approvals_pkey/.test(refused.message),
+      String(refused),
+    );
     assert.equal(store.stats().commits - before, 1);
     assert.equal((await store.getRun('t1', runId))?.head.seq, 0);
   } finally {
@@ -115,7 +122,11 @@ test('under concurrent load, appends of many runs share commits and every ledger
     await Promise.all(
       runs.map(async (runId) => {
         const ledger = buildLedger(runId, 4);
-        let head = await store.append({ ...create(runId, 0), entries: ledger.slice(0, 1), status: 'running' });
+        let head = await store.append({
+          ...create(runId, 0),
+          entries: ledger.slice(0, 1),
+          status: 'running',
+        });
         appends++;
         for (let i = 1; i < ledger.length; i += 2) {
           head = await store.append({
@@ -139,6 +150,46 @@ test('under concurrent load, appends of many runs share commits and every ledger
     }
   } finally {
     await store.close();
+  }
+});
+
+test('two stores appending to the same runs in opposite orders never deadlock: each run has one winner', async () => {
+  const schema = fresh('order');
+  const [a, b] = [await openScratchStore(url, schema), await openScratchStore(url, schema)];
+  try {
+    for (let round = 0; round < 3; round++) {
+      const runs = Array.from({ length: 300 }, (_, i) => hashOf({ order: i, round }));
+      const ledgers = runs.map((runId) => buildLedger(runId, 1));
+      await Promise.all(ledgers.map((l, i) => a.append({ ...create(runs[i]!, 0), entries: l.slice(0, 1) })));
+      const advance = (store: typeof a, i: number, entries: StoredEntry[]) =>
+        store.append({
+          tenant: 't1',
+          runId: runs[i]!,
+          expectedHead: { seq: 0, hash: ledgers[i]![0]!.hash },
+          entries,
+          status: 'running',
+        });
+      const t0 = performance.now();
+      const results = await Promise.allSettled([
+        ...runs.map((_, i) => advance(a, i, ledgers[i]!.slice(1, 2))),
+        ...[...runs.keys()].reverse().map((i) => advance(b, i, extendLedger(runs[i]!, ledgers[i]![0]!, 1))),
+      ]);
+      const elapsed = performance.now() - t0;
+      const failures = results
+        .filter((r) => r.status === 'rejected')
+        .map((r) => (r as PromiseRejectedResult).reason);
+      assert.equal(failures.length, runs.length);
+      assert.ok(
+        failures.every(isCode('head_conflict')),
+        String(failures.find((f) => !isCode('head_conflict')(f))),
+      );
+      // A deadlock costs PostgreSQL's deadlock_timeout (1 s) before one side is aborted.
+      assert.ok(elapsed < 900, `round ${round} took ${Math.round(elapsed)} ms`);
+      for (const runId of runs) assert.equal((await b.getRun('t1', runId))?.head.seq, 1);
+    }
+  } finally {
+    await a.close();
+    await b.close();
   }
 });
 

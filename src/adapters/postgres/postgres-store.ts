@@ -1,12 +1,9 @@
 /**
  * The scale-out Store: PostgreSQL through a `pg` pool, held to the same contract as SQLite.
- *
- * Group commit: appends issued in the same turn of the event loop are written together — one
- * statement (append-statement.ts) in one transaction, one round trip — and an append's promise
- * resolves only after that transaction committed. Head checks live in SQL, so any number of
- * processes sharing the database can never both append at one seq. If the group's statement fails
- * as a whole, the group is written again with a SAVEPOINT per append, so a bad append fails alone.
- * This class never retries an append that might have committed under a different head.
+ * `PostgresStore.open` connects and migrates; appends go through group commit (group-commit.ts),
+ * reads and version writes are single tenant-scoped statements (queries.ts). Head checks live in
+ * SQL, so any number of processes sharing the database can never both append at one seq. It must
+ * never hold state that another process could contradict: every answer comes from the database.
  */
 import type pg from 'pg';
 import { ErrorCode, KeelError } from '../../core/errors.ts';
@@ -22,43 +19,49 @@ import type {
   StoreStats,
   VersionRecord,
 } from '../../ports/index.ts';
-import { APPEND_SQL, APPEND_STATEMENT, appendParams, checkChain, splitRounds } from './append-statement.ts';
-import { createPool, type PoolOptions, type PostgresTarget, parsePostgresTarget, unavailable } from './connection.ts';
+import {
+  createPool,
+  type PoolOptions,
+  type PostgresTarget,
+  parsePostgresTarget,
+  unavailable,
+} from './connection.ts';
+import { GroupCommit } from './group-commit.ts';
 import { checkSchemaVersion, type MigrationReport, migrateSchema } from './migrate.ts';
 import { readEntryRows, SQL } from './queries.ts';
-import { decodeCursor, encodeCursor, RUN_COLUMNS, type Row, toApproval, toPromotion, toRun, toVersion } from './rows.ts';
+import {
+  decodeCursor,
+  encodeCursor,
+  type Row,
+  RUN_COLUMNS,
+  toApproval,
+  toPromotion,
+  toRun,
+  toVersion,
+} from './rows.ts';
 
 export interface PostgresStoreOptions extends PoolOptions {
   /** The schema Keel's tables live in (default `public`, or the URL's `?schema=`). */
   readonly schema?: string;
   /** Apply pending migrations at open (default true); false refuses a schema that is behind. */
   readonly migrate?: boolean;
-  /** Group-commit transactions in flight at once (default 2). */
+  /** Group-commit transactions in flight at once (default 1: the next group gathers while one commits). */
   readonly maxInFlight?: number;
 }
 
-interface Pending {
-  readonly req: AppendRequest;
-  readonly resolve: (h: Head) => void;
-  readonly reject: (e: unknown) => void;
-}
-
-type Outcome = { ok: true } | { ok: false; error: unknown };
-
 export class PostgresStore implements Store {
-  private queue: Pending[] = [];
-  private flushScheduled = false;
-  private inFlight = 0;
-  private drained: (() => void)[] = [];
+  private readonly writer: GroupCommit;
+  /** Commits other than appends' (publishing, promotions). */
   private commits = 0;
-  private entriesAppended = 0;
   private closing: Promise<void> | undefined;
 
   private constructor(
     private readonly pool: pg.Pool,
     private readonly target: PostgresTarget,
-    private readonly maxInFlight: number,
-  ) {}
+    maxInFlight: number,
+  ) {
+    this.writer = new GroupCommit(pool, target, maxInFlight);
+  }
 
   /** Connects, applies pending migrations (unless `migrate: false`) and returns a ready store. */
   static async open(url: string, options: PostgresStoreOptions = {}): Promise<PostgresStore> {
@@ -72,7 +75,7 @@ export class PostgresStore implements Store {
       await pool.end().catch(() => {});
       throw e;
     }
-    return new PostgresStore(pool, target, Math.max(1, options.maxInFlight ?? 2));
+    return new PostgresStore(pool, target, Math.max(1, options.maxInFlight ?? 1));
   }
 
   /** Applies pending migrations to the URL's schema and reports the version (`keel migrate`). */
@@ -89,122 +92,9 @@ export class PostgresStore implements Store {
     }
   }
 
-  /** Where this store lives, printable (no password). */
-  get location(): { readonly url: string; readonly schema: string } {
-    return { url: this.target.display, schema: this.target.schema };
-  }
-
   append(req: AppendRequest): Promise<Head> {
     if (this.closing) return Promise.reject(new KeelError(ErrorCode.storeUnavailable, 'store is closed'));
-    try {
-      checkChain(req);
-    } catch (e) {
-      return Promise.reject(e);
-    }
-    return new Promise<Head>((resolve, reject) => {
-      this.queue.push({ req, resolve, reject });
-      this.scheduleFlush();
-    });
-  }
-
-  private scheduleFlush(): void {
-    if (this.flushScheduled) return;
-    this.flushScheduled = true;
-    setImmediate(() => {
-      this.flushScheduled = false;
-      this.flush();
-    });
-  }
-
-  private flush(): void {
-    if (this.queue.length === 0 || this.inFlight >= this.maxInFlight) return;
-    const group = this.queue;
-    this.queue = [];
-    this.inFlight++;
-    void this.writeGroup(group).finally(() => {
-      this.inFlight--;
-      if (this.queue.length > 0) this.scheduleFlush();
-      else if (this.inFlight === 0) for (const done of this.drained.splice(0)) done();
-    });
-  }
-
-  /** Writes one group and settles every append in it; never rejects. */
-  private async writeGroup(group: Pending[]): Promise<void> {
-    let outcomes: Outcome[];
-    try {
-      outcomes = await this.writeTogether(group);
-    } catch (e) {
-      if (group.length === 1) {
-        group[0]!.reject(appendError(e, group[0]!.req, this.target));
-        return;
-      }
-      try {
-        outcomes = await this.writeIsolated(group);
-      } catch (e2) {
-        const error = unavailable(e2, 'append failed on', this.target);
-        for (const p of group) p.reject(error);
-        return;
-      }
-    }
-    this.commits++;
-    group.forEach((p, i) => {
-      const o = outcomes[i]!;
-      if (!o.ok) return p.reject(o.error);
-      const last = p.req.entries[p.req.entries.length - 1]!;
-      this.entriesAppended += p.req.entries.length;
-      p.resolve({ seq: last.seq, hash: last.hash });
-    });
-  }
-
-  /** The fast path: one statement per round (usually one round), one transaction. */
-  private async writeTogether(group: Pending[]): Promise<Outcome[]> {
-    const rounds = splitRounds(group);
-    const won = new Set<Pending>();
-    const runRound = async (client: pg.Pool | pg.PoolClient, round: Pending[]) => {
-      for (const ord of await appendRound(client, round.map((p) => p.req))) won.add(round[ord]!);
-    };
-    if (rounds.length === 1) await runRound(this.pool, rounds[0]!);
-    else await this.transaction(async (c) => {
-      for (const round of rounds) await runRound(c, round);
-    });
-    return group.map((p) => (won.has(p) ? { ok: true } : { ok: false, error: conflict(p.req) }));
-  }
-
-  /** The slow path: one transaction, a savepoint per append, so a failing append fails alone. */
-  private writeIsolated(group: Pending[]): Promise<Outcome[]> {
-    return this.transaction(async (c) => {
-      const outcomes: Outcome[] = [];
-      for (const p of group) {
-        await c.query('SAVEPOINT keel_append');
-        try {
-          const won = (await appendRound(c, [p.req])).length === 1;
-          await c.query('RELEASE SAVEPOINT keel_append');
-          outcomes.push(won ? { ok: true } : { ok: false, error: conflict(p.req) });
-        } catch (e) {
-          await c.query('ROLLBACK TO SAVEPOINT keel_append');
-          outcomes.push({ ok: false, error: appendError(e, p.req, this.target) });
-        }
-      }
-      return outcomes;
-    });
-  }
-
-  private async transaction<T>(body: (c: pg.PoolClient) => Promise<T>): Promise<T> {
-    const c = await this.pool.connect();
-    let broken: Error | undefined;
-    try {
-      await c.query('BEGIN');
-      const result = await body(c);
-      await c.query('COMMIT');
-      return result;
-    } catch (e) {
-      await c.query('ROLLBACK').catch((r: Error) => {
-        broken = r;
-      });
-      throw e;
-    } finally {
-      c.release(broken);
-    }
+    return this.writer.append(req);
   }
 
   private async query(text: string | pg.QueryConfig, values?: unknown[]): Promise<pg.QueryResult<Row>> {
@@ -236,7 +126,9 @@ export class PostgresStore implements Store {
     );
     const runs = rows.slice(0, limit).map(toRun);
     const lastRun = runs[runs.length - 1];
-    return rows.length > limit && lastRun ? { runs, next: encodeCursor(lastRun.createdAt, lastRun.runId) } : { runs };
+    return rows.length > limit && lastRun
+      ? { runs, next: encodeCursor(lastRun.createdAt, lastRun.runId) }
+      : { runs };
   }
 
   async readEntries(tenant: string, runId: string, fromSeq = 0): Promise<StoredEntry[]> {
@@ -276,7 +168,12 @@ export class PostgresStore implements Store {
       throw new KeelError(
         ErrorCode.versionImmutable,
         `${rec.workflowId} v${rec.version} is already published with different content (${existing.specHash}); publish it as a new version`,
-        { workflowId: rec.workflowId, version: rec.version, publishedHash: existing.specHash, newHash: rec.specHash },
+        {
+          workflowId: rec.workflowId,
+          version: rec.version,
+          publishedHash: existing.specHash,
+          newHash: rec.specHash,
+        },
       );
     }
     return { created: false, record: existing };
@@ -285,8 +182,16 @@ export class PostgresStore implements Store {
   async getVersion(tenant: string, workflowId: string, version?: number): Promise<VersionRecord | undefined> {
     const r =
       version === undefined
-        ? await this.query({ name: 'keel_latest_version', text: SQL.latestVersion, values: [tenant, workflowId] })
-        : await this.query({ name: 'keel_get_version', text: SQL.getVersion, values: [tenant, workflowId, version] });
+        ? await this.query({
+            name: 'keel_latest_version',
+            text: SQL.latestVersion,
+            values: [tenant, workflowId],
+          })
+        : await this.query({
+            name: 'keel_get_version',
+            text: SQL.getVersion,
+            values: [tenant, workflowId, version],
+          });
     return r.rows[0] ? toVersion(r.rows[0]) : undefined;
   }
 
@@ -315,18 +220,13 @@ export class PostgresStore implements Store {
   }
 
   stats(): StoreStats {
-    return { commits: this.commits, entriesAppended: this.entriesAppended };
+    return { commits: this.commits + this.writer.commits, entriesAppended: this.writer.entriesAppended };
   }
 
   /** Writes what is queued, waits for groups in flight, then closes the pool. */
   close(): Promise<void> {
     this.closing ??= (async () => {
-      if (this.queue.length > 0 || this.inFlight > 0) {
-        await new Promise<void>((done) => {
-          this.drained.push(done);
-          this.flush();
-        });
-      }
+      await this.writer.drain();
       await this.pool.end();
     })();
     return this.closing;
@@ -347,35 +247,4 @@ async function withClient<T>(pool: pg.Pool, target: PostgresTarget, body: (c: pg
   } finally {
     client.release();
   }
-}
-
-/** Runs APPEND_SQL for one round and returns the indexes (ords) of the appends that won. */
-async function appendRound(client: pg.Pool | pg.PoolClient, reqs: readonly AppendRequest[]): Promise<number[]> {
-  const r = await client.query<{ ord: number }>({ name: APPEND_STATEMENT, text: APPEND_SQL, values: appendParams(reqs) });
-  return r.rows.map((row) => row.ord);
-}
-
-function conflict(req: AppendRequest): KeelError {
-  const why =
-    req.expectedHead === null ? 'the run already exists' : `the head is no longer seq ${req.expectedHead.seq}`;
-  return new KeelError(ErrorCode.headConflict, `cannot append to run ${req.runId}: ${why}`, {
-    runId: req.runId,
-    expectedHead: req.expectedHead,
-  });
-}
-
-/** A failed append: a taken (run, seq) is a head conflict, a broken constraint a broken invariant. */
-function appendError(e: unknown, req: AppendRequest, target: PostgresTarget): KeelError {
-  if (e instanceof KeelError) return e;
-  const { code, constraint, detail } = e as { code?: string; constraint?: string; detail?: string };
-  if (code === '23505' && (constraint === 'entries_pkey' || constraint === 'runs_run_id_key')) return conflict(req);
-  if (code?.startsWith('23')) {
-    return new KeelError(
-      ErrorCode.internal,
-      `append to run ${req.runId} violates ${constraint ?? 'a constraint'}${detail ? `: ${detail}` : ''}`,
-      { runId: req.runId, constraint },
-      { cause: e },
-    );
-  }
-  return unavailable(e, 'append failed on', target);
 }

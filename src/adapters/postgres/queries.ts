@@ -14,7 +14,8 @@ export const SQL = {
     FROM runs r JOIN entries e ON e.run_key = r.run_key
     WHERE r.run_id = $1 AND r.tenant = $2 AND e.seq >= $3 ORDER BY e.seq`,
   approvalsByTenant: 'SELECT * FROM approvals WHERE tenant = $1 ORDER BY requested_at, run_id, proposal_id',
-  approvalsByRun: 'SELECT * FROM approvals WHERE tenant = $1 AND run_id = $2 ORDER BY requested_at, proposal_id',
+  approvalsByRun:
+    'SELECT * FROM approvals WHERE tenant = $1 AND run_id = $2 ORDER BY requested_at, proposal_id',
   insertVersion: `INSERT INTO workflow_versions
     (tenant, workflow_id, version, spec_hash, spec, status, published_at, published_by)
     VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT DO NOTHING`,

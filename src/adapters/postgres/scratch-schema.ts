@@ -5,7 +5,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
-import { driverMessage, parsePostgresTarget, redactUrl } from './connection.ts';
+import { driverMessage, parsePostgresTarget } from './connection.ts';
 import { PostgresStore, type PostgresStoreOptions } from './postgres-store.ts';
 
 /** The database tests use: KEEL_TEST_DATABASE_URL, or the local trust-auth server. */
@@ -40,7 +40,7 @@ export async function openScratchStore(
     return await PostgresStore.open(url, { ...options, schema });
   } catch (e) {
     throw new Error(
-      `PostgreSQL is required here and could not be used at ${redactUrl(url)}: ${driverMessage(e)}. ` +
+      `PostgreSQL is required here and could not be used: ${driverMessage(e)}. ` +
         'Start it (pg_ctlcluster --skip-systemctl-redirect 15 main start) or point KEEL_TEST_DATABASE_URL at one.',
       { cause: e },
     );

@@ -1,0 +1,219 @@
+/**
+ * Group commit for the PostgreSQL store: appends issued in the same turn of the event loop are
+ * queued and written together — one statement (append-statement.ts), one transaction, one round
+ * trip — and each append's promise settles only after that transaction committed. While a group
+ * is in flight the next one gathers. If a group's statement fails as a whole, the group is written
+ * again with a SAVEPOINT per append, so a bad append fails alone. It never retries an append whose
+ * transaction may have committed, and never reads.
+ */
+import type pg from 'pg';
+import { ErrorCode, KeelError } from '../../core/errors.ts';
+import type { Head } from '../../core/ledger/index.ts';
+import type { AppendRequest } from '../../ports/index.ts';
+import {
+  APPEND_SQL,
+  APPEND_STATEMENT,
+  appendParams,
+  byRunId,
+  checkChain,
+  splitRounds,
+} from './append-statement.ts';
+import { type PostgresTarget, unavailable } from './connection.ts';
+
+interface Pending {
+  readonly req: AppendRequest;
+  readonly resolve: (h: Head) => void;
+  readonly reject: (e: unknown) => void;
+}
+
+type Outcome = { ok: true } | { ok: false; error: unknown };
+
+export class GroupCommit {
+  /** Transactions committed by appends. */
+  commits = 0;
+  entriesAppended = 0;
+  private queue: Pending[] = [];
+  private flushScheduled = false;
+  private inFlight = 0;
+  private drained: (() => void)[] = [];
+
+  constructor(
+    private readonly pool: pg.Pool,
+    private readonly target: PostgresTarget,
+    /** Groups in flight at once. */
+    private readonly maxInFlight: number,
+  ) {}
+
+  append(req: AppendRequest): Promise<Head> {
+    try {
+      checkChain(req);
+    } catch (e) {
+      return Promise.reject(e);
+    }
+    return new Promise<Head>((resolve, reject) => {
+      this.queue.push({ req, resolve, reject });
+      this.scheduleFlush();
+    });
+  }
+
+  private scheduleFlush(): void {
+    if (this.flushScheduled) return;
+    this.flushScheduled = true;
+    setImmediate(() => {
+      this.flushScheduled = false;
+      this.flush();
+    });
+  }
+
+  private flush(): void {
+    if (this.queue.length === 0 || this.inFlight >= this.maxInFlight) return;
+    const group = this.queue;
+    this.queue = [];
+    this.inFlight++;
+    void this.writeGroup(group).finally(() => {
+      this.inFlight--;
+      if (this.queue.length > 0) this.scheduleFlush();
+      else if (this.inFlight === 0) for (const done of this.drained.splice(0)) done();
+    });
+  }
+
+  /** Writes one group and settles every append in it; never rejects. */
+  private async writeGroup(group: Pending[]): Promise<void> {
+    let outcomes: Outcome[];
+    try {
+      outcomes = await this.writeTogether(group);
+    } catch (e) {
+      if (group.length === 1) {
+        group[0]!.reject(appendError(e, group[0]!.req, this.target));
+        return;
+      }
+      try {
+        outcomes = await this.writeIsolated(group);
+      } catch (e2) {
+        const error = unavailable(e2, 'append failed on', this.target);
+        for (const p of group) p.reject(error);
+        return;
+      }
+    }
+    this.commits++;
+    group.forEach((p, i) => {
+      const o = outcomes[i]!;
+      if (!o.ok) {
+        p.reject(o.error);
+        return;
+      }
+      const last = p.req.entries[p.req.entries.length - 1]!;
+      this.entriesAppended += p.req.entries.length;
+      p.resolve({ seq: last.seq, hash: last.hash });
+    });
+  }
+
+  /** The fast path: one statement per round (usually one round), one transaction. */
+  private async writeTogether(group: Pending[]): Promise<Outcome[]> {
+    const rounds = splitRounds(group);
+    const won = new Set<Pending>();
+    const runRound = async (client: pg.Pool | pg.PoolClient, round: Pending[]) => {
+      for (const ord of await appendRound(
+        client,
+        round.map((p) => p.req),
+      ))
+        won.add(round[ord]!);
+    };
+    if (rounds.length === 1) await runRound(this.pool, rounds[0]!);
+    else
+      await this.transaction(async (c) => {
+        for (const round of rounds) await runRound(c, round);
+      });
+    return group.map((p) => (won.has(p) ? { ok: true } : { ok: false, error: conflict(p.req) }));
+  }
+
+  /** The slow path: one transaction, a savepoint per append, so a failing append fails alone. */
+  private writeIsolated(group: Pending[]): Promise<Outcome[]> {
+    return this.transaction(async (c) => {
+      const outcomes: Outcome[] = new Array(group.length);
+      // In lock order (see splitRounds); a stable sort keeps one run's appends in issue order.
+      const order = [...group.keys()].sort((i, j) => byRunId(group[i]!.req, group[j]!.req) || i - j);
+      for (const i of order) {
+        const p = group[i]!;
+        await c.query('SAVEPOINT keel_append');
+        try {
+          const won = (await appendRound(c, [p.req])).length === 1;
+          await c.query('RELEASE SAVEPOINT keel_append');
+          outcomes[i] = won ? { ok: true } : { ok: false, error: conflict(p.req) };
+        } catch (e) {
+          await c.query('ROLLBACK TO SAVEPOINT keel_append');
+          outcomes[i] = { ok: false, error: appendError(e, p.req, this.target) };
+        }
+      }
+      return outcomes;
+    });
+  }
+
+  private async transaction<T>(body: (c: pg.PoolClient) => Promise<T>): Promise<T> {
+    const c = await this.pool.connect();
+    let broken: Error | undefined;
+    try {
+      await c.query('BEGIN');
+      const result = await body(c);
+      await c.query('COMMIT');
+      return result;
+    } catch (e) {
+      await c.query('ROLLBACK').catch((r: Error) => {
+        broken = r;
+      });
+      throw e;
+    } finally {
+      c.release(broken);
+    }
+  }
+
+  /** Resolves once everything queued has been written and no group is in flight. */
+  drain(): Promise<void> {
+    if (this.queue.length === 0 && this.inFlight === 0) return Promise.resolve();
+    return new Promise<void>((done) => {
+      this.drained.push(done);
+      this.flush();
+    });
+  }
+}
+
+/** Runs APPEND_SQL for one round and returns the indexes (ords) of the appends that won. */
+async function appendRound(
+  client: pg.Pool | pg.PoolClient,
+  reqs: readonly AppendRequest[],
+): Promise<number[]> {
+  const r = await client.query<{ ord: number }>({
+    name: APPEND_STATEMENT,
+    text: APPEND_SQL,
+    values: appendParams(reqs),
+  });
+  return r.rows.map((row) => row.ord);
+}
+
+function conflict(req: AppendRequest): KeelError {
+  const why =
+    req.expectedHead === null
+      ? 'the run already exists'
+      : `the head is no longer seq ${req.expectedHead.seq}`;
+  return new KeelError(ErrorCode.headConflict, `cannot append to run ${req.runId}: ${why}`, {
+    runId: req.runId,
+    expectedHead: req.expectedHead,
+  });
+}
+
+/** A failed append: a taken (run, seq) is a head conflict, a broken constraint a broken invariant. */
+function appendError(e: unknown, req: AppendRequest, target: PostgresTarget): KeelError {
+  if (e instanceof KeelError) return e;
+  const { code, constraint, detail } = e as { code?: string; constraint?: string; detail?: string };
+  if (code === '23505' && (constraint === 'entries_pkey' || constraint === 'runs_run_id_key'))
+    return conflict(req);
+  if (code?.startsWith('23')) {
+    return new KeelError(
+      ErrorCode.internal,
+      `append to run ${req.runId} violates ${constraint ?? 'a constraint'}${detail ? `: ${detail}` : ''}`,
+      { runId: req.runId, constraint },
+      { cause: e },
+    );
+  }
+  return unavailable(e, 'append failed on', target);
+}

@@ -1,0 +1,132 @@
+/**
+ * The real `keel` command on PostgreSQL: store selection by --store / KEEL_STORE /
+ * KEEL_DATABASE_URL, `keel migrate`, the refund flow end to end, and clear exit-6 errors (no
+ * stack trace, no password) when the server cannot be reached.
+ */
+import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, describe, test } from 'node:test';
+import {
+  type CliError,
+  exampleEvent,
+  exampleSpec,
+  failJson,
+  failText,
+  okJson,
+  runKeel,
+  Sandbox,
+} from '../../test/helpers/keel-cli.ts';
+import { dropSchema, scratchSchemaName, testDatabaseUrl } from '../adapters/postgres/index.ts';
+
+const base = testDatabaseUrl();
+const schema = scratchSchemaName('keel_test_cli');
+const url = `${base}${base.includes('?') ? '&' : '?'}schema=${schema}`;
+const sandbox = new Sandbox('postgres');
+after(async () => {
+  sandbox.remove();
+  await dropSchema(base, schema);
+});
+const cwd = sandbox.dir;
+/** No inherited store selection: each test says what it uses. */
+const clean = { KEEL_STORE: undefined, KEEL_DATABASE_URL: undefined };
+
+describe('keel on PostgreSQL', () => {
+  test('keel migrate applies the schema once, then reports it current', () => {
+    const first = okJson<{ kind: string; schema: string; from: number; version: number; applied: number[] }>(
+      runKeel(['--store', url, 'migrate', '--json'], { cwd, env: clean }),
+    );
+    assert.deepEqual(first, { kind: 'postgres', store: url, schema, from: 0, version: 1, applied: [1] });
+    const again = runKeel(['migrate'], { cwd, env: { ...clean, KEEL_DATABASE_URL: url } });
+    assert.equal(again.code, 0, again.stderr);
+    assert.match(again.stdout, new RegExp(`\\(schema ${schema}\\): schema version 1, up to date`));
+  });
+
+  test('KEEL_DATABASE_URL selects PostgreSQL: the refund flow runs, verifies, and the helpdesk is in ./.keel', () => {
+    const env = { ...clean, KEEL_DATABASE_URL: url, KEEL_TENANT: 'acme' };
+    okJson(runKeel(['publish', exampleSpec('refund-under-50'), '--as', 'dana', '--json'], { cwd, env }));
+    okJson(runKeel(['promote', 'refund-under-50', 'AUTONOMOUS', '--as', 'dana', '--json'], { cwd, env }));
+    const emitted = okJson<{ runs: { runId: string; status: string }[] }>(
+      runKeel(['emit', exampleEvent('refund-30'), '--json'], { cwd, env }),
+    );
+    assert.equal(emitted.runs[0]?.status, 'completed');
+    const runId = emitted.runs[0]!.runId;
+    const verified = okJson<{ ok: boolean; entries: number }>(
+      runKeel(['verify', runId, '--json'], { cwd, env }),
+    );
+    assert.equal(verified.ok, true);
+    assert.ok(existsSync(join(cwd, '.keel', 'helpdesk.db')), 'the helpdesk is in ./.keel');
+    assert.equal(existsSync(join(cwd, '.keel', 'keel.db')), false, 'no SQLite store was created');
+    // The same database through --store shows the run; another tenant sees nothing.
+    const listed = okJson<{ runs: { runId: string }[] }>(
+      runKeel(['--store', url, '--tenant', 'acme', 'runs', 'ls', '--json'], { cwd, env: clean }),
+    );
+    assert.deepEqual(
+      listed.runs.map((r) => r.runId),
+      [runId],
+    );
+    const other = okJson<{ runs: unknown[] }>(
+      runKeel(['--store', url, '--tenant', 'globex', 'runs', 'ls', '--json'], { cwd, env: clean }),
+    );
+    assert.deepEqual(other.runs, []);
+  });
+
+  test('--store and KEEL_STORE win over KEEL_DATABASE_URL', () => {
+    const viaFlag = join(cwd, 'flag', 'keel.db');
+    const viaEnv = join(cwd, 'env', 'keel.db');
+    okJson(
+      runKeel(['--store', viaFlag, 'publish', exampleSpec('close-resolved-ticket'), '--json'], {
+        cwd,
+        env: { ...clean, KEEL_DATABASE_URL: url },
+      }),
+    );
+    okJson(
+      runKeel(['publish', exampleSpec('close-resolved-ticket'), '--json'], {
+        cwd,
+        env: { KEEL_STORE: viaEnv, KEEL_DATABASE_URL: url },
+      }),
+    );
+    assert.ok(existsSync(viaFlag) && existsSync(viaEnv));
+    const onPostgres = okJson<unknown[]>(
+      runKeel(['--store', url, 'approvals', 'ls', '--json'], { cwd, env: clean }),
+    );
+    assert.deepEqual(onPostgres, []);
+  });
+
+  test('an unreachable server exits 6 with a clear message, no stack trace and no password', () => {
+    const bad = 'postgres://keel:s3cret-pw@127.0.0.1:1/test';
+    const text = failText(runKeel(['--store', bad, 'runs', 'ls'], { cwd, env: clean }), 6);
+    assert.match(text, /cannot connect to PostgreSQL at postgres:\/\/keel:\*\*\*@127\.0\.0\.1:1\/test/);
+    assert.doesNotMatch(text, /s3cret/);
+    const err: CliError = failJson(
+      runKeel(['migrate', '--json'], { cwd, env: { ...clean, KEEL_DATABASE_URL: bad } }),
+      6,
+    );
+    assert.equal(err.error, 'store_unavailable');
+    assert.doesNotMatch(JSON.stringify(err), /s3cret/);
+  });
+
+  test('an unsupported store URL or a non-URL KEEL_DATABASE_URL is a usage error', () => {
+    assert.match(
+      failText(runKeel(['--store', 'mysql://db/keel', 'runs', 'ls'], { cwd, env: clean }), 2),
+      /--store: mysql:\/\/ is not a supported store/,
+    );
+    assert.match(
+      failText(runKeel(['runs', 'ls'], { cwd, env: { ...clean, KEEL_DATABASE_URL: 'keel.db' } }), 2),
+      /KEEL_DATABASE_URL: expected a postgres:\/\/ or postgresql:\/\/ URL/,
+    );
+  });
+
+  test('keel migrate on the default SQLite store reports its schema version', () => {
+    const dir = new Sandbox('migrate-sqlite');
+    try {
+      const r = okJson<{ kind: string; version: number }>(
+        runKeel(['migrate', '--json'], { cwd: dir.dir, env: clean }),
+      );
+      assert.deepEqual(r, { kind: 'sqlite', store: join('.keel', 'keel.db'), version: 1 });
+      assert.ok(existsSync(join(dir.dir, '.keel', 'keel.db')));
+    } finally {
+      dir.remove();
+    }
+  });
+});
