@@ -18,7 +18,9 @@ import { SqliteStore } from '../src/adapters/sqlite/index.ts';
 import { createKeel } from '../src/app/index.ts';
 import { hashOf } from '../src/core/canonical/index.ts';
 import { chainEntry, type Head, type StoredEntry, verifyLedger } from '../src/core/ledger/index.ts';
-import type { ToolDefinition } from '../src/ports/index.ts';
+import { SPEC, tool } from './bench-tools.ts';
+import { postgresFigures } from './postgres-bench.ts';
+import { replayFigures, verifyFigures } from './replay-bench.ts';
 
 const args = process.argv.slice(2);
 const opt = (name: string, dflt: number) => {
@@ -39,32 +41,6 @@ const dir = mkdtempSync(join(tmpdir(), 'keel-bench-'));
 let fileNo = 0;
 const freshDb = () => join(dir, `b${fileNo++}.db`);
 
-const tool = (name: string): ToolDefinition => ({
-  name,
-  description: `${name} (bench)`,
-  args: {
-    type: 'object',
-    required: ['ticket_id'],
-    properties: { ticket_id: { type: 'string' }, n: { type: 'integer' } },
-  },
-  destructive: false,
-  effect: 'write',
-  idempotent: true,
-  scopes: [],
-  handler: (a) => ({ ok: true, ticket: a.ticket_id }),
-});
-
-const SPEC = `
-id: bench
-version: 1
-status: DRAFT
-triggers: [{ event: bench.go }]
-steps:
-  - { name: a, tool: step_a, args: { ticket_id: "{{event.subject}}", n: 1 } }
-  - { name: b, tool: step_b, args: { ticket_id: "{{steps.a.output.ticket}}", n: 2 } }
-  - { name: c, tool: step_c, args: { ticket_id: "{{steps.b.output.ticket}}", n: 3 } }
-limits: { maxSteps: 3, maxCostUsd: 0 }
-`;
 
 async function benchRuns(concurrency: number): Promise<{ runsPerSec: number; commitsPerRun: number }> {
   const keel = createKeel({ store: freshDb(), tools: [tool('step_a'), tool('step_b'), tool('step_c')] });
@@ -239,9 +215,15 @@ async function main() {
   const seqMed = median(rows['3-step runs/s, sequential']!);
   const base = median(rows['baseline: raw fsync’d 1-row commits/s']!);
   const cpr = median(rows['commits per run, sequential']!);
+  const replay = await replayFigures(dir, quick);
+  const verify = await verifyFigures(dir, quick ? 100_000 : 1_000_000);
+  for (const [k, v] of Object.entries({ ...replay, ...verify })) {
+    console.log(`${k.padEnd(width)}  ${fmt(v, k.includes('ms') || k.includes('ratio') ? 1 : 0).padStart(10)}`);
+  }
   console.log(
     `ratio: sequential runs use ${fmt((seqMed * cpr * 100) / base, 0)}% of the raw commit rate (${fmt(cpr, 2)} commits per run); 8 concurrent / sequential = ${fmt(median(rows['3-step runs/s, 8 concurrent']!) / seqMed, 2)}x`,
   );
+  await postgresFigures({ quick, sqliteSequential: seqMed });
 }
 
 try {

@@ -3,19 +3,20 @@
  * sources) into the engine and returns typed handles for workflows, events, runs and approvals.
  * This is the only module that names concrete adapters; everything it returns is tenant-scoped.
  */
+import { hostname } from 'node:os';
 import { systemSources } from '../adapters/system/index.ts';
 import type { Digest } from '../core/canonical/index.ts';
 import { ErrorCode, KeelError } from '../core/errors.ts';
 import {
   decodeEntry,
   type Entry,
+  LedgerVerifier,
   type PayloadOf,
   type StoredEntry,
   type VerifyFailureCode,
   type VerifyResult,
-  verifyLedger,
 } from '../core/ledger/index.ts';
-import { describeEntry, foldRun, parseEvent } from '../core/run/index.ts';
+import { describeEntry, parseEvent, StatusFold } from '../core/run/index.ts';
 import {
   parseSpec,
   specHash,
@@ -25,7 +26,15 @@ import {
   type WorkflowSpec,
   type WorkflowStatus,
 } from '../core/spec/index.ts';
-import { Engine, type ReplayResult, type RunSummary, replayRun, ToolRegistry } from '../engine/index.ts';
+import {
+  Engine,
+  type ReconcileRequest,
+  type ReplayResult,
+  type RunSummary,
+  replayRun,
+  ToolRegistry,
+  type WalkMode,
+} from '../engine/index.ts';
 import type {
   PendingApproval,
   Promotion,
@@ -50,7 +59,15 @@ export interface KeelConfig {
   /** Clock, random and env; the real ones by default. */
   readonly sources?: RawSources;
   readonly synchronous?: 'FULL' | 'NORMAL';
+  /**
+   * `inline` (default): emitting, starting, approving and reconciling walk the run in the caller.
+   * `enqueue`: they commit the run as running and leave the walk to `keel worker` processes.
+   */
+  readonly walk?: WalkMode;
 }
+
+/** Entries read per page when verifying: bounds memory for ledgers of any length. */
+const VERIFY_PAGE = 1000;
 
 /** Statuses under which events route to a version. */
 const ROUTABLE: readonly WorkflowStatus[] = ['LIVE', 'AUTONOMOUS'];
@@ -74,7 +91,13 @@ export function createKeel(config: KeelConfig) {
     typeof config.store === 'string' ? openSqliteStore(config.store, config.synchronous) : config.store;
   const tools = new ToolRegistry([...CORE_TOOLS, ...(config.tools ?? [])]);
   const sources = config.sources ?? systemSources();
-  const engine = new Engine({ store, tools, sources });
+  const engine = new Engine({
+    store,
+    tools,
+    sources,
+    ...(config.walk ? { walk: config.walk } : {}),
+    leaseOwner: `inline:${hostname()}:${process.pid}`,
+  });
   const now = () => new Date(sources.clock.now()).toISOString();
   const knownTool = (name: string) => tools.has(name);
 
@@ -116,6 +139,20 @@ export function createKeel(config: KeelConfig) {
     },
     async publishObject(tenant: string, value: unknown, by: string) {
       return publishSpec(tenant, validateSpec(value, '(request)', { knownTool }), '(request)', by);
+    },
+    /**
+     * Loads a plan module (`*.plan.ts`): the determinism check first (any finding refuses it), then
+     * evaluation in the sandbox and `validateSpec`. Loaded on demand: TypeScript and QuickJS are
+     * only read when a plan module is used.
+     */
+    async validatePlan(path: string): Promise<{ spec: WorkflowSpec; specHash: Digest }> {
+      const { loadPlanModule } = await import('../plan/index.ts');
+      return loadPlanModule(path, { knownTool });
+    },
+    /** Publishes the spec a plan module yields, exactly as `publishObject` publishes a spec value. */
+    async publishPlan(tenant: string, path: string, by: string) {
+      const { spec } = await workflows.validatePlan(path);
+      return publishSpec(tenant, spec, path, by);
     },
     async promote(
       tenant: string,
@@ -168,7 +205,7 @@ export function createKeel(config: KeelConfig) {
 
   const events = {
     /** Validates an event and starts one run per matching workflow (its latest LIVE or AUTONOMOUS version). */
-    async emit(tenant: string, value: unknown): Promise<EmitResult> {
+    async emit(tenant: string, value: unknown, o: { walk?: WalkMode } = {}): Promise<EmitResult> {
       const event = parseEvent(value, tenant);
       const latestRoutable = new Map<string, VersionRecord>();
       for (const v of await store.listVersions(tenant)) {
@@ -177,7 +214,7 @@ export function createKeel(config: KeelConfig) {
       const runs: (RunSummary & { created: boolean })[] = [];
       for (const v of latestRoutable.values()) {
         if (!v.spec.triggers.some((t) => triggerMatches(t, event))) continue;
-        const { run, created } = await engine.start(v, event);
+        const { run, created } = await engine.start(v, event, o);
         runs.push({ ...run, created });
       }
       return { eventId: event.id, runs };
@@ -190,7 +227,12 @@ export function createKeel(config: KeelConfig) {
      * Starts a run of one workflow directly (any status: this is how DRAFT and TESTING versions are
      * tried), for an event that need not match a trigger. The newest version unless `version` is given.
      */
-    async start(tenant: string, workflowId: string, eventValue: unknown, o: { version?: number } = {}) {
+    async start(
+      tenant: string,
+      workflowId: string,
+      eventValue: unknown,
+      o: { version?: number; walk?: WalkMode } = {},
+    ) {
       const event = parseEvent(eventValue, tenant);
       const v = await store.getVersion(tenant, workflowId, o.version);
       if (!v) {
@@ -203,7 +245,7 @@ export function createKeel(config: KeelConfig) {
           },
         );
       }
-      const { run, created } = await engine.start(v, event);
+      const { run, created } = await engine.start(v, event, o.walk ? { walk: o.walk } : {});
       return { ...run, created };
     },
     list: (tenant: string, filter?: RunFilter): Promise<RunPage> => store.listRuns(tenant, filter),
@@ -229,38 +271,64 @@ export function createKeel(config: KeelConfig) {
      */
     async verify(tenant: string, runId: string, o: { engine?: string } = {}): Promise<VerifyResult> {
       const run = await getRun(tenant, runId);
-      const stored = await store.readEntries(tenant, runId);
-      const result = verifyLedger(runId, stored, run.head);
+      const status = new StatusFold();
+      let engineOf: string | undefined;
+      const verifier = new LedgerVerifier(runId, (kind, payload, seq) => {
+        if (seq === 0) engineOf = (payload as PayloadOf<'run.started'>).engine;
+        status.apply(kind, payload);
+      });
+      // Pages keep memory flat however long the ledger is.
+      for (let from = 0; ; ) {
+        const page = await store.readEntries(tenant, runId, from, VERIFY_PAGE);
+        let ok = true;
+        for (const e of page) if (!(ok = verifier.push(e))) break;
+        if (!ok || page.length < VERIFY_PAGE) break;
+        from += page.length;
+      }
+      const result = verifier.result(run.head);
       if (!result.ok) return result;
-      const entries = stored.map(decodeEntry);
       const fail = (code: VerifyFailureCode, seq: number, message: string): VerifyResult => ({
         ok: false,
         entries: result.entries,
         failure: { code, seq, message },
       });
-      const folded = foldRun(entries).status;
-      if (folded !== run.status) {
+      if (status.status !== run.status) {
         return fail(
           'status_mismatch',
           result.head.seq,
-          `the run is stored as ${run.status} but its ledger says ${folded}`,
+          `the run is stored as ${run.status} but its ledger says ${status.status}`,
         );
       }
-      const recordedEngine = (entries[0]!.payload as PayloadOf<'run.started'>).engine;
-      if (o.engine !== undefined && recordedEngine !== o.engine) {
+      if (o.engine !== undefined && engineOf !== o.engine) {
         return fail(
           'engine_drift',
           0,
-          `the run was recorded by ${recordedEngine}, not ${o.engine}; replay it under the engine that recorded it`,
+          `the run was recorded by ${engineOf}, not ${o.engine}; replay it under the engine that recorded it`,
         );
       }
       return result;
     },
     resume: (tenant: string, runId: string) => engine.resume(tenant, runId),
+    /**
+     * Records whether a suspended (outcome_unknown) step's effect happened, as a person found out
+     * on the tool's side, then continues the run (or leaves it to a worker).
+     */
+    reconcile: (tenant: string, runId: string, r: ReconcileRequest & { walk?: WalkMode }) =>
+      engine.reconcile(tenant, runId, r),
     /** Re-executes the run against its own ledger, serving everything from the record, and compares. */
     async replay(tenant: string, runId: string): Promise<ReplayResult> {
-      const { stored, version } = await engine.load(tenant, runId);
-      return replayRun(stored, version, tools);
+      const run = await getRun(tenant, runId);
+      const version = await store.getVersion(tenant, run.workflowId, run.version);
+      if (!version || version.specHash !== run.specHash) {
+        throw new KeelError(
+          ErrorCode.notFound,
+          `run ${runId} is pinned to ${run.workflowId} v${run.version}, which is not in this store`,
+          {
+            runId,
+          },
+        );
+      }
+      return replayRun(await store.readEntries(tenant, runId), version, tools);
     },
     /** A new run inheriting entries before `fromSeq`; `event` (branch only) is validated like an emitted one. */
     async fork(
@@ -296,10 +364,10 @@ export function createKeel(config: KeelConfig) {
   const approvals = {
     list: (tenant: string, runId?: string): Promise<PendingApproval[]> =>
       store.listPendingApprovals(tenant, runId),
-    approve: (tenant: string, runId: string, by: string, note?: string) =>
-      engine.resolveApproval(tenant, runId, { decision: 'approved', by, ...(note ? { note } : {}) }),
-    deny: (tenant: string, runId: string, by: string, note?: string) =>
-      engine.resolveApproval(tenant, runId, { decision: 'denied', by, ...(note ? { note } : {}) }),
+    approve: (tenant: string, runId: string, by: string, note?: string, o: { walk?: WalkMode } = {}) =>
+      engine.resolveApproval(tenant, runId, { decision: 'approved', by, ...(note ? { note } : {}), ...o }),
+    deny: (tenant: string, runId: string, by: string, note?: string, o: { walk?: WalkMode } = {}) =>
+      engine.resolveApproval(tenant, runId, { decision: 'denied', by, ...(note ? { note } : {}), ...o }),
   };
 
   return {

@@ -2,15 +2,19 @@
  * What every command needs: the store (from --store, KEEL_STORE, KEEL_DATABASE_URL, or
  * ./.keel/keel.db), the tenant, who is acting, and the tool packs. The store is a SQLite file or
  * a postgres:// URL. The helpdesk the example tools act on lives beside a SQLite store file, and
- * in ./.keel/helpdesk.db for a PostgreSQL store. Opening never prints a password.
+ * in ./.keel/helpdesk.db for a PostgreSQL store. More tools come from a tool pack module
+ * (--tools / KEEL_TOOLS, tool-pack.ts); KEEL_WORKERS=external leaves walks to `keel worker`
+ * processes. Opening never prints a password.
  */
 import { mkdirSync } from 'node:fs';
 import { userInfo } from 'node:os';
 import { dirname, join } from 'node:path';
 import { Helpdesk } from '../../examples/support-desk/helpdesk.ts';
 import { supportDeskTools } from '../../examples/support-desk/tools.ts';
-import { createKeel, isPostgresUrl, type Keel, openStore } from '../app/index.ts';
+import { createKeel, describeStoreTarget, isPostgresUrl, type Keel, openStore } from '../app/index.ts';
 import { ErrorCode, KeelError } from '../core/errors.ts';
+import type { WalkMode } from '../engine/index.ts';
+import { loadToolPack } from './tool-pack.ts';
 
 export const DEFAULT_STORE = join('.keel', 'keel.db');
 /** Where the example helpdesk lives when the store is a database server. */
@@ -20,10 +24,14 @@ export interface GlobalOptions {
   readonly store?: string;
   readonly tenant?: string;
   readonly json?: boolean;
+  /** A tool pack module (env KEEL_TOOLS). */
+  readonly tools?: string;
 }
 
 export interface CliContext {
   readonly keel: Keel;
+  /** The store target as it may be printed (a URL's password replaced). */
+  readonly storeName: string;
   readonly helpdesk: Helpdesk;
   readonly tenant: string;
   readonly json: boolean;
@@ -100,6 +108,9 @@ export async function openContext(o: GlobalOptions): Promise<CliContext> {
   } catch (e) {
     throw storeUnavailable(server ? 'the helpdesk' : 'store', server ? helpdeskPath : target, e);
   }
+  const walk = walkModeFromEnv();
+  const pack = flagOrEnv(o.tools, 'tools', 'KEEL_TOOLS');
+  const extraTools = pack === undefined ? [] : await loadToolPack(pack);
   const store = await openStore(target);
   let helpdesk: Helpdesk;
   try {
@@ -110,7 +121,7 @@ export async function openContext(o: GlobalOptions): Promise<CliContext> {
   }
   let keel: Keel;
   try {
-    keel = createKeel({ store, tools: supportDeskTools(helpdesk) });
+    keel = createKeel({ store, tools: [...supportDeskTools(helpdesk), ...extraTools], walk });
   } catch (e) {
     helpdesk.shutdown();
     await store.close();
@@ -118,6 +129,7 @@ export async function openContext(o: GlobalOptions): Promise<CliContext> {
   }
   return {
     keel,
+    storeName: server ? describeStoreTarget(target) : target,
     helpdesk,
     tenant,
     json: o.json === true,
@@ -126,6 +138,21 @@ export async function openContext(o: GlobalOptions): Promise<CliContext> {
       helpdesk.shutdown();
     },
   };
+}
+
+/**
+ * KEEL_WORKERS: `embedded` (default) walks runs in the command that starts or continues them;
+ * `external` commits them as running and leaves the walk to `keel worker` processes.
+ */
+function walkModeFromEnv(): WalkMode {
+  const v = process.env.KEEL_WORKERS?.trim();
+  if (!v || v === 'embedded') return 'inline';
+  if (v === 'external') return 'enqueue';
+  throw new KeelError(
+    ErrorCode.usage,
+    `KEEL_WORKERS: expected embedded or external, got ${JSON.stringify(v)}`,
+    { field: 'KEEL_WORKERS' },
+  );
 }
 
 /** Who is acting: --as, then KEEL_USER, then the OS user. Recorded with promotions and approvals. */

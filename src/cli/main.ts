@@ -9,12 +9,15 @@ import pc from 'picocolors';
 import { ErrorCode, ensureError, isKeelError, KeelError } from '../core/errors.ts';
 import type { RunStatus } from '../core/ledger/index.ts';
 import { formatProblem, type SpecProblem } from '../core/spec/index.ts';
+import { isPlanModulePath } from '../plan/is-plan-module-path.ts';
+import { formatFinding, type PlanFinding } from '../plan/plan-finding.ts';
 import { actor, type CliContext, type GlobalOptions, openContext } from './context.ts';
 import { runDemo } from './demo.ts';
 import { EXIT, exitCodeFor } from './exit-codes.ts';
 import { initProject } from './init.ts';
 import { runMigrate } from './migrate.ts';
 import { line, printHistory, printJson, statusColor, verifyText } from './output.ts';
+import { registerScaleOutCommands } from './scale-out-commands.ts';
 
 const RUN_STATUSES: readonly RunStatus[] = [
   'running',
@@ -93,6 +96,9 @@ function reportError(e: unknown, json: boolean): void {
           `  - ${'file' in p ? formatProblem(p) : `${(p as { field: string }).field}: ${(p as { message: string }).message}`}\n`,
         );
     }
+    const findings = isKeelError(err) ? (err.details.findings as PlanFinding[] | undefined) : undefined;
+    if (Array.isArray(findings) && findings.length > 1)
+      for (const f of findings) process.stderr.write(`  - ${formatFinding(f)}\n`);
     if (!isKeelError(err)) process.stderr.write(`${err.stack ?? ''}\n`);
   }
   process.exitCode = exitCodeFor(err);
@@ -108,6 +114,7 @@ export function buildProgram(): Command {
       undefined,
     )
     .option('--tenant <tenant>', 'tenant to act in (env KEEL_TENANT)', undefined)
+    .option('--tools <module>', 'load more tools from a tool pack module (env KEEL_TOOLS)', undefined)
     .option('--json', 'print machine-readable JSON')
     .showHelpAfterError()
     .exitOverride();
@@ -156,12 +163,41 @@ export function buildProgram(): Command {
     );
 
   program
+    .command('check')
+    .description(
+      'static determinism check of plan modules (*.plan.ts): no clock, randomness, host access or I/O; exits 7 on any finding',
+    )
+    .argument('<paths...>', 'plan module files, or directories to search for *.plan.ts')
+    .action(async (paths: string[], _o: unknown, cmd: Command) => {
+      const g = cmd.optsWithGlobals() as GlobalOptions;
+      try {
+        const { checkPlanFiles } = await import('../plan/index.ts');
+        const { files, findings } = checkPlanFiles(paths);
+        if (g.json === true) printJson(findings);
+        else {
+          for (const f of findings) line(formatFinding(f));
+          const flagged = new Set(findings.map((f) => f.file)).size;
+          line(
+            findings.length === 0
+              ? `${pc.green('ok')}: ${files.length} plan module${files.length === 1 ? '' : 's'}, no findings`
+              : `${pc.red(`${findings.length} finding${findings.length === 1 ? '' : 's'}`)} in ${flagged} of ${files.length} plan modules`,
+          );
+        }
+        process.exitCode = findings.length === 0 ? EXIT.ok : EXIT.determinismViolation;
+      } catch (e) {
+        reportError(e, g.json === true);
+      }
+    });
+
+  program
     .command('validate')
-    .description('check a workflow spec (YAML or JSON) without publishing it')
+    .description('check a workflow spec (YAML, JSON, or a *.plan.ts plan module) without publishing it')
     .argument('<spec>', 'spec file')
     .action(async (file: string, _o: unknown, cmd: Command) =>
       withContext(cmd, async (ctx) => {
-        const { spec, specHash } = ctx.keel.workflows.validate(readInput(file, 'spec'), file);
+        const { spec, specHash } = isPlanModulePath(file)
+          ? await ctx.keel.workflows.validatePlan(file)
+          : ctx.keel.workflows.validate(readInput(file, 'spec'), file);
         if (ctx.json) printJson({ valid: true, id: spec.id, version: spec.version, specHash });
         else
           line(`${pc.green('valid')}: ${spec.id} v${spec.version}, ${spec.steps.length} steps, ${specHash}`);
@@ -170,17 +206,16 @@ export function buildProgram(): Command {
 
   program
     .command('publish')
-    .description('publish a workflow spec as an immutable version')
+    .description(
+      'publish a workflow spec as an immutable version (a *.plan.ts plan module is checked, then evaluated in a sandbox)',
+    )
     .argument('<spec>', 'spec file')
     .option('--as <name>', 'who publishes (env KEEL_USER)')
     .action(async (file: string, o: { as?: string }, cmd: Command) =>
       withContext(cmd, async (ctx) => {
-        const { created, record } = await ctx.keel.workflows.publish(
-          ctx.tenant,
-          readInput(file, 'spec'),
-          file,
-          actor(o.as),
-        );
+        const { created, record } = isPlanModulePath(file)
+          ? await ctx.keel.workflows.publishPlan(ctx.tenant, file, actor(o.as))
+          : await ctx.keel.workflows.publish(ctx.tenant, readInput(file, 'spec'), file, actor(o.as));
         if (ctx.json)
           printJson({
             created,
@@ -222,9 +257,14 @@ export function buildProgram(): Command {
     .command('emit')
     .description('ingest an event (JSON file, or - for stdin) and run every workflow it triggers')
     .argument('<event>', 'event file')
-    .action(async (file: string, _o: unknown, cmd: Command) =>
+    .option('--enqueue', 'create the runs and leave them to `keel worker` processes')
+    .action(async (file: string, o: { enqueue?: boolean }, cmd: Command) =>
       withContext(cmd, async (ctx) => {
-        const r = await ctx.keel.events.emit(ctx.tenant, parseJsonFile(file, 'event'));
+        const r = await ctx.keel.events.emit(
+          ctx.tenant,
+          parseJsonFile(file, 'event'),
+          o.enqueue ? { walk: 'enqueue' } : {},
+        );
         if (ctx.json) {
           printJson(r);
           return;
@@ -247,17 +287,20 @@ export function buildProgram(): Command {
     .argument('<workflow>', 'workflow id')
     .argument('<event>', 'event file (JSON), or - for stdin')
     .option('--version <n>', 'version to run (default: the newest)')
-    .action(async (workflowId: string, file: string, o: { version?: string }, cmd: Command) =>
-      withContext(cmd, async (ctx) => {
-        const r = await ctx.keel.runs.start(ctx.tenant, workflowId, parseJsonFile(file, 'event'), {
-          ...(o.version !== undefined ? { version: positiveInt(o.version, '--version') } : {}),
-        });
-        if (ctx.json) printJson(r);
-        else
-          line(
-            `${r.created ? 'run' : 'existing run'} ${r.runId} ${r.workflowId} v${r.version}: ${statusColor(r.status)}${r.reason ? ` (${r.reason})` : ''}`,
-          );
-      }),
+    .option('--enqueue', 'create the run and leave it to `keel worker` processes')
+    .action(
+      async (workflowId: string, file: string, o: { version?: string; enqueue?: boolean }, cmd: Command) =>
+        withContext(cmd, async (ctx) => {
+          const r = await ctx.keel.runs.start(ctx.tenant, workflowId, parseJsonFile(file, 'event'), {
+            ...(o.version !== undefined ? { version: positiveInt(o.version, '--version') } : {}),
+            ...(o.enqueue ? { walk: 'enqueue' as const } : {}),
+          });
+          if (ctx.json) printJson(r);
+          else
+            line(
+              `${r.created ? 'run' : 'existing run'} ${r.runId} ${r.workflowId} v${r.version}: ${statusColor(r.status)}${r.reason ? ` (${r.reason})` : ''}`,
+            );
+        }),
     );
 
   const runs = program.command('runs').description('list and inspect runs');
@@ -449,13 +492,15 @@ export function buildProgram(): Command {
       .argument('<run>', 'run id')
       .option('--as <name>', 'who decides (env KEEL_USER)')
       .option('--note <text>', 'a note recorded with the decision')
-      .action(async (runId: string, o: { as?: string; note?: string }, cmd: Command) =>
+      .option('--enqueue', 'leave the rest of the run to `keel worker` processes')
+      .action(async (runId: string, o: { as?: string; note?: string; enqueue?: boolean }, cmd: Command) =>
         withContext(cmd, async (ctx) => {
           const by = actor(o.as);
+          const walk = o.enqueue ? { walk: 'enqueue' as const } : {};
           const r =
             decision === 'approve'
-              ? await ctx.keel.approvals.approve(ctx.tenant, runId, by, o.note)
-              : await ctx.keel.approvals.deny(ctx.tenant, runId, by, o.note);
+              ? await ctx.keel.approvals.approve(ctx.tenant, runId, by, o.note, walk)
+              : await ctx.keel.approvals.deny(ctx.tenant, runId, by, o.note, walk);
           if (ctx.json) printJson(r);
           else
             line(
@@ -464,6 +509,7 @@ export function buildProgram(): Command {
         }),
       );
   }
+  registerScaleOutCommands(program, withContext);
   return program;
 }
 

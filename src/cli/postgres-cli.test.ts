@@ -18,6 +18,7 @@ import {
   Sandbox,
 } from '../../test/helpers/keel-cli.ts';
 import { dropSchema, scratchSchemaName, testDatabaseUrl } from '../adapters/postgres/index.ts';
+import { STORE_SCHEMA_VERSIONS } from '../app/open-store.ts';
 
 const base = testDatabaseUrl();
 const schema = scratchSchemaName('keel_test_cli');
@@ -36,10 +37,18 @@ describe('keel on PostgreSQL', () => {
     const first = okJson<{ kind: string; schema: string; from: number; version: number; applied: number[] }>(
       runKeel(['--store', url, 'migrate', '--json'], { cwd, env: clean }),
     );
-    assert.deepEqual(first, { kind: 'postgres', store: url, schema, from: 0, version: 1, applied: [1] });
+    const pgVersion = STORE_SCHEMA_VERSIONS.postgres;
+    assert.deepEqual(first, {
+      kind: 'postgres',
+      store: url,
+      schema,
+      from: 0,
+      version: pgVersion,
+      applied: Array.from({ length: pgVersion }, (_, i) => i + 1),
+    });
     const again = runKeel(['migrate'], { cwd, env: { ...clean, KEEL_DATABASE_URL: url } });
     assert.equal(again.code, 0, again.stderr);
-    assert.match(again.stdout, new RegExp(`\\(schema ${schema}\\): schema version 1, up to date`));
+    assert.match(again.stdout, new RegExp(`\\(schema ${schema}\\): schema version ${pgVersion}, up to date`));
   });
 
   test('KEEL_DATABASE_URL selects PostgreSQL: the refund flow runs, verifies, and the helpdesk is in ./.keel', () => {
@@ -123,7 +132,11 @@ describe('keel on PostgreSQL', () => {
       const r = okJson<{ kind: string; version: number }>(
         runKeel(['migrate', '--json'], { cwd: dir.dir, env: clean }),
       );
-      assert.deepEqual(r, { kind: 'sqlite', store: join('.keel', 'keel.db'), version: 1 });
+      assert.deepEqual(r, {
+        kind: 'sqlite',
+        store: join('.keel', 'keel.db'),
+        version: STORE_SCHEMA_VERSIONS.sqlite,
+      });
       assert.ok(existsSync(join(dir.dir, '.keel', 'keel.db')));
     } finally {
       dir.remove();

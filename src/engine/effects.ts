@@ -14,13 +14,31 @@ import type { RawSources, ToolDefinition } from '../ports/index.ts';
 
 export type StepOutcome =
   | { readonly ok: true; readonly output: unknown }
-  | { readonly ok: false; readonly error: { readonly code: string; readonly message: string } };
+  | { readonly ok: false; readonly error: { readonly code: string; readonly message: string } }
+  /** Replay only: the record holds no outcome for this call because it was never known (a crash). */
+  | { readonly ok: false; readonly unknown: true };
+
+/** How an in-flight call's outcome was established without calling the tool again. */
+export type Reconciliation =
+  | { readonly decision: PayloadOf<'step.reconciled'> }
+  /** The check ran and could not tell (it threw or answered nonsense): a person decides. */
+  | { readonly problem: string };
 
 export interface Effects {
   /** The value of a declared source, read now (the walk ledgers it before using it). */
   draw(ref: SourceRef, state: RunState): unknown;
   /** The outcome of an allowed tool call. */
   invoke(tool: ToolDefinition, allowed: PayloadOf<'step.allowed'>, state: RunState): Promise<StepOutcome>;
+  /**
+   * The outcome of an in-flight call of a tool that may not be called again, established without
+   * calling it: live, the tool's own `reconcile` check (never for a run already suspended, which
+   * waits for a person); replaying, the recorded reconciliation. Undefined: nobody can tell.
+   */
+  reconcile?(
+    tool: ToolDefinition | undefined,
+    allowed: PayloadOf<'step.allowed'>,
+    state: RunState,
+  ): Promise<Reconciliation | undefined>;
   /** The timestamp of the entry about to be written at `seq`. */
   at(seq: number): string;
   /** A recorded decision for the approval the run waits for, when replaying; live runs wait for a person. */
@@ -46,7 +64,11 @@ export interface SecretRef {
 function isSecretRef(v: unknown): v is SecretRef {
   if (typeof v !== 'object' || v === null || Array.isArray(v)) return false;
   const keys = Object.keys(v);
-  return keys.length === 2 && typeof (v as SecretRef).$secret === 'string' && typeof (v as SecretRef).env === 'string';
+  return (
+    keys.length === 2 &&
+    typeof (v as SecretRef).$secret === 'string' &&
+    typeof (v as SecretRef).env === 'string'
+  );
 }
 
 /** The arguments a tool receives: every SecretRef replaced by the current value it hashes to. */
@@ -54,7 +76,9 @@ function revealSecrets(v: unknown, raw: RawSources, revealed: Map<string, string
   if (isSecretRef(v)) {
     const value = raw.env.get(v.env) ?? null;
     if (hashOf(value) !== v.$secret) {
-      throw Object.assign(new Error(`secret ${v.env} changed since it was read for this step`), { code: 'secret_changed' });
+      throw Object.assign(new Error(`secret ${v.env} changed since it was read for this step`), {
+        code: 'secret_changed',
+      });
     }
     if (typeof value === 'string' && value.length > 0) revealed.set(value, v.env);
     return value;
@@ -76,12 +100,17 @@ function maskSecrets(v: unknown, revealed: Map<string, string>): unknown {
   }
   if (Array.isArray(v)) return v.map((x) => maskSecrets(x, revealed));
   if (typeof v === 'object' && v !== null) {
-    return Object.fromEntries(Object.entries(v).map(([k, x]) => [maskSecrets(k, revealed) as string, maskSecrets(x, revealed)]));
+    return Object.fromEntries(
+      Object.entries(v).map(([k, x]) => [maskSecrets(k, revealed) as string, maskSecrets(x, revealed)]),
+    );
   }
   return v;
 }
 
-export function liveEffects(raw: RawSources, isSecret: (name: string) => boolean = (n) => SECRET_ENV.test(n)): Effects {
+export function liveEffects(
+  raw: RawSources,
+  isSecret: (name: string) => boolean = (n) => SECRET_ENV.test(n),
+): Effects {
   return {
     draw(ref) {
       if (ref.source === 'env' && ref.name !== undefined && isSecret(ref.name)) {
@@ -115,7 +144,43 @@ export function liveEffects(raw: RawSources, isSecret: (name: string) => boolean
         return { ok: true, output: masked };
       } catch (e) {
         const error = errorOf(e);
-        return { ok: false, error: { code: error.code, message: maskSecrets(error.message, revealed) as string } };
+        return {
+          ok: false,
+          error: { code: error.code, message: maskSecrets(error.message, revealed) as string },
+        };
+      }
+    },
+    async reconcile(tool, a, s) {
+      if (s.suspended || !tool?.reconcile) return undefined;
+      const revealed = new Map<string, string>();
+      try {
+        const found = await tool.reconcile(revealSecrets(a.args, raw, revealed) as Record<string, unknown>, {
+          tenant: s.tenant,
+          runId: s.runId,
+          step: a.step,
+          idempotencyKey: a.idempotencyKey,
+          attempt: a.attempt,
+        });
+        if (typeof found?.happened !== 'boolean') {
+          return { problem: `the reconcile check of ${tool.name} answered without a boolean "happened"` };
+        }
+        const output = found.happened ? maskSecrets(found.output ?? null, revealed) : undefined;
+        if (output !== undefined) canonicalize(output);
+        return {
+          decision: {
+            step: a.step,
+            tool: a.tool,
+            proposalId: a.proposalId,
+            happened: found.happened,
+            via: 'tool',
+            by: tool.name,
+            ...(output !== undefined ? { output } : {}),
+          },
+        };
+      } catch (e) {
+        return {
+          problem: `the reconcile check of ${tool.name} failed: ${maskSecrets(errorOf(e).message, revealed) as string}`,
+        };
       }
     },
     at: () => new Date(raw.clock.now()).toISOString(),

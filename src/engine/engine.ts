@@ -1,7 +1,9 @@
 /**
- * The engine: starts, resumes, forks and re-executes runs, and resolves approvals, by walking
- * runs (walk.ts) with live effects. It is the only orchestration in Keel: everything it does to a
- * run goes through that run's ledger, and everything it knows about a run it folds from there.
+ * The engine: starts, resumes, forks and re-executes runs, resolves approvals and reconciles
+ * suspended steps, by walking runs (walk.ts) with live effects — inline, holding the run's lease
+ * while it walks, or by leaving the run to a worker (`walk: 'enqueue'`). It is the only
+ * orchestration in Keel: everything it does to a run goes through that run's ledger, and
+ * everything it knows about a run it folds from there.
  */
 import { type Digest, hashOf } from '../core/canonical/index.ts';
 import { ErrorCode, isKeelError, KeelError } from '../core/errors.ts';
@@ -14,12 +16,14 @@ import {
   type RunStatus,
 } from '../core/ledger/index.ts';
 import { foldRun, type RunState, runIdFor, startState } from '../core/run/index.ts';
-import type { RawSources, RunRecord, Store, VersionRecord } from '../ports/index.ts';
+import type { LeaseChange, RawSources, RunRecord, Store, VersionRecord } from '../ports/index.ts';
 import { type Effects, liveEffects } from './effects.ts';
+import { PinnedVersions } from './pinned-versions.ts';
+import { operatorReconciliation, type ReconcileRequest } from './reconcile-step.ts';
 import { indexLedger, recordedEffects } from './recorded-effects.ts';
 import { RunWriter } from './run-writer.ts';
 import type { ToolRegistry } from './tool-registry.ts';
-import { walkRun } from './walk.ts';
+import { type WalkOptions, walkRun } from './walk.ts';
 
 export const ENGINE_VERSION = 'keel/0.1.0';
 
@@ -30,7 +34,19 @@ export interface EngineOptions {
   readonly engineVersion?: string;
   /** Which env names hold secrets (recorded as a hash, never in clear); SECRET_ENV by default. */
   readonly isSecretEnv?: (name: string) => boolean;
+  /** How new and resumed work is walked unless a call says otherwise (default inline). */
+  readonly walk?: WalkMode;
+  /** Who holds a run's lease while this engine walks it inline (e.g. `inline:<host>:<pid>`). */
+  readonly leaseOwner?: string;
+  /** How long an inline walk holds the lease it takes, in ms (default 5 minutes). */
+  readonly inlineLeaseMs?: number;
 }
+
+/**
+ * `inline`: the caller walks the run now, holding its lease; `enqueue`: the run is committed as
+ * running with no lease and left for a worker (`keel worker`) to claim and walk.
+ */
+export type WalkMode = 'inline' | 'enqueue';
 
 export interface RunSummary {
   readonly runId: string;
@@ -50,12 +66,17 @@ export interface ForkOptions {
   readonly event?: EventRecord;
   /** branch only: continue on another published version of the same workflow. */
   readonly version?: number;
+  /** false: create the fork with its inherited entries and leave the walk to `resume` or a worker. */
+  readonly walk?: boolean;
 }
 
 export class Engine {
   private readonly store: Store;
   private readonly tools: ToolRegistry;
   private readonly live: Effects;
+  private readonly inlineLease: LeaseChange;
+  private readonly pinned: PinnedVersions;
+  readonly walkMode: WalkMode;
   readonly engineVersion: string;
 
   constructor(o: EngineOptions) {
@@ -63,27 +84,82 @@ export class Engine {
     this.tools = o.tools;
     this.live = liveEffects(o.sources, o.isSecretEnv);
     this.engineVersion = o.engineVersion ?? ENGINE_VERSION;
+    this.walkMode = o.walk ?? 'inline';
+    this.inlineLease = { op: 'hold', owner: o.leaseOwner ?? 'inline', ms: o.inlineLeaseMs ?? 300_000 };
+    this.pinned = new PinnedVersions(o.store);
   }
 
-  /** Starts (and walks) the run of `version` for `event`; an existing run with the same identity is returned as is. */
-  async start(version: VersionRecord, event: EventRecord): Promise<{ run: RunSummary; created: boolean }> {
+  /**
+   * Starts the run of `version` for `event` and walks it (inline) or leaves it to a worker
+   * (enqueue); an existing run with the same identity is returned as is.
+   */
+  async start(
+    version: VersionRecord,
+    event: EventRecord,
+    o: { walk?: WalkMode } = {},
+  ): Promise<{ run: RunSummary; created: boolean }> {
     const runId = runIdFor(version.tenant, version.workflowId, version.specHash, event);
-    return this.create(runId, version, event, {});
+    return this.create(runId, version, event, { walk: (o.walk ?? this.walkMode) === 'inline' });
   }
 
-  /** Continues a run from its ledger head (after a restart). Waiting and finished runs are left as they are. */
-  async resume(tenant: string, runId: string): Promise<RunSummary> {
-    const { state, version } = await this.load(tenant, runId);
-    if (state.finished || (state.approval && !state.approval.decision)) return stateSummary(state);
-    await walkRun(new RunWriter(this.store, state, state.head, this.live.at), version, this.tools, this.live);
+  /**
+   * Continues a run from its ledger head (after a restart, or by the worker that claimed it).
+   * Waiting, suspended and finished runs are left as they are.
+   */
+  async resume(tenant: string, runId: string, o: WalkOptions = {}): Promise<RunSummary> {
+    // The ledger alone says where the run is and which version it is pinned to: one read, and
+    // the version from the cache, so a worker pays one query per run before walking it.
+    const stored = await this.store.readEntries(tenant, runId);
+    if (stored.length === 0) throw new KeelError(ErrorCode.notFound, `run ${runId} not found`, { runId });
+    const state = foldRun(stored.map(decodeEntry));
+    const version = await this.pinned.get(tenant, runId, state);
+    if (state.finished || state.suspended || (state.approval && !state.approval.decision))
+      return stateSummary(state);
+    const fx = await this.effectsFor(tenant, state);
+    await walkRun(new RunWriter(this.store, state, state.head, this.live.at), version, this.tools, fx, o);
     return stateSummary(state);
+  }
+
+  /**
+   * Records a person's account of a suspended run's in-flight step — it happened (with its output)
+   * or it did not (the step is proposed again as a new attempt) — then continues the run inline or
+   * leaves it to a worker. Only a run suspended as outcome_unknown can be reconciled, once.
+   */
+  async reconcile(
+    tenant: string,
+    runId: string,
+    r: ReconcileRequest & { walk?: WalkMode },
+  ): Promise<RunSummary> {
+    const { state, version, entries } = await this.load(tenant, runId);
+    const decision = operatorReconciliation(state, entries, r);
+    const writer = new RunWriter(this.store, state, state.head, this.live.at);
+    writer.add('step.reconciled', decision);
+    try {
+      await this.proceed(writer, version, r.walk);
+    } catch (e) {
+      // Someone reconciled it first: report theirs (already_resolved), never apply ours on top.
+      if (isKeelError(e) && e.code === ErrorCode.headConflict) return this.reconcile(tenant, runId, r);
+      throw e;
+    }
+    return stateSummary(state);
+  }
+
+  /** After a person's decision: walk on now (holding the lease), or commit and leave it to a worker. */
+  private async proceed(writer: RunWriter, version: VersionRecord, walk = this.walkMode): Promise<void> {
+    if (walk === 'enqueue') {
+      writer.leaseWith({ op: 'release' });
+      await writer.commit();
+      return;
+    }
+    writer.leaseWith(this.inlineLease);
+    await walkRun(writer, version, this.tools, await this.effectsFor(writer.state.tenant, writer.state));
   }
 
   /** Resolves the run's pending approval exactly once, then continues (or stops) the run. */
   async resolveApproval(
     tenant: string,
     runId: string,
-    r: { decision: ApprovalDecision; by: string; note?: string },
+    r: { decision: ApprovalDecision; by: string; note?: string; walk?: WalkMode },
   ): Promise<RunSummary> {
     const { state, version, entries } = await this.load(tenant, runId);
     const pending = state.approval && !state.approval.decision ? state.approval.request : undefined;
@@ -120,7 +196,7 @@ export class Engine {
     });
     writer.approvalClosed(pending.proposalId);
     try {
-      await walkRun(writer, version, this.tools, this.live);
+      await this.proceed(writer, version, r.walk);
     } catch (e) {
       // Another approver got there first: report theirs, never apply ours on top.
       if (isKeelError(e) && e.code === ErrorCode.headConflict) return this.resolveApproval(tenant, runId, r);
@@ -139,13 +215,16 @@ export class Engine {
     sourceRunId: string,
     o: ForkOptions,
   ): Promise<{ run: RunSummary; created: boolean }> {
-    const source = await this.load(tenant, sourceRunId);
-    const last = source.state.head.seq;
+    const run = await this.store.getRun(tenant, sourceRunId);
+    if (!run) throw new KeelError(ErrorCode.notFound, `run ${sourceRunId} not found`, { runId: sourceRunId });
+    const last = run.head.seq;
     if (!Number.isSafeInteger(o.fromSeq) || o.fromSeq < 0 || o.fromSeq > last + 1) {
       throw new KeelError(
         ErrorCode.usage,
         `fromSeq: expected an integer from 0 to ${last + 1}, got ${o.fromSeq}`,
-        { field: 'fromSeq' },
+        {
+          field: 'fromSeq',
+        },
       );
     }
     if (o.mode === 'replay' && (o.event !== undefined || o.version !== undefined)) {
@@ -157,16 +236,21 @@ export class Engine {
         },
       );
     }
-    const version =
-      o.version === undefined
-        ? source.version
-        : await this.store.getVersion(tenant, source.run.workflowId, o.version);
-    if (!version) {
-      throw new KeelError(ErrorCode.notFound, `workflow ${source.run.workflowId} v${o.version} not found`, {
-        version: o.version,
-      });
+    const version = await this.store.getVersion(tenant, run.workflowId, o.version ?? run.version);
+    if (!version || (o.version === undefined && version.specHash !== run.specHash)) {
+      throw new KeelError(
+        ErrorCode.notFound,
+        `workflow ${run.workflowId} v${o.version ?? run.version} not found`,
+        {
+          version: o.version ?? run.version,
+        },
+      );
     }
-    const root = source.entries[0]!.payload as PayloadOf<'run.started'>;
+    // Only the inherited prefix is read to create the fork: its cost grows with fromSeq, not with the history.
+    const prefix = (await this.store.readEntries(tenant, sourceRunId, 0, Math.max(o.fromSeq, 1))).map(
+      decodeEntry,
+    );
+    const root = prefix[0]!.payload as PayloadOf<'run.started'>;
     const event = o.event ?? root.event;
     const runId = hashOf({
       kind: 'keel.fork',
@@ -177,15 +261,23 @@ export class Engine {
       specHash: version.specHash,
       event,
     });
-    const effects =
-      o.mode === 'replay' ? recordedEffects(indexLedger(source.entries), this.live.at) : this.live;
     return this.create(runId, version, event, {
       forkOf: { runId: sourceRunId, fromSeq: o.fromSeq, mode: o.mode },
       // Replay keeps the recorded status (approver eligibility is fixed history); a branch runs under today's.
       status: o.mode === 'replay' ? root.status : version.status,
-      prefix: source.entries.slice(1, Math.max(o.fromSeq, 1)),
-      effects,
+      prefix: prefix.slice(1),
+      walk: o.walk !== false,
     });
+  }
+
+  /**
+   * The effects a run is walked with: live, except for a replay fork, which is always served from
+   * its source's record — on creation, on resume after a crash, and after an approval.
+   */
+  private async effectsFor(tenant: string, s: RunState): Promise<Effects> {
+    if (s.forkOf?.mode !== 'replay') return this.live;
+    const source = (await this.store.readEntries(tenant, s.forkOf.runId)).map(decodeEntry);
+    return recordedEffects(indexLedger(source), this.live.at);
   }
 
   /** A diagnostic re-execution: a new, live run of the same version and event, linked by `attemptOf`. */
@@ -208,12 +300,13 @@ export class Engine {
       attemptOf?: string;
       status?: string;
       prefix?: readonly Entry[];
-      effects?: Effects;
+      /** false: commit the root and the prefix, and leave the walk to `resume` (or a worker). */
+      walk?: boolean;
     },
   ): Promise<{ run: RunSummary; created: boolean }> {
     const existing = await this.store.getRun(version.tenant, runId);
     if (existing) return { run: summaryOf(existing), created: false };
-    const fx = o.effects ?? this.live;
+    const fx = this.live;
     const root = chainEntry(
       runId,
       null,
@@ -259,7 +352,14 @@ export class Engine {
       });
     }
     try {
-      await walkRun(writer, version, this.tools, fx);
+      if (o.walk === false) {
+        // Left for a worker: no lease, and the workers are woken in the same transaction.
+        writer.leaseWith({ op: 'release' });
+        await writer.commit();
+      } else {
+        writer.leaseWith(this.inlineLease);
+        await walkRun(writer, version, this.tools, await this.effectsFor(version.tenant, state));
+      }
     } catch (e) {
       const raced =
         isKeelError(e) && e.code === ErrorCode.headConflict

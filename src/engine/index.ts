@@ -6,7 +6,10 @@ export {
   type EngineOptions,
   type ForkOptions,
   type RunSummary,
+  type WalkMode,
 } from './engine.ts';
+export type { ReconcileRequest } from './reconcile-step.ts';
 export { indexLedger, recordedEffects } from './recorded-effects.ts';
 export { type EntrySketch, type ReplayDivergence, type ReplayResult, replayRun } from './replay.ts';
 export { ToolRegistry } from './tool-registry.ts';
+export type { WalkOptions } from './walk.ts';

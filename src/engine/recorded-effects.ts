@@ -5,6 +5,8 @@
  * that step's recorded n-th outcome; the n-th approval of a step gets its recorded decision. A
  * draw of another kind than recorded is a divergence; an outcome that was never recorded fails
  * closed with `replay_source_missing` — nothing is ever synthesised, and no handler is called.
+ * A call whose outcome was never known (a crash, then a suspension or a tool's reconcile check)
+ * is served as unknown, and the n-th reconciliation of its step as recorded.
  */
 import { ErrorCode, KeelError } from '../core/errors.ts';
 import type { Entry, PayloadOf } from '../core/ledger/index.ts';
@@ -14,7 +16,10 @@ export interface RecordedLedger {
   readonly draws: PayloadOf<'source.drawn'>[];
   readonly outcomes: Map<string, StepOutcome[]>;
   readonly approvals: Map<string, PayloadOf<'approval.resolved'>[]>;
+  readonly reconciliations: Map<string, PayloadOf<'step.reconciled'>[]>;
 }
+
+const UNKNOWN: StepOutcome = { ok: false, unknown: true };
 
 /** Indexes a ledger's draws, outcomes and approval decisions by ordinal. */
 export function indexLedger(entries: readonly Entry[]): RecordedLedger {
@@ -22,6 +27,9 @@ export function indexLedger(entries: readonly Entry[]): RecordedLedger {
   const outcomes = new Map<string, StepOutcome[]>();
   const approvals = new Map<string, PayloadOf<'approval.resolved'>[]>();
   const requests = new Map<string, string>();
+  const reconciliations = new Map<string, PayloadOf<'step.reconciled'>[]>();
+  /** Proposals whose call was recorded as unknown (a suspension) and not yet reconciled. */
+  const unknown = new Set<string>();
   const push = <T>(m: Map<string, T[]>, k: string, v: T) => {
     const list = m.get(k);
     if (list) list.push(v);
@@ -35,6 +43,15 @@ export function indexLedger(entries: readonly Entry[]): RecordedLedger {
     } else if (e.kind === 'step.failed') {
       const p = e.payload as PayloadOf<'step.failed'>;
       push(outcomes, p.step, { ok: false, error: p.error });
+    } else if (e.kind === 'run.suspended') {
+      const p = e.payload as PayloadOf<'run.suspended'>;
+      push(outcomes, p.step, UNKNOWN);
+      unknown.add(p.proposalId);
+    } else if (e.kind === 'step.reconciled') {
+      const p = e.payload as PayloadOf<'step.reconciled'>;
+      // A tool's check settles a call that was never suspended: that call's outcome was unknown too.
+      if (!unknown.delete(p.proposalId)) push(outcomes, p.step, UNKNOWN);
+      push(reconciliations, p.step, p);
     } else if (e.kind === 'approval.requested') {
       const p = e.payload as PayloadOf<'approval.requested'>;
       requests.set(p.proposalId, p.step);
@@ -44,7 +61,7 @@ export function indexLedger(entries: readonly Entry[]): RecordedLedger {
       if (step !== undefined) push(approvals, step, p);
     }
   }
-  return { draws, outcomes, approvals };
+  return { draws, outcomes, approvals, reconciliations };
 }
 
 export function recordedEffects(record: RecordedLedger, at: (seq: number) => string): Effects {
@@ -81,6 +98,12 @@ export function recordedEffects(record: RecordedLedger, at: (seq: number) => str
           message: `no recorded outcome for execution #${n + 1} of step ${a.step}; replay never calls the tool`,
         },
       };
+    },
+    async reconcile(_tool, a, state) {
+      const recorded = record.reconciliations.get(a.step)?.[state.reconciliations[a.step] ?? 0];
+      // A person's decision follows a suspension; a tool's check comes instead of one.
+      if (!recorded || (recorded.via === 'operator') !== (state.suspended !== undefined)) return undefined;
+      return { decision: recorded };
     },
     at,
     approval(request, state) {

@@ -152,6 +152,15 @@ describe('declared nondeterminism: conformance-nondeterminism', () => {
     const forkOfFork = await keel.runs.fork('t1', fork.runId, { fromSeq: 0, mode: 'replay' });
     assert.deepEqual(await outputs(forkOfFork.runId), first);
 
+    // A replay fork that is created now and walked later (after a restart, or by a worker) is still
+    // served from the record: resuming never goes live.
+    const parked = await keel.engine.fork('t1', run.runId, { fromSeq: 1, mode: 'replay', walk: false });
+    assert.equal(parked.run.status, 'running');
+    const resumed = await keel.runs.resume('t1', parked.run.runId);
+    assert.equal(resumed.status, 'completed');
+    assert.deepEqual(await outputs(parked.run.runId), first);
+    assert.equal(sources.reads.random, reads.random);
+
     const branch = await keel.runs.fork('t1', run.runId, { fromSeq: 0, mode: 'branch' });
     assert.equal(branch.status, 'completed');
     const fresh = await outputs(branch.runId);
@@ -289,13 +298,23 @@ describe('fork', () => {
         eventType: 'go',
       },
     });
-    assert.equal((await keel.runs.resume('t1', runId)).status, 'outcome_unknown');
     const fork = await keel.runs.fork('t1', runId, { fromSeq: 0, mode: 'replay' });
     assert.equal(fork.status, 'failed');
     const failed = (await keel.runs.entries('t1', fork.runId)).find((e) => e.kind === 'step.failed')!;
     assert.equal(payloadOf(failed, 'step.failed').error.code, 'replay_source_missing');
     assert.equal(t1.calls.length, 0);
     assert.equal(decodeEntry((await keel.runs.storedEntries('t1', runId))[1]!).kind, 'step.allowed');
+    // Once recovery has recorded the unknown outcome (a suspension), a replay reproduces that
+    // suspension — still without calling the tool.
+    assert.equal((await keel.runs.resume('t1', runId)).status, 'outcome_unknown');
+    const again = await keel.runs.fork('t1', runId, { fromSeq: 1, mode: 'replay' });
+    assert.equal(again.status, 'outcome_unknown');
+    assert.deepEqual(
+      (await keel.runs.entries('t1', again.runId)).map((e) => e.kind),
+      ['run.started', 'step.allowed', 'run.suspended'],
+    );
+    assert.equal((await keel.runs.replay('t1', runId)).identical, true);
+    assert.equal(t1.calls.length, 0);
   });
 });
 

@@ -14,15 +14,18 @@ import {
   type StoredEntry,
 } from '../core/ledger/index.ts';
 import { applyEntry, type RunState } from '../core/run/index.ts';
-import type { AppendRequest, NewRun, PendingApproval, Store } from '../ports/index.ts';
+import type { AppendRequest, LeaseChange, NewRun, PendingApproval, Store } from '../ports/index.ts';
 
 /** Where a writer's batches go: a store, or (when replaying) a comparison against the record. */
 export type AppendSink = Pick<Store, 'append'>;
 
 export class RunWriter {
   private batch: StoredEntry[] = [];
+  /** Whether every uncommitted entry is a step.allowed or step.completed (kept as entries are added). */
+  private onlySteps = true;
   private openApproval: PendingApproval | undefined;
   private closeApproval: Digest | undefined;
+  private lease: LeaseChange | undefined;
 
   constructor(
     private readonly store: AppendSink,
@@ -44,6 +47,7 @@ export class RunWriter {
       this.at(prev === null ? 0 : prev.seq + 1),
     );
     this.batch.push(stored);
+    if (kind !== 'step.allowed' && kind !== 'step.completed') this.onlySteps = false;
     applyEntry(this.state, entry);
     return entry;
   }
@@ -61,6 +65,11 @@ export class RunWriter {
     this.closeApproval = proposalId;
   }
 
+  /** Changes who may walk the run (its lease) with the next commit, in the same transaction. */
+  leaseWith(change: LeaseChange): void {
+    this.lease = change;
+  }
+
   /**
    * True when the uncommitted entries could be rebuilt exactly by walking again from the durable
    * head: the run's root is durable and the batch holds only step.allowed / step.completed
@@ -69,10 +78,15 @@ export class RunWriter {
    * idempotency keys, and the tools return the results they returned before.
    */
   get reproducible(): boolean {
-    return (
-      this.committed !== null &&
-      this.batch.every((e) => e.kind === 'step.allowed' || e.kind === 'step.completed')
-    );
+    return this.committed !== null && this.onlySteps;
+  }
+
+  /**
+   * The batch now holds something a new walk could not rebuild — the outcome of a call that may
+   * not be repeated (a non-idempotent tool) — so it is committed before the next effect.
+   */
+  markUnreproducible(): void {
+    this.onlySteps = false;
   }
 
   async commit(): Promise<void> {
@@ -86,11 +100,14 @@ export class RunWriter {
       ...(this.create ? { create: this.create } : {}),
       ...(this.openApproval ? { openApproval: this.openApproval } : {}),
       ...(this.closeApproval ? { closeApproval: this.closeApproval } : {}),
+      ...(this.lease ? { lease: this.lease } : {}),
     };
     this.committed = await this.store.append(req);
     this.batch = [];
+    this.onlySteps = true;
     this.create = undefined;
     this.openApproval = undefined;
     this.closeApproval = undefined;
+    this.lease = undefined;
   }
 }

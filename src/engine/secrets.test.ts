@@ -19,20 +19,33 @@ const CLEAR = 'tok-Zr9-very-secret';
 
 test('a secret env value is ledgered as its hash, never in clear, and the tool still receives it', async () => {
   const call = spyTool('call');
-  const keel = createKeel({ store: ':memory:', tools: [call], sources: fakeSources({ env: { API_TOKEN: CLEAR, REGION: 'eu' } }) });
+  const keel = createKeel({
+    store: ':memory:',
+    tools: [call],
+    sources: fakeSources({ env: { API_TOKEN: CLEAR, REGION: 'eu' } }),
+  });
   await deploy(keel, 't1', SPEC);
-  const [run] = (await keel.events.emit('t1', { id: 's', type: 'go', time: '2026-01-01T00:00:00Z', payload: {} })).runs;
+  const [run] = (
+    await keel.events.emit('t1', { id: 's', type: 'go', time: '2026-01-01T00:00:00Z', payload: {} })
+  ).runs;
   assert.equal(run!.status, 'completed');
   assert.equal(call.calls[0]!.args.token, CLEAR);
   const stored = await keel.runs.storedEntries('t1', run!.runId);
-  for (const e of stored) assert.ok(!Buffer.from(e.payload).toString('utf8').includes(CLEAR), `clear secret in ${e.kind}`);
+  for (const e of stored)
+    assert.ok(!Buffer.from(e.payload).toString('utf8').includes(CLEAR), `clear secret in ${e.kind}`);
   const entries = await keel.runs.entries('t1', run!.runId);
   const drawn = entries.filter((e) => e.kind === 'source.drawn').map((e) => payloadOf(e, 'source.drawn'));
-  assert.deepEqual(drawn.find((d) => d.name === 'API_TOKEN')?.value, { $secret: hashOf(CLEAR), env: 'API_TOKEN' });
+  assert.deepEqual(drawn.find((d) => d.name === 'API_TOKEN')?.value, {
+    $secret: hashOf(CLEAR),
+    env: 'API_TOKEN',
+  });
   assert.equal(drawn.find((d) => d.name === 'REGION')?.value, 'eu', 'a plain env value is recorded as is');
   // The spy echoes its arguments: the secret it was given is masked in the recorded output.
   const completed = payloadOf(entries.find((e) => e.kind === 'step.completed')!, 'step.completed');
-  assert.deepEqual((completed.output as { echo: unknown }).echo, { region: 'eu', token: '[secret API_TOKEN]' });
+  assert.deepEqual((completed.output as { echo: unknown }).echo, {
+    region: 'eu',
+    token: '[secret API_TOKEN]',
+  });
   // The run still replays identically from the record alone.
   assert.equal((await keel.runs.replay('t1', run!.runId)).identical, true);
   await keel.close();
@@ -50,7 +63,9 @@ test('a secret that changed between the draw and the call fails the step instead
   sources.env.get = (name) => (name === 'API_TOKEN' && reads++ > 0 ? 'rotated' : get(name));
   const keel = createKeel({ store: ':memory:', tools: [call], sources });
   await deploy(keel, 't1', SPEC);
-  const [run] = (await keel.events.emit('t1', { id: 's2', type: 'go', time: '2026-01-01T00:00:00Z', payload: {} })).runs;
+  const [run] = (
+    await keel.events.emit('t1', { id: 's2', type: 'go', time: '2026-01-01T00:00:00Z', payload: {} })
+  ).runs;
   assert.equal(run!.status, 'failed');
   assert.equal(call.calls.length, 0);
   const failed = (await keel.runs.entries('t1', run!.runId)).find((e) => e.kind === 'step.failed')!;

@@ -20,6 +20,11 @@ export class ToolRegistry {
         tool: d.name,
       });
     }
+    if (d.reconcile !== undefined && typeof d.reconcile !== 'function') {
+      throw new KeelError(ErrorCode.usage, `tool "${d.name}": reconcile: expected a function`, {
+        tool: d.name,
+      });
+    }
     if (this.tools.has(d.name))
       throw new KeelError(ErrorCode.usage, `tool "${d.name}" is registered twice`, { tool: d.name });
     this.tools.set(d.name, d);
@@ -35,6 +40,8 @@ export class ToolRegistry {
 
   /** Descriptors only: what a reviewer or a planner may see, never the handlers. */
   catalog(): ToolDescriptor[] {
-    return [...this.tools.values()].map(({ handler: _handler, ...descriptor }) => descriptor);
+    return [...this.tools.values()].map(
+      ({ handler: _handler, reconcile: _reconcile, ...descriptor }) => descriptor,
+    );
   }
 }

@@ -4,8 +4,10 @@
  *
  * It never calls a tool without an allow decision in the ledger (committed first, unless the tool
  * is idempotent and the uncommitted entries are reproducible from the durable head), never
- * re-invokes an effect whose outcome is unknown unless the tool is idempotent, and reads sources
- * and tool outcomes only through `Effects`, so the same walk runs live, as a replay and as a fork.
+ * re-invokes an effect whose outcome is unknown unless the tool is idempotent — otherwise it asks
+ * the tool's reconcile check, or suspends the run (`run.suspended`, outcome_unknown) for a person —
+ * and reads sources and tool outcomes only through `Effects`, so the same walk runs live, as a
+ * replay and as a fork.
  */
 
 import { ErrorCode, KeelError } from '../core/errors.ts';
@@ -25,26 +27,31 @@ import type { Effects } from './effects.ts';
 import type { RunWriter } from './run-writer.ts';
 import type { ToolRegistry } from './tool-registry.ts';
 
+export interface WalkOptions {
+  /**
+   * Asked before each step: true stops the walk at that step boundary, committing what it wrote
+   * (a worker shutting down, or one that lost the run's lease).
+   */
+  readonly shouldStop?: () => boolean;
+}
+
 /** Walks until the run finishes, waits for a person, or cannot safely continue; commits what it wrote. */
 export async function walkRun(
   w: RunWriter,
   version: VersionRecord,
   tools: ToolRegistry,
   fx: Effects,
+  o: WalkOptions = {},
 ): Promise<void> {
   const s = w.state;
   const spec = version.spec;
   const plan = compilePlan(spec);
   const capCents = usdToCents(spec.limits.maxCostUsd);
   while (!s.finished) {
+    if (o.shouldStop?.()) break;
     if (s.inFlight) {
       // A recorded allow without an outcome: the effect may have happened before a crash.
-      const tool = tools.get(s.inFlight.tool);
-      if (!tool?.idempotent) {
-        s.status = 'outcome_unknown';
-        break;
-      }
-      await invoke(w, tools, fx, s.inFlight);
+      if (!(await settleInFlight(w, tools, fx, s.inFlight))) break;
       continue;
     }
     let step: string;
@@ -105,7 +112,7 @@ export async function walkRun(
       };
       const resolved = resolveArgs(node.step.args, {
         event: s.event,
-        steps: Object.fromEntries(Object.entries(s.outputs).map(([k, output]) => [k, { output }])),
+        steps: s.stepScope,
         draw,
       });
       if (!resolved.ok) {
@@ -158,7 +165,8 @@ export async function walkRun(
       w.approvalOpened({ tenant: s.tenant, runId: s.runId, ...request, requestedAt: e.at });
       continue;
     }
-    const attempt = 1;
+    // A step runs again only after its earlier call was reconciled as never having happened.
+    const attempt = (s.attempts[step] ?? 0) + 1;
     const allowed = w.add('step.allowed', {
       step,
       tool: toolName,
@@ -172,6 +180,7 @@ export async function walkRun(
     // The durability rule: an allow decision is committed before its effect, unless the tool is
     // idempotent and everything uncommitted is reproducible from the durable head (see RunWriter).
     if (!(tool.idempotent && w.reproducible)) await w.commit();
+    // An unknown outcome (replaying a crash) leaves the step in flight for settleInFlight.
     await invoke(w, tools, fx, allowed.payload);
   }
   await w.commit();
@@ -197,16 +206,59 @@ function refuse(
   w.add('run.finished', { status: 'refused', outputs: w.state.outputs, reason: `${tool}: ${d.message}` });
 }
 
+/**
+ * A step allowed whose outcome is not recorded. An idempotent tool is called again with the same
+ * idempotency key; any other is never called again: its reconcile check (or, replaying, the
+ * recorded reconciliation) may settle it, and otherwise the run is suspended as outcome_unknown.
+ * Returns false when the run must stop here.
+ */
+async function settleInFlight(
+  w: RunWriter,
+  tools: ToolRegistry,
+  fx: Effects,
+  a: PayloadOf<'step.allowed'>,
+): Promise<boolean> {
+  const s = w.state;
+  const tool = tools.get(a.tool);
+  if (tool?.idempotent && !s.suspended && (await invoke(w, tools, fx, a))) return true;
+  let found = await fx.reconcile?.(tool, a, s);
+  if (!(found && 'decision' in found) && !s.suspended) {
+    const why = !tool
+      ? `${a.tool} is not registered here`
+      : found
+        ? found.problem
+        : `${a.tool} is not idempotent and has no reconcile check`;
+    w.add('run.suspended', {
+      reason: 'outcome_unknown',
+      step: a.step,
+      tool: a.tool,
+      proposalId: a.proposalId,
+      idempotencyKey: a.idempotencyKey,
+      message: `${a.tool} (step ${a.step}, attempt ${a.attempt}) started but its outcome was never recorded; ${why}, so calling it again could repeat the effect`,
+    });
+    // Live, a suspended run waits for a person; replaying, this serves the decision recorded later.
+    found = await fx.reconcile?.(tool, a, s);
+  }
+  if (found && 'decision' in found) {
+    w.add('step.reconciled', found.decision);
+    return true;
+  }
+  return false;
+}
+
+/** Calls the tool and records its outcome; false when the outcome is unknown (replay of a crash). */
 async function invoke(
   w: RunWriter,
   tools: ToolRegistry,
   fx: Effects,
   a: PayloadOf<'step.allowed'>,
-): Promise<void> {
+): Promise<boolean> {
   const tool = tools.get(a.tool);
   if (!tool)
     throw new KeelError(ErrorCode.unknownTool, `tool ${a.tool} is no longer registered`, { tool: a.tool });
   const outcome = await fx.invoke(tool, a, w.state);
+  // The outcome of a call that must not be repeated is committed before the next effect.
+  if (!tool.idempotent && !('unknown' in outcome)) w.markUnreproducible();
   if (outcome.ok) {
     w.add('step.completed', {
       step: a.step,
@@ -215,12 +267,14 @@ async function invoke(
       output: outcome.output,
       costCents: a.costCents,
     });
-    return;
+    return true;
   }
+  if ('unknown' in outcome) return false;
   w.add('step.failed', { step: a.step, tool: a.tool, proposalId: a.proposalId, error: outcome.error });
   w.add('run.finished', {
     status: 'failed',
     outputs: w.state.outputs,
     reason: `${a.tool}: ${outcome.error.message}`,
   });
+  return true;
 }

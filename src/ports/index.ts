@@ -1,6 +1,8 @@
 export type { Clock, EnvSource, RandomSource, RawSources } from './sources.ts';
 export type {
   AppendRequest,
+  ClaimedRun,
+  LeaseChange,
   NewRun,
   PendingApproval,
   Promotion,
@@ -10,5 +12,13 @@ export type {
   Store,
   StoreStats,
   VersionRecord,
+  WorkerRecord,
+  WorkerStatus,
 } from './store.ts';
-export type { ToolContext, ToolDefinition, ToolHandler } from './tool-invoker.ts';
+export type {
+  ReconcileFinding,
+  ToolContext,
+  ToolDefinition,
+  ToolHandler,
+  ToolReconciler,
+} from './tool-invoker.ts';

@@ -6,6 +6,11 @@
  * that does not exist. Appends are atomic and take an expected head: a stale head is a
  * `head_conflict`, so two writers can never both append at one seq. The run row and the pending
  * approvals are projections of the ledger, written in the same transaction as the entries.
+ *
+ * Workers share runs through leases on the run row (`claimRuns`, `renewLeases`, `releaseRun`):
+ * a lease only says who should walk a run now; the head check on every append stays the fence
+ * that keeps two walkers from both writing at one seq. Lease times are milliseconds since the
+ * epoch, taken from the caller (`now`), never read by the engine.
  */
 import type { Digest } from '../core/canonical/index.ts';
 import type { Head, RunStatus, StoredEntry } from '../core/ledger/index.ts';
@@ -67,6 +72,15 @@ export interface NewRun {
   readonly eventType: string;
 }
 
+/**
+ * Who may walk a run, changed with an append in the same transaction: `hold` leases the run to
+ * `owner` for `ms` from the store's clock (an inline walk no worker should claim meanwhile);
+ * `release` clears the lease and, if the run is running, wakes the workers to claim it.
+ */
+export type LeaseChange =
+  | { readonly op: 'hold'; readonly owner: string; readonly ms: number }
+  | { readonly op: 'release' };
+
 export interface AppendRequest {
   readonly tenant: string;
   readonly runId: string;
@@ -80,6 +94,38 @@ export interface AppendRequest {
   /** Pending approvals opened or closed by these entries. */
   readonly openApproval?: PendingApproval;
   readonly closeApproval?: Digest;
+  /** A change of the run's lease, applied only if the append is. */
+  readonly lease?: LeaseChange;
+}
+
+/** A run a worker claimed: it holds the lease until `leaseUntil` (ms) unless it renews it. */
+export interface ClaimedRun {
+  readonly tenant: string;
+  readonly runId: string;
+  readonly leaseUntil: number;
+}
+
+/** A worker process as it registers itself; `seenAt` is its last heartbeat (ms). */
+export interface WorkerRecord {
+  readonly id: string;
+  readonly host: string;
+  readonly pid: number;
+  readonly startedAt: number;
+  readonly seenAt: number;
+  readonly leaseMs: number;
+}
+
+/** What `keel status` shows: across all tenants, an operator's view of the workers and the queue. */
+export interface WorkerStatus {
+  readonly now: number;
+  readonly workers: readonly WorkerRecord[];
+  /** Live leases on running runs, per owner. */
+  readonly leases: readonly { readonly owner: string; readonly runs: number }[];
+  /** Runs a worker could claim now: running, with no lease or an expired one. */
+  readonly queueDepth: number;
+  readonly oldestRunnable?: { readonly tenant: string; readonly runId: string; readonly createdAt: string };
+  /** Runs suspended as outcome_unknown, waiting for reconciliation. */
+  readonly suspended: number;
 }
 
 export interface RunFilter {
@@ -106,8 +152,11 @@ export interface Store {
   append(req: AppendRequest): Promise<Head>;
   getRun(tenant: string, runId: string): Promise<RunRecord | undefined>;
   listRuns(tenant: string, filter?: RunFilter): Promise<RunPage>;
-  /** Entries in seq order from `fromSeq` (default 0). Empty when the run is unknown to this tenant. */
-  readEntries(tenant: string, runId: string, fromSeq?: number): Promise<StoredEntry[]>;
+  /**
+   * Entries in seq order from `fromSeq` (default 0), at most `limit` of them (default all), so long
+   * ledgers can be read in pages. Empty when the run is unknown to this tenant.
+   */
+  readEntries(tenant: string, runId: string, fromSeq?: number, limit?: number): Promise<StoredEntry[]>;
   listPendingApprovals(tenant: string, runId?: string): Promise<PendingApproval[]>;
 
   /** Stores a version; publishing identical content again is a no-op, different content a version_immutable error. */
@@ -117,6 +166,26 @@ export interface Store {
   listVersions(tenant: string, workflowId?: string): Promise<VersionRecord[]>;
   setVersionStatus(p: Promotion): Promise<void>;
   listPromotions(tenant: string, workflowId: string): Promise<Promotion[]>;
+
+  /**
+   * Leases up to `limit` claimable runs (running, no lease or one expired before `now`) to `owner`
+   * until `now + leaseMs`, oldest first, skipping rows another claim holds; one transaction.
+   */
+  claimRuns(owner: string, leaseMs: number, limit: number, now: number): Promise<ClaimedRun[]>;
+  /** Extends the leases `owner` still holds among `runIds` and stamps its heartbeat; returns those. */
+  renewLeases(owner: string, runIds: readonly string[], leaseMs: number, now: number): Promise<string[]>;
+  /** Clears `owner`'s lease on a run (false if it no longer held it); wakes workers if the run is running. */
+  releaseRun(owner: string, runId: string): Promise<boolean>;
+  /** Registers (or re-registers) a worker; a usage error when a live worker of another process has the id. */
+  registerWorker(w: Omit<WorkerRecord, 'seenAt'>, now: number): Promise<void>;
+  unregisterWorker(id: string): Promise<void>;
+  workerStatus(now: number): Promise<WorkerStatus>;
+  /**
+   * Calls `listener` when runs may have become claimable (PostgreSQL: LISTEN on a dedicated
+   * connection, for every process; SQLite: appends through this handle only). A hint, never a
+   * guarantee: workers still poll. Resolves to a function that stops listening.
+   */
+  onRunnable(listener: () => void): Promise<() => Promise<void>>;
 
   stats(): StoreStats;
   close(): Promise<void>;

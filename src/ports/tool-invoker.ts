@@ -15,6 +15,25 @@ export interface ToolContext {
 
 export type ToolHandler = (args: Record<string, unknown>, ctx: ToolContext) => unknown;
 
+/** What a tool's reconcile check found out about a call whose outcome was never recorded. */
+export interface ReconcileFinding {
+  /** Whether the effect of the call with `ctx.idempotencyKey` happened. */
+  readonly happened: boolean;
+  /** When it happened: the result the call returned (or its equivalent), recorded as the step's output. */
+  readonly output?: unknown;
+}
+
+/**
+ * Looks on the tool's own side (by idempotency key) whether a call happened. Called only for a
+ * non-idempotent tool found in flight after a crash, before the run would be suspended; it must
+ * never perform the effect itself. Throwing leaves the decision to a person.
+ */
+export type ToolReconciler = (
+  args: Record<string, unknown>,
+  ctx: ToolContext,
+) => ReconcileFinding | Promise<ReconcileFinding>;
+
 export interface ToolDefinition extends ToolDescriptor {
   readonly handler: ToolHandler;
+  readonly reconcile?: ToolReconciler;
 }

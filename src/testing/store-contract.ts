@@ -2,7 +2,8 @@
  * The Store contract: every adapter binds this suite in a few lines (`runStoreContract`), so the
  * SQLite and PostgreSQL stores are held to the same behaviour: atomic appends with an expected
  * head, unique (run, seq), byte-exact entries, tenant isolation, immutable versions, approvals as
- * projections written with their entries.
+ * projections written with their entries; and, for workers, leases and heartbeats
+ * (lease-contract.ts).
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
@@ -11,6 +12,7 @@ import { isKeelError } from '../core/errors.ts';
 import { chainEntry, type StoredEntry } from '../core/ledger/index.ts';
 import type { WorkflowSpec } from '../core/spec/index.ts';
 import type { AppendRequest, PendingApproval, Store, VersionRecord } from '../ports/index.ts';
+import { leaseContract } from './lease-contract.ts';
 import { buildLedger, extendLedger, FIXED_TIME, sampleEvent } from './ledger-fixtures.ts';
 
 export interface StoreFactory {
@@ -89,6 +91,8 @@ export function runStoreContract(name: string, factory: StoreFactory): void {
       await factory.cleanup?.();
     });
 
+    leaseContract(() => store);
+
     test('creates a run and reads back byte-identical entries in seq order', async () => {
       const runId = uniqueRunId('create');
       const ledger = buildLedger(runId, 3, 't1');
@@ -111,6 +115,15 @@ export function runStoreContract(name: string, factory: StoreFactory): void {
       assert.deepEqual(
         (await store.readEntries('t1', runId, 5)).map((e) => e.seq),
         [5, 6],
+      );
+      // Pages: a limit bounds how many entries one read returns.
+      assert.deepEqual(
+        (await store.readEntries('t1', runId, 2, 3)).map((e) => e.seq),
+        [2, 3, 4],
+      );
+      assert.deepEqual(
+        (await store.readEntries('t1', runId, 6, 100)).map((e) => e.seq),
+        [6],
       );
     });
 

@@ -75,7 +75,13 @@ test('after a kill mid-call, a non-idempotent tool is not re-run: the run is out
   const resumed = await keel.runs.resume('acme', run.runId);
   assert.equal(resumed.status, 'outcome_unknown');
   assert.equal(charge.calls.length, 0);
-  assert.equal((await keel.runs.entries('acme', run.runId)).at(-1)!.kind, 'step.allowed');
+  // The suspension is recorded after the effect-started entry, and the run row says so.
+  assert.deepEqual(
+    (await keel.runs.entries('acme', run.runId)).slice(-2).map((e) => e.kind),
+    ['step.allowed', 'run.suspended'],
+  );
+  assert.equal((await keel.runs.get('acme', run.runId)).status, 'outcome_unknown');
+  assert.equal((await keel.runs.verify('acme', run.runId)).ok, true);
   await keel.close();
 });
 

@@ -3,8 +3,11 @@
  * Data-modifying CTEs do the head checks in SQL (an UPDATE guarded by the expected head, or an
  * INSERT ... ON CONFLICT DO NOTHING for a new run), then insert the winners' entries and
  * approvals from arrays with `unnest` — one round trip, no query per entry. A stale head simply
- * does not match, so it fails alone without aborting the statement. A run appears at most once
- * per statement (`splitRounds`); this module never decides durability or retries.
+ * does not match, so it fails alone without aborting the statement. A winning append may also
+ * change the run's lease, and one that leaves a run running with no lease NOTIFYs `keel_runs`
+ * (payload: the schema) in the same transaction, so workers wake only once it is committed.
+ * A run appears at most once per statement (`splitRounds`); this module never decides durability
+ * or retries.
  */
 import { ErrorCode, KeelError } from '../../core/errors.ts';
 import type { AppendRequest } from '../../ports/index.ts';
@@ -13,13 +16,17 @@ export const APPEND_SQL = `
 WITH req AS (
   SELECT * FROM unnest($1::int[], $2::text[], $3::text[], $4::int[], $5::text[], $6::text[],
                        $7::int[], $8::text[], $9::text[], $10::text[], $11::text[], $12::int[],
-                       $13::text[], $14::text[], $15::text[], $16::text[])
+                       $13::text[], $14::text[], $15::text[], $16::text[], $17::bool[], $18::text[],
+                       $19::bigint[])
     AS q(ord, run_id, tenant, exp_seq, exp_hash, status, head_seq, head_hash, created_at,
-         updated_at, workflow_id, version, spec_hash, event_id, event_type, close_id)
+         updated_at, workflow_id, version, spec_hash, event_id, event_type, close_id,
+         lease_set, lease_owner, lease_until)
 ),
 advanced AS (
   UPDATE runs r
-     SET status = q.status, head_seq = q.head_seq, head_hash = q.head_hash, updated_at = q.updated_at
+     SET status = q.status, head_seq = q.head_seq, head_hash = q.head_hash, updated_at = q.updated_at,
+         lease_owner = CASE WHEN q.lease_set THEN q.lease_owner ELSE r.lease_owner END,
+         lease_until = CASE WHEN q.lease_set THEN q.lease_until ELSE r.lease_until END
     FROM req q
    WHERE q.exp_seq IS NOT NULL AND r.run_id = q.run_id AND r.tenant = q.tenant
      AND r.head_seq = q.exp_seq AND r.head_hash = q.exp_hash
@@ -27,9 +34,9 @@ advanced AS (
 ),
 created AS (
   INSERT INTO runs (run_id, tenant, workflow_id, version, spec_hash, status, head_seq, head_hash,
-                    event_id, event_type, created_at, updated_at)
+                    event_id, event_type, created_at, updated_at, lease_owner, lease_until)
   SELECT run_id, tenant, workflow_id, version, spec_hash, status, head_seq, head_hash,
-         event_id, event_type, created_at, updated_at
+         event_id, event_type, created_at, updated_at, lease_owner, lease_until
     FROM req WHERE exp_seq IS NULL
   ON CONFLICT (run_id) DO NOTHING
   RETURNING run_key, run_id
@@ -42,8 +49,8 @@ won AS (
 appended AS (
   INSERT INTO entries (run_key, seq, v, kind, prev_hash, payload_hash, hash, at, payload)
   SELECT w.run_key, e.seq, e.v, e.kind, e.prev_hash, e.payload_hash, e.hash, e.at, e.payload
-    FROM unnest($17::int[], $18::int[], $19::int[], $20::text[], $21::text[], $22::text[],
-                $23::text[], $24::text[], $25::bytea[])
+    FROM unnest($20::int[], $21::int[], $22::int[], $23::text[], $24::text[], $25::text[],
+                $26::text[], $27::text[], $28::bytea[])
       AS e(ord, seq, v, kind, prev_hash, payload_hash, hash, at, payload)
     JOIN won w ON w.ord = e.ord
 ),
@@ -54,15 +61,20 @@ closed AS (
 opened AS (
   INSERT INTO approvals (run_id, proposal_id, tenant, step, tool, args, reason, channel, requested_at)
   SELECT x.run_id, x.proposal_id, x.tenant, x.step, x.tool, x.args, x.reason, x.channel, x.requested_at
-    FROM unnest($26::int[], $27::text[], $28::text[], $29::text[], $30::text[], $31::text[],
-                $32::text[], $33::text[], $34::text[], $35::text[])
+    FROM unnest($29::int[], $30::text[], $31::text[], $32::text[], $33::text[], $34::text[],
+                $35::text[], $36::text[], $37::text[], $38::text[])
       AS x(ord, run_id, proposal_id, tenant, step, tool, args, reason, channel, requested_at)
     JOIN won w ON w.ord = x.ord
+),
+woken AS (
+  SELECT pg_notify('keel_runs', current_schema())
+   WHERE EXISTS (SELECT 1 FROM won w JOIN req q ON q.ord = w.ord
+                  WHERE q.lease_set AND q.lease_owner IS NULL AND q.status = 'running')
 )
-SELECT ord FROM won`;
+SELECT ord, (SELECT count(*) FROM woken) AS woke FROM won`;
 
 /** Named, so each pooled connection parses and plans it once. */
-export const APPEND_STATEMENT = 'keel_append_v1';
+export const APPEND_STATEMENT = 'keel_append_v2';
 
 /** Checks that the entries continue the chain from the expected head; throws like SQLite does. */
 export function checkChain(req: AppendRequest): void {
@@ -109,9 +121,12 @@ export function byRunId(a: AppendRequest, b: AppendRequest): number {
   return a.runId < b.runId ? -1 : a.runId > b.runId ? 1 : 0;
 }
 
-/** The 35 array parameters of APPEND_SQL for one round; `ord` is the index in `reqs`. */
-export function appendParams(reqs: readonly AppendRequest[]): unknown[] {
-  const q: unknown[][] = Array.from({ length: 16 }, () => []);
+/**
+ * The 38 array parameters of APPEND_SQL for one round; `ord` is the index in `reqs`. A `hold`
+ * lease runs until `now + ms` on this process's clock, as workers' leases do.
+ */
+export function appendParams(reqs: readonly AppendRequest[], now = Date.now()): unknown[] {
+  const q: unknown[][] = Array.from({ length: 19 }, () => []);
   const e: unknown[][] = Array.from({ length: 9 }, () => []);
   const x: unknown[][] = Array.from({ length: 10 }, () => []);
   reqs.forEach((req, ord) => {
@@ -135,6 +150,9 @@ export function appendParams(reqs: readonly AppendRequest[]): unknown[] {
       c?.eventId ?? null,
       c?.eventType ?? null,
       req.closeApproval ?? null,
+      req.lease !== undefined,
+      req.lease?.op === 'hold' ? req.lease.owner : null,
+      req.lease?.op === 'hold' ? now + req.lease.ms : null,
     ];
     pushColumns(q, row);
     for (const en of req.entries) {

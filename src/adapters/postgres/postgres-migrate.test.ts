@@ -3,7 +3,7 @@ import { after, test } from 'node:test';
 import pg from 'pg';
 import { isKeelError } from '../../core/errors.ts';
 import { PostgresStore } from './postgres-store.ts';
-import { SCHEMA_VERSION } from './schema.ts';
+import { MIGRATIONS, SCHEMA_VERSION } from './schema.ts';
 import { dropSchema, openScratchStore, scratchSchemaName, testDatabaseUrl } from './scratch-schema.ts';
 
 const url = testDatabaseUrl();
@@ -51,7 +51,12 @@ test('three stores opening one empty schema at once migrate it exactly once', as
 test('migrate reports what it applied, then that the schema is current', async () => {
   const schema = fresh('report');
   const first = await PostgresStore.migrate(url, { schema });
-  assert.deepEqual(first, { schema, from: 0, version: SCHEMA_VERSION, applied: [1] });
+  assert.deepEqual(first, {
+    schema,
+    from: 0,
+    version: SCHEMA_VERSION,
+    applied: Array.from({ length: SCHEMA_VERSION }, (_, i) => i + 1),
+  });
   const again = await Promise.all([0, 1, 2].map(() => PostgresStore.migrate(url, { schema })));
   for (const r of again) assert.deepEqual(r.applied, []);
   // The URL's ?schema= picks the schema too.
@@ -80,7 +85,7 @@ test('with migrate: false an unmigrated schema is refused, naming `keel migrate`
   const schema = fresh('behind');
   await assert.rejects(
     PostgresStore.open(url, { schema, migrate: false }),
-    isUnavailable(/version 0, this Keel needs 1: run `keel migrate`/),
+    isUnavailable(new RegExp(`version 0, this Keel needs ${SCHEMA_VERSION}: run \`keel migrate\``)),
   );
   const tables = await sql(`SELECT 1 FROM information_schema.tables WHERE table_schema = $1`, [schema]);
   assert.equal(tables.length, 0, 'nothing was created');
@@ -116,4 +121,31 @@ test('the scratch helper fails loudly, with what to do, when PostgreSQL is unrea
     openScratchStore('postgres://postgres@127.0.0.1:1/test', 'keel_test_unreachable'),
     /PostgreSQL is required here .*ECONNREFUSED.*KEEL_TEST_DATABASE_URL/,
   );
+});
+
+test('a v1 schema with runs is upgraded to v2 in place: its running runs become claimable', async () => {
+  const schema = fresh('v1');
+  await sql(`CREATE SCHEMA "${schema}"`);
+  await sql(
+    `SET search_path TO "${schema}";
+     CREATE TABLE keel_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TIMESTAMPTZ NOT NULL DEFAULT now());
+     ${MIGRATIONS[0]!.sql};
+     INSERT INTO keel_migrations (version, name) VALUES (1, 'v1');
+     INSERT INTO runs (run_id, tenant, workflow_id, version, spec_hash, status, head_seq, head_hash, event_id, event_type, created_at, updated_at)
+     VALUES ('r-old', 't1', 'wf', 1, 'h', 'running', 0, 'h', 'e', 't', '2026-01-01', '2026-01-01'),
+            ('r-done', 't1', 'wf', 1, 'h', 'completed', 0, 'h', 'e', 't', '2026-01-01', '2026-01-01');`,
+  );
+  const report = await PostgresStore.migrate(url, { schema });
+  assert.deepEqual([report.from, report.applied], [1, [2]]);
+  const store = await PostgresStore.open(url, { schema, migrate: false });
+  try {
+    assert.equal((await store.getRun('t1', 'r-old'))?.status, 'running');
+    const claimed = await store.claimRuns('w1', 1000, 10, Date.now());
+    assert.deepEqual(
+      claimed.map((r) => r.runId),
+      ['r-old'],
+    );
+  } finally {
+    await store.close();
+  }
 });

@@ -1,15 +1,17 @@
 /**
  * The scale-out Store: PostgreSQL through a `pg` pool, held to the same contract as SQLite.
  * `PostgresStore.open` connects and migrates; appends go through group commit (group-commit.ts),
- * reads and version writes are single tenant-scoped statements (queries.ts). Head checks live in
- * SQL, so any number of processes sharing the database can never both append at one seq. It must
- * never hold state that another process could contradict: every answer comes from the database.
+ * reads and version writes are single tenant-scoped statements (queries.ts), leases and worker
+ * heartbeats single statements of leases.ts. Head checks live in SQL, so any number of processes
+ * sharing the database can never both append at one seq. It must never hold state that another
+ * process could contradict: every answer comes from the database.
  */
 import type pg from 'pg';
 import { ErrorCode, KeelError } from '../../core/errors.ts';
 import type { Head, StoredEntry } from '../../core/ledger/index.ts';
 import type {
   AppendRequest,
+  ClaimedRun,
   PendingApproval,
   Promotion,
   RunFilter,
@@ -18,6 +20,8 @@ import type {
   Store,
   StoreStats,
   VersionRecord,
+  WorkerRecord,
+  WorkerStatus,
 } from '../../ports/index.ts';
 import {
   createPool,
@@ -27,6 +31,15 @@ import {
   unavailable,
 } from './connection.ts';
 import { GroupCommit } from './group-commit.ts';
+import {
+  idInUse,
+  LEASE_SQL,
+  listenForRunnable,
+  readWorkerStatus,
+  toClaimed,
+  toWorker,
+  WORKER_ROW_TTL_MS,
+} from './leases.ts';
 import { checkSchemaVersion, type MigrationReport, migrateSchema } from './migrate.ts';
 import { readEntryRows, SQL } from './queries.ts';
 import {
@@ -131,9 +144,9 @@ export class PostgresStore implements Store {
       : { runs };
   }
 
-  async readEntries(tenant: string, runId: string, fromSeq = 0): Promise<StoredEntry[]> {
+  async readEntries(tenant: string, runId: string, fromSeq = 0, limit?: number): Promise<StoredEntry[]> {
     try {
-      return await readEntryRows(this.pool, tenant, runId, fromSeq);
+      return await readEntryRows(this.pool, tenant, runId, fromSeq, limit);
     } catch (e) {
       throw unavailable(e, 'query failed on', this.target);
     }
@@ -217,6 +230,60 @@ export class PostgresStore implements Store {
 
   async listPromotions(tenant: string, workflowId: string): Promise<Promotion[]> {
     return (await this.query(SQL.promotions, [tenant, workflowId])).rows.map(toPromotion);
+  }
+
+  /** A write statement outside the append path: counted as a commit once it succeeded. */
+  private async write(name: string, text: string, values: unknown[]): Promise<pg.QueryResult<Row>> {
+    const r = await this.query({ name, text, values });
+    this.commits++;
+    return r;
+  }
+
+  async claimRuns(owner: string, leaseMs: number, limit: number, now: number): Promise<ClaimedRun[]> {
+    if (limit < 1) return [];
+    const r = await this.write('keel_claim', LEASE_SQL.claim, [owner, now + leaseMs, now, limit]);
+    return r.rows.map(toClaimed);
+  }
+
+  async renewLeases(
+    owner: string,
+    runIds: readonly string[],
+    leaseMs: number,
+    now: number,
+  ): Promise<string[]> {
+    const r = await this.write('keel_renew', LEASE_SQL.renew, [owner, runIds, now + leaseMs, now]);
+    return r.rows.map((row) => row.run_id as string);
+  }
+
+  async releaseRun(owner: string, runId: string): Promise<boolean> {
+    return (await this.write('keel_release', LEASE_SQL.release, [owner, runId])).rowCount === 1;
+  }
+
+  async registerWorker(w: Omit<WorkerRecord, 'seenAt'>, now: number): Promise<void> {
+    const values = [w.id, w.host, w.pid, w.startedAt, now, w.leaseMs, now - WORKER_ROW_TTL_MS];
+    if ((await this.write('keel_register', LEASE_SQL.register, values)).rowCount === 1) return;
+    const prior = (await this.query(LEASE_SQL.worker, [w.id])).rows[0];
+    throw idInUse(w.id, prior ? toWorker(prior) : { ...w, seenAt: now }, now);
+  }
+
+  async unregisterWorker(id: string): Promise<void> {
+    await this.write('keel_unregister', LEASE_SQL.unregister, [id]);
+  }
+
+  async workerStatus(now: number): Promise<WorkerStatus> {
+    try {
+      return await readWorkerStatus(this.pool, now);
+    } catch (e) {
+      throw unavailable(e, 'query failed on', this.target);
+    }
+  }
+
+  async onRunnable(listener: () => void): Promise<() => Promise<void>> {
+    try {
+      return await listenForRunnable(this.target, listener);
+    } catch (e) {
+      throw unavailable(e, 'cannot LISTEN for runnable runs on', this.target);
+    }
   }
 
   stats(): StoreStats {

@@ -12,7 +12,7 @@ export const SQL = {
   getRun: `SELECT ${RUN_COLUMNS} FROM runs WHERE run_id = $1 AND tenant = $2`,
   readEntries: `SELECT e.seq, e.v, e.kind, e.prev_hash, e.payload_hash, e.hash, e.at, e.payload
     FROM runs r JOIN entries e ON e.run_key = r.run_key
-    WHERE r.run_id = $1 AND r.tenant = $2 AND e.seq >= $3 ORDER BY e.seq`,
+    WHERE r.run_id = $1 AND r.tenant = $2 AND e.seq >= $3 ORDER BY e.seq LIMIT $4`,
   approvalsByTenant: 'SELECT * FROM approvals WHERE tenant = $1 ORDER BY requested_at, run_id, proposal_id',
   approvalsByRun:
     'SELECT * FROM approvals WHERE tenant = $1 AND run_id = $2 ORDER BY requested_at, proposal_id',
@@ -41,11 +41,12 @@ export async function readEntryRows(
   tenant: string,
   runId: string,
   fromSeq: number,
+  limit?: number,
 ): Promise<StoredEntry[]> {
   const r = await pool.query<unknown[]>({
     name: 'keel_read_entries',
     text: SQL.readEntries,
-    values: [runId, tenant, fromSeq],
+    values: [runId, tenant, fromSeq, limit ?? null],
     rowMode: 'array',
   });
   const out: StoredEntry[] = new Array(r.rows.length);

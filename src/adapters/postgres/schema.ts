@@ -88,6 +88,28 @@ export const MIGRATIONS: readonly Migration[] = [
     CREATE INDEX approvals_by_tenant ON approvals (tenant, requested_at, run_id);
     `,
   },
+  {
+    version: 2,
+    name: 'run leases and worker heartbeats',
+    // A run's lease says which worker walks it until when (ms since the epoch); a running run with
+    // no lease, or an expired one, is claimable. The partial indexes hold only unfinished runs, so
+    // claiming and `keel status` stay cheap however many finished runs the table keeps.
+    sql: `
+    ALTER TABLE runs ADD COLUMN lease_owner TEXT COLLATE "C";
+    ALTER TABLE runs ADD COLUMN lease_until BIGINT;
+    CREATE INDEX runs_running ON runs (created_at, run_key) WHERE status = 'running';
+    CREATE INDEX runs_suspended ON runs (created_at) WHERE status = 'outcome_unknown';
+
+    CREATE TABLE workers (
+      id TEXT COLLATE "C" PRIMARY KEY,
+      host TEXT NOT NULL,
+      pid INTEGER NOT NULL,
+      started_at BIGINT NOT NULL,
+      seen_at BIGINT NOT NULL,
+      lease_ms INTEGER NOT NULL
+    );
+    `,
+  },
 ];
 
 /** The schema version this Keel writes and reads. */

@@ -1,8 +1,9 @@
 /**
  * The SQLite schema, versioned through `PRAGMA user_version`. Migrations run in order inside one
- * transaction at open; a database from a newer Keel is refused rather than guessed at.
+ * transaction at open; a database from a newer Keel is refused rather than guessed at. Published
+ * migrations are never edited: a change is a new entry at the end.
  */
-export const SCHEMA_VERSION = 1;
+export const SCHEMA_VERSION = 2;
 
 export const MIGRATIONS: readonly string[] = [
   `
@@ -75,5 +76,22 @@ export const MIGRATIONS: readonly string[] = [
     PRIMARY KEY (run_id, proposal_id)
   ) WITHOUT ROWID;
   CREATE INDEX approvals_by_tenant ON approvals (tenant, requested_at);
+  `,
+  // v2: workers. A run's lease says which worker walks it until when (ms since the epoch); a
+  // running run with no lease, or an expired one, is claimable. Workers register a heartbeat row.
+  `
+  ALTER TABLE runs ADD COLUMN lease_owner TEXT;
+  ALTER TABLE runs ADD COLUMN lease_until INTEGER;
+  CREATE INDEX runs_running ON runs (created_at, run_key) WHERE status = 'running';
+  CREATE INDEX runs_suspended ON runs (created_at) WHERE status = 'outcome_unknown';
+
+  CREATE TABLE workers (
+    id TEXT PRIMARY KEY,
+    host TEXT NOT NULL,
+    pid INTEGER NOT NULL,
+    started_at INTEGER NOT NULL,
+    seen_at INTEGER NOT NULL,
+    lease_ms INTEGER NOT NULL
+  ) WITHOUT ROWID;
   `,
 ];

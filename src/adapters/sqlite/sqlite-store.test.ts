@@ -7,6 +7,7 @@ import Database from 'better-sqlite3';
 import { hashOf } from '../../core/canonical/index.ts';
 import { verifyLedger } from '../../core/ledger/index.ts';
 import { buildLedger, runStoreContract } from '../../testing/index.ts';
+import { MIGRATIONS, SCHEMA_VERSION } from './schema.ts';
 import { SqliteStore } from './sqlite-store.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'keel-sqlite-contract-'));
@@ -110,6 +111,32 @@ test('uses synchronous=FULL and WAL by default', async () => {
     const raw = new Database(path);
     assert.equal(raw.pragma('journal_mode', { simple: true }), 'wal');
     raw.close();
+  } finally {
+    rmSync(d, { recursive: true, force: true });
+  }
+});
+
+test('a v1 file with runs is upgraded to the current schema in place: its running runs become claimable', async () => {
+  const d = mkdtempSync(join(tmpdir(), 'keel-sqlite-v1-'));
+  try {
+    const path = join(d, 'k.db');
+    const raw = new Database(path);
+    raw.exec(MIGRATIONS[0]!);
+    raw.pragma('user_version = 1');
+    raw.exec(`INSERT INTO runs (run_id, tenant, workflow_id, version, spec_hash, status, head_seq, head_hash, event_id, event_type, created_at, updated_at)
+      VALUES ('r-old', 't1', 'wf', 1, 'h', 'running', 0, 'h', 'e', 't', '2026-01-01', '2026-01-01'),
+             ('r-done', 't1', 'wf', 1, 'h', 'completed', 0, 'h', 'e', 't', '2026-01-01', '2026-01-01')`);
+    raw.close();
+    const store = new SqliteStore(path);
+    assert.equal((await store.getRun('t1', 'r-old'))?.status, 'running');
+    assert.deepEqual(
+      (await store.claimRuns('w1', 1000, 10, Date.now())).map((r) => r.runId),
+      ['r-old'],
+    );
+    await store.close();
+    const check = new Database(path);
+    assert.equal(check.pragma('user_version', { simple: true }), SCHEMA_VERSION);
+    check.close();
   } finally {
     rmSync(d, { recursive: true, force: true });
   }

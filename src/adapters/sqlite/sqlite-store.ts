@@ -5,6 +5,8 @@
  * (one fsync), each inside its own savepoint so one stale head fails alone. An append's promise
  * resolves only after that transaction committed. Head checks live in SQL (`UPDATE ... WHERE
  * head_seq = ?`), so several processes sharing the file still cannot both append at one seq.
+ * Leases and worker heartbeats live in sqlite-leases.ts; wake-ups reach listeners of this handle
+ * only (other processes poll).
  */
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
@@ -15,6 +17,7 @@ import type { Head, RunStatus, StoredEntry } from '../../core/ledger/index.ts';
 import type { WorkflowSpec, WorkflowStatus } from '../../core/spec/index.ts';
 import type {
   AppendRequest,
+  ClaimedRun,
   PendingApproval,
   Promotion,
   RunFilter,
@@ -23,8 +26,11 @@ import type {
   Store,
   StoreStats,
   VersionRecord,
+  WorkerRecord,
+  WorkerStatus,
 } from '../../ports/index.ts';
 import { MIGRATIONS, SCHEMA_VERSION } from './schema.ts';
+import { SqliteLeases } from './sqlite-leases.ts';
 
 export interface SqliteStoreOptions {
   /** `FULL` (default) fsyncs every commit; `NORMAL` may lose the last commits on power loss. */
@@ -47,6 +53,8 @@ export class SqliteStore implements Store {
   private commits = 0;
   private entriesAppended = 0;
   private closed = false;
+  private readonly leases: SqliteLeases;
+  private readonly wakeListeners = new Set<() => void>();
   /** The durability actually in force, read back from SQLite: journal mode and synchronous level. */
   readonly durability: {
     readonly journalMode: string;
@@ -72,6 +80,7 @@ export class SqliteStore implements Store {
       };
       // Preparing checks every statement against the schema: a file with another layout fails here.
       this.st = this.prepare();
+      this.leases = new SqliteLeases(this.db);
     } catch (e) {
       if (e instanceof KeelError) throw e;
       throw new KeelError(
@@ -112,11 +121,13 @@ export class SqliteStore implements Store {
     const db = this.db;
     return {
       insertRun: db.prepare(
-        `INSERT INTO runs (run_id, tenant, workflow_id, version, spec_hash, status, head_seq, head_hash, event_id, event_type, created_at, updated_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (run_id) DO NOTHING RETURNING run_key`,
+        `INSERT INTO runs (run_id, tenant, workflow_id, version, spec_hash, status, head_seq, head_hash, event_id, event_type, created_at, updated_at, lease_owner, lease_until)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (run_id) DO NOTHING RETURNING run_key`,
       ),
       advanceRun: db.prepare(
-        `UPDATE runs SET status = ?, head_seq = ?, head_hash = ?, updated_at = ?
+        `UPDATE runs SET status = ?, head_seq = ?, head_hash = ?, updated_at = ?,
+           lease_owner = CASE WHEN ? THEN ? ELSE lease_owner END,
+           lease_until = CASE WHEN ? THEN ? ELSE lease_until END
          WHERE run_id = ? AND tenant = ? AND head_seq = ? AND head_hash = ? RETURNING run_key`,
       ),
       insertEntry: db.prepare(
@@ -131,7 +142,7 @@ export class SqliteStore implements Store {
       runKey: db.prepare('SELECT run_key FROM runs WHERE run_id = ? AND tenant = ?').pluck(),
       readEntries: db
         .prepare(
-          'SELECT seq, v, kind, prev_hash, payload_hash, hash, at, payload FROM entries WHERE run_key = ? AND seq >= ? ORDER BY seq',
+          'SELECT seq, v, kind, prev_hash, payload_hash, hash, at, payload FROM entries WHERE run_key = ? AND seq >= ? ORDER BY seq LIMIT ?',
         )
         .raw(),
       approvalsByTenant: db.prepare('SELECT * FROM approvals WHERE tenant = ? ORDER BY requested_at, run_id'),
@@ -210,13 +221,21 @@ export class SqliteStore implements Store {
       return;
     }
     this.commits++;
+    let wake = false;
     batch.forEach((p, i) => {
       const o = outcomes[i]!;
       if (o.ok) {
         this.entriesAppended += p.req.entries.length;
+        if (p.req.lease?.op === 'release' && p.req.status === 'running') wake = true;
         p.resolve(o.head);
       } else p.reject(o.error);
     });
+    if (wake) this.wake();
+  }
+
+  /** Tells this handle's listeners that runs may have become claimable (after the commit). */
+  private wake(): void {
+    for (const listener of this.wakeListeners) setImmediate(listener);
   }
 
   /** Runs inside a savepoint: throwing rolls back this append only. */
@@ -239,6 +258,10 @@ export class SqliteStore implements Store {
       }
     });
     let row: { run_key: number } | undefined;
+    // A lease change: [whether to change it, owner, until]; `hold` counts from this store's clock.
+    const lease = req.lease;
+    const [leaseOwner, leaseUntil] =
+      lease?.op === 'hold' ? [lease.owner, Date.now() + lease.ms] : [null, null];
     if (expectedHead === null) {
       const c = req.create;
       if (!c) throw new KeelError(ErrorCode.internal, 'creating a run needs its identity');
@@ -255,6 +278,8 @@ export class SqliteStore implements Store {
         c.eventType,
         first.at,
         last.at,
+        leaseOwner,
+        leaseUntil,
       ) as { run_key: number } | undefined;
       if (!row) throw conflict(req, 'the run already exists');
     } else {
@@ -263,6 +288,10 @@ export class SqliteStore implements Store {
         last.seq,
         last.hash,
         last.at,
+        lease ? 1 : 0,
+        leaseOwner,
+        lease ? 1 : 0,
+        leaseUntil,
         req.runId,
         req.tenant,
         expectedHead.seq,
@@ -335,10 +364,10 @@ export class SqliteStore implements Store {
       : { runs };
   }
 
-  async readEntries(tenant: string, runId: string, fromSeq = 0): Promise<StoredEntry[]> {
+  async readEntries(tenant: string, runId: string, fromSeq = 0, limit?: number): Promise<StoredEntry[]> {
     const key = this.st.runKey.get(runId, tenant) as number | undefined;
     if (key === undefined) return [];
-    const rows = this.st.readEntries.all(key, fromSeq) as unknown[][];
+    const rows = this.st.readEntries.all(key, fromSeq, limit ?? -1) as unknown[][];
     const out: StoredEntry[] = new Array(rows.length);
     for (let i = 0; i < rows.length; i++) {
       const r = rows[i]!;
@@ -451,6 +480,53 @@ export class SqliteStore implements Store {
     }));
   }
 
+  async claimRuns(owner: string, leaseMs: number, limit: number, now: number): Promise<ClaimedRun[]> {
+    if (limit < 1) return [];
+    const claimed = io('claiming runs', () => this.leases.claim(owner, leaseMs, limit, now));
+    this.commits++;
+    return claimed;
+  }
+
+  async renewLeases(
+    owner: string,
+    runIds: readonly string[],
+    leaseMs: number,
+    now: number,
+  ): Promise<string[]> {
+    const held = io('renewing leases', () => this.leases.renew(owner, runIds, leaseMs, now));
+    this.commits++;
+    return held;
+  }
+
+  async releaseRun(owner: string, runId: string): Promise<boolean> {
+    const status = io('releasing a run', () => this.leases.release(owner, runId));
+    this.commits++;
+    if (status === 'running') this.wake();
+    return status !== undefined;
+  }
+
+  async registerWorker(w: Omit<WorkerRecord, 'seenAt'>, now: number): Promise<void> {
+    io('registering a worker', () => this.leases.register(w, now));
+    this.commits++;
+  }
+
+  async unregisterWorker(id: string): Promise<void> {
+    io('unregistering a worker', () => this.leases.unregister(id));
+    this.commits++;
+  }
+
+  async workerStatus(now: number): Promise<WorkerStatus> {
+    return this.leases.status(now);
+  }
+
+  async onRunnable(listener: () => void): Promise<() => Promise<void>> {
+    const own = () => listener();
+    this.wakeListeners.add(own);
+    return async () => {
+      this.wakeListeners.delete(own);
+    };
+  }
+
   stats(): StoreStats {
     return { commits: this.commits, entriesAppended: this.entriesAppended };
   }
@@ -460,6 +536,21 @@ export class SqliteStore implements Store {
     while (this.queue.length > 0) this.flush();
     this.closed = true;
     this.db.close();
+  }
+}
+
+/** Runs a lease operation, reporting a SQLite failure (a busy file, a full disk) as store_unavailable. */
+function io<T>(what: string, body: () => T): T {
+  try {
+    return body();
+  } catch (e) {
+    if (e instanceof KeelError) throw e;
+    throw new KeelError(
+      ErrorCode.storeUnavailable,
+      `${what} failed: ${(e as Error).message}`,
+      {},
+      { cause: e },
+    );
   }
 }
 

@@ -78,12 +78,40 @@ export interface Payloads {
   'step.completed': { step: string; tool: string; proposalId: Digest; output: unknown; costCents: number };
   'step.failed': { step: string; tool: string; proposalId: Digest; error: { code: string; message: string } };
   'run.finished': { status: TerminalStatus; outputs: Record<string, unknown>; reason?: string };
+  /**
+   * A recovery found a non-idempotent step allowed (its effect started) without an outcome: the
+   * run stops as outcome_unknown until the outcome is reconciled; nothing re-runs the tool.
+   */
+  'run.suspended': {
+    reason: 'outcome_unknown';
+    step: string;
+    tool: string;
+    proposalId: Digest;
+    idempotencyKey: Digest;
+    message: string;
+  };
+  /**
+   * The outcome of a step whose effect started and was never recorded, as established afterwards:
+   * by the tool's own `reconcile` check (`via: 'tool'`) or by a person (`via: 'operator'`).
+   * `happened: true` completes the step with `output`; `false` voids the allow, and the step is
+   * proposed again as a new attempt (a new idempotency key).
+   */
+  'step.reconciled': {
+    step: string;
+    tool: string;
+    proposalId: Digest;
+    happened: boolean;
+    via: 'tool' | 'operator';
+    by: string;
+    output?: unknown;
+    note?: string;
+  };
 }
 
 export type EntryKind = keyof Payloads;
 export type PayloadOf<K extends EntryKind> = Payloads[K];
 
-type FieldType = 'string' | 'number' | 'digest' | 'object' | 'array' | 'any' | 'digest|null';
+type FieldType = 'string' | 'number' | 'boolean' | 'digest' | 'object' | 'array' | 'any' | 'digest|null';
 /** A field type, optional with a trailing `?`, or a closed set of string values. */
 type Shape = Readonly<Record<string, FieldType | `${FieldType}?` | readonly string[]>>;
 
@@ -143,6 +171,24 @@ const SHAPES: { readonly [K in EntryKind]: Shape } = {
   },
   'step.failed': { step: 'string', tool: 'string', proposalId: 'digest', error: 'object' },
   'run.finished': { status: ['completed', 'refused', 'failed'], outputs: 'object', reason: 'string?' },
+  'run.suspended': {
+    reason: ['outcome_unknown'],
+    step: 'string',
+    tool: 'string',
+    proposalId: 'digest',
+    idempotencyKey: 'digest',
+    message: 'string',
+  },
+  'step.reconciled': {
+    step: 'string',
+    tool: 'string',
+    proposalId: 'digest',
+    happened: 'boolean',
+    via: ['tool', 'operator'],
+    by: 'string',
+    output: 'any?',
+    note: 'string?',
+  },
 };
 
 export const ROOT_KINDS: readonly EntryKind[] = ['run.started'];

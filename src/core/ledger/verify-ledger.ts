@@ -8,7 +8,7 @@
  */
 import { canonicalize, digestBytes } from '../canonical/index.ts';
 import { ENTRY_VERSION, envelopeText, type Head, jsonString, type StoredEntry } from './entry.ts';
-import { isEntryKind, payloadProblem, ROOT_KINDS } from './entry-kinds.ts';
+import { type EntryKind, isEntryKind, payloadProblem, ROOT_KINDS } from './entry-kinds.ts';
 
 const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
 const LONE_SURROGATE = /[\uD800-\uDFFF]/u;
@@ -80,7 +80,14 @@ export class LedgerVerifier {
 
   private readonly runIdJson: string;
 
-  constructor(private readonly runId: string) {
+  /**
+   * `observe` sees each entry that verified, with its parsed payload, so callers can fold what
+   * they need (a status, a count) in the same pass without parsing the payload again.
+   */
+  constructor(
+    private readonly runId: string,
+    private readonly observe?: (kind: EntryKind, payload: unknown, seq: number) => void,
+  ) {
     this.runIdJson = jsonString(runId);
   }
 
@@ -191,6 +198,7 @@ export class LedgerVerifier {
     }
     const problem = payloadProblem(e.kind, payload);
     if (problem) return fail(seq, 'kind_payload_mismatch', `${e.kind} at seq ${e.seq}: ${problem}`);
+    this.observe?.(e.kind, payload, seq);
     return undefined;
   }
 }

@@ -88,6 +88,30 @@ const SENTENCES: { [K in EntryKind]: [PayloadOf<K>, string] } = {
     'get_order failed in step lookup: orders service hung up (ECONNRESET).',
   ],
   'run.finished': [{ status: 'completed', outputs: {} }, 'Run completed.'],
+  'run.suspended': [
+    {
+      reason: 'outcome_unknown',
+      step: 'charge',
+      tool: 'charge_card',
+      proposalId: P,
+      idempotencyKey: hashOf('key'),
+      message: 'charge_card started and its outcome was never recorded',
+    },
+    'Suspended as outcome_unknown: charge_card started and its outcome was never recorded. Nothing re-runs charge_card until someone reconciles step charge.',
+  ],
+  'step.reconciled': [
+    {
+      step: 'charge',
+      tool: 'charge_card',
+      proposalId: P,
+      happened: true,
+      via: 'operator',
+      by: 'dana@acme.test',
+      output: { charge_id: 'ch_7' },
+      note: 'seen in the payment console',
+    },
+    'dana@acme.test reconciled step charge: charge_card did happen and returned {"charge_id":"ch_7"} (seen in the payment console).',
+  ],
 };
 
 describe('describeEntry', () => {
@@ -156,6 +180,20 @@ describe('describeEntry', () => {
     );
     assert.ok(ran.length < 130, ran);
     assert.match(ran, /\.\.\.\.$/);
+  });
+
+  it('says who reconciled a step and what follows when the effect did not happen', () => {
+    const base = { step: 'charge', tool: 'charge_card', proposalId: P } as const;
+    assert.equal(
+      describeEntry(entry('step.reconciled', { ...base, happened: false, via: 'operator', by: 'dana' })),
+      'dana reconciled step charge: charge_card did not happen, so the step is proposed again.',
+    );
+    assert.equal(
+      describeEntry(
+        entry('step.reconciled', { ...base, happened: true, via: 'tool', by: 'charge_card', output: 1 }),
+      ),
+      "The charge_card tool's own check reconciled step charge: charge_card did happen and returned 1.",
+    );
   });
 
   it('describes a step that returned nothing as returning null', () => {

@@ -66,6 +66,18 @@ export function describeEntry(e: Entry): string {
         ? 'Run completed.'
         : `Run ${p.status}${p.reason ? `: ${p.reason}` : ''}.`;
     }
+    case 'run.suspended': {
+      const p = e.payload as PayloadOf<'run.suspended'>;
+      return `Suspended as outcome_unknown: ${p.message}. Nothing re-runs ${p.tool} until someone reconciles step ${p.step}.`;
+    }
+    case 'step.reconciled': {
+      const p = e.payload as PayloadOf<'step.reconciled'>;
+      const who = p.via === 'tool' ? `The ${p.by} tool's own check` : p.by;
+      const note = p.note ? ` (${p.note})` : '';
+      return p.happened
+        ? `${who} reconciled step ${p.step}: ${p.tool} did happen and ${summarizeOutput(p.output ?? null)}${note}.`
+        : `${who} reconciled step ${p.step}: ${p.tool} did not happen, so the step is proposed again${note}.`;
+    }
   }
 }
 

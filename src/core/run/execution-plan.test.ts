@@ -34,7 +34,7 @@ describe('compilePlan', () => {
   });
 
   it('compiles an empty step list to an empty plan', () => {
-    assert.deepEqual(compilePlan(spec([])), { nodes: [] });
+    assert.deepEqual(compilePlan(spec([])), { chain: true, nodes: [] });
   });
 });
 

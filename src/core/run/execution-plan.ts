@@ -13,10 +13,13 @@ export interface PlanNode {
 
 export interface ExecutionPlan {
   readonly nodes: readonly PlanNode[];
+  /** Each node depends on the one before it (a step list). */
+  readonly chain: boolean;
 }
 
 export function compilePlan(spec: WorkflowSpec): ExecutionPlan {
   return {
+    chain: true,
     nodes: spec.steps.map((step, i) => ({
       id: step.name,
       step,
@@ -27,5 +30,13 @@ export function compilePlan(spec: WorkflowSpec): ExecutionPlan {
 
 /** The first node, in plan order, that has not run and whose dependencies all completed. */
 export function nextNode(plan: ExecutionPlan, completed: ReadonlySet<string>): PlanNode | undefined {
+  // In a chain the completed nodes are a prefix, so the next one is at index `completed.size`: no
+  // scan, and a long walk stays linear. Anything else (not a prefix) takes the careful path.
+  if (plan.chain) {
+    const n = completed.size;
+    const next = plan.nodes[n];
+    if (n === plan.nodes.length && plan.nodes.every((x) => completed.has(x.id))) return undefined;
+    if (next && !completed.has(next.id) && (n === 0 || completed.has(plan.nodes[n - 1]!.id))) return next;
+  }
   return plan.nodes.find((n) => !completed.has(n.id) && n.dependsOn.every((d) => completed.has(d)));
 }

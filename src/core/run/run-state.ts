@@ -19,6 +19,8 @@ export interface RunState {
   head: Head;
   /** Outputs of completed steps, by step name, in completion order. */
   readonly outputs: Record<string, unknown>;
+  /** The same outputs in the shape templates read them (`steps.<name>.output`), kept in step. */
+  readonly stepScope: Record<string, { output: unknown }>;
   readonly completed: Set<string>;
   /** Steps allowed so far (each counts against maxSteps). */
   stepsTaken: number;
@@ -28,13 +30,19 @@ export interface RunState {
   /** A step allowed whose result is not recorded yet: its effect may or may not have happened. */
   inFlight?: PayloadOf<'step.allowed'>;
   finished?: PayloadOf<'run.finished'>;
+  /** Set while the run is suspended as outcome_unknown: the in-flight step waits to be reconciled. */
+  suspended?: PayloadOf<'run.suspended'>;
   /** Source values drawn since the last decision: a resumed walk reuses them instead of drawing again. */
   drawsSinceDecision: PayloadOf<'source.drawn'>[];
   /** How many `source.drawn` entries the ledger holds (the ordinal of the next draw). */
   draws: number;
-  /** Recorded outcomes (completed or failed) per step, and approval requests per step. */
+  /** Recorded outcomes (completed, failed or reconciled) per step, and approval requests per step. */
   readonly executions: Record<string, number>;
   readonly approvalRequests: Record<string, number>;
+  /** The attempt number of the latest allow per step (a step reconciled as not having happened runs again). */
+  readonly attempts: Record<string, number>;
+  /** Reconciliations recorded per step. */
+  readonly reconciliations: Record<string, number>;
   readonly forkOf?: PayloadOf<'run.started'>['forkOf'];
   readonly attemptOf?: string;
 }
@@ -52,6 +60,7 @@ export function startState(root: Entry<'run.started'>): RunState {
     status: 'running',
     head: { seq: root.seq, hash: root.hash },
     outputs: {},
+    stepScope: {},
     completed: new Set(),
     stepsTaken: 0,
     spentCents: 0,
@@ -59,6 +68,8 @@ export function startState(root: Entry<'run.started'>): RunState {
     draws: 0,
     executions: {},
     approvalRequests: {},
+    attempts: {},
+    reconciliations: {},
     ...(p.forkOf ? { forkOf: p.forkOf } : {}),
     ...(p.attemptOf ? { attemptOf: p.attemptOf } : {}),
   };
@@ -79,6 +90,7 @@ export function applyEntry(s: RunState, e: Entry): void {
       const p = e.payload as PayloadOf<'step.allowed'>;
       s.inFlight = p;
       s.stepsTaken++;
+      s.attempts[p.step] = p.attempt;
       if (s.approval?.request.proposalId === p.proposalId) s.approval = undefined;
       s.status = 'running';
       break;
@@ -86,6 +98,7 @@ export function applyEntry(s: RunState, e: Entry): void {
     case 'step.completed': {
       const p = e.payload as PayloadOf<'step.completed'>;
       s.outputs[p.step] = p.output;
+      s.stepScope[p.step] = { output: p.output };
       s.completed.add(p.step);
       s.spentCents += p.costCents;
       s.inFlight = undefined;
@@ -122,6 +135,29 @@ export function applyEntry(s: RunState, e: Entry): void {
       const p = e.payload as PayloadOf<'run.finished'>;
       s.finished = p;
       s.status = p.status;
+      break;
+    }
+    case 'run.suspended':
+      s.suspended = e.payload as PayloadOf<'run.suspended'>;
+      s.status = 'outcome_unknown';
+      break;
+    case 'step.reconciled': {
+      const p = e.payload as PayloadOf<'step.reconciled'>;
+      if (p.happened) {
+        const output = p.output ?? null;
+        s.outputs[p.step] = output;
+        s.stepScope[p.step] = { output };
+        s.completed.add(p.step);
+        s.spentCents += s.inFlight?.costCents ?? 0;
+      } else {
+        // The effect never happened: the allow is void and does not count against maxSteps.
+        s.stepsTaken--;
+      }
+      s.inFlight = undefined;
+      s.suspended = undefined;
+      s.status = 'running';
+      s.executions[p.step] = (s.executions[p.step] ?? 0) + 1;
+      s.reconciliations[p.step] = (s.reconciliations[p.step] ?? 0) + 1;
       break;
     }
     default:

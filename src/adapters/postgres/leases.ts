@@ -1,0 +1,176 @@
+/**
+ * Leases, worker heartbeats and wake-ups in PostgreSQL: the part of the Store port that lets many
+ * `keel worker` processes share runs with no queue but the runs table. Claims lock candidate rows
+ * with `FOR UPDATE SKIP LOCKED` (two workers never wait on, or take, the same run); renewals lock
+ * in run-id order, as appends do; each call is one statement, one transaction. Times come from
+ * the caller (`now`, ms). Wake-ups are `LISTEN keel_runs` on a dedicated connection, filtered by
+ * schema. A lease never guards the ledger: the head check of every append does.
+ */
+import pg from 'pg';
+import { ErrorCode, KeelError } from '../../core/errors.ts';
+import type { ClaimedRun, WorkerRecord, WorkerStatus } from '../../ports/index.ts';
+import type { PostgresTarget } from './connection.ts';
+import type { Row } from './rows.ts';
+
+/** Rows of workers not seen for this long are dropped when a worker registers. */
+export const WORKER_ROW_TTL_MS = 3_600_000;
+
+export const WAKE_CHANNEL = 'keel_runs';
+
+const CLAIMABLE = `status = 'running' AND (lease_until IS NULL OR lease_until < $1)`;
+
+export const LEASE_SQL = {
+  /** $1 owner, $2 until, $3 now, $4 limit. */
+  claim: `WITH picked AS (
+      SELECT run_key FROM runs
+       WHERE status = 'running' AND (lease_until IS NULL OR lease_until < $3)
+       ORDER BY created_at, run_key LIMIT $4
+       FOR UPDATE SKIP LOCKED
+    )
+    UPDATE runs r SET lease_owner = $1, lease_until = $2 FROM picked p WHERE r.run_key = p.run_key
+    RETURNING r.tenant, r.run_id, r.lease_until`,
+  /** $1 owner, $2 run ids, $3 until, $4 now. Data-modifying CTEs always run, read or not. */
+  renew: `WITH mine AS (
+      SELECT run_key FROM runs WHERE lease_owner = $1 AND run_id = ANY($2::text[])
+       ORDER BY run_id FOR UPDATE
+    ),
+    seen AS (UPDATE workers SET seen_at = $4 WHERE id = $1)
+    UPDATE runs r SET lease_until = $3 FROM mine m WHERE r.run_key = m.run_key RETURNING r.run_id`,
+  /** $1 owner, $2 run id: clears the lease, and wakes workers if the run is still running. */
+  release: `WITH released AS (
+      UPDATE runs SET lease_owner = NULL, lease_until = NULL
+       WHERE run_id = $2 AND lease_owner = $1 RETURNING status
+    )
+    SELECT r.status FROM released r
+      LEFT JOIN LATERAL (SELECT pg_notify('${WAKE_CHANNEL}', current_schema()) WHERE r.status = 'running') n
+        ON true`,
+  /** Upserts a worker unless a live worker of another process holds the id ($7: prune before). */
+  register: `WITH pruned AS (DELETE FROM workers WHERE seen_at < $7 AND id <> $1)
+    INSERT INTO workers (id, host, pid, started_at, seen_at, lease_ms) VALUES ($1, $2, $3, $4, $5, $6)
+    ON CONFLICT (id) DO UPDATE SET host = EXCLUDED.host, pid = EXCLUDED.pid,
+      started_at = EXCLUDED.started_at, seen_at = EXCLUDED.seen_at, lease_ms = EXCLUDED.lease_ms
+     WHERE (workers.host = EXCLUDED.host AND workers.pid = EXCLUDED.pid)
+        OR workers.seen_at < EXCLUDED.seen_at - workers.lease_ms
+    RETURNING id`,
+  worker: 'SELECT * FROM workers WHERE id = $1',
+  unregister: 'DELETE FROM workers WHERE id = $1',
+  workers: 'SELECT * FROM workers ORDER BY id',
+  leases: `SELECT lease_owner AS owner, count(*)::int AS runs FROM runs
+    WHERE status = 'running' AND lease_until >= $1 GROUP BY lease_owner ORDER BY lease_owner`,
+  queue: `SELECT count(*)::int AS n FROM runs WHERE ${CLAIMABLE}`,
+  oldest: `SELECT tenant, run_id, created_at FROM runs WHERE ${CLAIMABLE} ORDER BY created_at, run_key LIMIT 1`,
+  suspended: `SELECT count(*)::int AS n FROM runs WHERE status = 'outcome_unknown'`,
+} as const;
+
+export function toClaimed(r: Row): ClaimedRun {
+  return { tenant: r.tenant as string, runId: r.run_id as string, leaseUntil: Number(r.lease_until) };
+}
+
+export function toWorker(r: Row): WorkerRecord {
+  return {
+    id: r.id as string,
+    host: r.host as string,
+    pid: Number(r.pid),
+    startedAt: Number(r.started_at),
+    seenAt: Number(r.seen_at),
+    leaseMs: Number(r.lease_ms),
+  };
+}
+
+/** A live worker of another process already uses this id. */
+export function idInUse(id: string, prior: WorkerRecord, now: number): KeelError {
+  const ago = ((now - prior.seenAt) / 1000).toFixed(1);
+  return new KeelError(
+    ErrorCode.usage,
+    `--id: worker ${id} is in use by pid ${prior.pid} on ${prior.host} (seen ${ago} s ago); choose another id or wait for its lease to expire`,
+    { field: 'id', id, pid: prior.pid, host: prior.host },
+  );
+}
+
+/** Reads `keel status` in four statements (reads only). */
+export async function readWorkerStatus(pool: pg.Pool, now: number): Promise<WorkerStatus> {
+  const [workers, leases, queue, oldest, suspended] = await Promise.all([
+    pool.query<Row>(LEASE_SQL.workers),
+    pool.query<Row>(LEASE_SQL.leases, [now]),
+    pool.query<Row>(LEASE_SQL.queue, [now]),
+    pool.query<Row>(LEASE_SQL.oldest, [now]),
+    pool.query<Row>(LEASE_SQL.suspended),
+  ]);
+  const o = oldest.rows[0];
+  return {
+    now,
+    workers: workers.rows.map(toWorker),
+    leases: leases.rows.map((r) => ({ owner: r.owner as string, runs: r.runs as number })),
+    queueDepth: queue.rows[0]?.n as number,
+    ...(o
+      ? {
+          oldestRunnable: {
+            tenant: o.tenant as string,
+            runId: o.run_id as string,
+            createdAt: o.created_at as string,
+          },
+        }
+      : {}),
+    suspended: suspended.rows[0]?.n as number,
+  };
+}
+
+/**
+ * LISTENs on a dedicated connection (never a pooled one) and calls `listener` for wake-ups of
+ * this schema. A dropped connection is re-established after a second; meanwhile workers poll.
+ */
+export async function listenForRunnable(
+  target: PostgresTarget,
+  listener: () => void,
+): Promise<() => Promise<void>> {
+  let stopped = false;
+  let client: pg.Client | undefined;
+  let retry: NodeJS.Timeout | undefined;
+  const schedule = () => {
+    if (stopped || retry) return;
+    retry = setTimeout(() => {
+      retry = undefined;
+      connect().catch(schedule);
+    }, 1000);
+  };
+  const connect = async (): Promise<void> => {
+    const c = new pg.Client({ connectionString: target.connectionString, application_name: 'keel-listen' });
+    let dropped = false;
+    const drop = () => {
+      if (dropped) return;
+      dropped = true;
+      if (client === c) client = undefined;
+      c.end().catch(() => {});
+      schedule();
+    };
+    c.on('error', drop);
+    c.on('end', drop);
+    c.on('notification', (m) => {
+      if (m.channel === WAKE_CHANNEL && m.payload === target.schema) listener();
+    });
+    client = c;
+    try {
+      await c.connect();
+      await c.query(`LISTEN ${WAKE_CHANNEL}`);
+    } catch (e) {
+      dropped = true;
+      if (client === c) client = undefined;
+      c.end().catch(() => {});
+      throw e;
+    }
+    if (stopped) {
+      await c.end().catch(() => {});
+      return;
+    }
+    // Runs that became claimable while nobody listened are found now rather than at the next poll.
+    listener();
+  };
+  await connect();
+  return async () => {
+    stopped = true;
+    if (retry) clearTimeout(retry);
+    const c = client;
+    client = undefined;
+    await c?.end().catch(() => {});
+  };
+}

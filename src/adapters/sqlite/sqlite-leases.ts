@@ -1,0 +1,138 @@
+/**
+ * Leases and worker heartbeats in the SQLite file: the part of the Store port that lets `keel
+ * worker` processes share runs. Each write is one IMMEDIATE transaction (the write lock is taken
+ * first, so concurrent processes queue on busy_timeout instead of failing on a stale snapshot).
+ * Times come from the caller (`now`, ms). It never touches entries: a lease only says who should
+ * walk a run; the head check of `append` stays the fence.
+ */
+import type Database from 'better-sqlite3';
+import { ErrorCode, KeelError } from '../../core/errors.ts';
+import type { ClaimedRun, WorkerRecord, WorkerStatus } from '../../ports/index.ts';
+
+/** Rows of workers not seen for this long are dropped at the next registration. */
+export const WORKER_ROW_TTL_MS = 3_600_000;
+
+type Row = Record<string, unknown>;
+
+export class SqliteLeases {
+  private readonly st;
+  readonly claim: (owner: string, leaseMs: number, limit: number, now: number) => ClaimedRun[];
+  readonly renew: (owner: string, runIds: readonly string[], leaseMs: number, now: number) => string[];
+  readonly register: (w: Omit<WorkerRecord, 'seenAt'>, now: number) => void;
+
+  constructor(db: Database.Database) {
+    this.st = {
+      claim: db.prepare(
+        `UPDATE runs SET lease_owner = ?, lease_until = ?
+          WHERE run_key IN (SELECT run_key FROM runs
+                             WHERE status = 'running' AND (lease_until IS NULL OR lease_until < ?)
+                             ORDER BY created_at, run_key LIMIT ?)
+         RETURNING tenant, run_id, lease_until`,
+      ),
+      renew: db.prepare(
+        'UPDATE runs SET lease_until = ? WHERE run_id = ? AND lease_owner = ? RETURNING run_id',
+      ),
+      seen: db.prepare('UPDATE workers SET seen_at = ? WHERE id = ?'),
+      release: db.prepare(
+        'UPDATE runs SET lease_owner = NULL, lease_until = NULL WHERE run_id = ? AND lease_owner = ? RETURNING status',
+      ),
+      worker: db.prepare('SELECT * FROM workers WHERE id = ?'),
+      upsertWorker: db.prepare(
+        `INSERT INTO workers (id, host, pid, started_at, seen_at, lease_ms) VALUES (?, ?, ?, ?, ?, ?)
+         ON CONFLICT (id) DO UPDATE SET host = excluded.host, pid = excluded.pid,
+           started_at = excluded.started_at, seen_at = excluded.seen_at, lease_ms = excluded.lease_ms`,
+      ),
+      pruneWorkers: db.prepare('DELETE FROM workers WHERE seen_at < ?'),
+      deleteWorker: db.prepare('DELETE FROM workers WHERE id = ?'),
+      workers: db.prepare('SELECT * FROM workers ORDER BY id'),
+      leases: db.prepare(
+        `SELECT lease_owner AS owner, count(*) AS runs FROM runs
+          WHERE status = 'running' AND lease_until >= ? GROUP BY lease_owner ORDER BY lease_owner`,
+      ),
+      queue: db.prepare(
+        `SELECT count(*) AS n FROM runs WHERE status = 'running' AND (lease_until IS NULL OR lease_until < ?)`,
+      ),
+      oldest: db.prepare(
+        `SELECT tenant, run_id, created_at FROM runs
+          WHERE status = 'running' AND (lease_until IS NULL OR lease_until < ?)
+          ORDER BY created_at, run_key LIMIT 1`,
+      ),
+      suspended: db.prepare(`SELECT count(*) AS n FROM runs WHERE status = 'outcome_unknown'`),
+    };
+    this.claim = db.transaction((owner: string, leaseMs: number, limit: number, now: number) =>
+      (this.st.claim.all(owner, now + leaseMs, now, limit) as Row[]).map((r) => ({
+        tenant: r.tenant as string,
+        runId: r.run_id as string,
+        leaseUntil: r.lease_until as number,
+      })),
+    ).immediate;
+    this.renew = db.transaction((owner: string, runIds: readonly string[], leaseMs: number, now: number) => {
+      this.st.seen.run(now, owner);
+      const held: string[] = [];
+      for (const id of [...runIds].sort()) if (this.st.renew.get(now + leaseMs, id, owner)) held.push(id);
+      return held;
+    }).immediate;
+    this.register = db.transaction((w: Omit<WorkerRecord, 'seenAt'>, now: number) => {
+      const prior = this.st.worker.get(w.id) as Row | undefined;
+      if (prior && !(prior.host === w.host && prior.pid === w.pid)) {
+        const seen = prior.seen_at as number;
+        if (seen >= now - (prior.lease_ms as number)) throw idInUse(w.id, prior, now);
+      }
+      this.st.pruneWorkers.run(now - WORKER_ROW_TTL_MS);
+      this.st.upsertWorker.run(w.id, w.host, w.pid, w.startedAt, now, w.leaseMs);
+    }).immediate;
+  }
+
+  /** Clears `owner`'s lease; the run's status when it did (undefined if the lease was not its). */
+  release(owner: string, runId: string): string | undefined {
+    return (this.st.release.get(runId, owner) as Row | undefined)?.status as string | undefined;
+  }
+
+  unregister(id: string): void {
+    this.st.deleteWorker.run(id);
+  }
+
+  status(now: number): WorkerStatus {
+    const oldest = this.st.oldest.get(now) as Row | undefined;
+    return {
+      now,
+      workers: (this.st.workers.all() as Row[]).map(toWorker),
+      leases: (this.st.leases.all(now) as Row[]).map((r) => ({
+        owner: r.owner as string,
+        runs: r.runs as number,
+      })),
+      queueDepth: (this.st.queue.get(now) as { n: number }).n,
+      ...(oldest
+        ? {
+            oldestRunnable: {
+              tenant: oldest.tenant as string,
+              runId: oldest.run_id as string,
+              createdAt: oldest.created_at as string,
+            },
+          }
+        : {}),
+      suspended: (this.st.suspended.get() as { n: number }).n,
+    };
+  }
+}
+
+export function toWorker(r: Row): WorkerRecord {
+  return {
+    id: r.id as string,
+    host: r.host as string,
+    pid: Number(r.pid),
+    startedAt: Number(r.started_at),
+    seenAt: Number(r.seen_at),
+    leaseMs: Number(r.lease_ms),
+  };
+}
+
+/** A live worker of another process already uses this id. */
+export function idInUse(id: string, prior: Row, now: number): KeelError {
+  const ago = ((now - Number(prior.seen_at)) / 1000).toFixed(1);
+  return new KeelError(
+    ErrorCode.usage,
+    `--id: worker ${id} is in use by pid ${prior.pid} on ${prior.host} (seen ${ago} s ago); choose another id or wait for its lease to expire`,
+    { field: 'id', id, pid: Number(prior.pid), host: prior.host },
+  );
+}

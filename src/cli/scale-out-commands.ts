@@ -1,0 +1,236 @@
+/**
+ * The scale-out commands: `keel worker` (claim and walk runs until SIGTERM), `keel status` (workers,
+ * leases, queue) and `keel reconcile` (settle a run suspended as outcome_unknown). They print
+ * like every other command (JSON with --json) and map errors through the one exit-code table;
+ * the worker loop itself lives in src/worker, the decisions in the engine.
+ */
+import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
+import type { Command } from 'commander';
+import pc from 'picocolors';
+import { systemSources } from '../adapters/system/index.ts';
+import { ErrorCode, KeelError } from '../core/errors.ts';
+import type { WorkerStatus } from '../ports/index.ts';
+import { Worker, type WorkerEvent } from '../worker/index.ts';
+import { actor, type CliContext, type GlobalOptions } from './context.ts';
+import { line, printJson, statusColor } from './output.ts';
+
+type WithContext = (
+  cmd: Command,
+  body: (ctx: CliContext, g: GlobalOptions) => Promise<number | undefined>,
+) => Promise<void>;
+
+function intOption(value: string, field: string, min: number): number {
+  const n = Number(value);
+  if (!Number.isSafeInteger(n) || n < min) {
+    throw new KeelError(
+      ErrorCode.usage,
+      `--${field}: expected an integer of at least ${min}, got ${JSON.stringify(value)}`,
+      { field },
+    );
+  }
+  return n;
+}
+
+const secs = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
+
+export function registerScaleOutCommands(program: Command, withContext: WithContext): void {
+  program
+    .command('worker')
+    .description(
+      'claim runnable runs from the store and walk them, renewing their leases; SIGTERM stops claiming, finishes the current steps, releases the rest and exits 0',
+    )
+    .option('--concurrency <n>', 'runs walked at once', '8')
+    .option(
+      '--lease-ms <ms>',
+      'how long a claim holds a run between heartbeats (renewed every third)',
+      '5000',
+    )
+    .option('--poll-ms <ms>', 'fallback poll for claimable runs, besides wake-ups', '1000')
+    .option('--id <name>', 'worker id, unique among live workers (default <host>-<pid>-<random>)')
+    .option('--verbose', 'print a line for every run walked')
+    .action(
+      async (
+        o: { concurrency: string; leaseMs: string; pollMs: string; id?: string; verbose?: boolean },
+        cmd: Command,
+      ) =>
+        withContext(cmd, async (ctx) => {
+          const host = hostname();
+          const id = o.id ?? `${host}-${process.pid}-${randomBytes(2).toString('hex')}`;
+          if (id.trim() === '' || id.length > 200)
+            throw new KeelError(ErrorCode.usage, '--id: expected 1-200 characters', { field: 'id' });
+          const worker = new Worker({
+            engine: ctx.keel.engine,
+            store: ctx.keel.store,
+            id,
+            host,
+            pid: process.pid,
+            concurrency: intOption(o.concurrency, 'concurrency', 1),
+            leaseMs: intOption(o.leaseMs, 'lease-ms', 100),
+            pollMs: intOption(o.pollMs, 'poll-ms', 10),
+            clock: systemSources().clock,
+            log: (e) => report(e, ctx.json, o.verbose === true, ctx.storeName),
+          });
+          const signalled = new Promise<string>((resolve) => {
+            for (const sig of ['SIGTERM', 'SIGINT'] as const) process.once(sig, () => resolve(sig));
+          });
+          await worker.start();
+          await signalled;
+          await worker.stop();
+          const summary = { id, ...worker.stats, commits: ctx.keel.store.stats().commits };
+          if (ctx.json) printJson(summary);
+          else
+            process.stderr.write(
+              `worker ${id} stopped: claimed ${summary.claimed}, completed ${summary.completed}, dropped ${summary.dropped}, released ${summary.released}, errors ${summary.errors}\n`,
+            );
+          // A tool call still hanging after the grace period must not keep the process alive.
+          setTimeout(() => process.exit(), 1000).unref();
+          return undefined;
+        }),
+    );
+
+  program
+    .command('status')
+    .description(
+      'workers and their heartbeats, leases held, queue depth and the oldest runnable run (all tenants)',
+    )
+    .action(async (_o: unknown, cmd: Command) =>
+      withContext(cmd, async (ctx) => {
+        const s = await ctx.keel.store.workerStatus(Date.now());
+        const view = statusView(s);
+        if (ctx.json) printJson(view);
+        else printStatus(view);
+        return undefined;
+      }),
+    );
+
+  program
+    .command('reconcile')
+    .description(
+      "settle a run suspended as outcome_unknown: say whether its step's effect happened (check on the tool's side), then continue the run",
+    )
+    .argument('<run>', 'run id')
+    .option('--happened', 'the effect happened: the step completes with --output')
+    .option('--did-not-happen', 'the effect did not happen: the step is proposed again as a new attempt')
+    .option('--output <json>', 'with --happened: what the call returned, as JSON (default null)')
+    .option('--as <name>', 'who decides (env KEEL_USER)')
+    .option('--note <text>', 'a note recorded with the decision')
+    .option('--enqueue', 'leave the rest of the run to a worker instead of walking it here')
+    .action(
+      async (
+        runId: string,
+        o: {
+          happened?: boolean;
+          didNotHappen?: boolean;
+          output?: string;
+          as?: string;
+          note?: string;
+          enqueue?: boolean;
+        },
+        cmd: Command,
+      ) =>
+        withContext(cmd, async (ctx) => {
+          if (o.happened === o.didNotHappen) {
+            throw new KeelError(
+              ErrorCode.usage,
+              'reconcile: give exactly one of --happened and --did-not-happen',
+              {
+                field: 'happened',
+              },
+            );
+          }
+          const by = actor(o.as);
+          const r = await ctx.keel.runs.reconcile(ctx.tenant, runId, {
+            happened: o.happened === true,
+            ...(o.output !== undefined ? { output: parseOutput(o.output) } : {}),
+            by,
+            ...(o.note ? { note: o.note } : {}),
+            ...(o.enqueue ? { walk: 'enqueue' as const } : {}),
+          });
+          if (ctx.json) printJson({ ...r, reconciledBy: by, happened: o.happened === true });
+          else
+            line(
+              `reconciled by ${by}: the effect ${o.happened ? 'happened' : 'did not happen'}; run ${r.runId} is ${statusColor(r.status)}${r.reason ? ` (${r.reason})` : ''}`,
+            );
+          return undefined;
+        }),
+    );
+}
+
+function parseOutput(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch (e) {
+    throw new KeelError(ErrorCode.usage, `--output: not valid JSON: ${(e as Error).message}`, {
+      field: 'output',
+    });
+  }
+}
+
+function report(e: WorkerEvent, json: boolean, verbose: boolean, store: string): void {
+  if (e.kind === 'walked' && !verbose) return;
+  if (json) {
+    process.stderr.write(`${JSON.stringify(e)}\n`);
+    return;
+  }
+  const text =
+    e.kind === 'started'
+      ? `worker ${e.id} started on ${hostname()} pid ${process.pid}: concurrency ${e.concurrency}, lease ${e.leaseMs} ms, store ${store}`
+      : e.kind === 'walked'
+        ? `run ${e.runId}: ${e.status} (${e.ms} ms)`
+        : e.kind === 'dropped'
+          ? `dropped run ${e.runId}: ${e.reason}`
+          : e.kind === 'error'
+            ? `${pc.red('error')}${e.runId ? ` on run ${e.runId}` : ''}: ${e.message}`
+            : `worker ${e.id} stopping: released ${e.released} unfinished runs`;
+  process.stderr.write(`${text}\n`);
+}
+
+interface StatusView extends WorkerStatus {
+  readonly workers: (WorkerStatus['workers'][number] & {
+    alive: boolean;
+    lastSeenMs: number;
+    holding: number;
+  })[];
+  readonly oldestRunnable?: NonNullable<WorkerStatus['oldestRunnable']> & { ageMs: number };
+}
+
+/** The store's figures plus what a reader wants at a glance: who is alive, how old the oldest run is. */
+function statusView(s: WorkerStatus): StatusView {
+  const held = new Map(s.leases.map((l) => [l.owner, l.runs]));
+  const { oldestRunnable: o, ...rest } = s;
+  return {
+    ...rest,
+    workers: s.workers.map((w) => ({
+      ...w,
+      alive: s.now - w.seenAt <= w.leaseMs,
+      lastSeenMs: s.now - w.seenAt,
+      holding: held.get(w.id) ?? 0,
+    })),
+    ...(o ? { oldestRunnable: { ...o, ageMs: Math.max(0, s.now - Date.parse(o.createdAt)) } } : {}),
+  };
+}
+
+function printStatus(v: StatusView): void {
+  const alive = v.workers.filter((w) => w.alive).length;
+  line(
+    `workers  ${alive} alive${v.workers.length > alive ? `, ${v.workers.length - alive} not seen within their lease` : ''}`,
+  );
+  for (const w of v.workers) {
+    const state = w.alive ? pc.green('alive') : pc.yellow('silent');
+    line(
+      `  ${w.id}  ${w.host} pid ${w.pid}  ${state}, seen ${secs(w.lastSeenMs)} ago  lease ${w.leaseMs} ms  holding ${w.holding}`,
+    );
+  }
+  const workerIds = new Set(v.workers.map((w) => w.id));
+  for (const l of v.leases.filter((x) => !workerIds.has(x.owner)))
+    line(`  ${l.owner}  holding ${l.runs} (not a registered worker)`);
+  line(`leases   ${v.leases.reduce((n, l) => n + l.runs, 0)} running runs held`);
+  const o = v.oldestRunnable;
+  line(
+    `queue    ${v.queueDepth} runnable${o ? `; oldest waiting ${secs(o.ageMs)}: run ${o.runId} (tenant ${o.tenant})` : ''}`,
+  );
+  line(
+    `suspended ${v.suspended} outcome_unknown${v.suspended > 0 ? ' — see keel runs ls --status outcome_unknown, then keel reconcile' : ''}`,
+  );
+}

@@ -1,0 +1,44 @@
+/**
+ * A run's status from its entries, folded with constant memory: what `verify` compares with the
+ * stored run row when it streams a long ledger. Agrees with `foldRun(entries).status` (a test
+ * holds the two together) without keeping outputs or any other per-step state.
+ */
+import type { EntryKind, PayloadOf, RunStatus } from '../ledger/index.ts';
+
+export class StatusFold {
+  status: RunStatus = 'running';
+  private waitingFor: string | undefined;
+
+  apply(kind: EntryKind, payload: unknown): void {
+    switch (kind) {
+      case 'approval.requested':
+        this.waitingFor = (payload as PayloadOf<'approval.requested'>).proposalId;
+        this.status = 'waiting_approval';
+        break;
+      case 'approval.resolved':
+        if ((payload as PayloadOf<'approval.resolved'>).proposalId === this.waitingFor)
+          this.status = 'running';
+        break;
+      case 'step.allowed':
+        this.status = 'running';
+        if ((payload as PayloadOf<'step.allowed'>).proposalId === this.waitingFor)
+          this.waitingFor = undefined;
+        break;
+      case 'step.refused':
+        if ((payload as PayloadOf<'step.refused'>).proposalId === this.waitingFor)
+          this.waitingFor = undefined;
+        break;
+      case 'run.finished':
+        this.status = (payload as PayloadOf<'run.finished'>).status;
+        break;
+      case 'run.suspended':
+        this.status = 'outcome_unknown';
+        break;
+      case 'step.reconciled':
+        this.status = 'running';
+        break;
+      default:
+        break;
+    }
+  }
+}

@@ -1,0 +1,4 @@
+// Forbidden: importing node:dns (file or network I/O, processes or threads); its use is refused too.
+import { lookup } from 'node:dns'; // expect: import "node:dns"
+
+export const used = typeof lookup; // expect: dns.lookup

@@ -1,0 +1,3 @@
+// Forbidden: queueMicrotask.
+queueMicrotask(() => undefined); // expect: queueMicrotask
+export {};

@@ -1,0 +1,2 @@
+// Forbidden: require loads a host module.
+export const fs = require('node:fs'); // expect: require

@@ -1,0 +1,3 @@
+// Forbidden: setImmediate.
+setImmediate(() => undefined); // expect: setImmediate
+export {};

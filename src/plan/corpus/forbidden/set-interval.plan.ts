@@ -1,0 +1,2 @@
+// Forbidden: setInterval.
+export const handle = setInterval(() => undefined, 10); // expect: setInterval

@@ -1,0 +1,2 @@
+// Forbidden: XMLHttpRequest does network I/O.
+export const xhr = new XMLHttpRequest(); // expect: XMLHttpRequest

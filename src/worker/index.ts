@@ -1,0 +1,1 @@
+export { Worker, type WorkerEvent, type WorkerOptions, type WorkerStats } from './worker.ts';

@@ -1,0 +1,222 @@
+/**
+ * A worker: claims runnable runs (leases on the run rows), walks each with `engine.resume` — from
+ * its ledger head — while a heartbeat renews the leases every lease/3, and releases a run it stops
+ * walking before the run is done. It wakes on the store's wake-ups (LISTEN/NOTIFY on PostgreSQL)
+ * and polls slowly as a fallback, never hot. `stop()` stops claiming, lets each walk finish its
+ * current step, releases what is left and unregisters.
+ *
+ * It decides nothing about a run: the engine walks it and the ledger says where it is. A lease
+ * lost to another worker, or an append refused as a head_conflict, only makes it drop the run.
+ */
+import { ErrorCode, isKeelError } from '../core/errors.ts';
+import type { RunStatus } from '../core/ledger/index.ts';
+import type { Engine } from '../engine/index.ts';
+import type { ClaimedRun, Clock, Store } from '../ports/index.ts';
+
+export interface WorkerOptions {
+  readonly engine: Pick<Engine, 'resume'>;
+  readonly store: Store;
+  /** Unique among live workers: the owner name on the leases this worker holds. */
+  readonly id: string;
+  readonly host: string;
+  readonly pid: number;
+  /** Runs walked at once (default 8). */
+  readonly concurrency?: number;
+  /** How long a claim or renewal holds a run, in ms (default 5000); renewed every leaseMs/3. */
+  readonly leaseMs?: number;
+  /** The fallback poll for claimable runs, in ms (default 1000). */
+  readonly pollMs?: number;
+  /** Wall-clock time for leases (ms since the epoch); compared across workers, so keep clocks in sync. */
+  readonly clock: Clock;
+  readonly log?: (event: WorkerEvent) => void;
+}
+
+export type WorkerEvent =
+  | { readonly kind: 'started'; readonly id: string; readonly concurrency: number; readonly leaseMs: number }
+  | { readonly kind: 'walked'; readonly runId: string; readonly status: RunStatus; readonly ms: number }
+  | { readonly kind: 'dropped'; readonly runId: string; readonly reason: string }
+  | { readonly kind: 'error'; readonly runId?: string; readonly message: string }
+  | { readonly kind: 'stopped'; readonly id: string; readonly released: number };
+
+export interface WorkerStats {
+  claimed: number;
+  /** Walks that ended with the run finished, waiting or suspended. */
+  walked: number;
+  completed: number;
+  /** Runs dropped: lease lost, or another walker appended first. */
+  dropped: number;
+  /** Runs released unfinished (on stop). */
+  released: number;
+  errors: number;
+}
+
+interface Slot {
+  readonly run: ClaimedRun;
+  /** Set when the lease was lost: the walk stops at its next step boundary. */
+  lost: boolean;
+  done?: Promise<void>;
+}
+
+export class Worker {
+  readonly stats: WorkerStats = { claimed: 0, walked: 0, completed: 0, dropped: 0, released: 0, errors: 0 };
+  private readonly active = new Map<string, Slot>();
+  private readonly concurrency: number;
+  private readonly leaseMs: number;
+  private readonly pollMs: number;
+  private stopping = false;
+  private filling = false;
+  private again = false;
+  private fillScheduled = false;
+  private timers: NodeJS.Timeout[] = [];
+  private unlisten: (() => Promise<void>) | undefined;
+
+  constructor(private readonly o: WorkerOptions) {
+    this.concurrency = o.concurrency ?? 8;
+    this.leaseMs = o.leaseMs ?? 5000;
+    this.pollMs = o.pollMs ?? 1000;
+  }
+
+  /** Registers, starts listening, heartbeating and polling, and claims the first runs. */
+  async start(): Promise<void> {
+    const { store, id, host, pid, clock } = this.o;
+    const now = clock.now();
+    await store.registerWorker({ id, host, pid, startedAt: now, leaseMs: this.leaseMs }, now);
+    this.unlisten = await store.onRunnable(this.wake);
+    this.timers.push(setInterval(() => void this.beat(), Math.max(1, Math.floor(this.leaseMs / 3))));
+    this.timers.push(setInterval(this.wake, this.pollMs));
+    this.o.log?.({ kind: 'started', id, concurrency: this.concurrency, leaseMs: this.leaseMs });
+    this.wake();
+  }
+
+  /** Runs being walked now. */
+  get walking(): number {
+    return this.active.size;
+  }
+
+  /**
+   * Stops claiming, lets every walk finish its current step (for at most `graceMs`, default 80% of
+   * the lease), releases the runs still held unfinished, and unregisters. Leases keep being renewed
+   * meanwhile, so no other worker takes a run that is still being walked.
+   */
+  async stop(graceMs = Math.floor(this.leaseMs * 0.8)): Promise<void> {
+    if (this.stopping) return;
+    this.stopping = true;
+    await this.unlisten?.().catch(() => {});
+    const walks = [...this.active.values()].map((s) => s.done);
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([
+      Promise.all(walks),
+      new Promise<void>((r) => {
+        timer = setTimeout(r, graceMs);
+      }),
+    ]);
+    clearTimeout(timer);
+    // Walks still inside a tool call: their runs go back to the queue now, not when the lease ends.
+    for (const slot of this.active.values()) await this.release(slot);
+    for (const t of this.timers) clearInterval(t);
+    this.timers = [];
+    await this.o.store.unregisterWorker(this.o.id).catch((e) => this.error(e));
+    this.o.log?.({ kind: 'stopped', id: this.o.id, released: this.stats.released });
+  }
+
+  /** Coalesces wake-ups (NOTIFY, poll, a finished walk) into one claim per turn of the event loop. */
+  private readonly wake = (): void => {
+    if (this.fillScheduled || this.stopping) return;
+    this.fillScheduled = true;
+    setImmediate(() => {
+      this.fillScheduled = false;
+      void this.fill();
+    });
+  };
+
+  private async fill(): Promise<void> {
+    if (this.filling) {
+      this.again = true;
+      return;
+    }
+    this.filling = true;
+    try {
+      do {
+        this.again = false;
+        const free = this.concurrency - this.active.size;
+        if (this.stopping || free <= 0) return;
+        const { store, id, clock } = this.o;
+        let claimed: ClaimedRun[];
+        try {
+          claimed = await store.claimRuns(id, this.leaseMs, free, clock.now());
+        } catch (e) {
+          this.error(e);
+          return;
+        }
+        this.stats.claimed += claimed.length;
+        for (const run of claimed) this.walk(run);
+      } while (this.again);
+    } finally {
+      this.filling = false;
+    }
+  }
+
+  private walk(run: ClaimedRun): void {
+    const slot: Slot = { run, lost: false };
+    this.active.set(run.runId, slot);
+    const t0 = this.o.clock.now();
+    slot.done = (async () => {
+      try {
+        const r = await this.o.engine.resume(run.tenant, run.runId, {
+          shouldStop: () => slot.lost || this.stopping,
+        });
+        if (r.status === 'running') {
+          // Stopped at a step boundary: the lease was lost, or this worker is stopping.
+          if (slot.lost) this.drop(run.runId, 'its lease was lost to another worker');
+          else await this.release(slot);
+          return;
+        }
+        this.stats.walked++;
+        if (r.status === 'completed') this.stats.completed++;
+        this.o.log?.({ kind: 'walked', runId: run.runId, status: r.status, ms: this.o.clock.now() - t0 });
+      } catch (e) {
+        if (isKeelError(e) && e.code === ErrorCode.headConflict)
+          this.drop(run.runId, 'another walker appended first');
+        else this.error(e, run.runId);
+        // Anything else leaves the lease to expire: the run is retried after leaseMs, not hot.
+      } finally {
+        this.active.delete(run.runId);
+        this.wake();
+      }
+    })();
+  }
+
+  /** Renews the leases of the runs being walked; a run whose lease is gone is stopped and dropped. */
+  private async beat(): Promise<void> {
+    const { store, id, clock } = this.o;
+    const ids = [...this.active.keys()];
+    try {
+      const held = new Set(await store.renewLeases(id, ids, this.leaseMs, clock.now()));
+      for (const runId of ids) {
+        const slot = this.active.get(runId);
+        if (slot && !held.has(runId)) slot.lost = true;
+      }
+    } catch (e) {
+      this.error(e);
+    }
+  }
+
+  private async release(slot: Slot): Promise<void> {
+    try {
+      if (await this.o.store.releaseRun(this.o.id, slot.run.runId)) this.stats.released++;
+    } catch (e) {
+      this.error(e, slot.run.runId);
+    }
+  }
+
+  private drop(runId: string, reason: string): void {
+    this.stats.dropped++;
+    this.o.log?.({ kind: 'dropped', runId, reason });
+  }
+
+  private error(e: unknown, runId?: string): void {
+    this.stats.errors++;
+    const message = e instanceof Error ? e.message : String(e);
+    this.o.log?.({ kind: 'error', ...(runId ? { runId } : {}), message });
+  }
+}
