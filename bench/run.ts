@@ -41,7 +41,6 @@ const dir = mkdtempSync(join(tmpdir(), 'keel-bench-'));
 let fileNo = 0;
 const freshDb = () => join(dir, `b${fileNo++}.db`);
 
-
 async function benchRuns(concurrency: number): Promise<{ runsPerSec: number; commitsPerRun: number }> {
   const keel = createKeel({ store: freshDb(), tools: [tool('step_a'), tool('step_b'), tool('step_c')] });
   await keel.workflows.publish('bench', SPEC, 'bench.yaml', 'bench');
@@ -218,7 +217,9 @@ async function main() {
   const replay = await replayFigures(dir, quick);
   const verify = await verifyFigures(dir, quick ? 100_000 : 1_000_000);
   for (const [k, v] of Object.entries({ ...replay, ...verify })) {
-    console.log(`${k.padEnd(width)}  ${fmt(v, k.includes('ms') || k.includes('ratio') ? 1 : 0).padStart(10)}`);
+    console.log(
+      `${k.padEnd(width)}  ${fmt(v, k.includes('ms') || k.includes('ratio') ? 1 : 0).padStart(10)}`,
+    );
   }
   console.log(
     `ratio: sequential runs use ${fmt((seqMed * cpr * 100) / base, 0)}% of the raw commit rate (${fmt(cpr, 2)} commits per run); 8 concurrent / sequential = ${fmt(median(rows['3-step runs/s, 8 concurrent']!) / seqMed, 2)}x`,

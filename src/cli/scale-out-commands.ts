@@ -182,7 +182,7 @@ function report(e: WorkerEvent, json: boolean, verbose: boolean, store: string):
           ? `dropped run ${e.runId}: ${e.reason}`
           : e.kind === 'error'
             ? `${pc.red('error')}${e.runId ? ` on run ${e.runId}` : ''}: ${e.message}`
-            : `worker ${e.id} stopping: released ${e.released} unfinished runs`;
+            : `worker ${e.id} unregistered; released ${e.released} unfinished runs`;
   process.stderr.write(`${text}\n`);
 }
 

@@ -14,6 +14,7 @@ import {
   type EventRecord,
   type PayloadOf,
   type RunStatus,
+  type StoredEntry,
 } from '../core/ledger/index.ts';
 import { foldRun, type RunState, runIdFor, startState } from '../core/run/index.ts';
 import type { LeaseChange, RawSources, RunRecord, Store, VersionRecord } from '../ports/index.ts';
@@ -106,10 +107,14 @@ export class Engine {
    * Continues a run from its ledger head (after a restart, or by the worker that claimed it).
    * Waiting, suspended and finished runs are left as they are.
    */
-  async resume(tenant: string, runId: string, o: WalkOptions = {}): Promise<RunSummary> {
-    // The ledger alone says where the run is and which version it is pinned to: one read, and
-    // the version from the cache, so a worker pays one query per run before walking it.
-    const stored = await this.store.readEntries(tenant, runId);
+  async resume(
+    tenant: string,
+    runId: string,
+    o: WalkOptions & { readonly entries?: readonly StoredEntry[] } = {},
+  ): Promise<RunSummary> {
+    // The ledger alone says where the run is and which version it is pinned to: a worker passes
+    // the ledger its claim returned, and the version comes from the cache — no query at all.
+    const stored = o.entries ?? (await this.store.readEntries(tenant, runId));
     if (stored.length === 0) throw new KeelError(ErrorCode.notFound, `run ${runId} not found`, { runId });
     const state = foldRun(stored.map(decodeEntry));
     const version = await this.pinned.get(tenant, runId, state);
@@ -137,9 +142,15 @@ export class Engine {
     try {
       await this.proceed(writer, version, r.walk);
     } catch (e) {
+      if (!(isKeelError(e) && e.code === ErrorCode.headConflict)) throw e;
+      // Ours was recorded and another walker went on from there: report where the run is now.
+      const now = await this.load(tenant, runId);
+      const ours = now.entries.some(
+        (x) => x.kind === 'step.reconciled' && hashOf(x.payload) === hashOf(decision),
+      );
+      if (ours) return stateSummary(now.state);
       // Someone reconciled it first: report theirs (already_resolved), never apply ours on top.
-      if (isKeelError(e) && e.code === ErrorCode.headConflict) return this.reconcile(tenant, runId, r);
-      throw e;
+      return this.reconcile(tenant, runId, r);
     }
     return stateSummary(state);
   }

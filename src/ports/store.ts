@@ -103,6 +103,8 @@ export interface ClaimedRun {
   readonly tenant: string;
   readonly runId: string;
   readonly leaseUntil: number;
+  /** The run's ledger as of the claim (in seq order), so the claimer starts walking without a read. */
+  readonly entries: readonly StoredEntry[];
 }
 
 /** A worker process as it registers itself; `seenAt` is its last heartbeat (ms). */
@@ -169,7 +171,8 @@ export interface Store {
 
   /**
    * Leases up to `limit` claimable runs (running, no lease or one expired before `now`) to `owner`
-   * until `now + leaseMs`, oldest first, skipping rows another claim holds; one transaction.
+   * until `now + leaseMs`, oldest first, skipping rows another claim holds; one transaction, which
+   * also returns each claimed run's ledger.
    */
   claimRuns(owner: string, leaseMs: number, limit: number, now: number): Promise<ClaimedRun[]>;
   /** Extends the leases `owner` still holds among `runIds` and stamps its heartbeat; returns those. */

@@ -77,6 +77,14 @@ export function leaseContract(store: () => Store): void {
       const first = await store().claimRuns('w1', 1000, 2, now);
       assert.deepEqual(ids(first), ids([a, b].map((e) => ({ runId: e.runId }))));
       assert.ok(first.every((r) => r.tenant === 't1' && r.leaseUntil === now + 1000));
+      for (const r of first) {
+        const ledger = await store().readEntries('t1', r.runId);
+        assert.deepEqual(
+          r.entries.map((e) => [e.seq, e.hash, Buffer.from(e.payload).toString('hex')]),
+          ledger.map((e) => [e.seq, e.hash, Buffer.from(e.payload).toString('hex')]),
+          'a claim returns the run’s ledger',
+        );
+      }
       assert.deepEqual(ids(await store().claimRuns('w2', 1000, 10, now)), [c.runId]);
       assert.deepEqual(await store().claimRuns('w3', 1000, 10, now + 999), [], 'leases are live');
       const expired = await store().claimRuns('w3', 1000, 10, now + 1001);
@@ -131,7 +139,13 @@ export function leaseContract(store: () => Store): void {
         'a stale append released nothing',
       );
       await store().append(next(more.entries[0]!, { op: 'release' }));
-      assert.deepEqual(ids(await store().claimRuns('w1', 1000, 10, Date.now())), [e.runId]);
+      const [claimed] = await store().claimRuns('w1', 1000, 10, Date.now());
+      assert.equal(claimed?.runId, e.runId);
+      assert.deepEqual(
+        claimed?.entries.map((x) => x.seq),
+        [0, 1, 2],
+        'the ledger a claim returns reaches the head',
+      );
     });
 
     test('wakes listeners when an append leaves a run running with no lease', async () => {

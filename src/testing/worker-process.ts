@@ -18,6 +18,8 @@ export interface WorkerProcessOptions {
   readonly leaseMs?: number;
   readonly pollMs?: number;
   readonly env?: Readonly<Record<string, string>>;
+  /** Options for node itself, before bin/keel.js (e.g. `--cpu-prof`). */
+  readonly nodeArgs?: readonly string[];
 }
 
 export interface WorkerExit {
@@ -34,7 +36,15 @@ export class WorkerProcess {
   exit: WorkerExit | undefined;
 
   constructor(o: WorkerProcessOptions) {
-    const args = [BIN, '--store', o.store, '--json', ...(o.tools ? ['--tools', o.tools] : []), 'worker'];
+    const args = [
+      ...(o.nodeArgs ?? []),
+      BIN,
+      '--store',
+      o.store,
+      '--json',
+      ...(o.tools ? ['--tools', o.tools] : []),
+      'worker',
+    ];
     if (o.id) args.push('--id', o.id);
     if (o.concurrency) args.push('--concurrency', String(o.concurrency));
     if (o.leaseMs) args.push('--lease-ms', String(o.leaseMs));

@@ -63,6 +63,7 @@ export class Worker {
   private readonly concurrency: number;
   private readonly leaseMs: number;
   private readonly pollMs: number;
+  private readonly refillAt: number;
   private stopping = false;
   private filling = false;
   private again = false;
@@ -74,6 +75,7 @@ export class Worker {
     this.concurrency = o.concurrency ?? 8;
     this.leaseMs = o.leaseMs ?? 5000;
     this.pollMs = o.pollMs ?? 1000;
+    this.refillAt = Math.max(1, Math.floor(this.concurrency / 4));
   }
 
   /** Registers, starts listening, heartbeating and polling, and claims the first runs. */
@@ -139,7 +141,8 @@ export class Worker {
       do {
         this.again = false;
         const free = this.concurrency - this.active.size;
-        if (this.stopping || free <= 0) return;
+        // Refill in batches (a quarter of the slots, or when idle): one claim serves several runs.
+        if (this.stopping || free <= 0 || (free < this.refillAt && this.active.size > 0)) return;
         const { store, id, clock } = this.o;
         let claimed: ClaimedRun[];
         try {
@@ -149,6 +152,11 @@ export class Worker {
           return;
         }
         this.stats.claimed += claimed.length;
+        if (this.stopping) {
+          // Stopped while the claim was in flight: hand the runs straight back.
+          for (const run of claimed) await this.release({ run, lost: false });
+          return;
+        }
         for (const run of claimed) this.walk(run);
       } while (this.again);
     } finally {
@@ -163,6 +171,7 @@ export class Worker {
     slot.done = (async () => {
       try {
         const r = await this.o.engine.resume(run.tenant, run.runId, {
+          entries: run.entries,
           shouldStop: () => slot.lost || this.stopping,
         });
         if (r.status === 'running') {

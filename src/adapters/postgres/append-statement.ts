@@ -12,7 +12,7 @@
 import { ErrorCode, KeelError } from '../../core/errors.ts';
 import type { AppendRequest } from '../../ports/index.ts';
 
-export const APPEND_SQL = `
+const APPEND_SQL = `
 WITH req AS (
   SELECT * FROM unnest($1::int[], $2::text[], $3::text[], $4::int[], $5::text[], $6::text[],
                        $7::int[], $8::text[], $9::text[], $10::text[], $11::text[], $12::int[],
@@ -73,8 +73,18 @@ woken AS (
 )
 SELECT ord, (SELECT count(*) FROM woken) AS woke FROM won`;
 
-/** Named, so each pooled connection parses and plans it once. */
-export const APPEND_STATEMENT = 'keel_append_v2';
+/**
+ * The append statement and the name it is prepared under (once per pooled connection); without
+ * `notify` (a database with no LISTEN/NOTIFY) it leaves the wake-up out and workers poll.
+ */
+export function appendStatement(notify: boolean): { name: string; text: string } {
+  return notify
+    ? { name: 'keel_append_v2', text: APPEND_SQL }
+    : {
+        name: 'keel_append_v2_quiet',
+        text: APPEND_SQL.replace("pg_notify('keel_runs', current_schema())", '1'),
+      };
+}
 
 /** Checks that the entries continue the chain from the expected head; throws like SQLite does. */
 export function checkChain(req: AppendRequest): void {

@@ -1,6 +1,6 @@
 /**
- * Connecting to PostgreSQL: parses a `postgres://` URL (with an optional `?schema=` of Keel's
- * own), builds the pool with the schema as its search_path, and turns driver failures into
+ * Connecting to PostgreSQL: parses a `postgres://` URL (with Keel's own optional `?schema=` and
+ * `?notify=off`, for databases without LISTEN/NOTIFY), builds the pool with the schema as its search_path, and turns driver failures into
  * KeelErrors whose messages name the server and the problem. It must never print a password:
  * every URL that reaches a message goes through `redactUrl`.
  */
@@ -16,6 +16,8 @@ export interface PostgresTarget {
   /** The URL as it may be printed: password replaced by `***`. */
   readonly display: string;
   readonly schema: string;
+  /** Whether appends and releases NOTIFY workers, and workers LISTEN (`?notify=off`: poll only). */
+  readonly notify: boolean;
 }
 
 export interface PoolOptions {
@@ -68,11 +70,23 @@ export function parsePostgresTarget(url: string, schema?: string): PostgresTarge
   }
   const fromUrl = u.searchParams.get('schema');
   u.searchParams.delete('schema');
+  const notify = u.searchParams.get('notify') ?? 'on';
+  u.searchParams.delete('notify');
+  if (notify !== 'on' && notify !== 'off') {
+    throw new KeelError(
+      ErrorCode.usage,
+      `store: ?notify: expected on or off, got ${JSON.stringify(notify)}`,
+      {
+        field: 'store',
+      },
+    );
+  }
   const chosen = schema ?? fromUrl ?? DEFAULT_SCHEMA;
   return {
     connectionString: u.toString(),
     display: redactUrl(u.toString()),
     schema: checkSchemaName(chosen, schema === undefined && fromUrl !== null ? 'store: ?schema' : 'schema'),
+    notify: notify === 'on',
   };
 }
 

@@ -10,14 +10,7 @@ import type pg from 'pg';
 import { ErrorCode, KeelError } from '../../core/errors.ts';
 import type { Head } from '../../core/ledger/index.ts';
 import type { AppendRequest } from '../../ports/index.ts';
-import {
-  APPEND_SQL,
-  APPEND_STATEMENT,
-  appendParams,
-  byRunId,
-  checkChain,
-  splitRounds,
-} from './append-statement.ts';
+import { appendParams, appendStatement, byRunId, checkChain, splitRounds } from './append-statement.ts';
 import { type PostgresTarget, unavailable } from './connection.ts';
 
 interface Pending {
@@ -113,11 +106,8 @@ export class GroupCommit {
     const rounds = splitRounds(group);
     const won = new Set<Pending>();
     const runRound = async (client: pg.Pool | pg.PoolClient, round: Pending[]) => {
-      for (const ord of await appendRound(
-        client,
-        round.map((p) => p.req),
-      ))
-        won.add(round[ord]!);
+      const reqs = round.map((p) => p.req);
+      for (const ord of await appendRound(client, reqs, this.target.notify)) won.add(round[ord]!);
     };
     if (rounds.length === 1) await runRound(this.pool, rounds[0]!);
     else
@@ -137,7 +127,7 @@ export class GroupCommit {
         const p = group[i]!;
         await c.query('SAVEPOINT keel_append');
         try {
-          const won = (await appendRound(c, [p.req])).length === 1;
+          const won = (await appendRound(c, [p.req], this.target.notify)).length === 1;
           await c.query('RELEASE SAVEPOINT keel_append');
           outcomes[i] = won ? { ok: true } : { ok: false, error: conflict(p.req) };
         } catch (e) {
@@ -177,14 +167,14 @@ export class GroupCommit {
   }
 }
 
-/** Runs APPEND_SQL for one round and returns the indexes (ords) of the appends that won. */
+/** Runs the append statement for one round and returns the indexes (ords) of the appends that won. */
 async function appendRound(
   client: pg.Pool | pg.PoolClient,
   reqs: readonly AppendRequest[],
+  notify: boolean,
 ): Promise<number[]> {
   const r = await client.query<{ ord: number }>({
-    name: APPEND_STATEMENT,
-    text: APPEND_SQL,
+    ...appendStatement(notify),
     values: appendParams(reqs),
   });
   return r.rows.map((row) => row.ord);

@@ -7,9 +7,12 @@
  * schema. A lease never guards the ledger: the head check of every append does.
  */
 import pg from 'pg';
+import type { Digest } from '../../core/canonical/index.ts';
 import { ErrorCode, KeelError } from '../../core/errors.ts';
+import type { StoredEntry } from '../../core/ledger/index.ts';
 import type { ClaimedRun, WorkerRecord, WorkerStatus } from '../../ports/index.ts';
 import type { PostgresTarget } from './connection.ts';
+import { readEntryRows } from './queries.ts';
 import type { Row } from './rows.ts';
 
 /** Rows of workers not seen for this long are dropped when a worker registers. */
@@ -20,15 +23,21 @@ export const WAKE_CHANNEL = 'keel_runs';
 const CLAIMABLE = `status = 'running' AND (lease_until IS NULL OR lease_until < $1)`;
 
 export const LEASE_SQL = {
-  /** $1 owner, $2 until, $3 now, $4 limit. */
+  /** $1 owner, $2 until, $3 now, $4 limit: the claimed runs with their ledgers, one row per entry. */
   claim: `WITH picked AS (
       SELECT run_key FROM runs
        WHERE status = 'running' AND (lease_until IS NULL OR lease_until < $3)
        ORDER BY created_at, run_key LIMIT $4
        FOR UPDATE SKIP LOCKED
+    ),
+    claimed AS (
+      UPDATE runs r SET lease_owner = $1, lease_until = $2 FROM picked p WHERE r.run_key = p.run_key
+      RETURNING r.run_key, r.tenant, r.run_id, r.lease_until, r.head_seq
     )
-    UPDATE runs r SET lease_owner = $1, lease_until = $2 FROM picked p WHERE r.run_key = p.run_key
-    RETURNING r.tenant, r.run_id, r.lease_until`,
+    SELECT c.tenant, c.run_id, c.lease_until, c.head_seq,
+           e.seq, e.v, e.kind, e.prev_hash, e.payload_hash, e.hash, e.at, e.payload
+      FROM claimed c JOIN entries e ON e.run_key = c.run_key
+     ORDER BY c.run_key, e.seq`,
   /** $1 owner, $2 run ids, $3 until, $4 now. Data-modifying CTEs always run, read or not. */
   renew: `WITH mine AS (
       SELECT run_key FROM runs WHERE lease_owner = $1 AND run_id = ANY($2::text[])
@@ -44,6 +53,8 @@ export const LEASE_SQL = {
     SELECT r.status FROM released r
       LEFT JOIN LATERAL (SELECT pg_notify('${WAKE_CHANNEL}', current_schema()) WHERE r.status = 'running') n
         ON true`,
+  releaseQuietly: `UPDATE runs SET lease_owner = NULL, lease_until = NULL
+    WHERE run_id = $2 AND lease_owner = $1 RETURNING status`,
   /** Upserts a worker unless a live worker of another process holds the id ($7: prune before). */
   register: `WITH pruned AS (DELETE FROM workers WHERE seen_at < $7 AND id <> $1)
     INSERT INTO workers (id, host, pid, started_at, seen_at, lease_ms) VALUES ($1, $2, $3, $4, $5, $6)
@@ -62,8 +73,48 @@ export const LEASE_SQL = {
   suspended: `SELECT count(*)::int AS n FROM runs WHERE status = 'outcome_unknown'`,
 } as const;
 
-export function toClaimed(r: Row): ClaimedRun {
-  return { tenant: r.tenant as string, runId: r.run_id as string, leaseUntil: Number(r.lease_until) };
+/**
+ * Claims runs and reads their ledgers in one statement. The entries are read in the statement's
+ * snapshot, while the run row is locked at its newest version: a ledger that ends before the
+ * row's head (an append committed in between) is read again.
+ */
+export async function claimWithLedgers(pool: pg.Pool, values: readonly unknown[]): Promise<ClaimedRun[]> {
+  const r = await pool.query<unknown[]>({
+    name: 'keel_claim',
+    text: LEASE_SQL.claim,
+    values: [...values],
+    rowMode: 'array',
+  });
+  const runs = new Map<
+    string,
+    { tenant: string; leaseUntil: number; headSeq: number; entries: StoredEntry[] }
+  >();
+  for (const row of r.rows) {
+    const runId = row[1] as string;
+    let run = runs.get(runId);
+    if (!run) {
+      run = { tenant: row[0] as string, leaseUntil: Number(row[2]), headSeq: row[3] as number, entries: [] };
+      runs.set(runId, run);
+    }
+    run.entries.push({
+      v: row[5] as number,
+      runId,
+      seq: row[4] as number,
+      kind: row[6] as StoredEntry['kind'],
+      prevHash: (row[7] as Digest | null) ?? null,
+      payloadHash: row[8] as Digest,
+      hash: row[9] as Digest,
+      at: row[10] as string,
+      payload: row[11] as Buffer,
+    });
+  }
+  const claimed: ClaimedRun[] = [];
+  for (const [runId, run] of runs) {
+    const entries =
+      run.entries.at(-1)?.seq === run.headSeq ? run.entries : await readEntryRows(pool, run.tenant, runId, 0);
+    claimed.push({ tenant: run.tenant, runId, leaseUntil: run.leaseUntil, entries });
+  }
+  return claimed;
 }
 
 export function toWorker(r: Row): WorkerRecord {

@@ -133,7 +133,9 @@ test('a v1 schema with runs is upgraded to v2 in place: its running runs become 
      INSERT INTO keel_migrations (version, name) VALUES (1, 'v1');
      INSERT INTO runs (run_id, tenant, workflow_id, version, spec_hash, status, head_seq, head_hash, event_id, event_type, created_at, updated_at)
      VALUES ('r-old', 't1', 'wf', 1, 'h', 'running', 0, 'h', 'e', 't', '2026-01-01', '2026-01-01'),
-            ('r-done', 't1', 'wf', 1, 'h', 'completed', 0, 'h', 'e', 't', '2026-01-01', '2026-01-01');`,
+            ('r-done', 't1', 'wf', 1, 'h', 'completed', 0, 'h', 'e', 't', '2026-01-01', '2026-01-01');
+     INSERT INTO entries (run_key, seq, v, kind, prev_hash, payload_hash, hash, at, payload)
+     SELECT run_key, 0, 1, 'run.started', NULL, 'h', 'h', '2026-01-01', '\\x7b7d'::bytea FROM runs;`,
   );
   const report = await PostgresStore.migrate(url, { schema });
   assert.deepEqual([report.from, report.applied], [1, [2]]);
@@ -142,8 +144,8 @@ test('a v1 schema with runs is upgraded to v2 in place: its running runs become 
     assert.equal((await store.getRun('t1', 'r-old'))?.status, 'running');
     const claimed = await store.claimRuns('w1', 1000, 10, Date.now());
     assert.deepEqual(
-      claimed.map((r) => r.runId),
-      ['r-old'],
+      claimed.map((r) => [r.runId, r.entries.map((e) => e.seq)]),
+      [['r-old', [0]]],
     );
   } finally {
     await store.close();

@@ -1,10 +1,12 @@
 import assert from 'node:assert/strict';
 import { after, test } from 'node:test';
+import pg from 'pg';
 import { hashOf } from '../../core/canonical/index.ts';
 import { isKeelError } from '../../core/errors.ts';
 import { type StoredEntry, verifyLedger } from '../../core/ledger/index.ts';
 import type { AppendRequest } from '../../ports/index.ts';
 import { buildLedger, extendLedger, runStoreContract } from '../../testing/index.ts';
+import { PostgresStore } from './postgres-store.ts';
 import { dropSchema, openScratchStore, scratchSchemaName, testDatabaseUrl } from './scratch-schema.ts';
 
 const url = testDatabaseUrl();
@@ -244,5 +246,35 @@ test('two stores on one schema cannot both append at one seq', async () => {
   } finally {
     await a.close();
     await b.close();
+  }
+});
+
+test('with ?notify=off nothing is NOTIFYed: appends and releases work, and workers rely on their poll', async () => {
+  const schema = fresh('quiet');
+  const quiet = await PostgresStore.open(`${url}?schema=${schema}&notify=off`);
+  const listener = new pg.Client({ connectionString: url });
+  const heard: string[] = [];
+  await listener.connect();
+  listener.on('notification', (m) => heard.push(m.payload ?? ''));
+  await listener.query('LISTEN keel_runs');
+  try {
+    let woken = 0;
+    const stop = await quiet.onRunnable(() => woken++);
+    const runId = hashOf('quiet');
+    await quiet.append({ ...create(runId, 0), status: 'running', lease: { op: 'release' } });
+    const [claimed] = await quiet.claimRuns('w1', 1000, 10, Date.now());
+    assert.equal(claimed?.runId, runId);
+    assert.equal(await quiet.releaseRun('w1', runId), true);
+    await new Promise((r) => setTimeout(r, 200));
+    assert.deepEqual(
+      heard.filter((p) => p === schema),
+      [],
+    );
+    assert.equal(woken, 0);
+    await stop();
+    await assert.rejects(PostgresStore.open(`${url}?schema=${schema}&notify=maybe`), isCode('usage'));
+  } finally {
+    await listener.end();
+    await quiet.close();
   }
 });

@@ -32,11 +32,11 @@ import {
 } from './connection.ts';
 import { GroupCommit } from './group-commit.ts';
 import {
+  claimWithLedgers,
   idInUse,
   LEASE_SQL,
   listenForRunnable,
   readWorkerStatus,
-  toClaimed,
   toWorker,
   WORKER_ROW_TTL_MS,
 } from './leases.ts';
@@ -241,8 +241,13 @@ export class PostgresStore implements Store {
 
   async claimRuns(owner: string, leaseMs: number, limit: number, now: number): Promise<ClaimedRun[]> {
     if (limit < 1) return [];
-    const r = await this.write('keel_claim', LEASE_SQL.claim, [owner, now + leaseMs, now, limit]);
-    return r.rows.map(toClaimed);
+    try {
+      const claimed = await claimWithLedgers(this.pool, [owner, now + leaseMs, now, limit]);
+      this.commits++;
+      return claimed;
+    } catch (e) {
+      throw unavailable(e, 'claiming runs failed on', this.target);
+    }
   }
 
   async renewLeases(
@@ -256,7 +261,9 @@ export class PostgresStore implements Store {
   }
 
   async releaseRun(owner: string, runId: string): Promise<boolean> {
-    return (await this.write('keel_release', LEASE_SQL.release, [owner, runId])).rowCount === 1;
+    const sql = this.target.notify ? LEASE_SQL.release : LEASE_SQL.releaseQuietly;
+    const name = this.target.notify ? 'keel_release' : 'keel_release_quiet';
+    return (await this.write(name, sql, [owner, runId])).rowCount === 1;
   }
 
   async registerWorker(w: Omit<WorkerRecord, 'seenAt'>, now: number): Promise<void> {
@@ -279,6 +286,8 @@ export class PostgresStore implements Store {
   }
 
   async onRunnable(listener: () => void): Promise<() => Promise<void>> {
+    // `?notify=off`: nothing is ever notified, and workers rely on their poll.
+    if (!this.target.notify) return async () => {};
     try {
       return await listenForRunnable(this.target, listener);
     } catch (e) {

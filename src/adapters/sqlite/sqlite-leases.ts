@@ -7,6 +7,7 @@
  */
 import type Database from 'better-sqlite3';
 import { ErrorCode, KeelError } from '../../core/errors.ts';
+import type { StoredEntry } from '../../core/ledger/index.ts';
 import type { ClaimedRun, WorkerRecord, WorkerStatus } from '../../ports/index.ts';
 
 /** Rows of workers not seen for this long are dropped at the next registration. */
@@ -20,7 +21,8 @@ export class SqliteLeases {
   readonly renew: (owner: string, runIds: readonly string[], leaseMs: number, now: number) => string[];
   readonly register: (w: Omit<WorkerRecord, 'seenAt'>, now: number) => void;
 
-  constructor(db: Database.Database) {
+  /** `ledger` reads a run's entries; claims call it inside their transaction. */
+  constructor(db: Database.Database, ledger: (tenant: string, runId: string) => StoredEntry[]) {
     this.st = {
       claim: db.prepare(
         `UPDATE runs SET lease_owner = ?, lease_until = ?
@@ -64,6 +66,7 @@ export class SqliteLeases {
         tenant: r.tenant as string,
         runId: r.run_id as string,
         leaseUntil: r.lease_until as number,
+        entries: ledger(r.tenant as string, r.run_id as string),
       })),
     ).immediate;
     this.renew = db.transaction((owner: string, runIds: readonly string[], leaseMs: number, now: number) => {

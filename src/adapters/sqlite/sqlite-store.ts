@@ -80,7 +80,7 @@ export class SqliteStore implements Store {
       };
       // Preparing checks every statement against the schema: a file with another layout fails here.
       this.st = this.prepare();
-      this.leases = new SqliteLeases(this.db);
+      this.leases = new SqliteLeases(this.db, (tenant, runId) => this.ledger(tenant, runId));
     } catch (e) {
       if (e instanceof KeelError) throw e;
       throw new KeelError(
@@ -365,6 +365,11 @@ export class SqliteStore implements Store {
   }
 
   async readEntries(tenant: string, runId: string, fromSeq = 0, limit?: number): Promise<StoredEntry[]> {
+    return this.ledger(tenant, runId, fromSeq, limit);
+  }
+
+  /** readEntries, synchronously (claims read ledgers inside their transaction). */
+  private ledger(tenant: string, runId: string, fromSeq = 0, limit?: number): StoredEntry[] {
     const key = this.st.runKey.get(runId, tenant) as number | undefined;
     if (key === undefined) return [];
     const rows = this.st.readEntries.all(key, fromSeq, limit ?? -1) as unknown[][];
