@@ -7,10 +7,10 @@
  */
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
+import { SqliteStore } from '../src/adapters/sqlite/index.ts';
 import { createKeel } from '../src/app/index.ts';
 import { hashOf } from '../src/core/canonical/index.ts';
 import { chainEntry, type Head, type StoredEntry } from '../src/core/ledger/index.ts';
-import { SqliteStore } from '../src/adapters/sqlite/index.ts';
 import { deploy } from '../src/testing/index.ts';
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
@@ -26,7 +26,9 @@ export async function replayFigures(dir: string, quick: boolean): Promise<Record
   const steps = quick ? 500 : 2500;
   const keel = createKeel({ store: join(dir, 'long.db') });
   await deploy(keel, 't', longSpec(steps));
-  const [run] = (await keel.events.emit('t', { id: 'long', type: 'go', time: '2026-01-01T00:00:00Z', payload: {} })).runs;
+  const [run] = (
+    await keel.events.emit('t', { id: 'long', type: 'go', time: '2026-01-01T00:00:00Z', payload: {} })
+  ).runs;
   const runId = run!.runId;
   const entries = (await keel.runs.get('t', runId)).head.seq + 1;
 
@@ -92,7 +94,15 @@ export async function verifyFigures(dir: string, n: number): Promise<Record<stri
       entries: batch,
       status,
       ...(expected === null
-        ? { create: { workflowId: 'bench', version: 1, specHash: hashOf('bench'), eventId: 'e', eventType: 't' } }
+        ? {
+            create: {
+              workflowId: 'bench',
+              version: 1,
+              specHash: hashOf('bench'),
+              eventId: 'e',
+              eventType: 't',
+            },
+          }
         : {}),
     });
     expected = head;

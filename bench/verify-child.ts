@@ -7,4 +7,6 @@ const t0 = performance.now();
 const r = await keel.runs.verify(tenant, runId);
 const ms = performance.now() - t0;
 await keel.close();
-console.log(JSON.stringify({ ok: r.ok, entries: r.entries, ms, maxRssMb: process.resourceUsage().maxRSS / 1024 }));
+console.log(
+  JSON.stringify({ ok: r.ok, entries: r.entries, ms, maxRssMb: process.resourceUsage().maxRSS / 1024 }),
+);

@@ -280,8 +280,7 @@ export function createKeel(config: KeelConfig) {
       // Pages keep memory flat however long the ledger is.
       for (let from = 0; ; ) {
         const page = await store.readEntries(tenant, runId, from, VERIFY_PAGE);
-        let ok = true;
-        for (const e of page) if (!(ok = verifier.push(e))) break;
+        const ok = page.every((e) => verifier.push(e));
         if (!ok || page.length < VERIFY_PAGE) break;
         from += page.length;
       }

@@ -67,6 +67,7 @@ function positiveInt(value: string, field: string): number {
 /** Runs a command body with a context, mapping errors to messages and exit codes. */
 async function withContext(
   cmd: Command,
+  // biome-ignore lint/suspicious/noConfusingVoidType: command bodies return an exit code or nothing
   body: (ctx: CliContext, g: GlobalOptions) => Promise<number | void>,
 ) {
   const g = cmd.optsWithGlobals() as GlobalOptions;

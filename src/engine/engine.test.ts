@@ -407,11 +407,17 @@ describe('engine: sources, templates and failures', () => {
       await observer.close();
     };
     const idem = spyTool('idem', {
-      handler: async (_a, ctx) => (await observe(ctx.runId, ctx.step), { ok: 1 }),
+      handler: async (_a, ctx) => {
+        await observe(ctx.runId, ctx.step);
+        return { ok: 1 };
+      },
     });
     const once = spyTool('once', {
       idempotent: false,
-      handler: async (_a, ctx) => (await observe(ctx.runId, ctx.step), { ok: 2 }),
+      handler: async (_a, ctx) => {
+        await observe(ctx.runId, ctx.step);
+        return { ok: 2 };
+      },
     });
     const keel = createKeel({ store: path, tools: [idem, once], sources: fakeSources() });
     await deploy(

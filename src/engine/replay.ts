@@ -113,7 +113,7 @@ export async function replayRun(
 ): Promise<ReplayResult> {
   const entries = stored.map(decodeEntry);
   const root = entries[0];
-  if (!root || root.kind !== 'run.started')
+  if (root?.kind !== 'run.started')
     throw new KeelError(ErrorCode.ledgerInvalid, 'a ledger starts with run.started');
   const runId = root.runId;
   const at = (seq: number) => stored[seq]?.at ?? stored[stored.length - 1]!.at;

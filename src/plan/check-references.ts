@@ -15,7 +15,6 @@ import {
   isHostGlobal,
   isSensitiveMember,
   NEW_DATE_RULE,
-  type Rule,
 } from './host-apis.ts';
 import type { RuleContext } from './rule-context.ts';
 import { checkSensitiveFlow, computedRule, hidesWhy } from './sensitive-flow.ts';

@@ -5,7 +5,12 @@ import { type Delta, deltaProblems } from './delta.ts';
 import { applyDeltas, EMPTY_WORLD, foldWorld, type World } from './world.ts';
 
 const create = (id: string, value: unknown = 1): Delta => ({ op: 'create', id, value });
-const replace = (id: string, expectedVersion: number, value: unknown = 2): Delta => ({ op: 'replace', id, expectedVersion, value });
+const replace = (id: string, expectedVersion: number, value: unknown = 2): Delta => ({
+  op: 'replace',
+  id,
+  expectedVersion,
+  value,
+});
 const retract = (id: string, expectedVersion: number): Delta => ({ op: 'retract', id, expectedVersion });
 
 describe('applyDeltas', () => {
@@ -58,10 +63,16 @@ describe('applyDeltas', () => {
 
   test('versions only grow: after any successful fold every resource version is >= 1', () => {
     fc.assert(
-      fc.property(fc.array(fc.constantFrom<Delta>(create('x:1'), replace('x:1', 1), replace('x:1', 2), retract('x:1', 2)), { maxLength: 8 }), (ds) => {
-        const r = applyDeltas(EMPTY_WORLD, ds);
-        if (r.ok) for (const res of r.world.values()) assert.ok(res.version >= 1);
-      }),
+      fc.property(
+        fc.array(
+          fc.constantFrom<Delta>(create('x:1'), replace('x:1', 1), replace('x:1', 2), retract('x:1', 2)),
+          { maxLength: 8 },
+        ),
+        (ds) => {
+          const r = applyDeltas(EMPTY_WORLD, ds);
+          if (r.ok) for (const res of r.world.values()) assert.ok(res.version >= 1);
+        },
+      ),
     );
   });
 });
@@ -73,7 +84,10 @@ describe('deltaProblems', () => {
     assert.match(deltaProblems([{ op: 'upsert', id: 'a:1' }])[0]!.message, /^op:/);
     assert.match(deltaProblems([{ op: 'replace', id: 'a:1', value: 1 }])[0]!.message, /^expectedVersion:/);
     assert.match(deltaProblems([{ op: 'create', id: 'bad id!', value: 1 }])[0]!.message, /^id:/);
-    assert.match(deltaProblems([{ op: 'retract', id: 'a:1', expectedVersion: 1, value: 2 }])[0]!.message, /^value: not a field/);
+    assert.match(
+      deltaProblems([{ op: 'retract', id: 'a:1', expectedVersion: 1, value: 2 }])[0]!.message,
+      /^value: not a field/,
+    );
     assert.equal(deltaProblems([{ op: 'create', id: 'a:1' }])[0]!.message, 'value is missing');
   });
 });

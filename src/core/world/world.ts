@@ -28,7 +28,9 @@ export interface DeltaFailure {
   readonly message: string;
 }
 
-export type ApplyResult = { readonly ok: true; readonly world: World } | { readonly ok: false; readonly failure: DeltaFailure };
+export type ApplyResult =
+  | { readonly ok: true; readonly world: World }
+  | { readonly ok: false; readonly failure: DeltaFailure };
 
 /** Applies `deltas` in order to a trial copy of `world`: every one applies, or the world is unchanged. */
 export function applyDeltas(world: World, deltas: readonly Delta[]): ApplyResult {
@@ -43,16 +45,23 @@ export function applyDeltas(world: World, deltas: readonly Delta[]): ApplyResult
     });
     switch (d.op) {
       case 'create':
-        if (current) return fail('delta_create_on_existing', `${d.id} exists already (version ${current.version})`);
+        if (current)
+          return fail('delta_create_on_existing', `${d.id} exists already (version ${current.version})`);
         next.set(d.id, { id: d.id, version: 1, value: d.value });
         break;
       case 'replace':
       case 'retract':
         if (!current) {
-          return fail(d.op === 'replace' ? 'delta_replace_on_missing' : 'delta_retract_on_missing', `${d.id} does not exist`);
+          return fail(
+            d.op === 'replace' ? 'delta_replace_on_missing' : 'delta_retract_on_missing',
+            `${d.id} does not exist`,
+          );
         }
         if (current.version !== d.expectedVersion) {
-          return fail('delta_stale_version', `expected version ${d.expectedVersion}, but ${d.id} is at version ${current.version}`);
+          return fail(
+            'delta_stale_version',
+            `expected version ${d.expectedVersion}, but ${d.id} is at version ${current.version}`,
+          );
         }
         if (d.op === 'replace') next.set(d.id, { id: d.id, version: current.version + 1, value: d.value });
         else next.delete(d.id);
