@@ -3,7 +3,7 @@
  * destructive, and what each costs. `issue_refund` costs the amount it refunds, so a workflow's
  * spend cap bounds the money it can move.
  */
-import type { ToolDefinition } from '../../src/ports/index.ts';
+import { type ToolDefinition, withDeltas } from '../../src/ports/index.ts';
 import type { Helpdesk } from './helpdesk.ts';
 
 const ticketId = { type: 'string', pattern: '^T-[0-9]+$', description: 'Helpdesk ticket id, e.g. T-1001' };
@@ -69,7 +69,17 @@ export function supportDeskTools(desk: Helpdesk): ToolDefinition[] {
         desk.recordCall('issue_refund', ctx.idempotencyKey);
         const cents = Math.round((args.amount_usd as number) * 100);
         const r = desk.refund(args.ticket_id as string, cents, ctx.idempotencyKey);
-        return { refund_id: r.refund_id, ticket_id: r.ticket_id, amount_usd: r.amount_cents / 100 };
+        // The refund is a new resource in the run's world: recorded, versioned, checked by verify.
+        return withDeltas(
+          { refund_id: r.refund_id, ticket_id: r.ticket_id, amount_usd: r.amount_cents / 100 },
+          [
+            {
+              op: 'create',
+              id: `refund:${r.refund_id}`,
+              value: { ticket_id: r.ticket_id, amount_cents: r.amount_cents },
+            },
+          ],
+        );
       },
     },
     {

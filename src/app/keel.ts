@@ -10,13 +10,11 @@ import { ErrorCode, KeelError } from '../core/errors.ts';
 import {
   decodeEntry,
   type Entry,
-  LedgerVerifier,
   type PayloadOf,
   type StoredEntry,
-  type VerifyFailureCode,
   type VerifyResult,
 } from '../core/ledger/index.ts';
-import { describeEntry, parseEvent, StatusFold } from '../core/run/index.ts';
+import { describeEntry, parseEvent } from '../core/run/index.ts';
 import {
   parseSpec,
   specHash,
@@ -48,6 +46,7 @@ import type {
 } from '../ports/index.ts';
 import { CORE_TOOLS } from './core-tools.ts';
 import { openSqliteStore } from './open-store.ts';
+import { verifyRun } from './verify-run.ts';
 
 export interface KeelConfig {
   /**
@@ -65,9 +64,6 @@ export interface KeelConfig {
    */
   readonly walk?: WalkMode;
 }
-
-/** Entries read per page when verifying: bounds memory for ledgers of any length. */
-const VERIFY_PAGE = 1000;
 
 /** Statuses under which events route to a version. */
 const ROUTABLE: readonly WorkflowStatus[] = ['LIVE', 'AUTONOMOUS'];
@@ -270,42 +266,7 @@ export function createKeel(config: KeelConfig) {
      * then, when `engine` is given, that the run was recorded by that engine version.
      */
     async verify(tenant: string, runId: string, o: { engine?: string } = {}): Promise<VerifyResult> {
-      const run = await getRun(tenant, runId);
-      const status = new StatusFold();
-      let engineOf: string | undefined;
-      const verifier = new LedgerVerifier(runId, (kind, payload, seq) => {
-        if (seq === 0) engineOf = (payload as PayloadOf<'run.started'>).engine;
-        status.apply(kind, payload);
-      });
-      // Pages keep memory flat however long the ledger is.
-      for (let from = 0; ; ) {
-        const page = await store.readEntries(tenant, runId, from, VERIFY_PAGE);
-        const ok = page.every((e) => verifier.push(e));
-        if (!ok || page.length < VERIFY_PAGE) break;
-        from += page.length;
-      }
-      const result = verifier.result(run.head);
-      if (!result.ok) return result;
-      const fail = (code: VerifyFailureCode, seq: number, message: string): VerifyResult => ({
-        ok: false,
-        entries: result.entries,
-        failure: { code, seq, message },
-      });
-      if (status.status !== run.status) {
-        return fail(
-          'status_mismatch',
-          result.head.seq,
-          `the run is stored as ${run.status} but its ledger says ${status.status}`,
-        );
-      }
-      if (o.engine !== undefined && engineOf !== o.engine) {
-        return fail(
-          'engine_drift',
-          0,
-          `the run was recorded by ${engineOf}, not ${o.engine}; replay it under the engine that recorded it`,
-        );
-      }
-      return result;
+      return verifyRun(store, await getRun(tenant, runId), o);
     },
     resume: (tenant: string, runId: string) => engine.resume(tenant, runId),
     /**

@@ -10,10 +10,11 @@ import { isKeelError } from '../core/errors.ts';
 import type { PayloadOf } from '../core/ledger/index.ts';
 import type { RunState } from '../core/run/index.ts';
 import type { SourceRef } from '../core/spec/index.ts';
-import type { RawSources, ToolDefinition } from '../ports/index.ts';
+import { type Delta, deltaProblems } from '../core/world/index.ts';
+import { isResultWithDeltas, type RawSources, type ToolDefinition } from '../ports/index.ts';
 
 export type StepOutcome =
-  | { readonly ok: true; readonly output: unknown }
+  | { readonly ok: true; readonly output: unknown; readonly deltas?: readonly Delta[] }
   | { readonly ok: false; readonly error: { readonly code: string; readonly message: string } }
   /** Replay only: the record holds no outcome for this call because it was never known (a crash). */
   | { readonly ok: false; readonly unknown: true };
@@ -139,6 +140,20 @@ export function liveEffects(
             idempotencyKey: a.idempotencyKey,
             attempt: a.attempt,
           })) ?? null;
+        if (isResultWithDeltas(output)) {
+          const problems = deltaProblems(output.deltas);
+          if (problems.length > 0) {
+            const p = problems[0]!;
+            return {
+              ok: false,
+              error: { code: 'invalid_deltas', message: `delta ${p.index}: ${p.message}` },
+            };
+          }
+          const masked = maskSecrets(output.output ?? null, revealed);
+          const deltas = maskSecrets(output.deltas, revealed) as Delta[];
+          canonicalize({ masked, deltas });
+          return deltas.length > 0 ? { ok: true, output: masked, deltas } : { ok: true, output: masked };
+        }
         const masked = maskSecrets(output, revealed);
         canonicalize(masked);
         return { ok: true, output: masked };

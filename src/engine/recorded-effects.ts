@@ -39,7 +39,11 @@ export function indexLedger(entries: readonly Entry[]): RecordedLedger {
     if (e.kind === 'source.drawn') draws.push(e.payload as PayloadOf<'source.drawn'>);
     else if (e.kind === 'step.completed') {
       const p = e.payload as PayloadOf<'step.completed'>;
-      push(outcomes, p.step, { ok: true, output: p.output });
+      push(
+        outcomes,
+        p.step,
+        p.deltas ? { ok: true, output: p.output, deltas: p.deltas } : { ok: true, output: p.output },
+      );
     } else if (e.kind === 'step.failed') {
       const p = e.payload as PayloadOf<'step.failed'>;
       push(outcomes, p.step, { ok: false, error: p.error });

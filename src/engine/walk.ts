@@ -22,7 +22,9 @@ import {
   proposalIdFor,
 } from '../core/run/index.ts';
 import { resolveArgs, type SourceRef } from '../core/spec/index.ts';
-import type { VersionRecord } from '../ports/index.ts';
+import { formatArgProblem, validateValue } from '../core/tools/index.ts';
+import { applyDeltas, type Delta, type World } from '../core/world/index.ts';
+import type { ToolDefinition, VersionRecord } from '../ports/index.ts';
 import type { Effects } from './effects.ts';
 import type { RunWriter } from './run-writer.ts';
 import type { ToolRegistry } from './tool-registry.ts';
@@ -260,12 +262,23 @@ async function invoke(
   // The outcome of a call that must not be repeated is committed before the next effect.
   if (!tool.idempotent && !('unknown' in outcome)) w.markUnreproducible();
   if (outcome.ok) {
+    const failure = postconditionFailure(tool, outcome, w.state.world);
+    if (failure) {
+      w.add('step.failed', { step: a.step, tool: a.tool, proposalId: a.proposalId, error: failure });
+      w.add('run.finished', {
+        status: 'failed',
+        outputs: w.state.outputs,
+        reason: `${a.tool}: ${failure.message}`,
+      });
+      return true;
+    }
     w.add('step.completed', {
       step: a.step,
       tool: a.tool,
       proposalId: a.proposalId,
       output: outcome.output,
       costCents: a.costCents,
+      ...(outcome.deltas ? { deltas: outcome.deltas } : {}),
     });
     return true;
   }
@@ -277,4 +290,26 @@ async function invoke(
     reason: `${a.tool}: ${outcome.error.message}`,
   });
   return true;
+}
+
+/**
+ * A step's result commits only if its postconditions hold: the output fits the tool's declared
+ * result schema, and its deltas apply to a trial copy of the run's world. The failure, if any.
+ */
+function postconditionFailure(
+  tool: ToolDefinition,
+  outcome: { output: unknown; deltas?: readonly Delta[] },
+  world: World,
+): { code: string; message: string } | undefined {
+  if (tool.result) {
+    const problems = validateValue(tool.result, outcome.output);
+    if (problems.length > 0) {
+      return { code: 'postcondition_failed', message: `output ${problems.map(formatArgProblem).join('; ')}` };
+    }
+  }
+  if (outcome.deltas) {
+    const r = applyDeltas(world, outcome.deltas);
+    if (!r.ok) return { code: r.failure.code, message: r.failure.message };
+  }
+  return undefined;
 }

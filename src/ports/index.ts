@@ -22,3 +22,4 @@ export type {
   ToolHandler,
   ToolReconciler,
 } from './tool-invoker.ts';
+export { isResultWithDeltas, type ToolResultWithDeltas, withDeltas } from './tool-invoker.ts';

@@ -4,6 +4,7 @@
  * from (run, step, attempt) that the tool should use to make a repeated call a no-op.
  */
 import type { ToolDescriptor } from '../core/tools/index.ts';
+import type { Delta } from '../core/world/index.ts';
 
 export interface ToolContext {
   readonly tenant: string;
@@ -14,6 +15,27 @@ export interface ToolContext {
 }
 
 export type ToolHandler = (args: Record<string, unknown>, ctx: ToolContext) => unknown;
+
+const WITH_DELTAS = Symbol.for('keel.toolResultWithDeltas');
+
+/** A tool's output together with the changes it made to the run's world. */
+export interface ToolResultWithDeltas {
+  readonly [WITH_DELTAS]: true;
+  readonly output: unknown;
+  readonly deltas: readonly Delta[];
+}
+
+/**
+ * Return this from a handler to report world changes: `create` a resource, `replace` or `retract`
+ * one at the version you read. The step completes only if every delta applies to the run's world.
+ */
+export function withDeltas(output: unknown, deltas: readonly Delta[]): ToolResultWithDeltas {
+  return { [WITH_DELTAS]: true, output, deltas };
+}
+
+export function isResultWithDeltas(v: unknown): v is ToolResultWithDeltas {
+  return typeof v === 'object' && v !== null && (v as Record<symbol, unknown>)[WITH_DELTAS] === true;
+}
 
 /** What a tool's reconcile check found out about a call whose outcome was never recorded. */
 export interface ReconcileFinding {

@@ -23,6 +23,7 @@ export function spyTool(
     idempotent: o.idempotent ?? true,
     scopes: o.scopes ?? [],
     ...(o.cost ? { cost: o.cost } : {}),
+    ...(o.result ? { result: o.result } : {}),
     calls,
     handler: (args, ctx) => {
       calls.push({ args, ctx });

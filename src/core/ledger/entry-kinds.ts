@@ -6,6 +6,7 @@
  * or a required field changes what old ledgers verify against: add optional fields instead.
  */
 import type { Digest } from '../canonical/index.ts';
+import type { Delta } from '../world/index.ts';
 
 export type RunStatus =
   | 'running'
@@ -75,7 +76,15 @@ export interface Payloads {
     channel: string;
   };
   'approval.resolved': { proposalId: Digest; decision: 'approved' | 'denied'; by: string; note?: string };
-  'step.completed': { step: string; tool: string; proposalId: Digest; output: unknown; costCents: number };
+  'step.completed': {
+    step: string;
+    tool: string;
+    proposalId: Digest;
+    output: unknown;
+    costCents: number;
+    /** Changes the step made to the run's world; applied on a trial copy before this entry was written. */
+    deltas?: readonly Delta[];
+  };
   'step.failed': { step: string; tool: string; proposalId: Digest; error: { code: string; message: string } };
   'run.finished': { status: TerminalStatus; outputs: Record<string, unknown>; reason?: string };
   /**
@@ -168,6 +177,7 @@ const SHAPES: { readonly [K in EntryKind]: Shape } = {
     proposalId: 'digest',
     output: 'any',
     costCents: 'number',
+    deltas: 'array?',
   },
   'step.failed': { step: 'string', tool: 'string', proposalId: 'digest', error: 'object' },
   'run.finished': { status: ['completed', 'refused', 'failed'], outputs: 'object', reason: 'string?' },

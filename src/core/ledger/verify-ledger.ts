@@ -7,6 +7,7 @@
  * checked by later layers on top of this one.
  */
 import { canonicalize, digestBytes } from '../canonical/index.ts';
+import type { DeltaFailureCode } from '../world/index.ts';
 import { ENTRY_VERSION, envelopeText, type Head, jsonString, type StoredEntry } from './entry.ts';
 import { type EntryKind, isEntryKind, payloadProblem, ROOT_KINDS } from './entry-kinds.ts';
 
@@ -60,7 +61,8 @@ export type VerifyFailureCode =
   | 'unsupported_version'
   | 'head_mismatch'
   | 'status_mismatch'
-  | 'engine_drift';
+  | 'engine_drift'
+  | DeltaFailureCode;
 
 export interface VerifyFailure {
   readonly code: VerifyFailureCode;

@@ -4,6 +4,7 @@
  */
 import type { Entry, PayloadOf } from '../ledger/index.ts';
 import { formatCents } from '../money.ts';
+import type { Delta } from '../world/index.ts';
 
 function money(cents: number): string {
   return `$${formatCents(cents)}`;
@@ -54,7 +55,8 @@ export function describeEntry(e: Entry): string {
     }
     case 'step.completed': {
       const p = e.payload as PayloadOf<'step.completed'>;
-      return `Ran ${p.tool} for step ${p.step}: ${summarizeOutput(p.output)}.`;
+      const changes = p.deltas?.length ? `; ${p.deltas.map(describeDelta).join(', ')}` : '';
+      return `Ran ${p.tool} for step ${p.step}: ${summarizeOutput(p.output)}${changes}.`;
     }
     case 'step.failed': {
       const p = e.payload as PayloadOf<'step.failed'>;
@@ -84,4 +86,15 @@ export function describeEntry(e: Entry): string {
 function summarizeOutput(output: unknown): string {
   const s = JSON.stringify(output) ?? 'null';
   return `returned ${s.length > 80 ? `${s.slice(0, 77)}...` : s}`;
+}
+
+function describeDelta(d: Delta): string {
+  switch (d.op) {
+    case 'create':
+      return `created ${d.id}`;
+    case 'replace':
+      return `replaced ${d.id} (was version ${d.expectedVersion})`;
+    case 'retract':
+      return `retracted ${d.id} (was version ${d.expectedVersion})`;
+  }
 }

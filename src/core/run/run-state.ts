@@ -3,8 +3,10 @@
  * rebuilds it from the stored entries on resume, so both paths share this single fold.
  * Pure: entries in, state out. Never reads a clock or a store.
  */
+
 import type { Digest } from '../canonical/index.ts';
 import type { Entry, EventRecord, Head, PayloadOf, RunStatus } from '../ledger/index.ts';
+import { applyDeltas, EMPTY_WORLD, type World } from '../world/index.ts';
 
 export interface RunState {
   readonly runId: string;
@@ -21,6 +23,8 @@ export interface RunState {
   readonly outputs: Record<string, unknown>;
   /** The same outputs in the shape templates read them (`steps.<name>.output`), kept in step. */
   readonly stepScope: Record<string, { output: unknown }>;
+  /** The resources the run has touched, folded from its steps' deltas. */
+  world: World;
   readonly completed: Set<string>;
   /** Steps allowed so far (each counts against maxSteps). */
   stepsTaken: number;
@@ -61,6 +65,7 @@ export function startState(root: Entry<'run.started'>): RunState {
     head: { seq: root.seq, hash: root.hash },
     outputs: {},
     stepScope: {},
+    world: EMPTY_WORLD,
     completed: new Set(),
     stepsTaken: 0,
     spentCents: 0,
@@ -99,6 +104,12 @@ export function applyEntry(s: RunState, e: Entry): void {
       const p = e.payload as PayloadOf<'step.completed'>;
       s.outputs[p.step] = p.output;
       s.stepScope[p.step] = { output: p.output };
+      if (p.deltas) {
+        // Deltas were applied on a trial world before the entry was written; a ledger whose
+        // deltas do not apply is caught by verify, and the world then stays as it was.
+        const r = applyDeltas(s.world, p.deltas);
+        if (r.ok) s.world = r.world;
+      }
       s.completed.add(p.step);
       s.spentCents += p.costCents;
       s.inFlight = undefined;

@@ -7,4 +7,10 @@ export {
   type ToolDescriptor,
   type ToolEffect,
 } from './tool-descriptor.ts';
-export { type ArgProblem, type ArgProblemKind, formatArgProblem, validateArgs } from './validate-args.ts';
+export {
+  type ArgProblem,
+  type ArgProblemKind,
+  formatArgProblem,
+  validateArgs,
+  validateValue,
+} from './validate-args.ts';

@@ -27,6 +27,8 @@ export interface ToolDescriptor {
   readonly idempotent: boolean;
   readonly scopes: readonly string[];
   readonly cost?: ToolCost;
+  /** Postcondition: a JSON Schema the tool's output must satisfy before the step can complete. */
+  readonly result?: JsonSchema;
 }
 
 const NAME_RE = /^[A-Za-z_][A-Za-z0-9_.-]{0,127}$/;

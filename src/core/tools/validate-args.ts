@@ -7,7 +7,7 @@
  */
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
-import type { ToolDescriptor } from './tool-descriptor.ts';
+import type { JsonSchema, ToolDescriptor } from './tool-descriptor.ts';
 
 export type ArgProblemKind =
   | 'missing'
@@ -27,16 +27,22 @@ export interface ArgProblem {
 
 const ajv = new Ajv2020({ allErrors: true, strict: false, useDefaults: false, coerceTypes: false });
 addFormats.default(ajv);
-const compiled = new WeakMap<ToolDescriptor, ValidateFunction>();
 
 export function validateArgs(tool: ToolDescriptor, args: Record<string, unknown>): ArgProblem[] {
-  let validate = compiled.get(tool);
+  return validateValue(tool.args, args);
+}
+
+const bySchema = new WeakMap<object, ValidateFunction>();
+
+/** Problems of `value` against a JSON Schema (compiled once per schema object). */
+export function validateValue(schema: JsonSchema, value: unknown): ArgProblem[] {
+  let validate = bySchema.get(schema);
   if (!validate) {
-    validate = ajv.compile(tool.args);
-    compiled.set(tool, validate);
+    validate = ajv.compile(schema);
+    bySchema.set(schema, validate);
   }
-  if (validate(args)) return [];
-  return (validate.errors ?? []).map((e) => toProblem(e, args));
+  if (validate(value)) return [];
+  return (validate.errors ?? []).map((e) => toProblem(e, value));
 }
 
 /** `/items/0/note` -> `items[0].note` */
