@@ -11,9 +11,9 @@ import type { Digest } from '../../core/canonical/index.ts';
 import { ErrorCode, KeelError } from '../../core/errors.ts';
 import type { StoredEntry } from '../../core/ledger/index.ts';
 import type { ClaimedRun, WorkerRecord, WorkerStatus } from '../../ports/index.ts';
+import type { Row } from '../shared/rows.ts';
 import type { PostgresTarget } from './connection.ts';
 import { readEntryRows } from './queries.ts';
-import type { Row } from './rows.ts';
 
 /** Rows of workers not seen for this long are dropped when a worker registers. */
 export const WORKER_ROW_TTL_MS = 3_600_000;

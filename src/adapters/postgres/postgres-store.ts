@@ -24,6 +24,16 @@ import type {
   WorkerStatus,
 } from '../../ports/index.ts';
 import {
+  decodeCursor,
+  encodeCursor,
+  type Row,
+  RUN_COLUMNS,
+  toApproval,
+  toPromotion,
+  toRun,
+  toVersion,
+} from '../shared/rows.ts';
+import {
   createPool,
   type PoolOptions,
   type PostgresTarget,
@@ -42,16 +52,6 @@ import {
 } from './leases.ts';
 import { checkSchemaVersion, type MigrationReport, migrateSchema } from './migrate.ts';
 import { readEntryRows, SQL } from './queries.ts';
-import {
-  decodeCursor,
-  encodeCursor,
-  type Row,
-  RUN_COLUMNS,
-  toApproval,
-  toPromotion,
-  toRun,
-  toVersion,
-} from './rows.ts';
 
 export interface PostgresStoreOptions extends PoolOptions {
   /** The schema Keel's tables live in (default `public`, or the URL's `?schema=`). */

@@ -6,7 +6,7 @@
 import type pg from 'pg';
 import type { Digest } from '../../core/canonical/index.ts';
 import type { StoredEntry } from '../../core/ledger/index.ts';
-import { RUN_COLUMNS } from './rows.ts';
+import { RUN_COLUMNS } from '../shared/rows.ts';
 
 export const SQL = {
   getRun: `SELECT ${RUN_COLUMNS} FROM runs WHERE run_id = $1 AND tenant = $2`,

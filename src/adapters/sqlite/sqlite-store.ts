@@ -13,8 +13,7 @@ import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import type { Digest } from '../../core/canonical/index.ts';
 import { ErrorCode, KeelError } from '../../core/errors.ts';
-import type { Head, RunStatus, StoredEntry } from '../../core/ledger/index.ts';
-import type { WorkflowSpec, WorkflowStatus } from '../../core/spec/index.ts';
+import type { Head, StoredEntry } from '../../core/ledger/index.ts';
 import type {
   AppendRequest,
   ClaimedRun,
@@ -29,6 +28,15 @@ import type {
   WorkerRecord,
   WorkerStatus,
 } from '../../ports/index.ts';
+import {
+  decodeCursor,
+  encodeCursor,
+  type Row,
+  toApproval,
+  toPromotion,
+  toRun,
+  toVersion,
+} from '../shared/rows.ts';
 import { MIGRATIONS, SCHEMA_VERSION } from './schema.ts';
 import { SqliteLeases } from './sqlite-leases.ts';
 
@@ -42,8 +50,6 @@ interface Pending {
   readonly resolve: (h: Head) => void;
   readonly reject: (e: unknown) => void;
 }
-
-type Row = Record<string, unknown>;
 
 export class SqliteStore implements Store {
   private readonly db: Database.Database;
@@ -171,7 +177,9 @@ export class SqliteStore implements Store {
       insertPromotion: db.prepare(
         `INSERT INTO promotions (tenant, workflow_id, version, from_status, to_status, by, at) VALUES (?, ?, ?, ?, ?, ?, ?)`,
       ),
-      promotions: db.prepare('SELECT * FROM promotions WHERE tenant = ? AND workflow_id = ? ORDER BY id'),
+      promotions: db.prepare(
+        'SELECT tenant, workflow_id, version, from_status, to_status, by AS promoted_by, at FROM promotions WHERE tenant = ? AND workflow_id = ? ORDER BY id',
+      ),
     };
   }
 
@@ -395,17 +403,7 @@ export class SqliteStore implements Store {
     const rows = (
       runId === undefined ? this.st.approvalsByTenant.all(tenant) : this.st.approvalsByRun.all(tenant, runId)
     ) as Row[];
-    return rows.map((r) => ({
-      tenant: r.tenant as string,
-      runId: r.run_id as string,
-      proposalId: r.proposal_id as Digest,
-      step: r.step as string,
-      tool: r.tool as string,
-      args: JSON.parse(r.args as string),
-      reason: r.reason as string,
-      channel: r.channel as string,
-      requestedAt: r.requested_at as string,
-    }));
+    return rows.map(toApproval);
   }
 
   async putVersion(rec: VersionRecord): Promise<{ created: boolean; record: VersionRecord }> {
@@ -474,15 +472,7 @@ export class SqliteStore implements Store {
   }
 
   async listPromotions(tenant: string, workflowId: string): Promise<Promotion[]> {
-    return (this.st.promotions.all(tenant, workflowId) as Row[]).map((r) => ({
-      tenant: r.tenant as string,
-      workflowId: r.workflow_id as string,
-      version: r.version as number,
-      from: r.from_status as WorkflowStatus,
-      to: r.to_status as WorkflowStatus,
-      by: r.by as string,
-      at: r.at as string,
-    }));
+    return (this.st.promotions.all(tenant, workflowId) as Row[]).map(toPromotion);
   }
 
   async claimRuns(owner: string, leaseMs: number, limit: number, now: number): Promise<ClaimedRun[]> {
@@ -563,63 +553,5 @@ function conflict(req: AppendRequest, why: string): KeelError {
   return new KeelError(ErrorCode.headConflict, `cannot append to run ${req.runId}: ${why}`, {
     runId: req.runId,
     expectedHead: req.expectedHead,
-  });
-}
-
-function toRun(r: Row): RunRecord {
-  return {
-    runId: r.run_id as string,
-    tenant: r.tenant as string,
-    workflowId: r.workflow_id as string,
-    version: r.version as number,
-    specHash: r.spec_hash as Digest,
-    status: r.status as RunStatus,
-    head: { seq: r.head_seq as number, hash: r.head_hash as Digest },
-    eventId: r.event_id as string,
-    eventType: r.event_type as string,
-    createdAt: r.created_at as string,
-    updatedAt: r.updated_at as string,
-  };
-}
-
-/** Parsed specs by hash: a spec hash names immutable content, so parsing it once is enough. */
-const specCache = new Map<string, WorkflowSpec>();
-
-function specOf(r: Row): WorkflowSpec {
-  const hash = r.spec_hash as string;
-  let spec = specCache.get(hash);
-  if (!spec) {
-    spec = JSON.parse(r.spec as string) as WorkflowSpec;
-    if (specCache.size >= 1000) specCache.clear();
-    specCache.set(hash, spec);
-  }
-  return spec;
-}
-
-function toVersion(r: Row): VersionRecord {
-  return {
-    tenant: r.tenant as string,
-    workflowId: r.workflow_id as string,
-    version: r.version as number,
-    specHash: r.spec_hash as Digest,
-    spec: specOf(r),
-    status: r.status as WorkflowStatus,
-    publishedAt: r.published_at as string,
-    publishedBy: r.published_by as string,
-  };
-}
-
-function encodeCursor(createdAt: string, runId: string): string {
-  return Buffer.from(JSON.stringify([createdAt, runId])).toString('base64url');
-}
-
-function decodeCursor(cursor: string): [string, string] {
-  try {
-    const v = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
-    if (Array.isArray(v) && v.length === 2 && typeof v[0] === 'string' && typeof v[1] === 'string')
-      return [v[0], v[1]];
-  } catch {}
-  throw new KeelError(ErrorCode.usage, 'cursor: not a cursor returned by a previous page', {
-    field: 'cursor',
   });
 }

@@ -1,7 +1,7 @@
 /**
- * PostgreSQL rows to the Store port's records, and the run-listing cursor. Pure mapping: nothing
- * here queries. The cursor encodes (createdAt, runId) exactly as the SQLite store does, so a page
- * boundary means the same thing on both stores.
+ * Store rows (SQLite and PostgreSQL alike) to the Store port's records, and the run-listing cursor.
+ * Pure mapping: nothing here queries. Both stores use the same column names and the same cursor
+ * (createdAt, runId), so a page boundary means the same thing on both.
  */
 import type { Digest } from '../../core/canonical/index.ts';
 import { ErrorCode, KeelError } from '../../core/errors.ts';
