@@ -28,6 +28,7 @@ import {
   encodeCursor,
   type Row,
   RUN_COLUMNS,
+  samePublishedVersion,
   toApproval,
   toPromotion,
   toRun,
@@ -176,20 +177,7 @@ export class PostgresStore implements Store {
       return { created: true, record: rec };
     }
     const existing = await this.getVersion(rec.tenant, rec.workflowId, rec.version);
-    if (!existing) throw new KeelError(ErrorCode.internal, 'version vanished during publish');
-    if (existing.specHash !== rec.specHash) {
-      throw new KeelError(
-        ErrorCode.versionImmutable,
-        `${rec.workflowId} v${rec.version} is already published with different content (${existing.specHash}); publish it as a new version`,
-        {
-          workflowId: rec.workflowId,
-          version: rec.version,
-          publishedHash: existing.specHash,
-          newHash: rec.specHash,
-        },
-      );
-    }
-    return { created: false, record: existing };
+    return { created: false, record: samePublishedVersion(rec, existing) };
   }
 
   async getVersion(tenant: string, workflowId: string, version?: number): Promise<VersionRecord | undefined> {

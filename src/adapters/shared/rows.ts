@@ -97,3 +97,24 @@ export function decodeCursor(cursor: string): [string, string] {
     field: 'cursor',
   });
 }
+
+/**
+ * After an insert of `rec` did nothing: the same content published again is a no-op that returns
+ * the stored version; other content under the same id and version is refused.
+ */
+export function samePublishedVersion(rec: VersionRecord, existing: VersionRecord | undefined): VersionRecord {
+  if (!existing) throw new KeelError(ErrorCode.internal, 'version vanished during publish');
+  if (existing.specHash !== rec.specHash) {
+    throw new KeelError(
+      ErrorCode.versionImmutable,
+      `${rec.workflowId} v${rec.version} is already published with different content (${existing.specHash}); publish it as a new version`,
+      {
+        workflowId: rec.workflowId,
+        version: rec.version,
+        publishedHash: existing.specHash,
+        newHash: rec.specHash,
+      },
+    );
+  }
+  return existing;
+}

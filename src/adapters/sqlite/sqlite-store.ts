@@ -32,6 +32,7 @@ import {
   decodeCursor,
   encodeCursor,
   type Row,
+  samePublishedVersion,
   toApproval,
   toPromotion,
   toRun,
@@ -419,20 +420,7 @@ export class SqliteStore implements Store {
     );
     if (r.changes === 1) return { created: true, record: rec };
     const existing = await this.getVersion(rec.tenant, rec.workflowId, rec.version);
-    if (!existing) throw new KeelError(ErrorCode.internal, 'version vanished during publish');
-    if (existing.specHash !== rec.specHash) {
-      throw new KeelError(
-        ErrorCode.versionImmutable,
-        `${rec.workflowId} v${rec.version} is already published with different content (${existing.specHash}); publish it as a new version`,
-        {
-          workflowId: rec.workflowId,
-          version: rec.version,
-          publishedHash: existing.specHash,
-          newHash: rec.specHash,
-        },
-      );
-    }
-    return { created: false, record: existing };
+    return { created: false, record: samePublishedVersion(rec, existing) };
   }
 
   async getVersion(tenant: string, workflowId: string, version?: number): Promise<VersionRecord | undefined> {
