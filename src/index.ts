@@ -2,7 +2,14 @@
  * Keel's public surface as a library: the composition root and the types a host needs to define
  * tools and read results. Everything else is internal and may change.
  */
-export { createKeel, type EmitResult, type HistoryLine, type Keel, type KeelConfig, openStore } from './app/index.ts';
+export {
+  createKeel,
+  type EmitResult,
+  type HistoryLine,
+  type Keel,
+  type KeelConfig,
+  openStore,
+} from './app/index.ts';
 export { ErrorCode, isKeelError, KeelError } from './core/errors.ts';
 export type { Entry, EventRecord, RunStatus, StoredEntry, VerifyResult } from './core/ledger/index.ts';
 export type { WorkflowSpec, WorkflowStatus } from './core/spec/index.ts';

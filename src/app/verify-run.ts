@@ -15,7 +15,7 @@ import { applyDeltas, EMPTY_WORLD, type World } from '../core/world/index.ts';
 import type { RunRecord, Store } from '../ports/index.ts';
 
 /** Entries read per page: bounds memory for ledgers of any length. */
-const PAGE = 1000;
+const PAGE = 250;
 
 export async function verifyRun(
   store: Store,
@@ -46,6 +46,9 @@ export async function verifyRun(
     const ok = page.every((e) => verifier.push(e));
     if (!ok || page.length < PAGE) break;
     from += page.length;
+    // A turn of the event loop between pages lets the garbage collector finish its concurrent work;
+    // without it, a long synchronous stream of pages grows the heap long before V8 collects.
+    await new Promise((resolve) => setImmediate(resolve));
   }
   const result = verifier.result(run.head);
   if (!result.ok) {

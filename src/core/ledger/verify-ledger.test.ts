@@ -691,6 +691,21 @@ describe('verifyLedger: genesis, kinds and runs', () => {
     }
   });
 
+  it('rejects hash-consistent payload text holding an escaped lone surrogate or an unsafe integer', () => {
+    for (const text of [
+      '{"source":"clock","value":"\\ud800"}',
+      '{"source":"clock","value":9007199254740993}',
+    ]) {
+      const entries = refundRun().slice(0, 2);
+      const prev = entries[1]!;
+      const bytes = new TextEncoder().encode(text);
+      entries.push(
+        forged({ v: 1, runId: RUN, seq: 2, kind: 'source.drawn', prevHash: prev.hash, at: at(2) }, bytes),
+      );
+      expectFailure(verifyLedger(RUN, entries), 'not_canonical', 2, /canonical form/);
+    }
+  });
+
   it('rejects a payload whose closed-set field holds another value', () => {
     const entries = refundRun().slice(0, 2);
     const prev = entries[1]!;
