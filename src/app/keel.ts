@@ -7,13 +7,7 @@ import { hostname } from 'node:os';
 import { systemSources } from '../adapters/system/index.ts';
 import type { Digest } from '../core/canonical/index.ts';
 import { ErrorCode, KeelError } from '../core/errors.ts';
-import {
-  decodeEntry,
-  type Entry,
-  type PayloadOf,
-  type StoredEntry,
-  type VerifyResult,
-} from '../core/ledger/index.ts';
+import { decodeEntry, type Entry, type StoredEntry, type VerifyResult } from '../core/ledger/index.ts';
 import { describeEntry, parseEvent } from '../core/run/index.ts';
 import {
   parseSpec,

@@ -12,6 +12,8 @@ export const EXIT = {
   verificationFailed: 5,
   storeUnavailable: 6,
   determinismViolation: 7,
+  /** A writ was refused: attenuation widened it, or its chain or signature did not verify. */
+  writRefused: 8,
 } as const;
 
 const TABLE: Record<ErrorCode, number> = {
@@ -31,6 +33,9 @@ const TABLE: Record<ErrorCode, number> = {
   store_unavailable: EXIT.storeUnavailable,
   determinism_violation: EXIT.determinismViolation,
   plan_invalid: EXIT.usage,
+  policy_invalid: EXIT.usage,
+  writ_invalid: EXIT.usage,
+  writ_refused: EXIT.writRefused,
   internal: EXIT.internal,
 };
 

@@ -14,6 +14,7 @@ import { formatFinding, type PlanFinding } from '../plan/plan-finding.ts';
 import { actor, type CliContext, type GlobalOptions, openContext } from './context.ts';
 import { runDemo } from './demo.ts';
 import { EXIT, exitCodeFor } from './exit-codes.ts';
+import { registerGovernanceCommands } from './governance-commands.ts';
 import { initProject } from './init.ts';
 import { runMigrate } from './migrate.ts';
 import { line, printHistory, printJson, statusColor, verifyText } from './output.ts';
@@ -511,6 +512,7 @@ export function buildProgram(): Command {
       );
   }
   registerScaleOutCommands(program, withContext);
+  registerGovernanceCommands(program, reportError);
   return program;
 }
 

@@ -40,6 +40,15 @@ export const ErrorCode = {
   determinismViolation: 'determinism_violation',
   /** A plan module could not be evaluated: it threw, ran past its step or memory limit, or exported no spec. */
   planInvalid: 'plan_invalid',
+  /** A policy document failed validation; `details.problems` names each field and its problem. */
+  policyInvalid: 'policy_invalid',
+  /** A writ, writ request or key file is malformed (not a signature or subset failure). */
+  writInvalid: 'writ_invalid',
+  /**
+   * A writ was refused: attenuation widened something, or a chain failed verification.
+   * `details.code` is the specific writ code (writ_scope_widened, writ_signature_invalid, ...).
+   */
+  writRefused: 'writ_refused',
 } as const;
 
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];

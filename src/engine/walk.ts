@@ -162,6 +162,7 @@ export async function walkRun(
         costCents: decision.costCents,
         reason: decision.reason,
         channel: decision.channel,
+        ...governance(decision),
       };
       const e = w.add('approval.requested', request);
       w.approvalOpened({ tenant: s.tenant, runId: s.runId, ...request, requestedAt: e.at });
@@ -178,6 +179,7 @@ export async function walkRun(
       attempt,
       costCents: decision.costCents,
       ...(approved && s.approval?.decision ? { approvedBy: s.approval.decision.by } : {}),
+      ...governance(decision),
     });
     // The durability rule: an allow decision is committed before its effect, unless the tool is
     // idempotent and everything uncommitted is reproducible from the durable head (see RunWriter).
@@ -204,8 +206,17 @@ function refuse(
     code: d.code,
     message: d.message,
     ...(d.problems ? { problems: d.problems } : {}),
+    ...governance(d),
   });
   w.add('run.finished', { status: 'refused', outputs: w.state.outputs, reason: `${tool}: ${d.message}` });
+}
+
+/** The policy trace and writ of a decision, for the entry that records it; nothing when unchecked. */
+function governance(d: Decision): Pick<PayloadOf<'step.allowed'>, 'policy' | 'writ'> {
+  return {
+    ...(d.policy ? { policy: { ...d.policy, trace: d.policy.trace.map((t) => ({ ...t })) } } : {}),
+    ...(d.writ ? { writ: { ...d.writ } } : {}),
+  };
 }
 
 /**

@@ -19,7 +19,21 @@ export type TerminalStatus = 'completed' | 'refused' | 'failed';
 export const TERMINAL_STATUSES: readonly RunStatus[] = ['completed', 'refused', 'failed'];
 
 /** The checks a proposal passes, in order; a refusal names the one that stopped it. */
-export type CheckName = 'resolve' | 'validate' | 'max_steps' | 'spend_cap' | 'approval';
+export type CheckName = 'resolve' | 'validate' | 'writ' | 'policy' | 'max_steps' | 'spend_cap' | 'approval';
+
+/** A policy decision as ledgered: the policy's hash, its outcome, the deciding rule and the trace. */
+export interface PolicyEntry {
+  hash: Digest;
+  outcome: 'allow' | 'deny' | 'require_approval';
+  rule: string | null;
+  trace: readonly { rule: string; matched: boolean; outcome: 'allow' | 'deny' | 'require_approval' }[];
+}
+
+/** The writ a proposal was checked under (null when its chain did not verify) and the failure code. */
+export interface WritEntry {
+  hash: Digest | null;
+  code?: string;
+}
 
 export interface EventRecord {
   readonly id: string;
@@ -56,6 +70,8 @@ export interface Payloads {
     attempt: number;
     costCents: number;
     approvedBy?: string;
+    policy?: PolicyEntry;
+    writ?: WritEntry;
   };
   'step.refused': {
     step: string;
@@ -65,6 +81,8 @@ export interface Payloads {
     code: string;
     message: string;
     problems?: readonly unknown[];
+    policy?: PolicyEntry;
+    writ?: WritEntry;
   };
   'approval.requested': {
     step: string;
@@ -74,6 +92,8 @@ export interface Payloads {
     costCents: number;
     reason: string;
     channel: string;
+    policy?: PolicyEntry;
+    writ?: WritEntry;
   };
   'approval.resolved': { proposalId: Digest; decision: 'approved' | 'denied'; by: string; note?: string };
   'step.completed': {
@@ -146,15 +166,19 @@ const SHAPES: { readonly [K in EntryKind]: Shape } = {
     attempt: 'number',
     costCents: 'number',
     approvedBy: 'string?',
+    policy: 'object?',
+    writ: 'object?',
   },
   'step.refused': {
     step: 'string',
     tool: 'string',
     proposalId: 'digest|null',
-    check: ['resolve', 'validate', 'max_steps', 'spend_cap', 'approval'],
+    check: ['resolve', 'validate', 'writ', 'policy', 'max_steps', 'spend_cap', 'approval'],
     code: 'string',
     message: 'string',
     problems: 'array?',
+    policy: 'object?',
+    writ: 'object?',
   },
   'approval.requested': {
     step: 'string',
@@ -164,6 +188,8 @@ const SHAPES: { readonly [K in EntryKind]: Shape } = {
     costCents: 'number',
     reason: 'string',
     channel: 'string',
+    policy: 'object?',
+    writ: 'object?',
   },
   'approval.resolved': {
     proposalId: 'digest',

@@ -18,11 +18,13 @@ export {
   isEntryKind,
   type PayloadOf,
   type Payloads,
+  type PolicyEntry,
   payloadProblem,
   ROOT_KINDS,
   type RunStatus,
   TERMINAL_STATUSES,
   type TerminalStatus,
+  type WritEntry,
 } from './entry-kinds.ts';
 export {
   LedgerVerifier,

@@ -1,11 +1,16 @@
 /**
- * The checks every proposal passes before anything runs, in order: schema validation, the
- * step limit, the spend cap, then the destructive-tool guardrail. The result is a value: allow,
- * refuse (naming the check and why) or require an approval. This function cannot execute a tool;
- * the engine records its decision before it acts on it.
+ * The checks every proposal passes before anything runs, in order: schema validation, the writ
+ * (when the run has one), the policy (when there is one), then the guardrails: the step limit,
+ * the spend cap and the destructive-tool guardrail. A policy deny refuses at once; a policy
+ * require_approval is asked only after every refusing check has passed (nobody is asked to approve
+ * what would be refused anyway). The result is a value: allow, refuse (naming the check and why)
+ * or require an approval, carrying the policy trace and writ hash for the ledger. This function
+ * cannot execute a tool; the engine records its decision before it acts on it.
  */
+import type { Digest } from '../canonical/index.ts';
 import type { CheckName } from '../ledger/index.ts';
 import { formatCents } from '../money.ts';
+import { evaluatePolicy, type Policy, type PolicyOutcome, type TraceStep } from '../policy/index.ts';
 import {
   type ArgProblem,
   callCost,
@@ -13,22 +18,56 @@ import {
   type ToolDescriptor,
   validateArgs,
 } from '../tools/index.ts';
+import { checkWrit, type WritCheckInput } from '../writs/index.ts';
+
+/** The policy's part of a decision, as the ledger records it. */
+export interface PolicyRecord {
+  readonly hash: Digest;
+  readonly outcome: PolicyOutcome;
+  /** The deciding rule, or null when the default applied. */
+  readonly rule: string | null;
+  readonly trace: readonly TraceStep[];
+}
+
+/** The writ's part of a decision: the writ the proposal was checked under, and its failure code if any. */
+export interface WritRecord {
+  readonly hash: Digest | null;
+  readonly code?: string;
+}
+
+/** Present only when the proposal was checked against a policy / a writ. */
+interface Governance {
+  readonly policy?: PolicyRecord;
+  readonly writ?: WritRecord;
+}
 
 export type Decision =
-  | { readonly outcome: 'allow'; readonly costCents: number }
-  | {
+  | ({ readonly outcome: 'allow'; readonly costCents: number } & Governance)
+  | ({
       readonly outcome: 'refuse';
       readonly check: CheckName;
       readonly code: string;
       readonly message: string;
       readonly problems?: readonly ArgProblem[];
-    }
-  | {
+    } & Governance)
+  | ({
       readonly outcome: 'require_approval';
       readonly costCents: number;
       readonly reason: string;
       readonly channel: string;
-    };
+    } & Governance);
+
+/** A policy to evaluate, with the facts the context does not already hold. */
+export interface PolicyCheck {
+  readonly policy: Policy;
+  readonly tenant: string;
+  readonly workflowId: string;
+  /** The current time (ISO 8601), read by the caller through the clock source. */
+  readonly clock: string;
+}
+
+/** The writ a run executes under, with what the caller computed: usage from the ledger, `now` from the clock. */
+export type WritCheckContext = Omit<WritCheckInput, 'proposal'> & { readonly tenant: string };
 
 export interface ProposalContext {
   readonly tool: ToolDescriptor;
@@ -41,6 +80,10 @@ export interface ProposalContext {
   readonly versionStatus: string;
   /** True when a person already approved exactly this proposal. */
   readonly approved: boolean;
+  /** Checked after the schema and before the policy; absent means no writ check. */
+  readonly writ?: WritCheckContext;
+  /** Evaluated after the writ and before the guardrails; absent means no policy check. */
+  readonly policy?: PolicyCheck;
 }
 
 export function checkProposal(c: ProposalContext): Decision {
@@ -55,15 +98,42 @@ export function checkProposal(c: ProposalContext): Decision {
       problems,
     };
   }
+  const { totalCents: cost, fixedCents, argCents } = callCost(tool, args);
+  const gov: { policy?: PolicyRecord; writ?: WritRecord } = {};
+  if (c.writ) {
+    const w = checkWrit({ ...c.writ, proposal: { tenant: c.writ.tenant, tool, costCents: cost } });
+    if (!w.ok) {
+      gov.writ = { hash: w.hash, code: w.code };
+      return { outcome: 'refuse', check: 'writ', code: w.code, message: w.message, ...gov };
+    }
+    gov.writ = { hash: w.hash };
+  }
+  let approvalByPolicy: { reason: string; channel: string } | undefined;
+  if (c.policy) {
+    const p = c.policy;
+    const d = evaluatePolicy(p.policy, {
+      tool,
+      args,
+      tenant: p.tenant,
+      workflow: { id: p.workflowId, status: c.versionStatus },
+      clock: p.clock,
+    });
+    gov.policy = { hash: p.policy.hash, outcome: d.outcome, rule: d.rule, trace: d.trace };
+    if (d.outcome === 'deny')
+      return { outcome: 'refuse', check: 'policy', code: 'policy_denied', message: d.reason, ...gov };
+    // Approving re-checks the policy except the approval rule itself.
+    if (d.outcome === 'require_approval' && !c.approved)
+      approvalByPolicy = { reason: d.reason, channel: d.channel ?? 'cli' };
+  }
   if (c.stepsTaken + 1 > c.maxSteps) {
     return {
+      ...gov,
       outcome: 'refuse',
       check: 'max_steps',
       code: 'max_steps_exceeded',
       message: `this would be step ${c.stepsTaken + 1}, over the limit of ${c.maxSteps} steps`,
     };
   }
-  const { totalCents: cost, fixedCents, argCents } = callCost(tool, args);
   if (c.spentCents + cost > c.capCents) {
     const from = tool.cost?.fromArg;
     const arg =
@@ -76,19 +146,22 @@ export function checkProposal(c: ProposalContext): Decision {
           : `cost ${formatCents(cost)} (${arg} plus a fixed ${formatCents(fixedCents)})`;
     const already = c.spentCents > 0 ? ` plus ${formatCents(c.spentCents)} already spent` : '';
     return {
+      ...gov,
       outcome: 'refuse',
       check: 'spend_cap',
       code: 'spend_cap_exceeded',
       message: `${what}${already} exceeds the spend cap of ${formatCents(c.capCents)}`,
     };
   }
+  if (approvalByPolicy) return { ...gov, outcome: 'require_approval', costCents: cost, ...approvalByPolicy };
   if (tool.destructive && c.versionStatus !== 'AUTONOMOUS' && !c.approved) {
     return {
+      ...gov,
       outcome: 'require_approval',
       costCents: cost,
       reason: `${tool.name} is destructive and this version is ${c.versionStatus}, not AUTONOMOUS`,
       channel: 'cli',
     };
   }
-  return { outcome: 'allow', costCents: cost };
+  return { ...gov, outcome: 'allow', costCents: cost };
 }

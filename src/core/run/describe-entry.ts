@@ -2,7 +2,7 @@
  * The ledger in plain language: one sentence per entry, for `keel history` and the console.
  * Pure and total: every kind has a sentence, and nothing here reads beyond the entry itself.
  */
-import type { Entry, PayloadOf } from '../ledger/index.ts';
+import type { Entry, PayloadOf, PolicyEntry } from '../ledger/index.ts';
 import { formatCents } from '../money.ts';
 import type { Delta } from '../world/index.ts';
 
@@ -39,15 +39,17 @@ export function describeEntry(e: Entry): string {
       const p = e.payload as PayloadOf<'step.allowed'>;
       const who = p.approvedBy ? `, approved by ${p.approvedBy}` : '';
       const cost = p.costCents > 0 ? ` (cost ${money(p.costCents)})` : '';
-      return `Allowed ${p.tool} with ${argsSummary(p.args)}${cost}: all checks passed${who}.`;
+      return `Allowed ${p.tool} with ${argsSummary(p.args)}${cost}: all checks passed${who}${governed(p)}.`;
     }
     case 'step.refused': {
       const p = e.payload as PayloadOf<'step.refused'>;
-      return `Refused ${p.tool}: ${p.message}.`;
+      const rules = p.policy ? ` (${consulted(p.policy)})` : '';
+      return `Refused ${p.tool}: ${p.message}${rules}.`;
     }
     case 'approval.requested': {
       const p = e.payload as PayloadOf<'approval.requested'>;
-      return `Waiting for approval to run ${p.tool} with ${argsSummary(p.args)}: ${p.reason}.`;
+      const rules = p.policy ? ` (${consulted(p.policy)})` : '';
+      return `Waiting for approval to run ${p.tool} with ${argsSummary(p.args)}: ${p.reason}${rules}.`;
     }
     case 'approval.resolved': {
       const p = e.payload as PayloadOf<'approval.resolved'>;
@@ -81,6 +83,20 @@ export function describeEntry(e: Entry): string {
         : `${who} reconciled step ${p.step}: ${p.tool} did not happen, so the step is proposed again${note}.`;
     }
   }
+}
+
+function consulted(p: PolicyEntry): string {
+  const n = p.trace.length;
+  return `${n} policy rule${n === 1 ? '' : 's'} consulted`;
+}
+
+/** "; policy rule reads allowed it, under writ sha256:..." for governed steps, nothing otherwise. */
+function governed(p: PayloadOf<'step.allowed'>): string {
+  const parts: string[] = [];
+  if (p.policy)
+    parts.push(p.policy.rule ? `policy rule ${p.policy.rule} allowed it` : 'the policy default allowed it');
+  if (p.writ?.hash) parts.push(`under writ ${p.writ.hash.slice(0, 19)}`);
+  return parts.length > 0 ? `; ${parts.join(', ')}` : '';
 }
 
 function summarizeOutput(output: unknown): string {

@@ -4,13 +4,17 @@
  * Semantics: a missing field equals null (and only null) under ==/!=; <, <=, >, >= hold only
  * between two numbers or two strings (code-unit order, no locale), so any other pairing, missing
  * fields included, is false. A bare operand means "is truthy" (JS truthiness; missing is false).
- * Objects and arrays compare structurally. Never reads anything but the event it is given.
+ * Objects and arrays compare structurally. Never reads anything but the value it is given (an
+ * event, or the facts a policy evaluates against).
  */
 import type { EventLike } from './event-like.ts';
 import type { CompareOp, Condition, Operand } from './parse-condition.ts';
 import { MISSING, readPath } from './read-path.ts';
 
-export function evaluateCondition(c: Condition, event: EventLike): boolean {
+/** The data a condition's paths read: an event, or any plain JSON mapping (policy facts). */
+export type ConditionRoot = EventLike | Readonly<Record<string, unknown>>;
+
+export function evaluateCondition(c: Condition, event: ConditionRoot): boolean {
   switch (c.kind) {
     case 'or':
       return c.items.some((item) => evaluateCondition(item, event));
@@ -25,7 +29,7 @@ export function evaluateCondition(c: Condition, event: EventLike): boolean {
   }
 }
 
-function operandValue(o: Operand, event: EventLike): unknown {
+function operandValue(o: Operand, event: ConditionRoot): unknown {
   return o.kind === 'literal' ? o.value : readPath(event, o.path);
 }
 

@@ -1,14 +1,16 @@
 export { isUsdAmount, MAX_USD, usdToCents } from '../money.ts';
-export { evaluateCondition } from './evaluate-condition.ts';
+export { type ConditionRoot, evaluateCondition } from './evaluate-condition.ts';
 export { EVENT_SCALAR_FIELDS, type EventLike } from './event-like.ts';
 export {
   type CompareOp,
   type Condition,
+  type ConditionScope,
   type Literal,
   type Operand,
   parseCondition,
+  parseConditionIn,
 } from './parse-condition.ts';
-export { parseSpec } from './parse-spec.ts';
+export { parseSpec, parseYamlWith } from './parse-spec.ts';
 export { MISSING, type Missing, type PathSegment, readPath } from './read-path.ts';
 export { type ResolveProblem, type ResolveResult, resolveArgs, type TemplateScope } from './resolve-args.ts';
 export {

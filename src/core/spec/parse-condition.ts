@@ -5,8 +5,9 @@
  *   cmp := operand (op operand)? | '(' expr ')' ; op := == != < <= > >=
  *   operand := path | number | "string" | 'string' | true | false | null
  *
- * Owns tokenising and parsing. Never evaluates, never uses eval/Function; a path must name an
- * event field (payload..., subject, type, source, tenant, id, time; `event.` prefix allowed).
+ * Owns tokenising and parsing. Never evaluates, never uses eval/Function; by default a path must
+ * name an event field (payload..., subject, type, source, tenant, id, time; `event.` prefix
+ * allowed); a `ConditionScope` names other roots (policy `when` clauses read args, tool, ...).
  */
 
 import { ErrorCode, KeelError } from '../errors.ts';
@@ -132,9 +133,27 @@ function describe(tok: Token): string {
   return `"${tok.t}"`;
 }
 
+/**
+ * What a condition's paths may name. The default is the event (trigger conditions); other
+ * documents (policy `when` clauses) pass their own roots. `check` returns a problem or undefined;
+ * `normalize` may rewrite a path first (the event scope drops an `event.` prefix).
+ */
+export interface ConditionScope {
+  readonly normalize?: (segs: string[]) => string[];
+  readonly check: (segs: readonly string[]) => string | undefined;
+}
+
+const EVENT_SCOPE: ConditionScope = {
+  normalize: (segs) => (segs[0] === 'event' && segs.length > 1 ? segs.slice(1) : segs),
+  check: eventPathProblem,
+};
+
 class Parser {
   private i = 0;
-  constructor(private readonly toks: Token[]) {}
+  constructor(
+    private readonly toks: Token[],
+    private readonly scope: ConditionScope,
+  ) {}
 
   private peek(): Token {
     return this.toks[this.i]!;
@@ -217,26 +236,30 @@ class Parser {
       segs.push(t.v);
       this.i++;
     }
-    if (segs[0] === 'event' && segs.length > 1) segs.shift();
-    checkEventPath(segs, at);
-    return segs;
+    const out = this.scope.normalize ? this.scope.normalize(segs) : segs;
+    const problem = this.scope.check(out);
+    if (problem !== undefined) throw syntaxError(at, problem);
+    return out;
   }
 }
 
-function checkEventPath(segs: string[], at: number): void {
+function eventPathProblem(segs: readonly string[]): string | undefined {
   const [root, ...rest] = segs;
-  if (root === 'payload') return;
+  if (root === 'payload') return undefined;
   const shown = segs.join('.');
   if (!root || !isEventScalarField(root)) {
-    throw syntaxError(
-      at,
-      `unknown field "${shown}": fields are payload.<name>, subject, type, source, tenant, id or time`,
-    );
+    return `unknown field "${shown}": fields are payload.<name>, subject, type, source, tenant, id or time`;
   }
-  if (rest.length > 0) throw syntaxError(at, `"${root}" is a string and has no field "${rest.join('.')}"`);
+  if (rest.length > 0) return `"${root}" is a string and has no field "${rest.join('.')}"`;
+  return undefined;
 }
 
 /** Parses condition source text; throws `spec_invalid` with `{position, message}` on a syntax error. */
 export function parseCondition(src: string): Condition {
-  return new Parser(tokenize(src)).parse();
+  return new Parser(tokenize(src), EVENT_SCOPE).parse();
+}
+
+/** Parses a condition whose paths name the roots of `scope` instead of event fields. */
+export function parseConditionIn(src: string, scope: ConditionScope): Condition {
+  return new Parser(tokenize(src), scope).parse();
 }

@@ -25,6 +25,19 @@ import type { SpecOptions, WorkflowSpec } from './workflow-spec.ts';
 type Doc = Document.Parsed;
 
 export function parseSpec(text: string, file: string, options: SpecOptions = {}): WorkflowSpec {
+  return parseYamlWith(text, file, (c, value) => buildSpec(c, value, options));
+}
+
+/**
+ * The YAML bridge any Keel document uses (specs, policies): parses `text`, reports YAML problems
+ * with line and column, then hands the plain value to `build`, whose problems are located at the
+ * offending node. Throws `spec_invalid` carrying every problem; `build` returns undefined to fail.
+ */
+export function parseYamlWith<T>(
+  text: string,
+  file: string,
+  build: (c: SpecChecker, value: unknown) => T | undefined,
+): T {
   const lc = new LineCounter();
   const doc = parseDocument(text, {
     lineCounter: lc,
@@ -45,8 +58,8 @@ export function parseSpec(text: string, file: string, options: SpecOptions = {})
       c.problems.push({ file, field: '', message: `cannot read the document: ${(e as Error).message}` });
       throw specInvalidError(c.sorted());
     }
-    const spec = buildSpec(c, value, options);
-    if (spec && c.problems.length === 0) return spec;
+    const built = build(c, value);
+    if (built !== undefined && c.problems.length === 0) return built;
   }
   throw specInvalidError(c.sorted());
 }

@@ -7,6 +7,7 @@ export {
   type ToolDescriptor,
   type ToolEffect,
 } from './tool-descriptor.ts';
+export { isToolPattern, patternCovers, patternMatches } from './tool-pattern.ts';
 export {
   type ArgProblem,
   type ArgProblemKind,

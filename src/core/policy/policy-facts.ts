@@ -1,0 +1,71 @@
+/**
+ * The facts a policy `when` clause reads, and which paths it may name.
+ *
+ *   args.<name>...            the proposal's resolved arguments
+ *   tool.name | tool.destructive | tool.effect | tool.scopes
+ *   tenant                    the run's tenant
+ *   workflow.id | workflow.status
+ *   clock.time | clock.date | clock.hour | clock.minute | clock.weekday   (UTC)
+ *
+ * The clock facts are derived from the instant the caller passes in; nothing here reads a clock.
+ * An instant that does not parse yields no clock facts, so every comparison on them is false.
+ */
+import { parseInstant } from '../instant.ts';
+import type { ConditionScope } from '../spec/index.ts';
+import type { PolicyInput } from './policy.ts';
+
+const FIELDS: Readonly<Record<string, readonly string[] | 'any' | 'scalar'>> = {
+  args: 'any',
+  tool: ['name', 'destructive', 'effect', 'scopes'],
+  tenant: 'scalar',
+  workflow: ['id', 'status'],
+  clock: ['time', 'date', 'hour', 'minute', 'weekday'],
+};
+
+const WEEKDAYS = ['sunday', 'monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday'];
+
+export const POLICY_CONDITION_SCOPE: ConditionScope = {
+  check(segs) {
+    const [root, ...rest] = segs;
+    const allowed = root === undefined ? undefined : FIELDS[root];
+    if (allowed === undefined) {
+      return `unknown field "${segs.join('.')}": fields are args.<name>, tool.<name|destructive|effect|scopes>, tenant, workflow.<id|status> or clock.<time|date|hour|minute|weekday>`;
+    }
+    if (allowed === 'any')
+      return rest.length === 0 ? `"${root}" needs a field, like ${root}.amount_usd` : undefined;
+    if (allowed === 'scalar')
+      return rest.length > 0 ? `"${root}" is a string and has no field "${rest.join('.')}"` : undefined;
+    if (rest.length !== 1 || !allowed.includes(rest[0]!)) {
+      return `unknown field "${segs.join('.')}": ${root} has ${allowed.map((f) => `${root}.${f}`).join(', ')}`;
+    }
+    return undefined;
+  },
+};
+
+export function policyFacts(input: PolicyInput): Record<string, unknown> {
+  const ms = parseInstant(input.clock);
+  let clock: Record<string, unknown> = {};
+  if (ms !== undefined) {
+    const d = new Date(ms);
+    const time = d.toISOString();
+    clock = {
+      time,
+      date: time.slice(0, 10),
+      hour: d.getUTCHours(),
+      minute: d.getUTCMinutes(),
+      weekday: WEEKDAYS[d.getUTCDay()],
+    };
+  }
+  return {
+    args: input.args,
+    tool: {
+      name: input.tool.name,
+      destructive: input.tool.destructive,
+      effect: input.tool.effect,
+      scopes: [...input.tool.scopes],
+    },
+    tenant: input.tenant,
+    workflow: { id: input.workflow.id, status: input.workflow.status },
+    clock,
+  };
+}

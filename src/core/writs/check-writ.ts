@@ -1,0 +1,102 @@
+/**
+ * Checking one proposal against the writ a run executes under, in a fixed order:
+ * signature (the whole chain verifies) -> tenant -> revocation -> time -> scope -> effect ceiling
+ * -> budget. The first failure is the answer, with its own code; nothing after it is consulted.
+ *
+ * Usage (cents, steps, calls already spent) is a value the caller computes from the ledger, so a
+ * restart cannot reset it; `now` is read by the caller through the clock source. Pure.
+ */
+import type { Digest } from '../canonical/index.ts';
+import { parseInstant } from '../instant.ts';
+import { formatCents } from '../money.ts';
+import { patternMatches, type ToolEffect } from '../tools/index.ts';
+import { type TrustedKey, verifyWritChain } from './verify-writ-chain.ts';
+import { EFFECT_RANK, type SignedWrit, type WritBudget, WritCode } from './writ.ts';
+
+export interface WritProposal {
+  readonly tenant: string;
+  readonly tool: { readonly name: string; readonly effect: ToolEffect; readonly destructive: boolean };
+  readonly costCents: number;
+}
+
+export interface WritCheckInput {
+  /** Root first; the writ the run executes under last. */
+  readonly chain: readonly SignedWrit[];
+  readonly trusted: readonly TrustedKey[];
+  /** Hashes of revoked writs; revoking a writ revokes every writ derived from it. */
+  readonly revoked: ReadonlySet<string>;
+  /** ISO 8601 instant. */
+  readonly now: string;
+  readonly proposal: WritProposal;
+  readonly usage: WritBudget;
+}
+
+export type WritCheck =
+  | { readonly ok: true; readonly hash: Digest }
+  | { readonly ok: false; readonly hash: Digest | null; readonly code: WritCode; readonly message: string };
+
+export function checkWrit(c: WritCheckInput): WritCheck {
+  const chain = verifyWritChain(c.chain, c.trusted);
+  if (!chain.ok) {
+    const v = chain.violations[0]!;
+    return {
+      ok: false,
+      hash: null,
+      code: v.code,
+      message: `writ chain rejected at link ${chain.index}: ${v.message}`,
+    };
+  }
+  const w = chain.leaf.body;
+  const hash = chain.hashes[chain.hashes.length - 1]!;
+  const no = (code: WritCode, message: string): WritCheck => ({ ok: false, hash, code, message });
+  const { tool } = c.proposal;
+  if (c.proposal.tenant !== w.tenant)
+    return no(WritCode.tenantDenied, `writ ${w.id} is for tenant ${w.tenant}, not ${c.proposal.tenant}`);
+  const revokedAt = chain.hashes.findIndex((h) => c.revoked.has(h));
+  if (revokedAt >= 0)
+    return no(
+      WritCode.revoked,
+      revokedAt === chain.hashes.length - 1
+        ? `writ ${w.id} was revoked`
+        : `writ ${w.id} derives from revoked writ ${c.chain[revokedAt]!.body.id}`,
+    );
+  const now = parseInstant(c.now);
+  if (now === undefined)
+    return no(WritCode.expired, `the time ${JSON.stringify(c.now)} is not an ISO 8601 instant`);
+  if (now < parseInstant(w.window.notBefore)!)
+    return no(WritCode.notYetValid, `writ ${w.id} is not valid before ${w.window.notBefore}`);
+  if (now >= parseInstant(w.window.notAfter)!)
+    return no(WritCode.expired, `writ ${w.id} expired at ${w.window.notAfter}`);
+  if (!w.scopes.some((s) => patternMatches(s, tool.name)))
+    return no(
+      WritCode.scopeDenied,
+      `${tool.name} is not within writ ${w.id}'s scopes (${w.scopes.join(', ') || 'none'})`,
+    );
+  if (EFFECT_RANK[tool.effect] > EFFECT_RANK[w.effectCeiling.max])
+    return no(
+      WritCode.effectDenied,
+      `${tool.name} has effect ${tool.effect}, above writ ${w.id}'s ceiling of ${w.effectCeiling.max}`,
+    );
+  if (tool.destructive && !w.effectCeiling.destructive)
+    return no(
+      WritCode.effectDenied,
+      `${tool.name} is destructive and writ ${w.id} does not allow destructive tools`,
+    );
+  const { usage, proposal } = c;
+  if (usage.steps + 1 > w.budget.steps)
+    return no(
+      WritCode.budgetExhausted,
+      `writ ${w.id} allows ${w.budget.steps} steps and ${usage.steps} were taken`,
+    );
+  if (usage.calls + 1 > w.budget.calls)
+    return no(
+      WritCode.budgetExhausted,
+      `writ ${w.id} allows ${w.budget.calls} tool calls and ${usage.calls} were made`,
+    );
+  if (usage.cents + proposal.costCents > w.budget.cents)
+    return no(
+      WritCode.budgetExhausted,
+      `cost $${formatCents(proposal.costCents)}${usage.cents > 0 ? ` plus $${formatCents(usage.cents)} already spent` : ''} exceeds writ ${w.id}'s budget of $${formatCents(w.budget.cents)}`,
+    );
+  return { ok: true, hash };
+}
