@@ -7,11 +7,10 @@
  * schema. A lease never guards the ledger: the head check of every append does.
  */
 import pg from 'pg';
-import type { Digest } from '../../core/canonical/index.ts';
 import { ErrorCode, KeelError } from '../../core/errors.ts';
 import type { StoredEntry } from '../../core/ledger/index.ts';
 import type { ClaimedRun, WorkerRecord, WorkerStatus } from '../../ports/index.ts';
-import type { Row } from '../shared/rows.ts';
+import { entryFromColumns, type Row } from '../shared/rows.ts';
 import type { PostgresTarget } from './connection.ts';
 import { readEntryRows } from './queries.ts';
 
@@ -96,17 +95,7 @@ export async function claimWithLedgers(pool: pg.Pool, values: readonly unknown[]
       run = { tenant: row[0] as string, leaseUntil: Number(row[2]), headSeq: row[3] as number, entries: [] };
       runs.set(runId, run);
     }
-    run.entries.push({
-      v: row[5] as number,
-      runId,
-      seq: row[4] as number,
-      kind: row[6] as StoredEntry['kind'],
-      prevHash: (row[7] as Digest | null) ?? null,
-      payloadHash: row[8] as Digest,
-      hash: row[9] as Digest,
-      at: row[10] as string,
-      payload: row[11] as Buffer,
-    });
+    run.entries.push(entryFromColumns(runId, row, 4));
   }
   const claimed: ClaimedRun[] = [];
   for (const [runId, run] of runs) {

@@ -4,9 +4,8 @@
  * approval of another tenant matches nothing.
  */
 import type pg from 'pg';
-import type { Digest } from '../../core/canonical/index.ts';
 import type { StoredEntry } from '../../core/ledger/index.ts';
-import { RUN_COLUMNS } from '../shared/rows.ts';
+import { entryFromColumns, RUN_COLUMNS } from '../shared/rows.ts';
 
 export const SQL = {
   getRun: `SELECT ${RUN_COLUMNS} FROM runs WHERE run_id = $1 AND tenant = $2`,
@@ -49,20 +48,5 @@ export async function readEntryRows(
     values: [runId, tenant, fromSeq, limit ?? null],
     rowMode: 'array',
   });
-  const out: StoredEntry[] = new Array(r.rows.length);
-  for (let i = 0; i < r.rows.length; i++) {
-    const row = r.rows[i]!;
-    out[i] = {
-      v: row[1] as number,
-      runId,
-      seq: row[0] as number,
-      kind: row[2] as StoredEntry['kind'],
-      prevHash: (row[3] as Digest | null) ?? null,
-      payloadHash: row[4] as Digest,
-      hash: row[5] as Digest,
-      at: row[6] as string,
-      payload: row[7] as Buffer,
-    };
-  }
-  return out;
+  return r.rows.map((row) => entryFromColumns(runId, row));
 }

@@ -5,7 +5,7 @@
  */
 import type { Digest } from '../../core/canonical/index.ts';
 import { ErrorCode, KeelError } from '../../core/errors.ts';
-import type { RunStatus } from '../../core/ledger/index.ts';
+import type { RunStatus, StoredEntry } from '../../core/ledger/index.ts';
 import type { WorkflowSpec, WorkflowStatus } from '../../core/spec/index.ts';
 import type { PendingApproval, Promotion, RunRecord, VersionRecord } from '../../ports/index.ts';
 
@@ -117,4 +117,23 @@ export function samePublishedVersion(rec: VersionRecord, existing: VersionRecord
     );
   }
   return existing;
+}
+
+/**
+ * An entry from a row read in array mode whose columns, from `offset`, are
+ * `seq, v, kind, prev_hash, payload_hash, hash, at, payload`. Both stores read ledgers this way
+ * (no per-row objects from the driver), and both must build identical entries.
+ */
+export function entryFromColumns(runId: string, row: readonly unknown[], offset = 0): StoredEntry {
+  return {
+    v: row[offset + 1] as number,
+    runId,
+    seq: row[offset] as number,
+    kind: row[offset + 2] as StoredEntry['kind'],
+    prevHash: (row[offset + 3] as Digest | null) ?? null,
+    payloadHash: row[offset + 4] as Digest,
+    hash: row[offset + 5] as Digest,
+    at: row[offset + 6] as string,
+    payload: row[offset + 7] as Buffer,
+  };
 }

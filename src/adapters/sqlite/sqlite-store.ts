@@ -11,7 +11,6 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
-import type { Digest } from '../../core/canonical/index.ts';
 import { ErrorCode, KeelError } from '../../core/errors.ts';
 import type { Head, StoredEntry } from '../../core/ledger/index.ts';
 import type {
@@ -31,6 +30,7 @@ import type {
 import {
   decodeCursor,
   encodeCursor,
+  entryFromColumns,
   type Row,
   samePublishedVersion,
   toApproval,
@@ -382,22 +382,7 @@ export class SqliteStore implements Store {
     const key = this.st.runKey.get(runId, tenant) as number | undefined;
     if (key === undefined) return [];
     const rows = this.st.readEntries.all(key, fromSeq, limit ?? -1) as unknown[][];
-    const out: StoredEntry[] = new Array(rows.length);
-    for (let i = 0; i < rows.length; i++) {
-      const r = rows[i]!;
-      out[i] = {
-        v: r[1] as number,
-        runId,
-        seq: r[0] as number,
-        kind: r[2] as StoredEntry['kind'],
-        prevHash: (r[3] as Digest | null) ?? null,
-        payloadHash: r[4] as Digest,
-        hash: r[5] as Digest,
-        at: r[6] as string,
-        payload: r[7] as Buffer,
-      };
-    }
-    return out;
+    return rows.map((r) => entryFromColumns(runId, r));
   }
 
   async listPendingApprovals(tenant: string, runId?: string): Promise<PendingApproval[]> {
