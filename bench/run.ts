@@ -3,6 +3,7 @@
  *
  * - durable 3-step runs/s on SQLite (synchronous=FULL), sequential and 8 concurrent, through the
  *   full path: event -> routing -> run -> 3 checked, recorded tool calls -> completed;
+ * - the sequential figure again under a policy (4 rules, allow) and a 2-link writ, with its overhead;
  * - commits (fsyncs) per run, counted by the store;
  * - ledger entries appended/s and verified/s;
  * - a baseline measured in the same run: raw fsync'd single-row SQLite commits/s on the same disk.
@@ -19,6 +20,7 @@ import { createKeel } from '../src/app/index.ts';
 import { hashOf } from '../src/core/canonical/index.ts';
 import { chainEntry, type Head, type StoredEntry, verifyLedger } from '../src/core/ledger/index.ts';
 import { SPEC, tool } from './bench-tools.ts';
+import { governedBench } from './governance-bench.ts';
 import { postgresFigures } from './postgres-bench.ts';
 import { replayFigures, verifyFigures } from './replay-bench.ts';
 
@@ -41,8 +43,16 @@ const dir = mkdtempSync(join(tmpdir(), 'keel-bench-'));
 let fileNo = 0;
 const freshDb = () => join(dir, `b${fileNo++}.db`);
 
-async function benchRuns(concurrency: number): Promise<{ runsPerSec: number; commitsPerRun: number }> {
-  const keel = createKeel({ store: freshDb(), tools: [tool('step_a'), tool('step_b'), tool('step_c')] });
+async function benchRuns(
+  concurrency: number,
+  governed = false,
+): Promise<{ runsPerSec: number; commitsPerRun: number }> {
+  const gov = governed ? governedBench() : undefined;
+  const keel = createKeel({
+    store: freshDb(),
+    tools: [tool('step_a'), tool('step_b'), tool('step_c')],
+    ...(gov ? { policies: gov.policies, trustedKeys: gov.trustedKeys } : {}),
+  });
   await keel.workflows.publish('bench', SPEC, 'bench.yaml', 'bench');
   await keel.workflows.promote('bench', 'bench', 'AUTONOMOUS', 'bench');
   let next = 0;
@@ -52,13 +62,17 @@ async function benchRuns(concurrency: number): Promise<{ runsPerSec: number; com
     for (;;) {
       const i = next++;
       if (i >= RUNS) return;
-      const r = await keel.events.emit('bench', {
-        id: `e${i}`,
-        type: 'bench.go',
-        subject: `T-${i}`,
-        time: '2026-01-01T00:00:00Z',
-        payload: {},
-      });
+      const r = await keel.events.emit(
+        'bench',
+        {
+          id: `e${i}`,
+          type: 'bench.go',
+          subject: `T-${i}`,
+          time: '2026-01-01T00:00:00Z',
+          payload: {},
+        },
+        gov ? { writ: gov.writ } : {},
+      );
       if (r.runs[0]?.status !== 'completed') throw new Error(`run ${i} ended ${r.runs[0]?.status}`);
     }
   };
@@ -191,6 +205,7 @@ async function main() {
     const seq = await benchRuns(1);
     add('3-step runs/s, sequential', seq.runsPerSec);
     add('commits per run, sequential', seq.commitsPerRun);
+    add('3-step runs/s, sequential, policy + writ', (await benchRuns(1, true)).runsPerSec);
     const conc = await benchRuns(8);
     add('3-step runs/s, 8 concurrent', conc.runsPerSec);
     add('commits per run, 8 concurrent', conc.commitsPerRun);
@@ -214,6 +229,7 @@ async function main() {
   const seqMed = median(rows['3-step runs/s, sequential']!);
   const base = median(rows['baseline: raw fsync’d 1-row commits/s']!);
   const cpr = median(rows['commits per run, sequential']!);
+  const governed = median(rows['3-step runs/s, sequential, policy + writ']!);
   const replay = await replayFigures(dir, quick);
   const verify = await verifyFigures(dir, quick ? 100_000 : 1_000_000);
   for (const [k, v] of Object.entries({ ...replay, ...verify })) {
@@ -223,6 +239,9 @@ async function main() {
   }
   console.log(
     `ratio: sequential runs use ${fmt((seqMed * cpr * 100) / base, 0)}% of the raw commit rate (${fmt(cpr, 2)} commits per run); 8 concurrent / sequential = ${fmt(median(rows['3-step runs/s, 8 concurrent']!) / seqMed, 2)}x`,
+  );
+  console.log(
+    `governance: sequential ${fmt(seqMed, 0)} runs/s plain, ${fmt(governed, 0)} runs/s with policy + writ = ${fmt((1 - governed / seqMed) * 100, 1)}% overhead (bar: < 10%)`,
   );
   await postgresFigures({ quick, sqliteSequential: seqMed });
 }

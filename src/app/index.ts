@@ -1,4 +1,12 @@
-export { createKeel, type EmitResult, type HistoryLine, type Keel, type KeelConfig } from './keel.ts';
+export type { PoliciesConfig, TrustedKeysConfig } from './governance-config.ts';
+export {
+  createKeel,
+  type EmitResult,
+  type HistoryLine,
+  type Keel,
+  type KeelConfig,
+  type StartOptions,
+} from './keel.ts';
 export {
   describeStoreTarget,
   isPostgresUrl,

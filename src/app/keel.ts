@@ -39,6 +39,7 @@ import type {
   VersionRecord,
 } from '../ports/index.ts';
 import { CORE_TOOLS } from './core-tools.ts';
+import { governanceConfig, type PoliciesConfig, type TrustedKeysConfig } from './governance-config.ts';
 import { openSqliteStore } from './open-store.ts';
 import { verifyRun } from './verify-run.ts';
 
@@ -57,6 +58,17 @@ export interface KeelConfig {
    * `enqueue`: they commit the run as running and leave the walk to `keel worker` processes.
    */
   readonly walk?: WalkMode;
+  /**
+   * Per-tenant policies (`{ acme: parsePolicy(text, file) }`, or a function of the tenant): every
+   * proposal of a tenant's runs is judged by its policy, and the decision with its trace is
+   * ledgered before anything executes. A tenant without one gets the core checks only.
+   */
+  readonly policies?: PoliciesConfig;
+  /**
+   * Per-tenant Ed25519 public keys (KeyObjects or PEM text) trusted to sign writs. A run started
+   * with `{ writ }` is refused unless the chain verifies against its tenant's keys.
+   */
+  readonly trustedKeys?: TrustedKeysConfig;
 }
 
 /** Statuses under which events route to a version. */
@@ -74,6 +86,22 @@ export interface EmitResult {
   readonly runs: readonly (RunSummary & { created: boolean })[];
 }
 
+export interface StartOptions {
+  readonly walk?: WalkMode;
+  /** The writ the run executes under: a writ file's value `{chain: [root, ..., writ]}`, or the chain. */
+  readonly writ?: { readonly chain: readonly unknown[] } | readonly unknown[];
+}
+
+function startOptions(o: StartOptions): { walk?: WalkMode; writ?: readonly unknown[] } {
+  const w = o.writ;
+  const chain = w === undefined ? undefined : Array.isArray(w) ? w : (w as { chain?: unknown }).chain;
+  if (w !== undefined && !Array.isArray(chain))
+    throw new KeelError(ErrorCode.writInvalid, 'writ: expected {"chain": [root, ..., writ]} or the chain', {
+      field: 'writ',
+    });
+  return { ...(o.walk ? { walk: o.walk } : {}), ...(chain ? { writ: chain as readonly unknown[] } : {}) };
+}
+
 export type Keel = ReturnType<typeof createKeel>;
 
 export function createKeel(config: KeelConfig) {
@@ -81,11 +109,13 @@ export function createKeel(config: KeelConfig) {
     typeof config.store === 'string' ? openSqliteStore(config.store, config.synchronous) : config.store;
   const tools = new ToolRegistry([...CORE_TOOLS, ...(config.tools ?? [])]);
   const sources = config.sources ?? systemSources();
+  const governance = governanceConfig(config.policies, config.trustedKeys);
   const engine = new Engine({
     store,
     tools,
     sources,
     ...(config.walk ? { walk: config.walk } : {}),
+    ...(governance ? { governance } : {}),
     leaseOwner: `inline:${hostname()}:${process.pid}`,
   });
   const now = () => new Date(sources.clock.now()).toISOString();
@@ -194,9 +224,13 @@ export function createKeel(config: KeelConfig) {
   };
 
   const events = {
-    /** Validates an event and starts one run per matching workflow (its latest LIVE or AUTONOMOUS version). */
-    async emit(tenant: string, value: unknown, o: { walk?: WalkMode } = {}): Promise<EmitResult> {
+    /**
+     * Validates an event and starts one run per matching workflow (its latest LIVE or AUTONOMOUS
+     * version); with `writ` (a writ file's `{chain}` or the chain itself) each run executes under it.
+     */
+    async emit(tenant: string, value: unknown, o: StartOptions = {}): Promise<EmitResult> {
       const event = parseEvent(value, tenant);
+      const so = startOptions(o);
       const latestRoutable = new Map<string, VersionRecord>();
       for (const v of await store.listVersions(tenant)) {
         if (ROUTABLE.includes(v.status)) latestRoutable.set(v.workflowId, v);
@@ -204,7 +238,7 @@ export function createKeel(config: KeelConfig) {
       const runs: (RunSummary & { created: boolean })[] = [];
       for (const v of latestRoutable.values()) {
         if (!v.spec.triggers.some((t) => triggerMatches(t, event))) continue;
-        const { run, created } = await engine.start(v, event, o);
+        const { run, created } = await engine.start(v, event, so);
         runs.push({ ...run, created });
       }
       return { eventId: event.id, runs };
@@ -221,7 +255,7 @@ export function createKeel(config: KeelConfig) {
       tenant: string,
       workflowId: string,
       eventValue: unknown,
-      o: { version?: number; walk?: WalkMode } = {},
+      o: StartOptions & { version?: number } = {},
     ) {
       const event = parseEvent(eventValue, tenant);
       const v = await store.getVersion(tenant, workflowId, o.version);
@@ -235,7 +269,7 @@ export function createKeel(config: KeelConfig) {
           },
         );
       }
-      const { run, created } = await engine.start(v, event, o.walk ? { walk: o.walk } : {});
+      const { run, created } = await engine.start(v, event, startOptions(o));
       return { ...run, created };
     },
     list: (tenant: string, filter?: RunFilter): Promise<RunPage> => store.listRuns(tenant, filter),
@@ -282,7 +316,7 @@ export function createKeel(config: KeelConfig) {
           },
         );
       }
-      return replayRun(await store.readEntries(tenant, runId), version, tools);
+      return replayRun(await store.readEntries(tenant, runId), version, tools, governance);
     },
     /** A new run inheriting entries before `fromSeq`; `event` (branch only) is validated like an emitted one. */
     async fork(

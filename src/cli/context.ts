@@ -4,7 +4,8 @@
  * a postgres:// URL. The helpdesk the example tools act on lives beside a SQLite store file, and
  * in ./.keel/helpdesk.db for a PostgreSQL store. More tools come from a tool pack module
  * (--tools / KEEL_TOOLS, tool-pack.ts); KEEL_WORKERS=external leaves walks to `keel worker`
- * processes. Opening never prints a password.
+ * processes. --policy / --trust-keys (governance-options.ts) set the tenant's policy and trusted writ
+ * keys. Opening never prints a password.
  */
 import { mkdirSync } from 'node:fs';
 import { userInfo } from 'node:os';
@@ -14,13 +15,14 @@ import { supportDeskTools } from '../../examples/support-desk/tools.ts';
 import { createKeel, describeStoreTarget, isPostgresUrl, type Keel, openStore } from '../app/index.ts';
 import { ErrorCode, KeelError } from '../core/errors.ts';
 import type { WalkMode } from '../engine/index.ts';
+import { type GovernanceOptions, governanceConfigFor } from './governance-options.ts';
 import { loadToolPack } from './tool-pack.ts';
 
 export const DEFAULT_STORE = join('.keel', 'keel.db');
 /** Where the example helpdesk lives when the store is a database server. */
 export const SERVER_HELPDESK = join('.keel', 'helpdesk.db');
 
-export interface GlobalOptions {
+export interface GlobalOptions extends GovernanceOptions {
   readonly store?: string;
   readonly tenant?: string;
   readonly json?: boolean;
@@ -111,6 +113,7 @@ export async function openContext(o: GlobalOptions): Promise<CliContext> {
   const walk = walkModeFromEnv();
   const pack = flagOrEnv(o.tools, 'tools', 'KEEL_TOOLS');
   const extraTools = pack === undefined ? [] : await loadToolPack(pack);
+  const governance = governanceConfigFor(o, tenant);
   const store = await openStore(target);
   let helpdesk: Helpdesk;
   try {
@@ -121,7 +124,7 @@ export async function openContext(o: GlobalOptions): Promise<CliContext> {
   }
   let keel: Keel;
   try {
-    keel = createKeel({ store, tools: [...supportDeskTools(helpdesk), ...extraTools], walk });
+    keel = createKeel({ store, tools: [...supportDeskTools(helpdesk), ...extraTools], walk, ...governance });
   } catch (e) {
     helpdesk.shutdown();
     await store.close();

@@ -32,7 +32,7 @@ import { line, printJson } from './output.ts';
 
 type Report = (e: unknown, json: boolean) => void;
 
-function readText(path: string, what: string): string {
+export function readText(path: string, what: string): string {
   try {
     return readFileSync(path, 'utf8');
   } catch (e) {
@@ -56,7 +56,7 @@ function readJson(path: string, what: string): unknown {
   }
 }
 
-function readKey(path: string, type: 'private' | 'public'): KeyObject {
+export function readKey(path: string, type: 'private' | 'public'): KeyObject {
   const pem = readText(path, `${type} key`);
   try {
     const key = type === 'private' ? createPrivateKey(pem) : createPublicKey(pem);
@@ -76,7 +76,7 @@ function readKey(path: string, type: 'private' | 'public'): KeyObject {
 }
 
 /** Reads a writ file: `{chain: [...]}`, every link well-formed. */
-function readChain(path: string): SignedWrit[] {
+export function readChain(path: string): SignedWrit[] {
   const v = readJson(path, 'writ') as { chain?: unknown };
   if (typeof v !== 'object' || v === null || !Array.isArray(v.chain) || v.chain.length === 0)
     throw new KeelError(ErrorCode.writInvalid, `writ ${path}: chain: expected {"chain": [root, ..., writ]}`, {

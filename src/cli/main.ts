@@ -15,6 +15,7 @@ import { actor, type CliContext, type GlobalOptions, openContext } from './conte
 import { runDemo } from './demo.ts';
 import { EXIT, exitCodeFor } from './exit-codes.ts';
 import { registerGovernanceCommands } from './governance-commands.ts';
+import { writOption } from './governance-options.ts';
 import { initProject } from './init.ts';
 import { runMigrate } from './migrate.ts';
 import { line, printHistory, printJson, statusColor, verifyText } from './output.ts';
@@ -117,6 +118,16 @@ export function buildProgram(): Command {
     )
     .option('--tenant <tenant>', 'tenant to act in (env KEEL_TENANT)', undefined)
     .option('--tools <module>', 'load more tools from a tool pack module (env KEEL_TOOLS)', undefined)
+    .option(
+      '--policy <file>',
+      "the tenant's policy file, judging every proposal (env KEEL_POLICY)",
+      undefined,
+    )
+    .option(
+      '--trust-keys <public.pem>',
+      "public keys trusted to sign the tenant's writs, several joined by ':' (env KEEL_TRUST)",
+      undefined,
+    )
     .option('--json', 'print machine-readable JSON')
     .showHelpAfterError()
     .exitOverride();
@@ -260,13 +271,13 @@ export function buildProgram(): Command {
     .description('ingest an event (JSON file, or - for stdin) and run every workflow it triggers')
     .argument('<event>', 'event file')
     .option('--enqueue', 'create the runs and leave them to `keel worker` processes')
-    .action(async (file: string, o: { enqueue?: boolean }, cmd: Command) =>
+    .option('--writ <file>', 'run under this writ file (the chain `keel writs issue | attenuate` wrote)')
+    .action(async (file: string, o: { enqueue?: boolean; writ?: string }, cmd: Command) =>
       withContext(cmd, async (ctx) => {
-        const r = await ctx.keel.events.emit(
-          ctx.tenant,
-          parseJsonFile(file, 'event'),
-          o.enqueue ? { walk: 'enqueue' } : {},
-        );
+        const r = await ctx.keel.events.emit(ctx.tenant, parseJsonFile(file, 'event'), {
+          ...(o.enqueue ? { walk: 'enqueue' as const } : {}),
+          ...writOption(o.writ),
+        });
         if (ctx.json) {
           printJson(r);
           return;
@@ -290,12 +301,19 @@ export function buildProgram(): Command {
     .argument('<event>', 'event file (JSON), or - for stdin')
     .option('--version <n>', 'version to run (default: the newest)')
     .option('--enqueue', 'create the run and leave it to `keel worker` processes')
+    .option('--writ <file>', 'run under this writ file (the chain `keel writs issue | attenuate` wrote)')
     .action(
-      async (workflowId: string, file: string, o: { version?: string; enqueue?: boolean }, cmd: Command) =>
+      async (
+        workflowId: string,
+        file: string,
+        o: { version?: string; enqueue?: boolean; writ?: string },
+        cmd: Command,
+      ) =>
         withContext(cmd, async (ctx) => {
           const r = await ctx.keel.runs.start(ctx.tenant, workflowId, parseJsonFile(file, 'event'), {
             ...(o.version !== undefined ? { version: positiveInt(o.version, '--version') } : {}),
             ...(o.enqueue ? { walk: 'enqueue' as const } : {}),
+            ...writOption(o.writ),
           });
           if (ctx.json) printJson(r);
           else

@@ -14,11 +14,13 @@ import {
   type EventRecord,
   type PayloadOf,
   type RunStatus,
+  type RunWrit,
   type StoredEntry,
 } from '../core/ledger/index.ts';
 import { foldRun, type RunState, runIdFor, startState } from '../core/run/index.ts';
 import type { LeaseChange, RawSources, RunRecord, Store, VersionRecord } from '../ports/index.ts';
 import { type Effects, liveEffects } from './effects.ts';
+import { admitWrit, type GovernanceConfig, runGovernance } from './governance.ts';
 import { PinnedVersions } from './pinned-versions.ts';
 import { operatorReconciliation, type ReconcileRequest } from './reconcile-step.ts';
 import { indexLedger, recordedEffects } from './recorded-effects.ts';
@@ -41,6 +43,8 @@ export interface EngineOptions {
   readonly leaseOwner?: string;
   /** How long an inline walk holds the lease it takes, in ms (default 5 minutes). */
   readonly inlineLeaseMs?: number;
+  /** Per-tenant policies and trusted writ keys; absent, runs are checked by the core checks only. */
+  readonly governance?: GovernanceConfig;
 }
 
 /**
@@ -77,6 +81,7 @@ export class Engine {
   private readonly live: Effects;
   private readonly inlineLease: LeaseChange;
   private readonly pinned: PinnedVersions;
+  private readonly governance: GovernanceConfig | undefined;
   readonly walkMode: WalkMode;
   readonly engineVersion: string;
 
@@ -88,19 +93,35 @@ export class Engine {
     this.walkMode = o.walk ?? 'inline';
     this.inlineLease = { op: 'hold', owner: o.leaseOwner ?? 'inline', ms: o.inlineLeaseMs ?? 300_000 };
     this.pinned = new PinnedVersions(o.store);
+    this.governance = o.governance;
+  }
+
+  /** The walk options of a run: its governance (the tenant's policy, the writ in its root). */
+  private walkOptions(s: RunState, o: WalkOptions = {}): WalkOptions {
+    const governance = runGovernance(this.governance, s);
+    return governance ? { ...o, governance } : o;
   }
 
   /**
    * Starts the run of `version` for `event` and walks it (inline) or leaves it to a worker
-   * (enqueue); an existing run with the same identity is returned as is.
+   * (enqueue); an existing run with the same identity is returned as is. With `writ` (a chain,
+   * root first) the run executes under it: the chain is verified against the tenant's trusted keys
+   * first, and a refusal (KeelError writ_refused, `details.code`) creates no run.
    */
   async start(
     version: VersionRecord,
     event: EventRecord,
-    o: { walk?: WalkMode } = {},
+    o: { walk?: WalkMode; writ?: readonly unknown[] } = {},
   ): Promise<{ run: RunSummary; created: boolean }> {
+    const writ =
+      o.writ === undefined
+        ? undefined
+        : admitWrit(o.writ, version.tenant, this.governance?.trustedFor(version.tenant) ?? []);
     const runId = runIdFor(version.tenant, version.workflowId, version.specHash, event);
-    return this.create(runId, version, event, { walk: (o.walk ?? this.walkMode) === 'inline' });
+    return this.create(runId, version, event, {
+      walk: (o.walk ?? this.walkMode) === 'inline',
+      ...(writ ? { writ } : {}),
+    });
   }
 
   /**
@@ -121,7 +142,8 @@ export class Engine {
     if (state.finished || state.suspended || (state.approval && !state.approval.decision))
       return stateSummary(state);
     const fx = await this.effectsFor(tenant, state);
-    await walkRun(new RunWriter(this.store, state, state.head, this.live.at), version, this.tools, fx, o);
+    const writer = new RunWriter(this.store, state, state.head, this.live.at);
+    await walkRun(writer, version, this.tools, fx, this.walkOptions(state, o));
     return stateSummary(state);
   }
 
@@ -163,7 +185,8 @@ export class Engine {
       return;
     }
     writer.leaseWith(this.inlineLease);
-    await walkRun(writer, version, this.tools, await this.effectsFor(writer.state.tenant, writer.state));
+    const s = writer.state;
+    await walkRun(writer, version, this.tools, await this.effectsFor(s.tenant, s), this.walkOptions(s));
   }
 
   /** Resolves the run's pending approval exactly once, then continues (or stops) the run. */
@@ -278,6 +301,8 @@ export class Engine {
       status: o.mode === 'replay' ? root.status : version.status,
       prefix: prefix.slice(1),
       walk: o.walk !== false,
+      // A fork executes under the source's writ; its inherited entries count against the budget.
+      ...(root.writ ? { writ: root.writ } : {}),
     });
   }
 
@@ -298,7 +323,10 @@ export class Engine {
     for (let attempt = 2; ; attempt++) {
       const id = hashOf({ kind: 'keel.attempt', of: runId, attempt });
       if (await this.store.getRun(tenant, id)) continue;
-      return this.create(id, source.version, root.event, { attemptOf: runId });
+      return this.create(id, source.version, root.event, {
+        attemptOf: runId,
+        ...(root.writ ? { writ: root.writ } : {}),
+      });
     }
   }
 
@@ -311,6 +339,8 @@ export class Engine {
       attemptOf?: string;
       status?: string;
       prefix?: readonly Entry[];
+      /** The writ the run executes under, already admitted (or inherited from the source run). */
+      writ?: RunWrit;
       /** false: commit the root and the prefix, and leave the walk to `resume` (or a worker). */
       walk?: boolean;
     },
@@ -332,6 +362,7 @@ export class Engine {
         engine: this.engineVersion,
         ...(o.forkOf ? { forkOf: o.forkOf } : {}),
         ...(o.attemptOf ? { attemptOf: o.attemptOf } : {}),
+        ...(o.writ ? { writ: o.writ } : {}),
       },
       fx.at(0),
     );
@@ -369,7 +400,8 @@ export class Engine {
         await writer.commit();
       } else {
         writer.leaseWith(this.inlineLease);
-        await walkRun(writer, version, this.tools, await this.effectsFor(version.tenant, state));
+        const fx = await this.effectsFor(version.tenant, state);
+        await walkRun(writer, version, this.tools, fx, this.walkOptions(state));
       }
     } catch (e) {
       const raced =

@@ -8,6 +8,7 @@ export {
   type RunSummary,
   type WalkMode,
 } from './engine.ts';
+export { admitWrit, type GovernanceConfig, type RunGovernance, writUsage } from './governance.ts';
 export type { ReconcileRequest } from './reconcile-step.ts';
 export { indexLedger, recordedEffects } from './recorded-effects.ts';
 export { type EntrySketch, type ReplayDivergence, type ReplayResult, replayRun } from './replay.ts';

@@ -12,6 +12,7 @@ import { ErrorCode, isKeelError, KeelError } from '../core/errors.ts';
 import { decodeEntry, type Entry, type Head, type StoredEntry } from '../core/ledger/index.ts';
 import { startState } from '../core/run/index.ts';
 import type { AppendRequest, VersionRecord } from '../ports/index.ts';
+import { type GovernanceConfig, runGovernance } from './governance.ts';
 import { indexLedger, recordedEffects } from './recorded-effects.ts';
 import { type AppendSink, RunWriter } from './run-writer.ts';
 import type { ToolRegistry } from './tool-registry.ts';
@@ -110,6 +111,8 @@ export async function replayRun(
   stored: readonly StoredEntry[],
   version: VersionRecord,
   tools: ToolRegistry,
+  /** The governance the run was walked under (its policy, trusted keys for its writ). */
+  governance?: GovernanceConfig,
 ): Promise<ReplayResult> {
   const entries = stored.map(decodeEntry);
   const root = entries[0];
@@ -120,7 +123,14 @@ export async function replayRun(
   const state = startState(root as Entry<'run.started'>);
   const writer = new RunWriter(new ComparingSink(stored), state, { seq: 0, hash: root.hash }, at);
   try {
-    await walkRun(writer, version, tools, recordedEffects(indexLedger(entries), at));
+    const gov = runGovernance(governance, state);
+    await walkRun(
+      writer,
+      version,
+      tools,
+      recordedEffects(indexLedger(entries), at),
+      gov ? { governance: gov } : {},
+    );
   } catch (e) {
     if (e instanceof Diverged)
       return { identical: false, runId, entries: e.divergence.seq, divergence: e.divergence };

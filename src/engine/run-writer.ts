@@ -26,6 +26,8 @@ export class RunWriter {
   private openApproval: PendingApproval | undefined;
   private closeApproval: Digest | undefined;
   private lease: LeaseChange | undefined;
+  /** The timestamp read ahead for the next entry (`nextAt`), used when that entry is added. */
+  private pendingAt: { seq: number; at: string } | undefined;
 
   constructor(
     private readonly store: AppendSink,
@@ -39,17 +41,24 @@ export class RunWriter {
 
   add<K extends EntryKind>(kind: K, payload: PayloadOf<K>): Entry<K> {
     const prev = this.committed === null && this.batch.length === 0 ? null : this.state.head;
-    const { stored, entry } = chainEntry(
-      this.state.runId,
-      prev,
-      kind,
-      payload,
-      this.at(prev === null ? 0 : prev.seq + 1),
-    );
+    const seq = prev === null ? 0 : prev.seq + 1;
+    const at = this.pendingAt?.seq === seq ? this.pendingAt.at : this.at(seq);
+    this.pendingAt = undefined;
+    const { stored, entry } = chainEntry(this.state.runId, prev, kind, payload, at);
     this.batch.push(stored);
     if (kind !== 'step.allowed' && kind !== 'step.completed') this.onlySteps = false;
     applyEntry(this.state, entry);
     return entry;
+  }
+
+  /**
+   * The timestamp the next entry will carry, read now and kept for it: a governed decision is
+   * judged at exactly the time its entry records, so a replay (served the recorded times) judges alike.
+   */
+  nextAt(): string {
+    const seq = this.committed === null && this.batch.length === 0 ? 0 : this.state.head.seq + 1;
+    if (this.pendingAt?.seq !== seq) this.pendingAt = { seq, at: this.at(seq) };
+    return this.pendingAt.at;
   }
 
   /** Adds the root entry of a new run (the state was built from it already). */

@@ -1,6 +1,6 @@
 /**
- * The walk: one run's plan, step by step — resolve arguments -> check (schema, step limit, spend
- * cap, destructive guardrail) -> record the decision -> invoke the tool -> record the outcome.
+ * The walk: one run's plan, step by step — resolve arguments -> check (schema, writ, policy, step
+ * limit, spend cap, destructive guardrail) -> record the decision -> invoke the tool -> record the outcome.
  *
  * It never calls a tool without an allow decision in the ledger (committed first, unless the tool
  * is idempotent and the uncommitted entries are reproducible from the durable head), never
@@ -19,6 +19,7 @@ import {
   type Decision,
   idempotencyKeyFor,
   nextNode,
+  type ProposalContext,
   proposalIdFor,
 } from '../core/run/index.ts';
 import { resolveArgs, type SourceRef } from '../core/spec/index.ts';
@@ -26,6 +27,7 @@ import { formatArgProblem, validateValue } from '../core/tools/index.ts';
 import { applyDeltas, type Delta, type World } from '../core/world/index.ts';
 import type { ToolDefinition, VersionRecord } from '../ports/index.ts';
 import type { Effects } from './effects.ts';
+import { NO_REVOCATIONS, type RunGovernance, writUsage } from './governance.ts';
 import type { RunWriter } from './run-writer.ts';
 import type { ToolRegistry } from './tool-registry.ts';
 
@@ -35,6 +37,8 @@ export interface WalkOptions {
    * (a worker shutting down, or one that lost the run's lease).
    */
   readonly shouldStop?: () => boolean;
+  /** The policy and writ every proposal is checked against (absent: the core checks only). */
+  readonly governance?: RunGovernance;
 }
 
 /** Walks until the run finishes, waits for a person, or cannot safely continue; commits what it wrote. */
@@ -148,6 +152,7 @@ export async function walkRun(
       capCents,
       versionStatus: s.versionStatus,
       approved,
+      ...governedChecks(w, o.governance),
     });
     if (decision.outcome === 'refuse') {
       refuse(w, step, toolName, proposalId, decision);
@@ -209,6 +214,36 @@ function refuse(
     ...governance(d),
   });
   w.add('run.finished', { status: 'refused', outputs: w.state.outputs, reason: `${tool}: ${d.message}` });
+}
+
+/**
+ * The writ and policy parts of a proposal's checks, judged at the time the decision entry will
+ * carry (read through the run's entry clock, recorded, so replay judges alike); usage from the fold.
+ */
+function governedChecks(
+  w: RunWriter,
+  g: RunGovernance | undefined,
+): Pick<ProposalContext, 'writ' | 'policy'> {
+  if (!g || (!g.policy && !g.writ)) return {};
+  const s = w.state;
+  const now = w.nextAt();
+  return {
+    ...(g.writ
+      ? {
+          writ: {
+            chain: g.writ.chain,
+            trusted: g.writ.trusted,
+            revoked: NO_REVOCATIONS,
+            now,
+            usage: writUsage(s),
+            tenant: s.tenant,
+          },
+        }
+      : {}),
+    ...(g.policy
+      ? { policy: { policy: g.policy, tenant: s.tenant, workflowId: s.workflowId, clock: now } }
+      : {}),
+  };
 }
 
 /** The policy trace and writ of a decision, for the entry that records it; nothing when unchecked. */

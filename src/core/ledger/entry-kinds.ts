@@ -35,6 +35,12 @@ export interface WritEntry {
   code?: string;
 }
 
+/** The writ a run executes under, as its root records it: the leaf's hash and the whole chain. */
+export interface RunWrit {
+  hash: Digest;
+  chain: readonly unknown[];
+}
+
 export interface EventRecord {
   readonly id: string;
   readonly type: string;
@@ -59,6 +65,11 @@ export interface Payloads {
     forkOf?: { runId: string; fromSeq: number; mode: 'replay' | 'branch' };
     /** Set on a diagnostic re-execution's root: the run it re-executes. */
     attemptOf?: string;
+    /**
+     * Set when the run executes under a writ: the writ's hash and its chain (root first; signed
+     * bodies only, no secrets). Every proposal is checked against it; resume re-reads it here.
+     */
+    writ?: RunWrit;
   };
   'source.drawn': { source: 'clock' | 'random' | 'id' | 'env'; name?: string; value: unknown };
   'step.allowed': {
@@ -155,6 +166,7 @@ const SHAPES: { readonly [K in EntryKind]: Shape } = {
     engine: 'string',
     forkOf: 'object?',
     attemptOf: 'string?',
+    writ: 'object?',
   },
   'source.drawn': { source: ['clock', 'random', 'id', 'env'], name: 'string?', value: 'any' },
   'step.allowed': {

@@ -22,6 +22,7 @@ export {
   payloadProblem,
   ROOT_KINDS,
   type RunStatus,
+  type RunWrit,
   TERMINAL_STATUSES,
   type TerminalStatus,
   type WritEntry,

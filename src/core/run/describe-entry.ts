@@ -29,7 +29,8 @@ export function describeEntry(e: Entry): string {
         : p.attemptOf
           ? `, a new attempt re-executing run ${p.attemptOf}`
           : '';
-      return `Started ${p.workflowId} v${p.version} (${p.status}) for event ${p.event.type}${subject}${origin}.`;
+      const writ = p.writ ? `, under writ ${p.writ.hash.slice(0, 19)}` : '';
+      return `Started ${p.workflowId} v${p.version} (${p.status}) for event ${p.event.type}${subject}${origin}${writ}.`;
     }
     case 'source.drawn': {
       const p = e.payload as PayloadOf<'source.drawn'>;

@@ -5,7 +5,7 @@
  */
 
 import type { Digest } from '../canonical/index.ts';
-import type { Entry, EventRecord, Head, PayloadOf, RunStatus } from '../ledger/index.ts';
+import type { Entry, EventRecord, Head, PayloadOf, RunStatus, RunWrit } from '../ledger/index.ts';
 import { applyDeltas, EMPTY_WORLD, type World } from '../world/index.ts';
 
 export interface RunState {
@@ -49,6 +49,8 @@ export interface RunState {
   readonly reconciliations: Record<string, number>;
   readonly forkOf?: PayloadOf<'run.started'>['forkOf'];
   readonly attemptOf?: string;
+  /** The writ the run executes under, read from its root entry (so a resumed run has it too). */
+  readonly writ?: RunWrit;
 }
 
 export function startState(root: Entry<'run.started'>): RunState {
@@ -77,6 +79,7 @@ export function startState(root: Entry<'run.started'>): RunState {
     reconciliations: {},
     ...(p.forkOf ? { forkOf: p.forkOf } : {}),
     ...(p.attemptOf ? { attemptOf: p.attemptOf } : {}),
+    ...(p.writ ? { writ: p.writ } : {}),
   };
 }
 

@@ -6,9 +6,13 @@
  * budget), its `parent` must be the parent's hash and its depth one more. The root must be signed
  * by a key trusted as a root for the writ's tenant; a child must be signed by a key trusted for
  * that tenant. A child presented without its chain is rejected. Pure; never throws on bad input.
+ *
+ * Chains are values and never mutated: a result is remembered for the chain (by identity, then by
+ * its canonical bytes, bounded) and the trusted key list it was computed for (by identity), so a
+ * run checking its writ for every proposal, or many runs under one writ, verify it once.
  */
 import type { KeyObject } from 'node:crypto';
-import type { Digest } from '../canonical/index.ts';
+import { canonicalize, type Digest } from '../canonical/index.ts';
 import { subsetViolations } from './attenuate.ts';
 import { writSignatureValid } from './sign-writ.ts';
 import { type SignedWrit, WritCode, type WritViolation, writHash } from './writ.ts';
@@ -31,7 +35,39 @@ const fail = (index: number, code: WritCode, field: string, message: string): Ch
   violations: [{ code, field, message }],
 });
 
-export function verifyWritChain(chain: readonly unknown[], trusted: readonly TrustedKey[]): ChainResult {
+type Remembered = { readonly trusted: readonly TrustedKey[]; readonly result: ChainResult };
+const byIdentity = new WeakMap<readonly unknown[], Remembered>();
+const byContent = new Map<string, Remembered>();
+const BY_CONTENT_MAX = 256;
+
+function contentKey(chain: readonly unknown[]): string | undefined {
+  try {
+    return canonicalize(chain);
+  } catch {
+    return undefined; // not canonical JSON: verifyOnce names the problem
+  }
+}
+
+/** `canonical`: the chain's canonical form, when the caller has it already (saves encoding it again). */
+export function verifyWritChain(
+  chain: readonly unknown[],
+  trusted: readonly TrustedKey[],
+  canonical?: string,
+): ChainResult {
+  const known = byIdentity.get(chain);
+  if (known?.trusted === trusted) return known.result;
+  const key = canonical ?? contentKey(chain);
+  const same = key === undefined ? undefined : byContent.get(key);
+  const remembered = same?.trusted === trusted ? same : { trusted, result: verifyOnce(chain, trusted) };
+  byIdentity.set(chain, remembered);
+  if (key !== undefined && remembered !== same) {
+    if (byContent.size >= BY_CONTENT_MAX) byContent.clear();
+    byContent.set(key, remembered);
+  }
+  return remembered.result;
+}
+
+function verifyOnce(chain: readonly unknown[], trusted: readonly TrustedKey[]): ChainResult {
   if (chain.length === 0) return fail(0, WritCode.chainUntrusted, '', 'no writ was presented');
   const hashes: Digest[] = [];
   for (let i = 0; i < chain.length; i++) {

@@ -1,0 +1,53 @@
+/**
+ * The governance part of `createKeel`'s config, normalised for the engine: a tenant's policy (a
+ * map or a function) and the public keys a tenant trusts to sign writs (KeyObjects or PEM text).
+ * Keys are read once, here; a key that is not an Ed25519 public key is refused naming the tenant
+ * and its index.
+ */
+import { createPublicKey, type KeyObject } from 'node:crypto';
+import { ErrorCode, KeelError } from '../core/errors.ts';
+import type { Policy } from '../core/policy/index.ts';
+import { keyIdOf, type TrustedKey } from '../core/writs/index.ts';
+import type { GovernanceConfig } from '../engine/index.ts';
+
+/** Per-tenant policies: a map from tenant to policy, or a function (undefined: no policy). */
+export type PoliciesConfig = Readonly<Record<string, Policy>> | ((tenant: string) => Policy | undefined);
+
+/** Per-tenant trusted writ keys: Ed25519 public keys, as KeyObjects or SPKI PEM text. */
+export type TrustedKeysConfig = Readonly<Record<string, readonly (KeyObject | string)[]>>;
+
+function publicKeyOf(k: KeyObject | string, tenant: string, i: number): KeyObject {
+  try {
+    const key = typeof k === 'string' ? createPublicKey(k) : k.type === 'private' ? createPublicKey(k) : k;
+    if (key.asymmetricKeyType !== 'ed25519') throw new Error(`it is a ${key.asymmetricKeyType} key`);
+    return key;
+  } catch (e) {
+    throw new KeelError(
+      ErrorCode.writInvalid,
+      `trustedKeys.${tenant}[${i}]: not an Ed25519 public key: ${(e as Error).message}`,
+      { field: `trustedKeys.${tenant}[${i}]` },
+    );
+  }
+}
+
+export function governanceConfig(
+  policies: PoliciesConfig | undefined,
+  trustedKeys: TrustedKeysConfig | undefined,
+): GovernanceConfig | undefined {
+  if (!policies && !trustedKeys) return undefined;
+  const trusted = new Map<string, TrustedKey[]>();
+  for (const [tenant, keys] of Object.entries(trustedKeys ?? {})) {
+    trusted.set(
+      tenant,
+      keys.map((k, i) => {
+        const publicKey = publicKeyOf(k, tenant, i);
+        return { keyId: keyIdOf(publicKey), tenant, publicKey };
+      }),
+    );
+  }
+  const policyFor =
+    typeof policies === 'function'
+      ? policies
+      : (tenant: string) => (policies && Object.hasOwn(policies, tenant) ? policies[tenant] : undefined);
+  return { policyFor, trustedFor: (tenant) => trusted.get(tenant) ?? [] };
+}

@@ -1,0 +1,48 @@
+/**
+ * The governance a CLI invocation runs under: `--policy <file>` (env KEEL_POLICY) is the policy of
+ * the command's tenant, `--trust-keys <public.pem>` (env KEEL_TRUST, paths separated by the platform's
+ * path delimiter) the keys that tenant trusts to sign writs. Both are global, so `approve`,
+ * `resume`, `replay` and `worker` judge a run as `emit` and `run` did (--trust-keys takes one value,
+ * several files joined by the path delimiter, so it cannot swallow the command after it). Files are read once, here;
+ * a bad file is a usage or policy error naming the file and the field.
+ */
+import { delimiter } from 'node:path';
+import type { KeelConfig } from '../app/index.ts';
+import { ErrorCode, KeelError } from '../core/errors.ts';
+import { parsePolicy } from '../core/policy/index.ts';
+import { readChain, readKey, readText } from './governance-commands.ts';
+
+export interface GovernanceOptions {
+  /** A policy file (YAML or JSON) for the command's tenant (env KEEL_POLICY). */
+  readonly policy?: string;
+  /** Public key files trusted to sign the tenant's writs, path-delimited (env KEEL_TRUST). */
+  readonly trustKeys?: string;
+}
+
+function fromEnv(name: string): string | undefined {
+  const v = process.env[name];
+  return v === undefined || v.trim() === '' ? undefined : v;
+}
+
+export function governanceConfigFor(
+  o: GovernanceOptions,
+  tenant: string,
+): Pick<KeelConfig, 'policies' | 'trustedKeys'> {
+  const policyFile = o.policy ?? fromEnv('KEEL_POLICY');
+  if (policyFile !== undefined && policyFile.trim() === '')
+    throw new KeelError(ErrorCode.usage, '--policy: expected a file path', { field: 'policy' });
+  const trustFiles = (o.trustKeys ?? fromEnv('KEEL_TRUST'))?.split(delimiter).filter((p) => p !== '');
+  return {
+    ...(policyFile !== undefined
+      ? { policies: { [tenant]: parsePolicy(readText(policyFile, 'policy'), policyFile) } }
+      : {}),
+    ...(trustFiles && trustFiles.length > 0
+      ? { trustedKeys: { [tenant]: trustFiles.map((f) => readKey(f, 'public')) } }
+      : {}),
+  };
+}
+
+/** `--writ <file>`: the writ file `keel writs issue | attenuate` wrote, `{chain: [root, ..., writ]}`. */
+export function writOption(file: string | undefined): { writ?: { chain: readonly unknown[] } } {
+  return file === undefined ? {} : { writ: { chain: readChain(file) } };
+}

@@ -1,0 +1,108 @@
+/**
+ * Governance of runs: which policy judges a tenant's proposals, which keys a tenant trusts to sign
+ * writs, admitting a writ when a run starts, and what a walk needs to check both.
+ *
+ * A writ is verified against the tenant's trusted keys before its run exists (a refusal creates
+ * nothing) and recorded in the run's root, so a resumed run re-reads it from the ledger. Budget
+ * usage is folded from the ledger (the run state), never counted in memory, so a restart cannot
+ * reset it. Nothing here reads a clock: the walk passes the time of the decision entry.
+ */
+import { canonicalize } from '../core/canonical/index.ts';
+import { ErrorCode, KeelError } from '../core/errors.ts';
+import type { RunWrit } from '../core/ledger/index.ts';
+import type { Policy } from '../core/policy/index.ts';
+import type { RunState } from '../core/run/index.ts';
+import {
+  type SignedWrit,
+  type TrustedKey,
+  verifyWritChain,
+  type WritBudget,
+  WritCode,
+  type WritViolation,
+} from '../core/writs/index.ts';
+
+/** Per-tenant governance, as the composition root configures it. */
+export interface GovernanceConfig {
+  /** The policy every proposal of the tenant's runs is judged by; undefined: no policy check. */
+  readonly policyFor: (tenant: string) => Policy | undefined;
+  /** Keys trusted to sign the tenant's writs (roots and children). */
+  readonly trustedFor: (tenant: string) => readonly TrustedKey[];
+}
+
+/** What one walk checks each proposal against; absent parts are not checked. */
+export interface RunGovernance {
+  readonly policy?: Policy;
+  readonly writ?: { readonly chain: readonly SignedWrit[]; readonly trusted: readonly TrustedKey[] };
+}
+
+/** Revocation lists are not stored yet (see docs/governance.md): nothing is revoked. */
+export const NO_REVOCATIONS: ReadonlySet<string> = new Set();
+
+function refused(what: string, v: WritViolation, more: number): KeelError {
+  return new KeelError(
+    ErrorCode.writRefused,
+    `${what}: ${v.code}: ${v.field ? `${v.field}: ` : ''}${v.message}${more > 0 ? ` (+${more} more)` : ''}`,
+    { code: v.code, field: v.field },
+  );
+}
+
+/**
+ * Verifies a writ chain (root first) for a run of `tenant` before the run exists: every link
+ * signed by a key the tenant trusts, the chain intact, the writ issued to this tenant. Throws
+ * KeelError writ_refused (`details.code` the writ code) or writ_invalid for a chain that is not a list.
+ */
+export function admitWrit(chain: unknown, tenant: string, trusted: readonly TrustedKey[]): RunWrit {
+  if (!Array.isArray(chain) || chain.length === 0)
+    throw new KeelError(ErrorCode.writInvalid, 'writ: chain: expected a non-empty list [root, ..., writ]', {
+      field: 'chain',
+    });
+  // The copy is what the root records and the walk checks, so its verification is the one remembered.
+  let canonical: string;
+  try {
+    canonical = canonicalize(chain);
+  } catch (e) {
+    throw new KeelError(ErrorCode.writInvalid, `writ: chain: ${(e as Error).message}`, { field: 'chain' });
+  }
+  const copy = JSON.parse(canonical) as unknown[];
+  const r = verifyWritChain(copy, trusted, canonical);
+  if (!r.ok) throw refused(`writ refused at link ${r.index}`, r.violations[0]!, r.violations.length - 1);
+  const leaf = r.leaf.body;
+  if (leaf.tenant !== tenant)
+    throw refused(
+      'writ refused',
+      {
+        code: WritCode.tenantDenied,
+        field: 'tenant',
+        message: `writ ${leaf.id} is for tenant ${leaf.tenant}, not ${tenant}`,
+      },
+      0,
+    );
+  return { hash: r.hashes[r.hashes.length - 1]!, chain: copy };
+}
+
+/**
+ * What a walk of this run checks: the tenant's policy, and the writ recorded in the run's root
+ * with the tenant's trusted keys. A run under a writ with no trusted key configured for its
+ * tenant is a configuration error (thrown), not a refusal written into the run's ledger.
+ */
+export function runGovernance(cfg: GovernanceConfig | undefined, s: RunState): RunGovernance | undefined {
+  const policy = cfg?.policyFor(s.tenant);
+  if (!s.writ) return policy ? { policy } : undefined;
+  const trusted = cfg?.trustedFor(s.tenant) ?? [];
+  if (trusted.length === 0)
+    throw new KeelError(
+      ErrorCode.writRefused,
+      `run ${s.runId} executes under writ ${s.writ.hash}, but no trusted writ key is configured for tenant ${s.tenant} (createKeel trustedKeys, or keel --trust-keys)`,
+      { code: WritCode.chainUntrusted, field: 'trustedKeys', runId: s.runId },
+    );
+  return { ...(policy ? { policy } : {}), writ: { chain: s.writ.chain as SignedWrit[], trusted } };
+}
+
+/**
+ * The writ budget a run has used, folded from its ledger: steps and tool calls are the allows
+ * that stand (one tool call per step; an allow reconciled as never having happened is void),
+ * cents are what completed steps cost.
+ */
+export function writUsage(s: RunState): WritBudget {
+  return { steps: s.stepsTaken, calls: s.stepsTaken, cents: s.spentCents };
+}
