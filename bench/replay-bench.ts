@@ -10,8 +10,9 @@ import { join } from 'node:path';
 import { SqliteStore } from '../src/adapters/sqlite/index.ts';
 import { createKeel } from '../src/app/index.ts';
 import { hashOf } from '../src/core/canonical/index.ts';
-import { chainEntry, type Head, type StoredEntry } from '../src/core/ledger/index.ts';
+import type { Head, StoredEntry } from '../src/core/ledger/index.ts';
 import { deploy } from '../src/testing/index.ts';
+import { benchChain } from './bench-chain.ts';
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
@@ -67,32 +68,16 @@ export async function verifyFigures(dir: string, n: number): Promise<Record<stri
   const path = join(dir, 'verify.db');
   const store = new SqliteStore(path, { synchronous: 'NORMAL' });
   const runId = hashOf({ bench: 'verify', n });
-  const at = '2026-01-01T00:00:00.000Z';
-  const root = chainEntry(
-    runId,
-    null,
-    'run.started',
-    {
-      tenant: 'bench',
-      workflowId: 'bench',
-      version: 1,
-      specHash: hashOf('bench'),
-      status: 'LIVE',
-      event: { id: 'e', type: 't', tenant: 'bench', source: '', subject: '', payload: {}, time: at },
-      engine: 'bench',
-    },
-    at,
-  ).stored;
-  let head: Head = { seq: 0, hash: root.hash };
-  let batch: StoredEntry[] = [root];
+  let head: Head | null = null;
+  let batch: StoredEntry[] = [];
   let expected: Head | null = null;
-  const flush = async (status: 'running' | 'completed') => {
+  const flush = async () => {
     await store.append({
       tenant: 'bench',
       runId,
       expectedHead: expected,
       entries: batch,
-      status,
+      status: 'running',
       ...(expected === null
         ? {
             create: {
@@ -108,19 +93,12 @@ export async function verifyFigures(dir: string, n: number): Promise<Record<stri
     expected = head;
     batch = [];
   };
-  for (let i = 1; i < n; i++) {
-    const { stored }: { stored: StoredEntry } = chainEntry(
-      runId,
-      head,
-      'step.completed',
-      { step: `s${i}`, tool: 'core.identity', proposalId: root.hash, output: { i }, costCents: 0 },
-      at,
-    );
-    batch.push(stored);
-    head = { seq: stored.seq, hash: stored.hash };
-    if (batch.length === 5000) await flush('running');
+  for (const e of benchChain(runId, n)) {
+    batch.push(e);
+    head = { seq: e.seq, hash: e.hash };
+    if (batch.length === 5000) await flush();
   }
-  if (batch.length > 0) await flush('running');
+  if (batch.length > 0) await flush();
   await store.close();
   const child = spawnSync(
     process.execPath,

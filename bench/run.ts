@@ -18,7 +18,8 @@ import Database from 'better-sqlite3';
 import { SqliteStore } from '../src/adapters/sqlite/index.ts';
 import { createKeel } from '../src/app/index.ts';
 import { hashOf } from '../src/core/canonical/index.ts';
-import { chainEntry, type Head, type StoredEntry, verifyLedger } from '../src/core/ledger/index.ts';
+import { type StoredEntry, verifyLedger } from '../src/core/ledger/index.ts';
+import { benchChain } from './bench-chain.ts';
 import { SPEC, tool } from './bench-tools.ts';
 import { governedBench } from './governance-bench.ts';
 import { postgresFigures } from './postgres-bench.ts';
@@ -99,44 +100,7 @@ function rawCommitsPerSec(): number {
 }
 
 function buildChain(runId: string, n: number): StoredEntry[] {
-  const out: StoredEntry[] = [];
-  let head: Head | null = null;
-  const at = '2026-01-01T00:00:00.000Z';
-  const root = chainEntry(
-    runId,
-    null,
-    'run.started',
-    {
-      tenant: 'bench',
-      workflowId: 'bench',
-      version: 1,
-      specHash: hashOf('bench'),
-      status: 'LIVE',
-      event: { id: 'e', type: 't', tenant: 'bench', source: '', subject: '', payload: {}, time: at },
-      engine: 'bench',
-    },
-    at,
-  ).stored;
-  out.push(root);
-  head = { seq: 0, hash: root.hash };
-  for (let i = 1; i < n; i++) {
-    const { stored }: { stored: StoredEntry } = chainEntry(
-      runId,
-      head,
-      'step.completed',
-      {
-        step: `s${i}`,
-        tool: 'step_a',
-        proposalId: root.hash,
-        output: { ok: true, ticket: `T-${i}` },
-        costCents: 0,
-      },
-      at,
-    );
-    out.push(stored);
-    head = { seq: stored.seq, hash: stored.hash };
-  }
-  return out;
+  return [...benchChain(runId, n)];
 }
 
 async function benchLedger(): Promise<{
