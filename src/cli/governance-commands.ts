@@ -7,7 +7,7 @@
  * anywhere else: not to the store, not to a ledger, not to output. Errors name the field.
  */
 import { createPrivateKey, createPublicKey, generateKeyPairSync, type KeyObject } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Command } from 'commander';
 import pc from 'picocolors';
@@ -28,33 +28,13 @@ import {
   writHash,
 } from '../core/writs/index.ts';
 import type { GlobalOptions } from './context.ts';
+import { readJson, readText } from './input.ts';
+
+const readJsonAs = (path: string, what: string) => readJson(path, what, ErrorCode.writInvalid);
+
 import { line, printJson } from './output.ts';
 
 type Report = (e: unknown, json: boolean) => void;
-
-export function readText(path: string, what: string): string {
-  try {
-    return readFileSync(path, 'utf8');
-  } catch (e) {
-    const missing = (e as NodeJS.ErrnoException).code === 'ENOENT';
-    throw new KeelError(
-      ErrorCode.usage,
-      `${what} ${path}: ${missing ? 'no such file' : (e as Error).message}`,
-      { path },
-    );
-  }
-}
-
-function readJson(path: string, what: string): unknown {
-  try {
-    return JSON.parse(readText(path, what));
-  } catch (e) {
-    if (e instanceof KeelError) throw e;
-    throw new KeelError(ErrorCode.writInvalid, `${what} ${path}: not valid JSON: ${(e as Error).message}`, {
-      path,
-    });
-  }
-}
 
 export function readKey(path: string, type: 'private' | 'public'): KeyObject {
   const pem = readText(path, `${type} key`);
@@ -77,7 +57,7 @@ export function readKey(path: string, type: 'private' | 'public'): KeyObject {
 
 /** Reads a writ file: `{chain: [...]}`, every link well-formed. */
 export function readChain(path: string): SignedWrit[] {
-  const v = readJson(path, 'writ') as { chain?: unknown };
+  const v = readJsonAs(path, 'writ') as { chain?: unknown };
   if (typeof v !== 'object' || v === null || !Array.isArray(v.chain) || v.chain.length === 0)
     throw new KeelError(ErrorCode.writInvalid, `writ ${path}: chain: expected {"chain": [root, ..., writ]}`, {
       path,
@@ -183,7 +163,7 @@ export function registerGovernanceCommands(program: Command, report: Report): vo
     .action((file: string, o: { key: string; out?: string }, cmd: Command) =>
       run(cmd, (_g, json) => {
         const key = readKey(o.key, 'private');
-        const req = readJson(file, 'writ request');
+        const req = readJsonAs(file, 'writ request');
         if (typeof req !== 'object' || req === null || Array.isArray(req))
           throw new KeelError(ErrorCode.writInvalid, `writ request ${file}: expected a JSON object`, {
             path: file,
@@ -215,7 +195,7 @@ export function registerGovernanceCommands(program: Command, report: Report): vo
       run(cmd, (_g, json) => {
         const chain = readChain(parentFile);
         const key = readKey(o.key, 'private');
-        const req = readJson(file, 'writ request') as ChildRequest;
+        const req = readJsonAs(file, 'writ request') as ChildRequest;
         if (typeof req !== 'object' || req === null || Array.isArray(req))
           throw new KeelError(ErrorCode.writInvalid, `writ request ${file}: expected a JSON object`, {
             path: file,

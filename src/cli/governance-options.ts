@@ -10,7 +10,8 @@ import { delimiter } from 'node:path';
 import type { KeelConfig } from '../app/index.ts';
 import { ErrorCode, KeelError } from '../core/errors.ts';
 import { parsePolicy } from '../core/policy/index.ts';
-import { readChain, readKey, readText } from './governance-commands.ts';
+import { readChain, readKey } from './governance-commands.ts';
+import { readText } from './input.ts';
 
 export interface GovernanceOptions {
   /** A policy file (YAML or JSON) for the command's tenant (env KEEL_POLICY). */

@@ -1,9 +1,3 @@
-/**
- * The `keel` command. Each command opens the store, does one thing, prints it (JSON with --json)
- * and exits with a code from the one table in exit-codes.ts. Bad input gets a message naming the
- * field and the problem, and changes nothing.
- */
-import { readFileSync } from 'node:fs';
 import { Command, CommanderError, Option } from 'commander';
 import pc from 'picocolors';
 import { ErrorCode, ensureError, isKeelError, KeelError } from '../core/errors.ts';
@@ -17,6 +11,7 @@ import { EXIT, exitCodeFor } from './exit-codes.ts';
 import { registerGovernanceCommands } from './governance-commands.ts';
 import { writOption } from './governance-options.ts';
 import { initProject } from './init.ts';
+import { intOption, readJson, readText } from './input.ts';
 import { runMigrate } from './migrate.ts';
 import { line, printHistory, printJson, statusColor, verifyText } from './output.ts';
 import { registerScaleOutCommands } from './scale-out-commands.ts';
@@ -29,42 +24,6 @@ const RUN_STATUSES: readonly RunStatus[] = [
   'refused',
   'failed',
 ];
-
-function readInput(path: string, what: string): string {
-  try {
-    return path === '-' ? readFileSync(0, 'utf8') : readFileSync(path, 'utf8');
-  } catch (e) {
-    throw new KeelError(
-      ErrorCode.usage,
-      `${what} ${path}: ${(e as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (e as Error).message}`,
-      {
-        path,
-      },
-    );
-  }
-}
-
-function parseJsonFile(path: string, what: string): unknown {
-  const text = readInput(path, what);
-  try {
-    return JSON.parse(text);
-  } catch (e) {
-    throw new KeelError(ErrorCode.eventInvalid, `${what} ${path}: not valid JSON: ${(e as Error).message}`, {
-      path,
-    });
-  }
-}
-
-function positiveInt(value: string, field: string): number {
-  const n = Number(value);
-  if (!Number.isSafeInteger(n) || n < 1)
-    throw new KeelError(
-      ErrorCode.usage,
-      `${field}: expected a positive integer, got ${JSON.stringify(value)}`,
-      { field },
-    );
-  return n;
-}
 
 /** Runs a command body with a context, mapping errors to messages and exit codes. */
 async function withContext(
@@ -210,7 +169,7 @@ export function buildProgram(): Command {
       withContext(cmd, async (ctx) => {
         const { spec, specHash } = isPlanModulePath(file)
           ? await ctx.keel.workflows.validatePlan(file)
-          : ctx.keel.workflows.validate(readInput(file, 'spec'), file);
+          : ctx.keel.workflows.validate(readText(file, 'spec'), file);
         if (ctx.json) printJson({ valid: true, id: spec.id, version: spec.version, specHash });
         else
           line(`${pc.green('valid')}: ${spec.id} v${spec.version}, ${spec.steps.length} steps, ${specHash}`);
@@ -228,7 +187,7 @@ export function buildProgram(): Command {
       withContext(cmd, async (ctx) => {
         const { created, record } = isPlanModulePath(file)
           ? await ctx.keel.workflows.publishPlan(ctx.tenant, file, actor(o.as))
-          : await ctx.keel.workflows.publish(ctx.tenant, readInput(file, 'spec'), file, actor(o.as));
+          : await ctx.keel.workflows.publish(ctx.tenant, readText(file, 'spec'), file, actor(o.as));
         if (ctx.json)
           printJson({
             created,
@@ -253,7 +212,7 @@ export function buildProgram(): Command {
     .option('--as <name>', 'who promotes (env KEEL_USER)')
     .action(async (workflowId: string, status: string, o: { version?: string; as?: string }, cmd: Command) =>
       withContext(cmd, async (ctx) => {
-        const version = o.version === undefined ? undefined : positiveInt(o.version, '--version');
+        const version = o.version === undefined ? undefined : intOption(o.version, '--version');
         const p = await ctx.keel.workflows.promote(
           ctx.tenant,
           workflowId,
@@ -274,7 +233,7 @@ export function buildProgram(): Command {
     .option('--writ <file>', 'run under this writ file (the chain `keel writs issue | attenuate` wrote)')
     .action(async (file: string, o: { enqueue?: boolean; writ?: string }, cmd: Command) =>
       withContext(cmd, async (ctx) => {
-        const r = await ctx.keel.events.emit(ctx.tenant, parseJsonFile(file, 'event'), {
+        const r = await ctx.keel.events.emit(ctx.tenant, readJson(file, 'event'), {
           ...(o.enqueue ? { walk: 'enqueue' as const } : {}),
           ...writOption(o.writ),
         });
@@ -310,8 +269,8 @@ export function buildProgram(): Command {
         cmd: Command,
       ) =>
         withContext(cmd, async (ctx) => {
-          const r = await ctx.keel.runs.start(ctx.tenant, workflowId, parseJsonFile(file, 'event'), {
-            ...(o.version !== undefined ? { version: positiveInt(o.version, '--version') } : {}),
+          const r = await ctx.keel.runs.start(ctx.tenant, workflowId, readJson(file, 'event'), {
+            ...(o.version !== undefined ? { version: intOption(o.version, '--version') } : {}),
             ...(o.enqueue ? { walk: 'enqueue' as const } : {}),
             ...writOption(o.writ),
           });
@@ -338,7 +297,7 @@ export function buildProgram(): Command {
             ...(o.status ? { status: o.status } : {}),
             ...(o.workflow ? { workflowId: o.workflow } : {}),
             ...(o.cursor ? { cursor: o.cursor } : {}),
-            limit: positiveInt(o.limit, '--limit'),
+            limit: intOption(o.limit, '--limit'),
           });
           if (ctx.json) {
             printJson(page);
@@ -463,8 +422,8 @@ export function buildProgram(): Command {
           const r = await ctx.keel.runs.fork(ctx.tenant, runId, {
             fromSeq,
             mode: o.mode,
-            ...(o.event !== undefined ? { event: parseJsonFile(o.event, 'event') } : {}),
-            ...(o.version !== undefined ? { version: positiveInt(o.version, '--version') } : {}),
+            ...(o.event !== undefined ? { event: readJson(o.event, 'event') } : {}),
+            ...(o.version !== undefined ? { version: intOption(o.version, '--version') } : {}),
           });
           if (ctx.json) printJson(r);
           else

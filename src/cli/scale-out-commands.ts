@@ -13,24 +13,13 @@ import { ErrorCode, KeelError } from '../core/errors.ts';
 import type { WorkerStatus } from '../ports/index.ts';
 import { Worker, type WorkerEvent } from '../worker/index.ts';
 import { actor, type CliContext, type GlobalOptions } from './context.ts';
+import { intOption } from './input.ts';
 import { line, printJson, statusColor } from './output.ts';
 
 type WithContext = (
   cmd: Command,
   body: (ctx: CliContext, g: GlobalOptions) => Promise<number | undefined>,
 ) => Promise<void>;
-
-function intOption(value: string, field: string, min: number): number {
-  const n = Number(value);
-  if (!Number.isSafeInteger(n) || n < min) {
-    throw new KeelError(
-      ErrorCode.usage,
-      `--${field}: expected an integer of at least ${min}, got ${JSON.stringify(value)}`,
-      { field },
-    );
-  }
-  return n;
-}
 
 const secs = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
 
@@ -65,9 +54,9 @@ export function registerScaleOutCommands(program: Command, withContext: WithCont
             id,
             host,
             pid: process.pid,
-            concurrency: intOption(o.concurrency, 'concurrency', 1),
-            leaseMs: intOption(o.leaseMs, 'lease-ms', 100),
-            pollMs: intOption(o.pollMs, 'poll-ms', 10),
+            concurrency: intOption(o.concurrency, '--concurrency', 1),
+            leaseMs: intOption(o.leaseMs, '--lease-ms', 100),
+            pollMs: intOption(o.pollMs, '--poll-ms', 10),
             clock: systemSources().clock,
             log: (e) => report(e, ctx.json, o.verbose === true, ctx.storeName),
           });
