@@ -1,15 +1,3 @@
-/**
- * The hot path of the PostgreSQL store: one statement appends a whole group of runs' entries.
- * Data-modifying CTEs do the head checks in SQL (an UPDATE guarded by the expected head, or an
- * INSERT ... ON CONFLICT DO NOTHING for a new run), then insert the winners' entries and
- * approvals from arrays with `unnest` — one round trip, no query per entry. A stale head simply
- * does not match, so it fails alone without aborting the statement. A winning append may also
- * change the run's lease, and one that leaves a run running with no lease NOTIFYs `keel_runs`
- * (payload: the schema) in the same transaction, so workers wake only once it is committed.
- * A run appears at most once per statement (`splitRounds`); this module never decides durability
- * or retries.
- */
-import { ErrorCode, KeelError } from '../../core/errors.ts';
 import type { AppendRequest } from '../../ports/index.ts';
 
 const APPEND_SQL = `
@@ -84,27 +72,6 @@ export function appendStatement(notify: boolean): { name: string; text: string }
         name: 'keel_append_v2_quiet',
         text: APPEND_SQL.replace("pg_notify('keel_runs', current_schema())", '1'),
       };
-}
-
-/** Checks that the entries continue the chain from the expected head; throws like SQLite does. */
-export function checkChain(req: AppendRequest): void {
-  const { entries, expectedHead } = req;
-  if (entries.length === 0) throw new KeelError(ErrorCode.internal, 'append with no entries');
-  if (expectedHead === null && !req.create)
-    throw new KeelError(ErrorCode.internal, 'creating a run needs its identity');
-  const startSeq = expectedHead === null ? 0 : expectedHead.seq + 1;
-  entries.forEach((e, i) => {
-    const parent = i === 0 ? (expectedHead?.hash ?? null) : entries[i - 1]!.hash;
-    if (e.runId !== req.runId || e.seq !== startSeq + i || e.prevHash !== parent) {
-      throw new KeelError(
-        ErrorCode.internal,
-        `append to ${req.runId}: entry ${i} does not continue the chain`,
-        {
-          runId: req.runId,
-        },
-      );
-    }
-  });
 }
 
 /**

@@ -10,7 +10,8 @@ import type pg from 'pg';
 import { ErrorCode, KeelError } from '../../core/errors.ts';
 import type { Head } from '../../core/ledger/index.ts';
 import type { AppendRequest } from '../../ports/index.ts';
-import { appendParams, appendStatement, byRunId, checkChain, splitRounds } from './append-statement.ts';
+import { checkChain } from '../shared/check-chain.ts';
+import { appendParams, appendStatement, byRunId, splitRounds } from './append-statement.ts';
 import { type PostgresTarget, unavailable } from './connection.ts';
 
 interface Pending {

@@ -27,6 +27,7 @@ import type {
   WorkerRecord,
   WorkerStatus,
 } from '../../ports/index.ts';
+import { checkChain } from '../shared/check-chain.ts';
 import {
   decodeCursor,
   encodeCursor,
@@ -249,23 +250,10 @@ export class SqliteStore implements Store {
 
   /** Runs inside a savepoint: throwing rolls back this append only. */
   private applyAppend(req: AppendRequest): Head {
+    checkChain(req);
     const { entries, expectedHead } = req;
-    const first = entries[0];
-    const last = entries[entries.length - 1];
-    if (!first || !last) throw new KeelError(ErrorCode.internal, 'append with no entries');
-    const startSeq = expectedHead === null ? 0 : expectedHead.seq + 1;
-    entries.forEach((e, i) => {
-      const parent = i === 0 ? (expectedHead?.hash ?? null) : entries[i - 1]!.hash;
-      if (e.runId !== req.runId || e.seq !== startSeq + i || e.prevHash !== parent) {
-        throw new KeelError(
-          ErrorCode.internal,
-          `append to ${req.runId}: entry ${i} does not continue the chain`,
-          {
-            runId: req.runId,
-          },
-        );
-      }
-    });
+    const first = entries[0]!;
+    const last = entries[entries.length - 1]!;
     let row: { run_key: number } | undefined;
     // A lease change: [whether to change it, owner, until]; `hold` counts from this store's clock.
     const lease = req.lease;

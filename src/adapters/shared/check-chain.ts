@@ -1,0 +1,28 @@
+/**
+ * The shape check every store makes before an append touches the database: the entries belong
+ * to the run and continue its chain from the expected head (seq and parent hash). A failure is a
+ * broken invariant in the caller, never a conflict between writers (that is the head check).
+ */
+import { ErrorCode, KeelError } from '../../core/errors.ts';
+import type { AppendRequest } from '../../ports/index.ts';
+
+/** Throws unless the entries continue the chain from the expected head. */
+export function checkChain(req: AppendRequest): void {
+  const { entries, expectedHead } = req;
+  if (entries.length === 0) throw new KeelError(ErrorCode.internal, 'append with no entries');
+  if (expectedHead === null && !req.create)
+    throw new KeelError(ErrorCode.internal, 'creating a run needs its identity');
+  const startSeq = expectedHead === null ? 0 : expectedHead.seq + 1;
+  entries.forEach((e, i) => {
+    const parent = i === 0 ? (expectedHead?.hash ?? null) : entries[i - 1]!.hash;
+    if (e.runId !== req.runId || e.seq !== startSeq + i || e.prevHash !== parent) {
+      throw new KeelError(
+        ErrorCode.internal,
+        `append to ${req.runId}: entry ${i} does not continue the chain`,
+        {
+          runId: req.runId,
+        },
+      );
+    }
+  });
+}
