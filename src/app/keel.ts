@@ -303,6 +303,13 @@ export function createKeel(config: KeelConfig) {
      */
     reconcile: (tenant: string, runId: string, r: ReconcileRequest & { walk?: WalkMode }) =>
       engine.reconcile(tenant, runId, r),
+    /**
+     * Cancels a run that has not finished, as `by`: a walk in this process is stopped (its current
+     * tool call aborted), any other run gets `run.finished` cancelled; its pending approval closes.
+     * A finished run throws run_terminal. Returns the run, now cancelled.
+     */
+    cancel: (tenant: string, runId: string, c: { by: string; reason?: string }): Promise<RunSummary> =>
+      engine.cancel(tenant, runId, c),
     /** Re-executes the run against its own ledger, serving everything from the record, and compares. */
     async replay(tenant: string, runId: string): Promise<ReplayResult> {
       const run = await getRun(tenant, runId);

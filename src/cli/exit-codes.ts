@@ -27,6 +27,7 @@ const TABLE: Record<ErrorCode, number> = {
   head_conflict: EXIT.conflict,
   already_resolved: EXIT.conflict,
   run_state: EXIT.conflict,
+  run_terminal: EXIT.conflict,
   ledger_invalid: EXIT.verificationFailed,
   replay_diverged: EXIT.verificationFailed,
   replay_source_missing: EXIT.verificationFailed,

@@ -24,6 +24,8 @@ export const ErrorCode = {
   alreadyResolved: 'already_resolved',
   /** The run is not in a state that allows the operation (e.g. approving a run that waits for nothing). */
   runState: 'run_state',
+  /** The run has finished (completed, refused, failed or cancelled): nothing can change it now. */
+  runTerminal: 'run_terminal',
   /** Replay needed a recorded value or outcome the ledger does not hold; nothing was synthesised. */
   replaySourceMissing: 'replay_source_missing',
   /** Re-execution produced an entry that differs from the recorded one. */

@@ -28,8 +28,13 @@ export type Reconciliation =
 export interface Effects {
   /** The value of a declared source, read now (the walk ledgers it before using it). */
   draw(ref: SourceRef, state: RunState): unknown;
-  /** The outcome of an allowed tool call. */
-  invoke(tool: ToolDefinition, allowed: PayloadOf<'step.allowed'>, state: RunState): Promise<StepOutcome>;
+  /** The outcome of an allowed tool call; `signal` reaches the tool (aborted when the run is cancelled). */
+  invoke(
+    tool: ToolDefinition,
+    allowed: PayloadOf<'step.allowed'>,
+    state: RunState,
+    signal?: AbortSignal,
+  ): Promise<StepOutcome>;
   /**
    * The outcome of an in-flight call of a tool that may not be called again, established without
    * calling it: live, the tool's own `reconcile` check (never for a run already suspended, which
@@ -42,6 +47,12 @@ export interface Effects {
   ): Promise<Reconciliation | undefined>;
   /** The timestamp of the entry about to be written at `seq`. */
   at(seq: number): string;
+  /**
+   * Replaying only: the recorded cancellation when the next entry the walk writes is the recorded
+   * `run.finished` cancelled (its reason as recorded). Live, cancellation reaches a walk through
+   * its abort signal instead.
+   */
+  cancellation?(state: RunState): { readonly reason?: string } | undefined;
   /** A recorded decision for the approval the run waits for, when replaying; live runs wait for a person. */
   approval?(
     request: PayloadOf<'approval.requested'>,
@@ -129,7 +140,7 @@ export function liveEffects(
           return raw.env.get(ref.name ?? '') ?? null;
       }
     },
-    async invoke(tool, a, s) {
+    async invoke(tool, a, s, signal) {
       const revealed = new Map<string, string>();
       try {
         const output =
@@ -139,6 +150,7 @@ export function liveEffects(
             step: a.step,
             idempotencyKey: a.idempotencyKey,
             attempt: a.attempt,
+            ...(signal ? { signal } : {}),
           })) ?? null;
         if (isResultWithDeltas(output)) {
           const problems = deltaProblems(output.deltas);

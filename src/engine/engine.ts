@@ -3,7 +3,8 @@
  * suspended steps, by walking runs (walk.ts) with live effects — inline, holding the run's lease
  * while it walks, or by leaving the run to a worker (`walk: 'enqueue'`). It is the only
  * orchestration in Keel: everything it does to a run goes through that run's ledger, and
- * everything it knows about a run it folds from there.
+ * everything it knows about a run it folds from there. It keeps an abort controller for each walk
+ * it runs in this process, so `cancel` can stop one between steps or inside a tool call.
  */
 import { type Digest, hashOf } from '../core/canonical/index.ts';
 import { ErrorCode, isKeelError, KeelError } from '../core/errors.ts';
@@ -17,7 +18,14 @@ import {
   type RunWrit,
   type StoredEntry,
 } from '../core/ledger/index.ts';
-import { foldRun, type RunState, runIdFor, startState } from '../core/run/index.ts';
+import {
+  type CancelRequest,
+  cancelReason,
+  foldRun,
+  type RunState,
+  runIdFor,
+  startState,
+} from '../core/run/index.ts';
 import type { LeaseChange, RawSources, RunRecord, Store, VersionRecord } from '../ports/index.ts';
 import { type Effects, liveEffects } from './effects.ts';
 import { admitWrit, type GovernanceConfig, runGovernance } from './governance.ts';
@@ -75,8 +83,19 @@ export interface ForkOptions {
   readonly walk?: boolean;
 }
 
+/** A walk this engine runs in this process: how to abort it, and when it has stopped. */
+interface ActiveWalk {
+  readonly controller: AbortController;
+  readonly stopped: Promise<void>;
+}
+
+/** How many times `cancel` re-reads a run whose head moved under it before giving up. */
+const CANCEL_RETRIES = 5;
+
 export class Engine {
   private readonly store: Store;
+  /** Walks running in this process, by tenant and run id. */
+  private readonly walks = new Map<string, Set<ActiveWalk>>();
   private readonly tools: ToolRegistry;
   private readonly live: Effects;
   private readonly inlineLease: LeaseChange;
@@ -143,7 +162,7 @@ export class Engine {
       return stateSummary(state);
     const fx = await this.effectsFor(tenant, state);
     const writer = new RunWriter(this.store, state, state.head, this.live.at);
-    await walkRun(writer, version, this.tools, fx, this.walkOptions(state, o));
+    await this.walk(writer, version, fx, this.walkOptions(state, o));
     return stateSummary(state);
   }
 
@@ -177,6 +196,99 @@ export class Engine {
     return stateSummary(state);
   }
 
+  /**
+   * Walks a run inline, registered so that `cancel` in this process can abort it: the walk gets an
+   * abort signal (passed on to the tool it calls) and is unregistered when it stops, however it stops.
+   */
+  private async walk(w: RunWriter, version: VersionRecord, fx: Effects, o: WalkOptions): Promise<void> {
+    const key = walkKey(w.state.tenant, w.state.runId);
+    const controller = new AbortController();
+    let stop!: () => void;
+    const active: ActiveWalk = { controller, stopped: new Promise<void>((r) => (stop = r)) };
+    const set = this.walks.get(key) ?? new Set<ActiveWalk>();
+    set.add(active);
+    this.walks.set(key, set);
+    try {
+      // A caller's own signal (if any) still stops the walk too.
+      const signal = o.signal ? AbortSignal.any([o.signal, controller.signal]) : controller.signal;
+      await walkRun(w, version, this.tools, fx, { ...o, signal });
+    } finally {
+      set.delete(active);
+      if (set.size === 0 && this.walks.get(key) === set) this.walks.delete(key);
+      stop();
+    }
+  }
+
+  /**
+   * Cancels a run that has not finished, as `c.by` (with `c.reason`), and returns where it ended.
+   *
+   * - A run this process is walking now is aborted: the walk stops at its next step boundary or
+   *   when the tool it is calling returns or throws (the tool sees `ctx.signal` abort; a call cut
+   *   that way is recorded as `step.failed` with code `cancelled`), and finishes the run as
+   *   cancelled. `cancel` waits for that walk to stop.
+   * - Any other run — waiting for an approval, suspended as outcome_unknown, or running with
+   *   nobody walking it here — gets `run.finished` cancelled appended at its head, closing its
+   *   pending approval and releasing its lease in the same append. A run walked by another
+   *   process (a worker) is treated the same way: this append names the head it read, so whoever
+   *   appends second gets a head_conflict and the ledger never forks; stopping the worker's tool
+   *   call mid-flight is not attempted. When the head moved, the run is re-read and cancel tries again.
+   *
+   * A finished run (completed, refused, failed or cancelled) throws `run_terminal`; an unknown
+   * run, or another tenant's, `not_found`.
+   */
+  async cancel(tenant: string, runId: string, c: CancelRequest): Promise<RunSummary> {
+    if (typeof c?.by !== 'string' || c.by.trim() === '')
+      throw new KeelError(ErrorCode.usage, 'by: expected who cancels the run', { field: 'by' });
+    if (c.reason !== undefined && typeof c.reason !== 'string')
+      throw new KeelError(ErrorCode.usage, 'reason: expected a string', { field: 'reason' });
+    const request: CancelRequest = c.reason ? { by: c.by, reason: c.reason } : { by: c.by };
+    let aborted = false;
+    for (let attempt = 0; ; attempt++) {
+      const stored = (await this.store.getRun(tenant, runId))
+        ? await this.store.readEntries(tenant, runId)
+        : [];
+      if (stored.length === 0) throw new KeelError(ErrorCode.notFound, `run ${runId} not found`, { runId });
+      const state = foldRun(stored.map(decodeEntry));
+      if (state.finished) {
+        // The walk we aborted finished the run as cancelled: that is our cancellation.
+        if (aborted && state.status === 'cancelled') return stateSummary(state);
+        throw new KeelError(
+          ErrorCode.runTerminal,
+          `run ${runId} is ${state.status}; it cannot be cancelled`,
+          {
+            runId,
+            status: state.status,
+          },
+        );
+      }
+      const walking = this.walks.get(walkKey(tenant, runId));
+      if (walking && walking.size > 0) {
+        const walks = [...walking];
+        for (const w of walks) w.controller.abort(request);
+        await Promise.all(walks.map((w) => w.stopped));
+        aborted = true;
+        continue;
+      }
+      const writer = new RunWriter(this.store, state, state.head, this.live.at);
+      const pending = state.approval && !state.approval.decision ? state.approval.request : undefined;
+      writer.add('run.finished', {
+        status: 'cancelled',
+        outputs: state.outputs,
+        reason: cancelReason(request),
+      });
+      if (pending) writer.approvalClosed(pending.proposalId);
+      writer.leaseWith({ op: 'release' });
+      try {
+        await writer.commit();
+        return stateSummary(state);
+      } catch (e) {
+        // The head moved (a walker appended, or someone else cancelled): read the run again.
+        if (isKeelError(e) && e.code === ErrorCode.headConflict && attempt < CANCEL_RETRIES) continue;
+        throw e;
+      }
+    }
+  }
+
   /** After a person's decision: walk on now (holding the lease), or commit and leave it to a worker. */
   private async proceed(writer: RunWriter, version: VersionRecord, walk = this.walkMode): Promise<void> {
     if (walk === 'enqueue') {
@@ -186,7 +298,7 @@ export class Engine {
     }
     writer.leaseWith(this.inlineLease);
     const s = writer.state;
-    await walkRun(writer, version, this.tools, await this.effectsFor(s.tenant, s), this.walkOptions(s));
+    await this.walk(writer, version, await this.effectsFor(s.tenant, s), this.walkOptions(s));
   }
 
   /** Resolves the run's pending approval exactly once, then continues (or stops) the run. */
@@ -401,7 +513,7 @@ export class Engine {
       } else {
         writer.leaseWith(this.inlineLease);
         const fx = await this.effectsFor(version.tenant, state);
-        await walkRun(writer, version, this.tools, fx, this.walkOptions(state));
+        await this.walk(writer, version, fx, this.walkOptions(state));
       }
     } catch (e) {
       const raced =
@@ -430,6 +542,10 @@ export class Engine {
     const entries = stored.map(decodeEntry);
     return { run, version, stored, entries, state: foldRun(entries) };
   }
+}
+
+function walkKey(tenant: string, runId: string): string {
+  return `${tenant}\u0000${runId}`;
 }
 
 function summaryOf(r: RunRecord): RunSummary {

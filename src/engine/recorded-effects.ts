@@ -6,7 +6,9 @@
  * draw of another kind than recorded is a divergence; an outcome that was never recorded fails
  * closed with `replay_source_missing` — nothing is ever synthesised, and no handler is called.
  * A call whose outcome was never known (a crash, then a suspension or a tool's reconcile check)
- * is served as unknown, and the n-th reconciliation of its step as recorded.
+ * is served as unknown, and the n-th reconciliation of its step as recorded. A cancellation is
+ * served where it was recorded: when the walk's next entry would sit at the recorded
+ * `run.finished` cancelled, the walk is told the run was cancelled there, with the recorded reason.
  */
 import { ErrorCode, KeelError } from '../core/errors.ts';
 import type { Entry, PayloadOf } from '../core/ledger/index.ts';
@@ -17,6 +19,8 @@ export interface RecordedLedger {
   readonly outcomes: Map<string, StepOutcome[]>;
   readonly approvals: Map<string, PayloadOf<'approval.resolved'>[]>;
   readonly reconciliations: Map<string, PayloadOf<'step.reconciled'>[]>;
+  /** The run's cancellation, if it was cancelled: the seq of its `run.finished` and the reason recorded. */
+  readonly cancelled?: { readonly seq: number; readonly reason?: string };
 }
 
 const UNKNOWN: StepOutcome = { ok: false, unknown: true };
@@ -30,6 +34,7 @@ export function indexLedger(entries: readonly Entry[]): RecordedLedger {
   const reconciliations = new Map<string, PayloadOf<'step.reconciled'>[]>();
   /** Proposals whose call was recorded as unknown (a suspension) and not yet reconciled. */
   const unknown = new Set<string>();
+  let cancelled: RecordedLedger['cancelled'];
   const push = <T>(m: Map<string, T[]>, k: string, v: T) => {
     const list = m.get(k);
     if (list) list.push(v);
@@ -56,6 +61,10 @@ export function indexLedger(entries: readonly Entry[]): RecordedLedger {
       // A tool's check settles a call that was never suspended: that call's outcome was unknown too.
       if (!unknown.delete(p.proposalId)) push(outcomes, p.step, UNKNOWN);
       push(reconciliations, p.step, p);
+    } else if (e.kind === 'run.finished') {
+      const p = e.payload as PayloadOf<'run.finished'>;
+      if (p.status === 'cancelled')
+        cancelled = { seq: e.seq, ...(p.reason !== undefined ? { reason: p.reason } : {}) };
     } else if (e.kind === 'approval.requested') {
       const p = e.payload as PayloadOf<'approval.requested'>;
       requests.set(p.proposalId, p.step);
@@ -65,7 +74,7 @@ export function indexLedger(entries: readonly Entry[]): RecordedLedger {
       if (step !== undefined) push(approvals, step, p);
     }
   }
-  return { draws, outcomes, approvals, reconciliations };
+  return { draws, outcomes, approvals, reconciliations, ...(cancelled ? { cancelled } : {}) };
 }
 
 export function recordedEffects(record: RecordedLedger, at: (seq: number) => string): Effects {
@@ -110,6 +119,11 @@ export function recordedEffects(record: RecordedLedger, at: (seq: number) => str
       return { decision: recorded };
     },
     at,
+    cancellation(state) {
+      const c = record.cancelled;
+      if (c?.seq !== state.head.seq + 1) return undefined;
+      return c.reason !== undefined ? { reason: c.reason } : {};
+    },
     approval(request, state) {
       const n = (state.approvalRequests[request.step] ?? 1) - 1;
       return record.approvals.get(request.step)?.[n];

@@ -71,6 +71,8 @@ export class RunWriter {
   }
 
   approvalClosed(proposalId: Digest): void {
+    // Opened and closed in the same batch (a fork inheriting a request, then cancelled): never listed.
+    if (this.openApproval?.proposalId === proposalId) this.openApproval = undefined;
     this.closeApproval = proposalId;
   }
 

@@ -8,12 +8,19 @@
  * the tool's reconcile check, or suspends the run (`run.suspended`, outcome_unknown) for a person —
  * and reads sources and tool outcomes only through `Effects`, so the same walk runs live, as a
  * replay and as a fork.
+ *
+ * Cancellation: a walk whose abort signal fires (a person cancelled the run in this process) stops
+ * at the next step boundary, or as soon as the tool it is calling returns or throws — a call cut
+ * that way is recorded as `step.failed` with code `cancelled` — and finishes the run as cancelled.
+ * A replay is told of a recorded cancellation by its effects, at the same seq.
  */
 
 import { ErrorCode, KeelError } from '../core/errors.ts';
 import type { PayloadOf } from '../core/ledger/index.ts';
 import { usdToCents } from '../core/money.ts';
 import {
+  type CancelRequest,
+  cancelReason,
   checkProposal,
   compilePlan,
   type Decision,
@@ -21,6 +28,7 @@ import {
   nextNode,
   type ProposalContext,
   proposalIdFor,
+  type RunState,
 } from '../core/run/index.ts';
 import { resolveArgs, type SourceRef } from '../core/spec/index.ts';
 import { formatArgProblem, validateValue } from '../core/tools/index.ts';
@@ -39,6 +47,37 @@ export interface WalkOptions {
   readonly shouldStop?: () => boolean;
   /** The policy and writ every proposal is checked against (absent: the core checks only). */
   readonly governance?: RunGovernance;
+  /**
+   * Aborted (with the CancelRequest as its reason) when a person cancels the run: the walk stops
+   * at the next step boundary or when the current tool call returns or throws, and finishes the
+   * run as cancelled. The tool gets the signal in its context.
+   */
+  readonly signal?: AbortSignal;
+}
+
+/** The run's cancellation, if one applies now: this walk's aborted signal, or (replaying) the record's. */
+function cancellation(s: RunState, fx: Effects, o: WalkOptions): { readonly reason?: string } | undefined {
+  if (o.signal?.aborted) return { reason: reasonOf(o.signal.reason) };
+  return fx.cancellation?.(s);
+}
+
+function reasonOf(r: unknown): string {
+  const c = r as Partial<CancelRequest> | undefined;
+  return typeof c?.by === 'string' ? cancelReason(c as CancelRequest) : 'cancelled';
+}
+
+/** Finishes the run as cancelled when a cancellation applies; true when it did. */
+function finishIfCancelled(w: RunWriter, fx: Effects, o: WalkOptions): boolean {
+  const c = cancellation(w.state, fx, o);
+  if (!c) return false;
+  const s = w.state;
+  if (s.approval && !s.approval.decision) w.approvalClosed(s.approval.request.proposalId);
+  w.add('run.finished', {
+    status: 'cancelled',
+    outputs: w.state.outputs,
+    ...(c.reason !== undefined ? { reason: c.reason } : {}),
+  });
+  return true;
 }
 
 /** Walks until the run finishes, waits for a person, or cannot safely continue; commits what it wrote. */
@@ -54,10 +93,15 @@ export async function walkRun(
   const plan = compilePlan(spec);
   const capCents = usdToCents(spec.limits.maxCostUsd);
   while (!s.finished) {
+    if (finishIfCancelled(w, fx, o)) break;
     if (o.shouldStop?.()) break;
     if (s.inFlight) {
       // A recorded allow without an outcome: the effect may have happened before a crash.
-      if (!(await settleInFlight(w, tools, fx, s.inFlight))) break;
+      if (!(await settleInFlight(w, tools, fx, s.inFlight, o))) {
+        // Suspended: a cancellation recorded (or asked for) meanwhile still finishes the run.
+        finishIfCancelled(w, fx, o);
+        break;
+      }
       continue;
     }
     let step: string;
@@ -190,7 +234,7 @@ export async function walkRun(
     // idempotent and everything uncommitted is reproducible from the durable head (see RunWriter).
     if (!(tool.idempotent && w.reproducible)) await w.commit();
     // An unknown outcome (replaying a crash) leaves the step in flight for settleInFlight.
-    await invoke(w, tools, fx, allowed.payload);
+    await invoke(w, tools, fx, allowed.payload, o);
   }
   await w.commit();
 }
@@ -265,10 +309,11 @@ async function settleInFlight(
   tools: ToolRegistry,
   fx: Effects,
   a: PayloadOf<'step.allowed'>,
+  o: WalkOptions,
 ): Promise<boolean> {
   const s = w.state;
   const tool = tools.get(a.tool);
-  if (tool?.idempotent && !s.suspended && (await invoke(w, tools, fx, a))) return true;
+  if (tool?.idempotent && !s.suspended && (await invoke(w, tools, fx, a, o))) return true;
   let found = await fx.reconcile?.(tool, a, s);
   if (!(found && 'decision' in found) && !s.suspended) {
     const why = !tool
@@ -294,17 +339,22 @@ async function settleInFlight(
   return false;
 }
 
-/** Calls the tool and records its outcome; false when the outcome is unknown (replay of a crash). */
+/**
+ * Calls the tool and records its outcome; false when the outcome is unknown (replay of a crash).
+ * A call that fails after the run was cancelled is recorded as failed with code `cancelled`, and
+ * the run finishes as cancelled; one that returns is recorded as it returned (its effect happened).
+ */
 async function invoke(
   w: RunWriter,
   tools: ToolRegistry,
   fx: Effects,
   a: PayloadOf<'step.allowed'>,
+  o: WalkOptions,
 ): Promise<boolean> {
   const tool = tools.get(a.tool);
   if (!tool)
     throw new KeelError(ErrorCode.unknownTool, `tool ${a.tool} is no longer registered`, { tool: a.tool });
-  const outcome = await fx.invoke(tool, a, w.state);
+  const outcome = await fx.invoke(tool, a, w.state, o.signal);
   // The outcome of a call that must not be repeated is committed before the next effect.
   if (!tool.idempotent && !('unknown' in outcome)) w.markUnreproducible();
   if (outcome.ok) {
@@ -329,7 +379,11 @@ async function invoke(
     return true;
   }
   if ('unknown' in outcome) return false;
-  w.add('step.failed', { step: a.step, tool: a.tool, proposalId: a.proposalId, error: outcome.error });
+  const error = o.signal?.aborted
+    ? { code: 'cancelled', message: `${a.tool} was stopped: ${reasonOf(o.signal.reason)}` }
+    : outcome.error;
+  w.add('step.failed', { step: a.step, tool: a.tool, proposalId: a.proposalId, error });
+  if (finishIfCancelled(w, fx, o)) return true;
   w.add('run.finished', {
     status: 'failed',
     outputs: w.state.outputs,

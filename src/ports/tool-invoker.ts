@@ -12,6 +12,12 @@ export interface ToolContext {
   readonly step: string;
   readonly idempotencyKey: string;
   readonly attempt: number;
+  /**
+   * Aborted when a person cancels the run while this call is in progress (Engine.cancel). A
+   * long-running tool should stop early and throw; the walk then records the step as failed with
+   * code `cancelled` and finishes the run as cancelled. Absent when nothing can cancel the call.
+   */
+  readonly signal?: AbortSignal;
 }
 
 export type ToolHandler = (args: Record<string, unknown>, ctx: ToolContext) => unknown;

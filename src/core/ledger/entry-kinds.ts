@@ -14,9 +14,11 @@ export type RunStatus =
   | 'outcome_unknown'
   | 'completed'
   | 'refused'
-  | 'failed';
-export type TerminalStatus = 'completed' | 'refused' | 'failed';
-export const TERMINAL_STATUSES: readonly RunStatus[] = ['completed', 'refused', 'failed'];
+  | 'failed'
+  | 'cancelled';
+/** How a run ends; `cancelled`: a person stopped it (`run.finished` carries who and why in `reason`). */
+export type TerminalStatus = 'completed' | 'refused' | 'failed' | 'cancelled';
+export const TERMINAL_STATUSES: readonly RunStatus[] = ['completed', 'refused', 'failed', 'cancelled'];
 
 /** The checks a proposal passes, in order; a refusal names the one that stopped it. */
 export type CheckName = 'resolve' | 'validate' | 'writ' | 'policy' | 'max_steps' | 'spend_cap' | 'approval';
@@ -218,7 +220,11 @@ const SHAPES: { readonly [K in EntryKind]: Shape } = {
     deltas: 'array?',
   },
   'step.failed': { step: 'string', tool: 'string', proposalId: 'digest', error: 'object' },
-  'run.finished': { status: ['completed', 'refused', 'failed'], outputs: 'object', reason: 'string?' },
+  'run.finished': {
+    status: ['completed', 'refused', 'failed', 'cancelled'],
+    outputs: 'object',
+    reason: 'string?',
+  },
   'run.suspended': {
     reason: ['outcome_unknown'],
     step: 'string',

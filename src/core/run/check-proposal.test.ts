@@ -219,3 +219,32 @@ describe('checkProposal: destructive tools', () => {
     );
   });
 });
+
+describe('checkProposal: approval gates', () => {
+  const gate: ToolDescriptor = { ...getOrder, name: 'core.approvalGate', approval: 'always', cost: {} };
+  const gated = (over: Partial<ProposalContext> = {}) =>
+    ctx({ tool: gate, args: { order_id: 'order-1042' }, ...over });
+
+  it('waits for a person on every version status, AUTONOMOUS included', () => {
+    for (const versionStatus of ['DRAFT', 'TESTING', 'SHADOW', 'LIVE', 'AUTONOMOUS']) {
+      assert.deepEqual(checkProposal(gated({ versionStatus })), {
+        outcome: 'require_approval',
+        costCents: 0,
+        reason: 'core.approvalGate is an approval gate',
+        channel: 'openwop',
+      });
+    }
+  });
+
+  it('allows the proposal once a person approved it', () => {
+    assert.deepEqual(checkProposal(gated({ approved: true, versionStatus: 'AUTONOMOUS' })), {
+      outcome: 'allow',
+      costCents: 0,
+    });
+  });
+
+  it('refuses first when a refusing check fails: nobody is asked to approve a refused step', () => {
+    const d = checkProposal(gated({ stepsTaken: 4 }));
+    assert.equal(d.outcome === 'refuse' && d.check, 'max_steps');
+  });
+});

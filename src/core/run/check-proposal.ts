@@ -1,9 +1,10 @@
 /**
  * The checks every proposal passes before anything runs, in order: schema validation, the writ
  * (when the run has one), the policy (when there is one), then the guardrails: the step limit,
- * the spend cap and the destructive-tool guardrail. A policy deny refuses at once; a policy
- * require_approval is asked only after every refusing check has passed (nobody is asked to approve
- * what would be refused anyway). The result is a value: allow, refuse (naming the check and why)
+ * the spend cap, the destructive-tool guardrail and approval gates (tools whose every proposal
+ * waits for a person). A policy deny refuses at once; an approval (policy, destructive or gate)
+ * is asked only after every refusing check has passed (nobody is asked to approve what would be
+ * refused anyway). The result is a value: allow, refuse (naming the check and why)
  * or require an approval, carrying the policy trace and writ hash for the ledger. This function
  * cannot execute a tool; the engine records its decision before it acts on it.
  */
@@ -161,6 +162,15 @@ export function checkProposal(c: ProposalContext): Decision {
       costCents: cost,
       reason: `${tool.name} is destructive and this version is ${c.versionStatus}, not AUTONOMOUS`,
       channel: 'cli',
+    };
+  }
+  if (tool.approval === 'always' && !c.approved) {
+    return {
+      ...gov,
+      outcome: 'require_approval',
+      costCents: cost,
+      reason: `${tool.name} is an approval gate`,
+      channel: 'openwop',
     };
   }
   return { ...gov, outcome: 'allow', costCents: cost };

@@ -159,6 +159,12 @@ describe('describeEntry', () => {
       'Run refused: issue_refund: over the cap.',
     );
     assert.equal(describeEntry(entry('run.finished', { status: 'failed', outputs: {} })), 'Run failed.');
+    assert.equal(
+      describeEntry(
+        entry('run.finished', { status: 'cancelled', outputs: {}, reason: 'cancelled by dana: duplicate' }),
+      ),
+      'Run cancelled by dana: duplicate.',
+    );
   });
 
   it('shortens long argument strings and long outputs', () => {

@@ -67,9 +67,10 @@ export function describeEntry(e: Entry): string {
     }
     case 'run.finished': {
       const p = e.payload as PayloadOf<'run.finished'>;
-      return p.status === 'completed'
-        ? 'Run completed.'
-        : `Run ${p.status}${p.reason ? `: ${p.reason}` : ''}.`;
+      if (p.status === 'completed') return 'Run completed.';
+      // A cancellation's reason reads "cancelled by <who>: <why>" already.
+      if (p.status === 'cancelled') return `Run ${p.reason ?? 'cancelled'}.`;
+      return `Run ${p.status}${p.reason ? `: ${p.reason}` : ''}.`;
     }
     case 'run.suspended': {
       const p = e.payload as PayloadOf<'run.suspended'>;

@@ -1,3 +1,4 @@
+export { type CancelRequest, cancelReason } from './cancel-reason.ts';
 export { checkProposal, type Decision, type ProposalContext } from './check-proposal.ts';
 export { describeEntry } from './describe-entry.ts';
 export { type EventProblem, parseEvent } from './event.ts';

@@ -246,6 +246,16 @@ describe('foldRun', () => {
     assert.equal(foldRun(l.entries).status, 'failed');
   });
 
+  it('derives a cancelled run that waited for an approval: nothing is pending any more', () => {
+    const l = new Ledger().started().requested();
+    assert.equal(foldRun(l.entries).status, 'waiting_approval');
+    l.add('run.finished', { status: 'cancelled', outputs: {}, reason: 'cancelled by dana: duplicate' });
+    const s = foldRun(l.entries);
+    assert.equal(s.status, 'cancelled');
+    assert.equal(s.approval, undefined);
+    assert.equal(s.finished?.reason, 'cancelled by dana: duplicate');
+  });
+
   it('moves the head to every entry, including source draws', () => {
     const l = new Ledger().started().add('source.drawn', { source: 'random', value: 0.25 });
     const s = foldRun(l.entries);

@@ -149,6 +149,9 @@ export function applyEntry(s: RunState, e: Entry): void {
       const p = e.payload as PayloadOf<'run.finished'>;
       s.finished = p;
       s.status = p.status;
+      // A finished run waits for nothing: a cancelled run's open approval or suspension is void.
+      s.approval = undefined;
+      s.suspended = undefined;
       break;
     }
     case 'run.suspended':

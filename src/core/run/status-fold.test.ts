@@ -41,6 +41,7 @@ const payloads: Partial<Record<EntryKind, unknown[]>> = {
     { status: 'completed', outputs: {} },
     { status: 'refused', outputs: {} },
     { status: 'failed', outputs: {} },
+    { status: 'cancelled', outputs: {}, reason: 'cancelled by x: y' },
   ],
 };
 const pick = fc.constantFrom(

@@ -30,6 +30,8 @@ export class StatusFold {
         break;
       case 'run.finished':
         this.status = (payload as PayloadOf<'run.finished'>).status;
+        // A finished run waits for nothing (a run cancelled while waiting for an approval).
+        this.waitingFor = undefined;
         break;
       case 'run.suspended':
         this.status = 'outcome_unknown';

@@ -2,7 +2,9 @@ export { type CallCost, callCost, costCents } from './tool-cost.ts';
 export {
   assertToolDescriptor,
   type JsonSchema,
+  TOOL_APPROVALS,
   TOOL_EFFECTS,
+  type ToolApproval,
   type ToolCost,
   type ToolDescriptor,
   type ToolEffect,

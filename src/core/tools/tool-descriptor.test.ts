@@ -36,6 +36,7 @@ describe('assertToolDescriptor', () => {
       assertToolDescriptor({ ...free, name: 'mcp.orders.get_order-v2', destructive: false, effect: 'read' }),
     );
     for (const effect of TOOL_EFFECTS) assert.doesNotThrow(() => assertToolDescriptor({ ...good, effect }));
+    assert.doesNotThrow(() => assertToolDescriptor({ ...good, approval: 'always' }));
   });
 
   const refusals: readonly [string, Record<string, unknown>, string][] = [
@@ -56,6 +57,8 @@ describe('assertToolDescriptor', () => {
     ['a NaN fixed cost', { cost: { fixedUsd: Number.NaN } }, 'cost.fixedUsd'],
     ['an infinite fixed cost', { cost: { fixedUsd: Number.POSITIVE_INFINITY } }, 'cost.fixedUsd'],
     ['a fixed cost given as a string', { cost: { fixedUsd: '0.05' } }, 'cost.fixedUsd'],
+    ['an unknown approval mode', { approval: 'sometimes' }, 'approval'],
+    ['an approval flag given as a boolean', { approval: true }, 'approval'],
   ];
   for (const [what, patch, field] of refusals) {
     it(`refuses ${what}, naming ${field}`, () => {

@@ -29,7 +29,15 @@ export interface ToolDescriptor {
   readonly cost?: ToolCost;
   /** Postcondition: a JSON Schema the tool's output must satisfy before the step can complete. */
   readonly result?: JsonSchema;
+  /**
+   * `always`: the tool is an approval gate — every proposal of it waits for a person, whatever
+   * the version's status, unless a person already approved exactly that proposal.
+   */
+  readonly approval?: ToolApproval;
 }
+
+export const TOOL_APPROVALS = ['always'] as const;
+export type ToolApproval = (typeof TOOL_APPROVALS)[number];
 
 const NAME_RE = /^[A-Za-z_][A-Za-z0-9_.-]{0,127}$/;
 
@@ -53,6 +61,8 @@ export function assertToolDescriptor(d: ToolDescriptor): void {
   if (typeof d.idempotent !== 'boolean') bad('idempotent', 'expected true or false');
   if (!Array.isArray(d.scopes) || d.scopes.some((s) => typeof s !== 'string'))
     bad('scopes', 'expected strings');
+  if (d.approval !== undefined && !TOOL_APPROVALS.includes(d.approval))
+    bad('approval', `expected ${TOOL_APPROVALS.map((a) => JSON.stringify(a)).join(' or ')} or nothing`);
   const fixed = d.cost?.fixedUsd;
   if (fixed !== undefined && !(Number.isFinite(fixed) && fixed >= 0))
     bad('cost.fixedUsd', 'expected a number >= 0');
