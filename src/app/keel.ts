@@ -38,8 +38,10 @@ import type {
   ToolDefinition,
   VersionRecord,
 } from '../ports/index.ts';
+import { apiKeysHandle } from './api-keys.ts';
 import { CORE_TOOLS } from './core-tools.ts';
 import { governanceConfig, type PoliciesConfig, type TrustedKeysConfig } from './governance-config.ts';
+import { idempotencyHandle } from './idempotency.ts';
 import { openSqliteStore } from './open-store.ts';
 import { verifyRun } from './verify-run.ts';
 
@@ -373,6 +375,8 @@ export function createKeel(config: KeelConfig) {
     events,
     runs,
     approvals,
+    keys: apiKeysHandle(store, sources.clock),
+    idempotency: idempotencyHandle(store, sources.clock),
     close: () => store.close(),
   };
 }

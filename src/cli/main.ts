@@ -12,6 +12,7 @@ import { registerGovernanceCommands } from './governance-commands.ts';
 import { writOption } from './governance-options.ts';
 import { initProject } from './init.ts';
 import { intOption, readJson, readText } from './input.ts';
+import { registerKeysCommands } from './keys-commands.ts';
 import { runMigrate } from './migrate.ts';
 import { line, printHistory, printJson, statusColor, verifyText } from './output.ts';
 import { registerScaleOutCommands } from './scale-out-commands.ts';
@@ -490,6 +491,7 @@ export function buildProgram(): Command {
   }
   registerScaleOutCommands(program, withContext);
   registerGovernanceCommands(program, reportError);
+  registerKeysCommands(program, withContext);
   return program;
 }
 

@@ -1,7 +1,13 @@
 export type { Clock, EnvSource, RandomSource, RawSources } from './sources.ts';
 export type {
+  ApiKeyInfo,
+  ApiKeyRecord,
   AppendRequest,
   ClaimedRun,
+  IdempotencyClaim,
+  IdempotencyClaimRequest,
+  IdempotencyRef,
+  IdempotencyResponse,
   LeaseChange,
   NewRun,
   PendingApproval,
@@ -15,6 +21,7 @@ export type {
   WorkerRecord,
   WorkerStatus,
 } from './store.ts';
+export { IDEMPOTENCY_TTL_MS } from './store.ts';
 export type {
   ReconcileFinding,
   ToolContext,

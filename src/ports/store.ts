@@ -11,6 +11,9 @@
  * a lease only says who should walk a run now; the head check on every append stays the fence
  * that keeps two walkers from both writing at one seq. Lease times are milliseconds since the
  * epoch, taken from the caller (`now`), never read by the engine.
+ *
+ * For `keel serve`, the store also keeps API keys (only their SHA-256 hashes) and idempotency
+ * records (OpenWOP Idempotency Layer 1, one per (tenant, operation, key)); see the interfaces below.
  */
 import type { Digest } from '../core/canonical/index.ts';
 import type { Head, RunStatus, StoredEntry } from '../core/ledger/index.ts';
@@ -149,6 +152,71 @@ export interface StoreStats {
   readonly entriesAppended: number;
 }
 
+/** An API key as stored: never the key itself, only the SHA-256 (hex) of the full presented key. */
+export interface ApiKeyRecord {
+  readonly keyId: string;
+  readonly tenant: string;
+  /** Who acts when the key is presented (recorded as the actor of what the request does). */
+  readonly subject: string;
+  readonly hash: string;
+  /** ISO-8601 time. */
+  readonly createdAt: string;
+}
+
+/** What a key lookup or listing shows: never the hash, never the key. */
+export interface ApiKeyInfo {
+  readonly keyId: string;
+  readonly tenant: string;
+  readonly subject: string;
+  readonly createdAt: string;
+  /** ISO-8601 time the key was revoked; a revoked key resolves to nothing. */
+  readonly revokedAt?: string;
+}
+
+/** Idempotency records live this long from their first claim (ms); older ones count as absent. */
+export const IDEMPOTENCY_TTL_MS = 86_400_000;
+
+/** Names one idempotency record: the same key in two tenants (or two operations) is two records. */
+export interface IdempotencyRef {
+  readonly tenant: string;
+  /** What the key guards, e.g. `POST /v1/runs`. */
+  readonly operation: string;
+  /** The client's Idempotency-Key. */
+  readonly key: string;
+}
+
+export interface IdempotencyClaimRequest extends IdempotencyRef {
+  /** A digest of the request the key was sent with; a different digest under the same key is a mismatch. */
+  readonly digest: string;
+  /** Milliseconds since the epoch. */
+  readonly now: number;
+  /** How long the claimer may take before another request with the same digest may take over (ms). */
+  readonly leaseMs: number;
+}
+
+/**
+ * The cached response of a finished request. `body` is text, kept and returned verbatim (the
+ * server stores the JSON text of the body it sent); `headers` are the few response headers worth
+ * replaying (e.g. `location`), never credentials.
+ */
+export interface IdempotencyResponse {
+  readonly status: number;
+  readonly body: string;
+  readonly headers?: Readonly<Record<string, string>>;
+}
+
+/**
+ * `claimed`: the caller now holds the record (new, an expired lease taken over, or one older than
+ * the TTL replaced) and must finish or release it. `in_flight`: another request with the same
+ * digest holds it. `mismatch`: the record was made by a request with another digest. `done`: the
+ * same request finished before; here is its response.
+ */
+export type IdempotencyClaim =
+  | { readonly state: 'claimed' }
+  | { readonly state: 'in_flight' }
+  | { readonly state: 'mismatch' }
+  | ({ readonly state: 'done' } & IdempotencyResponse);
+
 export interface Store {
   /** Atomically appends entries; resolves once they are durable. Throws head_conflict on a stale head. */
   append(req: AppendRequest): Promise<Head>;
@@ -189,6 +257,25 @@ export interface Store {
    * guarantee: workers still poll. Resolves to a function that stops listening.
    */
   onRunnable(listener: () => void): Promise<() => Promise<void>>;
+
+  /** Stores a new API key (its hash); a key id or hash already present is an internal error. */
+  putApiKey(rec: ApiKeyRecord): Promise<void>;
+  /**
+   * The key whose hash this is, revoked or not. The one read not scoped by tenant: presenting a key
+   * is how its tenant is found.
+   */
+  findApiKey(hash: string): Promise<ApiKeyInfo | undefined>;
+  /** The tenant's keys, revoked ones included, oldest first. */
+  listApiKeys(tenant: string): Promise<ApiKeyInfo[]>;
+  /** Marks a key revoked at `at` (revoking twice keeps the first time); false when the tenant has no such key. */
+  revokeApiKey(tenant: string, keyId: string, at: string): Promise<boolean>;
+
+  /** Atomically claims an idempotency record, or reports who holds it or what it answered (see IdempotencyClaim). */
+  claimIdempotency(req: IdempotencyClaimRequest): Promise<IdempotencyClaim>;
+  /** Stores the response of the in-flight record; false when there is none (released, expired or already done). */
+  finishIdempotency(req: IdempotencyRef & IdempotencyResponse): Promise<boolean>;
+  /** Deletes the in-flight record, so the outcome is not cached (5xx, 429, validation errors); false when there is none. */
+  releaseIdempotency(ref: IdempotencyRef): Promise<boolean>;
 
   stats(): StoreStats;
   close(): Promise<void>;

@@ -2,8 +2,9 @@
  * The Store contract: every adapter binds this suite in a few lines (`runStoreContract`), so the
  * SQLite and PostgreSQL stores are held to the same behaviour: atomic appends with an expected
  * head, unique (run, seq), byte-exact entries, tenant isolation, immutable versions, approvals as
- * projections written with their entries; and, for workers, leases and heartbeats
- * (lease-contract.ts).
+ * projections written with their entries; for workers, leases and heartbeats
+ * (lease-contract.ts); for `keel serve`, API keys and idempotency records
+ * (keys-idempotency-contract.ts).
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
@@ -12,12 +13,18 @@ import { isKeelError } from '../core/errors.ts';
 import { chainEntry, type StoredEntry } from '../core/ledger/index.ts';
 import type { WorkflowSpec } from '../core/spec/index.ts';
 import type { AppendRequest, PendingApproval, Store, VersionRecord } from '../ports/index.ts';
+import { keysIdempotencyContract } from './keys-idempotency-contract.ts';
 import { leaseContract } from './lease-contract.ts';
 import { buildLedger, extendLedger, FIXED_TIME, sampleEvent } from './ledger-fixtures.ts';
 
 export interface StoreFactory {
   /** A fresh, empty store. */
   open(): Promise<Store>;
+  /**
+   * A second handle on the store `open` made (another connection, another pool), to check that
+   * claims are atomic across handles as they must be across processes.
+   */
+  openAnother?(): Promise<Store>;
   /** Drop whatever `open` created. */
   cleanup?(): Promise<void>;
 }
@@ -83,15 +90,19 @@ function rootAt(runId: string, tenant: string, at: string): StoredEntry {
 export function runStoreContract(name: string, factory: StoreFactory): void {
   describe(`Store contract: ${name}`, () => {
     let store: Store;
+    let another: Store | undefined;
     before(async () => {
       store = await factory.open();
+      another = await factory.openAnother?.();
     });
     after(async () => {
+      await another?.close();
       await store.close();
       await factory.cleanup?.();
     });
 
     leaseContract(() => store);
+    keysIdempotencyContract(() => store, factory.openAnother ? () => another! : undefined);
 
     test('creates a run and reads back byte-identical entries in seq order', async () => {
       const runId = uniqueRunId('create');

@@ -23,6 +23,7 @@ after(async () => {
 const contractSchema = scratchSchemaName();
 runStoreContract('postgres', {
   open: () => openScratchStore(url, contractSchema),
+  openAnother: () => openScratchStore(url, contractSchema),
   cleanup: () => dropSchema(url, contractSchema),
 });
 

@@ -2,27 +2,36 @@
  * The scale-out Store: PostgreSQL through a `pg` pool, held to the same contract as SQLite.
  * `PostgresStore.open` connects and migrates; appends go through group commit (group-commit.ts),
  * reads and version writes are single tenant-scoped statements (queries.ts), leases and worker
- * heartbeats single statements of leases.ts. Head checks live in SQL, so any number of processes
+ * heartbeats single statements of leases.ts, API keys and idempotency records those of
+ * keys-idempotency.ts. Head checks live in SQL, so any number of processes
  * sharing the database can never both append at one seq. It must never hold state that another
  * process could contradict: every answer comes from the database.
  */
 import type pg from 'pg';
 import { ErrorCode, KeelError } from '../../core/errors.ts';
 import type { Head, StoredEntry } from '../../core/ledger/index.ts';
-import type {
-  AppendRequest,
-  ClaimedRun,
-  PendingApproval,
-  Promotion,
-  RunFilter,
-  RunPage,
-  RunRecord,
-  Store,
-  StoreStats,
-  VersionRecord,
-  WorkerRecord,
-  WorkerStatus,
+import {
+  type ApiKeyInfo,
+  type ApiKeyRecord,
+  type AppendRequest,
+  type ClaimedRun,
+  IDEMPOTENCY_TTL_MS,
+  type IdempotencyClaim,
+  type IdempotencyClaimRequest,
+  type IdempotencyRef,
+  type IdempotencyResponse,
+  type PendingApproval,
+  type Promotion,
+  type RunFilter,
+  type RunPage,
+  type RunRecord,
+  type Store,
+  type StoreStats,
+  type VersionRecord,
+  type WorkerRecord,
+  type WorkerStatus,
 } from '../../ports/index.ts';
+import { headersText, IDEMPOTENCY_PRUNE_EVERY_MS, toApiKeyInfo } from '../shared/keys-idempotency-rows.ts';
 import {
   decodeCursor,
   encodeCursor,
@@ -42,6 +51,7 @@ import {
   unavailable,
 } from './connection.ts';
 import { GroupCommit } from './group-commit.ts';
+import { claimIdempotency, KEYS_SQL } from './keys-idempotency.ts';
 import {
   claimWithLedgers,
   idInUse,
@@ -68,6 +78,8 @@ export class PostgresStore implements Store {
   /** Commits other than appends' (publishing, promotions). */
   private commits = 0;
   private closing: Promise<void> | undefined;
+  /** When this handle next deletes idempotency records older than the TTL (ms, from claims' `now`). */
+  private nextPrune = 0;
 
   private constructor(
     private readonly pool: pg.Pool,
@@ -281,6 +293,54 @@ export class PostgresStore implements Store {
     } catch (e) {
       throw unavailable(e, 'cannot LISTEN for runnable runs on', this.target);
     }
+  }
+
+  async putApiKey(rec: ApiKeyRecord): Promise<void> {
+    await this.write('keel_put_key', KEYS_SQL.putKey, [
+      rec.keyId,
+      rec.tenant,
+      rec.subject,
+      rec.hash,
+      rec.createdAt,
+    ]);
+  }
+
+  async findApiKey(hash: string): Promise<ApiKeyInfo | undefined> {
+    const r = await this.query({ name: 'keel_find_key', text: KEYS_SQL.findKey, values: [hash] });
+    return r.rows[0] ? toApiKeyInfo(r.rows[0]) : undefined;
+  }
+
+  async listApiKeys(tenant: string): Promise<ApiKeyInfo[]> {
+    const r = await this.query({ name: 'keel_list_keys', text: KEYS_SQL.listKeys, values: [tenant] });
+    return r.rows.map(toApiKeyInfo);
+  }
+
+  async revokeApiKey(tenant: string, keyId: string, at: string): Promise<boolean> {
+    return (await this.write('keel_revoke_key', KEYS_SQL.revokeKey, [tenant, keyId, at])).rowCount === 1;
+  }
+
+  async claimIdempotency(req: IdempotencyClaimRequest): Promise<IdempotencyClaim> {
+    if (req.now >= this.nextPrune) {
+      this.nextPrune = req.now + IDEMPOTENCY_PRUNE_EVERY_MS;
+      await this.write('keel_idem_prune', KEYS_SQL.prune, [req.now - IDEMPOTENCY_TTL_MS]);
+    }
+    try {
+      const claim = await claimIdempotency(this.pool, req);
+      this.commits++;
+      return claim;
+    } catch (e) {
+      throw unavailable(e, 'claiming an idempotency key failed on', this.target);
+    }
+  }
+
+  async finishIdempotency(req: IdempotencyRef & IdempotencyResponse): Promise<boolean> {
+    const values = [req.tenant, req.operation, req.key, req.status, req.body, headersText(req.headers)];
+    return (await this.write('keel_idem_finish', KEYS_SQL.finish, values)).rowCount === 1;
+  }
+
+  async releaseIdempotency(ref: IdempotencyRef): Promise<boolean> {
+    const values = [ref.tenant, ref.operation, ref.key];
+    return (await this.write('keel_idem_release', KEYS_SQL.release, values)).rowCount === 1;
   }
 
   stats(): StoreStats {

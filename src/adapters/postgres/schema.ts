@@ -110,6 +110,39 @@ export const MIGRATIONS: readonly Migration[] = [
     );
     `,
   },
+  {
+    version: 3,
+    name: 'api keys and idempotency records',
+    // For `keel serve`. API keys are kept as the SHA-256 of the full key only. Idempotency records
+    // (one per tenant, operation and key) hold a request digest, an in-flight lease (ms) or the
+    // finished response; created_at (ms) bounds their life to IDEMPOTENCY_TTL_MS.
+    sql: `
+    CREATE TABLE api_keys (
+      key_id TEXT COLLATE "C" PRIMARY KEY,
+      tenant TEXT COLLATE "C" NOT NULL,
+      subject TEXT NOT NULL,
+      hash TEXT COLLATE "C" NOT NULL UNIQUE,
+      created_at TEXT COLLATE "C" NOT NULL,
+      revoked_at TEXT
+    );
+    CREATE INDEX api_keys_by_tenant ON api_keys (tenant, created_at, key_id);
+
+    CREATE TABLE idempotency (
+      tenant TEXT COLLATE "C" NOT NULL,
+      operation TEXT COLLATE "C" NOT NULL,
+      key TEXT COLLATE "C" NOT NULL,
+      digest TEXT NOT NULL,
+      state TEXT NOT NULL CHECK (state IN ('in_flight', 'done')),
+      created_at BIGINT NOT NULL,
+      lease_until BIGINT,
+      status INTEGER,
+      body TEXT,
+      headers TEXT,
+      PRIMARY KEY (tenant, operation, key)
+    );
+    CREATE INDEX idempotency_by_age ON idempotency (created_at);
+    `,
+  },
 ];
 
 /** The schema version this Keel writes and reads. */

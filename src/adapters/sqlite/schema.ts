@@ -3,7 +3,7 @@
  * transaction at open; a database from a newer Keel is refused rather than guessed at. Published
  * migrations are never edited: a change is a new entry at the end.
  */
-export const SCHEMA_VERSION = 2;
+export const SCHEMA_VERSION = 3;
 
 export const MIGRATIONS: readonly string[] = [
   `
@@ -93,5 +93,34 @@ export const MIGRATIONS: readonly string[] = [
     seen_at INTEGER NOT NULL,
     lease_ms INTEGER NOT NULL
   ) WITHOUT ROWID;
+  `,
+  // v3: for `keel serve`. API keys are kept as the SHA-256 of the full key only. Idempotency
+  // records (one per tenant, operation and key) hold a request digest, an in-flight lease (ms) or
+  // the finished response; created_at (ms) bounds their life to IDEMPOTENCY_TTL_MS.
+  `
+  CREATE TABLE api_keys (
+    key_id TEXT PRIMARY KEY,
+    tenant TEXT NOT NULL,
+    subject TEXT NOT NULL,
+    hash TEXT NOT NULL UNIQUE,
+    created_at TEXT NOT NULL,
+    revoked_at TEXT
+  ) WITHOUT ROWID;
+  CREATE INDEX api_keys_by_tenant ON api_keys (tenant, created_at, key_id);
+
+  CREATE TABLE idempotency (
+    tenant TEXT NOT NULL,
+    operation TEXT NOT NULL,
+    key TEXT NOT NULL,
+    digest TEXT NOT NULL,
+    state TEXT NOT NULL CHECK (state IN ('in_flight', 'done')),
+    created_at INTEGER NOT NULL,
+    lease_until INTEGER,
+    status INTEGER,
+    body TEXT,
+    headers TEXT,
+    PRIMARY KEY (tenant, operation, key)
+  ) WITHOUT ROWID;
+  CREATE INDEX idempotency_by_age ON idempotency (created_at);
   `,
 ];

@@ -14,6 +14,7 @@ const dir = mkdtempSync(join(tmpdir(), 'keel-sqlite-contract-'));
 
 runStoreContract('sqlite (file, synchronous=FULL)', {
   open: async () => new SqliteStore(join(dir, 'contract.db')),
+  openAnother: async () => new SqliteStore(join(dir, 'contract.db')),
   cleanup: async () => rmSync(dir, { recursive: true, force: true }),
 });
 

@@ -6,7 +6,7 @@
  * resolves only after that transaction committed. Head checks live in SQL (`UPDATE ... WHERE
  * head_seq = ?`), so several processes sharing the file still cannot both append at one seq.
  * Leases and worker heartbeats live in sqlite-leases.ts; wake-ups reach listeners of this handle
- * only (other processes poll).
+ * only (other processes poll). API keys and idempotency records live in sqlite-keys-idempotency.ts.
  */
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
@@ -14,8 +14,14 @@ import Database from 'better-sqlite3';
 import { ErrorCode, KeelError } from '../../core/errors.ts';
 import type { Head, StoredEntry } from '../../core/ledger/index.ts';
 import type {
+  ApiKeyInfo,
+  ApiKeyRecord,
   AppendRequest,
   ClaimedRun,
+  IdempotencyClaim,
+  IdempotencyClaimRequest,
+  IdempotencyRef,
+  IdempotencyResponse,
   PendingApproval,
   Promotion,
   RunFilter,
@@ -40,6 +46,7 @@ import {
   toVersion,
 } from '../shared/rows.ts';
 import { MIGRATIONS, SCHEMA_VERSION } from './schema.ts';
+import { SqliteKeysIdempotency } from './sqlite-keys-idempotency.ts';
 import { SqliteLeases } from './sqlite-leases.ts';
 
 export interface SqliteStoreOptions {
@@ -62,6 +69,7 @@ export class SqliteStore implements Store {
   private entriesAppended = 0;
   private closed = false;
   private readonly leases: SqliteLeases;
+  private readonly keys: SqliteKeysIdempotency;
   private readonly wakeListeners = new Set<() => void>();
   /** The durability actually in force, read back from SQLite: journal mode and synchronous level. */
   readonly durability: {
@@ -89,6 +97,7 @@ export class SqliteStore implements Store {
       // Preparing checks every statement against the schema: a file with another layout fails here.
       this.st = this.prepare();
       this.leases = new SqliteLeases(this.db, (tenant, runId) => this.ledger(tenant, runId));
+      this.keys = new SqliteKeysIdempotency(this.db);
     } catch (e) {
       if (e instanceof KeelError) throw e;
       throw new KeelError(
@@ -481,6 +490,43 @@ export class SqliteStore implements Store {
     return async () => {
       this.wakeListeners.delete(own);
     };
+  }
+
+  async putApiKey(rec: ApiKeyRecord): Promise<void> {
+    io('storing an API key', () => this.keys.putKey(rec));
+    this.commits++;
+  }
+
+  async findApiKey(hash: string): Promise<ApiKeyInfo | undefined> {
+    return io('looking up an API key', () => this.keys.findKey(hash));
+  }
+
+  async listApiKeys(tenant: string): Promise<ApiKeyInfo[]> {
+    return io('listing API keys', () => this.keys.listKeys(tenant));
+  }
+
+  async revokeApiKey(tenant: string, keyId: string, at: string): Promise<boolean> {
+    const revoked = io('revoking an API key', () => this.keys.revokeKey(tenant, keyId, at));
+    this.commits++;
+    return revoked;
+  }
+
+  async claimIdempotency(req: IdempotencyClaimRequest): Promise<IdempotencyClaim> {
+    const claim = io('claiming an idempotency key', () => this.keys.claim(req));
+    this.commits++;
+    return claim;
+  }
+
+  async finishIdempotency(req: IdempotencyRef & IdempotencyResponse): Promise<boolean> {
+    const done = io('finishing an idempotency key', () => this.keys.finish(req));
+    this.commits++;
+    return done;
+  }
+
+  async releaseIdempotency(ref: IdempotencyRef): Promise<boolean> {
+    const released = io('releasing an idempotency key', () => this.keys.release(ref));
+    this.commits++;
+    return released;
   }
 
   stats(): StoreStats {

@@ -1,0 +1,102 @@
+/**
+ * API keys for `keel serve`: one key names one tenant and the subject that acts with it.
+ *
+ * A key is `keel_<keyId>_<secret>`: keyId is 8 random bytes in hex (16 characters, safe to type
+ * as a CLI argument), secret 32 random bytes in base64url. The store keeps only the SHA-256 (hex)
+ * of the whole key; the key itself is returned once, by `createApiKey`, and never again. Key
+ * material comes from node:crypto, never from the run sources (those are recorded and replayable).
+ * Listing never shows a hash or a key.
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import { ErrorCode, KeelError } from '../core/errors.ts';
+import type { ApiKeyInfo, Clock, Store } from '../ports/index.ts';
+
+/** Tenant and subject names a key may carry. */
+const NAME = /^[A-Za-z0-9._~-]{1,64}$/;
+const KEY = /^keel_([0-9a-f]{16})_[A-Za-z0-9_-]{43}$/;
+const KEY_ID = /^[0-9a-f]{16}$/;
+
+export interface CreatedApiKey {
+  /** The key to present (`Authorization: Bearer <key>`); shown once, stored only as its hash. */
+  readonly key: string;
+  readonly keyId: string;
+  readonly tenant: string;
+  readonly subject: string;
+  readonly createdAt: string;
+}
+
+/** Who a presented key acts as. */
+export interface ApiKeyIdentity {
+  readonly tenant: string;
+  readonly subject: string;
+  readonly keyId: string;
+}
+
+/** Refuses a tenant or subject name outside `[A-Za-z0-9._~-]{1,64}`, naming the field. */
+export function checkKeyName(value: unknown, field: 'tenant' | 'subject'): string {
+  if (typeof value !== 'string' || !NAME.test(value)) {
+    throw new KeelError(
+      ErrorCode.usage,
+      `${field}: expected 1-64 characters of A-Z a-z 0-9 . _ ~ -, got ${JSON.stringify(value)}`,
+      { field },
+    );
+  }
+  return value;
+}
+
+export function hashApiKey(key: string): string {
+  return createHash('sha256').update(key, 'utf8').digest('hex');
+}
+
+/** Mints a key for `tenant`; `subject` defaults to `key-<keyId>`. `now` is an ISO-8601 time. */
+export async function createApiKey(
+  store: Store,
+  tenant: string,
+  subject: string | undefined,
+  now: string,
+): Promise<CreatedApiKey> {
+  checkKeyName(tenant, 'tenant');
+  if (subject !== undefined) checkKeyName(subject, 'subject');
+  const keyId = randomBytes(8).toString('hex');
+  const key = `keel_${keyId}_${randomBytes(32).toString('base64url')}`;
+  const who = subject ?? `key-${keyId}`;
+  await store.putApiKey({ keyId, tenant, subject: who, hash: hashApiKey(key), createdAt: now });
+  return { key, keyId, tenant, subject: who, createdAt: now };
+}
+
+/**
+ * The identity a presented key acts as, or undefined when it is malformed, unknown or revoked.
+ * There is no secret comparison to time: the key is found by the lookup of its SHA-256, and an
+ * attacker learns nothing useful from how long the index lookup of a hash takes.
+ */
+export async function resolveApiKey(store: Store, presented: string): Promise<ApiKeyIdentity | undefined> {
+  const m = typeof presented === 'string' ? KEY.exec(presented) : null;
+  if (!m) return undefined;
+  const found = await store.findApiKey(hashApiKey(presented));
+  if (!found || found.revokedAt !== undefined || found.keyId !== m[1]) return undefined;
+  return { tenant: found.tenant, subject: found.subject, keyId: found.keyId };
+}
+
+/** `keel.keys`: the key handle of createKeel, with times from its clock. */
+export function apiKeysHandle(store: Store, clock: Clock) {
+  const now = () => new Date(clock.now()).toISOString();
+  return {
+    /** Mints a key; the returned `key` is the only time it is ever shown. */
+    create: (tenant: string, subject?: string): Promise<CreatedApiKey> =>
+      createApiKey(store, tenant, subject, now()),
+    resolve: (presented: string): Promise<ApiKeyIdentity | undefined> => resolveApiKey(store, presented),
+    /** The tenant's keys, revoked ones included (with `revokedAt`): never a hash, never a key. */
+    list: (tenant: string): Promise<ApiKeyInfo[]> => store.listApiKeys(checkKeyName(tenant, 'tenant')),
+    /** Revokes a key of the tenant (again is a no-op); not_found when the tenant has no such key. */
+    async revoke(tenant: string, keyId: string): Promise<void> {
+      checkKeyName(tenant, 'tenant');
+      const found =
+        typeof keyId === 'string' && KEY_ID.test(keyId) && (await store.revokeApiKey(tenant, keyId, now()));
+      if (!found)
+        throw new KeelError(ErrorCode.notFound, `API key ${keyId} not found in tenant ${tenant}`, {
+          field: 'keyId',
+          keyId,
+        });
+    },
+  };
+}

@@ -1,0 +1,81 @@
+/**
+ * The API key commands for `keel serve`: `keel keys create | ls | revoke`. A key is printed once,
+ * by `create`, and never again: the store keeps only its hash, and `ls` shows ids, subjects and
+ * times. The tenant must be named (--tenant or KEEL_TENANT): a key is never minted for the
+ * `default` tenant by accident. The store is opened like every other command's (--store, KEEL_STORE,
+ * KEEL_DATABASE_URL).
+ */
+import type { Command } from 'commander';
+import pc from 'picocolors';
+import { ErrorCode, KeelError } from '../core/errors.ts';
+import type { CliContext, GlobalOptions } from './context.ts';
+import { line, printJson } from './output.ts';
+
+type WithContext = (
+  cmd: Command,
+  body: (ctx: CliContext, g: GlobalOptions) => Promise<number | undefined>,
+) => Promise<void>;
+
+/** The tenant a key command acts in; refuses to fall back to `default`. */
+function namedTenant(ctx: CliContext, g: GlobalOptions): string {
+  const env = process.env.KEEL_TENANT;
+  if (g.tenant === undefined && (env === undefined || env.trim() === ''))
+    throw new KeelError(ErrorCode.usage, '--tenant: required for API keys (or set KEEL_TENANT)', {
+      field: 'tenant',
+    });
+  return ctx.tenant;
+}
+
+export function registerKeysCommands(program: Command, withContext: WithContext): void {
+  const keys = program.command('keys').description('API keys for `keel serve`, one tenant each');
+
+  keys
+    .command('create')
+    .description('mint an API key for --tenant; the key is printed once and only its hash is stored')
+    .option('--subject <name>', 'who acts with the key (default key-<keyId>)')
+    .action(async (o: { subject?: string }, cmd: Command) =>
+      withContext(cmd, async (ctx, g) => {
+        const created = await ctx.keel.keys.create(namedTenant(ctx, g), o.subject);
+        if (ctx.json) printJson(created);
+        else {
+          line(`created API key ${created.keyId} for tenant ${created.tenant}, subject ${created.subject}`);
+          line(created.key);
+          line(pc.yellow('this key is shown once: Keel stores only its hash, so keep it now'));
+        }
+        return undefined;
+      }),
+    );
+
+  keys
+    .command('ls')
+    .description("list --tenant's API keys (ids, subjects, times; never the keys)")
+    .action(async (_o: unknown, cmd: Command) =>
+      withContext(cmd, async (ctx, g) => {
+        const tenant = namedTenant(ctx, g);
+        const list = await ctx.keel.keys.list(tenant);
+        if (ctx.json) printJson(list);
+        else {
+          if (list.length === 0) line(`no API keys in tenant ${tenant}`);
+          for (const k of list)
+            line(
+              `${k.keyId}  ${k.subject}  created ${k.createdAt}${k.revokedAt ? `  ${pc.red(`revoked ${k.revokedAt}`)}` : ''}`,
+            );
+        }
+        return undefined;
+      }),
+    );
+
+  keys
+    .command('revoke')
+    .description('revoke an API key of --tenant: it stops resolving at once')
+    .argument('<keyId>', 'the key id `keys create` and `keys ls` print')
+    .action(async (keyId: string, _o: unknown, cmd: Command) =>
+      withContext(cmd, async (ctx, g) => {
+        const tenant = namedTenant(ctx, g);
+        await ctx.keel.keys.revoke(tenant, keyId);
+        if (ctx.json) printJson({ keyId, tenant, revoked: true });
+        else line(`revoked API key ${keyId} in tenant ${tenant}`);
+        return undefined;
+      }),
+    );
+}
