@@ -16,6 +16,7 @@ import { registerKeysCommands } from './keys-commands.ts';
 import { runMigrate } from './migrate.ts';
 import { line, printHistory, printJson, statusColor, verifyText } from './output.ts';
 import { registerScaleOutCommands } from './scale-out-commands.ts';
+import { registerServeCommand } from './serve-command.ts';
 
 const RUN_STATUSES: readonly RunStatus[] = [
   'running',
@@ -490,6 +491,7 @@ export function buildProgram(): Command {
       );
   }
   registerScaleOutCommands(program, withContext);
+  registerServeCommand(program, withContext);
   registerGovernanceCommands(program, reportError);
   registerKeysCommands(program, withContext);
   return program;

@@ -1,0 +1,61 @@
+/**
+ * The discovery documents at `/.well-known/openwop`: the v1-shaped document (no version header;
+ * what the sample clients read during the v1 -> v2 overlap) and the closed v2 root (with
+ * `OpenWOP-Version: 2`). Both claim only what Keel does: the fixtures it installs, replay and
+ * branch forks, idempotency keys, approval interrupts, and the four nondeterminism sources every
+ * run records in its ledger (clock, random, id, env).
+ */
+import { ENGINE_VERSION } from '../engine/index.ts';
+import { fixtureDefinitions } from './fixtures.ts';
+
+/** Exactly the sources the engine records as `source.drawn` entries. */
+export const DECLARED_SOURCES = ['clock', 'random', 'id', 'env'] as const;
+
+export const PROTOCOL_VERSIONS = ['1.0', '2.0'] as const;
+
+const implementation = { name: 'keel', version: ENGINE_VERSION.split('/')[1] ?? '0', vendor: 'keel' };
+
+const LIMITS = { maxNodeExecutions: 1000, maxRunDurationMs: 3_600_000 };
+
+/** An experimental family record of the v2 root. */
+function record(witness: string, facets: Record<string, unknown> = {}) {
+  return { status: 'experimental', since: '2.0', until: '2.1', witness, ...facets };
+}
+
+export function discoveryV1(): Record<string, unknown> {
+  return {
+    protocolVersion: '1.0',
+    protocolVersions: [...PROTOCOL_VERSIONS],
+    preferredVersion: '1.0',
+    implementation,
+    engineVersion: 1,
+    eventLogSchemaVersion: 3,
+    supportedEnvelopes: ['clarification.request'],
+    schemaVersions: {},
+    limits: { clarificationRounds: 0, schemaRounds: 0, envelopesPerTurn: 1, ...LIMITS },
+    fixtures: [...fixtureDefinitions().keys()],
+    interrupt: { supported: true, kinds: ['approval'] },
+    replay: { supported: true, fork: true, modes: ['replay', 'branch'] },
+    idempotency: { supported: true },
+    nondeterminismPolicy: { declared: true, sources: [...DECLARED_SOURCES] },
+  };
+}
+
+export function discoveryV2(): Record<string, unknown> {
+  return {
+    protocolVersion: '2.0',
+    protocolVersions: [...PROTOCOL_VERSIONS],
+    preferredVersion: '1.0',
+    implementation,
+    engineVersion: 1,
+    eventLogSchemaVersion: 3,
+    fixtures: [...fixtureDefinitions().keys()],
+    limits: { status: 'stable', since: '2.0', witness: 'witnessable-gated', ...LIMITS },
+    eventLog: record('claims-check', { crossEngineOrdering: { orderingModel: 'per-run-sequence' } }),
+    interrupt: record('witnessable-unaided', { refKinds: ['principal'] }),
+    runList: record('witnessable-unaided', { maxPageSize: 100, filters: ['workflowId', 'status'] }),
+    replay: record('witnessable-unaided', { modes: ['replay', 'branch'] }),
+    idempotency: record('witnessable-unaided', { crossRegion: 'single-region' }),
+    nondeterminismPolicy: record('witnessable-gated', { declared: true, sources: [...DECLARED_SOURCES] }),
+  };
+}

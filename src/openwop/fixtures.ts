@@ -1,0 +1,34 @@
+/**
+ * The OpenWOP conformance fixtures Keel runs: definitions written from the documented behaviour
+ * (`fixtures/*.json`), compiled to Keel specs and published as DRAFT into a tenant on first use.
+ * Publishing the same spec again is a no-op, so seeding is idempotent across restarts.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import type { Keel } from '../app/keel.ts';
+import { compileDefinition, type OpenWopDefinition, parseDefinition } from './definition.ts';
+
+const DIR = new URL('./fixtures/', import.meta.url);
+
+let cache: Map<string, OpenWopDefinition> | undefined;
+
+/** The fixture definitions by workflow id, sorted by id. */
+export function fixtureDefinitions(): ReadonlyMap<string, OpenWopDefinition> {
+  if (!cache) {
+    const files = readdirSync(DIR)
+      .filter((f) => f.endsWith('.json'))
+      .sort();
+    cache = new Map(
+      files.map((f) => {
+        const def = parseDefinition(JSON.parse(readFileSync(new URL(f, DIR), 'utf8')));
+        return [def.id, def];
+      }),
+    );
+  }
+  return cache;
+}
+
+export async function seedFixtures(keel: Keel, tenant: string): Promise<void> {
+  for (const def of fixtureDefinitions().values()) {
+    await keel.workflows.publishObject(tenant, compileDefinition(def), 'keel:openwop-fixtures');
+  }
+}

@@ -1,0 +1,340 @@
+/**
+ * The OpenWOP host: runs, snapshots, event streams, cancel, fork and interrupts, expressed over a
+ * Keel instance. It knows nothing of HTTP (the server renders what it returns) and keeps no state
+ * of its own beyond caches: every answer is read from the run's ledger.
+ *
+ * Runs are walked in the background by this process (`kick`), unless the host is told that workers
+ * walk them (`walkers: 'workers'`): then a created run is only committed, and a worker claims it.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Keel } from '../app/keel.ts';
+import { hashOf } from '../core/canonical/index.ts';
+import { ErrorCode, KeelError } from '../core/errors.ts';
+import type { Entry, PayloadOf, RunStatus } from '../core/ledger/index.ts';
+import { foldRun } from '../core/run/index.ts';
+import { OPENWOP_RUN_EVENT, type OpenWopDefinition, runInputs } from './definition.ts';
+import { fixtureDefinitions, seedFixtures } from './fixtures.ts';
+import { type ProjectedEvent, projectEvents } from './project-events.ts';
+import { type Major, wireRunId } from './run-ids.ts';
+
+/** Who is calling: resolved from the credential, never from the request body. */
+export interface Principal {
+  readonly tenant: string;
+  readonly subject: string;
+}
+
+/** An OpenWOP refusal that has no Keel error code of its own (the server maps both to a status). */
+export class ProtocolError extends Error {
+  readonly code: string;
+  readonly details: Record<string, unknown>;
+  constructor(code: string, message: string, details: Record<string, unknown> = {}) {
+    super(message);
+    this.code = code;
+    this.details = details;
+  }
+}
+
+export type WireStatus = 'running' | 'waiting-approval' | 'paused' | 'completed' | 'failed' | 'cancelled';
+
+const STATUS: Record<RunStatus, WireStatus> = {
+  running: 'running',
+  waiting_approval: 'waiting-approval',
+  outcome_unknown: 'paused',
+  completed: 'completed',
+  refused: 'failed',
+  failed: 'failed',
+  cancelled: 'cancelled',
+} as Record<RunStatus, WireStatus>;
+
+export const TERMINAL_WIRE: ReadonlySet<string> = new Set(['completed', 'failed', 'cancelled']);
+
+export interface CreateRunBody {
+  readonly workflowId: string;
+  readonly inputs: Record<string, unknown>;
+  readonly tags?: readonly string[];
+  readonly metadata?: Record<string, unknown>;
+}
+
+export interface ForkBody {
+  readonly mode: 'replay' | 'branch';
+  readonly fromSeq: number;
+}
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+function validation(field: string, message: string): ProtocolError {
+  return new ProtocolError('validation_error', `${field}: ${message}`, { field });
+}
+
+/** Checks a createRun body; v2 refuses unknown keys, v1 stays lenient. */
+export function parseCreateRun(body: unknown, major: Major): CreateRunBody {
+  if (!isObject(body)) throw validation('(body)', 'expected a JSON object');
+  const known = new Set([
+    'workflowId',
+    'inputs',
+    'tags',
+    'metadata',
+    'configurable',
+    'tenantId',
+    'scopeId',
+    'residency',
+    'callbackUrl',
+    'mode',
+    'agentId',
+    'evalSuiteRef',
+  ]);
+  if (major === 2) for (const k of Object.keys(body)) if (!known.has(k)) throw validation(k, 'unknown field');
+  if (typeof body.workflowId !== 'string' || body.workflowId.length === 0)
+    throw validation('workflowId', 'expected a non-empty string');
+  if (body.inputs !== undefined && !isObject(body.inputs)) throw validation('inputs', 'expected an object');
+  if (body.tags !== undefined) {
+    if (
+      !Array.isArray(body.tags) ||
+      body.tags.length > 100 ||
+      body.tags.some((t) => typeof t !== 'string' || t.length > 256)
+    )
+      throw validation('tags', 'expected at most 100 strings of at most 256 characters');
+  }
+  if (body.metadata !== undefined && !isObject(body.metadata))
+    throw validation('metadata', 'expected an object');
+  return {
+    workflowId: body.workflowId,
+    inputs: (body.inputs as Record<string, unknown> | undefined) ?? {},
+    ...(body.tags ? { tags: body.tags as string[] } : {}),
+    ...(body.metadata ? { metadata: body.metadata as Record<string, unknown> } : {}),
+  };
+}
+
+export function parseFork(body: unknown): ForkBody {
+  if (!isObject(body)) throw validation('(body)', 'expected a JSON object');
+  if (body.mode !== 'replay' && body.mode !== 'branch')
+    throw validation('mode', `expected replay or branch, got ${JSON.stringify(body.mode)}`);
+  if (body.fromSeq === undefined && body.mode === 'branch')
+    throw validation('fromSeq', 'required for mode branch');
+  const fromSeq = body.fromSeq ?? 0;
+  if (!Number.isSafeInteger(fromSeq) || (fromSeq as number) < 0)
+    throw validation('fromSeq', `expected an integer >= 0, got ${JSON.stringify(body.fromSeq)}`);
+  const overlay = body.runOptionsOverlay;
+  if (
+    overlay !== undefined &&
+    (!isObject(overlay) || (body.mode === 'replay' && Object.keys(overlay).length > 0))
+  )
+    throw validation('runOptionsOverlay', 'only an object, and only with mode branch');
+  return { mode: body.mode, fromSeq: fromSeq as number };
+}
+
+export interface HostOptions {
+  /** `inline` (default): this process walks the runs it creates; `workers`: `keel worker` processes do. */
+  readonly walkers?: 'inline' | 'workers';
+  readonly onError?: (e: unknown) => void;
+}
+
+export class OpenWopHost {
+  readonly keel: Keel;
+  private readonly walkers: 'inline' | 'workers';
+  private readonly onError: (e: unknown) => void;
+  private readonly seeded = new Map<string, Promise<void>>();
+  private readonly walking = new Set<Promise<unknown>>();
+
+  constructor(keel: Keel, o: HostOptions = {}) {
+    this.keel = keel;
+    this.walkers = o.walkers ?? 'inline';
+    this.onError = o.onError ?? ((e) => console.error(e));
+  }
+
+  /** Installs the conformance fixtures in a tenant, once per process (publishing is idempotent). */
+  ensureFixtures(tenant: string): Promise<void> {
+    let p = this.seeded.get(tenant);
+    if (!p) {
+      p = seedFixtures(this.keel, tenant);
+      p.catch(() => this.seeded.delete(tenant));
+      this.seeded.set(tenant, p);
+    }
+    return p;
+  }
+
+  /** Walks a run to its next stop in the background (inline mode), or leaves it to the workers. */
+  kick(tenant: string, runId: string): void {
+    if (this.walkers === 'workers') return;
+    const p = this.keel.runs.resume(tenant, runId).catch(this.onError);
+    this.walking.add(p);
+    p.finally(() => this.walking.delete(p));
+  }
+
+  /** Resolves when every background walk started so far has stopped (graceful shutdown). */
+  async drain(): Promise<void> {
+    while (this.walking.size > 0) await Promise.allSettled([...this.walking]);
+  }
+
+  definition(workflowId: string): OpenWopDefinition | undefined {
+    return fixtureDefinitions().get(workflowId);
+  }
+
+  async createRun(
+    p: Principal,
+    body: CreateRunBody,
+    idempotencyKey?: string,
+  ): Promise<{ runId: string; status: WireStatus }> {
+    await this.ensureFixtures(p.tenant);
+    const def = this.definition(body.workflowId);
+    const inputs = def ? runInputs(def, body.inputs) : body.inputs;
+    // With a key, the event (and so the run id) is derived from it: a retry after a crash that lost
+    // the idempotency record still names the same run.
+    const eventId = idempotencyKey
+      ? `idem-${hashOf({ op: 'createRun', key: idempotencyKey }).slice(7, 39)}`
+      : `req-${randomUUID()}`;
+    const event = {
+      id: eventId,
+      type: OPENWOP_RUN_EVENT,
+      source: `openwop:${p.subject}`,
+      subject: body.workflowId,
+      time: new Date().toISOString(),
+      payload: {
+        inputs,
+        owner: { tenant: p.tenant, subject: p.subject },
+        transport: 'rest',
+        ...(body.tags ? { tags: body.tags } : {}),
+        ...(body.metadata ? { metadata: body.metadata } : {}),
+      },
+    };
+    const run = await this.keel.runs.start(p.tenant, body.workflowId, event, { walk: 'enqueue' });
+    if (run.created) this.kick(p.tenant, run.runId);
+    return { runId: run.runId, status: STATUS[run.status] };
+  }
+
+  async entries(p: Principal, runId: string): Promise<Entry[]> {
+    return this.keel.runs.entries(p.tenant, runId);
+  }
+
+  async events(p: Principal, runId: string, major: Major): Promise<ProjectedEvent[]> {
+    return projectEvents(wireRunId(runId, p.tenant, major), await this.entries(p, runId));
+  }
+
+  /** The run snapshot: a fold of the ledger. v1 gets a superset with inputs and times. */
+  async snapshot(p: Principal, runId: string, major: Major): Promise<Record<string, unknown>> {
+    const run = await this.keel.runs.get(p.tenant, runId);
+    const entries = await this.entries(p, runId);
+    const s = foldRun(entries);
+    const root = entries[0]!.payload as PayloadOf<'run.started'>;
+    const status = STATUS[s.status];
+    const ownerSubject = (root.event.payload.owner as { subject?: string } | undefined)?.subject;
+    const snap: Record<string, unknown> = {
+      runId: wireRunId(runId, p.tenant, major),
+      workflowId: s.workflowId,
+      status,
+      owner: { tenant: p.tenant, subject: ownerSubject ?? root.event.source },
+      eventLogSchemaVersion: 3,
+      engineVersion: 1,
+    };
+    if (s.approval && !s.approval.decision) snap.currentNodeId = s.approval.request.step;
+    else if (s.suspended) snap.currentNodeId = s.suspended.step;
+    if (status === 'failed') snap.error = failure(entries, s.finished?.reason);
+    const tags = root.event.payload.tags;
+    const metadata = root.event.payload.metadata;
+    if (tags) snap.tags = tags;
+    if (metadata) snap.metadata = metadata;
+    if (major === 1) {
+      snap.inputs = root.event.payload.inputs ?? {};
+      snap.startedAt = run.createdAt;
+      if (TERMINAL_WIRE.has(status)) snap.endedAt = run.updatedAt;
+      snap.keel = { runId, version: s.version, ...(root.forkOf ? { forkOf: root.forkOf } : {}) };
+    }
+    return snap;
+  }
+
+  /** The ETag of a run's snapshot and stream: its ledger head. */
+  async head(p: Principal, runId: string): Promise<{ seq: number; hash: string; status: RunStatus }> {
+    const run = await this.keel.runs.get(p.tenant, runId);
+    return { ...run.head, status: run.status };
+  }
+
+  async cancel(p: Principal, runId: string, reason?: string): Promise<{ status: WireStatus }> {
+    const run = await this.keel.runs.get(p.tenant, runId);
+    if (TERMINAL_WIRE.has(STATUS[run.status]))
+      throw new ProtocolError('run_terminal', `run is already ${STATUS[run.status]}`, {
+        runStatus: STATUS[run.status],
+      });
+    const r = await this.keel.runs.cancel(p.tenant, runId, { by: p.subject, ...(reason ? { reason } : {}) });
+    return { status: STATUS[r.status] };
+  }
+
+  async fork(p: Principal, runId: string, body: ForkBody, major: Major) {
+    const events = await this.events(p, runId, major);
+    const at = events[body.fromSeq];
+    if (!at)
+      throw new ProtocolError(
+        'fork_point_invalid',
+        `fromSeq ${body.fromSeq} is not a sequence of the source run (0..${events.length - 1})`,
+        {
+          sourceRunId: wireRunId(runId, p.tenant, major),
+          fromSeq: body.fromSeq,
+        },
+      );
+    const { run, created } = await this.keel.engine.fork(p.tenant, runId, {
+      fromSeq: at.ledgerSeq,
+      mode: body.mode,
+      walk: false,
+    });
+    if (created) this.kick(p.tenant, run.runId);
+    return { runId: run.runId, status: STATUS[run.status], created };
+  }
+
+  /**
+   * Resolves the approval a run waits for at `nodeId`: accept approves the proposal, reject denies
+   * it; exactly once (a second resolve is `interrupt_already_resolved`).
+   */
+  async resolveInterrupt(
+    p: Principal,
+    runId: string,
+    nodeId: string,
+    resumeValue: unknown,
+  ): Promise<{ status: WireStatus }> {
+    if (!isObject(resumeValue) || (resumeValue.action !== 'accept' && resumeValue.action !== 'reject'))
+      throw validation('resumeValue.action', 'expected accept or reject');
+    const entries = await this.entries(p, runId);
+    const s = foldRun(entries);
+    const asked = entries.some(
+      (e) =>
+        e.kind === 'approval.requested' && (e.payload as PayloadOf<'approval.requested'>).step === nodeId,
+    );
+    if (!asked)
+      throw new ProtocolError('interrupt_not_found', `run has no interrupt at node ${nodeId}`, { nodeId });
+    if (!s.approval || s.approval.decision || s.approval.request.step !== nodeId)
+      throw new ProtocolError(
+        'interrupt_already_resolved',
+        `the interrupt at node ${nodeId} is already resolved`,
+        { nodeId },
+      );
+    const feedback = typeof resumeValue.feedback === 'string' ? resumeValue.feedback : undefined;
+    const resolve = resumeValue.action === 'accept' ? this.keel.approvals.approve : this.keel.approvals.deny;
+    try {
+      await resolve(p.tenant, runId, p.subject, feedback, { walk: 'enqueue' });
+    } catch (e) {
+      if (e instanceof KeelError && e.code === ErrorCode.alreadyResolved)
+        throw new ProtocolError('interrupt_already_resolved', e.message, { nodeId });
+      throw e;
+    }
+    this.kick(p.tenant, runId);
+    const run = await this.keel.runs.get(p.tenant, runId);
+    return { status: STATUS[run.status] };
+  }
+
+  static wireStatus(s: RunStatus): WireStatus {
+    return STATUS[s];
+  }
+}
+
+/** The error of a failed run: the last failed or refused step's code, else the run's reason. */
+function failure(entries: readonly Entry[], reason: string | undefined): { code: string; message: string } {
+  for (let i = entries.length - 1; i >= 0; i--) {
+    const e = entries[i]!;
+    if (e.kind === 'step.failed') return (e.payload as PayloadOf<'step.failed'>).error;
+    if (e.kind === 'step.refused') {
+      const r = e.payload as PayloadOf<'step.refused'>;
+      return { code: r.code, message: r.message };
+    }
+  }
+  return { code: 'failed', message: reason ?? 'the run failed' };
+}

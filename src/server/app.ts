@@ -1,0 +1,37 @@
+/**
+ * The HTTP application of `keel serve`: the OpenWOP surface and the Keel API over one Keel
+ * instance, errors rendered from one table (`errors.ts`). Building the app opens nothing and
+ * listens on nothing (`serve.ts` does), so tests drive it through `app.request` or a real socket.
+ */
+import { Hono } from 'hono';
+import type { Keel } from '../app/keel.ts';
+import { OpenWopHost } from '../openwop/host.ts';
+import { errorReply } from './errors.ts';
+import { openWopRoutes } from './openwop-routes.ts';
+
+export interface ServerOptions {
+  /** Who walks runs: this process (default) or `keel worker` processes sharing the store. */
+  readonly walkers?: 'inline' | 'workers';
+  /** Where unexpected errors go (default: stderr). Request bodies and keys are never logged. */
+  readonly log?: (e: unknown) => void;
+}
+
+export function createServerApp(keel: Keel, o: ServerOptions = {}) {
+  const log = o.log ?? ((e: unknown) => console.error('keel serve:', e));
+  const host = new OpenWopHost(keel, { walkers: o.walkers ?? 'inline', onError: log });
+  const app = new Hono();
+  app.onError((e, c) => {
+    const r = errorReply(e);
+    if (r.unexpected) log(e);
+    if (r.status === 401) c.header('WWW-Authenticate', 'Bearer');
+    return c.json(r.body, r.status as 400);
+  });
+  app.notFound((c) =>
+    c.json(
+      { error: 'not_found', message: `no route for ${c.req.method} ${new URL(c.req.url).pathname}` },
+      404,
+    ),
+  );
+  app.route('/', openWopRoutes(keel, host, log));
+  return { app, host };
+}

@@ -1,0 +1,19 @@
+/**
+ * Bearer authentication: an API key resolves to its tenant and subject (keys are stored hashed;
+ * `keel keys create`). It runs before any route reads anything, so a 401 never says whether a run
+ * exists, and every read and write after it names the caller's tenant.
+ */
+import type { Keel } from '../app/keel.ts';
+import { type Principal, ProtocolError } from '../openwop/host.ts';
+
+export async function authenticate(keel: Keel, authorization: string | undefined): Promise<Principal> {
+  const m = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? '');
+  if (!m)
+    throw new ProtocolError(
+      'unauthenticated',
+      'send Authorization: Bearer <API key> (create one with `keel keys create`)',
+    );
+  const key = await keel.keys.resolve(m[1]!);
+  if (!key) throw new ProtocolError('unauthenticated', 'the API key is not valid or was revoked');
+  return { tenant: key.tenant, subject: key.subject };
+}

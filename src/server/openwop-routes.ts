@@ -1,0 +1,245 @@
+/**
+ * The OpenWOP surface: discovery, and under `/v1` and bare (v2) paths over one core: runs
+ * (create, get, list), events (SSE or JSON, and the v2 poll), cancel, fork, interrupts and the
+ * sample clients' approval alias. Run paths are routed on the raw path, so a tenant-bound id whose
+ * slash arrives as `%2F` or `~2F` is one segment; the id is decoded after routing.
+ */
+import { type Context, Hono } from 'hono';
+import type { Keel } from '../app/keel.ts';
+import { hashOf } from '../core/canonical/index.ts';
+import { discoveryV1, discoveryV2 } from '../openwop/discovery.ts';
+import { OpenWopHost, type Principal, ProtocolError, parseCreateRun, parseFork } from '../openwop/host.ts';
+import { type Major, parseRunId, pathRunId, wireRunId } from '../openwop/run-ids.ts';
+import { authenticate } from './auth.ts';
+import { errorReply } from './errors.ts';
+import { idempotent, type Reply } from './idempotency.ts';
+import { negotiate, versionHeader } from './negotiate.ts';
+import { pollEvents, streamEvents } from './run-events.ts';
+
+export type Env = { Variables: { major: Major } };
+
+/** Runs `fn`, turning a refusal into its reply (so it can be cached under an idempotency key). */
+async function attempt(fn: () => Promise<Reply>, log: (e: unknown) => void): Promise<Reply> {
+  try {
+    return await fn();
+  } catch (e) {
+    const r = errorReply(e);
+    if (r.unexpected) log(e);
+    return { status: r.status, body: r.body };
+  }
+}
+
+function send(c: Context, r: Reply): Response {
+  return c.json(r.body as object, r.status as 200, r.headers);
+}
+
+async function readJson(c: Context): Promise<unknown> {
+  const text = await c.req.text();
+  if (text.trim() === '') return {};
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new ProtocolError('validation_error', 'the request body is not valid JSON', { field: '(body)' });
+  }
+}
+
+export function openWopRoutes(keel: Keel, host: OpenWopHost, log: (e: unknown) => void): Hono<Env> {
+  const app = new Hono<Env>();
+
+  app.use('*', async (c, next) => {
+    const path = new URL(c.req.url).pathname;
+    const major = negotiate(path, c.req.header('OpenWOP-Version'));
+    c.set('major', major);
+    await next();
+    c.header('OpenWOP-Version', versionHeader(major));
+  });
+
+  app.get('/.well-known/openwop', (c) => {
+    const doc = c.get('major') === 1 ? discoveryV1() : discoveryV2();
+    const etag = `"${hashOf(doc).slice(7, 39)}"`;
+    c.header('ETag', etag);
+    c.header('Vary', 'OpenWOP-Version');
+    c.header('Cache-Control', 'no-cache');
+    if (c.req.header('If-None-Match') === etag) return c.body(null, 304);
+    return c.json(doc);
+  });
+
+  const principalOf = (c: Context) => authenticate(keel, c.req.header('Authorization'));
+
+  for (const prefix of ['/v1', '']) {
+    app.post(`${prefix}/runs`, async (c) => {
+      const p = await principalOf(c);
+      const major = c.get('major');
+      const body = await readJson(c);
+      const key = c.req.header('Idempotency-Key');
+      const reply = await idempotent(keel, p, key, `createRun@${major}`, body, () =>
+        attempt(async () => {
+          const req = parseCreateRun(body, major);
+          const run = await host.createRun(p, req, key);
+          const base = `${major === 1 ? '/v1' : ''}/runs/${pathRunId(run.runId, p.tenant, major)}`;
+          return {
+            status: 201,
+            body: {
+              runId: wireRunId(run.runId, p.tenant, major),
+              status: run.status,
+              eventsUrl: `${base}/events`,
+              statusUrl: base,
+            },
+          };
+        }, log),
+      );
+      return send(c, reply);
+    });
+
+    app.get(`${prefix}/runs`, async (c) => {
+      const p = await principalOf(c);
+      const major = c.get('major');
+      const limit = Number(c.req.query('limit') ?? c.req.query('pageSize') ?? 50);
+      if (!Number.isInteger(limit) || limit < 1 || limit > 100)
+        throw new ProtocolError('validation_error', 'limit: expected an integer from 1 to 100', {
+          field: 'limit',
+        });
+      const status = c.req.query('status');
+      const page = await keel.runs.list(p.tenant, {
+        limit,
+        ...(c.req.query('workflowId') ? { workflowId: c.req.query('workflowId')! } : {}),
+        ...(c.req.query('cursor') ? { cursor: c.req.query('cursor')! } : {}),
+      });
+      const runs = page.runs
+        .map((r) => ({
+          runId: wireRunId(r.runId, p.tenant, major),
+          workflowId: r.workflowId,
+          status: OpenWopHost.wireStatus(r.status),
+          createdAt: r.createdAt,
+          updatedAt: r.updatedAt,
+        }))
+        .filter((r) => status === undefined || r.status === status);
+      return c.json({ runs, ...(page.next ? { nextCursor: page.next } : {}) });
+    });
+
+    app.get(`${prefix}/workflows/:workflowId`, async (c) => {
+      const p = await principalOf(c);
+      await host.ensureFixtures(p.tenant);
+      const id = c.req.param('workflowId');
+      const def = host.definition(id);
+      if (def && (await keel.workflows.get(p.tenant, id))) return c.json(def);
+      const v = await keel.workflows.get(p.tenant, id);
+      if (!v) throw new ProtocolError('not_found', `workflow ${id} not found`, { workflowId: id });
+      return c.json({ id: v.workflowId, version: String(v.version), keel: v.spec });
+    });
+
+    app.all(`${prefix}/runs/*`, async (c) => {
+      const p = await principalOf(c);
+      const rest = new URL(c.req.url).pathname.slice(`${prefix}/runs/`.length);
+      return runRoute(c, p, prefix, rest.split('/'));
+    });
+  }
+
+  async function runRoute(c: Context<Env>, p: Principal, prefix: string, segs: string[]): Promise<Response> {
+    const major = c.get('major');
+    let [idSeg = '', ...tail] = segs;
+    let action: string | undefined;
+    const colon = idSeg.lastIndexOf(':');
+    if (colon > 0) {
+      action = idSeg.slice(colon + 1);
+      idSeg = idSeg.slice(0, colon);
+    }
+    const parsed = parseRunId(idSeg, p.tenant);
+    if (!parsed.ok) {
+      if (parsed.reason === 'tenant_mismatch')
+        throw new ProtocolError('id_tenant_mismatch', 'the run id names another tenant than the credential');
+      throw new ProtocolError('not_found', 'run not found');
+    }
+    const runId = parsed.runId;
+    const method = c.req.method;
+    const key = c.req.header('Idempotency-Key');
+    const route = `${method} ${action ? `:${action}` : ''}${tail.length ? `/${tail.map((t, i) => (i === 0 ? t : '*')).join('/')}` : ''}`;
+
+    switch (route) {
+      case 'GET ': {
+        const head = await host.head(p, runId);
+        const etag = `"${head.hash.slice(7, 39)}"`;
+        c.header('ETag', etag);
+        if (c.req.header('If-None-Match') === etag) return c.body(null, 304);
+        return c.json(await host.snapshot(p, runId, major));
+      }
+      case 'GET /events':
+        return streamEvents(c, host, p, runId, major);
+      case 'GET /events/*':
+        if (tail[1] !== 'poll') break;
+        return c.json(await pollEvents(c, host, p, runId, major));
+      case 'POST /cancel': {
+        const body = await readJson(c);
+        const reason = (body as { reason?: unknown }).reason;
+        return send(
+          c,
+          await idempotent(keel, p, key, `cancelRun@${major}`, { runId, body }, () =>
+            attempt(async () => {
+              const r = await host.cancel(p, runId, typeof reason === 'string' ? reason : undefined);
+              return { status: 200, body: { runId: wireRunId(runId, p.tenant, major), status: r.status } };
+            }, log),
+          ),
+        );
+      }
+      case 'POST :fork': {
+        const body = await readJson(c);
+        return send(
+          c,
+          await idempotent(keel, p, key, `forkRun@${major}`, { runId, body }, () =>
+            attempt(async () => {
+              const f = parseFork(body);
+              await keel.runs.get(p.tenant, runId);
+              const r = await host.fork(p, runId, f, major);
+              const base = `${major === 1 ? '/v1' : ''}/runs/${pathRunId(r.runId, p.tenant, major)}`;
+              return {
+                status: 201,
+                body: {
+                  runId: wireRunId(r.runId, p.tenant, major),
+                  sourceRunId: wireRunId(runId, p.tenant, major),
+                  fromSeq: f.fromSeq,
+                  mode: f.mode,
+                  status: r.status,
+                  eventsUrl: `${base}/events`,
+                },
+              };
+            }, log),
+          ),
+        );
+      }
+      case 'POST /interrupts/*':
+      case 'POST /approvals/*': {
+        if (tail[0] === 'approvals' && major !== 1) break;
+        const nodeId = decodeURIComponent(tail[1] ?? '');
+        const body = await readJson(c);
+        // The sample clients' alias posts the resume value itself ({action}); the spec wraps it.
+        const resumeValue = tail[0] === 'approvals' ? body : (body as { resumeValue?: unknown }).resumeValue;
+        return send(
+          c,
+          await idempotent(keel, p, key, `resolveInterrupt@${major}`, { runId, nodeId, body }, () =>
+            attempt(async () => {
+              const r = await host.resolveInterrupt(p, runId, nodeId, resumeValue);
+              return {
+                status: 200,
+                body: {
+                  runId: wireRunId(runId, p.tenant, major),
+                  status: r.status,
+                  interrupt: {
+                    kind: 'approval',
+                    nodeId,
+                    outcome: (resumeValue as { action: string }).action,
+                  },
+                },
+              };
+            }, log),
+          ),
+        );
+      }
+    }
+    throw new ProtocolError(
+      'not_found',
+      `no such operation: ${method} ${prefix}/runs/{runId}${action ? `:${action}` : ''}${tail.length ? `/${tail.join('/')}` : ''}`,
+    );
+  }
+
+  return app;
+}

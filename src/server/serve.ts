@@ -1,0 +1,40 @@
+/**
+ * Listening: `startServer` binds the app to a port on Node's HTTP server and returns a handle
+ * whose `close` stops accepting, lets background walks reach a step boundary, and closes the store.
+ */
+
+import type { AddressInfo } from 'node:net';
+import { serve } from '@hono/node-server';
+import type { Keel } from '../app/keel.ts';
+import { createServerApp, type ServerOptions } from './app.ts';
+
+export interface RunningServer {
+  readonly url: string;
+  readonly port: number;
+  close(): Promise<void>;
+}
+
+export async function startServer(
+  keel: Keel,
+  o: ServerOptions & { port?: number; hostname?: string } = {},
+): Promise<RunningServer> {
+  const { app, host } = createServerApp(keel, o);
+  const hostname = o.hostname ?? '127.0.0.1';
+  const server = await new Promise<ReturnType<typeof serve>>((resolve, reject) => {
+    const s = serve({ fetch: app.fetch, port: o.port ?? 8787, hostname }, () => resolve(s));
+    s.once('error', reject);
+  });
+  const port = (server.address() as AddressInfo).port;
+  return {
+    url: `http://${hostname}:${port}`,
+    port,
+    async close() {
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        // Open event streams would hold the server open; they end with the process.
+        (server as unknown as { closeAllConnections?: () => void }).closeAllConnections?.();
+      });
+      await host.drain();
+    },
+  };
+}

@@ -1,0 +1,105 @@
+/**
+ * A real `keel serve` process for end-to-end tests: spawned from the CLI on a sandbox store, on a
+ * free loopback port, stopped by its PID. `api` sends JSON with a bearer key and returns status,
+ * headers and the parsed body.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { BIN, okJson, REPO, type Sandbox } from './keel-cli.ts';
+
+export interface ApiResponse<T = Record<string, unknown>> {
+  readonly status: number;
+  readonly headers: Headers;
+  readonly body: T;
+}
+
+export class KeelServer {
+  readonly url: string;
+  private readonly child: ChildProcess;
+
+  private constructor(url: string, child: ChildProcess) {
+    this.url = url;
+    this.child = child;
+  }
+
+  static async start(sandbox: Sandbox, extraArgs: readonly string[] = []): Promise<KeelServer> {
+    const child = spawn(
+      process.execPath,
+      [BIN, '--store', sandbox.store(), '--json', 'serve', '--port', '0', ...extraArgs],
+      {
+        cwd: REPO,
+        env: { ...process.env, NO_COLOR: '1', NODE_TEST_CONTEXT: undefined },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
+    let out = '';
+    let err = '';
+    child.stderr!.on('data', (d) => {
+      err += d;
+    });
+    const url = await new Promise<string>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`keel serve did not start in 30 s\n${err}`)), 30_000);
+      child.stdout!.on('data', (d) => {
+        out += d;
+        // --json prints one (pretty) JSON document once the server listens.
+        let info: { url?: string } | undefined;
+        try {
+          info = JSON.parse(out) as { url?: string };
+        } catch {
+          return;
+        }
+        clearTimeout(timer);
+        if (info.url) resolve(info.url);
+        else reject(new Error(`keel serve printed ${out}`));
+      });
+      child.once('exit', (code) => {
+        clearTimeout(timer);
+        reject(new Error(`keel serve exited ${code}\n${err}`));
+      });
+    });
+    return new KeelServer(url, child);
+  }
+
+  /** SIGTERM, then wait for the exit (SIGKILL after 10 s). */
+  async stop(): Promise<void> {
+    if (this.child.exitCode !== null) return;
+    const exited = once(this.child, 'exit');
+    this.child.kill('SIGTERM');
+    const timer = setTimeout(() => this.child.kill('SIGKILL'), 10_000);
+    await exited;
+    clearTimeout(timer);
+  }
+
+  async api<T = Record<string, unknown>>(
+    method: string,
+    path: string,
+    o: { key?: string; body?: unknown; headers?: Record<string, string> } = {},
+  ): Promise<ApiResponse<T>> {
+    const headers: Record<string, string> = { ...(o.headers ?? {}) };
+    if (o.key) headers.Authorization = `Bearer ${o.key}`;
+    if (o.body !== undefined) headers['Content-Type'] = 'application/json';
+    const res = await fetch(`${this.url}${path}`, {
+      method,
+      headers,
+      ...(o.body !== undefined ? { body: JSON.stringify(o.body) } : {}),
+    });
+    const text = await res.text();
+    return { status: res.status, headers: res.headers, body: (text ? JSON.parse(text) : null) as T };
+  }
+
+  /** Polls a run snapshot until `until(status)` or the deadline. */
+  async waitFor(path: string, key: string, until: (status: string) => boolean, ms = 15_000) {
+    const deadline = Date.now() + ms;
+    for (;;) {
+      const r = await this.api<{ status: string; currentNodeId?: string }>('GET', path, { key });
+      if (r.status === 200 && until(r.body.status)) return r.body;
+      if (Date.now() > deadline) throw new Error(`${path}: still ${JSON.stringify(r.body)} after ${ms} ms`);
+      await new Promise((res) => setTimeout(res, 50));
+    }
+  }
+}
+
+/** Creates an API key for `tenant` through the real CLI and returns it. */
+export function createKey(sandbox: Sandbox, tenant: string): string {
+  return okJson<{ key: string }>(sandbox.keel(['keys', 'create', '--tenant', tenant, '--json'])).key;
+}
