@@ -125,6 +125,27 @@ export function parseFork(body: unknown): ForkBody {
   return { mode: body.mode, fromSeq: fromSeq as number };
 }
 
+/** At most this many runs in one bulk cancel. */
+export const MAX_BULK_CANCEL = 100;
+
+export function parseBulkCancel(body: unknown): { runIds: string[]; reason?: string } {
+  if (!isObject(body)) throw validation('(body)', 'expected a JSON object');
+  const ids = body.runIds;
+  if (
+    !Array.isArray(ids) ||
+    ids.length < 1 ||
+    ids.length > MAX_BULK_CANCEL ||
+    ids.some((x) => typeof x !== 'string')
+  )
+    throw new ProtocolError('validation_error', `runIds: expected 1 to ${MAX_BULK_CANCEL} run ids`, {
+      field: 'runIds',
+      maxRunIds: MAX_BULK_CANCEL,
+    });
+  if (body.reason !== undefined && typeof body.reason !== 'string')
+    throw validation('reason', 'expected a string');
+  return { runIds: ids as string[], ...(typeof body.reason === 'string' ? { reason: body.reason } : {}) };
+}
+
 export interface HostOptions {
   /** `inline` (default): this process walks the runs it creates; `workers`: `keel worker` processes do. */
   readonly walkers?: 'inline' | 'workers';

@@ -8,7 +8,14 @@ import { type Context, Hono } from 'hono';
 import type { Keel } from '../app/keel.ts';
 import { hashOf } from '../core/canonical/index.ts';
 import { discoveryV1, discoveryV2 } from '../openwop/discovery.ts';
-import { OpenWopHost, type Principal, ProtocolError, parseCreateRun, parseFork } from '../openwop/host.ts';
+import {
+  OpenWopHost,
+  type Principal,
+  ProtocolError,
+  parseBulkCancel,
+  parseCreateRun,
+  parseFork,
+} from '../openwop/host.ts';
 import { type Major, parseRunId, pathRunId, wireRunId } from '../openwop/run-ids.ts';
 import { authenticate } from './auth.ts';
 import { errorReply } from './errors.ts';
@@ -126,6 +133,37 @@ export function openWopRoutes(keel: Keel, host: OpenWopHost, log: (e: unknown) =
       const v = await keel.workflows.get(p.tenant, id);
       if (!v) throw new ProtocolError('not_found', `workflow ${id} not found`, { workflowId: id });
       return c.json({ id: v.workflowId, version: String(v.version), keel: v.spec });
+    });
+
+    app.post(`${prefix}/:op{runs:bulk-cancel}`, async (c) => {
+      const p = await principalOf(c);
+      const major = c.get('major');
+      const body = await readJson(c);
+      const key = c.req.header('Idempotency-Key');
+      const reply = await idempotent(keel, p, key, `bulkCancelRuns@${major}`, body, () =>
+        attempt(async () => {
+          const { runIds, reason } = parseBulkCancel(body);
+          const results = [];
+          for (const wire of runIds) {
+            try {
+              const parsed = parseRunId(encodeURIComponent(wire), p.tenant);
+              if (!parsed.ok)
+                throw new ProtocolError(
+                  parsed.reason === 'tenant_mismatch' ? 'id_tenant_mismatch' : 'not_found',
+                  parsed.reason === 'tenant_mismatch' ? 'the run id names another tenant' : 'run not found',
+                );
+              const r = await host.cancel(p, parsed.runId, reason);
+              results.push({ runId: wire, ok: true, status: r.status });
+            } catch (e) {
+              const r = errorReply(e);
+              if (r.unexpected) log(e);
+              results.push({ runId: wire, ok: false, error: r.body });
+            }
+          }
+          return { status: 200, body: { results } };
+        }, log),
+      );
+      return send(c, reply);
     });
 
     app.all(`${prefix}/runs/*`, async (c) => {

@@ -272,6 +272,36 @@ describe('approvals, cancel, fork', () => {
     assert.equal(again.body.error, 'run_terminal');
   });
 
+  test('bulk cancel answers per run, in request order; over 100 ids is 400 with details.maxRunIds', async () => {
+    const a = await createRun({ workflowId: 'conformance-cancellable' });
+    const done = createdByV1[0]!;
+    const theirs = await createRun({ workflowId: 'conformance-cancellable' }, { key: globex });
+    const r = await server.api<{
+      results: { runId: string; ok: boolean; status?: string; error?: { error: string } }[];
+    }>('POST', '/v1/runs:bulk-cancel', {
+      key: acme,
+      body: { runIds: [a.body.runId, done, theirs.body.runId], reason: 'bulk' },
+    });
+    assert.equal(r.status, 200, JSON.stringify(r.body));
+    assert.deepEqual(
+      r.body.results.map((x) => [x.runId, x.ok, x.error?.error]),
+      [
+        [a.body.runId, true, undefined],
+        [done, false, 'run_terminal'],
+        [theirs.body.runId, false, 'not_found'],
+      ],
+    );
+    assert.equal((await server.waitFor(v1(a.body.runId), acme, terminal)).status, 'cancelled');
+    assert.equal((await server.api('GET', v1(theirs.body.runId), { key: globex })).body.status, 'running');
+    await server.api('POST', `${v1(theirs.body.runId)}/cancel`, { key: globex, body: {} });
+    const tooMany = await server.api('POST', '/runs:bulk-cancel', {
+      key: acme,
+      body: { runIds: Array.from({ length: 101 }, () => done) },
+    });
+    assert.equal(tooMany.status, 400);
+    assert.equal((tooMany.body.details as { maxRunIds: number }).maxRunIds, 100);
+  });
+
   test('a replay fork of conformance-nondeterminism reproduces every declared source byte-equal; a branch draws afresh', async () => {
     const c = await createRun({ workflowId: 'conformance-nondeterminism' }, { path: '/runs' });
     const path = `/runs/${c.body.runId.replace('/', '~2F')}`;
