@@ -5,12 +5,18 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { BIN, okJson, REPO, type Sandbox } from './keel-cli.ts';
+import { BIN, okJson, REPO, runKeel, type Sandbox } from './keel-cli.ts';
 
 export interface ApiResponse<T = Record<string, unknown>> {
   readonly status: number;
   readonly headers: Headers;
   readonly body: T;
+}
+
+function serverEnv(): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: '1' };
+  for (const k of ['KEEL_STORE', 'KEEL_TENANT', 'KEEL_WORKERS', 'NODE_TEST_CONTEXT']) delete env[k];
+  return env;
 }
 
 export class KeelServer {
@@ -22,13 +28,18 @@ export class KeelServer {
     this.child = child;
   }
 
-  static async start(sandbox: Sandbox, extraArgs: readonly string[] = []): Promise<KeelServer> {
+  /** `store`: a store target other than the sandbox's SQLite file (e.g. a PostgreSQL URL). */
+  static async start(
+    sandbox: Sandbox,
+    extraArgs: readonly string[] = [],
+    store = sandbox.store(),
+  ): Promise<KeelServer> {
     const child = spawn(
       process.execPath,
-      [BIN, '--store', sandbox.store(), '--json', 'serve', '--port', '0', ...extraArgs],
+      [BIN, '--store', store, '--json', 'serve', '--port', '0', ...extraArgs],
       {
         cwd: REPO,
-        env: { ...process.env, NO_COLOR: '1', NODE_TEST_CONTEXT: undefined },
+        env: serverEnv(),
         stdio: ['ignore', 'pipe', 'pipe'],
       },
     );
@@ -100,6 +111,8 @@ export class KeelServer {
 }
 
 /** Creates an API key for `tenant` through the real CLI and returns it. */
-export function createKey(sandbox: Sandbox, tenant: string): string {
-  return okJson<{ key: string }>(sandbox.keel(['keys', 'create', '--tenant', tenant, '--json'])).key;
+export function createKey(sandbox: Sandbox, tenant: string, store?: string): string {
+  const args = ['keys', 'create', '--tenant', tenant, '--json'];
+  const r = store === undefined ? sandbox.keel(args) : runKeel(['--store', store, ...args]);
+  return okJson<{ key: string }>(r).key;
 }
