@@ -6,7 +6,8 @@
  * - the sequential figure again under a policy (4 rules, allow) and a 2-link writ, with its overhead;
  * - commits (fsyncs) per run, counted by the store;
  * - ledger entries appended/s and verified/s;
- * - a baseline measured in the same run: raw fsync'd single-row SQLite commits/s on the same disk.
+ * - a baseline measured in the same run: raw fsync'd single-row SQLite commits/s on the same disk;
+ * - over HTTP: a real `keel serve` process on loopback, OpenWOP create -> completed (bench/http-bench.ts).
  *
  * Figures are noisy on shared machines: read medians, compare ratios within one run.
  * Options: --rounds N (default 5), --runs N per round (default 1500), --quick.
@@ -22,6 +23,7 @@ import { type StoredEntry, verifyLedger } from '../src/core/ledger/index.ts';
 import { benchChain } from './bench-chain.ts';
 import { SPEC, tool } from './bench-tools.ts';
 import { governedBench } from './governance-bench.ts';
+import { httpFigures } from './http-bench.ts';
 import { postgresFigures } from './postgres-bench.ts';
 import { replayFigures, verifyFigures } from './replay-bench.ts';
 
@@ -207,6 +209,12 @@ async function main() {
   console.log(
     `governance: sequential ${fmt(seqMed, 0)} runs/s plain, ${fmt(governed, 0)} runs/s with policy + writ = ${fmt((1 - governed / seqMed) * 100, 1)}% overhead (bar: < 10%)`,
   );
+  try {
+    await httpFigures({ quick, inProcessSequential: seqMed });
+  } catch (e) {
+    console.log(`\nHTTP figures failed: ${(e as Error).message || e}`);
+    process.exitCode = 1;
+  }
   await postgresFigures({ quick, sqliteSequential: seqMed });
 }
 

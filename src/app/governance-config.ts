@@ -2,7 +2,8 @@
  * The governance part of `createKeel`'s config, normalised for the engine: a tenant's policy (a
  * map or a function) and the public keys a tenant trusts to sign writs (KeyObjects or PEM text).
  * Keys are read once, here; a key that is not an Ed25519 public key is refused naming the tenant
- * and its index.
+ * and its index. Every policy handed out is remembered by hash, so a run pinned to a policy the
+ * tenant has since replaced (a function config returning a new one) is still judged by its own.
  */
 import { createPublicKey, type KeyObject } from 'node:crypto';
 import { ErrorCode, KeelError } from '../core/errors.ts';
@@ -30,6 +31,9 @@ function publicKeyOf(k: KeyObject | string, tenant: string, i: number): KeyObjec
   }
 }
 
+/** How many (tenant, policy) pairs a process remembers for pinned runs; the oldest goes first. */
+const SEEN_POLICIES_MAX = 1024;
+
 export function governanceConfig(
   policies: PoliciesConfig | undefined,
   trustedKeys: TrustedKeysConfig | undefined,
@@ -45,9 +49,27 @@ export function governanceConfig(
       }),
     );
   }
-  const policyFor =
+  const current =
     typeof policies === 'function'
       ? policies
       : (tenant: string) => (policies && Object.hasOwn(policies, tenant) ? policies[tenant] : undefined);
-  return { policyFor, trustedFor: (tenant) => trusted.get(tenant) ?? [] };
+  // Every policy seen for a tenant, by hash: runs stay pinned to theirs after the tenant's changes.
+  const seen = new Map<string, Policy>();
+  const policyFor = (tenant: string): Policy | undefined => {
+    const p = current(tenant);
+    if (p) {
+      const key = `${tenant}\u0000${p.hash}`;
+      if (!seen.has(key)) {
+        if (seen.size >= SEEN_POLICIES_MAX) seen.delete(seen.keys().next().value!);
+        seen.set(key, p);
+      }
+    }
+    return p;
+  };
+  if (policies && typeof policies !== 'function') for (const t of Object.keys(policies)) policyFor(t);
+  return {
+    policyFor,
+    policyByHash: (tenant, hash) => seen.get(`${tenant}\u0000${hash}`),
+    trustedFor: (tenant) => trusted.get(tenant) ?? [],
+  };
 }

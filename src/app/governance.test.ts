@@ -188,3 +188,116 @@ test("another tenant's writ, or a child without its chain to a trusted root, cre
     await keel.close();
   });
 });
+
+test('an approval given after the writ expired executes nothing and records why', async () => {
+  await withDir(async (path) => {
+    const k = keyPair('acme');
+    const writ = [signedRoot(k, { scopes: ['*'] })]; // valid until 2026-04-01T00:00:00Z
+    const policy = parsePolicy(
+      'default: allow\nrules:\n  - {id: ask-b, match: {tool: tool_b}, outcome: require_approval}\n',
+      'p.yaml',
+    );
+    const sources = fakeSources({ start: Date.UTC(2026, 2, 31, 23) });
+    const t = tools();
+    const keel = open(path, t, { policies: { acme: policy }, trustedKeys: { acme: [k.publicKey] }, sources });
+    await deploy(keel, 'acme', SPEC);
+    const [run] = (await keel.events.emit('acme', EVENT, { writ })).runs;
+    assert.equal(run!.status, 'waiting_approval');
+    sources.advance(2 * 3600_000); // the approver answers after the writ's window closed
+
+    const after = await keel.approvals.approve('acme', run!.runId, 'ops@acme');
+    assert.equal(after.status, 'refused');
+    assert.deepEqual([t.a.calls.length, t.b.calls.length, t.c.calls.length], [1, 0, 0]);
+    const entries = await keel.runs.entries('acme', run!.runId);
+    assert.deepEqual(
+      entries.slice(-3).map((e) => e.kind),
+      ['approval.resolved', 'step.refused', 'run.finished'],
+    );
+    const refused = entries.at(-2)!;
+    const p = refused.payload as PayloadOf<'step.refused'>;
+    assert.equal(p.check, 'writ');
+    assert.equal(p.code, 'writ_expired');
+    assert.match(p.message, /expired at 2026-04-01T00:00:00Z/);
+    // Judged at the time the refusal records (the clock at approval), not the time of the request.
+    assert.ok(refused.at >= '2026-04-01T00:00:00Z', refused.at);
+    assert.equal((await keel.runs.replay('acme', run!.runId)).identical, true);
+    assert.equal((await keel.runs.verify('acme', run!.runId)).ok, true);
+    await keel.close();
+  });
+});
+
+test("an approval is re-judged by the policy at the approval's time: a deny that now applies refuses", async () => {
+  await withDir(async (path) => {
+    const policy = parsePolicy(
+      `default: allow
+rules:
+  - {id: b-after-hours, match: {tool: tool_b}, when: clock.hour >= 18, outcome: deny, reason: not after hours}
+  - {id: ask-b, match: {tool: tool_b}, outcome: require_approval}
+`,
+      'p.yaml',
+    );
+    const sources = fakeSources({ start: MARCH }); // 12:00 UTC
+    const t = tools();
+    const keel = open(path, t, { policies: { acme: policy }, sources });
+    await deploy(keel, 'acme', SPEC);
+    const [run] = (await keel.events.emit('acme', EVENT)).runs;
+    assert.equal(run!.status, 'waiting_approval');
+    sources.advance(7 * 3600_000);
+    assert.equal((await keel.approvals.approve('acme', run!.runId, 'ops@acme')).status, 'refused');
+    assert.equal(t.b.calls.length, 0);
+    const refused = (await keel.runs.entries('acme', run!.runId)).at(-2)!
+      .payload as PayloadOf<'step.refused'>;
+    assert.equal(refused.code, 'policy_denied');
+    assert.deepEqual(refused.policy?.trace, [{ rule: 'b-after-hours', matched: true, outcome: 'deny' }]);
+    assert.equal((await keel.runs.replay('acme', run!.runId)).identical, true);
+    await keel.close();
+  });
+});
+
+test('a run is judged by the policy it started under; a process without that policy refuses to guess', async () => {
+  await withDir(async (path) => {
+    const before = parsePolicy(
+      'default: allow\nrules:\n  - {id: ask-b, match: {tool: tool_b}, outcome: require_approval}\n',
+      'before.yaml',
+    );
+    const now = parsePolicy(
+      'default: allow\nrules:\n  - {id: no-b, match: {tool: tool_b}, outcome: deny}\n',
+      'now.yaml',
+    );
+    let current = before;
+    const t = tools();
+    const keel = open(path, t, { policies: () => current });
+    await deploy(keel, 'acme', SPEC);
+    const first = (await keel.events.emit('acme', EVENT)).runs[0]!;
+    const second = (await keel.events.emit('acme', { ...EVENT, id: 'e2' })).runs[0]!;
+    const root = (await keel.runs.entries('acme', first.runId))[0]!.payload as PayloadOf<'run.started'>;
+    assert.equal(root.policy, before.hash);
+    current = now; // the tenant's policy changes while both runs wait
+
+    assert.equal((await keel.approvals.approve('acme', first.runId, 'ops@acme')).status, 'completed');
+    assert.equal(t.b.calls.length, 1);
+    const allowed = (await keel.runs.entries('acme', first.runId)).filter((e) => e.kind === 'step.allowed');
+    const hashes = allowed.map((e) => (e.payload as PayloadOf<'step.allowed'>).policy?.hash);
+    assert.deepEqual(hashes, [before.hash, before.hash, before.hash]);
+    // Replay serves the same decisions: it judges by the pinned policy, not the current one.
+    assert.equal((await keel.runs.replay('acme', first.runId)).identical, true);
+    const third = (await keel.events.emit('acme', { ...EVENT, id: 'e3' })).runs[0]!;
+    assert.equal(third.status, 'refused'); // a new run starts under the new policy
+    await keel.close();
+
+    // A process that only knows the new policy does not judge the old run by it: nothing is written.
+    const other = tools();
+    const reopened = open(path, other, { policies: { acme: now } });
+    const length = (await reopened.runs.entries('acme', second.runId)).length;
+    await assert.rejects(
+      reopened.approvals.approve('acme', second.runId, 'ops@acme'),
+      (e: unknown) =>
+        (e as { code?: string }).code === 'policy_unavailable' &&
+        (e as { details: { policy?: string } }).details.policy === before.hash,
+    );
+    assert.equal((await reopened.runs.entries('acme', second.runId)).length, length);
+    assert.equal(other.b.calls.length, 0);
+    await assert.rejects(reopened.runs.replay('acme', first.runId), /policy_unavailable|pinned to policy/);
+    await reopened.close();
+  });
+});

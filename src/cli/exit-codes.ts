@@ -37,6 +37,7 @@ const TABLE: Record<ErrorCode, number> = {
   policy_invalid: EXIT.usage,
   writ_invalid: EXIT.usage,
   writ_refused: EXIT.writRefused,
+  policy_unavailable: EXIT.usage,
   internal: EXIT.internal,
 };
 

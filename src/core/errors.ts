@@ -51,6 +51,11 @@ export const ErrorCode = {
    * `details.code` is the specific writ code (writ_scope_widened, writ_signature_invalid, ...).
    */
   writRefused: 'writ_refused',
+  /**
+   * A run is pinned to a policy (by hash, in its root) that this process does not have: nothing is
+   * judged by another policy instead, and nothing is written.
+   */
+  policyUnavailable: 'policy_unavailable',
 } as const;
 
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];

@@ -26,7 +26,15 @@ import {
   runIdFor,
   startState,
 } from '../core/run/index.ts';
-import type { LeaseChange, RawSources, RunRecord, Store, VersionRecord } from '../ports/index.ts';
+import type {
+  LeaseChange,
+  ModelProvider,
+  Planner,
+  RawSources,
+  RunRecord,
+  Store,
+  VersionRecord,
+} from '../ports/index.ts';
 import { type Effects, liveEffects } from './effects.ts';
 import { admitWrit, type GovernanceConfig, runGovernance } from './governance.ts';
 import { PinnedVersions } from './pinned-versions.ts';
@@ -53,6 +61,10 @@ export interface EngineOptions {
   readonly inlineLeaseMs?: number;
   /** Per-tenant policies and trusted writ keys; absent, runs are checked by the core checks only. */
   readonly governance?: GovernanceConfig;
+  /** Fills the open model slots of each step (docs/planner.md); the template planner by default. */
+  readonly planner?: Planner;
+  /** Answers a planner's model questions on live walks (source `x-model`); never on replay. */
+  readonly modelProvider?: ModelProvider;
 }
 
 /**
@@ -101,13 +113,15 @@ export class Engine {
   private readonly inlineLease: LeaseChange;
   private readonly pinned: PinnedVersions;
   private readonly governance: GovernanceConfig | undefined;
+  private readonly planner: Planner | undefined;
   readonly walkMode: WalkMode;
   readonly engineVersion: string;
 
   constructor(o: EngineOptions) {
     this.store = o.store;
     this.tools = o.tools;
-    this.live = liveEffects(o.sources, o.isSecretEnv);
+    this.live = liveEffects(o.sources, o.isSecretEnv, o.modelProvider);
+    this.planner = o.planner;
     this.engineVersion = o.engineVersion ?? ENGINE_VERSION;
     this.walkMode = o.walk ?? 'inline';
     this.inlineLease = { op: 'hold', owner: o.leaseOwner ?? 'inline', ms: o.inlineLeaseMs ?? 300_000 };
@@ -115,7 +129,13 @@ export class Engine {
     this.governance = o.governance;
   }
 
-  /** The walk options of a run: its governance (the tenant's policy, the writ in its root). */
+  /** The policy a new run of the tenant is pinned to: the tenant's policy now, if it has one. */
+  private currentPolicy(tenant: string): { policy?: Digest } {
+    const p = this.governance?.policyFor(tenant);
+    return p ? { policy: p.hash } : {};
+  }
+
+  /** The walk options of a run: its governance (the policy pinned in its root, the writ there). */
   private walkOptions(s: RunState, o: WalkOptions = {}): WalkOptions {
     const governance = runGovernance(this.governance, s);
     return governance ? { ...o, governance } : o;
@@ -140,6 +160,7 @@ export class Engine {
     return this.create(runId, version, event, {
       walk: (o.walk ?? this.walkMode) === 'inline',
       ...(writ ? { writ } : {}),
+      ...this.currentPolicy(version.tenant),
     });
   }
 
@@ -211,7 +232,11 @@ export class Engine {
     try {
       // A caller's own signal (if any) still stops the walk too.
       const signal = o.signal ? AbortSignal.any([o.signal, controller.signal]) : controller.signal;
-      await walkRun(w, version, this.tools, fx, { ...o, signal });
+      await walkRun(w, version, this.tools, fx, {
+        ...o,
+        signal,
+        ...(this.planner ? { planner: this.planner } : {}),
+      });
     } finally {
       set.delete(active);
       if (set.size === 0 && this.walks.get(key) === set) this.walks.delete(key);
@@ -415,6 +440,8 @@ export class Engine {
       walk: o.walk !== false,
       // A fork executes under the source's writ; its inherited entries count against the budget.
       ...(root.writ ? { writ: root.writ } : {}),
+      // A replay is judged by the policy the source was pinned to; a branch by today's.
+      ...(o.mode === 'replay' ? (root.policy ? { policy: root.policy } : {}) : this.currentPolicy(tenant)),
     });
   }
 
@@ -438,6 +465,7 @@ export class Engine {
       return this.create(id, source.version, root.event, {
         attemptOf: runId,
         ...(root.writ ? { writ: root.writ } : {}),
+        ...this.currentPolicy(tenant),
       });
     }
   }
@@ -453,6 +481,8 @@ export class Engine {
       prefix?: readonly Entry[];
       /** The writ the run executes under, already admitted (or inherited from the source run). */
       writ?: RunWrit;
+      /** The hash of the policy the run is pinned to (the tenant's now, or a replayed source's). */
+      policy?: Digest;
       /** false: commit the root and the prefix, and leave the walk to `resume` (or a worker). */
       walk?: boolean;
     },
@@ -475,6 +505,7 @@ export class Engine {
         ...(o.forkOf ? { forkOf: o.forkOf } : {}),
         ...(o.attemptOf ? { attemptOf: o.attemptOf } : {}),
         ...(o.writ ? { writ: o.writ } : {}),
+        ...(o.policy ? { policy: o.policy } : {}),
       },
       fx.at(0),
     );

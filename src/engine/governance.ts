@@ -7,7 +7,7 @@
  * usage is folded from the ledger (the run state), never counted in memory, so a restart cannot
  * reset it. Nothing here reads a clock: the walk passes the time of the decision entry.
  */
-import { canonicalize } from '../core/canonical/index.ts';
+import { canonicalize, type Digest } from '../core/canonical/index.ts';
 import { ErrorCode, KeelError } from '../core/errors.ts';
 import type { RunWrit } from '../core/ledger/index.ts';
 import type { Policy } from '../core/policy/index.ts';
@@ -23,8 +23,13 @@ import {
 
 /** Per-tenant governance, as the composition root configures it. */
 export interface GovernanceConfig {
-  /** The policy every proposal of the tenant's runs is judged by; undefined: no policy check. */
+  /** The policy new runs of the tenant are pinned to; undefined: no policy check. */
   readonly policyFor: (tenant: string) => Policy | undefined;
+  /**
+   * A policy of the tenant by its hash, if this process has seen it: a run is judged to its end by
+   * the policy it started under, even after the tenant's policy changed.
+   */
+  readonly policyByHash?: (tenant: string, hash: Digest) => Policy | undefined;
   /** Keys trusted to sign the tenant's writs (roots and children). */
   readonly trustedFor: (tenant: string) => readonly TrustedKey[];
 }
@@ -81,12 +86,32 @@ export function admitWrit(chain: unknown, tenant: string, trusted: readonly Trus
 }
 
 /**
- * What a walk of this run checks: the tenant's policy, and the writ recorded in the run's root
- * with the tenant's trusted keys. A run under a writ with no trusted key configured for its
- * tenant is a configuration error (thrown), not a refusal written into the run's ledger.
+ * The policy a run is judged by: the one its root pins (by hash), whatever the tenant's policy is
+ * now. A pinned policy this process does not have throws policy_unavailable — judging by another
+ * policy instead would be silent, and ledgering a refusal would end the run for a configuration
+ * mistake. A root without a pin (no policy when it started, or written before pinning) is judged
+ * by the tenant's current policy.
+ */
+export function pinnedPolicy(cfg: GovernanceConfig | undefined, s: RunState): Policy | undefined {
+  const current = cfg?.policyFor(s.tenant);
+  const hash = s.policyHash;
+  if (hash === undefined || current?.hash === hash) return current;
+  const pinned = cfg?.policyByHash?.(s.tenant, hash);
+  if (pinned?.hash === hash) return pinned;
+  throw new KeelError(
+    ErrorCode.policyUnavailable,
+    `run ${s.runId} is pinned to policy ${hash}, which this Keel does not have (the tenant's policy is ${current ? current.hash : 'none'}); configure that policy (createKeel policies, or keel --policy with the file the run started under) to continue it`,
+    { runId: s.runId, policy: hash, current: current?.hash ?? null },
+  );
+}
+
+/**
+ * What a walk of this run checks: the policy pinned in its root (see pinnedPolicy), and the writ
+ * recorded there with the tenant's trusted keys. A run under a writ with no trusted key configured
+ * for its tenant is a configuration error (thrown), not a refusal written into the run's ledger.
  */
 export function runGovernance(cfg: GovernanceConfig | undefined, s: RunState): RunGovernance | undefined {
-  const policy = cfg?.policyFor(s.tenant);
+  const policy = pinnedPolicy(cfg, s);
   if (!s.writ) return policy ? { policy } : undefined;
   const trusted = cfg?.trustedFor(s.tenant) ?? [];
   if (trusted.length === 0)

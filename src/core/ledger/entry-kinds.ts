@@ -72,6 +72,11 @@ export interface Payloads {
      * bodies only, no secrets). Every proposal is checked against it; resume re-reads it here.
      */
     writ?: RunWrit;
+    /**
+     * Set when the tenant had a policy as the run started: that policy's hash. The run is judged by
+     * this policy to its end (resume, approval, replay), whatever the tenant's policy becomes.
+     */
+    policy?: Digest;
   };
   'source.drawn': { source: 'clock' | 'random' | 'id' | 'env'; name?: string; value: unknown };
   'step.allowed': {
@@ -169,6 +174,7 @@ const SHAPES: { readonly [K in EntryKind]: Shape } = {
     forkOf: 'object?',
     attemptOf: 'string?',
     writ: 'object?',
+    policy: 'digest?',
   },
   'source.drawn': { source: ['clock', 'random', 'id', 'env'], name: 'string?', value: 'any' },
   'step.allowed': {

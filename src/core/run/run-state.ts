@@ -51,6 +51,8 @@ export interface RunState {
   readonly attemptOf?: string;
   /** The writ the run executes under, read from its root entry (so a resumed run has it too). */
   readonly writ?: RunWrit;
+  /** The hash of the policy the run is pinned to, from its root entry (absent: none was pinned). */
+  readonly policyHash?: Digest;
 }
 
 export function startState(root: Entry<'run.started'>): RunState {
@@ -80,6 +82,7 @@ export function startState(root: Entry<'run.started'>): RunState {
     ...(p.forkOf ? { forkOf: p.forkOf } : {}),
     ...(p.attemptOf ? { attemptOf: p.attemptOf } : {}),
     ...(p.writ ? { writ: p.writ } : {}),
+    ...(p.policy ? { policyHash: p.policy } : {}),
   };
 }
 
