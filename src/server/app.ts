@@ -7,6 +7,7 @@ import { Hono } from 'hono';
 import type { Keel } from '../app/keel.ts';
 import { OpenWopHost } from '../openwop/host.ts';
 import { errorReply } from './errors.ts';
+import { keelRoutes } from './keel-routes.ts';
 import { openWopRoutes } from './openwop-routes.ts';
 
 export interface ServerOptions {
@@ -32,6 +33,8 @@ export function createServerApp(keel: Keel, o: ServerOptions = {}) {
       404,
     ),
   );
+  // The Keel API and /openapi.json first: the OpenWOP routes' negotiation middleware matches every path.
+  app.route('/', keelRoutes(keel, host, log));
   app.route('/', openWopRoutes(keel, host, log));
   return { app, host };
 }

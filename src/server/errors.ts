@@ -54,6 +54,11 @@ export function httpStatusFor(code: string): number {
   return STATUS[code] ?? 500;
 }
 
+/** The whole table, code → status (the OpenAPI document publishes it). */
+export function httpStatusTable(): Readonly<Record<string, number>> {
+  return { ...STATUS };
+}
+
 export interface ErrorBody {
   readonly error: string;
   readonly message: string;
