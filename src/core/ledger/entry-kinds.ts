@@ -53,6 +53,10 @@ export interface EventRecord {
   readonly time: string;
 }
 
+/** The declared sources a `source.drawn` entry may name. Widen only: old ledgers must still verify. */
+export const DRAWN_SOURCES = ['clock', 'random', 'id', 'env', 'x-model'] as const;
+export type DrawnSource = (typeof DRAWN_SOURCES)[number];
+
 export interface Payloads {
   'run.started': {
     tenant: string;
@@ -78,7 +82,8 @@ export interface Payloads {
      */
     policy?: Digest;
   };
-  'source.drawn': { source: 'clock' | 'random' | 'id' | 'env'; name?: string; value: unknown };
+  /** `x-model`: a model's value for the open argument slot `name` (see docs/planner.md). */
+  'source.drawn': { source: DrawnSource; name?: string; value: unknown };
   'step.allowed': {
     step: string;
     tool: string;
@@ -176,7 +181,7 @@ const SHAPES: { readonly [K in EntryKind]: Shape } = {
     writ: 'object?',
     policy: 'digest?',
   },
-  'source.drawn': { source: ['clock', 'random', 'id', 'env'], name: 'string?', value: 'any' },
+  'source.drawn': { source: DRAWN_SOURCES, name: 'string?', value: 'any' },
   'step.allowed': {
     step: 'string',
     tool: 'string',

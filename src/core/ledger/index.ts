@@ -13,6 +13,8 @@ export {
 } from './entry.ts';
 export {
   type CheckName,
+  DRAWN_SOURCES,
+  type DrawnSource,
   type EntryKind,
   type EventRecord,
   isEntryKind,

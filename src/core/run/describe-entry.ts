@@ -34,6 +34,7 @@ export function describeEntry(e: Entry): string {
     }
     case 'source.drawn': {
       const p = e.payload as PayloadOf<'source.drawn'>;
+      if (p.source === 'x-model') return `A model filled ${p.name ?? 'a slot'}: ${JSON.stringify(p.value)}.`;
       return `Read ${p.source}${p.name ? ` ${p.name}` : ''}: ${JSON.stringify(p.value)}.`;
     }
     case 'step.allowed': {

@@ -5,6 +5,7 @@
  * only when NAME is in the spec's `env` allow-list. Never resolves a template or calls a tool.
  */
 import { checkJsonValue } from './check-json-value.ts';
+import { isModelSlot, MODEL_SLOT_KEY } from './model-slots.ts';
 import type { PathSegment } from './read-path.ts';
 import type { TemplateRef } from './scan-templates.ts';
 import {
@@ -55,6 +56,7 @@ export function checkSteps(
       c.report([...path, 'tool'], `unknown tool ${JSON.stringify(tool)}`);
     }
     const args = checkArgs(c, field(obj, 'args'), i, declared, env);
+    if (args !== undefined) checkModelSlots(c, args, ['steps', i, 'args'], options);
     if (name !== undefined && tool !== undefined && args !== undefined) steps.push({ name, tool, args });
   });
   return steps;
@@ -104,6 +106,49 @@ function checkArgs(
     }
   });
   return args;
+}
+
+const SLOT_SHAPE = '{"$model": {"prompt": "<text>", "schema": {<JSON Schema>}}}';
+
+/**
+ * Model slots: only a whole top-level argument may be open, in exactly the slot shape; the
+ * caller's `checkModelSlot` (e.g. "no model provider", "schema does not compile") judges the rest.
+ */
+function checkModelSlots(
+  c: SpecChecker,
+  args: Record<string, unknown>,
+  path: PathSegment[],
+  options: SpecOptions,
+): void {
+  for (const arg of Object.keys(args).sort()) {
+    const v = args[arg];
+    const at = [...path, arg];
+    if (isMapping(v) && Object.hasOwn(v, MODEL_SLOT_KEY)) {
+      if (!isModelSlot(v)) {
+        c.report(at, `a model slot is written ${SLOT_SHAPE}, and nothing else`);
+        continue;
+      }
+      const why = options.checkModelSlot?.({ arg, prompt: v.$model.prompt, schema: v.$model.schema });
+      if (why) c.report(at, why);
+    } else {
+      reportNestedSlots(c, v, at);
+    }
+  }
+}
+
+function reportNestedSlots(c: SpecChecker, v: unknown, at: PathSegment[]): void {
+  if (Array.isArray(v)) {
+    v.forEach((x, i) => {
+      reportNestedSlots(c, x, [...at, i]);
+    });
+    return;
+  }
+  if (!isMapping(v)) return;
+  if (Object.hasOwn(v, MODEL_SLOT_KEY)) {
+    c.report(at, 'a model slot must be a whole top-level argument of the step');
+    return;
+  }
+  for (const k of Object.keys(v).sort()) reportNestedSlots(c, v[k], [...at, k]);
 }
 
 function refProblem(

@@ -1,6 +1,7 @@
 export { isUsdAmount, MAX_USD, usdToCents } from '../money.ts';
 export { type ConditionRoot, evaluateCondition } from './evaluate-condition.ts';
 export { EVENT_SCALAR_FIELDS, type EventLike } from './event-like.ts';
+export { isModelSlot, MODEL_SLOT_KEY, type ModelSlotSpec, modelSlots } from './model-slots.ts';
 export {
   type CompareOp,
   type Condition,

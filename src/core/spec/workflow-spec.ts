@@ -44,6 +44,15 @@ export interface WorkflowSpec {
 export interface SpecOptions {
   /** When given, a step whose tool this rejects is a problem on `steps[i].tool`. */
   knownTool?: (name: string) => boolean;
+  /**
+   * When given, asked about each model slot (`{"$model": {prompt, schema}}`, see model-slots.ts);
+   * a message it returns is a problem on `steps[i].args.<arg>` (e.g. no model provider configured).
+   */
+  checkModelSlot?: (slot: {
+    arg: string;
+    prompt: string;
+    schema: Readonly<Record<string, unknown>>;
+  }) => string | undefined;
 }
 
 export function isWorkflowStatus(s: unknown): s is WorkflowStatus {
