@@ -11,7 +11,13 @@ import type { PayloadOf } from '../core/ledger/index.ts';
 import type { RunState } from '../core/run/index.ts';
 import type { SourceRef } from '../core/spec/index.ts';
 import { type Delta, deltaProblems } from '../core/world/index.ts';
-import { isResultWithDeltas, type RawSources, type ToolDefinition } from '../ports/index.ts';
+import {
+  isResultWithDeltas,
+  type ModelProvider,
+  type ModelRequest,
+  type RawSources,
+  type ToolDefinition,
+} from '../ports/index.ts';
 
 export type StepOutcome =
   | { readonly ok: true; readonly output: unknown; readonly deltas?: readonly Delta[] }
@@ -28,6 +34,11 @@ export type Reconciliation =
 export interface Effects {
   /** The value of a declared source, read now (the walk ledgers it before using it). */
   draw(ref: SourceRef, state: RunState): unknown;
+  /**
+   * A model's value for the open slot `slot` (source `x-model`), drawn now; the walk ledgers it
+   * before using it. Live: the model provider (absent when none is configured); replaying: the record.
+   */
+  model?(request: ModelRequest & { readonly slot: string }, state: RunState): Promise<unknown>;
   /** The outcome of an allowed tool call; `signal` reaches the tool (aborted when the run is cancelled). */
   invoke(
     tool: ToolDefinition,
@@ -122,8 +133,18 @@ function maskSecrets(v: unknown, revealed: Map<string, string>): unknown {
 export function liveEffects(
   raw: RawSources,
   isSecret: (name: string) => boolean = (n) => SECRET_ENV.test(n),
+  modelProvider?: ModelProvider,
 ): Effects {
   return {
+    ...(modelProvider
+      ? {
+          async model({ prompt, schema, catalog }: ModelRequest) {
+            const value = (await modelProvider.complete({ prompt, schema, catalog })) ?? null;
+            canonicalize(value);
+            return value;
+          },
+        }
+      : {}),
     draw(ref) {
       if (ref.source === 'env' && ref.name !== undefined && isSecret(ref.name)) {
         const secret: SecretRef = { $secret: hashOf(raw.env.get(ref.name) ?? null), env: ref.name };

@@ -9,8 +9,10 @@ export {
   type WalkMode,
 } from './engine.ts';
 export { admitWrit, type GovernanceConfig, type RunGovernance, writUsage } from './governance.ts';
+export { modelPlanner } from './model-planner.ts';
 export type { ReconcileRequest } from './reconcile-step.ts';
 export { indexLedger, recordedEffects } from './recorded-effects.ts';
 export { type EntrySketch, type ReplayDivergence, type ReplayResult, replayRun } from './replay.ts';
+export { templatePlanner } from './template-planner.ts';
 export { ToolRegistry } from './tool-registry.ts';
 export type { WalkOptions } from './walk.ts';

@@ -11,7 +11,8 @@
  * `run.finished` cancelled, the walk is told the run was cancelled there, with the recorded reason.
  */
 import { ErrorCode, KeelError } from '../core/errors.ts';
-import type { Entry, PayloadOf } from '../core/ledger/index.ts';
+import type { DrawnSource, Entry, PayloadOf } from '../core/ledger/index.ts';
+import type { RunState } from '../core/run/index.ts';
 import type { Effects, StepOutcome } from './effects.ts';
 
 export interface RecordedLedger {
@@ -79,27 +80,9 @@ export function indexLedger(entries: readonly Entry[]): RecordedLedger {
 
 export function recordedEffects(record: RecordedLedger, at: (seq: number) => string): Effects {
   return {
-    draw(ref, state) {
-      const recorded = record.draws[state.draws];
-      if (!recorded) {
-        throw new KeelError(
-          ErrorCode.replaySourceMissing,
-          `no recorded value for draw #${state.draws} (${ref.source})`,
-          {
-            ordinal: state.draws,
-            source: ref.source,
-          },
-        );
-      }
-      if (recorded.source !== ref.source || (recorded.name ?? null) !== (ref.name ?? null)) {
-        throw new KeelError(
-          ErrorCode.replayDiverged,
-          `draw #${state.draws} reads ${ref.source}${ref.name ? ` ${ref.name}` : ''}, but the record holds ${recorded.source}${recorded.name ? ` ${recorded.name}` : ''}`,
-          { ordinal: state.draws, expected: ref, recorded },
-        );
-      }
-      return recorded.value;
-    },
+    draw: (ref, state) => served(record, ref, state),
+    // A model answer is a draw like any other: served by ordinal, never asked again.
+    model: async (request, state) => served(record, { source: 'x-model', name: request.slot }, state),
     async invoke(_tool, a, state) {
       const n = state.executions[a.step] ?? 0;
       const outcome = record.outcomes.get(a.step)?.[n];
@@ -129,4 +112,31 @@ export function recordedEffects(record: RecordedLedger, at: (seq: number) => str
       return record.approvals.get(request.step)?.[n];
     },
   };
+}
+
+/** The recorded n-th draw, when it reads the same source as the walk asks for now. */
+function served(
+  record: RecordedLedger,
+  ref: { readonly source: DrawnSource; readonly name?: string },
+  state: RunState,
+): unknown {
+  const recorded = record.draws[state.draws];
+  if (!recorded) {
+    throw new KeelError(
+      ErrorCode.replaySourceMissing,
+      `no recorded value for draw #${state.draws} (${ref.source})`,
+      {
+        ordinal: state.draws,
+        source: ref.source,
+      },
+    );
+  }
+  if (recorded.source !== ref.source || (recorded.name ?? null) !== (ref.name ?? null)) {
+    throw new KeelError(
+      ErrorCode.replayDiverged,
+      `draw #${state.draws} reads ${ref.source}${ref.name ? ` ${ref.name}` : ''}, but the record holds ${recorded.source}${recorded.name ? ` ${recorded.name}` : ''}`,
+      { ordinal: state.draws, expected: ref, recorded },
+    );
+  }
+  return recorded.value;
 }

@@ -11,7 +11,7 @@ import { type Digest, hashOf } from '../core/canonical/index.ts';
 import { ErrorCode, isKeelError, KeelError } from '../core/errors.ts';
 import { decodeEntry, type Entry, type Head, type StoredEntry } from '../core/ledger/index.ts';
 import { startState } from '../core/run/index.ts';
-import type { AppendRequest, VersionRecord } from '../ports/index.ts';
+import type { AppendRequest, Planner, VersionRecord } from '../ports/index.ts';
 import { type GovernanceConfig, runGovernance } from './governance.ts';
 import { indexLedger, recordedEffects } from './recorded-effects.ts';
 import { type AppendSink, RunWriter } from './run-writer.ts';
@@ -113,6 +113,8 @@ export async function replayRun(
   tools: ToolRegistry,
   /** The governance the run was walked under (its policy, trusted keys for its writ). */
   governance?: GovernanceConfig,
+  /** The planner the run was walked with; its model answers are served from the ledger. */
+  planner?: Planner,
 ): Promise<ReplayResult> {
   const entries = stored.map(decodeEntry);
   const root = entries[0];
@@ -124,13 +126,10 @@ export async function replayRun(
   const writer = new RunWriter(new ComparingSink(stored), state, { seq: 0, hash: root.hash }, at);
   try {
     const gov = runGovernance(governance, state);
-    await walkRun(
-      writer,
-      version,
-      tools,
-      recordedEffects(indexLedger(entries), at),
-      gov ? { governance: gov } : {},
-    );
+    await walkRun(writer, version, tools, recordedEffects(indexLedger(entries), at), {
+      ...(gov ? { governance: gov } : {}),
+      ...(planner ? { planner } : {}),
+    });
   } catch (e) {
     if (e instanceof Diverged)
       return { identical: false, runId, entries: e.divergence.seq, divergence: e.divergence };

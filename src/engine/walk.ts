@@ -30,13 +30,14 @@ import {
   proposalIdFor,
   type RunState,
 } from '../core/run/index.ts';
-import { resolveArgs, type SourceRef } from '../core/spec/index.ts';
 import { formatArgProblem, validateValue } from '../core/tools/index.ts';
 import { applyDeltas, type Delta, type World } from '../core/world/index.ts';
-import type { ToolDefinition, VersionRecord } from '../ports/index.ts';
+import type { Planner, ToolDefinition, VersionRecord } from '../ports/index.ts';
 import type { Effects } from './effects.ts';
 import { NO_REVOCATIONS, type RunGovernance, writUsage } from './governance.ts';
 import type { RunWriter } from './run-writer.ts';
+import { stepArgs } from './step-args.ts';
+import { templatePlanner } from './template-planner.ts';
 import type { ToolRegistry } from './tool-registry.ts';
 
 export interface WalkOptions {
@@ -53,6 +54,8 @@ export interface WalkOptions {
    * run as cancelled. The tool gets the signal in its context.
    */
   readonly signal?: AbortSignal;
+  /** Fills the open model slots of each step (docs/planner.md); the template planner by default. */
+  readonly planner?: Planner;
 }
 
 /** The run's cancellation, if one applies now: this walk's aborted signal, or (replaying) the record's. */
@@ -135,46 +138,12 @@ export async function walkRun(
       }
       step = node.id;
       toolName = node.step.tool;
-      // Values drawn before a crash (or inherited by a fork) are reused, in order, before any new draw.
-      const pending = [...s.drawsSinceDecision];
-      const draw = (ref: SourceRef) => {
-        const reused = pending.shift();
-        if (reused) {
-          if (reused.source !== ref.source || (reused.name ?? null) !== (ref.name ?? null)) {
-            throw new KeelError(
-              ErrorCode.replayDiverged,
-              `step ${step} reads ${ref.source} where the ledger recorded ${reused.source}`,
-              {
-                step,
-              },
-            );
-          }
-          return reused.value;
-        }
-        const value = fx.draw(ref, s);
-        w.add(
-          'source.drawn',
-          ref.name === undefined
-            ? { source: ref.source, value }
-            : { source: ref.source, name: ref.name, value },
-        );
-        return value;
-      };
-      const resolved = resolveArgs(node.step.args, {
-        event: s.event,
-        steps: s.stepScope,
-        draw,
-      });
-      if (!resolved.ok) {
-        refuse(w, step, toolName, null, {
-          outcome: 'refuse',
-          check: 'resolve',
-          code: 'unresolved_arguments',
-          message: resolved.problems.map((p) => `${p.field}: ${p.message}`).join('; '),
-        });
+      const planned = await stepArgs(w, node.step, tools, fx, o.planner ?? templatePlanner);
+      if (!planned.ok) {
+        refuse(w, step, toolName, null, planned.refusal);
         break;
       }
-      args = resolved.value;
+      args = planned.args;
     }
     const tool = tools.get(toolName);
     const proposalId = proposalIdFor(s.runId, step, toolName, args);

@@ -1,3 +1,5 @@
+export type { CatalogTool, ModelProvider, ModelRequest } from './model-provider.ts';
+export type { ModelAccess, OpenSlot, Planner, PlannerView } from './planner.ts';
 export type { Clock, EnvSource, RandomSource, RawSources } from './sources.ts';
 export type {
   ApiKeyInfo,

@@ -1,0 +1,6 @@
+export {
+  loadRecordedModelProvider,
+  type RecordedModelProvider,
+  type RecordedResponse,
+  recordedModelProvider,
+} from './recorded-model-provider.ts';
