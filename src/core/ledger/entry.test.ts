@@ -226,9 +226,16 @@ describe('entry kinds', () => {
     assert.equal(payloadProblem('step.completed', completed), 'proposalId is not a sha256 digest');
   });
 
+  it('accepts a model draw (x-model) and still every source an older ledger holds', () => {
+    for (const source of ['clock', 'random', 'id', 'env', 'x-model']) {
+      assert.equal(payloadProblem('source.drawn', { source, name: 'n', value: 'v' }), undefined, source);
+    }
+    assert.match(payloadProblem('source.drawn', { source: 'x-other', value: 1 }) ?? '', /not one of/);
+  });
+
   it('names the first missing field of an empty payload for every kind', () => {
     for (const k of KINDS) {
-      assert.match(payloadProblem(k, {}) ?? '', /^\w+ is missing(, not one of [\w, ]+)?$/, k);
+      assert.match(payloadProblem(k, {}) ?? '', /^\w+ is missing(, not one of [\w, -]+)?$/, k);
       assert.equal(payloadProblem(k, null), 'payload is not an object', k);
       assert.equal(payloadProblem(k, 'text'), 'payload is not an object', k);
     }
