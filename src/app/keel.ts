@@ -11,6 +11,7 @@ import { decodeEntry, type Entry, type StoredEntry, type VerifyResult } from '..
 import { describeEntry, parseEvent } from '../core/run/index.ts';
 import {
   parseSpec,
+  type SpecOptions,
   specHash,
   triggerMatches,
   validateSpec,
@@ -18,8 +19,10 @@ import {
   type WorkflowSpec,
   type WorkflowStatus,
 } from '../core/spec/index.ts';
+import { validateValue } from '../core/tools/index.ts';
 import {
   Engine,
+  modelPlanner,
   type ReconcileRequest,
   type ReplayResult,
   type RunSummary,
@@ -28,7 +31,9 @@ import {
   type WalkMode,
 } from '../engine/index.ts';
 import type {
+  ModelProvider,
   PendingApproval,
+  Planner,
   Promotion,
   RawSources,
   RunFilter,
@@ -71,6 +76,13 @@ export interface KeelConfig {
    * with `{ writ }` is refused unless the chain verifies against its tenant's keys.
    */
   readonly trustedKeys?: TrustedKeysConfig;
+  /**
+   * Answers the model slots of specs (`{"$model": {prompt, schema}}`, docs/planner.md); each answer
+   * is ledgered as source `x-model`. Absent: a spec with a model slot is refused at validate/publish.
+   */
+  readonly modelProvider?: ModelProvider;
+  /** Fills model slots; the model planner by default (inert on steps without slots). */
+  readonly planner?: Planner;
 }
 
 /** Statuses under which events route to a version. */
@@ -112,16 +124,33 @@ export function createKeel(config: KeelConfig) {
   const tools = new ToolRegistry([...CORE_TOOLS, ...(config.tools ?? [])]);
   const sources = config.sources ?? systemSources();
   const governance = governanceConfig(config.policies, config.trustedKeys);
+  const planner = config.planner ?? modelPlanner();
   const engine = new Engine({
     store,
     tools,
     sources,
     ...(config.walk ? { walk: config.walk } : {}),
     ...(governance ? { governance } : {}),
+    planner,
+    ...(config.modelProvider ? { modelProvider: config.modelProvider } : {}),
     leaseOwner: `inline:${hostname()}:${process.pid}`,
   });
   const now = () => new Date(sources.clock.now()).toISOString();
   const knownTool = (name: string) => tools.has(name);
+  const specOptions: SpecOptions = {
+    knownTool,
+    checkModelSlot: ({ schema }) => {
+      if (!config.modelProvider) {
+        return 'this argument is open for a model, but this Keel has no model provider (createKeel({ modelProvider }))';
+      }
+      try {
+        validateValue(schema, null);
+      } catch (e) {
+        return `the slot schema is not a valid JSON Schema: ${e instanceof Error ? e.message : String(e)}`;
+      }
+      return undefined;
+    },
+  };
 
   async function getRun(tenant: string, runId: string): Promise<RunRecord> {
     const run = await store.getRun(tenant, runId);
@@ -153,14 +182,14 @@ export function createKeel(config: KeelConfig) {
   const workflows = {
     /** Parses, validates (tools included) and hashes a spec without storing it. */
     validate(text: string, file: string): { spec: WorkflowSpec; specHash: Digest } {
-      const spec = parseSpec(text, file, { knownTool });
+      const spec = parseSpec(text, file, specOptions);
       return { spec, specHash: specHash(spec) };
     },
     async publish(tenant: string, text: string, file: string, by: string) {
-      return publishSpec(tenant, parseSpec(text, file, { knownTool }), file, by);
+      return publishSpec(tenant, parseSpec(text, file, specOptions), file, by);
     },
     async publishObject(tenant: string, value: unknown, by: string) {
-      return publishSpec(tenant, validateSpec(value, '(request)', { knownTool }), '(request)', by);
+      return publishSpec(tenant, validateSpec(value, '(request)', specOptions), '(request)', by);
     },
     /**
      * Loads a plan module (`*.plan.ts`): the determinism check first (any finding refuses it), then
@@ -169,7 +198,7 @@ export function createKeel(config: KeelConfig) {
      */
     async validatePlan(path: string): Promise<{ spec: WorkflowSpec; specHash: Digest }> {
       const { loadPlanModule } = await import('../plan/index.ts');
-      return loadPlanModule(path, { knownTool });
+      return loadPlanModule(path, specOptions);
     },
     /** Publishes the spec a plan module yields, exactly as `publishObject` publishes a spec value. */
     async publishPlan(tenant: string, path: string, by: string) {
@@ -325,7 +354,7 @@ export function createKeel(config: KeelConfig) {
           },
         );
       }
-      return replayRun(await store.readEntries(tenant, runId), version, tools, governance);
+      return replayRun(await store.readEntries(tenant, runId), version, tools, governance, planner);
     },
     /** A new run inheriting entries before `fromSeq`; `event` (branch only) is validated like an emitted one. */
     async fork(
