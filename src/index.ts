@@ -8,7 +8,9 @@ export {
   type HistoryLine,
   type Keel,
   type KeelConfig,
+  loadRecordedModelProvider,
   openStore,
+  recordedModelProvider,
 } from './app/index.ts';
 export { ErrorCode, isKeelError, KeelError } from './core/errors.ts';
 export type { Entry, EventRecord, RunStatus, StoredEntry, VerifyResult } from './core/ledger/index.ts';
@@ -17,6 +19,12 @@ export type { JsonSchema, ToolDescriptor } from './core/tools/index.ts';
 export type { Delta } from './core/world/index.ts';
 export type { ReplayResult, RunSummary } from './engine/index.ts';
 export {
+  type CatalogTool,
+  type ModelProvider,
+  type ModelRequest,
+  type OpenSlot,
+  type Planner,
+  type PlannerView,
   type RawSources,
   type Store,
   type ToolContext,

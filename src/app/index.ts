@@ -1,3 +1,9 @@
+export {
+  loadRecordedModelProvider,
+  type RecordedModelProvider,
+  type RecordedResponse,
+  recordedModelProvider,
+} from '../adapters/recorded-model/index.ts';
 export type { PoliciesConfig, TrustedKeysConfig } from './governance-config.ts';
 export {
   createKeel,

@@ -132,6 +132,11 @@ describe('model slots', () => {
     assert.equal(provider.calls.length, 1);
     assert.equal((await keel.runs.replay('t1', fork.runId)).identical, true);
 
+    // A branch fork that inherits the draw (fork point after it) uses it, like a walk resumed after a crash.
+    const inherited = await keel.runs.fork('t1', run!.runId, { fromSeq: 2, mode: 'branch' });
+    assert.equal(inherited.status, 'completed');
+    assert.equal(provider.calls.length, 1);
+
     const calls = send.calls.length;
     const branch = await keel.runs.fork('t1', run!.runId, { fromSeq: 0, mode: 'branch' });
     assert.equal(branch.status, 'completed');
