@@ -6,7 +6,7 @@
  * anything. A route that starts or continues a run commits it and walks it in the background
  * (`host.kick`), never in the request. It never inspects another tenant's data, not even to refuse.
  */
-import { type Context, Hono } from 'hono';
+import { Hono } from 'hono';
 import { z } from 'zod';
 import type { Keel } from '../app/keel.ts';
 import type { RunStatus } from '../core/ledger/index.ts';
@@ -14,9 +14,9 @@ import { parseEvent } from '../core/run/index.ts';
 import { WORKFLOW_STATUSES } from '../core/spec/index.ts';
 import { type OpenWopHost, type Principal, ProtocolError } from '../openwop/host.ts';
 import { authenticate } from './auth.ts';
-import { errorReply } from './errors.ts';
 import { idempotent, type Reply } from './idempotency.ts';
 import { openApiDocument, type RouteDoc } from './openapi.ts';
+import { attempt, readBody } from './request.ts';
 
 /** What a handler is given: the instance, the caller, and its checked input. */
 export interface Call<B, Q> {
@@ -452,36 +452,6 @@ function check<S extends z.ZodType>(schema: S, value: unknown, where: 'body' | '
   const r = schema.safeParse(value);
   if (!r.success) throw validationError(where, r.error.issues);
   return r.data;
-}
-
-async function readBody(c: Context): Promise<unknown> {
-  const text = await c.req.text();
-  if (text.trim() === '') return {};
-  const type = c.req.header('Content-Type');
-  if (type && !/^application\/([\w.+-]+\+)?json\b/i.test(type))
-    throw new ProtocolError(
-      'unsupported_media_type',
-      `Content-Type: expected application/json, got ${type}`,
-      {
-        field: 'Content-Type',
-      },
-    );
-  try {
-    return JSON.parse(text);
-  } catch {
-    throw new ProtocolError('validation_error', 'the request body is not valid JSON', { field: '(body)' });
-  }
-}
-
-/** Runs `fn`, turning a refusal into its reply (so an idempotency key can cache it). */
-async function attempt(fn: () => Promise<Reply>, log: (e: unknown) => void): Promise<Reply> {
-  try {
-    return await fn();
-  } catch (e) {
-    const r = errorReply(e);
-    if (r.unexpected) log(e);
-    return { status: r.status, body: r.body };
-  }
 }
 
 /** The Keel API, registered from `KEEL_ROUTES`; mount before the OpenWOP routes. */

@@ -21,33 +21,13 @@ import { authenticate } from './auth.ts';
 import { errorReply } from './errors.ts';
 import { idempotent, type Reply } from './idempotency.ts';
 import { negotiate, versionHeader } from './negotiate.ts';
+import { attempt, readBody } from './request.ts';
 import { pollEvents, streamEvents } from './run-events.ts';
 
 export type Env = { Variables: { major: Major } };
 
-/** Runs `fn`, turning a refusal into its reply (so it can be cached under an idempotency key). */
-async function attempt(fn: () => Promise<Reply>, log: (e: unknown) => void): Promise<Reply> {
-  try {
-    return await fn();
-  } catch (e) {
-    const r = errorReply(e);
-    if (r.unexpected) log(e);
-    return { status: r.status, body: r.body };
-  }
-}
-
 function send(c: Context, r: Reply): Response {
   return c.json(r.body as object, r.status as 200, r.headers);
-}
-
-async function readJson(c: Context): Promise<unknown> {
-  const text = await c.req.text();
-  if (text.trim() === '') return {};
-  try {
-    return JSON.parse(text);
-  } catch {
-    throw new ProtocolError('validation_error', 'the request body is not valid JSON', { field: '(body)' });
-  }
 }
 
 export function openWopRoutes(keel: Keel, host: OpenWopHost, log: (e: unknown) => void): Hono<Env> {
@@ -77,7 +57,7 @@ export function openWopRoutes(keel: Keel, host: OpenWopHost, log: (e: unknown) =
     app.post(`${prefix}/runs`, async (c) => {
       const p = await principalOf(c);
       const major = c.get('major');
-      const body = await readJson(c);
+      const body = await readBody(c);
       const key = c.req.header('Idempotency-Key');
       const reply = await idempotent(keel, p, key, `createRun@${major}`, body, () =>
         attempt(async () => {
@@ -138,7 +118,7 @@ export function openWopRoutes(keel: Keel, host: OpenWopHost, log: (e: unknown) =
     app.post(`${prefix}/:op{runs:bulk-cancel}`, async (c) => {
       const p = await principalOf(c);
       const major = c.get('major');
-      const body = await readJson(c);
+      const body = await readBody(c);
       const key = c.req.header('Idempotency-Key');
       const reply = await idempotent(keel, p, key, `bulkCancelRuns@${major}`, body, () =>
         attempt(async () => {
@@ -207,7 +187,7 @@ export function openWopRoutes(keel: Keel, host: OpenWopHost, log: (e: unknown) =
         if (tail[1] !== 'poll') break;
         return c.json(await pollEvents(c, host, p, runId, major));
       case 'POST /cancel': {
-        const body = await readJson(c);
+        const body = await readBody(c);
         const reason = (body as { reason?: unknown }).reason;
         return send(
           c,
@@ -220,7 +200,7 @@ export function openWopRoutes(keel: Keel, host: OpenWopHost, log: (e: unknown) =
         );
       }
       case 'POST :fork': {
-        const body = await readJson(c);
+        const body = await readBody(c);
         return send(
           c,
           await idempotent(keel, p, key, `forkRun@${major}`, { runId, body }, () =>
@@ -248,7 +228,7 @@ export function openWopRoutes(keel: Keel, host: OpenWopHost, log: (e: unknown) =
       case 'POST /approvals/*': {
         if (tail[0] === 'approvals' && major !== 1) break;
         const nodeId = decodeURIComponent(tail[1] ?? '');
-        const body = await readJson(c);
+        const body = await readBody(c);
         // The sample clients' alias posts the resume value itself ({action}); the spec wraps it.
         const resumeValue = tail[0] === 'approvals' ? body : (body as { resumeValue?: unknown }).resumeValue;
         return send(
