@@ -7,7 +7,7 @@
  * usage is folded from the ledger (the run state), never counted in memory, so a restart cannot
  * reset it. Nothing here reads a clock: the walk passes the time of the decision entry.
  */
-import { canonicalize, type Digest } from '../core/canonical/index.ts';
+import { canonicalize, type Digest, freezeCanonical } from '../core/canonical/index.ts';
 import { ErrorCode, KeelError } from '../core/errors.ts';
 import type { RunWrit } from '../core/ledger/index.ts';
 import type { Policy } from '../core/policy/index.ts';
@@ -61,13 +61,15 @@ export function admitWrit(chain: unknown, tenant: string, trusted: readonly Trus
     throw new KeelError(ErrorCode.writInvalid, 'writ: chain: expected a non-empty list [root, ..., writ]', {
       field: 'chain',
     });
-  // The copy is what the root records and the walk checks, so its verification is the one remembered.
   let canonical: string;
   try {
     canonical = canonicalize(chain);
   } catch (e) {
     throw new KeelError(ErrorCode.writInvalid, `writ: chain: ${(e as Error).message}`, { field: 'chain' });
   }
+  const known = admitted.get(canonical);
+  if (known && known.trusted === trusted && known.tenant === tenant) return known.writ;
+  // The copy is what the root records and the walk checks, so its verification is the one remembered.
   const copy = JSON.parse(canonical) as unknown[];
   const r = verifyWritChain(copy, trusted, canonical);
   if (!r.ok) throw refused(`writ refused at link ${r.index}`, r.violations[0]!, r.violations.length - 1);
@@ -82,8 +84,22 @@ export function admitWrit(chain: unknown, tenant: string, trusted: readonly Trus
       },
       0,
     );
-  return { hash: r.hashes[r.hashes.length - 1]!, chain: copy };
+  // Frozen with its canonical form: every run under this writ records it without encoding it again.
+  const writ = freezeCanonical({ hash: r.hashes[r.hashes.length - 1]!, chain: copy });
+  if (admitted.size >= ADMITTED_MAX) admitted.clear();
+  admitted.set(canonical, { tenant, trusted, writ });
+  return writ;
 }
+
+/**
+ * Chains admitted lately, by their canonical text, with the tenant and trusted key list (by
+ * identity) they were admitted for: many runs under one writ verify and copy it once.
+ */
+const admitted = new Map<
+  string,
+  { readonly tenant: string; readonly trusted: readonly TrustedKey[]; readonly writ: RunWrit }
+>();
+const ADMITTED_MAX = 256;
 
 /**
  * The policy a run is judged by: the one its root pins (by hash), whatever the tenant's policy is

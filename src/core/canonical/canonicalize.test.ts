@@ -4,7 +4,7 @@ import { describe, it } from 'node:test';
 import reference from 'canonicalize';
 import fc from 'fast-check';
 import { ErrorCode, isKeelError } from '../errors.ts';
-import { canonicalize } from './canonicalize.ts';
+import { canonicalize, freezeCanonical } from './canonicalize.ts';
 import { digestBytes, hashOf, isDigest } from './digest.ts';
 
 /** Runs `canonicalize` expecting a refusal; returns the refusal's details. */
@@ -445,5 +445,34 @@ describe('digest', () => {
     ]) {
       assert.equal(isDigest(bad), false, `isDigest(${JSON.stringify(String(bad))})`);
     }
+  });
+});
+
+describe('freezeCanonical', () => {
+  const encodable = fc.jsonValue().filter((v) => {
+    try {
+      canonicalize(v);
+      return true;
+    } catch {
+      return false;
+    }
+  });
+
+  it('splices a frozen value in with the same bytes a fresh encoding gives, and freezes it deeply', () => {
+    fc.assert(
+      fc.property(encodable, encodable, (inner, other) => {
+        const frozen = freezeCanonical({ inner: structuredClone(inner), list: [structuredClone(other)] });
+        const fresh = { inner: structuredClone(inner), list: [structuredClone(other)] };
+        assert.equal(canonicalize({ a: frozen, b: [frozen] }), canonicalize({ a: fresh, b: [fresh] }));
+        assert.ok(Object.isFrozen(frozen) && Object.isFrozen(frozen.list));
+      }),
+    );
+  });
+
+  it('refuses what canonicalize refuses, remembering nothing', () => {
+    assert.throws(
+      () => freezeCanonical({ x: Number.NaN }),
+      (e: unknown) => isKeelError(e),
+    );
   });
 });

@@ -17,6 +17,27 @@ export type Canonical =
   | readonly Canonical[]
   | { readonly [k: string]: Canonical };
 
+/** Canonical forms of deep-frozen values, by identity: they cannot change, so neither can their form. */
+const KNOWN = new WeakMap<object, string>();
+
+/**
+ * Deep-freezes `value` and remembers its canonical form, so every later `canonicalize` (and hash)
+ * of a value containing it splices that text in instead of encoding it again. For large values
+ * recorded over and over (a writ chain in every run's root). Throws like `canonicalize`.
+ */
+export function freezeCanonical<T extends object>(value: T): T {
+  const text = canonicalize(value);
+  deepFreeze(value);
+  KNOWN.set(value, text);
+  return value;
+}
+
+function deepFreeze(v: unknown): void {
+  if (typeof v !== 'object' || v === null) return;
+  Object.freeze(v);
+  for (const x of Object.values(v)) deepFreeze(x);
+}
+
 export function canonicalize(value: unknown): string {
   try {
     return fast(value, 0);
@@ -53,6 +74,8 @@ function fast(value: unknown, depth: number): string {
       return value ? 'true' : 'false';
     case 'object': {
       if (value === null) return 'null';
+      const known = KNOWN.get(value);
+      if (known !== undefined) return known;
       if (depth > MAX_FAST_DEPTH) throw SLOW;
       if (Array.isArray(value)) {
         let out = '[';

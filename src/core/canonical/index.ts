@@ -1,2 +1,2 @@
-export { type Canonical, canonicalize } from './canonicalize.ts';
+export { type Canonical, canonicalize, freezeCanonical } from './canonicalize.ts';
 export { type Digest, digestBytes, hashOf, isDigest } from './digest.ts';

@@ -102,7 +102,15 @@ export function checkProposal(c: ProposalContext): Decision {
   const { totalCents: cost, fixedCents, argCents } = callCost(tool, args);
   const gov: { policy?: PolicyRecord; writ?: WritRecord } = {};
   if (c.writ) {
-    const w = checkWrit({ ...c.writ, proposal: { tenant: c.writ.tenant, tool, costCents: cost } });
+    const cw = c.writ;
+    const w = checkWrit({
+      chain: cw.chain,
+      trusted: cw.trusted,
+      revoked: cw.revoked,
+      now: cw.now,
+      usage: cw.usage,
+      proposal: { tenant: cw.tenant, tool, costCents: cost },
+    });
     if (!w.ok) {
       gov.writ = { hash: w.hash, code: w.code };
       return { outcome: 'refuse', check: 'writ', code: w.code, message: w.message, ...gov };

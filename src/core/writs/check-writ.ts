@@ -11,7 +11,7 @@ import { parseInstant } from '../instant.ts';
 import { formatCents } from '../money.ts';
 import { patternMatches, type ToolEffect } from '../tools/index.ts';
 import { type TrustedKey, verifyWritChain } from './verify-writ-chain.ts';
-import { EFFECT_RANK, type SignedWrit, type WritBudget, WritCode } from './writ.ts';
+import { EFFECT_RANK, type SignedWrit, type WritBody, type WritBudget, WritCode } from './writ.ts';
 
 export interface WritProposal {
   readonly tenant: string;
@@ -34,6 +34,17 @@ export interface WritCheckInput {
 export type WritCheck =
   | { readonly ok: true; readonly hash: Digest }
   | { readonly ok: false; readonly hash: Digest | null; readonly code: WritCode; readonly message: string };
+
+/** A verified writ's window in epoch ms, parsed once per body (bodies are values, never mutated). */
+const windows = new WeakMap<WritBody, { readonly notBefore: number; readonly notAfter: number }>();
+function windowOf(w: WritBody): { readonly notBefore: number; readonly notAfter: number } {
+  let ms = windows.get(w);
+  if (!ms) {
+    ms = { notBefore: parseInstant(w.window.notBefore)!, notAfter: parseInstant(w.window.notAfter)! };
+    windows.set(w, ms);
+  }
+  return ms;
+}
 
 export function checkWrit(c: WritCheckInput): WritCheck {
   const chain = verifyWritChain(c.chain, c.trusted);
@@ -63,10 +74,10 @@ export function checkWrit(c: WritCheckInput): WritCheck {
   const now = parseInstant(c.now);
   if (now === undefined)
     return no(WritCode.expired, `the time ${JSON.stringify(c.now)} is not an ISO 8601 instant`);
-  if (now < parseInstant(w.window.notBefore)!)
+  const window = windowOf(w);
+  if (now < window.notBefore)
     return no(WritCode.notYetValid, `writ ${w.id} is not valid before ${w.window.notBefore}`);
-  if (now >= parseInstant(w.window.notAfter)!)
-    return no(WritCode.expired, `writ ${w.id} expired at ${w.window.notAfter}`);
+  if (now >= window.notAfter) return no(WritCode.expired, `writ ${w.id} expired at ${w.window.notAfter}`);
   if (!w.scopes.some((s) => patternMatches(s, tool.name)))
     return no(
       WritCode.scopeDenied,
