@@ -69,12 +69,16 @@ test('ports compile to templates: variables read run inputs, connections read st
       [{ name: 'msg', type: 'string', defaultValue: 'hi' }],
     ),
   );
-  const spec = compileDefinition(d) as { steps: { args: Record<string, unknown> }[] };
+  const spec = compileDefinition(d) as {
+    steps: { args: Record<string, unknown> }[];
+    inputDefaults: Record<string, unknown>;
+  };
   assert.deepEqual(spec.steps[0]!.args, { v: '{{event.payload.inputs.msg}}', s: 3 });
   assert.deepEqual(spec.steps[1]!.args, { x: '{{steps.a.output.v}}' });
-  assert.deepEqual(runInputs(d, {}), { msg: 'hi' });
+  assert.deepEqual(spec.inputDefaults, { msg: 'hi' });
+  assert.deepEqual(runInputs(spec.inputDefaults, {}), { msg: 'hi' });
   assert.deepEqual(
-    runInputs(d, { msg: 'yo', nonce: 'n' }),
+    runInputs(spec.inputDefaults, { msg: 'yo', nonce: 'n' }),
     { msg: 'yo', nonce: 'n' },
     'inputs override defaults; undeclared keys kept',
   );

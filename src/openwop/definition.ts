@@ -13,6 +13,7 @@
  * field named: cycles (loops), expression ports and edge conditions.
  */
 import { ErrorCode, KeelError } from '../core/errors.ts';
+import type { WorkflowSpec } from '../core/spec/index.ts';
 
 export interface OpenWopNode {
   readonly id: string;
@@ -191,19 +192,65 @@ export function compileDefinition(def: OpenWopDefinition): Record<string, unknow
   const draws = def.nodes.some((n) => n.typeId === 'core.conformance.nondeterminism');
   return {
     id: def.id,
-    version: 1,
+    // A whole-number version ("2") is the Keel version; anything else ("1.0.0") publishes as 1.
+    version: /^[1-9]\d{0,8}$/.test(def.version) ? Number(def.version) : 1,
     status: 'DRAFT',
     ...(def.description ? { description: def.description } : {}),
     triggers: [],
     steps,
     limits: { maxSteps: steps.length, maxCostUsd: 0 },
     ...(draws ? { env: ['KEEL_REGION'] } : {}),
+    ...(def.variables.some((v) => v.defaultValue !== undefined)
+      ? { inputDefaults: variableDefaults(def) }
+      : {}),
   };
 }
 
-/** Run inputs: each variable's default, overlaid by what the caller sent (undeclared keys kept). */
-export function runInputs(def: OpenWopDefinition, inputs: Record<string, unknown>): Record<string, unknown> {
+/** The variables' defaults: what a run's inputs start from (the spec's `inputDefaults`). */
+export function variableDefaults(def: OpenWopDefinition): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const v of def.variables) if (v.defaultValue !== undefined) out[v.name] = v.defaultValue;
-  return { ...out, ...inputs };
+  return out;
+}
+
+/** Run inputs: the defaults, overlaid by what the caller sent (undeclared keys kept). */
+export function runInputs(
+  defaults: Readonly<Record<string, unknown>> | undefined,
+  inputs: Record<string, unknown>,
+): Record<string, unknown> {
+  return { ...(defaults ?? {}), ...inputs };
+}
+
+/**
+ * A Keel spec shown as an OpenWOP definition: one node per step (config = the step's arguments,
+ * templates included), a chain of edges, and a variable per input default. What `GET
+ * /workflows/{id}` answers for workflows that were not published as definitions.
+ */
+export function specAsDefinition(spec: WorkflowSpec): Record<string, unknown> {
+  return {
+    id: spec.id,
+    name: spec.id,
+    version: String(spec.version),
+    ...(spec.description ? { description: spec.description } : {}),
+    nodes: spec.steps.map((st, i) => ({
+      id: st.name,
+      typeId: st.tool,
+      name: st.name,
+      position: { x: i * 200, y: 0 },
+      config: st.args,
+      inputs: {},
+    })),
+    edges: spec.steps.slice(1).map((st, i) => ({
+      id: `${spec.steps[i]!.name}-${st.name}`,
+      sourceNodeId: spec.steps[i]!.name,
+      targetNodeId: st.name,
+    })),
+    triggers: [{ id: 'manual', type: 'manual' }],
+    variables: Object.entries(spec.inputDefaults ?? {}).map(([name, defaultValue]) => ({
+      name,
+      defaultValue,
+    })),
+    metadata: {},
+    settings: {},
+  };
 }

@@ -199,8 +199,8 @@ export class OpenWopHost {
     idempotencyKey?: string,
   ): Promise<{ runId: string; status: WireStatus }> {
     await this.ensureFixtures(p.tenant);
-    const def = this.definition(body.workflowId);
-    const inputs = def ? runInputs(def, body.inputs) : body.inputs;
+    const version = await this.keel.workflows.get(p.tenant, body.workflowId);
+    const inputs = runInputs(version?.spec.inputDefaults, body.inputs);
     // With a key, the event (and so the run id) is derived from it: a retry after a crash that lost
     // the idempotency record still names the same run.
     const eventId = idempotencyKey

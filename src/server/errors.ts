@@ -23,6 +23,7 @@ const STATUS: Record<string, number> = {
   already_resolved: 409,
   run_state: 409,
   run_terminal: 409,
+  policy_unavailable: 409,
   writ_refused: 403,
   replay_source_missing: 404,
   replay_diverged: 409,

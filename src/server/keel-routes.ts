@@ -12,6 +12,7 @@ import type { Keel } from '../app/keel.ts';
 import type { RunStatus } from '../core/ledger/index.ts';
 import { parseEvent } from '../core/run/index.ts';
 import { WORKFLOW_STATUSES } from '../core/spec/index.ts';
+import { compileDefinition, parseDefinition } from '../openwop/definition.ts';
 import { type OpenWopHost, type Principal, ProtocolError } from '../openwop/host.ts';
 import { authenticate } from './auth.ts';
 import { idempotent, type Reply } from './idempotency.ts';
@@ -95,7 +96,7 @@ const PublishBody = z
     file: z.string().min(1).max(512).optional().describe('the name problems are reported against'),
   })
   .describe(
-    'A workflow spec object (id, version, status DRAFT, triggers, steps, limits), or {text, format?, file?} with the spec as text.',
+    'A workflow spec object (id, version, status DRAFT, triggers, steps, limits), an OpenWOP workflow definition (id, name, version, nodes, edges, variables), or {text, format?, file?} with the spec as text.',
   );
 
 const PUBLISH_TEXT_KEYS = new Set(['text', 'format', 'file']);
@@ -151,6 +152,13 @@ export const KEEL_ROUTES: readonly KeelRoute[] = [
           }
           published = await keel.workflows.publishObject(p.tenant, value, p.subject);
         } else published = await keel.workflows.publish(p.tenant, body.text, file, p.subject);
+      } else if (Array.isArray((body as { nodes?: unknown }).nodes)) {
+        // An OpenWOP definition (nodes + edges): compiled to a spec, published like one.
+        published = await keel.workflows.publishObject(
+          p.tenant,
+          compileDefinition(parseDefinition(body)),
+          p.subject,
+        );
       } else published = await keel.workflows.publishObject(p.tenant, body, p.subject);
       return ok({ ...published.record, created: published.created }, published.created ? 201 : 200);
     },

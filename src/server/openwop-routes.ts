@@ -7,6 +7,7 @@
 import { type Context, Hono } from 'hono';
 import type { Keel } from '../app/keel.ts';
 import { hashOf } from '../core/canonical/index.ts';
+import { specAsDefinition } from '../openwop/definition.ts';
 import { discoveryV1, discoveryV2 } from '../openwop/discovery.ts';
 import {
   OpenWopHost,
@@ -112,7 +113,7 @@ export function openWopRoutes(keel: Keel, host: OpenWopHost, log: (e: unknown) =
       if (def && (await keel.workflows.get(p.tenant, id))) return c.json(def);
       const v = await keel.workflows.get(p.tenant, id);
       if (!v) throw new ProtocolError('not_found', `workflow ${id} not found`, { workflowId: id });
-      return c.json({ id: v.workflowId, version: String(v.version), keel: v.spec });
+      return c.json(specAsDefinition(v.spec));
     });
 
     app.post(`${prefix}/:op{runs:bulk-cancel}`, async (c) => {

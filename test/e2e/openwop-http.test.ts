@@ -223,6 +223,85 @@ describe('runs of the fixtures', () => {
   });
 });
 
+describe('OpenWOP definitions beside Keel specs', () => {
+  test("a definition published through the Keel API runs on the same engine, with its variables' defaults", async () => {
+    const definition = {
+      id: 'greet',
+      name: 'Greet',
+      version: '1',
+      nodes: [
+        {
+          id: 'first',
+          typeId: 'core.identity',
+          name: 'First',
+          position: { x: 0, y: 0 },
+          config: {},
+          inputs: { who: { type: 'variable', variableName: 'who' } },
+        },
+        {
+          id: 'second',
+          typeId: 'core.identity',
+          name: 'Second',
+          position: { x: 0, y: 0 },
+          config: {},
+          inputs: { greeting: { type: 'connection', nodeId: 'first', outputKey: 'who' } },
+        },
+      ],
+      edges: [{ id: 'e', sourceNodeId: 'first', targetNodeId: 'second' }],
+      variables: [{ name: 'who', type: 'string', defaultValue: 'world' }],
+      triggers: [{ id: 'manual', type: 'manual' }],
+      metadata: {},
+      settings: {},
+    };
+    const pub = await server.api<{ workflowId: string; version: number }>('POST', '/api/workflows', {
+      key: acme,
+      body: definition,
+    });
+    assert.equal(pub.status, 201, JSON.stringify(pub.body));
+    const outputs = async (inputs: Record<string, unknown>) => {
+      const c = await createRun({ workflowId: 'greet', inputs });
+      assert.equal(c.status, 201, JSON.stringify(c.body));
+      await server.waitFor(v1(c.body.runId), acme, terminal);
+      const ev = await server.api<{ events: { type: string; payload: { outputs?: unknown } }[] }>(
+        'GET',
+        `${v1(c.body.runId)}/events`,
+        { key: acme },
+      );
+      return ev.body.events.find((e) => e.type === 'run.completed')!.payload.outputs;
+    };
+    assert.deepEqual(await outputs({}), { greeting: 'world' });
+    assert.deepEqual(await outputs({ who: 'keel' }), { greeting: 'keel' });
+    const shown = await server.api<{ nodes: { id: string; typeId: string }[]; variables: unknown[] }>(
+      'GET',
+      '/v1/workflows/greet',
+      { key: acme },
+    );
+    assert.deepEqual(
+      shown.body.nodes.map((n) => [n.id, n.typeId]),
+      [
+        ['first', 'core.identity'],
+        ['second', 'core.identity'],
+      ],
+    );
+    assert.deepEqual(shown.body.variables, [{ name: 'who', defaultValue: 'world' }]);
+    const bad = await server.api<{ error: string; details: { problems: { field: string }[] } }>(
+      'POST',
+      '/api/workflows',
+      {
+        key: acme,
+        body: {
+          ...definition,
+          id: 'loop',
+          edges: [...definition.edges, { id: 'back', sourceNodeId: 'second', targetNodeId: 'first' }],
+        },
+      },
+    );
+    assert.equal(bad.status, 400);
+    assert.equal(bad.body.error, 'spec_invalid');
+    assert.equal(bad.body.details.problems[0]!.field, 'edges');
+  });
+});
+
 describe('approvals, cancel, fork', () => {
   test('conformance-approval waits at node gate; the sample alias approves once; a second resolve is 409', async () => {
     const c = await createRun({ workflowId: 'conformance-approval' });

@@ -8,6 +8,7 @@
 
 import { isKeelError } from '../errors.ts';
 import { isUsdAmount } from '../money.ts';
+import { checkJsonValue } from './check-json-value.ts';
 import { checkSteps } from './check-steps.ts';
 import { parseCondition } from './parse-condition.ts';
 import {
@@ -30,7 +31,17 @@ import {
   type WorkflowSpec,
 } from './workflow-spec.ts';
 
-const TOP_KEYS = ['id', 'version', 'status', 'description', 'triggers', 'steps', 'limits', 'env'] as const;
+const TOP_KEYS = [
+  'id',
+  'version',
+  'status',
+  'description',
+  'triggers',
+  'steps',
+  'limits',
+  'env',
+  'inputDefaults',
+] as const;
 const TRIGGER_KEYS = ['event', 'when'] as const;
 const LIMIT_KEYS = ['maxSteps', 'maxCostUsd'] as const;
 const SPEC_ID = /^[a-z0-9][a-z0-9._-]{0,127}$/;
@@ -65,6 +76,7 @@ export function buildSpec(c: SpecChecker, value: unknown, options: SpecOptions):
     allowEmpty: true,
   });
   const env = readEnv(c, top);
+  const inputDefaults = readInputDefaults(c, top);
   const triggers = readTriggers(c, field(top, 'triggers'));
   const steps = checkSteps(c, field(top, 'steps'), env ?? [], options);
   const rawSteps = field(top, 'steps');
@@ -79,7 +91,17 @@ export function buildSpec(c: SpecChecker, value: unknown, options: SpecOptions):
     steps,
     limits: limits!,
     ...(env === undefined ? {} : { env }),
+    ...(inputDefaults === undefined ? {} : { inputDefaults }),
   };
+}
+
+function readInputDefaults(c: SpecChecker, top: Obj): Record<string, unknown> | undefined {
+  const raw = field(top, 'inputDefaults');
+  if (raw === undefined) return undefined;
+  const obj = expectMapping(c, raw, ['inputDefaults']);
+  return obj === undefined
+    ? undefined
+    : (checkJsonValue(c, obj, ['inputDefaults']) as Record<string, unknown>);
 }
 
 function readStatus(c: SpecChecker, top: Obj): WorkflowSpec['status'] | undefined {

@@ -38,6 +38,12 @@ export interface WorkflowSpec {
   limits: WorkflowLimits;
   /** Allow-list of environment variable names templates may read as `env.NAME`. */
   env?: string[];
+  /**
+   * What a run's inputs (`event.payload.inputs`) start from, before the caller's inputs overlay
+   * them. OpenWOP variables' defaults compile to this; the OpenWOP host applies it when it creates
+   * a run. Part of the approved document (and of the spec hash).
+   */
+  inputDefaults?: Record<string, unknown>;
 }
 
 /** Options shared by `parseSpec` and `validateSpec`. */
