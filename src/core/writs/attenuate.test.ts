@@ -242,7 +242,7 @@ describe('attenuate: properties', () => {
           assert.equal(c2.body.depth, 2);
         },
       ),
-      { numRuns: 500 },
+      { numRuns: 2000 },
     );
     assert.ok(
       grandchildren >= 25,
