@@ -19,9 +19,11 @@ export type {
   RunRecord,
   Store,
   StoreStats,
+  TrustedKeyRecord,
   VersionRecord,
   WorkerRecord,
   WorkerStatus,
+  WritRevocation,
 } from './store.ts';
 export { IDEMPOTENCY_TTL_MS } from './store.ts';
 export type {

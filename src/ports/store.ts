@@ -14,6 +14,8 @@
  *
  * For `keel serve`, the store also keeps API keys (only their SHA-256 hashes) and idempotency
  * records (OpenWOP Idempotency Layer 1, one per (tenant, operation, key)); see the interfaces below.
+ * For governance, it keeps each tenant's trusted writ keys (public keys only) and revoked writ
+ * hashes; neither is ever deleted (a key is retired, a revocation stands).
  */
 import type { Digest } from '../core/canonical/index.ts';
 import type { Head, RunStatus, StoredEntry } from '../core/ledger/index.ts';
@@ -217,6 +219,31 @@ export type IdempotencyClaim =
   | { readonly state: 'mismatch' }
   | ({ readonly state: 'done' } & IdempotencyResponse);
 
+/** A public key a tenant trusts to sign its writs, as stored: the PEM, never a private key. */
+export interface TrustedKeyRecord {
+  readonly tenant: string;
+  /** `sha256:` of the key's SPKI DER (`keyIdOf`), the writ's `issuer`. */
+  readonly keyId: Digest;
+  /** The Ed25519 public key, SPKI PEM. */
+  readonly publicKeyPem: string;
+  readonly addedBy: string;
+  /** ISO-8601 time. */
+  readonly addedAt: string;
+  /** ISO-8601 time the key was retired; a retired key signs nothing from then on. */
+  readonly retiredAt?: string;
+}
+
+/** A writ revoked in a tenant: it and every writ derived from it refuse from then on. */
+export interface WritRevocation {
+  readonly tenant: string;
+  /** `writHash` of the revoked writ. */
+  readonly hash: Digest;
+  readonly by: string;
+  /** ISO-8601 time. */
+  readonly at: string;
+  readonly reason?: string;
+}
+
 export interface Store {
   /** Atomically appends entries; resolves once they are durable. Throws head_conflict on a stale head. */
   append(req: AppendRequest): Promise<Head>;
@@ -276,6 +303,25 @@ export interface Store {
   finishIdempotency(req: IdempotencyRef & IdempotencyResponse): Promise<boolean>;
   /** Deletes the in-flight record, so the outcome is not cached (5xx, 429, validation errors); false when there is none. */
   releaseIdempotency(ref: IdempotencyRef): Promise<boolean>;
+
+  /**
+   * Trusts a public key for a tenant's writs. Adding a key already present (retired or not) changes
+   * nothing and returns the stored record with `created: false`: a retired key stays retired.
+   */
+  addTrustedKey(
+    rec: Omit<TrustedKeyRecord, 'retiredAt'>,
+  ): Promise<{ created: boolean; record: TrustedKeyRecord }>;
+  /** The tenant's trusted keys, retired ones included, oldest first. */
+  listTrustedKeys(tenant: string): Promise<TrustedKeyRecord[]>;
+  /** Marks a key retired at `at` (retiring twice keeps the first time); false when the tenant has no such key. */
+  retireTrustedKey(tenant: string, keyId: string, at: string): Promise<boolean>;
+  /**
+   * Revokes a writ of a tenant by its hash. Revoking it again changes nothing and returns the first
+   * revocation with `created: false`.
+   */
+  revokeWrit(rec: WritRevocation): Promise<{ created: boolean; record: WritRevocation }>;
+  /** The tenant's revoked writs, oldest first. */
+  listRevokedWrits(tenant: string): Promise<WritRevocation[]>;
 
   stats(): StoreStats;
   close(): Promise<void>;

@@ -16,6 +16,7 @@ import type { AppendRequest, PendingApproval, Store, VersionRecord } from '../po
 import { keysIdempotencyContract } from './keys-idempotency-contract.ts';
 import { leaseContract } from './lease-contract.ts';
 import { buildLedger, extendLedger, FIXED_TIME, sampleEvent } from './ledger-fixtures.ts';
+import { writTrustContract } from './writ-trust-contract.ts';
 
 export interface StoreFactory {
   /** A fresh, empty store. */
@@ -103,6 +104,7 @@ export function runStoreContract(name: string, factory: StoreFactory): void {
 
     leaseContract(() => store);
     keysIdempotencyContract(() => store, factory.openAnother ? () => another! : undefined);
+    writTrustContract(() => store, factory.openAnother ? () => another! : undefined);
 
     test('creates a run and reads back byte-identical entries in seq order', async () => {
       const runId = uniqueRunId('create');

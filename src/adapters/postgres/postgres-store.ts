@@ -27,9 +27,11 @@ import {
   type RunRecord,
   type Store,
   type StoreStats,
+  type TrustedKeyRecord,
   type VersionRecord,
   type WorkerRecord,
   type WorkerStatus,
+  type WritRevocation,
 } from '../../ports/index.ts';
 import { headersText, IDEMPOTENCY_PRUNE_EVERY_MS, toApiKeyInfo } from '../shared/keys-idempotency-rows.ts';
 import {
@@ -43,6 +45,7 @@ import {
   toRun,
   toVersion,
 } from '../shared/rows.ts';
+import { toRevocation, toTrustedKey, WRIT_TRUST_SQL as WT } from '../shared/writ-trust-rows.ts';
 import {
   createPool,
   type PoolOptions,
@@ -341,6 +344,48 @@ export class PostgresStore implements Store {
   async releaseIdempotency(ref: IdempotencyRef): Promise<boolean> {
     const values = [ref.tenant, ref.operation, ref.key];
     return (await this.write('keel_idem_release', KEYS_SQL.release, values)).rowCount === 1;
+  }
+
+  async addTrustedKey(
+    rec: Omit<TrustedKeyRecord, 'retiredAt'>,
+  ): Promise<{ created: boolean; record: TrustedKeyRecord }> {
+    const values = [rec.tenant, rec.keyId, rec.publicKeyPem, rec.addedBy, rec.addedAt];
+    const created = (await this.write('keel_writ_key_add', WT.addKey, values)).rowCount === 1;
+    const r = await this.query({
+      name: 'keel_writ_key_get',
+      text: WT.getKey,
+      values: [rec.tenant, rec.keyId],
+    });
+    return { created, record: toTrustedKey(r.rows[0]!) };
+  }
+
+  async listTrustedKeys(tenant: string): Promise<TrustedKeyRecord[]> {
+    const r = await this.query({ name: 'keel_writ_key_list', text: WT.listKeys, values: [tenant] });
+    return r.rows.map(toTrustedKey);
+  }
+
+  async retireTrustedKey(tenant: string, keyId: string, at: string): Promise<boolean> {
+    return (await this.write('keel_writ_key_retire', WT.retireKey, [tenant, keyId, at])).rowCount === 1;
+  }
+
+  async revokeWrit(rec: WritRevocation): Promise<{ created: boolean; record: WritRevocation }> {
+    const values = [rec.tenant, rec.hash, rec.by, rec.at, rec.reason ?? null];
+    const created = (await this.write('keel_writ_revoke', WT.revoke, values)).rowCount === 1;
+    const r = await this.query({
+      name: 'keel_writ_revocation_get',
+      text: WT.getRevocation,
+      values: [rec.tenant, rec.hash],
+    });
+    return { created, record: toRevocation(r.rows[0]!) };
+  }
+
+  async listRevokedWrits(tenant: string): Promise<WritRevocation[]> {
+    const r = await this.query({
+      name: 'keel_writ_revocation_list',
+      text: WT.listRevocations,
+      values: [tenant],
+    });
+    return r.rows.map(toRevocation);
   }
 
   stats(): StoreStats {

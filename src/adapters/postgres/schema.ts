@@ -143,6 +143,32 @@ export const MIGRATIONS: readonly Migration[] = [
     CREATE INDEX idempotency_by_age ON idempotency (created_at);
     `,
   },
+  {
+    version: 4,
+    name: 'trusted writ keys and writ revocations',
+    // A tenant's trusted writ keys (public keys as SPKI PEM; a key is retired, never deleted) and
+    // its revoked writ hashes (a revocation stands; never deleted).
+    sql: `
+    CREATE TABLE writ_keys (
+      tenant TEXT COLLATE "C" NOT NULL,
+      key_id TEXT COLLATE "C" NOT NULL,
+      public_key_pem TEXT NOT NULL,
+      added_by TEXT NOT NULL,
+      added_at TEXT COLLATE "C" NOT NULL,
+      retired_at TEXT,
+      PRIMARY KEY (tenant, key_id)
+    );
+
+    CREATE TABLE writ_revocations (
+      tenant TEXT COLLATE "C" NOT NULL,
+      hash TEXT COLLATE "C" NOT NULL,
+      by TEXT NOT NULL,
+      at TEXT COLLATE "C" NOT NULL,
+      reason TEXT,
+      PRIMARY KEY (tenant, hash)
+    );
+    `,
+  },
 ];
 
 /** The schema version this Keel writes and reads. */

@@ -3,7 +3,7 @@
  * transaction at open; a database from a newer Keel is refused rather than guessed at. Published
  * migrations are never edited: a change is a new entry at the end.
  */
-export const SCHEMA_VERSION = 3;
+export const SCHEMA_VERSION = 4;
 
 export const MIGRATIONS: readonly string[] = [
   `
@@ -122,5 +122,27 @@ export const MIGRATIONS: readonly string[] = [
     PRIMARY KEY (tenant, operation, key)
   ) WITHOUT ROWID;
   CREATE INDEX idempotency_by_age ON idempotency (created_at);
+  `,
+  // v4: governance in the store. A tenant's trusted writ keys (public keys as SPKI PEM; a key is
+  // retired, never deleted) and its revoked writ hashes (a revocation stands; never deleted).
+  `
+  CREATE TABLE writ_keys (
+    tenant TEXT NOT NULL,
+    key_id TEXT NOT NULL,
+    public_key_pem TEXT NOT NULL,
+    added_by TEXT NOT NULL,
+    added_at TEXT NOT NULL,
+    retired_at TEXT,
+    PRIMARY KEY (tenant, key_id)
+  ) WITHOUT ROWID;
+
+  CREATE TABLE writ_revocations (
+    tenant TEXT NOT NULL,
+    hash TEXT NOT NULL,
+    by TEXT NOT NULL,
+    at TEXT NOT NULL,
+    reason TEXT,
+    PRIMARY KEY (tenant, hash)
+  ) WITHOUT ROWID;
   `,
 ];

@@ -29,9 +29,11 @@ import type {
   RunRecord,
   Store,
   StoreStats,
+  TrustedKeyRecord,
   VersionRecord,
   WorkerRecord,
   WorkerStatus,
+  WritRevocation,
 } from '../../ports/index.ts';
 import { checkChain } from '../shared/check-chain.ts';
 import {
@@ -48,6 +50,7 @@ import {
 import { MIGRATIONS, SCHEMA_VERSION } from './schema.ts';
 import { SqliteKeysIdempotency } from './sqlite-keys-idempotency.ts';
 import { SqliteLeases } from './sqlite-leases.ts';
+import { SqliteWritTrust } from './sqlite-writ-trust.ts';
 
 export interface SqliteStoreOptions {
   /** `FULL` (default) fsyncs every commit; `NORMAL` may lose the last commits on power loss. */
@@ -70,6 +73,7 @@ export class SqliteStore implements Store {
   private closed = false;
   private readonly leases: SqliteLeases;
   private readonly keys: SqliteKeysIdempotency;
+  private readonly writTrust: SqliteWritTrust;
   private readonly wakeListeners = new Set<() => void>();
   /** The durability actually in force, read back from SQLite: journal mode and synchronous level. */
   readonly durability: {
@@ -98,6 +102,7 @@ export class SqliteStore implements Store {
       this.st = this.prepare();
       this.leases = new SqliteLeases(this.db, (tenant, runId) => this.ledger(tenant, runId));
       this.keys = new SqliteKeysIdempotency(this.db);
+      this.writTrust = new SqliteWritTrust(this.db);
     } catch (e) {
       if (e instanceof KeelError) throw e;
       throw new KeelError(
@@ -527,6 +532,34 @@ export class SqliteStore implements Store {
     const released = io('releasing an idempotency key', () => this.keys.release(ref));
     this.commits++;
     return released;
+  }
+
+  async addTrustedKey(
+    rec: Omit<TrustedKeyRecord, 'retiredAt'>,
+  ): Promise<{ created: boolean; record: TrustedKeyRecord }> {
+    const r = io('storing a trusted writ key', () => this.writTrust.addKey(rec));
+    this.commits++;
+    return r;
+  }
+
+  async listTrustedKeys(tenant: string): Promise<TrustedKeyRecord[]> {
+    return io('listing trusted writ keys', () => this.writTrust.listKeys(tenant));
+  }
+
+  async retireTrustedKey(tenant: string, keyId: string, at: string): Promise<boolean> {
+    const retired = io('retiring a trusted writ key', () => this.writTrust.retireKey(tenant, keyId, at));
+    this.commits++;
+    return retired;
+  }
+
+  async revokeWrit(rec: WritRevocation): Promise<{ created: boolean; record: WritRevocation }> {
+    const r = io('revoking a writ', () => this.writTrust.revoke(rec));
+    this.commits++;
+    return r;
+  }
+
+  async listRevokedWrits(tenant: string): Promise<WritRevocation[]> {
+    return io('listing revoked writs', () => this.writTrust.listRevocations(tenant));
   }
 
   stats(): StoreStats {

@@ -1,0 +1,62 @@
+/**
+ * A tenant's trusted writ keys and revoked writs in the SQLite file. Adding a key or revoking a
+ * writ that is already there changes nothing and answers the stored row (one IMMEDIATE
+ * transaction: insert-or-nothing, then read). Rows are retired, never deleted.
+ */
+import type Database from 'better-sqlite3';
+import type { TrustedKeyRecord, WritRevocation } from '../../ports/index.ts';
+import type { Row } from '../shared/rows.ts';
+import { sqliteStatement, toRevocation, toTrustedKey, WRIT_TRUST_SQL } from '../shared/writ-trust-rows.ts';
+
+export class SqliteWritTrust {
+  readonly addKey: (rec: Omit<TrustedKeyRecord, 'retiredAt'>) => {
+    created: boolean;
+    record: TrustedKeyRecord;
+  };
+  readonly revoke: (rec: WritRevocation) => { created: boolean; record: WritRevocation };
+  private readonly run: (name: keyof typeof WRIT_TRUST_SQL, values: readonly unknown[]) => Database.RunResult;
+  private readonly all: (name: keyof typeof WRIT_TRUST_SQL, values: readonly unknown[]) => Row[];
+
+  constructor(db: Database.Database) {
+    const prepared = new Map(
+      Object.entries(WRIT_TRUST_SQL).map(([name, sql]) => {
+        const s = sqliteStatement(sql);
+        return [name, { st: db.prepare(s.sql), order: s.order }] as const;
+      }),
+    );
+    const bind = (name: string, values: readonly unknown[]) => {
+      const p = prepared.get(name)!;
+      return { st: p.st, args: p.order.map((i) => values[i] ?? null) };
+    };
+    this.run = (name, values) => {
+      const { st, args } = bind(name, values);
+      return st.run(...args);
+    };
+    this.all = (name, values) => {
+      const { st, args } = bind(name, values);
+      return st.all(...args) as Row[];
+    };
+    this.addKey = db.transaction((rec: Omit<TrustedKeyRecord, 'retiredAt'>) => {
+      const created =
+        this.run('addKey', [rec.tenant, rec.keyId, rec.publicKeyPem, rec.addedBy, rec.addedAt]).changes === 1;
+      return { created, record: toTrustedKey(this.all('getKey', [rec.tenant, rec.keyId])[0]!) };
+    }).immediate;
+    this.revoke = db.transaction((rec: WritRevocation) => {
+      const created =
+        this.run('revoke', [rec.tenant, rec.hash, rec.by, rec.at, rec.reason ?? null]).changes === 1;
+      return { created, record: toRevocation(this.all('getRevocation', [rec.tenant, rec.hash])[0]!) };
+    }).immediate;
+  }
+
+  listKeys(tenant: string): TrustedKeyRecord[] {
+    return this.all('listKeys', [tenant]).map(toTrustedKey);
+  }
+
+  retireKey(tenant: string, keyId: string, at: string): boolean {
+    return this.run('retireKey', [tenant, keyId, at]).changes === 1;
+  }
+
+  listRevocations(tenant: string): WritRevocation[] {
+    return this.all('listRevocations', [tenant]).map(toRevocation);
+  }
+}
