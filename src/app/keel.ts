@@ -49,6 +49,7 @@ import { governanceConfig, type PoliciesConfig, type TrustedKeysConfig } from '.
 import { idempotencyHandle } from './idempotency.ts';
 import { openSqliteStore } from './open-store.ts';
 import { verifyRun } from './verify-run.ts';
+import { storedWritTrust, writsHandle } from './writ-trust.ts';
 
 export interface KeelConfig {
   /**
@@ -123,7 +124,9 @@ export function createKeel(config: KeelConfig) {
     typeof config.store === 'string' ? openSqliteStore(config.store, config.synchronous) : config.store;
   const tools = new ToolRegistry([...CORE_TOOLS, ...(config.tools ?? [])]);
   const sources = config.sources ?? systemSources();
-  const governance = governanceConfig(config.policies, config.trustedKeys);
+  // Configured keys plus each tenant's stored keys and revoked writs (writ-trust.ts).
+  const trust = storedWritTrust(store, governanceConfig(config.policies, config.trustedKeys));
+  const governance = trust.governance;
   const planner = config.planner ?? modelPlanner();
   const engine = new Engine({
     store,
@@ -354,7 +357,13 @@ export function createKeel(config: KeelConfig) {
           },
         );
       }
-      return replayRun(await store.readEntries(tenant, runId), version, tools, governance, planner);
+      return replayRun(
+        await store.readEntries(tenant, runId),
+        version,
+        tools,
+        await trust.replayGovernance(tenant),
+        planner,
+      );
     },
     /** A new run inheriting entries before `fromSeq`; `event` (branch only) is validated like an emitted one. */
     async fork(
@@ -405,6 +414,8 @@ export function createKeel(config: KeelConfig) {
     runs,
     approvals,
     keys: apiKeysHandle(store, sources.clock),
+    /** Stored trusted writ keys, writ revocations, and inspecting a writ for a tenant. */
+    writs: writsHandle(store, trust.writTrust, sources.clock),
     idempotency: idempotencyHandle(store, sources.clock),
     close: () => store.close(),
   };

@@ -136,8 +136,10 @@ export class Engine {
   }
 
   /** The walk options of a run: its governance (the policy pinned in its root, the writ there). */
-  private walkOptions(s: RunState, o: WalkOptions = {}): WalkOptions {
-    const governance = runGovernance(this.governance, s);
+  private async walkOptions(s: RunState, o: WalkOptions = {}): Promise<WalkOptions> {
+    // Under a writ, the tenant's stored keys and revoked writs are read before every walk.
+    const stored = s.writ ? await this.governance?.writTrustFor?.(s.tenant) : undefined;
+    const governance = runGovernance(this.governance, s, stored);
     return governance ? { ...o, governance } : o;
   }
 
@@ -152,10 +154,16 @@ export class Engine {
     event: EventRecord,
     o: { walk?: WalkMode; writ?: readonly unknown[] } = {},
   ): Promise<{ run: RunSummary; created: boolean }> {
+    const stored = o.writ === undefined ? undefined : await this.governance?.writTrustFor?.(version.tenant);
     const writ =
       o.writ === undefined
         ? undefined
-        : admitWrit(o.writ, version.tenant, this.governance?.trustedFor(version.tenant) ?? []);
+        : admitWrit(
+            o.writ,
+            version.tenant,
+            stored?.trusted ?? this.governance?.trustedFor(version.tenant) ?? [],
+            stored?.revoked,
+          );
     const runId = runIdFor(version.tenant, version.workflowId, version.specHash, event);
     return this.create(runId, version, event, {
       walk: (o.walk ?? this.walkMode) === 'inline',
@@ -183,7 +191,7 @@ export class Engine {
       return stateSummary(state);
     const fx = await this.effectsFor(tenant, state);
     const writer = new RunWriter(this.store, state, state.head, this.live.at);
-    await this.walk(writer, version, fx, this.walkOptions(state, o));
+    await this.walk(writer, version, fx, await this.walkOptions(state, o));
     return stateSummary(state);
   }
 
@@ -323,7 +331,7 @@ export class Engine {
     }
     writer.leaseWith(this.inlineLease);
     const s = writer.state;
-    await this.walk(writer, version, await this.effectsFor(s.tenant, s), this.walkOptions(s));
+    await this.walk(writer, version, await this.effectsFor(s.tenant, s), await this.walkOptions(s));
   }
 
   /** Resolves the run's pending approval exactly once, then continues (or stops) the run. */
@@ -544,7 +552,7 @@ export class Engine {
       } else {
         writer.leaseWith(this.inlineLease);
         const fx = await this.effectsFor(version.tenant, state);
-        await this.walk(writer, version, fx, this.walkOptions(state));
+        await this.walk(writer, version, fx, await this.walkOptions(state));
       }
     } catch (e) {
       const raced =

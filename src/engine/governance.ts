@@ -32,15 +32,45 @@ export interface GovernanceConfig {
   readonly policyByHash?: (tenant: string, hash: Digest) => Policy | undefined;
   /** Keys trusted to sign the tenant's writs (roots and children). */
   readonly trustedFor: (tenant: string) => readonly TrustedKey[];
+  /**
+   * The tenant's writ trust as the store has it, read before each walk under a writ and before a
+   * writ is admitted: the configured keys plus the tenant's stored (unretired) keys, and its revoked
+   * writ hashes. The composition root caches it (docs/governance.md states the staleness bound).
+   */
+  readonly writTrustFor?: (tenant: string) => Promise<TenantWritTrust>;
+  /**
+   * The tenant's revoked writs when no `writTrustFor` read is made (replay): typically a function
+   * of the decision's time, so a replay judges each decision as it was judged when recorded.
+   */
+  readonly revokedFor?: (tenant: string) => RevokedWrits;
+}
+
+/** Revoked writ hashes: a set, or the set as of a decision's time (ISO instant). */
+export type RevokedWrits = ReadonlySet<string> | ((now: string) => ReadonlySet<string>);
+
+/** The revoked hashes a decision at `now` is judged against. */
+export function revokedAsOf(r: RevokedWrits | undefined, now: string): ReadonlySet<string> {
+  return r === undefined ? NO_REVOCATIONS : typeof r === 'function' ? r(now) : r;
+}
+
+/** A tenant's keys (configured and stored) and revoked writ hashes, as of one read. */
+export interface TenantWritTrust {
+  readonly trusted: readonly TrustedKey[];
+  readonly revoked: ReadonlySet<string>;
 }
 
 /** What one walk checks each proposal against; absent parts are not checked. */
 export interface RunGovernance {
   readonly policy?: Policy;
-  readonly writ?: { readonly chain: readonly SignedWrit[]; readonly trusted: readonly TrustedKey[] };
+  readonly writ?: {
+    readonly chain: readonly SignedWrit[];
+    readonly trusted: readonly TrustedKey[];
+    /** The tenant's revoked writ hashes; absent: nothing is revoked. */
+    readonly revoked?: RevokedWrits;
+  };
 }
 
-/** Revocation lists are not stored yet (see docs/governance.md): nothing is revoked. */
+/** No revoked writ: a Keel without stored writ trust, and replay (which judges as the record did). */
 export const NO_REVOCATIONS: ReadonlySet<string> = new Set();
 
 function refused(what: string, v: WritViolation, more: number): KeelError {
@@ -56,7 +86,12 @@ function refused(what: string, v: WritViolation, more: number): KeelError {
  * signed by a key the tenant trusts, the chain intact, the writ issued to this tenant. Throws
  * KeelError writ_refused (`details.code` the writ code) or writ_invalid for a chain that is not a list.
  */
-export function admitWrit(chain: unknown, tenant: string, trusted: readonly TrustedKey[]): RunWrit {
+export function admitWrit(
+  chain: unknown,
+  tenant: string,
+  trusted: readonly TrustedKey[],
+  revoked: ReadonlySet<string> = NO_REVOCATIONS,
+): RunWrit {
   if (!Array.isArray(chain) || chain.length === 0)
     throw new KeelError(ErrorCode.writInvalid, 'writ: chain: expected a non-empty list [root, ..., writ]', {
       field: 'chain',
@@ -68,7 +103,8 @@ export function admitWrit(chain: unknown, tenant: string, trusted: readonly Trus
     throw new KeelError(ErrorCode.writInvalid, `writ: chain: ${(e as Error).message}`, { field: 'chain' });
   }
   const known = admitted.get(canonical);
-  if (known && known.trusted === trusted && known.tenant === tenant) return known.writ;
+  if (known && known.trusted === trusted && known.tenant === tenant)
+    return notRevoked(known.writ, known.hashes, revoked);
   // The copy is what the root records and the walk checks, so its verification is the one remembered.
   const copy = JSON.parse(canonical) as unknown[];
   const r = verifyWritChain(copy, trusted, canonical);
@@ -87,8 +123,27 @@ export function admitWrit(chain: unknown, tenant: string, trusted: readonly Trus
   // Frozen with its canonical form: every run under this writ records it without encoding it again.
   const writ = freezeCanonical({ hash: r.hashes[r.hashes.length - 1]!, chain: copy });
   if (admitted.size >= ADMITTED_MAX) admitted.clear();
-  admitted.set(canonical, { tenant, trusted, writ });
-  return writ;
+  admitted.set(canonical, { tenant, trusted, writ, hashes: r.hashes });
+  return notRevoked(writ, r.hashes, revoked);
+}
+
+/** A writ whose chain names a revoked writ (itself or an ancestor) is refused writ_revoked. */
+function notRevoked(writ: RunWrit, hashes: readonly string[], revoked: ReadonlySet<string>): RunWrit {
+  if (revoked.size === 0) return writ;
+  const at = hashes.findIndex((h) => revoked.has(h));
+  if (at < 0) return writ;
+  throw refused(
+    'writ refused',
+    {
+      code: WritCode.revoked,
+      field: `chain[${at}]`,
+      message:
+        at === hashes.length - 1
+          ? `writ ${writ.hash} was revoked`
+          : `writ ${writ.hash} derives from revoked writ ${hashes[at]}`,
+    },
+    0,
+  );
 }
 
 /**
@@ -97,7 +152,12 @@ export function admitWrit(chain: unknown, tenant: string, trusted: readonly Trus
  */
 const admitted = new Map<
   string,
-  { readonly tenant: string; readonly trusted: readonly TrustedKey[]; readonly writ: RunWrit }
+  {
+    readonly tenant: string;
+    readonly trusted: readonly TrustedKey[];
+    readonly writ: RunWrit;
+    readonly hashes: readonly string[];
+  }
 >();
 const ADMITTED_MAX = 256;
 
@@ -126,17 +186,24 @@ export function pinnedPolicy(cfg: GovernanceConfig | undefined, s: RunState): Po
  * recorded there with the tenant's trusted keys. A run under a writ with no trusted key configured
  * for its tenant is a configuration error (thrown), not a refusal written into the run's ledger.
  */
-export function runGovernance(cfg: GovernanceConfig | undefined, s: RunState): RunGovernance | undefined {
+export function runGovernance(
+  cfg: GovernanceConfig | undefined,
+  s: RunState,
+  /** The tenant's stored writ trust, read by the caller (see GovernanceConfig.writTrustFor). */
+  stored?: TenantWritTrust,
+): RunGovernance | undefined {
   const policy = pinnedPolicy(cfg, s);
   if (!s.writ) return policy ? { policy } : undefined;
-  const trusted = cfg?.trustedFor(s.tenant) ?? [];
+  const trusted = stored?.trusted ?? cfg?.trustedFor(s.tenant) ?? [];
   if (trusted.length === 0)
     throw new KeelError(
       ErrorCode.writRefused,
       `run ${s.runId} executes under writ ${s.writ.hash}, but no trusted writ key is configured for tenant ${s.tenant} (createKeel trustedKeys, or keel --trust-keys)`,
       { code: WritCode.chainUntrusted, field: 'trustedKeys', runId: s.runId },
     );
-  return { ...(policy ? { policy } : {}), writ: { chain: s.writ.chain as SignedWrit[], trusted } };
+  const revoked = stored?.revoked ?? cfg?.revokedFor?.(s.tenant);
+  const writ = { chain: s.writ.chain as SignedWrit[], trusted, ...(revoked ? { revoked } : {}) };
+  return { ...(policy ? { policy } : {}), writ };
 }
 
 /**

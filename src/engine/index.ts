@@ -8,7 +8,13 @@ export {
   type RunSummary,
   type WalkMode,
 } from './engine.ts';
-export { admitWrit, type GovernanceConfig, type RunGovernance, writUsage } from './governance.ts';
+export {
+  admitWrit,
+  type GovernanceConfig,
+  type RunGovernance,
+  type TenantWritTrust,
+  writUsage,
+} from './governance.ts';
 export { modelPlanner } from './model-planner.ts';
 export type { ReconcileRequest } from './reconcile-step.ts';
 export { indexLedger, recordedEffects } from './recorded-effects.ts';

@@ -34,7 +34,7 @@ import { formatArgProblem, validateValue } from '../core/tools/index.ts';
 import { applyDeltas, type Delta, type World } from '../core/world/index.ts';
 import type { Planner, ToolDefinition, VersionRecord } from '../ports/index.ts';
 import type { Effects } from './effects.ts';
-import { NO_REVOCATIONS, type RunGovernance, writUsage } from './governance.ts';
+import { revokedAsOf, type RunGovernance, writUsage } from './governance.ts';
 import type { RunWriter } from './run-writer.ts';
 import { stepArgs } from './step-args.ts';
 import { templatePlanner } from './template-planner.ts';
@@ -246,7 +246,7 @@ function governedChecks(
           writ: {
             chain: g.writ.chain,
             trusted: g.writ.trusted,
-            revoked: NO_REVOCATIONS,
+            revoked: revokedAsOf(g.writ.revoked, now),
             now,
             usage: writUsage(s),
             tenant: s.tenant,
