@@ -21,6 +21,7 @@ import {
 } from '../core/spec/index.ts';
 import { validateValue } from '../core/tools/index.ts';
 import {
+  delegateTool,
   Engine,
   modelPlanner,
   type ReconcileRequest,
@@ -45,6 +46,7 @@ import type {
 } from '../ports/index.ts';
 import { apiKeysHandle } from './api-keys.ts';
 import { CORE_TOOLS } from './core-tools.ts';
+import { type DelegationKeysConfig, delegationKeys } from './delegation-keys.ts';
 import { governanceConfig, type PoliciesConfig, type TrustedKeysConfig } from './governance-config.ts';
 import { idempotencyHandle } from './idempotency.ts';
 import { openSqliteStore } from './open-store.ts';
@@ -84,6 +86,11 @@ export interface KeelConfig {
   readonly modelProvider?: ModelProvider;
   /** Fills model slots; the model planner by default (inert on steps without slots). */
   readonly planner?: Planner;
+  /**
+   * Per-tenant Ed25519 private keys (KeyObjects or PKCS#8 PEM) that sign the child writs of
+   * `core.delegate` steps; each one's public key must be among the tenant's `trustedKeys`.
+   */
+  readonly delegationKeys?: DelegationKeysConfig;
 }
 
 /** Statuses under which events route to a version. */
@@ -122,7 +129,8 @@ export type Keel = ReturnType<typeof createKeel>;
 export function createKeel(config: KeelConfig) {
   const store =
     typeof config.store === 'string' ? openSqliteStore(config.store, config.synchronous) : config.store;
-  const tools = new ToolRegistry([...CORE_TOOLS, ...(config.tools ?? [])]);
+  const tools = new ToolRegistry([...CORE_TOOLS, delegateTool, ...(config.tools ?? [])]);
+  const delegationKeyFor = delegationKeys(config.delegationKeys);
   const sources = config.sources ?? systemSources();
   // Configured keys plus each tenant's stored keys and revoked writs (writ-trust.ts).
   const trust = storedWritTrust(store, governanceConfig(config.policies, config.trustedKeys));
@@ -136,6 +144,7 @@ export function createKeel(config: KeelConfig) {
     ...(governance ? { governance } : {}),
     planner,
     ...(config.modelProvider ? { modelProvider: config.modelProvider } : {}),
+    ...(delegationKeyFor ? { delegationKeyFor } : {}),
     leaseOwner: `inline:${hostname()}:${process.pid}`,
   });
   const now = () => new Date(sources.clock.now()).toISOString();

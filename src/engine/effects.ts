@@ -18,6 +18,7 @@ import {
   type RawSources,
   type ToolDefinition,
 } from '../ports/index.ts';
+import type { DelegationRequest, MintResult } from './delegate.ts';
 
 export type StepOutcome =
   | { readonly ok: true; readonly output: unknown; readonly deltas?: readonly Delta[] }
@@ -64,6 +65,11 @@ export interface Effects {
    * its abort signal instead.
    */
   cancellation?(state: RunState): { readonly reason?: string } | undefined;
+  /**
+   * Mints the child writ of a `core.delegate` step that passed its checks (delegate.ts): live, with
+   * the tenant's delegation key; replaying, the recorded mint. Absent: the engine cannot delegate.
+   */
+  delegate?(request: DelegationRequest, state: RunState): Promise<MintResult>;
   /** A recorded decision for the approval the run waits for, when replaying; live runs wait for a person. */
   approval?(
     request: PayloadOf<'approval.requested'>,

@@ -35,6 +35,13 @@ import type {
   Store,
   VersionRecord,
 } from '../ports/index.ts';
+import {
+  type ChildRunner,
+  type DelegatedBy,
+  type DelegationKey,
+  delegatingEffects,
+  latestVersion,
+} from './delegate.ts';
 import { type Effects, liveEffects } from './effects.ts';
 import { admitWrit, type GovernanceConfig, runGovernance } from './governance.ts';
 import { PinnedVersions } from './pinned-versions.ts';
@@ -65,6 +72,8 @@ export interface EngineOptions {
   readonly planner?: Planner;
   /** Answers a planner's model questions on live walks (source `x-model`); never on replay. */
   readonly modelProvider?: ModelProvider;
+  /** The key that signs a tenant's child writs for `core.delegate` steps (delegate.ts). */
+  readonly delegationKeyFor?: (tenant: string) => DelegationKey | undefined;
 }
 
 /**
@@ -120,13 +129,33 @@ export class Engine {
   constructor(o: EngineOptions) {
     this.store = o.store;
     this.tools = o.tools;
-    this.live = liveEffects(o.sources, o.isSecretEnv, o.modelProvider);
+    this.live = delegatingEffects(
+      liveEffects(o.sources, o.isSecretEnv, o.modelProvider),
+      {
+        keyFor: (tenant) => o.delegationKeyFor?.(tenant),
+        versionFor: (tenant, workflowId, version) => latestVersion(o.store, tenant, workflowId, version),
+      },
+      this.childRunner(),
+    );
     this.planner = o.planner;
     this.engineVersion = o.engineVersion ?? ENGINE_VERSION;
     this.walkMode = o.walk ?? 'inline';
     this.inlineLease = { op: 'hold', owner: o.leaseOwner ?? 'inline', ms: o.inlineLeaseMs ?? 300_000 };
     this.pinned = new PinnedVersions(o.store);
     this.governance = o.governance;
+  }
+
+  /** How delegation steps create, resume, cancel and read their child runs (delegate.ts). */
+  private childRunner(): ChildRunner {
+    return {
+      create: (runId, version, event, o) =>
+        this.create(runId, version, event, { ...o, ...this.currentPolicy(version.tenant) }),
+      resume: (tenant, runId) => this.resume(tenant, runId),
+      cancel: (tenant, runId, c) => this.cancel(tenant, runId, c),
+      entries: async (tenant, runId) => (await this.store.readEntries(tenant, runId)).map(decodeEntry),
+      version: (tenant, workflowId, version) => this.store.getVersion(tenant, workflowId, version),
+      admit: (chain, tenant) => admitWrit(chain, tenant, this.governance?.trustedFor(tenant) ?? []),
+    };
   }
 
   /** The policy a new run of the tenant is pinned to: the tenant's policy now, if it has one. */
@@ -491,6 +520,8 @@ export class Engine {
       writ?: RunWrit;
       /** The hash of the policy the run is pinned to (the tenant's now, or a replayed source's). */
       policy?: Digest;
+      /** A child run of a delegation step: the parent run and its delegating entry. */
+      delegatedBy?: DelegatedBy;
       /** false: commit the root and the prefix, and leave the walk to `resume` (or a worker). */
       walk?: boolean;
     },
@@ -514,6 +545,7 @@ export class Engine {
         ...(o.attemptOf ? { attemptOf: o.attemptOf } : {}),
         ...(o.writ ? { writ: o.writ } : {}),
         ...(o.policy ? { policy: o.policy } : {}),
+        ...(o.delegatedBy ? { delegatedBy: o.delegatedBy } : {}),
       },
       fx.at(0),
     );

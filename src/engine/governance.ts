@@ -209,8 +209,11 @@ export function runGovernance(
 /**
  * The writ budget a run has used, folded from its ledger: steps and tool calls are the allows
  * that stand (one tool call per step; an allow reconciled as never having happened is void),
- * cents are what completed steps cost.
+ * cents are what completed steps cost, plus what delegation steps reserved for child writs.
  */
 export function writUsage(s: RunState): WritBudget {
-  return { steps: s.stepsTaken, calls: s.stepsTaken, cents: s.spentCents };
+  // Budget reserved for child runs (delegation) counts as used: the child writ holds it.
+  const r = s.reserved;
+  if (!r) return { steps: s.stepsTaken, calls: s.stepsTaken, cents: s.spentCents };
+  return { steps: s.stepsTaken + r.steps, calls: s.stepsTaken + r.calls, cents: s.spentCents + r.cents };
 }

@@ -1,3 +1,10 @@
+export {
+  childRunIdFor,
+  DELEGATE_TOOL,
+  DelegationCode,
+  type DelegationKey,
+  delegateTool,
+} from './delegate.ts';
 export { type Effects, liveEffects, SECRET_ENV, type SecretRef, type StepOutcome } from './effects.ts';
 export {
   type ApprovalDecision,

@@ -13,6 +13,7 @@
 import { ErrorCode, KeelError } from '../core/errors.ts';
 import type { DrawnSource, Entry, PayloadOf } from '../core/ledger/index.ts';
 import type { RunState } from '../core/run/index.ts';
+import { type MintResult, recordedMints, servedMint } from './delegate.ts';
 import type { Effects, StepOutcome } from './effects.ts';
 
 export interface RecordedLedger {
@@ -22,6 +23,8 @@ export interface RecordedLedger {
   readonly reconciliations: Map<string, PayloadOf<'step.reconciled'>[]>;
   /** The run's cancellation, if it was cancelled: the seq of its `run.finished` and the reason recorded. */
   readonly cancelled?: { readonly seq: number; readonly reason?: string };
+  /** Delegation mints (delegate.ts): the child each delegating allow named, or the refusal. */
+  readonly mints?: Map<string, MintResult>;
 }
 
 const UNKNOWN: StepOutcome = { ok: false, unknown: true };
@@ -75,7 +78,8 @@ export function indexLedger(entries: readonly Entry[]): RecordedLedger {
       if (step !== undefined) push(approvals, step, p);
     }
   }
-  return { draws, outcomes, approvals, reconciliations, ...(cancelled ? { cancelled } : {}) };
+  const mints = recordedMints(entries);
+  return { draws, outcomes, approvals, reconciliations, mints, ...(cancelled ? { cancelled } : {}) };
 }
 
 export function recordedEffects(record: RecordedLedger, at: (seq: number) => string): Effects {
@@ -102,6 +106,8 @@ export function recordedEffects(record: RecordedLedger, at: (seq: number) => str
       return { decision: recorded };
     },
     at,
+    // A delegation is served as recorded: replay never mints a writ or starts a child run.
+    delegate: async (r) => servedMint(record.mints ?? new Map(), r),
     cancellation(state) {
       const c = record.cancelled;
       if (c?.seq !== state.head.seq + 1) return undefined;

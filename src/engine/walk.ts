@@ -33,6 +33,7 @@ import {
 import { formatArgProblem, validateValue } from '../core/tools/index.ts';
 import { applyDeltas, type Delta, type World } from '../core/world/index.ts';
 import type { Planner, ToolDefinition, VersionRecord } from '../ports/index.ts';
+import { DELEGATE_TOOL, mintFor } from './delegate.ts';
 import type { Effects } from './effects.ts';
 import { revokedAsOf, type RunGovernance, writUsage } from './governance.ts';
 import type { RunWriter } from './run-writer.ts';
@@ -188,6 +189,22 @@ export async function walkRun(
     }
     // A step runs again only after its earlier call was reconciled as never having happened.
     const attempt = (s.attempts[step] ?? 0) + 1;
+    // core.delegate: the child writ is minted now; a refusal leaves no child (delegate.ts).
+    const minted =
+      toolName === DELEGATE_TOOL
+        ? await mintFor(fx, s, {
+            step,
+            attempt,
+            args,
+            costCents: decision.costCents,
+            ...(o.governance?.writ ? { writ: o.governance.writ } : {}),
+          })
+        : undefined;
+    if (minted && !minted.ok) {
+      const policy = decision.policy ? { policy: decision.policy } : {};
+      refuse(w, step, toolName, proposalId, { outcome: 'refuse', ...policy, ...minted.refusal } as Decision);
+      break;
+    }
     const allowed = w.add('step.allowed', {
       step,
       tool: toolName,
@@ -198,10 +215,12 @@ export async function walkRun(
       costCents: decision.costCents,
       ...(approved && s.approval?.decision ? { approvedBy: s.approval.decision.by } : {}),
       ...governance(decision),
+      ...(minted?.ok ? { delegation: minted.delegation } : {}),
     });
     // The durability rule: an allow decision is committed before its effect, unless the tool is
     // idempotent and everything uncommitted is reproducible from the durable head (see RunWriter).
-    if (!(tool.idempotent && w.reproducible)) await w.commit();
+    // A delegation's allow is always committed first: it names the child before the child exists.
+    if (minted || !(tool.idempotent && w.reproducible)) await w.commit();
     // An unknown outcome (replaying a crash) leaves the step in flight for settleInFlight.
     await invoke(w, tools, fx, allowed.payload, o);
   }

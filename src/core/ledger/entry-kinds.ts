@@ -43,6 +43,25 @@ export interface RunWrit {
   chain: readonly unknown[];
 }
 
+/**
+ * The child run a `core.delegate` step starts, as its `step.allowed` records it: the child's run id
+ * (derived from parent run, step and attempt), the workflow version it runs, and the child writ
+ * minted for it (its hash and the signed leaf; the rest of the chain is the parent's root writ).
+ */
+export interface DelegationEntry {
+  runId: Digest;
+  workflowId: string;
+  version: number;
+  writ: { hash: Digest; leaf: unknown };
+}
+
+/** Set on a delegated run's root: the parent run, the seq of its delegating `step.allowed`, the step. */
+export interface DelegatedBy {
+  runId: string;
+  seq: number;
+  step: string;
+}
+
 export interface EventRecord {
   readonly id: string;
   readonly type: string;
@@ -81,6 +100,8 @@ export interface Payloads {
      * this policy to its end (resume, approval, replay), whatever the tenant's policy becomes.
      */
     policy?: Digest;
+    /** Set on a child run started by another run's `core.delegate` step (docs/governance.md). */
+    delegatedBy?: DelegatedBy;
   };
   /** `x-model`: a model's value for the open argument slot `name` (see docs/planner.md). */
   'source.drawn': { source: DrawnSource; name?: string; value: unknown };
@@ -95,6 +116,8 @@ export interface Payloads {
     approvedBy?: string;
     policy?: PolicyEntry;
     writ?: WritEntry;
+    /** A `core.delegate` step: the child run and the child writ minted for it. */
+    delegation?: DelegationEntry;
   };
   'step.refused': {
     step: string;
@@ -180,6 +203,7 @@ const SHAPES: { readonly [K in EntryKind]: Shape } = {
     attemptOf: 'string?',
     writ: 'object?',
     policy: 'digest?',
+    delegatedBy: 'object?',
   },
   'source.drawn': { source: DRAWN_SOURCES, name: 'string?', value: 'any' },
   'step.allowed': {
@@ -193,6 +217,7 @@ const SHAPES: { readonly [K in EntryKind]: Shape } = {
     approvedBy: 'string?',
     policy: 'object?',
     writ: 'object?',
+    delegation: 'object?',
   },
   'step.refused': {
     step: 'string',

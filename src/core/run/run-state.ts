@@ -53,6 +53,8 @@ export interface RunState {
   readonly writ?: RunWrit;
   /** The hash of the policy the run is pinned to, from its root entry (absent: none was pinned). */
   readonly policyHash?: Digest;
+  /** Writ budget reserved for child runs by delegation steps (each child writ's whole budget). */
+  reserved?: { cents: number; steps: number; calls: number };
 }
 
 export function startState(root: Entry<'run.started'>): RunState {
@@ -102,6 +104,7 @@ export function applyEntry(s: RunState, e: Entry): void {
       s.inFlight = p;
       s.stepsTaken++;
       s.attempts[p.step] = p.attempt;
+      if (p.delegation) s.reserved = reserve(s.reserved, p.delegation.writ.leaf);
       if (s.approval?.request.proposalId === p.proposalId) s.approval = undefined;
       s.status = 'running';
       break;
@@ -191,4 +194,15 @@ export function foldRun(entries: readonly Entry[]): RunState {
   const s = startState(root as Entry<'run.started'>);
   for (const e of rest) applyEntry(s, e);
   return s;
+}
+
+/** Adds a child writ's budget (its signed leaf, as a delegation records it) to the reservations. */
+function reserve(r: RunState['reserved'], leaf: unknown): NonNullable<RunState['reserved']> {
+  const b = (leaf as { body?: { budget?: Record<string, unknown> } })?.body?.budget ?? {};
+  const n = (k: string) => (typeof b[k] === 'number' ? (b[k] as number) : 0);
+  return {
+    cents: (r?.cents ?? 0) + n('cents'),
+    steps: (r?.steps ?? 0) + n('steps'),
+    calls: (r?.calls ?? 0) + n('calls'),
+  };
 }
