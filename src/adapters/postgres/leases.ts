@@ -22,7 +22,12 @@ export const WAKE_CHANNEL = 'keel_runs';
 const CLAIMABLE = `status = 'running' AND (lease_until IS NULL OR lease_until < $1)`;
 
 export const LEASE_SQL = {
-  /** $1 owner, $2 until, $3 now, $4 limit: the claimed runs with their ledgers, one row per entry. */
+  /**
+   * $1 owner, $2 until, $3 now, $4 limit: the claimed runs with their ledgers, one row per entry,
+   * each run's entries in seq order. The ledgers are read per claimed run (LATERAL, by the entries
+   * primary key): a join the planner is free to turn into a hash join would scan the whole entries
+   * table on every claim once the table has grown (a generic plan guesses how many runs are claimed).
+   */
   claim: `WITH picked AS (
       SELECT run_key FROM runs
        WHERE status = 'running' AND (lease_until IS NULL OR lease_until < $3)
@@ -35,8 +40,11 @@ export const LEASE_SQL = {
     )
     SELECT c.tenant, c.run_id, c.lease_until, c.head_seq,
            e.seq, e.v, e.kind, e.prev_hash, e.payload_hash, e.hash, e.at, e.payload
-      FROM claimed c JOIN entries e ON e.run_key = c.run_key
-     ORDER BY c.run_key, e.seq`,
+      FROM claimed c
+     CROSS JOIN LATERAL (
+       SELECT seq, v, kind, prev_hash, payload_hash, hash, at, payload
+         FROM entries WHERE run_key = c.run_key ORDER BY seq
+     ) e`,
   /** $1 owner, $2 run ids, $3 until, $4 now. Data-modifying CTEs always run, read or not. */
   renew: `WITH mine AS (
       SELECT run_key FROM runs WHERE lease_owner = $1 AND run_id = ANY($2::text[])
