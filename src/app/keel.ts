@@ -353,6 +353,12 @@ export function createKeel(config: KeelConfig) {
      */
     cancel: (tenant: string, runId: string, c: { by: string; reason?: string }): Promise<RunSummary> =>
       engine.cancel(tenant, runId, c),
+    /** Holds a running run at its next step boundary; no step starts until `unpause`. */
+    pause: (tenant: string, runId: string, c: { by: string; reason?: string }): Promise<RunSummary> =>
+      engine.pause(tenant, runId, c),
+    /** Resumes a paused run, walking on here (inline) or leaving it to a worker (`walk: 'enqueue'`). */
+    unpause: (tenant: string, runId: string, c: { by: string; walk?: WalkMode }): Promise<RunSummary> =>
+      engine.unpause(tenant, runId, c),
     /** Re-executes the run against its own ledger, serving everything from the record, and compares. */
     async replay(tenant: string, runId: string): Promise<ReplayResult> {
       const run = await getRun(tenant, runId);

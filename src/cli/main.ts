@@ -1,7 +1,7 @@
 import { Command, CommanderError, Option } from 'commander';
 import pc from 'picocolors';
 import { ErrorCode, ensureError, isKeelError, KeelError } from '../core/errors.ts';
-import type { RunStatus } from '../core/ledger/index.ts';
+import { RUN_STATUSES, type RunStatus } from '../core/ledger/index.ts';
 import { formatProblem, type SpecProblem } from '../core/spec/index.ts';
 import { isPlanModulePath } from '../plan/is-plan-module-path.ts';
 import { formatFinding, type PlanFinding } from '../plan/plan-finding.ts';
@@ -15,17 +15,10 @@ import { intOption, readJson, readText } from './input.ts';
 import { registerKeysCommands } from './keys-commands.ts';
 import { runMigrate } from './migrate.ts';
 import { line, printHistory, printJson, statusColor, verifyText } from './output.ts';
+import { registerRunControlCommands } from './run-control-commands.ts';
 import { registerScaleOutCommands } from './scale-out-commands.ts';
 import { registerServeCommand } from './serve-command.ts';
-
-const RUN_STATUSES: readonly RunStatus[] = [
-  'running',
-  'waiting_approval',
-  'outcome_unknown',
-  'completed',
-  'refused',
-  'failed',
-];
+import { registerWritTrustCommands } from './writ-trust-commands.ts';
 
 /** Runs a command body with a context, mapping errors to messages and exit codes. */
 async function withContext(
@@ -288,7 +281,7 @@ export function buildProgram(): Command {
   runs
     .command('ls')
     .description('list runs, newest first')
-    .addOption(new Option('--status <status>', 'only runs with this status').choices(RUN_STATUSES))
+    .addOption(new Option('--status <status>', 'only runs with this status').choices([...RUN_STATUSES]))
     .option('--workflow <id>', 'only runs of this workflow')
     .option('--limit <n>', 'page size', '50')
     .option('--cursor <cursor>', 'continue after a previous page')
@@ -492,8 +485,10 @@ export function buildProgram(): Command {
   }
   registerScaleOutCommands(program, withContext);
   registerServeCommand(program, withContext);
+  registerRunControlCommands(program, withContext);
   registerGovernanceCommands(program, reportError);
   registerKeysCommands(program, withContext);
+  registerWritTrustCommands(program, withContext);
   return program;
 }
 

@@ -23,7 +23,10 @@ export function statusColor(status: RunStatus | string): string {
       return pc.red(status);
     case 'waiting_approval':
     case 'outcome_unknown':
+    case 'paused':
       return pc.yellow(status);
+    case 'cancelled':
+      return pc.dim(status);
     default:
       return status;
   }

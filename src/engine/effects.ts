@@ -66,6 +66,11 @@ export interface Effects {
    */
   cancellation?(state: RunState): { readonly reason?: string } | undefined;
   /**
+   * Replaying only: the pause or resume recorded where the walk's next entry would go, so it is
+   * written there again (a hold changes no decision; it only says when the walk waited).
+   */
+  hold?(state: RunState): HoldEntry | undefined;
+  /**
    * Mints the child writ of a `core.delegate` step that passed its checks (delegate.ts): live, with
    * the tenant's delegation key; replaying, the recorded mint. Absent: the engine cannot delegate.
    */
@@ -76,6 +81,11 @@ export interface Effects {
     state: RunState,
   ): PayloadOf<'approval.resolved'> | undefined;
 }
+
+/** A pause or a resume, as recorded. */
+export type HoldEntry =
+  | { readonly kind: 'run.paused'; readonly payload: PayloadOf<'run.paused'> }
+  | { readonly kind: 'run.resumed'; readonly payload: PayloadOf<'run.resumed'> };
 
 /** Environment names whose values are secrets by default: never ledgered in clear. */
 export const SECRET_ENV = /(SECRET|TOKEN|PASSWORD|PASSWD|API_?KEY|PRIVATE|CREDENTIAL)/i;

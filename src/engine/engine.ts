@@ -108,6 +108,8 @@ export interface ForkOptions {
 interface ActiveWalk {
   readonly controller: AbortController;
   readonly stopped: Promise<void>;
+  /** Set by `pause`: the walk stops at its next step boundary (the step in progress finishes). */
+  pause: boolean;
 }
 
 /** How many times `cancel` re-reads a run whose head moved under it before giving up. */
@@ -216,7 +218,12 @@ export class Engine {
     if (stored.length === 0) throw new KeelError(ErrorCode.notFound, `run ${runId} not found`, { runId });
     const state = foldRun(stored.map(decodeEntry));
     const version = await this.pinned.get(tenant, runId, state);
-    if (state.finished || state.suspended || (state.approval && !state.approval.decision))
+    if (
+      state.finished ||
+      state.suspended ||
+      state.status === 'paused' ||
+      (state.approval && !state.approval.decision)
+    )
       return stateSummary(state);
     const fx = await this.effectsFor(tenant, state);
     const writer = new RunWriter(this.store, state, state.head, this.live.at);
@@ -262,16 +269,18 @@ export class Engine {
     const key = walkKey(w.state.tenant, w.state.runId);
     const controller = new AbortController();
     let stop!: () => void;
-    const active: ActiveWalk = { controller, stopped: new Promise<void>((r) => (stop = r)) };
+    const active: ActiveWalk = { controller, stopped: new Promise<void>((r) => (stop = r)), pause: false };
     const set = this.walks.get(key) ?? new Set<ActiveWalk>();
     set.add(active);
     this.walks.set(key, set);
     try {
       // A caller's own signal (if any) still stops the walk too.
       const signal = o.signal ? AbortSignal.any([o.signal, controller.signal]) : controller.signal;
+      const shouldStop = () => active.pause || (o.shouldStop?.() ?? false);
       await walkRun(w, version, this.tools, fx, {
         ...o,
         signal,
+        shouldStop,
         ...(this.planner ? { planner: this.planner } : {}),
       });
     } finally {
@@ -349,6 +358,79 @@ export class Engine {
         throw e;
       }
     }
+  }
+
+  /**
+   * Pauses a running run as `c.by`: no step starts until `unpause`. A walk of it in this process
+   * finishes the step in progress (drain-current-node) and stops at the boundary; then `run.paused`
+   * is appended at the head, releasing the lease. A run walked by another process (a worker) is
+   * fenced like a cancel: this append names the head it read, the worker's next append conflicts
+   * and it drops the run; a call it had started is then in flight and is settled on resume as after
+   * a crash. Only a running run can be paused: a finished one is `run_terminal`, any other
+   * (waiting for an approval, suspended, already paused) `run_state`.
+   */
+  async pause(tenant: string, runId: string, c: { by: string; reason?: string }): Promise<RunSummary> {
+    if (typeof c?.by !== 'string' || c.by.trim() === '')
+      throw new KeelError(ErrorCode.usage, 'by: expected who pauses the run', { field: 'by' });
+    for (let attempt = 0; ; attempt++) {
+      const { state } = await this.load(tenant, runId);
+      if (state.finished)
+        throw new KeelError(ErrorCode.runTerminal, `run ${runId} is ${state.status}; it cannot be paused`, {
+          runId,
+          status: state.status,
+        });
+      if (state.status !== 'running')
+        throw new KeelError(
+          ErrorCode.runState,
+          `run ${runId} is ${state.status}; only a running run can be paused`,
+          {
+            runId,
+            status: state.status,
+          },
+        );
+      const walking = this.walks.get(walkKey(tenant, runId));
+      if (walking && walking.size > 0) {
+        const walks = [...walking];
+        for (const w of walks) w.pause = true;
+        await Promise.all(walks.map((w) => w.stopped));
+        continue;
+      }
+      const writer = new RunWriter(this.store, state, state.head, this.live.at);
+      writer.add('run.paused', {
+        by: c.by,
+        ...(c.reason ? { reason: c.reason } : {}),
+        drainPolicy: 'drain-current-node',
+      });
+      writer.leaseWith({ op: 'release' });
+      try {
+        await writer.commit();
+        return stateSummary(state);
+      } catch (e) {
+        if (isKeelError(e) && e.code === ErrorCode.headConflict && attempt < CANCEL_RETRIES) continue;
+        throw e;
+      }
+    }
+  }
+
+  /** Resumes a paused run as `by`, then walks on (inline) or leaves it to a worker (enqueue). */
+  async unpause(tenant: string, runId: string, c: { by: string; walk?: WalkMode }): Promise<RunSummary> {
+    if (typeof c?.by !== 'string' || c.by.trim() === '')
+      throw new KeelError(ErrorCode.usage, 'by: expected who resumes the run', { field: 'by' });
+    const { state, version } = await this.load(tenant, runId);
+    if (state.finished)
+      throw new KeelError(ErrorCode.runTerminal, `run ${runId} is ${state.status}; it cannot be resumed`, {
+        runId,
+        status: state.status,
+      });
+    if (state.status !== 'paused')
+      throw new KeelError(ErrorCode.runState, `run ${runId} is ${state.status}, not paused`, {
+        runId,
+        status: state.status,
+      });
+    const writer = new RunWriter(this.store, state, state.head, this.live.at);
+    writer.add('run.resumed', { by: c.by });
+    await this.proceed(writer, version, c.walk);
+    return stateSummary(state);
   }
 
   /** After a person's decision: walk on now (holding the lease), or commit and leave it to a worker. */

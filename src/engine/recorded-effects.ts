@@ -14,7 +14,7 @@ import { ErrorCode, KeelError } from '../core/errors.ts';
 import type { DrawnSource, Entry, PayloadOf } from '../core/ledger/index.ts';
 import type { RunState } from '../core/run/index.ts';
 import { type MintResult, recordedMints, servedMint } from './delegate.ts';
-import type { Effects, StepOutcome } from './effects.ts';
+import type { Effects, HoldEntry, StepOutcome } from './effects.ts';
 
 export interface RecordedLedger {
   readonly draws: PayloadOf<'source.drawn'>[];
@@ -23,6 +23,8 @@ export interface RecordedLedger {
   readonly reconciliations: Map<string, PayloadOf<'step.reconciled'>[]>;
   /** The run's cancellation, if it was cancelled: the seq of its `run.finished` and the reason recorded. */
   readonly cancelled?: { readonly seq: number; readonly reason?: string };
+  /** Pauses and resumes, by the seq they were recorded at. */
+  readonly holds: Map<number, HoldEntry>;
   /** Delegation mints (delegate.ts): the child each delegating allow named, or the refusal. */
   readonly mints?: Map<string, MintResult>;
 }
@@ -39,6 +41,7 @@ export function indexLedger(entries: readonly Entry[]): RecordedLedger {
   /** Proposals whose call was recorded as unknown (a suspension) and not yet reconciled. */
   const unknown = new Set<string>();
   let cancelled: RecordedLedger['cancelled'];
+  const holds = new Map<number, HoldEntry>();
   const push = <T>(m: Map<string, T[]>, k: string, v: T) => {
     const list = m.get(k);
     if (list) list.push(v);
@@ -65,6 +68,8 @@ export function indexLedger(entries: readonly Entry[]): RecordedLedger {
       // A tool's check settles a call that was never suspended: that call's outcome was unknown too.
       if (!unknown.delete(p.proposalId)) push(outcomes, p.step, UNKNOWN);
       push(reconciliations, p.step, p);
+    } else if (e.kind === 'run.paused' || e.kind === 'run.resumed') {
+      holds.set(e.seq, { kind: e.kind, payload: e.payload } as HoldEntry);
     } else if (e.kind === 'run.finished') {
       const p = e.payload as PayloadOf<'run.finished'>;
       if (p.status === 'cancelled')
@@ -79,7 +84,7 @@ export function indexLedger(entries: readonly Entry[]): RecordedLedger {
     }
   }
   const mints = recordedMints(entries);
-  return { draws, outcomes, approvals, reconciliations, mints, ...(cancelled ? { cancelled } : {}) };
+  return { draws, outcomes, approvals, reconciliations, holds, mints, ...(cancelled ? { cancelled } : {}) };
 }
 
 export function recordedEffects(record: RecordedLedger, at: (seq: number) => string): Effects {
@@ -108,6 +113,7 @@ export function recordedEffects(record: RecordedLedger, at: (seq: number) => str
     at,
     // A delegation is served as recorded: replay never mints a writ or starts a child run.
     delegate: async (r) => servedMint(record.mints ?? new Map(), r),
+    hold: (state) => record.holds.get(state.head.seq + 1),
     cancellation(state) {
       const c = record.cancelled;
       if (c?.seq !== state.head.seq + 1) return undefined;

@@ -35,7 +35,7 @@ import { applyDeltas, type Delta, type World } from '../core/world/index.ts';
 import type { Planner, ToolDefinition, VersionRecord } from '../ports/index.ts';
 import { DELEGATE_TOOL, mintFor } from './delegate.ts';
 import type { Effects } from './effects.ts';
-import { revokedAsOf, type RunGovernance, writUsage } from './governance.ts';
+import { type RunGovernance, revokedAsOf, writUsage } from './governance.ts';
 import type { RunWriter } from './run-writer.ts';
 import { stepArgs } from './step-args.ts';
 import { templatePlanner } from './template-planner.ts';
@@ -99,6 +99,12 @@ export async function walkRun(
   while (!s.finished) {
     if (finishIfCancelled(w, fx, o)) break;
     if (o.shouldStop?.()) break;
+    // Replaying: pauses and resumes are written again where they were recorded.
+    for (let h = fx.hold?.(s); h; h = fx.hold?.(s)) {
+      if (h.kind === 'run.paused') w.add('run.paused', h.payload);
+      else w.add('run.resumed', h.payload);
+    }
+    if (s.status === 'paused') break;
     if (s.inFlight) {
       // A recorded allow without an outcome: the effect may have happened before a crash.
       if (!(await settleInFlight(w, tools, fx, s.inFlight, o))) {
@@ -119,6 +125,8 @@ export async function walkRun(
       if (!s.approval.decision) {
         w.add('approval.resolved', { ...decision, proposalId: request.proposalId });
         w.approvalClosed(request.proposalId);
+        // Back to the step boundary, where a recorded pause or cancellation may follow the decision.
+        continue;
       }
       if (decision.decision === 'denied') {
         refuse(w, request.step, request.tool, request.proposalId, {

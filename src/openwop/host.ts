@@ -38,13 +38,14 @@ export type WireStatus = 'running' | 'waiting-approval' | 'paused' | 'completed'
 
 const STATUS: Record<RunStatus, WireStatus> = {
   running: 'running',
+  paused: 'paused',
   waiting_approval: 'waiting-approval',
   outcome_unknown: 'paused',
   completed: 'completed',
   refused: 'failed',
   failed: 'failed',
   cancelled: 'cancelled',
-} as Record<RunStatus, WireStatus>;
+};
 
 export const TERMINAL_WIRE: ReadonlySet<string> = new Set(['completed', 'failed', 'cancelled']);
 
@@ -279,6 +280,48 @@ export class OpenWopHost {
       });
     const r = await this.keel.runs.cancel(p.tenant, runId, { by: p.subject, ...(reason ? { reason } : {}) });
     return { status: STATUS[r.status] };
+  }
+
+  /** Holds the run at its next step boundary (drain-current-node, the only drain policy served). */
+  async pause(p: Principal, runId: string, body: unknown): Promise<{ status: WireStatus; pausedAt: string }> {
+    const b = isObject(body) ? body : {};
+    if (b.drainPolicy !== undefined && b.drainPolicy !== 'drain-current-node')
+      throw validation(
+        'drainPolicy',
+        'only drain-current-node is served (the step in progress finishes first)',
+      );
+    if (b.reason !== undefined && typeof b.reason !== 'string')
+      throw validation('reason', 'expected a string');
+    const r = await this.runState(() =>
+      this.keel.runs.pause(p.tenant, runId, {
+        by: p.subject,
+        ...(typeof b.reason === 'string' ? { reason: b.reason } : {}),
+      }),
+    );
+    return { status: STATUS[r.status], pausedAt: (await this.keel.runs.get(p.tenant, runId)).updatedAt };
+  }
+
+  async resume(p: Principal, runId: string): Promise<{ status: WireStatus; resumedAt: string }> {
+    const r = await this.runState(() =>
+      this.keel.runs.unpause(p.tenant, runId, { by: p.subject, walk: 'enqueue' }),
+    );
+    this.kick(p.tenant, runId);
+    return { status: STATUS[r.status], resumedAt: (await this.keel.runs.get(p.tenant, runId)).updatedAt };
+  }
+
+  /** Keel's run_state (not pausable / not paused) is OpenWOP's run_state_conflict, with the run's status. */
+  private async runState<T>(fn: () => Promise<T>): Promise<T> {
+    try {
+      return await fn();
+    } catch (e) {
+      if (e instanceof KeelError && e.code === ErrorCode.runState) {
+        const status = e.details.status as RunStatus | undefined;
+        throw new ProtocolError('run_state_conflict', e.message, {
+          runStatus: status ? STATUS[status] : 'unknown',
+        });
+      }
+      throw e;
+    }
   }
 
   async fork(p: Principal, runId: string, body: ForkBody, major: Major) {

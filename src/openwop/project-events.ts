@@ -157,6 +157,17 @@ function drafts(e: Entry, cx: Context): Draft[] {
         },
       ];
     }
+    case 'run.paused': {
+      const p = e.payload as PayloadOf<'run.paused'>;
+      return [
+        {
+          type: 'run.paused',
+          payload: { drainPolicy: p.drainPolicy, by: p.by, ...(p.reason ? { reason: p.reason } : {}) },
+        },
+      ];
+    }
+    case 'run.resumed':
+      return [{ type: 'run.resumed', payload: { by: (e.payload as PayloadOf<'run.resumed'>).by } }];
     case 'run.suspended': {
       const p = e.payload as PayloadOf<'run.suspended'>;
       return [

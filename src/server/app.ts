@@ -4,6 +4,7 @@
  * listens on nothing (`serve.ts` does), so tests drive it through `app.request` or a real socket.
  */
 import { Hono } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
 import type { Keel } from '../app/keel.ts';
 import { OpenWopHost } from '../openwop/host.ts';
 import { errorReply } from './errors.ts';
@@ -15,7 +16,11 @@ export interface ServerOptions {
   readonly walkers?: 'inline' | 'workers';
   /** Where unexpected errors go (default: stderr). Request bodies and keys are never logged. */
   readonly log?: (e: unknown) => void;
+  /** The largest request body accepted, in bytes (default 1 MiB); larger is 413 payload_too_large. */
+  readonly maxBodyBytes?: number;
 }
+
+export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
 
 export function createServerApp(keel: Keel, o: ServerOptions = {}) {
   const log = o.log ?? ((e: unknown) => console.error('keel serve:', e));
@@ -32,6 +37,24 @@ export function createServerApp(keel: Keel, o: ServerOptions = {}) {
       { error: 'not_found', message: `no route for ${c.req.method} ${new URL(c.req.url).pathname}` },
       404,
     ),
+  );
+  const maxSize = o.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+  app.use(
+    '*',
+    bodyLimit({
+      maxSize,
+      // The unread rest of the body would be taken for the next request: close the connection.
+      onError: (c) =>
+        c.json(
+          {
+            error: 'payload_too_large',
+            message: `the request body is over ${maxSize} bytes`,
+            details: { maxBytes: maxSize },
+          },
+          413,
+          { Connection: 'close' },
+        ),
+    }),
   );
   // The Keel API and /openapi.json first: the OpenWOP routes' negotiation middleware matches every path.
   app.route('/', keelRoutes(keel, host, log));

@@ -225,6 +225,19 @@ export function openWopRoutes(keel: Keel, host: OpenWopHost, log: (e: unknown) =
           ),
         );
       }
+      case 'POST :pause':
+      case 'POST :resume': {
+        const body = await readBody(c);
+        return send(
+          c,
+          await idempotent(keel, p, key, `${action}Run@${major}`, { runId, body }, () =>
+            attempt(async () => {
+              const r = action === 'pause' ? await host.pause(p, runId, body) : await host.resume(p, runId);
+              return { status: 202, body: { runId: wireRunId(runId, p.tenant, major), ...r } };
+            }, log),
+          ),
+        );
+      }
       case 'POST /interrupts/*':
       case 'POST /approvals/*': {
         if (tail[0] === 'approvals' && major !== 1) break;

@@ -91,6 +91,12 @@ describe('discovery and negotiation', () => {
     assert.equal(m.body.error, 'protocol_version_mismatch');
   });
 
+  test('a body over 1 MiB is 413 payload_too_large, and creates nothing', async () => {
+    const r = await createRun({ workflowId: 'conformance-noop', inputs: { blob: 'x'.repeat(1024 * 1024) } });
+    assert.equal(r.status, 413);
+    assert.equal(r.body.error, 'payload_too_large');
+  });
+
   test('no or wrong bearer key: 401 unauthenticated with a challenge, before any existence check', async () => {
     for (const key of [undefined, 'keel_not-a-key']) {
       const r = await server.api('GET', `/v1/runs/${'0'.repeat(64)}`, key ? { key } : {});
@@ -349,6 +355,56 @@ describe('approvals, cancel, fork', () => {
     const again = await server.api('POST', `${v1(c.body.runId)}/cancel`, { key: acme, body: {} });
     assert.equal(again.status, 409);
     assert.equal(again.body.error, 'run_terminal');
+  });
+
+  test(':pause holds a run after its current node, :resume walks on; refusals are 409', async () => {
+    const c = await createRun(
+      { workflowId: 'conformance-delay', inputs: { delayMs: 800 } },
+      { path: '/runs' },
+    );
+    const path = `/runs/${c.body.runId.replace('/', '~2F')}`;
+    await server.waitFor(path, acme, (s) => s === 'running');
+    const paused = await server.api('POST', `${path}:pause`, { key: acme, body: { reason: 'look first' } });
+    assert.equal(paused.status, 202, JSON.stringify(paused.body));
+    assert.equal(paused.body.status, 'paused');
+    await new Promise((r) => setTimeout(r, 300));
+    assert.equal(
+      (await server.api('GET', path, { key: acme })).body.status,
+      'paused',
+      'nothing walks a paused run',
+    );
+    const early = await server.api('POST', `${path}:pause`, { key: acme, body: {} });
+    assert.equal(early.status, 409);
+    assert.equal(early.body.error, 'run_state_conflict');
+    assert.equal((early.body.details as { runStatus: string }).runStatus, 'paused');
+    const immediate = await server.api('POST', `${path}:resume`, {
+      key: acme,
+      body: { drainPolicy: 'immediate' },
+    });
+    assert.equal(immediate.status, 202, 'resume ignores pause options');
+    assert.equal((await server.waitFor(path, acme, terminal)).status, 'completed');
+    const ev = await server.api<{ events: { type: string; payload: Record<string, unknown> }[] }>(
+      'GET',
+      `${path}/events?streamMode=debug`,
+      {
+        key: acme,
+      },
+    );
+    const types = ev.body.events.map((e) => e.type);
+    assert.deepEqual(types, [
+      'run.started',
+      'node.started',
+      'node.completed',
+      'run.paused',
+      'run.resumed',
+      'run.completed',
+    ]);
+    assert.equal(ev.body.events[3]!.payload.drainPolicy, 'drain-current-node');
+    const late = await server.api('POST', `${path}:pause`, { key: acme, body: {} });
+    assert.equal(late.status, 409);
+    assert.equal(late.body.error, 'run_terminal');
+    const bad = await server.api('POST', `${path}:pause`, { key: acme, body: { drainPolicy: 'immediate' } });
+    assert.equal(bad.status, 400);
   });
 
   test('bulk cancel answers per run, in request order; over 100 ids is 400 with details.maxRunIds', async () => {

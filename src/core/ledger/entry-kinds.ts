@@ -15,10 +15,22 @@ export type RunStatus =
   | 'completed'
   | 'refused'
   | 'failed'
-  | 'cancelled';
+  | 'cancelled'
+  | 'paused';
 /** How a run ends; `cancelled`: a person stopped it (`run.finished` carries who and why in `reason`). */
 export type TerminalStatus = 'completed' | 'refused' | 'failed' | 'cancelled';
 export const TERMINAL_STATUSES: readonly RunStatus[] = ['completed', 'refused', 'failed', 'cancelled'];
+/** Every run status, in lifecycle order: for filters and validation at the edges. */
+export const RUN_STATUSES = [
+  'running',
+  'waiting_approval',
+  'outcome_unknown',
+  'paused',
+  'completed',
+  'refused',
+  'failed',
+  'cancelled',
+] as const satisfies readonly RunStatus[];
 
 /** The checks a proposal passes, in order; a refusal names the one that stopped it. */
 export type CheckName = 'resolve' | 'validate' | 'writ' | 'policy' | 'max_steps' | 'spend_cap' | 'approval';
@@ -181,6 +193,14 @@ export interface Payloads {
     output?: unknown;
     note?: string;
   };
+  /**
+   * A person paused the run: no step starts until `run.resumed`. Written at a step boundary (the
+   * step in progress finishes first: the drain-current-node policy) or, when nobody walks the run
+   * here, at its head.
+   */
+  'run.paused': { by: string; reason?: string; drainPolicy: 'drain-current-node' };
+  /** A person resumed a paused run; the walk goes on from here. */
+  'run.resumed': { by: string };
 }
 
 export type EntryKind = keyof Payloads;
@@ -279,6 +299,8 @@ const SHAPES: { readonly [K in EntryKind]: Shape } = {
     output: 'any?',
     note: 'string?',
   },
+  'run.paused': { by: 'string', reason: 'string?', drainPolicy: ['drain-current-node'] },
+  'run.resumed': { by: 'string' },
 };
 
 export const ROOT_KINDS: readonly EntryKind[] = ['run.started'];

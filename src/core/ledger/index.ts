@@ -23,6 +23,7 @@ export {
   type PolicyEntry,
   payloadProblem,
   ROOT_KINDS,
+  RUN_STATUSES,
   type RunStatus,
   type RunWrit,
   TERMINAL_STATUSES,

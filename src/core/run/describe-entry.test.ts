@@ -112,6 +112,11 @@ const SENTENCES: { [K in EntryKind]: [PayloadOf<K>, string] } = {
     },
     'dana@acme.test reconciled step charge: charge_card did happen and returned {"charge_id":"ch_7"} (seen in the payment console).',
   ],
+  'run.paused': [
+    { by: 'dana', reason: 'checking the refund policy', drainPolicy: 'drain-current-node' },
+    'dana paused the run: checking the refund policy; no step starts until it is resumed.',
+  ],
+  'run.resumed': [{ by: 'dana' }, 'dana resumed the run.'],
 };
 
 describe('describeEntry', () => {

@@ -85,6 +85,12 @@ export function describeEntry(e: Entry): string {
         ? `${who} reconciled step ${p.step}: ${p.tool} did happen and ${summarizeOutput(p.output ?? null)}${note}.`
         : `${who} reconciled step ${p.step}: ${p.tool} did not happen, so the step is proposed again${note}.`;
     }
+    case 'run.paused': {
+      const p = e.payload as PayloadOf<'run.paused'>;
+      return `${p.by} paused the run${p.reason ? `: ${p.reason}` : ''}; no step starts until it is resumed.`;
+    }
+    case 'run.resumed':
+      return `${(e.payload as PayloadOf<'run.resumed'>).by} resumed the run.`;
   }
 }
 

@@ -96,6 +96,15 @@ export function applyEntry(s: RunState, e: Entry): void {
     s.drawsSinceDecision.push(e.payload as PayloadOf<'source.drawn'>);
     return;
   }
+  // A pause is a person's hold on the run, not a decision: draws before it stay unused.
+  if (e.kind === 'run.paused') {
+    s.status = 'paused';
+    return;
+  }
+  if (e.kind === 'run.resumed') {
+    s.status = 'running';
+    return;
+  }
   // Any other entry is a decision or its consequence: draws before it were used by it.
   s.drawsSinceDecision = [];
   switch (e.kind) {

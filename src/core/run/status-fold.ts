@@ -37,7 +37,11 @@ export class StatusFold {
         this.status = 'outcome_unknown';
         break;
       case 'step.reconciled':
+      case 'run.resumed':
         this.status = 'running';
+        break;
+      case 'run.paused':
+        this.status = 'paused';
         break;
       default:
         break;
