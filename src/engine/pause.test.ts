@@ -41,7 +41,12 @@ describe('pause', () => {
   test('a walk in this process finishes its step, stops at the boundary, and walks on after unpause', async () => {
     let release!: () => void;
     const gate = new Promise<void>((r) => (release = r));
-    const slow = spyTool('slow', { handler: async () => (await gate, { slow: true }) });
+    const slow = spyTool('slow', {
+      handler: async () => {
+        await gate;
+        return { slow: true };
+      },
+    });
     const noop = spyTool('noop');
     const keel = createKeel({ store: ':memory:', tools: [slow, noop], sources: fakeSources() });
     await deploy(keel, 't1', SPEC);
