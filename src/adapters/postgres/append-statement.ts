@@ -36,10 +36,11 @@ won AS (
 ),
 appended AS (
   INSERT INTO entries (run_key, seq, v, kind, prev_hash, payload_hash, hash, at, payload)
-  SELECT w.run_key, e.seq, e.v, e.kind, e.prev_hash, e.payload_hash, e.hash, e.at, e.payload
+  SELECT w.run_key, e.seq, e.v, e.kind, e.prev_hash, e.payload_hash, e.hash, e.at,
+         substring($39::bytea FROM e.off FOR e.len)
     FROM unnest($20::int[], $21::int[], $22::int[], $23::text[], $24::text[], $25::text[],
-                $26::text[], $27::text[], $28::bytea[])
-      AS e(ord, seq, v, kind, prev_hash, payload_hash, hash, at, payload)
+                $26::text[], $27::text[], $28::int[], $40::int[])
+      AS e(ord, seq, v, kind, prev_hash, payload_hash, hash, at, off, len)
     JOIN won w ON w.ord = e.ord
 ),
 closed AS (
@@ -67,9 +68,9 @@ SELECT ord, (SELECT count(*) FROM woken) AS woke FROM won`;
  */
 export function appendStatement(notify: boolean): { name: string; text: string } {
   return notify
-    ? { name: 'keel_append_v2', text: APPEND_SQL }
+    ? { name: 'keel_append_v3', text: APPEND_SQL }
     : {
-        name: 'keel_append_v2_quiet',
+        name: 'keel_append_v3_quiet',
         text: APPEND_SQL.replace("pg_notify('keel_runs', current_schema())", '1'),
       };
 }
@@ -99,13 +100,18 @@ export function byRunId(a: AppendRequest, b: AppendRequest): number {
 }
 
 /**
- * The 38 array parameters of APPEND_SQL for one round; `ord` is the index in `reqs`. A `hold`
- * lease runs until `now + ms` on this process's clock, as workers' leases do.
+ * The 40 parameters of APPEND_SQL for one round; `ord` is the index in `reqs`. A `hold` lease runs
+ * until `now + ms` on this process's clock, as workers' leases do. The entries' payloads travel as
+ * one binary bytea ($39) cut by offset ($28, 1-based) and length ($40): a bytea[] parameter would
+ * be sent as hex text, doubling its bytes, and escaped by the driver and decoded by the server.
  */
 export function appendParams(reqs: readonly AppendRequest[], now = Date.now()): unknown[] {
   const q: unknown[][] = Array.from({ length: 19 }, () => []);
   const e: unknown[][] = Array.from({ length: 9 }, () => []);
   const x: unknown[][] = Array.from({ length: 10 }, () => []);
+  const payloads: Uint8Array[] = [];
+  const lengths: number[] = [];
+  let offset = 1;
   reqs.forEach((req, ord) => {
     const first = req.entries[0]!;
     const last = req.entries[req.entries.length - 1]!;
@@ -133,8 +139,11 @@ export function appendParams(reqs: readonly AppendRequest[], now = Date.now()): 
     ];
     pushColumns(q, row);
     for (const en of req.entries) {
-      const vals = [ord, en.seq, en.v, en.kind, en.prevHash, en.payloadHash, en.hash, en.at, en.payload];
+      const vals = [ord, en.seq, en.v, en.kind, en.prevHash, en.payloadHash, en.hash, en.at, offset];
       pushColumns(e, vals);
+      payloads.push(en.payload);
+      lengths.push(en.payload.length);
+      offset += en.payload.length;
     }
     const a = req.openApproval;
     if (a) {
@@ -153,7 +162,7 @@ export function appendParams(reqs: readonly AppendRequest[], now = Date.now()): 
       pushColumns(x, vals);
     }
   });
-  return [...q, ...e, ...x];
+  return [...q, ...e, ...x, Buffer.concat(payloads), lengths];
 }
 
 /** Appends one row's values to column arrays (parameter i gets value i). */
