@@ -89,6 +89,11 @@ const EventBody = z
   })
   .describe('A canonical event: {id, type, tenant?, source?, subject?, payload?, time}');
 
+/** A writ as a writ file holds it, `{chain: [root, ..., writ]}`, or the chain itself. */
+const WritValue = z
+  .union([z.looseObject({ chain: z.array(z.unknown()).min(1) }), z.array(z.unknown()).min(1)])
+  .describe('a writ file’s value {chain: [root, ..., writ]}, or the chain');
+
 const PublishBody = z
   .looseObject({
     text: z.string().min(1).optional().describe('the spec as YAML (or JSON) text'),
@@ -248,6 +253,103 @@ export const KEEL_ROUTES: readonly KeelRoute[] = [
       const r = await keel.events.emit(p.tenant, body, { walk: 'enqueue' });
       for (const run of r.runs) if (run.created) host.kick(p.tenant, run.runId);
       return ok(r, r.runs.some((x) => x.created) ? 201 : 200);
+    },
+  }),
+
+  route({
+    method: 'post',
+    path: '/api/workflows/{workflowId}/runs',
+    operationId: 'startRun',
+    summary: 'Start a run of a workflow for an event, optionally under a writ',
+    description:
+      'Any status may be started explicitly (unlike routing). With `writ`, the chain is verified against the tenant’s trusted keys (configured and stored) and revocations first; a refused or revoked writ starts no run (403 writ_refused). The run is walked in the background.',
+    tag: 'runs',
+    auth: true,
+    body: z.strictObject({
+      event: EventBody,
+      writ: WritValue.optional(),
+      version: z.number().int().min(1).optional().describe('default: the newest version'),
+    }),
+    responses: { 201: 'the run, created', 200: 'the same run, existing (same identity)' },
+    async handle({ keel, host, p, params, body }) {
+      const r = await keel.runs.start(p.tenant, params.workflowId!, body.event, {
+        walk: 'enqueue',
+        ...(body.writ !== undefined ? { writ: body.writ as { chain: unknown[] } } : {}),
+        ...(body.version !== undefined ? { version: body.version } : {}),
+      });
+      if (r.created) host.kick(p.tenant, r.runId);
+      return ok(r, r.created ? 201 : 200);
+    },
+  }),
+
+  // Writs
+  route({
+    method: 'post',
+    path: '/api/writs/inspect',
+    operationId: 'inspectWrit',
+    summary: 'Verify a writ against the tenant’s trusted keys (configured and stored) and revocations',
+    tag: 'writs',
+    auth: true,
+    body: z.strictObject({ writ: WritValue }),
+    responses: {
+      200: '{hash, verified, refusal?: {code, link, message}, revoked?, writ, chain: [{id, hash, issuer, depth}]}',
+    },
+    async handle({ keel, p, body }) {
+      return ok(await keel.writs.inspect(p.tenant, body.writ));
+    },
+  }),
+  route({
+    method: 'post',
+    path: '/api/writs/revoke',
+    operationId: 'revokeWrit',
+    summary: 'Revoke a writ (by hash, or the writ itself): it and every writ derived from it refuse',
+    tag: 'writs',
+    auth: true,
+    body: z
+      .strictObject({
+        hash: z.string().min(1).max(100).optional().describe('the writ hash, sha256:<64 hex>'),
+        writ: WritValue.optional(),
+        reason: Note.optional(),
+      })
+      .refine((b) => (b.hash === undefined) !== (b.writ === undefined), {
+        message: 'expected exactly one of hash and writ',
+      }),
+    responses: {
+      201: '{created: true, record: {tenant, hash, by, at, reason?}}',
+      200: '{created: false, record}: revoked before; the first revocation stands',
+    },
+    async handle({ keel, p, body }) {
+      const r = await keel.writs.revoke(p.tenant, body.hash ?? body.writ, p.subject, body.reason);
+      return ok(r, r.created ? 201 : 200);
+    },
+  }),
+  route({
+    method: 'get',
+    path: '/api/writs/trusted-keys',
+    operationId: 'listTrustedKeys',
+    summary: 'The tenant’s stored trusted writ keys, retired ones included',
+    tag: 'writs',
+    auth: true,
+    responses: { 200: '{keys: [{tenant, keyId, publicKeyPem, addedBy, addedAt, retiredAt?}]}' },
+    async handle({ keel, p }) {
+      return ok({ keys: await keel.writs.trusted(p.tenant) });
+    },
+  }),
+  route({
+    method: 'post',
+    path: '/api/writs/trusted-keys',
+    operationId: 'trustKey',
+    summary: 'Trust an Ed25519 public key (SPKI PEM) to sign the tenant’s writs',
+    tag: 'writs',
+    auth: true,
+    body: z.strictObject({ publicKeyPem: z.string().min(1).max(4000) }),
+    responses: {
+      201: '{created: true, record}',
+      200: '{created: false, record}: the key was stored before (a retired key stays retired)',
+    },
+    async handle({ keel, p, body }) {
+      const r = await keel.writs.trust(p.tenant, body.publicKeyPem, p.subject);
+      return ok(r, r.created ? 201 : 200);
     },
   }),
 
