@@ -10,6 +10,7 @@
  * gate lease while the workers start (so process start-up is not timed), then released at once
  * with a NOTIFY, exactly as an enqueue would wake the workers.
  */
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
 import {
@@ -76,12 +77,70 @@ async function inProcess(url: string, concurrency: number, runs: number) {
   });
 }
 
-async function drainWithWorkers(url: string, workers: number, runs: number) {
+/**
+ * CPU seconds (user + system) of a process from /proc, with its reaped children when `children`
+ * (the postmaster's include every backend that has exited). NaN where /proc is not readable.
+ */
+function procCpu(pid: number, children = false): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    // Fields 14-17 of stat(5) (utime, stime, cutime, cstime), counted from field 3 here.
+    const ticks = Number(f[11]) + Number(f[12]) + (children ? Number(f[13]) + Number(f[14]) : 0);
+    return ticks / 100;
+  } catch {
+    return Number.NaN;
+  }
+}
+
+/**
+ * CPU seconds spent so far by the PostgreSQL server on this machine (every process named
+ * `postgres`, with exited backends through the postmaster); NaN when it runs elsewhere.
+ */
+export function postgresCpu(): number {
+  let total = 0;
+  let found = false;
+  for (const d of readdirSync('/proc')) {
+    if (!/^\d+$/.test(d)) continue;
+    let comm: string;
+    try {
+      comm = readFileSync(`/proc/${d}/comm`, 'utf8').trim();
+    } catch {
+      continue;
+    }
+    if (comm !== 'postgres') continue;
+    found = true;
+    total += procCpu(Number(d), true);
+  }
+  return found ? total : Number.NaN;
+}
+
+export interface DrainFigures {
+  readonly runsPerSec: number;
+  readonly enqueuePerSec: number;
+  readonly commitsPerRun: number;
+  /** Write transactions of the workers alone per run (claims, group commits, renewals). */
+  readonly workerCommitsPerRun: number;
+  /** Claim statements per run. */
+  readonly claimsPerRun: number;
+  /** CPU ms per run of the worker processes, during the drain (NaN without /proc). */
+  readonly workerCpuMsPerRun: number;
+  /** CPU ms per run of the whole PostgreSQL server, during the drain (NaN if not local). */
+  readonly postgresCpuMsPerRun: number;
+}
+
+export async function drainWithWorkers(
+  url: string,
+  workers: number,
+  runs: number,
+  o: { nodeArgs?: readonly string[]; concurrency?: number; warmup?: number } = {},
+): Promise<DrainFigures> {
+  const warm = o.warmup ?? 0;
   return withKeel(url, 'enqueue', async (b, keel) => {
     const c0 = b.store.stats().commits;
     const t0 = performance.now();
-    await emitAll(keel, runs, 16, 'running');
-    const enqueuePerSec = runs / ((performance.now() - t0) / 1000);
+    await emitAll(keel, runs + warm, 16, 'running');
+    const enqueuePerSec = (runs + warm) / ((performance.now() - t0) / 1000);
     const enqueueCommits = b.store.stats().commits - c0;
     const db = new pg.Client({ connectionString: url, options: `-c search_path=${b.schema}` });
     await db.connect();
@@ -89,28 +148,73 @@ async function drainWithWorkers(url: string, workers: number, runs: number) {
       await db.query(
         `UPDATE runs SET lease_owner = 'bench-gate', lease_until = 9e15 WHERE status = 'running'`,
       );
+      // The warm-up runs (the oldest) wait behind a gate of their own, opened first.
+      await db.query(
+        `UPDATE runs SET lease_owner = 'bench-warm' WHERE run_key IN (
+           SELECT run_key FROM runs WHERE status = 'running' ORDER BY created_at, run_key LIMIT $1)`,
+        [warm],
+      );
       const u = new URL(url);
       u.searchParams.set('schema', b.schema);
-      const ws = await startWorkers(workers, { store: u.toString(), tools: TOOLS, concurrency: 8 });
+      const ws = await startWorkers(workers, {
+        store: u.toString(),
+        tools: TOOLS,
+        concurrency: o.concurrency ?? 8,
+        ...(o.nodeArgs ? { nodeArgs: o.nodeArgs } : {}),
+      });
       try {
+        if (warm > 0) {
+          await db.query(`WITH open AS (
+              UPDATE runs SET lease_owner = NULL, lease_until = NULL WHERE lease_owner = 'bench-warm' RETURNING 1)
+            SELECT pg_notify('keel_runs', current_schema()), (SELECT count(*) FROM open)`);
+          const until = Date.now() + 60_000;
+          const warming = `SELECT 1 FROM runs WHERE status = 'running' AND lease_owner IS DISTINCT FROM 'bench-gate' LIMIT 1`;
+          while (((await db.query(warming)).rowCount ?? 0) > 0) {
+            if (Date.now() > until) throw new Error(`workers did not drain ${warm} warm-up runs in 60 s`);
+            await new Promise((r) => setTimeout(r, 10));
+          }
+        }
+        const workersCpu = () => ws.reduce((n, w) => n + procCpu(w.pid), 0);
+        const w0 = workersCpu();
+        const p0 = postgresCpu();
         const t1 = performance.now();
         await db.query(`WITH open AS (
             UPDATE runs SET lease_owner = NULL, lease_until = NULL WHERE lease_owner = 'bench-gate' RETURNING 1)
           SELECT pg_notify('keel_runs', current_schema()), (SELECT count(*) FROM open)`);
         const deadline = Date.now() + 120_000;
-        // Counting running runs reads the small partial index, not the whole table.
         const count = async (status: string) =>
           (await db.query<{ n: number }>('SELECT count(*)::int AS n FROM runs WHERE status = $1', [status]))
             .rows[0]!.n;
-        while ((await count('running')) > 0) {
+        // Polled every 10 ms, so it must cost PostgreSQL next to nothing (the CPU it takes is taken
+        // from the workers): the oldest running run, from the front of the partial index, ~20 us;
+        // a count(*) here was a ~1 ms scan of the table, ~10% of a core at 100 polls a second.
+        const anyRunning = async () =>
+          (await db.query(`SELECT 1 FROM runs WHERE status = 'running' ORDER BY created_at, run_key LIMIT 1`))
+            .rowCount! > 0;
+        while (await anyRunning()) {
           if (Date.now() > deadline) throw new Error(`workers did not drain ${runs} runs in 120 s`);
           await new Promise((r) => setTimeout(r, 10));
         }
         const runsPerSec = runs / ((performance.now() - t1) / 1000);
-        if ((await count('completed')) !== runs) throw new Error(`not every one of ${runs} runs completed`);
+        const workerCpuMsPerRun = ((workersCpu() - w0) * 1000) / runs;
+        const postgresCpuMsPerRun = ((postgresCpu() - p0) * 1000) / runs;
+        if ((await count('completed')) !== runs + warm)
+          throw new Error(`not every one of ${runs + warm} runs completed`);
         await Promise.all(ws.map((w) => w.terminate()));
         const workerCommits = ws.reduce((n, w) => n + (w.summary()?.commits ?? Number.NaN), 0);
-        return { runsPerSec, enqueuePerSec, commitsPerRun: (workerCommits + enqueueCommits) / runs };
+        const claims = ws.reduce(
+          (n, w) => n + ((w.summary() as { claims?: number })?.claims ?? Number.NaN),
+          0,
+        );
+        return {
+          claimsPerRun: claims / (runs + warm),
+          workerCommitsPerRun: workerCommits / (runs + warm),
+          runsPerSec,
+          enqueuePerSec,
+          commitsPerRun: (workerCommits + enqueueCommits) / (runs + warm),
+          workerCpuMsPerRun,
+          postgresCpuMsPerRun,
+        };
       } finally {
         for (const w of ws) if (w.alive) await w.kill9();
       }

@@ -39,6 +39,8 @@ export type WorkerEvent =
   | { readonly kind: 'stopped'; readonly id: string; readonly released: number };
 
 export interface WorkerStats {
+  /** Claim statements issued (each may claim several runs). */
+  claims: number;
   claimed: number;
   /** Walks that ended with the run finished, waiting or suspended. */
   walked: number;
@@ -58,7 +60,15 @@ interface Slot {
 }
 
 export class Worker {
-  readonly stats: WorkerStats = { claimed: 0, walked: 0, completed: 0, dropped: 0, released: 0, errors: 0 };
+  readonly stats: WorkerStats = {
+    claims: 0,
+    claimed: 0,
+    walked: 0,
+    completed: 0,
+    dropped: 0,
+    released: 0,
+    errors: 0,
+  };
   private readonly active = new Map<string, Slot>();
   private readonly concurrency: number;
   private readonly leaseMs: number;
@@ -151,6 +161,7 @@ export class Worker {
           this.error(e);
           return;
         }
+        this.stats.claims++;
         this.stats.claimed += claimed.length;
         if (this.stopping) {
           // Stopped while the claim was in flight: hand the runs straight back.
