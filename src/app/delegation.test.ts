@@ -324,3 +324,28 @@ test("the child runs in the parent's tenant only", async () => {
   assert.equal((await kl.runs.list('globex')).runs.length, 0);
   await kl.close();
 });
+
+test('a delegation key trusted only in the store mints children; a revoked parent writ mints none', async () => {
+  const t = tools();
+  const k = keys({ trustDelegation: false });
+  const kl = keel(':memory:', t, k.config);
+  await deploy(kl, 'acme', CHILD);
+  await deploy(kl, 'acme', parentSpec(NARROW));
+  await kl.writs.trust(
+    'acme',
+    k.delegation.publicKey.export({ type: 'spki', format: 'pem' }).toString(),
+    'ops@acme',
+  );
+  const [ok] = (await kl.events.emit('acme', EVENT, { writ: rootWrit(k.root) })).runs;
+  assert.equal(ok!.status, 'completed', 'the stored key verifies the child chain');
+
+  const second = rootWrit(k.root, { id: 'second-root' });
+  const [waiting] = (await kl.events.emit('acme', { ...EVENT, id: 'e2' }, { writ: second, walk: 'enqueue' }))
+    .runs;
+  const root = (await kl.runs.entries('acme', waiting!.runId))[0]!.payload as PayloadOf<'run.started'>;
+  await kl.writs.revoke('acme', root.writ!.hash, 'ops@acme');
+  const done = await kl.runs.resume('acme', waiting!.runId);
+  assert.equal(done.status, 'refused');
+  const childId = childRunIdFor('acme', waiting!.runId, 'hand', 1);
+  await assert.rejects(kl.runs.get('acme', childId), /not found/);
+});

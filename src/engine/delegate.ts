@@ -237,7 +237,8 @@ export interface ChildRunner {
   cancel(tenant: string, runId: string, c: { by: string; reason: string }): Promise<unknown>;
   entries(tenant: string, runId: string): Promise<Entry[]>;
   version(tenant: string, workflowId: string, version: number): Promise<VersionRecord | undefined>;
-  admit(chain: readonly unknown[], tenant: string): RunWrit;
+  /** Verifies the child's chain against the tenant's trusted keys (configured and stored) and revocations. */
+  admit(chain: readonly unknown[], tenant: string): Promise<RunWrit>;
 }
 
 /** The event a child run starts from: the parent's resolved `payload`, named after the child. */
@@ -278,7 +279,7 @@ export async function runChild(
     );
   let writ: RunWrit;
   try {
-    writ = runner.admit([...s.writ.chain, d.writ.leaf], s.tenant);
+    writ = await runner.admit([...s.writ.chain, d.writ.leaf], s.tenant);
   } catch (e) {
     if (!isKeelError(e)) throw e;
     return fail(String((e.details as { code?: unknown })?.code ?? e.code), e.message);

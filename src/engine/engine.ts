@@ -156,7 +156,15 @@ export class Engine {
       cancel: (tenant, runId, c) => this.cancel(tenant, runId, c),
       entries: async (tenant, runId) => (await this.store.readEntries(tenant, runId)).map(decodeEntry),
       version: (tenant, workflowId, version) => this.store.getVersion(tenant, workflowId, version),
-      admit: (chain, tenant) => admitWrit(chain, tenant, this.governance?.trustedFor(tenant) ?? []),
+      admit: async (chain, tenant) => {
+        const stored = await this.governance?.writTrustFor?.(tenant);
+        return admitWrit(
+          chain,
+          tenant,
+          stored?.trusted ?? this.governance?.trustedFor(tenant) ?? [],
+          stored?.revoked,
+        );
+      },
     };
   }
 
