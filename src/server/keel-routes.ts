@@ -9,7 +9,7 @@
 import { Hono } from 'hono';
 import { z } from 'zod';
 import type { Keel } from '../app/keel.ts';
-import type { RunStatus } from '../core/ledger/index.ts';
+import { RUN_STATUSES } from '../core/ledger/index.ts';
 import { parseEvent } from '../core/run/index.ts';
 import { WORKFLOW_STATUSES } from '../core/spec/index.ts';
 import { compileDefinition, parseDefinition } from '../openwop/definition.ts';
@@ -63,16 +63,6 @@ function runIdOf(params: Readonly<Record<string, string>>): string {
     );
   return id;
 }
-
-const RUN_STATUSES = [
-  'running',
-  'waiting_approval',
-  'outcome_unknown',
-  'completed',
-  'refused',
-  'failed',
-  'cancelled',
-] as const satisfies readonly RunStatus[];
 
 const Note = z.string().max(4000);
 
