@@ -147,10 +147,7 @@ test('trusted keys are stored per tenant; a writ verifies against them, runs und
   assert.equal(gStarted.status, 201, gStarted.text);
   const cross = await api('POST', '/api/writs/revoke', { key: globex, body: { writ: { chain: a.chain } } });
   assert.equal(cross.status, 403);
-  assert.equal(
-    (await api('GET', '/api/writs/trusted-keys', { key: globex })).body.keys instanceof Array,
-    true,
-  );
+  assert.equal(Array.isArray((await api('GET', '/api/writs/trusted-keys', { key: globex })).body.keys), true);
   await server.host.drain();
 });
 
