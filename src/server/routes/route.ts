@@ -1,0 +1,64 @@
+/**
+ * One row of the Keel API table (`KEEL_ROUTES` in keel-routes.ts): its OpenAPI entry and its
+ * handler, typed by the schemas it is declared with, plus the input shapes several areas share.
+ * The area files under routes/ build their rows with `route()`; keel-routes.ts assembles and mounts
+ * them. These live here, not in keel-routes.ts, so no area file imports the module that imports it.
+ */
+import { z } from 'zod';
+import type { Keel } from '../../app/keel.ts';
+import type { OpenWopHost, Principal } from '../../openwop/host.ts';
+import type { Reply } from '../idempotency.ts';
+import type { RouteDoc } from '../openapi.ts';
+
+/** What a handler is given: the instance, the caller, and its checked input. */
+export interface Call<B, Q> {
+  readonly keel: Keel;
+  readonly host: OpenWopHost;
+  readonly p: Principal;
+  readonly params: Readonly<Record<string, string>>;
+  readonly query: Q;
+  readonly body: B;
+}
+
+export interface KeelRoute extends RouteDoc {
+  handle(x: Call<unknown, unknown>): Promise<Reply>;
+}
+
+type Out<S, Else> = S extends z.ZodType ? z.output<S> : Else;
+
+/** One table row; the handler's `body` and `query` are typed by the schemas it is declared with. */
+export function route<
+  B extends z.ZodType | undefined = undefined,
+  Q extends z.ZodObject | undefined = undefined,
+>(
+  r: Omit<RouteDoc, 'body' | 'query'> & {
+    body?: B;
+    query?: Q;
+    handle(x: Call<Out<B, undefined>, Out<Q, Record<string, never>>>): Promise<Reply>;
+  },
+): KeelRoute {
+  return r as unknown as KeelRoute;
+}
+
+export const ok = (body: unknown, status = 200): Reply => ({ status, body });
+
+/** A free-text note or reason. */
+export const Note = z.string().max(4000);
+
+/** An event as `keel emit` takes it; `parseEvent` then checks times, tenant and canonical payload. */
+export const EventBody = z
+  .strictObject({
+    id: z.string().min(1).max(512),
+    type: z.string().min(1).max(512),
+    tenant: z.string().optional().describe('if given, must be the key’s tenant'),
+    source: z.string().max(512).optional(),
+    subject: z.string().max(512).optional(),
+    payload: z.record(z.string(), z.unknown()).optional(),
+    time: z.string().min(1).max(64).describe('ISO-8601, e.g. 2026-01-31T12:00:00Z'),
+  })
+  .describe('A canonical event: {id, type, tenant?, source?, subject?, payload?, time}');
+
+/** A writ as a writ file holds it, `{chain: [root, ..., writ]}`, or the chain itself. */
+export const WritValue = z
+  .union([z.looseObject({ chain: z.array(z.unknown()).min(1) }), z.array(z.unknown()).min(1)])
+  .describe('a writ file’s value {chain: [root, ..., writ]}, or the chain');

@@ -1,0 +1,214 @@
+/**
+ * Keel API, runs and approvals: list and read runs, their history and ledger entries; verify, replay,
+ * fork, rerun and cancel one; list pending approvals and approve or deny the proposal a run waits for.
+ */
+import { z } from 'zod';
+import { RUN_STATUSES } from '../../core/ledger/index.ts';
+import { parseEvent } from '../../core/run/index.ts';
+import { ProtocolError } from '../../openwop/host.ts';
+import { EventBody, type KeelRoute, Note, ok, route } from './route.ts';
+
+const RUN_ID = /^sha256:[0-9a-f]{64}$/;
+
+/** The run id of a path (Hono has decoded `%3A`); a malformed one is bad input, not a missing run. */
+function runIdOf(params: Readonly<Record<string, string>>): string {
+  const id = params.runId ?? '';
+  if (!RUN_ID.test(id))
+    throw new ProtocolError(
+      'validation_error',
+      `runId: expected a Keel run id sha256:<64 hex>, got ${JSON.stringify(id)}`,
+      {
+        field: 'runId',
+      },
+    );
+  return id;
+}
+
+export const RUN_ROUTES: readonly KeelRoute[] = [
+  route({
+    method: 'get',
+    path: '/api/runs',
+    operationId: 'listRuns',
+    summary: 'List runs, newest first, a page at a time',
+    tag: 'runs',
+    auth: true,
+    query: z.object({
+      status: z.enum(RUN_STATUSES).optional(),
+      workflowId: z.string().min(1).optional(),
+      limit: z.coerce.number().int().min(1).max(100).optional().describe('default 50'),
+      cursor: z.string().min(1).optional().describe('`next` of the previous page'),
+    }),
+    responses: { 200: '{runs, next?}' },
+    async handle({ keel, p, query }) {
+      const page = await keel.runs.list(p.tenant, {
+        limit: query.limit ?? 50,
+        ...(query.status ? { status: query.status } : {}),
+        ...(query.workflowId ? { workflowId: query.workflowId } : {}),
+        ...(query.cursor ? { cursor: query.cursor } : {}),
+      });
+      return ok({ runs: page.runs, ...(page.next ? { next: page.next } : {}) });
+    },
+  }),
+  route({
+    method: 'get',
+    path: '/api/runs/{runId}',
+    operationId: 'getRun',
+    summary: 'A run: status, pinned version, ledger head',
+    tag: 'runs',
+    auth: true,
+    responses: { 200: 'the run record' },
+    async handle({ keel, p, params }) {
+      return ok(await keel.runs.get(p.tenant, runIdOf(params)));
+    },
+  }),
+  route({
+    method: 'get',
+    path: '/api/runs/{runId}/history',
+    operationId: 'getRunHistory',
+    summary: 'The run’s history in plain language, one line per ledger entry',
+    tag: 'runs',
+    auth: true,
+    responses: { 200: '{runId, history: [{seq, at, kind, text}]}' },
+    async handle({ keel, p, params }) {
+      const runId = runIdOf(params);
+      return ok({ runId, history: await keel.runs.history(p.tenant, runId) });
+    },
+  }),
+  route({
+    method: 'get',
+    path: '/api/runs/{runId}/entries',
+    operationId: 'getRunEntries',
+    summary: 'The run’s ledger entries, decoded, in seq order',
+    tag: 'runs',
+    auth: true,
+    responses: { 200: '{runId, entries}' },
+    async handle({ keel, p, params }) {
+      const runId = runIdOf(params);
+      return ok({ runId, entries: await keel.runs.entries(p.tenant, runId) });
+    },
+  }),
+  route({
+    method: 'post',
+    path: '/api/runs/{runId}/verify',
+    operationId: 'verifyRun',
+    summary: 'Verify the run’s stored ledger (hashes, chain, seq, payloads) without executing',
+    tag: 'runs',
+    auth: true,
+    responses: { 200: '{ok: true, entries, head} or {ok: false, entries, failure: {code, seq, ...}}' },
+    async handle({ keel, p, params }) {
+      return ok(await keel.runs.verify(p.tenant, runIdOf(params)));
+    },
+  }),
+  route({
+    method: 'post',
+    path: '/api/runs/{runId}/replay',
+    operationId: 'replayRun',
+    summary: 'Re-execute the run against its ledger, everything served from the record, and compare',
+    tag: 'runs',
+    auth: true,
+    responses: { 200: '{identical, runId, entries, divergence?}' },
+    async handle({ keel, p, params }) {
+      return ok(await keel.runs.replay(p.tenant, runIdOf(params)));
+    },
+  }),
+  route({
+    method: 'post',
+    path: '/api/runs/{runId}/fork',
+    operationId: 'forkRun',
+    summary: 'Fork a run at fromSeq: replay serves recorded values, branch draws afresh',
+    tag: 'runs',
+    auth: true,
+    body: z.strictObject({
+      fromSeq: z.number().int().min(0),
+      mode: z.enum(['replay', 'branch']),
+      event: EventBody.optional().describe('branch only: start from another event'),
+      version: z.number().int().min(1).optional().describe('branch only: continue on another version'),
+    }),
+    responses: { 201: 'the fork, created (walked in the background)', 200: 'the same fork, existing' },
+    async handle({ keel, host, p, params, body }) {
+      const runId = runIdOf(params);
+      const event = body.event !== undefined ? parseEvent(body.event, p.tenant) : undefined;
+      const { run, created } = await keel.engine.fork(p.tenant, runId, {
+        fromSeq: body.fromSeq,
+        mode: body.mode,
+        ...(event ? { event } : {}),
+        ...(body.version !== undefined ? { version: body.version } : {}),
+        walk: false,
+      });
+      if (created) host.kick(p.tenant, run.runId);
+      return ok(
+        { ...run, created, forkOf: runId, fromSeq: body.fromSeq, mode: body.mode },
+        created ? 201 : 200,
+      );
+    },
+  }),
+  route({
+    method: 'post',
+    path: '/api/runs/{runId}/rerun',
+    operationId: 'rerunRun',
+    summary: 'A diagnostic re-execution: a new live run linked by attemptOf',
+    tag: 'runs',
+    auth: true,
+    responses: { 201: 'the new attempt' },
+    async handle({ keel, p, params }) {
+      // engine.rerun walks the attempt in the caller (it takes no walk option yet).
+      const r = await keel.runs.rerun(p.tenant, runIdOf(params));
+      return ok(r, 201);
+    },
+  }),
+  route({
+    method: 'post',
+    path: '/api/runs/{runId}/cancel',
+    operationId: 'cancelRun',
+    summary: 'Cancel a run that has not finished',
+    tag: 'runs',
+    auth: true,
+    body: z.strictObject({ reason: Note.optional() }),
+    responses: { 200: 'the run, cancelled' },
+    async handle({ keel, p, params, body }) {
+      const runId = runIdOf(params);
+      return ok(
+        await keel.runs.cancel(p.tenant, runId, {
+          by: p.subject,
+          ...(body.reason ? { reason: body.reason } : {}),
+        }),
+      );
+    },
+  }),
+
+  // Approvals
+  route({
+    method: 'get',
+    path: '/api/approvals',
+    operationId: 'listApprovals',
+    summary: 'Pending approvals (of one run with ?runId)',
+    tag: 'approvals',
+    auth: true,
+    query: z.object({ runId: z.string().min(1).optional() }),
+    responses: { 200: '{approvals}' },
+    async handle({ keel, p, query }) {
+      return ok({ approvals: await keel.approvals.list(p.tenant, query.runId) });
+    },
+  }),
+  ...(['approve', 'deny'] as const).map((decision) =>
+    route({
+      method: 'post',
+      path: `/api/runs/{runId}/${decision}`,
+      operationId: `${decision}Run`,
+      summary:
+        decision === 'approve'
+          ? 'Approve the proposal the run waits for; the run continues in the background'
+          : 'Deny the proposal the run waits for; the run stops refused',
+      tag: 'approvals',
+      auth: true,
+      body: z.strictObject({ note: Note.optional() }),
+      responses: { 200: 'the run after the decision' },
+      async handle({ keel, host, p, params, body }) {
+        const runId = runIdOf(params);
+        const r = await keel.approvals[decision](p.tenant, runId, p.subject, body.note, { walk: 'enqueue' });
+        host.kick(p.tenant, runId);
+        return ok(r);
+      },
+    }),
+  ),
+];

@@ -1,0 +1,137 @@
+/** Keel API, workflows: publish a version (spec, text or OpenWOP definition), list, read, promote. */
+import { z } from 'zod';
+import type { Keel } from '../../app/keel.ts';
+import { WORKFLOW_STATUSES } from '../../core/spec/index.ts';
+import { compileDefinition, parseDefinition } from '../../openwop/definition.ts';
+import { ProtocolError } from '../../openwop/host.ts';
+import { type KeelRoute, ok, route } from './route.ts';
+
+const PublishBody = z
+  .looseObject({
+    text: z.string().min(1).optional().describe('the spec as YAML (or JSON) text'),
+    format: z.enum(['yaml', 'json']).optional().describe('how `text` is written (default yaml)'),
+    file: z.string().min(1).max(512).optional().describe('the name problems are reported against'),
+  })
+  .describe(
+    'A workflow spec object (id, version, status DRAFT, triggers, steps, limits), an OpenWOP workflow definition (id, name, version, nodes, edges, variables), or {text, format?, file?} with the spec as text.',
+  );
+
+const PUBLISH_TEXT_KEYS = new Set(['text', 'format', 'file']);
+
+const WorkflowQuery = z.object({ version: z.coerce.number().int().min(1).optional() });
+
+export const WORKFLOW_ROUTES: readonly KeelRoute[] = [
+  route({
+    method: 'post',
+    path: '/api/workflows',
+    operationId: 'publishWorkflow',
+    summary: 'Publish a workflow version (as DRAFT)',
+    tag: 'workflows',
+    auth: true,
+    body: PublishBody,
+    responses: {
+      201: 'the version record, created',
+      200: 'the version record: identical content was published before',
+    },
+    async handle({ keel, p, body }) {
+      let published: Awaited<ReturnType<Keel['workflows']['publish']>>;
+      if (body.text !== undefined) {
+        for (const k of Object.keys(body))
+          if (!PUBLISH_TEXT_KEYS.has(k))
+            throw new ProtocolError(
+              'validation_error',
+              `${k}: unexpected next to text (text, format, file)`,
+              {
+                field: k,
+              },
+            );
+        const file = body.file ?? '(request)';
+        if (body.format === 'json') {
+          let value: unknown;
+          try {
+            value = JSON.parse(body.text);
+          } catch (e) {
+            throw new ProtocolError('validation_error', `text: not valid JSON (${(e as Error).message})`, {
+              field: 'text',
+            });
+          }
+          published = await keel.workflows.publishObject(p.tenant, value, p.subject);
+        } else published = await keel.workflows.publish(p.tenant, body.text, file, p.subject);
+      } else if (Array.isArray((body as { nodes?: unknown }).nodes)) {
+        // An OpenWOP definition (nodes + edges): compiled to a spec, published like one.
+        published = await keel.workflows.publishObject(
+          p.tenant,
+          compileDefinition(parseDefinition(body)),
+          p.subject,
+        );
+      } else published = await keel.workflows.publishObject(p.tenant, body, p.subject);
+      return ok({ ...published.record, created: published.created }, published.created ? 201 : 200);
+    },
+  }),
+  route({
+    method: 'get',
+    path: '/api/workflows',
+    operationId: 'listWorkflows',
+    summary: 'List workflow versions',
+    tag: 'workflows',
+    auth: true,
+    query: z.object({ workflowId: z.string().min(1).optional() }),
+    responses: { 200: '{versions}: every version of the tenant (of one workflow with ?workflowId)' },
+    async handle({ keel, p, query }) {
+      return ok({ versions: await keel.workflows.list(p.tenant, query.workflowId) });
+    },
+  }),
+  route({
+    method: 'get',
+    path: '/api/workflows/{workflowId}',
+    operationId: 'getWorkflow',
+    summary: 'A workflow version (the newest, or ?version=)',
+    tag: 'workflows',
+    auth: true,
+    query: WorkflowQuery,
+    responses: { 200: 'the version record, with its spec' },
+    async handle({ keel, p, params, query }) {
+      const id = params.workflowId!;
+      const v = await keel.workflows.get(p.tenant, id, query.version);
+      if (!v)
+        throw new ProtocolError(
+          'not_found',
+          `workflow ${id}${query.version ? ` v${query.version}` : ''} not found`,
+          { workflowId: id, ...(query.version ? { version: query.version } : {}) },
+        );
+      return ok(v);
+    },
+  }),
+  route({
+    method: 'get',
+    path: '/api/workflows/{workflowId}/versions',
+    operationId: 'listWorkflowVersions',
+    summary: 'The versions of a workflow and its promotions',
+    tag: 'workflows',
+    auth: true,
+    responses: { 200: '{workflowId, versions, promotions}' },
+    async handle({ keel, p, params }) {
+      const id = params.workflowId!;
+      const versions = await keel.workflows.list(p.tenant, id);
+      if (versions.length === 0)
+        throw new ProtocolError('not_found', `workflow ${id} not found`, { workflowId: id });
+      return ok({ workflowId: id, versions, promotions: await keel.workflows.promotions(p.tenant, id) });
+    },
+  }),
+  route({
+    method: 'post',
+    path: '/api/workflows/{workflowId}/promote',
+    operationId: 'promoteWorkflow',
+    summary: 'Promote a version to another status (recorded with who did it)',
+    tag: 'workflows',
+    auth: true,
+    body: z.strictObject({
+      to: z.enum(WORKFLOW_STATUSES),
+      version: z.number().int().min(1).optional().describe('default: the newest version'),
+    }),
+    responses: { 200: 'the promotion: {workflowId, version, from, to, by, at}' },
+    async handle({ keel, p, params, body }) {
+      return ok(await keel.workflows.promote(p.tenant, params.workflowId!, body.to, p.subject, body.version));
+    },
+  }),
+];
