@@ -1,10 +1,11 @@
 /**
- * The engine: starts, resumes, forks and re-executes runs, resolves approvals and reconciles
- * suspended steps, by walking runs (walk.ts) with live effects — inline, holding the run's lease
- * while it walks, or by leaving the run to a worker (`walk: 'enqueue'`). It is the only
- * orchestration in Keel: everything it does to a run goes through that run's ledger, and
- * everything it knows about a run it folds from there. It keeps an abort controller for each walk
- * it runs in this process, so `cancel` can stop one between steps or inside a tool call.
+ * The engine: starts and resumes runs, resolves approvals and reconciles suspended steps, and
+ * creates every run (new, forked, re-executed or delegated), by walking runs (walk.ts) with live
+ * effects — inline, holding the run's lease while it walks, or by leaving the run to a worker
+ * (`walk: 'enqueue'`). It is the only orchestration in Keel: everything it does to a run goes
+ * through that run's ledger, and everything it knows about a run it folds from there. A person's
+ * controls (cancel, pause, unpause) and the walks running in this process are in run-controls.ts;
+ * forks and reruns are named in fork-run.ts.
  */
 import { type Digest, hashOf } from '../core/canonical/index.ts';
 import { ErrorCode, isKeelError, KeelError } from '../core/errors.ts';
@@ -14,24 +15,15 @@ import {
   type Entry,
   type EventRecord,
   type PayloadOf,
-  type RunStatus,
   type RunWrit,
   type StoredEntry,
 } from '../core/ledger/index.ts';
-import {
-  type CancelRequest,
-  cancelReason,
-  foldRun,
-  type RunState,
-  runIdFor,
-  startState,
-} from '../core/run/index.ts';
+import { type CancelRequest, foldRun, type RunState, runIdFor, startState } from '../core/run/index.ts';
 import type {
   LeaseChange,
   ModelProvider,
   Planner,
   RawSources,
-  RunRecord,
   Store,
   VersionRecord,
 } from '../ports/index.ts';
@@ -43,13 +35,16 @@ import {
   latestVersion,
 } from './delegate.ts';
 import { type Effects, liveEffects } from './effects.ts';
+import { type ForkOptions, forkRun, type RunMaker, rerunRun } from './fork-run.ts';
 import { admitWrit, type GovernanceConfig, runGovernance } from './governance.ts';
 import { PinnedVersions } from './pinned-versions.ts';
 import { operatorReconciliation, type ReconcileRequest } from './reconcile-step.ts';
 import { indexLedger, recordedEffects } from './recorded-effects.ts';
+import { RunControls } from './run-controls.ts';
+import { type RunSummary, stateSummary, summaryOf } from './run-summary.ts';
 import { RunWriter } from './run-writer.ts';
 import type { ToolRegistry } from './tool-registry.ts';
-import { type WalkOptions, walkRun } from './walk.ts';
+import type { WalkOptions } from './walk.ts';
 
 export const ENGINE_VERSION = 'keel/0.1.0';
 
@@ -82,49 +77,36 @@ export interface EngineOptions {
  */
 export type WalkMode = 'inline' | 'enqueue';
 
-export interface RunSummary {
-  readonly runId: string;
-  readonly tenant: string;
-  readonly workflowId: string;
-  readonly version: number;
-  readonly status: RunStatus;
-  readonly reason?: string;
-}
-
 export type ApprovalDecision = 'approved' | 'denied';
 
-export interface ForkOptions {
-  readonly fromSeq: number;
-  readonly mode: 'replay' | 'branch';
-  /** branch only: start from another event (what-if). */
-  readonly event?: EventRecord;
-  /** branch only: continue on another published version of the same workflow. */
-  readonly version?: number;
-  /** false: create the fork with its inherited entries and leave the walk to `resume` or a worker. */
+/** How a run is created (`create`): what it derives from, what it is pinned to, whether it is walked. */
+export interface CreateOptions {
+  readonly forkOf?: PayloadOf<'run.started'>['forkOf'];
+  readonly attemptOf?: string;
+  readonly status?: string;
+  readonly prefix?: readonly Entry[];
+  /** The writ the run executes under, already admitted (or inherited from the source run). */
+  readonly writ?: RunWrit;
+  /** The hash of the policy the run is pinned to (the tenant's now, or a replayed source's). */
+  readonly policy?: Digest;
+  /** A child run of a delegation step: the parent run and its delegating entry. */
+  readonly delegatedBy?: DelegatedBy;
+  /** false: commit the root and the prefix, and leave the walk to `resume` (or a worker). */
   readonly walk?: boolean;
 }
 
-/** A walk this engine runs in this process: how to abort it, and when it has stopped. */
-interface ActiveWalk {
-  readonly controller: AbortController;
-  readonly stopped: Promise<void>;
-  /** Set by `pause`: the walk stops at its next step boundary (the step in progress finishes). */
-  pause: boolean;
-}
-
-/** How many times `cancel` re-reads a run whose head moved under it before giving up. */
-const CANCEL_RETRIES = 5;
-
 export class Engine {
   private readonly store: Store;
-  /** Walks running in this process, by tenant and run id. */
-  private readonly walks = new Map<string, Set<ActiveWalk>>();
   private readonly tools: ToolRegistry;
   private readonly live: Effects;
   private readonly inlineLease: LeaseChange;
   private readonly pinned: PinnedVersions;
   private readonly governance: GovernanceConfig | undefined;
   private readonly planner: Planner | undefined;
+  /** Cancel, pause and unpause, and the walks running in this process (run-controls.ts). */
+  private readonly controls: RunControls;
+  /** How forks and reruns load, create and pin runs (fork-run.ts). */
+  private readonly maker: RunMaker;
   readonly walkMode: WalkMode;
   readonly engineVersion: string;
 
@@ -145,6 +127,20 @@ export class Engine {
     this.inlineLease = { op: 'hold', owner: o.leaseOwner ?? 'inline', ms: o.inlineLeaseMs ?? 300_000 };
     this.pinned = new PinnedVersions(o.store);
     this.governance = o.governance;
+    this.controls = new RunControls({
+      store: this.store,
+      tools: this.tools,
+      planner: this.planner,
+      at: this.live.at,
+      load: (tenant, runId) => this.load(tenant, runId),
+      proceed: (writer, version, walk) => this.proceed(writer, version, walk),
+    });
+    this.maker = {
+      store: this.store,
+      load: (tenant, runId) => this.load(tenant, runId),
+      create: (runId, version, event, o) => this.create(runId, version, event, o),
+      currentPolicy: (tenant) => this.currentPolicy(tenant),
+    };
   }
 
   /** How delegation steps create, resume, cancel and read their child runs (delegate.ts). */
@@ -235,7 +231,7 @@ export class Engine {
       return stateSummary(state);
     const fx = await this.effectsFor(tenant, state);
     const writer = new RunWriter(this.store, state, state.head, this.live.at);
-    await this.walk(writer, version, fx, await this.walkOptions(state, o));
+    await this.controls.walk(writer, version, fx, await this.walkOptions(state, o));
     return stateSummary(state);
   }
 
@@ -270,175 +266,25 @@ export class Engine {
   }
 
   /**
-   * Walks a run inline, registered so that `cancel` in this process can abort it: the walk gets an
-   * abort signal (passed on to the tool it calls) and is unregistered when it stops, however it stops.
+   * Cancels a run that has not finished, as `c.by` (with `c.reason`), and returns where it ended:
+   * a walk of it in this process is aborted, any other run gets `run.finished` cancelled at its
+   * head (run-controls.ts). A finished run throws `run_terminal`; an unknown one `not_found`.
    */
-  private async walk(w: RunWriter, version: VersionRecord, fx: Effects, o: WalkOptions): Promise<void> {
-    const key = walkKey(w.state.tenant, w.state.runId);
-    const controller = new AbortController();
-    let stop!: () => void;
-    const active: ActiveWalk = { controller, stopped: new Promise<void>((r) => (stop = r)), pause: false };
-    const set = this.walks.get(key) ?? new Set<ActiveWalk>();
-    set.add(active);
-    this.walks.set(key, set);
-    try {
-      // A caller's own signal (if any) still stops the walk too.
-      const signal = o.signal ? AbortSignal.any([o.signal, controller.signal]) : controller.signal;
-      const shouldStop = () => active.pause || (o.shouldStop?.() ?? false);
-      await walkRun(w, version, this.tools, fx, {
-        ...o,
-        signal,
-        shouldStop,
-        ...(this.planner ? { planner: this.planner } : {}),
-      });
-    } finally {
-      set.delete(active);
-      if (set.size === 0 && this.walks.get(key) === set) this.walks.delete(key);
-      stop();
-    }
+  cancel(tenant: string, runId: string, c: CancelRequest): Promise<RunSummary> {
+    return this.controls.cancel(tenant, runId, c);
   }
 
   /**
-   * Cancels a run that has not finished, as `c.by` (with `c.reason`), and returns where it ended.
-   *
-   * - A run this process is walking now is aborted: the walk stops at its next step boundary or
-   *   when the tool it is calling returns or throws (the tool sees `ctx.signal` abort; a call cut
-   *   that way is recorded as `step.failed` with code `cancelled`), and finishes the run as
-   *   cancelled. `cancel` waits for that walk to stop.
-   * - Any other run — waiting for an approval, suspended as outcome_unknown, or running with
-   *   nobody walking it here — gets `run.finished` cancelled appended at its head, closing its
-   *   pending approval and releasing its lease in the same append. A run walked by another
-   *   process (a worker) is treated the same way: this append names the head it read, so whoever
-   *   appends second gets a head_conflict and the ledger never forks; stopping the worker's tool
-   *   call mid-flight is not attempted. When the head moved, the run is re-read and cancel tries again.
-   *
-   * A finished run (completed, refused, failed or cancelled) throws `run_terminal`; an unknown
-   * run, or another tenant's, `not_found`.
+   * Pauses a running run as `c.by`: no step starts until `unpause`; a walk of it in this process
+   * finishes the step in progress first (run-controls.ts).
    */
-  async cancel(tenant: string, runId: string, c: CancelRequest): Promise<RunSummary> {
-    if (typeof c?.by !== 'string' || c.by.trim() === '')
-      throw new KeelError(ErrorCode.usage, 'by: expected who cancels the run', { field: 'by' });
-    if (c.reason !== undefined && typeof c.reason !== 'string')
-      throw new KeelError(ErrorCode.usage, 'reason: expected a string', { field: 'reason' });
-    const request: CancelRequest = c.reason ? { by: c.by, reason: c.reason } : { by: c.by };
-    let aborted = false;
-    for (let attempt = 0; ; attempt++) {
-      const stored = (await this.store.getRun(tenant, runId))
-        ? await this.store.readEntries(tenant, runId)
-        : [];
-      if (stored.length === 0) throw new KeelError(ErrorCode.notFound, `run ${runId} not found`, { runId });
-      const state = foldRun(stored.map(decodeEntry));
-      if (state.finished) {
-        // The walk we aborted finished the run as cancelled: that is our cancellation.
-        if (aborted && state.status === 'cancelled') return stateSummary(state);
-        throw new KeelError(
-          ErrorCode.runTerminal,
-          `run ${runId} is ${state.status}; it cannot be cancelled`,
-          {
-            runId,
-            status: state.status,
-          },
-        );
-      }
-      const walking = this.walks.get(walkKey(tenant, runId));
-      if (walking && walking.size > 0) {
-        const walks = [...walking];
-        for (const w of walks) w.controller.abort(request);
-        await Promise.all(walks.map((w) => w.stopped));
-        aborted = true;
-        continue;
-      }
-      const writer = new RunWriter(this.store, state, state.head, this.live.at);
-      const pending = state.approval && !state.approval.decision ? state.approval.request : undefined;
-      writer.add('run.finished', {
-        status: 'cancelled',
-        outputs: state.outputs,
-        reason: cancelReason(request),
-      });
-      if (pending) writer.approvalClosed(pending.proposalId);
-      writer.leaseWith({ op: 'release' });
-      try {
-        await writer.commit();
-        return stateSummary(state);
-      } catch (e) {
-        // The head moved (a walker appended, or someone else cancelled): read the run again.
-        if (isKeelError(e) && e.code === ErrorCode.headConflict && attempt < CANCEL_RETRIES) continue;
-        throw e;
-      }
-    }
-  }
-
-  /**
-   * Pauses a running run as `c.by`: no step starts until `unpause`. A walk of it in this process
-   * finishes the step in progress (drain-current-node) and stops at the boundary; then `run.paused`
-   * is appended at the head, releasing the lease. A run walked by another process (a worker) is
-   * fenced like a cancel: this append names the head it read, the worker's next append conflicts
-   * and it drops the run; a call it had started is then in flight and is settled on resume as after
-   * a crash. Only a running run can be paused: a finished one is `run_terminal`, any other
-   * (waiting for an approval, suspended, already paused) `run_state`.
-   */
-  async pause(tenant: string, runId: string, c: { by: string; reason?: string }): Promise<RunSummary> {
-    if (typeof c?.by !== 'string' || c.by.trim() === '')
-      throw new KeelError(ErrorCode.usage, 'by: expected who pauses the run', { field: 'by' });
-    for (let attempt = 0; ; attempt++) {
-      const { state } = await this.load(tenant, runId);
-      if (state.finished)
-        throw new KeelError(ErrorCode.runTerminal, `run ${runId} is ${state.status}; it cannot be paused`, {
-          runId,
-          status: state.status,
-        });
-      if (state.status !== 'running')
-        throw new KeelError(
-          ErrorCode.runState,
-          `run ${runId} is ${state.status}; only a running run can be paused`,
-          {
-            runId,
-            status: state.status,
-          },
-        );
-      const walking = this.walks.get(walkKey(tenant, runId));
-      if (walking && walking.size > 0) {
-        const walks = [...walking];
-        for (const w of walks) w.pause = true;
-        await Promise.all(walks.map((w) => w.stopped));
-        continue;
-      }
-      const writer = new RunWriter(this.store, state, state.head, this.live.at);
-      writer.add('run.paused', {
-        by: c.by,
-        ...(c.reason ? { reason: c.reason } : {}),
-        drainPolicy: 'drain-current-node',
-      });
-      writer.leaseWith({ op: 'release' });
-      try {
-        await writer.commit();
-        return stateSummary(state);
-      } catch (e) {
-        if (isKeelError(e) && e.code === ErrorCode.headConflict && attempt < CANCEL_RETRIES) continue;
-        throw e;
-      }
-    }
+  pause(tenant: string, runId: string, c: { by: string; reason?: string }): Promise<RunSummary> {
+    return this.controls.pause(tenant, runId, c);
   }
 
   /** Resumes a paused run as `by`, then walks on (inline) or leaves it to a worker (enqueue). */
-  async unpause(tenant: string, runId: string, c: { by: string; walk?: WalkMode }): Promise<RunSummary> {
-    if (typeof c?.by !== 'string' || c.by.trim() === '')
-      throw new KeelError(ErrorCode.usage, 'by: expected who resumes the run', { field: 'by' });
-    const { state, version } = await this.load(tenant, runId);
-    if (state.finished)
-      throw new KeelError(ErrorCode.runTerminal, `run ${runId} is ${state.status}; it cannot be resumed`, {
-        runId,
-        status: state.status,
-      });
-    if (state.status !== 'paused')
-      throw new KeelError(ErrorCode.runState, `run ${runId} is ${state.status}, not paused`, {
-        runId,
-        status: state.status,
-      });
-    const writer = new RunWriter(this.store, state, state.head, this.live.at);
-    writer.add('run.resumed', { by: c.by });
-    await this.proceed(writer, version, c.walk);
-    return stateSummary(state);
+  unpause(tenant: string, runId: string, c: { by: string; walk?: WalkMode }): Promise<RunSummary> {
+    return this.controls.unpause(tenant, runId, c);
   }
 
   /** After a person's decision: walk on now (holding the lease), or commit and leave it to a worker. */
@@ -450,7 +296,7 @@ export class Engine {
     }
     writer.leaseWith(this.inlineLease);
     const s = writer.state;
-    await this.walk(writer, version, await this.effectsFor(s.tenant, s), await this.walkOptions(s));
+    await this.controls.walk(writer, version, await this.effectsFor(s.tenant, s), await this.walkOptions(s));
   }
 
   /** Resolves the run's pending approval exactly once, then continues (or stops) the run. */
@@ -505,71 +351,10 @@ export class Engine {
 
   /**
    * A new run that inherits the source run's entries before `fromSeq` under a root naming the
-   * source, then continues: `replay` serves every source value and tool outcome from the source's
-   * record (failing closed where none was recorded); `branch` draws and executes live.
+   * source, then continues: `replay` from the source's record, `branch` live (fork-run.ts).
    */
-  async fork(
-    tenant: string,
-    sourceRunId: string,
-    o: ForkOptions,
-  ): Promise<{ run: RunSummary; created: boolean }> {
-    const run = await this.store.getRun(tenant, sourceRunId);
-    if (!run) throw new KeelError(ErrorCode.notFound, `run ${sourceRunId} not found`, { runId: sourceRunId });
-    const last = run.head.seq;
-    if (!Number.isSafeInteger(o.fromSeq) || o.fromSeq < 0 || o.fromSeq > last + 1) {
-      throw new KeelError(
-        ErrorCode.usage,
-        `fromSeq: expected an integer from 0 to ${last + 1}, got ${o.fromSeq}`,
-        {
-          field: 'fromSeq',
-        },
-      );
-    }
-    if (o.mode === 'replay' && (o.event !== undefined || o.version !== undefined)) {
-      throw new KeelError(
-        ErrorCode.usage,
-        'a replay fork serves the recorded run; a new event or version needs mode branch',
-        {
-          field: 'mode',
-        },
-      );
-    }
-    const version = await this.store.getVersion(tenant, run.workflowId, o.version ?? run.version);
-    if (!version || (o.version === undefined && version.specHash !== run.specHash)) {
-      throw new KeelError(
-        ErrorCode.notFound,
-        `workflow ${run.workflowId} v${o.version ?? run.version} not found`,
-        {
-          version: o.version ?? run.version,
-        },
-      );
-    }
-    // Only the inherited prefix is read to create the fork: its cost grows with fromSeq, not with the history.
-    const prefix = (await this.store.readEntries(tenant, sourceRunId, 0, Math.max(o.fromSeq, 1))).map(
-      decodeEntry,
-    );
-    const root = prefix[0]!.payload as PayloadOf<'run.started'>;
-    const event = o.event ?? root.event;
-    const runId = hashOf({
-      kind: 'keel.fork',
-      tenant,
-      source: sourceRunId,
-      fromSeq: o.fromSeq,
-      mode: o.mode,
-      specHash: version.specHash,
-      event,
-    });
-    return this.create(runId, version, event, {
-      forkOf: { runId: sourceRunId, fromSeq: o.fromSeq, mode: o.mode },
-      // Replay keeps the recorded status (approver eligibility is fixed history); a branch runs under today's.
-      status: o.mode === 'replay' ? root.status : version.status,
-      prefix: prefix.slice(1),
-      walk: o.walk !== false,
-      // A fork executes under the source's writ; its inherited entries count against the budget.
-      ...(root.writ ? { writ: root.writ } : {}),
-      // A replay is judged by the policy the source was pinned to; a branch by today's.
-      ...(o.mode === 'replay' ? (root.policy ? { policy: root.policy } : {}) : this.currentPolicy(tenant)),
-    });
+  fork(tenant: string, sourceRunId: string, o: ForkOptions): Promise<{ run: RunSummary; created: boolean }> {
+    return forkRun(this.maker, tenant, sourceRunId, o);
   }
 
   /**
@@ -583,38 +368,15 @@ export class Engine {
   }
 
   /** A diagnostic re-execution: a new, live run of the same version and event, linked by `attemptOf`. */
-  async rerun(tenant: string, runId: string): Promise<{ run: RunSummary; created: boolean }> {
-    const source = await this.load(tenant, runId);
-    const root = source.entries[0]!.payload as PayloadOf<'run.started'>;
-    for (let attempt = 2; ; attempt++) {
-      const id = hashOf({ kind: 'keel.attempt', of: runId, attempt });
-      if (await this.store.getRun(tenant, id)) continue;
-      return this.create(id, source.version, root.event, {
-        attemptOf: runId,
-        ...(root.writ ? { writ: root.writ } : {}),
-        ...this.currentPolicy(tenant),
-      });
-    }
+  rerun(tenant: string, runId: string): Promise<{ run: RunSummary; created: boolean }> {
+    return rerunRun(this.maker, tenant, runId);
   }
 
   private async create(
     runId: Digest,
     version: VersionRecord,
     event: EventRecord,
-    o: {
-      forkOf?: PayloadOf<'run.started'>['forkOf'];
-      attemptOf?: string;
-      status?: string;
-      prefix?: readonly Entry[];
-      /** The writ the run executes under, already admitted (or inherited from the source run). */
-      writ?: RunWrit;
-      /** The hash of the policy the run is pinned to (the tenant's now, or a replayed source's). */
-      policy?: Digest;
-      /** A child run of a delegation step: the parent run and its delegating entry. */
-      delegatedBy?: DelegatedBy;
-      /** false: commit the root and the prefix, and leave the walk to `resume` (or a worker). */
-      walk?: boolean;
-    },
+    o: CreateOptions,
   ): Promise<{ run: RunSummary; created: boolean }> {
     const existing = await this.store.getRun(version.tenant, runId);
     if (existing) return { run: summaryOf(existing), created: false };
@@ -674,7 +436,7 @@ export class Engine {
       } else {
         writer.leaseWith(this.inlineLease);
         const fx = await this.effectsFor(version.tenant, state);
-        await this.walk(writer, version, fx, await this.walkOptions(state));
+        await this.controls.walk(writer, version, fx, await this.walkOptions(state));
       }
     } catch (e) {
       const raced =
@@ -703,23 +465,4 @@ export class Engine {
     const entries = stored.map(decodeEntry);
     return { run, version, stored, entries, state: foldRun(entries) };
   }
-}
-
-function walkKey(tenant: string, runId: string): string {
-  return `${tenant}\u0000${runId}`;
-}
-
-function summaryOf(r: RunRecord): RunSummary {
-  return { runId: r.runId, tenant: r.tenant, workflowId: r.workflowId, version: r.version, status: r.status };
-}
-
-export function stateSummary(s: RunState): RunSummary {
-  return {
-    runId: s.runId,
-    tenant: s.tenant,
-    workflowId: s.workflowId,
-    version: s.version,
-    status: s.status,
-    ...(s.finished?.reason ? { reason: s.finished.reason } : {}),
-  };
 }

@@ -11,10 +11,9 @@ export {
   ENGINE_VERSION,
   Engine,
   type EngineOptions,
-  type ForkOptions,
-  type RunSummary,
   type WalkMode,
 } from './engine.ts';
+export type { ForkOptions } from './fork-run.ts';
 export {
   admitWrit,
   type GovernanceConfig,
@@ -26,6 +25,7 @@ export { modelPlanner } from './model-planner.ts';
 export type { ReconcileRequest } from './reconcile-step.ts';
 export { indexLedger, recordedEffects } from './recorded-effects.ts';
 export { type EntrySketch, type ReplayDivergence, type ReplayResult, replayRun } from './replay.ts';
+export type { RunSummary } from './run-summary.ts';
 export { templatePlanner } from './template-planner.ts';
 export { ToolRegistry } from './tool-registry.ts';
 export type { WalkOptions } from './walk.ts';

@@ -1,0 +1,129 @@
+/**
+ * Runs made from another run: a fork, which inherits the source run's entries before `fromSeq` and
+ * continues from there (replay: served from the source's record; branch: live), and a rerun, a new
+ * live attempt of the same version and event. Both check the request, read what they inherit and
+ * name the new run; the engine creates and walks it. Never appends to the source run.
+ */
+import { type Digest, hashOf } from '../core/canonical/index.ts';
+import { ErrorCode, KeelError } from '../core/errors.ts';
+import { decodeEntry, type Entry, type EventRecord, type PayloadOf } from '../core/ledger/index.ts';
+import type { Store, VersionRecord } from '../ports/index.ts';
+import type { CreateOptions } from './engine.ts';
+import type { RunSummary } from './run-summary.ts';
+
+export interface ForkOptions {
+  readonly fromSeq: number;
+  readonly mode: 'replay' | 'branch';
+  /** branch only: start from another event (what-if). */
+  readonly event?: EventRecord;
+  /** branch only: continue on another published version of the same workflow. */
+  readonly version?: number;
+  /** false: create the fork with its inherited entries and leave the walk to `resume` or a worker. */
+  readonly walk?: boolean;
+}
+
+/** What a fork or a rerun uses of the engine: its store, and how it loads, creates and pins runs. */
+export interface RunMaker {
+  readonly store: Store;
+  readonly load: (
+    tenant: string,
+    runId: string,
+  ) => Promise<{ version: VersionRecord; entries: readonly Entry[] }>;
+  readonly create: (
+    runId: Digest,
+    version: VersionRecord,
+    event: EventRecord,
+    o: CreateOptions,
+  ) => Promise<{ run: RunSummary; created: boolean }>;
+  /** The policy a new run of the tenant is pinned to: the tenant's policy now, if it has one. */
+  readonly currentPolicy: (tenant: string) => { policy?: Digest };
+}
+
+/**
+ * A new run that inherits the source run's entries before `fromSeq` under a root naming the
+ * source, then continues: `replay` serves every source value and tool outcome from the source's
+ * record (failing closed where none was recorded); `branch` draws and executes live.
+ */
+export async function forkRun(
+  host: RunMaker,
+  tenant: string,
+  sourceRunId: string,
+  o: ForkOptions,
+): Promise<{ run: RunSummary; created: boolean }> {
+  const run = await host.store.getRun(tenant, sourceRunId);
+  if (!run) throw new KeelError(ErrorCode.notFound, `run ${sourceRunId} not found`, { runId: sourceRunId });
+  const last = run.head.seq;
+  if (!Number.isSafeInteger(o.fromSeq) || o.fromSeq < 0 || o.fromSeq > last + 1) {
+    throw new KeelError(
+      ErrorCode.usage,
+      `fromSeq: expected an integer from 0 to ${last + 1}, got ${o.fromSeq}`,
+      {
+        field: 'fromSeq',
+      },
+    );
+  }
+  if (o.mode === 'replay' && (o.event !== undefined || o.version !== undefined)) {
+    throw new KeelError(
+      ErrorCode.usage,
+      'a replay fork serves the recorded run; a new event or version needs mode branch',
+      {
+        field: 'mode',
+      },
+    );
+  }
+  const version = await host.store.getVersion(tenant, run.workflowId, o.version ?? run.version);
+  if (!version || (o.version === undefined && version.specHash !== run.specHash)) {
+    throw new KeelError(
+      ErrorCode.notFound,
+      `workflow ${run.workflowId} v${o.version ?? run.version} not found`,
+      {
+        version: o.version ?? run.version,
+      },
+    );
+  }
+  // Only the inherited prefix is read to create the fork: its cost grows with fromSeq, not with the history.
+  const prefix = (await host.store.readEntries(tenant, sourceRunId, 0, Math.max(o.fromSeq, 1))).map(
+    decodeEntry,
+  );
+  const root = prefix[0]!.payload as PayloadOf<'run.started'>;
+  const event = o.event ?? root.event;
+  const runId = hashOf({
+    kind: 'keel.fork',
+    tenant,
+    source: sourceRunId,
+    fromSeq: o.fromSeq,
+    mode: o.mode,
+    specHash: version.specHash,
+    event,
+  });
+  return host.create(runId, version, event, {
+    forkOf: { runId: sourceRunId, fromSeq: o.fromSeq, mode: o.mode },
+    // Replay keeps the recorded status (approver eligibility is fixed history); a branch runs under today's.
+    status: o.mode === 'replay' ? root.status : version.status,
+    prefix: prefix.slice(1),
+    walk: o.walk !== false,
+    // A fork executes under the source's writ; its inherited entries count against the budget.
+    ...(root.writ ? { writ: root.writ } : {}),
+    // A replay is judged by the policy the source was pinned to; a branch by today's.
+    ...(o.mode === 'replay' ? (root.policy ? { policy: root.policy } : {}) : host.currentPolicy(tenant)),
+  });
+}
+
+/** A diagnostic re-execution: a new, live run of the same version and event, linked by `attemptOf`. */
+export async function rerunRun(
+  host: RunMaker,
+  tenant: string,
+  runId: string,
+): Promise<{ run: RunSummary; created: boolean }> {
+  const source = await host.load(tenant, runId);
+  const root = source.entries[0]!.payload as PayloadOf<'run.started'>;
+  for (let attempt = 2; ; attempt++) {
+    const id = hashOf({ kind: 'keel.attempt', of: runId, attempt });
+    if (await host.store.getRun(tenant, id)) continue;
+    return host.create(id, source.version, root.event, {
+      attemptOf: runId,
+      ...(root.writ ? { writ: root.writ } : {}),
+      ...host.currentPolicy(tenant),
+    });
+  }
+}

@@ -1,0 +1,223 @@
+/**
+ * A person's controls over a run — `cancel`, `pause` and `unpause` — and the registry of the walks
+ * this process runs (one abort controller and pause flag for each), through which `cancel` stops a
+ * walk between steps or inside a tool call and `pause` stops one at its next step boundary. A run
+ * walked elsewhere (a worker) is fenced through its ledger head instead. Everything it does to a run
+ * goes through that run's ledger; it never starts, forks or creates a run.
+ */
+import { ErrorCode, isKeelError, KeelError } from '../core/errors.ts';
+import { decodeEntry } from '../core/ledger/index.ts';
+import { type CancelRequest, cancelReason, foldRun, type RunState } from '../core/run/index.ts';
+import type { Planner, Store, VersionRecord } from '../ports/index.ts';
+import type { Effects } from './effects.ts';
+import type { WalkMode } from './engine.ts';
+import { type RunSummary, stateSummary } from './run-summary.ts';
+import { RunWriter } from './run-writer.ts';
+import type { ToolRegistry } from './tool-registry.ts';
+import { type WalkOptions, walkRun } from './walk.ts';
+
+/** What the controls use of the engine: its store, clock and tools, and how it loads and walks on. */
+export interface RunControlsHost {
+  readonly store: Store;
+  readonly tools: ToolRegistry;
+  readonly planner: Planner | undefined;
+  /** The timestamp of the entry about to be written at `seq` (the engine's live effects). */
+  readonly at: (seq: number) => string;
+  readonly load: (tenant: string, runId: string) => Promise<{ state: RunState; version: VersionRecord }>;
+  /** After a person's decision: walk on now (holding the lease), or commit and leave it to a worker. */
+  readonly proceed: (writer: RunWriter, version: VersionRecord, walk?: WalkMode) => Promise<void>;
+}
+
+/** A walk this engine runs in this process: how to abort it, and when it has stopped. */
+interface ActiveWalk {
+  readonly controller: AbortController;
+  readonly stopped: Promise<void>;
+  /** Set by `pause`: the walk stops at its next step boundary (the step in progress finishes). */
+  pause: boolean;
+}
+
+/** How many times `cancel` re-reads a run whose head moved under it before giving up. */
+const CANCEL_RETRIES = 5;
+
+export class RunControls {
+  /** Walks running in this process, by tenant and run id. */
+  private readonly walks = new Map<string, Set<ActiveWalk>>();
+
+  constructor(private readonly host: RunControlsHost) {}
+
+  /**
+   * Walks a run inline, registered so that `cancel` in this process can abort it: the walk gets an
+   * abort signal (passed on to the tool it calls) and is unregistered when it stops, however it stops.
+   */
+  async walk(w: RunWriter, version: VersionRecord, fx: Effects, o: WalkOptions): Promise<void> {
+    const key = walkKey(w.state.tenant, w.state.runId);
+    const controller = new AbortController();
+    let stop!: () => void;
+    const active: ActiveWalk = { controller, stopped: new Promise<void>((r) => (stop = r)), pause: false };
+    const set = this.walks.get(key) ?? new Set<ActiveWalk>();
+    set.add(active);
+    this.walks.set(key, set);
+    try {
+      // A caller's own signal (if any) still stops the walk too.
+      const signal = o.signal ? AbortSignal.any([o.signal, controller.signal]) : controller.signal;
+      const shouldStop = () => active.pause || (o.shouldStop?.() ?? false);
+      await walkRun(w, version, this.host.tools, fx, {
+        ...o,
+        signal,
+        shouldStop,
+        ...(this.host.planner ? { planner: this.host.planner } : {}),
+      });
+    } finally {
+      set.delete(active);
+      if (set.size === 0 && this.walks.get(key) === set) this.walks.delete(key);
+      stop();
+    }
+  }
+
+  /**
+   * Cancels a run that has not finished, as `c.by` (with `c.reason`), and returns where it ended.
+   *
+   * - A run this process is walking now is aborted: the walk stops at its next step boundary or
+   *   when the tool it is calling returns or throws (the tool sees `ctx.signal` abort; a call cut
+   *   that way is recorded as `step.failed` with code `cancelled`), and finishes the run as
+   *   cancelled. `cancel` waits for that walk to stop.
+   * - Any other run — waiting for an approval, suspended as outcome_unknown, or running with
+   *   nobody walking it here — gets `run.finished` cancelled appended at its head, closing its
+   *   pending approval and releasing its lease in the same append. A run walked by another
+   *   process (a worker) is treated the same way: this append names the head it read, so whoever
+   *   appends second gets a head_conflict and the ledger never forks; stopping the worker's tool
+   *   call mid-flight is not attempted. When the head moved, the run is re-read and cancel tries again.
+   *
+   * A finished run (completed, refused, failed or cancelled) throws `run_terminal`; an unknown
+   * run, or another tenant's, `not_found`.
+   */
+  async cancel(tenant: string, runId: string, c: CancelRequest): Promise<RunSummary> {
+    if (typeof c?.by !== 'string' || c.by.trim() === '')
+      throw new KeelError(ErrorCode.usage, 'by: expected who cancels the run', { field: 'by' });
+    if (c.reason !== undefined && typeof c.reason !== 'string')
+      throw new KeelError(ErrorCode.usage, 'reason: expected a string', { field: 'reason' });
+    const request: CancelRequest = c.reason ? { by: c.by, reason: c.reason } : { by: c.by };
+    let aborted = false;
+    for (let attempt = 0; ; attempt++) {
+      const stored = (await this.host.store.getRun(tenant, runId))
+        ? await this.host.store.readEntries(tenant, runId)
+        : [];
+      if (stored.length === 0) throw new KeelError(ErrorCode.notFound, `run ${runId} not found`, { runId });
+      const state = foldRun(stored.map(decodeEntry));
+      if (state.finished) {
+        // The walk we aborted finished the run as cancelled: that is our cancellation.
+        if (aborted && state.status === 'cancelled') return stateSummary(state);
+        throw new KeelError(
+          ErrorCode.runTerminal,
+          `run ${runId} is ${state.status}; it cannot be cancelled`,
+          {
+            runId,
+            status: state.status,
+          },
+        );
+      }
+      const walking = this.walks.get(walkKey(tenant, runId));
+      if (walking && walking.size > 0) {
+        const walks = [...walking];
+        for (const w of walks) w.controller.abort(request);
+        await Promise.all(walks.map((w) => w.stopped));
+        aborted = true;
+        continue;
+      }
+      const writer = new RunWriter(this.host.store, state, state.head, this.host.at);
+      const pending = state.approval && !state.approval.decision ? state.approval.request : undefined;
+      writer.add('run.finished', {
+        status: 'cancelled',
+        outputs: state.outputs,
+        reason: cancelReason(request),
+      });
+      if (pending) writer.approvalClosed(pending.proposalId);
+      writer.leaseWith({ op: 'release' });
+      try {
+        await writer.commit();
+        return stateSummary(state);
+      } catch (e) {
+        // The head moved (a walker appended, or someone else cancelled): read the run again.
+        if (isKeelError(e) && e.code === ErrorCode.headConflict && attempt < CANCEL_RETRIES) continue;
+        throw e;
+      }
+    }
+  }
+
+  /**
+   * Pauses a running run as `c.by`: no step starts until `unpause`. A walk of it in this process
+   * finishes the step in progress (drain-current-node) and stops at the boundary; then `run.paused`
+   * is appended at the head, releasing the lease. A run walked by another process (a worker) is
+   * fenced like a cancel: this append names the head it read, the worker's next append conflicts
+   * and it drops the run; a call it had started is then in flight and is settled on resume as after
+   * a crash. Only a running run can be paused: a finished one is `run_terminal`, any other
+   * (waiting for an approval, suspended, already paused) `run_state`.
+   */
+  async pause(tenant: string, runId: string, c: { by: string; reason?: string }): Promise<RunSummary> {
+    if (typeof c?.by !== 'string' || c.by.trim() === '')
+      throw new KeelError(ErrorCode.usage, 'by: expected who pauses the run', { field: 'by' });
+    for (let attempt = 0; ; attempt++) {
+      const { state } = await this.host.load(tenant, runId);
+      if (state.finished)
+        throw new KeelError(ErrorCode.runTerminal, `run ${runId} is ${state.status}; it cannot be paused`, {
+          runId,
+          status: state.status,
+        });
+      if (state.status !== 'running')
+        throw new KeelError(
+          ErrorCode.runState,
+          `run ${runId} is ${state.status}; only a running run can be paused`,
+          {
+            runId,
+            status: state.status,
+          },
+        );
+      const walking = this.walks.get(walkKey(tenant, runId));
+      if (walking && walking.size > 0) {
+        const walks = [...walking];
+        for (const w of walks) w.pause = true;
+        await Promise.all(walks.map((w) => w.stopped));
+        continue;
+      }
+      const writer = new RunWriter(this.host.store, state, state.head, this.host.at);
+      writer.add('run.paused', {
+        by: c.by,
+        ...(c.reason ? { reason: c.reason } : {}),
+        drainPolicy: 'drain-current-node',
+      });
+      writer.leaseWith({ op: 'release' });
+      try {
+        await writer.commit();
+        return stateSummary(state);
+      } catch (e) {
+        if (isKeelError(e) && e.code === ErrorCode.headConflict && attempt < CANCEL_RETRIES) continue;
+        throw e;
+      }
+    }
+  }
+
+  /** Resumes a paused run as `by`, then walks on (inline) or leaves it to a worker (enqueue). */
+  async unpause(tenant: string, runId: string, c: { by: string; walk?: WalkMode }): Promise<RunSummary> {
+    if (typeof c?.by !== 'string' || c.by.trim() === '')
+      throw new KeelError(ErrorCode.usage, 'by: expected who resumes the run', { field: 'by' });
+    const { state, version } = await this.host.load(tenant, runId);
+    if (state.finished)
+      throw new KeelError(ErrorCode.runTerminal, `run ${runId} is ${state.status}; it cannot be resumed`, {
+        runId,
+        status: state.status,
+      });
+    if (state.status !== 'paused')
+      throw new KeelError(ErrorCode.runState, `run ${runId} is ${state.status}, not paused`, {
+        runId,
+        status: state.status,
+      });
+    const writer = new RunWriter(this.host.store, state, state.head, this.host.at);
+    writer.add('run.resumed', { by: c.by });
+    await this.host.proceed(writer, version, c.walk);
+    return stateSummary(state);
+  }
+}
+
+function walkKey(tenant: string, runId: string): string {
+  return `${tenant}\u0000${runId}`;
+}
