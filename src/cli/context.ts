@@ -7,9 +7,11 @@
  * processes. --policy / --trust-keys (governance-options.ts) set the tenant's policy and trusted writ
  * keys. Opening never prints a password.
  */
+
 import { mkdirSync } from 'node:fs';
 import { userInfo } from 'node:os';
 import { dirname, join } from 'node:path';
+import type { Command } from 'commander';
 import { Helpdesk } from '../../examples/support-desk/helpdesk.ts';
 import { supportDeskTools } from '../../examples/support-desk/tools.ts';
 import { createKeel, describeStoreTarget, isPostgresUrl, type Keel, openStore } from '../app/index.ts';
@@ -172,4 +174,23 @@ function safeUser(): string {
   } catch {
     return 'unknown';
   }
+}
+
+/** How a command module runs its body with a context (main.ts's `withContext`). */
+export type WithContext = (
+  cmd: Command,
+  body: (ctx: CliContext, g: GlobalOptions) => Promise<number | undefined>,
+) => Promise<void>;
+
+/**
+ * The tenant a command that mints or trusts credentials acts in: named by --tenant or KEEL_TENANT,
+ * never the `default` fallback, so nothing is created for the wrong tenant by accident.
+ */
+export function namedTenant(ctx: CliContext, g: GlobalOptions, what: string): string {
+  const env = process.env.KEEL_TENANT;
+  if (g.tenant === undefined && (env === undefined || env.trim() === ''))
+    throw new KeelError(ErrorCode.usage, `--tenant: required for ${what} (or set KEEL_TENANT)`, {
+      field: 'tenant',
+    });
+  return ctx.tenant;
 }

@@ -7,24 +7,8 @@
  */
 import type { Command } from 'commander';
 import pc from 'picocolors';
-import { ErrorCode, KeelError } from '../core/errors.ts';
-import type { CliContext, GlobalOptions } from './context.ts';
+import { namedTenant, type WithContext } from './context.ts';
 import { line, printJson } from './output.ts';
-
-type WithContext = (
-  cmd: Command,
-  body: (ctx: CliContext, g: GlobalOptions) => Promise<number | undefined>,
-) => Promise<void>;
-
-/** The tenant a key command acts in; refuses to fall back to `default`. */
-function namedTenant(ctx: CliContext, g: GlobalOptions): string {
-  const env = process.env.KEEL_TENANT;
-  if (g.tenant === undefined && (env === undefined || env.trim() === ''))
-    throw new KeelError(ErrorCode.usage, '--tenant: required for API keys (or set KEEL_TENANT)', {
-      field: 'tenant',
-    });
-  return ctx.tenant;
-}
 
 export function registerKeysCommands(program: Command, withContext: WithContext): void {
   const keys = program.command('keys').description('API keys for `keel serve`, one tenant each');
@@ -35,7 +19,7 @@ export function registerKeysCommands(program: Command, withContext: WithContext)
     .option('--subject <name>', 'who acts with the key (default key-<keyId>)')
     .action(async (o: { subject?: string }, cmd: Command) =>
       withContext(cmd, async (ctx, g) => {
-        const created = await ctx.keel.keys.create(namedTenant(ctx, g), o.subject);
+        const created = await ctx.keel.keys.create(namedTenant(ctx, g, 'API keys'), o.subject);
         if (ctx.json) printJson(created);
         else {
           line(`created API key ${created.keyId} for tenant ${created.tenant}, subject ${created.subject}`);
@@ -51,7 +35,7 @@ export function registerKeysCommands(program: Command, withContext: WithContext)
     .description("list --tenant's API keys (ids, subjects, times; never the keys)")
     .action(async (_o: unknown, cmd: Command) =>
       withContext(cmd, async (ctx, g) => {
-        const tenant = namedTenant(ctx, g);
+        const tenant = namedTenant(ctx, g, 'API keys');
         const list = await ctx.keel.keys.list(tenant);
         if (ctx.json) printJson(list);
         else {
@@ -71,7 +55,7 @@ export function registerKeysCommands(program: Command, withContext: WithContext)
     .argument('<keyId>', 'the key id `keys create` and `keys ls` print')
     .action(async (keyId: string, _o: unknown, cmd: Command) =>
       withContext(cmd, async (ctx, g) => {
-        const tenant = namedTenant(ctx, g);
+        const tenant = namedTenant(ctx, g, 'API keys');
         await ctx.keel.keys.revoke(tenant, keyId);
         if (ctx.json) printJson({ keyId, tenant, revoked: true });
         else line(`revoked API key ${keyId} in tenant ${tenant}`);

@@ -6,13 +6,8 @@
  */
 import type { Command } from 'commander';
 import type { RunSummary } from '../engine/index.ts';
-import { actor, type CliContext, type GlobalOptions } from './context.ts';
+import { actor, type CliContext, type WithContext } from './context.ts';
 import { line, printJson, statusColor } from './output.ts';
-
-type WithContext = (
-  cmd: Command,
-  body: (ctx: CliContext, g: GlobalOptions) => Promise<number | undefined>,
-) => Promise<void>;
 
 function print(ctx: CliContext, verb: string, r: RunSummary): undefined {
   if (ctx.json) printJson(r);

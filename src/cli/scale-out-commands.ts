@@ -12,14 +12,9 @@ import { systemSources } from '../adapters/system/index.ts';
 import { ErrorCode, KeelError } from '../core/errors.ts';
 import type { WorkerStatus } from '../ports/index.ts';
 import { Worker, type WorkerEvent } from '../worker/index.ts';
-import { actor, type CliContext, type GlobalOptions } from './context.ts';
+import { actor, type WithContext } from './context.ts';
 import { intOption } from './input.ts';
 import { line, printJson, statusColor } from './output.ts';
-
-type WithContext = (
-  cmd: Command,
-  body: (ctx: CliContext, g: GlobalOptions) => Promise<number | undefined>,
-) => Promise<void>;
 
 const secs = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
 

@@ -6,14 +6,9 @@
  */
 import type { Command } from 'commander';
 import { ErrorCode, KeelError } from '../core/errors.ts';
-import type { CliContext, GlobalOptions } from './context.ts';
+import type { WithContext } from './context.ts';
 import { intOption } from './input.ts';
 import { printJson } from './output.ts';
-
-type WithContext = (
-  cmd: Command,
-  body: (ctx: CliContext, g: GlobalOptions) => Promise<number | undefined>,
-) => Promise<void>;
 
 export function registerServeCommand(program: Command, withContext: WithContext): void {
   program

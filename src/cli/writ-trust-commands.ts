@@ -7,25 +7,10 @@
 import { existsSync } from 'node:fs';
 import type { Command } from 'commander';
 import pc from 'picocolors';
-import { ErrorCode, KeelError } from '../core/errors.ts';
-import { actor, type CliContext, type GlobalOptions } from './context.ts';
+import { actor, namedTenant, type WithContext } from './context.ts';
 import { readChain } from './governance-commands.ts';
 import { readText } from './input.ts';
 import { line, printJson } from './output.ts';
-
-type WithContext = (
-  cmd: Command,
-  body: (ctx: CliContext, g: GlobalOptions) => Promise<number | undefined>,
-) => Promise<void>;
-
-function namedTenant(ctx: CliContext, g: GlobalOptions): string {
-  const env = process.env.KEEL_TENANT;
-  if (g.tenant === undefined && (env === undefined || env.trim() === ''))
-    throw new KeelError(ErrorCode.usage, '--tenant: required for writ trust (or set KEEL_TENANT)', {
-      field: 'tenant',
-    });
-  return ctx.tenant;
-}
 
 export function registerWritTrustCommands(program: Command, withContext: WithContext): void {
   const writs = program.commands.find((c) => c.name() === 'writs') ?? program.command('writs');
@@ -37,7 +22,7 @@ export function registerWritTrustCommands(program: Command, withContext: WithCon
     .option('--as <name>', 'who adds it (default KEEL_USER, then the OS user)')
     .action(async (file: string, o: { as?: string }, cmd: Command) =>
       withContext(cmd, async (ctx, g) => {
-        const tenant = namedTenant(ctx, g);
+        const tenant = namedTenant(ctx, g, 'writ trust');
         const r = await ctx.keel.writs.trust(tenant, readText(file, 'public key'), actor(o.as));
         if (ctx.json) printJson(r);
         else
@@ -55,7 +40,7 @@ export function registerWritTrustCommands(program: Command, withContext: WithCon
     .description("list --tenant's stored trusted writ keys, retired ones included")
     .action(async (_o: unknown, cmd: Command) =>
       withContext(cmd, async (ctx, g) => {
-        const tenant = namedTenant(ctx, g);
+        const tenant = namedTenant(ctx, g, 'writ trust');
         const keys = await ctx.keel.writs.trusted(tenant);
         if (ctx.json) printJson(keys);
         else {
@@ -75,7 +60,7 @@ export function registerWritTrustCommands(program: Command, withContext: WithCon
     .argument('<keyId>', 'the key id `writs trusted` prints (sha256:...)')
     .action(async (keyId: string, _o: unknown, cmd: Command) =>
       withContext(cmd, async (ctx, g) => {
-        const tenant = namedTenant(ctx, g);
+        const tenant = namedTenant(ctx, g, 'writ trust');
         const k = await ctx.keel.writs.untrust(tenant, keyId);
         if (ctx.json) printJson(k);
         else line(`retired key ${keyId} of tenant ${tenant} at ${k.retiredAt}`);
@@ -91,7 +76,7 @@ export function registerWritTrustCommands(program: Command, withContext: WithCon
     .option('--as <name>', 'who revokes it (default KEEL_USER, then the OS user)')
     .action(async (target: string, o: { reason?: string; as?: string }, cmd: Command) =>
       withContext(cmd, async (ctx, g) => {
-        const tenant = namedTenant(ctx, g);
+        const tenant = namedTenant(ctx, g, 'writ trust');
         const what =
           target.startsWith('sha256:') && !existsSync(target) ? target : { chain: readChain(target) };
         const r = await ctx.keel.writs.revoke(tenant, what, actor(o.as), o.reason);

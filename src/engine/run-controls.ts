@@ -36,8 +36,15 @@ interface ActiveWalk {
   pause: boolean;
 }
 
-/** How many times `cancel` re-reads a run whose head moved under it before giving up. */
-const CANCEL_RETRIES = 5;
+/** How many times `cancel` or `pause` re-reads a run whose head moved under it before giving up. */
+const HEAD_RETRIES = 5;
+
+function terminal(runId: string, state: RunState, verb: string): KeelError {
+  return new KeelError(ErrorCode.runTerminal, `run ${runId} is ${state.status}; it cannot be ${verb}`, {
+    runId,
+    status: state.status,
+  });
+}
 
 export class RunControls {
   /** Walks running in this process, by tenant and run id. */
@@ -97,51 +104,24 @@ export class RunControls {
     if (c.reason !== undefined && typeof c.reason !== 'string')
       throw new KeelError(ErrorCode.usage, 'reason: expected a string', { field: 'reason' });
     const request: CancelRequest = c.reason ? { by: c.by, reason: c.reason } : { by: c.by };
-    let aborted = false;
-    for (let attempt = 0; ; attempt++) {
-      const stored = (await this.host.store.getRun(tenant, runId))
-        ? await this.host.store.readEntries(tenant, runId)
-        : [];
-      if (stored.length === 0) throw new KeelError(ErrorCode.notFound, `run ${runId} not found`, { runId });
-      const state = foldRun(stored.map(decodeEntry));
-      if (state.finished) {
+    return this.atHead(tenant, runId, {
+      check: (state, stoppedHere) => {
         // The walk we aborted finished the run as cancelled: that is our cancellation.
-        if (aborted && state.status === 'cancelled') return stateSummary(state);
-        throw new KeelError(
-          ErrorCode.runTerminal,
-          `run ${runId} is ${state.status}; it cannot be cancelled`,
-          {
-            runId,
-            status: state.status,
-          },
-        );
-      }
-      const walking = this.walks.get(walkKey(tenant, runId));
-      if (walking && walking.size > 0) {
-        const walks = [...walking];
-        for (const w of walks) w.controller.abort(request);
-        await Promise.all(walks.map((w) => w.stopped));
-        aborted = true;
-        continue;
-      }
-      const writer = new RunWriter(this.host.store, state, state.head, this.host.at);
-      const pending = state.approval && !state.approval.decision ? state.approval.request : undefined;
-      writer.add('run.finished', {
-        status: 'cancelled',
-        outputs: state.outputs,
-        reason: cancelReason(request),
-      });
-      if (pending) writer.approvalClosed(pending.proposalId);
-      writer.leaseWith({ op: 'release' });
-      try {
-        await writer.commit();
-        return stateSummary(state);
-      } catch (e) {
-        // The head moved (a walker appended, or someone else cancelled): read the run again.
-        if (isKeelError(e) && e.code === ErrorCode.headConflict && attempt < CANCEL_RETRIES) continue;
-        throw e;
-      }
-    }
+        if (stoppedHere && state.status === 'cancelled') return stateSummary(state);
+        if (state.finished) throw terminal(runId, state, 'cancelled');
+        return undefined;
+      },
+      stop: (w) => w.controller.abort(request),
+      write: (writer, state) => {
+        const pending = state.approval && !state.approval.decision ? state.approval.request : undefined;
+        writer.add('run.finished', {
+          status: 'cancelled',
+          outputs: state.outputs,
+          reason: cancelReason(request),
+        });
+        if (pending) writer.approvalClosed(pending.proposalId);
+      },
+    });
   }
 
   /**
@@ -156,41 +136,73 @@ export class RunControls {
   async pause(tenant: string, runId: string, c: { by: string; reason?: string }): Promise<RunSummary> {
     if (typeof c?.by !== 'string' || c.by.trim() === '')
       throw new KeelError(ErrorCode.usage, 'by: expected who pauses the run', { field: 'by' });
+    return this.atHead(tenant, runId, {
+      check: (state) => {
+        if (state.finished) throw terminal(runId, state, 'paused');
+        if (state.status !== 'running')
+          throw new KeelError(
+            ErrorCode.runState,
+            `run ${runId} is ${state.status}; only a running run can be paused`,
+            {
+              runId,
+              status: state.status,
+            },
+          );
+        return undefined;
+      },
+      stop: (w) => {
+        w.pause = true;
+      },
+      write: (writer) =>
+        writer.add('run.paused', {
+          by: c.by,
+          ...(c.reason ? { reason: c.reason } : {}),
+          drainPolicy: 'drain-current-node',
+        }),
+    });
+  }
+
+  /**
+   * The loop `cancel` and `pause` share: read the run and let `check` refuse it (or say it is
+   * already settled); stop this process's walks of it and read again once they have stopped;
+   * otherwise `write` at its head, releasing the lease. This append names the head it read, so a
+   * walker elsewhere that appends first makes it re-read and try again (up to HEAD_RETRIES times).
+   */
+  private async atHead(
+    tenant: string,
+    runId: string,
+    o: {
+      check(state: RunState, stoppedHere: boolean): RunSummary | undefined;
+      stop(walk: ActiveWalk): void;
+      write(writer: RunWriter, state: RunState): void;
+    },
+  ): Promise<RunSummary> {
+    let stoppedHere = false;
     for (let attempt = 0; ; attempt++) {
-      const { state } = await this.host.load(tenant, runId);
-      if (state.finished)
-        throw new KeelError(ErrorCode.runTerminal, `run ${runId} is ${state.status}; it cannot be paused`, {
-          runId,
-          status: state.status,
-        });
-      if (state.status !== 'running')
-        throw new KeelError(
-          ErrorCode.runState,
-          `run ${runId} is ${state.status}; only a running run can be paused`,
-          {
-            runId,
-            status: state.status,
-          },
-        );
+      const stored = (await this.host.store.getRun(tenant, runId))
+        ? await this.host.store.readEntries(tenant, runId)
+        : [];
+      if (stored.length === 0) throw new KeelError(ErrorCode.notFound, `run ${runId} not found`, { runId });
+      const state = foldRun(stored.map(decodeEntry));
+      const settled = o.check(state, stoppedHere);
+      if (settled) return settled;
       const walking = this.walks.get(walkKey(tenant, runId));
       if (walking && walking.size > 0) {
         const walks = [...walking];
-        for (const w of walks) w.pause = true;
+        for (const w of walks) o.stop(w);
         await Promise.all(walks.map((w) => w.stopped));
+        stoppedHere = true;
         continue;
       }
       const writer = new RunWriter(this.host.store, state, state.head, this.host.at);
-      writer.add('run.paused', {
-        by: c.by,
-        ...(c.reason ? { reason: c.reason } : {}),
-        drainPolicy: 'drain-current-node',
-      });
+      o.write(writer, state);
       writer.leaseWith({ op: 'release' });
       try {
         await writer.commit();
         return stateSummary(state);
       } catch (e) {
-        if (isKeelError(e) && e.code === ErrorCode.headConflict && attempt < CANCEL_RETRIES) continue;
+        // The head moved (a walker appended, or someone else got there first): read the run again.
+        if (isKeelError(e) && e.code === ErrorCode.headConflict && attempt < HEAD_RETRIES) continue;
         throw e;
       }
     }
@@ -201,11 +213,7 @@ export class RunControls {
     if (typeof c?.by !== 'string' || c.by.trim() === '')
       throw new KeelError(ErrorCode.usage, 'by: expected who resumes the run', { field: 'by' });
     const { state, version } = await this.host.load(tenant, runId);
-    if (state.finished)
-      throw new KeelError(ErrorCode.runTerminal, `run ${runId} is ${state.status}; it cannot be resumed`, {
-        runId,
-        status: state.status,
-      });
+    if (state.finished) throw terminal(runId, state, 'resumed');
     if (state.status !== 'paused')
       throw new KeelError(ErrorCode.runState, `run ${runId} is ${state.status}, not paused`, {
         runId,
