@@ -5,13 +5,10 @@
  * answer); authentication; bad input naming the field; the OpenAPI document against the route table.
  */
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
-import { createKeel, type Keel } from '../app/keel.ts';
-import { createServerApp } from './app.ts';
+import { describe, test } from 'node:test';
+import { inProcessServer, type Json } from '../../test/helpers/in-process-server.ts';
 import { httpStatusTable } from './errors.ts';
 import { KEEL_ROUTES } from './keel-routes.ts';
-
-type Json = Record<string, unknown>;
 
 const GATED = `id: gated
 version: 1
@@ -37,40 +34,8 @@ const PLAIN = {
 
 const MISSING = `sha256:${'0'.repeat(64)}`;
 
-let keel: Keel;
-let server: ReturnType<typeof createServerApp>;
-let acme: string;
-let globex: string;
-
-before(async () => {
-  keel = createKeel({ store: ':memory:' });
-  server = createServerApp(keel, { log: () => {} });
-  acme = (await keel.keys.create('acme', 'dana')).key;
-  globex = (await keel.keys.create('globex', 'eve')).key;
-});
-after(async () => {
-  await server.host.drain();
-  await keel.close();
-});
-
-async function api(
-  method: string,
-  path: string,
-  o: { key?: string | null; body?: unknown; raw?: string; headers?: Record<string, string> } = {},
-) {
-  const headers: Record<string, string> = { ...(o.headers ?? {}) };
-  const key = o.key === undefined ? acme : o.key;
-  if (key) headers.Authorization = `Bearer ${key}`;
-  if (o.body !== undefined || o.raw !== undefined) headers['Content-Type'] ??= 'application/json';
-  const res = await server.app.request(path, {
-    method,
-    headers,
-    ...(o.body !== undefined ? { body: JSON.stringify(o.body) } : {}),
-    ...(o.raw !== undefined ? { body: o.raw } : {}),
-  });
-  const text = await res.text();
-  return { status: res.status, headers: res.headers, body: (text ? JSON.parse(text) : null) as Json };
-}
+const t = inProcessServer();
+const api = t.api;
 
 const run = (id: string, tail = '') => `/api/runs/${id}${tail}`;
 let n = 0;
@@ -87,12 +52,12 @@ async function start(type: string): Promise<string> {
   assert.equal(r.status, 201, JSON.stringify(r.body));
   const runs = r.body.runs as Json[];
   assert.equal(runs.length, 1);
-  await server.host.drain();
+  await t.server.host.drain();
   return runs[0]!.runId as string;
 }
 
 async function status(id: string): Promise<string> {
-  await server.host.drain();
+  await t.server.host.drain();
   const r = await api('GET', run(id));
   assert.equal(r.status, 200, JSON.stringify(r.body));
   return r.body.status as string;
@@ -275,7 +240,7 @@ describe('events, runs and approvals', () => {
     });
     assert.equal(other.status, 409);
     assert.equal(other.body.error, 'idempotency_key_mismatch');
-    await server.host.drain();
+    await t.server.host.drain();
   });
 });
 
@@ -295,8 +260,8 @@ describe('tenant isolation', () => {
       ['POST', '/rerun', undefined],
     ];
     for (const [method, tail, body] of probes) {
-      const theirs = await api(method, run(id, tail), { key: globex, body });
-      const missing = await api(method, run(MISSING, tail), { key: globex, body });
+      const theirs = await api(method, run(id, tail), { key: t.globex, body });
+      const missing = await api(method, run(MISSING, tail), { key: t.globex, body });
       assert.equal(theirs.status, 404, `${method} ${tail}: ${JSON.stringify(theirs.body)}`);
       assert.deepEqual(
         JSON.parse(JSON.stringify(theirs.body).replaceAll(id, MISSING)),
@@ -304,14 +269,14 @@ describe('tenant isolation', () => {
         `${method} ${tail}`,
       );
     }
-    assert.equal(await status(id), 'waiting_approval', 'still waiting: globex changed nothing');
-    assert.deepEqual((await api('GET', '/api/runs', { key: globex })).body.runs, []);
-    assert.deepEqual((await api('GET', '/api/approvals', { key: globex })).body.approvals, []);
-    assert.deepEqual((await api('GET', '/api/workflows', { key: globex })).body.versions, []);
-    assert.equal((await api('GET', '/api/workflows/gated', { key: globex })).status, 404);
+    assert.equal(await status(id), 'waiting_approval', 'still waiting: t.globex changed nothing');
+    assert.deepEqual((await api('GET', '/api/runs', { key: t.globex })).body.runs, []);
+    assert.deepEqual((await api('GET', '/api/approvals', { key: t.globex })).body.approvals, []);
+    assert.deepEqual((await api('GET', '/api/workflows', { key: t.globex })).body.versions, []);
+    assert.equal((await api('GET', '/api/workflows/gated', { key: t.globex })).status, 404);
     // An event naming another tenant is refused, not routed there.
     const cross = await api('POST', '/api/events', {
-      key: globex,
+      key: t.globex,
       body: { ...event('ship'), tenant: 'acme' },
     });
     assert.equal(cross.status, 400);

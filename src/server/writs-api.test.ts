@@ -5,14 +5,11 @@
  * tenant is always the key's, never the body's), and bad input naming the field.
  */
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
-import { createKeel, type Keel } from '../app/keel.ts';
+import { test } from 'node:test';
+import { inProcessServer, type Json } from '../../test/helpers/in-process-server.ts';
 import { keyPair, signedRoot } from '../core/writs/fixtures.test-helpers.ts';
 import { attenuate, signWrit, writHash } from '../core/writs/index.ts';
-import { createServerApp } from './app.ts';
 import { KEEL_ROUTES } from './keel-routes.ts';
-
-type Json = Record<string, unknown>;
 
 const SPEC = {
   id: 'plain',
@@ -24,31 +21,8 @@ const SPEC = {
 };
 const WINDOW = { notBefore: '2000-01-01T00:00:00Z', notAfter: '2100-01-01T00:00:00Z' };
 
-let keel: Keel;
-let server: ReturnType<typeof createServerApp>;
-let acme: string;
-let globex: string;
-
-before(async () => {
-  keel = createKeel({ store: ':memory:' });
-  server = createServerApp(keel, { log: () => {} });
-  acme = (await keel.keys.create('acme', 'dana')).key;
-  globex = (await keel.keys.create('globex', 'eve')).key;
-});
-after(async () => {
-  await server.host.drain();
-  await keel.close();
-});
-
-async function api(method: string, path: string, o: { key?: string; body?: unknown } = {}) {
-  const res = await server.app.request(path, {
-    method,
-    headers: { Authorization: `Bearer ${o.key ?? acme}`, 'Content-Type': 'application/json' },
-    ...(o.body !== undefined ? { body: JSON.stringify(o.body) } : {}),
-  });
-  const text = await res.text();
-  return { status: res.status, body: (text ? JSON.parse(text) : null) as Json, text };
-}
+const t = inProcessServer();
+const api = t.api;
 
 let n = 0;
 const event = () => ({ id: `evt-${++n}`, type: 'ping', time: '2026-01-31T12:00:00Z' });
@@ -71,8 +45,8 @@ async function live(key: string) {
 }
 
 test('trusted keys are stored per tenant; a writ verifies against them, runs under it, and once revoked starts no run', async () => {
-  await live(acme);
-  await live(globex);
+  await live(t.acme);
+  await live(t.globex);
   const a = writsFor('acme');
   const g = writsFor('globex');
 
@@ -93,7 +67,7 @@ test('trusted keys are stored per tenant; a writ verifies against them, runs und
   assert.equal((added.body.record as Json).addedBy, 'dana');
   assert.equal((await api('POST', '/api/writs/trusted-keys', { body: { publicKeyPem: a.pem } })).status, 200);
   assert.equal(
-    (await api('POST', '/api/writs/trusted-keys', { key: globex, body: { publicKeyPem: g.pem } })).status,
+    (await api('POST', '/api/writs/trusted-keys', { key: t.globex, body: { publicKeyPem: g.pem } })).status,
     201,
   );
   const listed = await api('GET', '/api/writs/trusted-keys');
@@ -107,7 +81,7 @@ test('trusted keys are stored per tenant; a writ verifies against them, runs und
   assert.equal(inspected.body.hash, writHash(a.chain[1]!));
   assert.equal((inspected.body.chain as Json[]).length, 2);
   // Another tenant's key verifies nothing of acme's.
-  const foreign = await api('POST', '/api/writs/inspect', { key: globex, body: { writ: a.chain } });
+  const foreign = await api('POST', '/api/writs/inspect', { key: t.globex, body: { writ: a.chain } });
   assert.equal(foreign.body.verified, false);
 
   const started = await api('POST', '/api/workflows/plain/runs', {
@@ -115,7 +89,7 @@ test('trusted keys are stored per tenant; a writ verifies against them, runs und
   });
   assert.equal(started.status, 201, started.text);
   const runId = started.body.runId as string;
-  await server.host.drain();
+  await t.server.host.drain();
   const entries = await api('GET', `/api/runs/${runId}/entries`);
   const root = (entries.body.entries as Json[])[0] as { payload: { writ?: { hash: string } } };
   assert.equal(root.payload.writ?.hash, writHash(a.chain[1]!));
@@ -141,14 +115,17 @@ test('trusted keys are stored per tenant; a writ verifies against them, runs und
 
   // globex is unaffected, and cannot revoke acme's writ by presenting it (another tenant's writ).
   const gStarted = await api('POST', '/api/workflows/plain/runs', {
-    key: globex,
+    key: t.globex,
     body: { event: event(), writ: g.chain },
   });
   assert.equal(gStarted.status, 201, gStarted.text);
-  const cross = await api('POST', '/api/writs/revoke', { key: globex, body: { writ: { chain: a.chain } } });
+  const cross = await api('POST', '/api/writs/revoke', { key: t.globex, body: { writ: { chain: a.chain } } });
   assert.equal(cross.status, 403);
-  assert.equal(Array.isArray((await api('GET', '/api/writs/trusted-keys', { key: globex })).body.keys), true);
-  await server.host.drain();
+  assert.equal(
+    Array.isArray((await api('GET', '/api/writs/trusted-keys', { key: t.globex })).body.keys),
+    true,
+  );
+  await t.server.host.drain();
 });
 
 test('bad writ input is refused naming the field, and changes nothing', async () => {
