@@ -269,7 +269,7 @@ describe('tenant isolation', () => {
         `${method} ${tail}`,
       );
     }
-    assert.equal(await status(id), 'waiting_approval', 'still waiting: t.globex changed nothing');
+    assert.equal(await status(id), 'waiting_approval', 'still waiting: globex changed nothing');
     assert.deepEqual((await api('GET', '/api/runs', { key: t.globex })).body.runs, []);
     assert.deepEqual((await api('GET', '/api/approvals', { key: t.globex })).body.approvals, []);
     assert.deepEqual((await api('GET', '/api/workflows', { key: t.globex })).body.versions, []);
