@@ -15,23 +15,14 @@ import { foldRun } from '../core/run/index.ts';
 import { OPENWOP_RUN_EVENT, type OpenWopDefinition, runInputs } from './definition.ts';
 import { fixtureDefinitions, seedFixtures } from './fixtures.ts';
 import { type ProjectedEvent, projectEvents } from './project-events.ts';
+import { ProtocolError } from './protocol-error.ts';
+import { type CreateRunBody, type ForkBody, parsePause, parseResumeValue } from './request-bodies.ts';
 import { type Major, wireRunId } from './run-ids.ts';
 
 /** Who is calling: resolved from the credential, never from the request body. */
 export interface Principal {
   readonly tenant: string;
   readonly subject: string;
-}
-
-/** An OpenWOP refusal that has no Keel error code of its own (the server maps both to a status). */
-export class ProtocolError extends Error {
-  readonly code: string;
-  readonly details: Record<string, unknown>;
-  constructor(code: string, message: string, details: Record<string, unknown> = {}) {
-    super(message);
-    this.code = code;
-    this.details = details;
-  }
 }
 
 export type WireStatus = 'running' | 'waiting-approval' | 'paused' | 'completed' | 'failed' | 'cancelled';
@@ -48,104 +39,6 @@ const STATUS: Record<RunStatus, WireStatus> = {
 };
 
 export const TERMINAL_WIRE: ReadonlySet<string> = new Set(['completed', 'failed', 'cancelled']);
-
-export interface CreateRunBody {
-  readonly workflowId: string;
-  readonly inputs: Record<string, unknown>;
-  readonly tags?: readonly string[];
-  readonly metadata?: Record<string, unknown>;
-}
-
-export interface ForkBody {
-  readonly mode: 'replay' | 'branch';
-  readonly fromSeq: number;
-}
-
-function isObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
-function validation(field: string, message: string): ProtocolError {
-  return new ProtocolError('validation_error', `${field}: ${message}`, { field });
-}
-
-/** Checks a createRun body; v2 refuses unknown keys, v1 stays lenient. */
-export function parseCreateRun(body: unknown, major: Major): CreateRunBody {
-  if (!isObject(body)) throw validation('(body)', 'expected a JSON object');
-  const known = new Set([
-    'workflowId',
-    'inputs',
-    'tags',
-    'metadata',
-    'configurable',
-    'tenantId',
-    'scopeId',
-    'residency',
-    'callbackUrl',
-    'mode',
-    'agentId',
-    'evalSuiteRef',
-  ]);
-  if (major === 2) for (const k of Object.keys(body)) if (!known.has(k)) throw validation(k, 'unknown field');
-  if (typeof body.workflowId !== 'string' || body.workflowId.length === 0)
-    throw validation('workflowId', 'expected a non-empty string');
-  if (body.inputs !== undefined && !isObject(body.inputs)) throw validation('inputs', 'expected an object');
-  if (body.tags !== undefined) {
-    if (
-      !Array.isArray(body.tags) ||
-      body.tags.length > 100 ||
-      body.tags.some((t) => typeof t !== 'string' || t.length > 256)
-    )
-      throw validation('tags', 'expected at most 100 strings of at most 256 characters');
-  }
-  if (body.metadata !== undefined && !isObject(body.metadata))
-    throw validation('metadata', 'expected an object');
-  return {
-    workflowId: body.workflowId,
-    inputs: (body.inputs as Record<string, unknown> | undefined) ?? {},
-    ...(body.tags ? { tags: body.tags as string[] } : {}),
-    ...(body.metadata ? { metadata: body.metadata as Record<string, unknown> } : {}),
-  };
-}
-
-export function parseFork(body: unknown): ForkBody {
-  if (!isObject(body)) throw validation('(body)', 'expected a JSON object');
-  if (body.mode !== 'replay' && body.mode !== 'branch')
-    throw validation('mode', `expected replay or branch, got ${JSON.stringify(body.mode)}`);
-  if (body.fromSeq === undefined && body.mode === 'branch')
-    throw validation('fromSeq', 'required for mode branch');
-  const fromSeq = body.fromSeq ?? 0;
-  if (!Number.isSafeInteger(fromSeq) || (fromSeq as number) < 0)
-    throw validation('fromSeq', `expected an integer >= 0, got ${JSON.stringify(body.fromSeq)}`);
-  const overlay = body.runOptionsOverlay;
-  if (
-    overlay !== undefined &&
-    (!isObject(overlay) || (body.mode === 'replay' && Object.keys(overlay).length > 0))
-  )
-    throw validation('runOptionsOverlay', 'only an object, and only with mode branch');
-  return { mode: body.mode, fromSeq: fromSeq as number };
-}
-
-/** At most this many runs in one bulk cancel. */
-export const MAX_BULK_CANCEL = 100;
-
-export function parseBulkCancel(body: unknown): { runIds: string[]; reason?: string } {
-  if (!isObject(body)) throw validation('(body)', 'expected a JSON object');
-  const ids = body.runIds;
-  if (
-    !Array.isArray(ids) ||
-    ids.length < 1 ||
-    ids.length > MAX_BULK_CANCEL ||
-    ids.some((x) => typeof x !== 'string')
-  )
-    throw new ProtocolError('validation_error', `runIds: expected 1 to ${MAX_BULK_CANCEL} run ids`, {
-      field: 'runIds',
-      maxRunIds: MAX_BULK_CANCEL,
-    });
-  if (body.reason !== undefined && typeof body.reason !== 'string')
-    throw validation('reason', 'expected a string');
-  return { runIds: ids as string[], ...(typeof body.reason === 'string' ? { reason: body.reason } : {}) };
-}
 
 export interface HostOptions {
   /** `inline` (default): this process walks the runs it creates; `workers`: `keel worker` processes do. */
@@ -284,18 +177,11 @@ export class OpenWopHost {
 
   /** Holds the run at its next step boundary (drain-current-node, the only drain policy served). */
   async pause(p: Principal, runId: string, body: unknown): Promise<{ status: WireStatus; pausedAt: string }> {
-    const b = isObject(body) ? body : {};
-    if (b.drainPolicy !== undefined && b.drainPolicy !== 'drain-current-node')
-      throw validation(
-        'drainPolicy',
-        'only drain-current-node is served (the step in progress finishes first)',
-      );
-    if (b.reason !== undefined && typeof b.reason !== 'string')
-      throw validation('reason', 'expected a string');
+    const b = parsePause(body);
     const r = await this.runState(() =>
       this.keel.runs.pause(p.tenant, runId, {
         by: p.subject,
-        ...(typeof b.reason === 'string' ? { reason: b.reason } : {}),
+        ...b,
       }),
     );
     return { status: STATUS[r.status], pausedAt: (await this.keel.runs.get(p.tenant, runId)).updatedAt };
@@ -355,8 +241,7 @@ export class OpenWopHost {
     nodeId: string,
     resumeValue: unknown,
   ): Promise<{ status: WireStatus }> {
-    if (!isObject(resumeValue) || (resumeValue.action !== 'accept' && resumeValue.action !== 'reject'))
-      throw validation('resumeValue.action', 'expected accept or reject');
+    const value = parseResumeValue(resumeValue);
     const entries = await this.entries(p, runId);
     const s = foldRun(entries);
     const asked = entries.some(
@@ -371,10 +256,9 @@ export class OpenWopHost {
         `the interrupt at node ${nodeId} is already resolved`,
         { nodeId },
       );
-    const feedback = typeof resumeValue.feedback === 'string' ? resumeValue.feedback : undefined;
-    const resolve = resumeValue.action === 'accept' ? this.keel.approvals.approve : this.keel.approvals.deny;
+    const resolve = value.action === 'accept' ? this.keel.approvals.approve : this.keel.approvals.deny;
     try {
-      await resolve(p.tenant, runId, p.subject, feedback, { walk: 'enqueue' });
+      await resolve(p.tenant, runId, p.subject, value.feedback, { walk: 'enqueue' });
     } catch (e) {
       if (e instanceof KeelError && e.code === ErrorCode.alreadyResolved)
         throw new ProtocolError('interrupt_already_resolved', e.message, { nodeId });

@@ -4,7 +4,8 @@
  * exists, and every read and write after it names the caller's tenant.
  */
 import type { Keel } from '../app/keel.ts';
-import { type Principal, ProtocolError } from '../openwop/host.ts';
+import type { Principal } from '../openwop/host.ts';
+import { ProtocolError } from '../openwop/protocol-error.ts';
 
 export async function authenticate(keel: Keel, authorization: string | undefined): Promise<Principal> {
   const m = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? '');

@@ -4,7 +4,7 @@
  * whose message says nothing about internals (the cause goes to the server log, never the body).
  */
 import { isKeelError } from '../core/errors.ts';
-import { ProtocolError } from '../openwop/host.ts';
+import { ProtocolError } from '../openwop/protocol-error.ts';
 
 const STATUS: Record<string, number> = {
   // Keel

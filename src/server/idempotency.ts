@@ -11,7 +11,8 @@
 import { isIdempotencyKey } from '../app/idempotency.ts';
 import type { Keel } from '../app/keel.ts';
 import { hashOf } from '../core/canonical/index.ts';
-import { type Principal, ProtocolError } from '../openwop/host.ts';
+import type { Principal } from '../openwop/host.ts';
+import { ProtocolError } from '../openwop/protocol-error.ts';
 
 export interface Reply {
   readonly status: number;

@@ -9,7 +9,8 @@
 import { Hono } from 'hono';
 import type { z } from 'zod';
 import type { Keel } from '../app/keel.ts';
-import { type OpenWopHost, type Principal, ProtocolError } from '../openwop/host.ts';
+import type { OpenWopHost, Principal } from '../openwop/host.ts';
+import { ProtocolError } from '../openwop/protocol-error.ts';
 import { authenticate } from './auth.ts';
 import { idempotent } from './idempotency.ts';
 import { openApiDocument } from './openapi.ts';

@@ -7,7 +7,7 @@
  */
 
 import { PROTOCOL_VERSIONS } from '../openwop/discovery.ts';
-import { ProtocolError } from '../openwop/host.ts';
+import { ProtocolError } from '../openwop/protocol-error.ts';
 import type { Major } from '../openwop/run-ids.ts';
 
 const LISTED: readonly number[] = [1, 2];

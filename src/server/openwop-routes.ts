@@ -9,14 +9,9 @@ import type { Keel } from '../app/keel.ts';
 import { hashOf } from '../core/canonical/index.ts';
 import { specAsDefinition } from '../openwop/definition.ts';
 import { discoveryV1, discoveryV2 } from '../openwop/discovery.ts';
-import {
-  OpenWopHost,
-  type Principal,
-  ProtocolError,
-  parseBulkCancel,
-  parseCreateRun,
-  parseFork,
-} from '../openwop/host.ts';
+import { OpenWopHost, type Principal } from '../openwop/host.ts';
+import { ProtocolError } from '../openwop/protocol-error.ts';
+import { parseBulkCancel, parseCreateRun, parseFork } from '../openwop/request-bodies.ts';
 import { type Major, parseRunId, pathRunId, wireRunId } from '../openwop/run-ids.ts';
 import { authenticate } from './auth.ts';
 import { errorReply } from './errors.ts';

@@ -4,7 +4,7 @@
  * that an idempotency key can cache it like any other answer.
  */
 import type { Context } from 'hono';
-import { ProtocolError } from '../openwop/host.ts';
+import { ProtocolError } from '../openwop/protocol-error.ts';
 import { errorReply } from './errors.ts';
 import type { Reply } from './idempotency.ts';
 

@@ -7,8 +7,9 @@
  * its entry is committed, whichever process wrote it.
  */
 import type { Context } from 'hono';
-import { type OpenWopHost, type Principal, ProtocolError, TERMINAL_WIRE } from '../openwop/host.ts';
+import { type OpenWopHost, type Principal, TERMINAL_WIRE } from '../openwop/host.ts';
 import { type OpenWopEvent, TERMINAL_EVENT_TYPES } from '../openwop/project-events.ts';
+import { ProtocolError } from '../openwop/protocol-error.ts';
 import type { Major } from '../openwop/run-ids.ts';
 
 const WATCH_MS = 25;

@@ -5,7 +5,7 @@
 import { z } from 'zod';
 import { RUN_STATUSES } from '../../core/ledger/index.ts';
 import { parseEvent } from '../../core/run/index.ts';
-import { ProtocolError } from '../../openwop/host.ts';
+import { ProtocolError } from '../../openwop/protocol-error.ts';
 import { EventBody, type KeelRoute, Note, ok, route } from './route.ts';
 
 const RUN_ID = /^sha256:[0-9a-f]{64}$/;

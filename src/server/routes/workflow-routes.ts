@@ -3,7 +3,7 @@ import { z } from 'zod';
 import type { Keel } from '../../app/keel.ts';
 import { WORKFLOW_STATUSES } from '../../core/spec/index.ts';
 import { compileDefinition, parseDefinition } from '../../openwop/definition.ts';
-import { ProtocolError } from '../../openwop/host.ts';
+import { ProtocolError } from '../../openwop/protocol-error.ts';
 import { type KeelRoute, ok, route } from './route.ts';
 
 const PublishBody = z
