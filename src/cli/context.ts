@@ -179,8 +179,12 @@ function safeUser(): string {
 /** How a command module runs its body with a context (main.ts's `withContext`). */
 export type WithContext = (
   cmd: Command,
-  body: (ctx: CliContext, g: GlobalOptions) => Promise<number | undefined>,
+  // biome-ignore lint/suspicious/noConfusingVoidType: command bodies return an exit code or nothing
+  body: (ctx: CliContext, g: GlobalOptions) => Promise<number | void>,
 ) => Promise<void>;
+
+/** How a command module reports an error it catches itself (main.ts's `reportError`): a message and an exit code. */
+export type ReportError = (e: unknown, json: boolean) => void;
 
 /**
  * The tenant a command that mints or trusts credentials acts in: named by --tenant or KEEL_TENANT,

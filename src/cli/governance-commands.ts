@@ -27,14 +27,12 @@ import {
   writBodyProblems,
   writHash,
 } from '../core/writs/index.ts';
-import type { GlobalOptions } from './context.ts';
+import type { GlobalOptions, ReportError } from './context.ts';
 import { readJson, readText } from './input.ts';
 
 const readJsonAs = (path: string, what: string) => readJson(path, what, ErrorCode.writInvalid);
 
 import { line, printJson } from './output.ts';
-
-type Report = (e: unknown, json: boolean) => void;
 
 export function readKey(path: string, type: 'private' | 'public'): KeyObject {
   const pem = readText(path, `${type} key`);
@@ -113,7 +111,7 @@ function summary(w: WritBody): string {
   return `${w.id} (tenant ${w.tenant}, subject ${w.subject}, depth ${w.depth}): scopes ${w.scopes.join(', ') || 'none'}; budget ${b.cents} cents, ${b.steps} steps, ${b.calls} calls; ${w.window.notBefore} .. ${w.window.notAfter}; effect <= ${w.effectCeiling.max}${w.effectCeiling.destructive ? ' incl. destructive' : ''}`;
 }
 
-export function registerGovernanceCommands(program: Command, report: Report): void {
+export function registerGovernanceCommands(program: Command, report: ReportError): void {
   const run = (cmd: Command, body: (g: GlobalOptions, json: boolean) => void) => {
     const g = cmd.optsWithGlobals() as GlobalOptions;
     try {

@@ -1,0 +1,240 @@
+/**
+ * The run commands: `keel emit` (an event, running every workflow it triggers), `keel run` (one
+ * workflow directly), `keel runs ls | show`, `keel history` (the ledger in plain language),
+ * `keel verify` and `keel replay` (exit 5 on tampering or divergence), `keel fork` and
+ * `keel rerun` (new runs linked to an earlier one; the original is never changed).
+ */
+import { type Command, Option } from 'commander';
+import pc from 'picocolors';
+import { ErrorCode, KeelError } from '../core/errors.ts';
+import { RUN_STATUSES, type RunStatus } from '../core/ledger/index.ts';
+import type { WithContext } from './context.ts';
+import { EXIT } from './exit-codes.ts';
+import { writOption } from './governance-options.ts';
+import { intOption, readJson } from './input.ts';
+import { line, printHistory, printJson, statusColor, verifyText } from './output.ts';
+
+export function registerRunCommands(program: Command, withContext: WithContext): void {
+  program
+    .command('emit')
+    .description('ingest an event (JSON file, or - for stdin) and run every workflow it triggers')
+    .argument('<event>', 'event file')
+    .option('--enqueue', 'create the runs and leave them to `keel worker` processes')
+    .option('--writ <file>', 'run under this writ file (the chain `keel writs issue | attenuate` wrote)')
+    .action(async (file: string, o: { enqueue?: boolean; writ?: string }, cmd: Command) =>
+      withContext(cmd, async (ctx) => {
+        const r = await ctx.keel.events.emit(ctx.tenant, readJson(file, 'event'), {
+          ...(o.enqueue ? { walk: 'enqueue' as const } : {}),
+          ...writOption(o.writ),
+        });
+        if (ctx.json) {
+          printJson(r);
+          return;
+        }
+        if (r.runs.length === 0)
+          line(`event ${r.eventId}: no LIVE or AUTONOMOUS workflow is triggered by it`);
+        for (const run of r.runs) {
+          line(
+            `${run.created ? 'run' : 'existing run'} ${run.runId} ${run.workflowId} v${run.version}: ${statusColor(run.status)}${run.reason ? ` (${run.reason})` : ''}`,
+          );
+        }
+      }),
+    );
+
+  program
+    .command('run')
+    .description(
+      'start a run of one workflow directly, whatever its status and triggers (for DRAFT and TESTING versions)',
+    )
+    .argument('<workflow>', 'workflow id')
+    .argument('<event>', 'event file (JSON), or - for stdin')
+    .option('--version <n>', 'version to run (default: the newest)')
+    .option('--enqueue', 'create the run and leave it to `keel worker` processes')
+    .option('--writ <file>', 'run under this writ file (the chain `keel writs issue | attenuate` wrote)')
+    .action(
+      async (
+        workflowId: string,
+        file: string,
+        o: { version?: string; enqueue?: boolean; writ?: string },
+        cmd: Command,
+      ) =>
+        withContext(cmd, async (ctx) => {
+          const r = await ctx.keel.runs.start(ctx.tenant, workflowId, readJson(file, 'event'), {
+            ...(o.version !== undefined ? { version: intOption(o.version, '--version') } : {}),
+            ...(o.enqueue ? { walk: 'enqueue' as const } : {}),
+            ...writOption(o.writ),
+          });
+          if (ctx.json) printJson(r);
+          else
+            line(
+              `${r.created ? 'run' : 'existing run'} ${r.runId} ${r.workflowId} v${r.version}: ${statusColor(r.status)}${r.reason ? ` (${r.reason})` : ''}`,
+            );
+        }),
+    );
+
+  const runs = program.command('runs').description('list and inspect runs');
+  runs
+    .command('ls')
+    .description('list runs, newest first')
+    .addOption(new Option('--status <status>', 'only runs with this status').choices([...RUN_STATUSES]))
+    .option('--workflow <id>', 'only runs of this workflow')
+    .option('--limit <n>', 'page size', '50')
+    .option('--cursor <cursor>', 'continue after a previous page')
+    .action(
+      async (o: { status?: RunStatus; workflow?: string; limit: string; cursor?: string }, cmd: Command) =>
+        withContext(cmd, async (ctx) => {
+          const page = await ctx.keel.runs.list(ctx.tenant, {
+            ...(o.status ? { status: o.status } : {}),
+            ...(o.workflow ? { workflowId: o.workflow } : {}),
+            ...(o.cursor ? { cursor: o.cursor } : {}),
+            limit: intOption(o.limit, '--limit'),
+          });
+          if (ctx.json) {
+            printJson(page);
+            return;
+          }
+          if (page.runs.length === 0) line('no runs');
+          for (const r of page.runs)
+            line(
+              `${r.runId}  ${r.workflowId} v${r.version}  ${statusColor(r.status)}  ${pc.dim(r.createdAt)}`,
+            );
+          if (page.next) line(pc.dim(`more: --cursor ${page.next}`));
+        }),
+    );
+  runs
+    .command('show')
+    .description('show one run: status, workflow, head, pending approval')
+    .argument('<run>', 'run id')
+    .action(async (runId: string, _o: unknown, cmd: Command) =>
+      withContext(cmd, async (ctx) => {
+        const run = await ctx.keel.runs.get(ctx.tenant, runId);
+        const pending = await ctx.keel.approvals.list(ctx.tenant, runId);
+        if (ctx.json) {
+          printJson({ ...run, pendingApprovals: pending });
+          return;
+        }
+        line(`run      ${run.runId}`);
+        line(`workflow ${run.workflowId} v${run.version} ${pc.dim(run.specHash)}`);
+        line(`status   ${statusColor(run.status)}`);
+        line(`event    ${run.eventType} ${run.eventId}`);
+        line(`head     seq ${run.head.seq} ${pc.dim(run.head.hash)}`);
+        line(`started  ${run.createdAt}   updated ${run.updatedAt}`);
+        for (const a of pending)
+          line(`waiting  ${a.tool} (${a.reason}); approve with: keel approve ${run.runId}`);
+      }),
+    );
+
+  program
+    .command('history')
+    .description("the run's ledger in plain language, one sentence per entry")
+    .argument('<run>', 'run id')
+    .action(async (runId: string, _o: unknown, cmd: Command) =>
+      withContext(cmd, async (ctx) => {
+        const lines = await ctx.keel.runs.history(ctx.tenant, runId);
+        if (ctx.json) printJson(lines);
+        else printHistory(lines);
+      }),
+    );
+
+  program
+    .command('verify')
+    .description(
+      "check the run's ledger: hashes, chain, seq, payload shapes; exits 5 naming the seq on any tampering",
+    )
+    .argument('<run>', 'run id')
+    .option(
+      '--engine <version>',
+      'also require that the run was recorded by this engine version (e.g. keel/0.1.0)',
+    )
+    .action(async (runId: string, o: { engine?: string }, cmd: Command) =>
+      withContext(cmd, async (ctx) => {
+        const r = await ctx.keel.runs.verify(
+          ctx.tenant,
+          runId,
+          o.engine === undefined ? {} : { engine: o.engine },
+        );
+        if (ctx.json) printJson({ runId, ...r });
+        else line(verifyText(runId, r));
+        return r.ok ? EXIT.ok : EXIT.verificationFailed;
+      }),
+    );
+
+  program
+    .command('replay')
+    .description(
+      're-execute the run against its own ledger (no tool or source is called) and compare every entry; exits 5 on divergence',
+    )
+    .argument('<run>', 'run id')
+    .action(async (runId: string, _o: unknown, cmd: Command) =>
+      withContext(cmd, async (ctx) => {
+        const r = await ctx.keel.runs.replay(ctx.tenant, runId);
+        if (ctx.json) printJson(r);
+        else if (r.identical)
+          line(`${pc.green('identical')}: ${r.entries} entries of ${runId} regenerated byte for byte`);
+        else {
+          const d = r.divergence;
+          line(`${pc.red('DIVERGED')} at seq ${d.seq}: ${d.message}`);
+          if (d.expected) line(`  replay:   ${JSON.stringify(d.expected)}`);
+          if (d.recorded) line(`  recorded: ${JSON.stringify(d.recorded)}`);
+          line(`  check: ${d.hint}`);
+        }
+        return r.identical ? EXIT.ok : EXIT.verificationFailed;
+      }),
+    );
+
+  program
+    .command('fork')
+    .description(
+      'start a new run that inherits the entries before --from; replay serves recorded values, branch draws and runs live',
+    )
+    .argument('<run>', 'run id')
+    .requiredOption('--from <seq>', 'inherit entries before this seq')
+    .addOption(
+      new Option('--mode <mode>', 'replay or branch').choices(['replay', 'branch']).default('replay'),
+    )
+    .option('--event <file>', 'branch only: continue with this event instead (what-if)')
+    .option('--version <n>', 'branch only: continue on this published version')
+    .action(
+      async (
+        runId: string,
+        o: { from: string; mode: string; event?: string; version?: string },
+        cmd: Command,
+      ) =>
+        withContext(cmd, async (ctx) => {
+          const fromSeq = Number(o.from);
+          if (!Number.isSafeInteger(fromSeq) || fromSeq < 0) {
+            throw new KeelError(
+              ErrorCode.usage,
+              `--from: expected a seq (an integer >= 0), got ${JSON.stringify(o.from)}`,
+              { field: 'from' },
+            );
+          }
+          const r = await ctx.keel.runs.fork(ctx.tenant, runId, {
+            fromSeq,
+            mode: o.mode,
+            ...(o.event !== undefined ? { event: readJson(o.event, 'event') } : {}),
+            ...(o.version !== undefined ? { version: intOption(o.version, '--version') } : {}),
+          });
+          if (ctx.json) printJson(r);
+          else
+            line(
+              `${r.created ? 'fork' : 'existing fork'} ${r.runId} (${r.mode} from seq ${r.fromSeq} of ${runId}): ${statusColor(r.status)}${r.reason ? ` (${r.reason})` : ''}`,
+            );
+        }),
+    );
+
+  program
+    .command('rerun')
+    .description(
+      're-execute a run live as a new attempt linked to it (diagnostics); the original is never changed',
+    )
+    .argument('<run>', 'run id')
+    .action(async (runId: string, _o: unknown, cmd: Command) =>
+      withContext(cmd, async (ctx) => {
+        const r = await ctx.keel.runs.rerun(ctx.tenant, runId);
+        if (ctx.json) printJson(r);
+        else
+          line(`attempt ${r.runId} of ${runId}: ${statusColor(r.status)}${r.reason ? ` (${r.reason})` : ''}`);
+      }),
+    );
+}

@@ -1,0 +1,61 @@
+/**
+ * Getting started: `keel migrate` (apply pending schema migrations to the store), `keel demo` (the
+ * support-desk refund demo in a fresh temporary store) and `keel init` (the example workflow and
+ * events, and the store). `migrate` and `demo` open their own store, so their errors go through
+ * main.ts's `reportError`; `init` runs in a context like every other command.
+ */
+import type { Command } from 'commander';
+import type { GlobalOptions, ReportError, WithContext } from './context.ts';
+import { runDemo } from './demo.ts';
+import { initProject } from './init.ts';
+import { runMigrate } from './migrate.ts';
+import { line, printJson } from './output.ts';
+
+export function registerSetupCommands(
+  program: Command,
+  withContext: WithContext,
+  reportError: ReportError,
+): void {
+  program
+    .command('migrate')
+    .description('apply pending schema migrations to the store and print its schema version')
+    .action(async (_o: unknown, cmd: Command) => {
+      const g = cmd.optsWithGlobals() as GlobalOptions;
+      try {
+        process.exitCode = await runMigrate(g);
+      } catch (e) {
+        reportError(e, g.json === true);
+      }
+    });
+
+  program
+    .command('demo')
+    .description('run the support-desk refund demo in a fresh temporary store')
+    .option('--keep', 'keep the temporary store and print its path')
+    .action(async (o: { keep?: boolean }, cmd: Command) => {
+      const g = cmd.optsWithGlobals() as GlobalOptions;
+      try {
+        process.exitCode = await runDemo({ keep: o.keep === true, json: g.json === true });
+      } catch (e) {
+        reportError(e, g.json === true);
+      }
+    });
+
+  program
+    .command('init')
+    .description('create ./workflows and ./events with the support-desk example, and the store')
+    .argument('[dir]', 'directory to initialise', '.')
+    .action(async (dir: string, _o: unknown, cmd: Command) =>
+      withContext(cmd, async (ctx) => {
+        const written = initProject(dir);
+        if (ctx.json) printJson({ written });
+        else {
+          for (const f of written) line(`wrote ${f}`);
+          if (written.length === 0) line('nothing to write: the example files exist already');
+          line(
+            `next: keel publish workflows/refund-under-50.yaml && keel promote refund-under-50 AUTONOMOUS`,
+          );
+        }
+      }),
+    );
+}
