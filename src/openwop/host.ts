@@ -272,6 +272,11 @@ export class OpenWopHost {
   static wireStatus(s: RunStatus): WireStatus {
     return STATUS[s];
   }
+
+  /** The Keel statuses a wire status stands for (none for an unknown word). */
+  static keelStatuses(wire: string): RunStatus[] {
+    return (Object.keys(STATUS) as RunStatus[]).filter((k) => STATUS[k] === wire);
+  }
 }
 
 /** The error of a failed run: the last failed or refused step's code, else the run's reason. */

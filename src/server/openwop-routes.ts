@@ -31,7 +31,14 @@ export function openWopRoutes(keel: Keel, host: OpenWopHost, log: (e: unknown) =
 
   app.use('*', async (c, next) => {
     const path = new URL(c.req.url).pathname;
-    const major = negotiate(path, c.req.header('OpenWOP-Version'));
+    let major: Major;
+    try {
+      major = negotiate(path, c.req.header('OpenWOP-Version'));
+    } catch (e) {
+      // A refused negotiation still names a contract: the one the path is served under by default.
+      c.header('OpenWOP-Version', versionHeader(negotiate(path, undefined)));
+      throw e;
+    }
     c.set('major', major);
     await next();
     c.header('OpenWOP-Version', versionHeader(major));
@@ -83,8 +90,16 @@ export function openWopRoutes(keel: Keel, host: OpenWopHost, log: (e: unknown) =
           field: 'limit',
         });
       const status = c.req.query('status');
+      const keelStatuses = status === undefined ? undefined : OpenWopHost.keelStatuses(status);
+      if (keelStatuses?.length === 0)
+        throw new ProtocolError('validation_error', `status: not a run status: ${JSON.stringify(status)}`, {
+          field: 'status',
+        });
+      // A wire status that is one Keel status filters in the store; failed (failed or refused) and
+      // paused (paused or outcome_unknown) filter each page, which may then come back short.
       const page = await keel.runs.list(p.tenant, {
         limit,
+        ...(keelStatuses?.length === 1 ? { status: keelStatuses[0]! } : {}),
         ...(c.req.query('workflowId') ? { workflowId: c.req.query('workflowId')! } : {}),
         ...(c.req.query('cursor') ? { cursor: c.req.query('cursor')! } : {}),
       });

@@ -86,9 +86,11 @@ describe('discovery and negotiation', () => {
     const r = await server.api('GET', '/.well-known/openwop', { headers: { 'OpenWOP-Version': '3' } });
     assert.equal(r.status, 406);
     assert.equal(r.body.error, 'protocol_version_unsupported');
+    assert.equal(r.headers.get('openwop-version'), '1.0', 'every protocol response names a contract');
     const m = await server.api('GET', '/v1/runs', { key: acme, headers: { 'OpenWOP-Version': '2' } });
     assert.equal(m.status, 400);
     assert.equal(m.body.error, 'protocol_version_mismatch');
+    assert.equal(m.headers.get('openwop-version'), '1.0');
   });
 
   test('a body over 1 MiB is 413 payload_too_large, and creates nothing', async () => {
@@ -522,6 +524,23 @@ describe('idempotency keys', () => {
       { key: acme },
     );
     assert.equal(afterList.body.runs.length, before.body.runs.length + 1);
+  });
+
+  test('runs list by status: each run once, only that status; an unknown status is 400', async () => {
+    const list = async (q: string) =>
+      (
+        await server.api<{ runs: { runId: string; status: string }[] }>('GET', `/v1/runs?limit=100&${q}`, {
+          key: acme,
+        })
+      ).body.runs;
+    const completed = await list('status=completed');
+    assert.ok(completed.length > 0);
+    assert.ok(completed.every((r) => r.status === 'completed'));
+    const failed = await list('status=failed');
+    assert.ok(failed.length > 0 && failed.every((r) => r.status === 'failed'));
+    const bad = await server.api('GET', '/v1/runs?status=done', { key: acme });
+    assert.equal(bad.status, 400);
+    assert.equal(bad.body.error, 'validation_error');
   });
 
   test('a malformed key is 400 idempotency_key_invalid and creates nothing', async () => {
