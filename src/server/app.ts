@@ -18,6 +18,8 @@ export interface ServerOptions {
   readonly log?: (e: unknown) => void;
   /** The largest request body accepted, in bytes (default 1 MiB); larger is 413 payload_too_large. */
   readonly maxBodyBytes?: number;
+  /** Event streams (SSE) held open at once (default 512); one more is 429 rate_limited with Retry-After. */
+  readonly maxEventStreams?: number;
 }
 
 export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
@@ -58,6 +60,14 @@ export function createServerApp(keel: Keel, o: ServerOptions = {}) {
   );
   // The Keel API and /openapi.json first: the OpenWOP routes' negotiation middleware matches every path.
   app.route('/', keelRoutes(keel, host, log));
-  app.route('/', openWopRoutes(keel, host, log));
+  app.route(
+    '/',
+    openWopRoutes(
+      keel,
+      host,
+      log,
+      o.maxEventStreams !== undefined ? { maxEventStreams: o.maxEventStreams } : {},
+    ),
+  );
   return { app, host };
 }

@@ -18,7 +18,7 @@ import { errorReply } from './errors.ts';
 import { idempotent, type Reply } from './idempotency.ts';
 import { negotiate, versionHeader } from './negotiate.ts';
 import { attempt, readBody } from './request.ts';
-import { pollEvents, streamEvents } from './run-events.ts';
+import { DEFAULT_MAX_EVENT_STREAMS, pollEvents, StreamSlots, streamEvents } from './run-events.ts';
 
 export type Env = { Variables: { major: Major } };
 
@@ -26,8 +26,14 @@ function send(c: Context, r: Reply): Response {
   return c.json(r.body as object, r.status as 200, r.headers);
 }
 
-export function openWopRoutes(keel: Keel, host: OpenWopHost, log: (e: unknown) => void): Hono<Env> {
+export function openWopRoutes(
+  keel: Keel,
+  host: OpenWopHost,
+  log: (e: unknown) => void,
+  o: { maxEventStreams?: number } = {},
+): Hono<Env> {
   const app = new Hono<Env>();
+  const slots = new StreamSlots(o.maxEventStreams ?? DEFAULT_MAX_EVENT_STREAMS);
 
   app.use('*', async (c, next) => {
     const path = new URL(c.req.url).pathname;
@@ -193,7 +199,7 @@ export function openWopRoutes(keel: Keel, host: OpenWopHost, log: (e: unknown) =
         return c.json(await host.snapshot(p, runId, major));
       }
       case 'GET /events':
-        return streamEvents(c, host, p, runId, major);
+        return streamEvents(c, host, p, runId, major, slots);
       case 'GET /events/*':
         if (tail[1] !== 'poll') break;
         return c.json(await pollEvents(c, host, p, runId, major));

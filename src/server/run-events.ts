@@ -13,6 +13,8 @@ import { ProtocolError } from '../openwop/protocol-error.ts';
 import type { Major } from '../openwop/run-ids.ts';
 
 const WATCH_MS = 25;
+/** Event streams one process holds open at most (`keel serve` option maxEventStreams). */
+export const DEFAULT_MAX_EVENT_STREAMS = 512;
 const KEEP_ALIVE_MS = 15_000;
 const STREAM_MODE = /^(values|(updates|messages|debug)(,(updates|messages|debug))*)$/;
 const SUPPORTED_MODES = ['updates', 'debug'];
@@ -47,12 +49,30 @@ function readAfter(raw: string | undefined, field: string): number {
   return n;
 }
 
+/**
+ * How many event streams are open in this process, against a limit: a stream over the limit is
+ * refused with `429 rate_limited` and `Retry-After`, never dropped silently.
+ */
+export class StreamSlots {
+  private open = 0;
+  constructor(readonly max: number) {}
+  take(): boolean {
+    if (this.open >= this.max) return false;
+    this.open++;
+    return true;
+  }
+  give(): void {
+    this.open--;
+  }
+}
+
 export async function streamEvents(
   c: Context,
   host: OpenWopHost,
   p: Principal,
   runId: string,
   major: Major,
+  slots: StreamSlots,
 ): Promise<Response> {
   const mode = readMode(c);
   const keep = modeFilter(mode, major);
@@ -64,7 +84,18 @@ export async function streamEvents(
     return c.json({ events: all.map((x) => x.event).filter((e) => e.sequence > start && keep(e)) });
   }
   let last = readAfter(c.req.header('Last-Event-ID'), 'Last-Event-ID');
+  if (!slots.take())
+    return c.json(
+      {
+        error: 'rate_limited',
+        message: `this server holds ${slots.max} event streams open already; retry shortly`,
+      },
+      429,
+      { 'Retry-After': '5', 'OpenWOP-Version': major === 1 ? '1.0' : '2.0' },
+    );
   let closed = false;
+  /** The client went away: nothing more may be written to the stream. */
+  let cancelled = false;
   const encoder = new TextEncoder();
   const body = new ReadableStream<Uint8Array>({
     async start(controller) {
@@ -97,14 +128,19 @@ export async function streamEvents(
           }
           if (!closed) events = (await host.events(p, runId, major)).map((x) => x.event);
         }
-      } catch (e) {
-        write(
-          `event: error\ndata: ${JSON.stringify({ error: 'internal_error', message: (e as Error).message })}\n\n`,
-        );
+      } catch {
+        // A failed read ends the stream with an error frame; its cause is not sent to the client.
+        if (!cancelled)
+          write(
+            `event: error\ndata: ${JSON.stringify({ error: 'internal_error', message: 'the event stream failed; reconnect with Last-Event-ID' })}\n\n`,
+          );
+      } finally {
+        slots.give();
+        if (!cancelled) controller.close();
       }
-      controller.close();
     },
     cancel() {
+      cancelled = true;
       closed = true;
     },
   });

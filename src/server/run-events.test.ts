@@ -1,0 +1,40 @@
+/**
+ * Event streams are limited per process, and never dropped silently: one over the limit is
+ * `429 rate_limited` with `Retry-After`, and a closed stream frees its slot.
+ */
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { createKeel } from '../app/keel.ts';
+import { createServerApp } from './app.ts';
+
+test('a stream over maxEventStreams is 429 with Retry-After; closing one frees its slot', async () => {
+  const keel = createKeel({ store: ':memory:' });
+  const { app, host } = createServerApp(keel, { maxEventStreams: 1, log: () => {} });
+  const { key } = await keel.keys.create('acme', 'dana');
+  const auth = { Authorization: `Bearer ${key}` };
+  const created = await app.request('/v1/runs', {
+    method: 'POST',
+    headers: { ...auth, 'Content-Type': 'application/json' },
+    body: JSON.stringify({ workflowId: 'conformance-approval' }),
+  });
+  const { runId } = (await created.json()) as { runId: string };
+  const sse = () =>
+    app.request(`/v1/runs/${runId}/events`, { headers: { ...auth, Accept: 'text/event-stream' } });
+  const first = await sse(); // the run waits for an approval, so this stream stays open
+  assert.equal(first.status, 200);
+  const second = await sse();
+  assert.equal(second.status, 429);
+  assert.equal(second.headers.get('retry-after'), '5');
+  assert.equal(((await second.json()) as { error: string }).error, 'rate_limited');
+  await first.body!.cancel();
+  let third = await sse();
+  for (let i = 0; i < 40 && third.status === 429; i++) {
+    await new Promise((r) => setTimeout(r, 25));
+    third = await sse();
+  }
+  assert.equal(third.status, 200, 'the closed stream gave its slot back');
+  await third.body!.cancel();
+  await new Promise((r) => setTimeout(r, 60));
+  await host.drain();
+  await keel.close();
+});
