@@ -10,6 +10,7 @@ import { hashOf } from '../core/canonical/index.ts';
 import { specAsDefinition } from '../openwop/definition.ts';
 import { discoveryV1, discoveryV2 } from '../openwop/discovery.ts';
 import { OpenWopHost, type Principal } from '../openwop/host.ts';
+import { projectEffects } from '../openwop/project-effects.ts';
 import { ProtocolError } from '../openwop/protocol-error.ts';
 import { parseBulkCancel, parseCreateRun, parseFork } from '../openwop/request-bodies.ts';
 import { type Major, parseRunId, pathRunId, wireRunId } from '../openwop/run-ids.ts';
@@ -203,6 +204,11 @@ export function openWopRoutes(
       case 'GET /events/*':
         if (tail[1] !== 'poll') break;
         return c.json(await pollEvents(c, host, p, runId, major));
+      case 'GET /effects':
+        return c.json({
+          runId: wireRunId(runId, p.tenant, major),
+          effects: projectEffects(await host.entries(p, runId)),
+        });
       case 'POST /cancel': {
         const body = await readBody(c);
         const reason = (body as { reason?: unknown }).reason;

@@ -409,6 +409,40 @@ describe('approvals, cancel, fork', () => {
     assert.equal(bad.status, 400);
   });
 
+  test('GET /runs/{id}/effects: each tool call under its idempotency key, with its state from the ledger', async () => {
+    const done = createdByV1[0]!;
+    const r = await server.api<{
+      runId: string;
+      effects: { nodeId: string; state: string; keying: string; providerKey: string; effectId: string }[];
+    }>('GET', `/v1/runs/${done}/effects`, { key: acme });
+    assert.equal(r.status, 200);
+    assert.equal(r.body.runId, done);
+    assert.deepEqual(
+      r.body.effects.map((e) => [e.nodeId, e.state, e.keying]),
+      [['noop', 'completed', 'activity']],
+    );
+    assert.match(r.body.effects[0]!.providerKey, /^sha256:[0-9a-f]{64}$/);
+    assert.match(r.body.effects[0]!.effectId, /^[A-Za-z0-9._~-]{16,128}$/);
+    const cancelled = await createRun({ workflowId: 'conformance-cancellable' });
+    await server.waitFor(v1(cancelled.body.runId), acme, (s) => s === 'running');
+    await new Promise((res) => setTimeout(res, 150));
+    await server.api('POST', `${v1(cancelled.body.runId)}/cancel`, { key: acme, body: {} });
+    await server.waitFor(v1(cancelled.body.runId), acme, terminal);
+    const cut = await server.api<{ effects: { nodeId: string; state: string }[] }>(
+      'GET',
+      `${v1(cancelled.body.runId)}/effects`,
+      {
+        key: acme,
+      },
+    );
+    assert.deepEqual(
+      cut.body.effects.map((e) => [e.nodeId, e.state]),
+      [['wait', 'released']],
+      'a call cut by the cancel is released; the next node never claimed anything',
+    );
+    assert.equal((await server.api('GET', `/v1/runs/${done}/effects`, { key: globex })).status, 404);
+  });
+
   test('bulk cancel answers per run, in request order; over 100 ids is 400 with details.maxRunIds', async () => {
     const a = await createRun({ workflowId: 'conformance-cancellable' });
     const done = createdByV1[0]!;
