@@ -82,6 +82,10 @@ function openWopOperations(): RouteDoc[] {
         responses: { 200: 'the run, cancelled' },
       },
       p('post', `${prefix}/runs/{runId}:fork`, `openwopFork${v}`, 'Fork a run (replay or branch)'),
+      p('post', `${prefix}/runs/{runId}:pause`, `openwopPause${v}`, 'Pause a run after its current node'),
+      p('post', `${prefix}/runs/{runId}:resume`, `openwopResume${v}`, 'Resume a paused run'),
+      p('post', `${prefix}/runs:bulk-cancel`, `openwopBulkCancel${v}`, 'Cancel up to 100 runs'),
+      p('get', `${prefix}/runs/{runId}/effects`, `openwopRunEffects${v}`, 'The run’s effect records'),
       {
         ...p(
           'post',
