@@ -7,7 +7,7 @@
  * its entry is committed, whichever process wrote it.
  */
 import type { Context } from 'hono';
-import { type OpenWopHost, type Principal, TERMINAL_WIRE } from '../openwop/host.ts';
+import { OpenWopHost, type Principal, TERMINAL_WIRE } from '../openwop/host.ts';
 import { type OpenWopEvent, TERMINAL_EVENT_TYPES } from '../openwop/project-events.ts';
 import { ProtocolError } from '../openwop/protocol-error.ts';
 import type { Major } from '../openwop/run-ids.ts';
@@ -164,10 +164,17 @@ export async function pollEvents(c: Context, host: OpenWopHost, p: Principal, ru
       field: 'timeout',
     });
   const deadline = Date.now() + timeout * 1000;
+  let all: OpenWopEvent[] = [];
+  let seen = Number.NaN;
   for (;;) {
-    const all = (await host.events(p, runId, major)).map((x) => x.event);
+    // One row read per round; the ledger is projected again only when its head moved.
+    const head = await host.head(p, runId);
+    if (head.seq !== seen) {
+      all = (await host.events(p, runId, major)).map((x) => x.event);
+      seen = head.seq;
+    }
     const events = all.filter((e) => e.sequence > after);
-    const status = (await host.snapshot(p, runId, major)).status as string;
+    const status = OpenWopHost.wireStatus(head.status);
     const isTerminal = TERMINAL_WIRE.has(status);
     if (events.length > 0 || isTerminal || Date.now() >= deadline) {
       const lastSequence = all.length - 1;
