@@ -9,6 +9,9 @@ import { compileDefinition, type OpenWopDefinition, parseDefinition } from './de
 
 const DIR = new URL('./fixtures/', import.meta.url);
 
+/** Who the installed fixtures are published by (their version records say so). */
+export const FIXTURE_PUBLISHER = 'keel:openwop-fixtures';
+
 let cache: Map<string, OpenWopDefinition> | undefined;
 
 /** The fixture definitions by workflow id, sorted by id. */
@@ -29,6 +32,6 @@ export function fixtureDefinitions(): ReadonlyMap<string, OpenWopDefinition> {
 
 export async function seedFixtures(keel: Keel, tenant: string): Promise<void> {
   for (const def of fixtureDefinitions().values()) {
-    await keel.workflows.publishObject(tenant, compileDefinition(def), 'keel:openwop-fixtures');
+    await keel.workflows.publishObject(tenant, compileDefinition(def), FIXTURE_PUBLISHER);
   }
 }

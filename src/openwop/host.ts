@@ -10,7 +10,7 @@ import { randomUUID } from 'node:crypto';
 import type { Keel } from '../app/keel.ts';
 import { hashOf } from '../core/canonical/index.ts';
 import { ErrorCode, KeelError } from '../core/errors.ts';
-import type { Entry, PayloadOf, RunStatus } from '../core/ledger/index.ts';
+import { decodeEntry, type Entry, type PayloadOf, type RunStatus } from '../core/ledger/index.ts';
 import { foldRun } from '../core/run/index.ts';
 import { OPENWOP_RUN_EVENT, type OpenWopDefinition, runInputs } from './definition.ts';
 import { fixtureDefinitions, seedFixtures } from './fixtures.ts';
@@ -130,7 +130,8 @@ export class OpenWopHost {
   /** The run snapshot: a fold of the ledger. v1 gets a superset with inputs and times. */
   async snapshot(p: Principal, runId: string, major: Major): Promise<Record<string, unknown>> {
     const run = await this.keel.runs.get(p.tenant, runId);
-    const entries = await this.entries(p, runId);
+    // The run was found in this tenant just now: read its ledger without looking it up again.
+    const entries = (await this.keel.store.readEntries(p.tenant, runId)).map(decodeEntry);
     const s = foldRun(entries);
     const root = entries[0]!.payload as PayloadOf<'run.started'>;
     const status = STATUS[s.status];

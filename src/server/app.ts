@@ -20,6 +20,8 @@ export interface ServerOptions {
   readonly maxBodyBytes?: number;
   /** Event streams (SSE) held open at once (default 512); one more is 429 rate_limited with Retry-After. */
   readonly maxEventStreams?: number;
+  /** How often an idle event stream sends a `: keep-alive` comment, in ms (default 15 s). */
+  readonly keepAliveMs?: number;
 }
 
 export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
@@ -62,12 +64,10 @@ export function createServerApp(keel: Keel, o: ServerOptions = {}) {
   app.route('/', keelRoutes(keel, host, log));
   app.route(
     '/',
-    openWopRoutes(
-      keel,
-      host,
-      log,
-      o.maxEventStreams !== undefined ? { maxEventStreams: o.maxEventStreams } : {},
-    ),
+    openWopRoutes(keel, host, log, {
+      ...(o.maxEventStreams !== undefined ? { maxEventStreams: o.maxEventStreams } : {}),
+      ...(o.keepAliveMs !== undefined ? { keepAliveMs: o.keepAliveMs } : {}),
+    }),
   );
   return { app, host };
 }

@@ -9,6 +9,7 @@ import type { Keel } from '../app/keel.ts';
 import { hashOf } from '../core/canonical/index.ts';
 import { specAsDefinition } from '../openwop/definition.ts';
 import { discoveryV1, discoveryV2 } from '../openwop/discovery.ts';
+import { FIXTURE_PUBLISHER } from '../openwop/fixtures.ts';
 import { OpenWopHost, type Principal } from '../openwop/host.ts';
 import { projectEffects } from '../openwop/project-effects.ts';
 import { ProtocolError } from '../openwop/protocol-error.ts';
@@ -19,7 +20,13 @@ import { errorReply } from './errors.ts';
 import { idempotent, type Reply } from './idempotency.ts';
 import { negotiate, versionHeader } from './negotiate.ts';
 import { attempt, readBody } from './request.ts';
-import { DEFAULT_MAX_EVENT_STREAMS, pollEvents, StreamSlots, streamEvents } from './run-events.ts';
+import {
+  DEFAULT_MAX_EVENT_STREAMS,
+  KEEP_ALIVE_MS,
+  pollEvents,
+  StreamSlots,
+  streamEvents,
+} from './run-events.ts';
 
 export type Env = { Variables: { major: Major } };
 
@@ -31,10 +38,13 @@ export function openWopRoutes(
   keel: Keel,
   host: OpenWopHost,
   log: (e: unknown) => void,
-  o: { maxEventStreams?: number } = {},
+  o: { maxEventStreams?: number; keepAliveMs?: number } = {},
 ): Hono<Env> {
   const app = new Hono<Env>();
-  const slots = new StreamSlots(o.maxEventStreams ?? DEFAULT_MAX_EVENT_STREAMS);
+  const slots = new StreamSlots(
+    o.maxEventStreams ?? DEFAULT_MAX_EVENT_STREAMS,
+    o.keepAliveMs ?? KEEP_ALIVE_MS,
+  );
 
   app.use('*', async (c, next) => {
     const path = new URL(c.req.url).pathname;
@@ -126,11 +136,11 @@ export function openWopRoutes(
       const p = await principalOf(c);
       await host.ensureFixtures(p.tenant);
       const id = c.req.param('workflowId');
-      const def = host.definition(id);
-      if (def && (await keel.workflows.get(p.tenant, id))) return c.json(def);
       const v = await keel.workflows.get(p.tenant, id);
       if (!v) throw new ProtocolError('not_found', `workflow ${id} not found`, { workflowId: id });
-      return c.json(specAsDefinition(v.spec));
+      // The installed fixture shows its own definition; anything else (a later version too) its spec.
+      const def = v.publishedBy === FIXTURE_PUBLISHER ? host.definition(id) : undefined;
+      return c.json(def ?? specAsDefinition(v.spec));
     });
 
     app.post(`${prefix}/:op{runs:bulk-cancel}`, async (c) => {

@@ -38,3 +38,39 @@ test('a stream over maxEventStreams is 429 with Retry-After; closing one frees i
   await host.drain();
   await keel.close();
 });
+
+test('an idle stream sends a keep-alive comment, and nothing else, while the run waits', async () => {
+  const keel = createKeel({ store: ':memory:' });
+  const { app, host } = createServerApp(keel, { keepAliveMs: 40, log: () => {} });
+  const { key } = await keel.keys.create('acme', 'dana');
+  const auth = { Authorization: `Bearer ${key}` };
+  const created = await app.request('/v1/runs', {
+    method: 'POST',
+    headers: { ...auth, 'Content-Type': 'application/json' },
+    body: JSON.stringify({ workflowId: 'conformance-approval' }),
+  });
+  const { runId } = (await created.json()) as { runId: string };
+  while (
+    ((await (await app.request(`/v1/runs/${runId}`, { headers: auth })).json()) as { status: string })
+      .status !== 'waiting-approval'
+  )
+    await new Promise((r) => setTimeout(r, 10));
+  const res = await app.request(`/v1/runs/${runId}/events`, {
+    headers: { ...auth, Accept: 'text/event-stream' },
+  });
+  const reader = res.body!.getReader();
+  let text = '';
+  const deadline = Date.now() + 5000;
+  while (!text.includes(': keep-alive\n\n') && Date.now() < deadline) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    text += new TextDecoder().decode(value);
+  }
+  assert.match(text, /event: interrupt.requested/, 'the backlog comes first');
+  assert.match(text, /\n: keep-alive\n\n/);
+  assert.doesNotMatch(text, /event: run\.completed/, 'the waiting run has not ended');
+  await reader.cancel();
+  await new Promise((r) => setTimeout(r, 60));
+  await host.drain();
+  await keel.close();
+});

@@ -15,7 +15,8 @@ import type { Major } from '../openwop/run-ids.ts';
 const WATCH_MS = 25;
 /** Event streams one process holds open at most (`keel serve` option maxEventStreams). */
 export const DEFAULT_MAX_EVENT_STREAMS = 512;
-const KEEP_ALIVE_MS = 15_000;
+/** How often an idle stream sends a comment line (the spec asks for at least every 30 s). */
+export const KEEP_ALIVE_MS = 15_000;
 const STREAM_MODE = /^(values|(updates|messages|debug)(,(updates|messages|debug))*)$/;
 const SUPPORTED_MODES = ['updates', 'debug'];
 
@@ -55,7 +56,11 @@ function readAfter(raw: string | undefined, field: string): number {
  */
 export class StreamSlots {
   private open = 0;
-  constructor(readonly max: number) {}
+  constructor(
+    readonly max: number,
+    /** How often an idle stream sends `: keep-alive`. */
+    readonly keepAliveMs: number = KEEP_ALIVE_MS,
+  ) {}
   take(): boolean {
     if (this.open >= this.max) return false;
     this.open++;
@@ -116,7 +121,7 @@ export async function streamEvents(
           for (;;) {
             await sleep(WATCH_MS);
             if (closed) break;
-            if (Date.now() - lastBeat >= KEEP_ALIVE_MS) {
+            if (Date.now() - lastBeat >= slots.keepAliveMs) {
               write(': keep-alive\n\n');
               lastBeat = Date.now();
             }

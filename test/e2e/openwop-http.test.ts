@@ -292,6 +292,17 @@ describe('OpenWOP definitions beside Keel specs', () => {
       ],
     );
     assert.deepEqual(shown.body.variables, [{ name: 'who', defaultValue: 'world' }]);
+    // An installed fixture shows the definition it was written as, edges and ports included.
+    const fixture = await server.api<{ edges: unknown[]; nodes: { inputs: Record<string, unknown> }[] }>(
+      'GET',
+      '/workflows/conformance-delay',
+      { key: acme },
+    );
+    assert.equal(fixture.status, 200);
+    assert.deepEqual(fixture.body.nodes[0]!.inputs, {
+      delayMs: { type: 'variable', variableName: 'delayMs' },
+    });
+    assert.equal((await server.api('GET', '/workflows/no-such-flow', { key: acme })).status, 404);
     const bad = await server.api<{ error: string; details: { problems: { field: string }[] } }>(
       'POST',
       '/api/workflows',
@@ -635,5 +646,11 @@ describe('one truth: the CLI reads the same runs', () => {
     assert.equal(v.code, 0, show(v));
     const other = sandbox.keel(['--tenant', 'globex', '--json', 'verify', runId]);
     assert.equal(other.code, 3, show(other));
+  });
+});
+
+describe('shutdown', () => {
+  test('SIGTERM stops keel serve cleanly (exit 0)', async () => {
+    assert.equal(await server.stop(), 0);
   });
 });

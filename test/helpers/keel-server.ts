@@ -71,14 +71,15 @@ export class KeelServer {
     return new KeelServer(url, child);
   }
 
-  /** SIGTERM, then wait for the exit (SIGKILL after 10 s). */
-  async stop(): Promise<void> {
-    if (this.child.exitCode !== null) return;
-    const exited = once(this.child, 'exit');
+  /** SIGTERM, then wait for the exit (SIGKILL after 10 s); returns the exit code (null: killed). */
+  async stop(): Promise<number | null> {
+    if (this.child.exitCode !== null || this.child.signalCode !== null) return this.child.exitCode;
+    const exited = once(this.child, 'exit') as Promise<[number | null]>;
     this.child.kill('SIGTERM');
     const timer = setTimeout(() => this.child.kill('SIGKILL'), 10_000);
-    await exited;
+    const [code] = await exited;
     clearTimeout(timer);
+    return code;
   }
 
   async api<T = Record<string, unknown>>(
