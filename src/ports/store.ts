@@ -322,6 +322,13 @@ export interface Store {
   revokeWrit(rec: WritRevocation): Promise<{ created: boolean; record: WritRevocation }>;
   /** The tenant's revoked writs, oldest first. */
   listRevokedWrits(tenant: string): Promise<WritRevocation[]>;
+  /**
+   * Stores a writ chain (root first, its canonical JSON text) under the hash of its last writ, the
+   * hash a run's root names. Content-addressed: storing a hash already present changes nothing.
+   */
+  putWritChain(tenant: string, hash: Digest, chain: string): Promise<void>;
+  /** The chain stored under `hash` for the tenant, as stored; undefined when there is none. */
+  getWritChain(tenant: string, hash: Digest): Promise<string | undefined>;
 
   stats(): StoreStats;
   close(): Promise<void>;

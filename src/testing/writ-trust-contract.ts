@@ -130,6 +130,20 @@ export function writTrustContract(current: () => Store, another?: () => Store): 
       assert.equal((await store.listRevokedWrits(a)).length, 2);
     });
 
+    test('writ chains are stored by content, per tenant: a second put of a hash changes nothing', async () => {
+      const store = current();
+      const [a, b] = [unique('acme'), unique('globex')];
+      const h = hashOf();
+      assert.equal(await store.getWritChain(a, h), undefined);
+      await store.putWritChain(a, h, '[{"body":1}]');
+      await store.putWritChain(a, h, '[{"body":2}]');
+      assert.equal(await store.getWritChain(a, h), '[{"body":1}]');
+      assert.equal(await store.getWritChain(b, h), undefined, 'another tenant does not see it');
+      await store.putWritChain(b, h, '[{"body":3}]');
+      assert.equal(await store.getWritChain(b, h), '[{"body":3}]');
+      assert.equal(await store.getWritChain(a, h), '[{"body":1}]');
+    });
+
     if (another)
       test('what one handle stores, another handle of the same store reads', async () => {
         const tenant = unique('acme');
@@ -137,6 +151,8 @@ export function writTrustContract(current: () => Store, another?: () => Store): 
         const h = hashOf();
         await current().addTrustedKey({ tenant, ...k, addedBy: 'a', addedAt: '2026-01-01T00:00:00.000Z' });
         await current().revokeWrit({ tenant, hash: h, by: 'a', at: '2026-01-01T00:00:00.000Z' });
+        await current().putWritChain(tenant, h, '[]');
+        assert.equal(await another().getWritChain(tenant, h), '[]');
         assert.deepEqual(
           (await another().listTrustedKeys(tenant)).map((x) => x.keyId),
           [k.keyId],

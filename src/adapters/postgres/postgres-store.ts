@@ -388,6 +388,15 @@ export class PostgresStore implements Store {
     return r.rows.map(toRevocation);
   }
 
+  async putWritChain(tenant: string, hash: string, chain: string): Promise<void> {
+    await this.write('keel_writ_chain_put', WT.putChain, [tenant, hash, chain]);
+  }
+
+  async getWritChain(tenant: string, hash: string): Promise<string | undefined> {
+    const r = await this.query({ name: 'keel_writ_chain_get', text: WT.getChain, values: [tenant, hash] });
+    return r.rows[0]?.chain as string | undefined;
+  }
+
   stats(): StoreStats {
     return { commits: this.commits + this.writer.commits, entriesAppended: this.writer.entriesAppended };
   }

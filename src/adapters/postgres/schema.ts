@@ -169,6 +169,20 @@ export const MIGRATIONS: readonly Migration[] = [
     );
     `,
   },
+  {
+    version: 5,
+    name: 'writ chains by content',
+    // A run's root names its writ by hash; the chain (root first, as canonical JSON) is stored
+    // once per tenant and writ, never changed or deleted.
+    sql: `
+    CREATE TABLE writ_chains (
+      tenant TEXT COLLATE "C" NOT NULL,
+      hash TEXT COLLATE "C" NOT NULL,
+      chain TEXT NOT NULL,
+      PRIMARY KEY (tenant, hash)
+    );
+    `,
+  },
 ];
 
 /** The schema version this Keel writes and reads. */

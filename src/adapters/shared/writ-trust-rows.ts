@@ -20,6 +20,9 @@ export const WRIT_TRUST_SQL = {
     VALUES ($1, $2, $3, $4, $5) ON CONFLICT (tenant, hash) DO NOTHING`,
   getRevocation: `SELECT ${REVOCATION_COLUMNS} FROM writ_revocations WHERE tenant = $1 AND hash = $2`,
   listRevocations: `SELECT ${REVOCATION_COLUMNS} FROM writ_revocations WHERE tenant = $1 ORDER BY at, hash`,
+  putChain: `INSERT INTO writ_chains (tenant, hash, chain) VALUES ($1, $2, $3)
+    ON CONFLICT (tenant, hash) DO NOTHING`,
+  getChain: 'SELECT chain FROM writ_chains WHERE tenant = $1 AND hash = $2',
 } as const;
 
 /**

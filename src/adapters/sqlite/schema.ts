@@ -3,7 +3,7 @@
  * transaction at open; a database from a newer Keel is refused rather than guessed at. Published
  * migrations are never edited: a change is a new entry at the end.
  */
-export const SCHEMA_VERSION = 4;
+export const SCHEMA_VERSION = 5;
 
 export const MIGRATIONS: readonly string[] = [
   `
@@ -142,6 +142,16 @@ export const MIGRATIONS: readonly string[] = [
     by TEXT NOT NULL,
     at TEXT NOT NULL,
     reason TEXT,
+    PRIMARY KEY (tenant, hash)
+  ) WITHOUT ROWID;
+  `,
+  // v5: writ chains by content. A run's root names its writ by hash; the chain (root first, as
+  // canonical JSON) is stored once per tenant and writ, never changed or deleted.
+  `
+  CREATE TABLE writ_chains (
+    tenant TEXT NOT NULL,
+    hash TEXT NOT NULL,
+    chain TEXT NOT NULL,
     PRIMARY KEY (tenant, hash)
   ) WITHOUT ROWID;
   `,

@@ -562,6 +562,14 @@ export class SqliteStore implements Store {
     return io('listing revoked writs', () => this.writTrust.listRevocations(tenant));
   }
 
+  async putWritChain(tenant: string, hash: string, chain: string): Promise<void> {
+    if (io('storing a writ chain', () => this.writTrust.putChain(tenant, hash, chain))) this.commits++;
+  }
+
+  async getWritChain(tenant: string, hash: string): Promise<string | undefined> {
+    return io('reading a writ chain', () => this.writTrust.getChain(tenant, hash));
+  }
+
   stats(): StoreStats {
     return { commits: this.commits, entriesAppended: this.entriesAppended };
   }

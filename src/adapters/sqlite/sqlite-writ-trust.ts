@@ -59,4 +59,13 @@ export class SqliteWritTrust {
   listRevocations(tenant: string): WritRevocation[] {
     return this.all('listRevocations', [tenant]).map(toRevocation);
   }
+
+  /** True when the chain was new (a row written). */
+  putChain(tenant: string, hash: string, chain: string): boolean {
+    return this.run('putChain', [tenant, hash, chain]).changes === 1;
+  }
+
+  getChain(tenant: string, hash: string): string | undefined {
+    return this.all('getChain', [tenant, hash])[0]?.chain as string | undefined;
+  }
 }
