@@ -183,6 +183,20 @@ export const MIGRATIONS: readonly Migration[] = [
     );
     `,
   },
+  {
+    version: 6,
+    name: 'cheaper appends and claims',
+    // The entries' foreign key to runs checked, per entry, a row the same append statement had
+    // just updated or inserted (entries are only ever appended for run keys that statement's head
+    // check returned, and runs are never deleted), at the cost of a locking query per entry. A
+    // lower fillfactor leaves room on each runs page, so the updates that only move a lease or a
+    // head (claims, renewals, appends that keep the status) stay on the page (HOT) and add no
+    // index entries; it applies to pages written from now on.
+    sql: `
+    ALTER TABLE entries DROP CONSTRAINT IF EXISTS entries_run_key_fkey;
+    ALTER TABLE runs SET (fillfactor = 70);
+    `,
+  },
 ];
 
 /** The schema version this Keel writes and reads. */
