@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import type { PayloadOf } from '../core/ledger/index.ts';
 import { keyPair, signedRoot } from '../core/writs/fixtures.test-helpers.ts';
-import { type SignedWrit, verifyWritChain, type WritBody } from '../core/writs/index.ts';
+import { type SignedWrit, verifyWritChain, type WritBody, writHash } from '../core/writs/index.ts';
 import { childRunIdFor } from '../engine/index.ts';
 import { deploy, fakeSources, type SpyTool, spyTool } from '../testing/index.ts';
 import { createKeel, type KeelConfig } from './keel.ts';
@@ -105,14 +105,17 @@ test('a child run completes under a child writ that verifies, fits the remaining
   assert.equal(link.runId, childId);
   assert.deepEqual([link.workflowId, link.version], ['child', 1]);
 
-  // The child's root names the parent run and the delegating entry, and carries the child writ.
+  // The child's root names the parent run and the delegating entry, and the child writ by hash;
+  // the store holds its chain by content.
   const child = await kl.runs.entries('acme', childId);
   const root = payload(child, 'run.started')!;
   assert.deepEqual(root.delegatedBy, { runId: parentId, seq: allowed.seq, step: 'hand' });
   assert.equal(root.writ!.hash, link.writ.hash);
   assert.equal(root.event.payload.ticket, 'T-7');
-  const chain = root.writ!.chain as SignedWrit[];
+  assert.deepEqual(Object.keys(root.writ!), ['hash'], 'the root names the writ, the chain is stored apart');
+  const chain = JSON.parse((await kl.store.getWritChain('acme', root.writ!.hash))!) as SignedWrit[];
   assert.equal(chain.length, 2);
+  assert.equal(writHash(chain[1]!), root.writ!.hash);
   assert.equal(verifyWritChain(chain, [k.root.trusted, k.delegation.trusted]).ok, true);
   // Without its chain, or without the delegation key trusted, the child writ proves nothing.
   assert.equal(verifyWritChain([chain[1]], [k.root.trusted, k.delegation.trusted]).ok, false);
@@ -167,7 +170,9 @@ test("the child's budget is reserved: the parent cannot spend it again", async (
   const refused = payload(entries, 'step.refused')!;
   assert.deepEqual([refused.step, refused.code], ['after', 'writ_budget_exhausted']);
   const child = await kl.runs.entries('acme', childRunIdFor('acme', run!.runId, 'hand', 1));
-  assert.deepEqual((payload(child, 'run.started')!.writ!.chain[1] as SignedWrit).body.budget, {
+  const childWrit = payload(child, 'run.started')!.writ!.hash;
+  const childChain = JSON.parse((await kl.store.getWritChain('acme', childWrit))!) as SignedWrit[];
+  assert.deepEqual(childChain[1]!.body.budget, {
     cents: 0,
     steps: 3,
     calls: 3,

@@ -68,8 +68,9 @@ test('a policy-denied proposal never reaches its tool; the ledger holds the deci
     const refused = entries.find((e) => e.kind === 'step.refused')!.payload as PayloadOf<'step.refused'>;
     assert.equal(refused.check, 'policy');
     assert.equal(refused.code, 'policy_denied');
+    // The root pins the policy by hash; each decision names only its outcome, rule and trace.
+    assert.equal((entries[0]!.payload as PayloadOf<'run.started'>).policy, policy.hash);
     assert.deepEqual(refused.policy, {
-      hash: policy.hash,
       outcome: 'deny',
       rule: 'no-c',
       trace: [{ rule: 'no-c', matched: true, outcome: 'deny' }],
@@ -104,7 +105,7 @@ test('a third tool call on a 2-call writ is refused after a restart, from the le
     const [run] = (await keel.events.emit('acme', EVENT, { writ })).runs;
     assert.equal(run!.status, 'waiting_approval');
     const root = (await keel.runs.entries('acme', run!.runId))[0]!.payload as PayloadOf<'run.started'>;
-    assert.equal(root.writ?.chain.length, 1);
+    assert.equal(JSON.parse((await keel.store.getWritChain('acme', root.writ!.hash))!).length, 1);
     await keel.close();
 
     // A Keel that trusts no key of the tenant cannot walk the run: thrown, and nothing is written.
@@ -277,8 +278,16 @@ test('a run is judged by the policy it started under; a process without that pol
     assert.equal((await keel.approvals.approve('acme', first.runId, 'ops@acme')).status, 'completed');
     assert.equal(t.b.calls.length, 1);
     const allowed = (await keel.runs.entries('acme', first.runId)).filter((e) => e.kind === 'step.allowed');
-    const hashes = allowed.map((e) => (e.payload as PayloadOf<'step.allowed'>).policy?.hash);
-    assert.deepEqual(hashes, [before.hash, before.hash, before.hash]);
+    // Judged by the pinned policy (`ask-b` decided tool_b), so no decision names another policy.
+    const decisions = allowed.map((e) => (e.payload as PayloadOf<'step.allowed'>).policy);
+    assert.deepEqual(
+      decisions.map((d) => [d?.hash, d?.rule]),
+      [
+        [undefined, null],
+        [undefined, 'ask-b'],
+        [undefined, null],
+      ],
+    );
     // Replay serves the same decisions: it judges by the pinned policy, not the current one.
     assert.equal((await keel.runs.replay('acme', first.runId)).identical, true);
     const third = (await keel.events.emit('acme', { ...EVENT, id: 'e3' })).runs[0]!;
@@ -299,5 +308,26 @@ test('a run is judged by the policy it started under; a process without that pol
     assert.equal(other.b.calls.length, 0);
     await assert.rejects(reopened.runs.replay('acme', first.runId), /policy_unavailable|pinned to policy/);
     await reopened.close();
+  });
+});
+
+test('a run started before its tenant had a policy is judged by the policy now, and each decision names it', async () => {
+  await withDir(async (path) => {
+    const later = parsePolicy('default: allow\nrules: []\n', 'later.yaml');
+    let current: ReturnType<typeof parsePolicy> | undefined;
+    const t = { ...tools(), b: spyTool('tool_b', { destructive: true }) };
+    const keel = open(path, t, { policies: () => current });
+    await deploy(keel, 'acme', SPEC);
+    const [run] = (await keel.events.emit('acme', EVENT)).runs;
+    assert.equal(run!.status, 'waiting_approval'); // tool_b is destructive on a LIVE version
+    const root = (await keel.runs.entries('acme', run!.runId))[0]!.payload as PayloadOf<'run.started'>;
+    assert.equal(root.policy, undefined, 'no policy to pin when it started');
+    current = later;
+    assert.equal((await keel.approvals.approve('acme', run!.runId, 'ops@acme')).status, 'completed');
+    const allowed = (await keel.runs.entries('acme', run!.runId)).filter((e) => e.kind === 'step.allowed');
+    const judged = allowed.map((e) => (e.payload as PayloadOf<'step.allowed'>).policy?.hash);
+    // tool_a was allowed with no policy; tool_b and tool_c by the policy now, named in each decision.
+    assert.deepEqual(judged, [undefined, later.hash, later.hash]);
+    await keel.close();
   });
 });

@@ -28,6 +28,7 @@ import {
   type ReplayResult,
   type RunSummary,
   replayRun,
+  rootWrit,
   ToolRegistry,
   type WalkMode,
 } from '../engine/index.ts';
@@ -372,13 +373,13 @@ export function createKeel(config: KeelConfig) {
           },
         );
       }
-      return replayRun(
-        await store.readEntries(tenant, runId),
-        version,
-        tools,
-        await trust.replayGovernance(tenant),
-        planner,
-      );
+      const entries = await store.readEntries(tenant, runId);
+      const writ = entries[0] && rootWrit(entries[0]);
+      return replayRun(entries, version, tools, {
+        governance: await trust.replayGovernance(tenant),
+        ...(writ ? { writChain: await engine.writChains.chainOf(tenant, writ.hash) } : {}),
+        ...(planner ? { planner } : {}),
+      });
     },
     /** A new run inheriting entries before `fromSeq`; `event` (branch only) is validated like an emitted one. */
     async fork(

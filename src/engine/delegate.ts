@@ -237,8 +237,13 @@ export interface ChildRunner {
   cancel(tenant: string, runId: string, c: { by: string; reason: string }): Promise<unknown>;
   entries(tenant: string, runId: string): Promise<Entry[]>;
   version(tenant: string, workflowId: string, version: number): Promise<VersionRecord | undefined>;
-  /** Verifies the child's chain against the tenant's trusted keys (configured and stored) and revocations. */
+  /**
+   * Verifies the child's chain against the tenant's trusted keys (configured and stored) and
+   * revocations, and stores it by content; the child's root records the returned hash.
+   */
   admit(chain: readonly unknown[], tenant: string): Promise<RunWrit>;
+  /** The chain of a writ a run's root names (the parent's, to extend with the child's leaf). */
+  writChain(tenant: string, hash: Digest): Promise<readonly unknown[]>;
 }
 
 /** The event a child run starts from: the parent's resolved `payload`, named after the child. */
@@ -279,7 +284,7 @@ export async function runChild(
     );
   let writ: RunWrit;
   try {
-    writ = await runner.admit([...s.writ.chain, d.writ.leaf], s.tenant);
+    writ = await runner.admit([...(await runner.writChain(s.tenant, s.writ.hash)), d.writ.leaf], s.tenant);
   } catch (e) {
     if (!isKeelError(e)) throw e;
     return fail(String((e.details as { code?: unknown })?.code ?? e.code), e.message);

@@ -45,6 +45,7 @@ import { type RunSummary, stateSummary, summaryOf } from './run-summary.ts';
 import { RunWriter } from './run-writer.ts';
 import type { ToolRegistry } from './tool-registry.ts';
 import type { WalkOptions } from './walk.ts';
+import { WritChains } from './writ-chains.ts';
 
 export const ENGINE_VERSION = 'keel/0.1.0';
 
@@ -107,12 +108,15 @@ export class Engine {
   private readonly controls: RunControls;
   /** How forks and reruns load, create and pin runs (fork-run.ts). */
   private readonly maker: RunMaker;
+  /** Writ chains by content: stored when a run is admitted, read when a run under a writ walks. */
+  readonly writChains: WritChains;
   readonly walkMode: WalkMode;
   readonly engineVersion: string;
 
   constructor(o: EngineOptions) {
     this.store = o.store;
     this.tools = o.tools;
+    this.writChains = new WritChains(o.store);
     this.live = delegatingEffects(
       liveEffects(o.sources, o.isSecretEnv, o.modelProvider),
       {
@@ -152,16 +156,19 @@ export class Engine {
       cancel: (tenant, runId, c) => this.cancel(tenant, runId, c),
       entries: async (tenant, runId) => (await this.store.readEntries(tenant, runId)).map(decodeEntry),
       version: (tenant, workflowId, version) => this.store.getVersion(tenant, workflowId, version),
-      admit: async (chain, tenant) => {
-        const stored = await this.governance?.writTrustFor?.(tenant);
-        return admitWrit(
-          chain,
-          tenant,
-          stored?.trusted ?? this.governance?.trustedFor(tenant) ?? [],
-          stored?.revoked,
-        );
-      },
+      admit: (chain, tenant) => this.admit(chain, tenant),
+      writChain: (tenant, hash) => this.writChains.chainOf(tenant, hash),
     };
+  }
+
+  /**
+   * Verifies a writ chain for a new run of the tenant (its trusted keys, configured and stored, and
+   * revocations) and stores the chain by content: what the run's root records is the hash.
+   */
+  private async admit(chain: readonly unknown[], tenant: string): Promise<RunWrit> {
+    const stored = await this.governance?.writTrustFor?.(tenant);
+    const trusted = stored?.trusted ?? this.governance?.trustedFor(tenant) ?? [];
+    return this.writChains.record(tenant, admitWrit(chain, tenant, trusted, stored?.revoked));
   }
 
   /** The policy a new run of the tenant is pinned to: the tenant's policy now, if it has one. */
@@ -174,7 +181,8 @@ export class Engine {
   private async walkOptions(s: RunState, o: WalkOptions = {}): Promise<WalkOptions> {
     // Under a writ, the tenant's stored keys and revoked writs are read before every walk.
     const stored = s.writ ? await this.governance?.writTrustFor?.(s.tenant) : undefined;
-    const governance = runGovernance(this.governance, s, stored);
+    const chain = s.writ ? await this.writChains.chainOf(s.tenant, s.writ.hash) : undefined;
+    const governance = runGovernance(this.governance, s, chain, stored);
     return governance ? { ...o, governance } : o;
   }
 
@@ -189,16 +197,7 @@ export class Engine {
     event: EventRecord,
     o: { walk?: WalkMode; writ?: readonly unknown[] } = {},
   ): Promise<{ run: RunSummary; created: boolean }> {
-    const stored = o.writ === undefined ? undefined : await this.governance?.writTrustFor?.(version.tenant);
-    const writ =
-      o.writ === undefined
-        ? undefined
-        : admitWrit(
-            o.writ,
-            version.tenant,
-            stored?.trusted ?? this.governance?.trustedFor(version.tenant) ?? [],
-            stored?.revoked,
-          );
+    const writ = o.writ === undefined ? undefined : await this.admit(o.writ, version.tenant);
     const runId = runIdFor(version.tenant, version.workflowId, version.specHash, event);
     return this.create(runId, version, event, {
       walk: (o.walk ?? this.walkMode) === 'inline',

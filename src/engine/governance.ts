@@ -7,9 +7,8 @@
  * usage is folded from the ledger (the run state), never counted in memory, so a restart cannot
  * reset it. Nothing here reads a clock: the walk passes the time of the decision entry.
  */
-import { canonicalize, type Digest, freezeCanonical } from '../core/canonical/index.ts';
+import { canonicalize, type Digest } from '../core/canonical/index.ts';
 import { ErrorCode, KeelError } from '../core/errors.ts';
-import type { RunWrit } from '../core/ledger/index.ts';
 import type { Policy } from '../core/policy/index.ts';
 import type { RunState } from '../core/run/index.ts';
 import {
@@ -82,20 +81,35 @@ function refused(what: string, v: WritViolation, more: number): KeelError {
 }
 
 /**
+ * A writ admitted for a run: the leaf's hash (what the run's root records), the verified chain and
+ * its canonical text (what the store keeps, see writ-chains.ts).
+ */
+export interface AdmittedWrit {
+  readonly hash: Digest;
+  readonly chain: readonly SignedWrit[];
+  readonly canonical: string;
+}
+
+/**
  * Verifies a writ chain (root first) for a run of `tenant` before the run exists: every link
  * signed by a key the tenant trusts, the chain intact, the writ issued to this tenant. Throws
  * KeelError writ_refused (`details.code` the writ code) or writ_invalid for a chain that is not a list.
+ *
+ * A chain is read once per array: admitting the same array again answers from memory (revocations
+ * are still checked each time), so a caller must not change a chain after presenting it.
  */
 export function admitWrit(
   chain: unknown,
   tenant: string,
   trusted: readonly TrustedKey[],
   revoked: ReadonlySet<string> = NO_REVOCATIONS,
-): RunWrit {
+): AdmittedWrit {
   if (!Array.isArray(chain) || chain.length === 0)
     throw new KeelError(ErrorCode.writInvalid, 'writ: chain: expected a non-empty list [root, ..., writ]', {
       field: 'chain',
     });
+  const seen = admittedArrays.get(chain);
+  if (seen && seen.trusted === trusted && seen.tenant === tenant) return notRevoked(seen, revoked);
   let canonical: string;
   try {
     canonical = canonicalize(chain);
@@ -103,9 +117,11 @@ export function admitWrit(
     throw new KeelError(ErrorCode.writInvalid, `writ: chain: ${(e as Error).message}`, { field: 'chain' });
   }
   const known = admitted.get(canonical);
-  if (known && known.trusted === trusted && known.tenant === tenant)
-    return notRevoked(known.writ, known.hashes, revoked);
-  // The copy is what the root records and the walk checks, so its verification is the one remembered.
+  if (known && known.trusted === trusted && known.tenant === tenant) {
+    admittedArrays.set(chain, known);
+    return notRevoked(known, revoked);
+  }
+  // The copy is what the store keeps and the walk checks, so its verification is the one remembered.
   const copy = JSON.parse(canonical) as unknown[];
   const r = verifyWritChain(copy, trusted, canonical);
   if (!r.ok) throw refused(`writ refused at link ${r.index}`, r.violations[0]!, r.violations.length - 1);
@@ -120,15 +136,17 @@ export function admitWrit(
       },
       0,
     );
-  // Frozen with its canonical form: every run under this writ records it without encoding it again.
-  const writ = freezeCanonical({ hash: r.hashes[r.hashes.length - 1]!, chain: copy });
+  const writ: AdmittedWrit = { hash: r.hashes[r.hashes.length - 1]!, chain: copy as SignedWrit[], canonical };
+  const entry = { tenant, trusted, writ, hashes: r.hashes };
   if (admitted.size >= ADMITTED_MAX) admitted.clear();
-  admitted.set(canonical, { tenant, trusted, writ, hashes: r.hashes });
-  return notRevoked(writ, r.hashes, revoked);
+  admitted.set(canonical, entry);
+  admittedArrays.set(chain, entry);
+  return notRevoked(entry, revoked);
 }
 
 /** A writ whose chain names a revoked writ (itself or an ancestor) is refused writ_revoked. */
-function notRevoked(writ: RunWrit, hashes: readonly string[], revoked: ReadonlySet<string>): RunWrit {
+function notRevoked(a: Admitted, revoked: ReadonlySet<string>): AdmittedWrit {
+  const { writ, hashes } = a;
   if (revoked.size === 0) return writ;
   const at = hashes.findIndex((h) => revoked.has(h));
   if (at < 0) return writ;
@@ -146,19 +164,19 @@ function notRevoked(writ: RunWrit, hashes: readonly string[], revoked: ReadonlyS
   );
 }
 
+interface Admitted {
+  readonly tenant: string;
+  readonly trusted: readonly TrustedKey[];
+  readonly writ: AdmittedWrit;
+  readonly hashes: readonly string[];
+}
+
 /**
- * Chains admitted lately, by their canonical text, with the tenant and trusted key list (by
- * identity) they were admitted for: many runs under one writ verify and copy it once.
+ * Chains admitted lately, by their canonical text and by the array presented, with the tenant and
+ * trusted key list (by identity) they were admitted for: many runs under one writ verify it once.
  */
-const admitted = new Map<
-  string,
-  {
-    readonly tenant: string;
-    readonly trusted: readonly TrustedKey[];
-    readonly writ: RunWrit;
-    readonly hashes: readonly string[];
-  }
->();
+const admitted = new Map<string, Admitted>();
+const admittedArrays = new WeakMap<object, Admitted>();
 const ADMITTED_MAX = 256;
 
 /**
@@ -189,11 +207,15 @@ export function pinnedPolicy(cfg: GovernanceConfig | undefined, s: RunState): Po
 export function runGovernance(
   cfg: GovernanceConfig | undefined,
   s: RunState,
+  /** The chain of the writ the root names, read by the caller (WritChains.chainOf). */
+  chain?: readonly SignedWrit[],
   /** The tenant's stored writ trust, read by the caller (see GovernanceConfig.writTrustFor). */
   stored?: TenantWritTrust,
 ): RunGovernance | undefined {
   const policy = pinnedPolicy(cfg, s);
   if (!s.writ) return policy ? { policy } : undefined;
+  if (!chain)
+    throw new KeelError(ErrorCode.internal, `run ${s.runId}: the chain of writ ${s.writ.hash} was not read`);
   const trusted = stored?.trusted ?? cfg?.trustedFor(s.tenant) ?? [];
   if (trusted.length === 0)
     throw new KeelError(
@@ -202,7 +224,7 @@ export function runGovernance(
       { code: WritCode.chainUntrusted, field: 'trustedKeys', runId: s.runId },
     );
   const revoked = stored?.revoked ?? cfg?.revokedFor?.(s.tenant);
-  const writ = { chain: s.writ.chain as SignedWrit[], trusted, ...(revoked ? { revoked } : {}) };
+  const writ = { chain, trusted, ...(revoked ? { revoked } : {}) };
   return { ...(policy ? { policy } : {}), writ };
 }
 

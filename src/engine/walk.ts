@@ -189,7 +189,7 @@ export async function walkRun(
         costCents: decision.costCents,
         reason: decision.reason,
         channel: decision.channel,
-        ...governance(decision),
+        ...(decision.policy ? { policy: decision.policy } : {}),
       };
       const e = w.add('approval.requested', request);
       w.approvalOpened({ tenant: s.tenant, runId: s.runId, ...request, requestedAt: e.at });
@@ -222,7 +222,7 @@ export async function walkRun(
       attempt,
       costCents: decision.costCents,
       ...(approved && s.approval?.decision ? { approvedBy: s.approval.decision.by } : {}),
-      ...governance(decision),
+      ...(decision.policy ? { policy: decision.policy } : {}),
       ...(minted?.ok ? { delegation: minted.delegation } : {}),
     });
     // The durability rule: an allow decision is committed before its effect, unless the tool is
@@ -251,7 +251,8 @@ function refuse(
     code: d.code,
     message: d.message,
     ...(d.problems ? { problems: d.problems } : {}),
-    ...governance(d),
+    ...(d.policy ? { policy: d.policy } : {}),
+    ...(d.writ ? { writ: d.writ } : {}),
   });
   w.add('run.finished', { status: 'refused', outputs: w.state.outputs, reason: `${tool}: ${d.message}` });
 }
@@ -281,16 +282,16 @@ function governedChecks(
         }
       : {}),
     ...(g.policy
-      ? { policy: { policy: g.policy, tenant: s.tenant, workflowId: s.workflowId, clock: now } }
+      ? {
+          policy: {
+            policy: g.policy,
+            tenant: s.tenant,
+            workflowId: s.workflowId,
+            clock: now,
+            pinned: s.policyHash === g.policy.hash,
+          },
+        }
       : {}),
-  };
-}
-
-/** The policy trace and writ of a decision, for the entry that records it; nothing when unchecked. */
-function governance(d: Decision): Pick<PayloadOf<'step.allowed'>, 'policy' | 'writ'> {
-  return {
-    ...(d.policy ? { policy: { ...d.policy, trace: d.policy.trace.map((t) => ({ ...t })) } } : {}),
-    ...(d.writ ? { writ: { ...d.writ } } : {}),
   };
 }
 

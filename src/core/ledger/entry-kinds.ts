@@ -35,24 +35,33 @@ export const RUN_STATUSES = [
 /** The checks a proposal passes, in order; a refusal names the one that stopped it. */
 export type CheckName = 'resolve' | 'validate' | 'writ' | 'policy' | 'max_steps' | 'spend_cap' | 'approval';
 
-/** A policy decision as ledgered: the policy's hash, its outcome, the deciding rule and the trace. */
+/**
+ * A policy decision as ledgered: its outcome, the deciding rule and the trace (every rule
+ * consulted, in order, with whether it matched and its outcome). The policy's hash is here only
+ * when the run's root does not pin the policy; otherwise the root names it once.
+ */
 export interface PolicyEntry {
-  hash: Digest;
+  hash?: Digest;
   outcome: 'allow' | 'deny' | 'require_approval';
   rule: string | null;
   trace: readonly { rule: string; matched: boolean; outcome: 'allow' | 'deny' | 'require_approval' }[];
 }
 
-/** The writ a proposal was checked under (null when its chain did not verify) and the failure code. */
+/**
+ * On a refusal by the writ check: the writ (null when its chain did not verify) and the failure
+ * code. Allowed proposals record none: the run's root names the writ every proposal is checked under.
+ */
 export interface WritEntry {
   hash: Digest | null;
   code?: string;
 }
 
-/** The writ a run executes under, as its root records it: the leaf's hash and the whole chain. */
+/**
+ * The writ a run executes under, as its root records it: the leaf's hash. The chain (root first)
+ * is stored by content under that hash (Store.putWritChain); the hash pins every body in it.
+ */
 export interface RunWrit {
   hash: Digest;
-  chain: readonly unknown[];
 }
 
 /**
@@ -103,8 +112,8 @@ export interface Payloads {
     /** Set on a diagnostic re-execution's root: the run it re-executes. */
     attemptOf?: string;
     /**
-     * Set when the run executes under a writ: the writ's hash and its chain (root first; signed
-     * bodies only, no secrets). Every proposal is checked against it; resume re-reads it here.
+     * Set when the run executes under a writ: the writ's hash (its chain is stored by content).
+     * Every proposal is checked against it; resume re-reads it here.
      */
     writ?: RunWrit;
     /**
@@ -127,7 +136,6 @@ export interface Payloads {
     costCents: number;
     approvedBy?: string;
     policy?: PolicyEntry;
-    writ?: WritEntry;
     /** A `core.delegate` step: the child run and the child writ minted for it. */
     delegation?: DelegationEntry;
   };
@@ -151,7 +159,6 @@ export interface Payloads {
     reason: string;
     channel: string;
     policy?: PolicyEntry;
-    writ?: WritEntry;
   };
   'approval.resolved': { proposalId: Digest; decision: 'approved' | 'denied'; by: string; note?: string };
   'step.completed': {
@@ -236,7 +243,6 @@ const SHAPES: { readonly [K in EntryKind]: Shape } = {
     costCents: 'number',
     approvedBy: 'string?',
     policy: 'object?',
-    writ: 'object?',
     delegation: 'object?',
   },
   'step.refused': {
@@ -259,7 +265,6 @@ const SHAPES: { readonly [K in EntryKind]: Shape } = {
     reason: 'string',
     channel: 'string',
     policy: 'object?',
-    writ: 'object?',
   },
   'approval.resolved': {
     proposalId: 'digest',

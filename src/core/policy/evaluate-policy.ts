@@ -5,7 +5,12 @@
  * first matching deny ends the walk (nothing after it could change the outcome), and otherwise
  * every rule is consulted. The deciding rule is the first matching rule of the winning outcome.
  * No matching rule means the policy's default. Pure and total: never throws, reads no clock.
+ *
+ * A decision is a function of the tool's name and which rules matched, so decisions are kept per
+ * policy by that key and returned frozen, the same object each time: every proposal of a run, and
+ * every run, records the same trace without building or encoding it again (freezeCanonical).
  */
+import { freezeCanonical } from '../canonical/index.ts';
 import { evaluateCondition } from '../spec/index.ts';
 import { patternMatches } from '../tools/index.ts';
 import type { Policy, PolicyInput, PolicyOutcome, PolicyRule } from './policy.ts';
@@ -34,7 +39,11 @@ const anyOf = <T>(list: readonly T[] | undefined, ok: (v: T) => boolean): boolea
   list === undefined || list.some(ok);
 
 /** True when the rule's structural matchers and its `when` clause all hold. */
-export function ruleMatches(rule: PolicyRule, input: PolicyInput, facts: Record<string, unknown>): boolean {
+export function ruleMatches(
+  rule: PolicyRule,
+  input: PolicyInput,
+  facts: () => Record<string, unknown>,
+): boolean {
   const m = rule.match;
   const t = input.tool;
   return (
@@ -44,26 +53,58 @@ export function ruleMatches(rule: PolicyRule, input: PolicyInput, facts: Record<
     anyOf(m.scopes, (s) => t.scopes.includes(s)) &&
     anyOf(m.status, (s) => s === input.workflow.status) &&
     anyOf(m.tenant, (s) => s === input.tenant) &&
-    (rule.when === undefined || evaluateCondition(rule.when.condition, facts))
+    (rule.when === undefined || evaluateCondition(rule.when.condition, facts()))
   );
 }
 
+/** Decisions by `tool name + matched flags`, per policy; bounded (cleared when full). */
+const decided = new WeakMap<Policy, Map<string, PolicyDecision>>();
+const DECIDED_MAX = 4096;
+
 export function evaluatePolicy(policy: Policy, input: PolicyInput): PolicyDecision {
-  const facts = policyFacts(input);
-  const trace: TraceStep[] = [];
+  let facts: Record<string, unknown> | undefined;
+  // Facts are built only when a `when` clause is reached.
+  const factsOf = () => (facts ??= policyFacts(input));
+  // One character per rule consulted: 1 matched, 0 did not.
+  let matches = '';
   let decider: PolicyRule | undefined;
   for (const rule of policy.rules) {
-    const matched = ruleMatches(rule, input, facts);
-    trace.push({ rule: rule.id, matched, outcome: rule.outcome });
+    const matched = ruleMatches(rule, input, factsOf);
+    matches += matched ? '1' : '0';
     if (!matched) continue;
     if (decider === undefined || RANK[rule.outcome] > RANK[decider.outcome]) decider = rule;
     if (rule.outcome === 'deny') break;
   }
+  let memo = decided.get(policy);
+  if (!memo) {
+    memo = new Map();
+    decided.set(policy, memo);
+  }
+  const key = `${input.tool.name}\n${matches}`;
+  const known = memo.get(key);
+  if (known) return known;
+  const trace: TraceStep[] = policy.rules.slice(0, matches.length).map((rule, i) => ({
+    rule: rule.id,
+    matched: matches[i] === '1',
+    outcome: rule.outcome,
+  }));
+  const decision = freezeCanonical(decide(policy, input.tool.name, decider, trace));
+  if (memo.size >= DECIDED_MAX) memo.clear();
+  memo.set(key, decision);
+  return decision;
+}
+
+function decide(
+  policy: Policy,
+  tool: string,
+  decider: PolicyRule | undefined,
+  trace: TraceStep[],
+): PolicyDecision {
   if (decider === undefined) {
     return {
       outcome: policy.default,
       rule: null,
-      reason: `no policy rule matches ${input.tool.name}, so the default (${policy.default}) applies`,
+      reason: `no policy rule matches ${tool}, so the default (${policy.default}) applies`,
       trace,
     };
   }
@@ -74,7 +115,7 @@ export function evaluatePolicy(policy: Policy, input: PolicyInput): PolicyDecisi
   return {
     outcome: decider.outcome,
     rule: decider.id,
-    reason: `policy rule ${decider.id} ${verb} ${input.tool.name}${why ? `: ${why}` : ''}`,
+    reason: `policy rule ${decider.id} ${verb} ${tool}${why ? `: ${why}` : ''}`,
     ...(decider.outcome === 'require_approval' ? { channel: decider.channel ?? 'cli' } : {}),
     trace,
   };

@@ -8,10 +8,16 @@
  * or require an approval, carrying the policy trace and writ hash for the ledger. This function
  * cannot execute a tool; the engine records its decision before it acts on it.
  */
-import type { Digest } from '../canonical/index.ts';
+import { type Digest, freezeCanonical } from '../canonical/index.ts';
 import type { CheckName } from '../ledger/index.ts';
 import { formatCents } from '../money.ts';
-import { evaluatePolicy, type Policy, type PolicyOutcome, type TraceStep } from '../policy/index.ts';
+import {
+  evaluatePolicy,
+  type Policy,
+  type PolicyDecision,
+  type PolicyOutcome,
+  type TraceStep,
+} from '../policy/index.ts';
 import {
   type ArgProblem,
   callCost,
@@ -21,25 +27,31 @@ import {
 } from '../tools/index.ts';
 import { checkWrit, type WritCheckInput } from '../writs/index.ts';
 
-/** The policy's part of a decision, as the ledger records it. */
+/**
+ * The policy's part of a decision, as the ledger records it. `hash` names the policy only when the
+ * run's root does not pin it (a run started before its tenant had a policy): otherwise the root
+ * names it once for every decision of the run.
+ */
 export interface PolicyRecord {
-  readonly hash: Digest;
+  readonly hash?: Digest;
   readonly outcome: PolicyOutcome;
   /** The deciding rule, or null when the default applied. */
   readonly rule: string | null;
   readonly trace: readonly TraceStep[];
 }
 
-/** The writ's part of a decision: the writ the proposal was checked under, and its failure code if any. */
+/**
+ * The writ's part of a refusal by the writ check: the writ (null when its chain did not verify)
+ * and the failure code. An allowed proposal records none: the run's root names its writ.
+ */
 export interface WritRecord {
   readonly hash: Digest | null;
   readonly code?: string;
 }
 
-/** Present only when the proposal was checked against a policy / a writ. */
+/** Present only when the proposal was checked against a policy. */
 interface Governance {
   readonly policy?: PolicyRecord;
-  readonly writ?: WritRecord;
 }
 
 export type Decision =
@@ -50,6 +62,8 @@ export type Decision =
       readonly code: string;
       readonly message: string;
       readonly problems?: readonly ArgProblem[];
+      /** Set when the writ check refused. */
+      readonly writ?: WritRecord;
     } & Governance)
   | ({
       readonly outcome: 'require_approval';
@@ -65,6 +79,8 @@ export interface PolicyCheck {
   readonly workflowId: string;
   /** The current time (ISO 8601), read by the caller through the clock source. */
   readonly clock: string;
+  /** True when the run's root pins this policy (then the record does not repeat its hash). */
+  readonly pinned: boolean;
 }
 
 /** The writ a run executes under, with what the caller computed: usage from the ledger, `now` from the clock. */
@@ -100,7 +116,7 @@ export function checkProposal(c: ProposalContext): Decision {
     };
   }
   const { totalCents: cost, fixedCents, argCents } = callCost(tool, args);
-  const gov: { policy?: PolicyRecord; writ?: WritRecord } = {};
+  const gov: { policy?: PolicyRecord } = {};
   if (c.writ) {
     const cw = c.writ;
     const w = checkWrit({
@@ -111,11 +127,14 @@ export function checkProposal(c: ProposalContext): Decision {
       usage: cw.usage,
       proposal: { tenant: cw.tenant, tool, costCents: cost },
     });
-    if (!w.ok) {
-      gov.writ = { hash: w.hash, code: w.code };
-      return { outcome: 'refuse', check: 'writ', code: w.code, message: w.message, ...gov };
-    }
-    gov.writ = { hash: w.hash };
+    if (!w.ok)
+      return {
+        outcome: 'refuse',
+        check: 'writ',
+        code: w.code,
+        message: w.message,
+        writ: { hash: w.hash, code: w.code },
+      };
   }
   let approvalByPolicy: { reason: string; channel: string } | undefined;
   if (c.policy) {
@@ -127,7 +146,7 @@ export function checkProposal(c: ProposalContext): Decision {
       workflow: { id: p.workflowId, status: c.versionStatus },
       clock: p.clock,
     });
-    gov.policy = { hash: p.policy.hash, outcome: d.outcome, rule: d.rule, trace: d.trace };
+    gov.policy = policyRecord(d, p.pinned ? undefined : p.policy.hash);
     if (d.outcome === 'deny')
       return { outcome: 'refuse', check: 'policy', code: 'policy_denied', message: d.reason, ...gov };
     // Approving re-checks the policy except the approval rule itself.
@@ -183,3 +202,24 @@ export function checkProposal(c: ProposalContext): Decision {
   }
   return { ...gov, outcome: 'allow', costCents: cost };
 }
+
+/**
+ * The record of a policy decision, the same frozen object for the same decision (decisions are
+ * themselves memoized by evaluatePolicy), so its canonical form is encoded once.
+ */
+function policyRecord(d: PolicyDecision, hash: Digest | undefined): PolicyRecord {
+  let known = records.get(d);
+  if (!known) {
+    known = {};
+    records.set(d, known);
+  }
+  if (hash === undefined) {
+    known.pinned ??= freezeCanonical({ outcome: d.outcome, rule: d.rule, trace: d.trace });
+    return known.pinned;
+  }
+  if (known.unpinned?.hash !== hash)
+    known.unpinned = freezeCanonical({ hash, outcome: d.outcome, rule: d.rule, trace: d.trace });
+  return known.unpinned;
+}
+
+const records = new WeakMap<PolicyDecision, { pinned?: PolicyRecord; unpinned?: PolicyRecord }>();

@@ -99,13 +99,10 @@ function consulted(p: PolicyEntry): string {
   return `${n} policy rule${n === 1 ? '' : 's'} consulted`;
 }
 
-/** "; policy rule reads allowed it, under writ sha256:..." for governed steps, nothing otherwise. */
+/** "; policy rule reads allowed it" for steps a policy judged (the writ is named by the root), nothing otherwise. */
 function governed(p: PayloadOf<'step.allowed'>): string {
-  const parts: string[] = [];
-  if (p.policy)
-    parts.push(p.policy.rule ? `policy rule ${p.policy.rule} allowed it` : 'the policy default allowed it');
-  if (p.writ?.hash) parts.push(`under writ ${p.writ.hash.slice(0, 19)}`);
-  return parts.length > 0 ? `; ${parts.join(', ')}` : '';
+  if (!p.policy) return '';
+  return p.policy.rule ? `; policy rule ${p.policy.rule} allowed it` : '; the policy default allowed it';
 }
 
 function summarizeOutput(output: unknown): string {

@@ -1,0 +1,70 @@
+/**
+ * Writ chains by content: a run's root names its writ by hash, and the chain (root first) lives in
+ * the store once per tenant and writ (Store.putWritChain), as a spec lives once under its hash.
+ * Many runs under one writ then record ~90 bytes each instead of the whole chain.
+ *
+ * The leaf's hash covers its body, which names its parent's hash, and so on to the root: the hash
+ * in a run's root pins every body of the chain. Signatures are verified wherever the chain is used
+ * (checkWrit), so a chain read back from the store is trusted for nothing it does not prove.
+ */
+import type { Digest } from '../core/canonical/index.ts';
+import { ErrorCode, KeelError } from '../core/errors.ts';
+import type { RunWrit } from '../core/ledger/index.ts';
+import { type SignedWrit, writHash } from '../core/writs/index.ts';
+import type { Store } from '../ports/index.ts';
+import type { AdmittedWrit } from './governance.ts';
+
+/** Chains this process stored or read, per store handle: a walk under a known writ reads nothing. */
+const MAX_KNOWN = 1024;
+
+export class WritChains {
+  private readonly known = new Map<string, readonly SignedWrit[]>();
+
+  constructor(private readonly store: Store) {}
+
+  /** Makes the admitted chain durable in the store (once per writ and process); what the root records. */
+  async record(tenant: string, w: AdmittedWrit): Promise<RunWrit> {
+    const key = `${tenant}\n${w.hash}`;
+    if (!this.known.has(key)) {
+      await this.store.putWritChain(tenant, w.hash, w.canonical);
+      this.remember(key, w.chain);
+    }
+    return { hash: w.hash };
+  }
+
+  /** The chain a run's root names. A hash the store has no chain for is a broken store: ledger_invalid. */
+  async chainOf(tenant: string, hash: Digest): Promise<readonly SignedWrit[]> {
+    const key = `${tenant}\n${hash}`;
+    const known = this.known.get(key);
+    if (known) return known;
+    const text = await this.store.getWritChain(tenant, hash);
+    const chain = text === undefined ? undefined : parseChain(text);
+    const leaf = chain?.[chain.length - 1];
+    if (!chain || !leaf || writHash(leaf) !== hash)
+      throw new KeelError(
+        ErrorCode.ledgerInvalid,
+        text === undefined
+          ? `writ ${hash} is named by a run's root, but its chain is not in this store`
+          : `the chain stored for writ ${hash} does not end in that writ`,
+        { writ: hash },
+      );
+    this.remember(key, chain);
+    return chain;
+  }
+
+  private remember(key: string, chain: readonly SignedWrit[]): void {
+    if (this.known.size >= MAX_KNOWN) this.known.clear();
+    this.known.set(key, chain);
+  }
+}
+
+function parseChain(text: string): SignedWrit[] | undefined {
+  try {
+    const v = JSON.parse(text) as unknown;
+    return Array.isArray(v) && v.every((w) => typeof w === 'object' && w !== null && 'body' in w)
+      ? (v as SignedWrit[])
+      : undefined;
+  } catch {
+    return undefined;
+  }
+}
