@@ -73,7 +73,7 @@ test('a policy-denied proposal never reaches its tool; the ledger holds the deci
     assert.deepEqual(refused.policy, {
       outcome: 'deny',
       rule: 'no-c',
-      trace: [{ rule: 'no-c', matched: true, outcome: 'deny' }],
+      trace: [{ rule: 'no-c', outcome: 'deny' }],
     });
     const history = (await keel.runs.history('acme', run!.runId)).map((l) => l.text);
     const allowedA = history.findIndex((l) => /^Allowed tool_a.*policy rule rest allowed it/.test(l));
@@ -249,7 +249,7 @@ rules:
     const refused = (await keel.runs.entries('acme', run!.runId)).at(-2)!
       .payload as PayloadOf<'step.refused'>;
     assert.equal(refused.code, 'policy_denied');
-    assert.deepEqual(refused.policy?.trace, [{ rule: 'b-after-hours', matched: true, outcome: 'deny' }]);
+    assert.deepEqual(refused.policy?.trace, [{ rule: 'b-after-hours', outcome: 'deny' }]);
     assert.equal((await keel.runs.replay('acme', run!.runId)).identical, true);
     await keel.close();
   });

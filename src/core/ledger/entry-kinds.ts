@@ -37,14 +37,14 @@ export type CheckName = 'resolve' | 'validate' | 'writ' | 'policy' | 'max_steps'
 
 /**
  * A policy decision as ledgered: its outcome, the deciding rule and the trace (every rule
- * consulted, in order, with whether it matched and its outcome). The policy's hash is here only
+ * consulted, in order, with its outcome if it matched). The policy's hash is here only
  * when the run's root does not pin the policy; otherwise the root names it once.
  */
 export interface PolicyEntry {
   hash?: Digest;
   outcome: 'allow' | 'deny' | 'require_approval';
   rule: string | null;
-  trace: readonly { rule: string; matched: boolean; outcome: 'allow' | 'deny' | 'require_approval' }[];
+  trace: readonly { rule: string; outcome?: 'allow' | 'deny' | 'require_approval' }[];
 }
 
 /**

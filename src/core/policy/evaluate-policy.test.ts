@@ -48,10 +48,10 @@ describe('evaluatePolicy', () => {
       'policy rule big-refunds requires approval for issue_refund: refunds over $20 need a person',
     );
     assert.deepEqual(d.trace, [
-      { rule: 'reads', matched: false, outcome: 'allow' },
-      { rule: 'big-refunds', matched: true, outcome: 'require_approval' },
-      { rule: 'huge-refunds', matched: false, outcome: 'deny' },
-      { rule: 'refunds', matched: true, outcome: 'allow' },
+      { rule: 'reads' },
+      { rule: 'big-refunds', outcome: 'require_approval' },
+      { rule: 'huge-refunds' },
+      { rule: 'refunds', outcome: 'allow' },
     ]);
   });
 
@@ -201,7 +201,7 @@ describe('evaluatePolicy: properties', () => {
     fc.assert(
       fc.property(rulesArb, inputArb, fc.infiniteStream(fc.nat()), (rules, input, rand) => {
         const d = evaluatePolicy(build(rules), input);
-        if (!d.trace.some((t) => t.matched && t.outcome === 'deny')) return;
+        if (!d.trace.some((t) => t.outcome === 'deny')) return;
         const shuffled = [...rules];
         for (let i = shuffled.length - 1; i > 0; i--) {
           const j = rand.next().value % (i + 1);
@@ -226,16 +226,29 @@ describe('evaluatePolicy: properties', () => {
     fc.assert(
       fc.property(rulesArb, inputArb, (rules, input) => {
         const d = evaluatePolicy(build(rules), input);
-        const firstDeny = d.trace.findIndex((t) => t.matched && t.outcome === 'deny');
+        const firstDeny = d.trace.findIndex((t) => t.outcome === 'deny');
         assert.equal(d.trace.length, firstDeny === -1 ? rules.length : firstDeny + 1);
         assert.deepEqual(
           d.trace.map((t) => t.rule),
           rules.slice(0, d.trace.length).map((r) => r.id),
         );
         // The outcome is the strongest matched outcome, or the default.
-        const matched = d.trace.filter((t) => t.matched).map((t) => t.outcome);
+        const matched = d.trace.flatMap((t) => (t.outcome ? [t.outcome] : []));
         const strongest = matched.sort((x, y) => RANK[y] - RANK[x])[0] ?? 'deny';
         assert.equal(d.outcome, strongest);
+      }),
+    );
+  });
+
+  it('a remembered decision is the decision: one policy judging many inputs agrees with a fresh policy per input', () => {
+    fc.assert(
+      fc.property(rulesArb, fc.array(inputArb, { minLength: 1, maxLength: 8 }), (rules, inputs) => {
+        const shared = build(rules);
+        for (const input of inputs) {
+          const d = evaluatePolicy(shared, input);
+          assert.deepEqual(d, evaluatePolicy(build(rules), input));
+          assert.ok(Object.isFrozen(d) && Object.isFrozen(d.trace));
+        }
       }),
     );
   });

@@ -16,11 +16,13 @@ import { patternMatches } from '../tools/index.ts';
 import type { Policy, PolicyInput, PolicyOutcome, PolicyRule } from './policy.ts';
 import { policyFacts } from './policy-facts.ts';
 
+/**
+ * One rule consulted: its id and, when it matched, its outcome (a rule that did not match has no
+ * outcome). Short on purpose: every governed decision in the ledger carries one per rule consulted.
+ */
 export interface TraceStep {
   readonly rule: string;
-  readonly matched: boolean;
-  /** The rule's outcome (what it decides when it matches). */
-  readonly outcome: PolicyOutcome;
+  readonly outcome?: PolicyOutcome;
 }
 
 export interface PolicyDecision {
@@ -83,11 +85,9 @@ export function evaluatePolicy(policy: Policy, input: PolicyInput): PolicyDecisi
   const key = `${input.tool.name}\n${matches}`;
   const known = memo.get(key);
   if (known) return known;
-  const trace: TraceStep[] = policy.rules.slice(0, matches.length).map((rule, i) => ({
-    rule: rule.id,
-    matched: matches[i] === '1',
-    outcome: rule.outcome,
-  }));
+  const trace: TraceStep[] = policy.rules
+    .slice(0, matches.length)
+    .map((rule, i) => (matches[i] === '1' ? { rule: rule.id, outcome: rule.outcome } : { rule: rule.id }));
   const decision = freezeCanonical(decide(policy, input.tool.name, decider, trace));
   if (memo.size >= DECIDED_MAX) memo.clear();
   memo.set(key, decision);
