@@ -37,25 +37,36 @@ export interface PolicyDecision {
 
 const RANK: Readonly<Record<PolicyOutcome, number>> = { allow: 0, require_approval: 1, deny: 2 };
 
-const anyOf = <T>(list: readonly T[] | undefined, ok: (v: T) => boolean): boolean =>
-  list === undefined || list.some(ok);
+/** True when `list` is absent (no constraint) or holds a value `ok` accepts. No closures: this runs per rule per proposal. */
+function anyOf<T, C>(list: readonly T[] | undefined, ok: (v: T, c: C) => boolean, c: C): boolean {
+  if (list === undefined) return true;
+  for (const v of list) if (ok(v, c)) return true;
+  return false;
+}
 
-/** True when the rule's structural matchers and its `when` clause all hold. */
-export function ruleMatches(
-  rule: PolicyRule,
-  input: PolicyInput,
-  facts: () => Record<string, unknown>,
-): boolean {
+const toolIs = (p: string, name: string) => patternMatches(p, name);
+const same = (a: string, b: string) => a === b;
+const hasScope = (s: string, scopes: readonly string[]) => scopes.includes(s);
+
+/** True when the rule's structural matchers (everything but `when`) hold. */
+function structureMatches(rule: PolicyRule, input: PolicyInput): boolean {
   const m = rule.match;
   const t = input.tool;
   return (
-    anyOf(m.tool, (p) => patternMatches(p, t.name)) &&
+    anyOf(m.tool, toolIs, t.name) &&
     (m.destructive === undefined || m.destructive === t.destructive) &&
-    anyOf(m.effect, (e) => e === t.effect) &&
-    anyOf(m.scopes, (s) => t.scopes.includes(s)) &&
-    anyOf(m.status, (s) => s === input.workflow.status) &&
-    anyOf(m.tenant, (s) => s === input.tenant) &&
-    (rule.when === undefined || evaluateCondition(rule.when.condition, facts()))
+    anyOf(m.effect, same, t.effect) &&
+    anyOf(m.scopes, hasScope, t.scopes) &&
+    anyOf(m.status, same, input.workflow.status) &&
+    anyOf(m.tenant, same, input.tenant)
+  );
+}
+
+/** True when the rule's structural matchers and its `when` clause (over `facts`) all hold. */
+export function ruleMatches(rule: PolicyRule, input: PolicyInput, facts: Record<string, unknown>): boolean {
+  return (
+    structureMatches(rule, input) &&
+    (rule.when === undefined || evaluateCondition(rule.when.condition, facts))
   );
 }
 
@@ -64,14 +75,17 @@ const decided = new WeakMap<Policy, Map<string, PolicyDecision>>();
 const DECIDED_MAX = 4096;
 
 export function evaluatePolicy(policy: Policy, input: PolicyInput): PolicyDecision {
-  let facts: Record<string, unknown> | undefined;
   // Facts are built only when a `when` clause is reached.
-  const factsOf = () => (facts ??= policyFacts(input));
+  let facts: Record<string, unknown> | undefined;
   // One character per rule consulted: 1 matched, 0 did not.
   let matches = '';
   let decider: PolicyRule | undefined;
   for (const rule of policy.rules) {
-    const matched = ruleMatches(rule, input, factsOf);
+    let matched = structureMatches(rule, input);
+    if (matched && rule.when !== undefined) {
+      facts ??= policyFacts(input);
+      matched = evaluateCondition(rule.when.condition, facts);
+    }
     matches += matched ? '1' : '0';
     if (!matched) continue;
     if (decider === undefined || RANK[rule.outcome] > RANK[decider.outcome]) decider = rule;

@@ -43,19 +43,6 @@ export const POLICY_CONDITION_SCOPE: ConditionScope = {
 };
 
 export function policyFacts(input: PolicyInput): Record<string, unknown> {
-  const ms = parseInstant(input.clock);
-  let clock: Record<string, unknown> = {};
-  if (ms !== undefined) {
-    const d = new Date(ms);
-    const time = d.toISOString();
-    clock = {
-      time,
-      date: time.slice(0, 10),
-      hour: d.getUTCHours(),
-      minute: d.getUTCMinutes(),
-      weekday: WEEKDAYS[d.getUTCDay()],
-    };
-  }
   return {
     args: input.args,
     tool: {
@@ -66,6 +53,36 @@ export function policyFacts(input: PolicyInput): Record<string, unknown> {
     },
     tenant: input.tenant,
     workflow: { id: input.workflow.id, status: input.workflow.status },
-    clock,
+    clock: clockFacts(input.clock),
+  };
+}
+
+/** An instant as Keel's clock writes it (`Date.toISOString`): read by position, no Date needed. */
+const UTC_MS = /^(\d{4}-\d{2}-\d{2})T(\d{2}):(\d{2}):\d{2}\.\d{3}Z$/;
+/** Weekdays by date (the date part of recent instants repeats across proposals). */
+const weekdays = new Map<string, string>();
+
+function clockFacts(instant: string): Record<string, unknown> {
+  const m = UTC_MS.exec(instant);
+  if (m) {
+    const date = m[1]!;
+    let weekday = weekdays.get(date);
+    if (weekday === undefined) {
+      weekday = WEEKDAYS[new Date(`${date}T00:00:00Z`).getUTCDay()]!;
+      if (weekdays.size >= 64) weekdays.clear();
+      weekdays.set(date, weekday);
+    }
+    return { time: instant, date, hour: Number(m[2]), minute: Number(m[3]), weekday };
+  }
+  const ms = parseInstant(instant);
+  if (ms === undefined) return {};
+  const d = new Date(ms);
+  const time = d.toISOString();
+  return {
+    time,
+    date: time.slice(0, 10),
+    hour: d.getUTCHours(),
+    minute: d.getUTCMinutes(),
+    weekday: WEEKDAYS[d.getUTCDay()],
   };
 }
