@@ -63,7 +63,7 @@ export function checkWrit(c: WritCheckInput): WritCheck {
   const { tool } = c.proposal;
   if (c.proposal.tenant !== w.tenant)
     return no(WritCode.tenantDenied, `writ ${w.id} is for tenant ${w.tenant}, not ${c.proposal.tenant}`);
-  const revokedAt = chain.hashes.findIndex((h) => c.revoked.has(h));
+  const revokedAt = c.revoked.size === 0 ? -1 : firstRevoked(chain.hashes, c.revoked);
   if (revokedAt >= 0)
     return no(
       WritCode.revoked,
@@ -78,7 +78,7 @@ export function checkWrit(c: WritCheckInput): WritCheck {
   if (now < window.notBefore)
     return no(WritCode.notYetValid, `writ ${w.id} is not valid before ${w.window.notBefore}`);
   if (now >= window.notAfter) return no(WritCode.expired, `writ ${w.id} expired at ${w.window.notAfter}`);
-  if (!w.scopes.some((s) => patternMatches(s, tool.name)))
+  if (!inScope(w.scopes, tool.name))
     return no(
       WritCode.scopeDenied,
       `${tool.name} is not within writ ${w.id}'s scopes (${w.scopes.join(', ') || 'none'})`,
@@ -110,4 +110,15 @@ export function checkWrit(c: WritCheckInput): WritCheck {
       `cost $${formatCents(proposal.costCents)}${usage.cents > 0 ? ` plus $${formatCents(usage.cents)} already spent` : ''} exceeds writ ${w.id}'s budget of $${formatCents(w.budget.cents)}`,
     );
   return { ok: true, hash };
+}
+
+// Loops, not closures: these run for every proposal of every run under a writ.
+function firstRevoked(hashes: readonly string[], revoked: ReadonlySet<string>): number {
+  for (let i = 0; i < hashes.length; i++) if (revoked.has(hashes[i]!)) return i;
+  return -1;
+}
+
+function inScope(scopes: readonly string[], tool: string): boolean {
+  for (const s of scopes) if (patternMatches(s, tool)) return true;
+  return false;
 }
