@@ -142,3 +142,59 @@ test('a v1 file with runs is upgraded to the current schema in place: its runnin
     rmSync(d, { recursive: true, force: true });
   }
 });
+
+test('a v5 file keeps every entry byte for byte when v6 moves entries into a rowid table', async () => {
+  const d = mkdtempSync(join(tmpdir(), 'keel-sqlite-v5-'));
+  try {
+    const path = join(d, 'k.db');
+    const raw = new Database(path);
+    for (const m of MIGRATIONS.slice(0, 5)) raw.exec(m);
+    raw.pragma('user_version = 5');
+    const runs = [hashOf('v5-a'), hashOf('v5-b')];
+    const ledgers = runs.map((runId, i) => buildLedger(runId, 2 + i));
+    const insertEntry = raw.prepare(
+      'INSERT INTO entries (run_key, seq, v, kind, prev_hash, payload_hash, hash, at, payload) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
+    );
+    runs.forEach((runId, i) => {
+      const ledger = ledgers[i]!;
+      const head = ledger[ledger.length - 1]!;
+      const { lastInsertRowid: key } = raw
+        .prepare(`INSERT INTO runs (run_id, tenant, workflow_id, version, spec_hash, status, head_seq, head_hash, event_id, event_type, created_at, updated_at)
+          VALUES (?, 't1', 'wf', 1, 'h', 'completed', ?, ?, 'e', 't', '2026-01-01', '2026-01-01')`)
+        .run(runId, head.seq, head.hash);
+      for (const e of ledger)
+        insertEntry.run(
+          key,
+          e.seq,
+          e.v,
+          e.kind,
+          e.prevHash,
+          e.payloadHash,
+          e.hash,
+          e.at,
+          Buffer.from(e.payload),
+        );
+    });
+    raw.close();
+
+    const store = new SqliteStore(path);
+    for (const [i, runId] of runs.entries()) {
+      const read = await store.readEntries('t1', runId);
+      assert.deepEqual(
+        read.map((e) => [e.seq, e.hash, Buffer.from(e.payload).toString('hex')]),
+        ledgers[i]!.map((e) => [e.seq, e.hash, Buffer.from(e.payload).toString('hex')]),
+      );
+      assert.equal(verifyLedger(runId, read, (await store.getRun('t1', runId))!.head).ok, true);
+    }
+    await store.close();
+    const check = new Database(path);
+    const sql = (
+      check.prepare("SELECT sql FROM sqlite_schema WHERE name = 'entries'").get() as { sql: string }
+    ).sql;
+    assert.doesNotMatch(sql, /WITHOUT ROWID/);
+    assert.equal(check.pragma('user_version', { simple: true }), SCHEMA_VERSION);
+    check.close();
+  } finally {
+    rmSync(d, { recursive: true, force: true });
+  }
+});
