@@ -5,15 +5,12 @@
  * injected clock; a writ without its chain to the tenant's trusted root creates no run.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { test } from 'node:test';
 import type { PayloadOf } from '../core/ledger/index.ts';
 import { parsePolicy } from '../core/policy/index.ts';
 import { keyPair, signedRoot } from '../core/writs/fixtures.test-helpers.ts';
 import { attenuate, signWrit } from '../core/writs/index.ts';
-import { deploy, fakeSources, type SpyTool, spyTool } from '../testing/index.ts';
+import { deploy, fakeSources, type SpyTool, spyTool, withStoreFile } from '../testing/index.ts';
 import { createKeel, type KeelConfig } from './keel.ts';
 
 const SPEC = `id: w
@@ -34,15 +31,6 @@ function tools(): { a: SpyTool; b: SpyTool; c: SpyTool } {
   return { a: spyTool('tool_a'), b: spyTool('tool_b'), c: spyTool('tool_c') };
 }
 
-async function withDir(fn: (path: string) => Promise<void>): Promise<void> {
-  const dir = mkdtempSync(join(tmpdir(), 'keel-gov-'));
-  try {
-    await fn(join(dir, 'k.db'));
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
-}
-
 function open(path: string, t: ReturnType<typeof tools>, o: Partial<KeelConfig> = {}) {
   return createKeel({
     store: path,
@@ -53,7 +41,7 @@ function open(path: string, t: ReturnType<typeof tools>, o: Partial<KeelConfig> 
 }
 
 test('a policy-denied proposal never reaches its tool; the ledger holds the decision and its trace', async () => {
-  await withDir(async (path) => {
+  await withStoreFile('keel-gov', async (path) => {
     const policy = parsePolicy(
       'rules:\n  - {id: no-c, match: {tool: tool_c}, outcome: deny, reason: c is off limits}\n  - {id: rest, match: {tool: "*"}, outcome: allow}\n',
       'p.yaml',
@@ -91,7 +79,7 @@ test('a policy-denied proposal never reaches its tool; the ledger holds the deci
 });
 
 test('a third tool call on a 2-call writ is refused after a restart, from the ledger', async () => {
-  await withDir(async (path) => {
+  await withStoreFile('keel-gov', async (path) => {
     const k = keyPair('acme');
     const writ = { chain: [signedRoot(k, { scopes: ['*'], budget: { cents: 0, steps: 5, calls: 2 } })] };
     const policy = parsePolicy(
@@ -135,7 +123,7 @@ test('a third tool call on a 2-call writ is refused after a restart, from the le
 });
 
 test('an expired writ refuses the first proposal with writ_expired, read through the injected clock', async () => {
-  await withDir(async (path) => {
+  await withStoreFile('keel-gov', async (path) => {
     const k = keyPair('acme');
     const writ = [signedRoot(k, { scopes: ['*'] })];
     const t = tools();
@@ -156,7 +144,7 @@ test('an expired writ refuses the first proposal with writ_expired, read through
 });
 
 test("another tenant's writ, or a child without its chain to a trusted root, creates no run", async () => {
-  await withDir(async (path) => {
+  await withStoreFile('keel-gov', async (path) => {
     const acme = keyPair('acme');
     const globex = keyPair('globex');
     const t = tools();
@@ -191,7 +179,7 @@ test("another tenant's writ, or a child without its chain to a trusted root, cre
 });
 
 test('an approval given after the writ expired executes nothing and records why', async () => {
-  await withDir(async (path) => {
+  await withStoreFile('keel-gov', async (path) => {
     const k = keyPair('acme');
     const writ = [signedRoot(k, { scopes: ['*'] })]; // valid until 2026-04-01T00:00:00Z
     const policy = parsePolicy(
@@ -228,7 +216,7 @@ test('an approval given after the writ expired executes nothing and records why'
 });
 
 test("an approval is re-judged by the policy at the approval's time: a deny that now applies refuses", async () => {
-  await withDir(async (path) => {
+  await withStoreFile('keel-gov', async (path) => {
     const policy = parsePolicy(
       `default: allow
 rules:
@@ -256,7 +244,7 @@ rules:
 });
 
 test('a run is judged by the policy it started under; a process without that policy refuses to guess', async () => {
-  await withDir(async (path) => {
+  await withStoreFile('keel-gov', async (path) => {
     const before = parsePolicy(
       'default: allow\nrules:\n  - {id: ask-b, match: {tool: tool_b}, outcome: require_approval}\n',
       'before.yaml',
@@ -312,7 +300,7 @@ test('a run is judged by the policy it started under; a process without that pol
 });
 
 test('a run started before its tenant had a policy is judged by the policy now, and each decision names it', async () => {
-  await withDir(async (path) => {
+  await withStoreFile('keel-gov', async (path) => {
     const later = parsePolicy('default: allow\nrules: []\n', 'later.yaml');
     let current: ReturnType<typeof parsePolicy> | undefined;
     const t = { ...tools(), b: spyTool('tool_b', { destructive: true }) };

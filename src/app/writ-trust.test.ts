@@ -6,15 +6,12 @@
  * Other tenants are unaffected.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { test } from 'node:test';
 import type { PayloadOf } from '../core/ledger/index.ts';
 import { parsePolicy } from '../core/policy/index.ts';
 import { keyPair, signedRoot } from '../core/writs/fixtures.test-helpers.ts';
 import { attenuate, signWrit, writHash } from '../core/writs/index.ts';
-import { deploy, fakeSources, type SpyTool, spyTool } from '../testing/index.ts';
+import { deploy, fakeSources, type SpyTool, spyTool, withStoreFile } from '../testing/index.ts';
 import { createKeel, type KeelConfig } from './keel.ts';
 
 const SPEC = `id: w
@@ -38,15 +35,6 @@ function tools(): { a: SpyTool; b: SpyTool } {
   return { a: spyTool('tool_a'), b: spyTool('tool_b') };
 }
 
-async function withDir(fn: (path: string) => Promise<void>): Promise<void> {
-  const dir = mkdtempSync(join(tmpdir(), 'keel-trust-'));
-  try {
-    await fn(join(dir, 'k.db'));
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
-}
-
 function open(path: string, t: ReturnType<typeof tools>, o: Partial<KeelConfig> = {}) {
   return createKeel({ store: path, tools: [t.a, t.b], sources: fakeSources({ start: MARCH }), ...o });
 }
@@ -66,7 +54,7 @@ const refusedWith = (code: string) => (e: unknown) =>
   (e as { details: { code?: string } }).details.code === code;
 
 test('a stored key is trusted beside the configured ones; a retired one no longer admits a writ', async () => {
-  await withDir(async (path) => {
+  await withStoreFile('keel-trust', async (path) => {
     const k = keyPair('acme');
     const t = tools();
     const keel = open(path, t);
@@ -104,7 +92,7 @@ test('a stored key is trusted beside the configured ones; a retired one no longe
 });
 
 test('revoking the parent refuses a running child-writ run at its next proposal (spy 0), also after a restart', async () => {
-  await withDir(async (path) => {
+  await withStoreFile('keel-trust', async (path) => {
     const k = keyPair('acme');
     const g = keyPair('globex');
     const t = tools();
@@ -173,7 +161,7 @@ test('revoking the parent refuses a running child-writ run at its next proposal 
 });
 
 test('revocation reaches a run a worker claims: the claimed walk refuses writ_revoked', async () => {
-  await withDir(async (path) => {
+  await withStoreFile('keel-trust', async (path) => {
     const k = keyPair('acme');
     const t = tools();
     const keel = open(path, t, { walk: 'enqueue' });
