@@ -51,5 +51,9 @@ test('a hash with no stored chain, or a chain that ends in another writ, is ledg
   await assert.rejects(chains.chainOf('acme', writHash(one)), /does not end in that writ/);
   await store.putWritChain('acme', writHash(two), 'not json');
   await assert.rejects(chains.chainOf('acme', writHash(two)), /does not end in that writ/);
+  // A body with no canonical form (-0) cannot be hashed: the same answer, not a canonicalizer error.
+  const three = writHash(signedRoot(k, { id: 'three' }));
+  await store.putWritChain('acme', three, '[{"body":-0,"signature":"x"}]');
+  await assert.rejects(chains.chainOf('acme', three), /does not end in that writ/);
   await store.close();
 });

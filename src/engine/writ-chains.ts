@@ -39,8 +39,7 @@ export class WritChains {
     if (known) return known;
     const text = await this.store.getWritChain(tenant, hash);
     const chain = text === undefined ? undefined : parseChain(text);
-    const leaf = chain?.[chain.length - 1];
-    if (!chain || !leaf || writHash(leaf) !== hash)
+    if (!chain || leafHash(chain) !== hash)
       throw new KeelError(
         ErrorCode.ledgerInvalid,
         text === undefined
@@ -55,6 +54,16 @@ export class WritChains {
   private remember(key: string, chain: readonly SignedWrit[]): void {
     if (this.known.size >= MAX_KNOWN) this.known.clear();
     this.known.set(key, chain);
+  }
+}
+
+/** The hash of the chain's last writ; undefined for an empty chain or a body with no canonical form. */
+function leafHash(chain: readonly SignedWrit[]): string | undefined {
+  const leaf = chain[chain.length - 1];
+  try {
+    return leaf && writHash(leaf);
+  } catch {
+    return undefined;
   }
 }
 

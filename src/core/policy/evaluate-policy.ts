@@ -62,14 +62,6 @@ function structureMatches(rule: PolicyRule, input: PolicyInput): boolean {
   );
 }
 
-/** True when the rule's structural matchers and its `when` clause (over `facts`) all hold. */
-export function ruleMatches(rule: PolicyRule, input: PolicyInput, facts: Record<string, unknown>): boolean {
-  return (
-    structureMatches(rule, input) &&
-    (rule.when === undefined || evaluateCondition(rule.when.condition, facts))
-  );
-}
-
 /** Decisions by `tool name + matched flags`, per policy; bounded (cleared when full). */
 const decided = new WeakMap<Policy, Map<string, PolicyDecision>>();
 const DECIDED_MAX = 4096;

@@ -1,4 +1,4 @@
-export { evaluatePolicy, type PolicyDecision, ruleMatches, type TraceStep } from './evaluate-policy.ts';
+export { evaluatePolicy, type PolicyDecision, type TraceStep } from './evaluate-policy.ts';
 export { buildPolicy, parsePolicy, policyFromValue } from './parse-policy.ts';
 export {
   POLICY_OUTCOMES,

@@ -58,22 +58,34 @@ export function policyFacts(input: PolicyInput): Record<string, unknown> {
 }
 
 /** An instant as Keel's clock writes it (`Date.toISOString`): read by position, no Date needed. */
-const UTC_MS = /^(\d{4}-\d{2}-\d{2})T(\d{2}):(\d{2}):\d{2}\.\d{3}Z$/;
-/** Weekdays by date (the date part of recent instants repeats across proposals). */
-const weekdays = new Map<string, string>();
+const UTC_MS = /^(\d{4}-\d{2}-\d{2})T(\d{2}):(\d{2}):(\d{2})\.\d{3}Z$/;
+/**
+ * Weekdays by date, null for a date that does not exist (2026-02-31, which Date would roll over):
+ * the date part of recent instants repeats across proposals, so each is checked once.
+ */
+const weekdays = new Map<string, string | null>();
+
+function weekdayOf(date: string): string | null {
+  let weekday = weekdays.get(date);
+  if (weekday === undefined) {
+    const d = new Date(`${date}T00:00:00Z`);
+    weekday =
+      Number.isNaN(d.getTime()) || d.toISOString().slice(0, 10) !== date ? null : WEEKDAYS[d.getUTCDay()]!;
+    if (weekdays.size >= 64) weekdays.clear();
+    weekdays.set(date, weekday);
+  }
+  return weekday;
+}
 
 function clockFacts(instant: string): Record<string, unknown> {
   const m = UTC_MS.exec(instant);
   if (m) {
-    const date = m[1]!;
-    let weekday = weekdays.get(date);
-    if (weekday === undefined) {
-      weekday = WEEKDAYS[new Date(`${date}T00:00:00Z`).getUTCDay()]!;
-      if (weekdays.size >= 64) weekdays.clear();
-      weekdays.set(date, weekday);
-    }
-    return { time: instant, date, hour: Number(m[2]), minute: Number(m[3]), weekday };
+    const hour = Number(m[2]);
+    const minute = Number(m[3]);
+    const weekday = hour < 24 && minute < 60 && Number(m[4]) < 60 ? weekdayOf(m[1]!) : null;
+    if (weekday) return { time: instant, date: m[1], hour, minute, weekday };
   }
+  // Anything else (an offset, no milliseconds, an impossible date or time) takes the Date path.
   const ms = parseInstant(instant);
   if (ms === undefined) return {};
   const d = new Date(ms);
