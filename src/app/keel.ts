@@ -28,7 +28,6 @@ import {
   type ReplayResult,
   type RunSummary,
   replayRun,
-  rootWrit,
   ToolRegistry,
   type WalkMode,
 } from '../engine/index.ts';
@@ -373,11 +372,9 @@ export function createKeel(config: KeelConfig) {
           },
         );
       }
-      const entries = await store.readEntries(tenant, runId);
-      const writ = entries[0] && rootWrit(entries[0]);
-      return replayRun(entries, version, tools, {
+      return replayRun(await store.readEntries(tenant, runId), version, tools, {
         governance: await trust.replayGovernance(tenant),
-        ...(writ ? { writChain: await engine.writChains.chainOf(tenant, writ.hash) } : {}),
+        writChainOf: (t, hash) => engine.writChains.chainOf(t, hash),
         ...(planner ? { planner } : {}),
       });
     },

@@ -24,7 +24,7 @@ export {
 export { modelPlanner } from './model-planner.ts';
 export type { ReconcileRequest } from './reconcile-step.ts';
 export { indexLedger, recordedEffects } from './recorded-effects.ts';
-export { type EntrySketch, type ReplayDivergence, type ReplayResult, replayRun, rootWrit } from './replay.ts';
+export { type EntrySketch, type ReplayDivergence, type ReplayResult, replayRun } from './replay.ts';
 export type { RunSummary } from './run-summary.ts';
 export { templatePlanner } from './template-planner.ts';
 export { ToolRegistry } from './tool-registry.ts';

@@ -9,7 +9,7 @@
  */
 import { type Digest, hashOf } from '../core/canonical/index.ts';
 import { ErrorCode, isKeelError, KeelError } from '../core/errors.ts';
-import { decodeEntry, type Entry, type Head, type RunWrit, type StoredEntry } from '../core/ledger/index.ts';
+import { decodeEntry, type Entry, type Head, type StoredEntry } from '../core/ledger/index.ts';
 import { startState } from '../core/run/index.ts';
 import type { SignedWrit } from '../core/writs/index.ts';
 import type { AppendRequest, Planner, VersionRecord } from '../ports/index.ts';
@@ -108,12 +108,6 @@ function describe(s: EntrySketch): string {
   return parts.filter(Boolean).join(', ');
 }
 
-/** The writ a stored root names, if it is a run.started that names one. */
-export function rootWrit(root: StoredEntry): RunWrit | undefined {
-  if (root.kind !== 'run.started') return undefined;
-  return (decodeEntry(root) as Entry<'run.started'>).payload.writ;
-}
-
 export async function replayRun(
   stored: readonly StoredEntry[],
   version: VersionRecord,
@@ -121,8 +115,8 @@ export async function replayRun(
   o: {
     /** The governance the run was walked under (its policy, trusted keys for its writ). */
     readonly governance?: GovernanceConfig;
-    /** The chain of the writ the run's root names (WritChains.chainOf), when it has one. */
-    readonly writChain?: readonly SignedWrit[];
+    /** Reads the chain of the writ the run's root names (WritChains.chainOf), when it has one. */
+    readonly writChainOf?: (tenant: string, hash: Digest) => Promise<readonly SignedWrit[]>;
     /** The planner the run was walked with; its model answers are served from the ledger. */
     readonly planner?: Planner;
   } = {},
@@ -137,7 +131,8 @@ export async function replayRun(
   const state = startState(root as Entry<'run.started'>);
   const writer = new RunWriter(new ComparingSink(stored), state, { seq: 0, hash: root.hash }, at);
   try {
-    const gov = runGovernance(governance, state, o.writChain);
+    const chain = state.writ ? await o.writChainOf?.(state.tenant, state.writ.hash) : undefined;
+    const gov = runGovernance(governance, state, chain);
     await walkRun(writer, version, tools, recordedEffects(indexLedger(entries), at), {
       ...(gov ? { governance: gov } : {}),
       ...(planner ? { planner } : {}),
