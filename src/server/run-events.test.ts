@@ -7,9 +7,10 @@ import { test } from 'node:test';
 import { createKeel } from '../app/keel.ts';
 import { createServerApp } from './app.ts';
 
-test('a stream over maxEventStreams is 429 with Retry-After; closing one frees its slot', async () => {
+/** A server on an in-memory Keel, a key of tenant acme, and a conformance-approval run it created (it waits). */
+async function approvalRun(o: { maxEventStreams?: number; keepAliveMs?: number }) {
   const keel = createKeel({ store: ':memory:' });
-  const { app, host } = createServerApp(keel, { maxEventStreams: 1, log: () => {} });
+  const { app, host } = createServerApp(keel, { ...o, log: () => {} });
   const { key } = await keel.keys.create('acme', 'dana');
   const auth = { Authorization: `Bearer ${key}` };
   const created = await app.request('/v1/runs', {
@@ -18,6 +19,11 @@ test('a stream over maxEventStreams is 429 with Retry-After; closing one frees i
     body: JSON.stringify({ workflowId: 'conformance-approval' }),
   });
   const { runId } = (await created.json()) as { runId: string };
+  return { keel, app, host, auth, runId };
+}
+
+test('a stream over maxEventStreams is 429 with Retry-After; closing one frees its slot', async () => {
+  const { keel, app, host, auth, runId } = await approvalRun({ maxEventStreams: 1 });
   const sse = () =>
     app.request(`/v1/runs/${runId}/events`, { headers: { ...auth, Accept: 'text/event-stream' } });
   const first = await sse(); // the run waits for an approval, so this stream stays open
@@ -40,16 +46,7 @@ test('a stream over maxEventStreams is 429 with Retry-After; closing one frees i
 });
 
 test('an idle stream sends a keep-alive comment, and nothing else, while the run waits', async () => {
-  const keel = createKeel({ store: ':memory:' });
-  const { app, host } = createServerApp(keel, { keepAliveMs: 40, log: () => {} });
-  const { key } = await keel.keys.create('acme', 'dana');
-  const auth = { Authorization: `Bearer ${key}` };
-  const created = await app.request('/v1/runs', {
-    method: 'POST',
-    headers: { ...auth, 'Content-Type': 'application/json' },
-    body: JSON.stringify({ workflowId: 'conformance-approval' }),
-  });
-  const { runId } = (await created.json()) as { runId: string };
+  const { keel, app, host, auth, runId } = await approvalRun({ keepAliveMs: 40 });
   while (
     ((await (await app.request(`/v1/runs/${runId}`, { headers: auth })).json()) as { status: string })
       .status !== 'waiting-approval'
