@@ -252,4 +252,29 @@ describe('evaluatePolicy: properties', () => {
       }),
     );
   });
+
+  it('a tool seen before is judged like a new one: one policy and one tool object over many inputs agree with fresh ones', () => {
+    // The view of a policy per tool descriptor is kept by identity; only the proposal's facts vary.
+    const tools = TOOLS.flatMap((name) =>
+      (['read', 'write', 'external'] as const).map((effect) => ({
+        name,
+        destructive: effect === 'external',
+        effect,
+        scopes: [] as string[],
+      })),
+    );
+    fc.assert(
+      fc.property(
+        rulesArb,
+        fc.array(fc.tuple(fc.nat(tools.length - 1), inputArb), { minLength: 1, maxLength: 12 }),
+        (rules, inputs) => {
+          const shared = build(rules);
+          for (const [t, input] of inputs) {
+            const d = evaluatePolicy(shared, { ...input, tool: tools[t]! });
+            assert.deepEqual(d, evaluatePolicy(build(rules), { ...input, tool: { ...tools[t]! } }));
+          }
+        },
+      ),
+    );
+  });
 });

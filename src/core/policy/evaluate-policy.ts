@@ -6,9 +6,10 @@
  * every rule is consulted. The deciding rule is the first matching rule of the winning outcome.
  * No matching rule means the policy's default. Pure and total: never throws, reads no clock.
  *
- * A decision is a function of the tool's name and which rules matched, so decisions are kept per
- * policy by that key and returned frozen, the same object each time: every proposal of a run, and
- * every run, records the same trace without building or encoding it again (freezeCanonical).
+ * A decision is a function of the tool and which rules matched, so decisions are kept per policy
+ * and tool descriptor (see ToolView) and returned frozen, the same object each time: every
+ * proposal of a run, and every run, records the same trace without building or encoding it again
+ * (freezeCanonical). Rules that cannot match a tool are never looked at again for that tool.
  */
 import { freezeCanonical } from '../canonical/index.ts';
 import { evaluateCondition } from '../spec/index.ts';
@@ -48,55 +49,130 @@ const toolIs = (p: string, name: string) => patternMatches(p, name);
 const same = (a: string, b: string) => a === b;
 const hasScope = (s: string, scopes: readonly string[]) => scopes.includes(s);
 
-/** True when the rule's structural matchers (everything but `when`) hold. */
-function structureMatches(rule: PolicyRule, input: PolicyInput): boolean {
+/** True when the rule's matchers on the tool itself (name, destructive, effect, scopes) hold. */
+function toolMatches(rule: PolicyRule, t: PolicyInput['tool']): boolean {
   const m = rule.match;
-  const t = input.tool;
   return (
     anyOf(m.tool, toolIs, t.name) &&
     (m.destructive === undefined || m.destructive === t.destructive) &&
     anyOf(m.effect, same, t.effect) &&
-    anyOf(m.scopes, hasScope, t.scopes) &&
-    anyOf(m.status, same, input.workflow.status) &&
-    anyOf(m.tenant, same, input.tenant)
+    anyOf(m.scopes, hasScope, t.scopes)
   );
 }
 
-/** Decisions by `tool name + matched flags`, per policy; bounded (cleared when full). */
-const decided = new WeakMap<Policy, Map<string, PolicyDecision>>();
+/**
+ * A policy as one tool sees it, worked out on the tool's first proposal: which rules can match it
+ * at all (their tool matchers hold), and of those, which also depend on the proposal (a status or
+ * tenant matcher, or a `when`). Only those are judged per proposal; with none, the decision is
+ * the same for every proposal of the tool and is kept as `fixed`.
+ */
+interface ToolView {
+  /** Per rule, in order: 0 cannot match this tool, 1 always matches it, 2 depends on the proposal. */
+  readonly kinds: Uint8Array;
+  fixed: PolicyDecision | undefined;
+  /** Decisions by which proposal-dependent rules matched (bits, or a string past 30 of them). */
+  readonly decided: Map<number | string, PolicyDecision>;
+}
+
+const FIXED = 1;
+const DEPENDS = 2;
+
+/**
+ * Views per policy and tool descriptor (by identity: a registered tool is a value, never changed),
+ * so judging a proposal costs a map lookup plus the rules that depend on it.
+ */
+const views = new WeakMap<Policy, WeakMap<object, ToolView>>();
 const DECIDED_MAX = 4096;
 
+function viewOf(policy: Policy, input: PolicyInput): ToolView {
+  let byTool = views.get(policy);
+  if (!byTool) {
+    byTool = new WeakMap();
+    views.set(policy, byTool);
+  }
+  let view = byTool.get(input.tool);
+  if (view) return view;
+  const { rules } = policy;
+  const kinds = new Uint8Array(rules.length);
+  let depends = false;
+  for (let i = 0; i < rules.length; i++) {
+    const r = rules[i]!;
+    if (!toolMatches(r, input.tool)) continue;
+    const dynamic = r.when !== undefined || r.match.status !== undefined || r.match.tenant !== undefined;
+    kinds[i] = dynamic ? DEPENDS : FIXED;
+    depends ||= dynamic;
+  }
+  view = { kinds, fixed: undefined, decided: new Map() };
+  if (!depends) view.fixed = judge(policy, input, view, undefined);
+  byTool.set(input.tool, view);
+  return view;
+}
+
 export function evaluatePolicy(policy: Policy, input: PolicyInput): PolicyDecision {
-  // Facts are built only when a `when` clause is reached.
+  const view = viewOf(policy, input);
+  return view.fixed ?? judge(policy, input, view, view.decided);
+}
+
+/**
+ * Consults the rules in order (up to the first matching deny) and returns the decision, from
+ * `memo` when the same rules matched before. Facts are built only when a `when` is reached.
+ */
+function judge(
+  policy: Policy,
+  input: PolicyInput,
+  view: ToolView,
+  memo: Map<number | string, PolicyDecision> | undefined,
+): PolicyDecision {
+  const { rules } = policy;
+  const { kinds } = view;
   let facts: Record<string, unknown> | undefined;
-  // One character per rule consulted: 1 matched, 0 did not.
-  let matches = '';
+  // Which proposal-dependent rules matched, in order: one bit each (past 30 of them, a string).
+  let bits = 0;
+  let more = '';
+  let d = 0;
+  let consulted = rules.length;
   let decider: PolicyRule | undefined;
-  for (const rule of policy.rules) {
-    let matched = structureMatches(rule, input);
-    if (matched && rule.when !== undefined) {
-      facts ??= policyFacts(input);
-      matched = evaluateCondition(rule.when.condition, facts);
+  for (let i = 0; i < rules.length; i++) {
+    const rule = rules[i]!;
+    const kind = kinds[i]!;
+    let matched = kind === FIXED;
+    if (kind === DEPENDS) {
+      const m = rule.match;
+      matched = anyOf(m.status, same, input.workflow.status) && anyOf(m.tenant, same, input.tenant);
+      if (matched && rule.when !== undefined) {
+        facts ??= policyFacts(input);
+        matched = evaluateCondition(rule.when.condition, facts);
+      }
+      if (d < 30) bits |= matched ? 1 << d : 0;
+      else more += matched ? '1' : '0';
+      d++;
     }
-    matches += matched ? '1' : '0';
     if (!matched) continue;
     if (decider === undefined || RANK[rule.outcome] > RANK[decider.outcome]) decider = rule;
-    if (rule.outcome === 'deny') break;
+    if (rule.outcome === 'deny') {
+      consulted = i + 1;
+      break;
+    }
   }
-  let memo = decided.get(policy);
-  if (!memo) {
-    memo = new Map();
-    decided.set(policy, memo);
-  }
-  const key = `${input.tool.name}\n${matches}`;
-  const known = memo.get(key);
+  const key = more === '' ? bits : `${bits}:${more}`;
+  const known = memo?.get(key);
   if (known) return known;
-  const trace: TraceStep[] = policy.rules
-    .slice(0, matches.length)
-    .map((rule, i) => (matches[i] === '1' ? { rule: rule.id, outcome: rule.outcome } : { rule: rule.id }));
+  const trace: TraceStep[] = [];
+  d = 0;
+  for (let i = 0; i < consulted; i++) {
+    const r = rules[i]!;
+    let matched = kinds[i] === FIXED;
+    if (kinds[i] === DEPENDS) {
+      matched = d < 30 ? (bits & (1 << d)) !== 0 : more[d - 30] === '1';
+      d++;
+    }
+    trace.push(matched ? { rule: r.id, outcome: r.outcome } : { rule: r.id });
+  }
   const decision = freezeCanonical(decide(policy, input.tool.name, decider, trace));
-  if (memo.size >= DECIDED_MAX) memo.clear();
-  memo.set(key, decision);
+  if (memo) {
+    if (memo.size >= DECIDED_MAX) memo.clear();
+    memo.set(key, decision);
+  }
   return decision;
 }
 

@@ -116,7 +116,6 @@ export function checkProposal(c: ProposalContext): Decision {
     };
   }
   const { totalCents: cost, fixedCents, argCents } = callCost(tool, args);
-  const gov: { policy?: PolicyRecord } = {};
   if (c.writ) {
     const cw = c.writ;
     const w = checkWrit({
@@ -136,7 +135,8 @@ export function checkProposal(c: ProposalContext): Decision {
         writ: { hash: w.hash, code: w.code },
       };
   }
-  let approvalByPolicy: { reason: string; channel: string } | undefined;
+  let policy: PolicyRecord | undefined;
+  let approvalByPolicy: PolicyDecision | undefined;
   if (c.policy) {
     const p = c.policy;
     const d = evaluatePolicy(p.policy, {
@@ -146,21 +146,22 @@ export function checkProposal(c: ProposalContext): Decision {
       workflow: { id: p.workflowId, status: c.versionStatus },
       clock: p.clock,
     });
-    gov.policy = policyRecord(d, p.pinned ? undefined : p.policy.hash);
+    policy = policyRecord(d, p.pinned ? undefined : p.policy.hash);
     if (d.outcome === 'deny')
-      return { outcome: 'refuse', check: 'policy', code: 'policy_denied', message: d.reason, ...gov };
+      return { outcome: 'refuse', check: 'policy', code: 'policy_denied', message: d.reason, policy };
     // Approving re-checks the policy except the approval rule itself.
-    if (d.outcome === 'require_approval' && !c.approved)
-      approvalByPolicy = { reason: d.reason, channel: d.channel ?? 'cli' };
+    if (d.outcome === 'require_approval' && !c.approved) approvalByPolicy = d;
   }
   if (c.stepsTaken + 1 > c.maxSteps) {
-    return {
-      ...gov,
-      outcome: 'refuse',
-      check: 'max_steps',
-      code: 'max_steps_exceeded',
-      message: `this would be step ${c.stepsTaken + 1}, over the limit of ${c.maxSteps} steps`,
-    };
+    return withPolicy(
+      {
+        outcome: 'refuse',
+        check: 'max_steps',
+        code: 'max_steps_exceeded',
+        message: `this would be step ${c.stepsTaken + 1}, over the limit of ${c.maxSteps} steps`,
+      },
+      policy,
+    );
   }
   if (c.spentCents + cost > c.capCents) {
     const from = tool.cost?.fromArg;
@@ -173,34 +174,55 @@ export function checkProposal(c: ProposalContext): Decision {
           ? arg
           : `cost ${formatCents(cost)} (${arg} plus a fixed ${formatCents(fixedCents)})`;
     const already = c.spentCents > 0 ? ` plus ${formatCents(c.spentCents)} already spent` : '';
-    return {
-      ...gov,
-      outcome: 'refuse',
-      check: 'spend_cap',
-      code: 'spend_cap_exceeded',
-      message: `${what}${already} exceeds the spend cap of ${formatCents(c.capCents)}`,
-    };
+    return withPolicy(
+      {
+        outcome: 'refuse',
+        check: 'spend_cap',
+        code: 'spend_cap_exceeded',
+        message: `${what}${already} exceeds the spend cap of ${formatCents(c.capCents)}`,
+      },
+      policy,
+    );
   }
-  if (approvalByPolicy) return { ...gov, outcome: 'require_approval', costCents: cost, ...approvalByPolicy };
+  if (approvalByPolicy)
+    return withPolicy(
+      {
+        outcome: 'require_approval',
+        costCents: cost,
+        reason: approvalByPolicy.reason,
+        channel: approvalByPolicy.channel ?? 'cli',
+      },
+      policy,
+    );
   if (tool.destructive && c.versionStatus !== 'AUTONOMOUS' && !c.approved) {
-    return {
-      ...gov,
-      outcome: 'require_approval',
-      costCents: cost,
-      reason: `${tool.name} is destructive and this version is ${c.versionStatus}, not AUTONOMOUS`,
-      channel: 'cli',
-    };
+    return withPolicy(
+      {
+        outcome: 'require_approval',
+        costCents: cost,
+        reason: `${tool.name} is destructive and this version is ${c.versionStatus}, not AUTONOMOUS`,
+        channel: 'cli',
+      },
+      policy,
+    );
   }
   if (tool.approval === 'always' && !c.approved) {
-    return {
-      ...gov,
-      outcome: 'require_approval',
-      costCents: cost,
-      reason: `${tool.name} is an approval gate`,
-      channel: 'openwop',
-    };
+    return withPolicy(
+      {
+        outcome: 'require_approval',
+        costCents: cost,
+        reason: `${tool.name} is an approval gate`,
+        channel: 'openwop',
+      },
+      policy,
+    );
   }
-  return { ...gov, outcome: 'allow', costCents: cost };
+  return withPolicy({ outcome: 'allow', costCents: cost }, policy);
+}
+
+/** `d` with the policy's record when a policy was checked (no `policy` key otherwise). */
+function withPolicy<D extends Decision>(d: D, policy: PolicyRecord | undefined): D {
+  if (policy) (d as { policy?: PolicyRecord }).policy = policy;
+  return d;
 }
 
 /**

@@ -46,6 +46,45 @@ function windowOf(w: WritBody): { readonly notBefore: number; readonly notAfter:
   return ms;
 }
 
+/**
+ * What a writ says about one tool whatever the proposal: the scope and effect-ceiling checks,
+ * worked out on the tool's first proposal and kept per writ body and tool descriptor (both values,
+ * never changed). Null: the tool is within the writ.
+ */
+const toolVerdicts = new WeakMap<WritBody, WeakMap<object, { code: WritCode; message: string } | null>>();
+
+function toolVerdict(w: WritBody, tool: WritProposal['tool']): { code: WritCode; message: string } | null {
+  let byTool = toolVerdicts.get(w);
+  if (!byTool) {
+    byTool = new WeakMap();
+    toolVerdicts.set(w, byTool);
+  }
+  let v = byTool.get(tool);
+  if (v === undefined) {
+    v = !inScope(w.scopes, tool.name)
+      ? {
+          code: WritCode.scopeDenied,
+          message: `${tool.name} is not within writ ${w.id}'s scopes (${w.scopes.join(', ') || 'none'})`,
+        }
+      : EFFECT_RANK[tool.effect] > EFFECT_RANK[w.effectCeiling.max]
+        ? {
+            code: WritCode.effectDenied,
+            message: `${tool.name} has effect ${tool.effect}, above writ ${w.id}'s ceiling of ${w.effectCeiling.max}`,
+          }
+        : tool.destructive && !w.effectCeiling.destructive
+          ? {
+              code: WritCode.effectDenied,
+              message: `${tool.name} is destructive and writ ${w.id} does not allow destructive tools`,
+            }
+          : null;
+    byTool.set(tool, v);
+  }
+  return v;
+}
+
+/** The answer for a writ that allows the proposal: one object per verified chain. */
+const allowed = new WeakMap<object, WritCheck>();
+
 export function checkWrit(c: WritCheckInput): WritCheck {
   const chain = verifyWritChain(c.chain, c.trusted);
   if (!chain.ok) {
@@ -59,13 +98,17 @@ export function checkWrit(c: WritCheckInput): WritCheck {
   }
   const w = chain.leaf.body;
   const hash = chain.hashes[chain.hashes.length - 1]!;
-  const no = (code: WritCode, message: string): WritCheck => ({ ok: false, hash, code, message });
   const { tool } = c.proposal;
   if (c.proposal.tenant !== w.tenant)
-    return no(WritCode.tenantDenied, `writ ${w.id} is for tenant ${w.tenant}, not ${c.proposal.tenant}`);
+    return no(
+      hash,
+      WritCode.tenantDenied,
+      `writ ${w.id} is for tenant ${w.tenant}, not ${c.proposal.tenant}`,
+    );
   const revokedAt = c.revoked.size === 0 ? -1 : firstRevoked(chain.hashes, c.revoked);
   if (revokedAt >= 0)
     return no(
+      hash,
       WritCode.revoked,
       revokedAt === chain.hashes.length - 1
         ? `writ ${w.id} was revoked`
@@ -73,43 +116,43 @@ export function checkWrit(c: WritCheckInput): WritCheck {
     );
   const now = parseInstant(c.now);
   if (now === undefined)
-    return no(WritCode.expired, `the time ${JSON.stringify(c.now)} is not an ISO 8601 instant`);
+    return no(hash, WritCode.expired, `the time ${JSON.stringify(c.now)} is not an ISO 8601 instant`);
   const window = windowOf(w);
   if (now < window.notBefore)
-    return no(WritCode.notYetValid, `writ ${w.id} is not valid before ${w.window.notBefore}`);
-  if (now >= window.notAfter) return no(WritCode.expired, `writ ${w.id} expired at ${w.window.notAfter}`);
-  if (!inScope(w.scopes, tool.name))
-    return no(
-      WritCode.scopeDenied,
-      `${tool.name} is not within writ ${w.id}'s scopes (${w.scopes.join(', ') || 'none'})`,
-    );
-  if (EFFECT_RANK[tool.effect] > EFFECT_RANK[w.effectCeiling.max])
-    return no(
-      WritCode.effectDenied,
-      `${tool.name} has effect ${tool.effect}, above writ ${w.id}'s ceiling of ${w.effectCeiling.max}`,
-    );
-  if (tool.destructive && !w.effectCeiling.destructive)
-    return no(
-      WritCode.effectDenied,
-      `${tool.name} is destructive and writ ${w.id} does not allow destructive tools`,
-    );
+    return no(hash, WritCode.notYetValid, `writ ${w.id} is not valid before ${w.window.notBefore}`);
+  if (now >= window.notAfter)
+    return no(hash, WritCode.expired, `writ ${w.id} expired at ${w.window.notAfter}`);
+  const verdict = toolVerdict(w, tool);
+  if (verdict) return no(hash, verdict.code, verdict.message);
   const { usage, proposal } = c;
   if (usage.steps + 1 > w.budget.steps)
     return no(
+      hash,
       WritCode.budgetExhausted,
       `writ ${w.id} allows ${w.budget.steps} steps and ${usage.steps} were taken`,
     );
   if (usage.calls + 1 > w.budget.calls)
     return no(
+      hash,
       WritCode.budgetExhausted,
       `writ ${w.id} allows ${w.budget.calls} tool calls and ${usage.calls} were made`,
     );
   if (usage.cents + proposal.costCents > w.budget.cents)
     return no(
+      hash,
       WritCode.budgetExhausted,
       `cost $${formatCents(proposal.costCents)}${usage.cents > 0 ? ` plus $${formatCents(usage.cents)} already spent` : ''} exceeds writ ${w.id}'s budget of $${formatCents(w.budget.cents)}`,
     );
-  return { ok: true, hash };
+  let ok = allowed.get(chain);
+  if (!ok) {
+    ok = Object.freeze({ ok: true, hash });
+    allowed.set(chain, ok);
+  }
+  return ok;
+}
+
+function no(hash: Digest, code: WritCode, message: string): WritCheck {
+  return { ok: false, hash, code, message };
 }
 
 // Loops, not closures: these run for every proposal of every run under a writ.
