@@ -38,6 +38,8 @@ interface Cached {
   readonly revoked: Set<string>;
   loadedAt: number;
   loading?: Promise<void> | undefined;
+  /** This entry, resolved: what `load` answers while it is fresh (no promise made per call). */
+  ready?: Promise<TenantWritTrust>;
 }
 
 function keyOf(r: TrustedKeyRecord): TrustedKey {
@@ -60,14 +62,18 @@ export class WritTrustCache {
   ) {}
 
   /** The tenant's keys (configured and stored, unretired) and revoked writ hashes. */
-  load = async (tenant: string): Promise<TenantWritTrust> => {
+  load = (tenant: string): Promise<TenantWritTrust> => {
     let c = this.tenants.get(tenant);
     if (!c) {
       c = { trusted: [], keySet: '', revoked: new Set(), loadedAt: Number.NEGATIVE_INFINITY };
       this.tenants.set(tenant, c);
     }
-    if (this.elapsed() - c.loadedAt >= this.ttlMs) await this.refresh(tenant, c);
-    return c;
+    if (this.elapsed() - c.loadedAt < this.ttlMs) {
+      c.ready ??= Promise.resolve(c);
+      return c.ready;
+    }
+    const cached = c;
+    return this.refresh(tenant, c).then(() => cached);
   };
 
   /** Reads the tenant's rows again now (after a write through this process). */

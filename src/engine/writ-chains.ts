@@ -7,7 +7,7 @@
  * in a run's root pins every body of the chain. Signatures are verified wherever the chain is used
  * (checkWrit), so a chain read back from the store is trusted for nothing it does not prove.
  */
-import type { Digest } from '../core/canonical/index.ts';
+import { type Digest, freezeCanonical } from '../core/canonical/index.ts';
 import { ErrorCode, KeelError } from '../core/errors.ts';
 import type { RunWrit } from '../core/ledger/index.ts';
 import { type SignedWrit, writHash } from '../core/writs/index.ts';
@@ -17,26 +17,31 @@ import type { AdmittedWrit } from './governance.ts';
 /** Chains this process stored or read, per store handle: a walk under a known writ reads nothing. */
 const MAX_KNOWN = 1024;
 
+/** A chain this process has, with the (frozen, encoded once) reference a run's root records. */
+interface Known {
+  readonly chain: readonly SignedWrit[];
+  readonly ref: RunWrit;
+}
+
 export class WritChains {
-  private readonly known = new Map<string, readonly SignedWrit[]>();
+  /** By tenant, then writ hash (no key strings built per run). */
+  private readonly known = new Map<string, Map<Digest, Known>>();
+  private size = 0;
 
   constructor(private readonly store: Store) {}
 
   /** Makes the admitted chain durable in the store (once per writ and process); what the root records. */
   async record(tenant: string, w: AdmittedWrit): Promise<RunWrit> {
-    const key = `${tenant}\n${w.hash}`;
-    if (!this.known.has(key)) {
-      await this.store.putWritChain(tenant, w.hash, w.canonical);
-      this.remember(key, w.chain);
-    }
-    return { hash: w.hash };
+    const known = this.known.get(tenant)?.get(w.hash);
+    if (known) return known.ref;
+    await this.store.putWritChain(tenant, w.hash, w.canonical);
+    return this.remember(tenant, w.hash, w.chain).ref;
   }
 
   /** The chain a run's root names. A hash the store has no chain for is a broken store: ledger_invalid. */
   async chainOf(tenant: string, hash: Digest): Promise<readonly SignedWrit[]> {
-    const key = `${tenant}\n${hash}`;
-    const known = this.known.get(key);
-    if (known) return known;
+    const known = this.known.get(tenant)?.get(hash);
+    if (known) return known.chain;
     const text = await this.store.getWritChain(tenant, hash);
     const chain = text === undefined ? undefined : parseChain(text);
     if (!chain || leafHash(chain) !== hash)
@@ -47,13 +52,23 @@ export class WritChains {
           : `the chain stored for writ ${hash} does not end in that writ`,
         { writ: hash },
       );
-    this.remember(key, chain);
-    return chain;
+    return this.remember(tenant, hash, chain).chain;
   }
 
-  private remember(key: string, chain: readonly SignedWrit[]): void {
-    if (this.known.size >= MAX_KNOWN) this.known.clear();
-    this.known.set(key, chain);
+  private remember(tenant: string, hash: Digest, chain: readonly SignedWrit[]): Known {
+    if (this.size >= MAX_KNOWN) {
+      this.known.clear();
+      this.size = 0;
+    }
+    let byHash = this.known.get(tenant);
+    if (!byHash) {
+      byHash = new Map();
+      this.known.set(tenant, byHash);
+    }
+    const known = { chain, ref: freezeCanonical({ hash }) };
+    if (!byHash.has(hash)) this.size++;
+    byHash.set(hash, known);
+    return known;
   }
 }
 
