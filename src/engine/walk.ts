@@ -17,6 +17,7 @@
 
 import { ErrorCode, KeelError } from '../core/errors.ts';
 import type { PayloadOf } from '../core/ledger/index.ts';
+import type { Policy } from '../core/policy/index.ts';
 import { usdToCents } from '../core/money.ts';
 import {
   type CancelRequest,
@@ -26,9 +27,10 @@ import {
   type Decision,
   idempotencyKeyFor,
   nextNode,
-  type ProposalContext,
+  type PolicyCheck,
   proposalIdFor,
   type RunState,
+  type WritCheckContext,
 } from '../core/run/index.ts';
 import { formatArgProblem, validateValue } from '../core/tools/index.ts';
 import { applyDeltas, type Delta, type World } from '../core/world/index.ts';
@@ -96,6 +98,7 @@ export async function walkRun(
   const spec = version.spec;
   const plan = compilePlan(spec);
   const capCents = usdToCents(spec.limits.maxCostUsd);
+  const g = o.governance;
   while (!s.finished) {
     if (finishIfCancelled(w, fx, o)) break;
     if (o.shouldStop?.()) break;
@@ -174,7 +177,8 @@ export async function walkRun(
       capCents,
       versionStatus: s.versionStatus,
       approved,
-      ...governedChecks(w, o.governance),
+      writ: g?.writ ? writCheck(w, g.writ) : undefined,
+      policy: g?.policy ? policyCheck(w, g.policy) : undefined,
     });
     if (decision.outcome === 'refuse') {
       refuse(w, step, toolName, proposalId, decision);
@@ -258,40 +262,31 @@ function refuse(
 }
 
 /**
- * The writ and policy parts of a proposal's checks, judged at the time the decision entry will
- * carry (read through the run's entry clock, recorded, so replay judges alike); usage from the fold.
+ * The writ part of a proposal's checks, judged at the time the decision entry will carry (read
+ * through the run's entry clock, recorded, so replay judges alike); usage from the fold.
  */
-function governedChecks(
-  w: RunWriter,
-  g: RunGovernance | undefined,
-): Pick<ProposalContext, 'writ' | 'policy'> {
-  if (!g || (!g.policy && !g.writ)) return {};
+function writCheck(w: RunWriter, writ: NonNullable<RunGovernance['writ']>): WritCheckContext {
   const s = w.state;
   const now = w.nextAt();
   return {
-    ...(g.writ
-      ? {
-          writ: {
-            chain: g.writ.chain,
-            trusted: g.writ.trusted,
-            revoked: revokedAsOf(g.writ.revoked, now),
-            now,
-            usage: writUsage(s),
-            tenant: s.tenant,
-          },
-        }
-      : {}),
-    ...(g.policy
-      ? {
-          policy: {
-            policy: g.policy,
-            tenant: s.tenant,
-            workflowId: s.workflowId,
-            clock: now,
-            pinned: s.policyHash === g.policy.hash,
-          },
-        }
-      : {}),
+    chain: writ.chain,
+    trusted: writ.trusted,
+    revoked: revokedAsOf(writ.revoked, now),
+    now,
+    usage: writUsage(s),
+    tenant: s.tenant,
+  };
+}
+
+/** The policy part of a proposal's checks, at the same time as the writ part (see writCheck). */
+function policyCheck(w: RunWriter, policy: Policy): PolicyCheck {
+  const s = w.state;
+  return {
+    policy,
+    tenant: s.tenant,
+    workflowId: s.workflowId,
+    clock: w.nextAt(),
+    pinned: s.policyHash === policy.hash,
   };
 }
 

@@ -1,5 +1,11 @@
 export { type CancelRequest, cancelReason } from './cancel-reason.ts';
-export { checkProposal, type Decision, type ProposalContext } from './check-proposal.ts';
+export {
+  checkProposal,
+  type Decision,
+  type PolicyCheck,
+  type ProposalContext,
+  type WritCheckContext,
+} from './check-proposal.ts';
 export { describeEntry } from './describe-entry.ts';
 export { type EventProblem, parseEvent } from './event.ts';
 export { compilePlan, type ExecutionPlan, nextNode, type PlanNode } from './execution-plan.ts';
