@@ -55,9 +55,13 @@ export function governanceConfig(
       : (tenant: string) => (policies && Object.hasOwn(policies, tenant) ? policies[tenant] : undefined);
   // Every policy seen for a tenant, by hash: runs stay pinned to theirs after the tenant's changes.
   const seen = new Map<string, Policy>();
+  // The policy last handed out per tenant: asking again for the same one builds no key.
+  const last = new Map<string, Policy>();
   const policyFor = (tenant: string): Policy | undefined => {
     const p = current(tenant);
-    if (p) {
+    if (p && last.get(tenant) !== p) {
+      if (last.size >= SEEN_POLICIES_MAX) last.clear();
+      last.set(tenant, p);
       const key = `${tenant}\u0000${p.hash}`;
       if (!seen.has(key)) {
         if (seen.size >= SEEN_POLICIES_MAX) seen.delete(seen.keys().next().value!);
