@@ -16,7 +16,7 @@ rules:
   - {id: bench-steps, match: {tool: [step_a, step_b, step_c]}, outcome: allow}
 `;
 
-export function governedBench(): Pick<KeelConfig, 'policies' | 'trustedKeys'> & {
+export function governedBench(tenant = 'bench'): Pick<KeelConfig, 'policies' | 'trustedKeys'> & {
   writ: NonNullable<StartOptions['writ']>;
 } {
   const { privateKey, publicKey } = generateKeyPairSync('ed25519');
@@ -24,7 +24,7 @@ export function governedBench(): Pick<KeelConfig, 'policies' | 'trustedKeys'> & 
   const root: WritBody = {
     v: 1,
     id: 'bench-root',
-    tenant: 'bench',
+    tenant,
     subject: 'bench',
     issuer,
     parent: null,
@@ -39,8 +39,8 @@ export function governedBench(): Pick<KeelConfig, 'policies' | 'trustedKeys'> & 
   if (!child.ok) throw new Error(`bench writ: ${child.violations[0]!.message}`);
   const chain = [signWrit(root, privateKey), signWrit(child.body, privateKey)];
   return {
-    policies: { bench: parsePolicy(POLICY, 'bench-policy.yaml') },
-    trustedKeys: { bench: [publicKey] },
+    policies: { [tenant]: parsePolicy(POLICY, 'bench-policy.yaml') },
+    trustedKeys: { [tenant]: [publicKey] },
     writ: { chain },
   };
 }

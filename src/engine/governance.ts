@@ -224,9 +224,18 @@ export function runGovernance(
       { code: WritCode.chainUntrusted, field: 'trustedKeys', runId: s.runId },
     );
   const revoked = stored?.revoked ?? cfg?.revokedFor?.(s.tenant);
+  // Runs under one writ and policy walk with one governance value (the same parts, by identity).
+  const last = governed.get(chain);
+  if (last && last.policy === policy && last.writ?.trusted === trusted && last.writ.revoked === revoked)
+    return last;
   const writ = { chain, trusted, ...(revoked ? { revoked } : {}) };
-  return { ...(policy ? { policy } : {}), writ };
+  const g = { ...(policy ? { policy } : {}), writ };
+  governed.set(chain, g);
+  return g;
 }
+
+/** The governance value last built per writ chain (see runGovernance). */
+const governed = new WeakMap<readonly SignedWrit[], RunGovernance>();
 
 /**
  * The writ budget a run has used, folded from its ledger: steps and tool calls are the allows

@@ -10,7 +10,7 @@
  * The clock facts are derived from the instant the caller passes in; nothing here reads a clock.
  * An instant that does not parse yields no clock facts, so every comparison on them is false.
  */
-import { parseInstant } from '../instant.ts';
+import { parseInstant, utcMillis } from '../instant.ts';
 import type { ConditionScope } from '../spec/index.ts';
 import type { PolicyInput } from './policy.ts';
 
@@ -42,59 +42,60 @@ export const POLICY_CONDITION_SCOPE: ConditionScope = {
   },
 };
 
+/** A tool's facts, per descriptor (a value, never changed): built on its first proposal. */
+const toolFacts = new WeakMap<object, Readonly<Record<string, unknown>>>();
+
 export function policyFacts(input: PolicyInput): Record<string, unknown> {
+  const t = input.tool;
+  let tool = toolFacts.get(t);
+  if (!tool) {
+    tool = Object.freeze({
+      name: t.name,
+      destructive: t.destructive,
+      effect: t.effect,
+      scopes: Object.freeze([...t.scopes]),
+    });
+    toolFacts.set(t, tool);
+  }
   return {
     args: input.args,
-    tool: {
-      name: input.tool.name,
-      destructive: input.tool.destructive,
-      effect: input.tool.effect,
-      scopes: [...input.tool.scopes],
-    },
+    tool,
     tenant: input.tenant,
     workflow: { id: input.workflow.id, status: input.workflow.status },
     clock: clockFacts(input.clock),
   };
 }
 
-/** An instant as Keel's clock writes it (`Date.toISOString`): read by position, no Date needed. */
-const UTC_MS = /^(\d{4}-\d{2}-\d{2})T(\d{2}):(\d{2}):(\d{2})\.\d{3}Z$/;
-/**
- * Weekdays by date, null for a date that does not exist (2026-02-31, which Date would roll over):
- * the date part of recent instants repeats across proposals, so each is checked once.
- */
-const weekdays = new Map<string, string | null>();
+const DAY_MS = 86_400_000;
+const MONTH_DAYS = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
 
-function weekdayOf(date: string): string | null {
-  let weekday = weekdays.get(date);
-  if (weekday === undefined) {
-    const d = new Date(`${date}T00:00:00Z`);
-    weekday =
-      Number.isNaN(d.getTime()) || d.toISOString().slice(0, 10) !== date ? null : WEEKDAYS[d.getUTCDay()]!;
-    if (weekdays.size >= 64) weekdays.clear();
-    weekdays.set(date, weekday);
-  }
-  return weekday;
+/**
+ * True when `s` is the clock's own text for the instant `ms` (`Date.toISOString`): the clock form,
+ * with no day past the end of its month (2026-02-31 reads as March 3, whose text differs).
+ */
+function isClockText(s: string, ms: number): boolean {
+  if (utcMillis(s) !== ms) return false;
+  const day = (s.charCodeAt(8) - 48) * 10 + s.charCodeAt(9) - 48;
+  if (day <= 28) return true;
+  const year = Number(s.slice(0, 4));
+  const month = (s.charCodeAt(5) - 48) * 10 + s.charCodeAt(6) - 48;
+  const leap = month === 2 && year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
+  return day <= MONTH_DAYS[month - 1]! + (leap ? 1 : 0);
 }
 
+/** Clock facts in UTC, by arithmetic on the instant (no Date): they run for every governed proposal. */
 function clockFacts(instant: string): Record<string, unknown> {
-  const m = UTC_MS.exec(instant);
-  if (m) {
-    const hour = Number(m[2]);
-    const minute = Number(m[3]);
-    const weekday = hour < 24 && minute < 60 && Number(m[4]) < 60 ? weekdayOf(m[1]!) : null;
-    if (weekday) return { time: instant, date: m[1], hour, minute, weekday };
-  }
-  // Anything else (an offset, no milliseconds, an impossible date or time) takes the Date path.
   const ms = parseInstant(instant);
   if (ms === undefined) return {};
-  const d = new Date(ms);
-  const time = d.toISOString();
+  const time = isClockText(instant, ms) ? instant : new Date(ms).toISOString();
+  const inDay = ((ms % DAY_MS) + DAY_MS) % DAY_MS;
+  const days = (ms - inDay) / DAY_MS;
   return {
     time,
     date: time.slice(0, 10),
-    hour: d.getUTCHours(),
-    minute: d.getUTCMinutes(),
-    weekday: WEEKDAYS[d.getUTCDay()],
+    hour: Math.floor(inDay / 3_600_000),
+    minute: Math.floor(inDay / 60_000) % 60,
+    // 1970-01-01 was a Thursday.
+    weekday: WEEKDAYS[(((days + 4) % 7) + 7) % 7],
   };
 }

@@ -1,0 +1,91 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import fc from 'fast-check';
+import { parseInstant, utcMillis } from './instant.ts';
+
+const slow = (s: string): number | undefined => {
+  if (!/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:\d{2})$/.test(s))
+    return undefined;
+  const ms = Date.parse(s);
+  return Number.isFinite(ms) ? ms : undefined;
+};
+
+const pad = (n: number, w: number) => String(n).padStart(w, '0');
+
+describe('parseInstant', () => {
+  it('reads the clock form by position exactly as Date.parse reads it, for every field value', () => {
+    // Out-of-range fields included (month 13, day 31 of February, hour 24, second 60, year 0042).
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 0, max: 9999 }),
+        fc.integer({ min: 0, max: 99 }),
+        fc.integer({ min: 0, max: 99 }),
+        fc.integer({ min: 0, max: 99 }),
+        fc.integer({ min: 0, max: 99 }),
+        fc.integer({ min: 0, max: 99 }),
+        fc.integer({ min: 0, max: 999 }),
+        (y, mo, d, h, mi, s, ms) => {
+          const text = `${pad(y, 4)}-${pad(mo, 2)}-${pad(d, 2)}T${pad(h, 2)}:${pad(mi, 2)}:${pad(s, 2)}.${pad(ms, 3)}Z`;
+          const fast = utcMillis(text);
+          if (fast !== undefined) assert.equal(fast, slow(text), text);
+          assert.equal(parseInstant(text), slow(text), text);
+        },
+      ),
+      { numRuns: 5000 },
+    );
+  });
+
+  it('agrees with Date.parse on what the clock writes, and on the other forms it accepts', () => {
+    fc.assert(
+      fc.property(
+        fc.date({
+          min: new Date('0100-01-01T00:00:00Z'),
+          max: new Date('9999-12-31T23:59:59Z'),
+          noInvalidDate: true,
+        }),
+        (d) => {
+          const iso = d.toISOString();
+          assert.equal(utcMillis(iso), d.getTime());
+          assert.equal(parseInstant(iso), d.getTime());
+        },
+      ),
+    );
+    assert.equal(parseInstant('2026-03-14T10:30:00Z'), Date.parse('2026-03-14T10:30:00Z'));
+    assert.equal(parseInstant('2026-03-14T10:30:00+02:00'), Date.parse('2026-03-14T10:30:00+02:00'));
+    assert.equal(parseInstant('2026-01-01T24:00:00.000Z'), Date.parse('2026-01-01T24:00:00.000Z'));
+  });
+
+  it('a clock-form string with any one character changed reads as Date.parse reads it (or not at all)', () => {
+    fc.assert(
+      fc.property(
+        fc.date({
+          min: new Date('0100-01-01T00:00:00Z'),
+          max: new Date('9999-12-31T23:59:59Z'),
+          noInvalidDate: true,
+        }),
+        fc.nat(23),
+        fc.string({ minLength: 1, maxLength: 1 }),
+        (d, at, c) => {
+          const iso = d.toISOString();
+          const text = iso.slice(0, at) + c + iso.slice(at + 1);
+          assert.equal(parseInstant(text), slow(text), text);
+        },
+      ),
+      { numRuns: 5000 },
+    );
+  });
+
+  it('refuses what is not an instant with a zone, whatever its length', () => {
+    for (const s of [
+      '',
+      'yesterday',
+      '2026-03-14',
+      '2026-03-14T10:30:00',
+      '2026-03-14T10:30:00.000z',
+      '2026-03-14T10:3a:00.000Z',
+      '2026-13-14T10:30:00.000Z',
+      '2026-03-14 10:30:00.000Z',
+    ])
+      assert.equal(parseInstant(s), undefined, s);
+  });
+});
