@@ -240,9 +240,12 @@ export async function postgresFigures(o: { quick: boolean; sqliteSequential: num
   const seqRuns = o.quick ? 200 : 1000;
   const concRuns = o.quick ? 400 : 2000;
   const drainRuns = o.quick ? 600 : 4000;
-  // Untimed runs per worker first, so the timed drain sees warm processes (JIT, tool schemas
-  // compiled on first use): ~0.05 ms of CPU per run and per process in a cold 4,000-run drain.
-  const warmupPerWorker = o.quick ? 50 : 250;
+  // Untimed runs per worker first, so the timed drain measures the steady state long-lived workers
+  // run at: V8 keeps compiling hot functions (TurboFan, on a background thread counted in the
+  // process's CPU) for a few thousand runs. After 250 warm-up runs two workers still spent 0.53 ms
+  // of CPU per run, after 1,500 0.36 (docs/scale-out.md); fewer would charge every extra process
+  // its own compile time, spread over fewer timed runs.
+  const warmupPerWorker = o.quick ? 200 : 1500;
   const rows: Record<string, number[]> = {};
   const add = (k: string, v: number) => {
     rows[k] ??= [];
