@@ -56,13 +56,13 @@ async function benchRuns(concurrency: number): Promise<{ runsPerSec: number; com
 
 /**
  * The governance overhead, measured as a paired comparison: a plain and a governed Keel open side
- * by side (each on its own fresh file), warmed up alike, then run in alternating batches of
- * GOV_BATCH runs (ABBA, so neither always goes first), each variant for RUNS runs in all. A pair is
+ * by side (each on its own fresh file), warmed up alike (500 runs each), then run in alternating
+ * batches of GOV_BATCH runs (ABBA, so neither always goes first), RUNS runs each in all. A pair is
  * one batch of each, back to back, so both see the same machine state; the pair's overhead is
  * 1 - plain time / governed time. The caller takes medians over the pairs of every round: an fsync
  * that stalls for milliseconds lands in one batch and moves one pair, not the figure.
  *
- * With `governed` false the second Keel is plain too: the same measurement of two identical Keels,
+ * With `withGovernance` false the second Keel is plain too: the same measurement of two identical Keels,
  * printed as the method's noise floor in the same run (whole-round totals spread ±8% that way).
  */
 const GOV_BATCH = 50;
@@ -72,8 +72,9 @@ async function benchGovernance(
 ): Promise<{ plain: number[]; governed: number[]; overhead: number[] }> {
   const plain = await openBenchKeel(freshDb());
   const governed = await openBenchKeel(freshDb(), withGovernance);
-  await plain.runs(4 * GOV_BATCH);
-  await governed.runs(4 * GOV_BATCH);
+  // Both warmed alike, and enough for the governed path's own functions to be compiled too.
+  await plain.runs(10 * GOV_BATCH);
+  await governed.runs(10 * GOV_BATCH);
   const out = { plain: [] as number[], governed: [] as number[], overhead: [] as number[] };
   for (let k = 0, runs = 0; runs < RUNS; k++, runs += GOV_BATCH) {
     const first = k % 2 === 0 ? plain : governed;
