@@ -17,8 +17,8 @@
 
 import { ErrorCode, KeelError } from '../core/errors.ts';
 import type { PayloadOf } from '../core/ledger/index.ts';
-import type { Policy } from '../core/policy/index.ts';
 import { usdToCents } from '../core/money.ts';
+import type { Policy } from '../core/policy/index.ts';
 import {
   type CancelRequest,
   cancelReason,
