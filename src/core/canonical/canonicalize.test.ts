@@ -316,6 +316,17 @@ describe('canonicalize: properties', () => {
     );
   });
 
+  it('orders keys by UTF-16 code units, for small and large objects alike', () => {
+    // U+FB01 sorts after U+1F600 by code units (0xFB01 > 0xD83D), before it by code point.
+    const keys = ['\uFB01', '\u{1F600}', 'b', 'a', 'B', '', 'aa', '\u00e9', '10', '9'];
+    const small = Object.fromEntries(keys.map((k, i) => [k, i]));
+    const large = Object.fromEntries(
+      [...keys, ...Array.from({ length: 20 }, (_, i) => `k${19 - i}`)].map((k, i) => [k, i]),
+    );
+    for (const v of [small, large]) assert.equal(canonicalize(v), reference(v));
+    assert.ok(canonicalize(small).indexOf('\u{1F600}') < canonicalize(small).indexOf('\uFB01'));
+  });
+
   it('matches the reference implementation on numbers across the whole double range', () => {
     const accepted = fc
       .double({ noNaN: true, noDefaultInfinity: true })

@@ -87,20 +87,40 @@ function fast(value: unknown, depth: number): string {
       }
       const proto = Object.getPrototypeOf(value);
       if (proto !== Object.prototype && proto !== null) throw SLOW;
-      const obj = value as Record<string, unknown>;
-      const keys = Object.keys(obj).sort();
+      // Keys and values in one pass each (no keyed load per key: payloads come in many shapes),
+      // visited in key order (UTF-16 code units, as RFC 8785 and Array.prototype.sort order them).
+      const keys = Object.keys(value);
+      const values = Object.values(value);
+      const order = keyOrder(keys);
       let out = '{';
-      for (let i = 0; i < keys.length; i++) {
-        const k = keys[i]!;
+      for (let i = 0; i < order.length; i++) {
+        const at = order[i]!;
+        const k = keys[at]!;
         if (LONE_SURROGATE.test(k)) throw SLOW;
         if (i > 0) out += ',';
-        out += `${JSON.stringify(k)}:${fast(obj[k], depth + 1)}`;
+        out += `${JSON.stringify(k)}:${fast(values[at], depth + 1)}`;
       }
       return `${out}}`;
     }
     default:
       throw SLOW;
   }
+}
+
+/** Indexes of `keys` in sorted key order: insertion sort for the handful of keys most objects have. */
+function keyOrder(keys: readonly string[]): number[] {
+  if (keys.length > 16) return keys.map((_, i) => i).sort((a, b) => (keys[a]! < keys[b]! ? -1 : 1));
+  const order: number[] = [];
+  for (let i = 0; i < keys.length; i++) {
+    const k = keys[i]!;
+    let j = i;
+    while (j > 0 && keys[order[j - 1]!]! > k) {
+      order[j] = order[j - 1]!;
+      j--;
+    }
+    order[j] = i;
+  }
+  return order;
 }
 
 function fail(path: string, problem: string): never {
