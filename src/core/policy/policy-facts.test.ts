@@ -6,6 +6,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
+import { anyInstant, clockText } from '../../testing/clock-text.ts';
 import { policyFacts } from './policy-facts.ts';
 
 const WEEKDAYS = ['sunday', 'monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday'];
@@ -35,19 +36,14 @@ function viaDate(clock: string): Record<string, unknown> {
 describe('policy clock facts', () => {
   it('read by position from Keel instants, they equal what Date derives', () => {
     fc.assert(
-      fc.property(
-        fc.date({ min: new Date('0100-01-01T00:00:00Z'), max: new Date('9999-12-31T23:59:59Z') }),
-        (d) => {
-          if (Number.isNaN(d.getTime())) return;
-          const clock = d.toISOString();
-          assert.deepEqual(clockOf(clock), viaDate(clock));
-        },
-      ),
+      fc.property(anyInstant, (d) => {
+        const clock = d.toISOString();
+        assert.deepEqual(clockOf(clock), viaDate(clock));
+      }),
     );
   });
 
   it('every field value in the clock format, possible or not, gives what Date derives', () => {
-    const pad = (n: number, w: number) => String(n).padStart(w, '0');
     fc.assert(
       fc.property(
         fc.integer({ min: 100, max: 9999 }),
@@ -56,7 +52,7 @@ describe('policy clock facts', () => {
         fc.integer({ min: 0, max: 25 }),
         fc.integer({ min: 0, max: 61 }),
         (y, mo, d, h, mi) => {
-          const clock = `${pad(y, 4)}-${pad(mo, 2)}-${pad(d, 2)}T${pad(h, 2)}:${pad(mi, 2)}:07.250Z`;
+          const clock = clockText(y, mo, d, h, mi);
           assert.deepEqual(clockOf(clock), viaDate(clock), clock);
         },
       ),
