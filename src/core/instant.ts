@@ -6,12 +6,20 @@ const ISO_INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z
 
 /** Milliseconds since the epoch, or undefined when `s` is not an ISO 8601 instant with a zone. */
 export function parseInstant(s: string): number | undefined {
-  const ms = utcMillis(s);
-  if (ms !== undefined) return ms;
-  if (!ISO_INSTANT.test(s)) return undefined;
-  const parsed = Date.parse(s);
-  return Number.isFinite(parsed) ? parsed : undefined;
+  // A governed proposal reads its decision time several times (writ window, clock facts).
+  if (s === last.text) return last.ms;
+  let ms = utcMillis(s);
+  if (ms === undefined && ISO_INSTANT.test(s)) {
+    const parsed = Date.parse(s);
+    ms = Number.isFinite(parsed) ? parsed : undefined;
+  }
+  last.text = s;
+  last.ms = ms;
+  return ms;
 }
+
+/** The instant parsed last (a pure function of the text, so remembering it changes nothing). */
+const last: { text: string | undefined; ms: number | undefined } = { text: undefined, ms: undefined };
 
 /**
  * The instant Keel's clock writes (`Date.toISOString`: `2026-03-14T10:30:00.000Z`), read by

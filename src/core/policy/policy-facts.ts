@@ -70,11 +70,11 @@ const DAY_MS = 86_400_000;
 const MONTH_DAYS = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
 
 /**
- * True when `s` is the clock's own text for the instant `ms` (`Date.toISOString`): the clock form,
- * with no day past the end of its month (2026-02-31 reads as March 3, whose text differs).
+ * True when `s` is the clock's own text for its instant (`Date.toISOString`): the clock form, with
+ * no day past the end of its month (2026-02-31 reads as March 3, whose text differs).
  */
-function isClockText(s: string, ms: number): boolean {
-  if (utcMillis(s) !== ms) return false;
+function isClockText(s: string): boolean {
+  if (utcMillis(s) === undefined) return false;
   const day = (s.charCodeAt(8) - 48) * 10 + s.charCodeAt(9) - 48;
   if (day <= 28) return true;
   const year = Number(s.slice(0, 4));
@@ -87,7 +87,7 @@ function isClockText(s: string, ms: number): boolean {
 function clockFacts(instant: string): Record<string, unknown> {
   const ms = parseInstant(instant);
   if (ms === undefined) return {};
-  const time = isClockText(instant, ms) ? instant : new Date(ms).toISOString();
+  const time = isClockText(instant) ? instant : new Date(ms).toISOString();
   const inDay = ((ms % DAY_MS) + DAY_MS) % DAY_MS;
   const days = (ms - inDay) / DAY_MS;
   return {
