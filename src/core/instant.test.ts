@@ -58,6 +58,13 @@ describe('parseInstant', () => {
     );
   });
 
+  it("reads by position only the clock's own text: a day past the end of its month takes the general path", () => {
+    assert.equal(utcMillis('2026-02-29T00:00:00.000Z'), undefined);
+    assert.equal(parseInstant('2026-02-29T00:00:00.000Z'), Date.parse('2026-02-29T00:00:00.000Z'));
+    assert.equal(utcMillis('2024-02-29T00:00:00.000Z'), Date.parse('2024-02-29T00:00:00.000Z'));
+    assert.equal(utcMillis('2026-04-31T00:00:00.000Z'), undefined);
+  });
+
   it('refuses what is not an instant with a zone, whatever its length', () => {
     for (const s of [
       '',

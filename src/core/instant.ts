@@ -6,26 +6,20 @@ const ISO_INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z
 
 /** Milliseconds since the epoch, or undefined when `s` is not an ISO 8601 instant with a zone. */
 export function parseInstant(s: string): number | undefined {
-  // A governed proposal reads its decision time several times (writ window, clock facts).
-  if (s === last.text) return last.ms;
-  let ms = utcMillis(s);
-  if (ms === undefined && ISO_INSTANT.test(s)) {
-    const parsed = Date.parse(s);
-    ms = Number.isFinite(parsed) ? parsed : undefined;
-  }
-  last.text = s;
-  last.ms = ms;
-  return ms;
+  const ms = utcMillis(s);
+  if (ms !== undefined) return ms;
+  if (!ISO_INSTANT.test(s)) return undefined;
+  const parsed = Date.parse(s);
+  return Number.isFinite(parsed) ? parsed : undefined;
 }
-
-/** The instant parsed last (a pure function of the text, so remembering it changes nothing). */
-const last: { text: string | undefined; ms: number | undefined } = { text: undefined, ms: undefined };
 
 /**
  * The instant Keel's clock writes (`Date.toISOString`: `2026-03-14T10:30:00.000Z`), read by
  * position: every entry's time and every governed decision's `now` has this form, and a run
- * reads it several times per step. Undefined for anything else (another form, a year before 100,
- * an hour of 24), which takes the general path; where both apply they agree (a property test).
+ * reads it several times per step. Defined exactly when `s` is the clock's own text for its
+ * instant; anything else (another form, a year before 100, an hour of 24, a day past the end of
+ * its month, which Date.parse rolls over) takes the general path. Where both apply they agree
+ * (a property test).
  */
 export function utcMillis(s: string): number | undefined {
   if (
@@ -61,8 +55,15 @@ export function utcMillis(s: string): number | undefined {
     milli < 0
   )
     return undefined;
-  // Days past the end of a month roll over, as Date.parse does (2026-02-30 is March 2).
+  if (day > 28 && day > daysIn(year, month)) return undefined;
   return Date.UTC(year, month - 1, day, hour, minute, second, milli);
+}
+
+const MONTH_DAYS = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+
+function daysIn(year: number, month: number): number {
+  const leap = month === 2 && year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
+  return MONTH_DAYS[month - 1]! + (leap ? 1 : 0);
 }
 
 /** The decimal number in s[at, at + n), or -1 if any of those is not a digit. */

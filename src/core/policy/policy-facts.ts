@@ -67,27 +67,14 @@ export function policyFacts(input: PolicyInput): Record<string, unknown> {
 }
 
 const DAY_MS = 86_400_000;
-const MONTH_DAYS = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
-
-/**
- * True when `s` is the clock's own text for its instant (`Date.toISOString`): the clock form, with
- * no day past the end of its month (2026-02-31 reads as March 3, whose text differs).
- */
-function isClockText(s: string): boolean {
-  if (utcMillis(s) === undefined) return false;
-  const day = (s.charCodeAt(8) - 48) * 10 + s.charCodeAt(9) - 48;
-  if (day <= 28) return true;
-  const year = Number(s.slice(0, 4));
-  const month = (s.charCodeAt(5) - 48) * 10 + s.charCodeAt(6) - 48;
-  const leap = month === 2 && year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
-  return day <= MONTH_DAYS[month - 1]! + (leap ? 1 : 0);
-}
 
 /** Clock facts in UTC, by arithmetic on the instant (no Date): they run for every governed proposal. */
 function clockFacts(instant: string): Record<string, unknown> {
-  const ms = parseInstant(instant);
+  // The clock's own text is its time as is; anything else is normalised through Date.
+  const exact = utcMillis(instant);
+  const ms = exact ?? parseInstant(instant);
   if (ms === undefined) return {};
-  const time = isClockText(instant) ? instant : new Date(ms).toISOString();
+  const time = exact !== undefined ? instant : new Date(ms).toISOString();
   const inDay = ((ms % DAY_MS) + DAY_MS) % DAY_MS;
   const days = (ms - inDay) / DAY_MS;
   return {

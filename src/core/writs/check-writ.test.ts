@@ -127,6 +127,16 @@ describe('checkWrit', () => {
     assert.deepEqual(r, { ok: true, hash: writHash(leaf) });
   });
 
+  it("judges one tool descriptor against each writ by that writ: a verdict kept for one writ is not another's", () => {
+    const tool = { name: 'issue_refund', effect: 'write' as const, destructive: false };
+    const refunds = child(root, { id: 'refunds', scopes: ['issue_refund'] });
+    const proposal = { ...ok.proposal, tool };
+    for (let i = 0; i < 2; i++) {
+      assert.equal(code({ proposal }), 'writ_scope_denied');
+      assert.equal(code({ chain: [root, refunds], proposal }), 'ok');
+    }
+  });
+
   it('checks in the fixed order signature -> tenant -> revocation -> time -> scope -> effect -> budget', () => {
     // Everything wrong at once; fixing the first failure reveals the next.
     const bad: Partial<WritCheckInput> = {

@@ -61,25 +61,30 @@ function toolVerdict(w: WritBody, tool: WritProposal['tool']): { code: WritCode;
   }
   let v = byTool.get(tool);
   if (v === undefined) {
-    v = !inScope(w.scopes, tool.name)
-      ? {
-          code: WritCode.scopeDenied,
-          message: `${tool.name} is not within writ ${w.id}'s scopes (${w.scopes.join(', ') || 'none'})`,
-        }
-      : EFFECT_RANK[tool.effect] > EFFECT_RANK[w.effectCeiling.max]
-        ? {
-            code: WritCode.effectDenied,
-            message: `${tool.name} has effect ${tool.effect}, above writ ${w.id}'s ceiling of ${w.effectCeiling.max}`,
-          }
-        : tool.destructive && !w.effectCeiling.destructive
-          ? {
-              code: WritCode.effectDenied,
-              message: `${tool.name} is destructive and writ ${w.id} does not allow destructive tools`,
-            }
-          : null;
+    v = toolProblem(w, tool);
     byTool.set(tool, v);
   }
   return v;
+}
+
+/** The scope, then the effect-ceiling check of `tool` against writ `w`; null when both pass. */
+function toolProblem(w: WritBody, tool: WritProposal['tool']): { code: WritCode; message: string } | null {
+  if (!inScope(w.scopes, tool.name))
+    return {
+      code: WritCode.scopeDenied,
+      message: `${tool.name} is not within writ ${w.id}'s scopes (${w.scopes.join(', ') || 'none'})`,
+    };
+  if (EFFECT_RANK[tool.effect] > EFFECT_RANK[w.effectCeiling.max])
+    return {
+      code: WritCode.effectDenied,
+      message: `${tool.name} has effect ${tool.effect}, above writ ${w.id}'s ceiling of ${w.effectCeiling.max}`,
+    };
+  if (tool.destructive && !w.effectCeiling.destructive)
+    return {
+      code: WritCode.effectDenied,
+      message: `${tool.name} is destructive and writ ${w.id} does not allow destructive tools`,
+    };
+  return null;
 }
 
 /** The answer for a writ that allows the proposal: one object per verified chain. */
