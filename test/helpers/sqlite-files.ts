@@ -64,25 +64,37 @@ export interface EntryRow {
 }
 
 /**
- * How the entries table names its run: by `run_id`, or by the compact integer `run_key` of the
- * runs table. Looked up, so tampering tests follow the schema rather than restate it.
+ * How the entries table names its run (by `run_id`, or by the compact integer `run_key` of the
+ * runs table) and how it keeps digests (as `sha256:<hex>` text, or as their 32 bytes since schema
+ * v7). Looked up, so tampering tests follow the schema rather than restate it.
  */
-function entryKey(db: Database.Database, runId: string): { column: string; value: string | number } {
-  const columns = (db.prepare('PRAGMA table_info(entries)').all() as { name: string }[]).map((c) => c.name);
-  if (!columns.includes('run_key')) return { column: 'run_id', value: runId };
+function entryLayout(
+  db: Database.Database,
+  runId: string,
+): { column: string; value: string | number; read: (c: string) => string; write: (p: string) => string } {
+  const columns = db.prepare('PRAGMA table_info(entries)').all() as { name: string; type: string }[];
+  const blob = columns.find((c) => c.name === 'hash')?.type === 'BLOB';
+  const digests = blob
+    ? {
+        read: (c: string) => `iif(${c} IS NULL, NULL, 'sha256:' || lower(hex(${c}))) AS ${c}`,
+        write: (p: string) => `unhex(substr(${p}, 8))`,
+      }
+    : { read: (c: string) => c, write: (p: string) => p };
+  if (!columns.some((c) => c.name === 'run_key')) return { column: 'run_id', value: runId, ...digests };
   const row = db.prepare('SELECT run_key FROM runs WHERE run_id = ?').get(runId) as
     | { run_key: number }
     | undefined;
   if (!row) throw new Error(`no run ${runId} in the store`);
-  return { column: 'run_key', value: row.run_key };
+  return { column: 'run_key', value: row.run_key, ...digests };
 }
 
 export function entryRows(store: string, runId: string): EntryRow[] {
   return withDb(store, (db) => {
-    const key = entryKey(db, runId);
+    const key = entryLayout(db, runId);
     const rows = db
       .prepare(
-        `SELECT seq, v, kind, prev_hash, payload_hash, hash, at, payload FROM entries WHERE ${key.column} = ? ORDER BY seq`,
+        `SELECT seq, v, kind, ${key.read('prev_hash')}, ${key.read('payload_hash')}, ${key.read('hash')}, at, payload
+         FROM entries WHERE ${key.column} = ? ORDER BY seq`,
       )
       .all(key.value) as Omit<EntryRow, 'run_id'>[];
     return rows.map((r) => ({ run_id: runId, ...r }));
@@ -100,18 +112,18 @@ export function runRow(store: string, runId: string): Record<string, unknown> | 
 /** Replaces one entry row wholesale (same run and seq), e.g. to restore it after tampering. */
 export function putEntryRow(store: string, row: EntryRow): void {
   withDb(store, (db) => {
-    const key = entryKey(db, row.run_id);
+    const key = entryLayout(db, row.run_id);
     const { run_id: _, ...fields } = row;
     db.prepare(
       `INSERT OR REPLACE INTO entries (${key.column}, seq, v, kind, prev_hash, payload_hash, hash, at, payload)
-       VALUES (@key, @seq, @v, @kind, @prev_hash, @payload_hash, @hash, @at, @payload)`,
+       VALUES (@key, @seq, @v, @kind, ${key.write('@prev_hash')}, ${key.write('@payload_hash')}, ${key.write('@hash')}, @at, @payload)`,
     ).run({ ...fields, key: key.value });
   });
 }
 
 export function deleteEntryRow(store: string, runId: string, seq: number): void {
   withDb(store, (db) => {
-    const key = entryKey(db, runId);
+    const key = entryLayout(db, runId);
     const r = db.prepare(`DELETE FROM entries WHERE ${key.column} = ? AND seq = ?`).run(key.value, seq);
     if (r.changes !== 1) throw new Error(`no entry ${runId}#${seq} to delete`);
   });

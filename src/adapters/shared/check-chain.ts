@@ -1,8 +1,10 @@
 /**
  * The shape check every store makes before an append touches the database: the entries belong
- * to the run and continue its chain from the expected head (seq and parent hash). A failure is a
+ * to the run and continue its chain from the expected head (seq and parent hash), and their
+ * digests are `sha256:<hex>` (the SQLite store keeps their bytes). A failure is a
  * broken invariant in the caller, never a conflict between writers (that is the head check).
  */
+import { isDigest } from '../../core/canonical/index.ts';
 import { ErrorCode, KeelError } from '../../core/errors.ts';
 import type { AppendRequest } from '../../ports/index.ts';
 
@@ -24,5 +26,11 @@ export function checkChain(req: AppendRequest): void {
         },
       );
     }
+    if (!isDigest(e.hash) || !isDigest(e.payloadHash))
+      throw new KeelError(
+        ErrorCode.internal,
+        `append to ${req.runId}: entry ${i} has a hash or payload hash that is not a sha256 digest`,
+        { runId: req.runId },
+      );
   });
 }

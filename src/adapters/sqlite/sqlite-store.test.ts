@@ -4,8 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import Database from 'better-sqlite3';
-import { hashOf } from '../../core/canonical/index.ts';
-import { verifyLedger } from '../../core/ledger/index.ts';
+import { type Digest, hashOf } from '../../core/canonical/index.ts';
+import { type StoredEntry, verifyLedger } from '../../core/ledger/index.ts';
 import { buildLedger, runStoreContract } from '../../testing/index.ts';
 import { MIGRATIONS, SCHEMA_VERSION } from './schema.ts';
 import { SqliteStore } from './sqlite-store.ts';
@@ -143,49 +143,69 @@ test('a v1 file with runs is upgraded to the current schema in place: its runnin
   }
 });
 
+/**
+ * A file at schema `version` (the migrations up to it, as published) holding `runs`, each with a
+ * ledger of 2, 3, ... steps written as that version's store wrote them (digests as text).
+ */
+function legacyFile(path: string, version: number, runs: readonly string[]) {
+  const raw = new Database(path);
+  for (const m of MIGRATIONS.slice(0, version)) raw.exec(m);
+  raw.pragma(`user_version = ${version}`);
+  const ledgers = runs.map((runId, i) => buildLedger(runId, 2 + i));
+  const insertEntry = raw.prepare(
+    'INSERT INTO entries (run_key, seq, v, kind, prev_hash, payload_hash, hash, at, payload) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
+  );
+  runs.forEach((runId, i) => {
+    const ledger = ledgers[i]!;
+    const head = ledger[ledger.length - 1]!;
+    const { lastInsertRowid: key } = raw
+      .prepare(`INSERT INTO runs (run_id, tenant, workflow_id, version, spec_hash, status, head_seq, head_hash, event_id, event_type, created_at, updated_at)
+        VALUES (?, 't1', 'wf', 1, 'h', 'completed', ?, ?, 'e', 't', '2026-01-01', '2026-01-01')`)
+      .run(runId, head.seq, head.hash);
+    for (const e of ledger)
+      insertEntry.run(
+        key,
+        e.seq,
+        e.v,
+        e.kind,
+        e.prevHash,
+        e.payloadHash,
+        e.hash,
+        e.at,
+        Buffer.from(e.payload),
+      );
+  });
+  return { raw, ledgers };
+}
+
+/** Every entry of every run reads back as written (envelope and bytes) and verifies. */
+async function assertLedgersKept(store: SqliteStore, runs: readonly string[], ledgers: StoredEntry[][]) {
+  for (const [i, runId] of runs.entries()) {
+    const read = await store.readEntries('t1', runId);
+    const view = (es: readonly StoredEntry[]) =>
+      es.map((e) => [
+        e.seq,
+        e.kind,
+        e.prevHash,
+        e.payloadHash,
+        e.hash,
+        e.at,
+        Buffer.from(e.payload).toString('hex'),
+      ]);
+    assert.deepEqual(view(read), view(ledgers[i]!));
+    assert.equal(verifyLedger(runId, read, (await store.getRun('t1', runId))!.head).ok, true);
+  }
+}
+
 test('a v5 file keeps every entry byte for byte when v6 moves entries into a rowid table', async () => {
   const d = mkdtempSync(join(tmpdir(), 'keel-sqlite-v5-'));
   try {
     const path = join(d, 'k.db');
-    const raw = new Database(path);
-    for (const m of MIGRATIONS.slice(0, 5)) raw.exec(m);
-    raw.pragma('user_version = 5');
     const runs = [hashOf('v5-a'), hashOf('v5-b')];
-    const ledgers = runs.map((runId, i) => buildLedger(runId, 2 + i));
-    const insertEntry = raw.prepare(
-      'INSERT INTO entries (run_key, seq, v, kind, prev_hash, payload_hash, hash, at, payload) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
-    );
-    runs.forEach((runId, i) => {
-      const ledger = ledgers[i]!;
-      const head = ledger[ledger.length - 1]!;
-      const { lastInsertRowid: key } = raw
-        .prepare(`INSERT INTO runs (run_id, tenant, workflow_id, version, spec_hash, status, head_seq, head_hash, event_id, event_type, created_at, updated_at)
-          VALUES (?, 't1', 'wf', 1, 'h', 'completed', ?, ?, 'e', 't', '2026-01-01', '2026-01-01')`)
-        .run(runId, head.seq, head.hash);
-      for (const e of ledger)
-        insertEntry.run(
-          key,
-          e.seq,
-          e.v,
-          e.kind,
-          e.prevHash,
-          e.payloadHash,
-          e.hash,
-          e.at,
-          Buffer.from(e.payload),
-        );
-    });
+    const { raw, ledgers } = legacyFile(path, 5, runs);
     raw.close();
-
     const store = new SqliteStore(path);
-    for (const [i, runId] of runs.entries()) {
-      const read = await store.readEntries('t1', runId);
-      assert.deepEqual(
-        read.map((e) => [e.seq, e.hash, Buffer.from(e.payload).toString('hex')]),
-        ledgers[i]!.map((e) => [e.seq, e.hash, Buffer.from(e.payload).toString('hex')]),
-      );
-      assert.equal(verifyLedger(runId, read, (await store.getRun('t1', runId))!.head).ok, true);
-    }
+    await assertLedgersKept(store, runs, ledgers);
     await store.close();
     const check = new Database(path);
     const sql = (
@@ -194,6 +214,91 @@ test('a v5 file keeps every entry byte for byte when v6 moves entries into a row
     assert.doesNotMatch(sql, /WITHOUT ROWID/);
     assert.equal(check.pragma('user_version', { simple: true }), SCHEMA_VERSION);
     check.close();
+  } finally {
+    rmSync(d, { recursive: true, force: true });
+  }
+});
+
+test('a v6 file keeps every entry when v7 stores its digests as 32 bytes, and new appends continue the chains', async () => {
+  const d = mkdtempSync(join(tmpdir(), 'keel-sqlite-v6-'));
+  try {
+    const path = join(d, 'k.db');
+    const runs = [hashOf('v6-a'), hashOf('v6-b'), hashOf('v6-c')];
+    const { raw, ledgers } = legacyFile(path, 6, runs);
+    const before = raw.prepare('SELECT count(*) FROM entries').pluck().get() as number;
+    raw.close();
+    const store = new SqliteStore(path);
+    await assertLedgersKept(store, runs, ledgers);
+    // A run read back continues: its next entry names the converted head.
+    const runId = runs[0]!;
+    const ledger = ledgers[0]!;
+    const head = ledger[ledger.length - 1]!;
+    const more = buildLedger(runId, 4).slice(ledger.length);
+    await store.append({
+      tenant: 't1',
+      runId,
+      expectedHead: { seq: head.seq, hash: head.hash },
+      entries: more,
+      status: 'completed',
+    });
+    await assertLedgersKept(store, [runId], [[...ledger, ...more]]);
+    await store.close();
+    const check = new Database(path);
+    const lengths = check
+      .prepare('SELECT DISTINCT length(hash), length(payload_hash), typeof(hash) FROM entries')
+      .raw()
+      .all();
+    assert.deepEqual(lengths, [[32, 32, 'blob']]);
+    assert.equal(check.prepare('SELECT count(*) FROM entries').pluck().get(), before + more.length);
+    assert.equal(check.pragma('user_version', { simple: true }), SCHEMA_VERSION);
+    check.close();
+  } finally {
+    rmSync(d, { recursive: true, force: true });
+  }
+});
+
+test('a v6 file with a stored digest that is not one is refused and left at v6, every entry as it was', async () => {
+  for (const bad of ['SHA256:AB', 'sha256:zz', 'sha256:ABCDEF']) {
+    const d = mkdtempSync(join(tmpdir(), 'keel-sqlite-v6-bad-'));
+    try {
+      const path = join(d, 'k.db');
+      const runs = [hashOf('v6-bad')];
+      const { raw, ledgers } = legacyFile(path, 6, runs);
+      const good = ledgers[0]![1]!.payloadHash;
+      const broken = bad === 'sha256:ABCDEF' ? good.toUpperCase().replace('SHA256:', 'sha256:') : bad;
+      raw.prepare('UPDATE entries SET payload_hash = ? WHERE seq = 1').run(broken);
+      raw.close();
+      assert.throws(
+        () => new SqliteStore(path),
+        (e: Error & { code?: string }) =>
+          e.code === 'store_unavailable' && /CHECK constraint/.test(e.message),
+      );
+      const check = new Database(path);
+      assert.equal(check.pragma('user_version', { simple: true }), 6);
+      assert.equal(check.prepare('SELECT payload_hash FROM entries WHERE seq = 1').pluck().get(), broken);
+      assert.equal(check.prepare('SELECT count(*) FROM entries').pluck().get(), ledgers[0]!.length);
+      check.close();
+    } finally {
+      rmSync(d, { recursive: true, force: true });
+    }
+  }
+});
+
+test('an append whose entry hash is not a sha256 digest is refused before anything is written', async () => {
+  const d = mkdtempSync(join(tmpdir(), 'keel-sqlite-digest-'));
+  try {
+    const store = new SqliteStore(join(d, 'k.db'));
+    const runId = hashOf('not-a-digest');
+    const entries = buildLedger(runId, 1);
+    const bad = entries.map((e, i) =>
+      i === entries.length - 1 ? { ...e, hash: 'sha256:nothex' as Digest } : e,
+    );
+    await assert.rejects(
+      store.append({ ...create(runId, 1), entries: bad }),
+      (e: Error & { code?: string }) => e.code === 'internal' && /not a sha256 digest/.test(e.message),
+    );
+    assert.equal(await store.getRun('t1', runId), undefined);
+    await store.close();
   } finally {
     rmSync(d, { recursive: true, force: true });
   }

@@ -153,7 +153,8 @@ export class SqliteStore implements Store {
          WHERE run_id = ? AND tenant = ? AND head_seq = ? AND head_hash = ? RETURNING run_key`,
       ),
       insertEntry: db.prepare(
-        'INSERT INTO entries (run_key, seq, v, kind, prev_hash, payload_hash, hash, at, payload) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
+        // Digests are stored as their 32 bytes (schema v7); checkChain saw they are digests.
+        'INSERT INTO entries (run_key, seq, v, kind, prev_hash, payload_hash, hash, at, payload) VALUES (?, ?, ?, ?, unhex(substr(?, 8)), unhex(substr(?, 8)), unhex(substr(?, 8)), ?, ?)',
       ),
       openApproval: db.prepare(
         `INSERT INTO approvals (run_id, proposal_id, tenant, step, tool, args, reason, channel, requested_at)
@@ -164,7 +165,9 @@ export class SqliteStore implements Store {
       runKey: db.prepare('SELECT run_key FROM runs WHERE run_id = ? AND tenant = ?').pluck(),
       readEntries: db
         .prepare(
-          'SELECT seq, v, kind, prev_hash, payload_hash, hash, at, payload FROM entries WHERE run_key = ? AND seq >= ? ORDER BY seq LIMIT ?',
+          `SELECT seq, v, kind, iif(prev_hash IS NULL, NULL, 'sha256:' || lower(hex(prev_hash))),
+             'sha256:' || lower(hex(payload_hash)), 'sha256:' || lower(hex(hash)), at, payload
+           FROM entries WHERE run_key = ? AND seq >= ? ORDER BY seq LIMIT ?`,
         )
         .raw(),
       approvalsByTenant: db.prepare('SELECT * FROM approvals WHERE tenant = ? ORDER BY requested_at, run_id'),
