@@ -199,11 +199,8 @@ export class Engine {
   ): Promise<{ run: RunSummary; created: boolean }> {
     const writ = o.writ === undefined ? undefined : await this.admit(o.writ, version.tenant);
     const runId = runIdFor(version.tenant, version.workflowId, version.specHash, event);
-    return this.create(runId, version, event, {
-      walk: (o.walk ?? this.walkMode) === 'inline',
-      ...(writ ? { writ } : {}),
-      ...this.currentPolicy(version.tenant),
-    });
+    const policy = this.governance?.policyFor(version.tenant)?.hash;
+    return this.create(runId, version, event, { walk: (o.walk ?? this.walkMode) === 'inline', writ, policy });
   }
 
   /**
@@ -380,26 +377,22 @@ export class Engine {
     const existing = await this.store.getRun(version.tenant, runId);
     if (existing) return { run: summaryOf(existing), created: false };
     const fx = this.live;
-    const root = chainEntry(
-      runId,
-      null,
-      'run.started',
-      {
-        tenant: version.tenant,
-        workflowId: version.workflowId,
-        version: version.version,
-        specHash: version.specHash,
-        status: o.status ?? version.status,
-        event,
-        engine: this.engineVersion,
-        ...(o.forkOf ? { forkOf: o.forkOf } : {}),
-        ...(o.attemptOf ? { attemptOf: o.attemptOf } : {}),
-        ...(o.writ ? { writ: o.writ } : {}),
-        ...(o.policy ? { policy: o.policy } : {}),
-        ...(o.delegatedBy ? { delegatedBy: o.delegatedBy } : {}),
-      },
-      fx.at(0),
-    );
+    // Optional fields assigned, not spread: this runs for every run.
+    const started: PayloadOf<'run.started'> = {
+      tenant: version.tenant,
+      workflowId: version.workflowId,
+      version: version.version,
+      specHash: version.specHash,
+      status: o.status ?? version.status,
+      event,
+      engine: this.engineVersion,
+    };
+    if (o.forkOf) started.forkOf = o.forkOf;
+    if (o.attemptOf) started.attemptOf = o.attemptOf;
+    if (o.writ) started.writ = o.writ;
+    if (o.policy) started.policy = o.policy;
+    if (o.delegatedBy) started.delegatedBy = o.delegatedBy;
+    const root = chainEntry(runId, null, 'run.started', started, fx.at(0));
     const state = startState(root.entry);
     const prefix = o.prefix ?? [];
     const writer = new RunWriter(

@@ -217,7 +217,8 @@ export async function walkRun(
       refuse(w, step, toolName, proposalId, { outcome: 'refuse', ...policy, ...minted.refusal } as Decision);
       break;
     }
-    const allowed = w.add('step.allowed', {
+    // Optional fields assigned, not spread: this runs for every step of every run.
+    const payload: PayloadOf<'step.allowed'> = {
       step,
       tool: toolName,
       proposalId,
@@ -225,10 +226,11 @@ export async function walkRun(
       idempotencyKey: idempotencyKeyFor(s.runId, step, attempt),
       attempt,
       costCents: decision.costCents,
-      ...(approved && s.approval?.decision ? { approvedBy: s.approval.decision.by } : {}),
-      ...(decision.policy ? { policy: decision.policy } : {}),
-      ...(minted?.ok ? { delegation: minted.delegation } : {}),
-    });
+    };
+    if (approved && s.approval?.decision) payload.approvedBy = s.approval.decision.by;
+    if (decision.policy) payload.policy = decision.policy;
+    if (minted?.ok) payload.delegation = minted.delegation;
+    const allowed = w.add('step.allowed', payload);
     // The durability rule: an allow decision is committed before its effect, unless the tool is
     // idempotent and everything uncommitted is reproducible from the durable head (see RunWriter).
     // A delegation's allow is always committed first: it names the child before the child exists.

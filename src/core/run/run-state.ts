@@ -81,10 +81,17 @@ export function startState(root: Entry<'run.started'>): RunState {
     approvalRequests: {},
     attempts: {},
     reconciliations: {},
-    ...(p.forkOf ? { forkOf: p.forkOf } : {}),
-    ...(p.attemptOf ? { attemptOf: p.attemptOf } : {}),
-    ...(p.writ ? { writ: p.writ } : {}),
-    ...(p.policy ? { policyHash: p.policy } : {}),
+    // Every field, set or not, in one literal: all runs' states share one shape (plain runs and
+    // governed, forks and delegated children), so the code reading them stays monomorphic.
+    approval: undefined,
+    inFlight: undefined,
+    finished: undefined,
+    suspended: undefined,
+    forkOf: p.forkOf || undefined,
+    attemptOf: p.attemptOf || undefined,
+    writ: p.writ || undefined,
+    policyHash: p.policy || undefined,
+    reserved: undefined,
   };
 }
 
