@@ -199,8 +199,11 @@ export class Engine {
   ): Promise<{ run: RunSummary; created: boolean }> {
     const writ = o.writ === undefined ? undefined : await this.admit(o.writ, version.tenant);
     const runId = runIdFor(version.tenant, version.workflowId, version.specHash, event);
-    const policy = this.governance?.policyFor(version.tenant)?.hash;
-    return this.create(runId, version, event, { walk: (o.walk ?? this.walkMode) === 'inline', writ, policy });
+    return this.create(runId, version, event, {
+      walk: (o.walk ?? this.walkMode) === 'inline',
+      writ,
+      policy: this.currentPolicy(version.tenant).policy,
+    });
   }
 
   /**
