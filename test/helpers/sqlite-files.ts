@@ -4,6 +4,7 @@
  * next CLI process sees a settled file.
  */
 import Database from 'better-sqlite3';
+import { digestBlob, digestText } from '../../src/adapters/sqlite/schema.ts';
 
 export function withDb<T>(path: string, fn: (db: Database.Database) => T): T {
   const db = new Database(path, { fileMustExist: true });
@@ -75,10 +76,7 @@ function entryLayout(
   const columns = db.prepare('PRAGMA table_info(entries)').all() as { name: string; type: string }[];
   const blob = columns.find((c) => c.name === 'hash')?.type === 'BLOB';
   const digests = blob
-    ? {
-        read: (c: string) => `iif(${c} IS NULL, NULL, 'sha256:' || lower(hex(${c}))) AS ${c}`,
-        write: (p: string) => `unhex(substr(${p}, 8))`,
-      }
+    ? { read: (c: string) => `${digestText(c)} AS ${c}`, write: digestBlob }
     : { read: (c: string) => c, write: (p: string) => p };
   if (!columns.some((c) => c.name === 'run_key')) return { column: 'run_id', value: runId, ...digests };
   const row = db.prepare('SELECT run_key FROM runs WHERE run_id = ?').get(runId) as

@@ -199,15 +199,28 @@ export const MIGRATIONS: readonly string[] = [
     PRIMARY KEY (run_key, seq)
   );
   INSERT INTO entries_v7 (run_key, seq, v, kind, prev_hash, payload_hash, hash, at, payload)
-    SELECT run_key, seq, v, kind, ${digestBytes('prev_hash')}, ${digestBytes('payload_hash')},
-      ${digestBytes('hash')}, at, payload
+    SELECT run_key, seq, v, kind, ${legacyDigest('prev_hash')}, ${legacyDigest('payload_hash')},
+      ${legacyDigest('hash')}, at, payload
     FROM entries ORDER BY run_key, seq;
   DROP TABLE entries;
   ALTER TABLE entries_v7 RENAME TO entries;
   `,
 ];
 
-/** SQL for the 32 bytes of a `sha256:<64 lowercase hex>` column (NULL stays NULL, anything else: x''). */
-function digestBytes(column: string): string {
+/**
+ * SQL reading a v7 digest column as `sha256:<hex>` (NULL stays NULL). With `digestBlob`, the one
+ * place the store's statements (and tests that edit a file directly) convert digests.
+ */
+export function digestText(column: string): string {
+  return `iif(${column} IS NULL, NULL, 'sha256:' || lower(hex(${column})))`;
+}
+
+/** SQL for the 32 bytes of a digest parameter or column already known to be `sha256:<hex>` (NULL stays NULL). */
+export function digestBlob(value: string): string {
+  return `unhex(substr(${value}, 8))`;
+}
+
+/** SQL for the 32 bytes of a v6 `sha256:<64 lowercase hex>` column (NULL stays NULL, anything else: x''). */
+function legacyDigest(column: string): string {
   return `iif(${column} IS NULL, NULL, iif(length(${column}) = 71 AND substr(${column}, 1, 7) = 'sha256:' AND ${column} = lower(${column}), coalesce(unhex(substr(${column}, 8)), x''), x''))`;
 }

@@ -258,14 +258,20 @@ test('a v6 file keeps every entry when v7 stores its digests as 32 bytes, and ne
 });
 
 test('a v6 file with a stored digest that is not one is refused and left at v6, every entry as it was', async () => {
-  for (const bad of ['SHA256:AB', 'sha256:zz', 'sha256:ABCDEF']) {
+  // Not a sha256 prefix, not hex, and the right digest in upper case (unhex reads it, but it
+  // would come back as another string).
+  const breakages = [
+    () => 'SHA256:AB',
+    () => 'sha256:zz',
+    (good: string) => `sha256:${good.slice(7).toUpperCase()}`,
+  ];
+  for (const breakage of breakages) {
     const d = mkdtempSync(join(tmpdir(), 'keel-sqlite-v6-bad-'));
     try {
       const path = join(d, 'k.db');
       const runs = [hashOf('v6-bad')];
       const { raw, ledgers } = legacyFile(path, 6, runs);
-      const good = ledgers[0]![1]!.payloadHash;
-      const broken = bad === 'sha256:ABCDEF' ? good.toUpperCase().replace('SHA256:', 'sha256:') : bad;
+      const broken = breakage(ledgers[0]![1]!.payloadHash);
       raw.prepare('UPDATE entries SET payload_hash = ? WHERE seq = 1').run(broken);
       raw.close();
       assert.throws(

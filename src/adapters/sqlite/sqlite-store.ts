@@ -47,7 +47,7 @@ import {
   toRun,
   toVersion,
 } from '../shared/rows.ts';
-import { MIGRATIONS, SCHEMA_VERSION } from './schema.ts';
+import { digestBlob, digestText, MIGRATIONS, SCHEMA_VERSION } from './schema.ts';
 import { SqliteKeysIdempotency } from './sqlite-keys-idempotency.ts';
 import { SqliteLeases } from './sqlite-leases.ts';
 import { SqliteWritTrust } from './sqlite-writ-trust.ts';
@@ -153,8 +153,10 @@ export class SqliteStore implements Store {
          WHERE run_id = ? AND tenant = ? AND head_seq = ? AND head_hash = ? RETURNING run_key`,
       ),
       insertEntry: db.prepare(
-        // Digests are stored as their 32 bytes (schema v7); checkChain saw they are digests.
-        'INSERT INTO entries (run_key, seq, v, kind, prev_hash, payload_hash, hash, at, payload) VALUES (?, ?, ?, ?, unhex(substr(?, 8)), unhex(substr(?, 8)), unhex(substr(?, 8)), ?, ?)',
+        // Digests are stored as their 32 bytes (schema v7). checkChain saw that hash and payload
+        // hash are digests, and that prev_hash is null or the hash of the entry before.
+        `INSERT INTO entries (run_key, seq, v, kind, prev_hash, payload_hash, hash, at, payload)
+         VALUES (?, ?, ?, ?, ${digestBlob('?')}, ${digestBlob('?')}, ${digestBlob('?')}, ?, ?)`,
       ),
       openApproval: db.prepare(
         `INSERT INTO approvals (run_id, proposal_id, tenant, step, tool, args, reason, channel, requested_at)
@@ -165,8 +167,7 @@ export class SqliteStore implements Store {
       runKey: db.prepare('SELECT run_key FROM runs WHERE run_id = ? AND tenant = ?').pluck(),
       readEntries: db
         .prepare(
-          `SELECT seq, v, kind, iif(prev_hash IS NULL, NULL, 'sha256:' || lower(hex(prev_hash))),
-             'sha256:' || lower(hex(payload_hash)), 'sha256:' || lower(hex(hash)), at, payload
+          `SELECT seq, v, kind, ${digestText('prev_hash')}, ${digestText('payload_hash')}, ${digestText('hash')}, at, payload
            FROM entries WHERE run_key = ? AND seq >= ? ORDER BY seq LIMIT ?`,
         )
         .raw(),
