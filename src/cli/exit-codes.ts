@@ -14,6 +14,8 @@ export const EXIT = {
   determinismViolation: 7,
   /** A writ was refused: attenuation widened it, or its chain or signature did not verify. */
   writRefused: 8,
+  /** Replay cannot run here: a tool, policy or key the run needs is missing (not a divergence). */
+  replayUnavailable: 9,
 } as const;
 
 const TABLE: Record<ErrorCode, number> = {
@@ -39,6 +41,9 @@ const TABLE: Record<ErrorCode, number> = {
   writ_refused: EXIT.writRefused,
   policy_unavailable: EXIT.usage,
   internal: EXIT.internal,
+  store_not_found: EXIT.storeUnavailable,
+  replay_unavailable: EXIT.replayUnavailable,
+  payload_too_large: EXIT.usage,
 };
 
 export function exitCodeFor(e: unknown): number {

@@ -56,6 +56,15 @@ export const ErrorCode = {
    * judged by another policy instead, and nothing is written.
    */
   policyUnavailable: 'policy_unavailable',
+  /** A read command named a store (a SQLite file) that does not exist; nothing was created. */
+  storeNotFound: 'store_not_found',
+  /**
+   * Replay (or a replay fork) cannot run here: a tool, policy or key the run needs is missing in this
+   * process. Not a divergence: the ledger was not compared, and nothing says it was tampered with.
+   */
+  replayUnavailable: 'replay_unavailable',
+  /** An input is larger than a limit Keel enforces (size, depth, keys, string length); `details.limit` names it. */
+  payloadTooLarge: 'payload_too_large',
 } as const;
 
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];

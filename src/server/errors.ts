@@ -29,6 +29,8 @@ const STATUS: Record<string, number> = {
   replay_diverged: 409,
   ledger_invalid: 409,
   store_unavailable: 503,
+  store_not_found: 503,
+  replay_unavailable: 409,
   internal: 500,
   // OpenWOP
   validation_error: 400,
