@@ -281,7 +281,7 @@ test('a parent resumed after a crash finds the same child instead of starting an
     // Process 2 resumes the parent: the delegation step is settled by finding the child.
     const second = tools();
     const two = keel(path, second, k.config);
-    const resumed = await two.runs.resume('acme', parentId);
+    const resumed = await two.runs.recover('acme', parentId);
     assert.equal(resumed.status, 'completed');
     const runs = (await two.runs.list('acme')).runs;
     assert.deepEqual(runs.map((r) => r.runId).sort(), [parentId, childId].sort());
@@ -349,7 +349,7 @@ test('a delegation key trusted only in the store mints children; a revoked paren
     .runs;
   const root = (await kl.runs.entries('acme', waiting!.runId))[0]!.payload as PayloadOf<'run.started'>;
   await kl.writs.revoke('acme', root.writ!.hash, 'ops@acme');
-  const done = await kl.runs.resume('acme', waiting!.runId);
+  const done = await kl.runs.recover('acme', waiting!.runId);
   assert.equal(done.status, 'refused');
   const childId = childRunIdFor('acme', waiting!.runId, 'hand', 1);
   await assert.rejects(kl.runs.get('acme', childId), /not found/);

@@ -339,7 +339,7 @@ export function createKeel(config: KeelConfig) {
     async verify(tenant: string, runId: string, o: { engine?: string } = {}): Promise<VerifyResult> {
       return verifyRun(store, await getRun(tenant, runId), o);
     },
-    resume: (tenant: string, runId: string) => engine.resume(tenant, runId),
+    recover: (tenant: string, runId: string) => engine.recover(tenant, runId),
     /**
      * Records whether a suspended (outcome_unknown) step's effect happened, as a person found out
      * on the tool's side, then continues the run (or leaves it to a worker).
@@ -353,12 +353,12 @@ export function createKeel(config: KeelConfig) {
      */
     cancel: (tenant: string, runId: string, c: { by: string; reason?: string }): Promise<RunSummary> =>
       engine.cancel(tenant, runId, c),
-    /** Holds a running run at its next step boundary; no step starts until `unpause`. */
+    /** Holds a running run at its next step boundary; no step starts until `resume`. */
     pause: (tenant: string, runId: string, c: { by: string; reason?: string }): Promise<RunSummary> =>
       engine.pause(tenant, runId, c),
     /** Resumes a paused run, walking on here (inline) or leaving it to a worker (`walk: 'enqueue'`). */
-    unpause: (tenant: string, runId: string, c: { by: string; walk?: WalkMode }): Promise<RunSummary> =>
-      engine.unpause(tenant, runId, c),
+    resume: (tenant: string, runId: string, c: { by: string; walk?: WalkMode }): Promise<RunSummary> =>
+      engine.resume(tenant, runId, c),
     /** Re-executes the run against its own ledger, serving everything from the record, and compares. */
     async replay(tenant: string, runId: string): Promise<ReplayResult> {
       const run = await getRun(tenant, runId);

@@ -180,7 +180,7 @@ test('revocation reaches a run a worker claims: the claimed walk refuses writ_re
     assert.equal(claimed?.runId, run!.runId);
     // A fresh process (as a worker is) reads the store; this one's cache is older than nothing yet.
     const worker = open(path, t);
-    const done = await worker.engine.resume('acme', run!.runId, { entries: claimed!.entries });
+    const done = await worker.engine.recover('acme', run!.runId, { entries: claimed!.entries });
     assert.equal(done.status, 'refused');
     assert.equal(t.a.calls.length, 0);
     await worker.close();

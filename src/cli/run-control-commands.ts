@@ -1,6 +1,6 @@
 /**
  * A person's hold on a run from the command line: `keel cancel` (ends it; a tool call in progress
- * in this process is aborted), `keel pause` (no step starts until resumed) and `keel unpause`
+ * in this process is aborted), `keel pause` (no step starts until resumed) and `keel resume`
  * (walks on here, or leaves the rest to a worker with --enqueue). Each records who did it in the
  * run's ledger and prints the run's status (JSON with --json).
  */
@@ -36,7 +36,7 @@ export function registerRunControlCommands(program: Command, withContext: WithCo
     );
   program
     .command('pause')
-    .description('hold a running run: the step in progress finishes, no other starts until `keel unpause`')
+    .description('hold a running run: the step in progress finishes, no other starts until `keel resume`')
     .argument('<run>', 'run id')
     .option('--reason <text>', 'why, recorded with the pause')
     .option('--as <name>', 'who pauses (env KEEL_USER)')
@@ -53,8 +53,11 @@ export function registerRunControlCommands(program: Command, withContext: WithCo
       ),
     );
   program
-    .command('unpause')
-    .description('resume a paused run and walk on (or leave it to a worker with --enqueue)')
+    .command('resume')
+    .alias('unpause')
+    .description(
+      'resume a paused run and walk on (or leave it to a worker with --enqueue); a run interrupted by a crash is continued by `keel recover`',
+    )
     .argument('<run>', 'run id')
     .option('--as <name>', 'who resumes (env KEEL_USER)')
     .option('--enqueue', 'leave the rest of the run to a worker instead of walking it here')
@@ -63,7 +66,7 @@ export function registerRunControlCommands(program: Command, withContext: WithCo
         print(
           ctx,
           'resumed',
-          await ctx.keel.runs.unpause(ctx.tenant, runId, {
+          await ctx.keel.runs.resume(ctx.tenant, runId, {
             by: actor(o.as),
             ...(o.enqueue ? { walk: 'enqueue' as const } : {}),
           }),

@@ -76,7 +76,7 @@ describe('cancel', () => {
     assert.equal(history.at(-1)?.text, 'Run cancelled by dana: duplicate ticket.');
     // Nothing runs afterwards: approving is refused, the rest of the plan never starts.
     await assert.rejects(keel.approvals.approve('t1', run.runId, 'erin'), isCode('run_state'));
-    assert.equal((await keel.runs.resume('t1', run.runId)).status, 'cancelled');
+    assert.equal((await keel.runs.recover('t1', run.runId)).status, 'cancelled');
     assert.equal(noop.calls.length, 1);
     await assertSound(keel, run.runId);
     await keel.close();
@@ -129,7 +129,7 @@ describe('cancel', () => {
     assert.equal(done.status, 'cancelled');
     assert.equal(done.reason, 'cancelled by ops');
     assert.deepEqual(kinds(await keel.runs.entries('t1', run.runId)), ['run.started', 'run.finished']);
-    assert.equal((await keel.runs.resume('t1', run.runId)).status, 'cancelled');
+    assert.equal((await keel.runs.recover('t1', run.runId)).status, 'cancelled');
     assert.equal(noop.calls.length, 0);
     await assertSound(keel, run.runId);
     await keel.close();
@@ -203,7 +203,7 @@ describe('cancel', () => {
     while (calls === 0) await new Promise((r) => setTimeout(r, 5));
     const [row] = (await first.runs.list('t1')).runs;
     const keel = createKeel({ store: path, tools: [charge()] });
-    assert.equal((await keel.runs.resume('t1', row!.runId)).status, 'outcome_unknown');
+    assert.equal((await keel.runs.recover('t1', row!.runId)).status, 'outcome_unknown');
     const done = await keel.runs.cancel('t1', row!.runId, { by: 'ops', reason: 'refunded by hand' });
     assert.equal(done.status, 'cancelled');
     assert.deepEqual(kinds(await keel.runs.entries('t1', row!.runId)), [

@@ -225,7 +225,7 @@ export async function latestVersion(
   return (await store.listVersions(tenant, workflowId)).filter((v) => ROUTABLE.includes(v.status)).at(-1);
 }
 
-/** What running a child needs of the engine: create (or find) it, resume it, cancel it, read it. */
+/** What running a child needs of the engine: create (or find) it, recover it, cancel it, read it. */
 export interface ChildRunner {
   create(
     runId: Digest,
@@ -233,7 +233,7 @@ export interface ChildRunner {
     event: EventRecord,
     o: { writ: RunWrit; delegatedBy: DelegatedBy },
   ): Promise<{ created: boolean }>;
-  resume(tenant: string, runId: string): Promise<unknown>;
+  recover(tenant: string, runId: string): Promise<unknown>;
   cancel(tenant: string, runId: string, c: { by: string; reason: string }): Promise<unknown>;
   entries(tenant: string, runId: string): Promise<Entry[]>;
   version(tenant: string, workflowId: string, version: number): Promise<VersionRecord | undefined>;
@@ -298,7 +298,7 @@ export async function runChild(
   });
   let entries = await runner.entries(s.tenant, d.runId);
   if (!created && !entries.some((e) => e.kind === 'run.finished')) {
-    await runner.resume(s.tenant, d.runId);
+    await runner.recover(s.tenant, d.runId);
     entries = await runner.entries(s.tenant, d.runId);
   }
   const end = entries.findLast((e) => e.kind === 'run.finished')?.payload as

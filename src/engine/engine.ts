@@ -1,10 +1,10 @@
 /**
- * The engine: starts and resumes runs, resolves approvals and reconciles suspended steps, and
+ * The engine: starts and recovers runs, resolves approvals and reconciles suspended steps, and
  * creates every run (new, forked, re-executed or delegated), by walking runs (walk.ts) with live
  * effects — inline, holding the run's lease while it walks, or by leaving the run to a worker
  * (`walk: 'enqueue'`). It is the only orchestration in Keel: everything it does to a run goes
  * through that run's ledger, and everything it knows about a run it folds from there. A person's
- * controls (cancel, pause, unpause) and the walks running in this process are in run-controls.ts;
+ * controls (cancel, pause, resume) and the walks running in this process are in run-controls.ts;
  * forks and reruns are named in fork-run.ts.
  */
 import { type Digest, hashOf } from '../core/canonical/index.ts';
@@ -56,7 +56,7 @@ export interface EngineOptions {
   readonly engineVersion?: string;
   /** Which env names hold secrets (recorded as a hash, never in clear); SECRET_ENV by default. */
   readonly isSecretEnv?: (name: string) => boolean;
-  /** How new and resumed work is walked unless a call says otherwise (default inline). */
+  /** How new and recovered work is walked unless a call says otherwise (default inline). */
   readonly walk?: WalkMode;
   /** Who holds a run's lease while this engine walks it inline (e.g. `inline:<host>:<pid>`). */
   readonly leaseOwner?: string;
@@ -92,7 +92,7 @@ export interface CreateOptions {
   readonly policy?: Digest;
   /** A child run of a delegation step: the parent run and its delegating entry. */
   readonly delegatedBy?: DelegatedBy;
-  /** false: commit the root and the prefix, and leave the walk to `resume` (or a worker). */
+  /** false: commit the root and the prefix, and leave the walk to `recover` (or a worker). */
   readonly walk?: boolean;
 }
 
@@ -104,7 +104,7 @@ export class Engine {
   private readonly pinned: PinnedVersions;
   private readonly governance: GovernanceConfig | undefined;
   private readonly planner: Planner | undefined;
-  /** Cancel, pause and unpause, and the walks running in this process (run-controls.ts). */
+  /** Cancel, pause and resume, and the walks running in this process (run-controls.ts). */
   private readonly controls: RunControls;
   /** How forks and reruns load, create and pin runs (fork-run.ts). */
   private readonly maker: RunMaker;
@@ -147,12 +147,12 @@ export class Engine {
     };
   }
 
-  /** How delegation steps create, resume, cancel and read their child runs (delegate.ts). */
+  /** How delegation steps create, recover, cancel and read their child runs (delegate.ts). */
   private childRunner(): ChildRunner {
     return {
       create: (runId, version, event, o) =>
         this.create(runId, version, event, { ...o, ...this.currentPolicy(version.tenant) }),
-      resume: (tenant, runId) => this.resume(tenant, runId),
+      recover: (tenant, runId) => this.recover(tenant, runId),
       cancel: (tenant, runId, c) => this.cancel(tenant, runId, c),
       entries: async (tenant, runId) => (await this.store.readEntries(tenant, runId)).map(decodeEntry),
       version: (tenant, workflowId, version) => this.store.getVersion(tenant, workflowId, version),
@@ -210,7 +210,7 @@ export class Engine {
    * Continues a run from its ledger head (after a restart, or by the worker that claimed it).
    * Waiting, suspended and finished runs are left as they are.
    */
-  async resume(
+  async recover(
     tenant: string,
     runId: string,
     o: WalkOptions & { readonly entries?: readonly StoredEntry[] } = {},
@@ -274,7 +274,7 @@ export class Engine {
   }
 
   /**
-   * Pauses a running run as `c.by`: no step starts until `unpause`; a walk of it in this process
+   * Pauses a running run as `c.by`: no step starts until `resume`; a walk of it in this process
    * finishes the step in progress first (run-controls.ts).
    */
   pause(tenant: string, runId: string, c: { by: string; reason?: string }): Promise<RunSummary> {
@@ -282,8 +282,8 @@ export class Engine {
   }
 
   /** Resumes a paused run as `by`, then walks on (inline) or leaves it to a worker (enqueue). */
-  unpause(tenant: string, runId: string, c: { by: string; walk?: WalkMode }): Promise<RunSummary> {
-    return this.controls.unpause(tenant, runId, c);
+  resume(tenant: string, runId: string, c: { by: string; walk?: WalkMode }): Promise<RunSummary> {
+    return this.controls.resume(tenant, runId, c);
   }
 
   /** After a person's decision: walk on now (holding the lease), or commit and leave it to a worker. */
@@ -358,7 +358,7 @@ export class Engine {
 
   /**
    * The effects a run is walked with: live, except for a replay fork, which is always served from
-   * its source's record — on creation, on resume after a crash, and after an approval.
+   * its source's record — on creation, on recovery after a crash, and after an approval.
    */
   private async effectsFor(tenant: string, s: RunState): Promise<Effects> {
     if (s.forkOf?.mode !== 'replay') return this.live;

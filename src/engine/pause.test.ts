@@ -64,13 +64,13 @@ describe('pause', () => {
     assert.deepEqual(kinds(entries).slice(-2), ['step.completed', 'run.paused']);
     assert.equal((await keel.runs.get('t1', runId)).status, 'paused');
     assert.equal(
-      (await keel.runs.resume('t1', runId)).status,
+      (await keel.runs.recover('t1', runId)).status,
       'paused',
       'resume after a restart leaves it paused',
     );
     assert.equal(noop.calls.length, 0);
     await assert.rejects(keel.runs.pause('t1', runId, { by: 'dana' }), isCode('run_state'));
-    const done = await keel.runs.unpause('t1', runId, { by: 'erin' });
+    const done = await keel.runs.resume('t1', runId, { by: 'erin' });
     assert.equal(done.status, 'completed');
     assert.equal(noop.calls.length, 2);
     const all = kinds(await keel.runs.entries('t1', runId));
@@ -80,7 +80,7 @@ describe('pause', () => {
     assert.ok(
       history.some((h) => h.text === 'dana paused the run: check first; no step starts until it is resumed.'),
     );
-    await assert.rejects(keel.runs.unpause('t1', runId, { by: 'erin' }), isCode('run_terminal'));
+    await assert.rejects(keel.runs.resume('t1', runId, { by: 'erin' }), isCode('run_terminal'));
     await assert.rejects(keel.runs.pause('t1', runId, { by: 'erin' }), isCode('run_terminal'));
   });
 
@@ -95,10 +95,10 @@ describe('pause', () => {
     await first.close();
     const again = tools();
     const second = createKeel({ store: file, tools: again, sources: fakeSources() });
-    assert.equal((await second.runs.resume('t1', run!.runId)).status, 'paused');
+    assert.equal((await second.runs.recover('t1', run!.runId)).status, 'paused');
     assert.equal(again[0]!.calls.length, 0);
     await sound(second, run!.runId);
-    assert.equal((await second.runs.unpause('t1', run!.runId, { by: 'dana' })).status, 'completed');
+    assert.equal((await second.runs.resume('t1', run!.runId, { by: 'dana' })).status, 'completed');
     await sound(second, run!.runId);
     const entries = await second.runs.entries('t1', run!.runId);
     for (let fromSeq = 1; fromSeq <= entries.length; fromSeq++) {

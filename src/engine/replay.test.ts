@@ -156,7 +156,7 @@ describe('declared nondeterminism: conformance-nondeterminism', () => {
     // served from the record: resuming never goes live.
     const parked = await keel.engine.fork('t1', run.runId, { fromSeq: 1, mode: 'replay', walk: false });
     assert.equal(parked.run.status, 'running');
-    const resumed = await keel.runs.resume('t1', parked.run.runId);
+    const resumed = await keel.runs.recover('t1', parked.run.runId);
     assert.equal(resumed.status, 'completed');
     assert.deepEqual(await outputs(parked.run.runId), first);
     assert.equal(sources.reads.random, reads.random);
@@ -306,7 +306,7 @@ describe('fork', () => {
     assert.equal(decodeEntry((await keel.runs.storedEntries('t1', runId))[1]!).kind, 'step.allowed');
     // Once recovery has recorded the unknown outcome (a suspension), a replay reproduces that
     // suspension — still without calling the tool.
-    assert.equal((await keel.runs.resume('t1', runId)).status, 'outcome_unknown');
+    assert.equal((await keel.runs.recover('t1', runId)).status, 'outcome_unknown');
     const again = await keel.runs.fork('t1', runId, { fromSeq: 1, mode: 'replay' });
     assert.equal(again.status, 'outcome_unknown');
     assert.deepEqual(

@@ -1,5 +1,5 @@
 /**
- * A person's controls over a run — `cancel`, `pause` and `unpause` — and the registry of the walks
+ * A person's controls over a run — `cancel`, `pause` and `resume` — and the registry of the walks
  * this process runs (one abort controller and pause flag for each), through which `cancel` stops a
  * walk between steps or inside a tool call and `pause` stops one at its next step boundary. A run
  * walked elsewhere (a worker) is fenced through its ledger head instead. Everything it does to a run
@@ -125,11 +125,11 @@ export class RunControls {
   }
 
   /**
-   * Pauses a running run as `c.by`: no step starts until `unpause`. A walk of it in this process
+   * Pauses a running run as `c.by`: no step starts until `resume`. A walk of it in this process
    * finishes the step in progress (drain-current-node) and stops at the boundary; then `run.paused`
    * is appended at the head, releasing the lease. A run walked by another process (a worker) is
    * fenced like a cancel: this append names the head it read, the worker's next append conflicts
-   * and it drops the run; a call it had started is then in flight and is settled on resume as after
+   * and it drops the run; a call it had started is then in flight and is settled on recovery as after
    * a crash. Only a running run can be paused: a finished one is `run_terminal`, any other
    * (waiting for an approval, suspended, already paused) `run_state`.
    */
@@ -209,7 +209,7 @@ export class RunControls {
   }
 
   /** Resumes a paused run as `by`, then walks on (inline) or leaves it to a worker (enqueue). */
-  async unpause(tenant: string, runId: string, c: { by: string; walk?: WalkMode }): Promise<RunSummary> {
+  async resume(tenant: string, runId: string, c: { by: string; walk?: WalkMode }): Promise<RunSummary> {
     if (typeof c?.by !== 'string' || c.by.trim() === '')
       throw new KeelError(ErrorCode.usage, 'by: expected who resumes the run', { field: 'by' });
     const { state, version } = await this.host.load(tenant, runId);

@@ -73,7 +73,7 @@ describe('a non-idempotent call whose outcome is unknown', () => {
   test('suspends the run as outcome_unknown, persisted and listed, and is never called again', async () => {
     const { path, runId } = await crashedRun();
     const keel = await recover(path);
-    assert.equal((await keel.runs.resume('acme', runId)).status, 'outcome_unknown');
+    assert.equal((await keel.runs.recover('acme', runId)).status, 'outcome_unknown');
     const entries = await keel.runs.entries('acme', runId);
     assert.deepEqual(kinds(entries), ['run.started', 'step.allowed', 'run.suspended']);
     const s = payloadOf(entries[2]!, 'run.suspended');
@@ -87,7 +87,7 @@ describe('a non-idempotent call whose outcome is unknown', () => {
       (await keel.runs.list('acme', { status: 'outcome_unknown' })).runs.map((r) => r.runId),
       [runId],
     );
-    assert.equal((await keel.runs.resume('acme', runId)).status, 'outcome_unknown');
+    assert.equal((await keel.runs.recover('acme', runId)).status, 'outcome_unknown');
     assert.equal((await keel.runs.entries('acme', runId)).length, 3, 'resuming again writes nothing');
     assert.equal(keel.charge.calls.length, 0);
     assert.equal((await keel.runs.verify('acme', runId)).ok, true);
@@ -97,7 +97,7 @@ describe('a non-idempotent call whose outcome is unknown', () => {
   test('a person reconciles it as happened: the given output completes the step, and the run goes on', async () => {
     const { path, runId } = await crashedRun();
     const keel = await recover(path);
-    await keel.runs.resume('acme', runId);
+    await keel.runs.recover('acme', runId);
     const done = await keel.runs.reconcile('acme', runId, {
       happened: true,
       output: { id: 'ch_seen_in_console' },
@@ -124,7 +124,7 @@ describe('a non-idempotent call whose outcome is unknown', () => {
   test('a person reconciles it as not happened: the step runs again as attempt 2, with a new key', async () => {
     const { path, runId } = await crashedRun();
     const keel = await recover(path);
-    await keel.runs.resume('acme', runId);
+    await keel.runs.recover('acme', runId);
     await assert.rejects(
       keel.runs.reconcile('acme', runId, { happened: false, output: 1, by: 'dana' }),
       isCode('usage'),
@@ -158,7 +158,7 @@ describe('a non-idempotent call whose outcome is unknown', () => {
         return { happened: true, output: { id: 'ch_1' } };
       },
     });
-    assert.equal((await keel.runs.resume('acme', runId)).status, 'completed');
+    assert.equal((await keel.runs.recover('acme', runId)).status, 'completed');
     const entries = await keel.runs.entries('acme', runId);
     assert.deepEqual(kinds(entries).slice(1, 3), ['step.allowed', 'step.reconciled']);
     assert.deepEqual(seen, [payloadOf(entries[1]!, 'step.allowed').idempotencyKey]);
@@ -173,7 +173,7 @@ describe('a non-idempotent call whose outcome is unknown', () => {
         throw new Error('payments API down');
       },
     });
-    assert.equal((await failing.runs.resume('acme', other.runId)).status, 'outcome_unknown');
+    assert.equal((await failing.runs.recover('acme', other.runId)).status, 'outcome_unknown');
     const suspended = (await failing.runs.entries('acme', other.runId)).at(-1)!;
     assert.match(
       payloadOf(suspended, 'run.suspended').message,

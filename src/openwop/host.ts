@@ -73,7 +73,7 @@ export class OpenWopHost {
   /** Walks a run to its next stop in the background (inline mode), or leaves it to the workers. */
   kick(tenant: string, runId: string): void {
     if (this.walkers === 'workers') return;
-    const p = this.keel.runs.resume(tenant, runId).catch(this.onError);
+    const p = this.keel.runs.recover(tenant, runId).catch(this.onError);
     this.walking.add(p);
     p.finally(() => this.walking.delete(p));
   }
@@ -190,7 +190,7 @@ export class OpenWopHost {
 
   async resume(p: Principal, runId: string): Promise<{ status: WireStatus; resumedAt: string }> {
     const r = await this.runState(() =>
-      this.keel.runs.unpause(p.tenant, runId, { by: p.subject, walk: 'enqueue' }),
+      this.keel.runs.resume(p.tenant, runId, { by: p.subject, walk: 'enqueue' }),
     );
     this.kick(p.tenant, runId);
     return { status: STATUS[r.status], resumedAt: (await this.keel.runs.get(p.tenant, runId)).updatedAt };

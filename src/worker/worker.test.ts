@@ -119,7 +119,7 @@ test('a run appended to by another walker is dropped quietly, never forked', asy
     await until('the worker is in step a', async () => a.tool.calls.length === 1);
     // Someone else walks the run meanwhile (an operator resuming it by hand).
     const other = createKeel({ store: keel.store, tools: [spyTool('step')] });
-    assert.equal((await other.runs.resume('acme', runId)).status, 'completed');
+    assert.equal((await other.runs.recover('acme', runId)).status, 'completed');
     await until('the worker let go', async () => a.worker.walking === 0);
     assert.equal(a.worker.stats.dropped, 1);
     assert.equal(a.worker.stats.errors, 0);

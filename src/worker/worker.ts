@@ -14,7 +14,7 @@ import type { Engine } from '../engine/index.ts';
 import type { ClaimedRun, Clock, Store } from '../ports/index.ts';
 
 export interface WorkerOptions {
-  readonly engine: Pick<Engine, 'resume'>;
+  readonly engine: Pick<Engine, 'recover'>;
   readonly store: Store;
   /** Unique among live workers: the owner name on the leases this worker holds. */
   readonly id: string;
@@ -181,7 +181,7 @@ export class Worker {
     const t0 = this.o.clock.now();
     slot.done = (async () => {
       try {
-        const r = await this.o.engine.resume(run.tenant, run.runId, {
+        const r = await this.o.engine.recover(run.tenant, run.runId, {
           entries: run.entries,
           shouldStop: () => slot.lost || this.stopping,
         });

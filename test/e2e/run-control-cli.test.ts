@@ -1,5 +1,5 @@
 /**
- * `keel pause`, `keel unpause` and `keel cancel` through the real binary on a SQLite file: a run
+ * `keel pause`, `keel resume` and `keel cancel` through the real binary on a SQLite file: a run
  * left to a worker is held, resumed and walked; a waiting run is cancelled; refusals exit 4 (a
  * finished run) or 3 (another tenant's run), and every ledger verifies.
  */
@@ -22,7 +22,7 @@ steps:
 limits: { maxSteps: 2, maxCostUsd: 0 }
 `;
 
-test('pause, unpause and cancel record who did it; refusals exit with the conflict and not-found codes', () => {
+test('pause, resume and cancel record who did it; refusals exit with the conflict and not-found codes', () => {
   okJson(keel('publish', sandbox.write('gated.yaml', SPEC)));
   const event = (id: string) =>
     sandbox.write(`${id}.json`, { id, type: 'go', time: '2026-01-01T00:00:00Z', payload: {} });
@@ -30,7 +30,7 @@ test('pause, unpause and cancel record who did it; refusals exit with the confli
   assert.equal(run.status, 'running');
   assert.equal(okJson<{ status: string }>(keel('pause', run.runId, '--reason', 'hold on')).status, 'paused');
   assert.equal(failJson(keel('pause', run.runId), 4).error, 'run_state');
-  assert.equal(okJson<{ status: string }>(keel('unpause', run.runId)).status, 'waiting_approval');
+  assert.equal(okJson<{ status: string }>(keel('resume', run.runId)).status, 'waiting_approval');
   assert.equal(
     failJson(sandbox.keel(['--tenant', 'globex', '--json', 'cancel', run.runId]), 3).error,
     'not_found',

@@ -50,7 +50,7 @@ async function suspendedRun(id: string): Promise<string> {
     const entries = run ? await crashed.runs.entries('acme', run.runId) : [];
     if (entries.some((e) => e.kind === 'step.allowed' && (e.payload as { tool: string }).tool === 'charge')) {
       const later = createKeel({ store: sandbox.store(), tools: tools(false) });
-      assert.equal((await later.runs.resume('acme', run!.runId)).status, 'outcome_unknown');
+      assert.equal((await later.runs.recover('acme', run!.runId)).status, 'outcome_unknown');
       await later.close();
       return run!.runId;
     }

@@ -56,7 +56,7 @@ test('after a kill mid-call, an idempotent tool is retried once with the same id
   assert.equal(payloadOf(before.at(-1)!, 'step.allowed').idempotencyKey, key);
   assert.equal((await keel.runs.verify('acme', run.runId)).ok, true);
 
-  const resumed = await keel.runs.resume('acme', run.runId);
+  const resumed = await keel.runs.recover('acme', run.runId);
   assert.equal(resumed.status, 'completed');
   assert.equal(charge.calls.length, 1);
   assert.equal(charge.calls[0]!.ctx.idempotencyKey, key);
@@ -72,7 +72,7 @@ test('after a kill mid-call, an idempotent tool is retried once with the same id
 test('after a kill mid-call, a non-idempotent tool is not re-run: the run is outcome_unknown', async () => {
   const { store } = crashOnce('nonidem', false);
   const { keel, charge, run } = await reopen(store, false);
-  const resumed = await keel.runs.resume('acme', run.runId);
+  const resumed = await keel.runs.recover('acme', run.runId);
   assert.equal(resumed.status, 'outcome_unknown');
   assert.equal(charge.calls.length, 0);
   // The suspension is recorded after the effect-started entry, and the run row says so.
@@ -91,7 +91,7 @@ test('a kill in step 3 of idempotent steps resumes from the durable head with th
   assert.equal(markKeys.length, 2);
   const { keel, charge, mark, run } = await reopen(store, true);
   assert.equal((await keel.runs.verify('acme', run.runId)).ok, true);
-  const resumed = await keel.runs.resume('acme', run.runId);
+  const resumed = await keel.runs.recover('acme', run.runId);
   assert.equal(resumed.status, 'completed');
   // Whatever was re-run after the crash was re-run with the keys of the first attempt.
   for (const c of mark.calls) assert.ok(markKeys.includes(c.ctx.idempotencyKey));
