@@ -158,7 +158,10 @@ export async function walkRun(
       args = planned.args;
     }
     const tool = tools.get(toolName);
-    const proposalId = proposalIdFor(s.runId, step, toolName, args);
+    // An approved proposal keeps the id it was approved under (a fork inherits its source's): the
+    // allow that acts on it closes the approval, so one approval covers exactly one execution.
+    const proposalId =
+      approved && s.approval ? s.approval.request.proposalId : proposalIdFor(s.runId, step, toolName, args);
     if (!tool) {
       refuse(w, step, toolName, proposalId, {
         outcome: 'refuse',

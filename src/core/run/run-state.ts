@@ -158,8 +158,11 @@ export function applyEntry(s: RunState, e: Entry): void {
       const p = e.payload as PayloadOf<'approval.resolved'>;
       // A decision counts only for the proposal that is waiting; anything else is ignored.
       if (s.approval && s.approval.request.proposalId === p.proposalId) {
-        s.approval.decision = p;
         s.status = 'running';
+        // A branch fork never acts on a decision it inherited: the person decided for the source
+        // run, which acted on it there. The fork proposes the step again, and a guarded step asks again.
+        if (s.forkOf?.mode === 'branch' && e.seq < s.forkOf.fromSeq) s.approval = undefined;
+        else s.approval.decision = p;
       }
       break;
     }
