@@ -11,9 +11,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import type { PayloadOf } from '../core/ledger/index.ts';
+import { childRunIdFor } from '../core/run/index.ts';
 import { keyPair, signedRoot } from '../core/writs/fixtures.test-helpers.ts';
 import { type SignedWrit, verifyWritChain, type WritBody, writHash } from '../core/writs/index.ts';
-import { childRunIdFor } from '../engine/index.ts';
 import { deploy, fakeSources, type SpyTool, spyTool } from '../testing/index.ts';
 import { createKeel, type KeelConfig } from './keel.ts';
 
@@ -109,7 +109,7 @@ test('a child run completes under a child writ that verifies, fits the remaining
   // the store holds its chain by content.
   const child = await kl.runs.entries('acme', childId);
   const root = payload(child, 'run.started')!;
-  assert.deepEqual(root.delegatedBy, { runId: parentId, seq: allowed.seq, step: 'hand' });
+  assert.deepEqual(root.delegatedBy, { runId: parentId, seq: allowed.seq, step: 'hand', attempt: 1 });
   assert.equal(root.writ!.hash, link.writ.hash);
   assert.equal(root.event.payload.ticket, 'T-7');
   assert.deepEqual(Object.keys(root.writ!), ['hash'], 'the root names the writ, the chain is stored apart');

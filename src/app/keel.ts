@@ -4,9 +4,9 @@
  * This is the only module that names concrete adapters; everything it returns is tenant-scoped.
  */
 import { hostname } from 'node:os';
-import { systemSources } from '../adapters/system/index.ts';
+import { goneLeaseOwners, leaseOwnerName, systemSources } from '../adapters/system/index.ts';
 import type { Digest } from '../core/canonical/index.ts';
-import { ErrorCode, KeelError } from '../core/errors.ts';
+import { ErrorCode, isKeelError, KeelError } from '../core/errors.ts';
 import { decodeEntry, type Entry, type StoredEntry, type VerifyResult } from '../core/ledger/index.ts';
 import { describeEntry, parseEvent } from '../core/run/index.ts';
 import {
@@ -24,11 +24,14 @@ import {
   delegateTool,
   Engine,
   modelPlanner,
+  openRequest,
   type ReconcileRequest,
   type ReplayResult,
   type RunSummary,
+  refuseUnverified,
   replayRun,
   ToolRegistry,
+  verifyRun,
   type WalkMode,
 } from '../engine/index.ts';
 import type {
@@ -44,13 +47,14 @@ import type {
   ToolDefinition,
   VersionRecord,
 } from '../ports/index.ts';
+import { Worker, type WorkerOptions } from '../worker/index.ts';
 import { apiKeysHandle } from './api-keys.ts';
 import { CORE_TOOLS } from './core-tools.ts';
 import { type DelegationKeysConfig, delegationKeys } from './delegation-keys.ts';
 import { governanceConfig, type PoliciesConfig, type TrustedKeysConfig } from './governance-config.ts';
 import { idempotencyHandle } from './idempotency.ts';
 import { openSqliteStore } from './open-store.ts';
-import { verifyRun } from './verify-run.ts';
+
 import { storedWritTrust, writsHandle } from './writ-trust.ts';
 
 export interface KeelConfig {
@@ -132,6 +136,9 @@ export function createKeel(config: KeelConfig) {
   const tools = new ToolRegistry([...CORE_TOOLS, delegateTool, ...(config.tools ?? [])]);
   const delegationKeyFor = delegationKeys(config.delegationKeys);
   const sources = config.sources ?? systemSources();
+  const wallClock = systemSources().clock;
+  /** Holders of live leases that are processes of this host which no longer exist. */
+  const goneOwners = async () => goneLeaseOwners(await store.workerStatus(wallClock.now()));
   // Configured keys plus each tenant's stored keys and revoked writs (writ-trust.ts).
   const trust = storedWritTrust(store, governanceConfig(config.policies, config.trustedKeys));
   const governance = trust.governance;
@@ -145,7 +152,10 @@ export function createKeel(config: KeelConfig) {
     planner,
     ...(config.modelProvider ? { modelProvider: config.modelProvider } : {}),
     ...(delegationKeyFor ? { delegationKeyFor } : {}),
-    leaseOwner: `inline:${hostname()}:${process.pid}`,
+    leaseOwner: leaseOwnerName('inline'),
+    // Leases are operational, never recorded: they are read against the wall clock, whatever the sources.
+    leaseClock: wallClock,
+    goneOwners,
   });
   const now = () => new Date(sources.clock.now()).toISOString();
   const knownTool = (name: string) => tools.has(name);
@@ -293,6 +303,8 @@ export function createKeel(config: KeelConfig) {
     /**
      * Starts a run of one workflow directly (any status: this is how DRAFT and TESTING versions are
      * tried), for an event that need not match a trigger. The newest version unless `version` is given.
+     * Its id is derived apart from the run routing the same event makes (`emit`), so trying a
+     * version never takes the name of its later LIVE run.
      */
     async start(
       tenant: string,
@@ -312,7 +324,7 @@ export function createKeel(config: KeelConfig) {
           },
         );
       }
-      const { run, created } = await engine.start(v, event, startOptions(o));
+      const { run, created } = await engine.start(v, event, { ...startOptions(o), direct: true });
       return { ...run, created };
     },
     list: (tenant: string, filter?: RunFilter): Promise<RunPage> => store.listRuns(tenant, filter),
@@ -359,9 +371,15 @@ export function createKeel(config: KeelConfig) {
     /** Resumes a paused run, walking on here (inline) or leaving it to a worker (`walk: 'enqueue'`). */
     resume: (tenant: string, runId: string, c: { by: string; walk?: WalkMode }): Promise<RunSummary> =>
       engine.resume(tenant, runId, c),
-    /** Re-executes the run against its own ledger, serving everything from the record, and compares. */
+    /**
+     * Re-executes the run against its own ledger, serving everything from the record, and compares.
+     * A ledger (or row, or pinned spec) that fails verification is refused first (ledger_invalid):
+     * replaying it would regenerate the edit and report it "identical".
+     */
     async replay(tenant: string, runId: string): Promise<ReplayResult> {
       const run = await getRun(tenant, runId);
+      const verified = await verifyRun(store, run);
+      if (!verified.ok) throw refuseUnverified(runId, verified.failure);
       const version = await store.getVersion(tenant, run.workflowId, run.version);
       if (!version || version.specHash !== run.specHash) {
         throw new KeelError(
@@ -409,19 +427,85 @@ export function createKeel(config: KeelConfig) {
     },
   };
 
+  /**
+   * What an approver is shown: each pending approval as the run's ledger records it, never as the
+   * approvals table (a projection) says. Runs with a pending row or a waiting status are read and
+   * checked; one that does not verify is listed with `invalid` (its row, flagged), and a row for a
+   * run whose ledger waits for nothing is not listed (`keel verify` reports it).
+   */
+  async function pendingApprovals(tenant: string, runId?: string): Promise<PendingApproval[]> {
+    const rows = await store.listPendingApprovals(tenant, runId);
+    const ids = new Set(rows.map((r) => r.runId));
+    if (runId === undefined) {
+      for (let cursor: string | undefined; ; ) {
+        const page = await store.listRuns(tenant, {
+          status: 'waiting_approval',
+          limit: 500,
+          ...(cursor ? { cursor } : {}),
+        });
+        for (const r of page.runs) ids.add(r.runId);
+        if (!page.next) break;
+        cursor = page.next;
+      }
+    } else if ((await store.getRun(tenant, runId))?.status === 'waiting_approval') ids.add(runId);
+    const out: PendingApproval[] = [];
+    for (const id of ids) {
+      try {
+        const { state, entries } = await engine.load(tenant, id);
+        const request = openRequest(state);
+        if (!request) continue;
+        const at = entries.findLast((e) => e.kind === 'approval.requested')?.at ?? '';
+        out.push({ tenant, runId: id, ...request, requestedAt: at });
+      } catch (e) {
+        if (!(isKeelError(e) && e.code === ErrorCode.ledgerInvalid)) throw e;
+        const d = e.details as { code: string; seq: number };
+        const row = rows.find((r) => r.runId === id);
+        out.push({
+          ...(row ?? { tenant, runId: id, proposalId: '' as Digest, step: '', tool: '', args: {} }),
+          reason: row?.reason ?? '',
+          channel: row?.channel ?? '',
+          requestedAt: row?.requestedAt ?? '',
+          invalid: { code: d.code, seq: d.seq, message: e.message },
+        });
+      }
+    }
+    return out.sort((a, b) => (a.requestedAt < b.requestedAt ? -1 : a.requestedAt > b.requestedAt ? 1 : 0));
+  }
+
   const approvals = {
-    list: (tenant: string, runId?: string): Promise<PendingApproval[]> =>
-      store.listPendingApprovals(tenant, runId),
+    list: pendingApprovals,
     approve: (tenant: string, runId: string, by: string, note?: string, o: { walk?: WalkMode } = {}) =>
       engine.resolveApproval(tenant, runId, { decision: 'approved', by, ...(note ? { note } : {}), ...o }),
     deny: (tenant: string, runId: string, by: string, note?: string, o: { walk?: WalkMode } = {}) =>
       engine.resolveApproval(tenant, runId, { decision: 'denied', by, ...(note ? { note } : {}), ...o }),
   };
 
+  /**
+   * A worker over this Keel: claims runnable runs (a dead process's too, at once, when it ran on
+   * this host) and walks them from their ledger heads. `keel worker`, `keel serve`'s recovery and
+   * `keel recover --all` are this, with different names and scopes.
+   */
+  function worker(
+    o: Partial<Omit<WorkerOptions, 'engine' | 'store' | 'clock' | 'goneOwners'>> & { role?: string } = {},
+  ): Worker {
+    const { role = 'worker', ...rest } = o;
+    return new Worker({
+      id: leaseOwnerName(role),
+      host: hostname(),
+      pid: process.pid,
+      ...rest,
+      engine,
+      store,
+      clock: wallClock,
+      goneOwners,
+    });
+  }
+
   return {
     store,
     tools,
     engine,
+    worker,
     workflows,
     events,
     runs,

@@ -1,5 +1,6 @@
 /**
- * The approval commands: `keel approvals ls` (pending approvals of the tenant), and `keel approve`
+ * The approval commands: `keel approvals ls` (pending approvals of the tenant, as their ledgers
+ * record them; a run that fails verification is flagged, never shown as its row), and `keel approve`
  * and `keel deny` (decide a run's pending approval, recording who decided, then continue or stop
  * the run here, or leave the rest to `keel worker` processes with --enqueue).
  */
@@ -21,7 +22,13 @@ export function registerApprovalCommands(program: Command, withContext: WithCont
           return;
         }
         if (list.length === 0) line('no pending approvals');
-        for (const a of list) line(`${a.runId}  ${a.tool} ${JSON.stringify(a.args)}  ${pc.dim(a.reason)}`);
+        for (const a of list) {
+          if (a.invalid)
+            line(
+              `${a.runId}  ${pc.red(`fails verification at seq ${a.invalid.seq} (${a.invalid.code}); not shown, cannot be decided`)} — see keel verify ${a.runId}`,
+            );
+          else line(`${a.runId}  ${a.tool} ${JSON.stringify(a.args)}  ${pc.dim(a.reason)}`);
+        }
       }),
     );
 

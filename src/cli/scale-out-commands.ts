@@ -1,6 +1,7 @@
 /**
- * The scale-out commands: `keel worker` (claim and walk runs until SIGTERM), `keel status` (workers,
- * leases, queue) and `keel reconcile` (settle a run suspended as outcome_unknown). They print
+ * The scale-out and recovery commands: `keel worker` (claim and walk runs until SIGTERM), `keel
+ * status` (workers, leases, queue), `keel recover` (continue runs a crash interrupted, now, from
+ * this command) and `keel reconcile` (settle a run suspended as outcome_unknown). They print
  * like every other command (JSON with --json) and map errors through the one exit-code table;
  * the worker loop itself lives in src/worker, the decisions in the engine.
  */
@@ -8,11 +9,11 @@ import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { Command } from 'commander';
 import pc from 'picocolors';
-import { systemSources } from '../adapters/system/index.ts';
 import { ErrorCode, KeelError } from '../core/errors.ts';
 import type { WorkerStatus } from '../ports/index.ts';
-import { Worker, type WorkerEvent } from '../worker/index.ts';
+import type { WorkerEvent } from '../worker/index.ts';
 import { actor, type WithContext } from './context.ts';
+import { EXIT } from './exit-codes.ts';
 import { intOption } from './input.ts';
 import { line, printJson, statusColor } from './output.ts';
 
@@ -43,16 +44,11 @@ export function registerScaleOutCommands(program: Command, withContext: WithCont
           const id = o.id ?? `${host}-${process.pid}-${randomBytes(2).toString('hex')}`;
           if (id.trim() === '' || id.length > 200)
             throw new KeelError(ErrorCode.usage, '--id: expected 1-200 characters', { field: 'id' });
-          const worker = new Worker({
-            engine: ctx.keel.engine,
-            store: ctx.keel.store,
+          const worker = ctx.keel.worker({
             id,
-            host,
-            pid: process.pid,
             concurrency: intOption(o.concurrency, '--concurrency', 1),
             leaseMs: intOption(o.leaseMs, '--lease-ms', 100),
             pollMs: intOption(o.pollMs, '--poll-ms', 10),
-            clock: systemSources().clock,
             log: (e) => report(e, ctx.json, o.verbose === true, ctx.storeName),
           });
           const signalled = new Promise<string>((resolve) => {
@@ -85,6 +81,62 @@ export function registerScaleOutCommands(program: Command, withContext: WithCont
         if (ctx.json) printJson(view);
         else printStatus(view);
         return undefined;
+      }),
+    );
+
+  program
+    .command('recover')
+    .description(
+      'continue runs a crash interrupted (running, with nobody walking them) from their ledger heads: one run, or --all of the tenant; a run a live process walks is left to it (exit 4)',
+    )
+    .argument('[run]', 'run id')
+    .option(
+      '--all',
+      "every such run of the tenant (a dead process's on this host at once, others once their lease expired)",
+    )
+    .option('--concurrency <n>', 'with --all: runs walked at once', '8')
+    .action(async (runId: string | undefined, o: { all?: boolean; concurrency: string }, cmd: Command) =>
+      withContext(cmd, async (ctx) => {
+        if ((runId === undefined) === (o.all !== true))
+          throw new KeelError(ErrorCode.usage, 'recover: give a run id or --all (not both)', {
+            field: 'run',
+          });
+        if (runId !== undefined) {
+          const r = await ctx.keel.runs.recover(ctx.tenant, runId);
+          if (ctx.json) printJson(r);
+          else line(`run ${r.runId}: ${statusColor(r.status)}${r.reason ? ` (${r.reason})` : ''}`);
+          return undefined;
+        }
+        const walked: { runId: string; status: string; ms: number }[] = [];
+        let errors = 0;
+        const worker = ctx.keel.worker({
+          role: 'recover',
+          tenant: ctx.tenant,
+          concurrency: intOption(o.concurrency, '--concurrency', 1),
+          log: (e) => {
+            if (e.kind === 'walked') walked.push({ runId: e.runId, status: e.status, ms: e.ms });
+            if (e.kind === 'error') errors++;
+            if (!ctx.json && (e.kind === 'walked' || e.kind === 'error' || e.kind === 'dropped'))
+              report(e, false, true, ctx.storeName);
+          },
+        });
+        await worker.start();
+        await worker.idle();
+        await worker.stop();
+        const byStatus: Record<string, number> = {};
+        for (const w of walked) byStatus[w.status] = (byStatus[w.status] ?? 0) + 1;
+        if (ctx.json) printJson({ recovered: walked.length, byStatus, errors, runs: walked });
+        else
+          line(
+            `recovered ${walked.length} run${walked.length === 1 ? '' : 's'}${
+              walked.length > 0
+                ? `: ${Object.entries(byStatus)
+                    .map(([s, n]) => `${n} ${s}`)
+                    .join(', ')}`
+                : ''
+            }${errors > 0 ? `; ${errors} error${errors === 1 ? '' : 's'} (above)` : ''}`,
+          );
+        return errors > 0 ? EXIT.internal : undefined;
       }),
     );
 

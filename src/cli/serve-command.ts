@@ -2,7 +2,8 @@
  * `keel serve`: the Keel API and the OpenWOP host over HTTP, on the store the global options name
  * (embedded SQLite by default). It prints where it listens (JSON with --json, one line otherwise)
  * and stops on SIGTERM or SIGINT: no new connections, background walks reach a step boundary,
- * then the store closes.
+ * then the store closes. With embedded walkers it recovers interrupted runs from the start (one
+ * stderr line per run it recovers; server/serve.ts).
  */
 import type { Command } from 'commander';
 import { ErrorCode, KeelError } from '../core/errors.ts';
@@ -26,6 +27,18 @@ export function registerServeCommand(program: Command, withContext: WithContext)
           port: intOption(o.port, '--port', 0),
           hostname: o.host,
           walkers: o.workers ? 'workers' : 'inline',
+          // Runs recovered after a crash (this server's own, or a killed command's) are worth a line.
+          recovery: {
+            log: (e) => {
+              if (e.kind !== 'walked' && e.kind !== 'error') return;
+              const text = ctx.json
+                ? JSON.stringify({ recovery: e })
+                : e.kind === 'walked'
+                  ? `keel serve: recovered run ${e.runId}: ${e.status} (${e.ms} ms)`
+                  : `keel serve: recovery error${e.runId ? ` on run ${e.runId}` : ''}: ${e.message}`;
+              process.stderr.write(`${text}\n`);
+            },
+          },
         });
         if (ctx.json) printJson({ url: server.url, port: server.port, store: ctx.storeName });
         else process.stdout.write(`keel serve: listening on ${server.url} (store ${ctx.storeName})\n`);

@@ -10,10 +10,10 @@
  * never mints, creates or walks a child. Never reads a clock; the private key never leaves here.
  */
 import type { KeyObject } from 'node:crypto';
-import { type Digest, hashOf } from '../core/canonical/index.ts';
+import type { Digest } from '../core/canonical/index.ts';
 import { ErrorCode, isKeelError, KeelError } from '../core/errors.ts';
 import type { CheckName, Entry, EventRecord, PayloadOf, RunWrit } from '../core/ledger/index.ts';
-import type { RunState } from '../core/run/index.ts';
+import { childRunIdFor, type RunState } from '../core/run/index.ts';
 import {
   attenuate,
   type ChildRequest,
@@ -78,11 +78,6 @@ export const delegateTool: ToolDefinition = {
     });
   },
 };
-
-/** The child run a delegation step starts: derived from content, so a resumed parent finds it again. */
-export function childRunIdFor(tenant: string, parentRunId: string, step: string, attempt: number): Digest {
-  return hashOf({ kind: 'keel.delegation', tenant, parent: parentRunId, step, attempt });
-}
 
 /** A refusal to delegate, as the walk records it in `step.refused`. */
 export interface DelegationRefusal {
@@ -291,7 +286,7 @@ export async function runChild(
   }
   // The delegating entry is the allow at the head: the walk commits it and invokes at once, and a
   // resumed walk settles an in-flight allow before anything else is appended.
-  const delegatedBy: DelegatedBy = { runId: s.runId, seq: s.head.seq, step: a.step };
+  const delegatedBy: DelegatedBy = { runId: s.runId, seq: s.head.seq, step: a.step, attempt: a.attempt };
   const { created } = await runner.create(d.runId, version, childEvent(s, a.step, d, a.args.payload), {
     writ,
     delegatedBy,

@@ -18,8 +18,16 @@ import {
   type RunWrit,
   type StoredEntry,
 } from '../core/ledger/index.ts';
-import { type CancelRequest, foldRun, type RunState, runIdFor, startState } from '../core/run/index.ts';
+import {
+  type CancelRequest,
+  directRunIdFor,
+  foldRun,
+  type RunState,
+  runIdFor,
+  startState,
+} from '../core/run/index.ts';
 import type {
+  Clock,
   LeaseChange,
   ModelProvider,
   Planner,
@@ -37,10 +45,12 @@ import {
 import { type Effects, liveEffects } from './effects.ts';
 import { type ForkOptions, forkRun, type RunMaker, rerunRun } from './fork-run.ts';
 import { admitWrit, type GovernanceConfig, runGovernance } from './governance.ts';
+import { LeaseKeeper } from './lease-keeper.ts';
 import { PinnedVersions } from './pinned-versions.ts';
 import { operatorReconciliation, type ReconcileRequest } from './reconcile-step.ts';
 import { indexLedger, recordedEffects } from './recorded-effects.ts';
 import { RunControls } from './run-controls.ts';
+import { checkClaimedLedger, checkStoredRun, refuseUnverified, specProblem } from './run-integrity.ts';
 import { type RunSummary, stateSummary, summaryOf } from './run-summary.ts';
 import { RunWriter } from './run-writer.ts';
 import type { ToolRegistry } from './tool-registry.ts';
@@ -48,6 +58,19 @@ import type { WalkOptions } from './walk.ts';
 import { WritChains } from './writ-chains.ts';
 
 export const ENGINE_VERSION = 'keel/0.1.0';
+
+/** How many times an action re-reads a run whose head moved under it before it gives up. */
+const HEAD_RETRIES = 5;
+
+/** An action gave up after the run's head kept moving under it (a bounded retry, never a spin). */
+function headMoved(runId: string, doing: string, cause: unknown): KeelError {
+  return new KeelError(
+    ErrorCode.headConflict,
+    `run ${runId} kept changing while ${doing} (its head moved ${HEAD_RETRIES + 1} times); nothing of this request was applied on top — read the run again and retry`,
+    { runId },
+    { cause },
+  );
+}
 
 export interface EngineOptions {
   readonly store: Store;
@@ -60,8 +83,19 @@ export interface EngineOptions {
   readonly walk?: WalkMode;
   /** Who holds a run's lease while this engine walks it inline (e.g. `inline:<host>:<pid>`). */
   readonly leaseOwner?: string;
-  /** How long an inline walk holds the lease it takes, in ms (default 5 minutes). */
+  /**
+   * How long an inline walk's lease lasts without a renewal, in ms (default 15 s); it is renewed
+   * every third of that while the walk lasts, so a process that dies leaves its runs to others
+   * within this time (sooner on its own host, see `goneOwners`).
+   */
   readonly inlineLeaseMs?: number;
+  /** The wall clock leases are read against (never recorded); the sources' clock by default. */
+  readonly leaseClock?: Clock;
+  /**
+   * Lease owners whose processes are known to be gone (a process of this host that no longer
+   * exists): `recover` takes over their leases at once instead of waiting for them to expire.
+   */
+  readonly goneOwners?: () => Promise<readonly string[]>;
   /** Per-tenant policies and trusted writ keys; absent, runs are checked by the core checks only. */
   readonly governance?: GovernanceConfig;
   /** Fills the open model slots of each step (docs/planner.md); the template planner by default. */
@@ -84,6 +118,10 @@ export type ApprovalDecision = 'approved' | 'denied';
 export interface CreateOptions {
   readonly forkOf?: PayloadOf<'run.started'>['forkOf'];
   readonly attemptOf?: string;
+  /** With attemptOf: which re-execution (2 for the first). */
+  readonly attempt?: number;
+  /** A run started directly, not by routing an event (its id is derived apart). */
+  readonly direct?: boolean;
   readonly status?: string;
   readonly prefix?: readonly Entry[];
   /** The writ the run executes under, already admitted (or inherited from the source run). */
@@ -100,7 +138,10 @@ export class Engine {
   private readonly store: Store;
   private readonly tools: ToolRegistry;
   private readonly live: Effects;
-  private readonly inlineLease: LeaseChange;
+  private readonly inlineLease: LeaseChange & { op: 'hold' };
+  private readonly keeper: LeaseKeeper;
+  private readonly leaseClock: Clock;
+  private readonly goneOwners: () => Promise<readonly string[]>;
   private readonly pinned: PinnedVersions;
   private readonly governance: GovernanceConfig | undefined;
   private readonly planner: Planner | undefined;
@@ -128,7 +169,10 @@ export class Engine {
     this.planner = o.planner;
     this.engineVersion = o.engineVersion ?? ENGINE_VERSION;
     this.walkMode = o.walk ?? 'inline';
-    this.inlineLease = { op: 'hold', owner: o.leaseOwner ?? 'inline', ms: o.inlineLeaseMs ?? 300_000 };
+    this.inlineLease = { op: 'hold', owner: o.leaseOwner ?? 'inline', ms: o.inlineLeaseMs ?? 15_000 };
+    this.leaseClock = o.leaseClock ?? o.sources.clock;
+    this.keeper = new LeaseKeeper(o.store, this.inlineLease.owner, this.inlineLease.ms, this.leaseClock);
+    this.goneOwners = o.goneOwners ?? (async () => []);
     this.pinned = new PinnedVersions(o.store);
     this.governance = o.governance;
     this.controls = new RunControls({
@@ -138,6 +182,7 @@ export class Engine {
       at: this.live.at,
       load: (tenant, runId) => this.load(tenant, runId),
       proceed: (writer, version, walk) => this.proceed(writer, version, walk),
+      keeper: this.keeper,
     });
     this.maker = {
       store: this.store,
@@ -190,16 +235,20 @@ export class Engine {
    * Starts the run of `version` for `event` and walks it (inline) or leaves it to a worker
    * (enqueue); an existing run with the same identity is returned as is. With `writ` (a chain,
    * root first) the run executes under it: the chain is verified against the tenant's trusted keys
-   * first, and a refusal (KeelError writ_refused, `details.code`) creates no run.
+   * first, and a refusal (KeelError writ_refused, `details.code`) creates no run. `direct`: the run
+   * is started by name (`keel run`, an OpenWOP create), not by routing the event, and is named apart
+   * from the routed run of the same event.
    */
   async start(
     version: VersionRecord,
     event: EventRecord,
-    o: { walk?: WalkMode; writ?: readonly unknown[] } = {},
+    o: { walk?: WalkMode; writ?: readonly unknown[]; direct?: boolean } = {},
   ): Promise<{ run: RunSummary; created: boolean }> {
     const writ = o.writ === undefined ? undefined : await this.admit(o.writ, version.tenant);
-    const runId = runIdFor(version.tenant, version.workflowId, version.specHash, event);
+    const name = o.direct ? directRunIdFor : runIdFor;
+    const runId = name(version.tenant, version.workflowId, version.specHash, event);
     return this.create(runId, version, event, {
+      direct: o.direct === true,
       walk: (o.walk ?? this.walkMode) === 'inline',
       writ,
       policy: this.currentPolicy(version.tenant).policy,
@@ -207,8 +256,12 @@ export class Engine {
   }
 
   /**
-   * Continues a run from its ledger head (after a restart, or by the worker that claimed it).
-   * Waiting, suspended and finished runs are left as they are.
+   * Continues a run from its ledger head after a crash: by the worker that claimed it (passing the
+   * ledger its claim returned; the worker holds and renews the lease), or here, where this
+   * process first claims the run's lease — free, expired, its own, or held by a process known to be
+   * gone — and holds it while it walks. A run leased by a live walker elsewhere is left to it
+   * (run_state); one this process walks already is not walked twice. Waiting, suspended, paused
+   * and finished runs are left as they are.
    */
   async recover(
     tenant: string,
@@ -217,10 +270,25 @@ export class Engine {
   ): Promise<RunSummary> {
     // The ledger alone says where the run is and which version it is pinned to: a worker passes
     // the ledger its claim returned, and the version comes from the cache — no query at all.
-    const stored = o.entries ?? (await this.store.readEntries(tenant, runId));
-    if (stored.length === 0) throw new KeelError(ErrorCode.notFound, `run ${runId} not found`, { runId });
-    const state = foldRun(stored.map(decodeEntry));
-    const version = await this.pinned.get(tenant, runId, state);
+    let stored = o.entries;
+    let leased = false;
+    if (!stored && !this.controls.walking(tenant, runId)) {
+      const claimed = await this.claim(tenant, runId);
+      if (claimed) {
+        stored = claimed.entries;
+        leased = true;
+      }
+    }
+    let state: RunState;
+    if (stored) {
+      // Claimed with its ledger (here or by a worker): the chain and the root's identity must hold.
+      state = foldRun(checkClaimedLedger(tenant, runId, stored));
+    } else {
+      const run = await this.store.getRun(tenant, runId);
+      if (!run) throw new KeelError(ErrorCode.notFound, `run ${runId} not found`, { runId });
+      const version = await this.store.getVersion(tenant, run.workflowId, run.version);
+      ({ state } = checkStoredRun(run, await this.store.readEntries(tenant, runId), version));
+    }
     if (
       state.finished ||
       state.suspended ||
@@ -228,10 +296,38 @@ export class Engine {
       (state.approval && !state.approval.decision)
     )
       return stateSummary(state);
+    if (!o.entries && !leased) {
+      const here = this.controls.walking(tenant, runId);
+      throw new KeelError(
+        ErrorCode.runState,
+        here
+          ? `run ${runId} is being walked by this process already`
+          : `run ${runId} is being walked by another process (its lease is live); it goes on there, or can be recovered here once that lease expires`,
+        { runId, status: state.status },
+      );
+    }
+    const version = await this.pinned.get(tenant, runId, state);
     const fx = await this.effectsFor(tenant, state);
     const writer = new RunWriter(this.store, state, state.head, this.live.at);
-    await this.controls.walk(writer, version, fx, await this.walkOptions(state, o));
+    // Every append of this walk renews the lease it holds (a worker's lease is renewed by the worker).
+    if (leased) writer.leaseWith(this.inlineLease);
+    await this.controls.walk(writer, version, fx, await this.walkOptions(state, o), leased);
     return stateSummary(state);
+  }
+
+  /**
+   * Claims one running run's lease for this process's inline walks: a free or expired lease, its
+   * own (no walk of it runs here), or one whose holder is known to be gone. Undefined when the run
+   * is not running or a live walker elsewhere holds it.
+   */
+  private async claim(tenant: string, runId: string) {
+    const { owner, ms } = this.inlineLease;
+    const take = (takeOver: readonly string[]) =>
+      this.store.claimRuns(owner, ms, 1, this.leaseClock.now(), { tenant, runId, takeOver });
+    const [mine] = await take([owner]);
+    if (mine) return mine;
+    const gone = await this.goneOwners();
+    return gone.length > 0 ? (await take([owner, ...gone]))[0] : undefined;
   }
 
   /**
@@ -243,6 +339,7 @@ export class Engine {
     tenant: string,
     runId: string,
     r: ReconcileRequest & { walk?: WalkMode },
+    retries = HEAD_RETRIES,
   ): Promise<RunSummary> {
     const { state, version, entries } = await this.load(tenant, runId);
     const decision = operatorReconciliation(state, entries, r);
@@ -259,7 +356,8 @@ export class Engine {
       );
       if (ours) return stateSummary(now.state);
       // Someone reconciled it first: report theirs (already_resolved), never apply ours on top.
-      return this.reconcile(tenant, runId, r);
+      if (retries <= 0) throw headMoved(runId, 'reconciling it', e);
+      return this.reconcile(tenant, runId, r, retries - 1);
     }
     return stateSummary(state);
   }
@@ -295,7 +393,13 @@ export class Engine {
     }
     writer.leaseWith(this.inlineLease);
     const s = writer.state;
-    await this.controls.walk(writer, version, await this.effectsFor(s.tenant, s), await this.walkOptions(s));
+    await this.controls.walk(
+      writer,
+      version,
+      await this.effectsFor(s.tenant, s),
+      await this.walkOptions(s),
+      true,
+    );
   }
 
   /** Resolves the run's pending approval exactly once, then continues (or stops) the run. */
@@ -303,6 +407,7 @@ export class Engine {
     tenant: string,
     runId: string,
     r: { decision: ApprovalDecision; by: string; note?: string; walk?: WalkMode },
+    retries = HEAD_RETRIES,
   ): Promise<RunSummary> {
     const { state, version, entries } = await this.load(tenant, runId);
     const pending = state.approval && !state.approval.decision ? state.approval.request : undefined;
@@ -342,8 +447,9 @@ export class Engine {
       await this.proceed(writer, version, r.walk);
     } catch (e) {
       // Another approver got there first: report theirs, never apply ours on top.
-      if (isKeelError(e) && e.code === ErrorCode.headConflict) return this.resolveApproval(tenant, runId, r);
-      throw e;
+      if (!(isKeelError(e) && e.code === ErrorCode.headConflict)) throw e;
+      if (retries <= 0) throw headMoved(runId, `recording the ${r.decision} decision`, e);
+      return this.resolveApproval(tenant, runId, r, retries - 1);
     }
     return stateSummary(state);
   }
@@ -379,6 +485,9 @@ export class Engine {
   ): Promise<{ run: RunSummary; created: boolean }> {
     const existing = await this.store.getRun(version.tenant, runId);
     if (existing) return { run: summaryOf(existing), created: false };
+    // A new run is pinned to the version's spec hash: the stored spec must still hash to it.
+    const edited = specProblem(version, version);
+    if (edited) throw refuseUnverified(runId, edited);
     const fx = this.live;
     // Optional fields assigned, not spread: this runs for every run.
     const started: PayloadOf<'run.started'> = {
@@ -392,6 +501,8 @@ export class Engine {
     };
     if (o.forkOf) started.forkOf = o.forkOf;
     if (o.attemptOf) started.attemptOf = o.attemptOf;
+    if (o.attempt !== undefined) started.attempt = o.attempt;
+    if (o.direct) started.direct = true;
     if (o.writ) started.writ = o.writ;
     if (o.policy) started.policy = o.policy;
     if (o.delegatedBy) started.delegatedBy = o.delegatedBy;
@@ -431,7 +542,7 @@ export class Engine {
       } else {
         writer.leaseWith(this.inlineLease);
         const fx = await this.effectsFor(version.tenant, state);
-        await this.controls.walk(writer, version, fx, await this.walkOptions(state));
+        await this.controls.walk(writer, version, fx, await this.walkOptions(state), true);
       }
     } catch (e) {
       const raced =
@@ -444,12 +555,16 @@ export class Engine {
     return { run: stateSummary(state), created: true };
   }
 
-  /** A run with its pinned version and its folded state; another tenant's run is "not found". */
+  /**
+   * A run with its pinned version and its folded state, for acting on it: another tenant's run is
+   * "not found", and a run whose ledger, row or pinned spec does not verify is refused
+   * (`ledger_invalid`, run-integrity.ts) before anything is done.
+   */
   async load(tenant: string, runId: string) {
     const run = await this.store.getRun(tenant, runId);
     if (!run) throw new KeelError(ErrorCode.notFound, `run ${runId} not found`, { runId });
     const version = await this.store.getVersion(tenant, run.workflowId, run.version);
-    if (!version || version.specHash !== run.specHash) {
+    if (!version) {
       throw new KeelError(
         ErrorCode.notFound,
         `run ${runId} is pinned to ${run.workflowId} v${run.version} (${run.specHash}), which is not in this store`,
@@ -457,7 +572,7 @@ export class Engine {
       );
     }
     const stored = await this.store.readEntries(tenant, runId);
-    const entries = stored.map(decodeEntry);
-    return { run, version, stored, entries, state: foldRun(entries) };
+    const { entries, state } = checkStoredRun(run, stored, version);
+    return { run, version, stored, entries, state };
   }
 }

@@ -4,12 +4,15 @@
  * live attempt of the same version and event. Both check the request, read what they inherit and
  * name the new run; the engine creates and walks it. Never appends to the source run.
  */
-import { type Digest, hashOf } from '../core/canonical/index.ts';
+import type { Digest } from '../core/canonical/index.ts';
 import { ErrorCode, KeelError } from '../core/errors.ts';
 import { decodeEntry, type Entry, type EventRecord, type PayloadOf } from '../core/ledger/index.ts';
+import { attemptRunIdFor, forkRunIdFor } from '../core/run/index.ts';
 import type { Store, VersionRecord } from '../ports/index.ts';
 import type { CreateOptions } from './engine.ts';
+import { refuseUnverified } from './run-integrity.ts';
 import type { RunSummary } from './run-summary.ts';
+import { verifyRun } from './verify-run.ts';
 
 export interface ForkOptions {
   readonly fromSeq: number;
@@ -42,7 +45,9 @@ export interface RunMaker {
 /**
  * A new run that inherits the source run's entries before `fromSeq` under a root naming the
  * source, then continues: `replay` serves every source value and tool outcome from the source's
- * record (failing closed where none was recorded); `branch` draws and executes live.
+ * record (failing closed where none was recorded); `branch` draws and executes live, and acts on
+ * no approval decided before the fork point (its guarded steps ask again; run-state.ts). The
+ * source is verified first, whole.
  */
 export async function forkRun(
   host: RunMaker,
@@ -71,6 +76,10 @@ export async function forkRun(
       },
     );
   }
+  // A fork inherits the source's history: a source that does not verify is never forked (its edit
+  // would be laundered into a new chain that verifies).
+  const verified = await verifyRun(host.store, run);
+  if (!verified.ok) throw refuseUnverified(sourceRunId, verified.failure);
   const version = await host.store.getVersion(tenant, run.workflowId, o.version ?? run.version);
   if (!version || (o.version === undefined && version.specHash !== run.specHash)) {
     throw new KeelError(
@@ -87,15 +96,7 @@ export async function forkRun(
   );
   const root = prefix[0]!.payload as PayloadOf<'run.started'>;
   const event = o.event ?? root.event;
-  const runId = hashOf({
-    kind: 'keel.fork',
-    tenant,
-    source: sourceRunId,
-    fromSeq: o.fromSeq,
-    mode: o.mode,
-    specHash: version.specHash,
-    event,
-  });
+  const runId = forkRunIdFor(tenant, sourceRunId, o.fromSeq, o.mode, version.specHash, event);
   return host.create(runId, version, event, {
     forkOf: { runId: sourceRunId, fromSeq: o.fromSeq, mode: o.mode },
     // Replay keeps the recorded status (approver eligibility is fixed history); a branch runs under today's.
@@ -118,10 +119,11 @@ export async function rerunRun(
   const source = await host.load(tenant, runId);
   const root = source.entries[0]!.payload as PayloadOf<'run.started'>;
   for (let attempt = 2; ; attempt++) {
-    const id = hashOf({ kind: 'keel.attempt', of: runId, attempt });
+    const id = attemptRunIdFor(runId, attempt);
     if (await host.store.getRun(tenant, id)) continue;
     return host.create(id, source.version, root.event, {
       attemptOf: runId,
+      attempt,
       ...(root.writ ? { writ: root.writ } : {}),
       ...host.currentPolicy(tenant),
     });

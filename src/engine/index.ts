@@ -1,5 +1,4 @@
 export {
-  childRunIdFor,
   DELEGATE_TOOL,
   DelegationCode,
   type DelegationKey,
@@ -25,7 +24,9 @@ export { modelPlanner } from './model-planner.ts';
 export type { ReconcileRequest } from './reconcile-step.ts';
 export { indexLedger, recordedEffects } from './recorded-effects.ts';
 export { type EntrySketch, type ReplayDivergence, type ReplayResult, replayRun } from './replay.ts';
+export { openRequest, refuseUnverified } from './run-integrity.ts';
 export type { RunSummary } from './run-summary.ts';
 export { templatePlanner } from './template-planner.ts';
 export { ToolRegistry } from './tool-registry.ts';
+export { verifyRun } from './verify-run.ts';
 export type { WalkOptions } from './walk.ts';

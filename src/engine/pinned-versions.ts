@@ -6,6 +6,7 @@
 import type { Digest } from '../core/canonical/index.ts';
 import { ErrorCode, KeelError } from '../core/errors.ts';
 import type { Store, VersionRecord } from '../ports/index.ts';
+import { refuseUnverified, specProblem } from './run-integrity.ts';
 
 export class PinnedVersions {
   private readonly cache = new Map<string, VersionRecord>();
@@ -28,6 +29,9 @@ export class PinnedVersions {
         { runId, workflowId: pin.workflowId, version: pin.version },
       );
     }
+    // The stored spec must still be the one published under that hash: never walk an edited spec.
+    const edited = specProblem(pin, v);
+    if (edited) throw refuseUnverified(runId, edited);
     if (this.cache.size >= 1000) this.cache.clear();
     this.cache.set(key, v);
     return v;

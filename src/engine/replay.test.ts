@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { createKeel } from '../app/index.ts';
 import { chainEntry, decodeEntry, payloadOf } from '../core/ledger/index.ts';
-import { idempotencyKeyFor, proposalIdFor } from '../core/run/index.ts';
+import { idempotencyKeyFor, proposalIdFor, runIdFor } from '../core/run/index.ts';
 import { deploy, fakeSources, spyTool } from '../testing/index.ts';
 
 const FIXTURE = readFileSync(
@@ -253,8 +253,10 @@ describe('fork', () => {
     });
     const v = await deploy(keel, 't1', THREE_STEPS.replace('{n: 1, at: "{{clock.now}}"}', '{n: 1}'));
     // A source run that died after its allow decision: no outcome was recorded for step a.
+    // Named as its root derives it: a ledger whose root does not name its run is refused.
+    const event = { ...go('crashed'), tenant: 't1', source: '', subject: '' };
     const root = chainEntry(
-      'sha256:'.padEnd(71, '0'),
+      runIdFor('t1', v.workflowId, v.specHash, event),
       null,
       'run.started',
       {
@@ -263,7 +265,7 @@ describe('fork', () => {
         version: v.version,
         specHash: v.specHash,
         status: 'LIVE',
-        event: { ...go('crashed'), tenant: 't1', source: '', subject: '' },
+        event,
         engine: 'keel/0.1.0',
       },
       '2026-01-01T00:00:00.000Z',

@@ -6,6 +6,10 @@
  * Success means every regenerated entry hashes exactly as recorded ("identical"). The first
  * difference stops the replay with a ReplayDivergence naming the seq, the regenerated and the
  * recorded entry (kind, step, tool, argument hash), and what to check.
+ *
+ * A replay that cannot run here — a tool the run used is not registered, the policy it is pinned
+ * to or a key for its writ is not configured — is `replay_unavailable` naming what is missing,
+ * never a divergence: nothing was compared, and nothing says the ledger was tampered with.
  */
 import { type Digest, hashOf } from '../core/canonical/index.ts';
 import { ErrorCode, isKeelError, KeelError } from '../core/errors.ts';
@@ -127,12 +131,19 @@ export async function replayRun(
   if (root?.kind !== 'run.started')
     throw new KeelError(ErrorCode.ledgerInvalid, 'a ledger starts with run.started');
   const runId = root.runId;
+  const missing = missingTools(entries, version, tools);
+  if (missing.length > 0)
+    throw new KeelError(
+      ErrorCode.replayUnavailable,
+      `replay of run ${runId} needs the tool${missing.length === 1 ? '' : 's'} ${missing.join(', ')}, not registered here; load the tool pack the run was recorded with (--tools)`,
+      { runId, missing: { tools: missing } },
+    );
   const at = (seq: number) => stored[seq]?.at ?? stored[stored.length - 1]!.at;
   const state = startState(root as Entry<'run.started'>);
   const writer = new RunWriter(new ComparingSink(stored), state, { seq: 0, hash: root.hash }, at);
   try {
     const chain = state.writ ? await o.writChainOf?.(state.tenant, state.writ.hash) : undefined;
-    const gov = runGovernance(governance, state, chain);
+    const gov = unavailableHere(runId, () => runGovernance(governance, state, chain));
     await walkRun(writer, version, tools, recordedEffects(indexLedger(entries), at), {
       ...(gov ? { governance: gov } : {}),
       ...(planner ? { planner } : {}),
@@ -173,4 +184,41 @@ export async function replayRun(
     };
   }
   return { identical: true, runId, entries: entries.length };
+}
+
+/** The tools a run's spec and ledger name that this registry does not have (sorted). */
+function missingTools(entries: readonly Entry[], version: VersionRecord, tools: ToolRegistry): string[] {
+  const named = new Set(version.spec.steps.map((s) => s.tool));
+  for (const e of entries) {
+    if (e.kind === 'step.allowed' || e.kind === 'approval.requested' || e.kind === 'step.completed')
+      named.add((e.payload as { tool: string }).tool);
+  }
+  // A step refused as unknown_tool when it was recorded replays as the same refusal.
+  for (const e of entries)
+    if (e.kind === 'step.refused' && (e.payload as { code: string }).code === 'unknown_tool')
+      named.delete((e.payload as { tool: string }).tool);
+  return [...named].filter((t) => !tools.has(t)).sort();
+}
+
+/**
+ * Governance the run needs but this process lacks (its pinned policy, a trusted key for its writ)
+ * makes the replay unavailable here, not a divergence.
+ */
+function unavailableHere<T>(runId: string, f: () => T): T {
+  try {
+    return f();
+  } catch (e) {
+    if (isKeelError(e) && (e.code === ErrorCode.policyUnavailable || e.code === ErrorCode.writRefused))
+      throw new KeelError(
+        ErrorCode.replayUnavailable,
+        `replay of run ${runId} cannot run here: ${e.message}`,
+        {
+          runId,
+          missing:
+            e.code === ErrorCode.policyUnavailable ? { policy: e.details.policy } : { trustedKeys: true },
+        },
+        { cause: e },
+      );
+    throw e;
+  }
 }

@@ -6,11 +6,11 @@
  * goes through that run's ledger; it never starts, forks or creates a run.
  */
 import { ErrorCode, isKeelError, KeelError } from '../core/errors.ts';
-import { decodeEntry } from '../core/ledger/index.ts';
-import { type CancelRequest, cancelReason, foldRun, type RunState } from '../core/run/index.ts';
+import { type CancelRequest, cancelReason, type RunState } from '../core/run/index.ts';
 import type { Planner, Store, VersionRecord } from '../ports/index.ts';
 import type { Effects } from './effects.ts';
 import type { WalkMode } from './engine.ts';
+import type { LeaseKeeper } from './lease-keeper.ts';
 import { type RunSummary, stateSummary } from './run-summary.ts';
 import { RunWriter } from './run-writer.ts';
 import type { ToolRegistry } from './tool-registry.ts';
@@ -26,6 +26,8 @@ export interface RunControlsHost {
   readonly load: (tenant: string, runId: string) => Promise<{ state: RunState; version: VersionRecord }>;
   /** After a person's decision: walk on now (holding the lease), or commit and leave it to a worker. */
   readonly proceed: (writer: RunWriter, version: VersionRecord, walk?: WalkMode) => Promise<void>;
+  /** Renews the leases of the walks this process holds (`walk(..., { leased: true })`). */
+  readonly keeper: LeaseKeeper;
 }
 
 /** A walk this engine runs in this process: how to abort it, and when it has stopped. */
@@ -52,11 +54,24 @@ export class RunControls {
 
   constructor(private readonly host: RunControlsHost) {}
 
+  /** Whether this process is walking the run now. */
+  walking(tenant: string, runId: string): boolean {
+    return (this.walks.get(walkKey(tenant, runId))?.size ?? 0) > 0;
+  }
+
   /**
    * Walks a run inline, registered so that `cancel` in this process can abort it: the walk gets an
    * abort signal (passed on to the tool it calls) and is unregistered when it stops, however it stops.
+   * `leased`: this process holds the run's lease (not a worker, which renews its own), so the
+   * keeper renews it while the walk lasts, and a lease found lost stops the walk at a step boundary.
    */
-  async walk(w: RunWriter, version: VersionRecord, fx: Effects, o: WalkOptions): Promise<void> {
+  async walk(
+    w: RunWriter,
+    version: VersionRecord,
+    fx: Effects,
+    o: WalkOptions,
+    leased = false,
+  ): Promise<void> {
     const key = walkKey(w.state.tenant, w.state.runId);
     const controller = new AbortController();
     let stop!: () => void;
@@ -64,10 +79,11 @@ export class RunControls {
     const set = this.walks.get(key) ?? new Set<ActiveWalk>();
     set.add(active);
     this.walks.set(key, set);
+    const lease = leased ? this.host.keeper.hold(w.state.runId, () => w.durable) : undefined;
     try {
       // A caller's own signal (if any) still stops the walk too.
       const signal = o.signal ? AbortSignal.any([o.signal, controller.signal]) : controller.signal;
-      const shouldStop = () => active.pause || (o.shouldStop?.() ?? false);
+      const shouldStop = () => active.pause || lease?.lost === true || (o.shouldStop?.() ?? false);
       await walkRun(w, version, this.host.tools, fx, {
         ...o,
         signal,
@@ -75,6 +91,7 @@ export class RunControls {
         ...(this.host.planner ? { planner: this.host.planner } : {}),
       });
     } finally {
+      if (lease) this.host.keeper.release(lease);
       set.delete(active);
       if (set.size === 0 && this.walks.get(key) === set) this.walks.delete(key);
       stop();
@@ -179,11 +196,8 @@ export class RunControls {
   ): Promise<RunSummary> {
     let stoppedHere = false;
     for (let attempt = 0; ; attempt++) {
-      const stored = (await this.host.store.getRun(tenant, runId))
-        ? await this.host.store.readEntries(tenant, runId)
-        : [];
-      if (stored.length === 0) throw new KeelError(ErrorCode.notFound, `run ${runId} not found`, { runId });
-      const state = foldRun(stored.map(decodeEntry));
+      // Read and checked like any action: a run that does not verify is refused (ledger_invalid).
+      const { state } = await this.host.load(tenant, runId);
       const settled = o.check(state, stoppedHere);
       if (settled) return settled;
       const walking = this.walks.get(walkKey(tenant, runId));

@@ -81,6 +81,11 @@ export class RunWriter {
     this.lease = change;
   }
 
+  /** Whether the run's root is durable in the store (a row exists whose lease can be renewed). */
+  get durable(): boolean {
+    return this.committed !== null;
+  }
+
   /**
    * True when the uncommitted entries could be rebuilt exactly by walking again from the durable
    * head: the run's root is durable and the batch holds only step.allowed / step.completed

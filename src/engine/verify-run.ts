@@ -1,8 +1,11 @@
 /**
  * `verify` for a stored run, in one streaming pass over its ledger: integrity of the stored bytes
  * (LedgerVerifier), then what the entries say — every step's deltas apply to the world folded so
- * far, the stored run row's status matches the ledger's, and (when pinned) the engine version.
- * Reads the ledger in pages, so memory stays flat however long it is. Never executes anything.
+ * far — then what the rows beside the ledger must agree with (run-integrity.ts): the root derives
+ * the run's id and matches every identity column of the run row, the row's status is the ledger's,
+ * the pinned spec hashes to its recorded hash, the pending-approval rows say what the ledger says;
+ * and, when asked, the engine version. Reads the ledger in pages, so memory stays flat however long
+ * it is. Never executes anything.
  */
 import {
   LedgerVerifier,
@@ -13,6 +16,7 @@ import {
 import { StatusFold } from '../core/run/index.ts';
 import { applyDeltas, EMPTY_WORLD, type World } from '../core/world/index.ts';
 import type { RunRecord, Store } from '../ports/index.ts';
+import { approvalRowsProblem, rootProblem, specProblem } from './run-integrity.ts';
 
 /** Entries read per page: bounds memory for ledgers of any length. */
 const PAGE = 250;
@@ -23,11 +27,11 @@ export async function verifyRun(
   o: { engine?: string } = {},
 ): Promise<VerifyResult> {
   const status = new StatusFold();
-  let engineOf: string | undefined;
+  let root: PayloadOf<'run.started'> | undefined;
   let world: World = EMPTY_WORLD;
   let deltaFailure: { code: VerifyFailureCode; seq: number; message: string } | undefined;
   const verifier = new LedgerVerifier(run.runId, (kind, payload, seq) => {
-    if (seq === 0) engineOf = (payload as PayloadOf<'run.started'>).engine;
+    if (seq === 0) root = payload as PayloadOf<'run.started'>;
     status.apply(kind, payload);
     const deltas = kind === 'step.completed' ? (payload as PayloadOf<'step.completed'>).deltas : undefined;
     if (deltas && !deltaFailure) {
@@ -63,6 +67,15 @@ export async function verifyRun(
     failure: { code, seq, message },
   });
   if (deltaFailure) return fail(deltaFailure.code, deltaFailure.seq, deltaFailure.message);
+  const rows =
+    rootProblem(run, root!) ??
+    specProblem(run, await store.getVersion(run.tenant, run.workflowId, run.version)) ??
+    approvalRowsProblem(
+      await store.listPendingApprovals(run.tenant, run.runId),
+      status.open,
+      result.head.seq,
+    );
+  if (rows) return fail(rows.code, rows.seq, rows.message);
   if (status.status !== run.status) {
     return fail(
       'status_mismatch',
@@ -70,11 +83,11 @@ export async function verifyRun(
       `the run is stored as ${run.status} but its ledger says ${status.status}`,
     );
   }
-  if (o.engine !== undefined && engineOf !== o.engine) {
+  if (o.engine !== undefined && root!.engine !== o.engine) {
     return fail(
       'engine_drift',
       0,
-      `the run was recorded by ${engineOf}, not ${o.engine}; replay it under the engine that recorded it`,
+      `the run was recorded by ${root!.engine}, not ${o.engine}; replay it under the engine that recorded it`,
     );
   }
   return result;

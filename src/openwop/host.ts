@@ -9,7 +9,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Keel } from '../app/keel.ts';
 import { hashOf } from '../core/canonical/index.ts';
-import { ErrorCode, KeelError } from '../core/errors.ts';
+import { ErrorCode, isKeelError, KeelError } from '../core/errors.ts';
 import { decodeEntry, type Entry, type PayloadOf, type RunStatus } from '../core/ledger/index.ts';
 import { foldRun } from '../core/run/index.ts';
 import { OPENWOP_RUN_EVENT, type OpenWopDefinition, runInputs } from './definition.ts';
@@ -73,7 +73,10 @@ export class OpenWopHost {
   /** Walks a run to its next stop in the background (inline mode), or leaves it to the workers. */
   kick(tenant: string, runId: string): void {
     if (this.walkers === 'workers') return;
-    const p = this.keel.runs.recover(tenant, runId).catch(this.onError);
+    // A run some other walker holds (this server's recovery worker, or a `keel worker`) goes on there.
+    const p = this.keel.runs
+      .recover(tenant, runId)
+      .catch((e) => (isKeelError(e) && e.code === ErrorCode.runState ? undefined : this.onError(e)));
     this.walking.add(p);
     p.finally(() => this.walking.delete(p));
   }

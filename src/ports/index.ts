@@ -6,6 +6,7 @@ export type {
   ApiKeyRecord,
   AppendRequest,
   ClaimedRun,
+  ClaimScope,
   IdempotencyClaim,
   IdempotencyClaimRequest,
   IdempotencyRef,

@@ -66,6 +66,11 @@ export interface PendingApproval {
   readonly reason: string;
   readonly channel: string;
   readonly requestedAt: string;
+  /**
+   * Set (by `approvals.list`, never by a store) when the run does not verify: what failed. The
+   * other fields are then the table's row, not the ledger's request, and deciding it is refused.
+   */
+  readonly invalid?: { readonly code: string; readonly seq: number; readonly message: string };
 }
 
 /** Creating a run: its first entries and the identity the run row is indexed by. */
@@ -110,6 +115,19 @@ export interface ClaimedRun {
   readonly leaseUntil: number;
   /** The run's ledger as of the claim (in seq order), so the claimer starts walking without a read. */
   readonly entries: readonly StoredEntry[];
+}
+
+/**
+ * Narrows a claim: only one tenant's runs, or one run, and leases that count as expired because
+ * their holders are known to be gone (a process on this host that no longer exists, or the
+ * claimer itself from before a crash). Without a scope a claim takes any claimable run.
+ */
+export interface ClaimScope {
+  readonly tenant?: string;
+  /** One run (of `tenant`, which is then required). */
+  readonly runId?: string;
+  /** Owners whose live leases count as expired. */
+  readonly takeOver?: readonly string[];
 }
 
 /** A worker process as it registers itself; `seenAt` is its last heartbeat (ms). */
@@ -267,9 +285,15 @@ export interface Store {
   /**
    * Leases up to `limit` claimable runs (running, no lease or one expired before `now`) to `owner`
    * until `now + leaseMs`, oldest first, skipping rows another claim holds; one transaction, which
-   * also returns each claimed run's ledger.
+   * also returns each claimed run's ledger. A `scope` narrows what is claimed (ClaimScope).
    */
-  claimRuns(owner: string, leaseMs: number, limit: number, now: number): Promise<ClaimedRun[]>;
+  claimRuns(
+    owner: string,
+    leaseMs: number,
+    limit: number,
+    now: number,
+    scope?: ClaimScope,
+  ): Promise<ClaimedRun[]>;
   /** Extends the leases `owner` still holds among `runIds` and stamps its heartbeat; returns those. */
   renewLeases(owner: string, runIds: readonly string[], leaseMs: number, now: number): Promise<string[]>;
   /** Clears `owner`'s lease on a run (false if it no longer held it); wakes workers if the run is running. */

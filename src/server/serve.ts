@@ -1,11 +1,18 @@
 /**
  * Listening: `startServer` binds the app to a port on Node's HTTP server and returns a handle
  * whose `close` stops accepting, lets background walks reach a step boundary, and closes the store.
+ *
+ * With embedded walkers (the default) the server also recovers: a worker of its own claims, at
+ * start and then continually, every run that is running with nobody walking it — its own runs
+ * from before a crash, runs a killed `keel emit` left, runs whose walker's lease expired — and
+ * walks each from its ledger head, exactly as `keel worker` does. With `walkers: 'workers'` that
+ * is left to the `keel worker` processes.
  */
 
 import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
 import type { Keel } from '../app/keel.ts';
+import type { WorkerEvent } from '../worker/index.ts';
 import { createServerApp, type ServerOptions } from './app.ts';
 
 export interface RunningServer {
@@ -16,9 +23,23 @@ export interface RunningServer {
 
 export async function startServer(
   keel: Keel,
-  o: ServerOptions & { port?: number; hostname?: string } = {},
+  o: ServerOptions & {
+    port?: number;
+    hostname?: string;
+    /** The recovery worker (embedded walkers only): runs walked at once, and what it reports. */
+    recovery?: { concurrency?: number; log?: (e: WorkerEvent) => void };
+  } = {},
 ): Promise<RunningServer> {
   const { app, host } = createServerApp(keel, o);
+  const recovery =
+    o.walkers === 'workers'
+      ? undefined
+      : keel.worker({
+          role: 'serve',
+          concurrency: o.recovery?.concurrency ?? 8,
+          ...(o.recovery?.log ? { log: o.recovery.log } : {}),
+        });
+  await recovery?.start();
   const hostname = o.hostname ?? '127.0.0.1';
   const server = await new Promise<ReturnType<typeof serve>>((resolve, reject) => {
     const s = serve({ fetch: app.fetch, port: o.port ?? 8787, hostname }, () => resolve(s));
@@ -34,6 +55,7 @@ export async function startServer(
         // Open event streams would hold the server open; they end with the process.
         (server as unknown as { closeAllConnections?: () => void }).closeAllConnections?.();
       });
+      await recovery?.stop();
       await host.drain();
     },
   };

@@ -32,9 +32,14 @@ function root(tenant: string, at: string): StoredEntry {
   return chainEntry(runId, null, 'run.started', payload, at).stored;
 }
 
-function create(e: StoredEntry, status: RunStatus = 'running', lease?: LeaseChange): AppendRequest {
+function create(
+  e: StoredEntry,
+  status: RunStatus = 'running',
+  lease?: LeaseChange,
+  tenant = 't1',
+): AppendRequest {
   return {
-    tenant: 't1',
+    tenant,
     runId: e.runId,
     expectedHead: null,
     entries: [e],
@@ -102,6 +107,46 @@ export function leaseContract(store: () => Store): void {
       const all = claims.flat().map((r) => r.runId);
       assert.equal(all.length, 10);
       assert.equal(new Set(all).size, 10);
+    });
+
+    test('a scoped claim takes one tenant, one run, or leases of owners known to be gone', async () => {
+      const now = Date.now();
+      await drain(now);
+      const hold = (owner: string): LeaseChange => ({ op: 'hold', owner, ms: 60_000 });
+      const [free, other, gone, alive] = [
+        root('t1', at(1)),
+        root('t2', at(2)),
+        root('t1', at(3)),
+        root('t1', at(4)),
+      ];
+      await store().append(create(free));
+      await store().append(create(other, 'running', undefined, 't2'));
+      await store().append(create(gone, 'running', hold('inline:h1:11')));
+      await store().append(create(alive, 'running', hold('inline:h1:12')));
+      assert.deepEqual(
+        await store().claimRuns('r1', 1000, 10, now, { tenant: 't1', runId: other.runId }),
+        [],
+        'another tenant’s run is never claimed by id',
+      );
+      assert.deepEqual(ids(await store().claimRuns('r1', 1000, 10, now, { tenant: 't1' })), [free.runId]);
+      assert.deepEqual(
+        await store().claimRuns('r1', 1000, 10, now, { tenant: 't1', runId: gone.runId }),
+        [],
+        'a live lease holds without takeOver',
+      );
+      const taken = await store().claimRuns('r1', 1000, 10, now, { takeOver: ['inline:h1:11'] });
+      assert.deepEqual(ids(taken), ids([gone, other]), 'any tenant, and the gone owner’s lease but no other');
+      assert.deepEqual(
+        taken.find((r) => r.runId === gone.runId)?.entries.map((x) => x.seq),
+        [0],
+      );
+      const [one] = await store().claimRuns('r2', 1000, 10, now, {
+        tenant: 't1',
+        runId: alive.runId,
+        takeOver: ['inline:h1:12'],
+      });
+      assert.equal(one?.runId, alive.runId);
+      assert.deepEqual(await store().claimRuns('r4', 1000, 10, now), [], 'every lease is live again');
     });
 
     test('renewals keep only leases still held; release frees a run for others', async () => {

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { createKeel, type Keel } from '../app/index.ts';
-import { deploy, spyTool } from '../testing/index.ts';
+import { deploy, isCode, spyTool } from '../testing/index.ts';
 import { Worker, type WorkerOptions } from './worker.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'keel-worker-'));
@@ -117,9 +117,11 @@ test('a run appended to by another walker is dropped quietly, never forked', asy
     await a.worker.start();
     const runId = (await keel.events.emit('acme', go('raced'))).runs[0]!.runId;
     await until('the worker is in step a', async () => a.tool.calls.length === 1);
-    // Someone else walks the run meanwhile (an operator resuming it by hand).
+    // Recovering it by hand is refused while the worker's lease is live...
     const other = createKeel({ store: keel.store, tools: [spyTool('step')] });
-    assert.equal((await other.runs.recover('acme', runId)).status, 'completed');
+    await assert.rejects(other.runs.recover('acme', runId), isCode('run_state'));
+    // ...but another walker may still append at its head (here an operator cancels it).
+    assert.equal((await other.runs.cancel('acme', runId, { by: 'ops' })).status, 'cancelled');
     await until('the worker let go', async () => a.worker.walking === 0);
     assert.equal(a.worker.stats.dropped, 1);
     assert.equal(a.worker.stats.errors, 0);

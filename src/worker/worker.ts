@@ -29,6 +29,13 @@ export interface WorkerOptions {
   /** Wall-clock time for leases (ms since the epoch); compared across workers, so keep clocks in sync. */
   readonly clock: Clock;
   readonly log?: (event: WorkerEvent) => void;
+  /**
+   * Lease owners known to be gone (processes of this host that no longer exist): their runs are
+   * claimed at once, not when their leases expire. Asked at start and at every poll.
+   */
+  readonly goneOwners?: () => Promise<readonly string[]>;
+  /** Only this tenant's runs (`keel recover --all`); every tenant's by default. */
+  readonly tenant?: string;
 }
 
 export type WorkerEvent =
@@ -80,6 +87,9 @@ export class Worker {
   private fillScheduled = false;
   private timers: NodeJS.Timeout[] = [];
   private unlisten: (() => Promise<void>) | undefined;
+  /** Owners whose leases count as expired in the next claims (refreshed at every poll). */
+  private takeOver: readonly string[] = [];
+  private idleWaiters: (() => void)[] = [];
 
   constructor(private readonly o: WorkerOptions) {
     this.concurrency = o.concurrency ?? 8;
@@ -95,8 +105,28 @@ export class Worker {
     await store.registerWorker({ id, host, pid, startedAt: now, leaseMs: this.leaseMs }, now);
     this.unlisten = await store.onRunnable(this.wake);
     this.timers.push(setInterval(() => void this.beat(), Math.max(1, Math.floor(this.leaseMs / 3))));
-    this.timers.push(setInterval(this.wake, this.pollMs));
+    this.timers.push(setInterval(() => void this.poll(), this.pollMs));
     this.o.log?.({ kind: 'started', id, concurrency: this.concurrency, leaseMs: this.leaseMs });
+    await this.poll();
+  }
+
+  /** Resolves once nothing is left to claim and no walk is running (`keel recover --all`). */
+  idle(): Promise<void> {
+    return new Promise((resolve) => {
+      this.idleWaiters.push(resolve);
+      this.wake();
+    });
+  }
+
+  /** The fallback poll: learns which lease holders are gone, then claims. */
+  private async poll(): Promise<void> {
+    if (this.o.goneOwners) {
+      try {
+        this.takeOver = await this.o.goneOwners();
+      } catch (e) {
+        this.error(e);
+      }
+    }
     this.wake();
   }
 
@@ -156,7 +186,12 @@ export class Worker {
         const { store, id, clock } = this.o;
         let claimed: ClaimedRun[];
         try {
-          claimed = await store.claimRuns(id, this.leaseMs, free, clock.now());
+          const { tenant } = this.o;
+          const scope =
+            tenant !== undefined || this.takeOver.length > 0
+              ? { ...(tenant !== undefined ? { tenant } : {}), takeOver: this.takeOver }
+              : undefined;
+          claimed = await store.claimRuns(id, this.leaseMs, free, clock.now(), scope);
         } catch (e) {
           this.error(e);
           return;
@@ -169,6 +204,11 @@ export class Worker {
           return;
         }
         for (const run of claimed) this.walk(run);
+        if (claimed.length === 0 && this.active.size === 0) {
+          const waiters = this.idleWaiters;
+          this.idleWaiters = [];
+          for (const w of waiters) w();
+        }
       } while (this.again);
     } finally {
       this.filling = false;

@@ -13,19 +13,28 @@ export interface ApiResponse<T = Record<string, unknown>> {
   readonly body: T;
 }
 
-function serverEnv(): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: '1' };
+function serverEnv(extra: Readonly<Record<string, string>> = {}): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: '1', ...extra };
   for (const k of ['KEEL_STORE', 'KEEL_TENANT', 'KEEL_WORKERS', 'NODE_TEST_CONTEXT']) delete env[k];
   return env;
 }
 
 export class KeelServer {
   readonly url: string;
+  readonly pid: number;
   private readonly child: ChildProcess;
+  private readonly err: { text: string };
 
-  private constructor(url: string, child: ChildProcess) {
+  private constructor(url: string, child: ChildProcess, err: { text: string }) {
     this.url = url;
     this.child = child;
+    this.pid = child.pid!;
+    this.err = err;
+  }
+
+  /** What the server wrote to stderr so far. */
+  get stderr(): string {
+    return this.err.text;
   }
 
   /** `store`: a store target other than the sandbox's SQLite file (e.g. a PostgreSQL URL). */
@@ -33,23 +42,27 @@ export class KeelServer {
     sandbox: Sandbox,
     extraArgs: readonly string[] = [],
     store = sandbox.store(),
+    env: Readonly<Record<string, string>> = {},
   ): Promise<KeelServer> {
     const child = spawn(
       process.execPath,
       [BIN, '--store', store, '--json', 'serve', '--port', '0', ...extraArgs],
       {
         cwd: REPO,
-        env: serverEnv(),
+        env: serverEnv(env),
         stdio: ['ignore', 'pipe', 'pipe'],
       },
     );
     let out = '';
-    let err = '';
+    const err = { text: '' };
     child.stderr!.on('data', (d) => {
-      err += d;
+      err.text += d;
     });
     const url = await new Promise<string>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`keel serve did not start in 30 s\n${err}`)), 30_000);
+      const timer = setTimeout(
+        () => reject(new Error(`keel serve did not start in 30 s\n${err.text}`)),
+        30_000,
+      );
       child.stdout!.on('data', (d) => {
         out += d;
         // --json prints one (pretty) JSON document once the server listens.
@@ -65,10 +78,18 @@ export class KeelServer {
       });
       child.once('exit', (code) => {
         clearTimeout(timer);
-        reject(new Error(`keel serve exited ${code}\n${err}`));
+        reject(new Error(`keel serve exited ${code}\n${err.text}`));
       });
     });
-    return new KeelServer(url, child);
+    return new KeelServer(url, child, err);
+  }
+
+  /** SIGKILL, and wait until the process is gone. */
+  async kill9(): Promise<void> {
+    if (this.child.exitCode !== null || this.child.signalCode !== null) return;
+    const exited = once(this.child, 'exit');
+    this.child.kill('SIGKILL');
+    await exited;
   }
 
   /** SIGTERM, then wait for the exit (SIGKILL after 10 s); returns the exit code (null: killed). */

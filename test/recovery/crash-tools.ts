@@ -7,7 +7,9 @@
  * - `note`  idempotent: sleeps, records (a repeated key is the same effect), sleeps again;
  * - `charge` NOT idempotent: sleeps, records (the effect), sleeps again — so a kill can land
  *   before or after the effect, with the outcome unrecorded either way;
- * - `slow`  idempotent: the first call for a key hangs (SLOW_MS, default 60 s), later ones return.
+ * - `slow`  idempotent: the first call for a key hangs (SLOW_MS, default 60 s), later ones return;
+ * - `pay`   NOT idempotent, like `charge`, but with a reconcile check that looks its key up in the
+ *   effects table: a run interrupted inside it is settled on recovery, never suspended.
  */
 import Database from 'better-sqlite3';
 import pg from 'pg';
@@ -27,6 +29,8 @@ export interface EffectRow {
 /** Where the effects are recorded; one table, two backends. */
 export interface EffectLog {
   record(key: string, tool: string): Promise<number>;
+  /** How many calls were recorded under (key, tool); 0 when none. */
+  calls(key: string, tool: string): Promise<number>;
   rows(): Promise<EffectRow[]>;
   close(): Promise<void>;
 }
@@ -49,6 +53,13 @@ export function effectLog(target: string): EffectLog {
         );
         return r.rows[0]!.calls;
       },
+      async calls(key, tool) {
+        const r = await pool.query<{ calls: number }>(
+          'SELECT calls FROM crash_effects WHERE key = $1 AND tool = $2',
+          [key, tool],
+        );
+        return r.rows[0]?.calls ?? 0;
+      },
       rows: async () => (await pool.query<EffectRow>('SELECT * FROM crash_effects')).rows,
       close: () => pool.end(),
     };
@@ -63,8 +74,10 @@ export function effectLog(target: string): EffectLog {
      ON CONFLICT (key, tool) DO UPDATE SET calls = calls + 1, pids = pids || ',' || excluded.pids
      RETURNING calls`,
   );
+  const calls = db.prepare('SELECT calls FROM crash_effects WHERE key = ? AND tool = ?');
   return {
     record: async (key, tool) => (upsert.get(key, tool, String(process.pid)) as { calls: number }).calls,
+    calls: async (key, tool) => (calls.get(key, tool) as { calls: number } | undefined)?.calls ?? 0,
     rows: async () => db.prepare('SELECT * FROM crash_effects').all() as EffectRow[],
     close: async () => {
       db.close();
@@ -102,6 +115,23 @@ export function crashTools(log: EffectLog, slowMs = 60_000): ToolDefinition[] {
         const calls = await log.record(ctx.idempotencyKey, 'charge');
         await sleep(jitter());
         return { charged: true, calls };
+      },
+    },
+    {
+      ...base,
+      name: 'pay',
+      description: 'a non-idempotent external effect that can tell, by key, whether it happened',
+      effect: 'external',
+      idempotent: false,
+      handler: async (_a, ctx) => {
+        await sleep(jitter());
+        const calls = await log.record(ctx.idempotencyKey, 'pay');
+        await sleep(jitter());
+        return { paid: true, calls };
+      },
+      reconcile: async (_a, ctx) => {
+        const calls = await log.calls(ctx.idempotencyKey, 'pay');
+        return calls > 0 ? { happened: true, output: { paid: true, calls } } : { happened: false };
       },
     },
     {

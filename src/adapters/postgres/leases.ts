@@ -9,7 +9,7 @@
 import pg from 'pg';
 import { ErrorCode, KeelError } from '../../core/errors.ts';
 import type { StoredEntry } from '../../core/ledger/index.ts';
-import type { ClaimedRun, WorkerRecord, WorkerStatus } from '../../ports/index.ts';
+import type { ClaimedRun, ClaimScope, WorkerRecord, WorkerStatus } from '../../ports/index.ts';
 import { entryFromColumns, type Row } from '../shared/rows.ts';
 import type { PostgresTarget } from './connection.ts';
 import { readEntryRows } from './queries.ts';
@@ -21,16 +21,17 @@ export const WAKE_CHANNEL = 'keel_runs';
 
 const CLAIMABLE = `status = 'running' AND (lease_until IS NULL OR lease_until < $1)`;
 
-export const LEASE_SQL = {
-  /**
-   * $1 owner, $2 until, $3 now, $4 limit: the claimed runs with their ledgers, one row per entry,
-   * each run's entries in seq order. The ledgers are read per claimed run (LATERAL, by the entries
-   * primary key): a join the planner is free to turn into a hash join would scan the whole entries
-   * table on every claim once the table has grown (a generic plan guesses how many runs are claimed).
-   */
-  claim: `WITH picked AS (
+/**
+ * $1 owner, $2 until, $3 now, $4 limit: the claimed runs with their ledgers, one row per entry,
+ * each run's entries in seq order, for the runs `where` picks. The ledgers are read per claimed run
+ * (LATERAL, by the entries primary key): a join the planner is free to turn into a hash join would
+ * scan the whole entries table on every claim once the table has grown (a generic plan guesses how
+ * many runs are claimed).
+ */
+function claimStatement(where: string): string {
+  return `WITH picked AS (
       SELECT run_key FROM runs
-       WHERE status = 'running' AND (lease_until IS NULL OR lease_until < $3)
+       WHERE ${where}
        ORDER BY created_at, run_key LIMIT $4
        FOR UPDATE SKIP LOCKED
     ),
@@ -44,7 +45,24 @@ export const LEASE_SQL = {
      CROSS JOIN LATERAL (
        SELECT seq, v, kind, prev_hash, payload_hash, hash, at, payload
          FROM entries WHERE run_key = c.run_key ORDER BY seq
-     ) e`,
+     ) e`;
+}
+
+export const LEASE_SQL = {
+  claim: claimStatement(`status = 'running' AND (lease_until IS NULL OR lease_until < $3)`),
+  /**
+   * A scoped claim: $5 owners whose leases count as expired, $6 a tenant (NULL: any); the workers'
+   * plain statement above stays as it was.
+   */
+  claimScoped: claimStatement(
+    `status = 'running' AND (lease_until IS NULL OR lease_until < $3 OR lease_owner = ANY($5::text[]))
+       AND ($6::text IS NULL OR tenant = $6)`,
+  ),
+  /** One run: $6 tenant, $7 run id. */
+  claimOne: claimStatement(
+    `run_id = $7 AND tenant = $6 AND status = 'running'
+       AND (lease_until IS NULL OR lease_until < $3 OR lease_owner = ANY($5::text[]))`,
+  ),
   /** $1 owner, $2 run ids, $3 until, $4 now. Data-modifying CTEs always run, read or not. */
   renew: `WITH mine AS (
       SELECT run_key FROM runs WHERE lease_owner = $1 AND run_id = ANY($2::text[])
@@ -85,13 +103,24 @@ export const LEASE_SQL = {
  * snapshot, while the run row is locked at its newest version: a ledger that ends before the
  * row's head (an append committed in between) is read again.
  */
-export async function claimWithLedgers(pool: pg.Pool, values: readonly unknown[]): Promise<ClaimedRun[]> {
-  const r = await pool.query<unknown[]>({
-    name: 'keel_claim',
-    text: LEASE_SQL.claim,
-    values: [...values],
-    rowMode: 'array',
-  });
+export async function claimWithLedgers(
+  pool: pg.Pool,
+  values: readonly unknown[],
+  scope?: ClaimScope,
+): Promise<ClaimedRun[]> {
+  const scoped = scope && [...values, scope.takeOver ?? [], scope.tenant ?? null];
+  const r = await pool.query<unknown[]>(
+    !scoped
+      ? { name: 'keel_claim', text: LEASE_SQL.claim, values: [...values], rowMode: 'array' }
+      : scope.runId !== undefined
+        ? {
+            name: 'keel_claim_one',
+            text: LEASE_SQL.claimOne,
+            values: [...scoped, scope.runId],
+            rowMode: 'array',
+          }
+        : { name: 'keel_claim_scoped', text: LEASE_SQL.claimScoped, values: scoped, rowMode: 'array' },
+  );
   const runs = new Map<
     string,
     { tenant: string; leaseUntil: number; headSeq: number; entries: StoredEntry[] }

@@ -15,6 +15,7 @@ import {
   type ApiKeyRecord,
   type AppendRequest,
   type ClaimedRun,
+  type ClaimScope,
   IDEMPOTENCY_TTL_MS,
   type IdempotencyClaim,
   type IdempotencyClaimRequest,
@@ -33,6 +34,7 @@ import {
   type WorkerStatus,
   type WritRevocation,
 } from '../../ports/index.ts';
+import { checkClaimScope } from '../shared/check-claim-scope.ts';
 import { headersText, IDEMPOTENCY_PRUNE_EVERY_MS, toApiKeyInfo } from '../shared/keys-idempotency-rows.ts';
 import {
   decodeCursor,
@@ -242,10 +244,17 @@ export class PostgresStore implements Store {
     return r;
   }
 
-  async claimRuns(owner: string, leaseMs: number, limit: number, now: number): Promise<ClaimedRun[]> {
+  async claimRuns(
+    owner: string,
+    leaseMs: number,
+    limit: number,
+    now: number,
+    scope?: ClaimScope,
+  ): Promise<ClaimedRun[]> {
     if (limit < 1) return [];
+    checkClaimScope(scope);
     try {
-      const claimed = await claimWithLedgers(this.pool, [owner, now + leaseMs, now, limit]);
+      const claimed = await claimWithLedgers(this.pool, [owner, now + leaseMs, now, limit], scope);
       this.commits++;
       return claimed;
     } catch (e) {

@@ -8,7 +8,7 @@
 import type Database from 'better-sqlite3';
 import { ErrorCode, KeelError } from '../../core/errors.ts';
 import type { StoredEntry } from '../../core/ledger/index.ts';
-import type { ClaimedRun, WorkerRecord, WorkerStatus } from '../../ports/index.ts';
+import type { ClaimedRun, ClaimScope, WorkerRecord, WorkerStatus } from '../../ports/index.ts';
 
 /** Rows of workers not seen for this long are dropped at the next registration. */
 export const WORKER_ROW_TTL_MS = 3_600_000;
@@ -17,7 +17,13 @@ type Row = Record<string, unknown>;
 
 export class SqliteLeases {
   private readonly st;
-  readonly claim: (owner: string, leaseMs: number, limit: number, now: number) => ClaimedRun[];
+  readonly claim: (
+    owner: string,
+    leaseMs: number,
+    limit: number,
+    now: number,
+    scope?: ClaimScope,
+  ) => ClaimedRun[];
   readonly renew: (owner: string, runIds: readonly string[], leaseMs: number, now: number) => string[];
   readonly register: (w: Omit<WorkerRecord, 'seenAt'>, now: number) => void;
 
@@ -29,6 +35,24 @@ export class SqliteLeases {
           WHERE run_key IN (SELECT run_key FROM runs
                              WHERE status = 'running' AND (lease_until IS NULL OR lease_until < ?)
                              ORDER BY created_at, run_key LIMIT ?)
+         RETURNING tenant, run_id, lease_until`,
+      ),
+      // A scoped claim: one tenant (or all, tenant NULL), leases of `takeOver` owners (a JSON array)
+      // counting as expired. The unscoped claim above stays the workers' plain statement.
+      claimScoped: db.prepare(
+        `UPDATE runs SET lease_owner = ?, lease_until = ?
+          WHERE run_key IN (SELECT run_key FROM runs
+                             WHERE status = 'running'
+                               AND (lease_until IS NULL OR lease_until < ?
+                                    OR lease_owner IN (SELECT value FROM json_each(?)))
+                               AND (? IS NULL OR tenant = ?)
+                             ORDER BY created_at, run_key LIMIT ?)
+         RETURNING tenant, run_id, lease_until`,
+      ),
+      claimOne: db.prepare(
+        `UPDATE runs SET lease_owner = ?, lease_until = ?
+          WHERE run_id = ? AND tenant = ? AND status = 'running'
+            AND (lease_until IS NULL OR lease_until < ? OR lease_owner IN (SELECT value FROM json_each(?)))
          RETURNING tenant, run_id, lease_until`,
       ),
       renew: db.prepare(
@@ -61,13 +85,23 @@ export class SqliteLeases {
       ),
       suspended: db.prepare(`SELECT count(*) AS n FROM runs WHERE status = 'outcome_unknown'`),
     };
-    this.claim = db.transaction((owner: string, leaseMs: number, limit: number, now: number) =>
-      (this.st.claim.all(owner, now + leaseMs, now, limit) as Row[]).map((r) => ({
-        tenant: r.tenant as string,
-        runId: r.run_id as string,
-        leaseUntil: r.lease_until as number,
-        entries: ledger(r.tenant as string, r.run_id as string),
-      })),
+    this.claim = db.transaction(
+      (owner: string, leaseMs: number, limit: number, now: number, scope?: ClaimScope) => {
+        const until = now + leaseMs;
+        const takeOver = JSON.stringify(scope?.takeOver ?? []);
+        const tenant = scope?.tenant ?? null;
+        const rows = !scope
+          ? this.st.claim.all(owner, until, now, limit)
+          : scope.runId !== undefined
+            ? this.st.claimOne.all(owner, until, scope.runId, scope.tenant, now, takeOver)
+            : this.st.claimScoped.all(owner, until, now, takeOver, tenant, tenant, limit);
+        return (rows as Row[]).map((r) => ({
+          tenant: r.tenant as string,
+          runId: r.run_id as string,
+          leaseUntil: r.lease_until as number,
+          entries: ledger(r.tenant as string, r.run_id as string),
+        }));
+      },
     ).immediate;
     this.renew = db.transaction((owner: string, runIds: readonly string[], leaseMs: number, now: number) => {
       this.st.seen.run(now, owner);

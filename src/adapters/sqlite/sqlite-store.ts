@@ -18,6 +18,7 @@ import type {
   ApiKeyRecord,
   AppendRequest,
   ClaimedRun,
+  ClaimScope,
   IdempotencyClaim,
   IdempotencyClaimRequest,
   IdempotencyRef,
@@ -36,6 +37,7 @@ import type {
   WritRevocation,
 } from '../../ports/index.ts';
 import { checkChain } from '../shared/check-chain.ts';
+import { checkClaimScope } from '../shared/check-claim-scope.ts';
 import {
   decodeCursor,
   encodeCursor,
@@ -454,9 +456,16 @@ export class SqliteStore implements Store {
     return (this.st.promotions.all(tenant, workflowId) as Row[]).map(toPromotion);
   }
 
-  async claimRuns(owner: string, leaseMs: number, limit: number, now: number): Promise<ClaimedRun[]> {
+  async claimRuns(
+    owner: string,
+    leaseMs: number,
+    limit: number,
+    now: number,
+    scope?: ClaimScope,
+  ): Promise<ClaimedRun[]> {
     if (limit < 1) return [];
-    const claimed = io('claiming runs', () => this.leases.claim(owner, leaseMs, limit, now));
+    checkClaimScope(scope);
+    const claimed = io('claiming runs', () => this.leases.claim(owner, leaseMs, limit, now, scope));
     this.commits++;
     return claimed;
   }

@@ -81,6 +81,8 @@ export interface DelegatedBy {
   runId: string;
   seq: number;
   step: string;
+  /** The delegating step's attempt (part of the child's id); absent in ledgers recorded before it was. */
+  attempt?: number;
 }
 
 export interface EventRecord {
@@ -111,6 +113,13 @@ export interface Payloads {
     forkOf?: { runId: string; fromSeq: number; mode: 'replay' | 'branch' };
     /** Set on a diagnostic re-execution's root: the run it re-executes. */
     attemptOf?: string;
+    /** With attemptOf: which re-execution this is (2 for the first; part of the run's id). */
+    attempt?: number;
+    /**
+     * Set on a run started directly (`keel run`, `runs.start`, an OpenWOP create) rather than by
+     * routing an event: its id is derived apart from the routed run of the same event.
+     */
+    direct?: true;
     /**
      * Set when the run executes under a writ: the writ's hash (its chain is stored by content).
      * Every proposal is checked against it; resume re-reads it here.
@@ -228,6 +237,8 @@ const SHAPES: { readonly [K in EntryKind]: Shape } = {
     engine: 'string',
     forkOf: 'object?',
     attemptOf: 'string?',
+    attempt: 'number?',
+    direct: 'boolean?',
     writ: 'object?',
     policy: 'digest?',
     delegatedBy: 'object?',

@@ -64,6 +64,14 @@ export type VerifyFailureCode =
   | 'head_mismatch'
   | 'status_mismatch'
   | 'engine_drift'
+  /** The root does not derive the run's id: the ledger was moved to, or swapped with, another run. */
+  | 'identity_mismatch'
+  /** A column of the stored run row (tenant, workflow, version, spec hash, event) disagrees with the root. */
+  | 'row_mismatch'
+  /** The pinned version's spec is missing or no longer hashes to the spec hash the run records. */
+  | 'spec_mismatch'
+  /** A pending-approval row disagrees with the ledger (edited, invented for a run that waits for nothing, or deleted). */
+  | 'projection_mismatch'
   | DeltaFailureCode;
 
 export interface VerifyFailure {

@@ -9,6 +9,15 @@ export {
 export { describeEntry } from './describe-entry.ts';
 export { type EventProblem, parseEvent } from './event.ts';
 export { compilePlan, type ExecutionPlan, nextNode, type PlanNode } from './execution-plan.ts';
-export { idempotencyKeyFor, proposalIdFor, runIdFor } from './run-id.ts';
+export {
+  attemptRunIdFor,
+  childRunIdFor,
+  directRunIdFor,
+  forkRunIdFor,
+  idempotencyKeyFor,
+  proposalIdFor,
+  rootNamesRun,
+  runIdFor,
+} from './run-id.ts';
 export { applyEntry, foldRun, type RunState, startState } from './run-state.ts';
 export { StatusFold } from './status-fold.ts';

@@ -1,12 +1,82 @@
 /**
  * Run identity from content: the same (tenant, workflow, version hash, event) always names the same
- * run, so starting it twice is a no-op that returns the first run.
+ * run, so starting it twice is a no-op that returns the first run. Every kind of run — routed,
+ * started directly, forked, re-executed, delegated — is named by a hash of what its root records,
+ * so `verify` can recompute a run's id from its root alone (`rootNamesRun`) and catch a row or a
+ * root that was moved, edited or swapped.
  */
 import { type Digest, hashOf } from '../canonical/index.ts';
-import type { EventRecord } from '../ledger/index.ts';
+import type { EventRecord, PayloadOf } from '../ledger/index.ts';
 
+/** A run started by routing an event to a workflow's LIVE (or AUTONOMOUS) version. */
 export function runIdFor(tenant: string, workflowId: string, specHash: Digest, event: EventRecord): Digest {
   return hashOf({ kind: 'keel.run', tenant, workflowId, specHash, event });
+}
+
+/**
+ * A run started directly (`keel run`, `keel.runs.start`, an OpenWOP create), not by routing: its
+ * own name, so trying a TESTING version on an event never takes the name of the run the LIVE
+ * routing of that event makes later (a spec hash does not change with the version's status).
+ */
+export function directRunIdFor(
+  tenant: string,
+  workflowId: string,
+  specHash: Digest,
+  event: EventRecord,
+): Digest {
+  return hashOf({ kind: 'keel.direct', tenant, workflowId, specHash, event });
+}
+
+/** A fork of `source` at `fromSeq`, continuing on `specHash` from `event`. */
+export function forkRunIdFor(
+  tenant: string,
+  source: string,
+  fromSeq: number,
+  mode: 'replay' | 'branch',
+  specHash: Digest,
+  event: EventRecord,
+): Digest {
+  return hashOf({ kind: 'keel.fork', tenant, source, fromSeq, mode, specHash, event });
+}
+
+/** The `attempt`-th re-execution of a run (the first rerun is attempt 2). */
+export function attemptRunIdFor(of: string, attempt: number): Digest {
+  return hashOf({ kind: 'keel.attempt', of, attempt });
+}
+
+/** The child run a parent's delegation step starts, per attempt of that step. */
+export function childRunIdFor(tenant: string, parentRunId: string, step: string, attempt: number): Digest {
+  return hashOf({ kind: 'keel.delegation', tenant, parent: parentRunId, step, attempt });
+}
+
+/**
+ * Ledgers recorded before roots named their attempt are checked against attempts 1..this; a
+ * larger one is not recomputed (it would name a run re-executed or re-delegated more often).
+ */
+const LEGACY_ATTEMPTS = 100;
+
+/** Whether a run's root names it: `runId` is the id its recorded content derives. */
+export function rootNamesRun(root: PayloadOf<'run.started'>, runId: string): boolean {
+  const { tenant, workflowId, specHash, event } = root;
+  if (root.forkOf) {
+    const f = root.forkOf;
+    return forkRunIdFor(tenant, f.runId, f.fromSeq, f.mode, specHash, event) === runId;
+  }
+  const byAttempt = (name: (attempt: number) => Digest, attempt: number | undefined) => {
+    if (attempt !== undefined) return name(attempt) === runId;
+    for (let a = 1; a <= LEGACY_ATTEMPTS; a++) if (name(a) === runId) return true;
+    return false;
+  };
+  if (root.attemptOf !== undefined) {
+    const of = root.attemptOf;
+    return byAttempt((a) => attemptRunIdFor(of, a), root.attempt);
+  }
+  if (root.delegatedBy) {
+    const d = root.delegatedBy;
+    return byAttempt((a) => childRunIdFor(tenant, d.runId, d.step, a), d.attempt);
+  }
+  if (root.direct) return directRunIdFor(tenant, workflowId, specHash, event) === runId;
+  return runIdFor(tenant, workflowId, specHash, event) === runId;
 }
 
 /** The idempotency key a tool receives: stable across crashes and retries of the same attempt. */

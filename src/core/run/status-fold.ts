@@ -8,16 +8,21 @@ import type { EntryKind, PayloadOf, RunStatus } from '../ledger/index.ts';
 export class StatusFold {
   status: RunStatus = 'running';
   private waitingFor: string | undefined;
+  /** The approval requested and not yet resolved (what the pending-approvals table must hold). */
+  open: PayloadOf<'approval.requested'> | undefined;
 
   apply(kind: EntryKind, payload: unknown): void {
     switch (kind) {
       case 'approval.requested':
-        this.waitingFor = (payload as PayloadOf<'approval.requested'>).proposalId;
+        this.open = payload as PayloadOf<'approval.requested'>;
+        this.waitingFor = this.open.proposalId;
         this.status = 'waiting_approval';
         break;
       case 'approval.resolved':
-        if ((payload as PayloadOf<'approval.resolved'>).proposalId === this.waitingFor)
+        if ((payload as PayloadOf<'approval.resolved'>).proposalId === this.waitingFor) {
           this.status = 'running';
+          this.open = undefined;
+        }
         break;
       case 'step.allowed':
         this.status = 'running';
@@ -25,13 +30,16 @@ export class StatusFold {
           this.waitingFor = undefined;
         break;
       case 'step.refused':
-        if ((payload as PayloadOf<'step.refused'>).proposalId === this.waitingFor)
+        if ((payload as PayloadOf<'step.refused'>).proposalId === this.waitingFor) {
           this.waitingFor = undefined;
+          this.open = undefined;
+        }
         break;
       case 'run.finished':
         this.status = (payload as PayloadOf<'run.finished'>).status;
         // A finished run waits for nothing (a run cancelled while waiting for an approval).
         this.waitingFor = undefined;
+        this.open = undefined;
         break;
       case 'run.suspended':
         this.status = 'outcome_unknown';

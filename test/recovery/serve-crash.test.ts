@@ -1,0 +1,200 @@
+/**
+ * Crash recovery of `keel serve` with its embedded walkers, with real processes: a client creates
+ * runs over OpenWOP (each answered 201 as soon as it is acknowledged, and walked in the background)
+ * while the server is killed with SIGKILL at random points and restarted on the same port. After
+ * the last restart, with no `keel worker` anywhere, every run the store holds — each acknowledged
+ * one among them — completes from its ledger head, verifies, and no non-idempotent effect happened
+ * twice: the effects are counted on the tools' own side. Once on SQLite, once on PostgreSQL.
+ */
+import assert from 'node:assert/strict';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import { after, test } from 'node:test';
+import pg from 'pg';
+import {
+  dropSchema,
+  openScratchStore,
+  scratchSchemaName,
+  testDatabaseUrl,
+} from '../../src/adapters/postgres/index.ts';
+import { createKeel, type Keel } from '../../src/app/index.ts';
+import { payloadOf } from '../../src/core/ledger/index.ts';
+import type { Store } from '../../src/ports/index.ts';
+import { deploy } from '../../src/testing/index.ts';
+import { Sandbox } from '../helpers/keel-cli.ts';
+import { createKey, KeelServer } from '../helpers/keel-server.ts';
+import { crashTools, EFFECTS_TABLE, type EffectLog, effectLog } from './crash-tools.ts';
+
+const TOOLS = join(import.meta.dirname, 'crash-tools.ts');
+const RUNS = 200;
+const KILLS = 4;
+const SPEC = `id: crash
+version: 1
+status: AUTONOMOUS
+triggers: [{ event: go }]
+steps:
+  - { name: a, tool: note }
+  - { name: pay, tool: pay }
+  - { name: b, tool: note }
+limits: { maxSteps: 6, maxCostUsd: 0 }
+`;
+
+const servers: KeelServer[] = [];
+const sandboxes: Sandbox[] = [];
+const schemas: string[] = [];
+after(async () => {
+  for (const s of servers) await s.kill9();
+  for (const s of sandboxes) s.remove();
+  for (const s of schemas) await dropSchema(testDatabaseUrl(), s);
+});
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+async function freePort(): Promise<number> {
+  const srv = createServer();
+  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
+  const { port } = srv.address() as { port: number };
+  await new Promise((r) => srv.close(r));
+  return port;
+}
+
+/**
+ * Creates runs until `target` were acknowledged (201), `inFlight` at a time. A request the server
+ * never answered (it was killed) is not retried: the client does not know whether it made a run.
+ */
+async function client(url: string, key: string, target: number, inFlight: number): Promise<Set<string>> {
+  const acked = new Set<string>();
+  const one = async (): Promise<void> => {
+    while (acked.size < target) {
+      try {
+        const res = await fetch(`${url}/v1/runs`, {
+          method: 'POST',
+          headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' },
+          body: JSON.stringify({ workflowId: 'crash', inputs: {} }),
+        });
+        const body = (await res.json()) as { runId?: string };
+        if (res.status === 201 && body.runId) acked.add(body.runId);
+        else await sleep(50);
+      } catch {
+        await sleep(50); // the server is down: wait for it to come back
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: inFlight }, one));
+  return acked;
+}
+
+async function until(what: string, ms: number, done: () => Promise<boolean>): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!(await done())) {
+    if (Date.now() > deadline) assert.fail(`timed out after ${ms} ms waiting until ${what}`);
+    await sleep(100);
+  }
+}
+
+async function crashAndRecover(
+  t: { diagnostic(s: string): void },
+  o: { sandbox: Sandbox; store: string; keelStore: Store | string; effects: string; log: EffectLog },
+): Promise<void> {
+  const keel: Keel = createKeel({ store: o.keelStore, tools: crashTools(o.log), walk: 'enqueue' });
+  try {
+    await deploy(keel, 'acme', SPEC);
+    const key = createKey(o.sandbox, 'acme', o.store);
+    const port = await freePort();
+    const start = async () => {
+      const s = await KeelServer.start(o.sandbox, ['--port', String(port), '--tools', TOOLS], o.store, {
+        CRASH_EFFECTS: o.effects,
+      });
+      servers.push(s);
+      return s;
+    };
+    let server = await start();
+    const acked = client(server.url, key, RUNS, 8);
+    const interrupted: number[] = [];
+    for (let k = 0; k < KILLS; k++) {
+      await sleep(300 + Math.random() * 900);
+      interrupted.push((await keel.runs.list('acme', { status: 'running', limit: 1000 })).runs.length);
+      await server.kill9();
+      const t0 = performance.now();
+      server = await start();
+      t.diagnostic(`restart ${k + 1}: listening after ${Math.round(performance.now() - t0)} ms`);
+    }
+    const ackedIds = await acked;
+    await until('no run is running', 60_000, async () => {
+      return (await keel.runs.list('acme', { status: 'running', limit: 1 })).runs.length === 0;
+    });
+    const runs = [];
+    for (let cursor: string | undefined; ; ) {
+      const page = await keel.runs.list('acme', { limit: 1000, ...(cursor ? { cursor } : {}) });
+      runs.push(...page.runs);
+      if (!page.next) break;
+      cursor = page.next;
+    }
+    assert.ok(runs.length >= RUNS, `every acknowledged run is in the store (${runs.length})`);
+    const rows = await o.log.rows();
+    const calls = new Map(rows.map((r) => [`${r.tool} ${r.key}`, r.calls]));
+    const allowed = new Set<string>();
+    let reconciled = 0;
+    for (const run of runs) {
+      assert.equal(run.status, 'completed', `run ${run.runId} completed`);
+      assert.ok((await keel.runs.verify('acme', run.runId)).ok, `run ${run.runId} verifies`);
+      const entries = await keel.runs.entries('acme', run.runId);
+      const pays = entries
+        .filter((e) => e.kind === 'step.allowed')
+        .map((e) => payloadOf(e, 'step.allowed'))
+        .filter((a) => {
+          allowed.add(`${a.tool} ${a.idempotencyKey}`);
+          return a.tool === 'pay';
+        });
+      const paid = pays.reduce((n, a) => n + (calls.get(`pay ${a.idempotencyKey}`) ?? 0), 0);
+      assert.equal(paid, 1, `run ${run.runId}: the payment happened exactly once over its attempts`);
+      reconciled += entries.filter((e) => e.kind === 'step.reconciled').length;
+    }
+    for (const r of rows)
+      assert.ok(allowed.has(`${r.tool} ${r.key}`), `effect ${r.tool} ${r.key} was allowed`);
+    const res = await server.api<{ status: string }>('GET', `/v1/runs/${[...ackedIds][0]}`, { key });
+    assert.equal(res.status, 200);
+    assert.equal(res.body.status, 'completed');
+    const recovered = (server.stderr.match(/"kind":"walked"/g) ?? []).length;
+    t.diagnostic(
+      `${runs.length} runs (${ackedIds.size} acknowledged) after ${KILLS} kills (running at each kill: ${interrupted.join(', ')}): all completed; ${reconciled} payments settled by their reconcile check; the last server recovered ${recovered}`,
+    );
+    assert.equal(await server.stop(), 0);
+  } finally {
+    await keel.close();
+  }
+}
+
+test('keel serve on SQLite, killed with SIGKILL 4 times under load: every run completes, nothing repeated', async (t) => {
+  const sandbox = new Sandbox('serve-crash');
+  sandboxes.push(sandbox);
+  const effects = join(sandbox.dir, 'effects.db');
+  const log = effectLog(effects);
+  try {
+    await crashAndRecover(t, { sandbox, store: sandbox.store(), keelStore: sandbox.store(), effects, log });
+  } finally {
+    await log.close();
+  }
+});
+
+test('keel serve on PostgreSQL, killed with SIGKILL 4 times under load: every run completes, nothing repeated', async (t) => {
+  const url = testDatabaseUrl();
+  const schema = scratchSchemaName('keel_test_serve_crash');
+  schemas.push(schema);
+  const store = await openScratchStore(url, schema);
+  const u = new URL(url);
+  u.searchParams.set('schema', schema);
+  const storeUrl = u.toString();
+  const c = new pg.Client({ connectionString: url, options: `-c search_path=${schema}` });
+  await c.connect();
+  await c.query(EFFECTS_TABLE);
+  await c.end();
+  const sandbox = new Sandbox('serve-crash-pg');
+  sandboxes.push(sandbox);
+  const log = effectLog(storeUrl);
+  try {
+    await crashAndRecover(t, { sandbox, store: storeUrl, keelStore: store, effects: storeUrl, log });
+  } finally {
+    await log.close();
+  }
+});
