@@ -1,3 +1,4 @@
+export { SECRET_ENV, type SecretRef } from '../core/spec/index.ts';
 export {
   childRunIdFor,
   DELEGATE_TOOL,
@@ -5,7 +6,7 @@ export {
   type DelegationKey,
   delegateTool,
 } from './delegate.ts';
-export { type Effects, liveEffects, SECRET_ENV, type SecretRef, type StepOutcome } from './effects.ts';
+export { type Effects, type LiveEffectsOptions, liveEffects, type StepOutcome } from './effects.ts';
 export {
   type ApprovalDecision,
   ENGINE_VERSION,
