@@ -12,7 +12,7 @@ const FIELD = 'expose-env';
 
 /** `"acme=API_TOKEN,REGION; *=REGION"` -> `{ acme: ['API_TOKEN', 'REGION'], '*': ['REGION'] }`. */
 export function parseExposeEnv(text: string, source = `--${FIELD}`): ExposeEnvConfig {
-  const out: Record<string, string[]> = {};
+  const out = new Map<string, string[]>();
   for (const entry of text.split(/[;\s]+/).filter((e) => e !== '')) {
     const eq = entry.indexOf('=');
     const tenant = eq < 0 ? '' : entry.slice(0, eq);
@@ -30,9 +30,10 @@ export function parseExposeEnv(text: string, source = `--${FIELD}`): ExposeEnvCo
         { field: FIELD },
       );
     }
-    out[tenant] = [...new Set([...(out[tenant] ?? []), ...names])];
+    out.set(tenant, [...new Set([...(out.get(tenant) ?? []), ...names])]);
   }
-  return out;
+  // Own properties whatever the tenant is called ("constructor", "__proto__" included).
+  return Object.fromEntries(out);
 }
 
 /** The exposure a command runs with: --expose-env, else KEEL_EXPOSE_ENV, else nothing. */

@@ -4,11 +4,12 @@
  * Tenant globex can publish nothing that reads them (refused at publish, naming the variable and
  * the flag that would expose it), and Keel's own nondeterminism fixture reads them as unset for it;
  * tenant acme reads what was exposed to it, its secret only as a keyed hash. No answer to either
- * tenant ever holds a value that was not exposed to it.
+ * tenant ever holds a value that was not exposed to it. Then the same rule in the CLI, whose
+ * default is the server's: nothing exposed until --expose-env or KEEL_EXPOSE_ENV says so.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { Sandbox } from '../helpers/keel-cli.ts';
+import { failText, okJson, Sandbox } from '../helpers/keel-cli.ts';
 import { createKey, KeelServer } from '../helpers/keel-server.ts';
 
 const SERVER_ENV = {
@@ -146,5 +147,59 @@ describe('a tenant reads only the variables the operator exposed to it', () => {
     for (const value of [...NEVER, SERVER_ENV.API_TOKEN])
       assert.ok(!all.includes(value), `an answer held ${value}`);
     assert.ok(all.includes('eu-west'), 'the exposed region did reach acme (the check above is not vacuous)');
+  });
+});
+
+describe('the CLI exposes nothing by default either', () => {
+  const yaml = [
+    'id: local',
+    'version: 1',
+    'status: DRAFT',
+    'env: [REGION, API_TOKEN]',
+    'steps:',
+    '  - {name: read, tool: core.identity, args: {region: "{{env.REGION}}", token: "{{env.API_TOKEN}}"}}',
+    'limits: {maxSteps: 1, maxCostUsd: 0}',
+    '',
+  ].join('\n');
+  const cli = (args: string[], env: Record<string, string> = {}) =>
+    sandbox.keel(args, { sub: 'cli', env: { ...SERVER_ENV, ...env } });
+
+  test('publish is refused naming each variable and the flag; --expose-env and KEEL_EXPOSE_ENV expose them', () => {
+    const file = sandbox.write('local.yaml', yaml);
+    const refused = failText(cli(['publish', file]), 2);
+    assert.match(refused, /env\[0\]: env\.REGION is not exposed to tenant default/);
+    assert.match(refused, /--expose-env default=API_TOKEN/);
+    const published = okJson<{ workflowId: string }>(
+      cli(['--expose-env', 'default=REGION,API_TOKEN', 'publish', file, '--json']),
+    );
+    assert.equal(published.workflowId, 'local');
+    const event = sandbox.write('event.json', { id: 'local-1', type: 'go', time: '2026-01-01T00:00:00Z' });
+    const run = okJson<{ runId: string; status: string }>(
+      cli(['run', 'local', event, '--json'], { KEEL_EXPOSE_ENV: 'default=REGION,API_TOKEN' }),
+    );
+    assert.equal(run.status, 'completed');
+    const read = (runId: string) =>
+      okJson<{ kind: string; text: string }[]>(cli(['history', runId, '--json']))
+        .filter((l) => l.kind === 'source.drawn')
+        .map((l) => l.text);
+    const [region, token] = read(run.runId);
+    assert.equal(region, 'Read env REGION: "eu-west".');
+    assert.match(
+      token!,
+      /^Read env API_TOKEN: \{"\$secret":"hmac-sha256:[0-9a-f]{64}","env":"API_TOKEN"\}\.$/,
+    );
+    // The same stored version run without the exposure reads both as unset.
+    const other = sandbox.write('event-2.json', { id: 'local-2', type: 'go', time: '2026-01-01T00:00:00Z' });
+    const unset = okJson<{ runId: string; status: string }>(cli(['run', 'local', other, '--json']));
+    const [region2, token2] = read(unset.runId);
+    assert.equal(region2, 'Read env REGION: null.');
+    assert.match(token2!, /^Read env API_TOKEN: \{"\$secret":"hmac-sha256:/);
+    assert.notEqual(token2, token, 'an unset secret hashes to something else');
+  });
+
+  test('a malformed --expose-env is a one-line usage error naming the option', () => {
+    const r = failText(cli(['--expose-env', 'REGION', 'runs', 'ls']), 2);
+    assert.match(r, /^error: --expose-env: expected TENANT=NAME\[,NAME\.\.\.\] entries/);
+    assert.equal(r.trim().split('\n').length, 1);
   });
 });

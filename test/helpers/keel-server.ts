@@ -15,7 +15,8 @@ export interface ApiResponse<T = Record<string, unknown>> {
 
 function serverEnv(): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: '1' };
-  for (const k of ['KEEL_STORE', 'KEEL_TENANT', 'KEEL_WORKERS', 'NODE_TEST_CONTEXT']) delete env[k];
+  for (const k of ['KEEL_STORE', 'KEEL_TENANT', 'KEEL_WORKERS', 'KEEL_EXPOSE_ENV', 'NODE_TEST_CONTEXT'])
+    delete env[k];
   return env;
 }
 
