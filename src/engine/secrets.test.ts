@@ -222,6 +222,33 @@ test('a spec naming a variable not exposed to its tenant is refused at publish; 
   });
 });
 
+test('createKeel({ isSecretEnv }) decides which names are secrets, at validate time and in the ledger', async () => {
+  const call = spyTool('call');
+  const keel = createKeel({
+    store: ':memory:',
+    tools: [call],
+    sources: fakeSources({ env: { API_TOKEN: CLEAR, REGION: 'eu' } }),
+    isSecretEnv: (name) => name === 'REGION',
+    ...EXPOSED,
+  });
+  // REGION is now the secret: it cannot go into text, and API_TOKEN (no longer one) can.
+  assert.throws(
+    () => keel.workflows.validate(SPEC.replace('"{{env.REGION}}"', '"in {{env.REGION}}"'), 'x.yaml'),
+    /env\.REGION is a secret/,
+  );
+  await deploy(keel, 't1', SPEC);
+  const [run] = (await keel.events.emit('t1', go('custom'))).runs;
+  assert.equal(run!.status, 'completed');
+  const drawn = await drawnOf(keel, 't1', run!.runId);
+  assert.equal(drawn.find((d) => d.name === 'API_TOKEN')?.value, CLEAR);
+  assert.match(
+    (drawn.find((d) => d.name === 'REGION')!.value as { $secret: string }).$secret,
+    /^hmac-sha256:/,
+  );
+  assert.deepEqual(call.calls[0]!.args, { region: 'eu', token: CLEAR });
+  await keel.close();
+});
+
 // Ledgers recorded before keyed hashes: secrets as the plain SHA-256 of their value.
 interface LegacyRun {
   readonly name: string;
