@@ -163,6 +163,8 @@ export function liveEffects(raw: RawSources, o: LiveEffectsOptions = {}): Effect
     o.secretKey ??
       (() => Promise.reject(new Error('this engine has no secret key store; it cannot read a secret'))),
   );
+  /** Whether a step's arguments read a secret, by step (a pinned spec's steps never change). */
+  const readsSecret = new WeakMap<object, boolean>();
   /** The tenant's view of the environment: an unexposed name is unset, and the process is not asked. */
   const envOf = (tenant: string, name: string): string | null =>
     exposes(tenant, name) ? (raw.env.get(name) ?? null) : null;
@@ -196,15 +198,19 @@ export function liveEffects(raw: RawSources, o: LiveEffectsOptions = {}): Effect
       : {}),
     async prepare(step, s) {
       // Drawing is synchronous: the tenant's key is read before a step that reads a secret.
-      const secret = templateRefs(step.args).some((t) => {
-        const ref = parseTemplatePath(t.path);
-        return (
-          typeof ref !== 'string' &&
-          ref.root === 'source' &&
-          ref.ref.source === 'env' &&
-          isSecret(ref.ref.name ?? '')
-        );
-      });
+      let secret = readsSecret.get(step.args);
+      if (secret === undefined) {
+        secret = templateRefs(step.args).some((t) => {
+          const ref = parseTemplatePath(t.path);
+          return (
+            typeof ref !== 'string' &&
+            ref.root === 'source' &&
+            ref.ref.source === 'env' &&
+            isSecret(ref.ref.name ?? '')
+          );
+        });
+        readsSecret.set(step.args, secret);
+      }
       if (secret) await hasher.load(s.tenant);
     },
     draw(ref, s) {
