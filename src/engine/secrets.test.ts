@@ -249,6 +249,31 @@ test('createKeel({ isSecretEnv }) decides which names are secrets, at validate t
   await keel.close();
 });
 
+test('a version that puts a secret into text (published before the name counted as one) is refused at run time naming the secret', async () => {
+  await withStoreFile('secrets-in-text', async (path) => {
+    const spec = SPEC.replace('token: "{{env.API_TOKEN}}"', 'auth: "Bearer {{env.API_TOKEN}}"');
+    const sources = fakeSources({ env: { API_TOKEN: CLEAR, REGION: 'eu' } });
+    const before = createKeel({
+      store: path,
+      tools: [spyTool('call')],
+      sources,
+      isSecretEnv: () => false,
+      ...EXPOSED,
+    });
+    await deploy(before, 't1', spec);
+    await before.close();
+    const call = spyTool('call');
+    const keel = createKeel({ store: path, tools: [call], sources, ...EXPOSED });
+    const [run] = (await keel.events.emit('t1', go('in-text'))).runs;
+    assert.equal(run!.status, 'refused');
+    assert.equal(call.calls.length, 0);
+    assert.match(run!.reason!, /is the secret API_TOKEN, which cannot be put into text/);
+    for (const e of await keel.runs.storedEntries('t1', run!.runId))
+      assert.ok(!Buffer.from(e.payload).toString('utf8').includes(CLEAR), `clear secret in ${e.kind}`);
+    await keel.close();
+  });
+});
+
 // Ledgers recorded before keyed hashes: secrets as the plain SHA-256 of their value.
 interface LegacyRun {
   readonly name: string;
