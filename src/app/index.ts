@@ -4,6 +4,7 @@ export {
   type RecordedResponse,
   recordedModelProvider,
 } from '../adapters/recorded-model/index.ts';
+export { EVERY_TENANT, type ExposeEnvConfig } from './env-exposure.ts';
 export type { PoliciesConfig, TrustedKeysConfig } from './governance-config.ts';
 export {
   createKeel,
@@ -11,6 +12,7 @@ export {
   type HistoryLine,
   type Keel,
   type KeelConfig,
+  type PublishOptions,
   type StartOptions,
 } from './keel.ts';
 export {

@@ -51,6 +51,7 @@ import { Worker, type WorkerOptions } from '../worker/index.ts';
 import { apiKeysHandle } from './api-keys.ts';
 import { CORE_TOOLS } from './core-tools.ts';
 import { type DelegationKeysConfig, delegationKeys } from './delegation-keys.ts';
+import { type ExposeEnvConfig, envExposure } from './env-exposure.ts';
 import { governanceConfig, type PoliciesConfig, type TrustedKeysConfig } from './governance-config.ts';
 import { idempotencyHandle } from './idempotency.ts';
 import { openSqliteStore } from './open-store.ts';
@@ -95,6 +96,15 @@ export interface KeelConfig {
    * `core.delegate` steps; each one's public key must be among the tenant's `trustedKeys`.
    */
   readonly delegationKeys?: DelegationKeysConfig;
+  /**
+   * Which process environment variables each tenant's runs may read (`{{env.NAME}}`): a map from
+   * tenant (or `"*"`, every tenant) to names, or a function of the tenant. Nothing by default: a
+   * spec whose `env:` names another variable is refused at publish, and any other name reads as
+   * unset (env-exposure.ts).
+   */
+  readonly exposeEnv?: ExposeEnvConfig;
+  /** Which env names hold secrets (recorded as a keyed hash, never in clear); `SECRET_ENV` by default. */
+  readonly isSecretEnv?: (name: string) => boolean;
 }
 
 /** Statuses under which events route to a version. */
@@ -116,6 +126,14 @@ export interface StartOptions {
   readonly walk?: WalkMode;
   /** The writ the run executes under: a writ file's value `{chain: [root, ..., writ]}`, or the chain. */
   readonly writ?: { readonly chain: readonly unknown[] } | readonly unknown[];
+}
+
+export interface PublishOptions {
+  /**
+   * Publish even when the spec's `env:` names variables not exposed to the tenant (their runs read
+   * them as unset). For Keel's own fixtures (OpenWOP conformance), never for a tenant's spec.
+   */
+  readonly allowUnexposedEnv?: boolean;
 }
 
 function startOptions(o: StartOptions): { walk?: WalkMode; writ?: readonly unknown[] } {
@@ -143,6 +161,7 @@ export function createKeel(config: KeelConfig) {
   const trust = storedWritTrust(store, governanceConfig(config.policies, config.trustedKeys));
   const governance = trust.governance;
   const planner = config.planner ?? modelPlanner();
+  const exposure = envExposure(config.exposeEnv);
   const engine = new Engine({
     store,
     tools,
@@ -152,6 +171,8 @@ export function createKeel(config: KeelConfig) {
     planner,
     ...(config.modelProvider ? { modelProvider: config.modelProvider } : {}),
     ...(delegationKeyFor ? { delegationKeyFor } : {}),
+    exposesEnv: exposure.exposes,
+    ...(config.isSecretEnv ? { isSecretEnv: config.isSecretEnv } : {}),
     leaseOwner: leaseOwnerName('inline'),
     // Leases are operational, never recorded: they are read against the wall clock, whatever the sources.
     leaseClock: wallClock,
@@ -161,6 +182,7 @@ export function createKeel(config: KeelConfig) {
   const knownTool = (name: string) => tools.has(name);
   const specOptions: SpecOptions = {
     knownTool,
+    ...(config.isSecretEnv ? { isSecretEnv: config.isSecretEnv } : {}),
     checkModelSlot: ({ schema }) => {
       if (!config.modelProvider) {
         return 'this argument is open for a model, but this Keel has no model provider (createKeel({ modelProvider }))';
@@ -180,7 +202,14 @@ export function createKeel(config: KeelConfig) {
     return run;
   }
 
-  async function publishSpec(tenant: string, spec: WorkflowSpec, file: string, by: string) {
+  async function publishSpec(
+    tenant: string,
+    spec: WorkflowSpec,
+    file: string,
+    by: string,
+    o: PublishOptions = {},
+  ) {
+    if (!o.allowUnexposedEnv) exposure.checkSpec(spec, tenant, file);
     // Going beyond DRAFT is a person's recorded decision (`promote`), never a line in a file.
     if (spec.status !== 'DRAFT') {
       throw new KeelError(
@@ -210,8 +239,8 @@ export function createKeel(config: KeelConfig) {
     async publish(tenant: string, text: string, file: string, by: string) {
       return publishSpec(tenant, parseSpec(text, file, specOptions), file, by);
     },
-    async publishObject(tenant: string, value: unknown, by: string) {
-      return publishSpec(tenant, validateSpec(value, '(request)', specOptions), '(request)', by);
+    async publishObject(tenant: string, value: unknown, by: string, o: PublishOptions = {}) {
+      return publishSpec(tenant, validateSpec(value, '(request)', specOptions), '(request)', by, o);
     },
     /**
      * Loads a plan module (`*.plan.ts`): the determinism check first (any finding refuses it), then

@@ -5,7 +5,8 @@
  * in ./.keel/helpdesk.db for a PostgreSQL store. More tools come from a tool pack module
  * (--tools / KEEL_TOOLS, tool-pack.ts); KEEL_WORKERS=external leaves walks to `keel worker`
  * processes. --policy / --trust-keys (governance-options.ts) set the tenant's policy and trusted writ
- * keys. Opening never prints a password.
+ * keys; --expose-env (expose-env-option.ts) the env variables tenants' runs may read. Opening
+ * never prints a password.
  */
 
 import { mkdirSync } from 'node:fs';
@@ -17,6 +18,7 @@ import { supportDeskTools } from '../../examples/support-desk/tools.ts';
 import { createKeel, describeStoreTarget, isPostgresUrl, type Keel, openStore } from '../app/index.ts';
 import { ErrorCode, KeelError } from '../core/errors.ts';
 import type { WalkMode } from '../engine/index.ts';
+import { exposeEnvFor } from './expose-env-option.ts';
 import { type GovernanceOptions, governanceConfigFor } from './governance-options.ts';
 import { loadToolPack } from './tool-pack.ts';
 
@@ -30,6 +32,8 @@ export interface GlobalOptions extends GovernanceOptions {
   readonly json?: boolean;
   /** A tool pack module (env KEEL_TOOLS). */
   readonly tools?: string;
+  /** Env variables exposed to tenants' runs, `TENANT=NAME,...;...` (env KEEL_EXPOSE_ENV). */
+  readonly exposeEnv?: string;
 }
 
 export interface CliContext {
@@ -116,6 +120,7 @@ export async function openContext(o: GlobalOptions): Promise<CliContext> {
   const pack = flagOrEnv(o.tools, 'tools', 'KEEL_TOOLS');
   const extraTools = pack === undefined ? [] : await loadToolPack(pack);
   const governance = governanceConfigFor(o, tenant);
+  const exposure = exposeEnvFor(o.exposeEnv);
   const store = await openStore(target);
   let helpdesk: Helpdesk;
   try {
@@ -126,7 +131,13 @@ export async function openContext(o: GlobalOptions): Promise<CliContext> {
   }
   let keel: Keel;
   try {
-    keel = createKeel({ store, tools: [...supportDeskTools(helpdesk), ...extraTools], walk, ...governance });
+    keel = createKeel({
+      store,
+      tools: [...supportDeskTools(helpdesk), ...extraTools],
+      walk,
+      ...governance,
+      ...exposure,
+    });
   } catch (e) {
     helpdesk.shutdown();
     await store.close();

@@ -83,6 +83,11 @@ export function buildProgram(): Command {
       "public keys trusted to sign the tenant's writs, several joined by ':' (env KEEL_TRUST)",
       undefined,
     )
+    .option(
+      '--expose-env <entries>',
+      "env variables tenants' runs may read, TENANT=NAME[,NAME...] separated by ';', '*' for every tenant; none by default (env KEEL_EXPOSE_ENV)",
+      undefined,
+    )
     .option('--json', 'print machine-readable JSON')
     .showHelpAfterError()
     .exitOverride();

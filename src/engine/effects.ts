@@ -5,11 +5,20 @@
  * values and never call anything. The walk records whatever it is given, the same way for both.
  */
 
-import { canonicalize, hashOf } from '../core/canonical/index.ts';
+import { canonicalize } from '../core/canonical/index.ts';
 import { isKeelError } from '../core/errors.ts';
 import type { PayloadOf } from '../core/ledger/index.ts';
 import type { RunState } from '../core/run/index.ts';
-import type { SourceRef } from '../core/spec/index.ts';
+import {
+  isSecretEnvName,
+  isSecretRef,
+  parseTemplatePath,
+  type SecretRef,
+  type SourceRef,
+  type StepSpec,
+  templateRefs,
+} from '../core/spec/index.ts';
+import { validateValue } from '../core/tools/index.ts';
 import { type Delta, deltaProblems } from '../core/world/index.ts';
 import {
   isResultWithDeltas,
@@ -19,6 +28,7 @@ import {
   type ToolDefinition,
 } from '../ports/index.ts';
 import type { DelegationRequest, MintResult } from './delegate.ts';
+import { SecretHasher } from './secret-hasher.ts';
 
 export type StepOutcome =
   | { readonly ok: true; readonly output: unknown; readonly deltas?: readonly Delta[] }
@@ -33,6 +43,11 @@ export type Reconciliation =
   | { readonly problem: string };
 
 export interface Effects {
+  /**
+   * Live only: reads, before a step's synchronous draws, what drawing them needs (the tenant's
+   * secret key when the step reads a secret).
+   */
+  prepare?(step: StepSpec, state: RunState): Promise<void>;
   /** The value of a declared source, read now (the walk ledgers it before using it). */
   draw(ref: SourceRef, state: RunState): unknown;
   /**
@@ -87,44 +102,38 @@ export type HoldEntry =
   | { readonly kind: 'run.paused'; readonly payload: PayloadOf<'run.paused'> }
   | { readonly kind: 'run.resumed'; readonly payload: PayloadOf<'run.resumed'> };
 
-/** Environment names whose values are secrets by default: never ledgered in clear. */
-export const SECRET_ENV = /(SECRET|TOKEN|PASSWORD|PASSWD|API_?KEY|PRIVATE|CREDENTIAL)/i;
+/**
+ * How live effects read the environment for a tenant's runs: only the names the operator exposed
+ * to that tenant (any other name reads as unset, null, and the process environment is never
+ * consulted for it), secrets recorded as a keyed hash under the tenant's key.
+ */
+export interface LiveEffectsOptions {
+  /** Whether the tenant's runs may read `name` from the environment; nothing by default. */
+  readonly exposesEnv?: (tenant: string, name: string) => boolean;
+  /** Which env names hold secrets; `SECRET_ENV` by default. */
+  readonly isSecretEnv?: (name: string) => boolean;
+  /** The tenant's key for hashing secret values (`Store.secretKey`); needed once a secret is read. */
+  readonly secretKey?: (tenant: string) => Promise<Uint8Array>;
+  readonly modelProvider?: ModelProvider;
+}
+
+/** The secret references in a value, in canonical key order. */
+function secretRefs(v: unknown, out: SecretRef[] = []): SecretRef[] {
+  if (isSecretRef(v)) out.push(v);
+  else if (Array.isArray(v)) for (const x of v) secretRefs(x, out);
+  else if (typeof v === 'object' && v !== null) for (const x of Object.values(v)) secretRefs(x, out);
+  return out;
+}
 
 /**
- * What a secret env value becomes in the ledger and in a proposal's arguments: its hash and its
- * name. The clear value exists only in the call to the tool, read again at that moment and
- * checked against the recorded hash.
+ * The arguments a tool receives: every SecretRef replaced by the current value it hashes to.
+ * `clear` holds each referenced name's value, read once and already checked against its hash.
  */
-export interface SecretRef {
-  readonly $secret: string;
-  readonly env: string;
-}
-
-function isSecretRef(v: unknown): v is SecretRef {
-  if (typeof v !== 'object' || v === null || Array.isArray(v)) return false;
-  const keys = Object.keys(v);
-  return (
-    keys.length === 2 &&
-    typeof (v as SecretRef).$secret === 'string' &&
-    typeof (v as SecretRef).env === 'string'
-  );
-}
-
-/** The arguments a tool receives: every SecretRef replaced by the current value it hashes to. */
-function revealSecrets(v: unknown, raw: RawSources, revealed: Map<string, string>): unknown {
-  if (isSecretRef(v)) {
-    const value = raw.env.get(v.env) ?? null;
-    if (hashOf(value) !== v.$secret) {
-      throw Object.assign(new Error(`secret ${v.env} changed since it was read for this step`), {
-        code: 'secret_changed',
-      });
-    }
-    if (typeof value === 'string' && value.length > 0) revealed.set(value, v.env);
-    return value;
-  }
-  if (Array.isArray(v)) return v.map((x) => revealSecrets(x, raw, revealed));
+function revealSecrets(v: unknown, clear: ReadonlyMap<SecretRef, string | null>): unknown {
+  if (isSecretRef(v)) return clear.get(v) ?? null;
+  if (Array.isArray(v)) return v.map((x) => revealSecrets(x, clear));
   if (typeof v === 'object' && v !== null) {
-    return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, revealSecrets(x, raw, revealed)]));
+    return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, revealSecrets(x, clear)]));
   }
   return v;
 }
@@ -146,11 +155,37 @@ function maskSecrets(v: unknown, revealed: Map<string, string>): unknown {
   return v;
 }
 
-export function liveEffects(
-  raw: RawSources,
-  isSecret: (name: string) => boolean = (n) => SECRET_ENV.test(n),
-  modelProvider?: ModelProvider,
-): Effects {
+export function liveEffects(raw: RawSources, o: LiveEffectsOptions = {}): Effects {
+  const { modelProvider } = o;
+  const exposes = o.exposesEnv ?? (() => false);
+  const isSecret = o.isSecretEnv ?? isSecretEnvName;
+  const hasher = new SecretHasher(
+    o.secretKey ??
+      (() => Promise.reject(new Error('this engine has no secret key store; it cannot read a secret'))),
+  );
+  /** Whether a step's arguments read a secret, by step (a pinned spec's steps never change). */
+  const readsSecret = new WeakMap<object, boolean>();
+  /** The tenant's view of the environment: an unexposed name is unset, and the process is not asked. */
+  const envOf = (tenant: string, name: string): string | null =>
+    exposes(tenant, name) ? (raw.env.get(name) ?? null) : null;
+  /**
+   * Each secret the arguments reference, read now and checked against the hash the run recorded
+   * (`secret_changed` if it is not the same value); `revealed` learns each clear value to mask.
+   */
+  const readSecrets = async (args: unknown, tenant: string, revealed: Map<string, string>) => {
+    const clear = new Map<SecretRef, string | null>();
+    for (const ref of secretRefs(args)) {
+      const value = envOf(tenant, ref.env);
+      if (!(await hasher.matches(tenant, value, ref.$secret))) {
+        throw Object.assign(new Error(`secret ${ref.env} changed since it was read for this step`), {
+          code: 'secret_changed',
+        });
+      }
+      if (typeof value === 'string' && value.length > 0) revealed.set(value, ref.env);
+      clear.set(ref, value);
+    }
+    return clear;
+  };
   return {
     ...(modelProvider
       ? {
@@ -161,9 +196,29 @@ export function liveEffects(
           },
         }
       : {}),
-    draw(ref) {
-      if (ref.source === 'env' && ref.name !== undefined && isSecret(ref.name)) {
-        const secret: SecretRef = { $secret: hashOf(raw.env.get(ref.name) ?? null), env: ref.name };
+    async prepare(step, s) {
+      // Drawing is synchronous: the tenant's key is read before a step that reads a secret.
+      let secret = readsSecret.get(step.args);
+      if (secret === undefined) {
+        secret = templateRefs(step.args).some((t) => {
+          const ref = parseTemplatePath(t.path);
+          return (
+            typeof ref !== 'string' &&
+            ref.root === 'source' &&
+            ref.ref.source === 'env' &&
+            isSecret(ref.ref.name ?? '')
+          );
+        });
+        readsSecret.set(step.args, secret);
+      }
+      if (secret) await hasher.load(s.tenant);
+    },
+    draw(ref, s) {
+      if (ref.source === 'env') {
+        const name = ref.name ?? '';
+        const value = envOf(s.tenant, name);
+        if (!isSecret(name)) return value;
+        const secret: SecretRef = { $secret: hasher.hash(s.tenant, value), env: name };
         return secret;
       }
       switch (ref.source) {
@@ -173,15 +228,25 @@ export function liveEffects(
           return ref.name === 'hex' ? Buffer.from(raw.random.bytes(16)).toString('hex') : raw.random.float();
         case 'id':
           return raw.random.uuid();
-        case 'env':
-          return raw.env.get(ref.name ?? '') ?? null;
       }
     },
     async invoke(tool, a, s, signal) {
       const revealed = new Map<string, string>();
       try {
+        const clear = await readSecrets(a.args, s.tenant, revealed);
+        const args = revealSecrets(a.args, clear) as Record<string, unknown>;
+        if (clear.size > 0) {
+          // The checks judged each secret by its type; its value is judged here, before the call.
+          const problems = validateValue(tool.args, args);
+          if (problems.length > 0) {
+            const what = problems.map(
+              (p) => `${p.field}: ${p.problem.replaceAll('_', ' ')} (expected ${p.expected})`,
+            );
+            return { ok: false, error: { code: 'invalid_arguments', message: what.join('; ') } };
+          }
+        }
         const output =
-          (await tool.handler(revealSecrets(a.args, raw, revealed) as Record<string, unknown>, {
+          (await tool.handler(args, {
             tenant: s.tenant,
             runId: s.runId,
             step: a.step,
@@ -218,7 +283,8 @@ export function liveEffects(
       if (s.suspended || !tool?.reconcile) return undefined;
       const revealed = new Map<string, string>();
       try {
-        const found = await tool.reconcile(revealSecrets(a.args, raw, revealed) as Record<string, unknown>, {
+        const clear = await readSecrets(a.args, s.tenant, revealed);
+        const found = await tool.reconcile(revealSecrets(a.args, clear) as Record<string, unknown>, {
           tenant: s.tenant,
           runId: s.runId,
           step: a.step,

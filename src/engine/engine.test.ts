@@ -276,7 +276,7 @@ describe('engine: sources, templates and failures', () => {
   test('every source value is ledgered before the step that uses it', async () => {
     const echo = spyTool('echo');
     const sources = fakeSources({ env: { REGION: 'eu-west', SECRET_TOKEN: 'nope' } });
-    const keel = createKeel({ store: freshPath(), tools: [echo], sources });
+    const keel = createKeel({ store: freshPath(), tools: [echo], sources, exposeEnv: { t1: ['REGION'] } });
     await deploy(
       keel,
       't1',

@@ -77,8 +77,13 @@ export interface EngineOptions {
   readonly tools: ToolRegistry;
   readonly sources: RawSources;
   readonly engineVersion?: string;
-  /** Which env names hold secrets (recorded as a hash, never in clear); SECRET_ENV by default. */
+  /** Which env names hold secrets (recorded as a keyed hash, never in clear); SECRET_ENV by default. */
   readonly isSecretEnv?: (name: string) => boolean;
+  /**
+   * Which env names a tenant's runs may read (the operator's exposure); none by default. Any other
+   * name reads as unset: the process environment is never asked for it.
+   */
+  readonly exposesEnv?: (tenant: string, name: string) => boolean;
   /** How new and recovered work is walked unless a call says otherwise (default inline). */
   readonly walk?: WalkMode;
   /** Who holds a run's lease while this engine walks it inline (e.g. `inline:<host>:<pid>`). */
@@ -159,7 +164,13 @@ export class Engine {
     this.tools = o.tools;
     this.writChains = new WritChains(o.store);
     this.live = delegatingEffects(
-      liveEffects(o.sources, o.isSecretEnv, o.modelProvider),
+      liveEffects(o.sources, {
+        ...(o.exposesEnv ? { exposesEnv: o.exposesEnv } : {}),
+        ...(o.isSecretEnv ? { isSecretEnv: o.isSecretEnv } : {}),
+        ...(o.modelProvider ? { modelProvider: o.modelProvider } : {}),
+        // Each tenant's secrets are hashed under its own key, made on first use (32 random bytes).
+        secretKey: (tenant) => o.store.secretKey(tenant, o.sources.random.bytes(32)),
+      }),
       {
         keyFor: (tenant) => o.delegationKeyFor?.(tenant),
         versionFor: (tenant, workflowId, version) => latestVersion(o.store, tenant, workflowId, version),

@@ -1,10 +1,11 @@
+export { SECRET_ENV, type SecretRef } from '../core/spec/index.ts';
 export {
   DELEGATE_TOOL,
   DelegationCode,
   type DelegationKey,
   delegateTool,
 } from './delegate.ts';
-export { type Effects, liveEffects, SECRET_ENV, type SecretRef, type StepOutcome } from './effects.ts';
+export { type Effects, type LiveEffectsOptions, liveEffects, type StepOutcome } from './effects.ts';
 export {
   type ApprovalDecision,
   ENGINE_VERSION,

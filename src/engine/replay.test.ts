@@ -116,7 +116,7 @@ describe('replay', () => {
 describe('declared nondeterminism: conformance-nondeterminism', () => {
   async function original() {
     const sources = fakeSources({ seed: 7, env: { KEEL_REGION: 'eu-west' } });
-    const keel = createKeel({ store: ':memory:', sources });
+    const keel = createKeel({ store: ':memory:', sources, exposeEnv: { t1: ['KEEL_REGION'] } });
     await deploy(keel, 't1', FIXTURE);
     const run = await keel.runs.start('t1', 'conformance-nondeterminism', go('nd'));
     assert.equal(run.status, 'completed');

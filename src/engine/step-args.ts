@@ -49,6 +49,7 @@ export async function stepArgs(
     return value;
   };
 
+  await fx.prepare?.(step, s);
   const slots = modelSlots(step.args);
   // Slot prompts are templates too: resolved with the other arguments, in the same canonical order.
   const templated: Record<string, unknown> = { ...step.args };

@@ -10,6 +10,7 @@ async function ledgerOf(workflowId: string, approve = false) {
   const keel = createKeel({
     store: ':memory:',
     sources: fakeSources({ seed: 1, env: { KEEL_REGION: 'eu' } }),
+    exposeEnv: { t: ['KEEL_REGION'] },
   });
   await keel.workflows.publishObject('t', compileDefinition(fixtureDefinitions().get(workflowId)!), 'test');
   const event = {

@@ -354,6 +354,11 @@ export interface Store {
   /** The chain stored under `hash` for the tenant, as stored; undefined when there is none. */
   getWritChain(tenant: string, hash: Digest): Promise<string | undefined>;
 
+  /**
+   * The tenant's key for hashing secret values (32 bytes): the stored one, or `candidate`, stored
+   * now, when the tenant has none yet. It never changes once stored and never enters a ledger.
+   */
+  secretKey(tenant: string, candidate: Uint8Array): Promise<Uint8Array>;
   stats(): StoreStats;
   close(): Promise<void>;
 }

@@ -512,5 +512,25 @@ export function runStoreContract(name: string, factory: StoreFactory): void {
         ['Zed', 'alpha'],
       );
     });
+    test('keeps the first secret key stored for a tenant: later candidates, other tenants and other connections agree', async () => {
+      const tenant = `secret-key-${counter++}`;
+      const first = new Uint8Array(32).fill(7);
+      const later = new Uint8Array(32).fill(9);
+      assert.deepEqual(await store.secretKey(tenant, first), first);
+      assert.deepEqual(await store.secretKey(tenant, later), first, 'the stored key never changes');
+      if (another)
+        assert.deepEqual(await another.secretKey(tenant, later), first, 'another connection reads it');
+      const other = `${tenant}-other`;
+      assert.deepEqual(await store.secretKey(other, later), later, 'each tenant has its own key');
+      // Concurrent first uses store one key, and every caller gets that one.
+      const racing = `${tenant}-race`;
+      const got = await Promise.all(
+        [1, 2, 3, 4].map((n) =>
+          (n % 2 === 0 && another ? another : store).secretKey(racing, new Uint8Array(32).fill(n)),
+        ),
+      );
+      for (const k of got) assert.deepEqual(k, got[0]);
+      await assert.rejects(store.secretKey(`${tenant}-short`, new Uint8Array(16)), RangeError);
+    });
   });
 }

@@ -32,6 +32,7 @@ export function goldenKeel() {
     store: ':memory:',
     tools: supportDeskTools(desk),
     sources: fakeSources({ start: Date.UTC(2026, 10, 30, 9), seed: 2026, env: { KEEL_REGION: 'eu-west' } }),
+    exposeEnv: { 'acme-support': ['KEEL_REGION'] },
   });
   return { keel, desk };
 }

@@ -45,7 +45,14 @@ export interface CliError {
 
 function childEnv(extra: CliOptions['env'] = {}): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...process.env };
-  for (const k of ['KEEL_STORE', 'KEEL_TENANT', 'KEEL_USER', 'FORCE_COLOR', 'NODE_TEST_CONTEXT'])
+  for (const k of [
+    'KEEL_STORE',
+    'KEEL_TENANT',
+    'KEEL_USER',
+    'KEEL_EXPOSE_ENV',
+    'FORCE_COLOR',
+    'NODE_TEST_CONTEXT',
+  ])
     delete env[k];
   env.NO_COLOR = '1';
   for (const [k, v] of Object.entries(extra)) {

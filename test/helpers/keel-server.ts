@@ -14,8 +14,10 @@ export interface ApiResponse<T = Record<string, unknown>> {
 }
 
 function serverEnv(extra: Readonly<Record<string, string>> = {}): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: '1', ...extra };
-  for (const k of ['KEEL_STORE', 'KEEL_TENANT', 'KEEL_WORKERS', 'NODE_TEST_CONTEXT']) delete env[k];
+  const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: '1' };
+  for (const k of ['KEEL_STORE', 'KEEL_TENANT', 'KEEL_WORKERS', 'KEEL_EXPOSE_ENV', 'NODE_TEST_CONTEXT'])
+    delete env[k];
+  Object.assign(env, extra);
   return env;
 }
 

@@ -47,6 +47,7 @@ import {
   toRun,
   toVersion,
 } from '../shared/rows.ts';
+import { checkSecretKeyCandidate, SECRET_KEY_SQL } from '../shared/secret-key-rows.ts';
 import { toRevocation, toTrustedKey, WRIT_TRUST_SQL as WT } from '../shared/writ-trust-rows.ts';
 import {
   createPool,
@@ -404,6 +405,17 @@ export class PostgresStore implements Store {
   async getWritChain(tenant: string, hash: string): Promise<string | undefined> {
     const r = await this.query({ name: 'keel_writ_chain_get', text: WT.getChain, values: [tenant, hash] });
     return r.rows[0]?.chain as string | undefined;
+  }
+
+  async secretKey(tenant: string, candidate: Uint8Array): Promise<Uint8Array> {
+    const fresh = checkSecretKeyCandidate(candidate);
+    const read = async () =>
+      (await this.query({ name: 'keel_secret_key_get', text: SECRET_KEY_SQL.get, values: [tenant] })).rows[0]
+        ?.key as Buffer | undefined;
+    const stored = await read();
+    if (stored) return new Uint8Array(stored);
+    await this.write('keel_secret_key_put', SECRET_KEY_SQL.put, [tenant, fresh]);
+    return new Uint8Array((await read())!);
   }
 
   stats(): StoreStats {

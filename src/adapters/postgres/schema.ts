@@ -197,6 +197,19 @@ export const MIGRATIONS: readonly Migration[] = [
     ALTER TABLE runs SET (fillfactor = 70);
     `,
   },
+  {
+    version: 7,
+    name: 'tenant secret keys',
+    // Each tenant's key for hashing secret values (HMAC-SHA-256), made on first use and never
+    // changed: a run records a secret as its keyed hash, so a reader of the ledger alone cannot
+    // confirm a guessed value. The key is never written to a ledger.
+    sql: `
+    CREATE TABLE tenant_secret_keys (
+      tenant TEXT COLLATE "C" PRIMARY KEY,
+      key BYTEA NOT NULL CHECK (length(key) = 32)
+    );
+    `,
+  },
 ];
 
 /** The schema version this Keel writes and reads. */

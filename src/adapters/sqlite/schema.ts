@@ -3,7 +3,7 @@
  * transaction at open; a database from a newer Keel is refused rather than guessed at. Published
  * migrations are never edited: a change is a new entry at the end.
  */
-export const SCHEMA_VERSION = 7;
+export const SCHEMA_VERSION = 8;
 
 export const MIGRATIONS: readonly string[] = [
   `
@@ -204,6 +204,15 @@ export const MIGRATIONS: readonly string[] = [
     FROM entries ORDER BY run_key, seq;
   DROP TABLE entries;
   ALTER TABLE entries_v7 RENAME TO entries;
+  `,
+  // v8: each tenant's key for hashing secret values (HMAC-SHA-256), made on first use and never
+  // changed: a run records a secret as its keyed hash, so a reader of the ledger alone cannot
+  // confirm a guessed value. The key is never written to a ledger.
+  `
+  CREATE TABLE tenant_secret_keys (
+    tenant TEXT PRIMARY KEY,
+    key BLOB NOT NULL CHECK (length(key) = 32)
+  ) WITHOUT ROWID;
   `,
 ];
 

@@ -49,6 +49,8 @@ import {
   toRun,
   toVersion,
 } from '../shared/rows.ts';
+import { checkSecretKeyCandidate, SECRET_KEY_SQL } from '../shared/secret-key-rows.ts';
+import { sqliteStatement } from '../shared/writ-trust-rows.ts';
 import { digestBlob, digestText, MIGRATIONS, SCHEMA_VERSION } from './schema.ts';
 import { SqliteKeysIdempotency } from './sqlite-keys-idempotency.ts';
 import { SqliteLeases } from './sqlite-leases.ts';
@@ -173,6 +175,8 @@ export class SqliteStore implements Store {
            FROM entries WHERE run_key = ? AND seq >= ? ORDER BY seq LIMIT ?`,
         )
         .raw(),
+      getSecretKey: db.prepare(sqliteStatement(SECRET_KEY_SQL.get).sql),
+      putSecretKey: db.prepare(sqliteStatement(SECRET_KEY_SQL.put).sql),
       approvalsByTenant: db.prepare('SELECT * FROM approvals WHERE tenant = ? ORDER BY requested_at, run_id'),
       approvalsByRun: db.prepare(
         'SELECT * FROM approvals WHERE tenant = ? AND run_id = ? ORDER BY requested_at',
@@ -581,6 +585,16 @@ export class SqliteStore implements Store {
 
   async getWritChain(tenant: string, hash: string): Promise<string | undefined> {
     return io('reading a writ chain', () => this.writTrust.getChain(tenant, hash));
+  }
+
+  async secretKey(tenant: string, candidate: Uint8Array): Promise<Uint8Array> {
+    const fresh = checkSecretKeyCandidate(candidate);
+    return io('reading the tenant secret key', () => {
+      const stored = this.st.getSecretKey.get(tenant) as { key: Buffer } | undefined;
+      if (stored) return new Uint8Array(stored.key);
+      if (this.st.putSecretKey.run(tenant, fresh).changes === 1) this.commits++;
+      return new Uint8Array((this.st.getSecretKey.get(tenant) as { key: Buffer }).key);
+    });
   }
 
   stats(): StoreStats {

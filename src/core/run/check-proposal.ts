@@ -18,6 +18,7 @@ import {
   type PolicyOutcome,
   type TraceStep,
 } from '../policy/index.ts';
+import { isSecretRef } from '../spec/index.ts';
 import {
   type ArgProblem,
   callCost,
@@ -105,7 +106,8 @@ export interface ProposalContext {
 
 export function checkProposal(c: ProposalContext): Decision {
   const { tool, args } = c;
-  const problems = validateArgs(tool, args);
+  // A secret is judged by its type here; its value, which only the tool call sees, there.
+  const problems = validateArgs(tool, args, isSecretRef);
   if (problems.length > 0) {
     return {
       outcome: 'refuse',

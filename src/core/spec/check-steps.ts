@@ -2,12 +2,15 @@
  * Validation of the step list: names, tools, args as JSON, and every template in the args.
  *
  * A template may read the event, the output of an EARLIER step and declared sources; `env.NAME`
- * only when NAME is in the spec's `env` allow-list. Never resolves a template or calls a tool.
+ * only when NAME is in the spec's `env` allow-list, and a secret env name only as a whole value
+ * (its value is recorded as a keyed hash, so it cannot be put into text). Never resolves a
+ * template or calls a tool.
  */
 import { checkJsonValue } from './check-json-value.ts';
 import { isModelSlot, MODEL_SLOT_KEY } from './model-slots.ts';
 import type { PathSegment } from './read-path.ts';
 import type { TemplateRef } from './scan-templates.ts';
+import { isSecretEnvName } from './secret-env.ts';
 import {
   checkKeys,
   expectMapping,
@@ -55,7 +58,7 @@ export function checkSteps(
     if (tool !== undefined && options.knownTool && !options.knownTool(tool)) {
       c.report([...path, 'tool'], `unknown tool ${JSON.stringify(tool)}`);
     }
-    const args = checkArgs(c, field(obj, 'args'), i, declared, env);
+    const args = checkArgs(c, field(obj, 'args'), i, declared, env, options.isSecretEnv ?? isSecretEnvName);
     if (args !== undefined) checkModelSlots(c, args, ['steps', i, 'args'], options);
     if (name !== undefined && tool !== undefined && args !== undefined) steps.push({ name, tool, args });
   });
@@ -88,6 +91,7 @@ function checkArgs(
   index: number,
   names: readonly (string | undefined)[],
   env: readonly string[],
+  isSecret: (name: string) => boolean,
 ): Record<string, unknown> | undefined {
   const path: PathSegment[] = ['steps', index, 'args'];
   if (raw === undefined) return {};
@@ -97,11 +101,12 @@ function checkArgs(
   const args = checkJsonValue(c, obj, path) as Record<string, unknown>;
   if (c.problems.length > before) return undefined;
   forEachTemplateString(args, (at, parts) => {
+    const whole = parts.length === 1;
     for (const p of parts) {
       const where = [...path, ...at];
       if (p.kind === 'invalid') c.report(where, `invalid template "{{ ${p.path} }}": ${p.message}`);
       if (p.kind !== 'template') continue;
-      const why = refProblem(p.ref, index, names, env);
+      const why = refProblem(p.ref, index, names, env) ?? secretInText(p.ref, whole, isSecret);
       if (why) c.report(where, `template "{{ ${p.path} }}": ${why}`);
     }
   });
@@ -149,6 +154,21 @@ function reportNestedSlots(c: SpecChecker, v: unknown, at: PathSegment[]): void 
     return;
   }
   for (const k of Object.keys(v).sort()) reportNestedSlots(c, v[k], [...at, k]);
+}
+
+/**
+ * A secret env value is recorded as a keyed hash and handed to the tool as its clear value only
+ * at the call, so it can be a whole argument value but never part of a text.
+ */
+function secretInText(
+  ref: TemplateRef,
+  whole: boolean,
+  isSecret: (name: string) => boolean,
+): string | undefined {
+  if (whole || ref.root !== 'source' || ref.ref.source !== 'env') return undefined;
+  const name = ref.ref.name ?? '';
+  if (!isSecret(name)) return undefined;
+  return `env.${name} is a secret (its name marks it as one), and a secret cannot be put into text: Keel records only its keyed hash, and the tool receives the value at the call. Pass it as the whole value ("{{env.${name}}}") of its own argument and let the tool build the text (e.g. the "Bearer " prefix)`;
 }
 
 function refProblem(

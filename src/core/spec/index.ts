@@ -22,6 +22,7 @@ export {
   type TemplatePart,
   type TemplateRef,
 } from './scan-templates.ts';
+export { isSecretEnvName, isSecretRef, SECRET_ENV, type SecretRef } from './secret-env.ts';
 export { specHash } from './spec-hash.ts';
 export {
   describeValue,
@@ -33,7 +34,7 @@ export {
 } from './spec-problem.ts';
 export { templateRefs } from './template-refs.ts';
 export { triggerMatches } from './trigger-matches.ts';
-export { validateSpec } from './validate-spec.ts';
+export { ENV_NAME, validateSpec } from './validate-spec.ts';
 export {
   isWorkflowStatus,
   type SpecOptions,

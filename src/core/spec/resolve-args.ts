@@ -9,6 +9,7 @@
 import type { EventLike } from './event-like.ts';
 import { MISSING, type PathSegment, readPath } from './read-path.ts';
 import { type SourceRef, scanTemplates, type TemplateRef } from './scan-templates.ts';
+import { isSecretRef } from './secret-env.ts';
 import { describeValue, formatFieldPath } from './spec-problem.ts';
 
 export interface TemplateScope {
@@ -85,7 +86,14 @@ function resolveString(s: string, path: PathSegment[], pass: Pass): unknown {
       if (v === MISSING) problem(pass, path, `"{{ ${p.path} }}" has no value`);
       else if (typeof v === 'string') out += v;
       else if (typeof v === 'number' || typeof v === 'boolean') out += String(v);
-      else if (v !== DEFERRED) {
+      else if (isSecretRef(v)) {
+        // A version published before the name counted as a secret (validation refuses this now).
+        problem(
+          pass,
+          path,
+          `"{{ ${p.path} }}" is the secret ${v.env}, which cannot be put into text (Keel records only its hash); use it as the whole value of an argument`,
+        );
+      } else if (v !== DEFERRED) {
         problem(
           pass,
           path,

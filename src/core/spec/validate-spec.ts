@@ -45,7 +45,8 @@ const TOP_KEYS = [
 const TRIGGER_KEYS = ['event', 'when'] as const;
 const LIMIT_KEYS = ['maxSteps', 'maxCostUsd'] as const;
 const SPEC_ID = /^[a-z0-9][a-z0-9._-]{0,127}$/;
-const ENV_NAME = /^[A-Z_][A-Z0-9_]*$/;
+/** An environment variable name a spec may list under `env:`. */
+export const ENV_NAME = /^[A-Z_][A-Z0-9_]*$/;
 
 /** Validates an already-parsed value (e.g. JSON over HTTP). Problems carry no line numbers. */
 export function validateSpec(value: unknown, file: string, options: SpecOptions = {}): WorkflowSpec {

@@ -59,6 +59,11 @@ export interface SpecOptions {
     prompt: string;
     schema: Readonly<Record<string, unknown>>;
   }) => string | undefined;
+  /**
+   * Which env names hold secrets (recorded as a keyed hash, never in clear); `SECRET_ENV` by
+   * default. A secret may only be a whole argument value, never part of a text.
+   */
+  isSecretEnv?: (name: string) => boolean;
 }
 
 export function isWorkflowStatus(s: unknown): s is WorkflowStatus {

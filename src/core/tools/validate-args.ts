@@ -28,21 +28,59 @@ export interface ArgProblem {
 const ajv = new Ajv2020({ allErrors: true, strict: false, useDefaults: false, coerceTypes: false });
 addFormats.default(ajv);
 
-export function validateArgs(tool: ToolDescriptor, args: Record<string, unknown>): ArgProblem[] {
-  return validateValue(tool.args, args);
+/**
+ * Problems of a proposal's arguments. A value `opaque` recognises (a secret's reference, whose
+ * clear value only the tool call sees) is judged as a string by its type alone: what its value
+ * must hold beyond that (length, pattern, format, enum) is checked at the call.
+ */
+export function validateArgs(
+  tool: ToolDescriptor,
+  args: Record<string, unknown>,
+  opaque?: (v: unknown) => boolean,
+): ArgProblem[] {
+  if (!opaque) return validateValue(tool.args, args);
+  const paths = new Set<string>();
+  const judged = standIn(args, opaque, '', paths);
+  if (paths.size === 0) return validateValue(tool.args, args);
+  return problemsOf(tool.args, judged, (e) => e.keyword === 'type' || !paths.has(e.instancePath));
+}
+
+/** `value` with every opaque value replaced by a string; `paths` learns their JSON Pointers. */
+function standIn(value: unknown, opaque: (v: unknown) => boolean, at: string, paths: Set<string>): unknown {
+  if (opaque(value)) {
+    paths.add(at);
+    return '(opaque)';
+  }
+  if (Array.isArray(value)) return value.map((x, i) => standIn(x, opaque, `${at}/${i}`, paths));
+  if (typeof value !== 'object' || value === null) return value;
+  const out: Record<string, unknown> = {};
+  for (const [k, x] of Object.entries(value)) {
+    const pointer = `${at}/${k.replace(/~/g, '~0').replace(/\//g, '~1')}`;
+    Object.defineProperty(out, k, {
+      value: standIn(x, opaque, pointer, paths),
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
+  }
+  return out;
 }
 
 const bySchema = new WeakMap<object, ValidateFunction>();
 
 /** Problems of `value` against a JSON Schema (compiled once per schema object). */
 export function validateValue(schema: JsonSchema, value: unknown): ArgProblem[] {
+  return problemsOf(schema, value, () => true);
+}
+
+function problemsOf(schema: JsonSchema, value: unknown, keep: (e: ErrorObject) => boolean): ArgProblem[] {
   let validate = bySchema.get(schema);
   if (!validate) {
     validate = ajv.compile(schema);
     bySchema.set(schema, validate);
   }
   if (validate(value)) return [];
-  return (validate.errors ?? []).map((e) => toProblem(e, value));
+  return (validate.errors ?? []).filter(keep).map((e) => toProblem(e, value));
 }
 
 /** `/items/0/note` -> `items[0].note` */
