@@ -574,16 +574,10 @@ export class Engine {
   async load(tenant: string, runId: string) {
     const run = await this.store.getRun(tenant, runId);
     if (!run) throw new KeelError(ErrorCode.notFound, `run ${runId} not found`, { runId });
-    const version = await this.store.getVersion(tenant, run.workflowId, run.version);
-    if (!version) {
-      throw new KeelError(
-        ErrorCode.notFound,
-        `run ${runId} is pinned to ${run.workflowId} v${run.version} (${run.specHash}), which is not in this store`,
-        { runId, workflowId: run.workflowId, version: run.version },
-      );
-    }
     const stored = await this.store.readEntries(tenant, runId);
-    const { entries, state } = checkStoredRun(run, stored, version);
-    return { run, version, stored, entries, state };
+    const version = await this.store.getVersion(tenant, run.workflowId, run.version);
+    // The row is checked against its root before the version it names is relied on.
+    const checked = checkStoredRun(run, stored, version);
+    return { run, stored, ...checked };
   }
 }

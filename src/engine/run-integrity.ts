@@ -156,7 +156,7 @@ export function checkStoredRun(
   run: RunRecord,
   stored: readonly StoredEntry[],
   version: VersionRecord | undefined,
-): { entries: Entry[]; state: RunState } {
+): { entries: Entry[]; state: RunState; version: VersionRecord } {
   const chain = verifyLedger(run.runId, stored, run.head);
   if (!chain.ok) throw refuseUnverified(run.runId, chain.failure);
   const entries = stored.map(decodeEntry);
@@ -173,7 +173,7 @@ export function checkStoredRun(
         `the run is stored as ${run.status} but its ledger says ${state.status}`,
       ),
     );
-  return { entries, state };
+  return { entries, state, version: version! };
 }
 
 /**

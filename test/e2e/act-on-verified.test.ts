@@ -1,0 +1,233 @@
+/**
+ * Nothing acts on a run that does not verify, and `verify` sees what sits beside the ledger: a
+ * real SQLite file tampered with through a second connection (as an attacker with the file would),
+ * then acted on through the library. Each case checks the refusal names the failure and that the
+ * tool was never called; the rows a person is shown (pending approvals) come from the ledger.
+ */
+import assert from 'node:assert/strict';
+import { after, test } from 'node:test';
+import { createKeel, type Keel } from '../../src/app/index.ts';
+import { isKeelError, KeelError } from '../../src/core/errors.ts';
+import type { Store } from '../../src/ports/index.ts';
+import { deploy, isCode, type SpyTool, spyTool } from '../../src/testing/index.ts';
+import { Sandbox } from '../helpers/keel-cli.ts';
+import { type EntryRow, entryRows, putEntryRow, setRunHead, withDb } from '../helpers/sqlite-files.ts';
+
+const SPEC = `id: close
+version: 1
+status: LIVE
+triggers: [{ event: go }]
+steps:
+  - { name: reply, tool: reply, args: { ticket: "{{event.subject}}" } }
+  - { name: close, tool: close, args: { ticket: "{{event.subject}}", reason: "resolved" } }
+limits: { maxSteps: 4, maxCostUsd: 0 }
+`;
+
+const sandboxes: Sandbox[] = [];
+after(() => {
+  for (const s of sandboxes) s.remove();
+});
+
+let n = 0;
+const go = (subject = 'T-1') => ({
+  id: `e${n++}`,
+  type: 'go',
+  time: '2026-01-01T00:00:00Z',
+  subject,
+  payload: {},
+});
+
+/** A store file with one run waiting for the approval of its destructive `close` step. */
+async function waiting(): Promise<{ keel: Keel; store: string; close: SpyTool; runId: string }> {
+  const sandbox = new Sandbox('act-verified');
+  sandboxes.push(sandbox);
+  const store = sandbox.store();
+  const close = spyTool('close', { destructive: true, idempotent: false });
+  const keel = createKeel({ store, tools: [spyTool('reply'), close] });
+  await deploy(keel, 'acme', SPEC);
+  const [run] = (await keel.events.emit('acme', go())).runs;
+  assert.equal(run?.status, 'waiting_approval');
+  return { keel, store, close, runId: run!.runId };
+}
+
+/** Rewrites one entry's payload bytes in place (its hashes left as they were). */
+function editPayload(store: string, runId: string, seq: number, edit: (p: string) => string): EntryRow {
+  const row = entryRows(store, runId)[seq]!;
+  putEntryRow(store, { ...row, payload: Buffer.from(edit(row.payload.toString())) });
+  return row;
+}
+
+const sql = (store: string, text: string, ...params: unknown[]) =>
+  withDb(store, (db) => db.prepare(text).run(...params));
+
+test('approve refuses an edited ledger: the approver was never shown it, and the tool never runs', async () => {
+  const { keel, store, close, runId } = await waiting();
+  try {
+    const seq = (await keel.runs.entries('acme', runId)).findIndex((e) => e.kind === 'approval.requested');
+    editPayload(store, runId, seq, (p) => p.replace('"resolved"', '"refund everything"'));
+    await assert.rejects(keel.approvals.approve('acme', runId, 'dana'), (e: unknown) => {
+      assert.ok(isKeelError(e) && e.code === 'ledger_invalid', String(e));
+      assert.deepEqual([e.details.code, e.details.seq], ['hash_mismatch', seq]);
+      return true;
+    });
+    await assert.rejects(keel.approvals.deny('acme', runId, 'dana'), isCode('ledger_invalid'));
+    await assert.rejects(keel.runs.cancel('acme', runId, { by: 'dana' }), isCode('ledger_invalid'));
+    await assert.rejects(
+      keel.runs.fork('acme', runId, { fromSeq: 1, mode: 'branch' }),
+      isCode('ledger_invalid'),
+    );
+    await assert.rejects(keel.runs.rerun('acme', runId), isCode('ledger_invalid'));
+    await assert.rejects(keel.runs.recover('acme', runId), isCode('ledger_invalid'));
+    assert.equal(close.calls.length, 0);
+    const [listed] = await keel.approvals.list('acme');
+    assert.equal(listed?.invalid?.code, 'hash_mismatch', 'the approver is told, not shown the row');
+    assert.equal((await keel.runs.list('acme')).runs.length, 1, 'no fork or rerun was created');
+  } finally {
+    await keel.close();
+  }
+});
+
+test('replay and fork of an edited ledger are refused, never reported identical or laundered', async () => {
+  const { keel, store, runId } = await waiting();
+  try {
+    await keel.approvals.approve('acme', runId, 'dana');
+    assert.equal((await keel.runs.replay('acme', runId)).identical, true);
+    // The edit changes a recorded output: a replay serving it would regenerate it faithfully.
+    const seq = (await keel.runs.entries('acme', runId)).findIndex((e) => e.kind === 'step.completed');
+    editPayload(store, runId, seq, (p) => p.replace('"T-1"', '"T-9"'));
+    await assert.rejects(keel.runs.replay('acme', runId), isCode('ledger_invalid'));
+    await assert.rejects(
+      keel.runs.fork('acme', runId, { fromSeq: seq + 1, mode: 'replay' }),
+      isCode('ledger_invalid'),
+    );
+    assert.equal((await keel.runs.list('acme')).runs.length, 1);
+  } finally {
+    await keel.close();
+  }
+});
+
+test('a row whose head disagrees with its ledger is refused at once, not retried at full CPU', async () => {
+  const { keel, store, close, runId } = await waiting();
+  try {
+    const rows = entryRows(store, runId);
+    setRunHead(store, runId, { seq: rows.length - 2, hash: rows.at(-2)!.hash });
+    await assert.rejects(keel.approvals.approve('acme', runId, 'dana'), (e: unknown) => {
+      assert.ok(
+        isKeelError(e) && e.code === 'ledger_invalid' && e.details.code === 'head_mismatch',
+        String(e),
+      );
+      return true;
+    });
+    assert.equal(close.calls.length, 0);
+  } finally {
+    await keel.close();
+  }
+});
+
+test('retries on a moving head are bounded and end in a typed error', async () => {
+  const { keel, store, runId } = await waiting();
+  await keel.close();
+  let appends = 0;
+  const real = createKeel({ store }).store;
+  // The real store, except that every append meets a head another writer just moved.
+  const moving: Store = Object.create(real, {
+    append: {
+      value: async () => {
+        appends++;
+        throw new KeelError('head_conflict', 'another writer moved the head');
+      },
+    },
+  });
+  const racing = createKeel({
+    store: moving,
+    tools: [spyTool('reply'), spyTool('close', { destructive: true })],
+  });
+  try {
+    await assert.rejects(racing.approvals.approve('acme', runId, 'dana'), (e: unknown) => {
+      assert.ok(isKeelError(e) && e.code === 'head_conflict' && /kept changing/.test(e.message), String(e));
+      return true;
+    });
+    assert.equal(appends, 6, 'the first try and 5 retries');
+  } finally {
+    await racing.close();
+  }
+});
+
+test('verify names the run row column that disagrees with the root, and a run moved to another tenant', async () => {
+  const { keel, store, runId } = await waiting();
+  try {
+    for (const [column, value] of [
+      ['workflow_id', 'other'],
+      ['version', 2],
+      ['spec_hash', `sha256:${'1'.repeat(64)}`],
+      ['event_id', 'e-forged'],
+      ['event_type', 'forged'],
+    ] as const) {
+      const before = withDb(store, (db) =>
+        db.prepare(`SELECT ${column} AS v FROM runs WHERE run_id = ?`).get(runId),
+      ) as { v: unknown };
+      sql(store, `UPDATE runs SET ${column} = ? WHERE run_id = ?`, value, runId);
+      const v = await keel.runs.verify('acme', runId);
+      assert.ok(
+        !v.ok && v.failure.code === 'row_mismatch' && v.failure.message.includes(column),
+        JSON.stringify(v),
+      );
+      await assert.rejects(keel.approvals.approve('acme', runId, 'dana'), isCode('ledger_invalid'));
+      sql(store, `UPDATE runs SET ${column} = ? WHERE run_id = ?`, before.v, runId);
+    }
+    assert.equal((await keel.runs.verify('acme', runId)).ok, true, 'restored');
+    // The whole run, rows and entries, moved into another tenant: it verifies there no more.
+    sql(store, "UPDATE runs SET tenant = 'globex' WHERE run_id = ?", runId);
+    sql(store, "UPDATE approvals SET tenant = 'globex' WHERE run_id = ?", runId);
+    const moved = await keel.runs.verify('globex', runId);
+    assert.ok(!moved.ok && moved.failure.code === 'row_mismatch' && /tenant/.test(moved.failure.message));
+    await assert.rejects(keel.approvals.approve('globex', runId, 'mallory'), isCode('ledger_invalid'));
+  } finally {
+    await keel.close();
+  }
+});
+
+test('pending approvals are shown as the ledger records them; verify reports rows that disagree', async () => {
+  const { keel, store, runId } = await waiting();
+  try {
+    const shown = await keel.approvals.list('acme');
+    assert.deepEqual(shown[0]?.args, { ticket: 'T-1', reason: 'resolved' });
+    // An edited row: the approver still sees the ledger's arguments; verify names the row.
+    sql(
+      store,
+      `UPDATE approvals SET args = '{"ticket":"T-1","reason":"all of them"}' WHERE run_id = ?`,
+      runId,
+    );
+    assert.deepEqual((await keel.approvals.list('acme'))[0]?.args, { ticket: 'T-1', reason: 'resolved' });
+    const edited = await keel.runs.verify('acme', runId);
+    assert.ok(!edited.ok && edited.failure.code === 'projection_mismatch', JSON.stringify(edited));
+    // A deleted row: the run still waits and is still listed (from its ledger); verify names it.
+    sql(store, 'DELETE FROM approvals WHERE run_id = ?', runId);
+    assert.equal((await keel.approvals.list('acme')).length, 1);
+    const deleted = await keel.runs.verify('acme', runId);
+    assert.ok(
+      !deleted.ok && deleted.failure.code === 'projection_mismatch' && /no row/.test(deleted.failure.message),
+    );
+    // A row invented for a run that waits for nothing: not listed; verify names it.
+    const [done] = (await keel.events.emit('acme', go('T-2'))).runs;
+    await keel.approvals.approve('acme', done!.runId, 'dana');
+    sql(
+      store,
+      `INSERT INTO approvals (run_id, proposal_id, tenant, step, tool, args, reason, channel, requested_at)
+       VALUES (?, 'sha256:${'0'.repeat(64)}', 'acme', 'close', 'close', '{}', 'fake', 'cli', '2026-01-01T00:00:00Z')`,
+      done!.runId,
+    );
+    assert.deepEqual(
+      (await keel.approvals.list('acme')).map((a) => a.runId),
+      [runId],
+    );
+    const fake = await keel.runs.verify('acme', done!.runId);
+    assert.ok(
+      !fake.ok &&
+        fake.failure.code === 'projection_mismatch' &&
+        /waits for no approval/.test(fake.failure.message),
+    );
+  } finally {
+    await keel.close();
+  }
+});
