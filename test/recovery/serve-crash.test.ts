@@ -155,6 +155,7 @@ async function crashAndRecover(
     const res = await server.api<{ status: string }>('GET', `/v1/runs/${[...ackedIds][0]}`, { key });
     assert.equal(res.status, 200);
     assert.equal(res.body.status, 'completed');
+    await sleep(200); // let the last lines of its stderr pipe be read
     const recovered = (server.stderr.match(/"kind":"walked"/g) ?? []).length;
     t.diagnostic(
       `${runs.length} runs (${ackedIds.size} acknowledged) after ${KILLS} kills (running at each kill: ${interrupted.join(', ')}): all completed; ${reconciled} payments settled by their reconcile check; the last server recovered ${recovered}`,
