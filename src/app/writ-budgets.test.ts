@@ -354,3 +354,29 @@ limits: {maxSteps: 3, maxCostUsd: 0}
   assert.equal(t.b.calls.length, 2);
   await keel.close();
 });
+
+test('a run cancelled while it waits gives back what it reserved and did not use', async () => {
+  await withStoreFile('keel-budget', async (path) => {
+    const w = writOf({ cents: 0, steps: 10, calls: 3 });
+    const policy = parsePolicy(
+      'default: allow\nrules:\n  - {id: ask-b, match: {tool: tool_b}, outcome: require_approval}\n',
+      'p.yaml',
+    );
+    const t = tools();
+    const keel = open(path, t, { ...w.config, policies: { acme: policy } });
+    await deploy(keel, 'acme', THREE_STEPS);
+    const [waiting] = (await keel.events.emit('acme', event('x1'), { writ: w.chain })).runs;
+    assert.equal(waiting!.status, 'waiting_approval');
+    const budgets = async () =>
+      (await keel.writs.budgets('acme', w.chain)).map((u) => [u.id, u.used.calls, u.limit.calls]);
+    assert.deepEqual(await budgets(), [['root-1', 3, 3]]);
+    assert.equal((await keel.runs.cancel('acme', waiting!.runId, { by: 'ops@acme' })).status, 'cancelled');
+    assert.deepEqual(await budgets(), [['root-1', 1, 3]]);
+    assert.deepEqual(await keel.writs.budgets('acme', w.hash), await keel.writs.budgets('acme', w.chain));
+    await assert.rejects(
+      keel.writs.budgets('acme', `sha256:${'0'.repeat(64)}`),
+      (e: unknown) => (e as { code?: string }).code === 'not_found',
+    );
+    await keel.close();
+  });
+});
