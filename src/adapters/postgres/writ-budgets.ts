@@ -7,6 +7,7 @@
  */
 import type pg from 'pg';
 import type { Digest } from '../../core/canonical/index.ts';
+import { ErrorCode, KeelError } from '../../core/errors.ts';
 import type { AppendRequest, WritBudgetUsage } from '../../ports/index.ts';
 import type { Row } from '../shared/rows.ts';
 import {
@@ -38,6 +39,8 @@ export class PgWritBudgets {
   private readonly links = new BudgetLinkCache();
   /** Writs whose rows exist (rows are never deleted), per tenant and leaf. */
   private readonly ensured = new Set<string>();
+  /** The links each prepared append's statement charges (kept per append, whatever the caches forget). */
+  private readonly prepared = new WeakMap<AppendRequest, readonly BudgetLink[]>();
 
   /** The links of the chain stored under `leaf`, root first; ledger_invalid when there is none. */
   async linksOf(client: Client, tenant: string, leaf: Digest): Promise<readonly BudgetLink[] | undefined> {
@@ -60,6 +63,7 @@ export class PgWritBudgets {
     const leaf = req.budget!.writ;
     const links = await this.linksOf(pool, req.tenant, leaf);
     if (!links) throw chainMissing(req.tenant, leaf);
+    this.prepared.set(req, links);
     const key = `${req.tenant}\u0000${leaf}`;
     if (this.ensured.has(key)) return;
     await pool.query({
@@ -79,7 +83,17 @@ export class PgWritBudgets {
 
   /** The links `prepare` read for this append (the statement's rows); none without a budget change. */
   statementLinks(req: AppendRequest): readonly BudgetLink[] {
-    return req.budget ? (this.links.get(req.tenant, req.budget.writ) ?? []) : [];
+    if (!req.budget) return [];
+    const links = this.prepared.get(req);
+    if (!links)
+      throw new KeelError(
+        ErrorCode.internal,
+        `append to ${req.runId}: its writ budget change was not prepared`,
+        {
+          runId: req.runId,
+        },
+      );
+    return links;
   }
 
   async usage(client: Client, tenant: string, links: readonly BudgetLink[]): Promise<WritBudgetUsage[]> {
