@@ -8,6 +8,7 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import fc from 'fast-check';
 import type { Digest } from '../core/canonical/index.ts';
 import type { PayloadOf } from '../core/ledger/index.ts';
 import { parsePolicy } from '../core/policy/index.ts';
@@ -379,4 +380,73 @@ test('a run cancelled while it waits gives back what it reserved and did not use
     );
     await keel.close();
   });
+});
+
+test('property: runs under one writ never make more calls than it allows, and once they finish it counts exactly the calls made', async () => {
+  const spec = (n: number) => `id: w${n}
+version: 1
+status: LIVE
+triggers: [{event: go${n}}]
+steps:
+${Array.from({ length: n }, (_, i) => `  - {name: s${i}, tool: step, args: {i: ${i}, failAt: "{{event.payload.failAt}}"}}`).join('\n')}
+limits: {maxSteps: 4, maxCostUsd: 0}
+`;
+  const w = writOf({ cents: 0, steps: 100, calls: 0 });
+  await fc.assert(
+    fc.asyncProperty(
+      fc.integer({ min: 0, max: 6 }),
+      fc.array(fc.record({ steps: fc.integer({ min: 1, max: 3 }), failAt: fc.integer({ min: 0, max: 3 }) }), {
+        minLength: 1,
+        maxLength: 6,
+      }),
+      async (budget, runs) => {
+        const root = signedRoot(w.k, {
+          id: 'prop',
+          scopes: ['*'],
+          budget: { cents: 0, steps: 100, calls: budget },
+        });
+        let made = 0;
+        // Fails at step `failAt` (a made call: it counts), so runs end early and give the rest back.
+        const step = spyTool('step', {
+          handler: (args) => {
+            made++;
+            if (String(args.i) === String(args.failAt)) throw new Error('failed on purpose');
+            return { ok: true };
+          },
+        });
+        const keel = createKeel({
+          store: ':memory:',
+          tools: [step],
+          sources: fakeSources({ start: MARCH }),
+          ...w.config,
+        });
+        for (const n of [1, 2, 3]) await deploy(keel, 'acme', spec(n));
+        const out = await Promise.all(
+          runs.map((r, i) =>
+            keel.events.emit(
+              'acme',
+              {
+                id: `e${i}`,
+                type: `go${r.steps}`,
+                time: '2026-03-15T00:00:00Z',
+                payload: { failAt: r.failAt },
+              },
+              { writ: [root] },
+            ),
+          ),
+        );
+        assert.ok(made <= budget, `${made} calls under a ${budget}-call writ`);
+        const [usage] = await keel.writs.budgets('acme', [root]);
+        assert.deepEqual(usage!.used, { steps: made, calls: made, cents: 0 });
+        for (const o of out) {
+          const r = o.runs[0]!;
+          assert.ok(['completed', 'failed', 'refused'].includes(r.status), r.status);
+          if (r.status === 'refused')
+            assert.equal((await refusalOf(keel, r.runId))?.code, 'writ_budget_exhausted');
+        }
+        await keel.close();
+      },
+    ),
+    { numRuns: 25 },
+  );
 });
