@@ -272,7 +272,7 @@ test('a call reconciled as never having happened gives its share back to its run
       sources: fakeSources({ start: MARCH }),
       ...w.config,
     });
-    assert.equal((await later.runs.resume('acme', runId)).status, 'outcome_unknown');
+    assert.equal((await later.runs.recover('acme', runId)).status, 'outcome_unknown');
     assert.deepEqual(await used(later, w.hash), [['root-1', 1, 1, 0]]);
     const done = await later.runs.reconcile('acme', runId, { happened: false, by: 'ops@acme' });
     assert.equal(done.status, 'completed');
