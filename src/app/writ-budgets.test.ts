@@ -156,6 +156,10 @@ test('a run reserves what its plan can take with its first allow (no extra commi
       .map((e) => (e.payload as PayloadOf<'step.allowed'>).reserves);
     // The first allow reserved the three steps of the plan; the second drew on it.
     assert.deepEqual(allows, [{ steps: 3, calls: 3, cents: 0 }, undefined]);
+    assert.match(
+      (await keel.runs.history('acme', run!.runId)).find((l) => l.kind === 'step.allowed')!.text,
+      /^Allowed tool_a .*; reserved 3 steps, 3 calls of the writ's shared budget\.$/,
+    );
     // Refused at c, it gave back the step it reserved for c when it finished.
     assert.deepEqual(await used(keel, w.hash), [['root-1', 4, 4, 0]]);
     await keel.close();
