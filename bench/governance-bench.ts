@@ -29,7 +29,8 @@ export function governedBench(tenant = 'bench'): Pick<KeelConfig, 'policies' | '
     issuer,
     parent: null,
     scopes: ['step_a', 'step_b', 'step_c'],
-    budget: { cents: 1_000_000, steps: 100, calls: 100 },
+    // Shared by every bench run under the writ (a writ's budget counts across runs): room for all of them.
+    budget: { cents: 1_000_000, steps: 1_000_000_000, calls: 1_000_000_000 },
     window: { notBefore: '2020-01-01T00:00:00Z', notAfter: '2100-01-01T00:00:00Z' },
     effectCeiling: { max: 'write', destructive: false },
     delegation: { maxDepth: 2, maySubdivide: true },

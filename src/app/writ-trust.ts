@@ -23,7 +23,7 @@ import {
   writHash,
 } from '../core/writs/index.ts';
 import type { GovernanceConfig, TenantWritTrust } from '../engine/index.ts';
-import type { Clock, Store, TrustedKeyRecord, WritRevocation } from '../ports/index.ts';
+import type { Clock, Store, TrustedKeyRecord, WritBudgetUsage, WritRevocation } from '../ports/index.ts';
 
 /** How long a process trusts its cached copy of a tenant's stored keys and revocations (ms). */
 export const WRIT_TRUST_TTL_MS = 5_000;
@@ -158,6 +158,29 @@ export function chainOf(value: unknown, field = 'writ'): SignedWrit[] {
   return chain as SignedWrit[];
 }
 
+/** A writ named by its hash, or presented (a `{chain}` or chain, whose last link must be the tenant's). */
+function targetHash(tenant: string, target: string | unknown): Digest {
+  if (typeof target === 'string') {
+    if (!HASH.test(target))
+      throw new KeelError(
+        ErrorCode.writInvalid,
+        `hash: expected sha256:<64 hex>, got ${JSON.stringify(target)}`,
+        {
+          field: 'hash',
+        },
+      );
+    return target as Digest;
+  }
+  const chain = chainOf(target);
+  const leaf = chain[chain.length - 1]!.body;
+  if (leaf.tenant !== tenant)
+    throw new KeelError(ErrorCode.writRefused, `writ ${leaf.id} is for another tenant`, {
+      code: WritCode.tenantDenied,
+      field: 'tenant',
+    });
+  return writHash(leaf);
+}
+
 /** The `keel.writs` handle: stored trusted keys, revocations, and inspecting a writ for a tenant. */
 export function writsHandle(store: Store, cache: WritTrustCache, clock: Clock) {
   const now = () => new Date(clock.now()).toISOString();
@@ -212,27 +235,7 @@ export function writsHandle(store: Store, cache: WritTrustCache, clock: Clock) {
       by: string,
       reason?: string,
     ): Promise<{ created: boolean; record: WritRevocation }> {
-      let hash: Digest;
-      if (typeof target === 'string') {
-        if (!HASH.test(target))
-          throw new KeelError(
-            ErrorCode.writInvalid,
-            `hash: expected sha256:<64 hex>, got ${JSON.stringify(target)}`,
-            {
-              field: 'hash',
-            },
-          );
-        hash = target as Digest;
-      } else {
-        const chain = chainOf(target);
-        const leaf = chain[chain.length - 1]!.body;
-        if (leaf.tenant !== tenant)
-          throw new KeelError(ErrorCode.writRefused, `writ ${leaf.id} is for another tenant`, {
-            code: WritCode.tenantDenied,
-            field: 'tenant',
-          });
-        hash = writHash(leaf);
-      }
+      const hash = targetHash(tenant, target);
       const r = await store.revokeWrit({
         tenant,
         hash,
@@ -245,6 +248,20 @@ export function writsHandle(store: Store, cache: WritTrustCache, clock: Clock) {
     },
     /** The tenant's revoked writs, oldest first. */
     revoked: (tenant: string): Promise<WritRevocation[]> => store.listRevokedWrits(tenant),
+    /**
+     * The budget of each writ of a chain (root first), shared by every run under it: its limit and
+     * what runs reserved from it. By the writ's hash, or the presented writ (its last link).
+     * not_found when no run here was ever started under it (its chain is not stored).
+     */
+    async budgets(tenant: string, target: string | unknown): Promise<WritBudgetUsage[]> {
+      const hash = targetHash(tenant, target);
+      const usage = await store.readWritBudgets(tenant, hash);
+      if (!usage)
+        throw new KeelError(ErrorCode.notFound, `no run of tenant ${tenant} was started under writ ${hash}`, {
+          writ: hash,
+        });
+      return usage;
+    },
     /** Verifies a writ against the tenant's trusted keys (configured and stored) and its revocations. */
     async inspect(tenant: string, value: unknown): Promise<WritInspection> {
       const chain = chainOf(value);

@@ -29,6 +29,7 @@ import {
 } from '../ports/index.ts';
 import type { DelegationRequest, MintResult } from './delegate.ts';
 import { SecretHasher } from './secret-hasher.ts';
+import type { RecordedBudget } from './writ-budget.ts';
 
 export type StepOutcome =
   | { readonly ok: true; readonly output: unknown; readonly deltas?: readonly Delta[] }
@@ -95,6 +96,12 @@ export interface Effects {
     request: PayloadOf<'approval.requested'>,
     state: RunState,
   ): PayloadOf<'approval.resolved'> | undefined;
+  /**
+   * Replaying only: what the record says a writ's shared budget answered for the allow about to
+   * be written (the reservation its `step.allowed` recorded, or the store's refusal), so a replay
+   * and a replay fork never ask the store (writ-budget.ts). Live effects have none: the store decides.
+   */
+  recordedBudget?(state: RunState): RecordedBudget | undefined;
 }
 
 /** A pause or a resume, as recorded. */

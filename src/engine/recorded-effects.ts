@@ -15,6 +15,7 @@ import type { DrawnSource, Entry, PayloadOf } from '../core/ledger/index.ts';
 import type { RunState } from '../core/run/index.ts';
 import { type MintResult, recordedMints, servedMint } from './delegate.ts';
 import type { Effects, HoldEntry, StepOutcome } from './effects.ts';
+import { type RecordedBudget, recordedBudgets } from './writ-budget.ts';
 
 export interface RecordedLedger {
   readonly draws: PayloadOf<'source.drawn'>[];
@@ -27,6 +28,8 @@ export interface RecordedLedger {
   readonly holds: Map<number, HoldEntry>;
   /** Delegation mints (delegate.ts): the child each delegating allow named, or the refusal. */
   readonly mints?: Map<string, MintResult>;
+  /** What writ budgets answered, by the seq of the allow or refusal they decided (writ-budget.ts). */
+  readonly budgets?: Map<number, RecordedBudget>;
 }
 
 const UNKNOWN: StepOutcome = { ok: false, unknown: true };
@@ -84,7 +87,17 @@ export function indexLedger(entries: readonly Entry[]): RecordedLedger {
     }
   }
   const mints = recordedMints(entries);
-  return { draws, outcomes, approvals, reconciliations, holds, mints, ...(cancelled ? { cancelled } : {}) };
+  const budgets = recordedBudgets(entries);
+  return {
+    draws,
+    outcomes,
+    approvals,
+    reconciliations,
+    holds,
+    mints,
+    budgets,
+    ...(cancelled ? { cancelled } : {}),
+  };
 }
 
 export function recordedEffects(record: RecordedLedger, at: (seq: number) => string): Effects {
@@ -114,6 +127,8 @@ export function recordedEffects(record: RecordedLedger, at: (seq: number) => str
     // A delegation is served as recorded: replay never mints a writ or starts a child run.
     delegate: async (r) => servedMint(record.mints ?? new Map(), r),
     hold: (state) => record.holds.get(state.head.seq + 1),
+    // A writ budget's answer is served as recorded: replay never reserves or asks the store.
+    recordedBudget: (state) => record.budgets?.get(state.head.seq + 1),
     cancellation(state) {
       const c = record.cancelled;
       if (c?.seq !== state.head.seq + 1) return undefined;

@@ -2,9 +2,14 @@
  * Appends a run's entries in batches. Entries are chained and folded into the run state as they
  * are added; `commit` makes the batch durable in one store append that names the last committed
  * head, so a concurrent writer turns into a head_conflict instead of a fork in the ledger.
+ *
+ * Writ budgets ride on those appends: an allow that reserves from the run's writs is committed
+ * with its reservation (`commitAllow`), and the `run.finished` of a run that reserved carries back
+ * what it did not use. A replay fork never reserves or gives back: its source did.
  */
 
 import type { Digest } from '../core/canonical/index.ts';
+import { ErrorCode, isKeelError } from '../core/errors.ts';
 import {
   chainEntry,
   type Entry,
@@ -14,10 +19,24 @@ import {
   type StoredEntry,
 } from '../core/ledger/index.ts';
 import { applyEntry, type RunState } from '../core/run/index.ts';
-import type { AppendRequest, LeaseChange, NewRun, PendingApproval, Store } from '../ports/index.ts';
+import { isZeroBudget, type WritBudget, WritCode } from '../core/writs/index.ts';
+import type {
+  AppendRequest,
+  BudgetRefusalDetails,
+  LeaseChange,
+  NewRun,
+  PendingApproval,
+  Store,
+} from '../ports/index.ts';
 
 /** Where a writer's batches go: a store, or (when replaying) a comparison against the record. */
 export type AppendSink = Pick<Store, 'append'>;
+
+/** Why the store would not let an allow reserve: its message, and which writ ran out (BudgetRefusalDetails). */
+export interface BudgetRefusal {
+  readonly message: string;
+  readonly details: BudgetRefusalDetails;
+}
 
 export class RunWriter {
   private batch: StoredEntry[] = [];
@@ -28,6 +47,8 @@ export class RunWriter {
   private lease: LeaseChange | undefined;
   /** The timestamp read ahead for the next entry (`nextAt`), used when that entry is added. */
   private pendingAt: { seq: number; at: string } | undefined;
+  /** What the run reserved and did not use, given back to its writs with the next commit. */
+  private release: WritBudget | undefined;
 
   constructor(
     private readonly store: AppendSink,
@@ -40,14 +61,54 @@ export class RunWriter {
   ) {}
 
   add<K extends EntryKind>(kind: K, payload: PayloadOf<K>): Entry<K> {
+    const { stored, entry } = this.chain(kind, payload);
+    this.batch.push(stored);
+    if (kind !== 'step.allowed' && kind !== 'step.completed') this.onlySteps = false;
+    if (kind === 'run.finished') this.releaseReservation();
+    applyEntry(this.state, entry);
+    return entry;
+  }
+
+  /** The next entry, chained to the head and stamped (with the time `nextAt` read for it, if any). */
+  private chain<K extends EntryKind>(kind: K, payload: PayloadOf<K>) {
     const prev = this.committed === null && this.batch.length === 0 ? null : this.state.head;
     const seq = prev === null ? 0 : prev.seq + 1;
     const at = this.pendingAt?.seq === seq ? this.pendingAt.at : this.at(seq);
     this.pendingAt = undefined;
-    const { stored, entry } = chainEntry(this.state.runId, prev, kind, payload, at);
+    return chainEntry(this.state.runId, prev, kind, payload, at);
+  }
+
+  /** A finishing run gives back what it reserved and did not use (never a replay fork: its source reserved). */
+  private releaseReservation(): void {
+    const s = this.state;
+    const r = s.reservation;
+    if (s.writ && r && !isZeroBudget(r) && s.forkOf?.mode !== 'replay') this.release = r;
+  }
+
+  /**
+   * Adds a `step.allowed` that reserves `payload.reserves` from the run's writ budgets and commits
+   * it, with everything added before it, in one append carrying the reservation: the store
+   * charges every writ of the run's chain in that append's transaction, or refuses it whole. On a
+   * budget refusal nothing was written and the allow is withdrawn — the batch and the state are as
+   * they were, and the next entry gets the allow's timestamp — and the refusal is returned.
+   */
+  async commitAllow(payload: PayloadOf<'step.allowed'>): Promise<Entry<'step.allowed'> | BudgetRefusal> {
+    const s = this.state;
+    if (!s.writ || !payload.reserves) throw new Error('commitAllow: a reservation needs a run under a writ');
+    const { stored, entry } = this.chain('step.allowed', payload);
     this.batch.push(stored);
-    if (kind !== 'step.allowed' && kind !== 'step.completed') this.onlySteps = false;
-    applyEntry(this.state, entry);
+    try {
+      // The allow leaves the run running (an approval it answers is closed already).
+      await this.append('running', { writ: s.writ.hash, reserve: payload.reserves });
+    } catch (e) {
+      this.batch.pop();
+      this.pendingAt = { seq: entry.seq, at: entry.at };
+      const d = isKeelError(e) ? (e.details as Partial<BudgetRefusalDetails>) : undefined;
+      if (isKeelError(e) && e.code === ErrorCode.writRefused && d?.code === WritCode.budgetExhausted)
+        return { message: e.message, details: d as BudgetRefusalDetails };
+      throw e;
+    }
+    applyEntry(s, entry);
     return entry;
   }
 
@@ -107,16 +168,26 @@ export class RunWriter {
 
   async commit(): Promise<void> {
     if (this.batch.length === 0) return;
+    const s = this.state;
+    await this.append(
+      s.status,
+      this.release && s.writ ? { writ: s.writ.hash, release: this.release } : undefined,
+    );
+  }
+
+  /** One store append of the batch, with what else rides on it; everything pending is cleared once it is durable. */
+  private async append(status: AppendRequest['status'], budget: AppendRequest['budget']): Promise<void> {
     const req: AppendRequest = {
       tenant: this.state.tenant,
       runId: this.state.runId,
       expectedHead: this.committed,
       entries: this.batch,
-      status: this.state.status,
+      status,
       ...(this.create ? { create: this.create } : {}),
       ...(this.openApproval ? { openApproval: this.openApproval } : {}),
       ...(this.closeApproval ? { closeApproval: this.closeApproval } : {}),
       ...(this.lease ? { lease: this.lease } : {}),
+      ...(budget ? { budget } : {}),
     };
     this.committed = await this.store.append(req);
     this.batch = [];
@@ -125,5 +196,6 @@ export class RunWriter {
     this.openApproval = undefined;
     this.closeApproval = undefined;
     this.lease = undefined;
+    this.release = undefined;
   }
 }

@@ -42,6 +42,7 @@ import type { RunWriter } from './run-writer.ts';
 import { stepArgs } from './step-args.ts';
 import { templatePlanner } from './template-planner.ts';
 import type { ToolRegistry } from './tool-registry.ts';
+import { allowUnderWrit } from './writ-budget.ts';
 
 export interface WalkOptions {
   /**
@@ -233,7 +234,20 @@ export async function walkRun(
     if (approved && s.approval?.decision) payload.approvedBy = s.approval.decision.by;
     if (decision.policy) payload.policy = decision.policy;
     if (minted?.ok) payload.delegation = minted.delegation;
-    const allowed = w.add('step.allowed', payload);
+    // Under a writ the allow takes its share of the budget every run under the writ shares: it may
+    // commit here with a reservation, or the store refuses it and the step is refused (writ-budget.ts).
+    const allowed = g?.writ
+      ? await allowUnderWrit(w, fx, payload, {
+          writ: g.writ,
+          maxSteps: spec.limits.maxSteps,
+          plan,
+          policy: decision.policy,
+        })
+      : w.add('step.allowed', payload);
+    if (!('payload' in allowed)) {
+      refuse(w, step, toolName, proposalId, allowed);
+      break;
+    }
     // The durability rule: an allow decision is committed before its effect, unless the tool is
     // idempotent and everything uncommitted is reproducible from the durable head (see RunWriter).
     // A delegation's allow is always committed first: it names the child before the child exists.

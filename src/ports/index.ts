@@ -5,6 +5,8 @@ export type {
   ApiKeyInfo,
   ApiKeyRecord,
   AppendRequest,
+  BudgetChange,
+  BudgetRefusalDetails,
   ClaimedRun,
   ClaimScope,
   IdempotencyClaim,
@@ -24,6 +26,7 @@ export type {
   VersionRecord,
   WorkerRecord,
   WorkerStatus,
+  WritBudgetUsage,
   WritRevocation,
 } from './store.ts';
 export { IDEMPOTENCY_TTL_MS } from './store.ts';

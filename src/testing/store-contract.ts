@@ -4,7 +4,7 @@
  * head, unique (run, seq), byte-exact entries, tenant isolation, immutable versions, approvals as
  * projections written with their entries; for workers, leases and heartbeats
  * (lease-contract.ts); for `keel serve`, API keys and idempotency records
- * (keys-idempotency-contract.ts).
+ * (keys-idempotency-contract.ts); writ budgets shared across runs (writ-budget-contract.ts).
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
@@ -16,6 +16,7 @@ import type { AppendRequest, PendingApproval, Store, VersionRecord } from '../po
 import { keysIdempotencyContract } from './keys-idempotency-contract.ts';
 import { leaseContract } from './lease-contract.ts';
 import { buildLedger, extendLedger, FIXED_TIME, sampleEvent } from './ledger-fixtures.ts';
+import { writBudgetContract } from './writ-budget-contract.ts';
 import { writTrustContract } from './writ-trust-contract.ts';
 
 export interface StoreFactory {
@@ -105,6 +106,7 @@ export function runStoreContract(name: string, factory: StoreFactory): void {
     leaseContract(() => store);
     keysIdempotencyContract(() => store, factory.openAnother ? () => another! : undefined);
     writTrustContract(() => store, factory.openAnother ? () => another! : undefined);
+    writBudgetContract(() => store, factory.openAnother ? () => another! : undefined);
 
     test('creates a run and reads back byte-identical entries in seq order', async () => {
       const runId = uniqueRunId('create');

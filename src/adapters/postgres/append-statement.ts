@@ -1,4 +1,5 @@
 import type { AppendRequest } from '../../ports/index.ts';
+import type { BudgetLink } from '../shared/writ-budget-rows.ts';
 
 const APPEND_SQL = `
 WITH req AS (
@@ -55,6 +56,31 @@ opened AS (
       AS x(ord, run_id, proposal_id, tenant, step, tool, args, reason, channel, requested_at)
     JOIN won w ON w.ord = x.ord
 ),
+-- Writ budgets: each winning append's reservation (or release) for every writ of its chain,
+-- summed per writ, applied to rows locked in one global order (tenant, hash) so that two
+-- statements sharing writs wait for each other instead of deadlocking. A sum past a writ's limit
+-- breaks the table's CHECK and the statement fails whole (GroupCommit then tries each append alone).
+budget AS (
+  SELECT c.tenant, c.hash, sum(c.steps) AS steps, sum(c.calls) AS calls, sum(c.cents) AS cents,
+         sum(c.free_steps) AS free_steps, sum(c.free_calls) AS free_calls, sum(c.free_cents) AS free_cents
+    FROM unnest($41::int[], $42::text[], $43::text[], $44::bigint[], $45::bigint[], $46::bigint[],
+                $47::bigint[], $48::bigint[], $49::bigint[])
+      AS c(ord, tenant, hash, steps, calls, cents, free_steps, free_calls, free_cents)
+    JOIN won w ON w.ord = c.ord
+   GROUP BY c.tenant, c.hash
+),
+locked AS (
+  SELECT b.tenant, b.hash FROM writ_budgets b JOIN budget d ON d.tenant = b.tenant AND d.hash = b.hash
+   ORDER BY b.tenant, b.hash FOR UPDATE OF b
+),
+charged AS (
+  UPDATE writ_budgets b
+     SET steps_used = GREATEST(0, b.steps_used - d.free_steps) + d.steps,
+         calls_used = GREATEST(0, b.calls_used - d.free_calls) + d.calls,
+         cents_used = GREATEST(0, b.cents_used - d.free_cents) + d.cents
+    FROM budget d JOIN locked l ON l.tenant = d.tenant AND l.hash = d.hash
+   WHERE b.tenant = d.tenant AND b.hash = d.hash
+),
 woken AS (
   SELECT pg_notify('keel_runs', current_schema())
    WHERE EXISTS (SELECT 1 FROM won w JOIN req q ON q.ord = w.ord
@@ -68,9 +94,9 @@ SELECT ord, (SELECT count(*) FROM woken) AS woke FROM won`;
  */
 export function appendStatement(notify: boolean): { name: string; text: string } {
   return notify
-    ? { name: 'keel_append_v3', text: APPEND_SQL }
+    ? { name: 'keel_append_v4', text: APPEND_SQL }
     : {
-        name: 'keel_append_v3_quiet',
+        name: 'keel_append_v4_quiet',
         text: APPEND_SQL.replace("pg_notify('keel_runs', current_schema())", '1'),
       };
 }
@@ -100,15 +126,21 @@ export function byRunId(a: AppendRequest, b: AppendRequest): number {
 }
 
 /**
- * The 40 parameters of APPEND_SQL for one round; `ord` is the index in `reqs`. A `hold` lease runs
+ * The 49 parameters of APPEND_SQL for one round; `ord` is the index in `reqs`. A `hold` lease runs
  * until `now + ms` on this process's clock, as workers' leases do. The entries' payloads travel as
  * one binary bytea ($39) cut by offset ($28, 1-based) and length ($40): a bytea[] parameter would
  * be sent as hex text, doubling its bytes, and escaped by the driver and decoded by the server.
+ * An append with a writ budget change gives one row per writ of its chain (`linksOf`) to $41-$49.
  */
-export function appendParams(reqs: readonly AppendRequest[], now = Date.now()): unknown[] {
+export function appendParams(
+  reqs: readonly AppendRequest[],
+  now = Date.now(),
+  linksOf: (req: AppendRequest) => readonly BudgetLink[] = () => [],
+): unknown[] {
   const q: unknown[][] = Array.from({ length: 19 }, () => []);
   const e: unknown[][] = Array.from({ length: 9 }, () => []);
   const x: unknown[][] = Array.from({ length: 10 }, () => []);
+  const b: unknown[][] = Array.from({ length: 9 }, () => []);
   const payloads: Uint8Array[] = [];
   const lengths: number[] = [];
   let offset = 1;
@@ -161,8 +193,17 @@ export function appendParams(reqs: readonly AppendRequest[], now = Date.now()): 
       ];
       pushColumns(x, vals);
     }
+    const budget = req.budget;
+    if (budget) {
+      const r = budget.reserve;
+      const f = budget.release;
+      for (const l of linksOf(req)) {
+        const vals = [ord, req.tenant, l.hash, r?.steps ?? 0, r?.calls ?? 0, r?.cents ?? 0];
+        pushColumns(b, [...vals, f?.steps ?? 0, f?.calls ?? 0, f?.cents ?? 0]);
+      }
+    }
   });
-  return [...q, ...e, ...x, Buffer.concat(payloads), lengths];
+  return [...q, ...e, ...x, Buffer.concat(payloads), lengths, ...b];
 }
 
 /** Appends one row's values to column arrays (parameter i gets value i). */

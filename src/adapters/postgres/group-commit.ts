@@ -11,8 +11,10 @@ import { ErrorCode, KeelError } from '../../core/errors.ts';
 import type { Head } from '../../core/ledger/index.ts';
 import type { AppendRequest } from '../../ports/index.ts';
 import { checkChain } from '../shared/check-chain.ts';
+import { checkBudgetChange } from '../shared/writ-budget-rows.ts';
 import { appendParams, appendStatement, byRunId, splitRounds } from './append-statement.ts';
 import { type PostgresTarget, unavailable } from './connection.ts';
+import { isBudgetViolation, PgWritBudgets } from './writ-budgets.ts';
 
 interface Pending {
   readonly req: AppendRequest;
@@ -30,6 +32,8 @@ export class GroupCommit {
   private flushScheduled = false;
   private inFlight = 0;
   private drained: (() => void)[] = [];
+  /** Writ chains' links and budget rows (writ-budgets.ts). */
+  readonly budgets = new PgWritBudgets();
 
   constructor(
     private readonly pool: pg.Pool,
@@ -41,6 +45,7 @@ export class GroupCommit {
   append(req: AppendRequest): Promise<Head> {
     try {
       checkChain(req);
+      if (req.budget) checkBudgetChange(req.runId, req.budget);
     } catch (e) {
       return Promise.reject(e);
     }
@@ -72,13 +77,15 @@ export class GroupCommit {
   }
 
   /** Writes one group and settles every append in it; never rejects. */
-  private async writeGroup(group: Pending[]): Promise<void> {
+  private async writeGroup(all: Pending[]): Promise<void> {
+    const group = await this.prepareBudgets(all);
+    if (group.length === 0) return;
     let outcomes: Outcome[];
     try {
       outcomes = await this.writeTogether(group);
     } catch (e) {
       if (group.length === 1) {
-        group[0]!.reject(appendError(e, group[0]!.req, this.target));
+        group[0]!.reject(await this.failure(e, group[0]!.req, this.pool));
         return;
       }
       try {
@@ -102,13 +109,41 @@ export class GroupCommit {
     });
   }
 
+  /**
+   * Reads the writ chain and creates the budget rows of every append that changes a writ budget
+   * (once per writ and process); an append whose chain cannot be read fails alone. The rest.
+   */
+  private async prepareBudgets(group: Pending[]): Promise<Pending[]> {
+    if (!group.some((p) => p.req.budget)) return group;
+    const ready: Pending[] = [];
+    for (const p of group) {
+      try {
+        if (p.req.budget) await this.budgets.prepare(this.pool, p.req);
+        ready.push(p);
+      } catch (e) {
+        p.reject(e instanceof KeelError ? e : unavailable(e, 'append failed on', this.target));
+      }
+    }
+    return ready;
+  }
+
+  /** Why an append failed: a writ budget it would overspend (read now), or appendError's reading. */
+  private async failure(e: unknown, req: AppendRequest, client: pg.Pool | pg.PoolClient): Promise<unknown> {
+    if (!(req.budget && isBudgetViolation(e))) return appendError(e, req, this.target);
+    try {
+      return await this.budgets.refusal(client, req);
+    } catch (e2) {
+      return unavailable(e2, 'append failed on', this.target);
+    }
+  }
+
   /** The fast path: one statement per round (usually one round), one transaction. */
   private async writeTogether(group: Pending[]): Promise<Outcome[]> {
     const rounds = splitRounds(group);
     const won = new Set<Pending>();
     const runRound = async (client: pg.Pool | pg.PoolClient, round: Pending[]) => {
       const reqs = round.map((p) => p.req);
-      for (const ord of await appendRound(client, reqs, this.target.notify)) won.add(round[ord]!);
+      for (const ord of await this.appendRound(client, reqs)) won.add(round[ord]!);
     };
     if (rounds.length === 1) await runRound(this.pool, rounds[0]!);
     else
@@ -128,12 +163,12 @@ export class GroupCommit {
         const p = group[i]!;
         await c.query('SAVEPOINT keel_append');
         try {
-          const won = (await appendRound(c, [p.req], this.target.notify)).length === 1;
+          const won = (await this.appendRound(c, [p.req])).length === 1;
           await c.query('RELEASE SAVEPOINT keel_append');
           outcomes[i] = won ? { ok: true } : { ok: false, error: conflict(p.req) };
         } catch (e) {
           await c.query('ROLLBACK TO SAVEPOINT keel_append');
-          outcomes[i] = { ok: false, error: appendError(e, p.req, this.target) };
+          outcomes[i] = { ok: false, error: await this.failure(e, p.req, c) };
         }
       }
       return outcomes;
@@ -158,6 +193,18 @@ export class GroupCommit {
     }
   }
 
+  /** Runs the append statement for one round and returns the indexes (ords) of the appends that won. */
+  private async appendRound(
+    client: pg.Pool | pg.PoolClient,
+    reqs: readonly AppendRequest[],
+  ): Promise<number[]> {
+    const r = await client.query<{ ord: number }>({
+      ...appendStatement(this.target.notify),
+      values: appendParams(reqs, Date.now(), (req) => this.budgets.statementLinks(req)),
+    });
+    return r.rows.map((row) => row.ord);
+  }
+
   /** Resolves once everything queued has been written and no group is in flight. */
   drain(): Promise<void> {
     if (this.queue.length === 0 && this.inFlight === 0) return Promise.resolve();
@@ -166,19 +213,6 @@ export class GroupCommit {
       this.flush();
     });
   }
-}
-
-/** Runs the append statement for one round and returns the indexes (ords) of the appends that won. */
-async function appendRound(
-  client: pg.Pool | pg.PoolClient,
-  reqs: readonly AppendRequest[],
-  notify: boolean,
-): Promise<number[]> {
-  const r = await client.query<{ ord: number }>({
-    ...appendStatement(notify),
-    values: appendParams(reqs),
-  });
-  return r.rows.map((row) => row.ord);
 }
 
 function conflict(req: AppendRequest): KeelError {

@@ -8,6 +8,7 @@
  * process could contradict: every answer comes from the database.
  */
 import type pg from 'pg';
+import type { Digest } from '../../core/canonical/index.ts';
 import { ErrorCode, KeelError } from '../../core/errors.ts';
 import type { Head, StoredEntry } from '../../core/ledger/index.ts';
 import {
@@ -32,6 +33,7 @@ import {
   type VersionRecord,
   type WorkerRecord,
   type WorkerStatus,
+  type WritBudgetUsage,
   type WritRevocation,
 } from '../../ports/index.ts';
 import { checkClaimScope } from '../shared/check-claim-scope.ts';
@@ -416,6 +418,16 @@ export class PostgresStore implements Store {
     if (stored) return new Uint8Array(stored);
     await this.write('keel_secret_key_put', SECRET_KEY_SQL.put, [tenant, fresh]);
     return new Uint8Array((await read())!);
+  }
+
+  async readWritBudgets(tenant: string, hash: Digest): Promise<WritBudgetUsage[] | undefined> {
+    try {
+      const links = await this.writer.budgets.linksOf(this.pool, tenant, hash);
+      return links && (await this.writer.budgets.usage(this.pool, tenant, links));
+    } catch (e) {
+      if (e instanceof KeelError) throw e;
+      throw unavailable(e, 'query failed on', this.target);
+    }
   }
 
   stats(): StoreStats {

@@ -210,6 +210,29 @@ export const MIGRATIONS: readonly Migration[] = [
     );
     `,
   },
+  {
+    version: 8,
+    name: 'writ budgets shared across runs',
+    // One row per tenant and writ (its hash): the writ's limits, copied from its body, and what
+    // runs under it (or under a writ derived from it) reserved; changed only by the append whose
+    // entries record the reservation, in its statement. The CHECK is the last word: a statement
+    // that would leave a writ overspent fails whole, and the store then tries each append alone.
+    sql: `
+    CREATE TABLE writ_budgets (
+      tenant TEXT COLLATE "C" NOT NULL,
+      hash TEXT COLLATE "C" NOT NULL,
+      steps_limit BIGINT NOT NULL,
+      calls_limit BIGINT NOT NULL,
+      cents_limit BIGINT NOT NULL,
+      steps_used BIGINT NOT NULL DEFAULT 0,
+      calls_used BIGINT NOT NULL DEFAULT 0,
+      cents_used BIGINT NOT NULL DEFAULT 0,
+      PRIMARY KEY (tenant, hash),
+      CONSTRAINT writ_budgets_within_limits
+        CHECK (steps_used <= steps_limit AND calls_used <= calls_limit AND cents_used <= cents_limit)
+    );
+    `,
+  },
 ];
 
 /** The schema version this Keel writes and reads. */

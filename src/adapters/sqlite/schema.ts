@@ -3,7 +3,7 @@
  * transaction at open; a database from a newer Keel is refused rather than guessed at. Published
  * migrations are never edited: a change is a new entry at the end.
  */
-export const SCHEMA_VERSION = 8;
+export const SCHEMA_VERSION = 9;
 
 export const MIGRATIONS: readonly string[] = [
   `
@@ -212,6 +212,24 @@ export const MIGRATIONS: readonly string[] = [
   CREATE TABLE tenant_secret_keys (
     tenant TEXT PRIMARY KEY,
     key BLOB NOT NULL CHECK (length(key) = 32)
+  ) WITHOUT ROWID;
+  `,
+  // v9: writ budgets shared by every run under a writ. One row per tenant and writ (its hash): the
+  // writ's limits, copied from its body, and what runs under it (or under a writ derived from it)
+  // reserved; changed only in the transaction of the append whose entries record the reservation.
+  // The CHECK is the last word: no transaction can leave a writ overspent.
+  `
+  CREATE TABLE writ_budgets (
+    tenant TEXT NOT NULL,
+    hash TEXT NOT NULL,
+    steps_limit INTEGER NOT NULL,
+    calls_limit INTEGER NOT NULL,
+    cents_limit INTEGER NOT NULL,
+    steps_used INTEGER NOT NULL DEFAULT 0,
+    calls_used INTEGER NOT NULL DEFAULT 0,
+    cents_used INTEGER NOT NULL DEFAULT 0,
+    PRIMARY KEY (tenant, hash),
+    CHECK (steps_used <= steps_limit AND calls_used <= calls_limit AND cents_used <= cents_limit)
   ) WITHOUT ROWID;
   `,
 ];

@@ -11,6 +11,7 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
+import type { Digest } from '../../core/canonical/index.ts';
 import { ErrorCode, KeelError } from '../../core/errors.ts';
 import type { Head, StoredEntry } from '../../core/ledger/index.ts';
 import type {
@@ -34,6 +35,7 @@ import type {
   VersionRecord,
   WorkerRecord,
   WorkerStatus,
+  WritBudgetUsage,
   WritRevocation,
 } from '../../ports/index.ts';
 import { checkChain } from '../shared/check-chain.ts';
@@ -50,6 +52,16 @@ import {
   toVersion,
 } from '../shared/rows.ts';
 import { checkSecretKeyCandidate, SECRET_KEY_SQL } from '../shared/secret-key-rows.ts';
+import {
+  type BudgetLink,
+  BudgetLinkCache,
+  budgetLinks,
+  budgetRefusal,
+  chainMissing,
+  checkBudgetChange,
+  fits,
+  usageOf,
+} from '../shared/writ-budget-rows.ts';
 import { sqliteStatement } from '../shared/writ-trust-rows.ts';
 import { digestBlob, digestText, MIGRATIONS, SCHEMA_VERSION } from './schema.ts';
 import { SqliteKeysIdempotency } from './sqlite-keys-idempotency.ts';
@@ -79,6 +91,8 @@ export class SqliteStore implements Store {
   private readonly keys: SqliteKeysIdempotency;
   private readonly writTrust: SqliteWritTrust;
   private readonly wakeListeners = new Set<() => void>();
+  /** Writ chains' budget links read so far (a chain never changes). */
+  private readonly budgetLinks = new BudgetLinkCache();
   /** The durability actually in force, read back from SQLite: journal mode and synchronous level. */
   readonly durability: {
     readonly journalMode: string;
@@ -206,6 +220,16 @@ export class SqliteStore implements Store {
       promotions: db.prepare(
         'SELECT tenant, workflow_id, version, from_status, to_status, by AS promoted_by, at FROM promotions WHERE tenant = ? AND workflow_id = ? ORDER BY id',
       ),
+      budgetRow: db.prepare('SELECT * FROM writ_budgets WHERE tenant = ? AND hash = ?'),
+      // Reserve and release in one statement per writ; the table's CHECK backs the check made first.
+      budgetChange: db.prepare(
+        `INSERT INTO writ_budgets (tenant, hash, steps_limit, calls_limit, cents_limit, steps_used, calls_used, cents_used)
+         VALUES (@tenant, @hash, @stepsLimit, @callsLimit, @centsLimit, @steps, @calls, @cents)
+         ON CONFLICT (tenant, hash) DO UPDATE SET
+           steps_used = max(0, steps_used - @freeSteps) + @steps,
+           calls_used = max(0, calls_used - @freeCalls) + @calls,
+           cents_used = max(0, cents_used - @freeCents) + @cents`,
+      ),
     };
   }
 
@@ -320,6 +344,7 @@ export class SqliteStore implements Store {
       ) as { run_key: number } | undefined;
       if (!row) throw conflict(req, `the head is no longer seq ${expectedHead.seq}`);
     }
+    if (req.budget) this.changeBudget(req);
     for (const e of entries) {
       this.st.insertEntry.run(
         row.run_key,
@@ -349,6 +374,64 @@ export class SqliteStore implements Store {
       );
     }
     return { seq: last.seq, hash: last.hash };
+  }
+
+  /**
+   * Inside the append's savepoint: reserves from (or releases to) every writ of the run's chain.
+   * A reservation that does not fit any of them throws writ_budget_exhausted, and the savepoint
+   * rolls the whole append back. One process at a time writes the file, so check-then-update is exact.
+   */
+  private changeBudget(req: AppendRequest): void {
+    const b = req.budget!;
+    checkBudgetChange(req.runId, b);
+    const links = this.linksOf(req.tenant, b.writ);
+    if (b.reserve) {
+      const usage = this.usage(req.tenant, links);
+      if (!usage.every((u) => fits(u.used, u.limit, b))) throw budgetRefusal(usage, b);
+    }
+    const reserve = b.reserve;
+    const release = b.release;
+    for (const l of links)
+      this.st.budgetChange.run({
+        tenant: req.tenant,
+        hash: l.hash,
+        stepsLimit: l.limit.steps,
+        callsLimit: l.limit.calls,
+        centsLimit: l.limit.cents,
+        steps: reserve?.steps ?? 0,
+        calls: reserve?.calls ?? 0,
+        cents: reserve?.cents ?? 0,
+        freeSteps: release?.steps ?? 0,
+        freeCalls: release?.calls ?? 0,
+        freeCents: release?.cents ?? 0,
+      });
+  }
+
+  /** The budget links of the chain stored under `leaf` (root first); ledger_invalid without one. */
+  private linksOf(tenant: string, leaf: Digest): readonly BudgetLink[] {
+    let links = this.budgetLinks.get(tenant, leaf);
+    if (!links) {
+      const text = this.writTrust.getChain(tenant, leaf);
+      if (text === undefined) throw chainMissing(tenant, leaf);
+      links = budgetLinks(text, leaf);
+      this.budgetLinks.set(tenant, leaf, links);
+    }
+    return links;
+  }
+
+  private usage(tenant: string, links: readonly BudgetLink[]): WritBudgetUsage[] {
+    const rows = links.map((l) => this.st.budgetRow.get(tenant, l.hash) as Row | undefined);
+    return usageOf(
+      links,
+      rows.filter((r): r is Row => r !== undefined),
+    );
+  }
+
+  async readWritBudgets(tenant: string, hash: Digest): Promise<WritBudgetUsage[] | undefined> {
+    return io('reading writ budgets', () => {
+      if (this.writTrust.getChain(tenant, hash) === undefined) return undefined;
+      return this.usage(tenant, this.linksOf(tenant, hash));
+    });
   }
 
   async getRun(tenant: string, runId: string): Promise<RunRecord | undefined> {

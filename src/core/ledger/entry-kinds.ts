@@ -54,6 +54,19 @@ export interface PolicyEntry {
 export interface WritEntry {
   hash: Digest | null;
   code?: string;
+  /**
+   * Set when the store refused to reserve from a writ's budget shared by every run under it
+   * (writ_budget_exhausted): the writ that ran out is `hash`; what its runs had used or reserved,
+   * its limit, and what this step asked for. A replay serves this refusal as recorded.
+   */
+  budget?: { used: BudgetEntry; limit: BudgetEntry; asked: BudgetEntry };
+}
+
+/** Steps, tool calls and cents of a writ's budget, as the ledger records a reservation. */
+export interface BudgetEntry {
+  steps: number;
+  calls: number;
+  cents: number;
 }
 
 /**
@@ -147,6 +160,12 @@ export interface Payloads {
     policy?: PolicyEntry;
     /** A `core.delegate` step: the child run and the child writ minted for it. */
     delegation?: DelegationEntry;
+    /**
+     * Budget this allow reserved from every writ of the run's chain, in the same store transaction
+     * that recorded it (this step's own share included): the writ's budget is shared by every run
+     * under it. Later steps draw on the reservation; what is left returns when the run finishes.
+     */
+    reserves?: BudgetEntry;
   };
   'step.refused': {
     step: string;
@@ -255,6 +274,7 @@ const SHAPES: { readonly [K in EntryKind]: Shape } = {
     approvedBy: 'string?',
     policy: 'object?',
     delegation: 'object?',
+    reserves: 'object?',
   },
   'step.refused': {
     step: 'string',

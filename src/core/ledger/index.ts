@@ -12,6 +12,7 @@ export {
   type StoredEntry,
 } from './entry.ts';
 export {
+  type BudgetEntry,
   type CheckName,
   DRAWN_SOURCES,
   type DrawnSource,

@@ -26,7 +26,7 @@ import {
   type ToolDescriptor,
   validateArgs,
 } from '../tools/index.ts';
-import { checkWrit, type WritCheckInput } from '../writs/index.ts';
+import { checkWrit, type WritBudget, type WritCheckInput } from '../writs/index.ts';
 
 /**
  * The policy's part of a decision, as the ledger records it. `hash` names the policy only when the
@@ -48,6 +48,12 @@ export interface PolicyRecord {
 export interface WritRecord {
   readonly hash: Digest | null;
   readonly code?: string;
+  /** A refusal by the budget every run under the writ shares: what was used, the limit, what was asked. */
+  readonly budget?: {
+    readonly used: WritBudget;
+    readonly limit: WritBudget;
+    readonly asked: WritBudget;
+  };
 }
 
 /** Present only when the proposal was checked against a policy. */

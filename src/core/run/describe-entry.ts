@@ -41,7 +41,7 @@ export function describeEntry(e: Entry): string {
       const p = e.payload as PayloadOf<'step.allowed'>;
       const who = p.approvedBy ? `, approved by ${p.approvedBy}` : '';
       const cost = p.costCents > 0 ? ` (cost ${money(p.costCents)})` : '';
-      return `Allowed ${p.tool} with ${argsSummary(p.args)}${cost}: all checks passed${who}${governed(p)}.`;
+      return `Allowed ${p.tool} with ${argsSummary(p.args)}${cost}: all checks passed${who}${governed(p)}${reserved(p)}.`;
     }
     case 'step.refused': {
       const p = e.payload as PayloadOf<'step.refused'>;
@@ -103,6 +103,18 @@ function consulted(p: PolicyEntry): string {
 function governed(p: PayloadOf<'step.allowed'>): string {
   if (!p.policy) return '';
   return p.policy.rule ? `; policy rule ${p.policy.rule} allowed it` : '; the policy default allowed it';
+}
+
+/** "; reserved 3 steps, 3 calls of the writ's shared budget" when the allow reserved, nothing otherwise. */
+function reserved(p: PayloadOf<'step.allowed'>): string {
+  const r = p.reserves;
+  if (!r) return '';
+  const parts = [
+    r.steps > 0 ? `${r.steps} step${r.steps === 1 ? '' : 's'}` : '',
+    r.calls > 0 ? `${r.calls} call${r.calls === 1 ? '' : 's'}` : '',
+    r.cents > 0 ? money(r.cents) : '',
+  ].filter(Boolean);
+  return parts.length > 0 ? `; reserved ${parts.join(', ')} of the writ's shared budget` : '';
 }
 
 function summarizeOutput(output: unknown): string {

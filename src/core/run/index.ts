@@ -3,6 +3,7 @@ export {
   checkProposal,
   type Decision,
   type PolicyCheck,
+  type PolicyRecord,
   type ProposalContext,
   type WritCheckContext,
 } from './check-proposal.ts';

@@ -7,6 +7,7 @@
 import type { Digest } from '../canonical/index.ts';
 import type { Entry, EventRecord, Head, PayloadOf, RunStatus, RunWrit } from '../ledger/index.ts';
 import { applyDeltas, EMPTY_WORLD, type World } from '../world/index.ts';
+import { addBudget, stepCharge, subtractBudget, type WritBudget, ZERO_BUDGET } from '../writs/index.ts';
 
 export interface RunState {
   readonly runId: string;
@@ -55,6 +56,14 @@ export interface RunState {
   readonly policyHash?: Digest;
   /** Writ budget reserved for child runs by delegation steps (each child writ's whole budget). */
   reserved?: { cents: number; steps: number; calls: number };
+  /**
+   * What this run reserved from its writ chain's shared budget (`step.allowed` `reserves`) and has
+   * not used yet; zero once the run finished (the rest went back). Undefined: it never reserved
+   * (no writ, a ledger from before shared budgets, or only inherited entries so far).
+   */
+  reservation?: WritBudget;
+  /** What the allow in flight took from the reservation: it goes back if the call never happened. */
+  reservationInFlight?: WritBudget;
 }
 
 export function startState(root: Entry<'run.started'>): RunState {
@@ -92,6 +101,8 @@ export function startState(root: Entry<'run.started'>): RunState {
     writ: p.writ || undefined,
     policyHash: p.policy || undefined,
     reserved: undefined,
+    reservation: undefined,
+    reservationInFlight: undefined,
   };
 }
 
@@ -121,6 +132,9 @@ export function applyEntry(s: RunState, e: Entry): void {
       s.stepsTaken++;
       s.attempts[p.step] = p.attempt;
       if (p.delegation) s.reserved = reserve(s.reserved, p.delegation.writ.leaf);
+      // An allow a fork inherited was reserved (and is given back) by the fork's source.
+      if (s.forkOf && e.seq < s.forkOf.fromSeq) s.reservationInFlight = undefined;
+      else drawOnReservation(s, p);
       if (s.approval?.request.proposalId === p.proposalId) s.approval = undefined;
       s.status = 'running';
       break;
@@ -138,12 +152,15 @@ export function applyEntry(s: RunState, e: Entry): void {
       s.completed.add(p.step);
       s.spentCents += p.costCents;
       s.inFlight = undefined;
+      s.reservationInFlight = undefined;
       s.executions[p.step] = (s.executions[p.step] ?? 0) + 1;
       break;
     }
     case 'step.failed': {
       const p = e.payload as PayloadOf<'step.failed'>;
+      // A failed call was made: what it took from the reservation stays taken.
       s.inFlight = undefined;
+      s.reservationInFlight = undefined;
       s.executions[p.step] = (s.executions[p.step] ?? 0) + 1;
       break;
     }
@@ -174,6 +191,8 @@ export function applyEntry(s: RunState, e: Entry): void {
       const p = e.payload as PayloadOf<'run.finished'>;
       s.finished = p;
       s.status = p.status;
+      // What the run reserved and did not use goes back to its writs with this entry (RunWriter).
+      if (s.reservation) s.reservation = ZERO_BUDGET;
       // A finished run waits for nothing: a cancelled run's open approval or suspension is void.
       s.approval = undefined;
       s.suspended = undefined;
@@ -192,10 +211,14 @@ export function applyEntry(s: RunState, e: Entry): void {
         s.completed.add(p.step);
         s.spentCents += s.inFlight?.costCents ?? 0;
       } else {
-        // The effect never happened: the allow is void and does not count against maxSteps.
+        // The effect never happened: the allow is void and does not count against maxSteps, and
+        // what it took from the reservation is the run's again (the next attempt draws on it).
         s.stepsTaken--;
+        if (s.reservationInFlight)
+          s.reservation = addBudget(s.reservation ?? ZERO_BUDGET, s.reservationInFlight);
       }
       s.inFlight = undefined;
+      s.reservationInFlight = undefined;
       s.suspended = undefined;
       s.status = 'running';
       s.executions[p.step] = (s.executions[p.step] ?? 0) + 1;
@@ -213,6 +236,21 @@ export function foldRun(entries: readonly Entry[]): RunState {
   const s = startState(root as Entry<'run.started'>);
   for (const e of rest) applyEntry(s, e);
   return s;
+}
+
+/**
+ * An allow of the run's own: it adds what it reserved (if anything) and takes its step's charge
+ * (one step, one call, its cost) from the reservation. A run that never reserved keeps none.
+ */
+function drawOnReservation(s: RunState, p: PayloadOf<'step.allowed'>): void {
+  const have = p.reserves ? addBudget(s.reservation ?? ZERO_BUDGET, p.reserves) : s.reservation;
+  if (!have) {
+    s.reservationInFlight = undefined;
+    return;
+  }
+  const charge = stepCharge(p.costCents);
+  s.reservation = subtractBudget(have, charge);
+  s.reservationInFlight = charge;
 }
 
 /** Adds a child writ's budget (its signed leaf, as a delegation records it) to the reservations. */

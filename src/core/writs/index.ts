@@ -12,6 +12,15 @@ export {
   writHash,
 } from './writ.ts';
 export {
+  addBudget,
+  coversBudget,
+  isWritBudget,
+  isZeroBudget,
+  stepCharge,
+  subtractBudget,
+  ZERO_BUDGET,
+} from './writ-budget.ts';
+export {
   isSignedWrit,
   isWritBody,
   type ShapeProblem,
