@@ -2,8 +2,8 @@
  * A fork never executes more than its source allowed. For every fork point of runs whose guarded
  * step is pending, approved (and done) or denied, in both modes, approved or not afterwards: the
  * destructive tool's calls made by the fork are at most the approvals granted in the fork itself,
- * a replay fork calls nothing, and in every ledger each allow of the guarded tool answers its own
- * approval.
+ * a replay fork calls nothing, in every ledger each allow of the guarded tool answers its own
+ * approval, and every fork replays identically (its inherited entries are its source's history).
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
@@ -98,6 +98,8 @@ test('forks × fork points × approval states: executions never exceed approvals
           assert.ok(all.allows <= all.granted, `${all.allows} allows of wipe for ${all.granted} approvals`);
           eachAllowAnswersItsApproval(entries);
           assert.equal((await keel.runs.verify('acme', fork.runId)).ok, true);
+          const replayed = await keel.runs.replay('acme', fork.runId);
+          assert.ok(replayed.identical, `the fork replays identically: ${JSON.stringify(replayed)}`);
         },
       ),
       { numRuns: 80 },

@@ -14,7 +14,7 @@
 import { type Digest, hashOf } from '../core/canonical/index.ts';
 import { ErrorCode, isKeelError, KeelError } from '../core/errors.ts';
 import { decodeEntry, type Entry, type Head, type StoredEntry } from '../core/ledger/index.ts';
-import { startState } from '../core/run/index.ts';
+import { applyEntry, startState } from '../core/run/index.ts';
 import type { SignedWrit } from '../core/writs/index.ts';
 import type { AppendRequest, Planner, VersionRecord } from '../ports/index.ts';
 import { type GovernanceConfig, runGovernance } from './governance.ts';
@@ -140,7 +140,13 @@ export async function replayRun(
     );
   const at = (seq: number) => stored[seq]?.at ?? stored[stored.length - 1]!.at;
   const state = startState(root as Entry<'run.started'>);
-  const writer = new RunWriter(new ComparingSink(stored), state, { seq: 0, hash: root.hash }, at);
+  // A fork's entries before its fork point are its source's history, recorded by the source's walk
+  // (their proposals name the source run): they are folded as they are, and the fork's own walk is
+  // replayed from there. Replaying the source checks them.
+  const inherited = Math.max(1, Math.min(state.forkOf?.fromSeq ?? 1, entries.length));
+  for (let i = 1; i < inherited; i++) applyEntry(state, entries[i]!);
+  const head = entries[inherited - 1]!;
+  const writer = new RunWriter(new ComparingSink(stored), state, { seq: head.seq, hash: head.hash }, at);
   try {
     const chain = state.writ ? await o.writChainOf?.(state.tenant, state.writ.hash) : undefined;
     const gov = unavailableHere(runId, () => runGovernance(governance, state, chain));
