@@ -8,7 +8,10 @@
  * - commits (fsyncs) per run, counted by the store;
  * - ledger entries appended/s and verified/s;
  * - a baseline measured in the same run: raw fsync'd single-row SQLite commits/s on the same disk;
- * - over HTTP: a real `keel serve` process on loopback, OpenWOP create -> completed (bench/http-bench.ts).
+ * - over HTTP: a real `keel serve` process on loopback, OpenWOP create -> completed (bench/http-bench.ts);
+ * - the check before acting, µs per approve and per fork (bench/integrity-bench.ts);
+ * - crash recovery: ms from the store open to the first resumed step after a SIGKILL
+ *   (bench/recovery-bench.ts).
  *
  * Figures are noisy on shared machines: read medians, compare ratios within one run.
  * Options: --rounds N (default 5), --runs N per round (default 1500), --quick.
@@ -23,7 +26,9 @@ import { type StoredEntry, verifyLedger } from '../src/core/ledger/index.ts';
 import { benchChain } from './bench-chain.ts';
 import { openBenchKeel } from './bench-keel.ts';
 import { httpFigures } from './http-bench.ts';
+import { integrityFigures } from './integrity-bench.ts';
 import { postgresFigures } from './postgres-bench.ts';
+import { recoveryFigures } from './recovery-bench.ts';
 import { replayFigures, verifyFigures } from './replay-bench.ts';
 
 const args = process.argv.slice(2);
@@ -212,7 +217,9 @@ async function main() {
   const overhead = median(governancePairs);
   const replay = await replayFigures(dir, quick);
   const verify = await verifyFigures(dir, quick ? 100_000 : 1_000_000);
-  for (const [k, v] of Object.entries({ ...replay, ...verify })) {
+  const integrity = await integrityFigures(dir, { quick });
+  const recovery = await recoveryFigures(dir, { quick });
+  for (const [k, v] of Object.entries({ ...replay, ...verify, ...integrity, ...recovery })) {
     console.log(
       `${k.padEnd(width)}  ${fmt(v, k.includes('ms') || k.includes('ratio') ? 1 : 0).padStart(10)}`,
     );

@@ -12,12 +12,11 @@
 import { type Digest, hashOf } from '../core/canonical/index.ts';
 import { ErrorCode, KeelError } from '../core/errors.ts';
 import {
-  decodeEntry,
   type Entry,
   type PayloadOf,
   type StoredEntry,
   type VerifyFailure,
-  verifyLedger,
+  verifiedEntries,
 } from '../core/ledger/index.ts';
 import { foldRun, type RunState, rootNamesRun } from '../core/run/index.ts';
 import { specHash, type WorkflowSpec } from '../core/spec/index.ts';
@@ -157,9 +156,8 @@ export function checkStoredRun(
   stored: readonly StoredEntry[],
   version: VersionRecord | undefined,
 ): { entries: Entry[]; state: RunState; version: VersionRecord } {
-  const chain = verifyLedger(run.runId, stored, run.head);
-  if (!chain.ok) throw refuseUnverified(run.runId, chain.failure);
-  const entries = stored.map(decodeEntry);
+  const { result, entries } = verifiedEntries(run.runId, stored, run.head);
+  if (!result.ok) throw refuseUnverified(run.runId, result.failure);
   const problem =
     rootProblem(run, entries[0]!.payload as PayloadOf<'run.started'>) ?? specProblem(run, version);
   if (problem) throw refuseUnverified(run.runId, problem);
@@ -182,9 +180,8 @@ export function checkStoredRun(
  * row and the entries together, so the ledger is the run's; its row is not read again.
  */
 export function checkClaimedLedger(tenant: string, runId: string, stored: readonly StoredEntry[]): Entry[] {
-  const chain = verifyLedger(runId, stored);
-  if (!chain.ok) throw refuseUnverified(runId, chain.failure);
-  const entries = stored.map(decodeEntry);
+  const { result, entries } = verifiedEntries(runId, stored);
+  if (!result.ok) throw refuseUnverified(runId, result.failure);
   const root = entries[0]!.payload as PayloadOf<'run.started'>;
   if (!rootNamesRun(root, runId) || root.tenant !== tenant)
     throw refuseUnverified(

@@ -36,5 +36,6 @@ export {
   type VerifyFailure,
   type VerifyFailureCode,
   type VerifyResult,
+  verifiedEntries,
   verifyLedger,
 } from './verify-ledger.ts';

@@ -8,7 +8,7 @@
  */
 import { canonicalize, digestBytes } from '../canonical/index.ts';
 import type { DeltaFailureCode } from '../world/index.ts';
-import { ENTRY_VERSION, envelopeText, type Head, jsonString, type StoredEntry } from './entry.ts';
+import { ENTRY_VERSION, type Entry, envelopeText, type Head, jsonString, type StoredEntry } from './entry.ts';
 import { type EntryKind, isEntryKind, payloadProblem, ROOT_KINDS } from './entry-kinds.ts';
 
 const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
@@ -213,6 +213,35 @@ export class LedgerVerifier {
     this.observe?.(e.kind, payload, seq);
     return undefined;
   }
+}
+
+/**
+ * Verifies stored entries and hands them back decoded: each payload parsed once, by the
+ * verification itself (the entries are complete only when `result.ok`).
+ */
+export function verifiedEntries(
+  runId: string,
+  stored: readonly StoredEntry[],
+  expectedHead?: Head,
+): { result: VerifyResult; entries: Entry[] } {
+  const entries: Entry[] = [];
+  let i = 0;
+  const v = new LedgerVerifier(runId, (_kind, payload) => {
+    const s = stored[i]!;
+    entries.push({
+      v: s.v,
+      runId: s.runId,
+      seq: s.seq,
+      kind: s.kind,
+      prevHash: s.prevHash,
+      payloadHash: s.payloadHash,
+      hash: s.hash,
+      at: s.at,
+      payload: payload as Entry['payload'],
+    });
+  });
+  for (; i < stored.length; i++) if (!v.push(stored[i]!)) break;
+  return { result: v.result(expectedHead), entries };
 }
 
 export function verifyLedger(
