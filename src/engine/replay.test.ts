@@ -100,6 +100,21 @@ describe('replay', () => {
     await keel.close();
   });
 
+  test('a replay without a tool the run used is replay_unavailable naming it, never a divergence', async () => {
+    const { keel } = threeStepKeel();
+    await deploy(keel, 't1', THREE_STEPS);
+    const [run] = (await keel.events.emit('t1', go('e-missing'))).runs;
+    await keel.approvals.approve('t1', run!.runId, 'dana');
+    // The same store opened by a process that loaded only some of the run's tools.
+    const partial = createKeel({ store: keel.store, tools: [spyTool('t1')] });
+    await assert.rejects(partial.runs.replay('t1', run!.runId), (e: unknown) => {
+      assert.ok(isCode('replay_unavailable')(e), String(e));
+      assert.deepEqual((e as { details: { missing: unknown } }).details.missing, { tools: ['t2', 't3'] });
+      assert.match((e as Error).message, /t2, t3.*not registered here/);
+      return true;
+    });
+  });
+
   test("a replay of another tenant's run is not found", async () => {
     const { keel } = threeStepKeel();
     await deploy(keel, 't1', THREE_STEPS);
