@@ -9,6 +9,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
+import Database from 'better-sqlite3';
 import { createKeel, type Keel } from '../app/index.ts';
 import { deploy, isCode, spyTool } from '../testing/index.ts';
 import { Worker, type WorkerOptions } from './worker.ts';
@@ -60,7 +61,7 @@ async function setup(steps: string, stepMs = 0) {
     }
     await keel.close();
   };
-  return { keel, worker, close };
+  return { keel, worker, close, path };
 }
 
 async function until(what: string, done: () => Promise<boolean>, ms = 10_000): Promise<void> {
@@ -155,6 +156,31 @@ test('stop finishes the current step, commits it and releases the run for the ne
       ['b'],
       'the next worker went on from the head',
     );
+  } finally {
+    await close();
+  }
+});
+
+test('a run that fails verification is never walked, and held an hour instead of retried at every lease', async () => {
+  const { keel, worker, close, path } = await setup('  - { name: a, tool: step }');
+  try {
+    const runId = (await keel.events.emit('acme', go('tampered'))).runs[0]!.runId;
+    // Its root edited in the file: the chain no longer verifies.
+    const db = new Database(path);
+    db.prepare(
+      `UPDATE entries SET payload = CAST(replace(CAST(payload AS TEXT), '"tampered"', '"forged"') AS BLOB)
+        WHERE run_key = (SELECT run_key FROM runs WHERE run_id = ?) AND seq = 0`,
+    ).run(runId);
+    db.close();
+    const w = worker({ leaseMs: 100, pollMs: 20 });
+    await w.worker.start();
+    await until('the worker tried it', async () => w.worker.stats.errors > 0);
+    await sleep(600); // six lease periods
+    assert.equal(w.worker.stats.claimed, 1, 'claimed once, not at every lease');
+    assert.equal(w.tool.calls.length, 0);
+    const held = (await keel.store.workerStatus(Date.now())).leases.find((l) => l.owner === 'w0');
+    assert.equal(held?.runs, 1, 'the worker holds the run (quarantined)');
+    assert.equal((await keel.runs.get('acme', runId)).status, 'running', 'nothing was appended');
   } finally {
     await close();
   }

@@ -13,6 +13,9 @@ import type { RunStatus } from '../core/ledger/index.ts';
 import type { Engine } from '../engine/index.ts';
 import type { ClaimedRun, Clock, Store } from '../ports/index.ts';
 
+/** How long a worker holds a run that failed verification before anyone tries it again. */
+export const QUARANTINE_MS = 3_600_000;
+
 export interface WorkerOptions {
   readonly engine: Pick<Engine, 'recover'>;
   readonly store: Store;
@@ -237,6 +240,7 @@ export class Worker {
       } catch (e) {
         if (isKeelError(e) && e.code === ErrorCode.headConflict)
           this.drop(run.runId, 'another walker appended first');
+        else if (isKeelError(e) && e.code === ErrorCode.ledgerInvalid) await this.quarantine(run.runId, e);
         else this.error(e, run.runId);
         // Anything else leaves the lease to expire: the run is retried after leaseMs, not hot.
       } finally {
@@ -244,6 +248,21 @@ export class Worker {
         this.wake();
       }
     })();
+  }
+
+  /**
+   * A run that fails verification is never walked, and retrying it at every lease would be an
+   * endless loop: this worker keeps its lease for QUARANTINE_MS (`keel status` shows it held), so
+   * it is tried again at most once an hour, by whichever worker then claims it. `keel verify`
+   * names what failed.
+   */
+  private async quarantine(runId: string, e: Error): Promise<void> {
+    this.error(new Error(`${e.message}; left alone for ${QUARANTINE_MS / 60_000} minutes`), runId);
+    try {
+      await this.o.store.renewLeases(this.o.id, [runId], QUARANTINE_MS, this.o.clock.now());
+    } catch (x) {
+      this.error(x, runId);
+    }
   }
 
   /** Renews the leases of the runs being walked; a run whose lease is gone is stopped and dropped. */
