@@ -65,7 +65,7 @@ const fmt = (x: number, d = 0) =>
   x.toLocaleString('en-US', { maximumFractionDigits: d, minimumFractionDigits: d });
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-function childEnv(): NodeJS.ProcessEnv {
+export function childEnv(): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: '1' };
   for (const k of [
     'KEEL_STORE',
@@ -80,7 +80,7 @@ function childEnv(): NodeJS.ProcessEnv {
 }
 
 /** CPU milliseconds (user + system) a process has used so far, from /proc; NaN where there is none. */
-function procCpuMs(pid: number): number {
+export function procCpuMs(pid: number): number {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
     // Fields after the parenthesised command name; utime and stime are fields 14 and 15.
@@ -97,7 +97,7 @@ const clientCpuMs = () => {
 };
 
 /** A `keel serve` child on loopback and a fresh store; `stop` ends it by its PID. */
-class Server {
+export class Server {
   private constructor(
     readonly child: ChildProcess,
     readonly url: URL,
@@ -306,10 +306,10 @@ async function round(
   };
 }
 
-function makeKey(store: string): string {
+export function makeKey(store: string, tenant = 'bench'): string {
   const made = spawnSync(
     process.execPath,
-    [BIN, '--store', store, '--json', 'keys', 'create', '--tenant', 'bench'],
+    [BIN, '--store', store, '--json', 'keys', 'create', '--tenant', tenant],
     { cwd: REPO, env: childEnv(), encoding: 'utf8', timeout: 30_000 },
   );
   if (made.status !== 0)

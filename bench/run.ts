@@ -11,7 +11,9 @@
  * - over HTTP: a real `keel serve` process on loopback, OpenWOP create -> completed (bench/http-bench.ts);
  * - the check before acting, µs per approve and per fork (bench/integrity-bench.ts);
  * - crash recovery: ms from the store open to the first resumed step after a SIGKILL
- *   (bench/recovery-bench.ts).
+ *   (bench/recovery-bench.ts);
+ * - what 500 open, quiet OpenWOP event streams cost a `keel serve` process, on SQLite and PostgreSQL
+ *   (bench/stream-bench.ts).
  *
  * Figures are noisy on shared machines: read medians, compare ratios within one run.
  * Options: --rounds N (default 5), --runs N per round (default 1500), --quick.
@@ -30,6 +32,7 @@ import { integrityFigures } from './integrity-bench.ts';
 import { postgresFigures } from './postgres-bench.ts';
 import { recoveryFigures } from './recovery-bench.ts';
 import { replayFigures, verifyFigures } from './replay-bench.ts';
+import { streamFigures } from './stream-bench.ts';
 
 const args = process.argv.slice(2);
 const opt = (name: string, dflt: number) => {
@@ -237,6 +240,12 @@ async function main() {
     process.exitCode = 1;
   }
   await postgresFigures({ quick, sqliteSequential: seqMed });
+  try {
+    await streamFigures({ quick });
+  } catch (e) {
+    console.log(`\nEvent-stream figures failed: ${(e as Error).message || e}`);
+    process.exitCode = 1;
+  }
 }
 
 try {
