@@ -412,4 +412,17 @@ export interface Store {
 
   stats(): StoreStats;
   close(): Promise<void>;
+
+  // ---- Run append notifications (OpenWOP event streams) -------------------------------------
+
+  /**
+   * Calls `listener` after entries appended to a run are committed: with the run's id, or with no
+   * id when runs may have changed that the store cannot name (SQLite: another process committed;
+   * PostgreSQL: the listening connection was re-established). A hint that a head may have moved,
+   * never a guarantee and never data: listeners re-read what they need, and one that must not
+   * miss anything also polls, slowly. PostgreSQL: NOTIFY in the append's own transaction, heard by
+   * every process on the database (`?notify=off`: never called); SQLite: this handle's appends at
+   * once, other processes' within about 100 ms. Resolves to a function that stops listening.
+   */
+  onAppended(listener: (runId?: string) => void): Promise<() => Promise<void>>;
 }

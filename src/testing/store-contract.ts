@@ -13,6 +13,7 @@ import { isKeelError } from '../core/errors.ts';
 import { chainEntry, type StoredEntry } from '../core/ledger/index.ts';
 import type { WorkflowSpec } from '../core/spec/index.ts';
 import type { AppendRequest, PendingApproval, Store, VersionRecord } from '../ports/index.ts';
+import { appendNotificationContract } from './append-notification-contract.ts';
 import { keysIdempotencyContract } from './keys-idempotency-contract.ts';
 import { leaseContract } from './lease-contract.ts';
 import { buildLedger, extendLedger, FIXED_TIME, sampleEvent } from './ledger-fixtures.ts';
@@ -107,6 +108,7 @@ export function runStoreContract(name: string, factory: StoreFactory): void {
     keysIdempotencyContract(() => store, factory.openAnother ? () => another! : undefined);
     writTrustContract(() => store, factory.openAnother ? () => another! : undefined);
     writBudgetContract(() => store, factory.openAnother ? () => another! : undefined);
+    appendNotificationContract(() => store, factory.openAnother ? () => another! : undefined);
 
     test('creates a run and reads back byte-identical entries in seq order', async () => {
       const runId = uniqueRunId('create');

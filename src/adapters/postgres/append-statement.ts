@@ -85,19 +85,30 @@ woken AS (
   SELECT pg_notify('keel_runs', current_schema())
    WHERE EXISTS (SELECT 1 FROM won w JOIN req q ON q.ord = w.ord
                   WHERE q.lease_set AND q.lease_owner IS NULL AND q.status = 'running')
+),
+announced AS (
+  SELECT pg_notify('keel_appends', current_schema() || ' ' || q.run_id)
+    FROM won w JOIN req q ON q.ord = w.ord
 )
-SELECT ord, (SELECT count(*) FROM woken) AS woke FROM won`;
+SELECT ord, (SELECT count(*) FROM woken) AS woke, (SELECT count(*) FROM announced) AS announced FROM won`;
+
+/** The channel every append is announced on, as `<schema> <run id>` (Store.onAppended). */
+export const APPEND_CHANNEL = 'keel_appends';
 
 /**
- * The append statement and the name it is prepared under (once per pooled connection); without
- * `notify` (a database with no LISTEN/NOTIFY) it leaves the wake-up out and workers poll.
+ * The append statement and the name it is prepared under (once per pooled connection): it wakes
+ * workers when a run is left for them, and announces every appended run. Without `notify` (a
+ * database with no LISTEN/NOTIFY) it does neither: workers and event streams poll.
  */
 export function appendStatement(notify: boolean): { name: string; text: string } {
   return notify
-    ? { name: 'keel_append_v4', text: APPEND_SQL }
+    ? { name: 'keel_append_v5', text: APPEND_SQL }
     : {
-        name: 'keel_append_v4_quiet',
-        text: APPEND_SQL.replace("pg_notify('keel_runs', current_schema())", '1'),
+        name: 'keel_append_v5_quiet',
+        text: APPEND_SQL.replace("pg_notify('keel_runs', current_schema())", '1').replace(
+          "pg_notify('keel_appends', current_schema() || ' ' || q.run_id)",
+          '1',
+        ),
       };
 }
 

@@ -6,12 +6,13 @@
  * the caller (`now`, ms). Wake-ups are `LISTEN keel_runs` on a dedicated connection, filtered by
  * schema. A lease never guards the ledger: the head check of every append does.
  */
-import pg from 'pg';
+import type pg from 'pg';
 import { ErrorCode, KeelError } from '../../core/errors.ts';
 import type { StoredEntry } from '../../core/ledger/index.ts';
 import type { ClaimedRun, ClaimScope, WorkerRecord, WorkerStatus } from '../../ports/index.ts';
 import { entryFromColumns, type Row } from '../shared/rows.ts';
 import type { PostgresTarget } from './connection.ts';
+import { listenChannel } from './listen.ts';
 import { readEntryRows } from './queries.ts';
 
 /** Rows of workers not seen for this long are dropped when a worker registers. */
@@ -193,61 +194,20 @@ export async function readWorkerStatus(pool: pg.Pool, now: number): Promise<Work
 }
 
 /**
- * LISTENs on a dedicated connection (never a pooled one) and calls `listener` for wake-ups of
- * this schema. A dropped connection is re-established after a second; meanwhile workers poll.
+ * LISTENs on a dedicated connection (listen.ts) and calls `listener` for wake-ups of this schema.
+ * A dropped connection is re-established after a second; meanwhile workers poll. Runs that became
+ * claimable while nobody listened are found at once after (re)connecting rather than at the next poll.
  */
-export async function listenForRunnable(
+export function listenForRunnable(
   target: PostgresTarget,
   listener: () => void,
 ): Promise<() => Promise<void>> {
-  let stopped = false;
-  let client: pg.Client | undefined;
-  let retry: NodeJS.Timeout | undefined;
-  const schedule = () => {
-    if (stopped || retry) return;
-    retry = setTimeout(() => {
-      retry = undefined;
-      connect().catch(schedule);
-    }, 1000);
-  };
-  const connect = async (): Promise<void> => {
-    const c = new pg.Client({ connectionString: target.connectionString, application_name: 'keel-listen' });
-    let dropped = false;
-    const drop = () => {
-      if (dropped) return;
-      dropped = true;
-      if (client === c) client = undefined;
-      c.end().catch(() => {});
-      schedule();
-    };
-    c.on('error', drop);
-    c.on('end', drop);
-    c.on('notification', (m) => {
-      if (m.channel === WAKE_CHANNEL && m.payload === target.schema) listener();
-    });
-    client = c;
-    try {
-      await c.connect();
-      await c.query(`LISTEN ${WAKE_CHANNEL}`);
-    } catch (e) {
-      dropped = true;
-      if (client === c) client = undefined;
-      c.end().catch(() => {});
-      throw e;
-    }
-    if (stopped) {
-      await c.end().catch(() => {});
-      return;
-    }
-    // Runs that became claimable while nobody listened are found now rather than at the next poll.
-    listener();
-  };
-  await connect();
-  return async () => {
-    stopped = true;
-    if (retry) clearTimeout(retry);
-    const c = client;
-    client = undefined;
-    await c?.end().catch(() => {});
-  };
+  return listenChannel(
+    target,
+    WAKE_CHANNEL,
+    (payload) => {
+      if (payload === target.schema) listener();
+    },
+    listener,
+  );
 }

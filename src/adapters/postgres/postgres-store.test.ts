@@ -250,7 +250,7 @@ test('two stores on one schema cannot both append at one seq', async () => {
   }
 });
 
-test('with ?notify=off nothing is NOTIFYed: appends and releases work, and workers rely on their poll', async () => {
+test('with ?notify=off nothing is NOTIFYed: appends and releases work, workers and event streams rely on their poll', async () => {
   const schema = fresh('quiet');
   const quiet = await PostgresStore.open(`${url}?schema=${schema}&notify=off`);
   const listener = new pg.Client({ connectionString: url });
@@ -258,9 +258,12 @@ test('with ?notify=off nothing is NOTIFYed: appends and releases work, and worke
   await listener.connect();
   listener.on('notification', (m) => heard.push(m.payload ?? ''));
   await listener.query('LISTEN keel_runs');
+  await listener.query('LISTEN keel_appends');
   try {
     let woken = 0;
+    let appended = 0;
     const stop = await quiet.onRunnable(() => woken++);
+    const stopAppends = await quiet.onAppended(() => appended++);
     const runId = hashOf('quiet');
     await quiet.append({ ...create(runId, 0), status: 'running', lease: { op: 'release' } });
     const [claimed] = await quiet.claimRuns('w1', 1000, 10, Date.now());
@@ -268,11 +271,13 @@ test('with ?notify=off nothing is NOTIFYed: appends and releases work, and worke
     assert.equal(await quiet.releaseRun('w1', runId), true);
     await new Promise((r) => setTimeout(r, 200));
     assert.deepEqual(
-      heard.filter((p) => p === schema),
+      heard.filter((p) => p === schema || p.startsWith(`${schema} `)),
       [],
     );
     assert.equal(woken, 0);
+    assert.equal(appended, 0);
     await stop();
+    await stopAppends();
     await assert.rejects(PostgresStore.open(`${url}?schema=${schema}&notify=maybe`), isCode('usage'));
   } finally {
     await listener.end();

@@ -51,6 +51,7 @@ import {
 } from '../shared/rows.ts';
 import { checkSecretKeyCandidate, SECRET_KEY_SQL } from '../shared/secret-key-rows.ts';
 import { toRevocation, toTrustedKey, WRIT_TRUST_SQL as WT } from '../shared/writ-trust-rows.ts';
+import { APPEND_CHANNEL } from './append-statement.ts';
 import {
   createPool,
   type PoolOptions,
@@ -69,6 +70,7 @@ import {
   toWorker,
   WORKER_ROW_TTL_MS,
 } from './leases.ts';
+import { listenChannel } from './listen.ts';
 import { checkSchemaVersion, type MigrationReport, migrateSchema } from './migrate.ts';
 import { readEntryRows, SQL } from './queries.ts';
 
@@ -438,9 +440,56 @@ export class PostgresStore implements Store {
   close(): Promise<void> {
     this.closing ??= (async () => {
       await this.writer.drain();
+      await this.stopListeningForAppends();
       await this.pool.end();
     })();
     return this.closing;
+  }
+
+  // ---- Run append notifications ----------------------------------------------------------------
+
+  private readonly appendListeners = new Set<(runId?: string) => void>();
+  /** The LISTEN connection shared by this handle's append listeners, while there are any. */
+  private appendListening: Promise<() => Promise<void>> | undefined;
+
+  /**
+   * Every append NOTIFYs `keel_appends` with `<schema> <run id>` in its own transaction; one LISTEN
+   * connection per handle hears them for all its listeners. After (re)connecting, listeners are
+   * called without an id: whatever was appended while nobody listened is looked for then.
+   */
+  async onAppended(listener: (runId?: string) => void): Promise<() => Promise<void>> {
+    const own = (runId?: string) => listener(runId);
+    if (!this.target.notify || this.closing) return async () => {};
+    this.appendListeners.add(own);
+    const prefix = `${this.target.schema} `;
+    const call = (runId?: string) => {
+      for (const l of this.appendListeners) l(runId);
+    };
+    this.appendListening ??= listenChannel(
+      this.target,
+      APPEND_CHANNEL,
+      (payload) => {
+        if (payload.startsWith(prefix)) call(payload.slice(prefix.length));
+      },
+      () => call(),
+    );
+    try {
+      await this.appendListening;
+    } catch (e) {
+      this.appendListeners.delete(own);
+      this.appendListening = undefined;
+      throw unavailable(e, 'cannot LISTEN for appends on', this.target);
+    }
+    return async () => {
+      this.appendListeners.delete(own);
+      if (this.appendListeners.size === 0) await this.stopListeningForAppends();
+    };
+  }
+
+  private async stopListeningForAppends(): Promise<void> {
+    const listening = this.appendListening;
+    this.appendListening = undefined;
+    if (listening) await (await listening.catch(() => async () => {}))();
   }
 }
 

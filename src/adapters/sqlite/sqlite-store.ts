@@ -73,6 +73,9 @@ export interface SqliteStoreOptions {
   readonly synchronous?: 'FULL' | 'NORMAL';
 }
 
+/** How often, while anyone listens for appends, another process's commits are looked for (ms). */
+export const APPEND_POLL_MS = 100;
+
 interface Pending {
   readonly req: AppendRequest;
   readonly resolve: (h: Head) => void;
@@ -93,6 +96,10 @@ export class SqliteStore implements Store {
   private readonly wakeListeners = new Set<() => void>();
   /** Writ chains' budget links read so far (a chain never changes). */
   private readonly budgetLinks = new BudgetLinkCache();
+  /** Append listeners (onAppended) and the poll that notices other processes' commits for them. */
+  private readonly appendListeners = new Set<(runId?: string) => void>();
+  private appendPoll: NodeJS.Timeout | undefined;
+  private dataVersion = 0;
   /** The durability actually in force, read back from SQLite: journal mode and synchronous level. */
   readonly durability: {
     readonly journalMode: string;
@@ -280,15 +287,23 @@ export class SqliteStore implements Store {
     }
     this.commits++;
     let wake = false;
+    const appended = this.appendListeners.size > 0 ? new Set<string>() : undefined;
     batch.forEach((p, i) => {
       const o = outcomes[i]!;
       if (o.ok) {
         this.entriesAppended += p.req.entries.length;
         if (p.req.lease?.op === 'release' && p.req.status === 'running') wake = true;
+        appended?.add(p.req.runId);
         p.resolve(o.head);
       } else p.reject(o.error);
     });
     if (wake) this.wake();
+    if (appended) for (const runId of appended) this.announce(runId);
+  }
+
+  /** Tells this handle's append listeners (after the commit) that a run, or any run, has new entries. */
+  private announce(runId?: string): void {
+    for (const listener of this.appendListeners) setImmediate(listener, runId);
   }
 
   /** Tells this handle's listeners that runs may have become claimable (after the commit). */
@@ -688,7 +703,48 @@ export class SqliteStore implements Store {
     if (this.closed) return;
     while (this.queue.length > 0) this.flush();
     this.closed = true;
+    this.stopAppendPoll();
     this.db.close();
+  }
+
+  // ---- Run append notifications ----------------------------------------------------------------
+
+  /**
+   * This handle's appends are announced with their run ids right after the commit. Another
+   * process's commits cannot be named: while anyone listens, `PRAGMA data_version` (which changes
+   * only when another connection commits) is read every APPEND_POLL_MS, and a change is announced
+   * without a run id.
+   */
+  async onAppended(listener: (runId?: string) => void): Promise<() => Promise<void>> {
+    const own = (runId?: string) => listener(runId);
+    this.appendListeners.add(own);
+    if (!this.appendPoll && this.path !== ':memory:' && !this.closed) {
+      this.dataVersion = this.db.pragma('data_version', { simple: true }) as number;
+      this.appendPoll = setInterval(() => this.pollDataVersion(), APPEND_POLL_MS);
+      this.appendPoll.unref();
+    }
+    return async () => {
+      this.appendListeners.delete(own);
+      if (this.appendListeners.size === 0) this.stopAppendPoll();
+    };
+  }
+
+  private pollDataVersion(): void {
+    if (this.closed) return this.stopAppendPoll();
+    let v: number;
+    try {
+      v = this.db.pragma('data_version', { simple: true }) as number;
+    } catch {
+      return; // a busy or vanished file: the listeners' own slow poll covers the gap
+    }
+    if (v === this.dataVersion) return;
+    this.dataVersion = v;
+    this.announce();
+  }
+
+  private stopAppendPoll(): void {
+    if (this.appendPoll) clearInterval(this.appendPoll);
+    this.appendPoll = undefined;
   }
 }
 

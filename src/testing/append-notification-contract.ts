@@ -1,0 +1,85 @@
+/**
+ * The append-notification part of the Store contract (`Store.onAppended`), registered by
+ * `runStoreContract` so SQLite and PostgreSQL are held to the same rules: an append through a
+ * handle is announced to that handle's listeners with its run id after it commits; an append
+ * through another handle (another process, in production) reaches them too, named or as "some run
+ * changed"; nothing is announced after a listener stops.
+ */
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { hashOf } from '../core/canonical/index.ts';
+import type { AppendRequest, Store } from '../ports/index.ts';
+import { buildLedger, extendLedger } from './ledger-fixtures.ts';
+
+let n = 0;
+
+function create(tenant: string): AppendRequest {
+  const runId = hashOf({ label: 'append-notification', n: n++, salt: Math.random() });
+  return {
+    tenant,
+    runId,
+    expectedHead: null,
+    entries: buildLedger(runId, 1, tenant),
+    status: 'running',
+    create: { workflowId: 'wf', version: 1, specHash: hashOf('spec'), eventId: 'e', eventType: 't' },
+  };
+}
+
+/** Waits (up to `ms`) until `ok()` holds. */
+async function until(ok: () => boolean, ms = 3000): Promise<boolean> {
+  const deadline = Date.now() + ms;
+  while (!ok() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+  return ok();
+}
+
+export function appendNotificationContract(store: () => Store, another?: () => Store): void {
+  test('append notifications: an append through this handle is announced with its run id, after it commits', async () => {
+    const heard: (string | undefined)[] = [];
+    const stop = await store().onAppended((runId) => heard.push(runId));
+    try {
+      const req = create('t-notify');
+      const head = await store().append(req);
+      assert.ok(
+        await until(() => heard.includes(req.runId)),
+        `the create of ${req.runId} was announced (heard ${heard.length})`,
+      );
+      // The announcement comes after the commit: whoever hears it reads the entries.
+      assert.equal((await store().readEntries('t-notify', req.runId)).length, req.entries.length);
+      heard.length = 0;
+      const more = extendLedger(req.runId, req.entries.at(-1)!, 2);
+      await store().append({
+        tenant: 't-notify',
+        runId: req.runId,
+        expectedHead: head,
+        entries: more,
+        status: 'running',
+      });
+      assert.ok(await until(() => heard.includes(req.runId)), 'the next append was announced too');
+    } finally {
+      await stop();
+    }
+    const before = heard.length;
+    await store().append(create('t-notify'));
+    await new Promise((r) => setTimeout(r, 300));
+    assert.equal(heard.length, before, 'nothing is announced after the listener stopped');
+  });
+
+  if (!another) return;
+  test('append notifications: an append through another handle reaches this handle’s listeners', async () => {
+    const heard: (string | undefined)[] = [];
+    const stop = await store().onAppended((runId) => heard.push(runId));
+    try {
+      await new Promise((r) => setTimeout(r, 200));
+      heard.length = 0;
+      const req = create('t-notify-other');
+      await another().append(req);
+      // PostgreSQL names the run; SQLite can only say that another connection committed.
+      assert.ok(
+        await until(() => heard.includes(req.runId) || heard.includes(undefined)),
+        'the other handle’s append was heard',
+      );
+    } finally {
+      await stop();
+    }
+  });
+}
