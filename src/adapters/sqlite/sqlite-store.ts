@@ -730,7 +730,10 @@ export class SqliteStore implements Store {
   }
 
   private pollDataVersion(): void {
-    if (this.closed) return this.stopAppendPoll();
+    if (this.closed) {
+      this.stopAppendPoll();
+      return;
+    }
     let v: number;
     try {
       v = this.db.pragma('data_version', { simple: true }) as number;
