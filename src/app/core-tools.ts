@@ -1,7 +1,8 @@
 /**
- * Tools every Keel instance has: the small, effect-free building blocks the OpenWOP conformance
- * fixtures are made of. They read nothing but their arguments (`core.delay` also waits), so they
- * are idempotent reads. `core.approvalGate` is an approval gate: it runs only once a person approved.
+ * Tools every Keel instance has: the small building blocks the OpenWOP conformance fixtures are
+ * made of. All but one read nothing but their arguments (`core.delay` also waits), so they are
+ * idempotent reads; `core.conformance.side-effect` stands for an external effect (not idempotent).
+ * `core.approvalGate` is an approval gate: it runs only once a person approved.
  */
 import type { ToolContext, ToolDefinition } from '../ports/index.ts';
 
@@ -88,6 +89,17 @@ export const CORE_TOOLS: readonly ToolDefinition[] = [
       await sleep(ms, ctx.signal);
       return { delayedMs: ms };
     },
+  },
+  {
+    destructive: false,
+    effect: 'external',
+    idempotent: false,
+    scopes: [],
+    name: 'core.conformance.side-effect',
+    description:
+      'Stands for an effect outside the run (an email sent, a card charged): returns {performed: true} with the idempotency key it was given. Never called on a replay fork.',
+    args: { type: 'object' },
+    handler: (_args, ctx: ToolContext) => ({ performed: true, idempotencyKey: ctx.idempotencyKey }),
   },
   {
     ...pure,

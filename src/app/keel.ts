@@ -394,9 +394,15 @@ export function createKeel(config: KeelConfig) {
      */
     cancel: (tenant: string, runId: string, c: { by: string; reason?: string }): Promise<RunSummary> =>
       engine.cancel(tenant, runId, c),
-    /** Holds a running run at its next step boundary; no step starts until `resume`. */
-    pause: (tenant: string, runId: string, c: { by: string; reason?: string }): Promise<RunSummary> =>
-      engine.pause(tenant, runId, c),
+    /**
+     * Holds a running run at its next step boundary; no step starts until `resume`. `immediate`
+     * also cuts an idempotent tool's call in progress (it is made again on resume).
+     */
+    pause: (
+      tenant: string,
+      runId: string,
+      c: { by: string; reason?: string; drainPolicy?: 'drain-current-node' | 'immediate' },
+    ): Promise<RunSummary> => engine.pause(tenant, runId, c),
     /** Resumes a paused run, walking on here (inline) or leaving it to a worker (`walk: 'enqueue'`). */
     resume: (tenant: string, runId: string, c: { by: string; walk?: WalkMode }): Promise<RunSummary> =>
       engine.resume(tenant, runId, c),

@@ -2,7 +2,7 @@
  * Cancelling runs: a run walked in this process right now is aborted between steps or inside its
  * tool call; any other unfinished run gets `run.finished` cancelled at its head. A finished run
  * cannot be cancelled, another tenant's run cannot be seen, and a cancelled ledger verifies,
- * replays identically and forks.
+ * replays identically (its cancellation too) and forks (a fork does not inherit the cancellation).
  */
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -33,20 +33,37 @@ async function emitOne(keel: Keel, tenant = 't1', id = 'e1') {
   return run;
 }
 
-/** The checks every cancelled ledger passes: verify, an identical replay, and a replay fork that ends cancelled. */
-async function assertSound(keel: Keel, runId: string) {
+/**
+ * The checks every cancelled ledger passes: verify, an identical replay (the cancellation too), and
+ * replay forks. A fork of the whole ledger is cancelled like its source; a fork from an earlier
+ * point is a new run: the source's cancellation is not its own, so it goes on, served from the
+ * record and failing closed (`replay_source_missing`) where nothing was recorded — and it never
+ * calls a tool (the spies here all write).
+ */
+async function assertSound(keel: Keel, runId: string, calls: () => number = () => 0) {
   assert.equal((await keel.runs.verify('t1', runId)).ok, true);
   const replay = await keel.runs.replay('t1', runId);
   assert.equal(replay.identical, true, JSON.stringify(replay));
   const entries = await keel.runs.entries('t1', runId);
+  const before = calls();
   for (let fromSeq = 1; fromSeq <= entries.length; fromSeq++) {
     const fork = await keel.runs.fork('t1', runId, { fromSeq, mode: 'replay' });
-    assert.equal(fork.status, 'cancelled', `replay fork from seq ${fromSeq}`);
     const forked = await keel.runs.entries('t1', fork.runId);
-    assert.deepEqual(kinds(forked), kinds(entries), `replay fork from seq ${fromSeq}`);
-    assert.deepEqual(await keel.approvals.list('t1', fork.runId), []);
+    const at = `replay fork from seq ${fromSeq}`;
+    assert.deepEqual(kinds(forked).slice(0, fromSeq), kinds(entries).slice(0, fromSeq), at);
+    if (fromSeq === entries.length) {
+      assert.equal(fork.status, 'cancelled', at);
+      assert.deepEqual(kinds(forked), kinds(entries), at);
+      assert.deepEqual(await keel.approvals.list('t1', fork.runId), []);
+    } else {
+      assert.notEqual(fork.status, 'cancelled', `${at}: the source's cancellation is not the fork's`);
+      for (const e of forked.slice(fromSeq))
+        if (e.kind === 'step.failed')
+          assert.equal(payloadOf(e, 'step.failed').error.code, 'replay_source_missing', at);
+    }
     assert.equal((await keel.runs.verify('t1', fork.runId)).ok, true);
   }
+  assert.equal(calls(), before, 'no replay fork called a tool');
 }
 
 describe('cancel', () => {
@@ -78,7 +95,7 @@ describe('cancel', () => {
     await assert.rejects(keel.approvals.approve('t1', run.runId, 'erin'), isCode('run_state'));
     assert.equal((await keel.runs.recover('t1', run.runId)).status, 'cancelled');
     assert.equal(noop.calls.length, 1);
-    await assertSound(keel, run.runId);
+    await assertSound(keel, run.runId, () => noop.calls.length);
     await keel.close();
   });
 
@@ -131,7 +148,7 @@ describe('cancel', () => {
     assert.deepEqual(kinds(await keel.runs.entries('t1', run.runId)), ['run.started', 'run.finished']);
     assert.equal((await keel.runs.recover('t1', run.runId)).status, 'cancelled');
     assert.equal(noop.calls.length, 0);
-    await assertSound(keel, run.runId);
+    await assertSound(keel, run.runId, () => noop.calls.length);
     await keel.close();
   });
 
@@ -157,7 +174,7 @@ describe('cancel', () => {
     const entries = await keel.runs.entries('t1', runId);
     assert.deepEqual(kinds(entries), ['run.started', 'step.allowed', 'step.completed', 'run.finished']);
     assert.deepEqual(payloadOf(entries[3]!, 'run.finished').outputs, { a: { done: true } });
-    await assertSound(keel, runId);
+    await assertSound(keel, runId, () => slow.calls.length + noop.calls.length);
     await keel.close();
   });
 
@@ -181,7 +198,7 @@ describe('cancel', () => {
       code: 'cancelled',
       message: 'stubborn was stopped: cancelled by dana',
     });
-    await assertSound(keel, runId);
+    await assertSound(keel, runId, () => stubborn.calls.length);
     await keel.close();
   });
 
@@ -217,7 +234,7 @@ describe('cancel', () => {
       isCode('run_state'),
     );
     assert.equal(calls, 1);
-    await assertSound(keel, row!.runId);
+    await assertSound(keel, row!.runId, () => calls);
     await keel.close();
   });
 

@@ -386,7 +386,11 @@ export class Engine {
    * Pauses a running run as `c.by`: no step starts until `resume`; a walk of it in this process
    * finishes the step in progress first (run-controls.ts).
    */
-  pause(tenant: string, runId: string, c: { by: string; reason?: string }): Promise<RunSummary> {
+  pause(
+    tenant: string,
+    runId: string,
+    c: { by: string; reason?: string; drainPolicy?: 'drain-current-node' | 'immediate' },
+  ): Promise<RunSummary> {
     return this.controls.pause(tenant, runId, c);
   }
 
@@ -480,7 +484,9 @@ export class Engine {
   private async effectsFor(tenant: string, s: RunState): Promise<Effects> {
     if (s.forkOf?.mode !== 'replay') return this.live;
     const source = (await this.store.readEntries(tenant, s.forkOf.runId)).map(decodeEntry);
-    return recordedEffects(indexLedger(source), this.live.at);
+    // Under a writ a live call would have to be charged to its shared budget, which a replay never
+    // touches: there a fork calls nothing live and fails closed wherever nothing is recorded.
+    return recordedEffects(indexLedger(source), this.live.at, s.writ ? {} : { live: this.live });
   }
 
   /** A diagnostic re-execution: a new, live run of the same version and event, linked by `attemptOf`. */

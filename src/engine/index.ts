@@ -30,4 +30,4 @@ export type { RunSummary } from './run-summary.ts';
 export { templatePlanner } from './template-planner.ts';
 export { ToolRegistry } from './tool-registry.ts';
 export { verifyRun } from './verify-run.ts';
-export type { WalkOptions } from './walk.ts';
+export { MAX_STEPS_PER_RUN, type WalkOptions } from './walk.ts';

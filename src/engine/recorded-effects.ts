@@ -9,6 +9,13 @@
  * is served as unknown, and the n-th reconciliation of its step as recorded. A cancellation is
  * served where it was recorded: when the walk's next entry would sit at the recorded
  * `run.finished` cancelled, the walk is told the run was cancelled there, with the recorded reason.
+ * A call cut by an immediate pause (the pause recorded where its outcome would be) is served as
+ * unknown there, and its outcome after the resume.
+ *
+ * A replay fork (`fork`) is a new run, not the source re-read: the source's cancellation is a
+ * person's control of the source, so the fork does not inherit it, and a call that cancellation cut
+ * has no outcome to serve. Where nothing is recorded, a read-only tool (`effect: read`: it changes
+ * nothing outside the run) is called live; any other tool still fails closed.
  */
 import { ErrorCode, KeelError } from '../core/errors.ts';
 import type { DrawnSource, Entry, PayloadOf } from '../core/ledger/index.ts';
@@ -30,6 +37,8 @@ export interface RecordedLedger {
   readonly mints?: Map<string, MintResult>;
   /** What writ budgets answered, by the seq of the allow or refusal they decided (writ-budget.ts). */
   readonly budgets?: Map<number, RecordedBudget>;
+  /** The outcome a cancellation cut (the step and its execution index), if the run was cut that way. */
+  readonly cutByCancel?: { readonly step: string; readonly n: number };
 }
 
 const UNKNOWN: StepOutcome = { ok: false, unknown: true };
@@ -44,6 +53,7 @@ export function indexLedger(entries: readonly Entry[]): RecordedLedger {
   /** Proposals whose call was recorded as unknown (a suspension) and not yet reconciled. */
   const unknown = new Set<string>();
   let cancelled: RecordedLedger['cancelled'];
+  let cutByCancel: RecordedLedger['cutByCancel'];
   const holds = new Map<number, HoldEntry>();
   const push = <T>(m: Map<string, T[]>, k: string, v: T) => {
     const list = m.get(k);
@@ -75,8 +85,14 @@ export function indexLedger(entries: readonly Entry[]): RecordedLedger {
       holds.set(e.seq, { kind: e.kind, payload: e.payload } as HoldEntry);
     } else if (e.kind === 'run.finished') {
       const p = e.payload as PayloadOf<'run.finished'>;
-      if (p.status === 'cancelled')
+      if (p.status === 'cancelled') {
         cancelled = { seq: e.seq, ...(p.reason !== undefined ? { reason: p.reason } : {}) };
+        // The walk records a call cut by the cancellation as failed `cancelled`, right before this.
+        const before = entries[entries.indexOf(e) - 1];
+        const cut = before?.kind === 'step.failed' ? (before.payload as PayloadOf<'step.failed'>) : undefined;
+        if (cut?.error.code === 'cancelled')
+          cutByCancel = { step: cut.step, n: (outcomes.get(cut.step)?.length ?? 1) - 1 };
+      }
     } else if (e.kind === 'approval.requested') {
       const p = e.payload as PayloadOf<'approval.requested'>;
       requests.set(p.proposalId, p.step);
@@ -97,18 +113,33 @@ export function indexLedger(entries: readonly Entry[]): RecordedLedger {
     mints,
     budgets,
     ...(cancelled ? { cancelled } : {}),
+    ...(cutByCancel ? { cutByCancel } : {}),
   };
 }
 
-export function recordedEffects(record: RecordedLedger, at: (seq: number) => string): Effects {
+/**
+ * Effects served from `record`. With `fork` (a replay fork of the record's run): the source's
+ * cancellation and the call it cut are not served, and a read-only tool with nothing recorded is
+ * called through `fork.live` (absent for a run under a writ: a live call would have to be charged
+ * to the writ's shared budget, which a replay never touches).
+ */
+export function recordedEffects(
+  record: RecordedLedger,
+  at: (seq: number) => string,
+  fork?: { readonly live?: Effects },
+): Effects {
   return {
     draw: (ref, state) => served(record, ref, state),
     // A model answer is a draw like any other: served by ordinal, never asked again.
     model: async (request, state) => served(record, { source: 'x-model', name: request.slot }, state),
-    async invoke(_tool, a, state) {
+    async invoke(tool, a, state, signal) {
+      // An immediate pause recorded where this outcome would go: the call was cut, its outcome unknown.
+      if (record.holds.get(state.head.seq + 1)?.kind === 'run.paused') return UNKNOWN;
       const n = state.executions[a.step] ?? 0;
-      const outcome = record.outcomes.get(a.step)?.[n];
+      const cut = fork && record.cutByCancel?.step === a.step && record.cutByCancel.n === n;
+      const outcome = cut ? undefined : record.outcomes.get(a.step)?.[n];
       if (outcome) return outcome;
+      if (fork?.live && tool.effect === 'read') return fork.live.invoke(tool, a, state, signal);
       return {
         ok: false,
         error: {
@@ -130,7 +161,7 @@ export function recordedEffects(record: RecordedLedger, at: (seq: number) => str
     // A writ budget's answer is served as recorded: replay never reserves or asks the store.
     recordedBudget: (state) => record.budgets?.get(state.head.seq + 1),
     cancellation(state) {
-      const c = record.cancelled;
+      const c = fork ? undefined : record.cancelled;
       if (c?.seq !== state.head.seq + 1) return undefined;
       return c.reason !== undefined ? { reason: c.reason } : {};
     },

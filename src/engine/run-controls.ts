@@ -33,6 +33,8 @@ export interface RunControlsHost {
 /** A walk this engine runs in this process: how to abort it, and when it has stopped. */
 interface ActiveWalk {
   readonly controller: AbortController;
+  /** Aborted by an immediate pause: cuts an idempotent tool's call in progress (walk.ts `interrupt`). */
+  readonly cut: AbortController;
   readonly stopped: Promise<void>;
   /** Set by `pause`: the walk stops at its next step boundary (the step in progress finishes). */
   pause: boolean;
@@ -75,7 +77,12 @@ export class RunControls {
     const key = walkKey(w.state.tenant, w.state.runId);
     const controller = new AbortController();
     let stop!: () => void;
-    const active: ActiveWalk = { controller, stopped: new Promise<void>((r) => (stop = r)), pause: false };
+    const active: ActiveWalk = {
+      controller,
+      cut: new AbortController(),
+      stopped: new Promise<void>((r) => (stop = r)),
+      pause: false,
+    };
     const set = this.walks.get(key) ?? new Set<ActiveWalk>();
     set.add(active);
     this.walks.set(key, set);
@@ -87,6 +94,7 @@ export class RunControls {
       await walkRun(w, version, this.host.tools, fx, {
         ...o,
         signal,
+        interrupt: active.cut.signal,
         shouldStop,
         ...(this.host.planner ? { planner: this.host.planner } : {}),
       });
@@ -148,11 +156,22 @@ export class RunControls {
    * fenced like a cancel: this append names the head it read, the worker's next append conflicts
    * and it drops the run; a call it had started is then in flight and is settled on recovery as after
    * a crash. Only a running run can be paused: a finished one is `run_terminal`, any other
-   * (waiting for an approval, suspended, already paused) `run_state`.
+   * (waiting for an approval, suspended, already paused) `run_state`. With `drainPolicy:
+   * 'immediate'` an idempotent tool's call in progress here is cut instead of awaited (walk.ts
+   * `interrupt`); `run.paused` names the call that was in flight, if any.
    */
-  async pause(tenant: string, runId: string, c: { by: string; reason?: string }): Promise<RunSummary> {
+  async pause(
+    tenant: string,
+    runId: string,
+    c: { by: string; reason?: string; drainPolicy?: 'drain-current-node' | 'immediate' },
+  ): Promise<RunSummary> {
     if (typeof c?.by !== 'string' || c.by.trim() === '')
       throw new KeelError(ErrorCode.usage, 'by: expected who pauses the run', { field: 'by' });
+    const drainPolicy = c.drainPolicy ?? 'drain-current-node';
+    if (drainPolicy !== 'drain-current-node' && drainPolicy !== 'immediate')
+      throw new KeelError(ErrorCode.usage, 'drainPolicy: expected drain-current-node or immediate', {
+        field: 'drainPolicy',
+      });
     return this.atHead(tenant, runId, {
       check: (state) => {
         if (state.finished) throw terminal(runId, state, 'paused');
@@ -169,13 +188,17 @@ export class RunControls {
       },
       stop: (w) => {
         w.pause = true;
+        if (drainPolicy === 'immediate') w.cut.abort();
       },
-      write: (writer) =>
+      write: (writer, state) => {
+        const cut = state.inFlight;
         writer.add('run.paused', {
           by: c.by,
           ...(c.reason ? { reason: c.reason } : {}),
-          drainPolicy: 'drain-current-node',
-        }),
+          drainPolicy,
+          ...(cut ? { interruptedNodeId: cut.step, interruptedAttempt: cut.attempt } : {}),
+        });
+      },
     });
   }
 

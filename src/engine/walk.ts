@@ -60,7 +60,16 @@ export interface WalkOptions {
   readonly signal?: AbortSignal;
   /** Fills the open model slots of each step (docs/planner.md); the template planner by default. */
   readonly planner?: Planner;
+  /**
+   * Aborted by an `immediate` pause: the call in progress of an idempotent tool is cut (the tool
+   * gets the signal) and left in flight, its outcome unrecorded, to be called again with the same
+   * idempotency key on resume. Any other tool's call is let finish: repeating it could repeat its effect.
+   */
+  readonly interrupt?: AbortSignal;
 }
+
+/** The most steps (node executions) any run takes, whatever its spec's `limits.maxSteps` says. */
+export const MAX_STEPS_PER_RUN = 1000;
 
 /** The run's cancellation, if one applies now: this walk's aborted signal, or (replaying) the record's. */
 function cancellation(s: RunState, fx: Effects, o: WalkOptions): { readonly reason?: string } | undefined {
@@ -176,7 +185,7 @@ export async function walkRun(
       tool,
       args,
       stepsTaken: s.stepsTaken,
-      maxSteps: spec.limits.maxSteps,
+      maxSteps: Math.min(spec.limits.maxSteps, MAX_STEPS_PER_RUN),
       spentCents: s.spentCents,
       capCents,
       versionStatus: s.versionStatus,
@@ -365,7 +374,12 @@ async function invoke(
   const tool = tools.get(a.tool);
   if (!tool)
     throw new KeelError(ErrorCode.unknownTool, `tool ${a.tool} is no longer registered`, { tool: a.tool });
-  const outcome = await fx.invoke(tool, a, w.state, o.signal);
+  const cuttable = tool.idempotent && o.interrupt;
+  const signal =
+    cuttable && o.signal ? AbortSignal.any([o.signal, o.interrupt!]) : cuttable ? o.interrupt : o.signal;
+  const outcome = await fx.invoke(tool, a, w.state, signal);
+  // Cut by an immediate pause: the call stays in flight, unrecorded, and is made again on resume.
+  if (!outcome.ok && cuttable && o.interrupt?.aborted && !o.signal?.aborted) return false;
   // The outcome of a call that must not be repeated is committed before the next effect.
   if (!tool.idempotent && !('unknown' in outcome)) w.markUnreproducible();
   if (outcome.ok) {

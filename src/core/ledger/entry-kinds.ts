@@ -231,9 +231,17 @@ export interface Payloads {
   /**
    * A person paused the run: no step starts until `run.resumed`. Written at a step boundary (the
    * step in progress finishes first: the drain-current-node policy) or, when nobody walks the run
-   * here, at its head.
+   * here, at its head. `immediate` also cuts the call in progress of an idempotent tool (its
+   * outcome is not recorded; on resume it is called again with the same idempotency key). When a
+   * call was in flight at the pause, `interruptedNodeId` and `interruptedAttempt` name it.
    */
-  'run.paused': { by: string; reason?: string; drainPolicy: 'drain-current-node' };
+  'run.paused': {
+    by: string;
+    reason?: string;
+    drainPolicy: 'drain-current-node' | 'immediate';
+    interruptedNodeId?: string;
+    interruptedAttempt?: number;
+  };
   /** A person resumed a paused run; the walk goes on from here. */
   'run.resumed': { by: string };
 }
@@ -335,7 +343,13 @@ const SHAPES: { readonly [K in EntryKind]: Shape } = {
     output: 'any?',
     note: 'string?',
   },
-  'run.paused': { by: 'string', reason: 'string?', drainPolicy: ['drain-current-node'] },
+  'run.paused': {
+    by: 'string',
+    reason: 'string?',
+    drainPolicy: ['drain-current-node', 'immediate'],
+    interruptedNodeId: 'string?',
+    interruptedAttempt: 'number?',
+  },
   'run.resumed': { by: 'string' },
 };
 
