@@ -12,11 +12,14 @@ import { hashOf } from '../core/canonical/index.ts';
 import { ErrorCode, isKeelError, KeelError } from '../core/errors.ts';
 import { decodeEntry, type Entry, type PayloadOf, type RunStatus } from '../core/ledger/index.ts';
 import { foldRun } from '../core/run/index.ts';
+import type { RunRecord } from '../ports/index.ts';
 import { OPENWOP_RUN_EVENT, type OpenWopDefinition, runInputs } from './definition.ts';
 import { fixtureDefinitions, seedFixtures } from './fixtures.ts';
-import { type ProjectedEvent, projectEvents } from './project-events.ts';
+import { apiKeySubject, runOwner } from './owner.ts';
+import type { ProjectedEvent } from './project-events.ts';
 import { ProtocolError } from './protocol-error.ts';
 import { type CreateRunBody, type ForkBody, parsePause, parseResumeValue } from './request-bodies.ts';
+import { type FeedReader, projectRun, RunFeeds } from './run-feeds.ts';
 import { type Major, wireRunId } from './run-ids.ts';
 
 /** Who is calling: resolved from the credential, never from the request body. */
@@ -40,10 +43,26 @@ const STATUS: Record<RunStatus, WireStatus> = {
 
 export const TERMINAL_WIRE: ReadonlySet<string> = new Set(['completed', 'failed', 'cancelled']);
 
+/** Run statuses whose snapshot reads the whole ledger (the node waited at, the failure). */
+const LEDGER_STATUSES: ReadonlySet<RunStatus> = new Set([
+  'waiting_approval',
+  'outcome_unknown',
+  'failed',
+  'refused',
+]);
+
+/**
+ * The time of the event behind a run created with an Idempotency-Key: fixed, so that the event and
+ * the run id derive from the key and the request alone (the run's own entries say when it started).
+ */
+export const KEYED_EVENT_TIME = '1970-01-01T00:00:00.000Z';
+
 export interface HostOptions {
   /** `inline` (default): this process walks the runs it creates; `workers`: `keel worker` processes do. */
   readonly walkers?: 'inline' | 'workers';
   readonly onError?: (e: unknown) => void;
+  /** How often a watched run's ledger is read when no notification came (ms; FALLBACK_POLL_MS). */
+  readonly feedPollMs?: number;
 }
 
 export class OpenWopHost {
@@ -52,11 +71,14 @@ export class OpenWopHost {
   private readonly onError: (e: unknown) => void;
   private readonly seeded = new Map<string, Promise<void>>();
   private readonly walking = new Set<Promise<unknown>>();
+  /** The live event feeds of the runs someone streams or polls: one watcher per run. */
+  private readonly feeds: RunFeeds;
 
   constructor(keel: Keel, o: HostOptions = {}) {
     this.keel = keel;
     this.walkers = o.walkers ?? 'inline';
     this.onError = o.onError ?? ((e) => console.error(e));
+    this.feeds = new RunFeeds(keel.store, o.feedPollMs !== undefined ? { fallbackPollMs: o.feedPollMs } : {});
   }
 
   /** Installs the conformance fixtures in a tenant, once per process (publishing is idempotent). */
@@ -81,9 +103,10 @@ export class OpenWopHost {
     p.finally(() => this.walking.delete(p));
   }
 
-  /** Resolves when every background walk started so far has stopped (graceful shutdown). */
+  /** Resolves when every background walk started so far has stopped, and stops watching runs (shutdown). */
   async drain(): Promise<void> {
     while (this.walking.size > 0) await Promise.allSettled([...this.walking]);
+    await this.feeds.close();
   }
 
   definition(workflowId: string): OpenWopDefinition | undefined {
@@ -98,20 +121,20 @@ export class OpenWopHost {
     await this.ensureFixtures(p.tenant);
     const version = await this.keel.workflows.get(p.tenant, body.workflowId);
     const inputs = runInputs(version?.spec.inputDefaults, body.inputs);
-    // With a key, the event (and so the run id) is derived from it: a retry after a crash that lost
-    // the idempotency record still names the same run.
-    const eventId = idempotencyKey
-      ? `idem-${hashOf({ op: 'createRun', key: idempotencyKey }).slice(7, 39)}`
-      : `req-${randomUUID()}`;
+    // With a key, the whole event is a function of the key and the request: its id comes from the
+    // key and its time is fixed (KEYED_EVENT_TIME), so the run id is too, and a retry whose
+    // idempotency record was lost (or whose in-flight lease a crash left behind) names the same run.
     const event = {
-      id: eventId,
+      id: idempotencyKey
+        ? `idem-${hashOf({ op: 'createRun', key: idempotencyKey }).slice(7, 39)}`
+        : `req-${randomUUID()}`,
       type: OPENWOP_RUN_EVENT,
       source: `openwop:${p.subject}`,
       subject: body.workflowId,
-      time: new Date().toISOString(),
+      time: idempotencyKey ? KEYED_EVENT_TIME : new Date().toISOString(),
       payload: {
         inputs,
-        owner: { tenant: p.tenant, subject: p.subject },
+        owner: { tenant: p.tenant, subject: apiKeySubject(p.tenant, p.subject) },
         transport: 'rest',
         ...(body.tags ? { tags: body.tags } : {}),
         ...(body.metadata ? { metadata: body.metadata } : {}),
@@ -126,39 +149,62 @@ export class OpenWopHost {
     return this.keel.runs.entries(p.tenant, runId);
   }
 
+  /** The run's events so far (a fork's inherited ones are its source's), named as `major` names the run. */
   async events(p: Principal, runId: string, major: Major): Promise<ProjectedEvent[]> {
-    return projectEvents(wireRunId(runId, p.tenant, major), await this.entries(p, runId));
+    await this.keel.runs.get(p.tenant, runId);
+    const projected = await projectRun(this.keel.store, p.tenant, runId, wireRunId(runId, p.tenant, major));
+    return [...projected.events];
+  }
+
+  /**
+   * Joins the live feed of a run the caller may read (check with `head` first): its events so far
+   * and `onEvents` whenever more arrive. Events carry the Keel run id; render them with `withRunId`.
+   */
+  feed(p: Principal, runId: string, onEvents: () => void): Promise<FeedReader> {
+    return this.feeds.open(p.tenant, runId, onEvents);
   }
 
   /** The run snapshot: a fold of the ledger. v1 gets a superset with inputs and times. */
   async snapshot(p: Principal, runId: string, major: Major): Promise<Record<string, unknown>> {
-    const run = await this.keel.runs.get(p.tenant, runId);
-    // The run was found in this tenant just now: read its ledger without looking it up again.
-    const entries = (await this.keel.store.readEntries(p.tenant, runId)).map(decodeEntry);
-    const s = foldRun(entries);
+    return this.snapshotOf(p, await this.keel.runs.get(p.tenant, runId), major);
+  }
+
+  /**
+   * The snapshot of a run already found in the caller's tenant (its row). The whole ledger is read
+   * only when the snapshot needs more than the run's root: the node it waits at, or why it failed.
+   */
+  async snapshotOf(p: Principal, run: RunRecord, major: Major): Promise<Record<string, unknown>> {
+    const whole = LEDGER_STATUSES.has(run.status);
+    const entries = (await this.keel.store.readEntries(p.tenant, run.runId, 0, whole ? undefined : 1)).map(
+      decodeEntry,
+    );
     const root = entries[0]!.payload as PayloadOf<'run.started'>;
-    const status = STATUS[s.status];
-    const ownerSubject = (root.event.payload.owner as { subject?: string } | undefined)?.subject;
+    const status = STATUS[run.status];
     const snap: Record<string, unknown> = {
-      runId: wireRunId(runId, p.tenant, major),
-      workflowId: s.workflowId,
+      runId: wireRunId(run.runId, p.tenant, major),
+      workflowId: run.workflowId,
       status,
-      owner: { tenant: p.tenant, subject: ownerSubject ?? root.event.source },
+      owner: runOwner(root),
       eventLogSchemaVersion: 3,
       engineVersion: 1,
     };
-    if (s.approval && !s.approval.decision) snap.currentNodeId = s.approval.request.step;
-    else if (s.suspended) snap.currentNodeId = s.suspended.step;
-    if (status === 'failed') snap.error = failure(entries, s.finished?.reason);
+    if (whole) {
+      const s = foldRun(entries);
+      if (s.approval && !s.approval.decision) snap.currentNodeId = s.approval.request.step;
+      else if (s.suspended) snap.currentNodeId = s.suspended.step;
+      if (status === 'failed') snap.error = failure(entries, s.finished?.reason);
+    }
     const tags = root.event.payload.tags;
     const metadata = root.event.payload.metadata;
     if (tags) snap.tags = tags;
     if (metadata) snap.metadata = metadata;
     if (major === 1) {
       snap.inputs = root.event.payload.inputs ?? {};
+      // A run's variables are its inputs (defaults overlaid by the request's); nodes never write them.
+      snap.variables = root.event.payload.inputs ?? {};
       snap.startedAt = run.createdAt;
       if (TERMINAL_WIRE.has(status)) snap.endedAt = run.updatedAt;
-      snap.keel = { runId, version: s.version, ...(root.forkOf ? { forkOf: root.forkOf } : {}) };
+      snap.keel = { runId: run.runId, version: run.version, ...(root.forkOf ? { forkOf: root.forkOf } : {}) };
     }
     return snap;
   }
@@ -179,7 +225,10 @@ export class OpenWopHost {
     return { status: STATUS[r.status] };
   }
 
-  /** Holds the run at its next step boundary (drain-current-node, the only drain policy served). */
+  /**
+   * Holds the run at its next step boundary (`drain-current-node`, the default), or at once
+   * (`immediate`: an idempotent node's call in progress is cut and made again on resume).
+   */
   async pause(p: Principal, runId: string, body: unknown): Promise<{ status: WireStatus; pausedAt: string }> {
     const b = parsePause(body);
     const r = await this.runState(() =>
@@ -199,16 +248,23 @@ export class OpenWopHost {
     return { status: STATUS[r.status], resumedAt: (await this.keel.runs.get(p.tenant, runId)).updatedAt };
   }
 
-  /** Keel's run_state (not pausable / not paused) is OpenWOP's run_state_conflict, with the run's status. */
+  /**
+   * Keel's run_state (not pausable / not paused) is OpenWOP's run_state_conflict, and its
+   * run_terminal OpenWOP's too; both name the run's status (`details.runStatus`).
+   */
   private async runState<T>(fn: () => Promise<T>): Promise<T> {
     try {
       return await fn();
     } catch (e) {
-      if (e instanceof KeelError && e.code === ErrorCode.runState) {
+      if (e instanceof KeelError && (e.code === ErrorCode.runState || e.code === ErrorCode.runTerminal)) {
         const status = e.details.status as RunStatus | undefined;
-        throw new ProtocolError('run_state_conflict', e.message, {
-          runStatus: status ? STATUS[status] : 'unknown',
-        });
+        throw new ProtocolError(
+          e.code === ErrorCode.runState ? 'run_state_conflict' : 'run_terminal',
+          e.message,
+          {
+            runStatus: status ? STATUS[status] : 'unknown',
+          },
+        );
       }
       throw e;
     }

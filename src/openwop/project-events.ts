@@ -3,11 +3,15 @@
  *
  * Each ledger entry maps, by itself, to zero or more OpenWOP events; `sequence` counts the events
  * from 0, so the same ledger always projects to the same stream and a prefix of the ledger to a
- * prefix of the stream. Every event remembers the ledger seq it came from (`ledgerSeq`), which is
- * how a fork point given as an event sequence becomes a ledger seq. Source draws are not projected
- * (the values appear in the node's outputs; the ledger holds the draws themselves).
+ * prefix of the stream. The projection is incremental (`EventProjector.push` takes the entries
+ * appended since), so a live stream never projects a ledger twice. Every event remembers the
+ * ledger seq it came from (`ledgerSeq`), which is how a fork point given as an event sequence
+ * becomes a ledger seq. A fork's inherited entries project to its source's events, byte for byte
+ * but for `runId` (`inherit`). Source draws are not projected (the values appear in the node's
+ * outputs; the ledger holds the draws themselves).
  */
 import type { Entry, PayloadOf } from '../core/ledger/index.ts';
+import { runOwner } from './owner.ts';
 
 export interface OpenWopEvent {
   readonly eventId: string;
@@ -61,13 +65,15 @@ function drafts(e: Entry, cx: Context): Draft[] {
   switch (e.kind) {
     case 'run.started': {
       const p = e.payload as PayloadOf<'run.started'>;
+      const transport = p.event.payload.transport;
       return [
         {
           type: 'run.started',
           payload: {
             workflowId: p.workflowId,
             inputs: (p.event.payload.inputs as Record<string, unknown> | undefined) ?? {},
-            ...(p.forkOf ? { forkOf: p.forkOf } : {}),
+            owner: runOwner(p),
+            ...(typeof transport === 'string' ? { transport } : {}),
           },
         },
       ];
@@ -162,7 +168,14 @@ function drafts(e: Entry, cx: Context): Draft[] {
       return [
         {
           type: 'run.paused',
-          payload: { drainPolicy: p.drainPolicy, by: p.by, ...(p.reason ? { reason: p.reason } : {}) },
+          payload: {
+            drainPolicy: p.drainPolicy,
+            by: p.by,
+            ...(p.reason ? { reason: p.reason } : {}),
+            ...(p.interruptedNodeId !== undefined
+              ? { interruptedNodeId: p.interruptedNodeId, interruptedAttempt: p.interruptedAttempt }
+              : {}),
+          },
         },
       ];
     }
@@ -183,35 +196,101 @@ function drafts(e: Entry, cx: Context): Draft[] {
   }
 }
 
-/** Projects a run's whole ledger (or a prefix of it) into OpenWOP events, sequence from 0. */
-export function projectEvents(wireRunId: string, entries: readonly Entry[]): ProjectedEvent[] {
-  const out: ProjectedEvent[] = [];
-  const cx: Context = { outputs: {}, lastStep: undefined, approvalSteps: new Map() };
-  for (const e of entries) {
+/**
+ * Projects a run's ledger into OpenWOP events as its entries arrive: `push` the entries after the
+ * last one pushed, in seq order, and get the events they add. Sequences continue from the events
+ * already projected.
+ */
+export class EventProjector {
+  private readonly cx: Context = { outputs: {}, lastStep: undefined, approvalSteps: new Map() };
+  private readonly out: ProjectedEvent[] = [];
+  private nextLedgerSeq = 0;
+
+  constructor(private readonly wireRunId: string) {}
+
+  /** Every event projected so far, sequence from 0. */
+  get events(): readonly ProjectedEvent[] {
+    return this.out;
+  }
+
+  /** The ledger seq the next pushed entry must have. */
+  get nextSeq(): number {
+    return this.nextLedgerSeq;
+  }
+
+  /** Whether the run's terminal event has been projected. */
+  get terminal(): boolean {
+    const last = this.out.at(-1);
+    return last !== undefined && TERMINAL_EVENT_TYPES.has(last.event.type);
+  }
+
+  /** Projects entries that continue the ledger pushed so far; returns the events they add. */
+  push(entries: readonly Entry[]): ProjectedEvent[] {
+    const from = this.out.length;
+    for (const e of entries) {
+      if (e.seq !== this.nextLedgerSeq)
+        throw new Error(`projection: expected ledger seq ${this.nextLedgerSeq}, got ${e.seq}`);
+      this.nextLedgerSeq++;
+      this.learn(e);
+      const hex = e.hash.slice('sha256:'.length);
+      drafts(e, this.cx).forEach((d, i) => {
+        this.out.push({
+          ledgerSeq: e.seq,
+          event: {
+            eventId: `${hex}.${i}`,
+            runId: this.wireRunId,
+            type: d.type,
+            payload: d.payload,
+            timestamp: e.at,
+            sequence: this.out.length,
+            schemaVersion: 1,
+            ...(d.nodeId ? { nodeId: d.nodeId } : {}),
+          },
+        });
+      });
+    }
+    return this.out.slice(from);
+  }
+
+  /**
+   * A fork's inherited entries (its seq 0 up to its fork point): what later entries read of them
+   * is learnt from the fork's own copies, but their events are the source's, `sourceEvents` (the
+   * source's projection of the same entries), so the fork's events before the fork point equal
+   * its source's exactly, `runId` aside. Only on an empty projector.
+   */
+  inherit(sourceEvents: readonly ProjectedEvent[], entries: readonly Entry[]): void {
+    if (this.nextLedgerSeq !== 0) throw new Error('projection: a fork inherits before anything else');
+    for (const e of entries) {
+      if (e.seq !== this.nextLedgerSeq)
+        throw new Error(`projection: expected ledger seq ${this.nextLedgerSeq}, got ${e.seq}`);
+      this.nextLedgerSeq++;
+      this.learn(e);
+    }
+    for (const p of sourceEvents)
+      this.out.push({ ledgerSeq: p.ledgerSeq, event: { ...p.event, runId: this.wireRunId } });
+  }
+
+  /** What the projection of later entries reads from this one. */
+  private learn(e: Entry): void {
     if (e.kind === 'step.completed') {
       const p = e.payload as PayloadOf<'step.completed'>;
-      cx.outputs[p.step] = p.output;
-      cx.lastStep = p.step;
+      this.cx.outputs[p.step] = p.output;
+      this.cx.lastStep = p.step;
     } else if (e.kind === 'approval.requested') {
       const p = e.payload as PayloadOf<'approval.requested'>;
-      cx.approvalSteps.set(p.proposalId, p.step);
+      this.cx.approvalSteps.set(p.proposalId, p.step);
     }
-    const hex = e.hash.slice('sha256:'.length);
-    drafts(e, cx).forEach((d, i) => {
-      out.push({
-        ledgerSeq: e.seq,
-        event: {
-          eventId: `${hex}.${i}`,
-          runId: wireRunId,
-          type: d.type,
-          payload: d.payload,
-          timestamp: e.at,
-          sequence: out.length,
-          schemaVersion: 1,
-          ...(d.nodeId ? { nodeId: d.nodeId } : {}),
-        },
-      });
-    });
   }
-  return out;
+}
+
+/** Projects a run's whole ledger (or a prefix of it) into OpenWOP events, sequence from 0. */
+export function projectEvents(wireRunId: string, entries: readonly Entry[]): ProjectedEvent[] {
+  const p = new EventProjector(wireRunId);
+  p.push(entries);
+  return [...p.events];
+}
+
+/** A run's events as a response of another major names the run (`runId` is the only difference). */
+export function withRunId(e: OpenWopEvent, wireRunId: string): OpenWopEvent {
+  return e.runId === wireRunId ? e : { ...e, runId: wireRunId };
 }

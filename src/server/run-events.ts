@@ -1,26 +1,28 @@
 /**
  * A run's OpenWOP events over HTTP: Server-Sent Events (backlog, then live, then closed after the
- * terminal event), JSON `{events}` when the client does not ask for SSE, and the v2 long poll.
+ * terminal event — at once when the reader is already past it), JSON `{events}` when the client
+ * does not ask for SSE, and the v2 long poll.
  *
- * Live events are found by watching the run's ledger head in the store (every `WATCH_MS`): the
- * stream is a projection of whatever the ledger holds, so an event reaches a subscriber only after
- * its entry is committed, whichever process wrote it.
+ * Live events come from the run's feed (`RunFeeds`: one watcher per run in this process, woken by
+ * the store's append notifications, projecting only new entries), so an event reaches a subscriber
+ * only after its entry is committed, whichever process wrote it, and an idle stream costs nothing
+ * but its keep-alive. Streams are limited per process and per tenant (`StreamSlots`): one more is
+ * `429 rate_limited` with `Retry-After`, never dropped silently.
  */
 import type { Context } from 'hono';
 import { OpenWopHost, type Principal, TERMINAL_WIRE } from '../openwop/host.ts';
-import { type OpenWopEvent, TERMINAL_EVENT_TYPES } from '../openwop/project-events.ts';
+import { type OpenWopEvent, withRunId } from '../openwop/project-events.ts';
 import { ProtocolError } from '../openwop/protocol-error.ts';
-import type { Major } from '../openwop/run-ids.ts';
+import { type Major, wireRunId } from '../openwop/run-ids.ts';
 
-const WATCH_MS = 25;
 /** Event streams one process holds open at most (`keel serve` option maxEventStreams). */
 export const DEFAULT_MAX_EVENT_STREAMS = 512;
 /** How often an idle stream sends a comment line (the spec asks for at least every 30 s). */
 export const KEEP_ALIVE_MS = 15_000;
+/** The largest `bufferMs` served (events.md: 0..5000). */
+export const MAX_BUFFER_MS = 5000;
 const STREAM_MODE = /^(values|(updates|messages|debug)(,(updates|messages|debug))*)$/;
 const SUPPORTED_MODES = ['updates', 'debug'];
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Which events a stream mode carries (v1 streams carry everything, as v1 hosts did). */
 function modeFilter(mode: string, major: Major): (e: OpenWopEvent) => boolean {
@@ -35,41 +37,69 @@ function readMode(c: Context): string {
     throw new ProtocolError(
       'unsupported_stream_mode',
       `streamMode ${JSON.stringify(mode)} is not served; use updates or debug`,
-      {
-        supported: SUPPORTED_MODES,
-      },
+      { supported: SUPPORTED_MODES },
     );
   return mode;
 }
 
-function readAfter(raw: string | undefined, field: string): number {
-  if (raw === undefined || raw === '') return -1;
+/** `bufferMs`: absent or 0 sends each event as its own frame; 1..5000 batches them. */
+function readBufferMs(c: Context): number {
+  const raw = c.req.query('bufferMs');
+  if (raw === undefined) return 0;
   const n = Number(raw);
-  if (!Number.isSafeInteger(n) || n < -1)
+  if (raw.trim() === '' || !Number.isInteger(n) || n < 0 || n > MAX_BUFFER_MS)
+    throw new ProtocolError(
+      'validation_error',
+      `bufferMs: expected whole milliseconds from 0 to ${MAX_BUFFER_MS}, got ${JSON.stringify(raw)}`,
+      { field: 'bufferMs', maxBufferMs: MAX_BUFFER_MS },
+    );
+  return n;
+}
+
+function readAfter(raw: string | undefined, field: string): number {
+  if (raw === undefined || raw.trim() === '') return -1;
+  const n = Number(raw);
+  if (!/^\s*-?\d+\s*$/.test(raw) || !Number.isSafeInteger(n) || n < -1)
     throw new ProtocolError('validation_error', `${field}: expected an integer >= 0`, { field });
   return n;
 }
 
 /**
- * How many event streams are open in this process, against a limit: a stream over the limit is
- * refused with `429 rate_limited` and `Retry-After`, never dropped silently.
+ * How many event streams are open in this process, against a limit for the process and one per
+ * tenant (so one tenant cannot take every stream): a stream over either is refused with `429
+ * rate_limited` and `Retry-After`, never dropped silently.
  */
 export class StreamSlots {
   private open = 0;
+  private readonly byTenant = new Map<string, number>();
+  readonly maxPerTenant: number;
   constructor(
     readonly max: number,
     /** How often an idle stream sends `: keep-alive`. */
     readonly keepAliveMs: number = KEEP_ALIVE_MS,
-  ) {}
-  take(): boolean {
-    if (this.open >= this.max) return false;
-    this.open++;
-    return true;
+    /** Streams one tenant may hold open at once (default: half the process's). */
+    maxPerTenant?: number,
+  ) {
+    this.maxPerTenant = maxPerTenant ?? Math.max(1, Math.ceil(max / 2));
   }
-  give(): void {
+  /** Takes a slot for `tenant`; the reason it cannot, if it cannot. */
+  take(tenant: string): 'ok' | 'process' | 'tenant' {
+    if (this.open >= this.max) return 'process';
+    const mine = this.byTenant.get(tenant) ?? 0;
+    if (mine >= this.maxPerTenant) return 'tenant';
+    this.open++;
+    this.byTenant.set(tenant, mine + 1);
+    return 'ok';
+  }
+  give(tenant: string): void {
     this.open--;
+    const mine = (this.byTenant.get(tenant) ?? 1) - 1;
+    if (mine <= 0) this.byTenant.delete(tenant);
+    else this.byTenant.set(tenant, mine);
   }
 }
+
+const versionOf = (major: Major) => (major === 1 ? '1.0' : '2.0');
 
 export async function streamEvents(
   c: Context,
@@ -79,74 +109,105 @@ export async function streamEvents(
   major: Major,
   slots: StreamSlots,
 ): Promise<Response> {
+  // Validation first (before content negotiation), then the existence check, then the cursor.
   const mode = readMode(c);
+  const bufferMs = readBufferMs(c);
   const keep = modeFilter(mode, major);
-  const all = await host.events(p, runId, major); // also the existence check, before any header is sent
   const accept = c.req.header('Accept') ?? '';
   if (!accept.includes('text/event-stream')) {
+    const all = await host.events(p, runId, major);
     const from = readAfter(c.req.query('fromSequence') ?? c.req.query('afterSequence'), 'fromSequence');
     const start = c.req.query('fromSequence') !== undefined ? from - 1 : from;
     return c.json({ events: all.map((x) => x.event).filter((e) => e.sequence > start && keep(e)) });
   }
-  let last = readAfter(c.req.header('Last-Event-ID'), 'Last-Event-ID');
-  if (!slots.take())
+  await host.head(p, runId); // not_found before any header is sent, and before the cursor is read
+  const cursor = readAfter(c.req.header('Last-Event-ID'), 'Last-Event-ID');
+  const taken = slots.take(p.tenant);
+  if (taken !== 'ok')
     return c.json(
       {
         error: 'rate_limited',
-        message: `this server holds ${slots.max} event streams open already; retry shortly`,
+        message:
+          taken === 'tenant'
+            ? `this tenant holds ${slots.maxPerTenant} event streams open already; close one or retry shortly`
+            : `this server holds ${slots.max} event streams open already; retry shortly`,
       },
       429,
-      { 'Retry-After': '5', 'OpenWOP-Version': major === 1 ? '1.0' : '2.0' },
+      { 'Retry-After': '5', 'OpenWOP-Version': versionOf(major) },
     );
-  let closed = false;
-  /** The client went away: nothing more may be written to the stream. */
-  let cancelled = false;
+  const wire = wireRunId(runId, p.tenant, major);
   const encoder = new TextEncoder();
+  let finish: () => void = () => {};
   const body = new ReadableStream<Uint8Array>({
     async start(controller) {
-      const write = (s: string) => controller.enqueue(encoder.encode(s));
-      let events = all.map((x) => x.event);
-      let lastBeat = Date.now();
-      let head = -1;
-      try {
-        while (!closed) {
-          for (const e of events) {
-            if (e.sequence <= last) continue;
-            last = e.sequence;
-            if (keep(e)) write(`id: ${e.sequence}\nevent: ${e.type}\ndata: ${JSON.stringify(e)}\n\n`);
-            if (TERMINAL_EVENT_TYPES.has(e.type)) closed = true;
-          }
-          if (closed) break;
-          // Wait for the ledger head to move, with a comment line now and then to keep proxies open.
-          for (;;) {
-            await sleep(WATCH_MS);
-            if (closed) break;
-            if (Date.now() - lastBeat >= slots.keepAliveMs) {
-              write(': keep-alive\n\n');
-              lastBeat = Date.now();
-            }
-            const h = await host.head(p, runId);
-            if (h.seq !== head) {
-              head = h.seq;
-              break;
-            }
-          }
-          if (!closed) events = (await host.events(p, runId, major)).map((x) => x.event);
-        }
-      } catch {
-        // A failed read ends the stream with an error frame; its cause is not sent to the client.
-        if (!cancelled)
+      let last = cursor;
+      let done = false;
+      let batch: OpenWopEvent[] = [];
+      let batchTimer: NodeJS.Timeout | undefined;
+      const write = (s: string) => {
+        if (!done) controller.enqueue(encoder.encode(s));
+      };
+      const flush = () => {
+        if (batchTimer) clearTimeout(batchTimer);
+        batchTimer = undefined;
+        if (batch.length === 0) return;
+        write(`id: ${batch.at(-1)!.sequence}\nevent: batch\ndata: ${JSON.stringify(batch)}\n\n`);
+        batch = [];
+      };
+      let reader: Awaited<ReturnType<OpenWopHost['feed']>> | undefined;
+      let beat: NodeJS.Timeout | undefined;
+      finish = () => {
+        if (done) return;
+        flush();
+        done = true;
+        if (batchTimer) clearTimeout(batchTimer);
+        if (beat) clearInterval(beat);
+        reader?.close();
+        slots.give(p.tenant);
+      };
+      const end = (error?: boolean) => {
+        if (done) return;
+        if (error)
           write(
             `event: error\ndata: ${JSON.stringify({ error: 'internal_error', message: 'the event stream failed; reconnect with Last-Event-ID' })}\n\n`,
           );
-      } finally {
-        slots.give();
-        if (!cancelled) controller.close();
+        finish();
+        controller.close();
+      };
+      /** Sends what the reader has past the cursor; ends the stream once the run has ended. */
+      const pump = () => {
+        if (done || !reader) return;
+        const events = reader.events;
+        for (let i = last + 1; i < events.length; i++) {
+          const e = withRunId(events[i]!.event, wire);
+          last = e.sequence;
+          if (!keep(e)) continue;
+          if (bufferMs === 0) {
+            write(`id: ${e.sequence}\nevent: ${e.type}\ndata: ${JSON.stringify(e)}\n\n`);
+            continue;
+          }
+          batch.push(e);
+          if (e.type === 'node.suspended') flush();
+          else batchTimer ??= setTimeout(flush, bufferMs);
+        }
+        if (reader.failure !== undefined) return end(true);
+        // Closed after the terminal event: also when the cursor is at or past it (nothing to send).
+        if (reader.terminal) end();
+      };
+      try {
+        reader = await host.feed(p, runId, () => pump());
+      } catch {
+        return end(true);
       }
+      beat = setInterval(() => write(': keep-alive\n\n'), slots.keepAliveMs);
+      if (bufferMs > 0) {
+        // The backlog leaves as one batch.
+        pump();
+        flush();
+      } else pump();
     },
     cancel() {
-      cancelled = true;
-      closed = true;
+      finish();
     },
   });
   return new Response(body, {
@@ -155,7 +216,7 @@ export async function streamEvents(
       'Content-Type': 'text/event-stream; charset=utf-8',
       'Cache-Control': 'no-cache',
       Connection: 'keep-alive',
-      'OpenWOP-Version': major === 1 ? '1.0' : '2.0',
+      'OpenWOP-Version': versionOf(major),
     },
   });
 }
@@ -168,33 +229,41 @@ export async function pollEvents(c: Context, host: OpenWopHost, p: Principal, ru
     throw new ProtocolError('validation_error', 'timeout: expected whole seconds from 0 to 60', {
       field: 'timeout',
     });
-  const deadline = Date.now() + timeout * 1000;
-  let all: OpenWopEvent[] = [];
-  let seen = Number.NaN;
-  for (;;) {
-    // One row read per round; the ledger is projected again only when its head moved.
-    const head = await host.head(p, runId);
-    if (head.seq !== seen) {
-      all = (await host.events(p, runId, major)).map((x) => x.event);
-      seen = head.seq;
+  await host.head(p, runId);
+  const wire = wireRunId(runId, p.tenant, major);
+  let wake: () => void = () => {};
+  const reader = await host.feed(p, runId, () => wake());
+  try {
+    const deadline = Date.now() + timeout * 1000;
+    while (reader.events.length <= after + 1 && !reader.terminal && reader.failure === undefined) {
+      const left = deadline - Date.now();
+      if (left <= 0) break;
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, left);
+        wake = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
     }
-    const events = all.filter((e) => e.sequence > after);
-    const status = OpenWopHost.wireStatus(head.status);
+    if (reader.failure !== undefined) throw reader.failure;
+    const all = reader.events;
+    const events = all.slice(after + 1).map((x) => withRunId(x.event, wire));
+    const status = OpenWopHost.wireStatus((await host.head(p, runId)).status);
     const isTerminal = TERMINAL_WIRE.has(status);
-    if (events.length > 0 || isTerminal || Date.now() >= deadline) {
-      const lastSequence = all.length - 1;
-      return major === 1
-        ? {
-            runId: all[0]?.runId,
-            events,
-            lastSequence,
-            lastEventSeq: lastSequence,
-            status,
-            runStatus: status,
-            isTerminal,
-          }
-        : { runId: all[0]?.runId, events, lastSequence, status, isTerminal };
-    }
-    await sleep(WATCH_MS * 4);
+    const lastSequence = all.length - 1;
+    return major === 1
+      ? {
+          runId: wire,
+          events,
+          lastSequence,
+          lastEventSeq: lastSequence,
+          status,
+          runStatus: status,
+          isTerminal,
+        }
+      : { runId: wire, events, lastSequence, status, isTerminal };
+  } finally {
+    reader.close();
   }
 }

@@ -1,0 +1,140 @@
+/**
+ * Live event feeds over a real SQLite store: one watcher per run however many readers, reads of
+ * only the entries appended since, woken by the store's append notifications; the slow poll alone
+ * still delivers when notifications are lost; a fork's inherited events are its source's.
+ */
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, test } from 'node:test';
+import { createKeel, type Keel } from '../app/keel.ts';
+import type { StoredEntry } from '../core/ledger/index.ts';
+import { fakeSources } from '../testing/index.ts';
+import { compileDefinition } from './definition.ts';
+import { fixtureDefinitions } from './fixtures.ts';
+import { projectRun, RunFeeds } from './run-feeds.ts';
+
+const dir = mkdtempSync(join(tmpdir(), 'keel-run-feeds-'));
+after(() => rmSync(dir, { recursive: true, force: true }));
+let n = 0;
+
+async function keelWith(...workflowIds: string[]): Promise<Keel> {
+  const keel = createKeel({ store: join(dir, `f${n++}.db`), sources: fakeSources({ seed: 3 }) });
+  for (const id of workflowIds)
+    await keel.workflows.publishObject('t', compileDefinition(fixtureDefinitions().get(id)!), 'test');
+  return keel;
+}
+
+const event = (id: string, inputs: Record<string, unknown> = {}) => ({
+  id,
+  type: 'openwop.run.requested',
+  time: '2026-11-30T00:00:00Z',
+  payload: { inputs },
+});
+
+/** The store's reads, counted: which run, from which seq, how many entries came back. */
+function countingSource(keel: Keel, o: { silent?: boolean } = {}) {
+  const reads: { runId: string; fromSeq: number; got: number }[] = [];
+  return {
+    reads,
+    async readEntries(tenant: string, runId: string, fromSeq = 0, limit?: number): Promise<StoredEntry[]> {
+      const got = await keel.store.readEntries(tenant, runId, fromSeq, limit);
+      reads.push({ runId, fromSeq, got: got.length });
+      return got;
+    },
+    // `silent`: every notification is lost; only the feeds' own poll can notice appends.
+    onAppended: o.silent
+      ? async () => async () => {}
+      : (listener: (runId?: string) => void) => keel.store.onAppended(listener),
+  };
+}
+
+async function until(ok: () => boolean, ms = 5000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!ok()) {
+    if (Date.now() > deadline) throw new Error('timed out');
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+test('one watcher per run however many readers; an append is read from the head on, once, and reaches every reader', async () => {
+  const keel = await keelWith('conformance-approval');
+  const run = await keel.runs.start('t', 'conformance-approval', event('e1'));
+  assert.equal(run.status, 'waiting_approval');
+  const src = countingSource(keel);
+  const feeds = new RunFeeds(src, { fallbackPollMs: 60_000 });
+  const woken = new Array(20).fill(0);
+  const readers = await Promise.all(woken.map((_, i) => feeds.open('t', run.runId, () => woken[i]++)));
+  assert.equal(feeds.watched, 1, 'twenty readers, one watcher');
+  const backlog = readers[0]!.events.length;
+  assert.ok(backlog > 0 && readers.every((r) => r.events.length === backlog && !r.terminal));
+  await new Promise((r) => setTimeout(r, 100));
+  const head = (await keel.runs.get('t', run.runId)).head.seq;
+  src.reads.length = 0;
+  await keel.approvals.approve('t', run.runId, 'alice');
+  await until(() => readers.every((r) => r.terminal));
+  assert.ok(
+    woken.every((w) => w >= 1),
+    'every reader was told',
+  );
+  assert.ok(src.reads.length >= 1 && src.reads.length <= 4, `few reads for one append: ${src.reads.length}`);
+  assert.equal(src.reads[0]!.fromSeq, head + 1, 'only what was appended since is read');
+  assert.equal(readers[0]!.events.at(-1)!.event.type, 'run.completed');
+  for (const r of readers) r.close();
+  assert.equal(feeds.watched, 0, 'the last reader gone, nothing is watched');
+  await feeds.close();
+  await keel.close();
+});
+
+test('with every notification lost, the slow poll still delivers: a reader never hangs', async () => {
+  const keel = await keelWith('conformance-approval');
+  const run = await keel.runs.start('t', 'conformance-approval', event('e2'));
+  const feeds = new RunFeeds(countingSource(keel, { silent: true }), { fallbackPollMs: 150 });
+  const reader = await feeds.open('t', run.runId, () => {});
+  assert.equal(reader.terminal, false);
+  await keel.approvals.approve('t', run.runId, 'alice');
+  await until(() => reader.terminal, 3000);
+  assert.equal(reader.events.at(-1)!.event.type, 'run.completed');
+  reader.close();
+  await feeds.close();
+  await keel.close();
+});
+
+test('an append by another handle on the same file (another process, in production) reaches the feed', async () => {
+  const keel = await keelWith('conformance-approval');
+  const run = await keel.runs.start('t', 'conformance-approval', event('e3'));
+  const path = (keel.store as unknown as { path: string }).path;
+  const other = createKeel({ store: path, sources: fakeSources({ seed: 4 }) });
+  const feeds = new RunFeeds(countingSource(keel), { fallbackPollMs: 60_000 });
+  const reader = await feeds.open('t', run.runId, () => {});
+  await other.approvals.approve('t', run.runId, 'bob');
+  await until(() => reader.terminal, 3000);
+  reader.close();
+  await feeds.close();
+  await other.close();
+  await keel.close();
+});
+
+test("a fork's events before its fork point are its source's, byte for byte but runId; run.started carries no fork marker", async () => {
+  const keel = await keelWith('conformance-multi-node');
+  const run = await keel.runs.start('t', 'conformance-multi-node', event('e4'));
+  assert.equal(run.status, 'completed');
+  const entries = await keel.runs.entries('t', run.runId);
+  for (const fromSeq of [1, 2, 3, entries.length - 1]) {
+    const fork = await keel.runs.fork('t', run.runId, { fromSeq, mode: 'replay' });
+    const source = (await projectRun(keel.store, 't', run.runId, 'r')).events;
+    const forked = (await projectRun(keel.store, 't', fork.runId, 'r')).events;
+    const k = source.findIndex((e) => e.ledgerSeq >= fromSeq);
+    assert.ok(k > 0);
+    assert.deepEqual(forked.slice(0, k), source.slice(0, k), `fork at ledger seq ${fromSeq}`);
+    assert.equal('forkOf' in forked[0]!.event.payload, false);
+    // A fork of a fork inherits the same events again.
+    const again = await keel.runs.fork('t', fork.runId, { fromSeq, mode: 'replay' });
+    assert.deepEqual(
+      (await projectRun(keel.store, 't', again.runId, 'r')).events.slice(0, k),
+      source.slice(0, k),
+    );
+  }
+  await keel.close();
+});

@@ -1,0 +1,228 @@
+/**
+ * Live OpenWOP event feeds: one watcher per run in this process, however many streams and polls
+ * read it. A feed projects its run's ledger once, then only the entries appended since
+ * (`EventProjector`), when the store says the run has new entries (`Store.onAppended`: NOTIFY on
+ * PostgreSQL, this process's appends and other processes' commits on SQLite). A slow poll per feed
+ * (`fallbackPollMs`) keeps a missed notification from ever hanging a reader. Readers are told that
+ * events were added; each keeps its own cursor into the feed's events.
+ *
+ * It reads ledgers and projects them; it never writes, and never reads a run outside the tenant it
+ * was opened for. The caller checks that the run exists in that tenant before opening a feed.
+ */
+import { decodeEntry, type Entry, type PayloadOf, type StoredEntry } from '../core/ledger/index.ts';
+import { EventProjector, type ProjectedEvent } from './project-events.ts';
+
+/** What feeds read: the store's entries and its append notifications. */
+export interface FeedSource {
+  readEntries(tenant: string, runId: string, fromSeq?: number, limit?: number): Promise<StoredEntry[]>;
+  onAppended(listener: (runId?: string) => void): Promise<() => Promise<void>>;
+}
+
+/** How often a feed looks at its run's ledger when nothing told it to (ms): the safety net. */
+export const FALLBACK_POLL_MS = 5000;
+
+/**
+ * Projects a run's ledger (its first `upTo` entries, or all) into events named by `wireRunId`. A
+ * fork's inherited entries become its source's events (recursively, for a fork of a fork).
+ */
+export async function projectRun(
+  src: Pick<FeedSource, 'readEntries'>,
+  tenant: string,
+  runId: string,
+  wireRunId: string,
+  upTo?: number,
+): Promise<EventProjector> {
+  const entries: Entry[] = (await src.readEntries(tenant, runId, 0, upTo)).map(decodeEntry);
+  const p = new EventProjector(wireRunId);
+  const fork = (entries[0]?.payload as PayloadOf<'run.started'> | undefined)?.forkOf;
+  const inherited = fork ? Math.min(fork.fromSeq, entries.length) : 0;
+  if (fork && inherited >= 1) {
+    const source = await projectRun(src, tenant, fork.runId, wireRunId, inherited);
+    p.inherit(source.events, entries.slice(0, inherited));
+    p.push(entries.slice(inherited));
+  } else p.push(entries);
+  return p;
+}
+
+/** A reader's view of a feed: its events so far, whether the run has ended, and how to leave. */
+export interface FeedReader {
+  readonly events: readonly ProjectedEvent[];
+  /** True once the run's terminal event is among `events`: nothing will follow it. */
+  readonly terminal: boolean;
+  /** A failed read of the ledger, if the feed stopped on one (the reader should end). */
+  readonly failure: unknown;
+  close(): void;
+}
+
+class RunFeed {
+  readonly readers = new Set<() => void>();
+  failure: unknown;
+  private refreshing: Promise<void> | undefined;
+  private again = false;
+  private timer: NodeJS.Timeout | undefined;
+  private stopped = false;
+
+  constructor(
+    private readonly src: FeedSource,
+    readonly tenant: string,
+    readonly runId: string,
+    readonly projector: EventProjector,
+    private readonly fallbackPollMs: number,
+  ) {}
+
+  /**
+   * Reads the entries appended since the last read and tells the readers what it added; one read
+   * at a time (a call meanwhile makes it read once more), then the fallback poll is re-armed.
+   */
+  refresh(): Promise<void> {
+    if (this.refreshing) {
+      this.again = true;
+      return this.refreshing;
+    }
+    if (this.timer) clearTimeout(this.timer);
+    this.refreshing = (async () => {
+      do {
+        this.again = false;
+        try {
+          const stored = await this.src.readEntries(this.tenant, this.runId, this.projector.nextSeq);
+          if (this.projector.push(stored.map(decodeEntry)).length > 0) this.tell();
+        } catch (e) {
+          this.failure = e;
+          this.tell();
+          return;
+        }
+      } while (this.again && !this.projector.terminal);
+    })().finally(() => {
+      this.refreshing = undefined;
+      if (!this.stopped && !this.projector.terminal && this.failure === undefined) {
+        // Staggered, so feeds opened together do not poll together.
+        this.timer = setTimeout(() => this.refresh(), this.fallbackPollMs * (0.75 + Math.random() / 2));
+        this.timer.unref();
+      }
+    });
+    return this.refreshing;
+  }
+
+  private tell(): void {
+    for (const r of this.readers) r();
+  }
+
+  stop(): void {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+  }
+}
+
+export class RunFeeds {
+  /** Feeds by tenant and run id, while they have readers. */
+  private readonly feeds = new Map<string, RunFeed>();
+  /** The same feeds by run id alone: what an append notification names. */
+  private readonly byRun = new Map<string, Set<RunFeed>>();
+  /** Feeds being created (the first projection is read once, however many readers arrive meanwhile). */
+  private readonly opening = new Map<string, Promise<RunFeed>>();
+  private listening: Promise<unknown> | undefined;
+  private stopListening: (() => Promise<void>) | undefined;
+
+  constructor(
+    private readonly src: FeedSource,
+    private readonly o: { readonly fallbackPollMs?: number } = {},
+  ) {}
+
+  /**
+   * Joins the feed of a run (creating it on first use); `onEvents` is called whenever events were
+   * added or the feed failed. The returned reader is live until `close`.
+   */
+  async open(tenant: string, runId: string, onEvents: () => void): Promise<FeedReader> {
+    this.listen();
+    const key = `${tenant}\u0000${runId}`;
+    let feed = this.feeds.get(key);
+    if (feed?.failure !== undefined) {
+      this.drop(key, feed);
+      feed = undefined;
+    }
+    // A feed is joined only while it is registered: one dropped while this reader waited is made anew.
+    while (!feed || this.feeds.get(key) !== feed) {
+      let opening = this.opening.get(key);
+      if (!opening) {
+        opening = projectRun(this.src, tenant, runId, runId).then((projector) => {
+          const f = new RunFeed(
+            this.src,
+            tenant,
+            runId,
+            projector,
+            this.o.fallbackPollMs ?? FALLBACK_POLL_MS,
+          );
+          this.feeds.set(key, f);
+          const same = this.byRun.get(runId) ?? new Set<RunFeed>();
+          same.add(f);
+          this.byRun.set(runId, same);
+          return f;
+        });
+        this.opening.set(key, opening);
+        const forget = () => this.opening.delete(key);
+        opening.then(forget, forget);
+      }
+      feed = await opening;
+    }
+    const f = feed;
+    const reader = () => onEvents();
+    f.readers.add(reader);
+    // Whatever was appended since the projection was read is read now; this also arms the poll.
+    if (!f.projector.terminal) void f.refresh();
+    return {
+      get events() {
+        return f.projector.events;
+      },
+      get terminal() {
+        return f.projector.terminal;
+      },
+      get failure() {
+        return f.failure;
+      },
+      close: () => {
+        f.readers.delete(reader);
+        if (f.readers.size === 0) this.drop(key, f);
+      },
+    };
+  }
+
+  private drop(key: string, f: RunFeed): void {
+    f.stop();
+    if (this.feeds.get(key) === f) this.feeds.delete(key);
+    const same = this.byRun.get(f.runId);
+    same?.delete(f);
+    if (same?.size === 0) this.byRun.delete(f.runId);
+  }
+
+  /** How many runs are watched now (one watcher each, whatever the number of readers). */
+  get watched(): number {
+    return this.feeds.size;
+  }
+
+  /** Starts listening for appends, once per process (kept for the life of the feeds). */
+  private listen(): void {
+    this.listening ??= this.src
+      .onAppended((runId) => this.appended(runId))
+      .then((stop) => {
+        this.stopListening = stop;
+      })
+      .catch(() => {
+        // No notifications (the store cannot LISTEN now): the feeds' own polls carry on; try again later.
+        this.listening = undefined;
+      });
+  }
+
+  private appended(runId?: string): void {
+    const feeds = runId === undefined ? this.feeds.values() : (this.byRun.get(runId) ?? []);
+    for (const feed of feeds) void feed.refresh();
+  }
+
+  /** Stops listening and every feed's poll (the server is closing). */
+  async close(): Promise<void> {
+    for (const [key, f] of [...this.feeds]) this.drop(key, f);
+    await this.listening;
+    await this.stopListening?.();
+    this.stopListening = undefined;
+  }
+}
