@@ -14,6 +14,7 @@
  */
 import { ErrorCode, KeelError } from '../core/errors.ts';
 import type { WorkflowSpec } from '../core/spec/index.ts';
+import { MAX_STEPS_PER_RUN } from '../engine/index.ts';
 
 export interface OpenWopNode {
   readonly id: string;
@@ -94,6 +95,11 @@ export function parseDefinition(value: unknown): OpenWopDefinition {
   if (typeof v.name !== 'string' || v.name.length === 0) add('name', 'expected a non-empty string');
   if (typeof v.version !== 'string') add('version', `expected a string, got ${JSON.stringify(v.version)}`);
   if (!Array.isArray(v.nodes) || v.nodes.length === 0) add('nodes', 'expected a non-empty array');
+  else if (v.nodes.length > MAX_STEPS_PER_RUN)
+    add(
+      'nodes',
+      `${v.nodes.length} nodes, more than the ${MAX_STEPS_PER_RUN} node executions a run may take (maxNodeExecutions): the run could never finish`,
+    );
   if (!Array.isArray(v.edges)) add('edges', 'expected an array');
   // Lenient like the reference hosts: `variables: {}` is read as no variables.
   if (v.variables !== undefined && !Array.isArray(v.variables) && !isObject(v.variables))

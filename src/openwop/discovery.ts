@@ -2,10 +2,12 @@
  * The discovery documents at `/.well-known/openwop`: the v1-shaped document (no version header;
  * what the sample clients read during the v1 -> v2 overlap) and the closed v2 root (with
  * `OpenWOP-Version: 2`). Both claim only what Keel does: the fixtures it installs, replay and
- * branch forks, idempotency keys, approval interrupts, and the four nondeterminism sources every
- * run records in its ledger (clock, random, id, env).
+ * branch forks (with the effect-seam manifest), idempotency keys, approval interrupts, the four
+ * nondeterminism sources every run records in its ledger (clock, random, id, env), and the one
+ * limit every run is held to (maxNodeExecutions: the engine's step ceiling). Keel bounds no run by
+ * wall-clock time (a run may wait days for a person), so it advertises no maxRunDurationMs.
  */
-import { ENGINE_VERSION } from '../engine/index.ts';
+import { ENGINE_VERSION, MAX_STEPS_PER_RUN } from '../engine/index.ts';
 import { fixtureDefinitions } from './fixtures.ts';
 
 /** Exactly the sources the engine records as `source.drawn` entries. */
@@ -15,7 +17,11 @@ export const PROTOCOL_VERSIONS = ['1.0', '2.0'] as const;
 
 const implementation = { name: 'keel', version: ENGINE_VERSION.split('/')[1] ?? '0', vendor: 'keel' };
 
-const LIMITS = { maxNodeExecutions: 1000, maxRunDurationMs: 3_600_000 };
+/** What every run is held to: the walk refuses step MAX_STEPS_PER_RUN + 1 (walk.ts). */
+const LIMITS = { maxNodeExecutions: MAX_STEPS_PER_RUN };
+
+/** Where the effect-seam manifest is served (replay.md §The surface: a constant). */
+export const EFFECT_SEAMS_PATH = '/host/effect-seams';
 
 /** An experimental family record of the v2 root. */
 function record(witness: string, facets: Record<string, unknown> = {}) {
@@ -35,7 +41,12 @@ export function discoveryV1(): Record<string, unknown> {
     limits: { clarificationRounds: 0, schemaRounds: 0, envelopesPerTurn: 1, ...LIMITS },
     fixtures: [...fixtureDefinitions().keys()],
     interrupt: { supported: true, kinds: ['approval'] },
-    replay: { supported: true, fork: true, modes: ['replay', 'branch'] },
+    replay: {
+      supported: true,
+      fork: true,
+      modes: ['replay', 'branch'],
+      sideEffectSuppression: 'recorded-outcome',
+    },
     idempotency: { supported: true },
     nondeterminismPolicy: { declared: true, sources: [...DECLARED_SOURCES] },
   };
@@ -54,7 +65,10 @@ export function discoveryV2(): Record<string, unknown> {
     eventLog: record('claims-check', { crossEngineOrdering: { orderingModel: 'per-run-sequence' } }),
     interrupt: record('witnessable-unaided', { refKinds: ['principal'] }),
     runList: record('witnessable-unaided', { maxPageSize: 100, filters: ['workflowId', 'status'] }),
-    replay: record('witnessable-unaided', { modes: ['replay', 'branch'] }),
+    replay: record('witnessable-unaided', {
+      modes: ['replay', 'branch'],
+      effectSeamsManifest: EFFECT_SEAMS_PATH,
+    }),
     idempotency: record('witnessable-unaided', { crossRegion: 'single-region' }),
     nondeterminismPolicy: record('witnessable-gated', { declared: true, sources: [...DECLARED_SOURCES] }),
   };

@@ -58,6 +58,11 @@ export function parseCreateRun(body: unknown, major: Major): CreateRunBody {
   }
   if (body.metadata !== undefined && !isObject(body.metadata))
     throw validation('metadata', 'expected an object');
+  if (body.configurable !== undefined) {
+    if (!isObject(body.configurable)) throw validation('configurable', 'expected an object');
+    // v2's configurable is closed, nested and versioned; v1 hosts took a flat one, so v1 stays lenient.
+    if (major === 2) checkConfigurable(body.configurable);
+  }
   return {
     workflowId: body.workflowId,
     inputs: (body.inputs as Record<string, unknown> | undefined) ?? {},
@@ -105,16 +110,25 @@ export function parseBulkCancel(body: unknown): { runIds: string[]; reason?: str
   return { runIds: ids as string[], ...(typeof body.reason === 'string' ? { reason: body.reason } : {}) };
 }
 
-/** The body of `:pause`: an optional reason; `drainPolicy` may only name the one policy served. */
-export function parsePause(body: unknown): { reason?: string } {
+/**
+ * The body of `:pause`: an optional reason and drain policy — `drain-current-node` (the default:
+ * the node in progress finishes first) or `immediate` (an idempotent node's call is cut).
+ */
+export function parsePause(body: unknown): {
+  reason?: string;
+  drainPolicy?: 'drain-current-node' | 'immediate';
+} {
   const b = isObject(body) ? body : {};
-  if (b.drainPolicy !== undefined && b.drainPolicy !== 'drain-current-node')
+  if (b.drainPolicy !== undefined && b.drainPolicy !== 'drain-current-node' && b.drainPolicy !== 'immediate')
     throw validation(
       'drainPolicy',
-      'only drain-current-node is served (the step in progress finishes first)',
+      `expected drain-current-node or immediate, got ${JSON.stringify(b.drainPolicy)}`,
     );
   if (b.reason !== undefined && typeof b.reason !== 'string') throw validation('reason', 'expected a string');
-  return typeof b.reason === 'string' ? { reason: b.reason } : {};
+  return {
+    ...(typeof b.reason === 'string' ? { reason: b.reason } : {}),
+    ...(b.drainPolicy !== undefined ? { drainPolicy: b.drainPolicy } : {}),
+  };
 }
 
 /** An approval interrupt's resume value: `{action: accept | reject, feedback?}`. */
@@ -122,4 +136,97 @@ export function parseResumeValue(v: unknown): { action: 'accept' | 'reject'; fee
   if (!isObject(v) || (v.action !== 'accept' && v.action !== 'reject'))
     throw validation('resumeValue.action', 'expected accept or reject');
   return { action: v.action, ...(typeof v.feedback === 'string' ? { feedback: v.feedback } : {}) };
+}
+
+type FieldRule =
+  | 'string'
+  | 'number'
+  | 'integer>=0'
+  | 'integer>=1'
+  | 'object'
+  | 'object-of-strings'
+  | 'reasoning';
+
+/** The sections of v2's `configurable` (schemas/v2/configurable.schema.json) and their closed keys. */
+const CONFIGURABLE_SECTIONS: Readonly<Record<string, Readonly<Record<string, FieldRule>>>> = {
+  run: {
+    recursionLimit: 'integer>=1',
+    runTimeoutMs: 'integer>=1',
+    maxLoopIterations: 'integer>=1',
+    escalationThreshold: 'integer>=0',
+  },
+  ai: {
+    provider: 'string',
+    model: 'string',
+    temperature: 'number',
+    maxTokens: 'integer>=1',
+    credentialRef: 'string',
+    promptOverrides: 'object-of-strings',
+    mockProvider: 'object',
+    reasoningVerbosity: 'reasoning',
+    maxRefusals: 'integer>=0',
+  },
+  distillation: { tokenBudget: 'integer>=1' },
+};
+
+function fieldProblem(rule: FieldRule, v: unknown): string | undefined {
+  switch (rule) {
+    case 'string':
+      return typeof v === 'string' ? undefined : 'expected a string';
+    case 'number':
+      return typeof v === 'number' && Number.isFinite(v) ? undefined : 'expected a number';
+    case 'integer>=0':
+      return Number.isSafeInteger(v) && (v as number) >= 0 ? undefined : 'expected an integer >= 0';
+    case 'integer>=1':
+      return Number.isSafeInteger(v) && (v as number) >= 1 ? undefined : 'expected an integer >= 1';
+    case 'object':
+      return isObject(v) ? undefined : 'expected an object';
+    case 'object-of-strings':
+      return isObject(v) && Object.values(v).every((x) => typeof x === 'string')
+        ? undefined
+        : 'expected an object of strings';
+    case 'reasoning':
+      return v === 'none' || v === 'summary' || v === 'full' ? undefined : 'expected none, summary or full';
+  }
+}
+
+/**
+ * v2's `configurable`: `{version: 1, run?, ai?, distillation?, budget?, extensions?}`, every
+ * section closed (an unknown or dotted key such as `ai.provider` is refused, naming it); vendor
+ * settings live under `extensions.<org>`. Keel checks the shape; it acts on none of the settings.
+ */
+function checkConfigurable(c: Record<string, unknown>): void {
+  if (c.version !== 1)
+    throw validation('configurable.version', `expected 1, got ${JSON.stringify(c.version)}`);
+  for (const [key, value] of Object.entries(c)) {
+    const at = `configurable.${key}`;
+    if (key === 'version') continue;
+    if (key === 'budget') {
+      if (!isObject(value)) throw validation(at, 'expected an object');
+      continue;
+    }
+    if (key === 'extensions') {
+      if (!isObject(value)) throw validation(at, 'expected an object');
+      for (const [org, ext] of Object.entries(value)) {
+        if (!/^[a-z][a-z0-9]*(-[a-z0-9]+)*$/.test(org))
+          throw validation(
+            `${at}.${org}`,
+            'expected an organisation name (lower-case letters, digits, dashes)',
+          );
+        if (!isObject(ext)) throw validation(`${at}.${org}`, 'expected an object');
+      }
+      continue;
+    }
+    const section = CONFIGURABLE_SECTIONS[key];
+    if (!section)
+      throw validation(at, 'unknown field (configurable is closed; vendor keys go under extensions.<org>)');
+    if (!isObject(value)) throw validation(at, 'expected an object');
+    for (const [field, v] of Object.entries(value)) {
+      const rule = section[field];
+      if (!rule)
+        throw validation(`${at}.${field}`, 'unknown field (a dotted key is not a path: nest it instead)');
+      const problem = fieldProblem(rule, v);
+      if (problem) throw validation(`${at}.${field}`, problem);
+    }
+  }
 }

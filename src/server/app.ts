@@ -9,6 +9,7 @@ import type { Keel } from '../app/keel.ts';
 import { OpenWopHost } from '../openwop/host.ts';
 import { errorReply } from './errors.ts';
 import { keelRoutes } from './keel-routes.ts';
+import { refusalVersion } from './negotiate.ts';
 import { openWopRoutes } from './openwop-routes.ts';
 
 export interface ServerOptions {
@@ -20,6 +21,10 @@ export interface ServerOptions {
   readonly maxBodyBytes?: number;
   /** Event streams (SSE) held open at once (default 512); one more is 429 rate_limited with Retry-After. */
   readonly maxEventStreams?: number;
+  /** Event streams one tenant may hold open at once (default: half of maxEventStreams). */
+  readonly maxEventStreamsPerTenant?: number;
+  /** How often a watched run's ledger is read when no append notification came, in ms (default 5 s). */
+  readonly eventFeedPollMs?: number;
   /** How often an idle event stream sends a `: keep-alive` comment, in ms (default 15 s). */
   readonly keepAliveMs?: number;
 }
@@ -28,7 +33,11 @@ export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
 
 export function createServerApp(keel: Keel, o: ServerOptions = {}) {
   const log = o.log ?? ((e: unknown) => console.error('keel serve:', e));
-  const host = new OpenWopHost(keel, { walkers: o.walkers ?? 'inline', onError: log });
+  const host = new OpenWopHost(keel, {
+    walkers: o.walkers ?? 'inline',
+    onError: log,
+    ...(o.eventFeedPollMs !== undefined ? { feedPollMs: o.eventFeedPollMs } : {}),
+  });
   const app = new Hono();
   app.onError((e, c) => {
     const r = errorReply(e);
@@ -48,16 +57,19 @@ export function createServerApp(keel: Keel, o: ServerOptions = {}) {
     bodyLimit({
       maxSize,
       // The unread rest of the body would be taken for the next request: close the connection.
-      onError: (c) =>
-        c.json(
+      // On an OpenWOP path the refusal names its contract, as every protocol response does.
+      onError: (c) => {
+        const version = refusalVersion(new URL(c.req.url).pathname, c.req.header('OpenWOP-Version'));
+        return c.json(
           {
             error: 'payload_too_large',
             message: `the request body is over ${maxSize} bytes`,
             details: { maxBytes: maxSize },
           },
           413,
-          { Connection: 'close' },
-        ),
+          { Connection: 'close', ...(version ? { 'OpenWOP-Version': version } : {}) },
+        );
+      },
     }),
   );
   // The Keel API and /openapi.json first: the OpenWOP routes' negotiation middleware matches every path.
@@ -66,6 +78,9 @@ export function createServerApp(keel: Keel, o: ServerOptions = {}) {
     '/',
     openWopRoutes(keel, host, log, {
       ...(o.maxEventStreams !== undefined ? { maxEventStreams: o.maxEventStreams } : {}),
+      ...(o.maxEventStreamsPerTenant !== undefined
+        ? { maxEventStreamsPerTenant: o.maxEventStreamsPerTenant }
+        : {}),
       ...(o.keepAliveMs !== undefined ? { keepAliveMs: o.keepAliveMs } : {}),
     }),
   );

@@ -48,3 +48,17 @@ export function negotiate(path: string, header: string | undefined): Major {
 export function versionHeader(major: Major): string {
   return major === 1 ? '1.0' : '2.0';
 }
+
+/**
+ * The `OpenWOP-Version` a refusal made before routing (e.g. a body over the size limit) carries on
+ * a protocol path: the major the request would be served under, or the path's default major when
+ * its header is refused too. None on the Keel API (`/api/...`, `/openapi.json`).
+ */
+export function refusalVersion(path: string, header: string | undefined): string | undefined {
+  if (path === '/api' || path.startsWith('/api/') || path === '/openapi.json') return undefined;
+  try {
+    return versionHeader(negotiate(path, header));
+  } catch {
+    return versionHeader(negotiate(path, undefined));
+  }
+}

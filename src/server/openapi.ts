@@ -82,7 +82,12 @@ function openWopOperations(): RouteDoc[] {
         responses: { 200: 'the run, cancelled' },
       },
       p('post', `${prefix}/runs/{runId}:fork`, `openwopFork${v}`, 'Fork a run (replay or branch)'),
-      p('post', `${prefix}/runs/{runId}:pause`, `openwopPause${v}`, 'Pause a run after its current node'),
+      p(
+        'post',
+        `${prefix}/runs/{runId}:pause`,
+        `openwopPause${v}`,
+        'Pause a run after its current node (drainPolicy immediate: cut an idempotent call)',
+      ),
       p('post', `${prefix}/runs/{runId}:resume`, `openwopResume${v}`, 'Resume a paused run'),
       p('post', `${prefix}/runs:bulk-cancel`, `openwopBulkCancel${v}`, 'Cancel up to 100 runs'),
       p('get', `${prefix}/runs/{runId}/effects`, `openwopRunEffects${v}`, 'The run’s effect records'),
@@ -106,6 +111,15 @@ function openWopOperations(): RouteDoc[] {
     ),
     responses: { 200: 'the run after the decision' },
   });
+  ops.push(
+    p(
+      'get',
+      '/host/effect-seams',
+      'openwopEffectSeams',
+      'The effect-seam manifest (every guarded outbound path)',
+    ),
+    p('get', '/v1/openapi.json', 'getOpenApiV1', 'This OpenAPI 3.1 document, at the v1 address', false),
+  );
   return ops;
 }
 

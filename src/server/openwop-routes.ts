@@ -8,7 +8,8 @@ import { type Context, Hono } from 'hono';
 import type { Keel } from '../app/keel.ts';
 import { hashOf } from '../core/canonical/index.ts';
 import { specAsDefinition } from '../openwop/definition.ts';
-import { discoveryV1, discoveryV2 } from '../openwop/discovery.ts';
+import { discoveryV1, discoveryV2, EFFECT_SEAMS_PATH } from '../openwop/discovery.ts';
+import { effectSeamManifest } from '../openwop/effect-seams.ts';
 import { FIXTURE_PUBLISHER } from '../openwop/fixtures.ts';
 import { OpenWopHost, type Principal } from '../openwop/host.ts';
 import { projectEffects } from '../openwop/project-effects.ts';
@@ -16,9 +17,11 @@ import { ProtocolError } from '../openwop/protocol-error.ts';
 import { parseBulkCancel, parseCreateRun, parseFork } from '../openwop/request-bodies.ts';
 import { type Major, parseRunId, pathRunId, wireRunId } from '../openwop/run-ids.ts';
 import { authenticate } from './auth.ts';
-import { errorReply } from './errors.ts';
+import { openWopErrorReply, openWopReply } from './errors.ts';
 import { idempotent, type Reply } from './idempotency.ts';
+import { KEEL_ROUTES } from './keel-routes.ts';
 import { negotiate, versionHeader } from './negotiate.ts';
+import { openApiDocument } from './openapi.ts';
 import { attempt, readBody } from './request.ts';
 import {
   DEFAULT_MAX_EVENT_STREAMS,
@@ -38,13 +41,27 @@ export function openWopRoutes(
   keel: Keel,
   host: OpenWopHost,
   log: (e: unknown) => void,
-  o: { maxEventStreams?: number; keepAliveMs?: number } = {},
+  o: {
+    maxEventStreams?: number;
+    maxEventStreamsPerTenant?: number;
+    keepAliveMs?: number;
+  } = {},
 ): Hono<Env> {
   const app = new Hono<Env>();
   const slots = new StreamSlots(
     o.maxEventStreams ?? DEFAULT_MAX_EVENT_STREAMS,
     o.keepAliveMs ?? KEEP_ALIVE_MS,
+    o.maxEventStreamsPerTenant,
   );
+  // Every refusal on this surface is spelt with OpenWOP's codes (errors.ts openWopReply).
+  app.onError((e, c) => {
+    const r = openWopErrorReply(e);
+    if (r.unexpected) log(e);
+    if (r.status === 401) c.header('WWW-Authenticate', 'Bearer');
+    return c.json(r.body, r.status as 400);
+  });
+  /** Runs a handler whose refusals are replies (so an idempotency key can cache them), in OpenWOP's codes. */
+  const replyOf = (fn: () => Promise<Reply>): Promise<Reply> => attempt(fn, log).then(openWopReply);
 
   app.use('*', async (c, next) => {
     const path = new URL(c.req.url).pathname;
@@ -73,6 +90,15 @@ export function openWopRoutes(
 
   const principalOf = (c: Context) => authenticate(keel, c.req.header('Authorization'));
 
+  // The OpenAPI document at its v1 address (the bare `/openapi.json` is served with the Keel API).
+  app.get('/v1/openapi.json', (c) => c.json(openApiDocument(KEEL_ROUTES)));
+
+  // Gated on replay, which Keel advertises: every outbound path its nodes can reach, each guarded.
+  app.get(EFFECT_SEAMS_PATH, async (c) => {
+    await principalOf(c);
+    return c.json(effectSeamManifest());
+  });
+
   for (const prefix of ['/v1', '']) {
     app.post(`${prefix}/runs`, async (c) => {
       const p = await principalOf(c);
@@ -80,7 +106,7 @@ export function openWopRoutes(
       const body = await readBody(c);
       const key = c.req.header('Idempotency-Key');
       const reply = await idempotent(keel, p, key, `createRun@${major}`, body, () =>
-        attempt(async () => {
+        replyOf(async () => {
           const req = parseCreateRun(body, major);
           const run = await host.createRun(p, req, key);
           const base = `${major === 1 ? '/v1' : ''}/runs/${pathRunId(run.runId, p.tenant, major)}`;
@@ -93,7 +119,7 @@ export function openWopRoutes(
               statusUrl: base,
             },
           };
-        }, log),
+        }),
       );
       return send(c, reply);
     });
@@ -120,15 +146,12 @@ export function openWopRoutes(
         ...(c.req.query('workflowId') ? { workflowId: c.req.query('workflowId')! } : {}),
         ...(c.req.query('cursor') ? { cursor: c.req.query('cursor')! } : {}),
       });
-      const runs = page.runs
-        .map((r) => ({
-          runId: wireRunId(r.runId, p.tenant, major),
-          workflowId: r.workflowId,
-          status: OpenWopHost.wireStatus(r.status),
-          createdAt: r.createdAt,
-          updatedAt: r.updatedAt,
-        }))
-        .filter((r) => status === undefined || r.status === status);
+      // Full run snapshots, as GET /runs/{runId} shows each (run-list-response: runs[] of RunSnapshot).
+      const listed =
+        status === undefined
+          ? page.runs
+          : page.runs.filter((r) => OpenWopHost.wireStatus(r.status) === status);
+      const runs = await Promise.all(listed.map((r) => host.snapshotOf(p, r, major)));
       return c.json({ runs, ...(page.next ? { nextCursor: page.next } : {}) });
     });
 
@@ -149,7 +172,7 @@ export function openWopRoutes(
       const body = await readBody(c);
       const key = c.req.header('Idempotency-Key');
       const reply = await idempotent(keel, p, key, `bulkCancelRuns@${major}`, body, () =>
-        attempt(async () => {
+        replyOf(async () => {
           const { runIds, reason } = parseBulkCancel(body);
           const results = [];
           for (const wire of runIds) {
@@ -163,13 +186,15 @@ export function openWopRoutes(
               const r = await host.cancel(p, parsed.runId, reason);
               results.push({ runId: wire, ok: true, status: r.status });
             } catch (e) {
-              const r = errorReply(e);
+              // Each entry carries its own refusal: {code, message, details?}, never a whole error body.
+              const r = openWopErrorReply(e);
               if (r.unexpected) log(e);
-              results.push({ runId: wire, ok: false, error: r.body });
+              const { error: code, ...rest } = r.body;
+              results.push({ runId: wire, ok: false, error: { code, ...rest } });
             }
           }
           return { status: 200, body: { results } };
-        }, log),
+        }),
       );
       return send(c, reply);
     });
@@ -194,6 +219,12 @@ export function openWopRoutes(
     if (!parsed.ok) {
       if (parsed.reason === 'tenant_mismatch')
         throw new ProtocolError('id_tenant_mismatch', 'the run id names another tenant than the credential');
+      if (parsed.reason === 'malformed')
+        throw new ProtocolError(
+          'validation_error',
+          'runId: a malformed escape in the path segment (a `~` must introduce two hex digits; a `%` escape must be valid UTF-8)',
+          { field: 'runId' },
+        );
       throw new ProtocolError('not_found', 'run not found');
     }
     const runId = parsed.runId;
@@ -225,10 +256,10 @@ export function openWopRoutes(
         return send(
           c,
           await idempotent(keel, p, key, `cancelRun@${major}`, { runId, body }, () =>
-            attempt(async () => {
+            replyOf(async () => {
               const r = await host.cancel(p, runId, typeof reason === 'string' ? reason : undefined);
               return { status: 200, body: { runId: wireRunId(runId, p.tenant, major), status: r.status } };
-            }, log),
+            }),
           ),
         );
       }
@@ -237,7 +268,7 @@ export function openWopRoutes(
         return send(
           c,
           await idempotent(keel, p, key, `forkRun@${major}`, { runId, body }, () =>
-            attempt(async () => {
+            replyOf(async () => {
               const f = parseFork(body);
               await keel.runs.get(p.tenant, runId);
               const r = await host.fork(p, runId, f, major);
@@ -253,7 +284,7 @@ export function openWopRoutes(
                   eventsUrl: `${base}/events`,
                 },
               };
-            }, log),
+            }),
           ),
         );
       }
@@ -263,10 +294,10 @@ export function openWopRoutes(
         return send(
           c,
           await idempotent(keel, p, key, `${action}Run@${major}`, { runId, body }, () =>
-            attempt(async () => {
+            replyOf(async () => {
               const r = action === 'pause' ? await host.pause(p, runId, body) : await host.resume(p, runId);
               return { status: 202, body: { runId: wireRunId(runId, p.tenant, major), ...r } };
-            }, log),
+            }),
           ),
         );
       }
@@ -280,7 +311,7 @@ export function openWopRoutes(
         return send(
           c,
           await idempotent(keel, p, key, `resolveInterrupt@${major}`, { runId, nodeId, body }, () =>
-            attempt(async () => {
+            replyOf(async () => {
               const r = await host.resolveInterrupt(p, runId, nodeId, resumeValue);
               return {
                 status: 200,
@@ -294,7 +325,7 @@ export function openWopRoutes(
                   },
                 },
               };
-            }, log),
+            }),
           ),
         );
       }
