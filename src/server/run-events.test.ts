@@ -1,6 +1,7 @@
 /**
- * Event streams are limited per process, and never dropped silently: one over the limit is
- * `429 rate_limited` with `Retry-After`, and a closed stream frees its slot.
+ * Event streams are limited per process and per tenant, and never dropped silently: one over a
+ * limit is `429 rate_limited` with `Retry-After`, and a closed stream frees its slot. A reconnect
+ * at or past the end of a finished run closes at once, so reconnects never pile up in the slots.
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
@@ -8,7 +9,11 @@ import { createKeel } from '../app/keel.ts';
 import { createServerApp } from './app.ts';
 
 /** A server on an in-memory Keel, a key of tenant acme, and a conformance-approval run it created (it waits). */
-async function approvalRun(o: { maxEventStreams?: number; keepAliveMs?: number }) {
+async function approvalRun(o: {
+  maxEventStreams?: number;
+  maxEventStreamsPerTenant?: number;
+  keepAliveMs?: number;
+}) {
   const keel = createKeel({ store: ':memory:' });
   const { app, host } = createServerApp(keel, { ...o, log: () => {} });
   const { key } = await keel.keys.create('acme', 'dana');
@@ -67,6 +72,71 @@ test('an idle stream sends a keep-alive comment, and nothing else, while the run
   assert.match(text, /\n: keep-alive\n\n/);
   assert.doesNotMatch(text, /event: run\.completed/, 'the waiting run has not ended');
   await reader.cancel();
+  await new Promise((r) => setTimeout(r, 60));
+  await host.drain();
+  await keel.close();
+});
+
+test('reconnects at or past the end of a finished run close at once: many more than the slots never lock anyone out', async () => {
+  const keel = createKeel({ store: ':memory:' });
+  const { app, host } = createServerApp(keel, { maxEventStreams: 3, keepAliveMs: 20, log: () => {} });
+  const { key } = await keel.keys.create('acme', 'dana');
+  const auth = { Authorization: `Bearer ${key}` };
+  const created = await app.request('/v1/runs', {
+    method: 'POST',
+    headers: { ...auth, 'Content-Type': 'application/json' },
+    body: JSON.stringify({ workflowId: 'conformance-noop' }),
+  });
+  const { runId } = (await created.json()) as { runId: string };
+  while (
+    ((await (await app.request(`/v1/runs/${runId}`, { headers: auth })).json()) as { status: string })
+      .status !== 'completed'
+  )
+    await new Promise((r) => setTimeout(r, 10));
+  // The noop run's log ends at sequence 3; reconnect at its end and past it, 20 times (slots: 3).
+  for (let i = 0; i < 20; i++) {
+    const res = await app.request(`/v1/runs/${runId}/events`, {
+      headers: { ...auth, Accept: 'text/event-stream', 'Last-Event-ID': String(3 + (i % 2) * 1000) },
+    });
+    assert.equal(res.status, 200, `reconnect ${i}`);
+    // Resolves only because the server ends the stream: no frame, not even a keep-alive.
+    assert.equal(await res.text(), '', `reconnect ${i} sends nothing and ends`);
+  }
+  const live = await app.request(`/v1/runs/${runId}/events`, {
+    headers: { ...auth, Accept: 'text/event-stream' },
+  });
+  assert.equal(live.status, 200, 'a slot is still free for everyone else');
+  assert.match(await live.text(), /event: run\.completed/);
+  await host.drain();
+  await keel.close();
+});
+
+test('one tenant cannot take every stream: its own limit is 429 while another tenant still gets a stream', async () => {
+  const { keel, app, host, auth, runId } = await approvalRun({
+    maxEventStreams: 4,
+    maxEventStreamsPerTenant: 2,
+  });
+  const sse = (headers: Record<string, string>, id: string) =>
+    app.request(`/v1/runs/${id}/events`, { headers: { ...headers, Accept: 'text/event-stream' } });
+  const mine = [await sse(auth, runId), await sse(auth, runId)];
+  assert.deepEqual(
+    mine.map((r) => r.status),
+    [200, 200],
+  );
+  const third = await sse(auth, runId);
+  assert.equal(third.status, 429);
+  assert.equal(third.headers.get('retry-after'), '5');
+  assert.match(((await third.json()) as { message: string }).message, /this tenant/);
+  const other = (await keel.keys.create('globex', 'eve')).key;
+  const theirs = await app.request('/v1/runs', {
+    method: 'POST',
+    headers: { Authorization: `Bearer ${other}`, 'Content-Type': 'application/json' },
+    body: JSON.stringify({ workflowId: 'conformance-approval' }),
+  });
+  const theirRun = ((await theirs.json()) as { runId: string }).runId;
+  const stream = await sse({ Authorization: `Bearer ${other}` }, theirRun);
+  assert.equal(stream.status, 200, 'another tenant still gets a stream');
+  for (const r of [...mine, stream]) await r.body!.cancel();
   await new Promise((r) => setTimeout(r, 60));
   await host.drain();
   await keel.close();
