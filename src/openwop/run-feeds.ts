@@ -19,7 +19,7 @@ export interface FeedSource {
 }
 
 /** How often a feed looks at its run's ledger when nothing told it to (ms): the safety net. */
-export const FALLBACK_POLL_MS = 5000;
+export const FALLBACK_POLL_MS = 10_000;
 
 /**
  * Projects a run's ledger (its first `upTo` entries, or all) into events named by `wireRunId`. A

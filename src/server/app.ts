@@ -23,7 +23,7 @@ export interface ServerOptions {
   readonly maxEventStreams?: number;
   /** Event streams one tenant may hold open at once (default: half of maxEventStreams). */
   readonly maxEventStreamsPerTenant?: number;
-  /** How often a watched run's ledger is read when no append notification came, in ms (default 5 s). */
+  /** How often a watched run's ledger is read when no append notification came, in ms (default 10 s). */
   readonly eventFeedPollMs?: number;
   /** How often an idle event stream sends a `: keep-alive` comment, in ms (default 15 s). */
   readonly keepAliveMs?: number;
