@@ -11,10 +11,9 @@
  *
  * Completion is observed by polling `GET /v1/runs/{id}` every 5 ms (default, `--wait poll`) or by
  * reading `GET /v1/runs/{id}/events` as text/event-stream until the server closes it after
- * run.completed (`--wait sse`). The SSE stream watches the ledger head every 25 ms on the server,
- * so it quantises create->completed to that tick; polling sees completion sooner for about as
- * little client CPU, which is why it is the default. The client uses node:http with a keep-alive
- * agent (cheaper than fetch).
+ * run.completed (`--wait sse`; the server's feed of the run is woken by the store's append
+ * notifications). Polling is the default, as the figure of record. The client uses node:http
+ * with a keep-alive agent (cheaper than fetch).
  *
  * Everything is bounded: a fixed count of runs per round, a deadline per round (the round stops
  * there and reports what it completed), a timeout per request; the server is stopped by its PID
