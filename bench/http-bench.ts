@@ -27,9 +27,9 @@ import http from 'node:http';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { KEEL_COMMAND } from '../src/testing/keel-command.ts';
 
 const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-const BIN = join(REPO, 'bin', 'keel.js');
 const WORKFLOW = 'conformance-noop';
 const POLL_MS = 5;
 /** Per timed round (6 of them by default), so the timed part of the section stays within ~60 s. */
@@ -106,7 +106,7 @@ export class Server {
   static async start(store: string): Promise<Server> {
     const child = spawn(
       process.execPath,
-      [BIN, '--store', store, '--json', 'serve', '--port', '0', '--host', '127.0.0.1'],
+      [...KEEL_COMMAND, '--store', store, '--json', 'serve', '--port', '0', '--host', '127.0.0.1'],
       { cwd: REPO, env: childEnv(), stdio: ['ignore', 'pipe', 'pipe'] },
     );
     let out = '';
@@ -308,7 +308,7 @@ async function round(
 export function makeKey(store: string, tenant = 'bench'): string {
   const made = spawnSync(
     process.execPath,
-    [BIN, '--store', store, '--json', 'keys', 'create', '--tenant', tenant],
+    [...KEEL_COMMAND, '--store', store, '--json', 'keys', 'create', '--tenant', tenant],
     { cwd: REPO, env: childEnv(), encoding: 'utf8', timeout: 30_000 },
   );
   if (made.status !== 0)

@@ -1,7 +1,13 @@
 #!/usr/bin/env node
-// The `keel` command: loads the TypeScript sources through tsx (no build step), then runs the CLI.
-import { register } from 'tsx/esm/api';
+// The `keel` command: runs the CLI compiled to dist/ by `npm run build`, which `npm install` runs
+// in a checkout (the `prepare` script) and which ships in the package.
+import { existsSync } from 'node:fs';
 
-register();
-const { main } = await import('../src/cli/main.ts');
-await main(process.argv);
+const entry = new URL('../dist/src/cli/keel-command.js', import.meta.url);
+if (!existsSync(entry)) {
+  process.stderr.write(
+    'error: keel is not built (no dist/): run `npm install` or `npm run build` in its checkout\n',
+  );
+  process.exit(1);
+}
+await import(entry.href);

@@ -11,11 +11,8 @@
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
-
-const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-const BIN = join(REPO, 'bin', 'keel.js');
+import { join } from 'node:path';
+import { KEEL_COMMAND } from '../src/testing/keel-command.ts';
 
 /** Each sample and the line it prints only when it really exercised the host and passed. */
 const SAMPLES: readonly { name: string; success: RegExp }[] = [
@@ -44,9 +41,13 @@ function examplesDir(): string {
 }
 
 async function startServer(store: string): Promise<{ url: string; child: ChildProcess }> {
-  const child = spawn(process.execPath, [BIN, '--store', store, '--json', 'serve', '--port', '0'], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
+  const child = spawn(
+    process.execPath,
+    [...KEEL_COMMAND, '--store', store, '--json', 'serve', '--port', '0'],
+    {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+  );
   let out = '';
   const url = await new Promise<string>((res, rej) => {
     child.stdout!.on('data', (d) => {
@@ -68,7 +69,7 @@ async function main(): Promise<void> {
   const store = join(tmp, 'keel.db');
   const made = spawnSync(
     process.execPath,
-    [BIN, '--store', store, '--json', 'keys', 'create', '--tenant', 'samples'],
+    [...KEEL_COMMAND, '--store', store, '--json', 'keys', 'create', '--tenant', 'samples'],
     {
       encoding: 'utf8',
     },

@@ -10,8 +10,18 @@ import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 
-/** The declaration file of `defineWorkflow`; an import resolving here is the only one allowed. */
-export const HELPER_FILE = resolve(fileURLToPath(new URL('./define-workflow.ts', import.meta.url)));
+/**
+ * The declaration file of `defineWorkflow`; an import resolving here is the only one allowed. Run
+ * from the sources it is define-workflow.ts; run from the build (dist/), its declaration file.
+ */
+export const HELPER_FILE = resolve(
+  fileURLToPath(
+    new URL(
+      import.meta.url.endsWith('.ts') ? './define-workflow.ts' : './define-workflow.d.ts',
+      import.meta.url,
+    ),
+  ),
+);
 
 export interface PlanSource {
   /** The path as the user gave it; findings name it this way. */

@@ -1,13 +1,10 @@
 /**
- * Real `keel worker` child processes for crash tests and the bench: started through bin/keel.js
+ * Real `keel worker` child processes for crash tests and the bench: started from the sources
  * with `--json`, ready once they print their `started` event, stopped with SIGTERM (graceful) or
  * killed with SIGKILL (a crash). Output is kept for assertion messages; nothing here asserts.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
-
-const BIN = join(resolve(dirname(fileURLToPath(import.meta.url)), '..', '..'), 'bin', 'keel.js');
+import { KEEL_COMMAND } from './keel-command.ts';
 
 export interface WorkerProcessOptions {
   readonly store: string;
@@ -18,7 +15,7 @@ export interface WorkerProcessOptions {
   readonly leaseMs?: number;
   readonly pollMs?: number;
   readonly env?: Readonly<Record<string, string>>;
-  /** Options for node itself, before bin/keel.js (e.g. `--cpu-prof`). */
+  /** Options for node itself, before the command (e.g. `--cpu-prof`). */
   readonly nodeArgs?: readonly string[];
 }
 
@@ -38,7 +35,7 @@ export class WorkerProcess {
   constructor(o: WorkerProcessOptions) {
     const args = [
       ...(o.nodeArgs ?? []),
-      BIN,
+      ...KEEL_COMMAND,
       '--store',
       o.store,
       '--json',

@@ -5,7 +5,8 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { BIN, okJson, REPO, runKeel, type Sandbox } from './keel-cli.ts';
+import { KEEL_COMMAND } from '../../src/testing/keel-command.ts';
+import { okJson, REPO, runKeel, type Sandbox } from './keel-cli.ts';
 
 export interface ApiResponse<T = Record<string, unknown>> {
   readonly status: number;
@@ -48,7 +49,7 @@ export class KeelServer {
   ): Promise<KeelServer> {
     const child = spawn(
       process.execPath,
-      [BIN, '--store', store, '--json', 'serve', '--port', '0', ...extraArgs],
+      [...KEEL_COMMAND, '--store', store, '--json', 'serve', '--port', '0', ...extraArgs],
       {
         cwd: REPO,
         env: serverEnv(env),

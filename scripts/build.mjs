@@ -1,0 +1,45 @@
+/**
+ * `npm run build`, also run by `prepare` (so `npm install` in a checkout builds, and `npm pack`
+ * packs a fresh build): compiles src/ and the support-desk example to JavaScript with declarations
+ * in dist/ (tsconfig.build.json), then copies beside them the other files the code reads at run
+ * time (the OpenWOP fixtures, the example's workflows and events), so dist/ keeps the sources'
+ * layout and every path a module computes from its own location still holds. dist/ is rebuilt from
+ * nothing each time: a module removed from src/ never lingers in the package. Plain JavaScript, so
+ * it runs where only the runtime dependencies are installed.
+ */
+import { spawnSync } from 'node:child_process';
+import { copyFileSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
+const DIST = join(ROOT, 'dist');
+/** Source trees whose non-TypeScript files ship beside the compiled code. */
+const TREES = ['src', 'examples'];
+/** The data files the code reads (fixtures, example workflows and events). */
+const DATA = /\.(json|ya?ml)$/;
+/** Never shipped: test inputs and the plan-check corpus. */
+const SKIP = new Set(['src/plan/corpus', 'src/testing']);
+
+rmSync(DIST, { recursive: true, force: true });
+const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
+const r = spawnSync(process.execPath, [tsc, '-p', join(ROOT, 'tsconfig.build.json')], { stdio: 'inherit' });
+if (r.status !== 0) {
+  process.stderr.write(`build: tsc failed (${r.status ?? r.signal})\n`);
+  process.exit(1);
+}
+
+function copyAssets(dir) {
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const from = join(dir, entry.name);
+    const rel = relative(ROOT, from).split('\\').join('/');
+    if (SKIP.has(rel)) continue;
+    if (entry.isDirectory()) copyAssets(from);
+    else if (entry.isFile() && DATA.test(entry.name)) {
+      mkdirSync(dirname(join(DIST, rel)), { recursive: true });
+      copyFileSync(from, join(DIST, rel));
+    }
+  }
+}
+for (const tree of TREES) copyAssets(join(ROOT, tree));
