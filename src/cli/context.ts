@@ -1,9 +1,9 @@
 /**
  * What every command needs: the store (from --store, KEEL_STORE, KEEL_DATABASE_URL, or
- * ./.keel/keel.db), the tenant, who is acting, and the tool packs. The store is a SQLite file or
- * a postgres:// URL. The helpdesk the example tools act on lives beside a SQLite store file, and
- * in ./.keel/helpdesk.db for a PostgreSQL store. More tools come from a tool pack module
- * (--tools / KEEL_TOOLS, tool-pack.ts); KEEL_WORKERS=external leaves walks to `keel worker`
+ * ./.keel/keel.db), the tenant, who is acting, and the tools. The store is a SQLite file or
+ * a postgres:// URL. Besides Keel's core tools, tools come only from a tool pack module
+ * (--tools / KEEL_TOOLS, else the working directory's keel.tools.*; tool-pack.ts): no example's
+ * tools are built in. KEEL_WORKERS=external leaves walks to `keel worker`
  * processes. --policy / --trust-keys (governance-options.ts) set the tenant's policy and trusted writ
  * keys; --expose-env (expose-env-option.ts) the env variables tenants' runs may read. Opening
  * never prints a password.
@@ -13,18 +13,16 @@ import { mkdirSync } from 'node:fs';
 import { userInfo } from 'node:os';
 import { dirname, join } from 'node:path';
 import type { Command } from 'commander';
-import { Helpdesk } from '../../examples/support-desk/helpdesk.ts';
-import { supportDeskTools } from '../../examples/support-desk/tools.ts';
-import { createKeel, describeStoreTarget, isPostgresUrl, type Keel, openStore } from '../app/index.ts';
+import type { Keel } from '../app/index.ts';
+import { describeStoreTarget, isPostgresUrl } from '../app/store-target.ts';
 import { ErrorCode, KeelError } from '../core/errors.ts';
 import type { WalkMode } from '../engine/index.ts';
+import type { ToolDefinition } from '../ports/index.ts';
 import { exposeEnvFor } from './expose-env-option.ts';
 import { type GovernanceOptions, governanceConfigFor } from './governance-options.ts';
-import { loadToolPack } from './tool-pack.ts';
+import { defaultToolPack, loadToolPack } from './tool-pack.ts';
 
 export const DEFAULT_STORE = join('.keel', 'keel.db');
-/** Where the example helpdesk lives when the store is a database server. */
-export const SERVER_HELPDESK = join('.keel', 'helpdesk.db');
 
 export interface GlobalOptions extends GovernanceOptions {
   readonly store?: string;
@@ -40,7 +38,6 @@ export interface CliContext {
   readonly keel: Keel;
   /** The store target as it may be printed (a URL's password replaced). */
   readonly storeName: string;
-  readonly helpdesk: Helpdesk;
   readonly tenant: string;
   readonly json: boolean;
   close(): Promise<void>;
@@ -104,56 +101,42 @@ export async function openContext(o: GlobalOptions): Promise<CliContext> {
   const target = storeTarget(o);
   const tenant = flagOrEnv(o.tenant, 'tenant', 'KEEL_TENANT') ?? 'default';
   const server = isPostgresUrl(target);
-  // Failing to create the store's directory or open the helpdesk beside it is "store unavailable"
-  // (exit 6), like failing to open the store itself, not an internal error.
-  const helpdeskPath = server
-    ? SERVER_HELPDESK
-    : target === ':memory:'
-      ? ':memory:'
-      : join(dirname(target), 'helpdesk.db');
+  // Failing to create the store's directory is "store unavailable" (exit 6), like failing to open
+  // the store itself, not an internal error.
   try {
-    if (helpdeskPath !== ':memory:') mkdirSync(dirname(helpdeskPath), { recursive: true });
+    if (!server && target !== ':memory:') mkdirSync(dirname(target), { recursive: true });
   } catch (e) {
-    throw storeUnavailable(server ? 'the helpdesk' : 'store', server ? helpdeskPath : target, e);
+    throw storeUnavailable('store', target, e);
   }
   const walk = walkModeFromEnv();
-  const pack = flagOrEnv(o.tools, 'tools', 'KEEL_TOOLS');
-  const extraTools = pack === undefined ? [] : await loadToolPack(pack);
-  const governance = governanceConfigFor(o, tenant);
+  const tools = await loadTools(o);
+  const governance = await governanceConfigFor(o, tenant);
   const exposure = exposeEnvFor(o.exposeEnv);
+  // Loaded here, not at start-up: `keel --help` and commands without a store never read the engine.
+  const { createKeel, openStore } = await import('../app/index.ts');
   const store = await openStore(target);
-  let helpdesk: Helpdesk;
-  try {
-    helpdesk = new Helpdesk(helpdeskPath);
-  } catch (e) {
-    await store.close();
-    throw storeUnavailable('the helpdesk', helpdeskPath, e);
-  }
   let keel: Keel;
   try {
-    keel = createKeel({
-      store,
-      tools: [...supportDeskTools(helpdesk), ...extraTools],
-      walk,
-      ...governance,
-      ...exposure,
-    });
+    keel = createKeel({ store, tools, walk, ...governance, ...exposure });
   } catch (e) {
-    helpdesk.shutdown();
     await store.close();
     throw e;
   }
   return {
     keel,
     storeName: server ? describeStoreTarget(target) : target,
-    helpdesk,
     tenant,
     json: o.json === true,
-    async close() {
-      await keel.close();
-      helpdesk.shutdown();
-    },
+    close: () => keel.close(),
   };
+}
+
+/** The tool pack --tools or KEEL_TOOLS names, else the working directory's keel.tools.*, else none. */
+async function loadTools(o: GlobalOptions): Promise<ToolDefinition[]> {
+  const named = flagOrEnv(o.tools, 'tools', 'KEEL_TOOLS');
+  if (named !== undefined) return loadToolPack(named);
+  const local = defaultToolPack();
+  return local === undefined ? [] : loadToolPack(local, 'default');
 }
 
 /**

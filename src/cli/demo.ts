@@ -5,24 +5,45 @@
  * a $500 refund (refused by the spend cap; the refund tool is never called), a request without an
  * amount (refused by validation), and a ticket close that waits for a person's approval, which the
  * demo then gives. It prints each run's history and verification, checks every outcome against
- * what it promised, and exits non-zero if any differs.
+ * what it promised, and exits non-zero if any differs. The support desk is Keel's example
+ * (examples/support-desk), loaded from its directory like a tool pack, never imported by the CLI:
+ * its tools exist in this command only.
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import pc from 'picocolors';
-import { Helpdesk } from '../../examples/support-desk/helpdesk.ts';
-import { supportDeskTools } from '../../examples/support-desk/tools.ts';
 import { createKeel } from '../app/index.ts';
+import type { ToolDefinition } from '../ports/index.ts';
 import { EXIT } from './exit-codes.ts';
 import { line, printHistory, printJson, statusColor, verifyText } from './output.ts';
 
 const EXAMPLE = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'examples', 'support-desk');
 const TENANT = 'acme-support';
 
+/** What the demo uses of the example's module (examples/support-desk/index.ts). */
+interface SupportDesk {
+  Helpdesk: new (
+    path: string,
+  ) => {
+    refunds(ticketId: string): { amount_cents: number }[];
+    ticket(id: string): { status: string };
+    calls(tool: string): number;
+    shutdown(): void;
+  };
+  supportDeskTools(desk: unknown): ToolDefinition[];
+}
+
+/** The example's module: its source beside Keel's sources, its build beside Keel's build. */
+async function loadSupportDesk(): Promise<SupportDesk> {
+  const ext = import.meta.url.endsWith('.ts') ? '.ts' : '.js';
+  return (await import(pathToFileURL(join(EXAMPLE, `index${ext}`)).href)) as SupportDesk;
+}
+
 export async function runDemo(o: { keep: boolean; json: boolean }): Promise<number> {
   const started = performance.now();
+  const { Helpdesk, supportDeskTools } = await loadSupportDesk();
   const dir = mkdtempSync(join(tmpdir(), 'keel-demo-'));
   const desk = new Helpdesk(join(dir, 'helpdesk.db'));
   const keel = createKeel({ store: join(dir, 'keel.db'), tools: supportDeskTools(desk) });

@@ -1,24 +1,39 @@
 /**
  * `keel init`: copies the support-desk example (specs and events) into a project directory so a
- * newcomer has files to validate, publish and emit. Never overwrites an existing file.
+ * newcomer has files to validate, publish and emit, and writes the project's tool pack,
+ * keel.tools.mjs, which hands the example's tools (the `keel/support-desk` module) to every command
+ * run in that directory. Never overwrites an existing file.
  */
-import { copyFileSync, existsSync, mkdirSync, readdirSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const EXAMPLE = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'examples', 'support-desk');
 
+/** The project's tool pack as `keel init` writes it. */
+export const INIT_TOOL_PACK = 'keel.tools.mjs';
+
+const TOOL_PACK_TEXT = `// This project's tools. Every keel command run in this directory loads this module (a tool pack:
+// its default export is an array of tool definitions, or a function returning one); --tools or
+// KEEL_TOOLS name another. These are Keel's support-desk example tools (draft_reply, tag_ticket,
+// issue_refund, close_ticket) over a small helpdesk in .keel/helpdesk.db (or HELPDESK_DB), for
+// the workflows in ./workflows. Replace them with your own.
+export { default } from 'keel/support-desk';
+`;
+
 export function initProject(dir: string): string[] {
   const written: string[] = [];
-  const copy = (from: string, to: string) => {
+  const write = (to: string, put: (to: string) => void) => {
     if (existsSync(to)) return;
     mkdirSync(dirname(to), { recursive: true });
-    copyFileSync(from, to);
+    put(to);
     written.push(relative(process.cwd(), to) || to);
   };
+  const copy = (from: string, to: string) => write(to, (t) => copyFileSync(from, t));
   for (const f of readdirSync(EXAMPLE).filter((f) => f.endsWith('.yaml')))
     copy(join(EXAMPLE, f), join(dir, 'workflows', f));
   for (const f of readdirSync(join(EXAMPLE, 'events')))
     copy(join(EXAMPLE, 'events', f), join(dir, 'events', f));
+  write(join(dir, INIT_TOOL_PACK), (t) => writeFileSync(t, TOOL_PACK_TEXT));
   return written;
 }

@@ -16,6 +16,7 @@ import {
   okJson,
   runKeel,
   Sandbox,
+  SUPPORT_DESK_PACK,
 } from '../../test/helpers/keel-cli.ts';
 import { dropSchema, scratchSchemaName, testDatabaseUrl } from '../adapters/postgres/index.ts';
 import { STORE_SCHEMA_VERSIONS } from '../app/open-store.ts';
@@ -52,7 +53,8 @@ describe('keel on PostgreSQL', () => {
   });
 
   test('KEEL_DATABASE_URL selects PostgreSQL: the refund flow runs, verifies, and the helpdesk is in ./.keel', () => {
-    const env = { ...clean, KEEL_DATABASE_URL: url, KEEL_TENANT: 'acme' };
+    // The support desk's tools from KEEL_TOOLS; its pack keeps the helpdesk in ./.keel by default.
+    const env = { ...clean, KEEL_DATABASE_URL: url, KEEL_TENANT: 'acme', KEEL_TOOLS: SUPPORT_DESK_PACK };
     okJson(runKeel(['publish', exampleSpec('refund-under-50'), '--as', 'dana', '--json'], { cwd, env }));
     okJson(runKeel(['promote', 'refund-under-50', 'AUTONOMOUS', '--as', 'dana', '--json'], { cwd, env }));
     const emitted = okJson<{ runs: { runId: string; status: string }[] }>(
@@ -86,13 +88,13 @@ describe('keel on PostgreSQL', () => {
     okJson(
       runKeel(['--store', viaFlag, 'publish', exampleSpec('close-resolved-ticket'), '--json'], {
         cwd,
-        env: { ...clean, KEEL_DATABASE_URL: url },
+        env: { ...clean, KEEL_DATABASE_URL: url, KEEL_TOOLS: SUPPORT_DESK_PACK },
       }),
     );
     okJson(
       runKeel(['publish', exampleSpec('close-resolved-ticket'), '--json'], {
         cwd,
-        env: { KEEL_STORE: viaEnv, KEEL_DATABASE_URL: url },
+        env: { KEEL_STORE: viaEnv, KEEL_DATABASE_URL: url, KEEL_TOOLS: SUPPORT_DESK_PACK },
       }),
     );
     assert.ok(existsSync(viaFlag) && existsSync(viaEnv));

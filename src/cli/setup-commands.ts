@@ -1,14 +1,12 @@
 /**
  * Getting started: `keel migrate` (apply pending schema migrations to the store), `keel demo` (the
- * support-desk refund demo in a fresh temporary store) and `keel init` (the example workflow and
- * events, and the store). `migrate` and `demo` open their own store, so their errors go through
+ * support-desk refund demo in a fresh temporary store) and `keel init` (the example workflows,
+ * events and tool pack, and the store). `migrate` and `demo` open their own store, so their errors go through
  * main.ts's `reportError`; `init` runs in a context like every other command.
  */
 import type { Command } from 'commander';
 import type { GlobalOptions, ReportError, WithContext } from './context.ts';
-import { runDemo } from './demo.ts';
 import { initProject } from './init.ts';
-import { runMigrate } from './migrate.ts';
 import { line, printJson } from './output.ts';
 
 export function registerSetupCommands(
@@ -22,6 +20,7 @@ export function registerSetupCommands(
     .action(async (_o: unknown, cmd: Command) => {
       const g = cmd.optsWithGlobals() as GlobalOptions;
       try {
+        const { runMigrate } = await import('./migrate.ts');
         process.exitCode = await runMigrate(g);
       } catch (e) {
         reportError(e, g.json === true);
@@ -35,6 +34,7 @@ export function registerSetupCommands(
     .action(async (o: { keep?: boolean }, cmd: Command) => {
       const g = cmd.optsWithGlobals() as GlobalOptions;
       try {
+        const { runDemo } = await import('./demo.ts');
         process.exitCode = await runDemo({ keep: o.keep === true, json: g.json === true });
       } catch (e) {
         reportError(e, g.json === true);
@@ -43,7 +43,9 @@ export function registerSetupCommands(
 
   program
     .command('init')
-    .description('create ./workflows and ./events with the support-desk example, and the store')
+    .description(
+      'create ./workflows, ./events and the tool pack keel.tools.mjs with the support-desk example, and the store',
+    )
     .argument('[dir]', 'directory to initialise', '.')
     .action(async (dir: string, _o: unknown, cmd: Command) =>
       withContext(cmd, async (ctx) => {
@@ -52,8 +54,9 @@ export function registerSetupCommands(
         else {
           for (const f of written) line(`wrote ${f}`);
           if (written.length === 0) line('nothing to write: the example files exist already');
+          if (dir !== '.') line(`run keel from ${dir}: commands load the tool pack in the working directory`);
           line(
-            `next: keel publish workflows/refund-under-50.yaml && keel promote refund-under-50 AUTONOMOUS`,
+            `next: npx keel publish workflows/refund-under-50.yaml && npx keel promote refund-under-50 AUTONOMOUS`,
           );
         }
       }),

@@ -49,7 +49,7 @@ describe('keel check', () => {
 });
 
 describe('keel validate / publish of a plan module', () => {
-  const box = new Sandbox('plan');
+  const box = new Sandbox('plan', { supportDesk: true });
   after(() => box.remove());
 
   test('validate and publish a clean plan module; publish refuses one that fails the check', () => {

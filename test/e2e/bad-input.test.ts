@@ -20,7 +20,7 @@ import {
 } from '../helpers/keel-cli.ts';
 import { HelpdeskFile, withDb } from '../helpers/sqlite-files.ts';
 
-const sandbox = new Sandbox('bad-input');
+const sandbox = new Sandbox('bad-input', { supportDesk: true });
 after(() => sandbox.remove());
 const keel = (...args: string[]) => sandbox.keel(args);
 const desk = new HelpdeskFile(sandbox.helpdesk());

@@ -22,7 +22,7 @@ rules:
 `;
 
 describe('keel emit --writ under --policy and --trust', () => {
-  const sb = new Sandbox('governed');
+  const sb = new Sandbox('governed', { supportDesk: true });
   after(() => sb.remove());
   const keys = join(sb.dir, 'keys');
 

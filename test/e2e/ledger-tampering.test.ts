@@ -27,7 +27,7 @@ interface VerifyJson {
   failure?: { code: string; seq: number; message: string };
 }
 
-const sandbox = new Sandbox('tamper');
+const sandbox = new Sandbox('tamper', { supportDesk: true });
 after(() => sandbox.remove());
 const store = sandbox.store();
 

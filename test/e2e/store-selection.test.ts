@@ -1,12 +1,20 @@
 /**
  * Which store (and tenant) a command uses: --store, then KEEL_STORE, then ./.keel/keel.db;
- * --tenant, then KEEL_TENANT, then `default`. Every child runs inside the sandbox directory.
+ * --tenant, then KEEL_TENANT, then `default`. Every child runs inside the sandbox directory, with
+ * the support desk's tools from KEEL_TOOLS (its helpdesk in a directory of its own).
  */
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
-import { exampleEvent, exampleSpec, okJson, runKeel, Sandbox } from '../helpers/keel-cli.ts';
+import {
+  exampleEvent,
+  exampleSpec,
+  okJson,
+  runKeel,
+  Sandbox,
+  SUPPORT_DESK_PACK,
+} from '../helpers/keel-cli.ts';
 import { withDb } from '../helpers/sqlite-files.ts';
 
 const sandbox = new Sandbox('store-env');
@@ -14,6 +22,7 @@ after(() => sandbox.remove());
 const cwd = sandbox.dir;
 const envStore = join(cwd, 'from-env', 'keel.db');
 const flagStore = join(cwd, 'from-flag', 'keel.db');
+const tools = { KEEL_TOOLS: SUPPORT_DESK_PACK, HELPDESK_DB: join(cwd, 'desk', 'helpdesk.db') };
 
 function tenantsIn(store: string): string[] {
   return withDb(store, (db) =>
@@ -27,7 +36,7 @@ function tenantsIn(store: string): string[] {
 
 describe('store and tenant selection', () => {
   test('KEEL_STORE (and KEEL_TENANT) are honoured when --store is absent', () => {
-    const env = { KEEL_STORE: envStore, KEEL_TENANT: 'acme' };
+    const env = { ...tools, KEEL_STORE: envStore, KEEL_TENANT: 'acme' };
     okJson(runKeel(['publish', exampleSpec('refund-under-50'), '--as', 'alice', '--json'], { cwd, env }));
     okJson(runKeel(['promote', 'refund-under-50', 'AUTONOMOUS', '--as', 'alice', '--json'], { cwd, env }));
     const emitted = okJson<{ runs: { runId: string; status: string }[] }>(
@@ -35,7 +44,6 @@ describe('store and tenant selection', () => {
     );
     assert.equal(emitted.runs[0]?.status, 'completed');
     assert.ok(existsSync(envStore), 'the store is where KEEL_STORE says');
-    assert.ok(existsSync(join(cwd, 'from-env', 'helpdesk.db')), 'the helpdesk sits beside it');
     assert.equal(existsSync(join(cwd, '.keel')), false, 'the default store was not touched');
     assert.deepEqual(tenantsIn(envStore), ['acme']);
     // The same store read through --store and --tenant shows the run.
@@ -49,7 +57,7 @@ describe('store and tenant selection', () => {
   });
 
   test('--store and --tenant win over KEEL_STORE and KEEL_TENANT', () => {
-    const env = { KEEL_STORE: envStore, KEEL_TENANT: 'acme' };
+    const env = { ...tools, KEEL_STORE: envStore, KEEL_TENANT: 'acme' };
     okJson(
       runKeel(
         [
@@ -72,7 +80,12 @@ describe('store and tenant selection', () => {
   });
 
   test('an empty KEEL_STORE counts as unset: the default ./.keel/keel.db is used', () => {
-    okJson(runKeel(['publish', exampleSpec('refund-under-50'), '--json'], { cwd, env: { KEEL_STORE: '' } }));
+    okJson(
+      runKeel(['publish', exampleSpec('refund-under-50'), '--json'], {
+        cwd,
+        env: { ...tools, KEEL_STORE: '' },
+      }),
+    );
     const defaultStore = join(cwd, '.keel', 'keel.db');
     assert.ok(existsSync(defaultStore));
     assert.deepEqual(tenantsIn(defaultStore), ['default']);

@@ -60,7 +60,7 @@ interface HistoryJson {
   text: string;
 }
 
-const sandbox = new Sandbox('flow');
+const sandbox = new Sandbox('flow', { supportDesk: true });
 after(() => sandbox.remove());
 const keel = (...args: string[]) => sandbox.keel(args);
 const desk = new HelpdeskFile(sandbox.helpdesk());

@@ -8,7 +8,7 @@ import { after, before, describe, test } from 'node:test';
 import { exampleEvent, exampleSpec, failJson, failText, okJson, Sandbox } from '../helpers/keel-cli.ts';
 import { HelpdeskFile, runRow } from '../helpers/sqlite-files.ts';
 
-const sandbox = new Sandbox('tenants');
+const sandbox = new Sandbox('tenants', { supportDesk: true });
 after(() => sandbox.remove());
 const as = (tenant: string, ...args: string[]) => sandbox.keel(['--tenant', tenant, ...args]);
 const desk = new HelpdeskFile(sandbox.helpdesk());

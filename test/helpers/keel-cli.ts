@@ -1,7 +1,8 @@
 /**
- * Drives the real `keel` command (bin/keel.js, the TypeScript sources through tsx) as a child
- * process, for end-to-end tests. A Sandbox owns one fresh temporary directory: its store, the
- * helpdesk beside it, and any files a test writes. Children get a clean environment (no KEEL_*
+ * Drives the real `keel` command (the TypeScript sources through tsx, src/testing/keel-command.ts) as a child
+ * process, for end-to-end tests. A Sandbox owns one fresh temporary directory: its store, and any
+ * files a test writes; a Sandbox made with `supportDesk` loads the support-desk example's tool pack
+ * in every command, with its helpdesk beside the store. Children get a clean environment (no KEEL_*
  * variables from the caller, no colours) and run with the sandbox as their working directory, so
  * nothing ever lands in the repository.
  */
@@ -11,11 +12,18 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { KEEL_COMMAND } from '../../src/testing/keel-command.ts';
 
 export const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
-export const BIN = join(REPO, 'bin', 'keel.js');
 export const EXAMPLE = join(REPO, 'examples', 'support-desk');
 export const EXAMPLE_EVENTS = join(EXAMPLE, 'events');
+/** The support-desk example's tool pack; its helpdesk file is HELPDESK_DB. */
+export const SUPPORT_DESK_PACK = join(EXAMPLE, 'index.ts');
+
+/** The arguments and environment that load the support desk's tools over the helpdesk at `helpdesk`. */
+export function supportDesk(helpdesk: string): { args: string[]; env: Record<string, string> } {
+  return { args: ['--tools', SUPPORT_DESK_PACK], env: { HELPDESK_DB: helpdesk } };
+}
 
 /** Every `sha256:` id Keel prints. */
 export const DIGEST = /^sha256:[0-9a-f]{64}$/;
@@ -62,10 +70,10 @@ function childEnv(extra: CliOptions['env'] = {}): NodeJS.ProcessEnv {
   return env;
 }
 
-/** Runs `node bin/keel.js ...args` and waits for it; throws only if it could not run or timed out. */
+/** Runs `keel ...args` and waits for it; throws only if it could not run or timed out. */
 export function runKeel(args: readonly string[], o: CliOptions = {}): CliResult {
   const started = performance.now();
-  const r = spawnSync(process.execPath, [BIN, ...args], {
+  const r = spawnSync(process.execPath, [...KEEL_COMMAND, ...args], {
     cwd: o.cwd ?? REPO,
     env: childEnv(o.env),
     encoding: 'utf8',
@@ -112,12 +120,19 @@ export function failText(r: CliResult, code: number): string {
   return r.stderr;
 }
 
-/** One fresh temporary directory holding a store (and the helpdesk beside it). */
+export interface SandboxOptions {
+  /** Every `keel()` loads the support-desk example's tools, its helpdesk beside the store. */
+  readonly supportDesk?: boolean;
+}
+
+/** One fresh temporary directory holding a store (and, with `supportDesk`, the helpdesk beside it). */
 export class Sandbox {
   readonly dir: string;
+  private readonly supportDesk: boolean;
 
-  constructor(name: string) {
+  constructor(name: string, o: SandboxOptions = {}) {
     this.dir = mkdtempSync(join(tmpdir(), `keel-e2e-${name}-`));
+    this.supportDesk = o.supportDesk === true;
   }
 
   /** The store file of this sandbox, or of a named sub-store (its own directory, its own helpdesk). */
@@ -131,7 +146,13 @@ export class Sandbox {
 
   /** `keel --store <sandbox store> ...args`, run inside the sandbox directory. */
   keel(args: readonly string[], o: CliOptions & { sub?: string } = {}): CliResult {
-    return runKeel(['--store', this.store(o.sub), ...args], { cwd: this.dir, ...o });
+    if (!this.supportDesk) return runKeel(['--store', this.store(o.sub), ...args], { cwd: this.dir, ...o });
+    const desk = supportDesk(this.helpdesk(o.sub));
+    return runKeel(['--store', this.store(o.sub), ...desk.args, ...args], {
+      cwd: this.dir,
+      ...o,
+      env: { ...desk.env, ...o.env },
+    });
   }
 
   /** Writes a file under the sandbox (JSON-encoding non-strings) and returns its path. */
