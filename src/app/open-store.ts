@@ -4,16 +4,12 @@
  * migrations applied). Like keel.ts, this is a place allowed to name concrete adapters; nothing
  * here prints a password — URLs leave this module through `describeStoreTarget` only.
  */
-import {
-  isPostgresUrl,
-  SCHEMA_VERSION as PG_SCHEMA,
-  PostgresStore,
-  redactUrl,
-} from '../adapters/postgres/index.ts';
+import { SCHEMA_VERSION as PG_SCHEMA, PostgresStore, redactUrl } from '../adapters/postgres/index.ts';
 import { SqliteStore } from '../adapters/sqlite/index.ts';
 import { SCHEMA_VERSION as SQLITE_SCHEMA } from '../adapters/sqlite/schema.ts';
 import { ErrorCode, KeelError } from '../core/errors.ts';
 import type { Store } from '../ports/index.ts';
+import { isPostgresUrl } from './store-target.ts';
 
 export interface OpenStoreOptions {
   /** SQLite only: `FULL` (default) or `NORMAL`. */
@@ -35,12 +31,7 @@ export interface StoreMigration {
 
 const ANY_URL = /^[a-z][a-z0-9+.-]*:\/\//i;
 
-export { isPostgresUrl };
-
-/** The target as it may be printed (a URL's password replaced by `***`). */
-export function describeStoreTarget(target: string): string {
-  return isPostgresUrl(target) ? redactUrl(target) : target;
-}
+export { describeStoreTarget, isPostgresUrl } from './store-target.ts';
 
 /** Opens a SQLite file synchronously; refuses URLs, which need `openStore`. */
 export function openSqliteStore(path: string, synchronous?: 'FULL' | 'NORMAL'): SqliteStore {

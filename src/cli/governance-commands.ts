@@ -12,7 +12,6 @@ import { join } from 'node:path';
 import type { Command } from 'commander';
 import pc from 'picocolors';
 import { ErrorCode, KeelError } from '../core/errors.ts';
-import { parsePolicy, policyDocument } from '../core/policy/index.ts';
 import {
   attenuate,
   type ChildRequest,
@@ -112,10 +111,11 @@ function summary(w: WritBody): string {
 }
 
 export function registerGovernanceCommands(program: Command, report: ReportError): void {
-  const run = (cmd: Command, body: (g: GlobalOptions, json: boolean) => void) => {
+  // A body may be async (it loads what it needs when it runs); anything it returns is ignored.
+  const run = async (cmd: Command, body: (g: GlobalOptions, json: boolean) => unknown) => {
     const g = cmd.optsWithGlobals() as GlobalOptions;
     try {
-      body(g, g.json === true);
+      await body(g, g.json === true);
     } catch (e) {
       report(e, g.json === true);
     }
@@ -257,7 +257,8 @@ export function registerGovernanceCommands(program: Command, report: ReportError
     .description('validate a policy file (YAML or JSON) and print its hash')
     .argument('<policy.yaml>')
     .action((file: string, _o: unknown, cmd: Command) =>
-      run(cmd, (_g, json) => {
+      run(cmd, async (_g, json) => {
+        const { parsePolicy, policyDocument } = await import('../core/policy/index.ts');
         const p = parsePolicy(readText(file, 'policy'), file);
         if (json)
           printJson({

@@ -9,7 +9,6 @@
 import { delimiter } from 'node:path';
 import type { KeelConfig } from '../app/index.ts';
 import { ErrorCode, KeelError } from '../core/errors.ts';
-import { parsePolicy } from '../core/policy/index.ts';
 import { readChain, readKey } from './governance-commands.ts';
 import { readText } from './input.ts';
 
@@ -25,16 +24,19 @@ function fromEnv(name: string): string | undefined {
   return v === undefined || v.trim() === '' ? undefined : v;
 }
 
-export function governanceConfigFor(
+export async function governanceConfigFor(
   o: GovernanceOptions,
   tenant: string,
-): Pick<KeelConfig, 'policies' | 'trustedKeys'> {
+): Promise<Pick<KeelConfig, 'policies' | 'trustedKeys'>> {
   const policyFile = o.policy ?? fromEnv('KEEL_POLICY');
   if (policyFile !== undefined && policyFile.trim() === '')
     throw new KeelError(ErrorCode.usage, '--policy: expected a file path', { field: 'policy' });
   const trustFiles = (o.trustKeys ?? fromEnv('KEEL_TRUST'))?.split(delimiter).filter((p) => p !== '');
+  // The policy language (and its YAML parser) loads only when a policy is given.
+  const parsePolicy =
+    policyFile === undefined ? undefined : (await import('../core/policy/index.ts')).parsePolicy;
   return {
-    ...(policyFile !== undefined
+    ...(policyFile !== undefined && parsePolicy
       ? { policies: { [tenant]: parsePolicy(readText(policyFile, 'policy'), policyFile) } }
       : {}),
     ...(trustFiles && trustFiles.length > 0

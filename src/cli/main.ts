@@ -6,7 +6,7 @@
 import { Command, CommanderError } from 'commander';
 import pc from 'picocolors';
 import { ensureError, isKeelError } from '../core/errors.ts';
-import { formatProblem, type SpecProblem } from '../core/spec/index.ts';
+import { formatProblem, type SpecProblem } from '../core/spec/spec-problem.ts';
 import { formatFinding, type PlanFinding } from '../plan/plan-finding.ts';
 import { registerApprovalCommands } from './approval-commands.ts';
 import { type CliContext, type GlobalOptions, openContext } from './context.ts';

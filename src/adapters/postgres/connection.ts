@@ -6,6 +6,9 @@
  */
 import pg from 'pg';
 import { ErrorCode, KeelError } from '../../core/errors.ts';
+import { isPostgresUrl, redactUrl } from './postgres-url.ts';
+
+export { isPostgresUrl, redactUrl };
 
 export const DEFAULT_SCHEMA = 'public';
 const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
@@ -23,20 +26,6 @@ export interface PostgresTarget {
 export interface PoolOptions {
   readonly poolSize?: number;
   readonly connectTimeoutMs?: number;
-}
-
-export function isPostgresUrl(target: string): boolean {
-  return /^postgres(ql)?:\/\//i.test(target);
-}
-
-export function redactUrl(url: string): string {
-  try {
-    const u = new URL(url);
-    if (u.password) u.password = '***';
-    return u.toString();
-  } catch {
-    return url.replace(/\/\/([^:/@]*):[^@]*@/, '//$1:***@');
-  }
 }
 
 /** Checks a schema name: lower-case letters, digits and underscores, as PostgreSQL folds them. */

@@ -9,7 +9,7 @@
  */
 
 import { parseInstant } from '../instant.ts';
-import { patternCovers } from '../tools/index.ts';
+import { patternCovers } from '../tools/tool-pattern.ts';
 import {
   EFFECT_RANK,
   type WritBody,

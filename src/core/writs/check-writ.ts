@@ -9,7 +9,8 @@
 import type { Digest } from '../canonical/index.ts';
 import { parseInstant } from '../instant.ts';
 import { formatCents } from '../money.ts';
-import { patternMatches, type ToolEffect } from '../tools/index.ts';
+import type { ToolEffect } from '../tools/tool-descriptor.ts';
+import { patternMatches } from '../tools/tool-pattern.ts';
 import { type TrustedKey, verifyWritChain } from './verify-writ-chain.ts';
 import { EFFECT_RANK, type SignedWrit, type WritBody, type WritBudget, WritCode } from './writ.ts';
 

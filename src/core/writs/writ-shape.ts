@@ -7,7 +7,8 @@
  */
 import { isDigest } from '../canonical/index.ts';
 import { parseInstant } from '../instant.ts';
-import { isToolPattern, TOOL_EFFECTS } from '../tools/index.ts';
+import { TOOL_EFFECTS } from '../tools/tool-descriptor.ts';
+import { isToolPattern } from '../tools/tool-pattern.ts';
 import type { SignedWrit, WritBody } from './writ.ts';
 
 export interface ShapeProblem {
