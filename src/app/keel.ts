@@ -146,7 +146,7 @@ function startOptions(o: StartOptions): { walk?: WalkMode; writ?: readonly unkno
   return { ...(o.walk ? { walk: o.walk } : {}), ...(chain ? { writ: chain as readonly unknown[] } : {}) };
 }
 
-export type Keel = ReturnType<typeof createKeel>;
+export type { Keel } from './keel-api.ts';
 
 export function createKeel(config: KeelConfig) {
   const store =
