@@ -1,23 +1,83 @@
 /**
- * Keel's public surface as a library: the composition root and the types a host needs to define
- * tools and read results. Everything else is internal and may change.
+ * Keel's public surface as a library (the package's `keel` export): the composition root, the
+ * types a host needs to define tools and read results, and what the docs show library users
+ * calling — policies, writs, planners, model providers, stores. Everything else is internal and may
+ * change. `keel/plan` exports `defineWorkflow` for plan modules; `keel/support-desk` the example's
+ * tool pack.
  */
 export {
+  type ApiKeysHandle,
+  type ApprovalsHandle,
   createKeel,
+  describeStoreTarget,
   type EmitResult,
+  type EventsHandle,
   type HistoryLine,
+  type IdempotencyHandle,
+  isPostgresUrl,
   type Keel,
   type KeelConfig,
   loadRecordedModelProvider,
+  migrateStore,
+  type OpenStoreOptions,
   openStore,
+  type PoliciesConfig,
+  type Published,
+  type RecordedModelProvider,
+  type RecordedResponse,
+  type RunsHandle,
   recordedModelProvider,
+  type StartOptions,
+  type StoreMigration,
+  type TrustedKeysConfig,
+  type WorkflowsHandle,
+  type WritsHandle,
 } from './app/index.ts';
+export { type Canonical, canonicalize, type Digest, hashOf } from './core/canonical/index.ts';
 export { ErrorCode, isKeelError, KeelError } from './core/errors.ts';
 export type { Entry, EventRecord, RunStatus, StoredEntry, VerifyResult } from './core/ledger/index.ts';
-export type { WorkflowSpec, WorkflowStatus } from './core/spec/index.ts';
-export type { JsonSchema, ToolDescriptor } from './core/tools/index.ts';
+export {
+  evaluatePolicy,
+  type Policy,
+  type PolicyDecision,
+  type PolicyInput,
+  type PolicyOutcome,
+  type PolicyRule,
+  parsePolicy,
+  policyDocument,
+} from './core/policy/index.ts';
+export type {
+  StepSpec,
+  TriggerSpec,
+  WorkflowLimits,
+  WorkflowSpec,
+  WorkflowStatus,
+} from './core/spec/index.ts';
+export type { JsonSchema, ToolDescriptor, ToolEffect } from './core/tools/index.ts';
 export type { Delta } from './core/world/index.ts';
-export type { ReplayResult, RunSummary } from './engine/index.ts';
+export {
+  attenuate,
+  type ChildRequest,
+  checkWrit,
+  keyIdOf,
+  type SignedWrit,
+  signWrit,
+  type TrustedKey,
+  verifyWritChain,
+  type WritBody,
+  type WritBudget,
+  WritCode,
+  type WritViolation,
+  writHash,
+} from './core/writs/index.ts';
+export {
+  modelPlanner,
+  type ReconcileRequest,
+  type ReplayResult,
+  type RunSummary,
+  templatePlanner,
+  type WalkMode,
+} from './engine/index.ts';
 export {
   type CatalogTool,
   type ModelProvider,

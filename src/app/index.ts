@@ -10,11 +10,21 @@ export {
   createKeel,
   type EmitResult,
   type HistoryLine,
-  type Keel,
   type KeelConfig,
   type PublishOptions,
   type StartOptions,
 } from './keel.ts';
+export type {
+  ApiKeysHandle,
+  ApprovalsHandle,
+  EventsHandle,
+  IdempotencyHandle,
+  Keel,
+  Published,
+  RunsHandle,
+  WorkflowsHandle,
+  WritsHandle,
+} from './keel-api.ts';
 export {
   describeStoreTarget,
   isPostgresUrl,

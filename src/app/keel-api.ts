@@ -112,7 +112,13 @@ export interface ApprovalsHandle {
     note?: string,
     o?: { walk?: WalkMode },
   ): Promise<RunSummary>;
-  deny(tenant: string, runId: string, by: string, note?: string, o?: { walk?: WalkMode }): Promise<RunSummary>;
+  deny(
+    tenant: string,
+    runId: string,
+    by: string,
+    note?: string,
+    o?: { walk?: WalkMode },
+  ): Promise<RunSummary>;
 }
 
 /** Bearer API keys for the HTTP API: stored hashed, shown once. */
@@ -125,7 +131,11 @@ export interface ApiKeysHandle {
 
 /** Stored trusted writ keys, writ revocations, and inspecting a writ for a tenant. */
 export interface WritsHandle {
-  trust(tenant: string, publicKeyPem: string, by: string): Promise<{ created: boolean; record: TrustedKeyRecord }>;
+  trust(
+    tenant: string,
+    publicKeyPem: string,
+    by: string,
+  ): Promise<{ created: boolean; record: TrustedKeyRecord }>;
   trusted(tenant: string): Promise<TrustedKeyRecord[]>;
   untrust(tenant: string, keyId: string): Promise<TrustedKeyRecord>;
   revoke(
