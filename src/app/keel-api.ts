@@ -31,9 +31,10 @@ import type {
   VersionRecord,
   WritRevocation,
 } from '../ports/index.ts';
+import type { Worker, WorkerOptions } from '../worker/index.ts';
 import type { ApiKeyIdentity, CreatedApiKey } from './api-keys.ts';
 import type { IdempotencyClaimInput } from './idempotency.ts';
-import type { createKeel, EmitResult, HistoryLine, StartOptions } from './keel.ts';
+import type { createKeel, EmitResult, HistoryLine, PublishOptions, StartOptions } from './keel.ts';
 import type { WritInspection } from './writ-trust.ts';
 
 /** A published version, and whether this call created it (false: the same content was there). */
@@ -48,7 +49,7 @@ export interface WorkflowsHandle {
   /** Publishes a spec (YAML or JSON text) as DRAFT; the same id and version with other content is refused. */
   publish(tenant: string, text: string, file: string, by: string): Promise<Published>;
   /** Publishes a spec given as a value (as the HTTP API receives it). */
-  publishObject(tenant: string, value: unknown, by: string): Promise<Published>;
+  publishObject(tenant: string, value: unknown, by: string, o?: PublishOptions): Promise<Published>;
   /** Checks a plan module (`*.plan.ts`) for determinism, evaluates it in the sandbox and validates its spec. */
   validatePlan(path: string): Promise<{ spec: WorkflowSpec; specHash: Digest }>;
   /** Publishes the spec a plan module yields. */
@@ -84,13 +85,15 @@ export interface RunsHandle {
   history(tenant: string, runId: string): Promise<HistoryLine[]>;
   /** Integrity of the stored ledger, its agreement with the run row and, with `engine`, the engine version. */
   verify(tenant: string, runId: string, o?: { engine?: string }): Promise<VerifyResult>;
-  /** Walks a run on from its ledger head (after a crash, or a wait that has ended). */
-  resume(tenant: string, runId: string): Promise<RunSummary>;
+  /** Walks a run on from its ledger head after a crash (crash recovery). */
+  recover(tenant: string, runId: string): Promise<RunSummary>;
   /** Settles a step suspended as outcome_unknown with what a person found out, then walks on. */
   reconcile(tenant: string, runId: string, r: ReconcileRequest & { walk?: WalkMode }): Promise<RunSummary>;
   cancel(tenant: string, runId: string, c: { by: string; reason?: string }): Promise<RunSummary>;
+  /** Holds a running run at its next step boundary; no step starts until `resume`. */
   pause(tenant: string, runId: string, c: { by: string; reason?: string }): Promise<RunSummary>;
-  unpause(tenant: string, runId: string, c: { by: string; walk?: WalkMode }): Promise<RunSummary>;
+  /** Resumes a paused run, walking on here or leaving it to a worker (`walk: 'enqueue'`). */
+  resume(tenant: string, runId: string, c: { by: string; walk?: WalkMode }): Promise<RunSummary>;
   /** Re-executes the run from its own ledger alone and compares. */
   replay(tenant: string, runId: string): Promise<ReplayResult>;
   /** A new run inheriting the entries before `fromSeq`: `replay` serves the record, `branch` runs live. */
@@ -155,6 +158,14 @@ export interface IdempotencyHandle {
   release(ref: IdempotencyRef): Promise<boolean>;
 }
 
+/** What a caller of `keel.worker` chooses; Keel supplies its engine, store, clock and lease bookkeeping. */
+export type WorkerHandleOptions = Partial<
+  Omit<WorkerOptions, 'engine' | 'store' | 'clock' | 'goneOwners'>
+> & {
+  /** Names the worker's lease owner (`worker` by default). */
+  role?: string;
+};
+
 export interface Keel {
   /** The store Keel runs on; `close` closes it. */
   readonly store: Store;
@@ -162,6 +173,11 @@ export interface Keel {
   readonly tools: ToolRegistry;
   /** The engine, for Keel's own server and workers; not a stable interface. */
   readonly engine: Engine;
+  /**
+   * A worker over this Keel: claims runnable runs and walks them from their ledger heads (`keel
+   * worker`, `keel serve`'s recovery and `keel recover --all` are this).
+   */
+  worker(o?: WorkerHandleOptions): Worker;
   readonly workflows: WorkflowsHandle;
   readonly events: EventsHandle;
   readonly runs: RunsHandle;
