@@ -23,8 +23,9 @@ import { createKeel, type Keel } from '../../src/app/index.ts';
 import type { PayloadOf } from '../../src/core/ledger/index.ts';
 import { keyIdOf, signWrit, type WritBody } from '../../src/core/writs/index.ts';
 import { deploy } from '../../src/testing/index.ts';
+import { KEEL_COMMAND } from '../../src/testing/keel-command.ts';
 import { WorkerProcess } from '../../src/testing/worker-process.ts';
-import { BIN, Sandbox } from '../helpers/keel-cli.ts';
+import { Sandbox } from '../helpers/keel-cli.ts';
 import { crashTools, EFFECTS_TABLE, effectLog } from '../recovery/crash-tools.ts';
 
 const TOOLS = join(import.meta.dirname, '..', 'recovery', 'crash-tools.ts');
@@ -82,7 +83,7 @@ function keelAsync(
   env: Record<string, string>,
 ): Promise<{ code: number | null; out: string; err: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [BIN, ...args], {
+    const child = spawn(process.execPath, [...KEEL_COMMAND, ...args], {
       cwd: sandbox.dir,
       env: { ...process.env, NO_COLOR: '1', KEEL_STORE: '', KEEL_TENANT: '', NODE_TEST_CONTEXT: '', ...env },
       stdio: ['ignore', 'pipe', 'pipe'],

@@ -10,7 +10,8 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
-import { BIN, failJson, okJson, REPO, Sandbox } from '../helpers/keel-cli.ts';
+import { KEEL_COMMAND } from '../../src/testing/keel-command.ts';
+import { failJson, okJson, REPO, Sandbox } from '../helpers/keel-cli.ts';
 import { KeelServer } from '../helpers/keel-server.ts';
 import { runRow } from '../helpers/sqlite-files.ts';
 import { effectLog } from './crash-tools.ts';
@@ -63,7 +64,7 @@ function setup(name: string) {
 async function emitAndHang(s: ReturnType<typeof setup>): Promise<ChildProcess> {
   const child = spawn(
     process.execPath,
-    [BIN, '--store', s.sandbox.store(), '--tools', TOOLS, 'emit', s.event, '--json'],
+    [...KEEL_COMMAND, '--store', s.sandbox.store(), '--tools', TOOLS, 'emit', s.event, '--json'],
     { cwd: REPO, env: { ...process.env, ...s.env, NO_COLOR: '1' }, stdio: 'ignore' },
   );
   children.push(child);
