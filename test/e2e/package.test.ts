@@ -319,7 +319,7 @@ log(JSON.stringify(printed));
         tenant: 'acme',
         subject: 'refund-desk',
         scopes: ['draft_reply', 'issue_refund'],
-        budget: { cents: 10_000, steps: 5, calls: 2 },
+        budget: { cents: 10_000, steps: 10, calls: 10 }, // room for the example's two runs: a writ's budget is shared
         window: { notBefore: '2026-01-01T00:00:00Z', notAfter: '2100-01-01T00:00:00Z' },
         effectCeiling: { max: 'external', destructive: true },
         delegation: { maxDepth: 1, maySubdivide: true },
