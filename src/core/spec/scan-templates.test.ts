@@ -1,7 +1,10 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import type { KeelError } from '../errors.ts';
+import { resolveArgs } from './resolve-args.ts';
 import { parseTemplatePath, scanTemplates } from './scan-templates.ts';
 import { templateRefs } from './template-refs.ts';
+import { validateSpec } from './validate-spec.ts';
 
 describe('scanTemplates', () => {
   it('tells whole-value templates from interpolation', () => {
@@ -96,5 +99,53 @@ describe('templateRefs', () => {
         { field: 'z', path: 'clock.now' },
       ],
     );
+  });
+});
+
+describe('template paths name own data only', () => {
+  // `{{toString}}` once classified as a source (read off Object.prototype), published, and then
+  // wedged every run of the version in `running`: the walk threw canonical_invalid.
+  const inherited = [...Object.getOwnPropertyNames(Object.prototype), 'constructor.prototype'];
+
+  it('a name inherited from Object.prototype is no template path', () => {
+    for (const name of inherited) {
+      assert.equal(typeof parseTemplatePath(name), 'string', `{{${name}}} was accepted`);
+      for (const p of [`clock.${name}`, `random.${name}`, `id.${name}`]) {
+        assert.equal(typeof parseTemplatePath(p), 'string', `{{${p}}} was accepted`);
+      }
+    }
+  });
+
+  it('is refused when the spec is validated, naming the field', () => {
+    for (const name of inherited) {
+      const spec = {
+        id: 'proto',
+        version: 1,
+        status: 'DRAFT',
+        steps: [{ name: 's', tool: 'core.noop', args: { a: `{{${name}}}`, b: `x {{ ${name} }}` } }],
+        limits: { maxSteps: 1, maxCostUsd: 0 },
+      };
+      assert.throws(
+        () => validateSpec(spec, 'proto.json'),
+        (e: KeelError) =>
+          e.code === 'spec_invalid' &&
+          (e.details.problems as { field: string }[]).map((p) => p.field).join() ===
+            'steps[0].args.a,steps[0].args.b',
+        `{{${name}}}`,
+      );
+    }
+  });
+
+  it('resolving one (a version stored before this check) is a refusal, never a throw', () => {
+    const r = resolveArgs(
+      { a: '{{toString}}', b: '{{ __proto__ }}', c: 'x {{constructor}}' },
+      {
+        event: { id: 'e', type: 't', tenant: 'acme', source: '', subject: '', payload: {}, time: '' },
+        steps: {},
+        draw: () => assert.fail('nothing is drawn for an invalid template'),
+      },
+    );
+    assert.equal(r.ok, false);
+    assert.deepEqual(!r.ok && r.problems.map((p) => p.field), ['a', 'b', 'c']);
   });
 });

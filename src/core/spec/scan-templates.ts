@@ -105,7 +105,8 @@ function classify(text: string, segs: PathSegment[]): TemplateRef | string {
     if (typeof name !== 'string' || more.length > 0) return `"${text}": read a variable as env.<NAME>`;
     return { root: 'source', ref: { source: 'env', name } };
   }
-  const fixed = FIXED_SOURCES[text];
+  // Own entries only: `toString`, `constructor` or `__proto__` name no source.
+  const fixed = Object.hasOwn(FIXED_SOURCES, text) ? FIXED_SOURCES[text] : undefined;
   if (fixed) return { root: 'source', ref: { ...fixed } };
   if (root === 'clock' || root === 'random' || root === 'id') {
     const forms = Object.keys(FIXED_SOURCES).filter((k) => k.startsWith(`${root}.`));
