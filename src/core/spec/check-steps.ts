@@ -97,9 +97,9 @@ function checkArgs(
   if (raw === undefined) return {};
   const obj = expectMapping(c, raw, path);
   if (!obj) return undefined;
-  const before = c.problems.length;
+  const before = c.found;
   const args = checkJsonValue(c, obj, path) as Record<string, unknown>;
-  if (c.problems.length > before) return undefined;
+  if (c.found > before) return undefined;
   forEachTemplateString(args, (at, parts) => {
     const whole = parts.length === 1;
     for (const p of parts) {

@@ -1,6 +1,19 @@
 export { isUsdAmount, MAX_USD, usdToCents } from '../money.ts';
 export { type ConditionRoot, evaluateCondition } from './evaluate-condition.ts';
 export { EVENT_SCALAR_FIELDS, type EventLike } from './event-like.ts';
+export {
+  checkValueLimits,
+  excerpt,
+  type InputLimits,
+  JSON_LIMITS,
+  type LimitBreach,
+  limitError,
+  measureText,
+  measureValue,
+  quoteInput,
+  SPEC_LIMITS,
+  utf8Length,
+} from './input-limits.ts';
 export { isModelSlot, MODEL_SLOT_KEY, type ModelSlotSpec, modelSlots } from './model-slots.ts';
 export {
   type CompareOp,
@@ -11,6 +24,7 @@ export {
   parseCondition,
   parseConditionIn,
 } from './parse-condition.ts';
+export { duplicateKey, type JsonTextResult, parseJsonText } from './parse-json-text.ts';
 export { parseSpec, parseYamlWith } from './parse-spec.ts';
 export { MISSING, type Missing, type PathSegment, readPath } from './read-path.ts';
 export { type ResolveProblem, type ResolveResult, resolveArgs, type TemplateScope } from './resolve-args.ts';

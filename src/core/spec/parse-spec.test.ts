@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { ErrorCode, isKeelError } from '../errors.ts';
+import { ErrorCode, isKeelError, type KeelError } from '../errors.ts';
+import { SPEC_LIMITS } from './input-limits.ts';
 import { parseSpec } from './parse-spec.ts';
+import { MAX_PROBLEMS } from './spec-checker.ts';
 import { specHash } from './spec-hash.ts';
 import { formatProblem, type SpecProblem } from './spec-problem.ts';
 import type { SpecOptions } from './workflow-spec.ts';
@@ -175,5 +177,94 @@ describe('parseSpec', () => {
       problems.map((p) => p.field),
       ['steps[1].args.meta.n', 'steps[1].args.meta.m', 'steps[1].args.meta.z', 'steps[1].args.meta.big'],
     );
+  });
+});
+
+describe('parseSpec: keys as they are read, and the size limits', () => {
+  const withArgs = (args: string) =>
+    `id: a\nversion: 1\nstatus: DRAFT\nsteps:\n  - name: s\n    tool: t\n    args: ${args}\nlimits: {maxSteps: 1, maxCostUsd: 0}\n`;
+
+  it('reports keys that differ in the text but are one key in the value', () => {
+    // 1 and "1", ~ and "", true and "true" are one key once read: the later one would win silently.
+    for (const [args, field] of [
+      ['{1: x, "1": y}', 'steps[0].args["1"]'],
+      ['{~: x, "": y}', 'steps[0].args[""]'],
+      ['{true: x, "true": y}', 'steps[0].args.true'],
+      ['{a: 1, a: 2}', 'steps[0].args.a'],
+    ]) {
+      const problems = problemsOf(withArgs(args!));
+      assert.deepEqual(
+        problems.map((p) => [p.field, p.line, p.message]),
+        [[field, 7, 'duplicate key; each field may appear only once']],
+        args,
+      );
+    }
+  });
+
+  function limitOf(text: string): KeelError {
+    try {
+      parseSpec(text, 'big.yaml');
+    } catch (e) {
+      assert.ok(isKeelError(e), String(e));
+      assert.equal(e.code, ErrorCode.payloadTooLarge, e.message);
+      return e;
+    }
+    return assert.fail('expected payload_too_large');
+  }
+
+  it('refuses a text over maxBytes before parsing it, naming the limit', () => {
+    const e = limitOf(withArgs(`{a: "${'é'.repeat(SPEC_LIMITS.maxBytes / 2)}"}`));
+    assert.equal(e.details.limit, 'maxBytes');
+    assert.equal(e.details.max, SPEC_LIMITS.maxBytes);
+    assert.ok((e.details.got as number) > SPEC_LIMITS.maxBytes);
+    assert.match(e.message, /^big\.yaml: \d+, more than the 262144 allowed bytes \(limit maxBytes\)$/);
+  });
+
+  it('refuses nesting past maxDepth, a string past maxStringLength and keys past maxKeys, located', () => {
+    const deep = limitOf(withArgs(`${'['.repeat(40)}${']'.repeat(40)}`));
+    assert.equal(deep.details.limit, 'maxDepth');
+    assert.equal(deep.details.line, 7);
+    assert.match(deep.details.field as string, /^steps\[0\]\.args(\[0\])+$/);
+    const long = limitOf(withArgs(`{a: ${'x'.repeat(SPEC_LIMITS.maxStringLength + 1)}}`));
+    assert.deepEqual(
+      [long.details.limit, long.details.field, long.details.got],
+      ['maxStringLength', 'steps[0].args.a', SPEC_LIMITS.maxStringLength + 1],
+    );
+    const many = limitOf(
+      withArgs(`{${Array.from({ length: SPEC_LIMITS.maxKeys }, (_, i) => `k${i}: 1`).join(', ')}}`),
+    );
+    assert.equal(many.details.limit, 'maxKeys');
+  });
+
+  it('counts what aliases expand to: a small text that aliases a big list breaches maxKeys', () => {
+    const list = `[${Array(4000).fill('x').join(',')}]`;
+    const e = limitOf(withArgs(`{a: &a ${list}, b: *a, c: *a}`));
+    assert.equal(e.details.limit, 'maxKeys');
+    assert.equal(e.details.field, 'steps[0].args.c');
+  });
+
+  it('keeps at most MAX_PROBLEMS problems and counts the rest; each message is an excerpt', () => {
+    const keys = Array.from({ length: 500 }, (_, i) => `unknown${i}: 1`).join('\n');
+    let err: KeelError | undefined;
+    try {
+      parseSpec(`${keys}\nid: ${'x'.repeat(20_000)}\n`, 'f.yaml');
+    } catch (e) {
+      err = e as KeelError;
+    }
+    assert.equal(err?.code, ErrorCode.specInvalid);
+    const problems = err!.details.problems as SpecProblem[];
+    assert.equal(problems.length, MAX_PROBLEMS);
+    assert.ok((err!.details.omitted as number) > 500 - MAX_PROBLEMS);
+    assert.match(err!.message, /\(\+\d+ more\)$/);
+    assert.ok(JSON.stringify(err!.details).length < 20_000, 'a refusal echoes excerpts, not the input');
+  });
+
+  it('parses a spec at the limits in well under a second (nothing quadratic in keys or problems)', () => {
+    // Timing is measured in the bench; here a generous bound catches an accidental O(n²) (17 s before).
+    const keys = Array.from({ length: SPEC_LIMITS.maxKeys - 100 }, (_, i) => `u${i}: 1`).join('\n');
+    const started = performance.now();
+    assert.throws(() => parseSpec(`${keys}\nid: a\n`, 'f.yaml'));
+    const ms = performance.now() - started;
+    assert.ok(ms < 5_000, `${ms} ms`);
   });
 });

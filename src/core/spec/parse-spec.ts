@@ -2,8 +2,11 @@
  * Parsing spec text: YAML or JSON (JSON is YAML 1.2) into a validated `WorkflowSpec`.
  *
  * Owns the bridge from source text to problems with line and column: YAML syntax errors, duplicate
- * keys, unresolved tags and collection keys are problems like any other, and validation problems
- * are located at the offending node. Never guesses past a syntax error, never reads files.
+ * keys (`1` and `"1"` are one key, as they are once read), unresolved tags and collection keys are
+ * problems like any other, and validation problems are located at the offending node. The text is
+ * measured against `SPEC_LIMITS` before it is parsed and its value before it is validated (alias
+ * expansion included), so no input makes parsing or validation slow. Never guesses past a syntax
+ * error, never reads files.
  */
 import {
   type Document,
@@ -17,8 +20,9 @@ import {
   parseDocument,
   visit,
 } from 'yaml';
+import { type InputLimits, limitError, measureText, measureValue, SPEC_LIMITS } from './input-limits.ts';
 import { type Locate, SpecChecker } from './spec-checker.ts';
-import { formatFieldPath, specInvalidError } from './spec-problem.ts';
+import { formatFieldPath } from './spec-problem.ts';
 import { buildSpec } from './validate-spec.ts';
 import type { SpecOptions, WorkflowSpec } from './workflow-spec.ts';
 
@@ -29,23 +33,29 @@ export function parseSpec(text: string, file: string, options: SpecOptions = {})
 }
 
 /**
- * The YAML bridge any Keel document uses (specs, policies): parses `text`, reports YAML problems
- * with line and column, then hands the plain value to `build`, whose problems are located at the
- * offending node. Throws `spec_invalid` carrying every problem; `build` returns undefined to fail.
+ * The YAML bridge any Keel document uses (specs, policies): measures `text` against `limits`,
+ * parses it, reports YAML problems with line and column, then hands the plain value to `build`,
+ * whose problems are located at the offending node. Throws `payload_too_large` naming the limit
+ * crossed, or `spec_invalid` carrying every problem; `build` returns undefined to fail.
  */
 export function parseYamlWith<T>(
   text: string,
   file: string,
   build: (c: SpecChecker, value: unknown) => T | undefined,
+  limits: InputLimits = SPEC_LIMITS,
 ): T {
+  const big = measureText(text, limits);
+  if (big) throw limitError(big, file);
   const lc = new LineCounter();
+  // Duplicate keys are found by reportYamlProblems in one pass (the parser's own check is quadratic).
   const doc = parseDocument(text, {
     lineCounter: lc,
     prettyErrors: false,
     resolveKnownTags: false,
-    uniqueKeys: true,
+    uniqueKeys: false,
   });
-  const c = new SpecChecker(file, locator(doc, text, lc));
+  const locate = locator(doc, text, lc);
+  const c = new SpecChecker(file, locate);
   const at = (offset: number) => {
     const { line, col } = lc.linePos(offset);
     return { line, column: col };
@@ -55,13 +65,15 @@ export function parseYamlWith<T>(
     try {
       value = doc.toJS({ maxAliasCount: 100 });
     } catch (e) {
-      c.problems.push({ file, field: '', message: `cannot read the document: ${(e as Error).message}` });
-      throw specInvalidError(c.sorted());
+      c.report([], `cannot read the document: ${(e as Error).message}`);
+      throw c.error();
     }
+    const breach = measureValue(value, limits);
+    if (breach) throw limitError(breach, file, locate(breach.path, 'value') ?? {});
     const built = build(c, value);
-    if (built !== undefined && c.problems.length === 0) return built;
+    if (built !== undefined && c.found === 0) return built;
   }
-  throw specInvalidError(c.sorted());
+  throw c.error();
 }
 
 /** Reports YAML-level problems; true when the document cannot be trusted for validation. */
@@ -72,21 +84,36 @@ function reportYamlProblems(
 ): boolean {
   let fatal = false;
   for (const e of [...doc.errors, ...doc.warnings]) {
-    const dup = e.code === 'DUPLICATE_KEY';
-    if (!dup && doc.errors.includes(e)) fatal = true;
-    const message = dup ? 'duplicate key; each field may appear only once' : `YAML: ${e.message}`;
-    c.problems.push({ file: c.file, ...at(e.pos[0]), field: fieldAt(doc, e.pos[0]), message });
+    if (doc.errors.includes(e)) fatal = true;
+    c.add(() => ({ ...at(e.pos[0]), field: fieldAt(doc, e.pos[0]), message: `YAML: ${e.message}` }));
   }
   visit(doc, {
+    Map(_, map) {
+      // Keys as the value will hold them: `1` and "1", `~` and "", `true` and "true" are one key.
+      const seen = new Set<string>();
+      for (const pair of map.items) {
+        if (!isScalar(pair.key)) continue;
+        const key = pair.key.value === null ? '' : String(pair.key.value);
+        if (!seen.has(key)) {
+          seen.add(key);
+          continue;
+        }
+        const offset = pair.key.range?.[0] ?? 0;
+        c.add(() => ({
+          ...at(offset),
+          field: fieldAt(doc, offset),
+          message: 'duplicate key; each field may appear only once',
+        }));
+      }
+    },
     Pair(_, pair) {
       if (isScalar(pair.key) || pair.key === null) return;
       const offset = (pair.key as Node).range?.[0] ?? 0;
-      c.problems.push({
-        file: c.file,
+      c.add(() => ({
         ...at(offset),
         field: fieldAt(doc, offset),
         message: 'keys must be plain strings, not lists or mappings',
-      });
+      }));
       fatal = true;
     },
   });

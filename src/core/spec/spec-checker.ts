@@ -5,8 +5,16 @@
  * known) and the reusable shape checks: mapping, known keys, strings, positive integers.
  * Never throws and never stops at the first problem: validation reports everything at once.
  */
+import type { KeelError } from '../errors.ts';
+import { excerpt } from './input-limits.ts';
 import { isWellFormed } from './is-well-formed.ts';
-import { describeValue, type FieldPath, formatFieldPath, type SpecProblem } from './spec-problem.ts';
+import {
+  describeValue,
+  type FieldPath,
+  formatFieldPath,
+  type SpecProblem,
+  specInvalidError,
+} from './spec-problem.ts';
 
 /** Where a field sits in the source text; `charIndex` is an offset inside a string scalar. */
 export type Locate = (
@@ -22,27 +30,62 @@ export interface ReportAt {
   locatePath?: FieldPath;
 }
 
+/** Problems kept in full; past this many only a count is kept, so a refusal never floods its reader. */
+export const MAX_PROBLEMS = 50;
+/** Characters of a problem's message, and of each key in its field, that a refusal echoes. */
+const MAX_MESSAGE = 300;
+const MAX_KEY = 60;
+
 export class SpecChecker {
   readonly problems: SpecProblem[] = [];
+  /** Problems found past MAX_PROBLEMS: counted, not kept. */
+  omitted = 0;
 
   constructor(
     readonly file: string,
     private readonly locate?: Locate,
   ) {}
 
+  /** Every problem found so far, kept or not: grows with each report. */
+  get found(): number {
+    return this.problems.length + this.omitted;
+  }
+
   report(path: FieldPath, message: string, where: ReportAt = {}): void {
-    const pos = this.locate?.(where.locatePath ?? path, where.at ?? 'value', where.charIndex);
-    const p: SpecProblem = { file: this.file, field: formatFieldPath(path), message };
-    if (pos) {
-      p.line = pos.line;
-      p.column = pos.column;
+    this.add(() => {
+      const pos = this.locate?.(where.locatePath ?? path, where.at ?? 'value', where.charIndex);
+      const field = formatFieldPath(path.map((s) => (typeof s === 'string' ? excerpt(s, MAX_KEY) : s)));
+      return { field, message, ...(pos ? { line: pos.line, column: pos.column } : {}) };
+    });
+  }
+
+  /**
+   * Adds the problem `make` describes, unless MAX_PROBLEMS are kept already (then it is counted,
+   * and `make`, which may have to search the document, is never called).
+   */
+  add(make: () => Omit<SpecProblem, 'file'>): void {
+    if (this.problems.length >= MAX_PROBLEMS) {
+      this.omitted++;
+      return;
     }
-    this.problems.push(p);
+    const p = make();
+    this.problems.push({
+      file: this.file,
+      ...(p.line === undefined ? {} : { line: p.line }),
+      ...(p.column === undefined ? {} : { column: p.column }),
+      field: excerpt(p.field, MAX_MESSAGE),
+      message: excerpt(p.message, MAX_MESSAGE),
+    });
   }
 
   /** A required field is absent: reported at the mapping that should hold it. */
   missing(path: FieldPath, what: string): void {
     this.report(path, `is missing; expected ${what}`, { locatePath: path.slice(0, -1) });
+  }
+
+  /** The one `spec_invalid` error carrying every kept problem (and the count of the others). */
+  error(): KeelError {
+    return specInvalidError(this.sorted(), this.omitted);
   }
 
   /** Problems in document order when lines are known (stable otherwise). */

@@ -38,12 +38,21 @@ export function formatProblem(p: SpecProblem): string {
   return p.field === '' ? `${where}: ${p.message}` : `${where}: ${p.field}: ${p.message}`;
 }
 
-/** The error every spec entry point throws: first problem in the message, all of them in details. */
-export function specInvalidError(problems: readonly SpecProblem[]): KeelError {
+/**
+ * The error every spec entry point throws: the first problem in the message, the kept ones in
+ * `details.problems` (and how many more were found, `details.omitted`), the first one's field in
+ * `details.field`.
+ */
+export function specInvalidError(problems: readonly SpecProblem[], omitted = 0): KeelError {
   const first = problems[0];
   const head = first ? formatProblem(first) : 'invalid spec';
-  const more = problems.length > 1 ? ` (+${problems.length - 1} more)` : '';
-  return new KeelError(ErrorCode.specInvalid, `${head}${more}`, { problems: [...problems] });
+  const others = problems.length - 1 + omitted;
+  const more = others > 0 ? ` (+${others} more)` : '';
+  return new KeelError(ErrorCode.specInvalid, `${head}${more}`, {
+    ...(first ? { field: first.field === '' ? '(spec)' : first.field } : {}),
+    problems: [...problems],
+    ...(omitted > 0 ? { omitted } : {}),
+  });
 }
 
 /** A short, quoted rendering of a value for "got ..." in messages. */

@@ -10,6 +10,7 @@ import { isKeelError } from '../errors.ts';
 import { isUsdAmount } from '../money.ts';
 import { checkJsonValue } from './check-json-value.ts';
 import { checkSteps } from './check-steps.ts';
+import { checkValueLimits, limitError, measureText, SPEC_LIMITS } from './input-limits.ts';
 import { parseCondition } from './parse-condition.ts';
 import {
   checkKeys,
@@ -21,7 +22,7 @@ import {
   readString,
   SpecChecker,
 } from './spec-checker.ts';
-import { describeValue, specInvalidError } from './spec-problem.ts';
+import { describeValue } from './spec-problem.ts';
 import {
   isWorkflowStatus,
   type SpecOptions,
@@ -48,12 +49,28 @@ const SPEC_ID = /^[a-z0-9][a-z0-9._-]{0,127}$/;
 /** An environment variable name a spec may list under `env:`. */
 export const ENV_NAME = /^[A-Z_][A-Z0-9_]*$/;
 
-/** Validates an already-parsed value (e.g. JSON over HTTP). Problems carry no line numbers. */
+/**
+ * Validates an already-parsed value (e.g. JSON over HTTP). Problems carry no line numbers. The
+ * value is measured against `SPEC_LIMITS` first (its JSON size included): `payload_too_large`.
+ */
 export function validateSpec(value: unknown, file: string, options: SpecOptions = {}): WorkflowSpec {
+  checkValueLimits(value, SPEC_LIMITS, file);
+  const size = measureText(jsonText(value), SPEC_LIMITS);
+  if (size) throw limitError(size, file);
   const c = new SpecChecker(file);
   const spec = buildSpec(c, value, options);
-  if (c.problems.length > 0 || !spec) throw specInvalidError(c.sorted());
+  if (c.found > 0 || !spec) throw c.error();
   return spec;
+}
+
+/** The value as JSON text, to measure; '' when it is not JSON (a cycle, a bigint: validation names it). */
+function jsonText(value: unknown): string {
+  try {
+    // Bounded in depth and keys (checked first), so this is cheap and cannot overflow the stack.
+    return JSON.stringify(value) ?? '';
+  } catch {
+    return '';
+  }
 }
 
 /** Validates into a checker (`parseSpec` passes one that locates fields); undefined on any problem. */
@@ -82,7 +99,7 @@ export function buildSpec(c: SpecChecker, value: unknown, options: SpecOptions):
   const steps = checkSteps(c, field(top, 'steps'), env ?? [], options);
   const rawSteps = field(top, 'steps');
   const limits = readLimits(c, field(top, 'limits'), Array.isArray(rawSteps) ? rawSteps.length : 0);
-  if (c.problems.length > 0) return undefined;
+  if (c.found > 0) return undefined;
   return {
     id: id!,
     version: version!,
