@@ -32,6 +32,7 @@ import {
   type RunState,
   type WritCheckContext,
 } from '../core/run/index.ts';
+import { excerpt } from '../core/spec/index.ts';
 import { formatArgProblem, validateValue } from '../core/tools/index.ts';
 import { applyDeltas, type Delta, type World } from '../core/world/index.ts';
 import type { Planner, ToolDefinition, VersionRecord } from '../ports/index.ts';
@@ -160,7 +161,16 @@ export async function walkRun(
       }
       step = node.id;
       toolName = node.step.tool;
-      const planned = await stepArgs(w, node.step, tools, fx, o.planner ?? templatePlanner);
+      let planned: Awaited<ReturnType<typeof stepArgs>>;
+      try {
+        planned = await stepArgs(w, node.step, tools, fx, o.planner ?? templatePlanner);
+      } catch (e) {
+        // A step whose arguments cannot be built (a source or planner that throws, a value that has
+        // no canonical form) ends the run failed, recorded, instead of leaving it running forever.
+        if (!endsRunOnResolve(e)) throw e;
+        w.add('run.finished', { status: 'failed', outputs: s.outputs, reason: resolveFailure(step, e) });
+        break;
+      }
       if (!planned.ok) {
         refuse(w, step, toolName, null, planned.refusal);
         break;
@@ -265,6 +275,35 @@ export async function walkRun(
     await invoke(w, tools, fx, allowed.payload, o);
   }
   await w.commit();
+}
+
+/**
+ * Errors that stop the walk without ending the run: the store's (a lost head, an unreachable
+ * store) and a replay's (the ledger disagrees or lacks a value), which the caller reports.
+ */
+const WALK_STOPPERS: ReadonlySet<string> = new Set([
+  ErrorCode.headConflict,
+  ErrorCode.storeUnavailable,
+  ErrorCode.replayDiverged,
+  ErrorCode.replaySourceMissing,
+  ErrorCode.replayUnavailable,
+  ErrorCode.policyUnavailable,
+]);
+
+function endsRunOnResolve(e: unknown): boolean {
+  return !(e instanceof KeelError && WALK_STOPPERS.has(e.code));
+}
+
+/** `step refund: could not build its arguments: canonical_invalid: ...` (the code, then the cause). */
+function resolveFailure(step: string, e: unknown): string {
+  const code =
+    e instanceof KeelError
+      ? e.code
+      : typeof (e as { code?: unknown })?.code === 'string'
+        ? (e as { code: string }).code
+        : ErrorCode.internal;
+  const message = e instanceof Error ? e.message : String(e);
+  return `step ${step}: could not build its arguments: ${code}: ${excerpt(message, 500)}`;
 }
 
 function refuse(
