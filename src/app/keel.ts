@@ -183,6 +183,7 @@ export function createKeel(config: KeelConfig) {
   const specOptions: SpecOptions = {
     knownTool,
     ...(config.isSecretEnv ? { isSecretEnv: config.isSecretEnv } : {}),
+    describeTool: (name) => tools.get(name),
     checkModelSlot: ({ schema }) => {
       if (!config.modelProvider) {
         return 'this argument is open for a model, but this Keel has no model provider (createKeel({ modelProvider }))';

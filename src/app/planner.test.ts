@@ -226,7 +226,10 @@ describe('model slots', () => {
     };
     const { keel, provider, send } = setup(undefined, { planner: sneaky });
     await deploy(keel, 't1', SPEC);
-    await assert.rejects(keel.events.emit('t1', ticket('e7')), /does not leave open/);
+    // The planner's error ends the run, recorded (it never leaves the run running).
+    const [run] = (await keel.events.emit('t1', ticket('e7'))).runs;
+    assert.equal(run!.status, 'failed');
+    assert.match(run!.reason ?? '', /does not leave open/);
     assert.ok(mutated instanceof TypeError, 'the view is frozen');
     assert.equal(provider.calls.length, 0);
     assert.equal(send.calls.length, 0);

@@ -38,6 +38,9 @@ export async function loadPlanSource(
   const { findings } = checkPlanSources([{ path: file, text }]);
   if (findings.length > 0) throw determinismError(findings);
   const value = await evaluatePlanModule(transpilePlan(text, file), file, options.limits);
-  const spec = validateSpec(value, file, options.knownTool ? { knownTool: options.knownTool } : {});
+  const spec = validateSpec(value, file, {
+    ...(options.knownTool ? { knownTool: options.knownTool } : {}),
+    ...(options.describeTool ? { describeTool: options.describeTool } : {}),
+  });
   return { spec, specHash: specHash(spec) };
 }

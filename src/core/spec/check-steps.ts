@@ -7,6 +7,7 @@
  * template or calls a tool.
  */
 import { checkJsonValue } from './check-json-value.ts';
+import { checkToolArgs, type ToolSchemas } from './check-tool-args.ts';
 import { isModelSlot, MODEL_SLOT_KEY } from './model-slots.ts';
 import type { PathSegment } from './read-path.ts';
 import type { TemplateRef } from './scan-templates.ts';
@@ -48,6 +49,8 @@ export function checkSteps(
   // Templates are checked against the names as written, so one bad name is reported once, not per reader.
   const declared = raw.map((s) => (isMapping(s) && typeof s.name === 'string' ? s.name : undefined));
   const steps: StepSpec[] = [];
+  // The schemas of each earlier step's tool, for the types of templates reading its output.
+  const earlier = new Map<string, ToolSchemas | undefined>();
   raw.forEach((s, i) => {
     const path = ['steps', i];
     const obj = expectMapping(c, s, path);
@@ -59,7 +62,13 @@ export function checkSteps(
       c.report([...path, 'tool'], `unknown tool ${JSON.stringify(tool)}`);
     }
     const args = checkArgs(c, field(obj, 'args'), i, declared, env, options.isSecretEnv ?? isSecretEnvName);
+    const before = c.found;
     if (args !== undefined) checkModelSlots(c, args, ['steps', i, 'args'], options);
+    const schemas = tool === undefined ? undefined : options.describeTool?.(tool);
+    // Against the tool's schema only args that are otherwise sound: one problem per mistake.
+    if (args !== undefined && tool !== undefined && schemas && c.found === before)
+      checkToolArgs(c, args, { index: i, tool, schemas, earlier });
+    if (name !== undefined) earlier.set(name, schemas);
     if (name !== undefined && tool !== undefined && args !== undefined) steps.push({ name, tool, args });
   });
   return steps;

@@ -5,6 +5,8 @@
  * the clock or the environment, and nothing mutates a spec after validation built it.
  */
 
+import type { ToolSchemas } from './check-tool-args.ts';
+
 /** Lifecycle of a workflow, in promotion order. Changed by promotion, never part of the spec hash. */
 export const WORKFLOW_STATUSES = ['DRAFT', 'TESTING', 'SHADOW', 'LIVE', 'AUTONOMOUS'] as const;
 export type WorkflowStatus = (typeof WORKFLOW_STATUSES)[number];
@@ -50,6 +52,12 @@ export interface WorkflowSpec {
 export interface SpecOptions {
   /** When given, a step whose tool this rejects is a problem on `steps[i].tool`. */
   knownTool?: (name: string) => boolean;
+  /**
+   * When given, a tool's argument schema (and result schema, if it declares one): each step's
+   * literal arguments, required arguments and templates of known type are checked against it
+   * (check-tool-args.ts); what cannot fit is a problem on `steps[i].args.<field>`.
+   */
+  describeTool?: (name: string) => ToolSchemas | undefined;
   /**
    * When given, asked about each model slot (`{"$model": {prompt, schema}}`, see model-slots.ts);
    * a message it returns is a problem on `steps[i].args.<arg>` (e.g. no model provider configured).

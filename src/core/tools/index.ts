@@ -14,6 +14,8 @@ export {
   type ArgProblem,
   type ArgProblemKind,
   formatArgProblem,
+  type LocatedArgProblem,
   validateArgs,
   validateValue,
+  validateValueAt,
 } from './validate-args.ts';

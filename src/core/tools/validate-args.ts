@@ -68,19 +68,71 @@ function standIn(value: unknown, opaque: (v: unknown) => boolean, at: string, pa
 
 const bySchema = new WeakMap<object, ValidateFunction>();
 
+function compiled(schema: JsonSchema): ValidateFunction {
+  let validate = bySchema.get(schema);
+  if (!validate) {
+    validate = ajv.compile(schema);
+    bySchema.set(schema, validate);
+  }
+  return validate;
+}
+
 /** Problems of `value` against a JSON Schema (compiled once per schema object). */
 export function validateValue(schema: JsonSchema, value: unknown): ArgProblem[] {
   return problemsOf(schema, value, () => true);
 }
 
 function problemsOf(schema: JsonSchema, value: unknown, keep: (e: ErrorObject) => boolean): ArgProblem[] {
-  let validate = bySchema.get(schema);
-  if (!validate) {
-    validate = ajv.compile(schema);
-    bySchema.set(schema, validate);
-  }
+  const validate = compiled(schema);
   if (validate(value)) return [];
   return (validate.errors ?? []).filter(keep).map((e) => toProblem(e, value));
+}
+
+/**
+ * A problem with where it is, for callers that judge problems by place (the spec checker, which
+ * knows which argument values are only placeholders until a run resolves them).
+ */
+export interface LocatedArgProblem extends ArgProblem {
+  /** The field the problem is about, as a path under the arguments (the missing one for `missing`). */
+  readonly path: readonly (string | number)[];
+  /** The JSON Schema keyword that failed (`type`, `required`, `anyOf`...). */
+  readonly keyword: string;
+  /** Where in the schema: `#/properties/a/anyOf/0/type`. */
+  readonly schemaPath: string;
+}
+
+export function validateValueAt(schema: JsonSchema, value: unknown): LocatedArgProblem[] {
+  const validate = compiled(schema);
+  if (validate(value)) return [];
+  return (validate.errors ?? []).map((e) => {
+    const p = e.params as Record<string, unknown>;
+    const child =
+      e.keyword === 'required'
+        ? String(p.missingProperty)
+        : e.keyword === 'additionalProperties'
+          ? String(p.additionalProperty)
+          : undefined;
+    return {
+      ...toProblem(e, value),
+      path: pathOf(value, e.instancePath, child),
+      keyword: e.keyword,
+      schemaPath: e.schemaPath,
+    };
+  });
+}
+
+/** `/items/0/note` under `root` -> `['items', 0, 'note']` (an index where the container is a list). */
+function pathOf(root: unknown, instancePath: string, child?: string): (string | number)[] {
+  const out: (string | number)[] = [];
+  let v: unknown = root;
+  for (const raw of instancePath.split('/').slice(1)) {
+    const key = raw.replace(/~1/g, '/').replace(/~0/g, '~');
+    const index = Array.isArray(v) && /^(0|[1-9]\d*)$/.test(key) ? Number(key) : undefined;
+    out.push(index ?? key);
+    v = v !== null && typeof v === 'object' ? (v as Record<string, unknown>)[key] : undefined;
+  }
+  if (child !== undefined) out.push(child);
+  return out;
 }
 
 /** `/items/0/note` -> `items[0].note` */
