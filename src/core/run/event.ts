@@ -5,6 +5,7 @@
 import { canonicalize } from '../canonical/index.ts';
 import { ErrorCode, KeelError } from '../errors.ts';
 import type { EventRecord } from '../ledger/index.ts';
+import { checkValueLimits, excerpt, JSON_LIMITS, quoteInput } from '../spec/index.ts';
 
 const ISO_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})$/;
 const KNOWN = new Set(['id', 'type', 'tenant', 'source', 'subject', 'payload', 'time']);
@@ -16,19 +17,22 @@ export interface EventProblem {
 
 /**
  * Validates an event for `tenant`. An event that names another tenant is refused: a caller emits
- * only into the tenant it is authenticated for.
+ * only into the tenant it is authenticated for. An event past `JSON_LIMITS` (nesting, keys, string
+ * length) is `payload_too_large`; messages echo excerpts of what was sent, never all of it.
  */
 export function parseEvent(value: unknown, tenant: string): EventRecord {
   const problems: EventProblem[] = [];
   const add = (field: string, message: string) => problems.push({ field, message });
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     throw new KeelError(ErrorCode.eventInvalid, 'event: expected a JSON object', {
+      field: '(event)',
       problems: [{ field: '(event)', message: 'expected a JSON object' }],
     });
   }
+  checkValueLimits(value, JSON_LIMITS, 'event');
   const v = value as Record<string, unknown>;
   for (const k of Object.keys(v))
-    if (!KNOWN.has(k)) add(k, `unknown field; an event has ${[...KNOWN].join(', ')}`);
+    if (!KNOWN.has(k)) add(excerpt(k, 60), `unknown field; an event has ${[...KNOWN].join(', ')}`);
   const str = (field: string, required: boolean, max = 512): string => {
     const x = v[field];
     if (x === undefined) {
@@ -36,7 +40,7 @@ export function parseEvent(value: unknown, tenant: string): EventRecord {
       return '';
     }
     if (typeof x !== 'string' || (required && x.length === 0))
-      add(field, `expected a non-empty string, got ${JSON.stringify(x)}`);
+      add(field, `expected a non-empty string, got ${quoteInput(x)}`);
     else if (x.length > max) add(field, `longer than ${max} characters`);
     return typeof x === 'string' ? x : '';
   };
@@ -46,11 +50,11 @@ export function parseEvent(value: unknown, tenant: string): EventRecord {
   const subject = str('subject', false);
   const time = str('time', true, 64);
   if (time && time.length <= 64 && !ISO_TIME.test(time))
-    add('time', `expected an ISO-8601 time like 2026-01-31T12:00:00Z, got ${JSON.stringify(time)}`);
+    add('time', `expected an ISO-8601 time like 2026-01-31T12:00:00Z, got ${quoteInput(time)}`);
   if (v.tenant !== undefined && v.tenant !== tenant) {
     add(
       'tenant',
-      `event names tenant ${JSON.stringify(v.tenant)} but is emitted into tenant ${JSON.stringify(tenant)}`,
+      `event names tenant ${quoteInput(v.tenant)} but is emitted into tenant ${quoteInput(tenant)}`,
     );
   }
   const payload = v.payload === undefined ? {} : v.payload;
@@ -60,7 +64,7 @@ export function parseEvent(value: unknown, tenant: string): EventRecord {
     try {
       canonicalize(payload);
     } catch (e) {
-      add('payload', (e as Error).message);
+      add('payload', excerpt((e as Error).message, 300));
     }
   }
   if (problems.length > 0) {
@@ -68,7 +72,7 @@ export function parseEvent(value: unknown, tenant: string): EventRecord {
     throw new KeelError(
       ErrorCode.eventInvalid,
       `event: ${first.field}: ${first.message}${problems.length > 1 ? ` (+${problems.length - 1} more)` : ''}`,
-      { problems },
+      { field: first.field, problems },
     );
   }
   // A copy: later changes to the caller's object never reach the recorded event.

@@ -49,7 +49,7 @@ export {
 } from './spec-problem.ts';
 export { templateRefs } from './template-refs.ts';
 export { triggerMatches } from './trigger-matches.ts';
-export { ENV_NAME, validateSpec } from './validate-spec.ts';
+export { ENV_NAME, isSpecId, validateSpec } from './validate-spec.ts';
 export {
   isWorkflowStatus,
   type SpecOptions,

@@ -49,6 +49,11 @@ const SPEC_ID = /^[a-z0-9][a-z0-9._-]{0,127}$/;
 /** An environment variable name a spec may list under `env:`. */
 export const ENV_NAME = /^[A-Z_][A-Z0-9_]*$/;
 
+/** A workflow id as a spec may declare it: lowercase letters, digits, `.`, `_`, `-`; at most 128. */
+export function isSpecId(s: unknown): s is string {
+  return typeof s === 'string' && SPEC_ID.test(s);
+}
+
 /**
  * Validates an already-parsed value (e.g. JSON over HTTP). Problems carry no line numbers. The
  * value is measured against `SPEC_LIMITS` first (its JSON size included): `payload_too_large`.
