@@ -4,13 +4,14 @@
  * listens on nothing (`serve.ts` does), so tests drive it through `app.request` or a real socket.
  */
 import { Hono } from 'hono';
-import { bodyLimit } from 'hono/body-limit';
 import type { Keel } from '../app/keel.ts';
+import { excerpt } from '../core/spec/index.ts';
 import { OpenWopHost } from '../openwop/host.ts';
 import { errorReply } from './errors.ts';
 import { keelRoutes } from './keel-routes.ts';
 import { refusalVersion } from './negotiate.ts';
 import { openWopRoutes } from './openwop-routes.ts';
+import { limitBody } from './request.ts';
 
 export interface ServerOptions {
   /** Who walks runs: this process (default) or `keel worker` processes sharing the store. */
@@ -47,27 +48,29 @@ export function createServerApp(keel: Keel, o: ServerOptions = {}) {
   });
   app.notFound((c) =>
     c.json(
-      { error: 'not_found', message: `no route for ${c.req.method} ${new URL(c.req.url).pathname}` },
+      {
+        error: 'not_found',
+        message: `no route for ${excerpt(c.req.method, 20)} ${excerpt(new URL(c.req.url).pathname, 200)}`,
+      },
       404,
     ),
   );
   const maxSize = o.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   app.use(
     '*',
-    bodyLimit({
+    limitBody({
       maxSize,
-      // The unread rest of the body would be taken for the next request: close the connection.
       // On an OpenWOP path the refusal names its contract, as every protocol response does.
       onError: (c) => {
         const version = refusalVersion(new URL(c.req.url).pathname, c.req.header('OpenWOP-Version'));
         return c.json(
           {
             error: 'payload_too_large',
-            message: `the request body is over ${maxSize} bytes`,
-            details: { maxBytes: maxSize },
+            message: `the request body is over ${maxSize} bytes (limit maxBodyBytes)`,
+            details: { maxBytes: maxSize, limit: 'maxBodyBytes', field: '(body)' },
           },
           413,
-          { Connection: 'close', ...(version ? { 'OpenWOP-Version': version } : {}) },
+          version ? { 'OpenWOP-Version': version } : {},
         );
       },
     }),

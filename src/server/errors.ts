@@ -8,6 +8,7 @@
  */
 import { isKeelError } from '../core/errors.ts';
 import type { RunStatus } from '../core/ledger/index.ts';
+import { excerpt } from '../core/spec/index.ts';
 import { OpenWopHost } from '../openwop/host.ts';
 import { ProtocolError } from '../openwop/protocol-error.ts';
 
@@ -75,14 +76,33 @@ export interface ErrorBody {
   readonly details?: Record<string, unknown>;
 }
 
+/** A refusal quotes what it was sent only in excerpts: its message, and each string of its details. */
+const MAX_MESSAGE = 500;
+const MAX_DETAIL = 300;
+const MAX_ITEMS = 50;
+
+function capped(v: unknown, depth = 0): unknown {
+  if (typeof v === 'string') return excerpt(v, MAX_DETAIL);
+  if (typeof v !== 'object' || v === null) return v;
+  if (depth > 6) return '…';
+  if (Array.isArray(v)) return v.slice(0, MAX_ITEMS).map((x) => capped(x, depth + 1));
+  return Object.fromEntries(
+    Object.entries(v)
+      .slice(0, MAX_ITEMS)
+      .map(([k, x]) => [excerpt(k, MAX_DETAIL), capped(x, depth + 1)]),
+  );
+}
+
 /** What a thrown value is on the wire: its status and body. Unclassified errors are logged by the caller. */
 export function errorReply(e: unknown): { status: number; body: ErrorBody; unexpected: boolean } {
   if (isKeelError(e) || e instanceof ProtocolError) {
     const details = e.details as Record<string, unknown>;
     const body: ErrorBody = {
       error: e.code,
-      message: e.message,
-      ...(details && Object.keys(details).length > 0 ? { details } : {}),
+      message: excerpt(e.message, MAX_MESSAGE),
+      ...(details && Object.keys(details).length > 0
+        ? { details: capped(details) as Record<string, unknown> }
+        : {}),
     };
     return { status: httpStatusFor(e.code), body, unexpected: false };
   }

@@ -304,7 +304,14 @@ export function openWopRoutes(
       case 'POST /interrupts/*':
       case 'POST /approvals/*': {
         if (tail[0] === 'approvals' && major !== 1) break;
-        const nodeId = decodeURIComponent(tail[1] ?? '');
+        let nodeId: string;
+        try {
+          nodeId = decodeURIComponent(tail[1] ?? '');
+        } catch {
+          throw new ProtocolError('validation_error', 'nodeId: not a valid percent-encoded path segment', {
+            field: 'nodeId',
+          });
+        }
         const body = await readBody(c);
         // The sample clients' alias posts the resume value itself ({action}); the spec wraps it.
         const resumeValue = tail[0] === 'approvals' ? body : (body as { resumeValue?: unknown }).resumeValue;

@@ -3,7 +3,7 @@
  * run) or start one workflow for it explicitly, optionally under a writ. Both walk in the background.
  */
 import { z } from 'zod';
-import { EventBody, type KeelRoute, ok, route, WritValue } from './route.ts';
+import { EventBody, type KeelRoute, ok, route, WritValue, workflowIdOf } from './route.ts';
 
 export const EVENT_ROUTES: readonly KeelRoute[] = [
   route({
@@ -41,7 +41,7 @@ export const EVENT_ROUTES: readonly KeelRoute[] = [
     }),
     responses: { 201: 'the run, created', 200: 'the same run, existing (same identity)' },
     async handle({ keel, host, p, params, body }) {
-      const r = await keel.runs.start(p.tenant, params.workflowId!, body.event, {
+      const r = await keel.runs.start(p.tenant, workflowIdOf(params), body.event, {
         walk: 'enqueue',
         ...(body.writ !== undefined ? { writ: body.writ as { chain: unknown[] } } : {}),
         ...(body.version !== undefined ? { version: body.version } : {}),

@@ -6,7 +6,9 @@
  */
 import { z } from 'zod';
 import type { Keel } from '../../app/keel.ts';
+import { isSpecId, quoteInput } from '../../core/spec/index.ts';
 import type { OpenWopHost, Principal } from '../../openwop/host.ts';
+import { ProtocolError } from '../../openwop/protocol-error.ts';
 import type { Reply } from '../idempotency.ts';
 import type { RouteDoc } from '../openapi.ts';
 
@@ -41,6 +43,21 @@ export function route<
 }
 
 export const ok = (body: unknown, status = 200): Reply => ({ status, body });
+
+/**
+ * The workflow id of a path: what a spec may declare as its id, else 400 naming `workflowId` (a
+ * path such as `..%2F..%2Fetc` is bad input, not a workflow that happens to be missing).
+ */
+export function workflowIdOf(params: Readonly<Record<string, string>>): string {
+  const id = params.workflowId ?? '';
+  if (!isSpecId(id))
+    throw new ProtocolError(
+      'validation_error',
+      `workflowId: expected a workflow id of lowercase letters, digits, ".", "_" or "-", got ${quoteInput(id)}`,
+      { field: 'workflowId' },
+    );
+  return id;
+}
 
 /** A free-text note or reason. */
 export const Note = z.string().max(4000);

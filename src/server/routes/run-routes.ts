@@ -5,6 +5,7 @@
 import { z } from 'zod';
 import { RUN_STATUSES } from '../../core/ledger/index.ts';
 import { parseEvent } from '../../core/run/index.ts';
+import { quoteInput } from '../../core/spec/index.ts';
 import { ProtocolError } from '../../openwop/protocol-error.ts';
 import { EventBody, type KeelRoute, Note, ok, route } from './route.ts';
 
@@ -16,7 +17,7 @@ function runIdOf(params: Readonly<Record<string, string>>): string {
   if (!RUN_ID.test(id))
     throw new ProtocolError(
       'validation_error',
-      `runId: expected a Keel run id sha256:<64 hex>, got ${JSON.stringify(id)}`,
+      `runId: expected a Keel run id sha256:<64 hex>, got ${quoteInput(id)}`,
       {
         field: 'runId',
       },

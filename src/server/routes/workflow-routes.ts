@@ -1,10 +1,10 @@
 /** Keel API, workflows: publish a version (spec, text or OpenWOP definition), list, read, promote. */
 import { z } from 'zod';
 import type { Keel } from '../../app/keel.ts';
-import { WORKFLOW_STATUSES } from '../../core/spec/index.ts';
+import { excerpt, parseJsonText, SPEC_LIMITS, WORKFLOW_STATUSES } from '../../core/spec/index.ts';
 import { compileDefinition, parseDefinition } from '../../openwop/definition.ts';
 import { ProtocolError } from '../../openwop/protocol-error.ts';
-import { type KeelRoute, ok, route } from './route.ts';
+import { type KeelRoute, ok, route, workflowIdOf } from './route.ts';
 
 const PublishBody = z
   .looseObject({
@@ -40,22 +40,24 @@ export const WORKFLOW_ROUTES: readonly KeelRoute[] = [
           if (!PUBLISH_TEXT_KEYS.has(k))
             throw new ProtocolError(
               'validation_error',
-              `${k}: unexpected next to text (text, format, file)`,
+              `${excerpt(k, 60)}: unexpected next to text (text, format, file)`,
               {
-                field: k,
+                field: excerpt(k, 60),
               },
             );
         const file = body.file ?? '(request)';
         if (body.format === 'json') {
-          let value: unknown;
-          try {
-            value = JSON.parse(body.text);
-          } catch (e) {
-            throw new ProtocolError('validation_error', `text: not valid JSON (${(e as Error).message})`, {
-              field: 'text',
-            });
-          }
-          published = await keel.workflows.publishObject(p.tenant, value, p.subject);
+          // Measured as a spec, and a key given twice is refused (JSON.parse would keep the last).
+          const r = parseJsonText(body.text, SPEC_LIMITS, file);
+          if (!r.ok)
+            throw new ProtocolError(
+              'validation_error',
+              `text: ${r.field === '(body)' ? '' : `${r.field}: `}${r.message}`,
+              {
+                field: 'text',
+              },
+            );
+          published = await keel.workflows.publishObject(p.tenant, r.value, p.subject);
         } else published = await keel.workflows.publish(p.tenant, body.text, file, p.subject);
       } else if (Array.isArray((body as { nodes?: unknown }).nodes)) {
         // An OpenWOP definition (nodes + edges): compiled to a spec, published like one.
@@ -91,7 +93,7 @@ export const WORKFLOW_ROUTES: readonly KeelRoute[] = [
     query: WorkflowQuery,
     responses: { 200: 'the version record, with its spec' },
     async handle({ keel, p, params, query }) {
-      const id = params.workflowId!;
+      const id = workflowIdOf(params);
       const v = await keel.workflows.get(p.tenant, id, query.version);
       if (!v)
         throw new ProtocolError(
@@ -111,7 +113,7 @@ export const WORKFLOW_ROUTES: readonly KeelRoute[] = [
     auth: true,
     responses: { 200: '{workflowId, versions, promotions}' },
     async handle({ keel, p, params }) {
-      const id = params.workflowId!;
+      const id = workflowIdOf(params);
       const versions = await keel.workflows.list(p.tenant, id);
       if (versions.length === 0)
         throw new ProtocolError('not_found', `workflow ${id} not found`, { workflowId: id });
@@ -131,7 +133,9 @@ export const WORKFLOW_ROUTES: readonly KeelRoute[] = [
     }),
     responses: { 200: 'the promotion: {workflowId, version, from, to, by, at}' },
     async handle({ keel, p, params, body }) {
-      return ok(await keel.workflows.promote(p.tenant, params.workflowId!, body.to, p.subject, body.version));
+      return ok(
+        await keel.workflows.promote(p.tenant, workflowIdOf(params), body.to, p.subject, body.version),
+      );
     },
   }),
 ];
