@@ -13,6 +13,7 @@ import { mkdirSync } from 'node:fs';
 import { userInfo } from 'node:os';
 import { dirname, join } from 'node:path';
 import type { Command } from 'commander';
+import { checkKeyName } from '../app/api-keys.ts';
 import type { Keel } from '../app/index.ts';
 import { describeStoreTarget, isPostgresUrl } from '../app/store-target.ts';
 import { ErrorCode, KeelError } from '../core/errors.ts';
@@ -99,7 +100,8 @@ function storeUnavailable(what: string, path: string, e: unknown): KeelError {
 
 export async function openContext(o: GlobalOptions): Promise<CliContext> {
   const target = storeTarget(o);
-  const tenant = flagOrEnv(o.tenant, 'tenant', 'KEEL_TENANT') ?? 'default';
+  // The names an API key may carry: a tenant the CLI writes to is one the HTTP surface can address.
+  const tenant = checkKeyName(flagOrEnv(o.tenant, 'tenant', 'KEEL_TENANT') ?? 'default', 'tenant');
   const server = isPostgresUrl(target);
   // Failing to create the store's directory is "store unavailable" (exit 6), like failing to open
   // the store itself, not an internal error.

@@ -6,6 +6,7 @@
  */
 import type { Command } from 'commander';
 import pc from 'picocolors';
+import { SPEC_LIMITS } from '../core/spec/index.ts';
 import { isPlanModulePath } from '../plan/is-plan-module-path.ts';
 import { formatFinding } from '../plan/plan-finding.ts';
 import { actor, type GlobalOptions, type ReportError, type WithContext } from './context.ts';
@@ -53,7 +54,7 @@ export function registerWorkflowCommands(
       withContext(cmd, async (ctx) => {
         const { spec, specHash } = isPlanModulePath(file)
           ? await ctx.keel.workflows.validatePlan(file)
-          : ctx.keel.workflows.validate(readText(file, 'spec'), file);
+          : ctx.keel.workflows.validate(readText(file, 'spec', SPEC_LIMITS.maxBytes), file);
         if (ctx.json) printJson({ valid: true, id: spec.id, version: spec.version, specHash });
         else
           line(`${pc.green('valid')}: ${spec.id} v${spec.version}, ${spec.steps.length} steps, ${specHash}`);
@@ -71,7 +72,12 @@ export function registerWorkflowCommands(
       withContext(cmd, async (ctx) => {
         const { created, record } = isPlanModulePath(file)
           ? await ctx.keel.workflows.publishPlan(ctx.tenant, file, actor(o.as))
-          : await ctx.keel.workflows.publish(ctx.tenant, readText(file, 'spec'), file, actor(o.as));
+          : await ctx.keel.workflows.publish(
+              ctx.tenant,
+              readText(file, 'spec', SPEC_LIMITS.maxBytes),
+              file,
+              actor(o.as),
+            );
         if (ctx.json)
           printJson({
             created,

@@ -8,6 +8,7 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { ErrorCode, KeelError } from '../core/errors.ts';
+import { limitError, SPEC_LIMITS } from '../core/spec/index.ts';
 import { checkModuleShape } from './check-module-shape.ts';
 import { checkReferences } from './check-references.ts';
 import { compareFindings, type PlanFinding } from './plan-finding.ts';
@@ -42,11 +43,23 @@ export function checkPlanFiles(paths: readonly string[]): CheckResult {
   return checkPlanSources(files.map((path) => ({ path, text: readPlanText(path) })));
 }
 
-/** Reads a plan module's text; a missing or unreadable file is a usage error naming the path. */
+/**
+ * Reads a plan module's text; a missing or unreadable file is a usage error naming the path, and
+ * one larger than a spec may be (SPEC_LIMITS.maxBytes) is `payload_too_large`, before any check.
+ */
 export function readPlanText(path: string): string {
   try {
+    const st = statSync(path);
+    if (!st.isFile() && !st.isDirectory())
+      throw new KeelError(ErrorCode.usage, `plan module ${path}: not a regular file`, { path });
+    if (st.size > SPEC_LIMITS.maxBytes)
+      throw limitError(
+        { limit: 'maxBytes', max: SPEC_LIMITS.maxBytes, got: st.size, field: '', path: [] },
+        `plan module ${path}`,
+      );
     return readFileSync(path, 'utf8');
   } catch (e) {
+    if (e instanceof KeelError) throw e;
     const code = (e as NodeJS.ErrnoException).code;
     const why =
       code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'is a directory' : (e as Error).message;
