@@ -166,6 +166,11 @@ export function nested(depth: number): unknown {
   return v;
 }
 
+/** JSON text nested `depth` levels (too deep for JSON.stringify, which recurses). */
+export function nestedText(depth: number): string {
+  return `${'{"a": ['.repeat(depth)}1${']}'.repeat(depth)}`;
+}
+
 const payload = fc.oneof(
   {
     arbitrary: fc.dictionary(fc.constantFrom('a', 'b', 'list', ...PROTO), fc.jsonValue({ maxDepth: 3 }), {
