@@ -13,7 +13,8 @@
  * - crash recovery: ms from the store open to the first resumed step after a SIGKILL
  *   (bench/recovery-bench.ts);
  * - what 500 open, quiet OpenWOP event streams cost a `keel serve` process, on SQLite and PostgreSQL
- *   (bench/stream-bench.ts).
+ *   (bench/stream-bench.ts);
+ * - the CPU a spec at the input limits costs to parse (bench/input-limits-bench.ts).
  *
  * Figures are noisy on shared machines: read medians, compare ratios within one run.
  * Options: --rounds N (default 5), --runs N per round (default 1500), --quick.
@@ -28,6 +29,7 @@ import { type StoredEntry, verifyLedger } from '../src/core/ledger/index.ts';
 import { benchChain } from './bench-chain.ts';
 import { openBenchKeel } from './bench-keel.ts';
 import { httpFigures } from './http-bench.ts';
+import { inputLimitFigures } from './input-limits-bench.ts';
 import { integrityFigures } from './integrity-bench.ts';
 import { postgresFigures } from './postgres-bench.ts';
 import { recoveryFigures } from './recovery-bench.ts';
@@ -222,7 +224,8 @@ async function main() {
   const verify = await verifyFigures(dir, quick ? 100_000 : 1_000_000);
   const integrity = await integrityFigures(dir, { quick });
   const recovery = await recoveryFigures(dir, { quick });
-  for (const [k, v] of Object.entries({ ...replay, ...verify, ...integrity, ...recovery })) {
+  const limits = inputLimitFigures(ROUNDS);
+  for (const [k, v] of Object.entries({ ...replay, ...verify, ...integrity, ...recovery, ...limits })) {
     console.log(
       `${k.padEnd(width)}  ${fmt(v, k.includes('ms') || k.includes('ratio') ? 1 : 0).padStart(10)}`,
     );

@@ -4,8 +4,9 @@
  * Owns the bridge from source text to problems with line and column: YAML syntax errors, duplicate
  * keys (`1` and `"1"` are one key, as they are once read), unresolved tags and collection keys are
  * problems like any other, and validation problems are located at the offending node. The text is
- * measured against `SPEC_LIMITS` before it is parsed and its value before it is validated (alias
- * expansion included), so no input makes parsing or validation slow. Never guesses past a syntax
+ * measured against `SPEC_LIMITS` before it is parsed (its bytes, and its line breaks and commas as a
+ * bound on its keys) and its value before it is validated (alias expansion included), so no input
+ * makes parsing or validation slow. Never guesses past a syntax
  * error, never reads files.
  */
 import {
@@ -20,7 +21,14 @@ import {
   parseDocument,
   visit,
 } from 'yaml';
-import { type InputLimits, limitError, measureText, measureValue, SPEC_LIMITS } from './input-limits.ts';
+import {
+  type InputLimits,
+  limitError,
+  measureSeparators,
+  measureText,
+  measureValue,
+  SPEC_LIMITS,
+} from './input-limits.ts';
 import { type Locate, SpecChecker } from './spec-checker.ts';
 import { formatFieldPath } from './spec-problem.ts';
 import { buildSpec } from './validate-spec.ts';
@@ -44,7 +52,7 @@ export function parseYamlWith<T>(
   build: (c: SpecChecker, value: unknown) => T | undefined,
   limits: InputLimits = SPEC_LIMITS,
 ): T {
-  const big = measureText(text, limits);
+  const big = measureText(text, limits) ?? measureSeparators(text, limits);
   if (big) throw limitError(big, file);
   const lc = new LineCounter();
   // Duplicate keys are found by reportYamlProblems in one pass (the parser's own check is quadratic).
