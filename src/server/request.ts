@@ -1,12 +1,15 @@
 /**
  * What every route does with a request body and a refusal: bound the body's size (`limitBody`),
- * read it as one JSON object (`readBody`: 415 for another media type or charset, 400 naming the
- * field for bytes that are not UTF-8, text that is not JSON, a key given twice or a value that is
- * not an object, 413 naming the limit for one nested or keyed past `JSON_LIMITS`), and turn a
+ * read it as one canonical JSON object (`readBody`: 415 for another media type or charset, 400
+ * naming the field for bytes that are not UTF-8, text that is not JSON, a key given twice, a value
+ * that is not an object or has no canonical form (an unsafe integer, a lone surrogate), 413 naming
+ * the limit for one nested or keyed past `JSON_LIMITS`), and turn a
  * thrown refusal into a reply, so that an idempotency key can cache it like any other answer.
  * Never echoes more of a body than a short excerpt.
  */
 import type { Context, MiddlewareHandler } from 'hono';
+import { canonicalize } from '../core/canonical/index.ts';
+import { ErrorCode, KeelError } from '../core/errors.ts';
 import { excerpt, type InputLimits, JSON_LIMITS, parseJsonText } from '../core/spec/index.ts';
 import { ProtocolError } from '../openwop/protocol-error.ts';
 import { errorReply } from './errors.ts';
@@ -68,6 +71,17 @@ export async function readBody(c: Context): Promise<Record<string, unknown>> {
       `the request body must be a JSON object, got ${Array.isArray(r.value) ? 'a list' : r.value === null ? 'null' : typeof r.value}`,
       { field: '(body)' },
     );
+  // Only canonical JSON is ever hashed or stored: an unsafe integer or a lone surrogate is the
+  // sender's mistake, named here, not a failure of whatever would hash it later.
+  try {
+    canonicalize(r.value);
+  } catch (e) {
+    if (!(e instanceof KeelError) || e.code !== ErrorCode.canonicalInvalid) throw e;
+    const field = excerpt(String(e.details.path ?? '$').replace(/^\$\.?/, ''), 100) || '(body)';
+    throw new ProtocolError('validation_error', `${field}: ${excerpt(String(e.details.problem), 200)}`, {
+      field,
+    });
+  }
   return r.value as Record<string, unknown>;
 }
 

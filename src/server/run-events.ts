@@ -37,7 +37,7 @@ function readMode(c: Context): string {
     throw new ProtocolError(
       'unsupported_stream_mode',
       `streamMode ${JSON.stringify(mode)} is not served; use updates or debug`,
-      { supported: SUPPORTED_MODES },
+      { field: 'streamMode', supported: SUPPORTED_MODES },
     );
   return mode;
 }

@@ -1,10 +1,11 @@
 /**
  * The HTTP surface fuzzed (issue 13 §5): fast-check drives the `keel serve` app, on a real SQLite
  * file, with specs, events, run requests and raw requests from test/helpers/input-grammars.ts.
- * Every answer is a success or a named refusal — never a 5xx, never a hang, never an echo of a
- * large input — and a refusal changes nothing in the store. After each batch no run is left
- * `running`: whatever an event's payload holds, each run it started ends or waits for a person.
- * A few cases need a real socket: a body past the limit is answered 413, never a reset connection.
+ * Every answer is a success or a named refusal — never a 5xx, a hang or an echo of a large input;
+ * every refusal of bad input (400, 413, 415) names `details.field` — and a refusal changes nothing
+ * in the store. Afterwards no run is left `running`: whatever an event's payload holds, each run it
+ * started ends or waits for a person. A real socket shows a body past the limit answered 413, never
+ * a reset connection.
  */
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
@@ -276,7 +277,8 @@ describe('the HTTP surface, fuzzed', () => {
         assert.equal(typeof error, 'string', `no error code: ${res.text.slice(0, 300)} for ${show(r)}`);
         assert.equal(typeof message, 'string');
         assert.equal(httpStatusFor(error as string), res.status, `${String(error)} answered ${res.status}`);
-        if (error === 'validation_error' || error === 'payload_too_large')
+        // Every refusal of bad input names where it is.
+        if (res.status === 400 || res.status === 413 || res.status === 415)
           assert.equal(
             typeof details?.field,
             'string',
@@ -394,6 +396,19 @@ describe('the classes of bad input the fuzzer found, one of each', () => {
       415,
       'unsupported_media_type',
       { field: 'Content-Type' },
+    ],
+    [
+      'an unsafe integer under an Idempotency-Key (was canonical_invalid naming $.request.body…)',
+      {
+        ...post(
+          '/api/events',
+          '{"id": "k-2", "type": "ping", "time": "2026-01-31T12:00:00Z", "payload": {"a": 9007199254740993}}',
+        ),
+        headers: { 'Idempotency-Key': 'k'.repeat(30) },
+      },
+      400,
+      'validation_error',
+      { field: 'payload.a' },
     ],
     [
       'an event tenant of 100,000 characters (was echoed whole)',
