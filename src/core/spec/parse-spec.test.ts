@@ -221,6 +221,9 @@ describe('parseSpec: keys as they are read, and the size limits', () => {
   });
 
   it('refuses nesting past maxDepth, a string past maxStringLength and keys past maxKeys, located', () => {
+    // Far too deep for the YAML parser itself (it overflows its stack): the same limit.
+    const deeper = limitOf(`id: ${'['.repeat(10_000)}1${']'.repeat(10_000)}\n`);
+    assert.deepEqual([deeper.details.limit, deeper.details.line], ['maxDepth', 1]);
     const deep = limitOf(withArgs(`${'['.repeat(40)}${']'.repeat(40)}`));
     assert.equal(deep.details.limit, 'maxDepth');
     assert.equal(deep.details.line, 7);

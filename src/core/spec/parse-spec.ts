@@ -68,6 +68,14 @@ export function parseYamlWith<T>(
     const { line, col } = lc.linePos(offset);
     return { line, column: col };
   };
+  // The parser reports nesting too deep for it as a stack overflow: that is the depth limit.
+  const overflow = doc.errors.find((e) => /Maximum call stack/.test(e.message));
+  if (overflow)
+    throw limitError(
+      { limit: 'maxDepth', max: limits.maxDepth, field: '', path: [], note: 'nested too deep to parse' },
+      file,
+      at(overflow.pos[0]),
+    );
   if (!reportYamlProblems(c, doc, at)) {
     let value: unknown;
     try {
