@@ -25,6 +25,7 @@ type Source = keyof typeof SOURCES;
 const keel = createKeel({
   store: ':memory:',
   sources: systemSources({ GREETING: 'hello from the environment' }),
+  exposeEnv: { acme: ['GREETING'] },
 });
 after(() => keel.close());
 
