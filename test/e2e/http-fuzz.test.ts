@@ -54,7 +54,7 @@ const LIVE = {
 };
 
 before(async () => {
-  keel = createKeel({ store: storePath });
+  keel = createKeel({ store: storePath, exposeEnv: { acme: ['GREETING'] } });
   server = createServerApp(keel, {
     log: (e) => assert.fail(`the server logged an unexpected error: ${String(e)}`),
   });
