@@ -11,7 +11,7 @@ import { after, describe, test } from 'node:test';
 import { exampleSpec, failJson, failText, okJson, REPO, Sandbox } from '../helpers/keel-cli.ts';
 import { withDb } from '../helpers/sqlite-files.ts';
 
-const sandbox = new Sandbox('tool-args');
+const sandbox = new Sandbox('tool-args', { supportDesk: true });
 after(() => sandbox.remove());
 
 const refund = readFileSync(exampleSpec('refund-under-50'), 'utf8');
