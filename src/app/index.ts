@@ -29,8 +29,11 @@ export {
   describeStoreTarget,
   isPostgresUrl,
   migrateStore,
+  type OpenedStore,
   type OpenStoreOptions,
   openSqliteStore,
   openStore,
+  openStoreFor,
+  type StoreAccess,
   type StoreMigration,
 } from './open-store.ts';

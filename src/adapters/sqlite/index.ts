@@ -1,1 +1,1 @@
-export { SqliteStore, type SqliteStoreOptions } from './sqlite-store.ts';
+export { type SqliteOpenMode, SqliteStore, type SqliteStoreOptions } from './sqlite-store.ts';

@@ -7,8 +7,10 @@
  * head_seq = ?`), so several processes sharing the file still cannot both append at one seq.
  * Leases and worker heartbeats live in sqlite-leases.ts; wake-ups reach listeners of this handle
  * only (other processes poll). API keys and idempotency records live in sqlite-keys-idempotency.ts.
+ * Opened `readonly` or as a `snapshot` (see SqliteOpenMode), it never writes: every statement that
+ * would is refused as store_unavailable before it reaches SQLite.
  */
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import type { Digest } from '../../core/canonical/index.ts';
@@ -68,9 +70,24 @@ import { SqliteKeysIdempotency } from './sqlite-keys-idempotency.ts';
 import { SqliteLeases } from './sqlite-leases.ts';
 import { SqliteWritTrust } from './sqlite-writ-trust.ts';
 
+/**
+ * How the file is opened:
+ * - `create` (default): the file, and its directory, are created when missing; pending migrations apply.
+ * - `existing`: the file must exist (nothing is created); pending migrations apply.
+ * - `readonly`: SQLite's read-only open of an existing file. Nothing is written and nothing migrated
+ *   (a schema behind this Keel's is refused). SQLite still needs the -wal and -shm files beside the
+ *   store to exist, or a directory where it can create them.
+ * - `snapshot`: the file is read whole and opened from memory, read-only: for a store in a directory
+ *   where SQLite can create nothing (an archive on read-only media). Commits still in a -wal file
+ *   are not in the snapshot, so the caller uses it only when there is none.
+ */
+export type SqliteOpenMode = 'create' | 'existing' | 'readonly' | 'snapshot';
+
 export interface SqliteStoreOptions {
   /** `FULL` (default) fsyncs every commit; `NORMAL` may lose the last commits on power loss. */
   readonly synchronous?: 'FULL' | 'NORMAL';
+  /** How the file is opened (default `create`). */
+  readonly open?: SqliteOpenMode;
 }
 
 /** How often, while anyone listens for appends, another process's commits are looked for (ms). */
@@ -100,6 +117,8 @@ export class SqliteStore implements Store {
   private readonly appendListeners = new Set<(runId?: string) => void>();
   private appendPoll: NodeJS.Timeout | undefined;
   private dataVersion = 0;
+  /** True when opened `readonly` or as a `snapshot`: nothing is ever written. */
+  readonly readOnly: boolean;
   /** The durability actually in force, read back from SQLite: journal mode and synchronous level. */
   readonly durability: {
     readonly journalMode: string;
@@ -110,11 +129,16 @@ export class SqliteStore implements Store {
     readonly path: string,
     options: SqliteStoreOptions = {},
   ) {
-    if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+    const mode = options.open ?? 'create';
+    this.readOnly = mode === 'readonly' || mode === 'snapshot';
+    if (mode === 'create' && path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
     try {
-      this.db = new Database(path);
-      this.db.pragma('journal_mode = WAL');
-      this.db.pragma(`synchronous = ${options.synchronous ?? 'FULL'}`);
+      this.db = openDatabase(path, mode);
+      if (this.readOnly) refuseWrites(this.db, path);
+      else {
+        this.db.pragma('journal_mode = WAL');
+        this.db.pragma(`synchronous = ${options.synchronous ?? 'FULL'}`);
+      }
       this.db.pragma('busy_timeout = 5000');
       this.db.pragma('foreign_keys = ON');
       this.migrate();
@@ -156,6 +180,15 @@ export class SqliteStore implements Store {
       );
     }
     if (current === SCHEMA_VERSION) return;
+    if (this.readOnly) {
+      throw new KeelError(
+        ErrorCode.storeUnavailable,
+        current === 0
+          ? `${this.path} is not a Keel store (it has no Keel schema)`
+          : `store ${this.path} has schema v${current}, behind this Keel's v${SCHEMA_VERSION}, and is open read-only: migrate it where it is writable (keel migrate)`,
+        { path: this.path, schema: current },
+      );
+    }
     this.db
       .transaction(() => {
         for (let v = current; v < SCHEMA_VERSION; v++) this.db.exec(MIGRATIONS[v]!);
@@ -749,6 +782,57 @@ export class SqliteStore implements Store {
     if (this.appendPoll) clearInterval(this.appendPoll);
     this.appendPoll = undefined;
   }
+}
+
+/** Opens the SQLite file as `mode` says (see SqliteOpenMode). */
+function openDatabase(path: string, mode: SqliteOpenMode): Database.Database {
+  switch (mode) {
+    case 'create':
+      return new Database(path);
+    case 'existing':
+      return new Database(path, { fileMustExist: true });
+    case 'readonly':
+      return new Database(path, { readonly: true, fileMustExist: true });
+    case 'snapshot': {
+      const bytes = readFileSync(path);
+      // Bytes 18 and 19 of the header are 2 in WAL mode; a database in memory has no WAL, so SQLite
+      // refuses such an image unless it is marked as a rollback-journal database (1).
+      if (bytes.length >= 100 && bytes[18] === 2 && bytes[19] === 2) bytes[18] = bytes[19] = 1;
+      return new Database(bytes, { readonly: true });
+    }
+  }
+}
+
+/**
+ * Read-only handles: every statement that would write is refused as store_unavailable when it
+ * runs, before it reaches SQLite (which would say "attempt to write a readonly database").
+ */
+function refuseWrites(db: Database.Database, path: string): void {
+  const prepare = db.prepare.bind(db);
+  const refuse = () => {
+    throw new KeelError(
+      ErrorCode.storeUnavailable,
+      `store ${path} is open read-only; nothing can be written to it here`,
+      { path, readOnly: true },
+    );
+  };
+  db.prepare = ((sql: string) => {
+    const stmt = prepare(sql);
+    if (stmt.readonly) return stmt;
+    const guarded: Database.Statement = new Proxy(stmt, {
+      get(target, key) {
+        if (key === 'run' || key === 'get' || key === 'all' || key === 'iterate') return refuse;
+        const value = Reflect.get(target, key, target);
+        if (typeof value !== 'function') return value;
+        // Chained setters (raw, pluck, expand, safeIntegers...) return the statement: keep the guard.
+        return (...args: unknown[]) => {
+          const r = (value as (...a: unknown[]) => unknown).apply(target, args);
+          return r === target ? guarded : r;
+        };
+      },
+    });
+    return guarded;
+  }) as typeof db.prepare;
 }
 
 /** Runs a lease operation, reporting a SQLite failure (a busy file, a full disk) as store_unavailable. */
