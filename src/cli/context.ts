@@ -6,21 +6,24 @@
  * tools are built in. KEEL_WORKERS=external leaves walks to `keel worker`
  * processes. --policy / --trust-keys (governance-options.ts) set the tenant's policy and trusted writ
  * keys; --expose-env (expose-env-option.ts) the env variables tenants' runs may read. Opening
- * never prints a password.
+ * never prints a password. What a command may do to the store (create it, write to it, only read
+ * it, or open none) is store-access.ts's table; a store this command created is removed again when
+ * the command fails, so a refused first `publish` leaves nothing behind.
  */
 
-import { mkdirSync } from 'node:fs';
+import { existsSync, rmdirSync, rmSync } from 'node:fs';
 import { userInfo } from 'node:os';
 import { dirname, join } from 'node:path';
 import type { Command } from 'commander';
 import { checkKeyName } from '../app/api-keys.ts';
-import type { Keel } from '../app/index.ts';
+import type { Keel, OpenedStore } from '../app/index.ts';
 import { describeStoreTarget, isPostgresUrl } from '../app/store-target.ts';
-import { ErrorCode, KeelError } from '../core/errors.ts';
+import { ErrorCode, isKeelError, KeelError } from '../core/errors.ts';
 import type { WalkMode } from '../engine/index.ts';
 import type { ToolDefinition } from '../ports/index.ts';
 import { exposeEnvFor } from './expose-env-option.ts';
 import { type GovernanceOptions, governanceConfigFor } from './governance-options.ts';
+import type { CommandAccess } from './store-access.ts';
 import { defaultToolPack, loadToolPack } from './tool-pack.ts';
 
 export const DEFAULT_STORE = join('.keel', 'keel.db');
@@ -41,7 +44,14 @@ export interface CliContext {
   readonly storeName: string;
   readonly tenant: string;
   readonly json: boolean;
-  close(): Promise<void>;
+  /** True when this command created the store (it says so once it succeeded). */
+  readonly created: boolean;
+  /** True when the store is open read-only (it lies where this process cannot write). */
+  readonly readOnly: boolean;
+  /** Says "created store <name>" on stderr, once, when this command created the store. */
+  announceCreated(): void;
+  /** Closes the store; after a failure, also removes the store this command created. */
+  close(failed?: boolean): Promise<void>;
 }
 
 /** A flag given as an empty string is a usage error; an empty environment variable counts as unset. */
@@ -89,34 +99,49 @@ function checkScheme(target: string, field: string): string {
   return target;
 }
 
-function storeUnavailable(what: string, path: string, e: unknown): KeelError {
+/** What a person can do about a store that is missing or read-only, added to the store's error. */
+function withAdvice(e: unknown, command: string, target: string, chosen: boolean): unknown {
+  if (!isKeelError(e)) return e;
+  let advice: string | undefined;
+  if (e.code === ErrorCode.storeNotFound)
+    advice = `${chosen ? 'check --store (or KEEL_STORE)' : 'the default store; choose another with --store or KEEL_STORE'}, or create it: keel init, keel migrate or a first keel publish`;
+  else if (e.code === ErrorCode.storeUnavailable && e.details.readOnly === true)
+    advice = `keel ${command} writes to the store; commands that only read (runs ls, history, verify...) can use it`;
+  if (advice === undefined) return e;
   return new KeelError(
-    ErrorCode.storeUnavailable,
-    `cannot open ${what} ${path}: ${(e as Error).message}`,
-    { path },
+    e.code,
+    `${e.message}: ${advice}`,
+    { ...e.details, path: describeStoreTarget(target) },
     { cause: e },
   );
 }
 
-export async function openContext(o: GlobalOptions): Promise<CliContext> {
+export async function openContext(
+  o: GlobalOptions,
+  access: CommandAccess = 'write',
+  command = 'this command',
+): Promise<CliContext> {
   const target = storeTarget(o);
   // The names an API key may carry: a tenant the CLI writes to is one the HTTP surface can address.
   const tenant = checkKeyName(flagOrEnv(o.tenant, 'tenant', 'KEEL_TENANT') ?? 'default', 'tenant');
   const server = isPostgresUrl(target);
-  // Failing to create the store's directory is "store unavailable" (exit 6), like failing to open
-  // the store itself, not an internal error.
-  try {
-    if (!server && target !== ':memory:') mkdirSync(dirname(target), { recursive: true });
-  } catch (e) {
-    throw storeUnavailable('store', target, e);
-  }
+  // Everything the person handed us (tool pack, policy, keys) is read before the store is touched.
   const walk = walkModeFromEnv();
   const tools = await loadTools(o);
   const governance = await governanceConfigFor(o, tenant);
   const exposure = exposeEnvFor(o.exposeEnv);
   // Loaded here, not at start-up: `keel --help` and commands without a store never read the engine.
-  const { createKeel, openStore } = await import('../app/index.ts');
-  const store = await openStore(target);
+  const { createKeel, openStoreFor } = await import('../app/index.ts');
+  // The directories a created store brings with it, removed again if the command fails.
+  const newDirs = server || access !== 'create' ? [] : missingDirs(dirname(target));
+  let opened: OpenedStore;
+  try {
+    opened =
+      access === 'none' ? await openStoreFor(':memory:', 'create') : await openStoreFor(target, access);
+  } catch (e) {
+    throw withAdvice(e, command, target, target !== DEFAULT_STORE || o.store !== undefined);
+  }
+  const { store } = opened;
   let keel: Keel;
   try {
     keel = createKeel({ store, tools, walk, ...governance, ...exposure });
@@ -124,13 +149,38 @@ export async function openContext(o: GlobalOptions): Promise<CliContext> {
     await store.close();
     throw e;
   }
+  let announced = false;
   return {
     keel,
-    storeName: server ? describeStoreTarget(target) : target,
+    storeName: describeStoreTarget(target),
     tenant,
     json: o.json === true,
-    close: () => keel.close(),
+    created: opened.created,
+    readOnly: opened.readOnly,
+    announceCreated() {
+      if (opened.created && !announced)
+        process.stderr.write(`created store ${describeStoreTarget(target)}\n`);
+      announced = true;
+    },
+    async close(failed = false) {
+      await keel.close();
+      if (failed && opened.created && !server) {
+        for (const f of [target, `${target}-wal`, `${target}-shm`]) rmSync(f, { force: true });
+        for (const d of newDirs) {
+          try {
+            rmdirSync(d); // only when empty
+          } catch {}
+        }
+      }
+    },
   };
+}
+
+/** `dir` and those of its ancestors that do not exist yet, deepest first. */
+function missingDirs(dir: string): string[] {
+  const missing: string[] = [];
+  for (let d = dir; !existsSync(d) && dirname(d) !== d; d = dirname(d)) missing.push(d);
+  return missing;
 }
 
 /** The tool pack --tools or KEEL_TOOLS names, else the working directory's keel.tools.*, else none. */

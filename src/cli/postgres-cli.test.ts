@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
+import pg from 'pg';
 import {
   type CliError,
   exampleEvent,
@@ -22,6 +23,17 @@ import { dropSchema, scratchSchemaName, testDatabaseUrl } from '../adapters/post
 import { STORE_SCHEMA_VERSIONS } from '../app/open-store.ts';
 
 const base = testDatabaseUrl();
+
+async function schemaExists(name: string): Promise<boolean> {
+  const client = new pg.Client({ connectionString: base });
+  await client.connect();
+  try {
+    const r = await client.query('SELECT 1 FROM information_schema.schemata WHERE schema_name = $1', [name]);
+    return r.rowCount === 1;
+  } finally {
+    await client.end();
+  }
+}
 const schema = scratchSchemaName('keel_test_cli');
 const url = `${base}${base.includes('?') ? '&' : '?'}schema=${schema}`;
 const sandbox = new Sandbox('postgres');
@@ -35,13 +47,19 @@ const clean = { KEEL_STORE: undefined, KEEL_DATABASE_URL: undefined };
 
 describe('keel on PostgreSQL', () => {
   test('keel migrate applies the schema once, then reports it current', () => {
-    const first = okJson<{ kind: string; schema: string; from: number; version: number; applied: number[] }>(
-      runKeel(['--store', url, 'migrate', '--json'], { cwd, env: clean }),
-    );
+    const first = okJson<{
+      kind: string;
+      created: boolean;
+      schema: string;
+      from: number;
+      version: number;
+      applied: number[];
+    }>(runKeel(['--store', url, 'migrate', '--json'], { cwd, env: clean }));
     const pgVersion = STORE_SCHEMA_VERSIONS.postgres;
     assert.deepEqual(first, {
       kind: 'postgres',
       store: url,
+      created: true,
       schema,
       from: 0,
       version: pgVersion,
@@ -104,6 +122,32 @@ describe('keel on PostgreSQL', () => {
     assert.deepEqual(onPostgres, []);
   });
 
+  test('a schema without Keel tables is a store that does not exist: read and write commands refuse it and create nothing', async () => {
+    const missing = scratchSchemaName('keel_test_cli_missing');
+    const at = `${base}${base.includes('?') ? '&' : '?'}schema=${missing}`;
+    try {
+      for (const args of [
+        ['runs', 'ls'],
+        ['emit', exampleEvent('refund-30')],
+      ]) {
+        const err = failJson(runKeel(['--store', at, ...args, '--json'], { cwd, env: clean }), 6);
+        assert.equal(err.error, 'store_not_found', JSON.stringify(err));
+        assert.match(err.message, new RegExp(`schema ${missing} has no Keel tables`));
+      }
+      assert.equal(await schemaExists(missing), false, 'refusing created no schema');
+      // A first publish creates it, and says so.
+      const created = runKeel(['--store', at, 'publish', exampleSpec('refund-under-50')], {
+        cwd,
+        env: clean,
+      });
+      assert.equal(created.code, 0, created.stderr);
+      assert.match(created.stderr, /^created store postgres:\/\//m);
+      assert.equal(await schemaExists(missing), true);
+    } finally {
+      await dropSchema(base, missing);
+    }
+  });
+
   test('an unreachable server exits 6 with a clear message, no stack trace and no password', () => {
     const bad = 'postgres://keel:s3cret-pw@127.0.0.1:1/test';
     const text = failText(runKeel(['--store', bad, 'runs', 'ls'], { cwd, env: clean }), 6);
@@ -137,6 +181,7 @@ describe('keel on PostgreSQL', () => {
       assert.deepEqual(r, {
         kind: 'sqlite',
         store: join('.keel', 'keel.db'),
+        created: true,
         version: STORE_SCHEMA_VERSIONS.sqlite,
       });
       assert.ok(existsSync(join(dir.dir, '.keel', 'keel.db')));

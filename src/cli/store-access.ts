@@ -1,0 +1,58 @@
+/**
+ * Which commands may create the store, which write to it and which only read it: one table, so a
+ * mistyped --store never creates an empty store, and an archived store on read-only media can
+ * still be read. A command not named here writes (it needs an existing store it can write).
+ *
+ * - create: `init`, `migrate`, `publish` (a first publish), `keys create`, `writs trust` (the
+ *   commands that put the first things into a store) and `serve --create`. They say so when they
+ *   created it ("created store <path>", on stderr).
+ * - read: the commands that only look. They open the store read-only when this process cannot write
+ *   where it lies.
+ * - none: `validate` checks a spec against the registered tools and opens no store at all.
+ * - write: everything else (emit, run, promote, approve, deny, fork, rerun, cancel, pause, unpause,
+ *   reconcile, worker, serve, keys revoke, writs untrust | revoke, ...). A missing store is
+ *   `store_not_found`, one this process cannot write `store_unavailable` (both exit 6).
+ */
+import type { Command } from 'commander';
+import type { StoreAccess } from '../app/index.ts';
+
+export type CommandAccess = StoreAccess | 'none';
+
+const ACCESS: Readonly<Record<string, CommandAccess | ((opts: Record<string, unknown>) => CommandAccess)>> = {
+  init: 'create',
+  migrate: 'create',
+  publish: 'create',
+  'keys create': 'create',
+  'writs trust': 'create',
+  serve: (o: Record<string, unknown>) => (o.create === true ? 'create' : 'write'),
+  validate: 'none',
+  'runs ls': 'read',
+  'runs show': 'read',
+  history: 'read',
+  verify: 'read',
+  replay: 'read',
+  'approvals ls': 'read',
+  status: 'read',
+  'keys ls': 'read',
+  'writs trusted': 'read',
+};
+
+/** The command as a person types it after `keel`: `runs ls`, `approve`, `writs trust`. */
+export function commandPath(cmd: Command): string {
+  const names: string[] = [];
+  for (let c: Command | null = cmd; c?.parent; c = c.parent) names.unshift(c.name());
+  return names.join(' ');
+}
+
+/** What the command may do to the store (see the table above). */
+export function storeAccessFor(cmd: Command): CommandAccess {
+  const a = ACCESS[commandPath(cmd)] ?? 'write';
+  return typeof a === 'function' ? a(cmd.opts()) : a;
+}
+
+/** The commands of each access, for the docs and the tests. */
+export function commandsWithAccess(access: CommandAccess): string[] {
+  return Object.entries(ACCESS)
+    .filter(([, a]) => typeof a !== 'function' && a === access)
+    .map(([name]) => name);
+}
