@@ -1,71 +1,67 @@
 /**
  * The `keel` command line: the program, its global options, `withContext` (a command body with an
- * open store) and `reportError` (messages and exit codes). The commands live in their modules,
- * registered here in the order `keel --help` lists them.
+ * open store) and error reporting (report-error.ts). The commands live in their modules,
+ * registered here in the order `keel --help` lists them. What each command may do to the store
+ * (create, write, read, none) is store-access.ts's table.
+ *
+ * `-V, --version` is Keel's version only before a command (`keel --version`); after one, `--version`
+ * is that command's option (`keel promote wf LIVE --version 2`), so the two never collide.
  */
-import { Command, CommanderError } from 'commander';
-import pc from 'picocolors';
-import { ensureError, isKeelError } from '../core/errors.ts';
-import { formatProblem, type SpecProblem } from '../core/spec/spec-problem.ts';
-import { formatFinding, type PlanFinding } from '../plan/plan-finding.ts';
+import { Command, CommanderError, Help, Option } from 'commander';
 import { registerApprovalCommands } from './approval-commands.ts';
 import { type CliContext, type GlobalOptions, openContext } from './context.ts';
-import { EXIT, exitCodeFor } from './exit-codes.ts';
+import { EXIT } from './exit-codes.ts';
 import { registerGovernanceCommands } from './governance-commands.ts';
 import { registerKeysCommands } from './keys-commands.ts';
+import { reportError, reportUsageErrors } from './report-error.ts';
 import { registerRunCommands } from './run-commands.ts';
 import { registerRunControlCommands } from './run-control-commands.ts';
 import { registerScaleOutCommands } from './scale-out-commands.ts';
 import { registerServeCommand } from './serve-command.ts';
 import { registerSetupCommands } from './setup-commands.ts';
+import { commandPath, storeAccessFor } from './store-access.ts';
 import { registerWorkflowCommands } from './workflow-commands.ts';
 import { registerWritTrustCommands } from './writ-trust-commands.ts';
 
-/** Runs a command body with a context, mapping errors to messages and exit codes. */
+export const KEEL_VERSION = '0.1.0';
+
+/** Shown in `keel --help`; recognised by `main` before any command, never registered with commander. */
+const VERSION_OPTION = new Option('-V, --version', 'output the version number');
+
+/**
+ * Runs a command body with a context, mapping errors to messages and exit codes. A store the
+ * command created is removed again when it fails, and announced on stderr when it succeeds.
+ */
 async function withContext(
   cmd: Command,
   // biome-ignore lint/suspicious/noConfusingVoidType: command bodies return an exit code or nothing
   body: (ctx: CliContext, g: GlobalOptions) => Promise<number | void>,
 ) {
   const g = cmd.optsWithGlobals() as GlobalOptions;
+  const command = commandPath(cmd);
   let ctx: CliContext | undefined;
+  let failed = true;
   try {
-    ctx = await openContext(g);
+    ctx = await openContext(g, storeAccessFor(cmd), command);
     process.exitCode = (await body(ctx, g)) ?? EXIT.ok;
+    failed = false;
+    ctx.announceCreated();
   } catch (e) {
-    reportError(e, g.json === true);
+    reportError(e, g.json === true, command);
   } finally {
-    await ctx?.close();
+    await ctx?.close(failed);
   }
-}
-
-function reportError(e: unknown, json: boolean): void {
-  const err = ensureError(e);
-  if (json) {
-    process.stderr.write(
-      `${JSON.stringify(isKeelError(err) ? err.toJSON() : { error: 'internal', message: err.message })}\n`,
-    );
-  } else {
-    process.stderr.write(`${pc.red('error')}: ${err.message}\n`);
-    const problems = isKeelError(err) ? (err.details.problems as SpecProblem[] | undefined) : undefined;
-    if (Array.isArray(problems) && problems.length > 1) {
-      for (const p of problems)
-        process.stderr.write(
-          `  - ${'file' in p ? formatProblem(p) : `${(p as { field: string }).field}: ${(p as { message: string }).message}`}\n`,
-        );
-    }
-    const findings = isKeelError(err) ? (err.details.findings as PlanFinding[] | undefined) : undefined;
-    if (Array.isArray(findings) && findings.length > 1)
-      for (const f of findings) process.stderr.write(`  - ${formatFinding(f)}\n`);
-    if (!isKeelError(err)) process.stderr.write(`${err.stack ?? ''}\n`);
-  }
-  process.exitCode = exitCodeFor(err);
 }
 
 export function buildProgram(): Command {
   const program = new Command('keel')
     .description('Deterministic, auditable runtime for agent workflows.')
-    .version('0.1.0')
+    .configureHelp({
+      visibleOptions(cmd: Command) {
+        const options = Help.prototype.visibleOptions.call(this, cmd);
+        return cmd.parent ? options : [VERSION_OPTION, ...options];
+      },
+    })
     .option(
       '--store <path|url>',
       'SQLite store file or postgres:// URL (env KEEL_STORE, then KEEL_DATABASE_URL; default .keel/keel.db)',
@@ -89,7 +85,6 @@ export function buildProgram(): Command {
       undefined,
     )
     .option('--json', 'print machine-readable JSON')
-    .showHelpAfterError()
     .exitOverride();
 
   registerSetupCommands(program, withContext, reportError);
@@ -105,8 +100,31 @@ export function buildProgram(): Command {
   return program;
 }
 
+/**
+ * True when the arguments ask for Keel's version: `-V` or `--version` among the global options,
+ * before any command. Global options that take a value skip it (`--store -V` names a store).
+ */
+export function asksForVersion(program: Command, args: readonly string[]): boolean {
+  const takesValue = new Set(
+    program.options.filter((o) => o.required || o.optional).flatMap((o) => [o.long, o.short]),
+  );
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i]!;
+    if (a === '-V' || a === '--version') return true;
+    if (a === '--' || !a.startsWith('-')) return false;
+    if (takesValue.has(a)) i++;
+  }
+  return false;
+}
+
 export async function main(argv: readonly string[]): Promise<void> {
   const program = buildProgram();
+  const json = argv.includes('--json');
+  if (asksForVersion(program, argv.slice(2))) {
+    process.stdout.write(`${KEEL_VERSION}\n`);
+    return;
+  }
+  reportUsageErrors(program, json);
   try {
     await program.parseAsync(argv as string[]);
   } catch (e) {
@@ -114,6 +132,6 @@ export async function main(argv: readonly string[]): Promise<void> {
       process.exitCode = e.exitCode === 0 ? EXIT.ok : EXIT.usage;
       return;
     }
-    reportError(e, argv.includes('--json'));
+    reportError(e, json);
   }
 }

@@ -1,7 +1,8 @@
 /**
  * `keel migrate`: applies pending schema migrations to the selected store (a postgres:// URL, or
  * a SQLite file) and prints the schema version. Safe to run while other processes migrate or use
- * the same database; it changes nothing when the schema is current.
+ * the same database; it changes nothing when the schema is current. It creates the store when it
+ * is missing, and says so on stderr.
  */
 import pc from 'picocolors';
 import { migrateStore } from '../app/index.ts';
@@ -16,6 +17,7 @@ export async function runMigrate(g: GlobalOptions): Promise<number> {
     return EXIT.ok;
   }
   const where = r.schema === undefined ? r.store : `${r.store} (schema ${r.schema})`;
+  if (r.created) process.stderr.write(`created store ${r.store}\n`);
   if (r.applied === undefined) line(`${where}: schema version ${r.version}`);
   else if (r.applied.length === 0) line(`${where}: schema version ${r.version}, up to date`);
   else

@@ -1,9 +1,10 @@
 /**
  * `keel serve`: the Keel API and the OpenWOP host over HTTP, on the store the global options name
- * (embedded SQLite by default). It prints where it listens (JSON with --json, one line otherwise)
- * and stops on SIGTERM or SIGINT: no new connections, background walks reach a step boundary,
- * then the store closes. With embedded walkers it recovers interrupted runs from the start (one
- * stderr line per run it recovers; server/serve.ts).
+ * (embedded SQLite by default; it must exist unless --create). It prints where it listens (JSON
+ * with --json, one line otherwise) and stops on SIGTERM or SIGINT: no new connections, background
+ * walks reach a step boundary, then the store closes. With embedded walkers it recovers interrupted
+ * runs from the start (one stderr line per run it recovers; server/serve.ts). A port in use, or an
+ * address it cannot listen on, is a usage error naming --port or --host.
  */
 import type { Command } from 'commander';
 import { ErrorCode, KeelError } from '../core/errors.ts';
@@ -18,30 +19,42 @@ export function registerServeCommand(program: Command, withContext: WithContext)
     .option('--port <n>', 'TCP port (0 picks a free one)', '8787')
     .option('--host <address>', 'address to listen on', '127.0.0.1')
     .option('--workers', 'leave runs to `keel worker` processes sharing the store (zero embedded walkers)')
+    .option('--create', 'create the store if it does not exist yet')
     .action(async (o: { port: string; host: string; workers?: boolean }, cmd: Command) =>
       withContext(cmd, async (ctx) => {
         if (o.host.trim() === '')
           throw new KeelError(ErrorCode.usage, '--host: expected an address', { field: 'host' });
+        const port = intOption(o.port, '--port', 0);
+        if (port > 65535)
+          throw new KeelError(ErrorCode.usage, `--port: expected 0 to 65535, got ${o.port}`, {
+            field: 'port',
+          });
         const { startServer } = await import('../server/serve.ts');
-        const server = await startServer(ctx.keel, {
-          port: intOption(o.port, '--port', 0),
-          hostname: o.host,
-          walkers: o.workers ? 'workers' : 'inline',
-          // Runs recovered after a crash (this server's own, or a killed command's) are worth a line.
-          recovery: {
-            log: (e) => {
-              if (e.kind !== 'walked' && e.kind !== 'error') return;
-              const text = ctx.json
-                ? JSON.stringify({ recovery: e })
-                : e.kind === 'walked'
-                  ? `keel serve: recovered run ${e.runId}: ${e.status} (${e.ms} ms)`
-                  : `keel serve: recovery error${e.runId ? ` on run ${e.runId}` : ''}: ${e.message}`;
-              process.stderr.write(`${text}\n`);
+        let server: Awaited<ReturnType<typeof startServer>>;
+        try {
+          server = await startServer(ctx.keel, {
+            port,
+            hostname: o.host,
+            walkers: o.workers ? 'workers' : 'inline',
+            // Runs recovered after a crash (this server's own, or a killed command's) are worth a line.
+            recovery: {
+              log: (e) => {
+                if (e.kind !== 'walked' && e.kind !== 'error') return;
+                const text = ctx.json
+                  ? JSON.stringify({ recovery: e })
+                  : e.kind === 'walked'
+                    ? `keel serve: recovered run ${e.runId}: ${e.status} (${e.ms} ms)`
+                    : `keel serve: recovery error${e.runId ? ` on run ${e.runId}` : ''}: ${e.message}`;
+                process.stderr.write(`${text}\n`);
+              },
             },
-          },
-        });
+          });
+        } catch (e) {
+          throw listenError(e, o.host, port);
+        }
         if (ctx.json) printJson({ url: server.url, port: server.port, store: ctx.storeName });
         else process.stdout.write(`keel serve: listening on ${server.url} (store ${ctx.storeName})\n`);
+        ctx.announceCreated();
         await new Promise<void>((resolve) => {
           for (const sig of ['SIGTERM', 'SIGINT'] as const) process.once(sig, () => resolve());
         });
@@ -49,4 +62,29 @@ export function registerServeCommand(program: Command, withContext: WithContext)
         return undefined;
       }),
     );
+}
+
+/** Why the server could not listen, as a person's mistake where it is one. */
+function listenError(e: unknown, host: string, port: number): unknown {
+  const code = (e as NodeJS.ErrnoException).code;
+  const where = `${host}:${port}`;
+  if (code === 'EADDRINUSE')
+    return new KeelError(
+      ErrorCode.usage,
+      `--port ${port}: ${where} is already in use; choose another port (--port 0 picks a free one)`,
+      { field: 'port', port },
+    );
+  if (code === 'EACCES')
+    return new KeelError(
+      ErrorCode.usage,
+      `--port ${port}: not allowed to listen on ${where} (ports below 1024 need privileges)`,
+      { field: 'port', port },
+    );
+  if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND' || code === 'EAI_AGAIN')
+    return new KeelError(
+      ErrorCode.usage,
+      `--host ${host}: cannot listen there (${code === 'EADDRNOTAVAIL' ? 'not an address of this machine' : 'no such host'})`,
+      { field: 'host', host },
+    );
+  return e;
 }

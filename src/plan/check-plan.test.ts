@@ -163,6 +163,15 @@ describe('keel check: what it reads', () => {
     );
   });
 
+  test('a file that is not a plan module (a YAML spec) is a usage error pointing to keel validate', () => {
+    const yaml = join(dir, 'spec.yaml');
+    writeFileSync(yaml, 'id: x\n');
+    assert.throws(
+      () => checkPlanFiles([yaml]),
+      (e) => isKeelError(e) && e.code === 'usage' && e.message.includes(`keel validate ${yaml}`),
+    );
+  });
+
   test('a missing file, or a directory without plan modules, is a usage error naming the path', () => {
     const missing = join(dir, 'missing.plan.ts');
     assert.throws(

@@ -11,6 +11,7 @@ import { ErrorCode, KeelError } from '../core/errors.ts';
 import { limitError, SPEC_LIMITS } from '../core/spec/index.ts';
 import { checkModuleShape } from './check-module-shape.ts';
 import { checkReferences } from './check-references.ts';
+import { isPlanModulePath } from './is-plan-module-path.ts';
 import { compareFindings, type PlanFinding } from './plan-finding.ts';
 import { createPlanProgram, type PlanSource } from './plan-program.ts';
 import { RuleContext } from './rule-context.ts';
@@ -74,7 +75,16 @@ function expand(path: string): string[] {
   } catch {
     throw new KeelError(ErrorCode.usage, `plan module ${path}: no such file or directory`, { path });
   }
-  if (!isDir) return [path];
+  if (!isDir) {
+    // TypeScript would not even load another kind of file; a spec in YAML or JSON has `keel validate`.
+    if (!isPlanModulePath(path))
+      throw new KeelError(
+        ErrorCode.usage,
+        `${path}: not a plan module (a *.plan.ts file); check a YAML or JSON spec with \`keel validate ${path}\``,
+        { path },
+      );
+    return [path];
+  }
   const found = walk(path).sort();
   if (found.length === 0)
     throw new KeelError(ErrorCode.usage, `${path}: no *.plan.ts files in this directory`, { path });
