@@ -2,7 +2,8 @@
  * The run commands: `keel emit` (an event, running every workflow it triggers), `keel run` (one
  * workflow directly), `keel runs ls | show`, `keel history` (the ledger in plain language),
  * `keel verify` and `keel replay` (exit 5 on tampering or divergence), `keel fork` and
- * `keel rerun` (new runs linked to an earlier one; the original is never changed).
+ * `keel rerun` (new runs linked to an earlier one; the original is never changed). A branch fork
+ * and a rerun call tools for real, so they first say which and ask (live-effects.ts), unless --yes.
  */
 import { type Command, Option } from 'commander';
 import pc from 'picocolors';
@@ -12,6 +13,7 @@ import type { WithContext } from './context.ts';
 import { EXIT } from './exit-codes.ts';
 import { writOption } from './governance-options.ts';
 import { intOption, readJson } from './input.ts';
+import { confirmLiveEffects, livePlan } from './live-effects.ts';
 import { line, printHistory, printJson, statusColor, verifyText } from './output.ts';
 
 export function registerRunCommands(program: Command, withContext: WithContext): void {
@@ -194,10 +196,11 @@ export function registerRunCommands(program: Command, withContext: WithContext):
     )
     .option('--event <file>', 'branch only: continue with this event instead (what-if)')
     .option('--version <n>', 'branch only: continue on this published version')
+    .option('--yes', 'branch only: call the tools for real without asking first')
     .action(
       async (
         runId: string,
-        o: { from: string; mode: string; event?: string; version?: string },
+        o: { from: string; mode: string; event?: string; version?: string; yes?: boolean },
         cmd: Command,
       ) =>
         withContext(cmd, async (ctx) => {
@@ -209,11 +212,19 @@ export function registerRunCommands(program: Command, withContext: WithContext):
               { field: 'from' },
             );
           }
+          const event = o.event !== undefined ? { event: readJson(o.event, 'event') } : {};
+          const version = o.version !== undefined ? { version: intOption(o.version, '--version') } : {};
+          if (o.mode === 'branch')
+            await confirmLiveEffects(
+              await livePlan(ctx.keel, ctx.tenant, runId, { fromSeq, ...version }),
+              'keel fork --mode branch',
+              o.yes === true,
+            );
           const r = await ctx.keel.runs.fork(ctx.tenant, runId, {
             fromSeq,
             mode: o.mode,
-            ...(o.event !== undefined ? { event: readJson(o.event, 'event') } : {}),
-            ...(o.version !== undefined ? { version: intOption(o.version, '--version') } : {}),
+            ...event,
+            ...version,
           });
           if (ctx.json) printJson(r);
           else
@@ -229,8 +240,10 @@ export function registerRunCommands(program: Command, withContext: WithContext):
       're-execute a run live as a new attempt linked to it (diagnostics); the original is never changed',
     )
     .argument('<run>', 'run id')
-    .action(async (runId: string, _o: unknown, cmd: Command) =>
+    .option('--yes', 'call the tools for real without asking first')
+    .action(async (runId: string, o: { yes?: boolean }, cmd: Command) =>
       withContext(cmd, async (ctx) => {
+        await confirmLiveEffects(await livePlan(ctx.keel, ctx.tenant, runId), 'keel rerun', o.yes === true);
         const r = await ctx.keel.runs.rerun(ctx.tenant, runId);
         if (ctx.json) printJson(r);
         else
