@@ -1,6 +1,6 @@
 /**
- * `keel init`: copies the support-desk example (specs and events) into a project directory so a
- * newcomer has files to validate, publish and emit, and writes the project's tool pack,
+ * `keel init`: copies the support-desk example (specs in YAML and a plan module, and events) into a
+ * project directory so a newcomer has files to validate, check, publish and emit, and writes the project's tool pack,
  * keel.tools.mjs, which hands the example's tools (the `keel/support-desk` module) to every command
  * run in that directory. Never overwrites an existing file.
  */
@@ -30,7 +30,7 @@ export function initProject(dir: string): string[] {
     written.push(relative(process.cwd(), to) || to);
   };
   const copy = (from: string, to: string) => write(to, (t) => copyFileSync(from, t));
-  for (const f of readdirSync(EXAMPLE).filter((f) => f.endsWith('.yaml')))
+  for (const f of readdirSync(EXAMPLE).filter((f) => f.endsWith('.yaml') || f.endsWith('.plan.ts')))
     copy(join(EXAMPLE, f), join(dir, 'workflows', f));
   for (const f of readdirSync(join(EXAMPLE, 'events')))
     copy(join(EXAMPLE, 'events', f), join(dir, 'events', f));
