@@ -20,7 +20,8 @@ export class CliWorker {
   private err = '';
   private next = 0;
 
-  constructor() {
+  /** `env`: more environment for every command this worker runs (e.g. HELPDESK_DB, KEEL_DEBUG). */
+  constructor(env: Readonly<Record<string, string>> = {}) {
     // A worker's entry is loaded before any --import hook: it registers tsx, then loads the TS entry.
     const tsx = import.meta.resolve('tsx/esm/api');
     const entry = new URL('./cli-worker.ts', import.meta.url).href;
@@ -29,7 +30,7 @@ export class CliWorker {
       eval: true,
       stdout: true,
       stderr: true,
-      env: { ...process.env, NO_COLOR: '1', KEEL_STORE: '', KEEL_TENANT: '', KEEL_USER: 'tester' },
+      env: { ...process.env, NO_COLOR: '1', KEEL_STORE: '', KEEL_TENANT: '', KEEL_USER: 'tester', ...env },
     });
     this.worker.stdout.on('data', (d) => {
       this.out += d;
