@@ -34,6 +34,9 @@ export interface CliOptions {
   readonly cwd?: string;
   readonly input?: string;
   readonly timeoutMs?: number;
+  /** Run the child as this user (the test must be root to switch). */
+  readonly uid?: number;
+  readonly gid?: number;
 }
 
 export interface CliResult {
@@ -79,6 +82,8 @@ export function runKeel(args: readonly string[], o: CliOptions = {}): CliResult 
     encoding: 'utf8',
     timeout: o.timeoutMs ?? 20_000,
     ...(o.input === undefined ? {} : { input: o.input }),
+    ...(o.uid === undefined ? {} : { uid: o.uid }),
+    ...(o.gid === undefined ? {} : { gid: o.gid }),
   });
   if (r.error) throw new Error(`keel ${args.join(' ')}: ${r.error.message}`);
   if (r.status === null) throw new Error(`keel ${args.join(' ')}: killed by ${r.signal}`);
