@@ -14,6 +14,7 @@ import { spawnSync } from 'node:child_process';
 import { chmodSync, copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
 import Database from 'better-sqlite3';
 import { Helpdesk } from '../../examples/support-desk/helpdesk.ts';
 import { supportDeskTools } from '../../examples/support-desk/tools.ts';
@@ -29,6 +30,7 @@ import {
   Sandbox,
   show,
 } from '../helpers/keel-cli.ts';
+import { KeelServer } from '../helpers/keel-server.ts';
 
 const sandbox = new Sandbox('store-access');
 const asRoot = process.getuid?.() === 0;
@@ -102,6 +104,21 @@ describe('a store that does not exist is created only by the commands that creat
     const r = runKeel(['--store', store, 'validate', exampleSpec('refund-under-50')], { cwd: sandbox.dir });
     assert.equal(r.code, 0, show(r));
     assert.equal(existsSync(join(sandbox.dir, 'never')), false);
+  });
+
+  test('keel serve needs an existing store; with --create it makes one and serves it', async () => {
+    const store = join(sandbox.dir, 'served', 'keel.db');
+    const server = await KeelServer.start(sandbox, ['--create'], store);
+    try {
+      assert.ok(existsSync(store), 'serve --create created the store');
+      // Announced once it listens (stderr may lag the JSON line on stdout by a moment).
+      for (let i = 0; i < 50 && !server.stderr.includes('created store'); i++) await sleep(100);
+      assert.match(server.stderr, new RegExp(`^created store ${store}$`, 'm'));
+      const discovery = await fetch(`${server.url}/.well-known/openwop`);
+      assert.equal(discovery.status, 200);
+    } finally {
+      assert.equal(await server.stop(), 0);
+    }
   });
 
   test('a first publish creates the store and says so; a refused one leaves nothing behind', () => {
