@@ -41,10 +41,19 @@ export async function startServer(
         });
   await recovery?.start();
   const hostname = o.hostname ?? '127.0.0.1';
-  const server = await new Promise<ReturnType<typeof serve>>((resolve, reject) => {
-    const s = serve({ fetch: app.fetch, port: o.port ?? 8787, hostname }, () => resolve(s));
-    s.once('error', reject);
-  });
+  let server: ReturnType<typeof serve>;
+  try {
+    server = await new Promise<ReturnType<typeof serve>>((resolve, reject) => {
+      const s = serve({ fetch: app.fetch, port: o.port ?? 8787, hostname }, () => resolve(s));
+      s.once('error', reject);
+    });
+  } catch (e) {
+    // Could not listen (a port in use): the recovery worker must not outlive the refusal, or the
+    // process waits forever on its timers while the caller reports the error.
+    await recovery?.stop();
+    await host.drain();
+    throw e;
+  }
   const port = (server.address() as AddressInfo).port;
   return {
     url: `http://${hostname}:${port}`,

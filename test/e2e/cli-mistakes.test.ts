@@ -353,4 +353,22 @@ describe('the real process: the mistakes the issue reported', () => {
     }
     assert.equal(existsSync(join(sandbox.dir, 'typo')), false);
   });
+
+  test('keel serve on a port in use exits at once with a usage error (its recovery worker stopped too)', async () => {
+    const busy = createServer();
+    await new Promise<void>((resolve) => busy.listen(0, '127.0.0.1', resolve));
+    const port = String((busy.address() as { port: number }).port);
+    try {
+      // runKeel gives up (and throws) after 20 s: a server that kept running would fail here.
+      const r = runKeel([...S(), 'serve', '--port', port], { cwd: sandbox.dir });
+      assert.equal(r.code, EXIT.usage, show(r));
+      assert.match(
+        r.stderr,
+        new RegExp(`^error: --port ${port}: .* already in use.* \\[usage\\]\n$`),
+        show(r),
+      );
+    } finally {
+      busy.close();
+    }
+  });
 });
