@@ -138,7 +138,7 @@ describe('keel on PostgreSQL', () => {
       // A first publish creates it, and says so.
       const created = runKeel(['--store', at, 'publish', exampleSpec('refund-under-50')], {
         cwd,
-        env: clean,
+        env: { ...clean, KEEL_TOOLS: SUPPORT_DESK_PACK },
       });
       assert.equal(created.code, 0, created.stderr);
       assert.match(created.stderr, /^created store postgres:\/\//m);

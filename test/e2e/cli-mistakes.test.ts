@@ -15,7 +15,7 @@ import { supportDeskTools } from '../../examples/support-desk/tools.ts';
 import { createKeel } from '../../src/app/index.ts';
 import { EXIT } from '../../src/cli/exit-codes.ts';
 import { CliWorker, type Ran } from '../helpers/cli-in-process.ts';
-import { exampleEvent, exampleSpec, runKeel, Sandbox, show } from '../helpers/keel-cli.ts';
+import { exampleEvent, exampleSpec, runKeel, Sandbox, SUPPORT_DESK_PACK, show } from '../helpers/keel-cli.ts';
 
 const sandbox = new Sandbox('cli-mistakes');
 after(() => sandbox.remove());
@@ -69,7 +69,7 @@ before(async () => {
 });
 
 const missingStore = () => join(sandbox.dir, 'typo', 'dir', 'keel.db');
-const S = () => ['--store', store];
+const S = () => ['--store', store, '--tools', SUPPORT_DESK_PACK];
 
 /** [what, args, code, exit, message] — args are a function so they can name the fixtures. */
 const MISTAKES: readonly [string, () => string[], string, number, RegExp?][] = [
@@ -317,10 +317,11 @@ describe('a mistake ends in one line with its code and exit code, never a stack 
   });
 
   test('an internal error is one line too, and its stack is printed only with KEEL_DEBUG=1', async () => {
-    // A tool pack that throws while loading its tools is not a KeelError: an internal error.
+    // A tool whose descriptor throws when read: a TypeError out of Keel's own code, not a KeelError
+    // (a bug's stand-in; a pack whose function throws is reported as a usage error instead).
     const pack = sandbox.write(
       'throwing-pack.mjs',
-      "export default () => { throw new TypeError('boom'); };\n",
+      "export default [{ get name() { throw new TypeError('boom'); } }];\n",
     );
     const a = [...S(), '--tools', pack, 'runs', 'ls'];
     const plain = await keelHere(a);

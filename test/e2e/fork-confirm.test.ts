@@ -11,10 +11,19 @@ import { after, before, describe, test } from 'node:test';
 import { Helpdesk } from '../../examples/support-desk/helpdesk.ts';
 import { supportDeskTools } from '../../examples/support-desk/tools.ts';
 import { createKeel } from '../../src/app/index.ts';
-import { BIN, exampleEvent, exampleSpec, failJson, okJson, Sandbox, show } from '../helpers/keel-cli.ts';
+import { KEEL_COMMAND } from '../../src/testing/keel-command.ts';
+import {
+  exampleEvent,
+  exampleSpec,
+  failJson,
+  okJson,
+  Sandbox,
+  show,
+  supportDesk,
+} from '../helpers/keel-cli.ts';
 import { HelpdeskFile, withDb } from '../helpers/sqlite-files.ts';
 
-const sandbox = new Sandbox('fork-confirm');
+const sandbox = new Sandbox('fork-confirm', { supportDesk: true });
 after(() => sandbox.remove());
 const desk = new HelpdeskFile(sandbox.helpdesk());
 let source = '';
@@ -24,14 +33,15 @@ const runCount = () =>
 
 /** `keel ...args` on a pseudo-terminal, typing `answer` at its prompt; the exit code and all it printed. */
 function onTerminal(args: readonly string[], answer: string): { code: number | null; out: string } {
-  const quoted = [process.execPath, BIN, '--store', sandbox.store(), ...args]
+  const desk = supportDesk(sandbox.helpdesk());
+  const quoted = [process.execPath, ...KEEL_COMMAND, '--store', sandbox.store(), ...desk.args, ...args]
     .map((a) => `'${a.replace(/'/g, "'\\''")}'`)
     .join(' ');
   const r = spawnSync('script', ['-qec', quoted, '/dev/null'], {
     cwd: sandbox.dir,
     input: `${answer}\n`,
     encoding: 'utf8',
-    env: { ...process.env, NO_COLOR: '1', KEEL_STORE: '', NODE_TEST_CONTEXT: '' },
+    env: { ...process.env, ...desk.env, NO_COLOR: '1', KEEL_STORE: '', NODE_TEST_CONTEXT: '' },
     timeout: 60_000,
   });
   return { code: r.status, out: r.stdout };

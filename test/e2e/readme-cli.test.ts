@@ -1,14 +1,16 @@
 /**
  * The README's CLI walk-through runs as written: the first shell block of "The CLI", line by line,
- * in an empty directory, through the real `keel` process (`npx keel` is bin/keel.js here). `<run>`
- * is the run id printed by the `emit` above it, as the README says. Every line must exit 0; it once
- * failed on its third line (`keel check workflows/` right after `keel init`).
+ * in an empty directory, through the real `keel` process (`npx keel` is the sources' command here).
+ * `<run>` is the run id printed by the `emit` above it, as the README says. Every line must exit 0;
+ * it once failed on its third line (`keel check workflows/` right after `keel init`). The tools are
+ * the support desk's pack from the sources (KEEL_TOOLS): the keel.tools.mjs `keel init` writes
+ * imports `keel/support-desk`, which resolves where Keel is installed (the package test runs that).
  */
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
-import { REPO, runKeel, Sandbox, show } from '../helpers/keel-cli.ts';
+import { REPO, runKeel, Sandbox, SUPPORT_DESK_PACK, show } from '../helpers/keel-cli.ts';
 
 const sandbox = new Sandbox('readme');
 after(() => sandbox.remove());
@@ -41,7 +43,10 @@ test("the README's CLI block runs line by line in an empty directory", () => {
       assert.ok(run, `keel ${args.join(' ')}: no emit before it printed a run`);
       return run;
     });
-    const r = runKeel(filled, { cwd: sandbox.dir });
+    const r = runKeel(filled, {
+      cwd: sandbox.dir,
+      env: { KEEL_TOOLS: SUPPORT_DESK_PACK, HELPDESK_DB: join(sandbox.dir, 'helpdesk.db') },
+    });
     assert.equal(r.code, 0, show(r));
     assert.doesNotMatch(r.stderr, /^error/m, show(r));
     if (args[0] === 'emit') run = /sha256:[0-9a-f]{64}/.exec(r.stdout)?.[0];

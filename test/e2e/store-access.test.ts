@@ -28,7 +28,9 @@ import {
   okJson,
   runKeel,
   Sandbox,
+  SUPPORT_DESK_PACK,
   show,
+  supportDesk,
 } from '../helpers/keel-cli.ts';
 import { KeelServer } from '../helpers/keel-server.ts';
 
@@ -85,8 +87,16 @@ function unlock(dir: string): void {
   for (const f of readdirSync(dir)) chmodSync(join(dir, f), 0o644);
 }
 
+/** The support desk's tools for the commands that need them, its helpdesk apart from any store. */
+const desk = supportDesk(join(sandbox.dir, 'desk', 'helpdesk.db'));
+
+/** A command as the reader, with the support desk's tools (replay needs them) over a helpdesk in memory. */
 const read = (store: string, args: string[]) =>
-  runKeel(['--store', store, ...args], { ...reader, cwd: sandbox.dir });
+  runKeel(['--store', store, '--tools', SUPPORT_DESK_PACK, ...args], {
+    ...reader,
+    cwd: sandbox.dir,
+    env: { HELPDESK_DB: ':memory:' },
+  });
 
 describe('a store that does not exist is created only by the commands that create one', () => {
   test('the default store: runs ls names it and how to choose or create one, and creates nothing', () => {
@@ -101,7 +111,10 @@ describe('a store that does not exist is created only by the commands that creat
 
   test('validate opens no store at all', () => {
     const store = join(sandbox.dir, 'never', 'keel.db');
-    const r = runKeel(['--store', store, 'validate', exampleSpec('refund-under-50')], { cwd: sandbox.dir });
+    const r = runKeel(['--store', store, ...desk.args, 'validate', exampleSpec('refund-under-50')], {
+      cwd: sandbox.dir,
+      env: desk.env,
+    });
     assert.equal(r.code, 0, show(r));
     assert.equal(existsSync(join(sandbox.dir, 'never')), false);
   });
@@ -126,10 +139,16 @@ describe('a store that does not exist is created only by the commands that creat
     const err = failJson(sandbox.keel(['publish', bad, '--json'], { sub: 'fresh/deeper' }), 2);
     assert.equal(err.error, 'spec_invalid');
     assert.equal(existsSync(join(sandbox.dir, 'fresh')), false, 'no store, no directory left');
-    const first = sandbox.keel(['publish', exampleSpec('refund-under-50')], { sub: 'fresh/deeper' });
+    const first = sandbox.keel([...desk.args, 'publish', exampleSpec('refund-under-50')], {
+      sub: 'fresh/deeper',
+      env: desk.env,
+    });
     assert.equal(first.code, 0, show(first));
     assert.equal(first.stderr, `created store ${sandbox.store('fresh/deeper')}\n`);
-    const again = sandbox.keel(['publish', exampleSpec('close-resolved-ticket')], { sub: 'fresh/deeper' });
+    const again = sandbox.keel([...desk.args, 'publish', exampleSpec('close-resolved-ticket')], {
+      sub: 'fresh/deeper',
+      env: desk.env,
+    });
     assert.equal(again.code, 0, show(again));
     assert.equal(again.stderr, '', 'an existing store is not announced');
   });

@@ -62,6 +62,8 @@ describe('tools come from tool packs only', () => {
   });
 
   test('a command on a fresh store opens no helpdesk and creates nothing but the store', () => {
+    // migrate creates the store (runs ls would refuse a missing one: store_not_found).
+    okJson(runKeel(['--store', 'data/keel.db', 'migrate', '--json'], { cwd }));
     okJson(runKeel(['--store', 'data/keel.db', 'runs', 'ls', '--json'], { cwd }));
     assert.deepEqual(
       readdirSync(join(cwd, 'data')).filter((f) => !f.startsWith('keel.db')),
@@ -131,6 +133,7 @@ describe('tools come from tool packs only', () => {
       'events/refund-missing-amount.json',
       'events/ticket-resolved.json',
       'keel.tools.mjs',
+      'workflows/acknowledge-ticket.plan.ts',
       'workflows/close-resolved-ticket.yaml',
       'workflows/refund-under-50.yaml',
     ]);
