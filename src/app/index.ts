@@ -4,6 +4,8 @@ export {
   type RecordedResponse,
   recordedModelProvider,
 } from '../adapters/recorded-model/index.ts';
+// What the edges (OpenWOP, server, CLI) use of the engine, so they reach it through the app only.
+export { ENGINE_VERSION, MAX_STEPS_PER_RUN, type RunSummary, type WalkMode } from '../engine/index.ts';
 export { EVERY_TENANT, type ExposeEnvConfig } from './env-exposure.ts';
 export type { PoliciesConfig, TrustedKeysConfig } from './governance-config.ts';
 export {

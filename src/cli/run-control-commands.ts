@@ -5,7 +5,7 @@
  * run's ledger and prints the run's status (JSON with --json).
  */
 import type { Command } from 'commander';
-import type { RunSummary } from '../engine/index.ts';
+import type { RunSummary } from '../app/index.ts';
 import { actor, type CliContext, type WithContext } from './context.ts';
 import { line, printJson, statusColor } from './output.ts';
 

@@ -12,9 +12,10 @@
  * engine records each value before the tool sees it. What Keel cannot run yet is refused with the
  * field named: cycles (loops), expression ports and edge conditions.
  */
+
+import { MAX_STEPS_PER_RUN } from '../app/index.ts';
 import { ErrorCode, KeelError } from '../core/errors.ts';
 import type { WorkflowSpec } from '../core/spec/index.ts';
-import { MAX_STEPS_PER_RUN } from '../engine/index.ts';
 
 export interface OpenWopNode {
   readonly id: string;

@@ -7,7 +7,7 @@
  * limit every run is held to (maxNodeExecutions: the engine's step ceiling). Keel bounds no run by
  * wall-clock time (a run may wait days for a person), so it advertises no maxRunDurationMs.
  */
-import { ENGINE_VERSION, MAX_STEPS_PER_RUN } from '../engine/index.ts';
+import { ENGINE_VERSION, MAX_STEPS_PER_RUN } from '../app/index.ts';
 import { fixtureDefinitions } from './fixtures.ts';
 
 /** Exactly the sources the engine records as `source.drawn` entries. */

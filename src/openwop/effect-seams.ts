@@ -14,7 +14,7 @@ import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { ENGINE_VERSION } from '../engine/index.ts';
+import { ENGINE_VERSION } from '../app/index.ts';
 
 export interface EffectSeam {
   readonly seam: string;

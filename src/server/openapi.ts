@@ -6,7 +6,7 @@
  * and the code → status table come from errors.ts. This module renders; it never routes or reads.
  */
 import { z } from 'zod';
-import { ENGINE_VERSION } from '../engine/index.ts';
+import { ENGINE_VERSION } from '../app/index.ts';
 import { httpStatusTable } from './errors.ts';
 
 /** What the document needs to know of one operation. */
