@@ -104,6 +104,13 @@ test('a third tool call on a 2-call writ is refused after a restart, from the le
       (e: unknown) => (e as { details?: { field?: string } }).details?.field === 'trustedKeys',
     );
     assert.equal((await untrusting.runs.entries('acme', run!.runId)).length, before);
+    // Nor replay it: the missing key is named as what this process lacks, never called a divergence.
+    await assert.rejects(untrusting.runs.replay('acme', run!.runId), (e: unknown) => {
+      const err = e as { code?: string; details?: { missing?: unknown } };
+      assert.equal(err.code, 'replay_unavailable', String(e));
+      assert.deepEqual(err.details?.missing, { trustedKeys: true });
+      return true;
+    });
     await untrusting.close();
 
     const second = tools();
@@ -294,7 +301,13 @@ test('a run is judged by the policy it started under; a process without that pol
     );
     assert.equal((await reopened.runs.entries('acme', second.runId)).length, length);
     assert.equal(other.b.calls.length, 0);
-    await assert.rejects(reopened.runs.replay('acme', first.runId), /policy_unavailable|pinned to policy/);
+    // Replaying it here is unavailable, naming the pinned policy this process lacks (not a divergence).
+    await assert.rejects(reopened.runs.replay('acme', first.runId), (e: unknown) => {
+      const err = e as { code?: string; details?: { missing?: unknown } };
+      assert.equal(err.code, 'replay_unavailable', String(e));
+      assert.deepEqual(err.details?.missing, { policy: before.hash });
+      return true;
+    });
     await reopened.close();
   });
 });

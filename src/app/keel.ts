@@ -466,7 +466,7 @@ export function createKeel(config: KeelConfig) {
   /**
    * What an approver is shown: each pending approval as the run's ledger records it, never as the
    * approvals table (a projection) says. Runs with a pending row or a waiting status are read and
-   * checked; one that does not verify is listed with `invalid` (its row, flagged), and a row for a
+   * checked; one that does not verify is listed with `invalid` and nothing else of it, and a row for a
    * run whose ledger waits for nothing is not listed (`keel verify` reports it).
    */
   async function pendingApprovals(tenant: string, runId?: string): Promise<PendingApproval[]> {
@@ -494,12 +494,19 @@ export function createKeel(config: KeelConfig) {
         out.push({ tenant, runId: id, ...request, requestedAt: at });
       } catch (e) {
         if (!(isKeelError(e) && e.code === ErrorCode.ledgerInvalid)) throw e;
+        // Nothing of a run that fails verification is shown as if it were true: neither its row
+        // (a projection anyone with the database can edit) nor its ledger. Only when it was asked.
         const d = e.details as { code: string; seq: number };
         const row = rows.find((r) => r.runId === id);
         out.push({
-          ...(row ?? { tenant, runId: id, proposalId: '' as Digest, step: '', tool: '', args: {} }),
-          reason: row?.reason ?? '',
-          channel: row?.channel ?? '',
+          tenant,
+          runId: id,
+          proposalId: '' as Digest,
+          step: '',
+          tool: '',
+          args: {},
+          reason: '',
+          channel: '',
           requestedAt: row?.requestedAt ?? '',
           invalid: { code: d.code, seq: d.seq, message: e.message },
         });

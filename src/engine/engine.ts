@@ -45,6 +45,7 @@ import {
 import { type Effects, liveEffects } from './effects.ts';
 import { type ForkOptions, forkRun, type RunMaker, rerunRun } from './fork-run.ts';
 import { admitWrit, type GovernanceConfig, runGovernance } from './governance.ts';
+import { HEAD_RETRIES, headMoved } from './head-moved.ts';
 import { LeaseKeeper } from './lease-keeper.ts';
 import { PinnedVersions } from './pinned-versions.ts';
 import { operatorReconciliation, type ReconcileRequest } from './reconcile-step.ts';
@@ -58,19 +59,6 @@ import type { WalkOptions } from './walk.ts';
 import { WritChains } from './writ-chains.ts';
 
 export const ENGINE_VERSION = 'keel/0.1.0';
-
-/** How many times an action re-reads a run whose head moved under it before it gives up. */
-const HEAD_RETRIES = 5;
-
-/** An action gave up after the run's head kept moving under it (a bounded retry, never a spin). */
-function headMoved(runId: string, doing: string, cause: unknown): KeelError {
-  return new KeelError(
-    ErrorCode.headConflict,
-    `run ${runId} kept changing while ${doing} (its head moved ${HEAD_RETRIES + 1} times); nothing of this request was applied on top — read the run again and retry`,
-    { runId },
-    { cause },
-  );
-}
 
 export interface EngineOptions {
   readonly store: Store;

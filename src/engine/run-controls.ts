@@ -10,6 +10,7 @@ import { type CancelRequest, cancelReason, type RunState } from '../core/run/ind
 import type { Planner, Store, VersionRecord } from '../ports/index.ts';
 import type { Effects } from './effects.ts';
 import type { WalkMode } from './engine.ts';
+import { HEAD_RETRIES, headMoved } from './head-moved.ts';
 import type { LeaseKeeper } from './lease-keeper.ts';
 import { type RunSummary, stateSummary } from './run-summary.ts';
 import { RunWriter } from './run-writer.ts';
@@ -39,9 +40,6 @@ interface ActiveWalk {
   /** Set by `pause`: the walk stops at its next step boundary (the step in progress finishes). */
   pause: boolean;
 }
-
-/** How many times `cancel` or `pause` re-reads a run whose head moved under it before giving up. */
-const HEAD_RETRIES = 5;
 
 function terminal(runId: string, state: RunState, verb: string): KeelError {
   return new KeelError(ErrorCode.runTerminal, `run ${runId} is ${state.status}; it cannot be ${verb}`, {
@@ -130,6 +128,7 @@ export class RunControls {
       throw new KeelError(ErrorCode.usage, 'reason: expected a string', { field: 'reason' });
     const request: CancelRequest = c.reason ? { by: c.by, reason: c.reason } : { by: c.by };
     return this.atHead(tenant, runId, {
+      doing: 'cancelling it',
       check: (state, stoppedHere) => {
         // The walk we aborted finished the run as cancelled: that is our cancellation.
         if (stoppedHere && state.status === 'cancelled') return stateSummary(state);
@@ -173,6 +172,7 @@ export class RunControls {
         field: 'drainPolicy',
       });
     return this.atHead(tenant, runId, {
+      doing: 'pausing it',
       check: (state) => {
         if (state.finished) throw terminal(runId, state, 'paused');
         if (state.status !== 'running')
@@ -212,6 +212,8 @@ export class RunControls {
     tenant: string,
     runId: string,
     o: {
+      /** What the action does, for the error it ends in when the head keeps moving. */
+      doing: string;
       check(state: RunState, stoppedHere: boolean): RunSummary | undefined;
       stop(walk: ActiveWalk): void;
       write(writer: RunWriter, state: RunState): void;
@@ -239,8 +241,8 @@ export class RunControls {
         return stateSummary(state);
       } catch (e) {
         // The head moved (a walker appended, or someone else got there first): read the run again.
-        if (isKeelError(e) && e.code === ErrorCode.headConflict && attempt < HEAD_RETRIES) continue;
-        throw e;
+        if (!(isKeelError(e) && e.code === ErrorCode.headConflict)) throw e;
+        if (attempt >= HEAD_RETRIES) throw headMoved(runId, o.doing, e);
       }
     }
   }

@@ -69,7 +69,8 @@ export interface PendingApproval {
   readonly requestedAt: string;
   /**
    * Set (by `approvals.list`, never by a store) when the run does not verify: what failed. The
-   * other fields are then the table's row, not the ledger's request, and deciding it is refused.
+   * other fields are then empty (only the run id and when it was asked are kept), since neither the
+   * row nor the ledger can be trusted, and deciding it is refused.
    */
   readonly invalid?: { readonly code: string; readonly seq: number; readonly message: string };
 }

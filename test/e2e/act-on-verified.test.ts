@@ -7,7 +7,9 @@
 import assert from 'node:assert/strict';
 import { after, test } from 'node:test';
 import { createKeel, type Keel } from '../../src/app/index.ts';
+import type { Digest } from '../../src/core/canonical/index.ts';
 import { isKeelError, KeelError } from '../../src/core/errors.ts';
+import { chainEntry, type EntryKind, type StoredEntry } from '../../src/core/ledger/index.ts';
 import type { Store } from '../../src/ports/index.ts';
 import { deploy, isCode, type SpyTool, spyTool } from '../../src/testing/index.ts';
 import { Sandbox } from '../helpers/keel-cli.ts';
@@ -229,5 +231,195 @@ test('pending approvals are shown as the ledger records them; verify reports row
     );
   } finally {
     await keel.close();
+  }
+});
+
+/**
+ * Rewrites a run's whole ledger with `edit` applied to each decoded payload and every hash
+ * recomputed, as a forger with the file and Keel's own code would: the chain is consistent.
+ */
+function rechain(store: string, runId: string, edit: (kind: string, p: unknown) => unknown): void {
+  let prev: { seq: number; hash: Digest } | null = null;
+  for (const row of entryRows(store, runId)) {
+    const payload = edit(row.kind, JSON.parse(row.payload.toString()));
+    const { stored }: { stored: StoredEntry } = chainEntry(
+      runId,
+      prev,
+      row.kind as EntryKind,
+      payload as never,
+      row.at,
+    );
+    putEntryRow(store, {
+      run_id: runId,
+      seq: stored.seq,
+      v: stored.v,
+      kind: stored.kind,
+      prev_hash: stored.prevHash,
+      payload_hash: stored.payloadHash,
+      hash: stored.hash,
+      at: stored.at,
+      payload: Buffer.from(stored.payload),
+    });
+    prev = { seq: stored.seq, hash: stored.hash };
+  }
+  setRunHead(store, runId, prev!);
+}
+
+test('a ledger rewritten whole with consistent hashes is caught by its root: the run id is recomputed', async () => {
+  const { keel, store, close, runId } = await waiting();
+  try {
+    // Another ticket in the root and in the request: every hash, the head and the row agree again.
+    const retarget = (v: unknown): unknown => JSON.parse(JSON.stringify(v).replaceAll('"T-1"', '"T-9"'));
+    rechain(store, runId, (_kind, p) => retarget(p));
+    sql(store, `UPDATE approvals SET args = '{"reason":"resolved","ticket":"T-9"}' WHERE run_id = ?`, runId);
+    const v = await keel.runs.verify('acme', runId);
+    assert.ok(!v.ok && v.failure.code === 'identity_mismatch' && v.failure.seq === 0, JSON.stringify(v));
+    await assert.rejects(keel.approvals.approve('acme', runId, 'dana'), (e: unknown) => {
+      assert.ok(isKeelError(e) && e.code === 'ledger_invalid', String(e));
+      assert.equal(e.details.code, 'identity_mismatch');
+      return true;
+    });
+    assert.equal(close.calls.length, 0, 'the forged request was never acted on');
+    const [listed] = await keel.approvals.list('acme');
+    assert.equal(listed?.invalid?.code, 'identity_mismatch');
+    assert.deepEqual([listed?.tool, listed?.args], ['', {}], 'nothing of a run that fails is shown');
+  } finally {
+    await keel.close();
+  }
+});
+
+test('a stored spec edited after publishing is caught by a long-lived process, and nothing runs on it', async () => {
+  const { keel, store, close, runId } = await waiting();
+  try {
+    assert.equal((await keel.runs.verify('acme', runId)).ok, true, 'read (and parsed) before the edit');
+    sql(store, `UPDATE workflow_versions SET spec = replace(spec, '"resolved"', '"wiped"')`);
+    const v = await keel.runs.verify('acme', runId);
+    assert.ok(!v.ok && v.failure.code === 'spec_mismatch', JSON.stringify(v));
+    await assert.rejects(keel.approvals.approve('acme', runId, 'dana'), isCode('ledger_invalid'));
+    await assert.rejects(keel.runs.replay('acme', runId), isCode('ledger_invalid'));
+    // A new run of the edited version is refused before it exists.
+    await assert.rejects(keel.events.emit('acme', go('T-2')), isCode('ledger_invalid'));
+    assert.equal((await keel.runs.list('acme')).runs.length, 1);
+    assert.equal(close.calls.length, 0);
+  } finally {
+    await keel.close();
+  }
+});
+
+const SLOW = `id: slow
+version: 1
+status: AUTONOMOUS
+triggers: [{ event: go }]
+steps:
+  - { name: a, tool: a, args: { ticket: "{{event.subject}}" } }
+limits: { maxSteps: 2, maxCostUsd: 0 }
+`;
+
+const PAY = `id: pay
+version: 1
+status: AUTONOMOUS
+triggers: [{ event: pay }]
+steps:
+  - { name: charge, tool: charge, args: { amount: 5 } }
+limits: { maxSteps: 2, maxCostUsd: 0 }
+`;
+
+/**
+ * A store with a run left to workers (running, no walker), a paused one, and one suspended as
+ * outcome_unknown (its process "died" inside a non-idempotent call), with tools counting calls.
+ */
+async function heldRuns() {
+  const sandbox = new Sandbox('act-verified');
+  sandboxes.push(sandbox);
+  const store = sandbox.store();
+  let hung = false;
+  const charge = spyTool('charge', {
+    effect: 'external',
+    idempotent: false,
+    handler: () => {
+      if (hung) return { id: 'ch_2' };
+      hung = true;
+      return new Promise(() => {});
+    },
+  });
+  const a = spyTool('a');
+  const first = createKeel({ store, tools: [a, charge] });
+  await deploy(first, 'acme', SLOW);
+  await deploy(first, 'acme', PAY);
+  const [queued] = (await first.events.emit('acme', go('T-1'), { walk: 'enqueue' })).runs;
+  const [paused] = (await first.events.emit('acme', go('T-2'), { walk: 'enqueue' })).runs;
+  await first.runs.pause('acme', paused!.runId, { by: 'dana' });
+  void first.events.emit('acme', { ...go(), type: 'pay' });
+  while (charge.calls.length === 0) await new Promise((r) => setTimeout(r, 5));
+  const suspendedId = (await first.runs.list('acme', { workflowId: 'pay' })).runs[0]!.runId;
+  // Another process finds the dead call: the run is suspended for a person to reconcile.
+  const keel = createKeel({ store, tools: [a, charge] });
+  assert.equal((await keel.runs.recover('acme', suspendedId)).status, 'outcome_unknown');
+  return { keel, store, a, charge, queued: queued!.runId, paused: paused!.runId, suspended: suspendedId };
+}
+
+test('pause, resume and reconcile refuse a run that fails verification, doing nothing', async () => {
+  const { keel, store, a, charge, queued, paused, suspended } = await heldRuns();
+  try {
+    for (const runId of [queued, paused, suspended])
+      editPayload(store, runId, 0, (p) => p.replace('"acme"', '"acmf"'));
+    const lengths = async () =>
+      Promise.all([queued, paused, suspended].map(async (r) => (await keel.runs.entries('acme', r)).length));
+    const before = await lengths();
+    await assert.rejects(keel.runs.pause('acme', queued, { by: 'dana' }), isCode('ledger_invalid'));
+    await assert.rejects(keel.runs.resume('acme', paused, { by: 'dana' }), isCode('ledger_invalid'));
+    await assert.rejects(
+      keel.runs.reconcile('acme', suspended, { happened: false, by: 'dana' }),
+      isCode('ledger_invalid'),
+    );
+    assert.deepEqual(await lengths(), before, 'nothing was appended');
+    assert.deepEqual([a.calls.length, charge.calls.length], [0, 1], 'no tool ran again');
+  } finally {
+    await keel.close();
+  }
+});
+
+test('cancel, pause and reconcile retry a moving head a bounded number of times', async () => {
+  const { keel, store, queued, suspended } = await heldRuns();
+  const { runId: waitingId, keel: other } = await waiting();
+  await Promise.all([keel.close(), other.close()]);
+  const racing = (path: string) => {
+    let appends = 0;
+    const real = createKeel({ store: path }).store;
+    const moving: Store = Object.create(real, {
+      append: {
+        value: async () => {
+          appends++;
+          throw new KeelError('head_conflict', 'another writer moved the head');
+        },
+      },
+    });
+    const k = createKeel({
+      store: moving,
+      tools: [spyTool('a'), spyTool('charge', { effect: 'external', idempotent: false })],
+    });
+    return { k, appends: () => appends, close: () => Promise.all([k.close(), real.close()]) };
+  };
+  const keptChanging = (e: unknown) =>
+    isKeelError(e) && e.code === 'head_conflict' && /kept changing/.test(e.message);
+  for (const [what, act] of [
+    ['pause', (k: Keel) => k.runs.pause('acme', queued, { by: 'dana' })],
+    ['reconcile', (k: Keel) => k.runs.reconcile('acme', suspended, { happened: false, by: 'dana' })],
+  ] as const) {
+    const r = racing(store);
+    try {
+      await assert.rejects(act(r.k), keptChanging, what);
+      assert.equal(r.appends(), 6, `${what}: the first try and 5 retries`);
+    } finally {
+      await r.close();
+    }
+  }
+  const waitingStore = sandboxes.at(-1)!.store();
+  const r = racing(waitingStore);
+  try {
+    await assert.rejects(r.k.runs.cancel('acme', waitingId, { by: 'dana' }), keptChanging);
+    assert.equal(r.appends(), 6, 'cancel: the first try and 5 retries');
+  } finally {
+    await r.close();
   }
 });

@@ -65,6 +65,7 @@ before(async () => {
   desk.shutdown();
   sandbox.write('bad-spec.yaml', 'id: x\nsteps: [\n');
   sandbox.write('not-json.json', '{"id": ');
+  sandbox.write('no-tools.mjs', 'export default [];\n');
   sandbox.write('spec.yaml', readFileSync(exampleSpec('refund-under-50'), 'utf8'));
 });
 
@@ -181,6 +182,13 @@ const MISTAKES: readonly [string, () => string[], string, number, RegExp?][] = [
   ['history of an unknown run', () => [...S(), 'history', 'sha256:nope'], 'not_found', EXIT.notFound],
   ['verify an unknown run', () => [...S(), 'verify', 'sha256:nope'], 'not_found', EXIT.notFound],
   ['replay an unknown run', () => [...S(), 'replay', 'sha256:nope'], 'not_found', EXIT.notFound],
+  [
+    'replay without the tools the run used',
+    () => ['--store', store, '--tools', join(sandbox.dir, 'no-tools.mjs'), 'replay', completedRun],
+    'replay_unavailable',
+    EXIT.replayUnavailable,
+    /needs the tools? .*issue_refund.*--tools/,
+  ],
   [
     'fork from a negative seq',
     () => [...S(), 'fork', completedRun, '--from', '-1'],

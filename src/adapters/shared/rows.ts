@@ -30,16 +30,20 @@ export function toRun(r: Row): RunRecord {
   };
 }
 
-/** Parsed specs by hash: a spec hash names immutable content, so parsing it once is enough. */
+/**
+ * Parsed specs by their stored text, so a spec is parsed once however often it is read. Keyed by
+ * the text, never by the recorded hash: a row edited after publishing yields a new object, which
+ * the integrity checks then hash and refuse (a hash-keyed cache would keep serving the original).
+ */
 const specCache = new Map<string, WorkflowSpec>();
 
 function specOf(r: Row): WorkflowSpec {
-  const hash = r.spec_hash as string;
-  let spec = specCache.get(hash);
+  const text = r.spec as string;
+  let spec = specCache.get(text);
   if (!spec) {
-    spec = JSON.parse(r.spec as string) as WorkflowSpec;
+    spec = JSON.parse(text) as WorkflowSpec;
     if (specCache.size >= 1000) specCache.clear();
-    specCache.set(hash, spec);
+    specCache.set(text, spec);
   }
   return spec;
 }
