@@ -10,7 +10,8 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createKeel } from '../src/app/index.ts';
+import { dropSchema, scratchSchemaName, testDatabaseUrl } from '../src/adapters/postgres/index.ts';
+import { createKeel, openStore } from '../src/app/index.ts';
 import { recoveryTools } from './recovery-tools.ts';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
@@ -44,12 +45,13 @@ async function once1(store: string, runs: number): Promise<{ firstStepMs: number
   await killedMidStep(store, runs);
   let first = 0;
   const keel = createKeel({
-    store,
+    store: /^postgres(ql)?:\/\//.test(store) ? await openStore(store) : store,
     tools: recoveryTools(() => {
       first ||= performance.now();
       return { ok: true };
     }),
   });
+  // The store is open once createKeel returns (a PostgreSQL store was opened just above).
   const opened = performance.now();
   let walked = 0;
   let done!: () => void;
@@ -75,16 +77,41 @@ async function once1(store: string, runs: number): Promise<{ firstStepMs: number
 export async function recoveryFigures(dir: string, o: { quick: boolean }): Promise<Record<string, number>> {
   const rounds = o.quick ? 2 : 5;
   const runs = 50;
-  const first: number[] = [];
-  const all: number[] = [];
-  for (let r = 0; r < rounds; r++) {
-    const x = await once1(join(dir, `recovery-${r}.db`), runs);
-    first.push(x.firstStepMs);
-    all.push(x.allMs);
-  }
-  return {
-    [`recovery: ms from store open to first resumed step (${runs} runs killed mid-step, median of ${rounds})`]:
-      median(first),
-    [`recovery: ms from store open until all ${runs} completed`]: median(all),
+  const figures: Record<string, number> = {};
+  const measure = async (
+    label: string,
+    target: (r: number) => string,
+    drop?: (r: number) => Promise<void>,
+  ) => {
+    const first: number[] = [];
+    const all: number[] = [];
+    for (let r = 0; r < rounds; r++) {
+      try {
+        const x = await once1(target(r), runs);
+        first.push(x.firstStepMs);
+        all.push(x.allMs);
+      } finally {
+        await drop?.(r);
+      }
+    }
+    figures[
+      `recovery, ${label}: ms from store open to first resumed step (${runs} runs killed mid-step, median of ${rounds})`
+    ] = median(first);
+    figures[`recovery, ${label}: ms from store open until all ${runs} completed`] = median(all);
   };
+  await measure('SQLite', (r) => join(dir, `recovery-${r}.db`));
+  // The same on PostgreSQL, each round in a scratch schema of its own; skipped without a server.
+  const url = testDatabaseUrl();
+  const schemas = Array.from({ length: rounds }, () => scratchSchemaName('keel_bench_recovery'));
+  const withSchema = (r: number) => {
+    const u = new URL(url);
+    u.searchParams.set('schema', schemas[r]!);
+    return u.toString();
+  };
+  try {
+    await measure('PostgreSQL', withSchema, (r) => dropSchema(url, schemas[r]!));
+  } catch (e) {
+    console.log(`recovery on PostgreSQL skipped: ${(e as Error).message}`);
+  }
+  return figures;
 }

@@ -1,16 +1,17 @@
 /**
  * The process `recovery-bench.ts` kills: starts `count` runs of a 2-step workflow inline, each
  * first step a slow idempotent call, prints "walking" once every run is inside it, and waits to be
- * killed with SIGKILL (bench only). argv: <store> <count>
+ * killed with SIGKILL (bench only). argv: <store file or postgres URL> <count>
  */
-import { createKeel } from '../src/app/index.ts';
+import { createKeel, openStore } from '../src/app/index.ts';
 import { RECOVERY_SPEC, recoveryTools } from './recovery-tools.ts';
 
 const [store, count] = process.argv.slice(2) as [string, string];
 let inside = 0;
 const n = Number(count);
 const keel = createKeel({
-  store,
+  // A SQLite file, or a postgres:// URL (its ?schema= names the bench's scratch schema).
+  store: /^postgres(ql)?:\/\//.test(store) ? await openStore(store) : store,
   tools: recoveryTools(() => {
     if (++inside === n) process.stdout.write('walking\n');
     return new Promise(() => {}); // never returns: the process dies inside the call

@@ -60,11 +60,18 @@ function setup(name: string) {
   return { sandbox, effects, env, keel, event };
 }
 
-/** `keel emit` in the background; resolves once its run is inside the slow tool's first call. */
-async function emitAndHang(s: ReturnType<typeof setup>): Promise<ChildProcess> {
+/**
+ * `keel emit` (or `keel run slow`) in the background; resolves once its run is inside the slow
+ * tool's first call.
+ */
+async function emitAndHang(
+  s: ReturnType<typeof setup>,
+  command: 'emit' | 'run' = 'emit',
+): Promise<ChildProcess> {
+  const what = command === 'emit' ? ['emit', s.event] : ['run', 'slow', s.event];
   const child = spawn(
     process.execPath,
-    [...KEEL_COMMAND, '--store', s.sandbox.store(), '--tools', TOOLS, 'emit', s.event, '--json'],
+    [...KEEL_COMMAND, '--store', s.sandbox.store(), '--tools', TOOLS, ...what, '--json'],
     { cwd: REPO, env: { ...process.env, ...s.env, NO_COLOR: '1' }, stdio: 'ignore' },
   );
   children.push(child);
@@ -126,6 +133,23 @@ test('a keel serve started after a killed keel emit finishes its run with no wor
     return r.code === 0 && (JSON.parse(r.stdout) as { status: string }).status === 'completed';
   });
   // (polled with spawnSync, which blocks this process: its pipe is read once the loop turns)
+  await until('the server reports the run it recovered', 5000, () => /"kind":"walked"/.test(server.stderr));
+  assert.equal(await server.stop(), 0);
+  assert.equal(okJson<{ ok: boolean }>(s.keel(['verify', runId, '--json'])).ok, true);
+});
+
+test('a keel serve already running finishes the run of a keel run killed meanwhile, with no worker anywhere', async () => {
+  const s = setup('recover-serving');
+  const server = await KeelServer.start(s.sandbox, ['--tools', TOOLS], s.sandbox.store(), s.env);
+  servers.push(server);
+  const run = await emitAndHang(s, 'run');
+  const runId = runningRun(s);
+  await kill9(run);
+  // Found by the server's continual recovery: the dead process's lease is taken over, not waited out.
+  await until('the run completed', 20_000, () => {
+    const r = s.keel(['runs', 'show', runId, '--json']);
+    return r.code === 0 && (JSON.parse(r.stdout) as { status: string }).status === 'completed';
+  });
   await until('the server reports the run it recovered', 5000, () => /"kind":"walked"/.test(server.stderr));
   assert.equal(await server.stop(), 0);
   assert.equal(okJson<{ ok: boolean }>(s.keel(['verify', runId, '--json'])).ok, true);
