@@ -50,3 +50,33 @@ test('publish refuses a spec that claims a status beyond DRAFT, and stores nothi
   assert.deepEqual(await keel.workflows.list('t1'), []);
   await keel.close();
 });
+
+test('trying a TESTING version on a real event never takes the name of the LIVE run of that event', async () => {
+  const a = spyTool('noop');
+  const keel = createKeel({ store: ':memory:', tools: [a], sources: fakeSources() });
+  await keel.workflows.publish(
+    't1',
+    'id: w\nversion: 1\nstatus: DRAFT\ntriggers: [{event: go}]\nsteps: [{name: a, tool: noop}]\nlimits: {maxSteps: 1, maxCostUsd: 0}\n',
+    'w.yaml',
+    'dana',
+  );
+  await keel.workflows.promote('t1', 'w', 'TESTING', 'dana');
+  const event = { id: 'e', type: 'go', time: '2026-01-01T00:00:00Z', payload: {} };
+  const tried = await keel.runs.start('t1', 'w', event);
+  assert.equal(tried.status, 'completed');
+  await keel.workflows.promote('t1', 'w', 'LIVE', 'dana');
+  const [live] = (await keel.events.emit('t1', event)).runs;
+  assert.ok(live?.created, 'the LIVE routing made a run of its own');
+  assert.notEqual(live.runId, tried.runId);
+  assert.equal(a.calls.length, 2, 'the LIVE run walked: it was not the tried run returned');
+  const root = async (runId: string) =>
+    (await keel.runs.entries('t1', runId))[0]!.payload as { direct?: true };
+  assert.deepEqual([(await root(tried.runId)).direct, (await root(live.runId)).direct], [true, undefined]);
+  // Both still name themselves: each root derives its own id.
+  assert.equal((await keel.runs.verify('t1', tried.runId)).ok, true);
+  assert.equal((await keel.runs.verify('t1', live.runId)).ok, true);
+  // And each is idempotent on its own: starting or emitting again returns the same run.
+  assert.equal((await keel.runs.start('t1', 'w', event)).runId, tried.runId);
+  assert.equal((await keel.events.emit('t1', event)).runs[0]?.runId, live.runId);
+  await keel.close();
+});

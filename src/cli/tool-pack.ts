@@ -3,11 +3,12 @@
  * array of tool definitions, or a function (possibly async) returning one. `--tools <module>` or
  * KEEL_TOOLS names it; without either, a project's `keel.tools.ts` (or `.mts`, `.js`, `.mjs`) in
  * the working directory is loaded (`keel init` writes one). The module is trusted code: it runs in
- * the process, like any other tool handler. A TypeScript pack loads without tsx: Node 20 cannot
- * strip types, so typescript-hooks.ts transpiles it (registered only when a `.ts` pack is loaded).
+ * the process, like any other tool handler. pack-hooks.ts, registered before a pack is imported,
+ * lets it import `keel` where no Keel is installed beside it (it gets the Keel running it) and
+ * lets a TypeScript pack load without tsx (Node 20 cannot strip types: it is transpiled).
  */
 import { existsSync } from 'node:fs';
-import { register } from 'node:module';
+import { createRequire, register } from 'node:module';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { ErrorCode, KeelError } from '../core/errors.ts';
@@ -21,15 +22,30 @@ export function defaultToolPack(dir = process.cwd()): string | undefined {
   return DEFAULT_TOOL_PACKS.find((f) => existsSync(resolve(dir, f)));
 }
 
-let typescriptHooks = false;
+let packHooks = false;
 
-/** Lets this process import `.ts` modules (once): see typescript-hooks.ts. */
-function loadTypeScript(): void {
-  if (typescriptHooks) return;
-  typescriptHooks = true;
+/**
+ * Whether a pack needs pack-hooks.ts: a TypeScript pack does, and so does one beside which no
+ * Keel is installed (its `keel` imports resolve to the Keel running it). Registering the hooks
+ * starts Node's loader thread (~80 ms), so a `.js` pack in a project with Keel installed skips it.
+ */
+function needsPackHooks(file: string): boolean {
+  if (/\.m?ts$/.test(file)) return true;
+  try {
+    createRequire(file).resolve('keel/package.json');
+    return false;
+  } catch {
+    return true;
+  }
+}
+
+/** Registers pack-hooks.ts in this process (once): `keel` imports and `.ts` modules for packs. */
+function registerPackHooks(): void {
+  if (packHooks) return;
+  packHooks = true;
   // This module runs as the source (.ts, under tsx) or as its build (.js); its sibling is alike.
   const ext = import.meta.url.endsWith('.ts') ? '.ts' : '.js';
-  register(new URL(`./typescript-hooks${ext}`, import.meta.url));
+  register(new URL(`./pack-hooks${ext}`, import.meta.url));
 }
 
 /**
@@ -45,7 +61,7 @@ export async function loadToolPack(
     new KeelError(ErrorCode.usage, `${prefix}: ${message}`, { field: 'tools', module }, { cause });
   let mod: Record<string, unknown>;
   try {
-    if (/\.m?ts$/.test(module)) loadTypeScript();
+    if (needsPackHooks(resolve(module))) registerPackHooks();
     mod = (await import(pathToFileURL(resolve(module)).href)) as Record<string, unknown>;
   } catch (e) {
     throw refuse(`cannot load ${module}: ${(e as Error).message}`, e);

@@ -1,5 +1,5 @@
 /**
- * Keel as a package a user installs: `npm pack` (its `prepare` builds dist/), the tarball
+ * Keel as a package a user installs: `npm pack` of the sources (its `prepare` builds dist/), the tarball
  * installed into an empty folder outside the checkout, and there — plain Node, no tsx, no sources:
  * `keel demo`; `keel init` and a run through the project's tool pack (keel.tools.mjs, which imports
  * `keel/support-desk`); a TypeScript and a JavaScript tool pack (a user's own `issue_refund`
@@ -15,11 +15,13 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import {
   copyFileSync,
+  cpSync,
   existsSync,
   mkdirSync,
   mkdtempSync,
   readFileSync,
   rmSync,
+  symlinkSync,
   writeFileSync,
 } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -93,7 +95,22 @@ describe('the packed package, installed outside the checkout', () => {
       join(project, 'package.json'),
       `${JSON.stringify({ name: 'keel-user', private: true, type: 'module' })}\n`,
     );
-    const packed = ok(run('npm', ['pack', '--json', '--pack-destination', dir], REPO, 300_000), 'npm pack');
+    // Packed from a copy of the checkout's sources (its node_modules linked): the `prepare` build
+    // then writes the copy's dist/, never the checkout's, which other tests may be reading.
+    const source = join(dir, 'source');
+    mkdirSync(source);
+    for (const f of [
+      'package.json',
+      'package-lock.json',
+      'README.md',
+      'tsconfig.json',
+      'tsconfig.build.json',
+    ])
+      copyFileSync(join(REPO, f), join(source, f));
+    for (const d of ['bin', 'scripts', 'src', 'examples'])
+      cpSync(join(REPO, d), join(source, d), { recursive: true });
+    symlinkSync(join(REPO, 'node_modules'), join(source, 'node_modules'), 'dir');
+    const packed = ok(run('npm', ['pack', '--json', '--pack-destination', dir], source, 300_000), 'npm pack');
     const [info] = JSON.parse(packed) as { filename: string; files: { path: string }[] }[];
     files = info!.files.map((f) => f.path);
     const tarball = join(dir, info!.filename);
@@ -130,7 +147,7 @@ describe('the packed package, installed outside the checkout', () => {
       'dist/src/index.js',
       'dist/src/index.d.ts',
       'dist/src/plan/define-workflow.d.ts',
-      'dist/src/cli/typescript-hooks.js',
+      'dist/src/cli/pack-hooks.js',
       'dist/src/openwop/fixtures/conformance-noop.json',
       'dist/examples/support-desk/index.js',
       'dist/examples/support-desk/refund-under-50.yaml',
@@ -165,6 +182,21 @@ describe('the packed package, installed outside the checkout', () => {
     assert.ok(existsSync(join(project, '.keel', 'helpdesk.db')), "the pack's helpdesk is in ./.keel");
     rmSync(join(project, 'keel.tools.mjs'));
     rmSync(join(project, '.keel'), { recursive: true });
+  });
+
+  test('keel init in a folder where Keel is not installed (a linked keel): its pack gets the Keel running it', () => {
+    const bare = join(dir, 'bare');
+    mkdirSync(bare);
+    const bin = join(project, 'node_modules', '.bin', 'keel');
+    const here = (...args: string[]) => ok(run(bin, args, bare), `keel ${args.join(' ')} in a bare folder`);
+    here('init');
+    assert.equal(existsSync(join(bare, 'node_modules')), false, 'no Keel beside the pack');
+    here('publish', 'workflows/refund-under-50.yaml', '--as', 'alice');
+    here('promote', 'refund-under-50', 'AUTONOMOUS', '--as', 'alice');
+    const emitted = JSON.parse(here('--json', 'emit', 'events/refund-30.json')) as {
+      runs: { status: string }[];
+    };
+    assert.equal(emitted.runs[0]?.status, 'completed', JSON.stringify(emitted));
   });
 
   test('a TypeScript tool pack and a JavaScript one load with --tools; a user may name a tool issue_refund', () => {

@@ -1,16 +1,20 @@
 /**
  * The README's CLI walk-through runs as written: the first shell block of "The CLI", line by line,
- * in an empty directory, through the real `keel` process (`npx keel` is the sources' command here).
- * `<run>` is the run id printed by the `emit` above it, as the README says. Every line must exit 0;
- * it once failed on its third line (`keel check workflows/` right after `keel init`). The tools are
- * the support desk's pack from the sources (KEEL_TOOLS): the keel.tools.mjs `keel init` writes
- * imports `keel/support-desk`, which resolves where Keel is installed (the package test runs that).
+ * in an empty directory, exactly as a newcomer types it — `npx keel …`, after `npm link` in the
+ * checkout. The link is made in a scratch npm prefix (NPM_CONFIG_PREFIX) whose `keel` is the
+ * sources' command, so `npx` finds it the way it finds a linked `keel`, and nothing else is given:
+ * no KEEL_TOOLS, no HELPDESK_DB. The `keel.tools.mjs` that `keel init` writes imports
+ * `keel/support-desk` with no Keel installed beside it, and gets the Keel running it. `<run>` is the
+ * run id printed by the `emit` above it. Every line must exit 0; it once failed on its third line
+ * (`keel check workflows/` right after `keel init`), and then on its second (the pack's import).
  */
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
-import { REPO, runKeel, Sandbox, SUPPORT_DESK_PACK, show } from '../helpers/keel-cli.ts';
+import { KEEL_COMMAND } from '../../src/testing/keel-command.ts';
+import { REPO, Sandbox } from '../helpers/keel-cli.ts';
 
 const sandbox = new Sandbox('readme');
 after(() => sandbox.remove());
@@ -33,8 +37,31 @@ function walkThrough(): string[][] {
     });
 }
 
-test("the README's CLI block runs line by line in an empty directory", () => {
+/** A scratch npm prefix with a linked `keel`: a shell script starting the sources' command. */
+function linkedPrefix(): string {
+  const prefix = join(sandbox.dir, 'npm-prefix');
+  mkdirSync(join(prefix, 'bin'), { recursive: true });
+  const quote = (a: string) => `'${a.replaceAll("'", `'\\''`)}'`;
+  const script = `#!/bin/sh\nexec ${[process.execPath, ...KEEL_COMMAND].map(quote).join(' ')} "$@"\n`;
+  writeFileSync(join(prefix, 'bin', 'keel'), script);
+  chmodSync(join(prefix, 'bin', 'keel'), 0o755);
+  return prefix;
+}
+
+/** A newcomer's environment: the scratch prefix, and nothing of this test run's Keel settings. */
+function newcomerEnv(prefix: string): NodeJS.ProcessEnv {
+  const e: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: '1', NPM_CONFIG_PREFIX: prefix };
+  for (const k of Object.keys(e))
+    if (k.startsWith('KEEL_') || k === 'HELPDESK_DB' || k === 'NODE_OPTIONS' || k === 'NODE_TEST_CONTEXT')
+      delete e[k];
+  return e;
+}
+
+test("the README's CLI block runs line by line in an empty directory, through npx", () => {
   const commands = walkThrough();
+  const project = join(sandbox.dir, 'project');
+  mkdirSync(project);
+  const env = newcomerEnv(linkedPrefix());
   assert.ok(commands.length >= 15, `${commands.length} commands`);
   let run: string | undefined;
   for (const args of commands) {
@@ -43,14 +70,21 @@ test("the README's CLI block runs line by line in an empty directory", () => {
       assert.ok(run, `keel ${args.join(' ')}: no emit before it printed a run`);
       return run;
     });
-    const r = runKeel(filled, {
-      cwd: sandbox.dir,
-      env: { KEEL_TOOLS: SUPPORT_DESK_PACK, HELPDESK_DB: join(sandbox.dir, 'helpdesk.db') },
+    const p = spawnSync('npx', ['--offline', 'keel', ...filled], {
+      cwd: project,
+      env,
+      encoding: 'utf8',
+      timeout: 120_000,
     });
-    assert.equal(r.code, 0, show(r));
-    assert.doesNotMatch(r.stderr, /^error/m, show(r));
+    const r = { code: p.status, stdout: p.stdout, stderr: p.stderr };
+    const show = () =>
+      `npx keel ${filled.join(' ')} -> exit ${r.code}\n--- stdout\n${r.stdout}--- stderr\n${r.stderr}`;
+    assert.equal(r.code, 0, show());
+    assert.doesNotMatch(r.stderr, /^error/m, show());
     if (args[0] === 'emit') run = /sha256:[0-9a-f]{64}/.exec(r.stdout)?.[0];
-    if (args[0] === 'check') assert.match(r.stdout, /^ok: 1 plan module, no findings$/m, show(r));
-    if (args[0] === 'approve') assert.match(r.stdout, /approved by dana; run \S+ is completed/, show(r));
+    if (args[0] === 'check') assert.match(r.stdout, /^ok: 1 plan module, no findings$/m, show());
+    if (args[0] === 'approve') assert.match(r.stdout, /approved by dana; run \S+ is completed/, show());
   }
+  // The support desk's helpdesk is the project's own, where the README says it is.
+  assert.ok(existsSync(join(project, '.keel', 'helpdesk.db')), 'the helpdesk is in ./.keel');
 });

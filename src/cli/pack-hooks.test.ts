@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { pathToFileURL } from 'node:url';
-import { load } from './typescript-hooks.ts';
+import { load, resolve } from './pack-hooks.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'keel-ts-hooks-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
@@ -20,7 +20,7 @@ const refuses = async (url: string) => {
   });
 };
 
-describe('typescript-hooks load', () => {
+describe('pack-hooks load', () => {
   test('a .ts file the chain refuses is transpiled to an ES module: types gone, values kept', async () => {
     const file = join(dir, 'pack.ts');
     writeFileSync(
@@ -63,5 +63,57 @@ export default [withDeltas(double({ n: 2 } as Args), [])] satisfies unknown[] as
       }),
       (e) => e === notFound,
     );
+  });
+});
+
+describe('pack-hooks resolve', () => {
+  const notFound = () => Object.assign(new Error('Cannot find package'), { code: 'ERR_MODULE_NOT_FOUND' });
+  const parentURL = pathToFileURL(join(dir, 'keel.tools.mjs')).href;
+
+  test('keel and keel/… that do not resolve beside the pack resolve from the Keel running it', async () => {
+    for (const specifier of ['keel', 'keel/support-desk', 'keel/plan']) {
+      const asked: (string | undefined)[] = [];
+      const r = await resolve(specifier, { parentURL }, async (s, c) => {
+        asked.push(c?.parentURL);
+        if (c?.parentURL === parentURL) throw notFound();
+        return { url: `file:///keel/${s}.js` };
+      });
+      assert.equal(r.url, `file:///keel/${specifier}.js`);
+      assert.equal(asked[0], parentURL, 'the pack’s own location is asked first');
+      assert.match(String(asked[1]), /\/src\/cli\/pack-hooks\.ts$/, 'then Keel’s own package');
+    }
+  });
+
+  test('a Keel installed beside the pack is the one used', async () => {
+    const beside = { url: 'file:///project/node_modules/keel/dist/src/index.js' };
+    assert.equal(await resolve('keel', { parentURL }, async () => beside), beside);
+  });
+
+  test('other specifiers and other failures pass through untouched', async () => {
+    const seen: string[] = [];
+    const missing = notFound();
+    for (const specifier of ['keelhaul', 'lodash', './keel']) {
+      await assert.rejects(
+        resolve(specifier, { parentURL }, async (s) => {
+          seen.push(s);
+          throw missing;
+        }),
+        (e) => e === missing,
+      );
+    }
+    assert.deepEqual(seen, ['keelhaul', 'lodash', './keel'], 'each asked once, never retried elsewhere');
+    const other = Object.assign(new Error('bad'), { code: 'ERR_INVALID_PACKAGE_CONFIG' });
+    await assert.rejects(
+      resolve('keel', { parentURL }, async () => {
+        throw other;
+      }),
+      (e) => e === other,
+    );
+  });
+
+  test('the real self-reference: keel/support-desk resolves from this package', async () => {
+    // What the hook does on the loader thread, done here with the same package's own resolution.
+    const url = import.meta.resolve('keel/support-desk');
+    assert.match(url, /\/dist\/examples\/support-desk\/index\.js$/);
   });
 });
