@@ -29,6 +29,7 @@ import type {
   Store,
   TrustedKeyRecord,
   VersionRecord,
+  WritBudgetUsage,
   WritRevocation,
 } from '../ports/index.ts';
 import type { Worker, WorkerOptions } from '../worker/index.ts';
@@ -148,6 +149,12 @@ export interface WritsHandle {
     reason?: string,
   ): Promise<{ created: boolean; record: WritRevocation }>;
   revoked(tenant: string): Promise<WritRevocation[]>;
+  /**
+   * The budget of each writ of a chain (root first), shared by every run under it: its limit and
+   * what runs reserved from it. By the writ's hash, or the presented writ (its last link);
+   * not_found when no run here was ever started under it.
+   */
+  budgets(tenant: string, target: string | unknown): Promise<WritBudgetUsage[]>;
   inspect(tenant: string, value: unknown): Promise<WritInspection>;
 }
 
@@ -188,6 +195,20 @@ export interface Keel {
   close(): Promise<void>;
 }
 
-/** Compiles only while `createKeel` returns a Keel: a handle that drifts from its declaration fails here. */
+/**
+ * Compiles only while `createKeel` returns exactly a Keel: a handle that drifts from its declaration
+ * fails here, and so does a method `createKeel` provides that the interface does not declare (a
+ * documented method a library user could not see in the declarations).
+ */
 type MustBeKeel<K extends Keel> = K;
 export type CreatedKeel = MustBeKeel<ReturnType<typeof createKeel>>;
+/** The methods of each handle of `I` that the interface `A` does not declare (never when none). */
+type Undeclared<I, A> =
+  | Exclude<keyof I, keyof A>
+  | {
+      [K in keyof I & keyof A]: I[K] extends (...a: never[]) => unknown
+        ? never
+        : `${K & string}.${Exclude<keyof I[K], keyof A[K]> & string}`;
+    }[keyof I & keyof A];
+type MustBeNever<T extends never> = T;
+export type NothingUndeclared = MustBeNever<Undeclared<CreatedKeel, Keel>>;

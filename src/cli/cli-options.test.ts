@@ -176,7 +176,7 @@ function documentedLines(): DocLine[] {
           const cmd = part
             .trim()
             .replace(/^npx\s+/, '')
-            .replace(/\s*&$/, '');
+            .replace(/\s*&(\s+\w+=\S+)?$/, ''); // run in the background (`& SERVER=$!`)
           if (cmd.startsWith('keel ')) lines.push({ file, text: cmd.slice(5), whole: true });
         }
       }

@@ -10,11 +10,11 @@
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
-import { KEEL_COMMAND } from '../../src/testing/keel-command.ts';
 import { REPO, Sandbox } from '../helpers/keel-cli.ts';
+import { linkedPrefix, newcomerEnv } from '../helpers/newcomer.ts';
 
 const sandbox = new Sandbox('readme');
 after(() => sandbox.remove());
@@ -37,31 +37,11 @@ function walkThrough(): string[][] {
     });
 }
 
-/** A scratch npm prefix with a linked `keel`: a shell script starting the sources' command. */
-function linkedPrefix(): string {
-  const prefix = join(sandbox.dir, 'npm-prefix');
-  mkdirSync(join(prefix, 'bin'), { recursive: true });
-  const quote = (a: string) => `'${a.replaceAll("'", `'\\''`)}'`;
-  const script = `#!/bin/sh\nexec ${[process.execPath, ...KEEL_COMMAND].map(quote).join(' ')} "$@"\n`;
-  writeFileSync(join(prefix, 'bin', 'keel'), script);
-  chmodSync(join(prefix, 'bin', 'keel'), 0o755);
-  return prefix;
-}
-
-/** A newcomer's environment: the scratch prefix, and nothing of this test run's Keel settings. */
-function newcomerEnv(prefix: string): NodeJS.ProcessEnv {
-  const e: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: '1', NPM_CONFIG_PREFIX: prefix };
-  for (const k of Object.keys(e))
-    if (k.startsWith('KEEL_') || k === 'HELPDESK_DB' || k === 'NODE_OPTIONS' || k === 'NODE_TEST_CONTEXT')
-      delete e[k];
-  return e;
-}
-
 test("the README's CLI block runs line by line in an empty directory, through npx", () => {
   const commands = walkThrough();
   const project = join(sandbox.dir, 'project');
   mkdirSync(project);
-  const env = newcomerEnv(linkedPrefix());
+  const env = newcomerEnv(linkedPrefix(sandbox.dir));
   assert.ok(commands.length >= 15, `${commands.length} commands`);
   let run: string | undefined;
   for (const args of commands) {
