@@ -566,9 +566,17 @@ export class Engine {
    * (`ledger_invalid`, run-integrity.ts) before anything is done.
    */
   async load(tenant: string, runId: string) {
-    const run = await this.store.getRun(tenant, runId);
+    let run = await this.store.getRun(tenant, runId);
     if (!run) throw new KeelError(ErrorCode.notFound, `run ${runId} not found`, { runId });
-    const stored = await this.store.readEntries(tenant, runId);
+    let stored = await this.store.readEntries(tenant, runId);
+    // A ledger past the row's head may only mean a walker appended between the two reads: read
+    // both again (a bounded number of times) before calling it a row that disagrees with its ledger.
+    for (let i = 0; i < HEAD_RETRIES && stored.length > run.head.seq + 1; i++) {
+      const now = await this.store.getRun(tenant, runId);
+      if (!now || now.head.seq === run.head.seq) break;
+      run = now;
+      stored = await this.store.readEntries(tenant, runId);
+    }
     const version = await this.store.getVersion(tenant, run.workflowId, run.version);
     // The row is checked against its root before the version it names is relied on.
     const checked = checkStoredRun(run, stored, version);

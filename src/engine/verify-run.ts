@@ -21,7 +21,26 @@ import { approvalRowsProblem, rootProblem, specProblem } from './run-integrity.t
 /** Entries read per page: bounds memory for ledgers of any length. */
 const PAGE = 250;
 
+/** How often verify re-reads a run row that a live walker moved while its ledger was read. */
+const MOVED_ROW_RETRIES = 5;
+
 export async function verifyRun(
+  store: Store,
+  run: RunRecord,
+  o: { engine?: string } = {},
+): Promise<VerifyResult> {
+  for (let attempt = 0; ; attempt++) {
+    const result = await verifyOnce(store, run, o);
+    // A ledger longer than the row says may only mean a walker appended after the row was read:
+    // read the row again, and judge the run by it if it moved (a bounded number of times).
+    if (result.ok || result.entries <= run.head.seq + 1 || attempt >= MOVED_ROW_RETRIES) return result;
+    const now = await store.getRun(run.tenant, run.runId);
+    if (!now || now.head.seq === run.head.seq) return result;
+    run = now;
+  }
+}
+
+async function verifyOnce(
   store: Store,
   run: RunRecord,
   o: { engine?: string } = {},

@@ -423,3 +423,31 @@ test('cancel, pause and reconcile retry a moving head a bounded number of times'
     await r.close();
   }
 });
+
+test('a row a walker moved between the reads of an action is read again, not called a mismatch', async () => {
+  const { keel, store, runId } = await waiting();
+  await keel.close();
+  const rows = entryRows(store, runId);
+  const real = createKeel({ store }).store;
+  // The first read of the row is one taken before the last two entries were appended (a race).
+  let stale = 0;
+  const racing: Store = Object.create(real, {
+    getRun: {
+      value: async (tenant: string, id: string) => {
+        const row = await real.getRun(tenant, id);
+        if (!row || stale++ > 0) return row;
+        const before = rows.at(-3)!;
+        return { ...row, status: 'running', head: { seq: before.seq, hash: before.hash as Digest } };
+      },
+    },
+  });
+  const k = createKeel({ store: racing, tools: [spyTool('reply'), spyTool('close', { destructive: true })] });
+  try {
+    assert.equal((await k.runs.verify('acme', runId)).ok, true, 'verify reads the row again');
+    stale = 0;
+    assert.equal((await k.approvals.approve('acme', runId, 'dana')).status, 'completed');
+  } finally {
+    await k.close();
+    await real.close();
+  }
+});
