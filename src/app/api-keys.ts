@@ -9,7 +9,7 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { ErrorCode, KeelError } from '../core/errors.ts';
-import type { ApiKeyInfo, Clock, Store } from '../ports/index.ts';
+import type { ApiKeyInfo, Clock, PrincipalKind, Store } from '../ports/index.ts';
 
 /** Tenant and subject names a key may carry. */
 const NAME = /^[A-Za-z0-9._~-]{1,64}$/;
@@ -23,13 +23,29 @@ export interface CreatedApiKey {
   readonly tenant: string;
   readonly subject: string;
   readonly createdAt: string;
+  readonly kind: PrincipalKind;
 }
 
-/** Who a presented key acts as. */
+/**
+ * Who a presented key acts as: its tenant, the subject recorded as the actor, and whether it is a
+ * person's key (`human`: may promote versions and override gates) or an automation's (`service`).
+ */
 export interface ApiKeyIdentity {
   readonly tenant: string;
   readonly subject: string;
   readonly keyId: string;
+  readonly kind: PrincipalKind;
+}
+
+const KINDS: readonly PrincipalKind[] = ['human', 'service'];
+
+/** Refuses a principal kind other than human or service, naming the field. */
+export function checkKeyKind(value: unknown): PrincipalKind {
+  if (!KINDS.includes(value as PrincipalKind))
+    throw new KeelError(ErrorCode.usage, `kind: expected human or service, got ${JSON.stringify(value)}`, {
+      field: 'kind',
+    });
+  return value as PrincipalKind;
 }
 
 /** Refuses a tenant or subject name outside `[A-Za-z0-9._~-]{1,64}`, naming the field. */
@@ -48,20 +64,25 @@ export function hashApiKey(key: string): string {
   return createHash('sha256').update(key, 'utf8').digest('hex');
 }
 
-/** Mints a key for `tenant`; `subject` defaults to `key-<keyId>`. `now` is an ISO-8601 time. */
+/**
+ * Mints a key for `tenant`; `subject` defaults to `key-<keyId>`. `now` is an ISO-8601 time. A key
+ * is an automation's (`service`) unless made for a person (`human`): only a person may promote.
+ */
 export async function createApiKey(
   store: Store,
   tenant: string,
   subject: string | undefined,
   now: string,
+  kind: PrincipalKind = 'service',
 ): Promise<CreatedApiKey> {
   checkKeyName(tenant, 'tenant');
   if (subject !== undefined) checkKeyName(subject, 'subject');
+  checkKeyKind(kind);
   const keyId = randomBytes(8).toString('hex');
   const key = `keel_${keyId}_${randomBytes(32).toString('base64url')}`;
   const who = subject ?? `key-${keyId}`;
-  await store.putApiKey({ keyId, tenant, subject: who, hash: hashApiKey(key), createdAt: now });
-  return { key, keyId, tenant, subject: who, createdAt: now };
+  await store.putApiKey({ keyId, tenant, subject: who, hash: hashApiKey(key), createdAt: now, kind });
+  return { key, keyId, tenant, subject: who, createdAt: now, kind };
 }
 
 /**
@@ -74,16 +95,16 @@ export async function resolveApiKey(store: Store, presented: string): Promise<Ap
   if (!m) return undefined;
   const found = await store.findApiKey(hashApiKey(presented));
   if (!found || found.revokedAt !== undefined || found.keyId !== m[1]) return undefined;
-  return { tenant: found.tenant, subject: found.subject, keyId: found.keyId };
+  return { tenant: found.tenant, subject: found.subject, keyId: found.keyId, kind: found.kind };
 }
 
 /** `keel.keys`: the key handle of createKeel, with times from its clock. */
 export function apiKeysHandle(store: Store, clock: Clock) {
   const now = () => new Date(clock.now()).toISOString();
   return {
-    /** Mints a key; the returned `key` is the only time it is ever shown. */
-    create: (tenant: string, subject?: string): Promise<CreatedApiKey> =>
-      createApiKey(store, tenant, subject, now()),
+    /** Mints a key (a `service` key unless `kind` is `human`); the returned `key` is shown only this once. */
+    create: (tenant: string, subject?: string, kind?: PrincipalKind): Promise<CreatedApiKey> =>
+      createApiKey(store, tenant, subject, now(), kind),
     resolve: (presented: string): Promise<ApiKeyIdentity | undefined> => resolveApiKey(store, presented),
     /** The tenant's keys, revoked ones included (with `revokedAt`): never a hash, never a key. */
     list: (tenant: string): Promise<ApiKeyInfo[]> => store.listApiKeys(checkKeyName(tenant, 'tenant')),

@@ -22,6 +22,7 @@ import type {
   IdempotencyRef,
   IdempotencyResponse,
   PendingApproval,
+  PrincipalKind,
   Promotion,
   RunFilter,
   RunPage,
@@ -127,7 +128,8 @@ export interface ApprovalsHandle {
 
 /** Bearer API keys for the HTTP API: stored hashed, shown once. */
 export interface ApiKeysHandle {
-  create(tenant: string, subject?: string): Promise<CreatedApiKey>;
+  /** A `service` key unless `kind` is `human` (a person's: may promote and override gates). */
+  create(tenant: string, subject?: string, kind?: PrincipalKind): Promise<CreatedApiKey>;
   resolve(presented: string): Promise<ApiKeyIdentity | undefined>;
   list(tenant: string): Promise<ApiKeyInfo[]>;
   revoke(tenant: string, keyId: string): Promise<void>;

@@ -7,7 +7,7 @@
 
 import { canonicalize } from '../core/canonical/index.ts';
 import { isKeelError } from '../core/errors.ts';
-import type { PayloadOf } from '../core/ledger/index.ts';
+import type { PayloadOf, StepMode } from '../core/ledger/index.ts';
 import type { RunState } from '../core/run/index.ts';
 import {
   isSecretEnvName,
@@ -35,7 +35,9 @@ export type StepOutcome =
   | { readonly ok: true; readonly output: unknown; readonly deltas?: readonly Delta[] }
   | { readonly ok: false; readonly error: { readonly code: string; readonly message: string } }
   /** Replay only: the record holds no outcome for this call because it was never known (a crash). */
-  | { readonly ok: false; readonly unknown: true };
+  | { readonly ok: false; readonly unknown: true }
+  /** A simulated run only: the tool may act and has no `simulate`, so nothing was called (why). */
+  | { readonly ok: false; readonly suppressed: string };
 
 /** How an in-flight call's outcome was established without calling the tool again. */
 export type Reconciliation =
@@ -75,6 +77,12 @@ export interface Effects {
   ): Promise<Reconciliation | undefined>;
   /** The timestamp of the entry about to be written at `seq`. */
   at(seq: number): string;
+  /**
+   * How the call of `tool` about to be allowed is carried out, as its `step.allowed` records it
+   * (`mode`): simulated effects say `simulated` or `live`, a replay fork `recorded`, a replay what
+   * the record says. Absent, or undefined: a live call (nothing recorded).
+   */
+  mode?(tool: ToolDefinition, step: string, state: RunState): StepMode | undefined;
   /**
    * Replaying only: the recorded cancellation when the next entry the walk writes is the recorded
    * `run.finished` cancelled (its reason as recorded). Live, cancellation reaches a walk through

@@ -15,8 +15,11 @@ import {
   type Entry,
   type EventRecord,
   type PayloadOf,
+  type RunMode,
   type RunWrit,
+  type SplitEntry,
   type StoredEntry,
+  type TestRef,
 } from '../core/ledger/index.ts';
 import {
   type CancelRequest,
@@ -24,7 +27,9 @@ import {
   foldRun,
   type RunState,
   runIdFor,
+  shadowRunIdFor,
   startState,
+  testRunIdFor,
 } from '../core/run/index.ts';
 import type {
   Clock,
@@ -54,6 +59,7 @@ import { RunControls } from './run-controls.ts';
 import { checkClaimedLedger, checkStoredRun, refuseUnverified, specProblem } from './run-integrity.ts';
 import { type RunSummary, stateSummary, summaryOf } from './run-summary.ts';
 import { RunWriter } from './run-writer.ts';
+import { simulatedEffects } from './simulated-effects.ts';
 import type { ToolRegistry } from './tool-registry.ts';
 import type { WalkOptions } from './walk.ts';
 import { WritChains } from './writ-chains.ts';
@@ -123,6 +129,12 @@ export interface CreateOptions {
   readonly policy?: Digest;
   /** A child run of a delegation step: the parent run and its delegating entry. */
   readonly delegatedBy?: DelegatedBy;
+  /** A simulated run: `test` (with `test`) or `shadow` (with `shadowOf`); absent, a live run. */
+  readonly mode?: RunMode;
+  readonly test?: TestRef;
+  readonly shadowOf?: string;
+  /** A routed run during a rollout: its bucket and the weights that chose its version. */
+  readonly split?: SplitEntry;
   /** false: commit the root and the prefix, and leave the walk to `recover` (or a worker). */
   readonly walk?: boolean;
 }
@@ -241,7 +253,7 @@ export class Engine {
   async start(
     version: VersionRecord,
     event: EventRecord,
-    o: { walk?: WalkMode; writ?: readonly unknown[]; direct?: boolean } = {},
+    o: { walk?: WalkMode; writ?: readonly unknown[]; direct?: boolean; split?: SplitEntry } = {},
   ): Promise<{ run: RunSummary; created: boolean }> {
     const writ = o.writ === undefined ? undefined : await this.admit(o.writ, version.tenant);
     const name = o.direct ? directRunIdFor : runIdFor;
@@ -251,6 +263,29 @@ export class Engine {
       walk: (o.walk ?? this.walkMode) === 'inline',
       writ,
       policy: this.currentPolicy(version.tenant).policy,
+      ...(o.split ? { split: o.split } : {}),
+    });
+  }
+
+  /**
+   * Starts (or finds) a simulated run: a test of `version` on `event` (`keel test`), or the shadow
+   * of a live run on its event. Nothing in it ever acts and nobody is asked (simulated-effects.ts);
+   * it is walked here or left to a worker like any run, and recovered like any run.
+   */
+  async startSimulated(
+    version: VersionRecord,
+    event: EventRecord,
+    o: ({ mode: 'test'; test: TestRef } | { mode: 'shadow'; shadowOf: string }) & { walk?: WalkMode },
+  ): Promise<{ run: RunSummary; created: boolean }> {
+    const { tenant, workflowId, specHash } = version;
+    const runId =
+      o.mode === 'test'
+        ? testRunIdFor(tenant, workflowId, specHash, event, o.test)
+        : shadowRunIdFor(tenant, o.shadowOf, specHash);
+    return this.create(runId, version, event, {
+      walk: (o.walk ?? this.walkMode) === 'inline',
+      policy: this.currentPolicy(tenant).policy,
+      ...(o.mode === 'test' ? { mode: 'test', test: o.test } : { mode: 'shadow', shadowOf: o.shadowOf }),
     });
   }
 
@@ -306,7 +341,7 @@ export class Engine {
       );
     }
     const version = await this.pinned.get(tenant, runId, state);
-    const fx = await this.effectsFor(tenant, state);
+    const fx = await this.effectsFor(tenant, state, version);
     const writer = new RunWriter(this.store, state, state.head, this.live.at);
     // Every append of this walk renews the lease it holds (a worker's lease is renewed by the worker).
     if (leased) writer.leaseWith(this.inlineLease);
@@ -399,7 +434,7 @@ export class Engine {
     await this.controls.walk(
       writer,
       version,
-      await this.effectsFor(s.tenant, s),
+      await this.effectsFor(s.tenant, s, version),
       await this.walkOptions(s),
       true,
     );
@@ -467,9 +502,11 @@ export class Engine {
 
   /**
    * The effects a run is walked with: live, except for a replay fork, which is always served from
-   * its source's record — on creation, on recovery after a crash, and after an approval.
+   * its source's record — on creation, on recovery after a crash, and after an approval — and a
+   * simulated run (a test, a shadow), whose tools that may act never do.
    */
-  private async effectsFor(tenant: string, s: RunState): Promise<Effects> {
+  private async effectsFor(tenant: string, s: RunState, version: VersionRecord): Promise<Effects> {
+    if (s.mode !== undefined) return simulatedEffects(this.live, version.spec.simulation?.reads ?? 'live');
     if (s.forkOf?.mode !== 'replay') return this.live;
     const source = (await this.store.readEntries(tenant, s.forkOf.runId)).map(decodeEntry);
     // Under a writ a live call would have to be charged to its shared budget, which a replay never
@@ -511,6 +548,10 @@ export class Engine {
     if (o.writ) started.writ = o.writ;
     if (o.policy) started.policy = o.policy;
     if (o.delegatedBy) started.delegatedBy = o.delegatedBy;
+    if (o.mode) started.mode = o.mode;
+    if (o.test) started.test = o.test;
+    if (o.shadowOf) started.shadowOf = o.shadowOf;
+    if (o.split) started.split = o.split;
     const root = chainEntry(runId, null, 'run.started', started, fx.at(0));
     const state = startState(root.entry);
     const prefix = o.prefix ?? [];
@@ -526,6 +567,8 @@ export class Engine {
         specHash: version.specHash,
         eventId: event.id,
         eventType: event.type,
+        ...(o.mode ? { mode: o.mode } : {}),
+        ...(o.shadowOf ? { shadowOf: o.shadowOf } : {}),
       },
     );
     writer.addRoot(root.stored);
@@ -546,7 +589,7 @@ export class Engine {
         await writer.commit();
       } else {
         writer.leaseWith(this.inlineLease);
-        const fx = await this.effectsFor(version.tenant, state);
+        const fx = await this.effectsFor(version.tenant, state, version);
         await this.controls.walk(writer, version, fx, await this.walkOptions(state), true);
       }
     } catch (e) {

@@ -6,7 +6,13 @@
  */
 import type { Digest } from '../core/canonical/index.ts';
 import { ErrorCode, KeelError } from '../core/errors.ts';
-import { decodeEntry, type Entry, type EventRecord, type PayloadOf } from '../core/ledger/index.ts';
+import {
+  decodeEntry,
+  type Entry,
+  type EventRecord,
+  type PayloadOf,
+  type TestRef,
+} from '../core/ledger/index.ts';
 import { attemptRunIdFor, forkRunIdFor } from '../core/run/index.ts';
 import type { Store, VersionRecord } from '../ports/index.ts';
 import type { CreateOptions } from './engine.ts';
@@ -105,6 +111,8 @@ export async function forkRun(
     walk: o.walk !== false,
     // A fork executes under the source's writ; its inherited entries count against the budget.
     ...(root.writ ? { writ: root.writ } : {}),
+    // A fork of a simulated run is simulated too: it never acts either (it shadows nothing itself).
+    ...simulatedOf(root),
     // A replay is judged by the policy the source was pinned to; a branch by today's.
     ...(o.mode === 'replay' ? (root.policy ? { policy: root.policy } : {}) : host.currentPolicy(tenant)),
   });
@@ -125,7 +133,14 @@ export async function rerunRun(
       attemptOf: runId,
       attempt,
       ...(root.writ ? { writ: root.writ } : {}),
+      ...simulatedOf(root),
       ...host.currentPolicy(tenant),
     });
   }
+}
+
+/** What a fork or re-execution of a simulated run keeps of its mode: simulated, never live. */
+function simulatedOf(root: PayloadOf<'run.started'>): { mode?: 'test' | 'shadow'; test?: TestRef } {
+  if (!root.mode) return {};
+  return root.test ? { mode: root.mode, test: root.test } : { mode: root.mode };
 }

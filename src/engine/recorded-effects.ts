@@ -18,7 +18,7 @@
  * nothing outside the run) is called live; any other tool still fails closed.
  */
 import { ErrorCode, KeelError } from '../core/errors.ts';
-import type { DrawnSource, Entry, PayloadOf } from '../core/ledger/index.ts';
+import type { DrawnSource, Entry, PayloadOf, StepMode } from '../core/ledger/index.ts';
 import type { RunState } from '../core/run/index.ts';
 import { type MintResult, recordedMints, servedMint } from './delegate.ts';
 import type { Effects, HoldEntry, StepOutcome } from './effects.ts';
@@ -39,6 +39,8 @@ export interface RecordedLedger {
   readonly budgets?: Map<number, RecordedBudget>;
   /** The outcome a cancellation cut (the step and its execution index), if the run was cut that way. */
   readonly cutByCancel?: { readonly step: string; readonly n: number };
+  /** How each allow of a step was carried out, as recorded (`step.allowed` `mode`; undefined: live). */
+  readonly modes?: Map<string, (StepMode | undefined)[]>;
 }
 
 const UNKNOWN: StepOutcome = { ok: false, unknown: true };
@@ -55,6 +57,7 @@ export function indexLedger(entries: readonly Entry[]): RecordedLedger {
   let cancelled: RecordedLedger['cancelled'];
   let cutByCancel: RecordedLedger['cutByCancel'];
   const holds = new Map<number, HoldEntry>();
+  const modes = new Map<string, (StepMode | undefined)[]>();
   const push = <T>(m: Map<string, T[]>, k: string, v: T) => {
     const list = m.get(k);
     if (list) list.push(v);
@@ -62,7 +65,13 @@ export function indexLedger(entries: readonly Entry[]): RecordedLedger {
   };
   for (const e of entries) {
     if (e.kind === 'source.drawn') draws.push(e.payload as PayloadOf<'source.drawn'>);
-    else if (e.kind === 'step.completed') {
+    else if (e.kind === 'step.allowed') {
+      const p = e.payload as PayloadOf<'step.allowed'>;
+      push(modes, p.step, p.mode);
+    } else if (e.kind === 'step.suppressed') {
+      const p = e.payload as PayloadOf<'step.suppressed'>;
+      push(outcomes, p.step, { ok: false, suppressed: p.reason });
+    } else if (e.kind === 'step.completed') {
       const p = e.payload as PayloadOf<'step.completed'>;
       push(
         outcomes,
@@ -112,6 +121,7 @@ export function indexLedger(entries: readonly Entry[]): RecordedLedger {
     holds,
     mints,
     budgets,
+    modes,
     ...(cancelled ? { cancelled } : {}),
     ...(cutByCancel ? { cutByCancel } : {}),
   };
@@ -155,6 +165,14 @@ export function recordedEffects(
       return { decision: recorded };
     },
     at,
+    // A replay says what the record says; a replay fork serves its calls from its source's record
+    // (a read tool with nothing recorded is called live: it changes nothing outside the run).
+    mode(tool, step, state) {
+      if (!fork) return record.modes?.get(step)?.[state.attempts[step] ?? 0];
+      const n = state.executions[step] ?? 0;
+      const recorded = record.outcomes.get(step)?.[n] !== undefined;
+      return recorded || !(fork.live && tool.effect === 'read') ? 'recorded' : undefined;
+    },
     // A delegation is served as recorded: replay never mints a writ or starts a child run.
     delegate: async (r) => servedMint(record.mints ?? new Map(), r),
     hold: (state) => record.holds.get(state.head.seq + 1),

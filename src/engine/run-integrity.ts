@@ -43,6 +43,8 @@ export function rootProblem(run: RunRecord, root: PayloadOf<'run.started'>): Ver
     ['spec_hash', run.specHash, root.specHash],
     ['event_id', run.eventId, root.event.id],
     ['event_type', run.eventType, root.event.type],
+    ['mode', run.mode ?? null, root.mode ?? null],
+    ['shadow_of', run.shadowOf ?? null, root.shadowOf ?? null],
   ];
   for (const [column, row, ledger] of columns)
     if (row !== ledger)

@@ -40,11 +40,7 @@ export async function verifyRun(
   }
 }
 
-async function verifyOnce(
-  store: Store,
-  run: RunRecord,
-  o: { engine?: string } = {},
-): Promise<VerifyResult> {
+async function verifyOnce(store: Store, run: RunRecord, o: { engine?: string } = {}): Promise<VerifyResult> {
   const status = new StatusFold();
   let root: PayloadOf<'run.started'> | undefined;
   let world: World = EMPTY_WORLD;

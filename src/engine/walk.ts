@@ -32,7 +32,7 @@ import {
   type RunState,
   type WritCheckContext,
 } from '../core/run/index.ts';
-import { excerpt } from '../core/spec/index.ts';
+import { excerpt, laterReaderOf } from '../core/spec/index.ts';
 import { formatArgProblem, validateValue } from '../core/tools/index.ts';
 import { applyDeltas, type Delta, type World } from '../core/world/index.ts';
 import type { Planner, ToolDefinition, VersionRecord } from '../ports/index.ts';
@@ -110,6 +110,10 @@ export async function walkRun(
   const plan = compilePlan(spec);
   const capCents = usdToCents(spec.limits.maxCostUsd);
   const g = o.governance;
+  // A simulated run (a test, a shadow) is judged as its version would be once LIVE; it asks nobody.
+  const simulated = s.mode !== undefined;
+  const judgedAs =
+    simulated && s.versionStatus !== 'LIVE' && s.versionStatus !== 'AUTONOMOUS' ? 'LIVE' : s.versionStatus;
   while (!s.finished) {
     if (finishIfCancelled(w, fx, o)) break;
     if (o.shouldStop?.()) break;
@@ -121,7 +125,7 @@ export async function walkRun(
     if (s.status === 'paused') break;
     if (s.inFlight) {
       // A recorded allow without an outcome: the effect may have happened before a crash.
-      if (!(await settleInFlight(w, tools, fx, s.inFlight, o))) {
+      if (!(await settleInFlight(w, tools, fx, s.inFlight, o, spec))) {
         // Suspended: a cancellation recorded (or asked for) meanwhile still finishes the run.
         finishIfCancelled(w, fx, o);
         break;
@@ -198,7 +202,7 @@ export async function walkRun(
       maxSteps: Math.min(spec.limits.maxSteps, MAX_STEPS_PER_RUN),
       spentCents: s.spentCents,
       capCents,
-      versionStatus: s.versionStatus,
+      versionStatus: judgedAs,
       approved,
       writ: g?.writ ? writCheck(w, g.writ) : undefined,
       policy: g?.policy ? policyCheck(w, g.policy) : undefined,
@@ -218,15 +222,27 @@ export async function walkRun(
         channel: decision.channel,
         ...(decision.policy ? { policy: decision.policy } : {}),
       };
+      if (simulated) {
+        // would_wait_approval: nobody is asked. A shadow goes on as approved, a test as it says.
+        const denied = s.mode === 'test' && s.test?.approvals === 'deny';
+        w.add('approval.simulated', {
+          ...request,
+          assumed: denied ? 'denied' : 'approved',
+          by: s.mode === 'test' ? `test ${s.test?.name ?? ''}`.trim() : 'shadow',
+        });
+        continue;
+      }
       const e = w.add('approval.requested', request);
       w.approvalOpened({ tenant: s.tenant, runId: s.runId, ...request, requestedAt: e.at });
       continue;
     }
     // A step runs again only after its earlier call was reconciled as never having happened.
     const attempt = (s.attempts[step] ?? 0) + 1;
+    // How the call is carried out: live, or (a simulated run, a replay fork) as its effects say.
+    const mode = fx.mode?.(tool, step, s);
     // core.delegate: the child writ is minted now; a refusal leaves no child (delegate.ts).
     const minted =
-      toolName === DELEGATE_TOOL
+      toolName === DELEGATE_TOOL && mode !== 'simulated'
         ? await mintFor(fx, s, {
             step,
             attempt,
@@ -253,6 +269,7 @@ export async function walkRun(
     if (approved && s.approval?.decision) payload.approvedBy = s.approval.decision.by;
     if (decision.policy) payload.policy = decision.policy;
     if (minted?.ok) payload.delegation = minted.delegation;
+    if (mode) payload.mode = mode;
     // Under a writ the allow takes its share of the budget every run under the writ shares: it may
     // commit here with a reservation, or the store refuses it and the step is refused (writ-budget.ts).
     const allowed = g?.writ
@@ -270,11 +287,17 @@ export async function walkRun(
     // The durability rule: an allow decision is committed before its effect, unless the tool is
     // idempotent and everything uncommitted is reproducible from the durable head (see RunWriter).
     // A delegation's allow is always committed first: it names the child before the child exists.
-    if (minted || !(tool.idempotent && w.reproducible)) await w.commit();
+    // A simulated call acts on nothing, so making it again after a crash is as safe as an idempotent one.
+    if (minted || !(repeatable(tool, allowed.payload) && w.reproducible)) await w.commit();
     // An unknown outcome (replaying a crash) leaves the step in flight for settleInFlight.
-    await invoke(w, tools, fx, allowed.payload, o);
+    await invoke(w, tools, fx, allowed.payload, o, spec);
   }
   await w.commit();
+}
+
+/** Whether a call may be made again with the same key: an idempotent tool, or a simulated call. */
+function repeatable(tool: ToolDefinition | undefined, a: PayloadOf<'step.allowed'>): boolean {
+  return tool?.idempotent === true || a.mode === 'simulated';
 }
 
 /**
@@ -369,10 +392,11 @@ async function settleInFlight(
   fx: Effects,
   a: PayloadOf<'step.allowed'>,
   o: WalkOptions,
+  spec: VersionRecord['spec'],
 ): Promise<boolean> {
   const s = w.state;
   const tool = tools.get(a.tool);
-  if (tool?.idempotent && !s.suspended && (await invoke(w, tools, fx, a, o))) return true;
+  if (repeatable(tool, a) && !s.suspended && (await invoke(w, tools, fx, a, o, spec))) return true;
   let found = await fx.reconcile?.(tool, a, s);
   if (!(found && 'decision' in found) && !s.suspended) {
     const why = !tool
@@ -409,6 +433,7 @@ async function invoke(
   fx: Effects,
   a: PayloadOf<'step.allowed'>,
   o: WalkOptions,
+  spec: VersionRecord['spec'],
 ): Promise<boolean> {
   const tool = tools.get(a.tool);
   if (!tool)
@@ -420,7 +445,7 @@ async function invoke(
   // Cut by an immediate pause: the call stays in flight, unrecorded, and is made again on resume.
   if (!outcome.ok && cuttable && o.interrupt?.aborted && !o.signal?.aborted) return false;
   // The outcome of a call that must not be repeated is committed before the next effect.
-  if (!tool.idempotent && !('unknown' in outcome)) w.markUnreproducible();
+  if (!repeatable(tool, a) && !('unknown' in outcome)) w.markUnreproducible();
   if (outcome.ok) {
     const failure = postconditionFailure(tool, outcome, w.state.world);
     if (failure) {
@@ -443,6 +468,24 @@ async function invoke(
     return true;
   }
   if ('unknown' in outcome) return false;
+  if ('suppressed' in outcome) {
+    w.add('step.suppressed', {
+      step: a.step,
+      tool: a.tool,
+      proposalId: a.proposalId,
+      reason: outcome.suppressed,
+    });
+    // The run goes on only if no later step reads the output this step does not have.
+    const reader = laterReaderOf(spec, a.step);
+    if (reader)
+      w.add('run.finished', {
+        status: 'failed',
+        code: 'needs_simulation',
+        outputs: w.state.outputs,
+        reason: `needs_simulation: step ${reader} reads the output of step ${a.step}, but ${a.tool} has no simulate; give ${a.tool} a simulate to run this workflow simulated`,
+      });
+    return true;
+  }
   const error = o.signal?.aborted
     ? { code: 'cancelled', message: `${a.tool} was stopped: ${reasonOf(o.signal.reason)}` }
     : outcome.error;

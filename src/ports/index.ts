@@ -14,13 +14,20 @@ export type {
   IdempotencyRef,
   IdempotencyResponse,
   LeaseChange,
+  LifecycleChange,
+  NewPromotion,
   NewRun,
   PendingApproval,
+  PrincipalKind,
   Promotion,
+  RunCount,
   RunFilter,
   RunPage,
   RunRecord,
+  ShadowSkip,
   Store,
+  StoredComparison,
+  StoredRollout,
   StoreStats,
   TrustedKeyRecord,
   VersionRecord,
@@ -32,9 +39,11 @@ export type {
 export { IDEMPOTENCY_TTL_MS } from './store.ts';
 export type {
   ReconcileFinding,
+  SimulationContext,
   ToolContext,
   ToolDefinition,
   ToolHandler,
   ToolReconciler,
+  ToolSimulator,
 } from './tool-invoker.ts';
 export { isResultWithDeltas, type ToolResultWithDeltas, withDeltas } from './tool-invoker.ts';

@@ -18,7 +18,8 @@
  * hashes; neither is ever deleted (a key is retired, a revocation stands).
  */
 import type { Digest } from '../core/canonical/index.ts';
-import type { Head, RunStatus, StoredEntry } from '../core/ledger/index.ts';
+import type { Head, RunMode, RunStatus, StoredEntry } from '../core/ledger/index.ts';
+import type { Comparison, PromotionRecord, RolloutState } from '../core/lifecycle/index.ts';
 import type { WorkflowSpec, WorkflowStatus } from '../core/spec/index.ts';
 import type { WritBudget } from '../core/writs/index.ts';
 
@@ -33,15 +34,11 @@ export interface VersionRecord {
   readonly publishedBy: string;
 }
 
-export interface Promotion {
-  readonly tenant: string;
-  readonly workflowId: string;
-  readonly version: number;
-  readonly from: WorkflowStatus;
-  readonly to: WorkflowStatus;
-  readonly by: string;
-  readonly at: string;
-}
+/** A lifecycle record of a workflow, hash-chained per workflow (core/lifecycle/promotion-chain.ts). */
+export type Promotion = PromotionRecord;
+
+/** A lifecycle record about to be appended to its workflow's chain: the store computes the hashes. */
+export type NewPromotion = Omit<PromotionRecord, 'prevHash' | 'hash'>;
 
 export interface RunRecord {
   readonly runId: string;
@@ -55,6 +52,10 @@ export interface RunRecord {
   readonly eventType: string;
   readonly createdAt: string;
   readonly updatedAt: string;
+  /** A simulated run's mode (its root's `mode`); absent for a live run. */
+  readonly mode?: RunMode;
+  /** A shadow run's live run (its root's `shadowOf`). */
+  readonly shadowOf?: string;
 }
 
 export interface PendingApproval {
@@ -82,6 +83,8 @@ export interface NewRun {
   readonly specHash: Digest;
   readonly eventId: string;
   readonly eventType: string;
+  readonly mode?: RunMode;
+  readonly shadowOf?: string;
 }
 
 /**
@@ -160,6 +163,10 @@ export interface WorkerStatus {
 export interface RunFilter {
   readonly status?: RunStatus;
   readonly workflowId?: string;
+  /** Runs of one version (with workflowId). */
+  readonly version?: number;
+  /** `live`: live runs only; `test` or `shadow`: only simulated runs of that mode. Absent: all. */
+  readonly mode?: RunMode | 'live';
   readonly limit?: number;
   /** Opaque cursor from a previous page's `next`. */
   readonly cursor?: string;
@@ -168,6 +175,57 @@ export interface RunFilter {
 export interface RunPage {
   readonly runs: readonly RunRecord[];
   readonly next?: string;
+}
+
+/** What `countRuns` counts: a workflow's runs (of one version), of one mode, created since a time. */
+export interface RunCount {
+  readonly workflowId: string;
+  readonly version?: number;
+  readonly mode?: RunMode | 'live';
+  /** ISO time; runs created at or after it. */
+  readonly since?: string;
+}
+
+/** A shadow run's comparison with its live run, kept once both ended (core/lifecycle/compare-runs.ts). */
+export interface StoredComparison {
+  readonly tenant: string;
+  readonly workflowId: string;
+  readonly shadowRunId: string;
+  readonly liveRunId: string;
+  readonly shadowVersion: number;
+  readonly liveVersion: number;
+  readonly agree: boolean;
+  readonly comparison: Comparison;
+  readonly createdAt: string;
+}
+
+/** A shadow run not started because the tenant had as many running as it may (counted, never queued). */
+export interface ShadowSkip {
+  readonly tenant: string;
+  readonly workflowId: string;
+  readonly version: number;
+  readonly liveRunId: string;
+  readonly reason: string;
+  readonly at: string;
+}
+
+/** A workflow's rollout as stored, with the revision an update must name. */
+export interface StoredRollout {
+  readonly state: RolloutState;
+  readonly rev: number;
+}
+
+/**
+ * Lifecycle records appended in one transaction, with the version statuses they change and the
+ * rollout state they leave. Each status change applies only if the version is still `from`, and
+ * the rollout only if its revision is still `expectedRev` (null: none stored); otherwise nothing
+ * is written (head_conflict), so two people promoting at once never both succeed.
+ */
+export interface LifecycleChange {
+  readonly tenant: string;
+  readonly workflowId: string;
+  readonly records: readonly NewPromotion[];
+  readonly rollout?: { readonly state: RolloutState; readonly expectedRev: number | null };
 }
 
 export interface StoreStats {
@@ -185,7 +243,12 @@ export interface ApiKeyRecord {
   readonly hash: string;
   /** ISO-8601 time. */
   readonly createdAt: string;
+  /** `human`: a person (may promote and override gates); `service`: an automation. */
+  readonly kind: PrincipalKind;
 }
+
+/** Who presents an API key: a person, or an automation (which may not promote). */
+export type PrincipalKind = 'human' | 'service';
 
 /** What a key lookup or listing shows: never the hash, never the key. */
 export interface ApiKeyInfo {
@@ -193,6 +256,7 @@ export interface ApiKeyInfo {
   readonly tenant: string;
   readonly subject: string;
   readonly createdAt: string;
+  readonly kind: PrincipalKind;
   /** ISO-8601 time the key was revoked; a revoked key resolves to nothing. */
   readonly revokedAt?: string;
 }
@@ -324,8 +388,28 @@ export interface Store {
   /** A version, or the newest version when `version` is omitted. */
   getVersion(tenant: string, workflowId: string, version?: number): Promise<VersionRecord | undefined>;
   listVersions(tenant: string, workflowId?: string): Promise<VersionRecord[]>;
-  setVersionStatus(p: Promotion): Promise<void>;
+  /** Changes one version's status with its lifecycle record (`recordLifecycle` with one record). */
+  setVersionStatus(p: NewPromotion): Promise<void>;
+  /** The workflow's lifecycle records in chain order, hashes included. */
   listPromotions(tenant: string, workflowId: string): Promise<Promotion[]>;
+  /** Appends lifecycle records and applies what they change, atomically (LifecycleChange). */
+  recordLifecycle(change: LifecycleChange): Promise<Promotion[]>;
+  /** The workflow's rollout, if one was ever started (active, completed or rolled back). */
+  getRollout(tenant: string, workflowId: string): Promise<StoredRollout | undefined>;
+  /** How the matching runs stand: a count per status (statuses with none are absent). */
+  countRuns(tenant: string, c: RunCount): Promise<Partial<Record<RunStatus, number>>>;
+  /** Keeps a comparison once: false when the shadow run has one already (it is never replaced). */
+  putComparison(c: StoredComparison): Promise<boolean>;
+  /** Comparisons of a shadow version, oldest first, created at or after `since`. */
+  listComparisons(
+    tenant: string,
+    workflowId: string,
+    shadowVersion: number,
+    o?: { since?: string },
+  ): Promise<StoredComparison[]>;
+  /** Counts a shadow run skipped at the concurrency limit (once per live run and version). */
+  recordShadowSkip(s: ShadowSkip): Promise<void>;
+  countShadowSkips(tenant: string, workflowId: string, version: number, since?: string): Promise<number>;
 
   /**
    * Leases up to `limit` claimable runs (running, no lease or one expired before `now`) to `owner`

@@ -61,7 +61,22 @@ export type ToolReconciler = (
   ctx: ToolContext,
 ) => ReconcileFinding | Promise<ReconcileFinding>;
 
+/** What a simulation is told: the call's context, marked simulated (there is no abort signal). */
+export interface SimulationContext extends Omit<ToolContext, 'signal'> {
+  readonly simulated: true;
+}
+
+/**
+ * A pure stand-in for a tool's handler in simulated runs (TESTING tests, SHADOW runs): it returns
+ * what the call would return — a value of the tool's `result` schema, with `withDeltas` where the
+ * tool reports world changes — and must never act on anything. It never sees a secret's value
+ * (a secret argument reads `[secret NAME]`). Without one, a `write` or `external` tool's step is
+ * suppressed in a simulated run (docs/lifecycle.md).
+ */
+export type ToolSimulator = (args: Record<string, unknown>, ctx: SimulationContext) => unknown;
+
 export interface ToolDefinition extends ToolDescriptor {
   readonly handler: ToolHandler;
   readonly reconcile?: ToolReconciler;
+  readonly simulate?: ToolSimulator;
 }

@@ -33,16 +33,18 @@ export function keysIdempotencyContract(current: () => Store, another?: () => St
         subject: 'ci',
         hash,
         createdAt: '2026-01-01T00:00:00.000Z',
+        kind: 'service',
       });
       const found = await store.findApiKey(hash);
       assert.equal(found?.tenant, tenant);
       assert.equal(found?.subject, 'ci');
+      assert.equal(found?.kind, 'service');
       assert.equal(found?.createdAt, '2026-01-01T00:00:00.000Z');
       assert.equal(found?.revokedAt, undefined);
       assert.equal(await store.findApiKey(hashApiKey('not a key')), undefined);
       const listed = await store.listApiKeys(tenant);
       assert.equal(listed.length, 1);
-      assert.deepEqual(Object.keys(listed[0]!).sort(), ['createdAt', 'keyId', 'subject', 'tenant']);
+      assert.deepEqual(Object.keys(listed[0]!).sort(), ['createdAt', 'keyId', 'kind', 'subject', 'tenant']);
       assert.ok(!JSON.stringify(listed).includes(hash), 'a listing never carries the hash');
       assert.ok(!JSON.stringify(found).includes(hash), 'a lookup never carries the hash');
     });
@@ -82,7 +84,11 @@ export function keysIdempotencyContract(current: () => Store, another?: () => St
         tenant,
         subject: 'deploy-bot',
         keyId: created.keyId,
+        kind: 'service',
       });
+      // A person's key says so: only a person may promote a version.
+      const person = await createApiKey(store, tenant, 'dana', '2026-01-01T00:00:00.000Z', 'human');
+      assert.equal((await resolveApiKey(store, person.key))?.kind, 'human');
       const last = created.key.at(-1) === 'A' ? 'B' : 'A';
       assert.equal(await resolveApiKey(store, `${created.key.slice(0, -1)}${last}`), undefined);
       assert.equal(await resolveApiKey(store, ''), undefined);

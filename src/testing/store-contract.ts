@@ -17,6 +17,7 @@ import { appendNotificationContract } from './append-notification-contract.ts';
 import { keysIdempotencyContract } from './keys-idempotency-contract.ts';
 import { leaseContract } from './lease-contract.ts';
 import { buildLedger, extendLedger, FIXED_TIME, sampleEvent } from './ledger-fixtures.ts';
+import { lifecycleContract } from './lifecycle-contract.ts';
 import { writBudgetContract } from './writ-budget-contract.ts';
 import { writTrustContract } from './writ-trust-contract.ts';
 
@@ -109,6 +110,7 @@ export function runStoreContract(name: string, factory: StoreFactory): void {
     writTrustContract(() => store, factory.openAnother ? () => another! : undefined);
     writBudgetContract(() => store, factory.openAnother ? () => another! : undefined);
     appendNotificationContract(() => store, factory.openAnother ? () => another! : undefined);
+    lifecycleContract(() => store);
 
     test('creates a run and reads back byte-identical entries in seq order', async () => {
       const runId = uniqueRunId('create');

@@ -6,10 +6,10 @@ WITH req AS (
   SELECT * FROM unnest($1::int[], $2::text[], $3::text[], $4::int[], $5::text[], $6::text[],
                        $7::int[], $8::text[], $9::text[], $10::text[], $11::text[], $12::int[],
                        $13::text[], $14::text[], $15::text[], $16::text[], $17::bool[], $18::text[],
-                       $19::bigint[])
+                       $19::bigint[], $50::text[], $51::text[])
     AS q(ord, run_id, tenant, exp_seq, exp_hash, status, head_seq, head_hash, created_at,
          updated_at, workflow_id, version, spec_hash, event_id, event_type, close_id,
-         lease_set, lease_owner, lease_until)
+         lease_set, lease_owner, lease_until, mode, shadow_of)
 ),
 advanced AS (
   UPDATE runs r
@@ -23,9 +23,9 @@ advanced AS (
 ),
 created AS (
   INSERT INTO runs (run_id, tenant, workflow_id, version, spec_hash, status, head_seq, head_hash,
-                    event_id, event_type, created_at, updated_at, lease_owner, lease_until)
+                    event_id, event_type, created_at, updated_at, lease_owner, lease_until, mode, shadow_of)
   SELECT run_id, tenant, workflow_id, version, spec_hash, status, head_seq, head_hash,
-         event_id, event_type, created_at, updated_at, lease_owner, lease_until
+         event_id, event_type, created_at, updated_at, lease_owner, lease_until, mode, shadow_of
     FROM req WHERE exp_seq IS NULL
   ON CONFLICT (run_id) DO NOTHING
   RETURNING run_key, run_id
@@ -102,9 +102,9 @@ export const APPEND_CHANNEL = 'keel_appends';
  */
 export function appendStatement(notify: boolean): { name: string; text: string } {
   return notify
-    ? { name: 'keel_append_v5', text: APPEND_SQL }
+    ? { name: 'keel_append_v6', text: APPEND_SQL }
     : {
-        name: 'keel_append_v5_quiet',
+        name: 'keel_append_v6_quiet',
         text: APPEND_SQL.replace("pg_notify('keel_runs', current_schema())", '1').replace(
           "pg_notify('keel_appends', current_schema() || ' ' || q.run_id)",
           '1',
@@ -137,11 +137,12 @@ export function byRunId(a: AppendRequest, b: AppendRequest): number {
 }
 
 /**
- * The 49 parameters of APPEND_SQL for one round; `ord` is the index in `reqs`. A `hold` lease runs
+ * The 51 parameters of APPEND_SQL for one round; `ord` is the index in `reqs`. A `hold` lease runs
  * until `now + ms` on this process's clock, as workers' leases do. The entries' payloads travel as
  * one binary bytea ($39) cut by offset ($28, 1-based) and length ($40): a bytea[] parameter would
  * be sent as hex text, doubling its bytes, and escaped by the driver and decoded by the server.
  * An append with a writ budget change gives one row per writ of its chain (`linksOf`) to $41-$49.
+ * A run created as simulated names its mode and its shadow's live run in $50 and $51.
  */
 export function appendParams(
   reqs: readonly AppendRequest[],
@@ -152,6 +153,7 @@ export function appendParams(
   const e: unknown[][] = Array.from({ length: 9 }, () => []);
   const x: unknown[][] = Array.from({ length: 10 }, () => []);
   const b: unknown[][] = Array.from({ length: 9 }, () => []);
+  const m: unknown[][] = [[], []];
   const payloads: Uint8Array[] = [];
   const lengths: number[] = [];
   let offset = 1;
@@ -181,6 +183,7 @@ export function appendParams(
       req.lease?.op === 'hold' ? now + req.lease.ms : null,
     ];
     pushColumns(q, row);
+    pushColumns(m, [c?.mode ?? null, c?.shadowOf ?? null]);
     for (const en of req.entries) {
       const vals = [ord, en.seq, en.v, en.kind, en.prevHash, en.payloadHash, en.hash, en.at, offset];
       pushColumns(e, vals);
@@ -214,7 +217,7 @@ export function appendParams(
       }
     }
   });
-  return [...q, ...e, ...x, Buffer.concat(payloads), lengths, ...b];
+  return [...q, ...e, ...x, Buffer.concat(payloads), lengths, ...b, ...m];
 }
 
 /** Appends one row's values to column arrays (parameter i gets value i). */

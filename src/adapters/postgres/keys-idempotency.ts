@@ -13,15 +13,14 @@ import {
   type IdempotencyClaim,
   type IdempotencyClaimRequest,
 } from '../../ports/index.ts';
-import { existingClaim } from '../shared/keys-idempotency-rows.ts';
+import { API_KEY_COLUMNS, existingClaim } from '../shared/keys-idempotency-rows.ts';
 import type { Row } from '../shared/rows.ts';
 
-const KEY_COLUMNS = 'key_id, tenant, subject, created_at, revoked_at';
-
 export const KEYS_SQL = {
-  putKey: 'INSERT INTO api_keys (key_id, tenant, subject, hash, created_at) VALUES ($1, $2, $3, $4, $5)',
-  findKey: `SELECT ${KEY_COLUMNS} FROM api_keys WHERE hash = $1`,
-  listKeys: `SELECT ${KEY_COLUMNS} FROM api_keys WHERE tenant = $1 ORDER BY created_at, key_id`,
+  putKey:
+    'INSERT INTO api_keys (key_id, tenant, subject, hash, created_at, kind) VALUES ($1, $2, $3, $4, $5, $6)',
+  findKey: `SELECT ${API_KEY_COLUMNS} FROM api_keys WHERE hash = $1`,
+  listKeys: `SELECT ${API_KEY_COLUMNS} FROM api_keys WHERE tenant = $1 ORDER BY created_at, key_id`,
   revokeKey: 'UPDATE api_keys SET revoked_at = coalesce(revoked_at, $3) WHERE tenant = $1 AND key_id = $2',
   /**
    * $1 tenant, $2 operation, $3 key, $4 digest, $5 now, $6 lease until, $7 oldest live created_at.

@@ -10,7 +10,7 @@
 import type pg from 'pg';
 import type { Digest } from '../../core/canonical/index.ts';
 import { ErrorCode, KeelError } from '../../core/errors.ts';
-import type { Head, StoredEntry } from '../../core/ledger/index.ts';
+import type { Head, RunStatus, StoredEntry } from '../../core/ledger/index.ts';
 import {
   type ApiKeyInfo,
   type ApiKeyRecord,
@@ -22,12 +22,18 @@ import {
   type IdempotencyClaimRequest,
   type IdempotencyRef,
   type IdempotencyResponse,
+  type LifecycleChange,
+  type NewPromotion,
   type PendingApproval,
   type Promotion,
+  type RunCount,
   type RunFilter,
   type RunPage,
   type RunRecord,
+  type ShadowSkip,
   type Store,
+  type StoredComparison,
+  type StoredRollout,
   type StoreStats,
   type TrustedKeyRecord,
   type VersionRecord,
@@ -38,6 +44,14 @@ import {
 } from '../../ports/index.ts';
 import { checkClaimScope } from '../shared/check-claim-scope.ts';
 import { headersText, IDEMPOTENCY_PRUNE_EVERY_MS, toApiKeyInfo } from '../shared/keys-idempotency-rows.ts';
+import {
+  comparisonValues,
+  LIFECYCLE_SQL,
+  modeFilter,
+  skipValues,
+  toComparison,
+  toRollout,
+} from '../shared/lifecycle-rows.ts';
 import {
   decodeCursor,
   encodeCursor,
@@ -70,6 +84,7 @@ import {
   toWorker,
   WORKER_ROW_TTL_MS,
 } from './leases.ts';
+import { countRunsQuery, PROMOTIONS_SQL, recordLifecycle } from './lifecycle.ts';
 import { listenChannel } from './listen.ts';
 import { checkSchemaVersion, type MigrationReport, migrateSchema } from './migrate.ts';
 import { readEntryRows, SQL } from './queries.ts';
@@ -152,6 +167,7 @@ export class PostgresStore implements Store {
     const where = ['tenant = $1'];
     if (filter.status) where.push(`status = $${params.push(filter.status)}`);
     if (filter.workflowId) where.push(`workflow_id = $${params.push(filter.workflowId)}`);
+    where.push(...modeFilter(filter, (v) => `$${params.push(v)}`));
     if (filter.cursor) {
       const [createdAt, runId] = decodeCursor(filter.cursor);
       where.push(`(created_at, run_id) < ($${params.push(createdAt)}, $${params.push(runId)})`);
@@ -226,20 +242,72 @@ export class PostgresStore implements Store {
     return r.rows.map(toVersion);
   }
 
-  /** Compare-and-set on the status plus the promotion row, in one statement (one transaction). */
-  async setVersionStatus(p: Promotion): Promise<void> {
-    const r = await this.query(SQL.promote, [p.tenant, p.workflowId, p.version, p.from, p.to, p.by, p.at]);
-    if (r.rowCount !== 1) {
-      throw new KeelError(ErrorCode.headConflict, `${p.workflowId} v${p.version} is no longer ${p.from}`, {
-        workflowId: p.workflowId,
-        version: p.version,
-      });
-    }
-    this.commits++;
+  async setVersionStatus(p: NewPromotion): Promise<void> {
+    await this.recordLifecycle({ tenant: p.tenant, workflowId: p.workflowId, records: [p] });
   }
 
   async listPromotions(tenant: string, workflowId: string): Promise<Promotion[]> {
-    return (await this.query(SQL.promotions, [tenant, workflowId])).rows.map(toPromotion);
+    return (await this.query(PROMOTIONS_SQL, [tenant, workflowId])).rows.map(toPromotion);
+  }
+
+  async recordLifecycle(change: LifecycleChange): Promise<Promotion[]> {
+    let client: pg.PoolClient;
+    try {
+      client = await this.pool.connect();
+    } catch (e) {
+      throw unavailable(e, 'cannot connect to PostgreSQL at', this.target);
+    }
+    try {
+      const records = await recordLifecycle(client, change);
+      this.commits++;
+      return records;
+    } catch (e) {
+      throw unavailable(e, 'recording a lifecycle change failed on', this.target);
+    } finally {
+      client.release();
+    }
+  }
+
+  async getRollout(tenant: string, workflowId: string): Promise<StoredRollout | undefined> {
+    const row = (await this.query(LIFECYCLE_SQL.getRollout, [tenant, workflowId])).rows[0];
+    return row ? toRollout(row) : undefined;
+  }
+
+  async countRuns(tenant: string, c: RunCount): Promise<Partial<Record<RunStatus, number>>> {
+    const q = countRunsQuery(tenant, c);
+    const rows = (await this.query(q.text, q.values)).rows;
+    return Object.fromEntries(rows.map((r) => [r.status as string, Number(r.n)]));
+  }
+
+  async putComparison(c: StoredComparison): Promise<boolean> {
+    return (
+      (await this.write('keel_put_comparison', LIFECYCLE_SQL.putComparison, comparisonValues(c))).rowCount ===
+      1
+    );
+  }
+
+  async listComparisons(
+    tenant: string,
+    workflowId: string,
+    shadowVersion: number,
+    o: { since?: string } = {},
+  ): Promise<StoredComparison[]> {
+    const values = [tenant, workflowId, shadowVersion, o.since ?? ''];
+    return (await this.query(LIFECYCLE_SQL.comparisons, values)).rows.map(toComparison);
+  }
+
+  async recordShadowSkip(skip: ShadowSkip): Promise<void> {
+    await this.write('keel_put_shadow_skip', LIFECYCLE_SQL.putSkip, skipValues(skip));
+  }
+
+  async countShadowSkips(
+    tenant: string,
+    workflowId: string,
+    version: number,
+    since?: string,
+  ): Promise<number> {
+    const values = [tenant, workflowId, version, since ?? ''];
+    return Number((await this.query(LIFECYCLE_SQL.countSkips, values)).rows[0]?.n ?? 0);
   }
 
   /** A write statement outside the append path: counted as a commit once it succeeded. */
@@ -319,6 +387,7 @@ export class PostgresStore implements Store {
       rec.subject,
       rec.hash,
       rec.createdAt,
+      rec.kind,
     ]);
   }
 

@@ -23,15 +23,6 @@ export const SQL = {
     'SELECT * FROM workflow_versions WHERE tenant = $1 AND workflow_id = $2 ORDER BY version DESC LIMIT 1',
   versionsOf: 'SELECT * FROM workflow_versions WHERE tenant = $1 AND workflow_id = $2 ORDER BY version',
   versionsAll: 'SELECT * FROM workflow_versions WHERE tenant = $1 ORDER BY workflow_id, version',
-  /** Compare-and-set on the status; the promotion row is written only if the status changed. */
-  promote: `WITH changed AS (
-      UPDATE workflow_versions SET status = $5
-       WHERE tenant = $1 AND workflow_id = $2 AND version = $3 AND status = $4
-      RETURNING tenant, workflow_id, version
-    )
-    INSERT INTO promotions (tenant, workflow_id, version, from_status, to_status, promoted_by, at)
-    SELECT tenant, workflow_id, version, $4, $5, $6, $7 FROM changed`,
-  promotions: 'SELECT * FROM promotions WHERE tenant = $1 AND workflow_id = $2 ORDER BY id',
 } as const;
 
 /** A run's entries from `fromSeq`, in seq order, read as arrays (no per-row objects to build). */

@@ -233,6 +233,64 @@ export const MIGRATIONS: readonly Migration[] = [
     );
     `,
   },
+  {
+    version: 9,
+    name: 'the lifecycle: simulated runs, shadow comparisons, chained promotions, rollouts',
+    // A run row names a simulated run's mode (test, shadow) and a shadow's live run, as its root
+    // does (verify checks them). Shadow comparisons are kept once per shadow run; skipped shadow
+    // runs are counted. A lifecycle record carries its kind, evidence, override and the hashes
+    // chaining it to the record before it in its workflow (a unique previous hash: two records can
+    // never both follow the same one). An API key is a person's (human) or an automation's
+    // (service); keys made before were made by people. A workflow's rollout is one row, changed
+    // only with the lifecycle record that changes it.
+    sql: `
+    ALTER TABLE runs ADD COLUMN mode TEXT CHECK (mode IS NULL OR mode IN ('test', 'shadow'));
+    ALTER TABLE runs ADD COLUMN shadow_of TEXT;
+    CREATE INDEX runs_by_version ON runs (tenant, workflow_id, version, created_at);
+    CREATE INDEX runs_simulated_running ON runs (tenant, mode) WHERE mode IS NOT NULL AND status = 'running';
+
+    CREATE TABLE shadow_comparisons (
+      tenant TEXT COLLATE "C" NOT NULL,
+      shadow_run_id TEXT COLLATE "C" NOT NULL,
+      live_run_id TEXT NOT NULL,
+      workflow_id TEXT COLLATE "C" NOT NULL,
+      shadow_version INTEGER NOT NULL,
+      live_version INTEGER NOT NULL,
+      agree INTEGER NOT NULL CHECK (agree IN (0, 1)),
+      comparison TEXT NOT NULL,
+      created_at TEXT COLLATE "C" NOT NULL,
+      PRIMARY KEY (tenant, shadow_run_id)
+    );
+    CREATE INDEX shadow_comparisons_by_version ON shadow_comparisons (tenant, workflow_id, shadow_version, created_at);
+
+    CREATE TABLE shadow_skips (
+      tenant TEXT COLLATE "C" NOT NULL,
+      workflow_id TEXT COLLATE "C" NOT NULL,
+      version INTEGER NOT NULL,
+      live_run_id TEXT COLLATE "C" NOT NULL,
+      reason TEXT NOT NULL,
+      at TEXT COLLATE "C" NOT NULL,
+      PRIMARY KEY (tenant, workflow_id, version, live_run_id)
+    );
+
+    ALTER TABLE promotions ADD COLUMN kind TEXT;
+    ALTER TABLE promotions ADD COLUMN evidence TEXT;
+    ALTER TABLE promotions ADD COLUMN override_reason TEXT;
+    ALTER TABLE promotions ADD COLUMN prev_hash TEXT;
+    ALTER TABLE promotions ADD COLUMN hash TEXT;
+    CREATE UNIQUE INDEX promotions_chain ON promotions (tenant, workflow_id, prev_hash);
+
+    ALTER TABLE api_keys ADD COLUMN kind TEXT NOT NULL DEFAULT 'human' CHECK (kind IN ('human', 'service'));
+
+    CREATE TABLE rollouts (
+      tenant TEXT COLLATE "C" NOT NULL,
+      workflow_id TEXT COLLATE "C" NOT NULL,
+      state TEXT NOT NULL,
+      rev INTEGER NOT NULL,
+      PRIMARY KEY (tenant, workflow_id)
+    );
+    `,
+  },
 ];
 
 /** The schema version this Keel writes and reads. */

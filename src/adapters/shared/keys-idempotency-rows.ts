@@ -9,6 +9,9 @@ import type { Row } from './rows.ts';
 /** Expired idempotency records of other keys are deleted at most this often per store handle (ms). */
 export const IDEMPOTENCY_PRUNE_EVERY_MS = 60_000;
 
+/** The columns a key's listing reads (never its hash). */
+export const API_KEY_COLUMNS = 'key_id, tenant, subject, created_at, revoked_at, kind';
+
 export function toApiKeyInfo(r: Row): ApiKeyInfo {
   const revokedAt = r.revoked_at as string | null;
   return {
@@ -16,6 +19,7 @@ export function toApiKeyInfo(r: Row): ApiKeyInfo {
     tenant: r.tenant as string,
     subject: r.subject as string,
     createdAt: r.created_at as string,
+    kind: r.kind === 'service' ? 'service' : 'human',
     ...(revokedAt === null || revokedAt === undefined ? {} : { revokedAt }),
   };
 }

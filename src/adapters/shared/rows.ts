@@ -5,14 +5,14 @@
  */
 import type { Digest } from '../../core/canonical/index.ts';
 import { ErrorCode, KeelError } from '../../core/errors.ts';
-import type { RunStatus, StoredEntry } from '../../core/ledger/index.ts';
+import type { RunMode, RunStatus, StoredEntry } from '../../core/ledger/index.ts';
 import type { WorkflowSpec, WorkflowStatus } from '../../core/spec/index.ts';
-import type { PendingApproval, Promotion, RunRecord, VersionRecord } from '../../ports/index.ts';
+import type { PendingApproval, RunRecord, VersionRecord } from '../../ports/index.ts';
 
 export type Row = Record<string, unknown>;
 
 export const RUN_COLUMNS =
-  'run_id, tenant, workflow_id, version, spec_hash, status, head_seq, head_hash, event_id, event_type, created_at, updated_at';
+  'run_id, tenant, workflow_id, version, spec_hash, status, head_seq, head_hash, event_id, event_type, created_at, updated_at, mode, shadow_of';
 
 export function toRun(r: Row): RunRecord {
   return {
@@ -27,6 +27,8 @@ export function toRun(r: Row): RunRecord {
     eventType: r.event_type as string,
     createdAt: r.created_at as string,
     updatedAt: r.updated_at as string,
+    ...(typeof r.mode === 'string' ? { mode: r.mode as RunMode } : {}),
+    ...(typeof r.shadow_of === 'string' ? { shadowOf: r.shadow_of } : {}),
   };
 }
 
@@ -61,17 +63,7 @@ export function toVersion(r: Row): VersionRecord {
   };
 }
 
-export function toPromotion(r: Row): Promotion {
-  return {
-    tenant: r.tenant as string,
-    workflowId: r.workflow_id as string,
-    version: r.version as number,
-    from: r.from_status as WorkflowStatus,
-    to: r.to_status as WorkflowStatus,
-    by: r.promoted_by as string,
-    at: r.at as string,
-  };
-}
+export { toPromotionRecord as toPromotion } from './lifecycle-rows.ts';
 
 export function toApproval(r: Row): PendingApproval {
   return {

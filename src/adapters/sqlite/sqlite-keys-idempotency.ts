@@ -15,14 +15,13 @@ import {
   type IdempotencyResponse,
 } from '../../ports/index.ts';
 import {
+  API_KEY_COLUMNS,
   existingClaim,
   headersText,
   IDEMPOTENCY_PRUNE_EVERY_MS,
   toApiKeyInfo,
 } from '../shared/keys-idempotency-rows.ts';
 import type { Row } from '../shared/rows.ts';
-
-const KEY_COLUMNS = 'key_id, tenant, subject, created_at, revoked_at';
 
 export class SqliteKeysIdempotency {
   private readonly st;
@@ -32,11 +31,11 @@ export class SqliteKeysIdempotency {
   constructor(db: Database.Database) {
     this.st = {
       putKey: db.prepare(
-        'INSERT INTO api_keys (key_id, tenant, subject, hash, created_at) VALUES (?, ?, ?, ?, ?)',
+        'INSERT INTO api_keys (key_id, tenant, subject, hash, created_at, kind) VALUES (?, ?, ?, ?, ?, ?)',
       ),
-      findKey: db.prepare(`SELECT ${KEY_COLUMNS} FROM api_keys WHERE hash = ?`),
+      findKey: db.prepare(`SELECT ${API_KEY_COLUMNS} FROM api_keys WHERE hash = ?`),
       listKeys: db.prepare(
-        `SELECT ${KEY_COLUMNS} FROM api_keys WHERE tenant = ? ORDER BY created_at, key_id`,
+        `SELECT ${API_KEY_COLUMNS} FROM api_keys WHERE tenant = ? ORDER BY created_at, key_id`,
       ),
       revokeKey: db.prepare(
         'UPDATE api_keys SET revoked_at = coalesce(revoked_at, ?) WHERE tenant = ? AND key_id = ?',
@@ -86,7 +85,7 @@ export class SqliteKeysIdempotency {
   }
 
   putKey(rec: ApiKeyRecord): void {
-    this.st.putKey.run(rec.keyId, rec.tenant, rec.subject, rec.hash, rec.createdAt);
+    this.st.putKey.run(rec.keyId, rec.tenant, rec.subject, rec.hash, rec.createdAt, rec.kind);
   }
 
   findKey(hash: string): ApiKeyInfo | undefined {

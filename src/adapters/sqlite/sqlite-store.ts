@@ -15,7 +15,7 @@ import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import type { Digest } from '../../core/canonical/index.ts';
 import { ErrorCode, KeelError } from '../../core/errors.ts';
-import type { Head, StoredEntry } from '../../core/ledger/index.ts';
+import type { Head, RunStatus, StoredEntry } from '../../core/ledger/index.ts';
 import type {
   ApiKeyInfo,
   ApiKeyRecord,
@@ -26,12 +26,18 @@ import type {
   IdempotencyClaimRequest,
   IdempotencyRef,
   IdempotencyResponse,
+  LifecycleChange,
+  NewPromotion,
   PendingApproval,
   Promotion,
+  RunCount,
   RunFilter,
   RunPage,
   RunRecord,
+  ShadowSkip,
   Store,
+  StoredComparison,
+  StoredRollout,
   StoreStats,
   TrustedKeyRecord,
   VersionRecord,
@@ -42,6 +48,7 @@ import type {
 } from '../../ports/index.ts';
 import { checkChain } from '../shared/check-chain.ts';
 import { checkClaimScope } from '../shared/check-claim-scope.ts';
+import { modeFilter } from '../shared/lifecycle-rows.ts';
 import {
   decodeCursor,
   encodeCursor,
@@ -49,7 +56,6 @@ import {
   type Row,
   samePublishedVersion,
   toApproval,
-  toPromotion,
   toRun,
   toVersion,
 } from '../shared/rows.ts';
@@ -68,6 +74,7 @@ import { sqliteStatement } from '../shared/writ-trust-rows.ts';
 import { digestBlob, digestText, MIGRATIONS, SCHEMA_VERSION } from './schema.ts';
 import { SqliteKeysIdempotency } from './sqlite-keys-idempotency.ts';
 import { SqliteLeases } from './sqlite-leases.ts';
+import { SqliteLifecycle } from './sqlite-lifecycle.ts';
 import { SqliteWritTrust } from './sqlite-writ-trust.ts';
 
 /**
@@ -110,6 +117,7 @@ export class SqliteStore implements Store {
   private readonly leases: SqliteLeases;
   private readonly keys: SqliteKeysIdempotency;
   private readonly writTrust: SqliteWritTrust;
+  private readonly lifecycle: SqliteLifecycle;
   private readonly wakeListeners = new Set<() => void>();
   /** Writ chains' budget links read so far (a chain never changes). */
   private readonly budgetLinks = new BudgetLinkCache();
@@ -152,6 +160,7 @@ export class SqliteStore implements Store {
       this.leases = new SqliteLeases(this.db, (tenant, runId) => this.ledger(tenant, runId));
       this.keys = new SqliteKeysIdempotency(this.db);
       this.writTrust = new SqliteWritTrust(this.db);
+      this.lifecycle = new SqliteLifecycle(this.db);
     } catch (e) {
       if (e instanceof KeelError) throw e;
       throw new KeelError(
@@ -201,8 +210,8 @@ export class SqliteStore implements Store {
     const db = this.db;
     return {
       insertRun: db.prepare(
-        `INSERT INTO runs (run_id, tenant, workflow_id, version, spec_hash, status, head_seq, head_hash, event_id, event_type, created_at, updated_at, lease_owner, lease_until)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (run_id) DO NOTHING RETURNING run_key`,
+        `INSERT INTO runs (run_id, tenant, workflow_id, version, spec_hash, status, head_seq, head_hash, event_id, event_type, created_at, updated_at, lease_owner, lease_until, mode, shadow_of)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (run_id) DO NOTHING RETURNING run_key`,
       ),
       advanceRun: db.prepare(
         `UPDATE runs SET status = ?, head_seq = ?, head_hash = ?, updated_at = ?,
@@ -251,15 +260,7 @@ export class SqliteStore implements Store {
       versionsAll: db.prepare(
         'SELECT * FROM workflow_versions WHERE tenant = ? ORDER BY workflow_id, version',
       ),
-      setStatus: db.prepare(
-        'UPDATE workflow_versions SET status = ? WHERE tenant = ? AND workflow_id = ? AND version = ? AND status = ?',
-      ),
-      insertPromotion: db.prepare(
-        `INSERT INTO promotions (tenant, workflow_id, version, from_status, to_status, by, at) VALUES (?, ?, ?, ?, ?, ?, ?)`,
-      ),
-      promotions: db.prepare(
-        'SELECT tenant, workflow_id, version, from_status, to_status, by AS promoted_by, at FROM promotions WHERE tenant = ? AND workflow_id = ? ORDER BY id',
-      ),
+
       budgetRow: db.prepare('SELECT * FROM writ_budgets WHERE tenant = ? AND hash = ?'),
       // Reserve and release in one statement per writ; the table's CHECK backs the check made first.
       budgetChange: db.prepare(
@@ -373,6 +374,8 @@ export class SqliteStore implements Store {
         last.at,
         leaseOwner,
         leaseUntil,
+        c.mode ?? null,
+        c.shadowOf ?? null,
       ) as { run_key: number } | undefined;
       if (!row) throw conflict(req, 'the run already exists');
     } else {
@@ -499,6 +502,12 @@ export class SqliteStore implements Store {
       where.push('workflow_id = ?');
       params.push(filter.workflowId);
     }
+    where.push(
+      ...modeFilter(filter, (v) => {
+        params.push(v);
+        return '?';
+      }),
+    );
     if (filter.cursor) {
       const [createdAt, runId] = decodeCursor(filter.cursor);
       where.push('(created_at < ? OR (created_at = ? AND run_id < ?))');
@@ -567,28 +576,55 @@ export class SqliteStore implements Store {
     return rows.map(toVersion);
   }
 
-  async setVersionStatus(p: Promotion): Promise<void> {
-    this.db
-      .transaction(() => {
-        const r = this.st.setStatus.run(p.to, p.tenant, p.workflowId, p.version, p.from);
-        if (r.changes === 0) {
-          throw new KeelError(
-            ErrorCode.headConflict,
-            `${p.workflowId} v${p.version} is no longer ${p.from}`,
-            {
-              workflowId: p.workflowId,
-              version: p.version,
-            },
-          );
-        }
-        this.st.insertPromotion.run(p.tenant, p.workflowId, p.version, p.from, p.to, p.by, p.at);
-      })
-      .immediate();
-    this.commits++;
+  async setVersionStatus(p: NewPromotion): Promise<void> {
+    await this.recordLifecycle({ tenant: p.tenant, workflowId: p.workflowId, records: [p] });
   }
 
   async listPromotions(tenant: string, workflowId: string): Promise<Promotion[]> {
-    return (this.st.promotions.all(tenant, workflowId) as Row[]).map(toPromotion);
+    return this.lifecycle.list(tenant, workflowId);
+  }
+
+  async recordLifecycle(change: LifecycleChange): Promise<Promotion[]> {
+    const records = this.lifecycle.record(change);
+    this.commits++;
+    return records;
+  }
+
+  async getRollout(tenant: string, workflowId: string): Promise<StoredRollout | undefined> {
+    return this.lifecycle.rollout(tenant, workflowId);
+  }
+
+  async countRuns(tenant: string, c: RunCount): Promise<Partial<Record<RunStatus, number>>> {
+    return this.lifecycle.countRuns(tenant, c);
+  }
+
+  async putComparison(c: StoredComparison): Promise<boolean> {
+    const created = this.lifecycle.putComparison(c);
+    if (created) this.commits++;
+    return created;
+  }
+
+  async listComparisons(
+    tenant: string,
+    workflowId: string,
+    shadowVersion: number,
+    o: { since?: string } = {},
+  ): Promise<StoredComparison[]> {
+    return this.lifecycle.comparisons(tenant, workflowId, shadowVersion, o.since);
+  }
+
+  async recordShadowSkip(skip: ShadowSkip): Promise<void> {
+    this.lifecycle.recordSkip(skip);
+    this.commits++;
+  }
+
+  async countShadowSkips(
+    tenant: string,
+    workflowId: string,
+    version: number,
+    since?: string,
+  ): Promise<number> {
+    return this.lifecycle.countSkips(tenant, workflowId, version, since);
   }
 
   async claimRuns(

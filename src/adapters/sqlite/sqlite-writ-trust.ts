@@ -5,8 +5,8 @@
  */
 import type Database from 'better-sqlite3';
 import type { TrustedKeyRecord, WritRevocation } from '../../ports/index.ts';
-import type { Row } from '../shared/rows.ts';
-import { sqliteStatement, toRevocation, toTrustedKey, WRIT_TRUST_SQL } from '../shared/writ-trust-rows.ts';
+import { toRevocation, toTrustedKey, WRIT_TRUST_SQL } from '../shared/writ-trust-rows.ts';
+import { type BoundStatements, boundStatements } from './bound-statements.ts';
 
 export class SqliteWritTrust {
   readonly addKey: (rec: Omit<TrustedKeyRecord, 'retiredAt'>) => {
@@ -14,28 +14,13 @@ export class SqliteWritTrust {
     record: TrustedKeyRecord;
   };
   readonly revoke: (rec: WritRevocation) => { created: boolean; record: WritRevocation };
-  private readonly run: (name: keyof typeof WRIT_TRUST_SQL, values: readonly unknown[]) => Database.RunResult;
-  private readonly all: (name: keyof typeof WRIT_TRUST_SQL, values: readonly unknown[]) => Row[];
+  private readonly run: BoundStatements<keyof typeof WRIT_TRUST_SQL>['run'];
+  private readonly all: BoundStatements<keyof typeof WRIT_TRUST_SQL>['all'];
 
   constructor(db: Database.Database) {
-    const prepared = new Map(
-      Object.entries(WRIT_TRUST_SQL).map(([name, sql]) => {
-        const s = sqliteStatement(sql);
-        return [name, { st: db.prepare(s.sql), order: s.order }] as const;
-      }),
-    );
-    const bind = (name: string, values: readonly unknown[]) => {
-      const p = prepared.get(name)!;
-      return { st: p.st, args: p.order.map((i) => values[i] ?? null) };
-    };
-    this.run = (name, values) => {
-      const { st, args } = bind(name, values);
-      return st.run(...args);
-    };
-    this.all = (name, values) => {
-      const { st, args } = bind(name, values);
-      return st.all(...args) as Row[];
-    };
+    const st = boundStatements(db, WRIT_TRUST_SQL);
+    this.run = st.run;
+    this.all = st.all;
     this.addKey = db.transaction((rec: Omit<TrustedKeyRecord, 'retiredAt'>) => {
       const created =
         this.run('addKey', [rec.tenant, rec.keyId, rec.publicKeyPem, rec.addedBy, rec.addedAt]).changes === 1;

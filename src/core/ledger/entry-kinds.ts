@@ -98,6 +98,30 @@ export interface DelegatedBy {
   attempt?: number;
 }
 
+/** How a run was started: absent for a live run; a simulated run is a `test` or a `shadow`. */
+export type RunMode = 'test' | 'shadow';
+export const RUN_MODES = ['test', 'shadow'] as const satisfies readonly RunMode[];
+
+/** How a step's tool call is carried out (see `step.allowed` `mode`). */
+export type StepMode = 'live' | 'simulated' | 'recorded';
+
+/** A test run's test: its name and the decision it assumes where a person would be asked. */
+export interface TestRef {
+  name: string;
+  approvals: 'approve' | 'deny';
+}
+
+/**
+ * A routed run during a rollout: the run's bucket (0..9999, a pure function of the event), the
+ * share of buckets (in percent) the rollout gives the new version, and the two versions.
+ */
+export interface SplitEntry {
+  bucket: number;
+  percent: number;
+  from: number;
+  to: number;
+}
+
 export interface EventRecord {
   readonly id: string;
   readonly type: string;
@@ -145,6 +169,18 @@ export interface Payloads {
     policy?: Digest;
     /** Set on a child run started by another run's `core.delegate` step (docs/governance.md). */
     delegatedBy?: DelegatedBy;
+    /**
+     * Set on a simulated run (docs/lifecycle.md): `test`, a run of `keel test` (see `test`), or
+     * `shadow`, a SHADOW version run on the event of a live run (see `shadowOf`). Absent: a live run.
+     * A simulated run never calls a `write` or `external` tool and never asks a person.
+     */
+    mode?: RunMode;
+    /** With mode `shadow`: the live run whose event this run shadows (never changed by it). */
+    shadowOf?: string;
+    /** With mode `test`: the test (a `tests:` entry of the spec, or an event file) and its approvals. */
+    test?: TestRef;
+    /** Set on a routed run during a rollout: which version its bucket chose, and the weights. */
+    split?: SplitEntry;
   };
   /** `x-model`: a model's value for the open argument slot `name` (see docs/planner.md). */
   'source.drawn': { source: DrawnSource; name?: string; value: unknown };
@@ -160,6 +196,12 @@ export interface Payloads {
     policy?: PolicyEntry;
     /** A `core.delegate` step: the child run and the child writ minted for it. */
     delegation?: DelegationEntry;
+    /**
+     * How the step's tool call is carried out: `simulated` (a write or external tool in a simulated
+     * run: its `simulate` answers, or it is suppressed), `live` (a read tool called for real in a
+     * simulated run), `recorded` (a replay fork: served from its source's record). Absent: live.
+     */
+    mode?: StepMode;
     /**
      * Budget this allow reserved from every writ of the run's chain, in the same store transaction
      * that recorded it (this step's own share included): the writ's budget is shared by every run
@@ -199,7 +241,35 @@ export interface Payloads {
     deltas?: readonly Delta[];
   };
   'step.failed': { step: string; tool: string; proposalId: Digest; error: { code: string; message: string } };
-  'run.finished': { status: TerminalStatus; outputs: Record<string, unknown>; reason?: string };
+  /**
+   * A simulated run's step whose tool may not act and has no `simulate`: nothing was called and
+   * the step has no output. The run goes on unless a later step reads that output.
+   */
+  'step.suppressed': { step: string; tool: string; proposalId: Digest; reason: string };
+  /**
+   * A simulated run reached a proposal that needs a person's approval: nobody is asked
+   * (would_wait_approval). `assumed` is the decision the run goes on with — a shadow run assumes
+   * approval, a test run what its test says — and `by` names who assumed it.
+   */
+  'approval.simulated': {
+    step: string;
+    tool: string;
+    proposalId: Digest;
+    args: Record<string, unknown>;
+    costCents: number;
+    reason: string;
+    channel: string;
+    policy?: PolicyEntry;
+    assumed: 'approved' | 'denied';
+    by: string;
+  };
+  /** `code`: why, in a word, when the reason has one (`needs_simulation`). */
+  'run.finished': {
+    status: TerminalStatus;
+    outputs: Record<string, unknown>;
+    reason?: string;
+    code?: string;
+  };
   /**
    * A recovery found a non-idempotent step allowed (its effect started) without an outcome: the
    * run stops as outcome_unknown until the outcome is reconciled; nothing re-runs the tool.
@@ -250,8 +320,13 @@ export type EntryKind = keyof Payloads;
 export type PayloadOf<K extends EntryKind> = Payloads[K];
 
 type FieldType = 'string' | 'number' | 'boolean' | 'digest' | 'object' | 'array' | 'any' | 'digest|null';
-/** A field type, optional with a trailing `?`, or a closed set of string values. */
-type Shape = Readonly<Record<string, FieldType | `${FieldType}?` | readonly string[]>>;
+/**
+ * A field type, optional with a trailing `?`; or a closed set of string values, required (the
+ * list) or optional (`{ optional: list }`).
+ */
+type Shape = Readonly<
+  Record<string, FieldType | `${FieldType}?` | readonly string[] | { readonly optional: readonly string[] }>
+>;
 
 const SHAPES: { readonly [K in EntryKind]: Shape } = {
   'run.started': {
@@ -269,6 +344,10 @@ const SHAPES: { readonly [K in EntryKind]: Shape } = {
     writ: 'object?',
     policy: 'digest?',
     delegatedBy: 'object?',
+    mode: { optional: RUN_MODES },
+    shadowOf: 'digest?',
+    test: 'object?',
+    split: 'object?',
   },
   'source.drawn': { source: DRAWN_SOURCES, name: 'string?', value: 'any' },
   'step.allowed': {
@@ -282,6 +361,7 @@ const SHAPES: { readonly [K in EntryKind]: Shape } = {
     approvedBy: 'string?',
     policy: 'object?',
     delegation: 'object?',
+    mode: { optional: ['live', 'simulated', 'recorded'] },
     reserves: 'object?',
   },
   'step.refused': {
@@ -320,10 +400,24 @@ const SHAPES: { readonly [K in EntryKind]: Shape } = {
     deltas: 'array?',
   },
   'step.failed': { step: 'string', tool: 'string', proposalId: 'digest', error: 'object' },
+  'step.suppressed': { step: 'string', tool: 'string', proposalId: 'digest', reason: 'string' },
+  'approval.simulated': {
+    step: 'string',
+    tool: 'string',
+    proposalId: 'digest',
+    args: 'object',
+    costCents: 'number',
+    reason: 'string',
+    channel: 'string',
+    policy: 'object?',
+    assumed: ['approved', 'denied'],
+    by: 'string',
+  },
   'run.finished': {
     status: ['completed', 'refused', 'failed', 'cancelled'],
     outputs: 'object',
     reason: 'string?',
+    code: 'string?',
   },
   'run.suspended': {
     reason: ['outcome_unknown'],
@@ -384,6 +478,11 @@ export function payloadProblem(kind: EntryKind, payload: unknown): string | unde
     return 'payload is not an object';
   const p = payload as Record<string, unknown>;
   for (const [field, spec] of Object.entries(SHAPES[kind])) {
+    if (typeof spec === 'object' && 'optional' in spec) {
+      if (p[field] !== undefined && !spec.optional.includes(p[field] as string))
+        return `${field} is ${JSON.stringify(p[field])}, not one of ${spec.optional.join(', ')}`;
+      continue;
+    }
     if (typeof spec !== 'string') {
       if (!spec.includes(p[field] as string)) {
         return `${field} is ${JSON.stringify(p[field]) ?? 'missing'}, not one of ${spec.join(', ')}`;

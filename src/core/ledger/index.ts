@@ -24,11 +24,16 @@ export {
   type PolicyEntry,
   payloadProblem,
   ROOT_KINDS,
+  RUN_MODES,
   RUN_STATUSES,
+  type RunMode,
   type RunStatus,
   type RunWrit,
+  type SplitEntry,
+  type StepMode,
   TERMINAL_STATUSES,
   type TerminalStatus,
+  type TestRef,
   type WritEntry,
 } from './entry-kinds.ts';
 export {

@@ -70,6 +70,29 @@ const SENTENCES: { [K in EntryKind]: [PayloadOf<K>, string] } = {
     },
     'Waiting for approval to run issue_refund with order_id="order-1042": issue_refund is destructive and this version is LIVE, not AUTONOMOUS.',
   ],
+  'approval.simulated': [
+    {
+      step: 'close',
+      tool: 'close_ticket',
+      proposalId: P,
+      args: { ticket_id: 'T-1' },
+      costCents: 0,
+      reason: 'close_ticket is destructive and this version is SHADOW, not AUTONOMOUS',
+      channel: 'cli',
+      assumed: 'approved',
+      by: 'shadow',
+    },
+    'Would wait for approval to run close_ticket with ticket_id="T-1": close_ticket is destructive and this version is SHADOW, not AUTONOMOUS; nobody was asked, and shadow assumed it approved.',
+  ],
+  'step.suppressed': [
+    {
+      step: 'refund',
+      tool: 'issue_refund',
+      proposalId: P,
+      reason: 'issue_refund is external and has no simulate; nothing was called',
+    },
+    'Suppressed issue_refund for step refund: issue_refund is external and has no simulate; nothing was called.',
+  ],
   'approval.resolved': [
     { proposalId: P, decision: 'denied', by: 'dana@acme.test', note: 'customer already refunded' },
     'dana@acme.test denied the proposal: customer already refunded.',

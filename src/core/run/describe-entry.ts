@@ -30,7 +30,16 @@ export function describeEntry(e: Entry): string {
           ? `, a new attempt re-executing run ${p.attemptOf}`
           : '';
       const writ = p.writ ? `, under writ ${p.writ.hash.slice(0, 19)}` : '';
-      return `Started ${p.workflowId} v${p.version} (${p.status}) for event ${p.event.type}${subject}${origin}${writ}.`;
+      const mode =
+        p.mode === 'shadow'
+          ? `, a shadow of live run ${p.shadowOf ?? '?'} (simulated: nothing acts, nobody is asked)`
+          : p.mode === 'test'
+            ? `, test ${JSON.stringify(p.test?.name ?? '?')} (simulated: nothing acts, approvals ${p.test?.approvals === 'deny' ? 'denied' : 'approved'} by the test)`
+            : '';
+      const split = p.split
+        ? `, routed by a rollout (bucket ${p.split.bucket}: ${p.split.percent}% of events go to v${p.split.to}, the rest to v${p.split.from})`
+        : '';
+      return `Started ${p.workflowId} v${p.version} (${p.status}) for event ${p.event.type}${subject}${origin}${mode}${split}${writ}.`;
     }
     case 'source.drawn': {
       const p = e.payload as PayloadOf<'source.drawn'>;
@@ -41,7 +50,13 @@ export function describeEntry(e: Entry): string {
       const p = e.payload as PayloadOf<'step.allowed'>;
       const who = p.approvedBy ? `, approved by ${p.approvedBy}` : '';
       const cost = p.costCents > 0 ? ` (cost ${money(p.costCents)})` : '';
-      return `Allowed ${p.tool} with ${argsSummary(p.args)}${cost}: all checks passed${who}${governed(p)}${reserved(p)}.`;
+      const how =
+        p.mode === 'simulated'
+          ? '; simulated, the tool does not act'
+          : p.mode === 'recorded'
+            ? '; served from the record'
+            : '';
+      return `Allowed ${p.tool} with ${argsSummary(p.args)}${cost}: all checks passed${who}${governed(p)}${reserved(p)}${how}.`;
     }
     case 'step.refused': {
       const p = e.payload as PayloadOf<'step.refused'>;
@@ -52,6 +67,15 @@ export function describeEntry(e: Entry): string {
       const p = e.payload as PayloadOf<'approval.requested'>;
       const rules = p.policy ? ` (${consulted(p.policy)})` : '';
       return `Waiting for approval to run ${p.tool} with ${argsSummary(p.args)}: ${p.reason}${rules}.`;
+    }
+    case 'approval.simulated': {
+      const p = e.payload as PayloadOf<'approval.simulated'>;
+      const rules = p.policy ? ` (${consulted(p.policy)})` : '';
+      return `Would wait for approval to run ${p.tool} with ${argsSummary(p.args)}: ${p.reason}${rules}; nobody was asked, and ${p.by} assumed it ${p.assumed}.`;
+    }
+    case 'step.suppressed': {
+      const p = e.payload as PayloadOf<'step.suppressed'>;
+      return `Suppressed ${p.tool} for step ${p.step}: ${p.reason}.`;
     }
     case 'approval.resolved': {
       const p = e.payload as PayloadOf<'approval.resolved'>;

@@ -19,6 +19,8 @@ export {
   proposalIdFor,
   rootNamesRun,
   runIdFor,
+  shadowRunIdFor,
+  testRunIdFor,
 } from './run-id.ts';
 export { applyEntry, foldRun, type RunState, startState } from './run-state.ts';
 export { StatusFold } from './status-fold.ts';

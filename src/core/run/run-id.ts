@@ -6,7 +6,7 @@
  * root that was moved, edited or swapped.
  */
 import { type Digest, hashOf } from '../canonical/index.ts';
-import type { EventRecord, PayloadOf } from '../ledger/index.ts';
+import type { EventRecord, PayloadOf, TestRef } from '../ledger/index.ts';
 
 /** A run started by routing an event to a workflow's LIVE (or AUTONOMOUS) version. */
 export function runIdFor(tenant: string, workflowId: string, specHash: Digest, event: EventRecord): Digest {
@@ -25,6 +25,28 @@ export function directRunIdFor(
   event: EventRecord,
 ): Digest {
   return hashOf({ kind: 'keel.direct', tenant, workflowId, specHash, event });
+}
+
+/**
+ * The shadow run of the SHADOW version `specHash` on the event of live run `of`: one per live run
+ * and shadow version, so starting it again (a retried event, a recovery) finds the same run.
+ */
+export function shadowRunIdFor(tenant: string, of: string, specHash: Digest): Digest {
+  return hashOf({ kind: 'keel.shadow', tenant, of, specHash });
+}
+
+/**
+ * A test run (`keel test`): the version on the test's event, with the test's name and approvals.
+ * Named apart from every live run, so testing a version never takes the name of a live run.
+ */
+export function testRunIdFor(
+  tenant: string,
+  workflowId: string,
+  specHash: Digest,
+  event: EventRecord,
+  test: TestRef,
+): Digest {
+  return hashOf({ kind: 'keel.test', tenant, workflowId, specHash, event, test });
 }
 
 /** A fork of `source` at `fromSeq`, continuing on `specHash` from `event`. */
@@ -75,6 +97,10 @@ export function rootNamesRun(root: PayloadOf<'run.started'>, runId: string): boo
     const d = root.delegatedBy;
     return byAttempt((a) => childRunIdFor(tenant, d.runId, d.step, a), d.attempt);
   }
+  if (root.mode === 'shadow')
+    return root.shadowOf !== undefined && shadowRunIdFor(tenant, root.shadowOf, specHash) === runId;
+  if (root.mode === 'test')
+    return root.test !== undefined && testRunIdFor(tenant, workflowId, specHash, event, root.test) === runId;
   if (root.direct) return directRunIdFor(tenant, workflowId, specHash, event) === runId;
   return runIdFor(tenant, workflowId, specHash, event) === runId;
 }

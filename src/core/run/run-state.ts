@@ -5,7 +5,16 @@
  */
 
 import type { Digest } from '../canonical/index.ts';
-import type { Entry, EventRecord, Head, PayloadOf, RunStatus, RunWrit } from '../ledger/index.ts';
+import type {
+  Entry,
+  EventRecord,
+  Head,
+  PayloadOf,
+  RunMode,
+  RunStatus,
+  RunWrit,
+  TestRef,
+} from '../ledger/index.ts';
 import { applyDeltas, EMPTY_WORLD, type World } from '../world/index.ts';
 import { addBudget, stepCharge, subtractBudget, type WritBudget, ZERO_BUDGET } from '../writs/index.ts';
 
@@ -54,6 +63,10 @@ export interface RunState {
   readonly writ?: RunWrit;
   /** The hash of the policy the run is pinned to, from its root entry (absent: none was pinned). */
   readonly policyHash?: Digest;
+  /** A simulated run's mode (`test`, `shadow`), from its root; undefined for a live run. */
+  readonly mode?: RunMode;
+  /** A test run's test (its approvals decide what a person would be asked), from its root. */
+  readonly test?: TestRef;
   /** Writ budget reserved for child runs by delegation steps (each child writ's whole budget). */
   reserved?: { cents: number; steps: number; calls: number };
   /**
@@ -100,6 +113,8 @@ export function startState(root: Entry<'run.started'>): RunState {
     attemptOf: p.attemptOf || undefined,
     writ: p.writ || undefined,
     policyHash: p.policy || undefined,
+    mode: p.mode || undefined,
+    test: p.test || undefined,
     reserved: undefined,
     reservation: undefined,
     reservationInFlight: undefined,
@@ -169,6 +184,22 @@ export function applyEntry(s: RunState, e: Entry): void {
       s.approval = { request: p };
       s.status = 'waiting_approval';
       s.approvalRequests[p.step] = (s.approvalRequests[p.step] ?? 0) + 1;
+      break;
+    }
+    case 'approval.simulated': {
+      // Nobody was asked: the request and the decision the run assumed, at once.
+      const { assumed, by, ...request } = e.payload as PayloadOf<'approval.simulated'>;
+      s.approval = { request, decision: { proposalId: request.proposalId, decision: assumed, by } };
+      s.approvalRequests[request.step] = (s.approvalRequests[request.step] ?? 0) + 1;
+      break;
+    }
+    case 'step.suppressed': {
+      // The tool did not act and the step has no output; the plan goes on past it.
+      const p = e.payload as PayloadOf<'step.suppressed'>;
+      s.completed.add(p.step);
+      s.inFlight = undefined;
+      s.reservationInFlight = undefined;
+      s.executions[p.step] = (s.executions[p.step] ?? 0) + 1;
       break;
     }
     case 'approval.resolved': {

@@ -15,6 +15,16 @@ export {
   SPEC_LIMITS,
   utf8Length,
 } from './input-limits.ts';
+export {
+  type PromotionSpec,
+  type SimulationSpec,
+  type SpecTest,
+  type SpecTestEvent,
+  TEST_EVENT_TIME,
+  TEST_STATUSES,
+  type TestExpectations,
+  type TestStatus,
+} from './lifecycle-spec.ts';
 export { isModelSlot, MODEL_SLOT_KEY, type ModelSlotSpec, modelSlots } from './model-slots.ts';
 export {
   type CompareOp,
@@ -47,6 +57,7 @@ export {
   type SpecProblem,
   specInvalidError,
 } from './spec-problem.ts';
+export { laterReaderOf } from './step-readers.ts';
 export { templateRefs } from './template-refs.ts';
 export { triggerMatches } from './trigger-matches.ts';
 export { ENV_NAME, isSpecId, validateSpec } from './validate-spec.ts';

@@ -11,6 +11,7 @@ import { isUsdAmount } from '../money.ts';
 import { checkJsonValue } from './check-json-value.ts';
 import { checkSteps } from './check-steps.ts';
 import { checkValueLimits, limitError, measureText, SPEC_LIMITS } from './input-limits.ts';
+import { readPromotion, readSimulation, readTests } from './lifecycle-spec.ts';
 import { parseCondition } from './parse-condition.ts';
 import {
   checkKeys,
@@ -42,6 +43,9 @@ const TOP_KEYS = [
   'limits',
   'env',
   'inputDefaults',
+  'tests',
+  'promotion',
+  'simulation',
 ] as const;
 const TRIGGER_KEYS = ['event', 'when'] as const;
 const LIMIT_KEYS = ['maxSteps', 'maxCostUsd'] as const;
@@ -104,6 +108,9 @@ export function buildSpec(c: SpecChecker, value: unknown, options: SpecOptions):
   const steps = checkSteps(c, field(top, 'steps'), env ?? [], options);
   const rawSteps = field(top, 'steps');
   const limits = readLimits(c, field(top, 'limits'), Array.isArray(rawSteps) ? rawSteps.length : 0);
+  const tests = readTests(c, top, stepNamesOf(rawSteps));
+  const promotion = readPromotion(c, top);
+  const simulation = readSimulation(c, top);
   if (c.found > 0) return undefined;
   return {
     id: id!,
@@ -115,7 +122,19 @@ export function buildSpec(c: SpecChecker, value: unknown, options: SpecOptions):
     limits: limits!,
     ...(env === undefined ? {} : { env }),
     ...(inputDefaults === undefined ? {} : { inputDefaults }),
+    ...(tests === undefined ? {} : { tests }),
+    ...(promotion === undefined ? {} : { promotion }),
+    ...(simulation === undefined ? {} : { simulation }),
   };
+}
+
+/** The names the raw step list gives its steps (for tests that name steps); checked elsewhere. */
+function stepNamesOf(raw: unknown): string[] {
+  if (!Array.isArray(raw)) return [];
+  return raw.flatMap((s) => {
+    const name = isMapping(s) ? field(s, 'name') : undefined;
+    return typeof name === 'string' ? [name] : [];
+  });
 }
 
 function readInputDefaults(c: SpecChecker, top: Obj): Record<string, unknown> | undefined {

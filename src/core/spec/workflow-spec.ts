@@ -6,6 +6,7 @@
  */
 
 import type { ToolSchemas } from './check-tool-args.ts';
+import type { PromotionSpec, SimulationSpec, SpecTest } from './lifecycle-spec.ts';
 
 /** Lifecycle of a workflow, in promotion order. Changed by promotion, never part of the spec hash. */
 export const WORKFLOW_STATUSES = ['DRAFT', 'TESTING', 'SHADOW', 'LIVE', 'AUTONOMOUS'] as const;
@@ -46,6 +47,12 @@ export interface WorkflowSpec {
    * a run. Part of the approved document (and of the spec hash).
    */
   inputDefaults?: Record<string, unknown>;
+  /** Named events with expectations, run in simulated mode by `keel test` (lifecycle-spec.ts). */
+  tests?: SpecTest[];
+  /** Gate thresholds for promoting this workflow; each counts only where stricter than the tenant's. */
+  promotion?: PromotionSpec;
+  /** How simulated runs (tests, shadows) treat read tools. */
+  simulation?: SimulationSpec;
 }
 
 /** Options shared by `parseSpec` and `validateSpec`. */

@@ -1,0 +1,136 @@
+/**
+ * Where a candidate version's run agrees with a live run on the same event, step by step: the same
+ * tool? the same arguments (by canonical hash, with a field-level diff)? the same refusal? the
+ * same need for a person? the same final status? Used for a SHADOW version's run beside the live
+ * run it shadows, and by the replay gate for a candidate re-planned on a live run's record.
+ *
+ * Pure. A live run a person denied is compared up to that step only: what the candidate would do
+ * after a denial it assumed to be an approval is not evidence about the version.
+ */
+import type { EventRecord } from '../ledger/index.ts';
+import { fieldDiff, type RunDecisions, type StepDecision } from './run-decisions.ts';
+
+export interface StepComparison {
+  readonly step: string;
+  readonly live?: StepDecision;
+  readonly candidate?: StepDecision;
+  readonly same: boolean;
+  /** What differs, in a word each: `tool`, `arguments`, `outcome`, `refusal`, `approval`, `missing`. */
+  readonly differs: readonly string[];
+  /** With `arguments`: the leaves that differ (live value `a`, candidate value `b`). */
+  readonly fields?: readonly { readonly field: string; readonly a: unknown; readonly b: unknown }[];
+}
+
+export interface Comparison {
+  readonly agree: boolean;
+  readonly steps: readonly StepComparison[];
+  readonly status: { readonly live: string; readonly candidate: string; readonly same: boolean };
+  /** Steps the candidate refused where the live run did not refuse. */
+  readonly newRefusals: readonly { readonly step: string; readonly code: string }[];
+  /** Set when the live run was denied by a person at a step: nothing after it was compared. */
+  readonly stoppedAt?: { readonly step: string; readonly by: string };
+  /** The disagreements in plain language, one sentence each. */
+  readonly sentences: readonly string[];
+}
+
+const same = (a: StepDecision, b: StepDecision): string[] => {
+  const d: string[] = [];
+  if (a.tool !== b.tool) d.push('tool');
+  else if (a.argsHash !== b.argsHash) d.push('arguments');
+  if (a.outcome !== b.outcome && !(a.outcome === 'waiting' && b.approval)) d.push('outcome');
+  else if (a.outcome === 'refused' && a.code !== b.code) d.push('refusal');
+  if (a.approval !== b.approval) d.push('approval');
+  return d;
+};
+
+function what(d: StepDecision): string {
+  const args = d.args
+    ? Object.entries(d.args)
+        .map(([k, v]) => `${k}=${JSON.stringify(v)}`)
+        .join(', ')
+    : '';
+  const call = `${d.tool}${args ? ` with ${args}` : ''}`;
+  if (d.outcome === 'refused') return `refused ${d.tool} (${d.code ?? 'refused'})`;
+  if (d.outcome === 'waiting') return `waited for approval of ${call}`;
+  return `${d.approval ? 'after approval, ' : ''}called ${call}`;
+}
+
+/** Compares a candidate's run with the live run on the same event; labels name them in sentences. */
+export function compareRuns(
+  live: RunDecisions,
+  candidate: RunDecisions,
+  o: { readonly event: EventRecord; readonly liveLabel: string; readonly candidateLabel: string },
+): Comparison {
+  const steps: StepComparison[] = [];
+  const sentences: string[] = [];
+  const newRefusals: { step: string; code: string }[] = [];
+  const on = o.event.subject ? `on ${o.event.subject}` : `on event ${o.event.id}`;
+  let stoppedAt: Comparison['stoppedAt'];
+  const n = Math.max(live.steps.length, candidate.steps.length);
+  for (let i = 0; i < n; i++) {
+    const a = live.steps[i];
+    const b = candidate.steps[i];
+    if (a && b && a.step !== b.step) {
+      steps.push({ step: b.step, live: a, candidate: b, same: false, differs: ['step'] });
+      sentences.push(
+        `${o.candidateLabel} would take step ${b.step} where ${o.liveLabel} took step ${a.step} ${on}`,
+      );
+      break;
+    }
+    if (!a || !b) {
+      const d = (a ?? b)!;
+      steps.push({
+        step: d.step,
+        ...(a ? { live: a } : { candidate: b! }),
+        same: false,
+        differs: ['missing'],
+      });
+      sentences.push(
+        a
+          ? `${o.candidateLabel} would not reach step ${a.step}, where ${o.liveLabel} ${what(a)} ${on}`
+          : `${o.candidateLabel} would also reach step ${b!.step} and ${what(b!)}, which ${o.liveLabel} never reached ${on}`,
+      );
+      if (b?.outcome === 'refused') newRefusals.push({ step: b.step, code: b.code ?? 'refused' });
+      continue;
+    }
+    const differs = same(a, b);
+    const fields = differs.includes('arguments') ? fieldDiff(a.args, b.args) : undefined;
+    steps.push({
+      step: a.step,
+      live: a,
+      candidate: b,
+      same: differs.length === 0,
+      differs,
+      ...(fields ? { fields } : {}),
+    });
+    if (b.outcome === 'refused' && a.outcome !== 'refused')
+      newRefusals.push({ step: b.step, code: b.code ?? 'refused' });
+    if (differs.length > 0) {
+      const detail = fields?.length
+        ? ` (${fields.map((f) => `${f.field}: ${JSON.stringify(f.b)} instead of ${JSON.stringify(f.a)}`).join('; ')})`
+        : '';
+      sentences.push(
+        `${o.candidateLabel} would have ${what(b)} where ${o.liveLabel} ${what(a)} ${on}${detail}`,
+      );
+    }
+    // A person denied the live run here: what follows in the candidate assumed otherwise.
+    if (a.decidedBy?.decision === 'denied') {
+      stoppedAt = { step: a.step, by: a.decidedBy.by };
+      break;
+    }
+  }
+  const statusSame = stoppedAt !== undefined || live.status === candidate.status;
+  if (!statusSame && sentences.length === 0)
+    sentences.push(
+      `${o.candidateLabel} would end ${candidate.status} where ${o.liveLabel} ended ${live.status} ${on}`,
+    );
+  const agree = statusSame && steps.every((s) => s.same);
+  return {
+    agree,
+    steps,
+    status: { live: live.status, candidate: candidate.status, same: statusSame },
+    newRefusals,
+    ...(stoppedAt ? { stoppedAt } : {}),
+    sentences,
+  };
+}

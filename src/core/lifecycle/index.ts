@@ -1,0 +1,34 @@
+export { checkTest, type ExpectationResult, type TestVerdict } from './check-test.ts';
+export { type Comparison, compareRuns, type StepComparison } from './compare-runs.ts';
+export { diffSpecs, type SpecChange, type SpecDiff } from './diff-specs.ts';
+export {
+  DEFAULT_GATES,
+  effectiveGates,
+  type GateCondition,
+  type GateConfig,
+  type GateEvidence,
+  type GateReport,
+  judgeGate,
+  type Move,
+  moveOf,
+} from './gates.ts';
+export {
+  type ChainResult,
+  chainHead,
+  GENESIS,
+  type LifecycleKind,
+  type PromotionRecord,
+  promotionHash,
+  verifyPromotionChain,
+} from './promotion-chain.ts';
+export {
+  BUCKETS,
+  bucketOf,
+  judgeRollout,
+  nextStage,
+  type RolloutState,
+  type RolloutVerdict,
+  type StageFigures,
+  versionFor,
+} from './rollout.ts';
+export { fieldDiff, type RunDecisions, runDecisions, type StepDecision } from './run-decisions.ts';

@@ -1,0 +1,266 @@
+/**
+ * The parts of a spec that speak about its lifecycle rather than its walk (docs/lifecycle.md):
+ *
+ * - `tests:` named events with expectations, run in simulated mode by `keel test` (TESTING) and
+ *   counted by the gate to SHADOW;
+ * - `promotion:` gate thresholds for this workflow, which may only make the tenant's stricter;
+ * - `simulation:` how simulated runs treat `read` tools (called for real by default).
+ *
+ * Shapes and validation only: problems go to the spec checker with their field path; nothing here
+ * runs a test or judges a gate.
+ */
+import { checkJsonValue } from './check-json-value.ts';
+import {
+  checkKeys,
+  expectMapping,
+  field,
+  type Obj,
+  readPositiveInt,
+  readString,
+  type SpecChecker,
+} from './spec-checker.ts';
+import { describeValue } from './spec-problem.ts';
+
+/** The event a test starts its run with; `id` defaults to `test-<name>`, `time` to TEST_EVENT_TIME. */
+export interface SpecTestEvent {
+  id?: string;
+  type: string;
+  source?: string;
+  subject?: string;
+  payload?: Record<string, unknown>;
+  time?: string;
+}
+
+/** The final statuses a simulated run can end in. */
+export const TEST_STATUSES = ['completed', 'refused', 'failed'] as const;
+export type TestStatus = (typeof TEST_STATUSES)[number];
+
+/** What a test expects of its run; each given expectation is checked, the rest are not. */
+export interface TestExpectations {
+  /** The run's final status. */
+  status?: TestStatus;
+  /** Exactly the steps the run reached (got a decision), in order. */
+  steps?: string[];
+  /** The code of the refusal the run ended with (`spend_cap_exceeded`, `policy_denied`, ...). */
+  refusal?: string;
+  /** Per step, argument values its proposal must carry (only the fields named are compared). */
+  args?: Record<string, Record<string, unknown>>;
+  /** Exactly the steps that would wait for a person's approval, in order. */
+  approvals?: string[];
+}
+
+export interface SpecTest {
+  name: string;
+  event: SpecTestEvent;
+  /** What a person would decide where the run would wait (default approve). */
+  approvals?: 'approve' | 'deny';
+  expect: TestExpectations;
+}
+
+/** Gate thresholds a spec may set; each only counts where it is stricter than the tenant's. */
+export interface PromotionSpec {
+  shadow?: { minTests?: number };
+  live?: { minComparisons?: number; minAgreement?: number; replayRuns?: number };
+  autonomous?: { minLiveRuns?: number; windowDays?: number };
+}
+
+export interface SimulationSpec {
+  /** `live` (default): a simulated run calls read tools for real; `simulated`: their simulate answers. */
+  reads?: 'live' | 'simulated';
+}
+
+/** When a test event gives no time: fixed, so the same test always names the same run. */
+export const TEST_EVENT_TIME = '2000-01-01T00:00:00Z';
+
+const TEST_KEYS = ['name', 'event', 'approvals', 'expect'] as const;
+const TEST_EVENT_KEYS = ['id', 'type', 'source', 'subject', 'payload', 'time'] as const;
+const EXPECT_KEYS = ['status', 'steps', 'refusal', 'args', 'approvals'] as const;
+const TEST_NAME = /^[A-Za-z0-9][A-Za-z0-9 ._-]{0,99}$/;
+const ISO_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})$/;
+
+function readNames(c: SpecChecker, obj: Obj, path: (string | number)[], known: ReadonlySet<string>) {
+  const raw = field(obj, path[path.length - 1] as string);
+  if (raw === undefined) return undefined;
+  if (!Array.isArray(raw)) {
+    c.report(path, `expected a list of step names, got ${describeValue(raw)}`);
+    return undefined;
+  }
+  const out: string[] = [];
+  raw.forEach((n, i) => {
+    if (typeof n !== 'string' || !known.has(n))
+      c.report(
+        [...path, i],
+        `expected a step of this spec (${[...known].join(', ')}), got ${describeValue(n)}`,
+      );
+    else out.push(n);
+  });
+  return out;
+}
+
+function readExpect(c: SpecChecker, raw: unknown, path: (string | number)[], steps: ReadonlySet<string>) {
+  const obj = expectMapping(c, raw, path);
+  if (!obj) return undefined;
+  checkKeys(c, obj, path, EXPECT_KEYS);
+  const out: TestExpectations = {};
+  const status = field(obj, 'status');
+  if (status !== undefined) {
+    if (typeof status === 'string' && (TEST_STATUSES as readonly string[]).includes(status))
+      out.status = status as TestStatus;
+    else
+      c.report(
+        [...path, 'status'],
+        `expected one of ${TEST_STATUSES.join(', ')}, got ${describeValue(status)}`,
+      );
+  }
+  const reached = readNames(c, obj, [...path, 'steps'], steps);
+  if (reached) out.steps = reached;
+  const refusal = readString(c, obj, [...path, 'refusal'], { what: 'a refusal code', optional: true });
+  if (refusal !== undefined) out.refusal = refusal;
+  const approvals = readNames(c, obj, [...path, 'approvals'], steps);
+  if (approvals) out.approvals = approvals;
+  const args = field(obj, 'args');
+  if (args !== undefined) {
+    const byStep = expectMapping(c, args, [...path, 'args']);
+    if (byStep) {
+      const checked: Record<string, Record<string, unknown>> = {};
+      for (const [step, want] of Object.entries(byStep)) {
+        if (!steps.has(step)) {
+          c.report([...path, 'args', step], `expected a step of this spec (${[...steps].join(', ')})`);
+          continue;
+        }
+        const fields = expectMapping(c, want, [...path, 'args', step]);
+        if (fields)
+          checked[step] = checkJsonValue(c, fields, [...path, 'args', step]) as Record<string, unknown>;
+      }
+      out.args = checked;
+    }
+  }
+  if (Object.keys(out).length === 0 && c.found === 0)
+    c.report(path, `expected at least one of ${EXPECT_KEYS.join(', ')}`);
+  return out;
+}
+
+function readTestEvent(c: SpecChecker, raw: unknown, path: (string | number)[]): SpecTestEvent | undefined {
+  const obj = expectMapping(c, raw, path);
+  if (!obj) return undefined;
+  checkKeys(c, obj, path, TEST_EVENT_KEYS);
+  const type = readString(c, obj, [...path, 'type'], { what: 'an event type' });
+  const out: SpecTestEvent = { type: type ?? '' };
+  for (const k of ['id', 'source', 'subject'] as const) {
+    const v = readString(c, obj, [...path, k], { what: 'a string', optional: true, allowEmpty: k !== 'id' });
+    if (v !== undefined) out[k] = v;
+  }
+  const time = readString(c, obj, [...path, 'time'], {
+    what: 'an ISO-8601 time like 2026-01-31T12:00:00Z',
+    optional: true,
+    pattern: ISO_TIME,
+  });
+  if (time !== undefined) out.time = time;
+  const payload = field(obj, 'payload');
+  if (payload !== undefined) {
+    const p = expectMapping(c, payload, [...path, 'payload']);
+    if (p) out.payload = checkJsonValue(c, p, [...path, 'payload']) as Record<string, unknown>;
+  }
+  return type === undefined ? undefined : out;
+}
+
+/** `tests:` — a list of named tests; names are unique. Steps named must be the spec's own. */
+export function readTests(c: SpecChecker, top: Obj, stepNames: readonly string[]): SpecTest[] | undefined {
+  const raw = field(top, 'tests');
+  if (raw === undefined) return undefined;
+  if (!Array.isArray(raw)) {
+    c.report(['tests'], `expected a list of tests (name, event, expect), got ${describeValue(raw)}`);
+    return undefined;
+  }
+  const steps = new Set(stepNames);
+  const names = new Set<string>();
+  const out: SpecTest[] = [];
+  raw.forEach((t, i) => {
+    const obj = expectMapping(c, t, ['tests', i]);
+    if (!obj) return;
+    checkKeys(c, obj, ['tests', i], TEST_KEYS);
+    const name = readString(c, obj, ['tests', i, 'name'], {
+      what: 'a name of letters, digits, spaces, ".", "_" or "-" (at most 100)',
+      pattern: TEST_NAME,
+    });
+    if (name !== undefined && names.has(name))
+      c.report(['tests', i, 'name'], `duplicate test name "${name}"`);
+    if (name !== undefined) names.add(name);
+    const event = field(obj, 'event');
+    if (event === undefined) c.missing(['tests', i, 'event'], 'an event (type, payload, ...)');
+    const ev = event === undefined ? undefined : readTestEvent(c, event, ['tests', i, 'event']);
+    const approvals = field(obj, 'approvals');
+    if (approvals !== undefined && approvals !== 'approve' && approvals !== 'deny')
+      c.report(['tests', i, 'approvals'], `expected approve or deny, got ${describeValue(approvals)}`);
+    const expect = field(obj, 'expect');
+    if (expect === undefined)
+      c.missing(['tests', i, 'expect'], 'expectations (status, steps, refusal, args, approvals)');
+    const ex = expect === undefined ? undefined : readExpect(c, expect, ['tests', i, 'expect'], steps);
+    if (name !== undefined && ev && ex)
+      out.push({
+        name,
+        event: ev,
+        ...(approvals === 'approve' || approvals === 'deny' ? { approvals } : {}),
+        expect: ex,
+      });
+  });
+  return out;
+}
+
+const PROMOTION_KEYS = ['shadow', 'live', 'autonomous'] as const;
+const GATE_KEYS = {
+  shadow: ['minTests'],
+  live: ['minComparisons', 'minAgreement', 'replayRuns'],
+  autonomous: ['minLiveRuns', 'windowDays'],
+} as const;
+
+/** `promotion:` — stricter gate thresholds for this workflow (docs/lifecycle.md). */
+export function readPromotion(c: SpecChecker, top: Obj): PromotionSpec | undefined {
+  const raw = field(top, 'promotion');
+  if (raw === undefined) return undefined;
+  const obj = expectMapping(c, raw, ['promotion']);
+  if (!obj) return undefined;
+  checkKeys(c, obj, ['promotion'], PROMOTION_KEYS);
+  const out: PromotionSpec = {};
+  for (const to of PROMOTION_KEYS) {
+    const gate = field(obj, to);
+    if (gate === undefined) continue;
+    const g = expectMapping(c, gate, ['promotion', to]);
+    if (!g) continue;
+    checkKeys(c, g, ['promotion', to], GATE_KEYS[to]);
+    const read: Record<string, number> = {};
+    for (const k of GATE_KEYS[to]) {
+      if (field(g, k) === undefined) continue;
+      if (k === 'minAgreement') {
+        const v = field(g, k);
+        if (typeof v === 'number' && v >= 0 && v <= 1) read[k] = v;
+        else
+          c.report(
+            ['promotion', to, k],
+            `expected a share from 0 to 1 (0.95 is 95%), got ${describeValue(v)}`,
+          );
+      } else {
+        const v = readPositiveInt(c, g, ['promotion', to, k], 'a positive whole number');
+        if (v !== undefined) read[k] = v;
+      }
+    }
+    (out as Record<string, unknown>)[to] = read;
+  }
+  return out;
+}
+
+/** `simulation:` — `reads: live | simulated`. */
+export function readSimulation(c: SpecChecker, top: Obj): SimulationSpec | undefined {
+  const raw = field(top, 'simulation');
+  if (raw === undefined) return undefined;
+  const obj = expectMapping(c, raw, ['simulation']);
+  if (!obj) return undefined;
+  checkKeys(c, obj, ['simulation'], ['reads']);
+  const reads = field(obj, 'reads');
+  if (reads === undefined) return {};
+  if (reads !== 'live' && reads !== 'simulated') {
+    c.report(['simulation', 'reads'], `expected live or simulated, got ${describeValue(reads)}`);
+    return undefined;
+  }
+  return { reads };
+}

@@ -1,0 +1,96 @@
+/**
+ * The effects of a simulated run (a TESTING test, a SHADOW run): every check runs as in a live
+ * run, but no `write` or `external` tool ever acts. Such a tool's `simulate` answers in its place
+ * (a pure stand-in returning a result of its `result` schema, and its world deltas); a tool
+ * without one is suppressed — nothing is called, the step has no output. `read` tools are called
+ * for real unless the spec says `simulation: { reads: simulated }`. Sources and model answers are
+ * drawn live and ledgered, as in any run. A delegation never starts a child from a simulated run.
+ *
+ * It must never call a handler of a tool that may act, and never hand a simulation a secret.
+ */
+import { canonicalize } from '../core/canonical/index.ts';
+import type { PayloadOf, StepMode } from '../core/ledger/index.ts';
+import type { RunState } from '../core/run/index.ts';
+import { isSecretRef } from '../core/spec/index.ts';
+import { deltaProblems } from '../core/world/index.ts';
+import { isResultWithDeltas, type ToolDefinition } from '../ports/index.ts';
+import { DELEGATE_TOOL } from './delegate.ts';
+import { type Effects, errorOf, type StepOutcome } from './effects.ts';
+
+/** Whether a simulated run calls its read tools for real (`live`, the default) or simulates them. */
+export type SimulatedReads = 'live' | 'simulated';
+
+/** How a simulated run carries out a call of `tool`: `live` only for a read tool called for real. */
+export function simulatedMode(tool: ToolDefinition, reads: SimulatedReads): StepMode {
+  return tool.effect === 'read' && reads === 'live' && tool.name !== DELEGATE_TOOL ? 'live' : 'simulated';
+}
+
+/** The arguments a simulation sees: every secret replaced by a placeholder naming it, never its value. */
+function withoutSecrets(v: unknown): unknown {
+  if (isSecretRef(v)) return `[secret ${v.env}]`;
+  if (Array.isArray(v)) return v.map(withoutSecrets);
+  if (typeof v === 'object' && v !== null)
+    return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, withoutSecrets(x)]));
+  return v;
+}
+
+async function simulate(
+  tool: ToolDefinition,
+  a: PayloadOf<'step.allowed'>,
+  s: RunState,
+): Promise<StepOutcome> {
+  if (!tool.simulate)
+    return {
+      ok: false,
+      suppressed: `${tool.name} is ${tool.name === DELEGATE_TOOL ? 'a delegation' : `a${tool.effect === 'external' ? 'n' : ''} ${tool.effect} tool`} with no simulate, so in a simulated run nothing was called and the step has no output`,
+    };
+  try {
+    const output =
+      (await tool.simulate(withoutSecrets(a.args) as Record<string, unknown>, {
+        tenant: s.tenant,
+        runId: s.runId,
+        step: a.step,
+        idempotencyKey: a.idempotencyKey,
+        attempt: a.attempt,
+        simulated: true,
+      })) ?? null;
+    if (isResultWithDeltas(output)) {
+      const problems = deltaProblems(output.deltas);
+      if (problems.length > 0) {
+        const p = problems[0]!;
+        return { ok: false, error: { code: 'invalid_deltas', message: `delta ${p.index}: ${p.message}` } };
+      }
+      const value = output.output ?? null;
+      canonicalize({ value, deltas: output.deltas });
+      return output.deltas.length > 0
+        ? { ok: true, output: value, deltas: output.deltas }
+        : { ok: true, output: value };
+    }
+    canonicalize(output);
+    return { ok: true, output };
+  } catch (e) {
+    const error = errorOf(e);
+    return {
+      ok: false,
+      error: { code: error.code, message: `${tool.name}'s simulate failed: ${error.message}` },
+    };
+  }
+}
+
+/** `live` wrapped for a simulated run: draws, models and read tools through it, nothing else. */
+export function simulatedEffects(live: Effects, reads: SimulatedReads): Effects {
+  return {
+    ...live,
+    // A simulated run never mints: a delegation is suppressed, with no child.
+    delegate: undefined,
+    mode: (tool) => simulatedMode(tool, reads),
+    async invoke(tool, a, s, signal) {
+      if (simulatedMode(tool, reads) === 'live') return live.invoke(tool, a, s, signal);
+      return simulate(tool, a, s);
+    },
+    async reconcile(tool, a, s) {
+      // A read tool called for real is settled as in a live run; a simulated call is made again.
+      return tool && simulatedMode(tool, reads) === 'live' ? live.reconcile?.(tool, a, s) : undefined;
+    },
+  };
+}

@@ -1,0 +1,305 @@
+/**
+ * The Store contract for the lifecycle (docs/lifecycle.md), bound by every adapter through
+ * runStoreContract: lifecycle records chained per workflow and applied with their status changes
+ * and rollout state all or nothing; comparisons and skipped shadows kept once; run rows carrying
+ * a simulated run's mode; counts by status, version, mode and time.
+ */
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { hashOf } from '../core/canonical/index.ts';
+import { isKeelError } from '../core/errors.ts';
+import { chainEntry } from '../core/ledger/index.ts';
+import { type RolloutState, verifyPromotionChain } from '../core/lifecycle/index.ts';
+import type { WorkflowSpec } from '../core/spec/index.ts';
+import type { NewPromotion, Store, StoredComparison } from '../ports/index.ts';
+import { sampleEvent } from './ledger-fixtures.ts';
+
+let n = 0;
+const unique = (p: string) => `${p}-${process.pid}-${n++}-${Math.random().toString(16).slice(2, 8)}`;
+const isCode = (code: string) => (e: unknown) => isKeelError(e) && e.code === code;
+
+const SPEC: WorkflowSpec = {
+  id: 'wf',
+  version: 1,
+  status: 'DRAFT',
+  triggers: [{ event: 'go' }],
+  steps: [{ name: 'a', tool: 'noop', args: {} }],
+  limits: { maxSteps: 1, maxCostUsd: 0 },
+};
+
+async function twoVersions(store: Store, tenant: string): Promise<void> {
+  for (const version of [1, 2])
+    await store.putVersion({
+      tenant,
+      workflowId: 'wf',
+      version,
+      specHash: hashOf({ ...SPEC, version }),
+      spec: { ...SPEC, version },
+      status: 'DRAFT',
+      publishedAt: '2026-01-01T00:00:00.000Z',
+      publishedBy: 'alice',
+    });
+}
+
+const move = (tenant: string, version: number, from: string, to: string, at: string): NewPromotion =>
+  ({ tenant, workflowId: 'wf', version, from, to, by: 'dana', at, kind: 'promote' }) as NewPromotion;
+
+/** A run row created with a mode, at a chosen time and ending in a chosen status. */
+async function run(
+  store: Store,
+  tenant: string,
+  o: {
+    at: string;
+    version?: number;
+    mode?: 'test' | 'shadow';
+    shadowOf?: string;
+    status?: 'running' | 'completed' | 'failed';
+  },
+): Promise<string> {
+  const runId = hashOf({ unique: unique('run') });
+  const root = chainEntry(
+    runId,
+    null,
+    'run.started',
+    {
+      tenant,
+      workflowId: 'wf',
+      version: o.version ?? 1,
+      specHash: hashOf('spec'),
+      status: 'LIVE',
+      event: sampleEvent({ tenant }),
+      engine: 'keel/test',
+      ...(o.mode ? { mode: o.mode } : {}),
+      ...(o.shadowOf ? { shadowOf: o.shadowOf } : {}),
+    },
+    o.at,
+  ).stored;
+  await store.append({
+    tenant,
+    runId,
+    expectedHead: null,
+    entries: [root],
+    status: o.status ?? 'running',
+    create: {
+      workflowId: 'wf',
+      version: o.version ?? 1,
+      specHash: hashOf('spec'),
+      eventId: 'e',
+      eventType: 'go',
+      ...(o.mode ? { mode: o.mode } : {}),
+      ...(o.shadowOf ? { shadowOf: o.shadowOf } : {}),
+    },
+  });
+  return runId;
+}
+
+export function lifecycleContract(current: () => Store): void {
+  describe('lifecycle', () => {
+    test('records chain per workflow, with their evidence; a status that moved meanwhile writes nothing', async () => {
+      const store = current();
+      const tenant = unique('t');
+      await twoVersions(store, tenant);
+      const evidence = { conditions: [{ id: 'tests.pass', met: true }] };
+      const [first] = await store.recordLifecycle({
+        tenant,
+        workflowId: 'wf',
+        records: [{ ...move(tenant, 1, 'DRAFT', 'TESTING', '2026-01-02T00:00:00.000Z'), evidence }],
+      });
+      assert.equal(first?.prevHash, 'genesis');
+      await store.recordLifecycle({
+        tenant,
+        workflowId: 'wf',
+        records: [
+          {
+            ...move(tenant, 1, 'TESTING', 'SHADOW', '2026-01-03T00:00:00.000Z'),
+            override: { reason: 'hotfix' },
+          },
+        ],
+      });
+      // Two moves of one version in one change: the second fails, so neither is written.
+      await assert.rejects(
+        store.recordLifecycle({
+          tenant,
+          workflowId: 'wf',
+          records: [
+            move(tenant, 2, 'DRAFT', 'TESTING', '2026-01-04T00:00:00.000Z'),
+            move(tenant, 1, 'TESTING', 'LIVE', '2026-01-04T00:00:00.000Z'),
+          ],
+        }),
+        isCode('head_conflict'),
+      );
+      assert.equal((await store.getVersion(tenant, 'wf', 2))?.status, 'DRAFT', 'nothing of it applied');
+      const records = await store.listPromotions(tenant, 'wf');
+      assert.deepEqual(
+        records.map((r) => [r.version, r.from, r.to]),
+        [
+          [1, 'DRAFT', 'TESTING'],
+          [1, 'TESTING', 'SHADOW'],
+        ],
+      );
+      assert.deepEqual(records[0]?.evidence, evidence);
+      assert.deepEqual(records[1]?.override, { reason: 'hotfix' });
+      assert.equal(records[1]?.prevHash, records[0]?.hash);
+      assert.equal(verifyPromotionChain(records).ok, true);
+      // An edited record no longer verifies.
+      const edited = records.map((r, i) => (i === 0 ? { ...r, by: 'mallory' } : r));
+      const v = verifyPromotionChain(edited);
+      assert.ok(!v.ok && v.index === 0, JSON.stringify(v));
+    });
+
+    test('concurrent records on one workflow never both follow the same record', async () => {
+      const store = current();
+      const tenant = unique('t');
+      await twoVersions(store, tenant);
+      const results = await Promise.allSettled([
+        store.recordLifecycle({
+          tenant,
+          workflowId: 'wf',
+          records: [move(tenant, 1, 'DRAFT', 'TESTING', '2026-01-02T00:00:00.000Z')],
+        }),
+        store.recordLifecycle({
+          tenant,
+          workflowId: 'wf',
+          records: [move(tenant, 2, 'DRAFT', 'TESTING', '2026-01-02T00:00:00.000Z')],
+        }),
+      ]);
+      assert.ok(
+        results.every((r) => r.status === 'fulfilled'),
+        JSON.stringify(results),
+      );
+      const records = await store.listPromotions(tenant, 'wf');
+      assert.equal(records.length, 2);
+      assert.equal(verifyPromotionChain(records).ok, true, 'one chain, not a fork');
+    });
+
+    test('a rollout changes only at the revision it was read at', async () => {
+      const store = current();
+      const tenant = unique('t');
+      await twoVersions(store, tenant);
+      const state: RolloutState = {
+        from: 1,
+        to: 2,
+        percent: 10,
+        steps: [10, 50, 100],
+        auto: false,
+        threshold: 0.05,
+        minRuns: 20,
+        startedAt: '2026-01-02T00:00:00.000Z',
+        startedBy: 'dana',
+        stageStartedAt: '2026-01-02T00:00:00.000Z',
+        status: 'active',
+      };
+      assert.equal(await store.getRollout(tenant, 'wf'), undefined);
+      await store.recordLifecycle({
+        tenant,
+        workflowId: 'wf',
+        records: [{ ...move(tenant, 2, 'DRAFT', 'LIVE', '2026-01-02T00:00:00.000Z'), kind: 'rollout' }],
+        rollout: { state, expectedRev: null },
+      });
+      const stored = await store.getRollout(tenant, 'wf');
+      assert.deepEqual(stored, { state, rev: 1 });
+      const advance = { ...state, percent: 50 };
+      const record = {
+        ...move(tenant, 2, 'LIVE', 'LIVE', '2026-01-03T00:00:00.000Z'),
+        kind: 'rollout' as const,
+      };
+      await store.recordLifecycle({
+        tenant,
+        workflowId: 'wf',
+        records: [record],
+        rollout: { state: advance, expectedRev: 1 },
+      });
+      await assert.rejects(
+        store.recordLifecycle({
+          tenant,
+          workflowId: 'wf',
+          records: [record],
+          rollout: { state, expectedRev: 1 },
+        }),
+        isCode('head_conflict'),
+      );
+      assert.deepEqual(await store.getRollout(tenant, 'wf'), { state: advance, rev: 2 });
+      assert.equal(
+        (await store.listPromotions(tenant, 'wf')).length,
+        2,
+        'the refused advance left no record',
+      );
+    });
+
+    test('runs carry their mode; counts and listings filter by mode, version and time', async () => {
+      const store = current();
+      const tenant = unique('t');
+      const live = await run(store, tenant, { at: '2026-01-01T00:00:01.000Z', status: 'completed' });
+      await run(store, tenant, { at: '2026-01-01T00:00:02.000Z', status: 'failed' });
+      await run(store, tenant, { at: '2026-01-01T00:00:03.000Z', version: 2, status: 'completed' });
+      const shadow = await run(store, tenant, {
+        at: '2026-01-01T00:00:04.000Z',
+        version: 2,
+        mode: 'shadow',
+        shadowOf: live,
+      });
+      await run(store, tenant, { at: '2026-01-01T00:00:05.000Z', mode: 'test', status: 'completed' });
+      const row = await store.getRun(tenant, shadow);
+      assert.deepEqual([row?.mode, row?.shadowOf], ['shadow', live]);
+      assert.equal((await store.getRun(tenant, live))?.mode, undefined);
+      assert.deepEqual(await store.countRuns(tenant, { workflowId: 'wf', version: 1, mode: 'live' }), {
+        completed: 1,
+        failed: 1,
+      });
+      assert.deepEqual(await store.countRuns(tenant, { workflowId: 'wf', mode: 'shadow' }), { running: 1 });
+      assert.deepEqual(
+        await store.countRuns(tenant, { workflowId: 'wf', mode: 'live', since: '2026-01-01T00:00:02.000Z' }),
+        { completed: 1, failed: 1 },
+      );
+      const tests = await store.listRuns(tenant, { mode: 'test' });
+      assert.deepEqual(
+        tests.runs.map((r) => r.mode),
+        ['test'],
+      );
+      assert.equal((await store.listRuns(tenant, { mode: 'live' })).runs.length, 3);
+      assert.equal((await store.listRuns(tenant, { workflowId: 'wf', version: 2 })).runs.length, 2);
+    });
+
+    test('a comparison is kept once; skipped shadows are counted once per live run', async () => {
+      const store = current();
+      const tenant = unique('t');
+      const c: StoredComparison = {
+        tenant,
+        workflowId: 'wf',
+        shadowRunId: hashOf(unique('shadow')),
+        liveRunId: hashOf(unique('live')),
+        shadowVersion: 2,
+        liveVersion: 1,
+        agree: false,
+        comparison: {
+          agree: false,
+          steps: [],
+          status: { live: 'completed', candidate: 'refused', same: false },
+          newRefusals: [{ step: 'a', code: 'spend_cap_exceeded' }],
+          sentences: ['v2 would refuse'],
+        },
+        createdAt: '2026-01-01T00:00:01.000Z',
+      };
+      assert.equal(await store.putComparison(c), true);
+      assert.equal(await store.putComparison({ ...c, agree: true }), false, 'never replaced');
+      assert.deepEqual(await store.listComparisons(tenant, 'wf', 2), [c]);
+      assert.deepEqual(
+        await store.listComparisons(tenant, 'wf', 2, { since: '2026-01-02T00:00:00.000Z' }),
+        [],
+      );
+      assert.deepEqual(await store.listComparisons(tenant, 'wf', 3), []);
+      const skip = {
+        tenant,
+        workflowId: 'wf',
+        version: 2,
+        liveRunId: c.liveRunId,
+        reason: 'limit',
+        at: c.createdAt,
+      };
+      await store.recordShadowSkip(skip);
+      await store.recordShadowSkip(skip);
+      assert.equal(await store.countShadowSkips(tenant, 'wf', 2), 1);
+      assert.equal(await store.countShadowSkips(tenant, 'wf', 2, '2026-02-01T00:00:00.000Z'), 0);
+    });
+  });
+}
