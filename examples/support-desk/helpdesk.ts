@@ -30,10 +30,21 @@ export const SEED_TICKETS: readonly Ticket[] = [
   { id: 'T-1005', customer: 'alan@example.com', status: 'open', tags: [] },
 ];
 
+export interface HelpdeskOptions {
+  /**
+   * The most the payment provider refunds in one go, in cents; a larger refund is refused by the
+   * provider (the tool fails). None by default. The lifecycle demo uses it: a simulated refund
+   * cannot know it, a live one finds out.
+   */
+  readonly refundLimitCents?: number;
+}
+
 export class Helpdesk {
   private readonly db: Database.Database;
+  private readonly refundLimitCents: number | undefined;
 
-  constructor(path: string) {
+  constructor(path: string, o: HelpdeskOptions = {}) {
+    this.refundLimitCents = o.refundLimitCents;
     if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
     this.db = new Database(path);
     this.db.pragma('journal_mode = WAL');
@@ -90,6 +101,13 @@ export class Helpdesk {
     key: string,
   ): { refund_id: string; ticket_id: string; amount_cents: number } {
     this.ticket(ticketId);
+    if (this.refundLimitCents !== undefined && amountCents > this.refundLimitCents)
+      throw Object.assign(
+        new Error(
+          `the payment provider refuses refunds over $${(this.refundLimitCents / 100).toFixed(2)} without a manager's card`,
+        ),
+        { code: 'refund_limit' },
+      );
     const id = `rf_${key.slice(-12)}`;
     this.db
       .prepare(
@@ -129,6 +147,14 @@ export class Helpdesk {
     this.ticket(ticketId);
     this.db.prepare(`UPDATE tickets SET status = 'closed' WHERE id = ?`).run(ticketId);
     return this.ticket(ticketId);
+  }
+
+  /** Opens a ticket (or leaves an existing one as it is). */
+  openTicket(id: string, customer: string): Ticket {
+    this.db
+      .prepare('INSERT OR IGNORE INTO tickets (id, customer, status, tags) VALUES (?, ?, ?, ?)')
+      .run(id, customer, 'open', '[]');
+    return this.ticket(id);
   }
 
   shutdown(): void {

@@ -10,7 +10,7 @@ import type { ToolDefinition } from '../../src/ports/index.ts';
 import { Helpdesk } from './helpdesk.ts';
 import { supportDeskTools } from './tools.ts';
 
-export { Helpdesk, SEED_TICKETS, type Ticket } from './helpdesk.ts';
+export { Helpdesk, type HelpdeskOptions, SEED_TICKETS, type Ticket } from './helpdesk.ts';
 export { supportDeskTools } from './tools.ts';
 
 /** Where the pack keeps its helpdesk unless HELPDESK_DB names a file. */

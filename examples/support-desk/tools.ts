@@ -1,7 +1,9 @@
 /**
  * The support desk's four tools, declared for review: argument schemas, effects, whether each is
  * destructive, and what each costs. `issue_refund` costs the amount it refunds, so a workflow's
- * spend cap bounds the money it can move.
+ * spend cap bounds the money it can move. Each also declares `simulate`: what it would return,
+ * computed from its arguments alone, so TESTING and SHADOW runs of the desk's workflows see
+ * plausible results while the helpdesk is never touched (docs/lifecycle.md).
  */
 import { type ToolDefinition, withDeltas } from '../../src/ports/index.ts';
 import type { Helpdesk } from './helpdesk.ts';
@@ -27,6 +29,10 @@ export function supportDeskTools(desk: Helpdesk): ToolDefinition[] {
         desk.recordCall('draft_reply', ctx.idempotencyKey);
         return desk.addReply(args.ticket_id as string, args.body as string, ctx.idempotencyKey);
       },
+      simulate: (args, ctx) => ({
+        reply_id: simulatedId('rp', ctx.idempotencyKey),
+        ticket_id: args.ticket_id,
+      }),
     },
     {
       name: 'tag_ticket',
@@ -46,6 +52,7 @@ export function supportDeskTools(desk: Helpdesk): ToolDefinition[] {
         const t = desk.tag(args.ticket_id as string, args.tag as string);
         return { ticket_id: t.id, tags: t.tags };
       },
+      simulate: (args) => ({ ticket_id: args.ticket_id, tags: [args.tag] }),
     },
     {
       name: 'issue_refund',
@@ -81,6 +88,17 @@ export function supportDeskTools(desk: Helpdesk): ToolDefinition[] {
           ],
         );
       },
+      simulate: (args, ctx) => {
+        const refundId = simulatedId('rf', ctx.idempotencyKey);
+        const cents = Math.round((args.amount_usd as number) * 100);
+        return withDeltas({ refund_id: refundId, ticket_id: args.ticket_id, amount_usd: cents / 100 }, [
+          {
+            op: 'create',
+            id: `refund:${refundId}`,
+            value: { ticket_id: args.ticket_id, amount_cents: cents },
+          },
+        ]);
+      },
     },
     {
       name: 'close_ticket',
@@ -100,6 +118,12 @@ export function supportDeskTools(desk: Helpdesk): ToolDefinition[] {
         const t = desk.close(args.ticket_id as string);
         return { ticket_id: t.id, status: t.status };
       },
+      simulate: (args) => ({ ticket_id: args.ticket_id, status: 'closed' }),
     },
   ];
+}
+
+/** A simulated result's id: marked as such, and the same for the same call (its idempotency key). */
+function simulatedId(prefix: string, key: string): string {
+  return `${prefix}_sim_${key.slice(-12)}`;
 }

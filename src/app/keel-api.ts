@@ -7,6 +7,13 @@
  */
 import type { Digest } from '../core/canonical/index.ts';
 import type { Entry, StoredEntry, VerifyResult } from '../core/ledger/index.ts';
+import type {
+  ChainResult,
+  GateReport,
+  RolloutState,
+  RolloutVerdict,
+  SpecDiff,
+} from '../core/lifecycle/index.ts';
 import type { WorkflowSpec } from '../core/spec/index.ts';
 import type {
   Engine,
@@ -37,6 +44,10 @@ import type { Worker, WorkerOptions } from '../worker/index.ts';
 import type { ApiKeyIdentity, CreatedApiKey } from './api-keys.ts';
 import type { IdempotencyClaimInput } from './idempotency.ts';
 import type { createKeel, EmitResult, HistoryLine, PublishOptions, StartOptions } from './keel.ts';
+import type { Principal, PromoteOptions, RolloutOptions, RolloutStatus } from './lifecycle/lifecycle.ts';
+import type { ReplayGateReport } from './lifecycle/replay-gate.ts';
+import type { ShadowReport } from './lifecycle/shadows.ts';
+import type { TestReport } from './lifecycle/test-runs.ts';
 import type { WritInspection } from './writ-trust.ts';
 
 /** A published version, and whether this call created it (false: the same content was there). */
@@ -57,14 +68,28 @@ export interface WorkflowsHandle {
   /** Publishes the spec a plan module yields. */
   publishPlan(tenant: string, path: string, by: string): Promise<Published>;
   /** Moves a version (the newest unless `version` is given) to another status, as `by`. */
-  promote(tenant: string, workflowId: string, to: string, by: string, version?: number): Promise<Promotion>;
+  /**
+   * Moves a version one step up (only when its gate is met, or `override` gives why a person
+   * promotes without it) or any step down; `principal: 'service'` is refused. docs/lifecycle.md.
+   */
+  promote(
+    tenant: string,
+    workflowId: string,
+    to: string,
+    by: string,
+    version?: number,
+    o?: { override?: string; principal?: PrincipalKind },
+  ): Promise<Promotion>;
   list(tenant: string, workflowId?: string): Promise<VersionRecord[]>;
   get(tenant: string, workflowId: string, version?: number): Promise<VersionRecord | undefined>;
   promotions(tenant: string, workflowId: string): Promise<Promotion[]>;
 }
 
 export interface EventsHandle {
-  /** Starts one run per workflow whose latest LIVE or AUTONOMOUS version the event triggers. */
+  /**
+   * Starts one run per workflow whose LIVE or AUTONOMOUS version the event triggers (during a
+   * rollout, the version the event's bucket chooses); SHADOW versions run beside it, simulated.
+   */
   emit(tenant: string, value: unknown, o?: StartOptions): Promise<EmitResult>;
 }
 
@@ -194,7 +219,69 @@ export interface Keel {
   readonly keys: ApiKeysHandle;
   readonly writs: WritsHandle;
   readonly idempotency: IdempotencyHandle;
+  /** Tests, shadow runs, promotion gates, the replay gate, rollouts and diffs (docs/lifecycle.md). */
+  readonly lifecycle: LifecycleHandle;
+  /** Waits for background lifecycle work (shadow runs, automatic rollout steps), then closes the store. */
   close(): Promise<void>;
+}
+
+/** The lifecycle of a tenant's workflows: a version earns each step toward autonomy with evidence. */
+export interface LifecycleHandle {
+  /** Runs a version's `tests:` (and named events given by hand) in simulated mode. */
+  test(
+    tenant: string,
+    workflowId: string,
+    o?: { version?: number; events?: readonly { name: string; event: unknown }[] },
+  ): Promise<TestReport>;
+  /** How a SHADOW version's runs compared with the live runs they shadowed. */
+  shadowReport(
+    tenant: string,
+    workflowId: string,
+    o?: { version?: number; since?: string },
+  ): Promise<ShadowReport>;
+  /** The gate a move of a version to `to` must meet, judged on the evidence now; changes nothing. */
+  gate(tenant: string, workflowId: string, to: string, o?: { version?: number }): Promise<GateReport>;
+  /** Moves a version one step (gated up, always down), recorded in the workflow's chain. */
+  promote(
+    tenant: string,
+    workflowId: string,
+    to: string,
+    p: Principal,
+    o?: PromoteOptions,
+  ): Promise<{ promotion: Promotion; report: GateReport | undefined }>;
+  /** Re-plans the LIVE version's last runs against a version, calling nothing. */
+  replayGate(
+    tenant: string,
+    workflowId: string,
+    o?: { version?: number; runs?: number },
+  ): Promise<ReplayGateReport>;
+  readonly rollout: {
+    start(
+      tenant: string,
+      workflowId: string,
+      toVersion: number,
+      p: Principal,
+      o: RolloutOptions,
+    ): Promise<{ rollout: RolloutState; promotion: Promotion; report: GateReport }>;
+    advance(
+      tenant: string,
+      workflowId: string,
+      p: Principal,
+    ): Promise<{ rollout: RolloutState; verdict: RolloutVerdict }>;
+    rollback(
+      tenant: string,
+      workflowId: string,
+      p: Principal,
+      reason: string,
+    ): Promise<{ rollout: RolloutState; verdict: RolloutVerdict }>;
+    status(tenant: string, workflowId: string): Promise<RolloutStatus>;
+  };
+  /** What changed from version `a` to version `b`, in plain language. */
+  diff(tenant: string, workflowId: string, a: number, b: number): Promise<SpecDiff>;
+  /** The workflow's lifecycle records and whether their hash chain verifies. */
+  records(tenant: string, workflowId: string): Promise<{ records: Promotion[]; chain: ChainResult }>;
+  /** Resolves once this process's background lifecycle work is done. */
+  settled(): Promise<void>;
 }
 
 /**

@@ -15,9 +15,7 @@ import {
   specHash,
   triggerMatches,
   validateSpec,
-  WORKFLOW_STATUSES,
   type WorkflowSpec,
-  type WorkflowStatus,
 } from '../core/spec/index.ts';
 import { validateValue } from '../core/tools/index.ts';
 import {
@@ -38,6 +36,7 @@ import type {
   ModelProvider,
   PendingApproval,
   Planner,
+  PrincipalKind,
   Promotion,
   RawSources,
   RunFilter,
@@ -54,6 +53,8 @@ import { type DelegationKeysConfig, delegationKeys } from './delegation-keys.ts'
 import { type ExposeEnvConfig, envExposure } from './env-exposure.ts';
 import { governanceConfig, type PoliciesConfig, type TrustedKeysConfig } from './governance-config.ts';
 import { idempotencyHandle } from './idempotency.ts';
+import { createLifecycle, type PromotionGatesConfig } from './lifecycle/lifecycle.ts';
+import { DEFAULT_SHADOW_LIMIT } from './lifecycle/shadows.ts';
 import { openSqliteStore } from './open-store.ts';
 
 import { storedWritTrust, writsHandle } from './writ-trust.ts';
@@ -105,10 +106,19 @@ export interface KeelConfig {
   readonly exposeEnv?: ExposeEnvConfig;
   /** Which env names hold secrets (recorded as a keyed hash, never in clear); `SECRET_ENV` by default. */
   readonly isSecretEnv?: (name: string) => boolean;
+  /**
+   * Promotion gate thresholds per tenant (docs/lifecycle.md): a map from tenant to thresholds, or
+   * a function of the tenant; what is not given is the default (DEFAULT_GATES).
+   */
+  readonly promotionGates?: PromotionGatesConfig;
+  /** How many shadow runs a tenant may have running at once (default 8); past it they are skipped and counted. */
+  readonly maxShadowRuns?: number | ((tenant: string) => number);
+  /** Told of background lifecycle work that failed (a shadow run, an automatic rollout step). */
+  readonly onBackgroundError?: (
+    e: unknown,
+    what: { tenant: string; workflowId?: string; liveRunId?: string },
+  ) => void;
 }
-
-/** Statuses under which events route to a version. */
-const ROUTABLE: readonly WorkflowStatus[] = ['LIVE', 'AUTONOMOUS'];
 
 export interface HistoryLine {
   readonly seq: number;
@@ -179,6 +189,18 @@ export function createKeel(config: KeelConfig) {
     goneOwners,
   });
   const now = () => new Date(sources.clock.now()).toISOString();
+  const shadowLimit = config.maxShadowRuns ?? DEFAULT_SHADOW_LIMIT;
+  const lifecycle = createLifecycle({
+    engine,
+    store,
+    tools,
+    planner,
+    now,
+    ...(config.promotionGates ? { gates: config.promotionGates } : {}),
+    policyFor: (tenant) => governance?.policyFor(tenant),
+    shadowLimit: typeof shadowLimit === 'function' ? shadowLimit : () => shadowLimit,
+    ...(config.onBackgroundError ? { onBackgroundError: config.onBackgroundError } : {}),
+  });
   const knownTool = (name: string) => tools.has(name);
   const specOptions: SpecOptions = {
     knownTool,
@@ -257,47 +279,30 @@ export function createKeel(config: KeelConfig) {
       const { spec } = await workflows.validatePlan(path);
       return publishSpec(tenant, spec, path, by);
     },
+    /**
+     * Moves a version (the newest unless `version`) one step: up only when its gate is met
+     * (docs/lifecycle.md) or `override` gives the reason a person promotes without it; down always.
+     * Only a person may promote (`principal` `service` is refused). Returns the chained record.
+     */
     async promote(
       tenant: string,
       workflowId: string,
       to: string,
       by: string,
       version?: number,
+      o: { override?: string; principal?: PrincipalKind } = {},
     ): Promise<Promotion> {
-      if (!(WORKFLOW_STATUSES as readonly string[]).includes(to)) {
-        throw new KeelError(
-          ErrorCode.usage,
-          `status: expected one of ${WORKFLOW_STATUSES.join(', ')}, got ${JSON.stringify(to)}`,
-          {
-            field: 'status',
-          },
-        );
-      }
-      const rec = await store.getVersion(tenant, workflowId, version);
-      if (!rec) {
-        throw new KeelError(
-          ErrorCode.notFound,
-          `workflow ${workflowId}${version ? ` v${version}` : ''} not found`,
-          { workflowId, version },
-        );
-      }
-      if (rec.status === to) {
-        throw new KeelError(ErrorCode.usage, `${workflowId} v${rec.version} is already ${to}`, {
-          workflowId,
-          version: rec.version,
-        });
-      }
-      const p: Promotion = {
+      const { promotion } = await lifecycle.promote(
         tenant,
         workflowId,
-        version: rec.version,
-        from: rec.status,
-        to: to as WorkflowStatus,
-        by,
-        at: now(),
-      };
-      await store.setVersionStatus(p);
-      return p;
+        to,
+        { by, ...(o.principal ? { kind: o.principal } : {}) },
+        {
+          ...(version !== undefined ? { version } : {}),
+          ...(o.override !== undefined ? { override: o.override } : {}),
+        },
+      );
+      return promotion;
     },
     list: (tenant: string, workflowId?: string): Promise<VersionRecord[]> =>
       store.listVersions(tenant, workflowId),
@@ -314,15 +319,35 @@ export function createKeel(config: KeelConfig) {
     async emit(tenant: string, value: unknown, o: StartOptions = {}): Promise<EmitResult> {
       const event = parseEvent(value, tenant);
       const so = startOptions(o);
-      const latestRoutable = new Map<string, VersionRecord>();
+      const byWorkflow = new Map<string, VersionRecord[]>();
       for (const v of await store.listVersions(tenant)) {
-        if (ROUTABLE.includes(v.status)) latestRoutable.set(v.workflowId, v);
+        const list = byWorkflow.get(v.workflowId);
+        if (list) list.push(v);
+        else byWorkflow.set(v.workflowId, [v]);
       }
       const runs: (RunSummary & { created: boolean })[] = [];
-      for (const v of latestRoutable.values()) {
-        if (!v.spec.triggers.some((t) => triggerMatches(t, event))) continue;
-        const { run, created } = await engine.start(v, event, so);
+      for (const [workflowId, versions] of byWorkflow) {
+        // Only workflows with a version events go to are routed (a rollout's two LIVE versions split).
+        if (!versions.some((v) => v.status === 'LIVE' || v.status === 'AUTONOMOUS')) continue;
+        const routed = await lifecycle.route(tenant, workflowId, versions, event);
+        if (!routed?.version.spec.triggers.some((t) => triggerMatches(t, event))) continue;
+        const { run, created } = await engine.start(routed.version, event, {
+          ...so,
+          ...(routed.split ? { split: routed.split } : {}),
+        });
         runs.push({ ...run, created });
+        // Its SHADOW versions run on the same event, simulated, off the live path.
+        if (created)
+          lifecycle.shadows.launch(
+            {
+              tenant,
+              runId: run.runId,
+              status: routed.version.status === 'AUTONOMOUS' ? 'AUTONOMOUS' : 'LIVE',
+            },
+            event,
+            versions.filter((v) => v.status === 'SHADOW'),
+          );
+        if (routed.split) lifecycle.tick(tenant, workflowId);
       }
       return { eventId: event.id, runs };
     },
@@ -557,6 +582,21 @@ export function createKeel(config: KeelConfig) {
     /** Stored trusted writ keys, writ revocations, and inspecting a writ for a tenant. */
     writs: writsHandle(store, trust.writTrust, sources.clock),
     idempotency: idempotencyHandle(store, sources.clock),
-    close: () => store.close(),
+    lifecycle: {
+      test: lifecycle.test,
+      shadowReport: lifecycle.shadowReport,
+      gate: lifecycle.gate,
+      promote: lifecycle.promote,
+      replayGate: lifecycle.replayGate,
+      rollout: lifecycle.rollout,
+      diff: lifecycle.diff,
+      records: lifecycle.records,
+      settled: lifecycle.settled,
+    },
+    /** Waits for the lifecycle's background work (shadow runs, automatic rollout steps), then closes the store. */
+    close: async () => {
+      await lifecycle.settled();
+      await store.close();
+    },
   };
 }

@@ -21,7 +21,7 @@ import { describeStoreTarget, isPostgresUrl } from '../app/store-target.ts';
 import { ErrorCode, isKeelError, KeelError } from '../core/errors.ts';
 import type { ToolDefinition } from '../ports/index.ts';
 import { exposeEnvFor } from './expose-env-option.ts';
-import { type GovernanceOptions, governanceConfigFor } from './governance-options.ts';
+import { type GovernanceOptions, governanceConfigFor, lifecycleConfigFor } from './governance-options.ts';
 import type { CommandAccess } from './store-access.ts';
 import { defaultToolPack, loadToolPack } from './tool-pack.ts';
 
@@ -128,6 +128,7 @@ export async function openContext(
   const walk = walkModeFromEnv();
   const tools = await loadTools(o);
   const governance = await governanceConfigFor(o, tenant);
+  const lifecycle = await lifecycleConfigFor(o, tenant);
   const exposure = exposeEnvFor(o.exposeEnv);
   // Loaded here, not at start-up: `keel --help` and commands without a store never read the engine.
   const { createKeel, openStoreFor } = await import('../app/index.ts');
@@ -143,7 +144,7 @@ export async function openContext(
   const { store } = opened;
   let keel: Keel;
   try {
-    keel = createKeel({ store, tools, walk, ...governance, ...exposure });
+    keel = createKeel({ store, tools, walk, ...governance, ...lifecycle, ...exposure });
   } catch (e) {
     await store.close();
     throw e;

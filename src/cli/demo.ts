@@ -1,7 +1,9 @@
 /**
  * `keel demo`: the support-desk refund desk, end to end, in a fresh temporary SQLite store.
  *
- * Publishes and promotes two reviewed workflows, then emits four events: a $30 refund (completes),
+ * Publishes two reviewed workflows and walks each up the lifecycle — TESTING, its tests run
+ * simulated, SHADOW, LIVE — the refund desk to AUTONOMOUS on a recorded override (a person's
+ * sign-off, with the reason). Then it emits four events: a $30 refund (completes),
  * a $500 refund (refused by the spend cap; the refund tool is never called), a request without an
  * amount (refused by validation), and a ticket close that waits for a person's approval, which the
  * demo then gives. It prints each run's history and verification, checks every outcome against
@@ -11,35 +13,14 @@
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { join } from 'node:path';
 import pc from 'picocolors';
 import { createKeel } from '../app/index.ts';
-import type { ToolDefinition } from '../ports/index.ts';
+import { EXAMPLE, loadSupportDesk } from './demo-desk.ts';
 import { EXIT } from './exit-codes.ts';
 import { line, printHistory, printJson, statusColor, verifyText } from './output.ts';
 
-const EXAMPLE = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'examples', 'support-desk');
 const TENANT = 'acme-support';
-
-/** What the demo uses of the example's module (examples/support-desk/index.ts). */
-interface SupportDesk {
-  Helpdesk: new (
-    path: string,
-  ) => {
-    refunds(ticketId: string): { amount_cents: number }[];
-    ticket(id: string): { status: string };
-    calls(tool: string): number;
-    shutdown(): void;
-  };
-  supportDeskTools(desk: unknown): ToolDefinition[];
-}
-
-/** The example's module: its source beside Keel's sources, its build beside Keel's build. */
-async function loadSupportDesk(): Promise<SupportDesk> {
-  const ext = import.meta.url.endsWith('.ts') ? '.ts' : '.js';
-  return (await import(pathToFileURL(join(EXAMPLE, `index${ext}`)).href)) as SupportDesk;
-}
 
 export async function runDemo(o: { keep: boolean; json: boolean }): Promise<number> {
   const started = performance.now();
@@ -58,9 +39,10 @@ export async function runDemo(o: { keep: boolean; json: boolean }): Promise<numb
     say(pc.bold('Keel demo: a support desk that refunds anyone under $50'));
     say(pc.dim(`store ${join(dir, 'keel.db')} (tenant ${TENANT})`));
     say();
-    for (const [file, status, who] of [
-      ['refund-under-50.yaml', 'AUTONOMOUS', 'dana (support lead)'],
-      ['close-resolved-ticket.yaml', 'LIVE', 'dana (support lead)'],
+    const lead = { by: 'dana (support lead)', kind: 'human' as const };
+    for (const [file, to] of [
+      ['refund-under-50.yaml', 'AUTONOMOUS'],
+      ['close-resolved-ticket.yaml', 'LIVE'],
     ] as const) {
       const { record } = await keel.workflows.publish(
         TENANT,
@@ -68,10 +50,32 @@ export async function runDemo(o: { keep: boolean; json: boolean }): Promise<numb
         file,
         'demo',
       );
-      const p = await keel.workflows.promote(TENANT, record.workflowId, status, who);
+      const wf = record.workflowId;
       say(
-        `${pc.bold('published')} ${record.workflowId} v${record.version} ${pc.dim(record.specHash.slice(0, 19))}…, promoted ${p.from} -> ${p.to} by ${p.by}`,
+        `${pc.bold('published')} ${wf} v${record.version} ${pc.dim(record.specHash.slice(0, 19))}… as DRAFT`,
       );
+      await keel.lifecycle.promote(TENANT, wf, 'TESTING', lead);
+      const tests = await keel.lifecycle.test(TENANT, wf);
+      say(
+        `  TESTING: ${tests.tests.length} tests run simulated, ${tests.tests.filter((t) => t.passed).length} passed`,
+      );
+      expect(
+        `${wf}: its tests pass, and no tool of the helpdesk was called`,
+        tests.passed && desk.calls() === 0,
+      );
+      for (const status of ['SHADOW', 'LIVE'] as const) {
+        const { promotion } = await keel.lifecycle.promote(TENANT, wf, status, lead);
+        say(`  ${promotion.from} -> ${promotion.to} by ${promotion.by}: gate met`);
+      }
+      if (to === 'AUTONOMOUS') {
+        const reason = 'finance signed off refunds under $50 without a person (FIN-12)';
+        const { promotion } = await keel.lifecycle.promote(TENANT, wf, 'AUTONOMOUS', lead, {
+          override: reason,
+        });
+        say(`  LIVE -> AUTONOMOUS by ${promotion.by}: ${pc.yellow(`gate overridden: ${reason}`)}`);
+        expect(`${wf}: the override is recorded with who and why`, promotion.override?.reason === reason);
+      }
+      expect(`${wf}: its lifecycle records verify`, (await keel.lifecycle.records(TENANT, wf)).chain.ok);
     }
 
     const emit = async (title: string, eventFile: string) => {

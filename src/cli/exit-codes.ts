@@ -16,6 +16,8 @@ export const EXIT = {
   writRefused: 8,
   /** Replay cannot run here: a tool, policy or key the run needs is missing (not a divergence). */
   replayUnavailable: 9,
+  /** The evidence does not hold: a test failed, or a promotion's gate is not met. */
+  evidenceUnmet: 10,
 } as const;
 
 const TABLE: Record<ErrorCode, number> = {
@@ -44,6 +46,9 @@ const TABLE: Record<ErrorCode, number> = {
   store_not_found: EXIT.storeUnavailable,
   replay_unavailable: EXIT.replayUnavailable,
   payload_too_large: EXIT.usage,
+  promotion_gate_unmet: EXIT.evidenceUnmet,
+  test_failed: EXIT.evidenceUnmet,
+  forbidden: EXIT.conflict,
 };
 
 export function exitCodeFor(e: unknown): number {

@@ -10,18 +10,38 @@ import { delimiter } from 'node:path';
 import type { KeelConfig } from '../app/index.ts';
 import { ErrorCode, KeelError } from '../core/errors.ts';
 import { readChain, readKey } from './governance-commands.ts';
-import { readText } from './input.ts';
+import { intOption, readText } from './input.ts';
 
 export interface GovernanceOptions {
   /** A policy file (YAML or JSON) for the command's tenant (env KEEL_POLICY). */
   readonly policy?: string;
   /** Public key files trusted to sign the tenant's writs, path-delimited (env KEEL_TRUST). */
   readonly trustKeys?: string;
+  /** Promotion gate thresholds for the command's tenant (env KEEL_GATES). */
+  readonly gates?: string;
+  /** Shadow runs a tenant may have running at once (env KEEL_MAX_SHADOW_RUNS). */
+  readonly maxShadowRuns?: string;
 }
 
 function fromEnv(name: string): string | undefined {
   const v = process.env[name];
   return v === undefined || v.trim() === '' ? undefined : v;
+}
+
+/** `--gates <file>` and `--max-shadow-runs <n>` (or their env): the lifecycle's settings for the tenant. */
+export async function lifecycleConfigFor(
+  o: GovernanceOptions,
+  tenant: string,
+): Promise<Pick<KeelConfig, 'promotionGates' | 'maxShadowRuns'>> {
+  const gatesFile = o.gates ?? fromEnv('KEEL_GATES');
+  const limit = o.maxShadowRuns ?? fromEnv('KEEL_MAX_SHADOW_RUNS');
+  const { parseGates } = await import('../core/spec/index.ts');
+  return {
+    ...(gatesFile !== undefined
+      ? { promotionGates: { [tenant]: parseGates(readText(gatesFile, 'gates'), gatesFile) } }
+      : {}),
+    ...(limit !== undefined ? { maxShadowRuns: intOption(limit, '--max-shadow-runs', 0) } : {}),
+  };
 }
 
 export async function governanceConfigFor(

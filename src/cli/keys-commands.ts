@@ -17,12 +17,16 @@ export function registerKeysCommands(program: Command, withContext: WithContext)
     .command('create')
     .description('mint an API key for --tenant; the key is printed once and only its hash is stored')
     .option('--subject <name>', 'who acts with the key (default key-<keyId>)')
-    .action(async (o: { subject?: string }, cmd: Command) =>
+    .option('--human', "a person's key: may promote versions and override gates (default: an automation's)")
+    .action(async (o: { subject?: string; human?: boolean }, cmd: Command) =>
       withContext(cmd, async (ctx, g) => {
-        const created = await ctx.keel.keys.create(namedTenant(ctx, g, 'API keys'), o.subject);
+        const kind = o.human === true ? 'human' : 'service';
+        const created = await ctx.keel.keys.create(namedTenant(ctx, g, 'API keys'), o.subject, kind);
         if (ctx.json) printJson(created);
         else {
-          line(`created API key ${created.keyId} for tenant ${created.tenant}, subject ${created.subject}`);
+          line(
+            `created ${kind === 'human' ? "a person's" : "an automation's"} API key ${created.keyId} for tenant ${created.tenant}, subject ${created.subject}`,
+          );
           line(created.key);
           line(pc.yellow('this key is shown once: Keel stores only its hash, so keep it now'));
         }
@@ -42,7 +46,7 @@ export function registerKeysCommands(program: Command, withContext: WithContext)
           if (list.length === 0) line(`no API keys in tenant ${tenant}`);
           for (const k of list)
             line(
-              `${k.keyId}  ${k.subject}  created ${k.createdAt}${k.revokedAt ? `  ${pc.red(`revoked ${k.revokedAt}`)}` : ''}`,
+              `${k.keyId}  ${k.subject}  ${k.kind}  created ${k.createdAt}${k.revokedAt ? `  ${pc.red(`revoked ${k.revokedAt}`)}` : ''}`,
             );
         }
         return undefined;

@@ -13,6 +13,7 @@ import { type CliContext, type GlobalOptions, openContext } from './context.ts';
 import { EXIT } from './exit-codes.ts';
 import { registerGovernanceCommands } from './governance-commands.ts';
 import { registerKeysCommands } from './keys-commands.ts';
+import { registerLifecycleCommands } from './lifecycle-commands.ts';
 import { reportError, reportUsageErrors } from './report-error.ts';
 import { registerRunCommands } from './run-commands.ts';
 import { registerRunControlCommands } from './run-control-commands.ts';
@@ -84,11 +85,22 @@ export function buildProgram(): Command {
       "env variables tenants' runs may read, TENANT=NAME[,NAME...] separated by ';', '*' for every tenant; none by default (env KEEL_EXPOSE_ENV)",
       undefined,
     )
+    .option(
+      '--gates <file>',
+      "the tenant's promotion gate thresholds, YAML or JSON: shadow, live, autonomous (env KEEL_GATES; docs/lifecycle.md)",
+      undefined,
+    )
+    .option(
+      '--max-shadow-runs <n>',
+      'shadow runs a tenant may have running at once; past it they are skipped and counted (env KEEL_MAX_SHADOW_RUNS; default 8)',
+      undefined,
+    )
     .option('--json', 'print machine-readable JSON')
     .exitOverride();
 
   registerSetupCommands(program, withContext, reportError);
   registerWorkflowCommands(program, withContext, reportError);
+  registerLifecycleCommands(program, withContext);
   registerRunCommands(program, withContext);
   registerApprovalCommands(program, withContext);
   registerScaleOutCommands(program, withContext);

@@ -13,6 +13,7 @@ import type { WithContext } from './context.ts';
 import { EXIT } from './exit-codes.ts';
 import { writOption } from './governance-options.ts';
 import { intOption, readJson } from './input.ts';
+import { chainText } from './lifecycle-output.ts';
 import { confirmLiveEffects, livePlan } from './live-effects.ts';
 import { line, printHistory, printJson, statusColor, verifyText } from './output.ts';
 
@@ -143,13 +144,28 @@ export function registerRunCommands(program: Command, withContext: WithContext):
     .description(
       "check the run's ledger: hashes, chain, seq, payload shapes; exits 5 naming the seq on any tampering",
     )
-    .argument('<run>', 'run id')
+    .argument('[run]', 'run id')
     .option(
       '--engine <version>',
       'also require that the run was recorded by this engine version (e.g. keel/0.1.0)',
     )
-    .action(async (runId: string, o: { engine?: string }, cmd: Command) =>
+    .option('--workflow <id>', "verify a workflow's hash-chained lifecycle records instead of a run")
+    .action(async (runId: string | undefined, o: { engine?: string; workflow?: string }, cmd: Command) =>
       withContext(cmd, async (ctx) => {
+        if (o.workflow !== undefined) {
+          if (runId !== undefined)
+            throw new KeelError(ErrorCode.usage, 'verify: give a run id or --workflow, not both', {
+              field: 'workflow',
+            });
+          const { records, chain } = await ctx.keel.lifecycle.records(ctx.tenant, o.workflow);
+          if (ctx.json) printJson({ workflowId: o.workflow, ...chain });
+          else line(chainText(o.workflow, records.length, chain));
+          return chain.ok ? EXIT.ok : EXIT.verificationFailed;
+        }
+        if (runId === undefined)
+          throw new KeelError(ErrorCode.usage, 'verify: expected a run id (or --workflow <id>)', {
+            field: 'run',
+          });
         const r = await ctx.keel.runs.verify(
           ctx.tenant,
           runId,

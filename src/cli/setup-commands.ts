@@ -5,6 +5,7 @@
  * main.ts's `reportError`; `init` runs in a context like every other command.
  */
 import type { Command } from 'commander';
+import { ErrorCode, KeelError } from '../core/errors.ts';
 import type { GlobalOptions, ReportError, WithContext } from './context.ts';
 import { initProject } from './init.ts';
 import { line, printJson } from './output.ts';
@@ -29,13 +30,27 @@ export function registerSetupCommands(
 
   program
     .command('demo')
-    .description('run the support-desk refund demo in a fresh temporary store')
+    .description(
+      'run the support-desk refund demo in a fresh temporary store; `keel demo lifecycle`: a v2 tested, shadowed, gated, rolled out and rolled back',
+    )
+    .argument('[story]', 'desk (default) or lifecycle', 'desk')
     .option('--keep', 'keep the temporary store and print its path')
-    .action(async (o: { keep?: boolean }, cmd: Command) => {
+    .action(async (story: string, o: { keep?: boolean }, cmd: Command) => {
       const g = cmd.optsWithGlobals() as GlobalOptions;
       try {
-        const { runDemo } = await import('./demo.ts');
-        process.exitCode = await runDemo({ keep: o.keep === true, json: g.json === true });
+        if (story !== 'desk' && story !== 'lifecycle')
+          throw new KeelError(
+            ErrorCode.usage,
+            `demo: expected desk or lifecycle, got ${JSON.stringify(story)}`,
+            {
+              field: 'story',
+            },
+          );
+        const run =
+          story === 'lifecycle'
+            ? (await import('./demo-lifecycle.ts')).runLifecycleDemo
+            : (await import('./demo.ts')).runDemo;
+        process.exitCode = await run({ keep: o.keep === true, json: g.json === true });
       } catch (e) {
         reportError(e, g.json === true);
       }

@@ -35,6 +35,9 @@ const ACCESS: Readonly<Record<string, CommandAccess | ((opts: Record<string, unk
   status: 'read',
   'keys ls': 'read',
   'writs trusted': 'read',
+  diff: 'read',
+  promotions: 'read',
+  'replay-gate': 'read',
 };
 
 /** The command as a person types it after `keel`: `runs ls`, `approve`, `writs trust`. */

@@ -1,8 +1,8 @@
 /**
  * The workflow commands: `keel check` (the static determinism check of plan modules; no store),
- * `keel validate` (a spec, without publishing it), `keel publish` (a spec as an immutable version)
- * and `keel promote` (a version's status, recording who did it). A spec is a YAML or JSON file or
- * a *.plan.ts plan module.
+ * `keel validate` (a spec, without publishing it) and `keel publish` (a spec as an immutable
+ * version, as DRAFT). A spec is a YAML or JSON file or a *.plan.ts plan module. Promoting is a
+ * lifecycle command (lifecycle-commands.ts).
  */
 import type { Command } from 'commander';
 import pc from 'picocolors';
@@ -11,7 +11,7 @@ import { isPlanModulePath } from '../plan/is-plan-module-path.ts';
 import { formatFinding } from '../plan/plan-finding.ts';
 import { actor, type GlobalOptions, type ReportError, type WithContext } from './context.ts';
 import { EXIT } from './exit-codes.ts';
-import { intOption, readText } from './input.ts';
+import { readText } from './input.ts';
 import { line, printJson } from './output.ts';
 
 export function registerWorkflowCommands(
@@ -90,28 +90,6 @@ export function registerWorkflowCommands(
           line(
             `${created ? 'published' : 'already published'} ${record.workflowId} v${record.version} (${record.status}) ${pc.dim(record.specHash)}`,
           );
-      }),
-    );
-
-  program
-    .command('promote')
-    .description("change a version's status (DRAFT, TESTING, SHADOW, LIVE, AUTONOMOUS); records who did it")
-    .argument('<workflow>', 'workflow id')
-    .argument('<status>', 'new status')
-    .option('--version <n>', 'version to promote (default: the newest)')
-    .option('--as <name>', 'who promotes (env KEEL_USER)')
-    .action(async (workflowId: string, status: string, o: { version?: string; as?: string }, cmd: Command) =>
-      withContext(cmd, async (ctx) => {
-        const version = o.version === undefined ? undefined : intOption(o.version, '--version');
-        const p = await ctx.keel.workflows.promote(
-          ctx.tenant,
-          workflowId,
-          status.toUpperCase(),
-          actor(o.as),
-          version,
-        );
-        if (ctx.json) printJson(p);
-        else line(`${p.workflowId} v${p.version}: ${p.from} -> ${p.to} by ${p.by}`);
       }),
     );
 }

@@ -65,6 +65,15 @@ export const ErrorCode = {
   replayUnavailable: 'replay_unavailable',
   /** An input is larger than a limit Keel enforces (size, depth, keys, string length); `details.limit` names it. */
   payloadTooLarge: 'payload_too_large',
+  /**
+   * A promotion's gate is not met (docs/lifecycle.md): `details.report` lists each condition, met
+   * or not, with the evidence counted. A person may override it with a recorded reason.
+   */
+  promotionGateUnmet: 'promotion_gate_unmet',
+  /** `keel test` ran and at least one expectation did not hold (the report says which). */
+  testFailed: 'test_failed',
+  /** The caller is authenticated but may not do this (a service key promoting a version). */
+  forbidden: 'forbidden',
 } as const;
 
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];

@@ -135,6 +135,8 @@ export interface CreateOptions {
   readonly shadowOf?: string;
   /** A routed run during a rollout: its bucket and the weights that chose its version. */
   readonly split?: SplitEntry;
+  /** A simulated run: the status its checks judge it as. */
+  readonly judgedAs?: 'LIVE' | 'AUTONOMOUS';
   /** false: commit the root and the prefix, and leave the walk to `recover` (or a worker). */
   readonly walk?: boolean;
 }
@@ -275,7 +277,11 @@ export class Engine {
   async startSimulated(
     version: VersionRecord,
     event: EventRecord,
-    o: ({ mode: 'test'; test: TestRef } | { mode: 'shadow'; shadowOf: string }) & { walk?: WalkMode },
+    o: ({ mode: 'test'; test: TestRef } | { mode: 'shadow'; shadowOf: string }) & {
+      /** The status its checks judge it as: a shadow's live version's; a test's default LIVE. */
+      judgedAs?: 'LIVE' | 'AUTONOMOUS';
+      walk?: WalkMode;
+    },
   ): Promise<{ run: RunSummary; created: boolean }> {
     const { tenant, workflowId, specHash } = version;
     const runId =
@@ -286,6 +292,7 @@ export class Engine {
       walk: (o.walk ?? this.walkMode) === 'inline',
       policy: this.currentPolicy(tenant).policy,
       ...(o.mode === 'test' ? { mode: 'test', test: o.test } : { mode: 'shadow', shadowOf: o.shadowOf }),
+      judgedAs: o.judgedAs ?? (version.status === 'AUTONOMOUS' ? 'AUTONOMOUS' : 'LIVE'),
     });
   }
 
@@ -506,7 +513,13 @@ export class Engine {
    * simulated run (a test, a shadow), whose tools that may act never do.
    */
   private async effectsFor(tenant: string, s: RunState, version: VersionRecord): Promise<Effects> {
-    if (s.mode !== undefined) return simulatedEffects(this.live, version.spec.simulation?.reads ?? 'live');
+    if (s.mode !== undefined) {
+      const reads = version.spec.simulation?.reads ?? 'live';
+      if (!s.shadowOf) return simulatedEffects(this.live, reads);
+      // A shadow draws what its live run drew, where it draws the same (simulated-effects.ts).
+      const live = (await this.store.readEntries(tenant, s.shadowOf)).map(decodeEntry);
+      return simulatedEffects(this.live, reads, indexLedger(live).draws);
+    }
     if (s.forkOf?.mode !== 'replay') return this.live;
     const source = (await this.store.readEntries(tenant, s.forkOf.runId)).map(decodeEntry);
     // Under a writ a live call would have to be charged to its shared budget, which a replay never
@@ -552,6 +565,7 @@ export class Engine {
     if (o.test) started.test = o.test;
     if (o.shadowOf) started.shadowOf = o.shadowOf;
     if (o.split) started.split = o.split;
+    if (o.judgedAs) started.judgedAs = o.judgedAs;
     const root = chainEntry(runId, null, 'run.started', started, fx.at(0));
     const state = startState(root.entry);
     const prefix = o.prefix ?? [];

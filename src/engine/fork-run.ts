@@ -140,7 +140,15 @@ export async function rerunRun(
 }
 
 /** What a fork or re-execution of a simulated run keeps of its mode: simulated, never live. */
-function simulatedOf(root: PayloadOf<'run.started'>): { mode?: 'test' | 'shadow'; test?: TestRef } {
+function simulatedOf(root: PayloadOf<'run.started'>): {
+  mode?: 'test' | 'shadow';
+  test?: TestRef;
+  judgedAs?: 'LIVE' | 'AUTONOMOUS';
+} {
   if (!root.mode) return {};
-  return root.test ? { mode: root.mode, test: root.test } : { mode: root.mode };
+  return {
+    mode: root.mode,
+    ...(root.test ? { test: root.test } : {}),
+    ...(root.judgedAs ? { judgedAs: root.judgedAs } : {}),
+  };
 }

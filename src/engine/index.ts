@@ -24,6 +24,7 @@ export {
 export { modelPlanner } from './model-planner.ts';
 export type { ReconcileRequest } from './reconcile-step.ts';
 export { indexLedger, recordedEffects } from './recorded-effects.ts';
+export { type Replanned, replanRun } from './replan.ts';
 export { type EntrySketch, type ReplayDivergence, type ReplayResult, replayRun } from './replay.ts';
 export { openRequest, refuseUnverified } from './run-integrity.ts';
 export type { RunSummary } from './run-summary.ts';

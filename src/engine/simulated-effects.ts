@@ -77,10 +77,25 @@ async function simulate(
   }
 }
 
-/** `live` wrapped for a simulated run: draws, models and read tools through it, nothing else. */
-export function simulatedEffects(live: Effects, reads: SimulatedReads): Effects {
+/**
+ * `live` wrapped for a simulated run: draws, models and read tools through it, nothing else. A
+ * shadow run is given its live run's draws (`borrowed`): where its n-th draw reads the same source
+ * as the live run's n-th, it gets the same value (recorded in its own ledger), so the two are
+ * compared on the same clock, randomness and ids rather than on values drawn a moment apart.
+ * Model answers are never borrowed: another version may ask another question.
+ */
+export function simulatedEffects(
+  live: Effects,
+  reads: SimulatedReads,
+  borrowed: readonly PayloadOf<'source.drawn'>[] = [],
+): Effects {
   return {
     ...live,
+    draw(ref, s) {
+      const b = borrowed[s.draws];
+      if (b && b.source === ref.source && (b.name ?? null) === (ref.name ?? null)) return b.value;
+      return live.draw(ref, s);
+    },
     // A simulated run never mints: a delegation is suppressed, with no child.
     delegate: undefined,
     mode: (tool) => simulatedMode(tool, reads),

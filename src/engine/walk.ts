@@ -110,10 +110,9 @@ export async function walkRun(
   const plan = compilePlan(spec);
   const capCents = usdToCents(spec.limits.maxCostUsd);
   const g = o.governance;
-  // A simulated run (a test, a shadow) is judged as its version would be once LIVE; it asks nobody.
+  // A simulated run (a test, a shadow) asks nobody, and is judged as its root says (`judgedAs`).
   const simulated = s.mode !== undefined;
-  const judgedAs =
-    simulated && s.versionStatus !== 'LIVE' && s.versionStatus !== 'AUTONOMOUS' ? 'LIVE' : s.versionStatus;
+  const judgedAs = s.judgedAs ?? s.versionStatus;
   while (!s.finished) {
     if (finishIfCancelled(w, fx, o)) break;
     if (o.shouldStop?.()) break;

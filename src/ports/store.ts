@@ -179,9 +179,11 @@ export interface RunPage {
 
 /** What `countRuns` counts: a workflow's runs (of one version), of one mode, created since a time. */
 export interface RunCount {
-  readonly workflowId: string;
+  /** Absent: every workflow of the tenant. */
+  readonly workflowId?: string;
   readonly version?: number;
   readonly mode?: RunMode | 'live';
+  readonly status?: RunStatus;
   /** ISO time; runs created at or after it. */
   readonly since?: string;
 }

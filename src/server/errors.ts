@@ -37,6 +37,8 @@ const STATUS: Record<string, number> = {
   store_unavailable: 503,
   store_not_found: 503,
   replay_unavailable: 409,
+  promotion_gate_unmet: 409,
+  test_failed: 422,
   internal: 500,
   // OpenWOP
   validation_error: 400,

@@ -1,4 +1,4 @@
-export { deploy } from './deploy.ts';
+export { deploy, setStatus } from './deploy.ts';
 export { type FakeSources, fakeSources } from './fake-sources.ts';
 export { isCode } from './is-code.ts';
 export { buildLedger, extendLedger, FIXED_TIME, sampleEvent } from './ledger-fixtures.ts';

@@ -79,8 +79,8 @@ export async function recordLifecycle(client: pg.PoolClient, change: LifecycleCh
 
 /** The SQL and values of `countRuns`. */
 export function countRunsQuery(tenant: string, c: RunCount): { text: string; values: unknown[] } {
-  const values: unknown[] = [tenant, c.workflowId];
-  const where = ['tenant = $1', 'workflow_id = $2', ...modeFilter(c, (v) => `$${values.push(v)}`)];
+  const values: unknown[] = [tenant];
+  const where = ['tenant = $1', ...modeFilter(c, (v) => `$${values.push(v)}`, { workflowAndStatus: true })];
   return {
     text: `SELECT status, count(*) AS n FROM runs WHERE ${where.join(' AND ')} GROUP BY status`,
     values,

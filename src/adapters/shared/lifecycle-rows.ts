@@ -136,14 +136,18 @@ export function rolloutMoved(workflowId: string): KeelError {
 }
 
 /**
- * `WHERE` conditions (and their values, numbered from `first`) for the run filters the lifecycle
- * adds: a version and a mode (`live`: no mode).
+ * `WHERE` conditions for the run filters the lifecycle adds — a version, a mode (`live`: no mode),
+ * a creation time — each value bound through `next`, which returns its placeholder.
  */
 export function modeFilter(
-  f: { version?: number; mode?: string; since?: string },
+  f: { workflowId?: string; version?: number; mode?: string; status?: string; since?: string },
   next: (value: unknown) => string,
+  o: { workflowAndStatus?: boolean } = {},
 ): string[] {
   const where: string[] = [];
+  // listRuns filters workflow and status itself; countRuns asks for them here.
+  if (o.workflowAndStatus && f.workflowId !== undefined) where.push(`workflow_id = ${next(f.workflowId)}`);
+  if (o.workflowAndStatus && f.status !== undefined) where.push(`status = ${next(f.status)}`);
   if (f.version !== undefined) where.push(`version = ${next(f.version)}`);
   if (f.mode === 'live') where.push('mode IS NULL');
   else if (f.mode !== undefined) where.push(`mode = ${next(f.mode)}`);

@@ -111,12 +111,12 @@ export class SqliteLifecycle {
   }
 
   countRuns(tenant: string, c: RunCount): Record<string, number> {
-    const values: unknown[] = [tenant, c.workflowId];
+    const values: unknown[] = [tenant];
     const bind = (v: unknown) => {
       values.push(v);
       return '?';
     };
-    const where = ['tenant = ?', 'workflow_id = ?', ...modeFilter(c, bind)];
+    const where = ['tenant = ?', ...modeFilter(c, bind, { workflowAndStatus: true })];
     const rows = this.db
       .prepare(`SELECT status, count(*) AS n FROM runs WHERE ${where.join(' AND ')} GROUP BY status`)
       .all(...values) as Row[];

@@ -181,6 +181,12 @@ export interface Payloads {
     test?: TestRef;
     /** Set on a routed run during a rollout: which version its bucket chose, and the weights. */
     split?: SplitEntry;
+    /**
+     * A simulated run's checks judge it as a version of this status would be judged (a shadow as
+     * the live version it shadows, a test as LIVE): the destructive-tool guardrail and the
+     * policy's `workflow.status` read it instead of `status`.
+     */
+    judgedAs?: 'LIVE' | 'AUTONOMOUS';
   };
   /** `x-model`: a model's value for the open argument slot `name` (see docs/planner.md). */
   'source.drawn': { source: DrawnSource; name?: string; value: unknown };
@@ -348,6 +354,7 @@ const SHAPES: { readonly [K in EntryKind]: Shape } = {
     shadowOf: 'digest?',
     test: 'object?',
     split: 'object?',
+    judgedAs: { optional: ['LIVE', 'AUTONOMOUS'] },
   },
   'source.drawn': { source: DRAWN_SOURCES, name: 'string?', value: 'any' },
   'step.allowed': {

@@ -43,6 +43,7 @@ const same = (a: StepDecision, b: StepDecision): string[] => {
   return d;
 };
 
+/** A decision in words, as a past action: "called issue_refund with amount_usd=45", "refused ...". */
 function what(d: StepDecision): string {
   const args = d.args
     ? Object.entries(d.args)
@@ -51,8 +52,8 @@ function what(d: StepDecision): string {
     : '';
   const call = `${d.tool}${args ? ` with ${args}` : ''}`;
   if (d.outcome === 'refused') return `refused ${d.tool} (${d.code ?? 'refused'})`;
-  if (d.outcome === 'waiting') return `waited for approval of ${call}`;
-  return `${d.approval ? 'after approval, ' : ''}called ${call}`;
+  if (d.outcome === 'waiting') return `waited for a person to approve ${call}`;
+  return d.approval ? `called ${call} once a person approved it` : `called ${call}`;
 }
 
 /** Compares a candidate's run with the live run on the same event; labels name them in sentences. */
@@ -94,7 +95,8 @@ export function compareRuns(
       continue;
     }
     const differs = same(a, b);
-    const fields = differs.includes('arguments') ? fieldDiff(a.args, b.args) : undefined;
+    // Arguments compare only where both proposals had them (a refusal before they were built has none).
+    const fields = differs.includes('arguments') && a.args && b.args ? fieldDiff(a.args, b.args) : undefined;
     steps.push({
       step: a.step,
       live: a,
@@ -109,8 +111,11 @@ export function compareRuns(
       const detail = fields?.length
         ? ` (${fields.map((f) => `${f.field}: ${JSON.stringify(f.b)} instead of ${JSON.stringify(f.a)}`).join('; ')})`
         : '';
+      const onlyApproval = differs.length === 1 && differs[0] === 'approval';
       sentences.push(
-        `${o.candidateLabel} would have ${what(b)} where ${o.liveLabel} ${what(a)} ${on}${detail}`,
+        onlyApproval
+          ? `${o.candidateLabel} would ${b.approval ? '' : 'not '}ask a person before ${b.tool} where ${o.liveLabel} ${a.approval ? 'did' : 'did not'} ${on}`
+          : `${o.candidateLabel} would have ${what(b)} where ${o.liveLabel} ${what(a)} ${on}${detail}`,
       );
     }
     // A person denied the live run here: what follows in the candidate assumed otherwise.

@@ -67,6 +67,10 @@ export interface RunState {
   readonly mode?: RunMode;
   /** A test run's test (its approvals decide what a person would be asked), from its root. */
   readonly test?: TestRef;
+  /** A shadow run's live run, from its root. */
+  readonly shadowOf?: string;
+  /** The status a simulated run's checks judge it as (its root's `judgedAs`); else versionStatus. */
+  readonly judgedAs?: string;
   /** Writ budget reserved for child runs by delegation steps (each child writ's whole budget). */
   reserved?: { cents: number; steps: number; calls: number };
   /**
@@ -115,6 +119,8 @@ export function startState(root: Entry<'run.started'>): RunState {
     policyHash: p.policy || undefined,
     mode: p.mode || undefined,
     test: p.test || undefined,
+    shadowOf: p.shadowOf || undefined,
+    judgedAs: p.judgedAs || undefined,
     reserved: undefined,
     reservation: undefined,
     reservationInFlight: undefined,

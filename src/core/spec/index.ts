@@ -36,7 +36,7 @@ export {
   parseConditionIn,
 } from './parse-condition.ts';
 export { duplicateKey, type JsonTextResult, parseJsonText } from './parse-json-text.ts';
-export { parseSpec, parseYamlWith } from './parse-spec.ts';
+export { parseGates, parseSpec, parseYamlWith } from './parse-spec.ts';
 export { MISSING, type Missing, type PathSegment, readPath } from './read-path.ts';
 export { type ResolveProblem, type ResolveResult, resolveArgs, type TemplateScope } from './resolve-args.ts';
 export {

@@ -217,17 +217,28 @@ const GATE_KEYS = {
 /** `promotion:` — stricter gate thresholds for this workflow (docs/lifecycle.md). */
 export function readPromotion(c: SpecChecker, top: Obj): PromotionSpec | undefined {
   const raw = field(top, 'promotion');
-  if (raw === undefined) return undefined;
-  const obj = expectMapping(c, raw, ['promotion']);
+  return raw === undefined ? undefined : readGates(c, raw, ['promotion']);
+}
+
+/**
+ * Gate thresholds (`shadow`, `live`, `autonomous`, each partial) at `path`: a spec's `promotion:`
+ * section, or a whole gates file (`keel --gates`, at the root).
+ */
+export function readGates(
+  c: SpecChecker,
+  raw: unknown,
+  path: (string | number)[],
+): PromotionSpec | undefined {
+  const obj = expectMapping(c, raw, path);
   if (!obj) return undefined;
-  checkKeys(c, obj, ['promotion'], PROMOTION_KEYS);
+  checkKeys(c, obj, path, PROMOTION_KEYS);
   const out: PromotionSpec = {};
   for (const to of PROMOTION_KEYS) {
     const gate = field(obj, to);
     if (gate === undefined) continue;
-    const g = expectMapping(c, gate, ['promotion', to]);
+    const g = expectMapping(c, gate, [...path, to]);
     if (!g) continue;
-    checkKeys(c, g, ['promotion', to], GATE_KEYS[to]);
+    checkKeys(c, g, [...path, to], GATE_KEYS[to]);
     const read: Record<string, number> = {};
     for (const k of GATE_KEYS[to]) {
       if (field(g, k) === undefined) continue;
@@ -235,12 +246,9 @@ export function readPromotion(c: SpecChecker, top: Obj): PromotionSpec | undefin
         const v = field(g, k);
         if (typeof v === 'number' && v >= 0 && v <= 1) read[k] = v;
         else
-          c.report(
-            ['promotion', to, k],
-            `expected a share from 0 to 1 (0.95 is 95%), got ${describeValue(v)}`,
-          );
+          c.report([...path, to, k], `expected a share from 0 to 1 (0.95 is 95%), got ${describeValue(v)}`);
       } else {
-        const v = readPositiveInt(c, g, ['promotion', to, k], 'a positive whole number');
+        const v = readPositiveInt(c, g, [...path, to, k], 'a positive whole number');
         if (v !== undefined) read[k] = v;
       }
     }

@@ -9,6 +9,7 @@
  * makes parsing or validation slow. Never guesses past a syntax
  * error, never reads files.
  */
+
 import {
   type Document,
   isAlias,
@@ -29,6 +30,7 @@ import {
   measureValue,
   SPEC_LIMITS,
 } from './input-limits.ts';
+import { type PromotionSpec, readGates } from './lifecycle-spec.ts';
 import { type Locate, SpecChecker } from './spec-checker.ts';
 import { formatFieldPath } from './spec-problem.ts';
 import { buildSpec } from './validate-spec.ts';
@@ -234,4 +236,12 @@ function innerAt(
     if (i >= 0) return { seg: i, node: node.items[i], isKey: false };
   }
   return undefined;
+}
+
+/**
+ * A gates file (`keel --gates`, YAML or JSON): promotion thresholds per target, each partial
+ * (`live: { minComparisons: 50 }`); problems name file, line and field (spec_invalid).
+ */
+export function parseGates(text: string, file: string): PromotionSpec {
+  return parseYamlWith(text, file, (c, value) => readGates(c, value, []));
 }

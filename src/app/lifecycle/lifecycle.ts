@@ -1,0 +1,685 @@
+/**
+ * The lifecycle of a workflow as one handle (docs/lifecycle.md): a version earns each step toward
+ * autonomy with evidence. `test` runs its tests simulated; SHADOW versions run beside live runs
+ * (shadows.ts); `gate` counts the evidence a move needs and judges it (core/lifecycle/gates.ts);
+ * `promote` moves a version one step, refused unless its gate is met or a person overrides it
+ * with a reason, and records who, when and on what evidence in the workflow's hash-chained
+ * lifecycle records; `rollout` splits traffic between two LIVE versions and advances or rolls
+ * back on the figures; `route` is where an event's version is chosen. Only a person may promote.
+ */
+import { ErrorCode, KeelError } from '../../core/errors.ts';
+import type { EventRecord } from '../../core/ledger/index.ts';
+import {
+  bucketOf,
+  type ChainResult,
+  DEFAULT_GATES,
+  diffSpecs,
+  effectiveGates,
+  type GateConfig,
+  type GateEvidence,
+  type GateReport,
+  judgeGate,
+  judgeRollout,
+  moveOf,
+  type RolloutState,
+  type RolloutVerdict,
+  type SpecDiff,
+  type StageFigures,
+  verifyPromotionChain,
+  versionFor,
+} from '../../core/lifecycle/index.ts';
+import type { Policy } from '../../core/policy/index.ts';
+import { runIdFor } from '../../core/run/index.ts';
+import { WORKFLOW_STATUSES, type WorkflowStatus } from '../../core/spec/index.ts';
+import type { Engine, ToolRegistry } from '../../engine/index.ts';
+import type {
+  NewPromotion,
+  Planner,
+  PrincipalKind,
+  Promotion,
+  Store,
+  VersionRecord,
+} from '../../ports/index.ts';
+import { lastLiveRuns, type ReplayGateReport, replayGate } from './replay-gate.ts';
+import { type ShadowReport, Shadows, shadowReport } from './shadows.ts';
+import { runTests, type TestReport, testEvidence } from './test-runs.ts';
+
+/** Gate thresholds per tenant (partial: the rest are the defaults), or a function of the tenant. */
+export type PromotionGatesConfig =
+  | { readonly [tenant: string]: PartialGates }
+  | ((tenant: string) => PartialGates | undefined);
+
+export interface PartialGates {
+  readonly shadow?: Partial<GateConfig['shadow']>;
+  readonly live?: Partial<GateConfig['live']>;
+  readonly autonomous?: Partial<GateConfig['autonomous']>;
+}
+
+export interface LifecycleDeps {
+  readonly engine: Engine;
+  readonly store: Store;
+  readonly tools: ToolRegistry;
+  readonly planner?: Planner;
+  readonly now: () => string;
+  readonly gates?: PromotionGatesConfig;
+  readonly policyFor: (tenant: string) => Policy | undefined;
+  readonly shadowLimit: (tenant: string) => number;
+  /** Told of background lifecycle work that failed (a shadow run, an automatic rollout step); never thrown. */
+  readonly onBackgroundError?: (
+    e: unknown,
+    what: { tenant: string; workflowId?: string; liveRunId?: string },
+  ) => void;
+}
+
+/** Who asks for a lifecycle change: a person (the CLI, a human key) or an automation (a service key). */
+export interface Principal {
+  readonly by: string;
+  readonly kind?: PrincipalKind;
+}
+
+export interface PromoteOptions {
+  readonly version?: number;
+  /** Promote past an unmet gate: the reason is recorded with who gave it. */
+  readonly override?: string;
+}
+
+export interface RolloutOptions {
+  readonly percent: number;
+  /** The stages after `percent`, ascending, ending at 100 (default: 50, 100). */
+  readonly steps?: readonly number[];
+  readonly auto?: boolean;
+  /** How much worse (a share) the new version's refusal or failure rate may be (default 0.05). */
+  readonly threshold?: number;
+  /** Finished runs of each version per stage before it is judged (default 20). */
+  readonly minRuns?: number;
+  readonly override?: string;
+}
+
+export interface RolloutStatus {
+  readonly workflowId: string;
+  readonly rollout?: RolloutState;
+  readonly verdict?: RolloutVerdict;
+}
+
+const ROUTABLE: readonly WorkflowStatus[] = ['LIVE', 'AUTONOMOUS'];
+const DAY_MS = 86_400_000;
+
+function mergeGates(cfg: PromotionGatesConfig | undefined, tenant: string): GateConfig {
+  const p = typeof cfg === 'function' ? cfg(tenant) : cfg?.[tenant];
+  return {
+    shadow: { ...DEFAULT_GATES.shadow, ...p?.shadow },
+    live: { ...DEFAULT_GATES.live, ...p?.live },
+    autonomous: { ...DEFAULT_GATES.autonomous, ...p?.autonomous },
+  };
+}
+
+function human(p: Principal, what: string): void {
+  if (p.kind === 'service')
+    throw new KeelError(
+      ErrorCode.forbidden,
+      `only a person may ${what}: this is a service key (create a key for a person with keel keys create --human)`,
+      { by: p.by },
+    );
+  if (typeof p.by !== 'string' || p.by.trim() === '')
+    throw new KeelError(ErrorCode.usage, 'by: expected who decides', { field: 'by' });
+}
+
+function unmet(report: GateReport, what: string): KeelError {
+  const lines = report.conditions.filter((c) => !c.met).map((c) => c.text);
+  return new KeelError(
+    ErrorCode.promotionGateUnmet,
+    `${what}: the gate to ${report.to} is not met: ${lines.join('; ')} (a person may promote anyway, giving the reason: --override --reason "...")`,
+    { workflowId: report.workflowId, version: report.version, to: report.to, report },
+  );
+}
+
+export function createLifecycle(d: LifecycleDeps) {
+  const { engine, store } = d;
+  const shadows = new Shadows({
+    engine,
+    store,
+    now: d.now,
+    limit: d.shadowLimit,
+    ...(d.onBackgroundError ? { onError: d.onBackgroundError } : {}),
+  });
+
+  async function version(tenant: string, workflowId: string, v?: number): Promise<VersionRecord> {
+    const rec = await store.getVersion(tenant, workflowId, v);
+    if (!rec)
+      throw new KeelError(ErrorCode.notFound, `workflow ${workflowId}${v ? ` v${v}` : ''} not found`, {
+        workflowId,
+        version: v,
+      });
+    return rec;
+  }
+
+  /** The version events go to now (the rollout's old one during a rollout), other than `except`. */
+  async function liveVersion(tenant: string, workflowId: string, except?: number) {
+    const rollout = (await store.getRollout(tenant, workflowId))?.state;
+    const versions = await store.listVersions(tenant, workflowId);
+    if (rollout?.status === 'active' && rollout.from !== except)
+      return versions.find((v) => v.version === rollout.from);
+    return versions.filter((v) => ROUTABLE.includes(v.status) && v.version !== except).at(-1);
+  }
+
+  /** Live runs of a version in a window: how many, and what their approvals were. */
+  async function liveRunEvidence(tenant: string, v: VersionRecord, days: number, max: number) {
+    const since = new Date(Date.parse(d.now()) - days * DAY_MS).toISOString();
+    const runs = (await lastLiveRuns(engine, store, tenant, v, max)).filter((r) => r.run.createdAt >= since);
+    let approved = 0;
+    let denied = 0;
+    const deniedRunIds: string[] = [];
+    for (const r of runs) {
+      for (const e of r.entries)
+        if (e.kind === 'approval.resolved') {
+          if ((e.payload as { decision: string }).decision === 'approved') approved++;
+          else {
+            denied++;
+            deniedRunIds.push(r.run.runId);
+          }
+        }
+    }
+    return { count: runs.length, approved, denied, runIds: runs.map((r) => r.run.runId), deniedRunIds };
+  }
+
+  /** Counts the evidence a move of `rec` to `to` needs and judges it (nothing is changed). */
+  async function gate(tenant: string, rec: VersionRecord, to: WorkflowStatus): Promise<GateReport> {
+    const { gates, notes } = effectiveGates(mergeGates(d.gates, tenant), rec.spec.promotion);
+    const g = { workflowId: rec.workflowId, version: rec.version, from: rec.status, to };
+    const move = moveOf(rec.status, to);
+    const evidence: { -readonly [K in keyof GateEvidence]: GateEvidence[K] } = {};
+    if (move.kind === 'promote' && (to === 'SHADOW' || to === 'LIVE'))
+      evidence.tests = await testEvidence(d, tenant, rec);
+    if (move.kind === 'promote' && to === 'LIVE') {
+      const live = await liveVersion(tenant, rec.workflowId, rec.version);
+      evidence.liveVersion = live?.version ?? null;
+      if (live) {
+        const report = await shadowReport(shadows, store, tenant, rec.workflowId, rec.version, {
+          against: live.version,
+        });
+        evidence.comparisons = {
+          count: report.comparisons,
+          agreed: report.agreed,
+          skipped: report.skipped,
+          newRefusals: report.newRefusals,
+          ids: report.disagreements.map((x) => x.shadowRunId),
+        };
+        const replay = await replayGate(d, tenant, rec, live, {
+          runs: gates.live.replayRuns,
+          ...policy(tenant),
+        });
+        evidence.replay = {
+          runs: replay.runs,
+          diverged: replay.diverged.map((x) => ({ runId: x.runId, sentence: x.sentence })),
+        };
+      }
+    }
+    if (move.kind === 'promote' && to === 'AUTONOMOUS')
+      evidence.liveRuns = await liveRunEvidence(
+        tenant,
+        rec,
+        gates.autonomous.windowDays,
+        Math.max(gates.autonomous.minLiveRuns * 5, 100),
+      );
+    if (move.kind === 'invalid')
+      return {
+        ...judgeGate(g, gates, evidence, notes),
+        conditions: [{ id: 'move', met: false, text: move.message }],
+      };
+    return judgeGate(g, gates, evidence, notes);
+  }
+
+  const policy = (tenant: string) => {
+    const p = d.policyFor(tenant);
+    return p ? { policy: p } : {};
+  };
+
+  async function promote(
+    tenant: string,
+    workflowId: string,
+    to: string,
+    p: Principal,
+    o: PromoteOptions = {},
+  ) {
+    if (!(WORKFLOW_STATUSES as readonly string[]).includes(to))
+      throw new KeelError(
+        ErrorCode.usage,
+        `status: expected one of ${WORKFLOW_STATUSES.join(', ')}, got ${JSON.stringify(to)}`,
+        {
+          field: 'status',
+        },
+      );
+    human(p, o.override !== undefined ? 'override a promotion gate' : 'promote a version');
+    const rec = await version(tenant, workflowId, o.version);
+    const target = to as WorkflowStatus;
+    const move = moveOf(rec.status, target);
+    if (move.kind === 'invalid')
+      throw new KeelError(
+        ErrorCode.usage,
+        `${workflowId} v${rec.version} cannot go to ${target}: ${move.message}`,
+        {
+          workflowId,
+          version: rec.version,
+          field: 'status',
+        },
+      );
+    const rollout = (await store.getRollout(tenant, workflowId))?.state;
+    if (rollout?.status === 'active' && (rollout.to === rec.version || rollout.from === rec.version))
+      throw new KeelError(
+        ErrorCode.runState,
+        `${workflowId} v${rec.version} is in an active rollout (v${rollout.from} → v${rollout.to} at ${rollout.percent}%): advance it or roll it back with keel rollout`,
+        { workflowId, version: rec.version },
+      );
+    const at = d.now();
+    if (move.kind === 'demote') {
+      const [record] = await store.recordLifecycle({
+        tenant,
+        workflowId,
+        records: [
+          {
+            tenant,
+            workflowId,
+            version: rec.version,
+            from: rec.status,
+            to: target,
+            by: p.by,
+            at,
+            kind: 'demote',
+          },
+        ],
+      });
+      return { promotion: record!, report: undefined };
+    }
+    const report = await gate(tenant, rec, target);
+    if (!report.met && o.override === undefined) throw unmet(report, `${workflowId} v${rec.version}`);
+    if (o.override !== undefined && o.override.trim() === '')
+      throw new KeelError(ErrorCode.usage, 'reason: an override needs the reason it is given for', {
+        field: 'reason',
+      });
+    const records: NewPromotion[] = [
+      {
+        tenant,
+        workflowId,
+        version: rec.version,
+        from: rec.status,
+        to: target,
+        by: p.by,
+        at,
+        kind: 'promote',
+        evidence: report,
+        ...(o.override !== undefined && !report.met ? { override: { reason: o.override } } : {}),
+      },
+    ];
+    // A new LIVE version takes the traffic whole: the one LIVE before it steps back (recorded).
+    if (target === 'LIVE')
+      for (const v of await store.listVersions(tenant, workflowId))
+        if (v.version !== rec.version && ROUTABLE.includes(v.status))
+          records.push({
+            tenant,
+            workflowId,
+            version: v.version,
+            from: v.status,
+            to: 'DRAFT',
+            by: p.by,
+            at,
+            kind: 'demote',
+            evidence: { supersededBy: rec.version },
+          });
+    const [promotion] = await store.recordLifecycle({ tenant, workflowId, records });
+    return { promotion: promotion!, report };
+  }
+
+  // ---- Traffic split and staged rollout --------------------------------------------------------
+
+  async function figures(tenant: string, r: RolloutState, workflowId: string) {
+    const of = async (version: number): Promise<StageFigures> => {
+      const c = await store.countRuns(tenant, { workflowId, version, mode: 'live', since: r.stageStartedAt });
+      const refused = c.refused ?? 0;
+      const failed = c.failed ?? 0;
+      return { runs: (c.completed ?? 0) + refused + failed, refused, failed };
+    };
+    return { from: await of(r.from), to: await of(r.to) };
+  }
+
+  async function startRollout(
+    tenant: string,
+    workflowId: string,
+    toVersion: number,
+    p: Principal,
+    o: RolloutOptions,
+  ) {
+    human(p, o.override !== undefined ? 'override a promotion gate' : 'start a rollout');
+    const percent = o.percent;
+    if (!Number.isInteger(percent) || percent < 1 || percent > 99)
+      throw new KeelError(ErrorCode.usage, `percent: expected a whole number from 1 to 99, got ${percent}`, {
+        field: 'percent',
+      });
+    const steps = [...(o.steps ?? [50, 100])];
+    if (steps.at(-1) !== 100) steps.push(100);
+    if (
+      steps.some((s, i) => !Number.isInteger(s) || s <= percent || s > 100 || (i > 0 && s <= steps[i - 1]!))
+    )
+      throw new KeelError(
+        ErrorCode.usage,
+        `steps: expected ascending whole percents above ${percent}, ending at 100, got ${steps.join(',')}`,
+        {
+          field: 'steps',
+        },
+      );
+    const threshold = o.threshold ?? 0.05;
+    if (!(threshold >= 0 && threshold <= 1))
+      throw new KeelError(
+        ErrorCode.usage,
+        `threshold: expected a share from 0 to 1 (0.05 is 5 points), got ${threshold}`,
+        {
+          field: 'threshold',
+        },
+      );
+    const minRuns = o.minRuns ?? 20;
+    if (!Number.isInteger(minRuns) || minRuns < 1)
+      throw new KeelError(ErrorCode.usage, `minRuns: expected a positive whole number, got ${minRuns}`, {
+        field: 'minRuns',
+      });
+    const stored = await store.getRollout(tenant, workflowId);
+    if (stored?.state.status === 'active')
+      throw new KeelError(
+        ErrorCode.runState,
+        `${workflowId} is rolling out v${stored.state.to} already (${stored.state.percent}%)`,
+        {
+          workflowId,
+        },
+      );
+    const rec = await version(tenant, workflowId, toVersion);
+    const from = await liveVersion(tenant, workflowId, rec.version);
+    if (!from)
+      throw new KeelError(
+        ErrorCode.runState,
+        `${workflowId} has no LIVE version to split traffic with: promote v${rec.version} to LIVE instead`,
+        {
+          workflowId,
+        },
+      );
+    if (rec.status !== 'SHADOW')
+      throw new KeelError(
+        ErrorCode.usage,
+        `${workflowId} v${rec.version} is ${rec.status}: a rollout starts from SHADOW`,
+        {
+          workflowId,
+          field: 'version',
+        },
+      );
+    const report = await gate(tenant, rec, 'LIVE');
+    if (!report.met && o.override === undefined)
+      throw unmet(report, `a rollout of ${workflowId} v${rec.version}`);
+    const at = d.now();
+    const state: RolloutState = {
+      from: from.version,
+      to: rec.version,
+      percent,
+      steps,
+      auto: o.auto === true,
+      threshold,
+      minRuns,
+      startedAt: at,
+      startedBy: p.by,
+      stageStartedAt: at,
+      status: 'active',
+    };
+    const [record] = await store.recordLifecycle({
+      tenant,
+      workflowId,
+      records: [
+        {
+          tenant,
+          workflowId,
+          version: rec.version,
+          from: 'SHADOW',
+          to: 'LIVE',
+          by: p.by,
+          at,
+          kind: 'rollout',
+          evidence: { gate: report, rollout: state },
+          ...(o.override !== undefined && !report.met ? { override: { reason: o.override } } : {}),
+        },
+      ],
+      rollout: { state, expectedRev: stored?.rev ?? null },
+    });
+    return { rollout: state, promotion: record!, report };
+  }
+
+  /** Advances the active rollout on its figures; `auto` (an automatic rollout) rolls back when they say so. */
+  async function stepRollout(tenant: string, workflowId: string, by: string, o: { auto?: boolean } = {}) {
+    const stored = await store.getRollout(tenant, workflowId);
+    const r = stored?.state;
+    if (!stored || !r || r.status !== 'active')
+      throw new KeelError(ErrorCode.runState, `${workflowId} has no active rollout`, { workflowId });
+    const verdict = judgeRollout(r, await figures(tenant, r, workflowId));
+    const at = d.now();
+    if (verdict.verdict === 'rollback') {
+      if (!o.auto)
+        throw new KeelError(
+          ErrorCode.promotionGateUnmet,
+          `the rollout of ${workflowId} v${r.to} cannot advance: ${verdict.reasons.join('; ')} (roll it back: keel rollout ${workflowId} --rollback)`,
+          { workflowId, verdict },
+        );
+      return rollback(tenant, workflowId, by, `automatic: ${verdict.reasons.join('; ')}`, verdict);
+    }
+    if (verdict.verdict === 'hold') {
+      if (o.auto) return { rollout: r, verdict };
+      throw new KeelError(
+        ErrorCode.promotionGateUnmet,
+        `the rollout of ${workflowId} v${r.to} cannot advance yet: ${verdict.reasons.join('; ')}`,
+        { workflowId, verdict },
+      );
+    }
+    const next = verdict.next ?? 100;
+    const done = next >= 100;
+    const state: RolloutState = {
+      ...r,
+      percent: next,
+      stageStartedAt: at,
+      ...(done ? { status: 'completed' as const } : {}),
+    };
+    const records: NewPromotion[] = [
+      {
+        tenant,
+        workflowId,
+        version: r.to,
+        from: 'LIVE',
+        to: 'LIVE',
+        by,
+        at,
+        kind: 'rollout',
+        evidence: { percent: next, verdict },
+      },
+    ];
+    if (done) {
+      const old = await version(tenant, workflowId, r.from);
+      records.push({
+        tenant,
+        workflowId,
+        version: r.from,
+        from: old.status,
+        to: 'DRAFT',
+        by,
+        at,
+        kind: 'demote',
+        evidence: { supersededBy: r.to, rollout: 'completed' },
+      });
+    }
+    await store.recordLifecycle({ tenant, workflowId, records, rollout: { state, expectedRev: stored.rev } });
+    return { rollout: state, verdict };
+  }
+
+  async function rollback(
+    tenant: string,
+    workflowId: string,
+    by: string,
+    reason: string,
+    verdict?: RolloutVerdict,
+  ) {
+    const stored = await store.getRollout(tenant, workflowId);
+    const r = stored?.state;
+    if (!stored || !r || r.status !== 'active')
+      throw new KeelError(ErrorCode.runState, `${workflowId} has no active rollout`, { workflowId });
+    const v = verdict ?? judgeRollout(r, await figures(tenant, r, workflowId));
+    const state: RolloutState = { ...r, status: 'rolled_back' };
+    await store.recordLifecycle({
+      tenant,
+      workflowId,
+      records: [
+        {
+          tenant,
+          workflowId,
+          version: r.to,
+          from: 'LIVE',
+          to: 'SHADOW',
+          by,
+          at: d.now(),
+          kind: 'rollback',
+          evidence: { reason, percent: r.percent, figures: v.figures, reasons: v.reasons },
+        },
+      ],
+      rollout: { state, expectedRev: stored.rev },
+    });
+    return { rollout: state, verdict: v };
+  }
+
+  /** Automatic rollouts go on (or back) by themselves: judged after events, never on their path. */
+  const ticking = new Map<string, Promise<unknown>>();
+  function tick(tenant: string, workflowId: string): void {
+    const key = `${tenant}\u0000${workflowId}`;
+    if (ticking.has(key)) return;
+    const p = (async () => {
+      const r = (await store.getRollout(tenant, workflowId))?.state;
+      if (r?.status === 'active' && r.auto)
+        await stepRollout(tenant, workflowId, 'keel (automatic rollout)', { auto: true });
+    })()
+      .catch((e) => d.onBackgroundError?.(e, { tenant, workflowId }))
+      .finally(() => ticking.delete(key));
+    ticking.set(key, p);
+  }
+
+  /**
+   * The version an event starts for a workflow: the one LIVE (or AUTONOMOUS) — or, during a
+   * rollout, the one the event's bucket chooses, unless the event already started a run of the
+   * other version (a retry lands where it landed first). Undefined when nothing is routable.
+   */
+  async function route(
+    tenant: string,
+    workflowId: string,
+    versions: readonly VersionRecord[],
+    event: EventRecord,
+  ) {
+    const r = (await store.getRollout(tenant, workflowId))?.state;
+    if (r?.status === 'active') {
+      const bucket = bucketOf(tenant, workflowId, event);
+      const chosen = versionFor(r, bucket);
+      const other = chosen === r.to ? r.from : r.to;
+      const byNumber = (n: number) => versions.find((v) => v.version === n);
+      const first = byNumber(other);
+      if (first && (await store.getRun(tenant, runIdFor(tenant, workflowId, first.specHash, event)))) {
+        return { version: first, split: { bucket, percent: r.percent, from: r.from, to: r.to } };
+      }
+      const v = byNumber(chosen);
+      if (v) return { version: v, split: { bucket, percent: r.percent, from: r.from, to: r.to } };
+    }
+    const v = versions.filter((x) => ROUTABLE.includes(x.status)).at(-1);
+    return v ? { version: v } : undefined;
+  }
+
+  return {
+    shadows,
+    route,
+    tick,
+    /** Resolves once the background work this process started (shadows, rollout steps) is done. */
+    async settled(): Promise<void> {
+      await shadows.settled();
+      while (ticking.size > 0) await Promise.allSettled([...ticking.values()]);
+    },
+    /** Runs a version's tests (and events given by hand) simulated; see TestReport. */
+    async test(
+      tenant: string,
+      workflowId: string,
+      o: { version?: number; events?: readonly { name: string; event: unknown }[] } = {},
+    ): Promise<TestReport> {
+      return runTests(d, tenant, await version(tenant, workflowId, o.version), o.events ?? []);
+    },
+    /** The comparisons of a SHADOW version (the newest SHADOW one unless `version`). */
+    async shadowReport(
+      tenant: string,
+      workflowId: string,
+      o: { version?: number; since?: string } = {},
+    ): Promise<ShadowReport> {
+      const v =
+        o.version ??
+        (await store.listVersions(tenant, workflowId)).filter((x) => x.status === 'SHADOW').at(-1)?.version;
+      const rec = await version(tenant, workflowId, v);
+      return shadowReport(shadows, store, tenant, workflowId, rec.version, o.since ? { since: o.since } : {});
+    },
+    /** The gate a move of a version (the newest unless `version`) to `to` must meet, judged now. */
+    async gate(
+      tenant: string,
+      workflowId: string,
+      to: string,
+      o: { version?: number } = {},
+    ): Promise<GateReport> {
+      if (!(WORKFLOW_STATUSES as readonly string[]).includes(to))
+        throw new KeelError(
+          ErrorCode.usage,
+          `status: expected one of ${WORKFLOW_STATUSES.join(', ')}, got ${JSON.stringify(to)}`,
+          {
+            field: 'status',
+          },
+        );
+      return gate(tenant, await version(tenant, workflowId, o.version), to as WorkflowStatus);
+    },
+    promote,
+    /** Re-plans the last runs of the LIVE version against `version`, calling nothing. */
+    async replayGate(
+      tenant: string,
+      workflowId: string,
+      o: { version?: number; runs?: number } = {},
+    ): Promise<ReplayGateReport> {
+      const rec = await version(tenant, workflowId, o.version);
+      const live = await liveVersion(tenant, workflowId, rec.version);
+      if (!live)
+        throw new KeelError(ErrorCode.runState, `${workflowId} has no LIVE version to replay against`, {
+          workflowId,
+        });
+      const runs =
+        o.runs ?? effectiveGates(mergeGates(d.gates, tenant), rec.spec.promotion).gates.live.replayRuns;
+      return replayGate(d, tenant, rec, live, { runs, ...policy(tenant) });
+    },
+    rollout: {
+      start: startRollout,
+      advance: (tenant: string, workflowId: string, p: Principal) => {
+        human(p, 'advance a rollout');
+        return stepRollout(tenant, workflowId, p.by);
+      },
+      rollback: (tenant: string, workflowId: string, p: Principal, reason: string) => {
+        human(p, 'roll back a rollout');
+        return rollback(tenant, workflowId, p.by, reason || `rolled back by ${p.by}`);
+      },
+      async status(tenant: string, workflowId: string): Promise<RolloutStatus> {
+        const r = (await store.getRollout(tenant, workflowId))?.state;
+        if (!r) return { workflowId };
+        return r.status === 'active'
+          ? { workflowId, rollout: r, verdict: judgeRollout(r, await figures(tenant, r, workflowId)) }
+          : { workflowId, rollout: r };
+      },
+    },
+    /** What changed from version `a` to version `b`, in plain language. */
+    async diff(tenant: string, workflowId: string, a: number, b: number): Promise<SpecDiff> {
+      const [va, vb] = [await version(tenant, workflowId, a), await version(tenant, workflowId, b)];
+      return diffSpecs(va.spec, vb.spec, (name) => d.tools.get(name));
+    },
+    /** The workflow's lifecycle records and whether their chain verifies. */
+    async records(tenant: string, workflowId: string): Promise<{ records: Promotion[]; chain: ChainResult }> {
+      const records = await store.listPromotions(tenant, workflowId);
+      return { records, chain: verifyPromotionChain(records) };
+    },
+  };
+}
+
+export type Lifecycle = ReturnType<typeof createLifecycle>;

@@ -1,0 +1,100 @@
+/**
+ * The replay gate before LIVE: the last runs of the version LIVE now, re-planned against a
+ * candidate from their records — their events, source values, tool outcomes and people's
+ * decisions — calling nothing, and each run where the candidate would propose another tool or
+ * other arguments, be refused, or ask a person where the run did not, named.
+ */
+import { TERMINAL_STATUSES } from '../../core/ledger/index.ts';
+import type { Comparison } from '../../core/lifecycle/index.ts';
+import type { Policy } from '../../core/policy/index.ts';
+import { type Engine, replanRun, type ToolRegistry } from '../../engine/index.ts';
+import type { Planner, Store, VersionRecord } from '../../ports/index.ts';
+
+export interface ReplayGateReport {
+  readonly workflowId: string;
+  readonly candidate: number;
+  readonly against: number;
+  /** Runs re-planned. */
+  readonly runs: number;
+  readonly same: number;
+  readonly diverged: readonly {
+    readonly runId: string;
+    readonly sentence: string;
+    readonly comparison: Comparison;
+  }[];
+  /** Milliseconds the re-planning took (figures only). */
+  readonly ms: number;
+}
+
+const finished = (s: string) => (TERMINAL_STATUSES as readonly string[]).includes(s);
+
+/** The last `max` finished live runs of `version`, newest first (not forks, re-runs or tests). */
+export async function lastLiveRuns(
+  engine: Engine,
+  store: Store,
+  tenant: string,
+  version: VersionRecord,
+  max: number,
+) {
+  const out: Awaited<ReturnType<Engine['load']>>[] = [];
+  for (let cursor: string | undefined; out.length < max; ) {
+    const page = await store.listRuns(tenant, {
+      workflowId: version.workflowId,
+      version: version.version,
+      mode: 'live',
+      limit: 500,
+      ...(cursor ? { cursor } : {}),
+    });
+    for (const r of page.runs) {
+      if (out.length >= max) break;
+      if (!finished(r.status)) continue;
+      const loaded = await engine.load(tenant, r.runId);
+      const root = loaded.entries[0]!.payload as { forkOf?: unknown; attemptOf?: unknown; status: string };
+      // Evidence of live behaviour: runs the routing started (or started by name) while LIVE.
+      if (root.forkOf || root.attemptOf || (root.status !== 'LIVE' && root.status !== 'AUTONOMOUS')) continue;
+      out.push(loaded);
+    }
+    if (!page.next) break;
+    cursor = page.next;
+  }
+  return out;
+}
+
+export async function replayGate(
+  d: {
+    readonly engine: Engine;
+    readonly store: Store;
+    readonly tools: ToolRegistry;
+    readonly planner?: Planner;
+  },
+  tenant: string,
+  candidate: VersionRecord,
+  against: VersionRecord,
+  o: { readonly runs: number; readonly policy?: Policy },
+): Promise<ReplayGateReport> {
+  const runs = await lastLiveRuns(d.engine, d.store, tenant, against, o.runs);
+  const t0 = performance.now();
+  const diverged: { runId: string; sentence: string; comparison: Comparison }[] = [];
+  for (const r of runs) {
+    const replanned = await replanRun(r.entries, candidate, d.tools, {
+      ...(o.policy ? { policy: o.policy } : {}),
+      ...(d.planner ? { planner: d.planner } : {}),
+      labels: { live: `v${against.version}`, candidate: `v${candidate.version}` },
+    });
+    if (!replanned.comparison.agree)
+      diverged.push({
+        runId: r.run.runId,
+        sentence: replanned.comparison.sentences[0] ?? `v${candidate.version} would decide otherwise`,
+        comparison: replanned.comparison,
+      });
+  }
+  return {
+    workflowId: candidate.workflowId,
+    candidate: candidate.version,
+    against: against.version,
+    runs: runs.length,
+    same: runs.length - diverged.length,
+    diverged,
+    ms: performance.now() - t0,
+  };
+}

@@ -1,0 +1,115 @@
+/**
+ * The lifecycle in plain text, for the CLI: gate reports (each condition met or not, with what
+ * was counted), test tables, shadow reports, rollouts, diffs and lifecycle records. Formatting
+ * only: values in, lines out.
+ */
+import pc from 'picocolors';
+import type {
+  ChainResult,
+  GateReport,
+  RolloutState,
+  RolloutVerdict,
+  SpecDiff,
+} from '../core/lifecycle/index.ts';
+import type { Promotion } from '../ports/index.ts';
+
+const mark = (ok: boolean) => (ok ? pc.green('✓') : pc.red('✗'));
+const pct = (x: number) => `${Math.round(x * 1000) / 10}%`;
+
+export function gateLines(r: GateReport): string[] {
+  const head = `gate ${r.workflowId} v${r.version} ${r.from} -> ${r.to}: ${r.met ? pc.green('met') : pc.red('not met')}`;
+  const conditions = r.conditions.map((c) => `  ${mark(c.met)} ${c.text}`);
+  const none = r.conditions.length === 0 ? ['  (no conditions: a person decides)'] : [];
+  return [head, ...conditions, ...none, ...r.notes.map((n) => `  ${pc.dim(`note: ${n}`)}`)];
+}
+
+export interface TestLinesInput {
+  readonly workflowId: string;
+  readonly version: number;
+  readonly passed: boolean;
+  readonly tests: readonly {
+    readonly name: string;
+    readonly runId: string;
+    readonly status: string;
+    readonly steps: readonly string[];
+    readonly refusal?: string;
+    readonly approvals: readonly string[];
+    readonly passed: boolean;
+    readonly adhoc?: true;
+    readonly results: readonly { expectation: string; ok: boolean; expected: unknown; actual: unknown }[];
+  }[];
+}
+
+export function testLines(r: TestLinesInput): string[] {
+  const out = [
+    `tests of ${r.workflowId} v${r.version} (simulated: no write or external tool acts, nobody is asked)`,
+  ];
+  const width = Math.max(4, ...r.tests.map((t) => t.name.length));
+  for (const t of r.tests) {
+    const result = t.adhoc
+      ? t.passed
+        ? 'ran'
+        : pc.red('FAIL')
+      : t.passed
+        ? pc.green('PASS')
+        : pc.red('FAIL');
+    const what = [
+      t.status,
+      t.steps.length > 0 ? `steps ${t.steps.join(' > ')}` : 'no step reached',
+      t.refusal ? `refused ${t.refusal}` : '',
+      t.approvals.length > 0 ? `would ask a person at ${t.approvals.join(', ')}` : '',
+    ].filter(Boolean);
+    out.push(`  ${result.padEnd(4)}  ${t.name.padEnd(width)}  ${what.join('; ')}  ${pc.dim(t.runId)}`);
+    for (const x of t.results.filter((e) => !e.ok))
+      out.push(
+        `          ${x.expectation}: expected ${JSON.stringify(x.expected)}, got ${JSON.stringify(x.actual) ?? 'nothing'}`,
+      );
+  }
+  if (r.tests.length === 0) out.push('  (no tests: add a tests: section to the spec, or give event files)');
+  const failed = r.tests.filter((t) => !t.passed).length;
+  out.push(
+    failed === 0
+      ? `${pc.green('passed')}: ${r.tests.length} of ${r.tests.length}`
+      : `${pc.red('failed')}: ${failed} of ${r.tests.length}`,
+  );
+  return out;
+}
+
+export function rolloutLines(workflowId: string, r: RolloutState | undefined, v?: RolloutVerdict): string[] {
+  if (!r) return [`${workflowId} has no rollout`];
+  const head = `${workflowId}: v${r.to} ${r.status === 'active' ? `gets ${r.percent}% of events, v${r.from} the rest` : r.status === 'completed' ? `took all events from v${r.from} (completed)` : `was rolled back (v${r.from} takes all events)`}`;
+  const lines = [
+    head,
+    `  stages ${r.steps.join(' → ')}%${r.auto ? ', automatic' : ''}; advances while v${r.to} is not worse by more than ${pct(r.threshold)} (after ${r.minRuns} runs of each)`,
+  ];
+  if (v)
+    lines.push(
+      `  ${v.verdict === 'advance' ? pc.green('may advance') : v.verdict === 'hold' ? pc.yellow('waiting for runs') : pc.red('must roll back')}: ${v.reasons.join('; ')}`,
+    );
+  return lines;
+}
+
+export function diffLines(workflowId: string, d: SpecDiff): string[] {
+  if (d.same) return [`${workflowId} v${d.from} and v${d.to} say the same`];
+  return [`${workflowId} v${d.from} -> v${d.to}:`, ...d.changes.map((c) => `  - ${c.text}`)];
+}
+
+export function recordLines(records: readonly Promotion[]): string[] {
+  return records.map((p) => {
+    const percent = (p.evidence as { percent?: number; rollout?: { percent?: number } } | undefined)?.percent;
+    const what =
+      p.kind === 'rollout' && p.from === p.to
+        ? `rollout now ${percent ?? '?'}% of events`
+        : p.kind === 'rollout'
+          ? `${p.from} -> ${p.to}, rolling out to ${(p.evidence as { rollout?: { percent?: number } })?.rollout?.percent ?? '?'}% of events`
+          : `${p.from} -> ${p.to}`;
+    const override = p.override ? pc.yellow(` (override: ${p.override.reason})`) : '';
+    return `  ${p.at}  v${p.version} ${what} by ${p.by}${p.kind && p.kind !== 'promote' ? ` [${p.kind}]` : ''}${override}`;
+  });
+}
+
+export function chainText(workflowId: string, records: number, chain: ChainResult): string {
+  if (chain.ok)
+    return `${pc.green('ok')}: ${workflowId}: ${records} lifecycle record${records === 1 ? '' : 's'}, chain intact${chain.unchained ? ` (${chain.unchained} recorded before the chain, hashed in place)` : ''}`;
+  return `${pc.red('FAILED')}: ${workflowId}: ${chain.message}`;
+}
