@@ -26,6 +26,8 @@ import { type Major, wireRunId } from './run-ids.ts';
 export interface Principal {
   readonly tenant: string;
   readonly subject: string;
+  /** A person's key (`human`) or an automation's (`service`); only a person may promote. */
+  readonly kind?: 'human' | 'service';
 }
 
 export type WireStatus = 'running' | 'waiting-approval' | 'paused' | 'completed' | 'failed' | 'cancelled';

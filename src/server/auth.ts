@@ -16,5 +16,5 @@ export async function authenticate(keel: Keel, authorization: string | undefined
     );
   const key = await keel.keys.resolve(m[1]!);
   if (!key) throw new ProtocolError('unauthenticated', 'the API key is not valid or was revoked');
-  return { tenant: key.tenant, subject: key.subject };
+  return { tenant: key.tenant, subject: key.subject, kind: key.kind };
 }

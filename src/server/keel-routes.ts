@@ -16,6 +16,7 @@ import { idempotent } from './idempotency.ts';
 import { openApiDocument } from './openapi.ts';
 import { attempt, readBody } from './request.ts';
 import { EVENT_ROUTES } from './routes/event-routes.ts';
+import { LIFECYCLE_ROUTES } from './routes/lifecycle-routes.ts';
 import { type Call, type KeelRoute, ok, route } from './routes/route.ts';
 import { RUN_ROUTES } from './routes/run-routes.ts';
 import { WORKFLOW_ROUTES } from './routes/workflow-routes.ts';
@@ -36,6 +37,7 @@ export const KEEL_ROUTES: readonly KeelRoute[] = [
     handle: async () => ok(openApiDocument(KEEL_ROUTES)),
   }),
   ...WORKFLOW_ROUTES,
+  ...LIFECYCLE_ROUTES,
   ...EVENT_ROUTES,
   ...WRIT_ROUTES,
   ...RUN_ROUTES,

@@ -209,7 +209,12 @@ export function openApiDocument(routes: readonly RouteDoc[]): Record<string, unk
         'Authenticate with `Authorization: Bearer <API key>` (`keel keys create`); every call acts in the key’s tenant.',
     },
     tags: [
-      { name: 'workflows', description: 'Publish, read and promote workflow versions' },
+      { name: 'workflows', description: 'Publish and read workflow versions' },
+      {
+        name: 'lifecycle',
+        description:
+          'Tests, shadow comparisons, promotion gates, the replay gate, rollouts, diffs and the hash-chained lifecycle records (promoting takes a person’s key)',
+      },
       { name: 'events', description: 'Ingest events; matching LIVE workflows start runs' },
       { name: 'runs', description: 'Runs and their ledgers: history, verify, replay, fork, rerun, cancel' },
       { name: 'approvals', description: 'Pending approvals and their decisions' },

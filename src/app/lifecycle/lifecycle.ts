@@ -249,10 +249,14 @@ export function createLifecycle(d: LifecycleDeps) {
           field: 'status',
         },
       );
-    human(p, o.override !== undefined ? 'override a promotion gate' : 'promote a version');
     const rec = await version(tenant, workflowId, o.version);
     const target = to as WorkflowStatus;
     const move = moveOf(rec.status, target);
+    // Moving a version up takes a person; stepping one back (a demotion) anyone may.
+    if (move.kind !== 'demote')
+      human(p, o.override !== undefined ? 'override a promotion gate' : 'promote a version');
+    else if (typeof p.by !== 'string' || p.by.trim() === '')
+      throw new KeelError(ErrorCode.usage, 'by: expected who decides', { field: 'by' });
     if (move.kind === 'invalid')
       throw new KeelError(
         ErrorCode.usage,
@@ -657,10 +661,9 @@ export function createLifecycle(d: LifecycleDeps) {
         human(p, 'advance a rollout');
         return stepRollout(tenant, workflowId, p.by);
       },
-      rollback: (tenant: string, workflowId: string, p: Principal, reason: string) => {
-        human(p, 'roll back a rollout');
-        return rollback(tenant, workflowId, p.by, reason || `rolled back by ${p.by}`);
-      },
+      // Rolling back is stepping back: anyone may (a monitor's service key too).
+      rollback: (tenant: string, workflowId: string, p: Principal, reason: string) =>
+        rollback(tenant, workflowId, p.by, reason || `rolled back by ${p.by}`),
       async status(tenant: string, workflowId: string): Promise<RolloutStatus> {
         const r = (await store.getRollout(tenant, workflowId))?.state;
         if (!r) return { workflowId };

@@ -1,7 +1,7 @@
-/** Keel API, workflows: publish a version (spec, text or OpenWOP definition), list, read, promote. */
+/** Keel API, workflows: publish a version (spec, text or OpenWOP definition), list, read (promoting: lifecycle-routes.ts). */
 import { z } from 'zod';
 import type { Keel } from '../../app/keel.ts';
-import { excerpt, parseJsonText, SPEC_LIMITS, WORKFLOW_STATUSES } from '../../core/spec/index.ts';
+import { excerpt, parseJsonText, SPEC_LIMITS } from '../../core/spec/index.ts';
 import { compileDefinition, parseDefinition } from '../../openwop/definition.ts';
 import { ProtocolError } from '../../openwop/protocol-error.ts';
 import { type KeelRoute, ok, route, workflowIdOf } from './route.ts';
@@ -118,24 +118,6 @@ export const WORKFLOW_ROUTES: readonly KeelRoute[] = [
       if (versions.length === 0)
         throw new ProtocolError('not_found', `workflow ${id} not found`, { workflowId: id });
       return ok({ workflowId: id, versions, promotions: await keel.workflows.promotions(p.tenant, id) });
-    },
-  }),
-  route({
-    method: 'post',
-    path: '/api/workflows/{workflowId}/promote',
-    operationId: 'promoteWorkflow',
-    summary: 'Promote a version to another status (recorded with who did it)',
-    tag: 'workflows',
-    auth: true,
-    body: z.strictObject({
-      to: z.enum(WORKFLOW_STATUSES),
-      version: z.number().int().min(1).optional().describe('default: the newest version'),
-    }),
-    responses: { 200: 'the promotion: {workflowId, version, from, to, by, at}' },
-    async handle({ keel, p, params, body }) {
-      return ok(
-        await keel.workflows.promote(p.tenant, workflowIdOf(params), body.to, p.subject, body.version),
-      );
     },
   }),
 ];
