@@ -24,6 +24,7 @@ export function spyTool(
     scopes: o.scopes ?? [],
     ...(o.cost ? { cost: o.cost } : {}),
     ...(o.result ? { result: o.result } : {}),
+    ...(o.simulate ? { simulate: o.simulate } : {}),
     calls,
     handler: (args, ctx) => {
       calls.push({ args, ctx });

@@ -358,7 +358,7 @@ export function createLifecycle(d: LifecycleDeps) {
       throw new KeelError(ErrorCode.usage, `percent: expected a whole number from 1 to 99, got ${percent}`, {
         field: 'percent',
       });
-    const steps = [...(o.steps ?? [50, 100])];
+    const steps = [...(o.steps ?? [50, 100].filter((s) => s > percent))];
     if (steps.at(-1) !== 100) steps.push(100);
     if (
       steps.some((s, i) => !Number.isInteger(s) || s <= percent || s > 100 || (i > 0 && s <= steps[i - 1]!))
@@ -657,7 +657,7 @@ export function createLifecycle(d: LifecycleDeps) {
     },
     rollout: {
       start: startRollout,
-      advance: (tenant: string, workflowId: string, p: Principal) => {
+      async advance(tenant: string, workflowId: string, p: Principal) {
         human(p, 'advance a rollout');
         return stepRollout(tenant, workflowId, p.by);
       },

@@ -37,7 +37,11 @@ const same = (a: StepDecision, b: StepDecision): string[] => {
   const d: string[] = [];
   if (a.tool !== b.tool) d.push('tool');
   else if (a.argsHash !== b.argsHash) d.push('arguments');
-  if (a.outcome !== b.outcome && !(a.outcome === 'waiting' && b.approval)) d.push('outcome');
+  // Where the live run waits for a person, or a person denied it, what follows is that person's:
+  // the candidate agrees if it would have asked too.
+  const personal = a.outcome === 'waiting' || a.decidedBy?.decision === 'denied';
+  if (personal && b.approval) return d;
+  if (a.outcome !== b.outcome) d.push('outcome');
   else if (a.outcome === 'refused' && a.code !== b.code) d.push('refusal');
   if (a.approval !== b.approval) d.push('approval');
   return d;
