@@ -665,6 +665,7 @@ export function createLifecycle(d: LifecycleDeps) {
       rollback: (tenant: string, workflowId: string, p: Principal, reason: string) =>
         rollback(tenant, workflowId, p.by, reason || `rolled back by ${p.by}`),
       async status(tenant: string, workflowId: string): Promise<RolloutStatus> {
+        await version(tenant, workflowId);
         const r = (await store.getRollout(tenant, workflowId))?.state;
         if (!r) return { workflowId };
         return r.status === 'active'
@@ -679,6 +680,7 @@ export function createLifecycle(d: LifecycleDeps) {
     },
     /** The workflow's lifecycle records and whether their chain verifies. */
     async records(tenant: string, workflowId: string): Promise<{ records: Promotion[]; chain: ChainResult }> {
+      await version(tenant, workflowId);
       const records = await store.listPromotions(tenant, workflowId);
       return { records, chain: verifyPromotionChain(records) };
     },
