@@ -3,7 +3,9 @@
  * bench runs: plain, or governed (the tenant policy and writ of governance-bench.ts). Several can be
  * open at once, so two variants can be measured in alternating batches on the same machine state.
  */
+
 import { createKeel, type Keel } from '../src/app/index.ts';
+import { setStatus } from '../src/testing/index.ts';
 import { SPEC, tool } from './bench-tools.ts';
 import { governedBench } from './governance-bench.ts';
 
@@ -22,7 +24,8 @@ export async function openBenchKeel(store: string, governed = false): Promise<Be
     ...(gov ? { policies: gov.policies, trustedKeys: gov.trustedKeys } : {}),
   });
   await keel.workflows.publish('bench', SPEC, 'bench.yaml', 'bench');
-  await keel.workflows.promote('bench', 'bench', 'AUTONOMOUS', 'bench');
+  // The bench measures runs, not promotion: the version is put at AUTONOMOUS directly (a fixture).
+  await setStatus(keel, 'bench', 'bench', 1, 'AUTONOMOUS', 'bench');
   let started = 0;
   const options = gov ? { writ: gov.writ } : {};
   return {

@@ -12,6 +12,7 @@
  * few hundred untimed warm-up runs (its JIT and lazily compiled tool schemas warm), so the figure
  * is a steady-state rate; the drain also reports the workers' and PostgreSQL's CPU per run.
  */
+
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
@@ -22,6 +23,7 @@ import {
   testDatabaseUrl,
 } from '../src/adapters/postgres/index.ts';
 import { createKeel } from '../src/app/index.ts';
+import { setStatus } from '../src/testing/index.ts';
 import { startWorkers } from '../src/testing/worker-process.ts';
 import { benchTools, SPEC } from './bench-tools.ts';
 
@@ -50,7 +52,8 @@ async function withKeel<T>(
   try {
     const keel = createKeel({ store: b.store, tools: benchTools(), walk });
     await keel.workflows.publish('bench', SPEC, 'bench.yaml', 'bench');
-    await keel.workflows.promote('bench', 'bench', 'AUTONOMOUS', 'bench');
+    // The bench measures runs, not promotion: the version is put at AUTONOMOUS directly (a fixture).
+    await setStatus(keel, 'bench', 'bench', 1, 'AUTONOMOUS', 'bench');
     return await body(b, keel);
   } finally {
     await b.drop();

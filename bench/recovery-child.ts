@@ -3,7 +3,9 @@
  * first step a slow idempotent call, prints "walking" once every run is inside it, and waits to be
  * killed with SIGKILL (bench only). argv: <store file or postgres URL> <count>
  */
+
 import { createKeel, openStore } from '../src/app/index.ts';
+import { setStatus } from '../src/testing/index.ts';
 import { RECOVERY_SPEC, recoveryTools } from './recovery-tools.ts';
 
 const [store, count] = process.argv.slice(2) as [string, string];
@@ -18,7 +20,8 @@ const keel = createKeel({
   }),
 });
 await keel.workflows.publish('bench', RECOVERY_SPEC, 'recovery.yaml', 'bench');
-await keel.workflows.promote('bench', 'recovery', 'AUTONOMOUS', 'bench');
+// The bench measures runs, not promotion: the version is put at AUTONOMOUS directly (a fixture).
+await setStatus(keel, 'bench', 'recovery', 1, 'AUTONOMOUS', 'bench');
 for (let i = 0; i < n; i++)
   void keel.events.emit('bench', {
     id: `r${i}`,

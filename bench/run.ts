@@ -14,6 +14,8 @@
  *   (bench/recovery-bench.ts);
  * - what 500 open, quiet OpenWOP event streams cost a `keel serve` process, on SQLite and PostgreSQL
  *   (bench/stream-bench.ts);
+ * - the lifecycle: a live run's cost with a SHADOW version present, and the replay gate's
+ *   throughput (bench/lifecycle-bench.ts);
  * - the CPU a spec at the input limits costs to parse (bench/input-limits-bench.ts).
  *
  * Figures are noisy on shared machines: read medians, compare ratios within one run.
@@ -31,6 +33,7 @@ import { openBenchKeel } from './bench-keel.ts';
 import { httpFigures } from './http-bench.ts';
 import { inputLimitFigures } from './input-limits-bench.ts';
 import { integrityFigures } from './integrity-bench.ts';
+import { lifecycleFigures } from './lifecycle-bench.ts';
 import { postgresFigures } from './postgres-bench.ts';
 import { recoveryFigures } from './recovery-bench.ts';
 import { replayFigures, verifyFigures } from './replay-bench.ts';
@@ -225,7 +228,15 @@ async function main() {
   const integrity = await integrityFigures(dir, { quick });
   const recovery = await recoveryFigures(dir, { quick });
   const limits = inputLimitFigures(ROUNDS);
-  for (const [k, v] of Object.entries({ ...replay, ...verify, ...integrity, ...recovery, ...limits })) {
+  const lifecycle = await lifecycleFigures(dir, { quick });
+  for (const [k, v] of Object.entries({
+    ...replay,
+    ...verify,
+    ...integrity,
+    ...recovery,
+    ...lifecycle,
+    ...limits,
+  })) {
     console.log(
       `${k.padEnd(width)}  ${fmt(v, k.includes('ms') || k.includes('ratio') ? 1 : 0).padStart(10)}`,
     );

@@ -100,11 +100,21 @@ export interface SqliteStoreOptions {
 /** How often, while anyone listens for appends, another process's commits are looked for (ms). */
 export const APPEND_POLL_MS = 100;
 
-interface Pending {
-  readonly req: AppendRequest;
-  readonly resolve: (h: Head) => void;
-  readonly reject: (e: unknown) => void;
-}
+/**
+ * A write waiting for the next group commit: an append, or (`write`) another small write that
+ * rides in the same transaction rather than paying a commit of its own (a shadow comparison).
+ */
+type Pending =
+  | {
+      readonly req: AppendRequest;
+      readonly resolve: (h: Head) => void;
+      readonly reject: (e: unknown) => void;
+    }
+  | {
+      readonly write: () => unknown;
+      readonly resolve: (v: unknown) => void;
+      readonly reject: (e: unknown) => void;
+    };
 
 export class SqliteStore implements Store {
   private readonly db: Database.Database;
@@ -171,13 +181,13 @@ export class SqliteStore implements Store {
       );
     }
     this.writeBatch = this.db.transaction((body: () => void) => body()).immediate;
-    this.applyInSavepoint = this.db.transaction((req: AppendRequest) => this.applyAppend(req));
+    this.inSavepoint = this.db.transaction((apply: () => unknown) => apply());
   }
 
   /** Runs `body` in one IMMEDIATE transaction (one commit, one fsync). */
   private readonly writeBatch: (body: () => void) => void;
-  /** Inside writeBatch: applies one append in a savepoint, so it can fail alone. */
-  private readonly applyInSavepoint: (req: AppendRequest) => Head;
+  /** Inside writeBatch: applies one queued write in a savepoint, so it can fail alone. */
+  private readonly inSavepoint: (apply: () => unknown) => unknown;
 
   private migrate(): void {
     const current = this.db.pragma('user_version', { simple: true }) as number;
@@ -275,9 +285,14 @@ export class SqliteStore implements Store {
   }
 
   append(req: AppendRequest): Promise<Head> {
+    return this.enqueue<Head>((resolve, reject) => ({ req, resolve, reject }));
+  }
+
+  /** Queues a write for the next group commit (one transaction, one fsync, for all queued). */
+  private enqueue<T>(make: (resolve: (v: T) => void, reject: (e: unknown) => void) => Pending): Promise<T> {
     if (this.closed) return Promise.reject(new KeelError(ErrorCode.storeUnavailable, 'store is closed'));
-    return new Promise<Head>((resolve, reject) => {
-      this.queue.push({ req, resolve, reject });
+    return new Promise<T>((resolve, reject) => {
+      this.queue.push(make(resolve, reject));
       if (!this.flushScheduled) {
         this.flushScheduled = true;
         setImmediate(() => this.flush());
@@ -290,15 +305,16 @@ export class SqliteStore implements Store {
     const batch = this.queue;
     this.queue = [];
     if (batch.length === 0) return;
-    const outcomes: ({ ok: true; head: Head } | { ok: false; error: unknown })[] = [];
+    const outcomes: ({ ok: true; value: unknown } | { ok: false; error: unknown })[] = [];
     try {
       this.writeBatch(() => {
         for (const p of batch) {
           try {
-            // A lone append needs no savepoint: if it throws, the whole transaction rolls back.
+            // A lone write needs no savepoint: if it throws, the whole transaction rolls back.
+            const apply = 'req' in p ? () => this.applyAppend(p.req) : p.write;
             outcomes.push({
               ok: true,
-              head: batch.length === 1 ? this.applyAppend(p.req) : this.applyInSavepoint(p.req),
+              value: batch.length === 1 ? apply() : this.inSavepoint(apply),
             });
           } catch (error) {
             if (batch.length === 1) throw error;
@@ -324,12 +340,13 @@ export class SqliteStore implements Store {
     const appended = this.appendListeners.size > 0 ? new Set<string>() : undefined;
     batch.forEach((p, i) => {
       const o = outcomes[i]!;
-      if (o.ok) {
+      if (!o.ok) p.reject(o.error);
+      else if ('req' in p) {
         this.entriesAppended += p.req.entries.length;
         if (p.req.lease?.op === 'release' && p.req.status === 'running') wake = true;
         appended?.add(p.req.runId);
-        p.resolve(o.head);
-      } else p.reject(o.error);
+        p.resolve(o.value as Head);
+      } else p.resolve(o.value);
     });
     if (wake) this.wake();
     if (appended) for (const runId of appended) this.announce(runId);
@@ -598,10 +615,13 @@ export class SqliteStore implements Store {
     return this.lifecycle.countRuns(tenant, c);
   }
 
-  async putComparison(c: StoredComparison): Promise<boolean> {
-    const created = this.lifecycle.putComparison(c);
-    if (created) this.commits++;
-    return created;
+  /** Kept in the next group commit with the appends around it: no transaction of its own. */
+  putComparison(c: StoredComparison): Promise<boolean> {
+    return this.enqueue<boolean>((resolve, reject) => ({
+      write: () => this.lifecycle.putComparison(c),
+      resolve: (v: unknown) => resolve(v as boolean),
+      reject,
+    }));
   }
 
   async listComparisons(

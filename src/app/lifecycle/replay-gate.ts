@@ -4,11 +4,11 @@
  * decisions — calling nothing, and each run where the candidate would propose another tool or
  * other arguments, be refused, or ask a person where the run did not, named.
  */
-import { TERMINAL_STATUSES } from '../../core/ledger/index.ts';
+import { type Entry, TERMINAL_STATUSES } from '../../core/ledger/index.ts';
 import type { Comparison } from '../../core/lifecycle/index.ts';
 import type { Policy } from '../../core/policy/index.ts';
-import { type Engine, replanRun, type ToolRegistry } from '../../engine/index.ts';
-import type { Planner, Store, VersionRecord } from '../../ports/index.ts';
+import { checkStoredRun, type Engine, replanRun, type ToolRegistry } from '../../engine/index.ts';
+import type { Planner, RunRecord, Store, VersionRecord } from '../../ports/index.ts';
 
 export interface ReplayGateReport {
   readonly workflowId: string;
@@ -28,15 +28,25 @@ export interface ReplayGateReport {
 
 const finished = (s: string) => (TERMINAL_STATUSES as readonly string[]).includes(s);
 
-/** The last `max` finished live runs of `version`, newest first (not forks, re-runs or tests). */
+/** A live run as the lifecycle reads it: its row and its verified entries. */
+export interface LoadedRun {
+  readonly run: RunRecord;
+  readonly entries: Entry[];
+}
+
+/**
+ * The last `max` finished live runs of `version`, newest first (not forks, re-runs or tests),
+ * each checked as any action checks a run it relies on (its chain, root and row, the pinned spec):
+ * a run that does not verify is refused (ledger_invalid), never counted as evidence.
+ */
 export async function lastLiveRuns(
-  engine: Engine,
+  _engine: Engine,
   store: Store,
   tenant: string,
   version: VersionRecord,
   max: number,
-) {
-  const out: Awaited<ReturnType<Engine['load']>>[] = [];
+): Promise<LoadedRun[]> {
+  const out: LoadedRun[] = [];
   for (let cursor: string | undefined; out.length < max; ) {
     const page = await store.listRuns(tenant, {
       workflowId: version.workflowId,
@@ -48,11 +58,11 @@ export async function lastLiveRuns(
     for (const r of page.runs) {
       if (out.length >= max) break;
       if (!finished(r.status)) continue;
-      const loaded = await engine.load(tenant, r.runId);
-      const root = loaded.entries[0]!.payload as { forkOf?: unknown; attemptOf?: unknown; status: string };
+      const { entries } = checkStoredRun(r, await store.readEntries(tenant, r.runId), version);
+      const root = entries[0]!.payload as { forkOf?: unknown; attemptOf?: unknown; status: string };
       // Evidence of live behaviour: runs the routing started (or started by name) while LIVE.
       if (root.forkOf || root.attemptOf || (root.status !== 'LIVE' && root.status !== 'AUTONOMOUS')) continue;
-      out.push(loaded);
+      out.push({ run: r, entries });
     }
     if (!page.next) break;
     cursor = page.next;

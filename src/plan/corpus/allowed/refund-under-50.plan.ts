@@ -25,4 +25,16 @@ export default defineWorkflow({
     },
   ],
   limits: { maxSteps: 4, maxCostUsd: 50 },
+  tests: [
+    {
+      name: 'refunds 30',
+      event: { type: 'refund.requested', subject: 'T-1001', payload: { refund_amount: 30, currency: 'USD' } },
+      expect: { status: 'completed', steps: ['reply', 'refund'], args: { refund: { amount_usd: 30 } } },
+    },
+    {
+      name: 'refuses 500 at the spend cap',
+      event: { type: 'refund.requested', subject: 'T-1002', payload: { refund_amount: 500, currency: 'USD' } },
+      expect: { status: 'refused', steps: ['reply', 'refund'], refusal: 'spend_cap_exceeded' },
+    },
+  ],
 });
