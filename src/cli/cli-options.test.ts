@@ -163,16 +163,24 @@ function documentedLines(): DocLine[] {
   for (const file of files) {
     const text = readFileSync(join(REPO, file), 'utf8');
     let block: string | undefined;
+    let continued = '';
     for (const raw of text.split('\n')) {
       const fence = /^\s*```(\w*)/.exec(raw);
       if (fence) {
         block = block === undefined ? fence[1] : undefined;
+        continued = '';
         continue;
       }
       // Shell blocks only: other blocks hold diagrams, SQL, YAML.
       if (block === 'sh' || block === 'bash' || block === 'console') {
-        const code = raw.replace(/\s+#.*$/, '').trim();
-        for (const part of code.split('&&')) {
+        // A line ending in `\` goes on on the next one: one command, checked whole.
+        if (raw.endsWith('\\')) {
+          continued += `${raw.slice(0, -1).trim()} `;
+          continue;
+        }
+        const code = (continued + raw.trim()).replace(/\s+#.*$/, '').trim();
+        continued = '';
+        for (const part of code.split(/&&|\|\|/)) {
           const cmd = part
             .trim()
             .replace(/^npx\s+/, '')

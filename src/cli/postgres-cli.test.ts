@@ -74,7 +74,22 @@ describe('keel on PostgreSQL', () => {
     // The support desk's tools from KEEL_TOOLS; its pack keeps the helpdesk in ./.keel by default.
     const env = { ...clean, KEEL_DATABASE_URL: url, KEEL_TENANT: 'acme', KEEL_TOOLS: SUPPORT_DESK_PACK };
     okJson(runKeel(['publish', exampleSpec('refund-under-50'), '--as', 'dana', '--json'], { cwd, env }));
-    okJson(runKeel(['promote', 'refund-under-50', 'AUTONOMOUS', '--as', 'dana', '--json'], { cwd, env }));
+    // Up the lifecycle one step at a time, as the README does; the gates read PostgreSQL.
+    const promote = (to: string, ...more: string[]) =>
+      okJson<{
+        promotion: { from: string; to: string; override?: { reason: string } };
+        report: { met: boolean };
+      }>(runKeel(['promote', 'refund-under-50', to, '--as', 'dana', ...more, '--json'], { cwd, env }));
+    assert.equal(promote('TESTING').promotion.to, 'TESTING');
+    const tested = okJson<{ passed: boolean; tests: { runId: string }[] }>(
+      runKeel(['test', 'refund-under-50', '--json'], { cwd, env }),
+    );
+    assert.equal(tested.passed, true);
+    assert.equal(promote('SHADOW').report.met, true, 'its tests passed');
+    assert.equal(promote('LIVE').report.met, true, 'the first LIVE version: its tests pass again');
+    const autonomous = promote('AUTONOMOUS', '--override', '--reason', 'no live record yet');
+    assert.equal(autonomous.report.met, false, 'no live runs yet');
+    assert.deepEqual(autonomous.promotion.override, { reason: 'no live record yet' });
     const emitted = okJson<{ runs: { runId: string; status: string }[] }>(
       runKeel(['emit', exampleEvent('refund-30'), '--json'], { cwd, env }),
     );
@@ -86,13 +101,14 @@ describe('keel on PostgreSQL', () => {
     assert.equal(verified.ok, true);
     assert.ok(existsSync(join(cwd, '.keel', 'helpdesk.db')), 'the helpdesk is in ./.keel');
     assert.equal(existsSync(join(cwd, '.keel', 'keel.db')), false, 'no SQLite store was created');
-    // The same database through --store shows the run; another tenant sees nothing.
+    // The same database through --store shows the run (and the test runs, the gates' evidence:
+    // run again for LIVE, they are the same runs); another tenant sees nothing.
     const listed = okJson<{ runs: { runId: string }[] }>(
       runKeel(['--store', url, '--tenant', 'acme', 'runs', 'ls', '--json'], { cwd, env: clean }),
     );
     assert.deepEqual(
-      listed.runs.map((r) => r.runId),
-      [runId],
+      listed.runs.map((r) => r.runId).sort(),
+      [runId, ...tested.tests.map((t) => t.runId)].sort(),
     );
     const other = okJson<{ runs: unknown[] }>(
       runKeel(['--store', url, '--tenant', 'globex', 'runs', 'ls', '--json'], { cwd, env: clean }),

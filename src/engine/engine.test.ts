@@ -7,7 +7,7 @@ import { createKeel } from '../app/index.ts';
 import { isKeelError } from '../core/errors.ts';
 import { type Entry, payloadOf } from '../core/ledger/index.ts';
 import type { ToolDefinition } from '../ports/index.ts';
-import { deploy, fakeSources, type SpyTool, spyTool } from '../testing/index.ts';
+import { deploy, fakeSources, type SpyTool, setStatus, spyTool } from '../testing/index.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'keel-engine-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
@@ -65,7 +65,8 @@ const event = (id: string, payload: Record<string, unknown>, subject = 'T-1') =>
 async function setup(status: 'LIVE' | 'AUTONOMOUS', path = freshPath(), tools = deskTools()) {
   const keel = createKeel({ store: path, tools: tools.all, sources: fakeSources() });
   await keel.workflows.publish('t1', REFUND_SPEC, 'refund.yaml', 'alice');
-  await keel.workflows.promote('t1', 'refund', status, 'alice');
+  // These tests need a version at `status`, not the evidence of its gates: put it there directly.
+  await setStatus(keel, 't1', 'refund', 1, status, 'alice');
   return { keel, tools, path };
 }
 
@@ -144,7 +145,7 @@ describe('engine: checks before anything runs', () => {
       0,
       'DRAFT is not routed',
     );
-    await keel.workflows.promote('t1', 'refund', 'LIVE', 'alice');
+    await setStatus(keel, 't1', 'refund', 1, 'LIVE', 'alice');
     const eur = { ...event('d2', { refund_amount: 1 }), payload: { refund_amount: 1, currency: 'EUR' } };
     assert.equal((await keel.events.emit('t1', eur)).runs.length, 0, 'condition false');
     assert.equal(
@@ -264,7 +265,9 @@ describe('engine: approvals', () => {
       'refund.yaml',
       'alice',
     );
-    await keel.workflows.promote('t1', 'refund', 'LIVE', 'alice');
+    // v2 takes the traffic as a promotion to LIVE would: v2 LIVE, v1 stepped back to DRAFT.
+    await setStatus(keel, 't1', 'refund', 2, 'LIVE', 'alice');
+    await setStatus(keel, 't1', 'refund', 1, 'DRAFT', 'alice');
     const done = await keel.approvals.approve('t1', runId, 'dana');
     assert.equal(done.status, 'completed', 'v1 cap of 50 applies, not v2 cap of 10');
     assert.equal(tools.refund.calls.length, 1);

@@ -6,7 +6,7 @@ import { after, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { createKeel } from '../app/index.ts';
 import { isKeelError } from '../core/errors.ts';
-import { fakeSources, spyTool } from '../testing/index.ts';
+import { fakeSources, setStatus, spyTool } from '../testing/index.ts';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const REFUND_PLAN = join(HERE, 'corpus', 'allowed', 'refund-under-50.plan.ts');
@@ -43,14 +43,14 @@ function deskKeel() {
   return { keel, reply, refund };
 }
 
-/** Publishes one way, promotes, emits the same event, and returns what happened. */
+/** Publishes one way, puts it at AUTONOMOUS (past the gates), emits the same event, and returns what happened. */
 async function runVia(kind: 'yaml' | 'plan') {
   const { keel, reply, refund } = deskKeel();
   const { record } =
     kind === 'yaml'
       ? await keel.workflows.publish('acme', readFileSync(REFUND_YAML, 'utf8'), REFUND_YAML, 'alice')
       : await keel.workflows.publishPlan('acme', REFUND_PLAN, 'alice');
-  await keel.workflows.promote('acme', record.workflowId, 'AUTONOMOUS', 'alice');
+  await setStatus(keel, 'acme', record.workflowId, record.version, 'AUTONOMOUS', 'alice');
   const { runs } = await keel.events.emit('acme', event);
   assert.equal(runs.length, 1);
   const entries = await keel.runs.storedEntries('acme', runs[0]!.runId);

@@ -1,12 +1,14 @@
 /**
  * The Keel API (`/api`) and `/openapi.json` over a real server app on an in-memory store, driven
- * through `app.request`: publish → promote → emit → list, history, entries, verify; approvals;
- * fork, replay, rerun, cancel; tenant isolation (another tenant's key gets exactly a missing run's
- * answer); authentication; bad input naming the field; the OpenAPI document against the route table.
+ * through `app.request`: publish → promote (a person's key, one step at a time) → emit → list,
+ * history, entries, verify; approvals; fork, replay, rerun, cancel; tenant isolation (another
+ * tenant's key gets exactly a missing run's answer); authentication; bad input naming the field;
+ * the OpenAPI document against the route table.
  */
 import assert from 'node:assert/strict';
-import { describe, test } from 'node:test';
+import { before, describe, test } from 'node:test';
 import { inProcessServer, type Json } from '../../test/helpers/in-process-server.ts';
+import { setStatus } from '../testing/index.ts';
 import { httpStatusTable } from './errors.ts';
 import { KEEL_ROUTES } from './keel-routes.ts';
 
@@ -18,6 +20,10 @@ steps:
   - {name: gate, tool: core.approvalGate, args: {title: "Ship it?"}}
   - {name: after, tool: core.noop}
 limits: {maxSteps: 2, maxCostUsd: 0}
+tests:
+  - name: ships once approved
+    event: {type: ship}
+    expect: {status: completed, steps: [gate, after], approvals: [gate]}
 `;
 
 const PLAIN = {
@@ -36,6 +42,11 @@ const MISSING = `sha256:${'0'.repeat(64)}`;
 
 const t = inProcessServer();
 const api = t.api;
+/** A person's key for dana in acme: only a person may promote (the server's own key is a service's). */
+let human: string;
+before(async () => {
+  human = (await t.keel.keys.create('acme', 'dana', 'human')).key;
+});
 
 const run = (id: string, tail = '') => `/api/runs/${id}${tail}`;
 let n = 0;
@@ -75,19 +86,45 @@ describe('workflows', () => {
     assert.equal(again.status, 200, 'the same content again is no new version');
     assert.equal(again.body.created, false);
 
-    const p = await api('POST', '/api/workflows/gated/promote', { body: { to: 'LIVE' } });
+    // A service key may not promote; a person's may, one step at a time, each up its gate.
+    const service = await api('POST', '/api/workflows/gated/promote', { body: { to: 'TESTING' } });
+    assert.equal(service.status, 403, JSON.stringify(service.body));
+    assert.equal(service.body.error, 'forbidden');
+    const skip = await api('POST', '/api/workflows/gated/promote', { key: human, body: { to: 'LIVE' } });
+    assert.equal(skip.status, 400, JSON.stringify(skip.body));
+    assert.equal(skip.body.error, 'usage');
+    const promote = (to: string) => api('POST', '/api/workflows/gated/promote', { key: human, body: { to } });
+    const testing = await promote('TESTING');
+    assert.equal(testing.status, 200, JSON.stringify(testing.body));
+    const untested = await promote('SHADOW');
+    assert.equal(untested.status, 409, JSON.stringify(untested.body));
+    assert.equal(untested.body.error, 'promotion_gate_unmet');
+    const tests = await api('POST', '/api/workflows/gated/tests', { body: {} });
+    assert.equal(tests.status, 200, JSON.stringify(tests.body));
+    assert.equal(tests.body.passed, true, JSON.stringify(tests.body));
+    assert.equal((await promote('SHADOW')).status, 200);
+    const p = await promote('LIVE');
     assert.equal(p.status, 200, JSON.stringify(p.body));
     assert.deepEqual(
-      { from: p.body.from, to: p.body.to, by: p.body.by, version: p.body.version },
-      { from: 'DRAFT', to: 'LIVE', by: 'dana', version: 1 },
+      { from: p.body.from, to: p.body.to, by: p.body.by, version: p.body.version, kind: p.body.kind },
+      { from: 'SHADOW', to: 'LIVE', by: 'dana', version: 1, kind: 'promote' },
     );
+    assert.equal((p.body.report as Json).met, true, 'the first LIVE version: its tests passed again');
+    assert.equal(p.body.override, undefined);
     const got = await api('GET', '/api/workflows/gated');
     assert.equal(got.body.status, 'LIVE');
     const v1 = await api('GET', '/api/workflows/gated?version=1');
     assert.equal(v1.body.version, 1);
     const versions = await api('GET', '/api/workflows/gated/versions');
     assert.equal((versions.body.versions as Json[]).length, 1);
-    assert.equal((versions.body.promotions as Json[])[0]!.to, 'LIVE');
+    assert.deepEqual(
+      (versions.body.promotions as Json[]).map((r) => [r.from, r.to, r.by]),
+      [
+        ['DRAFT', 'TESTING', 'dana'],
+        ['TESTING', 'SHADOW', 'dana'],
+        ['SHADOW', 'LIVE', 'dana'],
+      ],
+    );
   });
 
   test('publish a spec object and a JSON text; list with ?workflowId', async () => {
@@ -97,7 +134,8 @@ describe('workflows', () => {
       body: { text: JSON.stringify({ ...PLAIN, id: 'plain-json' }), format: 'json' },
     });
     assert.equal(j.status, 201, JSON.stringify(j.body));
-    assert.equal((await api('POST', '/api/workflows/plain/promote', { body: { to: 'LIVE' } })).status, 200);
+    // Put at LIVE directly (a fixture, past the gates): the runs below need it, not its evidence.
+    await setStatus(t.keel, 'acme', 'plain', 1, 'LIVE');
     const all = await api('GET', '/api/workflows');
     assert.deepEqual((all.body.versions as Json[]).map((v) => v.workflowId).sort(), [
       'gated',

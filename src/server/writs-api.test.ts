@@ -9,6 +9,7 @@ import { test } from 'node:test';
 import { inProcessServer, type Json } from '../../test/helpers/in-process-server.ts';
 import { keyPair, signedRoot } from '../core/writs/fixtures.test-helpers.ts';
 import { attenuate, signWrit, writHash } from '../core/writs/index.ts';
+import { setStatus } from '../testing/index.ts';
 import { KEEL_ROUTES } from './keel-routes.ts';
 
 const SPEC = {
@@ -36,17 +37,17 @@ function writsFor(tenant: string) {
   return { pem: k.publicKey.export({ type: 'spki', format: 'pem' }).toString(), root, chain: [root, child] };
 }
 
-async function live(key: string) {
-  assert.equal((await api('POST', '/api/workflows', { key, body: SPEC })).status, 201);
-  assert.equal(
-    (await api('POST', '/api/workflows/plain/promote', { key, body: { to: 'LIVE' } })).status,
-    200,
-  );
+/** Publishes SPEC as the key's tenant, then puts it at LIVE directly (a fixture: writs are the subject here). */
+async function live(key: string, tenant: string) {
+  const published = await api('POST', '/api/workflows', { key, body: SPEC });
+  assert.equal(published.status, 201);
+  assert.equal(published.body.tenant, tenant, 'published in the key’s tenant');
+  await setStatus(t.keel, tenant, 'plain', 1, 'LIVE');
 }
 
 test('trusted keys are stored per tenant; a writ verifies against them, runs under it, and once revoked starts no run', async () => {
-  await live(t.acme);
-  await live(t.globex);
+  await live(t.acme, 'acme');
+  await live(t.globex, 'globex');
   const a = writsFor('acme');
   const g = writsFor('globex');
 
