@@ -81,14 +81,31 @@ export function registerRunCommands(program: Command, withContext: WithContext):
     .description('list runs, newest first')
     .addOption(new Option('--status <status>', 'only runs with this status').choices([...RUN_STATUSES]))
     .option('--workflow <id>', 'only runs of this workflow')
+    .addOption(
+      new Option('--mode <mode>', 'only live runs, or only simulated ones (tests, shadows)').choices([
+        'live',
+        'test',
+        'shadow',
+      ]),
+    )
     .option('--limit <n>', 'page size', '50')
     .option('--cursor <cursor>', 'continue after a previous page')
     .action(
-      async (o: { status?: RunStatus; workflow?: string; limit: string; cursor?: string }, cmd: Command) =>
+      async (
+        o: {
+          status?: RunStatus;
+          workflow?: string;
+          mode?: 'live' | 'test' | 'shadow';
+          limit: string;
+          cursor?: string;
+        },
+        cmd: Command,
+      ) =>
         withContext(cmd, async (ctx) => {
           const page = await ctx.keel.runs.list(ctx.tenant, {
             ...(o.status ? { status: o.status } : {}),
             ...(o.workflow ? { workflowId: o.workflow } : {}),
+            ...(o.mode ? { mode: o.mode } : {}),
             ...(o.cursor ? { cursor: o.cursor } : {}),
             limit: intOption(o.limit, '--limit'),
           });
@@ -99,7 +116,7 @@ export function registerRunCommands(program: Command, withContext: WithContext):
           if (page.runs.length === 0) line('no runs');
           for (const r of page.runs)
             line(
-              `${r.runId}  ${r.workflowId} v${r.version}  ${statusColor(r.status)}  ${pc.dim(r.createdAt)}`,
+              `${r.runId}  ${r.workflowId} v${r.version}  ${statusColor(r.status)}${r.mode ? `  ${pc.cyan(r.mode)}` : ''}  ${pc.dim(r.createdAt)}`,
             );
           if (page.next) line(pc.dim(`more: --cursor ${page.next}`));
         }),
