@@ -20,7 +20,15 @@ export function gateLines(r: GateReport): string[] {
   const head = `gate ${r.workflowId} v${r.version} ${r.from} -> ${r.to}: ${r.met ? pc.green('met') : pc.red('not met')}`;
   const conditions = r.conditions.map((c) => `  ${mark(c.met)} ${c.text}`);
   const none = r.conditions.length === 0 ? ['  (no conditions: a person decides)'] : [];
-  return [head, ...conditions, ...none, ...r.notes.map((n) => `  ${pc.dim(`note: ${n}`)}`)];
+  const diff = r.diff
+    ? r.diff.same
+      ? [`  ${pc.dim(`same as v${r.diff.from}, the version events go to now`)}`]
+      : [
+          `  changes from v${r.diff.from}, the version events go to now:`,
+          ...r.diff.changes.map((c) => `    - ${c.text}`),
+        ]
+    : [];
+  return [head, ...conditions, ...none, ...r.notes.map((n) => `  ${pc.dim(`note: ${n}`)}`), ...diff];
 }
 
 export interface TestLinesInput {

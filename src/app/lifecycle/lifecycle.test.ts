@@ -281,6 +281,11 @@ describe('promotion gates', () => {
         for (let i = 0; i < 3; i++) await keel.events.emit('acme', event(20 + i));
         await keel.lifecycle.settled();
         const few = await keel.lifecycle.gate('acme', 'refund', 'LIVE', { version: 2 });
+        // Beside the report: what v2 changes from v1, the version events go to now.
+        assert.deepEqual(
+          few.diff?.changes.map((c) => c.area),
+          ['tests'],
+        );
         assert.deepEqual(
           few.conditions.filter((c) => !c.met).map((c) => c.id),
           ['shadow.comparisons'],
@@ -497,6 +502,37 @@ describe('shadow work is bounded', () => {
         const report = await keel.lifecycle.shadowReport('acme', 'refund');
         assert.deepEqual([report.comparisons, report.skipped], [0, 5]);
         assert.equal((await keel.runs.list('acme', { mode: 'shadow' })).runs.length, 0);
+      } finally {
+        await keel.close();
+      }
+    });
+  });
+});
+
+describe('effect modes', () => {
+  test('each decision says how its call is carried out: live (absent), simulated, live in a simulated run, recorded', async () => {
+    await withStoreFile('keel-modes', async (path) => {
+      const keel = createKeel({ store: path, tools: Object.values(desk()) });
+      try {
+        await deploy(keel, 'acme', spec({ tests: TESTS }));
+        const modes = async (runId: string) =>
+          (await keel.runs.entries('acme', runId))
+            .filter((e) => e.kind === 'step.allowed')
+            .map((e) => (e.payload as { step: string; mode?: string }).mode ?? 'absent');
+        const [live] = (await keel.events.emit('acme', event(30))).runs;
+        assert.deepEqual(await modes(live!.runId), ['absent', 'absent', 'absent']);
+        const tested = await keel.lifecycle.test('acme', 'refund');
+        assert.deepEqual(await modes(tested.tests[0]!.runId), ['live', 'simulated', 'simulated']);
+        const fork = await keel.runs.fork('acme', live!.runId, { fromSeq: 3, mode: 'replay' });
+        const forked = await modes(fork.runId);
+        assert.deepEqual(
+          forked.slice(-2),
+          ['recorded', 'recorded'],
+          'after the fork point, served from the record',
+        );
+        // A replay of each regenerates its modes exactly.
+        for (const id of [live!.runId, tested.tests[0]!.runId, fork.runId])
+          assert.equal((await keel.runs.replay('acme', id)).identical, true, id);
       } finally {
         await keel.close();
       }

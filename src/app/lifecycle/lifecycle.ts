@@ -221,12 +221,16 @@ export function createLifecycle(d: LifecycleDeps) {
         gates.autonomous.windowDays,
         Math.max(gates.autonomous.minLiveRuns * 5, 100),
       );
+    // Beside every report: what the version changes from the one events go to now.
+    const current = await liveVersion(tenant, rec.workflowId, rec.version);
+    const diff = current ? { diff: diffSpecs(current.spec, rec.spec, (name) => d.tools.get(name)) } : {};
     if (move.kind === 'invalid')
       return {
         ...judgeGate(g, gates, evidence, notes),
         conditions: [{ id: 'move', met: false, text: move.message }],
+        ...diff,
       };
-    return judgeGate(g, gates, evidence, notes);
+    return { ...judgeGate(g, gates, evidence, notes), ...diff };
   }
 
   const policy = (tenant: string) => {

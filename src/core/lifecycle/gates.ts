@@ -14,6 +14,7 @@
  * Moving down (a demotion) is always allowed. Pure: thresholds and evidence in, a report out.
  */
 import { type PromotionSpec, WORKFLOW_STATUSES, type WorkflowStatus } from '../spec/index.ts';
+import type { SpecDiff } from './diff-specs.ts';
 
 export interface GateConfig {
   readonly shadow: { readonly minTests: number };
@@ -88,6 +89,8 @@ export interface GateReport {
   readonly conditions: readonly GateCondition[];
   readonly notes: readonly string[];
   readonly gates: GateConfig;
+  /** What the version changes from the one LIVE now, shown beside the report (absent: none LIVE). */
+  readonly diff?: SpecDiff;
 }
 
 /** What was counted for a gate; each part only where the gate reads it. */
