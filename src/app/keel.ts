@@ -237,7 +237,7 @@ export function createKeel(config: KeelConfig) {
     if (spec.status !== 'DRAFT') {
       throw new KeelError(
         ErrorCode.specInvalid,
-        `${file}: status: a version is published as DRAFT, got ${spec.status}; publish it as DRAFT, then run \`keel promote ${spec.id} ${spec.status}\``,
+        `${file}: status: a version is published as DRAFT, got ${spec.status}; publish it as DRAFT, then promote it one step at a time (\`keel promote ${spec.id} TESTING\`, \`keel test ${spec.id}\`, ...; docs/lifecycle.md)`,
         { problems: [{ file, field: 'status', message: `expected DRAFT at publish, got ${spec.status}` }] },
       );
     }

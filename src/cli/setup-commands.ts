@@ -71,7 +71,7 @@ export function registerSetupCommands(
           if (written.length === 0) line('nothing to write: the example files exist already');
           if (dir !== '.') line(`run keel from ${dir}: commands load the tool pack in the working directory`);
           line(
-            `next: npx keel publish workflows/refund-under-50.yaml && npx keel promote refund-under-50 AUTONOMOUS`,
+            `next: npx keel publish workflows/refund-under-50.yaml && npx keel promote refund-under-50 TESTING && npx keel test refund-under-50 (then SHADOW, LIVE: one step at a time)`,
           );
         }
       }),

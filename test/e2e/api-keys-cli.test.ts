@@ -18,12 +18,14 @@ interface Created {
   tenant: string;
   subject: string;
   createdAt: string;
+  kind: 'human' | 'service';
 }
 interface Listed {
   keyId: string;
   tenant: string;
   subject: string;
   createdAt: string;
+  kind: 'human' | 'service';
   revokedAt?: string;
 }
 
@@ -55,12 +57,16 @@ for (const target of targets) {
       assert.match(created.key, /^keel_[0-9a-f]{16}_[A-Za-z0-9_-]{43}$/);
       assert.equal(created.tenant, 'acme');
       assert.equal(created.subject, 'ci-bot');
+      assert.equal(created.kind, 'service', "an automation's key unless --human");
       assert.ok(created.key.includes(created.keyId));
 
-      const plain = keel(['keys', 'create'], { KEEL_TENANT: 'acme' });
+      const plain = keel(['keys', 'create', '--human'], { KEEL_TENANT: 'acme' });
       assert.equal(plain.code, 0, plain.stderr);
       const lines = plain.stdout.trim().split('\n');
-      assert.match(lines[0]!, /^created API key [0-9a-f]{16} for tenant acme, subject key-[0-9a-f]{16}$/);
+      assert.match(
+        lines[0]!,
+        /^created a person's API key [0-9a-f]{16} for tenant acme, subject key-[0-9a-f]{16}$/,
+      );
       assert.match(lines[1]!, /^keel_[0-9a-f]{16}_[A-Za-z0-9_-]{43}$/);
       assert.match(lines[2]!, /shown once/);
       const plainKey = lines[1]!;
@@ -70,7 +76,13 @@ for (const target of targets) {
       assert.equal(listed.length, 2);
       assert.equal(listed[0]!.keyId, created.keyId);
       assert.ok(listed.every((k) => k.tenant === 'acme' && k.revokedAt === undefined));
+      assert.deepEqual(
+        listed.map((k) => k.kind),
+        ['service', 'human'],
+      );
       const text = keel(['--tenant', 'acme', 'keys', 'ls']).stdout;
+      assert.match(text, new RegExp(`^${created.keyId}  ci-bot  service  created `, 'm'));
+      assert.match(text, / {2}human {2}created /);
       for (const out of [JSON.stringify(listed), text]) {
         for (const secret of [created.key, plainKey, hashApiKey(created.key), hashApiKey(plainKey)])
           assert.ok(!out.includes(secret), 'a listing shows neither a key nor its hash');
@@ -89,7 +101,9 @@ for (const target of targets) {
           tenant: 'acme',
           subject: 'ci-bot',
           keyId: created.keyId,
+          kind: 'service',
         });
+        assert.equal((await resolveApiKey(store, plainKey))?.kind, 'human');
         // Another tenant cannot revoke it; it changes nothing.
         const foreign = failJson(keel(['--tenant', 'globex', 'keys', 'revoke', created.keyId, '--json']), 3);
         assert.equal(foreign.error, 'not_found');

@@ -18,6 +18,7 @@ import {
   Sandbox,
   show,
 } from '../helpers/keel-cli.ts';
+import { promoteThroughCli } from '../helpers/lifecycle.ts';
 import { HelpdeskFile, withDb } from '../helpers/sqlite-files.ts';
 
 const sandbox = new Sandbox('bad-input', { supportDesk: true });
@@ -42,10 +43,11 @@ function storedVersions(): unknown[] {
   );
 }
 
+/** Live runs: the simulated runs `keel test` makes (mode test) are not what an emit starts. */
 function runCount(): number {
   return withDb(
     sandbox.store(),
-    (db) => (db.prepare('SELECT count(*) AS n FROM runs').get() as { n: number }).n,
+    (db) => (db.prepare('SELECT count(*) AS n FROM runs WHERE mode IS NULL').get() as { n: number }).n,
   );
 }
 
@@ -149,11 +151,21 @@ describe('promote refuses bad arguments', () => {
     assert.match(failText(keel('promote', 'no-such-workflow', 'LIVE', '--as', 'alice'), 3), /not found/);
   });
 
-  test('the real promotion works (sets up the emit tests below)', () => {
-    okJson(keel('promote', 'refund-under-50', 'AUTONOMOUS', '--as', 'alice', '--json'));
+  test('a step skipped: exit 2 naming the next step, nothing promoted', () => {
+    const err = failJson(keel('promote', 'refund-under-50', 'LIVE', '--as', 'alice', '--json'), 2);
+    assert.equal(err.error, 'usage');
+    assert.match(err.message, /one step at a time .*promote it to TESTING first/);
     assert.deepEqual(
       withDb(sandbox.store(), (db) => db.prepare('SELECT count(*) AS n FROM promotions').get()),
-      { n: 1 },
+      { n: 0 },
+    );
+  });
+
+  test('the real promotion works, one step at a time (sets up the emit tests below)', () => {
+    promoteThroughCli((args) => keel(...args), 'refund-under-50', 'AUTONOMOUS', { as: 'alice' });
+    assert.deepEqual(
+      withDb(sandbox.store(), (db) => db.prepare('SELECT to_status FROM promotions ORDER BY id').all()),
+      [{ to_status: 'TESTING' }, { to_status: 'SHADOW' }, { to_status: 'LIVE' }, { to_status: 'AUTONOMOUS' }],
     );
   });
 });

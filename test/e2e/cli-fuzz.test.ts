@@ -17,6 +17,7 @@ import fc from 'fast-check';
 import { CliWorker, type Ran } from '../helpers/cli-in-process.ts';
 import { eventValue, nestedText, oddString, specText } from '../helpers/input-grammars.ts';
 import { failJson, runKeel } from '../helpers/keel-cli.ts';
+import { putAtStatus } from '../helpers/lifecycle.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'keel-cli-fuzz-'));
 const store = join(dir, 'keel.db');
@@ -57,7 +58,8 @@ before(async () => {
     'yaml',
   );
   assert.equal((await keel('publish', spec)).code, 0);
-  assert.equal((await keel('promote', 'fz-live', 'LIVE')).code, 0);
+  // Not a test of promotion: put at LIVE directly (a recorded fixture, past the gates).
+  await putAtStatus(store, 'acme', 'fz-live', 'LIVE');
   db = new Database(store, { readonly: true });
 });
 after(async () => {

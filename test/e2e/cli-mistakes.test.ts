@@ -14,6 +14,7 @@ import { Helpdesk } from '../../examples/support-desk/helpdesk.ts';
 import { supportDeskTools } from '../../examples/support-desk/tools.ts';
 import { createKeel } from '../../src/app/index.ts';
 import { EXIT } from '../../src/cli/exit-codes.ts';
+import { setStatus } from '../../src/testing/index.ts';
 import { CliWorker, type Ran } from '../helpers/cli-in-process.ts';
 import { exampleEvent, exampleSpec, runKeel, Sandbox, SUPPORT_DESK_PACK, show } from '../helpers/keel-cli.ts';
 
@@ -52,8 +53,9 @@ before(async () => {
     ['close-resolved-ticket', 'LIVE'],
   ] as const) {
     const file = exampleSpec(name);
-    await keel.workflows.publish('default', readFileSync(file, 'utf8'), file, 'dana');
-    await keel.workflows.promote('default', name, status, 'dana');
+    const { record } = await keel.workflows.publish('default', readFileSync(file, 'utf8'), file, 'dana');
+    // Not a test of promotion: put at the status directly (a recorded fixture, past the gates).
+    await setStatus(keel, 'default', name, record.version, status, 'dana');
   }
   const emit = async (e: Parameters<typeof exampleEvent>[0]) =>
     (await keel.events.emit('default', JSON.parse(readFileSync(exampleEvent(e), 'utf8')))).runs[0]!;
@@ -156,6 +158,20 @@ const MISTAKES: readonly [string, () => string[], string, number, RegExp?][] = [
     'usage',
     EXIT.usage,
     /--version/,
+  ],
+  [
+    'promote without the evidence its gate asks for',
+    () => [...S(), 'promote', 'close-resolved-ticket', 'AUTONOMOUS'],
+    'promotion_gate_unmet',
+    EXIT.evidenceUnmet,
+    /gate to AUTONOMOUS is not met: at least 20 live runs .*--override --reason/,
+  ],
+  [
+    'override a gate without saying why',
+    () => [...S(), 'promote', 'close-resolved-ticket', 'AUTONOMOUS', '--override'],
+    'usage',
+    EXIT.usage,
+    /--override: needs --reason/,
   ],
   [
     'promote a workflow that does not exist',

@@ -1,6 +1,8 @@
 /**
- * `keel demo`: the support-desk demo runs end to end in a fresh temporary store, checks its own
- * promises, and says so, in text and in JSON.
+ * `keel demo`: the support-desk demo runs end to end in a fresh temporary store — each workflow
+ * walked up the lifecycle first (tested, then promoted one gated step at a time) — checks its own
+ * promises, and says so, in text and in JSON. `keel demo lifecycle`: a v2 tested, shadowed, gated,
+ * overridden, rolled out and rolled back by itself, every step recorded.
  */
 import assert from 'node:assert/strict';
 import { existsSync, rmSync } from 'node:fs';
@@ -25,6 +27,11 @@ describe('keel demo', () => {
       assert.match(r.stdout, /demo passed: (\d+)\/\1 checks/, show(r));
       assert.doesNotMatch(r.stdout, /✗|FAILED/, show(r));
       assert.equal(r.stderr, '', show(r));
+      // The lifecycle walk: tests run simulated, each step up its gate, AUTONOMOUS by a recorded override.
+      assert.match(r.stdout, /refund-under-50 v1 .* as DRAFT\n {2}TESTING: 2 tests run simulated, 2 passed/);
+      assert.match(r.stdout, /TESTING -> SHADOW by .*: gate met/);
+      assert.match(r.stdout, /SHADOW -> LIVE by .*: gate met/);
+      assert.match(r.stdout, /LIVE -> AUTONOMOUS by .*: gate overridden: /);
       // The four stories, in plain language.
       assert.match(r.stdout, /Refused issue_refund: amount_usd 500 exceeds the spend cap of 50/);
       assert.match(r.stdout, /Waiting for approval to run close_ticket/);
@@ -42,6 +49,15 @@ describe('keel demo', () => {
     try {
       assert.equal(out.ok, true);
       assert.ok(out.checks.length >= 10, `only ${out.checks.length} checks`);
+      for (const wf of ['refund-under-50', 'close-resolved-ticket'])
+        for (const what of [
+          'its tests pass, and no tool of the helpdesk was called',
+          'its lifecycle records verify',
+        ])
+          assert.ok(
+            out.checks.some((c) => c.what === `${wf}: ${what}`),
+            `no check "${wf}: ${what}" in ${JSON.stringify(out.checks)}`,
+          );
       assert.deepEqual(
         out.checks.filter((c) => !c.ok),
         [],
@@ -65,6 +81,42 @@ describe('keel demo', () => {
       // --keep leaves keel-demo-*/keel.db in the temp directory: remove it.
       if (out.store && basename(dirname(out.store)).startsWith('keel-demo-'))
         rmSync(dirname(out.store), { recursive: true, force: true });
+    }
+  });
+
+  test('lifecycle: a v2 tested, shadowed, refused at the gate, overridden, rolled out and back, all recorded', () => {
+    const sandbox = new Sandbox('demo-lifecycle');
+    try {
+      const text = runKeel(['demo', 'lifecycle'], { cwd: sandbox.dir });
+      assert.equal(text.code, 0, show(text));
+      assert.match(text.stdout, /demo passed: (\d+)\/\1 checks/, show(text));
+      assert.equal(text.stderr, '', show(text));
+      assert.match(text.stdout, /gate refund-under-50 v2 SHADOW -> LIVE: not met/);
+      assert.match(text.stdout, /✓ v2 failed where v1 did not, and the rollout rolled itself back/);
+      assert.equal(existsSync(join(sandbox.dir, '.keel')), false);
+
+      const out = okJson<
+        DemoJson & { records: { version: number; from: string; to: string; kind: string }[] }
+      >(runKeel(['demo', 'lifecycle', '--json'], { cwd: sandbox.dir }));
+      assert.equal(out.ok, true);
+      assert.deepEqual(
+        out.checks.filter((c) => !c.ok),
+        [],
+      );
+      assert.deepEqual(
+        out.records.map((r) => `v${r.version} ${r.from}->${r.to} ${r.kind}`),
+        [
+          'v1 DRAFT->TESTING promote',
+          'v1 TESTING->SHADOW promote',
+          'v1 SHADOW->LIVE promote',
+          'v2 DRAFT->TESTING promote',
+          'v2 TESTING->SHADOW promote',
+          'v2 SHADOW->LIVE rollout',
+          'v2 LIVE->SHADOW rollback',
+        ],
+      );
+    } finally {
+      sandbox.remove();
     }
   });
 });

@@ -86,6 +86,19 @@ function docBlock(doc: string, marker: string): string {
 
 const REFUND_EVENT = join(EXAMPLE, 'events', 'refund-30.json');
 
+/**
+ * The example's refund workflow up the lifecycle with the installed CLI, one step at a time as a
+ * user goes (docs/lifecycle.md): its tests run simulated before SHADOW (and again for the first
+ * LIVE), and AUTONOMOUS, with no live runs to show, by a recorded override.
+ */
+function promoteRefund(keelIn: (...args: string[]) => string): void {
+  keelIn('promote', 'refund-under-50', 'TESTING', '--as', 'alice');
+  assert.match(keelIn('test', 'refund-under-50'), /passed: 2 of 2/);
+  keelIn('promote', 'refund-under-50', 'SHADOW', '--as', 'alice');
+  keelIn('promote', 'refund-under-50', 'LIVE', '--as', 'alice');
+  keelIn('promote', 'refund-under-50', 'AUTONOMOUS', '--as', 'alice', '--override', '--reason', 'signed off');
+}
+
 describe('the packed package, installed outside the checkout', () => {
   let files: string[] = [];
 
@@ -176,7 +189,7 @@ describe('the packed package, installed outside the checkout', () => {
     const init = keelJson<{ written: string[] }>('init');
     assert.ok(init.written.includes('keel.tools.mjs'), JSON.stringify(init));
     keelOk('publish', 'workflows/refund-under-50.yaml', '--as', 'alice');
-    keelOk('promote', 'refund-under-50', 'AUTONOMOUS', '--as', 'alice');
+    promoteRefund(keelOk);
     const emitted = keelJson<{ runs: { status: string }[] }>('emit', 'events/refund-30.json');
     assert.equal(emitted.runs[0]?.status, 'completed', JSON.stringify(emitted));
     assert.ok(existsSync(join(project, '.keel', 'helpdesk.db')), "the pack's helpdesk is in ./.keel");
@@ -192,7 +205,7 @@ describe('the packed package, installed outside the checkout', () => {
     here('init');
     assert.equal(existsSync(join(bare, 'node_modules')), false, 'no Keel beside the pack');
     here('publish', 'workflows/refund-under-50.yaml', '--as', 'alice');
-    here('promote', 'refund-under-50', 'AUTONOMOUS', '--as', 'alice');
+    promoteRefund(here);
     const emitted = JSON.parse(here('--json', 'emit', 'events/refund-30.json')) as {
       runs: { status: string }[];
     };
@@ -382,7 +395,11 @@ const tools = supportDeskTools(new Helpdesk('governance-helpdesk.db'));
 const event = JSON.parse(read(${JSON.stringify(REFUND_EVENT)}, 'utf8'));
 const setup = open({ store: 'keel.db', tools });
 await setup.workflows.publish('acme', read(${JSON.stringify(join(EXAMPLE, 'refund-under-50.yaml'))}, 'utf8'), 'refund.yaml', 'alice');
-await setup.workflows.promote('acme', 'refund-under-50', 'AUTONOMOUS', 'alice');
+for (const to of ['TESTING', 'SHADOW', 'LIVE']) {
+  if (to === 'SHADOW' && !(await setup.lifecycle.test('acme', 'refund-under-50')).passed) throw new Error('tests failed');
+  await setup.workflows.promote('acme', 'refund-under-50', to, 'alice');
+}
+await setup.workflows.promote('acme', 'refund-under-50', 'AUTONOMOUS', 'alice', undefined, { override: 'signed off' });
 await setup.close();
 ${docBlock('docs/governance.md', 'parsePolicy(')}
 console.log(JSON.stringify({ runs, started }));
@@ -403,9 +420,15 @@ const spec = {
   steps: [{ name: 'reply', tool: 'draft_reply', args: { ticket_id: '{{event.subject}}',
     body: { $model: { prompt: 'Write a short reply to: {{event.payload.note}}', schema: { type: 'string', minLength: 1 } } } } }],
   limits: { maxSteps: 1, maxCostUsd: 0 },
+  tests: [{ name: 'replies', event: { type: 'ticket.opened', subject: 'T-1001', payload: { note: 'hello?' } },
+    expect: { status: 'completed', steps: ['reply'] } }],
 };
 await keel.workflows.publishObject('acme', spec, 'alice');
-await keel.workflows.promote('acme', 'model-reply', 'AUTONOMOUS', 'alice');
+for (const to of ['TESTING', 'SHADOW', 'LIVE']) {
+  if (to === 'SHADOW' && !(await keel.lifecycle.test('acme', 'model-reply')).passed) throw new Error('tests failed');
+  await keel.workflows.promote('acme', 'model-reply', to, 'alice');
+}
+await keel.workflows.promote('acme', 'model-reply', 'AUTONOMOUS', 'alice', undefined, { override: 'signed off' });
 const { runs } = await keel.events.emit('acme', { id: 'e1', type: 'ticket.opened', subject: 'T-1001', time: '2026-11-30T09:00:00Z', payload: { note: 'where is my parcel?' } });
 const entries = await keel.runs.entries('acme', runs[0].runId);
 console.log(JSON.stringify({ status: runs[0].status, drawn: entries.filter((e) => e.kind === 'source.drawn').map((e) => e.payload.value) }));

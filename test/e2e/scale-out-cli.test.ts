@@ -8,10 +8,12 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
+import { inspect } from 'node:util';
 import { createKeel } from '../../src/app/index.ts';
 import { spyTool } from '../../src/testing/index.ts';
 import { WorkerProcess } from '../../src/testing/worker-process.ts';
 import { type CliError, failJson, okJson, Sandbox } from '../helpers/keel-cli.ts';
+import { putAtStatus } from '../helpers/lifecycle.ts';
 
 const sandbox = new Sandbox('scale-out');
 after(() => sandbox.remove());
@@ -44,8 +46,17 @@ async function suspendedRun(id: string): Promise<string> {
     }),
   ];
   const crashed = createKeel({ store: sandbox.store(), tools: tools(true) });
-  void crashed.events.emit('acme', { id, type: 'go', time: '2026-01-01T00:00:00Z', payload: {} });
+  const emitted = crashed.events.emit('acme', { id, type: 'go', time: '2026-01-01T00:00:00Z', payload: {} });
+  // An emit that ends (it starts no run, or the run does not stop in `charge`) fails the test, not hangs it.
+  let ended: unknown;
+  emitted.then(
+    (r) => (ended = r),
+    (e: unknown) => (ended = e),
+  );
+  const deadline = Date.now() + 30_000;
   for (;;) {
+    assert.equal(ended, undefined, `the emit ended instead of stopping inside charge: ${inspect(ended)}`);
+    assert.ok(Date.now() < deadline, `no run of ${id} reached charge in 30 s`);
     const [run] = (await crashed.runs.list('acme', { limit: 100 })).runs.filter((r) => r.eventId === id);
     const entries = run ? await crashed.runs.entries('acme', run.runId) : [];
     if (entries.some((e) => e.kind === 'step.allowed' && (e.payload as { tool: string }).tool === 'charge')) {
@@ -60,7 +71,8 @@ async function suspendedRun(id: string): Promise<string> {
 
 test('emit --enqueue leaves the run to a worker; status shows the queue, then the worker', async () => {
   okJson(keel(['publish', sandbox.write('pay.yaml', SPEC), '--as', 'alice', '--json']));
-  okJson(keel(['promote', 'pay', 'AUTONOMOUS', '--as', 'alice', '--json']));
+  // Not a test of promotion: put at AUTONOMOUS directly (a recorded fixture, past the gates).
+  await putAtStatus(sandbox.store(), 'acme', 'pay', 'AUTONOMOUS');
   const emitted = okJson<{ runs: { runId: string; status: string }[] }>(
     keel(['emit', event('q1'), '--enqueue', '--json']),
   );

@@ -15,6 +15,7 @@ import {
   Sandbox,
   SUPPORT_DESK_PACK,
 } from '../helpers/keel-cli.ts';
+import { putAtStatus } from '../helpers/lifecycle.ts';
 import { withDb } from '../helpers/sqlite-files.ts';
 
 const sandbox = new Sandbox('store-env');
@@ -35,10 +36,11 @@ function tenantsIn(store: string): string[] {
 }
 
 describe('store and tenant selection', () => {
-  test('KEEL_STORE (and KEEL_TENANT) are honoured when --store is absent', () => {
+  test('KEEL_STORE (and KEEL_TENANT) are honoured when --store is absent', async () => {
     const env = { ...tools, KEEL_STORE: envStore, KEEL_TENANT: 'acme' };
     okJson(runKeel(['publish', exampleSpec('refund-under-50'), '--as', 'alice', '--json'], { cwd, env }));
-    okJson(runKeel(['promote', 'refund-under-50', 'AUTONOMOUS', '--as', 'alice', '--json'], { cwd, env }));
+    // Not a test of promotion: put at AUTONOMOUS directly where the publish put it (store and tenant).
+    await putAtStatus(envStore, 'acme', 'refund-under-50', 'AUTONOMOUS');
     const emitted = okJson<{ runs: { runId: string; status: string }[] }>(
       runKeel(['emit', exampleEvent('refund-30'), '--json'], { cwd, env }),
     );

@@ -45,6 +45,17 @@ interface RunJson {
   eventType: string;
   createdAt: string;
   updatedAt: string;
+  /** A simulated run's mode (test, shadow); absent for a live run. */
+  mode?: string;
+}
+interface PromotionJson {
+  tenant: string;
+  workflowId: string;
+  version: number;
+  from: string;
+  to: string;
+  by: string;
+  override?: { reason: string };
 }
 interface PendingJson {
   runId: string;
@@ -74,6 +85,8 @@ function emitOne(file: string): EmittedRun {
 
 const specHashes: Record<string, string> = {};
 const ids = { small: '', large: '', missing: '', close: '', close5: '' };
+/** The runs `keel test` made (simulated, mode test), listed beside the live ones. */
+const testRunIds: string[] = [];
 
 describe('publish and promote', () => {
   test('publish records the publisher and the spec hash', () => {
@@ -102,36 +115,113 @@ describe('publish and promote', () => {
     assert.notEqual(specHashes['refund-under-50'], specHashes['close-resolved-ticket']);
   });
 
-  test('promote records who promoted, from and to', () => {
-    const a = okJson<Record<string, unknown>>(
-      keel('promote', 'refund-under-50', 'AUTONOMOUS', '--as', 'alice', '--json'),
-    );
+  test('promote goes one step at a time, each step up gated, and records who, from and to', () => {
+    // A step skipped is a usage error, and nothing moves.
+    const skipped = failJson(keel('promote', 'refund-under-50', 'AUTONOMOUS', '--as', 'alice', '--json'), 2);
+    assert.equal(skipped.error, 'usage');
+    assert.match(skipped.message, /one step at a time/);
+    const a = okJson<{ promotion: PromotionJson }>(
+      keel('promote', 'refund-under-50', 'TESTING', '--as', 'alice', '--json'),
+    ).promotion;
     assert.deepEqual(
       { workflowId: a.workflowId, version: a.version, from: a.from, to: a.to, by: a.by, tenant: a.tenant },
       {
         workflowId: 'refund-under-50',
         version: 1,
         from: 'DRAFT',
-        to: 'AUTONOMOUS',
+        to: 'TESTING',
         by: 'alice',
         tenant: 'default',
       },
     );
-    // Lower-case status is accepted and upper-cased.
-    const b = okJson<Record<string, unknown>>(
-      keel('promote', 'close-resolved-ticket', 'live', '--as', 'bob', '--json'),
+    // The gate to SHADOW: the version's tests, run and passing. Not run yet: exit 10.
+    const unmet = failJson(keel('promote', 'refund-under-50', 'SHADOW', '--as', 'alice', '--json'), 10);
+    assert.equal(unmet.error, 'promotion_gate_unmet');
+    assert.match(unmet.message, /not run yet \(keel test\)/);
+    // `keel test` runs them in simulated mode: nothing is refunded, nobody is asked.
+    const tested = okJson<{ passed: boolean; tests: { name: string; passed: boolean }[] }>(
+      keel('test', 'refund-under-50', '--json'),
     );
+    assert.equal(tested.passed, true);
+    assert.deepEqual(
+      tested.tests.map((t) => [t.name, t.passed]),
+      [
+        ['refunds 30', true],
+        ['refuses 500 at the spend cap', true],
+      ],
+    );
+    assert.equal(desk.calls('issue_refund'), 0, 'a test run never refunds');
+    for (const to of ['SHADOW', 'LIVE'])
+      assert.equal(
+        okJson<{ promotion: PromotionJson }>(
+          keel('promote', 'refund-under-50', to, '--as', 'alice', '--json'),
+        ).promotion.to,
+        to,
+      );
+    // AUTONOMOUS asks for 20 live runs; there are none: only a person's override, with a reason, gets past.
+    const noRuns = failJson(keel('promote', 'refund-under-50', 'AUTONOMOUS', '--as', 'alice', '--json'), 10);
+    assert.equal(noRuns.error, 'promotion_gate_unmet');
+    assert.match(noRuns.message, /at least 20 live runs/);
+    const auto = okJson<{ promotion: PromotionJson }>(
+      keel(
+        'promote',
+        'refund-under-50',
+        'AUTONOMOUS',
+        '--as',
+        'alice',
+        '--override',
+        '--reason',
+        'finance signed off',
+        '--json',
+      ),
+    ).promotion;
+    assert.deepEqual(
+      { from: auto.from, to: auto.to, by: auto.by, override: auto.override },
+      { from: 'LIVE', to: 'AUTONOMOUS', by: 'alice', override: { reason: 'finance signed off' } },
+    );
+    // Lower-case status is accepted and upper-cased.
+    okJson(keel('promote', 'close-resolved-ticket', 'testing', '--as', 'bob', '--json'));
+    okJson(keel('test', 'close-resolved-ticket', '--json'));
+    okJson(keel('promote', 'close-resolved-ticket', 'shadow', '--as', 'bob', '--json'));
+    const b = okJson<{ promotion: PromotionJson }>(
+      keel('promote', 'close-resolved-ticket', 'live', '--as', 'bob', '--json'),
+    ).promotion;
     assert.deepEqual(
       { workflowId: b.workflowId, from: b.from, to: b.to, by: b.by },
-      { workflowId: 'close-resolved-ticket', from: 'DRAFT', to: 'LIVE', by: 'bob' },
+      { workflowId: 'close-resolved-ticket', from: 'SHADOW', to: 'LIVE', by: 'bob' },
     );
     const promotions = withDb(sandbox.store(), (db) =>
-      db.prepare('SELECT workflow_id, from_status, to_status, by FROM promotions ORDER BY id').all(),
+      db
+        .prepare(
+          'SELECT workflow_id, from_status, to_status, by, override_reason FROM promotions ORDER BY id',
+        )
+        .all(),
     );
+    const step = (workflow_id: string, from_status: string, to_status: string, by: string, why?: string) => ({
+      workflow_id,
+      from_status,
+      to_status,
+      by,
+      override_reason: why ?? null,
+    });
     assert.deepEqual(promotions, [
-      { workflow_id: 'refund-under-50', from_status: 'DRAFT', to_status: 'AUTONOMOUS', by: 'alice' },
-      { workflow_id: 'close-resolved-ticket', from_status: 'DRAFT', to_status: 'LIVE', by: 'bob' },
+      step('refund-under-50', 'DRAFT', 'TESTING', 'alice'),
+      step('refund-under-50', 'TESTING', 'SHADOW', 'alice'),
+      step('refund-under-50', 'SHADOW', 'LIVE', 'alice'),
+      step('refund-under-50', 'LIVE', 'AUTONOMOUS', 'alice', 'finance signed off'),
+      step('close-resolved-ticket', 'DRAFT', 'TESTING', 'bob'),
+      step('close-resolved-ticket', 'TESTING', 'SHADOW', 'bob'),
+      step('close-resolved-ticket', 'SHADOW', 'LIVE', 'bob'),
     ]);
+    // The tests ran as runs of their own (mode test), never as live ones: four, one per test.
+    const testRuns = okJson<{ runs: RunJson[] }>(keel('runs', 'ls', '--json')).runs;
+    assert.equal(testRuns.length, 4, JSON.stringify(testRuns));
+    assert.ok(
+      testRuns.every((r) => r.mode === 'test'),
+      JSON.stringify(testRuns),
+    );
+    testRunIds.push(...testRuns.map((r) => r.runId));
+    assert.equal(desk.calls('issue_refund') + desk.calls('close_ticket'), 0, 'nothing acted');
   });
 });
 
@@ -191,10 +281,25 @@ describe('emit the example events', () => {
 describe('inspect runs', () => {
   let all: RunJson[] = [];
 
-  test('runs ls lists every run; --status filters', () => {
+  test('runs ls lists every run, the tests beside the live ones; --status filters', () => {
     all = okJson<{ runs: RunJson[] }>(keel('runs', 'ls', '--json')).runs;
-    assert.deepEqual(all.map((r) => r.runId).sort(), [ids.small, ids.large, ids.missing, ids.close].sort());
-    const statusOf = Object.fromEntries(all.map((r) => [r.runId, r.status]));
+    const live = all.filter((r) => r.mode === undefined);
+    assert.deepEqual(live.map((r) => r.runId).sort(), [ids.small, ids.large, ids.missing, ids.close].sort());
+    assert.deepEqual(
+      all
+        .filter((r) => r.mode !== undefined)
+        .map((r) => [r.runId, r.mode])
+        .sort(),
+      testRunIds.map((id) => [id, 'test']).sort(),
+    );
+    // --mode picks either side.
+    const byMode = (mode: string) =>
+      okJson<{ runs: RunJson[] }>(keel('runs', 'ls', '--mode', mode, '--json'))
+        .runs.map((r) => r.runId)
+        .sort();
+    assert.deepEqual(byMode('live'), live.map((r) => r.runId).sort());
+    assert.deepEqual(byMode('test'), [...testRunIds].sort());
+    const statusOf = Object.fromEntries(live.map((r) => [r.runId, r.status]));
     assert.deepEqual(statusOf, {
       [ids.small]: 'completed',
       [ids.large]: 'refused',
@@ -206,7 +311,22 @@ describe('inspect runs', () => {
       assert.match(r.head.hash, DIGEST);
     }
     const refused = okJson<{ runs: RunJson[] }>(keel('runs', 'ls', '--status', 'refused', '--json')).runs;
-    assert.deepEqual(refused.map((r) => r.runId).sort(), [ids.large, ids.missing].sort());
+    assert.deepEqual(
+      refused
+        .filter((r) => r.mode === undefined)
+        .map((r) => r.runId)
+        .sort(),
+      [ids.large, ids.missing].sort(),
+    );
+    // Of the tests, the spend cap's and the denied close's end refused, as they expect.
+    assert.deepEqual(
+      refused
+        .filter((r) => r.mode === 'test')
+        .map((r) => r.eventId)
+        .sort(),
+      ['test-refuses 500 at the spend cap', 'test-stays open when the close is denied'],
+    );
+    assert.ok(refused.every((r) => r.status === 'refused'));
   });
 
   test('runs show', () => {
@@ -262,7 +382,7 @@ describe('inspect runs', () => {
         sandbox.store(),
         (db) => (db.prepare('SELECT count(*) AS n FROM runs').get() as { n: number }).n,
       ),
-      4,
+      4 + testRunIds.length,
       'no new run',
     );
     assert.equal(

@@ -6,6 +6,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { exampleEvent, exampleSpec, failJson, failText, okJson, Sandbox } from '../helpers/keel-cli.ts';
+import { putAtStatus } from '../helpers/lifecycle.ts';
 import { HelpdeskFile, runRow } from '../helpers/sqlite-files.ts';
 
 const sandbox = new Sandbox('tenants', { supportDesk: true });
@@ -16,9 +17,10 @@ const desk = new HelpdeskFile(sandbox.helpdesk());
 let runId = '';
 let headBefore: unknown;
 
-before(() => {
+before(async () => {
   okJson(as('a', 'publish', exampleSpec('close-resolved-ticket'), '--as', 'alice', '--json'));
-  okJson(as('a', 'promote', 'close-resolved-ticket', 'LIVE', '--as', 'alice', '--json'));
+  // Not a test of promotion: put at LIVE directly (a recorded fixture, past the gates).
+  await putAtStatus(sandbox.store(), 'a', 'close-resolved-ticket', 'LIVE');
   const out = okJson<{ runs: { runId: string; status: string; tenant: string }[] }>(
     as('a', 'emit', exampleEvent('ticket-resolved'), '--json'),
   );
@@ -49,11 +51,12 @@ describe("tenant b cannot reach tenant a's run", () => {
     assert.deepEqual(okJson(as('b', 'approvals', 'ls', '--json')), []);
   });
 
-  test("b cannot promote a's workflow, and a's event routes to nothing in b", () => {
+  test("b cannot promote or test a's workflow, and a's event routes to nothing in b", () => {
     assert.match(
       failText(as('b', 'promote', 'close-resolved-ticket', 'AUTONOMOUS', '--as', 'eve'), 3),
       /not found/,
     );
+    assert.equal(failJson(as('b', 'test', 'close-resolved-ticket', '--json'), 3).error, 'not_found');
     const out = okJson<{ runs: unknown[] }>(as('b', 'emit', exampleEvent('ticket-resolved'), '--json'));
     assert.deepEqual(out.runs, []);
   });
@@ -73,9 +76,9 @@ describe("tenant b cannot reach tenant a's run", () => {
     assert.equal(desk.ticket('T-1004').status, 'closed');
   });
 
-  test('the same workflow and event in tenant b is a different run', () => {
+  test('the same workflow and event in tenant b is a different run', async () => {
     okJson(as('b', 'publish', exampleSpec('close-resolved-ticket'), '--as', 'bob', '--json'));
-    okJson(as('b', 'promote', 'close-resolved-ticket', 'LIVE', '--as', 'bob', '--json'));
+    await putAtStatus(sandbox.store(), 'b', 'close-resolved-ticket', 'LIVE');
     const out = okJson<{ runs: { runId: string; created: boolean; tenant: string }[] }>(
       as('b', 'emit', exampleEvent('ticket-resolved'), '--json'),
     );

@@ -13,6 +13,7 @@ import { after, test } from 'node:test';
 import { KEEL_COMMAND } from '../../src/testing/keel-command.ts';
 import { failJson, okJson, REPO, Sandbox } from '../helpers/keel-cli.ts';
 import { KeelServer } from '../helpers/keel-server.ts';
+import { putAtStatus } from '../helpers/lifecycle.ts';
 import { runRow } from '../helpers/sqlite-files.ts';
 import { effectLog } from './crash-tools.ts';
 
@@ -48,14 +49,15 @@ async function until(what: string, ms: number, done: () => Promise<boolean> | bo
 }
 
 /** A sandbox with the slow workflow AUTONOMOUS, an event file, and the crash tools wired. */
-function setup(name: string) {
+async function setup(name: string) {
   const sandbox = new Sandbox(name);
   sandboxes.push(sandbox);
   const effects = join(sandbox.dir, 'effects.db');
   const env = { CRASH_EFFECTS: effects, SLOW_MS: '60000' };
   const keel = (args: readonly string[]) => sandbox.keel(['--tools', TOOLS, ...args], { env });
   okJson(keel(['publish', sandbox.write('slow.yaml', SPEC), '--json']));
-  okJson(keel(['promote', 'slow', 'AUTONOMOUS', '--json']));
+  // Not a test of promotion: put at AUTONOMOUS directly (a recorded fixture, past the gates).
+  await putAtStatus(sandbox.store(), 'default', 'slow', 'AUTONOMOUS');
   const event = sandbox.write('go.json', { id: 'g1', type: 'go', time: '2026-01-01T00:00:00Z', payload: {} });
   return { sandbox, effects, env, keel, event };
 }
@@ -65,7 +67,7 @@ function setup(name: string) {
  * tool's first call.
  */
 async function emitAndHang(
-  s: ReturnType<typeof setup>,
+  s: Awaited<ReturnType<typeof setup>>,
   command: 'emit' | 'run' = 'emit',
 ): Promise<ChildProcess> {
   const what = command === 'emit' ? ['emit', s.event] : ['run', 'slow', s.event];
@@ -92,7 +94,7 @@ async function kill9(child: ChildProcess): Promise<void> {
   await gone;
 }
 
-function runningRun(s: ReturnType<typeof setup>): string {
+function runningRun(s: Awaited<ReturnType<typeof setup>>): string {
   const runs = okJson<{ runs: { runId: string; status: string }[] }>(s.keel(['runs', 'ls', '--json'])).runs;
   assert.equal(runs.length, 1);
   assert.equal(runs[0]!.status, 'running');
@@ -100,7 +102,7 @@ function runningRun(s: ReturnType<typeof setup>): string {
 }
 
 test('keel recover: refuses a run a live process walks; after that process is killed, --all finishes it at once', async () => {
-  const s = setup('recover-cli');
+  const s = await setup('recover-cli');
   const emit = await emitAndHang(s);
   const runId = runningRun(s);
   const refused = failJson(s.keel(['recover', runId, '--json']), 4);
@@ -122,7 +124,7 @@ test('keel recover: refuses a run a live process walks; after that process is ki
 });
 
 test('a keel serve started after a killed keel emit finishes its run with no worker anywhere', async () => {
-  const s = setup('recover-serve');
+  const s = await setup('recover-serve');
   const emit = await emitAndHang(s);
   const runId = runningRun(s);
   await kill9(emit);
@@ -139,7 +141,7 @@ test('a keel serve started after a killed keel emit finishes its run with no wor
 });
 
 test('a keel serve already running finishes the run of a keel run killed meanwhile, with no worker anywhere', async () => {
-  const s = setup('recover-serving');
+  const s = await setup('recover-serving');
   const server = await KeelServer.start(s.sandbox, ['--tools', TOOLS], s.sandbox.store(), s.env);
   servers.push(server);
   const run = await emitAndHang(s, 'run');
