@@ -22,11 +22,23 @@ export type {
   EventsHandle,
   IdempotencyHandle,
   Keel,
+  LifecycleHandle,
   Published,
   RunsHandle,
   WorkflowsHandle,
   WritsHandle,
 } from './keel-api.ts';
+export type {
+  PartialGates,
+  Principal,
+  PromoteOptions,
+  PromotionGatesConfig,
+  RolloutOptions,
+  RolloutStatus,
+} from './lifecycle/lifecycle.ts';
+export type { ReplayGateReport } from './lifecycle/replay-gate.ts';
+export type { ShadowReport } from './lifecycle/shadows.ts';
+export type { TestReport, TestResult } from './lifecycle/test-runs.ts';
 export {
   describeStoreTarget,
   isPostgresUrl,

@@ -5,7 +5,10 @@
  */
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import pc from 'picocolors';
 import type { ToolDefinition } from '../ports/index.ts';
+import { EXIT } from './exit-codes.ts';
+import { printJson } from './output.ts';
 
 export const EXAMPLE = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'examples', 'support-desk');
 
@@ -27,4 +30,30 @@ export interface SupportDesk {
 export async function loadSupportDesk(): Promise<SupportDesk> {
   const ext = import.meta.url.endsWith('.ts') ? '.ts' : '.js';
   return (await import(pathToFileURL(join(EXAMPLE, `index${ext}`)).href)) as SupportDesk;
+}
+
+/** A demo's checks: each printed as it is made, then counted into the closing line and exit code. */
+export class DemoChecks {
+  readonly checks: { what: string; ok: boolean }[] = [];
+  private readonly started = performance.now();
+
+  constructor(private readonly say: (text?: string) => void) {}
+
+  expect(what: string, ok: boolean): void {
+    this.checks.push({ what, ok });
+    this.say(`  ${ok ? pc.green('✓') : pc.red('✗')} ${what}`);
+  }
+
+  /** Prints the closing line; `extra` goes to the JSON result. Returns the exit code. */
+  finish(o: { json: boolean; keptIn?: string }, extra: Record<string, unknown>): number {
+    const ms = Math.round(performance.now() - this.started);
+    const ok = this.checks.every((c) => c.ok);
+    this.say();
+    this.say(
+      `${ok ? pc.green('demo passed') : pc.red('demo FAILED')}: ${this.checks.filter((c) => c.ok).length}/${this.checks.length} checks in ${ms} ms` +
+        (o.keptIn ? `; store kept in ${o.keptIn}` : ''),
+    );
+    if (o.json) printJson({ ok, checks: this.checks, ms, ...extra });
+    return ok ? EXIT.ok : EXIT.internal;
+  }
 }

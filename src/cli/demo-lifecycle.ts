@@ -15,10 +15,9 @@ import { join } from 'node:path';
 import pc from 'picocolors';
 import { createKeel } from '../app/index.ts';
 import { isKeelError } from '../core/errors.ts';
-import { EXAMPLE, loadSupportDesk } from './demo-desk.ts';
-import { EXIT } from './exit-codes.ts';
+import { DemoChecks, EXAMPLE, loadSupportDesk } from './demo-desk.ts';
 import { diffLines, gateLines, recordLines, rolloutLines, testLines } from './lifecycle-output.ts';
-import { line, printJson } from './output.ts';
+import { line } from './output.ts';
 
 const TENANT = 'acme-support';
 const WF = 'refund-under-50';
@@ -35,7 +34,6 @@ function v2Spec(v1: string): string {
 }
 
 export async function runLifecycleDemo(o: { keep: boolean; json: boolean }): Promise<number> {
-  const started = performance.now();
   const { Helpdesk, supportDeskTools } = await loadSupportDesk();
   const dir = mkdtempSync(join(tmpdir(), 'keel-demo-lifecycle-'));
   // The payment provider behind the helpdesk refunds at most $50 in one go.
@@ -43,11 +41,8 @@ export async function runLifecycleDemo(o: { keep: boolean; json: boolean }): Pro
   for (let i = 0; i < 400; i++) desk.openTicket(`T-${2000 + i}`, `customer${i}@example.com`);
   const keel = createKeel({ store: join(dir, 'keel.db'), tools: supportDeskTools(desk) });
   const say = o.json ? () => {} : line;
-  const checks: { what: string; ok: boolean }[] = [];
-  const expect = (what: string, ok: boolean) => {
-    checks.push({ what, ok });
-    say(`  ${ok ? pc.green('✓') : pc.red('✗')} ${what}`);
-  };
+  const checks = new DemoChecks(say);
+  const expect = (what: string, ok: boolean) => checks.expect(what, ok);
   const lead = { by: 'dana (support lead)', kind: 'human' as const };
   let n = 0;
   /** A refund request for an amount, each for a new ticket; dana approves a refund that waits. */
@@ -165,22 +160,10 @@ export async function runLifecycleDemo(o: { keep: boolean; json: boolean }): Pro
     for (const l of recordLines(records.records)) say(l);
     expect('the lifecycle records verify (hash-chained)', records.chain.ok);
 
-    const ms = Math.round(performance.now() - started);
-    const ok = checks.every((c) => c.ok);
-    say();
-    say(
-      `${ok ? pc.green('demo passed') : pc.red('demo FAILED')}: ${checks.filter((c) => c.ok).length}/${checks.length} checks in ${ms} ms` +
-        (o.keep ? `; store kept in ${dir}` : ''),
+    return checks.finish(
+      { json: o.json, ...(o.keep ? { keptIn: dir } : {}) },
+      { records: records.records, ...(o.keep ? { store: join(dir, 'keel.db') } : {}) },
     );
-    if (o.json)
-      printJson({
-        ok,
-        checks,
-        ms,
-        records: records.records,
-        ...(o.keep ? { store: join(dir, 'keel.db') } : {}),
-      });
-    return ok ? EXIT.ok : EXIT.internal;
   } finally {
     await keel.close();
     desk.shutdown();

@@ -16,24 +16,19 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pc from 'picocolors';
 import { createKeel } from '../app/index.ts';
-import { EXAMPLE, loadSupportDesk } from './demo-desk.ts';
-import { EXIT } from './exit-codes.ts';
-import { line, printHistory, printJson, statusColor, verifyText } from './output.ts';
+import { DemoChecks, EXAMPLE, loadSupportDesk } from './demo-desk.ts';
+import { line, printHistory, statusColor, verifyText } from './output.ts';
 
 const TENANT = 'acme-support';
 
 export async function runDemo(o: { keep: boolean; json: boolean }): Promise<number> {
-  const started = performance.now();
   const { Helpdesk, supportDeskTools } = await loadSupportDesk();
   const dir = mkdtempSync(join(tmpdir(), 'keel-demo-'));
   const desk = new Helpdesk(join(dir, 'helpdesk.db'));
   const keel = createKeel({ store: join(dir, 'keel.db'), tools: supportDeskTools(desk) });
   const say = o.json ? () => {} : line;
-  const checks: { what: string; ok: boolean }[] = [];
-  const expect = (what: string, ok: boolean) => {
-    checks.push({ what, ok });
-    say(`  ${ok ? pc.green('✓') : pc.red('✗')} ${what}`);
-  };
+  const checks = new DemoChecks(say);
+  const expect = (what: string, ok: boolean) => checks.expect(what, ok);
   const results: Record<string, unknown>[] = [];
   try {
     say(pc.bold('Keel demo: a support desk that refunds anyone under $50'));
@@ -157,16 +152,10 @@ export async function runDemo(o: { keep: boolean; json: boolean }): Promise<numb
     );
     expect('issue_refund called once in total', desk.calls('issue_refund') === 1);
 
-    const ms = Math.round(performance.now() - started);
-    const ok = checks.every((c) => c.ok);
-    say();
-    say(
-      `${ok ? pc.green('demo passed') : pc.red('demo FAILED')}: ${checks.filter((c) => c.ok).length}/${checks.length} checks in ${ms} ms` +
-        (o.keep ? `; store kept in ${dir}` : ''),
+    return checks.finish(
+      { json: o.json, ...(o.keep ? { keptIn: dir } : {}) },
+      { runs: results, ...(o.keep ? { store: join(dir, 'keel.db') } : {}) },
     );
-    if (o.json)
-      printJson({ ok, checks, runs: results, ms, ...(o.keep ? { store: join(dir, 'keel.db') } : {}) });
-    return ok ? EXIT.ok : EXIT.internal;
   } finally {
     await keel.close();
     desk.shutdown();

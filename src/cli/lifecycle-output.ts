@@ -4,6 +4,7 @@
  * only: values in, lines out.
  */
 import pc from 'picocolors';
+import type { TestReport } from '../app/index.ts';
 import type {
   ChainResult,
   GateReport,
@@ -31,24 +32,7 @@ export function gateLines(r: GateReport): string[] {
   return [head, ...conditions, ...none, ...r.notes.map((n) => `  ${pc.dim(`note: ${n}`)}`), ...diff];
 }
 
-export interface TestLinesInput {
-  readonly workflowId: string;
-  readonly version: number;
-  readonly passed: boolean;
-  readonly tests: readonly {
-    readonly name: string;
-    readonly runId: string;
-    readonly status: string;
-    readonly steps: readonly string[];
-    readonly refusal?: string;
-    readonly approvals: readonly string[];
-    readonly passed: boolean;
-    readonly adhoc?: true;
-    readonly results: readonly { expectation: string; ok: boolean; expected: unknown; actual: unknown }[];
-  }[];
-}
-
-export function testLines(r: TestLinesInput): string[] {
+export function testLines(r: TestReport): string[] {
   const out = [
     `tests of ${r.workflowId} v${r.version} (simulated: no write or external tool acts, nobody is asked)`,
   ];
