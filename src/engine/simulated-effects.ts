@@ -42,7 +42,7 @@ async function simulate(
   if (!tool.simulate)
     return {
       ok: false,
-      suppressed: `${tool.name} is ${tool.name === DELEGATE_TOOL ? 'a delegation' : `a${tool.effect === 'external' ? 'n' : ''} ${tool.effect} tool`} with no simulate, so in a simulated run nothing was called and the step has no output`,
+      suppressed: `effect_suppressed: ${tool.name} is ${tool.name === DELEGATE_TOOL ? 'a delegation' : `a${tool.effect === 'external' ? 'n' : ''} ${tool.effect} tool`} with no simulate, so in a simulated run nothing was called and the step has no output`,
     };
   try {
     const output =

@@ -82,7 +82,7 @@ const SENTENCES: { [K in EntryKind]: [PayloadOf<K>, string] } = {
       assumed: 'approved',
       by: 'shadow',
     },
-    'Would wait for approval to run close_ticket with ticket_id="T-1": close_ticket is destructive and this version is SHADOW, not AUTONOMOUS; nobody was asked, and shadow assumed it approved.',
+    'would_wait_approval: would wait for approval to run close_ticket with ticket_id="T-1": close_ticket is destructive and this version is SHADOW, not AUTONOMOUS; nobody was asked, and shadow assumed it approved.',
   ],
   'step.suppressed': [
     {

@@ -71,7 +71,7 @@ export function describeEntry(e: Entry): string {
     case 'approval.simulated': {
       const p = e.payload as PayloadOf<'approval.simulated'>;
       const rules = p.policy ? ` (${consulted(p.policy)})` : '';
-      return `Would wait for approval to run ${p.tool} with ${argsSummary(p.args)}: ${p.reason}${rules}; nobody was asked, and ${p.by} assumed it ${p.assumed}.`;
+      return `would_wait_approval: would wait for approval to run ${p.tool} with ${argsSummary(p.args)}: ${p.reason}${rules}; nobody was asked, and ${p.by} assumed it ${p.assumed}.`;
     }
     case 'step.suppressed': {
       const p = e.payload as PayloadOf<'step.suppressed'>;
