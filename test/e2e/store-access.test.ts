@@ -5,9 +5,9 @@
  * the reader cannot write is still read — `runs ls`, `verify`, `history`, `replay` — while a writing
  * command is refused.
  *
- * Read-only for real: as root, chmod stops nothing, so the reader is then another user (uid and gid
- * 65534, "nobody") for whom the archive's directory and files really are read-only; the test first
- * proves that user cannot create a file there. Not as root, the reader is the test's own user.
+ * Read-only for real: as root, chmod stops nothing, so the reader is then root with every capability
+ * dropped (setpriv), for whom the archive's directory and files really are read-only; the test first
+ * proves that reader cannot create a file there. Not as root, the reader is the test's own user.
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -26,6 +26,7 @@ import {
   exampleSpec,
   failJson,
   failText,
+  nodeCommand,
   okJson,
   runKeel,
   Sandbox,
@@ -36,15 +37,12 @@ import {
 import { KeelServer } from '../helpers/keel-server.ts';
 
 const sandbox = new Sandbox('store-access');
-const asRoot = process.getuid?.() === 0;
-const reader: CliOptions = asRoot ? { uid: 65534, gid: 65534 } : {};
+const reader: CliOptions = { unprivileged: true };
 const locked: string[] = [];
 after(() => {
   for (const d of locked) unlock(d);
   sandbox.remove();
 });
-// The reader must be able to reach the sandbox (mkdtemp makes it 0700).
-chmodSync(sandbox.dir, 0o755);
 
 /** A store built through the library: a completed refund and a ticket close waiting for approval. */
 async function buildStore(dir: string): Promise<{ completed: string; waiting: string }> {
@@ -76,9 +74,11 @@ function lockDown(dir: string): void {
   chmodSync(dir, 0o555);
   locked.push(dir);
   const probe = spawnSync(
-    process.execPath,
-    ['-e', `require('node:fs').writeFileSync(${JSON.stringify(join(dir, 'probe'))}, 'x')`],
-    { ...(asRoot ? { uid: 65534, gid: 65534 } : {}), encoding: 'utf8' },
+    ...nodeCommand(
+      ['-e', `require('node:fs').writeFileSync(${JSON.stringify(join(dir, 'probe'))}, 'x')`],
+      reader,
+    ),
+    { encoding: 'utf8' },
   );
   assert.notEqual(probe.status, 0, `the reader can still write in ${dir}: this test would prove nothing`);
   assert.match(probe.stderr, /EACCES|EPERM|EROFS/);

@@ -34,9 +34,24 @@ export interface CliOptions {
   readonly cwd?: string;
   readonly input?: string;
   readonly timeoutMs?: number;
-  /** Run the child as this user (the test must be root to switch). */
-  readonly uid?: number;
-  readonly gid?: number;
+  /**
+   * Run the child without privileges: as root, with every capability dropped (setpriv), so file
+   * permissions bind it as they bind any user while it still reads the checkout wherever it lies.
+   * Not as root, this changes nothing.
+   */
+  readonly unprivileged?: boolean;
+}
+
+const AS_ROOT = process.getuid?.() === 0;
+
+/** The command and arguments that run `node ...args` as `o` asks. */
+export function nodeCommand(
+  args: readonly string[],
+  o: Pick<CliOptions, 'unprivileged'> = {},
+): [string, string[]] {
+  return o.unprivileged && AS_ROOT
+    ? ['setpriv', ['--bounding-set=-all', '--inh-caps=-all', process.execPath, ...args]]
+    : [process.execPath, [...args]];
 }
 
 export interface CliResult {
@@ -76,14 +91,13 @@ function childEnv(extra: CliOptions['env'] = {}): NodeJS.ProcessEnv {
 /** Runs `keel ...args` and waits for it; throws only if it could not run or timed out. */
 export function runKeel(args: readonly string[], o: CliOptions = {}): CliResult {
   const started = performance.now();
-  const r = spawnSync(process.execPath, [...KEEL_COMMAND, ...args], {
+  const [command, argv] = nodeCommand([...KEEL_COMMAND, ...args], o);
+  const r = spawnSync(command, argv, {
     cwd: o.cwd ?? REPO,
     env: childEnv(o.env),
     encoding: 'utf8',
     timeout: o.timeoutMs ?? 20_000,
     ...(o.input === undefined ? {} : { input: o.input }),
-    ...(o.uid === undefined ? {} : { uid: o.uid }),
-    ...(o.gid === undefined ? {} : { gid: o.gid }),
   });
   if (r.error) throw new Error(`keel ${args.join(' ')}: ${r.error.message}`);
   if (r.status === null) throw new Error(`keel ${args.join(' ')}: killed by ${r.signal}`);
