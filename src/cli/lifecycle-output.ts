@@ -72,7 +72,7 @@ export function rolloutLines(workflowId: string, r: RolloutState | undefined, v?
   const head = `${workflowId}: v${r.to} ${r.status === 'active' ? `gets ${r.percent}% of events, v${r.from} the rest` : r.status === 'completed' ? `took all events from v${r.from} (completed)` : `was rolled back (v${r.from} takes all events)`}`;
   const lines = [
     head,
-    `  stages ${r.steps.join(' → ')}%${r.auto ? ', automatic' : ''}; advances while v${r.to} is not worse by more than ${pct(r.threshold)} (after ${r.minRuns} runs of each)`,
+    `  steps up to ${r.steps.join(' → ')}%${r.auto ? ', automatic' : ''}; advances while v${r.to} is not worse by more than ${pct(r.threshold)} (after ${r.minRuns} runs of each)`,
   ];
   if (v)
     lines.push(
