@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { SqliteStore } from '../src/adapters/sqlite/index.ts';
 import { createKeel } from '../src/app/index.ts';
 import { hashOf } from '../src/core/canonical/index.ts';
+import { SPEC_LIMITS } from '../src/core/spec/index.ts';
 import type { Head, StoredEntry } from '../src/core/ledger/index.ts';
 import { deploy } from '../src/testing/index.ts';
 import { benchChain } from './bench-chain.ts';
@@ -24,7 +25,8 @@ function longSpec(steps: number): string {
 }
 
 export async function replayFigures(dir: string, quick: boolean): Promise<Record<string, number>> {
-  const steps = quick ? 500 : 2500;
+  // The longest spec the input limits take: 5 keys and items a step, under SPEC_LIMITS.maxKeys.
+  const steps = quick ? 500 : Math.floor(SPEC_LIMITS.maxKeys / 5) - 20;
   const keel = createKeel({ store: join(dir, 'long.db') });
   await deploy(keel, 't', longSpec(steps));
   const [run] = (
