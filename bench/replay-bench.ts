@@ -9,11 +9,10 @@ import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { SqliteStore } from '../src/adapters/sqlite/index.ts';
 import { createKeel } from '../src/app/index.ts';
-import { hashOf } from '../src/core/canonical/index.ts';
-import { SPEC_LIMITS } from '../src/core/spec/index.ts';
 import type { Head, StoredEntry } from '../src/core/ledger/index.ts';
+import { SPEC_LIMITS } from '../src/core/spec/index.ts';
 import { deploy } from '../src/testing/index.ts';
-import { benchChain } from './bench-chain.ts';
+import { benchChain, benchRunId } from './bench-chain.ts';
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
@@ -68,8 +67,16 @@ export async function replayFigures(dir: string, quick: boolean): Promise<Record
 /** Builds a ledger of `n` entries straight into a store, then verifies it in a child process. */
 export async function verifyFigures(dir: string, n: number): Promise<Record<string, number>> {
   const path = join(dir, 'verify.db');
+  // The version the run pins, stored: verify checks the root against it.
+  const keel = createKeel({ store: path });
+  const { specHash } = await deploy(
+    keel,
+    'bench',
+    'id: bench\nversion: 1\nstatus: LIVE\ntriggers: [{event: t}]\nsteps: [{name: s, tool: core.noop}]\nlimits: {maxSteps: 1, maxCostUsd: 0}\n',
+  );
+  await keel.close();
   const store = new SqliteStore(path, { synchronous: 'NORMAL' });
-  const runId = hashOf({ bench: 'verify', n });
+  const runId = benchRunId(specHash);
   let head: Head | null = null;
   let batch: StoredEntry[] = [];
   let expected: Head | null = null;
@@ -85,7 +92,7 @@ export async function verifyFigures(dir: string, n: number): Promise<Record<stri
             create: {
               workflowId: 'bench',
               version: 1,
-              specHash: hashOf('bench'),
+              specHash,
               eventId: 'e',
               eventType: 't',
             },
@@ -95,7 +102,7 @@ export async function verifyFigures(dir: string, n: number): Promise<Record<stri
     expected = head;
     batch = [];
   };
-  for (const e of benchChain(runId, n)) {
+  for (const e of benchChain(runId, n, specHash)) {
     batch.push(e);
     head = { seq: e.seq, hash: e.hash };
     if (batch.length === 5000) await flush();

@@ -8,5 +8,11 @@ const r = await keel.runs.verify(tenant, runId);
 const ms = performance.now() - t0;
 await keel.close();
 console.log(
-  JSON.stringify({ ok: r.ok, entries: r.entries, ms, maxRssMb: process.resourceUsage().maxRSS / 1024 }),
+  JSON.stringify({
+    ok: r.ok,
+    entries: r.entries,
+    ms,
+    maxRssMb: process.resourceUsage().maxRSS / 1024,
+    ...(r.ok ? {} : { failure: r.failure }),
+  }),
 );
