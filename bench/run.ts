@@ -16,7 +16,9 @@
  *   (bench/stream-bench.ts);
  * - the lifecycle: a live run's cost with a SHADOW version present, and the replay gate's
  *   throughput (bench/lifecycle-bench.ts);
- * - the CPU a spec at the input limits costs to parse (bench/input-limits-bench.ts).
+ * - the CPU a spec at the input limits costs to parse (bench/input-limits-bench.ts);
+ * - the operator console: its first page of runs with 10,000 runs in the store, in real headless
+ *   Chromium, and its size gzipped (bench/console-bench.ts).
  *
  * Figures are noisy on shared machines: read medians, compare ratios within one run.
  * Options: --rounds N (default 5), --runs N per round (default 1500), --quick.
@@ -30,6 +32,7 @@ import { hashOf } from '../src/core/canonical/index.ts';
 import { type StoredEntry, verifyLedger } from '../src/core/ledger/index.ts';
 import { benchChain } from './bench-chain.ts';
 import { openBenchKeel } from './bench-keel.ts';
+import { consoleFigures } from './console-bench.ts';
 import { httpFigures } from './http-bench.ts';
 import { inputLimitFigures } from './input-limits-bench.ts';
 import { integrityFigures } from './integrity-bench.ts';
@@ -258,6 +261,16 @@ async function main() {
     await streamFigures({ quick });
   } catch (e) {
     console.log(`\nEvent-stream figures failed: ${(e as Error).message || e}`);
+    process.exitCode = 1;
+  }
+  try {
+    const c = await consoleFigures(quick ? { runs: 2_000 } : {});
+    console.log(
+      '\nConsole (real headless Chromium against keel serve on loopback; bar: < 1,000 ms and < 100 kB)',
+    );
+    for (const [k, v] of Object.entries(c)) console.log(`${k.padEnd(width)}  ${fmt(v, 1).padStart(10)}`);
+  } catch (e) {
+    console.log(`\nConsole figures failed: ${(e as Error).message || e}`);
     process.exitCode = 1;
   }
 }

@@ -4,8 +4,9 @@
  * in dist/ (tsconfig.build.json), then copies beside them the other files the code reads at run
  * time (the OpenWOP fixtures, the example's workflows and events), so dist/ keeps the sources'
  * layout and every path a module computes from its own location still holds. dist/ is rebuilt from
- * nothing each time: a module removed from src/ never lingers in the package. Plain JavaScript, so
- * it runs where only the runtime dependencies are installed.
+ * nothing each time: a module removed from src/ never lingers in the package. Last, the console
+ * (web/) is bundled into dist/web/. Plain JavaScript, so it runs where only the runtime dependencies
+ * are installed.
  */
 import { spawnSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
@@ -43,3 +44,14 @@ function copyAssets(dir) {
   }
 }
 for (const tree of TREES) copyAssets(join(ROOT, tree));
+
+// The operator console (web/), bundled into dist/web/ for `keel serve` to serve at /console/.
+// vite is a development dependency: where it is not installed (an install without them), the
+// package builds without the console and `keel serve` says so at /console/.
+let vite;
+try {
+  vite = await import('vite');
+} catch {
+  process.stderr.write('build: vite is not installed, so the console (web/) is not built\n');
+}
+if (vite) await vite.build({ configFile: join(ROOT, 'web', 'vite.config.ts') });

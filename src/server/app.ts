@@ -7,6 +7,7 @@ import { Hono } from 'hono';
 import type { Keel } from '../app/keel.ts';
 import { excerpt } from '../core/spec/index.ts';
 import { OpenWopHost } from '../openwop/host.ts';
+import { consoleRoutes } from './console.ts';
 import { errorReply } from './errors.ts';
 import { keelRoutes } from './keel-routes.ts';
 import { refusalVersion } from './negotiate.ts';
@@ -28,6 +29,8 @@ export interface ServerOptions {
   readonly eventFeedPollMs?: number;
   /** How often an idle event stream sends a `: keep-alive` comment, in ms (default 15 s). */
   readonly keepAliveMs?: number;
+  /** The console's build (default: dist/web of this package, when built). */
+  readonly consoleDir?: string;
 }
 
 export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
@@ -75,7 +78,8 @@ export function createServerApp(keel: Keel, o: ServerOptions = {}) {
       },
     }),
   );
-  // The Keel API and /openapi.json first: the OpenWOP routes' negotiation middleware matches every path.
+  // The console and the Keel API first: the OpenWOP routes' negotiation middleware matches every path.
+  app.route('/', consoleRoutes(o.consoleDir));
   app.route('/', keelRoutes(keel, host, log));
   app.route(
     '/',

@@ -19,6 +19,7 @@ import { EVENT_ROUTES } from './routes/event-routes.ts';
 import { LIFECYCLE_ROUTES } from './routes/lifecycle-routes.ts';
 import { type Call, type KeelRoute, ok, route } from './routes/route.ts';
 import { RUN_ROUTES } from './routes/run-routes.ts';
+import { SESSION_ROUTES } from './routes/session-routes.ts';
 import { WORKFLOW_ROUTES } from './routes/workflow-routes.ts';
 import { WRIT_ROUTES } from './routes/writ-routes.ts';
 
@@ -36,6 +37,7 @@ export const KEEL_ROUTES: readonly KeelRoute[] = [
     responses: { 200: 'the OpenAPI document' },
     handle: async () => ok(openApiDocument(KEEL_ROUTES)),
   }),
+  ...SESSION_ROUTES,
   ...WORKFLOW_ROUTES,
   ...LIFECYCLE_ROUTES,
   ...EVENT_ROUTES,

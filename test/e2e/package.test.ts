@@ -12,7 +12,8 @@
  * install runs the scripts and compiles it. Everything else is what a user's `npm install` gets.
  */
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
+import { once } from 'node:events';
 import {
   copyFileSync,
   cpSync,
@@ -120,7 +121,7 @@ describe('the packed package, installed outside the checkout', () => {
       'tsconfig.build.json',
     ])
       copyFileSync(join(REPO, f), join(source, f));
-    for (const d of ['bin', 'scripts', 'src', 'examples'])
+    for (const d of ['bin', 'scripts', 'src', 'examples', 'web'])
       cpSync(join(REPO, d), join(source, d), { recursive: true });
     symlinkSync(join(REPO, 'node_modules'), join(source, 'node_modules'), 'dir');
     const packed = ok(run('npm', ['pack', '--json', '--pack-destination', dir], source, 300_000), 'npm pack');
@@ -165,8 +166,13 @@ describe('the packed package, installed outside the checkout', () => {
       'dist/examples/support-desk/index.js',
       'dist/examples/support-desk/refund-under-50.yaml',
       'dist/examples/support-desk/events/refund-30.json',
+      'dist/web/index.html',
     ])
       assert.ok(files.includes(f), `the tarball lacks ${f}`);
+    assert.ok(
+      files.some((f) => /^dist\/web\/assets\/.+\.js$/.test(f)),
+      'the tarball lacks the console bundle',
+    );
     const stray = files.filter(
       (f) =>
         /\.test\.|test-helpers|corpus\/|src\/testing\//.test(f) ||
@@ -177,6 +183,48 @@ describe('the packed package, installed outside the checkout', () => {
     // Keel's development tools are not installed with it: nothing here compiles TypeScript but Keel itself.
     const resolveFromProject = createRequire(join(project, 'package.json')).resolve;
     assert.throws(() => resolveFromProject('tsx'), /Cannot find module/);
+  });
+
+  test('keel serve serves the built console at /console/, with its bundle', async () => {
+    const child = spawn(
+      join(project, 'node_modules', '.bin', 'keel'),
+      ['--json', 'serve', '--port', '0', '--create'],
+      {
+        cwd: project,
+        env: env(),
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
+    try {
+      let out = '';
+      const url = await new Promise<string>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`keel serve did not start: ${out}`)), 30_000);
+        child.stdout.on('data', (d) => {
+          out += d;
+          try {
+            const info = JSON.parse(out) as { url: string };
+            clearTimeout(timer);
+            resolve(info.url);
+          } catch {
+            // not a whole document yet
+          }
+        });
+        child.once('exit', (code) => reject(new Error(`keel serve exited ${code}`)));
+      });
+      const page = await fetch(`${url}/console/`);
+      assert.equal(page.status, 200);
+      const html = await page.text();
+      const bundle = /src="\.\/(assets\/[^"]+\.js)"/.exec(html)?.[1];
+      assert.ok(bundle, html);
+      const js = await fetch(`${url}/console/${bundle}`);
+      assert.equal(js.status, 200);
+      assert.match(js.headers.get('content-type') ?? '', /javascript/);
+      assert.match(await js.text(), /Keel console/);
+    } finally {
+      child.kill('SIGTERM');
+      await once(child, 'exit');
+      rmSync(join(project, '.keel'), { recursive: true, force: true });
+    }
   });
 
   test('keel demo runs every check', () => {

@@ -91,7 +91,9 @@ export const WORKFLOW_ROUTES: readonly KeelRoute[] = [
     tag: 'workflows',
     auth: true,
     query: WorkflowQuery,
-    responses: { 200: 'the version record, with its spec' },
+    responses: {
+      200: 'the version record, with its spec and its steps’ tools as this server knows them ({name, effect, destructive}; effect null: not registered here)',
+    },
     async handle({ keel, p, params, query }) {
       const id = workflowIdOf(params);
       const v = await keel.workflows.get(p.tenant, id, query.version);
@@ -101,7 +103,12 @@ export const WORKFLOW_ROUTES: readonly KeelRoute[] = [
           `workflow ${id}${query.version ? ` v${query.version}` : ''} not found`,
           { workflowId: id, ...(query.version ? { version: query.version } : {}) },
         );
-      return ok(v);
+      const names = [...new Set(v.spec.steps.map((s) => s.tool))];
+      const tools = names.map((name) => {
+        const d = keel.tools.get(name);
+        return { name, effect: d?.effect ?? null, destructive: d?.destructive ?? false };
+      });
+      return ok({ ...v, tools });
     },
   }),
   route({

@@ -1,0 +1,275 @@
+/**
+ * The operator console in real headless Chromium, against a real `keel serve` process on a SQLite
+ * store with the support desk's tools (the helpdesk's own tables are the witness of what ran):
+ * sign in; a destructive step waits in the inbox, is approved in the browser and the run completes;
+ * a denial stops its run; a decision someone else made meanwhile names who made it; the inbox
+ * count follows approvals made elsewhere; replay says identical; a tampered ledger turns the badge
+ * red naming the seq; another tenant's key sees none of it; the key never appears in a URL.
+ *
+ * The tests in this file build on each other, in order.
+ */
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { launchChromium } from '../../src/testing/chromium.ts';
+import { exampleSpec, okJson, Sandbox, supportDesk } from '../helpers/keel-cli.ts';
+import { KeelServer } from '../helpers/keel-server.ts';
+import { putAtStatus } from '../helpers/lifecycle.ts';
+import { entryRows, HelpdeskFile, putEntryRow } from '../helpers/sqlite-files.ts';
+
+const sandbox = new Sandbox('console', { supportDesk: true });
+const helpdesk = new HelpdeskFile(sandbox.helpdesk());
+let server: KeelServer;
+let browser: Browser;
+let dana: string; // a person of acme
+let erin: string; // another person of acme
+let eve: string; // globex
+/** Every URL any page asked for, and the /api requests' Authorization headers. */
+const requested: string[] = [];
+const authHeaders: (string | undefined)[] = [];
+/** Uncaught errors and console errors of any page: the console must have none. */
+const pageErrors: string[] = [];
+
+function key(tenant: string, subject: string): string {
+  return okJson<{ key: string }>(
+    sandbox.keel(['keys', 'create', '--tenant', tenant, '--subject', subject, '--human', '--json']),
+  ).key;
+}
+
+async function emit(subject: string, type = 'ticket.resolved', payload: Record<string, unknown> = {}) {
+  const r = await server.api<{ runs: { runId: string; status: string }[] }>('POST', '/api/events', {
+    key: dana,
+    body: { id: `evt-${type}-${subject}`, type, subject, time: '2026-11-30T09:15:00Z', payload },
+  });
+  assert.equal(r.status, 201, JSON.stringify(r.body));
+  return r.body.runs[0]!.runId;
+}
+
+async function runStatus(runId: string, k = dana): Promise<string> {
+  const r = await server.api<{ status: string }>('GET', `/api/runs/${runId}`, { key: k });
+  return r.body.status;
+}
+
+async function until(
+  what: string | (() => string),
+  f: () => Promise<boolean> | boolean,
+  ms = 10_000,
+): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!(await f())) {
+    if (Date.now() > deadline)
+      throw new Error(`still not ${typeof what === 'string' ? what : what()} after ${ms} ms`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+/** Waits until the header's count of pending approvals reads `n`. */
+async function inboxCount(p: Page, n: number): Promise<void> {
+  let seen = '';
+  await until(
+    () => `${n} pending (the header says ${JSON.stringify(seen)})`,
+    async () => {
+      seen = await p.getByTestId('inbox-count').innerText();
+      return seen === String(n);
+    },
+  );
+}
+
+async function openPage(context: BrowserContext): Promise<Page> {
+  const page = await context.newPage();
+  page.on('pageerror', (e) => pageErrors.push(String(e)));
+  page.on('console', (m) => {
+    // The refusals these tests provoke (a wrong key, another tenant's run, a decision already made)
+    // are logged by Chromium as failed loads; anything else is the console's own error.
+    if (m.type() === 'error' && !/status of 40[149] /.test(m.text())) pageErrors.push(m.text());
+  });
+  page.on('request', (req) => {
+    requested.push(req.url());
+    if (new URL(req.url()).pathname.startsWith('/api/')) authHeaders.push(req.headers().authorization);
+  });
+  return page;
+}
+
+/**
+ * With KEEL_SCREENSHOTS=<dir>, saves the page there (docs/console-*.png are made this way:
+ * `KEEL_SCREENSHOTS=docs node --import tsx --test test/browser/console.test.ts`).
+ */
+async function shot(p: Page, name: string): Promise<void> {
+  const dir = process.env.KEEL_SCREENSHOTS;
+  if (dir) await p.screenshot({ path: join(dir, `console-${name}.png`), fullPage: false });
+}
+
+async function signIn(page: Page, k: string): Promise<void> {
+  await page.goto(`${server.url}/`);
+  await page.getByLabel('API key').fill(k);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.locator('header .who').waitFor();
+}
+
+let approveRun: string;
+let denyRun: string;
+let acme: BrowserContext;
+let page: Page;
+
+before(async () => {
+  okJson(sandbox.keel(['--tenant', 'acme', 'publish', exampleSpec('close-resolved-ticket'), '--json']));
+  await putAtStatus(sandbox.store(), 'acme', 'close-resolved-ticket', 'LIVE');
+  dana = key('acme', 'dana');
+  erin = key('acme', 'erin');
+  eve = key('globex', 'eve');
+  const desk = supportDesk(sandbox.helpdesk());
+  server = await KeelServer.start(sandbox, desk.args, sandbox.store(), desk.env);
+  approveRun = await emit('T-1004', 'ticket.resolved', { resolution: 'Replacement arrived.' });
+  denyRun = await emit('T-1005', 'ticket.resolved', { resolution: 'Customer says it works.' });
+  await until('waiting', async () => (await runStatus(denyRun)) === 'waiting_approval');
+  browser = await launchChromium();
+  acme = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+  page = await openPage(acme);
+});
+
+after(async () => {
+  await browser?.close();
+  await server?.stop();
+  sandbox.remove();
+});
+
+describe('the console', { timeout: 120_000 }, () => {
+  test('/ leads to the console, which loads nothing from outside this server', async () => {
+    const res = await fetch(`${server.url}/`, { redirect: 'manual' });
+    assert.equal(res.status, 302);
+    assert.equal(res.headers.get('location'), '/console/');
+    const html = await fetch(`${server.url}/console/`);
+    assert.equal(html.status, 200);
+    assert.match(html.headers.get('content-security-policy') ?? '', /default-src 'none'.*connect-src 'self'/);
+    assert.doesNotMatch(await html.text(), /https?:\/\//);
+  });
+
+  test('a wrong key is refused with the API’s message; the right one signs in to its tenant', async () => {
+    await page.goto(`${server.url}/`);
+    await page
+      .getByLabel('API key')
+      .fill('keel_not-a-key')
+      .catch((e) => {
+        throw new Error(`${e}\n${pageErrors.join('\n')}`);
+      });
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('alert').waitFor();
+    assert.match(await page.getByRole('alert').innerText(), /unauthorized|key/i);
+    await signIn(page, dana);
+    assert.match(await page.locator('header .who').innerText(), /tenant acme/);
+    await page.locator('table.runs tbody tr').first().waitFor();
+    assert.equal(await page.locator('table.runs tbody tr').count(), 2);
+    await inboxCount(page, 2);
+  });
+
+  test('a destructive step waits in the inbox, is approved in the browser, and its run completes', async () => {
+    await page.getByRole('link', { name: /Approvals/ }).click();
+    const card = page.locator(`li.approval[data-run="${approveRun}"]`);
+    await card.waitFor();
+    assert.match(await card.innerText(), /close_ticket/);
+    assert.match(await card.innerText(), /T-1004/);
+    assert.match(await card.locator('.why').innerText(), /destructive/i);
+    assert.equal(helpdesk.calls('close_ticket'), 0);
+    await shot(page, 'inbox');
+    await card.getByLabel('Note').fill('checked with the customer');
+    await card.getByRole('button', { name: 'Approve' }).click();
+    await card.locator('.decided').waitFor();
+    assert.match(await card.locator('.decided').innerText(), /Approved by dana/);
+    await until('completed', async () => (await runStatus(approveRun)) === 'completed');
+    assert.equal(helpdesk.calls('close_ticket'), 1);
+    assert.equal(helpdesk.ticket('T-1004').status, 'closed');
+    const history = await server.api<{ history: { text: string }[] }>(
+      'GET',
+      `/api/runs/${approveRun}/history`,
+      {
+        key: dana,
+      },
+    );
+    assert.match(JSON.stringify(history.body.history), /dana/);
+  });
+
+  test('a denial in the browser stops its run, and nothing is closed', async () => {
+    const card = page.locator(`li.approval[data-run="${denyRun}"]`);
+    await card.getByRole('button', { name: 'Deny' }).click();
+    await card.locator('.decided').waitFor();
+    assert.match(await card.locator('.decided').innerText(), /Denied by dana/);
+    await until('refused', async () => (await runStatus(denyRun)) === 'refused');
+    assert.equal(helpdesk.calls('close_ticket'), 1);
+    assert.equal(helpdesk.ticket('T-1005').status, 'open');
+  });
+
+  test('approvals made elsewhere appear, and one resolved meanwhile names who resolved it', async () => {
+    await inboxCount(page, 0);
+    const run = await emit('T-1003', 'ticket.resolved', { resolution: 'Fixed.' });
+    await inboxCount(page, 1);
+    const card = page.locator(`li.approval[data-run="${run}"]`);
+    await card.waitFor();
+    const byErin = await server.api('POST', `/api/runs/${run}/approve`, { key: erin, body: {} });
+    assert.equal(byErin.status, 200, JSON.stringify(byErin.body));
+    await card.getByRole('button', { name: 'Approve' }).click();
+    await card.locator('.decided').waitFor();
+    assert.match(await card.locator('.decided').innerText(), /Already resolved by erin/);
+    await until('completed', async () => (await runStatus(run)) === 'completed');
+    assert.equal(helpdesk.calls('close_ticket'), 2);
+  });
+
+  test('a run page: its timeline, a green badge, replay identical; after tampering the badge is red at the seq', async () => {
+    await page.goto(`${server.url}/console/#/runs/${encodeURIComponent(approveRun)}`);
+    const badge = page.getByTestId('verify').locator('.badge');
+    await page.getByTestId('verify').locator('.badge.good').waitFor();
+    const entries = entryRows(sandbox.store(), approveRun);
+    assert.match(await badge.innerText(), new RegExp(`chain intact, ${entries.length} entries`));
+    assert.equal(await page.locator('ol.timeline > li').count(), entries.length);
+    await page.locator('ol.timeline > li[data-seq="1"] summary').click();
+    assert.match(
+      await page.locator('ol.timeline > li[data-seq="1"] dl.entry').innerText(),
+      new RegExp(entries[1]!.hash),
+    );
+    await page.getByRole('button', { name: 'Replay' }).click();
+    await page.getByText(/Replay: identical/).waitFor();
+    await shot(page, 'run');
+
+    // The first entry after the root that names the ticket: its payload edited, its hashes kept.
+    const row = entries.find((e) => e.seq > 0 && e.payload.toString('utf8').includes('T-1004'))!;
+    const edited = Buffer.from(row.payload.toString('utf8').replace('T-1004', 'T-1002'));
+    putEntryRow(sandbox.store(), { ...row, payload: edited });
+    await page.getByRole('button', { name: 'Verify again' }).click();
+    await page.getByTestId('verify').locator('.badge.bad').waitFor();
+    assert.equal(await badge.getAttribute('data-seq'), String(row.seq));
+    assert.match(await badge.innerText(), new RegExp(`fails verification at seq ${row.seq}`));
+    putEntryRow(sandbox.store(), row);
+  });
+
+  test('another tenant’s key sees none of the first tenant’s runs or approvals', async () => {
+    const globex = await browser.newContext();
+    const other = await openPage(globex);
+    await signIn(other, eve);
+    assert.match(await other.locator('header .who').innerText(), /tenant globex/);
+    await other.locator('.empty').waitFor();
+    assert.match(await other.locator('.empty').innerText(), /No runs yet/);
+    assert.equal(await other.getByTestId('inbox-count').innerText(), '0');
+    await other.goto(`${server.url}/console/#/runs/${encodeURIComponent(approveRun)}`);
+    await other.getByRole('alert').waitFor();
+    assert.match(await other.getByRole('alert').innerText(), /not found/i);
+    assert.doesNotMatch(await other.content(), /T-1004/);
+    await globex.close();
+  });
+
+  test('the key travels only in the Authorization header and stays in this tab’s session', async () => {
+    assert.ok(requested.length > 20, `only ${requested.length} requests seen`);
+    for (const k of [dana, eve]) {
+      for (const url of requested) assert.ok(!url.includes(k) && !url.includes(encodeURIComponent(k)), url);
+    }
+    assert.ok(authHeaders.length > 10);
+    for (const h of authHeaders) assert.match(h ?? '', /^Bearer keel_/);
+    assert.equal(await page.evaluate(() => localStorage.length), 0);
+    assert.equal(await page.evaluate(() => sessionStorage.getItem('keel.apiKey')), dana);
+    assert.doesNotMatch(page.url(), new RegExp(dana));
+    assert.ok(!server.stderr.includes(dana), 'the key is in the server log');
+  });
+
+  test('no page threw or logged an error on the way', () => {
+    assert.deepEqual(pageErrors, []);
+  });
+});

@@ -1,0 +1,178 @@
+/**
+ * The console's only way to Keel: the documented Keel API under /api, with the signed-in key in
+ * the Authorization header. The key lives in sessionStorage (gone when the tab closes), never in a
+ * URL, a query string or a log line. A refusal becomes an ApiError carrying Keel's message, code
+ * and details, so pages show what the API said instead of swallowing it.
+ */
+
+const KEY = 'keel.apiKey';
+
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    readonly details: Record<string, unknown> = {},
+  ) {
+    super(message);
+  }
+}
+
+export const session = {
+  key: (): string | null => sessionStorage.getItem(KEY),
+  signIn: (key: string) => sessionStorage.setItem(KEY, key),
+  signOut: () => sessionStorage.removeItem(KEY),
+};
+
+/** Called when the key is refused (401), so the shell can return to sign-in. */
+let onUnauthorized: () => void = () => {};
+export function whenUnauthorized(f: () => void): void {
+  onUnauthorized = f;
+}
+
+export async function api<T>(
+  method: 'GET' | 'POST',
+  path: string,
+  body?: unknown,
+  key = session.key(),
+): Promise<T> {
+  const headers: Record<string, string> = { Accept: 'application/json' };
+  if (key) headers.Authorization = `Bearer ${key}`;
+  if (body !== undefined) headers['Content-Type'] = 'application/json';
+  let res: Response;
+  try {
+    res = await fetch(path, {
+      method,
+      headers,
+      credentials: 'omit',
+      cache: 'no-store',
+      ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+    });
+  } catch (e) {
+    throw new ApiError(0, 'network', `Keel did not answer: ${(e as Error).message}`);
+  }
+  const text = await res.text();
+  let json: unknown;
+  try {
+    json = text ? JSON.parse(text) : {};
+  } catch {
+    throw new ApiError(
+      res.status,
+      'bad_response',
+      `Keel answered ${res.status} with something that is not JSON`,
+    );
+  }
+  if (!res.ok) {
+    const e = json as { error?: unknown; message?: unknown; details?: Record<string, unknown> };
+    const code = typeof e.error === 'string' ? e.error : String(res.status);
+    if (res.status === 401) onUnauthorized();
+    throw new ApiError(
+      res.status,
+      code,
+      typeof e.message === 'string' ? e.message : `${res.status} ${code}`,
+      e.details ?? {},
+    );
+  }
+  return json as T;
+}
+
+/** A query string from the set values only. */
+export function query(q: Record<string, string | number | undefined | null>): string {
+  const p = new URLSearchParams();
+  for (const [k, v] of Object.entries(q)) if (v !== undefined && v !== null && v !== '') p.set(k, String(v));
+  const s = p.toString();
+  return s ? `?${s}` : '';
+}
+
+export const runPath = (runId: string) => `/api/runs/${encodeURIComponent(runId)}`;
+
+// The shapes the console reads (as the API documents them).
+export interface Run {
+  runId: string;
+  workflowId: string;
+  version: number;
+  status: string;
+  head: { seq: number; hash: string };
+  eventId: string;
+  eventType: string;
+  createdAt: string;
+  updatedAt: string;
+  mode?: string;
+  shadowOf?: string;
+}
+export interface HistoryLine {
+  seq: number;
+  at: string;
+  kind: string;
+  text: string;
+}
+export interface Entry {
+  seq: number;
+  kind: string;
+  at: string;
+  hash: string;
+  prevHash: string | null;
+  payload: Record<string, unknown>;
+}
+export interface Verification {
+  ok: boolean;
+  entries: number;
+  head?: { seq: number; hash: string };
+  failure?: { code: string; seq: number; message: string };
+}
+export interface Approval {
+  runId: string;
+  workflowId?: string;
+  version?: number;
+  step: string;
+  tool: string;
+  args: Record<string, unknown>;
+  reason: string;
+  requestedAt: string;
+  costCents?: number;
+  trace?: unknown;
+  invalid?: { code: string; seq: number; message: string };
+}
+export interface Version {
+  workflowId: string;
+  version: number;
+  specHash: string;
+  status: string;
+  publishedAt: string;
+  publishedBy: string;
+  spec?: Spec;
+}
+export interface Spec {
+  id: string;
+  version: number;
+  triggers?: { event: string }[];
+  steps: { name: string; tool: string; args?: Record<string, unknown> }[];
+  limits?: Record<string, unknown>;
+  [k: string]: unknown;
+}
+export interface Promotion {
+  workflowId: string;
+  version: number;
+  from: string;
+  to: string;
+  by: string;
+  at: string;
+  kind: string;
+  override?: { reason: string };
+  hash: string;
+}
+export interface GateReport {
+  version: number;
+  from: string;
+  to: string;
+  met: boolean;
+  conditions: { id: string; met: boolean; text: string; needed?: number; found?: number }[];
+  notes: string[];
+  diff?: Diff;
+}
+export interface Diff {
+  from: number;
+  to: number;
+  same: boolean;
+  changes: { area: string; text: string }[];
+}

@@ -1,0 +1,140 @@
+/**
+ * Runs: counts by status, filters (workflow, version, status, time) kept in the URL fragment, one
+ * page at a time by the API's cursor. The first page reads itself again every few seconds, so new
+ * runs and status changes appear; later pages hold still while they are read.
+ */
+import { useState } from 'preact/hooks';
+import { api, query, type Run, type Version } from './api.ts';
+import { fromLocalInput, RUN_STATUSES, shortHash, statusLabel } from './format.ts';
+import { html } from './html.ts';
+import { Empty, ErrorBox, POLL_MS, Status, Time, useLoad } from './ui.ts';
+
+const PAGE = 50;
+
+type Filters = { workflowId: string; version: string; status: string; since: string; until: string };
+const FIELDS = ['workflowId', 'version', 'status', 'since', 'until'] as const;
+
+function setFilters(f: Filters): void {
+  const q = new URLSearchParams();
+  for (const k of FIELDS) if (f[k]) q.set(k, f[k]);
+  const s = q.toString();
+  location.hash = `#/runs${s ? `?${s}` : ''}`;
+}
+
+/** A `datetime-local` value (the browser's zone) for an ISO instant. */
+function toLocalInput(iso: string): string {
+  const d = new Date(iso);
+  if (Number.isNaN(d.getTime())) return '';
+  const p = (n: number) => String(n).padStart(2, '0');
+  return `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())}T${p(d.getHours())}:${p(d.getMinutes())}`;
+}
+
+export function RunsPage({ params }: { params: URLSearchParams }) {
+  const f: Filters = {
+    workflowId: params.get('workflowId') ?? '',
+    version: params.get('version') ?? '',
+    status: params.get('status') ?? '',
+    since: params.get('since') ?? '',
+    until: params.get('until') ?? '',
+  };
+  const key = FIELDS.map((k) => f[k]).join('|');
+  // Cursors of the pages before this one: [] on the first page.
+  const [cursors, setCursors] = useState<{ key: string; stack: string[] }>({ key, stack: [] });
+  const stack = cursors.key === key ? cursors.stack : [];
+  const cursor = stack[stack.length - 1];
+  const filterQuery = {
+    workflowId: f.workflowId,
+    version: f.workflowId ? f.version : '',
+    since: f.since,
+    until: f.until,
+  };
+  const runs = useLoad(
+    () =>
+      api<{ runs: Run[]; next?: string }>(
+        'GET',
+        `/api/runs${query({ ...filterQuery, status: f.status, limit: PAGE, cursor })}`,
+      ),
+    [key, cursor],
+    cursor ? 0 : POLL_MS,
+  );
+  const counts = useLoad(
+    () =>
+      api<{ counts: Record<string, number>; total: number }>(
+        'GET',
+        `/api/runs/counts${query({ workflowId: f.workflowId, version: f.workflowId ? f.version : '' })}`,
+      ),
+    [f.workflowId, f.version],
+    POLL_MS,
+  );
+  const workflows = useLoad(() => api<{ versions: Version[] }>('GET', '/api/workflows'), []);
+  const ids = [...new Set((workflows.value?.versions ?? []).map((v) => v.workflowId))].sort();
+  const versions = (workflows.value?.versions ?? [])
+    .filter((v) => v.workflowId === f.workflowId)
+    .map((v) => v.version);
+  const change = (k: keyof Filters) => (e: Event) => {
+    const v = (e.target as HTMLInputElement).value;
+    const next = { ...f, [k]: k === 'since' || k === 'until' ? (fromLocalInput(v) ?? '') : v };
+    if (k === 'workflowId') next.version = '';
+    setFilters(next);
+  };
+  const c = counts.value;
+  const list = runs.value?.runs ?? [];
+  const filtered = FIELDS.some((k) => f[k]);
+  return html`
+    <h1>Runs</h1>
+    <div class="counts" aria-label="Runs by status">
+      <a href="#/runs${query({ ...filterQuery })}" class=${f.status ? '' : 'active'}>all <b>${c?.total ?? '…'}</b></a>
+      ${RUN_STATUSES.map(
+        (s) =>
+          html`<a href=${`#/runs${query({ ...filterQuery, status: s })}`} class=${`s-${s} ${f.status === s ? 'active' : ''}`}>${statusLabel(s)} <b>${c?.counts[s] ?? 0}</b></a>`,
+      )}
+    </div>
+    <form class="filters" onSubmit=${(e: Event) => e.preventDefault()}>
+      <label>Workflow <select name="workflowId" value=${f.workflowId} onChange=${change('workflowId')}>
+        <option value="">any</option>
+        ${ids.map((id) => html`<option value=${id}>${id}</option>`)}
+      </select></label>
+      <label>Version <select name="version" value=${f.version} onChange=${change('version')} disabled=${!f.workflowId}>
+        <option value="">any</option>
+        ${versions.map((v) => html`<option value=${String(v)}>v${v}</option>`)}
+      </select></label>
+      <label>Status <select name="status" value=${f.status} onChange=${change('status')}>
+        <option value="">any</option>
+        ${RUN_STATUSES.map((s) => html`<option value=${s}>${statusLabel(s)}</option>`)}
+      </select></label>
+      <label>Since <input type="datetime-local" name="since" value=${f.since ? toLocalInput(f.since) : ''} onChange=${change('since')} /></label>
+      <label>Until <input type="datetime-local" name="until" value=${f.until ? toLocalInput(f.until) : ''} onChange=${change('until')} /></label>
+      ${filtered ? html`<a href="#/runs" class="clear">Clear filters</a>` : null}
+    </form>
+    <${ErrorBox} error=${runs.error ?? counts.error} />
+    ${
+      runs.loading && !runs.value
+        ? html`<p class="loading">Loading runs…</p>`
+        : list.length === 0
+          ? html`<${Empty}>${
+              filtered || stack.length
+                ? 'No runs match these filters.'
+                : html`No runs yet — emit an event: <code>npx keel emit <code>npx keel emit examples/support-desk/events/refund-30.json</code>lt;event.json<code>npx keel emit examples/support-desk/events/refund-30.json</code>gt;</code>`
+            }<//>`
+          : html`<table class="runs">
+              <thead><tr><th>Started</th><th>Workflow</th><th>Status</th><th>Event</th><th>Entries</th><th>Run</th></tr></thead>
+              <tbody>
+                ${list.map(
+                  (r) => html`<tr data-run=${r.runId}>
+                    <td><${Time} at=${r.createdAt} /></td>
+                    <td>${r.workflowId} <span class="muted">v${r.version}</span>${r.mode ? html` <span class="tag">${r.mode}</span>` : null}</td>
+                    <td><${Status} status=${r.status} /></td>
+                    <td>${r.eventType} <span class="muted">${r.eventId}</span></td>
+                    <td>${r.head.seq + 1}</td>
+                    <td><a href=${`#/runs/${encodeURIComponent(r.runId)}`}><code>${shortHash(r.runId)}</code></a></td>
+                  </tr>`,
+                )}
+              </tbody>
+            </table>`
+    }
+    <div class="pager">
+      <button type="button" disabled=${stack.length === 0} onClick=${() => setCursors({ key, stack: stack.slice(0, -1) })}>← Newer</button>
+      <span class="muted">page ${stack.length + 1}</span>
+      <button type="button" disabled=${!runs.value?.next} onClick=${() => setCursors({ key, stack: [...stack, runs.value!.next!] })}>Older →</button>
+    </div>`;
+}
