@@ -156,7 +156,11 @@ describe('the console', { timeout: 120_000 }, () => {
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.getByRole('alert').waitFor();
     assert.match(await page.getByRole('alert').innerText(), /unauthorized|key/i);
-    await signIn(page, dana);
+    // By keyboard: the key field has the focus, Enter signs in.
+    await page.getByLabel('API key').fill('');
+    await page.keyboard.type(dana);
+    await page.keyboard.press('Enter');
+    await page.locator('header .who').waitFor();
     assert.match(await page.locator('header .who').innerText(), /tenant acme/);
     await page.locator('table.runs tbody tr').first().waitFor();
     assert.equal(await page.locator('table.runs tbody tr').count(), 2);
@@ -239,6 +243,20 @@ describe('the console', { timeout: 120_000 }, () => {
     assert.equal(await badge.getAttribute('data-seq'), String(row.seq));
     assert.match(await badge.innerText(), new RegExp(`fails verification at seq ${row.seq}`));
     putEntryRow(sandbox.store(), row);
+  });
+
+  test('a narrow window: the runs list and a run page fit its width', async () => {
+    // The same tab: a new one would start signed out (the key is this tab's session's).
+    const narrow = page;
+    await narrow.setViewportSize({ width: 400, height: 800 });
+    for (const at of ['#/runs', `#/runs/${encodeURIComponent(approveRun)}`, '#/approvals', '#/workflows']) {
+      await narrow.goto(`${server.url}/console/${at}`);
+      await narrow.locator('main h1').first().waitFor();
+      await narrow.waitForLoadState('networkidle');
+      const [scroll, width] = await narrow.evaluate(() => [document.documentElement.scrollWidth, innerWidth]);
+      assert.ok(scroll! <= width!, `${at}: ${scroll} px wide in a ${width} px window`);
+    }
+    await narrow.setViewportSize({ width: 1280, height: 800 });
   });
 
   test('another tenant’s key sees none of the first tenant’s runs or approvals', async () => {
