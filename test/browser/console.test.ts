@@ -259,6 +259,40 @@ describe('the console', { timeout: 120_000 }, () => {
     await narrow.setViewportSize({ width: 1280, height: 800 });
   });
 
+  test('a workflow: its versions, its steps with the destructive one marked, and a gated promotion with an override', async () => {
+    await page.goto(`${server.url}/console/#/workflows/close-resolved-ticket`);
+    await page.locator('table.versions tbody tr').first().waitFor();
+    assert.match(await page.locator('table.versions').innerText(), /v1\s+LIVE/);
+    assert.match(await page.locator('ol.flow li.destructive').innerText(), /close_ticket/);
+    assert.equal(await page.locator('ol.flow li.destructive').count(), 1);
+    assert.match(await page.locator('pre.yaml').innerText(), /tool: close_ticket/);
+    const gate = page.getByTestId('gate');
+    await gate.waitFor();
+    assert.match(await gate.innerText(), /Gate not met for v1 LIVE → AUTONOMOUS/);
+    assert.match(await gate.innerText(), /denied/i);
+    const promote = page.getByRole('button', { name: 'Promote to AUTONOMOUS' });
+    assert.equal(await promote.isDisabled(), true, 'an unmet gate needs a reason first');
+    await page.getByLabel('Override reason').fill('the denial was a test; signed off by ops');
+    const asked: string[] = [];
+    page.once('dialog', async (d) => {
+      asked.push(d.message());
+      await d.accept();
+    });
+    await promote.click();
+    await until('promoted', async () =>
+      (await page.locator('table.versions').innerText()).includes('AUTONOMOUS'),
+    );
+    assert.match(asked[0] ?? '', /from LIVE to AUTONOMOUS although its gate is not met/);
+    const records = await server.api<{
+      promotions: { to: string; by: string; override?: { reason: string } }[];
+    }>('GET', '/api/workflows/close-resolved-ticket/versions', { key: dana });
+    const last = records.body.promotions.at(-1)!;
+    assert.equal(last.to, 'AUTONOMOUS');
+    assert.equal(last.by, 'dana');
+    assert.equal(last.override?.reason, 'the denial was a test; signed off by ops');
+    assert.match(await page.locator('ol.promotions').innerText(), /LIVE → AUTONOMOUS by dana/);
+  });
+
   test('another tenant’s key sees none of the first tenant’s runs or approvals', async () => {
     const globex = await browser.newContext();
     const other = await openPage(globex);

@@ -103,6 +103,71 @@ function GateView({ report }: { report: GateReport }) {
   </div>`;
 }
 
+interface ShadowReport {
+  version: number;
+  against: number[];
+  comparisons: number;
+  agreed: number;
+  agreement: number;
+  skipped: number;
+  newRefusals: { runId: string; step: string; code: string }[];
+  disagreements: { shadowRunId: string; liveRunId: string; liveVersion: number; sentences: string[] }[];
+}
+
+/** How a SHADOW version agreed with the live runs it shadowed (`keel shadow report`). */
+function ShadowView({ workflowId, version }: { workflowId: string; version: number }) {
+  const r = useLoad(
+    () => api<ShadowReport>('GET', `${wfPath(workflowId)}/shadow-report${query({ version })}`),
+    [workflowId, version],
+  );
+  const x = r.value;
+  return html`<section class="shadow" data-testid="shadow-report">
+    <h3>Shadow comparisons of v${version}</h3>
+    <${ErrorBox} error=${r.error} />
+    ${
+      !x
+        ? null
+        : x.comparisons === 0
+          ? html`<p class="muted">No comparisons yet: each live run's event also runs v${version}, simulated, and the two are compared once both end.</p>`
+          : html`<p><b>${Math.round(x.agreement * 1000) / 10}%</b> agreement: ${x.agreed} of ${x.comparisons} live runs of v${x.against.join(', v')}${x.skipped ? html` <span class="muted">(${x.skipped} skipped at the shadow limit)</span>` : null}</p>
+            ${x.newRefusals.length ? html`<p class="bad">${x.newRefusals.length} refusals the live version did not make</p>` : null}
+            <ul class="changes">${x.disagreements
+              .slice(0, 20)
+              .map(
+                (d) =>
+                  html`<li>${d.sentences.join(' ')} <a href=${`#/runs/${encodeURIComponent(d.shadowRunId)}`}>shadow</a> · <a href=${`#/runs/${encodeURIComponent(d.liveRunId)}`}>live</a></li>`,
+              )}</ul>`
+    }
+  </section>`;
+}
+
+interface RolloutStatus {
+  rollout?: {
+    from: number;
+    to: number;
+    percent: number;
+    steps: number[];
+    auto: boolean;
+    startedAt: string;
+    startedBy: string;
+  };
+  verdict?: { verdict: string; reasons: string[]; next?: number };
+}
+
+/** A rollout in progress: the split, its stages and whether its figures let it advance. */
+function RolloutView({ workflowId, tick }: { workflowId: string; tick: number }) {
+  const r = useLoad(() => api<RolloutStatus>('GET', `${wfPath(workflowId)}/rollout`), [workflowId, tick]);
+  const x = r.value?.rollout;
+  if (r.error) return html`<${ErrorBox} error=${r.error} />`;
+  if (!x) return null;
+  const v = r.value?.verdict;
+  return html`<section class="rollout" data-testid="rollout">
+    <h2>Rollout</h2>
+    <p>v${x.to} takes <b>${x.percent}%</b> of events, v${x.from} the rest; stages ${x.steps.join(' → ')}%${x.auto ? ' (advances and rolls back by itself)' : ''}. Started <${Time} at=${x.startedAt} /> by ${x.startedBy}.</p>
+    ${v ? html`<p>Figures say: <b>${v.verdict}</b>${v.next ? ` to ${v.next}%` : ''}. ${v.reasons.join(' ')}</p>` : null}
+  </section>`;
+}
+
 function Promote({
   workflowId,
   v,
@@ -202,8 +267,10 @@ export function WorkflowPage({ workflowId, who }: { workflowId: string; who: Who
             <${Flow} spec=${v.spec!} tools=${v.tools} />
             <pre class="yaml" aria-label="Spec">${toYaml(v.spec)}</pre>
           </div>
+          ${v.status === 'SHADOW' ? html`<${ShadowView} workflowId=${workflowId} version=${v.version} />` : null}
           <${Promote} workflowId=${workflowId} v=${v} who=${who} onDone=${() => setTick((t) => t + 1)} />`
         : null
     }
+    <${RolloutView} workflowId=${workflowId} tick=${tick} />
     ${versions.length > 1 ? html`<${DiffView} workflowId=${workflowId} versions=${versions.map((x) => x.version)} />` : null}`;
 }
