@@ -13,7 +13,10 @@ export {
   type EmitResult,
   type HistoryLine,
   type KeelConfig,
+  type PendingApprovalItem,
   type PublishOptions,
+  type RunCountFilter,
+  type RunCounts,
   type StartOptions,
 } from './keel.ts';
 export type {

@@ -28,7 +28,6 @@ import type {
   IdempotencyClaim,
   IdempotencyRef,
   IdempotencyResponse,
-  PendingApproval,
   PrincipalKind,
   Promotion,
   RunFilter,
@@ -43,7 +42,16 @@ import type {
 import type { Worker, WorkerOptions } from '../worker/index.ts';
 import type { ApiKeyIdentity, CreatedApiKey } from './api-keys.ts';
 import type { IdempotencyClaimInput } from './idempotency.ts';
-import type { createKeel, EmitResult, HistoryLine, PublishOptions, StartOptions } from './keel.ts';
+import type {
+  createKeel,
+  EmitResult,
+  HistoryLine,
+  PendingApprovalItem,
+  PublishOptions,
+  RunCountFilter,
+  RunCounts,
+  StartOptions,
+} from './keel.ts';
 import type { Principal, PromoteOptions, RolloutOptions, RolloutStatus } from './lifecycle/lifecycle.ts';
 import type { ReplayGateReport } from './lifecycle/replay-gate.ts';
 import type { ShadowReport } from './lifecycle/shadows.ts';
@@ -103,7 +111,10 @@ export interface RunsHandle {
     event: unknown,
     o?: StartOptions & { version?: number },
   ): Promise<RunSummary & { created: boolean }>;
+  /** Newest first, a page at a time; `since` (inclusive) and `until` (exclusive) bound the creation time. */
   list(tenant: string, filter?: RunFilter): Promise<RunPage>;
+  /** The tenant's runs by status (every status, 0 where none), and their total; one query. */
+  counts(tenant: string, filter?: RunCountFilter): Promise<RunCounts>;
   /** The run's ledger, decoded. */
   entries(tenant: string, runId: string): Promise<Entry[]>;
   /** The run's ledger as stored (the exact bytes that were hashed). */
@@ -134,7 +145,8 @@ export interface RunsHandle {
 }
 
 export interface ApprovalsHandle {
-  list(tenant: string, runId?: string): Promise<PendingApproval[]>;
+  /** Pending approvals from the runs' ledgers, oldest request first (of one run with `runId`). */
+  list(tenant: string, runId?: string): Promise<PendingApprovalItem[]>;
   approve(
     tenant: string,
     runId: string,

@@ -7,8 +7,17 @@ import { hostname } from 'node:os';
 import { goneLeaseOwners, leaseOwnerName, systemSources } from '../adapters/system/index.ts';
 import type { Digest } from '../core/canonical/index.ts';
 import { ErrorCode, isKeelError, KeelError } from '../core/errors.ts';
-import { decodeEntry, type Entry, type StoredEntry, type VerifyResult } from '../core/ledger/index.ts';
-import { describeEntry, parseEvent } from '../core/run/index.ts';
+import { instantBound } from '../core/instant.ts';
+import {
+  decodeEntry,
+  type Entry,
+  type PolicyEntry,
+  RUN_STATUSES,
+  type RunStatus,
+  type StoredEntry,
+  type VerifyResult,
+} from '../core/ledger/index.ts';
+import { type ApprovalCause, approvalCause, describeEntry, parseEvent } from '../core/run/index.ts';
 import {
   parseSpec,
   type SpecOptions,
@@ -130,6 +139,57 @@ export interface HistoryLine {
 export interface EmitResult {
   readonly eventId: string;
   readonly runs: readonly (RunSummary & { created: boolean })[];
+}
+
+/**
+ * A pending approval as an approver is shown it, from the run's ledger: the request
+ * (`approval.requested`: step, tool, args, costCents, reason, channel, the policy's record with its
+ * trace when a policy was checked), the run's workflow and pinned version, and why it waits
+ * (`cause`). A run that fails verification is listed with `invalid` and none of these but its id.
+ */
+export interface PendingApprovalItem extends PendingApproval {
+  readonly workflowId?: string;
+  readonly version?: number;
+  readonly costCents?: number;
+  readonly policy?: PolicyEntry;
+  /** `policy`: a rule of `policy` (its `rule`, its `trace`); `destructive`: the guardrail; `gate`: the tool always asks. */
+  readonly cause?: ApprovalCause;
+}
+
+/** What `runs.counts` counts: the runs of a workflow (of one version), created in a time range. */
+export interface RunCountFilter {
+  readonly workflowId?: string;
+  readonly version?: number;
+  /** ISO 8601 instants with a zone: runs created at or after `since`, and before `until`. */
+  readonly since?: string;
+  readonly until?: string;
+}
+
+/** A tenant's runs by status (every status, 0 where none), and their sum. */
+export interface RunCounts {
+  readonly counts: Record<RunStatus, number>;
+  readonly total: number;
+}
+
+/**
+ * A filter's `since` and `until` as the stores compare them (the clock's text, instantBound); one
+ * that is not an ISO 8601 instant with a zone is a usage error naming it.
+ */
+function timeRange<F extends { since?: string; until?: string }>(f: F): F {
+  const out: { since?: string; until?: string } = { ...f };
+  for (const field of ['since', 'until'] as const) {
+    const v = f[field];
+    if (v === undefined) continue;
+    const bound = typeof v === 'string' ? instantBound(v) : undefined;
+    if (bound === undefined)
+      throw new KeelError(
+        ErrorCode.usage,
+        `${field}: expected an ISO 8601 instant with a zone (e.g. 2026-01-31T12:00:00Z), got ${JSON.stringify(String(v).slice(0, 64))}`,
+        { field },
+      );
+    out[field] = bound;
+  }
+  return out as F;
 }
 
 export interface StartOptions {
@@ -382,7 +442,27 @@ export function createKeel(config: KeelConfig) {
       const { run, created } = await engine.start(v, event, { ...startOptions(o), direct: true });
       return { ...run, created };
     },
-    list: (tenant: string, filter?: RunFilter): Promise<RunPage> => store.listRuns(tenant, filter),
+    /**
+     * Runs newest first, a page at a time; `since` (inclusive) and `until` (exclusive) bound their
+     * creation time (the run root's time) and may be any ISO 8601 instant with a zone.
+     */
+    list: (tenant: string, filter?: RunFilter): Promise<RunPage> =>
+      store.listRuns(tenant, filter ? timeRange(filter) : filter),
+    /** How many of the tenant's runs are in each status (of a workflow, a version, a time range). */
+    async counts(tenant: string, filter: RunCountFilter = {}): Promise<RunCounts> {
+      const f = timeRange(filter);
+      const found = await store.countRuns(tenant, {
+        ...(f.workflowId !== undefined ? { workflowId: f.workflowId } : {}),
+        ...(f.version !== undefined ? { version: f.version } : {}),
+        ...(f.since !== undefined ? { since: f.since } : {}),
+        ...(f.until !== undefined ? { until: f.until } : {}),
+      });
+      const counts = Object.fromEntries(RUN_STATUSES.map((st) => [st, found[st] ?? 0])) as Record<
+        RunStatus,
+        number
+      >;
+      return { counts, total: RUN_STATUSES.reduce((n, st) => n + counts[st], 0) };
+    },
     async entries(tenant: string, runId: string): Promise<Entry[]> {
       await getRun(tenant, runId);
       return (await store.readEntries(tenant, runId)).map(decodeEntry);
@@ -494,7 +574,7 @@ export function createKeel(config: KeelConfig) {
    * checked; one that does not verify is listed with `invalid` and nothing else of it, and a row for a
    * run whose ledger waits for nothing is not listed (`keel verify` reports it).
    */
-  async function pendingApprovals(tenant: string, runId?: string): Promise<PendingApproval[]> {
+  async function pendingApprovals(tenant: string, runId?: string): Promise<PendingApprovalItem[]> {
     const rows = await store.listPendingApprovals(tenant, runId);
     const ids = new Set(rows.map((r) => r.runId));
     if (runId === undefined) {
@@ -509,14 +589,22 @@ export function createKeel(config: KeelConfig) {
         cursor = page.next;
       }
     } else if ((await store.getRun(tenant, runId))?.status === 'waiting_approval') ids.add(runId);
-    const out: PendingApproval[] = [];
+    const out: PendingApprovalItem[] = [];
     for (const id of ids) {
       try {
         const { state, entries } = await engine.load(tenant, id);
         const request = openRequest(state);
         if (!request) continue;
         const at = entries.findLast((e) => e.kind === 'approval.requested')?.at ?? '';
-        out.push({ tenant, runId: id, ...request, requestedAt: at });
+        out.push({
+          tenant,
+          runId: id,
+          workflowId: state.workflowId,
+          version: state.version,
+          ...request,
+          cause: approvalCause(request),
+          requestedAt: at,
+        });
       } catch (e) {
         if (!(isKeelError(e) && e.code === ErrorCode.ledgerInvalid)) throw e;
         // Nothing of a run that fails verification is shown as if it were true: neither its row

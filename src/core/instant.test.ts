@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
 import { anyInstant, clockText } from '../testing/clock-text.ts';
-import { parseInstant, utcMillis } from './instant.ts';
+import { instantBound, parseInstant, utcMillis } from './instant.ts';
 
 const slow = (s: string): number | undefined => {
   if (!/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:\d{2})$/.test(s))
@@ -77,5 +77,37 @@ describe('parseInstant', () => {
       '2026-03-14 10:30:00.000Z',
     ])
       assert.equal(parseInstant(s), undefined, s);
+  });
+});
+
+describe('instantBound', () => {
+  it('is the clock text of the instant, or of the next millisecond when a finer fraction is past it', () => {
+    assert.equal(instantBound('2026-03-14T10:30:00Z'), '2026-03-14T10:30:00.000Z');
+    assert.equal(instantBound('2026-03-14T12:30:00+02:00'), '2026-03-14T10:30:00.000Z');
+    assert.equal(instantBound('2026-03-14T10:30:00.123Z'), '2026-03-14T10:30:00.123Z');
+    assert.equal(instantBound('2026-03-14T10:30:00.123000Z'), '2026-03-14T10:30:00.123Z');
+    assert.equal(instantBound('2026-03-14T10:30:00.1230001Z'), '2026-03-14T10:30:00.124Z');
+    assert.equal(instantBound('2026-12-31T23:59:59.9999Z'), '2027-01-01T00:00:00.000Z');
+  });
+
+  it('compares with what the clock writes as the instants compare', () => {
+    fc.assert(
+      fc.property(anyInstant, fc.integer({ min: -5, max: 5 }), fc.nat(999_999), (d, dms, sub) => {
+        const t = d.toISOString();
+        const at = new Date(d.getTime() + dms);
+        const s = `${at.toISOString().slice(0, 23)}${String(sub).padStart(6, '0')}Z`;
+        const b = instantBound(s);
+        if (b === undefined) return; // outside the years the clock text keeps in order
+        const exact = BigInt(at.getTime()) * 1_000_000n + BigInt(sub); // the instant s, in ns
+        const clock = BigInt(d.getTime()) * 1_000_000n;
+        assert.equal(t >= b, clock >= exact, `${t} >= ${s}`);
+        assert.equal(t < b, clock < exact, `${t} < ${s}`);
+      }),
+    );
+  });
+
+  it('refuses what is not an instant with a zone, and years the clock text does not keep in order', () => {
+    for (const s of ['', 'yesterday', '2026-03-14', '2026-03-14T10:30:00', '9999-12-31T23:00:00-05:00'])
+      assert.equal(instantBound(s), undefined, s);
   });
 });

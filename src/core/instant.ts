@@ -76,3 +76,19 @@ function digits(s: string, at: number, n: number): number {
   }
   return v;
 }
+
+/**
+ * An ISO 8601 instant as a bound on times the clock wrote: the clock's text (`Date.toISOString`)
+ * of the first millisecond at or after `s`, so that comparing the clock's texts byte by byte with
+ * it agrees with comparing the instants (a finer fraction than milliseconds rounds up:
+ * `t >= s` and `t < s` hold exactly when they hold against the bound). Undefined when `s` is not an
+ * instant with a zone, or falls outside the years 0000-9999 the clock's text keeps in order.
+ */
+export function instantBound(s: string): string | undefined {
+  const ms = parseInstant(s);
+  if (ms === undefined) return undefined;
+  const finer = /\.\d{3}(\d+)/.exec(s)?.[1];
+  const bound = finer !== undefined && /[1-9]/.test(finer) ? ms + 1 : ms;
+  const text = new Date(bound).toISOString();
+  return text.length === 24 ? text : undefined;
+}

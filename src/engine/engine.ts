@@ -460,6 +460,7 @@ export class Engine {
       const prior = entries.filter((e) => e.kind === 'approval.resolved').at(-1);
       if (prior) {
         const p = prior.payload as PayloadOf<'approval.resolved'>;
+        // Who decided, what and when, so an approver who came second is told whose decision stands.
         throw new KeelError(
           ErrorCode.alreadyResolved,
           `the approval of run ${runId} was already ${p.decision} by ${p.by}`,
@@ -468,6 +469,9 @@ export class Engine {
             proposalId: p.proposalId,
             decision: p.decision,
             by: p.by,
+            resolvedBy: p.by,
+            resolvedAt: prior.at,
+            ...(p.note ? { note: p.note } : {}),
           },
         );
       }

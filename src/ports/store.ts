@@ -163,10 +163,16 @@ export interface WorkerStatus {
 export interface RunFilter {
   readonly status?: RunStatus;
   readonly workflowId?: string;
-  /** Runs of one version (with workflowId). */
+  /** Runs of one version (of workflowId; alone, that version of every workflow). */
   readonly version?: number;
   /** `live`: live runs only; `test` or `shadow`: only simulated runs of that mode. Absent: all. */
   readonly mode?: RunMode | 'live';
+  /**
+   * Runs created at or after this time, and before `until`: each in the clock's text
+   * (`Date.toISOString`, as `instantBound` gives it), which the stores compare byte by byte.
+   */
+  readonly since?: string;
+  readonly until?: string;
   readonly limit?: number;
   /** Opaque cursor from a previous page's `next`. */
   readonly cursor?: string;
@@ -186,6 +192,8 @@ export interface RunCount {
   readonly status?: RunStatus;
   /** ISO time; runs created at or after it. */
   readonly since?: string;
+  /** ISO time, in the clock's text like `since`; runs created before it. */
+  readonly until?: string;
 }
 
 /** A shadow run's comparison with its live run, kept once both ended (core/lifecycle/compare-runs.ts). */

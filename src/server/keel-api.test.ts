@@ -3,9 +3,11 @@
  * through `app.request`: publish → promote (a person's key, one step at a time) → emit → list,
  * history, entries, verify; approvals; fork, replay, rerun, cancel; tenant isolation (another
  * tenant's key gets exactly a missing run's answer); authentication; bad input naming the field;
- * the OpenAPI document against the route table.
+ * the OpenAPI document and docs/http.md's route list against the route table.
  */
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { before, describe, test } from 'node:test';
 import { inProcessServer, type Json } from '../../test/helpers/in-process-server.ts';
 import { setStatus } from '../testing/index.ts';
@@ -294,6 +296,8 @@ describe('tenant isolation', () => {
       ['POST', '/approve', {}],
       ['POST', '/deny', {}],
       ['POST', '/cancel', {}],
+      ['POST', '/pause', {}],
+      ['POST', '/resume', {}],
       ['POST', '/fork', { fromSeq: 0, mode: 'replay' }],
       ['POST', '/rerun', undefined],
     ];
@@ -309,6 +313,7 @@ describe('tenant isolation', () => {
     }
     assert.equal(await status(id), 'waiting_approval', 'still waiting: globex changed nothing');
     assert.deepEqual((await api('GET', '/api/runs', { key: t.globex })).body.runs, []);
+    assert.equal((await api('GET', '/api/runs/counts', { key: t.globex })).body.total, 0);
     assert.deepEqual((await api('GET', '/api/approvals', { key: t.globex })).body.approvals, []);
     assert.deepEqual((await api('GET', '/api/workflows', { key: t.globex })).body.versions, []);
     assert.equal((await api('GET', '/api/workflows/gated', { key: t.globex })).status, 404);
@@ -384,6 +389,20 @@ describe('authentication and bad input', () => {
     });
     assert.equal(media.status, 415);
     assert.equal(media.body.error, 'unsupported_media_type');
+  });
+});
+
+describe('docs/http.md', () => {
+  test('its route table lists every route of KEEL_ROUTES, and nothing else', () => {
+    const doc = readFileSync(join(import.meta.dirname, '..', '..', 'docs', 'http.md'), 'utf8');
+    const documented = doc
+      .split('\n')
+      .flatMap((line) => {
+        const row = /^\|\s*(GET|POST)\s*\|\s*`([^`]+)`/.exec(line);
+        return row ? [`${row[1]} ${row[2]}`] : [];
+      })
+      .sort();
+    assert.deepEqual(documented, KEEL_ROUTES.map((r) => `${r.method.toUpperCase()} ${r.path}`).sort());
   });
 });
 

@@ -518,6 +518,71 @@ export function runStoreContract(name: string, factory: StoreFactory): void {
         ['Zed', 'alpha'],
       );
     });
+    test('filters runs by version and creation time (since inclusive, until exclusive), paging within the filter', async () => {
+      const tenant = `range-${counter++}`;
+      const n = counter++;
+      // Five runs a second apart, v1 and v2 alternating; one more of another workflow.
+      const made: { runId: string; at: string; version: number }[] = [];
+      for (let i = 0; i < 5; i++) {
+        const runId = `run-${i}-${n}`;
+        const at = `2026-02-01T00:00:0${i}.000Z`;
+        const version = (i % 2) + 1;
+        const req = createRequest(tenant, [rootAt(runId, tenant, at)]);
+        await store.append({ ...req, create: { ...req.create!, version } });
+        made.push({ runId, at, version });
+      }
+      const other = createRequest(tenant, [rootAt(`other-${n}`, tenant, '2026-02-01T00:00:02.500Z')]);
+      await store.append({ ...other, create: { ...other.create!, workflowId: 'other', version: 2 } });
+      const all = async (f: Parameters<Store['listRuns']>[1]) => {
+        const seen: string[] = [];
+        let cursor: string | undefined;
+        do {
+          const page = await store.listRuns(tenant, { ...f, limit: 1, ...(cursor ? { cursor } : {}) });
+          assert.ok(page.runs.length <= 1);
+          seen.push(...page.runs.map((r) => r.runId));
+          cursor = page.next;
+        } while (cursor);
+        return seen;
+      };
+      const ids = (...i: number[]) => i.map((k) => made[k]!.runId);
+      assert.deepEqual(await all({ since: made[1]!.at, until: made[4]!.at, workflowId: 'wf' }), ids(3, 2, 1));
+      assert.deepEqual(await all({ since: made[1]!.at, until: made[4]!.at }), [
+        made[3]!.runId,
+        `other-${n}`,
+        made[2]!.runId,
+        made[1]!.runId,
+      ]);
+      assert.deepEqual(await all({ workflowId: 'wf', version: 2 }), ids(3, 1));
+      assert.deepEqual(await all({ version: 2, since: '2026-02-01T00:00:02.000Z' }), [
+        made[3]!.runId,
+        `other-${n}`,
+      ]);
+      assert.deepEqual(await all({ until: made[0]!.at }), [], 'until is exclusive');
+      assert.deepEqual(await all({ since: '2026-02-01T00:00:04.001Z' }), []);
+      // A page of the filter holds the filter's runs only, and `next` goes on within it.
+      const first = await store.listRuns(tenant, { workflowId: 'wf', version: 1, limit: 2 });
+      assert.deepEqual(
+        first.runs.map((r) => r.runId),
+        ids(4, 2),
+      );
+      const second = await store.listRuns(tenant, {
+        workflowId: 'wf',
+        version: 1,
+        limit: 2,
+        ...(first.next ? { cursor: first.next } : {}),
+      });
+      assert.deepEqual(
+        second.runs.map((r) => r.runId),
+        ids(0),
+      );
+      assert.equal(second.next, undefined);
+      assert.deepEqual(await store.countRuns(tenant, { since: made[1]!.at, until: made[4]!.at }), {
+        running: 4,
+      });
+      assert.deepEqual(await store.countRuns(tenant, { version: 2 }), { running: 3 });
+      assert.deepEqual(await store.countRuns(`${tenant}-nobody`, {}), {});
+    });
+
     test('keeps the first secret key stored for a tenant: later candidates, other tenants and other connections agree', async () => {
       const tenant = `secret-key-${counter++}`;
       const first = new Uint8Array(32).fill(7);

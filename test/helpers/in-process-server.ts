@@ -1,10 +1,12 @@
 /**
- * The HTTP app of `keel serve` over an in-memory Keel, driven through `app.request` (no socket):
- * for route tests. Two tenants with a key each (acme as dana, globex as eve); `api` sends JSON as
- * acme unless told otherwise (`key: null` sends no Authorization header).
+ * The HTTP app of `keel serve` over a Keel (in-memory SQLite unless given another store), driven
+ * through `app.request` (no socket): for route tests. Two tenants with a key each (acme as dana,
+ * globex as eve); `api` sends JSON as acme unless told otherwise (`key: null` sends no
+ * Authorization header).
  */
 import { after, before } from 'node:test';
-import { createKeel, type Keel } from '../../src/app/index.ts';
+import { createKeel, type Keel, type PoliciesConfig } from '../../src/app/index.ts';
+import type { RawSources, Store, ToolDefinition } from '../../src/ports/index.ts';
 import { createServerApp } from '../../src/server/app.ts';
 
 export type Json = Record<string, unknown>;
@@ -21,11 +23,29 @@ export interface InProcessServer {
   ): Promise<{ status: number; headers: Headers; body: Json; text: string }>;
 }
 
-/** Registers before/after hooks in the calling test file and returns the server they set up. */
-export function inProcessServer(): InProcessServer {
+export interface InProcessOptions {
+  /** The store, opened in the `before` hook (default: a fresh in-memory SQLite store). */
+  readonly store?: () => Promise<Store>;
+  /** Dropped after the Keel closed its store (a scratch PostgreSQL schema). */
+  readonly cleanup?: () => Promise<void>;
+  readonly tools?: readonly ToolDefinition[];
+  readonly sources?: RawSources;
+  readonly policies?: PoliciesConfig;
+}
+
+/**
+ * Registers before/after hooks in the calling test file (or describe block) and returns the
+ * server they set up.
+ */
+export function inProcessServer(o: InProcessOptions = {}): InProcessServer {
   const s = {} as { keel: Keel; server: ReturnType<typeof createServerApp>; acme: string; globex: string };
   before(async () => {
-    s.keel = createKeel({ store: ':memory:' });
+    s.keel = createKeel({
+      store: o.store ? await o.store() : ':memory:',
+      ...(o.tools ? { tools: o.tools } : {}),
+      ...(o.sources ? { sources: o.sources } : {}),
+      ...(o.policies ? { policies: o.policies } : {}),
+    });
     s.server = createServerApp(s.keel, { log: () => {} });
     s.acme = (await s.keel.keys.create('acme', 'dana')).key;
     s.globex = (await s.keel.keys.create('globex', 'eve')).key;
@@ -33,6 +53,7 @@ export function inProcessServer(): InProcessServer {
   after(async () => {
     await s.server.host.drain();
     await s.keel.close();
+    await o.cleanup?.();
   });
   return {
     get keel() {

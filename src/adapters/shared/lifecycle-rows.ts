@@ -137,10 +137,18 @@ export function rolloutMoved(workflowId: string): KeelError {
 
 /**
  * `WHERE` conditions for the run filters the lifecycle adds — a version, a mode (`live`: no mode),
- * a creation time — each value bound through `next`, which returns its placeholder.
+ * a creation time range (`since` inclusive, `until` exclusive; both in the clock's text, so byte
+ * order is time order) — each value bound through `next`, which returns its placeholder.
  */
 export function modeFilter(
-  f: { workflowId?: string; version?: number; mode?: string; status?: string; since?: string },
+  f: {
+    workflowId?: string;
+    version?: number;
+    mode?: string;
+    status?: string;
+    since?: string;
+    until?: string;
+  },
   next: (value: unknown) => string,
   o: { workflowAndStatus?: boolean } = {},
 ): string[] {
@@ -152,5 +160,6 @@ export function modeFilter(
   if (f.mode === 'live') where.push('mode IS NULL');
   else if (f.mode !== undefined) where.push(`mode = ${next(f.mode)}`);
   if (f.since !== undefined) where.push(`created_at >= ${next(f.since)}`);
+  if (f.until !== undefined) where.push(`created_at < ${next(f.until)}`);
   return where;
 }

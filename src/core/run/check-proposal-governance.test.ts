@@ -5,7 +5,12 @@ import { parsePolicy } from '../policy/index.ts';
 import type { ToolDescriptor } from '../tools/index.ts';
 import { keyPair, signedRoot } from '../writs/fixtures.test-helpers.ts';
 import { attenuate, signWrit, writHash } from '../writs/index.ts';
-import { checkProposal, type ProposalContext, type WritCheckContext } from './check-proposal.ts';
+import {
+  approvalCause,
+  checkProposal,
+  type ProposalContext,
+  type WritCheckContext,
+} from './check-proposal.ts';
 import { describeEntry } from './describe-entry.ts';
 
 const issueRefund: ToolDescriptor = {
@@ -202,5 +207,32 @@ describe('checkProposal with a writ and a policy', () => {
       },
     } as unknown as Parameters<typeof describeEntry>[0];
     assert.match(describeEntry(allowedEntry), /all checks passed; policy rule refunds allowed it\.$/);
+  });
+});
+
+describe('approvalCause', () => {
+  const asked = (d: ReturnType<typeof checkProposal>, tool: string) => {
+    assert.equal(d.outcome, 'require_approval');
+    if (d.outcome !== 'require_approval') throw new Error('unreachable');
+    return approvalCause({ tool, reason: d.reason, ...(d.policy ? { policy: d.policy } : {}) });
+  };
+
+  it('names a policy rule, the destructive guardrail or an approval gate, as the decision recorded it', () => {
+    assert.equal(
+      asked(checkProposal(ctx({ args: { order_id: 'x', amount_usd: 42 }, policy })), 'issue_refund'),
+      'policy',
+    );
+    // The policy allowed it; the destructive guardrail still asks (the record keeps the allow).
+    const destructive = checkProposal(ctx({ policy, versionStatus: 'LIVE' }));
+    assert.equal(destructive.policy?.outcome, 'allow');
+    assert.equal(asked(destructive, 'issue_refund'), 'destructive');
+    assert.equal(asked(checkProposal(ctx({ versionStatus: 'LIVE' })), 'issue_refund'), 'destructive');
+    const gate: ToolDescriptor = {
+      ...issueRefund,
+      name: 'core.approvalGate',
+      destructive: false,
+      approval: 'always',
+    };
+    assert.equal(asked(checkProposal(ctx({ tool: gate })), 'core.approvalGate'), 'gate');
   });
 });

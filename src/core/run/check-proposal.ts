@@ -218,13 +218,32 @@ export function checkProposal(c: ProposalContext): Decision {
       {
         outcome: 'require_approval',
         costCents: cost,
-        reason: `${tool.name} is an approval gate`,
+        reason: gateReason(tool.name),
         channel: 'openwop',
       },
       policy,
     );
   }
   return withPolicy({ outcome: 'allow', costCents: cost }, policy);
+}
+
+const gateReason = (tool: string) => `${tool} is an approval gate`;
+
+/**
+ * Why a proposal waits for a person: a policy rule required it (`policy`: the request's policy
+ * record names the rule and its trace), the tool is destructive and the version not AUTONOMOUS
+ * (`destructive`), or the tool asks a person every time (`gate`). Read from what the request
+ * records (checkProposal's decision, as the ledger keeps it), the only three ways it asks.
+ */
+export type ApprovalCause = 'policy' | 'destructive' | 'gate';
+
+export function approvalCause(r: {
+  readonly tool: string;
+  readonly reason: string;
+  readonly policy?: { readonly outcome: PolicyOutcome };
+}): ApprovalCause {
+  if (r.policy?.outcome === 'require_approval') return 'policy';
+  return r.reason === gateReason(r.tool) ? 'gate' : 'destructive';
 }
 
 /** `d` with the policy's record when a policy was checked (no `policy` key otherwise). */

@@ -1,5 +1,7 @@
 export { type CancelRequest, cancelReason } from './cancel-reason.ts';
 export {
+  type ApprovalCause,
+  approvalCause,
   checkProposal,
   type Decision,
   type PolicyCheck,

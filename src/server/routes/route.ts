@@ -6,6 +6,7 @@
  */
 import { z } from 'zod';
 import type { Keel } from '../../app/keel.ts';
+import { instantBound } from '../../core/instant.ts';
 import { isSpecId, quoteInput } from '../../core/spec/index.ts';
 import type { OpenWopHost, Principal } from '../../openwop/host.ts';
 import { ProtocolError } from '../../openwop/protocol-error.ts';
@@ -58,6 +59,15 @@ export function workflowIdOf(params: Readonly<Record<string, string>>): string {
     );
   return id;
 }
+
+/** An ISO 8601 instant with a zone, as a query bound on a time (`since`, `until`). */
+export const Instant = z
+  .string()
+  .max(64)
+  .refine((s) => instantBound(s) !== undefined, {
+    message: 'expected an ISO 8601 instant with a zone, e.g. 2026-01-31T12:00:00Z',
+  })
+  .describe('ISO 8601 with a zone, e.g. 2026-01-31T12:00:00Z or 2026-01-31T13:00:00+01:00');
 
 /** A free-text note or reason. */
 export const Note = z.string().max(4000);

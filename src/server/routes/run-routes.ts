@@ -1,13 +1,15 @@
 /**
- * Keel API, runs and approvals: list and read runs, their history and ledger entries; verify, replay,
- * fork, rerun and cancel one; list pending approvals and approve or deny the proposal a run waits for.
+ * Keel API, runs and approvals: list, count and read runs, their history and ledger entries;
+ * verify, replay, fork, rerun, cancel, pause and resume one; list pending approvals and approve or
+ * deny the proposal a run waits for. `/api/runs/counts` is registered before `/api/runs/{runId}`,
+ * which would otherwise take `counts` for a malformed run id.
  */
 import { z } from 'zod';
 import { RUN_STATUSES } from '../../core/ledger/index.ts';
 import { parseEvent } from '../../core/run/index.ts';
 import { quoteInput } from '../../core/spec/index.ts';
 import { ProtocolError } from '../../openwop/protocol-error.ts';
-import { EventBody, type KeelRoute, Note, ok, route } from './route.ts';
+import { EventBody, Instant, type KeelRoute, Note, ok, route } from './route.ts';
 
 const RUN_ID = /^sha256:[0-9a-f]{64}$/;
 
@@ -36,8 +38,20 @@ export const RUN_ROUTES: readonly KeelRoute[] = [
     query: z.object({
       status: z.enum(RUN_STATUSES).optional(),
       workflowId: z.string().min(1).optional(),
+      version: z.coerce
+        .number()
+        .int()
+        .min(1)
+        .optional()
+        .describe('runs of this version (of workflowId; alone, of every workflow)'),
+      since: Instant.optional().describe('runs created at or after this instant (ISO 8601 with a zone)'),
+      until: Instant.optional().describe('runs created before this instant (ISO 8601 with a zone)'),
       limit: z.coerce.number().int().min(1).max(100).optional().describe('default 50'),
-      cursor: z.string().min(1).optional().describe('`next` of the previous page'),
+      cursor: z
+        .string()
+        .min(1)
+        .optional()
+        .describe('`next` of the previous page, sent with the same filters'),
     }),
     responses: { 200: '{runs, next?}' },
     async handle({ keel, p, query }) {
@@ -45,9 +59,42 @@ export const RUN_ROUTES: readonly KeelRoute[] = [
         limit: query.limit ?? 50,
         ...(query.status ? { status: query.status } : {}),
         ...(query.workflowId ? { workflowId: query.workflowId } : {}),
+        ...(query.version !== undefined ? { version: query.version } : {}),
+        ...(query.since !== undefined ? { since: query.since } : {}),
+        ...(query.until !== undefined ? { until: query.until } : {}),
         ...(query.cursor ? { cursor: query.cursor } : {}),
       });
       return ok({ runs: page.runs, ...(page.next ? { next: page.next } : {}) });
+    },
+  }),
+  route({
+    method: 'get',
+    path: '/api/runs/counts',
+    operationId: 'countRuns',
+    summary: 'How many of the tenant’s runs are in each status',
+    tag: 'runs',
+    auth: true,
+    query: z.object({
+      workflowId: z.string().min(1).optional(),
+      version: z.coerce
+        .number()
+        .int()
+        .min(1)
+        .optional()
+        .describe('runs of this version (of workflowId; alone, of every workflow)'),
+      since: Instant.optional().describe('runs created at or after this instant (ISO 8601 with a zone)'),
+      until: Instant.optional().describe('runs created before this instant (ISO 8601 with a zone)'),
+    }),
+    responses: { 200: '{counts: {<status>: n} (every status, 0 where none), total}' },
+    async handle({ keel, p, query }) {
+      return ok(
+        await keel.runs.counts(p.tenant, {
+          ...(query.workflowId ? { workflowId: query.workflowId } : {}),
+          ...(query.version !== undefined ? { version: query.version } : {}),
+          ...(query.since !== undefined ? { since: query.since } : {}),
+          ...(query.until !== undefined ? { until: query.until } : {}),
+        }),
+      );
     },
   }),
   route({
@@ -176,17 +223,54 @@ export const RUN_ROUTES: readonly KeelRoute[] = [
       );
     },
   }),
+  route({
+    method: 'post',
+    path: '/api/runs/{runId}/pause',
+    operationId: 'pauseRun',
+    summary: 'Hold a running run: the step in progress finishes, no other starts until it is resumed',
+    tag: 'runs',
+    auth: true,
+    body: z.strictObject({ reason: Note.optional() }),
+    responses: { 200: 'the run, paused' },
+    async handle({ keel, p, params, body }) {
+      // A walk of the run in this process finishes its step first: the answer waits for it.
+      return ok(
+        await keel.runs.pause(p.tenant, runIdOf(params), {
+          by: p.subject,
+          ...(body.reason ? { reason: body.reason } : {}),
+        }),
+      );
+    },
+  }),
+  route({
+    method: 'post',
+    path: '/api/runs/{runId}/resume',
+    operationId: 'resumeRun',
+    summary: 'Release a paused run; it walks on in the background',
+    tag: 'runs',
+    auth: true,
+    body: z.strictObject({}),
+    responses: { 200: 'the run, running again' },
+    async handle({ keel, host, p, params }) {
+      const runId = runIdOf(params);
+      const r = await keel.runs.resume(p.tenant, runId, { by: p.subject, walk: 'enqueue' });
+      host.kick(p.tenant, runId);
+      return ok(r);
+    },
+  }),
 
   // Approvals
   route({
     method: 'get',
     path: '/api/approvals',
     operationId: 'listApprovals',
-    summary: 'Pending approvals (of one run with ?runId)',
+    summary: 'Pending approvals (of one run with ?runId), oldest request first',
     tag: 'approvals',
     auth: true,
     query: z.object({ runId: z.string().min(1).optional() }),
-    responses: { 200: '{approvals}' },
+    responses: {
+      200: '{approvals: [{tenant, runId, workflowId, version, step, tool, proposalId, args, costCents, reason, channel, policy?, cause, requestedAt}]}',
+    },
     async handle({ keel, p, query }) {
       return ok({ approvals: await keel.approvals.list(p.tenant, query.runId) });
     },
@@ -202,6 +286,8 @@ export const RUN_ROUTES: readonly KeelRoute[] = [
           : 'Deny the proposal the run waits for; the run stops refused',
       tag: 'approvals',
       auth: true,
+      description:
+        'A proposal someone decided already is 409 already_resolved, its details naming the decision that stands: {runId, proposalId, decision, resolvedBy, resolvedAt, note?}.',
       body: z.strictObject({ note: Note.optional() }),
       responses: { 200: 'the run after the decision' },
       async handle({ keel, host, p, params, body }) {
