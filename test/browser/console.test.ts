@@ -28,6 +28,8 @@ let eve: string; // globex
 /** Every URL any page asked for, and the /api requests' Authorization headers. */
 const requested: string[] = [];
 const authHeaders: (string | undefined)[] = [];
+/** Every API call the console made, as `method path`. */
+const apiCalls = new Set<string>();
 /** Uncaught errors and console errors of any page: the console must have none. */
 const pageErrors: string[] = [];
 
@@ -86,7 +88,11 @@ async function openPage(context: BrowserContext): Promise<Page> {
   });
   page.on('request', (req) => {
     requested.push(req.url());
-    if (new URL(req.url()).pathname.startsWith('/api/')) authHeaders.push(req.headers().authorization);
+    const path = new URL(req.url()).pathname;
+    if (path.startsWith('/api/')) {
+      authHeaders.push(req.headers().authorization);
+      apiCalls.add(`${req.method().toLowerCase()} ${decodeURIComponent(path)}`);
+    }
   });
   return page;
 }
@@ -319,6 +325,27 @@ describe('the console', { timeout: 120_000 }, () => {
     assert.equal(await page.evaluate(() => sessionStorage.getItem('keel.apiKey')), dana);
     assert.doesNotMatch(page.url(), new RegExp(dana));
     assert.ok(!server.stderr.includes(dana), 'the key is in the server log');
+  });
+
+  test('every call the console made is a route of the OpenAPI document', async () => {
+    const doc = (await fetch(`${server.url}/openapi.json`).then((r) => r.json())) as {
+      paths: Record<string, Record<string, unknown>>;
+    };
+    const routes = Object.entries(doc.paths).flatMap(([path, ops]) =>
+      Object.keys(ops).map((method) => ({
+        method,
+        path,
+        re: new RegExp(`^${path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{[^}]+\}/g, '[^/]+')}$`),
+      })),
+    );
+    assert.ok(apiCalls.size >= 15, [...apiCalls].join('\n'));
+    for (const call of apiCalls) {
+      const [method, path] = call.split(' ') as [string, string];
+      assert.ok(
+        routes.some((r) => r.method === method && r.re.test(path)),
+        `${call} is not in /openapi.json`,
+      );
+    }
   });
 
   test('no page threw or logged an error on the way', () => {
