@@ -130,7 +130,9 @@ export interface Approval {
   reason: string;
   requestedAt: string;
   costCents?: number;
-  trace?: unknown;
+  /** Why it waits: a policy rule (`policy.rule`, with every rule consulted in `policy.trace`), the destructive-tool guardrail, or a tool that always asks. */
+  cause?: 'policy' | 'destructive' | 'gate';
+  policy?: { outcome: string; rule?: string; trace?: unknown };
   invalid?: { code: string; seq: number; message: string };
 }
 export interface Version {

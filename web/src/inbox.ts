@@ -11,6 +11,8 @@ import { html } from './html.ts';
 import type { Who } from './main.ts';
 import { Empty, ErrorBox, Json, POLL_MS, Time, useAction, useLoad } from './ui.ts';
 
+const CAUSE = { policy: 'policy rule', destructive: 'destructive tool', gate: 'always asks' } as const;
+
 function History({ runId }: { runId: string }) {
   const h = useLoad(() => api<{ history: HistoryLine[] }>('GET', `${runPath(runId)}/history`), [runId]);
   if (h.error) return html`<${ErrorBox} error=${h.error} />`;
@@ -41,11 +43,11 @@ function Card({ a, who, onDecided }: { a: Approval; who: Who; onDecided: (a: App
     </li>`;
   return html`<li class="approval" data-run=${a.runId}>
     <h2><code>${a.tool}</code> <span class="muted">in step ${a.step}${a.workflowId ? html` of ${a.workflowId} v${a.version}` : null}</span></h2>
-    <p class="why"><b>Why it waits:</b> ${a.reason}</p>
+    <p class="why"><b>Why it waits:</b> ${a.reason}${a.cause ? html` <span class="tag">${CAUSE[a.cause]}</span>` : null}</p>
     <p>Asked <${Time} at=${a.requestedAt} /> · run <a href=${`#/runs/${encodeURIComponent(a.runId)}`}><code>${shortHash(a.runId)}</code></a>${a.costCents ? html` · cost ${money(a.costCents)}` : null}</p>
     <h3>Arguments</h3>
     <${Json} value=${a.args} />
-    ${a.trace ? html`<details><summary>Policy trace</summary><${Json} value=${a.trace} /></details>` : null}
+    ${a.policy?.trace ? html`<details><summary>Policy trace${a.policy.rule ? ` (rule ${a.policy.rule})` : ''}</summary><${Json} value=${a.policy.trace} /></details>` : null}
     <details><summary>Run history so far</summary><${History} runId=${a.runId} /></details>
     ${
       decided || already

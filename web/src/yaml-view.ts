@@ -4,7 +4,7 @@
  * that YAML would read as something else are quoted.
  */
 
-const PLAIN = /^[A-Za-z_./][\w ./@{}()$-]*$/;
+const PLAIN = /^[A-Za-z_/][\w ./@{}()$-]*$/;
 const RESERVED = /^(true|false|null|yes|no|on|off|~|-?\d[\d.eE+_-]*)$/i;
 
 function scalar(v: unknown): string {
