@@ -10,6 +10,7 @@
 import { Command, CommanderError, Help, Option } from 'commander';
 import { registerApprovalCommands } from './approval-commands.ts';
 import { type CliContext, type GlobalOptions, openContext } from './context.ts';
+import { registerEvidenceCommands } from './evidence-commands.ts';
 import { EXIT } from './exit-codes.ts';
 import { registerGovernanceCommands } from './governance-commands.ts';
 import { registerKeysCommands } from './keys-commands.ts';
@@ -102,6 +103,7 @@ export function buildProgram(): Command {
   registerWorkflowCommands(program, withContext, reportError);
   registerLifecycleCommands(program, withContext);
   registerRunCommands(program, withContext);
+  registerEvidenceCommands(program, withContext);
   registerApprovalCommands(program, withContext);
   registerScaleOutCommands(program, withContext);
   registerServeCommand(program, withContext);

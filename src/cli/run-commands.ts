@@ -10,6 +10,7 @@ import pc from 'picocolors';
 import { ErrorCode, KeelError } from '../core/errors.ts';
 import { RUN_STATUSES, type RunStatus } from '../core/ledger/index.ts';
 import type { WithContext } from './context.ts';
+import { verifyDirCommand } from './evidence-commands.ts';
 import { EXIT } from './exit-codes.ts';
 import { writOption } from './governance-options.ts';
 import { intOption, readJson } from './input.ts';
@@ -167,31 +168,51 @@ export function registerRunCommands(program: Command, withContext: WithContext):
       'also require that the run was recorded by this engine version (e.g. keel/0.1.0)',
     )
     .option('--workflow <id>', "verify a workflow's hash-chained lifecycle records instead of a run")
-    .action(async (runId: string | undefined, o: { engine?: string; workflow?: string }, cmd: Command) =>
-      withContext(cmd, async (ctx) => {
-        if (o.workflow !== undefined) {
-          if (runId !== undefined)
-            throw new KeelError(ErrorCode.usage, 'verify: give a run id or --workflow, not both', {
-              field: 'workflow',
+    .option(
+      '--dir <dir>',
+      'verify a run directory `keel export` wrote, without a store: chains, hashes, manifest, pinned specs, writ chains (signatures with --trust-keys)',
+    )
+    .action(
+      async (
+        runId: string | undefined,
+        o: { engine?: string; workflow?: string; dir?: string },
+        cmd: Command,
+      ) =>
+        withContext(cmd, async (ctx) => {
+          if (o.dir !== undefined) {
+            if (runId !== undefined || o.workflow !== undefined)
+              throw new KeelError(
+                ErrorCode.usage,
+                'verify: --dir verifies a directory; give no run id or --workflow with it',
+                {
+                  field: 'dir',
+                },
+              );
+            return verifyDirCommand(o.dir, cmd, ctx.json);
+          }
+          if (o.workflow !== undefined) {
+            if (runId !== undefined)
+              throw new KeelError(ErrorCode.usage, 'verify: give a run id or --workflow, not both', {
+                field: 'workflow',
+              });
+            const { records, chain } = await ctx.keel.lifecycle.records(ctx.tenant, o.workflow);
+            if (ctx.json) printJson({ workflowId: o.workflow, ...chain });
+            else line(chainText(o.workflow, records.length, chain));
+            return chain.ok ? EXIT.ok : EXIT.verificationFailed;
+          }
+          if (runId === undefined)
+            throw new KeelError(ErrorCode.usage, 'verify: expected a run id (or --workflow <id>)', {
+              field: 'run',
             });
-          const { records, chain } = await ctx.keel.lifecycle.records(ctx.tenant, o.workflow);
-          if (ctx.json) printJson({ workflowId: o.workflow, ...chain });
-          else line(chainText(o.workflow, records.length, chain));
-          return chain.ok ? EXIT.ok : EXIT.verificationFailed;
-        }
-        if (runId === undefined)
-          throw new KeelError(ErrorCode.usage, 'verify: expected a run id (or --workflow <id>)', {
-            field: 'run',
-          });
-        const r = await ctx.keel.runs.verify(
-          ctx.tenant,
-          runId,
-          o.engine === undefined ? {} : { engine: o.engine },
-        );
-        if (ctx.json) printJson({ runId, ...r });
-        else line(verifyText(runId, r));
-        return r.ok ? EXIT.ok : EXIT.verificationFailed;
-      }),
+          const r = await ctx.keel.runs.verify(
+            ctx.tenant,
+            runId,
+            o.engine === undefined ? {} : { engine: o.engine },
+          );
+          if (ctx.json) printJson({ runId, ...r });
+          else line(verifyText(runId, r));
+          return r.ok ? EXIT.ok : EXIT.verificationFailed;
+        }),
     );
 
   program

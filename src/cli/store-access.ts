@@ -3,12 +3,13 @@
  * mistyped --store never creates an empty store, and an archived store on read-only media can
  * still be read. A command not named here writes (it needs an existing store it can write).
  *
- * - create: `init`, `migrate`, `publish` (a first publish), `keys create`, `writs trust` (the
- *   commands that put the first things into a store) and `serve --create`. They say so when they
+ * - create: `init`, `migrate`, `publish` (a first publish), `keys create`, `writs trust`, `import`
+ *   (the commands that put the first things into a store) and `serve --create`. They say so when they
  *   created it ("created store <path>", on stderr).
  * - read: the commands that only look. They open the store read-only when this process cannot write
  *   where it lies.
- * - none: `validate` checks a spec against the registered tools and opens no store at all.
+ * - none: `validate` checks a spec against the registered tools, and `verify --dir` a run
+ *   directory from its files; they open no store at all.
  * - write: everything else (emit, run, promote, approve, deny, fork, rerun, cancel, pause, unpause,
  *   reconcile, worker, serve, keys revoke, writs untrust | revoke, ...). A missing store is
  *   `store_not_found`, one this process cannot write `store_unavailable` (both exit 6).
@@ -29,7 +30,9 @@ const ACCESS: Readonly<Record<string, CommandAccess | ((opts: Record<string, unk
   'runs ls': 'read',
   'runs show': 'read',
   history: 'read',
-  verify: 'read',
+  verify: (o: Record<string, unknown>) => (o.dir !== undefined ? 'none' : 'read'),
+  export: 'read',
+  import: 'create',
   replay: 'read',
   'approvals ls': 'read',
   status: 'read',

@@ -8,10 +8,19 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
+import { readRunDir } from '../../src/cli/evidence-commands.ts';
 import { verifyLedger } from '../../src/core/ledger/index.ts';
+import { verifyRunDir } from '../../src/core/run-dir/index.ts';
 import { specHash } from '../../src/core/spec/index.ts';
 import { replayRun } from '../../src/engine/index.ts';
-import { fromGoldenFile, GOLDEN_DIR, goldenKeel, recordScenarios } from './scenarios.ts';
+import {
+  fromGoldenFile,
+  GOLDEN_DIR,
+  goldenKeel,
+  RUN_DIR_GOLDEN,
+  recordRunDir,
+  recordScenarios,
+} from './scenarios.ts';
 
 const files = readdirSync(GOLDEN_DIR)
   .filter((f) => f.endsWith('.json'))
@@ -57,5 +66,20 @@ describe('golden ledgers', () => {
         assert.deepEqual(Buffer.from(e.payload), Buffer.from(want.payload));
       });
     }
+  });
+
+  test('the golden run directory is what exporting the runs writes now, byte for byte, and it verifies', async () => {
+    const files = await recordRunDir();
+    const kept = readRunDir(RUN_DIR_GOLDEN);
+    assert.deepEqual([...kept.keys()].sort(), [...files.keys()].sort());
+    for (const [file, bytes] of files)
+      assert.deepEqual(
+        Buffer.from(kept.get(file)!),
+        Buffer.from(bytes),
+        `${file} differs from the golden run directory`,
+      );
+    const r = verifyRunDir(kept);
+    assert.equal(r.ok, true, JSON.stringify(r));
+    assert.equal(r.runs.length, 5);
   });
 });

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { Helpdesk } from '../../examples/support-desk/helpdesk.ts';
 import { supportDeskTools } from '../../examples/support-desk/tools.ts';
 import { createKeel } from '../../src/app/index.ts';
+import { exportRunDir } from '../../src/app/run-dirs.ts';
 import type { StoredEntry } from '../../src/core/ledger/index.ts';
 import type { WorkflowSpec } from '../../src/core/spec/index.ts';
 import { deploy, fakeSources } from '../../src/testing/index.ts';
@@ -38,6 +39,19 @@ export function goldenKeel() {
 }
 
 export async function recordScenarios(): Promise<GoldenRun[]> {
+  return (await playScenarios()).runs;
+}
+
+/** The portable run directory of the golden runs, as `keel export` writes it (test/fixtures/run-dir). */
+export async function recordRunDir(): Promise<Map<string, Uint8Array>> {
+  return (await playScenarios(true)).runDir!;
+}
+
+export const RUN_DIR_GOLDEN = join(ROOT, 'test', 'fixtures', 'run-dir');
+
+async function playScenarios(
+  exportDir = false,
+): Promise<{ runs: GoldenRun[]; runDir?: Map<string, Uint8Array> }> {
   const { keel, desk } = goldenKeel();
   const tenant = 'acme-support';
   const refund = await deploy(
@@ -59,7 +73,9 @@ export async function recordScenarios(): Promise<GoldenRun[]> {
     'dana',
   );
   const out: GoldenRun[] = [];
+  const ids: string[] = [];
   const keep = async (name: string, spec: WorkflowSpec, runId: string) => {
+    ids.push(runId);
     out.push({
       name,
       spec,
@@ -81,9 +97,12 @@ export async function recordScenarios(): Promise<GoldenRun[]> {
     payload: {},
   });
   await keep('conformance-nondeterminism', nd.spec, ndRun.runId);
+  const runDir = exportDir
+    ? (await exportRunDir(keel, tenant, { runIds: ids }, { now: () => '2026-11-30T12:00:00.000Z' })).files
+    : undefined;
   await keel.close();
   desk.shutdown();
-  return out;
+  return runDir ? { runs: out, runDir } : { runs: out };
 }
 
 /** One golden file: the spec the runs are pinned to, then the stored entries with their payload text. */
