@@ -99,7 +99,7 @@ describe('keel export, verify --dir, import', () => {
     assert.match(
       r.stdout,
       new RegExp(
-        `FAILED ${runIds[0]}: runs/[^ ]+/ledger\\.jsonl line 3: .*\\[(payload_hash_mismatch|hash_mismatch)\\]`,
+        `FAILED ${runIds[0]}: runs/[^ ]+/ledger\\.jsonl line 3: .*\\[hash_mismatch\\]`,
       ),
     );
     assert.match(r.stdout, /ledger\.jsonl: hashes to sha256:[0-9a-f]+, but the manifest records/);

@@ -1,0 +1,85 @@
+import assert from 'node:assert/strict';
+import { createHash, generateKeyPairSync } from 'node:crypto';
+import { test } from 'node:test';
+import fc from 'fast-check';
+import { canonicalize } from '../canonical/index.ts';
+import {
+  type Checkpoint,
+  checkpointProblem,
+  headLeaf,
+  merkleRoot,
+  type RunHead,
+  signCheckpoint,
+} from './index.ts';
+
+const digest = fc
+  .uint8Array({ minLength: 32, maxLength: 32 })
+  .map((b) => `sha256:${Buffer.from(b).toString('hex')}`);
+const head = fc.record({ runId: digest, seq: fc.nat({ max: 10_000 }), hash: digest });
+
+/** The definition, written the other way round (recursive halves of the largest power of two). */
+function reference(heads: readonly RunHead[]): string {
+  const sha = (...b: Buffer[]) => b.reduce((h, x) => h.update(x), createHash('sha256')).digest();
+  const leaves = heads.map((h) =>
+    sha(Buffer.from(canonicalize({ hash: h.hash, runId: h.runId, seq: h.seq }))),
+  );
+  if (leaves.length === 0) return `sha256:${sha().toString('hex')}`;
+  let level = leaves;
+  while (level.length > 1)
+    level = Array.from({ length: Math.ceil(level.length / 2) }, (_, i) =>
+      level[2 * i + 1] ? sha(level[2 * i]!, level[2 * i + 1]!) : level[2 * i]!,
+    );
+  return `sha256:${level[0]!.toString('hex')}`;
+}
+
+test('the Merkle root is the definition, and changes with any head, its order or its count', () => {
+  fc.assert(
+    fc.property(fc.array(head, { maxLength: 40 }), fc.nat(), (heads, k) => {
+      const root = merkleRoot(heads);
+      assert.equal(root, reference(heads));
+      if (heads.length === 0) return;
+      const i = k % heads.length;
+      const changed = heads.map((h, j) => (j === i ? { ...h, seq: h.seq + 1 } : h));
+      assert.notEqual(merkleRoot(changed), root);
+      assert.notEqual(merkleRoot(heads.slice(0, -1)), root);
+      if (heads.length > 1 && canonicalize(heads[0]) !== canonicalize(heads[1]))
+        assert.notEqual(merkleRoot([heads[1]!, heads[0]!, ...heads.slice(2)]), root);
+    }),
+    { numRuns: 300 },
+  );
+  assert.equal(merkleRoot([]), 'sha256:e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855');
+  const one = { runId: 'sha256:00', seq: 0, hash: 'sha256:11' };
+  assert.equal(merkleRoot([one]), `sha256:${headLeaf(one).toString('hex')}`);
+});
+
+test('a signed checkpoint verifies under its key, and any change to it does not', () => {
+  const { privateKey, publicKey } = generateKeyPairSync('ed25519');
+  const other = generateKeyPairSync('ed25519').publicKey;
+  const c = signCheckpoint(
+    { tenant: 'acme', seq: 1, at: '2026-12-01T00:00:00.000Z', runs: 2, root: merkleRoot([]), prevHash: null },
+    privateKey,
+    publicKey,
+  );
+  assert.equal(checkpointProblem(c, publicKey), undefined);
+  assert.match(checkpointProblem(c, other) ?? '', /names key/);
+  const edits: Partial<Checkpoint>[] = [
+    { runs: 3 },
+    { seq: 2 },
+    { root: `sha256:${'0'.repeat(64)}` },
+    { tenant: 'globex' },
+    { at: '2026-12-01T00:00:01.000Z' },
+    { prevHash: `sha256:${'1'.repeat(64)}` },
+    { signature: `${c.signature.slice(0, -2)}AA` },
+  ];
+  for (const e of edits) {
+    const x = { ...c, ...e };
+    assert.ok(checkpointProblem(x, publicKey), JSON.stringify(e));
+    // Even with its hash recomputed, the signature does not cover the edit.
+    const rehashed = { ...x, hash: signCheckpointHashOf(x) };
+    assert.ok(checkpointProblem(rehashed, publicKey), `rehashed ${JSON.stringify(e)}`);
+  }
+});
+
+import { bodyOf, checkpointHash } from './index.ts';
+
+const signCheckpointHashOf = (c: Checkpoint) => checkpointHash(bodyOf(c), c.signature);

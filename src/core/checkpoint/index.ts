@@ -1,0 +1,11 @@
+export {
+  bodyOf,
+  CHECKPOINT_FORMAT,
+  type Checkpoint,
+  type CheckpointBody,
+  checkpointHash,
+  checkpointProblem,
+  signCheckpoint,
+  spkiBase64,
+} from './checkpoint.ts';
+export { headLeaf, merkleRoot, type RunHead } from './merkle.ts';
