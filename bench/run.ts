@@ -17,6 +17,8 @@
  * - the lifecycle: a live run's cost with a SHADOW version present, and the replay gate's
  *   throughput (bench/lifecycle-bench.ts);
  * - the CPU a spec at the input limits costs to parse (bench/input-limits-bench.ts);
+ * - evidence: export to a portable run directory and its offline verification, entries/s
+ *   (bench/evidence-bench.ts);
  * - the operator console: its first page of runs with 10,000 runs in the store, in real headless
  *   Chromium, and its size gzipped (bench/console-bench.ts).
  *
@@ -33,6 +35,7 @@ import { type StoredEntry, verifyLedger } from '../src/core/ledger/index.ts';
 import { benchChain } from './bench-chain.ts';
 import { openBenchKeel } from './bench-keel.ts';
 import { consoleFigures } from './console-bench.ts';
+import { evidenceFigures } from './evidence-bench.ts';
 import { httpFigures } from './http-bench.ts';
 import { inputLimitFigures } from './input-limits-bench.ts';
 import { integrityFigures } from './integrity-bench.ts';
@@ -232,12 +235,14 @@ async function main() {
   const recovery = await recoveryFigures(dir, { quick });
   const limits = inputLimitFigures(ROUNDS);
   const lifecycle = await lifecycleFigures(dir, { quick });
+  const evidence = await evidenceFigures(dir, quick ? { runs: 1_000 } : {});
   for (const [k, v] of Object.entries({
     ...replay,
     ...verify,
     ...integrity,
     ...recovery,
     ...lifecycle,
+    ...evidence,
     ...limits,
   })) {
     console.log(
