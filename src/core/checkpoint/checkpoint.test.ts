@@ -4,9 +4,12 @@ import { test } from 'node:test';
 import fc from 'fast-check';
 import { canonicalize } from '../canonical/index.ts';
 import {
+  bodyOf,
   type Checkpoint,
+  checkpointHash,
   checkpointProblem,
   headLeaf,
+  MerkleBuilder,
   merkleRoot,
   type RunHead,
   signCheckpoint,
@@ -17,7 +20,7 @@ const digest = fc
   .map((b) => `sha256:${Buffer.from(b).toString('hex')}`);
 const head = fc.record({ runId: digest, seq: fc.nat({ max: 10_000 }), hash: digest });
 
-/** The definition, written the other way round (recursive halves of the largest power of two). */
+/** The definition, written again: pair each level left to right, an odd last node going up unchanged. */
 function reference(heads: readonly RunHead[]): string {
   const sha = (...b: Buffer[]) => b.reduce((h, x) => h.update(x), createHash('sha256')).digest();
   const leaves = heads.map((h) =>
@@ -37,6 +40,9 @@ test('the Merkle root is the definition, and changes with any head, its order or
     fc.property(fc.array(head, { maxLength: 40 }), fc.nat(), (heads, k) => {
       const root = merkleRoot(heads);
       assert.equal(root, reference(heads));
+      const streamed = new MerkleBuilder();
+      for (const h of heads) streamed.add(h);
+      assert.equal(streamed.root(), root);
       if (heads.length === 0) return;
       const i = k % heads.length;
       const changed = heads.map((h, j) => (j === i ? { ...h, seq: h.seq + 1 } : h));
@@ -79,7 +85,5 @@ test('a signed checkpoint verifies under its key, and any change to it does not'
     assert.ok(checkpointProblem(rehashed, publicKey), `rehashed ${JSON.stringify(e)}`);
   }
 });
-
-import { bodyOf, checkpointHash } from './index.ts';
 
 const signCheckpointHashOf = (c: Checkpoint) => checkpointHash(bodyOf(c), c.signature);

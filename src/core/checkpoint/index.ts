@@ -8,4 +8,4 @@ export {
   signCheckpoint,
   spkiBase64,
 } from './checkpoint.ts';
-export { headLeaf, merkleRoot, type RunHead } from './merkle.ts';
+export { headLeaf, MerkleBuilder, merkleRoot, type RunHead } from './merkle.ts';
