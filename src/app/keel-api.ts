@@ -41,6 +41,7 @@ import type {
 } from '../ports/index.ts';
 import type { Worker, WorkerOptions } from '../worker/index.ts';
 import type { ApiKeyIdentity, CreatedApiKey } from './api-keys.ts';
+import type { AuditHandle } from './audit.ts';
 import type { IdempotencyClaimInput } from './idempotency.ts';
 import type {
   createKeel,
@@ -229,6 +230,8 @@ export interface Keel {
   readonly runs: RunsHandle;
   readonly approvals: ApprovalsHandle;
   readonly keys: ApiKeysHandle;
+  /** Ledger entries across runs: filtered by run, workflow, kind, actor, code and time; counts by kind. */
+  readonly audit: AuditHandle;
   readonly writs: WritsHandle;
   readonly idempotency: IdempotencyHandle;
   /** Tests, shadow runs, promotion gates, the replay gate, rollouts and diffs (docs/lifecycle.md). */

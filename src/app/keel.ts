@@ -57,6 +57,7 @@ import type {
 } from '../ports/index.ts';
 import { Worker, type WorkerOptions } from '../worker/index.ts';
 import { apiKeysHandle } from './api-keys.ts';
+import { auditHandle } from './audit.ts';
 import { CORE_TOOLS } from './core-tools.ts';
 import { type DelegationKeysConfig, delegationKeys } from './delegation-keys.ts';
 import { type ExposeEnvConfig, envExposure } from './env-exposure.ts';
@@ -667,6 +668,8 @@ export function createKeel(config: KeelConfig) {
     runs,
     approvals,
     keys: apiKeysHandle(store, sources.clock),
+    /** Ledger entries across the tenant's runs, filtered and paged, and their counts by kind. */
+    audit: auditHandle(store),
     /** Stored trusted writ keys, writ revocations, and inspecting a writ for a tenant. */
     writs: writsHandle(store, trust.writTrust, sources.clock),
     idempotency: idempotencyHandle(store, sources.clock),

@@ -9,6 +9,7 @@
  */
 import { Command, CommanderError, Help, Option } from 'commander';
 import { registerApprovalCommands } from './approval-commands.ts';
+import { registerAuditQueryCommands } from './audit-query-commands.ts';
 import { type CliContext, type GlobalOptions, openContext } from './context.ts';
 import { registerEvidenceCommands } from './evidence-commands.ts';
 import { EXIT } from './exit-codes.ts';
@@ -104,6 +105,7 @@ export function buildProgram(): Command {
   registerLifecycleCommands(program, withContext);
   registerRunCommands(program, withContext);
   registerEvidenceCommands(program, withContext);
+  registerAuditQueryCommands(program, withContext);
   registerApprovalCommands(program, withContext);
   registerScaleOutCommands(program, withContext);
   registerServeCommand(program, withContext);

@@ -28,6 +28,7 @@ const ACCESS: Readonly<Record<string, CommandAccess | ((opts: Record<string, unk
   serve: (o: Record<string, unknown>) => (o.create === true ? 'create' : 'write'),
   validate: 'none',
   'runs ls': 'read',
+  'audit ls': 'read',
   'runs show': 'read',
   history: 'read',
   verify: (o: Record<string, unknown>) => (o.dir !== undefined ? 'none' : 'read'),

@@ -196,6 +196,51 @@ export interface RunCount {
   readonly until?: string;
 }
 
+/**
+ * What the audit query selects: ledger entries across one tenant's runs. Every field narrows
+ * exactly (byte-equal text); absent fields select everything.
+ */
+export interface EntryFilter {
+  readonly runId?: string;
+  /** Entries of runs of this workflow. */
+  readonly workflowId?: string;
+  /** Entries of this kind (`step.refused`, ...). */
+  readonly kind?: string;
+  /** Entries whose payload names this actor as who acted (core/ledger/entry-actor.ts, `namesActor`). */
+  readonly actor?: string;
+  /** `step.refused` and `run.finished` entries with this `code` (`hasCode`). */
+  readonly code?: string;
+  /**
+   * Entries written at or after `since`, and before `until`: each in the clock's text
+   * (`instantBound`), compared byte by byte with the entry's `at`.
+   */
+  readonly since?: string;
+  readonly until?: string;
+}
+
+/**
+ * A page of the audit query. Entries come in (at, runId, seq) order, ascending, by byte order of
+ * `at` and run id; `cursor` continues after the last entry of the page that returned it, with the
+ * same filters.
+ */
+export interface EntryQuery extends EntryFilter {
+  /** 1..500, default 100. */
+  readonly limit?: number;
+  readonly cursor?: string;
+}
+
+/** A ledger entry as stored, with the workflow and pinned version of its run. */
+export interface RunEntry extends StoredEntry {
+  readonly workflowId: string;
+  readonly version: number;
+}
+
+export interface EntryPage {
+  readonly entries: readonly RunEntry[];
+  /** Present when more entries may match: the cursor of the next page. */
+  readonly next?: string;
+}
+
 /** A shadow run's comparison with its live run, kept once both ended (core/lifecycle/compare-runs.ts). */
 export interface StoredComparison {
   readonly tenant: string;
@@ -392,6 +437,14 @@ export interface Store {
    */
   readEntries(tenant: string, runId: string, fromSeq?: number, limit?: number): Promise<StoredEntry[]>;
   listPendingApprovals(tenant: string, runId?: string): Promise<PendingApproval[]>;
+  /**
+   * The audit query: entries of the tenant's runs that match every field of `q`, a page at a time
+   * in (at, runId, seq) order (EntryQuery). A cursor that no page returned is a usage error naming
+   * `cursor`; another tenant's run id matches nothing.
+   */
+  queryEntries(tenant: string, q: EntryQuery): Promise<EntryPage>;
+  /** How many of the tenant's entries match `f`, by kind (kinds with none are absent). */
+  countEntries(tenant: string, f: EntryFilter): Promise<Record<string, number>>;
 
   /** Stores a version; publishing identical content again is a no-op, different content a version_immutable error. */
   putVersion(rec: VersionRecord): Promise<{ created: boolean; record: VersionRecord }>;

@@ -15,6 +15,7 @@ import { authenticate } from './auth.ts';
 import { idempotent } from './idempotency.ts';
 import { openApiDocument } from './openapi.ts';
 import { attempt, readBody } from './request.ts';
+import { AUDIT_ROUTES } from './routes/audit-routes.ts';
 import { EVENT_ROUTES } from './routes/event-routes.ts';
 import { LIFECYCLE_ROUTES } from './routes/lifecycle-routes.ts';
 import { type Call, type KeelRoute, ok, route } from './routes/route.ts';
@@ -43,6 +44,7 @@ export const KEEL_ROUTES: readonly KeelRoute[] = [
   ...EVENT_ROUTES,
   ...WRIT_ROUTES,
   ...RUN_ROUTES,
+  ...AUDIT_ROUTES,
 ];
 
 /** Turns zod issues into `validation_error`, naming the first field and listing every problem. */

@@ -17,6 +17,9 @@ import {
   type AppendRequest,
   type ClaimedRun,
   type ClaimScope,
+  type EntryFilter,
+  type EntryPage,
+  type EntryQuery,
   IDEMPOTENCY_TTL_MS,
   type IdempotencyClaim,
   type IdempotencyClaimRequest,
@@ -43,6 +46,16 @@ import {
   type WritRevocation,
 } from '../../ports/index.ts';
 import { checkClaimScope } from '../shared/check-claim-scope.ts';
+import {
+  afterCursor,
+  decodeEntryCursor,
+  encodeEntryCursor,
+  entryConditions,
+  entryLimit,
+  entryOrder,
+  POSTGRES_ENTRY_SQL,
+  unreadablePayload,
+} from '../shared/entry-query-rows.ts';
 import { headersText, IDEMPOTENCY_PRUNE_EVERY_MS, toApiKeyInfo } from '../shared/keys-idempotency-rows.ts';
 import {
   comparisonValues,
@@ -55,6 +68,7 @@ import {
 import {
   decodeCursor,
   encodeCursor,
+  entryFromColumns,
   type Row,
   RUN_COLUMNS,
   samePublishedVersion,
@@ -187,6 +201,57 @@ export class PostgresStore implements Store {
     try {
       return await readEntryRows(this.pool, tenant, runId, fromSeq, limit);
     } catch (e) {
+      throw unavailable(e, 'query failed on', this.target);
+    }
+  }
+
+  async queryEntries(tenant: string, q: EntryQuery): Promise<EntryPage> {
+    const limit = entryLimit(q.limit);
+    const cursor = q.cursor === undefined ? undefined : decodeEntryCursor(q.cursor);
+    const values: unknown[] = [];
+    const bind = (v: unknown) => `$${values.push(v)}`;
+    const where = entryConditions(tenant, q, POSTGRES_ENTRY_SQL, bind);
+    if (cursor) where.push(afterCursor(cursor, POSTGRES_ENTRY_SQL, bind));
+    const rows = await this.readPayloads<unknown[]>(q, {
+      text: `SELECT r.run_id, r.workflow_id, r.version, e.seq, e.v, e.kind, e.prev_hash, e.payload_hash, e.hash, e.at, e.payload
+        FROM entries e JOIN runs r ON r.run_key = e.run_key
+        WHERE ${where.join(' AND ')} ORDER BY ${entryOrder(POSTGRES_ENTRY_SQL)} LIMIT ${bind(limit + 1)}`,
+      values,
+      rowMode: 'array',
+    });
+    const entries = rows.slice(0, limit).map((r) => ({
+      ...entryFromColumns(r[0] as string, r, 3),
+      workflowId: r[1] as string,
+      version: Number(r[2]),
+    }));
+    const last = entries.at(-1);
+    return rows.length > limit && last
+      ? { entries, next: encodeEntryCursor({ at: last.at, runId: last.runId, seq: last.seq }) }
+      : { entries };
+  }
+
+  async countEntries(tenant: string, f: EntryFilter): Promise<Record<string, number>> {
+    const values: unknown[] = [];
+    const where = entryConditions(tenant, f, POSTGRES_ENTRY_SQL, (v) => `$${values.push(v)}`);
+    const rows = await this.readPayloads<Row>(f, {
+      text: `SELECT e.kind, count(*) AS n FROM entries e JOIN runs r ON r.run_key = e.run_key
+        WHERE ${where.join(' AND ')} GROUP BY e.kind`,
+      values,
+    });
+    return Object.fromEntries(rows.map((r) => [r.kind as string, Number(r.n)]));
+  }
+
+  /**
+   * Runs an audit statement; a payload the actor or code filter cannot read as UTF-8 JSON
+   * (22P02 invalid json, 22021 invalid UTF-8) refuses the query.
+   */
+  private async readPayloads<R>(f: EntryFilter, q: pg.QueryConfig | pg.QueryArrayConfig): Promise<R[]> {
+    try {
+      return (await this.pool.query(q as pg.QueryConfig)).rows as R[];
+    } catch (e) {
+      const code = (e as { code?: string }).code;
+      if ((f.actor !== undefined || f.code !== undefined) && (code === '22P02' || code === '22021'))
+        throw unreadablePayload(e);
       throw unavailable(e, 'query failed on', this.target);
     }
   }

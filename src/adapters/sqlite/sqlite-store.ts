@@ -22,6 +22,9 @@ import type {
   AppendRequest,
   ClaimedRun,
   ClaimScope,
+  EntryFilter,
+  EntryPage,
+  EntryQuery,
   IdempotencyClaim,
   IdempotencyClaimRequest,
   IdempotencyRef,
@@ -48,6 +51,16 @@ import type {
 } from '../../ports/index.ts';
 import { checkChain } from '../shared/check-chain.ts';
 import { checkClaimScope } from '../shared/check-claim-scope.ts';
+import {
+  afterCursor,
+  decodeEntryCursor,
+  encodeEntryCursor,
+  entryConditions,
+  entryLimit,
+  entryOrder,
+  SQLITE_ENTRY_SQL,
+  unreadablePayload,
+} from '../shared/entry-query-rows.ts';
 import { modeFilter } from '../shared/lifecycle-rows.ts';
 import {
   decodeCursor,
@@ -552,6 +565,66 @@ export class SqliteStore implements Store {
     if (key === undefined) return [];
     const rows = this.st.readEntries.all(key, fromSeq, limit ?? -1) as unknown[][];
     return rows.map((r) => entryFromColumns(runId, r));
+  }
+
+  async queryEntries(tenant: string, q: EntryQuery): Promise<EntryPage> {
+    const limit = entryLimit(q.limit);
+    const cursor = q.cursor === undefined ? undefined : decodeEntryCursor(q.cursor);
+    const params: unknown[] = [];
+    const bind = (v: unknown) => {
+      params.push(v);
+      return '?';
+    };
+    const where = entryConditions(tenant, q, SQLITE_ENTRY_SQL, bind);
+    if (cursor) where.push(afterCursor(cursor, SQLITE_ENTRY_SQL, bind));
+    const rows = this.readPayloads(q, () =>
+      this.db
+        .prepare(
+          `SELECT r.run_id, r.workflow_id, r.version, e.seq, e.v, e.kind, ${digestText('e.prev_hash')}, ${digestText('e.payload_hash')}, ${digestText('e.hash')}, e.at, e.payload
+           FROM entries e JOIN runs r ON r.run_key = e.run_key
+           WHERE ${where.join(' AND ')} ORDER BY ${entryOrder(SQLITE_ENTRY_SQL)} LIMIT ${bind(limit + 1)}`,
+        )
+        .raw()
+        .all(...params),
+    ) as unknown[][];
+    const entries = rows.slice(0, limit).map((r) => ({
+      ...entryFromColumns(r[0] as string, r, 3),
+      workflowId: r[1] as string,
+      version: r[2] as number,
+    }));
+    const last = entries.at(-1);
+    return rows.length > limit && last
+      ? { entries, next: encodeEntryCursor({ at: last.at, runId: last.runId, seq: last.seq }) }
+      : { entries };
+  }
+
+  async countEntries(tenant: string, f: EntryFilter): Promise<Record<string, number>> {
+    const params: unknown[] = [];
+    const where = entryConditions(tenant, f, SQLITE_ENTRY_SQL, (v) => {
+      params.push(v);
+      return '?';
+    });
+    const rows = this.readPayloads(f, () =>
+      this.db
+        .prepare(
+          `SELECT e.kind AS kind, count(*) AS n FROM entries e JOIN runs r ON r.run_key = e.run_key
+           WHERE ${where.join(' AND ')} GROUP BY e.kind`,
+        )
+        .all(...params),
+    ) as { kind: string; n: number }[];
+    return Object.fromEntries(rows.map((r) => [r.kind, r.n]));
+  }
+
+  /** Runs an audit statement; a payload the actor or code filter cannot parse refuses the query. */
+  private readPayloads<T>(f: EntryFilter, body: () => T): T {
+    return io('querying entries', () => {
+      try {
+        return body();
+      } catch (e) {
+        const readsPayloads = f.actor !== undefined || f.code !== undefined;
+        throw readsPayloads && /malformed JSON/i.test((e as Error).message) ? unreadablePayload(e) : e;
+      }
+    });
   }
 
   async listPendingApprovals(tenant: string, runId?: string): Promise<PendingApproval[]> {

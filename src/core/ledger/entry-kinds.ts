@@ -456,6 +456,9 @@ const SHAPES: { readonly [K in EntryKind]: Shape } = {
 
 export const ROOT_KINDS: readonly EntryKind[] = ['run.started'];
 
+/** Every kind of entry, in the table's order: for filters and validation at the edges. */
+export const ENTRY_KINDS = Object.keys(SHAPES) as readonly EntryKind[];
+
 export function isEntryKind(k: unknown): k is EntryKind {
   return typeof k === 'string' && Object.hasOwn(SHAPES, k);
 }

@@ -11,11 +11,13 @@ export {
   payloadOf,
   type StoredEntry,
 } from './entry.ts';
+export { ACTOR_FIELDS, CANCELLED_BY, CODE_KINDS, hasCode, namesActor } from './entry-actor.ts';
 export {
   type BudgetEntry,
   type CheckName,
   DRAWN_SOURCES,
   type DrawnSource,
+  ENTRY_KINDS,
   type EntryKind,
   type EventRecord,
   isEntryKind,

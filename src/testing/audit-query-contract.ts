@@ -1,0 +1,406 @@
+/**
+ * The Store contract for the audit query (queryEntries, countEntries), bound by every adapter
+ * through runStoreContract: entries across a tenant's runs, each filter exact (run, workflow, kind,
+ * actor, code, since inclusive, until exclusive), held to the reference definitions of
+ * core/ledger/entry-actor.ts over a ledger with near misses (a nested `by`, a longer name, another
+ * tenant's identical entries); pages in (at, runId, seq) order returning each entry once, also
+ * across appends between pages; another tenant's run id matches nothing; a bad cursor is refused;
+ * a payload that is not JSON refuses the actor and code filters of its own tenant only.
+ */
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { digestBytes, hashOf } from '../core/canonical/index.ts';
+import { isKeelError } from '../core/errors.ts';
+import {
+  chainEntry,
+  decodePayload,
+  ENTRY_VERSION,
+  type EntryKind,
+  entryHash,
+  hasCode,
+  namesActor,
+  type PayloadOf,
+  type StoredEntry,
+} from '../core/ledger/index.ts';
+import type { EntryFilter, EntryQuery, RunEntry, Store } from '../ports/index.ts';
+import { sampleEvent } from './ledger-fixtures.ts';
+
+let n = 0;
+const unique = (p: string) => `${p}-${process.pid}-${n++}-${Math.random().toString(16).slice(2, 8)}`;
+const isCode = (code: string) => (e: unknown) => isKeelError(e) && e.code === code;
+
+type Step = { [K in EntryKind]: readonly [K, PayloadOf<K>] }[EntryKind];
+
+const P = hashOf('proposal');
+const allowed = (extra: Partial<PayloadOf<'step.allowed'>> = {}): Step => [
+  'step.allowed',
+  {
+    step: 's',
+    tool: 'noop',
+    proposalId: P,
+    args: {},
+    idempotencyKey: hashOf('k'),
+    attempt: 1,
+    costCents: 0,
+    ...extra,
+  },
+];
+const refused = (code: string): Step => [
+  'step.refused',
+  { step: 's', tool: 'wipe', proposalId: P, check: 'policy', code, message: `refused: ${code}` },
+];
+const finished = (p: PayloadOf<'run.finished'>): Step => ['run.finished', p];
+const resolved = (by: string, decision: 'approved' | 'denied' = 'approved'): Step => [
+  'approval.resolved',
+  { proposalId: P, decision, by },
+];
+
+interface Made {
+  readonly tenant: string;
+  readonly runIds: string[];
+  /** Every entry written, as the query returns it. */
+  readonly all: RunEntry[];
+}
+
+/** A run of `workflowId` whose entries are `steps` after its root, one second apart from `start`. */
+async function writeRun(
+  store: Store,
+  tenant: string,
+  workflowId: string,
+  start: number,
+  steps: readonly Step[],
+  runId = hashOf({ run: unique('audit') }),
+): Promise<RunEntry[]> {
+  const at = (i: number) => new Date(start + i * 1000).toISOString();
+  const root = chainEntry(
+    runId,
+    null,
+    'run.started',
+    {
+      tenant,
+      workflowId,
+      version: 2,
+      specHash: hashOf('spec'),
+      status: 'LIVE',
+      event: sampleEvent({ tenant }),
+      engine: 'keel/test',
+    },
+    at(0),
+  ).stored;
+  const entries: StoredEntry[] = [root];
+  for (const [kind, payload] of steps) {
+    const prev = entries.at(-1)!;
+    entries.push(
+      chainEntry(runId, { seq: prev.seq, hash: prev.hash }, kind, payload as never, at(entries.length))
+        .stored,
+    );
+  }
+  await store.append({
+    tenant,
+    runId,
+    expectedHead: null,
+    entries,
+    status: 'running',
+    create: {
+      workflowId,
+      version: 2,
+      specHash: hashOf('spec'),
+      eventId: 'evt-1',
+      eventType: 'refund.requested',
+    },
+  });
+  return entries.map((e) => ({ ...e, workflowId, version: 2 }));
+}
+
+/** The reference: which of `all` match `f`, in the audit order. */
+function expected(all: readonly RunEntry[], f: EntryFilter): RunEntry[] {
+  const matches = (e: RunEntry) => {
+    const p = decodePayload(e.payload);
+    return (
+      (f.runId === undefined || e.runId === f.runId) &&
+      (f.workflowId === undefined || e.workflowId === f.workflowId) &&
+      (f.kind === undefined || e.kind === f.kind) &&
+      (f.since === undefined || e.at >= f.since) &&
+      (f.until === undefined || e.at < f.until) &&
+      (f.actor === undefined || namesActor(e.kind, p, f.actor)) &&
+      (f.code === undefined || hasCode(e.kind, p, f.code))
+    );
+  };
+  const key = (e: RunEntry) => [e.at, e.runId, e.seq] as const;
+  const before = (a: RunEntry, b: RunEntry) => {
+    const [x, y] = [key(a), key(b)];
+    if (x[0] !== y[0]) return x[0] < y[0] ? -1 : 1;
+    if (x[1] !== y[1]) return x[1] < y[1] ? -1 : 1;
+    return x[2] - y[2];
+  };
+  return all.filter(matches).sort(before);
+}
+
+/** Every page of `q` at `limit`, checking each page's size. */
+async function pages(store: Store, tenant: string, q: EntryQuery, limit: number): Promise<RunEntry[]> {
+  const seen: RunEntry[] = [];
+  let cursor: string | undefined;
+  for (let i = 0; ; i++) {
+    assert.ok(i < 200, 'paging ends');
+    const page = await store.queryEntries(tenant, { ...q, limit, ...(cursor ? { cursor } : {}) });
+    assert.ok(page.entries.length <= limit);
+    if (page.next) assert.equal(page.entries.length, limit, 'a page with a next page is full');
+    seen.push(...page.entries);
+    cursor = page.next;
+    if (!cursor) return seen;
+  }
+}
+
+const ids = (es: readonly RunEntry[]) => es.map((e) => `${e.runId}#${e.seq}`);
+
+export function auditQueryContract(getStore: () => Store): void {
+  describe('audit query', () => {
+    const made = { tenant: unique('audit'), runIds: [], all: [] } as Made;
+    const other = unique('audit-other');
+    const start = Date.UTC(2026, 2, 1, 9);
+    let theirRun = '';
+
+    const setUp = async () => {
+      if (made.all.length > 0) return;
+      const store = getStore();
+      const runs: [string, number, Step[]][] = [
+        [
+          'refunds',
+          start,
+          [
+            allowed({ approvedBy: 'dana', args: { by: 'erin' } }),
+            resolved('dana'),
+            ['run.paused', { by: 'erin', drainPolicy: 'drain-current-node' }],
+            ['run.resumed', { by: 'dana' }],
+            finished({ status: 'cancelled', outputs: {}, reason: 'cancelled by dana: duplicate' }),
+          ],
+        ],
+        [
+          'refunds',
+          // Interleaved in time with the first run, and two entries at one instant with it.
+          start + 500,
+          [
+            refused('policy_denied'),
+            resolved('danae', 'denied'),
+            [
+              'step.completed',
+              { step: 's', tool: 'noop', proposalId: P, output: { by: 'dana' }, costCents: 0 },
+            ],
+            finished({ status: 'cancelled', outputs: {}, reason: 'cancelled by danae' }),
+          ],
+        ],
+        [
+          'closer',
+          start + 1000,
+          [
+            refused('writ_refused'),
+            [
+              'step.reconciled',
+              { step: 's', tool: 'noop', proposalId: P, happened: true, via: 'operator', by: 'dana' },
+            ],
+            [
+              'approval.simulated',
+              {
+                step: 's',
+                tool: 'wipe',
+                proposalId: P,
+                args: {},
+                costCents: 0,
+                reason: 'destructive',
+                channel: 'cli',
+                assumed: 'approved',
+                by: 'shadow',
+              },
+            ],
+            finished({ status: 'refused', outputs: {}, reason: 'nope', code: 'needs_simulation' }),
+          ],
+        ],
+        [
+          'closer',
+          start + 1000,
+          [finished({ status: 'cancelled', outputs: {}, reason: 'cancelled by dana' })],
+        ],
+      ];
+      for (const [workflowId, at, steps] of runs) {
+        const entries = await writeRun(store, made.tenant, workflowId, at, steps);
+        made.runIds.push(entries[0]!.runId);
+        made.all.push(...entries);
+      }
+      // Another tenant: the same kinds, actors and codes, and its own run id.
+      const theirs = await writeRun(store, other, 'refunds', start, runs[0]![2]);
+      theirRun = theirs[0]!.runId;
+      await writeRun(store, other, 'closer', start + 1000, runs[2]![2]);
+    };
+
+    const at = (s: number) => new Date(start + s * 1000).toISOString();
+    const filters = (): EntryFilter[] => [
+      {},
+      { runId: made.runIds[1]! },
+      { workflowId: 'closer' },
+      { workflowId: 'refund' },
+      { kind: 'approval.resolved' },
+      { kind: 'run.finished', workflowId: 'refunds' },
+      { actor: 'dana' },
+      { actor: 'danae' },
+      { actor: 'erin' },
+      { actor: 'shadow' },
+      { actor: 'dan' },
+      { actor: 'dana', kind: 'run.finished' },
+      { actor: 'dana', runId: made.runIds[0]! },
+      { code: 'policy_denied' },
+      { code: 'needs_simulation' },
+      { code: 'writ_refused', workflowId: 'refunds' },
+      { since: at(2), until: at(4) },
+      { since: at(2.5) },
+      { until: at(0.5) },
+      { since: at(1), actor: 'dana', until: at(5) },
+    ];
+
+    test('each filter is exact, and all together narrow to their intersection; ordered by (at, runId, seq)', async () => {
+      await setUp();
+      const store = getStore();
+      for (const f of filters()) {
+        const want = expected(made.all, f);
+        const got = await pages(store, made.tenant, f, 500);
+        assert.deepEqual(ids(got), ids(want), JSON.stringify(f));
+      }
+      // The reference itself is not vacuous: the near misses are there and not matched.
+      assert.equal(expected(made.all, { actor: 'dana' }).length, 6);
+      assert.equal(expected(made.all, { actor: 'dan' }).length, 0);
+      assert.equal(expected(made.all, { actor: 'erin' }).length, 1, 'a `by` nested in args is no actor');
+      assert.equal(expected(made.all, { since: at(2), until: at(4) }).length, 7);
+    });
+
+    test('items carry the run’s workflow and version and the entry’s stored bytes', async () => {
+      await setUp();
+      const [first] = (await getStore().queryEntries(made.tenant, { runId: made.runIds[0]!, limit: 1 }))
+        .entries;
+      const want = made.all[0]!;
+      assert.ok(first);
+      assert.equal(first.workflowId, 'refunds');
+      assert.equal(first.version, 2);
+      for (const k of ['runId', 'seq', 'v', 'kind', 'prevHash', 'payloadHash', 'hash', 'at'] as const)
+        assert.equal(first[k], want[k], k);
+      assert.deepEqual(Buffer.from(first.payload), Buffer.from(want.payload));
+    });
+
+    test('pages return each entry once, in order, at any page size', async () => {
+      await setUp();
+      const store = getStore();
+      for (const f of [{}, { actor: 'dana' }, { workflowId: 'refunds', since: at(1) }] as EntryFilter[])
+        for (const limit of [1, 2, 3, 7]) {
+          const got = await pages(store, made.tenant, f, limit);
+          assert.deepEqual(ids(got), ids(expected(made.all, f)), `${JSON.stringify(f)} by ${limit}`);
+        }
+      const first = await store.queryEntries(made.tenant, {});
+      assert.equal(first.entries.length, made.all.length, 'the default page (100) holds them all');
+      assert.equal(first.next, undefined);
+    });
+
+    test('counts by kind with the same filters', async () => {
+      await setUp();
+      const store = getStore();
+      for (const f of filters()) {
+        const want: Record<string, number> = {};
+        for (const e of expected(made.all, f)) want[e.kind] = (want[e.kind] ?? 0) + 1;
+        assert.deepEqual(await store.countEntries(made.tenant, f), want, JSON.stringify(f));
+      }
+    });
+
+    test('another tenant’s entries never appear, not even by its run id', async () => {
+      await setUp();
+      const store = getStore();
+      const everything = await pages(store, made.tenant, {}, 500);
+      assert.ok(everything.every((e) => made.runIds.includes(e.runId)));
+      assert.deepEqual((await store.queryEntries(made.tenant, { runId: theirRun })).entries, []);
+      assert.deepEqual(await store.countEntries(made.tenant, { runId: theirRun }), {});
+      assert.deepEqual((await store.queryEntries(unique('nobody'), { actor: 'dana' })).entries, []);
+      assert.deepEqual(await store.countEntries(unique('nobody'), {}), {});
+      // Theirs are there for them, and only theirs.
+      const mine = await pages(store, other, { actor: 'dana' }, 500);
+      assert.equal(mine.length, 5);
+      assert.ok(mine.every((e) => !made.runIds.includes(e.runId)));
+    });
+
+    test('a page goes on after its last entry: entries appended meanwhile at later times come once, on later pages', async () => {
+      const store = getStore();
+      const tenant = unique('audit-live');
+      const first = await writeRun(store, tenant, 'refunds', start, [resolved('dana'), resolved('dana')]);
+      const page1 = await store.queryEntries(tenant, { limit: 2 });
+      assert.deepEqual(ids(page1.entries), ids(first.slice(0, 2)));
+      assert.ok(page1.next);
+      // Appended between pages: a new run later in time, and more entries of the first run.
+      const later = await writeRun(store, tenant, 'refunds', start + 10_000, [resolved('dana')]);
+      const head = first.at(-1)!;
+      const more = chainEntry(
+        head.runId,
+        { seq: head.seq, hash: head.hash },
+        'run.resumed',
+        { by: 'dana' },
+        at(20),
+      ).stored;
+      await store.append({
+        tenant,
+        runId: head.runId,
+        expectedHead: { seq: head.seq, hash: head.hash },
+        entries: [more],
+        status: 'running',
+      });
+      const rest: RunEntry[] = [];
+      for (let cursor: string | undefined = page1.next; cursor; ) {
+        const page = await store.queryEntries(tenant, { limit: 2, cursor });
+        rest.push(...page.entries);
+        cursor = page.next;
+      }
+      assert.deepEqual(ids(rest), [...ids(first.slice(2)), ...ids(later), `${head.runId}#${more.seq}`]);
+    });
+
+    test('a payload that is not JSON refuses its tenant’s actor and code filters, and no other tenant’s', async () => {
+      await setUp();
+      const store = getStore();
+      const tenant = unique('audit-broken');
+      const [root] = await writeRun(store, tenant, 'refunds', start, []);
+      // A run.finished entry: both filters read its payload.
+      const bytes = Buffer.from('{"code":"x","status":"cancelled","reason":', 'utf8');
+      const envelope = {
+        v: ENTRY_VERSION,
+        runId: root!.runId,
+        seq: 1,
+        kind: 'run.finished' as const,
+        prevHash: root!.hash,
+        payloadHash: digestBytes(bytes),
+        at: at(1),
+      };
+      const broken: StoredEntry = { ...envelope, hash: entryHash(envelope), payload: bytes };
+      await store.append({
+        tenant,
+        runId: root!.runId,
+        expectedHead: { seq: 0, hash: root!.hash },
+        entries: [broken],
+        status: 'running',
+      });
+      for (const f of [{ actor: 'dana' }, { code: 'policy_denied' }] as EntryFilter[]) {
+        await assert.rejects(store.queryEntries(tenant, f), isCode('ledger_invalid'), JSON.stringify(f));
+        await assert.rejects(store.countEntries(tenant, f), isCode('ledger_invalid'), JSON.stringify(f));
+      }
+      // Unfiltered by payload, it is listed as stored; other tenants never read it.
+      const listed = (await store.queryEntries(tenant, {})).entries;
+      assert.deepEqual(Buffer.from(listed[1]!.payload), bytes);
+      assert.deepEqual(await store.countEntries(tenant, {}), { 'run.started': 1, 'run.finished': 1 });
+      const mine = await pages(store, made.tenant, { actor: 'dana' }, 500);
+      assert.deepEqual(ids(mine), ids(expected(made.all, { actor: 'dana' })));
+    });
+
+    test('a cursor no page returned is refused as a usage error naming cursor', async () => {
+      const store = getStore();
+      const runsCursor = Buffer.from(JSON.stringify(['2026-01-01T00:00:00.000Z', 'x'])).toString('base64url');
+      for (const cursor of ['garbage', '', runsCursor, Buffer.from('["e","a","b",-1]').toString('base64url')])
+        await assert.rejects(
+          store.queryEntries('t1', { cursor }),
+          (e: unknown) =>
+            isCode('usage')(e) && (e as { details: { field: string } }).details.field === 'cursor',
+          JSON.stringify(cursor),
+        );
+    });
+  });
+}
