@@ -19,6 +19,7 @@
  * - the CPU a spec at the input limits costs to parse (bench/input-limits-bench.ts);
  * - evidence: export to a portable run directory and its offline verification, entries/s
  *   (bench/evidence-bench.ts);
+ * - signed checkpoints: the time to checkpoint 1,000,000 runs (bench/checkpoint-bench.ts);
  * - the operator console: its first page of runs with 10,000 runs in the store, in real headless
  *   Chromium, and its size gzipped (bench/console-bench.ts).
  *
@@ -34,6 +35,7 @@ import { hashOf } from '../src/core/canonical/index.ts';
 import { type StoredEntry, verifyLedger } from '../src/core/ledger/index.ts';
 import { benchChain } from './bench-chain.ts';
 import { openBenchKeel } from './bench-keel.ts';
+import { checkpointFigures } from './checkpoint-bench.ts';
 import { consoleFigures } from './console-bench.ts';
 import { evidenceFigures } from './evidence-bench.ts';
 import { httpFigures } from './http-bench.ts';
@@ -236,6 +238,7 @@ async function main() {
   const limits = inputLimitFigures(ROUNDS);
   const lifecycle = await lifecycleFigures(dir, { quick });
   const evidence = await evidenceFigures(dir, quick ? { runs: 1_000 } : {});
+  const checkpoints = await checkpointFigures(dir, quick ? { runs: 100_000 } : {});
   for (const [k, v] of Object.entries({
     ...replay,
     ...verify,
@@ -243,6 +246,7 @@ async function main() {
     ...recovery,
     ...lifecycle,
     ...evidence,
+    ...checkpoints,
     ...limits,
   })) {
     console.log(

@@ -10,6 +10,7 @@
 import { Command, CommanderError, Help, Option } from 'commander';
 import { registerApprovalCommands } from './approval-commands.ts';
 import { registerAuditQueryCommands } from './audit-query-commands.ts';
+import { registerCheckpointCommands } from './checkpoint-commands.ts';
 import { type CliContext, type GlobalOptions, openContext } from './context.ts';
 import { registerEvidenceCommands } from './evidence-commands.ts';
 import { EXIT } from './exit-codes.ts';
@@ -106,6 +107,7 @@ export function buildProgram(): Command {
   registerRunCommands(program, withContext);
   registerEvidenceCommands(program, withContext);
   registerAuditQueryCommands(program, withContext);
+  registerCheckpointCommands(program, withContext);
   registerApprovalCommands(program, withContext);
   registerScaleOutCommands(program, withContext);
   registerServeCommand(program, withContext);

@@ -29,6 +29,7 @@ const ACCESS: Readonly<Record<string, CommandAccess | ((opts: Record<string, unk
   validate: 'none',
   'runs ls': 'read',
   'audit ls': 'read',
+  'audit verify': 'read',
   'runs show': 'read',
   history: 'read',
   verify: (o: Record<string, unknown>) => (o.dir !== undefined ? 'none' : 'read'),

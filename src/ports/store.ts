@@ -17,11 +17,13 @@
  * For governance, it keeps each tenant's trusted writ keys (public keys only) and revoked writ
  * hashes; neither is ever deleted (a key is retired, a revocation stands).
  */
+
 import type { Digest } from '../core/canonical/index.ts';
 import type { Head, RunMode, RunStatus, StoredEntry } from '../core/ledger/index.ts';
 import type { Comparison, PromotionRecord, RolloutState } from '../core/lifecycle/index.ts';
 import type { WorkflowSpec, WorkflowStatus } from '../core/spec/index.ts';
 import type { WritBudget } from '../core/writs/index.ts';
+import type { CheckpointStore } from './checkpoint-store.ts';
 
 export interface VersionRecord {
   readonly tenant: string;
@@ -423,7 +425,7 @@ export interface BudgetRefusalDetails {
   readonly asked: WritBudget;
 }
 
-export interface Store {
+export interface Store extends CheckpointStore {
   /**
    * Atomically appends entries; resolves once they are durable. Throws head_conflict on a stale
    * head, and writ_refused (writ_budget_exhausted) when its `budget` reservation does not fit.

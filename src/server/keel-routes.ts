@@ -16,6 +16,7 @@ import { idempotent } from './idempotency.ts';
 import { openApiDocument } from './openapi.ts';
 import { attempt, readBody } from './request.ts';
 import { AUDIT_ROUTES } from './routes/audit-routes.ts';
+import { CHECKPOINT_ROUTES } from './routes/checkpoint-routes.ts';
 import { EVENT_ROUTES } from './routes/event-routes.ts';
 import { LIFECYCLE_ROUTES } from './routes/lifecycle-routes.ts';
 import { type Call, type KeelRoute, ok, route } from './routes/route.ts';
@@ -45,6 +46,7 @@ export const KEEL_ROUTES: readonly KeelRoute[] = [
   ...WRIT_ROUTES,
   ...RUN_ROUTES,
   ...AUDIT_ROUTES,
+  ...CHECKPOINT_ROUTES,
 ];
 
 /** Turns zod issues into `validation_error`, naming the first field and listing every problem. */

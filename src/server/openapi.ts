@@ -218,7 +218,12 @@ export function openApiDocument(routes: readonly RouteDoc[]): Record<string, unk
       { name: 'events', description: 'Ingest events; matching LIVE workflows start runs' },
       { name: 'runs', description: 'Runs and their ledgers: history, verify, replay, fork, rerun, cancel' },
       { name: 'approvals', description: 'Pending approvals and their decisions' },
-      { name: 'meta', description: 'This document' },
+      {
+        name: 'audit',
+        description:
+          'Ledger entries across runs (filtered, paged, counted) and the signed checkpoints verified against every run',
+      },
+      { name: 'meta', description: 'This document, and who a key is' },
       { name: 'openwop', description: 'The OpenWOP v1/v2 host surface (schemas: see OpenWOP)' },
     ],
     paths,

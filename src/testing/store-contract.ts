@@ -15,6 +15,7 @@ import type { WorkflowSpec } from '../core/spec/index.ts';
 import type { AppendRequest, PendingApproval, Store, VersionRecord } from '../ports/index.ts';
 import { appendNotificationContract } from './append-notification-contract.ts';
 import { auditQueryContract } from './audit-query-contract.ts';
+import { checkpointContract } from './checkpoint-contract.ts';
 import { keysIdempotencyContract } from './keys-idempotency-contract.ts';
 import { leaseContract } from './lease-contract.ts';
 import { buildLedger, extendLedger, FIXED_TIME, sampleEvent } from './ledger-fixtures.ts';
@@ -113,6 +114,7 @@ export function runStoreContract(name: string, factory: StoreFactory): void {
     appendNotificationContract(() => store, factory.openAnother ? () => another! : undefined);
     lifecycleContract(() => store);
     auditQueryContract(() => store);
+    checkpointContract(() => store);
 
     test('creates a run and reads back byte-identical entries in seq order', async () => {
       const runId = uniqueRunId('create');

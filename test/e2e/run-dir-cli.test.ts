@@ -98,9 +98,7 @@ describe('keel export, verify --dir, import', () => {
     assert.equal(r.code, 5);
     assert.match(
       r.stdout,
-      new RegExp(
-        `FAILED ${runIds[0]}: runs/[^ ]+/ledger\\.jsonl line 3: .*\\[hash_mismatch\\]`,
-      ),
+      new RegExp(`FAILED ${runIds[0]}: runs/[^ ]+/ledger\\.jsonl line 3: .*\\[hash_mismatch\\]`),
     );
     assert.match(r.stdout, /ledger\.jsonl: hashes to sha256:[0-9a-f]+, but the manifest records/);
   });

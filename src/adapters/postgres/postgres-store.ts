@@ -9,17 +9,21 @@
  */
 import type pg from 'pg';
 import type { Digest } from '../../core/canonical/index.ts';
+import type { Checkpoint } from '../../core/checkpoint/index.ts';
 import { ErrorCode, KeelError } from '../../core/errors.ts';
 import type { Head, RunStatus, StoredEntry } from '../../core/ledger/index.ts';
 import {
   type ApiKeyInfo,
   type ApiKeyRecord,
   type AppendRequest,
+  type CheckpointHead,
+  type CheckpointHeadRow,
   type ClaimedRun,
   type ClaimScope,
   type EntryFilter,
   type EntryPage,
   type EntryQuery,
+  type HeadCursor,
   IDEMPOTENCY_TTL_MS,
   type IdempotencyClaim,
   type IdempotencyClaimRequest,
@@ -80,6 +84,14 @@ import {
 import { checkSecretKeyCandidate, SECRET_KEY_SQL } from '../shared/secret-key-rows.ts';
 import { toRevocation, toTrustedKey, WRIT_TRUST_SQL as WT } from '../shared/writ-trust-rows.ts';
 import { APPEND_CHANNEL } from './append-statement.ts';
+import {
+  afterParams,
+  appendCheckpoint,
+  CHECKPOINT_SQL,
+  toCheckpoint,
+  toHead,
+  toHeadRow,
+} from './checkpoints.ts';
 import {
   createPool,
   type PoolOptions,
@@ -331,6 +343,59 @@ export class PostgresStore implements Store {
     } finally {
       client.release();
     }
+  }
+
+  // --- Signed checkpoints (checkpoints.ts) ---
+
+  async appendCheckpoint(c: Checkpoint, changed: readonly CheckpointHead[]): Promise<void> {
+    let client: pg.PoolClient;
+    try {
+      client = await this.pool.connect();
+    } catch (e) {
+      throw unavailable(e, 'cannot connect to PostgreSQL at', this.target);
+    }
+    try {
+      await appendCheckpoint(client, c, changed);
+      this.commits++;
+    } catch (e) {
+      throw unavailable(e, 'appending a checkpoint failed on', this.target);
+    } finally {
+      client.release();
+    }
+  }
+
+  async listCheckpoints(tenant: string): Promise<Checkpoint[]> {
+    return (await this.query(CHECKPOINT_SQL.list, [tenant])).rows.map(toCheckpoint);
+  }
+
+  async runHeads(tenant: string, o: { after?: HeadCursor; limit: number }): Promise<CheckpointHead[]> {
+    return (await this.query(CHECKPOINT_SQL.runHeads, [tenant, ...afterParams(o.after), o.limit])).rows.map(
+      toHead,
+    );
+  }
+
+  async checkpointedHeads(
+    tenant: string,
+    seq: number,
+    o: { after?: HeadCursor; limit: number },
+  ): Promise<CheckpointHead[]> {
+    // As of the last checkpoint, from checkpoint_latest (a scan in order); of an earlier one, from the history.
+    const last = Number((await this.query(CHECKPOINT_SQL.lastSeq, [tenant])).rows[0]?.seq ?? 0);
+    const r =
+      seq >= last
+        ? await this.query(CHECKPOINT_SQL.latest, [tenant, ...afterParams(o.after), o.limit])
+        : await this.query(CHECKPOINT_SQL.asOf, [tenant, seq, ...afterParams(o.after), o.limit]);
+    return r.rows.map(toHead);
+  }
+
+  async checkpointHeadRows(
+    tenant: string,
+    o: { after?: { runId: string; checkpointSeq: number }; limit: number },
+  ): Promise<CheckpointHeadRow[]> {
+    const a = o.after;
+    return (
+      await this.query(CHECKPOINT_SQL.rows, [tenant, a?.runId ?? null, a?.checkpointSeq ?? 0, o.limit])
+    ).rows.map(toHeadRow);
   }
 
   async getRollout(tenant: string, workflowId: string): Promise<StoredRollout | undefined> {

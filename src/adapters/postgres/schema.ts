@@ -291,6 +291,47 @@ export const MIGRATIONS: readonly Migration[] = [
     );
     `,
   },
+  {
+    version: 10,
+    name: 'signed checkpoints: the chain and the run heads each recorded',
+    sql: `
+    CREATE TABLE checkpoints (
+      tenant TEXT COLLATE "C" NOT NULL,
+      seq INTEGER NOT NULL CHECK (seq >= 1),
+      at TEXT NOT NULL,
+      runs INTEGER NOT NULL,
+      root TEXT NOT NULL,
+      prev_hash TEXT,
+      key_id TEXT NOT NULL,
+      public_key TEXT NOT NULL,
+      signature TEXT NOT NULL,
+      hash TEXT NOT NULL,
+      PRIMARY KEY (tenant, seq)
+    );
+
+    CREATE TABLE checkpoint_heads (
+      tenant TEXT COLLATE "C" NOT NULL,
+      run_id TEXT COLLATE "C" NOT NULL,
+      checkpoint_seq INTEGER NOT NULL,
+      created_at TEXT COLLATE "C" NOT NULL,
+      head_seq INTEGER NOT NULL,
+      head_hash TEXT NOT NULL,
+      PRIMARY KEY (tenant, run_id, checkpoint_seq)
+    );
+    CREATE INDEX checkpoint_heads_in_order ON checkpoint_heads (tenant, created_at, run_id, checkpoint_seq);
+
+    -- Each run's head as the tenant's last checkpoint covers it: what the next checkpoint compares with.
+    CREATE TABLE checkpoint_latest (
+      tenant TEXT COLLATE "C" NOT NULL,
+      created_at TEXT COLLATE "C" NOT NULL,
+      run_id TEXT COLLATE "C" NOT NULL,
+      checkpoint_seq INTEGER NOT NULL,
+      head_seq INTEGER NOT NULL,
+      head_hash TEXT NOT NULL,
+      PRIMARY KEY (tenant, created_at, run_id)
+    );
+    `,
+  },
 ];
 
 /** The schema version this Keel writes and reads. */

@@ -3,7 +3,7 @@
  * transaction at open; a database from a newer Keel is refused rather than guessed at. Published
  * migrations are never edited: a change is a new entry at the end.
  */
-export const SCHEMA_VERSION = 10;
+export const SCHEMA_VERSION = 11;
 
 export const MIGRATIONS: readonly string[] = [
   `
@@ -284,6 +284,46 @@ export const MIGRATIONS: readonly string[] = [
     state TEXT NOT NULL,
     rev INTEGER NOT NULL,
     PRIMARY KEY (tenant, workflow_id)
+  ) WITHOUT ROWID;
+  `,
+  // v11: signed checkpoints (docs/audit.md): each tenant's checkpoint chain, the run heads each
+  // checkpoint recorded (those new or moved since the one before), and each run's head as the last
+  // checkpoint covers it, all read in creation order.
+  `
+  CREATE TABLE checkpoints (
+    tenant TEXT NOT NULL,
+    seq INTEGER NOT NULL CHECK (seq >= 1),
+    at TEXT NOT NULL,
+    runs INTEGER NOT NULL,
+    root TEXT NOT NULL,
+    prev_hash TEXT,
+    key_id TEXT NOT NULL,
+    public_key TEXT NOT NULL,
+    signature TEXT NOT NULL,
+    hash TEXT NOT NULL,
+    PRIMARY KEY (tenant, seq)
+  ) WITHOUT ROWID;
+
+  CREATE TABLE checkpoint_heads (
+    tenant TEXT NOT NULL,
+    run_id TEXT NOT NULL,
+    checkpoint_seq INTEGER NOT NULL,
+    created_at TEXT NOT NULL,
+    head_seq INTEGER NOT NULL,
+    head_hash TEXT NOT NULL,
+    PRIMARY KEY (tenant, run_id, checkpoint_seq)
+  ) WITHOUT ROWID;
+  CREATE INDEX checkpoint_heads_in_order ON checkpoint_heads (tenant, created_at, run_id, checkpoint_seq);
+
+  -- Each run's head as the tenant's last checkpoint covers it: what the next checkpoint compares with.
+  CREATE TABLE checkpoint_latest (
+    tenant TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    run_id TEXT NOT NULL,
+    checkpoint_seq INTEGER NOT NULL,
+    head_seq INTEGER NOT NULL,
+    head_hash TEXT NOT NULL,
+    PRIMARY KEY (tenant, created_at, run_id)
   ) WITHOUT ROWID;
   `,
 ];

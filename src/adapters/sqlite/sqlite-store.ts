@@ -14,17 +14,21 @@ import { mkdirSync, readFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import type { Digest } from '../../core/canonical/index.ts';
+import type { Checkpoint } from '../../core/checkpoint/index.ts';
 import { ErrorCode, KeelError } from '../../core/errors.ts';
 import type { Head, RunStatus, StoredEntry } from '../../core/ledger/index.ts';
 import type {
   ApiKeyInfo,
   ApiKeyRecord,
   AppendRequest,
+  CheckpointHead,
+  CheckpointHeadRow,
   ClaimedRun,
   ClaimScope,
   EntryFilter,
   EntryPage,
   EntryQuery,
+  HeadCursor,
   IdempotencyClaim,
   IdempotencyClaimRequest,
   IdempotencyRef,
@@ -85,6 +89,7 @@ import {
 } from '../shared/writ-budget-rows.ts';
 import { sqliteStatement } from '../shared/writ-trust-rows.ts';
 import { digestBlob, digestText, MIGRATIONS, SCHEMA_VERSION } from './schema.ts';
+import { SqliteCheckpoints } from './sqlite-checkpoints.ts';
 import { SqliteKeysIdempotency } from './sqlite-keys-idempotency.ts';
 import { SqliteLeases } from './sqlite-leases.ts';
 import { SqliteLifecycle } from './sqlite-lifecycle.ts';
@@ -141,6 +146,7 @@ export class SqliteStore implements Store {
   private readonly keys: SqliteKeysIdempotency;
   private readonly writTrust: SqliteWritTrust;
   private readonly lifecycle: SqliteLifecycle;
+  private readonly checkpoints: SqliteCheckpoints;
   private readonly wakeListeners = new Set<() => void>();
   /** Writ chains' budget links read so far (a chain never changes). */
   private readonly budgetLinks = new BudgetLinkCache();
@@ -184,6 +190,7 @@ export class SqliteStore implements Store {
       this.keys = new SqliteKeysIdempotency(this.db);
       this.writTrust = new SqliteWritTrust(this.db);
       this.lifecycle = new SqliteLifecycle(this.db);
+      this.checkpoints = new SqliteCheckpoints(this.db);
     } catch (e) {
       if (e instanceof KeelError) throw e;
       throw new KeelError(
@@ -682,6 +689,36 @@ export class SqliteStore implements Store {
 
   async getRollout(tenant: string, workflowId: string): Promise<StoredRollout | undefined> {
     return this.lifecycle.rollout(tenant, workflowId);
+  }
+
+  // --- Signed checkpoints (sqlite-checkpoints.ts) ---
+
+  async appendCheckpoint(c: Checkpoint, changed: readonly CheckpointHead[]): Promise<void> {
+    this.checkpoints.append(c, changed);
+    this.commits++;
+  }
+
+  async listCheckpoints(tenant: string): Promise<Checkpoint[]> {
+    return this.checkpoints.list(tenant);
+  }
+
+  async runHeads(tenant: string, o: { after?: HeadCursor; limit: number }): Promise<CheckpointHead[]> {
+    return this.checkpoints.runHeads(tenant, o);
+  }
+
+  async checkpointedHeads(
+    tenant: string,
+    seq: number,
+    o: { after?: HeadCursor; limit: number },
+  ): Promise<CheckpointHead[]> {
+    return this.checkpoints.checkpointedHeads(tenant, seq, o);
+  }
+
+  async checkpointHeadRows(
+    tenant: string,
+    o: { after?: { runId: string; checkpointSeq: number }; limit: number },
+  ): Promise<CheckpointHeadRow[]> {
+    return this.checkpoints.headRows(tenant, o);
   }
 
   async countRuns(tenant: string, c: RunCount): Promise<Partial<Record<RunStatus, number>>> {

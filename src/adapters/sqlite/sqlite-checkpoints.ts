@@ -1,0 +1,149 @@
+/**
+ * Signed checkpoints in the SQLite file (schema v11): the checkpoint chain per tenant and the run
+ * heads each checkpoint recorded (only those that changed since the one before). Appending a
+ * checkpoint is one IMMEDIATE transaction that first checks it follows the tenant's last one.
+ */
+import type Database from 'better-sqlite3';
+import type { Checkpoint } from '../../core/checkpoint/index.ts';
+import { ErrorCode, KeelError } from '../../core/errors.ts';
+import type { CheckpointHead, CheckpointHeadRow, HeadCursor } from '../../ports/index.ts';
+import type { Row } from '../shared/rows.ts';
+
+const toCheckpoint = (r: Row): Checkpoint => ({
+  format: 'keel-checkpoint/1',
+  tenant: r.tenant as string,
+  seq: Number(r.seq),
+  at: r.at as string,
+  runs: Number(r.runs),
+  root: r.root as Checkpoint['root'],
+  prevHash: (r.prev_hash as Checkpoint['prevHash']) ?? null,
+  keyId: r.key_id as string,
+  signature: r.signature as string,
+  publicKey: r.public_key as string,
+  hash: r.hash as Checkpoint['hash'],
+});
+
+const toHead = (r: Row): CheckpointHead => ({
+  runId: r.run_id as string,
+  createdAt: r.created_at as string,
+  seq: Number(r.head_seq),
+  hash: r.head_hash as string,
+});
+
+/** `(created_at, run_id) > (?, ?)` in creation order, or every row. */
+const AFTER = '(? IS NULL OR created_at > ? OR (created_at = ? AND run_id > ?))';
+const afterParams = (a: HeadCursor | undefined) => [
+  a?.createdAt ?? null,
+  a?.createdAt ?? null,
+  a?.createdAt ?? null,
+  a?.runId ?? null,
+];
+
+export class SqliteCheckpoints {
+  readonly append: (c: Checkpoint, changed: readonly CheckpointHead[]) => void;
+  private readonly last: Database.Statement;
+  private readonly all: Database.Statement;
+  private readonly heads: Database.Statement;
+  private readonly asOf: Database.Statement;
+  private readonly latest: Database.Statement;
+  private readonly rows: Database.Statement;
+
+  constructor(db: Database.Database) {
+    this.last = db.prepare('SELECT seq, hash FROM checkpoints WHERE tenant = ? ORDER BY seq DESC LIMIT 1');
+    this.all = db.prepare('SELECT * FROM checkpoints WHERE tenant = ? ORDER BY seq');
+    this.heads = db.prepare(
+      `SELECT run_id, created_at, head_seq, head_hash FROM runs WHERE tenant = ? AND ${AFTER}
+       ORDER BY created_at, run_id LIMIT ?`,
+    );
+    this.asOf = db.prepare(
+      `SELECT run_id, created_at, head_seq, head_hash FROM checkpoint_heads h
+        WHERE tenant = ? AND checkpoint_seq = (
+          SELECT max(checkpoint_seq) FROM checkpoint_heads m
+           WHERE m.tenant = h.tenant AND m.run_id = h.run_id AND m.checkpoint_seq <= ?)
+          AND ${AFTER}
+        ORDER BY created_at, run_id LIMIT ?`,
+    );
+    this.latest = db.prepare(
+      `SELECT run_id, created_at, head_seq, head_hash FROM checkpoint_latest WHERE tenant = ? AND ${AFTER}
+        ORDER BY created_at, run_id LIMIT ?`,
+    );
+    this.rows = db.prepare(
+      `SELECT run_id, created_at, head_seq, head_hash, checkpoint_seq FROM checkpoint_heads
+        WHERE tenant = ? AND (? IS NULL OR run_id > ? OR (run_id = ? AND checkpoint_seq > ?))
+        ORDER BY run_id, checkpoint_seq LIMIT ?`,
+    );
+    const insert = db.prepare(
+      `INSERT INTO checkpoints (tenant, seq, at, runs, root, prev_hash, key_id, public_key, signature, hash)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    );
+    const insertHead = db.prepare(
+      `INSERT INTO checkpoint_heads (tenant, checkpoint_seq, created_at, run_id, head_seq, head_hash)
+       VALUES (?, ?, ?, ?, ?, ?)`,
+    );
+    const putLatest = db.prepare(
+      `INSERT OR REPLACE INTO checkpoint_latest (tenant, checkpoint_seq, created_at, run_id, head_seq, head_hash)
+       VALUES (?, ?, ?, ?, ?, ?)`,
+    );
+    this.append = db.transaction((c: Checkpoint, changed: readonly CheckpointHead[]) => {
+      const last = this.last.get(c.tenant) as Row | undefined;
+      const seq = last ? Number(last.seq) : 0;
+      if (c.seq !== seq + 1 || (c.prevHash ?? null) !== ((last?.hash as string | undefined) ?? null))
+        throw new KeelError(
+          ErrorCode.headConflict,
+          `checkpoint ${c.seq} of tenant ${c.tenant} does not follow its last checkpoint (${seq}): another checkpoint was made meanwhile`,
+          { tenant: c.tenant, seq: c.seq },
+        );
+      insert.run(
+        c.tenant,
+        c.seq,
+        c.at,
+        c.runs,
+        c.root,
+        c.prevHash,
+        c.keyId,
+        c.publicKey,
+        c.signature,
+        c.hash,
+      );
+      for (const h of changed) {
+        insertHead.run(c.tenant, c.seq, h.createdAt, h.runId, h.seq, h.hash);
+        putLatest.run(c.tenant, c.seq, h.createdAt, h.runId, h.seq, h.hash);
+      }
+    }).immediate;
+  }
+
+  list(tenant: string): Checkpoint[] {
+    return (this.all.all(tenant) as Row[]).map(toCheckpoint);
+  }
+
+  runHeads(tenant: string, o: { after?: HeadCursor; limit: number }): CheckpointHead[] {
+    return (this.heads.all(tenant, ...afterParams(o.after), o.limit) as Row[]).map(toHead);
+  }
+
+  /** As of the last checkpoint, from checkpoint_latest (a scan in order); of an earlier one, from the history. */
+  checkpointedHeads(tenant: string, seq: number, o: { after?: HeadCursor; limit: number }): CheckpointHead[] {
+    const last = Number((this.last.get(tenant) as Row | undefined)?.seq ?? 0);
+    const rows =
+      seq >= last
+        ? this.latest.all(tenant, ...afterParams(o.after), o.limit)
+        : this.asOf.all(tenant, seq, ...afterParams(o.after), o.limit);
+    return (rows as Row[]).map(toHead);
+  }
+
+  headRows(
+    tenant: string,
+    o: { after?: { runId: string; checkpointSeq: number }; limit: number },
+  ): CheckpointHeadRow[] {
+    const a = o.after;
+    return (
+      this.rows.all(
+        tenant,
+        a?.runId ?? null,
+        a?.runId ?? null,
+        a?.runId ?? null,
+        a?.checkpointSeq ?? 0,
+        o.limit,
+      ) as Row[]
+    ).map((r) => ({ ...toHead(r), checkpointSeq: Number(r.checkpoint_seq) }));
+  }
+}

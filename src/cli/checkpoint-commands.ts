@@ -1,0 +1,92 @@
+/**
+ * `keel checkpoint` and `keel audit verify`: signed checkpoints of a tenant's run heads, and the
+ * check that every run still matches them (docs/audit.md). The checkpoint key is the operator's,
+ * a file kept apart from the store (--key or KEEL_CHECKPOINT_KEY); verification trusts the key
+ * each checkpoint names unless --key pins the public key it must be.
+ */
+import { createPublicKey } from 'node:crypto';
+import type { Command } from 'commander';
+import { type AuditReport, makeCheckpoint, verifyCheckpoints } from '../app/checkpoints.ts';
+import { ErrorCode, KeelError } from '../core/errors.ts';
+import { auditCommand } from './audit-command.ts';
+import type { WithContext } from './context.ts';
+import { EXIT } from './exit-codes.ts';
+import { readKey } from './governance-commands.ts';
+import { line, printJson } from './output.ts';
+
+function keyFile(flag: string | undefined, env: string, what: string): string {
+  const f = flag ?? process.env[env];
+  if (f === undefined || f.trim() === '')
+    throw new KeelError(ErrorCode.usage, `--key: give the ${what} (or set ${env})`, { field: 'key' });
+  return f;
+}
+
+function reportText(r: AuditReport): string {
+  const out = r.checkpoints.map(
+    (c) =>
+      `${c.verified ? 'OK' : 'FAILED'} checkpoint ${c.checkpoint} at ${c.at}: ${c.runs} runs, root ${c.merkleRoot}, key ${c.keyId}`,
+  );
+  for (const a of r.anomalies) out.push(`${a.kind}: ${a.detail}`);
+  out.push(
+    r.checkpoints.length === 0
+      ? `tenant ${r.tenant}: no checkpoints yet (make one: keel checkpoint --key <private.pem>)`
+      : r.ok
+        ? `tenant ${r.tenant}: ${r.checkpoints.length} checkpoint(s) verified; ${r.runsChecked} run(s) match their checkpointed heads${r.uncovered ? `; ${r.uncovered} run(s) newer than the last checkpoint` : ''}`
+        : `tenant ${r.tenant}: does not verify (${r.anomalies.length} anomal${r.anomalies.length === 1 ? 'y' : 'ies'})`,
+  );
+  return out.join('\n');
+}
+
+export function registerCheckpointCommands(program: Command, withContext: WithContext): void {
+  program
+    .command('checkpoint')
+    .description(
+      "sign a Merkle root of the tenant's run heads with the checkpoint key and chain it to the last checkpoint; refuses to sign over a run that no longer extends its checkpointed head",
+    )
+    .option(
+      '--key <private.pem>',
+      'the Ed25519 checkpoint key (env KEEL_CHECKPOINT_KEY), kept apart from the store',
+    )
+    .action(async (o: { key?: string }, cmd: Command) =>
+      withContext(cmd, async (ctx) => {
+        const privateKey = readKey(
+          keyFile(o.key, 'KEEL_CHECKPOINT_KEY', 'checkpoint private key'),
+          'private',
+        );
+        const made = await makeCheckpoint(ctx.keel.store, ctx.tenant, {
+          privateKey,
+          publicKey: createPublicKey(privateKey),
+        });
+        const c = made.checkpoint;
+        if (ctx.json) printJson({ ...made.checkpoint, changed: made.changed, ms: made.ms });
+        else
+          line(
+            `checkpoint ${c.seq} of tenant ${c.tenant}: ${c.runs} runs, root ${c.root}, ${made.changed} head(s) new or moved, signed by key ${c.keyId} (${Math.round(made.ms)} ms)`,
+          );
+        return EXIT.ok;
+      }),
+    );
+
+  auditCommand(program)
+    .command('verify')
+    .description(
+      'check the checkpoint chain (links, hashes, signatures), each root against its recorded heads, and every run against its checkpointed heads; exits 5 on any anomaly',
+    )
+    .option(
+      '--key <public.pem>',
+      'the checkpoint public key every checkpoint must be signed with (env KEEL_CHECKPOINT_PUB)',
+    )
+    .action(async (o: { key?: string }, cmd: Command) =>
+      withContext(cmd, async (ctx) => {
+        const pub = o.key ?? process.env.KEEL_CHECKPOINT_PUB;
+        const r = await verifyCheckpoints(
+          ctx.keel.store,
+          ctx.tenant,
+          pub !== undefined && pub.trim() !== '' ? { trustedKey: readKey(pub, 'public') } : {},
+        );
+        if (ctx.json) printJson(r);
+        else line(reportText(r));
+        return r.ok ? EXIT.ok : EXIT.verificationFailed;
+      }),
+    );
+}

@@ -1,0 +1,50 @@
+/**
+ * What a store keeps for signed checkpoints (docs/audit.md): each tenant's checkpoint chain, and
+ * for each checkpoint the run heads that changed since the one before (so the heads a checkpoint
+ * covers are the latest rows at or before it, and a checkpoint costs what changed, not every run).
+ * Run heads are read in creation order, `(createdAt, runId)`, the order the Merkle root is over.
+ */
+import type { Checkpoint } from '../core/checkpoint/index.ts';
+
+/** A run's head, in the order checkpoints cover runs. */
+export interface CheckpointHead {
+  readonly runId: string;
+  readonly createdAt: string;
+  readonly seq: number;
+  readonly hash: string;
+}
+
+/** A head as a checkpoint recorded it. */
+export interface CheckpointHeadRow extends CheckpointHead {
+  readonly checkpointSeq: number;
+}
+
+/** Where a page of heads ends: the next page starts after it. */
+export interface HeadCursor {
+  readonly createdAt: string;
+  readonly runId: string;
+}
+
+export interface CheckpointStore {
+  /**
+   * Appends a checkpoint to its tenant's chain with the heads that changed since the last one, in
+   * one transaction; refused (`head_conflict`) unless it follows the tenant's last checkpoint
+   * (seq one more, prevHash its hash), so two checkpointers never both extend the chain.
+   */
+  appendCheckpoint(c: Checkpoint, changed: readonly CheckpointHead[]): Promise<void>;
+  /** The tenant's checkpoints, oldest first. */
+  listCheckpoints(tenant: string): Promise<Checkpoint[]>;
+  /** The runs' current heads (the runs table), in creation order, a page at a time. */
+  runHeads(tenant: string, o: { after?: HeadCursor; limit: number }): Promise<CheckpointHead[]>;
+  /** Each run's head as checkpoint `seq` covers it (its latest row at or before seq), in creation order. */
+  checkpointedHeads(
+    tenant: string,
+    seq: number,
+    o: { after?: HeadCursor; limit: number },
+  ): Promise<CheckpointHead[]>;
+  /** Every head row ever checkpointed, by run id then checkpoint, a page at a time. */
+  checkpointHeadRows(
+    tenant: string,
+    o: { after?: { readonly runId: string; readonly checkpointSeq: number }; limit: number },
+  ): Promise<CheckpointHeadRow[]>;
+}

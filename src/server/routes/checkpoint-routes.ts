@@ -1,0 +1,59 @@
+/**
+ * Keel API, audit integrity: the signed checkpoints of the key's tenant verified against its runs
+ * (docs/audit.md), as Keel reports it and in the shape of OpenWOP's audit-integrity surface.
+ */
+import { type AuditReport, verifyCheckpoints } from '../../app/checkpoints.ts';
+import { type KeelRoute, ok, route } from './route.ts';
+
+/** The report in OpenWOP's words: sequences are the checkpoints'. */
+function openWopAudit(r: AuditReport) {
+  return {
+    fromSeq: r.checkpoints[0]?.checkpoint ?? 0,
+    toSeq: r.checkpoints.at(-1)?.checkpoint ?? 0,
+    chainValid: r.chainValid,
+    checkpointsValid: r.checkpointsValid && r.anomalies.length === 0,
+    checkpoints: r.checkpoints.map((c) => ({
+      checkpoint: c.checkpoint,
+      atSequence: c.checkpoint,
+      merkleRoot: c.merkleRoot,
+      signature: c.signature,
+      verified: c.verified,
+    })),
+    anomalies: r.anomalies.map((a) => ({
+      atSequence: a.checkpoint ?? r.checkpoints.at(-1)?.checkpoint ?? 0,
+      kind: a.kind,
+      detail: a.detail,
+    })),
+  };
+}
+
+export const CHECKPOINT_ROUTES: readonly KeelRoute[] = [
+  route({
+    method: 'get',
+    path: '/api/audit/verify',
+    operationId: 'verifyAudit',
+    summary: "Verify the tenant's signed checkpoints and every run against its checkpointed heads",
+    tag: 'audit',
+    auth: true,
+    responses: {
+      200: '{tenant, ok, chainValid, checkpointsValid, checkpoints, runsChecked, uncovered, anomalies}',
+    },
+    async handle({ keel, p }) {
+      return ok(await verifyCheckpoints(keel.store, p.tenant));
+    },
+  }),
+  ...(['/v1/audit/verify', '/audit/verify'] as const).map((path) =>
+    route({
+      method: 'get',
+      path,
+      operationId: path.startsWith('/v1') ? 'openWopAuditVerifyV1' : 'openWopAuditVerify',
+      summary: "OpenWOP's audit-integrity verification of the tenant's checkpoints",
+      tag: 'audit',
+      auth: true,
+      responses: { 200: '{fromSeq, toSeq, chainValid, checkpointsValid, checkpoints, anomalies}' },
+      async handle({ keel, p }) {
+        return ok(openWopAudit(await verifyCheckpoints(keel.store, p.tenant)));
+      },
+    }),
+  ),
+];
