@@ -7,29 +7,8 @@
 import type pg from 'pg';
 import type { Checkpoint } from '../../core/checkpoint/index.ts';
 import { ErrorCode, KeelError } from '../../core/errors.ts';
-import type { CheckpointHead, CheckpointHeadRow, HeadCursor } from '../../ports/index.ts';
+import type { CheckpointHead, HeadCursor } from '../../ports/index.ts';
 import type { Row } from '../shared/rows.ts';
-
-export const toCheckpoint = (r: Row): Checkpoint => ({
-  format: 'keel-checkpoint/1',
-  tenant: r.tenant as string,
-  seq: Number(r.seq),
-  at: r.at as string,
-  runs: Number(r.runs),
-  root: r.root as Checkpoint['root'],
-  prevHash: (r.prev_hash as Checkpoint['prevHash']) ?? null,
-  keyId: r.key_id as string,
-  signature: r.signature as string,
-  publicKey: r.public_key as string,
-  hash: r.hash as Checkpoint['hash'],
-});
-
-export const toHead = (r: Row): CheckpointHead => ({
-  runId: r.run_id as string,
-  createdAt: r.created_at as string,
-  seq: Number(r.head_seq),
-  hash: r.head_hash as string,
-});
 
 const AFTER = (n: number) =>
   `($${n}::text IS NULL OR created_at > $${n} OR (created_at = $${n} AND run_id COLLATE "C" > $${n + 1}))`;
@@ -109,8 +88,3 @@ export async function appendCheckpoint(
     throw e;
   }
 }
-
-export const toHeadRow = (r: Row): CheckpointHeadRow => ({
-  ...toHead(r),
-  checkpointSeq: Number(r.checkpoint_seq),
-});

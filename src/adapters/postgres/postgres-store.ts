@@ -50,6 +50,7 @@ import {
   type WritRevocation,
 } from '../../ports/index.ts';
 import { checkClaimScope } from '../shared/check-claim-scope.ts';
+import { toCheckpoint, toHead, toHeadRow } from '../shared/checkpoint-rows.ts';
 import {
   afterCursor,
   decodeEntryCursor,
@@ -84,14 +85,7 @@ import {
 import { checkSecretKeyCandidate, SECRET_KEY_SQL } from '../shared/secret-key-rows.ts';
 import { toRevocation, toTrustedKey, WRIT_TRUST_SQL as WT } from '../shared/writ-trust-rows.ts';
 import { APPEND_CHANNEL } from './append-statement.ts';
-import {
-  afterParams,
-  appendCheckpoint,
-  CHECKPOINT_SQL,
-  toCheckpoint,
-  toHead,
-  toHeadRow,
-} from './checkpoints.ts';
+import { afterParams, appendCheckpoint, CHECKPOINT_SQL } from './checkpoints.ts';
 import {
   createPool,
   type PoolOptions,

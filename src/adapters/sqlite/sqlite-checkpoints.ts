@@ -7,28 +7,8 @@ import type Database from 'better-sqlite3';
 import type { Checkpoint } from '../../core/checkpoint/index.ts';
 import { ErrorCode, KeelError } from '../../core/errors.ts';
 import type { CheckpointHead, CheckpointHeadRow, HeadCursor } from '../../ports/index.ts';
+import { toCheckpoint, toHead, toHeadRow } from '../shared/checkpoint-rows.ts';
 import type { Row } from '../shared/rows.ts';
-
-const toCheckpoint = (r: Row): Checkpoint => ({
-  format: 'keel-checkpoint/1',
-  tenant: r.tenant as string,
-  seq: Number(r.seq),
-  at: r.at as string,
-  runs: Number(r.runs),
-  root: r.root as Checkpoint['root'],
-  prevHash: (r.prev_hash as Checkpoint['prevHash']) ?? null,
-  keyId: r.key_id as string,
-  signature: r.signature as string,
-  publicKey: r.public_key as string,
-  hash: r.hash as Checkpoint['hash'],
-});
-
-const toHead = (r: Row): CheckpointHead => ({
-  runId: r.run_id as string,
-  createdAt: r.created_at as string,
-  seq: Number(r.head_seq),
-  hash: r.head_hash as string,
-});
 
 /** `(created_at, run_id) > (?, ?)` in creation order, or every row. */
 const AFTER = '(? IS NULL OR created_at > ? OR (created_at = ? AND run_id > ?))';
@@ -144,6 +124,6 @@ export class SqliteCheckpoints {
         a?.checkpointSeq ?? 0,
         o.limit,
       ) as Row[]
-    ).map((r) => ({ ...toHead(r), checkpointSeq: Number(r.checkpoint_seq) }));
+    ).map(toHeadRow);
   }
 }

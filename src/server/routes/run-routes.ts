@@ -27,6 +27,19 @@ function runIdOf(params: Readonly<Record<string, string>>): string {
   return id;
 }
 
+/** The filters the run list and the run counts share. */
+const RUN_FILTER = {
+  workflowId: z.string().min(1).optional(),
+  version: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .optional()
+    .describe('runs of this version (of workflowId; alone, of every workflow)'),
+  since: Instant.optional().describe('runs created at or after this instant (ISO 8601 with a zone)'),
+  until: Instant.optional().describe('runs created before this instant (ISO 8601 with a zone)'),
+};
+
 export const RUN_ROUTES: readonly KeelRoute[] = [
   route({
     method: 'get',
@@ -37,15 +50,7 @@ export const RUN_ROUTES: readonly KeelRoute[] = [
     auth: true,
     query: z.object({
       status: z.enum(RUN_STATUSES).optional(),
-      workflowId: z.string().min(1).optional(),
-      version: z.coerce
-        .number()
-        .int()
-        .min(1)
-        .optional()
-        .describe('runs of this version (of workflowId; alone, of every workflow)'),
-      since: Instant.optional().describe('runs created at or after this instant (ISO 8601 with a zone)'),
-      until: Instant.optional().describe('runs created before this instant (ISO 8601 with a zone)'),
+      ...RUN_FILTER,
       limit: z.coerce.number().int().min(1).max(100).optional().describe('default 50'),
       cursor: z
         .string()
@@ -74,17 +79,7 @@ export const RUN_ROUTES: readonly KeelRoute[] = [
     summary: 'How many of the tenant’s runs are in each status',
     tag: 'runs',
     auth: true,
-    query: z.object({
-      workflowId: z.string().min(1).optional(),
-      version: z.coerce
-        .number()
-        .int()
-        .min(1)
-        .optional()
-        .describe('runs of this version (of workflowId; alone, of every workflow)'),
-      since: Instant.optional().describe('runs created at or after this instant (ISO 8601 with a zone)'),
-      until: Instant.optional().describe('runs created before this instant (ISO 8601 with a zone)'),
-    }),
+    query: z.object(RUN_FILTER),
     responses: { 200: '{counts: {<status>: n} (every status, 0 where none), total}' },
     async handle({ keel, p, query }) {
       return ok(
