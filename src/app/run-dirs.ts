@@ -239,7 +239,6 @@ export async function importRunDir(
       `the runs are tenant ${tenant}'s (their ids derive from it), not ${o.tenant}'s; import them as ${tenant}`,
       { field: 'tenant' },
     );
-  const manifest = JSON.parse(new TextDecoder().decode(files.get('manifest.json'))) as Manifest;
   const imported: string[] = [];
   const present: string[] = [];
   const refused: { runId: string; code: string; message: string }[] = [];
@@ -300,7 +299,6 @@ export async function importRunDir(
       ))
         await store.putWritChain(tenant, hash as Digest, canonicalize(chain));
     const root = decodePayload(entries[0]!.payload) as PayloadOf<'run.started'>;
-    const m = manifest.runs.find((x) => x.runId === r.runId)!;
     await store.append({
       tenant,
       runId: r.runId,
@@ -308,8 +306,8 @@ export async function importRunDir(
       entries,
       status,
       create: {
-        workflowId: m.workflowId,
-        version: m.version,
+        workflowId: root.workflowId,
+        version: root.version,
         specHash: root.specHash,
         eventId: root.event.id,
         eventType: root.event.type,

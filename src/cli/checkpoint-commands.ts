@@ -9,14 +9,15 @@ import type { Command } from 'commander';
 import { type AuditReport, makeCheckpoint, verifyCheckpoints } from '../app/checkpoints.ts';
 import { ErrorCode, KeelError } from '../core/errors.ts';
 import { auditCommand } from './audit-command.ts';
-import type { WithContext } from './context.ts';
+import { flagOrEnv, type WithContext } from './context.ts';
 import { EXIT } from './exit-codes.ts';
 import { readKey } from './governance-commands.ts';
 import { line, printJson } from './output.ts';
 
+/** --key, else the environment variable; a checkpoint cannot be made without one. */
 function keyFile(flag: string | undefined, env: string, what: string): string {
-  const f = flag ?? process.env[env];
-  if (f === undefined || f.trim() === '')
+  const f = flagOrEnv(flag, 'key', env);
+  if (f === undefined)
     throw new KeelError(ErrorCode.usage, `--key: give the ${what} (or set ${env})`, { field: 'key' });
   return f;
 }
@@ -78,11 +79,11 @@ export function registerCheckpointCommands(program: Command, withContext: WithCo
     )
     .action(async (o: { key?: string }, cmd: Command) =>
       withContext(cmd, async (ctx) => {
-        const pub = o.key ?? process.env.KEEL_CHECKPOINT_PUB;
+        const pub = flagOrEnv(o.key, 'key', 'KEEL_CHECKPOINT_PUB');
         const r = await verifyCheckpoints(
           ctx.keel.store,
           ctx.tenant,
-          pub !== undefined && pub.trim() !== '' ? { trustedKey: readKey(pub, 'public') } : {},
+          pub !== undefined ? { trustedKey: readKey(pub, 'public') } : {},
         );
         if (ctx.json) printJson(r);
         else line(reportText(r));

@@ -54,7 +54,7 @@ export interface CliContext {
 }
 
 /** A flag given as an empty string is a usage error; an empty environment variable counts as unset. */
-function flagOrEnv(flag: string | undefined, field: string, envName: string): string | undefined {
+export function flagOrEnv(flag: string | undefined, field: string, envName: string): string | undefined {
   if (flag !== undefined) {
     if (flag.trim() === '')
       throw new KeelError(ErrorCode.usage, `--${field}: expected a non-empty value`, { field });

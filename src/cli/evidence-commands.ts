@@ -16,14 +16,15 @@ import {
   statSync,
   writeFileSync,
 } from 'node:fs';
-import { delimiter, dirname, join, relative, resolve } from 'node:path';
+import { dirname, join, relative, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { exportRunDir, importRunDir } from '../app/run-dirs.ts';
 import { ErrorCode, KeelError } from '../core/errors.ts';
 import { type RunDirReport, verifyRunDir } from '../core/run-dir/index.ts';
-import type { WithContext } from './context.ts';
+import { flagOrEnv, type WithContext } from './context.ts';
 import { EXIT } from './exit-codes.ts';
 import { readKey } from './governance-commands.ts';
+import { trustKeyFiles } from './governance-options.ts';
 import { line, printJson } from './output.ts';
 
 /** Bounds on what a directory read may hold: a run directory is evidence, not a dump. */
@@ -94,9 +95,7 @@ function writeRunDir(dir: string, files: ReadonlyMap<string, Uint8Array>): void 
 
 /** The keys of --trust-keys / KEEL_TRUST, for checking writ signatures offline. */
 function trustedKeys(cmd: Command) {
-  const o = cmd.optsWithGlobals() as { trustKeys?: string };
-  const files = (o.trustKeys ?? process.env.KEEL_TRUST ?? '').split(delimiter).filter((p) => p !== '');
-  return files.map((f) => readKey(f, 'public'));
+  return trustKeyFiles(cmd.optsWithGlobals() as { trustKeys?: string }).map((f) => readKey(f, 'public'));
 }
 
 function reportText(dir: string, r: RunDirReport): string {
@@ -201,7 +200,8 @@ export function registerEvidenceCommands(program: Command, withContext: WithCont
         const files = readRunDir(dir);
         const r = await importRunDir(ctx.keel.store, files, {
           trustedKeys: trustedKeys(cmd),
-          ...(process.env.KEEL_TENANT || (cmd.optsWithGlobals() as { tenant?: string }).tenant
+          ...(flagOrEnv((cmd.optsWithGlobals() as { tenant?: string }).tenant, 'tenant', 'KEEL_TENANT') !==
+          undefined
             ? { tenant: ctx.tenant }
             : {}),
         });

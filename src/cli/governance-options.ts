@@ -44,6 +44,11 @@ export async function lifecycleConfigFor(
   };
 }
 
+/** The public key files of --trust-keys (env KEEL_TRUST), path-delimited; none when not given. */
+export function trustKeyFiles(o: Pick<GovernanceOptions, 'trustKeys'>): string[] {
+  return (o.trustKeys ?? fromEnv('KEEL_TRUST'))?.split(delimiter).filter((p) => p !== '') ?? [];
+}
+
 export async function governanceConfigFor(
   o: GovernanceOptions,
   tenant: string,
@@ -51,7 +56,7 @@ export async function governanceConfigFor(
   const policyFile = o.policy ?? fromEnv('KEEL_POLICY');
   if (policyFile !== undefined && policyFile.trim() === '')
     throw new KeelError(ErrorCode.usage, '--policy: expected a file path', { field: 'policy' });
-  const trustFiles = (o.trustKeys ?? fromEnv('KEEL_TRUST'))?.split(delimiter).filter((p) => p !== '');
+  const trustFiles = trustKeyFiles(o);
   // The policy language (and its YAML parser) loads only when a policy is given.
   const parsePolicy =
     policyFile === undefined ? undefined : (await import('../core/policy/index.ts')).parsePolicy;
@@ -59,7 +64,7 @@ export async function governanceConfigFor(
     ...(policyFile !== undefined && parsePolicy
       ? { policies: { [tenant]: parsePolicy(readText(policyFile, 'policy'), policyFile) } }
       : {}),
-    ...(trustFiles && trustFiles.length > 0
+    ...(trustFiles.length > 0
       ? { trustedKeys: { [tenant]: trustFiles.map((f) => readKey(f, 'public')) } }
       : {}),
   };

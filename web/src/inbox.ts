@@ -9,7 +9,7 @@ import { type Approval, api, type HistoryLine, runPath } from './api.ts';
 import { money, shortHash } from './format.ts';
 import { html } from './html.ts';
 import type { Who } from './main.ts';
-import { Empty, ErrorBox, Json, POLL_MS, Time, useAction, useLoad } from './ui.ts';
+import { Empty, ErrorBox, Json, Time, useAction, useLoad } from './ui.ts';
 
 const CAUSE = { policy: 'policy rule', destructive: 'destructive tool', gate: 'always asks' } as const;
 
@@ -62,8 +62,10 @@ function Card({ a, who, onDecided }: { a: Approval; who: Who; onDecided: (a: App
   </li>`;
 }
 
-export function InboxPage({ who, onChange }: { who: Who; onChange: () => void }) {
-  const list = useLoad(() => api<{ approvals: Approval[] }>('GET', '/api/approvals'), [], POLL_MS);
+/** The pending approvals, as the shell reads them for its header count (one poll serves both). */
+export type ApprovalsLoad = ReturnType<typeof useLoad<{ approvals: Approval[] }>>;
+
+export function InboxPage({ who, list }: { who: Who; list: ApprovalsLoad }) {
   // Cards this person decided (or tried to) stay, with what happened, after they leave the list.
   const [kept, setKept] = useState<Approval[]>([]);
   const pending = list.value?.approvals ?? [];
@@ -73,7 +75,6 @@ export function InboxPage({ who, onChange }: { who: Who; onChange: () => void })
   const decided = (a: Approval) => {
     setKept((k) => (k.some((x) => x.runId === a.runId) ? k : [...k, a]));
     list.reload();
-    onChange();
   };
   return html`
     <h1>Approvals</h1>

@@ -50,7 +50,7 @@ function Shell({ who, onSignOut }: { who: Who; onSignOut: () => void }) {
   if (m?.[1] === 'runs') page = html`<${RunPage} runId=${decodeURIComponent(m[2]!)} />`;
   else if (m?.[1] === 'workflows')
     page = html`<${WorkflowPage} workflowId=${decodeURIComponent(m[2]!)} who=${who} />`;
-  else if (path === '/approvals') page = html`<${InboxPage} who=${who} onChange=${inbox.reload} />`;
+  else if (path === '/approvals') page = html`<${InboxPage} who=${who} list=${inbox} />`;
   else if (path === '/workflows') page = html`<${WorkflowsPage} />`;
   else page = html`<${RunsPage} params=${params} />`;
   return html`

@@ -6,8 +6,8 @@
  */
 import type pg from 'pg';
 import type { Checkpoint } from '../../core/checkpoint/index.ts';
-import { ErrorCode, KeelError } from '../../core/errors.ts';
 import type { CheckpointHead, HeadCursor } from '../../ports/index.ts';
+import { assertFollows } from '../shared/checkpoint-rows.ts';
 import type { Row } from '../shared/rows.ts';
 
 const AFTER = (n: number) =>
@@ -47,13 +47,7 @@ export async function appendCheckpoint(
         [c.tenant],
       )
     ).rows[0];
-    const seq = last ? Number(last.seq) : 0;
-    if (c.seq !== seq + 1 || (c.prevHash ?? null) !== ((last?.hash as string | undefined) ?? null))
-      throw new KeelError(
-        ErrorCode.headConflict,
-        `checkpoint ${c.seq} of tenant ${c.tenant} does not follow its last checkpoint (${seq}): another checkpoint was made meanwhile`,
-        { tenant: c.tenant, seq: c.seq },
-      );
+    assertFollows(c, last);
     await client.query(
       `INSERT INTO checkpoints (tenant, seq, at, runs, root, prev_hash, key_id, public_key, signature, hash)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,

@@ -54,10 +54,10 @@ import { toCheckpoint, toHead, toHeadRow } from '../shared/checkpoint-rows.ts';
 import {
   afterCursor,
   decodeEntryCursor,
-  encodeEntryCursor,
   entryConditions,
   entryLimit,
   entryOrder,
+  entryPage,
   POSTGRES_ENTRY_SQL,
   unreadablePayload,
 } from '../shared/entry-query-rows.ts';
@@ -73,7 +73,6 @@ import {
 import {
   decodeCursor,
   encodeCursor,
-  entryFromColumns,
   type Row,
   RUN_COLUMNS,
   samePublishedVersion,
@@ -225,15 +224,7 @@ export class PostgresStore implements Store {
       values,
       rowMode: 'array',
     });
-    const entries = rows.slice(0, limit).map((r) => ({
-      ...entryFromColumns(r[0] as string, r, 3),
-      workflowId: r[1] as string,
-      version: Number(r[2]),
-    }));
-    const last = entries.at(-1);
-    return rows.length > limit && last
-      ? { entries, next: encodeEntryCursor({ at: last.at, runId: last.runId, seq: last.seq }) }
-      : { entries };
+    return entryPage(rows as unknown[][], limit);
   }
 
   async countEntries(tenant: string, f: EntryFilter): Promise<Record<string, number>> {
@@ -321,7 +312,8 @@ export class PostgresStore implements Store {
     return (await this.query(PROMOTIONS_SQL, [tenant, workflowId])).rows.map(toPromotion);
   }
 
-  async recordLifecycle(change: LifecycleChange): Promise<Promotion[]> {
+  /** A pooled client for one transaction of `what` (`fn` begins and ends it); failures name the store. */
+  private async withTransaction<T>(what: string, fn: (client: pg.PoolClient) => Promise<T>): Promise<T> {
     let client: pg.PoolClient;
     try {
       client = await this.pool.connect();
@@ -329,33 +321,24 @@ export class PostgresStore implements Store {
       throw unavailable(e, 'cannot connect to PostgreSQL at', this.target);
     }
     try {
-      const records = await recordLifecycle(client, change);
+      const r = await fn(client);
       this.commits++;
-      return records;
+      return r;
     } catch (e) {
-      throw unavailable(e, 'recording a lifecycle change failed on', this.target);
+      throw unavailable(e, `${what} failed on`, this.target);
     } finally {
       client.release();
     }
   }
 
+  recordLifecycle(change: LifecycleChange): Promise<Promotion[]> {
+    return this.withTransaction('recording a lifecycle change', (client) => recordLifecycle(client, change));
+  }
+
   // --- Signed checkpoints (checkpoints.ts) ---
 
-  async appendCheckpoint(c: Checkpoint, changed: readonly CheckpointHead[]): Promise<void> {
-    let client: pg.PoolClient;
-    try {
-      client = await this.pool.connect();
-    } catch (e) {
-      throw unavailable(e, 'cannot connect to PostgreSQL at', this.target);
-    }
-    try {
-      await appendCheckpoint(client, c, changed);
-      this.commits++;
-    } catch (e) {
-      throw unavailable(e, 'appending a checkpoint failed on', this.target);
-    } finally {
-      client.release();
-    }
+  appendCheckpoint(c: Checkpoint, changed: readonly CheckpointHead[]): Promise<void> {
+    return this.withTransaction('appending a checkpoint', (client) => appendCheckpoint(client, c, changed));
   }
 
   async listCheckpoints(tenant: string): Promise<Checkpoint[]> {

@@ -3,6 +3,7 @@
  * records.
  */
 import type { Checkpoint } from '../../core/checkpoint/index.ts';
+import { ErrorCode, KeelError } from '../../core/errors.ts';
 import type { CheckpointHead, CheckpointHeadRow } from '../../ports/index.ts';
 import type { Row } from './rows.ts';
 
@@ -26,6 +27,20 @@ export const toHead = (r: Row): CheckpointHead => ({
   seq: Number(r.head_seq),
   hash: r.head_hash as string,
 });
+
+/**
+ * Refuses `c` unless it follows the tenant's last checkpoint (`last`: its row's seq and hash, or
+ * none): seq one more, prevHash its hash. Both stores call this inside the appending transaction.
+ */
+export function assertFollows(c: Checkpoint, last: Row | undefined): void {
+  const seq = last ? Number(last.seq) : 0;
+  if (c.seq !== seq + 1 || (c.prevHash ?? null) !== ((last?.hash as string | undefined) ?? null))
+    throw new KeelError(
+      ErrorCode.headConflict,
+      `checkpoint ${c.seq} of tenant ${c.tenant} does not follow its last checkpoint (${seq}): another checkpoint was made meanwhile`,
+      { tenant: c.tenant, seq: c.seq },
+    );
+}
 
 export const toHeadRow = (r: Row): CheckpointHeadRow => ({
   ...toHead(r),

@@ -12,7 +12,8 @@
  */
 import { ErrorCode, KeelError } from '../../core/errors.ts';
 import { ACTOR_FIELDS, CANCELLED_BY, CODE_KINDS } from '../../core/ledger/index.ts';
-import type { EntryFilter } from '../../ports/index.ts';
+import type { EntryFilter, EntryPage } from '../../ports/index.ts';
+import { entryFromColumns } from './rows.ts';
 
 /** Binds a value and returns its placeholder. */
 export type Bind = (value: unknown) => string;
@@ -152,4 +153,20 @@ export function unreadablePayload(cause: unknown): KeelError {
     { filters: ['actor', 'code'] },
     { cause },
   );
+}
+
+/**
+ * A page of the audit query from rows read with `limit + 1` (run id, workflow id, version, then the
+ * entry's columns): at most `limit` entries, and the cursor after the last when there was one more.
+ */
+export function entryPage(rows: readonly unknown[][], limit: number): EntryPage {
+  const entries = rows.slice(0, limit).map((r) => ({
+    ...entryFromColumns(r[0] as string, r, 3),
+    workflowId: r[1] as string,
+    version: Number(r[2]),
+  }));
+  const last = entries.at(-1);
+  return rows.length > limit && last
+    ? { entries, next: encodeEntryCursor({ at: last.at, runId: last.runId, seq: last.seq }) }
+    : { entries };
 }

@@ -5,9 +5,8 @@
  */
 import type Database from 'better-sqlite3';
 import type { Checkpoint } from '../../core/checkpoint/index.ts';
-import { ErrorCode, KeelError } from '../../core/errors.ts';
 import type { CheckpointHead, CheckpointHeadRow, HeadCursor } from '../../ports/index.ts';
-import { toCheckpoint, toHead, toHeadRow } from '../shared/checkpoint-rows.ts';
+import { assertFollows, toCheckpoint, toHead, toHeadRow } from '../shared/checkpoint-rows.ts';
 import type { Row } from '../shared/rows.ts';
 
 /** `(created_at, run_id) > (?, ?)` in creation order, or every row. */
@@ -65,14 +64,7 @@ export class SqliteCheckpoints {
        VALUES (?, ?, ?, ?, ?, ?)`,
     );
     this.append = db.transaction((c: Checkpoint, changed: readonly CheckpointHead[]) => {
-      const last = this.last.get(c.tenant) as Row | undefined;
-      const seq = last ? Number(last.seq) : 0;
-      if (c.seq !== seq + 1 || (c.prevHash ?? null) !== ((last?.hash as string | undefined) ?? null))
-        throw new KeelError(
-          ErrorCode.headConflict,
-          `checkpoint ${c.seq} of tenant ${c.tenant} does not follow its last checkpoint (${seq}): another checkpoint was made meanwhile`,
-          { tenant: c.tenant, seq: c.seq },
-        );
+      assertFollows(c, this.last.get(c.tenant) as Row | undefined);
       insert.run(
         c.tenant,
         c.seq,

@@ -58,10 +58,10 @@ import { checkClaimScope } from '../shared/check-claim-scope.ts';
 import {
   afterCursor,
   decodeEntryCursor,
-  encodeEntryCursor,
   entryConditions,
   entryLimit,
   entryOrder,
+  entryPage,
   SQLITE_ENTRY_SQL,
   unreadablePayload,
 } from '../shared/entry-query-rows.ts';
@@ -594,15 +594,7 @@ export class SqliteStore implements Store {
         .raw()
         .all(...params),
     ) as unknown[][];
-    const entries = rows.slice(0, limit).map((r) => ({
-      ...entryFromColumns(r[0] as string, r, 3),
-      workflowId: r[1] as string,
-      version: r[2] as number,
-    }));
-    const last = entries.at(-1);
-    return rows.length > limit && last
-      ? { entries, next: encodeEntryCursor({ at: last.at, runId: last.runId, seq: last.seq }) }
-      : { entries };
+    return entryPage(rows as unknown[][], limit);
   }
 
   async countEntries(tenant: string, f: EntryFilter): Promise<Record<string, number>> {

@@ -89,10 +89,12 @@ export function verifyRunDir(
   files: RunDirFiles,
   o: { trustedKeys?: readonly KeyObject[] } = {},
 ): RunDirReport {
+  /** The directory refused whole, for a manifest that cannot be trusted to say what is in it. */
+  const refused = (p: RunDirProblem): RunDirReport => ({ ok: false, runs: [], problems: [p] });
   const m = parseJsonFile(files, 'manifest.json');
-  if (!m.ok) return { ok: false, runs: [], problems: [{ ...m.problem, code: 'manifest_invalid' }] };
+  if (!m.ok) return refused({ ...m.problem, code: 'manifest_invalid' });
   const bad = manifestProblem(m.value);
-  if (bad) return { ok: false, runs: [], problems: [problem('manifest.json', 'manifest_invalid', bad)] };
+  if (bad) return refused(problem('manifest.json', 'manifest_invalid', bad));
   const manifest = m.value as Manifest;
   const manifestBytes = files.get('manifest.json')!;
   const manifestDigest = fileDigest(manifestBytes);
@@ -103,29 +105,21 @@ export function verifyRunDir(
     sealed = undefined;
   }
   if (sealed !== manifest.contentHash)
-    return {
-      ok: false,
-      runs: [],
-      problems: [
-        problem(
-          'manifest.json',
-          'manifest_digest_mismatch',
-          `its content hashes to ${sealed ?? '(no canonical form)'}, but it records ${JSON.stringify(manifest.contentHash)}: it was edited`,
-        ),
-      ],
-    };
+    return refused(
+      problem(
+        'manifest.json',
+        'manifest_digest_mismatch',
+        `its content hashes to ${sealed ?? '(no canonical form)'}, but it records ${JSON.stringify(manifest.contentHash)}: it was edited`,
+      ),
+    );
   if (Buffer.compare(Buffer.from(jsonFile(manifest)), Buffer.from(manifestBytes)) !== 0)
-    return {
-      ok: false,
-      runs: [],
-      problems: [
-        problem(
-          'manifest.json',
-          'manifest_invalid',
-          'is not written as keel export writes it (its text was changed)',
-        ),
-      ],
-    };
+    return refused(
+      problem(
+        'manifest.json',
+        'manifest_invalid',
+        'is not written as keel export writes it (its text was changed)',
+      ),
+    );
   const here = new Set(manifest.runs.map((r) => r.runId));
   const trusted = (o.trustedKeys ?? []).map((publicKey) => ({
     keyId: keyIdOf(publicKey),
