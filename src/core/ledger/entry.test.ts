@@ -176,7 +176,7 @@ describe('chainEntry', () => {
   it('decodes stored payload bytes back to the payload, including non-ASCII text', () => {
     const payload = { source: 'x-model' as 'clock', value: { text: 'Zoë paid €42 😀', n: -1.5 } };
     const { stored } = chainEntry(RUN, null, 'source.drawn', payload, AT);
-    assert.deepEqual(decodePayload(stored.payload), payload);
+    assert.deepEqual(decodePayload(stored), payload);
   });
 });
 

@@ -7,8 +7,10 @@
  * so verification hashes what was stored and never a re-serialised object.
  */
 import { canonicalize, type Digest, digestBytes } from '../canonical/index.ts';
+import { BLOB_ENTRY_VERSION, BLOB_THRESHOLD, type Blob, blobMap, externalize, resolveBlobs } from './blobs.ts';
 import type { EntryKind, PayloadOf } from './entry-kinds.ts';
 
+/** The entry format of a payload held whole; BLOB_ENTRY_VERSION (2) marks one that references blobs. */
 export const ENTRY_VERSION = 1;
 
 export interface Envelope {
@@ -21,10 +23,14 @@ export interface Envelope {
   readonly at: string;
 }
 
-/** An entry as stored: envelope, its hash, and the canonical payload bytes. */
+/**
+ * An entry as stored: envelope, its hash, and the canonical payload bytes. A v2 entry's payload
+ * references blobs (blobs.ts); the store hands them along in `blobs`.
+ */
 export interface StoredEntry extends Envelope {
   readonly hash: Digest;
   readonly payload: Uint8Array;
+  readonly blobs?: readonly Blob[];
 }
 
 /** An entry with its payload decoded, as the engine and projections read it. */
@@ -93,9 +99,21 @@ export function chainEntry<K extends EntryKind>(
   payload: PayloadOf<K>,
   at: string,
 ): { stored: StoredEntry; entry: Entry<K> } {
-  const bytes = Buffer.from(canonicalize(payload), 'utf8');
+  let bytes = Buffer.from(canonicalize(payload), 'utf8');
   const seq = prev === null ? 0 : prev.seq + 1;
   const prevHash = prev === null ? null : prev.hash;
+  // Only a payload longer than the threshold can hold a string that is.
+  const ext = bytes.length > BLOB_THRESHOLD ? externalize(payload) : undefined;
+  if (ext) {
+    bytes = Buffer.from(canonicalize(ext.value), 'utf8');
+    const payloadHash = digestBytes(bytes);
+    const v = BLOB_ENTRY_VERSION;
+    const hash = entryHash({ v, runId, seq, kind, prevHash, payloadHash, at });
+    return {
+      stored: { v, runId, seq, kind, prevHash, payloadHash, hash, at, payload: bytes, blobs: ext.blobs },
+      entry: { v, runId, seq, kind, prevHash, payloadHash, hash, at, payload },
+    };
+  }
   const payloadHash = digestBytes(bytes);
   const hash = entryHash({ v: ENTRY_VERSION, runId, seq, kind, prevHash, payloadHash, at });
   // Two plain literals of one shape: this runs for every entry written, so no spreads.
@@ -105,8 +123,10 @@ export function chainEntry<K extends EntryKind>(
   };
 }
 
-export function decodePayload(bytes: Uint8Array): unknown {
-  return JSON.parse(decoder.decode(bytes));
+/** A stored entry's payload, decoded, its blobs resolved (throws on a missing or altered blob). */
+export function decodePayload(s: Pick<StoredEntry, 'v' | 'payload' | 'blobs'>): unknown {
+  const value = JSON.parse(decoder.decode(s.payload));
+  return s.v === BLOB_ENTRY_VERSION ? resolveBlobs(value, blobMap(s.blobs)) : value;
 }
 
 export function decodeEntry(s: StoredEntry): Entry {
@@ -119,7 +139,7 @@ export function decodeEntry(s: StoredEntry): Entry {
     payloadHash: s.payloadHash,
     hash: s.hash,
     at: s.at,
-    payload: decodePayload(s.payload) as Entry['payload'],
+    payload: decodePayload(s) as Entry['payload'],
   };
 }
 

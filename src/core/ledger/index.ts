@@ -1,4 +1,14 @@
 export {
+  BLOB_ENTRY_VERSION,
+  BLOB_THRESHOLD,
+  type Blob,
+  BlobProblem,
+  blobMap,
+  blobRefs,
+  externalize,
+  resolveBlobs,
+} from './blobs.ts';
+export {
   chainEntry,
   decodeEntry,
   decodePayload,

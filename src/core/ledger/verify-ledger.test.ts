@@ -476,7 +476,7 @@ describe('verifyLedger: missing and reordered entries', () => {
   it('verifies a deletion re-chained consistently, but reports head_mismatch against the run’s recorded head', () => {
     const kept = entries.filter((e) => e.seq !== 4);
     const b = new ChainBuilder();
-    for (const e of kept) b.add(e.kind, decodePayload(e.payload) as never);
+    for (const e of kept) b.add(e.kind, decodePayload(e) as never);
     const rechained = b.stored;
     assert.equal(rechained.length, entries.length - 1);
     assert.ok(verifyLedger(RUN, rechained).ok, 'a consistently rewritten chain is a valid chain on its own');
@@ -541,14 +541,14 @@ describe('verifyLedger: genesis, kinds and runs', () => {
     const entries = refundRun();
     const e = entries[2]!;
     const bumped = forged(
-      { v: 2, runId: e.runId, seq: e.seq, kind: e.kind, prevHash: e.prevHash, at: e.at },
+      { v: 3, runId: e.runId, seq: e.seq, kind: e.kind, prevHash: e.prevHash, at: e.at },
       e.payload,
     );
     expectFailure(
       verifyLedger(RUN, tamper(entries, 2, bumped)),
       'unsupported_version',
       2,
-      /v2 is not supported/,
+      /v3 is not supported/,
     );
   });
 

@@ -8,6 +8,7 @@
  */
 import { canonicalize, digestBytes } from '../canonical/index.ts';
 import type { DeltaFailureCode } from '../world/index.ts';
+import { BLOB_ENTRY_VERSION, BlobProblem, blobMap, externalize, resolveBlobs } from './blobs.ts';
 import { ENTRY_VERSION, type Entry, envelopeText, type Head, jsonString, type StoredEntry } from './entry.ts';
 import { type EntryKind, isEntryKind, payloadProblem, ROOT_KINDS } from './entry-kinds.ts';
 
@@ -61,6 +62,10 @@ export type VerifyFailureCode =
   | 'kind_payload_mismatch'
   | 'not_canonical'
   | 'unsupported_version'
+  /** A v2 entry references a blob the store (or run directory) does not hold. */
+  | 'blob_missing'
+  /** A blob's bytes do not hash to the reference the entry holds, or are not a JSON string. */
+  | 'blob_mismatch'
   | 'head_mismatch'
   | 'status_mismatch'
   | 'engine_drift'
@@ -152,11 +157,11 @@ export class LedgerVerifier {
         message: `expected seq ${expectedSeq}, found ${e.seq}: ${why}`,
       };
     }
-    if (e.v !== ENTRY_VERSION)
+    if (e.v !== ENTRY_VERSION && e.v !== BLOB_ENTRY_VERSION)
       return fail(
         seq,
         'unsupported_version',
-        `entry format v${e.v} is not supported (expected v${ENTRY_VERSION})`,
+        `entry format v${e.v} is not supported (expected v${ENTRY_VERSION} or v${BLOB_ENTRY_VERSION})`,
       );
     if (!isEntryKind(e.kind))
       return fail(seq, 'kind_payload_mismatch', `unknown entry kind ${JSON.stringify(e.kind)}`);
@@ -192,7 +197,7 @@ export class LedgerVerifier {
       this.prev === null ? 'null' : `"${this.prev.hash}"`,
       this.runIdJson,
       seq,
-      ENTRY_VERSION,
+      e.v,
     );
     if (digestBytes(envelope) !== e.hash)
       return fail(seq, 'hash_mismatch', `envelope of entry ${e.seq} does not hash to its stored hash`);
@@ -204,8 +209,12 @@ export class LedgerVerifier {
     } catch {
       return fail(seq, 'kind_payload_mismatch', `payload of entry ${e.seq} is not UTF-8 JSON`);
     }
-    // Hashes alone would accept other byte forms of the same JSON; the ledger holds only canonical bytes.
-    if (!isCanonicalText(payload, text)) {
+    if (e.v === BLOB_ENTRY_VERSION) {
+      const resolved = resolvedPayload(e, payload, text);
+      if (!resolved.ok) return resolved.failure;
+      payload = resolved.value;
+    } else if (!isCanonicalText(payload, text)) {
+      // Hashes alone would accept other byte forms of the same JSON; the ledger holds only canonical bytes.
       return fail(seq, 'not_canonical', `payload of entry ${e.seq} is not in RFC 8785 canonical form`);
     }
     const problem = payloadProblem(e.kind, payload);
@@ -213,6 +222,36 @@ export class LedgerVerifier {
     this.observe?.(e.kind, payload, seq);
     return undefined;
   }
+}
+
+/**
+ * A v2 entry's payload with its blobs resolved, or why it fails: a blob missing or altered, or a
+ * stored form other than the one the writer makes of that payload (blobs.ts: the only form).
+ */
+function resolvedPayload(
+  e: StoredEntry,
+  parsed: unknown,
+  text: string,
+): { ok: true; value: unknown } | { ok: false; failure: VerifyFailure } {
+  let resolved: unknown;
+  try {
+    resolved = resolveBlobs(parsed, blobMap(e.blobs));
+  } catch (err) {
+    if (err instanceof BlobProblem) return { ok: false, failure: fail(e.seq, err.code, `entry ${e.seq}: ${err.message}`) };
+    const message = `payload of entry ${e.seq} is not a blob-referencing form`;
+    return { ok: false, failure: fail(e.seq, 'not_canonical', message) };
+  }
+  const again = externalize(resolved);
+  let same = false;
+  try {
+    same = again !== undefined && canonicalize(again.value) === text;
+  } catch {}
+  if (!same)
+    return {
+      ok: false,
+      failure: fail(e.seq, 'not_canonical', `payload of entry ${e.seq} is not the canonical blob-referencing form`),
+    };
+  return { ok: true, value: resolved };
 }
 
 /**
