@@ -128,7 +128,7 @@ export function auditFilter(f: AuditFilter): EntryFilter {
 function auditEntry(e: RunEntry): AuditEntry {
   let payload: unknown;
   try {
-    payload = decodePayload(e.payload);
+    payload = decodePayload(e);
   } catch (cause) {
     throw new KeelError(
       ErrorCode.ledgerInvalid,

@@ -116,11 +116,11 @@ async function chosenRuns(keel: Keel, tenant: string, sel: ExportSelection): Pro
 
 /** The runs a run's ledger names: its source, parent, live run, and delegated children. */
 function linksOf(entries: readonly StoredEntry[]): string[] {
-  const root = decodePayload(entries[0]!.payload) as PayloadOf<'run.started'>;
+  const root = decodePayload(entries[0]!) as PayloadOf<'run.started'>;
   const out = [root.forkOf?.runId, root.attemptOf, root.delegatedBy?.runId, root.shadowOf];
   for (const e of entries)
     if (e.kind === 'step.allowed')
-      out.push((decodePayload(e.payload) as PayloadOf<'step.allowed'>).delegation?.runId);
+      out.push((decodePayload(e) as PayloadOf<'step.allowed'>).delegation?.runId);
   return out.filter((x): x is string => typeof x === 'string');
 }
 
@@ -159,7 +159,7 @@ export async function exportRunDir(
       spec: version.spec,
     };
     files.set(`${dir}/spec.json`, jsonFile(spec));
-    const root = decodePayload(entries[0]!.payload) as PayloadOf<'run.started'>;
+    const root = decodePayload(entries[0]!) as PayloadOf<'run.started'>;
     if (root.writ) {
       const chain = await store.getWritChain(tenant, root.writ.hash);
       if (chain === undefined)
@@ -298,7 +298,7 @@ export async function importRunDir(
         JSON.parse(new TextDecoder().decode(writs)) as Record<string, unknown>,
       ))
         await store.putWritChain(tenant, hash as Digest, canonicalize(chain));
-    const root = decodePayload(entries[0]!.payload) as PayloadOf<'run.started'>;
+    const root = decodePayload(entries[0]!) as PayloadOf<'run.started'>;
     await store.append({
       tenant,
       runId: r.runId,

@@ -115,7 +115,7 @@ async function writeRun(
 /** The reference: which of `all` match `f`, in the audit order. */
 function expected(all: readonly RunEntry[], f: EntryFilter): RunEntry[] {
   const matches = (e: RunEntry) => {
-    const p = decodePayload(e.payload);
+    const p = decodePayload(e);
     return (
       (f.runId === undefined || e.runId === f.runId) &&
       (f.workflowId === undefined || e.workflowId === f.workflowId) &&

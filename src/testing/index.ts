@@ -1,3 +1,4 @@
+export { blobRun, LARGE_ANSWER } from './blob-contract.ts';
 export { deploy, setStatus } from './deploy.ts';
 export { type FakeSources, fakeSources } from './fake-sources.ts';
 export { isCode } from './is-code.ts';

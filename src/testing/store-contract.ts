@@ -4,7 +4,8 @@
  * head, unique (run, seq), byte-exact entries, tenant isolation, immutable versions, approvals as
  * projections written with their entries; for workers, leases and heartbeats
  * (lease-contract.ts); for `keel serve`, API keys and idempotency records
- * (keys-idempotency-contract.ts); writ budgets shared across runs (writ-budget-contract.ts).
+ * (keys-idempotency-contract.ts); writ budgets shared across runs (writ-budget-contract.ts);
+ * blobs (blob-contract.ts).
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
@@ -15,6 +16,7 @@ import type { WorkflowSpec } from '../core/spec/index.ts';
 import type { AppendRequest, PendingApproval, Store, VersionRecord } from '../ports/index.ts';
 import { appendNotificationContract } from './append-notification-contract.ts';
 import { auditQueryContract } from './audit-query-contract.ts';
+import { blobContract } from './blob-contract.ts';
 import { checkpointContract } from './checkpoint-contract.ts';
 import { keysIdempotencyContract } from './keys-idempotency-contract.ts';
 import { leaseContract } from './lease-contract.ts';
@@ -115,6 +117,7 @@ export function runStoreContract(name: string, factory: StoreFactory): void {
     lifecycleContract(() => store);
     auditQueryContract(() => store);
     checkpointContract(() => store);
+    blobContract(() => store);
 
     test('creates a run and reads back byte-identical entries in seq order', async () => {
       const runId = uniqueRunId('create');

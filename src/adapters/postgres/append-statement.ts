@@ -1,4 +1,5 @@
 import type { AppendRequest } from '../../ports/index.ts';
+import { appendedBlobs } from '../shared/blob-rows.ts';
 import type { BudgetLink } from '../shared/writ-budget-rows.ts';
 
 const APPEND_SQL = `
@@ -43,6 +44,19 @@ appended AS (
                 $26::text[], $27::text[], $28::int[], $40::int[])
       AS e(ord, seq, v, kind, prev_hash, payload_hash, hash, at, off, len)
     JOIN won w ON w.ord = e.ord
+),
+-- Blobs of the appended entries, stored once per tenant; run_blobs says which runs reference them.
+blobbed AS (
+  INSERT INTO blobs (tenant, hash, bytes)
+  SELECT q.tenant, b.hash, substring($39::bytea FROM b.off FOR b.len)
+    FROM unnest($52::int[], $53::text[], $54::int[], $55::int[]) AS b(ord, hash, off, len)
+    JOIN won w ON w.ord = b.ord JOIN req q ON q.ord = b.ord
+  ON CONFLICT DO NOTHING
+),
+linked AS (
+  INSERT INTO run_blobs (run_key, hash)
+  SELECT w.run_key, b.hash FROM unnest($52::int[], $53::text[]) AS b(ord, hash) JOIN won w ON w.ord = b.ord
+  ON CONFLICT DO NOTHING
 ),
 closed AS (
   DELETE FROM approvals a USING req q, won w
@@ -102,9 +116,9 @@ export const APPEND_CHANNEL = 'keel_appends';
  */
 export function appendStatement(notify: boolean): { name: string; text: string } {
   return notify
-    ? { name: 'keel_append_v6', text: APPEND_SQL }
+    ? { name: 'keel_append_v7', text: APPEND_SQL }
     : {
-        name: 'keel_append_v6_quiet',
+        name: 'keel_append_v7_quiet',
         text: APPEND_SQL.replace("pg_notify('keel_runs', current_schema())", '1').replace(
           "pg_notify('keel_appends', current_schema() || ' ' || q.run_id)",
           '1',
@@ -137,12 +151,13 @@ export function byRunId(a: AppendRequest, b: AppendRequest): number {
 }
 
 /**
- * The 51 parameters of APPEND_SQL for one round; `ord` is the index in `reqs`. A `hold` lease runs
+ * The 55 parameters of APPEND_SQL for one round; `ord` is the index in `reqs`. A `hold` lease runs
  * until `now + ms` on this process's clock, as workers' leases do. The entries' payloads travel as
  * one binary bytea ($39) cut by offset ($28, 1-based) and length ($40): a bytea[] parameter would
  * be sent as hex text, doubling its bytes, and escaped by the driver and decoded by the server.
  * An append with a writ budget change gives one row per writ of its chain (`linksOf`) to $41-$49.
- * A run created as simulated names its mode and its shadow's live run in $50 and $51.
+ * A run created as simulated names its mode and its shadow's live run in $50 and $51. The blobs of
+ * its v2 entries follow the payloads in $39, cut by $54 and $55, with their append and hash in $52, $53.
  */
 export function appendParams(
   reqs: readonly AppendRequest[],
@@ -154,6 +169,7 @@ export function appendParams(
   const x: unknown[][] = Array.from({ length: 10 }, () => []);
   const b: unknown[][] = Array.from({ length: 9 }, () => []);
   const m: unknown[][] = [[], []];
+  const bl: unknown[][] = [[], [], [], []];
   const payloads: Uint8Array[] = [];
   const lengths: number[] = [];
   let offset = 1;
@@ -191,6 +207,11 @@ export function appendParams(
       lengths.push(en.payload.length);
       offset += en.payload.length;
     }
+    for (const blob of appendedBlobs(req.entries)) {
+      pushColumns(bl, [ord, blob.hash, offset, blob.bytes.length]);
+      payloads.push(blob.bytes);
+      offset += blob.bytes.length;
+    }
     const a = req.openApproval;
     if (a) {
       const vals = [
@@ -217,7 +238,7 @@ export function appendParams(
       }
     }
   });
-  return [...q, ...e, ...x, Buffer.concat(payloads), lengths, ...b, ...m];
+  return [...q, ...e, ...x, Buffer.concat(payloads), lengths, ...b, ...m, ...bl];
 }
 
 /** Appends one row's values to column arrays (parameter i gets value i). */

@@ -13,7 +13,7 @@ import type { ClaimedRun, ClaimScope, WorkerRecord, WorkerStatus } from '../../p
 import { entryFromColumns, type Row } from '../shared/rows.ts';
 import type { PostgresTarget } from './connection.ts';
 import { listenChannel } from './listen.ts';
-import { readEntryRows } from './queries.ts';
+import { attachBlobs, readEntryRows } from './queries.ts';
 
 /** Rows of workers not seen for this long are dropped when a worker registers. */
 export const WORKER_ROW_TTL_MS = 3_600_000;
@@ -138,7 +138,9 @@ export async function claimWithLedgers(
   const claimed: ClaimedRun[] = [];
   for (const [runId, run] of runs) {
     const entries =
-      run.entries.at(-1)?.seq === run.headSeq ? run.entries : await readEntryRows(pool, run.tenant, runId, 0);
+      run.entries.at(-1)?.seq === run.headSeq
+        ? await attachBlobs(pool, run.tenant, run.entries)
+        : await readEntryRows(pool, run.tenant, runId, 0);
     claimed.push({ tenant: run.tenant, runId, leaseUntil: run.leaseUntil, entries });
   }
   return claimed;

@@ -5,7 +5,7 @@ import { hashOf } from '../../core/canonical/index.ts';
 import { isKeelError } from '../../core/errors.ts';
 import { type StoredEntry, verifyLedger } from '../../core/ledger/index.ts';
 import type { AppendRequest } from '../../ports/index.ts';
-import { buildLedger, extendLedger, runStoreContract } from '../../testing/index.ts';
+import { blobRun, buildLedger, extendLedger, LARGE_ANSWER, runStoreContract } from '../../testing/index.ts';
 import { PostgresStore } from './postgres-store.ts';
 import { dropSchema, openScratchStore, scratchSchemaName, testDatabaseUrl } from './scratch-schema.ts';
 
@@ -282,5 +282,46 @@ test('with ?notify=off nothing is NOTIFYed: appends and releases work, workers a
   } finally {
     await listener.end();
     await quiet.close();
+  }
+});
+
+test('runs carrying the same 100 KiB model answer store it once per tenant', async () => {
+  const schema = fresh('blobs');
+  const store = await openScratchStore(url, schema);
+  try {
+    const runs = Array.from(
+      { length: 200 },
+      (_, i) => [i % 2 ? 't1' : 't2', blobRun(i % 2 ? 't1' : 't2', `pg-${i}`)] as const,
+    );
+    await Promise.all(
+      runs.map(([tenant, entries]) =>
+        store.append({
+          tenant,
+          runId: entries[0]!.runId,
+          expectedHead: null,
+          entries,
+          status: 'completed',
+          create: { workflowId: 'wf', version: 1, specHash: hashOf('spec'), eventId: 'e', eventType: 't' },
+        }),
+      ),
+    );
+    const [tenant, last] = runs[199]!;
+    assert.equal(verifyLedger(last[0]!.runId, await store.readEntries(tenant, last[0]!.runId)).ok, true);
+    const c = new pg.Client({ connectionString: url });
+    await c.connect();
+    try {
+      const blobs = await c.query(`SELECT tenant, length(bytes) AS n FROM ${schema}.blobs ORDER BY tenant`);
+      assert.deepEqual(
+        blobs.rows.map((r) => r.tenant),
+        ['t1', 't2'],
+        'once per tenant',
+      );
+      assert.ok(blobs.rows.every((r) => Number(r.n) > LARGE_ANSWER.length));
+      assert.equal(Number((await c.query(`SELECT count(*) FROM ${schema}.run_blobs`)).rows[0].count), 200);
+    } finally {
+      await c.end();
+    }
+  } finally {
+    await store.close();
   }
 });

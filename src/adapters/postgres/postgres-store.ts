@@ -106,7 +106,7 @@ import {
 import { countRunsQuery, PROMOTIONS_SQL, recordLifecycle } from './lifecycle.ts';
 import { listenChannel } from './listen.ts';
 import { checkSchemaVersion, type MigrationReport, migrateSchema } from './migrate.ts';
-import { readEntryRows, SQL } from './queries.ts';
+import { attachBlobs, readEntryRows, SQL } from './queries.ts';
 
 export interface PostgresStoreOptions extends PoolOptions {
   /** The schema Keel's tables live in (default `public`, or the URL's `?schema=`). */
@@ -224,7 +224,8 @@ export class PostgresStore implements Store {
       values,
       rowMode: 'array',
     });
-    return entryPage(rows as unknown[][], limit);
+    const page = entryPage(rows as unknown[][], limit);
+    return { ...page, entries: await attachBlobs(this.pool, tenant, [...page.entries]) };
   }
 
   async countEntries(tenant: string, f: EntryFilter): Promise<Record<string, number>> {

@@ -5,6 +5,7 @@
  */
 import type pg from 'pg';
 import type { StoredEntry } from '../../core/ledger/index.ts';
+import { blobsWanted, withBlobs } from '../shared/blob-rows.ts';
 import { entryFromColumns, RUN_COLUMNS } from '../shared/rows.ts';
 
 export const SQL = {
@@ -23,6 +24,7 @@ export const SQL = {
     'SELECT * FROM workflow_versions WHERE tenant = $1 AND workflow_id = $2 ORDER BY version DESC LIMIT 1',
   versionsOf: 'SELECT * FROM workflow_versions WHERE tenant = $1 AND workflow_id = $2 ORDER BY version',
   versionsAll: 'SELECT * FROM workflow_versions WHERE tenant = $1 ORDER BY workflow_id, version',
+  readBlobs: 'SELECT hash, bytes FROM blobs WHERE tenant = $1 AND hash = ANY($2::text[])',
 } as const;
 
 /** A run's entries from `fromSeq`, in seq order, read as arrays (no per-row objects to build). */
@@ -39,5 +41,26 @@ export async function readEntryRows(
     values: [runId, tenant, fromSeq, limit ?? null],
     rowMode: 'array',
   });
-  return r.rows.map((row) => entryFromColumns(runId, row));
+  return attachBlobs(
+    pool,
+    tenant,
+    r.rows.map((row) => entryFromColumns(runId, row)),
+  );
+}
+
+/** Entries with the blobs their v2 payloads reference (one query, only when there are any). */
+export async function attachBlobs<T extends StoredEntry>(
+  pool: pg.Pool,
+  tenant: string,
+  entries: T[],
+): Promise<T[]> {
+  const wanted = blobsWanted(entries);
+  if (wanted.length === 0) return entries;
+  const r = await pool.query<unknown[]>({
+    name: 'keel_read_blobs',
+    text: SQL.readBlobs,
+    values: [tenant, wanted],
+    rowMode: 'array',
+  });
+  return withBlobs(entries, new Map(r.rows.map((row) => [row[0] as string, row[1] as Buffer])));
 }

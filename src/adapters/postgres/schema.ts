@@ -332,6 +332,24 @@ export const MIGRATIONS: readonly Migration[] = [
     );
     `,
   },
+  {
+    version: 11,
+    name: 'blobs: large payload strings stored once per tenant by hash, and the runs referencing each',
+    sql: `
+    CREATE TABLE blobs (
+      tenant TEXT COLLATE "C" NOT NULL,
+      hash TEXT COLLATE "C" NOT NULL,
+      bytes BYTEA NOT NULL,
+      PRIMARY KEY (tenant, hash)
+    );
+    CREATE TABLE run_blobs (
+      run_key BIGINT NOT NULL REFERENCES runs (run_key),
+      hash TEXT COLLATE "C" NOT NULL,
+      PRIMARY KEY (run_key, hash)
+    );
+    CREATE INDEX run_blobs_by_hash ON run_blobs (hash);
+    `,
+  },
 ];
 
 /** The schema version this Keel writes and reads. */

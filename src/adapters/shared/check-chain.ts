@@ -1,11 +1,13 @@
 /**
  * The shape check every store makes before an append touches the database: the entries belong
  * to the run and continue its chain from the expected head (seq and parent hash), and their
- * digests are `sha256:<hex>` (the SQLite store keeps their bytes). A failure is a
+ * digests are `sha256:<hex>` (the SQLite store keeps their bytes), and each v2 entry carries
+ * every blob it references (so no entry is ever stored without its blobs). A failure is a
  * broken invariant in the caller, never a conflict between writers (that is the head check).
  */
-import { isDigest } from '../../core/canonical/index.ts';
+import { digestBytes, isDigest } from '../../core/canonical/index.ts';
 import { ErrorCode, KeelError } from '../../core/errors.ts';
+import { BLOB_ENTRY_VERSION, blobRefs } from '../../core/ledger/index.ts';
 import type { AppendRequest } from '../../ports/index.ts';
 
 /** Throws unless the entries continue the chain from the expected head. */
@@ -32,5 +34,18 @@ export function checkChain(req: AppendRequest): void {
         `append to ${req.runId}: entry ${i} has a hash or payload hash that is not a sha256 digest`,
         { runId: req.runId },
       );
+    if (e.v === BLOB_ENTRY_VERSION) {
+      const carried = new Set(
+        (e.blobs ?? []).filter((b) => digestBytes(b.bytes) === b.hash).map((b) => b.hash),
+      );
+      if (!blobRefs(e.payload).every((h) => carried.has(h)))
+        throw new KeelError(
+          ErrorCode.internal,
+          `append to ${req.runId}: entry ${i} lacks a blob it references`,
+          {
+            runId: req.runId,
+          },
+        );
+    }
   });
 }

@@ -3,7 +3,7 @@
  * transaction at open; a database from a newer Keel is refused rather than guessed at. Published
  * migrations are never edited: a change is a new entry at the end.
  */
-export const SCHEMA_VERSION = 11;
+export const SCHEMA_VERSION = 12;
 
 export const MIGRATIONS: readonly string[] = [
   `
@@ -325,6 +325,24 @@ export const MIGRATIONS: readonly string[] = [
     head_hash TEXT NOT NULL,
     PRIMARY KEY (tenant, created_at, run_id)
   ) WITHOUT ROWID;
+  `,
+  // v12: blobs (docs/run-format.md, "Blobs"). A large string of a v2 entry's payload, stored once
+  // per tenant by the SHA-256 of its canonical bytes; run_blobs says which runs reference which
+  // blob, so removing a run (retention) removes the blobs no other run of the tenant references.
+  // Existing entries are untouched: they stay v1 and verify byte for byte.
+  `
+  CREATE TABLE blobs (
+    tenant TEXT NOT NULL,
+    hash TEXT NOT NULL,
+    bytes BLOB NOT NULL,
+    PRIMARY KEY (tenant, hash)
+  ) WITHOUT ROWID;
+  CREATE TABLE run_blobs (
+    run_key INTEGER NOT NULL,
+    hash TEXT NOT NULL,
+    PRIMARY KEY (run_key, hash)
+  ) WITHOUT ROWID;
+  CREATE INDEX run_blobs_by_hash ON run_blobs (hash);
   `,
 ];
 

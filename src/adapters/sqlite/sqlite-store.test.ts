@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import Database from 'better-sqlite3';
 import { type Digest, hashOf } from '../../core/canonical/index.ts';
 import { type StoredEntry, verifyLedger } from '../../core/ledger/index.ts';
-import { buildLedger, runStoreContract } from '../../testing/index.ts';
+import { blobRun, buildLedger, LARGE_ANSWER, runStoreContract } from '../../testing/index.ts';
 import { MIGRATIONS, SCHEMA_VERSION } from './schema.ts';
 import { SqliteStore } from './sqlite-store.ts';
 
@@ -305,6 +305,39 @@ test('an append whose entry hash is not a sha256 digest is refused before anythi
     );
     assert.equal(await store.getRun('t1', runId), undefined);
     await store.close();
+  } finally {
+    rmSync(d, { recursive: true, force: true });
+  }
+});
+
+test('1,000 runs carrying the same 100 KiB model answer store it once (the file stays small)', async () => {
+  const d = mkdtempSync(join(tmpdir(), 'keel-sqlite-blobs-'));
+  try {
+    const path = join(d, 'k.db');
+    const store = new SqliteStore(path);
+    const runs = Array.from({ length: 1000 }, (_, i) => blobRun('t1', `dedupe-${i}`));
+    await Promise.all(
+      runs.map((entries) =>
+        store.append({
+          tenant: 't1',
+          runId: entries[0]!.runId,
+          expectedHead: null,
+          entries,
+          status: 'completed',
+          create: { workflowId: 'wf', version: 1, specHash: hashOf('spec'), eventId: 'e', eventType: 't' },
+        }),
+      ),
+    );
+    const back = await store.readEntries('t1', runs[999]![0]!.runId);
+    assert.equal(verifyLedger(runs[999]![0]!.runId, back).ok, true);
+    await store.close();
+    const raw = new Database(path);
+    assert.equal(raw.prepare('SELECT count(*) FROM blobs').pluck().get(), 1);
+    assert.equal(raw.prepare('SELECT count(*) FROM run_blobs').pluck().get(), 1000);
+    raw.pragma('wal_checkpoint(TRUNCATE)');
+    raw.close();
+    const size = statSync(path).size;
+    assert.ok(size < 4 * 1024 * 1024, `1,000 × ${LARGE_ANSWER.length} bytes held in ${size} bytes`);
   } finally {
     rmSync(d, { recursive: true, force: true });
   }

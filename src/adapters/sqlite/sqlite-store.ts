@@ -53,6 +53,7 @@ import type {
   WritBudgetUsage,
   WritRevocation,
 } from '../../ports/index.ts';
+import { appendedBlobs, blobsWanted, withBlobs } from '../shared/blob-rows.ts';
 import { checkChain } from '../shared/check-chain.ts';
 import { checkClaimScope } from '../shared/check-claim-scope.ts';
 import {
@@ -260,6 +261,15 @@ export class SqliteStore implements Store {
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       ),
       closeApproval: db.prepare('DELETE FROM approvals WHERE run_id = ? AND proposal_id = ?'),
+      insertBlob: db.prepare(
+        'INSERT INTO blobs (tenant, hash, bytes) VALUES (?, ?, ?) ON CONFLICT DO NOTHING',
+      ),
+      linkBlob: db.prepare('INSERT INTO run_blobs (run_key, hash) VALUES (?, ?) ON CONFLICT DO NOTHING'),
+      readBlobs: db
+        .prepare(
+          'SELECT hash, bytes FROM blobs WHERE tenant = ? AND hash IN (SELECT value FROM json_each(?))',
+        )
+        .raw(),
       getRun: db.prepare('SELECT * FROM runs WHERE run_id = ? AND tenant = ?'),
       runKey: db.prepare('SELECT run_key FROM runs WHERE run_id = ? AND tenant = ?').pluck(),
       readEntries: db
@@ -446,6 +456,10 @@ export class SqliteStore implements Store {
         e.payload,
       );
     }
+    for (const b of appendedBlobs(entries)) {
+      this.st.insertBlob.run(req.tenant, b.hash, b.bytes);
+      this.st.linkBlob.run(row.run_key, b.hash);
+    }
     if (req.closeApproval) this.st.closeApproval.run(req.runId, req.closeApproval);
     const a = req.openApproval;
     if (a) {
@@ -571,7 +585,20 @@ export class SqliteStore implements Store {
     const key = this.st.runKey.get(runId, tenant) as number | undefined;
     if (key === undefined) return [];
     const rows = this.st.readEntries.all(key, fromSeq, limit ?? -1) as unknown[][];
-    return rows.map((r) => entryFromColumns(runId, r));
+    return this.attachBlobs(
+      tenant,
+      rows.map((r) => entryFromColumns(runId, r)),
+    );
+  }
+
+  /** Entries with the blobs their v2 payloads reference (one query, only when there are any). */
+  private attachBlobs<T extends StoredEntry>(tenant: string, entries: T[]): T[] {
+    const wanted = blobsWanted(entries);
+    if (wanted.length === 0) return entries;
+    const found = new Map<string, Uint8Array>();
+    for (const [hash, bytes] of this.st.readBlobs.all(tenant, JSON.stringify(wanted)) as [string, Buffer][])
+      found.set(hash, bytes);
+    return withBlobs(entries, found);
   }
 
   async queryEntries(tenant: string, q: EntryQuery): Promise<EntryPage> {
@@ -594,7 +621,8 @@ export class SqliteStore implements Store {
         .raw()
         .all(...params),
     ) as unknown[][];
-    return entryPage(rows as unknown[][], limit);
+    const page = entryPage(rows as unknown[][], limit);
+    return { ...page, entries: this.attachBlobs(tenant, [...page.entries]) };
   }
 
   async countEntries(tenant: string, f: EntryFilter): Promise<Record<string, number>> {

@@ -11,15 +11,21 @@ const ANSWER = `The customer wrote: ${'the box arrived crushed, ünïcode 📦 "
 const AT = '2026-03-01T12:00:00.000Z';
 
 function started(): StoredEntry {
-  return chainEntry(RUN, null, 'run.started', {
-    tenant: 'acme',
-    workflowId: 'w',
-    version: 1,
-    specHash: hashOf({ w: 1 }),
-    status: 'LIVE',
-    event: { id: 'e', type: 't', tenant: 'acme', source: 's', subject: 'x', payload: {}, time: AT },
-    engine: 'keel/0.1.0',
-  }).stored;
+  return chainEntry(
+    RUN,
+    null,
+    'run.started',
+    {
+      tenant: 'acme',
+      workflowId: 'w',
+      version: 1,
+      specHash: hashOf({ w: 1 }),
+      status: 'LIVE',
+      event: { id: 'e', type: 't', tenant: 'acme', source: 's', subject: 'x', payload: {}, time: AT },
+      engine: 'keel/0.1.0',
+    },
+    AT,
+  ).stored;
 }
 
 function drawn(prev: StoredEntry, value: unknown): StoredEntry {
@@ -30,7 +36,15 @@ function drawn(prev: StoredEntry, value: unknown): StoredEntry {
 /** An entry rebuilt with another payload (and its blobs), every hash recomputed: only content differs. */
 function forged(e: StoredEntry, payload: Uint8Array, blobs = e.blobs): StoredEntry {
   const payloadHash = digestBytes(payload);
-  const env = { v: e.v, runId: e.runId, seq: e.seq, kind: e.kind, prevHash: e.prevHash, payloadHash, at: e.at };
+  const env = {
+    v: e.v,
+    runId: e.runId,
+    seq: e.seq,
+    kind: e.kind,
+    prevHash: e.prevHash,
+    payloadHash,
+    at: e.at,
+  };
   return { ...env, hash: entryHash(env), payload, ...(blobs ? { blobs } : {}) };
 }
 
@@ -45,13 +59,19 @@ describe('blobs', () => {
     assert.equal(blob.hash, digestBytes(blob.bytes));
     assert.ok(e.payload.length < 400, `the entry holds references only (${e.payload.length} bytes)`);
     assert.deepEqual(blobRefs(e.payload), [blob.hash]);
-    assert.deepEqual(decodePayload(e), { source: 'x-model', value: { answer: ANSWER, again: ANSWER, short: 'ok' } });
+    assert.deepEqual(decodePayload(e), {
+      source: 'x-model',
+      value: { answer: ANSWER, again: ANSWER, short: 'ok' },
+    });
     assert.equal(verifyLedger(RUN, [root, e]).ok, true);
   });
 
   it('keeps every payload without a large string in format v1, byte for byte as before', () => {
     const root = started();
-    const value = { text: 'x'.repeat(BLOB_THRESHOLD - 2), many: Array.from({ length: 400 }, (_, i) => `item ${i}`) };
+    const value = {
+      text: 'x'.repeat(BLOB_THRESHOLD - 2),
+      many: Array.from({ length: 400 }, (_, i) => `item ${i}`),
+    };
     const e = drawn(root, value);
     assert.equal(e.v, 1);
     assert.equal(e.blobs, undefined);
@@ -62,7 +82,12 @@ describe('blobs', () => {
 
   it('escapes keys starting with $, so a value shaped like a reference stays a value', () => {
     const root = started();
-    const trick = { $blob: hashOf('nothing'), $$x: 1, doc: ANSWER, $schema: 'https://json-schema.org/draft/2020-12/schema' };
+    const trick = {
+      $blob: hashOf('nothing'),
+      $$x: 1,
+      doc: ANSWER,
+      $schema: 'https://json-schema.org/draft/2020-12/schema',
+    };
     const e = drawn(root, trick);
     assert.equal(e.v, 2);
     assert.equal(e.blobs?.length, 1);
@@ -107,7 +132,10 @@ describe('blobs', () => {
 
   it('property: any payload round-trips through its stored form and verifies', () => {
     const big = fc.string({ minLength: 0, maxLength: 8 }).map((s) => s + 'é'.repeat(BLOB_THRESHOLD));
-    const key = fc.oneof(fc.string({ maxLength: 6 }), fc.string({ maxLength: 5 }).map((s) => `$${s}`));
+    const key = fc.oneof(
+      fc.string({ maxLength: 6 }),
+      fc.string({ maxLength: 5 }).map((s) => `$${s}`),
+    );
     const json = fc.letrec((tie) => ({
       value: fc.oneof(
         { depthSize: 'small' },

@@ -7,7 +7,14 @@
  * so verification hashes what was stored and never a re-serialised object.
  */
 import { canonicalize, type Digest, digestBytes } from '../canonical/index.ts';
-import { BLOB_ENTRY_VERSION, BLOB_THRESHOLD, type Blob, blobMap, externalize, resolveBlobs } from './blobs.ts';
+import {
+  BLOB_ENTRY_VERSION,
+  BLOB_THRESHOLD,
+  type Blob,
+  blobMap,
+  externalize,
+  resolveBlobs,
+} from './blobs.ts';
 import type { EntryKind, PayloadOf } from './entry-kinds.ts';
 
 /** The entry format of a payload held whole; BLOB_ENTRY_VERSION (2) marks one that references blobs. */

@@ -237,7 +237,8 @@ function resolvedPayload(
   try {
     resolved = resolveBlobs(parsed, blobMap(e.blobs));
   } catch (err) {
-    if (err instanceof BlobProblem) return { ok: false, failure: fail(e.seq, err.code, `entry ${e.seq}: ${err.message}`) };
+    if (err instanceof BlobProblem)
+      return { ok: false, failure: fail(e.seq, err.code, `entry ${e.seq}: ${err.message}`) };
     const message = `payload of entry ${e.seq} is not a blob-referencing form`;
     return { ok: false, failure: fail(e.seq, 'not_canonical', message) };
   }
@@ -249,7 +250,11 @@ function resolvedPayload(
   if (!same)
     return {
       ok: false,
-      failure: fail(e.seq, 'not_canonical', `payload of entry ${e.seq} is not the canonical blob-referencing form`),
+      failure: fail(
+        e.seq,
+        'not_canonical',
+        `payload of entry ${e.seq} is not the canonical blob-referencing form`,
+      ),
     };
   return { ok: true, value: resolved };
 }
