@@ -19,7 +19,7 @@ import {
   scratchSchemaName,
   testDatabaseUrl,
 } from '../adapters/postgres/index.ts';
-import { verifyRunDir } from '../core/run-dir/index.ts';
+import { fileDigest, verifyRunDir } from '../core/run-dir/index.ts';
 import { deploy, fakeSources, withStoreFile } from '../testing/index.ts';
 import { createKeel, type Keel } from './index.ts';
 import { exportRunDir, importRunDir } from './run-dirs.ts';
@@ -29,7 +29,7 @@ version: 1
 status: LIVE
 triggers: [{event: go}]
 steps:
-  - {name: a, tool: core.identity, args: {n: "{{event.payload.n}}", at: "{{clock.now}}", r: "{{random.hex}}"}}
+  - {name: a, tool: core.identity, args: {n: "{{event.payload.n}}", doc: "{{event.payload.doc}}", at: "{{clock.now}}", r: "{{random.hex}}"}}
   - {name: gate, tool: core.approvalGate, args: {title: "Ship it?"}}
   - {name: b, tool: core.noop}
 limits: {maxSteps: 3, maxCostUsd: 0}
@@ -38,6 +38,8 @@ limits: {maxSteps: 3, maxCostUsd: 0}
 const url = testDatabaseUrl();
 const schema = scratchSchemaName('keel_test_run_dirs');
 const NOW = () => '2026-12-01T00:00:00.000Z';
+/** A document every run carries (event, arguments, output): above the blob threshold, one blob. */
+const DOC = `Terms of the refund, as the customer accepted them: ${'every item may be returned within 30 days. '.repeat(120)}`;
 
 async function seed(keel: Keel): Promise<string[]> {
   await deploy(keel, 'acme', SPEC);
@@ -47,7 +49,7 @@ async function seed(keel: Keel): Promise<string[]> {
       id: `e-${n}`,
       type: 'go',
       time: '2026-11-30T10:00:00Z',
-      payload: { n },
+      payload: { n, doc: DOC },
     });
     ids.push(runs[0]!.runId);
   }
@@ -100,7 +102,27 @@ describe('portable run directories', () => {
       ],
     );
     assert.equal(r.tenant, 'acme');
-    assert.deepEqual([...files.keys()].sort().slice(0, 1), ['manifest.json']);
+    assert.ok(files.has('manifest.json'));
+    // The document is one blob file for all three runs, named by its hash; the ledgers reference it.
+    const blobs = [...files.keys()].filter((f) => f.startsWith('blobs/'));
+    assert.equal(blobs.length, 1);
+    assert.ok(blobs[0]!.endsWith(fileDigest(files.get(blobs[0]!)!).slice(7)));
+    const ledger = new TextDecoder().decode(files.get(`runs/${ids[0]!.replace(':', '-')}/ledger.jsonl`));
+    assert.ok(
+      !ledger.includes('every item may be returned within 30 days. every item'),
+      'the ledger holds references',
+    );
+    assert.ok(ledger.includes(blobs[0]!.slice(6)));
+  });
+
+  test('a missing blob is named as the blob file, with the ledger line that references it', () => {
+    const blob = [...files.keys()].find((f) => f.startsWith('blobs/'))!;
+    const r = verifyRunDir(new Map([...files].filter(([k]) => k !== blob)));
+    assert.equal(r.ok, false);
+    const p = r.runs.flatMap((x) => x.problems).find((x) => x.code === 'blob_missing');
+    assert.equal(p?.file, blob);
+    assert.match(p!.message, /ledger\.jsonl line 1\b/);
+    assert.ok(r.problems.some((x) => x.file === blob && x.code === 'file_missing'));
   });
 
   test('a run that fails verification in the store is not exported', () =>
@@ -266,7 +288,7 @@ describe('portable run directories', () => {
         id: 'e-0',
         type: 'go',
         time: '2026-11-30T10:00:00Z',
-        payload: { n: 0 },
+        payload: { n: 0, doc: DOC },
       });
       assert.equal(theirs.runs[0]!.runId, ids[0], 'the same event names the same run');
       const r = await importRunDir(keel.store, files);

@@ -24,6 +24,7 @@ import {
   TERMINAL_STATUSES,
 } from '../core/ledger/index.ts';
 import {
+  blobFiles,
   fileDigest,
   jsonFile,
   ledgerFile,
@@ -37,6 +38,7 @@ import {
   type SpecFile,
   sealManifest,
   verifyRunDir,
+  withDirBlobs,
 } from '../core/run-dir/index.ts';
 import type { RunRecord, Store } from '../ports/index.ts';
 import type { Keel } from './keel.ts';
@@ -149,6 +151,7 @@ export async function exportRunDir(
     const entries = await readAll(store, tenant, run.runId);
     const dir = runDirName(run.runId);
     files.set(`${dir}/ledger.jsonl`, ledgerFile(entries));
+    for (const [name, blob] of blobFiles(entries)) files.set(name, blob);
     const version = (await store.getVersion(tenant, run.workflowId, run.version))!;
     const spec: SpecFile = {
       workflowId: version.workflowId,
@@ -260,7 +263,7 @@ export async function importRunDir(
     const dir = runDirName(r.runId);
     const parsed = parseLedgerFile(`${dir}/ledger.jsonl`, files.get(`${dir}/ledger.jsonl`)!);
     if (!parsed.ok) continue; // verified above
-    const entries = parsed.entries;
+    const entries = withDirBlobs(parsed.entries, files);
     const head = entries[entries.length - 1]!;
     const existing = await store.getRun(tenant, r.runId);
     if (existing) {

@@ -1,4 +1,6 @@
 export {
+  blobFileName,
+  blobFiles,
   entryLine,
   type FileProblem,
   fileDigest,
@@ -14,6 +16,7 @@ export {
   type SpecFile,
   sealManifest,
   type WritsFile,
+  withDirBlobs,
 } from './run-dir-format.ts';
 export {
   type RunDirProblem,

@@ -8,9 +8,10 @@
  *   the payload's stored bytes as a string (RFC 8785 text, so UTF-8 of the string is the bytes).
  * - `runs/<dir>/spec.json`: the version the run pins (its spec hashes to the root's `specHash`).
  * - `runs/<dir>/writs.json`: the writ chains the run presented, by hash (only when it used one).
+ * - `blobs/<hex>`: each blob a v2 entry of any run references, once, named by its SHA-256.
  */
 import { type Digest, digestBytes, hashOf } from '../canonical/index.ts';
-import { ENTRY_VERSION, type StoredEntry } from '../ledger/index.ts';
+import { BLOB_ENTRY_VERSION, type Blob, blobRefs, ENTRY_VERSION, type StoredEntry } from '../ledger/index.ts';
 import type { WorkflowSpec } from '../spec/index.ts';
 
 export const RUN_DIR_FORMAT = 'keel-run-dir/1';
@@ -159,14 +160,15 @@ export function parseLedgerFile(
     const extra = keys.find((k) => !(FIELDS as readonly string[]).includes(k));
     if (extra !== undefined) return at(`has an unknown field ${JSON.stringify(extra.slice(0, 40))}`);
     for (const f of FIELDS) if (!(f in r)) return at(`has no ${f}`);
-    if (r.v !== ENTRY_VERSION) return at(`v is ${JSON.stringify(r.v)}, not ${ENTRY_VERSION}`);
+    if (r.v !== ENTRY_VERSION && r.v !== BLOB_ENTRY_VERSION)
+      return at(`v is ${JSON.stringify(r.v)}, not ${ENTRY_VERSION} or ${BLOB_ENTRY_VERSION}`);
     if (!Number.isSafeInteger(r.seq) || (r.seq as number) < 0) return at('seq is not a whole number');
     for (const f of ['runId', 'kind', 'payloadHash', 'hash', 'at', 'payload'] as const)
       if (typeof r[f] !== 'string') return at(`${f} is not a string`);
     if (r.prevHash !== null && typeof r.prevHash !== 'string')
       return at('prevHash is neither null nor a string');
     entries.push({
-      v: ENTRY_VERSION,
+      v: r.v,
       runId: r.runId as string,
       seq: r.seq as number,
       kind: r.kind as StoredEntry['kind'],
@@ -178,6 +180,32 @@ export function parseLedgerFile(
     });
   }
   return { ok: true, entries };
+}
+
+/** The file a blob is kept in: `blobs/` and the hex of its SHA-256. */
+export const blobFileName = (hash: Digest): string => `blobs/${hash.slice('sha256:'.length)}`;
+
+/** The blob files the entries' references name, by file name (for the exporter). */
+export function blobFiles(entries: readonly StoredEntry[]): Map<string, Uint8Array> {
+  const out = new Map<string, Uint8Array>();
+  for (const e of entries) for (const b of e.blobs ?? []) out.set(blobFileName(b.hash), b.bytes);
+  return out;
+}
+
+/**
+ * The entries with their blobs taken from the directory's `blobs/` files (those present): what the
+ * verifier checks and the importer stores. A missing file is left for verification to name.
+ */
+export function withDirBlobs(entries: readonly StoredEntry[], files: RunDirFiles): StoredEntry[] {
+  return entries.map((e) => {
+    if (e.v !== BLOB_ENTRY_VERSION) return e;
+    const blobs: Blob[] = [];
+    for (const hash of blobRefs(e.payload)) {
+      const bytes = files.get(blobFileName(hash));
+      if (bytes) blobs.push({ hash, bytes });
+    }
+    return { ...e, blobs };
+  });
 }
 
 /** A JSON file's bytes: two-space indented, one trailing newline (for people reading it too). */

@@ -18,6 +18,7 @@ import { rootNamesRun, StatusFold } from '../run/index.ts';
 import { specHash, type WorkflowSpec } from '../spec/index.ts';
 import { keyIdOf, type SignedWrit, type TrustedKey, verifyWritChain, writHash } from '../writs/index.ts';
 import {
+  blobFileName,
   type FileProblem,
   fileDigest,
   jsonFile,
@@ -30,6 +31,7 @@ import {
   type RunDirFiles,
   runDirName,
   type SpecFile,
+  withDirBlobs,
 } from './run-dir-format.ts';
 
 export interface RunDirProblem extends FileProblem {
@@ -200,13 +202,25 @@ function verifyOneRun(
     if (d) children.push(d.runId);
   });
   let line = 0;
-  for (const e of parsed.entries) {
+  for (const e of withDirBlobs(parsed.entries, files)) {
     line++;
     if (!verifier.push(e)) break;
   }
   const result = verifier.result();
   if (!result.ok) {
-    problems.push(problem(ledgerName, result.failure.code, result.failure.message, line));
+    const { code, message } = result.failure;
+    // A blob's failure is the blob file's: name it, and the ledger line that references it.
+    const blob =
+      code === 'blob_missing' || code === 'blob_mismatch' ? /sha256:[0-9a-f]{64}/.exec(message) : null;
+    if (blob)
+      problems.push(
+        problem(
+          blobFileName(blob[0] as Digest),
+          code,
+          `${message} (referenced by ${ledgerName} line ${line})`,
+        ),
+      );
+    else problems.push(problem(ledgerName, code, message, line));
     return report({ entries: result.entries });
   }
   const rootOf = root!;
