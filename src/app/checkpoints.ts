@@ -54,6 +54,8 @@ export interface CheckpointMade {
   /** Heads new or moved since the last checkpoint (what this one stored). */
   readonly changed: number;
   readonly ms: number;
+  /** With `ifMoved`: nothing moved since the last checkpoint, which is `checkpoint`; nothing was signed. */
+  readonly skipped?: true;
 }
 
 export async function makeCheckpoint(
@@ -61,6 +63,7 @@ export async function makeCheckpoint(
   tenant: string,
   key: { readonly privateKey: KeyObject; readonly publicKey: KeyObject },
   now: () => string = () => new Date().toISOString(),
+  o: { readonly ifMoved?: boolean } = {},
 ): Promise<CheckpointMade> {
   const t0 = performance.now();
   const last = (await store.listCheckpoints(tenant)).at(-1);
@@ -100,6 +103,8 @@ export async function makeCheckpoint(
     }
   }
   if (prev) throw refuse(prev.runId, `was checkpointed at seq ${prev.seq} and is no longer in the store`);
+  if (o.ifMoved && last && changed.length === 0 && merkle.count === last.runs)
+    return { checkpoint: last, changed: 0, ms: performance.now() - t0, skipped: true };
   const checkpoint = signCheckpoint(
     {
       tenant,
@@ -144,6 +149,8 @@ export interface AuditReport {
     readonly runs: number;
     readonly merkleRoot: string;
     readonly signature: string;
+    /** Over the root's 32 bytes (OpenWOP's audit surface); absent on checkpoints made before it was. */
+    readonly rootSignature?: string;
     readonly keyId: string;
     readonly verified: boolean;
   }[];
@@ -221,6 +228,7 @@ export async function verifyCheckpoints(
       runs: c.runs,
       merkleRoot: c.root,
       signature: c.signature,
+      ...(c.rootSignature ? { rootSignature: c.rootSignature } : {}),
       keyId: c.keyId,
       verified,
     });

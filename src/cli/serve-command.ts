@@ -6,9 +6,11 @@
  * runs from the start (one stderr line per run it recovers; server/serve.ts). A port in use, or an
  * address it cannot listen on, is a usage error naming --port or --host.
  */
+import { createPublicKey } from 'node:crypto';
 import type { Command } from 'commander';
 import { ErrorCode, KeelError } from '../core/errors.ts';
-import type { WithContext } from './context.ts';
+import { flagOrEnv, type WithContext } from './context.ts';
+import { readKey } from './governance-commands.ts';
 import { intOption } from './input.ts';
 import { printJson } from './output.ts';
 
@@ -20,7 +22,12 @@ export function registerServeCommand(program: Command, withContext: WithContext)
     .option('--host <address>', 'address to listen on', '127.0.0.1')
     .option('--workers', 'leave runs to `keel worker` processes sharing the store (zero embedded walkers)')
     .option('--create', 'create the store if it does not exist yet')
-    .action(async (o: { port: string; host: string; workers?: boolean }, cmd: Command) =>
+    .option(
+      '--checkpoint-key <private.pem>',
+      'sign a checkpoint of every tenant whose runs moved, periodically, and publish the public key in discovery (env KEEL_CHECKPOINT_KEY)',
+    )
+    .option('--checkpoint-every <seconds>', 'how often to checkpoint, with --checkpoint-key', '300')
+    .action(async (o: ServeFlags, cmd: Command) =>
       withContext(cmd, async (ctx) => {
         if (o.host.trim() === '')
           throw new KeelError(ErrorCode.usage, '--host: expected an address', { field: 'host' });
@@ -29,6 +36,7 @@ export function registerServeCommand(program: Command, withContext: WithContext)
           throw new KeelError(ErrorCode.usage, `--port: expected 0 to 65535, got ${o.port}`, {
             field: 'port',
           });
+        const checkpoints = checkpointOption(o);
         const { startServer } = await import('../server/serve.ts');
         let server: Awaited<ReturnType<typeof startServer>>;
         try {
@@ -36,6 +44,23 @@ export function registerServeCommand(program: Command, withContext: WithContext)
             port,
             hostname: o.host,
             walkers: o.workers ? 'workers' : 'inline',
+            ...(checkpoints
+              ? {
+                  checkpoints: {
+                    ...checkpoints,
+                    log: (e) => {
+                      const text = ctx.json
+                        ? JSON.stringify({
+                            checkpoint: { tenant: e.tenant, error: e.error, seq: e.made?.checkpoint.seq },
+                          })
+                        : e.error
+                          ? `keel serve: checkpoint of tenant ${e.tenant} refused: ${e.error}`
+                          : `keel serve: checkpoint ${e.made!.checkpoint.seq} of tenant ${e.tenant}: ${e.made!.checkpoint.runs} runs, ${e.made!.changed} head(s) moved`;
+                      process.stderr.write(`${text}\n`);
+                    },
+                  },
+                }
+              : {}),
             // Runs recovered after a crash (this server's own, or a killed command's) are worth a line.
             recovery: {
               log: (e) => {
@@ -62,6 +87,23 @@ export function registerServeCommand(program: Command, withContext: WithContext)
         return undefined;
       }),
     );
+}
+
+interface ServeFlags {
+  port: string;
+  host: string;
+  workers?: boolean;
+  checkpointKey?: string;
+  checkpointEvery: string;
+}
+
+/** The periodic checkpoints --checkpoint-key (or KEEL_CHECKPOINT_KEY) asks for, if any. */
+function checkpointOption(o: ServeFlags) {
+  const file = flagOrEnv(o.checkpointKey, 'checkpoint-key', 'KEEL_CHECKPOINT_KEY');
+  if (file === undefined) return undefined;
+  const everySeconds = intOption(o.checkpointEvery, '--checkpoint-every', 1);
+  const privateKey = readKey(file, 'private');
+  return { key: { privateKey, publicKey: createPublicKey(privateKey) }, everySeconds };
 }
 
 /** Why the server could not listen, as a person's mistake where it is one. */

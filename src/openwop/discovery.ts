@@ -52,7 +52,21 @@ export function discoveryV1(): Record<string, unknown> {
   };
 }
 
-export function discoveryV2(): Record<string, unknown> {
+/** What `keel serve` publishes of its periodic checkpoints (OpenWOP's audit-log-integrity facets). */
+export interface AuditPublication {
+  /** The checkpoint public key: base64 of its DER SPKI. */
+  readonly publicKey: string;
+  /** How often the server checkpoints every tenant whose runs moved. */
+  readonly intervalSeconds: number;
+}
+
+/**
+ * `checkpointIntervalEntries` counts what one checkpoint anchors on OpenWOP's audit surface, where
+ * a checkpoint's atSequence is its own seq: consecutive ones differ by exactly 1.
+ */
+const CHECKPOINT_INTERVAL_ENTRIES = 1;
+
+export function discoveryV2(audit?: AuditPublication): Record<string, unknown> {
   return {
     protocolVersion: '2.0',
     protocolVersions: [...PROTOCOL_VERSIONS],
@@ -71,5 +85,15 @@ export function discoveryV2(): Record<string, unknown> {
     }),
     idempotency: record('witnessable-unaided', { crossRegion: 'single-region' }),
     nondeterminismPolicy: record('witnessable-gated', { declared: true, sources: [...DECLARED_SOURCES] }),
+    ...(audit
+      ? {
+          auditLogIntegrity: record('witnessable-gated', {
+            checkpointSignatureAlgorithm: 'ed25519',
+            checkpointPublicKey: audit.publicKey,
+            checkpointIntervalEntries: CHECKPOINT_INTERVAL_ENTRIES,
+            checkpointIntervalSeconds: audit.intervalSeconds,
+          }),
+        }
+      : {}),
   };
 }

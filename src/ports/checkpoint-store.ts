@@ -32,6 +32,8 @@ export interface CheckpointStore {
    * (seq one more, prevHash its hash), so two checkpointers never both extend the chain.
    */
   appendCheckpoint(c: Checkpoint, changed: readonly CheckpointHead[]): Promise<void>;
+  /** Every tenant that has runs, in byte order: what a periodic checkpointer goes through. */
+  tenantsWithRuns(): Promise<string[]>;
   /** The tenant's checkpoints, oldest first. */
   listCheckpoints(tenant: string): Promise<Checkpoint[]>;
   /** The runs' current heads (the runs table), in creation order, a page at a time. */

@@ -3,8 +3,11 @@
  * instance, errors rendered from one table (`errors.ts`). Building the app opens nothing and
  * listens on nothing (`serve.ts` does), so tests drive it through `app.request` or a real socket.
  */
+import type { KeyObject } from 'node:crypto';
 import { Hono } from 'hono';
+import type { CheckpointerEvent } from '../app/checkpointer.ts';
 import type { Keel } from '../app/keel.ts';
+import { spkiBase64 } from '../core/checkpoint/index.ts';
 import { excerpt } from '../core/spec/index.ts';
 import { OpenWopHost } from '../openwop/host.ts';
 import { consoleRoutes } from './console.ts';
@@ -31,6 +34,15 @@ export interface ServerOptions {
   readonly keepAliveMs?: number;
   /** The console's build (default: dist/web of this package, when built). */
   readonly consoleDir?: string;
+  /**
+   * Periodic signed checkpoints (`--checkpoint-key`): started by `startServer`; the public key is
+   * published in discovery and pins what the audit surface accepts.
+   */
+  readonly checkpoints?: {
+    readonly key: { readonly privateKey: KeyObject; readonly publicKey: KeyObject };
+    readonly everySeconds: number;
+    readonly log?: (e: CheckpointerEvent) => void;
+  };
 }
 
 export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
@@ -80,7 +92,7 @@ export function createServerApp(keel: Keel, o: ServerOptions = {}) {
   );
   // The console and the Keel API first: the OpenWOP routes' negotiation middleware matches every path.
   app.route('/', consoleRoutes(o.consoleDir));
-  app.route('/', keelRoutes(keel, host, log));
+  app.route('/', keelRoutes(keel, host, log, o.checkpoints?.key.publicKey));
   app.route(
     '/',
     openWopRoutes(keel, host, log, {
@@ -89,6 +101,14 @@ export function createServerApp(keel: Keel, o: ServerOptions = {}) {
         ? { maxEventStreamsPerTenant: o.maxEventStreamsPerTenant }
         : {}),
       ...(o.keepAliveMs !== undefined ? { keepAliveMs: o.keepAliveMs } : {}),
+      ...(o.checkpoints
+        ? {
+            audit: {
+              publicKey: spkiBase64(o.checkpoints.key.publicKey),
+              intervalSeconds: o.checkpoints.everySeconds,
+            },
+          }
+        : {}),
     }),
   );
   return { app, host };

@@ -6,6 +6,7 @@
  * anything. A route that starts or continues a run commits it and walks it in the background
  * (`host.kick`), never in the request. It never inspects another tenant's data, not even to refuse.
  */
+import type { KeyObject } from 'node:crypto';
 import { Hono } from 'hono';
 import type { z } from 'zod';
 import type { Keel } from '../app/keel.ts';
@@ -72,7 +73,12 @@ function check<S extends z.ZodType>(schema: S, value: unknown, where: 'body' | '
 }
 
 /** The Keel API, registered from `KEEL_ROUTES`; mount before the OpenWOP routes. */
-export function keelRoutes(keel: Keel, host: OpenWopHost, log: (e: unknown) => void): Hono {
+export function keelRoutes(
+  keel: Keel,
+  host: OpenWopHost,
+  log: (e: unknown) => void,
+  checkpointKey?: KeyObject,
+): Hono {
   const app = new Hono();
   for (const r of KEEL_ROUTES) {
     const honoPath = r.path.replace(/\{([^}]+)\}/g, ':$1');
@@ -84,7 +90,15 @@ export function keelRoutes(keel: Keel, host: OpenWopHost, log: (e: unknown) => v
       const query = r.query ? check(r.query, c.req.query(), 'query') : {};
       const raw = r.method === 'post' ? await readBody(c) : undefined;
       const body = r.body ? check(r.body, raw, 'body') : undefined;
-      const call: Call<unknown, unknown> = { keel, host, p, params, query, body };
+      const call: Call<unknown, unknown> = {
+        keel,
+        host,
+        p,
+        params,
+        query,
+        body,
+        ...(checkpointKey ? { checkpointKey } : {}),
+      };
       const reply =
         r.method === 'post' && r.auth
           ? await idempotent(

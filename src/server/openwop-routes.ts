@@ -8,7 +8,7 @@ import { type Context, Hono } from 'hono';
 import type { Keel } from '../app/keel.ts';
 import { hashOf } from '../core/canonical/index.ts';
 import { specAsDefinition } from '../openwop/definition.ts';
-import { discoveryV1, discoveryV2, EFFECT_SEAMS_PATH } from '../openwop/discovery.ts';
+import { type AuditPublication, discoveryV1, discoveryV2, EFFECT_SEAMS_PATH } from '../openwop/discovery.ts';
 import { effectSeamManifest } from '../openwop/effect-seams.ts';
 import { FIXTURE_PUBLISHER } from '../openwop/fixtures.ts';
 import { OpenWopHost, type Principal } from '../openwop/host.ts';
@@ -45,6 +45,7 @@ export function openWopRoutes(
     maxEventStreams?: number;
     maxEventStreamsPerTenant?: number;
     keepAliveMs?: number;
+    audit?: AuditPublication;
   } = {},
 ): Hono<Env> {
   const app = new Hono<Env>();
@@ -79,7 +80,7 @@ export function openWopRoutes(
   });
 
   app.get('/.well-known/openwop', (c) => {
-    const doc = c.get('major') === 1 ? discoveryV1() : discoveryV2();
+    const doc = c.get('major') === 1 ? discoveryV1() : discoveryV2(o.audit);
     const etag = `"${hashOf(doc).slice(7, 39)}"`;
     c.header('ETag', etag);
     c.header('Vary', 'OpenWOP-Version');

@@ -11,6 +11,7 @@
 
 import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
+import { startCheckpointer } from '../app/checkpointer.ts';
 import type { Keel } from '../app/keel.ts';
 import type { WorkerEvent } from '../worker/index.ts';
 import { createServerApp, type ServerOptions } from './app.ts';
@@ -40,6 +41,13 @@ export async function startServer(
           ...(o.recovery?.log ? { log: o.recovery.log } : {}),
         });
   await recovery?.start();
+  const checkpointer = o.checkpoints
+    ? startCheckpointer(keel.store, {
+        key: o.checkpoints.key,
+        everyMs: o.checkpoints.everySeconds * 1000,
+        ...(o.checkpoints.log ? { onEvent: o.checkpoints.log } : {}),
+      })
+    : undefined;
   const hostname = o.hostname ?? '127.0.0.1';
   let server: ReturnType<typeof serve>;
   try {
@@ -51,6 +59,7 @@ export async function startServer(
     // Could not listen (a port in use): the recovery worker must not outlive the refusal, or the
     // process waits forever on its timers while the caller reports the error.
     await recovery?.stop();
+    await checkpointer?.stop();
     await host.drain();
     throw e;
   }
@@ -65,6 +74,7 @@ export async function startServer(
         (server as unknown as { closeAllConnections?: () => void }).closeAllConnections?.();
       });
       await recovery?.stop();
+      await checkpointer?.stop();
       await host.drain();
     },
   };

@@ -49,9 +49,21 @@ export async function appendCheckpoint(
     ).rows[0];
     assertFollows(c, last);
     await client.query(
-      `INSERT INTO checkpoints (tenant, seq, at, runs, root, prev_hash, key_id, public_key, signature, hash)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
-      [c.tenant, c.seq, c.at, c.runs, c.root, c.prevHash, c.keyId, c.publicKey, c.signature, c.hash],
+      `INSERT INTO checkpoints (tenant, seq, at, runs, root, prev_hash, key_id, public_key, signature, hash, root_signature)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
+      [
+        c.tenant,
+        c.seq,
+        c.at,
+        c.runs,
+        c.root,
+        c.prevHash,
+        c.keyId,
+        c.publicKey,
+        c.signature,
+        c.hash,
+        c.rootSignature ?? null,
+      ],
     );
     for (let i = 0; i < changed.length; i += 5_000) {
       const part = changed.slice(i, i + 5_000);

@@ -346,6 +346,12 @@ export class PostgresStore implements Store {
     return (await this.query(CHECKPOINT_SQL.list, [tenant])).rows.map(toCheckpoint);
   }
 
+  async tenantsWithRuns(): Promise<string[]> {
+    return (await this.query('SELECT DISTINCT tenant FROM runs ORDER BY tenant', [])).rows.map(
+      (r) => r.tenant as string,
+    );
+  }
+
   async runHeads(tenant: string, o: { after?: HeadCursor; limit: number }): Promise<CheckpointHead[]> {
     return (await this.query(CHECKPOINT_SQL.runHeads, [tenant, ...afterParams(o.after), o.limit])).rows.map(
       toHead,

@@ -334,7 +334,7 @@ export const MIGRATIONS: readonly Migration[] = [
   },
   {
     version: 11,
-    name: 'blobs: large payload strings stored once per tenant by hash, and the runs referencing each',
+    name: 'blobs: large payload strings stored once per tenant by hash, and the runs referencing each; checkpoints signed over the root alone too',
     sql: `
     CREATE TABLE blobs (
       tenant TEXT COLLATE "C" NOT NULL,
@@ -348,6 +348,9 @@ export const MIGRATIONS: readonly Migration[] = [
       PRIMARY KEY (run_key, hash)
     );
     CREATE INDEX run_blobs_by_hash ON run_blobs (hash);
+
+    -- A checkpoint's second signature, over the root's 32 bytes (OpenWOP's audit surface shows it).
+    ALTER TABLE checkpoints ADD COLUMN root_signature TEXT;
     `,
   },
 ];

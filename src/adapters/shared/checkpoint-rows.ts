@@ -19,6 +19,7 @@ export const toCheckpoint = (r: Row): Checkpoint => ({
   signature: r.signature as string,
   publicKey: r.public_key as string,
   hash: r.hash as Checkpoint['hash'],
+  ...(typeof r.root_signature === 'string' ? { rootSignature: r.root_signature } : {}),
 });
 
 export const toHead = (r: Row): CheckpointHead => ({

@@ -326,7 +326,7 @@ export const MIGRATIONS: readonly string[] = [
     PRIMARY KEY (tenant, created_at, run_id)
   ) WITHOUT ROWID;
   `,
-  // v12: blobs (docs/run-format.md, "Blobs"). A large string of a v2 entry's payload, stored once
+  // v12: blobs (docs/run-format.md, "Blobs"), and checkpoints' signature over the root alone. A large string of a v2 entry's payload, stored once
   // per tenant by the SHA-256 of its canonical bytes; run_blobs says which runs reference which
   // blob, so removing a run (retention) removes the blobs no other run of the tenant references.
   // Existing entries are untouched: they stay v1 and verify byte for byte.
@@ -343,6 +343,9 @@ export const MIGRATIONS: readonly string[] = [
     PRIMARY KEY (run_key, hash)
   ) WITHOUT ROWID;
   CREATE INDEX run_blobs_by_hash ON run_blobs (hash);
+
+  -- A checkpoint's second signature, over the root's 32 bytes (OpenWOP's audit surface shows it).
+  ALTER TABLE checkpoints ADD COLUMN root_signature TEXT;
   `,
 ];
 

@@ -52,8 +52,8 @@ export class SqliteCheckpoints {
         ORDER BY run_id, checkpoint_seq LIMIT ?`,
     );
     const insert = db.prepare(
-      `INSERT INTO checkpoints (tenant, seq, at, runs, root, prev_hash, key_id, public_key, signature, hash)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      `INSERT INTO checkpoints (tenant, seq, at, runs, root, prev_hash, key_id, public_key, signature, hash, root_signature)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     );
     const insertHead = db.prepare(
       `INSERT INTO checkpoint_heads (tenant, checkpoint_seq, created_at, run_id, head_seq, head_hash)
@@ -76,6 +76,7 @@ export class SqliteCheckpoints {
         c.publicKey,
         c.signature,
         c.hash,
+        c.rootSignature ?? null,
       );
       for (const h of changed) {
         insertHead.run(c.tenant, c.seq, h.createdAt, h.runId, h.seq, h.hash);

@@ -722,6 +722,10 @@ export class SqliteStore implements Store {
     return this.checkpoints.list(tenant);
   }
 
+  async tenantsWithRuns(): Promise<string[]> {
+    return this.db.prepare('SELECT DISTINCT tenant FROM runs ORDER BY tenant').pluck().all() as string[];
+  }
+
   async runHeads(tenant: string, o: { after?: HeadCursor; limit: number }): Promise<CheckpointHead[]> {
     return this.checkpoints.runHeads(tenant, o);
   }

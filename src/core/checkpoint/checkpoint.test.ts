@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { createHash, generateKeyPairSync } from 'node:crypto';
+import { createHash, generateKeyPairSync, sign, verify } from 'node:crypto';
 import { test } from 'node:test';
 import fc from 'fast-check';
 import { canonicalize } from '../canonical/index.ts';
@@ -12,6 +12,7 @@ import {
   MerkleBuilder,
   merkleRoot,
   type RunHead,
+  rootBytes,
   signCheckpoint,
 } from './index.ts';
 
@@ -87,3 +88,27 @@ test('a signed checkpoint verifies under its key, and any change to it does not'
 });
 
 const signCheckpointHashOf = (c: Checkpoint) => checkpointHash(bodyOf(c), c.signature);
+
+test('the root signature is Ed25519 over the 32 bytes of the root, as OpenWOP verifies it', () => {
+  const { privateKey, publicKey } = generateKeyPairSync('ed25519');
+  const root = merkleRoot([{ runId: 'r', seq: 3, hash: `sha256:${'a'.repeat(64)}` }]);
+  const c = signCheckpoint(
+    { tenant: 'acme', seq: 1, at: '2026-12-01T00:00:00.000Z', runs: 1, root, prevHash: null },
+    privateKey,
+    publicKey,
+  );
+  const bytes = rootBytes(c.root);
+  assert.equal(bytes.length, 32);
+  assert.equal(verify(null, bytes, publicKey, Buffer.from(c.rootSignature!, 'base64')), true);
+  assert.match(c.rootSignature!, /^[A-Za-z0-9+/]{86}==$/, 'base64, padded');
+  // Not over the hex text, nor the canonical body.
+  assert.equal(
+    verify(null, Buffer.from(c.root.slice(7), 'ascii'), publicKey, Buffer.from(c.rootSignature!, 'base64')),
+    false,
+  );
+  const forged = { ...c, rootSignature: sign(null, Buffer.from('x'), privateKey).toString('base64') };
+  assert.match(checkpointProblem(forged, publicKey) ?? '', /over the root/);
+  // A checkpoint made before root signatures existed still verifies by its body signature.
+  const { rootSignature: _, ...older } = c;
+  assert.equal(checkpointProblem(older, publicKey), undefined);
+});

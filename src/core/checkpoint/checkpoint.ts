@@ -4,7 +4,9 @@
  * the store), so whoever can edit the database can rewrite a run, even with its chain recomputed,
  * but cannot sign a checkpoint that agrees with the rewrite: `audit verify` finds the difference.
  *
- * Pure: the body, its signature (Ed25519 over the body's canonical bytes) and the record's hash.
+ * Pure: the body, its signature (Ed25519 over the body's canonical bytes) and the record's hash;
+ * and, for OpenWOP's audit-integrity surface, a second signature over the 32 bytes of the root
+ * alone (RFC 0218 §A.4), so a client holding only the published key checks what it is shown.
  */
 import { type KeyObject, sign, verify } from 'node:crypto';
 import { canonicalize, type Digest, hashOf } from '../canonical/index.ts';
@@ -32,6 +34,11 @@ export interface Checkpoint extends CheckpointBody {
   readonly signature: string;
   /** The signing public key, SPKI DER in base64 (as OpenWOP's audit facet publishes it). */
   readonly publicKey: string;
+  /**
+   * Ed25519 over the 32 bytes the root's hex decodes to, base64 (padded): what OpenWOP's
+   * `/audit/verify` shows as the checkpoint's signature. Absent on checkpoints made before it was.
+   */
+  readonly rootSignature?: string;
   /** SHA-256 of the canonical `{body, signature}`: what the next checkpoint's prevHash names. */
   readonly hash: Digest;
 }
@@ -61,8 +68,18 @@ export function signCheckpoint(
 ): Checkpoint {
   const body: CheckpointBody = bodyOf({ format: CHECKPOINT_FORMAT, keyId: keyIdOf(publicKey), ...b });
   const signature = sign(null, Buffer.from(canonicalize(body), 'utf8'), privateKey).toString('base64url');
-  return { ...body, signature, publicKey: spkiBase64(publicKey), hash: checkpointHash(body, signature) };
+  const rootSignature = sign(null, rootBytes(body.root), privateKey).toString('base64');
+  return {
+    ...body,
+    signature,
+    publicKey: spkiBase64(publicKey),
+    hash: checkpointHash(body, signature),
+    rootSignature,
+  };
 }
+
+/** The 32 bytes a root digest names. */
+export const rootBytes = (root: Digest): Buffer => Buffer.from(root.slice('sha256:'.length), 'hex');
 
 /** Why a checkpoint does not hold by itself (its hash, its signature under its own key), or undefined. */
 export function checkpointProblem(c: Checkpoint, publicKey: KeyObject): string | undefined {
@@ -83,5 +100,14 @@ export function checkpointProblem(c: Checkpoint, publicKey: KeyObject): string |
   } catch {
     ok = false;
   }
-  return ok ? undefined : 'its signature does not verify under its key';
+  if (!ok) return 'its signature does not verify under its key';
+  if (c.rootSignature !== undefined) {
+    try {
+      ok = verify(null, rootBytes(c.root), publicKey, Buffer.from(c.rootSignature, 'base64'));
+    } catch {
+      ok = false;
+    }
+    if (!ok) return 'its signature over the root does not verify under its key';
+  }
+  return undefined;
 }

@@ -5,6 +5,7 @@ export {
   type CheckpointBody,
   checkpointHash,
   checkpointProblem,
+  rootBytes,
   signCheckpoint,
   spkiBase64,
 } from './checkpoint.ts';

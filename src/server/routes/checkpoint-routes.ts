@@ -5,7 +5,10 @@
 import { type AuditReport, verifyCheckpoints } from '../../app/checkpoints.ts';
 import { type KeelRoute, ok, route } from './route.ts';
 
-/** The report in OpenWOP's words: sequences are the checkpoints'. */
+/**
+ * The report in OpenWOP's words: sequences are the checkpoints'; the root as 64 hex digits and the
+ * signature over its 32 bytes (RFC 0218 §A.4), which the key published in discovery verifies.
+ */
 function openWopAudit(r: AuditReport) {
   return {
     fromSeq: r.checkpoints[0]?.checkpoint ?? 0,
@@ -15,8 +18,8 @@ function openWopAudit(r: AuditReport) {
     checkpoints: r.checkpoints.map((c) => ({
       checkpoint: c.checkpoint,
       atSequence: c.checkpoint,
-      merkleRoot: c.merkleRoot,
-      signature: c.signature,
+      merkleRoot: c.merkleRoot.slice('sha256:'.length),
+      signature: c.rootSignature ?? '',
       verified: c.verified,
     })),
     anomalies: r.anomalies.map((a) => ({
@@ -38,8 +41,10 @@ export const CHECKPOINT_ROUTES: readonly KeelRoute[] = [
     responses: {
       200: '{tenant, ok, chainValid, checkpointsValid, checkpoints, runsChecked, uncovered, anomalies}',
     },
-    async handle({ keel, p }) {
-      return ok(await verifyCheckpoints(keel.store, p.tenant));
+    async handle({ keel, p, checkpointKey }) {
+      return ok(
+        await verifyCheckpoints(keel.store, p.tenant, checkpointKey ? { trustedKey: checkpointKey } : {}),
+      );
     },
   }),
   ...(['/v1/audit/verify', '/audit/verify'] as const).map((path) =>
@@ -51,8 +56,9 @@ export const CHECKPOINT_ROUTES: readonly KeelRoute[] = [
       tag: 'audit',
       auth: true,
       responses: { 200: '{fromSeq, toSeq, chainValid, checkpointsValid, checkpoints, anomalies}' },
-      async handle({ keel, p }) {
-        return ok(openWopAudit(await verifyCheckpoints(keel.store, p.tenant)));
+      async handle({ keel, p, checkpointKey }) {
+        const pin = checkpointKey ? { trustedKey: checkpointKey } : {};
+        return ok(openWopAudit(await verifyCheckpoints(keel.store, p.tenant, pin)));
       },
     }),
   ),

@@ -4,6 +4,7 @@
  * The area files under routes/ build their rows with `route()`; keel-routes.ts assembles and mounts
  * them. These live here, not in keel-routes.ts, so no area file imports the module that imports it.
  */
+import type { KeyObject } from 'node:crypto';
 import { z } from 'zod';
 import type { Keel } from '../../app/keel.ts';
 import { instantBound } from '../../core/instant.ts';
@@ -21,6 +22,8 @@ export interface Call<B, Q> {
   readonly params: Readonly<Record<string, string>>;
   readonly query: Q;
   readonly body: B;
+  /** The public key `keel serve` signs checkpoints with, when it does (its audit surface pins it). */
+  readonly checkpointKey?: KeyObject;
 }
 
 export interface KeelRoute extends RouteDoc {
