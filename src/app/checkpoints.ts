@@ -11,6 +11,9 @@
  * the store holds it now: each run's chain verifies from its root to its last checkpointed head,
  * its root derives its id, and its entry at each checkpointed seq is the one checkpointed. A run
  * rewritten even with its chain recomputed end to end fails here, named with its seq.
+ *
+ * A run retention removed (after a verified export) stays covered: its head as it was when removed
+ * goes on into every root, and verification accepts it gone only at the head last checkpointed.
  */
 import { createPublicKey, type KeyObject } from 'node:crypto';
 import {
@@ -49,6 +52,28 @@ const order = (a: CheckpointHead, b: CheckpointHead) =>
           ? 1
           : 0;
 
+/** Two head streams in creation order, merged into one (each run is in exactly one of them). */
+async function* merged(a: AsyncGenerator<CheckpointHead>, b: AsyncGenerator<CheckpointHead>) {
+  let x = await a.next();
+  let y = await b.next();
+  while (!x.done || !y.done) {
+    if (y.done || (!x.done && order(x.value, y.value) <= 0)) {
+      yield x.value;
+      x = await a.next();
+    } else {
+      yield y.value;
+      y = await b.next();
+    }
+  }
+}
+
+/** Every head a checkpoint covers: the runs the store holds and those retention removed. */
+const allHeads = (store: Store, tenant: string) =>
+  merged(
+    pages((after) => store.runHeads(tenant, { ...(after ? { after } : {}), limit: PAGE })),
+    pages((after) => store.retainedHeads(tenant, { ...(after ? { after } : {}), limit: PAGE })),
+  );
+
 export interface CheckpointMade {
   readonly checkpoint: Checkpoint;
   /** Heads new or moved since the last checkpoint (what this one stored). */
@@ -67,7 +92,7 @@ export async function makeCheckpoint(
 ): Promise<CheckpointMade> {
   const t0 = performance.now();
   const last = (await store.listCheckpoints(tenant)).at(-1);
-  const current = pages((after) => store.runHeads(tenant, { ...(after ? { after } : {}), limit: PAGE }));
+  const current = allHeads(store, tenant);
   const before = last
     ? pages((after) =>
         store.checkpointedHeads(tenant, last.seq, { ...(after ? { after } : {}), limit: PAGE }),
@@ -156,6 +181,8 @@ export interface AuditReport {
   }[];
   /** Runs whose checkpointed heads were checked against their ledgers. */
   readonly runsChecked: number;
+  /** Of those, runs retention removed, accepted at the head last checkpointed (their export holds them). */
+  readonly retained: number;
   /** Runs created after the last checkpoint: not covered yet. */
   readonly uncovered: number;
   readonly anomalies: readonly AuditAnomaly[];
@@ -236,12 +263,30 @@ export async function verifyCheckpoints(
 
   // Every checkpointed head against the ledger as it is now, run by run.
   let runsChecked = 0;
+  let retained = 0;
   let group: CheckpointHeadRow[] = [];
   const checkRun = async (rows: readonly CheckpointHeadRow[]) => {
     runsChecked++;
     const runId = rows[0]!.runId;
     const upTo = Math.max(...rows.map((r) => r.seq));
     const stored = await store.readEntries(tenant, runId, 0, upTo + 1);
+    if (stored.length === 0) {
+      // Removed by retention: the checkpoint chain is what proves it, at the head it was removed at.
+      const kept = await store.getRetainedRun(tenant, runId);
+      const lastRow = rows.reduce((a, b) => (b.checkpointSeq > a.checkpointSeq ? b : a));
+      if (kept && kept.head.seq === lastRow.seq && kept.head.hash === lastRow.hash) {
+        retained++;
+        return;
+      }
+      if (kept)
+        return note({
+          kind: 'hash-mismatch',
+          runId,
+          seq: kept.head.seq,
+          checkpoint: lastRow.checkpointSeq,
+          detail: `run ${runId} was removed by retention at head seq ${kept.head.seq} (${kept.head.hash}), but checkpoint ${lastRow.checkpointSeq} recorded seq ${lastRow.seq} (${lastRow.hash})`,
+        });
+    }
     let root: PayloadOf<'run.started'> | undefined;
     const v = new LedgerVerifier(runId, (_k, payload, seq) => {
       if (seq === 0) root = payload as PayloadOf<'run.started'>;
@@ -306,7 +351,11 @@ export async function verifyCheckpoints(
 
   const covered = list.at(-1)?.runs ?? 0;
   const byStatus = await store.countRuns(tenant, {});
-  const total = Object.values(byStatus).reduce((n, x) => n + (x ?? 0), 0);
+  let total = Object.values(byStatus).reduce((n, x) => n + (x ?? 0), 0);
+  for await (const _ of pages((after) =>
+    store.retainedHeads(tenant, { ...(after ? { after } : {}), limit: PAGE }),
+  ))
+    total++;
   return {
     tenant,
     ok: anomalies.length === 0,
@@ -314,6 +363,7 @@ export async function verifyCheckpoints(
     checkpointsValid,
     checkpoints,
     runsChecked,
+    retained,
     uncovered: Math.max(0, total - covered),
     anomalies,
   };

@@ -26,6 +26,7 @@ import {
   directRunIdFor,
   foldRun,
   type RunState,
+  retainedRunError,
   runIdFor,
   shadowRunIdFor,
   startState,
@@ -544,6 +545,7 @@ export class Engine {
   ): Promise<{ run: RunSummary; created: boolean }> {
     const existing = await this.store.getRun(version.tenant, runId);
     if (existing) return { run: summaryOf(existing), created: false };
+    if (await this.store.getRetainedRun(version.tenant, runId)) throw retainedRunError(runId);
     // A new run is pinned to the version's spec hash: the stored spec must still hash to it.
     const edited = specProblem(version, version);
     if (edited) throw refuseUnverified(runId, edited);

@@ -5,6 +5,7 @@
  * Run heads are read in creation order, `(createdAt, runId)`, the order the Merkle root is over.
  */
 import type { Checkpoint } from '../core/checkpoint/index.ts';
+import type { Head } from '../core/ledger/index.ts';
 
 /** A run's head, in the order checkpoints cover runs. */
 export interface CheckpointHead {
@@ -12,6 +13,20 @@ export interface CheckpointHead {
   readonly createdAt: string;
   readonly seq: number;
   readonly hash: string;
+}
+
+/** A run retention removed: what stays of it. */
+export interface RetainedRun {
+  readonly runId: string;
+  readonly tenant: string;
+  readonly createdAt: string;
+  readonly workflowId: string;
+  readonly version: number;
+  readonly status: string;
+  readonly head: Head;
+  /** The digest of the verified export's manifest.json that holds the run. */
+  readonly manifestDigest: string;
+  readonly retainedAt: string;
 }
 
 /** A head as a checkpoint recorded it. */
@@ -32,6 +47,25 @@ export interface CheckpointStore {
    * (seq one more, prevHash its hash), so two checkpointers never both extend the chain.
    */
   appendCheckpoint(c: Checkpoint, changed: readonly CheckpointHead[]): Promise<void>;
+  /**
+   * The heads of the tenant's runs retention removed, in creation order, a page at a time: the
+   * checkpoint chain keeps covering them (their heads as they were when removed).
+   */
+  retainedHeads(tenant: string, o: { after?: HeadCursor; limit: number }): Promise<CheckpointHead[]>;
+  /** A run retention removed, or undefined. */
+  getRetainedRun(tenant: string, runId: string): Promise<RetainedRun | undefined>;
+  /**
+   * Removes whole runs (row, entries, approvals, blob links, blobs no other run of the tenant
+   * references), each in the same transaction as its retained_runs row, and only if, inside that
+   * transaction, it is still finished, still at `head`, and covered at that head by the tenant's
+   * last checkpoint. A run that is not is skipped, with the reason.
+   */
+  retainRuns(
+    tenant: string,
+    runs: readonly { readonly runId: string; readonly head: Head }[],
+    manifestDigest: string,
+    at: string,
+  ): Promise<{ removed: string[]; skipped: { runId: string; reason: string }[] }>;
   /** Every tenant that has runs, in byte order: what a periodic checkpointer goes through. */
   tenantsWithRuns(): Promise<string[]>;
   /** The tenant's checkpoints, oldest first. */

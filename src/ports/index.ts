@@ -1,4 +1,10 @@
-export type { CheckpointHead, CheckpointHeadRow, CheckpointStore, HeadCursor } from './checkpoint-store.ts';
+export type {
+  CheckpointHead,
+  CheckpointHeadRow,
+  CheckpointStore,
+  HeadCursor,
+  RetainedRun,
+} from './checkpoint-store.ts';
 export type { CatalogTool, ModelProvider, ModelRequest } from './model-provider.ts';
 export type { ModelAccess, OpenSlot, Planner, PlannerView } from './planner.ts';
 export type { Clock, EnvSource, RandomSource, RawSources } from './sources.ts';

@@ -28,6 +28,7 @@ created AS (
   SELECT run_id, tenant, workflow_id, version, spec_hash, status, head_seq, head_hash,
          event_id, event_type, created_at, updated_at, lease_owner, lease_until, mode, shadow_of
     FROM req WHERE exp_seq IS NULL
+     AND NOT EXISTS (SELECT 1 FROM retained_runs x WHERE x.run_id = req.run_id)
   ON CONFLICT (run_id) DO NOTHING
   RETURNING run_key, run_id
 ),

@@ -10,7 +10,7 @@ import type { CheckpointHead, HeadCursor } from '../../ports/index.ts';
 import { assertFollows } from '../shared/checkpoint-rows.ts';
 import type { Row } from '../shared/rows.ts';
 
-const AFTER = (n: number) =>
+export const AFTER = (n: number) =>
   `($${n}::text IS NULL OR created_at > $${n} OR (created_at = $${n} AND run_id COLLATE "C" > $${n + 1}))`;
 
 export const CHECKPOINT_SQL = {

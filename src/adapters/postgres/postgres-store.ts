@@ -33,6 +33,7 @@ import {
   type NewPromotion,
   type PendingApproval,
   type Promotion,
+  type RetainedRun,
   type RunCount,
   type RunFilter,
   type RunPage,
@@ -50,7 +51,7 @@ import {
   type WritRevocation,
 } from '../../ports/index.ts';
 import { checkClaimScope } from '../shared/check-claim-scope.ts';
-import { toCheckpoint, toHead, toHeadRow } from '../shared/checkpoint-rows.ts';
+import { toCheckpoint, toHead, toHeadRow, toRetainedRun } from '../shared/checkpoint-rows.ts';
 import {
   afterCursor,
   decodeEntryCursor,
@@ -84,7 +85,11 @@ import {
 import { checkSecretKeyCandidate, SECRET_KEY_SQL } from '../shared/secret-key-rows.ts';
 import { toRevocation, toTrustedKey, WRIT_TRUST_SQL as WT } from '../shared/writ-trust-rows.ts';
 import { APPEND_CHANNEL } from './append-statement.ts';
-import { afterParams, appendCheckpoint, CHECKPOINT_SQL } from './checkpoints.ts';
+import { afterParams, appendCheckpoint, CHECKPOINT_SQL, AFTER as RETAINED_AFTER_AT } from './checkpoints.ts';
+import { RETENTION_SQL, retainOne } from './retention.ts';
+
+const RETAINED_AFTER = RETAINED_AFTER_AT(2);
+
 import {
   createPool,
   type PoolOptions,
@@ -344,6 +349,35 @@ export class PostgresStore implements Store {
 
   async listCheckpoints(tenant: string): Promise<Checkpoint[]> {
     return (await this.query(CHECKPOINT_SQL.list, [tenant])).rows.map(toCheckpoint);
+  }
+
+  async retainedHeads(tenant: string, o: { after?: HeadCursor; limit: number }): Promise<CheckpointHead[]> {
+    return (
+      await this.query(RETENTION_SQL.heads(RETAINED_AFTER), [tenant, ...afterParams(o.after), o.limit])
+    ).rows.map(toHead);
+  }
+
+  async getRetainedRun(tenant: string, runId: string): Promise<RetainedRun | undefined> {
+    const row = (await this.query(RETENTION_SQL.get, [runId, tenant])).rows[0];
+    return row ? toRetainedRun(row) : undefined;
+  }
+
+  async retainRuns(
+    tenant: string,
+    runs: readonly { readonly runId: string; readonly head: Head }[],
+    manifestDigest: string,
+    at: string,
+  ): Promise<{ removed: string[]; skipped: { runId: string; reason: string }[] }> {
+    const removed: string[] = [];
+    const skipped: { runId: string; reason: string }[] = [];
+    for (const r of runs) {
+      const reason = await this.withTransaction('removing a retained run', (client) =>
+        retainOne(client, tenant, r.runId, r.head, manifestDigest, at),
+      );
+      if (reason) skipped.push({ runId: r.runId, reason });
+      else removed.push(r.runId);
+    }
+    return { removed, skipped };
   }
 
   async tenantsWithRuns(): Promise<string[]> {

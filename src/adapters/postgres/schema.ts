@@ -334,7 +334,7 @@ export const MIGRATIONS: readonly Migration[] = [
   },
   {
     version: 11,
-    name: 'blobs: large payload strings stored once per tenant by hash, and the runs referencing each; checkpoints signed over the root alone too',
+    name: 'blobs: large payload strings stored once per tenant by hash, and the runs referencing each; checkpoints signed over the root alone too; runs retained after export',
     sql: `
     CREATE TABLE blobs (
       tenant TEXT COLLATE "C" NOT NULL,
@@ -351,6 +351,21 @@ export const MIGRATIONS: readonly Migration[] = [
 
     -- A checkpoint's second signature, over the root's 32 bytes (OpenWOP's audit surface shows it).
     ALTER TABLE checkpoints ADD COLUMN root_signature TEXT;
+
+    -- Runs removed by retention after export: what the checkpoint chain still proves of each.
+    CREATE TABLE retained_runs (
+      run_id TEXT COLLATE "C" NOT NULL PRIMARY KEY,
+      tenant TEXT COLLATE "C" NOT NULL,
+      created_at TEXT COLLATE "C" NOT NULL,
+      workflow_id TEXT NOT NULL,
+      version INTEGER NOT NULL,
+      status TEXT NOT NULL,
+      head_seq INTEGER NOT NULL,
+      head_hash TEXT NOT NULL,
+      manifest_digest TEXT NOT NULL,
+      retained_at TEXT NOT NULL
+    );
+    CREATE INDEX retained_in_order ON retained_runs (tenant, created_at, run_id);
     `,
   },
 ];

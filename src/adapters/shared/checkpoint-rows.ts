@@ -4,7 +4,8 @@
  */
 import type { Checkpoint } from '../../core/checkpoint/index.ts';
 import { ErrorCode, KeelError } from '../../core/errors.ts';
-import type { CheckpointHead, CheckpointHeadRow } from '../../ports/index.ts';
+import { TERMINAL_STATUSES } from '../../core/ledger/index.ts';
+import type { CheckpointHead, CheckpointHeadRow, RetainedRun } from '../../ports/index.ts';
 import type { Row } from './rows.ts';
 
 export const toCheckpoint = (r: Row): Checkpoint => ({
@@ -47,3 +48,34 @@ export const toHeadRow = (r: Row): CheckpointHeadRow => ({
   ...toHead(r),
   checkpointSeq: Number(r.checkpoint_seq),
 });
+
+export const toRetainedRun = (r: Row): RetainedRun => ({
+  runId: r.run_id as string,
+  tenant: r.tenant as string,
+  createdAt: r.created_at as string,
+  workflowId: r.workflow_id as string,
+  version: Number(r.version),
+  status: r.status as string,
+  head: { seq: Number(r.head_seq), hash: r.head_hash as RetainedRun['head']['hash'] },
+  manifestDigest: r.manifest_digest as string,
+  retainedAt: r.retained_at as string,
+});
+
+/**
+ * Why a run may not be removed now, or undefined: `row` is its runs row, `covered` its head in the
+ * tenant's last checkpoint (checkpoint_latest). Both stores ask this inside the removing transaction.
+ */
+export function retentionRefusal(
+  row: Row | undefined,
+  head: { readonly seq: number; readonly hash: string },
+  covered: Row | undefined,
+): string | undefined {
+  if (!row) return 'not in this store';
+  if (!(TERMINAL_STATUSES as readonly string[]).includes(row.status as string))
+    return `it is ${row.status as string}, not finished`;
+  if (Number(row.head_seq) !== head.seq || row.head_hash !== head.hash)
+    return `its head is seq ${Number(row.head_seq)} now, not the exported seq ${head.seq}`;
+  if (!covered || Number(covered.head_seq) !== head.seq || covered.head_hash !== head.hash)
+    return 'the last checkpoint does not cover its head: make a checkpoint first (keel checkpoint)';
+  return undefined;
+}

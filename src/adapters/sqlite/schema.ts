@@ -326,7 +326,8 @@ export const MIGRATIONS: readonly string[] = [
     PRIMARY KEY (tenant, created_at, run_id)
   ) WITHOUT ROWID;
   `,
-  // v12: blobs (docs/run-format.md, "Blobs"), and checkpoints' signature over the root alone. A large string of a v2 entry's payload, stored once
+  // v12: blobs (docs/run-format.md, "Blobs"), checkpoints' signature over the root alone, and
+  // runs retained (removed) after a verified export. A large string of a v2 entry's payload, stored once
   // per tenant by the SHA-256 of its canonical bytes; run_blobs says which runs reference which
   // blob, so removing a run (retention) removes the blobs no other run of the tenant references.
   // Existing entries are untouched: they stay v1 and verify byte for byte.
@@ -346,6 +347,22 @@ export const MIGRATIONS: readonly string[] = [
 
   -- A checkpoint's second signature, over the root's 32 bytes (OpenWOP's audit surface shows it).
   ALTER TABLE checkpoints ADD COLUMN root_signature TEXT;
+
+  -- Runs removed by retention after export (docs/audit.md, "Retention"): what the checkpoint chain
+  -- still proves of each, and the manifest digest of the verified export that holds it.
+  CREATE TABLE retained_runs (
+    run_id TEXT NOT NULL PRIMARY KEY,
+    tenant TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    workflow_id TEXT NOT NULL,
+    version INTEGER NOT NULL,
+    status TEXT NOT NULL,
+    head_seq INTEGER NOT NULL,
+    head_hash TEXT NOT NULL,
+    manifest_digest TEXT NOT NULL,
+    retained_at TEXT NOT NULL
+  ) WITHOUT ROWID;
+  CREATE INDEX retained_in_order ON retained_runs (tenant, created_at, run_id);
   `,
 ];
 

@@ -17,6 +17,7 @@ import type { Digest } from '../../core/canonical/index.ts';
 import type { Checkpoint } from '../../core/checkpoint/index.ts';
 import { ErrorCode, KeelError } from '../../core/errors.ts';
 import type { Head, RunStatus, StoredEntry } from '../../core/ledger/index.ts';
+import { retainedRunError } from '../../core/run/index.ts';
 import type {
   ApiKeyInfo,
   ApiKeyRecord,
@@ -37,6 +38,7 @@ import type {
   NewPromotion,
   PendingApproval,
   Promotion,
+  RetainedRun,
   RunCount,
   RunFilter,
   RunPage,
@@ -94,6 +96,7 @@ import { SqliteCheckpoints } from './sqlite-checkpoints.ts';
 import { SqliteKeysIdempotency } from './sqlite-keys-idempotency.ts';
 import { SqliteLeases } from './sqlite-leases.ts';
 import { SqliteLifecycle } from './sqlite-lifecycle.ts';
+import { SqliteRetention } from './sqlite-retention.ts';
 import { SqliteWritTrust } from './sqlite-writ-trust.ts';
 
 /**
@@ -148,6 +151,7 @@ export class SqliteStore implements Store {
   private readonly writTrust: SqliteWritTrust;
   private readonly lifecycle: SqliteLifecycle;
   private readonly checkpoints: SqliteCheckpoints;
+  private readonly retention: SqliteRetention;
   private readonly wakeListeners = new Set<() => void>();
   /** Writ chains' budget links read so far (a chain never changes). */
   private readonly budgetLinks = new BudgetLinkCache();
@@ -192,6 +196,7 @@ export class SqliteStore implements Store {
       this.writTrust = new SqliteWritTrust(this.db);
       this.lifecycle = new SqliteLifecycle(this.db);
       this.checkpoints = new SqliteCheckpoints(this.db);
+      this.retention = new SqliteRetention(this.db);
     } catch (e) {
       if (e instanceof KeelError) throw e;
       throw new KeelError(
@@ -406,6 +411,7 @@ export class SqliteStore implements Store {
     if (expectedHead === null) {
       const c = req.create;
       if (!c) throw new KeelError(ErrorCode.internal, 'creating a run needs its identity');
+      if (this.retention.isRetained(req.runId)) throw retainedRunError(req.runId);
       row = this.st.insertRun.get(
         req.runId,
         req.tenant,
@@ -720,6 +726,23 @@ export class SqliteStore implements Store {
 
   async listCheckpoints(tenant: string): Promise<Checkpoint[]> {
     return this.checkpoints.list(tenant);
+  }
+
+  async retainedHeads(tenant: string, o: { after?: HeadCursor; limit: number }): Promise<CheckpointHead[]> {
+    return this.retention.heads(tenant, o);
+  }
+
+  async getRetainedRun(tenant: string, runId: string): Promise<RetainedRun | undefined> {
+    return this.retention.get(tenant, runId);
+  }
+
+  async retainRuns(
+    tenant: string,
+    runs: readonly { readonly runId: string; readonly head: Head }[],
+    manifestDigest: string,
+    at: string,
+  ): Promise<{ removed: string[]; skipped: { runId: string; reason: string }[] }> {
+    return this.retention.retain(tenant, runs, manifestDigest, at);
   }
 
   async tenantsWithRuns(): Promise<string[]> {

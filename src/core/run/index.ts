@@ -12,6 +12,7 @@ export {
 export { describeEntry } from './describe-entry.ts';
 export { type EventProblem, parseEvent } from './event.ts';
 export { compilePlan, type ExecutionPlan, nextNode, type PlanNode } from './execution-plan.ts';
+export { retainedRunError } from './retained-run.ts';
 export {
   attemptRunIdFor,
   childRunIdFor,

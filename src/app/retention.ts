@@ -1,0 +1,110 @@
+/**
+ * Retention (docs/audit.md, "Retention"): removing a tenant's old finished runs from the store
+ * once a verified export holds them, keeping what the checkpoint chain needs to go on proving
+ * that they existed and what their heads were. The export directory is verified here, whole,
+ * before anything is removed; a run goes only if the export holds it at its current head, every
+ * run it links to goes too (or went before), and the store finds it, in the removing transaction,
+ * still finished, at that head, and covered by the tenant's last checkpoint. Nothing else is
+ * touched: checkpoints, versions, writs and shadow comparisons stay.
+ */
+import { ErrorCode, KeelError } from '../core/errors.ts';
+import { TERMINAL_STATUSES } from '../core/ledger/index.ts';
+import { type RunDirFiles, verifyRunDir } from '../core/run-dir/index.ts';
+import type { RunRecord, Store } from '../ports/index.ts';
+
+export interface RetentionReport {
+  readonly tenant: string;
+  /** The digest of the export's manifest.json, recorded with every run removed. */
+  readonly manifestDigest: string;
+  readonly removed: readonly string[];
+  /** Runs created before the cut that stay, each with why. */
+  readonly kept: readonly { readonly runId: string; readonly reason: string }[];
+  readonly dryRun: boolean;
+}
+
+export async function retainRuns(
+  store: Store,
+  tenant: string,
+  files: RunDirFiles,
+  o: { readonly before: string; readonly dryRun?: boolean; readonly now?: () => string },
+): Promise<RetentionReport> {
+  const report = verifyRunDir(files);
+  if (!report.ok) {
+    const first = [...report.problems, ...report.runs.flatMap((r) => r.problems)][0];
+    throw new KeelError(
+      ErrorCode.ledgerInvalid,
+      `the export does not verify${first ? ` (${first.file}${first.line ? ` line ${first.line}` : ''}: ${first.message})` : ''}: nothing was removed`,
+      { field: 'dir' },
+    );
+  }
+  if (report.tenant !== tenant)
+    throw new KeelError(ErrorCode.usage, `--dir: the export is tenant ${report.tenant}'s, not ${tenant}'s`, {
+      field: 'dir',
+    });
+  const exported = new Map(report.runs.map((r) => [r.runId, r]));
+  const heads = new Map<string, string>();
+  {
+    const parsed = JSON.parse(new TextDecoder().decode(files.get('manifest.json'))) as {
+      runs: { runId: string; head: string; entries: number }[];
+    };
+    for (const r of parsed.runs) heads.set(r.runId, `${r.entries - 1} ${r.head}`);
+  }
+
+  // The candidates: every run created before the cut.
+  const candidates: RunRecord[] = [];
+  for (let cursor: string | undefined; ; ) {
+    const page = await store.listRuns(tenant, { until: o.before, limit: 500, ...(cursor ? { cursor } : {}) });
+    candidates.push(...page.runs);
+    if (!page.next) break;
+    cursor = page.next;
+  }
+  const kept: { runId: string; reason: string }[] = [];
+  let going = new Map<string, RunRecord>();
+  for (const run of candidates) {
+    const why = !(TERMINAL_STATUSES as readonly string[]).includes(run.status)
+      ? `it is ${run.status}, not finished`
+      : !exported.has(run.runId)
+        ? 'the export does not hold it'
+        : heads.get(run.runId) !== `${run.head.seq} ${run.head.hash}`
+          ? `the export holds it at another head than its seq ${run.head.seq} now: export it again`
+          : undefined;
+    if (why) kept.push({ runId: run.runId, reason: why });
+    else going.set(run.runId, run);
+  }
+  // Runs of the export this store no longer holds (retained before) keep nothing here.
+  const candidateIds = new Set(candidates.map((r) => r.runId));
+  const absent = new Set<string>();
+  for (const r of report.runs)
+    if (!candidateIds.has(r.runId) && !(await store.getRun(tenant, r.runId))) absent.add(r.runId);
+  // Linked runs go together or not at all (a fork, attempt, shadow or child keeps its source).
+  for (let changed = true; changed; ) {
+    changed = false;
+    const next = new Map<string, RunRecord>();
+    for (const [id, run] of going) {
+      const stays = exported.get(id)!.links.find((l) => !going.has(l.runId) && !absent.has(l.runId));
+      const gone = stays ? await store.getRetainedRun(tenant, stays.runId) : undefined;
+      if (stays && !gone) {
+        kept.push({ runId: id, reason: `it links to run ${stays.runId} (${stays.kind}), which stays` });
+        changed = true;
+      } else next.set(id, run);
+    }
+    // A run of the export that stays keeps every run it links to.
+    for (const r of report.runs)
+      if (!next.has(r.runId) && !absent.has(r.runId))
+        for (const l of r.links)
+          if (next.delete(l.runId)) {
+            kept.push({ runId: l.runId, reason: `run ${r.runId}, which stays, links to it (${l.kind})` });
+            changed = true;
+          }
+    going = next;
+  }
+  const manifestDigest = report.manifestDigest!;
+  if (o.dryRun) return { tenant, manifestDigest, removed: [...going.keys()], kept, dryRun: true };
+  const done = await store.retainRuns(
+    tenant,
+    [...going.values()].map((r) => ({ runId: r.runId, head: r.head })),
+    manifestDigest,
+    (o.now ?? (() => new Date().toISOString()))(),
+  );
+  return { tenant, manifestDigest, removed: done.removed, kept: [...kept, ...done.skipped], dryRun: false };
+}
