@@ -131,7 +131,16 @@ export async function openContext(
   const lifecycle = await lifecycleConfigFor(o, tenant);
   const exposure = exposeEnvFor(o.exposeEnv);
   // Loaded here, not at start-up: `keel --help` and commands without a store never read the engine.
-  const { createKeel, openStoreFor } = await import('../app/index.ts');
+  const { createKeel, openStoreFor, modelProviderFromEnv, modelRetriesFromEnv } = await import(
+    '../app/index.ts'
+  );
+  // The model provider KEEL_MODEL_PROVIDER names (docs/models.md); its key stays in the environment.
+  const modelProvider = modelProviderFromEnv(process.env);
+  const modelRetries = modelRetriesFromEnv(process.env);
+  const models = {
+    ...(modelProvider ? { modelProvider } : {}),
+    ...(modelRetries !== undefined ? { modelRetries } : {}),
+  };
   // The directories a created store brings with it, removed again if the command fails.
   const newDirs = server || access !== 'create' ? [] : missingDirs(dirname(target));
   let opened: OpenedStore;
@@ -144,7 +153,7 @@ export async function openContext(
   const { store } = opened;
   let keel: Keel;
   try {
-    keel = createKeel({ store, tools, walk, ...governance, ...lifecycle, ...exposure });
+    keel = createKeel({ store, tools, walk, ...governance, ...lifecycle, ...exposure, ...models });
   } catch (e) {
     await store.close();
     throw e;

@@ -20,6 +20,7 @@ export {
   ENTRY_KINDS,
   type EntryKind,
   type EventRecord,
+  type ModelCallEntry,
   isEntryKind,
   type PayloadOf,
   type Payloads,
