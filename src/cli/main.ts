@@ -17,6 +17,7 @@ import { EXIT } from './exit-codes.ts';
 import { registerGovernanceCommands } from './governance-commands.ts';
 import { registerKeysCommands } from './keys-commands.ts';
 import { registerLifecycleCommands } from './lifecycle-commands.ts';
+import { registerMcpCommand } from './mcp-command.ts';
 import { reportError, reportUsageErrors } from './report-error.ts';
 import { registerRunCommands } from './run-commands.ts';
 import { registerRunControlCommands } from './run-control-commands.ts';
@@ -111,6 +112,7 @@ export function buildProgram(): Command {
   registerApprovalCommands(program, withContext);
   registerScaleOutCommands(program, withContext);
   registerServeCommand(program, withContext);
+  registerMcpCommand(program, withContext);
   registerRunControlCommands(program, withContext);
   registerGovernanceCommands(program, reportError);
   registerKeysCommands(program, withContext);
