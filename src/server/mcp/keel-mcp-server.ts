@@ -136,15 +136,16 @@ export function keelMcpServer(keel: Keel, tenant: string, o: KeelMcpOptions = {}
         if (problems.length > 0)
           return text(`the arguments do not fit: ${problems.map(formatArgProblem).join('; ')}`, true);
       }
-      // The event is named by its content: the same call twice is the same run, as in all of Keel.
-      const id = `mcp-${hashOf({ workflowId: v.workflowId, version: v.version, payload: args }).slice(7, 39)}`;
+      // Each call is a new event at the time it was made (the run's id follows from its content).
+      const time = new Date().toISOString();
+      const id = `mcp-${hashOf({ workflowId: v.workflowId, version: v.version, payload: args, time }).slice(7, 39)}`;
       const event = {
         id,
         type: trigger?.event ?? 'mcp.call',
         source: 'mcp',
         subject: v.workflowId,
         payload: args,
-        time: new Date().toISOString(),
+        time,
       };
       const run = await keel.runs.start(tenant, v.workflowId, event, { version: v.version });
       return await runReport(keel, tenant, run.runId, run.created);
