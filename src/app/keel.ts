@@ -272,7 +272,7 @@ export function createKeel(config: KeelConfig) {
     describeTool: (name) => tools.get(name),
     checkModelSlot: ({ schema }) => {
       if (!config.modelProvider) {
-        return 'this argument is open for a model, but this Keel has no model provider (createKeel({ modelProvider }))';
+        return 'this argument is open for a model, but this Keel has no model provider (createKeel({ modelProvider }), or KEEL_MODEL_PROVIDER for the keel command: docs/models.md)';
       }
       try {
         validateValue(schema, null);
