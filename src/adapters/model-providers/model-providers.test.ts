@@ -187,6 +187,7 @@ describe('OpenAI-compatible provider', () => {
       history.map((h) => h.text).join('\n'),
     );
 
+    assert.equal((await keel.runs.verify('t1', run!.runId)).ok, true);
     assert.equal((await keel.runs.replay('t1', run!.runId)).identical, true);
     const fork = await keel.runs.fork('t1', run!.runId, { fromSeq: 0, mode: 'replay' });
     assert.equal(fork.status, 'completed');
