@@ -99,6 +99,13 @@ async function exercise(client: Client) {
   const start = tools.find((t) => t.name === 'start_refund')!;
   assert.deepEqual(start.inputSchema, PAYLOAD_SCHEMA);
   assert.ok(start.description?.startsWith('Refund an order.'));
+  // core.identity reads only; core.approvalGate is not destructive but asks a person.
+  assert.deepEqual(start.annotations, {
+    readOnlyHint: true,
+    destructiveHint: false,
+    idempotentHint: false,
+    openWorldHint: false,
+  });
 
   const r = (await client.callTool({
     name: 'start_refund',

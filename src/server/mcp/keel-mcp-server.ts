@@ -38,7 +38,20 @@ async function activeVersions(keel: Keel, tenant: string): Promise<Map<string, V
   return out;
 }
 
-function toolOf(v: VersionRecord): Tool {
+/** What the workflow's steps may do, as MCP hints: read-only when every tool reads, destructive when any is. */
+function hintsOf(keel: Keel, v: VersionRecord): Tool['annotations'] {
+  const tools = v.spec.steps.map((s) => keel.tools.get(s.tool));
+  const readOnly = tools.every((t) => t?.effect === 'read');
+  const destructive = tools.some((t) => t === undefined || t.destructive);
+  return {
+    readOnlyHint: readOnly,
+    destructiveHint: destructive,
+    idempotentHint: false,
+    openWorldHint: !readOnly,
+  };
+}
+
+function toolOf(keel: Keel, v: VersionRecord): Tool {
   const trigger = v.spec.triggers.find((t) => t.payloadSchema) ?? v.spec.triggers[0];
   const schema = trigger?.payloadSchema ?? { type: 'object' };
   const about = v.spec.description ? `${v.spec.description} ` : '';
@@ -47,7 +60,7 @@ function toolOf(v: VersionRecord): Tool {
     title: `Start ${v.workflowId} v${v.version}`,
     description: `${about}Starts a governed run of workflow ${v.workflowId} v${v.version} (${v.status}) with these arguments as the event payload. Every step is checked against schema, writ and policy; a step that needs approval waits for a person, who approves it outside MCP.`,
     inputSchema: { ...schema, type: 'object' } as Tool['inputSchema'],
-    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true },
+    annotations: hintsOf(keel, v),
   };
 }
 
@@ -117,7 +130,7 @@ export function keelMcpServer(keel: Keel, tenant: string, o: KeelMcpOptions = {}
   );
   server.setRequestHandler(ListToolsRequestSchema, async () => {
     const versions = await activeVersions(keel, tenant);
-    return { tools: [...[...versions.values()].map(toolOf), STATUS_TOOL] };
+    return { tools: [...[...versions.values()].map((v) => toolOf(keel, v)), STATUS_TOOL] };
   });
   server.setRequestHandler(CallToolRequestSchema, async (req) => {
     const { name } = req.params;
