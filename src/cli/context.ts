@@ -35,6 +35,10 @@ export interface GlobalOptions extends GovernanceOptions {
   readonly tools?: string;
   /** Env variables exposed to tenants' runs, `TENANT=NAME,...;...` (env KEEL_EXPOSE_ENV). */
   readonly exposeEnv?: string;
+  /** The model provider and its model and base URL (env KEEL_MODEL_PROVIDER, KEEL_MODEL, KEEL_MODEL_BASE_URL). */
+  readonly modelProvider?: string;
+  readonly model?: string;
+  readonly modelBaseUrl?: string;
 }
 
 export interface CliContext {
@@ -135,7 +139,13 @@ export async function openContext(
     '../app/index.ts'
   );
   // The model provider KEEL_MODEL_PROVIDER names (docs/models.md); its key stays in the environment.
-  const modelProvider = modelProviderFromEnv(process.env);
+  // Flags win over their variables; the key is only ever read from the environment.
+  const modelProvider = modelProviderFromEnv({
+    ...process.env,
+    ...(o.modelProvider !== undefined ? { KEEL_MODEL_PROVIDER: o.modelProvider } : {}),
+    ...(o.model !== undefined ? { KEEL_MODEL: o.model } : {}),
+    ...(o.modelBaseUrl !== undefined ? { KEEL_MODEL_BASE_URL: o.modelBaseUrl } : {}),
+  });
   const modelRetries = modelRetriesFromEnv(process.env);
   const models = {
     ...(modelProvider ? { modelProvider } : {}),

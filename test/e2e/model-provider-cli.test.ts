@@ -98,7 +98,22 @@ limits: {maxSteps: 1, maxCostUsd: 1}
 
     const pub = await step(['publish', 'spec.yaml']);
     assert.equal(pub.code, 0, pub.stderr);
-    const run = await step(['--json', 'run', 'reply', 'event.json']);
+    // The flags do what the variables do; the key still comes from the environment only.
+    const run = await step(
+      [
+        '--json',
+        '--model-provider',
+        'openai',
+        '--model',
+        'gpt-4o-mini',
+        '--model-base-url',
+        base,
+        'run',
+        'reply',
+        'event.json',
+      ],
+      { OPENAI_API_KEY: KEY },
+    );
     assert.equal(run.code, 0, run.stderr);
     const { runId, status } = JSON.parse(run.stdout) as { runId: string; status: string };
     assert.equal(status, 'completed');
