@@ -1,4 +1,13 @@
 export {
+  anthropicProvider,
+  type HttpModelOptions,
+  MODEL_PRICES,
+  type ModelPrice,
+  modelProviderFromEnv,
+  modelRetriesFromEnv,
+  openAiCompatibleProvider,
+} from '../adapters/model-providers/index.ts';
+export {
   loadRecordedModelProvider,
   type RecordedModelProvider,
   type RecordedResponse,

@@ -100,6 +100,8 @@ export interface KeelConfig {
    * is ledgered as source `x-model`. Absent: a spec with a model slot is refused at validate/publish.
    */
   readonly modelProvider?: ModelProvider;
+  /** How many times a schema-invalid answer of a metering provider is asked again (2 by default). */
+  readonly modelRetries?: number;
   /** Fills model slots; the model planner by default (inert on steps without slots). */
   readonly planner?: Planner;
   /**
@@ -241,6 +243,7 @@ export function createKeel(config: KeelConfig) {
     ...(governance ? { governance } : {}),
     planner,
     ...(config.modelProvider ? { modelProvider: config.modelProvider } : {}),
+    ...(config.modelRetries !== undefined ? { modelRetries: config.modelRetries } : {}),
     ...(delegationKeyFor ? { delegationKeyFor } : {}),
     exposesEnv: exposure.exposes,
     ...(config.isSecretEnv ? { isSecretEnv: config.isSecretEnv } : {}),
@@ -269,7 +272,7 @@ export function createKeel(config: KeelConfig) {
     describeTool: (name) => tools.get(name),
     checkModelSlot: ({ schema }) => {
       if (!config.modelProvider) {
-        return 'this argument is open for a model, but this Keel has no model provider (createKeel({ modelProvider }))';
+        return 'this argument is open for a model, but this Keel has no model provider (createKeel({ modelProvider }), or KEEL_MODEL_PROVIDER for the keel command: docs/models.md)';
       }
       try {
         validateValue(schema, null);

@@ -35,6 +35,10 @@ export interface GlobalOptions extends GovernanceOptions {
   readonly tools?: string;
   /** Env variables exposed to tenants' runs, `TENANT=NAME,...;...` (env KEEL_EXPOSE_ENV). */
   readonly exposeEnv?: string;
+  /** The model provider and its model and base URL (env KEEL_MODEL_PROVIDER, KEEL_MODEL, KEEL_MODEL_BASE_URL). */
+  readonly modelProvider?: string;
+  readonly model?: string;
+  readonly modelBaseUrl?: string;
 }
 
 export interface CliContext {
@@ -131,7 +135,22 @@ export async function openContext(
   const lifecycle = await lifecycleConfigFor(o, tenant);
   const exposure = exposeEnvFor(o.exposeEnv);
   // Loaded here, not at start-up: `keel --help` and commands without a store never read the engine.
-  const { createKeel, openStoreFor } = await import('../app/index.ts');
+  const { createKeel, openStoreFor, modelProviderFromEnv, modelRetriesFromEnv } = await import(
+    '../app/index.ts'
+  );
+  // The model provider KEEL_MODEL_PROVIDER names (docs/models.md); its key stays in the environment.
+  // Flags win over their variables; the key is only ever read from the environment.
+  const modelProvider = modelProviderFromEnv({
+    ...process.env,
+    ...(o.modelProvider !== undefined ? { KEEL_MODEL_PROVIDER: o.modelProvider } : {}),
+    ...(o.model !== undefined ? { KEEL_MODEL: o.model } : {}),
+    ...(o.modelBaseUrl !== undefined ? { KEEL_MODEL_BASE_URL: o.modelBaseUrl } : {}),
+  });
+  const modelRetries = modelRetriesFromEnv(process.env);
+  const models = {
+    ...(modelProvider ? { modelProvider } : {}),
+    ...(modelRetries !== undefined ? { modelRetries } : {}),
+  };
   // The directories a created store brings with it, removed again if the command fails.
   const newDirs = server || access !== 'create' ? [] : missingDirs(dirname(target));
   let opened: OpenedStore;
@@ -144,7 +163,7 @@ export async function openContext(
   const { store } = opened;
   let keel: Keel;
   try {
-    keel = createKeel({ store, tools, walk, ...governance, ...lifecycle, ...exposure });
+    keel = createKeel({ store, tools, walk, ...governance, ...lifecycle, ...exposure, ...models });
   } catch (e) {
     await store.close();
     throw e;

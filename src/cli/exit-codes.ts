@@ -49,6 +49,7 @@ const TABLE: Record<ErrorCode, number> = {
   promotion_gate_unmet: EXIT.evidenceUnmet,
   test_failed: EXIT.evidenceUnmet,
   forbidden: EXIT.conflict,
+  model_unavailable: EXIT.storeUnavailable,
 };
 
 export function exitCodeFor(e: unknown): number {

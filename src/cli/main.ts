@@ -17,6 +17,7 @@ import { EXIT } from './exit-codes.ts';
 import { registerGovernanceCommands } from './governance-commands.ts';
 import { registerKeysCommands } from './keys-commands.ts';
 import { registerLifecycleCommands } from './lifecycle-commands.ts';
+import { registerMcpCommand } from './mcp-command.ts';
 import { reportError, reportUsageErrors } from './report-error.ts';
 import { registerRunCommands } from './run-commands.ts';
 import { registerRunControlCommands } from './run-control-commands.ts';
@@ -74,6 +75,17 @@ export function buildProgram(): Command {
     .option('--tenant <tenant>', 'tenant to act in (env KEEL_TENANT)', undefined)
     .option('--tools <module>', 'load more tools from a tool pack module (env KEEL_TOOLS)', undefined)
     .option(
+      '--model-provider <name>',
+      'model provider for model slots: openai, anthropic or recorded (env KEEL_MODEL_PROVIDER; docs/models.md)',
+      undefined,
+    )
+    .option('--model <name>', 'the model the provider is asked for (env KEEL_MODEL)', undefined)
+    .option(
+      '--model-base-url <url>',
+      'base URL of an OpenAI-compatible or Anthropic API, e.g. a local llama.cpp server (env KEEL_MODEL_BASE_URL)',
+      undefined,
+    )
+    .option(
       '--policy <file>',
       "the tenant's policy file, judging every proposal (env KEEL_POLICY)",
       undefined,
@@ -111,6 +123,7 @@ export function buildProgram(): Command {
   registerApprovalCommands(program, withContext);
   registerScaleOutCommands(program, withContext);
   registerServeCommand(program, withContext);
+  registerMcpCommand(program, withContext);
   registerRunControlCommands(program, withContext);
   registerGovernanceCommands(program, reportError);
   registerKeysCommands(program, withContext);

@@ -74,6 +74,11 @@ export const ErrorCode = {
   testFailed: 'test_failed',
   /** The caller is authenticated but may not do this (a service key promoting a version). */
   forbidden: 'forbidden',
+  /**
+   * A model provider could not be asked or answered nonsense (down, timed out, refused the key, a
+   * non-2xx status): failed I/O, the step is left undecided and the run can be resumed.
+   */
+  modelUnavailable: 'model_unavailable',
 } as const;
 
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];

@@ -28,6 +28,7 @@ import {
   type ToolDefinition,
 } from '../ports/index.ts';
 import type { DelegationRequest, MintResult } from './delegate.ts';
+import { DEFAULT_MODEL_RETRIES, type ModelDraw, meteredModelDraw } from './metered-model.ts';
 import { SecretHasher } from './secret-hasher.ts';
 import type { RecordedBudget } from './writ-budget.ts';
 
@@ -57,7 +58,7 @@ export interface Effects {
    * A model's value for the open slot `slot` (source `x-model`), drawn now; the walk ledgers it
    * before using it. Live: the model provider (absent when none is configured); replaying: the record.
    */
-  model?(request: ModelRequest & { readonly slot: string }, state: RunState): Promise<unknown>;
+  model?(request: ModelRequest & { readonly slot: string }, state: RunState): Promise<ModelDraw>;
   /** The outcome of an allowed tool call; `signal` reaches the tool (aborted when the run is cancelled). */
   invoke(
     tool: ToolDefinition,
@@ -130,6 +131,8 @@ export interface LiveEffectsOptions {
   /** The tenant's key for hashing secret values (`Store.secretKey`); needed once a secret is read. */
   readonly secretKey?: (tenant: string) => Promise<Uint8Array>;
   readonly modelProvider?: ModelProvider;
+  /** How many times a metering provider's schema-invalid answer is asked again (2 by default). */
+  readonly modelRetries?: number;
 }
 
 /** The secret references in a value, in canonical key order. */
@@ -204,10 +207,20 @@ export function liveEffects(raw: RawSources, o: LiveEffectsOptions = {}): Effect
   return {
     ...(modelProvider
       ? {
-          async model({ prompt, schema, catalog }: ModelRequest) {
+          async model({ prompt, schema, catalog }: ModelRequest): Promise<ModelDraw> {
+            if (modelProvider.answer) {
+              const answer = modelProvider.answer.bind(modelProvider);
+              const drawn = await meteredModelDraw(
+                { answer },
+                { prompt, schema, catalog },
+                o.modelRetries ?? DEFAULT_MODEL_RETRIES,
+              );
+              canonicalize(drawn);
+              return drawn;
+            }
             const value = (await modelProvider.complete({ prompt, schema, catalog })) ?? null;
             canonicalize(value);
-            return value;
+            return { value };
           },
         }
       : {}),

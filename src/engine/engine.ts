@@ -102,6 +102,8 @@ export interface EngineOptions {
   readonly planner?: Planner;
   /** Answers a planner's model questions on live walks (source `x-model`); never on replay. */
   readonly modelProvider?: ModelProvider;
+  /** How many times a metering provider's schema-invalid answer is asked again (2 by default). */
+  readonly modelRetries?: number;
   /** The key that signs a tenant's child writs for `core.delegate` steps (delegate.ts). */
   readonly delegationKeyFor?: (tenant: string) => DelegationKey | undefined;
 }
@@ -171,6 +173,7 @@ export class Engine {
         ...(o.exposesEnv ? { exposesEnv: o.exposesEnv } : {}),
         ...(o.isSecretEnv ? { isSecretEnv: o.isSecretEnv } : {}),
         ...(o.modelProvider ? { modelProvider: o.modelProvider } : {}),
+        ...(o.modelRetries !== undefined ? { modelRetries: o.modelRetries } : {}),
         // Each tenant's secrets are hashed under its own key, made on first use (32 random bytes).
         secretKey: (tenant) => o.store.secretKey(tenant, o.sources.random.bytes(32)),
       }),

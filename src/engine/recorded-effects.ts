@@ -141,7 +141,11 @@ export function recordedEffects(
   return {
     draw: (ref, state) => served(record, ref, state),
     // A model answer is a draw like any other: served by ordinal, never asked again.
-    model: async (request, state) => served(record, { source: 'x-model', name: request.slot }, state),
+    model: async (request, state) => {
+      const value = served(record, { source: 'x-model', name: request.slot }, state);
+      const model = record.draws[state.draws]?.model;
+      return model ? { value, model } : { value };
+    },
     async invoke(tool, a, state, signal) {
       // An immediate pause recorded where this outcome would go: the call was cut, its outcome unknown.
       if (record.holds.get(state.head.seq + 1)?.kind === 'run.paused') return UNKNOWN;

@@ -8,7 +8,7 @@
  * fill only the open slots; anything else it returns is refused, never merged. Never calls a tool.
  */
 import { ErrorCode, KeelError } from '../core/errors.ts';
-import type { DrawnSource } from '../core/ledger/index.ts';
+import type { DrawnSource, ModelCallEntry } from '../core/ledger/index.ts';
 import type { Decision } from '../core/run/index.ts';
 import { modelSlots, resolveArgs, type StepSpec } from '../core/spec/index.ts';
 import { type ArgProblem, formatArgProblem, validateValue } from '../core/tools/index.ts';
@@ -32,7 +32,10 @@ export async function stepArgs(
   const s = w.state;
   // Values drawn before a crash (or inherited by a fork) are reused, in order, before any new draw.
   const pending = [...s.drawsSinceDecision];
-  const reuse = (source: DrawnSource, name: string | undefined): { value: unknown } | undefined => {
+  const reuse = (
+    source: DrawnSource,
+    name: string | undefined,
+  ): { value: unknown; model?: ModelCallEntry } | undefined => {
     const reused = pending.shift();
     if (!reused) return undefined;
     if (reused.source !== source || (reused.name ?? null) !== (name ?? null)) {
@@ -42,12 +45,20 @@ export async function stepArgs(
         { step: step.name },
       );
     }
-    return { value: reused.value };
+    return reused.model ? { value: reused.value, model: reused.model } : { value: reused.value };
   };
-  const record = (source: DrawnSource, name: string | undefined, value: unknown): unknown => {
-    w.add('source.drawn', name === undefined ? { source, value } : { source, name, value });
+  const record = (
+    source: DrawnSource,
+    name: string | undefined,
+    value: unknown,
+    model?: ModelCallEntry,
+  ): unknown => {
+    const p = name === undefined ? { source, value } : { source, name, value };
+    w.add('source.drawn', model ? { ...p, model } : p);
     return value;
   };
+  /** Slots whose model gave no answer that fits, with why (the step is refused after the planner). */
+  const invalid: { arg: string; problem: string }[] = [];
 
   await fx.prepare?.(step, s);
   const slots = modelSlots(step.args);
@@ -111,15 +122,27 @@ export async function stepArgs(
                 );
               }
               const reused = reuse('x-model', arg);
-              if (reused) return structuredClone(reused.value);
-              const value = await model({ prompt: slot.prompt, schema: slot.schema, catalog, slot: arg }, s);
-              return structuredClone(record('x-model', arg, value));
+              if (reused) {
+                if (reused.model?.invalid) invalid.push({ arg, problem: reused.model.invalid.problem });
+                return structuredClone(reused.value);
+              }
+              const drawn = await model({ prompt: slot.prompt, schema: slot.schema, catalog, slot: arg }, s);
+              if (drawn.model?.invalid) invalid.push({ arg, problem: drawn.model.invalid.problem });
+              return structuredClone(record('x-model', arg, drawn.value, drawn.model));
             },
           }),
         })
       : view,
   );
 
+  if (invalid.length > 0) {
+    const what = invalid.map((i) => `${i.arg}: ${i.problem}`).join('; ');
+    return refusal(
+      'validate',
+      'model_answer_invalid',
+      `the model gave no answer that fits the slot schema after its retries (its last raw answer is in the ledger): ${what}`,
+    );
+  }
   const given = typeof values === 'object' && values !== null ? values : {};
   const stray = Object.keys(given).filter((k) => !open.some((o) => o.arg === k));
   if (stray.length > 0) {

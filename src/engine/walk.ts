@@ -199,7 +199,8 @@ export async function walkRun(
       args,
       stepsTaken: s.stepsTaken,
       maxSteps: Math.min(spec.limits.maxSteps, MAX_STEPS_PER_RUN),
-      spentCents: s.spentCents,
+      // The model's answers count against the cap too, rounded up to the next cent.
+      spentCents: s.spentCents + Math.ceil(s.modelMicroUsd / 10_000),
       capCents,
       versionStatus: judgedAs,
       approved,

@@ -5,7 +5,7 @@ export type {
   HeadCursor,
   RetainedRun,
 } from './checkpoint-store.ts';
-export type { CatalogTool, ModelProvider, ModelRequest } from './model-provider.ts';
+export type { CatalogTool, ModelAnswer, ModelProvider, ModelRequest, ModelUsage } from './model-provider.ts';
 export type { ModelAccess, OpenSlot, Planner, PlannerView } from './planner.ts';
 export type { Clock, EnvSource, RandomSource, RawSources } from './sources.ts';
 export type {

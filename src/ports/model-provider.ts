@@ -20,9 +20,34 @@ export interface ModelRequest {
   readonly schema: JsonSchema;
   /** The read-only tool catalog. */
   readonly catalog: readonly CatalogTool[];
+  /** Set when asking again: the previous raw answer and why it did not fit the schema. */
+  readonly retry?: { readonly raw: string; readonly problem: string };
+}
+
+/** What one call to a metered model cost: tokens as the provider counted them, price in micro-dollars. */
+export interface ModelUsage {
+  readonly provider: string;
+  readonly model: string;
+  readonly inputTokens: number;
+  readonly outputTokens: number;
+  readonly costMicroUsd: number;
+}
+
+/** One answer of a metered model: its raw text, the value parsed from it (absent: not JSON), its usage. */
+export interface ModelAnswer {
+  readonly raw: string;
+  readonly value?: unknown;
+  /** Why there is no value (the raw text is not the JSON asked for). */
+  readonly problem?: string;
+  readonly usage: ModelUsage;
 }
 
 export interface ModelProvider {
   /** A JSON value for the request. Throwing is failed I/O: the step is not decided and the run may be resumed. */
   complete(request: ModelRequest): Promise<unknown>;
+  /**
+   * The same call with its raw answer and usage, for providers that meter: the live effects then
+   * check the value against the schema, ask again a bounded number of times, and ledger the usage.
+   */
+  answer?(request: ModelRequest): Promise<ModelAnswer>;
 }

@@ -13,6 +13,7 @@ import { OpenWopHost } from '../openwop/host.ts';
 import { consoleRoutes } from './console.ts';
 import { errorReply } from './errors.ts';
 import { keelRoutes } from './keel-routes.ts';
+import { mcpRoutes } from './mcp/mcp-routes.ts';
 import { refusalVersion } from './negotiate.ts';
 import { openWopRoutes } from './openwop-routes.ts';
 import { limitBody } from './request.ts';
@@ -92,6 +93,7 @@ export function createServerApp(keel: Keel, o: ServerOptions = {}) {
   );
   // The console and the Keel API first: the OpenWOP routes' negotiation middleware matches every path.
   app.route('/', consoleRoutes(o.consoleDir));
+  app.route('/', mcpRoutes(keel, log));
   app.route('/', keelRoutes(keel, host, log, o.checkpoints?.key.publicKey));
   app.route(
     '/',

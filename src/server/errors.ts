@@ -36,6 +36,7 @@ const STATUS: Record<string, number> = {
   ledger_invalid: 409,
   store_unavailable: 503,
   store_not_found: 503,
+  model_unavailable: 503,
   replay_unavailable: 409,
   promotion_gate_unmet: 409,
   test_failed: 422,

@@ -132,6 +132,22 @@ export interface EventRecord {
   readonly time: string;
 }
 
+/**
+ * What an `x-model` draw cost and how it went (docs/models.md): the provider and model asked, the
+ * tokens of every attempt together, the price in integer micro-dollars (counted against the
+ * spec's `maxCostUsd`), and how many attempts it took. `invalid` is set when no attempt fit the
+ * slot schema: the last raw answer (bounded) and why; the step is then refused.
+ */
+export interface ModelCallEntry {
+  provider: string;
+  model: string;
+  inputTokens: number;
+  outputTokens: number;
+  costMicroUsd: number;
+  attempts: number;
+  invalid?: { raw: string; problem: string };
+}
+
 /** The declared sources a `source.drawn` entry may name. Widen only: old ledgers must still verify. */
 export const DRAWN_SOURCES = ['clock', 'random', 'id', 'env', 'x-model'] as const;
 export type DrawnSource = (typeof DRAWN_SOURCES)[number];
@@ -189,7 +205,7 @@ export interface Payloads {
     judgedAs?: 'LIVE' | 'AUTONOMOUS';
   };
   /** `x-model`: a model's value for the open argument slot `name` (see docs/planner.md). */
-  'source.drawn': { source: DrawnSource; name?: string; value: unknown };
+  'source.drawn': { source: DrawnSource; name?: string; value: unknown; model?: ModelCallEntry };
   'step.allowed': {
     step: string;
     tool: string;
@@ -356,7 +372,7 @@ const SHAPES: { readonly [K in EntryKind]: Shape } = {
     split: 'object?',
     judgedAs: { optional: ['LIVE', 'AUTONOMOUS'] },
   },
-  'source.drawn': { source: DRAWN_SOURCES, name: 'string?', value: 'any' },
+  'source.drawn': { source: DRAWN_SOURCES, name: 'string?', value: 'any', model: 'object?' },
   'step.allowed': {
     step: 'string',
     tool: 'string',

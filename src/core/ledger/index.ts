@@ -31,6 +31,7 @@ export {
   type EntryKind,
   type EventRecord,
   isEntryKind,
+  type ModelCallEntry,
   type PayloadOf,
   type Payloads,
   type PolicyEntry,

@@ -43,7 +43,15 @@ export function describeEntry(e: Entry): string {
     }
     case 'source.drawn': {
       const p = e.payload as PayloadOf<'source.drawn'>;
-      if (p.source === 'x-model') return `A model filled ${p.name ?? 'a slot'}: ${JSON.stringify(p.value)}.`;
+      if (p.source === 'x-model') {
+        const m = p.model;
+        if (!m) return `A model filled ${p.name ?? 'a slot'}: ${JSON.stringify(p.value)}.`;
+        const tries = m.attempts > 1 ? ` in ${m.attempts} attempts` : '';
+        const usage = `${m.provider} ${m.model}${tries}, ${m.inputTokens} tokens in, ${m.outputTokens} out, $${(m.costMicroUsd / 1e6).toFixed(6)}`;
+        if (m.invalid)
+          return `A model gave no valid value for ${p.name ?? 'a slot'} (${usage}): ${m.invalid.problem}.`;
+        return `A model filled ${p.name ?? 'a slot'}: ${JSON.stringify(p.value)} (${usage}).`;
+      }
       return `Read ${p.source}${p.name ? ` ${p.name}` : ''}: ${JSON.stringify(p.value)}.`;
     }
     case 'step.allowed': {

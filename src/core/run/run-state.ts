@@ -39,6 +39,8 @@ export interface RunState {
   /** Steps allowed so far (each counts against maxSteps). */
   stepsTaken: number;
   spentCents: number;
+  /** What the run's model answers cost so far, in micro-dollars (`source.drawn` model.costMicroUsd). */
+  modelMicroUsd: number;
   /** An approval requested and not yet resolved, or resolved and not yet acted on. */
   approval?: { request: PayloadOf<'approval.requested'>; decision?: PayloadOf<'approval.resolved'> };
   /** A step allowed whose result is not recorded yet: its effect may or may not have happened. */
@@ -101,6 +103,7 @@ export function startState(root: Entry<'run.started'>): RunState {
     completed: new Set(),
     stepsTaken: 0,
     spentCents: 0,
+    modelMicroUsd: 0,
     drawsSinceDecision: [],
     draws: 0,
     executions: {},
@@ -132,7 +135,9 @@ export function applyEntry(s: RunState, e: Entry): void {
   s.head = { seq: e.seq, hash: e.hash };
   if (e.kind === 'source.drawn') {
     s.draws++;
-    s.drawsSinceDecision.push(e.payload as PayloadOf<'source.drawn'>);
+    const p = e.payload as PayloadOf<'source.drawn'>;
+    s.drawsSinceDecision.push(p);
+    if (p.model) s.modelMicroUsd += p.model.costMicroUsd;
     return;
   }
   // A pause is a person's hold on the run, not a decision: draws before it stay unused.

@@ -8,6 +8,7 @@
 
 import { isKeelError } from '../errors.ts';
 import { isUsdAmount } from '../money.ts';
+import { type JsonSchema, validateValue } from '../tools/index.ts';
 import { checkJsonValue } from './check-json-value.ts';
 import { checkSteps } from './check-steps.ts';
 import { checkValueLimits, limitError, measureText, SPEC_LIMITS } from './input-limits.ts';
@@ -47,7 +48,7 @@ const TOP_KEYS = [
   'promotion',
   'simulation',
 ] as const;
-const TRIGGER_KEYS = ['event', 'when'] as const;
+const TRIGGER_KEYS = ['event', 'when', 'payloadSchema'] as const;
 const LIMIT_KEYS = ['maxSteps', 'maxCostUsd'] as const;
 const SPEC_ID = /^[a-z0-9][a-z0-9._-]{0,127}$/;
 /** An environment variable name a spec may list under `env:`. */
@@ -169,9 +170,38 @@ function readTriggers(c: SpecChecker, raw: unknown): TriggerSpec[] {
     const event = readString(c, obj, ['triggers', i, 'event'], { what: 'an event type' });
     const when = readString(c, obj, ['triggers', i, 'when'], { what: 'a condition', optional: true });
     if (when !== undefined) checkCondition(c, when, i);
-    if (event !== undefined) out.push(when === undefined ? { event } : { event, when });
+    const payloadSchema = readPayloadSchema(c, obj.payloadSchema, i);
+    if (event !== undefined) {
+      out.push({
+        event,
+        ...(when !== undefined ? { when } : {}),
+        ...(payloadSchema !== undefined ? { payloadSchema } : {}),
+      });
+    }
   });
   return out;
+}
+
+/** A trigger's optional payload schema: a mapping that compiles as a JSON Schema of an object. */
+function readPayloadSchema(c: SpecChecker, raw: unknown, i: number): Record<string, unknown> | undefined {
+  if (raw === undefined || raw === null) return undefined;
+  const path = ['triggers', i, 'payloadSchema'];
+  const obj = expectMapping(c, raw, path);
+  if (!obj) return undefined;
+  if (obj.type !== undefined && obj.type !== 'object') {
+    c.report(
+      [...path, 'type'],
+      `an event payload is a mapping: expected type object, got ${describeValue(obj.type)}`,
+    );
+    return undefined;
+  }
+  try {
+    validateValue(obj as JsonSchema, {});
+  } catch (e) {
+    c.report(path, `not a valid JSON Schema: ${e instanceof Error ? e.message : String(e)}`);
+    return undefined;
+  }
+  return structuredClone(obj) as Record<string, unknown>;
 }
 
 function checkCondition(c: SpecChecker, src: string, i: number): void {

@@ -16,6 +16,11 @@ export type WorkflowStatus = (typeof WORKFLOW_STATUSES)[number];
 export interface TriggerSpec {
   event: string;
   when?: string;
+  /**
+   * The JSON Schema (draft 2020-12) of the event payloads this trigger expects: what `keel mcp`
+   * offers an assistant as the workflow tool's input schema, and what it checks a call against.
+   */
+  payloadSchema?: Record<string, unknown>;
 }
 
 /** One entry of the step list. `args` is any JSON; strings in it may hold `{{ path }}` templates. */

@@ -1,0 +1,141 @@
+/**
+ * The real `keel` command with a model provider chosen by environment (KEEL_MODEL_PROVIDER,
+ * KEEL_MODEL, KEEL_MODEL_BASE_URL, the key in OPENAI_API_KEY) against a fake OpenAI-compatible
+ * endpoint started here: the composition root wires it, the run ledgers the usage, replay calls
+ * nothing, and the key appears in no output and not in the store file.
+ */
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { KEEL_COMMAND } from '../../src/testing/keel-command.ts';
+
+const KEY = 'sk-cli-test-4b1e8d0c9a7f';
+
+function keel(args: string[], env: Record<string, string>, cwd: string) {
+  const clean = { ...process.env };
+  for (const k of Object.keys(clean)) if (k.startsWith('KEEL_') || k === 'NODE_TEST_CONTEXT') delete clean[k];
+  return new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
+    execFile(
+      process.execPath,
+      [...KEEL_COMMAND, ...args],
+      { cwd, env: { ...clean, NO_COLOR: '1', ...env }, timeout: 30_000 },
+      (e, stdout, stderr) =>
+        resolve({ code: e ? Number((e as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+    );
+  });
+}
+
+test('keel run with KEEL_MODEL_PROVIDER=openai fills a slot from the server at KEEL_MODEL_BASE_URL', async () => {
+  const seen: { auth?: string; model?: unknown }[] = [];
+  const server = createServer((req, res) => {
+    let body = '';
+    req.on('data', (c) => {
+      body += c;
+    });
+    req.on('end', () => {
+      seen.push({ auth: req.headers.authorization, model: JSON.parse(body).model });
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(
+        JSON.stringify({
+          choices: [
+            { message: { role: 'assistant', content: JSON.stringify({ value: 'Refund approved.' }) } },
+          ],
+          usage: { prompt_tokens: 50, completion_tokens: 5 },
+        }),
+      );
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
+  const dir = mkdtempSync(join(tmpdir(), 'keel-model-cli-'));
+  try {
+    const store = join(dir, 'keel.db');
+    writeFileSync(
+      join(dir, 'spec.yaml'),
+      `id: reply
+version: 1
+status: DRAFT
+triggers: [{event: ticket}]
+steps:
+  - name: answer
+    tool: core.identity
+    args:
+      text:
+        $model: {prompt: "Answer {{event.payload.note}}", schema: {type: string}}
+limits: {maxSteps: 1, maxCostUsd: 1}
+`,
+    );
+    writeFileSync(
+      join(dir, 'event.json'),
+      JSON.stringify({
+        id: 'e1',
+        type: 'ticket',
+        subject: 'T-1',
+        time: '2026-01-01T00:00:00Z',
+        payload: { note: 'hi' },
+      }),
+    );
+    const env = {
+      KEEL_MODEL_PROVIDER: 'openai',
+      KEEL_MODEL: 'gpt-4o-mini',
+      KEEL_MODEL_BASE_URL: base,
+      OPENAI_API_KEY: KEY,
+    };
+    const outputs: string[] = [];
+    const step = async (args: string[], e: Record<string, string> = env) => {
+      const r = await keel(['--store', store, ...args], e, dir);
+      outputs.push(r.stdout, r.stderr);
+      return r;
+    };
+    const bad = await step(['publish', 'spec.yaml'], { ...env, KEEL_MODEL_PRICE: 'free' });
+    assert.equal(bad.code, 2, bad.stderr);
+    assert.match(bad.stderr, /KEEL_MODEL_PRICE/);
+
+    const pub = await step(['publish', 'spec.yaml']);
+    assert.equal(pub.code, 0, pub.stderr);
+    // The flags do what the variables do; the key still comes from the environment only.
+    const run = await step(
+      [
+        '--json',
+        '--model-provider',
+        'openai',
+        '--model',
+        'gpt-4o-mini',
+        '--model-base-url',
+        base,
+        'run',
+        'reply',
+        'event.json',
+      ],
+      { OPENAI_API_KEY: KEY },
+    );
+    assert.equal(run.code, 0, run.stderr);
+    const { runId, status } = JSON.parse(run.stdout) as { runId: string; status: string };
+    assert.equal(status, 'completed');
+    assert.deepEqual(seen, [{ auth: `Bearer ${KEY}`, model: 'gpt-4o-mini' }]);
+
+    const history = await step(['history', runId]);
+    assert.match(history.stdout, /openai gpt-4o-mini, 50 tokens in, 5 out, \$0\.000011/);
+    // Replay needs no provider at all, and asks none.
+    const replay = await step(['replay', runId], {});
+    assert.equal(replay.code, 0, replay.stderr);
+    assert.equal(seen.length, 1, 'replay never calls the provider');
+
+    for (const o of outputs) assert.ok(!o.includes(KEY), 'the key is in no output');
+    for (const f of [store, `${store}-wal`]) {
+      try {
+        assert.ok(!readFileSync(f).toString('latin1').includes(KEY), `the key is not in ${f}`);
+      } catch (e) {
+        if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
+      }
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+    await new Promise<void>((r) => server.close(() => r()));
+  }
+});
