@@ -20,6 +20,7 @@
  * - evidence: export to a portable run directory and its offline verification, entries/s
  *   (bench/evidence-bench.ts);
  * - signed checkpoints: the time to checkpoint 1,000,000 runs (bench/checkpoint-bench.ts);
+ * - blobs: the store size of 1,000 runs carrying one 100 KiB answer (bench/blob-bench.ts);
  * - the operator console: its first page of runs with 10,000 runs in the store, in real headless
  *   Chromium, and its size gzipped (bench/console-bench.ts).
  *
@@ -35,6 +36,7 @@ import { hashOf } from '../src/core/canonical/index.ts';
 import { type StoredEntry, verifyLedger } from '../src/core/ledger/index.ts';
 import { benchChain } from './bench-chain.ts';
 import { openBenchKeel } from './bench-keel.ts';
+import { blobFigures } from './blob-bench.ts';
 import { checkpointFigures } from './checkpoint-bench.ts';
 import { consoleFigures } from './console-bench.ts';
 import { evidenceFigures } from './evidence-bench.ts';
@@ -239,6 +241,7 @@ async function main() {
   const lifecycle = await lifecycleFigures(dir, { quick });
   const evidence = await evidenceFigures(dir, quick ? { runs: 1_000 } : {});
   const checkpoints = await checkpointFigures(dir, quick ? { runs: 100_000 } : {});
+  const blobs = await blobFigures(dir, quick ? { runs: 200 } : {});
   for (const [k, v] of Object.entries({
     ...replay,
     ...verify,
@@ -247,6 +250,7 @@ async function main() {
     ...lifecycle,
     ...evidence,
     ...checkpoints,
+    ...blobs,
     ...limits,
   })) {
     console.log(
