@@ -97,3 +97,47 @@ describe('keel checkpoint and keel audit verify', () => {
     }
   });
 });
+
+describe('keel retention', () => {
+  test('removes the finished runs a verified export holds and a checkpoint covers; audit verify counts them', () => {
+    const out = `${sandbox.dir}/evidence`;
+    okJson(
+      sandbox.keel(['--tenant', 'acme', '--json', 'export', '--workflow', 'refund-under-50', '--out', out]),
+    );
+    okJson(sandbox.keel(['--tenant', 'acme', '--json', 'checkpoint', '--key', keyFile]));
+    const args = [
+      '--tenant',
+      'acme',
+      '--json',
+      'retention',
+      '--before',
+      '2100-01-01T00:00:00Z',
+      '--dir',
+      out,
+    ];
+    const dry = okJson<{ removed: string[]; kept: { reason: string }[]; dryRun: boolean }>(
+      sandbox.keel([...args, '--dry-run']),
+    );
+    assert.equal(dry.dryRun, true);
+    const runs = okJson<{ runs: { runId: string; status: string }[] }>(
+      sandbox.keel(['--tenant', 'acme', '--json', 'runs', 'ls']),
+    ).runs;
+    const finished = runs.filter((r) => r.status !== 'waiting_approval').map((r) => r.runId);
+    assert.ok(finished.length >= 1, 'the 30 USD refund completed');
+    assert.deepEqual([...dry.removed].sort(), [...finished].sort());
+    const done = okJson<{ removed: string[]; manifestDigest: string }>(sandbox.keel(args));
+    assert.deepEqual([...done.removed].sort(), [...finished].sort());
+    const left = okJson<{ runs: unknown[] }>(sandbox.keel(['--tenant', 'acme', '--json', 'runs', 'ls'])).runs;
+    assert.equal(left.length, runs.length - finished.length);
+    const audit = okJson<{ ok: boolean; retained: number }>(
+      sandbox.keel(['--tenant', 'acme', '--json', 'audit', 'verify']),
+    );
+    assert.equal(audit.ok, true);
+    assert.equal(audit.retained, finished.length);
+    const bad = failJson(
+      sandbox.keel(['--tenant', 'acme', '--json', 'retention', '--before', 'soon', '--dir', out]),
+      2,
+    );
+    assert.match(bad.message, /--before: expected an ISO-8601 time/);
+  });
+});
