@@ -30,6 +30,8 @@ interface Sample {
   readonly effects: readonly string[];
   /** Approve the pending approvals and expect these final statuses. */
   readonly approved?: Readonly<Record<string, string>>;
+  /** A second sample event the README tells of, and the runs it starts (none: no trigger matches). */
+  readonly next: { readonly event: string; readonly runs: Readonly<Record<string, string>> };
 }
 
 const SAMPLES: Readonly<Record<string, Sample>> = {
@@ -39,6 +41,21 @@ const SAMPLES: Readonly<Record<string, Sample>> = {
     waitsFor: ['issue_refund'],
     approved: { 'refund-request': 'completed' },
     effects: ['send_reply', 'issue_refund'],
+    next: { event: 'refund-120.json', runs: { 'refund-request': 'refused' } },
+  },
+  'ticket-triage': {
+    event: 'ticket-urgent.json',
+    runs: { 'triage-urgent': 'completed' },
+    effects: ['tag_ticket', 'assign_ticket', 'notify_channel'],
+    next: { event: 'ticket-standard.json', runs: { 'triage-standard': 'completed' } },
+  },
+  'invoice-approval': {
+    event: 'invoice-1200.json',
+    runs: { 'pay-invoice': 'waiting_approval' },
+    waitsFor: ['schedule_payment'],
+    approved: { 'pay-invoice': 'completed' },
+    effects: ['schedule_payment', 'notify_vendor'],
+    next: { event: 'invoice-unmatched.json', runs: { 'pay-invoice': 'refused' } },
   },
   'expense-report': {
     event: 'expense-travel.json',
@@ -46,6 +63,37 @@ const SAMPLES: Readonly<Record<string, Sample>> = {
     waitsFor: ['reimburse_employee'],
     approved: { 'reimburse-expense': 'completed' },
     effects: ['approve_expense', 'reimburse_employee'],
+    next: { event: 'expense-alcohol.json', runs: { 'reimburse-expense': 'refused' } },
+  },
+  'access-request': {
+    event: 'access-analytics.json',
+    runs: { 'grant-temporary-access': 'waiting_approval' },
+    waitsFor: ['request_manager_signoff', 'grant_access'],
+    approved: { 'grant-temporary-access': 'completed' },
+    effects: ['grant_access', 'notify_requester'],
+    next: { event: 'access-payroll.json', runs: { 'grant-temporary-access': 'refused' } },
+  },
+  'oncall-escalation': {
+    event: 'alert-critical.json',
+    runs: { 'escalate-critical-alert': 'completed' },
+    effects: ['open_incident', 'page_on_call', 'page_on_call', 'post_status_update'],
+    next: { event: 'alert-warning.json', runs: { 'log-warning-alert': 'completed' } },
+  },
+  'content-moderation': {
+    event: 'post-illegal.json',
+    runs: { 'remove-illegal-content': 'waiting_approval' },
+    waitsFor: ['remove_post'],
+    approved: { 'remove-illegal-content': 'completed' },
+    effects: ['hide_post', 'remove_post', 'notify_author'],
+    next: { event: 'post-spam.json', runs: { 'hide-reported-post': 'completed' } },
+  },
+  'data-export-request': {
+    event: 'export-us.json',
+    runs: { 'export-customer-data': 'waiting_approval' },
+    waitsFor: ['send_secure_link'],
+    approved: { 'export-customer-data': 'completed' },
+    effects: ['build_export', 'send_secure_link'],
+    next: { event: 'export-unverified.json', runs: {} },
   },
 };
 
@@ -180,15 +228,20 @@ describe('keel templates', () => {
         JSON.stringify(emitted),
       );
       if (sample.waitsFor) {
-        const pending = JSON.parse(ok(await keel('--json', 'approvals', 'ls'), 'approvals ls')) as {
-          runId: string;
-          tool: string;
-        }[];
-        assert.deepEqual(
-          pending.map((p) => p.tool),
-          sample.waitsFor,
-        );
-        for (const p of pending) ok(await keel('--json', 'approve', p.runId), `approve ${p.tool}`);
+        // Each approval given may lead to the next wait (a sign-off, then a destructive grant).
+        const asked: string[] = [];
+        for (let round = 0; round < 4; round++) {
+          const pending = JSON.parse(ok(await keel('--json', 'approvals', 'ls'), 'approvals ls')) as {
+            runId: string;
+            tool: string;
+          }[];
+          if (pending.length === 0) break;
+          for (const p of pending) {
+            asked.push(p.tool);
+            ok(await keel('--json', 'approve', p.runId), `approve ${p.tool}`);
+          }
+        }
+        assert.deepEqual(asked, sample.waitsFor, `${t.name}: who was asked`);
         const after = emitted.runs.map(async (r) => {
           const shown = JSON.parse(ok(await keel('--json', 'runs', 'show', r.runId), 'runs show')) as {
             status: string;
@@ -198,6 +251,14 @@ describe('keel templates', () => {
         assert.deepEqual(Object.fromEntries(await Promise.all(after)), sample.approved);
       }
       assert.deepEqual(outbox(project), sample.effects, `${t.name}: the effects the pack made`);
+      const next = JSON.parse(
+        ok(await keel('--json', 'emit', join(project, 'events', sample.next.event)), 'emit'),
+      ) as Emitted;
+      assert.deepEqual(
+        Object.fromEntries(next.runs.map((r) => [r.workflowId, r.status])),
+        sample.next.runs,
+        `${t.name}: ${sample.next.event}: ${JSON.stringify(next)}`,
+      );
     });
   }
 });
