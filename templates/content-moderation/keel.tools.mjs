@@ -27,7 +27,8 @@ const REASONS = ['spam', 'harassment', 'misinformation', 'illegal', 'other'];
 export default [
   {
     name: 'hide_post',
-    description: 'Hides a post from everyone but its author and moderators, pending review. It can be shown again.',
+    description:
+      'Hides a post from everyone but its author and moderators, pending review. It can be shown again.',
     args: {
       type: 'object',
       required: ['post_id', 'reason'],
@@ -38,12 +39,14 @@ export default [
     effect: 'write',
     idempotent: true,
     scopes: ['posts.visibility'],
-    handler: (args, ctx) => act('hide_post', args, ctx.idempotencyKey, { post_id: args.post_id, visibility: 'hidden' }),
+    handler: (args, ctx) =>
+      act('hide_post', args, ctx.idempotencyKey, { post_id: args.post_id, visibility: 'hidden' }),
     simulate: (args) => ({ post_id: args.post_id, visibility: 'hidden' }),
   },
   {
     name: 'remove_post',
-    description: 'Deletes a post and its media for good, keeping a copy only for legal hold. Cannot be undone: destructive.',
+    description:
+      'Deletes a post and its media for good, keeping a copy only for legal hold. Cannot be undone: destructive.',
     args: {
       type: 'object',
       required: ['post_id', 'reason', 'legal_hold'],
@@ -55,7 +58,11 @@ export default [
     idempotent: true,
     scopes: ['posts.delete'],
     handler: (args, ctx) =>
-      act('remove_post', args, ctx.idempotencyKey, { post_id: args.post_id, removed: true, legal_hold: args.legal_hold }),
+      act('remove_post', args, ctx.idempotencyKey, {
+        post_id: args.post_id,
+        removed: true,
+        legal_hold: args.legal_hold,
+      }),
     simulate: (args) => ({ post_id: args.post_id, removed: true, legal_hold: args.legal_hold }),
   },
   {

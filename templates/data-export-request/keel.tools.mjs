@@ -29,7 +29,9 @@ const CUSTOMERS = {
 
 const find = (args) => {
   const c = CUSTOMERS[args.customer_id];
-  return c ? { customer_id: args.customer_id, found: true, ...c } : { customer_id: args.customer_id, found: false };
+  return c
+    ? { customer_id: args.customer_id, found: true, ...c }
+    : { customer_id: args.customer_id, found: false };
 };
 
 const customerId = { type: 'string', pattern: '^C-[0-9]+$', description: 'Customer id, e.g. C-2001' };
@@ -53,7 +55,8 @@ export default [
   },
   {
     name: 'build_export',
-    description: "Builds an encrypted archive of a customer's records. Each export costs $0.25 of compute and storage.",
+    description:
+      "Builds an encrypted archive of a customer's records. Each export costs $0.25 of compute and storage.",
     args: {
       type: 'object',
       required: ['customer_id', 'region', 'record_count', 'format'],
@@ -71,7 +74,10 @@ export default [
     scopes: ['exports.build'],
     cost: { fixedUsd: 0.25 },
     handler: (args, ctx) =>
-      act('build_export', args, ctx.idempotencyKey, { export_id: `ex_${suffix(ctx.idempotencyKey)}`, format: args.format }),
+      act('build_export', args, ctx.idempotencyKey, {
+        export_id: `ex_${suffix(ctx.idempotencyKey)}`,
+        format: args.format,
+      }),
     simulate: (args, ctx) => ({ export_id: `ex_sim_${suffix(ctx.idempotencyKey)}`, format: args.format }),
   },
   {
