@@ -121,7 +121,7 @@ describe('the packed package, installed outside the checkout', () => {
       'tsconfig.build.json',
     ])
       copyFileSync(join(REPO, f), join(source, f));
-    for (const d of ['bin', 'scripts', 'src', 'examples', 'web'])
+    for (const d of ['bin', 'scripts', 'src', 'examples', 'templates', 'web'])
       cpSync(join(REPO, d), join(source, d), { recursive: true });
     symlinkSync(join(REPO, 'node_modules'), join(source, 'node_modules'), 'dir');
     const packed = ok(run('npm', ['pack', '--json', '--pack-destination', dir], source, 300_000), 'npm pack');
