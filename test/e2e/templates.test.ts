@@ -184,12 +184,13 @@ describe('keel templates', () => {
       ];
       const keel = (...args: string[]) => cli.run([...g, ...args]);
       const init = JSON.parse(
-        ok(await cli.run(['--json', 'init', '--template', t.name, project]), 'init'),
+        ok(await cli.run(['--store', s.store(), '--json', 'init', '--template', t.name, project]), 'init'),
       ) as {
         written: string[];
         kept: string[];
       };
       assert.deepEqual(init.kept, []);
+      assert.ok(existsSync(s.store()), 'init made the store in the sandbox');
       for (const f of ['keel.tools.mjs', 'README.md', ...t.workflows.map((w) => `workflows/${w}.yaml`)])
         assert.ok(existsSync(join(project, f)), `${t.name}: wrote ${f}`);
       assert.equal(existsSync(join(project, 'template.json')), false);
