@@ -11,6 +11,7 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
+import fc from 'fast-check';
 import { parse } from 'yaml';
 import { KeelError } from '../core/errors.ts';
 import { findTemplate, initFromTemplate, listTemplates, TEMPLATES_DIR, templateNames } from './templates.ts';
@@ -74,5 +75,45 @@ describe('templates', () => {
     const second = initFromTemplate('support-refunds', project);
     assert.deepEqual(second.written, []);
     assert.equal(second.kept.length, first.kept.length + first.written.length);
+  });
+
+  test('for any template and any files already there, init changes none of them and leaves every template file present', () => {
+    const names = templateNames();
+    const filesOf = (name: string): string[] => {
+      const out: string[] = [];
+      const walk = (d: string, rel: string) => {
+        for (const e of readdirSync(d, { withFileTypes: true })) {
+          if (e.name === 'template.json' && rel === '') continue;
+          if (e.isDirectory()) walk(join(d, e.name), `${rel}${e.name}/`);
+          else out.push(`${rel}${e.name}`);
+        }
+      };
+      walk(join(TEMPLATES_DIR, name), '');
+      return out.sort();
+    };
+    let n = 0;
+    fc.assert(
+      fc.property(
+        fc.constantFrom(...names),
+        fc.func(fc.boolean()),
+        fc.string({ maxLength: 20 }),
+        (name, present, text) => {
+          const project = join(dir, `prop-${n++}`);
+          const files = filesOf(name);
+          const before = files.filter((_f, i) => present(i));
+          for (const f of before) {
+            mkdirSync(join(project, f, '..'), { recursive: true });
+            writeFileSync(join(project, f), `${text}:${f}`);
+          }
+          const r = initFromTemplate(name, project);
+          assert.equal(r.kept.length, before.length);
+          assert.equal(r.written.length, files.length - before.length);
+          for (const f of before) assert.equal(readFileSync(join(project, f), 'utf8'), `${text}:${f}`);
+          for (const f of files) assert.ok(existsSync(join(project, f)), f);
+          rmSync(project, { recursive: true, force: true });
+        },
+      ),
+      { numRuns: 25 },
+    );
   });
 });
