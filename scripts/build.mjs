@@ -2,14 +2,14 @@
  * `npm run build`, also run by `prepare` (so `npm install` in a checkout builds, and `npm pack`
  * packs a fresh build): compiles src/ and the support-desk example to JavaScript with declarations
  * in dist/ (tsconfig.build.json), then copies beside them the other files the code reads at run
- * time (the OpenWOP fixtures, the example's workflows and events), so dist/ keeps the sources'
+ * time (the OpenWOP fixtures, the example's workflows and events, the project templates), so dist/ keeps the sources'
  * layout and every path a module computes from its own location still holds. dist/ is rebuilt from
  * nothing each time: a module removed from src/ never lingers in the package. Last, the console
  * (web/) is bundled into dist/web/. Plain JavaScript, so it runs where only the runtime dependencies
  * are installed.
  */
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
+import { copyFileSync, cpSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -44,6 +44,15 @@ function copyAssets(dir) {
   }
 }
 for (const tree of TREES) copyAssets(join(ROOT, tree));
+// The project templates (`keel init --template`) ship whole: specs, events, README, policy and
+// their tool packs, plain JavaScript a project loads as it is (never compiled).
+cpSync(join(ROOT, 'templates'), join(DIST, 'templates'), {
+  recursive: true,
+  filter: (from) =>
+    !relative(join(ROOT, 'templates'), from)
+      .split(/[\\/]/)
+      .some((p) => p.startsWith('.')),
+});
 
 // The operator console (web/), bundled into dist/web/ for `keel serve` to serve at /console/.
 // vite is a development dependency: where it is not installed (an install without them), the

@@ -9,6 +9,7 @@ import { ErrorCode, KeelError } from '../core/errors.ts';
 import type { GlobalOptions, ReportError, WithContext } from './context.ts';
 import { initProject } from './init.ts';
 import { line, printJson } from './output.ts';
+import { findTemplate, initFromTemplate, listTemplates } from './templates.ts';
 
 export function registerSetupCommands(
   program: Command,
@@ -59,11 +60,25 @@ export function registerSetupCommands(
   program
     .command('init')
     .description(
-      'create ./workflows, ./events and the tool pack keel.tools.mjs with the support-desk example, and the store',
+      'create ./workflows, ./events and the tool pack keel.tools.mjs with the support-desk example (or --template <name>: keel templates ls), and the store',
     )
     .argument('[dir]', 'directory to initialise', '.')
-    .action(async (dir: string, _o: unknown, cmd: Command) =>
-      withContext(cmd, async (ctx) => {
+    .option(
+      '--template <name>',
+      'start from a template instead of the support-desk example (keel templates ls)',
+    )
+    .action(async (dir: string, o: { template?: string }, cmd: Command) => {
+      if (o.template !== undefined) {
+        // Judged before the store is opened: an unknown name creates nothing.
+        try {
+          findTemplate(o.template);
+        } catch (e) {
+          reportError(e, (cmd.optsWithGlobals() as GlobalOptions).json === true);
+          return;
+        }
+      }
+      await withContext(cmd, async (ctx) => {
+        if (o.template !== undefined) return initTemplate(o.template, dir, ctx.json);
         const written = initProject(dir);
         if (ctx.json) printJson({ written });
         else {
@@ -74,6 +89,50 @@ export function registerSetupCommands(
             `next: npx keel publish workflows/refund-under-50.yaml && npx keel promote refund-under-50 TESTING && npx keel test refund-under-50 (then SHADOW, LIVE: one step at a time)`,
           );
         }
-      }),
-    );
+      });
+    });
+
+  const templates = program
+    .command('templates')
+    .description('the project templates keel init --template starts from');
+  templates
+    .command('ls')
+    .description('list the templates: name, domain, workflows, tools, and whether each ships a policy')
+    .action((_o: unknown, cmd: Command) => {
+      const g = cmd.optsWithGlobals() as GlobalOptions;
+      try {
+        const all = listTemplates();
+        if (g.json === true) printJson({ templates: all });
+        else {
+          const width = Math.max(...all.map((t) => t.name.length));
+          for (const t of all) {
+            line(`${t.name.padEnd(width)}  ${t.domain}: ${t.summary}`);
+            line(
+              `${' '.repeat(width)}  workflows: ${t.workflows.join(', ')}; tools: ${t.tools.join(', ')}${t.policy ? '; policy.yaml' : ''}`,
+            );
+          }
+          line(`${all.length} templates; start one with keel init --template <name> [dir]`);
+        }
+      } catch (e) {
+        reportError(e, g.json === true);
+      }
+    });
+}
+
+function initTemplate(name: string, dir: string, json: boolean): void {
+  const t = findTemplate(name);
+  const { written, kept } = initFromTemplate(name, dir);
+  if (json) {
+    printJson({ template: name, written, kept });
+    return;
+  }
+  for (const f of written) line(`wrote ${f}`);
+  for (const f of kept) line(`kept ${f}: it exists already`);
+  if (written.length === 0) line(`nothing to write: the ${name} template's files exist already`);
+  if (dir !== '.') line(`run keel from ${dir}: commands load the tool pack in the working directory`);
+  const policy = t.policy ? ' --policy policy.yaml' : '';
+  const first = t.workflows[0]!;
+  line(
+    `next: npx keel${policy} publish workflows/${first}.yaml && npx keel${policy} promote ${first} TESTING && npx keel${policy} test ${first} (README.md tells the rest)`,
+  );
 }

@@ -121,7 +121,7 @@ describe('the packed package, installed outside the checkout', () => {
       'tsconfig.build.json',
     ])
       copyFileSync(join(REPO, f), join(source, f));
-    for (const d of ['bin', 'scripts', 'src', 'examples', 'web'])
+    for (const d of ['bin', 'scripts', 'src', 'examples', 'templates', 'web'])
       cpSync(join(REPO, d), join(source, d), { recursive: true });
     symlinkSync(join(REPO, 'node_modules'), join(source, 'node_modules'), 'dir');
     const packed = ok(run('npm', ['pack', '--json', '--pack-destination', dir], source, 300_000), 'npm pack');
@@ -166,6 +166,12 @@ describe('the packed package, installed outside the checkout', () => {
       'dist/examples/support-desk/index.js',
       'dist/examples/support-desk/refund-under-50.yaml',
       'dist/examples/support-desk/events/refund-30.json',
+      'dist/templates/support-refunds/template.json',
+      'dist/templates/support-refunds/keel.tools.mjs',
+      'dist/templates/support-refunds/workflows/refund-request.yaml',
+      'dist/templates/support-refunds/events/refund-30.json',
+      'dist/templates/support-refunds/README.md',
+      'dist/templates/expense-report/policy.yaml',
       'dist/web/index.html',
     ])
       assert.ok(files.includes(f), `the tarball lacks ${f}`);
@@ -258,6 +264,38 @@ describe('the packed package, installed outside the checkout', () => {
       runs: { status: string }[];
     };
     assert.equal(emitted.runs[0]?.status, 'completed', JSON.stringify(emitted));
+  });
+
+  test('keel init --template: every template ships; one runs from the installed package in a bare folder', () => {
+    const shipped = new Set(files.filter((f) => f.startsWith('dist/templates/')).map((f) => f.split('/')[2]));
+    const listed = keelJson<{ templates: { name: string }[] }>('templates', 'ls').templates.map(
+      (t) => t.name,
+    );
+    assert.ok(listed.length >= 8, JSON.stringify(listed));
+    assert.deepEqual([...shipped].sort(), listed);
+    const bare = join(dir, 'bare-template');
+    mkdirSync(bare);
+    const here = (...args: string[]) =>
+      ok(run(join(project, 'node_modules', '.bin', 'keel'), args, bare), `keel ${args.join(' ')} in ${bare}`);
+    here('init', '--template', 'oncall-escalation');
+    here('publish', 'workflows/escalate-critical-alert.yaml', '--as', 'alice');
+    here('promote', 'escalate-critical-alert', 'TESTING', '--as', 'alice');
+    assert.match(here('test', 'escalate-critical-alert'), /passed: 2 of 2/);
+    here('promote', 'escalate-critical-alert', 'SHADOW', '--as', 'alice');
+    here('promote', 'escalate-critical-alert', 'LIVE', '--as', 'alice');
+    const emitted = JSON.parse(here('--json', 'emit', 'events/alert-critical.json')) as {
+      runs: { status: string }[];
+    };
+    assert.deepEqual(
+      emitted.runs.map((r) => r.status),
+      ['completed'],
+    );
+    assert.equal(
+      readFileSync(join(bare, '.keel', 'outbox.jsonl'), 'utf8')
+        .trim()
+        .split('\n').length,
+      4,
+    );
   });
 
   test('a TypeScript tool pack and a JavaScript one load with --tools; a user may name a tool issue_refund', () => {
