@@ -233,6 +233,12 @@ export class Engine {
     return this.writChains.record(tenant, admitWrit(chain, tenant, trusted, stored?.revoked));
   }
 
+  /** The test run of `version` on `event` under the tenant's policy now (what startSimulated names). */
+  testRunId(version: VersionRecord, event: EventRecord, test: TestRef): Digest {
+    const { tenant, workflowId, specHash } = version;
+    return testRunIdFor(tenant, workflowId, specHash, event, test, this.currentPolicy(tenant).policy);
+  }
+
   /** The policy a new run of the tenant is pinned to: the tenant's policy now, if it has one. */
   private currentPolicy(tenant: string): { policy?: Digest } {
     const p = this.governance?.policyFor(tenant);
@@ -287,10 +293,10 @@ export class Engine {
       walk?: WalkMode;
     },
   ): Promise<{ run: RunSummary; created: boolean }> {
-    const { tenant, workflowId, specHash } = version;
+    const { tenant, specHash } = version;
     const runId =
       o.mode === 'test'
-        ? testRunIdFor(tenant, workflowId, specHash, event, o.test)
+        ? this.testRunId(version, event, o.test)
         : shadowRunIdFor(tenant, o.shadowOf, specHash);
     return this.create(runId, version, event, {
       walk: (o.walk ?? this.walkMode) === 'inline',

@@ -10,6 +10,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import Database from 'better-sqlite3';
 import { isKeelError } from '../../core/errors.ts';
+import { parsePolicy } from '../../core/policy/index.ts';
 import type { RawSources } from '../../ports/index.ts';
 import { deploy, fakeSources, isCode, setStatus, spyTool, withStoreFile } from '../../testing/index.ts';
 import { createKeel, type Keel } from '../keel.ts';
@@ -263,6 +264,43 @@ describe('promotion gates', () => {
         assert.ok(!chain.ok && chain.index === 3 && /edited/.test(chain.message), JSON.stringify(chain));
       } finally {
         await again.close();
+      }
+    });
+  });
+
+  test('test evidence holds for the policy it ran under: under another policy the tests are not run yet, and run again', async () => {
+    await withStoreFile('keel-gates-policy', async (path) => {
+      const denyRefunds = parsePolicy(
+        'rules:\n  - {id: no-refunds, match: {tool: refund}, outcome: deny, reason: refunds are off}\n  - {id: rest, match: {tool: "*"}, outcome: allow}\n',
+        'p.yaml',
+      );
+      const t = desk();
+      const plain = createKeel({ store: path, tools: Object.values(t) });
+      await plain.workflows.publish('acme', spec({ status: 'DRAFT', tests: TESTS }), 'r.yaml', 'dana');
+      await plain.lifecycle.promote('acme', 'refund', 'TESTING', dana);
+      const passed = await plain.lifecycle.test('acme', 'refund');
+      assert.equal(passed.passed, true);
+      await plain.close();
+      const strict = createKeel({ store: path, tools: Object.values(t), policies: { acme: denyRefunds } });
+      try {
+        // The passing run was judged without the policy: it is not evidence under it.
+        await assert.rejects(strict.lifecycle.promote('acme', 'refund', 'SHADOW', dana), (e: unknown) => {
+          assert.ok(isKeelError(e) && e.code === 'promotion_gate_unmet', String(e));
+          assert.match(e.message, /refunds 30 not run yet/);
+          return true;
+        });
+        const again = await strict.lifecycle.test('acme', 'refund');
+        assert.equal(again.passed, false, 'under the policy the refund is denied, so the test fails');
+        assert.equal(again.tests[0]?.created, true, 'a new run, not the one made without the policy');
+        assert.notEqual(again.tests[0]?.runId, passed.tests[0]?.runId);
+        assert.equal(again.tests[0]?.refusal, 'policy_denied');
+        await assert.rejects(
+          strict.lifecycle.promote('acme', 'refund', 'SHADOW', dana),
+          isCode('promotion_gate_unmet'),
+        );
+        assert.equal(t.refund.calls.length, 0);
+      } finally {
+        await strict.close();
       }
     });
   });

@@ -7,7 +7,7 @@
  */
 import type { Entry, EventRecord } from '../../core/ledger/index.ts';
 import { checkTest, type ExpectationResult, runDecisions } from '../../core/lifecycle/index.ts';
-import { parseEvent, testRunIdFor } from '../../core/run/index.ts';
+import { parseEvent } from '../../core/run/index.ts';
 import { type SpecTest, TEST_EVENT_TIME } from '../../core/spec/index.ts';
 import type { Engine } from '../../engine/index.ts';
 import type { Store, VersionRecord } from '../../ports/index.ts';
@@ -121,7 +121,7 @@ export async function testEvidence(
   const out: { name: string; runId: string; passed: boolean | null }[] = [];
   for (const t of version.spec.tests ?? []) {
     const test = { name: t.name, approvals: t.approvals ?? 'approve' } as const;
-    const runId = testRunIdFor(tenant, version.workflowId, version.specHash, testEvent(t, tenant), test);
+    const runId = d.engine.testRunId(version, testEvent(t, tenant), test);
     const run = await d.store.getRun(tenant, runId);
     if (!run) {
       out.push({ name: t.name, runId, passed: null });

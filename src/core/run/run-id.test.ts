@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
 import { canonicalize, type Digest, hashOf, isDigest } from '../canonical/index.ts';
-import type { EventRecord } from '../ledger/index.ts';
-import { idempotencyKeyFor, proposalIdFor, runIdFor } from './run-id.ts';
+import type { EventRecord, PayloadOf } from '../ledger/index.ts';
+import { idempotencyKeyFor, proposalIdFor, rootNamesRun, runIdFor, testRunIdFor } from './run-id.ts';
 
 const SPEC = hashOf({ id: 'refund-under-50', version: 3 });
 
@@ -164,5 +164,40 @@ describe('idempotencyKeyFor and proposalIdFor', () => {
       proposalIdFor(RUN, 'refund', 'issue_refund', {}),
     ]);
     assert.equal(ids.size, 3);
+  });
+});
+
+describe('test run ids', () => {
+  const ev = event({ amount: 30 });
+  const test = { name: 'refunds 30', approvals: 'approve' } as const;
+  const policy = hashOf({ rules: ['deny refunds'] });
+  const root = (over: Record<string, unknown>) =>
+    ({
+      tenant: 'acme',
+      workflowId: 'refund-under-50',
+      version: 3,
+      specHash: SPEC,
+      event: ev,
+      mode: 'test',
+      test,
+      ...over,
+    }) as unknown as PayloadOf<'run.started'>;
+
+  it('a test run under a policy is another run than the same test without it, and than under another policy', () => {
+    const none = testRunIdFor('acme', 'refund-under-50', SPEC, ev, test);
+    const under = testRunIdFor('acme', 'refund-under-50', SPEC, ev, test, policy);
+    const other = testRunIdFor('acme', 'refund-under-50', SPEC, ev, test, hashOf({ rules: [] }));
+    assert.equal(new Set([none, under, other]).size, 3);
+  });
+
+  it('its root names it under its pinned policy; one named before policies named test runs still verifies', () => {
+    const under = testRunIdFor('acme', 'refund-under-50', SPEC, ev, test, policy);
+    const legacy = testRunIdFor('acme', 'refund-under-50', SPEC, ev, test);
+    assert.equal(rootNamesRun(root({ policy }), under), true);
+    assert.equal(rootNamesRun(root({ policy }), legacy), true);
+    assert.equal(rootNamesRun(root({}), legacy), true);
+    // Without a pinned policy, the id made under one is not this root's.
+    assert.equal(rootNamesRun(root({}), under), false);
+    assert.equal(rootNamesRun(root({ policy: hashOf({ rules: [] }) }), under), false);
   });
 });

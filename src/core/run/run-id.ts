@@ -36,8 +36,11 @@ export function shadowRunIdFor(tenant: string, of: string, specHash: Digest): Di
 }
 
 /**
- * A test run (`keel test`): the version on the test's event, with the test's name and approvals.
- * Named apart from every live run, so testing a version never takes the name of a live run.
+ * A test run (`keel test`): the version on the test's event, with the test's name and approvals,
+ * under the policy it is judged by (`policy`, the tenant's policy hash, when it has one). Named apart
+ * from every live run, so testing a version never takes the name of a live run; and a test run
+ * under another policy is another run, so evidence gathered under one policy never stands for a
+ * test under the next.
  */
 export function testRunIdFor(
   tenant: string,
@@ -45,8 +48,17 @@ export function testRunIdFor(
   specHash: Digest,
   event: EventRecord,
   test: TestRef,
+  policy?: Digest,
 ): Digest {
-  return hashOf({ kind: 'keel.test', tenant, workflowId, specHash, event, test });
+  return hashOf({
+    kind: 'keel.test',
+    tenant,
+    workflowId,
+    specHash,
+    event,
+    test,
+    ...(policy !== undefined ? { policy } : {}),
+  });
 }
 
 /** A fork of `source` at `fromSeq`, continuing on `specHash` from `event`. */
@@ -99,8 +111,13 @@ export function rootNamesRun(root: PayloadOf<'run.started'>, runId: string): boo
   }
   if (root.mode === 'shadow')
     return root.shadowOf !== undefined && shadowRunIdFor(tenant, root.shadowOf, specHash) === runId;
-  if (root.mode === 'test')
-    return root.test !== undefined && testRunIdFor(tenant, workflowId, specHash, event, root.test) === runId;
+  if (root.mode === 'test') {
+    const t = root.test;
+    if (t === undefined) return false;
+    // Named under its pinned policy; a test run from before policies named test runs, without it.
+    const named = (policy?: Digest) => testRunIdFor(tenant, workflowId, specHash, event, t, policy) === runId;
+    return named(root.policy) || (root.policy !== undefined && named(undefined));
+  }
   if (root.direct) return directRunIdFor(tenant, workflowId, specHash, event) === runId;
   return runIdFor(tenant, workflowId, specHash, event) === runId;
 }
