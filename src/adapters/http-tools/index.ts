@@ -1,0 +1,1 @@
+export { BODY_EXCERPT_CHARS, type HttpToolOptions, httpTool } from './http-tool.ts';
