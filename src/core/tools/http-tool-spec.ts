@@ -197,14 +197,15 @@ export function parseHttpTool(entry: unknown, file: string, index = 0): HttpTool
   const urlText = str('url', true)!;
   const m = /^(https?):\/\/([^/?#{}]+)(?=$|[/?#])/i.exec(urlText);
   if (!m) bad('url', 'expected an http:// or https:// URL whose host is written out (no template)');
-  let origin = '';
+  let parsedOrigin: URL | undefined;
   try {
-    const u = new URL(`${m![1]}://${m![2]}`);
-    if (u.username || u.password) bad('url', 'credentials in the URL: use a header with {{secret.NAME}}');
-    origin = u.origin;
+    parsedOrigin = new URL(`${m![1]}://${m![2]}`);
   } catch {
     bad('url', `${m![2]} is not a valid host`);
   }
+  if (parsedOrigin!.username || parsedOrigin!.password)
+    bad('url', 'credentials in the URL: use a header with {{secret.NAME}}');
+  const origin = parsedOrigin!.origin;
   const url = template('url', urlText);
   if (url.some((p) => p.kind === 'args-whole')) bad('url', '{{args}} cannot stand in a URL');
 
