@@ -199,7 +199,7 @@ describe('an HTTP tool in a run', () => {
     assert.equal(run.status, 'failed');
     const error = await stepError(keel, run.runId);
     assert.equal(error?.code, 'http_status');
-    assert.match(error!.message, /^reject: POST http:\/\/127\.0\.0\.1:\d+\/reject answered HTTP 422: /);
+    assert.match(error!.message, /^POST http:\/\/127\.0\.0\.1:\d+\/reject answered HTTP 422: /);
     assert.match(error!.message, /you sent Bearer \[secret SHOP_TOKEN\]/);
     assert.equal(count('/reject'), 1, 'a write without an idempotency header is not retried');
     await assertNoSecret(keel, path, run.runId);
@@ -322,7 +322,7 @@ describe('an HTTP tool in a run', () => {
     assert.equal(run.status, 'failed');
     assert.deepEqual(await stepError(keel, run.runId), {
       code: 'secret_missing',
-      message: 'nosecret: secret ABSENT_TOKEN is not set in the environment',
+      message: 'secret ABSENT_TOKEN is not set in the environment',
     });
     assert.equal(seen.length, before);
     await keel.close();

@@ -59,12 +59,11 @@ export function httpTool(spec: HttpToolSpec, o: HttpToolOptions = {}): ToolDefin
       for (const name of spec.secrets) {
         const v = env(name);
         if (v === undefined || v === '')
-          throw failure('secret_missing', `${d.name}: secret ${name} is not set in the environment`);
+          throw failure('secret_missing', `secret ${name} is not set in the environment`);
         secrets.set(name, v);
       }
       const rendered = renderHttpRequest(spec, { args, secrets }, ctx.idempotencyKey);
-      if (!rendered.ok)
-        throw failure('invalid_arguments', `${d.name}: ${rendered.field}: ${rendered.problem}`);
+      if (!rendered.ok) throw failure('invalid_arguments', `${rendered.field}: ${rendered.problem}`);
       const req = rendered.request;
       // Where the call went, as errors may say it: the origin and path, never the query.
       const where = redactSecrets(`${req.method} ${whereOf(req.url)}`, secrets);
@@ -72,31 +71,29 @@ export function httpTool(spec: HttpToolSpec, o: HttpToolOptions = {}): ToolDefin
       for (let attempt = 1; attempt <= attempts; attempt++) {
         if (attempt > 1) await backoff(spec.backoffMs * 2 ** (attempt - 2), ctx.signal);
         const x = await exchange(req, spec.timeoutMs, spec.maxResponseBytes, ctx.signal);
-        if (x.kind === 'cancelled') throw failure('cancelled', `${d.name}: the call was cancelled`);
+        if (x.kind === 'cancelled') throw failure('cancelled', 'the call was cancelled');
         if (x.kind === 'response') {
           if (x.status >= 200 && x.status < 300) return redactValue(parseBody(x), secrets);
           const text = redactSecrets(x.body.toString('utf8'), secrets);
           last = `${where} answered HTTP ${x.status}: ${excerpt(text)}`;
           if (retrySafe && RETRY_STATUSES.has(x.status) && attempt < attempts) continue;
-          throw failure('http_status', `${d.name}: ${last}`);
+          throw failure('http_status', last);
         }
         if (x.kind === 'too_large') {
           throw failure(
             'response_too_large',
-            `${d.name}: ${where} answered HTTP ${x.status} with more than ${spec.maxResponseBytes} bytes (maxResponseBytes)`,
+            `${where} answered HTTP ${x.status} with more than ${spec.maxResponseBytes} bytes (maxResponseBytes)`,
           );
         }
         last = `${where}: ${redactSecrets(x.why, secrets)}`;
         if (x.kind === 'unsent') {
           if (attempt < attempts) continue;
-          throw failure('http_unreachable', `${d.name}: ${last}`);
+          throw failure('http_unreachable', last);
         }
         // Lost: the effect may have happened.
         if (attempt < attempts) continue;
-        if (d.effect === 'read') throw failure('http_timeout', `${d.name}: ${last}`);
-        throw outcomeUnknown(
-          `${d.name}: ${last}; the effect may have happened, so the call is not made again`,
-        );
+        if (d.effect === 'read') throw failure('http_timeout', last);
+        throw outcomeUnknown(`${last}; the effect may have happened, so the call is not made again`);
       }
       throw new KeelError(ErrorCode.internal, `${d.name}: no attempt was made`, { tool: d.name });
     },
