@@ -100,9 +100,14 @@ export function httpTool(spec: HttpToolSpec, o: HttpToolOptions = {}): ToolDefin
   };
 }
 
+/** The origin and path of a URL (never its query), the path decoded so a secret in it is masked. */
 function whereOf(url: string): string {
   const u = new URL(url);
-  return `${u.origin}${u.pathname}`;
+  try {
+    return `${u.origin}${decodeURIComponent(u.pathname)}`;
+  } catch {
+    return `${u.origin}${u.pathname}`;
+  }
 }
 
 function excerpt(text: string): string {

@@ -99,6 +99,21 @@ describe('HTTP templates', () => {
     );
   });
 
+  test('property: a secret is masked plain and percent-encoded, as a URL carries it', () => {
+    fc.assert(
+      fc.property(
+        fc.string({ minLength: 12 }).filter((v) => !/[[\] a-z]/.test(v)),
+        fc.string(),
+        (secret, around) => {
+          const secrets = new Map([['API_TOKEN', secret]]);
+          const text = `${around}${secret}/${encodeURIComponent(secret)}${around}`;
+          const out = redactSecrets(text, secrets);
+          assert.ok(!out.includes(secret) && !out.includes(encodeURIComponent(secret)), out);
+        },
+      ),
+    );
+  });
+
   test('a header value with a line break is refused, naming the header', () => {
     const r = renderHttpRequest(tool, {
       args: { q: 'a\r\nX-Evil: 1' },

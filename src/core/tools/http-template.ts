@@ -124,11 +124,18 @@ export function renderJson(template: unknown, input: RenderInput): unknown {
 }
 
 /**
- * `text` with every secret value replaced by `[secret NAME]` (longest values first, so a value
- * that contains another is masked whole). Empty values mask nothing.
+ * `text` with every secret value, plain or percent-encoded, replaced by `[secret NAME]` (longest
+ * first, so a value that contains another is masked whole). Empty values mask nothing.
  */
 export function redactSecrets(text: string, secrets: ReadonlyMap<string, string>): string {
-  const byLength = [...secrets].filter(([, v]) => v.length > 0).sort((a, b) => b[1].length - a[1].length);
+  // Each value as it is and as a URL carries it (percent-encoded), since a URL may hold a secret.
+  const forms: [string, string][] = [];
+  for (const [name, value] of secrets) {
+    forms.push([name, value]);
+    const encoded = encodeURIComponent(value);
+    if (encoded !== value) forms.push([name, encoded]);
+  }
+  const byLength = forms.filter(([, v]) => v.length > 0).sort((a, b) => b[1].length - a[1].length);
   let out = text;
   for (const [name, value] of byLength) out = out.split(value).join(`[secret ${name}]`);
   return out;

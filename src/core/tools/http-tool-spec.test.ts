@@ -38,7 +38,7 @@ describe('parseHttpTool', () => {
     const s = parseHttpTool(ok, 'tools.yaml');
     assert.equal(s.descriptor.name, 'create_ticket');
     assert.equal(s.descriptor.effect, 'write');
-    assert.equal(s.descriptor.idempotent, false);
+    assert.equal(s.descriptor.idempotent, true, 'idempotent by default with an idempotency header');
     assert.deepEqual(s.descriptor.cost, { fixedUsd: 0.01, fromResult: 'usage.cost_usd' });
     assert.deepEqual(s.descriptor.result, { type: 'object', required: ['id'] });
     assert.equal(s.origin, 'https://api.example.test');

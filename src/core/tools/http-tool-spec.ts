@@ -172,7 +172,7 @@ export function parseHttpTool(entry: unknown, file: string, index = 0): HttpTool
     bad('effect', `expected one of ${TOOL_EFFECTS.join(', ')}`);
   const effect = effectText as ToolEffect;
   const destructive = bool('destructive', false);
-  const idempotent = bool('idempotent', effect === 'read');
+
   const scopesValue = entry.scopes ?? [];
   if (!Array.isArray(scopesValue) || scopesValue.some((s) => typeof s !== 'string' || s.length === 0))
     bad('scopes', 'expected a list of non-empty strings');
@@ -236,6 +236,9 @@ export function parseHttpTool(entry: unknown, file: string, index = 0): HttpTool
     if (headers.some((h) => h.name.toLowerCase() === idempotencyHeader.toLowerCase()))
       bad('idempotencyHeader', `also given in headers; Keel sets ${idempotencyHeader} itself`);
   }
+
+  // A server that deduplicates by the idempotency header makes a repeated call a no-op.
+  const idempotent = bool('idempotent', effect === 'read' || idempotencyHeader !== undefined);
 
   let cost: HttpToolCost | undefined;
   if (entry.cost !== undefined) {
