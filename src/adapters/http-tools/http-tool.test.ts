@@ -290,6 +290,42 @@ describe('an HTTP tool in a run', () => {
     });
   }
 
+  test('in a simulated run (keel test) a write answers its declared simulate and sends nothing', async () => {
+    const before = count('/charges');
+    const pay = tool({
+      name: 'sim_charge',
+      method: 'POST',
+      effect: 'external',
+      url: '/charges',
+      idempotencyHeader: 'Idempotency-Key',
+      simulate: { id: 'sim-{{args.id}}', simulated: true },
+    });
+    const keel = createKeel({ store: join(dir, `s${n++}.db`), tools: [pay] });
+    await deploy(
+      keel,
+      'acme',
+      `id: simulated
+version: 1
+status: TESTING
+triggers: [{ event: go }]
+steps:
+  - { name: call, tool: sim_charge, args: { id: "{{event.payload.id}}" } }
+limits: { maxSteps: 1, maxCostUsd: 0 }
+tests:
+  - name: charges
+    event: { type: go, subject: s, payload: { id: B-2 } }
+    expect: { status: completed, steps: [call] }
+`,
+    );
+    const report = await keel.lifecycle.test('acme', 'simulated');
+    assert.equal(report.passed, true, JSON.stringify(report));
+    assert.equal(count('/charges'), before, 'a simulated run never calls a write');
+    const entries = await keel.runs.entries('acme', report.tests[0]!.runId);
+    const done = entries.find((e) => e.kind === 'step.completed')!.payload as { output: unknown };
+    assert.deepEqual(done.output, { id: 'sim-B-2', simulated: true });
+    await keel.close();
+  });
+
   test('a read that times out fails after its retries instead of suspending', async () => {
     const before = count('/slow-charge');
     const { keel, run } = await oneStep(

@@ -18,6 +18,7 @@ import {
   redactSecrets,
   redactValue,
   renderHttpRequest,
+  renderJson,
 } from '../../core/tools/index.ts';
 import { outcomeUnknown, type ToolContext, type ToolDefinition } from '../../ports/index.ts';
 
@@ -52,8 +53,16 @@ export function httpTool(spec: HttpToolSpec, o: HttpToolOptions = {}): ToolDefin
   /** A retry is safe: a read, or the server deduplicates by the idempotency header. */
   const retrySafe = d.effect === 'read' || spec.idempotencyHeader !== undefined;
   const attempts = retrySafe ? 1 + spec.retries : 1;
+  const simulated = spec.simulate;
   return {
     ...d,
+    // A simulated run's stand-in: the declared answer over the arguments; nothing is sent.
+    ...(simulated !== undefined
+      ? {
+          simulate: (args: Record<string, unknown>) =>
+            renderJson(simulated, { args, secrets: new Map() }) ?? null,
+        }
+      : {}),
     async handler(args: Record<string, unknown>, ctx: ToolContext) {
       const secrets = new Map<string, string>();
       for (const name of spec.secrets) {

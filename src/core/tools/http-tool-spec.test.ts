@@ -90,6 +90,12 @@ describe('parseHttpTool', () => {
       /sets Idempotency-Key itself/,
     ],
     ['a bad name', { ...ok, name: '1 bad' }, 'name', /expected a name/],
+    [
+      'a simulation reading a secret',
+      { ...ok, simulate: { id: '{{ secret.TICKETS_TOKEN }}' } },
+      'simulate',
+      /never sees a secret/,
+    ],
   ];
   for (const [what, entry, field, problem] of cases) {
     test(`refuses ${what}, naming the file, the tool and the field`, () => {

@@ -49,6 +49,11 @@ export interface HttpToolSpec {
   readonly retries: number;
   readonly backoffMs: number;
   readonly maxResponseBytes: number;
+  /**
+   * What the tool answers in a simulated run (TESTING, SHADOW) instead of calling: a JSON template
+   * over the arguments (no secrets). Absent: a write/external tool's step is suppressed there.
+   */
+  readonly simulate?: unknown;
   /** The secret names the templates read, each once. */
   readonly secrets: readonly string[];
 }
@@ -79,6 +84,7 @@ const FIELDS = new Set([
   'maxResponseBytes',
   'idempotencyHeader',
   'approval',
+  'simulate',
 ]);
 
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,100}$/;
@@ -263,6 +269,15 @@ export function parseHttpTool(entry: unknown, file: string, index = 0): HttpTool
     } else bad('cost', 'expected a number (USD per call) or {fixedUsd, fromArg, fromResult}');
   }
 
+  let simulate: unknown;
+  if (entry.simulate !== undefined) {
+    const before = new Set(secrets);
+    simulate = bodyTemplate(entry.simulate, 'simulate', template, bad);
+    if (readsSecret(simulate)) bad('simulate', 'a simulation never sees a secret: use only {{args...}}');
+    secrets.clear();
+    for (const n of before) secrets.add(n);
+  }
+
   const descriptor = {
     name,
     description,
@@ -293,6 +308,7 @@ export function parseHttpTool(entry: unknown, file: string, index = 0): HttpTool
     retries: int('retries'),
     backoffMs: int('backoffMs'),
     maxResponseBytes: int('maxResponseBytes'),
+    ...(simulate !== undefined ? { simulate } : {}),
     secrets: [...secrets].sort(),
   };
 }
@@ -313,4 +329,12 @@ function bodyTemplate(
   }
   if (v === null || typeof v === 'boolean' || (typeof v === 'number' && Number.isFinite(v))) return v;
   return bad(field, 'expected JSON values');
+}
+
+/** Whether a parsed JSON template reads a secret anywhere. */
+function readsSecret(v: unknown): boolean {
+  if (v instanceof TemplateLeaf) return v.parts.some((p) => p.kind === 'secret');
+  if (Array.isArray(v)) return v.some(readsSecret);
+  if (typeof v === 'object' && v !== null) return Object.values(v).some(readsSecret);
+  return false;
 }
