@@ -28,6 +28,13 @@ const tool = parseHttpTool(
   'tools.yaml',
 );
 
+/** Strings, with the ones a URL treats specially over-represented. */
+const tricky = fc.oneof(
+  fc.constantFrom('.', '..', '%2e', '.%2E', '/', '../x', '?a=1', '#f', '@evil.test', '\\'),
+  fc.string(),
+  fc.string({ unit: 'grapheme' }),
+);
+
 const secretValue = fc.stringMatching(/^[a-f0-9]{16,40}$/);
 
 describe('HTTP templates', () => {
@@ -65,11 +72,11 @@ describe('HTTP templates', () => {
 
   test('property: any argument round-trips through the URL and never moves its origin', () => {
     fc.assert(
-      fc.property(fc.string(), fc.string(), (id, q) => {
+      fc.property(tricky, tricky, (id, q) => {
         const r = renderHttpRequest(tool, { args: { id, q }, secrets: new Map([['API_TOKEN', 't']]) });
         if (!r.ok) {
-          // Only a line break in the echoed header is refused.
-          assert.match(q, /[\r\n\0]/);
+          // Only a line break in the echoed header, or a dot segment in the URL, is refused.
+          assert.ok(/[\r\n\0]/.test(q) || ['.', '..'].includes(id) || ['.', '..'].includes(q), r.problem);
           return;
         }
         const u = new URL(r.request.url);
@@ -112,6 +119,14 @@ describe('HTTP templates', () => {
         },
       ),
     );
+  });
+
+  test('an argument "." or ".." in the URL is refused: it would move the path', () => {
+    for (const id of ['.', '..']) {
+      const r = renderHttpRequest(tool, { args: { id, q: 'x' }, secrets: new Map([['API_TOKEN', 't']]) });
+      assert.equal(r.ok, false);
+      assert.ok(!r.ok && r.field === 'url');
+    }
   });
 
   test('a header value with a line break is refused, naming the header', () => {

@@ -1,7 +1,8 @@
 /**
  * The request one call of an HTTP tool sends: its spec's templates rendered over the call's
  * arguments and the secrets' values. Pure; the only place a secret's value goes is the returned
- * request. A rendered URL must keep the spec's literal origin, and a header value may not carry a
+ * request. A rendered URL must keep the spec's literal origin (and an argument may not be a "." or
+ * ".." path segment), and a header value may not carry a
  * line break (no header injection through an argument).
  */
 
@@ -26,7 +27,19 @@ export function renderHttpRequest(
   input: RenderInput,
   idempotencyKey?: string,
 ): RenderedRequest {
-  const url = renderText(spec.url, input, encodeURIComponent);
+  // "." and ".." stay as they are when percent-encoded and a URL resolves them as path segments,
+  // so an argument that is one of them could move the call to another path: refused.
+  let dotted = false;
+  const url = renderText(spec.url, input, (v) => {
+    if (v === '.' || v === '..') dotted = true;
+    return encodeURIComponent(v);
+  });
+  if (dotted)
+    return {
+      ok: false,
+      field: 'url',
+      problem: 'a value in the URL is "." or "..", which would change its path',
+    };
   let parsed: URL;
   try {
     parsed = new URL(url);
