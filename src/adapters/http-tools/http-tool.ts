@@ -180,12 +180,13 @@ function exchange(
       headers: { ...plan.headers, ...(body ? { 'content-length': String(body.length) } : {}) },
       agent: false,
     });
+    // Not connected yet: nothing was sent, so the effect cannot have happened.
     const timer = setTimeout(
       () =>
         finish(
           connected
             ? { kind: 'lost', why: `no answer within ${timeoutMs} ms (timeoutMs)` }
-            : { kind: 'lost', why: `no connection within ${timeoutMs} ms (timeoutMs)` },
+            : { kind: 'unsent', why: `no connection within ${timeoutMs} ms (timeoutMs)` },
         ),
       timeoutMs,
     );
