@@ -33,6 +33,7 @@ const seen: Seen[] = [];
 const count = (path: string) => seen.filter((s) => s.url.split('?')[0] === path).length;
 const charges = new Map<string, { id: string }>();
 let flaky = 0;
+const paid = new Map<string, { id: string }>();
 
 function route(req: IncomingMessage, res: ServerResponse): unknown {
   const path = (req.url ?? '').split('?')[0];
@@ -51,6 +52,15 @@ function route(req: IncomingMessage, res: ServerResponse): unknown {
     return json(201, charges.get(key));
   }
   if (path === '/slow-charge') return void setTimeout(() => json(201, { id: 'ch_slow' }), 400);
+  if (path === '/pay-once') {
+    const key = String(req.headers['idempotency-key'] ?? req.headers['x-request-key']);
+    paid.set(key, { id: `pay_${paid.size + 1}` });
+    return void setTimeout(() => json(201, paid.get(key)), 400);
+  }
+  if (path?.startsWith('/payments/')) {
+    const found = paid.get(decodeURIComponent(path.slice('/payments/'.length)));
+    return found ? json(200, found) : json(404, { error: 'no such payment' });
+  }
   if (path === '/hangup') return void req.socket.destroy();
   if (path === '/reject') return json(422, { error: `bad request, you sent ${req.headers.authorization}` });
   if (path === '/big') return json(200, { blob: 'x'.repeat(5000) });
@@ -323,6 +333,44 @@ tests:
     const entries = await keel.runs.entries('acme', report.tests[0]!.runId);
     const done = entries.find((e) => e.kind === 'step.completed')!.payload as { output: unknown };
     assert.deepEqual(done.output, { id: 'sim-B-2', simulated: true });
+    await keel.close();
+  });
+
+  test('a declared reconcile check settles a timed-out write by its idempotency key, without a person', async () => {
+    const before = count('/pay-once');
+    const { keel, run } = await oneStep(
+      [
+        tool({
+          name: 'pay_once',
+          method: 'POST',
+          effect: 'external',
+          url: '/pay-once',
+          headers: { 'X-Request-Key': '{{idempotencyKey}}', Authorization: 'Bearer {{secret.SHOP_TOKEN}}' },
+          timeoutMs: 150,
+          reconcile: {
+            url: `${base}/payments/{{idempotencyKey}}`,
+            headers: { Authorization: 'Bearer {{secret.SHOP_TOKEN}}' },
+          },
+        }),
+      ],
+      'pay_once',
+    );
+    assert.equal(run.status, 'completed', run.reason);
+    assert.equal(count('/pay-once') - before, 1, 'the payment was made once');
+    const entries = await keel.runs.entries('acme', run.runId);
+    assert.deepEqual(
+      entries.map((e) => e.kind),
+      ['run.started', 'step.allowed', 'step.reconciled', 'run.finished'],
+    );
+    const r = entries[2]!.payload as { happened: boolean; via: string; output: unknown };
+    const allowed = entries[1]!.payload as { idempotencyKey: string };
+    assert.deepEqual([r.happened, r.via, r.output], [true, 'tool', paid.get(allowed.idempotencyKey)]);
+    const lookups = count(`/payments/${encodeURIComponent(allowed.idempotencyKey)}`);
+    assert.equal(lookups, 1);
+    assert.equal((await keel.runs.replay('acme', run.runId)).identical, true);
+    assert.equal(count('/pay-once') - before, 1);
+    assert.equal(count(`/payments/${encodeURIComponent(allowed.idempotencyKey)}`), 1, 'replay asks nothing');
+    await new Promise((res) => setTimeout(res, 300));
     await keel.close();
   });
 

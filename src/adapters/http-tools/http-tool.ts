@@ -15,12 +15,18 @@ import { ErrorCode, KeelError } from '../../core/errors.ts';
 import {
   type HttpRequestPlan,
   type HttpToolSpec,
+  type ReconcileCheck,
   redactSecrets,
   redactValue,
   renderHttpRequest,
   renderJson,
 } from '../../core/tools/index.ts';
-import { outcomeUnknown, type ToolContext, type ToolDefinition } from '../../ports/index.ts';
+import {
+  outcomeUnknown,
+  type ToolContext,
+  type ToolDefinition,
+  type ToolReconciler,
+} from '../../ports/index.ts';
 
 export interface HttpToolOptions {
   /** Reads a secret by name at call time; the process environment by default. */
@@ -54,6 +60,17 @@ export function httpTool(spec: HttpToolSpec, o: HttpToolOptions = {}): ToolDefin
   const retrySafe = d.effect === 'read' || spec.idempotencyHeader !== undefined;
   const attempts = retrySafe ? 1 + spec.retries : 1;
   const simulated = spec.simulate;
+  /** Each secret the templates read, from the environment, now. */
+  const readSecrets = () => {
+    const secrets = new Map<string, string>();
+    for (const name of spec.secrets) {
+      const v = env(name);
+      if (v === undefined || v === '')
+        throw failure('secret_missing', `secret ${name} is not set in the environment`);
+      secrets.set(name, v);
+    }
+    return secrets;
+  };
   return {
     ...d,
     // A simulated run's stand-in: the declared answer over the arguments; nothing is sent.
@@ -63,14 +80,9 @@ export function httpTool(spec: HttpToolSpec, o: HttpToolOptions = {}): ToolDefin
             renderJson(simulated, { args, secrets: new Map() }) ?? null,
         }
       : {}),
+    ...(spec.reconcile ? { reconcile: reconcileWith(spec, spec.reconcile, readSecrets) } : {}),
     async handler(args: Record<string, unknown>, ctx: ToolContext) {
-      const secrets = new Map<string, string>();
-      for (const name of spec.secrets) {
-        const v = env(name);
-        if (v === undefined || v === '')
-          throw failure('secret_missing', `secret ${name} is not set in the environment`);
-        secrets.set(name, v);
-      }
+      const secrets = readSecrets();
       const rendered = renderHttpRequest(spec, { args, secrets }, ctx.idempotencyKey);
       if (!rendered.ok) throw failure('invalid_arguments', `${rendered.field}: ${rendered.problem}`);
       const req = rendered.request;
@@ -106,6 +118,41 @@ export function httpTool(spec: HttpToolSpec, o: HttpToolOptions = {}): ToolDefin
       }
       throw new KeelError(ErrorCode.internal, `${d.name}: no attempt was made`, { tool: d.name });
     },
+  };
+}
+
+/**
+ * The tool's reconcile check: a GET by the call's idempotency key. 2xx: the call happened (the
+ * answer, redacted, is the step's output); a `notFound` status: it did not; anything else throws,
+ * leaving the decision to a person. Never retried, never acts.
+ */
+function reconcileWith(
+  spec: HttpToolSpec,
+  check: ReconcileCheck,
+  readSecrets: () => Map<string, string>,
+): ToolReconciler {
+  return async (args, ctx) => {
+    const secrets = readSecrets();
+    const rendered = renderHttpRequest(check, { args, secrets }, ctx.idempotencyKey);
+    if (!rendered.ok) throw failure('invalid_arguments', `reconcile.${rendered.field}: ${rendered.problem}`);
+    const req = rendered.request;
+    const where = redactSecrets(`${req.method} ${whereOf(req.url)}`, secrets);
+    const x = await exchange(req, spec.timeoutMs, spec.maxResponseBytes, undefined);
+    if (x.kind === 'response') {
+      if (x.status >= 200 && x.status < 300)
+        return { happened: true, output: redactValue(parseBody(x), secrets) };
+      if (check.notFound.includes(x.status)) return { happened: false };
+      throw failure(
+        'http_status',
+        `${where} answered HTTP ${x.status}: ${excerpt(redactSecrets(x.body.toString('utf8'), secrets))}`,
+      );
+    }
+    if (x.kind === 'too_large')
+      throw failure('response_too_large', `${where} answered more than ${spec.maxResponseBytes} bytes`);
+    throw failure(
+      'http_unreachable',
+      `${where}: ${x.kind === 'cancelled' ? 'cancelled' : redactSecrets(x.why, secrets)}`,
+    );
   };
 }
 

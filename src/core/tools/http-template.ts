@@ -1,6 +1,7 @@
 /**
  * The templates of an HTTP tool's URL, headers and body: `{{args.path}}` reads an argument,
- * `{{args}}` the whole argument object (a JSON body leaf only), `{{secret.NAME}}` a secret the
+ * `{{args}}` the whole argument object (a JSON body leaf only), `{{idempotencyKey}}` the step's
+ * idempotency key, `{{secret.NAME}}` a secret the
  * adapter reads from the environment at call time. Rendering is pure: the secret values are
  * handed in, go only into the request it returns, and `redactSecrets` masks them in anything
  * else (an error, a response excerpt, an output).
@@ -11,7 +12,9 @@ export type TemplatePart =
   | { readonly kind: 'text'; readonly text: string }
   | { readonly kind: 'arg'; readonly path: readonly string[] }
   | { readonly kind: 'args-whole' }
-  | { readonly kind: 'secret'; readonly name: string };
+  | { readonly kind: 'secret'; readonly name: string }
+  /** `{{idempotencyKey}}`: the step's idempotency key (derived from run, step and attempt). */
+  | { readonly kind: 'key' };
 
 export type TemplateParse =
   | { readonly ok: true; readonly parts: TemplatePart[] }
@@ -34,6 +37,7 @@ export function parseHttpTemplate(text: string): TemplateParse {
     if (close < 0) return { ok: false, problem: `"{{" at ${open} is never closed by "}}"` };
     const ref = text.slice(open + 2, close).trim();
     if (ref === 'args') parts.push({ kind: 'args-whole' });
+    else if (ref === 'idempotencyKey') parts.push({ kind: 'key' });
     else if (ref.startsWith('args.')) {
       const path = ref.slice(5).split('.');
       if (path.some((s) => !SEGMENT.test(s)))
@@ -45,7 +49,10 @@ export function parseHttpTemplate(text: string): TemplateParse {
         return { ok: false, problem: `{{${ref}}}: expected an environment variable name` };
       parts.push({ kind: 'secret', name });
     } else {
-      return { ok: false, problem: `{{${ref}}}: a template reads only args.<name> or secret.<NAME>` };
+      return {
+        ok: false,
+        problem: `{{${ref}}}: a template reads only args.<name>, secret.<NAME> or idempotencyKey`,
+      };
     }
     i = close + 2;
   }
@@ -61,6 +68,8 @@ export class TemplateLeaf {
 export interface RenderInput {
   readonly args: Readonly<Record<string, unknown>>;
   readonly secrets: ReadonlyMap<string, string>;
+  /** The call's idempotency key, for `{{idempotencyKey}}` (empty when absent). */
+  readonly idempotencyKey?: string;
 }
 
 function argAt(args: Readonly<Record<string, unknown>>, path: readonly string[]): unknown {
@@ -89,6 +98,7 @@ export function renderText(
     if (p.kind === 'text') out += p.text;
     else if (p.kind === 'arg') out += encode(asText(argAt(input.args, p.path)));
     else if (p.kind === 'args-whole') out += encode(canonicalize(input.args));
+    else if (p.kind === 'key') out += encode(input.idempotencyKey ?? '');
     else out += encode(secretValue(input, p.name));
   }
   return out;

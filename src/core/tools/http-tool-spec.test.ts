@@ -91,6 +91,24 @@ describe('parseHttpTool', () => {
     ],
     ['a bad name', { ...ok, name: '1 bad' }, 'name', /expected a name/],
     [
+      'a reconcile check that writes',
+      { ...ok, reconcile: { method: 'POST', url: 'https://h.test/x' } },
+      'reconcile.method',
+      /only reads: GET/,
+    ],
+    [
+      'a reconcile check with a templated host',
+      { ...ok, reconcile: { url: 'https://{{idempotencyKey}}/x' } },
+      'reconcile.url',
+      /host is written out/,
+    ],
+    [
+      'a bad notFound',
+      { ...ok, reconcile: { url: 'https://h.test/x', notFound: [200] } },
+      'reconcile.notFound',
+      /300 to 599/,
+    ],
+    [
       'a simulation reading a secret',
       { ...ok, simulate: { id: '{{ secret.TICKETS_TOKEN }}' } },
       'simulate',

@@ -50,12 +50,26 @@ export interface HttpToolSpec {
   readonly backoffMs: number;
   readonly maxResponseBytes: number;
   /**
+   * How Keel finds out, by the step's idempotency key, whether a call whose outcome is unknown (a
+   * timeout, a dropped connection) happened: a GET whose 2xx says it did (its answer the step's
+   * output) and whose `notFound` statuses say it did not. Anything else leaves it to a person.
+   */
+  readonly reconcile?: ReconcileCheck;
+  /**
    * What the tool answers in a simulated run (TESTING, SHADOW) instead of calling: a JSON template
    * over the arguments (no secrets). Absent: a write/external tool's step is suppressed there.
    */
   readonly simulate?: unknown;
   /** The secret names the templates read, each once. */
   readonly secrets: readonly string[];
+}
+
+export interface ReconcileCheck {
+  readonly method: 'GET';
+  readonly url: readonly TemplatePart[];
+  readonly origin: string;
+  readonly headers: readonly { readonly name: string; readonly value: readonly TemplatePart[] }[];
+  readonly notFound: readonly number[];
 }
 
 export interface HttpToolCost {
@@ -85,6 +99,7 @@ const FIELDS = new Set([
   'idempotencyHeader',
   'approval',
   'simulate',
+  'reconcile',
 ]);
 
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,100}$/;
@@ -199,33 +214,38 @@ export function parseHttpTool(entry: unknown, file: string, index = 0): HttpTool
     return parsed.parts;
   };
 
-  // The URL: literal scheme and host, templates only after them.
-  const urlText = str('url', true)!;
-  const m = /^(https?):\/\/([^/?#{}]+)(?=$|[/?#])/i.exec(urlText);
-  if (!m) bad('url', 'expected an http:// or https:// URL whose host is written out (no template)');
-  let parsedOrigin: URL | undefined;
-  try {
-    parsedOrigin = new URL(`${m![1]}://${m![2]}`);
-  } catch {
-    bad('url', `${m![2]} is not a valid host`);
-  }
-  if (parsedOrigin!.username || parsedOrigin!.password)
-    bad('url', 'credentials in the URL: use a header with {{secret.NAME}}');
-  const origin = parsedOrigin!.origin;
-  const url = template('url', urlText);
-  if (url.some((p) => p.kind === 'args-whole')) bad('url', '{{args}} cannot stand in a URL');
-
-  const headersValue = entry.headers ?? {};
-  if (!isObject(headersValue)) bad('headers', 'expected a mapping of header names to templates');
-  const headers = Object.entries(headersValue as Record<string, unknown>).map(([h, v]) => {
-    const field = `headers.${h}`;
-    if (!HEADER_NAME.test(h)) bad(field, 'not a valid header name');
-    if (RESERVED_HEADERS.has(h.toLowerCase())) bad(field, 'Keel sets this header itself');
-    if (typeof v !== 'string') bad(field, 'expected a string template');
-    const parts = template(field, v as string);
-    if (parts.some((p) => p.kind === 'args-whole')) bad(field, '{{args}} cannot stand in a header');
-    return { name: h, value: parts };
-  });
+  // A URL: literal scheme and host, templates only after them.
+  const urlOf = (field: string, value: unknown): { url: TemplatePart[]; origin: string } => {
+    if (typeof value !== 'string' || value.length === 0) return bad(field, 'expected a non-empty string');
+    const m = /^(https?):\/\/([^/?#{}]+)(?=$|[/?#])/i.exec(value);
+    if (!m) return bad(field, 'expected an http:// or https:// URL whose host is written out (no template)');
+    let parsedOrigin: URL | undefined;
+    try {
+      parsedOrigin = new URL(`${m[1]}://${m[2]}`);
+    } catch {
+      bad(field, `${m[2]} is not a valid host`);
+    }
+    if (parsedOrigin!.username || parsedOrigin!.password)
+      bad(field, 'credentials in the URL: use a header with {{secret.NAME}}');
+    const url = template(field, value);
+    if (url.some((p) => p.kind === 'args-whole')) bad(field, '{{args}} cannot stand in a URL');
+    return { url, origin: parsedOrigin!.origin };
+  };
+  const headersOf = (field: string, value: unknown) => {
+    if (!isObject(value)) return bad(field, 'expected a mapping of header names to templates');
+    return Object.entries(value).map(([h, v]) => {
+      const f = `${field}.${h}`;
+      if (!HEADER_NAME.test(h)) bad(f, 'not a valid header name');
+      if (RESERVED_HEADERS.has(h.toLowerCase())) bad(f, 'Keel sets this header itself');
+      if (typeof v !== 'string') bad(f, 'expected a string template');
+      const parts = template(f, v as string);
+      if (parts.some((p) => p.kind === 'args-whole')) bad(f, '{{args}} cannot stand in a header');
+      return { name: h, value: parts };
+    });
+  };
+  str('url', true);
+  const { url, origin } = urlOf('url', entry.url);
+  const headers = headersOf('headers', entry.headers ?? {});
 
   let body: BodyTemplate | undefined;
   if (entry.body !== undefined) {
@@ -269,6 +289,31 @@ export function parseHttpTool(entry: unknown, file: string, index = 0): HttpTool
     } else bad('cost', 'expected a number (USD per call) or {fixedUsd, fromArg, fromResult}');
   }
 
+  let reconcile: ReconcileCheck | undefined;
+  if (entry.reconcile !== undefined) {
+    const r = entry.reconcile;
+    if (!isObject(r)) bad('reconcile', 'expected a mapping with url (and headers, notFound)');
+    const rc = r as Record<string, unknown>;
+    for (const k of Object.keys(rc))
+      if (!['method', 'url', 'headers', 'notFound'].includes(k))
+        bad(`reconcile.${k}`, 'expected method, url, headers or notFound');
+    if (rc.method !== undefined && String(rc.method).toUpperCase() !== 'GET')
+      bad('reconcile.method', 'a reconcile check only reads: GET');
+    const notFound = rc.notFound ?? [404];
+    if (
+      !Array.isArray(notFound) ||
+      notFound.length === 0 ||
+      notFound.some((x) => !Number.isSafeInteger(x) || (x as number) < 300 || (x as number) > 599)
+    )
+      bad('reconcile.notFound', 'expected a list of HTTP statuses from 300 to 599');
+    reconcile = {
+      method: 'GET',
+      ...urlOf('reconcile.url', rc.url),
+      headers: headersOf('reconcile.headers', rc.headers ?? {}),
+      notFound: notFound as number[],
+    };
+  }
+
   let simulate: unknown;
   if (entry.simulate !== undefined) {
     const before = new Set(secrets);
@@ -309,6 +354,7 @@ export function parseHttpTool(entry: unknown, file: string, index = 0): HttpTool
     backoffMs: int('backoffMs'),
     maxResponseBytes: int('maxResponseBytes'),
     ...(simulate !== undefined ? { simulate } : {}),
+    ...(reconcile ? { reconcile } : {}),
     secrets: [...secrets].sort(),
   };
 }

@@ -18,8 +18,14 @@ export {
   type HttpToolSpec,
   parseHttpTool,
   parseHttpTools,
+  type ReconcileCheck,
 } from './http-tool-spec.ts';
-export { type HttpRequestPlan, type RenderedRequest, renderHttpRequest } from './render-http-request.ts';
+export {
+  type HttpRequestPlan,
+  type RenderedRequest,
+  type RequestTemplate,
+  renderHttpRequest,
+} from './render-http-request.ts';
 export { type CallCost, callCost, costCents, resultCostCents } from './tool-cost.ts';
 export {
   assertToolDescriptor,

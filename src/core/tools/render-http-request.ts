@@ -22,11 +22,18 @@ export type RenderedRequest =
 
 const BAD_HEADER_CHARS = /[\r\n\0]/;
 
+/** The parts of a spec a request is rendered from: the tool's own, or its reconcile check's. */
+export type RequestTemplate = Pick<
+  HttpToolSpec,
+  'method' | 'url' | 'origin' | 'headers' | 'body' | 'idempotencyHeader'
+>;
+
 export function renderHttpRequest(
-  spec: HttpToolSpec,
-  input: RenderInput,
+  spec: RequestTemplate,
+  given: RenderInput,
   idempotencyKey?: string,
 ): RenderedRequest {
+  const input = idempotencyKey === undefined ? given : { ...given, idempotencyKey };
   // "." and ".." stay as they are when percent-encoded and a URL resolves them as path segments,
   // so an argument that is one of them could move the call to another path: refused.
   let dotted = false;
