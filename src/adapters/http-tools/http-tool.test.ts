@@ -61,6 +61,8 @@ function route(req: IncomingMessage, res: ServerResponse): unknown {
     const found = paid.get(decodeURIComponent(path.slice('/payments/'.length)));
     return found ? json(200, found) : json(404, { error: 'no such payment' });
   }
+  if (path === '/lost-pay') return; // never answers
+  if (path?.startsWith('/never/')) return json(404, { error: 'never seen' });
   if (path === '/hangup') return void req.socket.destroy();
   if (path === '/reject') return json(422, { error: `bad request, you sent ${req.headers.authorization}` });
   if (path === '/big') return json(200, { blob: 'x'.repeat(5000) });
@@ -371,6 +373,28 @@ tests:
     assert.equal(count('/pay-once') - before, 1);
     assert.equal(count(`/payments/${encodeURIComponent(allowed.idempotencyKey)}`), 1, 'replay asks nothing');
     await new Promise((res) => setTimeout(res, 300));
+    await keel.close();
+  });
+
+  test('a reconcile check that never finds the call is bounded: after 3 attempts the run is suspended', async () => {
+    const { keel, run } = await oneStep(
+      [
+        tool({
+          name: 'lost_pay',
+          method: 'POST',
+          effect: 'external',
+          url: '/lost-pay',
+          timeoutMs: 50,
+          reconcile: { url: `${base}/never/{{idempotencyKey}}` },
+        }),
+      ],
+      'lost_pay',
+    );
+    assert.equal(run.status, 'outcome_unknown');
+    assert.equal(count('/lost-pay'), 3, 'three attempts, then a person decides');
+    const suspended = (await keel.runs.entries('acme', run.runId)).find((e) => e.kind === 'run.suspended')!
+      .payload as { message: string };
+    assert.match(suspended.message, /found no call for attempt 3 either/);
     await keel.close();
   });
 
