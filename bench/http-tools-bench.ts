@@ -19,6 +19,9 @@ const ANSWER = JSON.stringify({ id: 'O-7', total: 30, status: 'paid' });
 const RESULT = { type: 'object', required: ['id', 'total'] };
 const ARGS = { type: 'object', properties: { id: { type: 'string' } }, required: ['id'] };
 
+/** Each measurement on its own fresh files (a second one in the same directory would replay none). */
+let measurement = 0;
+
 const median = (xs: number[]) => {
   const s = [...xs].sort((a, b) => a - b);
   const m = Math.floor(s.length / 2);
@@ -101,8 +104,9 @@ export async function httpToolFigures(
       alone.push(((performance.now() - t0) * 1000) / perRound);
     }
 
-    const a = await bench(join(dir, 'http-tools-plain.db'), plain);
-    const b = await bench(join(dir, 'http-tools-http.db'), http);
+    const m = measurement++;
+    const a = await bench(join(dir, `http-tools-plain-${m}.db`), plain);
+    const b = await bench(join(dir, `http-tools-http-${m}.db`), http);
     await a.runs(2 * batch);
     await b.runs(2 * batch);
     const before = calls;
