@@ -21,6 +21,8 @@
  *   (bench/evidence-bench.ts);
  * - signed checkpoints: the time to checkpoint 1,000,000 runs (bench/checkpoint-bench.ts);
  * - blobs: the store size of 1,000 runs carrying one 100 KiB answer (bench/blob-bench.ts);
+ * - HTTP tools: µs per step of an HTTP tool over a loopback server against a plain TypeScript tool
+ *   step, paired batches (bench/http-tools-bench.ts);
  * - the operator console: its first page of runs with 10,000 runs in the store, in real headless
  *   Chromium, and its size gzipped (bench/console-bench.ts).
  *
@@ -41,6 +43,7 @@ import { checkpointFigures } from './checkpoint-bench.ts';
 import { consoleFigures } from './console-bench.ts';
 import { evidenceFigures } from './evidence-bench.ts';
 import { httpFigures } from './http-bench.ts';
+import { httpToolFigures } from './http-tools-bench.ts';
 import { inputLimitFigures } from './input-limits-bench.ts';
 import { integrityFigures } from './integrity-bench.ts';
 import { lifecycleFigures } from './lifecycle-bench.ts';
@@ -242,6 +245,7 @@ async function main() {
   const evidence = await evidenceFigures(dir, quick ? { runs: 1_000 } : {});
   const checkpoints = await checkpointFigures(dir, quick ? { runs: 100_000 } : {});
   const blobs = await blobFigures(dir, quick ? { runs: 200 } : {});
+  const httpTools = await httpToolFigures(dir, quick ? { rounds: 3, runs: 100 } : { rounds: ROUNDS });
   for (const [k, v] of Object.entries({
     ...replay,
     ...verify,
@@ -251,6 +255,7 @@ async function main() {
     ...evidence,
     ...checkpoints,
     ...blobs,
+    ...httpTools,
     ...limits,
   })) {
     console.log(

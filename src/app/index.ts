@@ -18,6 +18,7 @@ export { ENGINE_VERSION, MAX_STEPS_PER_RUN, type RunSummary, type WalkMode } fro
 export type { AuditCounts, AuditEntry, AuditFilter, AuditHandle, AuditPage, AuditQuery } from './audit.ts';
 export { EVERY_TENANT, type ExposeEnvConfig } from './env-exposure.ts';
 export type { PoliciesConfig, TrustedKeysConfig } from './governance-config.ts';
+export { httpToolsFromSection } from './http-tools.ts';
 export {
   createKeel,
   type EmitResult,

@@ -24,6 +24,7 @@ import { exposeEnvFor } from './expose-env-option.ts';
 import { type GovernanceOptions, governanceConfigFor, lifecycleConfigFor } from './governance-options.ts';
 import type { CommandAccess } from './store-access.ts';
 import { defaultToolPack, loadToolPack } from './tool-pack.ts';
+import { isToolsFile, loadToolsFile } from './tools-file.ts';
 
 export const DEFAULT_STORE = join('.keel', 'keel.db');
 
@@ -202,10 +203,13 @@ function missingDirs(dir: string): string[] {
   return missing;
 }
 
-/** The tool pack --tools or KEEL_TOOLS names, else the working directory's keel.tools.*, else none. */
+/**
+ * The tools --tools or KEEL_TOOLS names — a tools file (`.yaml`, `.yml`, `.json`: tools as data,
+ * tools-file.ts) or a tool pack module — else the working directory's keel.tools.*, else none.
+ */
 async function loadTools(o: GlobalOptions): Promise<ToolDefinition[]> {
   const named = flagOrEnv(o.tools, 'tools', 'KEEL_TOOLS');
-  if (named !== undefined) return loadToolPack(named);
+  if (named !== undefined) return isToolsFile(named) ? loadToolsFile(named) : loadToolPack(named);
   const local = defaultToolPack();
   return local === undefined ? [] : loadToolPack(local, 'default');
 }

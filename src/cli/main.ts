@@ -73,7 +73,11 @@ export function buildProgram(): Command {
       undefined,
     )
     .option('--tenant <tenant>', 'tenant to act in (env KEEL_TENANT)', undefined)
-    .option('--tools <module>', 'load more tools from a tool pack module (env KEEL_TOOLS)', undefined)
+    .option(
+      '--tools <file>',
+      'load more tools: a tool pack module, or a tools file (.yaml, .yml, .json) declaring HTTP tools (env KEEL_TOOLS)',
+      undefined,
+    )
     .option(
       '--model-provider <name>',
       'model provider for model slots: openai, anthropic or recorded (env KEEL_MODEL_PROVIDER; docs/models.md)',

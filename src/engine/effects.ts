@@ -24,6 +24,7 @@ import {
   isResultWithDeltas,
   type ModelProvider,
   type ModelRequest,
+  OUTCOME_UNKNOWN,
   type RawSources,
   type ToolDefinition,
 } from '../ports/index.ts';
@@ -301,6 +302,8 @@ export function liveEffects(raw: RawSources, o: LiveEffectsOptions = {}): Effect
         return { ok: true, output: masked };
       } catch (e) {
         const error = errorOf(e);
+        // The tool cannot tell whether its effect happened: no outcome is recorded (walk.ts settles it).
+        if (error.code === OUTCOME_UNKNOWN && !signal?.aborted) return { ok: false, unknown: true };
         return {
           ok: false,
           error: { code: error.code, message: maskSecrets(error.message, revealed) as string },

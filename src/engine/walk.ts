@@ -33,7 +33,7 @@ import {
   type WritCheckContext,
 } from '../core/run/index.ts';
 import { excerpt, laterReaderOf } from '../core/spec/index.ts';
-import { formatArgProblem, validateValue } from '../core/tools/index.ts';
+import { formatArgProblem, resultCostCents, validateValue } from '../core/tools/index.ts';
 import { applyDeltas, type Delta, type World } from '../core/world/index.ts';
 import type { Planner, ToolDefinition, VersionRecord } from '../ports/index.ts';
 import { DELEGATE_TOOL, mintFor } from './delegate.ts';
@@ -462,7 +462,8 @@ async function invoke(
       tool: a.tool,
       proposalId: a.proposalId,
       output: outcome.output,
-      costCents: a.costCents,
+      // What the call cost: the allow's (fixed, from an argument) plus any the result declares.
+      costCents: a.costCents + resultCostCents(tool, outcome.output),
       ...(outcome.deltas ? { deltas: outcome.deltas } : {}),
     });
     return true;

@@ -57,4 +57,10 @@ export type {
   ToolReconciler,
   ToolSimulator,
 } from './tool-invoker.ts';
-export { isResultWithDeltas, type ToolResultWithDeltas, withDeltas } from './tool-invoker.ts';
+export {
+  isResultWithDeltas,
+  OUTCOME_UNKNOWN,
+  outcomeUnknown,
+  type ToolResultWithDeltas,
+  withDeltas,
+} from './tool-invoker.ts';

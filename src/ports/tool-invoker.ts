@@ -80,3 +80,15 @@ export interface ToolDefinition extends ToolDescriptor {
   readonly reconcile?: ToolReconciler;
   readonly simulate?: ToolSimulator;
 }
+
+/** The code of an error a handler throws when its call's outcome cannot be known (see `outcomeUnknown`). */
+export const OUTCOME_UNKNOWN = 'outcome_unknown';
+
+/**
+ * What a handler throws when it cannot tell whether its effect happened (a timeout or a dropped
+ * connection after the request was sent): the walk records no outcome, never calls a tool that
+ * is not idempotent again, and asks its reconcile check or suspends the run as outcome_unknown.
+ */
+export function outcomeUnknown(message: string): Error {
+  return Object.assign(new Error(message), { code: OUTCOME_UNKNOWN });
+}

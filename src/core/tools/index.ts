@@ -1,4 +1,32 @@
-export { type CallCost, callCost, costCents } from './tool-cost.ts';
+export {
+  parseHttpTemplate,
+  type RenderInput,
+  redactSecrets,
+  redactValue,
+  renderJson,
+  renderText,
+  TemplateLeaf,
+  type TemplateParse,
+  type TemplatePart,
+} from './http-template.ts';
+export {
+  type BodyTemplate,
+  HTTP_METHODS,
+  HTTP_TOOL_LIMITS,
+  type HttpMethod,
+  type HttpToolCost,
+  type HttpToolSpec,
+  parseHttpTool,
+  parseHttpTools,
+  type ReconcileCheck,
+} from './http-tool-spec.ts';
+export {
+  type HttpRequestPlan,
+  type RenderedRequest,
+  type RequestTemplate,
+  renderHttpRequest,
+} from './render-http-request.ts';
+export { type CallCost, callCost, costCents, resultCostCents } from './tool-cost.ts';
 export {
   assertToolDescriptor,
   type JsonSchema,

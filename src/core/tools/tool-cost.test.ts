@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
 import { costCentsOf, formatCents } from '../money.ts';
-import { callCost, costCents } from './tool-cost.ts';
+import { callCost, costCents, resultCostCents } from './tool-cost.ts';
 import type { ToolCost, ToolDescriptor } from './tool-descriptor.ts';
 
 function tool(cost?: ToolCost): ToolDescriptor {
@@ -134,4 +134,23 @@ describe('formatCents', () => {
       { numRuns: 2000 },
     );
   });
+});
+
+it('resultCostCents reads the USD amount at cost.fromResult, 0 when absent or not a number', () => {
+  const t = {
+    name: 'metered',
+    description: '',
+    args: { type: 'object' },
+    destructive: false,
+    effect: 'external' as const,
+    idempotent: false,
+    scopes: [],
+    cost: { fromResult: 'usage.cost_usd' },
+  };
+  assert.equal(resultCostCents(t, { usage: { cost_usd: 0.25 } }), 25);
+  assert.equal(resultCostCents(t, { usage: { cost_usd: '0.25' } }), 0);
+  assert.equal(resultCostCents(t, { usage: { cost_usd: -1 } }), 0);
+  assert.equal(resultCostCents(t, { usage: null }), 0);
+  assert.equal(resultCostCents(t, null), 0);
+  assert.equal(resultCostCents({ ...t, cost: { fixedUsd: 1 } }, { usage: { cost_usd: 1 } }), 0);
 });

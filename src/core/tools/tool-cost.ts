@@ -23,3 +23,18 @@ export function callCost(tool: ToolDescriptor, args: Readonly<Record<string, unk
 export function costCents(tool: ToolDescriptor, args: Readonly<Record<string, unknown>>): number {
   return callCost(tool, args).totalCents;
 }
+
+/**
+ * The cost a call's result declares (`cost.fromResult`: a dotted field path to a USD amount), in
+ * integer cents; 0 when the tool declares none or the field is not a finite number >= 0.
+ */
+export function resultCostCents(tool: ToolDescriptor, output: unknown): number {
+  const path = tool.cost?.fromResult;
+  if (path === undefined) return 0;
+  let v: unknown = output;
+  for (const s of path.split('.')) {
+    if (typeof v !== 'object' || v === null || Array.isArray(v) || !Object.hasOwn(v, s)) return 0;
+    v = (v as Record<string, unknown>)[s];
+  }
+  return typeof v === 'number' && Number.isFinite(v) && v >= 0 ? costCentsOf(v) : 0;
+}

@@ -12,10 +12,15 @@ export type ToolEffect = (typeof TOOL_EFFECTS)[number];
 /** A JSON Schema (draft 2020-12) object schema. */
 export type JsonSchema = { readonly [k: string]: unknown };
 
-/** Cost of one call: a fixed amount, plus (for tools that move money) the value of one argument, in USD. */
+/**
+ * Cost of one call: a fixed amount, plus (for tools that move money) the value of one argument,
+ * plus the USD value at a field path of the call's result (`fromResult`, e.g. "usage.cost_usd"):
+ * known only once the call returned, it counts with the step's completion, not before the call.
+ */
 export interface ToolCost {
   readonly fixedUsd?: number;
   readonly fromArg?: string;
+  readonly fromResult?: string;
 }
 
 export interface ToolDescriptor {
@@ -66,4 +71,7 @@ export function assertToolDescriptor(d: ToolDescriptor): void {
   const fixed = d.cost?.fixedUsd;
   if (fixed !== undefined && !(Number.isFinite(fixed) && fixed >= 0))
     bad('cost.fixedUsd', 'expected a number >= 0');
+  const fromResult = d.cost?.fromResult;
+  if (fromResult !== undefined && (typeof fromResult !== 'string' || fromResult.length === 0))
+    bad('cost.fromResult', 'expected a field path like "usage.cost_usd"');
 }
