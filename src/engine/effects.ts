@@ -33,6 +33,9 @@ import { DEFAULT_MODEL_RETRIES, type ModelDraw, meteredModelDraw } from './meter
 import { SecretHasher } from './secret-hasher.ts';
 import type { RecordedBudget } from './writ-budget.ts';
 
+/** The most attempts of one step a tool's reconcile check may send back as "did not happen". */
+export const MAX_TOOL_RECONCILED_ATTEMPTS = 3;
+
 export type StepOutcome =
   | { readonly ok: true; readonly output: unknown; readonly deltas?: readonly Delta[] }
   | { readonly ok: false; readonly error: { readonly code: string; readonly message: string } }
@@ -112,6 +115,11 @@ export interface Effects {
    * and a replay fork never ask the store (writ-budget.ts). Live effects have none: the store decides.
    */
   recordedBudget?(state: RunState): RecordedBudget | undefined;
+  /**
+   * Replaying: the suspension recorded at the next seq, if any. Its message says what a reconcile
+   * check answered (a nondeterministic read), so replay writes it as recorded instead of asking.
+   */
+  recordedSuspension?(state: RunState): PayloadOf<'run.suspended'> | undefined;
 }
 
 /** A pause or a resume, as recorded. */
@@ -324,6 +332,13 @@ export function liveEffects(raw: RawSources, o: LiveEffectsOptions = {}): Effect
         });
         if (typeof found?.happened !== 'boolean') {
           return { problem: `the reconcile check of ${tool.name} answered without a boolean "happened"` };
+        }
+        // "Did not happen" proposes the step again: from the last attempt a check may answer so, a
+        // person decides instead, so a call that is always lost (and never found) is not made forever.
+        if (!found.happened && a.attempt >= MAX_TOOL_RECONCILED_ATTEMPTS) {
+          return {
+            problem: `the reconcile check of ${tool.name} found no call for attempt ${a.attempt} either; after ${MAX_TOOL_RECONCILED_ATTEMPTS} attempts a person decides`,
+          };
         }
         const output = found.happened ? maskSecrets(found.output ?? null, revealed) : undefined;
         if (output !== undefined) canonicalize(output);

@@ -33,6 +33,8 @@ export interface RecordedLedger {
   readonly cancelled?: { readonly seq: number; readonly reason?: string };
   /** Pauses and resumes, by the seq they were recorded at. */
   readonly holds: Map<number, HoldEntry>;
+  /** Suspensions, by the seq they were recorded at (their message says what a check answered). */
+  readonly suspensions?: Map<number, PayloadOf<'run.suspended'>>;
   /** Delegation mints (delegate.ts): the child each delegating allow named, or the refusal. */
   readonly mints?: Map<string, MintResult>;
   /** What writ budgets answered, by the seq of the allow or refusal they decided (writ-budget.ts). */
@@ -57,6 +59,7 @@ export function indexLedger(entries: readonly Entry[]): RecordedLedger {
   let cancelled: RecordedLedger['cancelled'];
   let cutByCancel: RecordedLedger['cutByCancel'];
   const holds = new Map<number, HoldEntry>();
+  const suspensions = new Map<number, PayloadOf<'run.suspended'>>();
   const modes = new Map<string, (StepMode | undefined)[]>();
   const push = <T>(m: Map<string, T[]>, k: string, v: T) => {
     const list = m.get(k);
@@ -85,6 +88,7 @@ export function indexLedger(entries: readonly Entry[]): RecordedLedger {
       const p = e.payload as PayloadOf<'run.suspended'>;
       push(outcomes, p.step, UNKNOWN);
       unknown.add(p.proposalId);
+      suspensions.set(e.seq, p);
     } else if (e.kind === 'step.reconciled') {
       const p = e.payload as PayloadOf<'step.reconciled'>;
       // A tool's check settles a call that was never suspended: that call's outcome was unknown too.
@@ -119,6 +123,7 @@ export function indexLedger(entries: readonly Entry[]): RecordedLedger {
     approvals,
     reconciliations,
     holds,
+    suspensions,
     mints,
     budgets,
     modes,
@@ -180,6 +185,7 @@ export function recordedEffects(
     // A delegation is served as recorded: replay never mints a writ or starts a child run.
     delegate: async (r) => servedMint(record.mints ?? new Map(), r),
     hold: (state) => record.holds.get(state.head.seq + 1),
+    recordedSuspension: (state) => record.suspensions?.get(state.head.seq + 1),
     // A writ budget's answer is served as recorded: replay never reserves or asks the store.
     recordedBudget: (state) => record.budgets?.get(state.head.seq + 1),
     cancellation(state) {

@@ -12,7 +12,7 @@ import { after, describe, test } from 'node:test';
 import { createKeel, type Keel } from '../app/index.ts';
 import { isKeelError } from '../core/errors.ts';
 import { type Entry, payloadOf } from '../core/ledger/index.ts';
-import type { ToolDefinition } from '../ports/index.ts';
+import { outcomeUnknown, type ToolDefinition } from '../ports/index.ts';
 import { deploy, spyTool } from '../testing/index.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'keel-suspension-'));
@@ -180,6 +180,48 @@ describe('a non-idempotent call whose outcome is unknown', () => {
       /reconcile check of charge failed: payments API down/,
     );
     assert.equal(failing.charge.calls.length, 0);
+  });
+
+  test('a reconcile check that never finds the call sends the step back at most twice, then a person decides', async () => {
+    const path = join(dir, `s${n++}.db`);
+    let checks = 0;
+    const lost = spyTool('charge', {
+      effect: 'external',
+      idempotent: false,
+      handler: () => {
+        throw outcomeUnknown('the connection dropped after the request was sent');
+      },
+    });
+    const receipt = spyTool('receipt', { handler: (a) => ({ sent: a.charge_id }) });
+    const keel = createKeel({
+      store: path,
+      tools: [
+        {
+          ...lost,
+          reconcile: async () => {
+            checks++;
+            return { happened: false };
+          },
+        },
+        receipt,
+      ],
+    });
+    await deploy(keel, 'acme', SPEC);
+    const [run] = (
+      await keel.events.emit('acme', { id: 'lost', type: 'go', time: '2026-01-01T00:00:00Z', payload: {} })
+    ).runs;
+    assert.equal(run!.status, 'outcome_unknown');
+    assert.equal(lost.calls.length, 3, 'three attempts, never a fourth');
+    assert.equal(checks, 3);
+    const entries = await keel.runs.entries('acme', run!.runId);
+    assert.equal(entries.filter((e) => e.kind === 'step.reconciled').length, 2);
+    const s = payloadOf(entries.at(-1)!, 'run.suspended');
+    assert.match(s.message, /found no call for attempt 3 either; after 3 attempts a person decides/);
+    assert.equal((await keel.runs.verify('acme', run!.runId)).ok, true);
+    const replay = await keel.runs.replay('acme', run!.runId);
+    assert.equal(replay.identical, true, JSON.stringify(replay));
+    assert.equal(lost.calls.length, 3, 'replay calls nothing');
+    await keel.close();
   });
 
   test('only a suspended run can be reconciled', async () => {

@@ -404,13 +404,17 @@ async function settleInFlight(
       : found
         ? found.problem
         : `${a.tool} is not idempotent and has no reconcile check`;
+    const recorded = fx.recordedSuspension?.(s);
     w.add('run.suspended', {
       reason: 'outcome_unknown',
       step: a.step,
       tool: a.tool,
       proposalId: a.proposalId,
       idempotencyKey: a.idempotencyKey,
-      message: `${a.tool} (step ${a.step}, attempt ${a.attempt}) started but its outcome was never recorded; ${why}, so calling it again could repeat the effect`,
+      message:
+        recorded?.proposalId === a.proposalId
+          ? recorded.message
+          : `${a.tool} (step ${a.step}, attempt ${a.attempt}) started but its outcome was never recorded; ${why}, so calling it again could repeat the effect`,
     });
     // Live, a suspended run waits for a person; replaying, this serves the decision recorded later.
     found = await fx.reconcile?.(tool, a, s);

@@ -394,7 +394,10 @@ tests:
     assert.equal(count('/lost-pay'), 3, 'three attempts, then a person decides');
     const suspended = (await keel.runs.entries('acme', run.runId)).find((e) => e.kind === 'run.suspended')!
       .payload as { message: string };
-    assert.match(suspended.message, /found no call for attempt 3 either/);
+    assert.match(
+      suspended.message,
+      /lost_pay found no call for attempt 3 either; after 3 attempts a person decides/,
+    );
     await keel.close();
   });
 

@@ -37,8 +37,6 @@ export interface HttpToolOptions {
 const RETRY_STATUSES = new Set([408, 425, 429, 500, 502, 503, 504]);
 /** The most characters of a response body a failure message quotes. */
 export const BODY_EXCERPT_CHARS = 300;
-/** The most attempts of one step a reconcile check may send back as "did not happen". */
-export const RECONCILED_ATTEMPTS = 3;
 /** The longest single backoff wait, ms. */
 const MAX_BACKOFF_MS = 5_000;
 
@@ -144,13 +142,7 @@ function reconcileWith(
       if (x.status >= 200 && x.status < 300)
         return { happened: true, output: redactValue(parseBody(x), secrets) };
       if (check.notFound.includes(x.status)) {
-        // "Did not happen" proposes the step again; after a few such attempts a person decides,
-        // so a service that always times out and never finds the call is not called forever.
-        if (ctx.attempt >= RECONCILED_ATTEMPTS)
-          throw failure(
-            'reconcile_exhausted',
-            `${where} found no call for attempt ${ctx.attempt} either; after ${RECONCILED_ATTEMPTS} attempts a person decides`,
-          );
+        // "Did not happen" proposes the step again; the engine bounds how often (effects.ts).
         return { happened: false };
       }
       throw failure(

@@ -1,1 +1,1 @@
-export { BODY_EXCERPT_CHARS, type HttpToolOptions, httpTool, RECONCILED_ATTEMPTS } from './http-tool.ts';
+export { BODY_EXCERPT_CHARS, type HttpToolOptions, httpTool } from './http-tool.ts';
