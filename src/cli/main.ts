@@ -25,6 +25,7 @@ import { registerScaleOutCommands } from './scale-out-commands.ts';
 import { registerServeCommand } from './serve-command.ts';
 import { registerSetupCommands } from './setup-commands.ts';
 import { commandPath, storeAccessFor } from './store-access.ts';
+import { registerToolsCommands } from './tools-commands.ts';
 import { registerWorkflowCommands } from './workflow-commands.ts';
 import { registerWritTrustCommands } from './writ-trust-commands.ts';
 
@@ -73,7 +74,11 @@ export function buildProgram(): Command {
       undefined,
     )
     .option('--tenant <tenant>', 'tenant to act in (env KEEL_TENANT)', undefined)
-    .option('--tools <module>', 'load more tools from a tool pack module (env KEEL_TOOLS)', undefined)
+    .option(
+      '--tools <module|file>',
+      'load more tools from a tool pack module, or a tools file (.yaml/.yml/.json; docs/tools.md) (env KEEL_TOOLS)',
+      undefined,
+    )
     .option(
       '--model-provider <name>',
       'model provider for model slots: openai, anthropic or recorded (env KEEL_MODEL_PROVIDER; docs/models.md)',
@@ -128,6 +133,7 @@ export function buildProgram(): Command {
   registerGovernanceCommands(program, reportError);
   registerKeysCommands(program, withContext);
   registerWritTrustCommands(program, withContext);
+  registerToolsCommands(program, withContext, reportError);
   return program;
 }
 
