@@ -1,0 +1,83 @@
+/**
+ * Tools files at the CLI edge: told from tool packs by extension, YAML and JSON read, unknown
+ * sections and the `tools:` section (HTTP tools, another part of issue 17) refused by name, and an
+ * `mcp:` section loaded from its lock file without connecting to anything.
+ */
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, describe, it } from 'node:test';
+import { approvedTool, connectionHash, parseMcpSection } from '../core/mcp/index.ts';
+import { isToolsFile, loadToolsFile, readToolsFile } from './tools-file.ts';
+
+const dir = mkdtempSync(join(tmpdir(), 'keel-tools-file-'));
+after(() => rmSync(dir, { recursive: true, force: true }));
+const write = (name: string, text: string) => {
+  const p = join(dir, name);
+  writeFileSync(p, text);
+  return p;
+};
+
+describe('tools files', () => {
+  it('are told from tool packs by their extension', () => {
+    for (const f of ['tools.yaml', 'a/b.YML', 'x.json']) assert.equal(isToolsFile(f), true, f);
+    for (const f of ['keel.tools.ts', 'pack.mjs', 'pack.js', 'tools']) assert.equal(isToolsFile(f), false, f);
+  });
+
+  it('refuses what is not a mapping of known sections, naming the file and the key', () => {
+    assert.throws(
+      () => readToolsFile(write('list.yaml', '- a\n')),
+      /list\.yaml: expected a mapping with `mcp:` or `tools:`/,
+    );
+    assert.throws(() => readToolsFile(write('bad.json', '{')), /bad\.json: not JSON/);
+    assert.throws(() => readToolsFile(write('bad.yaml', 'mcp: [\n')), /bad\.yaml: not YAML/);
+    assert.throws(
+      () => readToolsFile(write('extra.yaml', 'mcp: {}\nservers: {}\n')),
+      /extra\.yaml: servers: unknown section/,
+    );
+    assert.throws(() => readToolsFile(join(dir, 'missing.yaml')), /missing\.yaml: cannot read it/);
+  });
+
+  it('leaves `tools:` to the HTTP tools loader (not in this build)', async () => {
+    await assert.rejects(
+      loadToolsFile(write('http.yaml', 'tools: []\n')),
+      /tools: HTTP tools declared as data are not available/,
+    );
+  });
+
+  it('loads an approved `mcp:` section from its lock file, connecting to nothing', async () => {
+    // A server at a port nothing listens on: loading must not notice.
+    const section = { remote: { url: 'http://127.0.0.1:9/mcp' } };
+    const file = write('remote.json', JSON.stringify({ mcp: section }));
+    const [server] = parseMcpSection(section, file);
+    const tool = approvedTool({
+      name: 'find',
+      inputSchema: { type: 'object' },
+      annotations: { readOnlyHint: true },
+    });
+    write(
+      'remote.mcp-lock.json',
+      JSON.stringify({
+        version: 1,
+        servers: { remote: { connection: connectionHash(server!), tools: [tool] } },
+      }),
+    );
+    const loaded = await loadToolsFile(file);
+    try {
+      assert.deepEqual(
+        loaded.tools.map((t) => [t.name, t.effect]),
+        [['remote.find', 'read']],
+      );
+      assert.deepEqual(loaded.origins.get('remote.find'), {
+        kind: 'mcp',
+        server: 'remote',
+        mcpTool: 'find',
+        transport: 'http',
+        schemaHash: tool.hash,
+      });
+    } finally {
+      await loaded.close();
+    }
+  });
+});
