@@ -14,6 +14,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { type CallToolResult, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { ErrorCode, KeelError } from '../../core/errors.ts';
 import type { McpListedTool, McpServerConfig } from '../../core/mcp/index.ts';
 
 /** How many pages of `tools/list` are read at most (a server that pages forever is refused). */
@@ -24,6 +25,14 @@ const STDERR_TAIL = 2_000;
 /** A failure with a string code, the way a step failure records it. */
 export function mcpError(code: string, message: string): Error & { code: string } {
   return Object.assign(new Error(message), { code });
+}
+
+/** A server that cannot be reached or listed: failed I/O, naming the server (and the tool). */
+function unavailable(server: string, tool: string | undefined, message: string): KeelError {
+  return new KeelError(ErrorCode.mcpServerUnavailable, message, {
+    server,
+    ...(tool !== undefined ? { tool } : {}),
+  });
 }
 
 export interface McpConnectionOptions {
@@ -102,19 +111,22 @@ export class McpConnection {
         if (!cursor) return out;
       }
     } catch (e) {
-      throw mcpError(
-        'mcp_server_unavailable',
+      throw unavailable(
+        this.server.name,
+        about,
         `${this.what(about)}: listing its tools failed: ${this.reason(e)}`,
       );
     }
-    throw mcpError(
-      'mcp_server_unavailable',
+    throw unavailable(
+      this.server.name,
+      about,
       `${this.what(about)}: it lists more than ${MAX_LIST_PAGES} pages of tools`,
     );
   }
 
   private connect(about?: string): Promise<Client> {
-    if (this.closed) return Promise.reject(mcpError('mcp_server_unavailable', `${this.what(about)}: closed`));
+    if (this.closed)
+      return Promise.reject(unavailable(this.server.name, about, `${this.what(about)}: closed`));
     if (!this.client) {
       this.client = this.open(about);
       this.client.catch(() => {
@@ -140,8 +152,9 @@ export class McpConnection {
       try {
         await client.close();
       } catch {}
-      throw mcpError(
-        'mcp_server_unavailable',
+      throw unavailable(
+        this.server.name,
+        about,
         `${this.what(about)} is down or unreachable: ${this.reason(e)}`,
       );
     }

@@ -28,7 +28,13 @@ const stdioSection = (extra: Record<string, unknown> = {}) => ({
   files: {
     command: process.execPath,
     args: [...STDIO_FIXTURE_ARGS],
-    env: ['MCP_FIXTURE_CALLS', 'MCP_FIXTURE_VARIANT', 'MCP_FIXTURE_PIDS', 'MCP_FIXTURE_DOWN'],
+    env: [
+      'MCP_FIXTURE_CALLS',
+      'MCP_FIXTURE_VARIANT',
+      'MCP_FIXTURE_PIDS',
+      'MCP_FIXTURE_DOWN',
+      'MCP_FIXTURE_SECRET',
+    ],
     ...extra,
   },
 });
@@ -166,12 +172,18 @@ describe('MCP tools over stdio', () => {
     rmSync(calls, { force: true });
   });
 
-  it('a server that is down is an error naming server and tool', async () => {
-    const mcp = await mcpToolsFrom(stdioSection(), { file, env: env({ MCP_FIXTURE_DOWN: '1' }) });
+  it('a server that is down is an error naming server and tool, never a value it was given', async () => {
+    const secret = 'tok-3f9a1c77e2';
+    const mcp = await mcpToolsFrom(stdioSection(), {
+      file,
+      env: env({ MCP_FIXTURE_DOWN: '1', MCP_FIXTURE_SECRET: secret }),
+    });
     try {
       const e = await failure(toolOf(mcp.tools, 'files.lookup').handler({ key: 'k' }, ctx()));
       assert.equal(e.code, 'mcp_server_unavailable');
       assert.match(e.message, /MCP server "files" \(tool "lookup"\) is down or unreachable/);
+      assert.match(e.message, /fixture down; token \[env MCP_FIXTURE_SECRET\]/, 'its stderr, masked');
+      assert.doesNotMatch(e.message, new RegExp(secret));
     } finally {
       await mcp.close();
     }
