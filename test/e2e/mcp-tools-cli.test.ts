@@ -21,6 +21,7 @@ import { type CliResult, failJson, okJson, Sandbox, show } from '../helpers/keel
 
 const sandbox = new Sandbox('mcp-tools');
 const calls = join(sandbox.dir, 'stdio-calls.jsonl');
+const pids = join(sandbox.dir, 'stdio-pids');
 let http: HttpFixture;
 
 /**
@@ -29,7 +30,13 @@ let http: HttpFixture;
  */
 function keel(args: readonly string[], env: Record<string, string> = {}): Promise<CliResult> {
   const started = performance.now();
-  const childEnv: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: '1', MCP_FIXTURE_CALLS: calls, ...env };
+  const childEnv: NodeJS.ProcessEnv = {
+    ...process.env,
+    NO_COLOR: '1',
+    MCP_FIXTURE_CALLS: calls,
+    MCP_FIXTURE_PIDS: pids,
+    ...env,
+  };
   for (const k of Object.keys(childEnv))
     if (k.startsWith('KEEL_') || k === 'NODE_TEST_CONTEXT') delete childEnv[k];
   return new Promise((resolve, reject) => {
@@ -50,6 +57,16 @@ function keel(args: readonly string[], env: Record<string, string> = {}): Promis
   });
 }
 
+/** Whether a process is still running. */
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 const stdioCalls = () =>
   existsSync(calls) ? readFileSync(calls, 'utf8').trim().split('\n').filter(Boolean).length : 0;
 
@@ -58,7 +75,7 @@ function toolsYaml(url: string): string {
   files:
     command: ${JSON.stringify(process.execPath)}
     args: ${JSON.stringify(STDIO_FIXTURE_ARGS)}
-    env: [MCP_FIXTURE_CALLS, MCP_FIXTURE_VARIANT]
+    env: [MCP_FIXTURE_CALLS, MCP_FIXTURE_VARIANT, MCP_FIXTURE_PIDS]
     include: [lookup]
   search:
     url: ${url}
@@ -172,6 +189,11 @@ describe('MCP tools through the keel command', () => {
     assert.equal(run.status, 'completed');
     runId = run.runId;
     assert.equal(stdioCalls(), 1);
+    const started = readFileSync(pids, 'utf8').trim().split('\n').map(Number);
+    assert.ok(started.length >= 2, 'approve and run each started the stdio server');
+    // Reparented once its command exits, an ended server may take a moment to be reaped.
+    for (let i = 0; i < 30 && started.some(alive); i++) await new Promise((r) => setTimeout(r, 100));
+    assert.deepEqual(started.filter(alive), [], 'every stdio server a command started ended with it');
     assert.deepEqual(
       http.calls.map((c) => [c.tool, c.args]),
       [['lookup', { key: 'value-of-K-1' }]],
