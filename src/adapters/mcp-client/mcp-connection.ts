@@ -1,7 +1,8 @@
 /**
  * One MCP server, reached through the official SDK client: a stdio child process or a streamable
  * HTTP URL. Connects on first use (never at start-up, so replay and `history` touch no server),
- * lists the server's tools once per connection (again after `notifications/tools/list_changed`),
+ * lists the server's tools once per connection (again after `notifications/tools/list_changed`, and
+ * after a minute),
  * calls a tool with a timeout and the run's abort signal, and closes the client — and with it the
  * child process — on `close()`.
  *
@@ -19,6 +20,11 @@ import type { McpListedTool, McpServerConfig } from '../../core/mcp/index.ts';
 
 /** How many pages of `tools/list` are read at most (a server that pages forever is refused). */
 const MAX_LIST_PAGES = 100;
+/**
+ * How long a listing is trusted: a long-lived process (`keel serve`, `keel worker`) lists again
+ * after this, so a server that changes a tool without `notifications/tools/list_changed` is caught.
+ */
+const LIST_TTL_MS = 60_000;
 /** How much of a stdio server's stderr is kept to explain a failure. */
 const STDERR_TAIL = 2_000;
 
@@ -45,6 +51,7 @@ export interface McpConnectionOptions {
 export class McpConnection {
   private client: Promise<Client> | undefined;
   private listed: Promise<Map<string, McpListedTool>> | undefined;
+  private listedAt = 0;
   private stderrTail = '';
   private closed = false;
 
@@ -55,7 +62,8 @@ export class McpConnection {
 
   /** The server's tools by MCP name, as it lists them now (cached for this connection). */
   async tools(about?: string): Promise<Map<string, McpListedTool>> {
-    if (!this.listed) {
+    if (!this.listed || performance.now() - this.listedAt > LIST_TTL_MS) {
+      this.listedAt = performance.now();
       this.listed = this.list(about);
       this.listed.catch(() => {
         this.listed = undefined;
