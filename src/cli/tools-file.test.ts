@@ -30,8 +30,9 @@ describe('tools files', () => {
       () => readToolsFile(write('list.yaml', '- a\n')),
       /list\.yaml: expected a mapping with `mcp:` or `tools:`/,
     );
-    assert.throws(() => readToolsFile(write('bad.json', '{')), /bad\.json: not JSON/);
-    assert.throws(() => readToolsFile(write('bad.yaml', 'mcp: [\n')), /bad\.yaml: not YAML/);
+    assert.throws(() => readToolsFile(write('bad.json', '{')), /bad\.json.*YAML: /s);
+    assert.throws(() => readToolsFile(write('bad.yaml', 'mcp: [\n')), /bad\.yaml.*YAML: /s);
+    assert.throws(() => readToolsFile(write('twice.yaml', 'mcp: {}\nmcp: {}\n')), /twice\.yaml.*mcp/s);
     assert.throws(
       () => readToolsFile(write('extra.yaml', 'mcp: {}\nservers: {}\n')),
       /extra\.yaml: servers: unknown section/,

@@ -9,8 +9,8 @@
  */
 import { readFileSync } from 'node:fs';
 import { extname } from 'node:path';
-import { parse as parseYaml } from 'yaml';
 import { ErrorCode, KeelError } from '../core/errors.ts';
+import { parseYamlWith } from '../core/spec/index.ts';
 import type { ToolDefinition } from '../ports/index.ts';
 
 export const TOOLS_FILE_EXTENSIONS = ['.yaml', '.yml', '.json'];
@@ -47,12 +47,9 @@ export function readToolsFile(file: string): Record<string, unknown> {
   } catch (e) {
     throw refuse(`cannot read it: ${(e as Error).message}`);
   }
-  let doc: unknown;
-  try {
-    doc = extname(file).toLowerCase() === '.json' ? JSON.parse(text) : parseYaml(text);
-  } catch (e) {
-    throw refuse(`not ${extname(file).toLowerCase() === '.json' ? 'JSON' : 'YAML'}: ${(e as Error).message}`);
-  }
+  // The bridge specs and policies are read through (JSON is YAML): input limits, duplicate keys,
+  // alias bombs and problems located by line, a spec_invalid error naming each.
+  const doc: unknown = parseYamlWith(text, file, (_c, value) => value ?? null);
   if (typeof doc !== 'object' || doc === null || Array.isArray(doc))
     throw refuse(`expected a mapping with ${SECTIONS.map((s) => `\`${s}:\``).join(' or ')}`);
   const o = doc as Record<string, unknown>;
