@@ -121,6 +121,7 @@ before(async () => {
   sandbox.write('event.json', EVENT);
   sandbox.write('event-2.json', { ...EVENT, id: 'evt-note-2', subject: 'K-2' });
   sandbox.write('event-3.json', { ...EVENT, id: 'evt-note-3', subject: 'K-3' });
+  sandbox.write('event-w.json', { ...EVENT, id: 'evt-note-w', subject: 'K-W' });
 });
 after(async () => {
   await http.close();
@@ -221,6 +222,51 @@ describe('MCP tools through the keel command', () => {
     assert.equal(http.calls.length, 1, 'HTTP server: still the one live call');
   });
 
+  test("a writ scoped to one server's tools (files.*) refuses the other server's tool before it is called", async () => {
+    const keys = join(sandbox.dir, 'keys');
+    okJson(await keel(['--json', '--tenant', 'default', 'writs', 'keygen', '--out', keys]));
+    sandbox.write('writ-request.json', {
+      id: 'files-only',
+      tenant: 'default',
+      subject: 'mcp-notes',
+      scopes: ['files.*'],
+      budget: { cents: 0, steps: 5, calls: 5 },
+      window: { notBefore: '2026-01-01T00:00:00Z', notAfter: '2100-01-01T00:00:00Z' },
+      effectCeiling: { max: 'external', destructive: true },
+      delegation: { maxDepth: 0, maySubdivide: false },
+    });
+    okJson(
+      await keel([
+        '--json',
+        'writs',
+        'issue',
+        'writ-request.json',
+        '--key',
+        join(keys, 'default.key.pem'),
+        '--out',
+        'files-only.writ.json',
+      ]),
+    );
+    const trust = ['--trust-keys', join(keys, 'default.pub.pem')];
+    const r = await keel([
+      '--tools',
+      'tools.yaml',
+      '--json',
+      ...trust,
+      'run',
+      'mcp-notes',
+      'event-w.json',
+      '--writ',
+      'files-only.writ.json',
+    ]);
+    const run = okJson<{ runId: string; status: string }>(r);
+    assert.equal(run.status, 'refused', show(r));
+    assert.equal(stdioCalls(), 2, 'files.lookup is within files.* and was called');
+    assert.equal(http.calls.length, 1, 'search.lookup is not, and the server was never called');
+    const history = await keel(['--tools', 'tools.yaml', ...trust, 'history', run.runId]);
+    assert.match(history.stdout, /search\.lookup is not within writ/, show(history));
+  });
+
   test('a destructive MCP tool waits for a person before the server is called', async () => {
     okJson(await keel(['--tools', 'tools.yaml', '--json', 'publish', 'mcp-wipe.yaml', '--as', 'alice']));
     const run = okJson<{ status: string }>(
@@ -242,7 +288,7 @@ describe('MCP tools through the keel command', () => {
       /MCP server "files" tool "lookup": its schema changed since it was approved/,
       show(history),
     );
-    assert.equal(stdioCalls(), 1, 'the changed tool was not called');
+    assert.equal(stdioCalls(), 2, 'the changed tool was not called');
     assert.equal(http.calls.length, 1, 'the walk stopped at the failed step');
     // Approved again, the same tools file calls the changed tool.
     okJson(await keel(['tools', 'approve', 'tools.yaml', '--json'], { MCP_FIXTURE_VARIANT: 'v2' }));
@@ -258,7 +304,7 @@ describe('MCP tools through the keel command', () => {
     const r = await keel(['--tools', 'tools.yaml', '--json', 'run', 'mcp-notes', 'event-3.json']);
     const run = okJson<{ runId: string; status: string }>(r);
     assert.equal(run.status, 'failed', show(r));
-    assert.equal(stdioCalls(), 2, 'the first step still ran');
+    assert.equal(stdioCalls(), 3, 'the first step still ran');
     const history = await keel(['--tools', 'tools.yaml', 'history', run.runId]);
     assert.match(
       history.stdout,
