@@ -3,7 +3,8 @@
  * stdio server (the SDK fixture as the CLI's child process) and a streamable HTTP server (the
  * fixture on 127.0.0.1 port 0 in this process). `keel tools approve` writes the lock file, `tools
  * ls` lists the tools as registry entries, publish/run/history call them under every check, and
- * replay and a replay fork call neither server (counted on the servers' side). A schema change and
+ * replay and a replay fork call neither server (counted on the servers' side). A writ scoped to one
+ * server's tools refuses the other's, and a destructive tool waits for a person, before any call. A schema change and
  * a server that is down fail the step with an error naming server and tool, and call nothing.
  */
 import assert from 'node:assert/strict';
