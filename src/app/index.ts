@@ -54,6 +54,14 @@ export type { ReplayGateReport } from './lifecycle/replay-gate.ts';
 export type { ShadowReport } from './lifecycle/shadows.ts';
 export type { TestReport, TestResult } from './lifecycle/test-runs.ts';
 export {
+  approveMcpTools,
+  type McpApprovalChange,
+  type McpToolEntry,
+  type McpTools,
+  mcpLockPath,
+  mcpToolsFrom,
+} from './mcp-tools.ts';
+export {
   describeStoreTarget,
   isPostgresUrl,
   migrateStore,

@@ -24,7 +24,7 @@ import { exposeEnvFor } from './expose-env-option.ts';
 import { type GovernanceOptions, governanceConfigFor, lifecycleConfigFor } from './governance-options.ts';
 import type { CommandAccess } from './store-access.ts';
 import { defaultToolPack, loadToolPack } from './tool-pack.ts';
-import { isToolsFile, loadToolsFile } from './tools-file.ts';
+import { isToolsFile, loadToolsFile, type ToolOrigin } from './tools-file.ts';
 
 export const DEFAULT_STORE = join('.keel', 'keel.db');
 
@@ -32,7 +32,7 @@ export interface GlobalOptions extends GovernanceOptions {
   readonly store?: string;
   readonly tenant?: string;
   readonly json?: boolean;
-  /** A tool pack module (env KEEL_TOOLS). */
+  /** A tool pack module, or a tools file (`.yaml`, `.yml`, `.json`; tools-file.ts) (env KEEL_TOOLS). */
   readonly tools?: string;
   /** Env variables exposed to tenants' runs, `TENANT=NAME,...;...` (env KEEL_EXPOSE_ENV). */
   readonly exposeEnv?: string;
@@ -52,6 +52,8 @@ export interface CliContext {
   readonly created: boolean;
   /** True when the store is open read-only (it lies where this process cannot write). */
   readonly readOnly: boolean;
+  /** Where tools that came from a tools file come from (an MCP server), by registered name. */
+  readonly toolOrigins: ReadonlyMap<string, ToolOrigin>;
   /** Says "created store <name>" on stderr, once, when this command created the store. */
   announceCreated(): void;
   /** Closes the store; after a failure, also removes the store this command created. */
@@ -131,7 +133,26 @@ export async function openContext(
   const server = isPostgresUrl(target);
   // Everything the person handed us (tool pack, policy, keys) is read before the store is touched.
   const walk = walkModeFromEnv();
-  const tools = await loadTools(o);
+  const loaded = await loadTools(o);
+  try {
+    return await openWithTools(o, access, command, target, tenant, server, walk, loaded);
+  } catch (e) {
+    await loaded.close();
+    throw e;
+  }
+}
+
+async function openWithTools(
+  o: GlobalOptions,
+  access: CommandAccess,
+  command: string,
+  target: string,
+  tenant: string,
+  server: boolean,
+  walk: WalkMode,
+  loaded: LoadedTools,
+): Promise<CliContext> {
+  const { tools } = loaded;
   const governance = await governanceConfigFor(o, tenant);
   const lifecycle = await lifecycleConfigFor(o, tenant);
   const exposure = exposeEnvFor(o.exposeEnv);
@@ -177,13 +198,18 @@ export async function openContext(
     json: o.json === true,
     created: opened.created,
     readOnly: opened.readOnly,
+    toolOrigins: loaded.origins,
     announceCreated() {
       if (opened.created && !announced)
         process.stderr.write(`created store ${describeStoreTarget(target)}\n`);
       announced = true;
     },
     async close(failed = false) {
-      await keel.close();
+      try {
+        await keel.close();
+      } finally {
+        await loaded.close();
+      }
       if (failed && opened.created && !server) {
         for (const f of [target, `${target}-wal`, `${target}-shm`]) rmSync(f, { force: true });
         for (const d of newDirs) {
@@ -203,15 +229,27 @@ function missingDirs(dir: string): string[] {
   return missing;
 }
 
+interface LoadedTools {
+  readonly tools: ToolDefinition[];
+  readonly origins: ReadonlyMap<string, ToolOrigin>;
+  close(): Promise<void>;
+}
+
 /**
- * The tools --tools or KEEL_TOOLS names — a tools file (`.yaml`, `.yml`, `.json`: tools as data,
- * tools-file.ts) or a tool pack module — else the working directory's keel.tools.*, else none.
+ * The tools --tools or KEEL_TOOLS names (a tools file by its extension, else a tool pack module),
+ * else the working directory's keel.tools.*, else none.
  */
-async function loadTools(o: GlobalOptions): Promise<ToolDefinition[]> {
+async function loadTools(o: GlobalOptions): Promise<LoadedTools> {
   const named = flagOrEnv(o.tools, 'tools', 'KEEL_TOOLS');
-  if (named !== undefined) return isToolsFile(named) ? loadToolsFile(named) : loadToolPack(named);
+  if (named !== undefined && isToolsFile(named)) return loadToolsFile(named);
+  const pack = (tools: ToolDefinition[]): LoadedTools => ({
+    tools,
+    origins: new Map(),
+    close: async () => {},
+  });
+  if (named !== undefined) return pack(await loadToolPack(named));
   const local = defaultToolPack();
-  return local === undefined ? [] : loadToolPack(local, 'default');
+  return pack(local === undefined ? [] : await loadToolPack(local, 'default'));
 }
 
 /**

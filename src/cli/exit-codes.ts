@@ -50,6 +50,7 @@ const TABLE: Record<ErrorCode, number> = {
   test_failed: EXIT.evidenceUnmet,
   forbidden: EXIT.conflict,
   model_unavailable: EXIT.storeUnavailable,
+  mcp_server_unavailable: EXIT.storeUnavailable,
 };
 
 export function exitCodeFor(e: unknown): number {

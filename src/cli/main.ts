@@ -25,6 +25,7 @@ import { registerScaleOutCommands } from './scale-out-commands.ts';
 import { registerServeCommand } from './serve-command.ts';
 import { registerSetupCommands } from './setup-commands.ts';
 import { commandPath, storeAccessFor } from './store-access.ts';
+import { registerToolsCommands } from './tools-commands.ts';
 import { registerWorkflowCommands } from './workflow-commands.ts';
 import { registerWritTrustCommands } from './writ-trust-commands.ts';
 
@@ -74,8 +75,8 @@ export function buildProgram(): Command {
     )
     .option('--tenant <tenant>', 'tenant to act in (env KEEL_TENANT)', undefined)
     .option(
-      '--tools <file>',
-      'load more tools: a tool pack module, or a tools file (.yaml, .yml, .json) declaring HTTP tools (env KEEL_TOOLS)',
+      '--tools <module|file>',
+      'load more tools from a tool pack module, or a tools file (.yaml/.yml/.json: HTTP tools, MCP servers; docs/tools.md) (env KEEL_TOOLS)',
       undefined,
     )
     .option(
@@ -132,6 +133,7 @@ export function buildProgram(): Command {
   registerGovernanceCommands(program, reportError);
   registerKeysCommands(program, withContext);
   registerWritTrustCommands(program, withContext);
+  registerToolsCommands(program, withContext, reportError);
   return program;
 }
 

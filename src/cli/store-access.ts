@@ -8,7 +8,7 @@
  *   created it ("created store <path>", on stderr).
  * - read: the commands that only look. They open the store read-only when this process cannot write
  *   where it lies.
- * - none: `validate` checks a spec against the registered tools, and `verify --dir` a run
+ * - none: `validate` checks a spec against the registered tools, `tools ls` lists them, and `verify --dir` a run
  *   directory from its files; they open no store at all.
  * - write: everything else (emit, run, promote, approve, deny, fork, rerun, cancel, pause, unpause,
  *   reconcile, worker, serve, keys revoke, writs untrust | revoke, ...). A missing store is
@@ -27,6 +27,7 @@ const ACCESS: Readonly<Record<string, CommandAccess | ((opts: Record<string, unk
   'writs trust': 'create',
   serve: (o: Record<string, unknown>) => (o.create === true ? 'create' : 'write'),
   validate: 'none',
+  'tools ls': 'none',
   'runs ls': 'read',
   'audit ls': 'read',
   'audit verify': 'read',

@@ -1,48 +1,89 @@
 /**
  * Tools files: a YAML or JSON file (`*.yaml`, `*.yml`, `*.json`) given to --tools or KEEL_TOOLS,
- * told from a tool pack module by its extension. It is reviewed configuration, not code: its
- * top-level sections declare tools as data — `tools:` HTTP tools (docs/tools.md). A key that is
- * not a known section is an error naming it; every error names the file.
+ * told from a tool pack module by its extension. Its top-level sections declare tools as data:
+ * `tools:` declares HTTP tools, `mcp:` names MCP servers whose approved tools become registry
+ * entries (docs/tools.md; the approval is the lock file `keel tools approve <file>` writes beside
+ * it). Any other key is refused, naming it. It is reviewed configuration, not code.
+ *
+ * Reads files and hands sections to app; never connects to a server itself.
  */
 import { readFileSync } from 'node:fs';
-import { parse as parseYaml } from 'yaml';
+import { extname } from 'node:path';
 import { ErrorCode, KeelError } from '../core/errors.ts';
+import { parseYamlWith } from '../core/spec/index.ts';
 import type { ToolDefinition } from '../ports/index.ts';
 
-/** Whether --tools names a tools file (data) rather than a tool pack module (code). */
+export const TOOLS_FILE_EXTENSIONS = ['.yaml', '.yml', '.json'];
+const SECTIONS = ['mcp', 'tools'];
+
+/** True when `path` names a tools file (data), not a tool pack module (code). */
 export function isToolsFile(path: string): boolean {
-  return /\.(ya?ml|json)$/i.test(path);
+  return TOOLS_FILE_EXTENSIONS.includes(extname(path).toLowerCase());
 }
 
-/** The sections a tools file may have. */
-export const TOOLS_FILE_SECTIONS = ['tools'] as const;
+/** Where a registered tool comes from, for `keel tools ls`. */
+export interface ToolOrigin {
+  readonly kind: 'mcp';
+  readonly server: string;
+  readonly mcpTool: string;
+  readonly transport: 'stdio' | 'http';
+  readonly schemaHash: string;
+}
 
-export async function loadToolsFile(file: string): Promise<ToolDefinition[]> {
-  const refuse = (message: string, field: string, cause?: unknown) =>
-    new KeelError(ErrorCode.usage, `--tools: ${file}: ${message}`, { file, field }, { cause });
+export interface LoadedToolsFile {
+  readonly tools: ToolDefinition[];
+  readonly origins: ReadonlyMap<string, ToolOrigin>;
+  /** Closes every connection and child process the file's tools started. */
+  close(): Promise<void>;
+}
+
+/** A tools file's parsed top-level mapping; `file` names it in messages. */
+export function readToolsFile(file: string): Record<string, unknown> {
+  const refuse = (problem: string) =>
+    new KeelError(ErrorCode.usage, `--tools: ${file}: ${problem}`, { field: 'tools', file, problem });
   let text: string;
   try {
     text = readFileSync(file, 'utf8');
   } catch (e) {
-    throw refuse(`cannot read it: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`, 'tools', e);
+    throw refuse(`cannot read it: ${(e as Error).message}`);
   }
-  let doc: unknown;
-  try {
-    doc = /\.json$/i.test(file) ? JSON.parse(text) : parseYaml(text, { uniqueKeys: true });
-  } catch (e) {
-    throw refuse(`not valid ${/\.json$/i.test(file) ? 'JSON' : 'YAML'}: ${(e as Error).message}`, 'tools', e);
-  }
+  // The bridge specs and policies are read through (JSON is YAML): input limits, duplicate keys,
+  // alias bombs and problems located by line, a spec_invalid error naming each.
+  const doc: unknown = parseYamlWith(text, file, (_c, value) => value ?? null);
   if (typeof doc !== 'object' || doc === null || Array.isArray(doc))
-    throw refuse(`expected a mapping with a ${TOOLS_FILE_SECTIONS.join(' or ')} section`, 'tools');
-  const sections = doc as Record<string, unknown>;
-  for (const key of Object.keys(sections)) {
-    if (!(TOOLS_FILE_SECTIONS as readonly string[]).includes(key))
-      throw refuse(`${key}: not a section of a tools file (expected ${TOOLS_FILE_SECTIONS.join(', ')})`, key);
-  }
-  // Loaded here, not at start-up: commands without tools never read the adapters.
-  const { httpToolsFromSection } = await import('../app/index.ts');
+    throw refuse(`expected a mapping with ${SECTIONS.map((s) => `\`${s}:\``).join(' or ')}`);
+  const o = doc as Record<string, unknown>;
+  for (const k of Object.keys(o))
+    if (!SECTIONS.includes(k))
+      throw refuse(
+        `${k}: not a section of a tools file (a tools file has ${SECTIONS.map((s) => `\`${s}:\``).join(', ')})`,
+      );
+  return o;
+}
+
+/** Loads a tools file: its HTTP tools and its MCP servers' approved tools (nothing connects until a call). */
+export async function loadToolsFile(file: string): Promise<LoadedToolsFile> {
+  const doc = readToolsFile(file);
   const tools: ToolDefinition[] = [];
-  if (sections.tools !== undefined) tools.push(...httpToolsFromSection(sections.tools, file));
-  // An `mcp:` section (MCP servers' tools, issue 17 part 2) is handed to its loader here.
-  return tools;
+  const origins = new Map<string, ToolOrigin>();
+  let close = async () => {};
+  if (doc.tools !== undefined) {
+    // Loaded here, not at start-up: commands without tools never read the adapters.
+    const { httpToolsFromSection } = await import('../app/index.ts');
+    tools.push(...httpToolsFromSection(doc.tools, file));
+  }
+  if (doc.mcp !== undefined) {
+    // Loaded here, not at start-up: a command without MCP tools never reads the MCP SDK.
+    const { mcpToolsFrom } = await import('../app/mcp-tools.ts');
+    const mcp = await mcpToolsFrom(doc.mcp, { file });
+    tools.push(...mcp.tools);
+    for (const e of mcp.entries) origins.set(e.name, { kind: 'mcp', ...withoutName(e) });
+    close = mcp.close;
+  }
+  return { tools, origins, close };
+}
+
+function withoutName<T extends { name: string }>(e: T): Omit<T, 'name'> {
+  const { name: _name, ...rest } = e;
+  return rest;
 }

@@ -79,6 +79,11 @@ export const ErrorCode = {
    * non-2xx status): failed I/O, the step is left undecided and the run can be resumed.
    */
   modelUnavailable: 'model_unavailable',
+  /**
+   * An MCP server a tools file names could not be reached, or failed to list its tools (down, exited,
+   * timed out): failed I/O; `details.server` (and `details.tool`) name it. A step whose call hits it fails.
+   */
+  mcpServerUnavailable: 'mcp_server_unavailable',
 } as const;
 
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];

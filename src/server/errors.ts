@@ -37,6 +37,7 @@ const STATUS: Record<string, number> = {
   store_unavailable: 503,
   store_not_found: 503,
   model_unavailable: 503,
+  mcp_server_unavailable: 503,
   replay_unavailable: 409,
   promotion_gate_unmet: 409,
   test_failed: 422,

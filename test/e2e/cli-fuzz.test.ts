@@ -104,6 +104,9 @@ const command: fc.Arbitrary<string[]> = fc.oneof(
   fc
     .tuple(typed, fc.constantFrom('0', '-1', 'abc', '1e400'))
     .map(([id, from]) => ['fork', id, '--from', from, '--mode', 'replay']),
+  // Tools files: loading one never starts or reaches an MCP server (an unapproved one is refused).
+  specText.map((t) => ['--tools', file(t, 'yaml'), 'tools', 'ls']),
+  fc.jsonValue({ maxDepth: 4 }).map((v) => ['--tools', file(json({ mcp: v }), 'json'), 'tools', 'ls']),
 );
 
 describe('the CLI, fuzzed in process', () => {

@@ -1,0 +1,11 @@
+export { McpConnection, type McpConnectionOptions, mcpError } from './mcp-connection.ts';
+export {
+  approveMcpTools,
+  MAX_MCP_RESULT_BYTES,
+  type McpApprovalChange,
+  type McpToolEntry,
+  type McpTools,
+  type McpToolsOptions,
+  mcpLockPath,
+  mcpToolsFrom,
+} from './mcp-tools.ts';

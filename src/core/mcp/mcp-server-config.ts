@@ -1,0 +1,153 @@
+/**
+ * The `mcp:` section of a tools file: the MCP servers whose tools Keel registers, by name. Each is
+ * a stdio command (with its arguments and the names of the environment variables it is given) or
+ * a streamable HTTP URL, with an optional list of the tools to include and per-tool overrides that
+ * may only add caution (mcp-caution.ts).
+ *
+ * Owns parsing and checking the section's shape, each problem naming the file, server and field.
+ * Pure: it never reads the environment, starts a process or connects to anything.
+ */
+import { ErrorCode, KeelError } from '../errors.ts';
+import { TOOL_APPROVALS, TOOL_EFFECTS } from '../tools/index.ts';
+import { CAUTION_FIELDS, type CautionOverride } from './mcp-caution.ts';
+
+export type McpTransportConfig =
+  | {
+      readonly kind: 'stdio';
+      readonly command: string;
+      readonly args: readonly string[];
+      /** Names of Keel's environment variables passed to the server (their values are never recorded). */
+      readonly env: readonly string[];
+      /** The server's working directory, relative to the tools file (its directory by default). */
+      readonly cwd?: string;
+    }
+  | { readonly kind: 'http'; readonly url: string };
+
+export interface McpServerConfig {
+  readonly name: string;
+  readonly transport: McpTransportConfig;
+  /** The server's tools to register, by MCP name; all of them when absent. */
+  readonly include?: readonly string[];
+  /** Per MCP tool name: flags that may only add caution. */
+  readonly overrides: Readonly<Record<string, CautionOverride>>;
+  /** How long connecting, listing and each call may take. */
+  readonly timeoutMs: number;
+}
+
+export const DEFAULT_MCP_TIMEOUT_MS = 30_000;
+const MAX_TIMEOUT_MS = 600_000;
+
+/** A server's name: it prefixes its tools' names (`<server>.<tool>`), so it has no dot. */
+export const MCP_SERVER_NAME_RE = /^[A-Za-z][A-Za-z0-9_-]{0,62}$/;
+const ENV_NAME_RE = /^[A-Za-z_][A-Za-z0-9_]*$/;
+const SERVER_KEYS = ['command', 'args', 'env', 'cwd', 'url', 'include', 'overrides', 'timeoutMs'];
+
+const isMapping = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);
+
+const isStringList = (v: unknown): v is string[] => Array.isArray(v) && v.every((x) => typeof x === 'string');
+
+/** The servers an `mcp:` section names, checked; `file` names the tools file in messages. */
+export function parseMcpSection(section: unknown, file: string): McpServerConfig[] {
+  const bad = (field: string, problem: string, server?: string): never => {
+    throw new KeelError(ErrorCode.usage, `${file}: ${field}: ${problem}`, {
+      file,
+      field,
+      problem,
+      ...(server !== undefined ? { server } : {}),
+    });
+  };
+  if (!isMapping(section)) return bad('mcp', 'expected a mapping of server names to servers');
+  const servers: McpServerConfig[] = [];
+  for (const [name, v] of Object.entries(section)) {
+    const at = `mcp.${name}`;
+    if (!MCP_SERVER_NAME_RE.test(name))
+      bad(at, 'a server name is a letter then up to 62 letters, digits, _ or - (no dots)', name);
+    if (!isMapping(v)) bad(at, 'expected a mapping with `command` or `url`', name);
+    const s = v as Record<string, unknown>;
+    for (const k of Object.keys(s))
+      if (!SERVER_KEYS.includes(k))
+        bad(`${at}.${k}`, `unknown field (expected ${SERVER_KEYS.join(', ')})`, name);
+    const hasCommand = s.command !== undefined;
+    const hasUrl = s.url !== undefined;
+    if (hasCommand === hasUrl)
+      bad(at, 'expected exactly one of `command` (stdio) or `url` (streamable HTTP)', name);
+    let transport: McpTransportConfig;
+    if (hasCommand) {
+      if (typeof s.command !== 'string' || s.command.trim() === '')
+        bad(`${at}.command`, 'expected a non-empty string', name);
+      if (s.args !== undefined && !isStringList(s.args))
+        bad(`${at}.args`, 'expected a list of strings', name);
+      if (s.env !== undefined && !(isStringList(s.env) && s.env.every((e) => ENV_NAME_RE.test(e))))
+        bad(
+          `${at}.env`,
+          'expected a list of environment variable names (values come from the environment)',
+          name,
+        );
+      if (s.cwd !== undefined && (typeof s.cwd !== 'string' || s.cwd === ''))
+        bad(`${at}.cwd`, 'expected a non-empty path', name);
+      transport = {
+        kind: 'stdio',
+        command: s.command as string,
+        args: (s.args as string[] | undefined) ?? [],
+        env: (s.env as string[] | undefined) ?? [],
+        ...(s.cwd !== undefined ? { cwd: s.cwd as string } : {}),
+      };
+    } else {
+      if (s.args !== undefined || s.env !== undefined || s.cwd !== undefined)
+        bad(at, '`args`, `env` and `cwd` belong to a stdio server (`command`), not to a `url`', name);
+      let url: URL | undefined;
+      try {
+        url = typeof s.url === 'string' ? new URL(s.url) : undefined;
+      } catch {}
+      if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:'))
+        bad(`${at}.url`, 'expected an http:// or https:// URL', name);
+      if (url && (url.username !== '' || url.password !== ''))
+        bad(`${at}.url`, 'a URL carries no credentials', name);
+      transport = { kind: 'http', url: s.url as string };
+    }
+    if (s.include !== undefined && !(isStringList(s.include) && s.include.length > 0))
+      bad(`${at}.include`, 'expected a non-empty list of MCP tool names', name);
+    const overrides: Record<string, CautionOverride> = {};
+    if (s.overrides !== undefined) {
+      if (!isMapping(s.overrides))
+        bad(`${at}.overrides`, 'expected a mapping of MCP tool names to flags', name);
+      for (const [tool, o] of Object.entries(s.overrides as Record<string, unknown>)) {
+        overrides[tool] = parseOverride(o, `${at}.overrides.${tool}`, (f, p) => bad(f, p, name));
+      }
+    }
+    let timeoutMs = DEFAULT_MCP_TIMEOUT_MS;
+    if (s.timeoutMs !== undefined) {
+      const t = s.timeoutMs;
+      if (!(typeof t === 'number' && Number.isSafeInteger(t) && t > 0 && t <= MAX_TIMEOUT_MS))
+        bad(`${at}.timeoutMs`, `expected a whole number of milliseconds, 1-${MAX_TIMEOUT_MS}`, name);
+      timeoutMs = t as number;
+    }
+    servers.push({
+      name,
+      transport,
+      ...(s.include !== undefined ? { include: s.include as string[] } : {}),
+      overrides,
+      timeoutMs,
+    });
+  }
+  return servers;
+}
+
+function parseOverride(
+  o: unknown,
+  at: string,
+  bad: (field: string, problem: string) => never,
+): CautionOverride {
+  if (!isMapping(o)) return bad(at, `expected a mapping of ${CAUTION_FIELDS.join(', ')}`);
+  for (const k of Object.keys(o))
+    if (!(CAUTION_FIELDS as readonly string[]).includes(k))
+      bad(`${at}.${k}`, `unknown field (an override sets ${CAUTION_FIELDS.join(', ')})`);
+  if (o.effect !== undefined && !TOOL_EFFECTS.includes(o.effect as never))
+    bad(`${at}.effect`, `expected one of ${TOOL_EFFECTS.join(', ')}`);
+  for (const f of ['destructive', 'idempotent'] as const)
+    if (o[f] !== undefined && typeof o[f] !== 'boolean') bad(`${at}.${f}`, 'expected true or false');
+  if (o.approval !== undefined && !TOOL_APPROVALS.includes(o.approval as never))
+    bad(`${at}.approval`, `expected ${TOOL_APPROVALS.join(' or ')}`);
+  return o as CautionOverride;
+}
