@@ -14,9 +14,15 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { type CallToolResult, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import {
+  type CallToolResult,
+  McpError,
+  ErrorCode as McpErrorCode,
+  ToolListChangedNotificationSchema,
+} from '@modelcontextprotocol/sdk/types.js';
 import { ErrorCode, KeelError } from '../../core/errors.ts';
 import type { McpListedTool, McpServerConfig } from '../../core/mcp/index.ts';
+import { outcomeUnknown } from '../../ports/index.ts';
 
 /** How many pages of `tools/list` are read at most (a server that pages forever is refused). */
 const MAX_LIST_PAGES = 100;
@@ -72,11 +78,16 @@ export class McpConnection {
     return this.listed;
   }
 
-  /** Calls a tool; the answer as the server gave it (an `isError` answer included). */
+  /**
+   * Calls a tool; the answer as the server gave it (an `isError` answer included). With
+   * `unknownOnLoss` (a call that must not be repeated), a call sent and then lost — timed out, its
+   * connection closed, its transport failed — throws outcomeUnknown: whether it acted is not known,
+   * and the run is suspended for reconciliation instead of failing as if nothing happened.
+   */
   async call(
     tool: string,
     args: Record<string, unknown>,
-    o: { idempotencyKey?: string; signal?: AbortSignal } = {},
+    o: { idempotencyKey?: string; signal?: AbortSignal; unknownOnLoss?: boolean } = {},
   ): Promise<CallToolResult> {
     const client = await this.connect(tool);
     try {
@@ -91,6 +102,15 @@ export class McpConnection {
       )) as CallToolResult;
     } catch (e) {
       if (o.signal?.aborted) throw mcpError('cancelled', `the call of ${this.what(tool)} was cancelled`);
+      // A JSON-RPC error the server answered is a refusal: the call did not act.
+      const answered =
+        e instanceof McpError &&
+        e.code !== McpErrorCode.RequestTimeout &&
+        e.code !== McpErrorCode.ConnectionClosed;
+      if (o.unknownOnLoss && !answered)
+        throw outcomeUnknown(
+          `the call of ${this.what(tool)} was sent but no answer came (${this.reason(e)}): whether it acted is unknown`,
+        );
       throw mcpError('mcp_call_failed', `the call of ${this.what(tool)} failed: ${this.reason(e)}`);
     }
   }

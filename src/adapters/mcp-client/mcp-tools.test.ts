@@ -34,6 +34,7 @@ const stdioSection = (extra: Record<string, unknown> = {}) => ({
       'MCP_FIXTURE_PIDS',
       'MCP_FIXTURE_DOWN',
       'MCP_FIXTURE_SECRET',
+      'MCP_FIXTURE_HANG',
     ],
     ...extra,
   },
@@ -150,6 +151,30 @@ describe('MCP tools over stdio', () => {
     for (let i = 0; i < 50 && alive(pid); i++) await new Promise((r) => setTimeout(r, 100));
     assert.equal(alive(pid), false, 'closing ended the server process');
     rmSync(calls, { force: true });
+  });
+
+  it('a non-idempotent call sent and never answered is outcome_unknown (the run suspends), never a plain failure', async () => {
+    const section = stdioSection({ timeoutMs: 2500 });
+    await approveMcpTools(section, { file, env: env() });
+    const mcp = await mcpToolsFrom(section, { file, env: env({ MCP_FIXTURE_HANG: '1' }) });
+    try {
+      const wipe = toolOf(mcp.tools, 'files.wipe');
+      assert.equal(wipe.idempotent, false);
+      const e = await failure(wipe.handler({}, ctx('w1')));
+      assert.equal(e.code, 'outcome_unknown');
+      assert.match(
+        e.message,
+        /MCP server "files" \(tool "wipe"\) was sent but no answer came \(.*timed out\): whether it acted is unknown/,
+      );
+      assert.deepEqual(
+        lines(calls).map((l) => JSON.parse(l).tool),
+        ['wipe'],
+        'the server took the call',
+      );
+    } finally {
+      await mcp.close();
+      rmSync(calls, { force: true });
+    }
   });
 
   it("refuses a call when the server changed the tool's schema, naming server and tool, calling nothing", async () => {

@@ -101,7 +101,7 @@ export async function mcpToolsFrom(section: unknown, o: McpToolsOptions): Promis
     connections.push(connection);
     for (const t of selected(server, approved, o.file)) {
       const descriptor = mcpToolDescriptor(server.name, t, server.overrides[t.name]);
-      tools.push({ ...descriptor, handler: handlerFor(connection, t, o.file) });
+      tools.push({ ...descriptor, handler: handlerFor(connection, t, o.file, !descriptor.idempotent) });
       entries.push({
         name: descriptor.name,
         server: server.name,
@@ -147,6 +147,8 @@ function handlerFor(
   connection: McpConnection,
   approved: ApprovedMcpTool,
   file: string,
+  /** A call that must not be repeated: one lost after it was sent is outcome_unknown. */
+  unknownOnLoss: boolean,
 ): ToolDefinition['handler'] {
   const server = connection.server.name;
   const tool = approved.name;
@@ -162,6 +164,7 @@ function handlerFor(
       );
     const r = await connection.call(tool, args, {
       idempotencyKey: ctx.idempotencyKey,
+      unknownOnLoss,
       ...(ctx.signal ? { signal: ctx.signal } : {}),
     });
     if (r.isError === true) {
