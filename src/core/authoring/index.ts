@@ -1,0 +1,1 @@
+export { eventWords, explainSpec, type ReadBack } from './explain-spec.ts';
