@@ -1,1 +1,11 @@
+export {
+  type CompiledRequest,
+  type CompileOptions,
+  compileRequest,
+  type DraftCatalog,
+  type DraftQuestion,
+  type EventShape,
+  MAX_REQUEST_LENGTH,
+} from './compile-request.ts';
+export { type Draft, draftSpec } from './draft-spec.ts';
 export { eventWords, explainSpec, type ReadBack } from './explain-spec.ts';
