@@ -4,13 +4,28 @@
  * plain words compiled offline into a DRAFT spec, shown with its read-back and questions, and
  * published as DRAFT only once a person confirms: --yes or the terminal prompt). docs/authoring.md.
  */
+import { existsSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline/promises';
 import type { Command } from 'commander';
-import { explainSpec } from '../core/authoring/index.ts';
+import pc from 'picocolors';
+import { stringify } from 'yaml';
+import {
+  compileRequest,
+  type Draft,
+  type DraftCatalog,
+  draftSpec,
+  type EventShape,
+  eventShapesOf,
+  explainSpec,
+  MAX_REQUEST_LENGTH,
+} from '../core/authoring/index.ts';
 import { ErrorCode, KeelError } from '../core/errors.ts';
-import { SPEC_LIMITS, type WorkflowSpec } from '../core/spec/index.ts';
+import { isSpecId, SPEC_LIMITS, type WorkflowSpec } from '../core/spec/index.ts';
 import { isPlanModulePath } from '../plan/is-plan-module-path.ts';
-import type { WithContext } from './context.ts';
-import { readText } from './input.ts';
+import { actor, type WithContext } from './context.ts';
+import { EXIT } from './exit-codes.ts';
+import { readJson, readText } from './input.ts';
 import { line, printJson } from './output.ts';
 import { isSpecFileArg } from './store-access.ts';
 
@@ -59,5 +74,146 @@ export function registerAuthoringCommands(program: Command, withContext: WithCon
         if (ctx.json) printJson({ id: spec.id, version: spec.version, status: spec.status, ...readBack });
         else line(readBack.text);
       }),
+    );
+}
+
+/** The sample events of `dir` (every *.json file holding an event), at most 500 files. */
+function readEventShapes(dir: string, named: boolean): EventShape[] {
+  if (!existsSync(dir)) {
+    if (named)
+      throw new KeelError(ErrorCode.usage, `--events ${dir}: no such directory`, { field: 'events' });
+    return [];
+  }
+  const files = readdirSync(dir)
+    .filter((f) => f.endsWith('.json'))
+    .sort()
+    .slice(0, 500);
+  return eventShapesOf(files.map((f) => readJson(join(dir, f), 'event')));
+}
+
+async function confirmOnTerminal(id: string, version: number): Promise<boolean> {
+  const rl = createInterface({ input: process.stdin, output: process.stderr });
+  try {
+    const answer = await rl.question(`Publish ${id} v${version} as DRAFT? [y/N] `);
+    return /^y(es)?$/i.test(answer.trim());
+  } finally {
+    rl.close();
+  }
+}
+
+function printDraft(d: Draft): void {
+  const spec = d.spec ?? d.partial;
+  if (spec) {
+    line(
+      pc.bold(
+        `# ${d.spec ? 'Draft' : 'Incomplete draft'} ${spec.id} v${spec.version} (DRAFT)${d.specHash ? ` ${pc.dim(d.specHash)}` : ''}`,
+      ),
+    );
+    line(stringify(spec, { lineWidth: 0 }).trimEnd());
+    line();
+  }
+  if (d.readBack) {
+    line(pc.bold('# Read-back'));
+    line(d.readBack.text);
+    line();
+  }
+  if (d.notes.length) {
+    line(pc.bold('# Notes'));
+    for (const n of d.notes) line(`- ${n}`);
+    line();
+  }
+  if (d.questions.length) {
+    line(
+      pc.bold(pc.yellow(`# Questions (${d.questions.length}): answer them in the request and draft again`)),
+    );
+    for (const [i, q] of d.questions.entries()) line(`${i + 1}. ${q.question}`);
+  }
+}
+
+export function registerDraftCommand(program: Command, withContext: WithContext): void {
+  program
+    .command('draft')
+    .description(
+      'turn a request in plain words into a DRAFT spec over the tool catalog: prints the spec, its read-back and any questions; publishes it as DRAFT only when confirmed (--yes, or the prompt)',
+    )
+    .argument(
+      '<request>',
+      'what the workflow should do, e.g. "when a refund is requested, refund anyone under $50"',
+    )
+    .option('--yes', 'publish the draft as DRAFT without asking (only when it has no questions)')
+    .option('--id <id>', 'the workflow id (default: derived from the trigger and steps)')
+    .option(
+      '--events <dir>',
+      'sample events the trigger and arguments are matched against (default ./events)',
+    )
+    .option('--as <name>', 'who publishes (env KEEL_USER)')
+    .action(
+      async (
+        request: string,
+        o: { yes?: boolean; id?: string; events?: string; as?: string },
+        cmd: Command,
+      ) =>
+        withContext(cmd, async (ctx) => {
+          if (request.length > MAX_REQUEST_LENGTH)
+            throw new KeelError(
+              ErrorCode.usage,
+              `request: at most ${MAX_REQUEST_LENGTH} characters, got ${request.length}`,
+              {
+                field: 'request',
+              },
+            );
+          if (o.id !== undefined && !isSpecId(o.id))
+            throw new KeelError(
+              ErrorCode.usage,
+              `--id: expected a workflow id of lowercase letters, digits, ".", "_" or "-"`,
+              {
+                field: 'id',
+              },
+            );
+          const catalog: DraftCatalog = {
+            tools: ctx.keel.tools.catalog(),
+            events: readEventShapes(o.events ?? 'events', o.events !== undefined),
+          };
+          const draft = draftSpec(
+            compileRequest(request, catalog, o.id === undefined ? {} : { id: o.id }),
+            catalog,
+          );
+          let published: Awaited<ReturnType<typeof ctx.keel.workflows.publishObject>> | undefined;
+          let confirmed = false;
+          if (draft.publishable && draft.spec) {
+            if (o.yes === true) confirmed = true;
+            else if (process.stdin.isTTY === true && !ctx.json) {
+              printDraft(draft);
+              confirmed = await confirmOnTerminal(draft.spec.id, draft.spec.version);
+            }
+            // Only ever as DRAFT: publishing refuses any other status, and the compiler writes no other.
+            if (confirmed)
+              published = await ctx.keel.workflows.publishObject(ctx.tenant, draft.spec, actor(o.as));
+          }
+          if (ctx.json)
+            printJson({
+              ...draft,
+              published: published
+                ? {
+                    created: published.created,
+                    workflowId: published.record.workflowId,
+                    version: published.record.version,
+                    status: published.record.status,
+                    specHash: published.record.specHash,
+                  }
+                : null,
+            });
+          else {
+            if (!(process.stdin.isTTY === true && draft.publishable && o.yes !== true)) printDraft(draft);
+            if (published)
+              line(
+                `${published.created ? 'published' : 'already published'} ${published.record.workflowId} v${published.record.version} (${published.record.status}) ${pc.dim(published.record.specHash)}`,
+              );
+            else if (draft.publishable)
+              line(pc.dim(`not published: run again with --yes to publish it as DRAFT`));
+            else line(pc.dim('not published: a draft with questions is never published'));
+          }
+          return draft.publishable ? EXIT.ok : EXIT.usage;
+        }),
     );
 }

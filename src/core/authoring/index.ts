@@ -5,6 +5,7 @@ export {
   type DraftCatalog,
   type DraftQuestion,
   type EventShape,
+  eventShapesOf,
   MAX_REQUEST_LENGTH,
 } from './compile-request.ts';
 export { type Draft, draftSpec } from './draft-spec.ts';
