@@ -1,0 +1,33 @@
+/**
+ * `npm run eval`: the offline draft compiler on the corpus (corpus/drafts/*.yaml). Prints the
+ * exact-match rate (canonical hash after normalising names), the step-level accuracy, the rate at
+ * which must-ask requests ask, and each miss with what the compiler said instead.
+ */
+import { scoreCorpus } from '../test/authoring/draft-corpus.ts';
+
+const s = scoreCorpus();
+const pct = (a: number, b: number) => (b === 0 ? 'n/a' : `${((100 * a) / b).toFixed(1)}%`);
+const verbose = process.argv.includes('--misses');
+if (verbose)
+  for (const r of s.results) {
+    const ok = r.c.ask ? r.asked : r.exact;
+    if (ok) continue;
+    process.stdout.write(`MISS ${r.c.file}: ${r.c.request}\n`);
+    if (r.c.ask) process.stdout.write(`  expected a question (${r.c.why ?? ''}); got a publishable draft\n`);
+    else {
+      const got = r.draft.spec ?? r.draft.partial;
+      process.stdout.write(
+        `  got: ${got ? JSON.stringify({ triggers: got.triggers, steps: got.steps.map((x) => ({ tool: x.tool, args: x.args })), limits: got.limits }) : 'no spec'}\n`,
+      );
+      for (const q of r.draft.questions) process.stdout.write(`  asked: ${q.question}\n`);
+    }
+  }
+process.stdout.write(
+  [
+    `draft corpus: ${s.results.length} requests (${s.specCases} with an expected spec, ${s.askCases} must ask)`,
+    `  exact match:   ${s.exact}/${s.specCases} = ${pct(s.exact, s.specCases)}`,
+    `  step accuracy: ${s.stepsRight}/${s.stepsExpected} = ${pct(s.stepsRight, s.stepsExpected)}`,
+    `  must-ask asked: ${s.asked}/${s.askCases} = ${pct(s.asked, s.askCases)}`,
+    '',
+  ].join('\n'),
+);
