@@ -16,7 +16,7 @@ import {
   type EventShape,
 } from '../../src/core/authoring/index.ts';
 import { hashOf } from '../../src/core/canonical/index.ts';
-import type { StepSpec, TriggerSpec, WorkflowLimits, WorkflowSpec } from '../../src/core/spec/index.ts';
+import type { StepSpec, TriggerSpec, WorkflowLimits } from '../../src/core/spec/index.ts';
 import type { ToolDescriptor } from '../../src/core/tools/index.ts';
 import { supportDeskCatalog } from './support-desk-catalog.ts';
 
@@ -63,8 +63,12 @@ export function loadCorpus(dir = CORPUS_DIR): CorpusFile[] {
 }
 
 /** Step names renamed by position (templates reading `steps.<name>` follow), ids and text dropped. */
-export function normalise(spec: Pick<WorkflowSpec, 'triggers' | 'steps' | 'limits'>): Expected {
-  const names = new Map((spec.steps as StepSpec[]).map((s, i) => [s.name, `s${i + 1}`]));
+export function normalise(spec: {
+  triggers: readonly TriggerSpec[];
+  steps: readonly (Omit<StepSpec, 'name'> & { name?: string })[];
+  limits: WorkflowLimits;
+}): Expected {
+  const names = new Map(spec.steps.map((s, i) => [s.name ?? '', `s${i + 1}`]));
   const rename = (v: unknown): unknown => {
     if (typeof v === 'string')
       return v.replace(/\{\{\s*steps\.([A-Za-z0-9_]+)\./g, (all, n: string) =>
