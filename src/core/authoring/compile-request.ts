@@ -59,7 +59,7 @@ export interface CompileOptions {
 export const MAX_REQUEST_LENGTH = 2000;
 
 const TRIGGER_START =
-  /\b(whenever|when|each time|every time|as soon as|once|on every|on each|for every|for each|any time|anytime|if ever|after(?= (?:a|an|each|every|any|the) [a-z]+ (?:is|are|gets|get|has|comes|arrives)\b))\b/;
+  /(?<=^|[.;!?]\s+)(?:if)(?= (?:a|an|the|someone|somebody|anyone|any|an?y?one|people|we|they) )|\b(whenever|when|each time|every time|as soon as|once|on every|on each|for every|for each|any time|anytime|if ever|after(?= (?:a|an|each|every|any|the) [a-z]+ (?:is|are|gets|get|has|comes|arrives)\b))\b/;
 
 /** Phrases read as one word (padded to their length, so positions in the text stay put). */
 const PHRASES: readonly [RegExp, string][] = [
@@ -317,18 +317,21 @@ interface MoneyBounds {
   lowerBounds: { op: '>' | '>='; usd: number }[];
 }
 
-const AMOUNT = String.raw`(?:\$\s?([0-9][0-9,]*(?:\.[0-9]{1,2})?)|([0-9][0-9,]*(?:\.[0-9]{1,2})?)\s?(?:dollars|usd|bucks))`;
+const NUMBER = String.raw`(?:[0-9]{1,3}(?:,[0-9]{3})+|[0-9]+)(?:\.[0-9]{1,2})?`;
+const AMOUNT = String.raw`(?:\$\s?(${NUMBER})|(${NUMBER})\s?(?:dollars|usd|bucks))`;
+/** "if it's under $30": the condition words before a money bound belong to it. */
+const IF_IT = String.raw`(?:(?:only |but only )?if (?:it's |it is |they're |they are |the (?:amount|refund|total|invoice|sum|payment) is |that's |that is )?)?`;
 
 function readMoney(buf: Buffer): MoneyBounds {
   const out: MoneyBounds = { caps: [], lowerBounds: [] };
   const amount = (m: RegExpExecArray, at: number) => Number((m[at] ?? m[at + 1] ?? '0').replace(/,/g, ''));
   const upper = new RegExp(
-    String.raw`\b(?:under|below|less than|up to|at most|no more than|not more than|not over|never more than|never over|max(?:imum)?(?: of)?|capped at|a cap of|cap(?: it| runs?| spending| the spend| refunds?)? (?:at|of|to)|limit(?: it| runs?| spending| refunds?)?(?: to| of| at)?|budget(?: of)?|spend(?:ing)? (?:at most|no more than|up to|under|less than)|(?:don't|do not|never) spend more than|within|smaller than|beneath)\s+${AMOUNT}(?:\s+(?:a|per|each|in a|for (?:a|each|one))\s+(?:run|workflow run|go|time))?(?:\s+in total)?`,
+    String.raw`\b${IF_IT}(?:under|below|less than|up to|at most|no more than|not more than|not over|never more than|never over|max(?:imum)?(?: of)?|capped at|a cap of|cap(?: it| runs?| spending| the spend| refunds?)?(?: at| of| to|:)|limit(?: it| runs?| spending| refunds?)?(?: to| of| at)?|budget(?: of)?|spend(?:ing)? (?:at most|no more than|up to|under|less than)|(?:don't|do not|never) spend more than|within|smaller than|beneath)\s+${AMOUNT}(?:\s+(?:a|per|each|in a|for (?:a|each|one))\s+(?:run|workflow run|go|time))?(?:\s+in total)?`,
     'g',
   );
   const orLess = new RegExp(String.raw`${AMOUNT}\s+or (?:less|under|below)\b`, 'g');
   const lowerRe = new RegExp(
-    String.raw`\b(over|above|more than|greater than|larger than|bigger than|at least|exceeding)\s+${AMOUNT}`,
+    String.raw`\b${IF_IT}(over|above|more than|greater than|larger than|bigger than|at least|exceeding)\s+${AMOUNT}`,
     'g',
   );
   for (let m = upper.exec(buf.text); m; m = upper.exec(buf.text)) {
@@ -375,6 +378,7 @@ function readAudience(buf: Buffer): string | undefined {
   const res = [
     /\b(?:for|from|to) (?:our |the )?([a-z][a-z0-9-]*) (?:customers|users|accounts|clients|members|subscribers|tier)\b(?: only)?/,
     /\b(?:only )?([a-z][a-z0-9-]*) (?:customers|clients|members|subscribers) only\b/,
+    /\b(?:by|from) (?:a|an) ([a-z][a-z0-9-]*) (?:customer|user|client|member|subscriber)\b/,
     /\bif the (?:customer|user|account|client) is (?:a |an |on the )?([a-z][a-z0-9-]*)(?: customer| tier| plan)?\b/,
   ];
   const ignore = new Set([
@@ -433,10 +437,13 @@ function readTrigger(buf: Buffer, ctx: Ctx): { event?: string } {
   } else {
     // "On refund requests, ...", "For new tickets: ..."
     const m =
-      /\b(?:on|for|after|with|to|handle|answer)\s+(?:a |an |any |all |every |each |incoming )?(?:new )?[a-z]+ (?:requests?|tickets?|invoices?|reports?|submissions?|claims?|alerts?|incidents?)\b/.exec(
+      /(?:^|[.;:]\s*|\b(?:on|for|after|with|to|handle|answer|respond to)\s+)((?:a |an |any |all |every |each |incoming )?(?:new )?[a-z]+ (?:requests?|tickets?|invoices?|reports?|submissions?|claims?|alerts?|incidents?))\b/.exec(
         buf.text,
       );
-    if (m) clause = m;
+    if (m) {
+      const at = m.index + m[0].length - m[1]!.length;
+      clause = Object.assign([m[1]!], { index: at, input: buf.text }) as unknown as RegExpExecArray;
+    }
   }
   if (!clause) {
     askTrigger(ctx, 'The request does not say what starts the workflow.');
@@ -466,7 +473,7 @@ function readTrigger(buf: Buffer, ctx: Ctx): { event?: string } {
       !trig.has(w) &&
       !FILLER.has(w) &&
       groupOf(EVENT_VERB_GROUPS, w) === undefined &&
-      !/^(is|are|was|were|been|gets|got|comes|in|new)$/.test(w),
+      !/^(is|are|was|were|been|being|has|had|gets|got|comes|in|new|by|if)$/.test(w),
   );
   // "a new ticket": `new` is the event verb when no other is said.
   const group = verbGroup ?? (words.includes('new') ? groupOf(EVENT_VERB_GROUPS, 'new') : undefined);
@@ -482,10 +489,20 @@ function readTrigger(buf: Buffer, ctx: Ctx): { event?: string } {
   const found = ctx.events.filter((e) => {
     const [noun = '', verb = ''] = splitType(e.type);
     const nounOk = noun.split(/[_-]/).some((n) => nounLemmas.has(n));
-    const verbOk = group ? group.includes(verb) || lemmas(verb).some((v) => group.includes(v)) : true;
+    const verbOk = group
+      ? group.includes(verb) || lemmas(verb).some((v) => group.includes(v))
+      : lemmas(verb).some((v) => words.some((w) => lemmas(w).includes(v)));
     return nounOk && verbOk;
   });
-  if (found.length === 1) return { event: found[0]!.type };
+  if (found.length === 1) {
+    const unread = nouns.filter((n) => !known(ctx).has(n) && !lemmas(n).some((l) => known(ctx).has(l)));
+    if (unread.length > 0)
+      ctx.questions.push({
+        about: 'triggers.when',
+        question: `I could not read "${unread.join(' ')}" in "${clause[0].trim()}": no event field or tool of the catalog says it. Which field of the ${found[0]!.type} event should the trigger test, and against what?`,
+      });
+    return { event: found[0]!.type };
+  }
   if (found.length > 1) {
     ctx.questions.push({
       about: 'triggers',
@@ -496,6 +513,21 @@ function readTrigger(buf: Buffer, ctx: Ctx): { event?: string } {
   }
   askTrigger(ctx, `No known event matches "${clause[0].trim()}".`);
   return {};
+}
+
+/** Every word the catalog uses (tool names and descriptions, event types and payload fields), with lemmas. */
+const vocabulary = new WeakMap<Ctx, Set<string>>();
+function known(ctx: Ctx): Set<string> {
+  let v = vocabulary.get(ctx);
+  if (!v) {
+    const text = [
+      ...ctx.tools.flatMap((t) => [t.name, t.description]),
+      ...(ctx.events ?? []).flatMap((e) => [e.type, ...e.payload]),
+    ].join(' ');
+    v = wordsOf(text);
+    vocabulary.set(ctx, v);
+  }
+  return v;
 }
 
 function splitType(type: string): [string, string] {
@@ -593,6 +625,7 @@ function splitSequence(s: string): { text: string; at: number }[] {
 
 interface ToolWords {
   readonly name: Set<string>;
+  /** The lemmas of the verbs of the description's first sentence. */
   readonly first: Set<string>;
   readonly all: Set<string>;
 }
@@ -602,7 +635,16 @@ function toolWords(t: ToolDescriptor): ToolWords {
   let w = toolWordCache.get(t);
   if (!w) {
     const first = /^(.*?[.!?])(\s|$)/.exec(t.description.trim())?.[1] ?? t.description;
-    w = { name: wordsOf(t.name), first: wordsOf(first), all: wordsOf(`${t.name} ${t.description}`) };
+    // The verbs of the description's first sentence: its first word, and a word after "and", "or",
+    // "then", "which", "that" or a comma ("Moves a ticket to the archive, which closes it").
+    const verbs = [
+      ...first.toLowerCase().matchAll(/(?:^|,\s*|\b(?:and|or|then|which|that)\s+)([a-z]+)/g),
+    ].map((m) => m[1]!);
+    w = {
+      name: wordsOf(t.name),
+      first: wordsOf(verbs.join(' ')),
+      all: wordsOf(`${t.name} ${t.description}`),
+    };
     toolWordCache.set(t, w);
   }
   return w;
@@ -720,7 +762,27 @@ function fillArgs(
   const args: Record<string, unknown> = {};
   const shape = ctx.events?.find((e) => e.type === event);
   const payload = shape?.payload ?? [];
-  const quoted = [...c.text.matchAll(/"q([0-9]+)"/g)].map((m) => ctx.quotes[Number(m[1])]!);
+  const quotedAll = [...c.text.matchAll(/"q([0-9]+)"/g)].map((m) => ({
+    text: ctx.quotes[Number(m[1])]!,
+    lead: /([a-z]+)\s*:?\s*$/.exec(c.text.slice(0, m.index))?.[1] ?? '',
+  }));
+  // A lead-in naming an argument gives the text to it; other quoted text fills the first text
+  // argument the event does not supply.
+  const LEADS: Record<string, readonly string[]> = {
+    title: ['titled', 'title', 'called', 'named', 'subject'],
+    reason: ['reason', 'because', 'saying'],
+    message: ['saying', 'message', 'says', 'text', 'telling', 'know'],
+    body: ['saying', 'says', 'text', 'message', 'reply'],
+    summary: ['summary', 'saying', 'says'],
+    note: ['note'],
+  };
+  const byLead = new Map<string, string>();
+  const quoted: string[] = [];
+  for (const q of quotedAll) {
+    const arg = Object.keys(props).find((n) => (LEADS[n] ?? [n]).includes(q.lead) && !byLead.has(n));
+    if (arg !== undefined) byLead.set(arg, q.text);
+    else quoted.push(q.text);
+  }
   const isId = (n: string) => n === 'id' || n.endsWith('_id');
   const isMoney = (n: string) => tool.cost?.fromArg === n || /amount/.test(n);
   let subjectUsed = false;
@@ -731,7 +793,8 @@ function fillArgs(
     );
   const literalFor = (n: string, s: ArgSchema): string | undefined => {
     if (s.type !== 'string' || isId(n) || Array.isArray(s.enum)) return undefined;
-    if (quoted.length > 0) return quoted.shift();
+    if (byLead.has(n)) return byLead.get(n);
+    if (quoted.length > 0 && !payload.includes(n)) return quoted.shift();
     if (
       bare &&
       wordsOf(n).has(bare[1]!) === false &&
@@ -765,6 +828,17 @@ function fillArgs(
     }
     if (payload.includes(n)) {
       args[n] = `{{event.payload.${n}}}`;
+      continue;
+    }
+    // The event's subject is the first id argument only when the event carries no id fields of its
+    // own: a post.flagged event with post_id and author_id does not say which one is a user_id.
+    const payloadIds = payload.filter(isId);
+    if (isId(n) && payloadIds.length > 0 && req) {
+      ctx.questions.push({
+        about: `args: ${tool.name}.${n}`,
+        question: `Which of the ${event} event's fields is ${tool.name}'s ${n}: ${listOr(['its subject', ...payloadIds])}? None of them is called ${n}.`,
+        candidates: ['subject', ...payloadIds],
+      });
       continue;
     }
     if (isId(n) && !subjectUsed) {

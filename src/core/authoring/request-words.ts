@@ -54,7 +54,7 @@ export const GENERIC_VERBS = new Set([
 
 /** Event verbs: what a trigger says happened, grouped as event types name it. */
 export const EVENT_VERB_GROUPS: readonly (readonly string[])[] = [
-  ['requested', 'asked', 'request', 'requests', 'ask', 'asks'],
+  ['requested', 'asked', 'request', 'requests', 'ask', 'asks', 'wants', 'want', 'needs'],
   [
     'opened',
     'created',
