@@ -320,7 +320,7 @@ interface MoneyBounds {
 const NUMBER = String.raw`(?:[0-9]{1,3}(?:,[0-9]{3})+|[0-9]+)(?:\.[0-9]{1,2})?`;
 const AMOUNT = String.raw`(?:\$\s?(${NUMBER})|(${NUMBER})\s?(?:dollars|usd|bucks))`;
 /** "if it's under $30": the condition words before a money bound belong to it. */
-const IF_IT = String.raw`(?:(?:only |but only )?if (?:it's |it is |they're |they are |the (?:amount|refund|total|invoice|sum|payment) is |that's |that is )?)?`;
+const IF_IT = `(?:(?:only |but only )?if (?:it's |it is |they're |they are |the (?:amount|refund|total|invoice|sum|payment) is |that's |that is )?)?`;
 
 function readMoney(buf: Buffer): MoneyBounds {
   const out: MoneyBounds = { caps: [], lowerBounds: [] };
@@ -638,7 +638,9 @@ function toolWords(t: ToolDescriptor): ToolWords {
     // The verbs of the description's first sentence: its first word, and a word after "and", "or",
     // "then", "which", "that" or a comma ("Moves a ticket to the archive, which closes it").
     const verbs = [
-      ...first.toLowerCase().matchAll(/(?:^|,\s*|\b(?:and|or|then|which|that)\s+)([a-z]+)/g),
+      ...first
+        .toLowerCase()
+        .matchAll(/(?:^|,\s*(?:(?:and|or|then|which|that)\s+)?|\b(?:and|or|then|which|that)\s+)([a-z]+)/g),
     ].map((m) => m[1]!);
     w = {
       name: wordsOf(t.name),
