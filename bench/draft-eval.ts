@@ -3,9 +3,10 @@
  * exact-match rate (canonical hash after normalising names), the step-level accuracy, the rate at
  * which must-ask requests ask, and each miss with what the compiler said instead.
  */
-import { scoreCorpus } from '../test/authoring/draft-corpus.ts';
+import { type CorpusScore, loadCorpus, scoreCorpus } from '../test/authoring/draft-corpus.ts';
 
-const s = scoreCorpus();
+const files = loadCorpus();
+const s = scoreCorpus(files);
 const pct = (a: number, b: number) => (b === 0 ? 'n/a' : `${((100 * a) / b).toFixed(1)}%`);
 const verbose = process.argv.includes('--misses');
 if (verbose)
@@ -22,12 +23,16 @@ if (verbose)
       for (const q of r.draft.questions) process.stdout.write(`  asked: ${q.question}\n`);
     }
   }
-process.stdout.write(
+const report = (title: string, x: CorpusScore) =>
   [
-    `draft corpus: ${s.results.length} requests (${s.specCases} with an expected spec, ${s.askCases} must ask)`,
-    `  exact match:   ${s.exact}/${s.specCases} = ${pct(s.exact, s.specCases)}`,
-    `  step accuracy: ${s.stepsRight}/${s.stepsExpected} = ${pct(s.stepsRight, s.stepsExpected)}`,
-    `  must-ask asked: ${s.asked}/${s.askCases} = ${pct(s.asked, s.askCases)}`,
-    '',
-  ].join('\n'),
+    `${title}: ${x.results.length} requests (${x.specCases} with an expected spec, ${x.askCases} must ask)`,
+    `  exact match:    ${x.exact}/${x.specCases} = ${pct(x.exact, x.specCases)}`,
+    `  step accuracy:  ${x.stepsRight}/${x.stepsExpected} = ${pct(x.stepsRight, x.stepsExpected)}`,
+    `  must-ask asked: ${x.asked}/${x.askCases} = ${pct(x.asked, x.askCases)}`,
+  ].join('\n');
+process.stdout.write(
+  `${[
+    report('draft corpus', s),
+    report('  of which held out (holdout-*.yaml)', scoreCorpus(files.filter((f) => f.heldOut))),
+  ].join('\n')}\n`,
 );
