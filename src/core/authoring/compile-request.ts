@@ -78,7 +78,7 @@ const PHRASES: readonly [RegExp, string][] = [
 ];
 const APPROVAL_PATTERNS: readonly RegExp[] = [
   /\b(?:ask|check with|consult|ping) (?:me|us|a person|a human|someone|my manager|a manager|the team lead|a supervisor)(?: first)? before (?:you )?(.+)$/,
-  /\b(?:get|wait for|require|need) (?:my|our|an?|a person's|a manager's|human|explicit)? ?(?:approval|ok|okay|sign-off|signoff|go-ahead)(?: first)? (?:before|for) (?:you )?(.+)$/,
+  /\b(?:get|wait for|require|need) (?:my|our|their|the|an?|a person's|a manager's|human|explicit)? ?(?:approval|ok|okay|sign-off|signoff|go-ahead)(?: first)? (?:before|for) (?:you )?(.+)$/,
   /\bnever (.+?) without (?:my |our |an? |a person's |a manager's |human |explicit )?(?:approval|asking|permission|sign-off|ok|okay|go-ahead)(?: first)?\b(.*)$/,
   /\bdo(?:n't| not) (.+?) (?:without|until|unless) (?:i|we|someone|a person|a manager) (?:approve|approves|say so|ok it|okay it|sign off)\b(.*)$/,
   /\bonly (.+?) (?:after|once|when) (?:i|we|someone|a person|a manager) (?:approve|approves|approved|has approved|ok it|okays it)\b(.*)$/,
@@ -88,7 +88,7 @@ const APPROVAL_PATTERNS: readonly RegExp[] = [
 const NO_APPROVAL =
   /\b(?:without (?:asking|approval|waiting)|no approval|don't ask|do not ask|no need to ask)\b/;
 const UNMAPPED_MARKERS =
-  /\b(if|unless|except|weekdays?|weekends?|business hours|monday|tuesday|wednesday|thursday|friday|saturday|sunday|o'clock|[0-9]+ ?(?:am|pm)|percent|between|twice|retry|retries|every day|daily|hourly|weekly|minutes?|hours?|days?)\b|%/;
+  /\b(if|unless|except|weekdays?|weekends?|business hours|monday|tuesday|wednesday|thursday|friday|saturday|sunday|o'clock|[0-9]+ ?(?:am|pm)|percent|between|twice|half|halves|double|triple|quarter|partial|partially|part of|portion|retry|retries|every day|daily|hourly|weekly|minutes?|hours?|days?)\b|%/;
 
 /** The request's text as the readers consume it: what one reads is blanked for the next. */
 interface Buffer {
@@ -329,6 +329,14 @@ function readMoney(buf: Buffer): MoneyBounds {
     String.raw`\b${IF_IT}(?:under|below|less than|up to|at most|no more than|not more than|not over|never more than|never over|max(?:imum)?(?: of)?|capped at|a cap of|cap(?: it| runs?| spending| the spend| refunds?)?(?: at| of| to|:)|limit(?: it| runs?| spending| refunds?)?(?: to| of| at)?|budget(?: of)?|spend(?:ing)? (?:at most|no more than|up to|under|less than)|(?:don't|do not|never) spend more than|within|smaller than|beneath)\s+${AMOUNT}(?:\s+(?:a|per|each|in a|for (?:a|each|one))\s+(?:run|workflow run|go|time))?(?:\s+in total)?`,
     'g',
   );
+  const unless = new RegExp(
+    String.raw`\bunless (?:it's |it is |they're |they are |the (?:amount|refund|total|invoice|sum|payment) is )?(?:over|above|more than|greater than|bigger than|larger than)\s+${AMOUNT}`,
+    'g',
+  );
+  for (let m = unless.exec(buf.text); m; m = unless.exec(buf.text)) {
+    out.caps.push(amount(m, 1));
+    cutOut(buf, m);
+  }
   const orLess = new RegExp(String.raw`${AMOUNT}\s+or (?:less|under|below)\b`, 'g');
   const lowerRe = new RegExp(
     String.raw`\b${IF_IT}(over|above|more than|greater than|larger than|bigger than|at least|exceeding)\s+${AMOUNT}`,
@@ -440,6 +448,12 @@ function readTrigger(buf: Buffer, ctx: Ctx): { event?: string } {
       /(?:^|[.;:]\s*|\b(?:on|for|after|with|to|handle|answer|respond to)\s+)((?:a |an |any |all |every |each |incoming )?(?:new )?[a-z]+ (?:requests?|tickets?|invoices?|reports?|submissions?|claims?|alerts?|incidents?))\b/.exec(
         buf.text,
       );
+    const every = m
+      ? null
+      : /\b((?:every|each|any|all) (?:new |incoming )?[a-z]+(?: (?:received|submitted|approved|resolved|opened|flagged|requested|filed|created|closed|paid))?)\b/.exec(
+          buf.text,
+        );
+    if (every) clause = every;
     if (m) {
       const at = m.index + m[0].length - m[1]!.length;
       clause = Object.assign([m[1]!], { index: at, input: buf.text }) as unknown as RegExpExecArray;
@@ -488,7 +502,7 @@ function readTrigger(buf: Buffer, ctx: Ctx): { event?: string } {
   }
   const found = ctx.events.filter((e) => {
     const [noun = '', verb = ''] = splitType(e.type);
-    const nounOk = noun.split(/[_-]/).some((n) => nounLemmas.has(n));
+    const nounOk = noun.split(/[_-]/).some((n) => lemmas(n).some((l) => nounLemmas.has(l)));
     const verbOk = group
       ? group.includes(verb) || lemmas(verb).some((v) => group.includes(v))
       : lemmas(verb).some((v) => words.some((w) => lemmas(w).includes(v)));
@@ -582,13 +596,22 @@ function splitClauses(text: string, raw: string): Clause[] {
         approvalText = `${m[1] ?? ''} ${m[2] ?? ''}`;
       }
     }
-    const plain = approvalAt < 0 ? s : s.slice(0, approvalAt);
+    // "delete it, but ask me first": the approval is of the action just before it.
+    const first =
+      approvalAt < 0
+        ? /,?\s*(?:but |and )?(?:ask|check with) (?:me|us|a person|someone|my manager|a manager) first\b.*$/.exec(
+            s,
+          )
+        : null;
+    const plain = approvalAt >= 0 ? s.slice(0, approvalAt) : first ? s.slice(0, first.index) : s;
+    const before = out.length;
     for (const part of splitSequence(plain))
       out.push({
         text: part.text,
         raw: raw.slice(a + part.at, a + part.at + part.text.length),
         approval: false,
       });
+    if (first && out.length > before) out[out.length - 1]!.approval = true;
     if (approvalAt >= 0)
       for (const part of approvalText.split(/,|\bor\b|\band\b/)) {
         const t = part.trim();
@@ -799,6 +822,7 @@ function fillArgs(
     if (quoted.length > 0 && !payload.includes(n)) return quoted.shift();
     if (
       bare &&
+      !FILLER.has(bare[1]!) &&
       wordsOf(n).has(bare[1]!) === false &&
       (n === 'tag' || n === 'label' || n === 'status' || n === 'reason')
     )

@@ -220,6 +220,7 @@ export function lemmas(word: string): string[] {
     if (/(.)\1$/.test(stem)) out.add(stem.slice(0, -1));
   };
   if (w.endsWith('ing')) add(w.slice(0, -3));
+  if (w.endsWith('ion') && w.length > 5) add(w.slice(0, -3)); // deletion -> delete
   if (w.endsWith('ied') || w.endsWith('ies')) out.add(`${w.slice(0, -3)}y`);
   if (w.endsWith('ed')) {
     add(w.slice(0, -2));
