@@ -11,14 +11,18 @@ import type { Command } from 'commander';
 import pc from 'picocolors';
 import { stringify } from 'yaml';
 import {
+  type CompiledRequest,
   compileRequest,
+  DRAFT_ANSWER_SCHEMA,
   type Draft,
   type DraftCatalog,
+  draftPrompt,
   draftSpec,
   type EventShape,
   eventShapesOf,
   explainSpec,
   MAX_REQUEST_LENGTH,
+  readModelDraft,
 } from '../core/authoring/index.ts';
 import { ErrorCode, KeelError } from '../core/errors.ts';
 import { isSpecId, SPEC_LIMITS, type WorkflowSpec } from '../core/spec/index.ts';
@@ -147,10 +151,15 @@ export function registerDraftCommand(program: Command, withContext: WithContext)
       'sample events the trigger and arguments are matched against (default ./events)',
     )
     .option('--as <name>', 'who publishes (env KEEL_USER)')
+    .option(
+      '--compiler <kind>',
+      'offline (default: the documented grammar, no model) or model (the configured --model-provider; its answer is shown and checked the same way)',
+      'offline',
+    )
     .action(
       async (
         request: string,
-        o: { yes?: boolean; id?: string; events?: string; as?: string },
+        o: { yes?: boolean; id?: string; events?: string; as?: string; compiler: string },
         cmd: Command,
       ) =>
         withContext(cmd, async (ctx) => {
@@ -174,10 +183,31 @@ export function registerDraftCommand(program: Command, withContext: WithContext)
             tools: ctx.keel.tools.catalog(),
             events: readEventShapes(o.events ?? 'events', o.events !== undefined),
           };
-          const draft = draftSpec(
-            compileRequest(request, catalog, o.id === undefined ? {} : { id: o.id }),
-            catalog,
-          );
+          const options = o.id === undefined ? {} : { id: o.id };
+          let modelAnswer: unknown;
+          let compiled: CompiledRequest;
+          if (o.compiler === 'offline') compiled = compileRequest(request, catalog, options);
+          else if (o.compiler === 'model') {
+            if (!ctx.modelProvider)
+              throw new KeelError(
+                ErrorCode.usage,
+                '--compiler model: no model provider is configured (--model-provider or KEEL_MODEL_PROVIDER; docs/models.md)',
+                { field: 'compiler' },
+              );
+            modelAnswer = await ctx.modelProvider.complete({
+              prompt: draftPrompt(request, catalog),
+              schema: DRAFT_ANSWER_SCHEMA,
+              catalog: catalog.tools.map((t) => ({ name: t.name, description: t.description, args: t.args })),
+            });
+            compiled = readModelDraft(modelAnswer, request, catalog, options);
+          } else
+            throw new KeelError(
+              ErrorCode.usage,
+              `--compiler: expected offline or model, got ${JSON.stringify(o.compiler)}`,
+              { field: 'compiler' },
+            );
+          // Whatever compiled it, the same checks: spec schema, tool registry, argument schemas.
+          const draft = draftSpec(compiled, catalog);
           let published: Awaited<ReturnType<typeof ctx.keel.workflows.publishObject>> | undefined;
           let confirmed = false;
           if (draft.publishable && draft.spec) {
@@ -193,6 +223,8 @@ export function registerDraftCommand(program: Command, withContext: WithContext)
           if (ctx.json)
             printJson({
               ...draft,
+              compiler: o.compiler,
+              ...(modelAnswer === undefined ? {} : { modelAnswer }),
               published: published
                 ? {
                     created: published.created,
@@ -204,6 +236,11 @@ export function registerDraftCommand(program: Command, withContext: WithContext)
                 : null,
             });
           else {
+            if (modelAnswer !== undefined) {
+              line(pc.bold('# The model answered'));
+              line(JSON.stringify(modelAnswer, null, 2));
+              line();
+            }
             if (!(process.stdin.isTTY === true && draft.publishable && o.yes !== true)) printDraft(draft);
             if (published)
               line(

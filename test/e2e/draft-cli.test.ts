@@ -127,3 +127,98 @@ describe('keel explain', () => {
     assert.match(missing.stderr, /workflow nope v3 not found/);
   });
 });
+
+describe('keel draft --compiler model: the model answer is shown and goes through the same checks', () => {
+  const step = (tool: string, args: Record<string, unknown>) => ({ name: tool.split('_')[0], tool, args });
+  const responses = sandbox.write('responses.json', {
+    responses: [
+      {
+        match: 'email them',
+        response: {
+          triggers: [{ event: 'refund.requested' }],
+          steps: [step('send_email', { to: '{{event.subject}}' })],
+          limits: { maxSteps: 1, maxCostUsd: 0 },
+          questions: [],
+        },
+      },
+      {
+        match: 'lots',
+        response: {
+          triggers: [{ event: 'refund.requested' }],
+          steps: [step('issue_refund', { ticket_id: '{{event.subject}}', amount_usd: 'lots' })],
+          limits: { maxSteps: 1, maxCostUsd: 50 },
+          questions: [],
+        },
+      },
+      {
+        match: '*',
+        response: {
+          status: 'LIVE',
+          triggers: [{ event: 'refund.requested', when: 'payload.currency == "USD"' }],
+          steps: [
+            step('issue_refund', {
+              ticket_id: '{{event.subject}}',
+              amount_usd: '{{event.payload.refund_amount}}',
+            }),
+          ],
+          limits: { maxSteps: 1, maxCostUsd: 50 },
+          questions: [],
+        },
+      },
+    ],
+  });
+  const model = (...args: string[]) =>
+    sandbox.keel(
+      ['--model-provider', 'recorded', 'draft', '--compiler', 'model', '--events', EXAMPLE_EVENTS, ...args],
+      {
+        input: '',
+        env: { KEEL_MODEL_RESPONSES: responses },
+      },
+    );
+
+  test('a tool outside the catalog is a question, never published, never shown as the draft', () => {
+    const r = model('--json', '--yes', 'when a refund is requested, email them');
+    assert.equal(r.code, 2, show(r));
+    const out = JSON.parse(r.stdout) as {
+      spec: unknown;
+      partial?: unknown;
+      questions: { question: string }[];
+      modelAnswer: unknown;
+    };
+    assert.equal(out.spec, undefined);
+    assert.equal(out.partial, undefined);
+    assert.ok(
+      out.questions.some((q) => /send_email/.test(q.question)),
+      r.stdout,
+    );
+    assert.ok(out.modelAnswer, 'the model answer is recorded in the output');
+    assert.equal(
+      versions().some((v) => v.id === 'model-refund'),
+      false,
+    );
+  });
+
+  test('an argument that fits no schema is a question from the same validation', () => {
+    const r = model('--json', '--yes', 'refund lots');
+    assert.equal(r.code, 2, show(r));
+    assert.match(r.stdout, /steps\[0\]\.args\.amount_usd/);
+  });
+
+  test('a valid answer publishes as DRAFT on --yes, whatever status the model wrote', () => {
+    const out = okJson<{ published: { status: string }; compiler: string }>(
+      model('--json', '--yes', '--id', 'model-refund', 'refund under $50 in USD'),
+    );
+    assert.equal(out.compiler, 'model');
+    assert.equal(out.published.status, 'DRAFT');
+    assert.deepEqual(
+      versions().find((v) => v.id === 'model-refund'),
+      { id: 'model-refund', status: 'DRAFT' },
+    );
+  });
+
+  test('without a configured provider --compiler model is a usage error', () => {
+    const r = sandbox.keel(['draft', '--compiler', 'model', 'anything'], { input: '' });
+    assert.equal(r.code, 2, show(r));
+    assert.match(r.stderr, /no model provider is configured/);
+  });
+});

@@ -34,12 +34,20 @@ export function draftSpec(compiled: CompiledRequest, catalog: DraftCatalog): Dra
   if (compiled.spec !== undefined) {
     const names = new Set(catalog.tools.map((t) => t.name));
     // Belt and braces: whatever produced it, a draft never names a tool outside the catalog.
-    for (const s of compiled.spec.steps)
-      if (!names.has(s.tool))
-        questions.push({
-          about: `steps: ${s.name}`,
-          question: `${s.tool} is not in the tool catalog. Which tool should ${s.name} use?`,
-        });
+    for (const s of compiled.spec.steps as unknown[]) {
+      const tool = (s as { tool?: unknown } | null)?.tool;
+      const name = (s as { name?: unknown } | null)?.name;
+      if (
+        typeof tool !== 'string' ||
+        names.has(tool) ||
+        questions.some((q) => q.question.includes(JSON.stringify(tool)))
+      )
+        continue;
+      questions.push({
+        about: `steps: ${String(name)}`,
+        question: `${tool} is not in the tool catalog. Which tool should ${String(name)} use?`,
+      });
+    }
     try {
       spec = validateSpec(compiled.spec, '(draft)', {
         knownTool: (n) => names.has(n),
@@ -62,7 +70,13 @@ export function draftSpec(compiled: CompiledRequest, catalog: DraftCatalog): Dra
   }
   if (spec === undefined)
     return {
-      ...(compiled.spec ? { partial: compiled.spec } : {}),
+      // Shown for review only when it names nothing outside the catalog.
+      ...(compiled.spec &&
+      (compiled.spec.steps as unknown[]).every((x) =>
+        catalog.tools.some((t) => t.name === (x as { tool?: unknown } | null)?.tool),
+      )
+        ? { partial: compiled.spec }
+        : {}),
       questions,
       notes: compiled.notes,
       publishable: false,

@@ -10,3 +10,4 @@ export {
 } from './compile-request.ts';
 export { type Draft, draftSpec } from './draft-spec.ts';
 export { eventWords, explainSpec, type ReadBack } from './explain-spec.ts';
+export { DRAFT_ANSWER_SCHEMA, draftPrompt, readModelDraft } from './model-draft.ts';
