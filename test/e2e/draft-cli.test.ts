@@ -222,3 +222,34 @@ describe('keel draft --compiler model: the model answer is shown and goes throug
     assert.match(r.stderr, /no model provider is configured/);
   });
 });
+
+describe('keel diff --explain', () => {
+  test('reads both versions back and lists the risks the change adds', () => {
+    const v2 = sandbox.write(
+      'desk-refunds-v2.yaml',
+      `id: desk-refunds
+version: 2
+status: DRAFT
+triggers:
+  - event: refund.requested
+    when: payload.currency == "USD"
+steps:
+  - { name: reply, tool: draft_reply, args: { ticket_id: "{{event.subject}}", body: "Thanks for reaching out." } }
+  - { name: refund, tool: issue_refund, args: { ticket_id: "{{event.subject}}", amount_usd: "{{event.payload.refund_amount}}" } }
+  - { name: close, tool: close_ticket, args: { ticket_id: "{{event.subject}}" } }
+limits: { maxSteps: 3, maxCostUsd: 50 }
+`,
+    );
+    assert.equal(sandbox.keel(['publish', v2]).code, 0);
+    const out = okJson<{
+      explain: { risksAdded: string[]; risksRemoved: string[]; to: { steps: string[] } };
+    }>(sandbox.keel(['--json', 'diff', 'desk-refunds', '1', '2', '--explain']));
+    assert.deepEqual(out.explain.risksAdded, [
+      "close (close_ticket) is destructive: it waits for a person's approval unless the version is AUTONOMOUS.",
+    ]);
+    assert.deepEqual(out.explain.risksRemoved, []);
+    assert.equal(out.explain.to.steps.length, 3);
+    const text = sandbox.keel(['diff', 'desk-refunds', '1', '2', '--explain']);
+    assert.match(text.stdout, /Risks v2 adds: \n {2}\+ close \(close_ticket\) is destructive/);
+  });
+});
