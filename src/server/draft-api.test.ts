@@ -88,3 +88,15 @@ describe('POST /api/drafts', () => {
     assert.equal(await count(), 1);
   });
 });
+
+describe('GET /api/workflows/{id}/explain', () => {
+  test('reads the tenant version back with its risks; another tenant gets 404', async () => {
+    const r = await t.api('GET', '/api/workflows/desk-refunds/explain?version=1');
+    assert.equal(r.status, 200, r.text);
+    assert.equal(r.body.status, 'DRAFT');
+    assert.ok((r.body.risks as string[]).some((l) => /refund \(issue_refund\) is destructive/.test(l)));
+    assert.match(String(r.body.summary), /^When a refund is requested, if its currency is "USD"/);
+    const other = await t.api('GET', '/api/workflows/desk-refunds/explain', { key: t.globex });
+    assert.equal(other.status, 404, other.text);
+  });
+});

@@ -1,5 +1,6 @@
 /**
- * Keel API, drafts: `POST /api/drafts` turns a request in plain words into a DRAFT spec over the
+ * Keel API, authoring: `GET /api/workflows/{id}/explain` reads a stored version back (explainSpec),
+ * for the console and any client. Drafts: `POST /api/drafts` turns a request in plain words into a DRAFT spec over the
  * tenant's tool catalog (the offline compiler, docs/authoring.md). The first call answers the spec,
  * its hash, the read-back and the questions, and publishes nothing; a second call with the same
  * request and `confirm: <specHash>` publishes that spec as DRAFT. A hash that is not the draft's, or
@@ -10,11 +11,12 @@ import {
   compileRequest,
   type DraftCatalog,
   draftSpec,
+  explainSpec,
   MAX_REQUEST_LENGTH,
 } from '../../core/authoring/index.ts';
 import { isSpecId } from '../../core/spec/index.ts';
 import { ProtocolError } from '../../openwop/protocol-error.ts';
-import { type KeelRoute, ok, route } from './route.ts';
+import { type KeelRoute, ok, route, workflowIdOf } from './route.ts';
 
 const EventShapeBody = z.strictObject({
   type: z
@@ -100,6 +102,28 @@ export const DRAFT_ROUTES: readonly KeelRoute[] = [
         { ...answer, published: { ...published.record, created: published.created } },
         published.created ? 201 : 200,
       );
+    },
+  }),
+  route({
+    method: 'get',
+    path: '/api/workflows/{workflowId}/explain',
+    operationId: 'explainWorkflow',
+    summary: 'A workflow version read back in plain language, with its risks (keel explain)',
+    tag: 'workflows',
+    auth: true,
+    query: z.object({ version: z.coerce.number().int().min(1).optional() }),
+    responses: { 200: '{workflowId, version, status, summary, trigger, steps, limits, risks, text}' },
+    async handle({ keel, p, params, query }) {
+      const id = workflowIdOf(params);
+      const v = await keel.workflows.get(p.tenant, id, query.version);
+      if (!v)
+        throw new ProtocolError(
+          'not_found',
+          `workflow ${id}${query.version ? ` v${query.version}` : ''} not found`,
+          { workflowId: id, ...(query.version ? { version: query.version } : {}) },
+        );
+      const readBack = explainSpec({ ...v.spec, status: v.status }, keel.tools.catalog());
+      return ok({ workflowId: id, version: v.version, status: v.status, ...readBack });
     },
   }),
 ];
