@@ -248,9 +248,16 @@ export function registerDraftCommand(program: Command, withContext: WithContext)
               );
             else if (draft.publishable)
               line(pc.dim(`not published: run again with --yes to publish it as DRAFT`));
-            else line(pc.dim('not published: a draft with questions is never published'));
           }
-          return draft.publishable ? EXIT.ok : EXIT.usage;
+          // A refusal (exit 2, changing nothing: a store this command created is removed again),
+          // after the draft and its questions are printed.
+          if (!draft.publishable)
+            throw new KeelError(
+              ErrorCode.usage,
+              `not published: the draft has ${draft.questions.length} question${draft.questions.length === 1 ? '' : 's'}; answer ${draft.questions.length === 1 ? 'it' : 'them'} in the request and draft again`,
+              { field: 'request', questions: draft.questions.length },
+            );
+          return EXIT.ok;
         }),
     );
 }

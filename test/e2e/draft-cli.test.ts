@@ -78,6 +78,9 @@ describe('keel draft publishes nothing without confirmation, and only as DRAFT',
     assert.equal(out.publishable, false);
     assert.equal(out.published, null);
     assert.ok(out.questions.some((q) => q.about === 'triggers'));
+    assert.match(r.stderr, /not published: the draft has \d+ questions?/);
+    // Nothing changed: not even an empty store is left behind.
+    assert.equal(existsSync(sandbox.store()), false);
     assert.deepEqual(versions(), []);
   });
 
