@@ -215,6 +215,10 @@ export function registerDraftCommand(program: Command, withContext: WithContext)
             else if (process.stdin.isTTY === true && !ctx.json) {
               printDraft(draft);
               confirmed = await confirmOnTerminal(draft.spec.id, draft.spec.version);
+              if (!confirmed)
+                throw new KeelError(ErrorCode.usage, 'draft: not confirmed, nothing was published', {
+                  field: 'yes',
+                });
             }
             // Only ever as DRAFT: publishing refuses any other status, and the compiler writes no other.
             if (confirmed)

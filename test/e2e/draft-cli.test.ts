@@ -87,6 +87,9 @@ describe('keel draft publishes nothing without confirmation, and only as DRAFT',
   test('on a terminal, "n" publishes nothing and "y" publishes the draft as DRAFT', () => {
     const no = onTerminal([REQUEST], 'n');
     assert.match(no.out, /Publish refund-requested-reply-refund v1 as DRAFT\? \[y\/N\]/, no.out);
+    assert.equal(no.code, 2, no.out);
+    assert.match(no.out, /not confirmed, nothing was published/);
+    assert.equal(existsSync(sandbox.store()), false);
     assert.deepEqual(versions(), []);
     const yes = onTerminal([REQUEST], 'y');
     assert.equal(yes.code, 0, yes.out);
