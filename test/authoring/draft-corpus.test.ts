@@ -9,7 +9,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { parse } from 'yaml';
-import { CORPUS_DIR, loadCorpus, scoreCorpus } from './draft-corpus.ts';
+import { CORPUS_DIR, FRESH_DIR, loadCorpus, scoreCorpus } from './draft-corpus.ts';
 
 const files = loadCorpus();
 const score = scoreCorpus(files);
@@ -33,10 +33,15 @@ test('every must-ask request asks, and none of them is publishable', () => {
   assert.deepEqual(guessed, []);
 });
 
-test('no draft names a tool outside its catalog, and every one is DRAFT', () => {
-  for (const f of files) {
+test('no draft names a tool outside its catalog, and every one is DRAFT (the fresh requests too)', () => {
+  const fresh = loadCorpus(FRESH_DIR);
+  const all = [
+    ...files.map((f) => ({ f, results: score.results })),
+    ...fresh.map((f) => ({ f, results: scoreCorpus(fresh).results })),
+  ];
+  for (const { f, results } of all) {
     const names = new Set(f.catalog.tools.map((t) => t.name));
-    for (const r of score.results.filter((x) => x.c.file === `${f.name}.yaml`)) {
+    for (const r of results.filter((x) => x.c.file === `${f.name}.yaml`)) {
       const spec = r.draft.spec ?? r.draft.partial;
       for (const s of spec?.steps ?? []) assert.ok(names.has(s.tool), `${r.c.request}: ${s.tool}`);
       if (spec) assert.equal(spec.status, 'DRAFT');

@@ -21,6 +21,8 @@ import type { ToolDescriptor } from '../../src/core/tools/index.ts';
 import { supportDeskCatalog } from './support-desk-catalog.ts';
 
 export const CORPUS_DIR = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'corpus', 'drafts');
+/** Requests written after the last change to the compiler, measured, never tuned on (not in the bar). */
+export const FRESH_DIR = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'corpus', 'fresh');
 
 export interface Expected {
   readonly triggers: TriggerSpec[];
