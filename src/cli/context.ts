@@ -19,7 +19,7 @@ import { checkKeyName } from '../app/api-keys.ts';
 import type { Keel, OpenedStore, WalkMode } from '../app/index.ts';
 import { describeStoreTarget, isPostgresUrl } from '../app/store-target.ts';
 import { ErrorCode, isKeelError, KeelError } from '../core/errors.ts';
-import type { ToolDefinition } from '../ports/index.ts';
+import type { ModelProvider, ToolDefinition } from '../ports/index.ts';
 import { exposeEnvFor } from './expose-env-option.ts';
 import { type GovernanceOptions, governanceConfigFor, lifecycleConfigFor } from './governance-options.ts';
 import type { CommandAccess } from './store-access.ts';
@@ -54,6 +54,8 @@ export interface CliContext {
   readonly readOnly: boolean;
   /** Where tools that came from a tools file come from (an MCP server), by registered name. */
   readonly toolOrigins: ReadonlyMap<string, ToolOrigin>;
+  /** The model provider --model-provider / KEEL_MODEL_PROVIDER configures, if any (docs/models.md). */
+  readonly modelProvider?: ModelProvider;
   /** Says "created store <name>" on stderr, once, when this command created the store. */
   announceCreated(): void;
   /** Closes the store; after a failure, also removes the store this command created. */
@@ -199,6 +201,7 @@ async function openWithTools(
     created: opened.created,
     readOnly: opened.readOnly,
     toolOrigins: loaded.origins,
+    ...(modelProvider ? { modelProvider } : {}),
     announceCreated() {
       if (opened.created && !announced)
         process.stderr.write(`created store ${describeStoreTarget(target)}\n`);

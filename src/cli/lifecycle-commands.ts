@@ -8,8 +8,9 @@
 import { basename } from 'node:path';
 import type { Command } from 'commander';
 import pc from 'picocolors';
+import { explainSpec } from '../core/authoring/index.ts';
 import { ErrorCode, KeelError } from '../core/errors.ts';
-import { actor, type WithContext } from './context.ts';
+import { actor, type CliContext, type WithContext } from './context.ts';
 import { EXIT } from './exit-codes.ts';
 import { intOption, readJson } from './input.ts';
 import { chainText, diffLines, gateLines, recordLines, rolloutLines, testLines } from './lifecycle-output.ts';
@@ -279,16 +280,30 @@ export function registerLifecycleCommands(program: Command, withContext: WithCon
     .argument('<workflow>', 'workflow id')
     .argument('<from>', 'version')
     .argument('<to>', 'version')
-    .action(async (workflowId: string, a: string, b: string, _o: unknown, cmd: Command) =>
+    .option(
+      '--explain',
+      'also read both versions back (keel explain) and list the risks the change adds and removes',
+    )
+    .action(async (workflowId: string, a: string, b: string, o: { explain?: boolean }, cmd: Command) =>
       withContext(cmd, async (ctx) => {
-        const d = await ctx.keel.lifecycle.diff(
-          ctx.tenant,
-          workflowId,
-          intOption(a, '<from>'),
-          intOption(b, '<to>'),
-        );
-        if (ctx.json) printJson(d);
-        else for (const l of diffLines(workflowId, d)) line(l);
+        const from = intOption(a, '<from>');
+        const to = intOption(b, '<to>');
+        const d = await ctx.keel.lifecycle.diff(ctx.tenant, workflowId, from, to);
+        const explained = o.explain === true ? await explainBoth(ctx, workflowId, from, to) : undefined;
+        if (ctx.json) printJson(explained ? { ...d, explain: explained } : d);
+        else {
+          for (const l of diffLines(workflowId, d)) line(l);
+          if (explained) {
+            line();
+            line(`Read-back of v${to}:`);
+            line(explained.to.text);
+            line();
+            line(`Risks v${to} adds: ${explained.risksAdded.length ? '' : 'none'}`);
+            for (const r of explained.risksAdded) line(`  + ${r}`);
+            line(`Risks v${to} removes: ${explained.risksRemoved.length ? '' : 'none'}`);
+            for (const r of explained.risksRemoved) line(`  - ${r}`);
+          }
+        }
       }),
     );
 
@@ -309,4 +324,24 @@ export function registerLifecycleCommands(program: Command, withContext: WithCon
         return chain.ok ? EXIT.ok : EXIT.verificationFailed;
       }),
     );
+}
+
+/** Both versions read back (explainSpec), and the risk lines one has and the other has not. */
+async function explainBoth(ctx: CliContext, workflowId: string, from: number, to: number) {
+  const read = async (version: number) => {
+    const v = await ctx.keel.workflows.get(ctx.tenant, workflowId, version);
+    if (!v)
+      throw new KeelError(ErrorCode.notFound, `workflow ${workflowId} v${version} not found`, {
+        workflowId,
+        version,
+      });
+    return explainSpec({ ...v.spec, status: v.status }, ctx.keel.tools.catalog());
+  };
+  const [a, b] = [await read(from), await read(to)];
+  return {
+    from: a,
+    to: b,
+    risksAdded: b.risks.filter((r) => !a.risks.includes(r)),
+    risksRemoved: a.risks.filter((r) => !b.risks.includes(r)),
+  };
 }

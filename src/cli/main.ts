@@ -10,6 +10,7 @@
 import { Command, CommanderError, Help, Option } from 'commander';
 import { registerApprovalCommands } from './approval-commands.ts';
 import { registerAuditQueryCommands } from './audit-query-commands.ts';
+import { registerAuthoringCommands, registerDraftCommand } from './authoring-commands.ts';
 import { registerCheckpointCommands } from './checkpoint-commands.ts';
 import { type CliContext, type GlobalOptions, openContext } from './context.ts';
 import { registerEvidenceCommands } from './evidence-commands.ts';
@@ -120,6 +121,8 @@ export function buildProgram(): Command {
 
   registerSetupCommands(program, withContext, reportError);
   registerWorkflowCommands(program, withContext, reportError);
+  registerAuthoringCommands(program, withContext);
+  registerDraftCommand(program, withContext);
   registerLifecycleCommands(program, withContext);
   registerRunCommands(program, withContext);
   registerEvidenceCommands(program, withContext);

@@ -19,7 +19,9 @@ import type { StoreAccess } from '../app/index.ts';
 
 export type CommandAccess = StoreAccess | 'none';
 
-const ACCESS: Readonly<Record<string, CommandAccess | ((opts: Record<string, unknown>) => CommandAccess)>> = {
+type AccessRule = CommandAccess | ((opts: Record<string, unknown>, args: readonly string[]) => CommandAccess);
+
+const ACCESS: Readonly<Record<string, AccessRule>> = {
   init: 'create',
   migrate: 'create',
   publish: 'create',
@@ -44,7 +46,17 @@ const ACCESS: Readonly<Record<string, CommandAccess | ((opts: Record<string, unk
   diff: 'read',
   promotions: 'read',
   'replay-gate': 'read',
+  // A spec file is read back without a store; `workflow[@version]` reads the stored version.
+  explain: (_o, args) => (isSpecFileArg(args[0] ?? '') ? 'none' : 'read'),
+  // A draft is published (as DRAFT) only when confirmed; a first confirmed draft may create the store.
+  // (keel draft without --yes on no terminal publishes nothing, so it opens no store).
+  draft: (o) => (o.yes === true || process.stdin.isTTY === true ? 'create' : 'none'),
 };
+
+/** `keel explain` and the like: an argument naming a YAML or JSON file, rather than `workflow[@version]`. */
+export function isSpecFileArg(arg: string): boolean {
+  return /\.(ya?ml|json|m?ts)$/i.test(arg) || arg.includes('/') || arg.includes('\\') || arg === '-';
+}
 
 /** The command as a person types it after `keel`: `runs ls`, `approve`, `writs trust`. */
 export function commandPath(cmd: Command): string {
@@ -56,7 +68,7 @@ export function commandPath(cmd: Command): string {
 /** What the command may do to the store (see the table above). */
 export function storeAccessFor(cmd: Command): CommandAccess {
   const a = ACCESS[commandPath(cmd)] ?? 'write';
-  return typeof a === 'function' ? a(cmd.opts()) : a;
+  return typeof a === 'function' ? a(cmd.opts(), cmd.args) : a;
 }
 
 /** The commands of each access, for the docs and the tests. */

@@ -40,6 +40,8 @@ const STATUS: Record<string, number> = {
   mcp_server_unavailable: 503,
   replay_unavailable: 409,
   promotion_gate_unmet: 409,
+  draft_mismatch: 409,
+  draft_has_questions: 422,
   test_failed: 422,
   internal: 500,
   // OpenWOP

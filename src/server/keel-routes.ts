@@ -18,6 +18,7 @@ import { openApiDocument } from './openapi.ts';
 import { attempt, readBody } from './request.ts';
 import { AUDIT_ROUTES } from './routes/audit-routes.ts';
 import { CHECKPOINT_ROUTES } from './routes/checkpoint-routes.ts';
+import { DRAFT_ROUTES } from './routes/draft-routes.ts';
 import { EVENT_ROUTES } from './routes/event-routes.ts';
 import { LIFECYCLE_ROUTES } from './routes/lifecycle-routes.ts';
 import { type Call, type KeelRoute, ok, route } from './routes/route.ts';
@@ -42,6 +43,7 @@ export const KEEL_ROUTES: readonly KeelRoute[] = [
   }),
   ...SESSION_ROUTES,
   ...WORKFLOW_ROUTES,
+  ...DRAFT_ROUTES,
   ...LIFECYCLE_ROUTES,
   ...EVENT_ROUTES,
   ...WRIT_ROUTES,

@@ -1,0 +1,217 @@
+/**
+ * A workflow spec read back in plain language: what starts it (the trigger and its condition in
+ * words), its steps in order, its limits, and its risks (destructive tools, what waits for a
+ * person, what moves money against the spend cap). For `keel explain`, `keel draft` and review.
+ *
+ * Pure and deterministic: the same spec and tool catalog always read back the same text. It reads
+ * only the descriptors it is given (never a handler), and never judges whether the spec is valid.
+ */
+import { formatCents, usdToCents } from '../money.ts';
+import { type Condition, type Operand, parseCondition } from '../spec/parse-condition.ts';
+import type { WorkflowSpec } from '../spec/workflow-spec.ts';
+import type { ToolDescriptor } from '../tools/tool-descriptor.ts';
+
+export interface ReadBack {
+  /** One line: "When a refund is requested, if its currency is "USD": 1. reply ...; 2. refund ...". */
+  readonly summary: string;
+  /** What starts a run, one line per trigger. */
+  readonly trigger: readonly string[];
+  /** The steps in order, numbered from 1. */
+  readonly steps: readonly string[];
+  readonly limits: readonly string[];
+  readonly risks: readonly string[];
+  /** All of it as one text, the way `keel explain` prints it. */
+  readonly text: string;
+}
+
+const WHOLE_TEMPLATE = /^\{\{\s*([^{}]+?)\s*\}\}$/;
+const MONEY_FIELD = /amount|usd|price|cost|total|sum|value/i;
+
+/** The read-back of `spec` against `tools` (a step whose tool is not among them says so). */
+export function explainSpec(spec: WorkflowSpec, tools: readonly ToolDescriptor[]): ReadBack {
+  const byName = new Map(tools.map((t) => [t.name, t]));
+  const trigger =
+    spec.triggers.length === 0
+      ? ['No trigger: it runs only when started directly (keel run).']
+      : spec.triggers.map((t) => `${capitalize(triggerWords(t.event, t.when))}.`);
+  const steps = spec.steps.map((s, i) => {
+    const tool = byName.get(s.tool);
+    const what = tool
+      ? lowerFirst(firstSentence(tool.description)).replace(/[.!?]$/, '')
+      : 'not in the tool catalog';
+    const args = Object.keys(s.args)
+      .sort()
+      .map((k) => `${k} = ${argWords(s.args[k])}`);
+    return `${i + 1}. ${s.name} (${s.tool}): ${what}${args.length ? `; with ${args.join(', ')}` : ''}.`;
+  });
+  const cap = spec.limits.maxCostUsd;
+  const limits = [
+    `At most ${spec.limits.maxSteps} step${spec.limits.maxSteps === 1 ? '' : 's'} a run.`,
+    cap === 0
+      ? 'Spends nothing: a call to any tool that costs money is refused (spend cap $0).'
+      : `Spends at most $${formatCents(usdToCents(cap))} a run (spend cap).`,
+  ];
+  const risks: string[] = [];
+  for (const s of spec.steps) {
+    const tool = byName.get(s.tool);
+    if (!tool) {
+      risks.push(
+        `${s.name} calls ${s.tool}, which is not in the tool catalog: the spec cannot be published.`,
+      );
+      continue;
+    }
+    if (tool.destructive)
+      risks.push(
+        `${s.name} (${s.tool}) is destructive: it waits for a person's approval unless the version is AUTONOMOUS.`,
+      );
+    if (tool.approval === 'always')
+      risks.push(`${s.name} (${s.tool}) is an approval gate: it always waits for a person's approval.`);
+    const from = tool.cost?.fromArg;
+    if (from !== undefined) {
+      const source = s.args[from] === undefined ? from : argWords(s.args[from]);
+      risks.push(
+        cap === 0
+          ? `${s.name} (${s.tool}) moves money (${from} = ${source}): with a spend cap of $0 every call is refused before ${s.tool} is called.`
+          : `${s.name} (${s.tool}) moves money (${from} = ${source}): a call that would take the run over $${formatCents(usdToCents(cap))} is refused before ${s.tool} is called.`,
+      );
+    }
+    const fixed = tool.cost?.fixedUsd ?? 0;
+    if (fixed > 0)
+      risks.push(
+        `${s.name} (${s.tool}) costs $${formatCents(usdToCents(fixed))} a call, counted against the spend cap.`,
+      );
+    if (tool.effect === 'external' && !tool.destructive)
+      risks.push(`${s.name} (${s.tool}) acts outside Keel (external effect).`);
+  }
+  if (risks.length === 0) risks.push('None: no step is destructive, needs approval or moves money.');
+  const header = `${spec.id} v${spec.version} (${spec.status})${spec.description ? `: ${spec.description}` : ''}`;
+  const starts =
+    spec.triggers.length === 0
+      ? 'When started directly'
+      : capitalize(spec.triggers.map((t) => triggerWords(t.event, t.when)).join(', or '));
+  const summary = `${starts}: ${spec.steps
+    .map((s, i) => {
+      const tool = byName.get(s.tool);
+      return `${i + 1}. ${tool ? lowerFirst(firstSentence(tool.description)).replace(/[.!?]$/, '') : s.tool}`;
+    })
+    .join('; ')}.`;
+  const text = [
+    header,
+    '',
+    'Starts:',
+    ...trigger.map((l) => `  ${l}`),
+    'Steps:',
+    ...steps.map((l) => `  ${l}`),
+    'Limits:',
+    ...limits.map((l) => `  ${l}`),
+    'Risks:',
+    ...risks.map((l) => `  - ${l}`),
+  ].join('\n');
+  return { summary, trigger, steps, limits, risks, text };
+}
+
+/** "when a refund is requested, if its currency is "USD"". */
+function triggerWords(event: string, when: string | undefined): string {
+  const base = `when ${eventWords(event)}`;
+  if (when === undefined) return base;
+  let cond: string;
+  try {
+    cond = conditionWords(parseCondition(when));
+  } catch {
+    cond = `the condition ${JSON.stringify(when)} holds`;
+  }
+  return `${base}, if ${cond}`;
+}
+
+/** `refund.requested` -> "a refund is requested"; anything else -> "an event x.y arrives". */
+export function eventWords(type: string): string {
+  const m = /^([a-z][a-z0-9_-]*)\.([a-z][a-z0-9_]*ed)$/.exec(type);
+  if (!m) return `an event ${type} arrives`;
+  const noun = m[1]!.replace(/[_-]/g, ' ');
+  return `${/^[aeiou]/.test(noun) ? 'an' : 'a'} ${noun} is ${m[2]!.replace(/_/g, ' ')}`;
+}
+
+function conditionWords(c: Condition): string {
+  switch (c.kind) {
+    case 'and':
+    case 'or':
+      return c.items
+        .map((i) => (i.kind === 'and' || i.kind === 'or' ? `(${conditionWords(i)})` : conditionWords(i)))
+        .join(` ${c.kind} `);
+    case 'not':
+      return `not (${conditionWords(c.item)})`;
+    case 'truthy':
+      return `${operandWords(c.operand)} is set`;
+    case 'compare': {
+      const ops = {
+        '==': 'is',
+        '!=': 'is not',
+        '<': 'is under',
+        '<=': 'is at most',
+        '>': 'is over',
+        '>=': 'is at least',
+      };
+      const money =
+        c.left.kind === 'path' &&
+        c.right.kind === 'literal' &&
+        typeof c.right.value === 'number' &&
+        MONEY_FIELD.test(c.left.path[c.left.path.length - 1] ?? '');
+      const right =
+        money && c.right.kind === 'literal'
+          ? `$${formatCents(Math.round((c.right.value as number) * 100))}`
+          : operandWords(c.right);
+      return `${operandWords(c.left)} ${ops[c.op]} ${right}`;
+    }
+  }
+}
+
+function operandWords(o: Operand): string {
+  if (o.kind === 'literal') return JSON.stringify(o.value);
+  const p = o.path[0] === 'event' ? o.path.slice(1) : o.path;
+  if (p[0] === 'payload' && p.length > 1) return `its ${p.slice(1).join('.')}`;
+  return `its ${p.join('.')}`;
+}
+
+/** An argument value in words: a template names where the value comes from; text is quoted. */
+function argWords(v: unknown): string {
+  if (typeof v === 'string') {
+    const m = WHOLE_TEMPLATE.exec(v);
+    if (m) return refWords(m[1]!);
+    const text = v.replace(/\{\{\s*([^{}]+?)\s*\}\}/g, (_all, ref: string) => `<${refWords(ref)}>`);
+    return JSON.stringify(text.length > 80 ? `${text.slice(0, 77)}...` : text);
+  }
+  if (typeof v === 'object' && v !== null && !Array.isArray(v) && '$model' in v) {
+    const prompt = (v as { $model?: { prompt?: unknown } }).$model?.prompt;
+    return `chosen by a model${typeof prompt === 'string' ? ` (asked: ${JSON.stringify(prompt.length > 60 ? `${prompt.slice(0, 57)}...` : prompt)})` : ''}`;
+  }
+  return JSON.stringify(v);
+}
+
+function refWords(ref: string): string {
+  const parts = ref.split('.');
+  if (parts[0] === 'event') {
+    if (parts[1] === 'payload' && parts.length > 2) return `the event's ${parts.slice(2).join('.')}`;
+    return `the event's ${parts.slice(1).join('.')}`;
+  }
+  if (parts[0] === 'steps' && parts.length >= 3) {
+    const rest = parts.slice(3).join('.');
+    return `step ${parts[1]}'s ${rest === '' ? 'output' : rest}`;
+  }
+  if (parts[0] === 'env') return `the environment's ${parts.slice(1).join('.')}`;
+  return `the recorded ${ref}`;
+}
+
+function firstSentence(description: string): string {
+  const d = description.trim();
+  if (d === '') return 'no description';
+  const m = /^(.*?[.!?])(\s|$)/.exec(d);
+  return m ? m[1]! : d;
+}
+
+function capitalize(s: string): string {
+  return s.charAt(0).toUpperCase() + s.slice(1);
+}
+
+function lowerFirst(s: string): string {
+  return s.charAt(0).toLowerCase() + s.slice(1);
+}

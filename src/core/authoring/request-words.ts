@@ -1,0 +1,261 @@
+/**
+ * The small vocabulary the offline compiler reads requests with: synonym groups for actions and
+ * event verbs, words that carry no meaning for it, lemmas (closing -> close, refunds -> refund).
+ * Data and tiny pure helpers only; docs/authoring.md lists these groups for people.
+ */
+
+/** Actions people name in different words. The first word of a group is its name. */
+export const ACTION_GROUPS: readonly (readonly string[])[] = [
+  ['reply', 'respond', 'answer', 'response', 'acknowledge', 'acknowledgement'],
+  ['refund', 'reimburse', 'repay', 'refunds', 'reimbursement'],
+  ['close', 'shut'],
+  ['tag', 'label'],
+  ['archive'],
+  ['notify', 'alert', 'tell', 'inform', 'ping', 'message'],
+  ['page', 'wake'],
+  ['escalate'],
+  ['approve', 'accept'],
+  ['reject', 'decline', 'deny', 'refuse'],
+  ['pay', 'settle'],
+  ['grant', 'give', 'provision'],
+  ['revoke', 'remove', 'withdraw'],
+  ['delete', 'erase', 'purge', 'wipe'],
+  ['export', 'extract', 'download'],
+  ['hide', 'unpublish', 'takedown'],
+  ['flag', 'report'],
+  ['fetch', 'look', 'lookup', 'get', 'load', 'read', 'check', 'retrieve'],
+  ['create', 'open', 'file', 'raise', 'log'],
+  ['email', 'mail'],
+  ['post', 'publish', 'announce'],
+  ['assign', 'route'],
+];
+
+/** Verbs that name no action by themselves: the object decides ("issue a refund", "send a reply"). */
+export const GENERIC_VERBS = new Set([
+  'send',
+  'issue',
+  'process',
+  'handle',
+  'do',
+  'make',
+  'add',
+  'put',
+  'leave',
+  'write',
+  'draft',
+  'mark',
+  'set',
+  'run',
+  'perform',
+  'go',
+  'execute',
+  'submit',
+]);
+
+/** Event verbs: what a trigger says happened, grouped as event types name it. */
+export const EVENT_VERB_GROUPS: readonly (readonly string[])[] = [
+  ['requested', 'asked', 'request', 'requests', 'ask', 'asks', 'wants', 'want', 'needs'],
+  [
+    'opened',
+    'created',
+    'new',
+    'submitted',
+    'filed',
+    'raised',
+    'received',
+    'arrived',
+    'comes',
+    'came',
+    'opens',
+    'submits',
+    'files',
+    'raises',
+    'creates',
+    'sends',
+    'sent',
+  ],
+  ['resolved', 'solved', 'fixed', 'resolves'],
+  ['closed', 'closes'],
+  ['paid', 'pays', 'settled'],
+  ['approved', 'approves'],
+  ['rejected', 'declined', 'denied'],
+  ['escalated'],
+  ['flagged', 'reported', 'flags', 'reports'],
+  ['updated', 'changed', 'edited'],
+  ['cancelled', 'canceled', 'cancels'],
+  ['failed', 'fails', 'breached', 'fired', 'triggered', 'down'],
+  ['posted', 'published', 'posts'],
+  ['due', 'overdue'],
+];
+
+/** Words the compiler skips in an action clause. */
+export const FILLER = new Set([
+  'a',
+  'an',
+  'the',
+  'it',
+  'its',
+  'them',
+  'their',
+  'they',
+  'him',
+  'her',
+  'his',
+  'this',
+  'that',
+  'these',
+  'those',
+  'to',
+  'of',
+  'for',
+  'on',
+  'in',
+  'at',
+  'by',
+  'with',
+  'from',
+  'into',
+  'onto',
+  'about',
+  'as',
+  'so',
+  'please',
+  'just',
+  'also',
+  'automatically',
+  'always',
+  'immediately',
+  'right',
+  'away',
+  'then',
+  'and',
+  'we',
+  'i',
+  'you',
+  'me',
+  'us',
+  'our',
+  'my',
+  'your',
+  'should',
+  'must',
+  'want',
+  'would',
+  'like',
+  'need',
+  'can',
+  'could',
+  'will',
+  'shall',
+  'let',
+  "let's",
+  'lets',
+  'go',
+  'ahead',
+  'sure',
+  'make',
+  'be',
+  'is',
+  'are',
+  'am',
+  'get',
+  'gets',
+  'have',
+  'has',
+  'do',
+  'does',
+  'customer',
+  'customers',
+  'user',
+  'users',
+  'someone',
+  'anyone',
+  'everyone',
+  'anybody',
+  'person',
+  'back',
+  'up',
+  'out',
+  'over',
+  'all',
+  'any',
+  'each',
+  'every',
+  'one',
+  'same',
+  'requested',
+  'full',
+  'amount',
+  'money',
+  'first',
+  'finally',
+  'next',
+  'after',
+  'afterwards',
+  'that',
+  'which',
+  'who',
+  'whose',
+  'what',
+  'now',
+  'too',
+  'quickly',
+  'politely',
+  'but',
+  'incoming',
+]);
+
+export function groupOf(groups: readonly (readonly string[])[], word: string): readonly string[] | undefined {
+  return groups.find((g) => g.includes(word));
+}
+
+/** A word's plain forms: `closing` -> close, `tagged` -> tag, `refunds` -> refund, `replies` -> reply. */
+export function lemmas(word: string): string[] {
+  const w = word.toLowerCase();
+  const out = new Set<string>([w]);
+  const add = (stem: string) => {
+    if (stem.length < 2) return;
+    out.add(stem);
+    out.add(`${stem}e`);
+    if (/(.)\1$/.test(stem)) out.add(stem.slice(0, -1));
+  };
+  if (w.endsWith('ing')) add(w.slice(0, -3));
+  if (w.endsWith('ion') && w.length > 5) add(w.slice(0, -3)); // deletion -> delete
+  if (w.endsWith('ied') || w.endsWith('ies')) out.add(`${w.slice(0, -3)}y`);
+  if (w.endsWith('ed')) {
+    add(w.slice(0, -2));
+    out.add(w.slice(0, -1));
+  }
+  if (w.endsWith('es')) out.add(w.slice(0, -2));
+  if (w.endsWith('s') && !w.endsWith('ss')) out.add(w.slice(0, -1));
+  return [...out];
+}
+
+/** The words of a tool name or text: split on `_ . -` and spaces, lowercase, with their lemmas. */
+export function wordsOf(text: string): Set<string> {
+  const out = new Set<string>();
+  for (const w of text.toLowerCase().split(/[^a-z0-9]+/)) if (w) for (const l of lemmas(w)) out.add(l);
+  return out;
+}
+
+/** `one`..`twelve` and digits as a number. */
+export function numberWord(w: string): number | undefined {
+  const words = [
+    'zero',
+    'one',
+    'two',
+    'three',
+    'four',
+    'five',
+    'six',
+    'seven',
+    'eight',
+    'nine',
+    'ten',
+    'eleven',
+    'twelve',
+  ];
+  const i = words.indexOf(w);
+  if (i >= 0) return i;
+  return /^[0-9]{1,4}$/.test(w) ? Number(w) : undefined;
+}

@@ -1,0 +1,155 @@
+/**
+ * The draft corpus (corpus/drafts/*.yaml) and how the offline compiler is scored on it, shared by
+ * its suite test and `npm run eval`. A case either expects a spec (compared by canonical hash of
+ * triggers, steps as {tool, args} and limits: ids, step names and descriptions are normalised
+ * away) or must ask (`ask: true`: any question, and nothing publishable).
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parse } from 'yaml';
+import {
+  compileRequest,
+  type Draft,
+  type DraftCatalog,
+  draftSpec,
+  type EventShape,
+} from '../../src/core/authoring/index.ts';
+import { hashOf } from '../../src/core/canonical/index.ts';
+import type { StepSpec, TriggerSpec, WorkflowLimits } from '../../src/core/spec/index.ts';
+import type { ToolDescriptor } from '../../src/core/tools/index.ts';
+import { supportDeskCatalog } from './support-desk-catalog.ts';
+
+export const CORPUS_DIR = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'corpus', 'drafts');
+/** Requests written after the last change to the compiler, measured, never tuned on (not in the bar). */
+export const FRESH_DIR = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'corpus', 'fresh');
+
+export interface Expected {
+  readonly triggers: TriggerSpec[];
+  readonly steps: { tool: string; args: Record<string, unknown> }[];
+  readonly limits: WorkflowLimits;
+}
+
+export interface CorpusCase {
+  readonly file: string;
+  readonly request: string;
+  readonly expect?: Expected;
+  readonly ask?: boolean;
+  readonly why?: string;
+}
+
+export interface CorpusFile {
+  readonly name: string;
+  /** Written after the compiler was tuned on the other files (holdout-*.yaml). */
+  readonly heldOut: boolean;
+  readonly catalog: DraftCatalog;
+  readonly cases: CorpusCase[];
+}
+
+export function loadCorpus(dir = CORPUS_DIR): CorpusFile[] {
+  return readdirSync(dir)
+    .filter((f) => f.endsWith('.yaml'))
+    .sort()
+    .map((f) => {
+      type Doc = {
+        catalog?: string;
+        catalogFrom?: string;
+        tools?: ToolDescriptor[];
+        events?: EventShape[];
+        cases: Omit<CorpusCase, 'file'>[];
+      };
+      const read = (name: string) => parse(readFileSync(join(dir, name), 'utf8')) as Doc;
+      const doc = read(f);
+      // A held-out file names the file whose catalog it uses.
+      const from = doc.catalogFrom === undefined ? doc : read(doc.catalogFrom);
+      const tools = from.catalog === 'support-desk' ? supportDeskCatalog() : (from.tools ?? []);
+      return {
+        name: basename(f, '.yaml'),
+        heldOut: doc.catalogFrom !== undefined,
+        catalog: { tools, events: from.events ?? [] },
+        cases: doc.cases.map((c) => ({ ...c, file: f })),
+      };
+    });
+}
+
+/** Step names renamed by position (templates reading `steps.<name>` follow), ids and text dropped. */
+export function normalise(spec: {
+  triggers: readonly TriggerSpec[];
+  steps: readonly (Omit<StepSpec, 'name'> & { name?: string })[];
+  limits: WorkflowLimits;
+}): Expected {
+  const names = new Map(spec.steps.map((s, i) => [s.name ?? '', `s${i + 1}`]));
+  const rename = (v: unknown): unknown => {
+    if (typeof v === 'string')
+      return v.replace(/\{\{\s*steps\.([A-Za-z0-9_]+)\./g, (all, n: string) =>
+        names.has(n) ? `{{steps.${names.get(n)}.` : all,
+      );
+    if (Array.isArray(v)) return v.map(rename);
+    if (typeof v === 'object' && v !== null)
+      return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, rename(x)]));
+    return v;
+  };
+  return {
+    triggers: spec.triggers.map((t) => ({ event: t.event, ...(t.when ? { when: t.when } : {}) })),
+    steps: spec.steps.map((s) => ({ tool: s.tool, args: rename(s.args) as Record<string, unknown> })),
+    limits: { maxSteps: spec.limits.maxSteps, maxCostUsd: spec.limits.maxCostUsd },
+  };
+}
+
+export interface CaseResult {
+  readonly c: CorpusCase;
+  readonly draft: Draft;
+  /** Spec cases: the draft is publishable and its canonical hash is the expected one. */
+  readonly exact: boolean;
+  /** Spec cases: expected steps the draft has at the same position, tool and arguments alike. */
+  readonly stepsRight: number;
+  readonly stepsExpected: number;
+  /** Must-ask cases: the draft asks and is not publishable. */
+  readonly asked: boolean;
+}
+
+export function scoreCase(c: CorpusCase, catalog: DraftCatalog): CaseResult {
+  const draft = draftSpec(compileRequest(c.request, catalog), catalog);
+  if (c.ask)
+    return {
+      c,
+      draft,
+      exact: false,
+      stepsRight: 0,
+      stepsExpected: 0,
+      asked: !draft.publishable && draft.questions.length > 0,
+    };
+  const expected = normalise(c.expect as Expected);
+  const got = draft.spec ?? draft.partial;
+  const mine = got ? normalise(got) : undefined;
+  const exact = draft.publishable && mine !== undefined && hashOf(mine) === hashOf(expected);
+  const stepsRight = expected.steps.filter(
+    (s, i) => mine?.steps[i] !== undefined && hashOf(mine.steps[i]) === hashOf(s),
+  ).length;
+  return { c, draft, exact, stepsRight, stepsExpected: expected.steps.length, asked: false };
+}
+
+export interface CorpusScore {
+  readonly results: CaseResult[];
+  readonly specCases: number;
+  readonly exact: number;
+  readonly askCases: number;
+  readonly asked: number;
+  readonly stepsRight: number;
+  readonly stepsExpected: number;
+}
+
+export function scoreCorpus(files: readonly CorpusFile[] = loadCorpus()): CorpusScore {
+  const results = files.flatMap((f) => f.cases.map((c) => scoreCase(c, f.catalog)));
+  const spec = results.filter((r) => !r.c.ask);
+  const ask = results.filter((r) => r.c.ask);
+  return {
+    results,
+    specCases: spec.length,
+    exact: spec.filter((r) => r.exact).length,
+    askCases: ask.length,
+    asked: ask.filter((r) => r.asked).length,
+    stepsRight: spec.reduce((n, r) => n + r.stepsRight, 0),
+    stepsExpected: spec.reduce((n, r) => n + r.stepsExpected, 0),
+  };
+}
