@@ -1,5 +1,6 @@
 /**
- * `keel explain`'s read-back of every example spec and of the specs `keel init` writes, against
+ * `keel explain`'s read-back of every example spec, of the specs `keel init` writes and of every
+ * template's (`keel init --template`, over the template's own tool pack), against
  * golden files reviewed by a person (test/golden/explain/*.txt). A change to the wording shows up
  * here as a diff to review; `KEEL_UPDATE_GOLDEN=1` rewrites them.
  */
@@ -8,10 +9,11 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'n
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { test } from 'node:test';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { initProject } from '../../src/cli/init.ts';
 import { explainSpec } from '../../src/core/authoring/index.ts';
 import { parseSpec, type WorkflowSpec } from '../../src/core/spec/index.ts';
+import type { ToolDescriptor } from '../../src/core/tools/index.ts';
 import { loadPlanModule } from '../../src/plan/index.ts';
 import { supportDeskCatalog } from '../authoring/support-desk-catalog.ts';
 
@@ -24,8 +26,8 @@ const options = {
   describeTool: (n: string) => catalog.find((t) => t.name === n),
 };
 
-function checkGolden(name: string, spec: WorkflowSpec): void {
-  const text = `${explainSpec(spec, catalog).text}\n`;
+function checkGolden(name: string, spec: WorkflowSpec, tools: readonly ToolDescriptor[] = catalog): void {
+  const text = `${explainSpec(spec, tools).text}\n`;
   const file = join(goldenDir, `${name}.txt`);
   if (process.env.KEEL_UPDATE_GOLDEN === '1') writeFileSync(file, text);
   assert.equal(text, readFileSync(file, 'utf8'), `${name}: the read-back differs from ${file}`);
@@ -47,6 +49,25 @@ test('explain of the plan module keel init writes reads as its golden file', asy
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+const templates = join(here, '..', '..', 'templates');
+for (const name of readdirSync(templates).filter((f) => !f.includes('.'))) {
+  test(`explain of the ${name} template's workflows reads as its golden files`, async () => {
+    const pack = (await import(pathToFileURL(join(templates, name, 'keel.tools.mjs')).href)).default;
+    const tools = (typeof pack === 'function' ? await pack() : pack) as ToolDescriptor[];
+    const byName = (n: string) => tools.find((t) => t.name === n);
+    const dir = join(templates, name, 'workflows');
+    const files = readdirSync(dir).filter((f) => f.endsWith('.yaml'));
+    assert.ok(files.length > 0, `${name} has workflows`);
+    for (const f of files) {
+      const spec = parseSpec(readFileSync(join(dir, f), 'utf8'), f, {
+        knownTool: (n) => byName(n) !== undefined,
+        describeTool: byName,
+      });
+      checkGolden(`template-${name}-${basename(f, '.yaml')}`, spec, tools);
+    }
+  });
+}
 
 test('the read-back names every risk the catalog declares', () => {
   const spec = parseSpec(readFileSync(join(examples, 'refund-under-50.yaml'), 'utf8'), 'r.yaml', options);
