@@ -165,3 +165,20 @@ test('property: the same request and catalog give the same draft; no draft names
     { numRuns: 400 },
   );
 });
+
+test('a negated bound is a cap, never a condition that the amount be over it', () => {
+  for (const request of [
+    'When a refund is requested, reply "On it." then refund them; never refund more than $50 a run.',
+    'When a refund is requested, reply "On it." then refund them, but do not refund over $50.',
+  ]) {
+    const d = draftSpec(compileRequest(request, catalog), catalog);
+    assert.deepEqual(d.questions, [], request);
+    assert.deepEqual(d.spec?.triggers, [{ event: 'refund.requested' }], request);
+    assert.equal(d.spec?.limits.maxCostUsd, 50, request);
+    assert.deepEqual(
+      d.spec?.steps.map((s) => s.tool),
+      ['draft_reply', 'issue_refund'],
+      request,
+    );
+  }
+});

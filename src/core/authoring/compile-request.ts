@@ -337,6 +337,17 @@ function readMoney(buf: Buffer): MoneyBounds {
     out.caps.push(amount(m, 1));
     cutOut(buf, m);
   }
+  // "never refund more than $50 (a run)": a negated bound with its verb between is a cap, never a
+  // condition that the amount be over it (the opposite); the verb goes with it, as the action is
+  // named elsewhere ("refund them, but never refund more than $50").
+  const negated = new RegExp(
+    String.raw`\b(?:never|don't|do not|not|no one should|nobody should)\s+(?:[a-z']+\s+){1,3}?(?:more than|over|above|in excess of|greater than|beyond)\s+${AMOUNT}(?:\s+(?:a|per|each|in a|for (?:a|each|one))\s+(?:run|workflow run|go|time))?(?:\s+in total)?`,
+    'g',
+  );
+  for (let m = negated.exec(buf.text); m; m = negated.exec(buf.text)) {
+    out.caps.push(amount(m, 1));
+    cutOut(buf, m);
+  }
   const orLess = new RegExp(String.raw`${AMOUNT}\s+or (?:less|under|below)\b`, 'g');
   const lowerRe = new RegExp(
     String.raw`\b${IF_IT}(over|above|more than|greater than|larger than|bigger than|at least|exceeding)\s+${AMOUNT}`,
