@@ -52,6 +52,7 @@ export type {
 export type { ReplayGateReport } from './lifecycle/replay-gate.ts';
 export type { ShadowReport } from './lifecycle/shadows.ts';
 export type { TestReport, TestResult } from './lifecycle/test-runs.ts';
+export { KeelMetrics } from './metrics.ts';
 export {
   describeStoreTarget,
   isPostgresUrl,
@@ -64,3 +65,10 @@ export {
   type StoreAccess,
   type StoreMigration,
 } from './open-store.ts';
+export {
+  runSpans,
+  type TraceExportConfig,
+  TraceExporter,
+  type TraceExportStats,
+  traceExportFromEnv,
+} from './trace-export.ts';

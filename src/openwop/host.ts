@@ -119,6 +119,7 @@ export class OpenWopHost {
     p: Principal,
     body: CreateRunBody,
     idempotencyKey?: string,
+    traceparent?: string,
   ): Promise<{ runId: string; status: WireStatus }> {
     await this.ensureFixtures(p.tenant);
     const version = await this.keel.workflows.get(p.tenant, body.workflowId);
@@ -142,7 +143,10 @@ export class OpenWopHost {
         ...(body.metadata ? { metadata: body.metadata } : {}),
       },
     };
-    const run = await this.keel.runs.start(p.tenant, body.workflowId, event, { walk: 'enqueue' });
+    const run = await this.keel.runs.start(p.tenant, body.workflowId, event, {
+      walk: 'enqueue',
+      ...(traceparent !== undefined ? { traceparent } : {}),
+    });
     if (run.created) this.kick(p.tenant, run.runId);
     return { runId: run.runId, status: STATUS[run.status] };
   }
