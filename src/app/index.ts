@@ -65,6 +65,7 @@ export {
   type StoreAccess,
   type StoreMigration,
 } from './open-store.ts';
+export { noteRun, noteTenant, type RequestNotes, requestNotes } from './request-context.ts';
 export {
   runSpans,
   type TraceExportConfig,
