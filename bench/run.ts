@@ -21,6 +21,8 @@
  *   (bench/evidence-bench.ts);
  * - signed checkpoints: the time to checkpoint 1,000,000 runs (bench/checkpoint-bench.ts);
  * - blobs: the store size of 1,000 runs carrying one 100 KiB answer (bench/blob-bench.ts);
+ * - OpenTelemetry: runs/s with trace export on (to a loopback OTLP receiver) vs off, in paired
+ *   batches (bench/otel-bench.ts);
  * - the operator console: its first page of runs with 10,000 runs in the store, in real headless
  *   Chromium, and its size gzipped (bench/console-bench.ts).
  *
@@ -44,6 +46,7 @@ import { httpFigures } from './http-bench.ts';
 import { inputLimitFigures } from './input-limits-bench.ts';
 import { integrityFigures } from './integrity-bench.ts';
 import { lifecycleFigures } from './lifecycle-bench.ts';
+import { otelFigures } from './otel-bench.ts';
 import { postgresFigures } from './postgres-bench.ts';
 import { recoveryFigures } from './recovery-bench.ts';
 import { replayFigures, verifyFigures } from './replay-bench.ts';
@@ -242,6 +245,7 @@ async function main() {
   const evidence = await evidenceFigures(dir, quick ? { runs: 1_000 } : {});
   const checkpoints = await checkpointFigures(dir, quick ? { runs: 100_000 } : {});
   const blobs = await blobFigures(dir, quick ? { runs: 200 } : {});
+  const otel = await otelFigures(dir, quick ? { rounds: 4, batch: 100 } : {});
   for (const [k, v] of Object.entries({
     ...replay,
     ...verify,
@@ -251,10 +255,11 @@ async function main() {
     ...evidence,
     ...checkpoints,
     ...blobs,
+    ...otel,
     ...limits,
   })) {
     console.log(
-      `${k.padEnd(width)}  ${fmt(v, k.includes('ms') || k.includes('ratio') ? 1 : 0).padStart(10)}`,
+      `${k.padEnd(width)}  ${fmt(v, k.includes('ms') || k.includes('ratio') || k.includes('%') ? 1 : 0).padStart(10)}`,
     );
   }
   console.log(

@@ -10,7 +10,7 @@
  */
 import { postOtlpJson } from '../adapters/otlp/index.ts';
 import { ErrorCode, KeelError } from '../core/errors.ts';
-import { decodeEntry, type PayloadOf, TERMINAL_STATUSES } from '../core/ledger/index.ts';
+import { decodeEntry, type PayloadOf, type StoredEntry, TERMINAL_STATUSES } from '../core/ledger/index.ts';
 import { otlpTraceRequest, type ProjectedSpan, projectSpans, runTraceOf } from '../core/telemetry/index.ts';
 import { ENGINE_VERSION } from '../engine/index.ts';
 import type { AppendRequest, Store } from '../ports/index.ts';
@@ -27,6 +27,8 @@ export interface TraceExportConfig {
   readonly timeoutMs?: number;
   /** Runs waiting to be exported at most (2048 by default); past it a run's spans are dropped. */
   readonly maxQueue?: number;
+  /** How long a finished run waits for others to share its request (200 ms by default). */
+  readonly lingerMs?: number;
   /** Told why an export failed (a status, a network error code); never a header or a span. */
   readonly onError?: (message: string) => void;
 }
@@ -38,8 +40,10 @@ export interface TraceExportStats {
   droppedRuns: number;
 }
 
-/** Runs per export request. */
-const BATCH = 32;
+/** Runs per export request at most. */
+const BATCH = 128;
+/** How long a finished run waits for others to share its export request, in ms. */
+const LINGER_MS = 200;
 const ENV_NAMES = ['OTEL_EXPORTER_OTLP_TRACES_ENDPOINT', 'OTEL_EXPORTER_OTLP_ENDPOINT'] as const;
 
 function parseHeaders(text: string | undefined, name: string): Record<string, string> {
@@ -115,8 +119,13 @@ export function traceExportFromEnv(
 }
 
 /** The spans of one stored run, links resolved against the linked runs' roots. */
-export async function runSpans(store: Store, tenant: string, runId: string): Promise<ProjectedSpan[]> {
-  const entries = (await store.readEntries(tenant, runId)).map(decodeEntry);
+export async function runSpans(
+  store: Store,
+  tenant: string,
+  runId: string,
+  stored?: readonly StoredEntry[],
+): Promise<ProjectedSpan[]> {
+  const entries = (stored ?? (await store.readEntries(tenant, runId))).map(decodeEntry);
   const root = entries[0]?.payload as PayloadOf<'run.started'> | undefined;
   if (!root) return [];
   const linked = new Set<string>();
@@ -136,9 +145,19 @@ export async function runSpans(store: Store, tenant: string, runId: string): Pro
   return projectSpans(entries, { traceOf: (id) => traces.get(id) });
 }
 
+/** Runs whose committed entries are kept until they finish, at most (past it their ledger is read back). */
+const MAX_TRACKED = 4096;
+
 export class TraceExporter implements CommitObserver {
   readonly stats: TraceExportStats = { exportedRuns: 0, exportedSpans: 0, failedRequests: 0, droppedRuns: 0 };
-  private readonly queue = new Map<string, { tenant: string; runId: string }>();
+  /** Finished runs waiting to be sent, with their ledgers when every entry was seen committed here. */
+  private readonly queue = new Map<string, { tenant: string; runId: string; entries?: StoredEntry[] }>();
+  /**
+   * The entries this process committed of runs it created, while they run: the same stored bytes
+   * the ledger holds, so a run walked here is exported without reading it back.
+   */
+  private readonly seen = new Map<string, StoredEntry[]>();
+  private timer: NodeJS.Timeout | undefined;
   private draining: Promise<void> | undefined;
   private readonly resource;
 
@@ -157,31 +176,49 @@ export class TraceExporter implements CommitObserver {
   }
 
   committed(req: AppendRequest): void {
+    const key = `${req.tenant}\n${req.runId}`;
+    let entries = this.seen.get(key);
+    if (req.create && req.entries[0]?.seq === 0 && this.seen.size < MAX_TRACKED) {
+      entries = [...req.entries];
+      this.seen.set(key, entries);
+    } else if (entries) {
+      // Contiguous with what was seen, or forgotten (another process appended: read it back).
+      if (req.entries[0]?.seq === entries.length) entries.push(...req.entries);
+      else {
+        this.seen.delete(key);
+        entries = undefined;
+      }
+    }
     if (!TERMINAL_STATUSES.includes(req.status)) return;
-    this.enqueue(req.tenant, req.runId);
+    this.seen.delete(key);
+    this.enqueue(req.tenant, req.runId, entries);
   }
 
   /** Queues a run's spans for export (a run already queued is sent once). */
-  enqueue(tenant: string, runId: string): void {
+  enqueue(tenant: string, runId: string, entries?: StoredEntry[]): void {
     const key = `${tenant}\n${runId}`;
     if (!this.queue.has(key)) {
       if (this.queue.size >= (this.config.maxQueue ?? 2048)) {
         this.stats.droppedRuns++;
         return;
       }
-      this.queue.set(key, { tenant, runId });
+      this.queue.set(key, { tenant, runId, ...(entries ? { entries } : {}) });
     }
-    this.draining ??= new Promise<void>((resolve) => setImmediate(resolve))
-      .then(() => this.drain())
-      .finally(() => {
-        this.draining = undefined;
-        if (this.queue.size > 0) this.enqueue(...this.first());
-      });
+    // Batched as a collector likes it: a request per BATCH runs, or what came within LINGER_MS.
+    if (this.queue.size >= BATCH) this.kick();
+    else if (!this.timer && !this.draining) {
+      this.timer = setTimeout(() => this.kick(), this.config.lingerMs ?? LINGER_MS);
+      this.timer.unref();
+    }
   }
 
-  private first(): [string, string] {
-    const [{ tenant, runId }] = this.queue.values() as unknown as [{ tenant: string; runId: string }];
-    return [tenant, runId];
+  private kick(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+    this.draining ??= this.drain().finally(() => {
+      this.draining = undefined;
+      if (this.queue.size > 0) this.kick();
+    });
   }
 
   private async drain(): Promise<void> {
@@ -191,7 +228,7 @@ export class TraceExporter implements CommitObserver {
       const spans: ProjectedSpan[] = [];
       for (const [, r] of batch) {
         try {
-          spans.push(...(await runSpans(this.store, r.tenant, r.runId)));
+          spans.push(...(await runSpans(this.store, r.tenant, r.runId, r.entries)));
         } catch (e) {
           this.stats.droppedRuns++;
           this.config.onError?.(`trace export: could not read run ${r.runId}: ${(e as Error).message}`);
@@ -213,8 +250,9 @@ export class TraceExporter implements CommitObserver {
     }
   }
 
-  /** Resolves when every run queued so far has been sent (or dropped). */
+  /** Sends every run queued so far now (or drops it, on failure), and resolves when that is done. */
   async flush(): Promise<void> {
+    if (this.queue.size > 0) this.kick();
     while (this.draining) await this.draining;
   }
 }
