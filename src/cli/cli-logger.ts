@@ -48,27 +48,30 @@ export function cliLogger(
   );
 }
 
-/** A worker's event as a log line (the serve recovery worker and `keel worker` alike). */
+/** A worker's event as a log line, its `kind` kept (`"kind":"started"` marks a ready worker). */
 export function logWorkerEvent(log: CliLogger, e: WorkerEvent, verbose: boolean): void {
   switch (e.kind) {
     case 'started':
-      log.info({ workerId: e.id, concurrency: e.concurrency, leaseMs: e.leaseMs }, 'worker started');
+      log.info(
+        { kind: e.kind, workerId: e.id, concurrency: e.concurrency, leaseMs: e.leaseMs },
+        'worker started',
+      );
       return;
     case 'walked':
       // A line per run is info with --verbose, else debug (KEEL_LOG_LEVEL=debug shows it).
       log[verbose ? 'info' : 'debug'](
-        { runId: e.runId, tenant: e.tenant, status: e.status, ms: e.ms },
+        { kind: e.kind, runId: e.runId, tenant: e.tenant, status: e.status, ms: e.ms },
         'run walked',
       );
       return;
     case 'dropped':
-      log.warn({ runId: e.runId, tenant: e.tenant, reason: e.reason }, 'run dropped');
+      log.warn({ kind: e.kind, runId: e.runId, tenant: e.tenant, reason: e.reason }, 'run dropped');
       return;
     case 'error':
-      log.error({ runId: e.runId, tenant: e.tenant, error: e.message }, 'worker error');
+      log.error({ kind: e.kind, runId: e.runId, tenant: e.tenant, error: e.message }, 'worker error');
       return;
     case 'stopped':
-      log.info({ workerId: e.id, released: e.released }, 'worker stopped');
+      log.info({ kind: e.kind, workerId: e.id, released: e.released }, 'worker stopped');
       return;
   }
 }

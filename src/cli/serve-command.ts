@@ -83,9 +83,15 @@ export function registerServeCommand(program: Command, withContext: WithContext)
             recovery: {
               log: (e) => {
                 if (e.kind === 'walked')
-                  log.info({ runId: e.runId, tenant: e.tenant, status: e.status, ms: e.ms }, 'recovered run');
+                  log.info(
+                    { kind: e.kind, runId: e.runId, tenant: e.tenant, status: e.status, ms: e.ms },
+                    'recovered run',
+                  );
                 else if (e.kind === 'error')
-                  log.error({ runId: e.runId, tenant: e.tenant, error: e.message }, 'recovery error');
+                  log.error(
+                    { kind: e.kind, runId: e.runId, tenant: e.tenant, error: e.message },
+                    'recovery error',
+                  );
               },
             },
           });
