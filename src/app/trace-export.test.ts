@@ -148,6 +148,45 @@ test('a run started over HTTP with a traceparent is exported as spans in the cal
   }
 });
 
+test('a run that waited for a person is exported once it finishes, read back from its ledger, approval on its step span', async () => {
+  const keel = keelWith({ url: `${url}/v1/traces`, lingerMs: 10 });
+  try {
+    await deploy(
+      keel,
+      'acme',
+      `id: gated
+version: 1
+status: LIVE
+triggers: [{event: ship}]
+steps:
+  - {name: gate, tool: core.approvalGate, args: {title: "Ship it?"}}
+limits: {maxSteps: 1, maxCostUsd: 0}
+`,
+    );
+    const [run] = (
+      await keel.events.emit('acme', { id: 'g1', type: 'ship', time: '2026-01-31T12:00:00Z', payload: {} })
+    ).runs;
+    assert.equal(run!.status, 'waiting_approval');
+    await keel.telemetry.traces!.flush();
+    assert.equal(received.length, 0, 'nothing is sent for a run that has not finished');
+    await keel.approvals.approve('acme', run!.runId, 'ana');
+    await keel.telemetry.traces!.flush();
+    assert.equal(received.length, 1);
+    const spans = spansOf(received[0]!);
+    const gate = spans.find((s) => s.name === 'step gate')!;
+    assert.equal(attr(gate, 'keel.approval.decision'), 'approved');
+    assert.equal(attr(gate, 'keel.approval.by'), 'ana');
+    const rebuilt = await runSpans(keel.store, 'acme', run!.runId);
+    assert.deepEqual(
+      rebuilt.map((s) => s.spanId),
+      spans.map((s) => s.spanId),
+    );
+  } finally {
+    await keel.close();
+    received.length = 0;
+  }
+});
+
 test('a malformed traceparent is ignored (W3C): the run starts its own trace and its root has none', async () => {
   const keel = keelWith({ url: `${url}/v1/traces` });
   try {

@@ -189,8 +189,10 @@ export class TraceExporter implements CommitObserver {
         entries = undefined;
       }
     }
+    if (req.status !== 'running') this.seen.delete(key);
+    // A run that waits (a person, a reconciliation, a pause) is read back when it finishes: memory
+    // holds only the runs being walked.
     if (!TERMINAL_STATUSES.includes(req.status)) return;
-    this.seen.delete(key);
     this.enqueue(req.tenant, req.runId, entries);
   }
 
