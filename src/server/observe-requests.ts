@@ -34,7 +34,11 @@ export function observeRequests(o: { logger?: ServerLogger; metrics?: KeelMetric
     const notes: RequestNotes = { requestId: given && REQUEST_ID.test(given) ? given : randomUUID() };
     const started = performance.now();
     await requestNotes.run(notes, next);
-    c.header('X-Request-Id', notes.requestId);
+    try {
+      c.header('X-Request-Id', notes.requestId);
+    } catch {
+      // A response whose headers are immutable (already sent as a stream) goes without it.
+    }
     const seconds = (performance.now() - started) / 1000;
     const status = c.res.status;
     const route = routeShape(new URL(c.req.url).pathname, status);
