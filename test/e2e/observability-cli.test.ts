@@ -9,7 +9,8 @@ import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, test } from 'node:test';
-import { Sandbox, show } from '../helpers/keel-cli.ts';
+import { WorkerProcess } from '../../src/testing/worker-process.ts';
+import { okJson, Sandbox, show } from '../helpers/keel-cli.ts';
 import { createKey, KeelServer } from '../helpers/keel-server.ts';
 
 const SPEC = `id: charge
@@ -119,4 +120,53 @@ test('spans of a real run reach the OTLP receiver in the caller trace; metrics b
     assert.ok(!server.stderr.includes(s), `${s.slice(0, 8)}… in the logs`);
     assert.ok(!bodies[0]!.includes(s), `${s.slice(0, 8)}… in the spans`);
   }
+});
+
+test('keel worker logs JSON lines with worker id, run id and tenant; no secret or payload value', async () => {
+  const env = { KEEL_EXPOSE_ENV: 'acme=API_TOKEN' };
+  const event = sandbox.write('worker-event.json', {
+    id: 'w1',
+    type: 'charge',
+    time: '2026-01-31T12:00:00Z',
+    payload: { card: PAYLOAD },
+  });
+  const store = sandbox.store('worker');
+  const spec = sandbox.write('worker/charge.yaml', SPEC);
+  const pub = sandbox.keel(['--tenant', 'acme', 'publish', spec, '--json'], {
+    env,
+    sub: 'worker',
+  });
+  assert.equal(pub.code, 0, show(pub));
+  const queued = okJson<{ runId: string; status: string }>(
+    sandbox.keel(['--tenant', 'acme', 'run', 'charge', event, '--enqueue', '--json'], { env, sub: 'worker' }),
+  );
+  assert.equal(queued.status, 'running');
+  const worker = new WorkerProcess({
+    store,
+    env: { ...env, API_TOKEN: SECRET, KEEL_LOG_LEVEL: 'debug' },
+    pollMs: 50,
+  });
+  try {
+    await worker.ready;
+    const deadline = Date.now() + 15_000;
+    while (!worker.stderr.includes('"msg":"run walked"') && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 50));
+  } finally {
+    await worker.terminate();
+  }
+  const lines = worker.stderr
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
+  const walked = lines.find((l) => l.msg === 'run walked');
+  assert.ok(walked, worker.stderr);
+  assert.equal(walked.component, 'worker');
+  assert.equal(walked.runId, queued.runId);
+  assert.equal(walked.tenant, 'acme');
+  assert.equal(walked.status, 'completed');
+  assert.ok(lines.some((l) => l.msg === 'worker started' && typeof l.workerId === 'string'));
+  // With --json the summary is the command's output (stdout), not a log line.
+  assert.equal((JSON.parse(worker.stdout) as { completed: number }).completed, 1);
+  for (const s of [SECRET, PAYLOAD])
+    assert.ok(!worker.stderr.includes(s), `${s.slice(0, 8)}… in the worker logs`);
 });
