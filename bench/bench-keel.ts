@@ -4,7 +4,7 @@
  * open at once, so two variants can be measured in alternating batches on the same machine state.
  */
 
-import { createKeel, type Keel } from '../src/app/index.ts';
+import { createKeel, type Keel, type KeelConfig } from '../src/app/index.ts';
 import { setStatus } from '../src/testing/index.ts';
 import { SPEC, tool } from './bench-tools.ts';
 import { governedBench } from './governance-bench.ts';
@@ -16,9 +16,14 @@ export interface BenchKeel {
   close(): Promise<void>;
 }
 
-export async function openBenchKeel(store: string, governed = false): Promise<BenchKeel> {
+export async function openBenchKeel(
+  store: string,
+  governed = false,
+  extra: Partial<Omit<KeelConfig, 'store'>> = {},
+): Promise<BenchKeel> {
   const gov = governed ? governedBench() : undefined;
   const keel = createKeel({
+    ...extra,
     store,
     tools: [tool('step_a'), tool('step_b'), tool('step_c')],
     ...(gov ? { policies: gov.policies, trustedKeys: gov.trustedKeys } : {}),

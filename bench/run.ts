@@ -23,6 +23,8 @@
  * - blobs: the store size of 1,000 runs carrying one 100 KiB answer (bench/blob-bench.ts);
  * - HTTP tools: µs per step of an HTTP tool over a loopback server against a plain TypeScript tool
  *   step, paired batches (bench/http-tools-bench.ts);
+ * - OpenTelemetry: runs/s with trace export on (to a loopback OTLP receiver) vs off, in paired
+ *   batches (bench/otel-bench.ts);
  * - the operator console: its first page of runs with 10,000 runs in the store, in real headless
  *   Chromium, and its size gzipped (bench/console-bench.ts).
  *
@@ -47,6 +49,7 @@ import { httpToolFigures } from './http-tools-bench.ts';
 import { inputLimitFigures } from './input-limits-bench.ts';
 import { integrityFigures } from './integrity-bench.ts';
 import { lifecycleFigures } from './lifecycle-bench.ts';
+import { otelFigures } from './otel-bench.ts';
 import { postgresFigures } from './postgres-bench.ts';
 import { recoveryFigures } from './recovery-bench.ts';
 import { replayFigures, verifyFigures } from './replay-bench.ts';
@@ -246,6 +249,7 @@ async function main() {
   const checkpoints = await checkpointFigures(dir, quick ? { runs: 100_000 } : {});
   const blobs = await blobFigures(dir, quick ? { runs: 200 } : {});
   const httpTools = await httpToolFigures(dir, quick ? { rounds: 3, runs: 100 } : { rounds: ROUNDS });
+  const otel = await otelFigures(dir, quick ? { rounds: 4, batch: 100 } : {});
   for (const [k, v] of Object.entries({
     ...replay,
     ...verify,
@@ -256,10 +260,11 @@ async function main() {
     ...checkpoints,
     ...blobs,
     ...httpTools,
+    ...otel,
     ...limits,
   })) {
     console.log(
-      `${k.padEnd(width)}  ${fmt(v, k.includes('ms') || k.includes('ratio') ? 1 : 0).padStart(10)}`,
+      `${k.padEnd(width)}  ${fmt(v, k.includes('ms') || k.includes('ratio') || k.includes('%') ? 1 : 0).padStart(10)}`,
     );
   }
   console.log(

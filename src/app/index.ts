@@ -53,6 +53,7 @@ export type {
 export type { ReplayGateReport } from './lifecycle/replay-gate.ts';
 export type { ShadowReport } from './lifecycle/shadows.ts';
 export type { TestReport, TestResult } from './lifecycle/test-runs.ts';
+export { KeelMetrics } from './metrics.ts';
 export {
   approveMcpTools,
   type McpApprovalChange,
@@ -73,3 +74,11 @@ export {
   type StoreAccess,
   type StoreMigration,
 } from './open-store.ts';
+export { noteRun, noteTenant, type RequestNotes, requestNotes } from './request-context.ts';
+export {
+  runSpans,
+  type TraceExportConfig,
+  TraceExporter,
+  type TraceExportStats,
+  traceExportFromEnv,
+} from './trace-export.ts';

@@ -57,6 +57,8 @@ import type { Principal, PromoteOptions, RolloutOptions, RolloutStatus } from '.
 import type { ReplayGateReport } from './lifecycle/replay-gate.ts';
 import type { ShadowReport } from './lifecycle/shadows.ts';
 import type { TestReport } from './lifecycle/test-runs.ts';
+import type { KeelMetrics } from './metrics.ts';
+import type { TraceExporter } from './trace-export.ts';
 import type { WritInspection } from './writ-trust.ts';
 
 /** A published version, and whether this call created it (false: the same content was there). */
@@ -236,6 +238,8 @@ export interface Keel {
   readonly idempotency: IdempotencyHandle;
   /** Tests, shadow runs, promotion gates, the replay gate, rollouts and diffs (docs/lifecycle.md). */
   readonly lifecycle: LifecycleHandle;
+  /** Metrics (`createKeel({ metrics: true })`) and the trace exporter (`{ traces }`), when configured. */
+  readonly telemetry: { readonly metrics?: KeelMetrics; readonly traces?: TraceExporter };
   /** Waits for background lifecycle work (shadow runs, automatic rollout steps), then closes the store. */
   close(): Promise<void>;
 }

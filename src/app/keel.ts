@@ -26,6 +26,7 @@ import {
   validateSpec,
   type WorkflowSpec,
 } from '../core/spec/index.ts';
+import { formatTraceParent, parseTraceParent } from '../core/telemetry/index.ts';
 import { validateValue } from '../core/tools/index.ts';
 import {
   delegateTool,
@@ -65,8 +66,10 @@ import { governanceConfig, type PoliciesConfig, type TrustedKeysConfig } from '.
 import { idempotencyHandle } from './idempotency.ts';
 import { createLifecycle, type PromotionGatesConfig } from './lifecycle/lifecycle.ts';
 import { DEFAULT_SHADOW_LIMIT } from './lifecycle/shadows.ts';
+import { KeelMetrics } from './metrics.ts';
+import { observedStore } from './observed-store.ts';
 import { openSqliteStore } from './open-store.ts';
-
+import { type TraceExportConfig, TraceExporter } from './trace-export.ts';
 import { storedWritTrust, writsHandle } from './writ-trust.ts';
 
 export interface KeelConfig {
@@ -125,6 +128,14 @@ export interface KeelConfig {
   readonly promotionGates?: PromotionGatesConfig;
   /** How many shadow runs a tenant may have running at once (default 8); past it they are skipped and counted. */
   readonly maxShadowRuns?: number | ((tenant: string) => number);
+  /**
+   * Export each run's spans (projected from its ledger) to an OpenTelemetry collector when it
+   * finishes (trace-export.ts; `traceExportFromEnv` reads the OTEL_* variables). Absent: nothing
+   * of it is loaded and nothing is done per step.
+   */
+  readonly traces?: TraceExportConfig;
+  /** Count commits for `GET /metrics` (metrics.ts); `keel serve` turns it on. */
+  readonly metrics?: boolean;
   /** Told of background lifecycle work that failed (a shadow run, an automatic rollout step). */
   readonly onBackgroundError?: (
     e: unknown,
@@ -199,6 +210,11 @@ export interface StartOptions {
   readonly walk?: WalkMode;
   /** The writ the run executes under: a writ file's value `{chain: [root, ..., writ]}`, or the chain. */
   readonly writ?: { readonly chain: readonly unknown[] } | readonly unknown[];
+  /**
+   * The W3C `traceparent` of the request that starts the run: recorded in its root when valid
+   * (the run's span becomes the caller's child), ignored when not (as W3C Trace Context asks).
+   */
+  readonly traceparent?: string;
 }
 
 export interface PublishOptions {
@@ -209,21 +225,31 @@ export interface PublishOptions {
   readonly allowUnexposedEnv?: boolean;
 }
 
-function startOptions(o: StartOptions): { walk?: WalkMode; writ?: readonly unknown[] } {
+function startOptions(o: StartOptions): { walk?: WalkMode; writ?: readonly unknown[]; traceparent?: string } {
   const w = o.writ;
   const chain = w === undefined ? undefined : Array.isArray(w) ? w : (w as { chain?: unknown }).chain;
   if (w !== undefined && !Array.isArray(chain))
     throw new KeelError(ErrorCode.writInvalid, 'writ: expected {"chain": [root, ..., writ]} or the chain', {
       field: 'writ',
     });
-  return { ...(o.walk ? { walk: o.walk } : {}), ...(chain ? { writ: chain as readonly unknown[] } : {}) };
+  const trace = o.traceparent === undefined ? undefined : parseTraceParent(o.traceparent);
+  return {
+    ...(o.walk ? { walk: o.walk } : {}),
+    ...(chain ? { writ: chain as readonly unknown[] } : {}),
+    ...(trace?.ok ? { traceparent: formatTraceParent(trace.value) } : {}),
+  };
 }
 
 export type { Keel } from './keel-api.ts';
 
 export function createKeel(config: KeelConfig) {
-  const store =
+  const raw =
     typeof config.store === 'string' ? openSqliteStore(config.store, config.synchronous) : config.store;
+  // Commits are watched only for what is configured: without traces or metrics the store is as given.
+  const metrics = config.metrics ? new KeelMetrics(() => raw) : undefined;
+  const traces = config.traces ? new TraceExporter(raw, config.traces) : undefined;
+  const observers = [...(metrics ? [metrics] : []), ...(traces ? [traces] : [])];
+  const store = observers.length > 0 ? observedStore(raw, observers) : raw;
   const tools = new ToolRegistry([...CORE_TOOLS, delegateTool, ...(config.tools ?? [])]);
   const delegationKeyFor = delegationKeys(config.delegationKeys);
   const sources = config.sources ?? systemSources();
@@ -688,8 +714,12 @@ export function createKeel(config: KeelConfig) {
       settled: lifecycle.settled,
     },
     /** Waits for the lifecycle's background work (shadow runs, automatic rollout steps), then closes the store. */
+    /** Metrics (when `metrics`) and the trace exporter (when `traces`) of this Keel. */
+    telemetry: { ...(metrics ? { metrics } : {}), ...(traces ? { traces } : {}) },
     close: async () => {
       await lifecycle.settled();
+      // Spans of runs that just finished go out first, for a bounded time: an export never holds a close.
+      if (traces) await Promise.race([traces.flush(), new Promise((r) => setTimeout(r, 2000).unref())]);
       await store.close();
     },
   };

@@ -159,9 +159,8 @@ async function openWithTools(
   const lifecycle = await lifecycleConfigFor(o, tenant);
   const exposure = exposeEnvFor(o.exposeEnv);
   // Loaded here, not at start-up: `keel --help` and commands without a store never read the engine.
-  const { createKeel, openStoreFor, modelProviderFromEnv, modelRetriesFromEnv } = await import(
-    '../app/index.ts'
-  );
+  const { createKeel, openStoreFor, modelProviderFromEnv, modelRetriesFromEnv, traceExportFromEnv } =
+    await import('../app/index.ts');
   // The model provider KEEL_MODEL_PROVIDER names (docs/models.md); its key stays in the environment.
   // Flags win over their variables; the key is only ever read from the environment.
   const modelProvider = modelProviderFromEnv({
@@ -171,6 +170,20 @@ async function openWithTools(
     ...(o.modelBaseUrl !== undefined ? { KEEL_MODEL_BASE_URL: o.modelBaseUrl } : {}),
   });
   const modelRetries = modelRetriesFromEnv(process.env);
+  // OTEL_EXPORTER_OTLP_ENDPOINT: each finished run's spans go to that collector (docs/observability.md).
+  const traces = traceExportFromEnv(process.env);
+  const telemetry = {
+    ...(traces
+      ? {
+          traces: {
+            ...traces,
+            onError: (m: string) => process.stderr.write(`${JSON.stringify({ level: 'warn', msg: m })}\n`),
+          },
+        }
+      : {}),
+    // Only `keel serve` answers GET /metrics: other commands count nothing.
+    ...(command === 'serve' ? { metrics: true } : {}),
+  };
   const models = {
     ...(modelProvider ? { modelProvider } : {}),
     ...(modelRetries !== undefined ? { modelRetries } : {}),
@@ -187,7 +200,16 @@ async function openWithTools(
   const { store } = opened;
   let keel: Keel;
   try {
-    keel = createKeel({ store, tools, walk, ...governance, ...lifecycle, ...exposure, ...models });
+    keel = createKeel({
+      store,
+      tools,
+      walk,
+      ...governance,
+      ...lifecycle,
+      ...exposure,
+      ...models,
+      ...telemetry,
+    });
   } catch (e) {
     await store.close();
     throw e;

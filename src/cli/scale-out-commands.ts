@@ -44,25 +44,25 @@ export function registerScaleOutCommands(program: Command, withContext: WithCont
           const id = o.id ?? `${host}-${process.pid}-${randomBytes(2).toString('hex')}`;
           if (id.trim() === '' || id.length > 200)
             throw new KeelError(ErrorCode.usage, '--id: expected 1-200 characters', { field: 'id' });
+          const { cliLogger, logWorkerEvent } = await import('./cli-logger.ts');
+          const log = cliLogger('worker');
           const worker = ctx.keel.worker({
             id,
             concurrency: intOption(o.concurrency, '--concurrency', 1),
             leaseMs: intOption(o.leaseMs, '--lease-ms', 100),
             pollMs: intOption(o.pollMs, '--poll-ms', 10),
-            log: (e) => report(e, ctx.json, o.verbose === true, ctx.storeName),
+            log: (e) => logWorkerEvent(log, e, o.verbose === true),
           });
           const signalled = new Promise<string>((resolve) => {
             for (const sig of ['SIGTERM', 'SIGINT'] as const) process.once(sig, () => resolve(sig));
           });
           await worker.start();
+          log.info({ workerId: id, host, store: ctx.storeName }, 'worker ready');
           await signalled;
           await worker.stop();
           const summary = { id, ...worker.stats, commits: ctx.keel.store.stats().commits };
           if (ctx.json) printJson(summary);
-          else
-            process.stderr.write(
-              `worker ${id} stopped: claimed ${summary.claimed}, completed ${summary.completed}, dropped ${summary.dropped}, released ${summary.released}, errors ${summary.errors}\n`,
-            );
+          else log.info(summary, 'worker summary');
           // A tool call still hanging after the grace period must not keep the process alive.
           setTimeout(() => process.exit(), 1000).unref();
           return undefined;

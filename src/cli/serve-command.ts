@@ -9,6 +9,7 @@
 import { createPublicKey } from 'node:crypto';
 import type { Command } from 'commander';
 import { ErrorCode, KeelError } from '../core/errors.ts';
+import { isLoopback } from '../server/loopback.ts';
 import { flagOrEnv, type WithContext } from './context.ts';
 import { readKey } from './governance-commands.ts';
 import { intOption } from './input.ts';
@@ -27,6 +28,10 @@ export function registerServeCommand(program: Command, withContext: WithContext)
       'sign a checkpoint of every tenant whose runs moved, periodically, and publish the public key in discovery (env KEEL_CHECKPOINT_KEY)',
     )
     .option('--checkpoint-every <seconds>', 'how often to checkpoint, with --checkpoint-key', '300')
+    .option(
+      '--metrics-token <token>',
+      'bearer token GET /metrics asks for (env KEEL_METRICS_TOKEN; at least 16 characters); without one /metrics is served only on a loopback --host',
+    )
     .action(async (o: ServeFlags, cmd: Command) =>
       withContext(cmd, async (ctx) => {
         if (o.host.trim() === '')
@@ -37,6 +42,13 @@ export function registerServeCommand(program: Command, withContext: WithContext)
             field: 'port',
           });
         const checkpoints = checkpointOption(o);
+        const metricsToken = flagOrEnv(o.metricsToken, 'metrics-token', 'KEEL_METRICS_TOKEN');
+        if (metricsToken !== undefined && metricsToken.trim().length < 16)
+          throw new KeelError(ErrorCode.usage, '--metrics-token: expected at least 16 characters', {
+            field: 'metrics-token',
+          });
+        const { cliLogger, errorFields } = await import('./cli-logger.ts');
+        const log = cliLogger('serve');
         const { startServer } = await import('../server/serve.ts');
         let server: Awaited<ReturnType<typeof startServer>>;
         try {
@@ -44,19 +56,25 @@ export function registerServeCommand(program: Command, withContext: WithContext)
             port,
             hostname: o.host,
             walkers: o.workers ? 'workers' : 'inline',
+            logger: log,
+            log: (e) => log.error(errorFields(e), 'unexpected error'),
+            ...(metricsToken !== undefined ? { metricsToken: metricsToken.trim() } : {}),
             ...(checkpoints
               ? {
                   checkpoints: {
                     ...checkpoints,
                     log: (e) => {
-                      const text = ctx.json
-                        ? JSON.stringify({
-                            checkpoint: { tenant: e.tenant, error: e.error, seq: e.made?.checkpoint.seq },
-                          })
-                        : e.error
-                          ? `keel serve: checkpoint of tenant ${e.tenant} refused: ${e.error}`
-                          : `keel serve: checkpoint ${e.made!.checkpoint.seq} of tenant ${e.tenant}: ${e.made!.checkpoint.runs} runs, ${e.made!.changed} head(s) moved`;
-                      process.stderr.write(`${text}\n`);
+                      if (e.error) log.warn({ tenant: e.tenant, error: e.error }, 'checkpoint refused');
+                      else
+                        log.info(
+                          {
+                            tenant: e.tenant,
+                            seq: e.made!.checkpoint.seq,
+                            runs: e.made!.checkpoint.runs,
+                            changed: e.made!.changed,
+                          },
+                          'checkpoint signed',
+                        );
                     },
                   },
                 }
@@ -64,13 +82,16 @@ export function registerServeCommand(program: Command, withContext: WithContext)
             // Runs recovered after a crash (this server's own, or a killed command's) are worth a line.
             recovery: {
               log: (e) => {
-                if (e.kind !== 'walked' && e.kind !== 'error') return;
-                const text = ctx.json
-                  ? JSON.stringify({ recovery: e })
-                  : e.kind === 'walked'
-                    ? `keel serve: recovered run ${e.runId}: ${e.status} (${e.ms} ms)`
-                    : `keel serve: recovery error${e.runId ? ` on run ${e.runId}` : ''}: ${e.message}`;
-                process.stderr.write(`${text}\n`);
+                if (e.kind === 'walked')
+                  log.info(
+                    { kind: e.kind, runId: e.runId, tenant: e.tenant, status: e.status, ms: e.ms },
+                    'recovered run',
+                  );
+                else if (e.kind === 'error')
+                  log.error(
+                    { kind: e.kind, runId: e.runId, tenant: e.tenant, error: e.message },
+                    'recovery error',
+                  );
               },
             },
           });
@@ -80,10 +101,20 @@ export function registerServeCommand(program: Command, withContext: WithContext)
         if (ctx.json) printJson({ url: server.url, port: server.port, store: ctx.storeName });
         else process.stdout.write(`keel serve: listening on ${server.url} (store ${ctx.storeName})\n`);
         ctx.announceCreated();
+        log.info(
+          {
+            url: server.url,
+            store: ctx.storeName,
+            traces: ctx.keel.telemetry.traces !== undefined,
+            metrics: metricsToken !== undefined ? 'token' : isLoopback(o.host) ? 'loopback' : 'refused',
+          },
+          'listening',
+        );
         await new Promise<void>((resolve) => {
           for (const sig of ['SIGTERM', 'SIGINT'] as const) process.once(sig, () => resolve());
         });
         await server.close();
+        log.info({}, 'stopped');
         return undefined;
       }),
     );
@@ -95,6 +126,7 @@ interface ServeFlags {
   workers?: boolean;
   checkpointKey?: string;
   checkpointEvery: string;
+  metricsToken?: string;
 }
 
 /** The periodic checkpoints --checkpoint-key (or KEEL_CHECKPOINT_KEY) asks for, if any. */

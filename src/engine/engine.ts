@@ -140,6 +140,8 @@ export interface CreateOptions {
   readonly split?: SplitEntry;
   /** A simulated run: the status its checks judge it as. */
   readonly judgedAs?: 'LIVE' | 'AUTONOMOUS';
+  /** The caller's W3C `traceparent` (validated, canonical): the run's span becomes its child. */
+  readonly traceparent?: string;
   /** false: commit the root and the prefix, and leave the walk to `recover` (or a worker). */
   readonly walk?: boolean;
 }
@@ -265,7 +267,13 @@ export class Engine {
   async start(
     version: VersionRecord,
     event: EventRecord,
-    o: { walk?: WalkMode; writ?: readonly unknown[]; direct?: boolean; split?: SplitEntry } = {},
+    o: {
+      walk?: WalkMode;
+      writ?: readonly unknown[];
+      direct?: boolean;
+      split?: SplitEntry;
+      traceparent?: string;
+    } = {},
   ): Promise<{ run: RunSummary; created: boolean }> {
     const writ = o.writ === undefined ? undefined : await this.admit(o.writ, version.tenant);
     const name = o.direct ? directRunIdFor : runIdFor;
@@ -276,6 +284,7 @@ export class Engine {
       writ,
       policy: this.currentPolicy(version.tenant).policy,
       ...(o.split ? { split: o.split } : {}),
+      ...(o.traceparent ? { traceparent: o.traceparent } : {}),
     });
   }
 
@@ -581,6 +590,7 @@ export class Engine {
     if (o.shadowOf) started.shadowOf = o.shadowOf;
     if (o.split) started.split = o.split;
     if (o.judgedAs) started.judgedAs = o.judgedAs;
+    if (o.traceparent) started.traceparent = o.traceparent;
     const root = chainEntry(runId, null, 'run.started', started, fx.at(0));
     const state = startState(root.entry);
     const prefix = o.prefix ?? [];

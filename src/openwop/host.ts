@@ -7,6 +7,7 @@
  * walk them (`walkers: 'workers'`): then a created run is only committed, and a worker claims it.
  */
 import { randomUUID } from 'node:crypto';
+import { noteRun } from '../app/index.ts';
 import type { Keel } from '../app/keel.ts';
 import { hashOf } from '../core/canonical/index.ts';
 import { ErrorCode, isKeelError, KeelError } from '../core/errors.ts';
@@ -96,6 +97,7 @@ export class OpenWopHost {
 
   /** Walks a run to its next stop in the background (inline mode), or leaves it to the workers. */
   kick(tenant: string, runId: string): void {
+    noteRun(runId);
     if (this.walkers === 'workers') return;
     // A run some other walker holds (this server's recovery worker, or a `keel worker`) goes on there.
     const p = this.keel.runs
@@ -119,6 +121,7 @@ export class OpenWopHost {
     p: Principal,
     body: CreateRunBody,
     idempotencyKey?: string,
+    traceparent?: string,
   ): Promise<{ runId: string; status: WireStatus }> {
     await this.ensureFixtures(p.tenant);
     const version = await this.keel.workflows.get(p.tenant, body.workflowId);
@@ -142,7 +145,10 @@ export class OpenWopHost {
         ...(body.metadata ? { metadata: body.metadata } : {}),
       },
     };
-    const run = await this.keel.runs.start(p.tenant, body.workflowId, event, { walk: 'enqueue' });
+    const run = await this.keel.runs.start(p.tenant, body.workflowId, event, {
+      walk: 'enqueue',
+      ...(traceparent !== undefined ? { traceparent } : {}),
+    });
     if (run.created) this.kick(p.tenant, run.runId);
     return { runId: run.runId, status: STATUS[run.status] };
   }

@@ -14,7 +14,9 @@ import { consoleRoutes } from './console.ts';
 import { errorReply } from './errors.ts';
 import { keelRoutes } from './keel-routes.ts';
 import { mcpRoutes } from './mcp/mcp-routes.ts';
+import { type MetricsAccess, metricsRoutes } from './metrics-route.ts';
 import { refusalVersion } from './negotiate.ts';
+import { observeRequests, type ServerLogger } from './observe-requests.ts';
 import { openWopRoutes } from './openwop-routes.ts';
 import { limitBody } from './request.ts';
 
@@ -39,6 +41,10 @@ export interface ServerOptions {
    * Periodic signed checkpoints (`--checkpoint-key`): started by `startServer`; the public key is
    * published in discovery and pins what the audit surface accepts.
    */
+  /** Structured request logs (pino's Logger fits): one line per request, ids only (observe-requests.ts). */
+  readonly logger?: ServerLogger;
+  /** Who may read GET /metrics (metrics-route.ts); by default nobody without a token. */
+  readonly metricsAccess?: MetricsAccess;
   readonly checkpoints?: {
     readonly key: { readonly privateKey: KeyObject; readonly publicKey: KeyObject };
     readonly everySeconds: number;
@@ -56,6 +62,12 @@ export function createServerApp(keel: Keel, o: ServerOptions = {}) {
     ...(o.eventFeedPollMs !== undefined ? { feedPollMs: o.eventFeedPollMs } : {}),
   });
   const app = new Hono();
+  const metrics = keel.telemetry.metrics;
+  if (o.logger || metrics)
+    app.use(
+      '*',
+      observeRequests({ ...(o.logger ? { logger: o.logger } : {}), ...(metrics ? { metrics } : {}) }),
+    );
   app.onError((e, c) => {
     const r = errorReply(e);
     if (r.unexpected) log(e);
@@ -92,6 +104,7 @@ export function createServerApp(keel: Keel, o: ServerOptions = {}) {
     }),
   );
   // The console and the Keel API first: the OpenWOP routes' negotiation middleware matches every path.
+  app.route('/', metricsRoutes(metrics, o.metricsAccess ?? {}));
   app.route('/', consoleRoutes(o.consoleDir));
   app.route('/', mcpRoutes(keel, log));
   app.route('/', keelRoutes(keel, host, log, o.checkpoints?.key.publicKey));

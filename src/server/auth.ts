@@ -3,6 +3,7 @@
  * `keel keys create`). It runs before any route reads anything, so a 401 never says whether a run
  * exists, and every read and write after it names the caller's tenant.
  */
+import { noteTenant } from '../app/index.ts';
 import type { Keel } from '../app/keel.ts';
 import type { Principal } from '../openwop/host.ts';
 import { ProtocolError } from '../openwop/protocol-error.ts';
@@ -16,5 +17,6 @@ export async function authenticate(keel: Keel, authorization: string | undefined
     );
   const key = await keel.keys.resolve(m[1]!);
   if (!key) throw new ProtocolError('unauthenticated', 'the API key is not valid or was revoked');
+  noteTenant(key.tenant);
   return { tenant: key.tenant, subject: key.subject, kind: key.kind };
 }

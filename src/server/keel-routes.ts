@@ -92,8 +92,10 @@ export function keelRoutes(
       const query = r.query ? check(r.query, c.req.query(), 'query') : {};
       const raw = r.method === 'post' ? await readBody(c) : undefined;
       const body = r.body ? check(r.body, raw, 'body') : undefined;
+      const traceparent = c.req.header('traceparent');
       const call: Call<unknown, unknown> = {
         keel,
+        ...(traceparent !== undefined ? { traceparent } : {}),
         host,
         p,
         params,

@@ -109,7 +109,7 @@ export function openWopRoutes(
       const reply = await idempotent(keel, p, key, `createRun@${major}`, body, () =>
         replyOf(async () => {
           const req = parseCreateRun(body, major);
-          const run = await host.createRun(p, req, key);
+          const run = await host.createRun(p, req, key, c.req.header('traceparent'));
           const base = `${major === 1 ? '/v1' : ''}/runs/${pathRunId(run.runId, p.tenant, major)}`;
           return {
             status: 201,

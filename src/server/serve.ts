@@ -15,6 +15,9 @@ import { startCheckpointer } from '../app/checkpointer.ts';
 import type { Keel } from '../app/keel.ts';
 import type { WorkerEvent } from '../worker/index.ts';
 import { createServerApp, type ServerOptions } from './app.ts';
+import { isLoopback } from './loopback.ts';
+
+export { isLoopback };
 
 export interface RunningServer {
   readonly url: string;
@@ -29,9 +32,18 @@ export async function startServer(
     hostname?: string;
     /** The recovery worker (embedded walkers only): runs walked at once, and what it reports. */
     recovery?: { concurrency?: number; log?: (e: WorkerEvent) => void };
+    /** The bearer token GET /metrics asks for; without one it is served only on a loopback address. */
+    metricsToken?: string;
   } = {},
 ): Promise<RunningServer> {
-  const { app, host } = createServerApp(keel, o);
+  const hostname = o.hostname ?? '127.0.0.1';
+  const { app, host } = createServerApp(keel, {
+    ...o,
+    metricsAccess: {
+      ...(o.metricsToken !== undefined ? { token: o.metricsToken } : {}),
+      loopback: isLoopback(hostname),
+    },
+  });
   const recovery =
     o.walkers === 'workers'
       ? undefined
@@ -48,7 +60,6 @@ export async function startServer(
         ...(o.checkpoints.log ? { onEvent: o.checkpoints.log } : {}),
       })
     : undefined;
-  const hostname = o.hostname ?? '127.0.0.1';
   let server: ReturnType<typeof serve>;
   try {
     server = await new Promise<ReturnType<typeof serve>>((resolve, reject) => {

@@ -43,9 +43,15 @@ export interface WorkerOptions {
 
 export type WorkerEvent =
   | { readonly kind: 'started'; readonly id: string; readonly concurrency: number; readonly leaseMs: number }
-  | { readonly kind: 'walked'; readonly runId: string; readonly status: RunStatus; readonly ms: number }
-  | { readonly kind: 'dropped'; readonly runId: string; readonly reason: string }
-  | { readonly kind: 'error'; readonly runId?: string; readonly message: string }
+  | {
+      readonly kind: 'walked';
+      readonly runId: string;
+      readonly tenant?: string;
+      readonly status: RunStatus;
+      readonly ms: number;
+    }
+  | { readonly kind: 'dropped'; readonly runId: string; readonly tenant?: string; readonly reason: string }
+  | { readonly kind: 'error'; readonly runId?: string; readonly tenant?: string; readonly message: string }
   | { readonly kind: 'stopped'; readonly id: string; readonly released: number };
 
 export interface WorkerStats {
@@ -236,7 +242,13 @@ export class Worker {
         }
         this.stats.walked++;
         if (r.status === 'completed') this.stats.completed++;
-        this.o.log?.({ kind: 'walked', runId: run.runId, status: r.status, ms: this.o.clock.now() - t0 });
+        this.o.log?.({
+          kind: 'walked',
+          runId: run.runId,
+          tenant: run.tenant,
+          status: r.status,
+          ms: this.o.clock.now() - t0,
+        });
       } catch (e) {
         if (isKeelError(e) && e.code === ErrorCode.headConflict)
           this.drop(run.runId, 'another walker appended first');
@@ -290,12 +302,19 @@ export class Worker {
 
   private drop(runId: string, reason: string): void {
     this.stats.dropped++;
-    this.o.log?.({ kind: 'dropped', runId, reason });
+    const tenant = this.active.get(runId)?.run.tenant;
+    this.o.log?.({ kind: 'dropped', runId, ...(tenant !== undefined ? { tenant } : {}), reason });
   }
 
   private error(e: unknown, runId?: string): void {
     this.stats.errors++;
     const message = e instanceof Error ? e.message : String(e);
-    this.o.log?.({ kind: 'error', ...(runId ? { runId } : {}), message });
+    const tenant = runId === undefined ? undefined : this.active.get(runId)?.run.tenant;
+    this.o.log?.({
+      kind: 'error',
+      ...(runId ? { runId } : {}),
+      ...(tenant !== undefined ? { tenant } : {}),
+      message,
+    });
   }
 }

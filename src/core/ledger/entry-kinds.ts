@@ -203,6 +203,12 @@ export interface Payloads {
      * policy's `workflow.status` read it instead of `status`.
      */
     judgedAs?: 'LIVE' | 'AUTONOMOUS';
+    /**
+     * Set when the request that started the run carried a valid W3C `traceparent` (version 00,
+     * lower-case, as received): the run's span is that caller's child (docs/observability.md).
+     * Never part of the run's id; absent in every ledger recorded before it was.
+     */
+    traceparent?: string;
   };
   /** `x-model`: a model's value for the open argument slot `name` (see docs/planner.md). */
   'source.drawn': { source: DrawnSource; name?: string; value: unknown; model?: ModelCallEntry };
@@ -371,6 +377,7 @@ const SHAPES: { readonly [K in EntryKind]: Shape } = {
     test: 'object?',
     split: 'object?',
     judgedAs: { optional: ['LIVE', 'AUTONOMOUS'] },
+    traceparent: 'string?',
   },
   'source.drawn': { source: DRAWN_SOURCES, name: 'string?', value: 'any', model: 'object?' },
   'step.allowed': {

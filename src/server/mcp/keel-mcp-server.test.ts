@@ -148,6 +148,8 @@ async function exercise(client: Client) {
   return { runId: String(s.runId), gatedRunId: String(g.structuredContent!.runId) };
 }
 
+const TRACEPARENT = '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01';
+
 describe('keel as an MCP server', () => {
   test('a trigger payloadSchema is validated when the spec is', () => {
     const keel = createKeel({ store: ':memory:' });
@@ -178,13 +180,16 @@ describe('keel as an MCP server', () => {
       const client = new Client({ name: 'test-assistant', version: '1' });
       await client.connect(
         new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), {
-          requestInit: { headers: { authorization: `Bearer ${key}` } },
+          requestInit: { headers: { authorization: `Bearer ${key}`, traceparent: TRACEPARENT } },
         }),
       );
       const { runId, gatedRunId } = await exercise(client);
       await client.close();
       assert.equal((await keel.runs.get('acme', runId)).status, 'completed');
       assert.equal((await keel.approvals.list('acme', gatedRunId)).length > 0, true);
+      // The HTTP request's traceparent is recorded in the root of the run it started.
+      const root = (await keel.runs.entries('acme', runId))[0]!.payload as { traceparent?: string };
+      assert.equal(root.traceparent, TRACEPARENT);
     } finally {
       await server.close();
       await keel.close();

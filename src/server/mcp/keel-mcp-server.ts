@@ -132,7 +132,7 @@ export function keelMcpServer(keel: Keel, tenant: string, o: KeelMcpOptions = {}
     const versions = await activeVersions(keel, tenant);
     return { tools: [...[...versions.values()].map((v) => toolOf(keel, v)), STATUS_TOOL] };
   });
-  server.setRequestHandler(CallToolRequestSchema, async (req) => {
+  server.setRequestHandler(CallToolRequestSchema, async (req, extra) => {
     const { name } = req.params;
     const args = (req.params.arguments ?? {}) as Record<string, unknown>;
     try {
@@ -160,7 +160,12 @@ export function keelMcpServer(keel: Keel, tenant: string, o: KeelMcpOptions = {}
         payload: args,
         time,
       };
-      const run = await keel.runs.start(tenant, v.workflowId, event, { version: v.version });
+      // Over HTTP (`/mcp` under keel serve) the request's W3C traceparent parents the run's span.
+      const tp = extra.requestInfo?.headers?.traceparent;
+      const run = await keel.runs.start(tenant, v.workflowId, event, {
+        version: v.version,
+        ...(typeof tp === 'string' ? { traceparent: tp } : {}),
+      });
       return await runReport(keel, tenant, run.runId, run.created);
     } catch (e) {
       if (isKeelError(e)) return text(`${e.code}: ${e.message}`, true);

@@ -19,8 +19,11 @@ export const EVENT_ROUTES: readonly KeelRoute[] = [
       201: '{eventId, runs}: at least one run was started',
       200: '{eventId, runs}: no new run (no match, or the event was ingested before)',
     },
-    async handle({ keel, host, p, body }) {
-      const r = await keel.events.emit(p.tenant, body, { walk: 'enqueue' });
+    async handle({ keel, host, p, body, traceparent }) {
+      const r = await keel.events.emit(p.tenant, body, {
+        walk: 'enqueue',
+        ...(traceparent ? { traceparent } : {}),
+      });
       for (const run of r.runs) if (run.created) host.kick(p.tenant, run.runId);
       return ok(r, r.runs.some((x) => x.created) ? 201 : 200);
     },
@@ -40,9 +43,10 @@ export const EVENT_ROUTES: readonly KeelRoute[] = [
       version: z.number().int().min(1).optional().describe('default: the newest version'),
     }),
     responses: { 201: 'the run, created', 200: 'the same run, existing (same identity)' },
-    async handle({ keel, host, p, params, body }) {
+    async handle({ keel, host, p, params, body, traceparent }) {
       const r = await keel.runs.start(p.tenant, workflowIdOf(params), body.event, {
         walk: 'enqueue',
+        ...(traceparent ? { traceparent } : {}),
         ...(body.writ !== undefined ? { writ: body.writ as { chain: unknown[] } } : {}),
         ...(body.version !== undefined ? { version: body.version } : {}),
       });

@@ -24,6 +24,8 @@ export interface Call<B, Q> {
   readonly body: B;
   /** The public key `keel serve` signs checkpoints with, when it does (its audit surface pins it). */
   readonly checkpointKey?: KeyObject;
+  /** The request's W3C `traceparent` header, as sent (a route that starts runs records it when valid). */
+  readonly traceparent?: string;
 }
 
 export interface KeelRoute extends RouteDoc {

@@ -1,0 +1,1 @@
+export { type OtlpPostResult, postOtlpJson } from './otlp-http.ts';

@@ -1,0 +1,84 @@
+/**
+ * The structured logs of the long-running commands (`keel serve`, `keel worker`): pino JSON lines
+ * on stderr, one object per line with `level`, `time` (ISO 8601), `component`, `msg` and ids
+ * (request id, tenant, run id, worker id). Callers put ids, statuses and counts in a line, never a
+ * key, a secret, a header or a payload value; the redaction below is a second guard for field
+ * names that could hold one, not the first.
+ */
+import { pino } from 'pino';
+import type { WorkerEvent } from '../worker/index.ts';
+
+export type CliLogger = pino.Logger;
+
+/** A logger writing JSON lines to `dest` (stderr's descriptor by default), synchronously. */
+export function cliLogger(
+  component: 'serve' | 'worker',
+  dest: number | NodeJS.WritableStream = 2,
+): CliLogger {
+  const stream = typeof dest === 'number' ? pino.destination({ dest, sync: true }) : dest;
+  return pino(
+    {
+      base: { component, pid: process.pid },
+      level: process.env.KEEL_LOG_LEVEL?.trim() || 'info',
+      timestamp: pino.stdTimeFunctions.isoTime,
+      formatters: { level: (label) => ({ level: label }) },
+      redact: {
+        paths: [
+          'authorization',
+          'key',
+          'token',
+          'secret',
+          'payload',
+          'args',
+          'output',
+          'headers',
+          '*.authorization',
+          '*.key',
+          '*.token',
+          '*.secret',
+          '*.payload',
+          '*.args',
+          '*.output',
+          '*.headers',
+        ],
+        censor: '[redacted]',
+      },
+    },
+    stream,
+  );
+}
+
+/** A worker's event as a log line, its `kind` kept (`"kind":"started"` marks a ready worker). */
+export function logWorkerEvent(log: CliLogger, e: WorkerEvent, verbose: boolean): void {
+  switch (e.kind) {
+    case 'started':
+      log.info(
+        { kind: e.kind, workerId: e.id, concurrency: e.concurrency, leaseMs: e.leaseMs },
+        'worker started',
+      );
+      return;
+    case 'walked':
+      // A line per run is info with --verbose, else debug (KEEL_LOG_LEVEL=debug shows it).
+      log[verbose ? 'info' : 'debug'](
+        { kind: e.kind, runId: e.runId, tenant: e.tenant, status: e.status, ms: e.ms },
+        'run walked',
+      );
+      return;
+    case 'dropped':
+      log.warn({ kind: e.kind, runId: e.runId, tenant: e.tenant, reason: e.reason }, 'run dropped');
+      return;
+    case 'error':
+      log.error({ kind: e.kind, runId: e.runId, tenant: e.tenant, error: e.message }, 'worker error');
+      return;
+    case 'stopped':
+      log.info({ kind: e.kind, workerId: e.id, released: e.released }, 'worker stopped');
+      return;
+  }
+}
+
+/** An unexpected server error as a log line: its name, code and message, never its details. */
+export function errorFields(e: unknown): Record<string, unknown> {
+  if (!(e instanceof Error)) return { error: String(e).slice(0, 500) };
+  const code = (e as { code?: unknown }).code;
+  return { error: e.message.slice(0, 500), errorName: e.name, ...(typeof code === 'string' ? { code } : {}) };
+}
