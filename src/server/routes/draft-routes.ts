@@ -16,7 +16,7 @@ import {
 } from '../../core/authoring/index.ts';
 import { isSpecId } from '../../core/spec/index.ts';
 import { ProtocolError } from '../../openwop/protocol-error.ts';
-import { type KeelRoute, ok, route, workflowIdOf } from './route.ts';
+import { type KeelRoute, ok, route, versionOf } from './route.ts';
 
 const EventShapeBody = z.strictObject({
   type: z
@@ -114,16 +114,9 @@ export const DRAFT_ROUTES: readonly KeelRoute[] = [
     query: z.object({ version: z.coerce.number().int().min(1).optional() }),
     responses: { 200: '{workflowId, version, status, summary, trigger, steps, limits, risks, text}' },
     async handle({ keel, p, params, query }) {
-      const id = workflowIdOf(params);
-      const v = await keel.workflows.get(p.tenant, id, query.version);
-      if (!v)
-        throw new ProtocolError(
-          'not_found',
-          `workflow ${id}${query.version ? ` v${query.version}` : ''} not found`,
-          { workflowId: id, ...(query.version ? { version: query.version } : {}) },
-        );
+      const v = await versionOf(keel, p.tenant, params, query.version);
       const readBack = explainSpec({ ...v.spec, status: v.status }, keel.tools.catalog());
-      return ok({ workflowId: id, version: v.version, status: v.status, ...readBack });
+      return ok({ workflowId: v.workflowId, version: v.version, status: v.status, ...readBack });
     },
   }),
 ];

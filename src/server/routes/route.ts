@@ -11,6 +11,7 @@ import { instantBound } from '../../core/instant.ts';
 import { isSpecId, quoteInput } from '../../core/spec/index.ts';
 import type { OpenWopHost, Principal } from '../../openwop/host.ts';
 import { ProtocolError } from '../../openwop/protocol-error.ts';
+import type { VersionRecord } from '../../ports/index.ts';
 import type { Reply } from '../idempotency.ts';
 import type { RouteDoc } from '../openapi.ts';
 
@@ -63,6 +64,23 @@ export function workflowIdOf(params: Readonly<Record<string, string>>): string {
       { field: 'workflowId' },
     );
   return id;
+}
+
+/** The workflow version a route names (`?version=`, else the newest) in the caller's tenant, else 404. */
+export async function versionOf(
+  keel: Keel,
+  tenant: string,
+  params: Readonly<Record<string, string>>,
+  version: number | undefined,
+): Promise<VersionRecord> {
+  const id = workflowIdOf(params);
+  const v = await keel.workflows.get(tenant, id, version);
+  if (!v)
+    throw new ProtocolError('not_found', `workflow ${id}${version ? ` v${version}` : ''} not found`, {
+      workflowId: id,
+      ...(version ? { version } : {}),
+    });
+  return v;
 }
 
 /** An ISO 8601 instant with a zone, as a query bound on a time (`since`, `until`). */

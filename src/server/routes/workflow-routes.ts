@@ -4,7 +4,7 @@ import type { Keel } from '../../app/keel.ts';
 import { excerpt, parseJsonText, SPEC_LIMITS } from '../../core/spec/index.ts';
 import { compileDefinition, parseDefinition } from '../../openwop/definition.ts';
 import { ProtocolError } from '../../openwop/protocol-error.ts';
-import { type KeelRoute, ok, route, workflowIdOf } from './route.ts';
+import { type KeelRoute, ok, route, versionOf, workflowIdOf } from './route.ts';
 
 const PublishBody = z
   .looseObject({
@@ -95,14 +95,7 @@ export const WORKFLOW_ROUTES: readonly KeelRoute[] = [
       200: 'the version record, with its spec and its steps’ tools as this server knows them ({name, effect, destructive}; effect null: not registered here)',
     },
     async handle({ keel, p, params, query }) {
-      const id = workflowIdOf(params);
-      const v = await keel.workflows.get(p.tenant, id, query.version);
-      if (!v)
-        throw new ProtocolError(
-          'not_found',
-          `workflow ${id}${query.version ? ` v${query.version}` : ''} not found`,
-          { workflowId: id, ...(query.version ? { version: query.version } : {}) },
-        );
+      const v = await versionOf(keel, p.tenant, params, query.version);
       const names = [...new Set(v.spec.steps.map((s) => s.tool))];
       const tools = names.map((name) => {
         const d = keel.tools.get(name);
