@@ -53,7 +53,6 @@ export type {
 export type { ReplayGateReport } from './lifecycle/replay-gate.ts';
 export type { ShadowReport } from './lifecycle/shadows.ts';
 export type { TestReport, TestResult } from './lifecycle/test-runs.ts';
-export { KeelMetrics } from './metrics.ts';
 export {
   approveMcpTools,
   type McpApprovalChange,
@@ -62,6 +61,7 @@ export {
   mcpLockPath,
   mcpToolsFrom,
 } from './mcp-tools.ts';
+export { KeelMetrics } from './metrics.ts';
 export {
   describeStoreTarget,
   isPostgresUrl,
