@@ -30,6 +30,25 @@ describe('POST /api/drafts', () => {
     assert.equal(await count(), 0);
   });
 
+  test('sample events as a system sends them count like event shapes, merged by type', async () => {
+    const bySamples = await draft({
+      request: REQUEST,
+      samples: [
+        { type: 'refund.requested', payload: { refund_amount: 20, currency: 'USD' } },
+        { type: 'refund.requested', payload: { reason: 'late' } },
+        'not an event',
+      ],
+    });
+    assert.equal(bySamples.status, 200, bySamples.text);
+    assert.deepEqual(bySamples.body.questions, []);
+    assert.equal(bySamples.body.specHash, (await draft({ request: REQUEST, events: EVENTS })).body.specHash);
+    assert.match(JSON.stringify(bySamples.body.spec), /event\.payload\.refund_amount/);
+    // Without either, the amount is read from a field named after the tool's argument.
+    const none = await draft({ request: REQUEST });
+    assert.match(JSON.stringify(none.body.spec), /event\.payload\.amount_usd/);
+    assert.equal(await count(), 0);
+  });
+
   test('a confirmation naming another hash is 409 draft_mismatch and publishes nothing', async () => {
     const r = await draft({ request: REQUEST, events: EVENTS, confirm: `sha256:${'0'.repeat(64)}` });
     assert.deepEqual([r.status, r.body.error], [409, 'draft_mismatch'], r.text);

@@ -274,6 +274,14 @@ describe('the console', { timeout: 120_000 }, () => {
     assert.match(await page.locator('ol.flow li.destructive').innerText(), /close_ticket/);
     assert.equal(await page.locator('ol.flow li.destructive').count(), 1);
     assert.match(await page.locator('pre.yaml').innerText(), /tool: close_ticket/);
+    // The version read back in plain words (GET .../explain), its risk set apart.
+    const explain = page.getByTestId('explain');
+    await explain.waitFor();
+    assert.match(await explain.innerText(), /When a ticket is resolved/);
+    assert.match(
+      await page.getByTestId('risks').innerText(),
+      /close \(close_ticket\) is destructive: it waits for a person's approval/,
+    );
     const gate = page.getByTestId('gate');
     await gate.waitFor();
     assert.match(await gate.innerText(), /Gate not met for v1 LIVE → AUTONOMOUS/);
@@ -299,6 +307,68 @@ describe('the console', { timeout: 120_000 }, () => {
     assert.equal(last.by, 'dana');
     assert.equal(last.override?.reason, 'the denial was a test; signed off by ops');
     assert.match(await page.locator('ol.promotions').innerText(), /LIVE → AUTONOMOUS by dana/);
+  });
+
+  test('a request in plain words: questions first, then a read-back, published as DRAFT only once confirmed', async () => {
+    const versions = async () =>
+      (
+        await server.api<{ versions: { workflowId: string; status: string; specHash: string }[] }>(
+          'GET',
+          '/api/workflows',
+          { key: dana },
+        )
+      ).body.versions.filter((v) => v.workflowId === 'ticket-escalated-tag-close');
+    await page.getByRole('link', { name: 'New workflow' }).click();
+    await page.getByLabel('Request').fill('Tag the ticket "urgent", then close it.');
+    await page.locator('details summary').click();
+    await page
+      .getByLabel('Sample events', { exact: true })
+      .fill('{"type": "ticket.escalated", "payload": {"level": 2');
+    await page.getByRole('button', { name: 'Draft' }).click();
+    await page.getByRole('alert').waitFor();
+    assert.match(await page.getByRole('alert').innerText(), /Sample events: not JSON/);
+    await page
+      .getByLabel('Sample events', { exact: true })
+      .fill('{"type": "ticket.escalated", "payload": {"level": 2}}');
+    await page.getByRole('button', { name: 'Draft' }).click();
+    const questions = page.getByTestId('questions');
+    await questions.waitFor();
+    assert.match(await questions.innerText(), /Which event starts this workflow\? ticket\.escalated\?/);
+    assert.equal(await page.getByRole('button', { name: 'Publish as DRAFT' }).count(), 0);
+    await shot(page, 'draft-questions');
+
+    await page.getByLabel('Request').fill('When a ticket is escalated, tag it "urgent" and then close it.');
+    assert.equal(await page.getByTestId('draft').count(), 0, 'an edited request clears the draft shown');
+    await page.getByRole('button', { name: 'Draft' }).click();
+    const explain = page.getByTestId('explain');
+    await explain.waitFor();
+    assert.match(await explain.innerText(), /When a ticket is escalated\./);
+    assert.match(await explain.innerText(), /1\. tag \(tag_ticket\).*with tag = "urgent"/);
+    assert.match(await page.getByTestId('risks').innerText(), /close \(close_ticket\) is destructive/);
+    assert.match(await page.getByLabel('Draft spec').innerText(), /status: DRAFT/);
+    await shot(page, 'draft');
+    assert.deepEqual(await versions(), [], 'a draft is not published before it is confirmed');
+
+    const publish = page.getByRole('button', { name: 'Publish as DRAFT' });
+    const asked: string[] = [];
+    page.once('dialog', async (d) => {
+      asked.push(d.message());
+      await d.dismiss();
+    });
+    await publish.click();
+    await until('asked', () => asked.length === 1);
+    assert.match(asked[0]!, /Publish ticket-escalated-tag-close v1 as DRAFT\?/);
+    assert.deepEqual(await versions(), [], 'dismissing the question publishes nothing');
+    page.once('dialog', (d) => d.accept());
+    await publish.click();
+    const done = page.getByTestId('published');
+    await done.waitFor();
+    assert.match(await done.innerText(), /Published: ticket-escalated-tag-close v1 as DRAFT/);
+    const [v] = await versions();
+    assert.equal(v?.status, 'DRAFT');
+    await done.getByRole('link').click();
+    await page.getByTestId('explain').waitFor();
+    assert.match(await page.locator('table.versions').innerText(), /v1\s+DRAFT/);
   });
 
   test('another tenant’s key sees none of the first tenant’s runs or approvals', async () => {

@@ -178,3 +178,28 @@ export interface Diff {
   same: boolean;
   changes: { area: string; text: string }[];
 }
+/** A spec read back in plain words (keel explain). */
+export interface ReadBack {
+  summary: string;
+  trigger: string[];
+  steps: string[];
+  limits: string[];
+  risks: string[];
+  text: string;
+}
+export interface Question {
+  about: string;
+  question: string;
+  candidates?: string[];
+}
+/** What POST /api/drafts answers. */
+export interface Draft {
+  spec: Spec | null;
+  partial?: Spec;
+  specHash: string | null;
+  readBack: ReadBack | null;
+  questions: Question[];
+  notes: string[];
+  publishable: boolean;
+  published: (Version & { created: boolean }) | null;
+}

@@ -1,11 +1,12 @@
 /**
  * The operator console: signs in with an API key, then shows the key's tenant its runs, the
- * approvals waiting for a person and its workflows. Routes live in the URL's fragment
+ * approvals waiting for a person and its workflows, and drafts a new workflow from plain words. Routes live in the URL's fragment
  * (`#/runs/<id>`), which never reaches the server; the key never appears in a URL.
  */
 import { render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { type Approval, api, session, whenUnauthorized } from './api.ts';
+import { DraftPage } from './draft-page.ts';
 import { html } from './html.ts';
 import { InboxPage } from './inbox.ts';
 import { RunPage } from './run-page.ts';
@@ -52,6 +53,7 @@ function Shell({ who, onSignOut }: { who: Who; onSignOut: () => void }) {
     page = html`<${WorkflowPage} workflowId=${decodeURIComponent(m[2]!)} who=${who} />`;
   else if (path === '/approvals') page = html`<${InboxPage} who=${who} list=${inbox} />`;
   else if (path === '/workflows') page = html`<${WorkflowsPage} />`;
+  else if (path === '/new') page = html`<${DraftPage} />`;
   else page = html`<${RunsPage} params=${params} />`;
   return html`
     <header>
@@ -60,6 +62,7 @@ function Shell({ who, onSignOut }: { who: Who; onSignOut: () => void }) {
         ${link('#/runs', 'runs', 'Runs')}
         ${link('#/approvals', 'approvals', html`Approvals <span class=${`count ${pending ? 'some' : ''}`} data-testid="inbox-count" aria-label=${`${pending} pending`}>${pending}</span>`)}
         ${link('#/workflows', 'workflows', 'Workflows')}
+        ${link('#/new', 'new', 'New workflow')}
       </nav>
       <span class="who" title=${`${who.subject} (${who.kind} key)`}>tenant <strong>${who.tenant}</strong></span>
       <button type="button" class="link" onClick=${onSignOut}>Sign out</button>

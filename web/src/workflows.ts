@@ -1,12 +1,23 @@
 /**
  * Workflows: each workflow with its versions; a workflow's page shows every version's status and
- * who moved it when (the hash-chained lifecycle records), the spec as YAML beside its steps drawn
- * as a flow (trigger → step → step, destructive tools marked), a diff between two versions, and
- * promotion: the gate report for the next status, then the move (with an override and its reason
- * when the gate is not met). Every number shown comes from the API.
+ * who moved it when (the hash-chained lifecycle records), the version read back in plain words with
+ * its risks, the spec as YAML beside its steps drawn as a flow (trigger → step → step, destructive
+ * tools marked), a diff between two versions, and promotion: the gate report for the next status,
+ * then the move (with an override and its reason when the gate is not met). Every number shown
+ * comes from the API.
  */
 import { useState } from 'preact/hooks';
-import { api, type Diff, type GateReport, type Promotion, query, type Spec, type Version } from './api.ts';
+import {
+  api,
+  type Diff,
+  type GateReport,
+  type Promotion,
+  query,
+  type ReadBack,
+  type Spec,
+  type Version,
+} from './api.ts';
+import { ExplainView } from './explain-view.ts';
 import { html } from './html.ts';
 import type { Who } from './main.ts';
 import { Empty, ErrorBox, Time, useAction, useLoad } from './ui.ts';
@@ -62,6 +73,16 @@ function Flow({ spec, tools }: { spec: Spec; tools: ToolInfo[] }) {
       </li>`;
     })}
   </ol>`;
+}
+
+/** The version read back in plain words, from the API (the same text as `keel explain`). */
+function VersionExplain({ workflowId, version }: { workflowId: string; version: number }) {
+  const r = useLoad(
+    () => api<ReadBack>('GET', `${wfPath(workflowId)}/explain${query({ version })}`),
+    [workflowId, version],
+  );
+  if (r.error) return html`<${ErrorBox} error=${r.error} />`;
+  return r.value ? html`<${ExplainView} readBack=${r.value} />` : null;
 }
 
 function DiffView({ workflowId, versions }: { workflowId: string; versions: number[] }) {
@@ -263,6 +284,7 @@ export function WorkflowPage({ workflowId, who }: { workflowId: string; who: Who
     ${
       v
         ? html`<h2>v${v.version} <span class=${`wstatus w-${v.status}`}>${v.status}</span></h2>
+          <${VersionExplain} workflowId=${workflowId} version=${v.version} />
           <div class="spec">
             <${Flow} spec=${v.spec!} tools=${v.tools} />
             <pre class="yaml" aria-label="Spec">${toYaml(v.spec)}</pre>

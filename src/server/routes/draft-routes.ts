@@ -1,7 +1,8 @@
 /**
  * Keel API, authoring: `GET /api/workflows/{id}/explain` reads a stored version back (explainSpec),
  * for the console and any client. Drafts: `POST /api/drafts` turns a request in plain words into a DRAFT spec over the
- * tenant's tool catalog (the offline compiler, docs/authoring.md). The first call answers the spec,
+ * tenant's tool catalog (the offline compiler, docs/authoring.md), matched against the events given as
+ * shapes (`events`) or as samples (`samples`, read like `keel draft --events`). The first call answers the spec,
  * its hash, the read-back and the questions, and publishes nothing; a second call with the same
  * request and `confirm: <specHash>` publishes that spec as DRAFT. A hash that is not the draft's, or
  * a draft with questions, is refused and changes nothing.
@@ -11,6 +12,7 @@ import {
   compileRequest,
   type DraftCatalog,
   draftSpec,
+  eventShapesOf,
   explainSpec,
   MAX_REQUEST_LENGTH,
 } from '../../core/authoring/index.ts';
@@ -45,6 +47,13 @@ const DraftBody = z
       .max(200)
       .optional()
       .describe('the events the trigger and arguments are matched against'),
+    samples: z
+      .array(z.unknown())
+      .max(500)
+      .optional()
+      .describe(
+        'sample events as your system sends them ({type, payload}); their types and payload fields count as events',
+      ),
     confirm: z
       .string()
       .regex(/^sha256:[0-9a-f]{64}$/)
@@ -69,9 +78,15 @@ export const DRAFT_ROUTES: readonly KeelRoute[] = [
       422: 'draft_has_questions: a draft with questions is never published',
     },
     async handle({ keel, p, body }) {
+      // Shapes and samples merge into one shape per event type.
+      const asSample = (e: { type: string; payload: string[] }) => ({
+        type: e.type,
+        payload: Object.fromEntries(e.payload.map((f) => [f, null])),
+      });
+      const events = eventShapesOf([...(body.events ?? []).map(asSample), ...(body.samples ?? [])]);
       const catalog: DraftCatalog = {
         tools: keel.tools.catalog(),
-        ...(body.events ? { events: body.events } : {}),
+        ...(body.events || body.samples ? { events } : {}),
       };
       const draft = draftSpec(compileRequest(body.request, catalog, body.id ? { id: body.id } : {}), catalog);
       const answer = {
