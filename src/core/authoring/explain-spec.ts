@@ -7,6 +7,11 @@
  * only the descriptors it is given (never a handler), and never judges whether the spec is valid.
  */
 import { formatCents, usdToCents } from '../money.ts';
+
+/** `$10,000`, `$1,234.50`: an amount as a person reads it (formatCents, with thousands separators). */
+const dollars = (cents: number): string =>
+  `$${formatCents(cents).replace(/^(\d+)/, (whole) => whole.replace(/\B(?=(\d{3})+$)/g, ','))}`;
+
 import { type Condition, type Operand, parseCondition } from '../spec/parse-condition.ts';
 import type { WorkflowSpec } from '../spec/workflow-spec.ts';
 import type { ToolDescriptor } from '../tools/tool-descriptor.ts';
@@ -49,7 +54,7 @@ export function explainSpec(spec: WorkflowSpec, tools: readonly ToolDescriptor[]
     `At most ${spec.limits.maxSteps} step${spec.limits.maxSteps === 1 ? '' : 's'} a run.`,
     cap === 0
       ? 'Spends nothing: a call to any tool that costs money is refused (spend cap $0).'
-      : `Spends at most $${formatCents(usdToCents(cap))} a run (spend cap).`,
+      : `Spends at most ${dollars(usdToCents(cap))} a run (spend cap).`,
   ];
   const risks: string[] = [];
   for (const s of spec.steps) {
@@ -72,13 +77,13 @@ export function explainSpec(spec: WorkflowSpec, tools: readonly ToolDescriptor[]
       risks.push(
         cap === 0
           ? `${s.name} (${s.tool}) moves money (${from} = ${source}): with a spend cap of $0 every call is refused before ${s.tool} is called.`
-          : `${s.name} (${s.tool}) moves money (${from} = ${source}): a call that would take the run over $${formatCents(usdToCents(cap))} is refused before ${s.tool} is called.`,
+          : `${s.name} (${s.tool}) moves money (${from} = ${source}): a call that would take the run over ${dollars(usdToCents(cap))} is refused before ${s.tool} is called.`,
       );
     }
     const fixed = tool.cost?.fixedUsd ?? 0;
     if (fixed > 0)
       risks.push(
-        `${s.name} (${s.tool}) costs $${formatCents(usdToCents(fixed))} a call, counted against the spend cap.`,
+        `${s.name} (${s.tool}) costs ${dollars(usdToCents(fixed))} a call, counted against the spend cap.`,
       );
     if (tool.effect === 'external' && !tool.destructive)
       risks.push(`${s.name} (${s.tool}) acts outside Keel (external effect).`);
@@ -158,7 +163,7 @@ function conditionWords(c: Condition): string {
         MONEY_FIELD.test(c.left.path[c.left.path.length - 1] ?? '');
       const right =
         money && c.right.kind === 'literal'
-          ? `$${formatCents(Math.round((c.right.value as number) * 100))}`
+          ? dollars(Math.round((c.right.value as number) * 100))
           : operandWords(c.right);
       return `${operandWords(c.left)} ${ops[c.op]} ${right}`;
     }

@@ -1,0 +1,41 @@
+/**
+ * explainSpec's amounts read as a person reads them: thousands separated by commas, cents only when
+ * there are any, and the same number as the spec's (property over caps up to $10,000,000).
+ */
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import fc from 'fast-check';
+import { formatCents } from '../money.ts';
+import type { WorkflowSpec } from '../spec/workflow-spec.ts';
+import { explainSpec } from './explain-spec.ts';
+
+const spec = (maxCostUsd: number): WorkflowSpec =>
+  ({
+    id: 'pay',
+    version: 1,
+    status: 'DRAFT',
+    triggers: [],
+    steps: [],
+    limits: { maxSteps: 1, maxCostUsd },
+  }) as unknown as WorkflowSpec;
+
+const capOf = (cents: number) =>
+  /Spends at most \$([\d,.]+) a run/.exec(explainSpec(spec(cents / 100), []).text)?.[1];
+
+test('amounts carry thousands separators and cents only when there are any', () => {
+  assert.equal(capOf(100_000), '1,000');
+  assert.equal(capOf(1_000_000), '10,000');
+  assert.equal(capOf(123_456_750), '1,234,567.50');
+  assert.equal(capOf(99_999), '999.99');
+  assert.equal(capOf(5_000), '50');
+});
+
+test('the amount read back is the spec cap, for any cap', () => {
+  fc.assert(
+    fc.property(fc.integer({ min: 1, max: 1_000_000_000 }), (cents) => {
+      const shown = capOf(cents)!;
+      assert.match(shown, /^\d{1,3}(,\d{3})*(\.\d{2})?$/);
+      assert.equal(shown.replaceAll(',', ''), formatCents(cents));
+    }),
+  );
+});
