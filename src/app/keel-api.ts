@@ -5,6 +5,7 @@
  * for its server, CLI and workers; a library user needs the handles. The check at the end makes
  * the compiler refuse a `createKeel` that no longer returns a Keel.
  */
+import type { DraftCatalog, EventShape, ReadBack } from '../core/authoring/index.ts';
 import type { Digest } from '../core/canonical/index.ts';
 import type { Entry, StoredEntry, VerifyResult } from '../core/ledger/index.ts';
 import type {
@@ -94,6 +95,10 @@ export interface WorkflowsHandle {
   list(tenant: string, workflowId?: string): Promise<VersionRecord[]>;
   get(tenant: string, workflowId: string, version?: number): Promise<VersionRecord | undefined>;
   promotions(tenant: string, workflowId: string): Promise<Promotion[]>;
+  /** `spec` read back in plain words (keel explain) over the tools and the tenant's current policy. */
+  explain(tenant: string, spec: WorkflowSpec): ReadBack;
+  /** What a draft for `tenant` is compiled and read back against: the tools, `events`, the policy. */
+  draftCatalog(tenant: string, events?: readonly EventShape[]): DraftCatalog;
 }
 
 export interface EventsHandle {

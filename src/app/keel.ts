@@ -5,6 +5,13 @@
  */
 import { hostname } from 'node:os';
 import { goneLeaseOwners, leaseOwnerName, systemSources } from '../adapters/system/index.ts';
+import {
+  type DraftCatalog,
+  type EventShape,
+  type ExplainPolicy,
+  explainSpec,
+  type ReadBack,
+} from '../core/authoring/index.ts';
 import type { Digest } from '../core/canonical/index.ts';
 import { ErrorCode, isKeelError, KeelError } from '../core/errors.ts';
 import { instantBound } from '../core/instant.ts';
@@ -343,6 +350,12 @@ export function createKeel(config: KeelConfig) {
     });
   }
 
+  /** The tenant's current policy, for reading specs against (explainSpec); none when unconfigured. */
+  const governedBy = (tenant: string): ExplainPolicy | undefined => {
+    const policy = governance?.policyFor(tenant);
+    return policy ? { policy, tenant } : undefined;
+  };
+
   const workflows = {
     /** Parses, validates (tools included) and hashes a spec without storing it. */
     validate(text: string, file: string): { spec: WorkflowSpec; specHash: Digest } {
@@ -399,6 +412,19 @@ export function createKeel(config: KeelConfig) {
     get: (tenant: string, workflowId: string, version?: number) =>
       store.getVersion(tenant, workflowId, version),
     promotions: (tenant: string, workflowId: string) => store.listPromotions(tenant, workflowId),
+    /** `spec` read back in plain words over this Keel's tools and the tenant's current policy. */
+    explain(tenant: string, spec: WorkflowSpec): ReadBack {
+      return explainSpec(spec, tools.catalog(), governedBy(tenant));
+    },
+    /** What a draft for `tenant` is compiled and read back against: the tools, `events`, the policy. */
+    draftCatalog(tenant: string, events?: readonly EventShape[]): DraftCatalog {
+      const governed = governedBy(tenant);
+      return {
+        tools: tools.catalog(),
+        ...(events ? { events } : {}),
+        ...(governed ? { policy: governed } : {}),
+      };
+    },
   };
 
   const events = {

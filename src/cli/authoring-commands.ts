@@ -15,12 +15,10 @@ import {
   compileRequest,
   DRAFT_ANSWER_SCHEMA,
   type Draft,
-  type DraftCatalog,
   draftPrompt,
   draftSpec,
   type EventShape,
   eventShapesOf,
-  explainSpec,
   MAX_REQUEST_LENGTH,
   readModelDraft,
 } from '../core/authoring/index.ts';
@@ -74,7 +72,7 @@ export function registerAuthoringCommands(program: Command, withContext: WithCon
             );
           spec = { ...record.spec, status: record.status };
         }
-        const readBack = explainSpec(spec, ctx.keel.tools.catalog());
+        const readBack = ctx.keel.workflows.explain(ctx.tenant, spec);
         if (ctx.json) printJson({ id: spec.id, version: spec.version, status: spec.status, ...readBack });
         else line(readBack.text);
       }),
@@ -179,10 +177,10 @@ export function registerDraftCommand(program: Command, withContext: WithContext)
                 field: 'id',
               },
             );
-          const catalog: DraftCatalog = {
-            tools: ctx.keel.tools.catalog(),
-            events: readEventShapes(o.events ?? 'events', o.events !== undefined),
-          };
+          const catalog = ctx.keel.workflows.draftCatalog(
+            ctx.tenant,
+            readEventShapes(o.events ?? 'events', o.events !== undefined),
+          );
           const options = o.id === undefined ? {} : { id: o.id };
           let modelAnswer: unknown;
           let compiled: CompiledRequest;

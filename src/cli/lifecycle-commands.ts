@@ -8,7 +8,6 @@
 import { basename } from 'node:path';
 import type { Command } from 'commander';
 import pc from 'picocolors';
-import { explainSpec } from '../core/authoring/index.ts';
 import { ErrorCode, KeelError } from '../core/errors.ts';
 import { actor, type CliContext, type WithContext } from './context.ts';
 import { EXIT } from './exit-codes.ts';
@@ -335,7 +334,7 @@ async function explainBoth(ctx: CliContext, workflowId: string, from: number, to
         workflowId,
         version,
       });
-    return explainSpec({ ...v.spec, status: v.status }, ctx.keel.tools.catalog());
+    return ctx.keel.workflows.explain(ctx.tenant, { ...v.spec, status: v.status });
   };
   const [a, b] = [await read(from), await read(to)];
   return {

@@ -7,9 +7,21 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { Helpdesk, supportDeskTools } from '../../examples/support-desk/index.ts';
 import { inProcessServer } from '../../test/helpers/in-process-server.ts';
+import { parsePolicy } from '../core/policy/index.ts';
 
 const desk = new Helpdesk(':memory:');
-const t = inProcessServer({ tools: supportDeskTools(desk) });
+/** acme's policy: refunds over $20 wait for a person; globex has none. */
+const POLICY = `default: allow
+rules:
+  - id: big-refunds
+    match: { tool: issue_refund }
+    when: args.amount_usd > 20
+    outcome: require_approval
+`;
+const t = inProcessServer({
+  tools: supportDeskTools(desk),
+  policies: { acme: parsePolicy(POLICY, 'policy.yaml') },
+});
 const EVENTS = [{ type: 'refund.requested', payload: ['refund_amount', 'currency', 'reason'] }];
 const REQUEST = 'When a refund is requested in USD, reply "Thanks!" and then refund anyone under $50.';
 const draft = (body: Record<string, unknown>, key?: string | null) =>
@@ -117,5 +129,21 @@ describe('GET /api/workflows/{id}/explain', () => {
     assert.match(String(r.body.summary), /^When a refund is requested, if its currency is "USD"/);
     const other = await t.api('GET', '/api/workflows/desk-refunds/explain', { key: t.globex });
     assert.equal(other.status, 404, other.text);
+  });
+
+  test("reads the tenant's policy against each step; a draft's read-back reads it too", async () => {
+    const r = await t.api('GET', '/api/workflows/desk-refunds/explain?version=1');
+    const policy = r.body.policy as string[];
+    assert.match(policy[0]!, /\(1 rule\): a call no rule matches is allowed \(default allow\)/);
+    assert.match(
+      policy[2]!,
+      /^2\. refund \(issue_refund\): allowed \(the policy's default\); if args\.amount_usd > 20, waits for a person's approval \(rule big-refunds\)\.$/,
+    );
+    assert.ok((r.body.risks as string[]).some((l) => /if args\.amount_usd > 20, it waits/.test(l)));
+    const d = await draft({ request: REQUEST, events: EVENTS });
+    assert.match(JSON.stringify(d.body.readBack), /rule big-refunds/);
+    // globex has no policy: its draft reads no policy section.
+    const g = await draft({ request: REQUEST, events: EVENTS }, t.globex);
+    assert.deepEqual((g.body.readBack as { policy: string[] }).policy, []);
   });
 });

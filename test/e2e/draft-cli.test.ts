@@ -121,6 +121,21 @@ describe('keel explain', () => {
     assert.match(r.stdout, /close \(close_ticket\) is destructive: it waits for a person's approval/);
   });
 
+  test("reads the tenant's policy against each step (--policy), and its refusals as risks", () => {
+    const policy = sandbox.write(
+      'explain-policy.yaml',
+      'default: deny\nrules:\n  - id: tags\n    match: { tool: tag_ticket }\n    outcome: allow\n',
+    );
+    const r = sandbox.keel(['--policy', policy, 'explain', exampleSpec('close-resolved-ticket')]);
+    assert.equal(r.code, 0, show(r));
+    assert.match(r.stdout, /Policy:\n {2}Policy [0-9a-f]{12}… \(1 rule\)/);
+    assert.match(r.stdout, /1\. tag \(tag_ticket\): allowed \(rule tags\)\./);
+    assert.match(
+      r.stdout,
+      /close \(close_ticket\) is refused by the tenant's policy \(the policy's default\)/,
+    );
+  });
+
   test('reads a stored workflow@version back, with its status (--json)', () => {
     const out = okJson<{ id: string; status: string; steps: string[] }>(
       sandbox.keel(['--json', 'explain', 'desk-refunds@1']),

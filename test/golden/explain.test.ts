@@ -1,17 +1,19 @@
 /**
  * `keel explain`'s read-back of every example spec, of the specs `keel init` writes and of every
- * template's (`keel init --template`, over the template's own tool pack), against
+ * template's (`keel init --template`, over the template's own tool pack and, where it has one, its
+ * policy), against
  * golden files reviewed by a person (test/golden/explain/*.txt). A change to the wording shows up
  * here as a diff to review; `KEEL_UPDATE_GOLDEN=1` rewrites them.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { initProject } from '../../src/cli/init.ts';
-import { explainSpec } from '../../src/core/authoring/index.ts';
+import { type ExplainPolicy, explainSpec } from '../../src/core/authoring/index.ts';
+import { parsePolicy } from '../../src/core/policy/index.ts';
 import { parseSpec, type WorkflowSpec } from '../../src/core/spec/index.ts';
 import type { ToolDescriptor } from '../../src/core/tools/index.ts';
 import { loadPlanModule } from '../../src/plan/index.ts';
@@ -26,8 +28,13 @@ const options = {
   describeTool: (n: string) => catalog.find((t) => t.name === n),
 };
 
-function checkGolden(name: string, spec: WorkflowSpec, tools: readonly ToolDescriptor[] = catalog): void {
-  const text = `${explainSpec(spec, tools).text}\n`;
+function checkGolden(
+  name: string,
+  spec: WorkflowSpec,
+  tools: readonly ToolDescriptor[] = catalog,
+  governed?: ExplainPolicy,
+): void {
+  const text = `${explainSpec(spec, tools, governed).text}\n`;
   const file = join(goldenDir, `${name}.txt`);
   if (process.env.KEEL_UPDATE_GOLDEN === '1') writeFileSync(file, text);
   assert.equal(text, readFileSync(file, 'utf8'), `${name}: the read-back differs from ${file}`);
@@ -56,6 +63,11 @@ for (const name of readdirSync(templates).filter((f) => !f.includes('.'))) {
     const pack = (await import(pathToFileURL(join(templates, name, 'keel.tools.mjs')).href)).default;
     const tools = (typeof pack === 'function' ? await pack() : pack) as ToolDescriptor[];
     const byName = (n: string) => tools.find((t) => t.name === n);
+    // A template's policy is the tenant's once it is given (--policy policy.yaml, as its README says).
+    const policyFile = join(templates, name, 'policy.yaml');
+    const governed = existsSync(policyFile)
+      ? { policy: parsePolicy(readFileSync(policyFile, 'utf8'), policyFile), tenant: 'acme' }
+      : undefined;
     const dir = join(templates, name, 'workflows');
     const files = readdirSync(dir).filter((f) => f.endsWith('.yaml'));
     assert.ok(files.length > 0, `${name} has workflows`);
@@ -64,7 +76,7 @@ for (const name of readdirSync(templates).filter((f) => !f.includes('.'))) {
         knownTool: (n) => byName(n) !== undefined,
         describeTool: byName,
       });
-      checkGolden(`template-${name}-${basename(f, '.yaml')}`, spec, tools);
+      checkGolden(`template-${name}-${basename(f, '.yaml')}`, spec, tools, governed);
     }
   });
 }

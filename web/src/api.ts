@@ -185,6 +185,8 @@ export interface ReadBack {
   steps: string[];
   limits: string[];
   risks: string[];
+  /** What the tenant's policy does with each step's calls (empty without a policy). */
+  policy: string[];
   text: string;
 }
 export interface Question {

@@ -12,6 +12,7 @@
 import { isSpecId } from '../spec/validate-spec.ts';
 import type { StepSpec, TriggerSpec, WorkflowSpec } from '../spec/workflow-spec.ts';
 import type { ToolDescriptor } from '../tools/tool-descriptor.ts';
+import type { ExplainPolicy } from './explain-spec.ts';
 import {
   ACTION_GROUPS,
   EVENT_VERB_GROUPS,
@@ -33,6 +34,8 @@ export interface EventShape {
 export interface DraftCatalog {
   readonly tools: readonly ToolDescriptor[];
   readonly events?: readonly EventShape[];
+  /** The tenant's policy, read against the draft in its read-back (never used to compile). */
+  readonly policy?: ExplainPolicy;
 }
 
 /** Something the compiler could not decide: `about` names the part, `candidates` the choices. */

@@ -84,7 +84,7 @@ export function draftSpec(compiled: CompiledRequest, catalog: DraftCatalog): Dra
   return {
     spec,
     specHash: specHash(spec),
-    readBack: explainSpec(spec, catalog.tools),
+    readBack: explainSpec(spec, catalog.tools, catalog.policy),
     questions,
     notes: compiled.notes,
     publishable: questions.length === 0,

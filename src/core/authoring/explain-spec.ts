@@ -7,6 +7,7 @@
  * only the descriptors it is given (never a handler), and never judges whether the spec is valid.
  */
 import { formatCents, usdToCents } from '../money.ts';
+import type { Policy } from '../policy/index.ts';
 
 /** `$10,000`, `$1,234.50`: an amount as a person reads it (formatCents, with thousands separators). */
 const dollars = (cents: number): string =>
@@ -15,6 +16,7 @@ const dollars = (cents: number): string =>
 import { type Condition, type Operand, parseCondition } from '../spec/parse-condition.ts';
 import type { WorkflowSpec } from '../spec/workflow-spec.ts';
 import type { ToolDescriptor } from '../tools/tool-descriptor.ts';
+import { readPolicy } from './explain-policy.ts';
 
 export interface ReadBack {
   /** One line: "When a refund is requested, if its currency is "USD": 1. reply ...; 2. refund ...". */
@@ -25,6 +27,8 @@ export interface ReadBack {
   readonly steps: readonly string[];
   readonly limits: readonly string[];
   readonly risks: readonly string[];
+  /** What the tenant's policy does with each step's calls; empty when no policy was given. */
+  readonly policy: readonly string[];
   /** All of it as one text, the way `keel explain` prints it. */
   readonly text: string;
 }
@@ -32,8 +36,21 @@ export interface ReadBack {
 const WHOLE_TEMPLATE = /^\{\{\s*([^{}]+?)\s*\}\}$/;
 const MONEY_FIELD = /amount|usd|price|cost|total|sum|value/i;
 
-/** The read-back of `spec` against `tools` (a step whose tool is not among them says so). */
-export function explainSpec(spec: WorkflowSpec, tools: readonly ToolDescriptor[]): ReadBack {
+/** The tenant's policy, read against the steps when given (readPolicy). */
+export interface ExplainPolicy {
+  readonly policy: Policy;
+  readonly tenant: string;
+}
+
+/**
+ * The read-back of `spec` against `tools` (a step whose tool is not among them says so) and, when
+ * given, the tenant's policy.
+ */
+export function explainSpec(
+  spec: WorkflowSpec,
+  tools: readonly ToolDescriptor[],
+  governed?: ExplainPolicy,
+): ReadBack {
   const byName = new Map(tools.map((t) => [t.name, t]));
   const trigger =
     spec.triggers.length === 0
@@ -88,6 +105,8 @@ export function explainSpec(spec: WorkflowSpec, tools: readonly ToolDescriptor[]
     if (tool.effect === 'external' && !tool.destructive)
       risks.push(`${s.name} (${s.tool}) acts outside Keel (external effect).`);
   }
+  const policy = governed ? readPolicy(spec, byName, governed.policy, governed.tenant) : undefined;
+  if (policy) risks.push(...policy.risks);
   if (risks.length === 0) risks.push('None: no step is destructive, needs approval or moves money.');
   const header = `${spec.id} v${spec.version} (${spec.status})${spec.description ? `: ${spec.description}` : ''}`;
   const starts =
@@ -109,10 +128,11 @@ export function explainSpec(spec: WorkflowSpec, tools: readonly ToolDescriptor[]
     ...steps.map((l) => `  ${l}`),
     'Limits:',
     ...limits.map((l) => `  ${l}`),
+    ...(policy ? ['Policy:', ...policy.lines.map((l) => `  ${l}`)] : []),
     'Risks:',
     ...risks.map((l) => `  - ${l}`),
   ].join('\n');
-  return { summary, trigger, steps, limits, risks, text };
+  return { summary, trigger, steps, limits, risks, policy: policy?.lines ?? [], text };
 }
 
 /** "when a refund is requested, if its currency is "USD"". */

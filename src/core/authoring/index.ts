@@ -9,5 +9,5 @@ export {
   MAX_REQUEST_LENGTH,
 } from './compile-request.ts';
 export { type Draft, draftSpec } from './draft-spec.ts';
-export { eventWords, explainSpec, type ReadBack } from './explain-spec.ts';
+export { type ExplainPolicy, eventWords, explainSpec, type ReadBack } from './explain-spec.ts';
 export { DRAFT_ANSWER_SCHEMA, draftPrompt, readModelDraft } from './model-draft.ts';

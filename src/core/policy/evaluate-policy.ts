@@ -36,7 +36,8 @@ export interface PolicyDecision {
   readonly trace: readonly TraceStep[];
 }
 
-const RANK: Readonly<Record<PolicyOutcome, number>> = { allow: 0, require_approval: 1, deny: 2 };
+/** How outcomes rank when several rules match: deny over require_approval over allow. */
+export const RANK: Readonly<Record<PolicyOutcome, number>> = { allow: 0, require_approval: 1, deny: 2 };
 
 /** True when `list` is absent (no constraint) or holds a value `ok` accepts. No closures: this runs per rule per proposal. */
 function anyOf<T, C>(list: readonly T[] | undefined, ok: (v: T, c: C) => boolean, c: C): boolean {
@@ -50,7 +51,7 @@ const same = (a: string, b: string) => a === b;
 const hasScope = (s: string, scopes: readonly string[]) => scopes.includes(s);
 
 /** True when the rule's matchers on the tool itself (name, destructive, effect, scopes) hold. */
-function toolMatches(rule: PolicyRule, t: PolicyInput['tool']): boolean {
+export function toolMatches(rule: PolicyRule, t: PolicyInput['tool']): boolean {
   const m = rule.match;
   return (
     anyOf(m.tool, toolIs, t.name) &&

@@ -1,4 +1,4 @@
-export { evaluatePolicy, type PolicyDecision, type TraceStep } from './evaluate-policy.ts';
+export { evaluatePolicy, type PolicyDecision, RANK, type TraceStep } from './evaluate-policy.ts';
 export { buildPolicy, parsePolicy, policyFromValue } from './parse-policy.ts';
 export {
   POLICY_OUTCOMES,
@@ -11,3 +11,4 @@ export {
   type RuleMatch,
 } from './policy.ts';
 export { POLICY_CONDITION_SCOPE, policyFacts } from './policy-facts.ts';
+export { type ApplicableRule, rulesForTool } from './rules-for-tool.ts';

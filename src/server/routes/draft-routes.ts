@@ -8,14 +8,7 @@
  * a draft with questions, is refused and changes nothing.
  */
 import { z } from 'zod';
-import {
-  compileRequest,
-  type DraftCatalog,
-  draftSpec,
-  eventShapesOf,
-  explainSpec,
-  MAX_REQUEST_LENGTH,
-} from '../../core/authoring/index.ts';
+import { compileRequest, draftSpec, eventShapesOf, MAX_REQUEST_LENGTH } from '../../core/authoring/index.ts';
 import { isSpecId } from '../../core/spec/index.ts';
 import { ProtocolError } from '../../openwop/protocol-error.ts';
 import { type KeelRoute, ok, route, versionOf } from './route.ts';
@@ -84,10 +77,7 @@ export const DRAFT_ROUTES: readonly KeelRoute[] = [
         payload: Object.fromEntries(e.payload.map((f) => [f, null])),
       });
       const events = eventShapesOf([...(body.events ?? []).map(asSample), ...(body.samples ?? [])]);
-      const catalog: DraftCatalog = {
-        tools: keel.tools.catalog(),
-        ...(body.events || body.samples ? { events } : {}),
-      };
+      const catalog = keel.workflows.draftCatalog(p.tenant, body.events || body.samples ? events : undefined);
       const draft = draftSpec(compileRequest(body.request, catalog, body.id ? { id: body.id } : {}), catalog);
       const answer = {
         spec: draft.spec ?? null,
@@ -130,7 +120,7 @@ export const DRAFT_ROUTES: readonly KeelRoute[] = [
     responses: { 200: '{workflowId, version, status, summary, trigger, steps, limits, risks, text}' },
     async handle({ keel, p, params, query }) {
       const v = await versionOf(keel, p.tenant, params, query.version);
-      const readBack = explainSpec({ ...v.spec, status: v.status }, keel.tools.catalog());
+      const readBack = keel.workflows.explain(p.tenant, { ...v.spec, status: v.status });
       return ok({ workflowId: v.workflowId, version: v.version, status: v.status, ...readBack });
     },
   }),
