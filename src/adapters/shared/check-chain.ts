@@ -7,7 +7,7 @@
  */
 import { digestBytes, isDigest } from '../../core/canonical/index.ts';
 import { ErrorCode, KeelError } from '../../core/errors.ts';
-import { BLOB_ENTRY_VERSION, blobRefs } from '../../core/ledger/index.ts';
+import { BLOB_ENTRY_VERSION, type Blob, blobRefs } from '../../core/ledger/index.ts';
 import type { AppendRequest } from '../../ports/index.ts';
 
 /** Throws unless the entries continue the chain from the expected head. */
@@ -17,6 +17,17 @@ export function checkChain(req: AppendRequest): void {
   if (expectedHead === null && !req.create)
     throw new KeelError(ErrorCode.internal, 'creating a run needs its identity');
   const startSeq = expectedHead === null ? 0 : expectedHead.seq + 1;
+  // Whether each blob's bytes hash to its reference, hashed once per append: the entries of one
+  // append often carry the same blob (a step's arguments and its output).
+  const sound = new Map<Blob, boolean>();
+  const soundBlob = (b: Blob): boolean => {
+    let ok = sound.get(b);
+    if (ok === undefined) {
+      ok = digestBytes(b.bytes) === b.hash;
+      sound.set(b, ok);
+    }
+    return ok;
+  };
   entries.forEach((e, i) => {
     const parent = i === 0 ? (expectedHead?.hash ?? null) : entries[i - 1]!.hash;
     if (e.runId !== req.runId || e.seq !== startSeq + i || e.prevHash !== parent) {
@@ -35,9 +46,7 @@ export function checkChain(req: AppendRequest): void {
         { runId: req.runId },
       );
     if (e.v === BLOB_ENTRY_VERSION) {
-      const carried = new Set(
-        (e.blobs ?? []).filter((b) => digestBytes(b.bytes) === b.hash).map((b) => b.hash),
-      );
+      const carried = new Set((e.blobs ?? []).filter(soundBlob).map((b) => b.hash));
       if (!blobRefs(e.payload).every((h) => carried.has(h)))
         throw new KeelError(
           ErrorCode.internal,

@@ -342,3 +342,37 @@ test('1,000 runs carrying the same 100 KiB model answer store it once (the file 
     rmSync(d, { recursive: true, force: true });
   }
 });
+
+test('a blob row removed under a run is named blob_missing, and written again by the next append carrying it', async () => {
+  const d = mkdtempSync(join(tmpdir(), 'keel-sqlite-blob-gone-'));
+  try {
+    const path = join(d, 'k.db');
+    const store = new SqliteStore(path);
+    const append = (entries: StoredEntry[]) =>
+      store.append({
+        tenant: 't1',
+        runId: entries[0]!.runId,
+        expectedHead: null,
+        entries,
+        status: 'completed',
+        create: { workflowId: 'wf', version: 1, specHash: hashOf('spec'), eventId: 'e', eventType: 't' },
+      });
+    const first = blobRun('t1', 'gone-1');
+    await append(first);
+    // Another handle (retention elsewhere, an operator) removes the row behind this store's back.
+    const raw = new Database(path);
+    assert.equal(raw.prepare('DELETE FROM blobs').run().changes, 1);
+    const broken = verifyLedger(first[0]!.runId, await store.readEntries('t1', first[0]!.runId));
+    assert.equal(!broken.ok && broken.failure.code, 'blob_missing');
+    // The store knows nothing stale: the next run with the same answer stores the blob again.
+    const second = blobRun('t1', 'gone-2');
+    await append(second);
+    assert.equal(raw.prepare('SELECT count(*) FROM blobs').pluck().get(), 1);
+    for (const r of [first, second])
+      assert.equal(verifyLedger(r[0]!.runId, await store.readEntries('t1', r[0]!.runId)).ok, true);
+    raw.close();
+    await store.close();
+  } finally {
+    rmSync(d, { recursive: true, force: true });
+  }
+});

@@ -266,6 +266,7 @@ export class SqliteStore implements Store {
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       ),
       closeApproval: db.prepare('DELETE FROM approvals WHERE run_id = ? AND proposal_id = ?'),
+      hasBlob: db.prepare('SELECT 1 FROM blobs WHERE tenant = ? AND hash = ?').pluck(),
       insertBlob: db.prepare(
         'INSERT INTO blobs (tenant, hash, bytes) VALUES (?, ?, ?) ON CONFLICT DO NOTHING',
       ),
@@ -463,7 +464,11 @@ export class SqliteStore implements Store {
       );
     }
     for (const b of appendedBlobs(entries)) {
-      this.st.insertBlob.run(req.tenant, b.hash, b.bytes);
+      // A blob the tenant already holds (a run's later appends, other runs with the same answer)
+      // is looked up by its key, not bound and built into a row only for the conflict to drop it.
+      // The write lock is held from here to the commit: the row cannot go before the link is in.
+      if (this.st.hasBlob.get(req.tenant, b.hash) === undefined)
+        this.st.insertBlob.run(req.tenant, b.hash, b.bytes);
       this.st.linkBlob.run(row.run_key, b.hash);
     }
     if (req.closeApproval) this.st.closeApproval.run(req.runId, req.closeApproval);

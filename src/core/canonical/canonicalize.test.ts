@@ -487,3 +487,25 @@ describe('freezeCanonical', () => {
     );
   });
 });
+
+describe('canonicalize: large strings met again', () => {
+  it('encodes a large string from memory with the bytes a fresh encoding gives, equal copies alike', () => {
+    const large = `${'a "quoted" ünïcode 📦 line\n'.repeat(400)}`;
+    const copy = JSON.parse(JSON.stringify(large)) as string;
+    const first = canonicalize({ answer: large });
+    assert.equal(first, `{"answer":${reference(large)}}`);
+    assert.equal(canonicalize({ answer: large }), first);
+    assert.equal(canonicalize([copy]), `[${reference(large)}]`);
+  });
+
+  it('still refuses a large string with a lone surrogate, naming its path, after its well-formed twin', () => {
+    const large = 'x'.repeat(9000);
+    assert.equal(canonicalize(large), `"${large}"`);
+    const broken = `${large.slice(0, 4500)}\uD800${large.slice(4501)}`;
+    for (let i = 0; i < 2; i++) {
+      const r = refusal({ answer: broken });
+      assert.equal(r.path, '$.answer');
+      assert.match(r.problem, /lone surrogate/);
+    }
+  });
+});

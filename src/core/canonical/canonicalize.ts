@@ -7,6 +7,7 @@
  * objects. Never falls back to a lossy encoding: two values, one hash, would break the ledger.
  */
 import { ErrorCode, KeelError } from '../errors.ts';
+import { RecentStrings } from './recent-strings.ts';
 
 /** JSON values Keel can hash. */
 export type Canonical =
@@ -48,6 +49,14 @@ export function canonicalize(value: unknown): string {
   }
 }
 
+/**
+ * The JSON forms of recently encoded large strings. One large string is encoded many times in a
+ * run (a 100 KiB answer: in its event's check, the run's id, each entry holding it and its blob,
+ * the step's proposal id), and encoding is a pure function of the string. Well-formed strings
+ * only: one with a lone surrogate is never kept, so it still fails with its path.
+ */
+const LARGE_STRINGS = new RecentStrings<string>(4096, 16, 4 * 1024 * 1024);
+
 /** Thrown by the fast encoder when the careful one must take over. */
 const SLOW = Symbol('slow');
 const MAX_FAST_DEPTH = 256;
@@ -58,9 +67,14 @@ const MAX_FAST_DEPTH = 256;
  */
 function fast(value: unknown, depth: number): string {
   switch (typeof value) {
-    case 'string':
+    case 'string': {
+      const known = LARGE_STRINGS.get(value);
+      if (known !== undefined) return known;
       if (LONE_SURROGATE.test(value)) throw SLOW;
-      return JSON.stringify(value);
+      const text = JSON.stringify(value);
+      LARGE_STRINGS.set(value, text);
+      return text;
+    }
     case 'number':
       if (
         !Number.isFinite(value) ||

@@ -66,6 +66,18 @@ describe('blobs', () => {
     assert.equal(verifyLedger(RUN, [root, e]).ok, true);
   });
 
+  it('gives the same large string met again (an equal copy too) the same blob, hash and bytes', () => {
+    const root = started();
+    const first = drawn(root, { answer: ANSWER });
+    const again = drawn(first, { echo: JSON.parse(JSON.stringify(ANSWER)) as string });
+    const blob = first.blobs![0]!;
+    assert.equal(again.blobs?.length, 1);
+    assert.equal(again.blobs![0]!.hash, blob.hash);
+    assert.deepEqual(Buffer.from(again.blobs![0]!.bytes), Buffer.from(canonicalize(ANSWER), 'utf8'));
+    assert.equal(blob.hash, digestBytes(canonicalize(ANSWER)));
+    assert.equal(verifyLedger(RUN, [root, first, again]).ok, true);
+  });
+
   it('keeps every payload without a large string in format v1, byte for byte as before', () => {
     const root = started();
     const value = {

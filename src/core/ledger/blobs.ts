@@ -8,6 +8,7 @@
  * the payload: the verifier rebuilds it from the resolved payload and compares bytes.
  */
 import { canonicalize, type Digest, digestBytes, isDigest } from '../canonical/index.ts';
+import { RecentStrings } from '../canonical/recent-strings.ts';
 
 /** Strings whose canonical (JSON, UTF-8) form is longer than this many bytes become blobs. */
 export const BLOB_THRESHOLD = 4096;
@@ -39,15 +40,25 @@ export function externalize(payload: unknown): { value: unknown; blobs: Blob[] }
   return blobs.size === 0 ? undefined : { value, blobs: [...blobs.values()] };
 }
 
+/**
+ * The blobs of recently stored strings, by the string: a run holds one large string in several
+ * entries (its event, a step's arguments and output), and its bytes and hash are a pure function
+ * of it. Each append's blobs are still hashed again by the store before it writes them.
+ */
+const RECENT_BLOBS = new RecentStrings<Blob>(MIN_CANDIDATE + 1, 16, 4 * 1024 * 1024);
+
 function stored(v: unknown, blobs: Map<Digest, Blob>): unknown {
   if (typeof v === 'string') {
     if (v.length <= MIN_CANDIDATE) return v;
-    const text = canonicalize(v);
-    const bytes = Buffer.from(text, 'utf8');
-    if (bytes.length <= BLOB_THRESHOLD) return v;
-    const hash = digestBytes(bytes);
-    if (!blobs.has(hash)) blobs.set(hash, { hash, bytes });
-    return { [BLOB_KEY]: hash };
+    let blob = RECENT_BLOBS.get(v);
+    if (blob === undefined) {
+      const bytes = Buffer.from(canonicalize(v), 'utf8');
+      if (bytes.length <= BLOB_THRESHOLD) return v;
+      blob = { hash: digestBytes(bytes), bytes };
+      RECENT_BLOBS.set(v, blob);
+    }
+    if (!blobs.has(blob.hash)) blobs.set(blob.hash, blob);
+    return { [BLOB_KEY]: blob.hash };
   }
   if (typeof v !== 'object' || v === null) return v;
   if (Array.isArray(v)) return v.map((x) => stored(x, blobs));

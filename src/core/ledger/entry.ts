@@ -106,13 +106,17 @@ export function chainEntry<K extends EntryKind>(
   payload: PayloadOf<K>,
   at: string,
 ): { stored: StoredEntry; entry: Entry<K> } {
-  let bytes = Buffer.from(canonicalize(payload), 'utf8');
+  const text = canonicalize(payload);
   const seq = prev === null ? 0 : prev.seq + 1;
   const prevHash = prev === null ? null : prev.hash;
-  // Only a payload longer than the threshold can hold a string that is.
-  const ext = bytes.length > BLOB_THRESHOLD ? externalize(payload) : undefined;
+  // Only a payload longer than the threshold can hold a string that is (a UTF-16 unit is at most 3
+  // bytes of UTF-8, so a short text needs no counting). Its bytes are made only if it stays v1.
+  const ext =
+    text.length > BLOB_THRESHOLD / 3 && Buffer.byteLength(text, 'utf8') > BLOB_THRESHOLD
+      ? externalize(payload)
+      : undefined;
   if (ext) {
-    bytes = Buffer.from(canonicalize(ext.value), 'utf8');
+    const bytes = Buffer.from(canonicalize(ext.value), 'utf8');
     const payloadHash = digestBytes(bytes);
     const v = BLOB_ENTRY_VERSION;
     const hash = entryHash({ v, runId, seq, kind, prevHash, payloadHash, at });
@@ -121,6 +125,7 @@ export function chainEntry<K extends EntryKind>(
       entry: { v, runId, seq, kind, prevHash, payloadHash, hash, at, payload },
     };
   }
+  const bytes = Buffer.from(text, 'utf8');
   const payloadHash = digestBytes(bytes);
   const hash = entryHash({ v: ENTRY_VERSION, runId, seq, kind, prevHash, payloadHash, at });
   // Two plain literals of one shape: this runs for every entry written, so no spreads.
