@@ -22,6 +22,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import { ErrorCode, KeelError } from '../../core/errors.ts';
 import type { McpListedTool, McpServerConfig } from '../../core/mcp/index.ts';
+import { redactSecrets, renderText } from '../../core/tools/index.ts';
 import { outcomeUnknown } from '../../ports/index.ts';
 
 /** How many pages of `tools/list` are read at most (a server that pages forever is refused). */
@@ -174,8 +175,10 @@ export class McpConnection {
       this.client = undefined;
       this.listed = undefined;
     };
+    // Built first: a secret that is not set is its own error, not a server that is down.
+    const transport = this.transport(about);
     try {
-      await client.connect(this.transport(), { timeout: this.server.timeoutMs });
+      await client.connect(transport, { timeout: this.server.timeoutMs });
     } catch (e) {
       try {
         await client.close();
@@ -189,9 +192,37 @@ export class McpConnection {
     return client;
   }
 
-  private transport(): Transport {
+  /**
+   * The secrets an HTTP server's headers read, from the environment now. When `required`, a
+   * missing one is an error naming it and its header; else it is left out.
+   */
+  private secrets(about: string | undefined, required = true): Map<string, string> {
+    const out = new Map<string, string>();
     const t = this.server.transport;
-    if (t.kind === 'http') return new StreamableHTTPClientTransport(new URL(t.url));
+    if (t.kind !== 'http') return out;
+    for (const h of t.headers ?? [])
+      for (const p of h.value) {
+        if (p.kind !== 'secret') continue;
+        const v = this.o.env?.(p.name);
+        if ((v === undefined || v === '') && required)
+          throw unavailable(
+            this.server.name,
+            about,
+            `${this.what(about)}: secret ${p.name} (header ${h.name}) is not set in the environment`,
+          );
+        if (v) out.set(p.name, v);
+      }
+    return out;
+  }
+
+  private transport(about?: string): Transport {
+    const t = this.server.transport;
+    if (t.kind === 'http') {
+      const headers: Record<string, string> = {};
+      for (const h of t.headers ?? [])
+        headers[h.name] = renderText(h.value, { args: {}, secrets: this.secrets(about) });
+      return new StreamableHTTPClientTransport(new URL(t.url), { requestInit: { headers } });
+    }
     const env: Record<string, string> = {};
     for (const name of t.env) {
       const v = this.o.env?.(name);
@@ -230,6 +261,7 @@ export class McpConnection {
         const v = this.o.env?.(name);
         if (v && v.length >= 4) why = why.split(v).join(`[env ${name}]`);
       }
+    else why = redactSecrets(why, this.secrets(undefined, false));
     return why;
   }
 }

@@ -284,6 +284,51 @@ describe('MCP tools over streamable HTTP on 127.0.0.1', async () => {
     }
   });
 
+  it('headers read secrets from the environment: sent to the server, never in an error', async () => {
+    const token = 'tok-7f3a9c2e-secret';
+    const guarded = await startHttpFixture('v1', { token });
+    const gFile = join(dir, 'guarded-tools.json');
+    const s = { guarded: { url: guarded.url, headers: { Authorization: 'Bearer {{secret.GUARD_TOKEN}}' } } };
+    try {
+      await assert.rejects(
+        approveMcpTools(s, { file: gFile, env: () => undefined }),
+        /MCP server "guarded": secret GUARD_TOKEN \(header Authorization\) is not set in the environment/,
+      );
+      assert.equal(guarded.refused, 0, 'nothing was sent without the secret');
+      await approveMcpTools(s, { file: gFile, env: (n) => (n === 'GUARD_TOKEN' ? token : undefined) });
+      const mcp = await mcpToolsFrom(s, {
+        file: gFile,
+        env: (n) => (n === 'GUARD_TOKEN' ? token : undefined),
+      });
+      try {
+        assert.deepEqual(await toolOf(mcp.tools, 'guarded.lookup').handler({ key: 'k' }, ctx()), {
+          key: 'k',
+          value: 'value-of-k',
+        });
+        assert.equal(guarded.calls.length, 1);
+      } finally {
+        await mcp.close();
+      }
+      // A wrong token: the server refuses, and the error masks the value that was sent.
+      const wrong = `${token}-wrong`;
+      const bad = await mcpToolsFrom(s, {
+        file: gFile,
+        env: (n) => (n === 'GUARD_TOKEN' ? wrong : undefined),
+      });
+      try {
+        const e = await failure(toolOf(bad.tools, 'guarded.lookup').handler({ key: 'k' }, ctx()));
+        assert.equal(e.code, 'mcp_server_unavailable');
+        assert.ok(guarded.refused > 0);
+        assert.ok(!e.message.includes(wrong) && !e.message.includes(token), e.message);
+        assert.equal(guarded.calls.length, 1);
+      } finally {
+        await bad.close();
+      }
+    } finally {
+      await guarded.close();
+    }
+  });
+
   it('a server that is down is an error naming server and tool', async () => {
     const down = await startHttpFixture('v1');
     const downFile = join(dir, 'down-tools.json');

@@ -18,7 +18,7 @@ export interface ApprovedMcpTool extends McpListedTool {
 }
 
 export interface ApprovedMcpServer {
-  /** The hash of the server's transport (command, args, env names, cwd; or URL). */
+  /** The hash of the server's transport (command, args, env names, cwd; or URL and header templates). */
   readonly connection: string;
   readonly tools: readonly ApprovedMcpTool[];
 }

@@ -49,6 +49,26 @@ describe('parseMcpSection', () => {
     ]);
   });
 
+  it("reads an HTTP server's headers as text and secrets; none leaves the transport as it was", () => {
+    const [s] = parseMcpSection(
+      { search: { url: 'http://h/mcp', headers: { Authorization: 'Bearer {{secret.SEARCH_TOKEN}}' } } },
+      'tools.yaml',
+    );
+    assert.deepEqual(s!.transport, {
+      kind: 'http',
+      url: 'http://h/mcp',
+      headers: [
+        {
+          name: 'Authorization',
+          value: [
+            { kind: 'text', text: 'Bearer ' },
+            { kind: 'secret', name: 'SEARCH_TOKEN' },
+          ],
+        },
+      ],
+    });
+  });
+
   it('refuses each malformed field, naming the file and the field', () => {
     const cases: [unknown, RegExp][] = [
       [[], /tools\.yaml: mcp: expected a mapping/],
@@ -61,6 +81,25 @@ describe('parseMcpSection', () => {
       [{ s: { url: 'ftp://h/' } }, /mcp\.s\.url: expected an http/],
       [{ s: { url: 'http://u:p@h/' } }, /mcp\.s\.url: a URL carries no credentials/],
       [{ s: { url: 'http://h/', env: ['A'] } }, /belong to a stdio server/],
+      [
+        { s: { command: 'x', headers: { A: 'b' } } },
+        /mcp\.s\.headers: headers belong to a streamable HTTP server/,
+      ],
+      [{ s: { url: 'http://h/', headers: ['A'] } }, /mcp\.s\.headers: expected a mapping of header names/],
+      [{ s: { url: 'http://h/', headers: { 'a b': 'x' } } }, /mcp\.s\.headers\.a b: not a valid header name/],
+      [
+        { s: { url: 'http://h/', headers: { Accept: 'x' } } },
+        /headers\.Accept: the MCP client sets this header itself/,
+      ],
+      [{ s: { url: 'http://h/', headers: { A: 1 } } }, /headers\.A: expected a string/],
+      [
+        { s: { url: 'http://h/', headers: { A: '{{args.q}}' } } },
+        /headers\.A: a server header reads only \{\{secret\.NAME\}\}/,
+      ],
+      [
+        { s: { url: 'http://h/', headers: { A: '{{secret.}}' } } },
+        /headers\.A: \{\{secret\.\}\}: expected an environment variable name/,
+      ],
       [{ s: { command: 'x', oops: 1 } }, /mcp\.s\.oops: unknown field/],
       [
         { s: { command: 'x', overrides: { t: { effect: 'delete' } } } },

@@ -1,14 +1,21 @@
 /**
  * The `mcp:` section of a tools file: the MCP servers whose tools Keel registers, by name. Each is
  * a stdio command (with its arguments and the names of the environment variables it is given) or
- * a streamable HTTP URL, with an optional list of the tools to include and per-tool overrides that
+ * a streamable HTTP URL (with headers that may read secrets: `Authorization: Bearer
+ * {{secret.TOKEN}}`), with an optional list of the tools to include and per-tool overrides that
  * may only add caution (mcp-caution.ts).
  *
  * Owns parsing and checking the section's shape, each problem naming the file, server and field.
  * Pure: it never reads the environment, starts a process or connects to anything.
  */
 import { ErrorCode, KeelError } from '../errors.ts';
-import { TOOL_APPROVALS, TOOL_EFFECTS } from '../tools/index.ts';
+import {
+  HTTP_HEADER_NAME,
+  parseHttpTemplate,
+  type TemplatePart,
+  TOOL_APPROVALS,
+  TOOL_EFFECTS,
+} from '../tools/index.ts';
 import { CAUTION_FIELDS, type CautionOverride } from './mcp-caution.ts';
 
 export type McpTransportConfig =
@@ -21,7 +28,34 @@ export type McpTransportConfig =
       /** The server's working directory, relative to the tools file (its directory by default). */
       readonly cwd?: string;
     }
-  | { readonly kind: 'http'; readonly url: string };
+  | {
+      readonly kind: 'http';
+      readonly url: string;
+      /**
+       * Headers sent with every request, as templates of text and `{{secret.NAME}}` only; absent
+       * when none (so a lock made before headers existed still matches its server).
+       */
+      readonly headers?: readonly McpHeader[];
+    };
+
+/** A header of an HTTP server (`Authorization: Bearer {{secret.SEARCH_TOKEN}}`). */
+export interface McpHeader {
+  readonly name: string;
+  readonly value: readonly TemplatePart[];
+}
+
+/** Headers the MCP client sets itself, or that frame the request. */
+const RESERVED_HEADERS = new Set([
+  'accept',
+  'content-type',
+  'content-length',
+  'host',
+  'connection',
+  'transfer-encoding',
+  'mcp-session-id',
+  'mcp-protocol-version',
+  'last-event-id',
+]);
 
 export interface McpServerConfig {
   readonly name: string;
@@ -40,7 +74,7 @@ const MAX_TIMEOUT_MS = 600_000;
 /** A server's name: it prefixes its tools' names (`<server>.<tool>`), so it has no dot. */
 export const MCP_SERVER_NAME_RE = /^[A-Za-z][A-Za-z0-9_-]{0,62}$/;
 const ENV_NAME_RE = /^[A-Za-z_][A-Za-z0-9_]*$/;
-const SERVER_KEYS = ['command', 'args', 'env', 'cwd', 'url', 'include', 'overrides', 'timeoutMs'];
+const SERVER_KEYS = ['command', 'args', 'env', 'cwd', 'url', 'headers', 'include', 'overrides', 'timeoutMs'];
 
 const isMapping = (v: unknown): v is Record<string, unknown> =>
   typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -86,6 +120,8 @@ export function parseMcpSection(section: unknown, file: string): McpServerConfig
         );
       if (s.cwd !== undefined && (typeof s.cwd !== 'string' || s.cwd === ''))
         bad(`${at}.cwd`, 'expected a non-empty path', name);
+      if (s.headers !== undefined)
+        bad(`${at}.headers`, 'headers belong to a streamable HTTP server (`url`), not to a `command`', name);
       transport = {
         kind: 'stdio',
         command: s.command as string,
@@ -104,7 +140,8 @@ export function parseMcpSection(section: unknown, file: string): McpServerConfig
         bad(`${at}.url`, 'expected an http:// or https:// URL', name);
       if (url && (url.username !== '' || url.password !== ''))
         bad(`${at}.url`, 'a URL carries no credentials', name);
-      transport = { kind: 'http', url: s.url as string };
+      const headers = parseHeaders(s.headers, `${at}.headers`, (f, p) => bad(f, p, name));
+      transport = { kind: 'http', url: s.url as string, ...(headers.length ? { headers } : {}) };
     }
     if (s.include !== undefined && !(isStringList(s.include) && s.include.length > 0))
       bad(`${at}.include`, 'expected a non-empty list of MCP tool names', name);
@@ -132,6 +169,23 @@ export function parseMcpSection(section: unknown, file: string): McpServerConfig
     });
   }
   return servers;
+}
+
+/** A server's `headers`: text and `{{secret.NAME}}` only (never an argument: they go with every request). */
+function parseHeaders(v: unknown, at: string, bad: (field: string, problem: string) => never): McpHeader[] {
+  if (v === undefined) return [];
+  if (!isMapping(v)) return bad(at, 'expected a mapping of header names to values');
+  return Object.entries(v).map(([h, x]) => {
+    const f = `${at}.${h}`;
+    if (!HTTP_HEADER_NAME.test(h)) bad(f, 'not a valid header name');
+    if (RESERVED_HEADERS.has(h.toLowerCase())) bad(f, 'the MCP client sets this header itself');
+    if (typeof x !== 'string') bad(f, 'expected a string (text and {{secret.NAME}})');
+    const parsed = parseHttpTemplate(x as string);
+    if (!parsed.ok) return bad(f, parsed.problem);
+    if (parsed.parts.some((p) => p.kind !== 'text' && p.kind !== 'secret'))
+      bad(f, 'a server header reads only {{secret.NAME}}: it goes with every request, not one call');
+    return { name: h, value: parsed.parts };
+  });
 }
 
 function parseOverride(

@@ -21,6 +21,8 @@ export type TemplateParse =
   | { readonly ok: false; readonly problem: string };
 
 const SECRET_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,127}$/;
+/** An HTTP header's name (RFC 9110 token), at most 100 characters. */
+export const HTTP_HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,100}$/;
 const SEGMENT = /^[A-Za-z0-9_-]+$/;
 
 export function parseHttpTemplate(text: string): TemplateParse {

@@ -8,7 +8,7 @@
  * spec: only its name, read from the environment at call time by the adapter.
  */
 import { ErrorCode, KeelError } from '../errors.ts';
-import { parseHttpTemplate, TemplateLeaf, type TemplatePart } from './http-template.ts';
+import { HTTP_HEADER_NAME, parseHttpTemplate, TemplateLeaf, type TemplatePart } from './http-template.ts';
 import {
   assertToolDescriptor,
   type JsonSchema,
@@ -102,7 +102,6 @@ const FIELDS = new Set([
   'reconcile',
 ]);
 
-const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,100}$/;
 /** Headers Keel sets itself or that would change how the request is framed. */
 const RESERVED_HEADERS = new Set(['host', 'content-length', 'transfer-encoding', 'connection']);
 
@@ -235,7 +234,7 @@ export function parseHttpTool(entry: unknown, file: string, index = 0): HttpTool
     if (!isObject(value)) return bad(field, 'expected a mapping of header names to templates');
     return Object.entries(value).map(([h, v]) => {
       const f = `${field}.${h}`;
-      if (!HEADER_NAME.test(h)) bad(f, 'not a valid header name');
+      if (!HTTP_HEADER_NAME.test(h)) bad(f, 'not a valid header name');
       if (RESERVED_HEADERS.has(h.toLowerCase())) bad(f, 'Keel sets this header itself');
       if (typeof v !== 'string') bad(f, 'expected a string template');
       const parts = template(f, v as string);
@@ -258,7 +257,7 @@ export function parseHttpTool(entry: unknown, file: string, index = 0): HttpTool
 
   const idempotencyHeader = str('idempotencyHeader', false);
   if (idempotencyHeader !== undefined) {
-    if (!HEADER_NAME.test(idempotencyHeader)) bad('idempotencyHeader', 'not a valid header name');
+    if (!HTTP_HEADER_NAME.test(idempotencyHeader)) bad('idempotencyHeader', 'not a valid header name');
     if (headers.some((h) => h.name.toLowerCase() === idempotencyHeader.toLowerCase()))
       bad('idempotencyHeader', `also given in headers; Keel sets ${idempotencyHeader} itself`);
   }

@@ -1,4 +1,5 @@
 export {
+  HTTP_HEADER_NAME,
   parseHttpTemplate,
   type RenderInput,
   redactSecrets,
