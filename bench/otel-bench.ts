@@ -46,8 +46,8 @@ export async function otelFigures(
   dir: string,
   o: { rounds?: number; batch?: number } = {},
 ): Promise<Record<string, number>> {
-  const rounds = o.rounds ?? 10;
-  const batch = o.batch ?? 200;
+  const rounds = o.rounds ?? 8;
+  const batch = o.batch ?? 500;
   const receiver = await startReceiver();
   const errors: string[] = [];
   try {

@@ -745,7 +745,7 @@ export function createKeel(config: KeelConfig) {
     close: async () => {
       await lifecycle.settled();
       // Spans of runs that just finished go out first, for a bounded time: an export never holds a close.
-      if (traces) await Promise.race([traces.flush(), new Promise((r) => setTimeout(r, 2000).unref())]);
+      if (traces) await traces.close(2000);
       await store.close();
     },
   };

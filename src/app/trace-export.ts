@@ -1,6 +1,8 @@
 /**
- * Trace export: when a run reaches a terminal status, its ledger is read back, projected into
- * spans (core/telemetry) and sent to an OpenTelemetry collector over OTLP/HTTP JSON. The spans
+ * Trace export: when a run reaches a terminal status, its ledger (as committed here, or read back)
+ * goes to the export's own thread, which projects it into spans (core/telemetry) and sends them
+ * to an OpenTelemetry collector over OTLP/HTTP JSON, so the walking thread pays only for handing
+ * it over. The spans
  * are a projection, never the truth, and exporting never fails, slows or changes a run: it
  * happens after the commit, off the walk, through a bounded queue; a collector that is down or
  * slow only costs dropped batches (counted, reported through `onError` without headers).
@@ -8,13 +10,16 @@
  * Configured from the OpenTelemetry variables (`traceExportFromEnv`); without an endpoint none of
  * this is loaded or run.
  */
-import { postOtlpJson } from '../adapters/otlp/index.ts';
+import { dirname, extname, join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { Worker } from 'node:worker_threads';
 import { ErrorCode, KeelError } from '../core/errors.ts';
 import { decodeEntry, type PayloadOf, type StoredEntry, TERMINAL_STATUSES } from '../core/ledger/index.ts';
-import { otlpTraceRequest, type ProjectedSpan, projectSpans, runTraceOf } from '../core/telemetry/index.ts';
+import { type OtlpResource, type ProjectedSpan, runTraceOf } from '../core/telemetry/index.ts';
 import { ENGINE_VERSION } from '../engine/index.ts';
 import type { AppendRequest, Store } from '../ports/index.ts';
 import type { CommitObserver } from './observed-store.ts';
+import { type BatchResult, type ExportBatch, type RunToExport, spansOf } from './trace-batch.ts';
 
 export interface TraceExportConfig {
   /** The full traces URL (`<OTEL_EXPORTER_OTLP_ENDPOINT>/v1/traces`). */
@@ -125,24 +130,66 @@ export async function runSpans(
   runId: string,
   stored?: readonly StoredEntry[],
 ): Promise<ProjectedSpan[]> {
-  const entries = (stored ?? (await store.readEntries(tenant, runId))).map(decodeEntry);
-  const root = entries[0]?.payload as PayloadOf<'run.started'> | undefined;
-  if (!root) return [];
+  return spansOf(await runToExport(store, tenant, runId, stored));
+}
+
+/**
+ * What the export thread needs of one run: its entries (read back unless given) and the trace of
+ * every run it links to (a fork's source, an attempt's first, a shadow's live run, a parent or a
+ * child), from those runs' roots.
+ */
+export async function runToExport(
+  store: Store,
+  tenant: string,
+  runId: string,
+  stored?: readonly StoredEntry[],
+): Promise<RunToExport> {
+  const raw = stored ?? (await store.readEntries(tenant, runId));
+  const first = raw[0];
+  if (first?.seq !== 0) return { runId, entries: raw, traces: [] };
+  // Only the entries that name other runs are decoded here; the rest is the thread's work.
+  const root = decodeEntry(first).payload as PayloadOf<'run.started'>;
   const linked = new Set<string>();
   for (const id of [root.forkOf?.runId, root.attemptOf, root.shadowOf, root.delegatedBy?.runId])
     if (id) linked.add(id);
-  for (const e of entries)
-    if (e.kind === 'step.allowed') {
-      const child = (e.payload as PayloadOf<'step.allowed'>).delegation?.runId;
+  for (const e of raw)
+    if (e.kind === 'step.allowed' && hasDelegation(e)) {
+      const child = (decodeEntry(e).payload as PayloadOf<'step.allowed'>).delegation?.runId;
       if (child) linked.add(child);
     }
-  const traces = new Map<string, string>();
+  const traces: [string, string][] = [];
   for (const id of linked) {
-    const [first] = await store.readEntries(tenant, id, 0, 1);
-    if (first?.seq === 0)
-      traces.set(id, runTraceOf(id, decodeEntry(first).payload as PayloadOf<'run.started'>));
+    const [root0] = await store.readEntries(tenant, id, 0, 1);
+    if (root0?.seq === 0)
+      traces.push([id, runTraceOf(id, decodeEntry(root0).payload as PayloadOf<'run.started'>)]);
   }
-  return projectSpans(entries, { traceOf: (id) => traces.get(id) });
+  return { runId, entries: raw, traces };
+}
+
+/**
+ * Whether a stored step.allowed may name a child run: its payload's bytes hold the key (a key is
+ * never a blob). Decoding every step's payload here would be the thread's work done twice.
+ */
+function hasDelegation(e: StoredEntry): boolean {
+  return Buffer.from(e.payload.buffer, e.payload.byteOffset, e.payload.byteLength).includes('"delegation"');
+}
+
+/**
+ * The export thread: trace-worker.js beside this file in the package. Run from the sources
+ * (trace-worker.ts, through tsx) a thread does not inherit tsx's loader on Node 20, so it
+ * registers it first.
+ */
+function startThread(): Worker {
+  const here = fileURLToPath(import.meta.url);
+  const file = join(dirname(here), `trace-worker${extname(here)}`);
+  const workerData = { keelTraceExport: true };
+  if (extname(here) !== '.ts') return new Worker(file, { workerData });
+  const tsx = JSON.stringify(import.meta.resolve('tsx/esm/api'));
+  const entry = JSON.stringify(pathToFileURL(file).href);
+  return new Worker(`import(${tsx}).then((t) => { t.register(); return import(${entry}); })`, {
+    eval: true,
+    workerData,
+  });
 }
 
 /** Runs whose committed entries are kept until they finish, at most (past it their ledger is read back). */
@@ -159,7 +206,10 @@ export class TraceExporter implements CommitObserver {
   private readonly seen = new Map<string, StoredEntry[]>();
   private timer: NodeJS.Timeout | undefined;
   private draining: Promise<void> | undefined;
-  private readonly resource;
+  private readonly resource: OtlpResource;
+  private worker: Worker | undefined;
+  private sent = 0;
+  private readonly waiting = new Map<number, (r: BatchResult) => void>();
 
   constructor(
     private readonly store: Store,
@@ -206,9 +256,17 @@ export class TraceExporter implements CommitObserver {
       }
       this.queue.set(key, { tenant, runId, ...(entries ? { entries } : {}) });
     }
-    // Batched as a collector likes it: a request per BATCH runs, or what came within LINGER_MS.
+    if (!this.draining) this.schedule();
+  }
+
+  /**
+   * Batched as a collector likes it: a request per BATCH runs, or what came within LINGER_MS.
+   * Runs that finish while a request is out wait for the next full batch or linger, never for a
+   * request of their own (one request per run costs more than the runs it traces).
+   */
+  private schedule(): void {
     if (this.queue.size >= BATCH) this.kick();
-    else if (!this.timer && !this.draining) {
+    else if (this.queue.size > 0 && !this.timer) {
       this.timer = setTimeout(() => this.kick(), this.config.lingerMs ?? LINGER_MS);
       this.timer.unref();
     }
@@ -219,42 +277,102 @@ export class TraceExporter implements CommitObserver {
     this.timer = undefined;
     this.draining ??= this.drain().finally(() => {
       this.draining = undefined;
-      if (this.queue.size > 0) this.kick();
+      this.schedule();
     });
   }
 
+  /** Sends what is queued now, BATCH runs a request, through the export thread. */
   private async drain(): Promise<void> {
-    while (this.queue.size > 0) {
-      const batch = [...this.queue.entries()].slice(0, BATCH);
-      for (const [k] of batch) this.queue.delete(k);
-      const spans: ProjectedSpan[] = [];
-      for (const [, r] of batch) {
+    let left = this.queue.size;
+    while (left > 0) {
+      const batch = [...this.queue.values()].slice(0, BATCH);
+      for (const r of batch) this.queue.delete(`${r.tenant}\n${r.runId}`);
+      left -= batch.length;
+      const runs: RunToExport[] = [];
+      for (const r of batch) {
         try {
-          spans.push(...(await runSpans(this.store, r.tenant, r.runId, r.entries)));
+          runs.push(await runToExport(this.store, r.tenant, r.runId, r.entries));
         } catch (e) {
-          this.stats.droppedRuns++;
-          this.config.onError?.(`trace export: could not read run ${r.runId}: ${(e as Error).message}`);
+          this.unreadable(r.runId, (e as Error).message);
         }
       }
-      if (spans.length === 0) continue;
-      const r = await postOtlpJson(this.config.url, otlpTraceRequest(spans, this.resource), {
-        ...(this.config.headers ? { headers: this.config.headers } : {}),
-        timeoutMs: this.config.timeoutMs ?? 10_000,
-      });
-      if (r.ok) {
-        this.stats.exportedRuns += batch.length;
-        this.stats.exportedSpans += spans.length;
+      if (runs.length === 0) continue;
+      const r = await this.send(runs);
+      for (const u of r.unreadable) this.unreadable(u.runId, u.message);
+      if (r.problem === undefined) {
+        this.stats.exportedRuns += r.exportedRuns;
+        this.stats.exportedSpans += r.spans;
       } else {
         this.stats.failedRequests++;
-        this.stats.droppedRuns += batch.length;
+        this.stats.droppedRuns += runs.length - r.unreadable.length;
         this.config.onError?.(`trace export to ${new URL(this.config.url).origin} failed: ${r.problem}`);
       }
     }
   }
 
+  private unreadable(runId: string, message: string): void {
+    this.stats.droppedRuns++;
+    this.config.onError?.(`trace export: could not read run ${runId}: ${message}`);
+  }
+
+  /**
+   * One batch through the export thread (started on first use). The thread holds the process
+   * open only while a batch is out, so a CLI command's close still waits for its spans; a thread
+   * that fails answers every batch out with why, and the next batch starts another.
+   */
+  private send(runs: RunToExport[]): Promise<BatchResult> {
+    const id = ++this.sent;
+    const batch: ExportBatch = {
+      id,
+      runs,
+      url: this.config.url,
+      ...(this.config.headers ? { headers: this.config.headers } : {}),
+      timeoutMs: this.config.timeoutMs ?? 10_000,
+      resource: this.resource,
+    };
+    const thread = this.thread();
+    return new Promise<BatchResult>((resolve) => {
+      this.waiting.set(id, resolve);
+      thread.ref();
+      thread.postMessage(batch);
+    });
+  }
+
+  private thread(): Worker {
+    if (this.worker) return this.worker;
+    const w = startThread();
+    w.unref();
+    const answer = (r: BatchResult) => {
+      const resolve = this.waiting.get(r.id);
+      this.waiting.delete(r.id);
+      if (this.waiting.size === 0) w.unref();
+      resolve?.(r);
+    };
+    w.on('message', answer);
+    const fail = (why: string) => {
+      if (this.worker === w) this.worker = undefined;
+      for (const id of [...this.waiting.keys()])
+        answer({ id, exportedRuns: 0, spans: 0, unreadable: [], problem: why });
+    };
+    w.on('error', (e) => fail(`the export thread failed: ${e.message}`));
+    w.on('exit', (code) => fail(`the export thread exited (${code})`));
+    this.worker = w;
+    return w;
+  }
+
+  /** Flushes (for at most `ms`), then ends the export thread. */
+  async close(ms = 2000): Promise<void> {
+    await Promise.race([this.flush(), new Promise((r) => setTimeout(r, ms).unref())]);
+    const w = this.worker;
+    this.worker = undefined;
+    await w?.terminate();
+  }
+
   /** Sends every run queued so far now (or drops it, on failure), and resolves when that is done. */
   async flush(): Promise<void> {
-    if (this.queue.size > 0) this.kick();
-    while (this.draining) await this.draining;
+    while (this.queue.size > 0 || this.draining) {
+      if (!this.draining) this.kick();
+      await this.draining;
+    }
   }
 }

@@ -5,30 +5,18 @@
  * nothing, and the key appears in no output and not in the store file.
  */
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { KEEL_COMMAND } from '../../src/testing/keel-command.ts';
+import { runKeelAsync } from '../helpers/keel-cli.ts';
 
 const KEY = 'sk-cli-test-4b1e8d0c9a7f';
 
-function keel(args: string[], env: Record<string, string>, cwd: string) {
-  const clean = { ...process.env };
-  for (const k of Object.keys(clean)) if (k.startsWith('KEEL_') || k === 'NODE_TEST_CONTEXT') delete clean[k];
-  return new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
-    execFile(
-      process.execPath,
-      [...KEEL_COMMAND, ...args],
-      { cwd, env: { ...clean, NO_COLOR: '1', ...env }, timeout: 30_000 },
-      (e, stdout, stderr) =>
-        resolve({ code: e ? Number((e as { code?: number }).code ?? 1) : 0, stdout, stderr }),
-    );
-  });
-}
+const keel = (args: string[], env: Record<string, string>, cwd: string) =>
+  runKeelAsync(args, { env, cwd, timeoutMs: 30_000 });
 
 test('keel run with KEEL_MODEL_PROVIDER=openai fills a slot from the server at KEEL_MODEL_BASE_URL', async () => {
   const seen: { auth?: string; model?: unknown }[] = [];

@@ -10,7 +10,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, test } from 'node:test';
 import { WorkerProcess } from '../../src/testing/worker-process.ts';
-import { okJson, Sandbox, show } from '../helpers/keel-cli.ts';
+import { okJson, runKeelAsync, Sandbox, show } from '../helpers/keel-cli.ts';
 import { createKey, KeelServer } from '../helpers/keel-server.ts';
 
 const SPEC = `id: charge
@@ -41,10 +41,11 @@ const receiver = createServer((req, res) => {
 });
 let server: KeelServer;
 let key: string;
+let otlp: string;
 
 before(async () => {
   await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
-  const otlp = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`;
+  otlp = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`;
   key = createKey(sandbox, 'acme');
   const spec = sandbox.write('charge.yaml', SPEC);
   const env = { KEEL_EXPOSE_ENV: 'acme=API_TOKEN' };
@@ -120,6 +121,32 @@ test('spans of a real run reach the OTLP receiver in the caller trace; metrics b
     assert.ok(!server.stderr.includes(s), `${s.slice(0, 8)}… in the logs`);
     assert.ok(!bodies[0]!.includes(s), `${s.slice(0, 8)}… in the spans`);
   }
+});
+
+test('a one-shot keel run has sent its spans when the command exits (the export thread holds it open)', async () => {
+  const env = { KEEL_EXPOSE_ENV: 'acme=API_TOKEN' };
+  const store = sandbox.store('oneshot');
+  okJson(
+    sandbox.keel(['--tenant', 'acme', 'publish', sandbox.write('charge.yaml', SPEC), '--json'], {
+      env,
+      sub: 'oneshot',
+    }),
+  );
+  const event = sandbox.write('oneshot-event.json', {
+    id: 'one-1',
+    type: 'charge',
+    time: '2026-12-03T10:00:00Z',
+    payload: { card: PAYLOAD },
+  });
+  const seen = bodies.length;
+  const r = await runKeelAsync(['--store', store, '--tenant', 'acme', '--json', 'run', 'charge', event], {
+    cwd: sandbox.dir,
+    env: { ...env, API_TOKEN: SECRET, OTEL_EXPORTER_OTLP_ENDPOINT: otlp },
+  });
+  const { runId } = okJson<{ runId: string }>(r);
+  const sent = bodies.slice(seen).join('\n');
+  assert.ok(sent.includes(runId), `no span of ${runId} reached the collector before keel exited`);
+  assert.ok(!sent.includes(SECRET) && !sent.includes(PAYLOAD));
 });
 
 test('keel worker logs JSON lines with worker id, run id and tenant; no secret or payload value', async () => {

@@ -7,7 +7,7 @@
  * nothing ever lands in the repository.
  */
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
+import { execFile, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -102,6 +102,28 @@ export function runKeel(args: readonly string[], o: CliOptions = {}): CliResult 
   if (r.error) throw new Error(`keel ${args.join(' ')}: ${r.error.message}`);
   if (r.status === null) throw new Error(`keel ${args.join(' ')}: killed by ${r.signal}`);
   return { args, code: r.status, stdout: r.stdout, stderr: r.stderr, ms: performance.now() - started };
+}
+
+/**
+ * Runs `keel ...args` without blocking this process, so servers the test itself runs (a fake API,
+ * a model, a collector) answer the child; resolves when it exits. Throws only if it could not run.
+ */
+export function runKeelAsync(args: readonly string[], o: CliOptions = {}): Promise<CliResult> {
+  const started = performance.now();
+  const [command, argv] = nodeCommand([...KEEL_COMMAND, ...args], o);
+  return new Promise((resolve, reject) => {
+    const child = execFile(
+      command,
+      argv,
+      { cwd: o.cwd ?? REPO, env: childEnv(o.env), timeout: o.timeoutMs ?? 30_000, encoding: 'utf8' },
+      (e, stdout, stderr) => {
+        const code = e ? (e as { code?: unknown }).code : 0;
+        if (typeof code !== 'number') return reject(new Error(`keel ${args.join(' ')}: ${e!.message}`));
+        resolve({ args, code, stdout, stderr, ms: performance.now() - started });
+      },
+    );
+    if (o.input !== undefined) child.stdin?.end(o.input);
+  });
 }
 
 /** A readable account of an invocation, for assertion messages. */

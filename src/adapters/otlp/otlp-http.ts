@@ -12,14 +12,15 @@ export interface OtlpPostResult {
 
 export async function postOtlpJson(
   url: string,
-  body: unknown,
+  /** The request's JSON text. */
+  body: string,
   o: { headers?: Readonly<Record<string, string>>; timeoutMs?: number } = {},
 ): Promise<OtlpPostResult> {
   try {
     const res = await fetch(url, {
       method: 'POST',
       headers: { ...o.headers, 'content-type': 'application/json' },
-      body: JSON.stringify(body),
+      body,
       signal: AbortSignal.timeout(o.timeoutMs ?? 5000),
     });
     // The body is drained so the connection can be reused; its content is not trusted or echoed.

@@ -1,4 +1,4 @@
-export { type OtlpResource, otlpTraceRequest } from './otlp-json.ts';
+export { type OtlpResource, otlpTraceJson } from './otlp-json.ts';
 export {
   type ProjectedSpan,
   type ProjectOptions,

@@ -2,6 +2,10 @@
  * Projected spans as an OTLP/HTTP JSON `ExportTraceServiceRequest` (opentelemetry-proto, JSON
  * encoding: trace and span ids as lower-case hex, 64-bit integers and nanosecond times as decimal
  * strings, enums as numbers). Pure: the same spans give the same bytes.
+ *
+ * Written as text directly, not built as objects and then stringified: an export of 128 runs holds
+ * hundreds of spans, and the objects alone cost as much as the runs they trace. Every string goes
+ * through JSON.stringify, so the text is always valid JSON.
  */
 import type { ProjectedSpan, SpanAttributes, SpanValue } from './project-spans.ts';
 
@@ -11,62 +15,51 @@ export interface OtlpResource {
   readonly scope: { readonly name: string; readonly version: string };
 }
 
-type AnyValue =
-  | { stringValue: string }
-  | { boolValue: boolean }
-  | { intValue: string }
-  | { doubleValue: number };
+const str = JSON.stringify as (s: string) => string;
 
-function anyValue(v: SpanValue): AnyValue {
-  if (typeof v === 'string') return { stringValue: v };
-  if (typeof v === 'boolean') return { boolValue: v };
-  return Number.isSafeInteger(v) ? { intValue: String(v) } : { doubleValue: v };
+function anyValue(v: SpanValue): string {
+  if (typeof v === 'string') return `{"stringValue":${str(v)}}`;
+  if (typeof v === 'boolean') return `{"boolValue":${v}}`;
+  return Number.isSafeInteger(v) ? `{"intValue":"${v}"}` : `{"doubleValue":${JSON.stringify(v)}}`;
 }
 
-function attributes(a: SpanAttributes) {
-  return Object.entries(a).map(([key, value]) => ({ key, value: anyValue(value) }));
+function attributes(a: SpanAttributes): string {
+  let out = '';
+  for (const key in a) out += `${out ? ',' : ''}{"key":${str(key)},"value":${anyValue(a[key]!)}}`;
+  return `[${out}]`;
 }
 
-const nanos = (ms: number) => `${ms}000000`.replace(/^0+(?=\d)/, '');
+const nanos = (ms: number) => `"${`${ms}000000`.replace(/^0+(?=\d)/, '')}"`;
 const STATUS = { unset: 0, ok: 1, error: 2 } as const;
 /** SPAN_KIND_INTERNAL. */
 const INTERNAL = 1;
 
-export function otlpTraceRequest(spans: readonly ProjectedSpan[], resource: OtlpResource) {
-  return {
-    resourceSpans: [
-      {
-        resource: { attributes: attributes(resource.attributes) },
-        scopeSpans: [
-          {
-            scope: { name: resource.scope.name, version: resource.scope.version },
-            spans: spans.map((s) => ({
-              traceId: s.traceId,
-              spanId: s.spanId,
-              ...(s.parentSpanId !== undefined ? { parentSpanId: s.parentSpanId } : {}),
-              name: s.name,
-              kind: INTERNAL,
-              startTimeUnixNano: nanos(s.startMs),
-              endTimeUnixNano: nanos(s.endMs),
-              attributes: attributes(s.attributes),
-              events: s.events.map((e) => ({
-                timeUnixNano: nanos(e.timeMs),
-                name: e.name,
-                attributes: attributes(e.attributes),
-              })),
-              links: s.links.map((l) => ({
-                traceId: l.traceId,
-                spanId: l.spanId,
-                attributes: attributes(l.attributes),
-              })),
-              status: {
-                code: STATUS[s.status.code],
-                ...(s.status.message !== undefined ? { message: s.status.message } : {}),
-              },
-            })),
-          },
-        ],
-      },
-    ],
-  };
+function span(s: ProjectedSpan): string {
+  let events = '';
+  for (const e of s.events)
+    events += `${events ? ',' : ''}{"timeUnixNano":${nanos(e.timeMs)},"name":${str(e.name)},"attributes":${attributes(e.attributes)}}`;
+  let links = '';
+  for (const l of s.links)
+    links += `${links ? ',' : ''}{"traceId":${str(l.traceId)},"spanId":${str(l.spanId)},"attributes":${attributes(l.attributes)}}`;
+  const status =
+    s.status.message !== undefined
+      ? `{"code":${STATUS[s.status.code]},"message":${str(s.status.message)}}`
+      : `{"code":${STATUS[s.status.code]}}`;
+  return (
+    `{"traceId":${str(s.traceId)},"spanId":${str(s.spanId)}` +
+    (s.parentSpanId !== undefined ? `,"parentSpanId":${str(s.parentSpanId)}` : '') +
+    `,"name":${str(s.name)},"kind":${INTERNAL},"startTimeUnixNano":${nanos(s.startMs)},"endTimeUnixNano":${nanos(s.endMs)}` +
+    `,"attributes":${attributes(s.attributes)},"events":[${events}],"links":[${links}],"status":${status}}`
+  );
+}
+
+/** The request body for `spans`, as JSON text. */
+export function otlpTraceJson(spans: readonly ProjectedSpan[], resource: OtlpResource): string {
+  const parts: string[] = [];
+  for (const s of spans) parts.push(span(s));
+  return (
+    `{"resourceSpans":[{"resource":{"attributes":${attributes(resource.attributes)}},` +
+    `"scopeSpans":[{"scope":{"name":${str(resource.scope.name)},"version":${str(resource.scope.version)}},` +
+    `"spans":[${parts.join(',')}]}]}]}`
+  );
 }

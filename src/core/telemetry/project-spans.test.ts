@@ -11,7 +11,7 @@ import {
   type PayloadOf,
   type StoredEntry,
 } from '../ledger/index.ts';
-import { otlpTraceRequest } from './otlp-json.ts';
+import { otlpTraceJson } from './otlp-json.ts';
 import { projectSpans, runTraceOf } from './project-spans.ts';
 import { entrySpanId, formatTraceParent, parseTraceParent, runTraceId } from './trace-context.ts';
 
@@ -127,12 +127,10 @@ test('a run span and one span per step: tool, decision, refusal code, cost, atte
   assert.equal(notify.attributes['keel.refusal.code'], 'missing');
   assert.equal(notify.attributes['keel.refusal.check'], 'validate');
   assert.equal(notify.attributes['keel.decision'], 'refused');
-  const text = JSON.stringify(
-    otlpTraceRequest(spans, {
-      attributes: { 'service.name': 'keel' },
-      scope: { name: 'keel', version: '1' },
-    }),
-  );
+  const text = otlpTraceJson(spans, {
+    attributes: { 'service.name': 'keel' },
+    scope: { name: 'keel', version: '1' },
+  });
   for (const secret of ['SECRET-ARG', 'SECRET-OUT', 'SECRET-MSG', 'PAYLOAD-VALUE'])
     assert.ok(!text.includes(secret), secret);
 });
