@@ -10,9 +10,9 @@
  */
 import { ErrorCode, KeelError } from '../errors.ts';
 import {
-  HTTP_HEADER_NAME,
+  type HeaderTemplate,
+  parseHeaderTemplates,
   parseHttpTemplate,
-  type TemplatePart,
   TOOL_APPROVALS,
   TOOL_EFFECTS,
 } from '../tools/index.ts';
@@ -39,10 +39,7 @@ export type McpTransportConfig =
     };
 
 /** A header of an HTTP server (`Authorization: Bearer {{secret.SEARCH_TOKEN}}`). */
-export interface McpHeader {
-  readonly name: string;
-  readonly value: readonly TemplatePart[];
-}
+export type McpHeader = HeaderTemplate;
 
 /** Headers the MCP client sets itself, or that frame the request. */
 const RESERVED_HEADERS = new Set([
@@ -174,18 +171,22 @@ export function parseMcpSection(section: unknown, file: string): McpServerConfig
 /** A server's `headers`: text and `{{secret.NAME}}` only (never an argument: they go with every request). */
 function parseHeaders(v: unknown, at: string, bad: (field: string, problem: string) => never): McpHeader[] {
   if (v === undefined) return [];
-  if (!isMapping(v)) return bad(at, 'expected a mapping of header names to values');
-  return Object.entries(v).map(([h, x]) => {
-    const f = `${at}.${h}`;
-    if (!HTTP_HEADER_NAME.test(h)) bad(f, 'not a valid header name');
-    if (RESERVED_HEADERS.has(h.toLowerCase())) bad(f, 'the MCP client sets this header itself');
-    if (typeof x !== 'string') bad(f, 'expected a string (text and {{secret.NAME}})');
-    const parsed = parseHttpTemplate(x as string);
-    if (!parsed.ok) return bad(f, parsed.problem);
-    if (parsed.parts.some((p) => p.kind !== 'text' && p.kind !== 'secret'))
-      bad(f, 'a server header reads only {{secret.NAME}}: it goes with every request, not one call');
-    return { name: h, value: parsed.parts };
-  });
+  return parseHeaderTemplates(
+    v,
+    at,
+    {
+      reserved: RESERVED_HEADERS,
+      reservedWhy: 'the MCP client sets this header itself',
+      template: (f, text) => {
+        const parsed = parseHttpTemplate(text);
+        if (!parsed.ok) return bad(f, parsed.problem);
+        if (parsed.parts.some((p) => p.kind !== 'text' && p.kind !== 'secret'))
+          bad(f, 'a server header reads only {{secret.NAME}}: it goes with every request, not one call');
+        return parsed.parts;
+      },
+    },
+    bad,
+  );
 }
 
 function parseOverride(

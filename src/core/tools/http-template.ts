@@ -61,6 +61,38 @@ export function parseHttpTemplate(text: string): TemplateParse {
   return { ok: true, parts: parts.length === 0 ? [{ kind: 'text', text: '' }] : parts };
 }
 
+/** A header whose value is a template. */
+export interface HeaderTemplate {
+  readonly name: string;
+  readonly value: readonly TemplatePart[];
+}
+
+/**
+ * A mapping of header names to templates, checked: each name a valid header name and none that
+ * the sender sets itself (`reserved`, lower-case, refused with `reservedWhy`), each value a string
+ * that `template` parses and checks for what that header may read. `bad` throws.
+ */
+export function parseHeaderTemplates(
+  value: unknown,
+  field: string,
+  o: {
+    readonly reserved: ReadonlySet<string>;
+    readonly reservedWhy: string;
+    readonly template: (field: string, text: string) => readonly TemplatePart[];
+  },
+  bad: (field: string, problem: string) => never,
+): HeaderTemplate[] {
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    return bad(field, 'expected a mapping of header names to templates');
+  return Object.entries(value).map(([h, v]) => {
+    const f = `${field}.${h}`;
+    if (!HTTP_HEADER_NAME.test(h)) bad(f, 'not a valid header name');
+    if (o.reserved.has(h.toLowerCase())) bad(f, o.reservedWhy);
+    if (typeof v !== 'string') bad(f, 'expected a string template');
+    return { name: h, value: o.template(f, v as string) };
+  });
+}
+
 /** A string leaf of a JSON body template, parsed. */
 export class TemplateLeaf {
   constructor(readonly parts: readonly TemplatePart[]) {}

@@ -8,7 +8,13 @@
  * spec: only its name, read from the environment at call time by the adapter.
  */
 import { ErrorCode, KeelError } from '../errors.ts';
-import { HTTP_HEADER_NAME, parseHttpTemplate, TemplateLeaf, type TemplatePart } from './http-template.ts';
+import {
+  HTTP_HEADER_NAME,
+  parseHeaderTemplates,
+  parseHttpTemplate,
+  TemplateLeaf,
+  type TemplatePart,
+} from './http-template.ts';
 import {
   assertToolDescriptor,
   type JsonSchema,
@@ -230,18 +236,21 @@ export function parseHttpTool(entry: unknown, file: string, index = 0): HttpTool
     if (url.some((p) => p.kind === 'args-whole')) bad(field, '{{args}} cannot stand in a URL');
     return { url, origin: parsedOrigin!.origin };
   };
-  const headersOf = (field: string, value: unknown) => {
-    if (!isObject(value)) return bad(field, 'expected a mapping of header names to templates');
-    return Object.entries(value).map(([h, v]) => {
-      const f = `${field}.${h}`;
-      if (!HTTP_HEADER_NAME.test(h)) bad(f, 'not a valid header name');
-      if (RESERVED_HEADERS.has(h.toLowerCase())) bad(f, 'Keel sets this header itself');
-      if (typeof v !== 'string') bad(f, 'expected a string template');
-      const parts = template(f, v as string);
-      if (parts.some((p) => p.kind === 'args-whole')) bad(f, '{{args}} cannot stand in a header');
-      return { name: h, value: parts };
-    });
-  };
+  const headersOf = (field: string, value: unknown) =>
+    parseHeaderTemplates(
+      value,
+      field,
+      {
+        reserved: RESERVED_HEADERS,
+        reservedWhy: 'Keel sets this header itself',
+        template: (f, text) => {
+          const parts = template(f, text);
+          if (parts.some((p) => p.kind === 'args-whole')) bad(f, '{{args}} cannot stand in a header');
+          return parts;
+        },
+      },
+      bad,
+    );
   str('url', true);
   const { url, origin } = urlOf('url', entry.url);
   const headers = headersOf('headers', entry.headers ?? {});

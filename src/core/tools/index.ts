@@ -1,5 +1,7 @@
 export {
+  type HeaderTemplate,
   HTTP_HEADER_NAME,
+  parseHeaderTemplates,
   parseHttpTemplate,
   type RenderInput,
   redactSecrets,
