@@ -9,7 +9,7 @@
  * are installed.
  */
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, cpSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
+import { copyFileSync, cpSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -64,3 +64,5 @@ try {
   process.stderr.write('build: vite is not installed, so the console (web/) is not built\n');
 }
 if (vite) await vite.build({ configFile: join(ROOT, 'web', 'vite.config.ts') });
+// Written last: the tests' `keel` (src/testing/keel-command.ts) refuses a dist/ older than its sources.
+writeFileSync(join(DIST, '.build-stamp'), `${new Date().toISOString()}\n`);

@@ -17,8 +17,8 @@ import { KEEL_COMMAND } from '../../src/testing/keel-command.ts';
 export const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 export const EXAMPLE = join(REPO, 'examples', 'support-desk');
 export const EXAMPLE_EVENTS = join(EXAMPLE, 'events');
-/** The support-desk example's tool pack; its helpdesk file is HELPDESK_DB. */
-export const SUPPORT_DESK_PACK = join(EXAMPLE, 'index.ts');
+/** The support-desk example's tool pack as built (dist/, beside the CLI the tests run); its helpdesk file is HELPDESK_DB. */
+export const SUPPORT_DESK_PACK = join(REPO, 'dist', 'examples', 'support-desk', 'index.js');
 
 /** The arguments and environment that load the support desk's tools over the helpdesk at `helpdesk`. */
 export function supportDesk(helpdesk: string): { args: string[]; env: Record<string, string> } {
