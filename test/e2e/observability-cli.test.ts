@@ -123,7 +123,7 @@ test('spans of a real run reach the OTLP receiver in the caller trace; metrics b
   }
 });
 
-test('a one-shot keel run has sent its spans when the command exits (the export thread holds it open)', async () => {
+test('a one-shot keel run has sent its spans when the command exits', async () => {
   const env = { KEEL_EXPOSE_ENV: 'acme=API_TOKEN' };
   const store = sandbox.store('oneshot');
   okJson(

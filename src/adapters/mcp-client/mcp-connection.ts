@@ -218,9 +218,9 @@ export class McpConnection {
   private transport(about?: string): Transport {
     const t = this.server.transport;
     if (t.kind === 'http') {
+      const secrets = this.secrets(about);
       const headers: Record<string, string> = {};
-      for (const h of t.headers ?? [])
-        headers[h.name] = renderText(h.value, { args: {}, secrets: this.secrets(about) });
+      for (const h of t.headers ?? []) headers[h.name] = renderText(h.value, { args: {}, secrets });
       return new StreamableHTTPClientTransport(new URL(t.url), { requestInit: { headers } });
     }
     const env: Record<string, string> = {};

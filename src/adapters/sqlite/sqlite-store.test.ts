@@ -18,14 +18,16 @@ runStoreContract('sqlite (file, synchronous=FULL)', {
   cleanup: async () => rmSync(dir, { recursive: true, force: true }),
 });
 
-const create = (runId: string, steps: number) => ({
+/** The append that creates a completed run of tenant t1 holding `entries`. */
+const newRun = (entries: StoredEntry[]) => ({
   tenant: 't1',
-  runId,
+  runId: entries[0]!.runId,
   expectedHead: null,
-  entries: buildLedger(runId, steps),
+  entries,
   status: 'completed' as const,
   create: { workflowId: 'wf', version: 1, specHash: hashOf('spec'), eventId: 'e', eventType: 't' },
 });
+const create = (runId: string, steps: number) => newRun(buildLedger(runId, steps));
 
 test('group commit: appends issued together share one transaction', async () => {
   const d = mkdtempSync(join(tmpdir(), 'keel-sqlite-group-'));
@@ -316,18 +318,7 @@ test('1,000 runs carrying the same 100 KiB model answer store it once (the file 
     const path = join(d, 'k.db');
     const store = new SqliteStore(path);
     const runs = Array.from({ length: 1000 }, (_, i) => blobRun('t1', `dedupe-${i}`));
-    await Promise.all(
-      runs.map((entries) =>
-        store.append({
-          tenant: 't1',
-          runId: entries[0]!.runId,
-          expectedHead: null,
-          entries,
-          status: 'completed',
-          create: { workflowId: 'wf', version: 1, specHash: hashOf('spec'), eventId: 'e', eventType: 't' },
-        }),
-      ),
-    );
+    await Promise.all(runs.map((entries) => store.append(newRun(entries))));
     const back = await store.readEntries('t1', runs[999]![0]!.runId);
     assert.equal(verifyLedger(runs[999]![0]!.runId, back).ok, true);
     await store.close();
@@ -348,15 +339,7 @@ test('a blob row removed under a run is named blob_missing, and written again by
   try {
     const path = join(d, 'k.db');
     const store = new SqliteStore(path);
-    const append = (entries: StoredEntry[]) =>
-      store.append({
-        tenant: 't1',
-        runId: entries[0]!.runId,
-        expectedHead: null,
-        entries,
-        status: 'completed',
-        create: { workflowId: 'wf', version: 1, specHash: hashOf('spec'), eventId: 'e', eventType: 't' },
-      });
+    const append = (entries: StoredEntry[]) => store.append(newRun(entries));
     const first = blobRun('t1', 'gone-1');
     await append(first);
     // Another handle (retention elsewhere, an operator) removes the row behind this store's back.

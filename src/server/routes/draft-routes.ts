@@ -117,7 +117,7 @@ export const DRAFT_ROUTES: readonly KeelRoute[] = [
     tag: 'workflows',
     auth: true,
     query: z.object({ version: z.coerce.number().int().min(1).optional() }),
-    responses: { 200: '{workflowId, version, status, summary, trigger, steps, limits, risks, text}' },
+    responses: { 200: '{workflowId, version, status, summary, trigger, steps, limits, risks, policy, text}' },
     async handle({ keel, p, params, query }) {
       const v = await versionOf(keel, p.tenant, params, query.version);
       const readBack = keel.workflows.explain(p.tenant, { ...v.spec, status: v.status });
