@@ -33,7 +33,7 @@ const COST_FORMS = 'a USD amount per call (0.05) or {fixedUsd, fromArg, fromResu
 
 /** The JSON Schema of a tool descriptor as it is declared (before `cost: 0.05` is normalised). */
 export const TOOL_DESCRIPTOR_SCHEMA = {
-  $schema: 'https://json-schema.org/draft/2020-12/schema',
+  // Draft 2020-12 (no `$schema` key: naming the default draft only makes ajv compile slower).
   title: 'Keel tool descriptor',
   type: 'object',
   required: ['name', 'description', 'args', 'destructive', 'effect', 'idempotent', 'scopes'],
@@ -91,7 +91,6 @@ export const TOOL_DESCRIPTOR_SCHEMA = {
 export const OVERRIDE_FIELDS = ['effect', 'destructive', 'idempotent', 'approval', 'cost'] as const;
 
 export const TOOL_OVERRIDE_SCHEMA = {
-  $schema: TOOL_DESCRIPTOR_SCHEMA.$schema,
   title: 'Keel MCP tool override',
   type: 'object',
   additionalProperties: false,
