@@ -87,7 +87,13 @@ export type {
   WorkflowSpec,
   WorkflowStatus,
 } from './core/spec/index.ts';
-export type { JsonSchema, ToolDescriptor, ToolEffect } from './core/tools/index.ts';
+export {
+  type JsonSchema,
+  TOOL_DESCRIPTOR_SCHEMA,
+  type ToolCost,
+  type ToolDescriptor,
+  type ToolEffect,
+} from './core/tools/index.ts';
 export type { Delta } from './core/world/index.ts';
 export {
   attenuate,

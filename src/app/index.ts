@@ -14,7 +14,13 @@ export {
   recordedModelProvider,
 } from '../adapters/recorded-model/index.ts';
 // What the edges (OpenWOP, server, CLI) use of the engine, so they reach it through the app only.
-export { ENGINE_VERSION, MAX_STEPS_PER_RUN, type RunSummary, type WalkMode } from '../engine/index.ts';
+export {
+  ENGINE_VERSION,
+  MAX_STEPS_PER_RUN,
+  parseToolDefinition,
+  type RunSummary,
+  type WalkMode,
+} from '../engine/index.ts';
 export type { AuditCounts, AuditEntry, AuditFilter, AuditHandle, AuditPage, AuditQuery } from './audit.ts';
 export { EVERY_TENANT, type ExposeEnvConfig } from './env-exposure.ts';
 export type { PoliciesConfig, TrustedKeysConfig } from './governance-config.ts';

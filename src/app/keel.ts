@@ -250,6 +250,9 @@ function startOptions(o: StartOptions): { walk?: WalkMode; writ?: readonly unkno
 export type { Keel } from './keel-api.ts';
 
 export function createKeel(config: KeelConfig) {
+  // Tools are checked before the store is opened: a misdeclared one changes nothing.
+  const tools = new ToolRegistry([...CORE_TOOLS, delegateTool]);
+  for (const [i, t] of (config.tools ?? []).entries()) tools.register(t, `tools[${i}]`);
   const raw =
     typeof config.store === 'string' ? openSqliteStore(config.store, config.synchronous) : config.store;
   // Commits are watched only for what is configured: without traces or metrics the store is as given.
@@ -257,7 +260,6 @@ export function createKeel(config: KeelConfig) {
   const traces = config.traces ? new TraceExporter(raw, config.traces) : undefined;
   const observers = [...(metrics ? [metrics] : []), ...(traces ? [traces] : [])];
   const store = observers.length > 0 ? observedStore(raw, observers) : raw;
-  const tools = new ToolRegistry([...CORE_TOOLS, delegateTool, ...(config.tools ?? [])]);
   const delegationKeyFor = delegationKeys(config.delegationKeys);
   const sources = config.sources ?? systemSources();
   const wallClock = systemSources().clock;

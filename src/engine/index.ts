@@ -29,6 +29,6 @@ export { type EntrySketch, type ReplayDivergence, type ReplayResult, replayRun }
 export { checkStoredRun, openRequest, refuseUnverified } from './run-integrity.ts';
 export type { RunSummary } from './run-summary.ts';
 export { templatePlanner } from './template-planner.ts';
-export { ToolRegistry } from './tool-registry.ts';
+export { parseToolDefinition, ToolRegistry } from './tool-registry.ts';
 export { verifyRun } from './verify-run.ts';
 export { MAX_STEPS_PER_RUN, type WalkOptions } from './walk.ts';

@@ -6,6 +6,7 @@
  * tool, when known) in, changes out.
  */
 import { canonicalize } from '../canonical/index.ts';
+import { formatUsd } from '../money.ts';
 import type { WorkflowSpec } from '../spec/index.ts';
 import type { ToolDescriptor } from '../tools/index.ts';
 import { fieldDiff } from './run-decisions.ts';
@@ -76,7 +77,7 @@ export function diffSpecs(
   if (a.limits.maxCostUsd !== b.limits.maxCostUsd)
     add(
       'limit',
-      `The spend cap is ${b.limits.maxCostUsd > a.limits.maxCostUsd ? 'raised' : 'lowered'} from $${a.limits.maxCostUsd} to $${b.limits.maxCostUsd} a run.`,
+      `The spend cap is ${b.limits.maxCostUsd > a.limits.maxCostUsd ? 'raised' : 'lowered'} from $${formatUsd(a.limits.maxCostUsd)} to $${formatUsd(b.limits.maxCostUsd)} a run.`,
     );
   if (a.limits.maxSteps !== b.limits.maxSteps)
     add('limit', `At most ${b.limits.maxSteps} steps a run (was ${a.limits.maxSteps}).`);

@@ -3,7 +3,7 @@
  * Pure and total: every kind has a sentence, and nothing here reads beyond the entry itself.
  */
 import type { Entry, PayloadOf, PolicyEntry } from '../ledger/index.ts';
-import { formatCents } from '../money.ts';
+import { formatCents, formatMicroUsd } from '../money.ts';
 import type { Delta } from '../world/index.ts';
 
 function money(cents: number): string {
@@ -47,7 +47,7 @@ export function describeEntry(e: Entry): string {
         const m = p.model;
         if (!m) return `A model filled ${p.name ?? 'a slot'}: ${JSON.stringify(p.value)}.`;
         const tries = m.attempts > 1 ? ` in ${m.attempts} attempts` : '';
-        const usage = `${m.provider} ${m.model}${tries}, ${m.inputTokens} tokens in, ${m.outputTokens} out, $${(m.costMicroUsd / 1e6).toFixed(6)}`;
+        const usage = `${m.provider} ${m.model}${tries}, ${m.inputTokens} tokens in, ${m.outputTokens} out, $${formatMicroUsd(m.costMicroUsd)}`;
         if (m.invalid)
           return `A model gave no valid value for ${p.name ?? 'a slot'} (${usage}): ${m.invalid.problem}.`;
         return `A model filled ${p.name ?? 'a slot'}: ${JSON.stringify(p.value)} (${usage}).`;
