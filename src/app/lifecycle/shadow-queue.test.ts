@@ -142,6 +142,61 @@ describe('would each version start on this event?', () => {
   });
 });
 
+describe('tests say which events start the version', () => {
+  test('starts: false passes with no run where no trigger matches; a test of an event the version never starts fails', async () => {
+    await withKeel('keel-tests-starts', {}, async (keel) => {
+      const tests = `tests:
+  - name: refunds USD
+    event: { type: refund.requested, subject: T-1, payload: { amount: 30, currency: USD } }
+    expect: { status: completed }
+  - name: ignores EUR
+    event: { type: refund.requested, subject: T-2, payload: { amount: 30, currency: EUR } }
+    expect: { starts: false }
+`;
+      await deploy(
+        keel,
+        'acme',
+        `${spec({ version: 1, status: 'TESTING', when: 'payload.currency == "USD"' })}${tests}`,
+      );
+      const report = await keel.lifecycle.test('acme', 'refund');
+      assert.equal(report.passed, true);
+      const ignored = report.tests.find((t) => t.name === 'ignores EUR')!;
+      assert.deepEqual([ignored.runId, ignored.starts, ignored.status], [undefined, false, 'not started']);
+      assert.equal((await keel.runs.list('acme', { mode: 'test' })).runs.length, 1, 'only the USD test ran');
+      const gate = await keel.lifecycle.gate('acme', 'refund', 'SHADOW');
+      assert.equal(gate.met, true, JSON.stringify(gate.conditions));
+      // The same tests on a version that takes GBP only: a test of an event it never starts fails,
+      // without a run; on one that takes every currency, "ignores EUR" fails.
+      const wrong = `${spec({ version: 2, status: 'TESTING', when: 'payload.currency == "GBP"' })}${tests}`;
+      await deploy(keel, 'acme', wrong);
+      const r2 = await keel.lifecycle.test('acme', 'refund', { version: 2 });
+      assert.equal(r2.passed, false);
+      assert.deepEqual(
+        r2.tests.map((t) => [
+          t.name,
+          t.passed,
+          t.results.map((x) => `${x.expectation}:${x.expected}/${x.actual}`),
+        ]),
+        [
+          ['refunds USD', false, ['starts:true/false']],
+          ['ignores EUR', true, ['starts:false/false']],
+        ],
+      );
+      const v3 = `${spec({ version: 3, status: 'TESTING' })}${tests}`;
+      await deploy(keel, 'acme', v3);
+      const r3 = await keel.lifecycle.test('acme', 'refund', { version: 3 });
+      assert.deepEqual(
+        r3.tests.map((t) => [t.name, t.passed]),
+        [
+          ['refunds USD', true],
+          ['ignores EUR', false],
+        ],
+      );
+      assert.equal((await keel.lifecycle.gate('acme', 'refund', 'SHADOW', { version: 3 })).met, false);
+    });
+  });
+});
+
 describe('the shadow queue', () => {
   test('nine candidates, events back to back, one shadow at a time: every comparison is made, none skipped', async () => {
     await withKeel('keel-shadow-nine', { maxShadowRuns: 1 }, async (keel) => {
