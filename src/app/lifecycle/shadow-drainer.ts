@@ -56,6 +56,8 @@ export class ShadowDrainer {
   /** Items this process queued and has not seen done, per tenant. */
   private readonly mine = new Map<string, Set<string>>();
   private readonly active = new Map<string, number>();
+  /** Tenants whose items this process has met (the limits of these are applied before a claim). */
+  private readonly tenantsSeen = new Set<string>();
   private readonly working = new Set<Promise<void>>();
   private total = 0;
   /** The candidate version served last: the next claim starts after it (the round robin). */
@@ -186,7 +188,7 @@ export class ShadowDrainer {
     let claimed: ClaimedShadowWork[] = [];
     if (scope.all) {
       const now = clock();
-      const tenants = scope.tenant !== undefined ? [scope.tenant] : [...this.active.keys()];
+      const tenants = scope.tenant !== undefined ? [scope.tenant] : [...this.tenantsSeen];
       const skipTenants = tenants.filter(atLimit);
       if (scope.tenant !== undefined && skipTenants.length > 0) return 0;
       const takeOver = await this.takeOver(now, scope.tenant);
@@ -213,6 +215,7 @@ export class ShadowDrainer {
     }
     let started = 0;
     for (const item of claimed) {
+      this.tenantsSeen.add(item.tenant);
       // A claim across tenants may bring more of one tenant than it may walk at once: back they go.
       if (atLimit(item.tenant)) {
         await store.releaseShadowWork(item.tenant, item.id, owner).catch(() => undefined);
@@ -256,8 +259,12 @@ export class ShadowDrainer {
       outcome = await this.o.shadows.work(item);
     } catch (e) {
       this.o.onError?.(e, { tenant: item.tenant, ...(item.liveRunId ? { liveRunId: item.liveRunId } : {}) });
-      // A ledger that fails verification is no evidence, now or later: reported, and not tried again.
-      outcome = isKeelError(e) && e.code === ErrorCode.ledgerInvalid ? 'done' : 'later';
+      // A ledger that fails verification, or a live run no longer in the store, is no evidence, now
+      // or later: reported, and not tried again. Anything else (the store unreachable) is retried.
+      outcome =
+        isKeelError(e) && (e.code === ErrorCode.ledgerInvalid || e.code === ErrorCode.notFound)
+          ? 'done'
+          : 'later';
     }
     if (outcome === 'done') {
       await store.finishShadowWork(item.tenant, item.id);

@@ -11,6 +11,8 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { deploy, setStatus, spyTool, withStoreFile } from '../../testing/index.ts';
 import { createKeel, type Keel } from '../keel.ts';
+import { ShadowDrainer } from './shadow-drainer.ts';
+import { Shadows } from './shadows.ts';
 
 function desk() {
   return [
@@ -259,6 +261,59 @@ describe('the shadow queue', () => {
           await new Promise((r) => setTimeout(r, 20));
         }
         assert.equal((await keel.lifecycle.shadowReport('acme', 'refund')).comparisons, 4);
+      } finally {
+        await drainer.stop();
+      }
+    });
+  });
+
+  test('shadow work yields to live work: put off while it runs, then one item at a time once put off too long', async () => {
+    await withKeel('keel-shadow-yields', { maxShadowRuns: 0 }, async (keel) => {
+      await deploy(keel, 'acme', spec({ version: 1, status: 'LIVE' }));
+      await deploy(keel, 'acme', spec({ version: 2, status: 'SHADOW' }));
+      for (let i = 0; i < 4; i++) await keel.events.emit('acme', refund(10 + i));
+      let busy = true;
+      const shadows = new Shadows({
+        engine: keel.engine,
+        store: keel.store,
+        now: () => new Date().toISOString(),
+        wallClock: Date.now,
+      });
+      const drainer = new ShadowDrainer({
+        shadows,
+        store: keel.store,
+        owner: 'test-drainer',
+        clock: Date.now,
+        limit: () => 8,
+        concurrency: 8,
+        busy: () => busy,
+        quietMs: 10,
+        maxLagMs: 1500,
+      });
+      const lag = () => keel.lifecycle.shadowQueue.status({ tenant: 'acme' });
+      const started = Date.now();
+      drainer.run(20);
+      try {
+        await new Promise((r) => setTimeout(r, 200));
+        if (Date.now() - started < 1400)
+          assert.equal((await lag()).waiting, 4, 'put off while live work runs');
+        // Put off too long: worked beside the live work, never more than one at a time.
+        const deadline = Date.now() + 30_000;
+        for (let q = await lag(); q.waiting + q.running > 0; q = await lag()) {
+          assert.ok(q.running <= 1, JSON.stringify(q));
+          assert.ok(Date.now() < deadline, 'drained in the end');
+          await new Promise((r) => setTimeout(r, 10));
+        }
+        assert.ok(Date.now() - started >= 1500, 'not before it had been put off for maxLagMs');
+        // Live work pauses: new work goes at once.
+        busy = false;
+        for (let i = 0; i < 3; i++) await keel.events.emit('acme', refund(20 + i));
+        const soon = Date.now() + 20_000;
+        while ((await lag()).waiting + (await lag()).running > 0) {
+          assert.ok(Date.now() < soon);
+          await new Promise((r) => setTimeout(r, 10));
+        }
+        assert.equal((await keel.lifecycle.shadowReport('acme', 'refund')).comparisons, 7);
       } finally {
         await drainer.stop();
       }
