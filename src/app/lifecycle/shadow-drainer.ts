@@ -56,6 +56,8 @@ export class ShadowDrainer {
   /** Items this process queued and has not seen done, per tenant. */
   private readonly mine = new Map<string, Set<string>>();
   private readonly active = new Map<string, number>();
+  /** Gone lease owners last looked up, per scope (a tenant, or '' for all). */
+  private readonly gone = new Map<string, { at: number; owners: readonly string[] }>();
   /** Tenants whose items this process has met (the limits of these are applied before a claim). */
   private readonly tenantsSeen = new Set<string>();
   private readonly working = new Set<Promise<void>>();
@@ -228,12 +230,17 @@ export class ShadowDrainer {
     return started;
   }
 
-  /** Owners of live leases on this scope's items that are known to be gone. */
+  /** Owners of live leases on this scope's items that are known to be gone (looked up at most once a second). */
   private async takeOver(now: number, tenant: string | undefined): Promise<readonly string[]> {
     if (!this.o.goneOwners) return [];
+    const key = tenant ?? '';
+    const known = this.gone.get(key);
+    if (known && now - known.at < 1000) return known.owners;
     const status = await this.o.store.shadowQueueStatus(now, tenant !== undefined ? { tenant } : {});
     const owners = status.owners.map((x) => x.owner).filter((x) => x !== this.o.owner);
-    return owners.length === 0 ? [] : this.o.goneOwners(owners);
+    const gone = owners.length === 0 ? [] : await this.o.goneOwners(owners);
+    this.gone.set(key, { at: now, owners: gone });
+    return gone;
   }
 
   private start(item: ClaimedShadowWork): void {
