@@ -45,6 +45,7 @@ export type {
   LifecycleHandle,
   Published,
   RunsHandle,
+  ShadowQueueHandle,
   WorkflowsHandle,
   WritsHandle,
 } from './keel-api.ts';
@@ -57,7 +58,7 @@ export type {
   RolloutStatus,
 } from './lifecycle/lifecycle.ts';
 export type { ReplayGateReport } from './lifecycle/replay-gate.ts';
-export type { ShadowReport } from './lifecycle/shadows.ts';
+export type { ShadowReport } from './lifecycle/shadow-report.ts';
 export type { TestReport, TestResult } from './lifecycle/test-runs.ts';
 export {
   approveMcpTools,

@@ -56,7 +56,7 @@ import type {
 } from './keel.ts';
 import type { Principal, PromoteOptions, RolloutOptions, RolloutStatus } from './lifecycle/lifecycle.ts';
 import type { ReplayGateReport } from './lifecycle/replay-gate.ts';
-import type { ShadowReport } from './lifecycle/shadows.ts';
+import type { ShadowReport } from './lifecycle/shadow-report.ts';
 import type { TestReport } from './lifecycle/test-runs.ts';
 import type { KeelMetrics } from './metrics.ts';
 import type { TraceExporter } from './trace-export.ts';
@@ -304,8 +304,30 @@ export interface LifecycleHandle {
   diff(tenant: string, workflowId: string, a: number, b: number): Promise<SpecDiff>;
   /** The workflow's lifecycle records and whether their hash chain verifies. */
   records(tenant: string, workflowId: string): Promise<{ records: Promotion[]; chain: ChainResult }>;
-  /** Resolves once this process's background lifecycle work is done. */
+  /**
+   * Resolves once this process's background lifecycle work is done: the shadow work it queued
+   * (worked now; items another process holds are left to it) and automatic rollout steps.
+   */
   settled(): Promise<void>;
+  /** The durable shadow queue (docs/lifecycle.md, "The shadow queue"): its lag, and its drainers. */
+  readonly shadowQueue: ShadowQueueHandle;
+}
+
+/** The shadow queue: comparisons still to make, kept in the store until a drainer makes them. */
+export interface ShadowQueueHandle {
+  /**
+   * Its lag: items waiting, items being worked, and how long the oldest has waited (ms) — across
+   * the store, or of one tenant (one workflow, one version).
+   */
+  status(filter?: { tenant?: string; workflowId?: string; version?: number }): Promise<{
+    waiting: number;
+    running: number;
+    oldestAgeMs?: number;
+  }>;
+  /** Works every claimable item of a tenant (of all without one) now, a dead process's included; how many. */
+  drain(o?: { tenant?: string }): Promise<{ worked: number }>;
+  /** Drains every tenant's queue continually in the background, yielding to live work and to `busy`. */
+  run(o?: { pollMs?: number; busy?: () => boolean }): { stop(): Promise<void> };
 }
 
 /**

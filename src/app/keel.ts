@@ -4,7 +4,7 @@
  * This is the only module that names concrete adapters; everything it returns is tenant-scoped.
  */
 import { hostname } from 'node:os';
-import { goneLeaseOwners, leaseOwnerName, systemSources } from '../adapters/system/index.ts';
+import { goneLeaseOwners, goneOwnersAmong, leaseOwnerName, systemSources } from '../adapters/system/index.ts';
 import {
   type DraftCatalog,
   type EventShape,
@@ -24,12 +24,12 @@ import {
   type StoredEntry,
   type VerifyResult,
 } from '../core/ledger/index.ts';
+import { startsOn } from '../core/lifecycle/index.ts';
 import { type ApprovalCause, approvalCause, describeEntry, parseEvent } from '../core/run/index.ts';
 import {
   parseSpec,
   type SpecOptions,
   specHash,
-  triggerMatches,
   validateSpec,
   type WorkflowSpec,
 } from '../core/spec/index.ts';
@@ -59,6 +59,7 @@ import type {
   RunFilter,
   RunPage,
   RunRecord,
+  ShadowWork,
   Store,
   ToolDefinition,
   VersionRecord,
@@ -72,7 +73,8 @@ import { type ExposeEnvConfig, envExposure } from './env-exposure.ts';
 import { governanceConfig, type PoliciesConfig, type TrustedKeysConfig } from './governance-config.ts';
 import { idempotencyHandle } from './idempotency.ts';
 import { createLifecycle, type PromotionGatesConfig } from './lifecycle/lifecycle.ts';
-import { DEFAULT_SHADOW_LIMIT } from './lifecycle/shadows.ts';
+import { LiveActivity } from './lifecycle/live-activity.ts';
+import { DEFAULT_SHADOW_LIMIT } from './lifecycle/shadow-drainer.ts';
 import { KeelMetrics } from './metrics.ts';
 import { observedStore } from './observed-store.ts';
 import { openSqliteStore } from './open-store.ts';
@@ -133,7 +135,11 @@ export interface KeelConfig {
    * a function of the tenant; what is not given is the default (DEFAULT_GATES).
    */
   readonly promotionGates?: PromotionGatesConfig;
-  /** How many shadow runs a tenant may have running at once (default 8); past it they are skipped and counted. */
+  /**
+   * How many shadow runs of a tenant this process walks at once (default 8; a number also bounds
+   * all tenants together); past it, shadow work waits in the queue. 0: this process leaves them to
+   * others (`keel serve`, `keel worker`).
+   */
   readonly maxShadowRuns?: number | ((tenant: string) => number);
   /**
    * Export each run's spans (projected from its ledger) to an OpenTelemetry collector when it
@@ -289,6 +295,11 @@ export function createKeel(config: KeelConfig) {
   });
   const now = () => new Date(sources.clock.now()).toISOString();
   const shadowLimit = config.maxShadowRuns ?? DEFAULT_SHADOW_LIMIT;
+  // Live work in hand in this process: background shadow work yields to it.
+  const activity = new LiveActivity(() => wallClock.now());
+  const live = <T>(fn: () => Promise<T>) => activity.around(fn);
+  /** More live work to yield to (a `keel worker`'s walks), added by `lifecycle.shadowQueue.run`. */
+  const extraBusy: (() => boolean)[] = [];
   const lifecycle = createLifecycle({
     engine,
     store,
@@ -297,7 +308,15 @@ export function createKeel(config: KeelConfig) {
     now,
     ...(config.promotionGates ? { gates: config.promotionGates } : {}),
     policyFor: (tenant) => governance?.policyFor(tenant),
-    shadowLimit: typeof shadowLimit === 'function' ? shadowLimit : () => shadowLimit,
+    shadowQueue: {
+      owner: leaseOwnerName('shadows'),
+      limit: typeof shadowLimit === 'function' ? shadowLimit : () => shadowLimit,
+      concurrency: typeof shadowLimit === 'number' ? Math.max(shadowLimit, 1) : DEFAULT_SHADOW_LIMIT,
+      clock: () => wallClock.now(),
+      busy: (quietMs) => activity.busy(quietMs) || extraBusy.some((b) => b()),
+      goneOwners: async (owners) =>
+        goneOwnersAmong(owners, (await store.workerStatus(wallClock.now())).workers),
+    },
     ...(config.onBackgroundError ? { onBackgroundError: config.onBackgroundError } : {}),
   });
   const knownTool = (name: string) => tools.has(name);
@@ -434,41 +453,57 @@ export function createKeel(config: KeelConfig) {
      * Validates an event and starts one run per matching workflow (its latest LIVE or AUTONOMOUS
      * version); with `writ` (a writ file's `{chain}` or the chain itself) each run executes under it.
      */
-    async emit(tenant: string, value: unknown, o: StartOptions = {}): Promise<EmitResult> {
-      const event = parseEvent(value, tenant);
-      const so = startOptions(o);
-      const byWorkflow = new Map<string, VersionRecord[]>();
-      for (const v of await store.listVersions(tenant)) {
-        const list = byWorkflow.get(v.workflowId);
-        if (list) list.push(v);
-        else byWorkflow.set(v.workflowId, [v]);
-      }
-      const runs: (RunSummary & { created: boolean })[] = [];
-      for (const [workflowId, versions] of byWorkflow) {
-        // Only workflows with a version events go to are routed (a rollout's two LIVE versions split).
-        if (!versions.some((v) => v.status === 'LIVE' || v.status === 'AUTONOMOUS')) continue;
-        const routed = await lifecycle.route(tenant, workflowId, versions, event);
-        if (!routed?.version.spec.triggers.some((t) => triggerMatches(t, event))) continue;
-        const { run, created } = await engine.start(routed.version, event, {
-          ...so,
-          ...(routed.split ? { split: routed.split } : {}),
-        });
-        runs.push({ ...run, created });
-        // Its SHADOW versions run on the same event, simulated, off the live path.
-        if (created)
-          lifecycle.shadows.launch(
-            {
-              tenant,
-              runId: run.runId,
-              status: routed.version.status === 'AUTONOMOUS' ? 'AUTONOMOUS' : 'LIVE',
-            },
-            event,
-            versions.filter((v) => v.status === 'SHADOW'),
-          );
-        if (routed.split) lifecycle.tick(tenant, workflowId);
-      }
-      return { eventId: event.id, runs };
-    },
+    emit: (tenant: string, value: unknown, o: StartOptions = {}): Promise<EmitResult> =>
+      live(async () => {
+        const event = parseEvent(value, tenant);
+        const so = startOptions(o);
+        const byWorkflow = new Map<string, VersionRecord[]>();
+        for (const v of await store.listVersions(tenant)) {
+          const list = byWorkflow.get(v.workflowId);
+          if (list) list.push(v);
+          else byWorkflow.set(v.workflowId, [v]);
+        }
+        const runs: (RunSummary & { created: boolean })[] = [];
+        for (const [workflowId, versions] of byWorkflow) {
+          // Only workflows with a version events go to are routed (a rollout's two LIVE versions split).
+          if (!versions.some((v) => v.status === 'LIVE' || v.status === 'AUTONOMOUS')) continue;
+          const routed = await lifecycle.route(tenant, workflowId, versions, event);
+          if (!routed) continue;
+          // Every SHADOW version is compared on every event of the workflow, whichever starts on it.
+          const candidates = versions.filter((v) => v.status === 'SHADOW');
+          if (!startsOn(routed.version.spec, event)) {
+            // No live run: the candidates whose triggers match run alone (queued, off this path).
+            const alone = lifecycle.shadows.workAlone(routed.version, event, candidates);
+            if (alone.length > 0) {
+              await store.enqueueShadowWork(alone);
+              lifecycle.drainer.queued(alone);
+            }
+            continue;
+          }
+          let queued: readonly ShadowWork[] = [];
+          const { run, created } = await engine.start(routed.version, event, {
+            ...so,
+            ...(routed.split ? { split: routed.split } : {}),
+            // Its SHADOW versions' comparisons are queued with the live run's root, in its transaction.
+            ...(candidates.length > 0
+              ? {
+                  shadowWork: (runId: Digest) => {
+                    queued = lifecycle.shadows.workBeside(
+                      { runId, version: routed.version },
+                      event,
+                      candidates,
+                    );
+                    return queued;
+                  },
+                }
+              : {}),
+          });
+          runs.push({ ...run, created });
+          if (created) lifecycle.drainer.queued(queued);
+          if (routed.split) lifecycle.tick(tenant, workflowId);
+        }
+        return { eventId: event.id, runs };
+      }),
   };
 
   const runs = {
@@ -497,7 +532,7 @@ export function createKeel(config: KeelConfig) {
           },
         );
       }
-      const { run, created } = await engine.start(v, event, { ...startOptions(o), direct: true });
+      const { run, created } = await live(() => engine.start(v, event, { ...startOptions(o), direct: true }));
       return { ...run, created };
     },
     /**
@@ -689,9 +724,13 @@ export function createKeel(config: KeelConfig) {
   const approvals = {
     list: pendingApprovals,
     approve: (tenant: string, runId: string, by: string, note?: string, o: { walk?: WalkMode } = {}) =>
-      engine.resolveApproval(tenant, runId, { decision: 'approved', by, ...(note ? { note } : {}), ...o }),
+      live(() =>
+        engine.resolveApproval(tenant, runId, { decision: 'approved', by, ...(note ? { note } : {}), ...o }),
+      ),
     deny: (tenant: string, runId: string, by: string, note?: string, o: { walk?: WalkMode } = {}) =>
-      engine.resolveApproval(tenant, runId, { decision: 'denied', by, ...(note ? { note } : {}), ...o }),
+      live(() =>
+        engine.resolveApproval(tenant, runId, { decision: 'denied', by, ...(note ? { note } : {}), ...o }),
+      ),
   };
 
   /**
@@ -740,6 +779,33 @@ export function createKeel(config: KeelConfig) {
       diff: lifecycle.diff,
       records: lifecycle.records,
       settled: lifecycle.settled,
+      shadowQueue: {
+        /** The shadow queue's lag: of a tenant (one workflow, one version), or across the store. */
+        status: async (filter: { tenant?: string; workflowId?: string; version?: number } = {}) => {
+          const now = wallClock.now();
+          const q = await store.shadowQueueStatus(now, filter);
+          return {
+            waiting: q.waiting,
+            running: q.running,
+            ...(q.oldestMs !== undefined ? { oldestAgeMs: Math.max(0, now - q.oldestMs) } : {}),
+          };
+        },
+        /**
+         * Works every claimable item of the tenant (every tenant's without one) until none is
+         * left, without yielding to live work: what `keel recover --all` does after its runs.
+         */
+        drain: (o: { tenant?: string } = {}) => lifecycle.drainer.drain({ all: true, ...o }),
+        /**
+         * Drains every tenant's queue continually in the background (`keel serve`, `keel worker`),
+         * yielding to live work here and to `busy` (a worker's walks); `stop` waits for the items
+         * being worked.
+         */
+        run(o: { pollMs?: number; busy?: () => boolean } = {}): { stop(): Promise<void> } {
+          if (o.busy) extraBusy.push(o.busy);
+          lifecycle.drainer.run(o.pollMs ?? 1000);
+          return { stop: () => lifecycle.drainer.stop() };
+        },
+      },
     },
     /** Waits for the lifecycle's background work (shadow runs, automatic rollout steps), then closes the store. */
     /** Metrics (when `metrics`) and the trace exporter (when `traces`) of this Keel. */

@@ -12,7 +12,15 @@ import { ErrorCode, KeelError } from '../core/errors.ts';
 import { actor, type CliContext, type WithContext } from './context.ts';
 import { EXIT } from './exit-codes.ts';
 import { intOption, readJson } from './input.ts';
-import { chainText, diffLines, gateLines, recordLines, rolloutLines, testLines } from './lifecycle-output.ts';
+import {
+  chainText,
+  diffLines,
+  gateLines,
+  recordLines,
+  rolloutLines,
+  shadowReportLines,
+  testLines,
+} from './lifecycle-output.ts';
 import { line, printJson } from './output.ts';
 
 const version = (v: string | undefined) => (v === undefined ? {} : { version: intOption(v, '--version') });
@@ -122,21 +130,7 @@ export function registerLifecycleCommands(program: Command, withContext: WithCon
           ...(o.since ? { since: o.since } : {}),
         });
         if (ctx.json) printJson(r);
-        else {
-          const rate =
-            r.comparisons === 0
-              ? 'no comparisons yet'
-              : `${Math.round(r.agreement * 1000) / 10}% agreement (${r.agreed} of ${r.comparisons})`;
-          line(
-            `${r.workflowId} v${r.version} against v${r.against.join(', v') || '?'}: ${rate}${r.skipped ? `; ${r.skipped} shadow runs skipped at the limit` : ''}`,
-          );
-          for (const d of r.disagreements)
-            for (const s of d.sentences) line(`  - ${s} ${pc.dim(d.shadowRunId)}`);
-          for (const n of r.newRefusals)
-            line(
-              `  ${pc.red(`refusal v${r.version} alone would make`)}: ${n.code} at step ${n.step} ${pc.dim(n.runId)}`,
-            );
-        }
+        else for (const l of shadowReportLines(r)) line(l);
       }),
     );
 
@@ -179,7 +173,7 @@ export function registerLifecycleCommands(program: Command, withContext: WithCon
         if (ctx.json) printJson(r);
         else {
           line(
-            `${r.workflowId} v${r.candidate} re-planned on ${r.runs} runs of v${r.against}: ${r.diverged.length === 0 ? pc.green('every one the same') : pc.red(`${r.diverged.length} would differ`)}`,
+            `${r.workflowId} v${r.candidate} re-planned on ${r.runs} runs of v${r.against}: ${r.diverged.length === 0 ? pc.green('every one the same') : pc.red(`${r.diverged.length} would differ${r.wouldNotStart > 0 ? ` (${r.wouldNotStart} would not start)` : ''}`)}`,
           );
           for (const d of r.diverged) line(`  - ${d.sentence} ${pc.dim(d.runId)}`);
         }

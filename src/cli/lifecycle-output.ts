@@ -4,7 +4,7 @@
  * only: values in, lines out.
  */
 import pc from 'picocolors';
-import type { TestReport } from '../app/index.ts';
+import type { ShadowReport, TestReport } from '../app/index.ts';
 import type {
   ChainResult,
   GateReport,
@@ -47,11 +47,13 @@ export function testLines(r: TestReport): string[] {
         : pc.red('FAIL');
     const what = [
       t.status,
-      t.steps.length > 0 ? `steps ${t.steps.join(' > ')}` : 'no step reached',
+      t.runId === undefined ? '' : t.steps.length > 0 ? `steps ${t.steps.join(' > ')}` : 'no step reached',
       t.refusal ? `refused ${t.refusal}` : '',
       t.approvals.length > 0 ? `would ask a person at ${t.approvals.join(', ')}` : '',
     ].filter(Boolean);
-    out.push(`  ${result.padEnd(4)}  ${t.name.padEnd(width)}  ${what.join('; ')}  ${pc.dim(t.runId)}`);
+    out.push(
+      `  ${result.padEnd(4)}  ${t.name.padEnd(width)}  ${what.join('; ')}${t.runId ? `  ${pc.dim(t.runId)}` : ''}`,
+    );
     for (const x of t.results.filter((e) => !e.ok))
       out.push(
         `          ${x.expectation}: expected ${JSON.stringify(x.expected)}, got ${JSON.stringify(x.actual) ?? 'nothing'}`,
@@ -64,6 +66,43 @@ export function testLines(r: TestReport): string[] {
       ? `${pc.green('passed')}: ${r.tests.length} of ${r.tests.length}`
       : `${pc.red('failed')}: ${failed} of ${r.tests.length}`,
   );
+  return out;
+}
+
+const ago = (ms: number) =>
+  ms < 1000 ? `${ms} ms` : ms < 120_000 ? `${Math.round(ms / 1000)} s` : `${Math.round(ms / 60_000)} min`;
+
+export function shadowReportLines(r: ShadowReport): string[] {
+  const rate =
+    r.comparisons === 0
+      ? 'no comparisons yet'
+      : `${pct(r.agreement)} agreement (${r.agreed} of ${r.comparisons})`;
+  const starts = [
+    r.starts.wouldNotStart > 0 ? `${r.starts.wouldNotStart} events v${r.version} would not start on` : '',
+    r.starts.wouldStartAlone > 0
+      ? `${r.starts.wouldStartAlone} events only v${r.version} would start on`
+      : '',
+  ].filter(Boolean);
+  const q = r.queue;
+  const waiting = q.waiting + q.running;
+  const out = [
+    `${r.workflowId} v${r.version} against v${r.against.join(', v') || '?'}: ${rate}${starts.length > 0 ? `; ${starts.join(', ')}` : ''}`,
+    waiting === 0
+      ? `  ${pc.dim('shadow queue: nothing waiting')}`
+      : `  shadow queue: ${waiting} comparison${waiting === 1 ? '' : 's'} still to make${q.running > 0 ? ` (${q.running} being made)` : ''}${q.oldestAgeMs !== undefined ? `, the oldest queued ${ago(q.oldestAgeMs)} ago` : ''}`,
+  ];
+  for (const d of r.disagreements) {
+    const id = d.starts?.candidate === false ? '' : ` ${pc.dim(d.shadowRunId)}`;
+    for (const s of d.sentences) out.push(`  - ${s}${id}`);
+  }
+  for (const n of r.newRefusals)
+    out.push(
+      `  ${pc.red(`refusal v${r.version} alone would make`)}: ${n.code} at step ${n.step} ${pc.dim(n.runId)}`,
+    );
+  for (const s of r.skippedBeside)
+    out.push(
+      `  ${pc.dim(`${s.count} shadow run${s.count === 1 ? '' : 's'} skipped at the old concurrency limit beside ${s.liveVersion === null ? 'live runs no longer in the store' : `v${s.liveVersion}`} (before the shadow queue)`)}`,
+    );
   return out;
 }
 

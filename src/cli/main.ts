@@ -113,7 +113,7 @@ export function buildProgram(): Command {
     )
     .option(
       '--max-shadow-runs <n>',
-      'shadow runs a tenant may have running at once; past it they are skipped and counted (env KEEL_MAX_SHADOW_RUNS; default 8)',
+      'shadow runs of a tenant this process walks at once; past it, shadow work waits in the queue; 0 leaves it to keel serve and keel worker (env KEEL_MAX_SHADOW_RUNS; default 8)',
       undefined,
     )
     .option('--json', 'print machine-readable JSON')

@@ -25,6 +25,7 @@ import {
   type CancelRequest,
   directRunIdFor,
   foldRun,
+  loneShadowRunIdFor,
   type RunState,
   retainedRunError,
   runIdFor,
@@ -38,6 +39,7 @@ import type {
   ModelProvider,
   Planner,
   RawSources,
+  ShadowWork,
   Store,
   VersionRecord,
 } from '../ports/index.ts';
@@ -144,6 +146,8 @@ export interface CreateOptions {
   readonly traceparent?: string;
   /** false: commit the root and the prefix, and leave the walk to `recover` (or a worker). */
   readonly walk?: boolean;
+  /** Shadow work to queue with the run's root, in its transaction, given the run's id. */
+  readonly shadowWork?: (runId: Digest) => readonly ShadowWork[];
 }
 
 export class Engine {
@@ -262,7 +266,8 @@ export class Engine {
    * root first) the run executes under it: the chain is verified against the tenant's trusted keys
    * first, and a refusal (KeelError writ_refused, `details.code`) creates no run. `direct`: the run
    * is started by name (`keel run`, an OpenWOP create), not by routing the event, and is named apart
-   * from the routed run of the same event.
+   * from the routed run of the same event. `shadowWork` names what to queue with the run's root (its
+   * SHADOW versions' comparisons), in the root's transaction: queued if and only if the run is created.
    */
   async start(
     version: VersionRecord,
@@ -273,6 +278,7 @@ export class Engine {
       direct?: boolean;
       split?: SplitEntry;
       traceparent?: string;
+      shadowWork?: (runId: Digest) => readonly ShadowWork[];
     } = {},
   ): Promise<{ run: RunSummary; created: boolean }> {
     const writ = o.writ === undefined ? undefined : await this.admit(o.writ, version.tenant);
@@ -285,18 +291,20 @@ export class Engine {
       policy: this.currentPolicy(version.tenant).policy,
       ...(o.split ? { split: o.split } : {}),
       ...(o.traceparent ? { traceparent: o.traceparent } : {}),
+      ...(o.shadowWork ? { shadowWork: o.shadowWork } : {}),
     });
   }
 
   /**
    * Starts (or finds) a simulated run: a test of `version` on `event` (`keel test`), or the shadow
-   * of a live run on its event. Nothing in it ever acts and nobody is asked (simulated-effects.ts);
-   * it is walked here or left to a worker like any run, and recovered like any run.
+   * of a live run on its event — or, without `shadowOf`, a shadow on an event the live version did
+   * not start. Nothing in it ever acts and nobody is asked (simulated-effects.ts); it is walked here
+   * or left to a worker like any run, and recovered like any run.
    */
   async startSimulated(
     version: VersionRecord,
     event: EventRecord,
-    o: ({ mode: 'test'; test: TestRef } | { mode: 'shadow'; shadowOf: string }) & {
+    o: ({ mode: 'test'; test: TestRef } | { mode: 'shadow'; shadowOf?: string }) & {
       /** The status its checks judge it as: a shadow's live version's; a test's default LIVE. */
       judgedAs?: 'LIVE' | 'AUTONOMOUS';
       walk?: WalkMode;
@@ -306,11 +314,15 @@ export class Engine {
     const runId =
       o.mode === 'test'
         ? this.testRunId(version, event, o.test)
-        : shadowRunIdFor(tenant, o.shadowOf, specHash);
+        : o.shadowOf !== undefined
+          ? shadowRunIdFor(tenant, o.shadowOf, specHash)
+          : loneShadowRunIdFor(tenant, version.workflowId, specHash, event);
     return this.create(runId, version, event, {
       walk: (o.walk ?? this.walkMode) === 'inline',
       policy: this.currentPolicy(tenant).policy,
-      ...(o.mode === 'test' ? { mode: 'test', test: o.test } : { mode: 'shadow', shadowOf: o.shadowOf }),
+      ...(o.mode === 'test'
+        ? { mode: 'test', test: o.test }
+        : { mode: 'shadow', ...(o.shadowOf !== undefined ? { shadowOf: o.shadowOf } : {}) }),
       judgedAs: o.judgedAs ?? (version.status === 'AUTONOMOUS' ? 'AUTONOMOUS' : 'LIVE'),
     });
   }
@@ -611,6 +623,7 @@ export class Engine {
       },
     );
     writer.addRoot(root.stored);
+    if (o.shadowWork) writer.queueShadowWork(o.shadowWork(runId));
     for (const e of prefix) writer.add(e.kind, e.payload as never);
     if (state.approval && !state.approval.decision) {
       const r = state.approval.request;

@@ -19,7 +19,7 @@
  */
 
 import type { Digest } from '../core/canonical/index.ts';
-import type { Head, RunMode, RunStatus, StoredEntry } from '../core/ledger/index.ts';
+import type { EventRecord, Head, RunMode, RunStatus, StoredEntry } from '../core/ledger/index.ts';
 import type { Comparison, PromotionRecord, RolloutState } from '../core/lifecycle/index.ts';
 import type { WorkflowSpec, WorkflowStatus } from '../core/spec/index.ts';
 import type { WritBudget } from '../core/writs/index.ts';
@@ -115,6 +115,11 @@ export interface AppendRequest {
   readonly lease?: LeaseChange;
   /** A reservation from (or a return to) the run's writ budgets, applied only with the append. */
   readonly budget?: BudgetChange;
+  /**
+   * Shadow work queued with the append, in its transaction (a live run's root queues its SHADOW
+   * versions' comparisons): applied only if the append is; an item already queued is kept as is.
+   */
+  readonly shadowWork?: readonly ShadowWork[];
 }
 
 /** A run a worker claimed: it holds the lease until `leaseUntil` (ms) unless it renews it. */
@@ -247,13 +252,78 @@ export interface EntryPage {
 export interface StoredComparison {
   readonly tenant: string;
   readonly workflowId: string;
+  /** The shadow run's id; where the candidate would not start, the id its shadow run would have had. */
   readonly shadowRunId: string;
-  readonly liveRunId: string;
+  /** Absent where the live version did not start on the event (and the candidate did). */
+  readonly liveRunId?: string;
   readonly shadowVersion: number;
   readonly liveVersion: number;
   readonly agree: boolean;
   readonly comparison: Comparison;
   readonly createdAt: string;
+}
+
+/**
+ * One comparison to make (docs/lifecycle.md, "The shadow queue"): a SHADOW version on one event of
+ * its workflow, beside the live run the event started (`liveRunId`) or where the live version did
+ * not start (no `liveRunId`: the candidate's trigger matched and the live version's did not). Kept in
+ * the tenant's durable queue until the comparison is made; claimed under a lease like a run, so a
+ * dead drainer's work is taken over. Operational, never part of a ledger.
+ */
+export interface ShadowWork {
+  readonly tenant: string;
+  /** The shadow run's id (`shadowRunIdFor`, or `loneShadowRunIdFor` without a live run): unique per tenant. */
+  readonly id: Digest;
+  readonly workflowId: string;
+  /** The SHADOW version. */
+  readonly version: number;
+  /** The version the event was routed to: it started `liveRunId`, or (absent) did not start. */
+  readonly liveVersion: number;
+  readonly liveRunId?: string;
+  /** The status the shadow run is judged as: the live version's. */
+  readonly judgedAs: 'LIVE' | 'AUTONOMOUS';
+  readonly event: EventRecord;
+  /** When it was queued, ms since the epoch, on the wall clock (like leases). */
+  readonly enqueuedMs: number;
+}
+
+/** Shadow work a drainer claimed: it holds the item until `leaseUntil` (ms). */
+export interface ClaimedShadowWork extends ShadowWork {
+  readonly leaseUntil: number;
+}
+
+/** A candidate version's place in the queue's round robin. */
+export interface ShadowGroup {
+  readonly tenant: string;
+  readonly workflowId: string;
+  readonly version: number;
+}
+
+/**
+ * Narrows a claim of shadow work. Items are handed out fairly: each candidate version's oldest
+ * first, one per version in turn, starting with the version after `after` (the last one served).
+ */
+export interface ShadowClaimScope {
+  readonly tenant?: string;
+  /** Only these items (of `tenant`, then required): what one process queued and drains itself. */
+  readonly ids?: readonly string[];
+  /** Tenants whose items are not claimed now (at their limit of shadow runs at once). */
+  readonly skipTenants?: readonly string[];
+  /** Owners whose live leases count as expired (processes known to be gone). */
+  readonly takeOver?: readonly string[];
+  readonly after?: ShadowGroup;
+}
+
+/** The shadow queue's lag: what waits, what is being worked on, and since when the oldest item waits. */
+export interface ShadowQueueStatus {
+  /** Items no live lease holds: queued, or left by a drainer that stopped. */
+  readonly waiting: number;
+  /** Items a drainer holds now. */
+  readonly running: number;
+  /** `enqueuedMs` of the oldest item, waiting or running; absent when the queue is empty. */
+  readonly oldestMs?: number;
+  /** Live leases on items, per owner. */
+  readonly owners: readonly { readonly owner: string; readonly items: number }[];
 }
 
 /** A shadow run not started because the tenant had as many running as it may (counted, never queued). */
@@ -472,9 +542,45 @@ export interface Store extends CheckpointStore {
     shadowVersion: number,
     o?: { since?: string },
   ): Promise<StoredComparison[]>;
-  /** Counts a shadow run skipped at the concurrency limit (once per live run and version). */
+  /**
+   * Counts a shadow run skipped at the concurrency limit (once per live run and version). Keel no
+   * longer skips (shadow work waits in the queue); the records of older stores are still read.
+   */
   recordShadowSkip(s: ShadowSkip): Promise<void>;
-  countShadowSkips(tenant: string, workflowId: string, version: number, since?: string): Promise<number>;
+  /**
+   * Skipped shadow runs of a version (since a time), per version of the live run each was skipped
+   * beside (null when that run is no longer in the store), ascending by live version.
+   */
+  shadowSkips(
+    tenant: string,
+    workflowId: string,
+    version: number,
+    since?: string,
+  ): Promise<{ liveVersion: number | null; count: number }[]>;
+
+  /** Queues shadow work on its own (an event no live run was started for); returns how many were new. */
+  enqueueShadowWork(items: readonly ShadowWork[]): Promise<number>;
+  /**
+   * Leases up to `limit` items to `owner` until `now + leaseMs`: those with no lease or one expired
+   * before `now`, in the round robin of ShadowClaimScope. One transaction; two claimers never both
+   * hold an item.
+   */
+  claimShadowWork(
+    owner: string,
+    leaseMs: number,
+    limit: number,
+    now: number,
+    scope?: ShadowClaimScope,
+  ): Promise<ClaimedShadowWork[]>;
+  /** Removes a done item (whoever holds it); false when it was not queued. */
+  finishShadowWork(tenant: string, id: string): Promise<boolean>;
+  /** Hands an item `owner` holds back, to be claimable again at `retryAt` (ms; now when absent). */
+  releaseShadowWork(tenant: string, id: string, owner: string, retryAt?: number): Promise<boolean>;
+  /** The queue's lag across the store, or of one tenant, workflow or version. */
+  shadowQueueStatus(
+    now: number,
+    filter?: { tenant?: string; workflowId?: string; version?: number },
+  ): Promise<ShadowQueueStatus>;
 
   /**
    * Leases up to `limit` claimable runs (running, no lease or one expired before `now`) to `owner`

@@ -260,14 +260,16 @@ export function lifecycleContract(current: () => Store): void {
       assert.equal((await store.listRuns(tenant, { workflowId: 'wf', version: 2 })).runs.length, 2);
     });
 
-    test('a comparison is kept once; skipped shadows are counted once per live run', async () => {
+    test('a comparison is kept once; skipped shadows are counted once per live run, against its version', async () => {
       const store = current();
       const tenant = unique('t');
+      const liveV1 = await run(store, tenant, { at: '2026-01-01T00:00:00.000Z', version: 1 });
+      const liveV3 = await run(store, tenant, { at: '2026-01-03T00:00:00.000Z', version: 3 });
       const c: StoredComparison = {
         tenant,
         workflowId: 'wf',
         shadowRunId: hashOf(unique('shadow')),
-        liveRunId: hashOf(unique('live')),
+        liveRunId: liveV1,
         shadowVersion: 2,
         liveVersion: 1,
         agree: false,
@@ -288,18 +290,43 @@ export function lifecycleContract(current: () => Store): void {
         [],
       );
       assert.deepEqual(await store.listComparisons(tenant, 'wf', 3), []);
+      // Where the live version did not start on the event, there is no live run to name.
+      const alone: StoredComparison = {
+        ...c,
+        shadowRunId: hashOf(unique('alone')),
+        comparison: { ...c.comparison, starts: { live: false, candidate: true } },
+        createdAt: '2026-01-01T00:00:02.000Z',
+      };
+      delete (alone as { liveRunId?: string }).liveRunId;
+      assert.equal(await store.putComparison(alone), true);
+      assert.deepEqual(await store.listComparisons(tenant, 'wf', 2), [c, alone]);
       const skip = {
         tenant,
         workflowId: 'wf',
         version: 2,
-        liveRunId: c.liveRunId,
+        liveRunId: liveV1,
         reason: 'limit',
         at: c.createdAt,
       };
       await store.recordShadowSkip(skip);
       await store.recordShadowSkip(skip);
-      assert.equal(await store.countShadowSkips(tenant, 'wf', 2), 1);
-      assert.equal(await store.countShadowSkips(tenant, 'wf', 2, '2026-02-01T00:00:00.000Z'), 0);
+      await store.recordShadowSkip({ ...skip, liveRunId: liveV3, at: '2026-01-03T00:00:01.000Z' });
+      await store.recordShadowSkip({
+        ...skip,
+        liveRunId: hashOf(unique('gone')),
+        at: '2026-01-03T00:00:02.000Z',
+      });
+      // Each skip is counted against the version of the live run it was skipped beside.
+      assert.deepEqual(await store.shadowSkips(tenant, 'wf', 2), [
+        { liveVersion: 1, count: 1 },
+        { liveVersion: 3, count: 1 },
+        { liveVersion: null, count: 1 },
+      ]);
+      assert.deepEqual(await store.shadowSkips(tenant, 'wf', 2, '2026-01-02T00:00:00.000Z'), [
+        { liveVersion: 3, count: 1 },
+        { liveVersion: null, count: 1 },
+      ]);
+      assert.deepEqual(await store.shadowSkips(unique('other'), 'wf', 2), []);
     });
   });
 }

@@ -19,6 +19,7 @@ import {
   type CheckpointHead,
   type CheckpointHeadRow,
   type ClaimedRun,
+  type ClaimedShadowWork,
   type ClaimScope,
   type EntryFilter,
   type EntryPage,
@@ -38,7 +39,10 @@ import {
   type RunFilter,
   type RunPage,
   type RunRecord,
+  type ShadowClaimScope,
+  type ShadowQueueStatus,
   type ShadowSkip,
+  type ShadowWork,
   type Store,
   type StoredComparison,
   type StoredRollout,
@@ -50,7 +54,7 @@ import {
   type WritBudgetUsage,
   type WritRevocation,
 } from '../../ports/index.ts';
-import { checkClaimScope } from '../shared/check-claim-scope.ts';
+import { checkClaimScope, checkShadowClaimScope } from '../shared/check-claim-scope.ts';
 import { toCheckpoint, toHead, toHeadRow, toRetainedRun } from '../shared/checkpoint-rows.ts';
 import {
   afterCursor,
@@ -70,6 +74,7 @@ import {
   skipValues,
   toComparison,
   toRollout,
+  toSkipCounts,
 } from '../shared/lifecycle-rows.ts';
 import {
   decodeCursor,
@@ -83,6 +88,7 @@ import {
   toVersion,
 } from '../shared/rows.ts';
 import { checkSecretKeyCandidate, SECRET_KEY_SQL } from '../shared/secret-key-rows.ts';
+import { SHADOW_QUEUE_SQL, toQueueStatus, workValues } from '../shared/shadow-queue-rows.ts';
 import { toRevocation, toTrustedKey, WRIT_TRUST_SQL as WT } from '../shared/writ-trust-rows.ts';
 import { APPEND_CHANNEL } from './append-statement.ts';
 import { afterParams, appendCheckpoint, CHECKPOINT_SQL, AFTER as RETAINED_AFTER_AT } from './checkpoints.ts';
@@ -112,6 +118,7 @@ import { countRunsQuery, PROMOTIONS_SQL, recordLifecycle } from './lifecycle.ts'
 import { listenChannel } from './listen.ts';
 import { checkSchemaVersion, type MigrationReport, migrateSchema } from './migrate.ts';
 import { attachBlobs, readEntryRows, SQL } from './queries.ts';
+import { claimShadowWork } from './shadow-queue.ts';
 
 export interface PostgresStoreOptions extends PoolOptions {
   /** The schema Keel's tables live in (default `public`, or the URL's `?schema=`). */
@@ -448,14 +455,65 @@ export class PostgresStore implements Store {
     await this.write('keel_put_shadow_skip', LIFECYCLE_SQL.putSkip, skipValues(skip));
   }
 
-  async countShadowSkips(
+  async shadowSkips(
     tenant: string,
     workflowId: string,
     version: number,
     since?: string,
-  ): Promise<number> {
+  ): Promise<{ liveVersion: number | null; count: number }[]> {
     const values = [tenant, workflowId, version, since ?? ''];
-    return Number((await this.query(LIFECYCLE_SQL.countSkips, values)).rows[0]?.n ?? 0);
+    return toSkipCounts((await this.query(LIFECYCLE_SQL.skipsByLiveVersion, values)).rows);
+  }
+
+  async enqueueShadowWork(items: readonly ShadowWork[]): Promise<number> {
+    if (items.length === 0) return 0;
+    return this.withTransaction('queueing shadow work', async (client) => {
+      await client.query('BEGIN');
+      try {
+        let n = 0;
+        for (const w of items)
+          n += (await client.query(SHADOW_QUEUE_SQL.enqueue, workValues(w))).rowCount ?? 0;
+        await client.query('COMMIT');
+        return n;
+      } catch (e) {
+        await client.query('ROLLBACK').catch(() => {});
+        throw e;
+      }
+    });
+  }
+
+  async claimShadowWork(
+    owner: string,
+    leaseMs: number,
+    limit: number,
+    now: number,
+    scope?: ShadowClaimScope,
+  ): Promise<ClaimedShadowWork[]> {
+    if (limit < 1) return [];
+    checkShadowClaimScope(scope);
+    return this.withTransaction('claiming shadow work', (client) =>
+      claimShadowWork(client, owner, leaseMs, limit, now, scope),
+    );
+  }
+
+  async finishShadowWork(tenant: string, id: string): Promise<boolean> {
+    return (
+      (await this.write('keel_finish_shadow_work', SHADOW_QUEUE_SQL.finish, [tenant, id])).rowCount === 1
+    );
+  }
+
+  async releaseShadowWork(tenant: string, id: string, owner: string, retryAt?: number): Promise<boolean> {
+    const values = [tenant, id, owner, retryAt ?? null];
+    return (await this.write('keel_release_shadow_work', SHADOW_QUEUE_SQL.release, values)).rowCount === 1;
+  }
+
+  async shadowQueueStatus(
+    now: number,
+    f: { tenant?: string; workflowId?: string; version?: number } = {},
+  ): Promise<ShadowQueueStatus> {
+    const values = [now, f.tenant ?? null, f.workflowId ?? null, f.version ?? null];
+    const status = (await this.query(SHADOW_QUEUE_SQL.status, values)).rows[0];
+    return toQueueStatus(status, (await this.query(SHADOW_QUEUE_SQL.owners, values)).rows);
   }
 
   /** A write statement outside the append path: counted as a commit once it succeeded. */

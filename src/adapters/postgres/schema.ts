@@ -368,6 +368,31 @@ export const MIGRATIONS: readonly Migration[] = [
     CREATE INDEX retained_in_order ON retained_runs (tenant, created_at, run_id);
     `,
   },
+  {
+    version: 12,
+    name: 'the shadow queue: comparisons still to make, queued with the live run, leased, deleted when done',
+    // One row per SHADOW version on an event, beside the live run it started (live_run_id) or
+    // where the live version did not start (NULL); leased like runs (ms), deleted once done. seq
+    // keeps each version's items in the order they were queued. shadow_skips stay, as history.
+    sql: `
+    CREATE TABLE shadow_queue (
+      seq BIGSERIAL PRIMARY KEY,
+      tenant TEXT COLLATE "C" NOT NULL,
+      id TEXT COLLATE "C" NOT NULL,
+      workflow_id TEXT COLLATE "C" NOT NULL,
+      version INTEGER NOT NULL,
+      live_version INTEGER NOT NULL,
+      live_run_id TEXT COLLATE "C",
+      judged_as TEXT NOT NULL CHECK (judged_as IN ('LIVE', 'AUTONOMOUS')),
+      event TEXT NOT NULL,
+      enqueued_ms BIGINT NOT NULL,
+      lease_owner TEXT,
+      lease_until BIGINT
+    );
+    CREATE UNIQUE INDEX shadow_queue_item ON shadow_queue (tenant, id);
+    CREATE INDEX shadow_queue_turns ON shadow_queue (tenant, workflow_id, version, seq);
+    `,
+  },
 ];
 
 /** The schema version this Keel writes and reads. */

@@ -3,7 +3,7 @@
  * transaction at open; a database from a newer Keel is refused rather than guessed at. Published
  * migrations are never edited: a change is a new entry at the end.
  */
-export const SCHEMA_VERSION = 12;
+export const SCHEMA_VERSION = 13;
 
 export const MIGRATIONS: readonly string[] = [
   `
@@ -363,6 +363,29 @@ export const MIGRATIONS: readonly string[] = [
     retained_at TEXT NOT NULL
   ) WITHOUT ROWID;
   CREATE INDEX retained_in_order ON retained_runs (tenant, created_at, run_id);
+  `,
+  // v13: the shadow queue (docs/lifecycle.md, "The shadow queue"). One row per comparison still to
+  // make — a SHADOW version on an event, beside the live run it started (live_run_id) or where the
+  // live version did not start (NULL) — queued with the live run's root, leased to the drainer
+  // working on it (lease times in ms, like runs'), deleted once done. seq keeps each version's
+  // items in the order they were queued. Shadow skips stay, as history: nothing is skipped now.
+  `
+  CREATE TABLE shadow_queue (
+    seq INTEGER PRIMARY KEY,
+    tenant TEXT NOT NULL,
+    id TEXT NOT NULL,
+    workflow_id TEXT NOT NULL,
+    version INTEGER NOT NULL,
+    live_version INTEGER NOT NULL,
+    live_run_id TEXT,
+    judged_as TEXT NOT NULL CHECK (judged_as IN ('LIVE', 'AUTONOMOUS')),
+    event TEXT NOT NULL,
+    enqueued_ms INTEGER NOT NULL,
+    lease_owner TEXT,
+    lease_until INTEGER
+  );
+  CREATE UNIQUE INDEX shadow_queue_item ON shadow_queue (tenant, id);
+  CREATE INDEX shadow_queue_turns ON shadow_queue (tenant, workflow_id, version, seq);
   `,
 ];
 

@@ -26,6 +26,7 @@ import {
   toComparison,
   toPromotionRecord,
   toRollout,
+  toSkipCounts,
 } from '../shared/lifecycle-rows.ts';
 import type { Row } from '../shared/rows.ts';
 import { type BoundStatements, boundStatements } from './bound-statements.ts';
@@ -106,8 +107,8 @@ export class SqliteLifecycle {
     this.st.run('putSkip', skipValues(s));
   }
 
-  countSkips(tenant: string, workflowId: string, version: number, since = ''): number {
-    return Number(this.st.all('countSkips', [tenant, workflowId, version, since])[0]?.n ?? 0);
+  skips(tenant: string, workflowId: string, version: number, since = '') {
+    return toSkipCounts(this.st.all('skipsByLiveVersion', [tenant, workflowId, version, since]));
   }
 
   countRuns(tenant: string, c: RunCount): Record<string, number> {

@@ -25,6 +25,7 @@ import type {
   CheckpointHead,
   CheckpointHeadRow,
   ClaimedRun,
+  ClaimedShadowWork,
   ClaimScope,
   EntryFilter,
   EntryPage,
@@ -43,7 +44,10 @@ import type {
   RunFilter,
   RunPage,
   RunRecord,
+  ShadowClaimScope,
+  ShadowQueueStatus,
   ShadowSkip,
+  ShadowWork,
   Store,
   StoredComparison,
   StoredRollout,
@@ -57,7 +61,7 @@ import type {
 } from '../../ports/index.ts';
 import { appendedBlobs, blobsWanted, withBlobs } from '../shared/blob-rows.ts';
 import { checkChain } from '../shared/check-chain.ts';
-import { checkClaimScope } from '../shared/check-claim-scope.ts';
+import { checkClaimScope, checkShadowClaimScope } from '../shared/check-claim-scope.ts';
 import {
   afterCursor,
   decodeEntryCursor,
@@ -97,6 +101,7 @@ import { SqliteKeysIdempotency } from './sqlite-keys-idempotency.ts';
 import { SqliteLeases } from './sqlite-leases.ts';
 import { SqliteLifecycle } from './sqlite-lifecycle.ts';
 import { SqliteRetention } from './sqlite-retention.ts';
+import { SqliteShadowQueue } from './sqlite-shadow-queue.ts';
 import { SqliteWritTrust } from './sqlite-writ-trust.ts';
 
 /**
@@ -150,6 +155,7 @@ export class SqliteStore implements Store {
   private readonly keys: SqliteKeysIdempotency;
   private readonly writTrust: SqliteWritTrust;
   private readonly lifecycle: SqliteLifecycle;
+  private readonly shadowQueue: SqliteShadowQueue;
   private readonly checkpoints: SqliteCheckpoints;
   private readonly retention: SqliteRetention;
   private readonly wakeListeners = new Set<() => void>();
@@ -195,6 +201,7 @@ export class SqliteStore implements Store {
       this.keys = new SqliteKeysIdempotency(this.db);
       this.writTrust = new SqliteWritTrust(this.db);
       this.lifecycle = new SqliteLifecycle(this.db);
+      this.shadowQueue = new SqliteShadowQueue(this.db);
       this.checkpoints = new SqliteCheckpoints(this.db);
       this.retention = new SqliteRetention(this.db);
     } catch (e) {
@@ -472,6 +479,7 @@ export class SqliteStore implements Store {
       this.st.linkBlob.run(row.run_key, b.hash);
     }
     if (req.closeApproval) this.st.closeApproval.run(req.runId, req.closeApproval);
+    if (req.shadowWork) this.shadowQueue.insert(req.shadowWork);
     const a = req.openApproval;
     if (a) {
       this.st.openApproval.run(
@@ -800,13 +808,53 @@ export class SqliteStore implements Store {
     this.commits++;
   }
 
-  async countShadowSkips(
+  async shadowSkips(
     tenant: string,
     workflowId: string,
     version: number,
     since?: string,
-  ): Promise<number> {
-    return this.lifecycle.countSkips(tenant, workflowId, version, since);
+  ): Promise<{ liveVersion: number | null; count: number }[]> {
+    return this.lifecycle.skips(tenant, workflowId, version, since);
+  }
+
+  /** The queue's writes ride the group commit with the appends around them (one transaction each). */
+  private queued<T>(write: () => T): Promise<T> {
+    return this.enqueue<T>((resolve, reject) => ({
+      write,
+      resolve: (v: unknown) => resolve(v as T),
+      reject,
+    }));
+  }
+
+  enqueueShadowWork(items: readonly ShadowWork[]): Promise<number> {
+    return items.length === 0 ? Promise.resolve(0) : this.queued(() => this.shadowQueue.insert(items));
+  }
+
+  async claimShadowWork(
+    owner: string,
+    leaseMs: number,
+    limit: number,
+    now: number,
+    scope?: ShadowClaimScope,
+  ): Promise<ClaimedShadowWork[]> {
+    if (limit < 1) return [];
+    checkShadowClaimScope(scope);
+    return this.queued(() => this.shadowQueue.claim(owner, leaseMs, limit, now, scope));
+  }
+
+  finishShadowWork(tenant: string, id: string): Promise<boolean> {
+    return this.queued(() => this.shadowQueue.finish(tenant, id));
+  }
+
+  releaseShadowWork(tenant: string, id: string, owner: string, retryAt?: number): Promise<boolean> {
+    return this.queued(() => this.shadowQueue.release(tenant, id, owner, retryAt));
+  }
+
+  async shadowQueueStatus(
+    now: number,
+    filter?: { tenant?: string; workflowId?: string; version?: number },
+  ): Promise<ShadowQueueStatus> {
+    return this.shadowQueue.status(now, filter);
   }
 
   async claimRuns(

@@ -156,11 +156,11 @@ tests:
         await deploy(keel, 'acme', body(true));
         const fine = await keel.lifecycle.test('acme', 'note');
         assert.equal(fine.passed, true, JSON.stringify(fine));
-        const kinds = (await keel.runs.entries('acme', fine.tests[0]!.runId)).map((e) => e.kind);
+        const kinds = (await keel.runs.entries('acme', fine.tests[0]!.runId!)).map((e) => e.kind);
         assert.ok(kinds.includes('step.suppressed'), kinds.join(' '));
         const needs = await keel.lifecycle.test('acme', 'note-reads');
         assert.equal(needs.tests[0]?.refusal, 'needs_simulation', JSON.stringify(needs));
-        const last = (await keel.runs.entries('acme', needs.tests[0]!.runId)).at(-1)!.payload as {
+        const last = (await keel.runs.entries('acme', needs.tests[0]!.runId!)).at(-1)!.payload as {
           reason: string;
         };
         assert.match(last.reason, /step then reads the output of step tell, but notify has no simulate/);
@@ -330,6 +330,8 @@ describe('promotion gates', () => {
         );
         assert.match(few.conditions[0]!.text, /at least 5 shadow comparisons with v1: 3/);
         for (let i = 0; i < 3; i++) await keel.events.emit('acme', event(30 + i));
+        // Comparisons still in the shadow queue are not evidence yet: this process makes them now.
+        await keel.lifecycle.settled();
         const enough = await keel.lifecycle.promote('acme', 'refund', 'LIVE', dana, { version: 2 });
         assert.equal(enough.report?.met, true, JSON.stringify(enough.report));
         // v1 steps back, recorded as superseded; events now start v2.
@@ -528,25 +530,6 @@ describe('traffic split and rollout', () => {
   });
 });
 
-describe('shadow work is bounded', () => {
-  test('past the limit a shadow run is skipped and counted, never queued', async () => {
-    await withStoreFile('keel-shadow-limit', async (path) => {
-      const keel = createKeel({ store: path, tools: Object.values(desk()), maxShadowRuns: 0 });
-      try {
-        await deploy(keel, 'acme', spec());
-        await deploy(keel, 'acme', spec({ version: 2, status: 'SHADOW' }));
-        for (let i = 0; i < 5; i++) await keel.events.emit('acme', event(10));
-        await keel.lifecycle.settled();
-        const report = await keel.lifecycle.shadowReport('acme', 'refund');
-        assert.deepEqual([report.comparisons, report.skipped], [0, 5]);
-        assert.equal((await keel.runs.list('acme', { mode: 'shadow' })).runs.length, 0);
-      } finally {
-        await keel.close();
-      }
-    });
-  });
-});
-
 describe('effect modes', () => {
   test('each decision says how its call is carried out: live (absent), simulated, live in a simulated run, recorded', async () => {
     await withStoreFile('keel-modes', async (path) => {
@@ -560,7 +543,7 @@ describe('effect modes', () => {
         const [live] = (await keel.events.emit('acme', event(30))).runs;
         assert.deepEqual(await modes(live!.runId), ['absent', 'absent', 'absent']);
         const tested = await keel.lifecycle.test('acme', 'refund');
-        assert.deepEqual(await modes(tested.tests[0]!.runId), ['live', 'simulated', 'simulated']);
+        assert.deepEqual(await modes(tested.tests[0]!.runId!), ['live', 'simulated', 'simulated']);
         const fork = await keel.runs.fork('acme', live!.runId, { fromSeq: 3, mode: 'replay' });
         const forked = await modes(fork.runId);
         assert.deepEqual(
@@ -569,7 +552,7 @@ describe('effect modes', () => {
           'after the fork point, served from the record',
         );
         // A replay of each regenerates its modes exactly.
-        for (const id of [live!.runId, tested.tests[0]!.runId, fork.runId])
+        for (const id of [live!.runId, tested.tests[0]!.runId!, fork.runId])
           assert.equal((await keel.runs.replay('acme', id)).identical, true, id);
       } finally {
         await keel.close();

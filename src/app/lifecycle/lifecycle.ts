@@ -41,7 +41,9 @@ import type {
   VersionRecord,
 } from '../../ports/index.ts';
 import { lastLiveRuns, type ReplayGateReport, replayGate } from './replay-gate.ts';
-import { type ShadowReport, Shadows, shadowReport } from './shadows.ts';
+import { ShadowDrainer } from './shadow-drainer.ts';
+import { type ShadowReport, shadowReport } from './shadow-report.ts';
+import { Shadows } from './shadows.ts';
 import { runTests, type TestReport, testEvidence } from './test-runs.ts';
 
 /** Gate thresholds per tenant (partial: the rest are the defaults), or a function of the tenant. */
@@ -63,7 +65,17 @@ export interface LifecycleDeps {
   readonly now: () => string;
   readonly gates?: PromotionGatesConfig;
   readonly policyFor: (tenant: string) => Policy | undefined;
-  readonly shadowLimit: (tenant: string) => number;
+  /** The shadow queue's drainer in this process (shadow-drainer.ts): its leases' owner, its limits. */
+  readonly shadowQueue: {
+    readonly owner: string;
+    readonly limit: (tenant: string) => number;
+    readonly concurrency: number;
+    /** Wall-clock ms. */
+    readonly clock: () => number;
+    /** Whether live work is in hand in this process (shadow work yields to it). */
+    readonly busy: (quietMs: number) => boolean;
+    readonly goneOwners?: (owners: readonly string[]) => Promise<readonly string[]>;
+  };
   /** Told of background lifecycle work that failed (a shadow run, an automatic rollout step); never thrown. */
   readonly onBackgroundError?: (
     e: unknown,
@@ -135,11 +147,11 @@ function unmet(report: GateReport, what: string): KeelError {
 
 export function createLifecycle(d: LifecycleDeps) {
   const { engine, store } = d;
-  const shadows = new Shadows({
-    engine,
+  const shadows = new Shadows({ engine, store, now: d.now, wallClock: d.shadowQueue.clock });
+  const drainer = new ShadowDrainer({
+    shadows,
     store,
-    now: d.now,
-    limit: d.shadowLimit,
+    ...d.shadowQueue,
     ...(d.onBackgroundError ? { onError: d.onBackgroundError } : {}),
   });
 
@@ -196,11 +208,14 @@ export function createLifecycle(d: LifecycleDeps) {
       if (live) {
         const report = await shadowReport(shadows, store, tenant, rec.workflowId, rec.version, {
           against: live.version,
+          now: d.shadowQueue.clock(),
         });
         evidence.comparisons = {
           count: report.comparisons,
           agreed: report.agreed,
           skipped: report.skipped,
+          waiting: report.queue.waiting + report.queue.running,
+          onlyOneStarts: report.starts.wouldNotStart + report.starts.wouldStartAlone,
           newRefusals: report.newRefusals,
           ids: report.disagreements.map((x) => x.shadowRunId),
         };
@@ -598,11 +613,15 @@ export function createLifecycle(d: LifecycleDeps) {
 
   return {
     shadows,
+    drainer,
     route,
     tick,
-    /** Resolves once the background work this process started (shadows, rollout steps) is done. */
+    /**
+     * Resolves once the background work this process started is done: the shadow work it queued
+     * (worked now, without yielding; what another process holds is left to it) and rollout steps.
+     */
     async settled(): Promise<void> {
-      await shadows.settled();
+      await drainer.drain({});
       while (ticking.size > 0) await Promise.allSettled([...ticking.values()]);
     },
     /** Runs a version's tests (and events given by hand) simulated; see TestReport. */
@@ -623,7 +642,10 @@ export function createLifecycle(d: LifecycleDeps) {
         o.version ??
         (await store.listVersions(tenant, workflowId)).filter((x) => x.status === 'SHADOW').at(-1)?.version;
       const rec = await version(tenant, workflowId, v);
-      return shadowReport(shadows, store, tenant, workflowId, rec.version, o.since ? { since: o.since } : {});
+      return shadowReport(shadows, store, tenant, workflowId, rec.version, {
+        ...(o.since ? { since: o.since } : {}),
+        now: d.shadowQueue.clock(),
+      });
     },
     /** The gate a move of a version (the newest unless `version`) to `to` must meet, judged now. */
     async gate(

@@ -31,6 +31,11 @@ export interface Comparison {
   readonly stoppedAt?: { readonly step: string; readonly by: string };
   /** The disagreements in plain language, one sentence each. */
   readonly sentences: readonly string[];
+  /**
+   * Set when only one of the two versions starts on the event (compare-starts.ts): the live one
+   * started and the candidate's triggers do not match, or the other way round. Always a disagreement.
+   */
+  readonly starts?: { readonly live: boolean; readonly candidate: boolean };
 }
 
 const same = (a: StepDecision, b: StepDecision): string[] => {
@@ -59,6 +64,9 @@ function what(d: StepDecision): string {
   if (d.outcome === 'waiting') return `waited for a person to approve ${call}`;
   return d.approval ? `called ${call} once a person approved it` : `called ${call}`;
 }
+
+/** A step's decision in words, as a past action (the sentences of a comparison use it). */
+export const describeDecision = what;
 
 /** Compares a candidate's run with the live run on the same event; labels name them in sentences. */
 export function compareRuns(

@@ -98,7 +98,8 @@ export interface GateEvidence {
   /** The spec's tests and their runs in this version (`passed` null: not run yet). */
   readonly tests?: readonly {
     readonly name: string;
-    readonly runId: string;
+    /** Absent for a test decided by whether the version starts on its event (no run). */
+    readonly runId?: string;
     readonly passed: boolean | null;
   }[];
   /** The version LIVE (or AUTONOMOUS) now, other than this one; null when there is none. */
@@ -107,6 +108,10 @@ export interface GateEvidence {
     readonly count: number;
     readonly agreed: number;
     readonly skipped: number;
+    /** Comparisons with this version still in the shadow queue (not counted yet). */
+    readonly waiting?: number;
+    /** Of `count`, those where only one of the two versions starts on the event (disagreements). */
+    readonly onlyOneStarts?: number;
     readonly newRefusals: readonly { readonly runId: string; readonly step: string; readonly code: string }[];
     readonly ids: readonly string[];
   };
@@ -169,7 +174,7 @@ function testConditions(min: number, e: GateEvidence): GateCondition[] {
               : `every test passes in simulated mode: ${tests.length} of ${tests.length} passed`,
       needed: tests.length,
       found: tests.length - notRun.length - failed.length,
-      evidence: firstIds(tests.map((t) => t.runId)),
+      evidence: firstIds(tests.flatMap((t) => (t.runId ? [t.runId] : []))),
     },
   ];
 }
@@ -199,7 +204,7 @@ export function judgeGate(
       conditions.push({
         id: 'shadow.comparisons',
         met: c.count >= gates.live.minComparisons,
-        text: `at least ${gates.live.minComparisons} shadow comparisons with v${e.liveVersion}: ${c.count}${c.skipped ? ` (${c.skipped} shadow runs skipped at the concurrency limit)` : ''}`,
+        text: `at least ${gates.live.minComparisons} shadow comparisons with v${e.liveVersion}: ${c.count}${c.waiting ? ` (${c.waiting} more waiting in the shadow queue)` : ''}${c.skipped ? ` (${c.skipped} shadow runs skipped at the concurrency limit)` : ''}`,
         needed: gates.live.minComparisons,
         found: c.count,
         evidence: firstIds(c.ids),
@@ -207,7 +212,7 @@ export function judgeGate(
       conditions.push({
         id: 'shadow.agreement',
         met: c.count > 0 && rate >= gates.live.minAgreement,
-        text: `shadow runs agree with v${e.liveVersion} at least ${pct(gates.live.minAgreement)} of the time: ${c.count === 0 ? 'no comparisons' : `${pct(rate)} (${c.agreed} of ${c.count})`}`,
+        text: `shadow runs agree with v${e.liveVersion} at least ${pct(gates.live.minAgreement)} of the time: ${c.count === 0 ? 'no comparisons' : `${pct(rate)} (${c.agreed} of ${c.count}${c.onlyOneStarts ? `; on ${c.onlyOneStarts} only one of the two would start` : ''})`}`,
         needed: gates.live.minAgreement,
         found: rate,
       });

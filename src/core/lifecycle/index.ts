@@ -1,5 +1,6 @@
 export { checkTest, type ExpectationResult, type TestVerdict } from './check-test.ts';
-export { type Comparison, compareRuns, type StepComparison } from './compare-runs.ts';
+export { type Comparison, compareRuns, describeDecision, type StepComparison } from './compare-runs.ts';
+export { startsOn, wouldNotStart, wouldStartAlone } from './compare-starts.ts';
 export { diffSpecs, type SpecChange, type SpecDiff } from './diff-specs.ts';
 export {
   DEFAULT_GATES,

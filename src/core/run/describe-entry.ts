@@ -32,7 +32,9 @@ export function describeEntry(e: Entry): string {
       const writ = p.writ ? `, under writ ${p.writ.hash.slice(0, 19)}` : '';
       const mode =
         p.mode === 'shadow'
-          ? `, a shadow of live run ${p.shadowOf ?? '?'} (simulated: nothing acts, nobody is asked)`
+          ? p.shadowOf
+            ? `, a shadow of live run ${p.shadowOf} (simulated: nothing acts, nobody is asked)`
+            : ', a shadow on an event the live version does not start (simulated: nothing acts, nobody is asked)'
           : p.mode === 'test'
             ? `, test ${JSON.stringify(p.test?.name ?? '?')} (simulated: nothing acts, approvals ${p.test?.approvals === 'deny' ? 'denied' : 'approved'} by the test)`
             : '';

@@ -19,6 +19,7 @@ export {
   directRunIdFor,
   forkRunIdFor,
   idempotencyKeyFor,
+  loneShadowRunIdFor,
   proposalIdFor,
   rootNamesRun,
   runIdFor,

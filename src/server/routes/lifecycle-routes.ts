@@ -106,7 +106,7 @@ export const LIFECYCLE_ROUTES: readonly KeelRoute[] = [
       since: z.string().max(64).optional(),
     }),
     responses: {
-      200: '{version, against, comparisons, agreed, agreement, skipped, newRefusals, disagreements}',
+      200: '{version, against, comparisons, agreed, agreement, starts, queue, skipped, skippedBeside, newRefusals, disagreements}',
     },
     async handle({ keel, p, params, query }) {
       return ok(
