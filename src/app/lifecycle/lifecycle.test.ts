@@ -399,6 +399,64 @@ describe('the replay gate', () => {
   });
 });
 
+describe('the replay gate compares behaviour, not names', () => {
+  test("renamed steps replay clean, a person's recorded decisions served by call; a renamed step with other arguments diverges", async () => {
+    await withStoreFile('keel-replay-rename', async (path) => {
+      const t = desk();
+      const close = spyTool('close', { destructive: true, effect: 'write' });
+      const keel = createKeel({ store: path, tools: [...Object.values(t), close] });
+      const withClose = (version: number, names: [string, string, string, string], reason = 'done') =>
+        `id: refund
+version: ${version}
+status: DRAFT
+triggers: [{ event: refund.requested }]
+steps:
+  - { name: ${names[0]}, tool: lookup, args: { order: "{{ event.subject }}" } }
+  - { name: ${names[1]}, tool: reply, args: { ticket: "{{event.subject}}", total: "{{steps.${names[0]}.output.total}}" } }
+  - { name: ${names[2]}, tool: refund, args: { amount: "{{event.payload.amount}}" } }
+  - { name: ${names[3]}, tool: close, args: { reason: ${reason} } }
+limits: { maxSteps: 5, maxCostUsd: 100 }
+`;
+      try {
+        await deploy(
+          keel,
+          'acme',
+          withClose(1, ['look', 'reply', 'refund', 'close']).replace('DRAFT', 'LIVE'),
+        );
+        // Six live runs: each waits for a person at close; four approved, two denied.
+        for (let i = 0; i < 6; i++) {
+          const [run] = (await keel.events.emit('acme', event(10 + i))).runs;
+          assert.equal(run?.status, 'waiting_approval');
+          if (i % 3 === 2) await keel.approvals.deny('acme', run!.runId, 'dana');
+          else await keel.approvals.approve('acme', run!.runId, 'dana');
+        }
+        assert.equal(close.calls.length, 4);
+        const gate = async (text: string) => {
+          const { record } = await keel.workflows.publish('acme', text, 'c.yaml', 'dana');
+          await setStatus(keel, 'acme', 'refund', record.version, 'SHADOW');
+          return keel.lifecycle.replayGate('acme', 'refund', { version: record.version, runs: 10 });
+        };
+        const renamed = await gate(withClose(2, ['fetch', 'answer', 'pay', 'finish']));
+        assert.equal(renamed.runs, 6);
+        assert.deepEqual(
+          renamed.diverged.map((d) => d.sentence),
+          [],
+          'every step renamed (and a reference to one of them): the same behaviour on every run',
+        );
+        const changed = await gate(withClose(3, ['fetch', 'answer', 'pay', 'finish'], 'resolved'));
+        assert.equal(changed.diverged.length, 6, 'close with another reason differs on every run');
+        assert.match(
+          changed.diverged[0]!.sentence,
+          /v3 would have .*close with reason="resolved" where v1 .* at step finish \(close in v1\) on T-\S+ \(reason: "resolved" instead of "done"\)/,
+        );
+        assert.equal(close.calls.length, 4, 'the replay gate called nothing');
+      } finally {
+        await keel.close();
+      }
+    });
+  });
+});
+
 describe('traffic split and rollout', () => {
   async function rolling(path: string, failing: boolean, run: (k: Keel) => Promise<void>) {
     const t = desk();
