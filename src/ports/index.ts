@@ -25,6 +25,8 @@ export type {
   IdempotencyResponse,
   LeaseChange,
   LifecycleChange,
+  LiveRunTally,
+  LiveRunWindow,
   NewPromotion,
   NewRun,
   PendingApproval,

@@ -268,6 +268,50 @@ describe('promotion gates', () => {
     });
   });
 
+  test('the gate to AUTONOMOUS counts every live run in its window: 10 denials, then 100 approvals, still fail it', async () => {
+    await withStoreFile('keel-gate-autonomous', async (path) => {
+      const close = spyTool('close', { destructive: true, effect: 'write' });
+      const keel = createKeel({ store: path, tools: [close] });
+      try {
+        await deploy(
+          keel,
+          'acme',
+          `id: closer
+version: 1
+status: LIVE
+triggers: [{ event: ticket.resolved }]
+steps:
+  - { name: close, tool: close, args: { ticket: "{{event.subject}}" } }
+limits: { maxSteps: 2, maxCostUsd: 0 }
+`,
+        );
+        const decide = async (i: number, how: 'approve' | 'deny') => {
+          const [run] = (
+            await keel.events.emit('acme', {
+              id: `t${i}`,
+              type: 'ticket.resolved',
+              subject: `T-${i}`,
+              time: '2026-12-01T10:00:00Z',
+              payload: {},
+            })
+          ).runs;
+          await keel.approvals[how]('acme', run!.runId, 'dana');
+        };
+        for (let i = 0; i < 10; i++) await decide(i, 'deny');
+        for (let i = 10; i < 110; i++) await decide(i, 'approve');
+        const report = await keel.lifecycle.gate('acme', 'closer', 'AUTONOMOUS');
+        const byId = Object.fromEntries(report.conditions.map((c) => [c.id, c]));
+        assert.deepEqual([byId['live.runs']?.met, byId['live.runs']?.found], [true, 110]);
+        assert.deepEqual([byId['live.approvals']?.met, byId['live.approvals']?.found], [false, 10]);
+        assert.match(byId['live.approvals']!.text, /100 granted, 10 denied/);
+        assert.equal(byId['live.approvals']?.evidence?.length, 10, 'each denied run named');
+        assert.equal(report.met, false);
+      } finally {
+        await keel.close();
+      }
+    });
+  });
+
   test('test evidence holds for the policy it ran under: under another policy the tests are not run yet, and run again', async () => {
     await withStoreFile('keel-gates-policy', async (path) => {
       const denyRefunds = parsePolicy(
