@@ -173,6 +173,53 @@ tests:
   });
 });
 
+describe('a version not yet shown to behave acts only when asked to', () => {
+  test('runs.start of a DRAFT, TESTING or SHADOW version is simulated unless live: true; a LIVE version acts', async () => {
+    await withStoreFile('keel-direct-simulated', async (path) => {
+      const t = desk();
+      const keel = createKeel({ store: path, tools: Object.values(t) });
+      try {
+        await deploy(keel, 'acme', spec({ status: 'LIVE' }));
+        await keel.workflows.publish('acme', spec({ version: 2, status: 'DRAFT' }), 'r.yaml', 'dana');
+        const acted = () => [t.reply.calls.length, t.refund.calls.length];
+        for (const status of ['DRAFT', 'TESTING', 'SHADOW'] as const) {
+          if (status !== 'DRAFT') await setStatus(keel, 'acme', 'refund', 2, status);
+          const e = event(30, `direct-${status}`);
+          const tried = await keel.runs.start('acme', 'refund', e, { version: 2 });
+          assert.deepEqual([tried.simulated, tried.status], [true, 'completed'], status);
+          assert.deepEqual(acted(), [0, 0], `${status}: no write or external tool acted`);
+          const root = (await keel.runs.entries('acme', tried.runId))[0]!.payload as {
+            mode?: string;
+            test?: { name: string };
+          };
+          assert.deepEqual([root.mode, root.test?.name], ['test', 'run']);
+          assert.equal((await keel.runs.start('acme', 'refund', e, { version: 2 })).runId, tried.runId);
+          // A writ bounds what a run does for real: a simulated run refuses one rather than ignore it.
+          await assert.rejects(
+            keel.runs.start('acme', 'refund', e, { version: 2, writ: [] }),
+            (err: unknown) => isKeelError(err) && err.code === 'usage' && err.details.field === 'writ',
+          );
+        }
+        const real = await keel.runs.start('acme', 'refund', event(30, 'direct-live'), {
+          version: 2,
+          live: true,
+        });
+        assert.equal(real.simulated, undefined);
+        assert.deepEqual(acted(), [1, 1], 'asked for, it acts');
+        const live = await keel.runs.start('acme', 'refund', event(30, 'direct-v1'), { version: 1 });
+        assert.equal(live.simulated, undefined);
+        assert.deepEqual(acted(), [2, 2], 'a LIVE version acts as routing would');
+        await assert.rejects(
+          keel.runs.start('acme', 'refund', event(1), { live: 'yes' as unknown as boolean }),
+          (err: unknown) => isKeelError(err) && err.code === 'usage' && err.details.field === 'live',
+        );
+      } finally {
+        await keel.close();
+      }
+    });
+  });
+});
+
 describe('promotion gates', () => {
   test('refused without evidence (each condition named), passed with it, an override recorded; only a person promotes', async () => {
     await withStoreFile('keel-gates', async (path) => {
