@@ -132,9 +132,9 @@ export function registerLifecycleCommands(program: Command, withContext: WithCon
           );
           for (const d of r.disagreements)
             for (const s of d.sentences) line(`  - ${s} ${pc.dim(d.shadowRunId)}`);
-          for (const n of r.newRefusals)
+          for (const g of r.refusalGroups)
             line(
-              `  ${pc.red(`refusal v${r.version} alone would make`)}: ${n.code} at step ${n.step} ${pc.dim(n.runId)}`,
+              `  ${pc.red(`refusal v${r.version} alone would make`)}: ${g.what} in ${g.count} run${g.count === 1 ? '' : 's'} ${pc.dim(`(${g.count === 1 ? '' : 'e.g. '}${g.examples.join(', ')})`)}`,
             );
         }
       }),

@@ -25,8 +25,8 @@ export function gateLines(r: GateReport): string[] {
     ? r.diff.same
       ? [`  ${pc.dim(`same as v${r.diff.from}, the version events go to now`)}`]
       : [
-          `  changes from v${r.diff.from}, the version events go to now:`,
-          ...r.diff.changes.map((c) => `    - ${c.text}`),
+          `  changes from v${r.diff.from}, the version events go to now${r.diff.sameBehaviour ? ' (no behaviour change)' : ''}:`,
+          ...r.diff.changes.map((c) => `    - ${c.behaviour ? c.text : pc.dim(c.text)}`),
         ]
     : [];
   return [head, ...conditions, ...none, ...r.notes.map((n) => `  ${pc.dim(`note: ${n}`)}`), ...diff];
@@ -83,7 +83,8 @@ export function rolloutLines(workflowId: string, r: RolloutState | undefined, v?
 
 export function diffLines(workflowId: string, d: SpecDiff): string[] {
   if (d.same) return [`${workflowId} v${d.from} and v${d.to} say the same`];
-  return [`${workflowId} v${d.from} -> v${d.to}:`, ...d.changes.map((c) => `  - ${c.text}`)];
+  const head = `${workflowId} v${d.from} -> v${d.to}${d.sameBehaviour ? `: ${pc.green('no behaviour change')}` : ':'}`;
+  return [head, ...d.changes.map((c) => `  - ${c.behaviour ? c.text : pc.dim(c.text)}`)];
 }
 
 export function recordLines(records: readonly Promotion[]): string[] {

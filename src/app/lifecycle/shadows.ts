@@ -9,7 +9,7 @@
  * gate), since a comparison is a pure function of two finished ledgers.
  */
 import { type EventRecord, TERMINAL_STATUSES } from '../../core/ledger/index.ts';
-import { compareRuns, runDecisions } from '../../core/lifecycle/index.ts';
+import { compareRuns, type EvidenceGroup, groupFindings, runDecisions } from '../../core/lifecycle/index.ts';
 import type { Engine } from '../../engine/index.ts';
 import type { Store, StoredComparison, VersionRecord } from '../../ports/index.ts';
 
@@ -153,6 +153,8 @@ export interface ShadowReport {
   readonly agreement: number;
   readonly skipped: number;
   readonly newRefusals: readonly { runId: string; step: string; code: string }[];
+  /** `newRefusals` grouped: each refusal at a step once, with how many shadow runs made it. */
+  readonly refusalGroups: readonly EvidenceGroup[];
   readonly disagreements: readonly {
     readonly shadowRunId: string;
     readonly liveRunId: string;
@@ -174,6 +176,9 @@ export async function shadowReport(
   const all = await store.listComparisons(tenant, workflowId, version, o.since ? { since: o.since } : {});
   const kept = o.against === undefined ? all : all.filter((c) => c.liveVersion === o.against);
   const agreed = kept.filter((c) => c.agree).length;
+  const newRefusals = kept.flatMap((c) =>
+    c.comparison.newRefusals.map((r) => ({ runId: c.shadowRunId, ...r })),
+  );
   return {
     workflowId,
     version,
@@ -182,7 +187,10 @@ export async function shadowReport(
     agreed,
     agreement: kept.length === 0 ? 0 : agreed / kept.length,
     skipped: await store.countShadowSkips(tenant, workflowId, version, o.since),
-    newRefusals: kept.flatMap((c) => c.comparison.newRefusals.map((r) => ({ runId: c.shadowRunId, ...r }))),
+    newRefusals,
+    refusalGroups: groupFindings(
+      newRefusals.map((r) => ({ what: `${r.code} at step ${r.step}`, runId: r.runId })),
+    ),
     disagreements: kept
       .filter((c) => !c.agree)
       .map((c) => ({

@@ -1,13 +1,16 @@
+export { type AlignedDecisions, alignDecisions, behaviourKey } from './align-decisions.ts';
 export { checkTest, type ExpectationResult, type TestVerdict } from './check-test.ts';
 export { type Comparison, compareRuns, type StepComparison } from './compare-runs.ts';
 export { diffSpecs, type SpecChange, type SpecDiff } from './diff-specs.ts';
 export {
   DEFAULT_GATES,
+  type EvidenceGroup,
   effectiveGates,
   type GateCondition,
   type GateConfig,
   type GateEvidence,
   type GateReport,
+  groupFindings,
   judgeGate,
   type Move,
   moveOf,
