@@ -112,13 +112,18 @@ export interface EventsHandle {
 export interface RunsHandle {
   /** The run; not_found when the tenant has no such run. */
   get(tenant: string, runId: string): Promise<RunRecord>;
-  /** Starts a run of one workflow directly, whatever its status; the newest version unless `version` is given. */
+  /**
+   * Starts a run of one workflow directly, whatever its status; the newest version unless
+   * `version` is given. A version not yet shown to behave (DRAFT, TESTING, SHADOW) runs simulated
+   * (`simulated: true`: a test run named `run`, no write or external tool acts, nobody is asked)
+   * unless `live: true` asks for its effects.
+   */
   start(
     tenant: string,
     workflowId: string,
     event: unknown,
-    o?: StartOptions & { version?: number },
-  ): Promise<RunSummary & { created: boolean }>;
+    o?: StartOptions & { version?: number; live?: boolean },
+  ): Promise<RunSummary & { created: boolean; simulated?: true }>;
   /** Newest first, a page at a time; `since` (inclusive) and `until` (exclusive) bound the creation time. */
   list(tenant: string, filter?: RunFilter): Promise<RunPage>;
   /** The tenant's runs by status (every status, 0 where none), and their total; one query. */

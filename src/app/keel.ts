@@ -238,6 +238,12 @@ export interface PublishOptions {
   readonly allowUnexposedEnv?: boolean;
 }
 
+/** Versions shown to behave: a run of one acts unless it is a test or a shadow. */
+const ROUTABLE_STATUSES: readonly string[] = ['LIVE', 'AUTONOMOUS'];
+
+/** What a simulated direct run (`runs.start` of a version not yet shown to behave) is named as. */
+const DIRECT_TEST = { name: 'run', approvals: 'approve' } as const;
+
 function startOptions(o: StartOptions): { walk?: WalkMode; writ?: readonly unknown[]; traceparent?: string } {
   const w = o.writ;
   const chain = w === undefined ? undefined : Array.isArray(w) ? w : (w as { chain?: unknown }).chain;
@@ -512,15 +518,21 @@ export function createKeel(config: KeelConfig) {
      * Starts a run of one workflow directly (any status: this is how DRAFT and TESTING versions are
      * tried), for an event that need not match a trigger. The newest version unless `version` is given.
      * Its id is derived apart from the run routing the same event makes (`emit`), so trying a
-     * version never takes the name of its later LIVE run.
+     * version never takes the name of its later LIVE run. A version not yet shown to behave
+     * (DRAFT, TESTING, SHADOW) runs simulated — the test run named `run` of that event: no write or
+     * external tool acts, nobody is asked — unless `live` asks for its effects.
      */
     async start(
       tenant: string,
       workflowId: string,
       eventValue: unknown,
-      o: StartOptions & { version?: number } = {},
-    ) {
+      o: StartOptions & { version?: number; live?: boolean } = {},
+    ): Promise<RunSummary & { created: boolean; simulated?: true }> {
       const event = parseEvent(eventValue, tenant);
+      if (o.live !== undefined && typeof o.live !== 'boolean')
+        throw new KeelError(ErrorCode.usage, `live: expected true or false, got ${JSON.stringify(o.live)}`, {
+          field: 'live',
+        });
       const v = await store.getVersion(tenant, workflowId, o.version);
       if (!v) {
         throw new KeelError(
@@ -532,7 +544,22 @@ export function createKeel(config: KeelConfig) {
           },
         );
       }
-      const { run, created } = await live(() => engine.start(v, event, { ...startOptions(o), direct: true }));
+      const so = startOptions(o);
+      if (!o.live && !ROUTABLE_STATUSES.includes(v.status)) {
+        if (so.writ)
+          throw new KeelError(
+            ErrorCode.usage,
+            `writ: ${workflowId} v${v.version} is ${v.status}, so its run is simulated and acts under no writ; ask for live effects (live: true, keel run --live) to run it under the writ`,
+            { field: 'writ', workflowId, version: v.version },
+          );
+        const { run, created } = await engine.startSimulated(v, event, {
+          mode: 'test',
+          test: DIRECT_TEST,
+          ...(so.walk ? { walk: so.walk } : {}),
+        });
+        return { ...run, created, simulated: true as const };
+      }
+      const { run, created } = await live(() => engine.start(v, event, { ...so, direct: true }));
       return { ...run, created };
     },
     /**

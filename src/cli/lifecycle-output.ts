@@ -25,8 +25,8 @@ export function gateLines(r: GateReport): string[] {
     ? r.diff.same
       ? [`  ${pc.dim(`same as v${r.diff.from}, the version events go to now`)}`]
       : [
-          `  changes from v${r.diff.from}, the version events go to now:`,
-          ...r.diff.changes.map((c) => `    - ${c.text}`),
+          `  changes from v${r.diff.from}, the version events go to now${r.diff.sameBehaviour ? ' (no behaviour change)' : ''}:`,
+          ...r.diff.changes.map((c) => `    - ${c.behaviour ? c.text : pc.dim(c.text)}`),
         ]
     : [];
   return [head, ...conditions, ...none, ...r.notes.map((n) => `  ${pc.dim(`note: ${n}`)}`), ...diff];
@@ -95,9 +95,9 @@ export function shadowReportLines(r: ShadowReport): string[] {
     const id = d.starts?.candidate === false ? '' : ` ${pc.dim(d.shadowRunId)}`;
     for (const s of d.sentences) out.push(`  - ${s}${id}`);
   }
-  for (const n of r.newRefusals)
+  for (const g of r.refusalGroups)
     out.push(
-      `  ${pc.red(`refusal v${r.version} alone would make`)}: ${n.code} at step ${n.step} ${pc.dim(n.runId)}`,
+      `  ${pc.red(`refusal v${r.version} alone would make`)}: ${g.what} in ${g.count} run${g.count === 1 ? '' : 's'} ${pc.dim(`(${g.count === 1 ? '' : 'e.g. '}${g.examples.join(', ')})`)}`,
     );
   for (const s of r.skippedBeside)
     out.push(
@@ -122,7 +122,8 @@ export function rolloutLines(workflowId: string, r: RolloutState | undefined, v?
 
 export function diffLines(workflowId: string, d: SpecDiff): string[] {
   if (d.same) return [`${workflowId} v${d.from} and v${d.to} say the same`];
-  return [`${workflowId} v${d.from} -> v${d.to}:`, ...d.changes.map((c) => `  - ${c.text}`)];
+  const head = `${workflowId} v${d.from} -> v${d.to}${d.sameBehaviour ? `: ${pc.green('no behaviour change')}` : ':'}`;
+  return [head, ...d.changes.map((c) => `  - ${c.behaviour ? c.text : pc.dim(c.text)}`)];
 }
 
 export function recordLines(records: readonly Promotion[]): string[] {

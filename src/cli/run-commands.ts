@@ -3,7 +3,8 @@
  * workflow directly), `keel runs ls | show`, `keel history` (the ledger in plain language),
  * `keel verify` and `keel replay` (exit 5 on tampering or divergence), `keel fork` and
  * `keel rerun` (new runs linked to an earlier one; the original is never changed). A branch fork
- * and a rerun call tools for real, so they first say which and ask (live-effects.ts), unless --yes.
+ * and a rerun call tools for real, so they first say which and ask (live-effects.ts), unless --yes;
+ * so does `keel run --live` of a version not yet LIVE, which otherwise runs simulated.
  */
 import { type Command, Option } from 'commander';
 import pc from 'picocolors';
@@ -15,7 +16,7 @@ import { EXIT } from './exit-codes.ts';
 import { writOption } from './governance-options.ts';
 import { intOption, readJson } from './input.ts';
 import { chainText } from './lifecycle-output.ts';
-import { confirmLiveEffects, livePlan } from './live-effects.ts';
+import { confirmLiveEffects, livePlan, versionPlan } from './live-effects.ts';
 import { line, printHistory, printJson, statusColor, verifyText } from './output.ts';
 
 export function registerRunCommands(program: Command, withContext: WithContext): void {
@@ -48,31 +49,55 @@ export function registerRunCommands(program: Command, withContext: WithContext):
   program
     .command('run')
     .description(
-      'start a run of one workflow directly, whatever its status and triggers (for DRAFT and TESTING versions)',
+      'start a run of one workflow directly, whatever its status and triggers; a DRAFT, TESTING or SHADOW version runs simulated unless --live',
     )
     .argument('<workflow>', 'workflow id')
     .argument('<event>', 'event file (JSON), or - for stdin')
     .option('--version <n>', 'version to run (default: the newest)')
+    .option(
+      '--live',
+      'act for real on a DRAFT, TESTING or SHADOW version: lists the tools it may call and asks first',
+    )
+    .option('--yes', 'with --live: call the tools for real without asking first')
     .option('--enqueue', 'create the run and leave it to `keel worker` processes')
     .option('--writ <file>', 'run under this writ file (the chain `keel writs issue | attenuate` wrote)')
     .action(
       async (
         workflowId: string,
         file: string,
-        o: { version?: string; enqueue?: boolean; writ?: string },
+        o: { version?: string; live?: boolean; yes?: boolean; enqueue?: boolean; writ?: string },
         cmd: Command,
       ) =>
         withContext(cmd, async (ctx) => {
-          const r = await ctx.keel.runs.start(ctx.tenant, workflowId, readJson(file, 'event'), {
-            ...(o.version !== undefined ? { version: intOption(o.version, '--version') } : {}),
+          if (o.yes && !o.live)
+            throw new KeelError(ErrorCode.usage, '--yes: confirms live effects; pass --live too', {
+              field: 'yes',
+            });
+          const event = readJson(file, 'event');
+          const version = o.version !== undefined ? { version: intOption(o.version, '--version') } : {};
+          if (o.live) {
+            const v = await ctx.keel.workflows.get(ctx.tenant, workflowId, version.version);
+            // A LIVE or AUTONOMOUS version acts anyway; one not yet shown to behave is confirmed first.
+            if (v && v.status !== 'LIVE' && v.status !== 'AUTONOMOUS')
+              await confirmLiveEffects(versionPlan(ctx.keel, v), 'keel run --live', o.yes === true);
+          }
+          const r = await ctx.keel.runs.start(ctx.tenant, workflowId, event, {
+            ...version,
+            ...(o.live ? { live: true } : {}),
             ...(o.enqueue ? { walk: 'enqueue' as const } : {}),
             ...writOption(o.writ),
           });
-          if (ctx.json) printJson(r);
-          else
-            line(
-              `${r.created ? 'run' : 'existing run'} ${r.runId} ${r.workflowId} v${r.version}: ${statusColor(r.status)}${r.reason ? ` (${r.reason})` : ''}`,
-            );
+          if (ctx.json) {
+            printJson(r);
+            return;
+          }
+          const what = `${r.created ? '' : 'existing '}${r.simulated ? 'simulated run' : 'run'}`;
+          const note = r.simulated
+            ? pc.dim(' — not yet LIVE, so simulated: no write or external tool acted (--live acts for real)')
+            : '';
+          line(
+            `${what} ${r.runId} ${r.workflowId} v${r.version}: ${statusColor(r.status)}${r.reason ? ` (${r.reason})` : ''}${note}`,
+          );
         }),
     );
 

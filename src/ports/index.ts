@@ -26,6 +26,8 @@ export type {
   IdempotencyResponse,
   LeaseChange,
   LifecycleChange,
+  LiveRunTally,
+  LiveRunWindow,
   NewPromotion,
   NewRun,
   PendingApproval,

@@ -203,6 +203,31 @@ export interface RunCount {
   readonly until?: string;
 }
 
+/** What `tallyLiveRuns` counts: the live runs of one version created in a window. */
+export interface LiveRunWindow {
+  readonly workflowId: string;
+  readonly version: number;
+  /** ISO time, in the clock's text like RunCount's: runs created at or after it. */
+  readonly since: string;
+  /** How many run ids to give as examples of each list (1..500). */
+  readonly examples: number;
+}
+
+/**
+ * Every live run of a version in a window, counted in the store (never the newest N): finished
+ * runs the routing started, or started by name, while the version was LIVE or AUTONOMOUS — not
+ * forks, re-runs or simulated runs — and the approvals people resolved in them.
+ */
+export interface LiveRunTally {
+  readonly runs: number;
+  readonly approved: number;
+  readonly denied: number;
+  /** The newest `examples` of those runs, newest first. */
+  readonly runIds: readonly string[];
+  /** The newest `examples` of those runs where a person denied an approval, newest first. */
+  readonly deniedRunIds: readonly string[];
+}
+
 /**
  * What the audit query selects: ledger entries across one tenant's runs. Every field narrows
  * exactly (byte-equal text); absent fields select everything.
@@ -533,6 +558,8 @@ export interface Store extends CheckpointStore {
   getRollout(tenant: string, workflowId: string): Promise<StoredRollout | undefined>;
   /** How the matching runs stand: a count per status (statuses with none are absent). */
   countRuns(tenant: string, c: RunCount): Promise<Partial<Record<RunStatus, number>>>;
+  /** Counts a version's live runs in a window and the approvals people resolved in them (LiveRunTally). */
+  tallyLiveRuns(tenant: string, w: LiveRunWindow): Promise<LiveRunTally>;
   /** Keeps a comparison once: false when the shadow run has one already (it is never replaced). */
   putComparison(c: StoredComparison): Promise<boolean>;
   /** Comparisons of a shadow version, oldest first, created at or after `since`. */

@@ -118,6 +118,41 @@ describe('the lifecycle over HTTP', () => {
       assert.equal((await t.api('GET', wf(path), { key: t.globex })).status, 404, path);
   });
 
+  test('a run started over HTTP of a version not yet LIVE is simulated unless live: true', async () => {
+    const text = SHIP.replace('id: ship', 'id: try');
+    assert.equal((await t.api('POST', '/api/workflows', { key: person, body: { text } })).status, 201);
+    const start = (body: Json) => t.api('POST', '/api/workflows/try/runs', { key: service, body });
+    const event = (id: string) => ({ id, type: 'ship', time: '2026-01-01T00:00:00Z', payload: { n: 1 } });
+    const tried = await start({ event: event('h1') });
+    assert.deepEqual([tried.status, tried.body.simulated], [201, true], JSON.stringify(tried.body));
+    await t.server.host.drain();
+    const entries = await t.api('GET', `/api/runs/${encodeURIComponent(String(tried.body.runId))}/entries`, {
+      key: service,
+    });
+    const root = (entries.body.entries as { payload: Json }[])[0]!.payload;
+    assert.deepEqual([root.mode, (root.test as Json).name], ['test', 'run']);
+    const real = await start({ event: event('h2'), live: true });
+    assert.deepEqual([real.status, real.body.simulated], [201, undefined]);
+    const bad = await start({ event: event('h3'), live: 'yes' });
+    assert.equal(bad.status, 400);
+    assert.match(JSON.stringify(bad.body), /live/);
+    // OpenWOP's create runs the newest version: the same rule, but for Keel's own conformance fixtures.
+    const modes = async (workflowId: string) => {
+      await t.server.host.drain();
+      return (await t.keel.runs.list('acme', { workflowId })).runs.map((r) => r.mode ?? 'live');
+    };
+    const before_ = await modes('try');
+    const wop = await t.api('POST', '/v1/runs', { key: service, body: { workflowId: 'try' } });
+    assert.equal(wop.status, 201, JSON.stringify(wop.body));
+    assert.deepEqual((await modes('try')).sort(), [...before_, 'test'].sort(), 'one more simulated run');
+    const fixture = await t.api('POST', '/v1/runs', {
+      key: service,
+      body: { workflowId: 'conformance-noop' },
+    });
+    assert.equal(fixture.status, 201, JSON.stringify(fixture.body));
+    assert.deepEqual(await modes('conformance-noop'), ['live']);
+  });
+
   test('every lifecycle route is in the OpenAPI document', async () => {
     const doc = await t.api('GET', '/openapi.json', { key: null });
     const paths = Object.keys(doc.body.paths as Json);

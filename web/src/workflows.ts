@@ -112,7 +112,8 @@ function DiffView({ workflowId, versions }: { workflowId: string; versions: numb
 
 function DiffList({ diff }: { diff: Diff }) {
   if (diff.same) return html`<p>v${diff.from} and v${diff.to} are the same document.</p>`;
-  return html`<ul class="changes">${diff.changes.map((c) => html`<li><span class="tag">${c.area}</span> ${c.text}</li>`)}</ul>`;
+  return html`${diff.sameBehaviour ? html`<p>No behaviour change.</p>` : null}
+    <ul class="changes">${diff.changes.map((c) => html`<li class=${c.behaviour ? '' : 'muted'}><span class="tag">${c.area}</span> ${c.text}</li>`)}</ul>`;
 }
 
 function GateView({ report }: { report: GateReport }) {

@@ -31,6 +31,8 @@ import {
   type IdempotencyRef,
   type IdempotencyResponse,
   type LifecycleChange,
+  type LiveRunTally,
+  type LiveRunWindow,
   type NewPromotion,
   type PendingApproval,
   type Promotion,
@@ -76,6 +78,7 @@ import {
   toRollout,
   toSkipCounts,
 } from '../shared/lifecycle-rows.ts';
+import { liveRunTallyValues, toLiveRunTally } from '../shared/live-run-tally.ts';
 import {
   decodeCursor,
   encodeCursor,
@@ -114,7 +117,7 @@ import {
   toWorker,
   WORKER_ROW_TTL_MS,
 } from './leases.ts';
-import { countRunsQuery, PROMOTIONS_SQL, recordLifecycle } from './lifecycle.ts';
+import { countRunsQuery, LIVE_RUN_TALLY_SQL, PROMOTIONS_SQL, recordLifecycle } from './lifecycle.ts';
 import { listenChannel } from './listen.ts';
 import { checkSchemaVersion, type MigrationReport, migrateSchema } from './migrate.ts';
 import { attachBlobs, readEntryRows, SQL } from './queries.ts';
@@ -432,6 +435,15 @@ export class PostgresStore implements Store {
     const q = countRunsQuery(tenant, c);
     const rows = (await this.query(q.text, q.values)).rows;
     return Object.fromEntries(rows.map((r) => [r.status as string, Number(r.n)]));
+  }
+
+  /** The counts are one statement's snapshot; the example ids, read after, are examples only. */
+  async tallyLiveRuns(tenant: string, w: LiveRunWindow): Promise<LiveRunTally> {
+    const values = liveRunTallyValues(tenant, w);
+    const counts = (await this.query(LIVE_RUN_TALLY_SQL.counts, values.slice(0, 4))).rows[0] ?? {};
+    const runIds = (await this.query(LIVE_RUN_TALLY_SQL.runIds, values)).rows;
+    const denied = (await this.query(LIVE_RUN_TALLY_SQL.deniedRunIds, values)).rows;
+    return toLiveRunTally(counts, runIds, denied);
   }
 
   async putComparison(c: StoredComparison): Promise<boolean> {

@@ -36,6 +36,8 @@ import type {
   IdempotencyRef,
   IdempotencyResponse,
   LifecycleChange,
+  LiveRunTally,
+  LiveRunWindow,
   NewPromotion,
   PendingApproval,
   Promotion,
@@ -783,6 +785,10 @@ export class SqliteStore implements Store {
 
   async countRuns(tenant: string, c: RunCount): Promise<Partial<Record<RunStatus, number>>> {
     return this.lifecycle.countRuns(tenant, c);
+  }
+
+  async tallyLiveRuns(tenant: string, w: LiveRunWindow): Promise<LiveRunTally> {
+    return this.lifecycle.tallyLiveRuns(tenant, w);
   }
 
   /** Kept in the next group commit with the appends around it: no transaction of its own. */

@@ -31,7 +31,7 @@ import {
 import type { Policy } from '../../core/policy/index.ts';
 import { runIdFor } from '../../core/run/index.ts';
 import { WORKFLOW_STATUSES, type WorkflowStatus } from '../../core/spec/index.ts';
-import type { Engine, ToolRegistry } from '../../engine/index.ts';
+import { checkStoredRun, type Engine, type ToolRegistry } from '../../engine/index.ts';
 import type {
   NewPromotion,
   Planner,
@@ -174,24 +174,25 @@ export function createLifecycle(d: LifecycleDeps) {
     return versions.filter((v) => ROUTABLE.includes(v.status) && v.version !== except).at(-1);
   }
 
-  /** Live runs of a version in a window: how many, and what their approvals were. */
-  async function liveRunEvidence(tenant: string, v: VersionRecord, days: number, max: number) {
+  /**
+   * Live runs of a version in a window — every one, counted in the store — and what people decided
+   * on their approvals. The runs named as evidence (at most 50 of each list) are checked as any
+   * action checks a run it relies on: one that does not verify refuses the gate (ledger_invalid).
+   */
+  async function liveRunEvidence(tenant: string, v: VersionRecord, days: number) {
     const since = new Date(Date.parse(d.now()) - days * DAY_MS).toISOString();
-    const runs = (await lastLiveRuns(engine, store, tenant, v, max)).filter((r) => r.run.createdAt >= since);
-    let approved = 0;
-    let denied = 0;
-    const deniedRunIds: string[] = [];
-    for (const r of runs) {
-      for (const e of r.entries)
-        if (e.kind === 'approval.resolved') {
-          if ((e.payload as { decision: string }).decision === 'approved') approved++;
-          else {
-            denied++;
-            deniedRunIds.push(r.run.runId);
-          }
-        }
+    const tally = await store.tallyLiveRuns(tenant, {
+      workflowId: v.workflowId,
+      version: v.version,
+      since,
+      examples: 50,
+    });
+    for (const runId of new Set([...tally.runIds, ...tally.deniedRunIds])) {
+      const run = await store.getRun(tenant, runId);
+      if (run) checkStoredRun(run, await store.readEntries(tenant, runId), v);
     }
-    return { count: runs.length, approved, denied, runIds: runs.map((r) => r.run.runId), deniedRunIds };
+    const { runs: count, ...rest } = tally;
+    return { count, ...rest };
   }
 
   /** Counts the evidence a move of `rec` to `to` needs and judges it (nothing is changed). */
@@ -230,12 +231,7 @@ export function createLifecycle(d: LifecycleDeps) {
       }
     }
     if (move.kind === 'promote' && to === 'AUTONOMOUS')
-      evidence.liveRuns = await liveRunEvidence(
-        tenant,
-        rec,
-        gates.autonomous.windowDays,
-        Math.max(gates.autonomous.minLiveRuns * 5, 100),
-      );
+      evidence.liveRuns = await liveRunEvidence(tenant, rec, gates.autonomous.windowDays);
     // Beside every report: what the version changes from the one events go to now.
     const current = await liveVersion(tenant, rec.workflowId, rec.version);
     const diff = current ? { diff: diffSpecs(current.spec, rec.spec, (name) => d.tools.get(name)) } : {};

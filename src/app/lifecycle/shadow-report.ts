@@ -5,6 +5,7 @@
  * (comparisons still to make) and the shadow runs older Keels skipped at their concurrency limit,
  * each counted against the live version it was skipped beside.
  */
+import { type EvidenceGroup, groupFindings } from '../../core/lifecycle/index.ts';
 import type { Store } from '../../ports/index.ts';
 import type { Shadows } from './shadows.ts';
 
@@ -39,6 +40,8 @@ export interface ShadowReport {
   /** Those skips per live version they were skipped beside (null: that live run is gone). */
   readonly skippedBeside: readonly { readonly liveVersion: number | null; readonly count: number }[];
   readonly newRefusals: readonly { runId: string; step: string; code: string }[];
+  /** `newRefusals` grouped: each refusal at a step once, with how many shadow runs made it. */
+  readonly refusalGroups: readonly EvidenceGroup[];
   readonly disagreements: readonly {
     readonly shadowRunId: string;
     /** Absent where the live version did not start on the event. */
@@ -67,6 +70,9 @@ export async function shadowReport(
     (s) => o.against === undefined || s.liveVersion === o.against,
   );
   const q = await store.shadowQueueStatus(o.now, { tenant, workflowId, version });
+  const newRefusals = kept.flatMap((c) =>
+    c.comparison.newRefusals.map((r) => ({ runId: c.shadowRunId, ...r })),
+  );
   return {
     workflowId,
     version,
@@ -85,7 +91,10 @@ export async function shadowReport(
     },
     skipped: skips.reduce((n, s) => n + s.count, 0),
     skippedBeside: skips,
-    newRefusals: kept.flatMap((c) => c.comparison.newRefusals.map((r) => ({ runId: c.shadowRunId, ...r }))),
+    newRefusals,
+    refusalGroups: groupFindings(
+      newRefusals.map((r) => ({ what: `${r.code} at step ${r.step}`, runId: r.runId })),
+    ),
     disagreements: kept
       .filter((c) => !c.agree)
       .map((c) => ({

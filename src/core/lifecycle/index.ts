@@ -1,14 +1,17 @@
+export { type AlignedDecisions, alignDecisions, behaviourKey } from './align-decisions.ts';
 export { checkTest, type ExpectationResult, type TestVerdict } from './check-test.ts';
 export { type Comparison, compareRuns, describeDecision, type StepComparison } from './compare-runs.ts';
 export { startsOn, wouldNotStart, wouldStartAlone } from './compare-starts.ts';
 export { diffSpecs, type SpecChange, type SpecDiff } from './diff-specs.ts';
 export {
   DEFAULT_GATES,
+  type EvidenceGroup,
   effectiveGates,
   type GateCondition,
   type GateConfig,
   type GateEvidence,
   type GateReport,
+  groupFindings,
   judgeGate,
   type Move,
   moveOf,

@@ -34,13 +34,17 @@ export const EVENT_ROUTES: readonly KeelRoute[] = [
     operationId: 'startRun',
     summary: 'Start a run of a workflow for an event, optionally under a writ',
     description:
-      'Any status may be started explicitly (unlike routing). With `writ`, the chain is verified against the tenant’s trusted keys (configured and stored) and revocations first; a refused or revoked writ starts no run (403 writ_refused). The run is walked in the background.',
+      'Any status may be started explicitly (unlike routing). A version not yet shown to behave (DRAFT, TESTING, SHADOW) runs simulated — a test run named `run`: no write or external tool acts, nobody is asked; the response says `simulated: true` — unless `live: true` asks for its effects. With `writ` (live runs only), the chain is verified against the tenant’s trusted keys (configured and stored) and revocations first; a refused or revoked writ starts no run (403 writ_refused). The run is walked in the background.',
     tag: 'runs',
     auth: true,
     body: z.strictObject({
       event: EventBody,
       writ: WritValue.optional(),
       version: z.number().int().min(1).optional().describe('default: the newest version'),
+      live: z
+        .boolean()
+        .optional()
+        .describe('act for real on a DRAFT, TESTING or SHADOW version (default: simulated)'),
     }),
     responses: { 201: 'the run, created', 200: 'the same run, existing (same identity)' },
     async handle({ keel, host, p, params, body, traceparent }) {
@@ -49,6 +53,7 @@ export const EVENT_ROUTES: readonly KeelRoute[] = [
         ...(traceparent ? { traceparent } : {}),
         ...(body.writ !== undefined ? { writ: body.writ as { chain: unknown[] } } : {}),
         ...(body.version !== undefined ? { version: body.version } : {}),
+        ...(body.live !== undefined ? { live: body.live } : {}),
       });
       if (r.created) host.kick(p.tenant, r.runId);
       return ok(r, r.created ? 201 : 200);
