@@ -139,10 +139,15 @@ describe('signed checkpoints', () => {
     assert.deepEqual([elsewhere.checkpoints.length, elsewhere.runsChecked], [0, 0]);
   });
 
-  test('a run rewritten with its chain recomputed passes verify, but audit verify names it and no checkpoint signs over it', async () => {
+  test('a run rewritten with its chain recomputed: verify and audit verify name it against its checkpoint, and no checkpoint signs over it', async () => {
     const runId = ids[0]!;
+    const checkpointed = (await keel.runs.get('acme', runId)).head;
     rewrite(runId, 2, (p) => ({ ...p, output: { n: 'forged' } }));
-    assert.equal((await keel.runs.verify('acme', runId)).ok, true, 'the rewrite is self-consistent');
+    // The chain is self-consistent; only the head the last checkpoint recorded tells.
+    const v = await keel.runs.verify('acme', runId);
+    assert.ok(!v.ok && v.failure.code === 'checkpoint_mismatch', JSON.stringify(v));
+    assert.equal(v.failure.seq, checkpointed.seq);
+    assert.match(v.failure.message, /checkpoint 2 recorded .*: it was rewritten after it was checkpointed/);
     const r = await verifyCheckpoints(keel.store, 'acme', { trustedKey: key.publicKey });
     assert.equal(r.ok, false);
     const hit = r.anomalies.find((a) => a.runId === runId);

@@ -116,6 +116,11 @@ export function buildProgram(): Command {
       'shadow runs a tenant may have running at once; past it they are skipped and counted (env KEEL_MAX_SHADOW_RUNS; default 8)',
       undefined,
     )
+    .option(
+      '--witness <dir|file>',
+      'where signed checkpoints are kept outside the store: checkpoint writes each one there; audit verify, verify and every action check the store still holds the last (env KEEL_CHECKPOINT_WITNESS; docs/audit.md)',
+      undefined,
+    )
     .option('--json', 'print machine-readable JSON')
     .exitOverride();
 

@@ -368,6 +368,16 @@ export const MIGRATIONS: readonly Migration[] = [
     CREATE INDEX retained_in_order ON retained_runs (tenant, created_at, run_id);
     `,
   },
+  {
+    version: 12,
+    name: 'the head log: checkpoints sign its size and hash, and keep its right edge; read in checkpoint order',
+    sql: `
+    ALTER TABLE checkpoints ADD COLUMN tree_size INTEGER;
+    ALTER TABLE checkpoints ADD COLUMN log_root TEXT;
+    ALTER TABLE checkpoints ADD COLUMN log_frontier TEXT;
+    CREATE INDEX checkpoint_heads_in_log ON checkpoint_heads (tenant, checkpoint_seq, created_at, run_id);
+    `,
+  },
 ];
 
 /** The schema version this Keel writes and reads. */

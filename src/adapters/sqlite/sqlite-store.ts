@@ -35,6 +35,7 @@ import type {
   IdempotencyRef,
   IdempotencyResponse,
   LifecycleChange,
+  LogCursor,
   NewPromotion,
   PendingApproval,
   Promotion,
@@ -731,6 +732,18 @@ export class SqliteStore implements Store {
 
   async listCheckpoints(tenant: string): Promise<Checkpoint[]> {
     return this.checkpoints.list(tenant);
+  }
+
+  async getCheckpoint(tenant: string, seq: number): Promise<Checkpoint | undefined> {
+    return this.checkpoints.get(tenant, seq);
+  }
+
+  async checkpointedHead(tenant: string, runId: string): Promise<CheckpointHeadRow | undefined> {
+    return this.checkpoints.headOf(tenant, runId);
+  }
+
+  async checkpointLog(tenant: string, o: { after?: LogCursor; limit: number }): Promise<CheckpointHeadRow[]> {
+    return this.checkpoints.logRows(tenant, o);
   }
 
   async retainedHeads(tenant: string, o: { after?: HeadCursor; limit: number }): Promise<CheckpointHead[]> {
