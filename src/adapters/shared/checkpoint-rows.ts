@@ -4,9 +4,13 @@
  */
 import type { Digest } from '../../core/canonical/index.ts';
 import { isDigest } from '../../core/canonical/index.ts';
-import { CHECKPOINT_FORMAT, CHECKPOINT_FORMAT_V1, type Checkpoint } from '../../core/checkpoint/index.ts';
+import {
+  CHECKPOINT_FORMAT,
+  CHECKPOINT_FORMAT_V1,
+  type Checkpoint,
+  retentionRefusal,
+} from '../../core/checkpoint/index.ts';
 import { ErrorCode, KeelError } from '../../core/errors.ts';
-import { TERMINAL_STATUSES } from '../../core/ledger/index.ts';
 import type { CheckpointHead, CheckpointHeadRow, RetainedRun } from '../../ports/index.ts';
 import type { Row } from './rows.ts';
 
@@ -97,20 +101,21 @@ export const toRetainedRun = (r: Row): RetainedRun => ({
 });
 
 /**
- * Why a run may not be removed now, or undefined: `row` is its runs row, `covered` its head in the
- * tenant's last checkpoint (checkpoint_latest). Both stores ask this inside the removing transaction.
+ * Why a run may not be removed now, or undefined (core's retentionRefusal, the rule the dry run
+ * applies too): `row` is its runs row, `covered` its head in the tenant's last checkpoint
+ * (checkpoint_latest). Both stores ask this inside the removing transaction.
  */
-export function retentionRefusal(
+export function retentionRefusalOf(
   row: Row | undefined,
   head: { readonly seq: number; readonly hash: string },
   covered: Row | undefined,
 ): string | undefined {
-  if (!row) return 'not in this store';
-  if (!(TERMINAL_STATUSES as readonly string[]).includes(row.status as string))
-    return `it is ${row.status as string}, not finished`;
-  if (Number(row.head_seq) !== head.seq || row.head_hash !== head.hash)
-    return `its head is seq ${Number(row.head_seq)} now, not the exported seq ${head.seq}`;
-  if (!covered || Number(covered.head_seq) !== head.seq || covered.head_hash !== head.hash)
-    return 'the last checkpoint does not cover its head: make a checkpoint first (keel checkpoint)';
-  return undefined;
+  return retentionRefusal(
+    row && {
+      status: row.status as string,
+      head: { seq: Number(row.head_seq), hash: row.head_hash as string },
+    },
+    head,
+    covered && { seq: Number(covered.head_seq), hash: covered.head_hash as string },
+  );
 }

@@ -23,4 +23,5 @@ export {
   verifyConsistency,
   verifyInclusion,
 } from './merkle-log.ts';
+export { retentionRefusal } from './retention-refusal.ts';
 export { witnessedProblem } from './witnessed.ts';
