@@ -407,7 +407,12 @@ async function checkHeadLog(store: Store, tenant: string, list: readonly Checkpo
 export async function verifyCheckpoints(
   store: Store,
   tenant: string,
-  o: { trustedKey?: KeyObject; witnessed?: Checkpoint } = {},
+  o: {
+    trustedKey?: KeyObject;
+    witnessed?: Checkpoint;
+    /** A witness that was given but holds no checkpoint of the tenant (its name). */
+    emptyWitness?: string;
+  } = {},
 ): Promise<AuditReport> {
   const anomalies: AuditAnomaly[] = [];
   const note = (a: AuditAnomaly) => {
@@ -525,6 +530,15 @@ export async function verifyCheckpoints(
       }
     }
     witness = { checkpoint: w.seq, hash: w.hash, held: !gap, ...(consistency ? { consistency } : {}) };
+  }
+
+  if (!w && o.emptyWitness !== undefined && last) {
+    chainValid = false;
+    note({
+      kind: 'checkpoint-missing',
+      checkpoint: last.seq,
+      detail: `witness ${o.emptyWitness} holds no checkpoint of tenant ${tenant}, but the store holds ${list.length}: give the witness that keeps them (or let keel checkpoint write them there)`,
+    });
   }
 
   // Every checkpointed head against the ledger as it is now, run by run.

@@ -11,6 +11,7 @@ import type { Command } from 'commander';
 import { type AuditReport, makeCheckpoint, verifyCheckpoints } from '../app/checkpoints.ts';
 import { signedRecord } from '../core/checkpoint/index.ts';
 import { ErrorCode, KeelError } from '../core/errors.ts';
+import type { CheckpointWitness } from '../ports/index.ts';
 import { auditCommand } from './audit-command.ts';
 import { flagOrEnv, type WithContext } from './context.ts';
 import { EXIT } from './exit-codes.ts';
@@ -50,6 +51,13 @@ function reportText(r: AuditReport): string {
         : `tenant ${r.tenant}: does not verify (${r.anomalies.length} anomal${r.anomalies.length === 1 ? 'y' : 'ies'})`,
   );
   return out.join('\n');
+}
+
+/** What audit verify is told of the witness: its last checkpoint, or that it holds none. */
+export async function witnessOptions(witness: CheckpointWitness | undefined, tenant: string) {
+  if (!witness) return {};
+  const witnessed = await witness.last(tenant);
+  return witnessed ? { witnessed } : { emptyWitness: witness.name };
 }
 
 export function registerCheckpointCommands(program: Command, withContext: WithContext): void {
@@ -104,10 +112,9 @@ export function registerCheckpointCommands(program: Command, withContext: WithCo
     .action(async (o: { key?: string }, cmd: Command) =>
       withContext(cmd, async (ctx) => {
         const pub = flagOrEnv(o.key, 'key', 'KEEL_CHECKPOINT_PUB');
-        const witnessed = await ctx.keel.engine.witness?.last(ctx.tenant);
         const r = await verifyCheckpoints(ctx.keel.store, ctx.tenant, {
           ...(pub !== undefined ? { trustedKey: readKey(pub, 'public') } : {}),
-          ...(witnessed ? { witnessed } : {}),
+          ...(await witnessOptions(ctx.keel.engine.witness, ctx.tenant)),
         });
         if (ctx.json) printJson(r);
         else line(reportText(r));

@@ -393,6 +393,19 @@ for (const [name, make] of STORES) {
           [r.witness?.held, r.witness?.consistency?.verified, r.witness?.consistency?.toCheckpoint],
           [true, true, 2],
         );
+        // A witness given that holds nothing of the tenant (a wrong path, a lost disk) is no proof.
+        const empty = await verifyCheckpoints(keel.store, 'acme', {
+          trustedKey: key.publicKey,
+          emptyWitness: 'elsewhere',
+        });
+        assert.deepEqual(
+          empty.anomalies.map((a) => [a.kind, a.checkpoint]),
+          [['checkpoint-missing', 2]],
+        );
+        assert.match(
+          empty.anomalies[0]!.detail,
+          /witness elsewhere holds no checkpoint of tenant acme, but the store holds 2/,
+        );
         // An edited head row of the witnessed checkpoint: the log the store holds no longer gives
         // what checkpoints 1 and 2 signed (the signed hashes themselves stay consistent).
         await owned.sql(

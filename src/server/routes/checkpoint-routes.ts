@@ -34,8 +34,12 @@ function openWopAudit(r: AuditReport) {
 
 /** The key the server pins, and the checkpoint its witness keeps for the tenant (if it has one). */
 async function auditOptions(keel: Keel, tenant: string, checkpointKey: KeyObject | undefined) {
-  const witnessed = await keel.engine.witness?.last(tenant);
-  return { ...(checkpointKey ? { trustedKey: checkpointKey } : {}), ...(witnessed ? { witnessed } : {}) };
+  const w = keel.engine.witness;
+  const witnessed = await w?.last(tenant);
+  return {
+    ...(checkpointKey ? { trustedKey: checkpointKey } : {}),
+    ...(witnessed ? { witnessed } : w ? { emptyWitness: w.name } : {}),
+  };
 }
 
 export const CHECKPOINT_ROUTES: readonly KeelRoute[] = [
