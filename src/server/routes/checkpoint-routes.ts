@@ -51,7 +51,7 @@ export const CHECKPOINT_ROUTES: readonly KeelRoute[] = [
     tag: 'audit',
     auth: true,
     responses: {
-      200: '{tenant, ok, chainValid, checkpointsValid, checkpoints, runsChecked, uncovered, anomalies}',
+      200: '{tenant, ok, chainValid, checkpointsValid, checkpoints, runsChecked, retained, uncovered, witness?, anomalies}',
     },
     async handle({ keel, p, checkpointKey }) {
       return ok(
