@@ -5,6 +5,7 @@
  */
 import { hostname } from 'node:os';
 import { goneLeaseOwners, goneOwnersAmong, leaseOwnerName, systemSources } from '../adapters/system/index.ts';
+import { DirectoryWitness } from '../adapters/witness/index.ts';
 import {
   type DraftCatalog,
   type EventShape,
@@ -50,6 +51,7 @@ import {
   type WalkMode,
 } from '../engine/index.ts';
 import type {
+  CheckpointWitness,
   ModelProvider,
   PendingApproval,
   Planner,
@@ -149,6 +151,12 @@ export interface KeelConfig {
   readonly traces?: TraceExportConfig;
   /** Count commits for `GET /metrics` (metrics.ts); `keel serve` turns it on. */
   readonly metrics?: boolean;
+  /**
+   * Where signed checkpoints are kept outside the store (docs/audit.md, "Witness"): a directory
+   * (or a CheckpointWitness). Every action on a run then first checks that the store's checkpoint
+   * chain holds the last checkpoint it keeps for the run's tenant, and `verify` reports it.
+   */
+  readonly checkpointWitness?: CheckpointWitness | string;
   /** Told of background lifecycle work that failed (a shadow run, an automatic rollout step). */
   readonly onBackgroundError?: (
     e: unknown,
@@ -272,6 +280,10 @@ export function createKeel(config: KeelConfig) {
   const traces = config.traces ? new TraceExporter(raw, config.traces) : undefined;
   const observers = [...(metrics ? [metrics] : []), ...(traces ? [traces] : [])];
   const store = observers.length > 0 ? observedStore(raw, observers) : raw;
+  const witness =
+    typeof config.checkpointWitness === 'string'
+      ? new DirectoryWitness(config.checkpointWitness)
+      : config.checkpointWitness;
   const delegationKeyFor = delegationKeys(config.delegationKeys);
   const sources = config.sources ?? systemSources();
   const wallClock = systemSources().clock;
@@ -298,6 +310,7 @@ export function createKeel(config: KeelConfig) {
     // Leases are operational, never recorded: they are read against the wall clock, whatever the sources.
     leaseClock: wallClock,
     goneOwners,
+    ...(witness ? { witness } : {}),
   });
   const now = () => new Date(sources.clock.now()).toISOString();
   const shadowLimit = config.maxShadowRuns ?? DEFAULT_SHADOW_LIMIT;
@@ -604,7 +617,7 @@ export function createKeel(config: KeelConfig) {
      * then, when `engine` is given, that the run was recorded by that engine version.
      */
     async verify(tenant: string, runId: string, o: { engine?: string } = {}): Promise<VerifyResult> {
-      return verifyRun(store, await getRun(tenant, runId), o);
+      return verifyRun(store, await getRun(tenant, runId), { ...o, ...(witness ? { witness } : {}) });
     },
     recover: (tenant: string, runId: string) => engine.recover(tenant, runId),
     /**
@@ -639,7 +652,7 @@ export function createKeel(config: KeelConfig) {
      */
     async replay(tenant: string, runId: string): Promise<ReplayResult> {
       const run = await getRun(tenant, runId);
-      const verified = await verifyRun(store, run);
+      const verified = await verifyRun(store, run, witness ? { witness } : {});
       if (!verified.ok) throw refuseUnverified(runId, verified.failure);
       const version = await store.getVersion(tenant, run.workflowId, run.version);
       if (!version || version.specHash !== run.specHash) {

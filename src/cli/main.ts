@@ -116,6 +116,11 @@ export function buildProgram(): Command {
       'shadow runs of a tenant this process walks at once; past it, shadow work waits in the queue; 0 leaves it to keel serve and keel worker (env KEEL_MAX_SHADOW_RUNS; default 8)',
       undefined,
     )
+    .option(
+      '--witness <dir|file>',
+      'where signed checkpoints are kept outside the store: checkpoint writes each one there; audit verify, verify and every action check the store still holds the last (env KEEL_CHECKPOINT_WITNESS; docs/audit.md)',
+      undefined,
+    )
     .option('--json', 'print machine-readable JSON')
     .exitOverride();
 

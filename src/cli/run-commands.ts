@@ -10,7 +10,7 @@ import { type Command, Option } from 'commander';
 import pc from 'picocolors';
 import { ErrorCode, KeelError } from '../core/errors.ts';
 import { RUN_STATUSES, type RunStatus } from '../core/ledger/index.ts';
-import type { WithContext } from './context.ts';
+import { flagOrEnv, type WithContext } from './context.ts';
 import { verifyDirCommand } from './evidence-commands.ts';
 import { EXIT } from './exit-codes.ts';
 import { writOption } from './governance-options.ts';
@@ -195,15 +195,25 @@ export function registerRunCommands(program: Command, withContext: WithContext):
     .option('--workflow <id>', "verify a workflow's hash-chained lifecycle records instead of a run")
     .option(
       '--dir <dir>',
-      'verify a run directory `keel export` wrote, without a store: chains, hashes, manifest, pinned specs, writ chains (signatures with --trust-keys)',
+      'verify a run directory `keel export` wrote, without a store: chains, hashes, manifest, pinned specs, writ chains (signatures with --trust-keys), the checkpoint it carries',
+    )
+    .option(
+      '--key <public.pem>',
+      'with --dir: the checkpoint public key; every run must be covered by the checkpoint the directory carries, signed by it (env KEEL_CHECKPOINT_PUB)',
     )
     .action(
       async (
         runId: string | undefined,
-        o: { engine?: string; workflow?: string; dir?: string },
+        o: { engine?: string; workflow?: string; dir?: string; key?: string },
         cmd: Command,
       ) =>
         withContext(cmd, async (ctx) => {
+          if (o.key !== undefined && o.dir === undefined)
+            throw new KeelError(
+              ErrorCode.usage,
+              '--key: checks the checkpoint a run directory carries; give it with --dir (a stored run is checked against its checkpoint already)',
+              { field: 'key' },
+            );
           if (o.dir !== undefined) {
             if (runId !== undefined || o.workflow !== undefined)
               throw new KeelError(
@@ -213,7 +223,7 @@ export function registerRunCommands(program: Command, withContext: WithContext):
                   field: 'dir',
                 },
               );
-            return verifyDirCommand(o.dir, cmd, ctx.json);
+            return verifyDirCommand(o.dir, cmd, ctx.json, flagOrEnv(o.key, 'key', 'KEEL_CHECKPOINT_PUB'));
           }
           if (o.workflow !== undefined) {
             if (runId !== undefined)

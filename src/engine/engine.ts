@@ -34,12 +34,14 @@ import {
   testRunIdFor,
 } from '../core/run/index.ts';
 import type {
+  CheckpointWitness,
   Clock,
   LeaseChange,
   ModelProvider,
   Planner,
   RawSources,
   ShadowWork,
+  RunRecord,
   Store,
   VersionRecord,
 } from '../ports/index.ts';
@@ -59,7 +61,15 @@ import { PinnedVersions } from './pinned-versions.ts';
 import { operatorReconciliation, type ReconcileRequest } from './reconcile-step.ts';
 import { indexLedger, recordedEffects } from './recorded-effects.ts';
 import { RunControls } from './run-controls.ts';
-import { checkClaimedLedger, checkStoredRun, refuseUnverified, specProblem } from './run-integrity.ts';
+import { runEvidenceProblem } from './run-evidence.ts';
+import {
+  checkClaimedLedger,
+  checkStoredRun,
+  openRequest,
+  refuseUnverified,
+  rowProblem,
+  specProblem,
+} from './run-integrity.ts';
 import { type RunSummary, stateSummary, summaryOf } from './run-summary.ts';
 import { RunWriter } from './run-writer.ts';
 import { simulatedEffects } from './simulated-effects.ts';
@@ -108,6 +118,11 @@ export interface EngineOptions {
   readonly modelRetries?: number;
   /** The key that signs a tenant's child writs for `core.delegate` steps (delegate.ts). */
   readonly delegationKeyFor?: (tenant: string) => DelegationKey | undefined;
+  /**
+   * Where signed checkpoints are kept outside the store: before acting on a run, the store's
+   * checkpoint chain must hold the last checkpoint it keeps for the run's tenant (run-evidence.ts).
+   */
+  readonly witness?: CheckpointWitness;
 }
 
 /**
@@ -160,6 +175,8 @@ export class Engine {
   private readonly goneOwners: () => Promise<readonly string[]>;
   private readonly pinned: PinnedVersions;
   private readonly governance: GovernanceConfig | undefined;
+  /** The checkpoint witness actions check the store's chain against (run-evidence.ts), if any. */
+  readonly witness: CheckpointWitness | undefined;
   private readonly planner: Planner | undefined;
   /** Cancel, pause and resume, and the walks running in this process (run-controls.ts). */
   private readonly controls: RunControls;
@@ -198,6 +215,7 @@ export class Engine {
     this.goneOwners = o.goneOwners ?? (async () => []);
     this.pinned = new PinnedVersions(o.store);
     this.governance = o.governance;
+    this.witness = o.witness;
     this.controls = new RunControls({
       store: this.store,
       tools: this.tools,
@@ -209,6 +227,7 @@ export class Engine {
     });
     this.maker = {
       store: this.store,
+      witness: this.witness,
       load: (tenant, runId) => this.load(tenant, runId),
       create: (runId, version, event, o) => this.create(runId, version, event, o),
       currentPolicy: (tenant) => this.currentPolicy(tenant),
@@ -353,13 +372,27 @@ export class Engine {
     }
     let state: RunState;
     if (stored) {
-      // Claimed with its ledger (here or by a worker): the chain and the root's identity must hold.
-      state = foldRun(checkClaimedLedger(tenant, runId, stored));
+      // Claimed with its ledger (here or by a worker): the chain and the root's identity must hold,
+      // then what every action checks: the row, the pinned spec, the approvals rows, the checkpoint.
+      const entries = checkClaimedLedger(tenant, runId, stored);
+      state = foldRun(entries);
+      try {
+        const run = await this.store.getRun(tenant, runId);
+        if (!run) throw new KeelError(ErrorCode.notFound, `run ${runId} not found`, { runId });
+        const problem = rowProblem(run, entries, state);
+        if (problem) throw refuseUnverified(runId, problem);
+        await this.checkEvidence(run, state, stored);
+      } catch (e) {
+        if (leased) await this.store.releaseRun(this.inlineLease.owner, runId).catch(() => false);
+        throw e;
+      }
     } else {
       const run = await this.store.getRun(tenant, runId);
       if (!run) throw new KeelError(ErrorCode.notFound, `run ${runId} not found`, { runId });
       const version = await this.store.getVersion(tenant, run.workflowId, run.version);
-      ({ state } = checkStoredRun(run, await this.store.readEntries(tenant, runId), version));
+      const all = await this.store.readEntries(tenant, runId);
+      ({ state } = checkStoredRun(run, all, version));
+      await this.checkEvidence(run, state, all);
     }
     if (
       state.finished ||
@@ -675,6 +708,27 @@ export class Engine {
     const version = await this.store.getVersion(tenant, run.workflowId, run.version);
     // The row is checked against its root before the version it names is relied on.
     const checked = checkStoredRun(run, stored, version);
+    await this.checkEvidence(run, checked.state, stored);
     return { run, stored, ...checked };
+  }
+
+  /**
+   * What `verify` checks beside the ledger and row, before any action: the pending-approval rows,
+   * the last checkpointed head, the witness (run-evidence.ts). Throws `ledger_invalid`.
+   */
+  private async checkEvidence(
+    run: Pick<RunRecord, 'tenant' | 'runId'>,
+    state: RunState,
+    stored: readonly StoredEntry[],
+  ): Promise<void> {
+    const problem = await runEvidenceProblem(
+      this.store,
+      run,
+      state.head,
+      openRequest(state),
+      (seq) => stored[seq]?.hash,
+      this.witness,
+    );
+    if (problem) throw refuseUnverified(run.runId, problem);
   }
 }

@@ -3,8 +3,10 @@ export type {
   CheckpointHeadRow,
   CheckpointStore,
   HeadCursor,
+  LogCursor,
   RetainedRun,
 } from './checkpoint-store.ts';
+export type { CheckpointWitness } from './checkpoint-witness.ts';
 export type { CatalogTool, ModelAnswer, ModelProvider, ModelRequest, ModelUsage } from './model-provider.ts';
 export type { ModelAccess, OpenSlot, Planner, PlannerView } from './planner.ts';
 export type { Clock, EnvSource, RandomSource, RawSources } from './sources.ts';

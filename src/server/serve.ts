@@ -63,6 +63,7 @@ export async function startServer(
         key: o.checkpoints.key,
         everyMs: o.checkpoints.everySeconds * 1000,
         ...(o.checkpoints.log ? { onEvent: o.checkpoints.log } : {}),
+        ...(keel.engine.witness ? { witness: keel.engine.witness } : {}),
       })
     : undefined;
   let server: ReturnType<typeof serve>;

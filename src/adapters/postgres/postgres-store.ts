@@ -33,6 +33,7 @@ import {
   type LifecycleChange,
   type LiveRunTally,
   type LiveRunWindow,
+  type LogCursor,
   type NewPromotion,
   type PendingApproval,
   type Promotion,
@@ -359,6 +360,29 @@ export class PostgresStore implements Store {
 
   async listCheckpoints(tenant: string): Promise<Checkpoint[]> {
     return (await this.query(CHECKPOINT_SQL.list, [tenant])).rows.map(toCheckpoint);
+  }
+
+  async getCheckpoint(tenant: string, seq: number): Promise<Checkpoint | undefined> {
+    const row = (await this.query(CHECKPOINT_SQL.one, [tenant, seq])).rows[0];
+    return row ? toCheckpoint(row) : undefined;
+  }
+
+  async checkpointedHead(tenant: string, runId: string): Promise<CheckpointHeadRow | undefined> {
+    const row = (await this.query(CHECKPOINT_SQL.runLast, [tenant, runId])).rows[0];
+    return row ? toHeadRow(row) : undefined;
+  }
+
+  async checkpointLog(tenant: string, o: { after?: LogCursor; limit: number }): Promise<CheckpointHeadRow[]> {
+    const a = o.after;
+    return (
+      await this.query(CHECKPOINT_SQL.log, [
+        tenant,
+        a?.checkpointSeq ?? null,
+        a?.createdAt ?? null,
+        a?.runId ?? null,
+        o.limit,
+      ])
+    ).rows.map(toHeadRow);
   }
 
   async retainedHeads(tenant: string, o: { after?: HeadCursor; limit: number }): Promise<CheckpointHead[]> {

@@ -393,6 +393,16 @@ export const MIGRATIONS: readonly Migration[] = [
     CREATE INDEX shadow_queue_turns ON shadow_queue (tenant, workflow_id, version, seq);
     `,
   },
+  {
+    version: 13,
+    name: 'the head log: checkpoints sign its size and hash, and keep its right edge; read in checkpoint order',
+    sql: `
+    ALTER TABLE checkpoints ADD COLUMN tree_size INTEGER;
+    ALTER TABLE checkpoints ADD COLUMN log_root TEXT;
+    ALTER TABLE checkpoints ADD COLUMN log_frontier TEXT;
+    CREATE INDEX checkpoint_heads_in_log ON checkpoint_heads (tenant, checkpoint_seq, created_at, run_id);
+    `,
+  },
 ];
 
 /** The schema version this Keel writes and reads. */

@@ -3,7 +3,7 @@
  * transaction at open; a database from a newer Keel is refused rather than guessed at. Published
  * migrations are never edited: a change is a new entry at the end.
  */
-export const SCHEMA_VERSION = 13;
+export const SCHEMA_VERSION = 14;
 
 export const MIGRATIONS: readonly string[] = [
   `
@@ -386,6 +386,16 @@ export const MIGRATIONS: readonly string[] = [
   );
   CREATE UNIQUE INDEX shadow_queue_item ON shadow_queue (tenant, id);
   CREATE INDEX shadow_queue_turns ON shadow_queue (tenant, workflow_id, version, seq);
+  `,
+  // v14: the head log (docs/audit.md): a keel-checkpoint/2 also signs the size and hash of the
+  // log of every head recorded so far (checkpoint_heads, read in checkpoint order), and the store
+  // keeps the log's right edge so the next checkpoint extends it without reading it. Existing
+  // checkpoints stay /1 (NULL here) and verify as they did.
+  `
+  ALTER TABLE checkpoints ADD COLUMN tree_size INTEGER;
+  ALTER TABLE checkpoints ADD COLUMN log_root TEXT;
+  ALTER TABLE checkpoints ADD COLUMN log_frontier TEXT;
+  CREATE INDEX checkpoint_heads_in_log ON checkpoint_heads (tenant, checkpoint_seq, created_at, run_id);
   `,
 ];
 

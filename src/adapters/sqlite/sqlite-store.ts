@@ -38,6 +38,7 @@ import type {
   LifecycleChange,
   LiveRunTally,
   LiveRunWindow,
+  LogCursor,
   NewPromotion,
   PendingApproval,
   Promotion,
@@ -296,8 +297,10 @@ export class SqliteStore implements Store {
       getSecretKey: db.prepare(sqliteStatement(SECRET_KEY_SQL.get).sql),
       putSecretKey: db.prepare(sqliteStatement(SECRET_KEY_SQL.put).sql),
       approvalsByTenant: db.prepare('SELECT * FROM approvals WHERE tenant = ? ORDER BY requested_at, run_id'),
+      // By the primary key (run_id first): the planner would otherwise walk the tenant's whole
+      // approvals index for its order, which every action on a run pays (run-evidence.ts).
       approvalsByRun: db.prepare(
-        'SELECT * FROM approvals WHERE tenant = ? AND run_id = ? ORDER BY requested_at',
+        'SELECT * FROM approvals WHERE run_id = ? AND +tenant = ? ORDER BY requested_at',
       ),
       insertVersion: db.prepare(
         `INSERT INTO workflow_versions (tenant, workflow_id, version, spec_hash, spec, status, published_at, published_by)
@@ -677,7 +680,7 @@ export class SqliteStore implements Store {
 
   async listPendingApprovals(tenant: string, runId?: string): Promise<PendingApproval[]> {
     const rows = (
-      runId === undefined ? this.st.approvalsByTenant.all(tenant) : this.st.approvalsByRun.all(tenant, runId)
+      runId === undefined ? this.st.approvalsByTenant.all(tenant) : this.st.approvalsByRun.all(runId, tenant)
     ) as Row[];
     return rows.map(toApproval);
   }
@@ -741,6 +744,18 @@ export class SqliteStore implements Store {
 
   async listCheckpoints(tenant: string): Promise<Checkpoint[]> {
     return this.checkpoints.list(tenant);
+  }
+
+  async getCheckpoint(tenant: string, seq: number): Promise<Checkpoint | undefined> {
+    return this.checkpoints.get(tenant, seq);
+  }
+
+  async checkpointedHead(tenant: string, runId: string): Promise<CheckpointHeadRow | undefined> {
+    return this.checkpoints.headOf(tenant, runId);
+  }
+
+  async checkpointLog(tenant: string, o: { after?: LogCursor; limit: number }): Promise<CheckpointHeadRow[]> {
+    return this.checkpoints.logRows(tenant, o);
   }
 
   async retainedHeads(tenant: string, o: { after?: HeadCursor; limit: number }): Promise<CheckpointHead[]> {
