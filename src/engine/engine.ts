@@ -40,8 +40,8 @@ import type {
   ModelProvider,
   Planner,
   RawSources,
-  ShadowWork,
   RunRecord,
+  ShadowWork,
   Store,
   VersionRecord,
 } from '../ports/index.ts';

@@ -40,7 +40,7 @@ import type {
   Store,
   VersionRecord,
 } from '../../ports/index.ts';
-import { lastLiveRuns, type ReplayGateReport, replayGate } from './replay-gate.ts';
+import { type ReplayGateReport, replayGate } from './replay-gate.ts';
 import { ShadowDrainer } from './shadow-drainer.ts';
 import { type ShadowReport, shadowReport } from './shadow-report.ts';
 import { Shadows } from './shadows.ts';

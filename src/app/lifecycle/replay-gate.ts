@@ -43,7 +43,7 @@ export interface LoadedRun {
  * each checked as any action checks a run it relies on (its chain, root and row, the pinned spec):
  * a run that does not verify is refused (ledger_invalid), never counted as evidence.
  */
-export async function lastLiveRuns(
+async function lastLiveRuns(
   _engine: Engine,
   store: Store,
   tenant: string,
