@@ -20,9 +20,12 @@ import {
   type CheckpointHeadRow,
   type ClaimedRun,
   type ClaimScope,
+  type DeliveredEvent,
   type EntryFilter,
   type EntryPage,
   type EntryQuery,
+  type EventClaim,
+  type EventConflict,
   type HeadCursor,
   IDEMPOTENCY_TTL_MS,
   type IdempotencyClaim,
@@ -30,6 +33,7 @@ import {
   type IdempotencyRef,
   type IdempotencyResponse,
   type LifecycleChange,
+  type NewEventConflict,
   type NewPromotion,
   type PendingApproval,
   type Promotion,
@@ -43,6 +47,7 @@ import {
   type StoredComparison,
   type StoredRollout,
   type StoreStats,
+  type TriggerDisagreement,
   type TrustedKeyRecord,
   type VersionRecord,
   type WorkerRecord,
@@ -62,6 +67,14 @@ import {
   POSTGRES_ENTRY_SQL,
   unreadablePayload,
 } from '../shared/entry-query-rows.ts';
+import {
+  conflictsQuery,
+  conflictValues,
+  EVENT_SQL,
+  toDeliveredEvent,
+  toDisagreementCount,
+  toEventConflict,
+} from '../shared/event-rows.ts';
 import { headersText, IDEMPOTENCY_PRUNE_EVERY_MS, toApiKeyInfo } from '../shared/keys-idempotency-rows.ts';
 import {
   comparisonValues,
@@ -97,6 +110,7 @@ import {
   parsePostgresTarget,
   unavailable,
 } from './connection.ts';
+import { claimEvent } from './events.ts';
 import { GroupCommit } from './group-commit.ts';
 import { claimIdempotency, KEYS_SQL } from './keys-idempotency.ts';
 import {
@@ -414,6 +428,57 @@ export class PostgresStore implements Store {
     return (
       await this.query(CHECKPOINT_SQL.rows, [tenant, a?.runId ?? null, a?.checkpointSeq ?? 0, o.limit])
     ).rows.map(toHeadRow);
+  }
+
+  // --- The event index (events.ts) ---
+
+  async claimEvent(
+    d: DeliveredEvent,
+    disagreements: readonly TriggerDisagreement[] = [],
+  ): Promise<EventClaim> {
+    try {
+      const claim = await claimEvent(this.pool, () => this.pool.connect(), d, disagreements);
+      if (claim.state === 'first') this.commits++;
+      return claim;
+    } catch (e) {
+      throw unavailable(e, 'claiming an event failed on', this.target);
+    }
+  }
+
+  async getDeliveredEvent(
+    tenant: string,
+    source: string,
+    eventId: string,
+  ): Promise<DeliveredEvent | undefined> {
+    const row = (
+      await this.query({ name: 'keel_get_event', text: EVENT_SQL.get, values: [tenant, source, eventId] })
+    ).rows[0];
+    return row ? toDeliveredEvent(row) : undefined;
+  }
+
+  async recordEventConflict(c: NewEventConflict): Promise<EventConflict> {
+    return toEventConflict(
+      (await this.write('keel_put_event_conflict', EVENT_SQL.putConflict, conflictValues(c))).rows[0]!,
+    );
+  }
+
+  async listEventConflicts(
+    tenant: string,
+    q: { source?: string; eventId?: string; limit?: number } = {},
+  ): Promise<EventConflict[]> {
+    const { text, values } = conflictsQuery(tenant, q);
+    return (await this.query(text, values)).rows.map(toEventConflict);
+  }
+
+  async countTriggerDisagreements(
+    tenant: string,
+    workflowId: string,
+    o: { to: number; since: string },
+  ): Promise<{ chosen: number; taken: number | null; count: number }[]> {
+    const values = [tenant, workflowId, o.to, o.since];
+    return (
+      await this.query({ name: 'keel_count_disagreements', text: EVENT_SQL.countDisagreements, values })
+    ).rows.map(toDisagreementCount);
   }
 
   async getRollout(tenant: string, workflowId: string): Promise<StoredRollout | undefined> {

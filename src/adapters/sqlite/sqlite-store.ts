@@ -26,15 +26,19 @@ import type {
   CheckpointHeadRow,
   ClaimedRun,
   ClaimScope,
+  DeliveredEvent,
   EntryFilter,
   EntryPage,
   EntryQuery,
+  EventClaim,
+  EventConflict,
   HeadCursor,
   IdempotencyClaim,
   IdempotencyClaimRequest,
   IdempotencyRef,
   IdempotencyResponse,
   LifecycleChange,
+  NewEventConflict,
   NewPromotion,
   PendingApproval,
   Promotion,
@@ -48,6 +52,7 @@ import type {
   StoredComparison,
   StoredRollout,
   StoreStats,
+  TriggerDisagreement,
   TrustedKeyRecord,
   VersionRecord,
   WorkerRecord,
@@ -93,6 +98,7 @@ import {
 import { sqliteStatement } from '../shared/writ-trust-rows.ts';
 import { digestBlob, digestText, MIGRATIONS, SCHEMA_VERSION } from './schema.ts';
 import { SqliteCheckpoints } from './sqlite-checkpoints.ts';
+import { SqliteEvents } from './sqlite-events.ts';
 import { SqliteKeysIdempotency } from './sqlite-keys-idempotency.ts';
 import { SqliteLeases } from './sqlite-leases.ts';
 import { SqliteLifecycle } from './sqlite-lifecycle.ts';
@@ -150,6 +156,7 @@ export class SqliteStore implements Store {
   private readonly keys: SqliteKeysIdempotency;
   private readonly writTrust: SqliteWritTrust;
   private readonly lifecycle: SqliteLifecycle;
+  private readonly events: SqliteEvents;
   private readonly checkpoints: SqliteCheckpoints;
   private readonly retention: SqliteRetention;
   private readonly wakeListeners = new Set<() => void>();
@@ -195,6 +202,7 @@ export class SqliteStore implements Store {
       this.keys = new SqliteKeysIdempotency(this.db);
       this.writTrust = new SqliteWritTrust(this.db);
       this.lifecycle = new SqliteLifecycle(this.db);
+      this.events = new SqliteEvents(this.db);
       this.checkpoints = new SqliteCheckpoints(this.db);
       this.retention = new SqliteRetention(this.db);
     } catch (e) {
@@ -720,6 +728,46 @@ export class SqliteStore implements Store {
 
   async getRollout(tenant: string, workflowId: string): Promise<StoredRollout | undefined> {
     return this.lifecycle.rollout(tenant, workflowId);
+  }
+
+  // --- The event index (sqlite-events.ts) ---
+
+  async claimEvent(
+    d: DeliveredEvent,
+    disagreements: readonly TriggerDisagreement[] = [],
+  ): Promise<EventClaim> {
+    const claim = this.events.claim(d, disagreements);
+    if (claim.state === 'first') this.commits++;
+    return claim;
+  }
+
+  async getDeliveredEvent(
+    tenant: string,
+    source: string,
+    eventId: string,
+  ): Promise<DeliveredEvent | undefined> {
+    return this.events.get(tenant, source, eventId);
+  }
+
+  async recordEventConflict(c: NewEventConflict): Promise<EventConflict> {
+    const recorded = this.events.recordConflict(c);
+    this.commits++;
+    return recorded;
+  }
+
+  async listEventConflicts(
+    tenant: string,
+    q: { source?: string; eventId?: string; limit?: number } = {},
+  ): Promise<EventConflict[]> {
+    return this.events.listConflicts(tenant, q);
+  }
+
+  async countTriggerDisagreements(
+    tenant: string,
+    workflowId: string,
+    o: { to: number; since: string },
+  ): Promise<{ chosen: number; taken: number | null; count: number }[]> {
+    return this.events.countDisagreements(tenant, workflowId, o);
   }
 
   // --- Signed checkpoints (sqlite-checkpoints.ts) ---
