@@ -29,7 +29,6 @@ import {
   parseSpec,
   type SpecOptions,
   specHash,
-  triggerMatches,
   validateSpec,
   type WorkflowSpec,
 } from '../core/spec/index.ts';
@@ -69,6 +68,7 @@ import { auditHandle } from './audit.ts';
 import { CORE_TOOLS } from './core-tools.ts';
 import { type DelegationKeysConfig, delegationKeys } from './delegation-keys.ts';
 import { type ExposeEnvConfig, envExposure } from './env-exposure.ts';
+import { eventDeliveries, LIBRARY_CHANNEL } from './event-deliveries.ts';
 import { governanceConfig, type PoliciesConfig, type TrustedKeysConfig } from './governance-config.ts';
 import { idempotencyHandle } from './idempotency.ts';
 import { createLifecycle, type PromotionGatesConfig } from './lifecycle/lifecycle.ts';
@@ -159,7 +159,21 @@ export interface HistoryLine {
 
 export interface EmitResult {
   readonly eventId: string;
+  /** The event's source: as given, or the channel's name when it gave none. */
+  readonly source: string;
   readonly runs: readonly (RunSummary & { created: boolean })[];
+  /** Set when the event was delivered before with the same content: these are its first runs. */
+  readonly redelivery?: true;
+  /** With `redelivery`: when the event was first delivered. */
+  readonly firstDeliveredAt?: string;
+}
+
+export interface EmitOptions extends StartOptions {
+  /**
+   * The channel the event came through: its source when it gives none (`cli` for `keel emit`,
+   * `http` for `POST /api/events`; `library` by default).
+   */
+  readonly channel?: string;
 }
 
 /**
@@ -427,46 +441,45 @@ export function createKeel(config: KeelConfig) {
     },
   };
 
+  const deliveries = eventDeliveries({ store, engine, route: lifecycle.route, now });
+
   const events = {
     /**
-     * Validates an event and starts one run per matching workflow (its latest LIVE or AUTONOMOUS
-     * version); with `writ` (a writ file's `{chain}` or the chain itself) each run executes under it.
+     * Delivers an event: validated, named by `(source, id)` (source `channel` when it gives none),
+     * and on its first delivery one run started per matching workflow (its latest LIVE or
+     * AUTONOMOUS version, or the version a rollout's bucket chooses). A redelivery with the same
+     * content answers those runs (`redelivery`), one with other content is event_conflict and starts
+     * nothing (event-deliveries.ts). With `writ` each run executes under it.
      */
-    async emit(tenant: string, value: unknown, o: StartOptions = {}): Promise<EmitResult> {
-      const event = parseEvent(value, tenant);
+    async emit(tenant: string, value: unknown, o: EmitOptions = {}): Promise<EmitResult> {
+      const channel = o.channel ?? LIBRARY_CHANNEL;
+      if (typeof channel !== 'string' || channel === '' || channel.length > 512)
+        throw new KeelError(ErrorCode.usage, 'channel: expected 1-512 characters', { field: 'channel' });
       const so = startOptions(o);
-      const byWorkflow = new Map<string, VersionRecord[]>();
-      for (const v of await store.listVersions(tenant)) {
-        const list = byWorkflow.get(v.workflowId);
-        if (list) list.push(v);
-        else byWorkflow.set(v.workflowId, [v]);
-      }
+      const delivery = await deliveries.deliver(tenant, value, channel);
+      const { event } = delivery;
       const runs: (RunSummary & { created: boolean })[] = [];
-      for (const [workflowId, versions] of byWorkflow) {
-        // Only workflows with a version events go to are routed (a rollout's two LIVE versions split).
-        if (!versions.some((v) => v.status === 'LIVE' || v.status === 'AUTONOMOUS')) continue;
-        const routed = await lifecycle.route(tenant, workflowId, versions, event);
-        if (!routed?.version.spec.triggers.some((t) => triggerMatches(t, event))) continue;
-        const { run, created } = await engine.start(routed.version, event, {
-          ...so,
-          ...(routed.split ? { split: routed.split } : {}),
-        });
+      for (const routed of delivery.runs) {
+        const { workflowId } = routed;
+        const { run, created, status, shadows } = await deliveries.start(tenant, routed, event, so);
         runs.push({ ...run, created });
         // Its SHADOW versions run on the same event, simulated, off the live path.
-        if (created)
-          lifecycle.shadows.launch(
-            {
-              tenant,
-              runId: run.runId,
-              status: routed.version.status === 'AUTONOMOUS' ? 'AUTONOMOUS' : 'LIVE',
-            },
-            event,
-            versions.filter((v) => v.status === 'SHADOW'),
-          );
+        if (created) lifecycle.shadows.launch({ tenant, runId: run.runId, status }, event, shadows);
         if (routed.split) lifecycle.tick(tenant, workflowId);
       }
-      return { eventId: event.id, runs };
+      return {
+        eventId: event.id,
+        source: event.source,
+        runs,
+        ...(delivery.redeliveryOf !== undefined
+          ? { redelivery: true as const, firstDeliveredAt: delivery.redeliveryOf }
+          : {}),
+      };
     },
+    /** The first delivery of the event `(source, id)`: its content's hash and the runs it chose. */
+    delivered: deliveries.get,
+    /** Redeliveries refused as event_conflict, the most recent first (one per content, counted). */
+    conflicts: deliveries.conflicts,
   };
 
   const runs = {

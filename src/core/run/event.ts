@@ -1,8 +1,7 @@
 /**
  * Canonical inbound events: validated at the boundary, so nothing downstream sees a malformed one.
- * A delivered event is named by `(tenant, source, id)` (CloudEvents): an event delivered without a
- * `source` takes the channel it came through as its source (`defaultSource`), so after parsing the
- * pair is always present. Its content is the whole canonical event (event-delivery.ts).
+ * A delivered event is named by `(tenant, source, id)` and one delivered without a source takes
+ * the channel's name (event-content.ts, `deliveredEvent`).
  */
 import { canonicalize } from '../canonical/index.ts';
 import { ErrorCode, KeelError } from '../errors.ts';
@@ -21,14 +20,8 @@ export interface EventProblem {
  * Validates an event for `tenant`. An event that names another tenant is refused: a caller emits
  * only into the tenant it is authenticated for. An event past `JSON_LIMITS` (nesting, keys, string
  * length) is `payload_too_large`; messages echo excerpts of what was sent, never all of it.
- * `defaultSource`: the source of an event that gives none (or an empty one), for deliveries
- * (`keel emit`: `cli`, `POST /api/events`: `http`); without it the source stays as given.
  */
-export function parseEvent(
-  value: unknown,
-  tenant: string,
-  o: { readonly defaultSource?: string } = {},
-): EventRecord {
+export function parseEvent(value: unknown, tenant: string): EventRecord {
   const problems: EventProblem[] = [];
   const add = (field: string, message: string) => problems.push({ field, message });
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
@@ -88,7 +81,7 @@ export function parseEvent(
     id,
     type,
     tenant,
-    source: source === '' && o.defaultSource !== undefined ? o.defaultSource : source,
+    source,
     subject,
     payload: structuredClone(payload) as Record<string, unknown>,
     time,

@@ -14,6 +14,7 @@ export { type EventProblem, parseEvent } from './event.ts';
 export {
   CONTENT_FIELDS,
   type ContentField,
+  deliveredEvent,
   differingFields,
   type EventContent,
   eventContent,
