@@ -83,9 +83,15 @@ export function eventDeliveries(d: {
     /**
      * Validates `value`, names it (its source, or `channel`), routes a first delivery and claims its
      * name; answers a same-content redelivery with the first delivery's runs, and refuses one with
-     * other content (event_conflict), recorded. Starts nothing.
+     * other content (event_conflict), recorded. Starts nothing. A `writ` the runs would be refused
+     * under (writ_refused) is refused before anything is written.
      */
-    async deliver(tenant: string, value: unknown, channel: string): Promise<Delivery> {
+    async deliver(
+      tenant: string,
+      value: unknown,
+      channel: string,
+      o: { readonly writ?: readonly unknown[] } = {},
+    ): Promise<Delivery> {
       const { event, earlier } = deliveredEvent(parseEvent(value, tenant), channel);
       const byWorkflow = new Map<string, VersionRecord[]>();
       for (const v of await store.listVersions(tenant)) {
@@ -121,6 +127,8 @@ export function eventDeliveries(d: {
           ...(t.before ? { existing: true } : {}),
         });
       }
+      // A writ the runs would be refused under refuses the delivery before its name is claimed.
+      if (o.writ !== undefined && runs.length > 0) await engine.checkWrit(o.writ, tenant);
       const content = eventContent(event);
       const claim = await store.claimEvent(
         {

@@ -456,7 +456,7 @@ export function createKeel(config: KeelConfig) {
       if (typeof channel !== 'string' || channel === '' || channel.length > 512)
         throw new KeelError(ErrorCode.usage, 'channel: expected 1-512 characters', { field: 'channel' });
       const so = startOptions(o);
-      const delivery = await deliveries.deliver(tenant, value, channel);
+      const delivery = await deliveries.deliver(tenant, value, channel, so.writ ? { writ: so.writ } : {});
       const { event } = delivery;
       const runs: (RunSummary & { created: boolean })[] = [];
       for (const routed of delivery.runs) {
