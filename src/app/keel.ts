@@ -441,7 +441,14 @@ export function createKeel(config: KeelConfig) {
     },
   };
 
-  const deliveries = eventDeliveries({ store, engine, route: lifecycle.route, now });
+  // The index's times are operational, never recorded in a ledger: read from the wall clock, so a
+  // delivery never moves the recorded sources' clock.
+  const deliveries = eventDeliveries({
+    store,
+    engine,
+    route: lifecycle.route,
+    now: () => new Date(wallClock.now()).toISOString(),
+  });
 
   const events = {
     /**

@@ -454,7 +454,8 @@ export interface DeliveredEvent extends EventContent {
 
 /**
  * During a rollout, an event the two LIVE versions' triggers disagree on: the version its bucket
- * chose, and the one that took it (null: none did). Kept once per event and workflow.
+ * chose, and the one that took it (null: none did). Kept once per event and workflow, with the
+ * rollout it fell in: its two versions and its `startedAt` (which names it).
  */
 export interface TriggerDisagreement {
   readonly tenant: string;
@@ -463,6 +464,8 @@ export interface TriggerDisagreement {
   readonly eventId: string;
   readonly from: number;
   readonly to: number;
+  /** The rollout's `startedAt`. */
+  readonly startedAt: string;
   readonly chosen: number;
   readonly taken: number | null;
   readonly at: string;
@@ -642,13 +645,13 @@ export interface Store extends CheckpointStore {
     q?: { readonly source?: string; readonly eventId?: string; readonly limit?: number },
   ): Promise<EventConflict[]>;
   /**
-   * The trigger disagreements of a workflow's rollouts to version `to` since `since` (ISO time, in
-   * the clock's text), counted by the version the bucket chose and the one that took the event.
+   * The trigger disagreements of a workflow's rollout (to version `to`, started at `startedAt`),
+   * counted by the version the bucket chose and the one that took the event.
    */
   countTriggerDisagreements(
     tenant: string,
     workflowId: string,
-    o: { readonly to: number; readonly since: string },
+    o: { readonly to: number; readonly startedAt: string },
   ): Promise<{ readonly chosen: number; readonly taken: number | null; readonly count: number }[]>;
 
   stats(): StoreStats;

@@ -14,6 +14,7 @@ import { eventContent } from '../core/run/index.ts';
 import type { DeliveredEvent, Store, TriggerDisagreement } from '../ports/index.ts';
 
 const unique = (label: string) => `${label}-${randomBytes(6).toString('hex')}`;
+const ROLLOUT = '2026-12-01T09:00:00.000Z';
 
 function delivery(
   tenant: string,
@@ -51,6 +52,7 @@ function disagreement(d: DeliveredEvent, o: Partial<TriggerDisagreement> = {}): 
     eventId: d.eventId,
     from: 1,
     to: 2,
+    startedAt: ROLLOUT,
     chosen: 2,
     taken: 1,
     at: d.deliveredAt,
@@ -119,12 +121,15 @@ export function eventIndexContract(current: () => Store, another?: () => Store):
         assert.equal(winners.length, 1, `one first claim (disagreements: ${withDisagreements})`);
         for (const r of results) if (r.state === 'again') assert.deepEqual(r.first, winners[0]);
         assert.deepEqual(await current().getDeliveredEvent(tenant, 'helpdesk', 'evt-1'), winners[0]);
-        const counted = await current().countTriggerDisagreements(tenant, 'refund', { to: 2, since: '' });
+        const counted = await current().countTriggerDisagreements(tenant, 'refund', {
+          to: 2,
+          startedAt: ROLLOUT,
+        });
         assert.deepEqual(counted, withDisagreements ? [{ chosen: 2, taken: 1, count: 1 }] : []);
       }
     });
 
-    test('trigger disagreements are written with a first claim only, and counted by chosen and taken version', async () => {
+    test('trigger disagreements are written with a first claim only, and counted per rollout by chosen and taken version', async () => {
       const store = current();
       const tenant = unique('acme');
       const at = (m: number) => `2026-12-01T10:${String(m).padStart(2, '0')}:00.000Z`;
@@ -133,7 +138,9 @@ export function eventIndexContract(current: () => Store, another?: () => Store):
         const x = i < 3 ? { chosen: 2, taken: 1 } : { chosen: 1, taken: null };
         assert.equal((await store.claimEvent(d, [disagreement(d, x)])).state, 'first');
       }
-      // Another rollout (to v3) of the same workflow, and another workflow: counted apart.
+      // A later rollout to v2 (another start), one to v3, and another workflow: counted apart.
+      const later = delivery(tenant, { id: 'e7', at: at(7) });
+      await store.claimEvent(later, [disagreement(later, { startedAt: at(6) })]);
       const other = delivery(tenant, { id: 'e9', at: at(9) });
       await store.claimEvent(other, [
         disagreement(other, { to: 3, chosen: 3, taken: 1 }),
@@ -142,21 +149,16 @@ export function eventIndexContract(current: () => Store, another?: () => Store):
       // A redelivery's disagreement is not written: the name was claimed.
       const again = delivery(tenant, { id: 'e0', at: at(30) });
       assert.equal((await store.claimEvent(again, [disagreement(again)])).state, 'again');
-      assert.deepEqual(await store.countTriggerDisagreements(tenant, 'refund', { to: 2, since: '' }), [
+      const count = (to: number, startedAt: string, workflowId = 'refund', t = tenant) =>
+        store.countTriggerDisagreements(t, workflowId, { to, startedAt });
+      assert.deepEqual(await count(2, ROLLOUT), [
         { chosen: 1, taken: null, count: 2 },
         { chosen: 2, taken: 1, count: 3 },
       ]);
-      assert.deepEqual(await store.countTriggerDisagreements(tenant, 'refund', { to: 2, since: at(2) }), [
-        { chosen: 1, taken: null, count: 2 },
-        { chosen: 2, taken: 1, count: 1 },
-      ]);
-      assert.deepEqual(await store.countTriggerDisagreements(tenant, 'refund', { to: 3, since: '' }), [
-        { chosen: 3, taken: 1, count: 1 },
-      ]);
-      assert.deepEqual(
-        await store.countTriggerDisagreements(unique('other'), 'refund', { to: 2, since: '' }),
-        [],
-      );
+      assert.deepEqual(await count(2, at(6)), [{ chosen: 2, taken: 1, count: 1 }]);
+      assert.deepEqual(await count(3, ROLLOUT), [{ chosen: 3, taken: 1, count: 1 }]);
+      assert.deepEqual(await count(2, ROLLOUT, 'close'), [{ chosen: 2, taken: 1, count: 1 }]);
+      assert.deepEqual(await count(2, ROLLOUT, 'refund', unique('other')), []);
     });
 
     test('a conflicting content is kept once and counted; conflicts list newest first, narrowed and per tenant', async () => {

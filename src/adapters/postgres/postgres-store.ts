@@ -473,9 +473,9 @@ export class PostgresStore implements Store {
   async countTriggerDisagreements(
     tenant: string,
     workflowId: string,
-    o: { to: number; since: string },
+    o: { to: number; startedAt: string },
   ): Promise<{ chosen: number; taken: number | null; count: number }[]> {
-    const values = [tenant, workflowId, o.to, o.since];
+    const values = [tenant, workflowId, o.to, o.startedAt];
     return (
       await this.query({ name: 'keel_count_disagreements', text: EVENT_SQL.countDisagreements, values })
     ).rows.map(toDisagreementCount);

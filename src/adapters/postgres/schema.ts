@@ -407,12 +407,13 @@ export const MIGRATIONS: readonly Migration[] = [
       event_id TEXT COLLATE "C" NOT NULL,
       rollout_from INTEGER NOT NULL,
       rollout_to INTEGER NOT NULL,
+      rollout_started_at TEXT COLLATE "C" NOT NULL,
       chosen INTEGER NOT NULL,
       taken INTEGER,
-      at TEXT COLLATE "C" NOT NULL,
+      at TEXT NOT NULL,
       PRIMARY KEY (tenant, workflow_id, source, event_id)
     );
-    CREATE INDEX trigger_disagreements_by_time ON trigger_disagreements (tenant, workflow_id, rollout_to, at);
+    CREATE INDEX trigger_disagreements_by_rollout ON trigger_disagreements (tenant, workflow_id, rollout_to, rollout_started_at);
     `,
   },
 ];

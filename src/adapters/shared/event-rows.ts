@@ -18,10 +18,10 @@ export const EVENT_SQL = {
   claim: `INSERT INTO delivered_events (tenant, source, event_id, event_hash, event_type, subject, event_time, payload_hash, runs, delivered_at)
     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) ON CONFLICT (tenant, source, event_id) DO NOTHING`,
   get: 'SELECT * FROM delivered_events WHERE tenant = $1 AND source = $2 AND event_id = $3',
-  putDisagreement: `INSERT INTO trigger_disagreements (tenant, workflow_id, source, event_id, rollout_from, rollout_to, chosen, taken, at)
-    VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) ON CONFLICT (tenant, workflow_id, source, event_id) DO NOTHING`,
+  putDisagreement: `INSERT INTO trigger_disagreements (tenant, workflow_id, source, event_id, rollout_from, rollout_to, rollout_started_at, chosen, taken, at)
+    VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) ON CONFLICT (tenant, workflow_id, source, event_id) DO NOTHING`,
   countDisagreements: `SELECT chosen, taken, count(*) AS n FROM trigger_disagreements
-    WHERE tenant = $1 AND workflow_id = $2 AND rollout_to = $3 AND at >= $4 GROUP BY chosen, taken ORDER BY chosen, taken`,
+    WHERE tenant = $1 AND workflow_id = $2 AND rollout_to = $3 AND rollout_started_at = $4 GROUP BY chosen, taken ORDER BY chosen, taken`,
   putConflict: `INSERT INTO event_conflicts (tenant, source, event_id, event_hash, first_hash, fields, first_at, last_at, deliveries)
     VALUES ($1, $2, $3, $4, $5, $6, $7, $7, 1)
     ON CONFLICT (tenant, source, event_id, event_hash) DO UPDATE SET
@@ -61,7 +61,7 @@ export function toDeliveredEvent(r: Row): DeliveredEvent {
 }
 
 export function disagreementValues(d: TriggerDisagreement): unknown[] {
-  return [d.tenant, d.workflowId, d.source, d.eventId, d.from, d.to, d.chosen, d.taken, d.at];
+  return [d.tenant, d.workflowId, d.source, d.eventId, d.from, d.to, d.startedAt, d.chosen, d.taken, d.at];
 }
 
 export function toDisagreementCount(r: Row): { chosen: number; taken: number | null; count: number } {

@@ -368,7 +368,8 @@ export const MIGRATIONS: readonly string[] = [
   // first delivery's content (hash, and the fields that say what a redelivery changed) and the
   // runs its routing chose, as JSON (an empty list: none). A redelivery with other content is kept
   // once per content and counted. During a rollout, an event the two versions' triggers disagree
-  // on is kept once per workflow. Events delivered before this version are not in the index.
+  // on is kept once per workflow, with the rollout it fell in (its versions and start). Events
+  // delivered before this version are not in the index.
   `
   CREATE TABLE delivered_events (
     tenant TEXT NOT NULL,
@@ -405,12 +406,13 @@ export const MIGRATIONS: readonly string[] = [
     event_id TEXT NOT NULL,
     rollout_from INTEGER NOT NULL,
     rollout_to INTEGER NOT NULL,
+    rollout_started_at TEXT NOT NULL,
     chosen INTEGER NOT NULL,
     taken INTEGER,
     at TEXT NOT NULL,
     PRIMARY KEY (tenant, workflow_id, source, event_id)
   ) WITHOUT ROWID;
-  CREATE INDEX trigger_disagreements_by_time ON trigger_disagreements (tenant, workflow_id, rollout_to, at);
+  CREATE INDEX trigger_disagreements_by_rollout ON trigger_disagreements (tenant, workflow_id, rollout_to, rollout_started_at);
   `,
 ];
 

@@ -62,8 +62,10 @@ export class SqliteEvents {
   countDisagreements(
     tenant: string,
     workflowId: string,
-    o: { to: number; since: string },
+    o: { to: number; startedAt: string },
   ): { chosen: number; taken: number | null; count: number }[] {
-    return this.st.all('countDisagreements', [tenant, workflowId, o.to, o.since]).map(toDisagreementCount);
+    return this.st
+      .all('countDisagreements', [tenant, workflowId, o.to, o.startedAt])
+      .map(toDisagreementCount);
   }
 }

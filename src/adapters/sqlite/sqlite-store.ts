@@ -765,7 +765,7 @@ export class SqliteStore implements Store {
   async countTriggerDisagreements(
     tenant: string,
     workflowId: string,
-    o: { to: number; since: string },
+    o: { to: number; startedAt: string },
   ): Promise<{ chosen: number; taken: number | null; count: number }[]> {
     return this.events.countDisagreements(tenant, workflowId, o);
   }

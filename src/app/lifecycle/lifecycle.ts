@@ -108,8 +108,8 @@ export interface RolloutStatus {
   readonly rollout?: RolloutState;
   readonly verdict?: RolloutVerdict;
   /**
-   * Events since the rollout started that the two versions' triggers disagree on, by the version
-   * the bucket chose and the one that took the event (null: none did); docs/lifecycle.md.
+   * Events of this rollout that the two versions' triggers disagree on, by the version the bucket
+   * chose and the one that took the event (null: none did); docs/lifecycle.md.
    */
   readonly triggerDisagreements?: {
     readonly count: number;
@@ -136,6 +136,7 @@ export interface Routing {
   readonly disagreement?: {
     readonly from: number;
     readonly to: number;
+    readonly startedAt: string;
     readonly chosen: number;
     readonly taken: number | null;
   };
@@ -669,6 +670,7 @@ export function createLifecycle(d: LifecycleDeps) {
     const disagreement = choice.disagreement && {
       from: r.from,
       to: r.to,
+      startedAt: r.startedAt,
       chosen: choice.disagreement.chosen,
       taken: choice.disagreement.taken,
     };
@@ -757,7 +759,7 @@ export function createLifecycle(d: LifecycleDeps) {
         if (!r) return { workflowId };
         const byChoice = await store.countTriggerDisagreements(tenant, workflowId, {
           to: r.to,
-          since: r.startedAt,
+          startedAt: r.startedAt,
         });
         const triggerDisagreements = { count: byChoice.reduce((n, x) => n + x.count, 0), byChoice };
         return r.status === 'active'
