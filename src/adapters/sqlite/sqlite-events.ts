@@ -1,8 +1,10 @@
 /**
- * The event index in the SQLite file: a claim is one IMMEDIATE transaction (insert the first
- * delivery with its trigger disagreements, or read the one stored), so concurrent claims of one
- * event, from this process or another sharing the file, queue on the write lock and exactly one is
- * first. Conflicting redeliveries are upserted (kept once per content, counted).
+ * The event index in the SQLite file: a claim inserts the first delivery with its trigger
+ * disagreements, or reads the one stored, inside the store's IMMEDIATE group-commit transaction
+ * (`claim` is applied there, never in a transaction of its own), so concurrent claims of one event,
+ * from this process or another sharing the file, queue on the write lock and exactly one is first;
+ * concurrent deliveries share one commit. Conflicting redeliveries are upserted (kept once per
+ * content, counted).
  */
 import type Database from 'better-sqlite3';
 import type {
@@ -28,20 +30,19 @@ import { type BoundStatements, boundStatements } from './bound-statements.ts';
 
 export class SqliteEvents {
   private readonly st: BoundStatements<keyof typeof EVENT_SQL>;
-  readonly claim: (d: DeliveredEvent, disagreements: readonly TriggerDisagreement[]) => EventClaim;
 
   constructor(private readonly db: Database.Database) {
     this.st = boundStatements(db, EVENT_SQL);
-    this.claim = db.transaction(
-      (d: DeliveredEvent, disagreements: readonly TriggerDisagreement[]): EventClaim => {
-        // A name already stored: nothing is written. The row the insert ran into is read in the
-        // same transaction, so it is there.
-        if (this.st.run('claim', deliveredValues(d)).changes === 0)
-          return { state: 'again', first: this.get(d.tenant, d.source, d.eventId)! };
-        for (const x of disagreements) this.st.run('putDisagreement', disagreementValues(x));
-        return { state: 'first' };
-      },
-    ).immediate;
+  }
+
+  /** Applied inside a write transaction (the store's group commit). */
+  claim(d: DeliveredEvent, disagreements: readonly TriggerDisagreement[]): EventClaim {
+    // A name already stored: nothing is written. The row the insert ran into is read in the same
+    // transaction, so it is there.
+    if (this.st.run('claim', deliveredValues(d)).changes === 0)
+      return { state: 'again', first: this.get(d.tenant, d.source, d.eventId)! };
+    for (const x of disagreements) this.st.run('putDisagreement', disagreementValues(x));
+    return { state: 'first' };
   }
 
   get(tenant: string, source: string, eventId: string): DeliveredEvent | undefined {
@@ -49,6 +50,7 @@ export class SqliteEvents {
     return row ? toDeliveredEvent(row) : undefined;
   }
 
+  /** Applied inside a write transaction (the store's group commit). */
   recordConflict(c: NewEventConflict): EventConflict {
     return toEventConflict(this.st.all('putConflict', conflictValues(c))[0]!);
   }

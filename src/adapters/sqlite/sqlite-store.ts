@@ -130,7 +130,8 @@ export const APPEND_POLL_MS = 100;
 
 /**
  * A write waiting for the next group commit: an append, or (`write`) another small write that
- * rides in the same transaction rather than paying a commit of its own (a shadow comparison).
+ * rides in the same transaction rather than paying a commit of its own (a shadow comparison, an
+ * event's claim, a conflicting redelivery).
  */
 type Pending =
   | {
@@ -732,13 +733,13 @@ export class SqliteStore implements Store {
 
   // --- The event index (sqlite-events.ts) ---
 
-  async claimEvent(
-    d: DeliveredEvent,
-    disagreements: readonly TriggerDisagreement[] = [],
-  ): Promise<EventClaim> {
-    const claim = this.events.claim(d, disagreements);
-    if (claim.state === 'first') this.commits++;
-    return claim;
+  /** Kept in the next group commit with the appends around it: concurrent deliveries share one fsync. */
+  claimEvent(d: DeliveredEvent, disagreements: readonly TriggerDisagreement[] = []): Promise<EventClaim> {
+    return this.enqueue<EventClaim>((resolve, reject) => ({
+      write: () => this.events.claim(d, disagreements),
+      resolve: (v: unknown) => resolve(v as EventClaim),
+      reject,
+    }));
   }
 
   async getDeliveredEvent(
@@ -749,10 +750,12 @@ export class SqliteStore implements Store {
     return this.events.get(tenant, source, eventId);
   }
 
-  async recordEventConflict(c: NewEventConflict): Promise<EventConflict> {
-    const recorded = this.events.recordConflict(c);
-    this.commits++;
-    return recorded;
+  recordEventConflict(c: NewEventConflict): Promise<EventConflict> {
+    return this.enqueue<EventConflict>((resolve, reject) => ({
+      write: () => this.events.recordConflict(c),
+      resolve: (v: unknown) => resolve(v as EventConflict),
+      reject,
+    }));
   }
 
   async listEventConflicts(
