@@ -6,6 +6,7 @@ import { test } from 'node:test';
 import Database from 'better-sqlite3';
 import { type Digest, hashOf } from '../../core/canonical/index.ts';
 import { type StoredEntry, verifyLedger } from '../../core/ledger/index.ts';
+import { eventContent } from '../../core/run/index.ts';
 import { blobRun, buildLedger, LARGE_ANSWER, runStoreContract } from '../../testing/index.ts';
 import { MIGRATIONS, SCHEMA_VERSION } from './schema.ts';
 import { SqliteStore } from './sqlite-store.ts';
@@ -37,6 +38,46 @@ test('group commit: appends issued together share one transaction', async () => 
     await Promise.all(Array.from({ length: 20 }, (_, i) => store.append(create(hashOf({ group: i }), 1))));
     assert.equal(store.stats().commits - before, 1);
     assert.equal((await store.listRuns('t1', { limit: 100 })).runs.length, 20);
+    await store.close();
+  } finally {
+    rmSync(d, { recursive: true, force: true });
+  }
+});
+
+test('group commit: event claims and appends issued together share one transaction', async () => {
+  const d = mkdtempSync(join(tmpdir(), 'keel-sqlite-group-'));
+  try {
+    const store = new SqliteStore(join(d, 'k.db'));
+    const claim = (i: number) => {
+      const event = {
+        id: `e${i}`,
+        type: 't',
+        tenant: 't1',
+        source: 's',
+        subject: '',
+        payload: {},
+        time: 'x',
+      };
+      return store.claimEvent({
+        tenant: 't1',
+        source: 's',
+        eventId: event.id,
+        ...eventContent(event),
+        runs: [],
+        deliveredAt: '2026-12-01T00:00:00.000Z',
+      });
+    };
+    const before = store.stats().commits;
+    const claims = await Promise.all([
+      ...Array.from({ length: 8 }, (_, i) => claim(i)),
+      claim(0),
+      ...Array.from({ length: 4 }, (_, i) => store.append(create(hashOf({ claimed: i }), 1))),
+    ]);
+    assert.equal(store.stats().commits - before, 1);
+    assert.deepEqual(
+      claims.slice(0, 9).map((c) => (c as { state: string }).state),
+      [...Array(8).fill('first'), 'again'],
+    );
     await store.close();
   } finally {
     rmSync(d, { recursive: true, force: true });
