@@ -632,7 +632,9 @@ export interface Store extends CheckpointStore {
    * Names an event in its tenant: stores `d` (with `disagreements`, in the same transaction) unless
    * `(tenant, source, eventId)` is stored already, in which case nothing is written and the stored
    * first delivery is returned, whatever its content. Atomic across handles and processes: of
-   * concurrent claims of one name exactly one is `first`.
+   * concurrent claims of one name exactly one is `first`. A claim that names runs may be committed
+   * without waiting for its own flush to disk (the caller commits those runs next, durably, and
+   * that makes the claim durable too); one that names none is durable when it resolves.
    */
   claimEvent(d: DeliveredEvent, disagreements?: readonly TriggerDisagreement[]): Promise<EventClaim>;
   /** The first delivery of the tenant's event `(source, eventId)`, if it was delivered. */

@@ -3,7 +3,14 @@
  * of concurrent claims of one name (any connection, any process) the unique key lets exactly one
  * insert; the others wait for it to commit, write nothing, and then read the row it committed
  * (in a new statement, whose snapshot sees it). Trigger disagreements go in with the insert, in its
- * transaction; without any, the insert is one autocommitted statement.
+ * transaction.
+ *
+ * A claim that names runs is made on `lazy`, a pool whose sessions commit with
+ * `synchronous_commit = off`: the runs' roots are committed (synchronously) right after it, and
+ * flushing the WAL up to a later commit flushes it up to the claim too, so the claim is durable
+ * before any run it names is, and before the caller is answered; a crash in between loses the
+ * claim together with runs that were never started. A claim that names none is answered at once,
+ * so it is made on `pool` and commits synchronously.
  */
 import type pg from 'pg';
 import type { DeliveredEvent, EventClaim, TriggerDisagreement } from '../../ports/index.ts';
@@ -24,18 +31,18 @@ async function readFirst(db: Queryable, d: DeliveredEvent): Promise<EventClaim> 
 const insert = (db: Queryable, d: DeliveredEvent) =>
   db.query({ name: 'keel_claim_event', text: EVENT_SQL.claim, values: deliveredValues(d) });
 
-/** Claims on the pool (no disagreements) or in a transaction on `connect()`'s client. */
+/** Claims in one statement, or, with disagreements, in a transaction of its own. */
 export async function claimEvent(
-  pool: pg.Pool,
-  connect: () => Promise<pg.PoolClient>,
+  pools: { readonly pool: pg.Pool; readonly lazy: pg.Pool },
   d: DeliveredEvent,
   disagreements: readonly TriggerDisagreement[],
 ): Promise<EventClaim> {
+  const on = d.runs.length > 0 ? pools.lazy : pools.pool;
   if (disagreements.length === 0) {
-    if ((await insert(pool, d)).rowCount === 1) return { state: 'first' };
-    return readFirst(pool, d);
+    if ((await insert(on, d)).rowCount === 1) return { state: 'first' };
+    return readFirst(pools.pool, d);
   }
-  const client = await connect();
+  const client = await on.connect();
   try {
     await client.query('BEGIN');
     try {

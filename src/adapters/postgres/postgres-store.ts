@@ -143,6 +143,8 @@ export class PostgresStore implements Store {
   private closing: Promise<void> | undefined;
   /** When this handle next deletes idempotency records older than the TTL (ms, from claims' `now`). */
   private nextPrune = 0;
+  /** Connections committing without waiting for the WAL flush, for event claims (events.ts); opened on first use. */
+  private lazyPool: pg.Pool | undefined;
 
   private constructor(
     private readonly pool: pg.Pool,
@@ -437,7 +439,8 @@ export class PostgresStore implements Store {
     disagreements: readonly TriggerDisagreement[] = [],
   ): Promise<EventClaim> {
     try {
-      const claim = await claimEvent(this.pool, () => this.pool.connect(), d, disagreements);
+      this.lazyPool ??= createPool(this.target, { poolSize: 4, asyncCommit: true });
+      const claim = await claimEvent({ pool: this.pool, lazy: this.lazyPool }, d, disagreements);
       if (claim.state === 'first') this.commits++;
       return claim;
     } catch (e) {
@@ -723,6 +726,7 @@ export class PostgresStore implements Store {
     this.closing ??= (async () => {
       await this.writer.drain();
       await this.stopListeningForAppends();
+      await this.lazyPool?.end();
       await this.pool.end();
     })();
     return this.closing;

@@ -84,6 +84,44 @@ test('group commit: event claims and appends issued together share one transacti
   }
 });
 
+test('a claim naming runs commits without an fsync of its own (the durable commits of its runs sync it); one naming none is durable alone', async () => {
+  const d = mkdtempSync(join(tmpdir(), 'keel-sqlite-lazy-'));
+  try {
+    const path = join(d, 'k.db');
+    const store = new SqliteStore(path);
+    const claim = (id: string, runs: number) => {
+      const event = { id, type: 't', tenant: 't1', source: 's', subject: '', payload: {}, time: 'x' };
+      return store.claimEvent({
+        tenant: 't1',
+        source: 's',
+        eventId: id,
+        ...eventContent(event),
+        runs: Array.from({ length: runs }, (_, i) => ({
+          workflowId: 'wf',
+          version: 1,
+          runId: hashOf({ id, i }),
+        })),
+        deliveredAt: '2026-12-01T00:00:00.000Z',
+      });
+    };
+    const before = store.stats().commits;
+    assert.equal((await claim('with-runs', 1)).state, 'first');
+    assert.equal(store.stats().commits - before, 0, 'no durable commit of its own');
+    assert.equal(store.durability.synchronous, 'FULL');
+    await store.append(create(hashOf('the run it names'), 1));
+    assert.equal(store.stats().commits - before, 1);
+    assert.equal((await claim('no-runs', 0)).state, 'first');
+    assert.equal(store.stats().commits - before, 2, 'a claim naming no run is a durable commit');
+    await store.close();
+    const again = new SqliteStore(path);
+    assert.equal(again.durability.synchronous, 'FULL');
+    assert.equal((await again.getDeliveredEvent('t1', 's', 'with-runs'))?.runs.length, 1);
+    await again.close();
+  } finally {
+    rmSync(d, { recursive: true, force: true });
+  }
+});
+
 test('entries survive closing and reopening the file, and verify', async () => {
   const d = mkdtempSync(join(tmpdir(), 'keel-sqlite-reopen-'));
   try {

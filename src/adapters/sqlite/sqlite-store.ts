@@ -131,7 +131,11 @@ export const APPEND_POLL_MS = 100;
 /**
  * A write waiting for the next group commit: an append, or (`write`) another small write that
  * rides in the same transaction rather than paying a commit of its own (a shadow comparison, an
- * event's claim, a conflicting redelivery).
+ * event's claim, a conflicting redelivery). A `lazy` write is one a durable commit always follows
+ * before anyone relies on it (the claim of an event whose runs start next): a group of lazy writes
+ * alone commits without its own fsync (synchronous=NORMAL for that transaction). In WAL mode the
+ * next FULL commit syncs the log, and with it every frame before its own, so the write is durable
+ * before anything it names is; a crash in between loses it together with runs never started.
  */
 type Pending =
   | {
@@ -141,6 +145,7 @@ type Pending =
     }
   | {
       readonly write: () => unknown;
+      readonly lazy?: boolean;
       readonly resolve: (v: unknown) => void;
       readonly reject: (e: unknown) => void;
     };
@@ -351,6 +356,9 @@ export class SqliteStore implements Store {
     this.queue = [];
     if (batch.length === 0) return;
     const outcomes: ({ ok: true; value: unknown } | { ok: false; error: unknown })[] = [];
+    const lazy =
+      this.durability.synchronous === 'FULL' && batch.every((p) => 'write' in p && p.lazy === true);
+    if (lazy) this.db.pragma('synchronous = NORMAL');
     try {
       this.writeBatch(() => {
         for (const p of batch) {
@@ -379,8 +387,11 @@ export class SqliteStore implements Store {
             );
       for (const p of batch) p.reject(error);
       return;
+    } finally {
+      if (lazy) this.db.pragma('synchronous = FULL');
     }
-    this.commits++;
+    // A lazy group is not durable on its own (no fsync): the commit that follows it counts.
+    if (!lazy) this.commits++;
     let wake = false;
     const appended = this.appendListeners.size > 0 ? new Set<string>() : undefined;
     batch.forEach((p, i) => {
@@ -737,6 +748,8 @@ export class SqliteStore implements Store {
   claimEvent(d: DeliveredEvent, disagreements: readonly TriggerDisagreement[] = []): Promise<EventClaim> {
     return this.enqueue<EventClaim>((resolve, reject) => ({
       write: () => this.events.claim(d, disagreements),
+      // The runs it names are started next, in durable commits.
+      lazy: d.runs.length > 0,
       resolve: (v: unknown) => resolve(v as EventClaim),
       reject,
     }));
