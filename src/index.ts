@@ -11,6 +11,7 @@ export {
   anthropicProvider,
   createKeel,
   describeStoreTarget,
+  type EmitOptions,
   type EmitResult,
   type EventsHandle,
   type HistoryLine,
@@ -120,6 +121,8 @@ export {
 } from './engine/index.ts';
 export {
   type CatalogTool,
+  type DeliveredEvent,
+  type EventConflict,
   type ModelProvider,
   type ModelRequest,
   type OpenSlot,

@@ -27,6 +27,7 @@ export type { PoliciesConfig, TrustedKeysConfig } from './governance-config.ts';
 export { httpToolsFromSection } from './http-tools.ts';
 export {
   createKeel,
+  type EmitOptions,
   type EmitResult,
   type HistoryLine,
   type KeelConfig,

@@ -26,6 +26,8 @@ import type {
 } from '../engine/index.ts';
 import type {
   ApiKeyInfo,
+  DeliveredEvent,
+  EventConflict,
   IdempotencyClaim,
   IdempotencyRef,
   IdempotencyResponse,
@@ -46,6 +48,7 @@ import type { AuditHandle } from './audit.ts';
 import type { IdempotencyClaimInput } from './idempotency.ts';
 import type {
   createKeel,
+  EmitOptions,
   EmitResult,
   HistoryLine,
   PendingApprovalItem,
@@ -103,10 +106,20 @@ export interface WorkflowsHandle {
 
 export interface EventsHandle {
   /**
-   * Starts one run per workflow whose LIVE or AUTONOMOUS version the event triggers (during a
-   * rollout, the version the event's bucket chooses); SHADOW versions run beside it, simulated.
+   * Delivers an event, named by `(source, id)` (`o.channel` is its source when it gives none). Its
+   * first delivery starts one run per workflow whose LIVE or AUTONOMOUS version the event triggers
+   * (during a rollout, the version the event's bucket chooses); SHADOW versions run beside it,
+   * simulated. A redelivery with the same content answers those runs (`redelivery: true`); one
+   * with other content throws event_conflict, starts nothing and is recorded (`conflicts`).
    */
-  emit(tenant: string, value: unknown, o?: StartOptions): Promise<EmitResult>;
+  emit(tenant: string, value: unknown, o?: EmitOptions): Promise<EmitResult>;
+  /** The first delivery of the event `(source, id)`: its content hash and the runs it chose. */
+  delivered(tenant: string, source: string, eventId: string): Promise<DeliveredEvent | undefined>;
+  /** Redeliveries refused as event_conflict, the most recent first (one per distinct content, counted). */
+  conflicts(
+    tenant: string,
+    q?: { source?: string; eventId?: string; limit?: number },
+  ): Promise<EventConflict[]>;
 }
 
 export interface RunsHandle {

@@ -25,7 +25,6 @@ import {
   type StoredEntry,
   type VerifyResult,
 } from '../core/ledger/index.ts';
-import { startsOn } from '../core/lifecycle/index.ts';
 import { type ApprovalCause, approvalCause, describeEntry, parseEvent } from '../core/run/index.ts';
 import {
   parseSpec,
@@ -61,7 +60,6 @@ import type {
   RunFilter,
   RunPage,
   RunRecord,
-  ShadowWork,
   Store,
   ToolDefinition,
   VersionRecord,
@@ -72,6 +70,7 @@ import { auditHandle } from './audit.ts';
 import { CORE_TOOLS } from './core-tools.ts';
 import { type DelegationKeysConfig, delegationKeys } from './delegation-keys.ts';
 import { type ExposeEnvConfig, envExposure } from './env-exposure.ts';
+import { eventDeliveries, LIBRARY_CHANNEL } from './event-deliveries.ts';
 import { governanceConfig, type PoliciesConfig, type TrustedKeysConfig } from './governance-config.ts';
 import { idempotencyHandle } from './idempotency.ts';
 import { createLifecycle, type PromotionGatesConfig } from './lifecycle/lifecycle.ts';
@@ -173,7 +172,21 @@ export interface HistoryLine {
 
 export interface EmitResult {
   readonly eventId: string;
+  /** The event's source: as given, or the channel's name when it gave none. */
+  readonly source: string;
   readonly runs: readonly (RunSummary & { created: boolean })[];
+  /** Set when the event was delivered before with the same content: these are its first runs. */
+  readonly redelivery?: true;
+  /** With `redelivery`: when the event was first delivered. */
+  readonly firstDeliveredAt?: string;
+}
+
+export interface EmitOptions extends StartOptions {
+  /**
+   * The channel the event came through: its source when it gives none (`cli` for `keel emit`,
+   * `http` for `POST /api/events`; `library` by default).
+   */
+  readonly channel?: string;
 }
 
 /**
@@ -467,62 +480,61 @@ export function createKeel(config: KeelConfig) {
     },
   };
 
+  // The index's times are operational, never recorded in a ledger: read from the wall clock, so a
+  // delivery never moves the recorded sources' clock.
+  const deliveries = eventDeliveries({
+    store,
+    engine,
+    route: lifecycle.route,
+    shadowWork: (liveRun, event, candidates) => lifecycle.shadows.workBeside(liveRun, event, candidates),
+    now: () => new Date(wallClock.now()).toISOString(),
+  });
+
   const events = {
     /**
-     * Validates an event and starts one run per matching workflow (its latest LIVE or AUTONOMOUS
-     * version); with `writ` (a writ file's `{chain}` or the chain itself) each run executes under it.
+     * Delivers an event: validated, named by `(source, id)` (source `channel` when it gives none),
+     * and on its first delivery one run started per matching workflow (its latest LIVE or
+     * AUTONOMOUS version, or the version a rollout's bucket chooses). A redelivery with the same
+     * content answers those runs (`redelivery`), one with other content is event_conflict and starts
+     * nothing (event-deliveries.ts). With `writ` each run executes under it.
      */
-    emit: (tenant: string, value: unknown, o: StartOptions = {}): Promise<EmitResult> =>
+    emit: (tenant: string, value: unknown, o: EmitOptions = {}): Promise<EmitResult> =>
       live(async () => {
-        const event = parseEvent(value, tenant);
+        const channel = o.channel ?? LIBRARY_CHANNEL;
+        if (typeof channel !== 'string' || channel === '' || channel.length > 512)
+          throw new KeelError(ErrorCode.usage, 'channel: expected 1-512 characters', { field: 'channel' });
         const so = startOptions(o);
-        const byWorkflow = new Map<string, VersionRecord[]>();
-        for (const v of await store.listVersions(tenant)) {
-          const list = byWorkflow.get(v.workflowId);
-          if (list) list.push(v);
-          else byWorkflow.set(v.workflowId, [v]);
-        }
+        const delivery = await deliveries.deliver(tenant, value, channel, so.writ ? { writ: so.writ } : {});
+        const { event } = delivery;
         const runs: (RunSummary & { created: boolean })[] = [];
-        for (const [workflowId, versions] of byWorkflow) {
-          // Only workflows with a version events go to are routed (a rollout's two LIVE versions split).
-          if (!versions.some((v) => v.status === 'LIVE' || v.status === 'AUTONOMOUS')) continue;
-          const routed = await lifecycle.route(tenant, workflowId, versions, event);
-          if (!routed) continue;
-          // Every SHADOW version is compared on every event of the workflow, whichever starts on it.
-          const candidates = versions.filter((v) => v.status === 'SHADOW');
-          if (!startsOn(routed.version.spec, event)) {
-            // No live run: the candidates whose triggers match run alone (queued, off this path).
-            const alone = lifecycle.shadows.workAlone(routed.version, event, candidates);
-            if (alone.length > 0) {
-              await store.enqueueShadowWork(alone);
-              lifecycle.drainer.queued(alone);
-            }
-            continue;
-          }
-          let queued: readonly ShadowWork[] = [];
-          const { run, created } = await engine.start(routed.version, event, {
-            ...so,
-            ...(routed.split ? { split: routed.split } : {}),
-            // Its SHADOW versions' comparisons are queued with the live run's root, in its transaction.
-            ...(candidates.length > 0
-              ? {
-                  shadowWork: (runId: Digest) => {
-                    queued = lifecycle.shadows.workBeside(
-                      { runId, version: routed.version },
-                      event,
-                      candidates,
-                    );
-                    return queued;
-                  },
-                }
-              : {}),
-          });
+        for (const routed of delivery.runs) {
+          const { run, created, queued } = await deliveries.start(tenant, routed, event, so);
           runs.push({ ...run, created });
           if (created) lifecycle.drainer.queued(queued);
-          if (routed.split) lifecycle.tick(tenant, workflowId);
+          if (routed.split) lifecycle.tick(tenant, routed.workflowId);
         }
-        return { eventId: event.id, runs };
+        // Every SHADOW version is compared on every event of its workflow: where no live version
+        // starts, the candidates whose triggers match run alone (queued, off this path).
+        for (const u of delivery.untaken) {
+          const alone = lifecycle.shadows.workAlone(u.live, event, u.candidates);
+          if (alone.length > 0) {
+            await store.enqueueShadowWork(alone);
+            lifecycle.drainer.queued(alone);
+          }
+        }
+        return {
+          eventId: event.id,
+          source: event.source,
+          runs,
+          ...(delivery.redeliveryOf !== undefined
+            ? { redelivery: true as const, firstDeliveredAt: delivery.redeliveryOf }
+            : {}),
+        };
       }),
+    /** The first delivery of the event `(source, id)`: its content's hash and the runs it chose. */
+    delivered: deliveries.get,
+    /** Redeliveries refused as event_conflict, the most recent first (one per content, counted). */
+    conflicts: deliveries.conflicts,
   };
 
   const runs = {

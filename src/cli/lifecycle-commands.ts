@@ -199,6 +199,10 @@ export function registerLifecycleCommands(program: Command, withContext: WithCon
       '--min-runs <n>',
       'with --to: runs of each version a stage needs before it is judged (default 20)',
     )
+    .option(
+      '--sticky-by <key>',
+      'with --to: what keeps events on one version: subject (default), payload.<field>[.<field>...], or event',
+    )
     .option('--advance', 'go to the next stage, if the figures allow it')
     .option('--rollback', 'give all events back to the old version; the new one goes back to SHADOW')
     .option('--override', 'with --to: start although the gate to LIVE is not met (needs --reason)')
@@ -214,6 +218,7 @@ export function registerLifecycleCommands(program: Command, withContext: WithCon
           auto?: boolean;
           threshold?: string;
           minRuns?: string;
+          stickyBy?: string;
           advance?: boolean;
           rollback?: boolean;
           override?: boolean;
@@ -247,6 +252,7 @@ export function registerLifecycleCommands(program: Command, withContext: WithCon
               ...(o.auto ? { auto: true } : {}),
               ...(o.threshold !== undefined ? { threshold: share(o.threshold, '--threshold') } : {}),
               ...(o.minRuns !== undefined ? { minRuns: intOption(o.minRuns, '--min-runs') } : {}),
+              ...(o.stickyBy !== undefined ? { stickyBy: o.stickyBy } : {}),
               ...overrideOf(o),
             });
             if (ctx.json) printJson(r);
@@ -263,7 +269,8 @@ export function registerLifecycleCommands(program: Command, withContext: WithCon
           }
           const s = await lc.rollout.status(ctx.tenant, workflowId);
           if (ctx.json) printJson(s);
-          else for (const l of rolloutLines(workflowId, s.rollout, s.verdict)) line(l);
+          else
+            for (const l of rolloutLines(workflowId, s.rollout, s.verdict, s.triggerDisagreements)) line(l);
         }),
     );
 

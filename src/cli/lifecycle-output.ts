@@ -4,7 +4,7 @@
  * only: values in, lines out.
  */
 import pc from 'picocolors';
-import type { ShadowReport, TestReport } from '../app/index.ts';
+import type { RolloutStatus, ShadowReport, TestReport } from '../app/index.ts';
 import type {
   ChainResult,
   GateReport,
@@ -106,17 +106,49 @@ export function shadowReportLines(r: ShadowReport): string[] {
   return out;
 }
 
-export function rolloutLines(workflowId: string, r: RolloutState | undefined, v?: RolloutVerdict): string[] {
+export function rolloutLines(
+  workflowId: string,
+  r: RolloutState | undefined,
+  v?: RolloutVerdict,
+  disagreements?: RolloutStatus['triggerDisagreements'],
+): string[] {
   if (!r) return [`${workflowId} has no rollout`];
   const head = `${workflowId}: v${r.to} ${r.status === 'active' ? `gets ${r.percent}% of events, v${r.from} the rest` : r.status === 'completed' ? `took all events from v${r.from} (completed)` : `was rolled back (v${r.from} takes all events)`}`;
+  const sticky = r.stickyBy ?? 'subject';
   const lines = [
     head,
     `  steps up to ${r.steps.join(' → ')}%${r.auto ? ', automatic' : ''}; advances while v${r.to} is not worse by more than ${pct(r.threshold)} (after ${r.minRuns} runs of each)`,
+    sticky === 'event'
+      ? '  each event is bucketed alone'
+      : `  events with the same ${sticky} stay on one version (sticky by ${sticky})`,
   ];
   if (v)
     lines.push(
       `  ${v.verdict === 'advance' ? pc.green('may advance') : v.verdict === 'hold' ? pc.yellow('waiting for runs') : pc.red('must roll back')}: ${v.reasons.join('; ')}`,
     );
+  if (disagreements && disagreements.count > 0) {
+    const sum = (f: (x: { chosen: number; taken: number | null }) => boolean) =>
+      disagreements.byChoice.filter(f).reduce((k, x) => k + x.count, 0);
+    const onlyFrom = sum((x) => x.taken === r.from);
+    const overridden = sum((x) => x.taken === r.from && x.chosen === r.to);
+    const onlyTo = sum((x) => x.taken !== r.from);
+    const toTook = sum((x) => x.taken === r.to);
+    const parts = [
+      ...(onlyFrom > 0
+        ? [
+            `only v${r.from}'s trigger takes ${onlyFrom} (all went to v${r.from}; the bucket chose v${r.to} for ${overridden})`,
+          ]
+        : []),
+      ...(onlyTo > 0
+        ? [
+            `only v${r.to}'s trigger takes ${onlyTo} (v${r.to} took ${toTook}, its share; ${onlyTo - toTook} started nothing)`,
+          ]
+        : []),
+    ];
+    lines.push(
+      `  ${pc.yellow('triggers disagree')} on ${disagreements.count} event${disagreements.count === 1 ? '' : 's'} since the rollout started: ${parts.join('; ')}`,
+    );
+  }
   return lines;
 }
 

@@ -13,6 +13,7 @@ import { registerAuditQueryCommands } from './audit-query-commands.ts';
 import { registerAuthoringCommands, registerDraftCommand } from './authoring-commands.ts';
 import { registerCheckpointCommands } from './checkpoint-commands.ts';
 import { type CliContext, type GlobalOptions, openContext } from './context.ts';
+import { registerEventCommands } from './event-commands.ts';
 import { registerEvidenceCommands } from './evidence-commands.ts';
 import { EXIT } from './exit-codes.ts';
 import { registerGovernanceCommands } from './governance-commands.ts';
@@ -130,6 +131,7 @@ export function buildProgram(): Command {
   registerDraftCommand(program, withContext);
   registerLifecycleCommands(program, withContext);
   registerRunCommands(program, withContext);
+  registerEventCommands(program, withContext);
   registerEvidenceCommands(program, withContext);
   registerAuditQueryCommands(program, withContext);
   registerCheckpointCommands(program, withContext);

@@ -11,6 +11,7 @@ import pc from 'picocolors';
 import { ErrorCode, KeelError } from '../core/errors.ts';
 import { RUN_STATUSES, type RunStatus } from '../core/ledger/index.ts';
 import { flagOrEnv, type WithContext } from './context.ts';
+import { CLI_CHANNEL } from './event-commands.ts';
 import { verifyDirCommand } from './evidence-commands.ts';
 import { EXIT } from './exit-codes.ts';
 import { writOption } from './governance-options.ts';
@@ -22,13 +23,16 @@ import { line, printHistory, printJson, statusColor, verifyText } from './output
 export function registerRunCommands(program: Command, withContext: WithContext): void {
   program
     .command('emit')
-    .description('ingest an event (JSON file, or - for stdin) and run every workflow it triggers')
+    .description(
+      'ingest an event (JSON file, or - for stdin) and run every workflow it triggers; the same (source, id) again answers its first runs (source cli when it gives none)',
+    )
     .argument('<event>', 'event file')
     .option('--enqueue', 'create the runs and leave them to `keel worker` processes')
     .option('--writ <file>', 'run under this writ file (the chain `keel writs issue | attenuate` wrote)')
     .action(async (file: string, o: { enqueue?: boolean; writ?: string }, cmd: Command) =>
       withContext(cmd, async (ctx) => {
         const r = await ctx.keel.events.emit(ctx.tenant, readJson(file, 'event'), {
+          channel: CLI_CHANNEL,
           ...(o.enqueue ? { walk: 'enqueue' as const } : {}),
           ...writOption(o.writ),
         });
@@ -36,7 +40,11 @@ export function registerRunCommands(program: Command, withContext: WithContext):
           printJson(r);
           return;
         }
-        if (r.runs.length === 0)
+        if (r.redelivery)
+          line(
+            `event ${r.eventId} of source ${r.source} was delivered before (${r.firstDeliveredAt}) with the same content: ${r.runs.length === 0 ? 'it started no run' : 'its runs'}`,
+          );
+        else if (r.runs.length === 0)
           line(`event ${r.eventId}: no LIVE or AUTONOMOUS workflow is triggered by it`);
         for (const run of r.runs) {
           line(

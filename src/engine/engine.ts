@@ -253,9 +253,17 @@ export class Engine {
    * revocations) and stores the chain by content: what the run's root records is the hash.
    */
   private async admit(chain: readonly unknown[], tenant: string): Promise<RunWrit> {
+    return this.writChains.record(tenant, await this.checkWrit(chain, tenant));
+  }
+
+  /**
+   * The writ a run of the tenant would start under, or writ_refused, writing nothing: what `start`
+   * checks, for a caller that must refuse before it records anything (an event's claim).
+   */
+  async checkWrit(chain: readonly unknown[], tenant: string): Promise<ReturnType<typeof admitWrit>> {
     const stored = await this.governance?.writTrustFor?.(tenant);
     const trusted = stored?.trusted ?? this.governance?.trustedFor(tenant) ?? [];
-    return this.writChains.record(tenant, admitWrit(chain, tenant, trusted, stored?.revoked));
+    return admitWrit(chain, tenant, trusted, stored?.revoked);
   }
 
   /** The test run of `version` on `event` under the tenant's policy now (what startSimulated names). */

@@ -27,7 +27,7 @@ export { indexLedger, recordedEffects } from './recorded-effects.ts';
 export { type Replanned, replanRun } from './replan.ts';
 export { type EntrySketch, type ReplayDivergence, type ReplayResult, replayRun } from './replay.ts';
 export { checkStoredRun, openRequest, refuseUnverified } from './run-integrity.ts';
-export type { RunSummary } from './run-summary.ts';
+export { type RunSummary, summaryOf } from './run-summary.ts';
 export { templatePlanner } from './template-planner.ts';
 export { parseToolDefinition, ToolRegistry } from './tool-registry.ts';
 export { verifyRun } from './verify-run.ts';

@@ -102,12 +102,24 @@ describe('the lifecycle over HTTP', () => {
     );
     const refused = await t.api('POST', wf('/rollout'), { key: person, body: { to: 2, percent: 10 } });
     assert.deepEqual([refused.status, refused.body.error], [409, 'promotion_gate_unmet']);
+    const unsticky = await t.api('POST', wf('/rollout'), {
+      key: person,
+      body: { to: 2, percent: 10, stickyBy: 'customer', override: { reason: 'ship it' } },
+    });
+    assert.deepEqual(
+      [unsticky.status, unsticky.body.error, (unsticky.body.details as Json).field],
+      [400, 'usage', 'stickyBy'],
+    );
     const started = await t.api('POST', wf('/rollout'), {
       key: person,
-      body: { to: 2, percent: 10, override: { reason: 'ship it' } },
+      body: { to: 2, percent: 10, stickyBy: 'payload.customer_id', override: { reason: 'ship it' } },
     });
     assert.equal(started.status, 200, JSON.stringify(started.body));
-    assert.equal(((await t.api('GET', wf('/rollout'), { key: service })).body.rollout as Json).percent, 10);
+    const status = (await t.api('GET', wf('/rollout'), { key: service })).body;
+    assert.deepEqual(
+      [(status.rollout as Json).percent, (status.rollout as Json).stickyBy, status.triggerDisagreements],
+      [10, 'payload.customer_id', { count: 0, byChoice: [] }],
+    );
     const back = await t.api('POST', wf('/rollout/rollback'), {
       key: service,
       body: { reason: 'monitor says no' },

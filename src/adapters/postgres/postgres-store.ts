@@ -21,9 +21,12 @@ import {
   type ClaimedRun,
   type ClaimedShadowWork,
   type ClaimScope,
+  type DeliveredEvent,
   type EntryFilter,
   type EntryPage,
   type EntryQuery,
+  type EventClaim,
+  type EventConflict,
   type HeadCursor,
   IDEMPOTENCY_TTL_MS,
   type IdempotencyClaim,
@@ -34,6 +37,7 @@ import {
   type LiveRunTally,
   type LiveRunWindow,
   type LogCursor,
+  type NewEventConflict,
   type NewPromotion,
   type PendingApproval,
   type Promotion,
@@ -50,6 +54,7 @@ import {
   type StoredComparison,
   type StoredRollout,
   type StoreStats,
+  type TriggerDisagreement,
   type TrustedKeyRecord,
   type VersionRecord,
   type WorkerRecord,
@@ -69,6 +74,14 @@ import {
   POSTGRES_ENTRY_SQL,
   unreadablePayload,
 } from '../shared/entry-query-rows.ts';
+import {
+  conflictsQuery,
+  conflictValues,
+  EVENT_SQL,
+  toDeliveredEvent,
+  toDisagreementCount,
+  toEventConflict,
+} from '../shared/event-rows.ts';
 import { headersText, IDEMPOTENCY_PRUNE_EVERY_MS, toApiKeyInfo } from '../shared/keys-idempotency-rows.ts';
 import {
   comparisonValues,
@@ -107,6 +120,7 @@ import {
   parsePostgresTarget,
   unavailable,
 } from './connection.ts';
+import { claimEvent } from './events.ts';
 import { GroupCommit } from './group-commit.ts';
 import { claimIdempotency, KEYS_SQL } from './keys-idempotency.ts';
 import {
@@ -140,6 +154,8 @@ export class PostgresStore implements Store {
   private closing: Promise<void> | undefined;
   /** When this handle next deletes idempotency records older than the TTL (ms, from claims' `now`). */
   private nextPrune = 0;
+  /** Connections committing without waiting for the WAL flush, for event claims (events.ts); opened on first use. */
+  private lazyPool: pg.Pool | undefined;
 
   private constructor(
     private readonly pool: pg.Pool,
@@ -450,6 +466,58 @@ export class PostgresStore implements Store {
     ).rows.map(toHeadRow);
   }
 
+  // --- The event index (events.ts) ---
+
+  async claimEvent(
+    d: DeliveredEvent,
+    disagreements: readonly TriggerDisagreement[] = [],
+  ): Promise<EventClaim> {
+    try {
+      this.lazyPool ??= createPool(this.target, { poolSize: 4, asyncCommit: true });
+      const claim = await claimEvent({ pool: this.pool, lazy: this.lazyPool }, d, disagreements);
+      if (claim.state === 'first') this.commits++;
+      return claim;
+    } catch (e) {
+      throw unavailable(e, 'claiming an event failed on', this.target);
+    }
+  }
+
+  async getDeliveredEvent(
+    tenant: string,
+    source: string,
+    eventId: string,
+  ): Promise<DeliveredEvent | undefined> {
+    const row = (
+      await this.query({ name: 'keel_get_event', text: EVENT_SQL.get, values: [tenant, source, eventId] })
+    ).rows[0];
+    return row ? toDeliveredEvent(row) : undefined;
+  }
+
+  async recordEventConflict(c: NewEventConflict): Promise<EventConflict> {
+    return toEventConflict(
+      (await this.write('keel_put_event_conflict', EVENT_SQL.putConflict, conflictValues(c))).rows[0]!,
+    );
+  }
+
+  async listEventConflicts(
+    tenant: string,
+    q: { source?: string; eventId?: string; limit?: number } = {},
+  ): Promise<EventConflict[]> {
+    const { text, values } = conflictsQuery(tenant, q);
+    return (await this.query(text, values)).rows.map(toEventConflict);
+  }
+
+  async countTriggerDisagreements(
+    tenant: string,
+    workflowId: string,
+    o: { to: number; startedAt: string },
+  ): Promise<{ chosen: number; taken: number | null; count: number }[]> {
+    const values = [tenant, workflowId, o.to, o.startedAt];
+    return (
+      await this.query({ name: 'keel_count_disagreements', text: EVENT_SQL.countDisagreements, values })
+    ).rows.map(toDisagreementCount);
+  }
+
   async getRollout(tenant: string, workflowId: string): Promise<StoredRollout | undefined> {
     const row = (await this.query(LIFECYCLE_SQL.getRollout, [tenant, workflowId])).rows[0];
     return row ? toRollout(row) : undefined;
@@ -752,6 +820,7 @@ export class PostgresStore implements Store {
     this.closing ??= (async () => {
       await this.writer.drain();
       await this.stopListeningForAppends();
+      await this.lazyPool?.end();
       await this.pool.end();
     })();
     return this.closing;

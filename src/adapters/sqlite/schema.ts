@@ -3,7 +3,7 @@
  * transaction at open; a database from a newer Keel is refused rather than guessed at. Published
  * migrations are never edited: a change is a new entry at the end.
  */
-export const SCHEMA_VERSION = 14;
+export const SCHEMA_VERSION = 15;
 
 export const MIGRATIONS: readonly string[] = [
   `
@@ -396,6 +396,56 @@ export const MIGRATIONS: readonly string[] = [
   ALTER TABLE checkpoints ADD COLUMN log_root TEXT;
   ALTER TABLE checkpoints ADD COLUMN log_frontier TEXT;
   CREATE INDEX checkpoint_heads_in_log ON checkpoint_heads (tenant, checkpoint_seq, created_at, run_id);
+  `,
+  // v15: the event index (docs/http.md, "Events"). Per tenant, (source, id) names one event: its
+  // first delivery's content (hash, and the fields that say what a redelivery changed) and the
+  // runs its routing chose, as JSON (an empty list: none). A redelivery with other content is kept
+  // once per content and counted. During a rollout, an event the two versions' triggers disagree
+  // on is kept once per workflow, with the rollout it fell in (its versions and start). Events
+  // delivered before this version are not in the index.
+  `
+  CREATE TABLE delivered_events (
+    tenant TEXT NOT NULL,
+    source TEXT NOT NULL,
+    event_id TEXT NOT NULL,
+    event_hash TEXT NOT NULL,
+    event_type TEXT NOT NULL,
+    subject TEXT NOT NULL,
+    event_time TEXT NOT NULL,
+    payload_hash TEXT NOT NULL,
+    runs TEXT NOT NULL,
+    delivered_at TEXT NOT NULL,
+    PRIMARY KEY (tenant, source, event_id)
+  ) WITHOUT ROWID;
+
+  CREATE TABLE event_conflicts (
+    tenant TEXT NOT NULL,
+    source TEXT NOT NULL,
+    event_id TEXT NOT NULL,
+    event_hash TEXT NOT NULL,
+    first_hash TEXT NOT NULL,
+    fields TEXT NOT NULL,
+    first_at TEXT NOT NULL,
+    last_at TEXT NOT NULL,
+    deliveries INTEGER NOT NULL CHECK (deliveries >= 1),
+    PRIMARY KEY (tenant, source, event_id, event_hash)
+  ) WITHOUT ROWID;
+  CREATE INDEX event_conflicts_recent ON event_conflicts (tenant, last_at);
+
+  CREATE TABLE trigger_disagreements (
+    tenant TEXT NOT NULL,
+    workflow_id TEXT NOT NULL,
+    source TEXT NOT NULL,
+    event_id TEXT NOT NULL,
+    rollout_from INTEGER NOT NULL,
+    rollout_to INTEGER NOT NULL,
+    rollout_started_at TEXT NOT NULL,
+    chosen INTEGER NOT NULL,
+    taken INTEGER,
+    at TEXT NOT NULL,
+    PRIMARY KEY (tenant, workflow_id, source, event_id)
+  ) WITHOUT ROWID;
+  CREATE INDEX trigger_disagreements_by_rollout ON trigger_disagreements (tenant, workflow_id, rollout_to, rollout_started_at);
   `,
 ];
 

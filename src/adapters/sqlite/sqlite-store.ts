@@ -27,9 +27,12 @@ import type {
   ClaimedRun,
   ClaimedShadowWork,
   ClaimScope,
+  DeliveredEvent,
   EntryFilter,
   EntryPage,
   EntryQuery,
+  EventClaim,
+  EventConflict,
   HeadCursor,
   IdempotencyClaim,
   IdempotencyClaimRequest,
@@ -39,6 +42,7 @@ import type {
   LiveRunTally,
   LiveRunWindow,
   LogCursor,
+  NewEventConflict,
   NewPromotion,
   PendingApproval,
   Promotion,
@@ -55,6 +59,7 @@ import type {
   StoredComparison,
   StoredRollout,
   StoreStats,
+  TriggerDisagreement,
   TrustedKeyRecord,
   VersionRecord,
   WorkerRecord,
@@ -100,6 +105,7 @@ import {
 import { sqliteStatement } from '../shared/writ-trust-rows.ts';
 import { digestBlob, digestText, MIGRATIONS, SCHEMA_VERSION } from './schema.ts';
 import { SqliteCheckpoints } from './sqlite-checkpoints.ts';
+import { SqliteEvents } from './sqlite-events.ts';
 import { SqliteKeysIdempotency } from './sqlite-keys-idempotency.ts';
 import { SqliteLeases } from './sqlite-leases.ts';
 import { SqliteLifecycle } from './sqlite-lifecycle.ts';
@@ -132,7 +138,12 @@ export const APPEND_POLL_MS = 100;
 
 /**
  * A write waiting for the next group commit: an append, or (`write`) another small write that
- * rides in the same transaction rather than paying a commit of its own (a shadow comparison).
+ * rides in the same transaction rather than paying a commit of its own (a shadow comparison, an
+ * event's claim, a conflicting redelivery). A `lazy` write is one a durable commit always follows
+ * before anyone relies on it (the claim of an event whose runs start next): a group of lazy writes
+ * alone commits without its own fsync (synchronous=NORMAL for that transaction). In WAL mode the
+ * next FULL commit syncs the log, and with it every frame before its own, so the write is durable
+ * before anything it names is; a crash in between loses it together with runs never started.
  */
 type Pending =
   | {
@@ -142,6 +153,7 @@ type Pending =
     }
   | {
       readonly write: () => unknown;
+      readonly lazy?: boolean;
       readonly resolve: (v: unknown) => void;
       readonly reject: (e: unknown) => void;
     };
@@ -159,6 +171,7 @@ export class SqliteStore implements Store {
   private readonly writTrust: SqliteWritTrust;
   private readonly lifecycle: SqliteLifecycle;
   private readonly shadowQueue: SqliteShadowQueue;
+  private readonly events: SqliteEvents;
   private readonly checkpoints: SqliteCheckpoints;
   private readonly retention: SqliteRetention;
   private readonly wakeListeners = new Set<() => void>();
@@ -205,6 +218,7 @@ export class SqliteStore implements Store {
       this.writTrust = new SqliteWritTrust(this.db);
       this.lifecycle = new SqliteLifecycle(this.db);
       this.shadowQueue = new SqliteShadowQueue(this.db);
+      this.events = new SqliteEvents(this.db);
       this.checkpoints = new SqliteCheckpoints(this.db);
       this.retention = new SqliteRetention(this.db);
     } catch (e) {
@@ -354,6 +368,9 @@ export class SqliteStore implements Store {
     this.queue = [];
     if (batch.length === 0) return;
     const outcomes: ({ ok: true; value: unknown } | { ok: false; error: unknown })[] = [];
+    const lazy =
+      this.durability.synchronous === 'FULL' && batch.every((p) => 'write' in p && p.lazy === true);
+    if (lazy) this.db.pragma('synchronous = NORMAL');
     try {
       this.writeBatch(() => {
         for (const p of batch) {
@@ -382,8 +399,11 @@ export class SqliteStore implements Store {
             );
       for (const p of batch) p.reject(error);
       return;
+    } finally {
+      if (lazy) this.db.pragma('synchronous = FULL');
     }
-    this.commits++;
+    // A lazy group is not durable on its own (no fsync): the commit that follows it counts.
+    if (!lazy) this.commits++;
     let wake = false;
     const appended = this.appendListeners.size > 0 ? new Set<string>() : undefined;
     batch.forEach((p, i) => {
@@ -733,6 +753,50 @@ export class SqliteStore implements Store {
 
   async getRollout(tenant: string, workflowId: string): Promise<StoredRollout | undefined> {
     return this.lifecycle.rollout(tenant, workflowId);
+  }
+
+  // --- The event index (sqlite-events.ts) ---
+
+  /** Kept in the next group commit with the appends around it: concurrent deliveries share one fsync. */
+  claimEvent(d: DeliveredEvent, disagreements: readonly TriggerDisagreement[] = []): Promise<EventClaim> {
+    return this.enqueue<EventClaim>((resolve, reject) => ({
+      write: () => this.events.claim(d, disagreements),
+      // The runs it names are started next, in durable commits.
+      lazy: d.runs.length > 0,
+      resolve: (v: unknown) => resolve(v as EventClaim),
+      reject,
+    }));
+  }
+
+  async getDeliveredEvent(
+    tenant: string,
+    source: string,
+    eventId: string,
+  ): Promise<DeliveredEvent | undefined> {
+    return this.events.get(tenant, source, eventId);
+  }
+
+  recordEventConflict(c: NewEventConflict): Promise<EventConflict> {
+    return this.enqueue<EventConflict>((resolve, reject) => ({
+      write: () => this.events.recordConflict(c),
+      resolve: (v: unknown) => resolve(v as EventConflict),
+      reject,
+    }));
+  }
+
+  async listEventConflicts(
+    tenant: string,
+    q: { source?: string; eventId?: string; limit?: number } = {},
+  ): Promise<EventConflict[]> {
+    return this.events.listConflicts(tenant, q);
+  }
+
+  async countTriggerDisagreements(
+    tenant: string,
+    workflowId: string,
+    o: { to: number; startedAt: string },
+  ): Promise<{ chosen: number; taken: number | null; count: number }[]> {
+    return this.events.countDisagreements(tenant, workflowId, o);
   }
 
   // --- Signed checkpoints (sqlite-checkpoints.ts) ---

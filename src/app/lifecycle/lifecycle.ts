@@ -8,11 +8,13 @@
  * back on the figures; `route` is where an event's version is chosen. Only a person may promote.
  */
 import { ErrorCode, KeelError } from '../../core/errors.ts';
-import type { EventRecord } from '../../core/ledger/index.ts';
+import type { EventRecord, SplitEntry } from '../../core/ledger/index.ts';
 import {
+  bucketKeyOf,
   bucketOf,
   type ChainResult,
   DEFAULT_GATES,
+  DEFAULT_STICKY_BY,
   diffSpecs,
   effectiveGates,
   type GateConfig,
@@ -25,12 +27,13 @@ import {
   type RolloutVerdict,
   type SpecDiff,
   type StageFigures,
+  splitChoice,
+  stickyByProblem,
   verifyPromotionChain,
-  versionFor,
 } from '../../core/lifecycle/index.ts';
 import type { Policy } from '../../core/policy/index.ts';
 import { runIdFor } from '../../core/run/index.ts';
-import { WORKFLOW_STATUSES, type WorkflowStatus } from '../../core/spec/index.ts';
+import { triggerMatches, WORKFLOW_STATUSES, type WorkflowStatus } from '../../core/spec/index.ts';
 import { checkStoredRun, type Engine, type ToolRegistry } from '../../engine/index.ts';
 import type {
   NewPromotion,
@@ -97,6 +100,11 @@ export interface PromoteOptions {
 
 export interface RolloutOptions {
   readonly percent: number;
+  /**
+   * What keeps events together on one version: `subject` (default), `payload.<field>...`, or
+   * `event` (each event alone); an event without a value for it is bucketed by its (source, id).
+   */
+  readonly stickyBy?: string;
   /** The stages after `percent`, ascending, ending at 100 (default: 50, 100). */
   readonly steps?: readonly number[];
   readonly auto?: boolean;
@@ -111,6 +119,39 @@ export interface RolloutStatus {
   readonly workflowId: string;
   readonly rollout?: RolloutState;
   readonly verdict?: RolloutVerdict;
+  /**
+   * Events of this rollout that the two versions' triggers disagree on, by the version the bucket
+   * chose and the one that took the event (null: none did); docs/lifecycle.md.
+   */
+  readonly triggerDisagreements?: {
+    readonly count: number;
+    readonly byChoice: readonly {
+      readonly chosen: number;
+      readonly taken: number | null;
+      readonly count: number;
+    }[];
+  };
+}
+
+/**
+ * What routing decided for one workflow: the version that takes the event (its run's id, and the
+ * split during a rollout), and during a rollout a disagreement of the two versions' triggers.
+ */
+export interface Routing {
+  readonly take?: {
+    readonly version: VersionRecord;
+    readonly runId: string;
+    readonly split?: SplitEntry;
+    /** The event started this run before (under another form, or another version of the split). */
+    readonly before?: true;
+  };
+  readonly disagreement?: {
+    readonly from: number;
+    readonly to: number;
+    readonly startedAt: string;
+    readonly chosen: number;
+    readonly taken: number | null;
+  };
 }
 
 const ROUTABLE: readonly WorkflowStatus[] = ['LIVE', 'AUTONOMOUS'];
@@ -394,6 +435,10 @@ export function createLifecycle(d: LifecycleDeps) {
           field: 'threshold',
         },
       );
+    const stickyBy = o.stickyBy ?? DEFAULT_STICKY_BY;
+    const sticky = stickyByProblem(stickyBy);
+    if (sticky !== undefined)
+      throw new KeelError(ErrorCode.usage, `stickyBy: ${sticky}`, { field: 'stickyBy' });
     const minRuns = o.minRuns ?? 20;
     if (!Number.isInteger(minRuns) || minRuns < 1)
       throw new KeelError(ErrorCode.usage, `minRuns: expected a positive whole number, got ${minRuns}`, {
@@ -443,6 +488,7 @@ export function createLifecycle(d: LifecycleDeps) {
       startedBy: p.by,
       stageStartedAt: at,
       status: 'active',
+      stickyBy,
     };
     const [record] = await store.recordLifecycle({
       tenant,
@@ -580,31 +626,70 @@ export function createLifecycle(d: LifecycleDeps) {
   }
 
   /**
-   * The version an event starts for a workflow: the one LIVE (or AUTONOMOUS) — or, during a
-   * rollout, the one the event's bucket chooses, unless the event already started a run of the
-   * other version (a retry lands where it landed first). Undefined when nothing is routable.
+   * Which version of a workflow an event starts, if any: the one LIVE (or AUTONOMOUS) when its
+   * trigger takes the event — or, during a rollout, the one the event's bucket chooses (by the
+   * rollout's stickiness key), or when the two versions' triggers disagree on the event, the one
+   * `splitChoice` says (the disagreement is returned, for the event index to count). A run the
+   * event started already under either version (a retry from before the event index, or under an
+   * `earlier` form of the event) is answered as it is. Reads only: nothing is started or written.
    */
   async function route(
     tenant: string,
     workflowId: string,
     versions: readonly VersionRecord[],
     event: EventRecord,
-  ) {
-    const r = (await store.getRollout(tenant, workflowId))?.state;
-    if (r?.status === 'active') {
-      const bucket = bucketOf(tenant, workflowId, event);
-      const chosen = versionFor(r, bucket);
-      const other = chosen === r.to ? r.from : r.to;
-      const byNumber = (n: number) => versions.find((v) => v.version === n);
-      const first = byNumber(other);
-      if (first && (await store.getRun(tenant, runIdFor(tenant, workflowId, first.specHash, event)))) {
-        return { version: first, split: { bucket, percent: r.percent, from: r.from, to: r.to } };
+    earlier: readonly EventRecord[] = [],
+  ): Promise<Routing> {
+    const takes = (v: VersionRecord | undefined) =>
+      v?.spec.triggers.some((t) => triggerMatches(t, event)) === true;
+    /** A run of `v` the event started before, under a form other than the one `v` would start now. */
+    const startedBefore = async (v: VersionRecord, taken: boolean) => {
+      for (const form of taken ? earlier : [event, ...earlier]) {
+        const runId = runIdFor(tenant, workflowId, v.specHash, form);
+        if (await store.getRun(tenant, runId)) return runId;
       }
-      const v = byNumber(chosen);
-      if (v) return { version: v, split: { bucket, percent: r.percent, from: r.from, to: r.to } };
+      return undefined;
+    };
+    const r = (await store.getRollout(tenant, workflowId))?.state;
+    if (r?.status !== 'active') {
+      const v = versions.filter((x) => ROUTABLE.includes(x.status)).at(-1);
+      if (!v || !takes(v)) return {};
+      const before = earlier.length > 0 ? await startedBefore(v, true) : undefined;
+      return {
+        take: before
+          ? { version: v, runId: before, before: true }
+          : { version: v, runId: runIdFor(tenant, workflowId, v.specHash, event) },
+      };
     }
-    const v = versions.filter((x) => ROUTABLE.includes(x.status)).at(-1);
-    return v ? { version: v } : undefined;
+    const byNumber = (n: number) => versions.find((v) => v.version === n);
+    const stickyBy = r.stickyBy ?? DEFAULT_STICKY_BY;
+    const bucket = bucketOf(tenant, workflowId, event, stickyBy);
+    const choice = splitChoice(r, bucket, { from: takes(byNumber(r.from)), to: takes(byNumber(r.to)) });
+    const split: SplitEntry = {
+      bucket,
+      percent: r.percent,
+      from: r.from,
+      to: r.to,
+      stickyBy: bucketKeyOf(event, stickyBy),
+      ...(choice.take !== undefined && choice.take !== choice.chosen ? { chosen: choice.chosen } : {}),
+    };
+    for (const n of [r.from, r.to]) {
+      const v = byNumber(n);
+      const before = v && (await startedBefore(v, n === choice.take));
+      if (v && before) return { take: { version: v, runId: before, split, before: true } };
+    }
+    const disagreement = choice.disagreement && {
+      from: r.from,
+      to: r.to,
+      startedAt: r.startedAt,
+      chosen: choice.disagreement.chosen,
+      taken: choice.disagreement.taken,
+    };
+    const v = choice.take === undefined ? undefined : byNumber(choice.take);
+    return {
+      ...(v ? { take: { version: v, runId: runIdFor(tenant, workflowId, v.specHash, event), split } } : {}),
+      ...(disagreement ? { disagreement } : {}),
+    };
   }
 
   return {
@@ -690,9 +775,19 @@ export function createLifecycle(d: LifecycleDeps) {
         await version(tenant, workflowId);
         const r = (await store.getRollout(tenant, workflowId))?.state;
         if (!r) return { workflowId };
+        const byChoice = await store.countTriggerDisagreements(tenant, workflowId, {
+          to: r.to,
+          startedAt: r.startedAt,
+        });
+        const triggerDisagreements = { count: byChoice.reduce((n, x) => n + x.count, 0), byChoice };
         return r.status === 'active'
-          ? { workflowId, rollout: r, verdict: judgeRollout(r, await figures(tenant, r, workflowId)) }
-          : { workflowId, rollout: r };
+          ? {
+              workflowId,
+              rollout: r,
+              verdict: judgeRollout(r, await figures(tenant, r, workflowId)),
+              triggerDisagreements,
+            }
+          : { workflowId, rollout: r, triggerDisagreements };
       },
     },
     /** What changed from version `a` to version `b`, in plain language. */

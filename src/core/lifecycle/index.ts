@@ -27,12 +27,19 @@ export {
 } from './promotion-chain.ts';
 export {
   BUCKETS,
+  bucketKeyOf,
   bucketOf,
+  DEFAULT_STICKY_BY,
   judgeRollout,
   nextStage,
   type RolloutState,
   type RolloutVerdict,
+  type SplitChoice,
+  STICKY_BY_EVENT,
   type StageFigures,
+  splitChoice,
+  stickyByProblem,
+  stickyValue,
   versionFor,
 } from './rollout.ts';
 export { fieldDiff, type RunDecisions, runDecisions, type StepDecision } from './run-decisions.ts';

@@ -39,7 +39,7 @@ export function describeEntry(e: Entry): string {
             ? `, test ${JSON.stringify(p.test?.name ?? '?')} (simulated: nothing acts, approvals ${p.test?.approvals === 'deny' ? 'denied' : 'approved'} by the test)`
             : '';
       const split = p.split
-        ? `, routed by a rollout (bucket ${p.split.bucket}: ${p.split.percent}% of events go to v${p.split.to}, the rest to v${p.split.from})`
+        ? `, routed by a rollout (bucket ${p.split.bucket}${p.split.stickyBy ? ` by ${p.split.stickyBy}` : ''}: ${p.split.percent}% of events go to v${p.split.to}, the rest to v${p.split.from}${p.split.chosen !== undefined ? `; the bucket chose v${p.split.chosen}, whose trigger does not take this event` : ''})`
         : '';
       return `Started ${p.workflowId} v${p.version} (${p.status}) for event ${p.event.type}${subject}${origin}${mode}${split}${writ}.`;
     }
