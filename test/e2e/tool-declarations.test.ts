@@ -117,12 +117,16 @@ describe('tool declarations through the CLI', () => {
     const keel = (...args: string[]) =>
       runKeel(['--store', 'cents/keel.db', '--tools', pack, '--json', ...args], { cwd });
     okJson(keel('publish', sandbox.write('cents/pay.yaml', spec('20'))));
-    const run = okJson<{ status: string; runId: string }>(keel('run', 'pay-once', event('cents', 19.99)));
+    const run = okJson<{ status: string; runId: string }>(
+      keel('run', 'pay-once', event('cents', 19.99), '--live', '--yes'),
+    );
     assert.equal(run.status, 'completed');
     assert.equal(readFileSync(join(cwd, 'cents.ran'), 'utf8'), '19.99');
     const history = JSON.stringify(okJson(keel('history', run.runId)));
     assert.match(history, /cost \$19\.99/);
-    const over = okJson<{ status: string; reason?: string }>(keel('run', 'pay-once', event('over', 20.01)));
+    const over = okJson<{ status: string; reason?: string }>(
+      keel('run', 'pay-once', event('over', 20.01), '--live', '--yes'),
+    );
     assert.equal(over.status, 'refused');
     assert.match(over.reason ?? '', /amount_usd 20\.01 exceeds the spend cap of 20/);
   });
