@@ -371,6 +371,31 @@ describe('authentication and bad input', () => {
     }
   });
 
+  test('impossible event times (issue 26) are 400 naming time and the value, and start no run', async () => {
+    const before = ((await api('GET', '/api/runs?limit=100')).body.runs as Json[]).length;
+    for (const time of [
+      '2026-02-30T00:00:00Z',
+      '2026-13-45T00:00:00Z',
+      '2026-01-31T25:00:00Z',
+      '2026-01-31T23:61:00Z',
+      '2026-01-31T12:00:00+25:00',
+      '0000-00-00T00:00:00Z',
+      '2026-04-31T00:00:00Z',
+    ]) {
+      const r = await api('POST', '/api/events', { body: { ...event('ping'), time } });
+      assert.equal(r.status, 400, `${time}: ${JSON.stringify(r.body)}`);
+      assert.equal(r.body.error, 'event_invalid');
+      assert.equal((r.body.details as Json).field, 'time');
+      assert.ok(String(r.body.message).includes(JSON.stringify(time)), String(r.body.message));
+    }
+    for (const q of ['since=2026-02-30T00:00:00Z', 'until=2026-01-31T24:00:00Z']) {
+      const r = await api('GET', `/api/runs?${q.replace('+', '%2B')}`);
+      assert.equal(r.status, 400, `${q}: ${JSON.stringify(r.body)}`);
+      assert.equal((r.body.details as Json).field, q.split('=')[0]);
+    }
+    assert.equal(((await api('GET', '/api/runs?limit=100')).body.runs as Json[]).length, before);
+  });
+
   test('bad queries, run ids, JSON and media types name what is wrong', async () => {
     const limit = await api('GET', '/api/runs?limit=1000');
     assert.equal(limit.status, 400);

@@ -320,6 +320,8 @@ for (const backend of BACKENDS) {
         ['since', 'yesterday'],
         ['until', '2026-01-31'],
         ['since', '2026-01-31T12:00:00'],
+        ['since', '2026-04-31T12:00:00Z'],
+        ['until', '2026-01-31T12:00:00-24:00'],
         ['version', '0'],
         ['version', 'two'],
       ] as const) {

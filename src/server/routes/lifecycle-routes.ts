@@ -7,7 +7,7 @@
  */
 import { z } from 'zod';
 import { WORKFLOW_STATUSES } from '../../core/spec/index.ts';
-import { type KeelRoute, Note, ok, route, workflowIdOf } from './route.ts';
+import { Instant, type KeelRoute, Note, ok, route, workflowIdOf } from './route.ts';
 
 const Version = z.number().int().min(1);
 const Override = z.strictObject({
@@ -103,7 +103,7 @@ export const LIFECYCLE_ROUTES: readonly KeelRoute[] = [
     auth: true,
     query: z.object({
       version: z.coerce.number().int().min(1).optional(),
-      since: z.string().max(64).optional(),
+      since: Instant.optional().describe('comparisons kept at or after this instant (RFC 3339)'),
     }),
     responses: {
       200: '{version, against, comparisons, agreed, agreement, skipped, newRefusals, disagreements}',
