@@ -10,6 +10,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { before, describe, test } from 'node:test';
 import { inProcessServer, type Json } from '../../test/helpers/in-process-server.ts';
+import { DEEP_YAML_SHAPES, deepSpecText } from '../testing/deep-yaml.ts';
 import { setStatus } from '../testing/index.ts';
 import { httpStatusTable } from './errors.ts';
 import { KEEL_ROUTES } from './keel-routes.ts';
@@ -394,6 +395,19 @@ describe('authentication and bad input', () => {
       assert.equal((r.body.details as Json).field, q.split('=')[0]);
     }
     assert.equal(((await api('GET', '/api/runs?limit=100')).body.runs as Json[]).length, before);
+  });
+
+  test('a spec nested 3,000 and 100,000 deep in every YAML shape is 413 naming maxDepth and the field (issue 26)', async () => {
+    for (const shape of Object.keys(DEEP_YAML_SHAPES))
+      for (const n of [3_000, 100_000]) {
+        const r = await api('POST', '/api/workflows', { body: { text: deepSpecText(shape, n) } });
+        assert.equal(r.status, 413, `${shape} ${n}: ${JSON.stringify(r.body).slice(0, 300)}`);
+        assert.equal(r.body.error, 'payload_too_large');
+        const d = r.body.details as Json;
+        assert.equal(d.limit, 'maxDepth');
+        assert.match(String(d.field), /^steps\[0\]\.args\.a[[.]/, `${shape} ${n}`);
+      }
+    assert.equal((await api('GET', '/api/workflows/deep')).status, 404);
   });
 
   test('bad queries, run ids, JSON and media types name what is wrong', async () => {
