@@ -51,8 +51,7 @@ export function checkFunctionConstructor(ctx: RuleContext, node: ts.Node): void 
   else if (ts.isAsExpression(node) || ts.isTypeAssertionExpression(node)) checkCast(ctx, node);
   if (ts.isExpression(node)) checkAnyAsFunction(ctx, node);
   // A guard's predicate is a type, which the walk does not enter: judged at its function.
-  if (ts.isFunctionLike(node) && node.type && ts.isTypePredicateNode(node.type))
-    checkGuard(ctx, node.type);
+  if (ts.isFunctionLike(node) && node.type && ts.isTypePredicateNode(node.type)) checkGuard(ctx, node.type);
 }
 
 /** `f['constructor']`, or `o[k]` whose key may be `constructor` and whose value may be used as a function. */
