@@ -4,6 +4,7 @@
  * request header (where the API key travels) into an error, and masks the key if a body echoes it.
  */
 import { ErrorCode, KeelError } from '../../core/errors.ts';
+import { secretMask } from '../../core/tools/index.ts';
 
 export interface PostJsonOptions {
   readonly provider: string;
@@ -19,7 +20,9 @@ export interface PostJsonOptions {
 const EXCERPT = 300;
 
 export async function postJson(o: PostJsonOptions): Promise<unknown> {
-  const mask = (text: string) => o.secrets.reduce((t, s) => (s ? t.split(s).join('[api key]') : t), text);
+  // The key masked in any encoding a body may echo it in (core/tools/secret-mask.ts).
+  const masker = secretMask(new Map(o.secrets.map((s, i) => [`key ${i}`, s])), () => '[api key]');
+  const mask = (text: string) => masker.text(text);
   const fail = (message: string, details: Record<string, unknown> = {}) =>
     new KeelError(ErrorCode.modelUnavailable, mask(`${o.provider} at ${o.url}: ${message}`), {
       provider: o.provider,

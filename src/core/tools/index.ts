@@ -4,8 +4,6 @@ export {
   parseHeaderTemplates,
   parseHttpTemplate,
   type RenderInput,
-  redactSecrets,
-  redactValue,
   renderJson,
   renderText,
   TemplateLeaf,
@@ -29,6 +27,7 @@ export {
   type RequestTemplate,
   renderHttpRequest,
 } from './render-http-request.ts';
+export { type SecretMask, secretMask } from './secret-mask.ts';
 export { type CallCost, callCost, costCents, resultCostCents } from './tool-cost.ts';
 export {
   assertToolDescriptor,
