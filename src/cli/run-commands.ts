@@ -258,14 +258,7 @@ export function registerRunCommands(program: Command, withContext: WithContext):
         cmd: Command,
       ) =>
         withContext(cmd, async (ctx) => {
-          const fromSeq = Number(o.from);
-          if (!Number.isSafeInteger(fromSeq) || fromSeq < 0) {
-            throw new KeelError(
-              ErrorCode.usage,
-              `--from: expected a seq (an integer >= 0), got ${JSON.stringify(o.from)}`,
-              { field: 'from' },
-            );
-          }
+          const fromSeq = intOption(o.from, '--from', 0);
           const event = o.event !== undefined ? { event: readJson(o.event, 'event') } : {};
           const version = o.version !== undefined ? { version: intOption(o.version, '--version') } : {};
           if (o.mode === 'branch')

@@ -356,6 +356,7 @@ describe('authentication and bad input', () => {
       ['/api/events', { ...event('ping'), payload: [1] }, 'payload'],
       [run(MISSING, '/fork'), { fromSeq: 0 }, 'mode'],
       [run(MISSING, '/fork'), { fromSeq: -1, mode: 'replay' }, 'fromSeq'],
+      [run(MISSING, '/fork'), { fromSeq: 2_147_483_648, mode: 'replay' }, 'fromSeq'],
       [run(MISSING, '/fork'), { fromSeq: 0, mode: 'branch', event: { id: 'x' } }, 'event.type'],
       [run(MISSING, '/cancel'), { reason: 5 }, 'reason'],
       [run(MISSING, '/approve'), { note: ['no'] }, 'note'],
@@ -370,6 +371,12 @@ describe('authentication and bad input', () => {
       assert.equal((r.body.details as Json).field, field, JSON.stringify(r.body));
       assert.ok(String(r.body.message).startsWith(`${field}:`), String(r.body.message));
     }
+    // A version past 2^31 - 1 is a bad spec, the same on every store (issue 26).
+    const big = await api('POST', '/api/workflows', { body: { ...PLAIN, id: 'big', version: 2_147_483_648 } });
+    assert.equal(big.status, 400, JSON.stringify(big.body));
+    assert.deepEqual([big.body.error, (big.body.details as Json).field], ['spec_invalid', 'version']);
+    for (const q of ['version=2147483648', 'version=99999999999999999999'])
+      assert.equal((await api('GET', `/api/workflows/plain?${q}`)).status, 400, q);
   });
 
   test('impossible event times (issue 26) are 400 naming time and the value, and start no run', async () => {

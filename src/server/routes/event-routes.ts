@@ -2,7 +2,9 @@
  * Keel API, starting runs from events: ingest one (every matching LIVE or AUTONOMOUS workflow starts a
  * run) or start one workflow for it explicitly, optionally under a writ. Both walk in the background.
  */
+
 import { z } from 'zod';
+import { MAX_INT32 } from '../../core/int-range.ts';
 import { EventBody, type KeelRoute, ok, route, WritValue, workflowIdOf } from './route.ts';
 
 export const EVENT_ROUTES: readonly KeelRoute[] = [
@@ -40,7 +42,7 @@ export const EVENT_ROUTES: readonly KeelRoute[] = [
     body: z.strictObject({
       event: EventBody,
       writ: WritValue.optional(),
-      version: z.number().int().min(1).optional().describe('default: the newest version'),
+      version: z.number().int().min(1).max(MAX_INT32).optional().describe('default: the newest version'),
     }),
     responses: { 201: 'the run, created', 200: 'the same run, existing (same identity)' },
     async handle({ keel, host, p, params, body, traceparent }) {
