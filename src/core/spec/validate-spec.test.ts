@@ -119,7 +119,7 @@ describe('validateSpec', () => {
       expectProblem((s) => Object.assign(s, { version }), 'version', /of at most 2147483647, got \d+$/);
     for (const maxSteps of [2 ** 31])
       expectProblem(
-        (s) => Object.assign(s, { limits: { ...s.limits, maxSteps } }),
+        (s) => Object.assign(s, { limits: { ...(s.limits as object), maxSteps } }),
         'limits.maxSteps',
         /of at most 2147483647/,
       );
