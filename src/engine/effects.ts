@@ -7,7 +7,12 @@
 
 import { canonicalize } from '../core/canonical/index.ts';
 import { isKeelError } from '../core/errors.ts';
-import type { PayloadOf, StepMode } from '../core/ledger/index.ts';
+import type {
+  ModelOutageSuspension,
+  OutcomeUnknownSuspension,
+  PayloadOf,
+  StepMode,
+} from '../core/ledger/index.ts';
 import type { RunState } from '../core/run/index.ts';
 import {
   isSecretEnvName,
@@ -119,7 +124,12 @@ export interface Effects {
    * Replaying: the suspension recorded at the next seq, if any. Its message says what a reconcile
    * check answered (a nondeterministic read), so replay writes it as recorded instead of asking.
    */
-  recordedSuspension?(state: RunState): PayloadOf<'run.suspended'> | undefined;
+  recordedSuspension?(state: RunState): OutcomeUnknownSuspension | undefined;
+  /**
+   * Replaying: the model outage recorded at the next seq, if any: the walk met it where the live
+   * walk did (its `model` throws there), and writes it as recorded.
+   */
+  recordedOutage?(state: RunState): ModelOutageSuspension | undefined;
 }
 
 /** A pause or a resume, as recorded. */
