@@ -372,7 +372,9 @@ describe('authentication and bad input', () => {
       assert.ok(String(r.body.message).startsWith(`${field}:`), String(r.body.message));
     }
     // A version past 2^31 - 1 is a bad spec, the same on every store (issue 26).
-    const big = await api('POST', '/api/workflows', { body: { ...PLAIN, id: 'big', version: 2_147_483_648 } });
+    const big = await api('POST', '/api/workflows', {
+      body: { ...PLAIN, id: 'big', version: 2_147_483_648 },
+    });
     assert.equal(big.status, 400, JSON.stringify(big.body));
     assert.deepEqual([big.body.error, (big.body.details as Json).field], ['spec_invalid', 'version']);
     for (const q of ['version=2147483648', 'version=99999999999999999999'])
