@@ -7,11 +7,18 @@
  *   an approval after 2 steps (6 entries) — and the reads it checks, for scale;
  * - per fork: the whole-source verification a fork now makes first (`verifyRun`: paged reads,
  *   chain, deltas, rows), on completed runs of 9 entries;
+ * - per action (and per run a worker claims): the point reads beside the ledger every action now
+ *   makes (pending-approval rows, the run's last checkpointed head; run-evidence.ts), on runs a
+ *   checkpoint covers, without and with a checkpoint witness directory;
  * - an approve's wall time (fsync'd), for scale.
  */
+import { generateKeyPairSync } from 'node:crypto';
 import { join } from 'node:path';
+import { DirectoryWitness } from '../src/adapters/witness/index.ts';
+import { makeCheckpoint } from '../src/app/checkpoints.ts';
 import { createKeel } from '../src/app/index.ts';
 import { verifyRun } from '../src/engine/index.ts';
+import { runEvidenceProblem } from '../src/engine/run-evidence.ts';
 import { checkStoredRun } from '../src/engine/run-integrity.ts';
 import { setStatus, spyTool } from '../src/testing/index.ts';
 
@@ -64,6 +71,28 @@ export async function integrityFigures(dir: string, o: { quick: boolean }): Prom
     for (let k = 0; k < 5; k++) for (const x of loaded) checkStoredRun(x.run, x.stored, x.version);
     check.push(((performance.now() - t) * 1000) / (5 * loaded.length));
   }
+  // The reads beside the ledger, on runs a checkpoint covers (the checkpointed head is found and compared).
+  const key = generateKeyPairSync('ed25519');
+  const witness = new DirectoryWitness(join(dir, 'integrity-witness'));
+  await makeCheckpoint(store, 'bench', key, undefined, { witness });
+  const beside = (w?: DirectoryWitness) => async (id: string) => {
+    const x = loaded[ids.indexOf(id)]!;
+    const problem = await runEvidenceProblem(
+      store,
+      x.run,
+      x.run.head,
+      undefined,
+      (seq) => x.stored[seq]?.hash,
+      w,
+    );
+    if (problem?.code === 'checkpoint_mismatch') throw new Error(problem.message);
+  };
+  const evidence = median([await perRun(beside()), await perRun(beside()), await perRun(beside())]);
+  const witnessed = median([
+    await perRun(beside(witness)),
+    await perRun(beside(witness)),
+    await perRun(beside(witness)),
+  ]);
   const t = performance.now();
   for (const id of ids) await keel.approvals.approve('bench', id, 'bench');
   const approveUs = ((performance.now() - t) * 1000) / ids.length;
@@ -79,6 +108,8 @@ export async function integrityFigures(dir: string, o: { quick: boolean }): Prom
   return {
     'check before acting: µs per approve (6-entry run: chain, identity, status, spec)': median(check),
     'reads an approve makes anyway (run row, ledger, version), µs, for scale': readUs,
+    'check before acting: µs of the reads beside the ledger (approvals rows, checkpointed head)': evidence,
+    '  the same with a checkpoint witness directory (its last checkpoint read, the chain asked)': witnessed,
     'check before acting: µs per fork (whole source verified, 9 entries, reads included)': median(fork),
     'approve, µs wall (decision + walk to completion, fsync’d), for scale': approveUs,
   };

@@ -14,8 +14,9 @@
  *   (bench/recovery-bench.ts);
  * - what 500 open, quiet OpenWOP event streams cost a `keel serve` process, on SQLite and PostgreSQL
  *   (bench/stream-bench.ts);
- * - the lifecycle: a live run's cost with a SHADOW version present, and the replay gate's
- *   throughput (bench/lifecycle-bench.ts);
+ * - the lifecycle: a live run's cost with a SHADOW version present (paired batches; its comparisons
+ *   wait in the shadow queue, whose lag is read too), and the replay gate's throughput
+ *   (bench/lifecycle-bench.ts);
  * - the CPU a spec at the input limits costs to parse (bench/input-limits-bench.ts);
  * - evidence: export to a portable run directory and its offline verification, entries/s
  *   (bench/evidence-bench.ts);

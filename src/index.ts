@@ -11,6 +11,7 @@ export {
   anthropicProvider,
   createKeel,
   describeStoreTarget,
+  type EmitOptions,
   type EmitResult,
   type EventsHandle,
   type HistoryLine,
@@ -87,7 +88,13 @@ export type {
   WorkflowSpec,
   WorkflowStatus,
 } from './core/spec/index.ts';
-export type { JsonSchema, ToolDescriptor, ToolEffect } from './core/tools/index.ts';
+export {
+  type JsonSchema,
+  TOOL_DESCRIPTOR_SCHEMA,
+  type ToolCost,
+  type ToolDescriptor,
+  type ToolEffect,
+} from './core/tools/index.ts';
 export type { Delta } from './core/world/index.ts';
 export {
   attenuate,
@@ -114,6 +121,8 @@ export {
 } from './engine/index.ts';
 export {
   type CatalogTool,
+  type DeliveredEvent,
+  type EventConflict,
   type ModelProvider,
   type ModelRequest,
   type OpenSlot,

@@ -66,7 +66,7 @@ async function main(): Promise<void> {
     process.stdout.write(`fake shop API on ${shop.origin}, fake model at ${model.baseUrl}\n`);
     await keel('publish', join(HERE, 'refund-order.yaml'));
     const run = JSON.parse(
-      await keel('--json', 'run', 'refund-order', join(HERE, 'events', 'order-7.json')),
+      await keel('--json', 'run', 'refund-order', join(HERE, 'events', 'order-7.json'), '--live', '--yes'),
     ) as {
       runId: string;
       status: string;

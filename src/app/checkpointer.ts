@@ -2,12 +2,13 @@
  * Periodic checkpoints (`keel serve --checkpoint-key`): every interval, each tenant with runs gets
  * a signed checkpoint of its run heads if any head moved since its last one. A checkpoint another
  * process made meanwhile (head_conflict) is that tenant's for this round; a run that no longer
- * extends its checkpointed head is reported, loudly, and never signed over. Owns its timer only:
+ * extends its checkpointed head, or a chain that no longer holds what the witness keeps, is
+ * reported, loudly, and never signed over. Owns its timer only:
  * stopping waits for a round in progress, and nothing here keeps the process alive.
  */
 import type { KeyObject } from 'node:crypto';
 import { ErrorCode, isKeelError } from '../core/errors.ts';
-import type { Store } from '../ports/index.ts';
+import type { CheckpointWitness, Store } from '../ports/index.ts';
 import { type CheckpointMade, makeCheckpoint } from './checkpoints.ts';
 
 export interface CheckpointerEvent {
@@ -21,6 +22,8 @@ export interface CheckpointerOptions {
   readonly key: { readonly privateKey: KeyObject; readonly publicKey: KeyObject };
   readonly everyMs: number;
   readonly onEvent?: (e: CheckpointerEvent) => void;
+  /** Where each checkpoint is also kept, outside the store; a store that does not extend it is not signed. */
+  readonly witness?: CheckpointWitness;
 }
 
 export interface Checkpointer {
@@ -39,7 +42,13 @@ export function startCheckpointer(store: Store, o: CheckpointerOptions): Checkpo
       if (stopped) break;
       let e: CheckpointerEvent;
       try {
-        e = { tenant, made: await makeCheckpoint(store, tenant, o.key, undefined, { ifMoved: true }) };
+        e = {
+          tenant,
+          made: await makeCheckpoint(store, tenant, o.key, undefined, {
+            ifMoved: true,
+            ...(o.witness ? { witness: o.witness } : {}),
+          }),
+        };
       } catch (err) {
         if (isKeelError(err) && err.code === ErrorCode.headConflict) continue;
         e = { tenant, error: (err as Error).message };

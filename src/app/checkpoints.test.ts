@@ -3,17 +3,27 @@
  * what moved; audit verify passes on an honest store; a run rewritten with its chain recomputed
  * end to end (the database owner's attack, which `keel verify` cannot see) is named with its seq,
  * and no later checkpoint signs over it; edits to the recorded heads or to a checkpoint, and a
- * checkpoint signed by another key than the pinned one, are each caught.
+ * checkpoint signed by another key than the pinned one, are each caught. A chain of /1
+ * checkpoints (made before the head log) goes on as /2, proven consistent from its first /2.
  */
 import assert from 'node:assert/strict';
-import { generateKeyPairSync } from 'node:crypto';
+import { generateKeyPairSync, sign } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import Database from 'better-sqlite3';
+import { canonicalize } from '../core/canonical/index.ts';
+import {
+  bodyOf,
+  CHECKPOINT_FORMAT_V1,
+  checkpointHash,
+  merkleRoot,
+  spkiBase64,
+} from '../core/checkpoint/index.ts';
 import { chainEntry, decodeEntry, type Head, type StoredEntry } from '../core/ledger/index.ts';
-import { deploy, fakeSources } from '../testing/index.ts';
+import { keyIdOf } from '../core/writs/index.ts';
+import { deploy, fakeSources, withStoreFile } from '../testing/index.ts';
 import { makeCheckpoint, verifyCheckpoints } from './checkpoints.ts';
 import { createKeel, type Keel } from './index.ts';
 
@@ -139,10 +149,15 @@ describe('signed checkpoints', () => {
     assert.deepEqual([elsewhere.checkpoints.length, elsewhere.runsChecked], [0, 0]);
   });
 
-  test('a run rewritten with its chain recomputed passes verify, but audit verify names it and no checkpoint signs over it', async () => {
+  test('a run rewritten with its chain recomputed: verify and audit verify name it against its checkpoint, and no checkpoint signs over it', async () => {
     const runId = ids[0]!;
+    const checkpointed = (await keel.runs.get('acme', runId)).head;
     rewrite(runId, 2, (p) => ({ ...p, output: { n: 'forged' } }));
-    assert.equal((await keel.runs.verify('acme', runId)).ok, true, 'the rewrite is self-consistent');
+    // The chain is self-consistent; only the head the last checkpoint recorded tells.
+    const v = await keel.runs.verify('acme', runId);
+    assert.ok(!v.ok && v.failure.code === 'checkpoint_mismatch', JSON.stringify(v));
+    assert.equal(v.failure.seq, checkpointed.seq);
+    assert.match(v.failure.message, /checkpoint 2 recorded .*: it was rewritten after it was checkpointed/);
     const r = await verifyCheckpoints(keel.store, 'acme', { trustedKey: key.publicKey });
     assert.equal(r.ok, false);
     const hit = r.anomalies.find((a) => a.runId === runId);
@@ -190,3 +205,66 @@ describe('signed checkpoints', () => {
     );
   });
 });
+
+test('a chain made before the head log (keel-checkpoint/1) goes on as /2: the first /2 takes every head the /1s recorded', () =>
+  withStoreFile('keel-checkpoints-v1', async (file) => {
+    const k = createKeel({ store: file, sources: fakeSources({ start: Date.UTC(2026, 10, 30, 10) }) });
+    try {
+      await deploy(k, 'acme', SPEC);
+      const run = async (n: number) =>
+        (
+          await k.events.emit('acme', {
+            id: `v1-${n}`,
+            type: 'go',
+            time: '2026-11-30T10:00:00Z',
+            payload: { n },
+          })
+        ).runs[0]!.runId;
+      const first = await run(1);
+      await run(2);
+      // A /1 checkpoint, as Keel made them before: a root only, signed over the /1 body.
+      const heads = await k.store.runHeads('acme', { limit: 10 });
+      const body = bodyOf({
+        format: CHECKPOINT_FORMAT_V1,
+        tenant: 'acme',
+        seq: 1,
+        at: '2026-11-30T10:00:00.000Z',
+        runs: heads.length,
+        root: merkleRoot(heads),
+        prevHash: null,
+        keyId: keyIdOf(key.publicKey),
+      });
+      const signature = sign(null, Buffer.from(canonicalize(body)), key.privateKey).toString('base64url');
+      await k.store.appendCheckpoint(
+        { ...body, signature, publicKey: spkiBase64(key.publicKey), hash: checkpointHash(body, signature) },
+        heads,
+      );
+      await k.approvals.approve('acme', first, 'dana');
+      const second = await makeCheckpoint(k.store, 'acme', key);
+      assert.equal(second.checkpoint.format, 'keel-checkpoint/2');
+      assert.equal(
+        second.checkpoint.treeSize,
+        3,
+        'the two heads checkpoint 1 recorded, and the one that moved',
+      );
+      await run(3);
+      const third = await makeCheckpoint(k.store, 'acme', key);
+      assert.equal(third.checkpoint.treeSize, 4, 'extended from the stored right edge');
+      const r = await verifyCheckpoints(k.store, 'acme', {
+        trustedKey: key.publicKey,
+        witnessed: second.checkpoint,
+      });
+      assert.equal(r.ok, true, JSON.stringify(r.anomalies));
+      assert.deepEqual(
+        r.checkpoints.map((c) => [c.checkpoint, c.verified]),
+        [
+          [1, true],
+          [2, true],
+          [3, true],
+        ],
+      );
+      assert.deepEqual([r.witness?.held, r.witness?.consistency?.verified], [true, true]);
+    } finally {
+      await k.close();
+    }
+  }));

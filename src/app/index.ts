@@ -14,13 +14,20 @@ export {
   recordedModelProvider,
 } from '../adapters/recorded-model/index.ts';
 // What the edges (OpenWOP, server, CLI) use of the engine, so they reach it through the app only.
-export { ENGINE_VERSION, MAX_STEPS_PER_RUN, type RunSummary, type WalkMode } from '../engine/index.ts';
+export {
+  ENGINE_VERSION,
+  MAX_STEPS_PER_RUN,
+  parseToolDefinition,
+  type RunSummary,
+  type WalkMode,
+} from '../engine/index.ts';
 export type { AuditCounts, AuditEntry, AuditFilter, AuditHandle, AuditPage, AuditQuery } from './audit.ts';
 export { EVERY_TENANT, type ExposeEnvConfig } from './env-exposure.ts';
 export type { PoliciesConfig, TrustedKeysConfig } from './governance-config.ts';
 export { httpToolsFromSection } from './http-tools.ts';
 export {
   createKeel,
+  type EmitOptions,
   type EmitResult,
   type HistoryLine,
   type KeelConfig,
@@ -39,6 +46,7 @@ export type {
   LifecycleHandle,
   Published,
   RunsHandle,
+  ShadowQueueHandle,
   WorkflowsHandle,
   WritsHandle,
 } from './keel-api.ts';
@@ -51,7 +59,7 @@ export type {
   RolloutStatus,
 } from './lifecycle/lifecycle.ts';
 export type { ReplayGateReport } from './lifecycle/replay-gate.ts';
-export type { ShadowReport } from './lifecycle/shadows.ts';
+export type { ShadowReport } from './lifecycle/shadow-report.ts';
 export type { TestReport, TestResult } from './lifecycle/test-runs.ts';
 export {
   approveMcpTools,

@@ -26,6 +26,8 @@ import type {
 } from '../engine/index.ts';
 import type {
   ApiKeyInfo,
+  DeliveredEvent,
+  EventConflict,
   IdempotencyClaim,
   IdempotencyRef,
   IdempotencyResponse,
@@ -46,6 +48,7 @@ import type { AuditHandle } from './audit.ts';
 import type { IdempotencyClaimInput } from './idempotency.ts';
 import type {
   createKeel,
+  EmitOptions,
   EmitResult,
   HistoryLine,
   PendingApprovalItem,
@@ -56,7 +59,7 @@ import type {
 } from './keel.ts';
 import type { Principal, PromoteOptions, RolloutOptions, RolloutStatus } from './lifecycle/lifecycle.ts';
 import type { ReplayGateReport } from './lifecycle/replay-gate.ts';
-import type { ShadowReport } from './lifecycle/shadows.ts';
+import type { ShadowReport } from './lifecycle/shadow-report.ts';
 import type { TestReport } from './lifecycle/test-runs.ts';
 import type { KeelMetrics } from './metrics.ts';
 import type { TraceExporter } from './trace-export.ts';
@@ -103,22 +106,37 @@ export interface WorkflowsHandle {
 
 export interface EventsHandle {
   /**
-   * Starts one run per workflow whose LIVE or AUTONOMOUS version the event triggers (during a
-   * rollout, the version the event's bucket chooses); SHADOW versions run beside it, simulated.
+   * Delivers an event, named by `(source, id)` (`o.channel` is its source when it gives none). Its
+   * first delivery starts one run per workflow whose LIVE or AUTONOMOUS version the event triggers
+   * (during a rollout, the version the event's bucket chooses); SHADOW versions run beside it,
+   * simulated. A redelivery with the same content answers those runs (`redelivery: true`); one
+   * with other content throws event_conflict, starts nothing and is recorded (`conflicts`).
    */
-  emit(tenant: string, value: unknown, o?: StartOptions): Promise<EmitResult>;
+  emit(tenant: string, value: unknown, o?: EmitOptions): Promise<EmitResult>;
+  /** The first delivery of the event `(source, id)`: its content hash and the runs it chose. */
+  delivered(tenant: string, source: string, eventId: string): Promise<DeliveredEvent | undefined>;
+  /** Redeliveries refused as event_conflict, the most recent first (one per distinct content, counted). */
+  conflicts(
+    tenant: string,
+    q?: { source?: string; eventId?: string; limit?: number },
+  ): Promise<EventConflict[]>;
 }
 
 export interface RunsHandle {
   /** The run; not_found when the tenant has no such run. */
   get(tenant: string, runId: string): Promise<RunRecord>;
-  /** Starts a run of one workflow directly, whatever its status; the newest version unless `version` is given. */
+  /**
+   * Starts a run of one workflow directly, whatever its status; the newest version unless
+   * `version` is given. A version not yet shown to behave (DRAFT, TESTING, SHADOW) runs simulated
+   * (`simulated: true`: a test run named `run`, no write or external tool acts, nobody is asked)
+   * unless `live: true` asks for its effects.
+   */
   start(
     tenant: string,
     workflowId: string,
     event: unknown,
-    o?: StartOptions & { version?: number },
-  ): Promise<RunSummary & { created: boolean }>;
+    o?: StartOptions & { version?: number; live?: boolean },
+  ): Promise<RunSummary & { created: boolean; simulated?: true }>;
   /** Newest first, a page at a time; `since` (inclusive) and `until` (exclusive) bound the creation time. */
   list(tenant: string, filter?: RunFilter): Promise<RunPage>;
   /** The tenant's runs by status (every status, 0 where none), and their total; one query. */
@@ -304,8 +322,30 @@ export interface LifecycleHandle {
   diff(tenant: string, workflowId: string, a: number, b: number): Promise<SpecDiff>;
   /** The workflow's lifecycle records and whether their hash chain verifies. */
   records(tenant: string, workflowId: string): Promise<{ records: Promotion[]; chain: ChainResult }>;
-  /** Resolves once this process's background lifecycle work is done. */
+  /**
+   * Resolves once this process's background lifecycle work is done: the shadow work it queued
+   * (worked now; items another process holds are left to it) and automatic rollout steps.
+   */
   settled(): Promise<void>;
+  /** The durable shadow queue (docs/lifecycle.md, "The shadow queue"): its lag, and its drainers. */
+  readonly shadowQueue: ShadowQueueHandle;
+}
+
+/** The shadow queue: comparisons still to make, kept in the store until a drainer makes them. */
+export interface ShadowQueueHandle {
+  /**
+   * Its lag: items waiting, items being worked, and how long the oldest has waited (ms) — across
+   * the store, or of one tenant (one workflow, one version).
+   */
+  status(filter?: { tenant?: string; workflowId?: string; version?: number }): Promise<{
+    waiting: number;
+    running: number;
+    oldestAgeMs?: number;
+  }>;
+  /** Works every claimable item of a tenant (of all without one) now, a dead process's included; how many. */
+  drain(o?: { tenant?: string }): Promise<{ worked: number }>;
+  /** Drains every tenant's queue continually in the background, yielding to live work and to `busy`. */
+  run(o?: { pollMs?: number; busy?: () => boolean }): { stop(): Promise<void> };
 }
 
 /**

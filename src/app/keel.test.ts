@@ -64,7 +64,7 @@ test('trying a TESTING version on a real event never takes the name of the LIVE 
   );
   await keel.workflows.promote('t1', 'w', 'TESTING', 'dana');
   const event = { id: 'e', type: 'go', time: '2026-01-01T00:00:00Z', payload: {} };
-  const tried = await keel.runs.start('t1', 'w', event);
+  const tried = await keel.runs.start('t1', 'w', event, { live: true });
   assert.equal(tried.status, 'completed');
   // The test is about run names, not the gates: the version is put at LIVE directly.
   await setStatus(keel, 't1', 'w', 1, 'LIVE');
@@ -79,7 +79,7 @@ test('trying a TESTING version on a real event never takes the name of the LIVE 
   assert.equal((await keel.runs.verify('t1', tried.runId)).ok, true);
   assert.equal((await keel.runs.verify('t1', live.runId)).ok, true);
   // And each is idempotent on its own: starting or emitting again returns the same run.
-  assert.equal((await keel.runs.start('t1', 'w', event)).runId, tried.runId);
+  assert.equal((await keel.runs.start('t1', 'w', event, { live: true })).runId, tried.runId);
   assert.equal((await keel.events.emit('t1', event)).runs[0]?.runId, live.runId);
   await keel.close();
 });

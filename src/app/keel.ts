@@ -4,7 +4,8 @@
  * This is the only module that names concrete adapters; everything it returns is tenant-scoped.
  */
 import { hostname } from 'node:os';
-import { goneLeaseOwners, leaseOwnerName, systemSources } from '../adapters/system/index.ts';
+import { goneLeaseOwners, goneOwnersAmong, leaseOwnerName, systemSources } from '../adapters/system/index.ts';
+import { DirectoryWitness } from '../adapters/witness/index.ts';
 import {
   type DraftCatalog,
   type EventShape,
@@ -29,7 +30,6 @@ import {
   parseSpec,
   type SpecOptions,
   specHash,
-  triggerMatches,
   validateSpec,
   type WorkflowSpec,
 } from '../core/spec/index.ts';
@@ -50,6 +50,7 @@ import {
   type WalkMode,
 } from '../engine/index.ts';
 import type {
+  CheckpointWitness,
   ModelProvider,
   PendingApproval,
   Planner,
@@ -69,10 +70,12 @@ import { auditHandle } from './audit.ts';
 import { CORE_TOOLS } from './core-tools.ts';
 import { type DelegationKeysConfig, delegationKeys } from './delegation-keys.ts';
 import { type ExposeEnvConfig, envExposure } from './env-exposure.ts';
+import { eventDeliveries, LIBRARY_CHANNEL } from './event-deliveries.ts';
 import { governanceConfig, type PoliciesConfig, type TrustedKeysConfig } from './governance-config.ts';
 import { idempotencyHandle } from './idempotency.ts';
 import { createLifecycle, type PromotionGatesConfig } from './lifecycle/lifecycle.ts';
-import { DEFAULT_SHADOW_LIMIT } from './lifecycle/shadows.ts';
+import { LiveActivity } from './lifecycle/live-activity.ts';
+import { DEFAULT_SHADOW_LIMIT } from './lifecycle/shadow-drainer.ts';
 import { KeelMetrics } from './metrics.ts';
 import { observedStore } from './observed-store.ts';
 import { openSqliteStore } from './open-store.ts';
@@ -133,7 +136,11 @@ export interface KeelConfig {
    * a function of the tenant; what is not given is the default (DEFAULT_GATES).
    */
   readonly promotionGates?: PromotionGatesConfig;
-  /** How many shadow runs a tenant may have running at once (default 8); past it they are skipped and counted. */
+  /**
+   * How many shadow runs of a tenant this process walks at once (default 8; a number also bounds
+   * all tenants together); past it, shadow work waits in the queue. 0: this process leaves them to
+   * others (`keel serve`, `keel worker`).
+   */
   readonly maxShadowRuns?: number | ((tenant: string) => number);
   /**
    * Export each run's spans (projected from its ledger) to an OpenTelemetry collector when it
@@ -143,6 +150,12 @@ export interface KeelConfig {
   readonly traces?: TraceExportConfig;
   /** Count commits for `GET /metrics` (metrics.ts); `keel serve` turns it on. */
   readonly metrics?: boolean;
+  /**
+   * Where signed checkpoints are kept outside the store (docs/audit.md, "Witness"): a directory
+   * (or a CheckpointWitness). Every action on a run then first checks that the store's checkpoint
+   * chain holds the last checkpoint it keeps for the run's tenant, and `verify` reports it.
+   */
+  readonly checkpointWitness?: CheckpointWitness | string;
   /** Told of background lifecycle work that failed (a shadow run, an automatic rollout step). */
   readonly onBackgroundError?: (
     e: unknown,
@@ -159,7 +172,21 @@ export interface HistoryLine {
 
 export interface EmitResult {
   readonly eventId: string;
+  /** The event's source: as given, or the channel's name when it gave none. */
+  readonly source: string;
   readonly runs: readonly (RunSummary & { created: boolean })[];
+  /** Set when the event was delivered before with the same content: these are its first runs. */
+  readonly redelivery?: true;
+  /** With `redelivery`: when the event was first delivered. */
+  readonly firstDeliveredAt?: string;
+}
+
+export interface EmitOptions extends StartOptions {
+  /**
+   * The channel the event came through: its source when it gives none (`cli` for `keel emit`,
+   * `http` for `POST /api/events`; `library` by default).
+   */
+  readonly channel?: string;
 }
 
 /**
@@ -225,6 +252,12 @@ export interface PublishOptions {
   readonly allowUnexposedEnv?: boolean;
 }
 
+/** Versions shown to behave: a run of one acts unless it is a test or a shadow. */
+const ROUTABLE_STATUSES: readonly string[] = ['LIVE', 'AUTONOMOUS'];
+
+/** What a simulated direct run (`runs.start` of a version not yet shown to behave) is named as. */
+const DIRECT_TEST = { name: 'run', approvals: 'approve' } as const;
+
 function startOptions(o: StartOptions): { walk?: WalkMode; writ?: readonly unknown[]; traceparent?: string } {
   const w = o.writ;
   const chain = w === undefined ? undefined : Array.isArray(w) ? w : (w as { chain?: unknown }).chain;
@@ -243,6 +276,9 @@ function startOptions(o: StartOptions): { walk?: WalkMode; writ?: readonly unkno
 export type { Keel } from './keel-api.ts';
 
 export function createKeel(config: KeelConfig) {
+  // Tools are checked before the store is opened: a misdeclared one changes nothing.
+  const tools = new ToolRegistry([...CORE_TOOLS, delegateTool]);
+  for (const [i, t] of (config.tools ?? []).entries()) tools.register(t, `tools[${i}]`);
   const raw =
     typeof config.store === 'string' ? openSqliteStore(config.store, config.synchronous) : config.store;
   // Commits are watched only for what is configured: without traces or metrics the store is as given.
@@ -250,7 +286,10 @@ export function createKeel(config: KeelConfig) {
   const traces = config.traces ? new TraceExporter(raw, config.traces) : undefined;
   const observers = [...(metrics ? [metrics] : []), ...(traces ? [traces] : [])];
   const store = observers.length > 0 ? observedStore(raw, observers) : raw;
-  const tools = new ToolRegistry([...CORE_TOOLS, delegateTool, ...(config.tools ?? [])]);
+  const witness =
+    typeof config.checkpointWitness === 'string'
+      ? new DirectoryWitness(config.checkpointWitness)
+      : config.checkpointWitness;
   const delegationKeyFor = delegationKeys(config.delegationKeys);
   const sources = config.sources ?? systemSources();
   const wallClock = systemSources().clock;
@@ -277,9 +316,15 @@ export function createKeel(config: KeelConfig) {
     // Leases are operational, never recorded: they are read against the wall clock, whatever the sources.
     leaseClock: wallClock,
     goneOwners,
+    ...(witness ? { witness } : {}),
   });
   const now = () => new Date(sources.clock.now()).toISOString();
   const shadowLimit = config.maxShadowRuns ?? DEFAULT_SHADOW_LIMIT;
+  // Live work in hand in this process: background shadow work yields to it.
+  const activity = new LiveActivity(() => wallClock.now());
+  const live = <T>(fn: () => Promise<T>) => activity.around(fn);
+  /** More live work to yield to (a `keel worker`'s walks), added by `lifecycle.shadowQueue.run`. */
+  const extraBusy: (() => boolean)[] = [];
   const lifecycle = createLifecycle({
     engine,
     store,
@@ -288,7 +333,15 @@ export function createKeel(config: KeelConfig) {
     now,
     ...(config.promotionGates ? { gates: config.promotionGates } : {}),
     policyFor: (tenant) => governance?.policyFor(tenant),
-    shadowLimit: typeof shadowLimit === 'function' ? shadowLimit : () => shadowLimit,
+    shadowQueue: {
+      owner: leaseOwnerName('shadows'),
+      limit: typeof shadowLimit === 'function' ? shadowLimit : () => shadowLimit,
+      concurrency: typeof shadowLimit === 'number' ? Math.max(shadowLimit, 1) : DEFAULT_SHADOW_LIMIT,
+      clock: () => wallClock.now(),
+      busy: (quietMs) => activity.busy(quietMs) || extraBusy.some((b) => b()),
+      goneOwners: async (owners) =>
+        goneOwnersAmong(owners, (await store.workerStatus(wallClock.now())).workers),
+    },
     ...(config.onBackgroundError ? { onBackgroundError: config.onBackgroundError } : {}),
   });
   const knownTool = (name: string) => tools.has(name);
@@ -420,46 +473,61 @@ export function createKeel(config: KeelConfig) {
     },
   };
 
+  // The index's times are operational, never recorded in a ledger: read from the wall clock, so a
+  // delivery never moves the recorded sources' clock.
+  const deliveries = eventDeliveries({
+    store,
+    engine,
+    route: lifecycle.route,
+    shadowWork: (liveRun, event, candidates) => lifecycle.shadows.workBeside(liveRun, event, candidates),
+    now: () => new Date(wallClock.now()).toISOString(),
+  });
+
   const events = {
     /**
-     * Validates an event and starts one run per matching workflow (its latest LIVE or AUTONOMOUS
-     * version); with `writ` (a writ file's `{chain}` or the chain itself) each run executes under it.
+     * Delivers an event: validated, named by `(source, id)` (source `channel` when it gives none),
+     * and on its first delivery one run started per matching workflow (its latest LIVE or
+     * AUTONOMOUS version, or the version a rollout's bucket chooses). A redelivery with the same
+     * content answers those runs (`redelivery`), one with other content is event_conflict and starts
+     * nothing (event-deliveries.ts). With `writ` each run executes under it.
      */
-    async emit(tenant: string, value: unknown, o: StartOptions = {}): Promise<EmitResult> {
-      const event = parseEvent(value, tenant);
-      const so = startOptions(o);
-      const byWorkflow = new Map<string, VersionRecord[]>();
-      for (const v of await store.listVersions(tenant)) {
-        const list = byWorkflow.get(v.workflowId);
-        if (list) list.push(v);
-        else byWorkflow.set(v.workflowId, [v]);
-      }
-      const runs: (RunSummary & { created: boolean })[] = [];
-      for (const [workflowId, versions] of byWorkflow) {
-        // Only workflows with a version events go to are routed (a rollout's two LIVE versions split).
-        if (!versions.some((v) => v.status === 'LIVE' || v.status === 'AUTONOMOUS')) continue;
-        const routed = await lifecycle.route(tenant, workflowId, versions, event);
-        if (!routed?.version.spec.triggers.some((t) => triggerMatches(t, event))) continue;
-        const { run, created } = await engine.start(routed.version, event, {
-          ...so,
-          ...(routed.split ? { split: routed.split } : {}),
-        });
-        runs.push({ ...run, created });
-        // Its SHADOW versions run on the same event, simulated, off the live path.
-        if (created)
-          lifecycle.shadows.launch(
-            {
-              tenant,
-              runId: run.runId,
-              status: routed.version.status === 'AUTONOMOUS' ? 'AUTONOMOUS' : 'LIVE',
-            },
-            event,
-            versions.filter((v) => v.status === 'SHADOW'),
-          );
-        if (routed.split) lifecycle.tick(tenant, workflowId);
-      }
-      return { eventId: event.id, runs };
-    },
+    emit: (tenant: string, value: unknown, o: EmitOptions = {}): Promise<EmitResult> =>
+      live(async () => {
+        const channel = o.channel ?? LIBRARY_CHANNEL;
+        if (typeof channel !== 'string' || channel === '' || channel.length > 512)
+          throw new KeelError(ErrorCode.usage, 'channel: expected 1-512 characters', { field: 'channel' });
+        const so = startOptions(o);
+        const delivery = await deliveries.deliver(tenant, value, channel, so.writ ? { writ: so.writ } : {});
+        const { event } = delivery;
+        const runs: (RunSummary & { created: boolean })[] = [];
+        for (const routed of delivery.runs) {
+          const { run, created, queued } = await deliveries.start(tenant, routed, event, so);
+          runs.push({ ...run, created });
+          if (created) lifecycle.drainer.queued(queued);
+          if (routed.split) lifecycle.tick(tenant, routed.workflowId);
+        }
+        // Every SHADOW version is compared on every event of its workflow: where no live version
+        // starts, the candidates whose triggers match run alone (queued, off this path).
+        for (const u of delivery.untaken) {
+          const alone = lifecycle.shadows.workAlone(u.live, event, u.candidates);
+          if (alone.length > 0) {
+            await store.enqueueShadowWork(alone);
+            lifecycle.drainer.queued(alone);
+          }
+        }
+        return {
+          eventId: event.id,
+          source: event.source,
+          runs,
+          ...(delivery.redeliveryOf !== undefined
+            ? { redelivery: true as const, firstDeliveredAt: delivery.redeliveryOf }
+            : {}),
+        };
+      }),
+    /** The first delivery of the event `(source, id)`: its content's hash and the runs it chose. */
+    delivered: deliveries.get,
+    /** Redeliveries refused as event_conflict, the most recent first (one per content, counted). */
+    conflicts: deliveries.conflicts,
   };
 
   const runs = {
@@ -468,15 +536,21 @@ export function createKeel(config: KeelConfig) {
      * Starts a run of one workflow directly (any status: this is how DRAFT and TESTING versions are
      * tried), for an event that need not match a trigger. The newest version unless `version` is given.
      * Its id is derived apart from the run routing the same event makes (`emit`), so trying a
-     * version never takes the name of its later LIVE run.
+     * version never takes the name of its later LIVE run. A version not yet shown to behave
+     * (DRAFT, TESTING, SHADOW) runs simulated — the test run named `run` of that event: no write or
+     * external tool acts, nobody is asked — unless `live` asks for its effects.
      */
     async start(
       tenant: string,
       workflowId: string,
       eventValue: unknown,
-      o: StartOptions & { version?: number } = {},
-    ) {
+      o: StartOptions & { version?: number; live?: boolean } = {},
+    ): Promise<RunSummary & { created: boolean; simulated?: true }> {
       const event = parseEvent(eventValue, tenant);
+      if (o.live !== undefined && typeof o.live !== 'boolean')
+        throw new KeelError(ErrorCode.usage, `live: expected true or false, got ${JSON.stringify(o.live)}`, {
+          field: 'live',
+        });
       const v = await store.getVersion(tenant, workflowId, o.version);
       if (!v) {
         throw new KeelError(
@@ -488,7 +562,22 @@ export function createKeel(config: KeelConfig) {
           },
         );
       }
-      const { run, created } = await engine.start(v, event, { ...startOptions(o), direct: true });
+      const so = startOptions(o);
+      if (!o.live && !ROUTABLE_STATUSES.includes(v.status)) {
+        if (so.writ)
+          throw new KeelError(
+            ErrorCode.usage,
+            `writ: ${workflowId} v${v.version} is ${v.status}, so its run is simulated and acts under no writ; ask for live effects (live: true, keel run --live) to run it under the writ`,
+            { field: 'writ', workflowId, version: v.version },
+          );
+        const { run, created } = await engine.startSimulated(v, event, {
+          mode: 'test',
+          test: DIRECT_TEST,
+          ...(so.walk ? { walk: so.walk } : {}),
+        });
+        return { ...run, created, simulated: true as const };
+      }
+      const { run, created } = await live(() => engine.start(v, event, { ...so, direct: true }));
       return { ...run, created };
     },
     /**
@@ -533,7 +622,7 @@ export function createKeel(config: KeelConfig) {
      * then, when `engine` is given, that the run was recorded by that engine version.
      */
     async verify(tenant: string, runId: string, o: { engine?: string } = {}): Promise<VerifyResult> {
-      return verifyRun(store, await getRun(tenant, runId), o);
+      return verifyRun(store, await getRun(tenant, runId), { ...o, ...(witness ? { witness } : {}) });
     },
     recover: (tenant: string, runId: string) => engine.recover(tenant, runId),
     /**
@@ -568,7 +657,7 @@ export function createKeel(config: KeelConfig) {
      */
     async replay(tenant: string, runId: string): Promise<ReplayResult> {
       const run = await getRun(tenant, runId);
-      const verified = await verifyRun(store, run);
+      const verified = await verifyRun(store, run, witness ? { witness } : {});
       if (!verified.ok) throw refuseUnverified(runId, verified.failure);
       const version = await store.getVersion(tenant, run.workflowId, run.version);
       if (!version || version.specHash !== run.specHash) {
@@ -680,9 +769,13 @@ export function createKeel(config: KeelConfig) {
   const approvals = {
     list: pendingApprovals,
     approve: (tenant: string, runId: string, by: string, note?: string, o: { walk?: WalkMode } = {}) =>
-      engine.resolveApproval(tenant, runId, { decision: 'approved', by, ...(note ? { note } : {}), ...o }),
+      live(() =>
+        engine.resolveApproval(tenant, runId, { decision: 'approved', by, ...(note ? { note } : {}), ...o }),
+      ),
     deny: (tenant: string, runId: string, by: string, note?: string, o: { walk?: WalkMode } = {}) =>
-      engine.resolveApproval(tenant, runId, { decision: 'denied', by, ...(note ? { note } : {}), ...o }),
+      live(() =>
+        engine.resolveApproval(tenant, runId, { decision: 'denied', by, ...(note ? { note } : {}), ...o }),
+      ),
   };
 
   /**
@@ -731,6 +824,33 @@ export function createKeel(config: KeelConfig) {
       diff: lifecycle.diff,
       records: lifecycle.records,
       settled: lifecycle.settled,
+      shadowQueue: {
+        /** The shadow queue's lag: of a tenant (one workflow, one version), or across the store. */
+        status: async (filter: { tenant?: string; workflowId?: string; version?: number } = {}) => {
+          const now = wallClock.now();
+          const q = await store.shadowQueueStatus(now, filter);
+          return {
+            waiting: q.waiting,
+            running: q.running,
+            ...(q.oldestMs !== undefined ? { oldestAgeMs: Math.max(0, now - q.oldestMs) } : {}),
+          };
+        },
+        /**
+         * Works every claimable item of the tenant (every tenant's without one) until none is
+         * left, without yielding to live work: what `keel recover --all` does after its runs.
+         */
+        drain: (o: { tenant?: string } = {}) => lifecycle.drainer.drain({ all: true, ...o }),
+        /**
+         * Drains every tenant's queue continually in the background (`keel serve`, `keel worker`),
+         * yielding to live work here and to `busy` (a worker's walks); `stop` waits for the items
+         * being worked.
+         */
+        run(o: { pollMs?: number; busy?: () => boolean } = {}): { stop(): Promise<void> } {
+          if (o.busy) extraBusy.push(o.busy);
+          lifecycle.drainer.run(o.pollMs ?? 1000);
+          return { stop: () => lifecycle.drainer.stop() };
+        },
+      },
     },
     /** Waits for the lifecycle's background work (shadow runs, automatic rollout steps), then closes the store. */
     /** Metrics (when `metrics`) and the trace exporter (when `traces`) of this Keel. */

@@ -4,7 +4,7 @@
  * Counters are counted as this process commits (runs started, finished by status, refusals by
  * code, lease takeovers) and observed from recorded times (approval wait: the `approval.resolved`
  * entry's time minus the approval's request time, as the store holds it); figures that are the
- * store's own (queue depth, suspended runs, live leases, live workers) are read from the store at
+ * store's own (queue depth, suspended runs, live leases, live workers, the shadow queue's lag) are read from the store at
  * each scrape, so they hold across every process sharing it. Labels are closed sets (statuses,
  * checks, codes Keel writes, route shapes), never an id, a tenant's data or a payload value.
  */
@@ -187,6 +187,7 @@ export class KeelMetrics implements CommitObserver {
   /** The exposition: this process's counters, then the store's own figures read now. */
   async render(now: number): Promise<string> {
     const s = await this.store().workerStatus(now);
+    const q = await this.store().shadowQueueStatus(now);
     const leases = s.leases.reduce((n, l) => n + l.runs, 0);
     const live = s.workers.filter((w) => s.now - w.seenAt <= w.leaseMs).length;
     return `${[
@@ -209,6 +210,16 @@ export class KeelMetrics implements CommitObserver {
       ),
       gauge('keel_leases_held', 'Live leases on running runs, across the store.', leases),
       gauge('keel_workers', 'Registered workers whose heartbeat is recent, across the store.', live),
+      gauge(
+        'keel_shadow_queue_waiting',
+        'Shadow comparisons still to make (in the shadow queue, being made or not), across the store.',
+        q.waiting + q.running,
+      ),
+      gauge(
+        'keel_shadow_queue_oldest_seconds',
+        'How long the oldest item of the shadow queue has waited, in seconds (0 when it is empty).',
+        q.oldestMs === undefined ? 0 : Math.max(0, now - q.oldestMs) / 1000,
+      ),
     ].join('\n')}\n`;
   }
 }

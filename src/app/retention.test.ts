@@ -76,10 +76,14 @@ for (const backend of BACKENDS)
       rmSync(dir, { recursive: true, force: true });
     });
 
-    test('runs not covered by the last checkpoint stay; a directory that does not verify removes nothing', async () => {
+    test('runs not covered by the last checkpoint stay, in the dry run too; a directory that does not verify removes nothing', async () => {
       const { files } = await exportRunDir(keel, 'acme', { workflowId: 'kept-or-not' });
+      // The dry run applies the rule the removal does: it promises nothing the store would refuse.
+      const dry = await retainRuns(keel.store, 'acme', files, { before: CUT, dryRun: true });
+      assert.deepEqual(dry.removed, []);
       const r = await retainRuns(keel.store, 'acme', files, { before: CUT });
       assert.deepEqual(r.removed, []);
+      assert.deepEqual(dry.kept, r.kept);
       assert.ok(
         r.kept.every((k) => /checkpoint|not finished/.test(k.reason)),
         JSON.stringify(r.kept),

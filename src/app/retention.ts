@@ -3,10 +3,12 @@
  * once a verified export holds them, keeping what the checkpoint chain needs to go on proving
  * that they existed and what their heads were. The export directory is verified here, whole,
  * before anything is removed; a run goes only if the export holds it at its current head, every
- * run it links to goes too (or went before), and the store finds it, in the removing transaction,
- * still finished, at that head, and covered by the tenant's last checkpoint. Nothing else is
+ * run it links to goes too (or went before), and it is covered at that head by the tenant's last
+ * checkpoint; the store finds it so again, in the removing transaction (one rule for both:
+ * retentionRefusal, so a dry run promises exactly what the removal does). Nothing else is
  * touched: checkpoints, versions, writs and shadow comparisons stay.
  */
+import { retentionRefusal } from '../core/checkpoint/index.ts';
 import { ErrorCode, KeelError } from '../core/errors.ts';
 import { TERMINAL_STATUSES } from '../core/ledger/index.ts';
 import { type RunDirFiles, verifyRunDir } from '../core/run-dir/index.ts';
@@ -42,12 +44,12 @@ export async function retainRuns(
       field: 'dir',
     });
   const exported = new Map(report.runs.map((r) => [r.runId, r]));
-  const heads = new Map<string, string>();
+  const heads = new Map<string, { seq: number; hash: string }>();
   {
     const parsed = JSON.parse(new TextDecoder().decode(files.get('manifest.json'))) as {
       runs: { runId: string; head: string; entries: number }[];
     };
-    for (const r of parsed.runs) heads.set(r.runId, `${r.entries - 1} ${r.head}`);
+    for (const r of parsed.runs) heads.set(r.runId, { seq: r.entries - 1, hash: r.head });
   }
 
   // The candidates: every run created before the cut.
@@ -61,13 +63,11 @@ export async function retainRuns(
   const kept: { runId: string; reason: string }[] = [];
   let going = new Map<string, RunRecord>();
   for (const run of candidates) {
-    const why = !(TERMINAL_STATUSES as readonly string[]).includes(run.status)
-      ? `it is ${run.status}, not finished`
-      : !exported.has(run.runId)
-        ? 'the export does not hold it'
-        : heads.get(run.runId) !== `${run.head.seq} ${run.head.hash}`
-          ? `the export holds it at another head than its seq ${run.head.seq} now: export it again`
-          : undefined;
+    // The rule the store applies again when it removes the run: a dry run promises only what it would do.
+    const covered = (TERMINAL_STATUSES as readonly string[]).includes(run.status)
+      ? await store.checkpointedHead(tenant, run.runId)
+      : undefined;
+    const why = retentionRefusal(run, exported.has(run.runId) ? heads.get(run.runId) : undefined, covered);
     if (why) kept.push({ runId: run.runId, reason: why });
     else going.set(run.runId, run);
   }

@@ -7,6 +7,7 @@
  * collides with another run of the same id.
  */
 import assert from 'node:assert/strict';
+import { generateKeyPairSync } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -19,8 +20,22 @@ import {
   scratchSchemaName,
   testDatabaseUrl,
 } from '../adapters/postgres/index.ts';
-import { fileDigest, verifyRunDir } from '../core/run-dir/index.ts';
+import type { Digest } from '../core/canonical/index.ts';
+import { chainEntry, type StoredEntry } from '../core/ledger/index.ts';
+import {
+  CHECKPOINT_FILE,
+  type CheckpointFile,
+  fileDigest,
+  jsonFile,
+  ledgerFile,
+  type Manifest,
+  parseLedgerFile,
+  runDirName,
+  sealManifest,
+  verifyRunDir,
+} from '../core/run-dir/index.ts';
 import { deploy, fakeSources, withStoreFile } from '../testing/index.ts';
+import { makeCheckpoint } from './checkpoints.ts';
 import { createKeel, type Keel } from './index.ts';
 import { exportRunDir, importRunDir } from './run-dirs.ts';
 
@@ -299,4 +314,151 @@ describe('portable run directories', () => {
       assert.equal((await keel.runs.get('acme', ids[0]!)).status, 'waiting_approval');
       await keel.close();
     }));
+});
+
+/**
+ * A run directory carries the checkpoint that covers it: `verify --dir` with the checkpoint key
+ * tells a directory rewritten whole (every hash and the manifest recomputed) from the true one.
+ */
+describe('the checkpoint a run directory carries', () => {
+  const SIMPLE = `id: carry
+version: 1
+status: LIVE
+triggers: [{event: go}]
+steps:
+  - {name: a, tool: core.identity, args: {n: "{{event.payload.n}}"}}
+limits: {maxSteps: 2, maxCostUsd: 0}
+`;
+  const key = generateKeyPairSync('ed25519');
+  const other = generateKeyPairSync('ed25519');
+
+  /** The directory with run `runId`'s entry at `seq` edited, every hash after it and the manifest recomputed. */
+  function reforge(files: ReadonlyMap<string, Uint8Array>, runId: string, seq: number, drop?: string) {
+    const out = new Map(files);
+    const name = `${runDirName(runId)}/ledger.jsonl`;
+    const parsed = parseLedgerFile(name, files.get(name)!);
+    assert.ok(parsed.ok);
+    const entries: StoredEntry[] = parsed.entries.slice(0, seq);
+    for (const e of parsed.entries.slice(seq)) {
+      const payload = JSON.parse(new TextDecoder().decode(e.payload)) as Record<string, unknown>;
+      const edited = e.seq === seq ? { ...payload, output: { n: 'forged' } } : payload;
+      const prev = entries.at(-1);
+      entries.push(
+        chainEntry(runId, prev ? { seq: prev.seq, hash: prev.hash } : null, e.kind, edited as never, e.at)
+          .stored,
+      );
+    }
+    out.set(name, ledgerFile(entries));
+    if (drop) out.delete(drop);
+    const m = JSON.parse(new TextDecoder().decode(files.get('manifest.json'))) as Manifest;
+    const digests: Record<string, Digest> = {};
+    for (const [f, b] of [...out].sort(([a], [b]) => (a < b ? -1 : 1)))
+      if (f !== 'manifest.json') digests[f] = fileDigest(b);
+    const { contentHash: _, ...rest } = m;
+    const manifest = sealManifest({
+      ...rest,
+      runs: m.runs.map((r) => (r.runId === runId ? { ...r, head: entries.at(-1)!.hash } : r)),
+      files: digests,
+    });
+    out.set('manifest.json', jsonFile(manifest));
+    return out;
+  }
+
+  test('checkpoint, export: every run is proven covered; a directory rewritten whole is told from the true one', async () => {
+    await withStoreFile('keel-carry', async (path) => {
+      const keel = createKeel({ store: path, sources: fakeSources({ start: Date.UTC(2026, 10, 30, 10) }) });
+      try {
+        await deploy(keel, 'acme', SIMPLE);
+        const ids: string[] = [];
+        for (let n = 0; n < 3; n++)
+          ids.push(
+            (
+              await keel.events.emit('acme', {
+                id: `e-${n}`,
+                type: 'go',
+                time: '2026-11-30T10:00:00Z',
+                payload: { n },
+              })
+            ).runs[0]!.runId,
+          );
+        const uncovered = (await exportRunDir(keel, 'acme', { workflowId: 'carry' }, { now: NOW })).files;
+        assert.equal(uncovered.has(CHECKPOINT_FILE), false, 'no checkpoint yet: none is carried');
+        assert.ok(
+          verifyRunDir(uncovered, { checkpointKey: key.publicKey }).runs.every((r) =>
+            r.problems.some((p) => p.code === 'checkpoint_missing'),
+          ),
+        );
+        await makeCheckpoint(keel.store, 'acme', key);
+        const { files } = await exportRunDir(keel, 'acme', { workflowId: 'carry' }, { now: NOW });
+        const true_ = verifyRunDir(files, { checkpointKey: key.publicKey });
+        assert.equal(
+          true_.ok,
+          true,
+          JSON.stringify(true_.runs.flatMap((r) => r.problems).concat(true_.problems)),
+        );
+        assert.deepEqual(
+          true_.runs.map((r) => [r.runId, r.checkpoint?.checkpoint, r.checkpoint?.verified]),
+          ids.map((id) => [id, 1, true]),
+        );
+        assert.equal(true_.checkpoint?.under, 'key');
+
+        // Rewritten whole, checkpoint.json kept: the chain holds, the checkpointed head does not.
+        const forged = reforge(files, ids[1]!, 1);
+        const plain = verifyRunDir(forged);
+        assert.deepEqual(
+          plain.runs.find((r) => r.runId === ids[1])?.problems.map((p) => p.code),
+          ['checkpoint_mismatch'],
+          'even without the key, the carried checkpoint tells',
+        );
+        const keyed = verifyRunDir(forged, { checkpointKey: key.publicKey });
+        const hit = keyed.runs.find((r) => r.runId === ids[1])!.problems[0]!;
+        // Named at the checkpointed head (the run's last line here), whose hash the rewrite changed.
+        assert.deepEqual([hit.code, hit.line], ['checkpoint_mismatch', true_.runs[1]!.entries]);
+        assert.match(
+          hit.message,
+          /checkpoint 1 recorded .*: the run was rewritten after it was checkpointed/,
+        );
+        // The same, with the checkpoint dropped: only the key tells.
+        const dropped = reforge(files, ids[1]!, 1, CHECKPOINT_FILE);
+        assert.equal(verifyRunDir(dropped).ok, true, 'without the key, a consistent rewrite is consistent');
+        const demanded = verifyRunDir(dropped, { checkpointKey: key.publicKey });
+        assert.equal(demanded.ok, false);
+        assert.ok(demanded.runs.every((r) => r.problems.some((p) => p.code === 'checkpoint_missing')));
+        // A checkpoint signed by another key is not the operator's.
+        const theirs = verifyRunDir(files, { checkpointKey: other.publicKey });
+        assert.match(
+          theirs.problems[0]?.message ?? '',
+          /signed by key sha256:[0-9a-f]+, not the checkpoint key given/,
+        );
+        // A proof that does not lead to the signed log is named.
+        const cf = JSON.parse(new TextDecoder().decode(files.get(CHECKPOINT_FILE))) as CheckpointFile;
+        const bent = reforgeFile(files, CHECKPOINT_FILE, {
+          ...cf,
+          runs: {
+            ...cf.runs,
+            [ids[0]!]: { ...cf.runs[ids[0]!]!, leafIndex: cf.runs[ids[0]!]!.leafIndex + 1 },
+          },
+        });
+        assert.match(
+          verifyRunDir(bent).runs.find((r) => r.runId === ids[0])?.problems[0]?.message ?? '',
+          /is not in the head log checkpoint 1 signed/,
+        );
+      } finally {
+        await keel.close();
+      }
+    });
+  });
+
+  /** The directory with one JSON file replaced and the manifest recomputed. */
+  function reforgeFile(files: ReadonlyMap<string, Uint8Array>, file: string, value: unknown) {
+    const out = new Map(files);
+    out.set(file, jsonFile(value));
+    const m = JSON.parse(new TextDecoder().decode(files.get('manifest.json'))) as Manifest;
+    const { contentHash: _, ...rest } = m;
+    out.set(
+      'manifest.json',
+      jsonFile(sealManifest({ ...rest, files: { ...m.files, [file]: fileDigest(out.get(file)!) } })),
+    );
+    return out;
+  }
 });

@@ -3,8 +3,9 @@
  *
  * `exportRunDir` writes the chosen runs of a tenant (and, with `linked`, the runs they name:
  * sources, parents, the live runs they shadow, delegated children) as files: each ledger's stored
- * bytes, the pinned version, the writ chains, and a manifest of every file's SHA-256. A run that
- * fails verification is not exported: the directory would carry the edit as evidence.
+ * bytes, the pinned version, the writ chains, the tenant's last checkpoint with each run's head
+ * proven in it, and a manifest of every file's SHA-256. A run that fails verification is not
+ * exported: the directory would carry the edit as evidence.
  *
  * `importRunDir` verifies the directory first (as `keel verify --dir`), then loads each run that
  * verified and has finished into the store, in one append per run: its entries exactly, its row,
@@ -25,6 +26,7 @@ import {
 } from '../core/ledger/index.ts';
 import {
   blobFiles,
+  CHECKPOINT_FILE,
   fileDigest,
   jsonFile,
   ledgerFile,
@@ -41,6 +43,7 @@ import {
   withDirBlobs,
 } from '../core/run-dir/index.ts';
 import type { RunRecord, Store } from '../ports/index.ts';
+import { checkpointCoverage } from './checkpoints.ts';
 import type { Keel } from './keel.ts';
 
 const PAGE = 5_000;
@@ -184,6 +187,13 @@ export async function exportRunDir(
         if (linked) queue.push(linked);
       }
   }
+  // The last checkpoint, with each run's head proven in its head log: what `verify --dir --key` checks.
+  const covered = await checkpointCoverage(
+    store,
+    tenant,
+    runs.map((r) => r.runId),
+  );
+  if (covered) files.set(CHECKPOINT_FILE, jsonFile(covered));
   const digests: Record<string, Digest> = {};
   for (const [file, bytes] of [...files].sort(([a], [b]) => (a < b ? -1 : 1)))
     digests[file] = fileDigest(bytes);

@@ -64,6 +64,8 @@ test('a stored key is trusted beside the configured ones; a retired one no longe
       keel.events.emit('acme', EVENT, { writ: chain }),
       refusedWith('writ_chain_untrusted'),
     );
+    // The refusal claimed nothing: the event is not named in the index, so it is delivered afresh.
+    assert.equal(await keel.events.delivered('acme', 'library', EVENT.id), undefined);
 
     const added = await keel.writs.trust('acme', pem(k), 'ops@acme');
     assert.equal(added.created, true);
@@ -72,7 +74,9 @@ test('a stored key is trusted beside the configured ones; a retired one no longe
     assert.equal((await keel.writs.inspect('acme', { chain })).verified, true);
     assert.equal((await keel.writs.inspect('globex', { chain })).verified, false, 'trust is per tenant');
 
-    const [run] = (await keel.events.emit('acme', EVENT, { writ: { chain } })).runs;
+    const delivered = await keel.events.emit('acme', EVENT, { writ: { chain } });
+    assert.equal(delivered.redelivery, undefined, 'a first delivery');
+    const [run] = delivered.runs;
     assert.equal(run!.status, 'completed');
     assert.equal(t.b.calls.length, 1);
 

@@ -30,6 +30,8 @@ export const DEFAULT_STORE = join('.keel', 'keel.db');
 
 export interface GlobalOptions extends GovernanceOptions {
   readonly store?: string;
+  /** The checkpoint witness, a directory (or one checkpoint's file) (env KEEL_CHECKPOINT_WITNESS). */
+  readonly witness?: string;
   readonly tenant?: string;
   readonly json?: boolean;
   /** A tool pack module, or a tools file (`.yaml`, `.yml`, `.json`; tools-file.ts) (env KEEL_TOOLS). */
@@ -158,6 +160,7 @@ async function openWithTools(
   const governance = await governanceConfigFor(o, tenant);
   const lifecycle = await lifecycleConfigFor(o, tenant);
   const exposure = exposeEnvFor(o.exposeEnv);
+  const witness = flagOrEnv(o.witness, 'witness', 'KEEL_CHECKPOINT_WITNESS');
   // Loaded here, not at start-up: `keel --help` and commands without a store never read the engine.
   const { createKeel, openStoreFor, modelProviderFromEnv, modelRetriesFromEnv, traceExportFromEnv } =
     await import('../app/index.ts');
@@ -204,6 +207,7 @@ async function openWithTools(
       store,
       tools,
       walk,
+      ...(witness ? { checkpointWitness: witness } : {}),
       ...governance,
       ...lifecycle,
       ...exposure,

@@ -112,15 +112,24 @@ function reportText(dir: string, r: RunDirReport): string {
     const missing = run.links
       .filter((l) => !l.here)
       .map((l) => `${l.kind} ${l.runId} (not in this directory)`);
+    const covered = run.checkpoint
+      ? `; its head at seq ${run.checkpoint.seq} is in checkpoint ${run.checkpoint.checkpoint}`
+      : '';
     out.push(
       run.ok
-        ? `OK ${run.runId}: ${run.entries} entries, ${run.status}${writs}${missing.length ? `; links to ${missing.join(', ')}` : ''}`
+        ? `OK ${run.runId}: ${run.entries} entries, ${run.status}${writs}${covered}${missing.length ? `; links to ${missing.join(', ')}` : ''}`
         : `FAILED ${run.runId}: ${run.problems.map((p) => `${p.file}${p.line ? ` line ${p.line}` : ''}: ${p.message} [${p.code}]`).join('; ')}`,
     );
   }
   for (const p of r.problems)
     out.push(`FAILED ${p.file}${p.line ? ` line ${p.line}` : ''}: ${p.message} [${p.code}]`);
   const good = r.runs.filter((x) => x.ok).length;
+  if (r.checkpoint)
+    out.push(
+      r.checkpoint.under === 'key'
+        ? `checkpoint ${r.checkpoint.checkpoint} verified under the checkpoint key (${r.checkpoint.keyId})`
+        : `checkpoint ${r.checkpoint.checkpoint} holds under the key it names (${r.checkpoint.keyId}); give --key to trust it`,
+    );
   out.push(
     r.ok
       ? `${dir}: ${good} run(s) verified, every file as the manifest records it (manifest ${r.manifestDigest})`
@@ -129,9 +138,12 @@ function reportText(dir: string, r: RunDirReport): string {
   return out.join('\n');
 }
 
-/** `keel verify --dir DIR`: no store is opened (see store-access.ts). */
-export function verifyDirCommand(dir: string, cmd: Command, json: boolean): number {
-  const r = verifyRunDir(readRunDir(dir), { trustedKeys: trustedKeys(cmd) });
+/** `keel verify --dir DIR [--key public.pem]`: no store is opened (see store-access.ts). */
+export function verifyDirCommand(dir: string, cmd: Command, json: boolean, key?: string): number {
+  const r = verifyRunDir(readRunDir(dir), {
+    trustedKeys: trustedKeys(cmd),
+    ...(key !== undefined ? { checkpointKey: readKey(key, 'public') } : {}),
+  });
   if (json) printJson({ dir, ...r });
   else line(reportText(dir, r));
   return r.ok ? EXIT.ok : EXIT.verificationFailed;

@@ -28,6 +28,7 @@ const TABLE: Record<ErrorCode, number> = {
   unknown_tool: EXIT.usage,
   not_found: EXIT.notFound,
   version_immutable: EXIT.conflict,
+  event_conflict: EXIT.conflict,
   head_conflict: EXIT.conflict,
   already_resolved: EXIT.conflict,
   run_state: EXIT.conflict,

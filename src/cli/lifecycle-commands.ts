@@ -12,7 +12,15 @@ import { ErrorCode, KeelError } from '../core/errors.ts';
 import { actor, type CliContext, type WithContext } from './context.ts';
 import { EXIT } from './exit-codes.ts';
 import { intOption, readJson } from './input.ts';
-import { chainText, diffLines, gateLines, recordLines, rolloutLines, testLines } from './lifecycle-output.ts';
+import {
+  chainText,
+  diffLines,
+  gateLines,
+  recordLines,
+  rolloutLines,
+  shadowReportLines,
+  testLines,
+} from './lifecycle-output.ts';
 import { line, printJson } from './output.ts';
 
 const version = (v: string | undefined) => (v === undefined ? {} : { version: intOption(v, '--version') });
@@ -122,21 +130,7 @@ export function registerLifecycleCommands(program: Command, withContext: WithCon
           ...(o.since ? { since: o.since } : {}),
         });
         if (ctx.json) printJson(r);
-        else {
-          const rate =
-            r.comparisons === 0
-              ? 'no comparisons yet'
-              : `${Math.round(r.agreement * 1000) / 10}% agreement (${r.agreed} of ${r.comparisons})`;
-          line(
-            `${r.workflowId} v${r.version} against v${r.against.join(', v') || '?'}: ${rate}${r.skipped ? `; ${r.skipped} shadow runs skipped at the limit` : ''}`,
-          );
-          for (const d of r.disagreements)
-            for (const s of d.sentences) line(`  - ${s} ${pc.dim(d.shadowRunId)}`);
-          for (const n of r.newRefusals)
-            line(
-              `  ${pc.red(`refusal v${r.version} alone would make`)}: ${n.code} at step ${n.step} ${pc.dim(n.runId)}`,
-            );
-        }
+        else for (const l of shadowReportLines(r)) line(l);
       }),
     );
 
@@ -179,7 +173,7 @@ export function registerLifecycleCommands(program: Command, withContext: WithCon
         if (ctx.json) printJson(r);
         else {
           line(
-            `${r.workflowId} v${r.candidate} re-planned on ${r.runs} runs of v${r.against}: ${r.diverged.length === 0 ? pc.green('every one the same') : pc.red(`${r.diverged.length} would differ`)}`,
+            `${r.workflowId} v${r.candidate} re-planned on ${r.runs} runs of v${r.against}: ${r.diverged.length === 0 ? pc.green('every one the same') : pc.red(`${r.diverged.length} would differ${r.wouldNotStart > 0 ? ` (${r.wouldNotStart} would not start)` : ''}`)}`,
           );
           for (const d of r.diverged) line(`  - ${d.sentence} ${pc.dim(d.runId)}`);
         }
@@ -205,6 +199,10 @@ export function registerLifecycleCommands(program: Command, withContext: WithCon
       '--min-runs <n>',
       'with --to: runs of each version a stage needs before it is judged (default 20)',
     )
+    .option(
+      '--sticky-by <key>',
+      'with --to: what keeps events on one version: subject (default), payload.<field>[.<field>...], or event',
+    )
     .option('--advance', 'go to the next stage, if the figures allow it')
     .option('--rollback', 'give all events back to the old version; the new one goes back to SHADOW')
     .option('--override', 'with --to: start although the gate to LIVE is not met (needs --reason)')
@@ -220,6 +218,7 @@ export function registerLifecycleCommands(program: Command, withContext: WithCon
           auto?: boolean;
           threshold?: string;
           minRuns?: string;
+          stickyBy?: string;
           advance?: boolean;
           rollback?: boolean;
           override?: boolean;
@@ -253,6 +252,7 @@ export function registerLifecycleCommands(program: Command, withContext: WithCon
               ...(o.auto ? { auto: true } : {}),
               ...(o.threshold !== undefined ? { threshold: share(o.threshold, '--threshold') } : {}),
               ...(o.minRuns !== undefined ? { minRuns: intOption(o.minRuns, '--min-runs') } : {}),
+              ...(o.stickyBy !== undefined ? { stickyBy: o.stickyBy } : {}),
               ...overrideOf(o),
             });
             if (ctx.json) printJson(r);
@@ -269,7 +269,8 @@ export function registerLifecycleCommands(program: Command, withContext: WithCon
           }
           const s = await lc.rollout.status(ctx.tenant, workflowId);
           if (ctx.json) printJson(s);
-          else for (const l of rolloutLines(workflowId, s.rollout, s.verdict)) line(l);
+          else
+            for (const l of rolloutLines(workflowId, s.rollout, s.verdict, s.triggerDisagreements)) line(l);
         }),
     );
 

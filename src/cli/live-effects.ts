@@ -1,5 +1,6 @@
 /**
- * Before a command calls a run's tools again for real (`keel fork --mode branch`, `keel rerun`):
+ * Before a command calls tools for real where it was not shown to behave — a run's tools again
+ * (`keel fork --mode branch`, `keel rerun`), or a version not yet LIVE (`keel run --live`):
  * what it will call — the steps of the version not completed before the fork point, with each
  * tool's effect, destructive ones marked — and a person's confirmation. `--yes` confirms ahead;
  * without it the list is shown on stderr and the answer read from a terminal. Without a terminal
@@ -11,6 +12,7 @@ import pc from 'picocolors';
 import type { Keel } from '../app/index.ts';
 import { ErrorCode, KeelError } from '../core/errors.ts';
 import { decodeEntry } from '../core/ledger/index.ts';
+import type { VersionRecord } from '../ports/index.ts';
 
 export interface LiveStep {
   readonly step: string;
@@ -42,6 +44,15 @@ export async function livePlan(
   const done = new Set<string>();
   for (const e of inherited.map(decodeEntry))
     if (e.kind === 'step.completed') done.add((e.payload as { step: string }).step);
+  return versionPlan(keel, version, done);
+}
+
+/** The steps of `version` a new run may call (those not `done` already), with what their tools do. */
+export function versionPlan(
+  keel: Keel,
+  version: VersionRecord,
+  done: ReadonlySet<string> = new Set(),
+): LivePlan {
   const steps = version.spec.steps
     .filter((s) => !done.has(s.name))
     .map((s) => {

@@ -13,6 +13,7 @@ import { registerAuditQueryCommands } from './audit-query-commands.ts';
 import { registerAuthoringCommands, registerDraftCommand } from './authoring-commands.ts';
 import { registerCheckpointCommands } from './checkpoint-commands.ts';
 import { type CliContext, type GlobalOptions, openContext } from './context.ts';
+import { registerEventCommands } from './event-commands.ts';
 import { registerEvidenceCommands } from './evidence-commands.ts';
 import { EXIT } from './exit-codes.ts';
 import { registerGovernanceCommands } from './governance-commands.ts';
@@ -113,7 +114,12 @@ export function buildProgram(): Command {
     )
     .option(
       '--max-shadow-runs <n>',
-      'shadow runs a tenant may have running at once; past it they are skipped and counted (env KEEL_MAX_SHADOW_RUNS; default 8)',
+      'shadow runs of a tenant this process walks at once; past it, shadow work waits in the queue; 0 leaves it to keel serve and keel worker (env KEEL_MAX_SHADOW_RUNS; default 8)',
+      undefined,
+    )
+    .option(
+      '--witness <dir|file>',
+      'where signed checkpoints are kept outside the store: checkpoint writes each one there; audit verify, verify and every action check the store still holds the last (env KEEL_CHECKPOINT_WITNESS; docs/audit.md)',
       undefined,
     )
     .option('--json', 'print machine-readable JSON')
@@ -125,6 +131,7 @@ export function buildProgram(): Command {
   registerDraftCommand(program, withContext);
   registerLifecycleCommands(program, withContext);
   registerRunCommands(program, withContext);
+  registerEventCommands(program, withContext);
   registerEvidenceCommands(program, withContext);
   registerAuditQueryCommands(program, withContext);
   registerCheckpointCommands(program, withContext);

@@ -3,20 +3,22 @@
  * workflow directly), `keel runs ls | show`, `keel history` (the ledger in plain language),
  * `keel verify` and `keel replay` (exit 5 on tampering or divergence), `keel fork` and
  * `keel rerun` (new runs linked to an earlier one; the original is never changed). A branch fork
- * and a rerun call tools for real, so they first say which and ask (live-effects.ts), unless --yes.
+ * and a rerun call tools for real, so they first say which and ask (live-effects.ts), unless --yes;
+ * so does `keel run --live` of a version not yet LIVE, which otherwise runs simulated.
  */
 import { type Command, Option } from 'commander';
 import pc from 'picocolors';
 import type { RunSummary } from '../app/index.ts';
 import { ErrorCode, KeelError } from '../core/errors.ts';
 import { RUN_STATUSES, type RunStatus } from '../core/ledger/index.ts';
-import type { WithContext } from './context.ts';
+import { flagOrEnv, type WithContext } from './context.ts';
+import { CLI_CHANNEL } from './event-commands.ts';
 import { verifyDirCommand } from './evidence-commands.ts';
 import { EXIT } from './exit-codes.ts';
 import { writOption } from './governance-options.ts';
 import { intOption, readJson } from './input.ts';
 import { chainText } from './lifecycle-output.ts';
-import { confirmLiveEffects, livePlan } from './live-effects.ts';
+import { confirmLiveEffects, livePlan, versionPlan } from './live-effects.ts';
 import { line, printHistory, printJson, statusColor, verifyText } from './output.ts';
 
 /**
@@ -38,19 +40,26 @@ export function refuseIfHeldByModel(runs: readonly RunSummary[]): void {
 export function registerRunCommands(program: Command, withContext: WithContext): void {
   program
     .command('emit')
-    .description('ingest an event (JSON file, or - for stdin) and run every workflow it triggers')
+    .description(
+      'ingest an event (JSON file, or - for stdin) and run every workflow it triggers; the same (source, id) again answers its first runs (source cli when it gives none)',
+    )
     .argument('<event>', 'event file')
     .option('--enqueue', 'create the runs and leave them to `keel worker` processes')
     .option('--writ <file>', 'run under this writ file (the chain `keel writs issue | attenuate` wrote)')
     .action(async (file: string, o: { enqueue?: boolean; writ?: string }, cmd: Command) =>
       withContext(cmd, async (ctx) => {
         const r = await ctx.keel.events.emit(ctx.tenant, readJson(file, 'event'), {
+          channel: CLI_CHANNEL,
           ...(o.enqueue ? { walk: 'enqueue' as const } : {}),
           ...writOption(o.writ),
         });
         if (ctx.json) printJson(r);
         else {
-          if (r.runs.length === 0)
+          if (r.redelivery)
+            line(
+              `event ${r.eventId} of source ${r.source} was delivered before (${r.firstDeliveredAt}) with the same content: ${r.runs.length === 0 ? 'it started no run' : 'its runs'}`,
+            );
+          else if (r.runs.length === 0)
             line(`event ${r.eventId}: no LIVE or AUTONOMOUS workflow is triggered by it`);
           for (const run of r.runs) {
             line(
@@ -65,31 +74,56 @@ export function registerRunCommands(program: Command, withContext: WithContext):
   program
     .command('run')
     .description(
-      'start a run of one workflow directly, whatever its status and triggers (for DRAFT and TESTING versions)',
+      'start a run of one workflow directly, whatever its status and triggers; a DRAFT, TESTING or SHADOW version runs simulated unless --live',
     )
     .argument('<workflow>', 'workflow id')
     .argument('<event>', 'event file (JSON), or - for stdin')
     .option('--version <n>', 'version to run (default: the newest)')
+    .option(
+      '--live',
+      'act for real on a DRAFT, TESTING or SHADOW version: lists the tools it may call and asks first',
+    )
+    .option('--yes', 'with --live: call the tools for real without asking first')
     .option('--enqueue', 'create the run and leave it to `keel worker` processes')
     .option('--writ <file>', 'run under this writ file (the chain `keel writs issue | attenuate` wrote)')
     .action(
       async (
         workflowId: string,
         file: string,
-        o: { version?: string; enqueue?: boolean; writ?: string },
+        o: { version?: string; live?: boolean; yes?: boolean; enqueue?: boolean; writ?: string },
         cmd: Command,
       ) =>
         withContext(cmd, async (ctx) => {
-          const r = await ctx.keel.runs.start(ctx.tenant, workflowId, readJson(file, 'event'), {
-            ...(o.version !== undefined ? { version: intOption(o.version, '--version') } : {}),
+          if (o.yes && !o.live)
+            throw new KeelError(ErrorCode.usage, '--yes: confirms live effects; pass --live too', {
+              field: 'yes',
+            });
+          const event = readJson(file, 'event');
+          const version = o.version !== undefined ? { version: intOption(o.version, '--version') } : {};
+          if (o.live) {
+            const v = await ctx.keel.workflows.get(ctx.tenant, workflowId, version.version);
+            // A LIVE or AUTONOMOUS version acts anyway; one not yet shown to behave is confirmed first.
+            if (v && v.status !== 'LIVE' && v.status !== 'AUTONOMOUS')
+              await confirmLiveEffects(versionPlan(ctx.keel, v), 'keel run --live', o.yes === true);
+          }
+          const r = await ctx.keel.runs.start(ctx.tenant, workflowId, event, {
+            ...version,
+            ...(o.live ? { live: true } : {}),
             ...(o.enqueue ? { walk: 'enqueue' as const } : {}),
             ...writOption(o.writ),
           });
           if (ctx.json) printJson(r);
-          else
+          else {
+            const what = `${r.created ? '' : 'existing '}${r.simulated ? 'simulated run' : 'run'}`;
+            const note = r.simulated
+              ? pc.dim(
+                  ' — not yet LIVE, so simulated: no write or external tool acted (--live acts for real)',
+                )
+              : '';
             line(
-              `${r.created ? 'run' : 'existing run'} ${r.runId} ${r.workflowId} v${r.version}: ${statusColor(r.status)}${r.reason ? ` (${r.reason})` : ''}`,
+              `${what} ${r.runId} ${r.workflowId} v${r.version}: ${statusColor(r.status)}${r.reason ? ` (${r.reason})` : ''}${note}`,
             );
+          }
           refuseIfHeldByModel([r]);
         }),
     );
@@ -188,15 +222,25 @@ export function registerRunCommands(program: Command, withContext: WithContext):
     .option('--workflow <id>', "verify a workflow's hash-chained lifecycle records instead of a run")
     .option(
       '--dir <dir>',
-      'verify a run directory `keel export` wrote, without a store: chains, hashes, manifest, pinned specs, writ chains (signatures with --trust-keys)',
+      'verify a run directory `keel export` wrote, without a store: chains, hashes, manifest, pinned specs, writ chains (signatures with --trust-keys), the checkpoint it carries',
+    )
+    .option(
+      '--key <public.pem>',
+      'with --dir: the checkpoint public key; every run must be covered by the checkpoint the directory carries, signed by it (env KEEL_CHECKPOINT_PUB)',
     )
     .action(
       async (
         runId: string | undefined,
-        o: { engine?: string; workflow?: string; dir?: string },
+        o: { engine?: string; workflow?: string; dir?: string; key?: string },
         cmd: Command,
       ) =>
         withContext(cmd, async (ctx) => {
+          if (o.key !== undefined && o.dir === undefined)
+            throw new KeelError(
+              ErrorCode.usage,
+              '--key: checks the checkpoint a run directory carries; give it with --dir (a stored run is checked against its checkpoint already)',
+              { field: 'key' },
+            );
           if (o.dir !== undefined) {
             if (runId !== undefined || o.workflow !== undefined)
               throw new KeelError(
@@ -206,7 +250,7 @@ export function registerRunCommands(program: Command, withContext: WithContext):
                   field: 'dir',
                 },
               );
-            return verifyDirCommand(o.dir, cmd, ctx.json);
+            return verifyDirCommand(o.dir, cmd, ctx.json, flagOrEnv(o.key, 'key', 'KEEL_CHECKPOINT_PUB'));
           }
           if (o.workflow !== undefined) {
             if (runId !== undefined)

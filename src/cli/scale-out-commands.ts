@@ -23,7 +23,7 @@ export function registerScaleOutCommands(program: Command, withContext: WithCont
   program
     .command('worker')
     .description(
-      'claim runnable runs from the store and walk them, renewing their leases; SIGTERM stops claiming, finishes the current steps, releases the rest and exits 0',
+      'claim runnable runs from the store and walk them, renewing their leases, and work the shadow queue when no run is walked; SIGTERM stops claiming, finishes the current steps, releases the rest and exits 0',
     )
     .option('--concurrency <n>', 'runs walked at once', '8')
     .option(
@@ -57,9 +57,15 @@ export function registerScaleOutCommands(program: Command, withContext: WithCont
             for (const sig of ['SIGTERM', 'SIGINT'] as const) process.once(sig, () => resolve(sig));
           });
           await worker.start();
+          // The shadow queue too, every tenant's, yielding to the runs this worker walks.
+          const shadows = ctx.keel.lifecycle.shadowQueue.run({
+            pollMs: intOption(o.pollMs, '--poll-ms', 10),
+            busy: () => worker.walking > 0,
+          });
           log.info({ workerId: id, host, store: ctx.storeName }, 'worker ready');
           await signalled;
           await worker.stop();
+          await shadows.stop();
           const summary = { id, ...worker.stats, commits: ctx.keel.store.stats().commits };
           if (ctx.json) printJson(summary);
           else log.info(summary, 'worker summary');
@@ -72,12 +78,12 @@ export function registerScaleOutCommands(program: Command, withContext: WithCont
   program
     .command('status')
     .description(
-      'workers and their heartbeats, leases held, queue depth and the oldest runnable run (all tenants)',
+      'workers and their heartbeats, leases held, queue depth and the oldest runnable run, and the shadow queue (all tenants)',
     )
     .action(async (_o: unknown, cmd: Command) =>
       withContext(cmd, async (ctx) => {
         const s = await ctx.keel.store.workerStatus(Date.now());
-        const view = statusView(s);
+        const view = statusView(s, await ctx.keel.lifecycle.shadowQueue.status());
         if (ctx.json) printJson(view);
         else printStatus(view);
         return undefined;
@@ -123,9 +129,11 @@ export function registerScaleOutCommands(program: Command, withContext: WithCont
         await worker.start();
         await worker.idle();
         await worker.stop();
+        // Then the shadow queue: comparisons a dead process left, their shadow runs now finished.
+        const shadows = await ctx.keel.lifecycle.shadowQueue.drain({ tenant: ctx.tenant });
         const byStatus: Record<string, number> = {};
         for (const w of walked) byStatus[w.status] = (byStatus[w.status] ?? 0) + 1;
-        if (ctx.json) printJson({ recovered: walked.length, byStatus, errors, runs: walked });
+        if (ctx.json) printJson({ recovered: walked.length, byStatus, errors, runs: walked, shadows });
         else
           line(
             `recovered ${walked.length} run${walked.length === 1 ? '' : 's'}${
@@ -134,7 +142,7 @@ export function registerScaleOutCommands(program: Command, withContext: WithCont
                     .map(([s, n]) => `${n} ${s}`)
                     .join(', ')}`
                 : ''
-            }${errors > 0 ? `; ${errors} error${errors === 1 ? '' : 's'} (above)` : ''}`,
+            }${shadows.worked > 0 ? `; worked ${shadows.worked} item${shadows.worked === 1 ? '' : 's'} of the shadow queue` : ''}${errors > 0 ? `; ${errors} error${errors === 1 ? '' : 's'} (above)` : ''}`,
           );
         return errors > 0 ? EXIT.internal : undefined;
       }),
@@ -223,6 +231,8 @@ function report(e: WorkerEvent, json: boolean, verbose: boolean, store: string):
 }
 
 interface StatusView extends WorkerStatus {
+  /** The shadow queue's lag (docs/lifecycle.md): comparisons still to make. */
+  readonly shadowQueue: { readonly waiting: number; readonly running: number; readonly oldestAgeMs?: number };
   readonly workers: (WorkerStatus['workers'][number] & {
     alive: boolean;
     lastSeenMs: number;
@@ -232,11 +242,12 @@ interface StatusView extends WorkerStatus {
 }
 
 /** The store's figures plus what a reader wants at a glance: who is alive, how old the oldest run is. */
-function statusView(s: WorkerStatus): StatusView {
+function statusView(s: WorkerStatus, shadowQueue: StatusView['shadowQueue']): StatusView {
   const held = new Map(s.leases.map((l) => [l.owner, l.runs]));
   const { oldestRunnable: o, ...rest } = s;
   return {
     ...rest,
+    shadowQueue,
     workers: s.workers.map((w) => ({
       ...w,
       alive: s.now - w.seenAt <= w.leaseMs,
@@ -268,5 +279,9 @@ function printStatus(v: StatusView): void {
   );
   line(
     `suspended ${v.suspended} outcome_unknown${v.suspended > 0 ? ' — see keel runs ls --status outcome_unknown, then keel reconcile' : ''}`,
+  );
+  const q = v.shadowQueue;
+  line(
+    `shadows  ${q.waiting} comparisons waiting, ${q.running} being made${q.oldestAgeMs !== undefined ? `; oldest queued ${secs(q.oldestAgeMs)} ago` : ''}`,
   );
 }

@@ -34,6 +34,8 @@ const ACCESS: Readonly<Record<string, AccessRule>> = {
   'audit ls': 'read',
   'audit verify': 'read',
   'runs show': 'read',
+  'events show': 'read',
+  'events conflicts': 'read',
   history: 'read',
   verify: (o: Record<string, unknown>) => (o.dir !== undefined ? 'none' : 'read'),
   export: 'read',

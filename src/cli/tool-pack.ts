@@ -5,13 +5,14 @@
  * the working directory is loaded (`keel init` writes one). The module is trusted code: it runs in
  * the process, like any other tool handler. pack-hooks.ts, registered before a pack is imported,
  * lets it import `keel` where no Keel is installed beside it (it gets the Keel running it) and
- * lets a TypeScript pack load without tsx (Node 20 cannot strip types: it is transpiled).
+ * lets a TypeScript pack load without tsx (Node 20 cannot strip types: it is transpiled). Each
+ * definition is checked as registration checks it (tool-registry.ts), naming the module.
  */
 import { existsSync } from 'node:fs';
 import { createRequire, register } from 'node:module';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { ErrorCode, KeelError } from '../core/errors.ts';
+import { ErrorCode, isKeelError, KeelError } from '../core/errors.ts';
 import type { ToolDefinition } from '../ports/index.ts';
 
 /** The project tool pack loaded when neither --tools nor KEEL_TOOLS names one, first found wins. */
@@ -78,5 +79,14 @@ export async function loadToolPack(
       `${module} must export (as default or \`tools\`) an array of tool definitions, or a function returning one`,
     );
   }
-  return value as ToolDefinition[];
+  // Each definition checked here too, so a refusal names the pack (and `tools[i]` until a name).
+  const { parseToolDefinition } = await import('../app/index.ts');
+  return value.map((d, i) => {
+    try {
+      return parseToolDefinition(d, `tools[${i}]`);
+    } catch (e) {
+      if (!isKeelError(e)) throw e;
+      throw new KeelError(ErrorCode.usage, `${prefix}: ${module}: ${e.message}`, { ...e.details, module });
+    }
+  });
 }

@@ -18,6 +18,12 @@ export const ErrorCode = {
   notFound: 'not_found',
   /** A published version was published again with different content. */
   versionImmutable: 'version_immutable',
+  /**
+   * An event named by `(source, id)` was delivered before with other content: the first delivery's
+   * runs stand, this delivery started nothing and is recorded as a conflict (`details.fields` say
+   * which fields differ; `keel events conflicts` lists them).
+   */
+  eventConflict: 'event_conflict',
   /** An append named a head that is no longer the head of the run's ledger. */
   headConflict: 'head_conflict',
   /** An approval was resolved already (approve-after-deny, double approve). */

@@ -39,7 +39,31 @@ export function costCentsOf(usd: number): number {
   return Math.ceil(abs * 100);
 }
 
-/** 5000 -> "50", 4250 -> "42.50". */
+/**
+ * 5000 -> "50", 4250 -> "42.50", -150 -> "-1.50": integer arithmetic on the cents, never a
+ * division that a double could round (any safe integer prints exactly).
+ */
 export function formatCents(cents: number): string {
-  return cents % 100 === 0 ? String(cents / 100) : (cents / 100).toFixed(2);
+  if (!Number.isSafeInteger(cents)) return String(cents / 100);
+  const sign = cents < 0 ? '-' : '';
+  const abs = Math.abs(cents);
+  const whole = String(Math.floor(abs / 100));
+  const part = abs % 100;
+  return part === 0 ? `${sign}${whole}` : `${sign}${whole}.${String(part).padStart(2, '0')}`;
+}
+
+/**
+ * A USD amount as a person reads it: a 2-decimal amount as formatCents prints its cents (42.5 ->
+ * "42.50"); any other number as written (49.999 stays "49.999": never rounded to a cent it is not).
+ */
+export function formatUsd(usd: number): string {
+  return isUsdAmount(usd) ? formatCents(usdToCents(usd)) : String(usd);
+}
+
+/** 1234567 micro-USD -> "1.234567", exactly. */
+export function formatMicroUsd(micro: number): string {
+  if (!Number.isSafeInteger(micro)) return (micro / 1e6).toFixed(6);
+  const sign = micro < 0 ? '-' : '';
+  const abs = Math.abs(micro);
+  return `${sign}${Math.floor(abs / 1e6)}.${String(abs % 1e6).padStart(6, '0')}`;
 }

@@ -25,6 +25,7 @@ import {
   type CancelRequest,
   directRunIdFor,
   foldRun,
+  loneShadowRunIdFor,
   type RunState,
   retainedRunError,
   runIdFor,
@@ -33,11 +34,14 @@ import {
   testRunIdFor,
 } from '../core/run/index.ts';
 import type {
+  CheckpointWitness,
   Clock,
   LeaseChange,
   ModelProvider,
   Planner,
   RawSources,
+  RunRecord,
+  ShadowWork,
   Store,
   VersionRecord,
 } from '../ports/index.ts';
@@ -57,7 +61,15 @@ import { PinnedVersions } from './pinned-versions.ts';
 import { operatorReconciliation, type ReconcileRequest } from './reconcile-step.ts';
 import { indexLedger, recordedEffects } from './recorded-effects.ts';
 import { RunControls } from './run-controls.ts';
-import { checkClaimedLedger, checkStoredRun, refuseUnverified, specProblem } from './run-integrity.ts';
+import { runEvidenceProblem } from './run-evidence.ts';
+import {
+  checkClaimedLedger,
+  checkStoredRun,
+  openRequest,
+  refuseUnverified,
+  rowProblem,
+  specProblem,
+} from './run-integrity.ts';
 import { type RunSummary, stateSummary, summaryOf } from './run-summary.ts';
 import { RunWriter } from './run-writer.ts';
 import { simulatedEffects } from './simulated-effects.ts';
@@ -106,6 +118,11 @@ export interface EngineOptions {
   readonly modelRetries?: number;
   /** The key that signs a tenant's child writs for `core.delegate` steps (delegate.ts). */
   readonly delegationKeyFor?: (tenant: string) => DelegationKey | undefined;
+  /**
+   * Where signed checkpoints are kept outside the store: before acting on a run, the store's
+   * checkpoint chain must hold the last checkpoint it keeps for the run's tenant (run-evidence.ts).
+   */
+  readonly witness?: CheckpointWitness;
 }
 
 /**
@@ -144,6 +161,8 @@ export interface CreateOptions {
   readonly traceparent?: string;
   /** false: commit the root and the prefix, and leave the walk to `recover` (or a worker). */
   readonly walk?: boolean;
+  /** Shadow work to queue with the run's root, in its transaction, given the run's id. */
+  readonly shadowWork?: (runId: Digest) => readonly ShadowWork[];
 }
 
 export class Engine {
@@ -156,6 +175,8 @@ export class Engine {
   private readonly goneOwners: () => Promise<readonly string[]>;
   private readonly pinned: PinnedVersions;
   private readonly governance: GovernanceConfig | undefined;
+  /** The checkpoint witness actions check the store's chain against (run-evidence.ts), if any. */
+  readonly witness: CheckpointWitness | undefined;
   private readonly planner: Planner | undefined;
   /** Cancel, pause and resume, and the walks running in this process (run-controls.ts). */
   private readonly controls: RunControls;
@@ -194,6 +215,7 @@ export class Engine {
     this.goneOwners = o.goneOwners ?? (async () => []);
     this.pinned = new PinnedVersions(o.store);
     this.governance = o.governance;
+    this.witness = o.witness;
     this.controls = new RunControls({
       store: this.store,
       tools: this.tools,
@@ -205,6 +227,7 @@ export class Engine {
     });
     this.maker = {
       store: this.store,
+      witness: this.witness,
       load: (tenant, runId) => this.load(tenant, runId),
       create: (runId, version, event, o) => this.create(runId, version, event, o),
       currentPolicy: (tenant) => this.currentPolicy(tenant),
@@ -230,9 +253,17 @@ export class Engine {
    * revocations) and stores the chain by content: what the run's root records is the hash.
    */
   private async admit(chain: readonly unknown[], tenant: string): Promise<RunWrit> {
+    return this.writChains.record(tenant, await this.checkWrit(chain, tenant));
+  }
+
+  /**
+   * The writ a run of the tenant would start under, or writ_refused, writing nothing: what `start`
+   * checks, for a caller that must refuse before it records anything (an event's claim).
+   */
+  async checkWrit(chain: readonly unknown[], tenant: string): Promise<ReturnType<typeof admitWrit>> {
     const stored = await this.governance?.writTrustFor?.(tenant);
     const trusted = stored?.trusted ?? this.governance?.trustedFor(tenant) ?? [];
-    return this.writChains.record(tenant, admitWrit(chain, tenant, trusted, stored?.revoked));
+    return admitWrit(chain, tenant, trusted, stored?.revoked);
   }
 
   /** The test run of `version` on `event` under the tenant's policy now (what startSimulated names). */
@@ -262,7 +293,8 @@ export class Engine {
    * root first) the run executes under it: the chain is verified against the tenant's trusted keys
    * first, and a refusal (KeelError writ_refused, `details.code`) creates no run. `direct`: the run
    * is started by name (`keel run`, an OpenWOP create), not by routing the event, and is named apart
-   * from the routed run of the same event.
+   * from the routed run of the same event. `shadowWork` names what to queue with the run's root (its
+   * SHADOW versions' comparisons), in the root's transaction: queued if and only if the run is created.
    */
   async start(
     version: VersionRecord,
@@ -273,6 +305,7 @@ export class Engine {
       direct?: boolean;
       split?: SplitEntry;
       traceparent?: string;
+      shadowWork?: (runId: Digest) => readonly ShadowWork[];
     } = {},
   ): Promise<{ run: RunSummary; created: boolean }> {
     const writ = o.writ === undefined ? undefined : await this.admit(o.writ, version.tenant);
@@ -285,18 +318,20 @@ export class Engine {
       policy: this.currentPolicy(version.tenant).policy,
       ...(o.split ? { split: o.split } : {}),
       ...(o.traceparent ? { traceparent: o.traceparent } : {}),
+      ...(o.shadowWork ? { shadowWork: o.shadowWork } : {}),
     });
   }
 
   /**
    * Starts (or finds) a simulated run: a test of `version` on `event` (`keel test`), or the shadow
-   * of a live run on its event. Nothing in it ever acts and nobody is asked (simulated-effects.ts);
-   * it is walked here or left to a worker like any run, and recovered like any run.
+   * of a live run on its event — or, without `shadowOf`, a shadow on an event the live version did
+   * not start. Nothing in it ever acts and nobody is asked (simulated-effects.ts); it is walked here
+   * or left to a worker like any run, and recovered like any run.
    */
   async startSimulated(
     version: VersionRecord,
     event: EventRecord,
-    o: ({ mode: 'test'; test: TestRef } | { mode: 'shadow'; shadowOf: string }) & {
+    o: ({ mode: 'test'; test: TestRef } | { mode: 'shadow'; shadowOf?: string }) & {
       /** The status its checks judge it as: a shadow's live version's; a test's default LIVE. */
       judgedAs?: 'LIVE' | 'AUTONOMOUS';
       walk?: WalkMode;
@@ -306,11 +341,15 @@ export class Engine {
     const runId =
       o.mode === 'test'
         ? this.testRunId(version, event, o.test)
-        : shadowRunIdFor(tenant, o.shadowOf, specHash);
+        : o.shadowOf !== undefined
+          ? shadowRunIdFor(tenant, o.shadowOf, specHash)
+          : loneShadowRunIdFor(tenant, version.workflowId, specHash, event);
     return this.create(runId, version, event, {
       walk: (o.walk ?? this.walkMode) === 'inline',
       policy: this.currentPolicy(tenant).policy,
-      ...(o.mode === 'test' ? { mode: 'test', test: o.test } : { mode: 'shadow', shadowOf: o.shadowOf }),
+      ...(o.mode === 'test'
+        ? { mode: 'test', test: o.test }
+        : { mode: 'shadow', ...(o.shadowOf !== undefined ? { shadowOf: o.shadowOf } : {}) }),
       judgedAs: o.judgedAs ?? (version.status === 'AUTONOMOUS' ? 'AUTONOMOUS' : 'LIVE'),
     });
   }
@@ -341,13 +380,27 @@ export class Engine {
     }
     let state: RunState;
     if (stored) {
-      // Claimed with its ledger (here or by a worker): the chain and the root's identity must hold.
-      state = foldRun(checkClaimedLedger(tenant, runId, stored));
+      // Claimed with its ledger (here or by a worker): the chain and the root's identity must hold,
+      // then what every action checks: the row, the pinned spec, the approvals rows, the checkpoint.
+      const entries = checkClaimedLedger(tenant, runId, stored);
+      state = foldRun(entries);
+      try {
+        const run = await this.store.getRun(tenant, runId);
+        if (!run) throw new KeelError(ErrorCode.notFound, `run ${runId} not found`, { runId });
+        const problem = rowProblem(run, entries, state);
+        if (problem) throw refuseUnverified(runId, problem);
+        await this.checkEvidence(run, state, stored);
+      } catch (e) {
+        if (leased) await this.store.releaseRun(this.inlineLease.owner, runId).catch(() => false);
+        throw e;
+      }
     } else {
       const run = await this.store.getRun(tenant, runId);
       if (!run) throw new KeelError(ErrorCode.notFound, `run ${runId} not found`, { runId });
       const version = await this.store.getVersion(tenant, run.workflowId, run.version);
-      ({ state } = checkStoredRun(run, await this.store.readEntries(tenant, runId), version));
+      const all = await this.store.readEntries(tenant, runId);
+      ({ state } = checkStoredRun(run, all, version));
+      await this.checkEvidence(run, state, all);
     }
     if (
       state.finished ||
@@ -611,6 +664,7 @@ export class Engine {
       },
     );
     writer.addRoot(root.stored);
+    if (o.shadowWork) writer.queueShadowWork(o.shadowWork(runId));
     for (const e of prefix) writer.add(e.kind, e.payload as never);
     if (state.approval && !state.approval.decision) {
       const r = state.approval.request;
@@ -662,6 +716,27 @@ export class Engine {
     const version = await this.store.getVersion(tenant, run.workflowId, run.version);
     // The row is checked against its root before the version it names is relied on.
     const checked = checkStoredRun(run, stored, version);
+    await this.checkEvidence(run, checked.state, stored);
     return { run, stored, ...checked };
+  }
+
+  /**
+   * What `verify` checks beside the ledger and row, before any action: the pending-approval rows,
+   * the last checkpointed head, the witness (run-evidence.ts). Throws `ledger_invalid`.
+   */
+  private async checkEvidence(
+    run: Pick<RunRecord, 'tenant' | 'runId'>,
+    state: RunState,
+    stored: readonly StoredEntry[],
+  ): Promise<void> {
+    const problem = await runEvidenceProblem(
+      this.store,
+      run,
+      state.head,
+      openRequest(state),
+      (seq) => stored[seq]?.hash,
+      this.witness,
+    );
+    if (problem) throw refuseUnverified(run.runId, problem);
   }
 }

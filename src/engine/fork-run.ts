@@ -14,7 +14,7 @@ import {
   type TestRef,
 } from '../core/ledger/index.ts';
 import { attemptRunIdFor, forkRunIdFor } from '../core/run/index.ts';
-import type { Store, VersionRecord } from '../ports/index.ts';
+import type { CheckpointWitness, Store, VersionRecord } from '../ports/index.ts';
 import type { CreateOptions } from './engine.ts';
 import { refuseUnverified } from './run-integrity.ts';
 import type { RunSummary } from './run-summary.ts';
@@ -34,6 +34,8 @@ export interface ForkOptions {
 /** What a fork or a rerun uses of the engine: its store, and how it loads, creates and pins runs. */
 export interface RunMaker {
   readonly store: Store;
+  /** The checkpoint witness the source run is verified against, if any (run-evidence.ts). */
+  readonly witness?: CheckpointWitness | undefined;
   readonly load: (
     tenant: string,
     runId: string,
@@ -84,7 +86,7 @@ export async function forkRun(
   }
   // A fork inherits the source's history: a source that does not verify is never forked (its edit
   // would be laundered into a new chain that verifies).
-  const verified = await verifyRun(host.store, run);
+  const verified = await verifyRun(host.store, run, host.witness ? { witness: host.witness } : {});
   if (!verified.ok) throw refuseUnverified(sourceRunId, verified.failure);
   const version = await host.store.getVersion(tenant, run.workflowId, o.version ?? run.version);
   if (!version || (o.version === undefined && version.specHash !== run.specHash)) {

@@ -12,11 +12,18 @@
  * A call cut by an immediate pause (the pause recorded where its outcome would be) is served as
  * unknown there, and its outcome after the resume.
  *
+ * Re-planning another version on the record (the replay gate, replan.ts) indexes it by call instead
+ * (`indexLedger(entries, 'call')`): a call is served the outcome, approval and reconciliation the
+ * record holds for the same tool with the same arguments (the n-th such call, the n-th such
+ * outcome), whatever the step is named, so a renamed step still finds what its old self got;
+ * a call the record never made has nothing to serve.
+ *
  * A replay fork (`fork`) is a new run, not the source re-read: the source's cancellation is a
  * person's control of the source, so the fork does not inherit it, and a call that cancellation cut
  * has no outcome to serve. Where nothing is recorded, a read-only tool (`effect: read`: it changes
  * nothing outside the run) is called live; any other tool still fails closed.
  */
+import { hashOf } from '../core/canonical/index.ts';
 import { ErrorCode, KeelError } from '../core/errors.ts';
 import type {
   DrawnSource,
@@ -32,6 +39,11 @@ import type { Effects, HoldEntry, StepOutcome } from './effects.ts';
 import { type RecordedBudget, recordedBudgets } from './writ-budget.ts';
 
 export interface RecordedLedger {
+  /**
+   * What the maps of outcomes, approvals and reconciliations are keyed by: the step's name
+   * (absent: a replay of the same version), or the call (`callKey`: re-planning another version).
+   */
+  readonly by?: 'call';
   readonly draws: PayloadOf<'source.drawn'>[];
   readonly outcomes: Map<string, StepOutcome[]>;
   readonly approvals: Map<string, PayloadOf<'approval.resolved'>[]>;
@@ -56,8 +68,16 @@ export interface RecordedLedger {
 
 const UNKNOWN: StepOutcome = { ok: false, unknown: true };
 
-/** Indexes a ledger's draws, outcomes and approval decisions by ordinal. */
-export function indexLedger(entries: readonly Entry[]): RecordedLedger {
+/** A call by what it does: the tool and its canonical arguments (not the step, not the attempt). */
+export function callKey(tool: string, args: unknown): string {
+  return hashOf({ tool, args });
+}
+
+/**
+ * Indexes a ledger's draws, outcomes and approval decisions by ordinal: per step, or with `by`
+ * `call`, per call (`callKey`) whatever the step that made it is named.
+ */
+export function indexLedger(entries: readonly Entry[], by: 'step' | 'call' = 'step'): RecordedLedger {
   const draws: PayloadOf<'source.drawn'>[] = [];
   const outcomes = new Map<string, StepOutcome[]>();
   const approvals = new Map<string, PayloadOf<'approval.resolved'>[]>();
@@ -71,15 +91,20 @@ export function indexLedger(entries: readonly Entry[]): RecordedLedger {
   const suspensions = new Map<number, OutcomeUnknownSuspension>();
   const outages = new Map<number, ModelOutageSuspension>();
   const modes = new Map<string, (StepMode | undefined)[]>();
-  const push = <T>(m: Map<string, T[]>, k: string, v: T) => {
+  const pushTo = <T>(m: Map<string, T[]>, k: string, v: T) => {
     const list = m.get(k);
     if (list) list.push(v);
     else m.set(k, [v]);
   };
+  /** By call: the call each step made last (its outcome entries name only the step). */
+  const callOf = new Map<string, string>();
+  const keyOf = (step: string) => (by === 'call' ? (callOf.get(step) ?? `step:${step}`) : step);
+  const push = <T>(m: Map<string, T[]>, step: string, v: T) => pushTo(m, keyOf(step), v);
   for (const e of entries) {
     if (e.kind === 'source.drawn') draws.push(e.payload as PayloadOf<'source.drawn'>);
     else if (e.kind === 'step.allowed') {
       const p = e.payload as PayloadOf<'step.allowed'>;
+      callOf.set(p.step, callKey(p.tool, p.args));
       push(modes, p.step, p.mode);
     } else if (e.kind === 'step.suppressed') {
       const p = e.payload as PayloadOf<'step.suppressed'>;
@@ -118,20 +143,21 @@ export function indexLedger(entries: readonly Entry[]): RecordedLedger {
         const before = entries[entries.indexOf(e) - 1];
         const cut = before?.kind === 'step.failed' ? (before.payload as PayloadOf<'step.failed'>) : undefined;
         if (cut?.error.code === 'cancelled')
-          cutByCancel = { step: cut.step, n: (outcomes.get(cut.step)?.length ?? 1) - 1 };
+          cutByCancel = { step: cut.step, n: (outcomes.get(keyOf(cut.step))?.length ?? 1) - 1 };
       }
     } else if (e.kind === 'approval.requested') {
       const p = e.payload as PayloadOf<'approval.requested'>;
-      requests.set(p.proposalId, p.step);
+      requests.set(p.proposalId, by === 'call' ? callKey(p.tool, p.args) : p.step);
     } else if (e.kind === 'approval.resolved') {
       const p = e.payload as PayloadOf<'approval.resolved'>;
-      const step = requests.get(p.proposalId);
-      if (step !== undefined) push(approvals, step, p);
+      const key = requests.get(p.proposalId);
+      if (key !== undefined) pushTo(approvals, key, p);
     }
   }
   const mints = recordedMints(entries);
   const budgets = recordedBudgets(entries);
   return {
+    ...(by === 'call' ? { by } : {}),
     draws,
     outcomes,
     approvals,
@@ -158,6 +184,14 @@ export function recordedEffects(
   at: (seq: number) => string,
   fork?: { readonly live?: Effects },
 ): Effects {
+  // By call, the n-th call of a kind is counted here: a re-planning walk is one pass, start to end.
+  const counted = new Map<string, number>();
+  const nth = (key: string) => {
+    const n = counted.get(key) ?? 0;
+    counted.set(key, n + 1);
+    return n;
+  };
+  const byCall = record.by === 'call';
   return {
     draw: (ref, state) => served(record, ref, state),
     // A model answer is a draw like any other: served by ordinal, never asked again.
@@ -176,21 +210,26 @@ export function recordedEffects(
     async invoke(tool, a, state, signal) {
       // An immediate pause recorded where this outcome would go: the call was cut, its outcome unknown.
       if (record.holds.get(state.head.seq + 1)?.kind === 'run.paused') return UNKNOWN;
-      const n = state.executions[a.step] ?? 0;
+      const key = byCall ? callKey(a.tool, a.args) : a.step;
+      const n = byCall ? nth(`invoke:${key}`) : (state.executions[a.step] ?? 0);
       const cut = fork && record.cutByCancel?.step === a.step && record.cutByCancel.n === n;
-      const outcome = cut ? undefined : record.outcomes.get(a.step)?.[n];
+      const outcome = cut ? undefined : record.outcomes.get(key)?.[n];
       if (outcome) return outcome;
       if (fork?.live && tool.effect === 'read') return fork.live.invoke(tool, a, state, signal);
       return {
         ok: false,
         error: {
           code: ErrorCode.replaySourceMissing,
-          message: `no recorded outcome for execution #${n + 1} of step ${a.step}; replay never calls the tool`,
+          message: byCall
+            ? `no recorded outcome for ${a.tool} with these arguments (call #${n + 1}); replay never calls the tool`
+            : `no recorded outcome for execution #${n + 1} of step ${a.step}; replay never calls the tool`,
         },
       };
     },
     async reconcile(_tool, a, state) {
-      const recorded = record.reconciliations.get(a.step)?.[state.reconciliations[a.step] ?? 0];
+      const recorded = byCall
+        ? record.reconciliations.get(callKey(a.tool, a.args))?.[nth(`reconcile:${callKey(a.tool, a.args)}`)]
+        : record.reconciliations.get(a.step)?.[state.reconciliations[a.step] ?? 0];
       // A person's decision follows a suspension; a tool's check comes instead of one.
       if (!recorded || (recorded.via === 'operator') !== (state.suspended !== undefined)) return undefined;
       return { decision: recorded };
@@ -199,6 +238,8 @@ export function recordedEffects(
     // A replay says what the record says; a replay fork serves its calls from its source's record
     // (a read tool with nothing recorded is called live: it changes nothing outside the run).
     mode(tool, step, state) {
+      // Re-planned on a live run's record: the candidate's calls are judged as that run's were, live.
+      if (byCall) return undefined;
       if (!fork) return record.modes?.get(step)?.[state.attempts[step] ?? 0];
       const n = state.executions[step] ?? 0;
       const recorded = record.outcomes.get(step)?.[n] !== undefined;
@@ -217,6 +258,10 @@ export function recordedEffects(
       return c.reason !== undefined ? { reason: c.reason } : {};
     },
     approval(request, state) {
+      if (byCall) {
+        const key = callKey(request.tool, request.args);
+        return record.approvals.get(key)?.[nth(`approval:${key}`)];
+      }
       const n = (state.approvalRequests[request.step] ?? 1) - 1;
       return record.approvals.get(request.step)?.[n];
     },

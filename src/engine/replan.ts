@@ -3,7 +3,9 @@
  * source values, its tools' recorded outcomes and its people's decisions served from the ledger,
  * nothing called, nothing stored — and what it would decide compared with what the run decided.
  * A divergence (another tool, other arguments, a refusal, a wait for a person) says the
- * candidate would behave differently on the traffic the live version has seen.
+ * candidate would behave differently on the traffic the live version has seen. Recorded outcomes
+ * and decisions are served by call (the same tool with the same arguments), never by step name,
+ * and the two runs are compared by behaviour: a version that only renames steps replays clean.
  *
  * The candidate is judged as the live version was (its status: LIVE or AUTONOMOUS), under the
  * policy given (the tenant's, which it will run under); a run's writ bounds are not re-checked
@@ -74,7 +76,7 @@ export async function replanRun(
   const writer = new RunWriter(sink, state, { seq: 0, hash: root.entry.hash }, at);
   let stopped: string | undefined;
   try {
-    await walkRun(writer, candidate, tools, recordedEffects(indexLedger(recorded), at), {
+    await walkRun(writer, candidate, tools, recordedEffects(indexLedger(recorded, 'call'), at), {
       ...(o.policy ? { governance: { policy: o.policy } } : {}),
       ...(o.planner ? { planner: o.planner } : {}),
     });

@@ -133,7 +133,7 @@ describe('declared nondeterminism: conformance-nondeterminism', () => {
     const sources = fakeSources({ seed: 7, env: { KEEL_REGION: 'eu-west' } });
     const keel = createKeel({ store: ':memory:', sources, exposeEnv: { t1: ['KEEL_REGION'] } });
     await deploy(keel, 't1', FIXTURE);
-    const run = await keel.runs.start('t1', 'conformance-nondeterminism', go('nd'));
+    const run = await keel.runs.start('t1', 'conformance-nondeterminism', go('nd'), { live: true });
     assert.equal(run.status, 'completed');
     const outputs = async (runId: string) => {
       const last = (await keel.runs.entries('t1', runId)).at(-1)!;

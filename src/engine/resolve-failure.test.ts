@@ -45,7 +45,7 @@ describe('a step whose arguments cannot be built', () => {
       const { keel, tool } = keelWith(float);
       after(() => keel.close());
       await keel.workflows.publishObject('acme', spec, 'tester');
-      const run = await keel.runs.start('acme', 'draws', event);
+      const run = await keel.runs.start('acme', 'draws', event, { live: true });
       assert.equal(run.status, 'failed', JSON.stringify(run));
       const stored = await keel.runs.get('acme', run.runId);
       assert.equal(stored.status, 'failed');

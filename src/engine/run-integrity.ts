@@ -160,20 +160,37 @@ export function checkStoredRun(
 ): { entries: Entry[]; state: RunState; version: VersionRecord } {
   const { result, entries } = verifiedEntries(run.runId, stored, run.head);
   if (!result.ok) throw refuseUnverified(run.runId, result.failure);
-  const problem =
-    rootProblem(run, entries[0]!.payload as PayloadOf<'run.started'>) ?? specProblem(run, version);
-  if (problem) throw refuseUnverified(run.runId, problem);
   const state = foldRun(entries);
-  if (state.status !== run.status)
-    throw refuseUnverified(
-      run.runId,
-      failure(
-        'status_mismatch',
-        run.head.seq,
-        `the run is stored as ${run.status} but its ledger says ${state.status}`,
-      ),
-    );
+  const problem = rowProblem(run, entries, state) ?? specProblem(run, version);
+  if (problem) throw refuseUnverified(run.runId, problem);
   return { entries, state, version: version! };
+}
+
+/**
+ * The first way a run row disagrees with its ledger, already verified and folded: the root must
+ * derive the run's id and agree with every identity column, the row's head and status must be
+ * the ledger's. What a claimed run (its ledger verified by `checkClaimedLedger`) is checked with.
+ */
+export function rowProblem(
+  run: RunRecord,
+  entries: readonly Entry[],
+  state: RunState,
+): VerifyFailure | undefined {
+  const root = rootProblem(run, entries[0]!.payload as PayloadOf<'run.started'>);
+  if (root) return root;
+  if (state.head.seq !== run.head.seq || state.head.hash !== run.head.hash)
+    return failure(
+      'head_mismatch',
+      Math.min(state.head.seq, run.head.seq),
+      `the run row's head is seq ${run.head.seq} (${run.head.hash}) but its ledger's is seq ${state.head.seq} (${state.head.hash})`,
+    );
+  if (state.status !== run.status)
+    return failure(
+      'status_mismatch',
+      run.head.seq,
+      `the run is stored as ${run.status} but its ledger says ${state.status}`,
+    );
+  return undefined;
 }
 
 /**

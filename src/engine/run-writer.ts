@@ -26,6 +26,7 @@ import type {
   LeaseChange,
   NewRun,
   PendingApproval,
+  ShadowWork,
   Store,
 } from '../ports/index.ts';
 
@@ -49,6 +50,8 @@ export class RunWriter {
   private pendingAt: { seq: number; at: string } | undefined;
   /** What the run reserved and did not use, given back to its writs with the next commit. */
   private release: WritBudget | undefined;
+  /** Shadow work queued with the next commit (a live run's root queues its SHADOW versions). */
+  private shadowWork: readonly ShadowWork[] | undefined;
 
   constructor(
     private readonly store: AppendSink,
@@ -137,6 +140,11 @@ export class RunWriter {
     this.closeApproval = proposalId;
   }
 
+  /** Queues shadow work with the next commit, in the same transaction (the store keeps it only if that is written). */
+  queueShadowWork(items: readonly ShadowWork[]): void {
+    if (items.length > 0) this.shadowWork = items;
+  }
+
   /** Changes who may walk the run (its lease) with the next commit, in the same transaction. */
   leaseWith(change: LeaseChange): void {
     this.lease = change;
@@ -188,6 +196,7 @@ export class RunWriter {
       ...(this.closeApproval ? { closeApproval: this.closeApproval } : {}),
       ...(this.lease ? { lease: this.lease } : {}),
       ...(budget ? { budget } : {}),
+      ...(this.shadowWork ? { shadowWork: this.shadowWork } : {}),
     };
     this.committed = await this.store.append(req);
     this.batch = [];
@@ -197,5 +206,6 @@ export class RunWriter {
     this.closeApproval = undefined;
     this.lease = undefined;
     this.release = undefined;
+    this.shadowWork = undefined;
   }
 }

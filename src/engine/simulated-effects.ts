@@ -3,7 +3,7 @@
  * run, but no `write` or `external` tool ever acts. Such a tool's `simulate` answers in its place
  * (a pure stand-in returning a result of its `result` schema, and its world deltas); a tool
  * without one is suppressed — nothing is called, the step has no output. `read` tools are called
- * for real unless the spec says `simulation: { reads: simulated }`. Sources and model answers are
+ * for real unless the spec says `simulation: { reads: simulated }`; a destructive tool never is. Sources and model answers are
  * drawn live and ledgered, as in any run. A delegation never starts a child from a simulated run.
  *
  * It must never call a handler of a tool that may act, and never hand a simulation a secret.
@@ -20,9 +20,15 @@ import { type Effects, errorOf, type StepOutcome } from './effects.ts';
 /** Whether a simulated run calls its read tools for real (`live`, the default) or simulates them. */
 export type SimulatedReads = 'live' | 'simulated';
 
-/** How a simulated run carries out a call of `tool`: `live` only for a read tool called for real. */
+/**
+ * How a simulated run carries out a call of `tool`: `live` only for a read tool called for real.
+ * A destructive tool is never called live, whatever its effect says (registration refuses a
+ * destructive read; this holds even for a descriptor that never went through it).
+ */
 export function simulatedMode(tool: ToolDefinition, reads: SimulatedReads): StepMode {
-  return tool.effect === 'read' && reads === 'live' && tool.name !== DELEGATE_TOOL ? 'live' : 'simulated';
+  return tool.effect === 'read' && !tool.destructive && reads === 'live' && tool.name !== DELEGATE_TOOL
+    ? 'live'
+    : 'simulated';
 }
 
 /** The arguments a simulation sees: every secret replaced by a placeholder naming it, never its value. */
@@ -39,11 +45,18 @@ async function simulate(
   a: PayloadOf<'step.allowed'>,
   s: RunState,
 ): Promise<StepOutcome> {
-  if (!tool.simulate)
+  if (!tool.simulate) {
+    const what =
+      tool.name === DELEGATE_TOOL
+        ? 'a delegation'
+        : tool.destructive
+          ? 'destructive'
+          : `a${tool.effect === 'external' ? 'n' : ''} ${tool.effect} tool`;
     return {
       ok: false,
-      suppressed: `effect_suppressed: ${tool.name} is ${tool.name === DELEGATE_TOOL ? 'a delegation' : `a${tool.effect === 'external' ? 'n' : ''} ${tool.effect} tool`} with no simulate, so in a simulated run nothing was called and the step has no output`,
+      suppressed: `effect_suppressed: ${tool.name} is ${what} with no simulate, so in a simulated run nothing was called and the step has no output`,
     };
+  }
   try {
     const output =
       (await tool.simulate(withoutSecrets(a.args) as Record<string, unknown>, {

@@ -3,8 +3,9 @@
  * (LedgerVerifier), then what the entries say — every step's deltas apply to the world folded so
  * far — then what the rows beside the ledger must agree with (run-integrity.ts): the root derives
  * the run's id and matches every identity column of the run row, the row's status is the ledger's,
- * the pinned spec hashes to its recorded hash, the pending-approval rows say what the ledger says;
- * and, when asked, the engine version. Reads the ledger in pages, so memory stays flat however long
+ * the pinned spec hashes to its recorded hash, the pending-approval rows say what the ledger says,
+ * the ledger extends the head its last checkpoint recorded, the store's checkpoint chain holds
+ * what the witness keeps (given one: run-evidence.ts); and, when asked, the engine version. Reads the ledger in pages, so memory stays flat however long
  * it is. Never executes anything.
  */
 import {
@@ -15,8 +16,9 @@ import {
 } from '../core/ledger/index.ts';
 import { StatusFold } from '../core/run/index.ts';
 import { applyDeltas, EMPTY_WORLD, type World } from '../core/world/index.ts';
-import type { RunRecord, Store } from '../ports/index.ts';
-import { approvalRowsProblem, rootProblem, specProblem } from './run-integrity.ts';
+import type { CheckpointWitness, RunRecord, Store } from '../ports/index.ts';
+import { runEvidenceProblem } from './run-evidence.ts';
+import { rootProblem, specProblem } from './run-integrity.ts';
 
 /** Entries read per page: bounds memory for ledgers of any length. */
 const PAGE = 250;
@@ -27,7 +29,7 @@ const MOVED_ROW_RETRIES = 5;
 export async function verifyRun(
   store: Store,
   run: RunRecord,
-  o: { engine?: string } = {},
+  o: { engine?: string; witness?: CheckpointWitness } = {},
 ): Promise<VerifyResult> {
   for (let attempt = 0; ; attempt++) {
     const result = await verifyOnce(store, run, o);
@@ -40,7 +42,11 @@ export async function verifyRun(
   }
 }
 
-async function verifyOnce(store: Store, run: RunRecord, o: { engine?: string } = {}): Promise<VerifyResult> {
+async function verifyOnce(
+  store: Store,
+  run: RunRecord,
+  o: { engine?: string; witness?: CheckpointWitness } = {},
+): Promise<VerifyResult> {
   const status = new StatusFold();
   let root: PayloadOf<'run.started'> | undefined;
   let world: World = EMPTY_WORLD;
@@ -85,11 +91,14 @@ async function verifyOnce(store: Store, run: RunRecord, o: { engine?: string } =
   const rows =
     rootProblem(run, root!) ??
     specProblem(run, await store.getVersion(run.tenant, run.workflowId, run.version)) ??
-    approvalRowsProblem(
-      await store.listPendingApprovals(run.tenant, run.runId),
+    (await runEvidenceProblem(
+      store,
+      run,
+      result.head,
       status.open,
-      result.head.seq,
-    );
+      async (seq) => (await store.readEntries(run.tenant, run.runId, seq, 1))[0]?.hash,
+      o.witness,
+    ));
   if (rows) return fail(rows.code, rows.seq, rows.message);
   if (status.status !== run.status) {
     return fail(

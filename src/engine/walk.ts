@@ -37,7 +37,7 @@ import {
   type WritCheckContext,
 } from '../core/run/index.ts';
 import { excerpt, laterReaderOf } from '../core/spec/index.ts';
-import { formatArgProblem, resultCostCents, validateValue } from '../core/tools/index.ts';
+import { formatArgProblem, resultCostCents, resultCostProblem, validateValue } from '../core/tools/index.ts';
 import { applyDeltas, type Delta, type World } from '../core/world/index.ts';
 import type { Planner, ToolDefinition, VersionRecord } from '../ports/index.ts';
 import { DELEGATE_TOOL, mintFor } from './delegate.ts';
@@ -538,6 +538,9 @@ function postconditionFailure(
       return { code: 'postcondition_failed', message: `output ${problems.map(formatArgProblem).join('; ')}` };
     }
   }
+  // A declared result cost is a postcondition too: the call cannot pass as free.
+  const cost = resultCostProblem(tool, outcome.output);
+  if (cost) return { code: 'postcondition_failed', message: cost };
   if (outcome.deltas) {
     const r = applyDeltas(world, outcome.deltas);
     if (!r.ok) return { code: r.failure.code, message: r.failure.message };

@@ -5,6 +5,8 @@
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import type { Keel } from '../app/keel.ts';
+import { specHash, type WorkflowSpec } from '../core/spec/index.ts';
+import type { VersionRecord } from '../ports/index.ts';
 import { compileDefinition, type OpenWopDefinition, parseDefinition } from './definition.ts';
 
 const DIR = new URL('./fixtures/', import.meta.url);
@@ -41,4 +43,18 @@ export async function seedFixtures(keel: Keel, tenant: string): Promise<void> {
       allowUnexposedEnv: true,
     });
   }
+}
+
+/**
+ * Whether `version` is one of Keel's own conformance fixtures exactly as seeded (by id, publisher
+ * and content). They are published as DRAFT, yet OpenWOP runs them for real: their core tools
+ * act on nothing outside the run, and conformance needs their approvals asked of a person.
+ */
+export function isSeededFixture(version: VersionRecord): boolean {
+  const def = fixtureDefinitions().get(version.workflowId);
+  return (
+    def !== undefined &&
+    version.publishedBy === FIXTURE_PUBLISHER &&
+    version.specHash === specHash(compileDefinition(def) as unknown as WorkflowSpec)
+  );
 }

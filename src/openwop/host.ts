@@ -15,7 +15,7 @@ import { decodeEntry, type Entry, type PayloadOf, type RunStatus } from '../core
 import { foldRun } from '../core/run/index.ts';
 import type { RunRecord } from '../ports/index.ts';
 import { OPENWOP_RUN_EVENT, type OpenWopDefinition, runInputs } from './definition.ts';
-import { fixtureDefinitions, seedFixtures } from './fixtures.ts';
+import { fixtureDefinitions, isSeededFixture, seedFixtures } from './fixtures.ts';
 import { apiKeySubject, runOwner } from './owner.ts';
 import type { ProjectedEvent } from './project-events.ts';
 import { ProtocolError } from './protocol-error.ts';
@@ -145,9 +145,12 @@ export class OpenWopHost {
         ...(body.metadata ? { metadata: body.metadata } : {}),
       },
     };
+    // A version not yet shown to behave (DRAFT, TESTING, SHADOW) runs simulated, as `keel run`
+    // runs it; Keel's own conformance fixtures, seeded as DRAFT, run as the protocol describes.
     const run = await this.keel.runs.start(p.tenant, body.workflowId, event, {
       walk: 'enqueue',
       ...(traceparent !== undefined ? { traceparent } : {}),
+      ...(version && isSeededFixture(version) ? { live: true } : {}),
     });
     if (run.created) this.kick(p.tenant, run.runId);
     return { runId: run.runId, status: STATUS[run.status] };

@@ -19,7 +19,7 @@ async function ledgerOf(workflowId: string, approve = false) {
     time: '2026-11-30T00:00:00Z',
     payload: { inputs: {} },
   };
-  const run = await keel.runs.start('t', workflowId, event);
+  const run = await keel.runs.start('t', workflowId, event, { live: true });
   if (approve) await keel.approvals.approve('t', run.runId, 'alice');
   const entries = await keel.runs.entries('t', run.runId);
   await keel.close();

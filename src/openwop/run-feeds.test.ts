@@ -60,7 +60,7 @@ async function until(ok: () => boolean, ms = 5000): Promise<void> {
 
 test('one watcher per run however many readers; an append is read from the head on, once, and reaches every reader', async () => {
   const keel = await keelWith('conformance-approval');
-  const run = await keel.runs.start('t', 'conformance-approval', event('e1'));
+  const run = await keel.runs.start('t', 'conformance-approval', event('e1'), { live: true });
   assert.equal(run.status, 'waiting_approval');
   const src = countingSource(keel);
   const feeds = new RunFeeds(src, { fallbackPollMs: 60_000 });
@@ -89,7 +89,7 @@ test('one watcher per run however many readers; an append is read from the head 
 
 test('with every notification lost, the slow poll still delivers: a reader never hangs', async () => {
   const keel = await keelWith('conformance-approval');
-  const run = await keel.runs.start('t', 'conformance-approval', event('e2'));
+  const run = await keel.runs.start('t', 'conformance-approval', event('e2'), { live: true });
   const feeds = new RunFeeds(countingSource(keel, { silent: true }), { fallbackPollMs: 150 });
   const reader = await feeds.open('t', run.runId, () => {});
   assert.equal(reader.terminal, false);
@@ -103,7 +103,7 @@ test('with every notification lost, the slow poll still delivers: a reader never
 
 test('an append by another handle on the same file (another process, in production) reaches the feed', async () => {
   const keel = await keelWith('conformance-approval');
-  const run = await keel.runs.start('t', 'conformance-approval', event('e3'));
+  const run = await keel.runs.start('t', 'conformance-approval', event('e3'), { live: true });
   const path = (keel.store as unknown as { path: string }).path;
   const other = createKeel({ store: path, sources: fakeSources({ seed: 4 }) });
   const feeds = new RunFeeds(countingSource(keel), { fallbackPollMs: 60_000 });
@@ -118,7 +118,7 @@ test('an append by another handle on the same file (another process, in producti
 
 test("a fork's events before its fork point are its source's, byte for byte but runId; run.started carries no fork marker", async () => {
   const keel = await keelWith('conformance-multi-node');
-  const run = await keel.runs.start('t', 'conformance-multi-node', event('e4'));
+  const run = await keel.runs.start('t', 'conformance-multi-node', event('e4'), { live: true });
   assert.equal(run.status, 'completed');
   const entries = await keel.runs.entries('t', run.runId);
   for (const fromSeq of [1, 2, 3, entries.length - 1]) {

@@ -34,6 +34,13 @@ export interface CheckpointHeadRow extends CheckpointHead {
   readonly checkpointSeq: number;
 }
 
+/** Where a page of the head log ends: the next page starts after it. */
+export interface LogCursor {
+  readonly checkpointSeq: number;
+  readonly createdAt: string;
+  readonly runId: string;
+}
+
 /** Where a page of heads ends: the next page starts after it. */
 export interface HeadCursor {
   readonly createdAt: string;
@@ -44,9 +51,23 @@ export interface CheckpointStore {
   /**
    * Appends a checkpoint to its tenant's chain with the heads that changed since the last one, in
    * one transaction; refused (`head_conflict`) unless it follows the tenant's last checkpoint
-   * (seq one more, prevHash its hash), so two checkpointers never both extend the chain.
+   * (seq one more, prevHash its hash), so two checkpointers never both extend the chain. A /2
+   * checkpoint's head log (treeSize, logRoot) and its right edge (logFrontier) are kept with it.
    */
   appendCheckpoint(c: Checkpoint, changed: readonly CheckpointHead[]): Promise<void>;
+  /** The tenant's checkpoint of this seq, or undefined. */
+  getCheckpoint(tenant: string, seq: number): Promise<Checkpoint | undefined>;
+  /**
+   * The run's head as the tenant's checkpoints last recorded it (its latest head row), or
+   * undefined if no checkpoint covers it: what an action on the run checks its ledger against.
+   */
+  checkpointedHead(tenant: string, runId: string): Promise<CheckpointHeadRow | undefined>;
+  /**
+   * The head log (docs/audit.md): every head row, in checkpoint order (checkpoint seq, then
+   * creation order, as each checkpoint recorded them), a page at a time. The leaves of the tree
+   * a /2 checkpoint signs the size and hash of.
+   */
+  checkpointLog(tenant: string, o: { after?: LogCursor; limit: number }): Promise<CheckpointHeadRow[]>;
   /**
    * The heads of the tenant's runs retention removed, in creation order, a page at a time: the
    * checkpoint chain keeps covering them (their heads as they were when removed).

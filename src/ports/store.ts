@@ -16,11 +16,17 @@
  * records (OpenWOP Idempotency Layer 1, one per (tenant, operation, key)); see the interfaces below.
  * For governance, it keeps each tenant's trusted writ keys (public keys only) and revoked writ
  * hashes; neither is ever deleted (a key is retired, a revocation stands).
+ *
+ * For routing, it keeps the event index: per tenant, `(source, id)` names one event, its first
+ * delivery's content hash and the runs its routing chose (none is an answer too), claimed
+ * atomically so concurrent deliveries of one event make one set of runs; redeliveries with other
+ * content are recorded as conflicts, and a rollout's trigger disagreements are counted.
  */
 
 import type { Digest } from '../core/canonical/index.ts';
-import type { Head, RunMode, RunStatus, StoredEntry } from '../core/ledger/index.ts';
+import type { EventRecord, Head, RunMode, RunStatus, SplitEntry, StoredEntry } from '../core/ledger/index.ts';
 import type { Comparison, PromotionRecord, RolloutState } from '../core/lifecycle/index.ts';
+import type { ContentField, EventContent } from '../core/run/index.ts';
 import type { WorkflowSpec, WorkflowStatus } from '../core/spec/index.ts';
 import type { WritBudget } from '../core/writs/index.ts';
 import type { CheckpointStore } from './checkpoint-store.ts';
@@ -115,6 +121,11 @@ export interface AppendRequest {
   readonly lease?: LeaseChange;
   /** A reservation from (or a return to) the run's writ budgets, applied only with the append. */
   readonly budget?: BudgetChange;
+  /**
+   * Shadow work queued with the append, in its transaction (a live run's root queues its SHADOW
+   * versions' comparisons): applied only if the append is; an item already queued is kept as is.
+   */
+  readonly shadowWork?: readonly ShadowWork[];
 }
 
 /** A run a worker claimed: it holds the lease until `leaseUntil` (ms) unless it renews it. */
@@ -198,6 +209,31 @@ export interface RunCount {
   readonly until?: string;
 }
 
+/** What `tallyLiveRuns` counts: the live runs of one version created in a window. */
+export interface LiveRunWindow {
+  readonly workflowId: string;
+  readonly version: number;
+  /** ISO time, in the clock's text like RunCount's: runs created at or after it. */
+  readonly since: string;
+  /** How many run ids to give as examples of each list (1..500). */
+  readonly examples: number;
+}
+
+/**
+ * Every live run of a version in a window, counted in the store (never the newest N): finished
+ * runs the routing started, or started by name, while the version was LIVE or AUTONOMOUS — not
+ * forks, re-runs or simulated runs — and the approvals people resolved in them.
+ */
+export interface LiveRunTally {
+  readonly runs: number;
+  readonly approved: number;
+  readonly denied: number;
+  /** The newest `examples` of those runs, newest first. */
+  readonly runIds: readonly string[];
+  /** The newest `examples` of those runs where a person denied an approval, newest first. */
+  readonly deniedRunIds: readonly string[];
+}
+
 /**
  * What the audit query selects: ledger entries across one tenant's runs. Every field narrows
  * exactly (byte-equal text); absent fields select everything.
@@ -247,13 +283,78 @@ export interface EntryPage {
 export interface StoredComparison {
   readonly tenant: string;
   readonly workflowId: string;
+  /** The shadow run's id; where the candidate would not start, the id its shadow run would have had. */
   readonly shadowRunId: string;
-  readonly liveRunId: string;
+  /** Absent where the live version did not start on the event (and the candidate did). */
+  readonly liveRunId?: string;
   readonly shadowVersion: number;
   readonly liveVersion: number;
   readonly agree: boolean;
   readonly comparison: Comparison;
   readonly createdAt: string;
+}
+
+/**
+ * One comparison to make (docs/lifecycle.md, "The shadow queue"): a SHADOW version on one event of
+ * its workflow, beside the live run the event started (`liveRunId`) or where the live version did
+ * not start (no `liveRunId`: the candidate's trigger matched and the live version's did not). Kept in
+ * the tenant's durable queue until the comparison is made; claimed under a lease like a run, so a
+ * dead drainer's work is taken over. Operational, never part of a ledger.
+ */
+export interface ShadowWork {
+  readonly tenant: string;
+  /** The shadow run's id (`shadowRunIdFor`, or `loneShadowRunIdFor` without a live run): unique per tenant. */
+  readonly id: Digest;
+  readonly workflowId: string;
+  /** The SHADOW version. */
+  readonly version: number;
+  /** The version the event was routed to: it started `liveRunId`, or (absent) did not start. */
+  readonly liveVersion: number;
+  readonly liveRunId?: string;
+  /** The status the shadow run is judged as: the live version's. */
+  readonly judgedAs: 'LIVE' | 'AUTONOMOUS';
+  readonly event: EventRecord;
+  /** When it was queued, ms since the epoch, on the wall clock (like leases). */
+  readonly enqueuedMs: number;
+}
+
+/** Shadow work a drainer claimed: it holds the item until `leaseUntil` (ms). */
+export interface ClaimedShadowWork extends ShadowWork {
+  readonly leaseUntil: number;
+}
+
+/** A candidate version's place in the queue's round robin. */
+export interface ShadowGroup {
+  readonly tenant: string;
+  readonly workflowId: string;
+  readonly version: number;
+}
+
+/**
+ * Narrows a claim of shadow work. Items are handed out fairly: each candidate version's oldest
+ * first, one per version in turn, starting with the version after `after` (the last one served).
+ */
+export interface ShadowClaimScope {
+  readonly tenant?: string;
+  /** Only these items (of `tenant`, then required): what one process queued and drains itself. */
+  readonly ids?: readonly string[];
+  /** Tenants whose items are not claimed now (at their limit of shadow runs at once). */
+  readonly skipTenants?: readonly string[];
+  /** Owners whose live leases count as expired (processes known to be gone). */
+  readonly takeOver?: readonly string[];
+  readonly after?: ShadowGroup;
+}
+
+/** The shadow queue's lag: what waits, what is being worked on, and since when the oldest item waits. */
+export interface ShadowQueueStatus {
+  /** Items no live lease holds: queued, or left by a drainer that stopped. */
+  readonly waiting: number;
+  /** Items a drainer holds now. */
+  readonly running: number;
+  /** `enqueuedMs` of the oldest item, waiting or running; absent when the queue is empty. */
+  readonly oldestMs?: number;
+  /** Live leases on items, per owner. */
+  readonly owners: readonly { readonly owner: string; readonly items: number }[];
 }
 
 /** A shadow run not started because the tenant had as many running as it may (counted, never queued). */
@@ -425,6 +526,68 @@ export interface BudgetRefusalDetails {
   readonly asked: WritBudget;
 }
 
+// --- The event index (docs/http.md, "Events"; DESIGN invariant 15) ---
+
+/** A run an event's routing chose: the version, its id (content-derived), and the rollout's split. */
+export interface RoutedRun {
+  readonly workflowId: string;
+  readonly version: number;
+  readonly runId: string;
+  readonly split?: SplitEntry;
+}
+
+/** An event's first delivery as the index keeps it: its name, its content and the runs it chose. */
+export interface DeliveredEvent extends EventContent {
+  readonly tenant: string;
+  readonly source: string;
+  readonly eventId: string;
+  /** The runs its routing chose, in routing order; empty when no workflow took it. */
+  readonly runs: readonly RoutedRun[];
+  /** ISO-8601 time of the first delivery. */
+  readonly deliveredAt: string;
+}
+
+/**
+ * During a rollout, an event the two LIVE versions' triggers disagree on: the version its bucket
+ * chose, and the one that took it (null: none did). Kept once per event and workflow, with the
+ * rollout it fell in: its two versions and its `startedAt` (which names it).
+ */
+export interface TriggerDisagreement {
+  readonly tenant: string;
+  readonly workflowId: string;
+  readonly source: string;
+  readonly eventId: string;
+  readonly from: number;
+  readonly to: number;
+  /** The rollout's `startedAt`. */
+  readonly startedAt: string;
+  readonly chosen: number;
+  readonly taken: number | null;
+  readonly at: string;
+}
+
+/** `first`: this delivery named the event first and its runs stand; `again`: here is the first delivery. */
+export type EventClaim =
+  | { readonly state: 'first' }
+  | { readonly state: 'again'; readonly first: DeliveredEvent };
+
+/** A redelivery with other content, as recorded: once per distinct content, counted. */
+export interface EventConflict {
+  readonly tenant: string;
+  readonly source: string;
+  readonly eventId: string;
+  /** The content hash of the first delivery, and of the conflicting one. */
+  readonly firstHash: string;
+  readonly eventHash: string;
+  readonly fields: readonly ContentField[];
+  /** ISO-8601 times this content was first and last delivered, and how often. */
+  readonly firstAt: string;
+  readonly lastAt: string;
+  readonly count: number;
+}
+
+export type NewEventConflict = Omit<EventConflict, 'firstAt' | 'lastAt' | 'count'> & { readonly at: string };
+
 export interface Store extends CheckpointStore {
   /**
    * Atomically appends entries; resolves once they are durable. Throws head_conflict on a stale
@@ -463,6 +626,8 @@ export interface Store extends CheckpointStore {
   getRollout(tenant: string, workflowId: string): Promise<StoredRollout | undefined>;
   /** How the matching runs stand: a count per status (statuses with none are absent). */
   countRuns(tenant: string, c: RunCount): Promise<Partial<Record<RunStatus, number>>>;
+  /** Counts a version's live runs in a window and the approvals people resolved in them (LiveRunTally). */
+  tallyLiveRuns(tenant: string, w: LiveRunWindow): Promise<LiveRunTally>;
   /** Keeps a comparison once: false when the shadow run has one already (it is never replaced). */
   putComparison(c: StoredComparison): Promise<boolean>;
   /** Comparisons of a shadow version, oldest first, created at or after `since`. */
@@ -472,9 +637,45 @@ export interface Store extends CheckpointStore {
     shadowVersion: number,
     o?: { since?: string },
   ): Promise<StoredComparison[]>;
-  /** Counts a shadow run skipped at the concurrency limit (once per live run and version). */
+  /**
+   * Counts a shadow run skipped at the concurrency limit (once per live run and version). Keel no
+   * longer skips (shadow work waits in the queue); the records of older stores are still read.
+   */
   recordShadowSkip(s: ShadowSkip): Promise<void>;
-  countShadowSkips(tenant: string, workflowId: string, version: number, since?: string): Promise<number>;
+  /**
+   * Skipped shadow runs of a version (since a time), per version of the live run each was skipped
+   * beside (null when that run is no longer in the store), ascending by live version.
+   */
+  shadowSkips(
+    tenant: string,
+    workflowId: string,
+    version: number,
+    since?: string,
+  ): Promise<{ liveVersion: number | null; count: number }[]>;
+
+  /** Queues shadow work on its own (an event no live run was started for); returns how many were new. */
+  enqueueShadowWork(items: readonly ShadowWork[]): Promise<number>;
+  /**
+   * Leases up to `limit` items to `owner` until `now + leaseMs`: those with no lease or one expired
+   * before `now`, in the round robin of ShadowClaimScope. One transaction; two claimers never both
+   * hold an item.
+   */
+  claimShadowWork(
+    owner: string,
+    leaseMs: number,
+    limit: number,
+    now: number,
+    scope?: ShadowClaimScope,
+  ): Promise<ClaimedShadowWork[]>;
+  /** Removes a done item (whoever holds it); false when it was not queued. */
+  finishShadowWork(tenant: string, id: string): Promise<boolean>;
+  /** Hands an item `owner` holds back, to be claimable again at `retryAt` (ms; now when absent). */
+  releaseShadowWork(tenant: string, id: string, owner: string, retryAt?: number): Promise<boolean>;
+  /** The queue's lag across the store, or of one tenant, workflow or version. */
+  shadowQueueStatus(
+    now: number,
+    filter?: { tenant?: string; workflowId?: string; version?: number },
+  ): Promise<ShadowQueueStatus>;
 
   /**
    * Leases up to `limit` claimable runs (running, no lease or one expired before `now`) to `owner`
@@ -559,6 +760,34 @@ export interface Store extends CheckpointStore {
    * what runs under it reserved. Undefined when the tenant has no chain under that hash.
    */
   readWritBudgets(tenant: string, hash: Digest): Promise<WritBudgetUsage[] | undefined>;
+
+  /**
+   * Names an event in its tenant: stores `d` (with `disagreements`, in the same transaction) unless
+   * `(tenant, source, eventId)` is stored already, in which case nothing is written and the stored
+   * first delivery is returned, whatever its content. Atomic across handles and processes: of
+   * concurrent claims of one name exactly one is `first`. A claim that names runs may be committed
+   * without waiting for its own flush to disk (the caller commits those runs next, durably, and
+   * that makes the claim durable too); one that names none is durable when it resolves.
+   */
+  claimEvent(d: DeliveredEvent, disagreements?: readonly TriggerDisagreement[]): Promise<EventClaim>;
+  /** The first delivery of the tenant's event `(source, eventId)`, if it was delivered. */
+  getDeliveredEvent(tenant: string, source: string, eventId: string): Promise<DeliveredEvent | undefined>;
+  /** Records a conflicting redelivery: a new content once, the same content again counted (last time kept). */
+  recordEventConflict(c: NewEventConflict): Promise<EventConflict>;
+  /** The tenant's conflicts, the most recently delivered first; narrowed to a source and an event id. */
+  listEventConflicts(
+    tenant: string,
+    q?: { readonly source?: string; readonly eventId?: string; readonly limit?: number },
+  ): Promise<EventConflict[]>;
+  /**
+   * The trigger disagreements of a workflow's rollout (to version `to`, started at `startedAt`),
+   * counted by the version the bucket chose and the one that took the event.
+   */
+  countTriggerDisagreements(
+    tenant: string,
+    workflowId: string,
+    o: { readonly to: number; readonly startedAt: string },
+  ): Promise<{ readonly chosen: number; readonly taken: number | null; readonly count: number }[]>;
 
   stats(): StoreStats;
   close(): Promise<void>;

@@ -25,6 +25,7 @@ const STATUS: Record<string, number> = {
   unknown_tool: 400,
   not_found: 404,
   version_immutable: 409,
+  event_conflict: 409,
   head_conflict: 409,
   already_resolved: 409,
   run_state: 409,

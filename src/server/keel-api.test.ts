@@ -285,6 +285,58 @@ describe('events, runs and approvals', () => {
   });
 });
 
+describe('events are named by (source, id)', () => {
+  test('a redelivery answers its first runs (200, flagged); a restamped one is 409 event_conflict, recorded and listed', async () => {
+    const body = event('ping');
+    const first = await api('POST', '/api/events', { body });
+    assert.equal(first.status, 201);
+    assert.equal(first.body.source, 'http', 'an event sent without a source is named by the channel');
+    const ids = (first.body.runs as Json[]).map((r) => r.runId);
+    assert.equal(ids.length, 1);
+    const again = await api('POST', '/api/events', { body });
+    assert.equal(again.status, 200);
+    assert.equal(again.body.redelivery, true);
+    assert.equal(typeof again.body.firstDeliveredAt, 'string');
+    assert.deepEqual(
+      (again.body.runs as Json[]).map((r) => [r.runId, r.created]),
+      [[ids[0], false]],
+    );
+    const restamped = await api('POST', '/api/events', { body: { ...body, time: '2026-01-31T12:05:00Z' } });
+    assert.equal(restamped.status, 409);
+    assert.equal(restamped.body.error, 'event_conflict');
+    const details = restamped.body.details as Json;
+    assert.deepEqual(
+      [details.fields, details.runs, details.source, details.eventId],
+      [['time'], ids, 'http', body.id],
+    );
+    const before = (await api('GET', '/api/runs?workflowId=plain&limit=100')).body.runs as Json[];
+    assert.equal(before.filter((r) => r.eventId === body.id).length, 1, 'one run for the event');
+
+    const listed = await api('GET', `/api/events/conflicts?source=http&id=${body.id}`);
+    assert.equal(listed.status, 200);
+    const [conflict] = listed.body.conflicts as Json[];
+    assert.deepEqual([conflict?.eventId, conflict?.fields, conflict?.count], [body.id, ['time'], 1]);
+    const delivery = await api('GET', `/api/events/delivery?source=http&id=${body.id}`);
+    assert.equal(delivery.status, 200);
+    assert.deepEqual(
+      (delivery.body.runs as Json[]).map((r) => r.runId),
+      ids,
+    );
+    assert.equal(delivery.body.time, body.time, 'the first delivery’s content stands');
+    assert.equal((await api('GET', '/api/events/delivery?source=http&id=never-sent')).status, 404);
+    const bad = await api('GET', '/api/events/delivery?source=http');
+    assert.equal(bad.status, 400);
+    assert.equal((await api('GET', '/api/events/conflicts?limit=0')).status, 400);
+    // Another tenant sees none of it.
+    assert.equal(
+      (await api('GET', `/api/events/delivery?source=http&id=${body.id}`, { key: t.globex })).status,
+      404,
+    );
+    assert.deepEqual((await api('GET', '/api/events/conflicts', { key: t.globex })).body.conflicts, []);
+    await t.server.host.drain();
+  });
+});
+
 describe('tenant isolation', () => {
   test('another tenant’s key gets exactly a missing run’s answer, and changes nothing', async () => {
     const id = await start('ship');

@@ -102,12 +102,24 @@ describe('the lifecycle over HTTP', () => {
     );
     const refused = await t.api('POST', wf('/rollout'), { key: person, body: { to: 2, percent: 10 } });
     assert.deepEqual([refused.status, refused.body.error], [409, 'promotion_gate_unmet']);
+    const unsticky = await t.api('POST', wf('/rollout'), {
+      key: person,
+      body: { to: 2, percent: 10, stickyBy: 'customer', override: { reason: 'ship it' } },
+    });
+    assert.deepEqual(
+      [unsticky.status, unsticky.body.error, (unsticky.body.details as Json).field],
+      [400, 'usage', 'stickyBy'],
+    );
     const started = await t.api('POST', wf('/rollout'), {
       key: person,
-      body: { to: 2, percent: 10, override: { reason: 'ship it' } },
+      body: { to: 2, percent: 10, stickyBy: 'payload.customer_id', override: { reason: 'ship it' } },
     });
     assert.equal(started.status, 200, JSON.stringify(started.body));
-    assert.equal(((await t.api('GET', wf('/rollout'), { key: service })).body.rollout as Json).percent, 10);
+    const status = (await t.api('GET', wf('/rollout'), { key: service })).body;
+    assert.deepEqual(
+      [(status.rollout as Json).percent, (status.rollout as Json).stickyBy, status.triggerDisagreements],
+      [10, 'payload.customer_id', { count: 0, byChoice: [] }],
+    );
     const back = await t.api('POST', wf('/rollout/rollback'), {
       key: service,
       body: { reason: 'monitor says no' },
@@ -116,6 +128,41 @@ describe('the lifecycle over HTTP', () => {
     // Another tenant sees none of it: the workflow does not exist there.
     for (const path of ['/promotions', '/rollout', '/shadow-report', '/gate?to=LIVE'])
       assert.equal((await t.api('GET', wf(path), { key: t.globex })).status, 404, path);
+  });
+
+  test('a run started over HTTP of a version not yet LIVE is simulated unless live: true', async () => {
+    const text = SHIP.replace('id: ship', 'id: try');
+    assert.equal((await t.api('POST', '/api/workflows', { key: person, body: { text } })).status, 201);
+    const start = (body: Json) => t.api('POST', '/api/workflows/try/runs', { key: service, body });
+    const event = (id: string) => ({ id, type: 'ship', time: '2026-01-01T00:00:00Z', payload: { n: 1 } });
+    const tried = await start({ event: event('h1') });
+    assert.deepEqual([tried.status, tried.body.simulated], [201, true], JSON.stringify(tried.body));
+    await t.server.host.drain();
+    const entries = await t.api('GET', `/api/runs/${encodeURIComponent(String(tried.body.runId))}/entries`, {
+      key: service,
+    });
+    const root = (entries.body.entries as { payload: Json }[])[0]!.payload;
+    assert.deepEqual([root.mode, (root.test as Json).name], ['test', 'run']);
+    const real = await start({ event: event('h2'), live: true });
+    assert.deepEqual([real.status, real.body.simulated], [201, undefined]);
+    const bad = await start({ event: event('h3'), live: 'yes' });
+    assert.equal(bad.status, 400);
+    assert.match(JSON.stringify(bad.body), /live/);
+    // OpenWOP's create runs the newest version: the same rule, but for Keel's own conformance fixtures.
+    const modes = async (workflowId: string) => {
+      await t.server.host.drain();
+      return (await t.keel.runs.list('acme', { workflowId })).runs.map((r) => r.mode ?? 'live');
+    };
+    const before_ = await modes('try');
+    const wop = await t.api('POST', '/v1/runs', { key: service, body: { workflowId: 'try' } });
+    assert.equal(wop.status, 201, JSON.stringify(wop.body));
+    assert.deepEqual((await modes('try')).sort(), [...before_, 'test'].sort(), 'one more simulated run');
+    const fixture = await t.api('POST', '/v1/runs', {
+      key: service,
+      body: { workflowId: 'conformance-noop' },
+    });
+    assert.equal(fixture.status, 201, JSON.stringify(fixture.body));
+    assert.deepEqual(await modes('conformance-noop'), ['live']);
   });
 
   test('every lifecycle route is in the OpenAPI document', async () => {

@@ -4,15 +4,18 @@
  * discovery publishes the key as OpenWOP's audit-log-integrity facets describe, and every
  * checkpoint `/audit/verify` shows verifies under that key over the 32 bytes of its root. A
  * checkpoint signed with another key is refused by the pinned surface, and a rewritten run stops
- * the checkpointer from signing that tenant (reported, never signed over).
+ * the checkpointer from signing that tenant (reported, never signed over). With a witness, each
+ * checkpoint is kept there too, and a deleted chain is reported by the checkpointer and the audit
+ * surface alike.
  */
 import assert from 'node:assert/strict';
 import { createPublicKey, generateKeyPairSync, verify } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import Database from 'better-sqlite3';
+import { DirectoryWitness } from '../adapters/witness/index.ts';
 import type { CheckpointerEvent } from '../app/checkpointer.ts';
 import { startCheckpointer } from '../app/checkpointer.ts';
 import { makeCheckpoint } from '../app/checkpoints.ts';
@@ -171,5 +174,57 @@ test('the checkpointer reports a rewritten run and signs nothing over it', () =>
     } finally {
       await c2.stop();
       await again.close();
+    }
+  }));
+
+test('under keel serve with a witness, each checkpoint is kept there; a deleted chain is reported and not signed over', () =>
+  withStoreFile('keel-checkpointer-witness', async (path) => {
+    const witness = join(dirname(path), 'witness');
+    const keel = createKeel({ store: path, checkpointWitness: witness });
+    const key = keyPair();
+    const events: CheckpointerEvent[] = [];
+    await deploy(keel, 'acme', SPEC);
+    await emit(keel, 'acme');
+    const apiKey = (await keel.keys.create('acme', 'dana')).key;
+    const server = await startServer(keel, {
+      port: 0,
+      log: () => {},
+      recovery: { log: () => {} },
+      checkpoints: { key, everySeconds: 3600, log: (e) => events.push(e) },
+    });
+    try {
+      // One round by hand (the timer is an hour): the checkpoint is in the store and the witness.
+      const c = startCheckpointer(keel.store, {
+        key,
+        everyMs: 3_600_000,
+        witness: new DirectoryWitness(witness),
+      });
+      try {
+        const [made] = await c.round();
+        assert.equal(made?.made?.checkpoint.seq, 1);
+        assert.deepEqual(readdirSync(join(witness, 'acme')), ['000000000001.json']);
+        const raw = new Database(path);
+        for (const t of ['checkpoints', 'checkpoint_heads', 'checkpoint_latest'])
+          raw.prepare(`DELETE FROM ${t}`).run();
+        raw.close();
+        await emit(keel, 'acme');
+        const [refused] = await c.round();
+        assert.equal(refused?.made, undefined);
+        assert.match(refused!.error!, /the witness holds checkpoint 1 .* holds no checkpoint/);
+      } finally {
+        await c.stop();
+      }
+      const res = await fetch(`${server.url}/api/audit/verify`, {
+        headers: { Authorization: `Bearer ${apiKey}` },
+      });
+      const r = (await res.json()) as { ok: boolean; anomalies: { kind: string; checkpoint?: number }[] };
+      assert.equal(r.ok, false);
+      assert.deepEqual(
+        r.anomalies.map((a) => [a.kind, a.checkpoint]),
+        [['checkpoint-missing', 1]],
+      );
+    } finally {
+      await server.close();
+      await keel.close();
     }
   }));

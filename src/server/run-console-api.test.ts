@@ -61,7 +61,7 @@ for (const backend of BACKENDS) {
     const noop = spyTool('noop');
     const wipe = spyTool('wipe', { destructive: true });
     const refund = spyTool('refund', {
-      args: { type: 'object', properties: { amount_usd: { type: 'number' } } },
+      args: { type: 'object', properties: { amount_usd: { type: 'number' } }, required: ['amount_usd'] },
       cost: { fromArg: 'amount_usd' },
     });
     const sources = fakeSources({ start: Date.UTC(2026, 0, 31, 12) });

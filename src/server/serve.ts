@@ -5,8 +5,9 @@
  * With embedded walkers (the default) the server also recovers: a worker of its own claims, at
  * start and then continually, every run that is running with nobody walking it — its own runs
  * from before a crash, runs a killed `keel emit` left, runs whose walker's lease expired — and
- * walks each from its ledger head, exactly as `keel worker` does. With `walkers: 'workers'` that
- * is left to the `keel worker` processes.
+ * walks each from its ledger head, exactly as `keel worker` does — and works the shadow queue
+ * (every tenant's comparisons still to make, a dead process's included), yielding to live work. With
+ * `walkers: 'workers'` both are left to the `keel worker` processes.
  */
 
 import type { AddressInfo } from 'node:net';
@@ -53,11 +54,16 @@ export async function startServer(
           ...(o.recovery?.log ? { log: o.recovery.log } : {}),
         });
   await recovery?.start();
+  const shadows =
+    o.walkers === 'workers'
+      ? undefined
+      : keel.lifecycle.shadowQueue.run({ busy: () => (recovery?.walking ?? 0) > 0 });
   const checkpointer = o.checkpoints
     ? startCheckpointer(keel.store, {
         key: o.checkpoints.key,
         everyMs: o.checkpoints.everySeconds * 1000,
         ...(o.checkpoints.log ? { onEvent: o.checkpoints.log } : {}),
+        ...(keel.engine.witness ? { witness: keel.engine.witness } : {}),
       })
     : undefined;
   let server: ReturnType<typeof serve>;
@@ -70,6 +76,7 @@ export async function startServer(
     // Could not listen (a port in use): the recovery worker must not outlive the refusal, or the
     // process waits forever on its timers while the caller reports the error.
     await recovery?.stop();
+    await shadows?.stop();
     await checkpointer?.stop();
     await host.drain();
     throw e;
@@ -85,6 +92,7 @@ export async function startServer(
         (server as unknown as { closeAllConnections?: () => void }).closeAllConnections?.();
       });
       await recovery?.stop();
+      await shadows?.stop();
       await checkpointer?.stop();
       await host.drain();
     },

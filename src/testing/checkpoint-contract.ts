@@ -3,13 +3,25 @@
  * runStoreContract: the chain only ever extends its last checkpoint (a stale or skipped one is
  * head_conflict and writes nothing); run heads and checkpointed heads come in creation order,
  * `(createdAt, runId)` compared as bytes, a page at a time, each once; a checkpoint covers each
- * run's latest recorded head at or before it; another tenant's rows never show.
+ * run's latest recorded head at or before it; another tenant's rows never show. A /2
+ * checkpoint's head log (size, hash, right edge) reads back as written, a /1 as a /1; the head
+ * log comes in checkpoint order, paged; a run's last checkpointed head is its latest row.
  */
 import assert from 'node:assert/strict';
 import { generateKeyPairSync } from 'node:crypto';
 import { describe, test } from 'node:test';
 import { hashOf } from '../core/canonical/index.ts';
-import { type Checkpoint, merkleRoot, signCheckpoint } from '../core/checkpoint/index.ts';
+import {
+  bodyOf,
+  CHECKPOINT_FORMAT_V1,
+  type Checkpoint,
+  checkpointHash,
+  logLeaf,
+  logRoot,
+  merkleRoot,
+  signCheckpoint,
+  toDigest,
+} from '../core/checkpoint/index.ts';
 import { isKeelError } from '../core/errors.ts';
 import type { CheckpointHead, Store } from '../ports/index.ts';
 import { buildLedger } from './ledger-fixtures.ts';
@@ -33,6 +45,8 @@ function checkpoint(
       runs: heads.length,
       root: merkleRoot(heads),
       prevHash: prev?.hash ?? null,
+      treeSize: heads.length,
+      logRoot: toDigest(logRoot(heads.map(logLeaf))),
     },
     privateKey,
     publicKey,
@@ -130,6 +144,65 @@ export function checkpointContract(current: () => Store): void {
         heads[3],
       ]);
       assert.deepEqual(await readAll((o) => store.checkpointedHeads(unique('ck-else'), 2, o)), []);
+    });
+
+    test('a /2 checkpoint keeps its head log and right edge; a /1 reads back as a /1; one by seq', async () => {
+      const store = current();
+      const tenant = unique('ck-log');
+      const heads = await runs(store, tenant, 2);
+      const edge = [toDigest(logRoot(heads.map(logLeaf)))];
+      const first = { ...checkpoint(tenant, 1, null, heads), logFrontier: edge };
+      await store.appendCheckpoint(first, heads);
+      const body = bodyOf({ ...first, format: CHECKPOINT_FORMAT_V1 });
+      const v1: Checkpoint = {
+        ...body,
+        signature: first.signature,
+        publicKey: first.publicKey,
+        hash: checkpointHash(body, first.signature),
+      };
+      await store.appendCheckpoint({ ...v1, seq: 2, prevHash: first.hash }, []);
+      const [a, b] = await store.listCheckpoints(tenant);
+      assert.deepEqual(a, first);
+      assert.equal(b?.format, CHECKPOINT_FORMAT_V1);
+      assert.equal(b?.treeSize, undefined);
+      assert.equal(b?.logFrontier, undefined);
+      assert.deepEqual(await store.getCheckpoint(tenant, 1), first);
+      assert.equal(await store.getCheckpoint(tenant, 3), undefined);
+      assert.equal(await store.getCheckpoint(unique('ck-else'), 1), undefined);
+    });
+
+    test('the head log comes in checkpoint order, paged; a run’s checkpointed head is its latest row', async () => {
+      const store = current();
+      const tenant = unique('ck-order');
+      const heads = await runs(store, tenant, 4);
+      const c1 = checkpoint(tenant, 1, null, heads.slice(1, 4));
+      await store.appendCheckpoint(c1, heads.slice(1, 4));
+      const moved = { ...heads[2]!, seq: 7, hash: hashOf('moved') };
+      await store.appendCheckpoint(checkpoint(tenant, 2, c1, heads), [heads[0]!, moved]);
+      const log = [];
+      for (;;) {
+        const l = log.at(-1);
+        const page = await store.checkpointLog(tenant, {
+          ...(l ? { after: { checkpointSeq: l.checkpointSeq, createdAt: l.createdAt, runId: l.runId } } : {}),
+          limit: 2,
+        });
+        log.push(...page);
+        if (page.length < 2) break;
+      }
+      assert.deepEqual(
+        log.map((r) => [r.checkpointSeq, r.runId, r.seq]),
+        [
+          ...heads.slice(1, 4).map((h) => [1, h.runId, h.seq]),
+          ...[heads[0]!, moved].sort(byOrder).map((h) => [2, h.runId, h.seq]),
+        ],
+      );
+      assert.deepEqual(await store.checkpointedHead(tenant, heads[2]!.runId), { ...moved, checkpointSeq: 2 });
+      assert.deepEqual(await store.checkpointedHead(tenant, heads[1]!.runId), {
+        ...heads[1]!,
+        checkpointSeq: 1,
+      });
+      assert.equal(await store.checkpointedHead(unique('ck-else'), heads[1]!.runId), undefined);
+      assert.deepEqual(await store.checkpointLog(unique('ck-else'), { limit: 10 }), []);
     });
   });
 }

@@ -8,7 +8,13 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { hashOf } from '../core/canonical/index.ts';
 import { isKeelError } from '../core/errors.ts';
-import { chainEntry } from '../core/ledger/index.ts';
+import {
+  chainEntry,
+  type EntryKind,
+  type Head,
+  type PayloadOf,
+  type StoredEntry,
+} from '../core/ledger/index.ts';
 import { type RolloutState, verifyPromotionChain } from '../core/lifecycle/index.ts';
 import type { WorkflowSpec } from '../core/spec/index.ts';
 import type { NewPromotion, Store, StoredComparison } from '../ports/index.ts';
@@ -93,8 +99,133 @@ async function run(
   return runId;
 }
 
+/**
+ * A finished run whose root says how it was started, with a person's decision on each approval in
+ * `decisions` (approved or denied, in order).
+ */
+async function decidedRun(
+  store: Store,
+  tenant: string,
+  o: {
+    at: string;
+    version?: number;
+    root?: Record<string, unknown>;
+    mode?: 'test' | 'shadow';
+    decisions?: readonly ('approved' | 'denied')[];
+    status?: 'completed' | 'refused' | 'running';
+  },
+): Promise<string> {
+  const runId = hashOf({ unique: unique('run') });
+  const entries: StoredEntry[] = [];
+  let prev: Head | null = null;
+  const add = <K extends EntryKind>(kind: K, payload: PayloadOf<K>) => {
+    const { stored } = chainEntry(runId, prev, kind, payload, o.at);
+    entries.push(stored);
+    prev = { seq: stored.seq, hash: stored.hash };
+  };
+  add('run.started', {
+    tenant,
+    workflowId: 'wf',
+    version: o.version ?? 1,
+    specHash: hashOf('spec'),
+    status: 'LIVE',
+    event: sampleEvent({ tenant }),
+    engine: 'keel/test',
+    ...(o.mode ? { mode: o.mode } : {}),
+    ...o.root,
+  } as PayloadOf<'run.started'>);
+  (o.decisions ?? []).forEach((decision, i) => {
+    const proposalId = hashOf({ runId, i });
+    add('approval.requested', {
+      step: `s${i}`,
+      tool: 'close',
+      proposalId,
+      args: {},
+      costCents: 0,
+      reason: 'destructive',
+      channel: 'cli',
+    });
+    add('approval.resolved', { proposalId, decision, by: 'dana' });
+  });
+  const status = o.status ?? (o.decisions?.includes('denied') ? 'refused' : 'completed');
+  if (status !== 'running') add('run.finished', { status, outputs: {} });
+  await store.append({
+    tenant,
+    runId,
+    expectedHead: null,
+    entries,
+    status,
+    create: {
+      workflowId: 'wf',
+      version: o.version ?? 1,
+      specHash: hashOf('spec'),
+      eventId: 'e',
+      eventType: 'go',
+      ...(o.mode ? { mode: o.mode } : {}),
+    },
+  });
+  return runId;
+}
+
 export function lifecycleContract(current: () => Store): void {
   describe('lifecycle', () => {
+    test('tallyLiveRuns counts every live run of a version in a window and every decision in them, however many', async () => {
+      const store = current();
+      const tenant = unique('t');
+      const at = (s: number) =>
+        `2026-01-01T00:${String(Math.floor(s / 60)).padStart(2, '0')}:${String(s % 60).padStart(2, '0')}.000Z`;
+      // 10 runs a person denied, then 100 approved ones: all in the window, all counted.
+      const denied: string[] = [];
+      for (let i = 0; i < 10; i++)
+        denied.push(await decidedRun(store, tenant, { at: at(10 + i), decisions: ['denied'] }));
+      const approved: string[] = [];
+      for (let i = 0; i < 100; i++)
+        approved.push(
+          await decidedRun(store, tenant, { at: at(100 + i), decisions: ['approved', 'approved'] }),
+        );
+      // None of these counts: before the window, another version, another tenant, a fork, a re-run,
+      // a run started while the version was a DRAFT, a shadow, a test, one still running.
+      await decidedRun(store, tenant, { at: at(1), decisions: ['denied'] });
+      await decidedRun(store, tenant, { at: at(300), version: 2, decisions: ['denied'] });
+      await decidedRun(store, unique('other'), { at: at(300), decisions: ['denied'] });
+      const forkOf = { runId: denied[0]!, fromSeq: 1, mode: 'branch' };
+      await decidedRun(store, tenant, { at: at(301), root: { forkOf }, decisions: ['denied'] });
+      await decidedRun(store, tenant, {
+        at: at(302),
+        root: { attemptOf: denied[0], attempt: 2 },
+        decisions: ['denied'],
+      });
+      await decidedRun(store, tenant, { at: at(303), root: { status: 'DRAFT' }, decisions: ['denied'] });
+      await decidedRun(store, tenant, { at: at(304), mode: 'shadow', decisions: ['denied'] });
+      await decidedRun(store, tenant, { at: at(305), mode: 'test', decisions: ['denied'] });
+      await decidedRun(store, tenant, { at: at(306), status: 'running' });
+      const autonomous = await decidedRun(store, tenant, { at: at(307), root: { status: 'AUTONOMOUS' } });
+      const tally = await store.tallyLiveRuns(tenant, {
+        workflowId: 'wf',
+        version: 1,
+        since: at(5),
+        examples: 3,
+      });
+      assert.deepEqual(
+        { ...tally, runIds: tally.runIds.length },
+        {
+          runs: 111,
+          approved: 200,
+          denied: 10,
+          runIds: 3,
+          deniedRunIds: [denied[9], denied[8], denied[7]],
+        },
+      );
+      assert.deepEqual(tally.runIds, [autonomous, approved[99], approved[98]], 'newest first');
+      const none = await store.tallyLiveRuns(tenant, {
+        workflowId: 'wf',
+        version: 1,
+        since: at(400),
+        examples: 3,
+      });
+      assert.deepEqual(none, { runs: 0, approved: 0, denied: 0, runIds: [], deniedRunIds: [] });
+    });
+
     test('records chain per workflow, with their evidence; a status that moved meanwhile writes nothing', async () => {
       const store = current();
       const tenant = unique('t');
@@ -260,14 +391,16 @@ export function lifecycleContract(current: () => Store): void {
       assert.equal((await store.listRuns(tenant, { workflowId: 'wf', version: 2 })).runs.length, 2);
     });
 
-    test('a comparison is kept once; skipped shadows are counted once per live run', async () => {
+    test('a comparison is kept once; skipped shadows are counted once per live run, against its version', async () => {
       const store = current();
       const tenant = unique('t');
+      const liveV1 = await run(store, tenant, { at: '2026-01-01T00:00:00.000Z', version: 1 });
+      const liveV3 = await run(store, tenant, { at: '2026-01-03T00:00:00.000Z', version: 3 });
       const c: StoredComparison = {
         tenant,
         workflowId: 'wf',
         shadowRunId: hashOf(unique('shadow')),
-        liveRunId: hashOf(unique('live')),
+        liveRunId: liveV1,
         shadowVersion: 2,
         liveVersion: 1,
         agree: false,
@@ -288,18 +421,43 @@ export function lifecycleContract(current: () => Store): void {
         [],
       );
       assert.deepEqual(await store.listComparisons(tenant, 'wf', 3), []);
+      // Where the live version did not start on the event, there is no live run to name.
+      const alone: StoredComparison = {
+        ...c,
+        shadowRunId: hashOf(unique('alone')),
+        comparison: { ...c.comparison, starts: { live: false, candidate: true } },
+        createdAt: '2026-01-01T00:00:02.000Z',
+      };
+      delete (alone as { liveRunId?: string }).liveRunId;
+      assert.equal(await store.putComparison(alone), true);
+      assert.deepEqual(await store.listComparisons(tenant, 'wf', 2), [c, alone]);
       const skip = {
         tenant,
         workflowId: 'wf',
         version: 2,
-        liveRunId: c.liveRunId,
+        liveRunId: liveV1,
         reason: 'limit',
         at: c.createdAt,
       };
       await store.recordShadowSkip(skip);
       await store.recordShadowSkip(skip);
-      assert.equal(await store.countShadowSkips(tenant, 'wf', 2), 1);
-      assert.equal(await store.countShadowSkips(tenant, 'wf', 2, '2026-02-01T00:00:00.000Z'), 0);
+      await store.recordShadowSkip({ ...skip, liveRunId: liveV3, at: '2026-01-03T00:00:01.000Z' });
+      await store.recordShadowSkip({
+        ...skip,
+        liveRunId: hashOf(unique('gone')),
+        at: '2026-01-03T00:00:02.000Z',
+      });
+      // Each skip is counted against the version of the live run it was skipped beside.
+      assert.deepEqual(await store.shadowSkips(tenant, 'wf', 2), [
+        { liveVersion: 1, count: 1 },
+        { liveVersion: 3, count: 1 },
+        { liveVersion: null, count: 1 },
+      ]);
+      assert.deepEqual(await store.shadowSkips(tenant, 'wf', 2, '2026-01-02T00:00:00.000Z'), [
+        { liveVersion: 3, count: 1 },
+        { liveVersion: null, count: 1 },
+      ]);
+      assert.deepEqual(await store.shadowSkips(unique('other'), 'wf', 2), []);
     });
   });
 }

@@ -14,7 +14,7 @@ export function spyTool(
 ): SpyTool {
   const calls: SpyTool['calls'] = [];
   const inner = o.handler ?? ((args: Record<string, unknown>) => ({ ok: true, echo: args }));
-  return {
+  const tool: ToolDefinition = {
     name,
     description: o.description ?? `${name} (test spy)`,
     args: o.args ?? { type: 'object' },
@@ -24,11 +24,14 @@ export function spyTool(
     scopes: o.scopes ?? [],
     ...(o.cost ? { cost: o.cost } : {}),
     ...(o.result ? { result: o.result } : {}),
+    ...(o.approval ? { approval: o.approval } : {}),
+    ...(o.reconcile ? { reconcile: o.reconcile } : {}),
     ...(o.simulate ? { simulate: o.simulate } : {}),
-    calls,
     handler: (args, ctx) => {
       calls.push({ args, ctx });
       return inner(args, ctx);
     },
   };
+  // Not a field of the tool (registration refuses unknown fields): the spy's own record.
+  return Object.defineProperty(tool, 'calls', { value: calls, enumerable: false }) as SpyTool;
 }

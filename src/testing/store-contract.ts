@@ -5,7 +5,8 @@
  * projections written with their entries; for workers, leases and heartbeats
  * (lease-contract.ts); for `keel serve`, API keys and idempotency records
  * (keys-idempotency-contract.ts); writ budgets shared across runs (writ-budget-contract.ts);
- * blobs (blob-contract.ts).
+ * blobs (blob-contract.ts); the shadow queue (shadow-queue-contract.ts); the event index
+ * (event-index-contract.ts).
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
@@ -18,10 +19,12 @@ import { appendNotificationContract } from './append-notification-contract.ts';
 import { auditQueryContract } from './audit-query-contract.ts';
 import { blobContract } from './blob-contract.ts';
 import { checkpointContract } from './checkpoint-contract.ts';
+import { eventIndexContract } from './event-index-contract.ts';
 import { keysIdempotencyContract } from './keys-idempotency-contract.ts';
 import { leaseContract } from './lease-contract.ts';
 import { buildLedger, extendLedger, FIXED_TIME, sampleEvent } from './ledger-fixtures.ts';
 import { lifecycleContract } from './lifecycle-contract.ts';
+import { shadowQueueContract } from './shadow-queue-contract.ts';
 import { writBudgetContract } from './writ-budget-contract.ts';
 import { writTrustContract } from './writ-trust-contract.ts';
 
@@ -115,9 +118,11 @@ export function runStoreContract(name: string, factory: StoreFactory): void {
     writBudgetContract(() => store, factory.openAnother ? () => another! : undefined);
     appendNotificationContract(() => store, factory.openAnother ? () => another! : undefined);
     lifecycleContract(() => store);
+    shadowQueueContract(() => store, factory.openAnother ? () => another! : undefined);
     auditQueryContract(() => store);
     checkpointContract(() => store);
     blobContract(() => store);
+    eventIndexContract(() => store, factory.openAnother ? () => another! : undefined);
 
     test('creates a run and reads back byte-identical entries in seq order', async () => {
       const runId = uniqueRunId('create');

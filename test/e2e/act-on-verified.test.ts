@@ -13,7 +13,14 @@ import { chainEntry, type EntryKind, type StoredEntry } from '../../src/core/led
 import type { Store } from '../../src/ports/index.ts';
 import { deploy, isCode, type SpyTool, spyTool } from '../../src/testing/index.ts';
 import { Sandbox } from '../helpers/keel-cli.ts';
-import { type EntryRow, entryRows, putEntryRow, setRunHead, withDb } from '../helpers/sqlite-files.ts';
+import {
+  type EntryRow,
+  entryRows,
+  putEntryRow,
+  runRow,
+  setRunHead,
+  withDb,
+} from '../helpers/sqlite-files.ts';
 
 const SPEC = `id: close
 version: 1
@@ -189,28 +196,32 @@ test('verify names the run row column that disagrees with the root, and a run mo
   }
 });
 
-test('pending approvals are shown as the ledger records them; verify reports rows that disagree', async () => {
+test('pending approvals are shown as the ledger records them; a run whose rows disagree is flagged, and verify names them', async () => {
   const { keel, store, runId } = await waiting();
   try {
     const shown = await keel.approvals.list('acme');
     assert.deepEqual(shown[0]?.args, { ticket: 'T-1', reason: 'resolved' });
-    // An edited row: the approver still sees the ledger's arguments; verify names the row.
+    // An edited row: the approver is not shown it (nor anything of the run), but told; verify names the row.
     sql(
       store,
       `UPDATE approvals SET args = '{"ticket":"T-1","reason":"all of them"}' WHERE run_id = ?`,
       runId,
     );
-    assert.deepEqual((await keel.approvals.list('acme'))[0]?.args, { ticket: 'T-1', reason: 'resolved' });
+    const flagged = await keel.approvals.list('acme');
+    assert.deepEqual(
+      flagged.map((a) => [a.runId, a.invalid?.code, a.args]),
+      [[runId, 'projection_mismatch', {}]],
+    );
     const edited = await keel.runs.verify('acme', runId);
     assert.ok(!edited.ok && edited.failure.code === 'projection_mismatch', JSON.stringify(edited));
-    // A deleted row: the run still waits and is still listed (from its ledger); verify names it.
+    // A deleted row: the run still waits and is still listed (flagged); verify names it.
     sql(store, 'DELETE FROM approvals WHERE run_id = ?', runId);
-    assert.equal((await keel.approvals.list('acme')).length, 1);
+    assert.equal((await keel.approvals.list('acme'))[0]?.invalid?.code, 'projection_mismatch');
     const deleted = await keel.runs.verify('acme', runId);
     assert.ok(
       !deleted.ok && deleted.failure.code === 'projection_mismatch' && /no row/.test(deleted.failure.message),
     );
-    // A row invented for a run that waits for nothing: not listed; verify names it.
+    // A row invented for a run that waits for nothing: flagged, never shown as a request; verify names it.
     const [done] = (await keel.events.emit('acme', go('T-2'))).runs;
     await keel.approvals.approve('acme', done!.runId, 'dana');
     sql(
@@ -219,9 +230,11 @@ test('pending approvals are shown as the ledger records them; verify reports row
        VALUES (?, 'sha256:${'0'.repeat(64)}', 'acme', 'close', 'close', '{}', 'fake', 'cli', '2026-01-01T00:00:00Z')`,
       done!.runId,
     );
-    assert.deepEqual(
-      (await keel.approvals.list('acme')).map((a) => a.runId),
-      [runId],
+    const listed = await keel.approvals.list('acme');
+    assert.deepEqual(listed.find((a) => a.runId === done!.runId)?.invalid?.code, 'projection_mismatch');
+    assert.ok(
+      listed.every((a) => a.invalid),
+      'nothing of a disagreeing row is shown as a request',
     );
     const fake = await keel.runs.verify('acme', done!.runId);
     assert.ok(
@@ -229,6 +242,90 @@ test('pending approvals are shown as the ledger records them; verify reports row
         fake.failure.code === 'projection_mismatch' &&
         /waits for no approval/.test(fake.failure.message),
     );
+  } finally {
+    await keel.close();
+  }
+});
+
+test('no action acts on a run whose pending-approval row disagrees with its ledger (projection_mismatch)', async () => {
+  const { keel, store, close, runId } = await waiting();
+  try {
+    sql(
+      store,
+      `UPDATE approvals SET args = '{"ticket":"T-1","reason":"refund everything"}' WHERE run_id = ?`,
+      runId,
+    );
+    const mismatch = (e: unknown) => {
+      assert.ok(isKeelError(e) && e.code === 'ledger_invalid', String(e));
+      assert.equal(e.details.code, 'projection_mismatch');
+      return true;
+    };
+    const entries = (await keel.runs.entries('acme', runId)).length;
+    await assert.rejects(keel.approvals.approve('acme', runId, 'dana'), mismatch);
+    await assert.rejects(keel.approvals.deny('acme', runId, 'dana'), mismatch);
+    await assert.rejects(keel.runs.cancel('acme', runId, { by: 'dana' }), mismatch);
+    await assert.rejects(keel.runs.pause('acme', runId, { by: 'dana' }), mismatch);
+    await assert.rejects(keel.runs.resume('acme', runId, { by: 'dana' }), mismatch);
+    await assert.rejects(keel.runs.rerun('acme', runId), mismatch);
+    await assert.rejects(keel.runs.fork('acme', runId, { fromSeq: 1, mode: 'branch' }), mismatch);
+    await assert.rejects(keel.runs.replay('acme', runId), mismatch);
+    await assert.rejects(keel.runs.recover('acme', runId), mismatch);
+    assert.equal(close.calls.length, 0, 'the destructive tool never ran');
+    assert.equal((await keel.runs.entries('acme', runId)).length, entries, 'nothing was appended');
+    assert.equal((await keel.runs.list('acme')).runs.length, 1, 'no fork or rerun was created');
+  } finally {
+    await keel.close();
+  }
+});
+
+test('rerun of a completed run with an invented pending row is refused: no tool is called again', async () => {
+  const { keel, store, close, runId } = await waiting();
+  try {
+    await keel.approvals.approve('acme', runId, 'dana');
+    assert.equal(close.calls.length, 1);
+    sql(
+      store,
+      `INSERT INTO approvals (run_id, proposal_id, tenant, step, tool, args, reason, channel, requested_at)
+       VALUES (?, 'sha256:${'0'.repeat(64)}', 'acme', 'close', 'close', '{}', 'fake', 'cli', '2026-01-01T00:00:00Z')`,
+      runId,
+    );
+    await assert.rejects(keel.runs.rerun('acme', runId), (e: unknown) => {
+      assert.ok(isKeelError(e) && e.details.code === 'projection_mismatch', String(e));
+      return true;
+    });
+    assert.equal(close.calls.length, 1);
+    assert.equal((await keel.runs.list('acme')).runs.length, 1, 'no attempt was made');
+  } finally {
+    await keel.close();
+  }
+});
+
+test('recover makes the same checks as every action: a run row with an edited event_id is not walked', async () => {
+  const sandbox = new Sandbox('act-verified');
+  sandboxes.push(sandbox);
+  const store = sandbox.store();
+  const reply = spyTool('reply');
+  const queued = createKeel({ store, tools: [reply, spyTool('close')], walk: 'enqueue' });
+  await deploy(queued, 'acme', SPEC);
+  const [run] = (await queued.events.emit('acme', go())).runs;
+  assert.equal(run?.status, 'running');
+  await queued.close();
+  const eventId = runRow(store, run!.runId)?.event_id;
+  sql(store, "UPDATE runs SET event_id = 'e-forged' WHERE run_id = ?", run!.runId);
+  const keel = createKeel({ store, tools: [reply, spyTool('close')] });
+  try {
+    await assert.rejects(keel.runs.recover('acme', run!.runId), (e: unknown) => {
+      assert.ok(isKeelError(e) && e.code === 'ledger_invalid', String(e));
+      assert.equal(e.details.code, 'row_mismatch');
+      assert.match(e.message, /event_id/);
+      return true;
+    });
+    assert.equal(reply.calls.length, 0, 'nothing was walked');
+    assert.equal((await keel.runs.entries('acme', run!.runId)).length, 1);
+    // Its lease was given back: once the row is repaired, recover walks it here and now.
+    sql(store, 'UPDATE runs SET event_id = ? WHERE run_id = ?', eventId, run!.runId);
+    assert.equal((await keel.runs.recover('acme', run!.runId)).status, 'completed');
+    assert.equal(reply.calls.length, 1);
   } finally {
     await keel.close();
   }

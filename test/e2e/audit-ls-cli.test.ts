@@ -43,8 +43,12 @@ test('keel audit ls: across runs, by actor, kind, run and time, paged; --counts;
   okJson(keel('--json', 'publish', sandbox.write('gated.yaml', SPEC)));
   const event = (id: string) =>
     sandbox.write(`${id}.json`, { id, type: 'go', time: '2026-01-01T00:00:00Z', payload: {} });
-  const approved = okJson<{ runId: string }>(keel('--json', 'run', 'gated', event('e1'))).runId;
-  const cancelled = okJson<{ runId: string }>(keel('--json', 'run', 'gated', event('e2'))).runId;
+  const approved = okJson<{ runId: string }>(
+    keel('--json', 'run', 'gated', event('e1'), '--live', '--yes'),
+  ).runId;
+  const cancelled = okJson<{ runId: string }>(
+    keel('--json', 'run', 'gated', event('e2'), '--live', '--yes'),
+  ).runId;
   okJson(keel('--json', 'approve', approved));
   okJson(
     sandbox.keel(['--tenant', 'acme', '--json', 'cancel', cancelled, '--reason', 'dup'], {

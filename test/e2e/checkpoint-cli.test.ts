@@ -98,6 +98,33 @@ describe('keel checkpoint and keel audit verify', () => {
   });
 });
 
+describe('keel verify --dir --key', () => {
+  test('an export carries the last checkpoint: every run is proven covered under the key, not under another', () => {
+    const out = `${sandbox.dir}/carried`;
+    okJson(sandbox.keel(['--tenant', 'acme', '--json', 'checkpoint', '--key', keyFile]));
+    okJson(
+      sandbox.keel(['--tenant', 'acme', '--json', 'export', '--workflow', 'refund-under-50', '--out', out]),
+    );
+    const r = okJson<{
+      ok: boolean;
+      runs: { checkpoint?: { verified: boolean } }[];
+      checkpoint: { under: string };
+    }>(sandbox.keel(['--json', 'verify', '--dir', out, '--key', pubFile]));
+    assert.equal(r.checkpoint.under, 'key');
+    assert.ok(r.runs.length === 2 && r.runs.every((x) => x.checkpoint?.verified === true));
+    const text = sandbox.keel(['verify', '--dir', out, '--key', pubFile]);
+    assert.match(text.stdout, /is in checkpoint \d+/);
+    const other = sandbox.keel(['verify', '--dir', out, '--key', otherPub]);
+    assert.equal(other.code, 5, other.stdout + other.stderr);
+    assert.match(other.stdout, /not the checkpoint key given/);
+    const misuse = failJson(
+      sandbox.keel(['--tenant', 'acme', '--json', 'verify', 'sha256:00', '--key', pubFile]),
+      2,
+    );
+    assert.match(misuse.message, /--key: checks the checkpoint a run directory carries; give it with --dir/);
+  });
+});
+
 describe('keel retention', () => {
   test('removes the finished runs a verified export holds and a checkpoint covers; audit verify counts them', () => {
     const out = `${sandbox.dir}/evidence`;

@@ -47,7 +47,7 @@ async function runWith(uses: readonly { source: Source; inText: boolean }[]) {
   };
   await keel.workflows.publishObject('acme', spec, 'tester');
   const event = { id: `e-${n}`, type: 'test', time: '2026-01-31T12:00:00Z' };
-  const run = await keel.runs.start('acme', id, event);
+  const run = await keel.runs.start('acme', id, event, { live: true });
   return { run, entries: (await keel.runs.entries('acme', run.runId)) as Entry[] };
 }
 

@@ -175,7 +175,9 @@ describe('the CLI exposes nothing by default either', () => {
     assert.equal(published.workflowId, 'local');
     const event = sandbox.write('event.json', { id: 'local-1', type: 'go', time: '2026-01-01T00:00:00Z' });
     const run = okJson<{ runId: string; status: string }>(
-      cli(['run', 'local', event, '--json'], { KEEL_EXPOSE_ENV: 'default=REGION,API_TOKEN' }),
+      cli(['run', 'local', event, '--json', '--live', '--yes'], {
+        KEEL_EXPOSE_ENV: 'default=REGION,API_TOKEN',
+      }),
     );
     assert.equal(run.status, 'completed');
     const read = (runId: string) =>
@@ -190,7 +192,9 @@ describe('the CLI exposes nothing by default either', () => {
     );
     // The same stored version run without the exposure reads both as unset.
     const other = sandbox.write('event-2.json', { id: 'local-2', type: 'go', time: '2026-01-01T00:00:00Z' });
-    const unset = okJson<{ runId: string; status: string }>(cli(['run', 'local', other, '--json']));
+    const unset = okJson<{ runId: string; status: string }>(
+      cli(['run', 'local', other, '--json', '--live', '--yes']),
+    );
     const [region2, token2] = read(unset.runId);
     assert.equal(region2, 'Read env REGION: null.');
     assert.match(token2!, /^Read env API_TOKEN: \{"\$secret":"hmac-sha256:/);

@@ -1,8 +1,9 @@
 /**
  * `keel fork --mode branch` calls a run's tools again for real, so it says which (destructive ones
  * marked) and asks first: on a terminal it takes "y" and nothing else; without one it needs --yes
- * and otherwise creates nothing. The terminal is a real pseudo-terminal, through util-linux's
- * `script`; the refunds are counted on the helpdesk's own side.
+ * and otherwise creates nothing. `keel run` of a version not yet LIVE is simulated, and acts only
+ * with --live, which asks the same way. The terminal is a real pseudo-terminal, through
+ * util-linux's `script`; the replies and refunds are counted on the helpdesk's own side.
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -57,6 +58,9 @@ before(async () => {
   await setStatus(keel, 'default', 'refund-under-50', record.version, 'AUTONOMOUS', 'dana');
   const r = await keel.events.emit('default', JSON.parse(readFileSync(exampleEvent('refund-30'), 'utf8')));
   source = r.runs[0]!.runId;
+  // v2, published and never tested: a DRAFT.
+  const v2 = readFileSync(file, 'utf8').replace(/^version: 1$/m, 'version: 2');
+  await keel.workflows.publish('default', v2, file, 'dana');
   await keel.close();
   helpdesk.shutdown();
   assert.equal(desk.calls('issue_refund'), 1);
@@ -102,5 +106,68 @@ describe('keel fork --mode branch asks before it calls tools for real', () => {
     assert.equal(okJson<{ created: boolean }>(r).created, true, show(r));
     assert.doesNotMatch(r.stderr, /Go ahead/);
     assert.equal(desk.calls('issue_refund'), 3);
+  });
+});
+
+describe('keel run of a version not yet LIVE is simulated unless --live, which asks first', () => {
+  const run = (...more: string[]) => [
+    'run',
+    'refund-under-50',
+    exampleEvent('refund-30'),
+    '--version',
+    '2',
+    ...more,
+  ];
+  const acted = () => [desk.calls('draft_reply'), desk.calls('issue_refund')];
+
+  test('a DRAFT runs simulated: nothing reaches the helpdesk, and it says so', () => {
+    const before_ = acted();
+    const r = okJson<{ simulated?: boolean; status: string; created: boolean }>(
+      sandbox.keel([...run(), '--json']),
+    );
+    assert.deepEqual([r.simulated, r.status, r.created], [true, 'completed', true]);
+    assert.deepEqual(acted(), before_, 'no reply drafted, no refund issued');
+    const text = sandbox.keel(run());
+    assert.equal(text.code, 0, show(text));
+    assert.match(text.stdout, /existing simulated run sha256:[0-9a-f]{64} refund-under-50 v2: completed/);
+    assert.match(text.stdout, /no write or external tool acted \(--live acts for real\)/);
+  });
+
+  test('--live without a terminal and without --yes refuses, naming --yes, and creates nothing', () => {
+    const before_ = runCount();
+    const err = failJson(sandbox.keel([...run('--live'), '--json']), 2);
+    assert.equal(err.error, 'usage');
+    assert.equal(err.details?.field, 'yes');
+    assert.match(
+      err.message,
+      /keel run --live calls tools for real: draft_reply \(write\), issue_refund \(external, destructive\)/,
+    );
+    assert.equal(runCount(), before_);
+  });
+
+  test('--live on a terminal lists the tools; "n" creates nothing', () => {
+    const before_ = runCount();
+    const r = onTerminal(run('--live'), 'n');
+    assert.equal(r.code, 2, r.out);
+    assert.match(
+      r.out,
+      /keel run --live walks refund-under-50 v2 and calls its tools for real \(the version is DRAFT/,
+    );
+    assert.match(r.out, /refund\s+issue_refund\s+external\s+DESTRUCTIVE/);
+    assert.equal(runCount(), before_);
+  });
+
+  test('--live --yes acts: the reply is drafted for real, the destructive refund waits for a person', () => {
+    const [replies, refunds] = acted();
+    const r = okJson<{ simulated?: boolean; status: string }>(
+      sandbox.keel([...run('--live', '--yes'), '--json']),
+    );
+    assert.deepEqual([r.simulated, r.status], [undefined, 'waiting_approval']);
+    assert.deepEqual(acted(), [replies! + 1, refunds]);
+  });
+
+  test('--yes without --live is refused, naming --yes', () => {
+    const err = failJson(sandbox.keel([...run('--yes'), '--json']), 2);
+    assert.deepEqual([err.error, err.details?.field], ['usage', 'yes']);
   });
 });

@@ -114,7 +114,7 @@ test('keel with --tools tools.yaml: HTTP tools run, suspend on a lost write, rec
 
     const pub = await step(['publish', 'spec.yaml']);
     assert.equal(pub.code, 0, pub.stderr);
-    const run = await step(['--json', 'run', 'refund', 'event.json']);
+    const run = await step(['--json', 'run', 'refund', 'event.json', '--live', '--yes']);
     const { runId, status } = JSON.parse(run.stdout) as { runId: string; status: string };
     assert.equal(status, 'outcome_unknown', run.stdout + run.stderr);
     assert.deepEqual(calls, { '/orders': 1, '/refunds': 1 });

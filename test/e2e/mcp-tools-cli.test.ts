@@ -186,7 +186,7 @@ describe('MCP tools through the keel command', () => {
   test('publish, run and history: each server called once, recorded in the ledger', async () => {
     okJson(await keel(['--tools', 'tools.yaml', '--json', 'publish', 'mcp-notes.yaml', '--as', 'alice']));
     const run = okJson<{ runId: string; status: string }>(
-      await keel(['--tools', 'tools.yaml', '--json', 'run', 'mcp-notes', 'event.json']),
+      await keel(['--tools', 'tools.yaml', '--json', 'run', 'mcp-notes', 'event.json', '--live', '--yes']),
     );
     assert.equal(run.status, 'completed');
     runId = run.runId;
@@ -257,6 +257,8 @@ describe('MCP tools through the keel command', () => {
       'run',
       'mcp-notes',
       'event-w.json',
+      '--live',
+      '--yes',
       '--writ',
       'files-only.writ.json',
     ]);
@@ -271,16 +273,19 @@ describe('MCP tools through the keel command', () => {
   test('a destructive MCP tool waits for a person before the server is called', async () => {
     okJson(await keel(['--tools', 'tools.yaml', '--json', 'publish', 'mcp-wipe.yaml', '--as', 'alice']));
     const run = okJson<{ status: string }>(
-      await keel(['--tools', 'tools.yaml', '--json', 'run', 'mcp-wipe', 'event.json']),
+      await keel(['--tools', 'tools.yaml', '--json', 'run', 'mcp-wipe', 'event.json', '--live', '--yes']),
     );
     assert.equal(run.status, 'waiting_approval');
     assert.equal(http.calls.length, 1, 'the HTTP server was not called');
   });
 
   test('a changed schema fails the step naming server and tool, and calls nothing until approved again', async () => {
-    const r = await keel(['--tools', 'tools.yaml', '--json', 'run', 'mcp-notes', 'event-2.json'], {
-      MCP_FIXTURE_VARIANT: 'v2',
-    });
+    const r = await keel(
+      ['--tools', 'tools.yaml', '--json', 'run', 'mcp-notes', 'event-2.json', '--live', '--yes'],
+      {
+        MCP_FIXTURE_VARIANT: 'v2',
+      },
+    );
     const run = okJson<{ runId: string; status: string }>(r);
     assert.equal(run.status, 'failed', show(r));
     const history = await keel(['--tools', 'tools.yaml', 'history', run.runId]);
@@ -302,7 +307,16 @@ describe('MCP tools through the keel command', () => {
 
   test('a server that is down fails the step naming server and tool', async () => {
     await http.close();
-    const r = await keel(['--tools', 'tools.yaml', '--json', 'run', 'mcp-notes', 'event-3.json']);
+    const r = await keel([
+      '--tools',
+      'tools.yaml',
+      '--json',
+      'run',
+      'mcp-notes',
+      'event-3.json',
+      '--live',
+      '--yes',
+    ]);
     const run = okJson<{ runId: string; status: string }>(r);
     assert.equal(run.status, 'failed', show(r));
     assert.equal(stdioCalls(), 3, 'the first step still ran');

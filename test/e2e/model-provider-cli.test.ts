@@ -99,6 +99,8 @@ limits: {maxSteps: 1, maxCostUsd: 1}
         'run',
         'reply',
         'event.json',
+        '--live',
+        '--yes',
       ],
       { OPENAI_API_KEY: KEY },
     );

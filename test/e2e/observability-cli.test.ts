@@ -69,7 +69,10 @@ test('spans of a real run reach the OTLP receiver in the caller trace; metrics b
   const started = await server.api<{ runId: string }>('POST', '/api/workflows/charge/runs', {
     key,
     headers: { traceparent: TRACEPARENT, 'X-Request-Id': 'e2e-req-1' },
-    body: { event: { id: 'c1', type: 'charge', time: '2026-01-31T12:00:00Z', payload: { card: PAYLOAD } } },
+    body: {
+      event: { id: 'c1', type: 'charge', time: '2026-01-31T12:00:00Z', payload: { card: PAYLOAD } },
+      live: true,
+    },
   });
   assert.equal(started.status, 201, JSON.stringify(started.body));
   const runId = started.body.runId;
@@ -139,10 +142,13 @@ test('a one-shot keel run has sent its spans when the command exits', async () =
     payload: { card: PAYLOAD },
   });
   const seen = bodies.length;
-  const r = await runKeelAsync(['--store', store, '--tenant', 'acme', '--json', 'run', 'charge', event], {
-    cwd: sandbox.dir,
-    env: { ...env, API_TOKEN: SECRET, OTEL_EXPORTER_OTLP_ENDPOINT: otlp },
-  });
+  const r = await runKeelAsync(
+    ['--store', store, '--tenant', 'acme', '--json', 'run', 'charge', event, '--live', '--yes'],
+    {
+      cwd: sandbox.dir,
+      env: { ...env, API_TOKEN: SECRET, OTEL_EXPORTER_OTLP_ENDPOINT: otlp },
+    },
+  );
   const { runId } = okJson<{ runId: string }>(r);
   const sent = bodies.slice(seen).join('\n');
   assert.ok(sent.includes(runId), `no span of ${runId} reached the collector before keel exited`);
@@ -165,7 +171,10 @@ test('keel worker logs JSON lines with worker id, run id and tenant; no secret o
   });
   assert.equal(pub.code, 0, show(pub));
   const queued = okJson<{ runId: string; status: string }>(
-    sandbox.keel(['--tenant', 'acme', 'run', 'charge', event, '--enqueue', '--json'], { env, sub: 'worker' }),
+    sandbox.keel(['--tenant', 'acme', 'run', 'charge', event, '--enqueue', '--json', '--live', '--yes'], {
+      env,
+      sub: 'worker',
+    }),
   );
   assert.equal(queued.status, 'running');
   const worker = new WorkerProcess({

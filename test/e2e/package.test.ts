@@ -373,7 +373,16 @@ limits: { maxSteps: 1, maxCostUsd: 0 }
     ] as const) {
       const store = `--store=${pack.slice(2)}.db`;
       keelOk(store, '--tools', pack, 'publish', 'refund-only.yaml', '--as', 'alice');
-      const ran = keelJson<{ status: string }>(store, '--tools', pack, 'run', 'refund-only', REFUND_EVENT);
+      const ran = keelJson<{ status: string }>(
+        store,
+        '--tools',
+        pack,
+        'run',
+        'refund-only',
+        REFUND_EVENT,
+        '--live',
+        '--yes',
+      );
       assert.equal(ran.status, 'completed', `${pack}: ${JSON.stringify(ran)}`);
       assert.equal(readFileSync(join(project, witness), 'utf8'), '30', `${pack} ran its own handler`);
     }

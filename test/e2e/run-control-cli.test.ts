@@ -26,7 +26,9 @@ test('pause, resume and cancel record who did it; refusals exit with the conflic
   okJson(keel('publish', sandbox.write('gated.yaml', SPEC)));
   const event = (id: string) =>
     sandbox.write(`${id}.json`, { id, type: 'go', time: '2026-01-01T00:00:00Z', payload: {} });
-  const run = okJson<{ runId: string; status: string }>(keel('run', 'gated', event('e1'), '--enqueue'));
+  const run = okJson<{ runId: string; status: string }>(
+    keel('run', 'gated', event('e1'), '--enqueue', '--live', '--yes'),
+  );
   assert.equal(run.status, 'running');
   assert.equal(okJson<{ status: string }>(keel('pause', run.runId, '--reason', 'hold on')).status, 'paused');
   assert.equal(failJson(keel('pause', run.runId), 4).error, 'run_state');

@@ -76,16 +76,23 @@ describe("tenant b cannot reach tenant a's run", () => {
     assert.equal(desk.ticket('T-1004').status, 'closed');
   });
 
-  test('the same workflow and event in tenant b is a different run', async () => {
-    okJson(as('b', 'publish', exampleSpec('close-resolved-ticket'), '--as', 'bob', '--json'));
-    await putAtStatus(sandbox.store(), 'b', 'close-resolved-ticket', 'LIVE');
+  test('the same workflow and event in tenant c is a different run', async () => {
+    okJson(as('c', 'publish', exampleSpec('close-resolved-ticket'), '--as', 'carol', '--json'));
+    await putAtStatus(sandbox.store(), 'c', 'close-resolved-ticket', 'LIVE');
     const out = okJson<{ runs: { runId: string; created: boolean; tenant: string }[] }>(
-      as('b', 'emit', exampleEvent('ticket-resolved'), '--json'),
+      as('c', 'emit', exampleEvent('ticket-resolved'), '--json'),
     );
     assert.equal(out.runs.length, 1);
     assert.notEqual(out.runs[0]!.runId, runId, 'the tenant is part of the run identity');
     assert.equal(out.runs[0]!.created, true);
-    assert.equal(out.runs[0]!.tenant, 'b');
+    assert.equal(out.runs[0]!.tenant, 'c');
+    // In b the event was delivered when nothing took it: delivered again, that is still the answer.
+    okJson(as('b', 'publish', exampleSpec('close-resolved-ticket'), '--as', 'bob', '--json'));
+    await putAtStatus(sandbox.store(), 'b', 'close-resolved-ticket', 'LIVE');
+    const again = okJson<{ runs: unknown[]; redelivery?: boolean }>(
+      as('b', 'emit', exampleEvent('ticket-resolved'), '--json'),
+    );
+    assert.deepEqual([again.runs, again.redelivery], [[], true]);
     const listed = okJson<{ runs: { runId: string }[] }>(as('a', 'runs', 'ls', '--json')).runs;
     assert.deepEqual(
       listed.map((r) => r.runId),

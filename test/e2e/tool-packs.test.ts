@@ -86,7 +86,9 @@ describe('tools come from tool packs only', () => {
     const keel = (...args: string[]) =>
       runKeel(['--store', 'own/keel.db', '--tools', pack, '--json', ...args], { cwd });
     okJson(keel('publish', spec, '--as', 'alice'));
-    const run = okJson<{ status: string }>(keel('run', 'refund-only', exampleEvent('refund-30')));
+    const run = okJson<{ status: string }>(
+      keel('run', 'refund-only', exampleEvent('refund-30'), '--live', '--yes'),
+    );
     assert.equal(run.status, 'completed');
     assert.equal(readFileSync(join(cwd, 'own.ran'), 'utf8'), '30');
   });
@@ -99,7 +101,8 @@ describe('tools come from tool packs only', () => {
       runKeel(['--store', 'keel.db', '--json', ...args], { cwd: project, env });
     okJson(keel(['publish', spec, '--as', 'alice']));
     assert.equal(
-      okJson<{ status: string }>(keel(['run', 'refund-only', exampleEvent('refund-30')])).status,
+      okJson<{ status: string }>(keel(['run', 'refund-only', exampleEvent('refund-30'), '--live', '--yes']))
+        .status,
       'completed',
     );
     assert.equal(readFileSync(join(cwd, 'default.ran'), 'utf8'), '30');

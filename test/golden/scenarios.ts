@@ -90,12 +90,13 @@ async function playScenarios(
   const closeRun = await emit('ticket-resolved');
   await keel.approvals.approve(tenant, closeRun, 'dana (support lead)', 'customer confirmed');
   await keep('close-ticket-approved', close.spec, closeRun);
-  const ndRun = await keel.runs.start(tenant, nd.workflowId, {
-    id: 'nd-1',
-    type: 'manual',
-    time: '2026-11-30T09:00:00Z',
-    payload: {},
-  });
+  // A DRAFT version acts only when asked to (keel run --live): the golden run is a live one.
+  const ndRun = await keel.runs.start(
+    tenant,
+    nd.workflowId,
+    { id: 'nd-1', type: 'manual', time: '2026-11-30T09:00:00Z', payload: {} },
+    { live: true },
+  );
   await keep('conformance-nondeterminism', nd.spec, ndRun.runId);
   const runDir = exportDir
     ? (await exportRunDir(keel, tenant, { runIds: ids }, { now: () => '2026-11-30T12:00:00.000Z' })).files

@@ -1,9 +1,12 @@
 /**
  * Shadow runs survive crashes like any run, with real processes: `keel emit` starts the live run of
  * v1 (which completes) and, beside it, the shadow run of v2, whose read tool hangs; the process is
- * killed with SIGKILL inside that call. `keel recover --all` finishes the shadow from its ledger
- * head; its comparison with the live run is then kept exactly once, however often it is asked
- * for; the shadow verifies; and the tool that acts was called by the live run alone.
+ * killed with SIGKILL inside that call. The dead process's shadow holds nothing: later events, even
+ * with one shadow run at a time allowed, get their comparisons from the processes that emit them.
+ * `keel status` shows the dead one's comparison still to make; `keel recover --all` finishes the
+ * shadow from its ledger head and works its item of the shadow queue; its comparison with the live
+ * run is then kept exactly once, however often it is asked for; the shadow verifies; and the tool
+ * that acts was called by the live runs alone.
  */
 import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
@@ -84,26 +87,56 @@ test('a shadow run killed mid-walk is recovered, and its comparison is kept exac
   );
   const shadow = shadows.runs.find((r) => r.mode === 'shadow');
   assert.equal(shadow?.status, 'running', 'the shadow was cut mid-walk');
-  const recovered = okJson<{ recovered: number; byStatus: Record<string, number> }>(
-    run(['recover', '--all', '--json']),
+  const queued = (json: { shadowQueue: { waiting: number; running: number } }) =>
+    json.shadowQueue.waiting + json.shadowQueue.running;
+  assert.equal(
+    queued(okJson(run(['status', '--json']))),
+    1,
+    "the dead process's comparison is still to make",
   );
-  assert.deepEqual([recovered.recovered, recovered.byStatus.completed], [1, 1]);
+  // Later events, one shadow run at a time allowed: the dead shadow holds no slot, nothing is skipped.
+  for (const id of ['o2', 'o3', 'o4']) {
+    const file = sandbox.write(`${id}.json`, {
+      id,
+      type: 'order.paid',
+      subject: `O-${id}`,
+      time: '2026-12-01T10:00:00Z',
+      payload: {},
+    });
+    okJson(run(['--max-shadow-runs', '1', 'emit', file, '--json']));
+  }
+  const before = okJson<{
+    comparisons: number;
+    skipped: number;
+    queue: { waiting: number; running: number };
+  }>(run(['shadow', 'report', 'pay', '--json']));
+  assert.deepEqual(
+    [before.comparisons, before.skipped, before.queue.waiting + before.queue.running],
+    [3, 0, 1],
+  );
+  const recovered = okJson<{
+    recovered: number;
+    byStatus: Record<string, number>;
+    shadows: { worked: number };
+  }>(run(['recover', '--all', '--json']));
+  assert.deepEqual([recovered.recovered, recovered.byStatus.completed, recovered.shadows.worked], [1, 1, 1]);
+  assert.equal(queued(okJson(run(['status', '--json']))), 0);
   for (let i = 0; i < 2; i++) {
     const report = okJson<{ comparisons: number; agreed: number }>(
       run(['shadow', 'report', 'pay', '--json']),
     );
     assert.deepEqual(
       [report.comparisons, report.agreed],
-      [1, 0],
-      'one comparison: v2 pays 45 where v1 paid 40',
+      [4, 0],
+      'one comparison per event: v2 pays 45 where v1 paid 40',
     );
   }
   assert.equal(okJson<{ ok: boolean }>(run(['verify', shadow!.runId, '--json'])).ok, true);
   const calls = callsIn(effects);
-  assert.equal(calls.pay, 1, 'only the live run paid');
+  assert.equal(calls.pay, 4, 'only the live runs paid');
   assert.equal(
     calls.peek,
-    3,
-    'the live read, the shadow read cut by the kill, and its read again on recovery',
+    9,
+    'the live read, the shadow read cut by the kill, and its read again on recovery; a live and a shadow read per later event',
   );
 });

@@ -176,7 +176,9 @@ export interface Diff {
   from: number;
   to: number;
   same: boolean;
-  changes: { area: string; text: string }[];
+  /** Only renames, rewordings, tests and gates changed: no run would decide otherwise. */
+  sameBehaviour: boolean;
+  changes: { area: string; text: string; behaviour: boolean }[];
 }
 /** A spec read back in plain words (keel explain). */
 export interface ReadBack {

@@ -112,7 +112,8 @@ function DiffView({ workflowId, versions }: { workflowId: string; versions: numb
 
 function DiffList({ diff }: { diff: Diff }) {
   if (diff.same) return html`<p>v${diff.from} and v${diff.to} are the same document.</p>`;
-  return html`<ul class="changes">${diff.changes.map((c) => html`<li><span class="tag">${c.area}</span> ${c.text}</li>`)}</ul>`;
+  return html`${diff.sameBehaviour ? html`<p>No behaviour change.</p>` : null}
+    <ul class="changes">${diff.changes.map((c) => html`<li class=${c.behaviour ? '' : 'muted'}><span class="tag">${c.area}</span> ${c.text}</li>`)}</ul>`;
 }
 
 function GateView({ report }: { report: GateReport }) {
@@ -130,9 +131,17 @@ interface ShadowReport {
   comparisons: number;
   agreed: number;
   agreement: number;
+  starts: { wouldNotStart: number; wouldStartAlone: number };
+  queue: { waiting: number; running: number; oldestAgeMs?: number };
   skipped: number;
   newRefusals: { runId: string; step: string; code: string }[];
-  disagreements: { shadowRunId: string; liveRunId: string; liveVersion: number; sentences: string[] }[];
+  disagreements: {
+    shadowRunId: string;
+    liveRunId?: string;
+    liveVersion: number;
+    starts?: { live: boolean; candidate: boolean };
+    sentences: string[];
+  }[];
 }
 
 /** How a SHADOW version agreed with the live runs it shadowed (`keel shadow report`). */
@@ -142,21 +151,23 @@ function ShadowView({ workflowId, version }: { workflowId: string; version: numb
     [workflowId, version],
   );
   const x = r.value;
+  const waiting = x ? x.queue.waiting + x.queue.running : 0;
   return html`<section class="shadow" data-testid="shadow-report">
     <h3>Shadow comparisons of v${version}</h3>
     <${ErrorBox} error=${r.error} />
+    ${waiting > 0 ? html`<p class="muted">${waiting} comparisons still to make (in the shadow queue)${x?.queue.oldestAgeMs !== undefined ? `, the oldest queued ${Math.round(x.queue.oldestAgeMs / 1000)} s ago` : ''}</p>` : null}
     ${
       !x
         ? null
         : x.comparisons === 0
-          ? html`<p class="muted">No comparisons yet: each live run's event also runs v${version}, simulated, and the two are compared once both end.</p>`
-          : html`<p><b>${Math.round(x.agreement * 1000) / 10}%</b> agreement: ${x.agreed} of ${x.comparisons} live runs of v${x.against.join(', v')}${x.skipped ? html` <span class="muted">(${x.skipped} skipped at the shadow limit)</span>` : null}</p>
+          ? html`<p class="muted">No comparisons yet: each event of the workflow is also run by v${version}, simulated, where it would start, and the two are compared once both end.</p>`
+          : html`<p><b>${Math.round(x.agreement * 1000) / 10}%</b> agreement: ${x.agreed} of ${x.comparisons} events of v${x.against.join(', v')}${x.starts.wouldNotStart ? html`; <span class="bad">v${version} would not start on ${x.starts.wouldNotStart}</span>` : null}${x.starts.wouldStartAlone ? html`; <span class="bad">only v${version} would start on ${x.starts.wouldStartAlone}</span>` : null}${x.skipped ? html` <span class="muted">(${x.skipped} skipped at the shadow limit, before the shadow queue)</span>` : null}</p>
             ${x.newRefusals.length ? html`<p class="bad">${x.newRefusals.length} refusals the live version did not make</p>` : null}
             <ul class="changes">${x.disagreements
               .slice(0, 20)
               .map(
                 (d) =>
-                  html`<li>${d.sentences.join(' ')} <a href=${`#/runs/${encodeURIComponent(d.shadowRunId)}`}>shadow</a> · <a href=${`#/runs/${encodeURIComponent(d.liveRunId)}`}>live</a></li>`,
+                  html`<li>${d.sentences.join(' ')}${d.starts?.candidate === false ? null : html` <a href=${`#/runs/${encodeURIComponent(d.shadowRunId)}`}>shadow</a>`}${d.liveRunId ? html` · <a href=${`#/runs/${encodeURIComponent(d.liveRunId)}`}>live</a>` : null}</li>`,
               )}</ul>`
     }
   </section>`;

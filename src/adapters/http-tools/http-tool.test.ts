@@ -332,7 +332,7 @@ tests:
     const report = await keel.lifecycle.test('acme', 'simulated');
     assert.equal(report.passed, true, JSON.stringify(report));
     assert.equal(count('/charges'), before, 'a simulated run never calls a write');
-    const entries = await keel.runs.entries('acme', report.tests[0]!.runId);
+    const entries = await keel.runs.entries('acme', report.tests[0]!.runId!);
     const done = entries.find((e) => e.kind === 'step.completed')!.payload as { output: unknown };
     assert.deepEqual(done.output, { id: 'sim-B-2', simulated: true });
     await keel.close();

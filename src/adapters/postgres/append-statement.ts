@@ -96,6 +96,18 @@ charged AS (
     FROM budget d JOIN locked l ON l.tenant = d.tenant AND l.hash = d.hash
    WHERE b.tenant = d.tenant AND b.hash = d.hash
 ),
+-- Shadow work queued with the append that starts its live run (ShadowWork), only if that append won.
+queued AS (
+  INSERT INTO shadow_queue (tenant, id, workflow_id, version, live_version, live_run_id, judged_as, event, enqueued_ms)
+  SELECT s.tenant, s.id, s.workflow_id, s.version, s.live_version, s.live_run_id, s.judged_as, s.event, s.enqueued_ms
+    FROM unnest($56::int[], $57::text[], $58::text[], $59::text[], $60::int[], $61::int[], $62::text[],
+                $63::text[], $64::text[], $65::bigint[])
+      WITH ORDINALITY AS s(ord, tenant, id, workflow_id, version, live_version, live_run_id, judged_as, event,
+                           enqueued_ms, n)
+    JOIN won w ON w.ord = s.ord
+   ORDER BY s.n
+  ON CONFLICT (tenant, id) DO NOTHING
+),
 woken AS (
   SELECT pg_notify('keel_runs', current_schema())
    WHERE EXISTS (SELECT 1 FROM won w JOIN req q ON q.ord = w.ord
@@ -117,9 +129,9 @@ export const APPEND_CHANNEL = 'keel_appends';
  */
 export function appendStatement(notify: boolean): { name: string; text: string } {
   return notify
-    ? { name: 'keel_append_v7', text: APPEND_SQL }
+    ? { name: 'keel_append_v8', text: APPEND_SQL }
     : {
-        name: 'keel_append_v7_quiet',
+        name: 'keel_append_v8_quiet',
         text: APPEND_SQL.replace("pg_notify('keel_runs', current_schema())", '1').replace(
           "pg_notify('keel_appends', current_schema() || ' ' || q.run_id)",
           '1',
@@ -152,13 +164,14 @@ export function byRunId(a: AppendRequest, b: AppendRequest): number {
 }
 
 /**
- * The 55 parameters of APPEND_SQL for one round; `ord` is the index in `reqs`. A `hold` lease runs
+ * The 65 parameters of APPEND_SQL for one round; `ord` is the index in `reqs`. A `hold` lease runs
  * until `now + ms` on this process's clock, as workers' leases do. The entries' payloads travel as
  * one binary bytea ($39) cut by offset ($28, 1-based) and length ($40): a bytea[] parameter would
  * be sent as hex text, doubling its bytes, and escaped by the driver and decoded by the server.
  * An append with a writ budget change gives one row per writ of its chain (`linksOf`) to $41-$49.
  * A run created as simulated names its mode and its shadow's live run in $50 and $51. The blobs of
  * its v2 entries follow the payloads in $39, cut by $54 and $55, with their append and hash in $52, $53.
+ * Shadow work queued with an append (ShadowWork) is $56-$65, one row per item.
  */
 export function appendParams(
   reqs: readonly AppendRequest[],
@@ -171,6 +184,7 @@ export function appendParams(
   const b: unknown[][] = Array.from({ length: 9 }, () => []);
   const m: unknown[][] = [[], []];
   const bl: unknown[][] = [[], [], [], []];
+  const sw: unknown[][] = Array.from({ length: 10 }, () => []);
   const payloads: Uint8Array[] = [];
   const lengths: number[] = [];
   let offset = 1;
@@ -229,6 +243,10 @@ export function appendParams(
       ];
       pushColumns(x, vals);
     }
+    for (const w of req.shadowWork ?? []) {
+      const vals = [ord, w.tenant, w.id, w.workflowId, w.version, w.liveVersion, w.liveRunId ?? null];
+      pushColumns(sw, [...vals, w.judgedAs, JSON.stringify(w.event), w.enqueuedMs]);
+    }
     const budget = req.budget;
     if (budget) {
       const r = budget.reserve;
@@ -239,7 +257,7 @@ export function appendParams(
       }
     }
   });
-  return [...q, ...e, ...x, Buffer.concat(payloads), lengths, ...b, ...m, ...bl];
+  return [...q, ...e, ...x, Buffer.concat(payloads), lengths, ...b, ...m, ...bl, ...sw];
 }
 
 /** Appends one row's values to column arrays (parameter i gets value i). */

@@ -7,7 +7,7 @@
 import type pg from 'pg';
 import type { Checkpoint } from '../../core/checkpoint/index.ts';
 import type { CheckpointHead, HeadCursor } from '../../ports/index.ts';
-import { assertFollows } from '../shared/checkpoint-rows.ts';
+import { assertFollows, logColumns } from '../shared/checkpoint-rows.ts';
 import type { Row } from '../shared/rows.ts';
 
 export const AFTER = (n: number) =>
@@ -24,6 +24,13 @@ export const CHECKPOINT_SQL = {
   latest: `SELECT run_id, created_at, head_seq, head_hash FROM checkpoint_latest WHERE tenant = $1 AND ${AFTER(2)}
             ORDER BY created_at, run_id COLLATE "C" LIMIT $4`,
   lastSeq: 'SELECT coalesce(max(seq), 0) AS seq FROM checkpoints WHERE tenant = $1',
+  one: 'SELECT * FROM checkpoints WHERE tenant = $1 AND seq = $2',
+  runLast: `SELECT run_id, created_at, head_seq, head_hash, checkpoint_seq FROM checkpoint_heads
+             WHERE tenant = $1 AND run_id = $2 ORDER BY checkpoint_seq DESC LIMIT 1`,
+  log: `SELECT run_id, created_at, head_seq, head_hash, checkpoint_seq FROM checkpoint_heads
+         WHERE tenant = $1 AND ($2::int IS NULL OR checkpoint_seq > $2
+               OR (checkpoint_seq = $2 AND (created_at > $3 OR (created_at = $3 AND run_id COLLATE "C" > $4))))
+         ORDER BY checkpoint_seq, created_at, run_id COLLATE "C" LIMIT $5`,
   rows: `SELECT run_id, created_at, head_seq, head_hash, checkpoint_seq FROM checkpoint_heads
           WHERE tenant = $1 AND ($2::text IS NULL OR run_id COLLATE "C" > $2 OR (run_id = $2 AND checkpoint_seq > $3))
           ORDER BY run_id COLLATE "C", checkpoint_seq LIMIT $4`,
@@ -49,8 +56,8 @@ export async function appendCheckpoint(
     ).rows[0];
     assertFollows(c, last);
     await client.query(
-      `INSERT INTO checkpoints (tenant, seq, at, runs, root, prev_hash, key_id, public_key, signature, hash, root_signature)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
+      `INSERT INTO checkpoints (tenant, seq, at, runs, root, prev_hash, key_id, public_key, signature, hash, root_signature, tree_size, log_root, log_frontier)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)`,
       [
         c.tenant,
         c.seq,
@@ -63,6 +70,7 @@ export async function appendCheckpoint(
         c.signature,
         c.hash,
         c.rootSignature ?? null,
+        ...logColumns(c),
       ],
     );
     for (let i = 0; i < changed.length; i += 5_000) {

@@ -79,14 +79,22 @@ export function parsePostgresTarget(url: string, schema?: string): PostgresTarge
   };
 }
 
-export function createPool(target: PostgresTarget, o: PoolOptions = {}): pg.Pool {
+/**
+ * A pool on the target's schema. `asyncCommit`: its sessions commit without waiting for the WAL
+ * flush (`synchronous_commit = off`), for writes that a synchronous commit always follows before
+ * anyone relies on them (events.ts).
+ */
+export function createPool(
+  target: PostgresTarget,
+  o: PoolOptions & { readonly asyncCommit?: boolean } = {},
+): pg.Pool {
   const pool = new pg.Pool({
     connectionString: target.connectionString,
     max: o.poolSize ?? 10,
     connectionTimeoutMillis: o.connectTimeoutMs ?? 5000,
     application_name: 'keel',
     // The schema name is checked against SCHEMA_NAME, so it needs no quoting here.
-    options: `-c search_path=${target.schema}`,
+    options: `-c search_path=${target.schema}${o.asyncCommit ? ' -c synchronous_commit=off' : ''}`,
   });
   // An idle connection dropped by the server must not crash the process; the next query reconnects.
   pool.on('error', () => {});

@@ -1,7 +1,8 @@
 /**
  * The lifecycle in PostgreSQL: lifecycle records appended to their workflow's hash chain with the
  * status changes and rollout state they carry, in one transaction serialised per workflow (a
- * transaction-scoped advisory lock; the unique previous hash is the last word), and run counts.
+ * transaction-scoped advisory lock; the unique previous hash is the last word), run counts, and
+ * the tally of a version's live runs in a window (shared/live-run-tally.ts).
  */
 import type pg from 'pg';
 import { chainHead } from '../../core/lifecycle/index.ts';
@@ -16,6 +17,7 @@ import {
   statusMoved,
   toPromotionRecord,
 } from '../shared/lifecycle-rows.ts';
+import { liveRunTallySql, POSTGRES_PAYLOAD_FIELD } from '../shared/live-run-tally.ts';
 import type { Row } from '../shared/rows.ts';
 
 export const PROMOTIONS_SQL = 'SELECT * FROM promotions WHERE tenant = $1 AND workflow_id = $2 ORDER BY id';
@@ -76,6 +78,9 @@ export async function recordLifecycle(client: pg.PoolClient, change: LifecycleCh
     throw e;
   }
 }
+
+/** The statements of `tallyLiveRuns`. */
+export const LIVE_RUN_TALLY_SQL = liveRunTallySql(POSTGRES_PAYLOAD_FIELD);
 
 /** The SQL and values of `countRuns`. */
 export function countRunsQuery(tenant: string, c: RunCount): { text: string; values: unknown[] } {

@@ -19,10 +19,14 @@ import {
   type CheckpointHead,
   type CheckpointHeadRow,
   type ClaimedRun,
+  type ClaimedShadowWork,
   type ClaimScope,
+  type DeliveredEvent,
   type EntryFilter,
   type EntryPage,
   type EntryQuery,
+  type EventClaim,
+  type EventConflict,
   type HeadCursor,
   IDEMPOTENCY_TTL_MS,
   type IdempotencyClaim,
@@ -30,6 +34,10 @@ import {
   type IdempotencyRef,
   type IdempotencyResponse,
   type LifecycleChange,
+  type LiveRunTally,
+  type LiveRunWindow,
+  type LogCursor,
+  type NewEventConflict,
   type NewPromotion,
   type PendingApproval,
   type Promotion,
@@ -38,11 +46,15 @@ import {
   type RunFilter,
   type RunPage,
   type RunRecord,
+  type ShadowClaimScope,
+  type ShadowQueueStatus,
   type ShadowSkip,
+  type ShadowWork,
   type Store,
   type StoredComparison,
   type StoredRollout,
   type StoreStats,
+  type TriggerDisagreement,
   type TrustedKeyRecord,
   type VersionRecord,
   type WorkerRecord,
@@ -50,7 +62,7 @@ import {
   type WritBudgetUsage,
   type WritRevocation,
 } from '../../ports/index.ts';
-import { checkClaimScope } from '../shared/check-claim-scope.ts';
+import { checkClaimScope, checkShadowClaimScope } from '../shared/check-claim-scope.ts';
 import { toCheckpoint, toHead, toHeadRow, toRetainedRun } from '../shared/checkpoint-rows.ts';
 import {
   afterCursor,
@@ -62,6 +74,14 @@ import {
   POSTGRES_ENTRY_SQL,
   unreadablePayload,
 } from '../shared/entry-query-rows.ts';
+import {
+  conflictsQuery,
+  conflictValues,
+  EVENT_SQL,
+  toDeliveredEvent,
+  toDisagreementCount,
+  toEventConflict,
+} from '../shared/event-rows.ts';
 import { checkIntArg } from '../shared/int-args.ts';
 import { headersText, IDEMPOTENCY_PRUNE_EVERY_MS, toApiKeyInfo } from '../shared/keys-idempotency-rows.ts';
 import {
@@ -71,7 +91,9 @@ import {
   skipValues,
   toComparison,
   toRollout,
+  toSkipCounts,
 } from '../shared/lifecycle-rows.ts';
+import { liveRunTallyValues, toLiveRunTally } from '../shared/live-run-tally.ts';
 import {
   decodeCursor,
   encodeCursor,
@@ -84,6 +106,7 @@ import {
   toVersion,
 } from '../shared/rows.ts';
 import { checkSecretKeyCandidate, SECRET_KEY_SQL } from '../shared/secret-key-rows.ts';
+import { SHADOW_QUEUE_SQL, toQueueStatus, workValues } from '../shared/shadow-queue-rows.ts';
 import { toRevocation, toTrustedKey, WRIT_TRUST_SQL as WT } from '../shared/writ-trust-rows.ts';
 import { APPEND_CHANNEL } from './append-statement.ts';
 import { afterParams, appendCheckpoint, CHECKPOINT_SQL, AFTER as RETAINED_AFTER_AT } from './checkpoints.ts';
@@ -98,6 +121,7 @@ import {
   parsePostgresTarget,
   unavailable,
 } from './connection.ts';
+import { claimEvent } from './events.ts';
 import { GroupCommit } from './group-commit.ts';
 import { claimIdempotency, KEYS_SQL } from './keys-idempotency.ts';
 import {
@@ -109,10 +133,11 @@ import {
   toWorker,
   WORKER_ROW_TTL_MS,
 } from './leases.ts';
-import { countRunsQuery, PROMOTIONS_SQL, recordLifecycle } from './lifecycle.ts';
+import { countRunsQuery, LIVE_RUN_TALLY_SQL, PROMOTIONS_SQL, recordLifecycle } from './lifecycle.ts';
 import { listenChannel } from './listen.ts';
 import { checkSchemaVersion, type MigrationReport, migrateSchema } from './migrate.ts';
 import { attachBlobs, readEntryRows, SQL } from './queries.ts';
+import { claimShadowWork } from './shadow-queue.ts';
 
 export interface PostgresStoreOptions extends PoolOptions {
   /** The schema Keel's tables live in (default `public`, or the URL's `?schema=`). */
@@ -130,6 +155,8 @@ export class PostgresStore implements Store {
   private closing: Promise<void> | undefined;
   /** When this handle next deletes idempotency records older than the TTL (ms, from claims' `now`). */
   private nextPrune = 0;
+  /** Connections committing without waiting for the WAL flush, for event claims (events.ts); opened on first use. */
+  private lazyPool: pg.Pool | undefined;
 
   private constructor(
     private readonly pool: pg.Pool,
@@ -356,6 +383,29 @@ export class PostgresStore implements Store {
     return (await this.query(CHECKPOINT_SQL.list, [tenant])).rows.map(toCheckpoint);
   }
 
+  async getCheckpoint(tenant: string, seq: number): Promise<Checkpoint | undefined> {
+    const row = (await this.query(CHECKPOINT_SQL.one, [tenant, seq])).rows[0];
+    return row ? toCheckpoint(row) : undefined;
+  }
+
+  async checkpointedHead(tenant: string, runId: string): Promise<CheckpointHeadRow | undefined> {
+    const row = (await this.query(CHECKPOINT_SQL.runLast, [tenant, runId])).rows[0];
+    return row ? toHeadRow(row) : undefined;
+  }
+
+  async checkpointLog(tenant: string, o: { after?: LogCursor; limit: number }): Promise<CheckpointHeadRow[]> {
+    const a = o.after;
+    return (
+      await this.query(CHECKPOINT_SQL.log, [
+        tenant,
+        a?.checkpointSeq ?? null,
+        a?.createdAt ?? null,
+        a?.runId ?? null,
+        o.limit,
+      ])
+    ).rows.map(toHeadRow);
+  }
+
   async retainedHeads(tenant: string, o: { after?: HeadCursor; limit: number }): Promise<CheckpointHead[]> {
     return (
       await this.query(RETENTION_SQL.heads(RETAINED_AFTER), [tenant, ...afterParams(o.after), o.limit])
@@ -421,6 +471,58 @@ export class PostgresStore implements Store {
     ).rows.map(toHeadRow);
   }
 
+  // --- The event index (events.ts) ---
+
+  async claimEvent(
+    d: DeliveredEvent,
+    disagreements: readonly TriggerDisagreement[] = [],
+  ): Promise<EventClaim> {
+    try {
+      this.lazyPool ??= createPool(this.target, { poolSize: 4, asyncCommit: true });
+      const claim = await claimEvent({ pool: this.pool, lazy: this.lazyPool }, d, disagreements);
+      if (claim.state === 'first') this.commits++;
+      return claim;
+    } catch (e) {
+      throw unavailable(e, 'claiming an event failed on', this.target);
+    }
+  }
+
+  async getDeliveredEvent(
+    tenant: string,
+    source: string,
+    eventId: string,
+  ): Promise<DeliveredEvent | undefined> {
+    const row = (
+      await this.query({ name: 'keel_get_event', text: EVENT_SQL.get, values: [tenant, source, eventId] })
+    ).rows[0];
+    return row ? toDeliveredEvent(row) : undefined;
+  }
+
+  async recordEventConflict(c: NewEventConflict): Promise<EventConflict> {
+    return toEventConflict(
+      (await this.write('keel_put_event_conflict', EVENT_SQL.putConflict, conflictValues(c))).rows[0]!,
+    );
+  }
+
+  async listEventConflicts(
+    tenant: string,
+    q: { source?: string; eventId?: string; limit?: number } = {},
+  ): Promise<EventConflict[]> {
+    const { text, values } = conflictsQuery(tenant, q);
+    return (await this.query(text, values)).rows.map(toEventConflict);
+  }
+
+  async countTriggerDisagreements(
+    tenant: string,
+    workflowId: string,
+    o: { to: number; startedAt: string },
+  ): Promise<{ chosen: number; taken: number | null; count: number }[]> {
+    const values = [tenant, workflowId, o.to, o.startedAt];
+    return (
+      await this.query({ name: 'keel_count_disagreements', text: EVENT_SQL.countDisagreements, values })
+    ).rows.map(toDisagreementCount);
+  }
+
   async getRollout(tenant: string, workflowId: string): Promise<StoredRollout | undefined> {
     const row = (await this.query(LIFECYCLE_SQL.getRollout, [tenant, workflowId])).rows[0];
     return row ? toRollout(row) : undefined;
@@ -431,6 +533,15 @@ export class PostgresStore implements Store {
     const q = countRunsQuery(tenant, c);
     const rows = (await this.query(q.text, q.values)).rows;
     return Object.fromEntries(rows.map((r) => [r.status as string, Number(r.n)]));
+  }
+
+  /** The counts are one statement's snapshot; the example ids, read after, are examples only. */
+  async tallyLiveRuns(tenant: string, w: LiveRunWindow): Promise<LiveRunTally> {
+    const values = liveRunTallyValues(tenant, w);
+    const counts = (await this.query(LIVE_RUN_TALLY_SQL.counts, values.slice(0, 4))).rows[0] ?? {};
+    const runIds = (await this.query(LIVE_RUN_TALLY_SQL.runIds, values)).rows;
+    const denied = (await this.query(LIVE_RUN_TALLY_SQL.deniedRunIds, values)).rows;
+    return toLiveRunTally(counts, runIds, denied);
   }
 
   async putComparison(c: StoredComparison): Promise<boolean> {
@@ -454,14 +565,65 @@ export class PostgresStore implements Store {
     await this.write('keel_put_shadow_skip', LIFECYCLE_SQL.putSkip, skipValues(skip));
   }
 
-  async countShadowSkips(
+  async shadowSkips(
     tenant: string,
     workflowId: string,
     version: number,
     since?: string,
-  ): Promise<number> {
+  ): Promise<{ liveVersion: number | null; count: number }[]> {
     const values = [tenant, workflowId, version, since ?? ''];
-    return Number((await this.query(LIFECYCLE_SQL.countSkips, values)).rows[0]?.n ?? 0);
+    return toSkipCounts((await this.query(LIFECYCLE_SQL.skipsByLiveVersion, values)).rows);
+  }
+
+  async enqueueShadowWork(items: readonly ShadowWork[]): Promise<number> {
+    if (items.length === 0) return 0;
+    return this.withTransaction('queueing shadow work', async (client) => {
+      await client.query('BEGIN');
+      try {
+        let n = 0;
+        for (const w of items)
+          n += (await client.query(SHADOW_QUEUE_SQL.enqueue, workValues(w))).rowCount ?? 0;
+        await client.query('COMMIT');
+        return n;
+      } catch (e) {
+        await client.query('ROLLBACK').catch(() => {});
+        throw e;
+      }
+    });
+  }
+
+  async claimShadowWork(
+    owner: string,
+    leaseMs: number,
+    limit: number,
+    now: number,
+    scope?: ShadowClaimScope,
+  ): Promise<ClaimedShadowWork[]> {
+    if (limit < 1) return [];
+    checkShadowClaimScope(scope);
+    return this.withTransaction('claiming shadow work', (client) =>
+      claimShadowWork(client, owner, leaseMs, limit, now, scope),
+    );
+  }
+
+  async finishShadowWork(tenant: string, id: string): Promise<boolean> {
+    return (
+      (await this.write('keel_finish_shadow_work', SHADOW_QUEUE_SQL.finish, [tenant, id])).rowCount === 1
+    );
+  }
+
+  async releaseShadowWork(tenant: string, id: string, owner: string, retryAt?: number): Promise<boolean> {
+    const values = [tenant, id, owner, retryAt ?? null];
+    return (await this.write('keel_release_shadow_work', SHADOW_QUEUE_SQL.release, values)).rowCount === 1;
+  }
+
+  async shadowQueueStatus(
+    now: number,
+    f: { tenant?: string; workflowId?: string; version?: number } = {},
+  ): Promise<ShadowQueueStatus> {
+    const values = [now, f.tenant ?? null, f.workflowId ?? null, f.version ?? null];
+    const status = (await this.query(SHADOW_QUEUE_SQL.status, values)).rows[0];
+    return toQueueStatus(status, (await this.query(SHADOW_QUEUE_SQL.owners, values)).rows);
   }
 
   /** A write statement outside the append path: counted as a commit once it succeeded. */
@@ -664,6 +826,7 @@ export class PostgresStore implements Store {
     this.closing ??= (async () => {
       await this.writer.drain();
       await this.stopListeningForAppends();
+      await this.lazyPool?.end();
       await this.pool.end();
     })();
     return this.closing;

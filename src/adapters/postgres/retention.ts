@@ -5,7 +5,7 @@
  */
 import type pg from 'pg';
 import type { Head } from '../../core/ledger/index.ts';
-import { retentionRefusal } from '../shared/checkpoint-rows.ts';
+import { retentionRefusalOf } from '../shared/checkpoint-rows.ts';
 import type { Row } from '../shared/rows.ts';
 
 export const RETENTION_SQL = {
@@ -39,7 +39,7 @@ export async function retainOne(
           )
         ).rows[0]
       : undefined;
-    const refusal = retentionRefusal(row, head, covered);
+    const refusal = retentionRefusalOf(row, head, covered);
     if (refusal) {
       await client.query('ROLLBACK');
       return refusal;

@@ -368,6 +368,89 @@ export const MIGRATIONS: readonly Migration[] = [
     CREATE INDEX retained_in_order ON retained_runs (tenant, created_at, run_id);
     `,
   },
+  {
+    version: 12,
+    name: 'the shadow queue: comparisons still to make, queued with the live run, leased, deleted when done',
+    // One row per SHADOW version on an event, beside the live run it started (live_run_id) or
+    // where the live version did not start (NULL); leased like runs (ms), deleted once done. seq
+    // keeps each version's items in the order they were queued. shadow_skips stay, as history.
+    sql: `
+    CREATE TABLE shadow_queue (
+      seq BIGSERIAL PRIMARY KEY,
+      tenant TEXT COLLATE "C" NOT NULL,
+      id TEXT COLLATE "C" NOT NULL,
+      workflow_id TEXT COLLATE "C" NOT NULL,
+      version INTEGER NOT NULL,
+      live_version INTEGER NOT NULL,
+      live_run_id TEXT COLLATE "C",
+      judged_as TEXT NOT NULL CHECK (judged_as IN ('LIVE', 'AUTONOMOUS')),
+      event TEXT NOT NULL,
+      enqueued_ms BIGINT NOT NULL,
+      lease_owner TEXT,
+      lease_until BIGINT
+    );
+    CREATE UNIQUE INDEX shadow_queue_item ON shadow_queue (tenant, id);
+    CREATE INDEX shadow_queue_turns ON shadow_queue (tenant, workflow_id, version, seq);
+    `,
+  },
+  {
+    version: 13,
+    name: 'the head log: checkpoints sign its size and hash, and keep its right edge; read in checkpoint order',
+    sql: `
+    ALTER TABLE checkpoints ADD COLUMN tree_size INTEGER;
+    ALTER TABLE checkpoints ADD COLUMN log_root TEXT;
+    ALTER TABLE checkpoints ADD COLUMN log_frontier TEXT;
+    CREATE INDEX checkpoint_heads_in_log ON checkpoint_heads (tenant, checkpoint_seq, created_at, run_id);
+    `,
+  },
+  {
+    version: 14,
+    name: 'the event index: (source, id) names an event per tenant, its first content and runs; conflicting redeliveries; trigger disagreements during a rollout',
+    sql: `
+    CREATE TABLE delivered_events (
+      tenant TEXT COLLATE "C" NOT NULL,
+      source TEXT COLLATE "C" NOT NULL,
+      event_id TEXT COLLATE "C" NOT NULL,
+      event_hash TEXT NOT NULL,
+      event_type TEXT NOT NULL,
+      subject TEXT NOT NULL,
+      event_time TEXT NOT NULL,
+      payload_hash TEXT NOT NULL,
+      runs TEXT NOT NULL,
+      delivered_at TEXT NOT NULL,
+      PRIMARY KEY (tenant, source, event_id)
+    );
+
+    CREATE TABLE event_conflicts (
+      tenant TEXT COLLATE "C" NOT NULL,
+      source TEXT COLLATE "C" NOT NULL,
+      event_id TEXT COLLATE "C" NOT NULL,
+      event_hash TEXT COLLATE "C" NOT NULL,
+      first_hash TEXT NOT NULL,
+      fields TEXT NOT NULL,
+      first_at TEXT NOT NULL,
+      last_at TEXT COLLATE "C" NOT NULL,
+      deliveries INTEGER NOT NULL CHECK (deliveries >= 1),
+      PRIMARY KEY (tenant, source, event_id, event_hash)
+    );
+    CREATE INDEX event_conflicts_recent ON event_conflicts (tenant, last_at);
+
+    CREATE TABLE trigger_disagreements (
+      tenant TEXT COLLATE "C" NOT NULL,
+      workflow_id TEXT COLLATE "C" NOT NULL,
+      source TEXT COLLATE "C" NOT NULL,
+      event_id TEXT COLLATE "C" NOT NULL,
+      rollout_from INTEGER NOT NULL,
+      rollout_to INTEGER NOT NULL,
+      rollout_started_at TEXT COLLATE "C" NOT NULL,
+      chosen INTEGER NOT NULL,
+      taken INTEGER,
+      at TEXT NOT NULL,
+      PRIMARY KEY (tenant, workflow_id, source, event_id)
+    );
+    CREATE INDEX trigger_disagreements_by_rollout ON trigger_disagreements (tenant, workflow_id, rollout_to, rollout_started_at);
+    `,
+  },
 ];
 
 /** The schema version this Keel writes and reads. */

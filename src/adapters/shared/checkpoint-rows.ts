@@ -2,14 +2,20 @@
  * Checkpoint rows as both stores read them back: the same columns (docs/audit.md), the same
  * records.
  */
-import type { Checkpoint } from '../../core/checkpoint/index.ts';
+import type { Digest } from '../../core/canonical/index.ts';
+import { isDigest } from '../../core/canonical/index.ts';
+import {
+  CHECKPOINT_FORMAT,
+  CHECKPOINT_FORMAT_V1,
+  type Checkpoint,
+  retentionRefusal,
+} from '../../core/checkpoint/index.ts';
 import { ErrorCode, KeelError } from '../../core/errors.ts';
-import { TERMINAL_STATUSES } from '../../core/ledger/index.ts';
 import type { CheckpointHead, CheckpointHeadRow, RetainedRun } from '../../ports/index.ts';
 import type { Row } from './rows.ts';
 
-export const toCheckpoint = (r: Row): Checkpoint => ({
-  format: 'keel-checkpoint/1',
+const baseCheckpoint = (r: Row): Checkpoint => ({
+  format: CHECKPOINT_FORMAT_V1,
   tenant: r.tenant as string,
   seq: Number(r.seq),
   at: r.at as string,
@@ -22,6 +28,39 @@ export const toCheckpoint = (r: Row): Checkpoint => ({
   hash: r.hash as Checkpoint['hash'],
   ...(typeof r.root_signature === 'string' ? { rootSignature: r.root_signature } : {}),
 });
+
+/** The stored right edge of the head log, if it is a list of digests (it is checked before use). */
+function frontierOf(text: unknown): Checkpoint['logFrontier'] {
+  if (typeof text !== 'string') return undefined;
+  try {
+    const v = JSON.parse(text) as unknown;
+    return Array.isArray(v) && v.every((d) => isDigest(d)) ? (v as Digest[]) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** A checkpoints row as its record: /2 when it has a head log (tree_size), else /1. */
+export const toCheckpoint = (r: Row): Checkpoint => {
+  const frontier = frontierOf(r.log_frontier);
+  return {
+    ...baseCheckpoint(r),
+    ...(r.tree_size !== null && r.tree_size !== undefined
+      ? {
+          format: CHECKPOINT_FORMAT,
+          treeSize: Number(r.tree_size),
+          logRoot: r.log_root as Digest,
+          ...(frontier ? { logFrontier: frontier } : {}),
+        }
+      : {}),
+  };
+};
+
+/** The columns of a checkpoint's stored head log: its size, hash and right edge (NULL for a /1). */
+export const logColumns = (c: Checkpoint): [number | null, string | null, string | null] =>
+  c.format === CHECKPOINT_FORMAT
+    ? [c.treeSize ?? null, c.logRoot ?? null, c.logFrontier ? JSON.stringify(c.logFrontier) : null]
+    : [null, null, null];
 
 export const toHead = (r: Row): CheckpointHead => ({
   runId: r.run_id as string,
@@ -62,20 +101,21 @@ export const toRetainedRun = (r: Row): RetainedRun => ({
 });
 
 /**
- * Why a run may not be removed now, or undefined: `row` is its runs row, `covered` its head in the
- * tenant's last checkpoint (checkpoint_latest). Both stores ask this inside the removing transaction.
+ * Why a run may not be removed now, or undefined (core's retentionRefusal, the rule the dry run
+ * applies too): `row` is its runs row, `covered` its head in the tenant's last checkpoint
+ * (checkpoint_latest). Both stores ask this inside the removing transaction.
  */
-export function retentionRefusal(
+export function retentionRefusalOf(
   row: Row | undefined,
   head: { readonly seq: number; readonly hash: string },
   covered: Row | undefined,
 ): string | undefined {
-  if (!row) return 'not in this store';
-  if (!(TERMINAL_STATUSES as readonly string[]).includes(row.status as string))
-    return `it is ${row.status as string}, not finished`;
-  if (Number(row.head_seq) !== head.seq || row.head_hash !== head.hash)
-    return `its head is seq ${Number(row.head_seq)} now, not the exported seq ${head.seq}`;
-  if (!covered || Number(covered.head_seq) !== head.seq || covered.head_hash !== head.hash)
-    return 'the last checkpoint does not cover its head: make a checkpoint first (keel checkpoint)';
-  return undefined;
+  return retentionRefusal(
+    row && {
+      status: row.status as string,
+      head: { seq: Number(row.head_seq), hash: row.head_hash as string },
+    },
+    head,
+    covered && { seq: Number(covered.head_seq), hash: covered.head_hash as string },
+  );
 }

@@ -24,7 +24,14 @@ export const LIFECYCLE_SQL = {
     ORDER BY created_at, shadow_run_id`,
   putSkip: `INSERT INTO shadow_skips (tenant, workflow_id, version, live_run_id, reason, at) VALUES ($1, $2, $3, $4, $5, $6)
     ON CONFLICT (tenant, workflow_id, version, live_run_id) DO NOTHING`,
-  countSkips: `SELECT count(*) AS n FROM shadow_skips WHERE tenant = $1 AND workflow_id = $2 AND version = $3 AND at >= $4`,
+  // Each skip counted against the version of the live run it was skipped beside (a run removed by
+  // retention: the version its retained row keeps; neither: null).
+  skipsByLiveVersion: `SELECT coalesce(r.version, x.version) AS live_version, count(*) AS n
+    FROM shadow_skips s
+    LEFT JOIN runs r ON r.run_id = s.live_run_id AND r.tenant = s.tenant
+    LEFT JOIN retained_runs x ON x.run_id = s.live_run_id AND x.tenant = s.tenant
+   WHERE s.tenant = $1 AND s.workflow_id = $2 AND s.version = $3 AND s.at >= $4
+   GROUP BY coalesce(r.version, x.version) ORDER BY coalesce(r.version, x.version) NULLS LAST`,
   getRollout: 'SELECT state, rev FROM rollouts WHERE tenant = $1 AND workflow_id = $2',
   insertRollout:
     'INSERT INTO rollouts (tenant, workflow_id, state, rev) VALUES ($1, $2, $3, 1) ON CONFLICT (tenant, workflow_id) DO NOTHING',
@@ -85,7 +92,8 @@ export function comparisonValues(c: StoredComparison): unknown[] {
   return [
     c.tenant,
     c.shadowRunId,
-    c.liveRunId,
+    // No live run (the live version did not start on the event): kept as '' in a NOT NULL column.
+    c.liveRunId ?? '',
     c.workflowId,
     c.shadowVersion,
     c.liveVersion,
@@ -100,7 +108,7 @@ export function toComparison(r: Row): StoredComparison {
     tenant: r.tenant as string,
     workflowId: r.workflow_id as string,
     shadowRunId: r.shadow_run_id as string,
-    liveRunId: r.live_run_id as string,
+    ...(r.live_run_id ? { liveRunId: r.live_run_id as string } : {}),
     shadowVersion: Number(r.shadow_version),
     liveVersion: Number(r.live_version),
     agree: Number(r.agree) === 1,
@@ -111,6 +119,14 @@ export function toComparison(r: Row): StoredComparison {
 
 export function skipValues(s: ShadowSkip): unknown[] {
   return [s.tenant, s.workflowId, s.version, s.liveRunId, s.reason, s.at];
+}
+
+/** Skipped shadow runs per live version, from `skipsByLiveVersion` rows. */
+export function toSkipCounts(rows: readonly Row[]): { liveVersion: number | null; count: number }[] {
+  return rows.map((r) => ({
+    liveVersion: r.live_version === null || r.live_version === undefined ? null : Number(r.live_version),
+    count: Number(r.n),
+  }));
 }
 
 export function toRollout(r: Row): { state: RolloutState; rev: number } {

@@ -3,7 +3,7 @@
  * transaction at open; a database from a newer Keel is refused rather than guessed at. Published
  * migrations are never edited: a change is a new entry at the end.
  */
-export const SCHEMA_VERSION = 12;
+export const SCHEMA_VERSION = 15;
 
 export const MIGRATIONS: readonly string[] = [
   `
@@ -363,6 +363,89 @@ export const MIGRATIONS: readonly string[] = [
     retained_at TEXT NOT NULL
   ) WITHOUT ROWID;
   CREATE INDEX retained_in_order ON retained_runs (tenant, created_at, run_id);
+  `,
+  // v13: the shadow queue (docs/lifecycle.md, "The shadow queue"). One row per comparison still to
+  // make — a SHADOW version on an event, beside the live run it started (live_run_id) or where the
+  // live version did not start (NULL) — queued with the live run's root, leased to the drainer
+  // working on it (lease times in ms, like runs'), deleted once done. seq keeps each version's
+  // items in the order they were queued. Shadow skips stay, as history: nothing is skipped now.
+  `
+  CREATE TABLE shadow_queue (
+    seq INTEGER PRIMARY KEY,
+    tenant TEXT NOT NULL,
+    id TEXT NOT NULL,
+    workflow_id TEXT NOT NULL,
+    version INTEGER NOT NULL,
+    live_version INTEGER NOT NULL,
+    live_run_id TEXT,
+    judged_as TEXT NOT NULL CHECK (judged_as IN ('LIVE', 'AUTONOMOUS')),
+    event TEXT NOT NULL,
+    enqueued_ms INTEGER NOT NULL,
+    lease_owner TEXT,
+    lease_until INTEGER
+  );
+  CREATE UNIQUE INDEX shadow_queue_item ON shadow_queue (tenant, id);
+  CREATE INDEX shadow_queue_turns ON shadow_queue (tenant, workflow_id, version, seq);
+  `,
+  // v14: the head log (docs/audit.md): a keel-checkpoint/2 also signs the size and hash of the
+  // log of every head recorded so far (checkpoint_heads, read in checkpoint order), and the store
+  // keeps the log's right edge so the next checkpoint extends it without reading it. Existing
+  // checkpoints stay /1 (NULL here) and verify as they did.
+  `
+  ALTER TABLE checkpoints ADD COLUMN tree_size INTEGER;
+  ALTER TABLE checkpoints ADD COLUMN log_root TEXT;
+  ALTER TABLE checkpoints ADD COLUMN log_frontier TEXT;
+  CREATE INDEX checkpoint_heads_in_log ON checkpoint_heads (tenant, checkpoint_seq, created_at, run_id);
+  `,
+  // v15: the event index (docs/http.md, "Events"). Per tenant, (source, id) names one event: its
+  // first delivery's content (hash, and the fields that say what a redelivery changed) and the
+  // runs its routing chose, as JSON (an empty list: none). A redelivery with other content is kept
+  // once per content and counted. During a rollout, an event the two versions' triggers disagree
+  // on is kept once per workflow, with the rollout it fell in (its versions and start). Events
+  // delivered before this version are not in the index.
+  `
+  CREATE TABLE delivered_events (
+    tenant TEXT NOT NULL,
+    source TEXT NOT NULL,
+    event_id TEXT NOT NULL,
+    event_hash TEXT NOT NULL,
+    event_type TEXT NOT NULL,
+    subject TEXT NOT NULL,
+    event_time TEXT NOT NULL,
+    payload_hash TEXT NOT NULL,
+    runs TEXT NOT NULL,
+    delivered_at TEXT NOT NULL,
+    PRIMARY KEY (tenant, source, event_id)
+  ) WITHOUT ROWID;
+
+  CREATE TABLE event_conflicts (
+    tenant TEXT NOT NULL,
+    source TEXT NOT NULL,
+    event_id TEXT NOT NULL,
+    event_hash TEXT NOT NULL,
+    first_hash TEXT NOT NULL,
+    fields TEXT NOT NULL,
+    first_at TEXT NOT NULL,
+    last_at TEXT NOT NULL,
+    deliveries INTEGER NOT NULL CHECK (deliveries >= 1),
+    PRIMARY KEY (tenant, source, event_id, event_hash)
+  ) WITHOUT ROWID;
+  CREATE INDEX event_conflicts_recent ON event_conflicts (tenant, last_at);
+
+  CREATE TABLE trigger_disagreements (
+    tenant TEXT NOT NULL,
+    workflow_id TEXT NOT NULL,
+    source TEXT NOT NULL,
+    event_id TEXT NOT NULL,
+    rollout_from INTEGER NOT NULL,
+    rollout_to INTEGER NOT NULL,
+    rollout_started_at TEXT NOT NULL,
+    chosen INTEGER NOT NULL,
+    taken INTEGER,
+    at TEXT NOT NULL,
+    PRIMARY KEY (tenant, workflow_id, source, event_id)
+  ) WITHOUT ROWID;
+  CREATE INDEX trigger_disagreements_by_rollout ON trigger_disagreements (tenant, workflow_id, rollout_to, rollout_started_at);
   `,
 ];
 

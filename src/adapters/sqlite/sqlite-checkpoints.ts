@@ -5,8 +5,8 @@
  */
 import type Database from 'better-sqlite3';
 import type { Checkpoint } from '../../core/checkpoint/index.ts';
-import type { CheckpointHead, CheckpointHeadRow, HeadCursor } from '../../ports/index.ts';
-import { assertFollows, toCheckpoint, toHead, toHeadRow } from '../shared/checkpoint-rows.ts';
+import type { CheckpointHead, CheckpointHeadRow, HeadCursor, LogCursor } from '../../ports/index.ts';
+import { assertFollows, logColumns, toCheckpoint, toHead, toHeadRow } from '../shared/checkpoint-rows.ts';
 import type { Row } from '../shared/rows.ts';
 
 /** `(created_at, run_id) > (?, ?)` in creation order, or every row. */
@@ -26,6 +26,9 @@ export class SqliteCheckpoints {
   private readonly asOf: Database.Statement;
   private readonly latest: Database.Statement;
   private readonly rows: Database.Statement;
+  private readonly one: Database.Statement;
+  private readonly runLast: Database.Statement;
+  private readonly log: Database.Statement;
 
   constructor(db: Database.Database) {
     this.last = db.prepare('SELECT seq, hash FROM checkpoints WHERE tenant = ? ORDER BY seq DESC LIMIT 1');
@@ -51,9 +54,19 @@ export class SqliteCheckpoints {
         WHERE tenant = ? AND (? IS NULL OR run_id > ? OR (run_id = ? AND checkpoint_seq > ?))
         ORDER BY run_id, checkpoint_seq LIMIT ?`,
     );
+    this.one = db.prepare('SELECT * FROM checkpoints WHERE tenant = ? AND seq = ?');
+    this.runLast = db.prepare(
+      `SELECT run_id, created_at, head_seq, head_hash, checkpoint_seq FROM checkpoint_heads
+        WHERE tenant = ? AND run_id = ? ORDER BY checkpoint_seq DESC LIMIT 1`,
+    );
+    this.log = db.prepare(
+      `SELECT run_id, created_at, head_seq, head_hash, checkpoint_seq FROM checkpoint_heads
+        WHERE tenant = ? AND (? IS NULL OR checkpoint_seq > ? OR (checkpoint_seq = ? AND (created_at > ? OR (created_at = ? AND run_id > ?))))
+        ORDER BY checkpoint_seq, created_at, run_id LIMIT ?`,
+    );
     const insert = db.prepare(
-      `INSERT INTO checkpoints (tenant, seq, at, runs, root, prev_hash, key_id, public_key, signature, hash, root_signature)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      `INSERT INTO checkpoints (tenant, seq, at, runs, root, prev_hash, key_id, public_key, signature, hash, root_signature, tree_size, log_root, log_frontier)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     );
     const insertHead = db.prepare(
       `INSERT INTO checkpoint_heads (tenant, checkpoint_seq, created_at, run_id, head_seq, head_hash)
@@ -77,6 +90,7 @@ export class SqliteCheckpoints {
         c.signature,
         c.hash,
         c.rootSignature ?? null,
+        ...logColumns(c),
       );
       for (const h of changed) {
         insertHead.run(c.tenant, c.seq, h.createdAt, h.runId, h.seq, h.hash);
@@ -87,6 +101,23 @@ export class SqliteCheckpoints {
 
   list(tenant: string): Checkpoint[] {
     return (this.all.all(tenant) as Row[]).map(toCheckpoint);
+  }
+
+  get(tenant: string, seq: number): Checkpoint | undefined {
+    const row = this.one.get(tenant, seq) as Row | undefined;
+    return row ? toCheckpoint(row) : undefined;
+  }
+
+  headOf(tenant: string, runId: string): CheckpointHeadRow | undefined {
+    const row = this.runLast.get(tenant, runId) as Row | undefined;
+    return row ? toHeadRow(row) : undefined;
+  }
+
+  logRows(tenant: string, o: { after?: LogCursor; limit: number }): CheckpointHeadRow[] {
+    const a = o.after;
+    const s = a?.checkpointSeq ?? null;
+    const c = a?.createdAt ?? null;
+    return (this.log.all(tenant, s, s, s, c, c, a?.runId ?? null, o.limit) as Row[]).map(toHeadRow);
   }
 
   runHeads(tenant: string, o: { after?: HeadCursor; limit: number }): CheckpointHead[] {

@@ -1,12 +1,15 @@
 /**
  * The lifecycle in the SQLite file: lifecycle records appended to their workflow's hash chain with
  * the status changes and rollout state they carry (one IMMEDIATE transaction, all or nothing),
- * shadow comparisons kept once, skipped shadow runs counted, and run counts per status.
+ * shadow comparisons kept once, skipped shadow runs counted, run counts per status, and the tally
+ * of a version's live runs in a window (shared/live-run-tally.ts).
  */
 import type Database from 'better-sqlite3';
 import { chainHead } from '../../core/lifecycle/index.ts';
 import type {
   LifecycleChange,
+  LiveRunTally,
+  LiveRunWindow,
   Promotion,
   RunCount,
   ShadowSkip,
@@ -26,18 +29,27 @@ import {
   toComparison,
   toPromotionRecord,
   toRollout,
+  toSkipCounts,
 } from '../shared/lifecycle-rows.ts';
+import {
+  liveRunTallySql,
+  liveRunTallyValues,
+  SQLITE_PAYLOAD_FIELD,
+  toLiveRunTally,
+} from '../shared/live-run-tally.ts';
 import type { Row } from '../shared/rows.ts';
 import { type BoundStatements, boundStatements } from './bound-statements.ts';
 
 export class SqliteLifecycle {
   private readonly st: BoundStatements<keyof typeof LIFECYCLE_SQL>;
+  private readonly tally: BoundStatements<'counts' | 'runIds' | 'deniedRunIds'>;
   private readonly insertPromotion: Database.Statement;
   private readonly promotions: Database.Statement;
   readonly record: (change: LifecycleChange) => Promotion[];
 
   constructor(private readonly db: Database.Database) {
     this.st = boundStatements(db, LIFECYCLE_SQL);
+    this.tally = boundStatements(db, liveRunTallySql(SQLITE_PAYLOAD_FIELD));
     this.insertPromotion = db.prepare(
       `INSERT INTO promotions (tenant, workflow_id, version, from_status, to_status, by, at, ${PROMOTION_COLUMNS})
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
@@ -106,8 +118,20 @@ export class SqliteLifecycle {
     this.st.run('putSkip', skipValues(s));
   }
 
-  countSkips(tenant: string, workflowId: string, version: number, since = ''): number {
-    return Number(this.st.all('countSkips', [tenant, workflowId, version, since])[0]?.n ?? 0);
+  skips(tenant: string, workflowId: string, version: number, since = '') {
+    return toSkipCounts(this.st.all('skipsByLiveVersion', [tenant, workflowId, version, since]));
+  }
+
+  /** The three statements in one transaction: the counts and the examples are one snapshot. */
+  tallyLiveRuns(tenant: string, w: LiveRunWindow): LiveRunTally {
+    const values = liveRunTallyValues(tenant, w);
+    return this.db.transaction(() =>
+      toLiveRunTally(
+        this.tally.all('counts', values)[0] ?? {},
+        this.tally.all('runIds', values),
+        this.tally.all('deniedRunIds', values),
+      ),
+    )();
   }
 
   countRuns(tenant: string, c: RunCount): Record<string, number> {

@@ -8,7 +8,7 @@
 import type Database from 'better-sqlite3';
 import type { Head } from '../../core/ledger/index.ts';
 import type { CheckpointHead, HeadCursor, RetainedRun } from '../../ports/index.ts';
-import { retentionRefusal, toHead, toRetainedRun } from '../shared/checkpoint-rows.ts';
+import { retentionRefusalOf, toHead, toRetainedRun } from '../shared/checkpoint-rows.ts';
 import type { Row } from '../shared/rows.ts';
 
 const AFTER = '(? IS NULL OR created_at > ? OR (created_at = ? AND run_id > ?))';
@@ -61,7 +61,7 @@ export class SqliteRetention {
         const covered = row
           ? (this.st.covered.get(tenant, row.created_at, runId) as Row | undefined)
           : undefined;
-        const refusal = retentionRefusal(row, head, covered);
+        const refusal = retentionRefusalOf(row, head, covered);
         if (refusal) return refusal;
         const r = row!;
         this.st.keep.run(

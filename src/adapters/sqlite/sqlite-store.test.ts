@@ -6,6 +6,7 @@ import { test } from 'node:test';
 import Database from 'better-sqlite3';
 import { type Digest, hashOf } from '../../core/canonical/index.ts';
 import { type StoredEntry, verifyLedger } from '../../core/ledger/index.ts';
+import { eventContent } from '../../core/run/index.ts';
 import { blobRun, buildLedger, LARGE_ANSWER, runStoreContract } from '../../testing/index.ts';
 import { MIGRATIONS, SCHEMA_VERSION } from './schema.ts';
 import { SqliteStore } from './sqlite-store.ts';
@@ -38,6 +39,84 @@ test('group commit: appends issued together share one transaction', async () => 
     assert.equal(store.stats().commits - before, 1);
     assert.equal((await store.listRuns('t1', { limit: 100 })).runs.length, 20);
     await store.close();
+  } finally {
+    rmSync(d, { recursive: true, force: true });
+  }
+});
+
+test('group commit: event claims and appends issued together share one transaction', async () => {
+  const d = mkdtempSync(join(tmpdir(), 'keel-sqlite-group-'));
+  try {
+    const store = new SqliteStore(join(d, 'k.db'));
+    const claim = (i: number) => {
+      const event = {
+        id: `e${i}`,
+        type: 't',
+        tenant: 't1',
+        source: 's',
+        subject: '',
+        payload: {},
+        time: 'x',
+      };
+      return store.claimEvent({
+        tenant: 't1',
+        source: 's',
+        eventId: event.id,
+        ...eventContent(event),
+        runs: [],
+        deliveredAt: '2026-12-01T00:00:00.000Z',
+      });
+    };
+    const before = store.stats().commits;
+    const claims = await Promise.all([
+      ...Array.from({ length: 8 }, (_, i) => claim(i)),
+      claim(0),
+      ...Array.from({ length: 4 }, (_, i) => store.append(create(hashOf({ claimed: i }), 1))),
+    ]);
+    assert.equal(store.stats().commits - before, 1);
+    assert.deepEqual(
+      claims.slice(0, 9).map((c) => (c as { state: string }).state),
+      [...Array(8).fill('first'), 'again'],
+    );
+    await store.close();
+  } finally {
+    rmSync(d, { recursive: true, force: true });
+  }
+});
+
+test('a claim naming runs commits without an fsync of its own (the durable commits of its runs sync it); one naming none is durable alone', async () => {
+  const d = mkdtempSync(join(tmpdir(), 'keel-sqlite-lazy-'));
+  try {
+    const path = join(d, 'k.db');
+    const store = new SqliteStore(path);
+    const claim = (id: string, runs: number) => {
+      const event = { id, type: 't', tenant: 't1', source: 's', subject: '', payload: {}, time: 'x' };
+      return store.claimEvent({
+        tenant: 't1',
+        source: 's',
+        eventId: id,
+        ...eventContent(event),
+        runs: Array.from({ length: runs }, (_, i) => ({
+          workflowId: 'wf',
+          version: 1,
+          runId: hashOf({ id, i }),
+        })),
+        deliveredAt: '2026-12-01T00:00:00.000Z',
+      });
+    };
+    const before = store.stats().commits;
+    assert.equal((await claim('with-runs', 1)).state, 'first');
+    assert.equal(store.stats().commits - before, 0, 'no durable commit of its own');
+    assert.equal(store.durability.synchronous, 'FULL');
+    await store.append(create(hashOf('the run it names'), 1));
+    assert.equal(store.stats().commits - before, 1);
+    assert.equal((await claim('no-runs', 0)).state, 'first');
+    assert.equal(store.stats().commits - before, 2, 'a claim naming no run is a durable commit');
+    await store.close();
+    const again = new SqliteStore(path);
+    assert.equal(again.durability.synchronous, 'FULL');
+    assert.equal((await again.getDeliveredEvent('t1', 's', 'with-runs'))?.runs.length, 1);
+    await again.close();
   } finally {
     rmSync(d, { recursive: true, force: true });
   }

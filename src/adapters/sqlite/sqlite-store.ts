@@ -25,16 +25,24 @@ import type {
   CheckpointHead,
   CheckpointHeadRow,
   ClaimedRun,
+  ClaimedShadowWork,
   ClaimScope,
+  DeliveredEvent,
   EntryFilter,
   EntryPage,
   EntryQuery,
+  EventClaim,
+  EventConflict,
   HeadCursor,
   IdempotencyClaim,
   IdempotencyClaimRequest,
   IdempotencyRef,
   IdempotencyResponse,
   LifecycleChange,
+  LiveRunTally,
+  LiveRunWindow,
+  LogCursor,
+  NewEventConflict,
   NewPromotion,
   PendingApproval,
   Promotion,
@@ -43,11 +51,15 @@ import type {
   RunFilter,
   RunPage,
   RunRecord,
+  ShadowClaimScope,
+  ShadowQueueStatus,
   ShadowSkip,
+  ShadowWork,
   Store,
   StoredComparison,
   StoredRollout,
   StoreStats,
+  TriggerDisagreement,
   TrustedKeyRecord,
   VersionRecord,
   WorkerRecord,
@@ -57,7 +69,7 @@ import type {
 } from '../../ports/index.ts';
 import { appendedBlobs, blobsWanted, withBlobs } from '../shared/blob-rows.ts';
 import { checkChain } from '../shared/check-chain.ts';
-import { checkClaimScope } from '../shared/check-claim-scope.ts';
+import { checkClaimScope, checkShadowClaimScope } from '../shared/check-claim-scope.ts';
 import {
   afterCursor,
   decodeEntryCursor,
@@ -94,10 +106,12 @@ import {
 import { sqliteStatement } from '../shared/writ-trust-rows.ts';
 import { digestBlob, digestText, MIGRATIONS, SCHEMA_VERSION } from './schema.ts';
 import { SqliteCheckpoints } from './sqlite-checkpoints.ts';
+import { SqliteEvents } from './sqlite-events.ts';
 import { SqliteKeysIdempotency } from './sqlite-keys-idempotency.ts';
 import { SqliteLeases } from './sqlite-leases.ts';
 import { SqliteLifecycle } from './sqlite-lifecycle.ts';
 import { SqliteRetention } from './sqlite-retention.ts';
+import { SqliteShadowQueue } from './sqlite-shadow-queue.ts';
 import { SqliteWritTrust } from './sqlite-writ-trust.ts';
 
 /**
@@ -125,7 +139,12 @@ export const APPEND_POLL_MS = 100;
 
 /**
  * A write waiting for the next group commit: an append, or (`write`) another small write that
- * rides in the same transaction rather than paying a commit of its own (a shadow comparison).
+ * rides in the same transaction rather than paying a commit of its own (a shadow comparison, an
+ * event's claim, a conflicting redelivery). A `lazy` write is one a durable commit always follows
+ * before anyone relies on it (the claim of an event whose runs start next): a group of lazy writes
+ * alone commits without its own fsync (synchronous=NORMAL for that transaction). In WAL mode the
+ * next FULL commit syncs the log, and with it every frame before its own, so the write is durable
+ * before anything it names is; a crash in between loses it together with runs never started.
  */
 type Pending =
   | {
@@ -135,6 +154,7 @@ type Pending =
     }
   | {
       readonly write: () => unknown;
+      readonly lazy?: boolean;
       readonly resolve: (v: unknown) => void;
       readonly reject: (e: unknown) => void;
     };
@@ -151,6 +171,8 @@ export class SqliteStore implements Store {
   private readonly keys: SqliteKeysIdempotency;
   private readonly writTrust: SqliteWritTrust;
   private readonly lifecycle: SqliteLifecycle;
+  private readonly shadowQueue: SqliteShadowQueue;
+  private readonly events: SqliteEvents;
   private readonly checkpoints: SqliteCheckpoints;
   private readonly retention: SqliteRetention;
   private readonly wakeListeners = new Set<() => void>();
@@ -196,6 +218,8 @@ export class SqliteStore implements Store {
       this.keys = new SqliteKeysIdempotency(this.db);
       this.writTrust = new SqliteWritTrust(this.db);
       this.lifecycle = new SqliteLifecycle(this.db);
+      this.shadowQueue = new SqliteShadowQueue(this.db);
+      this.events = new SqliteEvents(this.db);
       this.checkpoints = new SqliteCheckpoints(this.db);
       this.retention = new SqliteRetention(this.db);
     } catch (e) {
@@ -288,8 +312,10 @@ export class SqliteStore implements Store {
       getSecretKey: db.prepare(sqliteStatement(SECRET_KEY_SQL.get).sql),
       putSecretKey: db.prepare(sqliteStatement(SECRET_KEY_SQL.put).sql),
       approvalsByTenant: db.prepare('SELECT * FROM approvals WHERE tenant = ? ORDER BY requested_at, run_id'),
+      // By the primary key (run_id first): the planner would otherwise walk the tenant's whole
+      // approvals index for its order, which every action on a run pays (run-evidence.ts).
       approvalsByRun: db.prepare(
-        'SELECT * FROM approvals WHERE tenant = ? AND run_id = ? ORDER BY requested_at',
+        'SELECT * FROM approvals WHERE run_id = ? AND +tenant = ? ORDER BY requested_at',
       ),
       insertVersion: db.prepare(
         `INSERT INTO workflow_versions (tenant, workflow_id, version, spec_hash, spec, status, published_at, published_by)
@@ -343,6 +369,9 @@ export class SqliteStore implements Store {
     this.queue = [];
     if (batch.length === 0) return;
     const outcomes: ({ ok: true; value: unknown } | { ok: false; error: unknown })[] = [];
+    const lazy =
+      this.durability.synchronous === 'FULL' && batch.every((p) => 'write' in p && p.lazy === true);
+    if (lazy) this.db.pragma('synchronous = NORMAL');
     try {
       this.writeBatch(() => {
         for (const p of batch) {
@@ -371,8 +400,11 @@ export class SqliteStore implements Store {
             );
       for (const p of batch) p.reject(error);
       return;
+    } finally {
+      if (lazy) this.db.pragma('synchronous = FULL');
     }
-    this.commits++;
+    // A lazy group is not durable on its own (no fsync): the commit that follows it counts.
+    if (!lazy) this.commits++;
     let wake = false;
     const appended = this.appendListeners.size > 0 ? new Set<string>() : undefined;
     batch.forEach((p, i) => {
@@ -473,6 +505,7 @@ export class SqliteStore implements Store {
       this.st.linkBlob.run(row.run_key, b.hash);
     }
     if (req.closeApproval) this.st.closeApproval.run(req.runId, req.closeApproval);
+    if (req.shadowWork) this.shadowQueue.insert(req.shadowWork);
     const a = req.openApproval;
     if (a) {
       this.st.openApproval.run(
@@ -670,7 +703,7 @@ export class SqliteStore implements Store {
 
   async listPendingApprovals(tenant: string, runId?: string): Promise<PendingApproval[]> {
     const rows = (
-      runId === undefined ? this.st.approvalsByTenant.all(tenant) : this.st.approvalsByRun.all(tenant, runId)
+      runId === undefined ? this.st.approvalsByTenant.all(tenant) : this.st.approvalsByRun.all(runId, tenant)
     ) as Row[];
     return rows.map(toApproval);
   }
@@ -727,6 +760,50 @@ export class SqliteStore implements Store {
     return this.lifecycle.rollout(tenant, workflowId);
   }
 
+  // --- The event index (sqlite-events.ts) ---
+
+  /** Kept in the next group commit with the appends around it: concurrent deliveries share one fsync. */
+  claimEvent(d: DeliveredEvent, disagreements: readonly TriggerDisagreement[] = []): Promise<EventClaim> {
+    return this.enqueue<EventClaim>((resolve, reject) => ({
+      write: () => this.events.claim(d, disagreements),
+      // The runs it names are started next, in durable commits.
+      lazy: d.runs.length > 0,
+      resolve: (v: unknown) => resolve(v as EventClaim),
+      reject,
+    }));
+  }
+
+  async getDeliveredEvent(
+    tenant: string,
+    source: string,
+    eventId: string,
+  ): Promise<DeliveredEvent | undefined> {
+    return this.events.get(tenant, source, eventId);
+  }
+
+  recordEventConflict(c: NewEventConflict): Promise<EventConflict> {
+    return this.enqueue<EventConflict>((resolve, reject) => ({
+      write: () => this.events.recordConflict(c),
+      resolve: (v: unknown) => resolve(v as EventConflict),
+      reject,
+    }));
+  }
+
+  async listEventConflicts(
+    tenant: string,
+    q: { source?: string; eventId?: string; limit?: number } = {},
+  ): Promise<EventConflict[]> {
+    return this.events.listConflicts(tenant, q);
+  }
+
+  async countTriggerDisagreements(
+    tenant: string,
+    workflowId: string,
+    o: { to: number; startedAt: string },
+  ): Promise<{ chosen: number; taken: number | null; count: number }[]> {
+    return this.events.countDisagreements(tenant, workflowId, o);
+  }
+
   // --- Signed checkpoints (sqlite-checkpoints.ts) ---
 
   async appendCheckpoint(c: Checkpoint, changed: readonly CheckpointHead[]): Promise<void> {
@@ -736,6 +813,18 @@ export class SqliteStore implements Store {
 
   async listCheckpoints(tenant: string): Promise<Checkpoint[]> {
     return this.checkpoints.list(tenant);
+  }
+
+  async getCheckpoint(tenant: string, seq: number): Promise<Checkpoint | undefined> {
+    return this.checkpoints.get(tenant, seq);
+  }
+
+  async checkpointedHead(tenant: string, runId: string): Promise<CheckpointHeadRow | undefined> {
+    return this.checkpoints.headOf(tenant, runId);
+  }
+
+  async checkpointLog(tenant: string, o: { after?: LogCursor; limit: number }): Promise<CheckpointHeadRow[]> {
+    return this.checkpoints.logRows(tenant, o);
   }
 
   async retainedHeads(tenant: string, o: { after?: HeadCursor; limit: number }): Promise<CheckpointHead[]> {
@@ -783,6 +872,10 @@ export class SqliteStore implements Store {
     return this.lifecycle.countRuns(tenant, c);
   }
 
+  async tallyLiveRuns(tenant: string, w: LiveRunWindow): Promise<LiveRunTally> {
+    return this.lifecycle.tallyLiveRuns(tenant, w);
+  }
+
   /** Kept in the next group commit with the appends around it: no transaction of its own. */
   putComparison(c: StoredComparison): Promise<boolean> {
     return this.enqueue<boolean>((resolve, reject) => ({
@@ -806,13 +899,53 @@ export class SqliteStore implements Store {
     this.commits++;
   }
 
-  async countShadowSkips(
+  async shadowSkips(
     tenant: string,
     workflowId: string,
     version: number,
     since?: string,
-  ): Promise<number> {
-    return this.lifecycle.countSkips(tenant, workflowId, version, since);
+  ): Promise<{ liveVersion: number | null; count: number }[]> {
+    return this.lifecycle.skips(tenant, workflowId, version, since);
+  }
+
+  /** The queue's writes ride the group commit with the appends around them (one transaction each). */
+  private queued<T>(write: () => T): Promise<T> {
+    return this.enqueue<T>((resolve, reject) => ({
+      write,
+      resolve: (v: unknown) => resolve(v as T),
+      reject,
+    }));
+  }
+
+  enqueueShadowWork(items: readonly ShadowWork[]): Promise<number> {
+    return items.length === 0 ? Promise.resolve(0) : this.queued(() => this.shadowQueue.insert(items));
+  }
+
+  async claimShadowWork(
+    owner: string,
+    leaseMs: number,
+    limit: number,
+    now: number,
+    scope?: ShadowClaimScope,
+  ): Promise<ClaimedShadowWork[]> {
+    if (limit < 1) return [];
+    checkShadowClaimScope(scope);
+    return this.queued(() => this.shadowQueue.claim(owner, leaseMs, limit, now, scope));
+  }
+
+  finishShadowWork(tenant: string, id: string): Promise<boolean> {
+    return this.queued(() => this.shadowQueue.finish(tenant, id));
+  }
+
+  releaseShadowWork(tenant: string, id: string, owner: string, retryAt?: number): Promise<boolean> {
+    return this.queued(() => this.shadowQueue.release(tenant, id, owner, retryAt));
+  }
+
+  async shadowQueueStatus(
+    now: number,
+    filter?: { tenant?: string; workflowId?: string; version?: number },
+  ): Promise<ShadowQueueStatus> {
+    return this.shadowQueue.status(now, filter);
   }
 
   async claimRuns(

@@ -1,2 +1,2 @@
-export { goneLeaseOwners, leaseOwnerName, processExists } from './lease-owners.ts';
+export { goneLeaseOwners, goneOwnersAmong, leaseOwnerName, processExists } from './lease-owners.ts';
 export { systemSources } from './system-sources.ts';

@@ -29,20 +29,34 @@ export function processExists(pid: number): boolean {
 const NAMED = /^[a-z][a-z0-9-]*:(.+):(\d+)$/;
 
 /** Where a lease owner runs: its registered worker row, or the host and pid in its name. */
-function placeOf(owner: string, status: WorkerStatus): { host: string; pid: number } | undefined {
-  const w = status.workers.find((x) => x.id === owner);
+function placeOf(owner: string, workers: WorkerStatus['workers']): { host: string; pid: number } | undefined {
+  const w = workers.find((x) => x.id === owner);
   if (w) return { host: w.host, pid: w.pid };
   const m = NAMED.exec(owner);
   return m ? { host: m[1]!, pid: Number(m[2]) } : undefined;
 }
 
-/** Owners of live leases that are processes of this host which no longer exist (never this one). */
-export function goneLeaseOwners(status: WorkerStatus, exists = processExists): string[] {
+/**
+ * Of `owners` (holders of live leases: on runs, or on shadow work), those that are processes of
+ * this host which no longer exist (never this one).
+ */
+export function goneOwnersAmong(
+  owners: readonly string[],
+  workers: WorkerStatus['workers'],
+  exists = processExists,
+): string[] {
   const host = hostname();
-  return status.leases
-    .map((l) => l.owner)
-    .filter((owner) => {
-      const p = placeOf(owner, status);
-      return p !== undefined && p.host === host && p.pid !== process.pid && p.pid > 0 && !exists(p.pid);
-    });
+  return owners.filter((owner) => {
+    const p = placeOf(owner, workers);
+    return p !== undefined && p.host === host && p.pid !== process.pid && p.pid > 0 && !exists(p.pid);
+  });
+}
+
+/** Owners of live leases on runs that are processes of this host which no longer exist (never this one). */
+export function goneLeaseOwners(status: WorkerStatus, exists = processExists): string[] {
+  return goneOwnersAmong(
+    status.leases.map((l) => l.owner),
+    status.workers,
+    exists,
+  );
 }

@@ -156,16 +156,63 @@ tests:
         await deploy(keel, 'acme', body(true));
         const fine = await keel.lifecycle.test('acme', 'note');
         assert.equal(fine.passed, true, JSON.stringify(fine));
-        const kinds = (await keel.runs.entries('acme', fine.tests[0]!.runId)).map((e) => e.kind);
+        const kinds = (await keel.runs.entries('acme', fine.tests[0]!.runId!)).map((e) => e.kind);
         assert.ok(kinds.includes('step.suppressed'), kinds.join(' '));
         const needs = await keel.lifecycle.test('acme', 'note-reads');
         assert.equal(needs.tests[0]?.refusal, 'needs_simulation', JSON.stringify(needs));
-        const last = (await keel.runs.entries('acme', needs.tests[0]!.runId)).at(-1)!.payload as {
+        const last = (await keel.runs.entries('acme', needs.tests[0]!.runId!)).at(-1)!.payload as {
           reason: string;
         };
         assert.match(last.reason, /step then reads the output of step tell, but notify has no simulate/);
         assert.equal(notify.calls.length, 0);
         assert.equal(after.calls.length, 1, 'the read tool ran in the run that could go on');
+      } finally {
+        await keel.close();
+      }
+    });
+  });
+});
+
+describe('a version not yet shown to behave acts only when asked to', () => {
+  test('runs.start of a DRAFT, TESTING or SHADOW version is simulated unless live: true; a LIVE version acts', async () => {
+    await withStoreFile('keel-direct-simulated', async (path) => {
+      const t = desk();
+      const keel = createKeel({ store: path, tools: Object.values(t) });
+      try {
+        await deploy(keel, 'acme', spec({ status: 'LIVE' }));
+        await keel.workflows.publish('acme', spec({ version: 2, status: 'DRAFT' }), 'r.yaml', 'dana');
+        const acted = () => [t.reply.calls.length, t.refund.calls.length];
+        for (const status of ['DRAFT', 'TESTING', 'SHADOW'] as const) {
+          if (status !== 'DRAFT') await setStatus(keel, 'acme', 'refund', 2, status);
+          const e = event(30, `direct-${status}`);
+          const tried = await keel.runs.start('acme', 'refund', e, { version: 2 });
+          assert.deepEqual([tried.simulated, tried.status], [true, 'completed'], status);
+          assert.deepEqual(acted(), [0, 0], `${status}: no write or external tool acted`);
+          const root = (await keel.runs.entries('acme', tried.runId))[0]!.payload as {
+            mode?: string;
+            test?: { name: string };
+          };
+          assert.deepEqual([root.mode, root.test?.name], ['test', 'run']);
+          assert.equal((await keel.runs.start('acme', 'refund', e, { version: 2 })).runId, tried.runId);
+          // A writ bounds what a run does for real: a simulated run refuses one rather than ignore it.
+          await assert.rejects(
+            keel.runs.start('acme', 'refund', e, { version: 2, writ: [] }),
+            (err: unknown) => isKeelError(err) && err.code === 'usage' && err.details.field === 'writ',
+          );
+        }
+        const real = await keel.runs.start('acme', 'refund', event(30, 'direct-live'), {
+          version: 2,
+          live: true,
+        });
+        assert.equal(real.simulated, undefined);
+        assert.deepEqual(acted(), [1, 1], 'asked for, it acts');
+        const live = await keel.runs.start('acme', 'refund', event(30, 'direct-v1'), { version: 1 });
+        assert.equal(live.simulated, undefined);
+        assert.deepEqual(acted(), [2, 2], 'a LIVE version acts as routing would');
+        await assert.rejects(
+          keel.runs.start('acme', 'refund', event(1), { live: 'yes' as unknown as boolean }),
+          (err: unknown) => isKeelError(err) && err.code === 'usage' && err.details.field === 'live',
+        );
       } finally {
         await keel.close();
       }
@@ -268,6 +315,50 @@ describe('promotion gates', () => {
     });
   });
 
+  test('the gate to AUTONOMOUS counts every live run in its window: 10 denials, then 100 approvals, still fail it', async () => {
+    await withStoreFile('keel-gate-autonomous', async (path) => {
+      const close = spyTool('close', { destructive: true, effect: 'write' });
+      const keel = createKeel({ store: path, tools: [close] });
+      try {
+        await deploy(
+          keel,
+          'acme',
+          `id: closer
+version: 1
+status: LIVE
+triggers: [{ event: ticket.resolved }]
+steps:
+  - { name: close, tool: close, args: { ticket: "{{event.subject}}" } }
+limits: { maxSteps: 2, maxCostUsd: 0 }
+`,
+        );
+        const decide = async (i: number, how: 'approve' | 'deny') => {
+          const [run] = (
+            await keel.events.emit('acme', {
+              id: `t${i}`,
+              type: 'ticket.resolved',
+              subject: `T-${i}`,
+              time: '2026-12-01T10:00:00Z',
+              payload: {},
+            })
+          ).runs;
+          await keel.approvals[how]('acme', run!.runId, 'dana');
+        };
+        for (let i = 0; i < 10; i++) await decide(i, 'deny');
+        for (let i = 10; i < 110; i++) await decide(i, 'approve');
+        const report = await keel.lifecycle.gate('acme', 'closer', 'AUTONOMOUS');
+        const byId = Object.fromEntries(report.conditions.map((c) => [c.id, c]));
+        assert.deepEqual([byId['live.runs']?.met, byId['live.runs']?.found], [true, 110]);
+        assert.deepEqual([byId['live.approvals']?.met, byId['live.approvals']?.found], [false, 10]);
+        assert.match(byId['live.approvals']!.text, /100 granted, 10 denied/);
+        assert.equal(byId['live.approvals']?.evidence?.length, 10, 'each denied run named');
+        assert.equal(report.met, false);
+      } finally {
+        await keel.close();
+      }
+    });
+  });
+
   test('test evidence holds for the policy it ran under: under another policy the tests are not run yet, and run again', async () => {
     await withStoreFile('keel-gates-policy', async (path) => {
       const denyRefunds = parsePolicy(
@@ -330,6 +421,8 @@ describe('promotion gates', () => {
         );
         assert.match(few.conditions[0]!.text, /at least 5 shadow comparisons with v1: 3/);
         for (let i = 0; i < 3; i++) await keel.events.emit('acme', event(30 + i));
+        // Comparisons still in the shadow queue are not evidence yet: this process makes them now.
+        await keel.lifecycle.settled();
         const enough = await keel.lifecycle.promote('acme', 'refund', 'LIVE', dana, { version: 2 });
         assert.equal(enough.report?.met, true, JSON.stringify(enough.report));
         // v1 steps back, recorded as superseded; events now start v2.
@@ -392,6 +485,64 @@ describe('the replay gate', () => {
         }
         assert.equal(calls(), before, 'the replay gate called no tool');
         assert.equal(approve.calls.length, 0);
+      } finally {
+        await keel.close();
+      }
+    });
+  });
+});
+
+describe('the replay gate compares behaviour, not names', () => {
+  test("renamed steps replay clean, a person's recorded decisions served by call; a renamed step with other arguments diverges", async () => {
+    await withStoreFile('keel-replay-rename', async (path) => {
+      const t = desk();
+      const close = spyTool('close', { destructive: true, effect: 'write' });
+      const keel = createKeel({ store: path, tools: [...Object.values(t), close] });
+      const withClose = (version: number, names: [string, string, string, string], reason = 'done') =>
+        `id: refund
+version: ${version}
+status: DRAFT
+triggers: [{ event: refund.requested }]
+steps:
+  - { name: ${names[0]}, tool: lookup, args: { order: "{{ event.subject }}" } }
+  - { name: ${names[1]}, tool: reply, args: { ticket: "{{event.subject}}", total: "{{steps.${names[0]}.output.total}}" } }
+  - { name: ${names[2]}, tool: refund, args: { amount: "{{event.payload.amount}}" } }
+  - { name: ${names[3]}, tool: close, args: { reason: ${reason} } }
+limits: { maxSteps: 5, maxCostUsd: 100 }
+`;
+      try {
+        await deploy(
+          keel,
+          'acme',
+          withClose(1, ['look', 'reply', 'refund', 'close']).replace('DRAFT', 'LIVE'),
+        );
+        // Six live runs: each waits for a person at close; four approved, two denied.
+        for (let i = 0; i < 6; i++) {
+          const [run] = (await keel.events.emit('acme', event(10 + i))).runs;
+          assert.equal(run?.status, 'waiting_approval');
+          if (i % 3 === 2) await keel.approvals.deny('acme', run!.runId, 'dana');
+          else await keel.approvals.approve('acme', run!.runId, 'dana');
+        }
+        assert.equal(close.calls.length, 4);
+        const gate = async (text: string) => {
+          const { record } = await keel.workflows.publish('acme', text, 'c.yaml', 'dana');
+          await setStatus(keel, 'acme', 'refund', record.version, 'SHADOW');
+          return keel.lifecycle.replayGate('acme', 'refund', { version: record.version, runs: 10 });
+        };
+        const renamed = await gate(withClose(2, ['fetch', 'answer', 'pay', 'finish']));
+        assert.equal(renamed.runs, 6);
+        assert.deepEqual(
+          renamed.diverged.map((d) => d.sentence),
+          [],
+          'every step renamed (and a reference to one of them): the same behaviour on every run',
+        );
+        const changed = await gate(withClose(3, ['fetch', 'answer', 'pay', 'finish'], 'resolved'));
+        assert.equal(changed.diverged.length, 6, 'close with another reason differs on every run');
+        assert.match(
+          changed.diverged[0]!.sentence,
+          /v3 would have .*close with reason="resolved" where v1 .* at step finish \(close in v1\) on T-\S+ \(reason: "resolved" instead of "done"\)/,
+        );
+        assert.equal(close.calls.length, 4, 'the replay gate called nothing');
       } finally {
         await keel.close();
       }
@@ -528,25 +679,6 @@ describe('traffic split and rollout', () => {
   });
 });
 
-describe('shadow work is bounded', () => {
-  test('past the limit a shadow run is skipped and counted, never queued', async () => {
-    await withStoreFile('keel-shadow-limit', async (path) => {
-      const keel = createKeel({ store: path, tools: Object.values(desk()), maxShadowRuns: 0 });
-      try {
-        await deploy(keel, 'acme', spec());
-        await deploy(keel, 'acme', spec({ version: 2, status: 'SHADOW' }));
-        for (let i = 0; i < 5; i++) await keel.events.emit('acme', event(10));
-        await keel.lifecycle.settled();
-        const report = await keel.lifecycle.shadowReport('acme', 'refund');
-        assert.deepEqual([report.comparisons, report.skipped], [0, 5]);
-        assert.equal((await keel.runs.list('acme', { mode: 'shadow' })).runs.length, 0);
-      } finally {
-        await keel.close();
-      }
-    });
-  });
-});
-
 describe('effect modes', () => {
   test('each decision says how its call is carried out: live (absent), simulated, live in a simulated run, recorded', async () => {
     await withStoreFile('keel-modes', async (path) => {
@@ -560,7 +692,7 @@ describe('effect modes', () => {
         const [live] = (await keel.events.emit('acme', event(30))).runs;
         assert.deepEqual(await modes(live!.runId), ['absent', 'absent', 'absent']);
         const tested = await keel.lifecycle.test('acme', 'refund');
-        assert.deepEqual(await modes(tested.tests[0]!.runId), ['live', 'simulated', 'simulated']);
+        assert.deepEqual(await modes(tested.tests[0]!.runId!), ['live', 'simulated', 'simulated']);
         const fork = await keel.runs.fork('acme', live!.runId, { fromSeq: 3, mode: 'replay' });
         const forked = await modes(fork.runId);
         assert.deepEqual(
@@ -569,7 +701,7 @@ describe('effect modes', () => {
           'after the fork point, served from the record',
         );
         // A replay of each regenerates its modes exactly.
-        for (const id of [live!.runId, tested.tests[0]!.runId, fork.runId])
+        for (const id of [live!.runId, tested.tests[0]!.runId!, fork.runId])
           assert.equal((await keel.runs.replay('acme', id)).identical, true, id);
       } finally {
         await keel.close();

@@ -9,11 +9,13 @@
  */
 import { ErrorCode, KeelError } from '../../core/errors.ts';
 import { requireInstantBound } from '../../core/instant.ts';
-import type { EventRecord } from '../../core/ledger/index.ts';
+import type { EventRecord, SplitEntry } from '../../core/ledger/index.ts';
 import {
+  bucketKeyOf,
   bucketOf,
   type ChainResult,
   DEFAULT_GATES,
+  DEFAULT_STICKY_BY,
   diffSpecs,
   effectiveGates,
   type GateConfig,
@@ -26,13 +28,14 @@ import {
   type RolloutVerdict,
   type SpecDiff,
   type StageFigures,
+  splitChoice,
+  stickyByProblem,
   verifyPromotionChain,
-  versionFor,
 } from '../../core/lifecycle/index.ts';
 import type { Policy } from '../../core/policy/index.ts';
 import { runIdFor } from '../../core/run/index.ts';
-import { WORKFLOW_STATUSES, type WorkflowStatus } from '../../core/spec/index.ts';
-import type { Engine, ToolRegistry } from '../../engine/index.ts';
+import { triggerMatches, WORKFLOW_STATUSES, type WorkflowStatus } from '../../core/spec/index.ts';
+import { checkStoredRun, type Engine, type ToolRegistry } from '../../engine/index.ts';
 import type {
   NewPromotion,
   Planner,
@@ -41,8 +44,10 @@ import type {
   Store,
   VersionRecord,
 } from '../../ports/index.ts';
-import { lastLiveRuns, type ReplayGateReport, replayGate } from './replay-gate.ts';
-import { type ShadowReport, Shadows, shadowReport } from './shadows.ts';
+import { type ReplayGateReport, replayGate } from './replay-gate.ts';
+import { ShadowDrainer } from './shadow-drainer.ts';
+import { type ShadowReport, shadowReport } from './shadow-report.ts';
+import { Shadows } from './shadows.ts';
 import { runTests, type TestReport, testEvidence } from './test-runs.ts';
 
 /** Gate thresholds per tenant (partial: the rest are the defaults), or a function of the tenant. */
@@ -64,7 +69,17 @@ export interface LifecycleDeps {
   readonly now: () => string;
   readonly gates?: PromotionGatesConfig;
   readonly policyFor: (tenant: string) => Policy | undefined;
-  readonly shadowLimit: (tenant: string) => number;
+  /** The shadow queue's drainer in this process (shadow-drainer.ts): its leases' owner, its limits. */
+  readonly shadowQueue: {
+    readonly owner: string;
+    readonly limit: (tenant: string) => number;
+    readonly concurrency: number;
+    /** Wall-clock ms. */
+    readonly clock: () => number;
+    /** Whether live work is in hand in this process (shadow work yields to it). */
+    readonly busy: (quietMs: number) => boolean;
+    readonly goneOwners?: (owners: readonly string[]) => Promise<readonly string[]>;
+  };
   /** Told of background lifecycle work that failed (a shadow run, an automatic rollout step); never thrown. */
   readonly onBackgroundError?: (
     e: unknown,
@@ -86,6 +101,11 @@ export interface PromoteOptions {
 
 export interface RolloutOptions {
   readonly percent: number;
+  /**
+   * What keeps events together on one version: `subject` (default), `payload.<field>...`, or
+   * `event` (each event alone); an event without a value for it is bucketed by its (source, id).
+   */
+  readonly stickyBy?: string;
   /** The stages after `percent`, ascending, ending at 100 (default: 50, 100). */
   readonly steps?: readonly number[];
   readonly auto?: boolean;
@@ -100,6 +120,39 @@ export interface RolloutStatus {
   readonly workflowId: string;
   readonly rollout?: RolloutState;
   readonly verdict?: RolloutVerdict;
+  /**
+   * Events of this rollout that the two versions' triggers disagree on, by the version the bucket
+   * chose and the one that took the event (null: none did); docs/lifecycle.md.
+   */
+  readonly triggerDisagreements?: {
+    readonly count: number;
+    readonly byChoice: readonly {
+      readonly chosen: number;
+      readonly taken: number | null;
+      readonly count: number;
+    }[];
+  };
+}
+
+/**
+ * What routing decided for one workflow: the version that takes the event (its run's id, and the
+ * split during a rollout), and during a rollout a disagreement of the two versions' triggers.
+ */
+export interface Routing {
+  readonly take?: {
+    readonly version: VersionRecord;
+    readonly runId: string;
+    readonly split?: SplitEntry;
+    /** The event started this run before (under another form, or another version of the split). */
+    readonly before?: true;
+  };
+  readonly disagreement?: {
+    readonly from: number;
+    readonly to: number;
+    readonly startedAt: string;
+    readonly chosen: number;
+    readonly taken: number | null;
+  };
 }
 
 const ROUTABLE: readonly WorkflowStatus[] = ['LIVE', 'AUTONOMOUS'];
@@ -136,11 +189,11 @@ function unmet(report: GateReport, what: string): KeelError {
 
 export function createLifecycle(d: LifecycleDeps) {
   const { engine, store } = d;
-  const shadows = new Shadows({
-    engine,
+  const shadows = new Shadows({ engine, store, now: d.now, wallClock: d.shadowQueue.clock });
+  const drainer = new ShadowDrainer({
+    shadows,
     store,
-    now: d.now,
-    limit: d.shadowLimit,
+    ...d.shadowQueue,
     ...(d.onBackgroundError ? { onError: d.onBackgroundError } : {}),
   });
 
@@ -163,24 +216,25 @@ export function createLifecycle(d: LifecycleDeps) {
     return versions.filter((v) => ROUTABLE.includes(v.status) && v.version !== except).at(-1);
   }
 
-  /** Live runs of a version in a window: how many, and what their approvals were. */
-  async function liveRunEvidence(tenant: string, v: VersionRecord, days: number, max: number) {
+  /**
+   * Live runs of a version in a window — every one, counted in the store — and what people decided
+   * on their approvals. The runs named as evidence (at most 50 of each list) are checked as any
+   * action checks a run it relies on: one that does not verify refuses the gate (ledger_invalid).
+   */
+  async function liveRunEvidence(tenant: string, v: VersionRecord, days: number) {
     const since = new Date(Date.parse(d.now()) - days * DAY_MS).toISOString();
-    const runs = (await lastLiveRuns(engine, store, tenant, v, max)).filter((r) => r.run.createdAt >= since);
-    let approved = 0;
-    let denied = 0;
-    const deniedRunIds: string[] = [];
-    for (const r of runs) {
-      for (const e of r.entries)
-        if (e.kind === 'approval.resolved') {
-          if ((e.payload as { decision: string }).decision === 'approved') approved++;
-          else {
-            denied++;
-            deniedRunIds.push(r.run.runId);
-          }
-        }
+    const tally = await store.tallyLiveRuns(tenant, {
+      workflowId: v.workflowId,
+      version: v.version,
+      since,
+      examples: 50,
+    });
+    for (const runId of new Set([...tally.runIds, ...tally.deniedRunIds])) {
+      const run = await store.getRun(tenant, runId);
+      if (run) checkStoredRun(run, await store.readEntries(tenant, runId), v);
     }
-    return { count: runs.length, approved, denied, runIds: runs.map((r) => r.run.runId), deniedRunIds };
+    const { runs: count, ...rest } = tally;
+    return { count, ...rest };
   }
 
   /** Counts the evidence a move of `rec` to `to` needs and judges it (nothing is changed). */
@@ -197,11 +251,14 @@ export function createLifecycle(d: LifecycleDeps) {
       if (live) {
         const report = await shadowReport(shadows, store, tenant, rec.workflowId, rec.version, {
           against: live.version,
+          now: d.shadowQueue.clock(),
         });
         evidence.comparisons = {
           count: report.comparisons,
           agreed: report.agreed,
           skipped: report.skipped,
+          waiting: report.queue.waiting + report.queue.running,
+          onlyOneStarts: report.starts.wouldNotStart + report.starts.wouldStartAlone,
           newRefusals: report.newRefusals,
           ids: report.disagreements.map((x) => x.shadowRunId),
         };
@@ -216,12 +273,7 @@ export function createLifecycle(d: LifecycleDeps) {
       }
     }
     if (move.kind === 'promote' && to === 'AUTONOMOUS')
-      evidence.liveRuns = await liveRunEvidence(
-        tenant,
-        rec,
-        gates.autonomous.windowDays,
-        Math.max(gates.autonomous.minLiveRuns * 5, 100),
-      );
+      evidence.liveRuns = await liveRunEvidence(tenant, rec, gates.autonomous.windowDays);
     // Beside every report: what the version changes from the one events go to now.
     const current = await liveVersion(tenant, rec.workflowId, rec.version);
     const diff = current ? { diff: diffSpecs(current.spec, rec.spec, (name) => d.tools.get(name)) } : {};
@@ -384,6 +436,10 @@ export function createLifecycle(d: LifecycleDeps) {
           field: 'threshold',
         },
       );
+    const stickyBy = o.stickyBy ?? DEFAULT_STICKY_BY;
+    const sticky = stickyByProblem(stickyBy);
+    if (sticky !== undefined)
+      throw new KeelError(ErrorCode.usage, `stickyBy: ${sticky}`, { field: 'stickyBy' });
     const minRuns = o.minRuns ?? 20;
     if (!Number.isInteger(minRuns) || minRuns < 1)
       throw new KeelError(ErrorCode.usage, `minRuns: expected a positive whole number, got ${minRuns}`, {
@@ -433,6 +489,7 @@ export function createLifecycle(d: LifecycleDeps) {
       startedBy: p.by,
       stageStartedAt: at,
       status: 'active',
+      stickyBy,
     };
     const [record] = await store.recordLifecycle({
       tenant,
@@ -570,40 +627,83 @@ export function createLifecycle(d: LifecycleDeps) {
   }
 
   /**
-   * The version an event starts for a workflow: the one LIVE (or AUTONOMOUS) — or, during a
-   * rollout, the one the event's bucket chooses, unless the event already started a run of the
-   * other version (a retry lands where it landed first). Undefined when nothing is routable.
+   * Which version of a workflow an event starts, if any: the one LIVE (or AUTONOMOUS) when its
+   * trigger takes the event — or, during a rollout, the one the event's bucket chooses (by the
+   * rollout's stickiness key), or when the two versions' triggers disagree on the event, the one
+   * `splitChoice` says (the disagreement is returned, for the event index to count). A run the
+   * event started already under either version (a retry from before the event index, or under an
+   * `earlier` form of the event) is answered as it is. Reads only: nothing is started or written.
    */
   async function route(
     tenant: string,
     workflowId: string,
     versions: readonly VersionRecord[],
     event: EventRecord,
-  ) {
-    const r = (await store.getRollout(tenant, workflowId))?.state;
-    if (r?.status === 'active') {
-      const bucket = bucketOf(tenant, workflowId, event);
-      const chosen = versionFor(r, bucket);
-      const other = chosen === r.to ? r.from : r.to;
-      const byNumber = (n: number) => versions.find((v) => v.version === n);
-      const first = byNumber(other);
-      if (first && (await store.getRun(tenant, runIdFor(tenant, workflowId, first.specHash, event)))) {
-        return { version: first, split: { bucket, percent: r.percent, from: r.from, to: r.to } };
+    earlier: readonly EventRecord[] = [],
+  ): Promise<Routing> {
+    const takes = (v: VersionRecord | undefined) =>
+      v?.spec.triggers.some((t) => triggerMatches(t, event)) === true;
+    /** A run of `v` the event started before, under a form other than the one `v` would start now. */
+    const startedBefore = async (v: VersionRecord, taken: boolean) => {
+      for (const form of taken ? earlier : [event, ...earlier]) {
+        const runId = runIdFor(tenant, workflowId, v.specHash, form);
+        if (await store.getRun(tenant, runId)) return runId;
       }
-      const v = byNumber(chosen);
-      if (v) return { version: v, split: { bucket, percent: r.percent, from: r.from, to: r.to } };
+      return undefined;
+    };
+    const r = (await store.getRollout(tenant, workflowId))?.state;
+    if (r?.status !== 'active') {
+      const v = versions.filter((x) => ROUTABLE.includes(x.status)).at(-1);
+      if (!v || !takes(v)) return {};
+      const before = earlier.length > 0 ? await startedBefore(v, true) : undefined;
+      return {
+        take: before
+          ? { version: v, runId: before, before: true }
+          : { version: v, runId: runIdFor(tenant, workflowId, v.specHash, event) },
+      };
     }
-    const v = versions.filter((x) => ROUTABLE.includes(x.status)).at(-1);
-    return v ? { version: v } : undefined;
+    const byNumber = (n: number) => versions.find((v) => v.version === n);
+    const stickyBy = r.stickyBy ?? DEFAULT_STICKY_BY;
+    const bucket = bucketOf(tenant, workflowId, event, stickyBy);
+    const choice = splitChoice(r, bucket, { from: takes(byNumber(r.from)), to: takes(byNumber(r.to)) });
+    const split: SplitEntry = {
+      bucket,
+      percent: r.percent,
+      from: r.from,
+      to: r.to,
+      stickyBy: bucketKeyOf(event, stickyBy),
+      ...(choice.take !== undefined && choice.take !== choice.chosen ? { chosen: choice.chosen } : {}),
+    };
+    for (const n of [r.from, r.to]) {
+      const v = byNumber(n);
+      const before = v && (await startedBefore(v, n === choice.take));
+      if (v && before) return { take: { version: v, runId: before, split, before: true } };
+    }
+    const disagreement = choice.disagreement && {
+      from: r.from,
+      to: r.to,
+      startedAt: r.startedAt,
+      chosen: choice.disagreement.chosen,
+      taken: choice.disagreement.taken,
+    };
+    const v = choice.take === undefined ? undefined : byNumber(choice.take);
+    return {
+      ...(v ? { take: { version: v, runId: runIdFor(tenant, workflowId, v.specHash, event), split } } : {}),
+      ...(disagreement ? { disagreement } : {}),
+    };
   }
 
   return {
     shadows,
+    drainer,
     route,
     tick,
-    /** Resolves once the background work this process started (shadows, rollout steps) is done. */
+    /**
+     * Resolves once the background work this process started is done: the shadow work it queued
+     * (worked now, without yielding; what another process holds is left to it) and rollout steps.
+     */
     async settled(): Promise<void> {
-      await shadows.settled();
+      await drainer.drain({});
       while (ticking.size > 0) await Promise.allSettled([...ticking.values()]);
     },
     /** Runs a version's tests (and events given by hand) simulated; see TestReport. */
@@ -626,7 +726,10 @@ export function createLifecycle(d: LifecycleDeps) {
       // Checked before anything is read: a `since` that is not an instant is bad input, never "no comparisons".
       const since = o.since === undefined ? undefined : requireInstantBound('since', o.since);
       const rec = await version(tenant, workflowId, v);
-      return shadowReport(shadows, store, tenant, workflowId, rec.version, since ? { since } : {});
+      return shadowReport(shadows, store, tenant, workflowId, rec.version, {
+        ...(since ? { since } : {}),
+        now: d.shadowQueue.clock(),
+      });
     },
     /** The gate a move of a version (the newest unless `version`) to `to` must meet, judged now. */
     async gate(
@@ -675,9 +778,19 @@ export function createLifecycle(d: LifecycleDeps) {
         await version(tenant, workflowId);
         const r = (await store.getRollout(tenant, workflowId))?.state;
         if (!r) return { workflowId };
+        const byChoice = await store.countTriggerDisagreements(tenant, workflowId, {
+          to: r.to,
+          startedAt: r.startedAt,
+        });
+        const triggerDisagreements = { count: byChoice.reduce((n, x) => n + x.count, 0), byChoice };
         return r.status === 'active'
-          ? { workflowId, rollout: r, verdict: judgeRollout(r, await figures(tenant, r, workflowId)) }
-          : { workflowId, rollout: r };
+          ? {
+              workflowId,
+              rollout: r,
+              verdict: judgeRollout(r, await figures(tenant, r, workflowId)),
+              triggerDisagreements,
+            }
+          : { workflowId, rollout: r, triggerDisagreements };
       },
     },
     /** What changed from version `a` to version `b`, in plain language. */

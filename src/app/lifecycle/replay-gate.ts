@@ -2,10 +2,12 @@
  * The replay gate before LIVE: the last runs of the version LIVE now, re-planned against a
  * candidate from their records — their events, source values, tool outcomes and people's
  * decisions — calling nothing, and each run where the candidate would propose another tool or
- * other arguments, be refused, or ask a person where the run did not, named.
+ * other arguments, be refused, or ask a person where the run did not, named. First of all, the
+ * candidate's triggers are evaluated on each run's event: where none matches, the candidate would
+ * not have started at all, and that run is named so ("would not start"), without re-planning it.
  */
-import { type Entry, TERMINAL_STATUSES } from '../../core/ledger/index.ts';
-import type { Comparison } from '../../core/lifecycle/index.ts';
+import { type Entry, type PayloadOf, TERMINAL_STATUSES } from '../../core/ledger/index.ts';
+import { type Comparison, runDecisions, startsOn, wouldNotStart } from '../../core/lifecycle/index.ts';
 import type { Policy } from '../../core/policy/index.ts';
 import { checkStoredRun, type Engine, replanRun, type ToolRegistry } from '../../engine/index.ts';
 import type { Planner, RunRecord, Store, VersionRecord } from '../../ports/index.ts';
@@ -14,9 +16,11 @@ export interface ReplayGateReport {
   readonly workflowId: string;
   readonly candidate: number;
   readonly against: number;
-  /** Runs re-planned. */
+  /** Runs re-planned (or found not to start the candidate). */
   readonly runs: number;
   readonly same: number;
+  /** Of `diverged`, the runs whose event the candidate would not start on (its triggers do not match). */
+  readonly wouldNotStart: number;
   readonly diverged: readonly {
     readonly runId: string;
     readonly sentence: string;
@@ -39,7 +43,7 @@ export interface LoadedRun {
  * each checked as any action checks a run it relies on (its chain, root and row, the pinned spec):
  * a run that does not verify is refused (ledger_invalid), never counted as evidence.
  */
-export async function lastLiveRuns(
+async function lastLiveRuns(
   _engine: Engine,
   store: Store,
   tenant: string,
@@ -85,7 +89,20 @@ export async function replayGate(
   const runs = await lastLiveRuns(d.engine, d.store, tenant, against, o.runs);
   const t0 = performance.now();
   const diverged: { runId: string; sentence: string; comparison: Comparison }[] = [];
+  let notStarted = 0;
   for (const r of runs) {
+    const event = (r.entries[0]!.payload as PayloadOf<'run.started'>).event;
+    if (!startsOn(candidate.spec, event)) {
+      const comparison = wouldNotStart({
+        event,
+        liveLabel: `v${against.version}`,
+        candidateLabel: `v${candidate.version}`,
+        live: runDecisions(r.entries),
+      });
+      diverged.push({ runId: r.run.runId, sentence: comparison.sentences[0]!, comparison });
+      notStarted++;
+      continue;
+    }
     const replanned = await replanRun(r.entries, candidate, d.tools, {
       ...(o.policy ? { policy: o.policy } : {}),
       ...(d.planner ? { planner: d.planner } : {}),
@@ -104,6 +121,7 @@ export async function replayGate(
     against: against.version,
     runs: runs.length,
     same: runs.length - diverged.length,
+    wouldNotStart: notStarted,
     diverged,
     ms: performance.now() - t0,
   };

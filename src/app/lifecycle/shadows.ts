@@ -1,99 +1,152 @@
 /**
- * SHADOW: when an event starts a run of a workflow's LIVE (or AUTONOMOUS) version, each SHADOW
- * version of that workflow runs on the same event too, simulated, as a run linked to the live one
- * (`shadowOf`). The live run is never touched, delayed or failed by it: shadow runs start after
- * the live run was started, off its path, and a shadow that fails is reported, never thrown at the
- * live caller. At most `limit` shadow runs of a tenant run at once; past that a shadow is skipped
- * and counted, never queued. When both runs have ended, their comparison is kept (once, by the
- * shadow run's id): at the end of the shadow's walk, or later by whoever asks (the report, the
- * gate), since a comparison is a pure function of two finished ledgers.
+ * SHADOW: every event of a workflow with SHADOW versions is compared across them. A comparison
+ * starts with "would each version start on this event?" (core/lifecycle/compare-starts.ts):
+ *
+ * - the live version started a run, and the candidate would too: the candidate runs on the same
+ *   event, simulated, as a run linked to the live one (`shadowOf`), and the two are compared;
+ * - the live version started, the candidate's trigger does not match: a disagreement, with no run;
+ * - the live version did not start, the candidate's trigger matches: the candidate runs alone,
+ *   simulated (a shadow with no `shadowOf`), and the comparison is a disagreement naming what it did.
+ *
+ * Each comparison to make is an item of the tenant's durable shadow queue (ShadowWork), queued in
+ * the transaction that writes the live run's root (or on its own, where no live run starts) and
+ * worked by a drainer (shadow-drainer.ts): this module is what working one item means. The live run
+ * is never touched, delayed or failed by it. A comparison is kept once per shadow run id, by
+ * whoever gets there first (the drainer, the report, the gate): it is a pure function of finished
+ * ledgers and immutable versions.
  */
+import { ErrorCode, isKeelError } from '../../core/errors.ts';
 import { type EventRecord, TERMINAL_STATUSES } from '../../core/ledger/index.ts';
-import { compareRuns, runDecisions } from '../../core/lifecycle/index.ts';
+import {
+  type Comparison,
+  compareRuns,
+  runDecisions,
+  startsOn,
+  wouldNotStart,
+  wouldStartAlone,
+} from '../../core/lifecycle/index.ts';
+import { loneShadowRunIdFor, shadowRunIdFor } from '../../core/run/index.ts';
 import type { Engine } from '../../engine/index.ts';
-import type { Store, StoredComparison, VersionRecord } from '../../ports/index.ts';
+import type { ShadowWork, Store, StoredComparison, VersionRecord } from '../../ports/index.ts';
 
-/** Shadow runs a tenant may have running at once, unless configured. */
-export const DEFAULT_SHADOW_LIMIT = 8;
+const finished = (status: string) => (TERMINAL_STATUSES as readonly string[]).includes(status);
+
+/** What working one item came to: done (it leaves the queue), or to be tried again later. */
+export type WorkOutcome = 'done' | 'later';
 
 export interface ShadowsOptions {
   readonly engine: Engine;
   readonly store: Store;
-  /** ISO time now (the sources' clock). */
+  /** ISO time now (the sources' clock): when a comparison is kept. */
   readonly now: () => string;
-  /** How many shadow runs the tenant may have running at once. */
-  readonly limit: (tenant: string) => number;
-  /** Told of a shadow that could not be started or compared; the live run is never affected. */
-  readonly onError?: (e: unknown, what: { tenant: string; liveRunId: string }) => void;
+  /** Wall-clock ms: when an item is queued (operational, like leases). */
+  readonly wallClock: () => number;
 }
 
-const finished = (status: string) => (TERMINAL_STATUSES as readonly string[]).includes(status);
-
 export class Shadows {
-  private readonly pending = new Set<Promise<void>>();
-  /** Shadow runs this process started and has not seen end, per tenant (with the store's count). */
-  private readonly starting = new Map<string, number>();
-
   constructor(private readonly o: ShadowsOptions) {}
 
-  /** Starts the SHADOW versions on the live run's event in the background; returns at once. */
-  launch(
-    live: { tenant: string; runId: string; status: 'LIVE' | 'AUTONOMOUS' },
+  /** The work a live run's root queues: one item per SHADOW version, beside the live run `runId`. */
+  workBeside(
+    live: { runId: string; version: VersionRecord },
     event: EventRecord,
-    versions: readonly VersionRecord[],
-  ): void {
-    if (versions.length === 0) return;
-    const p: Promise<void> = this.start(live, event, versions)
-      .catch((e) => this.o.onError?.(e, { tenant: live.tenant, liveRunId: live.runId }))
-      .finally(() => this.pending.delete(p));
-    this.pending.add(p);
+    candidates: readonly VersionRecord[],
+  ): ShadowWork[] {
+    const at = this.o.wallClock();
+    return candidates.map((v) => ({
+      tenant: v.tenant,
+      id: shadowRunIdFor(v.tenant, live.runId, v.specHash),
+      workflowId: v.workflowId,
+      version: v.version,
+      liveVersion: live.version.version,
+      liveRunId: live.runId,
+      judgedAs: live.version.status === 'AUTONOMOUS' ? 'AUTONOMOUS' : 'LIVE',
+      event,
+      enqueuedMs: at,
+    }));
   }
 
-  /** Resolves once every shadow this process launched has been started (and walked, if inline). */
-  async settled(): Promise<void> {
-    while (this.pending.size > 0) await Promise.allSettled([...this.pending]);
+  /**
+   * The work for an event the live version (`routed`) does not start: one item per SHADOW version
+   * whose trigger matches it, each to run alone. None when no candidate would start either.
+   */
+  workAlone(routed: VersionRecord, event: EventRecord, candidates: readonly VersionRecord[]): ShadowWork[] {
+    const at = this.o.wallClock();
+    return candidates
+      .filter((v) => startsOn(v.spec, event))
+      .map((v) => ({
+        tenant: v.tenant,
+        id: loneShadowRunIdFor(v.tenant, v.workflowId, v.specHash, event),
+        workflowId: v.workflowId,
+        version: v.version,
+        liveVersion: routed.version,
+        judgedAs: routed.status === 'AUTONOMOUS' ? 'AUTONOMOUS' : 'LIVE',
+        event,
+        enqueuedMs: at,
+      }));
   }
 
-  private async start(
-    live: { tenant: string; runId: string; status: 'LIVE' | 'AUTONOMOUS' },
-    event: EventRecord,
-    versions: readonly VersionRecord[],
-  ): Promise<void> {
-    const { tenant } = live;
-    for (const v of versions) {
-      const running =
-        ((await this.o.store.countRuns(tenant, { mode: 'shadow', status: 'running' })).running ?? 0) +
-        (this.starting.get(tenant) ?? 0);
-      const limit = this.o.limit(tenant);
-      if (running >= limit) {
-        await this.o.store.recordShadowSkip({
-          tenant,
-          workflowId: v.workflowId,
-          version: v.version,
-          liveRunId: live.runId,
-          reason: `${running} shadow runs of tenant ${tenant} were running (at most ${limit})`,
-          at: this.o.now(),
-        });
-        continue;
-      }
-      this.starting.set(tenant, (this.starting.get(tenant) ?? 0) + 1);
+  /**
+   * Works one item: decides whether the candidate starts, runs its shadow (or finds the one a
+   * crashed process left, and continues it from its ledger head), and keeps the comparison. `later`
+   * when the shadow run is being walked elsewhere, or waits (paused, suspended).
+   */
+  async work(item: ShadowWork): Promise<WorkOutcome> {
+    const { engine, store } = this.o;
+    const candidate = await store.getVersion(item.tenant, item.workflowId, item.version);
+    // A version is never deleted; an item naming none is not evidence of anything.
+    if (!candidate) return 'done';
+    if (!startsOn(candidate.spec, item.event)) {
+      if (item.liveRunId !== undefined)
+        await this.keep(item, item.liveRunId, wouldNotStart(this.labels(item)));
+      return 'done';
+    }
+    const { run } = await engine.startSimulated(candidate, item.event, {
+      mode: 'shadow',
+      ...(item.liveRunId !== undefined ? { shadowOf: item.liveRunId } : {}),
+      judgedAs: item.judgedAs,
+      walk: 'inline',
+    });
+    let status: string = run.status;
+    if (status === 'running') {
+      // Found running: a process died walking it. Recovery continues it from its ledger head.
       try {
-        // Judged as the live version is: the comparison is of the versions' logic, at one trust level.
-        const { run } = await this.o.engine.startSimulated(v, event, {
-          mode: 'shadow',
-          shadowOf: live.runId,
-          judgedAs: live.status,
-        });
-        if (finished(run.status)) await this.compare(tenant, run.runId);
-      } finally {
-        this.starting.set(tenant, (this.starting.get(tenant) ?? 1) - 1);
+        status = (await engine.recover(item.tenant, run.runId)).status;
+      } catch (e) {
+        if (isKeelError(e) && e.code === ErrorCode.runState) return 'later';
+        throw e;
       }
     }
+    if (!finished(status)) return 'later';
+    if (item.liveRunId === undefined) {
+      const { entries } = await engine.load(item.tenant, run.runId);
+      await this.keep(item, undefined, wouldStartAlone(runDecisions(entries), this.labels(item)));
+    } else await this.compare(item.tenant, run.runId);
+    return 'done';
+  }
+
+  private labels(item: ShadowWork) {
+    return { event: item.event, liveLabel: `v${item.liveVersion}`, candidateLabel: `v${item.version}` };
+  }
+
+  private async keep(item: ShadowWork, liveRunId: string | undefined, comparison: Comparison) {
+    await this.o.store.putComparison({
+      tenant: item.tenant,
+      workflowId: item.workflowId,
+      shadowRunId: item.id,
+      ...(liveRunId !== undefined ? { liveRunId } : {}),
+      shadowVersion: item.version,
+      liveVersion: item.liveVersion,
+      agree: comparison.agree,
+      comparison,
+      createdAt: this.o.now(),
+    });
   }
 
   /**
    * The comparison of a shadow run with its live run, kept once both have ended; undefined while
-   * either still runs or waits. An existing comparison is returned as kept.
+   * either still runs or waits, and for a shadow with no live run (its item keeps that comparison).
+   * An existing comparison is returned as kept.
    */
   async compare(tenant: string, shadowRunId: string): Promise<StoredComparison | undefined> {
     const shadow = await this.o.engine.load(tenant, shadowRunId);
@@ -135,61 +188,10 @@ export class Shadows {
         ...(cursor ? { cursor } : {}),
       });
       for (const r of page.runs)
-        if (!have.has(r.runId) && finished(r.status)) await this.compare(tenant, r.runId);
+        if (!have.has(r.runId) && r.shadowOf !== undefined && finished(r.status))
+          await this.compare(tenant, r.runId);
       if (!page.next) break;
       cursor = page.next;
     }
   }
-}
-
-export interface ShadowReport {
-  readonly workflowId: string;
-  readonly version: number;
-  /** The live versions the shadow runs were compared with. */
-  readonly against: readonly number[];
-  readonly comparisons: number;
-  readonly agreed: number;
-  /** agreed / comparisons (0 without comparisons). */
-  readonly agreement: number;
-  readonly skipped: number;
-  readonly newRefusals: readonly { runId: string; step: string; code: string }[];
-  readonly disagreements: readonly {
-    readonly shadowRunId: string;
-    readonly liveRunId: string;
-    readonly liveVersion: number;
-    readonly sentences: readonly string[];
-  }[];
-}
-
-/** The comparisons of a shadow version (since a time), counted and read out. */
-export async function shadowReport(
-  shadows: Shadows,
-  store: Store,
-  tenant: string,
-  workflowId: string,
-  version: number,
-  o: { since?: string; against?: number } = {},
-): Promise<ShadowReport> {
-  await shadows.settle(tenant, workflowId, version);
-  const all = await store.listComparisons(tenant, workflowId, version, o.since ? { since: o.since } : {});
-  const kept = o.against === undefined ? all : all.filter((c) => c.liveVersion === o.against);
-  const agreed = kept.filter((c) => c.agree).length;
-  return {
-    workflowId,
-    version,
-    against: [...new Set(kept.map((c) => c.liveVersion))].sort((a, b) => a - b),
-    comparisons: kept.length,
-    agreed,
-    agreement: kept.length === 0 ? 0 : agreed / kept.length,
-    skipped: await store.countShadowSkips(tenant, workflowId, version, o.since),
-    newRefusals: kept.flatMap((c) => c.comparison.newRefusals.map((r) => ({ runId: c.shadowRunId, ...r }))),
-    disagreements: kept
-      .filter((c) => !c.agree)
-      .map((c) => ({
-        shadowRunId: c.shadowRunId,
-        liveRunId: c.liveRunId,
-        liveVersion: c.liveVersion,
-        sentences: c.comparison.sentences,
-      })),
-  };
 }

@@ -4,9 +4,13 @@
  * expectations held against what its run decided. Each test run is a normal ledgered run (mode
  * `test`), listed and verifiable like any other, named by its content: running the tests of a
  * version again finds the same runs, and the gate to SHADOW reads them by name.
+ *
+ * A test first expects its event to start the version (one of its triggers matches it), or, with
+ * `starts: false`, not to: where the version would not start, or the test says it must not, no run
+ * is made and whether it starts is the whole verdict.
  */
 import type { Entry, EventRecord } from '../../core/ledger/index.ts';
-import { checkTest, type ExpectationResult, runDecisions } from '../../core/lifecycle/index.ts';
+import { checkTest, type ExpectationResult, runDecisions, startsOn } from '../../core/lifecycle/index.ts';
 import { parseEvent } from '../../core/run/index.ts';
 import { type SpecTest, TEST_EVENT_TIME } from '../../core/spec/index.ts';
 import type { Engine } from '../../engine/index.ts';
@@ -14,8 +18,11 @@ import type { Store, VersionRecord } from '../../ports/index.ts';
 
 export interface TestResult {
   readonly name: string;
-  readonly runId: string;
-  /** The run's final status. */
+  /** The test's run; absent where none was made (the version does not start, or must not). */
+  readonly runId?: string;
+  /** Whether the version starts on the test's event (one of its triggers matches it). */
+  readonly starts: boolean;
+  /** The run's final status (`not started` without a run). */
   readonly status: string;
   /** The steps the run reached, in order. */
   readonly steps: readonly string[];
@@ -54,18 +61,38 @@ export function testEvent(t: SpecTest, tenant: string): EventRecord {
   );
 }
 
+/** Whether a spec test is decided without a run: the version does not start on its event, or must not. */
+const decidedByStart = (t: SpecTest, starts: boolean) => !starts || t.expect.starts === false;
+
+/** The result of a spec test decided by whether the version starts alone (no run made). */
+function startResult(name: string, starts: boolean, test: SpecTest): TestResult {
+  const verdict = checkTest(test.expect, { starts });
+  return {
+    name,
+    starts,
+    status: starts ? 'started' : 'not started',
+    steps: [],
+    approvals: [],
+    passed: verdict.passed,
+    results: verdict.results,
+    created: false,
+  };
+}
+
 function result(
   name: string,
   runId: string,
   created: boolean,
   entries: readonly Entry[],
   test: SpecTest | undefined,
+  starts: boolean,
 ): TestResult {
   const d = runDecisions(entries);
   const refused = d.steps.find((s) => s.outcome === 'refused');
   const base = {
     name,
     runId,
+    starts,
     status: d.status,
     steps: d.steps.map((s) => s.step),
     ...(refused?.code ? { refusal: refused.code } : d.finished?.code ? { refusal: d.finished.code } : {}),
@@ -73,7 +100,7 @@ function result(
     created,
   };
   if (!test) return { ...base, passed: d.status !== 'failed', results: [], adhoc: true };
-  const verdict = checkTest(test.expect, d);
+  const verdict = checkTest(test.expect, { starts, run: d });
   return { ...base, passed: verdict.passed, results: verdict.results };
 }
 
@@ -86,13 +113,18 @@ export async function runTests(
 ): Promise<TestReport> {
   const tests: TestResult[] = [];
   const one = async (name: string, event: EventRecord, test: SpecTest | undefined) => {
+    const starts = startsOn(version.spec, event);
+    if (test && decidedByStart(test, starts)) {
+      tests.push(startResult(name, starts, test));
+      return;
+    }
     const { run, created } = await d.engine.startSimulated(version, event, {
       mode: 'test',
       test: { name, approvals: test?.approvals ?? 'approve' },
       walk: 'inline',
     });
     const entries = await entriesOf(d.engine, tenant, run.runId);
-    tests.push(result(name, run.runId, created, entries, test));
+    tests.push(result(name, run.runId, created, entries, test, starts));
   };
   for (const t of version.spec.tests ?? []) await one(t.name, testEvent(t, tenant), t);
   for (const a of adhoc) await one(a.name, parseEvent(a.event, tenant), undefined);
@@ -111,17 +143,25 @@ async function entriesOf(engine: Engine, tenant: string, runId: string): Promise
 
 /**
  * What the gate to SHADOW reads: each spec test of the version and its run, by name — passed,
- * failed, or not run (null). Nothing is run here.
+ * failed, or not run (null); a test decided by whether the version starts has no run. Nothing is
+ * run here.
  */
 export async function testEvidence(
   d: { readonly engine: Engine; readonly store: Store },
   tenant: string,
   version: VersionRecord,
-): Promise<{ name: string; runId: string; passed: boolean | null }[]> {
-  const out: { name: string; runId: string; passed: boolean | null }[] = [];
+): Promise<{ name: string; runId?: string; passed: boolean | null }[]> {
+  const out: { name: string; runId?: string; passed: boolean | null }[] = [];
   for (const t of version.spec.tests ?? []) {
+    const event = testEvent(t, tenant);
+    const starts = startsOn(version.spec, event);
+    // Decided without a run: nothing to have run first, nothing stored to read.
+    if (decidedByStart(t, starts)) {
+      out.push({ name: t.name, passed: startResult(t.name, starts, t).passed });
+      continue;
+    }
     const test = { name: t.name, approvals: t.approvals ?? 'approve' } as const;
-    const runId = d.engine.testRunId(version, testEvent(t, tenant), test);
+    const runId = d.engine.testRunId(version, event, test);
     const run = await d.store.getRun(tenant, runId);
     if (!run) {
       out.push({ name: t.name, runId, passed: null });
@@ -130,7 +170,7 @@ export async function testEvidence(
     out.push({
       name: t.name,
       runId,
-      passed: result(t.name, runId, false, await entriesOf(d.engine, tenant, runId), t).passed,
+      passed: result(t.name, runId, false, await entriesOf(d.engine, tenant, runId), t, starts).passed,
     });
   }
   return out;

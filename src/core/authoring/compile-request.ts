@@ -9,6 +9,7 @@
  * names a tool that is not in the catalog and never guesses: whatever is ambiguous or unmapped is
  * a question. It does not validate; `draftSpec` (draft-spec.ts) does, with the spec's own checks.
  */
+import { formatUsd, usdToCents } from '../money.ts';
 import { isSpecId } from '../spec/validate-spec.ts';
 import type { StepSpec, TriggerSpec, WorkflowSpec } from '../spec/workflow-spec.ts';
 import type { ToolDescriptor } from '../tools/tool-descriptor.ts';
@@ -207,8 +208,8 @@ export function compileRequest(
   if (caps.length > 1) {
     ctx.questions.push({
       about: 'limits.maxCostUsd',
-      question: `The request names ${caps.map((c) => `$${c}`).join(' and ')} as limits, and a spec has one spend cap per run. Which one should a run stay within?`,
-      candidates: caps.map((c) => `$${c}`),
+      question: `The request names ${caps.map((c) => `$${formatUsd(c)}`).join(' and ')} as limits, and a spec has one spend cap per run. Which one should a run stay within?`,
+      candidates: caps.map((c) => `$${formatUsd(c)}`),
     });
     maxCostUsd = Math.min(...caps);
   } else if (caps.length === 1) maxCostUsd = caps[0]!;
@@ -218,7 +219,9 @@ export function compileRequest(
       question: `How much may one run spend? ${moneyTools.map((s) => `${s.tool.name} costs its ${s.tool.cost!.fromArg}`).join('; ')}, and with no spend cap every such call is refused. Say e.g. "under $50" or "no more than $200 a run".`,
     });
     maxCostUsd = 0;
-  } else maxCostUsd = Math.round(steps.reduce((n, s) => n + (s.tool.cost?.fixedUsd ?? 0), 0) * 100) / 100;
+  }
+  // Summed in integer cents: a sum of doubles could lose or invent a cent.
+  else maxCostUsd = steps.reduce((n, s) => n + usdToCents(s.tool.cost?.fixedUsd ?? 0), 0) / 100;
 
   if (maxSteps !== undefined && maxSteps < steps.length)
     ctx.questions.push({

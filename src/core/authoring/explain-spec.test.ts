@@ -39,3 +39,17 @@ test('the amount read back is the spec cap, for any cap', () => {
     }),
   );
 });
+
+test('an amount in a condition is read as written: never rounded to a cent it is not', () => {
+  const when = (condition: string) =>
+    explainSpec(
+      {
+        ...spec(50),
+        triggers: [{ event: 'refund.requested', when: condition }],
+      } as unknown as WorkflowSpec,
+      [],
+    ).text;
+  assert.match(when('payload.amount_usd < 19.99'), /its amount_usd is under \$19\.99\b/);
+  assert.match(when('payload.amount_usd < 49.999'), /its amount_usd is under \$49\.999\b/);
+  assert.match(when('payload.amount_usd >= 1234.5'), /its amount_usd is at least \$1,234\.50\b/);
+});

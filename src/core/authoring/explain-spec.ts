@@ -6,12 +6,15 @@
  * Pure and deterministic: the same spec and tool catalog always read back the same text. It reads
  * only the descriptors it is given (never a handler), and never judges whether the spec is valid.
  */
-import { formatCents, usdToCents } from '../money.ts';
+import { formatCents, isUsdAmount, usdToCents } from '../money.ts';
 import type { Policy } from '../policy/index.ts';
 
 /** `$10,000`, `$1,234.50`: an amount as a person reads it (formatCents, with thousands separators). */
 const dollars = (cents: number): string =>
   `$${formatCents(cents).replace(/^(\d+)/, (whole) => whole.replace(/\B(?=(\d{3})+$)/g, ','))}`;
+
+/** A literal amount: its cents when it has at most 2 decimals, else as written (never rounded to a cent). */
+const usd = (v: number): string => (isUsdAmount(v) ? dollars(usdToCents(v)) : `$${String(v)}`);
 
 import { type Condition, type Operand, parseCondition } from '../spec/parse-condition.ts';
 import type { WorkflowSpec } from '../spec/workflow-spec.ts';
@@ -182,9 +185,7 @@ function conditionWords(c: Condition): string {
         typeof c.right.value === 'number' &&
         MONEY_FIELD.test(c.left.path[c.left.path.length - 1] ?? '');
       const right =
-        money && c.right.kind === 'literal'
-          ? dollars(Math.round((c.right.value as number) * 100))
-          : operandWords(c.right);
+        money && c.right.kind === 'literal' ? usd(c.right.value as number) : operandWords(c.right);
       return `${operandWords(c.left)} ${ops[c.op]} ${right}`;
     }
   }

@@ -3,8 +3,11 @@ import { createHash, generateKeyPairSync, sign, verify } from 'node:crypto';
 import { test } from 'node:test';
 import fc from 'fast-check';
 import { canonicalize } from '../canonical/index.ts';
+import { keyIdOf } from '../writs/index.ts';
 import {
   bodyOf,
+  CHECKPOINT_FORMAT,
+  CHECKPOINT_FORMAT_V1,
   type Checkpoint,
   checkpointHash,
   checkpointProblem,
@@ -14,6 +17,7 @@ import {
   type RunHead,
   rootBytes,
   signCheckpoint,
+  spkiBase64,
 } from './index.ts';
 
 const digest = fc
@@ -63,7 +67,16 @@ test('a signed checkpoint verifies under its key, and any change to it does not'
   const { privateKey, publicKey } = generateKeyPairSync('ed25519');
   const other = generateKeyPairSync('ed25519').publicKey;
   const c = signCheckpoint(
-    { tenant: 'acme', seq: 1, at: '2026-12-01T00:00:00.000Z', runs: 2, root: merkleRoot([]), prevHash: null },
+    {
+      tenant: 'acme',
+      seq: 1,
+      at: '2026-12-01T00:00:00.000Z',
+      runs: 2,
+      root: merkleRoot([]),
+      prevHash: null,
+      treeSize: 2,
+      logRoot: `sha256:${'2'.repeat(64)}`,
+    },
     privateKey,
     publicKey,
   );
@@ -77,6 +90,9 @@ test('a signed checkpoint verifies under its key, and any change to it does not'
     { at: '2026-12-01T00:00:01.000Z' },
     { prevHash: `sha256:${'1'.repeat(64)}` },
     { signature: `${c.signature.slice(0, -2)}AA` },
+    { treeSize: 3 },
+    { logRoot: `sha256:${'3'.repeat(64)}` },
+    { format: 'keel-checkpoint/1' },
   ];
   for (const e of edits) {
     const x = { ...c, ...e };
@@ -93,7 +109,16 @@ test('the root signature is Ed25519 over the 32 bytes of the root, as OpenWOP ve
   const { privateKey, publicKey } = generateKeyPairSync('ed25519');
   const root = merkleRoot([{ runId: 'r', seq: 3, hash: `sha256:${'a'.repeat(64)}` }]);
   const c = signCheckpoint(
-    { tenant: 'acme', seq: 1, at: '2026-12-01T00:00:00.000Z', runs: 1, root, prevHash: null },
+    {
+      tenant: 'acme',
+      seq: 1,
+      at: '2026-12-01T00:00:00.000Z',
+      runs: 1,
+      root,
+      prevHash: null,
+      treeSize: 1,
+      logRoot: root,
+    },
     privateKey,
     publicKey,
   );
@@ -111,4 +136,39 @@ test('the root signature is Ed25519 over the 32 bytes of the root, as OpenWOP ve
   // A checkpoint made before root signatures existed still verifies by its body signature.
   const { rootSignature: _, ...older } = c;
   assert.equal(checkpointProblem(older, publicKey), undefined);
+});
+
+test('a keel-checkpoint/1 (a root, no head log) still verifies; a /2 without its log does not', () => {
+  const { privateKey, publicKey } = generateKeyPairSync('ed25519');
+  const body = bodyOf({
+    format: CHECKPOINT_FORMAT_V1,
+    tenant: 'acme',
+    seq: 1,
+    at: '2026-12-01T00:00:00.000Z',
+    runs: 0,
+    root: merkleRoot([]),
+    prevHash: null,
+    keyId: keyIdOf(publicKey),
+  });
+  assert.deepEqual(Object.keys(body).sort(), [
+    'at',
+    'format',
+    'keyId',
+    'prevHash',
+    'root',
+    'runs',
+    'seq',
+    'tenant',
+  ]);
+  const signature = sign(null, Buffer.from(canonicalize(body)), privateKey).toString('base64url');
+  const v1: Checkpoint = {
+    ...body,
+    signature,
+    publicKey: spkiBase64(publicKey),
+    hash: checkpointHash(body, signature),
+  };
+  assert.equal(checkpointProblem(v1, publicKey), undefined);
+  // Calling it /2 changes the body (and so the signature); with its hash recomputed, its log is missing.
+  const relabelled = { ...v1, format: CHECKPOINT_FORMAT } as Checkpoint;
+  assert.match(checkpointProblem(relabelled, publicKey) ?? '', /treeSize or logRoot/);
 });

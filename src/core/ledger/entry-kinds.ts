@@ -114,12 +114,18 @@ export interface TestRef {
 /**
  * A routed run during a rollout: the run's bucket (0..9999, a pure function of the event), the
  * share of buckets (in percent) the rollout gives the new version, and the two versions.
+ * `stickyBy`: the key the bucket was derived from (`subject`, `payload.<field>`, or `event` when
+ * the event had no value for the rollout's key); absent in runs routed before rollouts had one.
+ * `chosen`: set when the two versions' triggers disagreed on the event and the run is of another
+ * version than the bucket chose (docs/lifecycle.md).
  */
 export interface SplitEntry {
   bucket: number;
   percent: number;
   from: number;
   to: number;
+  stickyBy?: string;
+  chosen?: number;
 }
 
 export interface EventRecord {

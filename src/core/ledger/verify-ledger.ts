@@ -77,6 +77,10 @@ export type VerifyFailureCode =
   | 'spec_mismatch'
   /** A pending-approval row disagrees with the ledger (edited, invented for a run that waits for nothing, or deleted). */
   | 'projection_mismatch'
+  /** The run no longer extends the head its last checkpoint recorded: cut back, or rewritten, after it. */
+  | 'checkpoint_mismatch'
+  /** The store's checkpoint chain does not hold the last checkpoint the witness keeps: deleted or rolled back. */
+  | 'checkpoint_missing'
   | DeltaFailureCode;
 
 export interface VerifyFailure {

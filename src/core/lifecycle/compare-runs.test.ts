@@ -1,9 +1,10 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import fc from 'fast-check';
 import { hashOf } from '../canonical/index.ts';
 import { chainEntry, type Entry, type EntryKind, type EventRecord, type PayloadOf } from '../ledger/index.ts';
 import { compareRuns } from './compare-runs.ts';
-import { runDecisions } from './run-decisions.ts';
+import { type RunDecisions, runDecisions, type StepDecision } from './run-decisions.ts';
 
 const EVENT: EventRecord = {
   id: 'e1',
@@ -182,6 +183,147 @@ describe('comparing a candidate with a live run', () => {
     );
     const c = compareRuns(runDecisions(live), runDecisions(shadow), labels);
     assert.deepEqual(c.steps[0]?.differs, ['approval']);
-    assert.match(c.sentences[0]!, /v2 would ask a person before issue_refund where v1 did not/);
+    assert.match(
+      c.sentences[0]!,
+      /v2 would ask a person before issue_refund at step refund where v1 did not/,
+    );
+  });
+});
+
+describe('decisions are compared by behaviour, never by step name', () => {
+  test('a version that only renames a step agrees: every decision, the status, no sentence', () => {
+    const live = ledger(
+      allowed('reply', 'draft_reply', { t: 'T-1042' }),
+      allowed('refund', 'issue_refund', { amount_usd: 40 }),
+      finished('completed'),
+    );
+    const renamed = ledger(
+      allowed('answer', 'draft_reply', { t: 'T-1042' }),
+      allowed('pay', 'issue_refund', { amount_usd: 40 }),
+      finished('completed'),
+    );
+    const c = compareRuns(runDecisions(live), runDecisions(renamed), labels);
+    assert.equal(c.agree, true, c.sentences.join('; '));
+    assert.deepEqual(c.sentences, []);
+    assert.deepEqual(
+      c.steps.map((s) => [s.step, s.candidateStep, s.same]),
+      [
+        ['reply', 'answer', true],
+        ['refund', 'pay', true],
+      ],
+    );
+  });
+
+  test('a renamed step that also changes behaviour is flagged, naming both names', () => {
+    const live = ledger(allowed('refund', 'issue_refund', { amount_usd: 40 }), finished('completed'));
+    const other = ledger(allowed('pay', 'issue_refund', { amount_usd: 45 }), finished('completed'));
+    const c = compareRuns(runDecisions(live), runDecisions(other), labels);
+    assert.equal(c.agree, false);
+    assert.deepEqual(c.steps[0]?.differs, ['arguments']);
+    assert.match(c.sentences[0]!, /at step pay \(refund in v1\) on T-1042 \(amount_usd: 45 instead of 40\)/);
+  });
+
+  test('another order of the same calls disagrees', () => {
+    const live = ledger(allowed('a', 'x', {}), allowed('b', 'y', {}), finished('completed'));
+    const swapped = ledger(allowed('a', 'y', {}), allowed('b', 'x', {}), finished('completed'));
+    const c = compareRuns(runDecisions(live), runDecisions(swapped), labels);
+    assert.equal(c.agree, false);
+  });
+
+  test('a step inserted in the middle is one difference: the decisions after it still line up', () => {
+    const live = ledger(allowed('a', 'x', {}), allowed('b', 'y', {}), finished('completed'));
+    const more = ledger(
+      allowed('a', 'x', {}),
+      allowed('n', 'audit', {}),
+      allowed('b', 'y', {}),
+      finished('completed'),
+    );
+    const c = compareRuns(runDecisions(live), runDecisions(more), labels);
+    assert.equal(c.agree, false);
+    assert.deepEqual(
+      c.steps.map((s) => [s.step, s.same, s.differs]),
+      [
+        ['a', true, []],
+        ['n', false, ['missing']],
+        ['b', true, []],
+      ],
+    );
+    assert.deepEqual(c.sentences, ['v2 would also have called audit at step n, which v1 did not on T-1042']);
+  });
+
+  test('a candidate that leaves out a call says what the live run did, and where', () => {
+    const live = ledger(allowed('a', 'x', { n: 1 }), allowed('b', 'y', {}), finished('completed'));
+    const fewer = ledger(allowed('b', 'y', {}), finished('completed'));
+    const c = compareRuns(runDecisions(live), runDecisions(fewer), labels);
+    assert.deepEqual(c.sentences, ['v2 would not have called x with n=1, as v1 did at step a on T-1042']);
+  });
+
+  // Runs over a small alphabet of tools, arguments and outcomes, so that equal decisions are common.
+  const aDecision = fc.record({
+    step: fc.constantFrom('a', 'b', 'c', 'd'),
+    tool: fc.constantFrom('x', 'y', 'z'),
+    n: fc.integer({ min: 0, max: 2 }),
+    outcome: fc.constantFrom('allowed', 'allowed', 'refused', 'waiting'),
+    approval: fc.boolean(),
+    denied: fc.boolean(),
+  });
+  const toDecision = (d: typeof aDecision extends fc.Arbitrary<infer T> ? T : never): StepDecision => ({
+    step: d.step,
+    tool: d.tool,
+    args: { n: d.n },
+    argsHash: hashOf({ n: d.n }),
+    outcome: d.outcome as StepDecision['outcome'],
+    ...(d.outcome === 'refused' ? { code: d.n === 0 ? 'spend_cap_exceeded' : 'policy_denied' } : {}),
+    approval: d.approval,
+    ...(d.approval && d.denied ? { decidedBy: { decision: 'denied' as const, by: 'dana' } } : {}),
+  });
+  const aRun: fc.Arbitrary<RunDecisions> = fc.record({
+    steps: fc.array(aDecision, { maxLength: 6 }).map((xs) => xs.map(toDecision)),
+    status: fc.constantFrom('completed', 'refused', 'failed'),
+    suppressed: fc.constant([]),
+  });
+  const renamed = (r: RunDecisions, name: (s: string) => string): RunDecisions => ({
+    ...r,
+    steps: r.steps.map((s) => ({ ...s, step: name(s.step) })),
+  });
+  /** A consistent renaming: one-to-one, so two steps never merge into one name. */
+  const aRenaming = fc
+    .shuffledSubarray(['p', 'q', 'r', 's', 't', 'u'], { minLength: 4, maxLength: 4 })
+    .map((to) => (s: string) => to['abcd'.indexOf(s)] ?? s);
+
+  test("property: renaming steps consistently never changes a comparison's verdict, nor what differs", () => {
+    fc.assert(
+      fc.property(aRun, aRun, aRenaming, aRenaming, (live, cand, f, g) => {
+        const before = compareRuns(live, cand, labels);
+        const after = compareRuns(renamed(live, f), renamed(cand, g), labels);
+        assert.equal(after.agree, before.agree);
+        assert.deepEqual(
+          after.steps.map((s) => s.differs),
+          before.steps.map((s) => s.differs),
+        );
+        assert.deepEqual(after.newRefusals.length, before.newRefusals.length);
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  test('property: a run agrees with itself renamed, and disagrees with any change of a tool or its arguments', () => {
+    fc.assert(
+      fc.property(aRun, aRenaming, fc.nat(), fc.boolean(), (r, f, at, tool) => {
+        assert.equal(compareRuns(r, renamed(r, f), labels).agree, true);
+        const i = at % Math.max(1, r.steps.length);
+        const target = r.steps[i];
+        // Only a change before any denial counts: what follows a person's denial is not compared.
+        if (!target || r.steps.slice(0, i).some((s) => s.decidedBy?.decision === 'denied')) return;
+        const changed = tool
+          ? { ...target, tool: `${target.tool}2` }
+          : { ...target, args: { n: 9 }, argsHash: hashOf({ n: 9 }) };
+        const steps = r.steps.map((s, k) => (k === i ? changed : s));
+        // A refusal before arguments were built has none to compare: change the tool there.
+        if (!tool && target.argsHash === null) return;
+        assert.equal(compareRuns(r, renamed({ ...r, steps }, f), labels).agree, false);
+      }),
+      { numRuns: 500 },
+    );
   });
 });

@@ -1,17 +1,22 @@
 /**
- * Where a candidate version's run agrees with a live run on the same event, step by step: the same
- * tool? the same arguments (by canonical hash, with a field-level diff)? the same refusal? the
- * same need for a person? the same final status? Used for a SHADOW version's run beside the live
+ * Where a candidate version's run agrees with a live run on the same event, decision by decision
+ * (lined up by behaviour, never by step name): the same tool? the same arguments (by canonical
+ * hash, with a field-level diff)? the same refusal? the same need for a person? the same final
+ * status? Used for a SHADOW version's run beside the live
  * run it shadows, and by the replay gate for a candidate re-planned on a live run's record.
  *
  * Pure. A live run a person denied is compared up to that step only: what the candidate would do
  * after a denial it assumed to be an approval is not evidence about the version.
  */
 import type { EventRecord } from '../ledger/index.ts';
+import { alignDecisions } from './align-decisions.ts';
 import { fieldDiff, type RunDecisions, type StepDecision } from './run-decisions.ts';
 
 export interface StepComparison {
+  /** The live run's step (the candidate's where only the candidate decided). */
   readonly step: string;
+  /** The candidate's name for the step, where it names it otherwise (a rename alone is no difference). */
+  readonly candidateStep?: string;
   readonly live?: StepDecision;
   readonly candidate?: StepDecision;
   readonly same: boolean;
@@ -31,6 +36,11 @@ export interface Comparison {
   readonly stoppedAt?: { readonly step: string; readonly by: string };
   /** The disagreements in plain language, one sentence each. */
   readonly sentences: readonly string[];
+  /**
+   * Set when only one of the two versions starts on the event (compare-starts.ts): the live one
+   * started and the candidate's triggers do not match, or the other way round. Always a disagreement.
+   */
+  readonly starts?: { readonly live: boolean; readonly candidate: boolean };
 }
 
 const same = (a: StepDecision, b: StepDecision): string[] => {
@@ -60,7 +70,21 @@ function what(d: StepDecision): string {
   return d.approval ? `called ${call} once a person approved it` : `called ${call}`;
 }
 
-/** Compares a candidate's run with the live run on the same event; labels name them in sentences. */
+/** A step's decision in words, as a past action (the sentences of a comparison use it). */
+export const describeDecision = what;
+
+/** Where a pair sits, for people: its step, or both names where the versions name it differently. */
+function atStep(a: StepDecision | undefined, b: StepDecision | undefined, liveLabel: string): string {
+  if (a && b && a.step !== b.step) return `at step ${b.step} (${a.step} in ${liveLabel})`;
+  return `at step ${(b ?? a)!.step}`;
+}
+
+/**
+ * Compares a candidate's run with the live run on the same event; labels name them in sentences.
+ * Decisions are lined up by what they do (align-decisions.ts), never by step name: a version that
+ * only renames steps agrees, and any other tool, other arguments, another order, a refusal or a
+ * need for a person is a disagreement.
+ */
 export function compareRuns(
   live: RunDecisions,
   candidate: RunDecisions,
@@ -71,17 +95,8 @@ export function compareRuns(
   const newRefusals: { step: string; code: string }[] = [];
   const on = o.event.subject ? `on ${o.event.subject}` : `on event ${o.event.id}`;
   let stoppedAt: Comparison['stoppedAt'];
-  const n = Math.max(live.steps.length, candidate.steps.length);
-  for (let i = 0; i < n; i++) {
-    const a = live.steps[i];
-    const b = candidate.steps[i];
-    if (a && b && a.step !== b.step) {
-      steps.push({ step: b.step, live: a, candidate: b, same: false, differs: ['step'] });
-      sentences.push(
-        `${o.candidateLabel} would take step ${b.step} where ${o.liveLabel} took step ${a.step} ${on}`,
-      );
-      break;
-    }
+  for (const { live: a, candidate: b } of alignDecisions(live.steps, candidate.steps)) {
+    const where = atStep(a, b, o.liveLabel);
     if (!a || !b) {
       const d = (a ?? b)!;
       steps.push({
@@ -92,38 +107,40 @@ export function compareRuns(
       });
       sentences.push(
         a
-          ? `${o.candidateLabel} would not reach step ${a.step}, where ${o.liveLabel} ${what(a)} ${on}`
-          : `${o.candidateLabel} would also reach step ${b!.step} and ${what(b!)}, which ${o.liveLabel} never reached ${on}`,
+          ? `${o.candidateLabel} would not have ${what(a)}, as ${o.liveLabel} did ${where} ${on}`
+          : `${o.candidateLabel} would also have ${what(b!)} ${where}, which ${o.liveLabel} did not ${on}`,
       );
       if (b?.outcome === 'refused') newRefusals.push({ step: b.step, code: b.code ?? 'refused' });
-      continue;
-    }
-    const differs = same(a, b);
-    // Arguments compare only where both proposals had them (a refusal before they were built has none).
-    const fields = differs.includes('arguments') && a.args && b.args ? fieldDiff(a.args, b.args) : undefined;
-    steps.push({
-      step: a.step,
-      live: a,
-      candidate: b,
-      same: differs.length === 0,
-      differs,
-      ...(fields ? { fields } : {}),
-    });
-    if (b.outcome === 'refused' && a.outcome !== 'refused')
-      newRefusals.push({ step: b.step, code: b.code ?? 'refused' });
-    if (differs.length > 0) {
-      const detail = fields?.length
-        ? ` (${fields.map((f) => `${f.field}: ${JSON.stringify(f.b)} instead of ${JSON.stringify(f.a)}`).join('; ')})`
-        : '';
-      const onlyApproval = differs.length === 1 && differs[0] === 'approval';
-      sentences.push(
-        onlyApproval
-          ? `${o.candidateLabel} would ${b.approval ? '' : 'not '}ask a person before ${b.tool} where ${o.liveLabel} ${a.approval ? 'did' : 'did not'} ${on}`
-          : `${o.candidateLabel} would have ${what(b)} where ${o.liveLabel} ${what(a)} ${on}${detail}`,
-      );
+    } else {
+      const differs = same(a, b);
+      // Arguments compare only where both proposals had them (a refusal before they were built has none).
+      const fields =
+        differs.includes('arguments') && a.args && b.args ? fieldDiff(a.args, b.args) : undefined;
+      steps.push({
+        step: a.step,
+        ...(a.step !== b.step ? { candidateStep: b.step } : {}),
+        live: a,
+        candidate: b,
+        same: differs.length === 0,
+        differs,
+        ...(fields ? { fields } : {}),
+      });
+      if (b.outcome === 'refused' && a.outcome !== 'refused')
+        newRefusals.push({ step: b.step, code: b.code ?? 'refused' });
+      if (differs.length > 0) {
+        const detail = fields?.length
+          ? ` (${fields.map((f) => `${f.field}: ${JSON.stringify(f.b)} instead of ${JSON.stringify(f.a)}`).join('; ')})`
+          : '';
+        const onlyApproval = differs.length === 1 && differs[0] === 'approval';
+        sentences.push(
+          onlyApproval
+            ? `${o.candidateLabel} would ${b.approval ? '' : 'not '}ask a person before ${b.tool} ${where} where ${o.liveLabel} ${a.approval ? 'did' : 'did not'} ${on}`
+            : `${o.candidateLabel} would have ${what(b)} where ${o.liveLabel} ${what(a)} ${where} ${on}${detail}`,
+        );
+      }
     }
     // A person denied the live run here: what follows in the candidate assumed otherwise.
-    if (a.decidedBy?.decision === 'denied') {
+    if (a?.decidedBy?.decision === 'denied') {
       stoppedAt = { step: a.step, by: a.decidedBy.by };
       break;
     }

@@ -1,12 +1,15 @@
 /**
  * What changed between two versions of a workflow, in plain language and as data: triggers, steps
- * (added, removed, moved, another tool, argument templates), limits, environment, tests, gates,
- * and how the risk of the tools it calls changes (destructive tools, effects). Shown by `keel
- * diff` and beside every promotion gate report. Pure: two specs (and what the registry says of a
- * tool, when known) in, changes out.
+ * (added, removed, renamed, moved, another tool, argument templates), limits, environment, tests,
+ * gates, and how the risk of the tools it calls changes (destructive tools, effects). Each change
+ * says whether it is a behaviour change: conditions compare by meaning (normalize-condition.ts),
+ * templates by what they name (normalize-args.ts), and a step renamed with the same tool and
+ * arguments is a rename. Shown by `keel diff` and beside every promotion gate report. Pure: two
+ * specs (and what the registry says of a tool, when known) in, changes out.
  */
 import { canonicalize } from '../canonical/index.ts';
-import type { WorkflowSpec } from '../spec/index.ts';
+import { formatUsd } from '../money.ts';
+import { sameArgs, sameCondition, type WorkflowSpec } from '../spec/index.ts';
 import type { ToolDescriptor } from '../tools/index.ts';
 import { fieldDiff } from './run-decisions.ts';
 
@@ -14,12 +17,21 @@ export interface SpecChange {
   /** `trigger`, `step`, `limit`, `env`, `tests`, `promotion`, `simulation`, `description`, `risk`. */
   readonly area: string;
   readonly text: string;
+  /**
+   * Whether runs may decide otherwise because of it: false for what only reads differently (a
+   * description, a renamed step, an equivalent condition, template spacing) and for what judges
+   * a version rather than runs it (tests, promotion gates, how simulated runs read tools).
+   */
+  readonly behaviour: boolean;
 }
 
 export interface SpecDiff {
   readonly from: number;
   readonly to: number;
+  /** Nothing changed at all. */
   readonly same: boolean;
+  /** No change is a behaviour change (`same`, or only renames, rewordings, tests and gates). */
+  readonly sameBehaviour: boolean;
   readonly changes: readonly SpecChange[];
 }
 
@@ -32,25 +44,74 @@ function risk(tool: string, describe?: (name: string) => ToolDescriptor | undefi
   return `${tool} (${d.effect}${d.destructive ? ', destructive' : ''})`;
 }
 
+/**
+ * Steps of `b` that are steps of `a` renamed: a step gone from `a` and a new one in `b` calling the
+ * same tool with arguments of the same meaning (a reference to a step renamed earlier counts as
+ * the same reference). Old name to new name.
+ */
+function renamedSteps(a: WorkflowSpec, b: WorkflowSpec): Map<string, string> {
+  const inB = new Set(b.steps.map((s) => s.name));
+  const inA = new Set(a.steps.map((s) => s.name));
+  const added = b.steps.filter((s) => !inA.has(s.name));
+  const renames = new Map<string, string>();
+  const newName = (n: string) => renames.get(n) ?? n;
+  for (const old of a.steps) {
+    if (inB.has(old.name)) continue;
+    const i = added.findIndex((s) => s.tool === old.tool && sameArgs(old.args, s.args, newName));
+    if (i < 0) continue;
+    renames.set(old.name, added[i]!.name);
+    added.splice(i, 1);
+  }
+  return renames;
+}
+
 export function diffSpecs(
   a: WorkflowSpec,
   b: WorkflowSpec,
   describe?: (name: string) => ToolDescriptor | undefined,
 ): SpecDiff {
   const changes: SpecChange[] = [];
-  const add = (area: string, text: string) => changes.push({ area, text });
+  const add = (area: string, text: string, behaviour = true) => changes.push({ area, text, behaviour });
   if ((a.description ?? '') !== (b.description ?? ''))
-    add('description', `The description now reads ${json(b.description ?? '')}.`);
+    add('description', `The description now reads ${json(b.description ?? '')}.`, false);
 
+  // Triggers: the same event with a condition of the same meaning is the same trigger.
   const trig = (t: { event: string; when?: string }) => `${t.event}${t.when ? ` when ${t.when}` : ''}`;
-  const ta = a.triggers.map(trig);
-  const tb = b.triggers.map(trig);
-  for (const t of tb) if (!ta.includes(t)) add('trigger', `Now also starts on ${t}.`);
-  for (const t of ta) if (!tb.includes(t)) add('trigger', `No longer starts on ${t}.`);
+  const sameTrigger = (x: WorkflowSpec['triggers'][number], y: WorkflowSpec['triggers'][number]) =>
+    x.event === y.event &&
+    (x.when === undefined || y.when === undefined ? x.when === y.when : sameCondition(x.when, y.when));
+  const unmatched = [...a.triggers];
+  const fresh: WorkflowSpec['triggers'] = [];
+  for (const t of b.triggers) {
+    const i = unmatched.findIndex((o) => trig(o) === trig(t));
+    const j = i >= 0 ? i : unmatched.findIndex((o) => sameTrigger(o, t));
+    if (j < 0) {
+      fresh.push(t);
+      continue;
+    }
+    const old = unmatched.splice(j, 1)[0]!;
+    if (old.when !== t.when)
+      add(
+        'trigger',
+        `The condition of its trigger on ${t.event} is written differently — ${json(t.when)}, was ${json(old.when)} — with the same meaning: not a behaviour change.`,
+        false,
+      );
+  }
+  for (const t of fresh) add('trigger', `Now also starts on ${trig(t)}.`);
+  for (const t of unmatched) add('trigger', `No longer starts on ${trig(t)}.`);
 
+  // Steps, by name; a step renamed with the same tool and arguments is a rename, not a new step.
+  const renames = renamedSteps(a, b);
+  const newName = (n: string) => renames.get(n) ?? n;
   const byName = (s: WorkflowSpec) => new Map(s.steps.map((x, i) => [x.name, { ...x, i }]));
-  const sa = byName(a);
+  const sa = new Map([...byName(a)].map(([name, s]) => [newName(name), { ...s, was: name }]));
   const sb = byName(b);
+  for (const [was, now] of renames)
+    add(
+      'step',
+      `Step ${was} is renamed ${now}: the same tool with the same arguments, not a behaviour change.`,
+      false,
+    );
   for (const [name, s] of sb) {
     const old = sa.get(name);
     if (!old) {
@@ -59,7 +120,16 @@ export function diffSpecs(
     }
     if (old.tool !== s.tool)
       add('step', `Step ${name} now calls ${risk(s.tool, describe)} instead of ${risk(old.tool, describe)}.`);
-    for (const f of fieldDiff(old.args, s.args))
+    for (const f of fieldDiff(old.args, s.args)) {
+      // Written otherwise with the same meaning: template spacing, a renamed step named again.
+      if (f.a !== null && f.b !== null && sameArgs(f.a, f.b, newName)) {
+        add(
+          'step',
+          `Step ${name}: argument ${f.field} is written differently — ${json(f.b)}, was ${json(f.a)} — with the same meaning: not a behaviour change.`,
+          false,
+        );
+        continue;
+      }
       add(
         'step',
         f.a === null
@@ -68,15 +138,16 @@ export function diffSpecs(
             ? `Step ${name}: argument ${f.field} (was ${json(f.a)}) is gone.`
             : `Step ${name}: argument ${f.field} is ${json(f.b)} (was ${json(f.a)}).`,
       );
+    }
     if (old.i !== s.i) add('step', `Step ${name} moved from position ${old.i + 1} to ${s.i + 1}.`);
   }
   for (const [name, s] of sa)
-    if (!sb.has(name)) add('step', `Step ${name} (which called ${s.tool}) is gone.`);
+    if (!sb.has(name)) add('step', `Step ${s.was} (which called ${s.tool}) is gone.`);
 
   if (a.limits.maxCostUsd !== b.limits.maxCostUsd)
     add(
       'limit',
-      `The spend cap is ${b.limits.maxCostUsd > a.limits.maxCostUsd ? 'raised' : 'lowered'} from $${a.limits.maxCostUsd} to $${b.limits.maxCostUsd} a run.`,
+      `The spend cap is ${b.limits.maxCostUsd > a.limits.maxCostUsd ? 'raised' : 'lowered'} from $${formatUsd(a.limits.maxCostUsd)} to $${formatUsd(b.limits.maxCostUsd)} a run.`,
     );
   if (a.limits.maxSteps !== b.limits.maxSteps)
     add('limit', `At most ${b.limits.maxSteps} steps a run (was ${a.limits.maxSteps}).`);
@@ -90,17 +161,18 @@ export function diffSpecs(
   const xa = names(a);
   const xb = names(b);
   for (const [n, t] of xb) {
-    if (!xa.has(n)) add('tests', `New test ${json(n)}.`);
-    else if (!eq(xa.get(n), t)) add('tests', `Test ${json(n)} changed.`);
+    if (!xa.has(n)) add('tests', `New test ${json(n)}.`, false);
+    else if (!eq(xa.get(n), t)) add('tests', `Test ${json(n)} changed.`, false);
   }
-  for (const n of xa.keys()) if (!xb.has(n)) add('tests', `Test ${json(n)} is gone.`);
+  for (const n of xa.keys()) if (!xb.has(n)) add('tests', `Test ${json(n)} is gone.`, false);
   if (!eq(a.promotion, b.promotion))
     add(
       'promotion',
       `Its promotion gates are now ${json(b.promotion ?? {})} (were ${json(a.promotion ?? {})}).`,
+      false,
     );
   if (!eq(a.simulation, b.simulation))
-    add('simulation', `Simulated runs now read tools ${b.simulation?.reads ?? 'live'}.`);
+    add('simulation', `Simulated runs now read tools ${b.simulation?.reads ?? 'live'}.`, false);
   if (!eq(a.inputDefaults, b.inputDefaults)) add('inputs', 'Its input defaults changed.');
 
   // Risk: destructive tools and effects the new version calls that the old one did not.
@@ -118,5 +190,11 @@ export function diffSpecs(
       else if (d.effect !== 'read') add('risk', `It now calls ${t}, which has ${d.effect} effects.`);
     }
   }
-  return { from: a.version, to: b.version, same: changes.length === 0, changes };
+  return {
+    from: a.version,
+    to: b.version,
+    same: changes.length === 0,
+    sameBehaviour: changes.every((c) => !c.behaviour),
+    changes,
+  };
 }

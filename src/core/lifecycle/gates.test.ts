@@ -77,6 +77,32 @@ describe('gates', () => {
     );
   });
 
+  test('an unmet gate says each refusal once: how many runs made it, and a few of them', () => {
+    const newRefusals = [
+      ...Array.from({ length: 35 }, (_, i) => ({
+        runId: `r${i}`,
+        step: 'refund',
+        code: 'spend_cap_exceeded',
+      })),
+      { runId: 'r40', step: 'close', code: 'policy_denied' },
+    ];
+    const r = judgeGate(g('SHADOW', 'LIVE'), DEFAULT_GATES, {
+      liveVersion: 1,
+      comparisons: { count: 40, agreed: 4, skipped: 0, newRefusals, ids: [] },
+      replay: { runs: 0, diverged: [] },
+    });
+    const c = r.conditions.find((x) => x.id === 'shadow.refusals')!;
+    assert.equal(
+      c.text,
+      'no shadow refusal v1 did not also make: spend_cap_exceeded at step refund in 35 runs (e.g. r0, r1, r2); policy_denied at step close in 1 run (r40)',
+    );
+    assert.deepEqual(c.groups, [
+      { what: 'spend_cap_exceeded at step refund', count: 35, examples: ['r0', 'r1', 'r2'] },
+      { what: 'policy_denied at step close', count: 1, examples: ['r40'] },
+    ]);
+    assert.equal(c.found, 36);
+  });
+
   test('to LIVE with no version LIVE yet: the tests again', () => {
     const r = judgeGate(g('SHADOW', 'LIVE'), DEFAULT_GATES, {
       liveVersion: null,

@@ -69,6 +69,14 @@ export function effectiveGates(
   };
 }
 
+/** Identical findings, once: what, in how many runs, and a few of those runs as examples. */
+export interface EvidenceGroup {
+  readonly what: string;
+  readonly count: number;
+  /** At most three run ids. */
+  readonly examples: readonly string[];
+}
+
 /** One condition of a gate: what it needs, what was counted, and the runs or comparisons counted. */
 export interface GateCondition {
   readonly id: string;
@@ -78,6 +86,8 @@ export interface GateCondition {
   readonly found?: number;
   /** Run ids (and comparison ids, which are shadow run ids) the count is made of; at most 50. */
   readonly evidence?: readonly string[];
+  /** The findings grouped where many are the same (the same refusal at the same step), most first. */
+  readonly groups?: readonly EvidenceGroup[];
 }
 
 export interface GateReport {
@@ -98,7 +108,8 @@ export interface GateEvidence {
   /** The spec's tests and their runs in this version (`passed` null: not run yet). */
   readonly tests?: readonly {
     readonly name: string;
-    readonly runId: string;
+    /** Absent for a test decided by whether the version starts on its event (no run). */
+    readonly runId?: string;
     readonly passed: boolean | null;
   }[];
   /** The version LIVE (or AUTONOMOUS) now, other than this one; null when there is none. */
@@ -107,6 +118,10 @@ export interface GateEvidence {
     readonly count: number;
     readonly agreed: number;
     readonly skipped: number;
+    /** Comparisons with this version still in the shadow queue (not counted yet). */
+    readonly waiting?: number;
+    /** Of `count`, those where only one of the two versions starts on the event (disagreements). */
+    readonly onlyOneStarts?: number;
     readonly newRefusals: readonly { readonly runId: string; readonly step: string; readonly code: string }[];
     readonly ids: readonly string[];
   };
@@ -144,6 +159,25 @@ export function moveOf(from: WorkflowStatus, to: WorkflowStatus): Move {
 const pct = (x: number) => `${Math.round(x * 1000) / 10}%`;
 const firstIds = (xs: readonly string[]) => xs.slice(0, 50);
 
+/** Findings grouped by what they say: each once, with the runs it was found in, most runs first. */
+export function groupFindings(
+  items: readonly { readonly what: string; readonly runId: string }[],
+): EvidenceGroup[] {
+  const runs = new Map<string, Set<string>>();
+  for (const i of items) {
+    const set = runs.get(i.what) ?? new Set<string>();
+    set.add(i.runId);
+    runs.set(i.what, set);
+  }
+  return [...runs]
+    .map(([what, ids]) => ({ what, count: ids.size, examples: [...ids].slice(0, 3) }))
+    .sort((x, y) => y.count - x.count || (x.what < y.what ? -1 : x.what > y.what ? 1 : 0));
+}
+
+/** A group in words: "spend_cap_exceeded at step refund in 35 runs (e.g. sha256:…, sha256:…)". */
+const groupText = (g: EvidenceGroup) =>
+  `${g.what} in ${g.count} run${g.count === 1 ? '' : 's'} (${g.count === 1 ? '' : 'e.g. '}${g.examples.join(', ')})`;
+
 function testConditions(min: number, e: GateEvidence): GateCondition[] {
   const tests = e.tests ?? [];
   const notRun = tests.filter((t) => t.passed === null);
@@ -169,7 +203,7 @@ function testConditions(min: number, e: GateEvidence): GateCondition[] {
               : `every test passes in simulated mode: ${tests.length} of ${tests.length} passed`,
       needed: tests.length,
       found: tests.length - notRun.length - failed.length,
-      evidence: firstIds(tests.map((t) => t.runId)),
+      evidence: firstIds(tests.flatMap((t) => (t.runId ? [t.runId] : []))),
     },
   ];
 }
@@ -199,7 +233,7 @@ export function judgeGate(
       conditions.push({
         id: 'shadow.comparisons',
         met: c.count >= gates.live.minComparisons,
-        text: `at least ${gates.live.minComparisons} shadow comparisons with v${e.liveVersion}: ${c.count}${c.skipped ? ` (${c.skipped} shadow runs skipped at the concurrency limit)` : ''}`,
+        text: `at least ${gates.live.minComparisons} shadow comparisons with v${e.liveVersion}: ${c.count}${c.waiting ? ` (${c.waiting} more waiting in the shadow queue)` : ''}${c.skipped ? ` (${c.skipped} shadow runs skipped at the concurrency limit)` : ''}`,
         needed: gates.live.minComparisons,
         found: c.count,
         evidence: firstIds(c.ids),
@@ -207,17 +241,21 @@ export function judgeGate(
       conditions.push({
         id: 'shadow.agreement',
         met: c.count > 0 && rate >= gates.live.minAgreement,
-        text: `shadow runs agree with v${e.liveVersion} at least ${pct(gates.live.minAgreement)} of the time: ${c.count === 0 ? 'no comparisons' : `${pct(rate)} (${c.agreed} of ${c.count})`}`,
+        text: `shadow runs agree with v${e.liveVersion} at least ${pct(gates.live.minAgreement)} of the time: ${c.count === 0 ? 'no comparisons' : `${pct(rate)} (${c.agreed} of ${c.count}${c.onlyOneStarts ? `; on ${c.onlyOneStarts} only one of the two would start` : ''})`}`,
         needed: gates.live.minAgreement,
         found: rate,
       });
+      const refusals = groupFindings(
+        c.newRefusals.map((r) => ({ what: `${r.code} at step ${r.step}`, runId: r.runId })),
+      );
       conditions.push({
         id: 'shadow.refusals',
         met: c.newRefusals.length === 0,
-        text: `no shadow refusal v${e.liveVersion} did not also make: ${c.newRefusals.length === 0 ? 'none' : c.newRefusals.map((r) => `${r.code} at step ${r.step}`).join(', ')}`,
+        text: `no shadow refusal v${e.liveVersion} did not also make: ${refusals.length === 0 ? 'none' : refusals.map(groupText).join('; ')}`,
         needed: 0,
         found: c.newRefusals.length,
         evidence: firstIds(c.newRefusals.map((r) => r.runId)),
+        ...(refusals.length > 0 ? { groups: refusals } : {}),
       });
       const r = e.replay ?? { runs: 0, diverged: [] };
       conditions.push({

@@ -2,7 +2,17 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import fc from 'fast-check';
 import type { EventRecord } from '../ledger/index.ts';
-import { BUCKETS, bucketOf, judgeRollout, nextStage, type RolloutState, versionFor } from './rollout.ts';
+import {
+  BUCKETS,
+  bucketKeyOf,
+  bucketOf,
+  judgeRollout,
+  nextStage,
+  type RolloutState,
+  splitChoice,
+  stickyByProblem,
+  versionFor,
+} from './rollout.ts';
 
 const event = (i: number, over: Partial<EventRecord> = {}): EventRecord => ({
   id: `evt-${i}`,
@@ -75,6 +85,146 @@ describe('traffic split', () => {
       bucketOf('acme', 'close', event(1)),
     ]);
     assert.ok(seen.size >= 2, 'different inputs spread over buckets');
+  });
+});
+
+describe('stickiness', () => {
+  const anEvent = (subject: fc.Arbitrary<string>) =>
+    fc.record({
+      id: fc.string({ minLength: 1, maxLength: 20 }),
+      type: fc.string({ minLength: 1, maxLength: 10 }),
+      tenant: fc.constant('acme'),
+      source: fc.string({ minLength: 1, maxLength: 5 }),
+      subject,
+      payload: fc.dictionary(
+        fc.string({ maxLength: 5 }),
+        fc.oneof(fc.integer(), fc.string({ maxLength: 5 })),
+      ),
+      time: fc.string({ maxLength: 30 }),
+    });
+
+  test('every event of one subject, whatever else it carries, has one bucket and so one version (property)', () => {
+    fc.assert(
+      fc.property(
+        fc.string({ minLength: 1, maxLength: 12 }),
+        fc.array(anEvent(fc.constant('')), { minLength: 2, maxLength: 6 }),
+        fc.integer({ min: 1, max: 99 }),
+        (subject, events, percent) => {
+          const versions = new Set(
+            events.map((e) =>
+              versionFor({ ...rollout, percent }, bucketOf('acme', 'refund', { ...e, subject })),
+            ),
+          );
+          assert.equal(versions.size, 1);
+          assert.equal(bucketKeyOf({ ...events[0]!, subject }), 'subject');
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+
+  test('payload.<field> keeps one customer together across subjects; an event without it is bucketed by (source, id) (property)', () => {
+    fc.assert(
+      fc.property(
+        fc.oneof(fc.string({ minLength: 1, maxLength: 8 }), fc.integer()),
+        fc.array(anEvent(fc.string({ maxLength: 8 })), { minLength: 2, maxLength: 6 }),
+        (customer, events) => {
+          const buckets = new Set(
+            events.map((e) =>
+              bucketOf(
+                'acme',
+                'refund',
+                { ...e, payload: { ...e.payload, customer: { id: customer } } },
+                'payload.customer.id',
+              ),
+            ),
+          );
+          assert.equal(buckets.size, 1);
+          const e = events[0]!;
+          const bare = { ...e, payload: {} };
+          assert.equal(bucketKeyOf(bare, 'payload.customer.id'), 'event');
+          // Bucketed by its name: its content (time, payload, subject) does not move it.
+          assert.equal(
+            bucketOf('acme', 'refund', bare, 'payload.customer.id'),
+            bucketOf(
+              'acme',
+              'refund',
+              { ...bare, time: 'restamped', subject: 'other' },
+              'payload.customer.id',
+            ),
+          );
+          assert.equal(
+            bucketOf('acme', 'refund', bare, 'payload.customer.id'),
+            bucketOf('acme', 'refund', bare, 'event'),
+          );
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+
+  test('an event without a subject (empty) is bucketed by its (source, id), so subjectless events still spread', () => {
+    let toNew = 0;
+    for (let i = 0; i < 2000; i++)
+      if (
+        versionFor({ ...rollout, percent: 50 }, bucketOf('acme', 'refund', event(i, { subject: '' }))) === 2
+      )
+        toNew++;
+    assert.ok(Math.abs(toNew / 2000 - 0.5) < 0.05, `share ${toNew / 2000}`);
+  });
+
+  test('stickiness keys: subject, event and payload.<field>... with up to 8 plain fields; anything else is refused, saying why', () => {
+    for (const ok of [
+      'subject',
+      'event',
+      'payload.customer_id',
+      'payload.customer.id',
+      'payload.a-b.C_9',
+      'payload.a.b.c.d.e.f.g.h',
+    ])
+      assert.equal(stickyByProblem(ok), undefined, ok);
+    for (const [bad, why] of [
+      ['', /expected subject, event or payload/],
+      ['customer_id', /expected subject, event or payload/],
+      ['payload', /expected subject, event or payload/],
+      ['type', /expected subject, event or payload/],
+      ['payload.', /"" is not a field name/],
+      ['payload.a..b', /"" is not a field name/],
+      ['payload.1x', /"1x" is not a field name/],
+      ['payload.a b', /"a b" is not a field name/],
+      ['payload.a.b.c.d.e.f.g.h.i', /at most 8 fields/],
+      [42, /got number/],
+    ] as const)
+      assert.match(stickyByProblem(bad) ?? '', why, String(bad));
+  });
+});
+
+describe('when the two versions’ triggers disagree', () => {
+  test('an event the old version takes is never dropped; the candidate takes only what its bucket gives it (property)', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 0, max: BUCKETS - 1 }),
+        fc.integer({ min: 1, max: 99 }),
+        fc.boolean(),
+        fc.boolean(),
+        (bucket, percent, from, to) => {
+          const r = { from: 1, to: 2, percent };
+          const c = splitChoice(r, bucket, { from, to });
+          assert.equal(c.chosen, versionFor(r, bucket));
+          if (from && to) assert.deepEqual({ ...c }, { take: c.chosen, chosen: c.chosen });
+          if (!from && !to) assert.deepEqual({ ...c }, { chosen: c.chosen });
+          if (from && !to) {
+            assert.equal(c.take, 1, 'only the old version takes it: it does');
+            assert.deepEqual(c.disagreement, { chosen: c.chosen, taken: 1 });
+          }
+          if (!from && to) {
+            assert.equal(c.take, c.chosen === 2 ? 2 : undefined, 'the candidate only within its share');
+            assert.deepEqual(c.disagreement, { chosen: c.chosen, taken: c.take ?? null });
+          }
+        },
+      ),
+      { numRuns: 500 },
+    );
   });
 });
 

@@ -8,6 +8,7 @@ export {
   cautionFromAnnotations,
   cautionRank,
   type McpAnnotations,
+  type McpToolOverride,
   mergeCaution,
 } from './mcp-caution.ts';
 export {

@@ -45,13 +45,29 @@ describe('cautionFromAnnotations', () => {
     });
   });
 
-  it('reads readOnlyHint as a read tool, whatever the other hints say', () => {
+  it('reads readOnlyHint as a read tool, whatever the other hints say, but destructiveHint true', () => {
+    assert.deepEqual(
+      cautionFromAnnotations({ readOnlyHint: true, destructiveHint: false, openWorldHint: true }),
+      { effect: 'read', destructive: false, idempotent: true },
+    );
+    assert.deepEqual(cautionFromAnnotations({ readOnlyHint: true, idempotentHint: false }), {
+      effect: 'read',
+      destructive: false,
+      idempotent: true,
+    });
+  });
+
+  it('takes a tool that says it is read-only and destructive at its more cautious word', () => {
     assert.deepEqual(
       cautionFromAnnotations({ readOnlyHint: true, destructiveHint: true, openWorldHint: true }),
+      { effect: 'external', destructive: true, idempotent: false },
+    );
+    assert.deepEqual(
+      cautionFromAnnotations({ readOnlyHint: true, destructiveHint: true, openWorldHint: false }),
       {
-        effect: 'read',
-        destructive: false,
-        idempotent: true,
+        effect: 'write',
+        destructive: true,
+        idempotent: false,
       },
     );
   });
@@ -147,5 +163,40 @@ describe('mcpToolDescriptor', () => {
     assert.deepEqual(d.args, { type: 'object' });
     assert.deepEqual(d.result, { type: 'object' });
     assert.equal(d.effect, 'read');
+  });
+
+  it('refuses an override that makes a read-only tool destructive without raising its effect', () => {
+    const lookup = { ...wipe, name: 'lookup', annotations: { readOnlyHint: true } };
+    assert.throws(
+      () => mcpToolDescriptor('files', lookup, { destructive: true }),
+      (e: Error & { details?: Record<string, unknown> }) => {
+        assert.match(
+          e.message,
+          /MCP server "files", tool "lookup": overrides\.destructive: a read tool changes nothing, so it cannot be destructive/,
+        );
+        assert.equal(e.details?.field, 'destructive');
+        return true;
+      },
+    );
+    const d = mcpToolDescriptor('files', lookup, { destructive: true, effect: 'write' });
+    assert.deepEqual([d.effect, d.destructive], ['write', true]);
+  });
+
+  it("adds an override's cost, and refuses one that would make a read tool move money", () => {
+    const pay = {
+      ...wipe,
+      name: 'pay',
+      inputSchema: { type: 'object', properties: { usd: { type: 'number' } }, required: ['usd'] },
+    };
+    assert.deepEqual(mcpToolDescriptor('bank', pay, { cost: { fromArg: 'usd' } }).cost, { fromArg: 'usd' });
+    assert.throws(
+      () =>
+        mcpToolDescriptor(
+          'bank',
+          { ...pay, annotations: { readOnlyHint: true } },
+          { cost: { fromArg: 'usd' } },
+        ),
+      /tool "pay": overrides\.cost\.fromArg: a cost taken from an argument is money the tool moves/,
+    );
   });
 });

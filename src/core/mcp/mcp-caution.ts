@@ -6,7 +6,7 @@
  * Owns the caution order of each flag and the merge. Pure; an override toward less caution is
  * never applied: it is a problem naming the field, returned as a value.
  */
-import { TOOL_EFFECTS, type ToolApproval, type ToolEffect } from '../tools/index.ts';
+import { TOOL_EFFECTS, type ToolApproval, type ToolCost, type ToolEffect } from '../tools/index.ts';
 
 /** The flags of a tool that decide how cautiously it is treated. */
 export interface CautionFlags {
@@ -18,6 +18,12 @@ export interface CautionFlags {
 
 /** What a tools file may set on an MCP tool: any flag, each only toward more caution. */
 export type CautionOverride = Partial<CautionFlags>;
+
+/**
+ * A tools file's override of one MCP tool: caution flags, and a cost (an MCP server declares
+ * none, so a cost only ever adds to what a call is judged to spend).
+ */
+export type McpToolOverride = CautionOverride & { readonly cost?: ToolCost };
 
 export const CAUTION_FIELDS = ['effect', 'destructive', 'idempotent', 'approval'] as const;
 export type CautionField = (typeof CAUTION_FIELDS)[number];
@@ -33,10 +39,13 @@ export interface McpAnnotations {
 /**
  * A tool's flags from its annotations. MCP's defaults hold where a hint is absent: not read-only,
  * destructive, not idempotent, open world. A read-only tool reads (and is safe to call again);
- * otherwise it writes to its own world (`openWorldHint: false`) or acts on the outside one.
+ * otherwise it writes to its own world (`openWorldHint: false`) or acts on the outside one. A
+ * tool that says it is both read-only and destructive (`destructiveHint: true`) contradicts
+ * itself, and is taken at its more cautious word: not read-only.
  */
 export function cautionFromAnnotations(a: McpAnnotations | undefined): CautionFlags {
-  if (a?.readOnlyHint === true) return { effect: 'read', destructive: false, idempotent: true };
+  if (a?.readOnlyHint === true && a.destructiveHint !== true)
+    return { effect: 'read', destructive: false, idempotent: true };
   return {
     effect: a?.openWorldHint === false ? 'write' : 'external',
     destructive: a?.destructiveHint !== false,

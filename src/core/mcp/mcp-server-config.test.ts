@@ -26,7 +26,11 @@ describe('parseMcpSection', () => {
           args: ['server.mjs'],
           env: ['FILES_ROOT'],
           include: ['read'],
-          overrides: { read: { approval: 'always' } },
+          overrides: {
+            read: { approval: 'always' },
+            write: { cost: 0.05 },
+            bill: { cost: { fromArg: 'usd' } },
+          },
         },
         search: { url: 'http://127.0.0.1:8080/mcp', timeoutMs: 5000 },
       },
@@ -37,7 +41,12 @@ describe('parseMcpSection', () => {
         name: 'files',
         transport: { kind: 'stdio', command: 'node', args: ['server.mjs'], env: ['FILES_ROOT'] },
         include: ['read'],
-        overrides: { read: { approval: 'always' } },
+        // A cost takes the same forms as any tool's: 0.05 is {fixedUsd: 0.05}.
+        overrides: {
+          read: { approval: 'always' },
+          write: { cost: { fixedUsd: 0.05 } },
+          bill: { cost: { fromArg: 'usd' } },
+        },
         timeoutMs: DEFAULT_MCP_TIMEOUT_MS,
       },
       {
@@ -112,6 +121,14 @@ describe('parseMcpSection', () => {
       [
         { s: { command: 'x', overrides: { t: { destructive: 'yes' } } } },
         /overrides\.t\.destructive: expected true or false/,
+      ],
+      [
+        { s: { command: 'x', overrides: { t: { cost: { fixed: 5 } } } } },
+        /mcp\.s\.overrides\.t\.cost\.fixed: unknown field; did you mean "fixedUsd"\?/,
+      ],
+      [
+        { s: { command: 'x', overrides: { t: { cost: 0.005 } } } },
+        /mcp\.s\.overrides\.t\.cost: expected a USD amount >= 0 with at most 2 decimals/,
       ],
       [{ s: { command: 'x', timeoutMs: 0 } }, /mcp\.s\.timeoutMs: expected a whole number/],
       [{ s: { command: 'x', include: [] } }, /mcp\.s\.include: expected a non-empty list/],

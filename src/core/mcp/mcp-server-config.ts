@@ -11,12 +11,13 @@
 import { ErrorCode, KeelError } from '../errors.ts';
 import {
   type HeaderTemplate,
+  OVERRIDE_FIELDS,
   parseHeaderTemplates,
   parseHttpTemplate,
-  TOOL_APPROVALS,
-  TOOL_EFFECTS,
+  schemaProblem,
+  TOOL_OVERRIDE_SCHEMA,
 } from '../tools/index.ts';
-import { CAUTION_FIELDS, type CautionOverride } from './mcp-caution.ts';
+import type { McpToolOverride } from './mcp-caution.ts';
 
 export type McpTransportConfig =
   | {
@@ -59,8 +60,8 @@ export interface McpServerConfig {
   readonly transport: McpTransportConfig;
   /** The server's tools to register, by MCP name; all of them when absent. */
   readonly include?: readonly string[];
-  /** Per MCP tool name: flags that may only add caution. */
-  readonly overrides: Readonly<Record<string, CautionOverride>>;
+  /** Per MCP tool name: flags that may only add caution, and a cost. */
+  readonly overrides: Readonly<Record<string, McpToolOverride>>;
   /** How long connecting, listing and each call may take. */
   readonly timeoutMs: number;
 }
@@ -142,7 +143,7 @@ export function parseMcpSection(section: unknown, file: string): McpServerConfig
     }
     if (s.include !== undefined && !(isStringList(s.include) && s.include.length > 0))
       bad(`${at}.include`, 'expected a non-empty list of MCP tool names', name);
-    const overrides: Record<string, CautionOverride> = {};
+    const overrides: Record<string, McpToolOverride> = {};
     if (s.overrides !== undefined) {
       if (!isMapping(s.overrides))
         bad(`${at}.overrides`, 'expected a mapping of MCP tool names to flags', name);
@@ -189,20 +190,20 @@ function parseHeaders(v: unknown, at: string, bad: (field: string, problem: stri
   );
 }
 
+/**
+ * One tool's override, checked against the fields of the one tool descriptor schema an override
+ * may set (the same forms as a tool pack's or an HTTP tool's: `cost: 0.05` is `{fixedUsd: 0.05}`).
+ */
 function parseOverride(
   o: unknown,
   at: string,
   bad: (field: string, problem: string) => never,
-): CautionOverride {
-  if (!isMapping(o)) return bad(at, `expected a mapping of ${CAUTION_FIELDS.join(', ')}`);
-  for (const k of Object.keys(o))
-    if (!(CAUTION_FIELDS as readonly string[]).includes(k))
-      bad(`${at}.${k}`, `unknown field (an override sets ${CAUTION_FIELDS.join(', ')})`);
-  if (o.effect !== undefined && !TOOL_EFFECTS.includes(o.effect as never))
-    bad(`${at}.effect`, `expected one of ${TOOL_EFFECTS.join(', ')}`);
-  for (const f of ['destructive', 'idempotent'] as const)
-    if (o[f] !== undefined && typeof o[f] !== 'boolean') bad(`${at}.${f}`, 'expected true or false');
-  if (o.approval !== undefined && !TOOL_APPROVALS.includes(o.approval as never))
-    bad(`${at}.approval`, `expected ${TOOL_APPROVALS.join(' or ')}`);
-  return o as CautionOverride;
+): McpToolOverride {
+  if (!isMapping(o)) return bad(at, `expected a mapping of ${OVERRIDE_FIELDS.join(', ')}`);
+  const problem = schemaProblem(TOOL_OVERRIDE_SCHEMA, o);
+  if (problem) return bad(`${at}.${problem.field}`, problem.problem);
+  const { cost, ...flags } = o as McpToolOverride & { cost?: unknown };
+  if (cost === undefined) return flags;
+  const normalised = typeof cost === 'number' ? { fixedUsd: cost } : (cost as object);
+  return Object.keys(normalised).length > 0 ? { ...flags, cost: normalised } : flags;
 }

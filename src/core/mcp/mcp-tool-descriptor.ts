@@ -9,11 +9,11 @@
  */
 import { hashOf } from '../canonical/index.ts';
 import { ErrorCode, KeelError } from '../errors.ts';
-import type { JsonSchema, ToolDescriptor } from '../tools/index.ts';
+import { type JsonSchema, type ToolDescriptor, toolContradiction } from '../tools/index.ts';
 import {
-  type CautionOverride,
   cautionFromAnnotations,
   type McpAnnotations,
+  type McpToolOverride,
   mergeCaution,
 } from './mcp-caution.ts';
 
@@ -59,11 +59,15 @@ function schemaFor(s: JsonSchema): JsonSchema {
   return rest;
 }
 
-/** The descriptor of `tool` of `server`, with the tools file's override applied (caution only). */
+/**
+ * The descriptor of `tool` of `server`, with the tools file's override applied (caution only, and
+ * a cost). An override that makes it contradict itself (`destructive: true` on a read-only tool
+ * without raising its effect) is refused naming the override's field.
+ */
 export function mcpToolDescriptor(
   server: string,
   tool: McpListedTool,
-  override: CautionOverride = {},
+  override: McpToolOverride = {},
 ): ToolDescriptor {
   const merged = mergeCaution(cautionFromAnnotations(tool.annotations), override);
   if (!merged.ok) {
@@ -75,7 +79,7 @@ export function mcpToolDescriptor(
     );
   }
   const { effect, destructive, idempotent, approval } = merged.flags;
-  return {
+  const descriptor: ToolDescriptor = {
     name: mcpToolName(server, tool.name),
     description: tool.description ?? '',
     args: schemaFor(tool.inputSchema),
@@ -84,6 +88,23 @@ export function mcpToolDescriptor(
     destructive,
     idempotent,
     ...(approval ? { approval } : {}),
+    ...(override.cost ? { cost: override.cost } : {}),
     scopes: [`${server}.*`],
   };
+  const c = toolContradiction(descriptor);
+  if (c) {
+    const field = c.field.split('.')[0] as keyof McpToolOverride;
+    const where = override[field] !== undefined ? `overrides.${c.field}` : c.field;
+    throw new KeelError(
+      ErrorCode.usage,
+      `MCP server "${server}", tool "${tool.name}": ${where}: ${c.problem}`,
+      {
+        server,
+        tool: tool.name,
+        field: c.field,
+        problem: c.problem,
+      },
+    );
+  }
+  return descriptor;
 }

@@ -1,6 +1,10 @@
+export type { RunCoverage, RunDirCheckpointReport } from './run-dir-checkpoint.ts';
 export {
   blobFileName,
   blobFiles,
+  CHECKPOINT_FILE,
+  type CheckpointFile,
+  type CoveredHead,
   entryLine,
   type FileProblem,
   fileDigest,

@@ -9,8 +9,11 @@
  * - `runs/<dir>/spec.json`: the version the run pins (its spec hashes to the root's `specHash`).
  * - `runs/<dir>/writs.json`: the writ chains the run presented, by hash (only when it used one).
  * - `blobs/<hex>`: each blob a v2 entry of any run references, once, named by its SHA-256.
+ * - `checkpoint.json`: the tenant's last signed checkpoint and, for each run it covers, the head
+ *   it recorded with the RFC 9162 inclusion proof of that head in the checkpoint's head log.
  */
 import { type Digest, digestBytes, hashOf } from '../canonical/index.ts';
+import type { Checkpoint } from '../checkpoint/index.ts';
 import { BLOB_ENTRY_VERSION, type Blob, blobRefs, ENTRY_VERSION, type StoredEntry } from '../ledger/index.ts';
 import type { WorkflowSpec } from '../spec/index.ts';
 
@@ -57,6 +60,25 @@ export interface SpecFile {
 
 /** writs.json: each writ chain the run presented, by the hash its root (or a delegation) names. */
 export type WritsFile = Readonly<Record<string, readonly unknown[]>>;
+
+/** The checkpoint a run directory carries, and where in its head log each run's head is. */
+export const CHECKPOINT_FILE = 'checkpoint.json';
+
+export interface CoveredHead {
+  /** The run's head as the checkpoint's head log last recorded it (at or before the run's end). */
+  readonly seq: number;
+  readonly hash: Digest;
+  /** Its leaf in the head log, and the audit path to the signed logRoot (RFC 9162 §2.1.3). */
+  readonly leafIndex: number;
+  readonly proof: readonly Digest[];
+}
+
+export interface CheckpointFile {
+  /** The signed checkpoint, as signed (a witness keeps the same record). */
+  readonly checkpoint: Checkpoint;
+  /** By run id: the runs of the directory it covers. */
+  readonly runs: Readonly<Record<string, CoveredHead>>;
+}
 
 /** The manifest with its contentHash. */
 export function sealManifest(m: Omit<Manifest, 'contentHash'>): Manifest {

@@ -7,8 +7,9 @@
  * every file's bytes against the manifest, and no file the manifest does not list.
  *
  * Every problem names its file, and in a ledger its line (line n holds seq n − 1). A directory
- * rewritten consistently (chains recomputed, manifest recomputed) verifies here: only a signed
- * checkpoint kept apart from it can tell (docs/run-format.md).
+ * rewritten consistently (chains recomputed, manifest recomputed) chains and hashes: only a signed
+ * checkpoint can tell. The one it carries (checkpoint.json, run-dir-checkpoint.ts) is checked, and
+ * with the checkpoint public key every run must be covered by it (docs/run-format.md).
  */
 
 import type { KeyObject } from 'node:crypto';
@@ -17,6 +18,11 @@ import { LedgerVerifier, type PayloadOf } from '../ledger/index.ts';
 import { rootNamesRun, StatusFold } from '../run/index.ts';
 import { specHash, type WorkflowSpec } from '../spec/index.ts';
 import { keyIdOf, type SignedWrit, type TrustedKey, verifyWritChain, writHash } from '../writs/index.ts';
+import {
+  checkRunDirCheckpoint,
+  type RunCoverage,
+  type RunDirCheckpointReport,
+} from './run-dir-checkpoint.ts';
 import {
   blobFileName,
   type FileProblem,
@@ -48,6 +54,8 @@ export interface RunDirRunReport {
   readonly writs: 'none' | 'verified' | 'unchecked';
   /** The runs this one names (its source, parent, the live run it shadows, its delegated children), and whether each is here. */
   readonly links: readonly { readonly kind: string; readonly runId: string; readonly here: boolean }[];
+  /** The head the directory's checkpoint recorded for it, proven in its head log (absent: not covered). */
+  readonly checkpoint?: RunCoverage;
   readonly problems: readonly RunDirProblem[];
 }
 
@@ -60,6 +68,8 @@ export interface RunDirReport {
   readonly problems: readonly RunDirProblem[];
   /** The SHA-256 of manifest.json: record it to know later that this very directory was verified. */
   readonly manifestDigest?: Digest;
+  /** The checkpoint the directory carries, when it held (under the key given, or only its own). */
+  readonly checkpoint?: RunDirCheckpointReport['summary'];
 }
 
 const problem = (file: string, code: string, message: string, line?: number): RunDirProblem =>
@@ -89,7 +99,7 @@ function manifestProblem(m: unknown): string | undefined {
  */
 export function verifyRunDir(
   files: RunDirFiles,
-  o: { trustedKeys?: readonly KeyObject[] } = {},
+  o: { trustedKeys?: readonly KeyObject[]; checkpointKey?: KeyObject } = {},
 ): RunDirReport {
   /** The directory refused whole, for a manifest that cannot be trusted to say what is in it. */
   const refused = (p: RunDirProblem): RunDirReport => ({ ok: false, runs: [], problems: [p] });
@@ -128,10 +138,28 @@ export function verifyRunDir(
     tenant: manifest.tenant,
     publicKey,
   }));
-  const runs = manifest.runs.map((r) => verifyOneRun(files, manifest, r, here, trusted));
+  const hashes = new Map<string, string[]>();
+  const checked = manifest.runs.map((r) => verifyOneRun(files, manifest, r, here, trusted, hashes));
+  const cover = checkRunDirCheckpoint(
+    files,
+    manifest.tenant,
+    manifest.runs.map((r) => r.runId),
+    (id) => hashes.get(id),
+    o.checkpointKey,
+  );
+  const runs = checked.map((r): RunDirRunReport => {
+    const c = cover.byRun.get(r.runId);
+    const problems = [...r.problems, ...(c?.problems ?? [])];
+    return {
+      ...r,
+      ok: problems.length === 0,
+      ...(c?.coverage ? { checkpoint: c.coverage } : {}),
+      problems,
+    };
+  });
 
   // Files: each listed one present with its digest, none unlisted.
-  const problems: RunDirProblem[] = [];
+  const problems: RunDirProblem[] = [...cover.problems];
   const ids = new Set<string>();
   for (const r of manifest.runs) {
     if (ids.has(r.runId))
@@ -154,7 +182,15 @@ export function verifyRunDir(
     if (file !== 'manifest.json' && !(file in manifest.files))
       problems.push(problem(file, 'file_unlisted', 'is not in the manifest: added after the export'));
   const ok = problems.length === 0 && runs.every((r) => r.ok);
-  return { ok, format: manifest.format, tenant: manifest.tenant, runs, problems, manifestDigest };
+  return {
+    ok,
+    format: manifest.format,
+    tenant: manifest.tenant,
+    runs,
+    problems,
+    manifestDigest,
+    ...(cover.summary ? { checkpoint: cover.summary } : {}),
+  };
 }
 
 function verifyOneRun(
@@ -163,6 +199,7 @@ function verifyOneRun(
   r: ManifestRun,
   here: ReadonlySet<string>,
   trusted: readonly TrustedKey[],
+  hashes: Map<string, string[]>,
 ): RunDirRunReport {
   const problems: RunDirProblem[] = [];
   const report = (extra: Partial<RunDirRunReport> = {}): RunDirRunReport => ({
@@ -201,6 +238,10 @@ function verifyOneRun(
     const d = kind === 'step.allowed' ? (payload as PayloadOf<'step.allowed'>).delegation : undefined;
     if (d) children.push(d.runId);
   });
+  hashes.set(
+    r.runId,
+    parsed.entries.map((e) => e.hash),
+  );
   let line = 0;
   for (const e of withDirBlobs(parsed.entries, files)) {
     line++;

@@ -22,6 +22,7 @@ import { isSecretRef } from '../spec/index.ts';
 import {
   type ArgProblem,
   callCost,
+  costArgProblem,
   formatArgProblem,
   type ToolDescriptor,
   validateArgs,
@@ -114,6 +115,9 @@ export function checkProposal(c: ProposalContext): Decision {
   const { tool, args } = c;
   // A secret is judged by its type here; its value, which only the tool call sees, there.
   const problems = validateArgs(tool, args, isSecretRef);
+  // A call whose cost cannot be judged is refused, never counted as free.
+  const costProblem = problems.length === 0 ? costArgProblem(tool, args) : undefined;
+  if (costProblem) problems.push(costProblem);
   if (problems.length > 0) {
     return {
       outcome: 'refuse',

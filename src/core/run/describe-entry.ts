@@ -3,7 +3,7 @@
  * Pure and total: every kind has a sentence, and nothing here reads beyond the entry itself.
  */
 import type { Entry, PayloadOf, PolicyEntry } from '../ledger/index.ts';
-import { formatCents } from '../money.ts';
+import { formatCents, formatMicroUsd } from '../money.ts';
 import type { Delta } from '../world/index.ts';
 
 function money(cents: number): string {
@@ -32,12 +32,14 @@ export function describeEntry(e: Entry): string {
       const writ = p.writ ? `, under writ ${p.writ.hash.slice(0, 19)}` : '';
       const mode =
         p.mode === 'shadow'
-          ? `, a shadow of live run ${p.shadowOf ?? '?'} (simulated: nothing acts, nobody is asked)`
+          ? p.shadowOf
+            ? `, a shadow of live run ${p.shadowOf} (simulated: nothing acts, nobody is asked)`
+            : ', a shadow on an event the live version does not start (simulated: nothing acts, nobody is asked)'
           : p.mode === 'test'
             ? `, test ${JSON.stringify(p.test?.name ?? '?')} (simulated: nothing acts, approvals ${p.test?.approvals === 'deny' ? 'denied' : 'approved'} by the test)`
             : '';
       const split = p.split
-        ? `, routed by a rollout (bucket ${p.split.bucket}: ${p.split.percent}% of events go to v${p.split.to}, the rest to v${p.split.from})`
+        ? `, routed by a rollout (bucket ${p.split.bucket}${p.split.stickyBy ? ` by ${p.split.stickyBy}` : ''}: ${p.split.percent}% of events go to v${p.split.to}, the rest to v${p.split.from}${p.split.chosen !== undefined ? `; the bucket chose v${p.split.chosen}, whose trigger does not take this event` : ''})`
         : '';
       return `Started ${p.workflowId} v${p.version} (${p.status}) for event ${p.event.type}${subject}${origin}${mode}${split}${writ}.`;
     }
@@ -47,7 +49,7 @@ export function describeEntry(e: Entry): string {
         const m = p.model;
         if (!m) return `A model filled ${p.name ?? 'a slot'}: ${JSON.stringify(p.value)}.`;
         const tries = m.attempts > 1 ? ` in ${m.attempts} attempts` : '';
-        const usage = `${m.provider} ${m.model}${tries}, ${m.inputTokens} tokens in, ${m.outputTokens} out, $${(m.costMicroUsd / 1e6).toFixed(6)}`;
+        const usage = `${m.provider} ${m.model}${tries}, ${m.inputTokens} tokens in, ${m.outputTokens} out, $${formatMicroUsd(m.costMicroUsd)}`;
         if (m.invalid)
           return `A model gave no valid value for ${p.name ?? 'a slot'} (${usage}): ${m.invalid.problem}.`;
         return `A model filled ${p.name ?? 'a slot'}: ${JSON.stringify(p.value)} (${usage}).`;

@@ -1,6 +1,7 @@
 /**
  * Canonical inbound events: validated at the boundary, so nothing downstream sees a malformed one.
- * An event is identified by its content; the same event emitted twice is the same event.
+ * A delivered event is named by `(tenant, source, id)` and one delivered without a source takes
+ * the channel's name (event-content.ts, `deliveredEvent`).
  */
 import { canonicalize } from '../canonical/index.ts';
 import { ErrorCode, KeelError } from '../errors.ts';

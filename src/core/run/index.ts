@@ -11,6 +11,14 @@ export {
 } from './check-proposal.ts';
 export { describeEntry } from './describe-entry.ts';
 export { type EventProblem, parseEvent } from './event.ts';
+export {
+  CONTENT_FIELDS,
+  type ContentField,
+  deliveredEvent,
+  differingFields,
+  type EventContent,
+  eventContent,
+} from './event-content.ts';
 export { compilePlan, type ExecutionPlan, nextNode, type PlanNode } from './execution-plan.ts';
 export { retainedRunError } from './retained-run.ts';
 export {
@@ -19,6 +27,7 @@ export {
   directRunIdFor,
   forkRunIdFor,
   idempotencyKeyFor,
+  loneShadowRunIdFor,
   proposalIdFor,
   rootNamesRun,
   runIdFor,

@@ -36,6 +36,20 @@ export function shadowRunIdFor(tenant: string, of: string, specHash: Digest): Di
 }
 
 /**
+ * The shadow run of the SHADOW version `specHash` on an event the live version does not start (its
+ * triggers do not match, the candidate's do): there is no live run to name it after, so it is
+ * named by the event, apart from every routed, direct and test run of it.
+ */
+export function loneShadowRunIdFor(
+  tenant: string,
+  workflowId: string,
+  specHash: Digest,
+  event: EventRecord,
+): Digest {
+  return hashOf({ kind: 'keel.shadow-alone', tenant, workflowId, specHash, event });
+}
+
+/**
  * A test run (`keel test`): the version on the test's event, with the test's name and approvals,
  * under the policy it is judged by (`policy`, the tenant's policy hash, when it has one). Named apart
  * from every live run, so testing a version never takes the name of a live run; and a test run
@@ -110,7 +124,9 @@ export function rootNamesRun(root: PayloadOf<'run.started'>, runId: string): boo
     return byAttempt((a) => childRunIdFor(tenant, d.runId, d.step, a), d.attempt);
   }
   if (root.mode === 'shadow')
-    return root.shadowOf !== undefined && shadowRunIdFor(tenant, root.shadowOf, specHash) === runId;
+    return root.shadowOf !== undefined
+      ? shadowRunIdFor(tenant, root.shadowOf, specHash) === runId
+      : loneShadowRunIdFor(tenant, workflowId, specHash, event) === runId;
   if (root.mode === 'test') {
     const t = root.test;
     if (t === undefined) return false;

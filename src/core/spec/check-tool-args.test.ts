@@ -99,6 +99,19 @@ describe('checkToolArgs: literal arguments and required fields', () => {
     );
   });
 
+  it('reads a cent amount as exactly that: 19.99, 4.35 and 1.13 fit multipleOf 0.01, 19.999 does not', () => {
+    for (const amount_usd of [19.99, 4.35, 1.13])
+      assert.deepEqual(
+        problemsOf(specWith('issue_refund', { ticket_id: 'T-1', amount_usd })),
+        [],
+        String(amount_usd),
+      );
+    assert.deepEqual(
+      problemsOf(specWith('issue_refund', { ticket_id: 'T-1', amount_usd: 19.999 })).map((p) => p.field),
+      ['steps[0].args.amount_usd'],
+    );
+  });
+
   it('locates the problem in YAML at the argument (a missing one at the args mapping)', () => {
     const text = `id: w
 version: 1

@@ -26,6 +26,8 @@ export {
   type TestStatus,
 } from './lifecycle-spec.ts';
 export { isModelSlot, MODEL_SLOT_KEY, type ModelSlotSpec, modelSlots } from './model-slots.ts';
+export { type NormalArg, normalizeArgs, sameArgs } from './normalize-args.ts';
+export { conditionKey, normalizeCondition, sameCondition } from './normalize-condition.ts';
 export {
   type CompareOp,
   type Condition,

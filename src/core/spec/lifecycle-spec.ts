@@ -36,8 +36,14 @@ export interface SpecTestEvent {
 export const TEST_STATUSES = ['completed', 'refused', 'failed'] as const;
 export type TestStatus = (typeof TEST_STATUSES)[number];
 
-/** What a test expects of its run; each given expectation is checked, the rest are not. */
+/**
+ * What a test expects of its run; each given expectation is checked, the rest are not. Every test
+ * expects its event to start the version (one of its triggers matches) unless it says
+ * `starts: false`: then it expects that no trigger matches, and nothing of a run can be expected.
+ */
 export interface TestExpectations {
+  /** Whether the version starts a run on the test's event (default: it does). */
+  starts?: boolean;
   /** The run's final status. */
   status?: TestStatus;
   /** Exactly the steps the run reached (got a decision), in order. */
@@ -75,7 +81,9 @@ export const TEST_EVENT_TIME = '2000-01-01T00:00:00Z';
 
 const TEST_KEYS = ['name', 'event', 'approvals', 'expect'] as const;
 const TEST_EVENT_KEYS = ['id', 'type', 'source', 'subject', 'payload', 'time'] as const;
-const EXPECT_KEYS = ['status', 'steps', 'refusal', 'args', 'approvals'] as const;
+const EXPECT_KEYS = ['starts', 'status', 'steps', 'refusal', 'args', 'approvals'] as const;
+/** The expectations about a run, which a test of an event that starts none (`starts: false`) cannot have. */
+const RUN_EXPECTATIONS = ['status', 'steps', 'refusal', 'args', 'approvals'] as const;
 const TEST_NAME = /^[A-Za-z0-9][A-Za-z0-9 ._-]{0,99}$/;
 
 function readNames(c: SpecChecker, obj: Obj, path: (string | number)[], known: ReadonlySet<string>) {
@@ -102,6 +110,11 @@ function readExpect(c: SpecChecker, raw: unknown, path: (string | number)[], ste
   if (!obj) return undefined;
   checkKeys(c, obj, path, EXPECT_KEYS);
   const out: TestExpectations = {};
+  const starts = field(obj, 'starts');
+  if (starts !== undefined) {
+    if (typeof starts === 'boolean') out.starts = starts;
+    else c.report([...path, 'starts'], `expected true or false, got ${describeValue(starts)}`);
+  }
   const status = field(obj, 'status');
   if (status !== undefined) {
     if (typeof status === 'string' && (TEST_STATUSES as readonly string[]).includes(status))
@@ -137,6 +150,13 @@ function readExpect(c: SpecChecker, raw: unknown, path: (string | number)[], ste
   }
   if (Object.keys(out).length === 0 && c.found === 0)
     c.report(path, `expected at least one of ${EXPECT_KEYS.join(', ')}`);
+  // No run starts, so nothing of a run can be expected of it.
+  const ofRun = RUN_EXPECTATIONS.filter((k) => field(obj, k) !== undefined);
+  if (starts === false && ofRun.length > 0)
+    c.report(
+      [...path, 'starts'],
+      `starts: false says the event starts no run, so ${ofRun.join(', ')} cannot be expected of one; drop ${ofRun.length === 1 ? 'it' : 'them'} or starts`,
+    );
   return out;
 }
 
@@ -193,7 +213,7 @@ export function readTests(c: SpecChecker, top: Obj, stepNames: readonly string[]
       c.report(['tests', i, 'approvals'], `expected approve or deny, got ${describeValue(approvals)}`);
     const expect = field(obj, 'expect');
     if (expect === undefined)
-      c.missing(['tests', i, 'expect'], 'expectations (status, steps, refusal, args, approvals)');
+      c.missing(['tests', i, 'expect'], 'expectations (starts, status, steps, refusal, args, approvals)');
     const ex = expect === undefined ? undefined : readExpect(c, expect, ['tests', i, 'expect'], steps);
     if (name !== undefined && ev && ex)
       out.push({

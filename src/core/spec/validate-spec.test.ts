@@ -349,6 +349,24 @@ describe('validateSpec', () => {
     );
   });
 
+  it('tests may expect an event not to start the version (starts: false), and then nothing of a run', () => {
+    const test = (expect: unknown) => (s: Record<string, unknown>) => {
+      s.tests = [
+        { name: 'ignores EUR', event: { type: 'refund.requested', payload: { currency: 'EUR' } }, expect },
+      ];
+    };
+    const ok = base();
+    test({ starts: false })(ok);
+    assert.deepEqual(validateSpec(ok, 'spec.json').tests?.[0]?.expect, { starts: false });
+    expectProblem(test({ starts: 'no' }), 'tests[0].expect.starts', /expected true or false, got/);
+    expectProblem(
+      test({ starts: false, status: 'completed', steps: ['lookup'] }),
+      'tests[0].expect.starts',
+      /starts: false says the event starts no run, so status, steps cannot be expected of one/,
+    );
+    expectProblem(test({ start: false }), 'tests[0].expect.start', /unknown/i);
+  });
+
   it('is idempotent: a validated spec validates to itself', () => {
     fc.assert(
       fc.property(

@@ -81,6 +81,28 @@ describe('parseHttpTool', () => {
     ['too many retries', { ...ok, retries: 50 }, 'retries', /from 0 to 5/],
     ['a negative cost', { ...ok, cost: { fixedUsd: -1 } }, 'cost.fixedUsd', />= 0/],
     ['an unknown cost key', { ...ok, cost: { perCall: 1 } }, 'cost.perCall', /fixedUsd/],
+    ['cost.fixed', { ...ok, cost: { fixed: 5 } }, 'cost.fixed', /did you mean "fixedUsd"\?/],
+    ['a cost with a third decimal', { ...ok, cost: 0.001 }, 'cost', /at most 2 decimals/],
+    ['a cost argument path', { ...ok, cost: { fromArg: 'a.b' } }, 'cost.fromArg', /top-level argument/],
+    [
+      'a cost argument that is not a number',
+      { ...ok, cost: { fromArg: 'title' } },
+      'cost.fromArg',
+      /args\.title must be declared type number/,
+    ],
+    [
+      'a destructive read',
+      { ...ok, method: 'GET', effect: 'read', body: undefined, destructive: true },
+      'destructive',
+      /a read tool changes nothing/,
+    ],
+    ['a DELETE that reads', { ...ok, method: 'DELETE', effect: 'read', body: undefined }, 'effect', /DELETE/],
+    [
+      'an idempotent POST the server cannot recognise a repeat of',
+      { ...ok, idempotencyHeader: undefined, idempotent: true },
+      'idempotent',
+      /set idempotencyHeader/,
+    ],
     ['args not an object schema', { ...ok, args: { type: 'string' } }, 'args', /type "object"/],
     ['a non-boolean flag', { ...ok, destructive: 'yes' }, 'destructive', /true or false/],
     [
@@ -124,6 +146,37 @@ describe('parseHttpTool', () => {
       assert.match(msg, problem);
     });
   }
+
+  test('accepts the cost forms a tool pack accepts: a USD amount per call is {fixedUsd}', () => {
+    assert.deepEqual(parseHttpTool({ ...ok, cost: 5 }, 'f.yaml').descriptor.cost, { fixedUsd: 5 });
+    assert.deepEqual(parseHttpTool({ ...ok, cost: 19.99 }, 'f.yaml').descriptor.cost, { fixedUsd: 19.99 });
+    const refund = {
+      ...ok,
+      args: {
+        type: 'object',
+        properties: { queue: { type: 'string' }, amount: { type: 'number' } },
+        required: ['queue', 'amount'],
+      },
+      body: { amount: '{{args.amount}}' },
+      cost: { fromArg: 'amount' },
+    };
+    assert.deepEqual(parseHttpTool(refund, 'f.yaml').descriptor.cost, { fromArg: 'amount' });
+  });
+
+  test('an idempotent POST holds with the idempotency key sent in the header or the request', () => {
+    assert.equal(parseHttpTool({ ...ok, idempotent: true }, 'f.yaml').descriptor.idempotent, true);
+    const keyInBody = {
+      ...ok,
+      idempotencyHeader: undefined,
+      idempotent: true,
+      body: { key: '{{idempotencyKey}}' },
+    };
+    assert.equal(parseHttpTool(keyInBody, 'f.yaml').descriptor.idempotent, true);
+    const put = { ...ok, method: 'PUT', idempotencyHeader: undefined, idempotent: true };
+    assert.equal(parseHttpTool(put, 'f.yaml').descriptor.idempotent, true, 'a PUT is idempotent by HTTP');
+    const plain = parseHttpTool({ ...ok, idempotencyHeader: undefined }, 'f.yaml');
+    assert.equal(plain.descriptor.idempotent, false, 'by default not, without the header');
+  });
 
   test('parseHttpTools needs a list and unique names', () => {
     assert.throws(() => parseHttpTools({ a: 1 }, 'f.yaml'), /f\.yaml: tools: expected a list/);

@@ -8,6 +8,7 @@
  * spec: only its name, read from the environment at call time by the adapter.
  */
 import { ErrorCode, KeelError } from '../errors.ts';
+import { isNear } from '../spec/spec-checker.ts';
 import {
   HTTP_HEADER_NAME,
   parseHeaderTemplates,
@@ -15,15 +16,7 @@ import {
   TemplateLeaf,
   type TemplatePart,
 } from './http-template.ts';
-import {
-  assertToolDescriptor,
-  type JsonSchema,
-  TOOL_APPROVALS,
-  TOOL_EFFECTS,
-  type ToolApproval,
-  type ToolDescriptor,
-  type ToolEffect,
-} from './tool-descriptor.ts';
+import { checkToolDescriptor, TOOL_EFFECTS, type ToolCost, type ToolDescriptor } from './tool-descriptor.ts';
 
 export const HTTP_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
 export type HttpMethod = (typeof HTTP_METHODS)[number];
@@ -42,7 +35,7 @@ export type BodyTemplate =
   | { readonly kind: 'json'; readonly value: unknown };
 
 export interface HttpToolSpec {
-  readonly descriptor: ToolDescriptor & { readonly cost?: HttpToolCost };
+  readonly descriptor: ToolDescriptor;
   readonly method: HttpMethod;
   /** The URL template; `origin` is its literal scheme, host and port. */
   readonly url: readonly TemplatePart[];
@@ -78,11 +71,8 @@ export interface ReconcileCheck {
   readonly notFound: readonly number[];
 }
 
-export interface HttpToolCost {
-  readonly fixedUsd?: number;
-  readonly fromArg?: string;
-  readonly fromResult?: string;
-}
+/** An HTTP tool's cost: the same forms as any tool's (tool-descriptor-schema.ts). */
+export type HttpToolCost = ToolCost;
 
 const FIELDS = new Set([
   'name',
@@ -153,18 +143,16 @@ export function parseHttpTool(entry: unknown, file: string, index = 0): HttpTool
     });
   };
   if (!isObject(entry)) return bad('(entry)', 'expected a mapping with name, method, url, args...');
-  for (const k of Object.keys(entry)) if (!FIELDS.has(k)) bad(k, 'not a field of an HTTP tool');
+  for (const k of Object.keys(entry))
+    if (!FIELDS.has(k)) {
+      const near = [...FIELDS].find((f) => isNear(f, k));
+      bad(k, `not a field of an HTTP tool${near ? `; did you mean "${near}"?` : ''}`);
+    }
 
   const str = (field: string, required: boolean): string | undefined => {
     const v = entry[field];
     if (v === undefined && !required) return undefined;
     if (typeof v !== 'string' || v.length === 0) return bad(field, 'expected a non-empty string');
-    return v;
-  };
-  const bool = (field: string, fallback: boolean): boolean => {
-    const v = entry[field];
-    if (v === undefined) return fallback;
-    if (typeof v !== 'boolean') return bad(field, 'expected true or false');
     return v;
   };
   const int = (field: keyof typeof HTTP_TOOL_LIMITS): number => {
@@ -175,44 +163,50 @@ export function parseHttpTool(entry: unknown, file: string, index = 0): HttpTool
       return bad(field, `expected an integer from ${lim.min} to ${lim.max}`);
     return v as number;
   };
-  const schema = (field: string, required: boolean): JsonSchema | undefined => {
-    const v = entry[field];
-    if (v === undefined && !required) return undefined;
-    if (!isObject(v)) return bad(field, 'expected a JSON Schema (a mapping)');
-    if (field === 'args' && v.type !== 'object') bad(field, 'expected a JSON Schema with type "object"');
-    return v;
-  };
-
   const name = str('name', true)!;
-  const description = str('description', false) ?? '';
   const methodText = (str('method', false) ?? 'GET').toUpperCase();
   if (!(HTTP_METHODS as readonly string[]).includes(methodText))
     bad('method', `expected one of ${HTTP_METHODS.join(', ')}`);
   const method = methodText as HttpMethod;
-  const args = schema('args', false) ?? { type: 'object', properties: {}, additionalProperties: false };
-  const result = schema('result', false);
   const effectText = entry.effect ?? (method === 'GET' ? 'read' : undefined);
   if (effectText === undefined)
     bad('effect', `required for a ${method} tool: one of ${TOOL_EFFECTS.join(', ')}`);
-  if (!TOOL_EFFECTS.includes(effectText as ToolEffect))
-    bad('effect', `expected one of ${TOOL_EFFECTS.join(', ')}`);
-  const effect = effectText as ToolEffect;
-  const destructive = bool('destructive', false);
 
-  const scopesValue = entry.scopes ?? [];
-  if (!Array.isArray(scopesValue) || scopesValue.some((s) => typeof s !== 'string' || s.length === 0))
-    bad('scopes', 'expected a list of non-empty strings');
-  const approval = entry.approval;
-  if (approval !== undefined && !TOOL_APPROVALS.includes(approval as ToolApproval))
-    bad('approval', `expected ${TOOL_APPROVALS.map((a) => JSON.stringify(a)).join(' or ')}`);
+  // The fields every tool has, checked by the one descriptor schema (as a tool pack's are), with
+  // an HTTP tool's defaults: a server that deduplicates by the idempotency header makes a
+  // repeated call a no-op.
+  const checked = checkToolDescriptor({
+    name,
+    description: entry.description ?? '',
+    args: entry.args ?? { type: 'object', properties: {}, additionalProperties: false },
+    destructive: entry.destructive ?? false,
+    effect: effectText,
+    idempotent: entry.idempotent ?? (effectText === 'read' || entry.idempotencyHeader !== undefined),
+    scopes: entry.scopes ?? [],
+    ...(entry.result !== undefined ? { result: entry.result } : {}),
+    ...(entry.cost !== undefined ? { cost: entry.cost } : {}),
+    ...(entry.approval !== undefined ? { approval: entry.approval } : {}),
+  });
+  if (!checked.ok) return bad(checked.field, checked.problem);
+  const descriptor = checked.descriptor;
+  const { args, effect } = descriptor;
+  if (effect === 'read' && (method === 'PUT' || method === 'PATCH' || method === 'DELETE'))
+    bad(
+      'effect',
+      `a ${method} request changes what it names, so it cannot be a read: declare write or external`,
+    );
 
   const argNames = new Set(Object.keys(isObject(args.properties) ? args.properties : {}));
   const secrets = new Set<string>();
+  /** Whether the request itself (not its reconcile check) carries the step's idempotency key. */
+  let sendsKey = false;
   const template = (field: string, text: string): TemplatePart[] => {
     const parsed = parseHttpTemplate(text);
     if (!parsed.ok) return bad(field, parsed.problem);
     for (const p of parsed.parts) {
       if (p.kind === 'secret') secrets.add(p.name);
+      if (p.kind === 'key' && !field.startsWith('reconcile') && !field.startsWith('simulate'))
+        sendsKey = true;
       if (p.kind === 'arg' && p.path.length > 0 && !argNames.has(p.path[0]!))
         bad(field, `{{args.${p.path.join('.')}}}: ${p.path[0]} is not a property of args`);
     }
@@ -271,31 +265,19 @@ export function parseHttpTool(entry: unknown, file: string, index = 0): HttpTool
       bad('idempotencyHeader', `also given in headers; Keel sets ${idempotencyHeader} itself`);
   }
 
-  // A server that deduplicates by the idempotency header makes a repeated call a no-op.
-  const idempotent = bool('idempotent', effect === 'read' || idempotencyHeader !== undefined);
-
-  let cost: HttpToolCost | undefined;
-  if (entry.cost !== undefined) {
-    if (typeof entry.cost === 'number') cost = { fixedUsd: entry.cost };
-    else if (isObject(entry.cost)) {
-      for (const k of Object.keys(entry.cost))
-        if (!['fixedUsd', 'fromArg', 'fromResult'].includes(k))
-          bad(`cost.${k}`, 'expected fixedUsd, fromArg or fromResult');
-      const c = entry.cost;
-      if (
-        c.fixedUsd !== undefined &&
-        !(typeof c.fixedUsd === 'number' && Number.isFinite(c.fixedUsd) && c.fixedUsd >= 0)
-      )
-        bad('cost.fixedUsd', 'expected a number >= 0');
-      for (const k of ['fromArg', 'fromResult'] as const)
-        if (
-          c[k] !== undefined &&
-          (typeof c[k] !== 'string' || !/^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$/.test(c[k] as string))
-        )
-          bad(`cost.${k}`, 'expected a field path like "usage.cost_usd"');
-      cost = c as HttpToolCost;
-    } else bad('cost', 'expected a number (USD per call) or {fixedUsd, fromArg, fromResult}');
-  }
+  // Claiming a POST or PATCH may be sent again is a claim about the server: it holds only where the
+  // request carries the step's idempotency key for the server to recognise a repeat by.
+  if (
+    descriptor.idempotent &&
+    effect !== 'read' &&
+    (method === 'POST' || method === 'PATCH') &&
+    idempotencyHeader === undefined &&
+    !sendsKey
+  )
+    bad(
+      'idempotent',
+      `a ${method} sent again acts again unless the server can tell it is a repeat: set idempotencyHeader (or send {{idempotencyKey}}), or leave idempotent false`,
+    );
 
   let reconcile: ReconcileCheck | undefined;
   if (entry.reconcile !== undefined) {
@@ -331,24 +313,6 @@ export function parseHttpTool(entry: unknown, file: string, index = 0): HttpTool
     for (const n of before) secrets.add(n);
   }
 
-  const descriptor = {
-    name,
-    description,
-    args,
-    destructive,
-    effect,
-    idempotent,
-    scopes: scopesValue as string[],
-    ...(result ? { result } : {}),
-    ...(cost ? { cost } : {}),
-    ...(approval ? { approval: approval as ToolApproval } : {}),
-  };
-  try {
-    assertToolDescriptor(descriptor);
-  } catch (e) {
-    const field = (e as KeelError).details?.field;
-    bad(typeof field === 'string' ? field : 'name', (e as KeelError).details?.problem as string);
-  }
   return {
     descriptor,
     method,

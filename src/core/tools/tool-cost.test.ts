@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
 import { costCentsOf, formatCents } from '../money.ts';
-import { callCost, costCents, resultCostCents } from './tool-cost.ts';
+import { callCost, costArgProblem, costCents, resultCostCents, resultCostProblem } from './tool-cost.ts';
 import type { ToolCost, ToolDescriptor } from './tool-descriptor.ts';
 
 function tool(cost?: ToolCost): ToolDescriptor {
@@ -82,7 +82,7 @@ describe('costCents', () => {
     assert.equal(costCents(tool({ fromArg: 'amount_usd' }), { amount_usd: -42.5 }), 4250);
   });
 
-  it('charges nothing for a missing or non-numeric argument', () => {
+  it('charges nothing for a missing or non-numeric argument (costArgProblem refuses such a call first)', () => {
     const t = tool({ fixedUsd: 1, fromArg: 'amount_usd' });
     assert.equal(costCents(t, {}), 100);
     assert.equal(costCents(t, { amount_usd: '42' }), 100);
@@ -153,4 +153,31 @@ it('resultCostCents reads the USD amount at cost.fromResult, 0 when absent or no
   assert.equal(resultCostCents(t, { usage: null }), 0);
   assert.equal(resultCostCents(t, null), 0);
   assert.equal(resultCostCents({ ...t, cost: { fixedUsd: 1 } }, { usage: { cost_usd: 1 } }), 0);
+});
+
+describe('costArgProblem', () => {
+  const t = tool({ fixedUsd: 1, fromArg: 'amount_usd' });
+  it('is a problem when the cost argument is missing, not a finite number, or beyond exact cents', () => {
+    assert.equal(costArgProblem(t, {})?.problem, 'missing');
+    assert.equal(costArgProblem(t, { amount_usd: '42' })?.problem, 'type_mismatch');
+    assert.equal(costArgProblem(t, { amount_usd: Number.NaN })?.problem, 'type_mismatch');
+    assert.equal(costArgProblem(t, { amount_usd: { $secret: 'x' } })?.problem, 'type_mismatch');
+    assert.equal(costArgProblem(t, { amount_usd: 1e14 })?.problem, 'out_of_range');
+    assert.equal(costArgProblem(t, { amount_usd: -1e14 })?.problem, 'out_of_range');
+    assert.equal(costArgProblem(t, {})?.field, 'amount_usd');
+  });
+  it('is nothing for a number, or for a tool whose cost names no argument', () => {
+    assert.equal(costArgProblem(t, { amount_usd: 19.99 }), undefined);
+    assert.equal(costArgProblem(t, { amount_usd: -5 }), undefined);
+    assert.equal(costArgProblem(tool({ fixedUsd: 1 }), {}), undefined);
+  });
+});
+
+it('resultCostProblem: a declared result cost must be there, as a USD amount >= 0', () => {
+  const t = { ...tool({ fromResult: 'usage.cost_usd' }), effect: 'external' as const };
+  assert.equal(resultCostProblem(t, { usage: { cost_usd: 0.25 } }), undefined);
+  assert.equal(resultCostProblem(t, { usage: { cost_usd: 0 } }), undefined);
+  for (const out of [{ usage: { cost_usd: '0.25' } }, { usage: { cost_usd: -1 } }, { usage: null }, null, {}])
+    assert.match(resultCostProblem(t, out) ?? '', /^output usage\.cost_usd: expected the call's cost/);
+  assert.equal(resultCostProblem(tool({ fixedUsd: 1 }), null), undefined);
 });

@@ -1,12 +1,12 @@
 /**
- * Argument validation against a tool's JSON Schema (ajv, draft 2020-12).
+ * Argument validation against a tool's JSON Schema (keel-ajv.ts: draft 2020-12, exact multipleOf).
  *
  * Turns ajv's errors into problems a person can act on: `{field, problem, expected, got}` with
  * `problem` one of a small fixed vocabulary. Validators are compiled once per descriptor and cached.
  * Pure: validation never mutates the arguments (no defaults, no coercion).
  */
-import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
-import addFormats from 'ajv-formats';
+import type { ErrorObject, ValidateFunction } from 'ajv/dist/2020.js';
+import { keelAjv } from './keel-ajv.ts';
 import type { JsonSchema, ToolDescriptor } from './tool-descriptor.ts';
 
 export type ArgProblemKind =
@@ -24,9 +24,6 @@ export interface ArgProblem {
   readonly expected: string;
   readonly got: string;
 }
-
-const ajv = new Ajv2020({ allErrors: true, strict: false, useDefaults: false, coerceTypes: false });
-addFormats.default(ajv);
 
 /**
  * Problems of a proposal's arguments. A value `opaque` recognises (a secret's reference, whose
@@ -71,7 +68,7 @@ const bySchema = new WeakMap<object, ValidateFunction>();
 function compiled(schema: JsonSchema): ValidateFunction {
   let validate = bySchema.get(schema);
   if (!validate) {
-    validate = ajv.compile(schema);
+    validate = keelAjv.compile(schema);
     bySchema.set(schema, validate);
   }
   return validate;

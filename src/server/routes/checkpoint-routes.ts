@@ -2,7 +2,9 @@
  * Keel API, audit integrity: the signed checkpoints of the key's tenant verified against its runs
  * (docs/audit.md), as Keel reports it and in the shape of OpenWOP's audit-integrity surface.
  */
+import type { KeyObject } from 'node:crypto';
 import { type AuditReport, verifyCheckpoints } from '../../app/checkpoints.ts';
+import type { Keel } from '../../app/index.ts';
 import { type KeelRoute, ok, route } from './route.ts';
 
 /**
@@ -30,6 +32,16 @@ function openWopAudit(r: AuditReport) {
   };
 }
 
+/** The key the server pins, and the checkpoint its witness keeps for the tenant (if it has one). */
+async function auditOptions(keel: Keel, tenant: string, checkpointKey: KeyObject | undefined) {
+  const w = keel.engine.witness;
+  const witnessed = await w?.last(tenant);
+  return {
+    ...(checkpointKey ? { trustedKey: checkpointKey } : {}),
+    ...(witnessed ? { witnessed } : w ? { emptyWitness: w.name } : {}),
+  };
+}
+
 export const CHECKPOINT_ROUTES: readonly KeelRoute[] = [
   route({
     method: 'get',
@@ -39,11 +51,11 @@ export const CHECKPOINT_ROUTES: readonly KeelRoute[] = [
     tag: 'audit',
     auth: true,
     responses: {
-      200: '{tenant, ok, chainValid, checkpointsValid, checkpoints, runsChecked, uncovered, anomalies}',
+      200: '{tenant, ok, chainValid, checkpointsValid, checkpoints, runsChecked, retained, uncovered, witness?, anomalies}',
     },
     async handle({ keel, p, checkpointKey }) {
       return ok(
-        await verifyCheckpoints(keel.store, p.tenant, checkpointKey ? { trustedKey: checkpointKey } : {}),
+        await verifyCheckpoints(keel.store, p.tenant, await auditOptions(keel, p.tenant, checkpointKey)),
       );
     },
   }),
@@ -57,8 +69,11 @@ export const CHECKPOINT_ROUTES: readonly KeelRoute[] = [
       auth: true,
       responses: { 200: '{fromSeq, toSeq, chainValid, checkpointsValid, checkpoints, anomalies}' },
       async handle({ keel, p, checkpointKey }) {
-        const pin = checkpointKey ? { trustedKey: checkpointKey } : {};
-        return ok(openWopAudit(await verifyCheckpoints(keel.store, p.tenant, pin)));
+        return ok(
+          openWopAudit(
+            await verifyCheckpoints(keel.store, p.tenant, await auditOptions(keel, p.tenant, checkpointKey)),
+          ),
+        );
       },
     }),
   ),

@@ -1,11 +1,23 @@
 /**
  * Keel API, starting runs from events: ingest one (every matching LIVE or AUTONOMOUS workflow starts a
  * run) or start one workflow for it explicitly, optionally under a writ. Both walk in the background.
+ * An ingested event is named by `(source, id)` (`http` when it gives no source): a redelivery answers
+ * its first runs (200, `redelivery: true`), one with other content is 409 event_conflict, recorded
+ * and listed by `GET /api/events/conflicts`; `GET /api/events/delivery` reads what the first did.
  */
 
 import { z } from 'zod';
 import { MAX_INT32 } from '../../core/int-range.ts';
+import { ProtocolError } from '../../openwop/protocol-error.ts';
 import { EventBody, type KeelRoute, ok, route, WritValue, workflowIdOf } from './route.ts';
+
+/** The channel name an event ingested over HTTP without a source takes as its source. */
+export const HTTP_CHANNEL = 'http';
+
+const EventName = {
+  source: z.string().min(1).max(512).describe('the event source (`http` for events sent without one)'),
+  id: z.string().min(1).max(512).describe('the event id'),
+};
 
 export const EVENT_ROUTES: readonly KeelRoute[] = [
   route({
@@ -13,21 +25,69 @@ export const EVENT_ROUTES: readonly KeelRoute[] = [
     path: '/api/events',
     operationId: 'emitEvent',
     summary: 'Ingest an event: each matching LIVE or AUTONOMOUS workflow starts a run',
-    description: 'Runs are committed and walked in the background; poll GET /api/runs/{runId}.',
+    description:
+      'Runs are committed and walked in the background; poll GET /api/runs/{runId}. The event is named by (source, id), `http` being the source of one sent without: a redelivery with the same content answers the first delivery’s runs (200, `redelivery: true`) and one with other content is 409 event_conflict (it starts nothing and is recorded: GET /api/events/conflicts).',
     tag: 'events',
     auth: true,
     body: EventBody,
     responses: {
-      201: '{eventId, runs}: at least one run was started',
-      200: '{eventId, runs}: no new run (no match, or the event was ingested before)',
+      201: '{eventId, source, runs}: at least one run was started',
+      200: '{eventId, source, runs, redelivery?, firstDeliveredAt?}: no new run (no match, or a redelivery: the first delivery’s runs)',
     },
     async handle({ keel, host, p, body, traceparent }) {
       const r = await keel.events.emit(p.tenant, body, {
         walk: 'enqueue',
+        channel: HTTP_CHANNEL,
         ...(traceparent ? { traceparent } : {}),
       });
       for (const run of r.runs) if (run.created) host.kick(p.tenant, run.runId);
       return ok(r, r.runs.some((x) => x.created) ? 201 : 200);
+    },
+  }),
+  route({
+    method: 'get',
+    path: '/api/events/delivery',
+    operationId: 'getEventDelivery',
+    summary: 'The first delivery of an event (source, id): its content hash and the runs it chose',
+    tag: 'events',
+    auth: true,
+    query: z.object(EventName),
+    responses: {
+      200: '{tenant, source, eventId, eventHash, type, subject, time, payloadHash, runs, deliveredAt}',
+    },
+    async handle({ keel, p, query }) {
+      const d = await keel.events.delivered(p.tenant, query.source, query.id);
+      if (!d)
+        throw new ProtocolError('not_found', 'no event with this source and id was delivered', {
+          source: query.source,
+          eventId: query.id,
+        });
+      return ok(d);
+    },
+  }),
+  route({
+    method: 'get',
+    path: '/api/events/conflicts',
+    operationId: 'listEventConflicts',
+    summary:
+      'Redeliveries refused as event_conflict, the most recent first (one per distinct content, counted)',
+    tag: 'events',
+    auth: true,
+    query: z.object({
+      source: EventName.source.optional(),
+      id: EventName.id.optional(),
+      limit: z.coerce.number().int().min(1).max(500).optional().describe('default 100'),
+    }),
+    responses: {
+      200: '{conflicts: [{source, eventId, firstHash, eventHash, fields, firstAt, lastAt, count}]}',
+    },
+    async handle({ keel, p, query }) {
+      const conflicts = await keel.events.conflicts(p.tenant, {
+        ...(query.source !== undefined ? { source: query.source } : {}),
+        ...(query.id !== undefined ? { eventId: query.id } : {}),
+        ...(query.limit !== undefined ? { limit: query.limit } : {}),
+      });
+      return ok({ conflicts });
     },
   }),
   route({
@@ -36,13 +96,17 @@ export const EVENT_ROUTES: readonly KeelRoute[] = [
     operationId: 'startRun',
     summary: 'Start a run of a workflow for an event, optionally under a writ',
     description:
-      'Any status may be started explicitly (unlike routing). With `writ`, the chain is verified against the tenant’s trusted keys (configured and stored) and revocations first; a refused or revoked writ starts no run (403 writ_refused). The run is walked in the background.',
+      'Any status may be started explicitly (unlike routing). A version not yet shown to behave (DRAFT, TESTING, SHADOW) runs simulated — a test run named `run`: no write or external tool acts, nobody is asked; the response says `simulated: true` — unless `live: true` asks for its effects. With `writ` (live runs only), the chain is verified against the tenant’s trusted keys (configured and stored) and revocations first; a refused or revoked writ starts no run (403 writ_refused). The run is walked in the background.',
     tag: 'runs',
     auth: true,
     body: z.strictObject({
       event: EventBody,
       writ: WritValue.optional(),
       version: z.number().int().min(1).max(MAX_INT32).optional().describe('default: the newest version'),
+      live: z
+        .boolean()
+        .optional()
+        .describe('act for real on a DRAFT, TESTING or SHADOW version (default: simulated)'),
     }),
     responses: { 201: 'the run, created', 200: 'the same run, existing (same identity)' },
     async handle({ keel, host, p, params, body, traceparent }) {
@@ -51,6 +115,7 @@ export const EVENT_ROUTES: readonly KeelRoute[] = [
         ...(traceparent ? { traceparent } : {}),
         ...(body.writ !== undefined ? { writ: body.writ as { chain: unknown[] } } : {}),
         ...(body.version !== undefined ? { version: body.version } : {}),
+        ...(body.live !== undefined ? { live: body.live } : {}),
       });
       if (r.created) host.kick(p.tenant, r.runId);
       return ok(r, r.created ? 201 : 200);

@@ -111,7 +111,7 @@ export const LIFECYCLE_ROUTES: readonly KeelRoute[] = [
       since: Instant.optional().describe('comparisons kept at or after this instant (RFC 3339)'),
     }),
     responses: {
-      200: '{version, against, comparisons, agreed, agreement, skipped, newRefusals, disagreements}',
+      200: '{version, against, comparisons, agreed, agreement, starts, queue, skipped, skippedBeside, newRefusals, disagreements}',
     },
     async handle({ keel, p, params, query }) {
       return ok(
@@ -150,7 +150,7 @@ export const LIFECYCLE_ROUTES: readonly KeelRoute[] = [
     summary: "A workflow's rollout and, while it is active, whether its figures let it advance",
     tag: 'lifecycle',
     auth: true,
-    responses: { 200: '{workflowId, rollout?, verdict?}' },
+    responses: { 200: '{workflowId, rollout?, verdict?, triggerDisagreements?: {count, byChoice}}' },
     async handle({ keel, p, params }) {
       return ok(await keel.lifecycle.rollout.status(p.tenant, workflowIdOf(params)));
     },
@@ -169,6 +169,13 @@ export const LIFECYCLE_ROUTES: readonly KeelRoute[] = [
       auto: z.boolean().optional().describe('advance and roll back by itself'),
       threshold: z.number().min(0).max(1).optional().describe('default 0.05'),
       minRuns: z.number().int().min(1).max(1_000_000).optional().describe('default 20'),
+      stickyBy: z
+        .string()
+        .max(600)
+        .optional()
+        .describe(
+          'what keeps events on one version: subject (default), payload.<field>[.<field>...], or event',
+        ),
       override: Override.optional(),
     }),
     responses: { 200: '{rollout, promotion, report}' },

@@ -1,0 +1,68 @@
+/**
+ * The event index in PostgreSQL. A claim inserts the first delivery with ON CONFLICT DO NOTHING:
+ * of concurrent claims of one name (any connection, any process) the unique key lets exactly one
+ * insert; the others wait for it to commit, write nothing, and then read the row it committed
+ * (in a new statement, whose snapshot sees it). Trigger disagreements go in with the insert, in its
+ * transaction.
+ *
+ * A claim that names runs is made on `lazy`, a pool whose sessions commit with
+ * `synchronous_commit = off`: the runs' roots are committed (synchronously) right after it, and
+ * flushing the WAL up to a later commit flushes it up to the claim too, so the claim is durable
+ * before any run it names is, and before the caller is answered; a crash in between loses the
+ * claim together with runs that were never started. A claim that names none is answered at once,
+ * so it is made on `pool` and commits synchronously.
+ */
+import type pg from 'pg';
+import type { DeliveredEvent, EventClaim, TriggerDisagreement } from '../../ports/index.ts';
+import { deliveredValues, disagreementValues, EVENT_SQL, toDeliveredEvent } from '../shared/event-rows.ts';
+import type { Row } from '../shared/rows.ts';
+
+type Queryable = Pick<pg.Pool | pg.PoolClient, 'query'>;
+
+async function readFirst(db: Queryable, d: DeliveredEvent): Promise<EventClaim> {
+  const { rows } = await db.query<Row>({
+    name: 'keel_get_event',
+    text: EVENT_SQL.get,
+    values: [d.tenant, d.source, d.eventId],
+  });
+  return { state: 'again', first: toDeliveredEvent(rows[0]!) };
+}
+
+const insert = (db: Queryable, d: DeliveredEvent) =>
+  db.query({ name: 'keel_claim_event', text: EVENT_SQL.claim, values: deliveredValues(d) });
+
+/** Claims in one statement, or, with disagreements, in a transaction of its own. */
+export async function claimEvent(
+  pools: { readonly pool: pg.Pool; readonly lazy: pg.Pool },
+  d: DeliveredEvent,
+  disagreements: readonly TriggerDisagreement[],
+): Promise<EventClaim> {
+  const on = d.runs.length > 0 ? pools.lazy : pools.pool;
+  if (disagreements.length === 0) {
+    if ((await insert(on, d)).rowCount === 1) return { state: 'first' };
+    return readFirst(pools.pool, d);
+  }
+  const client = await on.connect();
+  try {
+    await client.query('BEGIN');
+    try {
+      if ((await insert(client, d)).rowCount !== 1) {
+        await client.query('ROLLBACK');
+        return await readFirst(client, d);
+      }
+      for (const x of disagreements)
+        await client.query({
+          name: 'keel_put_disagreement',
+          text: EVENT_SQL.putDisagreement,
+          values: disagreementValues(x),
+        });
+      await client.query('COMMIT');
+      return { state: 'first' };
+    } catch (e) {
+      await client.query('ROLLBACK').catch(() => {});
+      throw e;
+    }
+  } finally {
+    client.release();
+  }
+}

@@ -1,0 +1,1 @@
+export { DirectoryWitness } from './directory-witness.ts';

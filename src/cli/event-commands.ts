@@ -1,0 +1,81 @@
+/**
+ * What the event index knows (docs/http.md, "Events"): `keel events show <id> [--source s]` reads
+ * an event's first delivery (its content hash and the runs it chose) and `keel events conflicts`
+ * lists the redeliveries refused as event_conflict, the most recent first. Both only read.
+ */
+import type { Command } from 'commander';
+import pc from 'picocolors';
+import { ErrorCode, KeelError } from '../core/errors.ts';
+import type { WithContext } from './context.ts';
+import { intOption } from './input.ts';
+import { line, printJson } from './output.ts';
+
+/** The source `keel emit` names an event by when the event gives none. */
+export const CLI_CHANNEL = 'cli';
+
+export function registerEventCommands(program: Command, withContext: WithContext): void {
+  const events = program
+    .command('events')
+    .description('what the event index knows: an event’s first delivery, and conflicting redeliveries');
+
+  events
+    .command('show')
+    .description('the first delivery of an event: when, its content hash and fields, the runs it started')
+    .argument('<id>', 'the event id')
+    .option(
+      '--source <source>',
+      'the event source (default cli: what `keel emit` names an event without one)',
+    )
+    .action(async (id: string, o: { source?: string }, cmd: Command) =>
+      withContext(cmd, async (ctx) => {
+        const source = o.source ?? CLI_CHANNEL;
+        const d = await ctx.keel.events.delivered(ctx.tenant, source, id);
+        if (!d)
+          throw new KeelError(
+            ErrorCode.notFound,
+            `no event ${JSON.stringify(id)} of source ${JSON.stringify(source)} was delivered in tenant ${ctx.tenant}`,
+            { source, eventId: id },
+          );
+        if (ctx.json) {
+          printJson(d);
+          return;
+        }
+        line(
+          `event ${d.eventId} of source ${d.source}: ${d.type}${d.subject ? ` about ${d.subject}` : ''}, time ${d.time}`,
+        );
+        line(`  first delivered ${d.deliveredAt}; content ${d.eventHash}`);
+        if (d.runs.length === 0) line('  started no run (no LIVE or AUTONOMOUS workflow took it)');
+        for (const r of d.runs)
+          line(
+            `  run ${r.runId} ${r.workflowId} v${r.version}${r.split ? ` (rollout bucket ${r.split.bucket}${r.split.stickyBy ? ` by ${r.split.stickyBy}` : ''})` : ''}`,
+          );
+      }),
+    );
+
+  events
+    .command('conflicts')
+    .description(
+      'redeliveries refused as event_conflict (same source and id, other content), most recent first',
+    )
+    .option('--source <source>', 'only this source')
+    .option('--id <id>', 'only this event id')
+    .option('--limit <n>', 'at most this many (1-500, default 100)')
+    .action(async (o: { source?: string; id?: string; limit?: string }, cmd: Command) =>
+      withContext(cmd, async (ctx) => {
+        const list = await ctx.keel.events.conflicts(ctx.tenant, {
+          ...(o.source !== undefined ? { source: o.source } : {}),
+          ...(o.id !== undefined ? { eventId: o.id } : {}),
+          ...(o.limit !== undefined ? { limit: intOption(o.limit, '--limit') } : {}),
+        });
+        if (ctx.json) {
+          printJson(list);
+          return;
+        }
+        if (list.length === 0) line(`no conflicting redeliveries in tenant ${ctx.tenant}`);
+        for (const c of list)
+          line(
+            `${c.lastAt}  event ${c.eventId} of source ${c.source}: ${pc.yellow(c.fields.join(', ') || 'content')} differ${c.fields.length === 1 ? 's' : ''} from the first delivery; refused ${c.count} time${c.count === 1 ? '' : 's'} since ${c.firstAt}`,
+          );
+      }),
+    );
+}
