@@ -7,7 +7,7 @@
  * never reads another tenant's entries, and never changes anything.
  */
 import { ErrorCode, KeelError } from '../core/errors.ts';
-import { instantBound } from '../core/instant.ts';
+import { requireInstantBound } from '../core/instant.ts';
 import { decodePayload, ENTRY_KINDS, type EntryKind, isEntryKind } from '../core/ledger/index.ts';
 import { isSpecId, quoteInput } from '../core/spec/index.ts';
 import type { EntryFilter, RunEntry, Store } from '../ports/index.ts';
@@ -113,13 +113,7 @@ export function auditFilter(f: AuditFilter): EntryFilter {
   for (const field of ['since', 'until'] as const) {
     const v = f[field];
     if (v === undefined) continue;
-    const bound = typeof v === 'string' ? instantBound(v) : undefined;
-    if (bound === undefined)
-      throw bad(
-        field,
-        `expected an ISO 8601 instant with a zone (e.g. 2026-01-31T12:00:00Z), got ${quoteInput(String(v))}`,
-      );
-    out[field] = bound;
+    out[field] = requireInstantBound(field, v);
   }
   return out;
 }

@@ -15,7 +15,7 @@ import {
 } from '../core/authoring/index.ts';
 import type { Digest } from '../core/canonical/index.ts';
 import { ErrorCode, isKeelError, KeelError } from '../core/errors.ts';
-import { instantBound } from '../core/instant.ts';
+import { requireInstantBound } from '../core/instant.ts';
 import {
   decodeEntry,
   type Entry,
@@ -221,21 +221,14 @@ export interface RunCounts {
 
 /**
  * A filter's `since` and `until` as the stores compare them (the clock's text, instantBound); one
- * that is not an ISO 8601 instant with a zone is a usage error naming it.
+ * that is not an RFC 3339 instant is a usage error naming it (requireInstantBound).
  */
 function timeRange<F extends { since?: string; until?: string }>(f: F): F {
   const out: { since?: string; until?: string } = { ...f };
   for (const field of ['since', 'until'] as const) {
     const v = f[field];
     if (v === undefined) continue;
-    const bound = typeof v === 'string' ? instantBound(v) : undefined;
-    if (bound === undefined)
-      throw new KeelError(
-        ErrorCode.usage,
-        `${field}: expected an ISO 8601 instant with a zone (e.g. 2026-01-31T12:00:00Z), got ${JSON.stringify(String(v).slice(0, 64))}`,
-        { field },
-      );
-    out[field] = bound;
+    out[field] = requireInstantBound(field, v);
   }
   return out as F;
 }

@@ -16,7 +16,7 @@
 import type { KeyObject } from 'node:crypto';
 import { canonicalize, type Digest } from '../core/canonical/index.ts';
 import { ErrorCode, KeelError } from '../core/errors.ts';
-import { instantBound } from '../core/instant.ts';
+import { requireInstantBound } from '../core/instant.ts';
 import {
   decodePayload,
   type PayloadOf,
@@ -77,16 +77,7 @@ async function readAll(store: Store, tenant: string, runId: string): Promise<Sto
 
 function instant(s: string | undefined, field: string): string | undefined {
   if (s === undefined) return undefined;
-  const b = instantBound(s);
-  if (b === undefined)
-    throw new KeelError(
-      ErrorCode.usage,
-      `--${field}: expected an ISO-8601 instant with a zone, got ${JSON.stringify(s)}`,
-      {
-        field,
-      },
-    );
-  return b;
+  return requireInstantBound(`--${field}`, s);
 }
 
 async function chosenRuns(keel: Keel, tenant: string, sel: ExportSelection): Promise<RunRecord[]> {

@@ -21,7 +21,7 @@ import type { Command } from 'commander';
 import { retainRuns } from '../app/retention.ts';
 import { exportRunDir, importRunDir } from '../app/run-dirs.ts';
 import { ErrorCode, KeelError } from '../core/errors.ts';
-import { instantBound } from '../core/instant.ts';
+import { requireInstantBound } from '../core/instant.ts';
 import { type RunDirReport, verifyRunDir } from '../core/run-dir/index.ts';
 import { flagOrEnv, type WithContext } from './context.ts';
 import { EXIT } from './exit-codes.ts';
@@ -236,20 +236,12 @@ export function registerEvidenceCommands(program: Command, withContext: WithCont
     .description(
       "remove the tenant's finished runs created before --before, once the verified export in --dir holds them at their heads and the last checkpoint covers them; the checkpoint chain keeps proving they existed",
     )
-    .requiredOption('--before <time>', 'remove runs created before this ISO-8601 time')
+    .requiredOption('--before <time>', 'remove runs created before this RFC 3339 instant')
     .requiredOption('--dir <dir>', 'the run directory `keel export` wrote of them (verified first, whole)')
     .option('--dry-run', 'say what would be removed and why the rest stays; remove nothing')
     .action(async (o: { before: string; dir: string; dryRun?: boolean }, cmd: Command) =>
       withContext(cmd, async (ctx) => {
-        const before = instantBound(o.before);
-        if (before === undefined)
-          throw new KeelError(
-            ErrorCode.usage,
-            `--before: expected an ISO-8601 time, got ${JSON.stringify(o.before)}`,
-            {
-              field: 'before',
-            },
-          );
+        const before = requireInstantBound('--before', o.before);
         const r = await retainRuns(ctx.keel.store, ctx.tenant, readRunDir(o.dir), {
           before,
           ...(o.dryRun ? { dryRun: true } : {}),

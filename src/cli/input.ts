@@ -7,6 +7,7 @@
  */
 import { closeSync, openSync, readSync } from 'node:fs';
 import { type ErrorCode as Code, ErrorCode, KeelError } from '../core/errors.ts';
+import { MAX_INT32 } from '../core/int-range.ts';
 import { JSON_LIMITS, limitError, parseJsonText } from '../core/spec/index.ts';
 
 export function readText(path: string, what: string, maxBytes: number = JSON_LIMITS.maxBytes): string {
@@ -62,11 +63,15 @@ export function readJson(path: string, what: string, code: Code = ErrorCode.even
   return r.value;
 }
 
-/** An integer option of at least `min` (1 by default), named as the person typed it. */
-export function intOption(value: string, field: string, min = 1): number {
-  const n = Number(value);
-  if (!Number.isSafeInteger(n) || n < min) {
-    const expected = min === 1 ? 'a positive integer' : `an integer of at least ${min}`;
+/**
+ * An integer option from `min` (1 by default) to `max` (MAX_INT32 by default: what a store's
+ * integer column holds, so `--version 2147483648` is bad input on every store), named as the
+ * person typed it.
+ */
+export function intOption(value: string, field: string, min = 1, max = MAX_INT32): number {
+  const n = /^[+-]?\d+$/.test(value.trim()) ? Number(value) : Number.NaN;
+  if (!Number.isSafeInteger(n) || n < min || n > max) {
+    const expected = min === 1 ? `a positive integer of at most ${max}` : `an integer from ${min} to ${max}`;
     throw new KeelError(ErrorCode.usage, `${field}: expected ${expected}, got ${JSON.stringify(value)}`, {
       field,
     });

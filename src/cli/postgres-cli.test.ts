@@ -4,7 +4,7 @@
  * stack trace, no password) when the server cannot be reached.
  */
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import pg from 'pg';
@@ -204,5 +204,39 @@ describe('keel on PostgreSQL', () => {
     } finally {
       dir.remove();
     }
+  });
+
+  test('a version or seq past 2^31 - 1 is the same bad-input refusal on SQLite and PostgreSQL (issue 26)', () => {
+    const sqlite = join(cwd, 'int-bound.db');
+    const spec = exampleSpec('refund-under-50');
+    const over = sandbox.write(
+      'int-bound.yaml',
+      readFileSync(spec, 'utf8').replace(/^version: 1$/m, 'version: 2147483648'),
+    );
+    const refusals = (store: string) => {
+      const env = { ...clean, KEEL_TENANT: 'acme', KEEL_TOOLS: SUPPORT_DESK_PACK };
+      const run = (...args: string[]) =>
+        failJson(runKeel(['--store', store, ...args, '--json'], { cwd, env }), 2);
+      okJson(runKeel(['--store', store, 'migrate', '--json'], { cwd, env }));
+      return [
+        run('publish', over, '--as', 'dana'),
+        run('promote', 'refund-under-50', 'TESTING', '--version', '2147483648', '--as', 'dana'),
+        run('fork', `sha256:${'a'.repeat(64)}`, '--from', '2147483648', '--mode', 'replay'),
+      ].map((e) => ({ error: e.error, field: e.details?.field, message: e.message.replace(over, '<spec>') }));
+    };
+    const onSqlite = refusals(sqlite);
+    assert.deepEqual(refusals(url), onSqlite);
+    assert.deepEqual(
+      onSqlite.map((r) => [r.error, r.field]),
+      [
+        ['spec_invalid', 'version'],
+        ['usage', '--version'],
+        ['usage', '--from'],
+      ],
+    );
+    assert.match(
+      onSqlite[0]!.message,
+      /version: expected a positive whole number of at most 2147483647, got 2147483648/,
+    );
   });
 });

@@ -8,6 +8,7 @@
  */
 import { type Command, Option } from 'commander';
 import pc from 'picocolors';
+import type { RunSummary } from '../app/index.ts';
 import { ErrorCode, KeelError } from '../core/errors.ts';
 import { RUN_STATUSES, type RunStatus } from '../core/ledger/index.ts';
 import { flagOrEnv, type WithContext } from './context.ts';
@@ -19,6 +20,22 @@ import { intOption, readJson } from './input.ts';
 import { chainText } from './lifecycle-output.ts';
 import { confirmLiveEffects, livePlan, versionPlan } from './live-effects.ts';
 import { line, printHistory, printJson, statusColor, verifyText } from './output.ts';
+
+/**
+ * After printing: a run the model provider held (paused, `model_unavailable`) makes the command fail
+ * with exit 6 (docs/models.md), naming the run and how to go on — `keel resume` once the provider
+ * is back. The run itself is kept, resumable; nothing of the held step acted.
+ */
+export function refuseIfHeldByModel(runs: readonly RunSummary[]): void {
+  const held = runs.filter((r) => r.code === ErrorCode.modelUnavailable);
+  if (held.length === 0) return;
+  const first = held[0]!;
+  throw new KeelError(
+    ErrorCode.modelUnavailable,
+    `run ${first.runId} is paused: ${first.reason ?? 'the model provider could not answer'}; resume it with \`keel resume ${first.runId}\` once the provider is back${held.length > 1 ? ` (+${held.length - 1} more runs held)` : ''}`,
+    { runId: first.runId, runs: held.map((r) => r.runId) },
+  );
+}
 
 export function registerRunCommands(program: Command, withContext: WithContext): void {
   program
@@ -36,21 +53,21 @@ export function registerRunCommands(program: Command, withContext: WithContext):
           ...(o.enqueue ? { walk: 'enqueue' as const } : {}),
           ...writOption(o.writ),
         });
-        if (ctx.json) {
-          printJson(r);
-          return;
+        if (ctx.json) printJson(r);
+        else {
+          if (r.redelivery)
+            line(
+              `event ${r.eventId} of source ${r.source} was delivered before (${r.firstDeliveredAt}) with the same content: ${r.runs.length === 0 ? 'it started no run' : 'its runs'}`,
+            );
+          else if (r.runs.length === 0)
+            line(`event ${r.eventId}: no LIVE or AUTONOMOUS workflow is triggered by it`);
+          for (const run of r.runs) {
+            line(
+              `${run.created ? 'run' : 'existing run'} ${run.runId} ${run.workflowId} v${run.version}: ${statusColor(run.status)}${run.reason ? ` (${run.reason})` : ''}`,
+            );
+          }
         }
-        if (r.redelivery)
-          line(
-            `event ${r.eventId} of source ${r.source} was delivered before (${r.firstDeliveredAt}) with the same content: ${r.runs.length === 0 ? 'it started no run' : 'its runs'}`,
-          );
-        else if (r.runs.length === 0)
-          line(`event ${r.eventId}: no LIVE or AUTONOMOUS workflow is triggered by it`);
-        for (const run of r.runs) {
-          line(
-            `${run.created ? 'run' : 'existing run'} ${run.runId} ${run.workflowId} v${run.version}: ${statusColor(run.status)}${run.reason ? ` (${run.reason})` : ''}`,
-          );
-        }
+        refuseIfHeldByModel(r.runs);
       }),
     );
 
@@ -95,17 +112,19 @@ export function registerRunCommands(program: Command, withContext: WithContext):
             ...(o.enqueue ? { walk: 'enqueue' as const } : {}),
             ...writOption(o.writ),
           });
-          if (ctx.json) {
-            printJson(r);
-            return;
+          if (ctx.json) printJson(r);
+          else {
+            const what = `${r.created ? '' : 'existing '}${r.simulated ? 'simulated run' : 'run'}`;
+            const note = r.simulated
+              ? pc.dim(
+                  ' — not yet LIVE, so simulated: no write or external tool acted (--live acts for real)',
+                )
+              : '';
+            line(
+              `${what} ${r.runId} ${r.workflowId} v${r.version}: ${statusColor(r.status)}${r.reason ? ` (${r.reason})` : ''}${note}`,
+            );
           }
-          const what = `${r.created ? '' : 'existing '}${r.simulated ? 'simulated run' : 'run'}`;
-          const note = r.simulated
-            ? pc.dim(' — not yet LIVE, so simulated: no write or external tool acted (--live acts for real)')
-            : '';
-          line(
-            `${what} ${r.runId} ${r.workflowId} v${r.version}: ${statusColor(r.status)}${r.reason ? ` (${r.reason})` : ''}${note}`,
-          );
+          refuseIfHeldByModel([r]);
         }),
     );
 
@@ -301,14 +320,7 @@ export function registerRunCommands(program: Command, withContext: WithContext):
         cmd: Command,
       ) =>
         withContext(cmd, async (ctx) => {
-          const fromSeq = Number(o.from);
-          if (!Number.isSafeInteger(fromSeq) || fromSeq < 0) {
-            throw new KeelError(
-              ErrorCode.usage,
-              `--from: expected a seq (an integer >= 0), got ${JSON.stringify(o.from)}`,
-              { field: 'from' },
-            );
-          }
+          const fromSeq = intOption(o.from, '--from', 0);
           const event = o.event !== undefined ? { event: readJson(o.event, 'event') } : {};
           const version = o.version !== undefined ? { version: intOption(o.version, '--version') } : {};
           if (o.mode === 'branch')

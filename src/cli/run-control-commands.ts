@@ -8,10 +8,13 @@ import type { Command } from 'commander';
 import type { RunSummary } from '../app/index.ts';
 import { actor, type CliContext, type WithContext } from './context.ts';
 import { line, printJson, statusColor } from './output.ts';
+import { refuseIfHeldByModel } from './run-commands.ts';
 
 function print(ctx: CliContext, verb: string, r: RunSummary): undefined {
   if (ctx.json) printJson(r);
   else line(`${verb} run ${r.runId}: ${statusColor(r.status)}${r.reason ? ` (${r.reason})` : ''}`);
+  // Resumed while the provider is still down: held again, exit 6 (run-commands.ts).
+  refuseIfHeldByModel([r]);
   return undefined;
 }
 

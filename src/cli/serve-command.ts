@@ -36,7 +36,7 @@ export function registerServeCommand(program: Command, withContext: WithContext)
       withContext(cmd, async (ctx) => {
         if (o.host.trim() === '')
           throw new KeelError(ErrorCode.usage, '--host: expected an address', { field: 'host' });
-        const port = intOption(o.port, '--port', 0);
+        const port = intOption(o.port, '--port', 0, 65_535);
         if (port > 65535)
           throw new KeelError(ErrorCode.usage, `--port: expected 0 to 65535, got ${o.port}`, {
             field: 'port',

@@ -7,7 +7,12 @@
 
 import { canonicalize } from '../core/canonical/index.ts';
 import { isKeelError } from '../core/errors.ts';
-import type { PayloadOf, StepMode } from '../core/ledger/index.ts';
+import type {
+  ModelOutageSuspension,
+  OutcomeUnknownSuspension,
+  PayloadOf,
+  StepMode,
+} from '../core/ledger/index.ts';
 import type { RunState } from '../core/run/index.ts';
 import {
   isSecretEnvName,
@@ -18,7 +23,7 @@ import {
   type StepSpec,
   templateRefs,
 } from '../core/spec/index.ts';
-import { validateValue } from '../core/tools/index.ts';
+import { secretMask, validateValue } from '../core/tools/index.ts';
 import { type Delta, deltaProblems } from '../core/world/index.ts';
 import {
   isResultWithDeltas,
@@ -119,7 +124,12 @@ export interface Effects {
    * Replaying: the suspension recorded at the next seq, if any. Its message says what a reconcile
    * check answered (a nondeterministic read), so replay writes it as recorded instead of asking.
    */
-  recordedSuspension?(state: RunState): PayloadOf<'run.suspended'> | undefined;
+  recordedSuspension?(state: RunState): OutcomeUnknownSuspension | undefined;
+  /**
+   * Replaying: the model outage recorded at the next seq, if any: the walk met it where the live
+   * walk did (its `model` throws there), and writes it as recorded.
+   */
+  recordedOutage?(state: RunState): ModelOutageSuspension | undefined;
 }
 
 /** A pause or a resume, as recorded. */
@@ -165,21 +175,14 @@ function revealSecrets(v: unknown, clear: ReadonlyMap<SecretRef, string | null>)
   return v;
 }
 
-/** A tool's output with any secret it was given masked, so a tool that echoes one cannot ledger it. */
+/**
+ * A tool's output with any secret it was given masked, so a tool that echoes one cannot ledger it:
+ * in any encoding it may echo it in (JSON-escaped, `\u` escapes, base64, HTML entities, percent-
+ * encoding, a number), by the one mask HTTP tools use too (core/tools/secret-mask.ts).
+ */
 function maskSecrets(v: unknown, revealed: Map<string, string>): unknown {
   if (revealed.size === 0) return v;
-  if (typeof v === 'string') {
-    let out = v;
-    for (const [clear, name] of revealed) out = out.split(clear).join(`[secret ${name}]`);
-    return out;
-  }
-  if (Array.isArray(v)) return v.map((x) => maskSecrets(x, revealed));
-  if (typeof v === 'object' && v !== null) {
-    return Object.fromEntries(
-      Object.entries(v).map(([k, x]) => [maskSecrets(k, revealed) as string, maskSecrets(x, revealed)]),
-    );
-  }
-  return v;
+  return secretMask(new Map([...revealed].map(([clear, name]) => [name, clear]))).value(v);
 }
 
 export function liveEffects(raw: RawSources, o: LiveEffectsOptions = {}): Effects {

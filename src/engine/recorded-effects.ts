@@ -25,7 +25,14 @@
  */
 import { hashOf } from '../core/canonical/index.ts';
 import { ErrorCode, KeelError } from '../core/errors.ts';
-import type { DrawnSource, Entry, PayloadOf, StepMode } from '../core/ledger/index.ts';
+import type {
+  DrawnSource,
+  Entry,
+  ModelOutageSuspension,
+  OutcomeUnknownSuspension,
+  PayloadOf,
+  StepMode,
+} from '../core/ledger/index.ts';
 import type { RunState } from '../core/run/index.ts';
 import { type MintResult, recordedMints, servedMint } from './delegate.ts';
 import type { Effects, HoldEntry, StepOutcome } from './effects.ts';
@@ -46,7 +53,9 @@ export interface RecordedLedger {
   /** Pauses and resumes, by the seq they were recorded at. */
   readonly holds: Map<number, HoldEntry>;
   /** Suspensions, by the seq they were recorded at (their message says what a check answered). */
-  readonly suspensions?: Map<number, PayloadOf<'run.suspended'>>;
+  readonly suspensions?: Map<number, OutcomeUnknownSuspension>;
+  /** Model outages, by the seq they were recorded at: where the live walk's model could not answer. */
+  readonly outages?: Map<number, ModelOutageSuspension>;
   /** Delegation mints (delegate.ts): the child each delegating allow named, or the refusal. */
   readonly mints?: Map<string, MintResult>;
   /** What writ budgets answered, by the seq of the allow or refusal they decided (writ-budget.ts). */
@@ -79,7 +88,8 @@ export function indexLedger(entries: readonly Entry[], by: 'step' | 'call' = 'st
   let cancelled: RecordedLedger['cancelled'];
   let cutByCancel: RecordedLedger['cutByCancel'];
   const holds = new Map<number, HoldEntry>();
-  const suspensions = new Map<number, PayloadOf<'run.suspended'>>();
+  const suspensions = new Map<number, OutcomeUnknownSuspension>();
+  const outages = new Map<number, ModelOutageSuspension>();
   const modes = new Map<string, (StepMode | undefined)[]>();
   const pushTo = <T>(m: Map<string, T[]>, k: string, v: T) => {
     const list = m.get(k);
@@ -111,6 +121,10 @@ export function indexLedger(entries: readonly Entry[], by: 'step' | 'call' = 'st
       push(outcomes, p.step, { ok: false, error: p.error });
     } else if (e.kind === 'run.suspended') {
       const p = e.payload as PayloadOf<'run.suspended'>;
+      if (p.reason === 'model_unavailable') {
+        outages.set(e.seq, p);
+        continue;
+      }
       push(outcomes, p.step, UNKNOWN);
       unknown.add(p.proposalId);
       suspensions.set(e.seq, p);
@@ -150,6 +164,7 @@ export function indexLedger(entries: readonly Entry[], by: 'step' | 'call' = 'st
     reconciliations,
     holds,
     suspensions,
+    outages,
     mints,
     budgets,
     modes,
@@ -181,6 +196,13 @@ export function recordedEffects(
     draw: (ref, state) => served(record, ref, state),
     // A model answer is a draw like any other: served by ordinal, never asked again.
     model: async (request, state) => {
+      // The live walk's model could not answer here: so it cannot now (the walk writes the outage).
+      const outage = record.outages?.get(state.head.seq + 1);
+      if (outage)
+        throw new KeelError(ErrorCode.modelUnavailable, outage.message, {
+          step: outage.step,
+          recorded: true,
+        });
       const value = served(record, { source: 'x-model', name: request.slot }, state);
       const model = record.draws[state.draws]?.model;
       return model ? { value, model } : { value };
@@ -227,6 +249,7 @@ export function recordedEffects(
     delegate: async (r) => servedMint(record.mints ?? new Map(), r),
     hold: (state) => record.holds.get(state.head.seq + 1),
     recordedSuspension: (state) => record.suspensions?.get(state.head.seq + 1),
+    recordedOutage: (state) => record.outages?.get(state.head.seq + 1),
     // A writ budget's answer is served as recorded: replay never reserves or asks the store.
     recordedBudget: (state) => record.budgets?.get(state.head.seq + 1),
     cancellation(state) {

@@ -13,6 +13,11 @@ export interface RunSummary {
   readonly version: number;
   readonly status: RunStatus;
   readonly reason?: string;
+  /**
+   * Why, in a word, when it says more than the status: `model_unavailable` for a run held (paused)
+   * because its model provider could not answer; `resume` asks again.
+   */
+  readonly code?: string;
 }
 
 export function summaryOf(r: RunRecord): RunSummary {
@@ -27,5 +32,6 @@ export function stateSummary(s: RunState): RunSummary {
     version: s.version,
     status: s.status,
     ...(s.finished?.reason ? { reason: s.finished.reason } : {}),
+    ...(s.outage && !s.finished ? { reason: s.outage.message, code: 'model_unavailable' } : {}),
   };
 }

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { createKeel, type Keel } from '../app/index.ts';
 import { isKeelError } from '../core/errors.ts';
-import { type Entry, payloadOf } from '../core/ledger/index.ts';
+import { type Entry, type OutcomeUnknownSuspension, payloadOf } from '../core/ledger/index.ts';
 import { outcomeUnknown, type ToolDefinition } from '../ports/index.ts';
 import { deploy, spyTool } from '../testing/index.ts';
 
@@ -76,7 +76,7 @@ describe('a non-idempotent call whose outcome is unknown', () => {
     assert.equal((await keel.runs.recover('acme', runId)).status, 'outcome_unknown');
     const entries = await keel.runs.entries('acme', runId);
     assert.deepEqual(kinds(entries), ['run.started', 'step.allowed', 'run.suspended']);
-    const s = payloadOf(entries[2]!, 'run.suspended');
+    const s = payloadOf(entries[2]!, 'run.suspended') as OutcomeUnknownSuspension;
     const a = payloadOf(entries[1]!, 'step.allowed');
     assert.deepEqual(
       [s.reason, s.step, s.tool, s.proposalId, s.idempotencyKey],

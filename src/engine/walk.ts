@@ -9,6 +9,10 @@
  * and reads sources and tool outcomes only through `Effects`, so the same walk runs live, as a
  * replay and as a fork.
  *
+ * A model provider that cannot answer a step's slot (model_unavailable, after the provider's own
+ * bounded retries) holds the run as paused (`run.suspended`, model_unavailable) before anything of
+ * the step acts: `resume` asks the model again, and the slots answered before the outage are reused.
+ *
  * Cancellation: a walk whose abort signal fires (a person cancelled the run in this process) stops
  * at the next step boundary, or as soon as the tool it is calling returns or throws — a call cut
  * that way is recorded as `step.failed` with code `cancelled` — and finishes the run as cancelled.
@@ -168,6 +172,21 @@ export async function walkRun(
       try {
         planned = await stepArgs(w, node.step, tools, fx, o.planner ?? templatePlanner);
       } catch (e) {
+        // The model provider could not answer (after its own bounded retries): nothing of the step
+        // acted, so the run is held, paused, for `resume` to ask again once the provider is back.
+        // Replaying, the record says where this happened, and the resume that followed is served.
+        if (e instanceof KeelError && e.code === ErrorCode.modelUnavailable) {
+          const recorded = fx.recordedOutage?.(s);
+          w.add('run.suspended', {
+            reason: 'model_unavailable',
+            step,
+            tool: toolName,
+            message: recorded?.step === step ? recorded.message : excerpt(e.message, 500),
+          });
+          // Held: no walker keeps it (a claim takes only running runs); resume walks it again.
+          w.leaseWith({ op: 'release' });
+          continue;
+        }
         // A step whose arguments cannot be built (a source or planner that throws, a value that has
         // no canonical form) ends the run failed, recorded, instead of leaving it running forever.
         if (!endsRunOnResolve(e)) throw e;

@@ -53,9 +53,12 @@ export function projectEffects(entries: readonly Entry[]): EffectRecord[] {
       case 'step.failed':
         settle((e.payload as PayloadOf<'step.failed'>).proposalId, 'released', e.at);
         break;
-      case 'run.suspended':
-        settle((e.payload as PayloadOf<'run.suspended'>).proposalId, 'escaped', e.at);
+      case 'run.suspended': {
+        // A model outage suspends before any call: nothing to settle.
+        const p = e.payload as PayloadOf<'run.suspended'>;
+        if (p.reason === 'outcome_unknown') settle(p.proposalId, 'escaped', e.at);
         break;
+      }
       case 'step.reconciled': {
         const p = e.payload as PayloadOf<'step.reconciled'>;
         settle(p.proposalId, p.happened ? 'completed' : 'released', e.at);

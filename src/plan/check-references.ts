@@ -8,6 +8,7 @@
  * knows nothing (`any`), calls are refused. Never matches text: aliases fall out of resolution.
  */
 import ts from 'typescript';
+import { checkFunctionConstructor } from './function-constructor.ts';
 import {
   CALL_DATE_RULE,
   hostGlobalRule,
@@ -29,6 +30,8 @@ export function checkReferences(ctx: RuleContext): void {
   const visit = (node: ts.Node): void => {
     if (isOutsideValues(node)) return;
     ts.forEachChild(node, visit);
+    // Roads to the Function constructor first: a read of `constructor` is the finding, not what follows it.
+    checkFunctionConstructor(ctx, node);
     if (ts.isIdentifier(node)) checkIdentifier(ctx, node);
     else if (ts.isPropertyAccessExpression(node) || ts.isElementAccessExpression(node))
       checkMember(ctx, node);
@@ -156,6 +159,8 @@ function checkImportedUse(ctx: RuleContext, id: ts.Identifier, symbol: ts.Symbol
 function checkMember(ctx: RuleContext, node: ts.PropertyAccessExpression | ts.ElementAccessExpression): void {
   const receiver = ctx.checker.getTypeAtLocation(node.expression);
   const key = ts.isPropertyAccessExpression(node) ? node.name : node.argumentExpression;
+  // Reported already as a road to the Function constructor (function-constructor.ts).
+  if (ctx.reportedWithin(key)) return;
   const object = ctx.sensitiveObject(receiver);
   const names = ctx.keyNames(key, ts.isElementAccessExpression(node), object !== undefined);
   if (!names) {

@@ -264,6 +264,8 @@ for (const backend of BACKENDS) {
         ['code', ''],
         ['since', 'yesterday'],
         ['until', '2026-03-01'],
+        ['since', '2026-02-30T00:00:00Z'],
+        ['until', '2026-03-01T23:59:60Z'],
         ['limit', '0'],
         ['limit', '501'],
         ['cursor', 'garbage'],

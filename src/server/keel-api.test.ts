@@ -10,6 +10,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { before, describe, test } from 'node:test';
 import { inProcessServer, type Json } from '../../test/helpers/in-process-server.ts';
+import { DEEP_YAML_SHAPES, deepSpecText } from '../testing/deep-yaml.ts';
 import { setStatus } from '../testing/index.ts';
 import { httpStatusTable } from './errors.ts';
 import { KEEL_ROUTES } from './keel-routes.ts';
@@ -407,6 +408,7 @@ describe('authentication and bad input', () => {
       ['/api/events', { ...event('ping'), payload: [1] }, 'payload'],
       [run(MISSING, '/fork'), { fromSeq: 0 }, 'mode'],
       [run(MISSING, '/fork'), { fromSeq: -1, mode: 'replay' }, 'fromSeq'],
+      [run(MISSING, '/fork'), { fromSeq: 2_147_483_648, mode: 'replay' }, 'fromSeq'],
       [run(MISSING, '/fork'), { fromSeq: 0, mode: 'branch', event: { id: 'x' } }, 'event.type'],
       [run(MISSING, '/cancel'), { reason: 5 }, 'reason'],
       [run(MISSING, '/approve'), { note: ['no'] }, 'note'],
@@ -421,6 +423,52 @@ describe('authentication and bad input', () => {
       assert.equal((r.body.details as Json).field, field, JSON.stringify(r.body));
       assert.ok(String(r.body.message).startsWith(`${field}:`), String(r.body.message));
     }
+    // A version past 2^31 - 1 is a bad spec, the same on every store (issue 26).
+    const big = await api('POST', '/api/workflows', {
+      body: { ...PLAIN, id: 'big', version: 2_147_483_648 },
+    });
+    assert.equal(big.status, 400, JSON.stringify(big.body));
+    assert.deepEqual([big.body.error, (big.body.details as Json).field], ['spec_invalid', 'version']);
+    for (const q of ['version=2147483648', 'version=99999999999999999999'])
+      assert.equal((await api('GET', `/api/workflows/plain?${q}`)).status, 400, q);
+  });
+
+  test('impossible event times (issue 26) are 400 naming time and the value, and start no run', async () => {
+    const before = ((await api('GET', '/api/runs?limit=100')).body.runs as Json[]).length;
+    for (const time of [
+      '2026-02-30T00:00:00Z',
+      '2026-13-45T00:00:00Z',
+      '2026-01-31T25:00:00Z',
+      '2026-01-31T23:61:00Z',
+      '2026-01-31T12:00:00+25:00',
+      '0000-00-00T00:00:00Z',
+      '2026-04-31T00:00:00Z',
+    ]) {
+      const r = await api('POST', '/api/events', { body: { ...event('ping'), time } });
+      assert.equal(r.status, 400, `${time}: ${JSON.stringify(r.body)}`);
+      assert.equal(r.body.error, 'event_invalid');
+      assert.equal((r.body.details as Json).field, 'time');
+      assert.ok(String(r.body.message).includes(JSON.stringify(time)), String(r.body.message));
+    }
+    for (const q of ['since=2026-02-30T00:00:00Z', 'until=2026-01-31T24:00:00Z']) {
+      const r = await api('GET', `/api/runs?${q.replace('+', '%2B')}`);
+      assert.equal(r.status, 400, `${q}: ${JSON.stringify(r.body)}`);
+      assert.equal((r.body.details as Json).field, q.split('=')[0]);
+    }
+    assert.equal(((await api('GET', '/api/runs?limit=100')).body.runs as Json[]).length, before);
+  });
+
+  test('a spec nested 3,000 and 100,000 deep in every YAML shape is 413 naming maxDepth and the field (issue 26)', async () => {
+    for (const shape of Object.keys(DEEP_YAML_SHAPES))
+      for (const n of [3_000, 100_000]) {
+        const r = await api('POST', '/api/workflows', { body: { text: deepSpecText(shape, n) } });
+        assert.equal(r.status, 413, `${shape} ${n}: ${JSON.stringify(r.body).slice(0, 300)}`);
+        assert.equal(r.body.error, 'payload_too_large');
+        const d = r.body.details as Json;
+        assert.equal(d.limit, 'maxDepth');
+        assert.match(String(d.field), /^steps\[0\]\.args\.a[[.]/, `${shape} ${n}`);
+      }
+    assert.equal((await api('GET', '/api/workflows/deep')).status, 404);
   });
 
   test('bad queries, run ids, JSON and media types name what is wrong', async () => {

@@ -320,7 +320,10 @@ for (const backend of BACKENDS) {
         ['since', 'yesterday'],
         ['until', '2026-01-31'],
         ['since', '2026-01-31T12:00:00'],
+        ['since', '2026-04-31T12:00:00Z'],
+        ['until', '2026-01-31T12:00:00-24:00'],
         ['version', '0'],
+        ['version', '2147483648'],
         ['version', 'two'],
       ] as const) {
         const r = await api('GET', `/api/runs?${new URLSearchParams({ [field]: value })}`);

@@ -158,6 +158,21 @@ export function runStoreContract(name: string, factory: StoreFactory): void {
       );
     });
 
+    test('a version or seq past 2^31 - 1 is a usage error naming the field, on every store (issue 26)', async () => {
+      const over = 2_147_483_648;
+      const usage = (field: string) => (e: unknown) =>
+        isCode('usage')(e) && (e as { details: { field?: unknown } }).details.field === field;
+      await assert.rejects(store.putVersion(versionRecord('int-bound', over)), usage('version'));
+      await assert.rejects(store.getVersion('int-bound', SPEC.id, over), usage('version'));
+      await assert.rejects(store.listRuns('int-bound', { version: over }), usage('version'));
+      await assert.rejects(store.countRuns('int-bound', { version: over }), usage('version'));
+      await assert.rejects(store.readEntries('int-bound', uniqueRunId('int-bound'), over), usage('fromSeq'));
+      assert.equal(await store.getVersion('int-bound', SPEC.id), undefined, 'nothing was stored');
+      // The largest value is in range: read as any other (nothing there).
+      assert.equal(await store.getVersion('int-bound', SPEC.id, over - 1), undefined);
+      assert.deepEqual(await store.readEntries('int-bound', uniqueRunId('int-bound'), over - 1), []);
+    });
+
     test('appends after the expected head and refuses a stale head, writing nothing', async () => {
       const runId = uniqueRunId('stale');
       const ledger = buildLedger(runId, 1);

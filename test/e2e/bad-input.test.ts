@@ -209,6 +209,31 @@ describe('emit refuses a malformed event and starts nothing', () => {
     assert.deepEqual(fields, ['payload', 'time']);
   });
 
+  test('impossible times (issue 26): exit 2 naming time, the value and why', () => {
+    for (const [time, why] of [
+      ['2026-02-30T00:00:00Z', /February 2026 has 28 days/],
+      ['2026-13-45T00:00:00Z', /month 13/],
+      ['2026-11-30T25:00:00Z', /hour 25/],
+      ['2026-11-30T23:61:00Z', /minute 61/],
+      ['2026-11-30T09:00:00+25:00', /offset \+25:00/],
+      ['0000-00-00T00:00:00Z', /month 00/],
+      ['2026-04-31T00:00:00Z', /April 2026 has 30 days/],
+    ] as const) {
+      const err = failJson(
+        keel('emit', sandbox.write('events/impossible.json', { ...good, time }), '--json'),
+        2,
+      );
+      assert.equal(err.error, 'event_invalid');
+      const problems = problemsOf<{ field: string; message: string }>(err);
+      assert.deepEqual(
+        problems.map((p) => p.field),
+        ['time'],
+      );
+      assert.ok(problems[0]!.message.includes(JSON.stringify(time)), problems[0]!.message);
+      assert.match(problems[0]!.message, why);
+    }
+  });
+
   test('none of them created a run or called a tool; the good event does', () => {
     assert.equal(runCount(), 0);
     assert.equal(desk.calls(), 0);

@@ -165,6 +165,6 @@ describe('keel retention', () => {
       sandbox.keel(['--tenant', 'acme', '--json', 'retention', '--before', 'soon', '--dir', out]),
       2,
     );
-    assert.match(bad.message, /--before: expected an ISO-8601 time/);
+    assert.match(bad.message, /--before: expected an RFC 3339 instant like 2026-01-31T12:00:00Z, got "soon"/);
   });
 });

@@ -14,6 +14,7 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import Database from 'better-sqlite3';
 import fc from 'fast-check';
+import { DEEP_YAML_SHAPES, deepSpecText } from '../../src/testing/deep-yaml.ts';
 import { CliWorker, type Ran } from '../helpers/cli-in-process.ts';
 import { eventValue, nestedText, oddString, specText } from '../helpers/input-grammars.ts';
 import { failJson, runKeel } from '../helpers/keel-cli.ts';
@@ -176,6 +177,33 @@ describe('the classes of CLI input that once went wrong', () => {
       [JSON.parse(r.stderr).error, JSON.parse(r.stderr).details.limit],
       ['payload_too_large', 'maxDepth'],
     );
+  });
+
+  test('a spec nested 3,000 and 100,000 deep in every YAML shape is payload_too_large naming maxDepth and the field (issue 26)', async () => {
+    const before = storeDigest();
+    for (const shape of Object.keys(DEEP_YAML_SHAPES))
+      for (const n of [3_000, 100_000]) {
+        for (const cmd of ['validate', 'publish']) {
+          const r = await keel('--json', cmd, file(deepSpecText(shape, n), 'yaml'));
+          assert.equal(r.code, 2, `${shape} ${n} ${cmd}: ${r.stderr.slice(0, 300)}`);
+          const e = JSON.parse(r.stderr);
+          assert.deepEqual([e.error, e.details.limit], ['payload_too_large', 'maxDepth'], `${shape} ${n}`);
+          assert.match(e.details.field, /^steps\[0\]\.args\.a[[.]/, `${shape} ${n}`);
+        }
+      }
+    assert.equal(storeDigest(), before);
+  });
+
+  test('the issue 26 case as the real command: `- - - … 1` 3,000 deep under an argument is exit 2, not 1', () => {
+    const r = runKeel([
+      '--store',
+      store,
+      '--json',
+      'validate',
+      file(deepSpecText('compact sequence', 3_000), 'yaml'),
+    ]);
+    const e = failJson(r, 2);
+    assert.deepEqual([e.error, e.details?.limit, e.details?.max], ['payload_too_large', 'maxDepth', 32]);
   });
 
   test('a refusal quotes a 100,000-character field in an excerpt (was echoed whole)', async () => {

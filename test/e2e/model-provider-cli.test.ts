@@ -129,3 +129,93 @@ limits: {maxSteps: 1, maxCostUsd: 1}
     await new Promise<void>((r) => server.close(() => r()));
   }
 });
+
+test('a provider outage: keel run exits 6 with the run held, keel resume finishes it once the provider is back (issue 26)', async () => {
+  // The port is first closed (connection refused), then the server answers 503, then it answers.
+  let phase: 'down' | '503' | 'up' = 'down';
+  let asked = 0;
+  const server = createServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      asked++;
+      if (phase === '503') {
+        res.writeHead(503, { 'content-type': 'application/json' });
+        return res.end('{"error": "overloaded"}');
+      }
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(
+        JSON.stringify({
+          choices: [{ message: { role: 'assistant', content: JSON.stringify({ value: 'Back again.' }) } }],
+          usage: { prompt_tokens: 50, completion_tokens: 5 },
+        }),
+      );
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const port = (server.address() as AddressInfo).port;
+  await new Promise<void>((r) => server.close(() => r()));
+  const dir = mkdtempSync(join(tmpdir(), 'keel-model-outage-'));
+  try {
+    const store = join(dir, 'keel.db');
+    writeFileSync(
+      join(dir, 'spec.yaml'),
+      'id: reply\nversion: 1\nstatus: DRAFT\ntriggers: [{event: ticket}]\nsteps:\n  - name: answer\n    tool: core.identity\n    args:\n      text:\n        $model: {prompt: "Answer {{event.payload.note}}", schema: {type: string}}\nlimits: {maxSteps: 1, maxCostUsd: 1}\n',
+    );
+    writeFileSync(
+      join(dir, 'event.json'),
+      JSON.stringify({
+        id: 'e1',
+        type: 'ticket',
+        subject: 'T-1',
+        time: '2026-01-01T00:00:00Z',
+        payload: { note: 'hi' },
+      }),
+    );
+    const env = {
+      KEEL_MODEL_PROVIDER: 'openai',
+      KEEL_MODEL: 'gpt-4o-mini',
+      KEEL_MODEL_BASE_URL: `http://127.0.0.1:${port}/v1`,
+      OPENAI_API_KEY: KEY,
+      KEEL_MODEL_OUTAGE_RETRIES: '1',
+      KEEL_MODEL_BACKOFF_MS: '5',
+    };
+    const run = (args: string[]) => keel(['--store', store, ...args], env, dir);
+    assert.equal((await run(['publish', 'spec.yaml'])).code, 0);
+
+    const started = await run(['--json', 'run', 'reply', 'event.json']);
+    assert.equal(started.code, 6, started.stderr);
+    const held = JSON.parse(started.stdout) as { runId: string; status: string; code: string };
+    assert.deepEqual([held.status, held.code], ['paused', 'model_unavailable']);
+    const err = JSON.parse(started.stderr) as { error: string; message: string };
+    assert.equal(err.error, 'model_unavailable');
+    assert.match(err.message, /is paused: .*cannot be reached.*resume it with `keel resume /);
+
+    // Still down: resume exits 6 again and the run stays held.
+    const still = await run(['resume', held.runId, '--as', 'dana']);
+    assert.equal(still.code, 6, still.stderr);
+    assert.match(still.stderr, /cannot be reached/);
+    // Up but overloaded (503): held again.
+    phase = '503';
+    await new Promise<void>((r) => server.listen(port, '127.0.0.1', r));
+    const busy = await run(['resume', held.runId, '--as', 'dana']);
+    assert.equal(busy.code, 6, busy.stderr);
+    assert.match(busy.stderr, /answered 503/);
+    // Back: resume finishes the run.
+    phase = 'up';
+    const done = await run(['--json', 'resume', held.runId, '--as', 'dana']);
+    assert.equal(done.code, 0, done.stderr);
+    assert.equal((JSON.parse(done.stdout) as { status: string }).status, 'completed');
+
+    const history = await run(['history', held.runId]);
+    assert.match(history.stdout, /Paused at step answer: the model provider could not answer/);
+    const asked0 = asked;
+    const replay = await keel(['--store', store, 'replay', held.runId], {}, dir);
+    assert.equal(replay.code, 0, replay.stderr);
+    assert.equal((await run(['verify', held.runId])).code, 0);
+    assert.equal(asked, asked0, 'replay never calls the provider');
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+    server.closeAllConnections();
+    await new Promise<void>((r) => server.close(() => r()));
+  }
+});

@@ -167,5 +167,5 @@ test('bad scale-out settings are usage errors naming the setting', () => {
   const tools = failJson(sandbox.keel(['--tools', 'no-such-pack.ts', 'runs', 'ls', '--json']), 2);
   assert.match(tools.message, /--tools: cannot load no-such-pack\.ts/);
   const lease = failJson(keel(['--json', 'worker', '--lease-ms', '5']), 2);
-  assert.match(lease.message, /--lease-ms: expected an integer of at least 100, got "5"/);
+  assert.match(lease.message, /--lease-ms: expected an integer from 100 to 2147483647, got "5"/);
 });

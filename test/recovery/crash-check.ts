@@ -7,7 +7,7 @@
  */
 import assert from 'node:assert/strict';
 import type { Keel } from '../../src/app/index.ts';
-import { type Entry, payloadOf } from '../../src/core/ledger/index.ts';
+import { type Entry, type OutcomeUnknownSuspension, payloadOf } from '../../src/core/ledger/index.ts';
 import type { EffectRow } from './crash-tools.ts';
 
 export interface CrashTally {
@@ -61,7 +61,7 @@ export async function checkAfterCrashes(
     assert.equal(last?.kind, 'run.suspended', `run ${run.runId} ends with its suspension`);
     assert.equal(allowed?.kind, 'step.allowed', 'the suspension answers an effect-started entry');
     const a = payloadOf(allowed!, 'step.allowed');
-    const s = payloadOf(last!, 'run.suspended');
+    const s = payloadOf(last!, 'run.suspended') as OutcomeUnknownSuspension;
     assert.equal(a.tool, 'charge', 'only a non-idempotent tool suspends a run');
     assert.equal(s.idempotencyKey, a.idempotencyKey);
     if (effects.has(`charge ${a.idempotencyKey}`)) suspendedAfterEffect++;

@@ -1,7 +1,8 @@
 /**
  * An HTTP tool: a checked `HttpToolSpec` (core/tools) as a tool definition whose handler sends one
  * request with node:http(s). It reads each `{{secret.NAME}}` from the environment at call time and
- * never lets a secret's value out of the request: outputs, errors and excerpts are redacted.
+ * never lets a secret's value out of the request: outputs, errors and excerpts are masked, in every
+ * encoding a server may echo one in (core/tools/secret-mask.ts).
  *
  * Retries only where safe: a `read` tool, or one that declares an idempotency header (the step's
  * idempotency key goes in it), retries timeouts, dropped connections, 408/425/429 and 5xx with a
@@ -12,14 +13,15 @@
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { ErrorCode, KeelError } from '../../core/errors.ts';
+import { JSON_LIMITS, measureValue } from '../../core/spec/index.ts';
 import {
   type HttpRequestPlan,
   type HttpToolSpec,
   type ReconcileCheck,
-  redactSecrets,
-  redactValue,
   renderHttpRequest,
   renderJson,
+  type SecretMask,
+  secretMask,
 } from '../../core/tools/index.ts';
 import {
   outcomeUnknown,
@@ -83,19 +85,20 @@ export function httpTool(spec: HttpToolSpec, o: HttpToolOptions = {}): ToolDefin
     ...(spec.reconcile ? { reconcile: reconcileWith(spec, spec.reconcile, readSecrets) } : {}),
     async handler(args: Record<string, unknown>, ctx: ToolContext) {
       const secrets = readSecrets();
+      const mask = secretMask(secrets);
       const rendered = renderHttpRequest(spec, { args, secrets }, ctx.idempotencyKey);
       if (!rendered.ok) throw failure('invalid_arguments', `${rendered.field}: ${rendered.problem}`);
       const req = rendered.request;
       // Where the call went, as errors may say it: the origin and path, never the query.
-      const where = redactSecrets(`${req.method} ${whereOf(req.url)}`, secrets);
+      const where = mask.text(`${req.method} ${whereOf(req.url)}`);
       let last = '';
       for (let attempt = 1; attempt <= attempts; attempt++) {
         if (attempt > 1) await backoff(spec.backoffMs * 2 ** (attempt - 2), ctx.signal);
         const x = await exchange(req, spec.timeoutMs, spec.maxResponseBytes, ctx.signal);
         if (x.kind === 'cancelled') throw failure('cancelled', 'the call was cancelled');
         if (x.kind === 'response') {
-          if (x.status >= 200 && x.status < 300) return redactValue(parseBody(x), secrets);
-          const text = redactSecrets(x.body.toString('utf8'), secrets);
+          if (x.status >= 200 && x.status < 300) return answerOf(x, mask);
+          const text = mask.text(x.body.toString('utf8'));
           last = `${where} answered HTTP ${x.status}: ${excerpt(text)}`;
           if (retrySafe && RETRY_STATUSES.has(x.status) && attempt < attempts) continue;
           throw failure('http_status', last);
@@ -106,7 +109,7 @@ export function httpTool(spec: HttpToolSpec, o: HttpToolOptions = {}): ToolDefin
             `${where} answered HTTP ${x.status} with more than ${spec.maxResponseBytes} bytes (maxResponseBytes)`,
           );
         }
-        last = `${where}: ${redactSecrets(x.why, secrets)}`;
+        last = `${where}: ${mask.text(x.why)}`;
         if (x.kind === 'unsent') {
           if (attempt < attempts) continue;
           throw failure('http_unreachable', last);
@@ -123,7 +126,7 @@ export function httpTool(spec: HttpToolSpec, o: HttpToolOptions = {}): ToolDefin
 
 /**
  * The tool's reconcile check: a GET by the call's idempotency key. 2xx: the call happened (the
- * answer, redacted, is the step's output); a `notFound` status: it did not; anything else throws,
+ * answer, masked, is the step's output); a `notFound` status: it did not; anything else throws,
  * leaving the decision to a person. Never retried, never acts.
  */
 function reconcileWith(
@@ -133,29 +136,26 @@ function reconcileWith(
 ): ToolReconciler {
   return async (args, ctx) => {
     const secrets = readSecrets();
+    const mask = secretMask(secrets);
     const rendered = renderHttpRequest(check, { args, secrets }, ctx.idempotencyKey);
     if (!rendered.ok) throw failure('invalid_arguments', `reconcile.${rendered.field}: ${rendered.problem}`);
     const req = rendered.request;
-    const where = redactSecrets(`${req.method} ${whereOf(req.url)}`, secrets);
+    const where = mask.text(`${req.method} ${whereOf(req.url)}`);
     const x = await exchange(req, spec.timeoutMs, spec.maxResponseBytes, undefined);
     if (x.kind === 'response') {
-      if (x.status >= 200 && x.status < 300)
-        return { happened: true, output: redactValue(parseBody(x), secrets) };
+      if (x.status >= 200 && x.status < 300) return { happened: true, output: answerOf(x, mask) };
       if (check.notFound.includes(x.status)) {
         // "Did not happen" proposes the step again; the engine bounds how often (effects.ts).
         return { happened: false };
       }
       throw failure(
         'http_status',
-        `${where} answered HTTP ${x.status}: ${excerpt(redactSecrets(x.body.toString('utf8'), secrets))}`,
+        `${where} answered HTTP ${x.status}: ${excerpt(mask.text(x.body.toString('utf8')))}`,
       );
     }
     if (x.kind === 'too_large')
       throw failure('response_too_large', `${where} answered more than ${spec.maxResponseBytes} bytes`);
-    throw failure(
-      'http_unreachable',
-      `${where}: ${x.kind === 'cancelled' ? 'cancelled' : redactSecrets(x.why, secrets)}`,
-    );
+    throw failure('http_unreachable', `${where}: ${x.kind === 'cancelled' ? 'cancelled' : mask.text(x.why)}`);
   };
 }
 
@@ -174,19 +174,30 @@ function excerpt(text: string): string {
   return flat.length > BODY_EXCERPT_CHARS ? `${flat.slice(0, BODY_EXCERPT_CHARS)}…` : flat || '(empty body)';
 }
 
-/** A 2xx body as the step's output: JSON when it is JSON, else the text (an empty body is null). */
-function parseBody(x: { type: string; body: Buffer }): unknown {
+/**
+ * A 2xx body as the step's output, secrets masked: JSON when it is JSON — masked on its decoded
+ * strings and numbers, so an echo JSON-escaped (`sk\/tok`) or as a number is caught — else the text,
+ * masked in every encoding it may carry a secret in (an empty body is null). JSON nested past
+ * JSON_LIMITS is refused before anything walks it.
+ */
+function answerOf(x: { type: string; body: Buffer }, mask: SecretMask): unknown {
   const text = x.body.toString('utf8');
   if (text.length === 0) return null;
   if (/json/i.test(x.type) || /^\s*[[{]/.test(text)) {
+    let value: unknown;
     try {
-      return JSON.parse(text) as unknown;
+      value = JSON.parse(text) as unknown;
     } catch {
       if (/json/i.test(x.type))
         throw failure('invalid_response', `the response says ${x.type} but is not valid JSON`);
+      return mask.text(text);
     }
+    const breach = measureValue(value, { ...JSON_LIMITS, maxBytes: Number.MAX_SAFE_INTEGER });
+    if (breach)
+      throw failure('invalid_response', `the response is past the limit ${breach.limit} (${breach.max})`);
+    return mask.value(value);
   }
-  return text;
+  return mask.text(text);
 }
 
 function backoff(ms: number, signal: AbortSignal | undefined): Promise<void> {

@@ -22,7 +22,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import { ErrorCode, KeelError } from '../../core/errors.ts';
 import type { McpListedTool, McpServerConfig } from '../../core/mcp/index.ts';
-import { redactSecrets, renderText } from '../../core/tools/index.ts';
+import { renderText, type SecretMask, secretMask } from '../../core/tools/index.ts';
 import { outcomeUnknown } from '../../ports/index.ts';
 
 /** How many pages of `tools/list` are read at most (a server that pages forever is refused). */
@@ -250,18 +250,27 @@ export class McpConnection {
       : `MCP server "${this.server.name}" (tool "${tool}")`;
   }
 
+  /**
+   * Masks what the server said (a tool's answer, an error text) of every value it was handed: an
+   * HTTP server's header secrets (`[secret NAME]`), a stdio server's environment values of 4
+   * characters or more (`[env NAME]`), in any encoding it may echo them in (secret-mask.ts).
+   */
+  mask(): SecretMask {
+    const t = this.server.transport;
+    if (t.kind === 'http') return secretMask(this.secrets(undefined, false));
+    const values = new Map<string, string>();
+    for (const name of t.env) {
+      const v = this.o.env?.(name);
+      if (v && v.length >= 4) values.set(name, v);
+    }
+    return secretMask(values, (name) => `[env ${name}]`);
+  }
+
   /** Why something failed, with the stdio server's last words, no environment value in it. */
   private reason(e: unknown): string {
     let why = e instanceof Error ? e.message : String(e);
     const tail = this.stderrTail.trim().split('\n').slice(-3).join(' | ');
     if (tail) why += ` (stderr: ${tail.slice(-500)})`;
-    const t = this.server.transport;
-    if (t.kind === 'stdio')
-      for (const name of t.env) {
-        const v = this.o.env?.(name);
-        if (v && v.length >= 4) why = why.split(v).join(`[env ${name}]`);
-      }
-    else why = redactSecrets(why, this.secrets(undefined, false));
-    return why;
+    return this.mask().text(why);
   }
 }

@@ -329,6 +329,37 @@ describe('MCP tools over streamable HTTP on 127.0.0.1', async () => {
     }
   });
 
+  it('what a server answers is masked of its header secrets, in any encoding it echoes them in (issue 26)', async () => {
+    const token = 'sk/CANARY+mcp/tok==';
+    const guarded = await startHttpFixture('v1', { token });
+    const gFile = join(dir, 'echoing-tools.json');
+    const s = { guarded: { url: guarded.url, headers: { Authorization: 'Bearer {{secret.GUARD_TOKEN}}' } } };
+    const env = (n: string) => (n === 'GUARD_TOKEN' ? token : undefined);
+    try {
+      await approveMcpTools(s, { file: gFile, env });
+      const mcp = await mcpToolsFrom(s, { file: gFile, env });
+      try {
+        // The fixture's lookup answers the key it was given: here the token, as a service echoes it.
+        for (const echoed of [
+          token,
+          JSON.stringify(token).slice(1, -1).replace(/\//g, '\\/'),
+          Buffer.from(token).toString('base64'),
+          encodeURIComponent(token),
+          token.replace(/\//g, '&#47;'),
+        ]) {
+          const out = await toolOf(mcp.tools, 'guarded.lookup').handler({ key: echoed }, ctx());
+          const text = JSON.stringify(out);
+          assert.ok(!text.includes(token) && !text.includes(echoed), text);
+          assert.deepEqual(out, { key: '[secret GUARD_TOKEN]', value: 'value-of-[secret GUARD_TOKEN]' });
+        }
+      } finally {
+        await mcp.close();
+      }
+    } finally {
+      await guarded.close();
+    }
+  });
+
   it('a server that is down is an error naming server and tool', async () => {
     const down = await startHttpFixture('v1');
     const downFile = join(dir, 'down-tools.json');

@@ -25,6 +25,7 @@ import {
   parseMcpLock,
   parseMcpSection,
 } from '../../core/mcp/index.ts';
+import { JSON_LIMITS, measureValue } from '../../core/spec/index.ts';
 import type { ToolDefinition } from '../../ports/index.ts';
 import { McpConnection, mcpError } from './mcp-connection.ts';
 
@@ -167,14 +168,23 @@ function handlerFor(
       unknownOnLoss,
       ...(ctx.signal ? { signal: ctx.signal } : {}),
     });
+    // Whatever the server echoes of a secret it was handed is masked before anything keeps it.
+    const mask = connection.mask();
     if (r.isError === true) {
-      const text = (r.content ?? [])
-        .flatMap((c) => (c.type === 'text' ? [c.text] : []))
-        .join(' ')
+      const text = mask
+        .text((r.content ?? []).flatMap((c) => (c.type === 'text' ? [c.text] : [])).join(' '))
         .slice(0, ERROR_EXCERPT);
       throw mcpError('mcp_tool_error', `${what} answered an error: ${text || '(no text)'}`);
     }
-    const output = r.structuredContent ?? { content: r.content ?? [] };
+    const answer = r.structuredContent ?? { content: r.content ?? [] };
+    // Measured before anything walks it (masking, sizing, canonical form).
+    const breach = measureValue(answer, { ...JSON_LIMITS, maxBytes: Number.MAX_SAFE_INTEGER });
+    if (breach)
+      throw mcpError(
+        'mcp_result_too_large',
+        `${what}: its answer is past the limit ${breach.limit} (${breach.max})${breach.field ? ` at ${breach.field}` : ''}`,
+      );
+    const output = mask.value(answer);
     const size = Buffer.byteLength(JSON.stringify(output));
     if (size > MAX_MCP_RESULT_BYTES)
       throw mcpError(

@@ -43,6 +43,8 @@ export function anthropicProvider(o: HttpModelOptions): ModelProvider {
       timeoutMs: o.timeoutMs ?? DEFAULT_TIMEOUT_MS,
       maxBytes: o.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES,
       secrets: o.apiKey ? [o.apiKey] : [],
+      ...(o.outageRetries !== undefined ? { retries: o.outageRetries } : {}),
+      ...(o.backoffMs !== undefined ? { backoffMs: o.backoffMs } : {}),
     })) as {
       content?: { type?: unknown; name?: unknown; input?: unknown; text?: unknown }[];
       usage?: { input_tokens?: unknown; output_tokens?: unknown };

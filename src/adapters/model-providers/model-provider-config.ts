@@ -23,7 +23,8 @@ const DEFAULT_KEY_ENV: Record<'openai' | 'anthropic', string> = {
  * The provider KEEL_MODEL_PROVIDER names, configured by KEEL_MODEL, KEEL_MODEL_BASE_URL,
  * KEEL_MODEL_API_KEY_ENV (the variable holding the key; OPENAI_API_KEY / ANTHROPIC_API_KEY by
  * default), KEEL_MODEL_PRICE ("IN,OUT" USD per million tokens), KEEL_MODEL_TIMEOUT_MS,
- * KEEL_MODEL_MAX_TOKENS and, for `recorded`, KEEL_MODEL_RESPONSES (a file). Undefined when unset.
+ * KEEL_MODEL_MAX_TOKENS, KEEL_MODEL_OUTAGE_RETRIES and KEEL_MODEL_BACKOFF_MS (how an outage is asked
+ * again) and, for `recorded`, KEEL_MODEL_RESPONSES (a file). Undefined when unset.
  */
 export function modelProviderFromEnv(
   env: Readonly<Record<string, string | undefined>>,
@@ -67,6 +68,8 @@ export function modelProviderFromEnv(
   }
   const timeoutMs = positiveInt(env, 'KEEL_MODEL_TIMEOUT_MS');
   const maxTokens = positiveInt(env, 'KEEL_MODEL_MAX_TOKENS');
+  const outageRetries = countOf(env, 'KEEL_MODEL_OUTAGE_RETRIES', 10);
+  const backoffMs = countOf(env, 'KEEL_MODEL_BACKOFF_MS', 60_000);
   const options = {
     model,
     ...(baseUrl ? { baseUrl } : {}),
@@ -74,6 +77,8 @@ export function modelProviderFromEnv(
     ...(price ? { price } : {}),
     ...(timeoutMs ? { timeoutMs } : {}),
     ...(maxTokens ? { maxTokens } : {}),
+    ...(outageRetries !== undefined ? { outageRetries } : {}),
+    ...(backoffMs !== undefined ? { backoffMs } : {}),
   };
   return vendor === 'openai' ? openAiCompatibleProvider(options) : anthropicProvider(options);
 }
@@ -84,6 +89,19 @@ export function modelRetriesFromEnv(env: Readonly<Record<string, string | undefi
   if (!text) return undefined;
   if (!/^\d+$/.test(text) || Number(text) > 10)
     throw usage('KEEL_MODEL_RETRIES', `expected 0 to 10, got ${JSON.stringify(text)}`);
+  return Number(text);
+}
+
+/** A whole number from 0 to `max` in `name`, or undefined when unset. */
+function countOf(
+  env: Readonly<Record<string, string | undefined>>,
+  name: string,
+  max: number,
+): number | undefined {
+  const text = env[name]?.trim();
+  if (!text) return undefined;
+  if (!/^\d{1,9}$/.test(text) || Number(text) > max)
+    throw usage(name, `expected a whole number from 0 to ${max}, got ${JSON.stringify(text)}`);
   return Number(text);
 }
 

@@ -312,16 +312,119 @@ describe('OpenAI-compatible provider', () => {
     const slow = await fakeEndpoint(() => openAiAnswer('{}'));
     const down = slow.url;
     await slow.close();
-    const p = openAiCompatibleProvider({ model: 'm', baseUrl: down });
+    const p = openAiCompatibleProvider({ model: 'm', baseUrl: down, outageRetries: 0 });
     await assert.rejects(p.complete({ prompt: 'x', schema: {}, catalog: [] }), /cannot be reached/);
 
     const hang = createServer(() => {});
     await new Promise<void>((r) => hang.listen(0, '127.0.0.1', r));
     const url = `http://127.0.0.1:${(hang.address() as AddressInfo).port}`;
-    const q = openAiCompatibleProvider({ model: 'm', baseUrl: url, timeoutMs: 100 });
+    const q = openAiCompatibleProvider({ model: 'm', baseUrl: url, timeoutMs: 100, outageRetries: 0 });
     await assert.rejects(q.complete({ prompt: 'x', schema: {}, catalog: [] }), /no answer within 100 ms/);
     hang.closeAllConnections();
     await new Promise<void>((r) => hang.close(() => r()));
+  });
+});
+
+describe('a provider outage (issue 26)', () => {
+  test('retries with backoff, then holds the run paused; resume finishes it once the provider is back; replay asks nothing', async () => {
+    // A real server on 127.0.0.1 whose port is first closed (connection refused), then answers
+    // 503 after one good answer, then answers: the provider's bounded retries, then the hold.
+    let phase: 'one-then-503' | 'up' = 'one-then-503';
+    let answered = 0;
+    let asked = 0;
+    const server = createServer((req, res) => {
+      req.resume();
+      req.on('end', () => {
+        asked++;
+        if (phase === 'one-then-503' && answered >= 1) {
+          res.writeHead(503, { 'content-type': 'application/json' });
+          return res.end('{"error": {"message": "overloaded"}}');
+        }
+        answered++;
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(JSON.stringify(openAiAnswer(JSON.stringify({ value: `answer ${answered}` })).body));
+      });
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const port = (server.address() as AddressInfo).port;
+    await new Promise<void>((r) => server.close(() => r()));
+    const provider = openAiCompatibleProvider({
+      model: 'gpt-4o-mini',
+      baseUrl: `http://127.0.0.1:${port}/v1`,
+      apiKey: KEY,
+      outageRetries: 2,
+      backoffMs: 5,
+    });
+    const { keel, send } = setup(provider);
+    await deploy(
+      keel,
+      't1',
+      spec().replace(
+        '      ticket: "{{event.subject}}"',
+        `      ticket:
+        $model: {prompt: "The ticket id of {{event.subject}}", schema: {type: string}}`,
+      ),
+    );
+    try {
+      // Down: nothing listens. The provider asks 3 times, then the run is held, nothing decided.
+      const [held] = (await keel.events.emit('t1', ticket('e-outage'))).runs;
+      assert.equal(held!.status, 'paused');
+      assert.equal(held!.code, 'model_unavailable');
+      assert.match(held!.reason!, /cannot be reached .*\(after 3 attempts\)/);
+      const runId = held!.runId;
+      const kinds = async () => (await keel.runs.entries('t1', runId)).map((e) => e.kind);
+      assert.deepEqual(await kinds(), ['run.started', 'run.suspended']);
+      const suspended = (await keel.runs.entries('t1', runId))[1]!.payload as PayloadOf<'run.suspended'>;
+      assert.deepEqual(
+        [suspended.reason, suspended.step, suspended.tool],
+        ['model_unavailable', 'draft', 'send_reply'],
+      );
+      // Not failed: a person's reconcile does not apply, recover leaves it, and it is listed paused.
+      assert.equal((await keel.runs.get('t1', runId)).status, 'paused');
+      await assert.rejects(
+        keel.runs.reconcile('t1', runId, { happened: false, by: 'dana' }),
+        /run_state|outcome_unknown/,
+      );
+
+      // Up, answering one slot then 503: resume asks again; the first slot is answered and kept,
+      // the second is held again.
+      await new Promise<void>((r) => server.listen(port, '127.0.0.1', r));
+      const again = await keel.runs.resume('t1', runId, { by: 'dana' });
+      assert.equal(again.status, 'paused');
+      assert.match(again.reason!, /answered 503/);
+      assert.deepEqual(await kinds(), [
+        'run.started',
+        'run.suspended',
+        'run.resumed',
+        'source.drawn',
+        'run.suspended',
+      ]);
+      assert.equal(send.calls.length, 0, 'nothing acted while the model was down');
+
+      // Back: resume finishes it, asking only for the slot still open.
+      phase = 'up';
+      const before = asked;
+      const done = await keel.runs.resume('t1', runId, { by: 'dana' });
+      assert.equal(done.status, 'completed', done.reason);
+      assert.equal(asked - before, 1, 'the answered slot is not asked again');
+      // Slots are asked in canonical order (body, then ticket): body was answered before the 503s.
+      assert.deepEqual(send.calls[0]!.args, { ticket: 'answer 2', body: 'answer 1' });
+      const history = (await keel.runs.history('t1', runId)).map((h) => h.text).join('\n');
+      assert.match(history, /Paused at step draft: the model provider could not answer/);
+
+      // The ledger verifies; replay is byte-identical and a replay fork completes, asking nobody.
+      const asked0 = asked;
+      assert.equal((await keel.runs.verify('t1', runId)).ok, true);
+      assert.equal((await keel.runs.replay('t1', runId)).identical, true);
+      const fork = await keel.runs.fork('t1', runId, { fromSeq: 1, mode: 'replay' });
+      assert.equal(fork.status, 'completed');
+      assert.equal(asked, asked0, 'replay and a replay fork never call the provider');
+      assert.equal(send.calls.length, 1);
+    } finally {
+      await keel.close();
+      server.closeAllConnections();
+      await new Promise<void>((r) => server.close(() => r()));
+    }
   });
 });
 

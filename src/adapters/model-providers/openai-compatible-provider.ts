@@ -24,6 +24,10 @@ export interface HttpModelOptions {
   readonly maxResponseBytes?: number;
   /** Anthropic requires one; 1024 by default. */
   readonly maxTokens?: number;
+  /** How many times an outage (no connection, timeout, 429, 5xx) is asked again; 3 by default. */
+  readonly outageRetries?: number;
+  /** The first wait before asking again, doubled each time (at most 10 s); 500 ms by default. */
+  readonly backoffMs?: number;
 }
 
 export const DEFAULT_TIMEOUT_MS = 60_000;
@@ -54,6 +58,8 @@ export function openAiCompatibleProvider(o: HttpModelOptions): ModelProvider {
       timeoutMs: o.timeoutMs ?? DEFAULT_TIMEOUT_MS,
       maxBytes: o.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES,
       secrets: o.apiKey ? [o.apiKey] : [],
+      ...(o.outageRetries !== undefined ? { retries: o.outageRetries } : {}),
+      ...(o.backoffMs !== undefined ? { backoffMs: o.backoffMs } : {}),
     })) as {
       model?: unknown;
       choices?: { message?: { content?: unknown; refusal?: unknown } }[];

@@ -110,10 +110,21 @@ export function driverMessage(e: unknown): string {
   return String(e);
 }
 
+/**
+ * A number out of its column's range (SQLSTATE 22003, `integer out of range`) is bad input, never an
+ * outage. The edges bound every number first (core/int-range.ts); this keeps one that slipped past
+ * from reading as a store that is down.
+ */
+const OUT_OF_RANGE = '22003';
+
 /** A failure to reach or use the database, as the store_unavailable KeelError (exit 6). */
 export function unavailable(e: unknown, what: string, target: PostgresTarget): KeelError {
   if (e instanceof KeelError) return e;
   const code = (e as { code?: unknown }).code;
+  if (code === OUT_OF_RANGE)
+    return new KeelError(ErrorCode.usage, `a value is out of range for the store: ${driverMessage(e)}`, {
+      driverCode: code,
+    });
   return new KeelError(
     ErrorCode.storeUnavailable,
     `${what} ${target.display} (schema ${target.schema}): ${driverMessage(e)}`,

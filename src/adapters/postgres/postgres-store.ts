@@ -82,6 +82,7 @@ import {
   toDisagreementCount,
   toEventConflict,
 } from '../shared/event-rows.ts';
+import { checkIntArg } from '../shared/int-args.ts';
 import { headersText, IDEMPOTENCY_PRUNE_EVERY_MS, toApiKeyInfo } from '../shared/keys-idempotency-rows.ts';
 import {
   comparisonValues,
@@ -213,6 +214,7 @@ export class PostgresStore implements Store {
   }
 
   async listRuns(tenant: string, filter: RunFilter = {}): Promise<RunPage> {
+    checkIntArg('version', filter.version);
     const limit = Math.min(Math.max(filter.limit ?? 50, 1), 1000);
     const params: unknown[] = [tenant];
     const where = ['tenant = $1'];
@@ -235,6 +237,7 @@ export class PostgresStore implements Store {
   }
 
   async readEntries(tenant: string, runId: string, fromSeq = 0, limit?: number): Promise<StoredEntry[]> {
+    checkIntArg('fromSeq', fromSeq, 0);
     try {
       return await readEntryRows(this.pool, tenant, runId, fromSeq, limit);
     } catch (e) {
@@ -295,6 +298,7 @@ export class PostgresStore implements Store {
   }
 
   async putVersion(rec: VersionRecord): Promise<{ created: boolean; record: VersionRecord }> {
+    checkIntArg('version', rec.version);
     const r = await this.query(SQL.insertVersion, [
       rec.tenant,
       rec.workflowId,
@@ -314,6 +318,7 @@ export class PostgresStore implements Store {
   }
 
   async getVersion(tenant: string, workflowId: string, version?: number): Promise<VersionRecord | undefined> {
+    checkIntArg('version', version);
     const r =
       version === undefined
         ? await this.query({
@@ -524,6 +529,7 @@ export class PostgresStore implements Store {
   }
 
   async countRuns(tenant: string, c: RunCount): Promise<Partial<Record<RunStatus, number>>> {
+    checkIntArg('version', c.version);
     const q = countRunsQuery(tenant, c);
     const rows = (await this.query(q.text, q.values)).rows;
     return Object.fromEntries(rows.map((r) => [r.status as string, Number(r.n)]));

@@ -80,6 +80,7 @@ import {
   SQLITE_ENTRY_SQL,
   unreadablePayload,
 } from '../shared/entry-query-rows.ts';
+import { checkIntArg } from '../shared/int-args.ts';
 import { modeFilter } from '../shared/lifecycle-rows.ts';
 import {
   decodeCursor,
@@ -586,6 +587,7 @@ export class SqliteStore implements Store {
   }
 
   async listRuns(tenant: string, filter: RunFilter = {}): Promise<RunPage> {
+    checkIntArg('version', filter.version);
     const limit = Math.min(Math.max(filter.limit ?? 50, 1), 1000);
     const where = ['tenant = ?'];
     const params: unknown[] = [tenant];
@@ -621,6 +623,7 @@ export class SqliteStore implements Store {
   }
 
   async readEntries(tenant: string, runId: string, fromSeq = 0, limit?: number): Promise<StoredEntry[]> {
+    checkIntArg('fromSeq', fromSeq, 0);
     return this.ledger(tenant, runId, fromSeq, limit);
   }
 
@@ -706,6 +709,7 @@ export class SqliteStore implements Store {
   }
 
   async putVersion(rec: VersionRecord): Promise<{ created: boolean; record: VersionRecord }> {
+    checkIntArg('version', rec.version);
     const r = this.st.insertVersion.run(
       rec.tenant,
       rec.workflowId,
@@ -722,6 +726,7 @@ export class SqliteStore implements Store {
   }
 
   async getVersion(tenant: string, workflowId: string, version?: number): Promise<VersionRecord | undefined> {
+    checkIntArg('version', version);
     const row = (
       version === undefined
         ? this.st.latestVersion.get(tenant, workflowId)
@@ -863,6 +868,7 @@ export class SqliteStore implements Store {
   }
 
   async countRuns(tenant: string, c: RunCount): Promise<Partial<Record<RunStatus, number>>> {
+    checkIntArg('version', c.version);
     return this.lifecycle.countRuns(tenant, c);
   }
 

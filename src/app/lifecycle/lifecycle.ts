@@ -8,6 +8,7 @@
  * back on the figures; `route` is where an event's version is chosen. Only a person may promote.
  */
 import { ErrorCode, KeelError } from '../../core/errors.ts';
+import { requireInstantBound } from '../../core/instant.ts';
 import type { EventRecord, SplitEntry } from '../../core/ledger/index.ts';
 import {
   bucketKeyOf,
@@ -722,9 +723,11 @@ export function createLifecycle(d: LifecycleDeps) {
       const v =
         o.version ??
         (await store.listVersions(tenant, workflowId)).filter((x) => x.status === 'SHADOW').at(-1)?.version;
+      // Checked before anything is read: a `since` that is not an instant is bad input, never "no comparisons".
+      const since = o.since === undefined ? undefined : requireInstantBound('since', o.since);
       const rec = await version(tenant, workflowId, v);
       return shadowReport(shadows, store, tenant, workflowId, rec.version, {
-        ...(o.since ? { since: o.since } : {}),
+        ...(since ? { since } : {}),
         now: d.shadowQueue.clock(),
       });
     },

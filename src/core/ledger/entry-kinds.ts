@@ -305,17 +305,21 @@ export interface Payloads {
     code?: string;
   };
   /**
-   * A recovery found a non-idempotent step allowed (its effect started) without an outcome: the
-   * run stops as outcome_unknown until the outcome is reconciled; nothing re-runs the tool.
+   * `outcome_unknown`: a recovery found a non-idempotent step allowed (its effect started) without
+   * an outcome: the run stops as outcome_unknown until the outcome is reconciled; nothing re-runs
+   * the tool. `model_unavailable`: the model provider could not answer a step's slot (after its
+   * retries): the run is held as paused, nothing of the step acted, and `resume` asks again.
    */
-  'run.suspended': {
-    reason: 'outcome_unknown';
-    step: string;
-    tool: string;
-    proposalId: Digest;
-    idempotencyKey: Digest;
-    message: string;
-  };
+  'run.suspended':
+    | {
+        reason: 'outcome_unknown';
+        step: string;
+        tool: string;
+        proposalId: Digest;
+        idempotencyKey: Digest;
+        message: string;
+      }
+    | { reason: 'model_unavailable'; step: string; tool: string; message: string };
   /**
    * The outcome of a step whose effect started and was never recorded, as established afterwards:
    * by the tool's own `reconcile` check (`via: 'tool'`) or by a person (`via: 'operator'`).
@@ -352,6 +356,10 @@ export interface Payloads {
 
 export type EntryKind = keyof Payloads;
 export type PayloadOf<K extends EntryKind> = Payloads[K];
+/** A run suspended because a call's outcome is unknown (it waits to be reconciled). */
+export type OutcomeUnknownSuspension = Extract<PayloadOf<'run.suspended'>, { reason: 'outcome_unknown' }>;
+/** A run held because its model provider could not answer (it waits to be resumed). */
+export type ModelOutageSuspension = Extract<PayloadOf<'run.suspended'>, { reason: 'model_unavailable' }>;
 
 type FieldType = 'string' | 'number' | 'boolean' | 'digest' | 'object' | 'array' | 'any' | 'digest|null';
 /**
@@ -455,12 +463,13 @@ const SHAPES: { readonly [K in EntryKind]: Shape } = {
     reason: 'string?',
     code: 'string?',
   },
+  // proposalId and idempotencyKey are required of outcome_unknown (suspensionProblem).
   'run.suspended': {
-    reason: ['outcome_unknown'],
+    reason: ['outcome_unknown', 'model_unavailable'],
     step: 'string',
     tool: 'string',
-    proposalId: 'digest',
-    idempotencyKey: 'digest',
+    proposalId: 'digest?',
+    idempotencyKey: 'digest?',
     message: 'string',
   },
   'step.reconciled': {
@@ -511,11 +520,27 @@ function fits(t: FieldType, v: unknown): boolean {
   }
 }
 
+/** An outcome_unknown suspension names the call whose outcome is unknown; a model outage names none. */
+function suspensionProblem(p: Record<string, unknown>): string | undefined {
+  if (p.reason === 'outcome_unknown') {
+    if (p.proposalId === undefined) return 'proposalId is missing';
+    if (p.idempotencyKey === undefined) return 'idempotencyKey is missing';
+  } else if (p.proposalId !== undefined || p.idempotencyKey !== undefined)
+    return 'a model_unavailable suspension names no call (proposalId, idempotencyKey)';
+  return undefined;
+}
+
 /** Returns a description of the first way `payload` does not fit `kind`, or undefined when it fits. */
 export function payloadProblem(kind: EntryKind, payload: unknown): string | undefined {
   if (typeof payload !== 'object' || payload === null || Array.isArray(payload))
     return 'payload is not an object';
   const p = payload as Record<string, unknown>;
+  const shaped = fieldsProblem(kind, p);
+  if (shaped !== undefined || kind !== 'run.suspended') return shaped;
+  return suspensionProblem(p);
+}
+
+function fieldsProblem(kind: EntryKind, p: Record<string, unknown>): string | undefined {
   for (const [field, spec] of Object.entries(SHAPES[kind])) {
     if (typeof spec === 'object' && 'optional' in spec) {
       if (p[field] !== undefined && !spec.optional.includes(p[field] as string))

@@ -32,6 +32,8 @@ export {
   type EventRecord,
   isEntryKind,
   type ModelCallEntry,
+  type ModelOutageSuspension,
+  type OutcomeUnknownSuspension,
   type PayloadOf,
   type Payloads,
   type PolicyEntry,

@@ -115,7 +115,10 @@ export function runDecisions(entries: readonly Entry[], fromSeq = 1): RunDecisio
         break;
       }
       case 'run.suspended':
-        status = 'outcome_unknown';
+        status =
+          (e.payload as PayloadOf<'run.suspended'>).reason === 'model_unavailable'
+            ? 'paused'
+            : 'outcome_unknown';
         break;
       case 'run.paused':
         status = 'paused';

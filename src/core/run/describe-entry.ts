@@ -109,6 +109,8 @@ export function describeEntry(e: Entry): string {
     }
     case 'run.suspended': {
       const p = e.payload as PayloadOf<'run.suspended'>;
+      if (p.reason === 'model_unavailable')
+        return `Paused at step ${p.step}: the model provider could not answer (${p.message}). Nothing of step ${p.step} ran; resuming the run asks the model again.`;
       return `Suspended as outcome_unknown: ${p.message}. Nothing re-runs ${p.tool} until someone reconciles step ${p.step}.`;
     }
     case 'step.reconciled': {

@@ -88,10 +88,27 @@ describe('parseEvent', () => {
     assert.equal(parseEvent(raw({ source: '' }), TENANT).source, '');
   });
 
-  it('refuses a time that is not ISO-8601 with a zone', () => {
-    onlyProblem(raw({ time: '2026-03-01 11:59:58' }), 'time', /expected an ISO-8601 time/);
-    onlyProblem(raw({ time: '2026-03-01T11:59:58' }), 'time', /ISO-8601/);
+  it('refuses a time that is not RFC 3339 with a zone', () => {
+    onlyProblem(raw({ time: '2026-03-01 11:59:58' }), 'time', /expected an RFC 3339 instant/);
+    onlyProblem(raw({ time: '2026-03-01T11:59:58' }), 'time', /no zone/);
     onlyProblem(raw({ time: 'yesterday' }), 'time', /got "yesterday"/);
+  });
+
+  it('refuses impossible times (issue 26): the calendar, the clock and the offset are checked', () => {
+    for (const [time, why] of [
+      ['2026-02-30T00:00:00Z', /got "2026-02-30T00:00:00Z": February 2026 has 28 days/],
+      ['2026-13-45T00:00:00Z', /month 13/],
+      ['2026-03-01T25:00:00Z', /hour 25/],
+      ['2026-03-01T23:61:00Z', /minute 61/],
+      ['2026-03-01T23:00:00+25:00', /offset \+25:00/],
+      ['0000-00-00T00:00:00Z', /month 00/],
+      ['2026-04-31T00:00:00Z', /April 2026 has 30 days/],
+    ] as const)
+      onlyProblem(raw({ time }), 'time', why);
+    assert.equal(
+      parseEvent(raw({ time: '2028-02-29T23:59:59.999999999-23:59' }), TENANT).time,
+      '2028-02-29T23:59:59.999999999-23:59',
+    );
   });
 
   it('refuses overlong fields', () => {

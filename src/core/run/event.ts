@@ -5,10 +5,10 @@
  */
 import { canonicalize } from '../canonical/index.ts';
 import { ErrorCode, KeelError } from '../errors.ts';
+import { instantMessage } from '../instant.ts';
 import type { EventRecord } from '../ledger/index.ts';
 import { checkValueLimits, excerpt, JSON_LIMITS, quoteInput } from '../spec/index.ts';
 
-const ISO_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})$/;
 const KNOWN = new Set(['id', 'type', 'tenant', 'source', 'subject', 'payload', 'time']);
 
 export interface EventProblem {
@@ -50,8 +50,9 @@ export function parseEvent(value: unknown, tenant: string): EventRecord {
   const source = str('source', false);
   const subject = str('subject', false);
   const time = str('time', true, 64);
-  if (time && time.length <= 64 && !ISO_TIME.test(time))
-    add('time', `expected an ISO-8601 time like 2026-01-31T12:00:00Z, got ${quoteInput(time)}`);
+  // RFC 3339, the calendar included: 2026-02-30 or an hour of 25 is not a time (core/instant.ts).
+  const badTime = time && time.length <= 64 ? instantMessage('time', time) : undefined;
+  if (badTime) add('time', badTime.slice('time: '.length));
   if (v.tenant !== undefined && v.tenant !== tenant) {
     add(
       'tenant',

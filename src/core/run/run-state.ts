@@ -9,6 +9,8 @@ import type {
   Entry,
   EventRecord,
   Head,
+  ModelOutageSuspension,
+  OutcomeUnknownSuspension,
   PayloadOf,
   RunMode,
   RunStatus,
@@ -47,7 +49,9 @@ export interface RunState {
   inFlight?: PayloadOf<'step.allowed'>;
   finished?: PayloadOf<'run.finished'>;
   /** Set while the run is suspended as outcome_unknown: the in-flight step waits to be reconciled. */
-  suspended?: PayloadOf<'run.suspended'>;
+  suspended?: OutcomeUnknownSuspension;
+  /** Set while the run is held (paused) because its model provider could not answer: resume asks again. */
+  outage?: ModelOutageSuspension;
   /** Source values drawn since the last decision: a resumed walk reuses them instead of drawing again. */
   drawsSinceDecision: PayloadOf<'source.drawn'>[];
   /** How many `source.drawn` entries the ledger holds (the ordinal of the next draw). */
@@ -116,6 +120,7 @@ export function startState(root: Entry<'run.started'>): RunState {
     inFlight: undefined,
     finished: undefined,
     suspended: undefined,
+    outage: undefined,
     forkOf: p.forkOf || undefined,
     attemptOf: p.attemptOf || undefined,
     writ: p.writ || undefined,
@@ -140,13 +145,23 @@ export function applyEntry(s: RunState, e: Entry): void {
     if (p.model) s.modelMicroUsd += p.model.costMicroUsd;
     return;
   }
-  // A pause is a person's hold on the run, not a decision: draws before it stay unused.
+  // A pause is a person's hold on the run, not a decision: draws before it stay unused. So is a
+  // hold for a model outage: the slots answered before it are not asked again on resume.
   if (e.kind === 'run.paused') {
+    s.status = 'paused';
+    return;
+  }
+  if (
+    e.kind === 'run.suspended' &&
+    (e.payload as PayloadOf<'run.suspended'>).reason === 'model_unavailable'
+  ) {
+    s.outage = e.payload as ModelOutageSuspension;
     s.status = 'paused';
     return;
   }
   if (e.kind === 'run.resumed') {
     s.status = 'running';
+    s.outage = undefined;
     return;
   }
   // Any other entry is a decision or its consequence: draws before it were used by it.
@@ -238,10 +253,11 @@ export function applyEntry(s: RunState, e: Entry): void {
       // A finished run waits for nothing: a cancelled run's open approval or suspension is void.
       s.approval = undefined;
       s.suspended = undefined;
+      s.outage = undefined;
       break;
     }
     case 'run.suspended':
-      s.suspended = e.payload as PayloadOf<'run.suspended'>;
+      s.suspended = e.payload as OutcomeUnknownSuspension;
       s.status = 'outcome_unknown';
       break;
     case 'step.reconciled': {

@@ -42,7 +42,11 @@ export class StatusFold {
         this.open = undefined;
         break;
       case 'run.suspended':
-        this.status = 'outcome_unknown';
+        // A model outage holds the run as paused (resume asks again); an unknown outcome waits to be reconciled.
+        this.status =
+          (payload as PayloadOf<'run.suspended'>).reason === 'model_unavailable'
+            ? 'paused'
+            : 'outcome_unknown';
         break;
       case 'step.reconciled':
       case 'run.resumed':

@@ -9,6 +9,7 @@
  * Shapes and validation only: problems go to the spec checker with their field path; nothing here
  * runs a test or judges a gate.
  */
+import { instantMessage } from '../instant.ts';
 import { checkJsonValue } from './check-json-value.ts';
 import {
   checkKeys,
@@ -84,7 +85,6 @@ const EXPECT_KEYS = ['starts', 'status', 'steps', 'refusal', 'args', 'approvals'
 /** The expectations about a run, which a test of an event that starts none (`starts: false`) cannot have. */
 const RUN_EXPECTATIONS = ['status', 'steps', 'refusal', 'args', 'approvals'] as const;
 const TEST_NAME = /^[A-Za-z0-9][A-Za-z0-9 ._-]{0,99}$/;
-const ISO_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})$/;
 
 function readNames(c: SpecChecker, obj: Obj, path: (string | number)[], known: ReadonlySet<string>) {
   const raw = field(obj, path[path.length - 1] as string);
@@ -170,12 +170,11 @@ function readTestEvent(c: SpecChecker, raw: unknown, path: (string | number)[]):
     const v = readString(c, obj, [...path, k], { what: 'a string', optional: true, allowEmpty: k !== 'id' });
     if (v !== undefined) out[k] = v;
   }
-  const time = readString(c, obj, [...path, 'time'], {
-    what: 'an ISO-8601 time like 2026-01-31T12:00:00Z',
-    optional: true,
-    pattern: ISO_TIME,
-  });
-  if (time !== undefined) out.time = time;
+  const time = readString(c, obj, [...path, 'time'], { what: 'an RFC 3339 instant', optional: true });
+  // RFC 3339, the calendar included (core/instant.ts): 2026-02-30 is not a time.
+  const badTime = time === undefined ? undefined : instantMessage('time', time);
+  if (badTime) c.report([...path, 'time'], badTime.slice('time: '.length));
+  else if (time !== undefined) out.time = time;
   const payload = field(obj, 'payload');
   if (payload !== undefined) {
     const p = expectMapping(c, payload, [...path, 'payload']);

@@ -5,12 +5,15 @@
  * keys (`1` and `"1"` are one key, as they are once read), unresolved tags and collection keys are
  * problems like any other, and validation problems are located at the offending node. The text is
  * measured against `SPEC_LIMITS` before it is parsed (its bytes, and its line breaks and commas as a
- * bound on its keys) and its value before it is validated (alias expansion included), so no input
- * makes parsing or validation slow. Never guesses past a syntax
+ * bound on its keys), its nesting before anything recursive reads it (yaml-depth.ts) and its value
+ * before it is validated (alias expansion included), so no input makes parsing or validation slow
+ * or deep. Never guesses past a syntax
  * error, never reads files.
  */
 
 import {
+  Composer,
+  type CST,
   type Document,
   isAlias,
   isMap,
@@ -19,8 +22,9 @@ import {
   isSeq,
   LineCounter,
   type Node,
-  parseDocument,
+  Parser,
   visit,
+  YAMLParseError,
 } from 'yaml';
 import {
   type InputLimits,
@@ -35,6 +39,7 @@ import { type Locate, SpecChecker } from './spec-checker.ts';
 import { formatFieldPath } from './spec-problem.ts';
 import { buildSpec } from './validate-spec.ts';
 import type { SpecOptions, WorkflowSpec } from './workflow-spec.ts';
+import { type YamlDepthBreach, yamlNodeBreach, yamlTokenBreach } from './yaml-depth.ts';
 
 type Doc = Document.Parsed;
 
@@ -57,27 +62,27 @@ export function parseYamlWith<T>(
   const big = measureText(text, limits) ?? measureSeparators(text, limits);
   if (big) throw limitError(big, file);
   const lc = new LineCounter();
-  // Duplicate keys are found by reportYamlProblems in one pass (the parser's own check is quadratic).
-  const doc = parseDocument(text, {
-    lineCounter: lc,
-    prettyErrors: false,
-    resolveKnownTags: false,
-    uniqueKeys: false,
-  });
-  const locate = locator(doc, text, lc);
-  const c = new SpecChecker(file, locate);
   const at = (offset: number) => {
     const { line, col } = lc.linePos(offset);
     return { line, column: col };
   };
-  // The parser reports nesting too deep for it as a stack overflow: that is the depth limit.
-  const overflow = doc.errors.find((e) => /Maximum call stack/.test(e.message));
-  if (overflow)
-    throw limitError(
-      { limit: 'maxDepth', max: limits.maxDepth, field: '', path: [], note: 'nested too deep to parse' },
+  const tooDeep = (b: YamlDepthBreach) =>
+    limitError(
+      { limit: 'maxDepth', max: limits.maxDepth, field: formatFieldPath(b.path), path: b.path },
       file,
-      at(overflow.pos[0]),
+      at(b.offset),
     );
+  // The lexer and parser are iterative; composing recurses once per level, so the depth limit is
+  // checked on the parser's tokens first, whatever the shape (yaml-depth.ts).
+  const tokens = [...new Parser(lc.addNewLine).parse(text)];
+  const shallow = yamlTokenBreach(tokens, limits.maxDepth);
+  if (shallow) throw tooDeep(shallow);
+  const doc = composeDocument(tokens, text.length);
+  // Aliases may nest deeper than the text does: checked before anything visits or converts.
+  const expanded = yamlNodeBreach(doc, limits.maxDepth);
+  if (expanded) throw tooDeep(expanded);
+  const locate = locator(doc, text, lc);
+  const c = new SpecChecker(file, locate);
   if (!reportYamlProblems(c, doc, at)) {
     let value: unknown;
     try {
@@ -92,6 +97,29 @@ export function parseYamlWith<T>(
     if (built !== undefined && c.found === 0) return built;
   }
   throw c.error();
+}
+
+/**
+ * The first document of the tokens, as `parseDocument` composes it (a second one is an error).
+ * Duplicate keys are found by reportYamlProblems in one pass (the parser's own check is quadratic).
+ */
+function composeDocument(tokens: readonly CST.Token[], length: number): Doc {
+  const composer = new Composer({ prettyErrors: false, resolveKnownTags: false, uniqueKeys: false });
+  let doc: Doc | undefined;
+  for (const d of composer.compose(tokens, true, length)) {
+    if (!doc) doc = d;
+    else {
+      doc.errors.push(
+        new YAMLParseError(
+          [d.range[0], d.range[1]],
+          'MULTIPLE_DOCS',
+          'Source contains multiple documents; please use YAML.parseAllDocuments()',
+        ),
+      );
+      break;
+    }
+  }
+  return doc!;
 }
 
 /** Reports YAML-level problems; true when the document cannot be trusted for validation. */

@@ -6,6 +6,7 @@
  * Never throws and never stops at the first problem: validation reports everything at once.
  */
 import type { KeelError } from '../errors.ts';
+import { MAX_INT32 } from '../int-range.ts';
 import { excerpt } from './input-limits.ts';
 import { isWellFormed } from './is-well-formed.ts';
 import {
@@ -150,7 +151,17 @@ export function readString(
   return v;
 }
 
-export function readPositiveInt(c: SpecChecker, obj: Obj, path: FieldPath, what: string): number | undefined {
+/**
+ * A required whole number from 1 to `max` (MAX_INT32 by default: what a store's integer column
+ * holds, so a version of 2147483648 is refused here, the same on every store).
+ */
+export function readPositiveInt(
+  c: SpecChecker,
+  obj: Obj,
+  path: FieldPath,
+  what: string,
+  max: number = MAX_INT32,
+): number | undefined {
   const key = path[path.length - 1] as string;
   const v = field(obj, key);
   if (v === undefined) {
@@ -159,6 +170,10 @@ export function readPositiveInt(c: SpecChecker, obj: Obj, path: FieldPath, what:
   }
   if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 1) {
     c.report(path, `expected ${what}, got ${describeValue(v)}`);
+    return undefined;
+  }
+  if (v > max) {
+    c.report(path, `expected ${what} of at most ${max}, got ${v}`);
     return undefined;
   }
   return v;

@@ -114,6 +114,16 @@ describe('validateSpec', () => {
     for (const version of [0, -1, 1.5, '1', 2 ** 53, null]) {
       expectProblem((s) => Object.assign(s, { version }), 'version', /positive whole number|is missing/);
     }
+    // A store's integer column holds at most 2^31 - 1 (issue 26): past it, refused as bad input here.
+    for (const version of [2 ** 31, 2 ** 40])
+      expectProblem((s) => Object.assign(s, { version }), 'version', /of at most 2147483647, got \d+$/);
+    for (const maxSteps of [2 ** 31])
+      expectProblem(
+        (s) => Object.assign(s, { limits: { ...(s.limits as object), maxSteps } }),
+        'limits.maxSteps',
+        /of at most 2147483647/,
+      );
+    assert.equal(validateSpec({ ...base(), version: 2 ** 31 - 1 }, 'spec.json').version, 2 ** 31 - 1);
     expectProblem(
       (s) => Object.assign(s, { status: 'live' }),
       'status',

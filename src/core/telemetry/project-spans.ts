@@ -312,7 +312,7 @@ export function projectSpans(entries: readonly Entry[], o: ProjectOptions = {}):
       case 'run.suspended': {
         const p = e.payload as PayloadOf<'run.suspended'>;
         const b = open.get(p.step);
-        if (b) b.attributes['keel.outcome'] = 'unknown';
+        if (b && p.reason === 'outcome_unknown') b.attributes['keel.outcome'] = 'unknown';
         runEvents.push({
           name: 'run.suspended',
           timeMs: at,

@@ -1,9 +1,10 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import fc from 'fast-check';
-import { parseHttpTemplate, redactSecrets, redactValue } from './http-template.ts';
+import { parseHttpTemplate } from './http-template.ts';
 import { parseHttpTool } from './http-tool-spec.ts';
 import { renderHttpRequest } from './render-http-request.ts';
+import { secretMask } from './secret-mask.ts';
 
 const tool = parseHttpTool(
   {
@@ -97,9 +98,10 @@ describe('HTTP templates', () => {
         assert.ok(r.ok && r.request.headers.authorization === `Bearer ${secret}`);
         // Whatever a server echoes back, redacted, never holds the secret.
         const echoed = `${prefix}${secret}${suffix}${secret}`;
-        assert.ok(!redactSecrets(echoed, secrets).includes(secret));
+        const mask = secretMask(secrets);
+        assert.ok(!mask.text(echoed).includes(secret));
         const value = { [echoed]: [echoed, { k: echoed }], n: 1 };
-        assert.ok(!JSON.stringify(redactValue(value, secrets)).includes(secret));
+        assert.ok(!JSON.stringify(mask.value(value)).includes(secret));
         // And nothing but the request names it: the spec holds only its name.
         assert.ok(!JSON.stringify(tool).includes(secret));
       }),
@@ -114,7 +116,7 @@ describe('HTTP templates', () => {
         (secret, around) => {
           const secrets = new Map([['API_TOKEN', secret]]);
           const text = `${around}${secret}/${encodeURIComponent(secret)}${around}`;
-          const out = redactSecrets(text, secrets);
+          const out = secretMask(secrets).text(text);
           assert.ok(!out.includes(secret) && !out.includes(encodeURIComponent(secret)), out);
         },
       ),

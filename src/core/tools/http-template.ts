@@ -3,7 +3,7 @@
  * `{{args}}` the whole argument object (a JSON body leaf only), `{{idempotencyKey}}` the step's
  * idempotency key, `{{secret.NAME}}` a secret the
  * adapter reads from the environment at call time. Rendering is pure: the secret values are
- * handed in, go only into the request it returns, and `redactSecrets` masks them in anything
+ * handed in, go only into the request it returns, and `secretMask` (secret-mask.ts) masks them in anything
  * else (an error, a response excerpt, an output).
  */
 import { canonicalize } from '../canonical/index.ts';
@@ -165,35 +165,4 @@ export function renderJson(template: unknown, input: RenderInput): unknown {
     return out;
   }
   return template;
-}
-
-/**
- * `text` with every secret value, plain or percent-encoded, replaced by `[secret NAME]` (longest
- * first, so a value that contains another is masked whole). Empty values mask nothing.
- */
-export function redactSecrets(text: string, secrets: ReadonlyMap<string, string>): string {
-  // Each value as it is and as a URL carries it (percent-encoded), since a URL may hold a secret.
-  const forms: [string, string][] = [];
-  for (const [name, value] of secrets) {
-    forms.push([name, value]);
-    const encoded = encodeURIComponent(value);
-    if (encoded !== value) forms.push([name, encoded]);
-  }
-  const byLength = forms.filter(([, v]) => v.length > 0).sort((a, b) => b[1].length - a[1].length);
-  let out = text;
-  for (const [name, value] of byLength) out = out.split(value).join(`[secret ${name}]`);
-  return out;
-}
-
-/** A JSON value with `redactSecrets` applied to every string in it, keys included. */
-export function redactValue(v: unknown, secrets: ReadonlyMap<string, string>): unknown {
-  if (secrets.size === 0) return v;
-  if (typeof v === 'string') return redactSecrets(v, secrets);
-  if (Array.isArray(v)) return v.map((x) => redactValue(x, secrets));
-  if (typeof v === 'object' && v !== null) {
-    return Object.fromEntries(
-      Object.entries(v).map(([k, x]) => [redactSecrets(k, secrets), redactValue(x, secrets)]),
-    );
-  }
-  return v;
 }

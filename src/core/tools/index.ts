@@ -5,8 +5,6 @@ export {
   parseHeaderTemplates,
   parseHttpTemplate,
   type RenderInput,
-  redactSecrets,
-  redactValue,
   renderJson,
   renderText,
   TemplateLeaf,
@@ -31,6 +29,7 @@ export {
   type RequestTemplate,
   renderHttpRequest,
 } from './render-http-request.ts';
+export { type SecretMask, secretMask } from './secret-mask.ts';
 export {
   type CallCost,
   callCost,

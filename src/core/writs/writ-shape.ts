@@ -6,7 +6,7 @@
  * values naming the field; never throws, never checks signatures or subsets.
  */
 import { isDigest } from '../canonical/index.ts';
-import { parseInstant } from '../instant.ts';
+import { INSTANT_EXAMPLE, instantMessage, parseInstant } from '../instant.ts';
 import { TOOL_EFFECTS } from '../tools/tool-descriptor.ts';
 import { isToolPattern } from '../tools/tool-pattern.ts';
 import type { SignedWrit, WritBody } from './writ.ts';
@@ -63,8 +63,18 @@ export function writBodyProblems(v: unknown): ShapeProblem[] {
   else {
     const nb = typeof v.window.notBefore === 'string' ? parseInstant(v.window.notBefore) : undefined;
     const na = typeof v.window.notAfter === 'string' ? parseInstant(v.window.notAfter) : undefined;
-    if (nb === undefined) bad('window.notBefore', 'expected an ISO 8601 instant like 2026-01-01T00:00:00Z');
-    if (na === undefined) bad('window.notAfter', 'expected an ISO 8601 instant like 2026-02-01T00:00:00Z');
+    for (const [k, ms] of [
+      ['notBefore', nb],
+      ['notAfter', na],
+    ] as const)
+      if (ms === undefined) {
+        const given = v.window[k];
+        const why = typeof given === 'string' ? instantMessage(`window.${k}`, given) : undefined;
+        bad(
+          `window.${k}`,
+          why?.slice(`window.${k}: `.length) ?? `expected an RFC 3339 instant like ${INSTANT_EXAMPLE}`,
+        );
+      }
     if (nb !== undefined && na !== undefined && nb >= na) bad('window', 'notBefore must be before notAfter');
   }
   if (!isObj(v.effectCeiling)) bad('effectCeiling', 'expected {max, destructive}');

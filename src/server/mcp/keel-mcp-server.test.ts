@@ -5,13 +5,14 @@
  * governed runs; nothing an MCP client can call approves.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { Helpdesk, supportDeskTools } from '../../../examples/support-desk/index.ts';
 import { createKeel } from '../../app/index.ts';
 import { deploy, fakeSources } from '../../testing/index.ts';
 import { KEEL_COMMAND } from '../../testing/keel-command.ts';
@@ -97,19 +98,24 @@ async function exercise(client: Client) {
   assert.deepEqual(tools.map((t) => t.name).sort(), ['keel_run_status', 'start_big-refund', 'start_refund']);
   assert.ok(!tools.some((t) => /approv|deny|promote/i.test(t.name)), 'no tool approves anything');
   const start = tools.find((t) => t.name === 'start_refund')!;
-  assert.deepEqual(start.inputSchema, PAYLOAD_SCHEMA);
+  // {subject, event_id, payload}: the payload is the trigger's payloadSchema, required since it requires fields.
+  const input = start.inputSchema as { properties: Record<string, unknown>; required?: string[] };
+  assert.deepEqual(Object.keys(input.properties), ['subject', 'event_id', 'payload']);
+  assert.deepEqual(input.properties.payload, { ...PAYLOAD_SCHEMA, description: 'the event payload' });
+  assert.deepEqual(input.required, ['payload']);
+  assert.equal((start.inputSchema as { additionalProperties?: boolean }).additionalProperties, false);
   assert.ok(start.description?.startsWith('Refund an order.'));
   // core.identity reads only; core.approvalGate is not destructive but asks a person.
   assert.deepEqual(start.annotations, {
     readOnlyHint: true,
     destructiveHint: false,
-    idempotentHint: false,
+    idempotentHint: true,
     openWorldHint: false,
   });
 
   const r = (await client.callTool({
     name: 'start_refund',
-    arguments: { orderId: 'A-1', amountUsd: 12 },
+    arguments: { subject: 'order-A-1', payload: { orderId: 'A-1', amountUsd: 12 } },
   })) as ToolResult;
   assert.ok(!r.isError, textOf(r));
   const s = r.structuredContent!;
@@ -122,16 +128,28 @@ async function exercise(client: Client) {
   );
   assert.ok(textOf(r).includes(`Run ${s.runId} of refund v1: completed`));
 
-  const bad = (await client.callTool({
+  // The same call again is the same event, so the same run: started once.
+  const twice = (await client.callTool({
     name: 'start_refund',
-    arguments: { orderId: 'A-2', amountUsd: -3 },
+    arguments: { subject: 'order-A-1', payload: { orderId: 'A-1', amountUsd: 12 } },
   })) as ToolResult;
-  assert.equal(bad.isError, true);
-  assert.match(textOf(bad), /amountUsd/);
+  assert.equal(twice.structuredContent!.runId, s.runId);
+  assert.match(textOf(twice), /the same call was made before: this is that run/);
+
+  for (const [args, field] of [
+    [{ payload: { orderId: 'A-2', amountUsd: -3 } }, /payload\.amountUsd/],
+    [{ orderId: 'A-2', amountUsd: 3 }, /orderId|payload/],
+    [{ subject: 7, payload: { orderId: 'A-2', amountUsd: 3 } }, /subject/],
+    [{ event_id: '', payload: { orderId: 'A-2', amountUsd: 3 } }, /event_id/],
+  ] as const) {
+    const bad = (await client.callTool({ name: 'start_refund', arguments: args })) as ToolResult;
+    assert.equal(bad.isError, true, JSON.stringify(args));
+    assert.match(textOf(bad), field);
+  }
 
   const g = (await client.callTool({
     name: 'start_big-refund',
-    arguments: { why: 'damaged' },
+    arguments: { payload: { why: 'damaged' } },
   })) as ToolResult;
   assert.equal(g.structuredContent!.status, 'waiting_approval');
   assert.match(textOf(g), /an MCP client cannot approve it/);
@@ -196,6 +214,69 @@ describe('keel as an MCP server', () => {
     }
   });
 
+  test('the shipped refund desk over /mcp: the subject reaches the steps, and the same call refunds once (issue 26)', async () => {
+    const file = tempStore();
+    const desk = new Helpdesk(join(dirname(file), 'helpdesk.db'));
+    const keel = createKeel({ store: file, tools: supportDeskTools(desk) });
+    const spec = readFileSync(
+      new URL('../../../examples/support-desk/refund-under-50.yaml', import.meta.url),
+      'utf8',
+    ).replace(/^status: DRAFT$/m, 'status: AUTONOMOUS');
+    await deploy(keel, 'acme', spec);
+    const { key } = await keel.keys.create('acme', 'assistant');
+    const server = await startServer(keel, { port: 0, hostname: '127.0.0.1' });
+    const client = new Client({ name: 'test-assistant', version: '1' });
+    try {
+      await client.connect(
+        new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), {
+          requestInit: { headers: { authorization: `Bearer ${key}` } },
+        }),
+      );
+      const { tools } = await client.listTools();
+      const input = tools.find((t) => t.name === 'start_refund-under-50')!.inputSchema as {
+        required?: string[];
+      };
+      assert.deepEqual(input.required, ['subject'], 'its steps read {{event.subject}}');
+      const call = async (args: Record<string, unknown>) =>
+        (await client.callTool({ name: 'start_refund-under-50', arguments: args })) as ToolResult;
+      const refund = { subject: 'T-1001', payload: { refund_amount: 30, currency: 'USD' } };
+
+      // Without a subject the call is refused naming it, and nothing runs.
+      const missing = await call({ payload: refund.payload });
+      assert.equal(missing.isError, true);
+      assert.match(textOf(missing), /subject/);
+
+      const first = await call({ ...refund, event_id: 'evt-refund-T-1001' });
+      assert.ok(!first.isError, textOf(first));
+      assert.equal(first.structuredContent!.status, 'completed', textOf(first));
+      assert.equal(desk.calls('issue_refund'), 1);
+      // The same call with the same event id: the first run, refunded once.
+      const again = await call({ ...refund, event_id: 'evt-refund-T-1001' });
+      assert.equal(again.structuredContent!.runId, first.structuredContent!.runId);
+      assert.equal(desk.calls('issue_refund'), 1, 'one refund for one event id');
+      // Without an event id the id is derived from subject and payload: twice is still once.
+      const derived = await call(refund);
+      assert.notEqual(derived.structuredContent!.runId, first.structuredContent!.runId);
+      assert.equal((await call(refund)).structuredContent!.runId, derived.structuredContent!.runId);
+      assert.equal(desk.calls('issue_refund'), 2);
+      // The subject reached the steps: the refund is for ticket T-1001.
+      const history = (first.structuredContent!.history as string[]).join('\n');
+      assert.match(history, /T-1001/);
+      const root = (await keel.runs.entries('acme', String(first.structuredContent!.runId)))[0]!.payload as {
+        event: { id: string; subject: string; source: string };
+      };
+      assert.deepEqual(
+        [root.event.id, root.event.subject, root.event.source],
+        ['evt-refund-T-1001', 'T-1001', 'mcp'],
+      );
+    } finally {
+      await client.close();
+      await server.close();
+      await keel.close();
+      desk.shutdown();
+    }
+  });
+
   test('over stdio: keel mcp as a child process, the tenant from --tenant', async () => {
     const file = tempStore();
     const keel = await seed(file);
@@ -220,7 +301,11 @@ describe('keel as an MCP server', () => {
     assert.equal(stderr.includes('Error'), false, stderr);
     const reopened = createKeel({ store: file });
     const page = await reopened.runs.list('acme');
-    assert.equal(page.runs.length, 2, 'two runs started through MCP (the invalid call started none)');
+    assert.equal(
+      page.runs.length,
+      2,
+      'two runs started through MCP (the repeated call and the invalid ones started none)',
+    );
     await reopened.close();
   });
 });

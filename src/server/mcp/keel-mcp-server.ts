@@ -1,9 +1,12 @@
 /**
  * Keel as an MCP server (`keel mcp`, and `/mcp` under `keel serve`): each LIVE (or AUTONOMOUS)
- * workflow of one tenant is an MCP tool whose input schema is its trigger's `payloadSchema`; calling
- * it starts a governed run of that version, under the same checks as any run, and answers the run id,
- * status and plain-language history. `keel_run_status` reads a run again. Approvals stay with people:
- * nothing here approves, denies, promotes or edits; the tenant is fixed when the server is made.
+ * workflow of one tenant is an MCP tool taking `{subject, event_id, payload}` — the event's subject,
+ * its id, and a payload of the trigger's `payloadSchema`; calling it starts a governed run of that
+ * version, under the same checks as any run, and answers the run id, status and plain-language
+ * history. The event id (given, or derived from the call's arguments) and a fixed time make the
+ * event, and so the run, a function of the call: the same call twice is one run. `keel_run_status`
+ * reads a run again. Approvals stay with people: nothing here approves, denies, promotes or edits;
+ * the tenant is fixed when the server is made.
  */
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import {
@@ -15,7 +18,9 @@ import {
 import type { Keel } from '../../app/keel.ts';
 import { hashOf } from '../../core/canonical/index.ts';
 import { isKeelError } from '../../core/errors.ts';
-import { formatArgProblem, validateValue } from '../../core/tools/index.ts';
+import { templateRefs } from '../../core/spec/index.ts';
+import { formatArgProblem, type JsonSchema, validateValue } from '../../core/tools/index.ts';
+import { KEYED_EVENT_TIME } from '../../openwop/host.ts';
 import type { VersionRecord } from '../../ports/index.ts';
 
 export const RUN_STATUS_TOOL = 'keel_run_status';
@@ -46,20 +51,63 @@ function hintsOf(keel: Keel, v: VersionRecord): Tool['annotations'] {
   return {
     readOnlyHint: readOnly,
     destructiveHint: destructive,
-    idempotentHint: false,
+    idempotentHint: true,
     openWorldHint: !readOnly,
   };
 }
 
-function toolOf(keel: Keel, v: VersionRecord): Tool {
+/** The longest subject or event id, as an event takes it (core/run/event.ts). */
+const MAX_EVENT_FIELD = 512;
+
+/** Whether any step reads `{{event.subject}}`: then a call must say what the run is about. */
+function readsSubject(v: VersionRecord): boolean {
+  return v.spec.steps.some((s) => templateRefs(s.args ?? {}).some((r) => /^event\.subject\b/.test(r.path)));
+}
+
+/** The input schema of a workflow's start tool: `{subject, event_id, payload}`, closed. */
+export function startInputSchema(v: VersionRecord): JsonSchema {
   const trigger = v.spec.triggers.find((t) => t.payloadSchema) ?? v.spec.triggers[0];
-  const schema = trigger?.payloadSchema ?? { type: 'object' };
+  const payload = { ...(trigger?.payloadSchema ?? {}), type: 'object' };
+  const required = [
+    ...(readsSubject(v) ? ['subject'] : []),
+    ...(payloadRequired(payload) ? ['payload'] : []),
+  ];
+  return {
+    type: 'object',
+    properties: {
+      subject: {
+        type: 'string',
+        minLength: 1,
+        maxLength: MAX_EVENT_FIELD,
+        description:
+          'what the run is about (the event subject, e.g. a ticket id); the steps read it as {{event.subject}}',
+      },
+      event_id: {
+        type: 'string',
+        minLength: 1,
+        maxLength: MAX_EVENT_FIELD,
+        description:
+          'the event id: the same id (with the same arguments) is the same run, started once; without one, the id is derived from subject and payload, so the same call twice is one run',
+      },
+      payload: { ...payload, description: 'the event payload' },
+    },
+    ...(required.length > 0 ? { required } : {}),
+    additionalProperties: false,
+  };
+}
+
+/** A payload schema that requires fields: an empty payload cannot fit, so the payload is required. */
+function payloadRequired(schema: Record<string, unknown>): boolean {
+  return Array.isArray(schema.required) && schema.required.length > 0;
+}
+
+function toolOf(keel: Keel, v: VersionRecord): Tool {
   const about = v.spec.description ? `${v.spec.description} ` : '';
   return {
     name: toolNameOf(v.workflowId),
     title: `Start ${v.workflowId} v${v.version}`,
-    description: `${about}Starts a governed run of workflow ${v.workflowId} v${v.version} (${v.status}) with these arguments as the event payload. Every step is checked against schema, writ and policy; a step that needs approval waits for a person, who approves it outside MCP.`,
-    inputSchema: { ...schema, type: 'object' } as Tool['inputSchema'],
+    description: `${about}Starts a governed run of workflow ${v.workflowId} v${v.version} (${v.status}) for an event with this subject, id and payload; the same call twice is one run. Every step is checked against schema, writ and policy; a step that needs approval waits for a person, who approves it outside MCP.`,
+    inputSchema: startInputSchema(v) as Tool['inputSchema'],
     annotations: hintsOf(keel, v),
   };
 }
@@ -144,21 +192,25 @@ export function keelMcpServer(keel: Keel, tenant: string, o: KeelMcpOptions = {}
       const v = [...versions.values()].find((x) => toolNameOf(x.workflowId) === name);
       if (!v) return text(`no LIVE workflow has the tool name ${name}; list the tools again`, true);
       const trigger = v.spec.triggers.find((t) => t.payloadSchema) ?? v.spec.triggers[0];
-      if (trigger?.payloadSchema) {
-        const problems = validateValue(trigger.payloadSchema, args);
-        if (problems.length > 0)
-          return text(`the arguments do not fit: ${problems.map(formatArgProblem).join('; ')}`, true);
-      }
-      // Each call is a new event at the time it was made (the run's id follows from its content).
-      const time = new Date().toISOString();
-      const id = `mcp-${hashOf({ workflowId: v.workflowId, version: v.version, payload: args, time }).slice(7, 39)}`;
+      // Checked whole before anything is started: subject, event_id and the payload's own schema.
+      const problems = validateValue(startInputSchema(v), args);
+      if (problems.length > 0)
+        return text(`the arguments do not fit: ${problems.map(formatArgProblem).join('; ')}`, true);
+      const payload = (args.payload ?? {}) as Record<string, unknown>;
+      const subject = typeof args.subject === 'string' ? args.subject : '';
+      // The event is a function of the call: its id is the one given, or derived from the subject
+      // and payload; its time is fixed. So the same call twice is the same event, and the same run.
+      const id =
+        typeof args.event_id === 'string'
+          ? args.event_id
+          : `mcp-${hashOf({ workflowId: v.workflowId, subject, payload }).slice(7, 39)}`;
       const event = {
         id,
         type: trigger?.event ?? 'mcp.call',
         source: 'mcp',
-        subject: v.workflowId,
-        payload: args,
-        time,
+        subject,
+        payload,
+        time: KEYED_EVENT_TIME,
       };
       // Over HTTP (`/mcp` under keel serve) the request's W3C traceparent parents the run's span.
       const tp = extra.requestInfo?.headers?.traceparent;

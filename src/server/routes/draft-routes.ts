@@ -7,8 +7,10 @@
  * request and `confirm: <specHash>` publishes that spec as DRAFT. A hash that is not the draft's, or
  * a draft with questions, is refused and changes nothing.
  */
+
 import { z } from 'zod';
 import { compileRequest, draftSpec, eventShapesOf, MAX_REQUEST_LENGTH } from '../../core/authoring/index.ts';
+import { MAX_INT32 } from '../../core/int-range.ts';
 import { isSpecId } from '../../core/spec/index.ts';
 import { ProtocolError } from '../../openwop/protocol-error.ts';
 import { type KeelRoute, ok, route, versionOf } from './route.ts';
@@ -116,7 +118,7 @@ export const DRAFT_ROUTES: readonly KeelRoute[] = [
     summary: 'A workflow version read back in plain language, with its risks (keel explain)',
     tag: 'workflows',
     auth: true,
-    query: z.object({ version: z.coerce.number().int().min(1).optional() }),
+    query: z.object({ version: z.coerce.number().int().min(1).max(MAX_INT32).optional() }),
     responses: { 200: '{workflowId, version, status, summary, trigger, steps, limits, risks, policy, text}' },
     async handle({ keel, p, params, query }) {
       const v = await versionOf(keel, p.tenant, params, query.version);

@@ -5,7 +5,9 @@
  * its first runs (200, `redelivery: true`), one with other content is 409 event_conflict, recorded
  * and listed by `GET /api/events/conflicts`; `GET /api/events/delivery` reads what the first did.
  */
+
 import { z } from 'zod';
+import { MAX_INT32 } from '../../core/int-range.ts';
 import { ProtocolError } from '../../openwop/protocol-error.ts';
 import { EventBody, type KeelRoute, ok, route, WritValue, workflowIdOf } from './route.ts';
 
@@ -100,7 +102,7 @@ export const EVENT_ROUTES: readonly KeelRoute[] = [
     body: z.strictObject({
       event: EventBody,
       writ: WritValue.optional(),
-      version: z.number().int().min(1).optional().describe('default: the newest version'),
+      version: z.number().int().min(1).max(MAX_INT32).optional().describe('default: the newest version'),
       live: z
         .boolean()
         .optional()

@@ -5,11 +5,13 @@
  * workflow's hash-chained lifecycle records. Promoting, overriding and starting or advancing a
  * rollout take a person's key (`keel keys create --human`): a service key is 403 forbidden.
  */
-import { z } from 'zod';
-import { WORKFLOW_STATUSES } from '../../core/spec/index.ts';
-import { type KeelRoute, Note, ok, route, workflowIdOf } from './route.ts';
 
-const Version = z.number().int().min(1);
+import { z } from 'zod';
+import { MAX_INT32 } from '../../core/int-range.ts';
+import { WORKFLOW_STATUSES } from '../../core/spec/index.ts';
+import { Instant, type KeelRoute, Note, ok, route, workflowIdOf } from './route.ts';
+
+const Version = z.number().int().min(1).max(MAX_INT32);
 const Override = z.strictObject({
   reason: Note.min(1).describe('why a person promotes without the evidence'),
 });
@@ -57,7 +59,10 @@ export const LIFECYCLE_ROUTES: readonly KeelRoute[] = [
     summary: 'Judge the gate a version must meet to move to a status, without moving it',
     tag: 'lifecycle',
     auth: true,
-    query: z.object({ to: z.enum(WORKFLOW_STATUSES), version: z.coerce.number().int().min(1).optional() }),
+    query: z.object({
+      to: z.enum(WORKFLOW_STATUSES),
+      version: z.coerce.number().int().min(1).max(MAX_INT32).optional(),
+    }),
     responses: { 200: '{met, conditions: [{id, met, text, needed?, found?, evidence?}], notes, gates}' },
     async handle({ keel, p, params, query }) {
       return ok(
@@ -102,8 +107,8 @@ export const LIFECYCLE_ROUTES: readonly KeelRoute[] = [
     tag: 'lifecycle',
     auth: true,
     query: z.object({
-      version: z.coerce.number().int().min(1).optional(),
-      since: z.string().max(64).optional(),
+      version: z.coerce.number().int().min(1).max(MAX_INT32).optional(),
+      since: Instant.optional().describe('comparisons kept at or after this instant (RFC 3339)'),
     }),
     responses: {
       200: '{version, against, comparisons, agreed, agreement, starts, queue, skipped, skippedBeside, newRefusals, disagreements}',
@@ -224,7 +229,10 @@ export const LIFECYCLE_ROUTES: readonly KeelRoute[] = [
     summary: 'What changed between two versions, in plain language',
     tag: 'lifecycle',
     auth: true,
-    query: z.object({ from: z.coerce.number().int().min(1), to: z.coerce.number().int().min(1) }),
+    query: z.object({
+      from: z.coerce.number().int().min(1).max(MAX_INT32),
+      to: z.coerce.number().int().min(1).max(MAX_INT32),
+    }),
     responses: { 200: '{from, to, same, changes: [{area, text}]}' },
     async handle({ keel, p, params, query }) {
       return ok(await keel.lifecycle.diff(p.tenant, workflowIdOf(params), query.from, query.to));

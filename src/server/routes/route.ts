@@ -7,7 +7,7 @@
 import type { KeyObject } from 'node:crypto';
 import { z } from 'zod';
 import type { Keel } from '../../app/keel.ts';
-import { instantBound } from '../../core/instant.ts';
+import { instantBound, instantMessage } from '../../core/instant.ts';
 import { isSpecId, quoteInput } from '../../core/spec/index.ts';
 import type { OpenWopHost, Principal } from '../../openwop/host.ts';
 import { ProtocolError } from '../../openwop/protocol-error.ts';
@@ -83,14 +83,16 @@ export async function versionOf(
   return v;
 }
 
-/** An ISO 8601 instant with a zone, as a query bound on a time (`since`, `until`). */
+/** An RFC 3339 instant, as a query bound on a time (`since`, `until`); the message says why not. */
 export const Instant = z
   .string()
   .max(64)
-  .refine((s) => instantBound(s) !== undefined, {
-    message: 'expected an ISO 8601 instant with a zone, e.g. 2026-01-31T12:00:00Z',
+  .superRefine((s, ctx) => {
+    if (instantBound(s) !== undefined) return;
+    const why = instantMessage('', s)?.replace(/^: /, '') ?? 'outside the years 0000-9999';
+    ctx.addIssue({ code: 'custom', message: why });
   })
-  .describe('ISO 8601 with a zone, e.g. 2026-01-31T12:00:00Z or 2026-01-31T13:00:00+01:00');
+  .describe('RFC 3339, e.g. 2026-01-31T12:00:00Z or 2026-01-31T13:00:00+01:00');
 
 /** A free-text note or reason. */
 export const Note = z.string().max(4000);
@@ -104,7 +106,7 @@ export const EventBody = z
     source: z.string().max(512).optional(),
     subject: z.string().max(512).optional(),
     payload: z.record(z.string(), z.unknown()).optional(),
-    time: z.string().min(1).max(64).describe('ISO-8601, e.g. 2026-01-31T12:00:00Z'),
+    time: z.string().min(1).max(64).describe('RFC 3339, e.g. 2026-01-31T12:00:00Z'),
   })
   .describe('A canonical event: {id, type, tenant?, source?, subject?, payload?, time}');
 

@@ -4,7 +4,9 @@
  * deny the proposal a run waits for. `/api/runs/counts` is registered before `/api/runs/{runId}`,
  * which would otherwise take `counts` for a malformed run id.
  */
+
 import { z } from 'zod';
+import { MAX_INT32 } from '../../core/int-range.ts';
 import { RUN_STATUSES } from '../../core/ledger/index.ts';
 import { parseEvent } from '../../core/run/index.ts';
 import { quoteInput } from '../../core/spec/index.ts';
@@ -34,6 +36,7 @@ const RUN_FILTER = {
     .number()
     .int()
     .min(1)
+    .max(MAX_INT32)
     .optional()
     .describe('runs of this version (of workflowId; alone, of every workflow)'),
   since: Instant.optional().describe('runs created at or after this instant (ISO 8601 with a zone)'),
@@ -162,10 +165,16 @@ export const RUN_ROUTES: readonly KeelRoute[] = [
     tag: 'runs',
     auth: true,
     body: z.strictObject({
-      fromSeq: z.number().int().min(0),
+      fromSeq: z.number().int().min(0).max(MAX_INT32),
       mode: z.enum(['replay', 'branch']),
       event: EventBody.optional().describe('branch only: start from another event'),
-      version: z.number().int().min(1).optional().describe('branch only: continue on another version'),
+      version: z
+        .number()
+        .int()
+        .min(1)
+        .max(MAX_INT32)
+        .optional()
+        .describe('branch only: continue on another version'),
     }),
     responses: { 201: 'the fork, created (walked in the background)', 200: 'the same fork, existing' },
     async handle({ keel, host, p, params, body }) {

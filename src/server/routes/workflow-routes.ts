@@ -1,6 +1,8 @@
 /** Keel API, workflows: publish a version (spec, text or OpenWOP definition), list, read (promoting: lifecycle-routes.ts). */
+
 import { z } from 'zod';
 import type { Keel } from '../../app/keel.ts';
+import { MAX_INT32 } from '../../core/int-range.ts';
 import { excerpt, parseJsonText, SPEC_LIMITS } from '../../core/spec/index.ts';
 import { compileDefinition, parseDefinition } from '../../openwop/definition.ts';
 import { ProtocolError } from '../../openwop/protocol-error.ts';
@@ -18,7 +20,7 @@ const PublishBody = z
 
 const PUBLISH_TEXT_KEYS = new Set(['text', 'format', 'file']);
 
-const WorkflowQuery = z.object({ version: z.coerce.number().int().min(1).optional() });
+const WorkflowQuery = z.object({ version: z.coerce.number().int().min(1).max(MAX_INT32).optional() });
 
 export const WORKFLOW_ROUTES: readonly KeelRoute[] = [
   route({
