@@ -39,6 +39,7 @@ export type {
   RunPage,
   RunRecord,
   ShadowClaimScope,
+  ShadowFailure,
   ShadowGroup,
   ShadowQueueStatus,
   ShadowSkip,

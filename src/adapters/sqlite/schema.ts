@@ -3,7 +3,7 @@
  * transaction at open; a database from a newer Keel is refused rather than guessed at. Published
  * migrations are never edited: a change is a new entry at the end.
  */
-export const SCHEMA_VERSION = 13;
+export const SCHEMA_VERSION = 14;
 
 export const MIGRATIONS: readonly string[] = [
   `
@@ -386,6 +386,16 @@ export const MIGRATIONS: readonly string[] = [
   );
   CREATE UNIQUE INDEX shadow_queue_item ON shadow_queue (tenant, id);
   CREATE INDEX shadow_queue_turns ON shadow_queue (tenant, workflow_id, version, seq);
+  `,
+  // v14: shadow work is retried a bounded number of times. attempts counts the attempts that
+  // failed, error keeps the last one's; an item given up on keeps failed_ms (when) and is never
+  // claimed again, only reported, until a person asks for it again. An item beside a live run
+  // that has not ended waits for it, and is woken by its live run id when it ends.
+  `
+  ALTER TABLE shadow_queue ADD COLUMN attempts INTEGER NOT NULL DEFAULT 0;
+  ALTER TABLE shadow_queue ADD COLUMN error TEXT;
+  ALTER TABLE shadow_queue ADD COLUMN failed_ms INTEGER;
+  CREATE INDEX shadow_queue_beside ON shadow_queue (tenant, live_run_id);
   `,
 ];
 
