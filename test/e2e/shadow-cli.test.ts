@@ -72,5 +72,5 @@ test('a narrowed trigger is seen: shadow report, replay gate, LIVE gate and keel
     /✗ shadow runs agree with v1 at least 95% of the time: 0% \(0 of 3; on 3 only one of the two would start\)/,
   );
   const status = okJson<{ shadowQueue: { waiting: number; running: number } }>(keel('status', '--json'));
-  assert.deepEqual(status.shadowQueue, { waiting: 0, running: 0 });
+  assert.deepEqual(status.shadowQueue, { waiting: 0, running: 0, failed: 0, failures: [] });
 });
