@@ -134,7 +134,12 @@ for (const backend of BACKENDS)
       );
       const conflicts = await keel.events.conflicts(t);
       assert.equal(conflicts.length, 21);
-      assert.deepEqual(conflicts[0]!.fields, ['payload']);
+      // The most recent first; the last two may share a millisecond, so the payload one is looked for.
+      assert.deepEqual(
+        conflicts.filter((c) => c.fields.includes('payload')).map((c) => c.fields),
+        [['payload']],
+      );
+      assert.ok(conflicts.slice(0, 2).some((c) => c.fields.includes('payload')));
       const once = conflicts.find((c) => c.count === 2);
       assert.ok(once, 'the restamp delivered twice is one record, counted twice');
       assert.deepEqual(once.fields, ['time']);

@@ -36,6 +36,7 @@ import type {
   RunFilter,
   RunPage,
   RunRecord,
+  ShadowFailure,
   Store,
   TrustedKeyRecord,
   VersionRecord,
@@ -341,9 +342,15 @@ export interface ShadowQueueHandle {
     waiting: number;
     running: number;
     oldestAgeMs?: number;
+    /** Items kept as failed after their last attempt (not waiting), and the newest 20 of them. */
+    failed: number;
+    failures: readonly ShadowFailure[];
   }>;
-  /** Works every claimable item of a tenant (of all without one) now, a dead process's included; how many. */
-  drain(o?: { tenant?: string }): Promise<{ worked: number }>;
+  /**
+   * Works every claimable item of a tenant (of all without one) now, a dead process's included; how
+   * many. With `retryFailed` and a tenant, its items kept as failed are tried again first (`retried`).
+   */
+  drain(o?: { tenant?: string; retryFailed?: boolean }): Promise<{ worked: number; retried: number }>;
   /** Drains every tenant's queue continually in the background, yielding to live work and to `busy`. */
   run(o?: { pollMs?: number; busy?: () => boolean }): { stop(): Promise<void> };
 }

@@ -23,6 +23,7 @@ import {
   RUN_STATUSES,
   type RunStatus,
   type StoredEntry,
+  TERMINAL_STATUSES,
   type VerifyResult,
 } from '../core/ledger/index.ts';
 import { type ApprovalCause, approvalCause, describeEntry, parseEvent } from '../core/run/index.ts';
@@ -344,6 +345,17 @@ export function createKeel(config: KeelConfig) {
     },
     ...(config.onBackgroundError ? { onBackgroundError: config.onBackgroundError } : {}),
   });
+  /**
+   * A run that waited (for a person, a reconciliation, a resume) and has ended here: the shadow
+   * work beside it, which waits for it to end, is woken (shadow-drainer.ts). Never fails the caller.
+   */
+  const ended = async <R extends { runId: string; status: string }>(tenant: string, r: R): Promise<R> => {
+    if ((TERMINAL_STATUSES as readonly string[]).includes(r.status))
+      await lifecycle.drainer
+        .liveRunEnded(tenant, r.runId)
+        .catch((e) => config.onBackgroundError?.(e, { tenant, liveRunId: r.runId }));
+    return r;
+  };
   const knownTool = (name: string) => tools.has(name);
   const specOptions: SpecOptions = {
     knownTool,
@@ -624,20 +636,20 @@ export function createKeel(config: KeelConfig) {
     async verify(tenant: string, runId: string, o: { engine?: string } = {}): Promise<VerifyResult> {
       return verifyRun(store, await getRun(tenant, runId), { ...o, ...(witness ? { witness } : {}) });
     },
-    recover: (tenant: string, runId: string) => engine.recover(tenant, runId),
+    recover: (tenant: string, runId: string) => engine.recover(tenant, runId).then((r) => ended(tenant, r)),
     /**
      * Records whether a suspended (outcome_unknown) step's effect happened, as a person found out
      * on the tool's side, then continues the run (or leaves it to a worker).
      */
     reconcile: (tenant: string, runId: string, r: ReconcileRequest & { walk?: WalkMode }) =>
-      engine.reconcile(tenant, runId, r),
+      engine.reconcile(tenant, runId, r).then((s) => ended(tenant, s)),
     /**
      * Cancels a run that has not finished, as `by`: a walk in this process is stopped (its current
      * tool call aborted), any other run gets `run.finished` cancelled; its pending approval closes.
      * A finished run throws run_terminal. Returns the run, now cancelled.
      */
     cancel: (tenant: string, runId: string, c: { by: string; reason?: string }): Promise<RunSummary> =>
-      engine.cancel(tenant, runId, c),
+      engine.cancel(tenant, runId, c).then((r) => ended(tenant, r)),
     /**
      * Holds a running run at its next step boundary; no step starts until `resume`. `immediate`
      * also cuts an idempotent tool's call in progress (it is made again on resume).
@@ -649,7 +661,7 @@ export function createKeel(config: KeelConfig) {
     ): Promise<RunSummary> => engine.pause(tenant, runId, c),
     /** Resumes a paused run, walking on here (inline) or leaving it to a worker (`walk: 'enqueue'`). */
     resume: (tenant: string, runId: string, c: { by: string; walk?: WalkMode }): Promise<RunSummary> =>
-      engine.resume(tenant, runId, c),
+      engine.resume(tenant, runId, c).then((r) => ended(tenant, r)),
     /**
      * Re-executes the run against its own ledger, serving everything from the record, and compares.
      * A ledger (or row, or pinned spec) that fails verification is refused first (ledger_invalid):
@@ -771,11 +783,11 @@ export function createKeel(config: KeelConfig) {
     approve: (tenant: string, runId: string, by: string, note?: string, o: { walk?: WalkMode } = {}) =>
       live(() =>
         engine.resolveApproval(tenant, runId, { decision: 'approved', by, ...(note ? { note } : {}), ...o }),
-      ),
+      ).then((r) => ended(tenant, r)),
     deny: (tenant: string, runId: string, by: string, note?: string, o: { walk?: WalkMode } = {}) =>
       live(() =>
         engine.resolveApproval(tenant, runId, { decision: 'denied', by, ...(note ? { note } : {}), ...o }),
-      ),
+      ).then((r) => ended(tenant, r)),
   };
 
   /**
@@ -833,13 +845,21 @@ export function createKeel(config: KeelConfig) {
             waiting: q.waiting,
             running: q.running,
             ...(q.oldestMs !== undefined ? { oldestAgeMs: Math.max(0, now - q.oldestMs) } : {}),
+            failed: q.failed,
+            failures: q.failures,
           };
         },
         /**
          * Works every claimable item of the tenant (every tenant's without one) until none is
          * left, without yielding to live work: what `keel recover --all` does after its runs.
+         * With `retryFailed` (and a tenant), the tenant's items kept as failed are tried again first.
          */
-        drain: (o: { tenant?: string } = {}) => lifecycle.drainer.drain({ all: true, ...o }),
+        drain: async (o: { tenant?: string; retryFailed?: boolean } = {}) => {
+          const { retryFailed, ...scope } = o;
+          const retried =
+            retryFailed && scope.tenant !== undefined ? await store.retryFailedShadowWork(scope.tenant) : 0;
+          return { ...(await lifecycle.drainer.drain({ all: true, ...scope })), retried };
+        },
         /**
          * Drains every tenant's queue continually in the background (`keel serve`, `keel worker`),
          * yielding to live work here and to `busy` (a worker's walks); `stop` waits for the items

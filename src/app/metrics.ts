@@ -220,6 +220,11 @@ export class KeelMetrics implements CommitObserver {
         'How long the oldest item of the shadow queue has waited, in seconds (0 when it is empty).',
         q.oldestMs === undefined ? 0 : Math.max(0, now - q.oldestMs) / 1000,
       ),
+      gauge(
+        'keel_shadow_queue_failed',
+        'Shadow comparisons given up on after their last attempt failed (kept, until tried again), across the store.',
+        q.failed,
+      ),
     ].join('\n')}\n`;
   }
 }

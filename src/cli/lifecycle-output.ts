@@ -91,6 +91,13 @@ export function shadowReportLines(r: ShadowReport): string[] {
       ? `  ${pc.dim('shadow queue: nothing waiting')}`
       : `  shadow queue: ${waiting} comparison${waiting === 1 ? '' : 's'} still to make${q.running > 0 ? ` (${q.running} being made)` : ''}${q.oldestAgeMs !== undefined ? `, the oldest queued ${ago(q.oldestAgeMs)} ago` : ''}`,
   ];
+  if (q.failed > 0)
+    out.push(
+      `  ${pc.red(`${q.failed} comparison${q.failed === 1 ? '' : 's'} given up on`)} after failed attempts (keel recover --all tries them again)${q.failures
+        .slice(0, 3)
+        .map((f) => `\n    - ${f.liveRunId ? `beside ${f.liveRunId}` : f.id}: ${f.error}`)
+        .join('')}`,
+    );
   for (const d of r.disagreements) {
     const id = d.starts?.candidate === false ? '' : ` ${pc.dim(d.shadowRunId)}`;
     for (const s of d.sentences) out.push(`  - ${s}${id}`);

@@ -130,7 +130,8 @@ export function registerScaleOutCommands(program: Command, withContext: WithCont
         await worker.idle();
         await worker.stop();
         // Then the shadow queue: comparisons a dead process left, their shadow runs now finished.
-        const shadows = await ctx.keel.lifecycle.shadowQueue.drain({ tenant: ctx.tenant });
+        // Comparisons given up on after failed attempts are tried again: a person asked for it.
+        const shadows = await ctx.keel.lifecycle.shadowQueue.drain({ tenant: ctx.tenant, retryFailed: true });
         const byStatus: Record<string, number> = {};
         for (const w of walked) byStatus[w.status] = (byStatus[w.status] ?? 0) + 1;
         if (ctx.json) printJson({ recovered: walked.length, byStatus, errors, runs: walked, shadows });
@@ -142,7 +143,7 @@ export function registerScaleOutCommands(program: Command, withContext: WithCont
                     .map(([s, n]) => `${n} ${s}`)
                     .join(', ')}`
                 : ''
-            }${shadows.worked > 0 ? `; worked ${shadows.worked} item${shadows.worked === 1 ? '' : 's'} of the shadow queue` : ''}${errors > 0 ? `; ${errors} error${errors === 1 ? '' : 's'} (above)` : ''}`,
+            }${shadows.worked > 0 ? `; worked ${shadows.worked} item${shadows.worked === 1 ? '' : 's'} of the shadow queue` : ''}${shadows.retried > 0 ? ` (${shadows.retried} given up on before, tried again)` : ''}${errors > 0 ? `; ${errors} error${errors === 1 ? '' : 's'} (above)` : ''}`,
           );
         return errors > 0 ? EXIT.internal : undefined;
       }),
@@ -232,7 +233,12 @@ function report(e: WorkerEvent, json: boolean, verbose: boolean, store: string):
 
 interface StatusView extends WorkerStatus {
   /** The shadow queue's lag (docs/lifecycle.md): comparisons still to make. */
-  readonly shadowQueue: { readonly waiting: number; readonly running: number; readonly oldestAgeMs?: number };
+  readonly shadowQueue: {
+    readonly waiting: number;
+    readonly running: number;
+    readonly oldestAgeMs?: number;
+    readonly failed: number;
+  };
   readonly workers: (WorkerStatus['workers'][number] & {
     alive: boolean;
     lastSeenMs: number;
@@ -282,6 +288,6 @@ function printStatus(v: StatusView): void {
   );
   const q = v.shadowQueue;
   line(
-    `shadows  ${q.waiting} comparisons waiting, ${q.running} being made${q.oldestAgeMs !== undefined ? `; oldest queued ${secs(q.oldestAgeMs)} ago` : ''}`,
+    `shadows  ${q.waiting} comparisons waiting, ${q.running} being made${q.oldestAgeMs !== undefined ? `; oldest queued ${secs(q.oldestAgeMs)} ago` : ''}${q.failed > 0 ? `; ${q.failed} given up on after failed attempts — keel recover --all tries them again` : ''}`,
   );
 }

@@ -592,9 +592,18 @@ export class Engine {
     if (s.mode !== undefined) {
       const reads = version.spec.simulation?.reads ?? 'live';
       if (!s.shadowOf) return simulatedEffects(this.live, reads);
-      // A shadow draws what its live run drew, where it draws the same (simulated-effects.ts).
-      const live = (await this.store.readEntries(tenant, s.shadowOf)).map(decodeEntry);
-      return simulatedEffects(this.live, reads, indexLedger(live).draws);
+      // A shadow draws what its live run drew, and is answered as it was where it calls alike
+      // (simulated-effects.ts); a recovered shadow has had some of its calls answered already.
+      const live = indexLedger((await this.store.readEntries(tenant, s.shadowOf)).map(decodeEntry), 'call');
+      const made =
+        s.head.seq > 0
+          ? indexLedger((await this.store.readEntries(tenant, s.runId)).map(decodeEntry), 'call').outcomes
+          : undefined;
+      return simulatedEffects(this.live, reads, {
+        draws: live.draws,
+        outcomes: live.outcomes,
+        ...(made ? { made: new Map([...made].map(([k, v]) => [k, v.length])) } : {}),
+      });
     }
     if (s.forkOf?.mode !== 'replay') return this.live;
     const source = (await this.store.readEntries(tenant, s.forkOf.runId)).map(decodeEntry);

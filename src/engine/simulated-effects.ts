@@ -5,6 +5,8 @@
  * without one is suppressed — nothing is called, the step has no output. `read` tools are called
  * for real unless the spec says `simulation: { reads: simulated }`; a destructive tool never is. Sources and model answers are
  * drawn live and ledgered, as in any run. A delegation never starts a child from a simulated run.
+ * A shadow run is answered from its live run's record where it does what the live run did (see
+ * `simulatedEffects`), so the two are compared on the same inputs.
  *
  * It must never call a handler of a tool that may act, and never hand a simulation a secret.
  */
@@ -16,6 +18,7 @@ import { deltaProblems } from '../core/world/index.ts';
 import { isResultWithDeltas, type ToolDefinition } from '../ports/index.ts';
 import { DELEGATE_TOOL } from './delegate.ts';
 import { type Effects, errorOf, type StepOutcome } from './effects.ts';
+import { callKey } from './recorded-effects.ts';
 
 /** Whether a simulated run calls its read tools for real (`live`, the default) or simulates them. */
 export type SimulatedReads = 'live' | 'simulated';
@@ -91,21 +94,34 @@ async function simulate(
 }
 
 /**
- * `live` wrapped for a simulated run: draws, models and read tools through it, nothing else. A
- * shadow run is given its live run's draws (`borrowed`): where its n-th draw reads the same source
- * as the live run's n-th, it gets the same value (recorded in its own ledger), so the two are
- * compared on the same clock, randomness and ids rather than on values drawn a moment apart.
- * Model answers are never borrowed: another version may ask another question.
+ * What a shadow run is given of its (ended) live run's record: its draws in order, and its calls'
+ * outcomes by call (`callKey`: the same tool with the same arguments), each call's in order.
+ * `made`: how many of each call the shadow run has had answered already (a recovered shadow).
  */
-export function simulatedEffects(
-  live: Effects,
-  reads: SimulatedReads,
-  borrowed: readonly PayloadOf<'source.drawn'>[] = [],
-): Effects {
+export interface LiveRecord {
+  readonly draws: readonly PayloadOf<'source.drawn'>[];
+  readonly outcomes: ReadonlyMap<string, readonly StepOutcome[]>;
+  readonly made?: ReadonlyMap<string, number>;
+}
+
+/**
+ * `live` wrapped for a simulated run: draws, models and read tools through it, nothing else. A
+ * shadow run is given its live run's record (`borrowed`), so the two are compared on the same
+ * inputs: where its n-th draw reads the same source as the live run's n-th, it gets the same value
+ * (the same clock, randomness and ids rather than values drawn a moment apart); and where it makes
+ * a call the live run made — the same tool with the same arguments, the n-th such call — that a
+ * simulated run would not make for real, it is answered with what the live run's call returned
+ * (or failed with) instead of the tool's `simulate`: the live answer is what that very call gets,
+ * and a later step reading it (a refund's id in a reply) then reads what the live run read. Both are
+ * recorded in the shadow's own ledger. Model answers are never borrowed: another version may ask
+ * another question.
+ */
+export function simulatedEffects(live: Effects, reads: SimulatedReads, borrowed?: LiveRecord): Effects {
+  const made = new Map(borrowed?.made ?? []);
   return {
     ...live,
     draw(ref, s) {
-      const b = borrowed[s.draws];
+      const b = borrowed?.draws[s.draws];
       if (b && b.source === ref.source && (b.name ?? null) === (ref.name ?? null)) return b.value;
       return live.draw(ref, s);
     },
@@ -114,6 +130,14 @@ export function simulatedEffects(
     mode: (tool) => simulatedMode(tool, reads),
     async invoke(tool, a, s, signal) {
       if (simulatedMode(tool, reads) === 'live') return live.invoke(tool, a, s, signal);
+      if (borrowed) {
+        const key = callKey(a.tool, a.args);
+        const n = made.get(key) ?? 0;
+        made.set(key, n + 1);
+        const o = borrowed.outcomes.get(key)?.[n];
+        // An outcome the live run knew (a result or an error), never an unknown one.
+        if (o && (o.ok || 'error' in o)) return o;
+      }
       return simulate(tool, a, s);
     },
     async reconcile(tool, a, s) {

@@ -46,6 +46,7 @@ export type {
   RunPage,
   RunRecord,
   ShadowClaimScope,
+  ShadowFailure,
   ShadowGroup,
   ShadowQueueStatus,
   ShadowSkip,

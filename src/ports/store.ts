@@ -321,6 +321,21 @@ export interface ShadowWork {
 /** Shadow work a drainer claimed: it holds the item until `leaseUntil` (ms). */
 export interface ClaimedShadowWork extends ShadowWork {
   readonly leaseUntil: number;
+  /** Attempts at it that failed so far (each handed back with `failure`). */
+  readonly attempts: number;
+}
+
+/** An item kept as failed: its last attempt failed, and it is not tried again unless asked. */
+export interface ShadowFailure {
+  readonly id: string;
+  readonly workflowId: string;
+  readonly version: number;
+  readonly liveRunId?: string;
+  readonly attempts: number;
+  /** What the last attempt failed with. */
+  readonly error: string;
+  /** When it was given up on (ms, wall clock). */
+  readonly failedMs: number;
 }
 
 /** A candidate version's place in the queue's round robin. */
@@ -347,12 +362,16 @@ export interface ShadowClaimScope {
 
 /** The shadow queue's lag: what waits, what is being worked on, and since when the oldest item waits. */
 export interface ShadowQueueStatus {
-  /** Items no live lease holds: queued, or left by a drainer that stopped. */
+  /** Items no live lease holds: queued, or left by a drainer that stopped (failed items aside). */
   readonly waiting: number;
   /** Items a drainer holds now. */
   readonly running: number;
-  /** `enqueuedMs` of the oldest item, waiting or running; absent when the queue is empty. */
+  /** `enqueuedMs` of the oldest item, waiting or running; absent when none is. */
   readonly oldestMs?: number;
+  /** Items kept as failed (not waiting: nobody tries them again unless asked). */
+  readonly failed: number;
+  /** The most recently failed of them, at most 20, newest first. */
+  readonly failures: readonly ShadowFailure[];
   /** Live leases on items, per owner. */
   readonly owners: readonly { readonly owner: string; readonly items: number }[];
 }
@@ -669,8 +688,29 @@ export interface Store extends CheckpointStore {
   ): Promise<ClaimedShadowWork[]>;
   /** Removes a done item (whoever holds it); false when it was not queued. */
   finishShadowWork(tenant: string, id: string): Promise<boolean>;
-  /** Hands an item `owner` holds back, to be claimable again at `retryAt` (ms; now when absent). */
-  releaseShadowWork(tenant: string, id: string, owner: string, retryAt?: number): Promise<boolean>;
+  /**
+   * Hands an item `owner` holds back, to be claimable again at `retryAt` (ms; now when absent);
+   * with `failure`, an attempt failed: it is counted (`attempts`) and its error kept.
+   */
+  releaseShadowWork(
+    tenant: string,
+    id: string,
+    owner: string,
+    retryAt?: number,
+    failure?: string,
+  ): Promise<boolean>;
+  /**
+   * Keeps an item `owner` holds as failed (its last attempt failed with `error`, at `at` ms): it is
+   * never claimed again, and is reported (`shadowQueueStatus`) until `retryFailedShadowWork`.
+   */
+  failShadowWork(tenant: string, id: string, owner: string, error: string, at: number): Promise<boolean>;
+  /** Puts a tenant's failed items back in the queue, their attempts counted afresh; how many. */
+  retryFailedShadowWork(tenant: string): Promise<number>;
+  /**
+   * The items beside live run `liveRunId` that wait to be tried again (no drainer holds them, none
+   * failed) become claimable now: that run has ended. Their ids.
+   */
+  wakeShadowWork(tenant: string, liveRunId: string): Promise<string[]>;
   /** The queue's lag across the store, or of one tenant, workflow or version. */
   shadowQueueStatus(
     now: number,

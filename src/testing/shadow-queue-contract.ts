@@ -75,7 +75,7 @@ export function shadowQueueContract(current: () => Store, another?: () => Store)
       const claimed = await store.claimShadowWork('me', 60_000, 10, 5_000, { tenant });
       assert.deepEqual(claimed.map((x) => x.version).sort(), [2, 3, 4]);
       const got = claimed.find((x) => x.id === a.id)!;
-      assert.deepEqual({ ...got, leaseUntil: undefined }, { ...a, leaseUntil: undefined });
+      assert.deepEqual({ ...got, leaseUntil: undefined }, { ...a, leaseUntil: undefined, attempts: 0 });
       assert.equal(got.leaseUntil, 65_000);
       // Work without a live run (the live version did not start on the event) keeps no live run id.
       const alone = work(tenant, 2);
@@ -152,7 +152,13 @@ export function shadowQueueContract(current: () => Store, another?: () => Store)
     test("the queue's lag: waiting, running, the oldest item, per owner; per tenant, workflow and version", async () => {
       const store = current();
       const tenant = unique('t');
-      assert.deepEqual(await store.shadowQueueStatus(0, { tenant }), { waiting: 0, running: 0, owners: [] });
+      assert.deepEqual(await store.shadowQueueStatus(0, { tenant }), {
+        waiting: 0,
+        running: 0,
+        owners: [],
+        failed: 0,
+        failures: [],
+      });
       await store.enqueueShadowWork([
         work(tenant, 2, { enqueuedMs: 500 }),
         work(tenant, 2, { enqueuedMs: 700 }),
@@ -164,6 +170,8 @@ export function shadowQueueContract(current: () => Store, another?: () => Store)
         running: 1,
         oldestMs: 500,
         owners: [{ owner: 'me', items: 1 }],
+        failed: 0,
+        failures: [],
       });
       // The claim took the first version in turn: 'other' v3 sorts before 'wf' v2.
       assert.deepEqual(await store.shadowQueueStatus(2_000, { tenant, workflowId: 'other' }), {
@@ -171,6 +179,8 @@ export function shadowQueueContract(current: () => Store, another?: () => Store)
         running: 1,
         oldestMs: 600,
         owners: [{ owner: 'me', items: 1 }],
+        failed: 0,
+        failures: [],
       });
       assert.equal(
         (await store.shadowQueueStatus(2_000, { tenant, workflowId: 'wf', version: 3 })).waiting,
@@ -179,6 +189,83 @@ export function shadowQueueContract(current: () => Store, another?: () => Store)
       // Its lease expired: waiting again.
       assert.equal((await store.shadowQueueStatus(20_000, { tenant })).waiting, 3);
       assert.ok((await store.shadowQueueStatus(20_000)).waiting >= 3, 'across the store');
+    });
+
+    test('a failed attempt is counted and its error kept; an item given up on is kept as failed, reported, never claimed, until retried', async () => {
+      const store = current();
+      const tenant = unique('t');
+      const [a, b] = [work(tenant, 2, { enqueuedMs: 100 }), work(tenant, 3, { enqueuedMs: 200 })];
+      await store.enqueueShadowWork([a, b]);
+      const [x] = await store.claimShadowWork('one', 1_000, 1, 1_000, { tenant, ids: [a.id] });
+      assert.equal(x?.attempts, 0);
+      // Handed back after a failure: counted, claimable at the retry time, with the count.
+      assert.equal(
+        await store.releaseShadowWork(tenant, a.id, 'one', 5_000, 'the store was unreachable'),
+        true,
+      );
+      assert.deepEqual(await store.claimShadowWork('one', 1_000, 1, 4_999, { tenant, ids: [a.id] }), []);
+      const [y] = await store.claimShadowWork('one', 1_000, 1, 5_001, { tenant, ids: [a.id] });
+      assert.equal(y?.attempts, 1);
+      // Handed back without a failure (nothing went wrong): not counted.
+      assert.equal(await store.releaseShadowWork(tenant, a.id, 'one'), true);
+      const [z] = await store.claimShadowWork('one', 1_000, 1, 5_002, { tenant, ids: [a.id] });
+      assert.equal(z?.attempts, 1);
+      // Given up on, by its holder only: kept as failed, with the count and the last error.
+      assert.equal(await store.failShadowWork(tenant, a.id, 'two', 'nope', 6_000), false);
+      assert.equal(
+        await store.failShadowWork(tenant, a.id, 'one', 'the store was unreachable again', 6_000),
+        true,
+      );
+      assert.deepEqual(await store.claimShadowWork('one', 1_000, 5, 99_000, { tenant, ids: [a.id] }), []);
+      const status = await store.shadowQueueStatus(7_000, { tenant });
+      assert.deepEqual(
+        { ...status, failures: undefined },
+        { waiting: 1, running: 0, oldestMs: 200, owners: [], failed: 1, failures: undefined },
+      );
+      assert.deepEqual(status.failures, [
+        {
+          id: a.id,
+          workflowId: 'wf',
+          version: 2,
+          liveRunId: a.liveRunId,
+          attempts: 2,
+          error: 'the store was unreachable again',
+          failedMs: 6_000,
+        },
+      ]);
+      assert.equal(
+        (await store.shadowQueueStatus(7_000, { tenant, workflowId: 'wf', version: 3 })).failed,
+        0,
+      );
+      assert.equal((await store.shadowQueueStatus(7_000, { tenant: unique('t') })).failed, 0);
+      // Another tenant's retry touches none of it; the tenant's puts it back, counted afresh.
+      assert.equal(await store.retryFailedShadowWork(unique('t')), 0);
+      assert.equal(await store.retryFailedShadowWork(tenant), 1);
+      const [again] = await store.claimShadowWork('one', 1_000, 1, 7_000, { tenant, ids: [a.id] });
+      assert.deepEqual([again?.id, again?.attempts], [a.id, 0]);
+      assert.equal((await store.shadowQueueStatus(7_000, { tenant })).failed, 0);
+    });
+
+    test('the items waiting beside a live run are woken when it ends: claimable at once, held and failed ones left', async () => {
+      const store = current();
+      const tenant = unique('t');
+      const live = hashOf(unique('live'));
+      const [a, b, c] = [
+        work(tenant, 2, { liveRunId: live }),
+        work(tenant, 3, { liveRunId: live }),
+        work(tenant, 4, { liveRunId: live }),
+      ];
+      const other = work(tenant, 2);
+      await store.enqueueShadowWork([a, b, c, other]);
+      await store.claimShadowWork('one', 1_000, 4, 1_000, { tenant });
+      // a and other wait to be tried again; b failed; c is held.
+      await store.releaseShadowWork(tenant, a.id, 'one', 50_000);
+      await store.releaseShadowWork(tenant, other.id, 'one', 50_000);
+      await store.failShadowWork(tenant, b.id, 'one', 'gone', 1_500);
+      assert.deepEqual(await store.wakeShadowWork(unique('t'), live), []);
+      assert.deepEqual(await store.wakeShadowWork(tenant, live), [a.id]);
+      assert.deepEqual(ids(await store.claimShadowWork('two', 1_000, 5, 2_000, { tenant })), [a.id]);
+      assert.deepEqual(await store.wakeShadowWork(tenant, live), []);
     });
 
     if (another)

@@ -72,5 +72,49 @@ test('a narrowed trigger is seen: shadow report, replay gate, LIVE gate and keel
     /✗ shadow runs agree with v1 at least 95% of the time: 0% \(0 of 3; on 3 only one of the two would start\)/,
   );
   const status = okJson<{ shadowQueue: { waiting: number; running: number } }>(keel('status', '--json'));
-  assert.deepEqual(status.shadowQueue, { waiting: 0, running: 0 });
+  assert.deepEqual(status.shadowQueue, { waiting: 0, running: 0, failed: 0, failures: [] });
+});
+
+test('a shadow beside a live run waiting for a person waits too; keel approve, in another process, works it', () => {
+  const box = new Sandbox('shadow-cli-waits');
+  try {
+    const keel = (...args: string[]) => box.keel(args, { timeoutMs: 60_000, env: { KEEL_USER: 'dana' } });
+    const ok = (...args: string[]) => {
+      const r = keel(...args);
+      assert.equal(r.code, 0, show(r));
+      return r;
+    };
+    ok('init');
+    ok('publish', 'workflows/refund-under-50.yaml');
+    for (const to of ['TESTING', 'SHADOW', 'LIVE']) {
+      if (to === 'SHADOW') ok('test', 'refund-under-50');
+      ok('promote', 'refund-under-50', to);
+    }
+    const v1 = readFileSync(join(box.dir, 'workflows', 'refund-under-50.yaml'), 'utf8');
+    ok('publish', box.write('refund-v2.yaml', v1.replace(/^version: 1$/m, 'version: 2')));
+    ok('promote', 'refund-under-50', 'TESTING', '--version', '2');
+    ok('test', 'refund-under-50', '--version', '2');
+    ok('promote', 'refund-under-50', 'SHADOW', '--version', '2');
+    const file = box.write('refund-30.json', {
+      id: 'evt-30',
+      type: 'refund.requested',
+      subject: 'T-1001',
+      time: '2026-12-01T10:00:00Z',
+      payload: { refund_amount: 30, currency: 'USD' },
+    });
+    // v1 is LIVE, so its refund waits for a person; the comparison waits with it.
+    const [run] = okJson<{ runs: { runId: string; status: string }[] }>(ok('emit', file, '--json')).runs;
+    assert.equal(run?.status, 'waiting_approval');
+    const waiting = okJson<{ comparisons: number; queue: { waiting: number; failed: number } }>(
+      ok('shadow', 'report', 'refund-under-50', '--json'),
+    );
+    assert.deepEqual([waiting.comparisons, waiting.queue.waiting, waiting.queue.failed], [0, 1, 0]);
+    ok('approve', run!.runId);
+    const made = okJson<{ comparisons: number; agreed: number; queue: { waiting: number } }>(
+      ok('shadow', 'report', 'refund-under-50', '--json'),
+    );
+    assert.deepEqual([made.comparisons, made.agreed, made.queue.waiting], [1, 1, 0]);
+  } finally {
+    box.remove();
+  }
 });

@@ -132,7 +132,7 @@ interface ShadowReport {
   agreed: number;
   agreement: number;
   starts: { wouldNotStart: number; wouldStartAlone: number };
-  queue: { waiting: number; running: number; oldestAgeMs?: number };
+  queue: { waiting: number; running: number; oldestAgeMs?: number; failed: number };
   skipped: number;
   newRefusals: { runId: string; step: string; code: string }[];
   disagreements: {
@@ -156,6 +156,7 @@ function ShadowView({ workflowId, version }: { workflowId: string; version: numb
     <h3>Shadow comparisons of v${version}</h3>
     <${ErrorBox} error=${r.error} />
     ${waiting > 0 ? html`<p class="muted">${waiting} comparisons still to make (in the shadow queue)${x?.queue.oldestAgeMs !== undefined ? `, the oldest queued ${Math.round(x.queue.oldestAgeMs / 1000)} s ago` : ''}</p>` : null}
+    ${x?.queue.failed ? html`<p class="bad">${x.queue.failed} comparisons given up on after failed attempts (keel recover --all tries them again)</p>` : null}
     ${
       !x
         ? null

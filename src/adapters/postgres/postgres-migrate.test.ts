@@ -154,3 +154,28 @@ test('a v1 schema with runs is upgraded to the current version in place: its run
     await store.close();
   }
 });
+
+test('a v12 schema with queued shadow work is upgraded in place: the items stay, claimable, no attempt counted', async () => {
+  const schema = fresh('v12');
+  await sql(`CREATE SCHEMA "${schema}"`);
+  await sql(
+    `SET search_path TO "${schema}";
+     CREATE TABLE keel_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TIMESTAMPTZ NOT NULL DEFAULT now());
+     ${MIGRATIONS.slice(0, 12)
+       .map((m) => m.sql)
+       .join(';\n')};
+     INSERT INTO keel_migrations (version, name) SELECT g, 'old' FROM generate_series(1, 12) g;
+     INSERT INTO shadow_queue (tenant, id, workflow_id, version, live_version, live_run_id, judged_as, event, enqueued_ms, lease_owner, lease_until)
+     VALUES ('t1', 'w-1', 'wf', 2, 1, 'live-1', 'LIVE', '{}', 100, 'gone', 200);`,
+  );
+  const report = await PostgresStore.migrate(url, { schema });
+  assert.deepEqual([report.from, report.version], [12, SCHEMA_VERSION]);
+  const store = await PostgresStore.open(url, { schema, migrate: false });
+  try {
+    const [item] = await store.claimShadowWork('me', 1_000, 5, 1_000, { tenant: 't1' });
+    assert.deepEqual([item?.id, item?.liveRunId, item?.attempts], ['w-1', 'live-1', 0]);
+    assert.equal((await store.shadowQueueStatus(1_000, { tenant: 't1' })).failed, 0);
+  } finally {
+    await store.close();
+  }
+});

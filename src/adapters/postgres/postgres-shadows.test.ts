@@ -63,7 +63,7 @@ test('on PostgreSQL: comparisons queued with the live root, start/no-start disag
   }
   const other = createKeel({ store: await openScratchStore(url, schema), tools: tools() });
   try {
-    assert.deepEqual(await other.lifecycle.shadowQueue.drain({ tenant: 'acme' }), { worked: 5 });
+    assert.deepEqual(await other.lifecycle.shadowQueue.drain({ tenant: 'acme' }), { worked: 5, retried: 0 });
     const v2 = await other.lifecycle.shadowReport('acme', 'refund', { version: 2 });
     assert.deepEqual(
       [v2.comparisons, v2.agreed, v2.starts.wouldNotStart, v2.starts.wouldStartAlone],
@@ -74,7 +74,12 @@ test('on PostgreSQL: comparisons queued with the live root, start/no-start disag
       [v3.comparisons, v3.agreed, v3.starts.wouldNotStart, v3.starts.wouldStartAlone],
       [3, 2, 0, 1],
     );
-    assert.deepEqual(await other.lifecycle.shadowQueue.status(), { waiting: 0, running: 0 });
+    assert.deepEqual(await other.lifecycle.shadowQueue.status(), {
+      waiting: 0,
+      running: 0,
+      failed: 0,
+      failures: [],
+    });
     for (const r of (await other.runs.list('acme', { mode: 'shadow' })).runs)
       assert.equal((await other.runs.verify('acme', r.runId)).ok, true);
   } finally {

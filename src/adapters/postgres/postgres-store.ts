@@ -612,18 +612,52 @@ export class PostgresStore implements Store {
     );
   }
 
-  async releaseShadowWork(tenant: string, id: string, owner: string, retryAt?: number): Promise<boolean> {
-    const values = [tenant, id, owner, retryAt ?? null];
+  async releaseShadowWork(
+    tenant: string,
+    id: string,
+    owner: string,
+    retryAt?: number,
+    failure?: string,
+  ): Promise<boolean> {
+    const values = [tenant, id, owner, retryAt ?? null, failure === undefined ? 0 : 1, failure ?? null];
     return (await this.write('keel_release_shadow_work', SHADOW_QUEUE_SQL.release, values)).rowCount === 1;
+  }
+
+  async failShadowWork(
+    tenant: string,
+    id: string,
+    owner: string,
+    error: string,
+    at: number,
+  ): Promise<boolean> {
+    const values = [tenant, id, owner, error, at];
+    return (await this.write('keel_fail_shadow_work', SHADOW_QUEUE_SQL.fail, values)).rowCount === 1;
+  }
+
+  async retryFailedShadowWork(tenant: string): Promise<number> {
+    return (
+      (await this.write('keel_retry_failed_shadow_work', SHADOW_QUEUE_SQL.retryFailed, [tenant])).rowCount ??
+      0
+    );
+  }
+
+  async wakeShadowWork(tenant: string, liveRunId: string): Promise<string[]> {
+    const r = await this.write('keel_wake_shadow_work', SHADOW_QUEUE_SQL.wake, [tenant, liveRunId]);
+    return r.rows.map((x) => x.id as string);
   }
 
   async shadowQueueStatus(
     now: number,
     f: { tenant?: string; workflowId?: string; version?: number } = {},
   ): Promise<ShadowQueueStatus> {
-    const values = [now, f.tenant ?? null, f.workflowId ?? null, f.version ?? null];
+    const filter = [f.tenant ?? null, f.workflowId ?? null, f.version ?? null];
+    const values = [now, ...filter];
     const status = (await this.query(SHADOW_QUEUE_SQL.status, values)).rows[0];
-    return toQueueStatus(status, (await this.query(SHADOW_QUEUE_SQL.owners, values)).rows);
+    return toQueueStatus(
+      status,
+      (await this.query(SHADOW_QUEUE_SQL.owners, values)).rows,
+      (await this.query(SHADOW_QUEUE_SQL.failures, filter)).rows,
+    );
   }
 
   /** A write statement outside the append path: counted as a commit once it succeeded. */

@@ -451,6 +451,19 @@ export const MIGRATIONS: readonly Migration[] = [
     CREATE INDEX trigger_disagreements_by_rollout ON trigger_disagreements (tenant, workflow_id, rollout_to, rollout_started_at);
     `,
   },
+  {
+    version: 15,
+    name: 'shadow work retried a bounded number of times, kept as failed after; woken when its live run ends',
+    // attempts counts the attempts that failed, error keeps the last one's; an item given up on
+    // keeps failed_ms (when) and is never claimed again, only reported, until a person asks for it
+    // again. An item beside a live run that has not ended waits, and is woken by its live run id.
+    sql: `
+    ALTER TABLE shadow_queue ADD COLUMN attempts INTEGER NOT NULL DEFAULT 0;
+    ALTER TABLE shadow_queue ADD COLUMN error TEXT;
+    ALTER TABLE shadow_queue ADD COLUMN failed_ms BIGINT;
+    CREATE INDEX shadow_queue_beside ON shadow_queue (tenant, live_run_id);
+    `,
+  },
 ];
 
 /** The schema version this Keel writes and reads. */

@@ -15,8 +15,8 @@ import {
   toClaimedWork,
 } from '../shared/shadow-queue-rows.ts';
 
-/** No live lease (or one of a gone owner), within the scope: $1 now, $2 takeOver, $3 tenant, $4 ids, $5 skipped tenants. */
-const CLAIMABLE = `(lease_until IS NULL OR lease_until < $1 OR lease_owner = ANY($2::text[]))
+/** Not failed, no live lease (or one of a gone owner), within the scope: $1 now, $2 takeOver, $3 tenant, $4 ids, $5 skipped tenants. */
+const CLAIMABLE = `failed_ms IS NULL AND (lease_until IS NULL OR lease_until < $1 OR lease_owner = ANY($2::text[]))
   AND ($3::text IS NULL OR tenant = $3)
   AND ($4::text[] IS NULL OR id = ANY($4::text[]))
   AND NOT (tenant = ANY($5::text[]))`;

@@ -3,7 +3,7 @@
  * transaction at open; a database from a newer Keel is refused rather than guessed at. Published
  * migrations are never edited: a change is a new entry at the end.
  */
-export const SCHEMA_VERSION = 15;
+export const SCHEMA_VERSION = 16;
 
 export const MIGRATIONS: readonly string[] = [
   `
@@ -446,6 +446,16 @@ export const MIGRATIONS: readonly string[] = [
     PRIMARY KEY (tenant, workflow_id, source, event_id)
   ) WITHOUT ROWID;
   CREATE INDEX trigger_disagreements_by_rollout ON trigger_disagreements (tenant, workflow_id, rollout_to, rollout_started_at);
+  `,
+  // v16: shadow work is retried a bounded number of times. attempts counts the attempts that
+  // failed, error keeps the last one's; an item given up on keeps failed_ms (when) and is never
+  // claimed again, only reported, until a person asks for it again. An item beside a live run
+  // that has not ended waits for it, and is woken by its live run id when it ends.
+  `
+  ALTER TABLE shadow_queue ADD COLUMN attempts INTEGER NOT NULL DEFAULT 0;
+  ALTER TABLE shadow_queue ADD COLUMN error TEXT;
+  ALTER TABLE shadow_queue ADD COLUMN failed_ms INTEGER;
+  CREATE INDEX shadow_queue_beside ON shadow_queue (tenant, live_run_id);
   `,
 ];
 

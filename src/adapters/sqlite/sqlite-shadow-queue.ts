@@ -25,7 +25,7 @@ import {
 import { type BoundStatements, boundStatements } from './bound-statements.ts';
 
 /** What a claim may take: no live lease (or one of a gone owner), within the scope. `?`s: see `claimable`. */
-const CLAIMABLE = `(lease_until IS NULL OR lease_until < ? OR lease_owner IN (SELECT value FROM json_each(?)))
+const CLAIMABLE = `failed_ms IS NULL AND (lease_until IS NULL OR lease_until < ? OR lease_owner IN (SELECT value FROM json_each(?)))
   AND (? IS NULL OR tenant = ?)
   AND (? IS NULL OR id IN (SELECT value FROM json_each(?)))
   AND tenant NOT IN (SELECT value FROM json_each(?))`;
@@ -96,12 +96,30 @@ export class SqliteShadowQueue {
     return this.st.run('finish', [tenant, id]).changes === 1;
   }
 
-  release(tenant: string, id: string, owner: string, retryAt?: number): boolean {
-    return this.st.run('release', [tenant, id, owner, retryAt ?? null]).changes === 1;
+  release(tenant: string, id: string, owner: string, retryAt?: number, failure?: string): boolean {
+    const values = [tenant, id, owner, retryAt ?? null, failure === undefined ? 0 : 1, failure ?? null];
+    return this.st.run('release', values).changes === 1;
+  }
+
+  fail(tenant: string, id: string, owner: string, error: string, at: number): boolean {
+    return this.st.run('fail', [tenant, id, owner, error, at]).changes === 1;
+  }
+
+  retryFailed(tenant: string): number {
+    return this.st.run('retryFailed', [tenant]).changes;
+  }
+
+  wake(tenant: string, liveRunId: string): string[] {
+    return this.st.all('wake', [tenant, liveRunId]).map((r) => r.id as string);
   }
 
   status(now: number, f: { tenant?: string; workflowId?: string; version?: number } = {}): ShadowQueueStatus {
-    const values = [now, f.tenant ?? null, f.workflowId ?? null, f.version ?? null];
-    return toQueueStatus(this.st.all('status', values)[0], this.st.all('owners', values));
+    const filter = [f.tenant ?? null, f.workflowId ?? null, f.version ?? null];
+    const values = [now, ...filter];
+    return toQueueStatus(
+      this.st.all('status', values)[0],
+      this.st.all('owners', values),
+      this.st.all('failures', filter),
+    );
   }
 }

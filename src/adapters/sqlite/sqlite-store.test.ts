@@ -224,6 +224,29 @@ test('a v1 file with runs is upgraded to the current schema in place: its runnin
   }
 });
 
+test('a v13 file with queued shadow work is upgraded in place: the items stay, claimable, no attempt counted', async () => {
+  const d = mkdtempSync(join(tmpdir(), 'keel-sqlite-v13-'));
+  try {
+    const path = join(d, 'k.db');
+    const raw = new Database(path);
+    for (const m of MIGRATIONS.slice(0, 13)) raw.exec(m);
+    raw.pragma('user_version = 13');
+    raw.exec(`INSERT INTO shadow_queue (tenant, id, workflow_id, version, live_version, live_run_id, judged_as, event, enqueued_ms, lease_owner, lease_until)
+      VALUES ('t1', 'w-1', 'wf', 2, 1, 'live-1', 'LIVE', '{}', 100, 'gone', 200)`);
+    raw.close();
+    const store = new SqliteStore(path);
+    const [item] = await store.claimShadowWork('me', 1_000, 5, 1_000, { tenant: 't1' });
+    assert.deepEqual([item?.id, item?.liveRunId, item?.attempts], ['w-1', 'live-1', 0]);
+    assert.equal((await store.shadowQueueStatus(1_000, { tenant: 't1' })).failed, 0);
+    await store.close();
+    const check = new Database(path);
+    assert.equal(check.pragma('user_version', { simple: true }), SCHEMA_VERSION);
+    check.close();
+  } finally {
+    rmSync(d, { recursive: true, force: true });
+  }
+});
+
 /**
  * A file at schema `version` (the migrations up to it, as published) holding `runs`, each with a
  * ledger of 2, 3, ... steps written as that version's store wrote them (digests as text).

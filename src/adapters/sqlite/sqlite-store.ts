@@ -937,8 +937,26 @@ export class SqliteStore implements Store {
     return this.queued(() => this.shadowQueue.finish(tenant, id));
   }
 
-  releaseShadowWork(tenant: string, id: string, owner: string, retryAt?: number): Promise<boolean> {
-    return this.queued(() => this.shadowQueue.release(tenant, id, owner, retryAt));
+  releaseShadowWork(
+    tenant: string,
+    id: string,
+    owner: string,
+    retryAt?: number,
+    failure?: string,
+  ): Promise<boolean> {
+    return this.queued(() => this.shadowQueue.release(tenant, id, owner, retryAt, failure));
+  }
+
+  failShadowWork(tenant: string, id: string, owner: string, error: string, at: number): Promise<boolean> {
+    return this.queued(() => this.shadowQueue.fail(tenant, id, owner, error, at));
+  }
+
+  retryFailedShadowWork(tenant: string): Promise<number> {
+    return this.queued(() => this.shadowQueue.retryFailed(tenant));
+  }
+
+  wakeShadowWork(tenant: string, liveRunId: string): Promise<string[]> {
+    return this.queued(() => this.shadowQueue.wake(tenant, liveRunId));
   }
 
   async shadowQueueStatus(

@@ -10,8 +10,15 @@
  * a time once it has been put off for `maxLagMs`. `drain` (a closing process, `keel recover --all`)
  * works without yielding. A process drains what it queued itself; `run` (`keel serve`, `keel
  * worker`) drains every tenant's queue continually. It never touches a live run.
+ *
+ * Every retry is bounded: an item that could not be worked (the store unreachable, its shadow run
+ * held elsewhere or stopped) is tried again after 5 s, 10 s, 20 s ..., at most `SHADOW_MAX_ATTEMPTS`
+ * times in all, then kept in the queue as failed — reported with its error, never claimed again,
+ * never dropped — until a person asks for it again (`keel recover --all`). An item beside a live run
+ * that has not ended is no failure: it waits, looked at again less often the longer it waits, and
+ * is woken when its run ends in this process (`liveRunEnded`).
  */
-import { ErrorCode, isKeelError } from '../../core/errors.ts';
+import { ErrorCode, isKeelError, KeelError } from '../../core/errors.ts';
 import type { ClaimedShadowWork, ShadowGroup, ShadowWork, Store } from '../../ports/index.ts';
 import type { Shadows, WorkOutcome } from './shadows.ts';
 
@@ -19,8 +26,18 @@ import type { Shadows, WorkOutcome } from './shadows.ts';
 export const DEFAULT_SHADOW_LIMIT = 8;
 /** How long a claim holds an item (ms); a process that dies holding it loses it then, or at once on this host. */
 export const SHADOW_LEASE_MS = 60_000;
-/** How long an item that could not be worked now (its shadow walked elsewhere, a failure) waits (ms). */
+/** How long an item that could not be worked waits before its second attempt (ms); each later wait doubles. */
 export const SHADOW_RETRY_MS = 5_000;
+/** The longest wait between two attempts (ms). */
+export const SHADOW_RETRY_MAX_MS = 300_000;
+/** Attempts at an item before it is kept as failed. */
+export const SHADOW_MAX_ATTEMPTS = 6;
+/** How often an item waiting for its live run to end is looked at: a tenth of its age, within these bounds (ms). */
+export const SHADOW_LIVE_WAIT_MS = { min: 1_000, max: 60_000 } as const;
+
+/** The wait before the attempt after `failed` failed ones (ms). */
+export const retryDelay = (failed: number): number =>
+  Math.min(SHADOW_RETRY_MS * 2 ** Math.max(0, failed - 1), SHADOW_RETRY_MAX_MS);
 /** How long live work must have paused before background shadow work starts (ms). */
 export const SHADOW_QUIET_MS = 50;
 /** How long background shadow work may be put off by live work before one item at a time goes on beside it (ms). */
@@ -55,6 +72,10 @@ interface Scope {
 export class ShadowDrainer {
   /** Items this process queued and has not seen done, per tenant. */
   private readonly mine = new Map<string, Set<string>>();
+  /** Live runs that ended in this process lately (`tenant\u0000runId`): their items need not wait. */
+  private readonly ended = new Set<string>();
+  private retryTimer: NodeJS.Timeout | undefined;
+  private retryAt = Number.POSITIVE_INFINITY;
   private readonly active = new Map<string, number>();
   /** Gone lease owners last looked up, per scope (a tenant, or '' for all). */
   private readonly gone = new Map<string, { at: number; owners: readonly string[] }>();
@@ -91,6 +112,21 @@ export class ShadowDrainer {
     this.wake();
   }
 
+  /**
+   * A live run ended in this process (an approval, a reconciliation, a resume, a cancellation
+   * finished it): the items beside it that wait for it are woken, and worked here.
+   */
+  async liveRunEnded(tenant: string, runId: string): Promise<void> {
+    if (this.ended.size >= 10_000) this.ended.clear();
+    this.ended.add(`${tenant}\u0000${runId}`);
+    const ids = await this.o.store.wakeShadowWork(tenant, runId);
+    if (ids.length === 0) return;
+    const mine = this.mine.get(tenant) ?? new Set<string>();
+    for (const id of ids) mine.add(id);
+    this.mine.set(tenant, mine);
+    this.wake();
+  }
+
   /** Drains every tenant's queue continually (`keel serve`, `keel worker`): polls every `pollMs`, yields to live work. */
   run(pollMs: number): void {
     if (this.continual || this.stopped) return;
@@ -105,6 +141,7 @@ export class ShadowDrainer {
     this.stopped = true;
     if (this.poll) clearInterval(this.poll);
     if (this.timer) clearTimeout(this.timer);
+    if (this.retryTimer) clearTimeout(this.retryTimer);
     let t: NodeJS.Timeout | undefined;
     await Promise.race([
       Promise.allSettled([...this.working]),
@@ -258,25 +295,74 @@ export class ShadowDrainer {
     this.working.add(p);
   }
 
-  /** Works one item, then takes it out of the queue (done) or hands it back to be tried again. */
+  /**
+   * Works one item, then takes it out of the queue (done), hands it back to be tried again (it
+   * waits for its live run, or an attempt failed and attempts are left), or keeps it as failed.
+   */
   private async settle(item: ClaimedShadowWork): Promise<void> {
-    const { store, owner } = this.o;
+    const { store, owner, clock } = this.o;
+    const where = { tenant: item.tenant, ...(item.liveRunId ? { liveRunId: item.liveRunId } : {}) };
     let outcome: WorkOutcome;
+    let final = false;
     try {
       outcome = await this.o.shadows.work(item);
     } catch (e) {
-      this.o.onError?.(e, { tenant: item.tenant, ...(item.liveRunId ? { liveRunId: item.liveRunId } : {}) });
-      // A ledger that fails verification, or a live run no longer in the store, is no evidence, now
-      // or later: reported, and not tried again. Anything else (the store unreachable) is retried.
-      outcome =
-        isKeelError(e) && (e.code === ErrorCode.ledgerInvalid || e.code === ErrorCode.notFound)
-          ? 'done'
-          : 'later';
+      this.o.onError?.(e, where);
+      // A ledger that fails verification, or a live run no longer in the store, is no evidence,
+      // now or later: kept as failed at once. Anything else (the store unreachable) is retried.
+      final = isKeelError(e) && (e.code === ErrorCode.ledgerInvalid || e.code === ErrorCode.notFound);
+      outcome = { retry: e instanceof Error ? e.message : String(e) };
     }
+    const now = clock();
     if (outcome === 'done') {
       await store.finishShadowWork(item.tenant, item.id);
-      this.mine.get(item.tenant)?.delete(item.id);
-      if (this.mine.get(item.tenant)?.size === 0) this.mine.delete(item.tenant);
-    } else await store.releaseShadowWork(item.tenant, item.id, owner, this.o.clock() + SHADOW_RETRY_MS);
+      this.forget(item);
+    } else if (outcome === 'waiting') {
+      // Nothing went wrong: looked at again less often the longer its live run takes, at once if it ended here.
+      const ended = item.liveRunId !== undefined && this.ended.has(`${item.tenant}\u0000${item.liveRunId}`);
+      const wait = Math.min(
+        Math.max((now - item.enqueuedMs) / 10, SHADOW_LIVE_WAIT_MS.min),
+        SHADOW_LIVE_WAIT_MS.max,
+      );
+      await store.releaseShadowWork(item.tenant, item.id, owner, ended ? undefined : now + wait);
+      if (!ended) this.retryLater(now + wait);
+    } else if (final || item.attempts + 1 >= SHADOW_MAX_ATTEMPTS) {
+      const error = `${outcome.retry} (attempt ${item.attempts + 1} of ${SHADOW_MAX_ATTEMPTS}${final ? ', not retried' : ''})`;
+      await store.failShadowWork(item.tenant, item.id, owner, error, now);
+      this.forget(item);
+      this.o.onError?.(
+        new KeelError(
+          ErrorCode.runState,
+          `the comparison of ${item.workflowId} v${item.version} on event ${item.event.id} is kept as failed in the shadow queue: ${error}; keel recover --all tries it again`,
+          { id: item.id, workflowId: item.workflowId, version: item.version },
+        ),
+        where,
+      );
+    } else {
+      const at = now + retryDelay(item.attempts + 1);
+      await store.releaseShadowWork(item.tenant, item.id, owner, at, outcome.retry);
+      this.retryLater(at);
+    }
+  }
+
+  /** An item left this process's hands for good (done, or kept as failed). */
+  private forget(item: ShadowWork): void {
+    this.mine.get(item.tenant)?.delete(item.id);
+    if (this.mine.get(item.tenant)?.size === 0) this.mine.delete(item.tenant);
+  }
+
+  /** Looks for work again at `at` (ms), when an item handed back becomes claimable. */
+  private retryLater(at: number): void {
+    if (this.stopped || at >= this.retryAt) return;
+    if (this.retryTimer) clearTimeout(this.retryTimer);
+    this.retryAt = at;
+    this.retryTimer = setTimeout(
+      () => {
+        this.retryTimer = undefined;
+        this.retryAt = Number.POSITIVE_INFINITY;
+        this.wake();
+      },
+      Math.max(0, at - this.o.clock()),
+    ).unref();
   }
 }

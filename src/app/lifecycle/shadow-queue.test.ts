@@ -9,9 +9,11 @@
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import { ErrorCode, KeelError } from '../../core/errors.ts';
+import type { ClaimedShadowWork } from '../../ports/index.ts';
 import { deploy, setStatus, spyTool, withStoreFile } from '../../testing/index.ts';
 import { createKeel, type Keel } from '../keel.ts';
-import { ShadowDrainer } from './shadow-drainer.ts';
+import { retryDelay, SHADOW_MAX_ATTEMPTS, ShadowDrainer } from './shadow-drainer.ts';
 import { Shadows } from './shadows.ts';
 
 function desk() {
@@ -213,9 +215,14 @@ describe('the shadow queue', () => {
       for (let v = 2; v <= 10; v++) {
         const r = await keel.lifecycle.shadowReport('acme', 'refund', { version: v });
         assert.deepEqual([r.comparisons, r.agreed, r.skipped], [6, 6, 0], `v${v}`);
-        assert.deepEqual(r.queue, { waiting: 0, running: 0 });
+        assert.deepEqual(r.queue, { waiting: 0, running: 0, failed: 0, failures: [] });
       }
-      assert.deepEqual(await keel.lifecycle.shadowQueue.status(), { waiting: 0, running: 0 });
+      assert.deepEqual(await keel.lifecycle.shadowQueue.status(), {
+        waiting: 0,
+        running: 0,
+        failed: 0,
+        failures: [],
+      });
     });
   });
 
@@ -236,7 +243,10 @@ describe('the shadow queue', () => {
       }
       const other = createKeel({ store, tools: desk() });
       try {
-        assert.deepEqual(await other.lifecycle.shadowQueue.drain({ tenant: 'acme' }), { worked: 5 });
+        assert.deepEqual(await other.lifecycle.shadowQueue.drain({ tenant: 'acme' }), {
+          worked: 5,
+          retried: 0,
+        });
         const report = await other.lifecycle.shadowReport('acme', 'refund');
         assert.deepEqual([report.comparisons, report.agreed, report.queue.waiting], [5, 5, 0]);
       } finally {
@@ -347,6 +357,172 @@ describe('the shadow queue', () => {
       const gate = await keel.lifecycle.gate('acme', 'refund', 'LIVE', { version: 2 });
       const comparisons = gate.conditions.find((c) => c.id === 'shadow.comparisons')!;
       assert.match(comparisons.text, /shadow comparisons with v3: 1$/, 'no skip is shown against v3');
+    });
+  });
+
+  test('an item that cannot be worked is tried again after 5 s, 10 s, 20 s ..., then kept as failed and reported, never dropped; recover tries it again', async () => {
+    await withStoreFile('keel-shadow-bounded', async (path) => {
+      // This Keel walks no shadows: the item is the test's drainer's alone.
+      const keel = createKeel({ store: path, tools: desk(), maxShadowRuns: 0 });
+      // The store is unreachable whenever the item is worked (the real queue, a failing worker).
+      let now = 1_000_000;
+      const seen: number[] = [];
+      const errors: string[] = [];
+      const failing = {
+        work: async (item: ClaimedShadowWork) => {
+          seen.push(now);
+          assert.equal(item.attempts, seen.length - 1, 'the attempts so far come with the claim');
+          throw new KeelError(ErrorCode.storeUnavailable, 'the store is unreachable');
+        },
+      } as unknown as Shadows;
+      const drainer = new ShadowDrainer({
+        shadows: failing,
+        store: keel.store,
+        owner: 'test-drainer',
+        clock: () => now,
+        limit: () => 8,
+        concurrency: 8,
+        busy: () => false,
+        onError: (e) => errors.push((e as Error).message),
+      });
+      try {
+        await deploy(keel, 'acme', spec({ version: 1, status: 'LIVE' }));
+        await deploy(keel, 'acme', spec({ version: 2, status: 'SHADOW' }));
+        await keel.events.emit('acme', refund(10));
+        for (let attempt = 1; attempt <= SHADOW_MAX_ATTEMPTS; attempt++) {
+          assert.deepEqual(
+            await drainer.drain({ all: true, tenant: 'acme' }),
+            { worked: 1 },
+            `attempt ${attempt}`,
+          );
+          if (attempt === SHADOW_MAX_ATTEMPTS) break;
+          // Not again until its wait is up; at once after.
+          now += retryDelay(attempt);
+          assert.deepEqual(await drainer.drain({ all: true, tenant: 'acme' }), { worked: 0 });
+          now += 1;
+        }
+        assert.deepEqual(
+          seen.slice(1).map((t, i) => t - seen[i]!),
+          [5_001, 10_001, 20_001, 40_001, 80_001],
+        );
+        // Given up on: never claimed again, however long one waits; kept, and said so.
+        now += 3_600_000;
+        assert.deepEqual(await drainer.drain({ all: true, tenant: 'acme' }), { worked: 0 });
+        assert.equal(seen.length, SHADOW_MAX_ATTEMPTS);
+        const status = await keel.lifecycle.shadowQueue.status({ tenant: 'acme' });
+        assert.deepEqual([status.waiting, status.running, status.failed], [0, 0, 1]);
+        assert.deepEqual(
+          status.failures.map((f) => [f.version, f.attempts, f.error]),
+          [[2, 6, 'the store is unreachable (attempt 6 of 6)']],
+        );
+        const report = await keel.lifecycle.shadowReport('acme', 'refund', { version: 2 });
+        assert.deepEqual([report.comparisons, report.queue.waiting, report.queue.failed], [0, 0, 1]);
+        assert.match(
+          errors.at(-1)!,
+          /kept as failed in the shadow queue: the store is unreachable .*keel recover --all/,
+        );
+      } finally {
+        await drainer.stop();
+        await keel.close();
+      }
+      // A person asks for it again (keel recover --all, in another process): it is worked, and made.
+      const other = createKeel({ store: path, tools: desk() });
+      try {
+        assert.deepEqual(await other.lifecycle.shadowQueue.drain({ tenant: 'acme', retryFailed: true }), {
+          worked: 1,
+          retried: 1,
+        });
+        const after = await other.lifecycle.shadowReport('acme', 'refund', { version: 2 });
+        assert.deepEqual([after.comparisons, after.agreed, after.queue.failed], [1, 1, 0]);
+      } finally {
+        await other.close();
+      }
+    });
+  });
+});
+
+describe('a shadow is compared on what its live run got', () => {
+  /** A refund whose id a later step reads: a simulated refund's id is not the live one's. */
+  const refundDesk = () => [
+    spyTool('refund', {
+      effect: 'external',
+      destructive: true,
+      cost: { fromArg: 'amount' },
+      handler: (a, ctx) => ({ refund_id: `rf_${ctx.idempotencyKey.slice(-8)}`, amount: a.amount }),
+      simulate: (a, ctx) => ({ refund_id: `rf_sim_${ctx.idempotencyKey.slice(-8)}`, amount: a.amount }),
+    }),
+    spyTool('reply', { effect: 'write', simulate: (a) => ({ sent: a.body, simulated: true }) }),
+  ];
+  const confirming = (version: number, status: string, o: { name?: string } = {}) => `id: refund
+version: ${version}
+status: ${status}
+triggers:
+  - event: refund.requested
+steps:
+  - { name: ${o.name ?? 'refund'}, tool: refund, args: { amount: "{{event.payload.amount}}" } }
+  - { name: confirm, tool: reply, args: { body: "Refund {{steps.${o.name ?? 'refund'}.output.refund_id}} is on its way" } }
+limits: { maxSteps: 3, maxCostUsd: 100 }
+`;
+
+  test("a call the live run made alike is answered with the live run's result, so a later step reading it agrees", async () => {
+    await withStoreFile('keel-shadow-borrows', async (path) => {
+      const tools = refundDesk();
+      const keel = createKeel({ store: path, tools });
+      try {
+        await deploy(keel, 'acme', confirming(1, 'AUTONOMOUS'));
+        await deploy(keel, 'acme', confirming(2, 'SHADOW', { name: 'pay' }));
+        for (const amount of [10, 20, 30]) await keel.events.emit('acme', refund(amount));
+        await keel.lifecycle.settled();
+        const report = await keel.lifecycle.shadowReport('acme', 'refund', { version: 2 });
+        assert.deepEqual([report.comparisons, report.agreed], [3, 3], JSON.stringify(report.disagreements));
+        const [shadow] = (await keel.runs.list('acme', { mode: 'shadow' })).runs;
+        const entries = await keel.runs.entries('acme', shadow!.runId);
+        const live = await keel.runs.entries('acme', shadow!.shadowOf!);
+        const output = (es: typeof entries) =>
+          es.find((e) => e.kind === 'step.completed' && (e.payload as { tool: string }).tool === 'refund')!
+            .payload as { output: { refund_id: string } };
+        assert.match(output(live).output.refund_id, /^rf_[0-9a-f]{8}$/);
+        assert.deepEqual(
+          output(entries).output,
+          output(live).output,
+          "the live refund's result, not simulate's",
+        );
+        assert.equal((await keel.runs.verify('acme', shadow!.runId)).ok, true);
+        // Only the live runs refunded anyone.
+        assert.equal(tools[0]!.calls.length, 3);
+      } finally {
+        await keel.close();
+      }
+    });
+  });
+
+  test('a shadow beside a live run that waits for a person waits too, and is worked when a person ends it', async () => {
+    await withStoreFile('keel-shadow-waits', async (path) => {
+      const keel = createKeel({ store: path, tools: refundDesk() });
+      try {
+        await deploy(keel, 'acme', confirming(1, 'LIVE'));
+        await deploy(keel, 'acme', confirming(2, 'SHADOW', { name: 'pay' }));
+        const { runs } = await keel.events.emit('acme', refund(25));
+        assert.equal(runs[0]!.status, 'waiting_approval');
+        // Worked now, while the live run waits: nothing to compare with yet, so it waits in the queue.
+        assert.deepEqual(await keel.lifecycle.shadowQueue.drain({ tenant: 'acme' }), {
+          worked: 1,
+          retried: 0,
+        });
+        assert.equal((await keel.runs.list('acme', { mode: 'shadow' })).runs.length, 0, 'no shadow run yet');
+        const lag = await keel.lifecycle.shadowQueue.status({ tenant: 'acme' });
+        assert.deepEqual([lag.waiting, lag.failed], [1, 0], 'waiting is no failure');
+        await keel.approvals.approve('acme', runs[0]!.runId, 'dana');
+        await keel.lifecycle.settled();
+        const report = await keel.lifecycle.shadowReport('acme', 'refund', { version: 2 });
+        assert.deepEqual(
+          [report.comparisons, report.agreed, report.queue.waiting],
+          [1, 1, 0],
+          JSON.stringify(report.disagreements),
+        );
+      } finally {
+        await keel.close();
+      }
     });
   });
 });

@@ -2,11 +2,11 @@
  * `keel shadow report`: the comparisons of a SHADOW version counted and read out — how often it
  * agreed with the live versions it was compared with, where only one of the two would start, each
  * disagreement in plain words, the refusals only it would make — beside the queue's lag for it
- * (comparisons still to make) and the shadow runs older Keels skipped at their concurrency limit,
+ * (comparisons still to make, and those given up on) and the shadow runs older Keels skipped at their concurrency limit,
  * each counted against the live version it was skipped beside.
  */
 import { type EvidenceGroup, groupFindings } from '../../core/lifecycle/index.ts';
-import type { Store } from '../../ports/index.ts';
+import type { ShadowFailure, Store } from '../../ports/index.ts';
 import type { Shadows } from './shadows.ts';
 
 export interface ShadowReport {
@@ -31,6 +31,9 @@ export interface ShadowReport {
     readonly running: number;
     /** How long the oldest item has waited (ms, wall clock); absent when none waits. */
     readonly oldestAgeMs?: number;
+    /** Comparisons given up on after their last attempt failed: kept, not counted, until tried again. */
+    readonly failed: number;
+    readonly failures: readonly ShadowFailure[];
   };
   /**
    * Shadow runs skipped at a concurrency limit by Keels before the queue (history: nothing is
@@ -88,6 +91,8 @@ export async function shadowReport(
       waiting: q.waiting,
       running: q.running,
       ...(q.oldestMs !== undefined ? { oldestAgeMs: Math.max(0, o.now - q.oldestMs) } : {}),
+      failed: q.failed,
+      failures: q.failures,
     },
     skipped: skips.reduce((n, s) => n + s.count, 0),
     skippedBeside: skips,

@@ -15,7 +15,7 @@
  * whoever gets there first (the drainer, the report, the gate): it is a pure function of finished
  * ledgers and immutable versions.
  */
-import { ErrorCode, isKeelError } from '../../core/errors.ts';
+import { ErrorCode, isKeelError, KeelError } from '../../core/errors.ts';
 import { type EventRecord, TERMINAL_STATUSES } from '../../core/ledger/index.ts';
 import {
   type Comparison,
@@ -31,8 +31,12 @@ import type { ShadowWork, Store, StoredComparison, VersionRecord } from '../../p
 
 const finished = (status: string) => (TERMINAL_STATUSES as readonly string[]).includes(status);
 
-/** What working one item came to: done (it leaves the queue), or to be tried again later. */
-export type WorkOutcome = 'done' | 'later';
+/**
+ * What working one item came to: `done` (it leaves the queue); `waiting` for its live run to end
+ * (nothing went wrong: it is tried again when the run ends); or `retry`, saying why it could not
+ * be worked now (its shadow run is walked elsewhere, or waits), which counts as a failed attempt.
+ */
+export type WorkOutcome = 'done' | 'waiting' | { readonly retry: string };
 
 export interface ShadowsOptions {
   readonly engine: Engine;
@@ -88,7 +92,9 @@ export class Shadows {
 
   /**
    * Works one item: decides whether the candidate starts, runs its shadow (or finds the one a
-   * crashed process left, and continues it from its ledger head), and keeps the comparison. `later`
+   * crashed process left, and continues it from its ledger head), and keeps the comparison. A
+   * shadow beside a live run is walked once that run has ended (`waiting` until then), so it is
+   * answered from the run's whole record (simulated-effects.ts) whenever it is worked. `retry`
    * when the shadow run is being walked elsewhere, or waits (paused, suspended).
    */
   async work(item: ShadowWork): Promise<WorkOutcome> {
@@ -100,6 +106,14 @@ export class Shadows {
       if (item.liveRunId !== undefined)
         await this.keep(item, item.liveRunId, wouldNotStart(this.labels(item)));
       return 'done';
+    }
+    if (item.liveRunId !== undefined) {
+      const live = await store.getRun(item.tenant, item.liveRunId);
+      if (!live)
+        throw new KeelError(ErrorCode.notFound, `live run ${item.liveRunId} is no longer in the store`, {
+          runId: item.liveRunId,
+        });
+      if (!finished(live.status)) return 'waiting';
     }
     const { run } = await engine.startSimulated(candidate, item.event, {
       mode: 'shadow',
@@ -113,11 +127,11 @@ export class Shadows {
       try {
         status = (await engine.recover(item.tenant, run.runId)).status;
       } catch (e) {
-        if (isKeelError(e) && e.code === ErrorCode.runState) return 'later';
+        if (isKeelError(e) && e.code === ErrorCode.runState) return { retry: e.message };
         throw e;
       }
     }
-    if (!finished(status)) return 'later';
+    if (!finished(status)) return { retry: `its shadow run ${run.runId} is ${status}` };
     if (item.liveRunId === undefined) {
       const { entries } = await engine.load(item.tenant, run.runId);
       await this.keep(item, undefined, wouldStartAlone(runDecisions(entries), this.labels(item)));

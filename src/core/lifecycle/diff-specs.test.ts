@@ -111,6 +111,36 @@ describe('keel diff reports behaviour changes, and only those, as behaviour chan
     assert.match(swapped.changes.map((c) => c.text).join(' '), /moved from position 1 to 2/);
   });
 
+  test('names swapped between steps, references following them, are renames; a reference left behind is not', () => {
+    const three = (names: [string, string, string], ref: string) =>
+      spec(names[0] === 'reply' ? 1 : 2, [
+        { name: names[0], tool: 'draft_reply', args: { ticket: '{{event.subject}}' } },
+        { name: names[1], tool: 'tag_ticket', args: { ticket: '{{event.subject}}', tag: 'refund' } },
+        {
+          name: names[2],
+          tool: 'issue_refund',
+          args: { amount: '{{event.payload.a}}', note: `{{steps.${ref}.output.id}}` },
+        },
+      ]);
+    const v1 = three(['reply', 'tag', 'refund'], 'reply');
+    const swapped = diffSpecs(v1, three(['tag', 'reply', 'refund'], 'tag'));
+    assert.deepEqual([swapped.same, swapped.sameBehaviour], [false, true]);
+    assert.deepEqual(
+      swapped.changes.map((c) => [c.behaviour, c.text]),
+      [
+        [false, 'Step reply is renamed tag: the same tool with the same arguments, not a behaviour change.'],
+        [false, 'Step tag is renamed reply: the same tool with the same arguments, not a behaviour change.'],
+        [
+          false,
+          'Step refund: argument note is written differently — "{{steps.tag.output.id}}", was "{{steps.reply.output.id}}" — with the same meaning: not a behaviour change.',
+        ],
+      ],
+    );
+    // The reference still says reply, which now names the tagging step: it reads another step.
+    const leftBehind = diffSpecs(v1, three(['tag', 'reply', 'refund'], 'reply'));
+    assert.equal(leftBehind.sameBehaviour, false);
+  });
+
   test('tests, gates and the description do not change behaviour; limits do', () => {
     const d = diffSpecs(V1, {
       ...V1,

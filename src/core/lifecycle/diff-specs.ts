@@ -45,11 +45,22 @@ function risk(tool: string, describe?: (name: string) => ToolDescriptor | undefi
 }
 
 /**
- * Steps of `b` that are steps of `a` renamed: a step gone from `a` and a new one in `b` calling the
- * same tool with arguments of the same meaning (a reference to a step renamed earlier counts as
- * the same reference). Old name to new name.
+ * Steps of `b` that are steps of `a` renamed. Where the two step lists call the same tools with
+ * arguments of the same meaning, position by position (a reference to a step read through the
+ * names at its position), every step is its counterpart renamed, names swapped among them too.
+ * Otherwise: a step gone from `a` and a new one in `b` calling the same tool with arguments of the
+ * same meaning (a reference to a step renamed earlier counts as the same reference). Old name to
+ * new name; a step keeping its name is absent.
  */
 function renamedSteps(a: WorkflowSpec, b: WorkflowSpec): Map<string, string> {
+  if (a.steps.length === b.steps.length) {
+    const at = new Map(a.steps.map((s, i) => [s.name, b.steps[i]!.name]));
+    const byPosition = (n: string) => at.get(n) ?? n;
+    if (
+      a.steps.every((s, i) => s.tool === b.steps[i]!.tool && sameArgs(s.args, b.steps[i]!.args, byPosition))
+    )
+      return new Map([...at].filter(([was, now]) => was !== now));
+  }
   const inB = new Set(b.steps.map((s) => s.name));
   const inA = new Set(a.steps.map((s) => s.name));
   const added = b.steps.filter((s) => !inA.has(s.name));
