@@ -85,9 +85,13 @@ describe('keel diff reports behaviour changes, and only those, as behaviour chan
     assert.deepEqual(
       d.changes.map((c) => c.text),
       [
-        'Now also starts on refund.requested when not (payload.a >= 5).',
-        'No longer starts on refund.requested when payload.a < 5.',
+        'The condition of its trigger on refund.requested changes: it starts when not (payload.a >= 5), where it started when payload.a < 5; an event that meets one and not the other starts only one of the two versions.',
       ],
+    );
+    const other = diffSpecs(a, { ...b, triggers: [{ event: 'refund.approved' }] });
+    assert.deepEqual(
+      other.changes.map((c) => c.text),
+      ['Now also starts on refund.approved.', 'No longer starts on refund.requested when payload.a < 5.'],
     );
   });
 

@@ -108,6 +108,18 @@ export function diffSpecs(
         false,
       );
   }
+  // A trigger on the same event whose condition changed is one change, read as such.
+  for (const t of [...fresh]) {
+    const j = unmatched.findIndex((o) => o.event === t.event);
+    if (j < 0) continue;
+    const old = unmatched.splice(j, 1)[0]!;
+    fresh.splice(fresh.indexOf(t), 1);
+    const cond = (w: string | undefined) => (w === undefined ? 'on every such event' : `when ${w}`);
+    add(
+      'trigger',
+      `The condition of its trigger on ${t.event} changes: it starts ${cond(t.when)}, where it started ${cond(old.when)}; an event that meets one and not the other starts only one of the two versions.`,
+    );
+  }
   for (const t of fresh) add('trigger', `Now also starts on ${trig(t)}.`);
   for (const t of unmatched) add('trigger', `No longer starts on ${trig(t)}.`);
 
