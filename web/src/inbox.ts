@@ -8,7 +8,6 @@ import { useState } from 'preact/hooks';
 import { type Approval, api, type HistoryLine, runPath, type Who } from './api.ts';
 import { money, shortHash } from './format.ts';
 import { html } from './html.ts';
-
 import { Empty, ErrorBox, Json, Time, useAction, useLoad } from './ui.ts';
 
 const CAUSE = { policy: 'policy rule', destructive: 'destructive tool', gate: 'always asks' } as const;

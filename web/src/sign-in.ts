@@ -2,7 +2,6 @@
 import { useState } from 'preact/hooks';
 import { type ApiError, api, session, type Who } from './api.ts';
 import { html } from './html.ts';
-
 import { asApiError, ErrorBox } from './ui.ts';
 
 export function SignIn({ onSignedIn }: { onSignedIn: (w: Who) => void }) {

@@ -20,7 +20,6 @@ import {
 } from './api.ts';
 import { ExplainView } from './explain-view.ts';
 import { html } from './html.ts';
-
 import { Empty, ErrorBox, Time, useAction, useLoad } from './ui.ts';
 import { toYaml } from './yaml-view.ts';
 
