@@ -15,8 +15,8 @@ import type { CheckpointWitness } from '../ports/index.ts';
 import { auditCommand } from './audit-command.ts';
 import { flagOrEnv, type WithContext } from './context.ts';
 import { EXIT } from './exit-codes.ts';
-import { readKey } from './governance-commands.ts';
 import { line, printJson } from './output.ts';
+import { readKey } from './writ-files.ts';
 
 /** --key, else the environment variable; a checkpoint cannot be made without one. */
 function keyFile(flag: string | undefined, env: string, what: string): string {

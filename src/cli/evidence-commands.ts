@@ -25,9 +25,9 @@ import { requireInstantBound } from '../core/instant.ts';
 import { type RunDirReport, verifyRunDir } from '../core/run-dir/index.ts';
 import { flagOrEnv, type WithContext } from './context.ts';
 import { EXIT } from './exit-codes.ts';
-import { readKey } from './governance-commands.ts';
 import { trustKeyFiles } from './governance-options.ts';
 import { line, printJson } from './output.ts';
+import { readKey } from './writ-files.ts';
 
 /** Bounds on what a directory read may hold: a run directory is evidence, not a dump. */
 const MAX_FILES = 200_000;

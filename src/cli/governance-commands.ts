@@ -6,7 +6,7 @@
  * keys are Ed25519 PEM files. A private key is read from its file to sign and never written
  * anywhere else: not to the store, not to a ledger, not to output. Errors name the field.
  */
-import { createPrivateKey, createPublicKey, generateKeyPairSync, type KeyObject } from 'node:crypto';
+import { createPublicKey, generateKeyPairSync } from 'node:crypto';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Command } from 'commander';
@@ -16,8 +16,6 @@ import {
   attenuate,
   type ChildRequest,
   keyIdOf,
-  type SignedWrit,
-  signedWritProblems,
   signWrit,
   type TrustedKey,
   verifyWritChain,
@@ -27,49 +25,9 @@ import {
   writHash,
 } from '../core/writs/index.ts';
 import type { GlobalOptions, ReportError } from './context.ts';
-import { readJson, readText } from './input.ts';
-
-const readJsonAs = (path: string, what: string) => readJson(path, what, ErrorCode.writInvalid);
-
+import { readText } from './input.ts';
 import { line, printJson } from './output.ts';
-
-export function readKey(path: string, type: 'private' | 'public'): KeyObject {
-  const pem = readText(path, `${type} key`);
-  try {
-    const key = type === 'private' ? createPrivateKey(pem) : createPublicKey(pem);
-    if (key.asymmetricKeyType !== 'ed25519')
-      throw new Error(`it is a ${key.asymmetricKeyType} key, not Ed25519`);
-    return key;
-  } catch (e) {
-    throw new KeelError(
-      ErrorCode.writInvalid,
-      `${type} key ${path}: not an Ed25519 ${type} key in PEM: ${(e as Error).message}`,
-      {
-        path,
-        field: 'key',
-      },
-    );
-  }
-}
-
-/** Reads a writ file: `{chain: [...]}`, every link well-formed. */
-export function readChain(path: string): SignedWrit[] {
-  const v = readJsonAs(path, 'writ') as { chain?: unknown };
-  if (typeof v !== 'object' || v === null || !Array.isArray(v.chain) || v.chain.length === 0)
-    throw new KeelError(ErrorCode.writInvalid, `writ ${path}: chain: expected {"chain": [root, ..., writ]}`, {
-      path,
-      field: 'chain',
-    });
-  v.chain.forEach((w, i) => {
-    const p = signedWritProblems(w)[0];
-    if (p)
-      throw new KeelError(ErrorCode.writInvalid, `writ ${path}: chain[${i}].${p.field}: ${p.message}`, {
-        path,
-        field: `chain[${i}].${p.field}`,
-      });
-  });
-  return v.chain as SignedWrit[];
-}
+import { readChain, readKey, readWritJson } from './writ-files.ts';
 
 function refused(what: string, violations: readonly WritViolation[]): KeelError {
   const v = violations[0]!;
@@ -161,7 +119,7 @@ export function registerGovernanceCommands(program: Command, report: ReportError
     .action((file: string, o: { key: string; out?: string }, cmd: Command) =>
       run(cmd, (_g, json) => {
         const key = readKey(o.key, 'private');
-        const req = readJsonAs(file, 'writ request');
+        const req = readWritJson(file, 'writ request');
         if (typeof req !== 'object' || req === null || Array.isArray(req))
           throw new KeelError(ErrorCode.writInvalid, `writ request ${file}: expected a JSON object`, {
             path: file,
@@ -193,7 +151,7 @@ export function registerGovernanceCommands(program: Command, report: ReportError
       run(cmd, (_g, json) => {
         const chain = readChain(parentFile);
         const key = readKey(o.key, 'private');
-        const req = readJsonAs(file, 'writ request') as ChildRequest;
+        const req = readWritJson(file, 'writ request') as ChildRequest;
         if (typeof req !== 'object' || req === null || Array.isArray(req))
           throw new KeelError(ErrorCode.writInvalid, `writ request ${file}: expected a JSON object`, {
             path: file,

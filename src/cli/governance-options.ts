@@ -9,8 +9,8 @@
 import { delimiter } from 'node:path';
 import type { KeelConfig } from '../app/index.ts';
 import { ErrorCode, KeelError } from '../core/errors.ts';
-import { readChain, readKey } from './governance-commands.ts';
 import { intOption, readText } from './input.ts';
+import { readChain, readKey } from './writ-files.ts';
 
 export interface GovernanceOptions {
   /** A policy file (YAML or JSON) for the command's tenant (env KEEL_POLICY). */

@@ -11,9 +11,9 @@ import type { Command } from 'commander';
 import { ErrorCode, KeelError } from '../core/errors.ts';
 import { isLoopback } from '../server/loopback.ts';
 import { flagOrEnv, type WithContext } from './context.ts';
-import { readKey } from './governance-commands.ts';
 import { intOption } from './input.ts';
 import { printJson } from './output.ts';
+import { readKey } from './writ-files.ts';
 
 export function registerServeCommand(program: Command, withContext: WithContext): void {
   program

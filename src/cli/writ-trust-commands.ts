@@ -8,9 +8,9 @@ import { existsSync } from 'node:fs';
 import type { Command } from 'commander';
 import pc from 'picocolors';
 import { actor, namedTenant, type WithContext } from './context.ts';
-import { readChain } from './governance-commands.ts';
 import { readText } from './input.ts';
 import { line, printJson } from './output.ts';
+import { readChain } from './writ-files.ts';
 
 export function registerWritTrustCommands(program: Command, withContext: WithContext): void {
   const writs = program.commands.find((c) => c.name() === 'writs') ?? program.command('writs');

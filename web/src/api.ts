@@ -87,6 +87,13 @@ export function query(q: Record<string, string | number | undefined | null>): st
 export const runPath = (runId: string) => `/api/runs/${encodeURIComponent(runId)}`;
 
 // The shapes the console reads (as the API documents them).
+/** Who the session's key is (`GET /api/session`): its tenant, subject and kind. */
+export interface Who {
+  tenant: string;
+  subject: string;
+  kind: 'human' | 'service';
+}
+
 export interface Run {
   runId: string;
   workflowId: string;

@@ -5,10 +5,9 @@
  * seconds, so approvals made or resolved elsewhere appear and go.
  */
 import { useState } from 'preact/hooks';
-import { type Approval, api, type HistoryLine, runPath } from './api.ts';
+import { type Approval, api, type HistoryLine, runPath, type Who } from './api.ts';
 import { money, shortHash } from './format.ts';
 import { html } from './html.ts';
-import type { Who } from './main.ts';
 import { Empty, ErrorBox, Json, Time, useAction, useLoad } from './ui.ts';
 
 const CAUSE = { policy: 'policy rule', destructive: 'destructive tool', gate: 'always asks' } as const;

@@ -5,7 +5,7 @@
  */
 import { render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
-import { type Approval, api, session, whenUnauthorized } from './api.ts';
+import { type Approval, api, session, type Who, whenUnauthorized } from './api.ts';
 import { DraftPage } from './draft-page.ts';
 import { html } from './html.ts';
 import { InboxPage } from './inbox.ts';
@@ -15,12 +15,6 @@ import { SignIn } from './sign-in.ts';
 import './style.css';
 import { POLL_MS, useLoad } from './ui.ts';
 import { WorkflowPage, WorkflowsPage } from './workflows.ts';
-
-export interface Who {
-  tenant: string;
-  subject: string;
-  kind: 'human' | 'service';
-}
 
 /** The fragment as a path and its query: `#/runs?status=failed` → ['/runs', {status: 'failed'}]. */
 function route(): { path: string; params: URLSearchParams } {

@@ -1,8 +1,7 @@
 /** Sign-in: an API key, checked against the API before it is kept (in sessionStorage only). */
 import { useState } from 'preact/hooks';
-import { type ApiError, api, session } from './api.ts';
+import { type ApiError, api, session, type Who } from './api.ts';
 import { html } from './html.ts';
-import type { Who } from './main.ts';
 import { asApiError, ErrorBox } from './ui.ts';
 
 export function SignIn({ onSignedIn }: { onSignedIn: (w: Who) => void }) {

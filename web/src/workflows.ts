@@ -16,10 +16,10 @@ import {
   type ReadBack,
   type Spec,
   type Version,
+  type Who,
 } from './api.ts';
 import { ExplainView } from './explain-view.ts';
 import { html } from './html.ts';
-import type { Who } from './main.ts';
 import { Empty, ErrorBox, Time, useAction, useLoad } from './ui.ts';
 import { toYaml } from './yaml-view.ts';
 

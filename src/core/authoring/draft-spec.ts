@@ -11,7 +11,7 @@ import { specHash } from '../spec/spec-hash.ts';
 import type { SpecProblem } from '../spec/spec-problem.ts';
 import { validateSpec } from '../spec/validate-spec.ts';
 import type { WorkflowSpec } from '../spec/workflow-spec.ts';
-import type { CompiledRequest, DraftCatalog, DraftQuestion } from './compile-request.ts';
+import type { CompiledRequest, DraftCatalog, DraftQuestion } from './compiled-request.ts';
 import { explainSpec, type ReadBack } from './explain-spec.ts';
 
 export interface Draft {

@@ -8,7 +8,7 @@
 
 import { isSpecId } from '../spec/validate-spec.ts';
 import type { JsonSchema } from '../tools/tool-descriptor.ts';
-import type { CompiledRequest, CompileOptions, DraftCatalog, DraftQuestion } from './compile-request.ts';
+import type { CompiledRequest, CompileOptions, DraftCatalog, DraftQuestion } from './compiled-request.ts';
 
 /** What the model must answer: a spec's triggers, steps and limits, and its own questions. */
 export const DRAFT_ANSWER_SCHEMA: JsonSchema = {

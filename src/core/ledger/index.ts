@@ -23,34 +23,36 @@ export {
 } from './entry.ts';
 export { ACTOR_FIELDS, CANCELLED_BY, CODE_KINDS, hasCode, namesActor } from './entry-actor.ts';
 export {
-  type BudgetEntry,
-  type CheckName,
-  DRAWN_SOURCES,
-  type DrawnSource,
   ENTRY_KINDS,
   type EntryKind,
-  type EventRecord,
   isEntryKind,
-  type ModelCallEntry,
   type ModelOutageSuspension,
   type OutcomeUnknownSuspension,
   type PayloadOf,
   type Payloads,
-  type PolicyEntry,
   payloadProblem,
   ROOT_KINDS,
+} from './entry-kinds.ts';
+export {
+  type EventRecord,
   RUN_MODES,
   RUN_STATUSES,
   type RunMode,
   type RunStatus,
   type RunWrit,
   type SplitEntry,
-  type StepMode,
   TERMINAL_STATUSES,
   type TerminalStatus,
   type TestRef,
-  type WritEntry,
-} from './entry-kinds.ts';
+} from './run-entries.ts';
+export { DRAWN_SOURCES, type DrawnSource, type ModelCallEntry } from './source-entries.ts';
+export type {
+  BudgetEntry,
+  CheckName,
+  PolicyEntry,
+  StepMode,
+  WritEntry,
+} from './step-entries.ts';
 export {
   LedgerVerifier,
   type VerifyFailure,

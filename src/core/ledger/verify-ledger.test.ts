@@ -3,7 +3,8 @@ import { describe, it } from 'node:test';
 import fc from 'fast-check';
 import { type Digest, digestBytes, hashOf } from '../canonical/index.ts';
 import { chainEntry, decodePayload, type Envelope, entryHash, type Head, type StoredEntry } from './entry.ts';
-import type { EntryKind, EventRecord, PayloadOf } from './entry-kinds.ts';
+import type { EntryKind, PayloadOf } from './entry-kinds.ts';
+import type { EventRecord } from './run-entries.ts';
 import { LedgerVerifier, type VerifyFailureCode, type VerifyResult, verifyLedger } from './verify-ledger.ts';
 
 const RUN = hashOf({ kind: 'keel.run', tenant: 'acme', n: 1 });

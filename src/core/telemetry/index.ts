@@ -1,14 +1,14 @@
 export { type OtlpResource, otlpTraceJson } from './otlp-json.ts';
-export {
-  type ProjectedSpan,
-  type ProjectOptions,
-  projectSpans,
-  runTraceOf,
-  type SpanAttributes,
-  type SpanEvent,
-  type SpanLink,
-  type SpanValue,
-} from './project-spans.ts';
+export { projectSpans } from './project-spans.ts';
+export type {
+  ProjectedSpan,
+  ProjectOptions,
+  SpanAttributes,
+  SpanEvent,
+  SpanLink,
+  SpanValue,
+} from './projected-span.ts';
+export { runTraceOf } from './run-span.ts';
 export {
   entrySpanId,
   formatTraceParent,

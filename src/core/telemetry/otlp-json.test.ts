@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
 import { type OtlpResource, otlpTraceJson } from './otlp-json.ts';
-import type { ProjectedSpan, SpanAttributes, SpanValue } from './project-spans.ts';
+import type { ProjectedSpan, SpanAttributes, SpanValue } from './projected-span.ts';
 
 /** The mapping written out as objects: the reference the text must parse to. */
 function reference(spans: readonly ProjectedSpan[], resource: OtlpResource) {

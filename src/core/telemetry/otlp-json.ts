@@ -7,7 +7,7 @@
  * hundreds of spans, and the objects alone cost as much as the runs they trace. Every string goes
  * through JSON.stringify, so the text is always valid JSON.
  */
-import type { ProjectedSpan, SpanAttributes, SpanValue } from './project-spans.ts';
+import type { ProjectedSpan, SpanAttributes, SpanValue } from './projected-span.ts';
 
 /** The resource the spans come from (`service.name` and the like) and the instrumentation scope. */
 export interface OtlpResource {

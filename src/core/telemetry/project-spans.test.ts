@@ -12,7 +12,8 @@ import {
   type StoredEntry,
 } from '../ledger/index.ts';
 import { otlpTraceJson } from './otlp-json.ts';
-import { projectSpans, runTraceOf } from './project-spans.ts';
+import { projectSpans } from './project-spans.ts';
+import { runTraceOf } from './run-span.ts';
 import { entrySpanId, formatTraceParent, parseTraceParent, runTraceId } from './trace-context.ts';
 
 const RUN = hashOf('run-1');

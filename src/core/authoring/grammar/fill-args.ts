@@ -1,0 +1,148 @@
+/**
+ * The argument part of the grammar: each property of a step's tool, required ones first, filled
+ * by the documented rules (docs/authoring.md, "Arguments"): an enum value the clause names; quoted
+ * text, to the argument its lead-in names ("titled", "saying"); a bare word after "tag it"; a dollar
+ * amount for the money argument; the trigger event's payload field of the same name; the event's
+ * subject for the first id argument when the event carries no ids of its own; the event's one
+ * amount field. A required argument none of these fills is a question.
+ *
+ * New ways of saying a value (a step's output, a computed amount) become rules here, tried in the
+ * documented order; an argument is never filled by a guess.
+ */
+import type { ToolDescriptor } from '../../tools/tool-descriptor.ts';
+import { FILLER, wordsOf } from '../request-words.ts';
+import type { Clause } from './read-clauses.ts';
+import { listOr, type RequestContext } from './request-context.ts';
+
+interface ArgSchema {
+  readonly type?: unknown;
+  readonly enum?: unknown;
+  readonly pattern?: unknown;
+}
+
+/** Arguments by the documented rules: literals said in the clause, else the trigger event's fields. */
+export function fillArgs(
+  c: Clause,
+  tool: ToolDescriptor,
+  event: string | undefined,
+  ctx: RequestContext,
+): Record<string, unknown> {
+  const props = (tool.args.properties ?? {}) as Record<string, ArgSchema>;
+  const required = new Set(Array.isArray(tool.args.required) ? (tool.args.required as string[]) : []);
+  const names = Object.keys(props).sort((a, b) => Number(required.has(b)) - Number(required.has(a)));
+  const args: Record<string, unknown> = {};
+  const shape = ctx.events?.find((e) => e.type === event);
+  const payload = shape?.payload ?? [];
+  const quotedAll = [...c.text.matchAll(/"q([0-9]+)"/g)].map((m) => ({
+    text: ctx.quotes[Number(m[1])]!,
+    lead: /([a-z]+)\s*:?\s*$/.exec(c.text.slice(0, m.index))?.[1] ?? '',
+  }));
+  // A lead-in naming an argument gives the text to it; other quoted text fills the first text
+  // argument the event does not supply.
+  const LEADS: Record<string, readonly string[]> = {
+    title: ['titled', 'title', 'called', 'named', 'subject'],
+    reason: ['reason', 'because', 'saying'],
+    message: ['saying', 'message', 'says', 'text', 'telling', 'know'],
+    body: ['saying', 'says', 'text', 'message', 'reply'],
+    summary: ['summary', 'saying', 'says'],
+    note: ['note'],
+  };
+  const byLead = new Map<string, string>();
+  const quoted: string[] = [];
+  for (const q of quotedAll) {
+    const arg = Object.keys(props).find((n) => (LEADS[n] ?? [n]).includes(q.lead) && !byLead.has(n));
+    if (arg !== undefined) byLead.set(arg, q.text);
+    else quoted.push(q.text);
+  }
+  const isId = (n: string) => n === 'id' || n.endsWith('_id');
+  const isMoney = (n: string) => tool.cost?.fromArg === n || /amount/.test(n);
+  let subjectUsed = false;
+  // Literal text: quoted text, or "as X" / "with X" / "tag it X" for a text argument named after the action.
+  const bare =
+    /\b(?:as|with(?: the)?(?: tag| label)?|tag(?:ged)?(?: it| them| the [a-z]+)?|label(?:led)?(?: it| them| the [a-z]+)?)\s+([a-z0-9][a-z0-9-]*)\s*$/.exec(
+      c.text.replace(/"q[0-9]+"/g, ' ').trimEnd(),
+    );
+  const literalFor = (n: string, s: ArgSchema): string | undefined => {
+    if (s.type !== 'string' || isId(n) || Array.isArray(s.enum)) return undefined;
+    if (byLead.has(n)) return byLead.get(n);
+    if (quoted.length > 0 && !payload.includes(n)) return quoted.shift();
+    if (
+      bare &&
+      !FILLER.has(bare[1]!) &&
+      wordsOf(n).has(bare[1]!) === false &&
+      (n === 'tag' || n === 'label' || n === 'status' || n === 'reason')
+    )
+      return bare[1]!;
+    return undefined;
+  };
+  const dollars = /\$\s?([0-9]+(?:\.[0-9]{1,2})?)/.exec(c.text);
+  for (const n of names) {
+    const s = props[n] ?? {};
+    const req = required.has(n);
+    if (Array.isArray(s.enum)) {
+      const hit = (s.enum as unknown[]).find(
+        (v) =>
+          typeof v === 'string' && new RegExp(`\\b${v.replace(/[^a-z0-9]/gi, '.')}\\b`, 'i').test(c.text),
+      );
+      if (hit !== undefined) {
+        args[n] = hit;
+        continue;
+      }
+    }
+    const lit = literalFor(n, s);
+    if (lit !== undefined) {
+      args[n] = lit;
+      continue;
+    }
+    if (isMoney(n) && dollars && (s.type === 'number' || s.type === 'integer')) {
+      args[n] = Number(dollars[1]);
+      continue;
+    }
+    if (payload.includes(n)) {
+      args[n] = `{{event.payload.${n}}}`;
+      continue;
+    }
+    // The event's subject is the first id argument only when the event carries no id fields of its
+    // own: a post.flagged event with post_id and author_id does not say which one is a user_id.
+    const payloadIds = payload.filter(isId);
+    if (isId(n) && payloadIds.length > 0 && req) {
+      ctx.questions.push({
+        about: `args: ${tool.name}.${n}`,
+        question: `Which of the ${event} event's fields is ${tool.name}'s ${n}: ${listOr(['its subject', ...payloadIds])}? None of them is called ${n}.`,
+        candidates: ['subject', ...payloadIds],
+      });
+      continue;
+    }
+    if (isId(n) && !subjectUsed) {
+      subjectUsed = true;
+      args[n] = '{{event.subject}}';
+      continue;
+    }
+    if (isMoney(n)) {
+      const f = payload.filter((p) => /amount|total|value|price|cost|sum/.test(p));
+      if (f.length === 1) {
+        args[n] = `{{event.payload.${f[0]}}}`;
+        continue;
+      }
+      if (f.length > 1 && req) {
+        ctx.questions.push({
+          about: `args: ${tool.name}.${n}`,
+          question: `Which of the event's fields is ${tool.name}'s ${n}: ${listOr(f)}?`,
+          candidates: f,
+        });
+        continue;
+      }
+    }
+    if (!req) continue;
+    if (shape === undefined && ctx.events === undefined && event !== undefined) {
+      // No event catalog to check against: the documented rule reads the payload field of the same name.
+      args[n] = `{{event.payload.${n}}}`;
+      continue;
+    }
+    ctx.questions.push({
+      about: `args: ${tool.name}.${n}`,
+      question: `What should ${tool.name}'s ${n} be?${s.type === 'string' ? ' Put the text in quotes in the request.' : ''}${payload.length ? ` The ${event} event carries ${listOr(payload)}.` : ''}`,
+    });
+  }
+  return args;
+}

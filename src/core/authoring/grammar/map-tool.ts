@@ -1,0 +1,121 @@
+/**
+ * Tool mapping: the one catalog tool an action clause names. The clause's verb (its first word that
+ * is not filler), with its synonyms (request-words.ts), is matched against each tool's name and the
+ * verbs of its description's first sentence; a generic verb ("send a reply") lets the object
+ * decide; several fits are narrowed by the objects. Several left, or none, is a question naming
+ * the candidates: a draft never names a tool that is not in the catalog and never guesses.
+ *
+ * Better matching (more synonyms, descriptions read further) goes here; a clause whose words the
+ * grammar cannot express (`UNMAPPED_MARKERS`: "unless", weekdays, "half") is asked about instead.
+ */
+import type { ToolDescriptor } from '../../tools/tool-descriptor.ts';
+import { ACTION_GROUPS, FILLER, GENERIC_VERBS, groupOf, lemmas, wordsOf } from '../request-words.ts';
+import type { Clause } from './read-clauses.ts';
+import { listOr, type RequestContext } from './request-context.ts';
+
+const UNMAPPED_MARKERS =
+  /\b(if|unless|except|weekdays?|weekends?|business hours|monday|tuesday|wednesday|thursday|friday|saturday|sunday|o'clock|[0-9]+ ?(?:am|pm)|percent|between|twice|half|halves|double|triple|quarter|partial|partially|part of|portion|retry|retries|every day|daily|hourly|weekly|minutes?|hours?|days?)\b|%/;
+
+export interface ToolWords {
+  readonly name: Set<string>;
+  /** The lemmas of the verbs of the description's first sentence. */
+  readonly first: Set<string>;
+  readonly all: Set<string>;
+}
+
+const toolWordCache = new WeakMap<ToolDescriptor, ToolWords>();
+export function toolWords(t: ToolDescriptor): ToolWords {
+  let w = toolWordCache.get(t);
+  if (!w) {
+    const first = /^(.*?[.!?])(\s|$)/.exec(t.description.trim())?.[1] ?? t.description;
+    // The verbs of the description's first sentence: its first word, and a word after "and", "or",
+    // "then", "which", "that" or a comma ("Moves a ticket to the archive, which closes it").
+    const verbs = [
+      ...first
+        .toLowerCase()
+        .matchAll(/(?:^|,\s*(?:(?:and|or|then|which|that)\s+)?|\b(?:and|or|then|which|that)\s+)([a-z]+)/g),
+    ].map((m) => m[1]!);
+    w = {
+      name: wordsOf(t.name),
+      first: wordsOf(verbs.join(' ')),
+      all: wordsOf(`${t.name} ${t.description}`),
+    };
+    toolWordCache.set(t, w);
+  }
+  return w;
+}
+
+function matchesGroup(words: Set<string>, group: readonly string[]): boolean {
+  return group.some((g) => words.has(g));
+}
+
+/** The one catalog tool an action clause names, or undefined (then a question says why). */
+export function mapTool(c: Clause, ctx: RequestContext): ToolDescriptor | undefined {
+  const tokens = c.text
+    .replace(/"q[0-9]+"/g, ' ')
+    .split(/[^a-z0-9'-]+/)
+    .filter(Boolean);
+  const content = tokens.filter((t) => !FILLER.has(t));
+  const leftover = UNMAPPED_MARKERS.exec(c.text.replace(/"q[0-9]+"/g, ' '));
+  if (leftover) {
+    ctx.questions.push({
+      about: 'request',
+      question: `I could not turn "${c.raw.trim()}" into the spec: a draft has no way to say "${leftover[0]}" (a trigger condition, a limit or a tool's own arguments can). What should it do instead?`,
+    });
+    return undefined;
+  }
+  if (content.length === 0) return undefined;
+  const verb = content[0]!;
+  const verbLemmas = lemmas(verb);
+  const verbGroup =
+    verbLemmas.map((l) => groupOf(ACTION_GROUPS, l)).find((g) => g !== undefined) ??
+    (GENERIC_VERBS.has(verb)
+      ? undefined
+      : [verbLemmas.find((l) => ctx.tools.some((t) => toolWords(t).name.has(l))) ?? verb]);
+  const objects = content.slice(1).flatMap((w) => {
+    const g = lemmas(w)
+      .map((l) => groupOf(ACTION_GROUPS, l))
+      .find((x) => x !== undefined);
+    return [g ?? lemmas(w)];
+  });
+  const phrase = c.raw.trim().replace(/\s+/g, ' ');
+  let candidates: ToolDescriptor[] = [];
+  if (verbGroup)
+    candidates = ctx.tools.filter(
+      (t) => matchesGroup(toolWords(t).name, verbGroup) || matchesGroup(toolWords(t).first, verbGroup),
+    );
+  if (candidates.length === 0) {
+    // A generic verb ("send a reply", "process the refund"): the object names the action.
+    for (const o of objects) {
+      candidates = ctx.tools.filter(
+        (t) => matchesGroup(toolWords(t).name, o) || matchesGroup(toolWords(t).first, o),
+      );
+      if (candidates.length > 0) break;
+    }
+  }
+  if (candidates.length > 1) {
+    const narrowed = candidates.filter(
+      (t) => objects.length > 0 && objects.every((o) => matchesGroup(toolWords(t).all, o)),
+    );
+    if (narrowed.length >= 1) candidates = narrowed;
+  }
+  if (candidates.length > 1) {
+    // Several tools fit even their objects; one fits by name ("close" -> close_ticket, not archive_ticket) only if the
+    // others mention the action just in passing. Never decided here: the person says.
+    ctx.questions.push({
+      about: `steps: "${phrase}"`,
+      question: `Which tool should "${phrase}" use? ${listOr(candidates.map((t) => t.name))}?`,
+      candidates: candidates.map((t) => t.name),
+    });
+    return undefined;
+  }
+  if (candidates.length === 0) {
+    ctx.questions.push({
+      about: `steps: "${phrase}"`,
+      question: `No tool in the catalog does "${phrase}". Which tool should it use? The catalog has ${listOr(ctx.tools.map((t) => t.name))}.`,
+      candidates: ctx.tools.map((t) => t.name),
+    });
+    return undefined;
+  }
+  return candidates[0];
+}

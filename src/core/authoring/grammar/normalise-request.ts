@@ -1,0 +1,55 @@
+/**
+ * The first reading of a request: quotes kept aside, text lowercased with every position kept,
+ * and a few phrases read as one word ("give them their money back" -> refund). Every later reader
+ * works on this text and can point back into the request as written by position.
+ *
+ * A new idiom that stands for one action word belongs in `PHRASES`; it must keep the text's length.
+ */
+
+/** Phrases read as one word (padded to their length, so positions in the text stay put). */
+const PHRASES: readonly [RegExp, string][] = [
+  [
+    /\bgive (?:them|the customer|him|her|people|customers)? ?(?:their |the |her |his )?money back\b/g,
+    'refund',
+  ],
+  [/\bpay (?:them|the customer|him|her) back\b/g, 'refund'],
+  [/\bsend (?:them |the customer )?(?:a |their )?refund\b/g, 'refund'],
+  [/\bwrite back(?: to)?\b/g, 'reply'],
+  [/\bget back to\b/g, 'reply'],
+  [/\blook up\b/g, 'lookup'],
+  [/\bsign[- ]off\b/g, 'approval'],
+  [/\bgreen[- ]light\b/g, 'approval'],
+  [/\bok\b(?= (?:first|before))/g, 'approval'],
+];
+
+/**
+ * Lowercase text of the same length as `raw`, quoted text replaced by `"q<n>"` placeholders (the
+ * quoted text is kept in `quotes`), curly quotes and dashes made plain.
+ */
+export function normaliseRequest(request: string, quotes: string[]): { lower: string; raw: string } {
+  let raw = request
+    .replace(/[\u201c\u201d]/g, '"')
+    .replace(/[\u2018\u2019]/g, "'")
+    .replace(/[\u2013\u2014]/g, '-');
+  raw = raw.replace(
+    /"([^"]*)"|(^|[\s(:])'([^']+)'(?=[\s,.;:!?)]|$)/g,
+    (all, dq: string | undefined, pre: string | undefined, sq: string | undefined) => {
+      const text = dq ?? sq ?? '';
+      quotes.push(text);
+      const mark = `"q${quotes.length - 1}"`;
+      return `${pre ?? ''}${mark}`.padEnd(all.length, ' ');
+    },
+  );
+  raw = raw.replace(/\s/g, ' ');
+  const lower = [...raw]
+    .map((ch) => (ch.toLowerCase().length === ch.length ? ch.toLowerCase() : ch))
+    .join('');
+  return { lower, raw };
+}
+
+/** `lower` with each phrase of `PHRASES` replaced by its word, padded to the phrase's length. */
+export function readPhrases(lower: string): string {
+  let phrased = lower;
+  for (const [re, word] of PHRASES) phrased = phrased.replace(re, (all) => word.padEnd(all.length, ' '));
+  return phrased;
+}

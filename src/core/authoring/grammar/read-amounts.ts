@@ -1,0 +1,93 @@
+/**
+ * The amounts part of the grammar: money and currency. Upper bounds ("under $50", "no more than
+ * $200 a run", "unless it's over $2,000", "never refund more than $50") become spend caps; lower
+ * bounds ("over $5,000", "at least $10") become trigger conditions on the event's amount field
+ * (read-conditions.ts); "in USD" becomes a condition on its currency field. Each reader cuts what
+ * it read out of the text. Amounts are read in dollars with at most two decimals.
+ *
+ * New money phrasings (ranges, per-item caps, other currencies) belong here; a phrase these
+ * readers leave in a clause is asked about by the tool mapper, never dropped.
+ */
+import { cutOut, type RequestText } from './request-context.ts';
+
+/** The money bounds a request names: caps (the spend cap) and lower bounds (conditions). */
+export interface MoneyBounds {
+  caps: number[];
+  lowerBounds: { op: '>' | '>='; usd: number }[];
+}
+
+const NUMBER = String.raw`(?:[0-9]{1,3}(?:,[0-9]{3})+|[0-9]+)(?:\.[0-9]{1,2})?`;
+const AMOUNT = String.raw`(?:\$\s?(${NUMBER})|(${NUMBER})\s?(?:dollars|usd|bucks))`;
+/** "if it's under $30": the condition words before a money bound belong to it. */
+const IF_IT = `(?:(?:only |but only )?if (?:it's |it is |they're |they are |the (?:amount|refund|total|invoice|sum|payment) is |that's |that is )?)?`;
+
+export function readMoney(buf: RequestText): MoneyBounds {
+  const out: MoneyBounds = { caps: [], lowerBounds: [] };
+  const amount = (m: RegExpExecArray, at: number) => Number((m[at] ?? m[at + 1] ?? '0').replace(/,/g, ''));
+  const upper = new RegExp(
+    String.raw`\b${IF_IT}(?:under|below|less than|up to|at most|no more than|not more than|not over|never more than|never over|max(?:imum)?(?: of)?|capped at|a cap of|cap(?: it| runs?| spending| the spend| refunds?)?(?: at| of| to|:)|limit(?: it| runs?| spending| refunds?)?(?: to| of| at)?|budget(?: of)?|spend(?:ing)? (?:at most|no more than|up to|under|less than)|(?:don't|do not|never) spend more than|within|smaller than|beneath)\s+${AMOUNT}(?:\s+(?:a|per|each|in a|for (?:a|each|one))\s+(?:run|workflow run|go|time))?(?:\s+in total)?`,
+    'g',
+  );
+  const unless = new RegExp(
+    String.raw`\bunless (?:it's |it is |they're |they are |the (?:amount|refund|total|invoice|sum|payment) is )?(?:over|above|more than|greater than|bigger than|larger than)\s+${AMOUNT}`,
+    'g',
+  );
+  for (let m = unless.exec(buf.text); m; m = unless.exec(buf.text)) {
+    out.caps.push(amount(m, 1));
+    cutOut(buf, m);
+  }
+  // "never refund more than $50 (a run)": a negated bound with its verb between is a cap, never a
+  // condition that the amount be over it (the opposite); the verb goes with it, as the action is
+  // named elsewhere ("refund them, but never refund more than $50").
+  const negated = new RegExp(
+    String.raw`\b(?:never|don't|do not|not|no one should|nobody should)\s+(?:[a-z']+\s+){1,3}?(?:more than|over|above|in excess of|greater than|beyond)\s+${AMOUNT}(?:\s+(?:a|per|each|in a|for (?:a|each|one))\s+(?:run|workflow run|go|time))?(?:\s+in total)?`,
+    'g',
+  );
+  for (let m = negated.exec(buf.text); m; m = negated.exec(buf.text)) {
+    out.caps.push(amount(m, 1));
+    cutOut(buf, m);
+  }
+  const orLess = new RegExp(String.raw`${AMOUNT}\s+or (?:less|under|below)\b`, 'g');
+  const lowerRe = new RegExp(
+    String.raw`\b${IF_IT}(over|above|more than|greater than|larger than|bigger than|at least|exceeding)\s+${AMOUNT}`,
+    'g',
+  );
+  for (let m = upper.exec(buf.text); m; m = upper.exec(buf.text)) {
+    out.caps.push(amount(m, 1));
+    cutOut(buf, m);
+  }
+  for (let m = orLess.exec(buf.text); m; m = orLess.exec(buf.text)) {
+    out.caps.push(amount(m, 1));
+    cutOut(buf, m);
+  }
+  for (let m = lowerRe.exec(buf.text); m; m = lowerRe.exec(buf.text)) {
+    out.lowerBounds.push({ op: m[1] === 'at least' ? '>=' : '>', usd: amount(m, 2) });
+    cutOut(buf, m);
+  }
+  return out;
+}
+
+export function readCurrency(buf: RequestText): string | undefined {
+  const re =
+    /\b(?:(?:only |paid |amounts? |refunds? |charged )?in|in the currency|currency(?: is)?)\s+(usd|us dollars|dollars|eur|euros?|gbp|pounds|sterling|cad|aud|jpy|yen)\b/;
+  const m = re.exec(buf.text);
+  if (!m) return undefined;
+  cutOut(buf, m);
+  const w = m[1]!;
+  const codes: Record<string, string> = {
+    usd: 'USD',
+    'us dollars': 'USD',
+    dollars: 'USD',
+    eur: 'EUR',
+    euro: 'EUR',
+    euros: 'EUR',
+    gbp: 'GBP',
+    pounds: 'GBP',
+    sterling: 'GBP',
+    cad: 'CAD',
+    aud: 'AUD',
+    jpy: 'JPY',
+    yen: 'JPY',
+  };
+  return codes[w];
+}

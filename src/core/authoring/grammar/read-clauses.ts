@@ -1,0 +1,103 @@
+/**
+ * The clause part of the grammar: what is left of the text once limits, conditions and the trigger
+ * are cut out is split into action clauses, in the order they run. Sentences split at `.;!?`;
+ * a sentence into a sequence at commas, `then`, `and`, `first`, `finally`, `before`, `after` ("refund
+ * them after replying" replies first), `:`. An approval phrase ("ask me before closing", "never
+ * refund without approval", "..., but ask me first") marks the clauses it covers.
+ *
+ * New ways of ordering or gating actions (branches, parallel paths, waits) belong here: a clause is
+ * the unit the step reader (read-steps.ts) turns into a step.
+ */
+
+/** One action as the request says it. */
+export interface Clause {
+  /** Lowercased text. */
+  text: string;
+  /** The same characters as written (quotes kept as placeholders in `text`). */
+  raw: string;
+  approval: boolean;
+}
+
+const APPROVAL_PATTERNS: readonly RegExp[] = [
+  /\b(?:ask|check with|consult|ping) (?:me|us|a person|a human|someone|my manager|a manager|the team lead|a supervisor)(?: first)? before (?:you )?(.+)$/,
+  /\b(?:get|wait for|require|need) (?:my|our|their|the|an?|a person's|a manager's|human|explicit)? ?(?:approval|ok|okay|sign-off|signoff|go-ahead)(?: first)? (?:before|for) (?:you )?(.+)$/,
+  /\bnever (.+?) without (?:my |our |an? |a person's |a manager's |human |explicit )?(?:approval|asking|permission|sign-off|ok|okay|go-ahead)(?: first)?\b(.*)$/,
+  /\bdo(?:n't| not) (.+?) (?:without|until|unless) (?:i|we|someone|a person|a manager) (?:approve|approves|say so|ok it|okay it|sign off)\b(.*)$/,
+  /\bonly (.+?) (?:after|once|when) (?:i|we|someone|a person|a manager) (?:approve|approves|approved|has approved|ok it|okays it)\b(.*)$/,
+  /^(.+?) (?:needs|need|requires|require|must get|must have|should need|should get) (?:my |our |an? |a person's |a manager's |human |explicit )?(?:approval|sign-off|signoff|ok|okay)\b(.*)$/,
+  /^(.+?) (?:with|after) (?:my|our|a person's|a manager's) (?:approval|sign-off|ok|okay)\b(.*)$/,
+];
+
+/** The action clauses, in the order they run ("A after B" runs B first). */
+export function splitClauses(text: string, raw: string): Clause[] {
+  const out: Clause[] = [];
+  const sentences: [number, number][] = [];
+  let from = 0;
+  const sep = /[.;!?](?=\s|$)|\n/g;
+  for (let m = sep.exec(text); m; m = sep.exec(text)) {
+    sentences.push([from, m.index]);
+    from = m.index + m[0].length;
+  }
+  sentences.push([from, text.length]);
+  for (const [a, b] of sentences) {
+    const s = text.slice(a, b);
+    if (s.trim() === '') continue;
+    // An approval clause takes the rest of its sentence: "ask me before closing or refunding".
+    let approvalAt = -1;
+    let approvalText = '';
+    for (const re of APPROVAL_PATTERNS) {
+      const m = re.exec(s);
+      if (m && (approvalAt < 0 || m.index < approvalAt)) {
+        approvalAt = m.index;
+        approvalText = `${m[1] ?? ''} ${m[2] ?? ''}`;
+      }
+    }
+    // "delete it, but ask me first": the approval is of the action just before it.
+    const first =
+      approvalAt < 0
+        ? /,?\s*(?:but |and )?(?:ask|check with) (?:me|us|a person|someone|my manager|a manager) first\b.*$/.exec(
+            s,
+          )
+        : null;
+    const plain = approvalAt >= 0 ? s.slice(0, approvalAt) : first ? s.slice(0, first.index) : s;
+    const before = out.length;
+    for (const part of splitSequence(plain))
+      out.push({
+        text: part.text,
+        raw: raw.slice(a + part.at, a + part.at + part.text.length),
+        approval: false,
+      });
+    if (first && out.length > before) out[out.length - 1]!.approval = true;
+    if (approvalAt >= 0)
+      for (const part of approvalText.split(/,|\bor\b|\band\b/)) {
+        const t = part.trim();
+        if (t !== '') out.push({ text: t, raw: t, approval: true });
+      }
+  }
+  return out;
+}
+
+function splitSequence(s: string): { text: string; at: number }[] {
+  const pieces: { text: string; at: number }[] = [];
+  const re =
+    /,\s*(?:and\s+)?(?:then\s+)?|\s+and then\s+|\s+then\s+|\s+and\s+|\s+after that,?\s+|\s+afterwards,?\s+|\bfirst,?\s+|\bfinally,?\s+|\bnext,?\s+|\s+before\s+|\s+after\s+|\s+once that is done,?\s+|:\s*|\s+-\s+|\s+plus\s+|\s+also\s+/g;
+  let from = 0;
+  const marks: string[] = [];
+  for (let m = re.exec(s); m; m = re.exec(s)) {
+    pieces.push({ text: s.slice(from, m.index), at: from });
+    marks.push(m[0].trim());
+    from = m.index + m[0].length;
+  }
+  pieces.push({ text: s.slice(from), at: from });
+  // "refund them after replying": the part after `after` runs first.
+  const ordered: { text: string; at: number }[] = [];
+  for (let i = 0; i < pieces.length; i++) {
+    if (marks[i] === 'after' && i + 1 < pieces.length) {
+      ordered.push(pieces[i + 1]!, pieces[i]!);
+      i++;
+    } else ordered.push(pieces[i]!);
+  }
+  return ordered
+    .filter((p) => /[a-z]/.test(p.text.replace(/"q[0-9]+"/g, '')) || /"q[0-9]+"/.test(p.text))
+    .map((p) => ({ text: p.text.trim(), at: p.at + (p.text.length - p.text.trimStart().length) }));
+}

@@ -1,0 +1,157 @@
+/**
+ * The trigger part of the grammar: which event starts the workflow. Reads a literal event type
+ * ("on refund.requested"), a trigger clause ("when a refund is requested", "each time a new ticket
+ * comes in", "if someone asks for a refund") or a noun phrase ("refund requests:", "every invoice
+ * received"), and matches its noun and verb (verbs by group, request-words.ts) against the
+ * catalog's events. It cuts the clause it read out of the text, so the actions are what is left.
+ *
+ * No event, two that fit, or a word in the clause the catalog never uses is a question, never a
+ * guess. Phrasings of new trigger kinds (schedules, waits) belong here, as another pattern tried
+ * before the fallbacks.
+ */
+import { EVENT_VERB_GROUPS, FILLER, groupOf, lemmas } from '../request-words.ts';
+import { cutOut, knownWords, listOr, type RequestContext, type RequestText } from './request-context.ts';
+
+const TRIGGER_START =
+  /(?<=^|[.;!?]\s+)(?:if)(?= (?:a|an|the|someone|somebody|anyone|any|an?y?one|people|we|they) )|\b(whenever|when|each time|every time|as soon as|once|on every|on each|for every|for each|any time|anytime|if ever|after(?= (?:a|an|each|every|any|the) [a-z]+ (?:is|are|gets|get|has|comes|arrives)\b))\b/;
+
+/** The trigger event type the request names, and where its clause was. */
+export function readTrigger(buf: RequestText, ctx: RequestContext): { event?: string } {
+  const literal =
+    /\b(?:on|when|event|after)\s+(?:the\s+)?(?:event\s+)?`?([a-z][a-z0-9_-]*\.[a-z][a-z0-9_.-]*[a-z0-9])`?/.exec(
+      buf.text,
+    );
+  if (literal) {
+    cutOut(buf, literal);
+    const type = literal[1]!;
+    if (ctx.events && !ctx.events.some((e) => e.type === type)) {
+      ctx.questions.push({
+        about: 'triggers',
+        question: `No event ${type} is known. Which event starts this workflow? ${listOr(ctx.events.map((e) => e.type))}?`,
+        candidates: ctx.events.map((e) => e.type),
+      });
+      return {};
+    }
+    return { event: type };
+  }
+  const start = TRIGGER_START.exec(buf.text);
+  let clause: RegExpExecArray | null = null;
+  if (start) {
+    const rest = buf.text.slice(start.index);
+    const end = /,|\bthen\b|:| - /.exec(rest.slice(start[0].length));
+    const len = end ? start[0].length + end.index : sentenceEnd(rest);
+    clause = Object.assign([rest.slice(0, len)], {
+      index: start.index,
+      input: buf.text,
+    }) as unknown as RegExpExecArray;
+  } else {
+    // "On refund requests, ...", "For new tickets: ..."
+    const m =
+      /(?:^|[.;:]\s*|\b(?:on|for|after|with|to|handle|answer|respond to)\s+)((?:a |an |any |all |every |each |incoming )?(?:new )?[a-z]+ (?:requests?|tickets?|invoices?|reports?|submissions?|claims?|alerts?|incidents?))\b/.exec(
+        buf.text,
+      );
+    const every = m
+      ? null
+      : /\b((?:every|each|any|all) (?:new |incoming )?[a-z]+(?: (?:received|submitted|approved|resolved|opened|flagged|requested|filed|created|closed|paid))?)\b/.exec(
+          buf.text,
+        );
+    if (every) clause = every;
+    if (m) {
+      const at = m.index + m[0].length - m[1]!.length;
+      clause = Object.assign([m[1]!], { index: at, input: buf.text }) as unknown as RegExpExecArray;
+    }
+  }
+  if (!clause) {
+    askTrigger(ctx, 'The request does not say what starts the workflow.');
+    return {};
+  }
+  const words = clause[0].split(/[^a-z0-9_-]+/).filter(Boolean);
+  cutOut(buf, clause);
+  const verbIdx = words.findIndex((w, i) => i > 0 && groupOf(EVENT_VERB_GROUPS, w) !== undefined);
+  const verbGroup = verbIdx >= 0 ? groupOf(EVENT_VERB_GROUPS, words[verbIdx]!) : undefined;
+  const trig = new Set([
+    'when',
+    'whenever',
+    'each',
+    'every',
+    'time',
+    'as',
+    'soon',
+    'once',
+    'on',
+    'for',
+    'after',
+    'with',
+  ]);
+  const nouns = words.filter(
+    (w, i) =>
+      i !== verbIdx &&
+      !trig.has(w) &&
+      !FILLER.has(w) &&
+      groupOf(EVENT_VERB_GROUPS, w) === undefined &&
+      !/^(is|are|was|were|been|being|has|had|gets|got|comes|in|new|by|if)$/.test(w),
+  );
+  // "a new ticket": `new` is the event verb when no other is said.
+  const group = verbGroup ?? (words.includes('new') ? groupOf(EVENT_VERB_GROUPS, 'new') : undefined);
+  const nounLemmas = new Set(nouns.flatMap((n) => lemmas(n)));
+  if (!ctx.events) {
+    const noun = nouns[nouns.length - 1] ?? nouns[0];
+    if (!noun || !group) {
+      askTrigger(ctx, `I could not read an event from "${clause[0].trim()}".`);
+      return {};
+    }
+    return { event: `${singular(noun)}.${group[0]}` };
+  }
+  const found = ctx.events.filter((e) => {
+    const [noun = '', verb = ''] = splitType(e.type);
+    const nounOk = noun.split(/[_-]/).some((n) => lemmas(n).some((l) => nounLemmas.has(l)));
+    const verbOk = group
+      ? group.includes(verb) || lemmas(verb).some((v) => group.includes(v))
+      : lemmas(verb).some((v) => words.some((w) => lemmas(w).includes(v)));
+    return nounOk && verbOk;
+  });
+  if (found.length === 1) {
+    const unread = nouns.filter(
+      (n) => !knownWords(ctx).has(n) && !lemmas(n).some((l) => knownWords(ctx).has(l)),
+    );
+    if (unread.length > 0)
+      ctx.questions.push({
+        about: 'triggers.when',
+        question: `I could not read "${unread.join(' ')}" in "${clause[0].trim()}": no event field or tool of the catalog says it. Which field of the ${found[0]!.type} event should the trigger test, and against what?`,
+      });
+    return { event: found[0]!.type };
+  }
+  if (found.length > 1) {
+    ctx.questions.push({
+      about: 'triggers',
+      question: `Which event starts this workflow: ${listOr(found.map((e) => e.type))}?`,
+      candidates: found.map((e) => e.type),
+    });
+    return {};
+  }
+  askTrigger(ctx, `No known event matches "${clause[0].trim()}".`);
+  return {};
+}
+
+function splitType(type: string): [string, string] {
+  const i = type.lastIndexOf('.');
+  return i < 0 ? [type, ''] : [type.slice(0, i), type.slice(i + 1)];
+}
+
+function sentenceEnd(s: string): number {
+  const m = /[.;!?](\s|$)/.exec(s);
+  return m ? m.index : s.length;
+}
+
+function singular(w: string): string {
+  return w.endsWith('ies') ? `${w.slice(0, -3)}y` : w.endsWith('s') && !w.endsWith('ss') ? w.slice(0, -1) : w;
+}
+
+function askTrigger(ctx: RequestContext, why: string): void {
+  const known = ctx.events?.map((e) => e.type) ?? [];
+  ctx.questions.push({
+    about: 'triggers',
+    question: `${why} Which event starts this workflow?${known.length ? ` ${listOr(known)}?` : ' Say e.g. "when a refund is requested".'}`,
+    ...(known.length ? { candidates: known } : {}),
+  });
+}

@@ -1,0 +1,80 @@
+/**
+ * The shared context of the offline compiler's readers (one file per part of the grammar in this
+ * folder; compile-request.ts composes them). It owns what every reader sees: the catalog, sorted so
+ * that its order never matters; the request's text as it is consumed (`RequestText`: what a reader
+ * reads is blanked for the next, positions kept); and where readers put what they could not decide
+ * (`questions`) and what needs no answer (`notes`), in the order they read.
+ *
+ * A reader for a new phrasing takes a `RequestText` and the context, cuts out what it understood
+ * and asks about the rest; it never throws and never guesses. Pure: no I/O, no clock.
+ */
+import type { ToolDescriptor } from '../../tools/tool-descriptor.ts';
+import type { DraftCatalog, DraftQuestion, EventShape } from '../compiled-request.ts';
+import { wordsOf } from '../request-words.ts';
+
+export interface RequestContext {
+  /** The catalog's tools (core tools left out), by name. */
+  readonly tools: readonly ToolDescriptor[];
+  /** The catalog's events by type; undefined when the catalog knows none. */
+  readonly events: readonly EventShape[] | undefined;
+  readonly questions: DraftQuestion[];
+  readonly notes: string[];
+  /** Quoted text of the request, by the number of its `"q<n>"` placeholder. */
+  readonly quotes: string[];
+}
+
+export function contextFor(catalog: DraftCatalog): RequestContext {
+  return {
+    tools: [...catalog.tools].filter((t) => !t.name.startsWith('core.')).sort((a, b) => cmp(a.name, b.name)),
+    events: catalog.events ? [...catalog.events].sort((a, b) => cmp(a.type, b.type)) : undefined,
+    questions: [],
+    notes: [],
+    quotes: [],
+  };
+}
+
+/** The request's text as the readers consume it: what one reads is blanked for the next. */
+export interface RequestText {
+  text: string;
+}
+
+/** Blanks what a reader matched, keeping every later position where it was. */
+export function cutOut(buf: RequestText, m: { index: number; 0: string }): void {
+  buf.text = buf.text.slice(0, m.index) + ' '.repeat(m[0].length) + buf.text.slice(m.index + m[0].length);
+}
+
+/** Every word the catalog uses (tool names and descriptions, event types and payload fields), with lemmas. */
+const vocabulary = new WeakMap<RequestContext, Set<string>>();
+export function knownWords(ctx: RequestContext): Set<string> {
+  let v = vocabulary.get(ctx);
+  if (!v) {
+    const text = [
+      ...ctx.tools.flatMap((t) => [t.name, t.description]),
+      ...(ctx.events ?? []).flatMap((e) => [e.type, ...e.payload]),
+    ].join(' ');
+    v = wordsOf(text);
+    vocabulary.set(ctx, v);
+  }
+  return v;
+}
+
+/** Code-unit order, the same on every machine (never the locale's). */
+export function cmp(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/** "a, b or c", for the choices a question names. */
+export function listOr(xs: readonly string[]): string {
+  if (xs.length <= 1) return xs.join('');
+  return `${xs.slice(0, -1).join(', ')} or ${xs[xs.length - 1]}`;
+}
+
+/** The questions in the order asked, each once (two readers may ask the same thing). */
+export function dedupeQuestions(qs: DraftQuestion[]): DraftQuestion[] {
+  const seen = new Set<string>();
+  return qs.filter((q) => {
+    if (seen.has(q.question)) return false;
+    seen.add(q.question);
+    return true;
+  });
+}
