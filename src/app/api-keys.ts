@@ -81,7 +81,7 @@ export async function createApiKey(
   const keyId = randomBytes(8).toString('hex');
   const key = `keel_${keyId}_${randomBytes(32).toString('base64url')}`;
   const who = subject ?? `key-${keyId}`;
-  await store.putApiKey({ keyId, tenant, subject: who, hash: hashApiKey(key), createdAt: now, kind });
+  await store.keys.putApiKey({ keyId, tenant, subject: who, hash: hashApiKey(key), createdAt: now, kind });
   return { key, keyId, tenant, subject: who, createdAt: now, kind };
 }
 
@@ -93,7 +93,7 @@ export async function createApiKey(
 export async function resolveApiKey(store: Store, presented: string): Promise<ApiKeyIdentity | undefined> {
   const m = typeof presented === 'string' ? KEY.exec(presented) : null;
   if (!m) return undefined;
-  const found = await store.findApiKey(hashApiKey(presented));
+  const found = await store.keys.findApiKey(hashApiKey(presented));
   if (!found || found.revokedAt !== undefined || found.keyId !== m[1]) return undefined;
   return { tenant: found.tenant, subject: found.subject, keyId: found.keyId, kind: found.kind };
 }
@@ -107,12 +107,14 @@ export function apiKeysHandle(store: Store, clock: Clock) {
       createApiKey(store, tenant, subject, now(), kind),
     resolve: (presented: string): Promise<ApiKeyIdentity | undefined> => resolveApiKey(store, presented),
     /** The tenant's keys, revoked ones included (with `revokedAt`): never a hash, never a key. */
-    list: (tenant: string): Promise<ApiKeyInfo[]> => store.listApiKeys(checkKeyName(tenant, 'tenant')),
+    list: (tenant: string): Promise<ApiKeyInfo[]> => store.keys.listApiKeys(checkKeyName(tenant, 'tenant')),
     /** Revokes a key of the tenant (again is a no-op); not_found when the tenant has no such key. */
     async revoke(tenant: string, keyId: string): Promise<void> {
       checkKeyName(tenant, 'tenant');
       const found =
-        typeof keyId === 'string' && KEY_ID.test(keyId) && (await store.revokeApiKey(tenant, keyId, now()));
+        typeof keyId === 'string' &&
+        KEY_ID.test(keyId) &&
+        (await store.keys.revokeApiKey(tenant, keyId, now()));
       if (!found)
         throw new KeelError(ErrorCode.notFound, `API key ${keyId} not found in tenant ${tenant}`, {
           field: 'keyId',

@@ -157,7 +157,7 @@ export function auditHandle(store: Store): AuditHandle {
         );
       if (q.cursor !== undefined && (typeof q.cursor !== 'string' || q.cursor.length === 0))
         throw bad('cursor', 'expected the `next` of a previous page');
-      const page = await store.queryEntries(tenant, {
+      const page = await store.ledger.queryEntries(tenant, {
         ...filter,
         limit,
         ...(q.cursor !== undefined ? { cursor: q.cursor } : {}),
@@ -166,7 +166,7 @@ export function auditHandle(store: Store): AuditHandle {
       return page.next ? { entries, next: page.next } : { entries };
     },
     async counts(tenant: string, f: AuditFilter = {}): Promise<AuditCounts> {
-      const found = await store.countEntries(tenant, auditFilter(f));
+      const found = await store.ledger.countEntries(tenant, auditFilter(f));
       const counts = Object.fromEntries(ENTRY_KINDS.map((k) => [k, found[k] ?? 0])) as Record<
         EntryKind,
         number

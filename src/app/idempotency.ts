@@ -55,7 +55,7 @@ export function idempotencyHandle(store: Store, clock: Clock) {
       const leaseMs = req.leaseMs ?? DEFAULT_IDEMPOTENCY_LEASE_MS;
       if (!Number.isSafeInteger(leaseMs) || leaseMs < 1)
         throw new KeelError(ErrorCode.usage, 'leaseMs: expected a positive integer', { field: 'leaseMs' });
-      return store.claimIdempotency({ ...ref, digest: req.digest, now: clock.now(), leaseMs });
+      return store.idempotency.claimIdempotency({ ...ref, digest: req.digest, now: clock.now(), leaseMs });
     },
     /** Caches the claimed record's response; false when the claim was lost (released, expired, finished). */
     finish(ref: IdempotencyRef, response: IdempotencyResponse): Promise<boolean> {
@@ -67,11 +67,11 @@ export function idempotencyHandle(store: Store, clock: Clock) {
         throw new KeelError(ErrorCode.usage, 'body: expected the response body text (e.g. its JSON)', {
           field: 'body',
         });
-      return store.finishIdempotency({ ...r, status, body, ...(headers ? { headers } : {}) });
+      return store.idempotency.finishIdempotency({ ...r, status, body, ...(headers ? { headers } : {}) });
     },
     /** Forgets the claimed record, so the next request with the key runs afresh; false when none was in flight. */
     release(ref: IdempotencyRef): Promise<boolean> {
-      return store.releaseIdempotency(checkRef(ref));
+      return store.idempotency.releaseIdempotency(checkRef(ref));
     },
   };
 }

@@ -144,7 +144,7 @@ export async function runToExport(
   runId: string,
   stored?: readonly StoredEntry[],
 ): Promise<RunToExport> {
-  const raw = stored ?? (await store.readEntries(tenant, runId));
+  const raw = stored ?? (await store.ledger.readEntries(tenant, runId));
   const first = raw[0];
   if (first?.seq !== 0) return { runId, entries: raw, traces: [] };
   // Only the entries that name other runs are decoded here; the rest is the thread's work.
@@ -159,7 +159,7 @@ export async function runToExport(
     }
   const traces: [string, string][] = [];
   for (const id of linked) {
-    const [root0] = await store.readEntries(tenant, id, 0, 1);
+    const [root0] = await store.ledger.readEntries(tenant, id, 0, 1);
     if (root0?.seq === 0)
       traces.push([id, runTraceOf(id, decodeEntry(root0).payload as PayloadOf<'run.started'>)]);
   }

@@ -47,13 +47,13 @@ test('a hash with no stored chain, or a chain that ends in another writ, is ledg
     assert.equal((e as { code?: string }).code, 'ledger_invalid');
     return /chain is not in this store/.test((e as Error).message);
   });
-  await store.putWritChain('acme', writHash(one), canonicalize([two]));
+  await store.keys.putWritChain('acme', writHash(one), canonicalize([two]));
   await assert.rejects(chains.chainOf('acme', writHash(one)), /does not end in that writ/);
-  await store.putWritChain('acme', writHash(two), 'not json');
+  await store.keys.putWritChain('acme', writHash(two), 'not json');
   await assert.rejects(chains.chainOf('acme', writHash(two)), /does not end in that writ/);
   // A body with no canonical form (-0) cannot be hashed: the same answer, not a canonicalizer error.
   const three = writHash(signedRoot(k, { id: 'three' }));
-  await store.putWritChain('acme', three, '[{"body":-0,"signature":"x"}]');
+  await store.keys.putWritChain('acme', three, '[{"body":-0,"signature":"x"}]');
   await assert.rejects(chains.chainOf('acme', three), /does not end in that writ/);
   await store.close();
 });

@@ -34,7 +34,7 @@ export class WritChains {
   async record(tenant: string, w: AdmittedWrit): Promise<RunWrit> {
     const known = this.known.get(tenant)?.get(w.hash);
     if (known) return known.ref;
-    await this.store.putWritChain(tenant, w.hash, w.canonical);
+    await this.store.keys.putWritChain(tenant, w.hash, w.canonical);
     return this.remember(tenant, w.hash, w.chain).ref;
   }
 
@@ -42,7 +42,7 @@ export class WritChains {
   async chainOf(tenant: string, hash: Digest): Promise<readonly SignedWrit[]> {
     const known = this.known.get(tenant)?.get(hash);
     if (known) return known.chain;
-    const text = await this.store.getWritChain(tenant, hash);
+    const text = await this.store.keys.getWritChain(tenant, hash);
     const chain = text === undefined ? undefined : parseChain(text);
     if (!chain || leafHash(chain) !== hash)
       throw new KeelError(

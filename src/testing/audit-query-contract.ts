@@ -95,7 +95,7 @@ async function writeRun(
         .stored,
     );
   }
-  await store.append({
+  await store.ledger.append({
     tenant,
     runId,
     expectedHead: null,
@@ -142,7 +142,7 @@ async function pages(store: Store, tenant: string, q: EntryQuery, limit: number)
   let cursor: string | undefined;
   for (let i = 0; ; i++) {
     assert.ok(i < 200, 'paging ends');
-    const page = await store.queryEntries(tenant, { ...q, limit, ...(cursor ? { cursor } : {}) });
+    const page = await store.ledger.queryEntries(tenant, { ...q, limit, ...(cursor ? { cursor } : {}) });
     assert.ok(page.entries.length <= limit);
     if (page.next) assert.equal(page.entries.length, limit, 'a page with a next page is full');
     seen.push(...page.entries);
@@ -273,8 +273,9 @@ export function auditQueryContract(getStore: () => Store): void {
 
     test('items carry the run’s workflow and version and the entry’s stored bytes', async () => {
       await setUp();
-      const [first] = (await getStore().queryEntries(made.tenant, { runId: made.runIds[0]!, limit: 1 }))
-        .entries;
+      const [first] = (
+        await getStore().ledger.queryEntries(made.tenant, { runId: made.runIds[0]!, limit: 1 })
+      ).entries;
       const want = made.all[0]!;
       assert.ok(first);
       assert.equal(first.workflowId, 'refunds');
@@ -292,7 +293,7 @@ export function auditQueryContract(getStore: () => Store): void {
           const got = await pages(store, made.tenant, f, limit);
           assert.deepEqual(ids(got), ids(expected(made.all, f)), `${JSON.stringify(f)} by ${limit}`);
         }
-      const first = await store.queryEntries(made.tenant, {});
+      const first = await store.ledger.queryEntries(made.tenant, {});
       assert.equal(first.entries.length, made.all.length, 'the default page (100) holds them all');
       assert.equal(first.next, undefined);
     });
@@ -303,7 +304,7 @@ export function auditQueryContract(getStore: () => Store): void {
       for (const f of filters()) {
         const want: Record<string, number> = {};
         for (const e of expected(made.all, f)) want[e.kind] = (want[e.kind] ?? 0) + 1;
-        assert.deepEqual(await store.countEntries(made.tenant, f), want, JSON.stringify(f));
+        assert.deepEqual(await store.ledger.countEntries(made.tenant, f), want, JSON.stringify(f));
       }
     });
 
@@ -312,10 +313,10 @@ export function auditQueryContract(getStore: () => Store): void {
       const store = getStore();
       const everything = await pages(store, made.tenant, {}, 500);
       assert.ok(everything.every((e) => made.runIds.includes(e.runId)));
-      assert.deepEqual((await store.queryEntries(made.tenant, { runId: theirRun })).entries, []);
-      assert.deepEqual(await store.countEntries(made.tenant, { runId: theirRun }), {});
-      assert.deepEqual((await store.queryEntries(unique('nobody'), { actor: 'dana' })).entries, []);
-      assert.deepEqual(await store.countEntries(unique('nobody'), {}), {});
+      assert.deepEqual((await store.ledger.queryEntries(made.tenant, { runId: theirRun })).entries, []);
+      assert.deepEqual(await store.ledger.countEntries(made.tenant, { runId: theirRun }), {});
+      assert.deepEqual((await store.ledger.queryEntries(unique('nobody'), { actor: 'dana' })).entries, []);
+      assert.deepEqual(await store.ledger.countEntries(unique('nobody'), {}), {});
       // Theirs are there for them, and only theirs.
       const mine = await pages(store, other, { actor: 'dana' }, 500);
       assert.equal(mine.length, 5);
@@ -326,7 +327,7 @@ export function auditQueryContract(getStore: () => Store): void {
       const store = getStore();
       const tenant = unique('audit-live');
       const first = await writeRun(store, tenant, 'refunds', start, [resolved('dana'), resolved('dana')]);
-      const page1 = await store.queryEntries(tenant, { limit: 2 });
+      const page1 = await store.ledger.queryEntries(tenant, { limit: 2 });
       assert.deepEqual(ids(page1.entries), ids(first.slice(0, 2)));
       assert.ok(page1.next);
       // Appended between pages: a new run later in time, and more entries of the first run.
@@ -339,7 +340,7 @@ export function auditQueryContract(getStore: () => Store): void {
         { by: 'dana' },
         at(20),
       ).stored;
-      await store.append({
+      await store.ledger.append({
         tenant,
         runId: head.runId,
         expectedHead: { seq: head.seq, hash: head.hash },
@@ -348,7 +349,7 @@ export function auditQueryContract(getStore: () => Store): void {
       });
       const rest: RunEntry[] = [];
       for (let cursor: string | undefined = page1.next; cursor; ) {
-        const page = await store.queryEntries(tenant, { limit: 2, cursor });
+        const page = await store.ledger.queryEntries(tenant, { limit: 2, cursor });
         rest.push(...page.entries);
         cursor = page.next;
       }
@@ -372,7 +373,7 @@ export function auditQueryContract(getStore: () => Store): void {
         at: at(1),
       };
       const broken: StoredEntry = { ...envelope, hash: entryHash(envelope), payload: bytes };
-      await store.append({
+      await store.ledger.append({
         tenant,
         runId: root!.runId,
         expectedHead: { seq: 0, hash: root!.hash },
@@ -380,13 +381,21 @@ export function auditQueryContract(getStore: () => Store): void {
         status: 'running',
       });
       for (const f of [{ actor: 'dana' }, { code: 'policy_denied' }] as EntryFilter[]) {
-        await assert.rejects(store.queryEntries(tenant, f), isCode('ledger_invalid'), JSON.stringify(f));
-        await assert.rejects(store.countEntries(tenant, f), isCode('ledger_invalid'), JSON.stringify(f));
+        await assert.rejects(
+          store.ledger.queryEntries(tenant, f),
+          isCode('ledger_invalid'),
+          JSON.stringify(f),
+        );
+        await assert.rejects(
+          store.ledger.countEntries(tenant, f),
+          isCode('ledger_invalid'),
+          JSON.stringify(f),
+        );
       }
       // Unfiltered by payload, it is listed as stored; other tenants never read it.
-      const listed = (await store.queryEntries(tenant, {})).entries;
+      const listed = (await store.ledger.queryEntries(tenant, {})).entries;
       assert.deepEqual(Buffer.from(listed[1]!.payload), bytes);
-      assert.deepEqual(await store.countEntries(tenant, {}), { 'run.started': 1, 'run.finished': 1 });
+      assert.deepEqual(await store.ledger.countEntries(tenant, {}), { 'run.started': 1, 'run.finished': 1 });
       const mine = await pages(store, made.tenant, { actor: 'dana' }, 500);
       assert.deepEqual(ids(mine), ids(expected(made.all, { actor: 'dana' })));
     });
@@ -396,7 +405,7 @@ export function auditQueryContract(getStore: () => Store): void {
       const runsCursor = Buffer.from(JSON.stringify(['2026-01-01T00:00:00.000Z', 'x'])).toString('base64url');
       for (const cursor of ['garbage', '', runsCursor, Buffer.from('["e","a","b",-1]').toString('base64url')])
         await assert.rejects(
-          store.queryEntries('t1', { cursor }),
+          store.ledger.queryEntries('t1', { cursor }),
           (e: unknown) =>
             isCode('usage')(e) && (e as { details: { field: string } }).details.field === 'cursor',
           JSON.stringify(cursor),

@@ -27,7 +27,7 @@ export function keysIdempotencyContract(current: () => Store, another?: () => St
       const store = current();
       const tenant = unique('acme');
       const hash = hashApiKey(unique('key'));
-      await store.putApiKey({
+      await store.keys.putApiKey({
         keyId: unique('k'),
         tenant,
         subject: 'ci',
@@ -35,14 +35,14 @@ export function keysIdempotencyContract(current: () => Store, another?: () => St
         createdAt: '2026-01-01T00:00:00.000Z',
         kind: 'service',
       });
-      const found = await store.findApiKey(hash);
+      const found = await store.keys.findApiKey(hash);
       assert.equal(found?.tenant, tenant);
       assert.equal(found?.subject, 'ci');
       assert.equal(found?.kind, 'service');
       assert.equal(found?.createdAt, '2026-01-01T00:00:00.000Z');
       assert.equal(found?.revokedAt, undefined);
-      assert.equal(await store.findApiKey(hashApiKey('not a key')), undefined);
-      const listed = await store.listApiKeys(tenant);
+      assert.equal(await store.keys.findApiKey(hashApiKey('not a key')), undefined);
+      const listed = await store.keys.listApiKeys(tenant);
       assert.equal(listed.length, 1);
       assert.deepEqual(Object.keys(listed[0]!).sort(), ['createdAt', 'keyId', 'kind', 'subject', 'tenant']);
       assert.ok(!JSON.stringify(listed).includes(hash), 'a listing never carries the hash');
@@ -56,23 +56,26 @@ export function keysIdempotencyContract(current: () => Store, another?: () => St
       const second = await createApiKey(store, a, undefined, '2026-01-02T00:00:00.000Z');
       const other = await createApiKey(store, b, 'bob', '2026-01-01T00:00:00.000Z');
       assert.deepEqual(
-        (await store.listApiKeys(a)).map((k) => k.keyId),
+        (await store.keys.listApiKeys(a)).map((k) => k.keyId),
         [first.keyId, second.keyId],
       );
       assert.equal(second.subject, `key-${second.keyId}`);
       assert.deepEqual(
-        (await store.listApiKeys(b)).map((k) => k.keyId),
+        (await store.keys.listApiKeys(b)).map((k) => k.keyId),
         [other.keyId],
       );
-      assert.equal(await store.revokeApiKey(b, first.keyId, '2026-01-03T00:00:00.000Z'), false);
-      assert.equal(await store.revokeApiKey(a, 'no-such-key', '2026-01-03T00:00:00.000Z'), false);
+      assert.equal(await store.keys.revokeApiKey(b, first.keyId, '2026-01-03T00:00:00.000Z'), false);
+      assert.equal(await store.keys.revokeApiKey(a, 'no-such-key', '2026-01-03T00:00:00.000Z'), false);
       assert.equal((await resolveApiKey(store, first.key))?.tenant, a, 'another tenant cannot revoke it');
-      assert.equal(await store.revokeApiKey(a, first.keyId, '2026-01-03T00:00:00.000Z'), true);
-      assert.equal(await store.revokeApiKey(a, first.keyId, '2026-01-04T00:00:00.000Z'), true);
-      const listed = await store.listApiKeys(a);
+      assert.equal(await store.keys.revokeApiKey(a, first.keyId, '2026-01-03T00:00:00.000Z'), true);
+      assert.equal(await store.keys.revokeApiKey(a, first.keyId, '2026-01-04T00:00:00.000Z'), true);
+      const listed = await store.keys.listApiKeys(a);
       assert.equal(listed[0]?.revokedAt, '2026-01-03T00:00:00.000Z');
       assert.equal(listed[1]?.revokedAt, undefined);
-      assert.equal((await store.findApiKey(hashApiKey(first.key)))?.revokedAt, '2026-01-03T00:00:00.000Z');
+      assert.equal(
+        (await store.keys.findApiKey(hashApiKey(first.key)))?.revokedAt,
+        '2026-01-03T00:00:00.000Z',
+      );
     });
 
     test('a key resolves to its tenant and subject until revoked; a revoked, altered or foreign key resolves to nothing', async () => {
@@ -93,7 +96,7 @@ export function keysIdempotencyContract(current: () => Store, another?: () => St
       assert.equal(await resolveApiKey(store, `${created.key.slice(0, -1)}${last}`), undefined);
       assert.equal(await resolveApiKey(store, ''), undefined);
       assert.equal(await resolveApiKey(store, created.keyId), undefined);
-      await store.revokeApiKey(tenant, created.keyId, '2026-01-02T00:00:00.000Z');
+      await store.keys.revokeApiKey(tenant, created.keyId, '2026-01-02T00:00:00.000Z');
       assert.equal(await resolveApiKey(store, created.key), undefined);
     });
   });
@@ -102,32 +105,51 @@ export function keysIdempotencyContract(current: () => Store, another?: () => St
     test('claim, then claim again: the second is in flight', async () => {
       const store = current();
       const r = ref();
-      assert.deepEqual(await store.claimIdempotency({ ...r, digest: 'd1', now: T0, leaseMs: LEASE }), {
-        state: 'claimed',
-      });
-      assert.deepEqual(await store.claimIdempotency({ ...r, digest: 'd1', now: T0 + 1, leaseMs: LEASE }), {
-        state: 'in_flight',
-      });
+      assert.deepEqual(
+        await store.idempotency.claimIdempotency({ ...r, digest: 'd1', now: T0, leaseMs: LEASE }),
+        {
+          state: 'claimed',
+        },
+      );
+      assert.deepEqual(
+        await store.idempotency.claimIdempotency({ ...r, digest: 'd1', now: T0 + 1, leaseMs: LEASE }),
+        {
+          state: 'in_flight',
+        },
+      );
     });
 
     test('claim, finish, claim with the same digest: the cached response, byte for byte', async () => {
       const store = current();
       const r = ref();
-      await store.claimIdempotency({ ...r, digest: 'd1', now: T0, leaseMs: LEASE });
+      await store.idempotency.claimIdempotency({ ...r, digest: 'd1', now: T0, leaseMs: LEASE });
       const body = '{"runId":"sha256:abc","status":"running"}\n';
       assert.equal(
-        await store.finishIdempotency({ ...r, status: 201, body, headers: { location: '/v1/runs/abc' } }),
+        await store.idempotency.finishIdempotency({
+          ...r,
+          status: 201,
+          body,
+          headers: { location: '/v1/runs/abc' },
+        }),
         true,
       );
-      assert.deepEqual(await store.claimIdempotency({ ...r, digest: 'd1', now: T0 + 10, leaseMs: LEASE }), {
-        state: 'done',
-        status: 201,
-        body,
-        headers: { location: '/v1/runs/abc' },
-      });
+      assert.deepEqual(
+        await store.idempotency.claimIdempotency({ ...r, digest: 'd1', now: T0 + 10, leaseMs: LEASE }),
+        {
+          state: 'done',
+          status: 201,
+          body,
+          headers: { location: '/v1/runs/abc' },
+        },
+      );
       // Well past the lease, a finished record still answers with its response.
       assert.deepEqual(
-        await store.claimIdempotency({ ...r, digest: 'd1', now: T0 + 10 * LEASE, leaseMs: LEASE }),
+        await store.idempotency.claimIdempotency({
+          ...r,
+          digest: 'd1',
+          now: T0 + 10 * LEASE,
+          leaseMs: LEASE,
+        }),
         {
           state: 'done',
           status: 201,
@@ -136,56 +158,68 @@ export function keysIdempotencyContract(current: () => Store, another?: () => St
         },
       );
       assert.equal(
-        await store.finishIdempotency({ ...r, status: 500, body: 'again' }),
+        await store.idempotency.finishIdempotency({ ...r, status: 500, body: 'again' }),
         false,
         'finished once',
       );
       const plain = ref();
-      await store.claimIdempotency({ ...plain, digest: 'd', now: T0, leaseMs: LEASE });
-      await store.finishIdempotency({ ...plain, status: 200, body: '' });
-      assert.deepEqual(await store.claimIdempotency({ ...plain, digest: 'd', now: T0, leaseMs: LEASE }), {
-        state: 'done',
-        status: 200,
-        body: '',
-      });
+      await store.idempotency.claimIdempotency({ ...plain, digest: 'd', now: T0, leaseMs: LEASE });
+      await store.idempotency.finishIdempotency({ ...plain, status: 200, body: '' });
+      assert.deepEqual(
+        await store.idempotency.claimIdempotency({ ...plain, digest: 'd', now: T0, leaseMs: LEASE }),
+        {
+          state: 'done',
+          status: 200,
+          body: '',
+        },
+      );
     });
 
     test('another digest under the same key is a mismatch, in flight, expired or done', async () => {
       const store = current();
       const r = ref();
-      await store.claimIdempotency({ ...r, digest: 'd1', now: T0, leaseMs: LEASE });
-      assert.deepEqual(await store.claimIdempotency({ ...r, digest: 'd2', now: T0 + 1, leaseMs: LEASE }), {
-        state: 'mismatch',
-      });
+      await store.idempotency.claimIdempotency({ ...r, digest: 'd1', now: T0, leaseMs: LEASE });
       assert.deepEqual(
-        await store.claimIdempotency({ ...r, digest: 'd2', now: T0 + LEASE + 1, leaseMs: LEASE }),
+        await store.idempotency.claimIdempotency({ ...r, digest: 'd2', now: T0 + 1, leaseMs: LEASE }),
+        {
+          state: 'mismatch',
+        },
+      );
+      assert.deepEqual(
+        await store.idempotency.claimIdempotency({ ...r, digest: 'd2', now: T0 + LEASE + 1, leaseMs: LEASE }),
         { state: 'mismatch' },
         'an expired lease is taken over only by the same request',
       );
-      await store.finishIdempotency({ ...r, status: 200, body: '{}' });
-      assert.deepEqual(await store.claimIdempotency({ ...r, digest: 'd2', now: T0 + 2, leaseMs: LEASE }), {
-        state: 'mismatch',
-      });
+      await store.idempotency.finishIdempotency({ ...r, status: 200, body: '{}' });
+      assert.deepEqual(
+        await store.idempotency.claimIdempotency({ ...r, digest: 'd2', now: T0 + 2, leaseMs: LEASE }),
+        {
+          state: 'mismatch',
+        },
+      );
     });
 
     test('release forgets an in-flight record, so the key can be claimed afresh (with any digest)', async () => {
       const store = current();
       const r = ref();
-      await store.claimIdempotency({ ...r, digest: 'd1', now: T0, leaseMs: LEASE });
-      assert.equal(await store.releaseIdempotency(r), true);
-      assert.equal(await store.releaseIdempotency(r), false);
+      await store.idempotency.claimIdempotency({ ...r, digest: 'd1', now: T0, leaseMs: LEASE });
+      assert.equal(await store.idempotency.releaseIdempotency(r), true);
+      assert.equal(await store.idempotency.releaseIdempotency(r), false);
       assert.equal(
-        await store.finishIdempotency({ ...r, status: 200, body: '{}' }),
+        await store.idempotency.finishIdempotency({ ...r, status: 200, body: '{}' }),
         false,
         'nothing to finish',
       );
-      assert.deepEqual(await store.claimIdempotency({ ...r, digest: 'd2', now: T0 + 1, leaseMs: LEASE }), {
-        state: 'claimed',
-      });
-      await store.finishIdempotency({ ...r, status: 200, body: '{}' });
-      assert.equal(await store.releaseIdempotency(r), false, 'a finished record is not released');
+      assert.deepEqual(
+        await store.idempotency.claimIdempotency({ ...r, digest: 'd2', now: T0 + 1, leaseMs: LEASE }),
+        {
+          state: 'claimed',
+        },
+      );
+      await store.idempotency.finishIdempotency({ ...r, status: 200, body: '{}' });
+      assert.equal(await store.idempotency.releaseIdempotency(r), false, 'a finished record is not released');
       assert.equal(
-        (await store.claimIdempotency({ ...r, digest: 'd2', now: T0 + 2, leaseMs: LEASE })).state,
+        (await store.idempotency.claimIdempotency({ ...r, digest: 'd2', now: T0 + 2, leaseMs: LEASE })).state,
         'done',
       );
     });
@@ -193,22 +227,31 @@ export function keysIdempotencyContract(current: () => Store, another?: () => St
     test('an expired lease is taken over by the same request, and the new lease holds', async () => {
       const store = current();
       const r = ref();
-      await store.claimIdempotency({ ...r, digest: 'd1', now: T0, leaseMs: 1000 });
+      await store.idempotency.claimIdempotency({ ...r, digest: 'd1', now: T0, leaseMs: 1000 });
       assert.equal(
-        (await store.claimIdempotency({ ...r, digest: 'd1', now: T0 + 1000, leaseMs: LEASE })).state,
+        (await store.idempotency.claimIdempotency({ ...r, digest: 'd1', now: T0 + 1000, leaseMs: LEASE }))
+          .state,
         'in_flight',
       );
       assert.equal(
-        (await store.claimIdempotency({ ...r, digest: 'd1', now: T0 + 1001, leaseMs: LEASE })).state,
+        (await store.idempotency.claimIdempotency({ ...r, digest: 'd1', now: T0 + 1001, leaseMs: LEASE }))
+          .state,
         'claimed',
       );
       assert.equal(
-        (await store.claimIdempotency({ ...r, digest: 'd1', now: T0 + 2000, leaseMs: LEASE })).state,
+        (await store.idempotency.claimIdempotency({ ...r, digest: 'd1', now: T0 + 2000, leaseMs: LEASE }))
+          .state,
         'in_flight',
       );
       assert.equal(
-        (await store.claimIdempotency({ ...r, digest: 'd1', now: T0 + 1001 + LEASE + 1, leaseMs: LEASE }))
-          .state,
+        (
+          await store.idempotency.claimIdempotency({
+            ...r,
+            digest: 'd1',
+            now: T0 + 1001 + LEASE + 1,
+            leaseMs: LEASE,
+          })
+        ).state,
         'claimed',
       );
     });
@@ -216,26 +259,34 @@ export function keysIdempotencyContract(current: () => Store, another?: () => St
     test('records older than the TTL count as absent, finished or not', async () => {
       const store = current();
       const r = ref();
-      await store.claimIdempotency({ ...r, digest: 'd1', now: T0, leaseMs: LEASE });
-      await store.finishIdempotency({ ...r, status: 200, body: '{}' });
+      await store.idempotency.claimIdempotency({ ...r, digest: 'd1', now: T0, leaseMs: LEASE });
+      await store.idempotency.finishIdempotency({ ...r, status: 200, body: '{}' });
       const later = T0 + IDEMPOTENCY_TTL_MS;
       assert.equal(
-        (await store.claimIdempotency({ ...r, digest: 'd2', now: later, leaseMs: LEASE })).state,
+        (await store.idempotency.claimIdempotency({ ...r, digest: 'd2', now: later, leaseMs: LEASE })).state,
         'mismatch',
       );
       assert.equal(
-        (await store.claimIdempotency({ ...r, digest: 'd2', now: later + 1, leaseMs: LEASE })).state,
+        (await store.idempotency.claimIdempotency({ ...r, digest: 'd2', now: later + 1, leaseMs: LEASE }))
+          .state,
         'claimed',
       );
       // The replacement's age counts from its own claim.
       assert.equal(
-        (await store.claimIdempotency({ ...r, digest: 'd2', now: later + 2, leaseMs: LEASE })).state,
+        (await store.idempotency.claimIdempotency({ ...r, digest: 'd2', now: later + 2, leaseMs: LEASE }))
+          .state,
         'in_flight',
       );
       const stale = ref();
-      await store.claimIdempotency({ ...stale, digest: 'd1', now: T0, leaseMs: 10 * IDEMPOTENCY_TTL_MS });
+      await store.idempotency.claimIdempotency({
+        ...stale,
+        digest: 'd1',
+        now: T0,
+        leaseMs: 10 * IDEMPOTENCY_TTL_MS,
+      });
       assert.equal(
-        (await store.claimIdempotency({ ...stale, digest: 'd9', now: later + 1, leaseMs: LEASE })).state,
+        (await store.idempotency.claimIdempotency({ ...stale, digest: 'd9', now: later + 1, leaseMs: LEASE }))
+          .state,
         'claimed',
         'an in-flight record older than the TTL is gone, lease or not',
       );
@@ -248,26 +299,26 @@ export function keysIdempotencyContract(current: () => Store, another?: () => St
       const op = { ...a, operation: 'POST /v1/events' };
       for (const r of [a, b, op]) {
         assert.equal(
-          (await store.claimIdempotency({ ...r, digest: 'd1', now: T0, leaseMs: LEASE })).state,
+          (await store.idempotency.claimIdempotency({ ...r, digest: 'd1', now: T0, leaseMs: LEASE })).state,
           'claimed',
         );
       }
-      await store.finishIdempotency({ ...a, status: 201, body: '"a"' });
+      await store.idempotency.finishIdempotency({ ...a, status: 201, body: '"a"' });
       assert.equal(
-        (await store.claimIdempotency({ ...b, digest: 'd1', now: T0, leaseMs: LEASE })).state,
+        (await store.idempotency.claimIdempotency({ ...b, digest: 'd1', now: T0, leaseMs: LEASE })).state,
         'in_flight',
       );
-      assert.equal(await store.releaseIdempotency(b), true);
+      assert.equal(await store.idempotency.releaseIdempotency(b), true);
       assert.equal(
-        (await store.claimIdempotency({ ...a, digest: 'd1', now: T0, leaseMs: LEASE })).state,
+        (await store.idempotency.claimIdempotency({ ...a, digest: 'd1', now: T0, leaseMs: LEASE })).state,
         'done',
       );
       assert.equal(
-        (await store.claimIdempotency({ ...op, digest: 'd2', now: T0, leaseMs: LEASE })).state,
+        (await store.idempotency.claimIdempotency({ ...op, digest: 'd2', now: T0, leaseMs: LEASE })).state,
         'mismatch',
       );
       assert.equal(
-        (await store.claimIdempotency({ ...b, digest: 'd2', now: T0, leaseMs: LEASE })).state,
+        (await store.idempotency.claimIdempotency({ ...b, digest: 'd2', now: T0, leaseMs: LEASE })).state,
         'claimed',
       );
     });
@@ -278,7 +329,12 @@ export function keysIdempotencyContract(current: () => Store, another?: () => St
         const r = ref();
         const outcomes = await Promise.all(
           Array.from({ length: 10 }, (_, i) =>
-            stores[i % stores.length]!.claimIdempotency({ ...r, digest: 'd1', now: T0, leaseMs: LEASE }),
+            stores[i % stores.length]!.idempotency.claimIdempotency({
+              ...r,
+              digest: 'd1',
+              now: T0,
+              leaseMs: LEASE,
+            }),
           ),
         );
         const states = outcomes.map((o) => o.state).sort();
@@ -289,10 +345,15 @@ export function keysIdempotencyContract(current: () => Store, another?: () => St
     test('ten concurrent takeovers of one expired lease: exactly one wins', async () => {
       const stores = another ? [current(), another()] : [current()];
       const r = ref();
-      await current().claimIdempotency({ ...r, digest: 'd1', now: T0, leaseMs: 10 });
+      await current().idempotency.claimIdempotency({ ...r, digest: 'd1', now: T0, leaseMs: 10 });
       const outcomes = await Promise.all(
         Array.from({ length: 10 }, (_, i) =>
-          stores[i % stores.length]!.claimIdempotency({ ...r, digest: 'd1', now: T0 + 100, leaseMs: LEASE }),
+          stores[i % stores.length]!.idempotency.claimIdempotency({
+            ...r,
+            digest: 'd1',
+            now: T0 + 100,
+            leaseMs: LEASE,
+          }),
         ),
       );
       assert.equal(outcomes.filter((o) => o.state === 'claimed').length, 1);

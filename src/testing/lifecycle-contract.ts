@@ -35,7 +35,7 @@ const SPEC: WorkflowSpec = {
 
 async function twoVersions(store: Store, tenant: string): Promise<void> {
   for (const version of [1, 2])
-    await store.putVersion({
+    await store.registry.putVersion({
       tenant,
       workflowId: 'wf',
       version,
@@ -80,7 +80,7 @@ async function run(
     },
     o.at,
   ).stored;
-  await store.append({
+  await store.ledger.append({
     tenant,
     runId,
     expectedHead: null,
@@ -149,7 +149,7 @@ async function decidedRun(
   });
   const status = o.status ?? (o.decisions?.includes('denied') ? 'refused' : 'completed');
   if (status !== 'running') add('run.finished', { status, outputs: {} });
-  await store.append({
+  await store.ledger.append({
     tenant,
     runId,
     expectedHead: null,
@@ -200,7 +200,7 @@ export function lifecycleContract(current: () => Store): void {
       await decidedRun(store, tenant, { at: at(305), mode: 'test', decisions: ['denied'] });
       await decidedRun(store, tenant, { at: at(306), status: 'running' });
       const autonomous = await decidedRun(store, tenant, { at: at(307), root: { status: 'AUTONOMOUS' } });
-      const tally = await store.tallyLiveRuns(tenant, {
+      const tally = await store.runs.tallyLiveRuns(tenant, {
         workflowId: 'wf',
         version: 1,
         since: at(5),
@@ -217,7 +217,7 @@ export function lifecycleContract(current: () => Store): void {
         },
       );
       assert.deepEqual(tally.runIds, [autonomous, approved[99], approved[98]], 'newest first');
-      const none = await store.tallyLiveRuns(tenant, {
+      const none = await store.runs.tallyLiveRuns(tenant, {
         workflowId: 'wf',
         version: 1,
         since: at(400),
@@ -231,13 +231,13 @@ export function lifecycleContract(current: () => Store): void {
       const tenant = unique('t');
       await twoVersions(store, tenant);
       const evidence = { conditions: [{ id: 'tests.pass', met: true }] };
-      const [first] = await store.recordLifecycle({
+      const [first] = await store.registry.recordLifecycle({
         tenant,
         workflowId: 'wf',
         records: [{ ...move(tenant, 1, 'DRAFT', 'TESTING', '2026-01-02T00:00:00.000Z'), evidence }],
       });
       assert.equal(first?.prevHash, 'genesis');
-      await store.recordLifecycle({
+      await store.registry.recordLifecycle({
         tenant,
         workflowId: 'wf',
         records: [
@@ -249,7 +249,7 @@ export function lifecycleContract(current: () => Store): void {
       });
       // Two moves of one version in one change: the second fails, so neither is written.
       await assert.rejects(
-        store.recordLifecycle({
+        store.registry.recordLifecycle({
           tenant,
           workflowId: 'wf',
           records: [
@@ -259,8 +259,12 @@ export function lifecycleContract(current: () => Store): void {
         }),
         isCode('head_conflict'),
       );
-      assert.equal((await store.getVersion(tenant, 'wf', 2))?.status, 'DRAFT', 'nothing of it applied');
-      const records = await store.listPromotions(tenant, 'wf');
+      assert.equal(
+        (await store.registry.getVersion(tenant, 'wf', 2))?.status,
+        'DRAFT',
+        'nothing of it applied',
+      );
+      const records = await store.registry.listPromotions(tenant, 'wf');
       assert.deepEqual(
         records.map((r) => [r.version, r.from, r.to]),
         [
@@ -283,12 +287,12 @@ export function lifecycleContract(current: () => Store): void {
       const tenant = unique('t');
       await twoVersions(store, tenant);
       const results = await Promise.allSettled([
-        store.recordLifecycle({
+        store.registry.recordLifecycle({
           tenant,
           workflowId: 'wf',
           records: [move(tenant, 1, 'DRAFT', 'TESTING', '2026-01-02T00:00:00.000Z')],
         }),
-        store.recordLifecycle({
+        store.registry.recordLifecycle({
           tenant,
           workflowId: 'wf',
           records: [move(tenant, 2, 'DRAFT', 'TESTING', '2026-01-02T00:00:00.000Z')],
@@ -298,7 +302,7 @@ export function lifecycleContract(current: () => Store): void {
         results.every((r) => r.status === 'fulfilled'),
         JSON.stringify(results),
       );
-      const records = await store.listPromotions(tenant, 'wf');
+      const records = await store.registry.listPromotions(tenant, 'wf');
       assert.equal(records.length, 2);
       assert.equal(verifyPromotionChain(records).ok, true, 'one chain, not a fork');
     });
@@ -320,28 +324,28 @@ export function lifecycleContract(current: () => Store): void {
         stageStartedAt: '2026-01-02T00:00:00.000Z',
         status: 'active',
       };
-      assert.equal(await store.getRollout(tenant, 'wf'), undefined);
-      await store.recordLifecycle({
+      assert.equal(await store.registry.getRollout(tenant, 'wf'), undefined);
+      await store.registry.recordLifecycle({
         tenant,
         workflowId: 'wf',
         records: [{ ...move(tenant, 2, 'DRAFT', 'LIVE', '2026-01-02T00:00:00.000Z'), kind: 'rollout' }],
         rollout: { state, expectedRev: null },
       });
-      const stored = await store.getRollout(tenant, 'wf');
+      const stored = await store.registry.getRollout(tenant, 'wf');
       assert.deepEqual(stored, { state, rev: 1 });
       const advance = { ...state, percent: 50 };
       const record = {
         ...move(tenant, 2, 'LIVE', 'LIVE', '2026-01-03T00:00:00.000Z'),
         kind: 'rollout' as const,
       };
-      await store.recordLifecycle({
+      await store.registry.recordLifecycle({
         tenant,
         workflowId: 'wf',
         records: [record],
         rollout: { state: advance, expectedRev: 1 },
       });
       await assert.rejects(
-        store.recordLifecycle({
+        store.registry.recordLifecycle({
           tenant,
           workflowId: 'wf',
           records: [record],
@@ -349,9 +353,9 @@ export function lifecycleContract(current: () => Store): void {
         }),
         isCode('head_conflict'),
       );
-      assert.deepEqual(await store.getRollout(tenant, 'wf'), { state: advance, rev: 2 });
+      assert.deepEqual(await store.registry.getRollout(tenant, 'wf'), { state: advance, rev: 2 });
       assert.equal(
-        (await store.listPromotions(tenant, 'wf')).length,
+        (await store.registry.listPromotions(tenant, 'wf')).length,
         2,
         'the refused advance left no record',
       );
@@ -370,25 +374,31 @@ export function lifecycleContract(current: () => Store): void {
         shadowOf: live,
       });
       await run(store, tenant, { at: '2026-01-01T00:00:05.000Z', mode: 'test', status: 'completed' });
-      const row = await store.getRun(tenant, shadow);
+      const row = await store.runs.getRun(tenant, shadow);
       assert.deepEqual([row?.mode, row?.shadowOf], ['shadow', live]);
-      assert.equal((await store.getRun(tenant, live))?.mode, undefined);
-      assert.deepEqual(await store.countRuns(tenant, { workflowId: 'wf', version: 1, mode: 'live' }), {
+      assert.equal((await store.runs.getRun(tenant, live))?.mode, undefined);
+      assert.deepEqual(await store.runs.countRuns(tenant, { workflowId: 'wf', version: 1, mode: 'live' }), {
         completed: 1,
         failed: 1,
       });
-      assert.deepEqual(await store.countRuns(tenant, { workflowId: 'wf', mode: 'shadow' }), { running: 1 });
+      assert.deepEqual(await store.runs.countRuns(tenant, { workflowId: 'wf', mode: 'shadow' }), {
+        running: 1,
+      });
       assert.deepEqual(
-        await store.countRuns(tenant, { workflowId: 'wf', mode: 'live', since: '2026-01-01T00:00:02.000Z' }),
+        await store.runs.countRuns(tenant, {
+          workflowId: 'wf',
+          mode: 'live',
+          since: '2026-01-01T00:00:02.000Z',
+        }),
         { completed: 1, failed: 1 },
       );
-      const tests = await store.listRuns(tenant, { mode: 'test' });
+      const tests = await store.runs.listRuns(tenant, { mode: 'test' });
       assert.deepEqual(
         tests.runs.map((r) => r.mode),
         ['test'],
       );
-      assert.equal((await store.listRuns(tenant, { mode: 'live' })).runs.length, 3);
-      assert.equal((await store.listRuns(tenant, { workflowId: 'wf', version: 2 })).runs.length, 2);
+      assert.equal((await store.runs.listRuns(tenant, { mode: 'live' })).runs.length, 3);
+      assert.equal((await store.runs.listRuns(tenant, { workflowId: 'wf', version: 2 })).runs.length, 2);
     });
 
     test('a comparison is kept once; skipped shadows are counted once per live run, against its version', async () => {
@@ -413,14 +423,14 @@ export function lifecycleContract(current: () => Store): void {
         },
         createdAt: '2026-01-01T00:00:01.000Z',
       };
-      assert.equal(await store.putComparison(c), true);
-      assert.equal(await store.putComparison({ ...c, agree: true }), false, 'never replaced');
-      assert.deepEqual(await store.listComparisons(tenant, 'wf', 2), [c]);
+      assert.equal(await store.evidence.putComparison(c), true);
+      assert.equal(await store.evidence.putComparison({ ...c, agree: true }), false, 'never replaced');
+      assert.deepEqual(await store.evidence.listComparisons(tenant, 'wf', 2), [c]);
       assert.deepEqual(
-        await store.listComparisons(tenant, 'wf', 2, { since: '2026-01-02T00:00:00.000Z' }),
+        await store.evidence.listComparisons(tenant, 'wf', 2, { since: '2026-01-02T00:00:00.000Z' }),
         [],
       );
-      assert.deepEqual(await store.listComparisons(tenant, 'wf', 3), []);
+      assert.deepEqual(await store.evidence.listComparisons(tenant, 'wf', 3), []);
       // Where the live version did not start on the event, there is no live run to name.
       const alone: StoredComparison = {
         ...c,
@@ -429,8 +439,8 @@ export function lifecycleContract(current: () => Store): void {
         createdAt: '2026-01-01T00:00:02.000Z',
       };
       delete (alone as { liveRunId?: string }).liveRunId;
-      assert.equal(await store.putComparison(alone), true);
-      assert.deepEqual(await store.listComparisons(tenant, 'wf', 2), [c, alone]);
+      assert.equal(await store.evidence.putComparison(alone), true);
+      assert.deepEqual(await store.evidence.listComparisons(tenant, 'wf', 2), [c, alone]);
       const skip = {
         tenant,
         workflowId: 'wf',
@@ -439,25 +449,25 @@ export function lifecycleContract(current: () => Store): void {
         reason: 'limit',
         at: c.createdAt,
       };
-      await store.recordShadowSkip(skip);
-      await store.recordShadowSkip(skip);
-      await store.recordShadowSkip({ ...skip, liveRunId: liveV3, at: '2026-01-03T00:00:01.000Z' });
-      await store.recordShadowSkip({
+      await store.evidence.recordShadowSkip(skip);
+      await store.evidence.recordShadowSkip(skip);
+      await store.evidence.recordShadowSkip({ ...skip, liveRunId: liveV3, at: '2026-01-03T00:00:01.000Z' });
+      await store.evidence.recordShadowSkip({
         ...skip,
         liveRunId: hashOf(unique('gone')),
         at: '2026-01-03T00:00:02.000Z',
       });
       // Each skip is counted against the version of the live run it was skipped beside.
-      assert.deepEqual(await store.shadowSkips(tenant, 'wf', 2), [
+      assert.deepEqual(await store.evidence.shadowSkips(tenant, 'wf', 2), [
         { liveVersion: 1, count: 1 },
         { liveVersion: 3, count: 1 },
         { liveVersion: null, count: 1 },
       ]);
-      assert.deepEqual(await store.shadowSkips(tenant, 'wf', 2, '2026-01-02T00:00:00.000Z'), [
+      assert.deepEqual(await store.evidence.shadowSkips(tenant, 'wf', 2, '2026-01-02T00:00:00.000Z'), [
         { liveVersion: 3, count: 1 },
         { liveVersion: null, count: 1 },
       ]);
-      assert.deepEqual(await store.shadowSkips(unique('other'), 'wf', 2), []);
+      assert.deepEqual(await store.evidence.shadowSkips(unique('other'), 'wf', 2), []);
     });
   });
 }

@@ -127,12 +127,12 @@ export function runStoreContract(name: string, factory: StoreFactory): void {
     test('creates a run and reads back byte-identical entries in seq order', async () => {
       const runId = uniqueRunId('create');
       const ledger = buildLedger(runId, 3, 't1');
-      const head = await store.append(createRequest('t1', ledger));
+      const head = await store.ledger.append(createRequest('t1', ledger));
       assert.deepEqual(head, { seq: 6, hash: ledger[6]!.hash });
-      const run = await store.getRun('t1', runId);
+      const run = await store.runs.getRun('t1', runId);
       assert.equal(run?.status, 'running');
       assert.deepEqual(run?.head, head);
-      const back = await store.readEntries('t1', runId);
+      const back = await store.ledger.readEntries('t1', runId);
       assert.equal(back.length, 7);
       back.forEach((e, i) => {
         const want = ledger[i]!;
@@ -144,16 +144,16 @@ export function runStoreContract(name: string, factory: StoreFactory): void {
         assert.deepEqual(Buffer.from(e.payload), Buffer.from(want.payload));
       });
       assert.deepEqual(
-        (await store.readEntries('t1', runId, 5)).map((e) => e.seq),
+        (await store.ledger.readEntries('t1', runId, 5)).map((e) => e.seq),
         [5, 6],
       );
       // Pages: a limit bounds how many entries one read returns.
       assert.deepEqual(
-        (await store.readEntries('t1', runId, 2, 3)).map((e) => e.seq),
+        (await store.ledger.readEntries('t1', runId, 2, 3)).map((e) => e.seq),
         [2, 3, 4],
       );
       assert.deepEqual(
-        (await store.readEntries('t1', runId, 6, 100)).map((e) => e.seq),
+        (await store.ledger.readEntries('t1', runId, 6, 100)).map((e) => e.seq),
         [6],
       );
     });
@@ -162,23 +162,26 @@ export function runStoreContract(name: string, factory: StoreFactory): void {
       const over = 2_147_483_648;
       const usage = (field: string) => (e: unknown) =>
         isCode('usage')(e) && (e as { details: { field?: unknown } }).details.field === field;
-      await assert.rejects(store.putVersion(versionRecord('int-bound', over)), usage('version'));
-      await assert.rejects(store.getVersion('int-bound', SPEC.id, over), usage('version'));
-      await assert.rejects(store.listRuns('int-bound', { version: over }), usage('version'));
-      await assert.rejects(store.countRuns('int-bound', { version: over }), usage('version'));
-      await assert.rejects(store.readEntries('int-bound', uniqueRunId('int-bound'), over), usage('fromSeq'));
-      assert.equal(await store.getVersion('int-bound', SPEC.id), undefined, 'nothing was stored');
+      await assert.rejects(store.registry.putVersion(versionRecord('int-bound', over)), usage('version'));
+      await assert.rejects(store.registry.getVersion('int-bound', SPEC.id, over), usage('version'));
+      await assert.rejects(store.runs.listRuns('int-bound', { version: over }), usage('version'));
+      await assert.rejects(store.runs.countRuns('int-bound', { version: over }), usage('version'));
+      await assert.rejects(
+        store.ledger.readEntries('int-bound', uniqueRunId('int-bound'), over),
+        usage('fromSeq'),
+      );
+      assert.equal(await store.registry.getVersion('int-bound', SPEC.id), undefined, 'nothing was stored');
       // The largest value is in range: read as any other (nothing there).
-      assert.equal(await store.getVersion('int-bound', SPEC.id, over - 1), undefined);
-      assert.deepEqual(await store.readEntries('int-bound', uniqueRunId('int-bound'), over - 1), []);
+      assert.equal(await store.registry.getVersion('int-bound', SPEC.id, over - 1), undefined);
+      assert.deepEqual(await store.ledger.readEntries('int-bound', uniqueRunId('int-bound'), over - 1), []);
     });
 
     test('appends after the expected head and refuses a stale head, writing nothing', async () => {
       const runId = uniqueRunId('stale');
       const ledger = buildLedger(runId, 1);
-      await store.append(createRequest('t1', ledger));
+      await store.ledger.append(createRequest('t1', ledger));
       const more = extendLedger(runId, ledger[2]!, 2);
-      const head = await store.append({
+      const head = await store.ledger.append({
         tenant: 't1',
         runId,
         expectedHead: { seq: 2, hash: ledger[2]!.hash },
@@ -188,7 +191,7 @@ export function runStoreContract(name: string, factory: StoreFactory): void {
       assert.equal(head.seq, 4);
       const stale = extendLedger(runId, ledger[2]!, 1);
       await assert.rejects(
-        store.append({
+        store.ledger.append({
           tenant: 't1',
           runId,
           expectedHead: { seq: 2, hash: ledger[2]!.hash },
@@ -197,22 +200,25 @@ export function runStoreContract(name: string, factory: StoreFactory): void {
         }),
         isCode('head_conflict'),
       );
-      assert.equal((await store.readEntries('t1', runId)).length, 5);
-      assert.equal((await store.getRun('t1', runId))?.status, 'completed');
+      assert.equal((await store.ledger.readEntries('t1', runId)).length, 5);
+      assert.equal((await store.runs.getRun('t1', runId))?.status, 'completed');
     });
 
     test('refuses to create a run that exists', async () => {
       const runId = uniqueRunId('dup');
       const ledger = buildLedger(runId, 0);
-      await store.append(createRequest('t1', ledger));
-      await assert.rejects(store.append(createRequest('t1', buildLedger(runId, 1))), isCode('head_conflict'));
-      assert.equal((await store.readEntries('t1', runId)).length, 1);
+      await store.ledger.append(createRequest('t1', ledger));
+      await assert.rejects(
+        store.ledger.append(createRequest('t1', buildLedger(runId, 1))),
+        isCode('head_conflict'),
+      );
+      assert.equal((await store.ledger.readEntries('t1', runId)).length, 1);
     });
 
     test('of concurrent appends at one head exactly one wins', async () => {
       const runId = uniqueRunId('race');
       const ledger = buildLedger(runId, 0);
-      await store.append(createRequest('t1', ledger));
+      await store.ledger.append(createRequest('t1', ledger));
       // Five writers each build a different, valid entry at seq 1.
       const contenders = Array.from(
         { length: 5 },
@@ -233,7 +239,7 @@ export function runStoreContract(name: string, factory: StoreFactory): void {
       );
       const results = await Promise.allSettled(
         contenders.map((entry) =>
-          store.append({
+          store.ledger.append({
             tenant: 't1',
             runId,
             expectedHead: { seq: 0, hash: ledger[0]!.hash },
@@ -249,7 +255,7 @@ export function runStoreContract(name: string, factory: StoreFactory): void {
           .every((r) => isCode('head_conflict')((r as PromiseRejectedResult).reason)),
       );
       assert.deepEqual(
-        (await store.readEntries('t1', runId)).map((e) => e.seq),
+        (await store.ledger.readEntries('t1', runId)).map((e) => e.seq),
         [0, 1],
       );
     });
@@ -257,30 +263,30 @@ export function runStoreContract(name: string, factory: StoreFactory): void {
     test('refuses entries that do not continue the chain', async () => {
       const runId = uniqueRunId('gap');
       const ledger = buildLedger(runId, 2);
-      await assert.rejects(store.append(createRequest('t1', [ledger[0]!, ledger[2]!])));
-      assert.equal(await store.getRun('t1', runId), undefined);
+      await assert.rejects(store.ledger.append(createRequest('t1', [ledger[0]!, ledger[2]!])));
+      assert.equal(await store.runs.getRun('t1', runId), undefined);
     });
 
     test('isolates tenants: another tenant sees no run, entries, approvals or versions', async () => {
       const runId = uniqueRunId('tenant');
-      await store.append(createRequest('alpha', buildLedger(runId, 1, 'alpha')));
-      assert.equal(await store.getRun('beta', runId), undefined);
-      assert.deepEqual(await store.readEntries('beta', runId), []);
-      assert.deepEqual((await store.listRuns('beta')).runs, []);
-      assert.ok((await store.listRuns('alpha')).runs.some((r) => r.runId === runId));
+      await store.ledger.append(createRequest('alpha', buildLedger(runId, 1, 'alpha')));
+      assert.equal(await store.runs.getRun('beta', runId), undefined);
+      assert.deepEqual(await store.ledger.readEntries('beta', runId), []);
+      assert.deepEqual((await store.runs.listRuns('beta')).runs, []);
+      assert.ok((await store.runs.listRuns('alpha')).runs.some((r) => r.runId === runId));
       await assert.rejects(
-        store.append({
+        store.ledger.append({
           tenant: 'beta',
           runId,
-          expectedHead: { seq: 2, hash: (await store.getRun('alpha', runId))!.head.hash },
-          entries: extendLedger(runId, (await store.readEntries('alpha', runId))[2]!, 1),
+          expectedHead: { seq: 2, hash: (await store.runs.getRun('alpha', runId))!.head.hash },
+          entries: extendLedger(runId, (await store.ledger.readEntries('alpha', runId))[2]!, 1),
           status: 'running',
         }),
         isCode('head_conflict'),
       );
-      await store.putVersion(versionRecord('alpha', 1));
-      assert.equal(await store.getVersion('beta', 'wf', 1), undefined);
-      assert.deepEqual(await store.listVersions('beta'), []);
+      await store.registry.putVersion(versionRecord('alpha', 1));
+      assert.equal(await store.registry.getVersion('beta', 'wf', 1), undefined);
+      assert.deepEqual(await store.registry.listVersions('beta'), []);
     });
 
     test('opens and closes pending approvals with the entries that cause them', async () => {
@@ -298,17 +304,17 @@ export function runStoreContract(name: string, factory: StoreFactory): void {
         channel: 'cli',
         requestedAt: '2026-01-01T00:00:00.000Z',
       };
-      await store.append({
+      await store.ledger.append({
         ...createRequest('t1', ledger),
         status: 'waiting_approval',
         openApproval: approval,
       });
-      assert.deepEqual(await store.listPendingApprovals('t1', runId), [approval]);
-      assert.ok((await store.listPendingApprovals('t1')).some((a) => a.runId === runId));
-      assert.deepEqual(await store.listPendingApprovals('t2'), []);
+      assert.deepEqual(await store.runs.listPendingApprovals('t1', runId), [approval]);
+      assert.ok((await store.runs.listPendingApprovals('t1')).some((a) => a.runId === runId));
+      assert.deepEqual(await store.runs.listPendingApprovals('t2'), []);
       // A stale append that would close it changes nothing.
       await assert.rejects(
-        store.append({
+        store.ledger.append({
           tenant: 't1',
           runId,
           expectedHead: { seq: 1, hash: ledger[1]!.hash },
@@ -317,8 +323,8 @@ export function runStoreContract(name: string, factory: StoreFactory): void {
           closeApproval: proposalId,
         }),
       );
-      assert.equal((await store.listPendingApprovals('t1', runId)).length, 1);
-      await store.append({
+      assert.equal((await store.runs.listPendingApprovals('t1', runId)).length, 1);
+      await store.ledger.append({
         tenant: 't1',
         runId,
         expectedHead: { seq: 2, hash: ledger[2]!.hash },
@@ -326,7 +332,7 @@ export function runStoreContract(name: string, factory: StoreFactory): void {
         status: 'running',
         closeApproval: proposalId,
       });
-      assert.deepEqual(await store.listPendingApprovals('t1', runId), []);
+      assert.deepEqual(await store.runs.listPendingApprovals('t1', runId), []);
     });
 
     test('lists runs newest first with filters and a cursor', async () => {
@@ -336,42 +342,42 @@ export function runStoreContract(name: string, factory: StoreFactory): void {
         const runId = uniqueRunId('list');
         ids.push(runId);
         const entries = buildLedger(runId, 0, tenant).map((e) => e);
-        await store.append({
+        await store.ledger.append({
           ...createRequest(tenant, entries),
           status: i % 2 === 0 ? 'completed' : 'refused',
         });
       }
-      const page1 = await store.listRuns(tenant, { limit: 2 });
+      const page1 = await store.runs.listRuns(tenant, { limit: 2 });
       assert.equal(page1.runs.length, 2);
       assert.ok(page1.next);
-      const page2 = await store.listRuns(tenant, { limit: 2, cursor: page1.next });
-      const page3 = await store.listRuns(tenant, { limit: 2, cursor: page2.next });
+      const page2 = await store.runs.listRuns(tenant, { limit: 2, cursor: page1.next });
+      const page3 = await store.runs.listRuns(tenant, { limit: 2, cursor: page2.next });
       const all = [...page1.runs, ...page2.runs, ...page3.runs].map((r) => r.runId);
       assert.equal(new Set(all).size, 5);
       assert.equal(page3.next, undefined);
-      assert.equal((await store.listRuns(tenant, { status: 'refused' })).runs.length, 2);
-      assert.equal((await store.listRuns(tenant, { workflowId: 'nope' })).runs.length, 0);
-      await assert.rejects(store.listRuns(tenant, { cursor: 'garbage' }), isCode('usage'));
+      assert.equal((await store.runs.listRuns(tenant, { status: 'refused' })).runs.length, 2);
+      assert.equal((await store.runs.listRuns(tenant, { workflowId: 'nope' })).runs.length, 0);
+      await assert.rejects(store.runs.listRuns(tenant, { cursor: 'garbage' }), isCode('usage'));
     });
 
     test('keeps published versions immutable and records promotions', async () => {
       const tenant = `wf-${counter++}`;
       const v1 = versionRecord(tenant, 1);
-      assert.equal((await store.putVersion(v1)).created, true);
-      assert.equal((await store.putVersion(v1)).created, false);
+      assert.equal((await store.registry.putVersion(v1)).created, true);
+      assert.equal((await store.registry.putVersion(v1)).created, false);
       await assert.rejects(
-        store.putVersion({ ...v1, specHash: hashOf('other') }),
+        store.registry.putVersion({ ...v1, specHash: hashOf('other') }),
         isCode('version_immutable'),
       );
-      assert.equal((await store.getVersion(tenant, 'wf', 1))?.specHash, v1.specHash);
-      assert.deepEqual((await store.getVersion(tenant, 'wf', 1))?.spec, v1.spec);
-      await store.putVersion(versionRecord(tenant, 2));
-      assert.equal((await store.getVersion(tenant, 'wf'))?.version, 2);
+      assert.equal((await store.registry.getVersion(tenant, 'wf', 1))?.specHash, v1.specHash);
+      assert.deepEqual((await store.registry.getVersion(tenant, 'wf', 1))?.spec, v1.spec);
+      await store.registry.putVersion(versionRecord(tenant, 2));
+      assert.equal((await store.registry.getVersion(tenant, 'wf'))?.version, 2);
       assert.deepEqual(
-        (await store.listVersions(tenant)).map((v) => v.version),
+        (await store.registry.listVersions(tenant)).map((v) => v.version),
         [1, 2],
       );
-      await store.setVersionStatus({
+      await store.registry.setVersionStatus({
         tenant,
         workflowId: 'wf',
         version: 1,
@@ -380,9 +386,9 @@ export function runStoreContract(name: string, factory: StoreFactory): void {
         by: 'alice',
         at: '2026-01-02T00:00:00.000Z',
       });
-      assert.equal((await store.getVersion(tenant, 'wf', 1))?.status, 'LIVE');
+      assert.equal((await store.registry.getVersion(tenant, 'wf', 1))?.status, 'LIVE');
       await assert.rejects(
-        store.setVersionStatus({
+        store.registry.setVersionStatus({
           tenant,
           workflowId: 'wf',
           version: 1,
@@ -393,7 +399,7 @@ export function runStoreContract(name: string, factory: StoreFactory): void {
         }),
         isCode('head_conflict'),
       );
-      const promotions = await store.listPromotions(tenant, 'wf');
+      const promotions = await store.registry.listPromotions(tenant, 'wf');
       assert.deepEqual(
         promotions.map((p) => [p.from, p.to, p.by]),
         [['DRAFT', 'LIVE', 'alice']],
@@ -403,7 +409,7 @@ export function runStoreContract(name: string, factory: StoreFactory): void {
     test('counts durable commits', async () => {
       const before = store.stats();
       const runId = uniqueRunId('stats');
-      await store.append(createRequest('t1', buildLedger(runId, 1)));
+      await store.ledger.append(createRequest('t1', buildLedger(runId, 1)));
       const after = store.stats();
       assert.ok(after.commits > before.commits);
       assert.equal(after.entriesAppended - before.entriesAppended, 3);
@@ -411,13 +417,13 @@ export function runStoreContract(name: string, factory: StoreFactory): void {
 
     test('reads nothing for an unknown run, or from past the head', async () => {
       const runId = uniqueRunId('read-bounds');
-      assert.deepEqual(await store.readEntries('t1', runId), []);
-      await store.append(createRequest('t1', buildLedger(runId, 1)));
+      assert.deepEqual(await store.ledger.readEntries('t1', runId), []);
+      await store.ledger.append(createRequest('t1', buildLedger(runId, 1)));
       assert.deepEqual(
-        (await store.readEntries('t1', runId, 2)).map((e) => e.seq),
+        (await store.ledger.readEntries('t1', runId, 2)).map((e) => e.seq),
         [2],
       );
-      assert.deepEqual(await store.readEntries('t1', runId, 3), []);
+      assert.deepEqual(await store.ledger.readEntries('t1', runId, 3), []);
     });
 
     test('keeps payload bytes exact: multi-byte UTF-8, escapes, a 200 KB payload', async () => {
@@ -431,8 +437,8 @@ export function runStoreContract(name: string, factory: StoreFactory): void {
         { step: 's', tool: 'noop', proposalId: hashOf(runId), output: { text }, costCents: 0 },
         FIXED_TIME,
       ).stored;
-      await store.append(createRequest('t1', [root!, big]));
-      const back = (await store.readEntries('t1', runId))[1]!;
+      await store.ledger.append(createRequest('t1', [root!, big]));
+      const back = (await store.ledger.readEntries('t1', runId))[1]!;
       assert.ok(Buffer.from(back.payload).equals(Buffer.from(big.payload)), 'payload bytes differ');
       assert.equal(back.payloadHash, big.payloadHash);
       assert.equal(back.hash, big.hash);
@@ -442,8 +448,8 @@ export function runStoreContract(name: string, factory: StoreFactory): void {
       const runId = uniqueRunId('pipelined');
       const ledger = buildLedger(runId, 2);
       const heads = await Promise.all([
-        store.append(createRequest('t1', ledger.slice(0, 3))),
-        store.append({
+        store.ledger.append(createRequest('t1', ledger.slice(0, 3))),
+        store.ledger.append({
           tenant: 't1',
           runId,
           expectedHead: { seq: 2, hash: ledger[2]!.hash },
@@ -455,8 +461,8 @@ export function runStoreContract(name: string, factory: StoreFactory): void {
         heads.map((h) => h.seq),
         [2, 4],
       );
-      assert.equal((await store.getRun('t1', runId))?.status, 'completed');
-      assert.equal((await store.readEntries('t1', runId)).length, 5);
+      assert.equal((await store.runs.getRun('t1', runId))?.status, 'completed');
+      assert.equal((await store.ledger.readEntries('t1', runId)).length, 5);
     });
 
     test('appends issued together fail alone: a stale head or a refused write changes nothing else', async () => {
@@ -473,16 +479,16 @@ export function runStoreContract(name: string, factory: StoreFactory): void {
         channel: 'cli',
         requestedAt: FIXED_TIME,
       };
-      await store.append({
+      await store.ledger.append({
         ...createRequest('t1', ledgerA),
         status: 'waiting_approval',
         openApproval: approval,
       });
       const ledgerB = buildLedger(b, 0);
-      await store.append(createRequest('t1', ledgerB));
+      await store.ledger.append(createRequest('t1', ledgerB));
       const notTheHead = { ...ledgerB[0]!, hash: hashOf('not the head') };
       const results = await Promise.allSettled([
-        store.append({
+        store.ledger.append({
           tenant: 't1',
           runId: b,
           expectedHead: { seq: 0, hash: notTheHead.hash },
@@ -490,7 +496,7 @@ export function runStoreContract(name: string, factory: StoreFactory): void {
           status: 'failed',
         }),
         // Opening the approval that is already pending is refused by the store itself.
-        store.append({
+        store.ledger.append({
           tenant: 't1',
           runId: a,
           expectedHead: { seq: 2, hash: ledgerA[2]!.hash },
@@ -498,8 +504,8 @@ export function runStoreContract(name: string, factory: StoreFactory): void {
           status: 'waiting_approval',
           openApproval: approval,
         }),
-        store.append(createRequest('t1', buildLedger(c, 1))),
-        store.append({
+        store.ledger.append(createRequest('t1', buildLedger(c, 1))),
+        store.ledger.append({
           tenant: 't1',
           runId: b,
           expectedHead: { seq: 0, hash: ledgerB[0]!.hash },
@@ -512,11 +518,11 @@ export function runStoreContract(name: string, factory: StoreFactory): void {
         ['rejected', 'rejected', 'fulfilled', 'fulfilled'],
       );
       assert.ok(isCode('head_conflict')((results[0] as PromiseRejectedResult).reason));
-      assert.deepEqual((await store.getRun('t1', a))?.head, { seq: 2, hash: ledgerA[2]!.hash });
-      assert.equal((await store.readEntries('t1', a)).length, 3);
-      assert.deepEqual(await store.listPendingApprovals('t1', a), [approval]);
-      assert.equal((await store.getRun('t1', b))?.status, 'completed');
-      assert.equal((await store.readEntries('t1', c)).length, 3);
+      assert.deepEqual((await store.runs.getRun('t1', a))?.head, { seq: 2, hash: ledgerA[2]!.hash });
+      assert.equal((await store.ledger.readEntries('t1', a)).length, 3);
+      assert.deepEqual(await store.runs.listPendingApprovals('t1', a), [approval]);
+      assert.equal((await store.runs.getRun('t1', b))?.status, 'completed');
+      assert.equal((await store.ledger.readEntries('t1', c)).length, 3);
     });
 
     test('orders runs by (createdAt, runId) descending and versions by workflow id, in byte order', async () => {
@@ -528,20 +534,21 @@ export function runStoreContract(name: string, factory: StoreFactory): void {
         ['2026-01-01T00:00:02.000Z', `run-Z-${n}`],
         ['2026-01-01T00:00:00.000Z', `run-b-${n}`],
       ] as const;
-      for (const [at, runId] of runs) await store.append(createRequest(tenant, [rootAt(runId, tenant, at)]));
+      for (const [at, runId] of runs)
+        await store.ledger.append(createRequest(tenant, [rootAt(runId, tenant, at)]));
       const seen: string[] = [];
       let cursor: string | undefined;
       do {
-        const page = await store.listRuns(tenant, { limit: 1, ...(cursor ? { cursor } : {}) });
+        const page = await store.runs.listRuns(tenant, { limit: 1, ...(cursor ? { cursor } : {}) });
         seen.push(...page.runs.map((r) => r.runId));
         cursor = page.next;
       } while (cursor);
       // Byte order puts 'a' (0x61) after 'B' (0x42), whatever a database's locale would say.
       assert.deepEqual(seen, [`run-Z-${n}`, `run-a-${n}`, `run-B-${n}`, `run-b-${n}`]);
-      await store.putVersion(versionRecord(tenant, 1, { ...SPEC, id: 'alpha' }));
-      await store.putVersion(versionRecord(tenant, 1, { ...SPEC, id: 'Zed' }));
+      await store.registry.putVersion(versionRecord(tenant, 1, { ...SPEC, id: 'alpha' }));
+      await store.registry.putVersion(versionRecord(tenant, 1, { ...SPEC, id: 'Zed' }));
       assert.deepEqual(
-        (await store.listVersions(tenant)).map((v) => v.workflowId),
+        (await store.registry.listVersions(tenant)).map((v) => v.workflowId),
         ['Zed', 'alpha'],
       );
     });
@@ -555,16 +562,16 @@ export function runStoreContract(name: string, factory: StoreFactory): void {
         const at = `2026-02-01T00:00:0${i}.000Z`;
         const version = (i % 2) + 1;
         const req = createRequest(tenant, [rootAt(runId, tenant, at)]);
-        await store.append({ ...req, create: { ...req.create!, version } });
+        await store.ledger.append({ ...req, create: { ...req.create!, version } });
         made.push({ runId, at, version });
       }
       const other = createRequest(tenant, [rootAt(`other-${n}`, tenant, '2026-02-01T00:00:02.500Z')]);
-      await store.append({ ...other, create: { ...other.create!, workflowId: 'other', version: 2 } });
-      const all = async (f: Parameters<Store['listRuns']>[1]) => {
+      await store.ledger.append({ ...other, create: { ...other.create!, workflowId: 'other', version: 2 } });
+      const all = async (f: Parameters<Store['runs']['listRuns']>[1]) => {
         const seen: string[] = [];
         let cursor: string | undefined;
         do {
-          const page = await store.listRuns(tenant, { ...f, limit: 1, ...(cursor ? { cursor } : {}) });
+          const page = await store.runs.listRuns(tenant, { ...f, limit: 1, ...(cursor ? { cursor } : {}) });
           assert.ok(page.runs.length <= 1);
           seen.push(...page.runs.map((r) => r.runId));
           cursor = page.next;
@@ -587,12 +594,12 @@ export function runStoreContract(name: string, factory: StoreFactory): void {
       assert.deepEqual(await all({ until: made[0]!.at }), [], 'until is exclusive');
       assert.deepEqual(await all({ since: '2026-02-01T00:00:04.001Z' }), []);
       // A page of the filter holds the filter's runs only, and `next` goes on within it.
-      const first = await store.listRuns(tenant, { workflowId: 'wf', version: 1, limit: 2 });
+      const first = await store.runs.listRuns(tenant, { workflowId: 'wf', version: 1, limit: 2 });
       assert.deepEqual(
         first.runs.map((r) => r.runId),
         ids(4, 2),
       );
-      const second = await store.listRuns(tenant, {
+      const second = await store.runs.listRuns(tenant, {
         workflowId: 'wf',
         version: 1,
         limit: 2,
@@ -603,32 +610,32 @@ export function runStoreContract(name: string, factory: StoreFactory): void {
         ids(0),
       );
       assert.equal(second.next, undefined);
-      assert.deepEqual(await store.countRuns(tenant, { since: made[1]!.at, until: made[4]!.at }), {
+      assert.deepEqual(await store.runs.countRuns(tenant, { since: made[1]!.at, until: made[4]!.at }), {
         running: 4,
       });
-      assert.deepEqual(await store.countRuns(tenant, { version: 2 }), { running: 3 });
-      assert.deepEqual(await store.countRuns(`${tenant}-nobody`, {}), {});
+      assert.deepEqual(await store.runs.countRuns(tenant, { version: 2 }), { running: 3 });
+      assert.deepEqual(await store.runs.countRuns(`${tenant}-nobody`, {}), {});
     });
 
     test('keeps the first secret key stored for a tenant: later candidates, other tenants and other connections agree', async () => {
       const tenant = `secret-key-${counter++}`;
       const first = new Uint8Array(32).fill(7);
       const later = new Uint8Array(32).fill(9);
-      assert.deepEqual(await store.secretKey(tenant, first), first);
-      assert.deepEqual(await store.secretKey(tenant, later), first, 'the stored key never changes');
+      assert.deepEqual(await store.keys.secretKey(tenant, first), first);
+      assert.deepEqual(await store.keys.secretKey(tenant, later), first, 'the stored key never changes');
       if (another)
-        assert.deepEqual(await another.secretKey(tenant, later), first, 'another connection reads it');
+        assert.deepEqual(await another.keys.secretKey(tenant, later), first, 'another connection reads it');
       const other = `${tenant}-other`;
-      assert.deepEqual(await store.secretKey(other, later), later, 'each tenant has its own key');
+      assert.deepEqual(await store.keys.secretKey(other, later), later, 'each tenant has its own key');
       // Concurrent first uses store one key, and every caller gets that one.
       const racing = `${tenant}-race`;
       const got = await Promise.all(
         [1, 2, 3, 4].map((n) =>
-          (n % 2 === 0 && another ? another : store).secretKey(racing, new Uint8Array(32).fill(n)),
+          (n % 2 === 0 && another ? another : store).keys.secretKey(racing, new Uint8Array(32).fill(n)),
         ),
       );
       for (const k of got) assert.deepEqual(k, got[0]);
-      await assert.rejects(store.secretKey(`${tenant}-short`, new Uint8Array(16)), RangeError);
+      await assert.rejects(store.keys.secretKey(`${tenant}-short`, new Uint8Array(16)), RangeError);
     });
   });
 }

@@ -149,6 +149,39 @@ export interface PostgresStoreOptions extends PoolOptions {
 }
 
 export class PostgresStore implements Store {
+  get ledger(): this {
+    return this;
+  }
+  get runs(): this {
+    return this;
+  }
+  get registry(): this {
+    return this;
+  }
+  get evidence(): this {
+    return this;
+  }
+  get shadowQueue(): this {
+    return this;
+  }
+  get queue(): this {
+    return this;
+  }
+  get keys(): this {
+    return this;
+  }
+  get idempotency(): this {
+    return this;
+  }
+  get budgets(): this {
+    return this;
+  }
+  get checkpoints(): this {
+    return this;
+  }
+  get events(): this {
+    return this;
+  }
   private readonly writer: GroupCommit;
   /** Commits other than appends' (publishing, promotions). */
   private commits = 0;

@@ -160,20 +160,53 @@ type Pending =
     };
 
 export class SqliteStore implements Store {
+  get ledger(): this {
+    return this;
+  }
+  get runs(): this {
+    return this;
+  }
+  get registry(): this {
+    return this;
+  }
+  get evidence(): this {
+    return this;
+  }
+  get shadowQueue(): this {
+    return this;
+  }
+  get queue(): this {
+    return this;
+  }
+  get keys(): this {
+    return this;
+  }
+  get idempotency(): this {
+    return this;
+  }
+  get budgets(): this {
+    return this;
+  }
+  get checkpoints(): this {
+    return this;
+  }
+  get events(): this {
+    return this;
+  }
   private readonly db: Database.Database;
   private readonly st: ReturnType<SqliteStore['prepare']>;
-  private queue: Pending[] = [];
+  private pending: Pending[] = [];
   private flushScheduled = false;
   private commits = 0;
   private entriesAppended = 0;
   private closed = false;
   private readonly leases: SqliteLeases;
-  private readonly keys: SqliteKeysIdempotency;
+  private readonly keyRows: SqliteKeysIdempotency;
   private readonly writTrust: SqliteWritTrust;
   private readonly lifecycle: SqliteLifecycle;
-  private readonly shadowQueue: SqliteShadowQueue;
-  private readonly events: SqliteEvents;
-  private readonly checkpoints: SqliteCheckpoints;
+  private readonly shadowRows: SqliteShadowQueue;
+  private readonly eventRows: SqliteEvents;
+  private readonly checkpointRows: SqliteCheckpoints;
   private readonly retention: SqliteRetention;
   private readonly wakeListeners = new Set<() => void>();
   /** Writ chains' budget links read so far (a chain never changes). */
@@ -214,13 +247,13 @@ export class SqliteStore implements Store {
       };
       // Preparing checks every statement against the schema: a file with another layout fails here.
       this.st = this.prepare();
-      this.leases = new SqliteLeases(this.db, (tenant, runId) => this.ledger(tenant, runId));
-      this.keys = new SqliteKeysIdempotency(this.db);
+      this.leases = new SqliteLeases(this.db, (tenant, runId) => this.ledgerOf(tenant, runId));
+      this.keyRows = new SqliteKeysIdempotency(this.db);
       this.writTrust = new SqliteWritTrust(this.db);
       this.lifecycle = new SqliteLifecycle(this.db);
-      this.shadowQueue = new SqliteShadowQueue(this.db);
-      this.events = new SqliteEvents(this.db);
-      this.checkpoints = new SqliteCheckpoints(this.db);
+      this.shadowRows = new SqliteShadowQueue(this.db);
+      this.eventRows = new SqliteEvents(this.db);
+      this.checkpointRows = new SqliteCheckpoints(this.db);
       this.retention = new SqliteRetention(this.db);
     } catch (e) {
       if (e instanceof KeelError) throw e;
@@ -355,7 +388,7 @@ export class SqliteStore implements Store {
   private enqueue<T>(make: (resolve: (v: T) => void, reject: (e: unknown) => void) => Pending): Promise<T> {
     if (this.closed) return Promise.reject(new KeelError(ErrorCode.storeUnavailable, 'store is closed'));
     return new Promise<T>((resolve, reject) => {
-      this.queue.push(make(resolve, reject));
+      this.pending.push(make(resolve, reject));
       if (!this.flushScheduled) {
         this.flushScheduled = true;
         setImmediate(() => this.flush());
@@ -365,8 +398,8 @@ export class SqliteStore implements Store {
 
   private flush(): void {
     this.flushScheduled = false;
-    const batch = this.queue;
-    this.queue = [];
+    const batch = this.pending;
+    this.pending = [];
     if (batch.length === 0) return;
     const outcomes: ({ ok: true; value: unknown } | { ok: false; error: unknown })[] = [];
     const lazy =
@@ -505,7 +538,7 @@ export class SqliteStore implements Store {
       this.st.linkBlob.run(row.run_key, b.hash);
     }
     if (req.closeApproval) this.st.closeApproval.run(req.runId, req.closeApproval);
-    if (req.shadowWork) this.shadowQueue.insert(req.shadowWork);
+    if (req.shadowWork) this.shadowRows.insert(req.shadowWork);
     const a = req.openApproval;
     if (a) {
       this.st.openApproval.run(
@@ -624,11 +657,11 @@ export class SqliteStore implements Store {
 
   async readEntries(tenant: string, runId: string, fromSeq = 0, limit?: number): Promise<StoredEntry[]> {
     checkIntArg('fromSeq', fromSeq, 0);
-    return this.ledger(tenant, runId, fromSeq, limit);
+    return this.ledgerOf(tenant, runId, fromSeq, limit);
   }
 
   /** readEntries, synchronously (claims read ledgers inside their transaction). */
-  private ledger(tenant: string, runId: string, fromSeq = 0, limit?: number): StoredEntry[] {
+  private ledgerOf(tenant: string, runId: string, fromSeq = 0, limit?: number): StoredEntry[] {
     const key = this.st.runKey.get(runId, tenant) as number | undefined;
     if (key === undefined) return [];
     const rows = this.st.readEntries.all(key, fromSeq, limit ?? -1) as unknown[][];
@@ -765,7 +798,7 @@ export class SqliteStore implements Store {
   /** Kept in the next group commit with the appends around it: concurrent deliveries share one fsync. */
   claimEvent(d: DeliveredEvent, disagreements: readonly TriggerDisagreement[] = []): Promise<EventClaim> {
     return this.enqueue<EventClaim>((resolve, reject) => ({
-      write: () => this.events.claim(d, disagreements),
+      write: () => this.eventRows.claim(d, disagreements),
       // The runs it names are started next, in durable commits.
       lazy: d.runs.length > 0,
       resolve: (v: unknown) => resolve(v as EventClaim),
@@ -778,12 +811,12 @@ export class SqliteStore implements Store {
     source: string,
     eventId: string,
   ): Promise<DeliveredEvent | undefined> {
-    return this.events.get(tenant, source, eventId);
+    return this.eventRows.get(tenant, source, eventId);
   }
 
   recordEventConflict(c: NewEventConflict): Promise<EventConflict> {
     return this.enqueue<EventConflict>((resolve, reject) => ({
-      write: () => this.events.recordConflict(c),
+      write: () => this.eventRows.recordConflict(c),
       resolve: (v: unknown) => resolve(v as EventConflict),
       reject,
     }));
@@ -793,7 +826,7 @@ export class SqliteStore implements Store {
     tenant: string,
     q: { source?: string; eventId?: string; limit?: number } = {},
   ): Promise<EventConflict[]> {
-    return this.events.listConflicts(tenant, q);
+    return this.eventRows.listConflicts(tenant, q);
   }
 
   async countTriggerDisagreements(
@@ -801,30 +834,30 @@ export class SqliteStore implements Store {
     workflowId: string,
     o: { to: number; startedAt: string },
   ): Promise<{ chosen: number; taken: number | null; count: number }[]> {
-    return this.events.countDisagreements(tenant, workflowId, o);
+    return this.eventRows.countDisagreements(tenant, workflowId, o);
   }
 
   // --- Signed checkpoints (sqlite-checkpoints.ts) ---
 
   async appendCheckpoint(c: Checkpoint, changed: readonly CheckpointHead[]): Promise<void> {
-    this.checkpoints.append(c, changed);
+    this.checkpointRows.append(c, changed);
     this.commits++;
   }
 
   async listCheckpoints(tenant: string): Promise<Checkpoint[]> {
-    return this.checkpoints.list(tenant);
+    return this.checkpointRows.list(tenant);
   }
 
   async getCheckpoint(tenant: string, seq: number): Promise<Checkpoint | undefined> {
-    return this.checkpoints.get(tenant, seq);
+    return this.checkpointRows.get(tenant, seq);
   }
 
   async checkpointedHead(tenant: string, runId: string): Promise<CheckpointHeadRow | undefined> {
-    return this.checkpoints.headOf(tenant, runId);
+    return this.checkpointRows.headOf(tenant, runId);
   }
 
   async checkpointLog(tenant: string, o: { after?: LogCursor; limit: number }): Promise<CheckpointHeadRow[]> {
-    return this.checkpoints.logRows(tenant, o);
+    return this.checkpointRows.logRows(tenant, o);
   }
 
   async retainedHeads(tenant: string, o: { after?: HeadCursor; limit: number }): Promise<CheckpointHead[]> {
@@ -849,7 +882,7 @@ export class SqliteStore implements Store {
   }
 
   async runHeads(tenant: string, o: { after?: HeadCursor; limit: number }): Promise<CheckpointHead[]> {
-    return this.checkpoints.runHeads(tenant, o);
+    return this.checkpointRows.runHeads(tenant, o);
   }
 
   async checkpointedHeads(
@@ -857,14 +890,14 @@ export class SqliteStore implements Store {
     seq: number,
     o: { after?: HeadCursor; limit: number },
   ): Promise<CheckpointHead[]> {
-    return this.checkpoints.checkpointedHeads(tenant, seq, o);
+    return this.checkpointRows.checkpointedHeads(tenant, seq, o);
   }
 
   async checkpointHeadRows(
     tenant: string,
     o: { after?: { runId: string; checkpointSeq: number }; limit: number },
   ): Promise<CheckpointHeadRow[]> {
-    return this.checkpoints.headRows(tenant, o);
+    return this.checkpointRows.headRows(tenant, o);
   }
 
   async countRuns(tenant: string, c: RunCount): Promise<Partial<Record<RunStatus, number>>> {
@@ -918,7 +951,7 @@ export class SqliteStore implements Store {
   }
 
   enqueueShadowWork(items: readonly ShadowWork[]): Promise<number> {
-    return items.length === 0 ? Promise.resolve(0) : this.queued(() => this.shadowQueue.insert(items));
+    return items.length === 0 ? Promise.resolve(0) : this.queued(() => this.shadowRows.insert(items));
   }
 
   async claimShadowWork(
@@ -930,11 +963,11 @@ export class SqliteStore implements Store {
   ): Promise<ClaimedShadowWork[]> {
     if (limit < 1) return [];
     checkShadowClaimScope(scope);
-    return this.queued(() => this.shadowQueue.claim(owner, leaseMs, limit, now, scope));
+    return this.queued(() => this.shadowRows.claim(owner, leaseMs, limit, now, scope));
   }
 
   finishShadowWork(tenant: string, id: string): Promise<boolean> {
-    return this.queued(() => this.shadowQueue.finish(tenant, id));
+    return this.queued(() => this.shadowRows.finish(tenant, id));
   }
 
   releaseShadowWork(
@@ -944,26 +977,26 @@ export class SqliteStore implements Store {
     retryAt?: number,
     failure?: string,
   ): Promise<boolean> {
-    return this.queued(() => this.shadowQueue.release(tenant, id, owner, retryAt, failure));
+    return this.queued(() => this.shadowRows.release(tenant, id, owner, retryAt, failure));
   }
 
   failShadowWork(tenant: string, id: string, owner: string, error: string, at: number): Promise<boolean> {
-    return this.queued(() => this.shadowQueue.fail(tenant, id, owner, error, at));
+    return this.queued(() => this.shadowRows.fail(tenant, id, owner, error, at));
   }
 
   retryFailedShadowWork(tenant: string): Promise<number> {
-    return this.queued(() => this.shadowQueue.retryFailed(tenant));
+    return this.queued(() => this.shadowRows.retryFailed(tenant));
   }
 
   wakeShadowWork(tenant: string, liveRunId: string): Promise<string[]> {
-    return this.queued(() => this.shadowQueue.wake(tenant, liveRunId));
+    return this.queued(() => this.shadowRows.wake(tenant, liveRunId));
   }
 
   async shadowQueueStatus(
     now: number,
     filter?: { tenant?: string; workflowId?: string; version?: number },
   ): Promise<ShadowQueueStatus> {
-    return this.shadowQueue.status(now, filter);
+    return this.shadowRows.status(now, filter);
   }
 
   async claimRuns(
@@ -1021,38 +1054,38 @@ export class SqliteStore implements Store {
   }
 
   async putApiKey(rec: ApiKeyRecord): Promise<void> {
-    io('storing an API key', () => this.keys.putKey(rec));
+    io('storing an API key', () => this.keyRows.putKey(rec));
     this.commits++;
   }
 
   async findApiKey(hash: string): Promise<ApiKeyInfo | undefined> {
-    return io('looking up an API key', () => this.keys.findKey(hash));
+    return io('looking up an API key', () => this.keyRows.findKey(hash));
   }
 
   async listApiKeys(tenant: string): Promise<ApiKeyInfo[]> {
-    return io('listing API keys', () => this.keys.listKeys(tenant));
+    return io('listing API keys', () => this.keyRows.listKeys(tenant));
   }
 
   async revokeApiKey(tenant: string, keyId: string, at: string): Promise<boolean> {
-    const revoked = io('revoking an API key', () => this.keys.revokeKey(tenant, keyId, at));
+    const revoked = io('revoking an API key', () => this.keyRows.revokeKey(tenant, keyId, at));
     this.commits++;
     return revoked;
   }
 
   async claimIdempotency(req: IdempotencyClaimRequest): Promise<IdempotencyClaim> {
-    const claim = io('claiming an idempotency key', () => this.keys.claim(req));
+    const claim = io('claiming an idempotency key', () => this.keyRows.claim(req));
     this.commits++;
     return claim;
   }
 
   async finishIdempotency(req: IdempotencyRef & IdempotencyResponse): Promise<boolean> {
-    const done = io('finishing an idempotency key', () => this.keys.finish(req));
+    const done = io('finishing an idempotency key', () => this.keyRows.finish(req));
     this.commits++;
     return done;
   }
 
   async releaseIdempotency(ref: IdempotencyRef): Promise<boolean> {
-    const released = io('releasing an idempotency key', () => this.keys.release(ref));
+    const released = io('releasing an idempotency key', () => this.keyRows.release(ref));
     this.commits++;
     return released;
   }
@@ -1109,7 +1142,7 @@ export class SqliteStore implements Store {
 
   async close(): Promise<void> {
     if (this.closed) return;
-    while (this.queue.length > 0) this.flush();
+    while (this.pending.length > 0) this.flush();
     this.closed = true;
     this.stopAppendPoll();
     this.db.close();
