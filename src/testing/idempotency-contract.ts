@@ -1,8 +1,7 @@
 /**
- * The Store contract for `keel serve`: API keys (stored as hashes, found by hash, listed and
- * revoked per tenant) and idempotency records (claim, finish, release; leases, mismatches, the
- * TTL, tenants kept apart, and exactly one winner among concurrent claims, also across two handles
- * of one store). Registered by `runStoreContract`, so SQLite and PostgreSQL obey the same rules.
+ * The contract of idempotency records (ports/idempotency.ts), bound on every adapter through
+ * runStoreContract: claim, finish, release; leases, mismatches, the TTL, tenants kept apart, and
+ * exactly one winner among concurrent claims, also across two handles of one store.
  *
  * The contract store is shared with the other contract tests: every test uses its own tenants and
  * keys, so it sees only its own records.
@@ -10,7 +9,6 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { describe, test } from 'node:test';
-import { createApiKey, hashApiKey, resolveApiKey } from '../app/api-keys.ts';
 import { IDEMPOTENCY_TTL_MS, type IdempotencyRef, type Store } from '../ports/index.ts';
 
 const unique = (label: string) => `${label}-${randomBytes(6).toString('hex')}`;
@@ -21,86 +19,7 @@ function ref(tenant = unique('t'), operation = 'POST /v1/runs'): IdempotencyRef 
   return { tenant, operation, key: unique('idem-key-0123456789') };
 }
 
-export function keysIdempotencyContract(current: () => Store, another?: () => Store): void {
-  describe('API keys', () => {
-    test('a stored key is found by its hash alone, and listed without its hash', async () => {
-      const store = current();
-      const tenant = unique('acme');
-      const hash = hashApiKey(unique('key'));
-      await store.keys.putApiKey({
-        keyId: unique('k'),
-        tenant,
-        subject: 'ci',
-        hash,
-        createdAt: '2026-01-01T00:00:00.000Z',
-        kind: 'service',
-      });
-      const found = await store.keys.findApiKey(hash);
-      assert.equal(found?.tenant, tenant);
-      assert.equal(found?.subject, 'ci');
-      assert.equal(found?.kind, 'service');
-      assert.equal(found?.createdAt, '2026-01-01T00:00:00.000Z');
-      assert.equal(found?.revokedAt, undefined);
-      assert.equal(await store.keys.findApiKey(hashApiKey('not a key')), undefined);
-      const listed = await store.keys.listApiKeys(tenant);
-      assert.equal(listed.length, 1);
-      assert.deepEqual(Object.keys(listed[0]!).sort(), ['createdAt', 'keyId', 'kind', 'subject', 'tenant']);
-      assert.ok(!JSON.stringify(listed).includes(hash), 'a listing never carries the hash');
-      assert.ok(!JSON.stringify(found).includes(hash), 'a lookup never carries the hash');
-    });
-
-    test('keys are listed per tenant, oldest first; revoking is scoped to the tenant and keeps the first time', async () => {
-      const store = current();
-      const [a, b] = [unique('a'), unique('b')];
-      const first = await createApiKey(store, a, 'alice', '2026-01-01T00:00:00.000Z');
-      const second = await createApiKey(store, a, undefined, '2026-01-02T00:00:00.000Z');
-      const other = await createApiKey(store, b, 'bob', '2026-01-01T00:00:00.000Z');
-      assert.deepEqual(
-        (await store.keys.listApiKeys(a)).map((k) => k.keyId),
-        [first.keyId, second.keyId],
-      );
-      assert.equal(second.subject, `key-${second.keyId}`);
-      assert.deepEqual(
-        (await store.keys.listApiKeys(b)).map((k) => k.keyId),
-        [other.keyId],
-      );
-      assert.equal(await store.keys.revokeApiKey(b, first.keyId, '2026-01-03T00:00:00.000Z'), false);
-      assert.equal(await store.keys.revokeApiKey(a, 'no-such-key', '2026-01-03T00:00:00.000Z'), false);
-      assert.equal((await resolveApiKey(store, first.key))?.tenant, a, 'another tenant cannot revoke it');
-      assert.equal(await store.keys.revokeApiKey(a, first.keyId, '2026-01-03T00:00:00.000Z'), true);
-      assert.equal(await store.keys.revokeApiKey(a, first.keyId, '2026-01-04T00:00:00.000Z'), true);
-      const listed = await store.keys.listApiKeys(a);
-      assert.equal(listed[0]?.revokedAt, '2026-01-03T00:00:00.000Z');
-      assert.equal(listed[1]?.revokedAt, undefined);
-      assert.equal(
-        (await store.keys.findApiKey(hashApiKey(first.key)))?.revokedAt,
-        '2026-01-03T00:00:00.000Z',
-      );
-    });
-
-    test('a key resolves to its tenant and subject until revoked; a revoked, altered or foreign key resolves to nothing', async () => {
-      const store = current();
-      const tenant = unique('acme');
-      const created = await createApiKey(store, tenant, 'deploy-bot', '2026-01-01T00:00:00.000Z');
-      assert.match(created.key, /^keel_[0-9a-f]{16}_[A-Za-z0-9_-]{43}$/);
-      assert.deepEqual(await resolveApiKey(store, created.key), {
-        tenant,
-        subject: 'deploy-bot',
-        keyId: created.keyId,
-        kind: 'service',
-      });
-      // A person's key says so: only a person may promote a version.
-      const person = await createApiKey(store, tenant, 'dana', '2026-01-01T00:00:00.000Z', 'human');
-      assert.equal((await resolveApiKey(store, person.key))?.kind, 'human');
-      const last = created.key.at(-1) === 'A' ? 'B' : 'A';
-      assert.equal(await resolveApiKey(store, `${created.key.slice(0, -1)}${last}`), undefined);
-      assert.equal(await resolveApiKey(store, ''), undefined);
-      assert.equal(await resolveApiKey(store, created.keyId), undefined);
-      await store.keys.revokeApiKey(tenant, created.keyId, '2026-01-02T00:00:00.000Z');
-      assert.equal(await resolveApiKey(store, created.key), undefined);
-    });
-  });
-
+export function idempotencyContract(current: () => Store, another?: () => Store): void {
   describe('idempotency records', () => {
     test('claim, then claim again: the second is in flight', async () => {
       const store = current();

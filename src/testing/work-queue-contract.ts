@@ -64,7 +64,7 @@ function next(e: StoredEntry, lease?: LeaseChange, status: RunStatus = 'running'
 const at = (s: number) => new Date(Date.UTC(2026, 0, 1, 0, 0, s)).toISOString();
 const ids = (xs: readonly { runId: string }[]) => xs.map((x) => x.runId).sort();
 
-export function leaseContract(store: () => Store): void {
+export function workQueueContract(store: () => Store): void {
   describe('leases and workers', () => {
     /** Leases every run claimable within the next minute to nobody in particular, far into the future. */
     const drain = async (now = Date.now()) => {
