@@ -284,7 +284,7 @@ export function createKeel(config: KeelConfig) {
     typeof config.store === 'string' ? openSqliteStore(config.store, config.synchronous) : config.store;
   // Commits are watched only for what is configured: without traces or metrics the store is as given.
   const metrics = config.metrics ? new KeelMetrics(() => raw) : undefined;
-  const traces = config.traces ? new TraceExporter(raw, config.traces) : undefined;
+  const traces = config.traces ? new TraceExporter(raw.ledger, config.traces) : undefined;
   const observers = [...(metrics ? [metrics] : []), ...(traces ? [traces] : [])];
   const store = observers.length > 0 ? observedStore(raw, observers) : raw;
   const witness =
@@ -820,12 +820,12 @@ export function createKeel(config: KeelConfig) {
     events,
     runs,
     approvals,
-    keys: apiKeysHandle(store, sources.clock),
+    keys: apiKeysHandle(store.keys, sources.clock),
     /** Ledger entries across the tenant's runs, filtered and paged, and their counts by kind. */
-    audit: auditHandle(store),
+    audit: auditHandle(store.ledger),
     /** Stored trusted writ keys, writ revocations, and inspecting a writ for a tenant. */
     writs: writsHandle(store, trust.writTrust, sources.clock),
-    idempotency: idempotencyHandle(store, sources.clock),
+    idempotency: idempotencyHandle(store.idempotency, sources.clock),
     lifecycle: {
       test: lifecycle.test,
       shadowReport: lifecycle.shadowReport,

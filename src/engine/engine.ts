@@ -190,7 +190,7 @@ export class Engine {
   constructor(o: EngineOptions) {
     this.store = o.store;
     this.tools = o.tools;
-    this.writChains = new WritChains(o.store);
+    this.writChains = new WritChains(o.store.keys);
     this.live = delegatingEffects(
       liveEffects(o.sources, {
         ...(o.exposesEnv ? { exposesEnv: o.exposesEnv } : {}),

@@ -24,7 +24,7 @@ test('an admitted chain is stored once by content and read back by its hash from
   const root = signedRoot(k);
   const admitted = admitWrit([root], 'acme', [k.trusted]);
   const store = new SqliteStore(path);
-  const chains = new WritChains(store);
+  const chains = new WritChains(store.keys);
   assert.deepEqual(await chains.record('acme', admitted), { hash: writHash(root) });
   const commits = store.stats().commits;
   await chains.record('acme', admitted);
@@ -32,9 +32,9 @@ test('an admitted chain is stored once by content and read back by its hash from
   await store.close();
 
   const other = new SqliteStore(path);
-  const read = await new WritChains(other).chainOf('acme', admitted.hash);
+  const read = await new WritChains(other.keys).chainOf('acme', admitted.hash);
   assert.equal(canonicalize(read), canonicalize([root]));
-  await assert.rejects(new WritChains(other).chainOf('globex', admitted.hash), /not in this store/);
+  await assert.rejects(new WritChains(other.keys).chainOf('globex', admitted.hash), /not in this store/);
   await other.close();
 });
 
@@ -42,7 +42,7 @@ test('a hash with no stored chain, or a chain that ends in another writ, is ledg
   const store = new SqliteStore(join(dir, 'b.db'));
   const k = keyPair('acme');
   const [one, two] = [signedRoot(k, { id: 'one' }), signedRoot(k, { id: 'two' })];
-  const chains = new WritChains(store);
+  const chains = new WritChains(store.keys);
   await assert.rejects(chains.chainOf('acme', writHash(one)), (e: unknown) => {
     assert.equal((e as { code?: string }).code, 'ledger_invalid');
     return /chain is not in this store/.test((e as Error).message);

@@ -1,5 +1,5 @@
 /**
- * The append-notification part of the Store contract (`Store.onAppended`), registered by
+ * The append-notification part of the ledger's contract (`Ledger.onAppended`), registered by
  * `runStoreContract` so SQLite and PostgreSQL are held to the same rules: an append through a
  * handle is announced to that handle's listeners with its run id after it commits; an append
  * through another handle (another process, in production) reaches them too, named or as "some run

@@ -1,5 +1,5 @@
 /**
- * The Store contract for the audit query (queryEntries, countEntries), bound by every adapter
+ * The ledger's contract for the audit query (queryEntries, countEntries), bound by every adapter
  * through runStoreContract: entries across a tenant's runs, each filter exact (run, workflow, kind,
  * actor, code, since inclusive, until exclusive), held to the reference definitions of
  * core/ledger/entry-actor.ts over a ledger with near misses (a nested `by`, a longer name, another

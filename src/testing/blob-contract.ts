@@ -1,5 +1,5 @@
 /**
- * The blob half of the Store contract: entries that reference blobs come back from every read
+ * The blob part of the ledger's contract: entries that reference blobs come back from every read
  * (readEntries, claims, the audit query) with their blobs, decoding to the payload written and
  * verifying; an append of an entry without a blob it references is refused whole. How many blob
  * rows a store keeps (once per tenant and hash) each adapter's own test counts in its tables.

@@ -1,11 +1,11 @@
 /**
- * The Store contract for signed checkpoints (docs/audit.md), bound by every adapter through
- * runStoreContract: the chain only ever extends its last checkpoint (a stale or skipped one is
- * head_conflict and writes nothing); run heads and checkpointed heads come in creation order,
- * `(createdAt, runId)` compared as bytes, a page at a time, each once; a checkpoint covers each
- * run's latest recorded head at or before it; another tenant's rows never show. A /2
- * checkpoint's head log (size, hash, right edge) reads back as written, a /1 as a /1; the head
- * log comes in checkpoint order, paged; a run's last checkpointed head is its latest row.
+ * The contract of checkpoints (ports/checkpoint-store.ts) (docs/audit.md), bound by every adapter
+ * through runStoreContract: the chain only ever extends its last checkpoint (a stale or skipped
+ * one is head_conflict and writes nothing); run heads and checkpointed heads come in creation
+ * order, `(createdAt, runId)` compared as bytes, a page at a time, each once; a checkpoint covers
+ * each run's latest recorded head at or before it; another tenant's rows never show. A /2
+ * checkpoint's head log (size, hash, right edge) reads back as written, a /1 as a /1; the head log
+ * comes in checkpoint order, paged; a run's last checkpointed head is its latest row.
  */
 import assert from 'node:assert/strict';
 import { generateKeyPairSync } from 'node:crypto';

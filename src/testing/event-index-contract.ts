@@ -1,10 +1,10 @@
 /**
- * The Store contract for the event index (DESIGN invariant 15), bound by every adapter through
- * runStoreContract: `(tenant, source, id)` names one event; the first claim stores its content and
- * runs and every later claim of the name gets that first delivery back, whatever it carries, with
- * nothing written; of concurrent claims (on one handle and across two) exactly one is first;
- * trigger disagreements are written only with a first claim and counted; conflicting redeliveries
- * are kept once per content and counted; tenants never see each other's events.
+ * The contract of the event index (ports/event-index.ts) (DESIGN invariant 15), bound by every
+ * adapter through runStoreContract: `(tenant, source, id)` names one event; the first claim stores
+ * its content and runs and every later claim of the name gets that first delivery back, whatever
+ * it carries, with nothing written; of concurrent claims (on one handle and across two) exactly
+ * one is first; trigger disagreements are written only with a first claim and counted; conflicting
+ * redeliveries are kept once per content and counted; tenants never see each other's events.
  */
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';

@@ -48,9 +48,9 @@ export function keysContract(current: () => Store, another?: () => Store): void 
     test('keys are listed per tenant, oldest first; revoking is scoped to the tenant and keeps the first time', async () => {
       const store = current();
       const [a, b] = [unique('a'), unique('b')];
-      const first = await createApiKey(store, a, 'alice', '2026-01-01T00:00:00.000Z');
-      const second = await createApiKey(store, a, undefined, '2026-01-02T00:00:00.000Z');
-      const other = await createApiKey(store, b, 'bob', '2026-01-01T00:00:00.000Z');
+      const first = await createApiKey(store.keys, a, 'alice', '2026-01-01T00:00:00.000Z');
+      const second = await createApiKey(store.keys, a, undefined, '2026-01-02T00:00:00.000Z');
+      const other = await createApiKey(store.keys, b, 'bob', '2026-01-01T00:00:00.000Z');
       assert.deepEqual(
         (await store.keys.listApiKeys(a)).map((k) => k.keyId),
         [first.keyId, second.keyId],
@@ -62,7 +62,11 @@ export function keysContract(current: () => Store, another?: () => Store): void 
       );
       assert.equal(await store.keys.revokeApiKey(b, first.keyId, '2026-01-03T00:00:00.000Z'), false);
       assert.equal(await store.keys.revokeApiKey(a, 'no-such-key', '2026-01-03T00:00:00.000Z'), false);
-      assert.equal((await resolveApiKey(store, first.key))?.tenant, a, 'another tenant cannot revoke it');
+      assert.equal(
+        (await resolveApiKey(store.keys, first.key))?.tenant,
+        a,
+        'another tenant cannot revoke it',
+      );
       assert.equal(await store.keys.revokeApiKey(a, first.keyId, '2026-01-03T00:00:00.000Z'), true);
       assert.equal(await store.keys.revokeApiKey(a, first.keyId, '2026-01-04T00:00:00.000Z'), true);
       const listed = await store.keys.listApiKeys(a);
@@ -77,23 +81,23 @@ export function keysContract(current: () => Store, another?: () => Store): void 
     test('a key resolves to its tenant and subject until revoked; a revoked, altered or foreign key resolves to nothing', async () => {
       const store = current();
       const tenant = unique('acme');
-      const created = await createApiKey(store, tenant, 'deploy-bot', '2026-01-01T00:00:00.000Z');
+      const created = await createApiKey(store.keys, tenant, 'deploy-bot', '2026-01-01T00:00:00.000Z');
       assert.match(created.key, /^keel_[0-9a-f]{16}_[A-Za-z0-9_-]{43}$/);
-      assert.deepEqual(await resolveApiKey(store, created.key), {
+      assert.deepEqual(await resolveApiKey(store.keys, created.key), {
         tenant,
         subject: 'deploy-bot',
         keyId: created.keyId,
         kind: 'service',
       });
       // A person's key says so: only a person may promote a version.
-      const person = await createApiKey(store, tenant, 'dana', '2026-01-01T00:00:00.000Z', 'human');
-      assert.equal((await resolveApiKey(store, person.key))?.kind, 'human');
+      const person = await createApiKey(store.keys, tenant, 'dana', '2026-01-01T00:00:00.000Z', 'human');
+      assert.equal((await resolveApiKey(store.keys, person.key))?.kind, 'human');
       const last = created.key.at(-1) === 'A' ? 'B' : 'A';
-      assert.equal(await resolveApiKey(store, `${created.key.slice(0, -1)}${last}`), undefined);
-      assert.equal(await resolveApiKey(store, ''), undefined);
-      assert.equal(await resolveApiKey(store, created.keyId), undefined);
+      assert.equal(await resolveApiKey(store.keys, `${created.key.slice(0, -1)}${last}`), undefined);
+      assert.equal(await resolveApiKey(store.keys, ''), undefined);
+      assert.equal(await resolveApiKey(store.keys, created.keyId), undefined);
       await store.keys.revokeApiKey(tenant, created.keyId, '2026-01-02T00:00:00.000Z');
-      assert.equal(await resolveApiKey(store, created.key), undefined);
+      assert.equal(await resolveApiKey(store.keys, created.key), undefined);
     });
   });
 

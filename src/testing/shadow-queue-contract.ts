@@ -1,9 +1,10 @@
 /**
- * The Store contract for the shadow queue (docs/lifecycle.md, "The shadow queue"), bound by every
- * adapter through runStoreContract: work queued with the append that starts its live run (and only
- * if that append is written), or on its own, once per item; claimed under leases, fairly — each
- * candidate version's oldest item first, the versions in turn — never by two claimers at once;
- * released, taken over from a gone owner, finished; and its lag, per tenant, workflow and version.
+ * The contract of the shadow queue (ports/shadow-queue.ts) (docs/lifecycle.md, "The shadow
+ * queue"), bound by every adapter through runStoreContract: work queued with the append that
+ * starts its live run (and only if that append is written), or on its own, once per item; claimed
+ * under leases, fairly — each candidate version's oldest item first, the versions in turn — never
+ * by two claimers at once; released, taken over from a gone owner, finished; and its lag, per
+ * tenant, workflow and version.
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';

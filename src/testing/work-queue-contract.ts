@@ -1,11 +1,13 @@
 /**
- * The Store contract for workers: leases on runs, worker heartbeats, `keel status` figures and
- * wake-ups. Registered by `runStoreContract`, so SQLite and PostgreSQL are held to the same rules:
- * a run is leased to one owner at a time, an expired lease makes it claimable again, renewals
- * keep only what is still held, and an append can hold or release a lease atomically.
+ * The contract of the work queue (ports/work-queue.ts): leases on runs, worker heartbeats, `keel
+ * status` figures and wake-ups. Registered by `runStoreContract`, so SQLite and PostgreSQL are
+ * held to the same rules: a run is leased to one owner at a time, an expired lease makes it
+ * claimable again, renewals keep only what is still held, and an append can hold or release a
+ * lease atomically.
  *
  * The contract store is shared with the other contract tests, whose running runs are claimable
  * too: each test first drains the queue with a far-future lease, so it sees only its own runs.
+
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';

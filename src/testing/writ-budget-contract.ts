@@ -1,6 +1,6 @@
 /**
- * The Store contract for writ budgets shared across runs: an append that carries a reservation
- * charges every writ of the run's chain in its own transaction, or is refused whole
+ * The contract of writ budgets (ports/writ-budgets.ts) shared across runs: an append that carries
+ * a reservation charges every writ of the run's chain in its own transaction, or is refused whole
  * (writ_refused, writ_budget_exhausted, naming the writ that ran out) with nothing written; a
  * release gives back (never below zero); appends racing for the last unit — in one turn of one
  * handle, or through two handles — get it exactly once. Registered by `runStoreContract`, so

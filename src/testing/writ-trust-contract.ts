@@ -1,5 +1,5 @@
 /**
- * The Store contract for governance in the store: a tenant's trusted writ keys (added once, listed
+ * The keys' contract for governance in the store: a tenant's trusted writ keys (added once, listed
  * oldest first, retired but never deleted, re-adding changes nothing) and revoked writs (revoked
  * once, the first revocation stands, listed per tenant). Registered by `runStoreContract`, so
  * SQLite and PostgreSQL obey the same rules; every test uses its own tenants.
