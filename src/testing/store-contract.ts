@@ -8,21 +8,23 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import type { Store } from '../ports/index.ts';
+import { hashOf } from '../core/canonical/index.ts';
+import type { AppendRequest, PendingApproval, ShadowWork, Store } from '../ports/index.ts';
+import { blobRun } from './blob-contract.ts';
 import { checkpointContract } from './checkpoint-contract.ts';
-import { createRequest, SPEC, uniqueRunId, versionRecord } from './contract-fixtures.ts';
+import { count, createRequest, SPEC, uniqueRunId, versionRecord } from './contract-fixtures.ts';
 import { eventIndexContract } from './event-index-contract.ts';
 import { evidenceContract } from './evidence-contract.ts';
 import { idempotencyContract } from './idempotency-contract.ts';
 import { isCode } from './is-code.ts';
 import { keysContract } from './keys-contract.ts';
 import { ledgerContract } from './ledger-contract.ts';
-import { buildLedger, extendLedger } from './ledger-fixtures.ts';
+import { buildLedger, extendLedger, FIXED_TIME, sampleEvent } from './ledger-fixtures.ts';
 import { registryContract } from './registry-contract.ts';
 import { runIndexContract } from './run-index-contract.ts';
 import { shadowQueueContract } from './shadow-queue-contract.ts';
 import { workQueueContract } from './work-queue-contract.ts';
-import { writBudgetContract } from './writ-budget-contract.ts';
+import { body, storeChain, writBudgetContract } from './writ-budget-contract.ts';
 
 export interface StoreFactory {
   /** A fresh, empty store. */
@@ -102,6 +104,80 @@ export function runStoreContract(name: string, factory: StoreFactory): void {
       await store.registry.putVersion(versionRecord('alpha', 1));
       assert.equal(await store.registry.getVersion('beta', 'wf', 1), undefined);
       assert.deepEqual(await store.registry.listVersions('beta'), []);
+    });
+
+    test('an append that spans ports is one transaction: refused, it writes none of it; taken, all of it in one commit', async () => {
+      const tenant = `span-${count()}`;
+      const writ = await storeChain(store, tenant, [
+        body(tenant, 'root', { steps: 1, calls: 1, cents: 100 }, null),
+      ]);
+      const entries = blobRun(tenant, 'span');
+      const runId = entries[0]!.runId;
+      const approval: PendingApproval = {
+        tenant,
+        runId,
+        proposalId: hashOf({ runId, approval: 1 }),
+        step: 'close',
+        tool: 'close_ticket',
+        args: { ticket: 'T-1' },
+        reason: 'destructive',
+        channel: 'cli',
+        requestedAt: FIXED_TIME,
+      };
+      const shadow: ShadowWork = {
+        tenant,
+        id: hashOf({ shadow: runId }),
+        workflowId: 'wf',
+        version: 2,
+        liveVersion: 1,
+        liveRunId: runId,
+        judgedAs: 'LIVE',
+        event: sampleEvent({ tenant }),
+        enqueuedMs: 1_000,
+      };
+      const append = (steps: number): AppendRequest => ({
+        ...createRequest(tenant, entries),
+        openApproval: approval,
+        lease: { op: 'hold', owner: 'span-owner', ms: 60_000 },
+        budget: { writ, reserve: { steps, calls: 0, cents: 0 } },
+        shadowWork: [shadow],
+      });
+      const nothingWritten = async (what: string) => {
+        assert.equal(await store.runs.getRun(tenant, runId), undefined, `${what}: no run row`);
+        assert.deepEqual(await store.ledger.readEntries(tenant, runId), [], `${what}: no entries`);
+        assert.deepEqual(await store.runs.listPendingApprovals(tenant), [], `${what}: no approval`);
+        assert.equal(
+          (await store.shadowQueue.shadowQueueStatus(0, { tenant })).waiting,
+          0,
+          `${what}: no work`,
+        );
+        assert.deepEqual(
+          (await store.budgets.readWritBudgets(tenant, writ))!.map((u) => u.used.steps),
+          [0],
+        );
+      };
+      const before = store.stats();
+      await assert.rejects(store.ledger.append(append(2)), isCode('writ_refused'));
+      assert.equal(store.stats().commits, before.commits, 'a refused append commits nothing');
+      await nothingWritten('refused');
+      const taken = store.stats();
+      await store.ledger.append(append(1));
+      assert.equal(store.stats().commits - taken.commits, 1, 'one commit for every port it writes to');
+      const back = await store.ledger.readEntries(tenant, runId);
+      assert.deepEqual(
+        back.map((e) => Buffer.from(e.payload)),
+        entries.map((e) => Buffer.from(e.payload)),
+      );
+      assert.equal(back[1]!.v, 2, 'the blob entry, its blob linked');
+      assert.equal((await store.runs.getRun(tenant, runId))?.head.seq, 1);
+      assert.deepEqual(await store.runs.listPendingApprovals(tenant, runId), [approval]);
+      assert.equal((await store.shadowQueue.shadowQueueStatus(0, { tenant })).waiting, 1);
+      assert.deepEqual(
+        (await store.budgets.readWritBudgets(tenant, writ))!.map((u) => u.used.steps),
+        [1],
+      );
+      // The lease it holds keeps every claimer off the run, as any other.
+      assert.deepEqual(await store.queue.claimRuns('span-other', 1_000, 10, Date.now(), { tenant }), []);
     });
 
     test('counts durable commits', async () => {

@@ -18,7 +18,7 @@ import { buildLedger, FIXED_TIME } from './ledger-fixtures.ts';
 
 const unique = (label: string) => `${label}-${randomBytes(6).toString('hex')}`;
 
-function body(tenant: string, id: string, budget: WritBudget, parent: WritBody | null): WritBody {
+export function body(tenant: string, id: string, budget: WritBudget, parent: WritBody | null): WritBody {
   return {
     v: 1,
     id,
@@ -36,7 +36,7 @@ function body(tenant: string, id: string, budget: WritBudget, parent: WritBody |
 }
 
 /** Stores a chain (bodies only matter to the store: it never verifies signatures) and returns the leaf's hash. */
-async function storeChain(store: Store, tenant: string, bodies: readonly WritBody[]): Promise<Digest> {
+export async function storeChain(store: Store, tenant: string, bodies: readonly WritBody[]): Promise<Digest> {
   const leaf = writHash(bodies[bodies.length - 1]!);
   await store.keys.putWritChain(
     tenant,
