@@ -26,7 +26,7 @@ export class PostgresHandle {
     this.writer = new GroupCommit(pool, target, maxInFlight);
   }
 
-  /** Connections committing without waiting for the WAL flush, for event claims (events.ts). */
+  /** Connections committing without waiting for the WAL flush, for event claims (postgres-event-index.ts). */
   lazyPool(): pg.Pool {
     this.lazy ??= createPool(this.target, { poolSize: 4, asyncCommit: true });
     return this.lazy;
