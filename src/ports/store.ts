@@ -57,23 +57,15 @@ export interface Store extends StorePorts {
 }
 
 /**
- * The store with some of its ports replaced (a decorator wrapping one concern): `stats` and
- * `close` stay the store's own.
+ * The store with some of its ports replaced (a decorator wrapping one concern). Everything else
+ * is the store's own: the other ports, `stats` and `close` (called on the store itself), and what
+ * an adapter adds (a SQLite store's `path`, say).
  */
 export function withPorts(store: Store, ports: Partial<StorePorts>): Store {
-  return {
-    ledger: ports.ledger ?? store.ledger,
-    runs: ports.runs ?? store.runs,
-    registry: ports.registry ?? store.registry,
-    evidence: ports.evidence ?? store.evidence,
-    shadowQueue: ports.shadowQueue ?? store.shadowQueue,
-    queue: ports.queue ?? store.queue,
-    keys: ports.keys ?? store.keys,
-    idempotency: ports.idempotency ?? store.idempotency,
-    budgets: ports.budgets ?? store.budgets,
-    checkpoints: ports.checkpoints ?? store.checkpoints,
-    events: ports.events ?? store.events,
-    stats: () => store.stats(),
-    close: () => store.close(),
+  const own: PropertyDescriptorMap = {
+    stats: { value: () => store.stats() },
+    close: { value: () => store.close() },
   };
+  for (const [name, port] of Object.entries(ports)) if (port) own[name] = { value: port, enumerable: true };
+  return Object.create(store, own) as Store;
 }
