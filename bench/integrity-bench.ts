@@ -59,9 +59,9 @@ export async function integrityFigures(dir: string, o: { quick: boolean }): Prom
     return ((performance.now() - t) * 1000) / ids.length;
   };
   const read = async (id: string) => {
-    const run = (await store.getRun('bench', id))!;
-    const stored = await store.readEntries('bench', id);
-    return { run, stored, version: await store.getVersion('bench', run.workflowId, run.version) };
+    const run = (await store.runs.getRun('bench', id))!;
+    const stored = await store.ledger.readEntries('bench', id);
+    return { run, stored, version: await store.registry.getVersion('bench', run.workflowId, run.version) };
   };
   const readUs = median([await perRun(read), await perRun(read), await perRun(read)]);
   const loaded = await Promise.all(ids.map(read));
@@ -100,7 +100,7 @@ export async function integrityFigures(dir: string, o: { quick: boolean }): Prom
   for (let r = 0; r < 5; r++)
     fork.push(
       await perRun(async (id) => {
-        const run = (await store.getRun('bench', id))!;
+        const run = (await store.runs.getRun('bench', id))!;
         if (!(await verifyRun(store, run)).ok) throw new Error(`run ${id} does not verify`);
       }),
     );

@@ -81,7 +81,7 @@ export async function verifyFigures(dir: string, n: number): Promise<Record<stri
   let batch: StoredEntry[] = [];
   let expected: Head | null = null;
   const flush = async () => {
-    await store.append({
+    await store.ledger.append({
       tenant: 'bench',
       runId,
       expectedHead: expected,

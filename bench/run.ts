@@ -155,7 +155,7 @@ async function benchLedger(): Promise<{
   const store = new SqliteStore(freshDb());
   const batch = 100;
   t0 = performance.now();
-  await store.append({
+  await store.ledger.append({
     tenant: 'bench',
     runId,
     expectedHead: null,
@@ -165,7 +165,7 @@ async function benchLedger(): Promise<{
   });
   for (let i = batch; i < N; i += batch) {
     const prev = chain[i - 1]!;
-    await store.append({
+    await store.ledger.append({
       tenant: 'bench',
       runId,
       expectedHead: { seq: prev.seq, hash: prev.hash },
@@ -181,7 +181,7 @@ async function benchLedger(): Promise<{
   if (!v.ok) throw new Error('bench chain does not verify');
 
   t0 = performance.now();
-  const stored = await store.readEntries('bench', runId);
+  const stored = await store.ledger.readEntries('bench', runId);
   const rv = verifyLedger(runId, stored);
   const readVerifyPerSec = N / ((performance.now() - t0) / 1000);
   if (!rv.ok) throw new Error('stored bench chain does not verify');

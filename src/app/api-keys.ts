@@ -9,7 +9,7 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { ErrorCode, KeelError } from '../core/errors.ts';
-import type { ApiKeyInfo, Clock, PrincipalKind, Store } from '../ports/index.ts';
+import type { ApiKeyInfo, Clock, Keys, PrincipalKind } from '../ports/index.ts';
 
 /** Tenant and subject names a key may carry. */
 const NAME = /^[A-Za-z0-9._~-]{1,64}$/;
@@ -69,7 +69,7 @@ export function hashApiKey(key: string): string {
  * is an automation's (`service`) unless made for a person (`human`): only a person may promote.
  */
 export async function createApiKey(
-  store: Store,
+  keys: Keys,
   tenant: string,
   subject: string | undefined,
   now: string,
@@ -81,7 +81,7 @@ export async function createApiKey(
   const keyId = randomBytes(8).toString('hex');
   const key = `keel_${keyId}_${randomBytes(32).toString('base64url')}`;
   const who = subject ?? `key-${keyId}`;
-  await store.putApiKey({ keyId, tenant, subject: who, hash: hashApiKey(key), createdAt: now, kind });
+  await keys.putApiKey({ keyId, tenant, subject: who, hash: hashApiKey(key), createdAt: now, kind });
   return { key, keyId, tenant, subject: who, createdAt: now, kind };
 }
 
@@ -90,29 +90,29 @@ export async function createApiKey(
  * There is no secret comparison to time: the key is found by the lookup of its SHA-256, and an
  * attacker learns nothing useful from how long the index lookup of a hash takes.
  */
-export async function resolveApiKey(store: Store, presented: string): Promise<ApiKeyIdentity | undefined> {
+export async function resolveApiKey(keys: Keys, presented: string): Promise<ApiKeyIdentity | undefined> {
   const m = typeof presented === 'string' ? KEY.exec(presented) : null;
   if (!m) return undefined;
-  const found = await store.findApiKey(hashApiKey(presented));
+  const found = await keys.findApiKey(hashApiKey(presented));
   if (!found || found.revokedAt !== undefined || found.keyId !== m[1]) return undefined;
   return { tenant: found.tenant, subject: found.subject, keyId: found.keyId, kind: found.kind };
 }
 
 /** `keel.keys`: the key handle of createKeel, with times from its clock. */
-export function apiKeysHandle(store: Store, clock: Clock) {
+export function apiKeysHandle(keys: Keys, clock: Clock) {
   const now = () => new Date(clock.now()).toISOString();
   return {
     /** Mints a key (a `service` key unless `kind` is `human`); the returned `key` is shown only this once. */
     create: (tenant: string, subject?: string, kind?: PrincipalKind): Promise<CreatedApiKey> =>
-      createApiKey(store, tenant, subject, now(), kind),
-    resolve: (presented: string): Promise<ApiKeyIdentity | undefined> => resolveApiKey(store, presented),
+      createApiKey(keys, tenant, subject, now(), kind),
+    resolve: (presented: string): Promise<ApiKeyIdentity | undefined> => resolveApiKey(keys, presented),
     /** The tenant's keys, revoked ones included (with `revokedAt`): never a hash, never a key. */
-    list: (tenant: string): Promise<ApiKeyInfo[]> => store.listApiKeys(checkKeyName(tenant, 'tenant')),
+    list: (tenant: string): Promise<ApiKeyInfo[]> => keys.listApiKeys(checkKeyName(tenant, 'tenant')),
     /** Revokes a key of the tenant (again is a no-op); not_found when the tenant has no such key. */
     async revoke(tenant: string, keyId: string): Promise<void> {
       checkKeyName(tenant, 'tenant');
       const found =
-        typeof keyId === 'string' && KEY_ID.test(keyId) && (await store.revokeApiKey(tenant, keyId, now()));
+        typeof keyId === 'string' && KEY_ID.test(keyId) && (await keys.revokeApiKey(tenant, keyId, now()));
       if (!found)
         throw new KeelError(ErrorCode.notFound, `API key ${keyId} not found in tenant ${tenant}`, {
           field: 'keyId',

@@ -3,14 +3,14 @@
  * exactly by run, workflow, kind, actor, refusal code and time, a page at a time, and their counts
  * by kind. It checks every filter (a bad one is a usage error naming its field, before any read),
  * normalises times to the clock's text (instantBound) and decodes each payload; what matches is
- * the store's (Store.queryEntries), who acted is core/ledger/entry-actor.ts's definition. It
+ * the store's (Ledger.queryEntries), who acted is core/ledger/entry-actor.ts's definition. It
  * never reads another tenant's entries, and never changes anything.
  */
 import { ErrorCode, KeelError } from '../core/errors.ts';
 import { requireInstantBound } from '../core/instant.ts';
 import { decodePayload, ENTRY_KINDS, type EntryKind, isEntryKind } from '../core/ledger/index.ts';
 import { isSpecId, quoteInput } from '../core/spec/index.ts';
-import type { EntryFilter, RunEntry, Store } from '../ports/index.ts';
+import type { EntryFilter, Ledger, RunEntry } from '../ports/index.ts';
 
 /** What the audit query selects; every field narrows exactly, and they combine (all must hold). */
 export interface AuditFilter {
@@ -145,7 +145,7 @@ function auditEntry(e: RunEntry): AuditEntry {
   };
 }
 
-export function auditHandle(store: Store): AuditHandle {
+export function auditHandle(ledger: Ledger): AuditHandle {
   return {
     async entries(tenant: string, q: AuditQuery = {}): Promise<AuditPage> {
       const filter = auditFilter(q);
@@ -157,7 +157,7 @@ export function auditHandle(store: Store): AuditHandle {
         );
       if (q.cursor !== undefined && (typeof q.cursor !== 'string' || q.cursor.length === 0))
         throw bad('cursor', 'expected the `next` of a previous page');
-      const page = await store.queryEntries(tenant, {
+      const page = await ledger.queryEntries(tenant, {
         ...filter,
         limit,
         ...(q.cursor !== undefined ? { cursor: q.cursor } : {}),
@@ -166,7 +166,7 @@ export function auditHandle(store: Store): AuditHandle {
       return page.next ? { entries, next: page.next } : { entries };
     },
     async counts(tenant: string, f: AuditFilter = {}): Promise<AuditCounts> {
-      const found = await store.countEntries(tenant, auditFilter(f));
+      const found = await ledger.countEntries(tenant, auditFilter(f));
       const counts = Object.fromEntries(ENTRY_KINDS.map((k) => [k, found[k] ?? 0])) as Record<
         EntryKind,
         number

@@ -38,7 +38,7 @@ export function startCheckpointer(store: Store, o: CheckpointerOptions): Checkpo
   let running: Promise<CheckpointerEvent[]> | undefined;
   const round = async (): Promise<CheckpointerEvent[]> => {
     const events: CheckpointerEvent[] = [];
-    for (const tenant of await store.tenantsWithRuns()) {
+    for (const tenant of await store.checkpoints.tenantsWithRuns()) {
       if (stopped) break;
       let e: CheckpointerEvent;
       try {

@@ -223,7 +223,7 @@ test('a chain made before the head log (keel-checkpoint/1) goes on as /2: the fi
       const first = await run(1);
       await run(2);
       // A /1 checkpoint, as Keel made them before: a root only, signed over the /1 body.
-      const heads = await k.store.runHeads('acme', { limit: 10 });
+      const heads = await k.store.checkpoints.runHeads('acme', { limit: 10 });
       const body = bodyOf({
         format: CHECKPOINT_FORMAT_V1,
         tenant: 'acme',
@@ -235,7 +235,7 @@ test('a chain made before the head log (keel-checkpoint/1) goes on as /2: the fi
         keyId: keyIdOf(key.publicKey),
       });
       const signature = sign(null, Buffer.from(canonicalize(body)), key.privateKey).toString('base64url');
-      await k.store.appendCheckpoint(
+      await k.store.checkpoints.appendCheckpoint(
         { ...body, signature, publicKey: spkiBase64(key.publicKey), hash: checkpointHash(body, signature) },
         heads,
       );

@@ -93,15 +93,15 @@ async function* merged(a: AsyncGenerator<CheckpointHead>, b: AsyncGenerator<Chec
 /** Every head a checkpoint covers: the runs the store holds and those retention removed. */
 const allHeads = (store: Store, tenant: string) =>
   merged(
-    pages((after) => store.runHeads(tenant, { ...(after ? { after } : {}), limit: PAGE })),
-    pages((after) => store.retainedHeads(tenant, { ...(after ? { after } : {}), limit: PAGE })),
+    pages((after) => store.checkpoints.runHeads(tenant, { ...(after ? { after } : {}), limit: PAGE })),
+    pages((after) => store.checkpoints.retainedHeads(tenant, { ...(after ? { after } : {}), limit: PAGE })),
   );
 
 /** The head log, row by row, in checkpoint order (checkpoint seq, then creation order). */
 export async function* headLog(store: Store, tenant: string) {
   let after: LogCursor | undefined;
   for (;;) {
-    const page = await store.checkpointLog(tenant, { ...(after ? { after } : {}), limit: PAGE });
+    const page = await store.checkpoints.checkpointLog(tenant, { ...(after ? { after } : {}), limit: PAGE });
     yield* page;
     if (page.length < PAGE) return;
     const l = page[page.length - 1]!;
@@ -158,13 +158,13 @@ export async function makeCheckpoint(
   o: { readonly ifMoved?: boolean; readonly witness?: CheckpointWitness } = {},
 ): Promise<CheckpointMade> {
   const t0 = performance.now();
-  const chain = await store.listCheckpoints(tenant);
+  const chain = await store.checkpoints.listCheckpoints(tenant);
   const last = chain.at(-1);
   await extendsWitness(tenant, chain, key.publicKey, o.witness);
   const current = allHeads(store, tenant);
   const before = last
     ? pages((after) =>
-        store.checkpointedHeads(tenant, last.seq, { ...(after ? { after } : {}), limit: PAGE }),
+        store.checkpoints.checkpointedHeads(tenant, last.seq, { ...(after ? { after } : {}), limit: PAGE }),
       )
     : undefined;
   const merkle = new MerkleBuilder();
@@ -195,7 +195,7 @@ export async function makeCheckpoint(
       if (prev.seq !== h.seq || prev.hash !== h.hash) {
         if (h.seq < prev.seq)
           throw refuse(h.runId, `was checkpointed at seq ${prev.seq} but ends at seq ${h.seq} now`);
-        const [at] = await store.readEntries(tenant, h.runId, prev.seq, 1);
+        const [at] = await store.ledger.readEntries(tenant, h.runId, prev.seq, 1);
         if (at?.hash !== prev.hash)
           throw refuse(h.runId, `has another entry at seq ${prev.seq} than checkpoint ${last!.seq} recorded`);
         changed.push(h);
@@ -231,7 +231,7 @@ export async function makeCheckpoint(
     ),
     logFrontier: log.frontier().map(toDigest),
   };
-  await store.appendCheckpoint(checkpoint, changed);
+  await store.checkpoints.appendCheckpoint(checkpoint, changed);
   if (o.witness) {
     try {
       await o.witness.append(checkpoint);
@@ -418,7 +418,7 @@ export async function verifyCheckpoints(
   const note = (a: AuditAnomaly) => {
     if (anomalies.length < MAX_ANOMALIES) anomalies.push(a);
   };
-  const list = await store.listCheckpoints(tenant);
+  const list = await store.checkpoints.listCheckpoints(tenant);
   const trustedId = o.trustedKey ? keyIdOf(o.trustedKey) : undefined;
   const checkpoints: AuditReport['checkpoints'][number][] = [];
   let chainValid = true;
@@ -452,7 +452,7 @@ export async function verifyCheckpoints(
     // The heads it recorded give the root it signed.
     const merkle = new MerkleBuilder();
     for await (const h of pages((after) =>
-      store.checkpointedHeads(tenant, c.seq, { ...(after ? { after } : {}), limit: PAGE }),
+      store.checkpoints.checkpointedHeads(tenant, c.seq, { ...(after ? { after } : {}), limit: PAGE }),
     ))
       merkle.add(h);
     if (merkle.root() !== c.root || merkle.count !== c.runs) {
@@ -549,10 +549,10 @@ export async function verifyCheckpoints(
     runsChecked++;
     const runId = rows[0]!.runId;
     const upTo = Math.max(...rows.map((r) => r.seq));
-    const stored = await store.readEntries(tenant, runId, 0, upTo + 1);
+    const stored = await store.ledger.readEntries(tenant, runId, 0, upTo + 1);
     if (stored.length === 0) {
       // Removed by retention: the checkpoint chain is what proves it, at the head it was removed at.
-      const kept = await store.getRetainedRun(tenant, runId);
+      const kept = await store.checkpoints.getRetainedRun(tenant, runId);
       const lastRow = rows.reduce((a, b) => (b.checkpointSeq > a.checkpointSeq ? b : a));
       if (kept && kept.head.seq === lastRow.seq && kept.head.hash === lastRow.hash) {
         retained++;
@@ -615,7 +615,10 @@ export async function verifyCheckpoints(
   };
   let after: { runId: string; checkpointSeq: number } | undefined;
   for (;;) {
-    const page = await store.checkpointHeadRows(tenant, { ...(after ? { after } : {}), limit: PAGE });
+    const page = await store.checkpoints.checkpointHeadRows(tenant, {
+      ...(after ? { after } : {}),
+      limit: PAGE,
+    });
     for (const row of page) {
       if (group.length > 0 && group[0]!.runId !== row.runId) {
         await checkRun(group);
@@ -630,10 +633,10 @@ export async function verifyCheckpoints(
   if (group.length > 0) await checkRun(group);
 
   const covered = list.at(-1)?.runs ?? 0;
-  const byStatus = await store.countRuns(tenant, {});
+  const byStatus = await store.runs.countRuns(tenant, {});
   let total = Object.values(byStatus).reduce((n, x) => n + (x ?? 0), 0);
   for await (const _ of pages((after) =>
-    store.retainedHeads(tenant, { ...(after ? { after } : {}), limit: PAGE }),
+    store.checkpoints.retainedHeads(tenant, { ...(after ? { after } : {}), limit: PAGE }),
   ))
     total++;
   // (With a witnessed checkpoint, its absence is named above.)
@@ -669,7 +672,7 @@ export async function checkpointCoverage(
   tenant: string,
   runIds: readonly string[],
 ): Promise<CheckpointFile | undefined> {
-  const last = (await store.listCheckpoints(tenant)).at(-1);
+  const last = (await store.checkpoints.listCheckpoints(tenant)).at(-1);
   if (last?.format !== CHECKPOINT_FORMAT) return undefined;
   const wanted = new Set(runIds);
   const leaves: Buffer[] = [];

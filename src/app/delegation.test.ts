@@ -113,7 +113,7 @@ test('a child run completes under a child writ that verifies, fits the remaining
   assert.equal(root.writ!.hash, link.writ.hash);
   assert.equal(root.event.payload.ticket, 'T-7');
   assert.deepEqual(Object.keys(root.writ!), ['hash'], 'the root names the writ, the chain is stored apart');
-  const chain = JSON.parse((await kl.store.getWritChain('acme', root.writ!.hash))!) as SignedWrit[];
+  const chain = JSON.parse((await kl.store.keys.getWritChain('acme', root.writ!.hash))!) as SignedWrit[];
   assert.equal(chain.length, 2);
   assert.equal(writHash(chain[1]!), root.writ!.hash);
   assert.equal(verifyWritChain(chain, [k.root.trusted, k.delegation.trusted]).ok, true);
@@ -171,7 +171,7 @@ test("the child's budget is reserved: the parent cannot spend it again", async (
   assert.deepEqual([refused.step, refused.code], ['after', 'writ_budget_exhausted']);
   const child = await kl.runs.entries('acme', childRunIdFor('acme', run!.runId, 'hand', 1));
   const childWrit = payload(child, 'run.started')!.writ!.hash;
-  const childChain = JSON.parse((await kl.store.getWritChain('acme', childWrit))!) as SignedWrit[];
+  const childChain = JSON.parse((await kl.store.keys.getWritChain('acme', childWrit))!) as SignedWrit[];
   assert.deepEqual(childChain[1]!.body.budget, {
     cents: 0,
     steps: 3,

@@ -237,7 +237,7 @@ for (const backend of BACKENDS)
       const v = (await keel.workflows.get(t, 'refund'))!;
       const runId = runIdFor(t, 'refund', v.specHash, event);
       // The claim of a delivery that crashed before its run was started.
-      await keel.store.claimEvent({
+      await keel.store.events.claimEvent({
         tenant: t,
         source: event.source,
         eventId: event.id,

@@ -113,7 +113,7 @@ export function eventDeliveries(d: {
     ): Promise<Delivery> {
       const { event, earlier } = deliveredEvent(parseEvent(value, tenant), channel);
       const byWorkflow = new Map<string, VersionRecord[]>();
-      for (const v of await store.listVersions(tenant)) {
+      for (const v of await store.registry.listVersions(tenant)) {
         const list = byWorkflow.get(v.workflowId);
         if (list) list.push(v);
         else byWorkflow.set(v.workflowId, [v]);
@@ -155,7 +155,7 @@ export function eventDeliveries(d: {
       // A writ the runs would be refused under refuses the delivery before its name is claimed.
       if (o.writ !== undefined && runs.length > 0) await engine.checkWrit(o.writ, tenant);
       const content = eventContent(event);
-      const claim = await store.claimEvent(
+      const claim = await store.events.claimEvent(
         {
           tenant,
           source: event.source,
@@ -175,7 +175,7 @@ export function eventDeliveries(d: {
       const { first } = claim;
       if (first.eventHash === content.eventHash)
         return { event, runs: first.runs, untaken: [], redeliveryOf: first.deliveredAt };
-      const conflict = await store.recordEventConflict({
+      const conflict = await store.events.recordEventConflict({
         tenant,
         source: event.source,
         eventId: event.id,
@@ -212,21 +212,21 @@ export function eventDeliveries(d: {
       };
       const shadowsOf = (versions: readonly VersionRecord[]) => versions.filter((v) => v.status === 'SHADOW');
       if (r.record && !r.existing) return begin(r.record, shadowsOf(r.versions ?? []));
-      const found = await store.getRun(tenant, r.runId);
+      const found = await store.runs.getRun(tenant, r.runId);
       if (found) return { run: summaryOf(found), created: false, queued: [] };
-      const record = await store.getVersion(tenant, r.workflowId, r.version);
+      const record = await store.registry.getVersion(tenant, r.workflowId, r.version);
       if (!record)
         throw new KeelError(
           ErrorCode.notFound,
           `workflow ${r.workflowId} v${r.version}, which event ${JSON.stringify(excerpt(event.id, 80))} was routed to, is not in this store`,
           { workflowId: r.workflowId, version: r.version },
         );
-      return begin(record, shadowsOf(await store.listVersions(tenant, r.workflowId)));
+      return begin(record, shadowsOf(await store.registry.listVersions(tenant, r.workflowId)));
     },
 
     /** The first delivery of the tenant's event `(source, id)`, if it was delivered. */
     get: (tenant: string, source: string, eventId: string) =>
-      store.getDeliveredEvent(tenant, source, eventId),
+      store.events.getDeliveredEvent(tenant, source, eventId),
 
     /** The tenant's conflicting redeliveries, the most recent first. */
     async conflicts(
@@ -237,7 +237,7 @@ export function eventDeliveries(d: {
         throw new KeelError(ErrorCode.usage, `limit: expected a whole number from 1 to 500, got ${q.limit}`, {
           field: 'limit',
         });
-      return store.listEventConflicts(tenant, q);
+      return store.events.listEventConflicts(tenant, q);
     },
   };
 }

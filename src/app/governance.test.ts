@@ -93,7 +93,7 @@ test('a third tool call on a 2-call writ is refused after a restart, from the le
     const [run] = (await keel.events.emit('acme', EVENT, { writ })).runs;
     assert.equal(run!.status, 'waiting_approval');
     const root = (await keel.runs.entries('acme', run!.runId))[0]!.payload as PayloadOf<'run.started'>;
-    assert.equal(JSON.parse((await keel.store.getWritChain('acme', root.writ!.hash))!).length, 1);
+    assert.equal(JSON.parse((await keel.store.keys.getWritChain('acme', root.writ!.hash))!).length, 1);
     await keel.close();
 
     // A Keel that trusts no key of the tenant cannot walk the run: thrown, and nothing is written.

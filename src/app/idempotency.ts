@@ -7,7 +7,13 @@
  * caller finishes a record with a response to replay, or releases it (5xx, 429, validation errors).
  */
 import { ErrorCode, KeelError } from '../core/errors.ts';
-import type { Clock, IdempotencyClaim, IdempotencyRef, IdempotencyResponse, Store } from '../ports/index.ts';
+import type {
+  Clock,
+  Idempotency,
+  IdempotencyClaim,
+  IdempotencyRef,
+  IdempotencyResponse,
+} from '../ports/index.ts';
 
 const IDEMPOTENCY_KEY = /^[A-Za-z0-9._~-]{22,128}$/;
 
@@ -45,7 +51,7 @@ function checkRef(ref: IdempotencyRef): IdempotencyRef {
 }
 
 /** `keel.idempotency`: the idempotency handle of createKeel, with times from its clock. */
-export function idempotencyHandle(store: Store, clock: Clock) {
+export function idempotencyHandle(records: Idempotency, clock: Clock) {
   return {
     /** Claims the record, or says that another request holds it, made it with another digest, or what it answered. */
     claim(req: IdempotencyClaimInput): Promise<IdempotencyClaim> {
@@ -55,7 +61,7 @@ export function idempotencyHandle(store: Store, clock: Clock) {
       const leaseMs = req.leaseMs ?? DEFAULT_IDEMPOTENCY_LEASE_MS;
       if (!Number.isSafeInteger(leaseMs) || leaseMs < 1)
         throw new KeelError(ErrorCode.usage, 'leaseMs: expected a positive integer', { field: 'leaseMs' });
-      return store.claimIdempotency({ ...ref, digest: req.digest, now: clock.now(), leaseMs });
+      return records.claimIdempotency({ ...ref, digest: req.digest, now: clock.now(), leaseMs });
     },
     /** Caches the claimed record's response; false when the claim was lost (released, expired, finished). */
     finish(ref: IdempotencyRef, response: IdempotencyResponse): Promise<boolean> {
@@ -67,11 +73,11 @@ export function idempotencyHandle(store: Store, clock: Clock) {
         throw new KeelError(ErrorCode.usage, 'body: expected the response body text (e.g. its JSON)', {
           field: 'body',
         });
-      return store.finishIdempotency({ ...r, status, body, ...(headers ? { headers } : {}) });
+      return records.finishIdempotency({ ...r, status, body, ...(headers ? { headers } : {}) });
     },
     /** Forgets the claimed record, so the next request with the key runs afresh; false when none was in flight. */
     release(ref: IdempotencyRef): Promise<boolean> {
-      return store.releaseIdempotency(checkRef(ref));
+      return records.releaseIdempotency(checkRef(ref));
     },
   };
 }

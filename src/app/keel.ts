@@ -284,7 +284,7 @@ export function createKeel(config: KeelConfig) {
     typeof config.store === 'string' ? openSqliteStore(config.store, config.synchronous) : config.store;
   // Commits are watched only for what is configured: without traces or metrics the store is as given.
   const metrics = config.metrics ? new KeelMetrics(() => raw) : undefined;
-  const traces = config.traces ? new TraceExporter(raw, config.traces) : undefined;
+  const traces = config.traces ? new TraceExporter(raw.ledger, config.traces) : undefined;
   const observers = [...(metrics ? [metrics] : []), ...(traces ? [traces] : [])];
   const store = observers.length > 0 ? observedStore(raw, observers) : raw;
   const witness =
@@ -295,7 +295,7 @@ export function createKeel(config: KeelConfig) {
   const sources = config.sources ?? systemSources();
   const wallClock = systemSources().clock;
   /** Holders of live leases that are processes of this host which no longer exist. */
-  const goneOwners = async () => goneLeaseOwners(await store.workerStatus(wallClock.now()));
+  const goneOwners = async () => goneLeaseOwners(await store.queue.workerStatus(wallClock.now()));
   // Configured keys plus each tenant's stored keys and revoked writs (writ-trust.ts).
   const trust = storedWritTrust(store, governanceConfig(config.policies, config.trustedKeys));
   const governance = trust.governance;
@@ -341,7 +341,7 @@ export function createKeel(config: KeelConfig) {
       clock: () => wallClock.now(),
       busy: (quietMs) => activity.busy(quietMs) || extraBusy.some((b) => b()),
       goneOwners: async (owners) =>
-        goneOwnersAmong(owners, (await store.workerStatus(wallClock.now())).workers),
+        goneOwnersAmong(owners, (await store.queue.workerStatus(wallClock.now())).workers),
     },
     ...(config.onBackgroundError ? { onBackgroundError: config.onBackgroundError } : {}),
   });
@@ -375,7 +375,7 @@ export function createKeel(config: KeelConfig) {
   };
 
   async function getRun(tenant: string, runId: string): Promise<RunRecord> {
-    const run = await store.getRun(tenant, runId);
+    const run = await store.runs.getRun(tenant, runId);
     if (!run) throw new KeelError(ErrorCode.notFound, `run ${runId} not found`, { runId });
     return run;
   }
@@ -396,7 +396,7 @@ export function createKeel(config: KeelConfig) {
         { problems: [{ file, field: 'status', message: `expected DRAFT at publish, got ${spec.status}` }] },
       );
     }
-    return store.putVersion({
+    return store.registry.putVersion({
       tenant,
       workflowId: spec.id,
       version: spec.version,
@@ -466,10 +466,10 @@ export function createKeel(config: KeelConfig) {
       return promotion;
     },
     list: (tenant: string, workflowId?: string): Promise<VersionRecord[]> =>
-      store.listVersions(tenant, workflowId),
+      store.registry.listVersions(tenant, workflowId),
     get: (tenant: string, workflowId: string, version?: number) =>
-      store.getVersion(tenant, workflowId, version),
-    promotions: (tenant: string, workflowId: string) => store.listPromotions(tenant, workflowId),
+      store.registry.getVersion(tenant, workflowId, version),
+    promotions: (tenant: string, workflowId: string) => store.registry.listPromotions(tenant, workflowId),
     /** `spec` read back in plain words over this Keel's tools and the tenant's current policy. */
     explain(tenant: string, spec: WorkflowSpec): ReadBack {
       return explainSpec(spec, tools.catalog(), governedBy(tenant));
@@ -523,7 +523,7 @@ export function createKeel(config: KeelConfig) {
         for (const u of delivery.untaken) {
           const alone = lifecycle.shadows.workAlone(u.live, event, u.candidates);
           if (alone.length > 0) {
-            await store.enqueueShadowWork(alone);
+            await store.shadowQueue.enqueueShadowWork(alone);
             lifecycle.drainer.queued(alone);
           }
         }
@@ -563,7 +563,7 @@ export function createKeel(config: KeelConfig) {
         throw new KeelError(ErrorCode.usage, `live: expected true or false, got ${JSON.stringify(o.live)}`, {
           field: 'live',
         });
-      const v = await store.getVersion(tenant, workflowId, o.version);
+      const v = await store.registry.getVersion(tenant, workflowId, o.version);
       if (!v) {
         throw new KeelError(
           ErrorCode.notFound,
@@ -597,11 +597,11 @@ export function createKeel(config: KeelConfig) {
      * creation time (the run root's time) and may be any ISO 8601 instant with a zone.
      */
     list: (tenant: string, filter?: RunFilter): Promise<RunPage> =>
-      store.listRuns(tenant, filter ? timeRange(filter) : filter),
+      store.runs.listRuns(tenant, filter ? timeRange(filter) : filter),
     /** How many of the tenant's runs are in each status (of a workflow, a version, a time range). */
     async counts(tenant: string, filter: RunCountFilter = {}): Promise<RunCounts> {
       const f = timeRange(filter);
-      const found = await store.countRuns(tenant, {
+      const found = await store.runs.countRuns(tenant, {
         ...(f.workflowId !== undefined ? { workflowId: f.workflowId } : {}),
         ...(f.version !== undefined ? { version: f.version } : {}),
         ...(f.since !== undefined ? { since: f.since } : {}),
@@ -615,11 +615,11 @@ export function createKeel(config: KeelConfig) {
     },
     async entries(tenant: string, runId: string): Promise<Entry[]> {
       await getRun(tenant, runId);
-      return (await store.readEntries(tenant, runId)).map(decodeEntry);
+      return (await store.ledger.readEntries(tenant, runId)).map(decodeEntry);
     },
     async storedEntries(tenant: string, runId: string): Promise<StoredEntry[]> {
       await getRun(tenant, runId);
-      return store.readEntries(tenant, runId);
+      return store.ledger.readEntries(tenant, runId);
     },
     async history(tenant: string, runId: string): Promise<HistoryLine[]> {
       return (await runs.entries(tenant, runId)).map((e) => ({
@@ -671,7 +671,7 @@ export function createKeel(config: KeelConfig) {
       const run = await getRun(tenant, runId);
       const verified = await verifyRun(store, run, witness ? { witness } : {});
       if (!verified.ok) throw refuseUnverified(runId, verified.failure);
-      const version = await store.getVersion(tenant, run.workflowId, run.version);
+      const version = await store.registry.getVersion(tenant, run.workflowId, run.version);
       if (!version || version.specHash !== run.specHash) {
         throw new KeelError(
           ErrorCode.notFound,
@@ -681,7 +681,7 @@ export function createKeel(config: KeelConfig) {
           },
         );
       }
-      return replayRun(await store.readEntries(tenant, runId), version, tools, {
+      return replayRun(await store.ledger.readEntries(tenant, runId), version, tools, {
         governance: await trust.replayGovernance(tenant),
         writChainOf: (t, hash) => engine.writChains.chainOf(t, hash),
         ...(planner ? { planner } : {}),
@@ -725,11 +725,11 @@ export function createKeel(config: KeelConfig) {
    * run whose ledger waits for nothing is not listed (`keel verify` reports it).
    */
   async function pendingApprovals(tenant: string, runId?: string): Promise<PendingApprovalItem[]> {
-    const rows = await store.listPendingApprovals(tenant, runId);
+    const rows = await store.runs.listPendingApprovals(tenant, runId);
     const ids = new Set(rows.map((r) => r.runId));
     if (runId === undefined) {
       for (let cursor: string | undefined; ; ) {
-        const page = await store.listRuns(tenant, {
+        const page = await store.runs.listRuns(tenant, {
           status: 'waiting_approval',
           limit: 500,
           ...(cursor ? { cursor } : {}),
@@ -738,7 +738,7 @@ export function createKeel(config: KeelConfig) {
         if (!page.next) break;
         cursor = page.next;
       }
-    } else if ((await store.getRun(tenant, runId))?.status === 'waiting_approval') ids.add(runId);
+    } else if ((await store.runs.getRun(tenant, runId))?.status === 'waiting_approval') ids.add(runId);
     const out: PendingApprovalItem[] = [];
     for (const id of ids) {
       try {
@@ -820,12 +820,12 @@ export function createKeel(config: KeelConfig) {
     events,
     runs,
     approvals,
-    keys: apiKeysHandle(store, sources.clock),
+    keys: apiKeysHandle(store.keys, sources.clock),
     /** Ledger entries across the tenant's runs, filtered and paged, and their counts by kind. */
-    audit: auditHandle(store),
+    audit: auditHandle(store.ledger),
     /** Stored trusted writ keys, writ revocations, and inspecting a writ for a tenant. */
     writs: writsHandle(store, trust.writTrust, sources.clock),
-    idempotency: idempotencyHandle(store, sources.clock),
+    idempotency: idempotencyHandle(store.idempotency, sources.clock),
     lifecycle: {
       test: lifecycle.test,
       shadowReport: lifecycle.shadowReport,
@@ -840,7 +840,7 @@ export function createKeel(config: KeelConfig) {
         /** The shadow queue's lag: of a tenant (one workflow, one version), or across the store. */
         status: async (filter: { tenant?: string; workflowId?: string; version?: number } = {}) => {
           const now = wallClock.now();
-          const q = await store.shadowQueueStatus(now, filter);
+          const q = await store.shadowQueue.shadowQueueStatus(now, filter);
           return {
             waiting: q.waiting,
             running: q.running,
@@ -857,7 +857,9 @@ export function createKeel(config: KeelConfig) {
         drain: async (o: { tenant?: string; retryFailed?: boolean } = {}) => {
           const { retryFailed, ...scope } = o;
           const retried =
-            retryFailed && scope.tenant !== undefined ? await store.retryFailedShadowWork(scope.tenant) : 0;
+            retryFailed && scope.tenant !== undefined
+              ? await store.shadowQueue.retryFailedShadowWork(scope.tenant)
+              : 0;
           return { ...(await lifecycle.drainer.drain({ all: true, ...scope })), retried };
         },
         /**

@@ -143,7 +143,7 @@ export class KeelMetrics implements CommitObserver {
   constructor(private readonly store: () => Store) {}
 
   async beforeClose(req: AppendRequest): Promise<void> {
-    const pending = await this.store().listPendingApprovals(req.tenant, req.runId);
+    const pending = await this.store().runs.listPendingApprovals(req.tenant, req.runId);
     const p = pending.find((a) => a.proposalId === req.closeApproval);
     if (p) this.requested.set(`${req.runId}\n${p.proposalId}`, p.requestedAt);
   }
@@ -186,8 +186,8 @@ export class KeelMetrics implements CommitObserver {
 
   /** The exposition: this process's counters, then the store's own figures read now. */
   async render(now: number): Promise<string> {
-    const s = await this.store().workerStatus(now);
-    const q = await this.store().shadowQueueStatus(now);
+    const s = await this.store().queue.workerStatus(now);
+    const q = await this.store().shadowQueue.shadowQueueStatus(now);
     const leases = s.leases.reduce((n, l) => n + l.runs, 0);
     const live = s.workers.filter((w) => s.now - w.seenAt <= w.leaseMs).length;
     return `${[

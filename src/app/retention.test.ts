@@ -98,26 +98,30 @@ for (const backend of BACKENDS)
         retainRuns(keel.store, 'acme', bad, { before: CUT }),
         /does not verify.*nothing was removed/,
       );
-      assert.equal((await keel.store.listRuns('acme')).runs.length, 3);
+      assert.equal((await keel.store.runs.listRuns('acme')).runs.length, 3);
     });
 
     test('removes finished, exported, checkpointed runs whole; keeps the rest, each with why', async () => {
       const { files, manifestDigest } = await exportRunDir(keel, 'acme', { workflowId: 'kept-or-not' });
       const dry = await retainRuns(keel.store, 'acme', files, { before: CUT, dryRun: true });
       assert.deepEqual([...dry.removed].sort(), [ids[0], ids[1]].sort());
-      assert.equal((await keel.store.listRuns('acme')).runs.length, 3, 'a dry run removes nothing');
+      assert.equal((await keel.store.runs.listRuns('acme')).runs.length, 3, 'a dry run removes nothing');
       const r = await retainRuns(keel.store, 'acme', files, { before: CUT, now: () => CUT });
       assert.deepEqual([...r.removed].sort(), [ids[0], ids[1]].sort());
       assert.deepEqual(r.kept, [{ runId: ids[2], reason: 'it is waiting_approval, not finished' }]);
       assert.equal(r.manifestDigest, manifestDigest);
       for (const id of [ids[0]!, ids[1]!]) {
-        assert.equal(await keel.store.getRun('acme', id), undefined);
-        assert.deepEqual(await keel.store.readEntries('acme', id), []);
-        const kept = await keel.store.getRetainedRun('acme', id);
+        assert.equal(await keel.store.runs.getRun('acme', id), undefined);
+        assert.deepEqual(await keel.store.ledger.readEntries('acme', id), []);
+        const kept = await keel.store.checkpoints.getRetainedRun('acme', id);
         assert.equal(kept?.manifestDigest, manifestDigest);
         assert.equal(kept?.retainedAt, CUT);
       }
-      assert.equal(await keel.store.getRetainedRun('globex', ids[0]!), undefined, 'only the tenant sees it');
+      assert.equal(
+        await keel.store.checkpoints.getRetainedRun('globex', ids[0]!),
+        undefined,
+        'only the tenant sees it',
+      );
       // The run still waiting keeps its blob: it decodes whole.
       const left = await keel.runs.verify('acme', ids[2]!);
       assert.equal(left.ok, true);
@@ -149,7 +153,7 @@ for (const backend of BACKENDS)
           }
         };
         assert.equal(count(), 1, 'the waiting and the new run still reference the blob');
-        const latest = (await keel.store.listRuns('acme')).runs.map((r) => r.runId);
+        const latest = (await keel.store.runs.listRuns('acme')).runs.map((r) => r.runId);
         for (const id of latest) await keel.approvals.approve('acme', id, 'dana', 'fine');
         const { files } = await exportRunDir(keel, 'acme', { workflowId: 'kept-or-not' });
         await makeCheckpoint(keel.store, 'acme', key);

@@ -55,7 +55,11 @@ export async function retainRuns(
   // The candidates: every run created before the cut.
   const candidates: RunRecord[] = [];
   for (let cursor: string | undefined; ; ) {
-    const page = await store.listRuns(tenant, { until: o.before, limit: 500, ...(cursor ? { cursor } : {}) });
+    const page = await store.runs.listRuns(tenant, {
+      until: o.before,
+      limit: 500,
+      ...(cursor ? { cursor } : {}),
+    });
     candidates.push(...page.runs);
     if (!page.next) break;
     cursor = page.next;
@@ -65,7 +69,7 @@ export async function retainRuns(
   for (const run of candidates) {
     // The rule the store applies again when it removes the run: a dry run promises only what it would do.
     const covered = (TERMINAL_STATUSES as readonly string[]).includes(run.status)
-      ? await store.checkpointedHead(tenant, run.runId)
+      ? await store.checkpoints.checkpointedHead(tenant, run.runId)
       : undefined;
     const why = retentionRefusal(run, exported.has(run.runId) ? heads.get(run.runId) : undefined, covered);
     if (why) kept.push({ runId: run.runId, reason: why });
@@ -75,14 +79,14 @@ export async function retainRuns(
   const candidateIds = new Set(candidates.map((r) => r.runId));
   const absent = new Set<string>();
   for (const r of report.runs)
-    if (!candidateIds.has(r.runId) && !(await store.getRun(tenant, r.runId))) absent.add(r.runId);
+    if (!candidateIds.has(r.runId) && !(await store.runs.getRun(tenant, r.runId))) absent.add(r.runId);
   // Linked runs go together or not at all (a fork, attempt, shadow or child keeps its source).
   for (let changed = true; changed; ) {
     changed = false;
     const next = new Map<string, RunRecord>();
     for (const [id, run] of going) {
       const stays = exported.get(id)!.links.find((l) => !going.has(l.runId) && !absent.has(l.runId));
-      const gone = stays ? await store.getRetainedRun(tenant, stays.runId) : undefined;
+      const gone = stays ? await store.checkpoints.getRetainedRun(tenant, stays.runId) : undefined;
       if (stays && !gone) {
         kept.push({ runId: id, reason: `it links to run ${stays.runId} (${stays.kind}), which stays` });
         changed = true;
@@ -100,7 +104,7 @@ export async function retainRuns(
   }
   const manifestDigest = report.manifestDigest!;
   if (o.dryRun) return { tenant, manifestDigest, removed: [...going.keys()], kept, dryRun: true };
-  const done = await store.retainRuns(
+  const done = await store.checkpoints.retainRuns(
     tenant,
     [...going.values()].map((r) => ({ runId: r.runId, head: r.head })),
     manifestDigest,

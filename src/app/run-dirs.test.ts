@@ -295,7 +295,7 @@ describe('portable run directories', () => {
         importRunDir(keel.store, bad),
         /does not verify: .*ledger\.jsonl.*nothing was imported/,
       );
-      assert.equal((await keel.store.listRuns('acme')).runs.length, 0);
+      assert.equal((await keel.store.runs.listRuns('acme')).runs.length, 0);
       await assert.rejects(importRunDir(keel.store, files, { tenant: 'globex' }), /tenant acme's/);
       // The same run id with another ledger in the store is refused, not overwritten.
       await deploy(keel, 'acme', SPEC);

@@ -69,7 +69,7 @@ export interface ExportedRunDir {
 async function readAll(store: Store, tenant: string, runId: string): Promise<StoredEntry[]> {
   const out: StoredEntry[] = [];
   for (;;) {
-    const page = await store.readEntries(tenant, runId, out.length, PAGE);
+    const page = await store.ledger.readEntries(tenant, runId, out.length, PAGE);
     out.push(...page);
     if (page.length < PAGE) return out;
   }
@@ -97,7 +97,7 @@ async function chosenRuns(keel: Keel, tenant: string, sel: ExportSelection): Pro
   const runs: RunRecord[] = [];
   let cursor: string | undefined;
   do {
-    const page = await keel.store.listRuns(tenant, {
+    const page = await keel.store.runs.listRuns(tenant, {
       workflowId: sel.workflowId,
       limit: 100,
       ...(since ? { since } : {}),
@@ -146,7 +146,7 @@ export async function exportRunDir(
     const dir = runDirName(run.runId);
     files.set(`${dir}/ledger.jsonl`, ledgerFile(entries));
     for (const [name, blob] of blobFiles(entries)) files.set(name, blob);
-    const version = (await store.getVersion(tenant, run.workflowId, run.version))!;
+    const version = (await store.registry.getVersion(tenant, run.workflowId, run.version))!;
     const spec: SpecFile = {
       workflowId: version.workflowId,
       version: version.version,
@@ -158,7 +158,7 @@ export async function exportRunDir(
     files.set(`${dir}/spec.json`, jsonFile(spec));
     const root = decodePayload(entries[0]!) as PayloadOf<'run.started'>;
     if (root.writ) {
-      const chain = await store.getWritChain(tenant, root.writ.hash);
+      const chain = await store.keys.getWritChain(tenant, root.writ.hash);
       if (chain === undefined)
         throw new KeelError(
           ErrorCode.ledgerInvalid,
@@ -183,7 +183,7 @@ export async function exportRunDir(
     if (sel.linked)
       for (const id of linksOf(entries)) {
         if (seen.has(id)) continue;
-        const linked = await store.getRun(tenant, id);
+        const linked = await store.runs.getRun(tenant, id);
         if (linked) queue.push(linked);
       }
   }
@@ -266,7 +266,7 @@ export async function importRunDir(
     if (!parsed.ok) continue; // verified above
     const entries = withDirBlobs(parsed.entries, files);
     const head = entries[entries.length - 1]!;
-    const existing = await store.getRun(tenant, r.runId);
+    const existing = await store.runs.getRun(tenant, r.runId);
     if (existing) {
       if (existing.head.hash === head.hash && existing.head.seq === head.seq) present.push(r.runId);
       else
@@ -277,7 +277,7 @@ export async function importRunDir(
       continue;
     }
     const spec = JSON.parse(new TextDecoder().decode(files.get(`${dir}/spec.json`))) as SpecFile;
-    const stored = await store.getVersion(tenant, spec.workflowId, spec.version);
+    const stored = await store.registry.getVersion(tenant, spec.workflowId, spec.version);
     if (stored && stored.specHash !== spec.specHash) {
       refuse(
         'version_immutable',
@@ -286,7 +286,7 @@ export async function importRunDir(
       continue;
     }
     if (!stored)
-      await store.putVersion({
+      await store.registry.putVersion({
         tenant,
         workflowId: spec.workflowId,
         version: spec.version,
@@ -301,9 +301,9 @@ export async function importRunDir(
       for (const [hash, chain] of Object.entries(
         JSON.parse(new TextDecoder().decode(writs)) as Record<string, unknown>,
       ))
-        await store.putWritChain(tenant, hash as Digest, canonicalize(chain));
+        await store.keys.putWritChain(tenant, hash as Digest, canonicalize(chain));
     const root = decodePayload(entries[0]!) as PayloadOf<'run.started'>;
-    await store.append({
+    await store.ledger.append({
       tenant,
       runId: r.runId,
       expectedHead: null,

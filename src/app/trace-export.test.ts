@@ -136,7 +136,7 @@ test('a run started over HTTP with a traceparent is exported as spans in the cal
     assert.ok(!r.text.includes(SECRET), 'the secret is in no span');
     assert.ok(!r.text.includes(PAYLOAD), 'no payload value is in a span');
     // Spans are a projection: rebuilt from the ledger, they are the ones sent.
-    const rebuilt = await runSpans(keel.store, 'acme', runId);
+    const rebuilt = await runSpans(keel.store.ledger, 'acme', runId);
     assert.deepEqual(
       rebuilt.map((s) => [s.traceId, s.spanId, s.parentSpanId ?? null]),
       spans.map((s) => [s.traceId, s.spanId, s.parentSpanId ?? null]),
@@ -176,7 +176,7 @@ limits: {maxSteps: 1, maxCostUsd: 0}
     const gate = spans.find((s) => s.name === 'step gate')!;
     assert.equal(attr(gate, 'keel.approval.decision'), 'approved');
     assert.equal(attr(gate, 'keel.approval.by'), 'ana');
-    const rebuilt = await runSpans(keel.store, 'acme', run!.runId);
+    const rebuilt = await runSpans(keel.store.ledger, 'acme', run!.runId);
     assert.deepEqual(
       rebuilt.map((s) => s.spanId),
       spans.map((s) => s.spanId),

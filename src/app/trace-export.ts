@@ -17,7 +17,7 @@ import { ErrorCode, KeelError } from '../core/errors.ts';
 import { decodeEntry, type PayloadOf, type StoredEntry, TERMINAL_STATUSES } from '../core/ledger/index.ts';
 import { type OtlpResource, type ProjectedSpan, runTraceOf } from '../core/telemetry/index.ts';
 import { ENGINE_VERSION } from '../engine/index.ts';
-import type { AppendRequest, Store } from '../ports/index.ts';
+import type { AppendRequest, Ledger } from '../ports/index.ts';
 import type { CommitObserver } from './observed-store.ts';
 import { type BatchResult, type ExportBatch, type RunToExport, spansOf } from './trace-batch.ts';
 
@@ -125,12 +125,12 @@ export function traceExportFromEnv(
 
 /** The spans of one stored run, links resolved against the linked runs' roots. */
 export async function runSpans(
-  store: Store,
+  ledger: Ledger,
   tenant: string,
   runId: string,
   stored?: readonly StoredEntry[],
 ): Promise<ProjectedSpan[]> {
-  return spansOf(await runToExport(store, tenant, runId, stored));
+  return spansOf(await runToExport(ledger, tenant, runId, stored));
 }
 
 /**
@@ -139,12 +139,12 @@ export async function runSpans(
  * child), from those runs' roots.
  */
 export async function runToExport(
-  store: Store,
+  ledger: Ledger,
   tenant: string,
   runId: string,
   stored?: readonly StoredEntry[],
 ): Promise<RunToExport> {
-  const raw = stored ?? (await store.readEntries(tenant, runId));
+  const raw = stored ?? (await ledger.readEntries(tenant, runId));
   const first = raw[0];
   if (first?.seq !== 0) return { runId, entries: raw, traces: [] };
   // Only the entries that name other runs are decoded here; the rest is the thread's work.
@@ -159,7 +159,7 @@ export async function runToExport(
     }
   const traces: [string, string][] = [];
   for (const id of linked) {
-    const [root0] = await store.readEntries(tenant, id, 0, 1);
+    const [root0] = await ledger.readEntries(tenant, id, 0, 1);
     if (root0?.seq === 0)
       traces.push([id, runTraceOf(id, decodeEntry(root0).payload as PayloadOf<'run.started'>)]);
   }
@@ -212,7 +212,7 @@ export class TraceExporter implements CommitObserver {
   private readonly waiting = new Map<number, (r: BatchResult) => void>();
 
   constructor(
-    private readonly store: Store,
+    private readonly ledger: Ledger,
     private readonly config: TraceExportConfig,
   ) {
     this.resource = {
@@ -291,7 +291,7 @@ export class TraceExporter implements CommitObserver {
       const runs: RunToExport[] = [];
       for (const r of batch) {
         try {
-          runs.push(await runToExport(this.store, r.tenant, r.runId, r.entries));
+          runs.push(await runToExport(this.ledger, r.tenant, r.runId, r.entries));
         } catch (e) {
           this.unreadable(r.runId, (e as Error).message);
         }

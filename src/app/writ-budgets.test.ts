@@ -61,7 +61,7 @@ function writOf(budget: WritBody['budget']) {
 }
 
 async function used(keel: ReturnType<typeof open>, hash: Digest) {
-  const u = (await keel.store.readWritBudgets('acme', hash))!;
+  const u = (await keel.store.budgets.readWritBudgets('acme', hash))!;
   return u.map((x) => [x.id, x.used.steps, x.used.calls, x.used.cents]);
 }
 
@@ -263,8 +263,8 @@ test('a call reconciled as never having happened gives its share back to its run
     void crashed.events.emit('acme', event('p1'), { writ: w.chain });
     let runId: string | undefined;
     while (!runId) {
-      const [r] = (await crashed.store.listRuns('acme')).runs;
-      const entries = r ? await crashed.store.readEntries('acme', r.runId) : [];
+      const [r] = (await crashed.store.runs.listRuns('acme')).runs;
+      const entries = r ? await crashed.store.ledger.readEntries('acme', r.runId) : [];
       if (entries.some((e) => e.kind === 'step.allowed')) runId = r!.runId;
       else await new Promise((res) => setTimeout(res, 5));
     }

@@ -180,7 +180,7 @@ test('revocation reaches a run a worker claims: the claimed walk refuses writ_re
     await admin.writs.revoke('acme', { chain }, 'sec@acme');
     await admin.close();
     assert.equal((await keel.writs.revoked('acme'))[0]?.hash, writHash(child));
-    const [claimed] = await keel.store.claimRuns('w1', 60_000, 10, Date.now());
+    const [claimed] = await keel.store.queue.claimRuns('w1', 60_000, 10, Date.now());
     assert.equal(claimed?.runId, run!.runId);
     // A fresh process (as a worker is) reads the store; this one's cache is older than nothing yet.
     const worker = open(path, t);

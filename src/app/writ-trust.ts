@@ -86,8 +86,8 @@ export class WritTrustCache {
     if (c.loading && !force) return c.loading;
     const loading = (async () => {
       const [keys, revocations] = await Promise.all([
-        this.store.listTrustedKeys(tenant),
-        this.store.listRevokedWrits(tenant),
+        this.store.keys.listTrustedKeys(tenant),
+        this.store.keys.listRevokedWrits(tenant),
       ]);
       const live = keys.filter((k) => k.retiredAt === undefined);
       const configured = this.configured(tenant);
@@ -113,7 +113,7 @@ export class WritTrustCache {
   async replayKeys(tenant: string): Promise<readonly TrustedKey[]> {
     const configured = this.configured(tenant);
     const own = new Set(configured.map((k) => k.keyId));
-    const stored = await this.store.listTrustedKeys(tenant);
+    const stored = await this.store.keys.listTrustedKeys(tenant);
     return [...configured, ...stored.filter((k) => !own.has(k.keyId)).map(keyOf)];
   }
 }
@@ -205,7 +205,7 @@ export function writsHandle(store: Store, cache: WritTrustCache, clock: Clock) {
           { field: 'publicKeyPem' },
         );
       }
-      const r = await store.addTrustedKey({
+      const r = await store.keys.addTrustedKey({
         tenant,
         keyId: keyId as Digest,
         publicKeyPem: pem,
@@ -216,13 +216,13 @@ export function writsHandle(store: Store, cache: WritTrustCache, clock: Clock) {
       return r;
     },
     /** The tenant's stored keys, retired ones included, oldest first. */
-    trusted: (tenant: string): Promise<TrustedKeyRecord[]> => store.listTrustedKeys(tenant),
+    trusted: (tenant: string): Promise<TrustedKeyRecord[]> => store.keys.listTrustedKeys(tenant),
     /** Retires a stored key: writs it signed stop verifying. not_found when the tenant has no such key. */
     async untrust(tenant: string, keyId: string): Promise<TrustedKeyRecord> {
-      if (!(await store.retireTrustedKey(tenant, keyId, now())))
+      if (!(await store.keys.retireTrustedKey(tenant, keyId, now())))
         throw new KeelError(ErrorCode.notFound, `trusted key ${keyId} not found`, { keyId });
       await cache.invalidate(tenant);
-      return (await store.listTrustedKeys(tenant)).find((k) => k.keyId === keyId)!;
+      return (await store.keys.listTrustedKeys(tenant)).find((k) => k.keyId === keyId)!;
     },
     /**
      * Revokes a writ by its hash, or the presented writ (the last link of a `{chain}` or chain, which
@@ -236,7 +236,7 @@ export function writsHandle(store: Store, cache: WritTrustCache, clock: Clock) {
       reason?: string,
     ): Promise<{ created: boolean; record: WritRevocation }> {
       const hash = targetHash(tenant, target);
-      const r = await store.revokeWrit({
+      const r = await store.keys.revokeWrit({
         tenant,
         hash,
         by,
@@ -247,7 +247,7 @@ export function writsHandle(store: Store, cache: WritTrustCache, clock: Clock) {
       return r;
     },
     /** The tenant's revoked writs, oldest first. */
-    revoked: (tenant: string): Promise<WritRevocation[]> => store.listRevokedWrits(tenant),
+    revoked: (tenant: string): Promise<WritRevocation[]> => store.keys.listRevokedWrits(tenant),
     /**
      * The budget of each writ of a chain (root first), shared by every run under it: its limit and
      * what runs reserved from it. By the writ's hash, or the presented writ (its last link).
@@ -255,7 +255,7 @@ export function writsHandle(store: Store, cache: WritTrustCache, clock: Clock) {
      */
     async budgets(tenant: string, target: string | unknown): Promise<WritBudgetUsage[]> {
       const hash = targetHash(tenant, target);
-      const usage = await store.readWritBudgets(tenant, hash);
+      const usage = await store.budgets.readWritBudgets(tenant, hash);
       if (!usage)
         throw new KeelError(ErrorCode.notFound, `no run of tenant ${tenant} was started under writ ${hash}`, {
           writ: hash,
@@ -283,7 +283,7 @@ export function writsHandle(store: Store, cache: WritTrustCache, clock: Clock) {
       } else {
         const at = hashes.findIndex((h) => trust.revoked.has(h));
         if (at >= 0) {
-          revoked = (await store.listRevokedWrits(tenant)).find((x) => x.hash === hashes[at]);
+          revoked = (await store.keys.listRevokedWrits(tenant)).find((x) => x.hash === hashes[at]);
           refusal = {
             code: WritCode.revoked,
             link: at,
@@ -345,7 +345,7 @@ export function storedWritTrust(
     async replayGovernance(tenant) {
       const [keys, revocations] = await Promise.all([
         writTrust.replayKeys(tenant),
-        store.listRevokedWrits(tenant),
+        store.keys.listRevokedWrits(tenant),
       ]);
       const revoked = revokedAsOfTime(revocations);
       return {

@@ -40,7 +40,7 @@ export async function livePlan(
   const version = await keel.workflows.get(tenant, run.workflowId, o.version ?? run.version);
   // A missing version is the fork's own refusal to make, with its own message.
   if (!version) return undefined;
-  const inherited = o.fromSeq ? await keel.store.readEntries(tenant, runId, 0, o.fromSeq) : [];
+  const inherited = o.fromSeq ? await keel.store.ledger.readEntries(tenant, runId, 0, o.fromSeq) : [];
   const done = new Set<string>();
   for (const e of inherited.map(decodeEntry))
     if (e.kind === 'step.completed') done.add((e.payload as { step: string }).step);

@@ -82,7 +82,7 @@ export function registerScaleOutCommands(program: Command, withContext: WithCont
     )
     .action(async (_o: unknown, cmd: Command) =>
       withContext(cmd, async (ctx) => {
-        const s = await ctx.keel.store.workerStatus(Date.now());
+        const s = await ctx.keel.store.queue.workerStatus(Date.now());
         const view = statusView(s, await ctx.keel.lifecycle.shadowQueue.status());
         if (ctx.json) printJson(view);
         else printStatus(view);

@@ -244,9 +244,9 @@ describe('cancel', () => {
     const run = await emitOne(keel);
     // Someone else appends first, between our read and our append.
     const store = keel.store;
-    const append = store.append.bind(store);
+    const append = store.ledger.append.bind(store.ledger);
     let raced = false;
-    store.append = async (req) => {
+    store.ledger.append = async (req) => {
       if (!raced && req.entries.some((e) => e.kind === 'run.finished')) {
         raced = true;
         await keel.runs.cancel('t1', run.runId, { by: 'erin' });
@@ -262,7 +262,7 @@ describe('cancel', () => {
     assert.equal(entries.filter((e) => e.kind === 'run.finished').length, 1);
     assert.equal(payloadOf(entries.at(-1)!, 'run.finished').reason, 'cancelled by erin');
     assert.equal((await keel.runs.verify('t1', run.runId)).ok, true);
-    store.append = append;
+    store.ledger.append = append;
     await keel.close();
   });
 });

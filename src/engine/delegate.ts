@@ -22,7 +22,7 @@ import {
   type WritBudget,
   writHash,
 } from '../core/writs/index.ts';
-import type { Store, ToolDefinition, VersionRecord } from '../ports/index.ts';
+import type { Registry, ToolDefinition, VersionRecord } from '../ports/index.ts';
 import type { Effects, StepOutcome } from './effects.ts';
 import { type RunGovernance, writUsage } from './governance.ts';
 
@@ -211,7 +211,7 @@ const ROUTABLE = ['LIVE', 'AUTONOMOUS'];
 
 /** The version a delegation runs: the one asked for, or the workflow's latest routable one. */
 export async function latestVersion(
-  store: Pick<Store, 'getVersion' | 'listVersions'>,
+  store: Pick<Registry, 'getVersion' | 'listVersions'>,
   tenant: string,
   workflowId: string,
   version: number | undefined,

@@ -147,7 +147,7 @@ export interface LiveEffectsOptions {
   readonly exposesEnv?: (tenant: string, name: string) => boolean;
   /** Which env names hold secrets; `SECRET_ENV` by default. */
   readonly isSecretEnv?: (name: string) => boolean;
-  /** The tenant's key for hashing secret values (`Store.secretKey`); needed once a secret is read. */
+  /** The tenant's key for hashing secret values (`Keys.secretKey`); needed once a secret is read. */
   readonly secretKey?: (tenant: string) => Promise<Uint8Array>;
   readonly modelProvider?: ModelProvider;
   /** How many times a metering provider's schema-invalid answer is asked again (2 by default). */

@@ -190,7 +190,7 @@ export class Engine {
   constructor(o: EngineOptions) {
     this.store = o.store;
     this.tools = o.tools;
-    this.writChains = new WritChains(o.store);
+    this.writChains = new WritChains(o.store.keys);
     this.live = delegatingEffects(
       liveEffects(o.sources, {
         ...(o.exposesEnv ? { exposesEnv: o.exposesEnv } : {}),
@@ -198,11 +198,12 @@ export class Engine {
         ...(o.modelProvider ? { modelProvider: o.modelProvider } : {}),
         ...(o.modelRetries !== undefined ? { modelRetries: o.modelRetries } : {}),
         // Each tenant's secrets are hashed under its own key, made on first use (32 random bytes).
-        secretKey: (tenant) => o.store.secretKey(tenant, o.sources.random.bytes(32)),
+        secretKey: (tenant) => o.store.keys.secretKey(tenant, o.sources.random.bytes(32)),
       }),
       {
         keyFor: (tenant) => o.delegationKeyFor?.(tenant),
-        versionFor: (tenant, workflowId, version) => latestVersion(o.store, tenant, workflowId, version),
+        versionFor: (tenant, workflowId, version) =>
+          latestVersion(o.store.registry, tenant, workflowId, version),
       },
       this.childRunner(),
     );
@@ -211,9 +212,14 @@ export class Engine {
     this.walkMode = o.walk ?? 'inline';
     this.inlineLease = { op: 'hold', owner: o.leaseOwner ?? 'inline', ms: o.inlineLeaseMs ?? 15_000 };
     this.leaseClock = o.leaseClock ?? o.sources.clock;
-    this.keeper = new LeaseKeeper(o.store, this.inlineLease.owner, this.inlineLease.ms, this.leaseClock);
+    this.keeper = new LeaseKeeper(
+      o.store.queue,
+      this.inlineLease.owner,
+      this.inlineLease.ms,
+      this.leaseClock,
+    );
     this.goneOwners = o.goneOwners ?? (async () => []);
-    this.pinned = new PinnedVersions(o.store);
+    this.pinned = new PinnedVersions(o.store.registry);
     this.governance = o.governance;
     this.witness = o.witness;
     this.controls = new RunControls({
@@ -241,8 +247,8 @@ export class Engine {
         this.create(runId, version, event, { ...o, ...this.currentPolicy(version.tenant) }),
       recover: (tenant, runId) => this.recover(tenant, runId),
       cancel: (tenant, runId, c) => this.cancel(tenant, runId, c),
-      entries: async (tenant, runId) => (await this.store.readEntries(tenant, runId)).map(decodeEntry),
-      version: (tenant, workflowId, version) => this.store.getVersion(tenant, workflowId, version),
+      entries: async (tenant, runId) => (await this.store.ledger.readEntries(tenant, runId)).map(decodeEntry),
+      version: (tenant, workflowId, version) => this.store.registry.getVersion(tenant, workflowId, version),
       admit: (chain, tenant) => this.admit(chain, tenant),
       writChain: (tenant, hash) => this.writChains.chainOf(tenant, hash),
     };
@@ -385,20 +391,20 @@ export class Engine {
       const entries = checkClaimedLedger(tenant, runId, stored);
       state = foldRun(entries);
       try {
-        const run = await this.store.getRun(tenant, runId);
+        const run = await this.store.runs.getRun(tenant, runId);
         if (!run) throw new KeelError(ErrorCode.notFound, `run ${runId} not found`, { runId });
         const problem = rowProblem(run, entries, state);
         if (problem) throw refuseUnverified(runId, problem);
         await this.checkEvidence(run, state, stored);
       } catch (e) {
-        if (leased) await this.store.releaseRun(this.inlineLease.owner, runId).catch(() => false);
+        if (leased) await this.store.queue.releaseRun(this.inlineLease.owner, runId).catch(() => false);
         throw e;
       }
     } else {
-      const run = await this.store.getRun(tenant, runId);
+      const run = await this.store.runs.getRun(tenant, runId);
       if (!run) throw new KeelError(ErrorCode.notFound, `run ${runId} not found`, { runId });
-      const version = await this.store.getVersion(tenant, run.workflowId, run.version);
-      const all = await this.store.readEntries(tenant, runId);
+      const version = await this.store.registry.getVersion(tenant, run.workflowId, run.version);
+      const all = await this.store.ledger.readEntries(tenant, runId);
       ({ state } = checkStoredRun(run, all, version));
       await this.checkEvidence(run, state, all);
     }
@@ -421,7 +427,7 @@ export class Engine {
     }
     const version = await this.pinned.get(tenant, runId, state);
     const fx = await this.effectsFor(tenant, state, version);
-    const writer = new RunWriter(this.store, state, state.head, this.live.at);
+    const writer = new RunWriter(this.store.ledger, state, state.head, this.live.at);
     // Every append of this walk renews the lease it holds (a worker's lease is renewed by the worker).
     if (leased) writer.leaseWith(this.inlineLease);
     await this.controls.walk(writer, version, fx, await this.walkOptions(state, o), leased);
@@ -436,7 +442,7 @@ export class Engine {
   private async claim(tenant: string, runId: string) {
     const { owner, ms } = this.inlineLease;
     const take = (takeOver: readonly string[]) =>
-      this.store.claimRuns(owner, ms, 1, this.leaseClock.now(), { tenant, runId, takeOver });
+      this.store.queue.claimRuns(owner, ms, 1, this.leaseClock.now(), { tenant, runId, takeOver });
     const [mine] = await take([owner]);
     if (mine) return mine;
     const gone = await this.goneOwners();
@@ -456,7 +462,7 @@ export class Engine {
   ): Promise<RunSummary> {
     const { state, version, entries } = await this.load(tenant, runId);
     const decision = operatorReconciliation(state, entries, r);
-    const writer = new RunWriter(this.store, state, state.head, this.live.at);
+    const writer = new RunWriter(this.store.ledger, state, state.head, this.live.at);
     writer.add('step.reconciled', decision);
     try {
       await this.proceed(writer, version, r.walk);
@@ -556,7 +562,7 @@ export class Engine {
         },
       );
     }
-    const writer = new RunWriter(this.store, state, state.head, this.live.at);
+    const writer = new RunWriter(this.store.ledger, state, state.head, this.live.at);
     writer.add('approval.resolved', {
       proposalId: pending.proposalId,
       decision: r.decision,
@@ -594,10 +600,14 @@ export class Engine {
       if (!s.shadowOf) return simulatedEffects(this.live, reads);
       // A shadow draws what its live run drew, and is answered as it was where it calls alike
       // (simulated-effects.ts); a recovered shadow has had some of its calls answered already.
-      const live = indexLedger((await this.store.readEntries(tenant, s.shadowOf)).map(decodeEntry), 'call');
+      const live = indexLedger(
+        (await this.store.ledger.readEntries(tenant, s.shadowOf)).map(decodeEntry),
+        'call',
+      );
       const made =
         s.head.seq > 0
-          ? indexLedger((await this.store.readEntries(tenant, s.runId)).map(decodeEntry), 'call').outcomes
+          ? indexLedger((await this.store.ledger.readEntries(tenant, s.runId)).map(decodeEntry), 'call')
+              .outcomes
           : undefined;
       return simulatedEffects(this.live, reads, {
         draws: live.draws,
@@ -606,7 +616,7 @@ export class Engine {
       });
     }
     if (s.forkOf?.mode !== 'replay') return this.live;
-    const source = (await this.store.readEntries(tenant, s.forkOf.runId)).map(decodeEntry);
+    const source = (await this.store.ledger.readEntries(tenant, s.forkOf.runId)).map(decodeEntry);
     // Under a writ a live call would have to be charged to its shared budget, which a replay never
     // touches: there a fork calls nothing live and fails closed wherever nothing is recorded.
     return recordedEffects(indexLedger(source), this.live.at, s.writ ? {} : { live: this.live });
@@ -623,9 +633,9 @@ export class Engine {
     event: EventRecord,
     o: CreateOptions,
   ): Promise<{ run: RunSummary; created: boolean }> {
-    const existing = await this.store.getRun(version.tenant, runId);
+    const existing = await this.store.runs.getRun(version.tenant, runId);
     if (existing) return { run: summaryOf(existing), created: false };
-    if (await this.store.getRetainedRun(version.tenant, runId)) throw retainedRunError(runId);
+    if (await this.store.checkpoints.getRetainedRun(version.tenant, runId)) throw retainedRunError(runId);
     // A new run is pinned to the version's spec hash: the stored spec must still hash to it.
     const edited = specProblem(version, version);
     if (edited) throw refuseUnverified(runId, edited);
@@ -657,7 +667,7 @@ export class Engine {
     const state = startState(root.entry);
     const prefix = o.prefix ?? [];
     const writer = new RunWriter(
-      this.store,
+      this.store.ledger,
       state,
       null,
       // Inherited entries keep their recorded times; new ones are stamped now.
@@ -697,7 +707,7 @@ export class Engine {
     } catch (e) {
       const raced =
         isKeelError(e) && e.code === ErrorCode.headConflict
-          ? await this.store.getRun(version.tenant, runId)
+          ? await this.store.runs.getRun(version.tenant, runId)
           : undefined;
       if (raced) return { run: summaryOf(raced), created: false };
       throw e;
@@ -711,18 +721,18 @@ export class Engine {
    * (`ledger_invalid`, run-integrity.ts) before anything is done.
    */
   async load(tenant: string, runId: string) {
-    let run = await this.store.getRun(tenant, runId);
+    let run = await this.store.runs.getRun(tenant, runId);
     if (!run) throw new KeelError(ErrorCode.notFound, `run ${runId} not found`, { runId });
-    let stored = await this.store.readEntries(tenant, runId);
+    let stored = await this.store.ledger.readEntries(tenant, runId);
     // A ledger past the row's head may only mean a walker appended between the two reads: read
     // both again (a bounded number of times) before calling it a row that disagrees with its ledger.
     for (let i = 0; i < HEAD_RETRIES && stored.length > run.head.seq + 1; i++) {
-      const now = await this.store.getRun(tenant, runId);
+      const now = await this.store.runs.getRun(tenant, runId);
       if (!now || now.head.seq === run.head.seq) break;
       run = now;
-      stored = await this.store.readEntries(tenant, runId);
+      stored = await this.store.ledger.readEntries(tenant, runId);
     }
-    const version = await this.store.getVersion(tenant, run.workflowId, run.version);
+    const version = await this.store.registry.getVersion(tenant, run.workflowId, run.version);
     // The row is checked against its root before the version it names is relied on.
     const checked = checkStoredRun(run, stored, version);
     await this.checkEvidence(run, checked.state, stored);

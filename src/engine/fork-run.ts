@@ -63,7 +63,7 @@ export async function forkRun(
   sourceRunId: string,
   o: ForkOptions,
 ): Promise<{ run: RunSummary; created: boolean }> {
-  const run = await host.store.getRun(tenant, sourceRunId);
+  const run = await host.store.runs.getRun(tenant, sourceRunId);
   if (!run) throw new KeelError(ErrorCode.notFound, `run ${sourceRunId} not found`, { runId: sourceRunId });
   const last = run.head.seq;
   if (!Number.isSafeInteger(o.fromSeq) || o.fromSeq < 0 || o.fromSeq > last + 1) {
@@ -88,7 +88,7 @@ export async function forkRun(
   // would be laundered into a new chain that verifies).
   const verified = await verifyRun(host.store, run, host.witness ? { witness: host.witness } : {});
   if (!verified.ok) throw refuseUnverified(sourceRunId, verified.failure);
-  const version = await host.store.getVersion(tenant, run.workflowId, o.version ?? run.version);
+  const version = await host.store.registry.getVersion(tenant, run.workflowId, o.version ?? run.version);
   if (!version || (o.version === undefined && version.specHash !== run.specHash)) {
     throw new KeelError(
       ErrorCode.notFound,
@@ -99,7 +99,7 @@ export async function forkRun(
     );
   }
   // Only the inherited prefix is read to create the fork: its cost grows with fromSeq, not with the history.
-  const prefix = (await host.store.readEntries(tenant, sourceRunId, 0, Math.max(o.fromSeq, 1))).map(
+  const prefix = (await host.store.ledger.readEntries(tenant, sourceRunId, 0, Math.max(o.fromSeq, 1))).map(
     decodeEntry,
   );
   const root = prefix[0]!.payload as PayloadOf<'run.started'>;
@@ -130,7 +130,7 @@ export async function rerunRun(
   const root = source.entries[0]!.payload as PayloadOf<'run.started'>;
   for (let attempt = 2; ; attempt++) {
     const id = attemptRunIdFor(runId, attempt);
-    if (await host.store.getRun(tenant, id)) continue;
+    if (await host.store.runs.getRun(tenant, id)) continue;
     return host.create(id, source.version, root.event, {
       attemptOf: runId,
       attempt,

@@ -8,7 +8,7 @@
  * this one stalled past its lease) marks the walk lost: it stops at its next step boundary. The
  * head check of every append stays the fence; the keeper never claims and never appends.
  */
-import type { Clock, Store } from '../ports/index.ts';
+import type { Clock, WorkQueue } from '../ports/index.ts';
 
 export interface LeaseHold {
   readonly runId: string;
@@ -29,7 +29,7 @@ export class LeaseKeeper {
   private renewing = false;
 
   constructor(
-    private readonly store: Pick<Store, 'renewLeases'>,
+    private readonly store: Pick<WorkQueue, 'renewLeases'>,
     /** The owner name on the leases this process's inline walks hold. */
     readonly owner: string,
     readonly leaseMs: number,

@@ -5,13 +5,13 @@
  */
 import type { Digest } from '../core/canonical/index.ts';
 import { ErrorCode, KeelError } from '../core/errors.ts';
-import type { Store, VersionRecord } from '../ports/index.ts';
+import type { Registry, VersionRecord } from '../ports/index.ts';
 import { refuseUnverified, specProblem } from './run-integrity.ts';
 
 export class PinnedVersions {
   private readonly cache = new Map<string, VersionRecord>();
 
-  constructor(private readonly store: Pick<Store, 'getVersion'>) {}
+  constructor(private readonly store: Pick<Registry, 'getVersion'>) {}
 
   async get(
     tenant: string,

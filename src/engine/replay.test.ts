@@ -301,7 +301,7 @@ describe('fork', () => {
       },
       '2026-01-01T00:00:00.001Z',
     );
-    await keel.store.append({
+    await keel.store.ledger.append({
       tenant: 't1',
       runId,
       expectedHead: null,

@@ -233,7 +233,7 @@ export class RunControls {
         stoppedHere = true;
         continue;
       }
-      const writer = new RunWriter(this.host.store, state, state.head, this.host.at);
+      const writer = new RunWriter(this.host.store.ledger, state, state.head, this.host.at);
       o.write(writer, state);
       writer.leaseWith({ op: 'release' });
       try {
@@ -258,7 +258,7 @@ export class RunControls {
         runId,
         status: state.status,
       });
-    const writer = new RunWriter(this.host.store, state, state.head, this.host.at);
+    const writer = new RunWriter(this.host.store.ledger, state, state.head, this.host.at);
     writer.add('run.resumed', { by: c.by });
     await this.host.proceed(writer, version, c.walk);
     return stateSummary(state);

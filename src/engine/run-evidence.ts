@@ -45,8 +45,8 @@ export async function witnessFailure(
 ): Promise<VerifyFailure | undefined> {
   const w: Checkpoint | undefined = await witness.last(tenant);
   if (!w) return undefined;
-  const held = await store.getCheckpoint(tenant, w.seq);
-  const lastSeq = held ? w.seq : ((await store.listCheckpoints(tenant)).at(-1)?.seq ?? 0);
+  const held = await store.checkpoints.getCheckpoint(tenant, w.seq);
+  const lastSeq = held ? w.seq : ((await store.checkpoints.listCheckpoints(tenant)).at(-1)?.seq ?? 0);
   const problem = witnessedProblem(w, held, lastSeq);
   return problem
     ? { code: 'checkpoint_missing', seq: head.seq, message: `tenant ${tenant}: ${problem}` }
@@ -67,8 +67,8 @@ export async function runEvidenceProblem(
   witness?: CheckpointWitness,
 ): Promise<VerifyFailure | undefined> {
   const [rows, checkpointed] = await Promise.all([
-    store.listPendingApprovals(run.tenant, run.runId),
-    store.checkpointedHead(run.tenant, run.runId),
+    store.runs.listPendingApprovals(run.tenant, run.runId),
+    store.checkpoints.checkpointedHead(run.tenant, run.runId),
   ]);
   return (
     approvalRowsProblem(rows, open, head.seq) ??

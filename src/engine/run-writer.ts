@@ -24,14 +24,14 @@ import type {
   AppendRequest,
   BudgetRefusalDetails,
   LeaseChange,
+  Ledger,
   NewRun,
   PendingApproval,
   ShadowWork,
-  Store,
 } from '../ports/index.ts';
 
 /** Where a writer's batches go: a store, or (when replaying) a comparison against the record. */
-export type AppendSink = Pick<Store, 'append'>;
+export type AppendSink = Pick<Ledger, 'append'>;
 
 /** Why the store would not let an allow reserve: its message, and which writ ran out (BudgetRefusalDetails). */
 export interface BudgetRefusal {

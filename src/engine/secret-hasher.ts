@@ -2,7 +2,7 @@
  * Keyed hashes of secret env values: what a draw records instead of the value, and the check a
  * call makes that the value it is about to hand a tool is the one the run recorded.
  *
- * The key is the tenant's own (`Store.secretKey`: made on first use, kept in the store, never in a
+ * The key is the tenant's own (`Keys.secretKey`: made on first use, kept in the store, never in a
  * ledger), so a reader of a ledger alone cannot confirm a guessed value offline. Ledgers written
  * before keyed hashes hold the plain SHA-256 (`sha256:<hex>`) and are still checked as such. Never
  * writes a ledger and never sees a clear value it is not asked about.

@@ -44,7 +44,7 @@ test('a secret env value is ledgered as a keyed hash under its tenant key, never
   const [run] = (await keel.events.emit('t1', go('s'))).runs;
   assert.equal(run!.status, 'completed');
   assert.equal(call.calls[0]!.args.token, CLEAR);
-  const key = Buffer.from(await keel.store.secretKey('t1', new Uint8Array(32))).toString('hex');
+  const key = Buffer.from(await keel.store.keys.secretKey('t1', new Uint8Array(32))).toString('hex');
   const stored = await keel.runs.storedEntries('t1', run!.runId);
   for (const e of stored) {
     const text = Buffer.from(e.payload).toString('utf8');
@@ -305,14 +305,14 @@ const legacyRun = (name: string) => {
 /** Puts a recorded run into a store as it was: its version, its entries, its pending approval. */
 async function importRun(store: Store, name: string): Promise<string> {
   const { entries, version } = legacyRun(name);
-  await store.putVersion(version);
+  await store.registry.putVersion(version);
   const decoded = entries.map(decodeEntry);
   const root = payloadOf(decoded[0]!, 'run.started');
   // The approvals table holds the request only while the run waits for it (verify checks that).
   const waiting = decoded.at(-1)!.kind === 'approval.requested';
   const asked = waiting ? decoded.at(-1) : undefined;
   const request = asked && payloadOf(asked, 'approval.requested');
-  await store.append({
+  await store.ledger.append({
     tenant: legacy.tenant,
     runId: decoded[0]!.runId,
     expectedHead: null,

@@ -27,7 +27,7 @@ test(`a run whose spec allows more than ${MAX_STEPS_PER_RUN} steps is refused at
     limits: { maxSteps: 5000, maxCostUsd: 0 },
   } as unknown as WorkflowSpec;
   // Stored directly, as a spec published before the ceiling existed would be.
-  await keel.store.putVersion({
+  await keel.store.registry.putVersion({
     tenant: 't',
     workflowId: 'long',
     version: 1,

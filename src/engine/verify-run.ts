@@ -36,7 +36,7 @@ export async function verifyRun(
     // A ledger longer than the row says may only mean a walker appended after the row was read:
     // read the row again, and judge the run by it if it moved (a bounded number of times).
     if (result.ok || result.entries <= run.head.seq + 1 || attempt >= MOVED_ROW_RETRIES) return result;
-    const now = await store.getRun(run.tenant, run.runId);
+    const now = await store.runs.getRun(run.tenant, run.runId);
     if (!now || now.head.seq === run.head.seq) return result;
     run = now;
   }
@@ -67,7 +67,7 @@ async function verifyOnce(
     }
   });
   for (let from = 0; ; ) {
-    const page = await store.readEntries(run.tenant, run.runId, from, PAGE);
+    const page = await store.ledger.readEntries(run.tenant, run.runId, from, PAGE);
     const ok = page.every((e) => verifier.push(e));
     if (!ok || page.length < PAGE) break;
     from += page.length;
@@ -90,13 +90,13 @@ async function verifyOnce(
   if (deltaFailure) return fail(deltaFailure.code, deltaFailure.seq, deltaFailure.message);
   const rows =
     rootProblem(run, root!) ??
-    specProblem(run, await store.getVersion(run.tenant, run.workflowId, run.version)) ??
+    specProblem(run, await store.registry.getVersion(run.tenant, run.workflowId, run.version)) ??
     (await runEvidenceProblem(
       store,
       run,
       result.head,
       status.open,
-      async (seq) => (await store.readEntries(run.tenant, run.runId, seq, 1))[0]?.hash,
+      async (seq) => (await store.ledger.readEntries(run.tenant, run.runId, seq, 1))[0]?.hash,
       o.witness,
     ));
   if (rows) return fail(rows.code, rows.seq, rows.message);

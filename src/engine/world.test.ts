@@ -125,7 +125,7 @@ test('verify folds the deltas of a stored ledger and names the seq of a stale on
   }
   const other = createKeel({ store: ':memory:', tools: [spyTool('open_case'), spyTool('update_case')] });
   const v = await deploy(other, 't1', SPEC);
-  await other.store.append({
+  await other.store.ledger.append({
     tenant: 't1',
     runId: run!.runId,
     expectedHead: null,

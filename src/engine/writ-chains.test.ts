@@ -24,7 +24,7 @@ test('an admitted chain is stored once by content and read back by its hash from
   const root = signedRoot(k);
   const admitted = admitWrit([root], 'acme', [k.trusted]);
   const store = new SqliteStore(path);
-  const chains = new WritChains(store);
+  const chains = new WritChains(store.keys);
   assert.deepEqual(await chains.record('acme', admitted), { hash: writHash(root) });
   const commits = store.stats().commits;
   await chains.record('acme', admitted);
@@ -32,9 +32,9 @@ test('an admitted chain is stored once by content and read back by its hash from
   await store.close();
 
   const other = new SqliteStore(path);
-  const read = await new WritChains(other).chainOf('acme', admitted.hash);
+  const read = await new WritChains(other.keys).chainOf('acme', admitted.hash);
   assert.equal(canonicalize(read), canonicalize([root]));
-  await assert.rejects(new WritChains(other).chainOf('globex', admitted.hash), /not in this store/);
+  await assert.rejects(new WritChains(other.keys).chainOf('globex', admitted.hash), /not in this store/);
   await other.close();
 });
 
@@ -42,18 +42,18 @@ test('a hash with no stored chain, or a chain that ends in another writ, is ledg
   const store = new SqliteStore(join(dir, 'b.db'));
   const k = keyPair('acme');
   const [one, two] = [signedRoot(k, { id: 'one' }), signedRoot(k, { id: 'two' })];
-  const chains = new WritChains(store);
+  const chains = new WritChains(store.keys);
   await assert.rejects(chains.chainOf('acme', writHash(one)), (e: unknown) => {
     assert.equal((e as { code?: string }).code, 'ledger_invalid');
     return /chain is not in this store/.test((e as Error).message);
   });
-  await store.putWritChain('acme', writHash(one), canonicalize([two]));
+  await store.keys.putWritChain('acme', writHash(one), canonicalize([two]));
   await assert.rejects(chains.chainOf('acme', writHash(one)), /does not end in that writ/);
-  await store.putWritChain('acme', writHash(two), 'not json');
+  await store.keys.putWritChain('acme', writHash(two), 'not json');
   await assert.rejects(chains.chainOf('acme', writHash(two)), /does not end in that writ/);
   // A body with no canonical form (-0) cannot be hashed: the same answer, not a canonicalizer error.
   const three = writHash(signedRoot(k, { id: 'three' }));
-  await store.putWritChain('acme', three, '[{"body":-0,"signature":"x"}]');
+  await store.keys.putWritChain('acme', three, '[{"body":-0,"signature":"x"}]');
   await assert.rejects(chains.chainOf('acme', three), /does not end in that writ/);
   await store.close();
 });

@@ -1,6 +1,6 @@
 /**
  * Writ chains by content: a run's root names its writ by hash, and the chain (root first) lives in
- * the store once per tenant and writ (Store.putWritChain), as a spec lives once under its hash.
+ * the store once per tenant and writ (Keys.putWritChain), as a spec lives once under its hash.
  * Many runs under one writ then record ~90 bytes each instead of the whole chain.
  *
  * The leaf's hash covers its body, which names its parent's hash, and so on to the root: the hash
@@ -11,7 +11,7 @@ import { type Digest, freezeCanonical } from '../core/canonical/index.ts';
 import { ErrorCode, KeelError } from '../core/errors.ts';
 import type { RunWrit } from '../core/ledger/index.ts';
 import { type SignedWrit, writHash } from '../core/writs/index.ts';
-import type { Store } from '../ports/index.ts';
+import type { Keys } from '../ports/index.ts';
 import type { AdmittedWrit } from './governance.ts';
 
 /** Chains this process stored or read, per store handle: a walk under a known writ reads nothing. */
@@ -28,13 +28,13 @@ export class WritChains {
   private readonly known = new Map<string, Map<Digest, Known>>();
   private size = 0;
 
-  constructor(private readonly store: Store) {}
+  constructor(private readonly keys: Keys) {}
 
   /** Makes the admitted chain durable in the store (once per writ and process); what the root records. */
   async record(tenant: string, w: AdmittedWrit): Promise<RunWrit> {
     const known = this.known.get(tenant)?.get(w.hash);
     if (known) return known.ref;
-    await this.store.putWritChain(tenant, w.hash, w.canonical);
+    await this.keys.putWritChain(tenant, w.hash, w.canonical);
     return this.remember(tenant, w.hash, w.chain).ref;
   }
 
@@ -42,7 +42,7 @@ export class WritChains {
   async chainOf(tenant: string, hash: Digest): Promise<readonly SignedWrit[]> {
     const known = this.known.get(tenant)?.get(hash);
     if (known) return known.chain;
-    const text = await this.store.getWritChain(tenant, hash);
+    const text = await this.keys.getWritChain(tenant, hash);
     const chain = text === undefined ? undefined : parseChain(text);
     if (!chain || leafHash(chain) !== hash)
       throw new KeelError(

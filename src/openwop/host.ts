@@ -81,7 +81,10 @@ export class OpenWopHost {
     this.keel = keel;
     this.walkers = o.walkers ?? 'inline';
     this.onError = o.onError ?? ((e) => console.error(e));
-    this.feeds = new RunFeeds(keel.store, o.feedPollMs !== undefined ? { fallbackPollMs: o.feedPollMs } : {});
+    this.feeds = new RunFeeds(
+      keel.store.ledger,
+      o.feedPollMs !== undefined ? { fallbackPollMs: o.feedPollMs } : {},
+    );
   }
 
   /** Installs the conformance fixtures in a tenant, once per process (publishing is idempotent). */
@@ -163,7 +166,12 @@ export class OpenWopHost {
   /** The run's events so far (a fork's inherited ones are its source's), named as `major` names the run. */
   async events(p: Principal, runId: string, major: Major): Promise<ProjectedEvent[]> {
     await this.keel.runs.get(p.tenant, runId);
-    const projected = await projectRun(this.keel.store, p.tenant, runId, wireRunId(runId, p.tenant, major));
+    const projected = await projectRun(
+      this.keel.store.ledger,
+      p.tenant,
+      runId,
+      wireRunId(runId, p.tenant, major),
+    );
     return [...projected.events];
   }
 
@@ -186,9 +194,9 @@ export class OpenWopHost {
    */
   async snapshotOf(p: Principal, run: RunRecord, major: Major): Promise<Record<string, unknown>> {
     const whole = LEDGER_STATUSES.has(run.status);
-    const entries = (await this.keel.store.readEntries(p.tenant, run.runId, 0, whole ? undefined : 1)).map(
-      decodeEntry,
-    );
+    const entries = (
+      await this.keel.store.ledger.readEntries(p.tenant, run.runId, 0, whole ? undefined : 1)
+    ).map(decodeEntry);
     const root = entries[0]!.payload as PayloadOf<'run.started'>;
     const status = STATUS[run.status];
     const snap: Record<string, unknown> = {

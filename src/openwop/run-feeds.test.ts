@@ -39,14 +39,14 @@ function countingSource(keel: Keel, o: { silent?: boolean } = {}) {
   return {
     reads,
     async readEntries(tenant: string, runId: string, fromSeq = 0, limit?: number): Promise<StoredEntry[]> {
-      const got = await keel.store.readEntries(tenant, runId, fromSeq, limit);
+      const got = await keel.store.ledger.readEntries(tenant, runId, fromSeq, limit);
       reads.push({ runId, fromSeq, got: got.length });
       return got;
     },
     // `silent`: every notification is lost; only the feeds' own poll can notice appends.
     onAppended: o.silent
       ? async () => async () => {}
-      : (listener: (runId?: string) => void) => keel.store.onAppended(listener),
+      : (listener: (runId?: string) => void) => keel.store.ledger.onAppended(listener),
   };
 }
 
@@ -123,8 +123,8 @@ test("a fork's events before its fork point are its source's, byte for byte but 
   const entries = await keel.runs.entries('t', run.runId);
   for (const fromSeq of [1, 2, 3, entries.length - 1]) {
     const fork = await keel.runs.fork('t', run.runId, { fromSeq, mode: 'replay' });
-    const source = (await projectRun(keel.store, 't', run.runId, 'r')).events;
-    const forked = (await projectRun(keel.store, 't', fork.runId, 'r')).events;
+    const source = (await projectRun(keel.store.ledger, 't', run.runId, 'r')).events;
+    const forked = (await projectRun(keel.store.ledger, 't', fork.runId, 'r')).events;
     const k = source.findIndex((e) => e.ledgerSeq >= fromSeq);
     assert.ok(k > 0);
     assert.deepEqual(forked.slice(0, k), source.slice(0, k), `fork at ledger seq ${fromSeq}`);
@@ -132,7 +132,7 @@ test("a fork's events before its fork point are its source's, byte for byte but 
     // A fork of a fork inherits the same events again.
     const again = await keel.runs.fork('t', fork.runId, { fromSeq, mode: 'replay' });
     assert.deepEqual(
-      (await projectRun(keel.store, 't', again.runId, 'r')).events.slice(0, k),
+      (await projectRun(keel.store.ledger, 't', again.runId, 'r')).events.slice(0, k),
       source.slice(0, k),
     );
   }

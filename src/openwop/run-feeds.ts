@@ -1,7 +1,7 @@
 /**
  * Live OpenWOP event feeds: one watcher per run in this process, however many streams and polls
  * read it. A feed projects its run's ledger once, then only the entries appended since
- * (`EventProjector`), when the store says the run has new entries (`Store.onAppended`: NOTIFY on
+ * (`EventProjector`), when the store says the run has new entries (`Ledger.onAppended`: NOTIFY on
  * PostgreSQL, this process's appends and other processes' commits on SQLite). A slow poll per feed
  * (`fallbackPollMs`) keeps a missed notification from ever hanging a reader. Readers are told that
  * events were added; each keeps its own cursor into the feed's events.

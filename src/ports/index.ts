@@ -7,63 +7,72 @@ export type {
   RetainedRun,
 } from './checkpoint-store.ts';
 export type { CheckpointWitness } from './checkpoint-witness.ts';
-export type { CatalogTool, ModelAnswer, ModelProvider, ModelRequest, ModelUsage } from './model-provider.ts';
-export type { ModelAccess, OpenSlot, Planner, PlannerView } from './planner.ts';
-export type { Clock, EnvSource, RandomSource, RawSources } from './sources.ts';
+export type {
+  DeliveredEvent,
+  EventClaim,
+  EventConflict,
+  EventIndex,
+  NewEventConflict,
+  RoutedRun,
+  TriggerDisagreement,
+} from './event-index.ts';
+export type { Evidence, ShadowSkip, StoredComparison } from './evidence.ts';
+export {
+  IDEMPOTENCY_TTL_MS,
+  type Idempotency,
+  type IdempotencyClaim,
+  type IdempotencyClaimRequest,
+  type IdempotencyRef,
+  type IdempotencyResponse,
+} from './idempotency.ts';
 export type {
   ApiKeyInfo,
   ApiKeyRecord,
+  Keys,
+  PrincipalKind,
+  TrustedKeyRecord,
+  WritRevocation,
+} from './keys.ts';
+export type {
   AppendRequest,
-  BudgetChange,
-  BudgetRefusalDetails,
-  ClaimedRun,
-  ClaimedShadowWork,
-  ClaimScope,
-  DeliveredEvent,
   EntryFilter,
   EntryPage,
   EntryQuery,
-  EventClaim,
-  EventConflict,
-  IdempotencyClaim,
-  IdempotencyClaimRequest,
-  IdempotencyRef,
-  IdempotencyResponse,
-  LeaseChange,
+  Ledger,
+  NewRun,
+  RunEntry,
+} from './ledger.ts';
+export type { CatalogTool, ModelAnswer, ModelProvider, ModelRequest, ModelUsage } from './model-provider.ts';
+export type { ModelAccess, OpenSlot, Planner, PlannerView } from './planner.ts';
+export type {
   LifecycleChange,
+  NewPromotion,
+  Promotion,
+  Registry,
+  StoredRollout,
+  VersionRecord,
+} from './registry.ts';
+export type {
   LiveRunTally,
   LiveRunWindow,
-  NewEventConflict,
-  NewPromotion,
-  NewRun,
   PendingApproval,
-  PrincipalKind,
-  Promotion,
-  RoutedRun,
   RunCount,
-  RunEntry,
   RunFilter,
+  RunIndex,
   RunPage,
   RunRecord,
+} from './run-index.ts';
+export type {
+  ClaimedShadowWork,
   ShadowClaimScope,
   ShadowFailure,
   ShadowGroup,
+  ShadowQueue,
   ShadowQueueStatus,
-  ShadowSkip,
   ShadowWork,
-  Store,
-  StoredComparison,
-  StoredRollout,
-  StoreStats,
-  TriggerDisagreement,
-  TrustedKeyRecord,
-  VersionRecord,
-  WorkerRecord,
-  WorkerStatus,
-  WritBudgetUsage,
-  WritRevocation,
-} from './store.ts';
-export { IDEMPOTENCY_TTL_MS } from './store.ts';
+} from './shadow-queue.ts';
+export type { Clock, EnvSource, RandomSource, RawSources } from './sources.ts';
+export { type Store, type StorePorts, type StoreStats, withPorts } from './store.ts';
 export type {
   ReconcileFinding,
   SimulationContext,
@@ -80,3 +89,12 @@ export {
   type ToolResultWithDeltas,
   withDeltas,
 } from './tool-invoker.ts';
+export type {
+  ClaimedRun,
+  ClaimScope,
+  LeaseChange,
+  WorkerRecord,
+  WorkerStatus,
+  WorkQueue,
+} from './work-queue.ts';
+export type { BudgetChange, BudgetRefusalDetails, WritBudgets, WritBudgetUsage } from './writ-budgets.ts';

@@ -100,11 +100,11 @@ describe('periodic checkpoints under keel serve', () => {
     // Nothing moved: a second or two of rounds sign nothing more.
     await new Promise((r) => setTimeout(r, 2200));
     assert.equal(events.length, seen, 'no checkpoint without a moved head');
-    assert.equal((await keel.store.listCheckpoints('acme')).length, 1);
+    assert.equal((await keel.store.checkpoints.listCheckpoints('acme')).length, 1);
     await emit(keel, 'acme');
     await waitFor(() => events.length > seen);
     assert.deepEqual(
-      (await keel.store.listCheckpoints('acme')).map((c) => c.runs),
+      (await keel.store.checkpoints.listCheckpoints('acme')).map((c) => c.runs),
       [1, 2],
     );
   });
@@ -170,7 +170,7 @@ test('the checkpointer reports a rewritten run and signs nothing over it', () =>
       const [e] = await c2.round();
       assert.equal(e?.made, undefined);
       assert.match(e!.error!, new RegExp(`run ${runs[0]!.runId}`));
-      assert.equal((await again.store.listCheckpoints('acme')).length, 1);
+      assert.equal((await again.store.checkpoints.listCheckpoints('acme')).length, 1);
     } finally {
       await c2.stop();
       await again.close();

@@ -1,5 +1,5 @@
 /**
- * The append-notification part of the Store contract (`Store.onAppended`), registered by
+ * The append-notification part of the ledger's contract (`Ledger.onAppended`), registered by
  * `runStoreContract` so SQLite and PostgreSQL are held to the same rules: an append through a
  * handle is announced to that handle's listeners with its run id after it commits; an append
  * through another handle (another process, in production) reaches them too, named or as "some run
@@ -35,19 +35,19 @@ async function until(ok: () => boolean, ms = 3000): Promise<boolean> {
 export function appendNotificationContract(store: () => Store, another?: () => Store): void {
   test('append notifications: an append through this handle is announced with its run id, after it commits', async () => {
     const heard: (string | undefined)[] = [];
-    const stop = await store().onAppended((runId) => heard.push(runId));
+    const stop = await store().ledger.onAppended((runId) => heard.push(runId));
     try {
       const req = create('t-notify');
-      const head = await store().append(req);
+      const head = await store().ledger.append(req);
       assert.ok(
         await until(() => heard.includes(req.runId)),
         `the create of ${req.runId} was announced (heard ${heard.length})`,
       );
       // The announcement comes after the commit: whoever hears it reads the entries.
-      assert.equal((await store().readEntries('t-notify', req.runId)).length, req.entries.length);
+      assert.equal((await store().ledger.readEntries('t-notify', req.runId)).length, req.entries.length);
       heard.length = 0;
       const more = extendLedger(req.runId, req.entries.at(-1)!, 2);
-      await store().append({
+      await store().ledger.append({
         tenant: 't-notify',
         runId: req.runId,
         expectedHead: head,
@@ -59,7 +59,7 @@ export function appendNotificationContract(store: () => Store, another?: () => S
       await stop();
     }
     const before = heard.length;
-    await store().append(create('t-notify'));
+    await store().ledger.append(create('t-notify'));
     await new Promise((r) => setTimeout(r, 300));
     assert.equal(heard.length, before, 'nothing is announced after the listener stopped');
   });
@@ -67,12 +67,12 @@ export function appendNotificationContract(store: () => Store, another?: () => S
   if (!another) return;
   test('append notifications: an append through another handle reaches this handle’s listeners', async () => {
     const heard: (string | undefined)[] = [];
-    const stop = await store().onAppended((runId) => heard.push(runId));
+    const stop = await store().ledger.onAppended((runId) => heard.push(runId));
     try {
       await new Promise((r) => setTimeout(r, 200));
       heard.length = 0;
       const req = create('t-notify-other');
-      await another().append(req);
+      await another().ledger.append(req);
       // PostgreSQL names the run; SQLite can only say that another connection committed.
       assert.ok(
         await until(() => heard.includes(req.runId) || heard.includes(undefined)),

@@ -1,5 +1,5 @@
 /**
- * The Store contract for the audit query (queryEntries, countEntries), bound by every adapter
+ * The ledger's contract for the audit query (queryEntries, countEntries), bound by every adapter
  * through runStoreContract: entries across a tenant's runs, each filter exact (run, workflow, kind,
  * actor, code, since inclusive, until exclusive), held to the reference definitions of
  * core/ledger/entry-actor.ts over a ledger with near misses (a nested `by`, a longer name, another
@@ -9,149 +9,24 @@
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { digestBytes, hashOf } from '../core/canonical/index.ts';
-import { isKeelError } from '../core/errors.ts';
+import { digestBytes } from '../core/canonical/index.ts';
+import { chainEntry, ENTRY_VERSION, entryHash, type StoredEntry } from '../core/ledger/index.ts';
+import type { EntryFilter, RunEntry, Store } from '../ports/index.ts';
 import {
-  chainEntry,
-  decodePayload,
-  ENTRY_VERSION,
-  type EntryKind,
-  entryHash,
-  hasCode,
-  namesActor,
-  type PayloadOf,
-  type StoredEntry,
-} from '../core/ledger/index.ts';
-import type { EntryFilter, EntryQuery, RunEntry, Store } from '../ports/index.ts';
-import { sampleEvent } from './ledger-fixtures.ts';
-
-let n = 0;
-const unique = (p: string) => `${p}-${process.pid}-${n++}-${Math.random().toString(16).slice(2, 8)}`;
-const isCode = (code: string) => (e: unknown) => isKeelError(e) && e.code === code;
-
-type Step = { [K in EntryKind]: readonly [K, PayloadOf<K>] }[EntryKind];
-
-const P = hashOf('proposal');
-const allowed = (extra: Partial<PayloadOf<'step.allowed'>> = {}): Step => [
-  'step.allowed',
-  {
-    step: 's',
-    tool: 'noop',
-    proposalId: P,
-    args: {},
-    idempotencyKey: hashOf('k'),
-    attempt: 1,
-    costCents: 0,
-    ...extra,
-  },
-];
-const refused = (code: string): Step => [
-  'step.refused',
-  { step: 's', tool: 'wipe', proposalId: P, check: 'policy', code, message: `refused: ${code}` },
-];
-const finished = (p: PayloadOf<'run.finished'>): Step => ['run.finished', p];
-const resolved = (by: string, decision: 'approved' | 'denied' = 'approved'): Step => [
-  'approval.resolved',
-  { proposalId: P, decision, by },
-];
-
-interface Made {
-  readonly tenant: string;
-  readonly runIds: string[];
-  /** Every entry written, as the query returns it. */
-  readonly all: RunEntry[];
-}
-
-/** A run of `workflowId` whose entries are `steps` after its root, one second apart from `start`. */
-async function writeRun(
-  store: Store,
-  tenant: string,
-  workflowId: string,
-  start: number,
-  steps: readonly Step[],
-  runId = hashOf({ run: unique('audit') }),
-): Promise<RunEntry[]> {
-  const at = (i: number) => new Date(start + i * 1000).toISOString();
-  const root = chainEntry(
-    runId,
-    null,
-    'run.started',
-    {
-      tenant,
-      workflowId,
-      version: 2,
-      specHash: hashOf('spec'),
-      status: 'LIVE',
-      event: sampleEvent({ tenant }),
-      engine: 'keel/test',
-    },
-    at(0),
-  ).stored;
-  const entries: StoredEntry[] = [root];
-  for (const [kind, payload] of steps) {
-    const prev = entries.at(-1)!;
-    entries.push(
-      chainEntry(runId, { seq: prev.seq, hash: prev.hash }, kind, payload as never, at(entries.length))
-        .stored,
-    );
-  }
-  await store.append({
-    tenant,
-    runId,
-    expectedHead: null,
-    entries,
-    status: 'running',
-    create: {
-      workflowId,
-      version: 2,
-      specHash: hashOf('spec'),
-      eventId: 'evt-1',
-      eventType: 'refund.requested',
-    },
-  });
-  return entries.map((e) => ({ ...e, workflowId, version: 2 }));
-}
-
-/** The reference: which of `all` match `f`, in the audit order. */
-function expected(all: readonly RunEntry[], f: EntryFilter): RunEntry[] {
-  const matches = (e: RunEntry) => {
-    const p = decodePayload(e);
-    return (
-      (f.runId === undefined || e.runId === f.runId) &&
-      (f.workflowId === undefined || e.workflowId === f.workflowId) &&
-      (f.kind === undefined || e.kind === f.kind) &&
-      (f.since === undefined || e.at >= f.since) &&
-      (f.until === undefined || e.at < f.until) &&
-      (f.actor === undefined || namesActor(e.kind, p, f.actor)) &&
-      (f.code === undefined || hasCode(e.kind, p, f.code))
-    );
-  };
-  const key = (e: RunEntry) => [e.at, e.runId, e.seq] as const;
-  const before = (a: RunEntry, b: RunEntry) => {
-    const [x, y] = [key(a), key(b)];
-    if (x[0] !== y[0]) return x[0] < y[0] ? -1 : 1;
-    if (x[1] !== y[1]) return x[1] < y[1] ? -1 : 1;
-    return x[2] - y[2];
-  };
-  return all.filter(matches).sort(before);
-}
-
-/** Every page of `q` at `limit`, checking each page's size. */
-async function pages(store: Store, tenant: string, q: EntryQuery, limit: number): Promise<RunEntry[]> {
-  const seen: RunEntry[] = [];
-  let cursor: string | undefined;
-  for (let i = 0; ; i++) {
-    assert.ok(i < 200, 'paging ends');
-    const page = await store.queryEntries(tenant, { ...q, limit, ...(cursor ? { cursor } : {}) });
-    assert.ok(page.entries.length <= limit);
-    if (page.next) assert.equal(page.entries.length, limit, 'a page with a next page is full');
-    seen.push(...page.entries);
-    cursor = page.next;
-    if (!cursor) return seen;
-  }
-}
-
-const ids = (es: readonly RunEntry[]) => es.map((e) => `${e.runId}#${e.seq}`);
+  allowed,
+  expected,
+  finished,
+  ids,
+  type Made,
+  P,
+  pages,
+  refused,
+  resolved,
+  type Step,
+  unique,
+  writeRun,
+} from './audit-query-fixtures.ts';
+import { isCode } from './is-code.ts';
 
 export function auditQueryContract(getStore: () => Store): void {
   describe('audit query', () => {
@@ -273,8 +148,9 @@ export function auditQueryContract(getStore: () => Store): void {
 
     test('items carry the run’s workflow and version and the entry’s stored bytes', async () => {
       await setUp();
-      const [first] = (await getStore().queryEntries(made.tenant, { runId: made.runIds[0]!, limit: 1 }))
-        .entries;
+      const [first] = (
+        await getStore().ledger.queryEntries(made.tenant, { runId: made.runIds[0]!, limit: 1 })
+      ).entries;
       const want = made.all[0]!;
       assert.ok(first);
       assert.equal(first.workflowId, 'refunds');
@@ -292,7 +168,7 @@ export function auditQueryContract(getStore: () => Store): void {
           const got = await pages(store, made.tenant, f, limit);
           assert.deepEqual(ids(got), ids(expected(made.all, f)), `${JSON.stringify(f)} by ${limit}`);
         }
-      const first = await store.queryEntries(made.tenant, {});
+      const first = await store.ledger.queryEntries(made.tenant, {});
       assert.equal(first.entries.length, made.all.length, 'the default page (100) holds them all');
       assert.equal(first.next, undefined);
     });
@@ -303,7 +179,7 @@ export function auditQueryContract(getStore: () => Store): void {
       for (const f of filters()) {
         const want: Record<string, number> = {};
         for (const e of expected(made.all, f)) want[e.kind] = (want[e.kind] ?? 0) + 1;
-        assert.deepEqual(await store.countEntries(made.tenant, f), want, JSON.stringify(f));
+        assert.deepEqual(await store.ledger.countEntries(made.tenant, f), want, JSON.stringify(f));
       }
     });
 
@@ -312,10 +188,10 @@ export function auditQueryContract(getStore: () => Store): void {
       const store = getStore();
       const everything = await pages(store, made.tenant, {}, 500);
       assert.ok(everything.every((e) => made.runIds.includes(e.runId)));
-      assert.deepEqual((await store.queryEntries(made.tenant, { runId: theirRun })).entries, []);
-      assert.deepEqual(await store.countEntries(made.tenant, { runId: theirRun }), {});
-      assert.deepEqual((await store.queryEntries(unique('nobody'), { actor: 'dana' })).entries, []);
-      assert.deepEqual(await store.countEntries(unique('nobody'), {}), {});
+      assert.deepEqual((await store.ledger.queryEntries(made.tenant, { runId: theirRun })).entries, []);
+      assert.deepEqual(await store.ledger.countEntries(made.tenant, { runId: theirRun }), {});
+      assert.deepEqual((await store.ledger.queryEntries(unique('nobody'), { actor: 'dana' })).entries, []);
+      assert.deepEqual(await store.ledger.countEntries(unique('nobody'), {}), {});
       // Theirs are there for them, and only theirs.
       const mine = await pages(store, other, { actor: 'dana' }, 500);
       assert.equal(mine.length, 5);
@@ -326,7 +202,7 @@ export function auditQueryContract(getStore: () => Store): void {
       const store = getStore();
       const tenant = unique('audit-live');
       const first = await writeRun(store, tenant, 'refunds', start, [resolved('dana'), resolved('dana')]);
-      const page1 = await store.queryEntries(tenant, { limit: 2 });
+      const page1 = await store.ledger.queryEntries(tenant, { limit: 2 });
       assert.deepEqual(ids(page1.entries), ids(first.slice(0, 2)));
       assert.ok(page1.next);
       // Appended between pages: a new run later in time, and more entries of the first run.
@@ -339,7 +215,7 @@ export function auditQueryContract(getStore: () => Store): void {
         { by: 'dana' },
         at(20),
       ).stored;
-      await store.append({
+      await store.ledger.append({
         tenant,
         runId: head.runId,
         expectedHead: { seq: head.seq, hash: head.hash },
@@ -348,7 +224,7 @@ export function auditQueryContract(getStore: () => Store): void {
       });
       const rest: RunEntry[] = [];
       for (let cursor: string | undefined = page1.next; cursor; ) {
-        const page = await store.queryEntries(tenant, { limit: 2, cursor });
+        const page = await store.ledger.queryEntries(tenant, { limit: 2, cursor });
         rest.push(...page.entries);
         cursor = page.next;
       }
@@ -372,7 +248,7 @@ export function auditQueryContract(getStore: () => Store): void {
         at: at(1),
       };
       const broken: StoredEntry = { ...envelope, hash: entryHash(envelope), payload: bytes };
-      await store.append({
+      await store.ledger.append({
         tenant,
         runId: root!.runId,
         expectedHead: { seq: 0, hash: root!.hash },
@@ -380,13 +256,21 @@ export function auditQueryContract(getStore: () => Store): void {
         status: 'running',
       });
       for (const f of [{ actor: 'dana' }, { code: 'policy_denied' }] as EntryFilter[]) {
-        await assert.rejects(store.queryEntries(tenant, f), isCode('ledger_invalid'), JSON.stringify(f));
-        await assert.rejects(store.countEntries(tenant, f), isCode('ledger_invalid'), JSON.stringify(f));
+        await assert.rejects(
+          store.ledger.queryEntries(tenant, f),
+          isCode('ledger_invalid'),
+          JSON.stringify(f),
+        );
+        await assert.rejects(
+          store.ledger.countEntries(tenant, f),
+          isCode('ledger_invalid'),
+          JSON.stringify(f),
+        );
       }
       // Unfiltered by payload, it is listed as stored; other tenants never read it.
-      const listed = (await store.queryEntries(tenant, {})).entries;
+      const listed = (await store.ledger.queryEntries(tenant, {})).entries;
       assert.deepEqual(Buffer.from(listed[1]!.payload), bytes);
-      assert.deepEqual(await store.countEntries(tenant, {}), { 'run.started': 1, 'run.finished': 1 });
+      assert.deepEqual(await store.ledger.countEntries(tenant, {}), { 'run.started': 1, 'run.finished': 1 });
       const mine = await pages(store, made.tenant, { actor: 'dana' }, 500);
       assert.deepEqual(ids(mine), ids(expected(made.all, { actor: 'dana' })));
     });
@@ -396,7 +280,7 @@ export function auditQueryContract(getStore: () => Store): void {
       const runsCursor = Buffer.from(JSON.stringify(['2026-01-01T00:00:00.000Z', 'x'])).toString('base64url');
       for (const cursor of ['garbage', '', runsCursor, Buffer.from('["e","a","b",-1]').toString('base64url')])
         await assert.rejects(
-          store.queryEntries('t1', { cursor }),
+          store.ledger.queryEntries('t1', { cursor }),
           (e: unknown) =>
             isCode('usage')(e) && (e as { details: { field: string } }).details.field === 'cursor',
           JSON.stringify(cursor),

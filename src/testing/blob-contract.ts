@@ -1,5 +1,5 @@
 /**
- * The blob half of the Store contract: entries that reference blobs come back from every read
+ * The blob part of the ledger's contract: entries that reference blobs come back from every read
  * (readEntries, claims, the audit query) with their blobs, decoding to the payload written and
  * verifying; an append of an entry without a blob it references is refused whole. How many blob
  * rows a store keeps (once per tenant and hash) each adapter's own test counts in its tables.
@@ -51,7 +51,7 @@ export function blobRun(tenant: string, label: string, answer = LARGE_ANSWER): S
 export function blobContract(store: () => Store): void {
   describe('blobs', () => {
     const create = (tenant: string, entries: StoredEntry[]) =>
-      store().append({
+      store().ledger.append({
         tenant,
         runId: entries[0]!.runId,
         expectedHead: null,
@@ -71,7 +71,7 @@ export function blobContract(store: () => Store): void {
       for (const r of runs) await create(r === runs[2] ? 'tb2' : 'tb1', r);
       for (const [i, r] of runs.entries()) {
         const tenant = i === 2 ? 'tb2' : 'tb1';
-        const back = await store().readEntries(tenant, r[0]!.runId);
+        const back = await store().ledger.readEntries(tenant, r[0]!.runId);
         assert.equal(back[1]!.v, 2);
         assert.deepEqual(
           Buffer.from(back[1]!.payload),
@@ -86,13 +86,13 @@ export function blobContract(store: () => Store): void {
         assert.equal(verifyLedger(r[0]!.runId, back).ok, true);
       }
       // Another tenant reads nothing of the run, blobs included.
-      assert.deepEqual(await store().readEntries('tb2', runs[0]![0]!.runId), []);
+      assert.deepEqual(await store().ledger.readEntries('tb2', runs[0]![0]!.runId), []);
     });
 
     test('claims and the audit query hand blobs along too', async () => {
       const r = blobRun('tb3', 'claimed');
       await create('tb3', r);
-      const claimed = await store().claimRuns('blob-worker', 60_000, 10, Date.now(), {
+      const claimed = await store().queue.claimRuns('blob-worker', 60_000, 10, Date.now(), {
         tenant: 'tb3',
         runId: r[0]!.runId,
       });
@@ -102,7 +102,7 @@ export function blobContract(store: () => Store): void {
         (decodePayload(claimed[0]!.entries[1]!) as { value: { answer: string } }).value.answer,
         LARGE_ANSWER,
       );
-      const page = await store().queryEntries('tb3', { runId: r[0]!.runId, kind: 'source.drawn' });
+      const page = await store().ledger.queryEntries('tb3', { runId: r[0]!.runId, kind: 'source.drawn' });
       assert.equal(page.entries.length, 1);
       assert.equal(
         (decodePayload(page.entries[0]!) as { value: { answer: string } }).value.answer,
@@ -113,7 +113,7 @@ export function blobContract(store: () => Store): void {
     test('refuses an entry that lacks a blob it references, writing nothing', async () => {
       const r = blobRun('tb4', 'no-blob');
       await assert.rejects(create('tb4', [r[0]!, { ...r[1]!, blobs: [] }]), /lacks a blob/);
-      assert.equal(await store().getRun('tb4', r[0]!.runId), undefined);
+      assert.equal(await store().runs.getRun('tb4', r[0]!.runId), undefined);
     });
   });
 }

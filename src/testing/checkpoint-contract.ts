@@ -1,11 +1,11 @@
 /**
- * The Store contract for signed checkpoints (docs/audit.md), bound by every adapter through
- * runStoreContract: the chain only ever extends its last checkpoint (a stale or skipped one is
- * head_conflict and writes nothing); run heads and checkpointed heads come in creation order,
- * `(createdAt, runId)` compared as bytes, a page at a time, each once; a checkpoint covers each
- * run's latest recorded head at or before it; another tenant's rows never show. A /2
- * checkpoint's head log (size, hash, right edge) reads back as written, a /1 as a /1; the head
- * log comes in checkpoint order, paged; a run's last checkpointed head is its latest row.
+ * The contract of checkpoints (ports/checkpoint-store.ts) (docs/audit.md), bound by every adapter
+ * through runStoreContract: the chain only ever extends its last checkpoint (a stale or skipped
+ * one is head_conflict and writes nothing); run heads and checkpointed heads come in creation
+ * order, `(createdAt, runId)` compared as bytes, a page at a time, each once; a checkpoint covers
+ * each run's latest recorded head at or before it; another tenant's rows never show. A /2
+ * checkpoint's head log (size, hash, right edge) reads back as written, a /1 as a /1; the head log
+ * comes in checkpoint order, paged; a run's last checkpointed head is its latest row.
  */
 import assert from 'node:assert/strict';
 import { generateKeyPairSync } from 'node:crypto';
@@ -58,7 +58,7 @@ async function runs(store: Store, tenant: string, count: number): Promise<Checkp
     // Run ids not in creation order, so the order is the store's, not the insertion's.
     const runId = hashOf({ tenant, i, r: Math.random() });
     const ledger = buildLedger(runId, 1, tenant);
-    await store.append({
+    await store.ledger.append({
       tenant,
       runId,
       expectedHead: null,
@@ -67,7 +67,7 @@ async function runs(store: Store, tenant: string, count: number): Promise<Checkp
       create: { workflowId: 'wf', version: 1, specHash: hashOf('spec'), eventId: `e${i}`, eventType: 'go' },
     });
   }
-  return readAll((o) => store.runHeads(tenant, o));
+  return readAll((o) => store.checkpoints.runHeads(tenant, o));
 }
 
 async function readAll(read: (o: { after?: CheckpointHead; limit: number }) => Promise<CheckpointHead[]>) {
@@ -100,18 +100,30 @@ export function checkpointContract(current: () => Store): void {
       const tenant = unique('ck-chain');
       const heads = await runs(store, tenant, 3);
       const first = checkpoint(tenant, 1, null, heads);
-      await store.appendCheckpoint(first, heads);
-      await assert.rejects(store.appendCheckpoint(checkpoint(tenant, 1, null, heads), heads), conflict);
-      await assert.rejects(store.appendCheckpoint(checkpoint(tenant, 3, first, heads), heads), conflict);
-      await assert.rejects(store.appendCheckpoint(checkpoint(tenant, 2, null, heads), heads), conflict);
+      await store.checkpoints.appendCheckpoint(first, heads);
+      await assert.rejects(
+        store.checkpoints.appendCheckpoint(checkpoint(tenant, 1, null, heads), heads),
+        conflict,
+      );
+      await assert.rejects(
+        store.checkpoints.appendCheckpoint(checkpoint(tenant, 3, first, heads), heads),
+        conflict,
+      );
+      await assert.rejects(
+        store.checkpoints.appendCheckpoint(checkpoint(tenant, 2, null, heads), heads),
+        conflict,
+      );
       const second = checkpoint(tenant, 2, first, heads);
-      await store.appendCheckpoint(second, [heads[1]!]);
-      assert.deepEqual(await store.listCheckpoints(tenant), [first, second]);
-      assert.deepEqual(await store.listCheckpoints(unique('ck-none')), []);
+      await store.checkpoints.appendCheckpoint(second, [heads[1]!]);
+      assert.deepEqual(await store.checkpoints.listCheckpoints(tenant), [first, second]);
+      assert.deepEqual(await store.checkpoints.listCheckpoints(unique('ck-none')), []);
       // What checkpoint 1 covers is exactly its rows; checkpoint 2 adds only the moved head.
       const rows = [];
       for (let after: { runId: string; checkpointSeq: number } | undefined; ; ) {
-        const page = await store.checkpointHeadRows(tenant, { ...(after ? { after } : {}), limit: 2 });
+        const page = await store.checkpoints.checkpointHeadRows(tenant, {
+          ...(after ? { after } : {}),
+          limit: 2,
+        });
         rows.push(...page);
         if (page.length < 2) break;
         after = page[page.length - 1]!;
@@ -132,18 +144,24 @@ export function checkpointContract(current: () => Store): void {
       const tenant = unique('ck-asof');
       const heads = await runs(store, tenant, 4);
       const c1 = checkpoint(tenant, 1, null, heads.slice(0, 3));
-      await store.appendCheckpoint(c1, heads.slice(0, 3));
+      await store.checkpoints.appendCheckpoint(c1, heads.slice(0, 3));
       const moved = { ...heads[1]!, seq: 9, hash: hashOf('moved') };
       const c2 = checkpoint(tenant, 2, c1, heads);
-      await store.appendCheckpoint(c2, [moved, heads[3]!]);
-      assert.deepEqual(await readAll((o) => store.checkpointedHeads(tenant, 1, o)), heads.slice(0, 3));
-      assert.deepEqual(await readAll((o) => store.checkpointedHeads(tenant, 2, o)), [
+      await store.checkpoints.appendCheckpoint(c2, [moved, heads[3]!]);
+      assert.deepEqual(
+        await readAll((o) => store.checkpoints.checkpointedHeads(tenant, 1, o)),
+        heads.slice(0, 3),
+      );
+      assert.deepEqual(await readAll((o) => store.checkpoints.checkpointedHeads(tenant, 2, o)), [
         heads[0],
         moved,
         heads[2],
         heads[3],
       ]);
-      assert.deepEqual(await readAll((o) => store.checkpointedHeads(unique('ck-else'), 2, o)), []);
+      assert.deepEqual(
+        await readAll((o) => store.checkpoints.checkpointedHeads(unique('ck-else'), 2, o)),
+        [],
+      );
     });
 
     test('a /2 checkpoint keeps its head log and right edge; a /1 reads back as a /1; one by seq', async () => {
@@ -152,7 +170,7 @@ export function checkpointContract(current: () => Store): void {
       const heads = await runs(store, tenant, 2);
       const edge = [toDigest(logRoot(heads.map(logLeaf)))];
       const first = { ...checkpoint(tenant, 1, null, heads), logFrontier: edge };
-      await store.appendCheckpoint(first, heads);
+      await store.checkpoints.appendCheckpoint(first, heads);
       const body = bodyOf({ ...first, format: CHECKPOINT_FORMAT_V1 });
       const v1: Checkpoint = {
         ...body,
@@ -160,15 +178,15 @@ export function checkpointContract(current: () => Store): void {
         publicKey: first.publicKey,
         hash: checkpointHash(body, first.signature),
       };
-      await store.appendCheckpoint({ ...v1, seq: 2, prevHash: first.hash }, []);
-      const [a, b] = await store.listCheckpoints(tenant);
+      await store.checkpoints.appendCheckpoint({ ...v1, seq: 2, prevHash: first.hash }, []);
+      const [a, b] = await store.checkpoints.listCheckpoints(tenant);
       assert.deepEqual(a, first);
       assert.equal(b?.format, CHECKPOINT_FORMAT_V1);
       assert.equal(b?.treeSize, undefined);
       assert.equal(b?.logFrontier, undefined);
-      assert.deepEqual(await store.getCheckpoint(tenant, 1), first);
-      assert.equal(await store.getCheckpoint(tenant, 3), undefined);
-      assert.equal(await store.getCheckpoint(unique('ck-else'), 1), undefined);
+      assert.deepEqual(await store.checkpoints.getCheckpoint(tenant, 1), first);
+      assert.equal(await store.checkpoints.getCheckpoint(tenant, 3), undefined);
+      assert.equal(await store.checkpoints.getCheckpoint(unique('ck-else'), 1), undefined);
     });
 
     test('the head log comes in checkpoint order, paged; a run’s checkpointed head is its latest row', async () => {
@@ -176,13 +194,13 @@ export function checkpointContract(current: () => Store): void {
       const tenant = unique('ck-order');
       const heads = await runs(store, tenant, 4);
       const c1 = checkpoint(tenant, 1, null, heads.slice(1, 4));
-      await store.appendCheckpoint(c1, heads.slice(1, 4));
+      await store.checkpoints.appendCheckpoint(c1, heads.slice(1, 4));
       const moved = { ...heads[2]!, seq: 7, hash: hashOf('moved') };
-      await store.appendCheckpoint(checkpoint(tenant, 2, c1, heads), [heads[0]!, moved]);
+      await store.checkpoints.appendCheckpoint(checkpoint(tenant, 2, c1, heads), [heads[0]!, moved]);
       const log = [];
       for (;;) {
         const l = log.at(-1);
-        const page = await store.checkpointLog(tenant, {
+        const page = await store.checkpoints.checkpointLog(tenant, {
           ...(l ? { after: { checkpointSeq: l.checkpointSeq, createdAt: l.createdAt, runId: l.runId } } : {}),
           limit: 2,
         });
@@ -196,13 +214,16 @@ export function checkpointContract(current: () => Store): void {
           ...[heads[0]!, moved].sort(byOrder).map((h) => [2, h.runId, h.seq]),
         ],
       );
-      assert.deepEqual(await store.checkpointedHead(tenant, heads[2]!.runId), { ...moved, checkpointSeq: 2 });
-      assert.deepEqual(await store.checkpointedHead(tenant, heads[1]!.runId), {
+      assert.deepEqual(await store.checkpoints.checkpointedHead(tenant, heads[2]!.runId), {
+        ...moved,
+        checkpointSeq: 2,
+      });
+      assert.deepEqual(await store.checkpoints.checkpointedHead(tenant, heads[1]!.runId), {
         ...heads[1]!,
         checkpointSeq: 1,
       });
-      assert.equal(await store.checkpointedHead(unique('ck-else'), heads[1]!.runId), undefined);
-      assert.deepEqual(await store.checkpointLog(unique('ck-else'), { limit: 10 }), []);
+      assert.equal(await store.checkpoints.checkpointedHead(unique('ck-else'), heads[1]!.runId), undefined);
+      assert.deepEqual(await store.checkpoints.checkpointLog(unique('ck-else'), { limit: 10 }), []);
     });
   });
 }

@@ -28,9 +28,9 @@ export async function setStatus(
   to: WorkflowStatus,
   by = 'test-admin',
 ): Promise<void> {
-  const rec = await keel.store.getVersion(tenant, workflowId, version);
+  const rec = await keel.store.registry.getVersion(tenant, workflowId, version);
   if (!rec) throw new Error(`no ${workflowId} v${version} in tenant ${tenant}`);
-  await keel.store.setVersionStatus({
+  await keel.store.registry.setVersionStatus({
     tenant,
     workflowId,
     version,

@@ -1,10 +1,10 @@
 /**
- * The Store contract for the event index (DESIGN invariant 15), bound by every adapter through
- * runStoreContract: `(tenant, source, id)` names one event; the first claim stores its content and
- * runs and every later claim of the name gets that first delivery back, whatever it carries, with
- * nothing written; of concurrent claims (on one handle and across two) exactly one is first;
- * trigger disagreements are written only with a first claim and counted; conflicting redeliveries
- * are kept once per content and counted; tenants never see each other's events.
+ * The contract of the event index (ports/event-index.ts) (DESIGN invariant 15), bound by every
+ * adapter through runStoreContract: `(tenant, source, id)` names one event; the first claim stores
+ * its content and runs and every later claim of the name gets that first delivery back, whatever
+ * it carries, with nothing written; of concurrent claims (on one handle and across two) exactly
+ * one is first; trigger disagreements are written only with a first claim and counted; conflicting
+ * redeliveries are kept once per content and counted; tenants never see each other's events.
  */
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
@@ -66,26 +66,26 @@ export function eventIndexContract(current: () => Store, another?: () => Store):
       const store = current();
       const tenant = unique('acme');
       const first = delivery(tenant, { runs: 2 });
-      assert.equal(await store.getDeliveredEvent(tenant, 'helpdesk', 'evt-1'), undefined);
-      assert.deepEqual(await store.claimEvent(first), { state: 'first' });
-      assert.deepEqual(await store.getDeliveredEvent(tenant, 'helpdesk', 'evt-1'), first);
+      assert.equal(await store.events.getDeliveredEvent(tenant, 'helpdesk', 'evt-1'), undefined);
+      assert.deepEqual(await store.events.claimEvent(first), { state: 'first' });
+      assert.deepEqual(await store.events.getDeliveredEvent(tenant, 'helpdesk', 'evt-1'), first);
       // The same content, and a restamped one: both get the first back, and change nothing.
-      assert.deepEqual(await store.claimEvent({ ...first, deliveredAt: '2026-12-02T00:00:00.000Z' }), {
+      assert.deepEqual(await store.events.claimEvent({ ...first, deliveredAt: '2026-12-02T00:00:00.000Z' }), {
         state: 'again',
         first,
       });
       const restamped = delivery(tenant, { time: '2026-12-01T10:05:00Z', runs: 0 });
       assert.notEqual(restamped.eventHash, first.eventHash);
-      assert.deepEqual(await store.claimEvent(restamped), { state: 'again', first });
-      assert.deepEqual(await store.getDeliveredEvent(tenant, 'helpdesk', 'evt-1'), first);
+      assert.deepEqual(await store.events.claimEvent(restamped), { state: 'again', first });
+      assert.deepEqual(await store.events.getDeliveredEvent(tenant, 'helpdesk', 'evt-1'), first);
     });
 
     test('an event that started nothing is named too: its empty list of runs is the answer again', async () => {
       const store = current();
       const tenant = unique('acme');
       const none = delivery(tenant, { runs: 0 });
-      assert.deepEqual(await store.claimEvent(none), { state: 'first' });
-      const again = await store.claimEvent(delivery(tenant, { runs: 1 }));
+      assert.deepEqual(await store.events.claimEvent(none), { state: 'first' });
+      const again = await store.events.claimEvent(delivery(tenant, { runs: 1 }));
       assert.equal(again.state, 'again');
       assert.deepEqual(again.state === 'again' && again.first.runs, []);
     });
@@ -93,16 +93,20 @@ export function eventIndexContract(current: () => Store, another?: () => Store):
     test('the name is the tenant, the source and the id: any other of them names another event', async () => {
       const store = current();
       const [a, b] = [unique('a'), unique('b')];
-      assert.equal((await store.claimEvent(delivery(a))).state, 'first');
-      assert.equal((await store.claimEvent(delivery(b))).state, 'first', 'another tenant');
+      assert.equal((await store.events.claimEvent(delivery(a))).state, 'first');
+      assert.equal((await store.events.claimEvent(delivery(b))).state, 'first', 'another tenant');
       assert.equal(
-        (await store.claimEvent(delivery(a, { source: 'shop' }))).state,
+        (await store.events.claimEvent(delivery(a, { source: 'shop' }))).state,
         'first',
         'another source',
       );
-      assert.equal((await store.claimEvent(delivery(a, { id: 'evt-2' }))).state, 'first', 'another id');
-      assert.equal(await store.getDeliveredEvent(b, 'shop', 'evt-1'), undefined);
-      assert.equal((await store.getDeliveredEvent(b, 'helpdesk', 'evt-1'))?.tenant, b);
+      assert.equal(
+        (await store.events.claimEvent(delivery(a, { id: 'evt-2' }))).state,
+        'first',
+        'another id',
+      );
+      assert.equal(await store.events.getDeliveredEvent(b, 'shop', 'evt-1'), undefined);
+      assert.equal((await store.events.getDeliveredEvent(b, 'helpdesk', 'evt-1'))?.tenant, b);
     });
 
     test('concurrent claims of one name, on one handle and on two: exactly one is first, all others get its delivery', async () => {
@@ -113,15 +117,15 @@ export function eventIndexContract(current: () => Store, another?: () => Store):
           const d = delivery(tenant, { amount: i, runs: 1 + (i % 3) });
           return {
             d,
-            p: stores[i % stores.length]!.claimEvent(d, withDisagreements ? [disagreement(d)] : []),
+            p: stores[i % stores.length]!.events.claimEvent(d, withDisagreements ? [disagreement(d)] : []),
           };
         });
         const results = await Promise.all(claims.map((c) => c.p));
         const winners = results.flatMap((r, i) => (r.state === 'first' ? [claims[i]!.d] : []));
         assert.equal(winners.length, 1, `one first claim (disagreements: ${withDisagreements})`);
         for (const r of results) if (r.state === 'again') assert.deepEqual(r.first, winners[0]);
-        assert.deepEqual(await current().getDeliveredEvent(tenant, 'helpdesk', 'evt-1'), winners[0]);
-        const counted = await current().countTriggerDisagreements(tenant, 'refund', {
+        assert.deepEqual(await current().events.getDeliveredEvent(tenant, 'helpdesk', 'evt-1'), winners[0]);
+        const counted = await current().events.countTriggerDisagreements(tenant, 'refund', {
           to: 2,
           startedAt: ROLLOUT,
         });
@@ -136,21 +140,21 @@ export function eventIndexContract(current: () => Store, another?: () => Store):
       for (let i = 0; i < 5; i++) {
         const d = delivery(tenant, { id: `e${i}`, at: at(i) });
         const x = i < 3 ? { chosen: 2, taken: 1 } : { chosen: 1, taken: null };
-        assert.equal((await store.claimEvent(d, [disagreement(d, x)])).state, 'first');
+        assert.equal((await store.events.claimEvent(d, [disagreement(d, x)])).state, 'first');
       }
       // A later rollout to v2 (another start), one to v3, and another workflow: counted apart.
       const later = delivery(tenant, { id: 'e7', at: at(7) });
-      await store.claimEvent(later, [disagreement(later, { startedAt: at(6) })]);
+      await store.events.claimEvent(later, [disagreement(later, { startedAt: at(6) })]);
       const other = delivery(tenant, { id: 'e9', at: at(9) });
-      await store.claimEvent(other, [
+      await store.events.claimEvent(other, [
         disagreement(other, { to: 3, chosen: 3, taken: 1 }),
         disagreement(other, { workflowId: 'close' }),
       ]);
       // A redelivery's disagreement is not written: the name was claimed.
       const again = delivery(tenant, { id: 'e0', at: at(30) });
-      assert.equal((await store.claimEvent(again, [disagreement(again)])).state, 'again');
+      assert.equal((await store.events.claimEvent(again, [disagreement(again)])).state, 'again');
       const count = (to: number, startedAt: string, workflowId = 'refund', t = tenant) =>
-        store.countTriggerDisagreements(t, workflowId, { to, startedAt });
+        store.events.countTriggerDisagreements(t, workflowId, { to, startedAt });
       assert.deepEqual(await count(2, ROLLOUT), [
         { chosen: 1, taken: null, count: 2 },
         { chosen: 2, taken: 1, count: 3 },
@@ -174,7 +178,7 @@ export function eventIndexContract(current: () => Store, another?: () => Store):
         fields: ['time' as const],
         at: o.at,
       });
-      const one = await store.recordEventConflict(c({ at: '2026-12-01T10:01:00.000Z' }));
+      const one = await store.events.recordEventConflict(c({ at: '2026-12-01T10:01:00.000Z' }));
       assert.deepEqual(one, {
         tenant,
         source: 'helpdesk',
@@ -186,18 +190,20 @@ export function eventIndexContract(current: () => Store, another?: () => Store):
         lastAt: '2026-12-01T10:01:00.000Z',
         count: 1,
       });
-      const twice = await store.recordEventConflict(c({ at: '2026-12-01T10:03:00.000Z' }));
+      const twice = await store.events.recordEventConflict(c({ at: '2026-12-01T10:03:00.000Z' }));
       assert.deepEqual(
         [twice.count, twice.firstAt, twice.lastAt],
         [2, '2026-12-01T10:01:00.000Z', '2026-12-01T10:03:00.000Z'],
       );
       // A late writer with an older time keeps the latest.
-      const late = await store.recordEventConflict(c({ at: '2026-12-01T10:02:00.000Z' }));
+      const late = await store.events.recordEventConflict(c({ at: '2026-12-01T10:02:00.000Z' }));
       assert.deepEqual([late.count, late.lastAt], [3, '2026-12-01T10:03:00.000Z']);
-      await store.recordEventConflict(c({ hash: hashOf('other payload'), at: '2026-12-01T10:04:00.000Z' }));
-      await store.recordEventConflict(c({ id: 'evt-2', at: '2026-12-01T10:05:00.000Z' }));
-      await store.recordEventConflict(c({ source: 'shop', at: '2026-12-01T10:06:00.000Z' }));
-      const all = await store.listEventConflicts(tenant);
+      await store.events.recordEventConflict(
+        c({ hash: hashOf('other payload'), at: '2026-12-01T10:04:00.000Z' }),
+      );
+      await store.events.recordEventConflict(c({ id: 'evt-2', at: '2026-12-01T10:05:00.000Z' }));
+      await store.events.recordEventConflict(c({ source: 'shop', at: '2026-12-01T10:06:00.000Z' }));
+      const all = await store.events.listEventConflicts(tenant);
       assert.deepEqual(
         all.map((x) => [x.source, x.eventId, x.lastAt]),
         [
@@ -208,12 +214,12 @@ export function eventIndexContract(current: () => Store, another?: () => Store):
         ],
       );
       assert.equal(
-        (await store.listEventConflicts(tenant, { source: 'helpdesk', eventId: 'evt-1' })).length,
+        (await store.events.listEventConflicts(tenant, { source: 'helpdesk', eventId: 'evt-1' })).length,
         2,
       );
-      assert.equal((await store.listEventConflicts(tenant, { source: 'shop' })).length, 1);
-      assert.equal((await store.listEventConflicts(tenant, { limit: 1 })).length, 1);
-      assert.deepEqual(await store.listEventConflicts(unique('other')), []);
+      assert.equal((await store.events.listEventConflicts(tenant, { source: 'shop' })).length, 1);
+      assert.equal((await store.events.listEventConflicts(tenant, { limit: 1 })).length, 1);
+      assert.deepEqual(await store.events.listEventConflicts(unique('other')), []);
     });
   });
 }

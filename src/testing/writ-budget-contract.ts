@@ -1,6 +1,6 @@
 /**
- * The Store contract for writ budgets shared across runs: an append that carries a reservation
- * charges every writ of the run's chain in its own transaction, or is refused whole
+ * The contract of writ budgets (ports/writ-budgets.ts) shared across runs: an append that carries
+ * a reservation charges every writ of the run's chain in its own transaction, or is refused whole
  * (writ_refused, writ_budget_exhausted, naming the writ that ran out) with nothing written; a
  * release gives back (never below zero); appends racing for the last unit — in one turn of one
  * handle, or through two handles — get it exactly once. Registered by `runStoreContract`, so
@@ -18,7 +18,7 @@ import { buildLedger, FIXED_TIME } from './ledger-fixtures.ts';
 
 const unique = (label: string) => `${label}-${randomBytes(6).toString('hex')}`;
 
-function body(tenant: string, id: string, budget: WritBudget, parent: WritBody | null): WritBody {
+export function body(tenant: string, id: string, budget: WritBudget, parent: WritBody | null): WritBody {
   return {
     v: 1,
     id,
@@ -36,9 +36,13 @@ function body(tenant: string, id: string, budget: WritBudget, parent: WritBody |
 }
 
 /** Stores a chain (bodies only matter to the store: it never verifies signatures) and returns the leaf's hash. */
-async function storeChain(store: Store, tenant: string, bodies: readonly WritBody[]): Promise<Digest> {
+export async function storeChain(store: Store, tenant: string, bodies: readonly WritBody[]): Promise<Digest> {
   const leaf = writHash(bodies[bodies.length - 1]!);
-  await store.putWritChain(tenant, leaf, JSON.stringify(bodies.map((b) => ({ body: b, signature: 'x' }))));
+  await store.keys.putWritChain(
+    tenant,
+    leaf,
+    JSON.stringify(bodies.map((b) => ({ body: b, signature: 'x' }))),
+  );
   return leaf;
 }
 
@@ -94,7 +98,12 @@ const exhausted = (writ: Digest) => (e: unknown) =>
   (e.details as { writ?: string }).writ === writ;
 
 const used = async (store: Store, tenant: string, leaf: Digest) =>
-  (await store.readWritBudgets(tenant, leaf))!.map((u) => [u.id, u.used.steps, u.used.calls, u.used.cents]);
+  (await store.budgets.readWritBudgets(tenant, leaf))!.map((u) => [
+    u.id,
+    u.used.steps,
+    u.used.calls,
+    u.used.cents,
+  ]);
 
 export function writBudgetContract(current: () => Store, another?: () => Store): void {
   describe('writ budgets shared across runs', () => {
@@ -109,24 +118,24 @@ export function writBudgetContract(current: () => Store, another?: () => Store):
         ['child', 0, 0, 0],
       ]);
       const runId = unique('run');
-      await store.append(newRun(tenant, runId, { writ: leaf, reserve: budget(3, 2, 120) }));
+      await store.ledger.append(newRun(tenant, runId, { writ: leaf, reserve: budget(3, 2, 120) }));
       assert.deepEqual(await used(store, tenant, leaf), [
         ['root', 3, 2, 120],
         ['child', 3, 2, 120],
       ]);
-      const [head] = (await store.readEntries(tenant, runId)).slice(-1);
+      const [head] = (await store.ledger.readEntries(tenant, runId)).slice(-1);
       // The release never takes a writ below zero.
       const { req } = next(tenant, head!, { writ: leaf, release: budget(1, 5, 20) }, 'completed');
-      await store.append(req);
+      await store.ledger.append(req);
       assert.deepEqual(await used(store, tenant, leaf), [
         ['root', 2, 0, 100],
         ['child', 2, 0, 100],
       ]);
-      const limits = (await store.readWritBudgets(tenant, leaf))!.map((u) => u.limit);
+      const limits = (await store.budgets.readWritBudgets(tenant, leaf))!.map((u) => u.limit);
       assert.deepEqual(limits, [budget(10, 10, 1000), budget(4, 3, 500)]);
       // Unknown chain, or another tenant's: nothing to read.
-      assert.equal(await store.readWritBudgets(tenant, hashOf('no such writ')), undefined);
-      assert.equal(await store.readWritBudgets(unique('other'), leaf), undefined);
+      assert.equal(await store.budgets.readWritBudgets(tenant, hashOf('no such writ')), undefined);
+      assert.equal(await store.budgets.readWritBudgets(unique('other'), leaf), undefined);
     });
 
     test('a reservation past any writ of the chain is refused whole: nothing written, nothing charged', async () => {
@@ -138,12 +147,12 @@ export function writBudgetContract(current: () => Store, another?: () => Store):
       const leafA = await storeChain(store, tenant, [root, a]);
       const leafB = await storeChain(store, tenant, [root, b]);
       const first = unique('run');
-      await store.append(newRun(tenant, first, { writ: leafA, reserve: budget(1, 1, 0) }));
-      await store.append(newRun(tenant, unique('run'), { writ: leafB, reserve: budget(1, 1, 0) }));
+      await store.ledger.append(newRun(tenant, first, { writ: leafA, reserve: budget(1, 1, 0) }));
+      await store.ledger.append(newRun(tenant, unique('run'), { writ: leafB, reserve: budget(1, 1, 0) }));
       // The root's two calls are taken through its two children: a third run under either is refused.
       const refusedRun = unique('run');
       await assert.rejects(
-        store.append(newRun(tenant, refusedRun, { writ: leafA, reserve: budget(1, 1, 0) })),
+        store.ledger.append(newRun(tenant, refusedRun, { writ: leafA, reserve: budget(1, 1, 0) })),
         (e: unknown) => {
           assert.ok(exhausted(writHash(root))(e), String(e));
           const d = (e as { details: Record<string, unknown> }).details;
@@ -154,23 +163,23 @@ export function writBudgetContract(current: () => Store, another?: () => Store):
           return true;
         },
       );
-      assert.equal(await store.getRun(tenant, refusedRun), undefined);
+      assert.equal(await store.runs.getRun(tenant, refusedRun), undefined);
       // On an existing run the head stays where it was.
-      const [head] = (await store.readEntries(tenant, first)).slice(-1);
+      const [head] = (await store.ledger.readEntries(tenant, first)).slice(-1);
       await assert.rejects(
-        store.append(next(tenant, head!, { writ: leafA, reserve: budget(0, 1, 0) }).req),
+        store.ledger.append(next(tenant, head!, { writ: leafA, reserve: budget(0, 1, 0) }).req),
         exhausted(writHash(root)),
       );
-      assert.deepEqual((await store.getRun(tenant, first))?.head, { seq: head!.seq, hash: head!.hash });
+      assert.deepEqual((await store.runs.getRun(tenant, first))?.head, { seq: head!.seq, hash: head!.hash });
       assert.deepEqual(await used(store, tenant, leafA), [
         ['root', 2, 2, 0],
         ['child-a', 1, 1, 0],
       ]);
       // A stale head is a head conflict, and charges nothing either.
       const stale = next(tenant, head!, { writ: leafB, reserve: budget(0, 0, 5) });
-      await store.append(next(tenant, head!).req);
+      await store.ledger.append(next(tenant, head!).req);
       await assert.rejects(
-        store.append(stale.req),
+        store.ledger.append(stale.req),
         (e: unknown) => isKeelError(e) && e.code === 'head_conflict',
       );
       assert.deepEqual(await used(store, tenant, leafB), [
@@ -179,7 +188,7 @@ export function writBudgetContract(current: () => Store, another?: () => Store):
       ]);
       // A writ whose chain is not in the store cannot be charged: the append is refused.
       await assert.rejects(
-        store.append(
+        store.ledger.append(
           newRun(tenant, unique('run'), { writ: hashOf('unknown writ'), reserve: budget(1, 1, 0) }),
         ),
         (e: unknown) => isKeelError(e) && e.code === 'ledger_invalid',
@@ -193,14 +202,14 @@ export function writBudgetContract(current: () => Store, another?: () => Store):
       const leaf = await storeChain(store, tenant, [root]);
       const results = await Promise.allSettled(
         Array.from({ length: 8 }, () =>
-          store.append(newRun(tenant, unique('run'), { writ: leaf, reserve: budget(1, 1, 0) })),
+          store.ledger.append(newRun(tenant, unique('run'), { writ: leaf, reserve: budget(1, 1, 0) })),
         ),
       );
       assert.equal(results.filter((r) => r.status === 'fulfilled').length, 3);
       for (const r of results)
         if (r.status === 'rejected') assert.ok(exhausted(leaf)(r.reason), String(r.reason));
       assert.deepEqual(await used(store, tenant, leaf), [['root', 3, 3, 0]]);
-      assert.equal((await store.listRuns(tenant)).runs.length, 3);
+      assert.equal((await store.runs.listRuns(tenant)).runs.length, 3);
     });
 
     test('appends through two handles racing for the last unit: exactly one gets it', async () => {
@@ -210,7 +219,9 @@ export function writBudgetContract(current: () => Store, another?: () => Store):
       const leaf = await storeChain(stores[0]!, tenant, [root]);
       const results = await Promise.allSettled(
         Array.from({ length: 6 }, (_, i) =>
-          stores[i % 2]!.append(newRun(tenant, unique('run'), { writ: leaf, reserve: budget(1, 1, 0) })),
+          stores[i % 2]!.ledger.append(
+            newRun(tenant, unique('run'), { writ: leaf, reserve: budget(1, 1, 0) }),
+          ),
         ),
       );
       assert.equal(results.filter((r) => r.status === 'fulfilled').length, 1, JSON.stringify(results));

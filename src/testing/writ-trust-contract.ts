@@ -1,5 +1,5 @@
 /**
- * The Store contract for governance in the store: a tenant's trusted writ keys (added once, listed
+ * The keys' contract for governance in the store: a tenant's trusted writ keys (added once, listed
  * oldest first, retired but never deleted, re-adding changes nothing) and revoked writs (revoked
  * once, the first revocation stands, listed per tenant). Registered by `runStoreContract`, so
  * SQLite and PostgreSQL obey the same rules; every test uses its own tenants.
@@ -29,7 +29,7 @@ export function writTrustContract(current: () => Store, another?: () => Store): 
       const [a, b] = [unique('acme'), unique('globex')];
       const k1 = publicKey();
       const k2 = publicKey();
-      const first = await store.addTrustedKey({
+      const first = await store.keys.addTrustedKey({
         tenant: a,
         ...k1,
         addedBy: 'alice',
@@ -43,21 +43,31 @@ export function writTrustContract(current: () => Store, another?: () => Store): 
         addedBy: 'alice',
         addedAt: '2026-01-01T00:00:00.000Z',
       });
-      await store.addTrustedKey({ tenant: a, ...k2, addedBy: 'bob', addedAt: '2026-01-02T00:00:00.000Z' });
+      await store.keys.addTrustedKey({
+        tenant: a,
+        ...k2,
+        addedBy: 'bob',
+        addedAt: '2026-01-02T00:00:00.000Z',
+      });
       // The same key in another tenant is another row.
-      await store.addTrustedKey({ tenant: b, ...k1, addedBy: 'carol', addedAt: '2026-01-03T00:00:00.000Z' });
+      await store.keys.addTrustedKey({
+        tenant: b,
+        ...k1,
+        addedBy: 'carol',
+        addedAt: '2026-01-03T00:00:00.000Z',
+      });
       assert.deepEqual(
-        (await store.listTrustedKeys(a)).map((k) => k.keyId),
+        (await store.keys.listTrustedKeys(a)).map((k) => k.keyId),
         [k1.keyId, k2.keyId],
       );
       assert.deepEqual(
-        (await store.listTrustedKeys(b)).map((k) => [k.keyId, k.addedBy]),
+        (await store.keys.listTrustedKeys(b)).map((k) => [k.keyId, k.addedBy]),
         [[k1.keyId, 'carol']],
       );
-      assert.deepEqual(await store.listTrustedKeys(unique('nobody')), []);
+      assert.deepEqual(await store.keys.listTrustedKeys(unique('nobody')), []);
 
       // Re-adding changes nothing: the first record stands.
-      const again = await store.addTrustedKey({
+      const again = await store.keys.addTrustedKey({
         tenant: a,
         ...k1,
         addedBy: 'mallory',
@@ -66,18 +76,22 @@ export function writTrustContract(current: () => Store, another?: () => Store): 
       assert.equal(again.created, false);
       assert.equal(again.record.addedBy, 'alice');
 
-      assert.equal(await store.retireTrustedKey(b, k2.keyId, '2026-01-04T00:00:00.000Z'), false);
-      assert.equal(await store.retireTrustedKey(a, 'sha256:nope', '2026-01-04T00:00:00.000Z'), false);
-      assert.equal(await store.retireTrustedKey(a, k1.keyId, '2026-01-04T00:00:00.000Z'), true);
-      assert.equal(await store.retireTrustedKey(a, k1.keyId, '2026-01-05T00:00:00.000Z'), true);
-      const listed = await store.listTrustedKeys(a);
+      assert.equal(await store.keys.retireTrustedKey(b, k2.keyId, '2026-01-04T00:00:00.000Z'), false);
+      assert.equal(await store.keys.retireTrustedKey(a, 'sha256:nope', '2026-01-04T00:00:00.000Z'), false);
+      assert.equal(await store.keys.retireTrustedKey(a, k1.keyId, '2026-01-04T00:00:00.000Z'), true);
+      assert.equal(await store.keys.retireTrustedKey(a, k1.keyId, '2026-01-05T00:00:00.000Z'), true);
+      const listed = await store.keys.listTrustedKeys(a);
       assert.equal(listed.length, 2, 'a retired key is kept');
       assert.equal(listed[0]?.retiredAt, '2026-01-04T00:00:00.000Z', 'retiring twice keeps the first time');
       assert.equal(listed[1]?.retiredAt, undefined);
-      assert.equal((await store.listTrustedKeys(b))[0]?.retiredAt, undefined, 'other tenants unaffected');
+      assert.equal(
+        (await store.keys.listTrustedKeys(b))[0]?.retiredAt,
+        undefined,
+        'other tenants unaffected',
+      );
 
       // A retired key added again stays retired.
-      const readded = await store.addTrustedKey({
+      const readded = await store.keys.addTrustedKey({
         tenant: a,
         ...k1,
         addedBy: 'alice',
@@ -91,7 +105,7 @@ export function writTrustContract(current: () => Store, another?: () => Store): 
       const store = current();
       const [a, b] = [unique('acme'), unique('globex')];
       const [h1, h2] = [hashOf(), hashOf()];
-      const r1 = await store.revokeWrit({
+      const r1 = await store.keys.revokeWrit({
         tenant: a,
         hash: h1,
         by: 'alice',
@@ -106,9 +120,14 @@ export function writTrustContract(current: () => Store, another?: () => Store): 
         at: '2026-01-01T00:00:00.000Z',
         reason: 'leaked',
       });
-      const r2 = await store.revokeWrit({ tenant: a, hash: h2, by: 'bob', at: '2026-01-02T00:00:00.000Z' });
+      const r2 = await store.keys.revokeWrit({
+        tenant: a,
+        hash: h2,
+        by: 'bob',
+        at: '2026-01-02T00:00:00.000Z',
+      });
       assert.deepEqual(r2.record, { tenant: a, hash: h2, by: 'bob', at: '2026-01-02T00:00:00.000Z' });
-      const again = await store.revokeWrit({
+      const again = await store.keys.revokeWrit({
         tenant: a,
         hash: h1,
         by: 'mallory',
@@ -118,30 +137,30 @@ export function writTrustContract(current: () => Store, another?: () => Store): 
       assert.equal(again.record.by, 'alice');
       assert.equal(again.record.reason, 'leaked');
       assert.deepEqual(
-        (await store.listRevokedWrits(a)).map((r) => r.hash),
+        (await store.keys.listRevokedWrits(a)).map((r) => r.hash),
         [h1, h2],
       );
-      assert.deepEqual(await store.listRevokedWrits(b), []);
-      await store.revokeWrit({ tenant: b, hash: h1, by: 'carol', at: '2026-01-03T00:00:00.000Z' });
+      assert.deepEqual(await store.keys.listRevokedWrits(b), []);
+      await store.keys.revokeWrit({ tenant: b, hash: h1, by: 'carol', at: '2026-01-03T00:00:00.000Z' });
       assert.deepEqual(
-        (await store.listRevokedWrits(b)).map((r) => [r.hash, r.by]),
+        (await store.keys.listRevokedWrits(b)).map((r) => [r.hash, r.by]),
         [[h1, 'carol']],
       );
-      assert.equal((await store.listRevokedWrits(a)).length, 2);
+      assert.equal((await store.keys.listRevokedWrits(a)).length, 2);
     });
 
     test('writ chains are stored by content, per tenant: a second put of a hash changes nothing', async () => {
       const store = current();
       const [a, b] = [unique('acme'), unique('globex')];
       const h = hashOf();
-      assert.equal(await store.getWritChain(a, h), undefined);
-      await store.putWritChain(a, h, '[{"body":1}]');
-      await store.putWritChain(a, h, '[{"body":2}]');
-      assert.equal(await store.getWritChain(a, h), '[{"body":1}]');
-      assert.equal(await store.getWritChain(b, h), undefined, 'another tenant does not see it');
-      await store.putWritChain(b, h, '[{"body":3}]');
-      assert.equal(await store.getWritChain(b, h), '[{"body":3}]');
-      assert.equal(await store.getWritChain(a, h), '[{"body":1}]');
+      assert.equal(await store.keys.getWritChain(a, h), undefined);
+      await store.keys.putWritChain(a, h, '[{"body":1}]');
+      await store.keys.putWritChain(a, h, '[{"body":2}]');
+      assert.equal(await store.keys.getWritChain(a, h), '[{"body":1}]');
+      assert.equal(await store.keys.getWritChain(b, h), undefined, 'another tenant does not see it');
+      await store.keys.putWritChain(b, h, '[{"body":3}]');
+      assert.equal(await store.keys.getWritChain(b, h), '[{"body":3}]');
+      assert.equal(await store.keys.getWritChain(a, h), '[{"body":1}]');
     });
 
     if (another)
@@ -149,16 +168,21 @@ export function writTrustContract(current: () => Store, another?: () => Store): 
         const tenant = unique('acme');
         const k = publicKey();
         const h = hashOf();
-        await current().addTrustedKey({ tenant, ...k, addedBy: 'a', addedAt: '2026-01-01T00:00:00.000Z' });
-        await current().revokeWrit({ tenant, hash: h, by: 'a', at: '2026-01-01T00:00:00.000Z' });
-        await current().putWritChain(tenant, h, '[]');
-        assert.equal(await another().getWritChain(tenant, h), '[]');
+        await current().keys.addTrustedKey({
+          tenant,
+          ...k,
+          addedBy: 'a',
+          addedAt: '2026-01-01T00:00:00.000Z',
+        });
+        await current().keys.revokeWrit({ tenant, hash: h, by: 'a', at: '2026-01-01T00:00:00.000Z' });
+        await current().keys.putWritChain(tenant, h, '[]');
+        assert.equal(await another().keys.getWritChain(tenant, h), '[]');
         assert.deepEqual(
-          (await another().listTrustedKeys(tenant)).map((x) => x.keyId),
+          (await another().keys.listTrustedKeys(tenant)).map((x) => x.keyId),
           [k.keyId],
         );
         assert.deepEqual(
-          (await another().listRevokedWrits(tenant)).map((x) => x.hash),
+          (await another().keys.listRevokedWrits(tenant)).map((x) => x.hash),
           [h],
         );
       });

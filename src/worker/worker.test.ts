@@ -146,8 +146,8 @@ test('stop finishes the current step, commits it and releases the run for the ne
     assert.equal(a.worker.stats.released, 1);
     const kinds = (await keel.runs.entries('acme', runId)).map((e) => e.kind);
     assert.deepEqual(kinds, ['run.started', 'step.allowed', 'step.completed']);
-    assert.equal((await keel.store.workerStatus(Date.now())).queueDepth, 1);
-    assert.deepEqual((await keel.store.workerStatus(Date.now())).workers, []);
+    assert.equal((await keel.store.queue.workerStatus(Date.now())).queueDepth, 1);
+    assert.deepEqual((await keel.store.queue.workerStatus(Date.now())).workers, []);
     const b = worker();
     await b.worker.start();
     await until('the run completed', async () => (await statuses(keel))[0] === 'completed');
@@ -178,7 +178,7 @@ test('a run that fails verification is never walked, and held an hour instead of
     await sleep(600); // six lease periods
     assert.equal(w.worker.stats.claimed, 1, 'claimed once, not at every lease');
     assert.equal(w.tool.calls.length, 0);
-    const held = (await keel.store.workerStatus(Date.now())).leases.find((l) => l.owner === 'w0');
+    const held = (await keel.store.queue.workerStatus(Date.now())).leases.find((l) => l.owner === 'w0');
     assert.equal(held?.runs, 1, 'the worker holds the run (quarantined)');
     assert.equal((await keel.runs.get('acme', runId)).status, 'running', 'nothing was appended');
   } finally {

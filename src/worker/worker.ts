@@ -111,8 +111,8 @@ export class Worker {
   async start(): Promise<void> {
     const { store, id, host, pid, clock } = this.o;
     const now = clock.now();
-    await store.registerWorker({ id, host, pid, startedAt: now, leaseMs: this.leaseMs }, now);
-    this.unlisten = await store.onRunnable(this.wake);
+    await store.queue.registerWorker({ id, host, pid, startedAt: now, leaseMs: this.leaseMs }, now);
+    this.unlisten = await store.queue.onRunnable(this.wake);
     this.timers.push(setInterval(() => void this.beat(), Math.max(1, Math.floor(this.leaseMs / 3))));
     this.timers.push(setInterval(() => void this.poll(), this.pollMs));
     this.o.log?.({ kind: 'started', id, concurrency: this.concurrency, leaseMs: this.leaseMs });
@@ -166,7 +166,7 @@ export class Worker {
     for (const slot of this.active.values()) await this.release(slot);
     for (const t of this.timers) clearInterval(t);
     this.timers = [];
-    await this.o.store.unregisterWorker(this.o.id).catch((e) => this.error(e));
+    await this.o.store.queue.unregisterWorker(this.o.id).catch((e) => this.error(e));
     this.o.log?.({ kind: 'stopped', id: this.o.id, released: this.stats.released });
   }
 
@@ -200,7 +200,7 @@ export class Worker {
             tenant !== undefined || this.takeOver.length > 0
               ? { ...(tenant !== undefined ? { tenant } : {}), takeOver: this.takeOver }
               : undefined;
-          claimed = await store.claimRuns(id, this.leaseMs, free, clock.now(), scope);
+          claimed = await store.queue.claimRuns(id, this.leaseMs, free, clock.now(), scope);
         } catch (e) {
           this.error(e);
           return;
@@ -271,7 +271,7 @@ export class Worker {
   private async quarantine(runId: string, e: Error): Promise<void> {
     this.error(new Error(`${e.message}; left alone for ${QUARANTINE_MS / 60_000} minutes`), runId);
     try {
-      await this.o.store.renewLeases(this.o.id, [runId], QUARANTINE_MS, this.o.clock.now());
+      await this.o.store.queue.renewLeases(this.o.id, [runId], QUARANTINE_MS, this.o.clock.now());
     } catch (x) {
       this.error(x, runId);
     }
@@ -282,7 +282,7 @@ export class Worker {
     const { store, id, clock } = this.o;
     const ids = [...this.active.keys()];
     try {
-      const held = new Set(await store.renewLeases(id, ids, this.leaseMs, clock.now()));
+      const held = new Set(await store.queue.renewLeases(id, ids, this.leaseMs, clock.now()));
       for (const runId of ids) {
         const slot = this.active.get(runId);
         if (slot && !held.has(runId)) slot.lost = true;
@@ -294,7 +294,7 @@ export class Worker {
 
   private async release(slot: Slot): Promise<void> {
     try {
-      if (await this.o.store.releaseRun(this.o.id, slot.run.runId)) this.stats.released++;
+      if (await this.o.store.queue.releaseRun(this.o.id, slot.run.runId)) this.stats.released++;
     } catch (e) {
       this.error(e, slot.run.runId);
     }

@@ -10,7 +10,7 @@ import { createKeel, type Keel } from '../../src/app/index.ts';
 import type { Digest } from '../../src/core/canonical/index.ts';
 import { isKeelError, KeelError } from '../../src/core/errors.ts';
 import { chainEntry, type EntryKind, type StoredEntry } from '../../src/core/ledger/index.ts';
-import type { Store } from '../../src/ports/index.ts';
+import { type Store, withPorts } from '../../src/ports/index.ts';
 import { deploy, isCode, type SpyTool, spyTool } from '../../src/testing/index.ts';
 import { Sandbox } from '../helpers/keel-cli.ts';
 import {
@@ -139,13 +139,15 @@ test('retries on a moving head are bounded and end in a typed error', async () =
   let appends = 0;
   const real = createKeel({ store }).store;
   // The real store, except that every append meets a head another writer just moved.
-  const moving: Store = Object.create(real, {
-    append: {
-      value: async () => {
-        appends++;
-        throw new KeelError('head_conflict', 'another writer moved the head');
+  const moving: Store = withPorts(real, {
+    ledger: Object.create(real.ledger, {
+      append: {
+        value: async () => {
+          appends++;
+          throw new KeelError('head_conflict', 'another writer moved the head');
+        },
       },
-    },
+    }),
   });
   const racing = createKeel({
     store: moving,
@@ -483,13 +485,15 @@ test('cancel, pause and reconcile retry a moving head a bounded number of times'
   const racing = (path: string) => {
     let appends = 0;
     const real = createKeel({ store: path }).store;
-    const moving: Store = Object.create(real, {
-      append: {
-        value: async () => {
-          appends++;
-          throw new KeelError('head_conflict', 'another writer moved the head');
+    const moving: Store = withPorts(real, {
+      ledger: Object.create(real.ledger, {
+        append: {
+          value: async () => {
+            appends++;
+            throw new KeelError('head_conflict', 'another writer moved the head');
+          },
         },
-      },
+      }),
     });
     const k = createKeel({
       store: moving,
@@ -528,15 +532,17 @@ test('a row a walker moved between the reads of an action is read again, not cal
   const real = createKeel({ store }).store;
   // The first read of the row is one taken before the last two entries were appended (a race).
   let stale = 0;
-  const racing: Store = Object.create(real, {
-    getRun: {
-      value: async (tenant: string, id: string) => {
-        const row = await real.getRun(tenant, id);
-        if (!row || stale++ > 0) return row;
-        const before = rows.at(-3)!;
-        return { ...row, status: 'running', head: { seq: before.seq, hash: before.hash as Digest } };
+  const racing: Store = withPorts(real, {
+    runs: Object.create(real.runs, {
+      getRun: {
+        value: async (tenant: string, id: string) => {
+          const row = await real.runs.getRun(tenant, id);
+          if (!row || stale++ > 0) return row;
+          const before = rows.at(-3)!;
+          return { ...row, status: 'running', head: { seq: before.seq, hash: before.hash as Digest } };
+        },
       },
-    },
+    }),
   });
   const k = createKeel({ store: racing, tools: [spyTool('reply'), spyTool('close', { destructive: true })] });
   try {

@@ -97,24 +97,24 @@ for (const target of targets) {
 
       const store = await openStore(target.store);
       try {
-        assert.deepEqual(await resolveApiKey(store, created.key), {
+        assert.deepEqual(await resolveApiKey(store.keys, created.key), {
           tenant: 'acme',
           subject: 'ci-bot',
           keyId: created.keyId,
           kind: 'service',
         });
-        assert.equal((await resolveApiKey(store, plainKey))?.kind, 'human');
+        assert.equal((await resolveApiKey(store.keys, plainKey))?.kind, 'human');
         // Another tenant cannot revoke it; it changes nothing.
         const foreign = failJson(keel(['--tenant', 'globex', 'keys', 'revoke', created.keyId, '--json']), 3);
         assert.equal(foreign.error, 'not_found');
-        assert.ok(await resolveApiKey(store, created.key));
+        assert.ok(await resolveApiKey(store.keys, created.key));
 
         const revoked = okJson<{ keyId: string; revoked: boolean }>(
           keel(['--tenant', 'acme', 'keys', 'revoke', created.keyId, '--json']),
         );
         assert.deepEqual(revoked, { keyId: created.keyId, tenant: 'acme', revoked: true });
-        assert.equal(await resolveApiKey(store, created.key), undefined);
-        assert.ok(await resolveApiKey(store, plainKey), 'the other key still resolves');
+        assert.equal(await resolveApiKey(store.keys, created.key), undefined);
+        assert.ok(await resolveApiKey(store.keys, plainKey), 'the other key still resolves');
       } finally {
         await store.close();
       }

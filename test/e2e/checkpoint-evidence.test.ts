@@ -224,7 +224,7 @@ for (const [name, make] of STORES) {
           makeCheckpoint(keel.store, 'acme', key, undefined, { witness: w }),
           refusedAs('checkpoint_missing'),
         );
-        assert.equal((await keel.store.listCheckpoints('acme')).length, 0);
+        assert.equal((await keel.store.checkpoints.listCheckpoints('acme')).length, 0);
         assert.deepEqual(readdirSync(join(witness, 'acme')), ['000000000001.json']);
       } finally {
         await keel.close();
@@ -366,7 +366,7 @@ for (const [name, make] of STORES) {
           assert.match(e.message, /the heads the store recorded for checkpoint 1 .* they were edited/);
           return true;
         });
-        assert.equal((await keel.store.listCheckpoints('acme')).length, 1);
+        assert.equal((await keel.store.checkpoints.listCheckpoints('acme')).length, 1);
       } finally {
         await keel.close();
         await owned.drop();

@@ -160,7 +160,7 @@ test('emit processes racing on one SQLite file under a one-call writ make exactl
   assert.deepEqual(statuses, ['completed', ...Array(N - 1).fill('refused')]);
   assert.deepEqual(refusals, Array(N - 1).fill('writ_budget_exhausted'));
   assert.deepEqual(
-    (await keel.store.readWritBudgets(TENANT, (await keel.writs.inspect(TENANT, w.chain)).hash))!.map(
+    (await keel.store.budgets.readWritBudgets(TENANT, (await keel.writs.inspect(TENANT, w.chain)).hash))!.map(
       (u) => u.used,
     ),
     [{ steps: 1, calls: 1, cents: 0 }],

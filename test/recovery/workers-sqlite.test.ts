@@ -111,7 +111,7 @@ test('SIGTERM mid-step: the worker finishes the step, releases the run, exits 0 
     assert.equal(run.status, 'running', 'the rest of the run is left for another worker');
     const kinds = (await keel.runs.entries('acme', runId)).map((e) => e.kind);
     assert.equal(kinds.at(-1), 'step.completed', 'the step in progress was finished and recorded');
-    assert.equal((await keel.store.workerStatus(Date.now())).queueDepth, 1, 'and the run was released');
+    assert.equal((await keel.store.queue.workerStatus(Date.now())).queueDepth, 1, 'and the run was released');
 
     const second = spawnWorker(opts);
     await waitUntil(

@@ -119,7 +119,7 @@ announced AS (
 )
 SELECT ord, (SELECT count(*) FROM woken) AS woke, (SELECT count(*) FROM announced) AS announced FROM won`;
 
-/** The channel every append is announced on, as `<schema> <run id>` (Store.onAppended). */
+/** The channel every append is announced on, as `<schema> <run id>` (Ledger.onAppended). */
 export const APPEND_CHANNEL = 'keel_appends';
 
 /**

@@ -101,7 +101,7 @@ async function appendChain(store: PostgresStore, runId: string, n: number): Prom
   let head: Head | null = null;
   for (let i = 0; i < n; i++) {
     const entry = next(runId, head, i);
-    head = await store.append({
+    head = await store.ledger.append({
       tenant: 'bench',
       runId,
       expectedHead: head,

@@ -82,7 +82,7 @@ export function parsePostgresTarget(url: string, schema?: string): PostgresTarge
 /**
  * A pool on the target's schema. `asyncCommit`: its sessions commit without waiting for the WAL
  * flush (`synchronous_commit = off`), for writes that a synchronous commit always follows before
- * anyone relies on them (events.ts).
+ * anyone relies on them (postgres-event-index.ts).
  */
 export function createPool(
   target: PostgresTarget,

@@ -1,5 +1,5 @@
 /**
- * API keys and idempotency records in PostgreSQL: the part of the Store port `keel serve` needs.
+ * API keys and idempotency records in PostgreSQL: what the keys and idempotency ports need (postgres-keys.ts, postgres-idempotency.ts).
  * A claim is one statement: an upsert that inserts the record, or takes it over when it is older
  * than the TTL or its same-digest holder's lease has lapsed, and otherwise reads what is there.
  * Under READ COMMITTED a record committed by a concurrent claim after this statement's snapshot

@@ -1,6 +1,7 @@
 /**
- * Leases, worker heartbeats and wake-ups in PostgreSQL: the part of the Store port that lets many
- * `keel worker` processes share runs with no queue but the runs table. Claims lock candidate rows
+ * Leases, worker heartbeats and wake-ups in PostgreSQL: the statements of the work queue
+ * (postgres-work-queue.ts), which lets many `keel worker` processes share runs with no queue but
+ * the runs table. Claims lock candidate rows
  * with `FOR UPDATE SKIP LOCKED` (two workers never wait on, or take, the same run); renewals lock
  * in run-id order, as appends do; each call is one statement, one transaction. Times come from
  * the caller (`now`, ms). Wake-ups are `LISTEN keel_runs` on a dedicated connection, filtered by

@@ -42,7 +42,7 @@ test('three stores opening one empty schema at once migrate it exactly once', as
       Array.from({ length: SCHEMA_VERSION }, (_, i) => i + 1),
     );
     // Every store works on the one schema.
-    assert.deepEqual(await stores[2]!.listRuns('t1'), { runs: [] });
+    assert.deepEqual(await stores[2]!.runs.listRuns('t1'), { runs: [] });
   } finally {
     await Promise.all(stores.map((s) => s.close()));
   }
@@ -144,8 +144,8 @@ test('a v1 schema with runs is upgraded to the current version in place: its run
   );
   const store = await PostgresStore.open(url, { schema, migrate: false });
   try {
-    assert.equal((await store.getRun('t1', 'r-old'))?.status, 'running');
-    const claimed = await store.claimRuns('w1', 1000, 10, Date.now());
+    assert.equal((await store.runs.getRun('t1', 'r-old'))?.status, 'running');
+    const claimed = await store.queue.claimRuns('w1', 1000, 10, Date.now());
     assert.deepEqual(
       claimed.map((r) => [r.runId, r.entries.map((e) => e.seq)]),
       [['r-old', [0]]],
@@ -172,9 +172,9 @@ test('a v12 schema with queued shadow work is upgraded in place: the items stay,
   assert.deepEqual([report.from, report.version], [12, SCHEMA_VERSION]);
   const store = await PostgresStore.open(url, { schema, migrate: false });
   try {
-    const [item] = await store.claimShadowWork('me', 1_000, 5, 1_000, { tenant: 't1' });
+    const [item] = await store.shadowQueue.claimShadowWork('me', 1_000, 5, 1_000, { tenant: 't1' });
     assert.deepEqual([item?.id, item?.liveRunId, item?.attempts], ['w-1', 'live-1', 0]);
-    assert.equal((await store.shadowQueueStatus(1_000, { tenant: 't1' })).failed, 0);
+    assert.equal((await store.shadowQueue.shadowQueueStatus(1_000, { tenant: 't1' })).failed, 0);
   } finally {
     await store.close();
   }

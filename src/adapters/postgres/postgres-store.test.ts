@@ -42,11 +42,11 @@ test('group commit: 20 appends issued together share one transaction; a stale he
   try {
     const staleId = hashOf('stale');
     const staleLedger = buildLedger(staleId, 1);
-    await store.append({ ...create(staleId, 0), entries: staleLedger.slice(0, 1) });
+    await store.ledger.append({ ...create(staleId, 0), entries: staleLedger.slice(0, 1) });
     const before = store.stats();
     const results = await Promise.allSettled([
-      ...Array.from({ length: 19 }, (_, i) => store.append(create(hashOf({ group: i }), 1))),
-      store.append({
+      ...Array.from({ length: 19 }, (_, i) => store.ledger.append(create(hashOf({ group: i }), 1))),
+      store.ledger.append({
         tenant: 't1',
         runId: staleId,
         expectedHead: { seq: 0, hash: hashOf('not the head') },
@@ -58,8 +58,8 @@ test('group commit: 20 appends issued together share one transaction; a stale he
     assert.equal(results.filter((r) => r.status === 'fulfilled').length, 19);
     assert.ok(isCode('head_conflict')((results[19] as PromiseRejectedResult).reason));
     assert.equal(store.stats().entriesAppended - before.entriesAppended, 19 * 3);
-    assert.equal((await store.listRuns('t1', { limit: 100 })).runs.length, 20);
-    assert.equal((await store.readEntries('t1', staleId)).length, 1);
+    assert.equal((await store.runs.listRuns('t1', { limit: 100 })).runs.length, 20);
+    assert.equal((await store.ledger.readEntries('t1', staleId)).length, 1);
   } finally {
     await store.close();
   }
@@ -81,7 +81,7 @@ test('a group whose statement fails is rewritten with a savepoint per append, st
       channel: 'cli',
       requestedAt: '2026-01-01T00:00:00.000Z',
     };
-    await store.append({
+    await store.ledger.append({
       ...create(runId, 0),
       entries: ledger,
       status: 'waiting_approval',
@@ -89,8 +89,8 @@ test('a group whose statement fails is rewritten with a savepoint per append, st
     });
     const before = store.stats().commits;
     const results = await Promise.allSettled([
-      store.append(create(hashOf('before'), 1)),
-      store.append({
+      store.ledger.append(create(hashOf('before'), 1)),
+      store.ledger.append({
         tenant: 't1',
         runId,
         expectedHead: { seq: 0, hash: ledger[0]!.hash },
@@ -98,7 +98,7 @@ test('a group whose statement fails is rewritten with a savepoint per append, st
         status: 'waiting_approval',
         openApproval: approval,
       }),
-      store.append(create(hashOf('after'), 1)),
+      store.ledger.append(create(hashOf('after'), 1)),
     ]);
     assert.deepEqual(
       results.map((r) => r.status),
@@ -110,7 +110,7 @@ test('a group whose statement fails is rewritten with a savepoint per append, st
       String(refused),
     );
     assert.equal(store.stats().commits - before, 1);
-    assert.equal((await store.getRun('t1', runId))?.head.seq, 0);
+    assert.equal((await store.runs.getRun('t1', runId))?.head.seq, 0);
   } finally {
     await store.close();
   }
@@ -125,14 +125,14 @@ test('under concurrent load, appends of many runs share commits and every ledger
     await Promise.all(
       runs.map(async (runId) => {
         const ledger = buildLedger(runId, 4);
-        let head = await store.append({
+        let head = await store.ledger.append({
           ...create(runId, 0),
           entries: ledger.slice(0, 1),
           status: 'running',
         });
         appends++;
         for (let i = 1; i < ledger.length; i += 2) {
-          head = await store.append({
+          head = await store.ledger.append({
             tenant: 't1',
             runId,
             expectedHead: head,
@@ -147,9 +147,9 @@ test('under concurrent load, appends of many runs share commits and every ledger
     assert.equal(appends, 40 * 5);
     assert.ok(commits <= appends / 4, `${commits} commits for ${appends} appends`);
     for (const runId of runs) {
-      const run = await store.getRun('t1', runId);
+      const run = await store.runs.getRun('t1', runId);
       assert.equal(run?.status, 'completed');
-      assert.equal(verifyLedger(runId, await store.readEntries('t1', runId), run!.head).ok, true);
+      assert.equal(verifyLedger(runId, await store.ledger.readEntries('t1', runId), run!.head).ok, true);
     }
   } finally {
     await store.close();
@@ -163,9 +163,11 @@ test('two stores appending to the same runs in opposite orders never deadlock: e
     for (let round = 0; round < 3; round++) {
       const runs = Array.from({ length: 300 }, (_, i) => hashOf({ order: i, round }));
       const ledgers = runs.map((runId) => buildLedger(runId, 1));
-      await Promise.all(ledgers.map((l, i) => a.append({ ...create(runs[i]!, 0), entries: l.slice(0, 1) })));
+      await Promise.all(
+        ledgers.map((l, i) => a.ledger.append({ ...create(runs[i]!, 0), entries: l.slice(0, 1) })),
+      );
       const advance = (store: typeof a, i: number, entries: StoredEntry[]) =>
-        store.append({
+        store.ledger.append({
           tenant: 't1',
           runId: runs[i]!,
           expectedHead: { seq: 0, hash: ledgers[i]![0]!.hash },
@@ -188,7 +190,7 @@ test('two stores appending to the same runs in opposite orders never deadlock: e
       );
       // A deadlock costs PostgreSQL's deadlock_timeout (1 s) before one side is aborted.
       assert.ok(elapsed < 900, `round ${round} took ${Math.round(elapsed)} ms`);
-      for (const runId of runs) assert.equal((await b.getRun('t1', runId))?.head.seq, 1);
+      for (const runId of runs) assert.equal((await b.runs.getRun('t1', runId))?.head.seq, 1);
     }
   } finally {
     await a.close();
@@ -198,10 +200,10 @@ test('two stores appending to the same runs in opposite orders never deadlock: e
 
 test('a closed store refuses appends and closing twice is harmless', async () => {
   const store = await openScratchStore(url, fresh('closed'));
-  const pending = store.append(create(hashOf('in-flight at close'), 1));
+  const pending = store.ledger.append(create(hashOf('in-flight at close'), 1));
   await store.close();
   assert.equal((await pending).seq, 2, 'an append issued before close is written');
-  await assert.rejects(store.append(create(hashOf('late'), 0)), isCode('store_unavailable'));
+  await assert.rejects(store.ledger.append(create(hashOf('late'), 0)), isCode('store_unavailable'));
   await store.close();
 });
 
@@ -209,13 +211,13 @@ test('entries survive closing and reopening, and verify', async () => {
   const schema = fresh('reopen');
   const runId = hashOf('reopen');
   const a = await openScratchStore(url, schema);
-  await a.append(create(runId, 3));
+  await a.ledger.append(create(runId, 3));
   await a.close();
   const b = await openScratchStore(url, schema);
   try {
-    const run = await b.getRun('t1', runId);
+    const run = await b.runs.getRun('t1', runId);
     assert.equal(run?.head.seq, 6);
-    const r = verifyLedger(runId, await b.readEntries('t1', runId), run!.head);
+    const r = verifyLedger(runId, await b.ledger.readEntries('t1', runId), run!.head);
     assert.equal(r.ok, true);
   } finally {
     await b.close();
@@ -229,18 +231,24 @@ test('two stores on one schema cannot both append at one seq', async () => {
     for (let round = 0; round < 10; round++) {
       const runId = hashOf({ two: round });
       const ledger = buildLedger(runId, 1);
-      await a.append({ ...create(runId, 0), entries: ledger.slice(0, 1), status: 'running' });
+      await a.ledger.append({ ...create(runId, 0), entries: ledger.slice(0, 1), status: 'running' });
       const head = { seq: 0, hash: ledger[0]!.hash };
       const mine = extendLedger(runId, ledger[0]!, 1);
       const results = await Promise.allSettled([
-        a.append({ tenant: 't1', runId, expectedHead: head, entries: ledger.slice(1, 2), status: 'running' }),
-        b.append({ tenant: 't1', runId, expectedHead: head, entries: mine, status: 'running' }),
+        a.ledger.append({
+          tenant: 't1',
+          runId,
+          expectedHead: head,
+          entries: ledger.slice(1, 2),
+          status: 'running',
+        }),
+        b.ledger.append({ tenant: 't1', runId, expectedHead: head, entries: mine, status: 'running' }),
       ]);
       assert.deepEqual(results.map((r) => r.status).sort(), ['fulfilled', 'rejected']);
       const lost = results.find((r) => r.status === 'rejected') as PromiseRejectedResult;
       assert.ok(isCode('head_conflict')(lost.reason), String(lost.reason));
       assert.deepEqual(
-        (await b.readEntries('t1', runId)).map((e) => e.seq),
+        (await b.ledger.readEntries('t1', runId)).map((e) => e.seq),
         [0, 1],
       );
     }
@@ -262,13 +270,13 @@ test('with ?notify=off nothing is NOTIFYed: appends and releases work, workers a
   try {
     let woken = 0;
     let appended = 0;
-    const stop = await quiet.onRunnable(() => woken++);
-    const stopAppends = await quiet.onAppended(() => appended++);
+    const stop = await quiet.queue.onRunnable(() => woken++);
+    const stopAppends = await quiet.ledger.onAppended(() => appended++);
     const runId = hashOf('quiet');
-    await quiet.append({ ...create(runId, 0), status: 'running', lease: { op: 'release' } });
-    const [claimed] = await quiet.claimRuns('w1', 1000, 10, Date.now());
+    await quiet.ledger.append({ ...create(runId, 0), status: 'running', lease: { op: 'release' } });
+    const [claimed] = await quiet.queue.claimRuns('w1', 1000, 10, Date.now());
     assert.equal(claimed?.runId, runId);
-    assert.equal(await quiet.releaseRun('w1', runId), true);
+    assert.equal(await quiet.queue.releaseRun('w1', runId), true);
     await new Promise((r) => setTimeout(r, 200));
     assert.deepEqual(
       heard.filter((p) => p === schema || p.startsWith(`${schema} `)),
@@ -295,7 +303,7 @@ test('runs carrying the same 100 KiB model answer store it once per tenant', asy
     );
     await Promise.all(
       runs.map(([tenant, entries]) =>
-        store.append({
+        store.ledger.append({
           tenant,
           runId: entries[0]!.runId,
           expectedHead: null,
@@ -306,7 +314,10 @@ test('runs carrying the same 100 KiB model answer store it once per tenant', asy
       ),
     );
     const [tenant, last] = runs[199]!;
-    assert.equal(verifyLedger(last[0]!.runId, await store.readEntries(tenant, last[0]!.runId)).ok, true);
+    assert.equal(
+      verifyLedger(last[0]!.runId, await store.ledger.readEntries(tenant, last[0]!.runId)).ok,
+      true,
+    );
     const c = new pg.Client({ connectionString: url });
     await c.connect();
     try {

@@ -1,5 +1,5 @@
 /**
- * The audit query's SQL, shared by both stores (Store.queryEntries, countEntries): the conditions
+ * The audit query's SQL, shared by both stores (Ledger.queryEntries, countEntries): the conditions
  * of an EntryFilter over `entries e JOIN runs r`, the (at, run id, seq) order and its cursor. The
  * stores differ only in how a payload field is read (EntrySqlDialect): SQLite's json_extract on
  * the payload's text, PostgreSQL's jsonb of it. Pure: nothing here queries.

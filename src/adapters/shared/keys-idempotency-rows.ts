@@ -1,5 +1,5 @@
 /**
- * API key and idempotency rows (SQLite and PostgreSQL alike) to the Store port's values, and the
+ * API key and idempotency rows (SQLite and PostgreSQL alike) to the ports' values, and the
  * one rule that turns an existing idempotency record into a claim outcome. Pure mapping: nothing
  * here queries. A key row is never mapped with its hash: what leaves the store is ApiKeyInfo.
  */

@@ -1,5 +1,5 @@
 /**
- * The SQL of `Store.tallyLiveRuns`, shared by both stores: a version's live runs in a window
+ * The SQL of `RunIndex.tallyLiveRuns`, shared by both stores: a version's live runs in a window
  * counted where they are kept, however many there are (never the newest N loaded and counted),
  * with the approvals people resolved in them. A run counts when it finished, has no mode (not a
  * test or shadow), and its root is a `run.started` without `forkOf` or `attemptOf`, started while

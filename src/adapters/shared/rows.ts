@@ -1,5 +1,5 @@
 /**
- * Store rows (SQLite and PostgreSQL alike) to the Store port's records, and the run-listing cursor.
+ * Store rows (SQLite and PostgreSQL alike) to the ports' records, and the run-listing cursor.
  * Pure mapping: nothing here queries. Both stores use the same column names and the same cursor
  * (createdAt, runId), so a page boundary means the same thing on both.
  */

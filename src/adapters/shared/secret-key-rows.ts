@@ -1,5 +1,5 @@
 /**
- * The statements both stores use for a tenant's secret-hashing key (`Store.secretKey`):
+ * The statements both stores use for a tenant's secret-hashing key (`Keys.secretKey`):
  * insert-or-nothing, then read, so the first key stored for a tenant is the one every process
  * gets. Placeholders are written `$n` (SQLite binds them through `sqliteStatement`).
  */

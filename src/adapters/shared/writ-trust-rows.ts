@@ -1,5 +1,5 @@
 /**
- * Trusted writ key and writ revocation rows (SQLite and PostgreSQL alike) to the Store port's
+ * Trusted writ key and writ revocation rows (SQLite and PostgreSQL alike) to the ports'
  * records, and the statements both stores share (placeholders written `$n`; SQLite binds them by
  * position through `sqliteParams`). Pure mapping: nothing here queries.
  */

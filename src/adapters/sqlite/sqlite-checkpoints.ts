@@ -2,12 +2,23 @@
  * Signed checkpoints in the SQLite file (schema v11): the checkpoint chain per tenant and the run
  * heads each checkpoint recorded (only those that changed since the one before). Appending a
  * checkpoint is one IMMEDIATE transaction that first checks it follows the tenant's last one.
+ * Retention (sqlite-retention.ts) removes runs the chain goes on covering.
  */
 import type Database from 'better-sqlite3';
 import type { Checkpoint } from '../../core/checkpoint/index.ts';
-import type { CheckpointHead, CheckpointHeadRow, HeadCursor, LogCursor } from '../../ports/index.ts';
+import type { Head } from '../../core/ledger/index.ts';
+import type {
+  CheckpointHead,
+  CheckpointHeadRow,
+  CheckpointStore,
+  HeadCursor,
+  LogCursor,
+  RetainedRun,
+} from '../../ports/index.ts';
 import { assertFollows, logColumns, toCheckpoint, toHead, toHeadRow } from '../shared/checkpoint-rows.ts';
 import type { Row } from '../shared/rows.ts';
+import type { SqliteHandle } from './sqlite-handle.ts';
+import { SqliteRetention } from './sqlite-retention.ts';
 
 /** `(created_at, run_id) > (?, ?)` in creation order, or every row. */
 const AFTER = '(? IS NULL OR created_at > ? OR (created_at = ? AND run_id > ?))';
@@ -18,8 +29,10 @@ const afterParams = (a: HeadCursor | undefined) => [
   a?.runId ?? null,
 ];
 
-export class SqliteCheckpoints {
-  readonly append: (c: Checkpoint, changed: readonly CheckpointHead[]) => void;
+export class SqliteCheckpoints implements CheckpointStore {
+  private readonly append: (c: Checkpoint, changed: readonly CheckpointHead[]) => void;
+  private readonly retention: SqliteRetention;
+  private readonly tenants: Database.Statement;
   private readonly last: Database.Statement;
   private readonly all: Database.Statement;
   private readonly heads: Database.Statement;
@@ -30,7 +43,10 @@ export class SqliteCheckpoints {
   private readonly runLast: Database.Statement;
   private readonly log: Database.Statement;
 
-  constructor(db: Database.Database) {
+  constructor(private readonly h: SqliteHandle) {
+    const db: Database.Database = h.db;
+    this.retention = new SqliteRetention(db);
+    this.tenants = db.prepare('SELECT DISTINCT tenant FROM runs ORDER BY tenant').pluck();
     this.last = db.prepare('SELECT seq, hash FROM checkpoints WHERE tenant = ? ORDER BY seq DESC LIMIT 1');
     this.all = db.prepare('SELECT * FROM checkpoints WHERE tenant = ? ORDER BY seq');
     this.heads = db.prepare(
@@ -99,33 +115,68 @@ export class SqliteCheckpoints {
     }).immediate;
   }
 
-  list(tenant: string): Checkpoint[] {
+  async appendCheckpoint(c: Checkpoint, changed: readonly CheckpointHead[]): Promise<void> {
+    this.append(c, changed);
+    this.h.commits++;
+  }
+
+  async listCheckpoints(tenant: string): Promise<Checkpoint[]> {
     return (this.all.all(tenant) as Row[]).map(toCheckpoint);
   }
 
-  get(tenant: string, seq: number): Checkpoint | undefined {
+  async getCheckpoint(tenant: string, seq: number): Promise<Checkpoint | undefined> {
     const row = this.one.get(tenant, seq) as Row | undefined;
     return row ? toCheckpoint(row) : undefined;
   }
 
-  headOf(tenant: string, runId: string): CheckpointHeadRow | undefined {
+  async checkpointedHead(tenant: string, runId: string): Promise<CheckpointHeadRow | undefined> {
     const row = this.runLast.get(tenant, runId) as Row | undefined;
     return row ? toHeadRow(row) : undefined;
   }
 
-  logRows(tenant: string, o: { after?: LogCursor; limit: number }): CheckpointHeadRow[] {
+  async checkpointLog(tenant: string, o: { after?: LogCursor; limit: number }): Promise<CheckpointHeadRow[]> {
     const a = o.after;
     const s = a?.checkpointSeq ?? null;
     const c = a?.createdAt ?? null;
     return (this.log.all(tenant, s, s, s, c, c, a?.runId ?? null, o.limit) as Row[]).map(toHeadRow);
   }
 
-  runHeads(tenant: string, o: { after?: HeadCursor; limit: number }): CheckpointHead[] {
+  async retainedHeads(tenant: string, o: { after?: HeadCursor; limit: number }): Promise<CheckpointHead[]> {
+    return this.retention.heads(tenant, o);
+  }
+
+  async getRetainedRun(tenant: string, runId: string): Promise<RetainedRun | undefined> {
+    return this.retention.get(tenant, runId);
+  }
+
+  /** Whether any tenant's run of this id was retained (an append never creates it again). */
+  isRetained(runId: string): boolean {
+    return this.retention.isRetained(runId);
+  }
+
+  async retainRuns(
+    tenant: string,
+    runs: readonly { readonly runId: string; readonly head: Head }[],
+    manifestDigest: string,
+    at: string,
+  ): Promise<{ removed: string[]; skipped: { runId: string; reason: string }[] }> {
+    return this.retention.retain(tenant, runs, manifestDigest, at);
+  }
+
+  async tenantsWithRuns(): Promise<string[]> {
+    return this.tenants.all() as string[];
+  }
+
+  async runHeads(tenant: string, o: { after?: HeadCursor; limit: number }): Promise<CheckpointHead[]> {
     return (this.heads.all(tenant, ...afterParams(o.after), o.limit) as Row[]).map(toHead);
   }
 
   /** As of the last checkpoint, from checkpoint_latest (a scan in order); of an earlier one, from the history. */
-  checkpointedHeads(tenant: string, seq: number, o: { after?: HeadCursor; limit: number }): CheckpointHead[] {
+  async checkpointedHeads(
+    tenant: string,
+    seq: number,
+    o: { after?: HeadCursor; limit: number },
+  ): Promise<CheckpointHead[]> {
     const last = Number((this.last.get(tenant) as Row | undefined)?.seq ?? 0);
     const rows =
       seq >= last
@@ -134,10 +185,10 @@ export class SqliteCheckpoints {
     return (rows as Row[]).map(toHead);
   }
 
-  headRows(
+  async checkpointHeadRows(
     tenant: string,
     o: { after?: { runId: string; checkpointSeq: number }; limit: number },
-  ): CheckpointHeadRow[] {
+  ): Promise<CheckpointHeadRow[]> {
     const a = o.after;
     return (
       this.rows.all(

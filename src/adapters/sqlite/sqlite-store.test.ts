@@ -35,9 +35,11 @@ test('group commit: appends issued together share one transaction', async () => 
   try {
     const store = new SqliteStore(join(d, 'k.db'));
     const before = store.stats().commits;
-    await Promise.all(Array.from({ length: 20 }, (_, i) => store.append(create(hashOf({ group: i }), 1))));
+    await Promise.all(
+      Array.from({ length: 20 }, (_, i) => store.ledger.append(create(hashOf({ group: i }), 1))),
+    );
     assert.equal(store.stats().commits - before, 1);
-    assert.equal((await store.listRuns('t1', { limit: 100 })).runs.length, 20);
+    assert.equal((await store.runs.listRuns('t1', { limit: 100 })).runs.length, 20);
     await store.close();
   } finally {
     rmSync(d, { recursive: true, force: true });
@@ -58,7 +60,7 @@ test('group commit: event claims and appends issued together share one transacti
         payload: {},
         time: 'x',
       };
-      return store.claimEvent({
+      return store.events.claimEvent({
         tenant: 't1',
         source: 's',
         eventId: event.id,
@@ -71,7 +73,7 @@ test('group commit: event claims and appends issued together share one transacti
     const claims = await Promise.all([
       ...Array.from({ length: 8 }, (_, i) => claim(i)),
       claim(0),
-      ...Array.from({ length: 4 }, (_, i) => store.append(create(hashOf({ claimed: i }), 1))),
+      ...Array.from({ length: 4 }, (_, i) => store.ledger.append(create(hashOf({ claimed: i }), 1))),
     ]);
     assert.equal(store.stats().commits - before, 1);
     assert.deepEqual(
@@ -91,7 +93,7 @@ test('a claim naming runs commits without an fsync of its own (the durable commi
     const store = new SqliteStore(path);
     const claim = (id: string, runs: number) => {
       const event = { id, type: 't', tenant: 't1', source: 's', subject: '', payload: {}, time: 'x' };
-      return store.claimEvent({
+      return store.events.claimEvent({
         tenant: 't1',
         source: 's',
         eventId: id,
@@ -108,14 +110,14 @@ test('a claim naming runs commits without an fsync of its own (the durable commi
     assert.equal((await claim('with-runs', 1)).state, 'first');
     assert.equal(store.stats().commits - before, 0, 'no durable commit of its own');
     assert.equal(store.durability.synchronous, 'FULL');
-    await store.append(create(hashOf('the run it names'), 1));
+    await store.ledger.append(create(hashOf('the run it names'), 1));
     assert.equal(store.stats().commits - before, 1);
     assert.equal((await claim('no-runs', 0)).state, 'first');
     assert.equal(store.stats().commits - before, 2, 'a claim naming no run is a durable commit');
     await store.close();
     const again = new SqliteStore(path);
     assert.equal(again.durability.synchronous, 'FULL');
-    assert.equal((await again.getDeliveredEvent('t1', 's', 'with-runs'))?.runs.length, 1);
+    assert.equal((await again.events.getDeliveredEvent('t1', 's', 'with-runs'))?.runs.length, 1);
     await again.close();
   } finally {
     rmSync(d, { recursive: true, force: true });
@@ -128,11 +130,11 @@ test('entries survive closing and reopening the file, and verify', async () => {
     const path = join(d, 'k.db');
     const runId = hashOf('reopen');
     const a = new SqliteStore(path);
-    await a.append(create(runId, 3));
+    await a.ledger.append(create(runId, 3));
     await a.close();
     const b = new SqliteStore(path);
-    const run = await b.getRun('t1', runId);
-    const r = verifyLedger(runId, await b.readEntries('t1', runId), run!.head);
+    const run = await b.runs.getRun('t1', runId);
+    const r = verifyLedger(runId, await b.ledger.readEntries('t1', runId), run!.head);
     assert.equal(r.ok, true);
     await b.close();
   } finally {
@@ -148,11 +150,23 @@ test('two handles on one file cannot both append at one seq', async () => {
     const a = new SqliteStore(path);
     const b = new SqliteStore(path);
     const ledger = buildLedger(runId, 1);
-    await a.append({ ...create(runId, 0), entries: ledger.slice(0, 1), status: 'running' });
+    await a.ledger.append({ ...create(runId, 0), entries: ledger.slice(0, 1), status: 'running' });
     const head = { seq: 0, hash: ledger[0]!.hash };
     const results = await Promise.allSettled([
-      a.append({ tenant: 't1', runId, expectedHead: head, entries: ledger.slice(1, 2), status: 'running' }),
-      b.append({ tenant: 't1', runId, expectedHead: head, entries: ledger.slice(1, 2), status: 'running' }),
+      a.ledger.append({
+        tenant: 't1',
+        runId,
+        expectedHead: head,
+        entries: ledger.slice(1, 2),
+        status: 'running',
+      }),
+      b.ledger.append({
+        tenant: 't1',
+        runId,
+        expectedHead: head,
+        entries: ledger.slice(1, 2),
+        status: 'running',
+      }),
     ]);
     assert.deepEqual(results.map((r) => r.status).sort(), ['fulfilled', 'rejected']);
     await a.close();
@@ -188,7 +202,7 @@ test('uses synchronous=FULL and WAL by default', async () => {
       new SqliteStore(join(d, 'n.db'), { synchronous: 'NORMAL' }).durability.synchronous,
       'NORMAL',
     );
-    await store.append(create(hashOf('p'), 0));
+    await store.ledger.append(create(hashOf('p'), 0));
     await store.close();
     const raw = new Database(path);
     assert.equal(raw.pragma('journal_mode', { simple: true }), 'wal');
@@ -210,9 +224,9 @@ test('a v1 file with runs is upgraded to the current schema in place: its runnin
              ('r-done', 't1', 'wf', 1, 'h', 'completed', 0, 'h', 'e', 't', '2026-01-01', '2026-01-01')`);
     raw.close();
     const store = new SqliteStore(path);
-    assert.equal((await store.getRun('t1', 'r-old'))?.status, 'running');
+    assert.equal((await store.runs.getRun('t1', 'r-old'))?.status, 'running');
     assert.deepEqual(
-      (await store.claimRuns('w1', 1000, 10, Date.now())).map((r) => r.runId),
+      (await store.queue.claimRuns('w1', 1000, 10, Date.now())).map((r) => r.runId),
       ['r-old'],
     );
     await store.close();
@@ -235,9 +249,9 @@ test('a v13 file with queued shadow work is upgraded in place: the items stay, c
       VALUES ('t1', 'w-1', 'wf', 2, 1, 'live-1', 'LIVE', '{}', 100, 'gone', 200)`);
     raw.close();
     const store = new SqliteStore(path);
-    const [item] = await store.claimShadowWork('me', 1_000, 5, 1_000, { tenant: 't1' });
+    const [item] = await store.shadowQueue.claimShadowWork('me', 1_000, 5, 1_000, { tenant: 't1' });
     assert.deepEqual([item?.id, item?.liveRunId, item?.attempts], ['w-1', 'live-1', 0]);
-    assert.equal((await store.shadowQueueStatus(1_000, { tenant: 't1' })).failed, 0);
+    assert.equal((await store.shadowQueue.shadowQueueStatus(1_000, { tenant: 't1' })).failed, 0);
     await store.close();
     const check = new Database(path);
     assert.equal(check.pragma('user_version', { simple: true }), SCHEMA_VERSION);
@@ -285,7 +299,7 @@ function legacyFile(path: string, version: number, runs: readonly string[]) {
 /** Every entry of every run reads back as written (envelope and bytes) and verifies. */
 async function assertLedgersKept(store: SqliteStore, runs: readonly string[], ledgers: StoredEntry[][]) {
   for (const [i, runId] of runs.entries()) {
-    const read = await store.readEntries('t1', runId);
+    const read = await store.ledger.readEntries('t1', runId);
     const view = (es: readonly StoredEntry[]) =>
       es.map((e) => [
         e.seq,
@@ -297,7 +311,7 @@ async function assertLedgersKept(store: SqliteStore, runs: readonly string[], le
         Buffer.from(e.payload).toString('hex'),
       ]);
     assert.deepEqual(view(read), view(ledgers[i]!));
-    assert.equal(verifyLedger(runId, read, (await store.getRun('t1', runId))!.head).ok, true);
+    assert.equal(verifyLedger(runId, read, (await store.runs.getRun('t1', runId))!.head).ok, true);
   }
 }
 
@@ -338,7 +352,7 @@ test('a v6 file keeps every entry when v7 stores its digests as 32 bytes, and ne
     const ledger = ledgers[0]!;
     const head = ledger[ledger.length - 1]!;
     const more = buildLedger(runId, 4).slice(ledger.length);
-    await store.append({
+    await store.ledger.append({
       tenant: 't1',
       runId,
       expectedHead: { seq: head.seq, hash: head.hash },
@@ -404,10 +418,10 @@ test('an append whose entry hash is not a sha256 digest is refused before anythi
       i === entries.length - 1 ? { ...e, hash: 'sha256:nothex' as Digest } : e,
     );
     await assert.rejects(
-      store.append({ ...create(runId, 1), entries: bad }),
+      store.ledger.append({ ...create(runId, 1), entries: bad }),
       (e: Error & { code?: string }) => e.code === 'internal' && /not a sha256 digest/.test(e.message),
     );
-    assert.equal(await store.getRun('t1', runId), undefined);
+    assert.equal(await store.runs.getRun('t1', runId), undefined);
     await store.close();
   } finally {
     rmSync(d, { recursive: true, force: true });
@@ -420,8 +434,8 @@ test('1,000 runs carrying the same 100 KiB model answer store it once (the file 
     const path = join(d, 'k.db');
     const store = new SqliteStore(path);
     const runs = Array.from({ length: 1000 }, (_, i) => blobRun('t1', `dedupe-${i}`));
-    await Promise.all(runs.map((entries) => store.append(newRun(entries))));
-    const back = await store.readEntries('t1', runs[999]![0]!.runId);
+    await Promise.all(runs.map((entries) => store.ledger.append(newRun(entries))));
+    const back = await store.ledger.readEntries('t1', runs[999]![0]!.runId);
     assert.equal(verifyLedger(runs[999]![0]!.runId, back).ok, true);
     await store.close();
     const raw = new Database(path);
@@ -441,20 +455,20 @@ test('a blob row removed under a run is named blob_missing, and written again by
   try {
     const path = join(d, 'k.db');
     const store = new SqliteStore(path);
-    const append = (entries: StoredEntry[]) => store.append(newRun(entries));
+    const append = (entries: StoredEntry[]) => store.ledger.append(newRun(entries));
     const first = blobRun('t1', 'gone-1');
     await append(first);
     // Another handle (retention elsewhere, an operator) removes the row behind this store's back.
     const raw = new Database(path);
     assert.equal(raw.prepare('DELETE FROM blobs').run().changes, 1);
-    const broken = verifyLedger(first[0]!.runId, await store.readEntries('t1', first[0]!.runId));
+    const broken = verifyLedger(first[0]!.runId, await store.ledger.readEntries('t1', first[0]!.runId));
     assert.equal(!broken.ok && broken.failure.code, 'blob_missing');
     // The store knows nothing stale: the next run with the same answer stores the blob again.
     const second = blobRun('t1', 'gone-2');
     await append(second);
     assert.equal(raw.prepare('SELECT count(*) FROM blobs').pluck().get(), 1);
     for (const r of [first, second])
-      assert.equal(verifyLedger(r[0]!.runId, await store.readEntries('t1', r[0]!.runId)).ok, true);
+      assert.equal(verifyLedger(r[0]!.runId, await store.ledger.readEntries('t1', r[0]!.runId)).ok, true);
     raw.close();
     await store.close();
   } finally {

@@ -106,8 +106,8 @@ describe('simulated runs never act', () => {
           assert.equal(shadows.runs.length, 12);
           const liveRuns = (await without.runs.list('acme', { limit: 100 })).runs;
           for (const r of liveRuns) {
-            const x = await withShadow.store.readEntries('acme', r.runId);
-            const y = await without.store.readEntries('acme', r.runId);
+            const x = await withShadow.store.ledger.readEntries('acme', r.runId);
+            const y = await without.store.ledger.readEntries('acme', r.runId);
             assert.deepEqual(
               x.map((e) => [e.hash, Buffer.from(e.payload).toString('hex')]),
               y.map((e) => [e.hash, Buffer.from(e.payload).toString('hex')]),

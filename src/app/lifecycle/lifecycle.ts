@@ -198,7 +198,7 @@ export function createLifecycle(d: LifecycleDeps) {
   });
 
   async function version(tenant: string, workflowId: string, v?: number): Promise<VersionRecord> {
-    const rec = await store.getVersion(tenant, workflowId, v);
+    const rec = await store.registry.getVersion(tenant, workflowId, v);
     if (!rec)
       throw new KeelError(ErrorCode.notFound, `workflow ${workflowId}${v ? ` v${v}` : ''} not found`, {
         workflowId,
@@ -209,8 +209,8 @@ export function createLifecycle(d: LifecycleDeps) {
 
   /** The version events go to now (the rollout's old one during a rollout), other than `except`. */
   async function liveVersion(tenant: string, workflowId: string, except?: number) {
-    const rollout = (await store.getRollout(tenant, workflowId))?.state;
-    const versions = await store.listVersions(tenant, workflowId);
+    const rollout = (await store.registry.getRollout(tenant, workflowId))?.state;
+    const versions = await store.registry.listVersions(tenant, workflowId);
     if (rollout?.status === 'active' && rollout.from !== except)
       return versions.find((v) => v.version === rollout.from);
     return versions.filter((v) => ROUTABLE.includes(v.status) && v.version !== except).at(-1);
@@ -223,15 +223,15 @@ export function createLifecycle(d: LifecycleDeps) {
    */
   async function liveRunEvidence(tenant: string, v: VersionRecord, days: number) {
     const since = new Date(Date.parse(d.now()) - days * DAY_MS).toISOString();
-    const tally = await store.tallyLiveRuns(tenant, {
+    const tally = await store.runs.tallyLiveRuns(tenant, {
       workflowId: v.workflowId,
       version: v.version,
       since,
       examples: 50,
     });
     for (const runId of new Set([...tally.runIds, ...tally.deniedRunIds])) {
-      const run = await store.getRun(tenant, runId);
-      if (run) checkStoredRun(run, await store.readEntries(tenant, runId), v);
+      const run = await store.runs.getRun(tenant, runId);
+      if (run) checkStoredRun(run, await store.ledger.readEntries(tenant, runId), v);
     }
     const { runs: count, ...rest } = tally;
     return { count, ...rest };
@@ -324,7 +324,7 @@ export function createLifecycle(d: LifecycleDeps) {
           field: 'status',
         },
       );
-    const rollout = (await store.getRollout(tenant, workflowId))?.state;
+    const rollout = (await store.registry.getRollout(tenant, workflowId))?.state;
     if (rollout?.status === 'active' && (rollout.to === rec.version || rollout.from === rec.version))
       throw new KeelError(
         ErrorCode.runState,
@@ -333,7 +333,7 @@ export function createLifecycle(d: LifecycleDeps) {
       );
     const at = d.now();
     if (move.kind === 'demote') {
-      const [record] = await store.recordLifecycle({
+      const [record] = await store.registry.recordLifecycle({
         tenant,
         workflowId,
         records: [
@@ -373,7 +373,7 @@ export function createLifecycle(d: LifecycleDeps) {
     ];
     // A new LIVE version takes the traffic whole: the one LIVE before it steps back (recorded).
     if (target === 'LIVE')
-      for (const v of await store.listVersions(tenant, workflowId))
+      for (const v of await store.registry.listVersions(tenant, workflowId))
         if (v.version !== rec.version && ROUTABLE.includes(v.status))
           records.push({
             tenant,
@@ -386,7 +386,7 @@ export function createLifecycle(d: LifecycleDeps) {
             kind: 'demote',
             evidence: { supersededBy: rec.version },
           });
-    const [promotion] = await store.recordLifecycle({ tenant, workflowId, records });
+    const [promotion] = await store.registry.recordLifecycle({ tenant, workflowId, records });
     return { promotion: promotion!, report };
   }
 
@@ -394,7 +394,12 @@ export function createLifecycle(d: LifecycleDeps) {
 
   async function figures(tenant: string, r: RolloutState, workflowId: string) {
     const of = async (version: number): Promise<StageFigures> => {
-      const c = await store.countRuns(tenant, { workflowId, version, mode: 'live', since: r.stageStartedAt });
+      const c = await store.runs.countRuns(tenant, {
+        workflowId,
+        version,
+        mode: 'live',
+        since: r.stageStartedAt,
+      });
       const refused = c.refused ?? 0;
       const failed = c.failed ?? 0;
       return { runs: (c.completed ?? 0) + refused + failed, refused, failed };
@@ -445,7 +450,7 @@ export function createLifecycle(d: LifecycleDeps) {
       throw new KeelError(ErrorCode.usage, `minRuns: expected a positive whole number, got ${minRuns}`, {
         field: 'minRuns',
       });
-    const stored = await store.getRollout(tenant, workflowId);
+    const stored = await store.registry.getRollout(tenant, workflowId);
     if (stored?.state.status === 'active')
       throw new KeelError(
         ErrorCode.runState,
@@ -491,7 +496,7 @@ export function createLifecycle(d: LifecycleDeps) {
       status: 'active',
       stickyBy,
     };
-    const [record] = await store.recordLifecycle({
+    const [record] = await store.registry.recordLifecycle({
       tenant,
       workflowId,
       records: [
@@ -515,7 +520,7 @@ export function createLifecycle(d: LifecycleDeps) {
 
   /** Advances the active rollout on its figures; `auto` (an automatic rollout) rolls back when they say so. */
   async function stepRollout(tenant: string, workflowId: string, by: string, o: { auto?: boolean } = {}) {
-    const stored = await store.getRollout(tenant, workflowId);
+    const stored = await store.registry.getRollout(tenant, workflowId);
     const r = stored?.state;
     if (!stored || !r || r.status !== 'active')
       throw new KeelError(ErrorCode.runState, `${workflowId} has no active rollout`, { workflowId });
@@ -573,7 +578,12 @@ export function createLifecycle(d: LifecycleDeps) {
         evidence: { supersededBy: r.to, rollout: 'completed' },
       });
     }
-    await store.recordLifecycle({ tenant, workflowId, records, rollout: { state, expectedRev: stored.rev } });
+    await store.registry.recordLifecycle({
+      tenant,
+      workflowId,
+      records,
+      rollout: { state, expectedRev: stored.rev },
+    });
     return { rollout: state, verdict };
   }
 
@@ -584,13 +594,13 @@ export function createLifecycle(d: LifecycleDeps) {
     reason: string,
     verdict?: RolloutVerdict,
   ) {
-    const stored = await store.getRollout(tenant, workflowId);
+    const stored = await store.registry.getRollout(tenant, workflowId);
     const r = stored?.state;
     if (!stored || !r || r.status !== 'active')
       throw new KeelError(ErrorCode.runState, `${workflowId} has no active rollout`, { workflowId });
     const v = verdict ?? judgeRollout(r, await figures(tenant, r, workflowId));
     const state: RolloutState = { ...r, status: 'rolled_back' };
-    await store.recordLifecycle({
+    await store.registry.recordLifecycle({
       tenant,
       workflowId,
       records: [
@@ -617,7 +627,7 @@ export function createLifecycle(d: LifecycleDeps) {
     const key = `${tenant}\u0000${workflowId}`;
     if (ticking.has(key)) return;
     const p = (async () => {
-      const r = (await store.getRollout(tenant, workflowId))?.state;
+      const r = (await store.registry.getRollout(tenant, workflowId))?.state;
       if (r?.status === 'active' && r.auto)
         await stepRollout(tenant, workflowId, 'keel (automatic rollout)', { auto: true });
     })()
@@ -647,11 +657,11 @@ export function createLifecycle(d: LifecycleDeps) {
     const startedBefore = async (v: VersionRecord, taken: boolean) => {
       for (const form of taken ? earlier : [event, ...earlier]) {
         const runId = runIdFor(tenant, workflowId, v.specHash, form);
-        if (await store.getRun(tenant, runId)) return runId;
+        if (await store.runs.getRun(tenant, runId)) return runId;
       }
       return undefined;
     };
-    const r = (await store.getRollout(tenant, workflowId))?.state;
+    const r = (await store.registry.getRollout(tenant, workflowId))?.state;
     if (r?.status !== 'active') {
       const v = versions.filter((x) => ROUTABLE.includes(x.status)).at(-1);
       if (!v || !takes(v)) return {};
@@ -722,7 +732,8 @@ export function createLifecycle(d: LifecycleDeps) {
     ): Promise<ShadowReport> {
       const v =
         o.version ??
-        (await store.listVersions(tenant, workflowId)).filter((x) => x.status === 'SHADOW').at(-1)?.version;
+        (await store.registry.listVersions(tenant, workflowId)).filter((x) => x.status === 'SHADOW').at(-1)
+          ?.version;
       // Checked before anything is read: a `since` that is not an instant is bad input, never "no comparisons".
       const since = o.since === undefined ? undefined : requireInstantBound('since', o.since);
       const rec = await version(tenant, workflowId, v);
@@ -776,9 +787,9 @@ export function createLifecycle(d: LifecycleDeps) {
         rollback(tenant, workflowId, p.by, reason || `rolled back by ${p.by}`),
       async status(tenant: string, workflowId: string): Promise<RolloutStatus> {
         await version(tenant, workflowId);
-        const r = (await store.getRollout(tenant, workflowId))?.state;
+        const r = (await store.registry.getRollout(tenant, workflowId))?.state;
         if (!r) return { workflowId };
-        const byChoice = await store.countTriggerDisagreements(tenant, workflowId, {
+        const byChoice = await store.events.countTriggerDisagreements(tenant, workflowId, {
           to: r.to,
           startedAt: r.startedAt,
         });
@@ -801,7 +812,7 @@ export function createLifecycle(d: LifecycleDeps) {
     /** The workflow's lifecycle records and whether their chain verifies. */
     async records(tenant: string, workflowId: string): Promise<{ records: Promotion[]; chain: ChainResult }> {
       await version(tenant, workflowId);
-      const records = await store.listPromotions(tenant, workflowId);
+      const records = await store.registry.listPromotions(tenant, workflowId);
       return { records, chain: verifyPromotionChain(records) };
     },
   };

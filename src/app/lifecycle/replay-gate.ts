@@ -52,7 +52,7 @@ async function lastLiveRuns(
 ): Promise<LoadedRun[]> {
   const out: LoadedRun[] = [];
   for (let cursor: string | undefined; out.length < max; ) {
-    const page = await store.listRuns(tenant, {
+    const page = await store.runs.listRuns(tenant, {
       workflowId: version.workflowId,
       version: version.version,
       mode: 'live',
@@ -62,7 +62,7 @@ async function lastLiveRuns(
     for (const r of page.runs) {
       if (out.length >= max) break;
       if (!finished(r.status)) continue;
-      const { entries } = checkStoredRun(r, await store.readEntries(tenant, r.runId), version);
+      const { entries } = checkStoredRun(r, await store.ledger.readEntries(tenant, r.runId), version);
       const root = entries[0]!.payload as { forkOf?: unknown; attemptOf?: unknown; status: string };
       // Evidence of live behaviour: runs the routing started (or started by name) while LIVE.
       if (root.forkOf || root.attemptOf || (root.status !== 'LIVE' && root.status !== 'AUTONOMOUS')) continue;

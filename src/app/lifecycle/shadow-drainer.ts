@@ -119,7 +119,7 @@ export class ShadowDrainer {
   async liveRunEnded(tenant: string, runId: string): Promise<void> {
     if (this.ended.size >= 10_000) this.ended.clear();
     this.ended.add(`${tenant}\u0000${runId}`);
-    const ids = await this.o.store.wakeShadowWork(tenant, runId);
+    const ids = await this.o.store.shadowQueue.wakeShadowWork(tenant, runId);
     if (ids.length === 0) return;
     const mine = this.mine.get(tenant) ?? new Set<string>();
     for (const id of ids) mine.add(id);
@@ -231,7 +231,7 @@ export class ShadowDrainer {
       const skipTenants = tenants.filter(atLimit);
       if (scope.tenant !== undefined && skipTenants.length > 0) return 0;
       const takeOver = await this.takeOver(now, scope.tenant);
-      claimed = await store.claimShadowWork(owner, SHADOW_LEASE_MS, free, now, {
+      claimed = await store.shadowQueue.claimShadowWork(owner, SHADOW_LEASE_MS, free, now, {
         ...(scope.tenant !== undefined ? { tenant: scope.tenant } : {}),
         ...(skipTenants.length > 0 && scope.tenant === undefined ? { skipTenants } : {}),
         ...(takeOver.length > 0 ? { takeOver } : {}),
@@ -243,7 +243,7 @@ export class ShadowDrainer {
         const room = Math.min(free - claimed.length, this.o.limit(tenant) - (this.active.get(tenant) ?? 0));
         if (room <= 0 || ids.size === 0) continue;
         claimed.push(
-          ...(await store.claimShadowWork(owner, SHADOW_LEASE_MS, room, clock(), {
+          ...(await store.shadowQueue.claimShadowWork(owner, SHADOW_LEASE_MS, room, clock(), {
             tenant,
             ids: [...ids],
             ...(this.after ? { after: this.after } : {}),
@@ -257,7 +257,7 @@ export class ShadowDrainer {
       this.tenantsSeen.add(item.tenant);
       // A claim across tenants may bring more of one tenant than it may walk at once: back they go.
       if (atLimit(item.tenant)) {
-        await store.releaseShadowWork(item.tenant, item.id, owner).catch(() => undefined);
+        await store.shadowQueue.releaseShadowWork(item.tenant, item.id, owner).catch(() => undefined);
         continue;
       }
       this.after = { tenant: item.tenant, workflowId: item.workflowId, version: item.version };
@@ -273,7 +273,10 @@ export class ShadowDrainer {
     const key = tenant ?? '';
     const known = this.gone.get(key);
     if (known && now - known.at < 1000) return known.owners;
-    const status = await this.o.store.shadowQueueStatus(now, tenant !== undefined ? { tenant } : {});
+    const status = await this.o.store.shadowQueue.shadowQueueStatus(
+      now,
+      tenant !== undefined ? { tenant } : {},
+    );
     const owners = status.owners.map((x) => x.owner).filter((x) => x !== this.o.owner);
     const gone = owners.length === 0 ? [] : await this.o.goneOwners(owners);
     this.gone.set(key, { at: now, owners: gone });
@@ -315,7 +318,7 @@ export class ShadowDrainer {
     }
     const now = clock();
     if (outcome === 'done') {
-      await store.finishShadowWork(item.tenant, item.id);
+      await store.shadowQueue.finishShadowWork(item.tenant, item.id);
       this.forget(item);
     } else if (outcome === 'waiting') {
       // Nothing went wrong: looked at again less often the longer its live run takes, at once if it ended here.
@@ -324,11 +327,11 @@ export class ShadowDrainer {
         Math.max((now - item.enqueuedMs) / 10, SHADOW_LIVE_WAIT_MS.min),
         SHADOW_LIVE_WAIT_MS.max,
       );
-      await store.releaseShadowWork(item.tenant, item.id, owner, ended ? undefined : now + wait);
+      await store.shadowQueue.releaseShadowWork(item.tenant, item.id, owner, ended ? undefined : now + wait);
       if (!ended) this.retryLater(now + wait);
     } else if (final || item.attempts + 1 >= SHADOW_MAX_ATTEMPTS) {
       const error = `${outcome.retry} (attempt ${item.attempts + 1} of ${SHADOW_MAX_ATTEMPTS}${final ? ', not retried' : ''})`;
-      await store.failShadowWork(item.tenant, item.id, owner, error, now);
+      await store.shadowQueue.failShadowWork(item.tenant, item.id, owner, error, now);
       this.forget(item);
       this.o.onError?.(
         new KeelError(
@@ -340,7 +343,7 @@ export class ShadowDrainer {
       );
     } else {
       const at = now + retryDelay(item.attempts + 1);
-      await store.releaseShadowWork(item.tenant, item.id, owner, at, outcome.retry);
+      await store.shadowQueue.releaseShadowWork(item.tenant, item.id, owner, at, outcome.retry);
       this.retryLater(at);
     }
   }

@@ -338,7 +338,7 @@ describe('the shadow queue', () => {
       const { runs } = await keel.events.emit('acme', refund(10));
       await keel.lifecycle.settled();
       // What an older Keel recorded: a shadow of v2 skipped beside v1's run.
-      await keel.store.recordShadowSkip({
+      await keel.store.evidence.recordShadowSkip({
         tenant: 'acme',
         workflowId: 'refund',
         version: 2,

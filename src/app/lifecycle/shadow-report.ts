@@ -66,13 +66,18 @@ export async function shadowReport(
   o: { since?: string; against?: number; now: number },
 ): Promise<ShadowReport> {
   await shadows.settle(tenant, workflowId, version);
-  const all = await store.listComparisons(tenant, workflowId, version, o.since ? { since: o.since } : {});
+  const all = await store.evidence.listComparisons(
+    tenant,
+    workflowId,
+    version,
+    o.since ? { since: o.since } : {},
+  );
   const kept = o.against === undefined ? all : all.filter((c) => c.liveVersion === o.against);
   const agreed = kept.filter((c) => c.agree).length;
-  const skips = (await store.shadowSkips(tenant, workflowId, version, o.since)).filter(
+  const skips = (await store.evidence.shadowSkips(tenant, workflowId, version, o.since)).filter(
     (s) => o.against === undefined || s.liveVersion === o.against,
   );
-  const q = await store.shadowQueueStatus(o.now, { tenant, workflowId, version });
+  const q = await store.shadowQueue.shadowQueueStatus(o.now, { tenant, workflowId, version });
   const newRefusals = kept.flatMap((c) =>
     c.comparison.newRefusals.map((r) => ({ runId: c.shadowRunId, ...r })),
   );

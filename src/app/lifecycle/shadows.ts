@@ -99,7 +99,7 @@ export class Shadows {
    */
   async work(item: ShadowWork): Promise<WorkOutcome> {
     const { engine, store } = this.o;
-    const candidate = await store.getVersion(item.tenant, item.workflowId, item.version);
+    const candidate = await store.registry.getVersion(item.tenant, item.workflowId, item.version);
     // A version is never deleted; an item naming none is not evidence of anything.
     if (!candidate) return 'done';
     if (!startsOn(candidate.spec, item.event)) {
@@ -108,7 +108,7 @@ export class Shadows {
       return 'done';
     }
     if (item.liveRunId !== undefined) {
-      const live = await store.getRun(item.tenant, item.liveRunId);
+      const live = await store.runs.getRun(item.tenant, item.liveRunId);
       if (!live)
         throw new KeelError(ErrorCode.notFound, `live run ${item.liveRunId} is no longer in the store`, {
           runId: item.liveRunId,
@@ -144,7 +144,7 @@ export class Shadows {
   }
 
   private async keep(item: ShadowWork, liveRunId: string | undefined, comparison: Comparison) {
-    await this.o.store.putComparison({
+    await this.o.store.evidence.putComparison({
       tenant: item.tenant,
       workflowId: item.workflowId,
       shadowRunId: item.id,
@@ -184,17 +184,17 @@ export class Shadows {
       comparison,
       createdAt: this.o.now(),
     };
-    await this.o.store.putComparison(c);
+    await this.o.store.evidence.putComparison(c);
     return c;
   }
 
   /** Keeps the comparison of every finished shadow run of a version that has none yet. */
   async settle(tenant: string, workflowId: string, version: number): Promise<void> {
     const have = new Set(
-      (await this.o.store.listComparisons(tenant, workflowId, version)).map((c) => c.shadowRunId),
+      (await this.o.store.evidence.listComparisons(tenant, workflowId, version)).map((c) => c.shadowRunId),
     );
     for (let cursor: string | undefined; ; ) {
-      const page = await this.o.store.listRuns(tenant, {
+      const page = await this.o.store.runs.listRuns(tenant, {
         workflowId,
         version,
         mode: 'shadow',

@@ -162,7 +162,7 @@ export async function testEvidence(
     }
     const test = { name: t.name, approvals: t.approvals ?? 'approve' } as const;
     const runId = d.engine.testRunId(version, event, test);
-    const run = await d.store.getRun(tenant, runId);
+    const run = await d.store.runs.getRun(tenant, runId);
     if (!run) {
       out.push({ name: t.name, runId, passed: null });
       continue;

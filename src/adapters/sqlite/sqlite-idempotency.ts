@@ -1,45 +1,29 @@
 /**
- * API keys and idempotency records in the SQLite file: the part of the Store port `keel serve`
- * needs. A claim is one IMMEDIATE transaction (read, decide, write), so concurrent claims, from
- * this process or another sharing the file, queue on the write lock and exactly one takes a
- * record. Times come from the caller (`now`, ms). Key rows leave this module without their hash.
+ * Idempotency records in the SQLite file, for `keel serve`. A claim is one IMMEDIATE transaction
+ * (read, decide, write), so concurrent claims, from this process or another sharing the file,
+ * queue on the write lock and exactly one takes a record. Times come from the caller (`now`, ms).
  */
 import type Database from 'better-sqlite3';
 import {
-  type ApiKeyInfo,
-  type ApiKeyRecord,
   IDEMPOTENCY_TTL_MS,
+  type Idempotency,
   type IdempotencyClaim,
   type IdempotencyClaimRequest,
   type IdempotencyRef,
   type IdempotencyResponse,
 } from '../../ports/index.ts';
-import {
-  API_KEY_COLUMNS,
-  existingClaim,
-  headersText,
-  IDEMPOTENCY_PRUNE_EVERY_MS,
-  toApiKeyInfo,
-} from '../shared/keys-idempotency-rows.ts';
+import { existingClaim, headersText, IDEMPOTENCY_PRUNE_EVERY_MS } from '../shared/keys-idempotency-rows.ts';
 import type { Row } from '../shared/rows.ts';
+import { io, type SqliteHandle } from './sqlite-handle.ts';
 
-export class SqliteKeysIdempotency {
+export class SqliteIdempotency implements Idempotency {
   private readonly st;
   private nextPrune = 0;
-  readonly claim: (req: IdempotencyClaimRequest) => IdempotencyClaim;
+  private readonly claim: (req: IdempotencyClaimRequest) => IdempotencyClaim;
 
-  constructor(db: Database.Database) {
+  constructor(private readonly h: SqliteHandle) {
+    const db: Database.Database = h.db;
     this.st = {
-      putKey: db.prepare(
-        'INSERT INTO api_keys (key_id, tenant, subject, hash, created_at, kind) VALUES (?, ?, ?, ?, ?, ?)',
-      ),
-      findKey: db.prepare(`SELECT ${API_KEY_COLUMNS} FROM api_keys WHERE hash = ?`),
-      listKeys: db.prepare(
-        `SELECT ${API_KEY_COLUMNS} FROM api_keys WHERE tenant = ? ORDER BY created_at, key_id`,
-      ),
-      revokeKey: db.prepare(
-        'UPDATE api_keys SET revoked_at = coalesce(revoked_at, ?) WHERE tenant = ? AND key_id = ?',
-      ),
       record: db.prepare('SELECT * FROM idempotency WHERE tenant = ? AND operation = ? AND key = ?'),
       drop: db.prepare('DELETE FROM idempotency WHERE tenant = ? AND operation = ? AND key = ?'),
       insert: db.prepare(
@@ -84,31 +68,29 @@ export class SqliteKeysIdempotency {
     }).immediate;
   }
 
-  putKey(rec: ApiKeyRecord): void {
-    this.st.putKey.run(rec.keyId, rec.tenant, rec.subject, rec.hash, rec.createdAt, rec.kind);
+  async claimIdempotency(req: IdempotencyClaimRequest): Promise<IdempotencyClaim> {
+    const claim = io('claiming an idempotency key', () => this.claim(req));
+    this.h.commits++;
+    return claim;
   }
 
-  findKey(hash: string): ApiKeyInfo | undefined {
-    const row = this.st.findKey.get(hash) as Row | undefined;
-    return row ? toApiKeyInfo(row) : undefined;
-  }
-
-  listKeys(tenant: string): ApiKeyInfo[] {
-    return (this.st.listKeys.all(tenant) as Row[]).map(toApiKeyInfo);
-  }
-
-  revokeKey(tenant: string, keyId: string, at: string): boolean {
-    return this.st.revokeKey.run(at, tenant, keyId).changes === 1;
-  }
-
-  finish(req: IdempotencyRef & IdempotencyResponse): boolean {
-    return (
-      this.st.finish.run(req.status, req.body, headersText(req.headers), req.tenant, req.operation, req.key)
-        .changes === 1
+  async finishIdempotency(req: IdempotencyRef & IdempotencyResponse): Promise<boolean> {
+    const done = io(
+      'finishing an idempotency key',
+      () =>
+        this.st.finish.run(req.status, req.body, headersText(req.headers), req.tenant, req.operation, req.key)
+          .changes === 1,
     );
+    this.h.commits++;
+    return done;
   }
 
-  release(ref: IdempotencyRef): boolean {
-    return this.st.release.run(ref.tenant, ref.operation, ref.key).changes === 1;
+  async releaseIdempotency(ref: IdempotencyRef): Promise<boolean> {
+    const released = io(
+      'releasing an idempotency key',
+      () => this.st.release.run(ref.tenant, ref.operation, ref.key).changes === 1,
+    );
+    this.h.commits++;
+    return released;
   }
 }

@@ -13,9 +13,27 @@
  * so it is made on `pool` and commits synchronously.
  */
 import type pg from 'pg';
-import type { DeliveredEvent, EventClaim, TriggerDisagreement } from '../../ports/index.ts';
-import { deliveredValues, disagreementValues, EVENT_SQL, toDeliveredEvent } from '../shared/event-rows.ts';
+import type {
+  DeliveredEvent,
+  EventClaim,
+  EventConflict,
+  EventIndex,
+  NewEventConflict,
+  TriggerDisagreement,
+} from '../../ports/index.ts';
+import {
+  conflictsQuery,
+  conflictValues,
+  deliveredValues,
+  disagreementValues,
+  EVENT_SQL,
+  toDeliveredEvent,
+  toDisagreementCount,
+  toEventConflict,
+} from '../shared/event-rows.ts';
 import type { Row } from '../shared/rows.ts';
+import { unavailable } from './connection.ts';
+import type { PostgresHandle } from './postgres-handle.ts';
 
 type Queryable = Pick<pg.Pool | pg.PoolClient, 'query'>;
 
@@ -32,7 +50,7 @@ const insert = (db: Queryable, d: DeliveredEvent) =>
   db.query({ name: 'keel_claim_event', text: EVENT_SQL.claim, values: deliveredValues(d) });
 
 /** Claims in one statement, or, with disagreements, in a transaction of its own. */
-export async function claimEvent(
+async function claimEvent(
   pools: { readonly pool: pg.Pool; readonly lazy: pg.Pool },
   d: DeliveredEvent,
   disagreements: readonly TriggerDisagreement[],
@@ -64,5 +82,59 @@ export async function claimEvent(
     }
   } finally {
     client.release();
+  }
+}
+
+export class PostgresEventIndex implements EventIndex {
+  constructor(private readonly h: PostgresHandle) {}
+
+  async claimEvent(
+    d: DeliveredEvent,
+    disagreements: readonly TriggerDisagreement[] = [],
+  ): Promise<EventClaim> {
+    try {
+      const lazy = this.h.lazyPool();
+      const claim = await claimEvent({ pool: this.h.pool, lazy }, d, disagreements);
+      if (claim.state === 'first') this.h.commits++;
+      return claim;
+    } catch (e) {
+      throw unavailable(e, 'claiming an event failed on', this.h.target);
+    }
+  }
+
+  async getDeliveredEvent(
+    tenant: string,
+    source: string,
+    eventId: string,
+  ): Promise<DeliveredEvent | undefined> {
+    const row = (
+      await this.h.query({ name: 'keel_get_event', text: EVENT_SQL.get, values: [tenant, source, eventId] })
+    ).rows[0];
+    return row ? toDeliveredEvent(row) : undefined;
+  }
+
+  async recordEventConflict(c: NewEventConflict): Promise<EventConflict> {
+    return toEventConflict(
+      (await this.h.write('keel_put_event_conflict', EVENT_SQL.putConflict, conflictValues(c))).rows[0]!,
+    );
+  }
+
+  async listEventConflicts(
+    tenant: string,
+    q: { source?: string; eventId?: string; limit?: number } = {},
+  ): Promise<EventConflict[]> {
+    const { text, values } = conflictsQuery(tenant, q);
+    return (await this.h.query(text, values)).rows.map(toEventConflict);
+  }
+
+  async countTriggerDisagreements(
+    tenant: string,
+    workflowId: string,
+    o: { to: number; startedAt: string },
+  ): Promise<{ chosen: number; taken: number | null; count: number }[]> {
+    const values = [tenant, workflowId, o.to, o.startedAt];
+    return (
+      await this.h.query({ name: 'keel_count_disagreements', text: EVENT_SQL.countDisagreements, values })
+    ).rows.map(toDisagreementCount);
   }
 }

@@ -1,34 +1,46 @@
 /**
- * Leases and worker heartbeats in the SQLite file: the part of the Store port that lets `keel
- * worker` processes share runs. Each write is one IMMEDIATE transaction (the write lock is taken
+ * The work queue in the SQLite file: leases and worker heartbeats, what lets `keel worker`
+ * processes share runs. Each write is one IMMEDIATE transaction (the write lock is taken
  * first, so concurrent processes queue on busy_timeout instead of failing on a stale snapshot).
  * Times come from the caller (`now`, ms). It never touches entries: a lease only says who should
- * walk a run; the head check of `append` stays the fence.
+ * walk a run; the head check of `append` stays the fence. Wake-ups reach listeners of this handle
+ * only (other processes poll).
  */
 import type Database from 'better-sqlite3';
 import { ErrorCode, KeelError } from '../../core/errors.ts';
 import type { StoredEntry } from '../../core/ledger/index.ts';
-import type { ClaimedRun, ClaimScope, WorkerRecord, WorkerStatus } from '../../ports/index.ts';
+import type { ClaimedRun, ClaimScope, WorkerRecord, WorkerStatus, WorkQueue } from '../../ports/index.ts';
+import { checkClaimScope } from '../shared/check-claim-scope.ts';
+import { io, type SqliteHandle } from './sqlite-handle.ts';
 
 /** Rows of workers not seen for this long are dropped at the next registration. */
 export const WORKER_ROW_TTL_MS = 3_600_000;
 
 type Row = Record<string, unknown>;
 
-export class SqliteLeases {
+export class SqliteWorkQueue implements WorkQueue {
   private readonly st;
-  readonly claim: (
+  private readonly claim: (
     owner: string,
     leaseMs: number,
     limit: number,
     now: number,
     scope?: ClaimScope,
   ) => ClaimedRun[];
-  readonly renew: (owner: string, runIds: readonly string[], leaseMs: number, now: number) => string[];
-  readonly register: (w: Omit<WorkerRecord, 'seenAt'>, now: number) => void;
+  private readonly renew: (
+    owner: string,
+    runIds: readonly string[],
+    leaseMs: number,
+    now: number,
+  ) => string[];
+  private readonly register: (w: Omit<WorkerRecord, 'seenAt'>, now: number) => void;
 
   /** `ledger` reads a run's entries; claims call it inside their transaction. */
-  constructor(db: Database.Database, ledger: (tenant: string, runId: string) => StoredEntry[]) {
+  constructor(
+    private readonly h: SqliteHandle,
+    ledger: (tenant: string, runId: string) => StoredEntry[],
+  ) {
+    const db: Database.Database = h.db;
     this.st = {
       claim: db.prepare(
         `UPDATE runs SET lease_owner = ?, lease_until = ?
@@ -120,16 +132,53 @@ export class SqliteLeases {
     }).immediate;
   }
 
-  /** Clears `owner`'s lease; the run's status when it did (undefined if the lease was not its). */
-  release(owner: string, runId: string): string | undefined {
-    return (this.st.release.get(runId, owner) as Row | undefined)?.status as string | undefined;
+  async claimRuns(
+    owner: string,
+    leaseMs: number,
+    limit: number,
+    now: number,
+    scope?: ClaimScope,
+  ): Promise<ClaimedRun[]> {
+    if (limit < 1) return [];
+    checkClaimScope(scope);
+    const claimed = io('claiming runs', () => this.claim(owner, leaseMs, limit, now, scope));
+    this.h.commits++;
+    return claimed;
   }
 
-  unregister(id: string): void {
-    this.st.deleteWorker.run(id);
+  async renewLeases(
+    owner: string,
+    runIds: readonly string[],
+    leaseMs: number,
+    now: number,
+  ): Promise<string[]> {
+    const held = io('renewing leases', () => this.renew(owner, runIds, leaseMs, now));
+    this.h.commits++;
+    return held;
   }
 
-  status(now: number): WorkerStatus {
+  async releaseRun(owner: string, runId: string): Promise<boolean> {
+    // The run's status when the lease was `owner`'s (undefined if it was not).
+    const status = io(
+      'releasing a run',
+      () => (this.st.release.get(runId, owner) as Row | undefined)?.status as string | undefined,
+    );
+    this.h.commits++;
+    if (status === 'running') this.h.wake();
+    return status !== undefined;
+  }
+
+  async registerWorker(w: Omit<WorkerRecord, 'seenAt'>, now: number): Promise<void> {
+    io('registering a worker', () => this.register(w, now));
+    this.h.commits++;
+  }
+
+  async unregisterWorker(id: string): Promise<void> {
+    io('unregistering a worker', () => this.st.deleteWorker.run(id));
+    this.h.commits++;
+  }
+
+  async workerStatus(now: number): Promise<WorkerStatus> {
     const oldest = this.st.oldest.get(now) as Row | undefined;
     return {
       now,
@@ -149,6 +198,15 @@ export class SqliteLeases {
           }
         : {}),
       suspended: (this.st.suspended.get() as { n: number }).n,
+    };
+  }
+
+  /** This handle's releases and appends that release a running run call `listener`. */
+  async onRunnable(listener: () => void): Promise<() => Promise<void>> {
+    const own = () => listener();
+    this.h.wakeListeners.add(own);
+    return async () => {
+      this.h.wakeListeners.delete(own);
     };
   }
 }

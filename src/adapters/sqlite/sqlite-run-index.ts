@@ -1,0 +1,119 @@
+/**
+ * The run index in the SQLite file: run rows and pending approvals (written by the ledger's
+ * appends, sqlite-ledger.ts), listed newest first with a cursor, counted per status, and the tally
+ * of a version's live runs in a window (shared/live-run-tally.ts).
+ */
+import type Database from 'better-sqlite3';
+import type { RunStatus } from '../../core/ledger/index.ts';
+import type {
+  LiveRunTally,
+  LiveRunWindow,
+  PendingApproval,
+  RunCount,
+  RunFilter,
+  RunIndex,
+  RunPage,
+  RunRecord,
+} from '../../ports/index.ts';
+import { checkIntArg } from '../shared/int-args.ts';
+import { modeFilter } from '../shared/lifecycle-rows.ts';
+import {
+  liveRunTallySql,
+  liveRunTallyValues,
+  SQLITE_PAYLOAD_FIELD,
+  toLiveRunTally,
+} from '../shared/live-run-tally.ts';
+import { decodeCursor, encodeCursor, type Row, toApproval, toRun } from '../shared/rows.ts';
+import { type BoundStatements, boundStatements } from './bound-statements.ts';
+
+export class SqliteRunIndex implements RunIndex {
+  private readonly st;
+  private readonly tally: BoundStatements<'counts' | 'runIds' | 'deniedRunIds'>;
+
+  constructor(private readonly db: Database.Database) {
+    this.st = {
+      getRun: db.prepare('SELECT * FROM runs WHERE run_id = ? AND tenant = ?'),
+      approvalsByTenant: db.prepare('SELECT * FROM approvals WHERE tenant = ? ORDER BY requested_at, run_id'),
+      // By the primary key (run_id first): the planner would otherwise walk the tenant's whole
+      // approvals index for its order, which every action on a run pays (run-evidence.ts).
+      approvalsByRun: db.prepare(
+        'SELECT * FROM approvals WHERE run_id = ? AND +tenant = ? ORDER BY requested_at',
+      ),
+    };
+    this.tally = boundStatements(db, liveRunTallySql(SQLITE_PAYLOAD_FIELD));
+  }
+
+  async getRun(tenant: string, runId: string): Promise<RunRecord | undefined> {
+    const row = this.st.getRun.get(runId, tenant) as Row | undefined;
+    return row ? toRun(row) : undefined;
+  }
+
+  async listRuns(tenant: string, filter: RunFilter = {}): Promise<RunPage> {
+    checkIntArg('version', filter.version);
+    const limit = Math.min(Math.max(filter.limit ?? 50, 1), 1000);
+    const where = ['tenant = ?'];
+    const params: unknown[] = [tenant];
+    if (filter.status) {
+      where.push('status = ?');
+      params.push(filter.status);
+    }
+    if (filter.workflowId) {
+      where.push('workflow_id = ?');
+      params.push(filter.workflowId);
+    }
+    where.push(
+      ...modeFilter(filter, (v) => {
+        params.push(v);
+        return '?';
+      }),
+    );
+    if (filter.cursor) {
+      const [createdAt, runId] = decodeCursor(filter.cursor);
+      where.push('(created_at < ? OR (created_at = ? AND run_id < ?))');
+      params.push(createdAt, createdAt, runId);
+    }
+    const rows = this.db
+      .prepare(
+        `SELECT * FROM runs WHERE ${where.join(' AND ')} ORDER BY created_at DESC, run_id DESC LIMIT ?`,
+      )
+      .all(...params, limit + 1) as Row[];
+    const runs = rows.slice(0, limit).map(toRun);
+    const lastRun = runs[runs.length - 1];
+    return rows.length > limit && lastRun
+      ? { runs, next: encodeCursor(lastRun.createdAt, lastRun.runId) }
+      : { runs };
+  }
+
+  async listPendingApprovals(tenant: string, runId?: string): Promise<PendingApproval[]> {
+    const rows = (
+      runId === undefined ? this.st.approvalsByTenant.all(tenant) : this.st.approvalsByRun.all(runId, tenant)
+    ) as Row[];
+    return rows.map(toApproval);
+  }
+
+  async countRuns(tenant: string, c: RunCount): Promise<Partial<Record<RunStatus, number>>> {
+    checkIntArg('version', c.version);
+    const values: unknown[] = [tenant];
+    const bind = (v: unknown) => {
+      values.push(v);
+      return '?';
+    };
+    const where = ['tenant = ?', ...modeFilter(c, bind, { workflowAndStatus: true })];
+    const rows = this.db
+      .prepare(`SELECT status, count(*) AS n FROM runs WHERE ${where.join(' AND ')} GROUP BY status`)
+      .all(...values) as Row[];
+    return Object.fromEntries(rows.map((r) => [r.status as string, Number(r.n)]));
+  }
+
+  /** The three statements in one transaction: the counts and the examples are one snapshot. */
+  async tallyLiveRuns(tenant: string, w: LiveRunWindow): Promise<LiveRunTally> {
+    const values = liveRunTallyValues(tenant, w);
+    return this.db.transaction(() =>
+      toLiveRunTally(
+        this.tally.all('counts', values)[0] ?? {},
+        this.tally.all('runIds', values),
+        this.tally.all('deniedRunIds', values),
+      ),
+    )();
+  }
+}
