@@ -9,10 +9,20 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { ErrorCode, KeelError } from '../core/errors.ts';
+import { quoteInput } from '../core/spec/index.ts';
 import type { ApiKeyInfo, Clock, Keys, PrincipalKind } from '../ports/index.ts';
 
-/** Tenant and subject names a key may carry. */
+/** Tenant names a key may carry. */
 const NAME = /^[A-Za-z0-9._~-]{1,64}$/;
+/** A DNS label: letters, digits and inner hyphens, 1-63 characters. */
+const LABEL = '[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?';
+/**
+ * Subjects a key may carry: a name of 1-64 characters of `A-Z a-z 0-9 . _ ~ + -`, optionally
+ * followed by `@` and a domain of dot-separated labels, as an e-mail address (`dana@example.com`);
+ * 254 characters at most, never a space, a control character or anything else.
+ */
+const SUBJECT = new RegExp(`^[A-Za-z0-9._~+-]{1,64}(?:@${LABEL}(?:\\.${LABEL})*)?$`);
+export const MAX_SUBJECT = 254;
 const KEY = /^keel_([0-9a-f]{16})_[A-Za-z0-9_-]{43}$/;
 const KEY_ID = /^[0-9a-f]{16}$/;
 
@@ -48,13 +58,25 @@ export function checkKeyKind(value: unknown): PrincipalKind {
   return value as PrincipalKind;
 }
 
-/** Refuses a tenant or subject name outside `[A-Za-z0-9._~-]{1,64}`, naming the field. */
-export function checkKeyName(value: unknown, field: 'tenant' | 'subject'): string {
+/** Refuses a tenant name outside `[A-Za-z0-9._~-]{1,64}`, naming the field. */
+export function checkKeyName(value: unknown, field: 'tenant'): string {
   if (typeof value !== 'string' || !NAME.test(value)) {
     throw new KeelError(
       ErrorCode.usage,
       `${field}: expected 1-64 characters of A-Z a-z 0-9 . _ ~ -, got ${JSON.stringify(value)}`,
       { field },
+    );
+  }
+  return value;
+}
+
+/** Refuses a subject that is neither a name nor an e-mail-like address (SUBJECT), naming the field. */
+export function checkKeySubject(value: unknown): string {
+  if (typeof value !== 'string' || value.length > MAX_SUBJECT || !SUBJECT.test(value)) {
+    throw new KeelError(
+      ErrorCode.usage,
+      `subject: expected a name of 1-64 characters of A-Z a-z 0-9 . _ ~ + -, optionally followed by @ and a domain (dana@example.com), at most ${MAX_SUBJECT} characters in all, got ${quoteInput(value)}`,
+      { field: 'subject' },
     );
   }
   return value;
@@ -76,7 +98,7 @@ export async function createApiKey(
   kind: PrincipalKind = 'service',
 ): Promise<CreatedApiKey> {
   checkKeyName(tenant, 'tenant');
-  if (subject !== undefined) checkKeyName(subject, 'subject');
+  if (subject !== undefined) checkKeySubject(subject);
   checkKeyKind(kind);
   const keyId = randomBytes(8).toString('hex');
   const key = `keel_${keyId}_${randomBytes(32).toString('base64url')}`;

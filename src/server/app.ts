@@ -10,6 +10,7 @@ import type { Keel } from '../app/keel.ts';
 import { spkiBase64 } from '../core/checkpoint/index.ts';
 import { excerpt } from '../core/spec/index.ts';
 import { OpenWopHost } from '../openwop/host.ts';
+import { answerHeaders } from './answer-headers.ts';
 import { consoleRoutes } from './console.ts';
 import { errorReply } from './errors.ts';
 import { keelRoutes } from './keel-routes.ts';
@@ -63,6 +64,7 @@ export function createServerApp(keel: Keel, o: ServerOptions = {}) {
   });
   const app = new Hono();
   const metrics = keel.telemetry.metrics;
+  app.use('*', answerHeaders());
   if (o.logger || metrics)
     app.use(
       '*',

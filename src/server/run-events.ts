@@ -214,7 +214,8 @@ export async function streamEvents(
     status: 200,
     headers: {
       'Content-Type': 'text/event-stream; charset=utf-8',
-      'Cache-Control': 'no-cache',
+      // A tenant's run, as it happens: kept by no cache.
+      'Cache-Control': 'no-store',
       Connection: 'keep-alive',
       'OpenWOP-Version': versionOf(major),
     },

@@ -9,10 +9,10 @@
  * The tests in this file build on each other, in order.
  */
 import assert from 'node:assert/strict';
-import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { launchChromium } from '../../src/testing/chromium.ts';
+import { shot, signIn, until, watchErrors } from '../helpers/console-browser.ts';
 import { exampleSpec, okJson, Sandbox, supportDesk } from '../helpers/keel-cli.ts';
 import { KeelServer } from '../helpers/keel-server.ts';
 import { putAtStatus } from '../helpers/lifecycle.ts';
@@ -53,19 +53,6 @@ async function runStatus(runId: string, k = dana): Promise<string> {
   return r.body.status;
 }
 
-async function until(
-  what: string | (() => string),
-  f: () => Promise<boolean> | boolean,
-  ms = 10_000,
-): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!(await f())) {
-    if (Date.now() > deadline)
-      throw new Error(`still not ${typeof what === 'string' ? what : what()} after ${ms} ms`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
-
 /** Waits until the header's count of pending approvals reads `n`. */
 async function inboxCount(p: Page, n: number): Promise<void> {
   let seen = '';
@@ -80,12 +67,7 @@ async function inboxCount(p: Page, n: number): Promise<void> {
 
 async function openPage(context: BrowserContext): Promise<Page> {
   const page = await context.newPage();
-  page.on('pageerror', (e) => pageErrors.push(String(e)));
-  page.on('console', (m) => {
-    // The refusals these tests provoke (a wrong key, another tenant's run, a decision already made)
-    // are logged by Chromium as failed loads; anything else is the console's own error.
-    if (m.type() === 'error' && !/status of 40[149] /.test(m.text())) pageErrors.push(m.text());
-  });
+  watchErrors(page, pageErrors);
   page.on('request', (req) => {
     requested.push(req.url());
     const path = new URL(req.url()).pathname;
@@ -95,22 +77,6 @@ async function openPage(context: BrowserContext): Promise<Page> {
     }
   });
   return page;
-}
-
-/**
- * With KEEL_SCREENSHOTS=<dir>, saves the page there (docs/console-*.png are made this way:
- * `KEEL_SCREENSHOTS=docs node --import tsx --test test/browser/console.test.ts`).
- */
-async function shot(p: Page, name: string): Promise<void> {
-  const dir = process.env.KEEL_SCREENSHOTS;
-  if (dir) await p.screenshot({ path: join(dir, `console-${name}.png`), fullPage: false });
-}
-
-async function signIn(page: Page, k: string): Promise<void> {
-  await page.goto(`${server.url}/`);
-  await page.getByLabel('API key').fill(k);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.locator('header .who').waitFor();
 }
 
 let approveRun: string;
@@ -251,22 +217,6 @@ describe('the console', { timeout: 120_000 }, () => {
     putEntryRow(sandbox.store(), row);
   });
 
-  test('a narrow window: the runs list and a run page fit its width', async () => {
-    // The same tab: a new one would start signed out (the key is this tab's session's).
-    const narrow = page;
-    await narrow.setViewportSize({ width: 400, height: 800 });
-    for (const at of ['#/runs', `#/runs/${encodeURIComponent(approveRun)}`, '#/approvals', '#/workflows']) {
-      await narrow.goto(`${server.url}/console/${at}`);
-      await narrow.locator('main h1').first().waitFor();
-      await narrow.waitForLoadState('networkidle');
-      const [scroll, width] = await narrow.evaluate<number[]>(
-        '[document.documentElement.scrollWidth, innerWidth]',
-      );
-      assert.ok(scroll! <= width!, `${at}: ${scroll} px wide in a ${width} px window`);
-    }
-    await narrow.setViewportSize({ width: 1280, height: 800 });
-  });
-
   test('a workflow: its versions, its steps with the destructive one marked, and a gated promotion with an override', async () => {
     await page.goto(`${server.url}/console/#/workflows/close-resolved-ticket`);
     await page.locator('table.versions tbody tr').first().waitFor();
@@ -374,7 +324,7 @@ describe('the console', { timeout: 120_000 }, () => {
   test('another tenant’s key sees none of the first tenant’s runs or approvals', async () => {
     const globex = await browser.newContext();
     const other = await openPage(globex);
-    await signIn(other, eve);
+    await signIn(other, server.url, eve);
     assert.match(await other.locator('header .who').innerText(), /tenant globex/);
     await other.locator('.empty').waitFor();
     assert.match(await other.locator('.empty').innerText(), /No runs yet/);

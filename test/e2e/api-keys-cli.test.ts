@@ -123,13 +123,31 @@ for (const target of targets) {
       assert.match(keel(['--tenant', 'acme', 'keys', 'ls']).stdout, /revoked \d{4}-/);
     });
 
+    test('a person known by an e-mail address: the docs’ --subject you@example.com works', async () => {
+      const byMail = okJson<Created>(
+        keel(['--tenant', 'hooli', 'keys', 'create', '--subject', 'you@example.com', '--human', '--json']),
+      );
+      assert.equal(byMail.subject, 'you@example.com');
+      const store = await openStore(target.store);
+      try {
+        assert.equal((await resolveApiKey(store.keys, byMail.key))?.subject, 'you@example.com');
+      } finally {
+        await store.close();
+      }
+    });
+
     test('bad input is refused with the field named, and creates nothing', () => {
       const noTenant = failJson(keel(['keys', 'create', '--json']), 2);
       assert.equal(noTenant.details?.field, 'tenant');
       const badTenant = failJson(keel(['--tenant', 'ac me', 'keys', 'create', '--json']), 2);
       assert.equal(badTenant.details?.field, 'tenant');
-      const badSubject = failText(keel(['--tenant', 'initech', 'keys', 'create', '--subject', 'a/b']), 2);
-      assert.match(badSubject, /subject: expected 1-64 characters/);
+      for (const bad of ['a/b', 'dana@', 'dana\u001b[2J']) {
+        const badSubject = failText(keel(['--tenant', 'initech', 'keys', 'create', '--subject', bad]), 2);
+        assert.match(
+          badSubject,
+          /subject: expected a name of 1-64 characters .* optionally followed by @ and a domain/,
+        );
+      }
       assert.deepEqual(okJson<Listed[]>(keel(['--tenant', 'initech', 'keys', 'ls', '--json'])), []);
       const unknown = failJson(
         keel(['--tenant', 'initech', 'keys', 'revoke', 'feedfacefeedface', '--json']),

@@ -1,8 +1,11 @@
 /**
  * The console's pure parts, outside the browser: the YAML it shows a spec as reads back as the
- * same value (for every JSON value, fast-check), and its list of run statuses is the API's.
+ * same value (for every JSON value, fast-check), its list of run statuses is the API's, and no
+ * template writes an HTML entity (htm shows them as written).
  */
 import assert from 'node:assert/strict';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { test } from 'node:test';
 import fc from 'fast-check';
 import { parse } from 'yaml';
@@ -75,4 +78,12 @@ test('the support desk spec reads as YAML a person expects', () => {
 
 test('the console filters and counts by every run status the API has, in its order', () => {
   assert.deepEqual([...CONSOLE_STATUSES], [...RUN_STATUSES]);
+});
+
+test('no template writes an HTML entity: htm does not decode them, so "&lt;" would show as written', () => {
+  const dir = join(import.meta.dirname, '..', '..', 'web', 'src');
+  for (const name of readdirSync(dir).filter((f) => f.endsWith('.ts'))) {
+    const entities = readFileSync(join(dir, name), 'utf8').match(/&(?:[a-z]+|#\d+|#x[0-9a-f]+);/gi);
+    assert.equal(entities, null, `web/src/${name} writes ${entities?.join(', ')}`);
+  }
 });

@@ -2,8 +2,10 @@
  * The console's only way to Keel: the documented Keel API under /api, with the signed-in key in
  * the Authorization header. The key lives in sessionStorage (gone when the tab closes), never in a
  * URL, a query string or a log line. A refusal becomes an ApiError carrying Keel's message, code
- * and details, so pages show what the API said instead of swallowing it.
+ * and details, so pages show what the API said instead of swallowing it. Every string of an
+ * answer is read with its direction controls shown as escapes (visible.ts).
  */
+import { visibleValue } from './visible.ts';
 
 const KEY = 'keel.apiKey';
 
@@ -54,7 +56,9 @@ export async function api<T>(
   const text = await res.text();
   let json: unknown;
   try {
-    json = text ? JSON.parse(text) : {};
+    // Every string of every answer with its direction controls shown (visible.ts): nothing the
+    // console shows can reorder itself or the sentence it sits in.
+    json = visibleValue(text ? JSON.parse(text) : {});
   } catch {
     throw new ApiError(
       res.status,

@@ -11,6 +11,7 @@ import { ApiError, api, type Draft } from './api.ts';
 import { ExplainView } from './explain-view.ts';
 import { html } from './html.ts';
 import { ErrorBox, useAction } from './ui.ts';
+import { v } from './visible.ts';
 import { toYaml } from './yaml-view.ts';
 
 /** The request's limit in characters (the API refuses longer ones). */
@@ -101,16 +102,16 @@ export function DraftPage() {
             ? html`<div class="questions" data-testid="questions">
               <h2>Questions (${draft.questions.length})</h2>
               <p class="muted">Answer them in the request and draft again; a draft with questions is never published.</p>
-              <ol>${draft.questions.map((q) => html`<li>${q.question}</li>`)}</ol>
+              <ol>${draft.questions.map((q) => html`<li>${v(q.question)}</li>`)}</ol>
             </div>`
             : null
         }
         ${draft.readBack ? html`<${ExplainView} readBack=${draft.readBack} />` : null}
-        ${draft.notes.length ? html`<ul class="notes">${draft.notes.map((n) => html`<li>${n}</li>`)}</ul>` : null}
+        ${draft.notes.length ? html`<ul class="notes">${draft.notes.map((n) => html`<li>${v(n)}</li>`)}</ul>` : null}
         ${spec ? html`<h3>${draft.spec ? 'The draft spec' : 'The incomplete draft'}</h3><pre class="yaml" aria-label="Draft spec">${toYaml(spec)}</pre>` : null}
         ${
           published
-            ? html`<p class="ok" data-testid="published">${published.created ? 'Published' : 'Already published'}: <a href=${`#/workflows/${encodeURIComponent(published.workflowId)}`}>${published.workflowId} v${published.version}</a> as ${published.status}.</p>`
+            ? html`<p class="ok" data-testid="published">${published.created ? 'Published' : 'Already published'}: <a href=${`#/workflows/${encodeURIComponent(published.workflowId)}`}>${v(published.workflowId)} v${published.version}</a> as ${published.status}.</p>`
             : draft.publishable
               ? html`<button type="button" onClick=${publish} disabled=${act.busy}>Publish as DRAFT</button>`
               : null

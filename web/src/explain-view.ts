@@ -5,22 +5,23 @@
  */
 import type { ReadBack } from './api.ts';
 import { html } from './html.ts';
+import { v } from './visible.ts';
 
 export function ExplainView({ readBack }: { readBack: ReadBack }) {
   const r = readBack;
   return html`<section class="explain" data-testid="explain" aria-label="In plain words">
     <h3>In plain words</h3>
-    <p class="summary">${r.summary}</p>
+    <p class="summary">${v(r.summary)}</p>
     <dl>
       <dt>Starts</dt>
-      ${r.trigger.map((t) => html`<dd>${t}</dd>`)}
+      ${r.trigger.map((t) => html`<dd>${v(t)}</dd>`)}
       <dt>Steps</dt>
-      ${r.steps.map((s) => html`<dd>${s}</dd>`)}
+      ${r.steps.map((s) => html`<dd>${v(s)}</dd>`)}
       <dt>Limits</dt>
-      ${r.limits.map((l) => html`<dd>${l}</dd>`)}
-      ${r.policy.length ? html`<dt>Policy</dt>${r.policy.map((l) => html`<dd>${l}</dd>`)}` : null}
+      ${r.limits.map((l) => html`<dd>${v(l)}</dd>`)}
+      ${r.policy.length ? html`<dt>Policy</dt>${r.policy.map((l) => html`<dd>${v(l)}</dd>`)}` : null}
     </dl>
     <h4>Risks</h4>
-    <ul class="risks" data-testid="risks">${r.risks.map((x) => html`<li>${x}</li>`)}</ul>
+    <ul class="risks" data-testid="risks">${r.risks.map((x) => html`<li>${v(x)}</li>`)}</ul>
   </section>`;
 }

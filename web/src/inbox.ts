@@ -9,6 +9,7 @@ import { type Approval, api, type HistoryLine, runPath, type Who } from './api.t
 import { money, shortHash } from './format.ts';
 import { html } from './html.ts';
 import { Empty, ErrorBox, Json, Time, useAction, useLoad } from './ui.ts';
+import { v } from './visible.ts';
 
 const CAUSE = { policy: 'policy rule', destructive: 'destructive tool', gate: 'always asks' } as const;
 
@@ -16,37 +17,37 @@ function History({ runId }: { runId: string }) {
   const h = useLoad(() => api<{ history: HistoryLine[] }>('GET', `${runPath(runId)}/history`), [runId]);
   if (h.error) return html`<${ErrorBox} error=${h.error} />`;
   if (!h.value) return html`<p class="loading">Loading…</p>`;
-  return html`<ol class="timeline compact">${h.value.history.map((l) => html`<li><span class="seq">${l.seq}</span> ${l.text}</li>`)}</ol>`;
+  return html`<ol class="timeline compact">${h.value.history.map((l) => html`<li><span class="seq">${l.seq}</span> ${v(l.text)}</li>`)}</ol>`;
 }
 
 function Card({ a, who, onDecided }: { a: Approval; who: Who; onDecided: (a: Approval) => void }) {
   const act = useAction();
   const [note, setNote] = useState('');
-  const [decided, setDecided] = useState<string | null>(null);
+  const [decided, setDecided] = useState<unknown>(null);
   const decide = (decision: 'approve' | 'deny') => async () => {
     const r = await act.run(() =>
       api('POST', `${runPath(a.runId)}/${decision}`, note.trim() ? { note: note.trim() } : {}),
     );
-    if (r) setDecided(decision === 'approve' ? `Approved by ${who.subject}` : `Denied by ${who.subject}`);
+    if (r) setDecided(html`${decision === 'approve' ? 'Approved' : 'Denied'} by ${v(who.subject)}`);
     onDecided(a);
   };
   const e = act.error;
   const by = e?.details.resolvedBy;
   const already =
     e && typeof by === 'string'
-      ? `Already resolved by ${by}${typeof e.details.decision === 'string' ? ` (${e.details.decision})` : ''}`
+      ? html`Already resolved by ${v(by)}${typeof e.details.decision === 'string' ? html` (${v(e.details.decision)})` : null}`
       : null;
   if (a.invalid)
     return html`<li class="approval invalid" data-run=${a.runId}>
-      <p class="bad">Run ${shortHash(a.runId)} fails verification at seq ${a.invalid.seq} (<code>${a.invalid.code}</code>): ${a.invalid.message}. It cannot be decided.</p>
+      <p class="bad">Run <a href=${`#/runs/${encodeURIComponent(a.runId)}`}><code>${shortHash(a.runId)}</code></a> fails verification at seq ${a.invalid.seq} (<code>${a.invalid.code}</code>): ${v(a.invalid.message)}. It cannot be decided.</p>
     </li>`;
   return html`<li class="approval" data-run=${a.runId}>
-    <h2><code>${a.tool}</code> <span class="muted">in step ${a.step}${a.workflowId ? html` of ${a.workflowId} v${a.version}` : null}</span></h2>
-    <p class="why"><b>Why it waits:</b> ${a.reason}${a.cause ? html` <span class="tag">${CAUSE[a.cause]}</span>` : null}</p>
+    <h2><code>${v(a.tool)}</code> <span class="muted">in step ${v(a.step)}${a.workflowId ? html` of ${v(a.workflowId)} v${a.version}` : null}</span></h2>
+    <p class="why"><b>Why it waits:</b> ${v(a.reason)}${a.cause ? html` <span class="tag">${CAUSE[a.cause]}</span>` : null}</p>
     <p>Asked <${Time} at=${a.requestedAt} /> · run <a href=${`#/runs/${encodeURIComponent(a.runId)}`}><code>${shortHash(a.runId)}</code></a>${a.costCents ? html` · cost ${money(a.costCents)}` : null}</p>
     <h3>Arguments</h3>
     <${Json} value=${a.args} />
-    ${a.policy?.trace ? html`<details><summary>Policy trace${a.policy.rule ? ` (rule ${a.policy.rule})` : ''}</summary><${Json} value=${a.policy.trace} /></details>` : null}
+    ${a.policy?.trace ? html`<details><summary>Policy trace${a.policy.rule ? html` (rule ${v(a.policy.rule)})` : ''}</summary><${Json} value=${a.policy.trace} /></details>` : null}
     <details><summary>Run history so far</summary><${History} runId=${a.runId} /></details>
     ${
       decided || already

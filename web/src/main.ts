@@ -42,9 +42,10 @@ function Shell({ who, onSignOut }: { who: Who; onSignOut: () => void }) {
     html`<a href=${href} class=${section === name ? 'active' : ''} aria-current=${section === name ? 'page' : undefined}>${label}</a>`;
   let page: unknown;
   const m = /^\/(runs|workflows)\/(.+)$/.exec(path);
-  if (m?.[1] === 'runs') page = html`<${RunPage} runId=${decodeURIComponent(m[2]!)} />`;
+  // Keyed by id: each run's and each workflow's page starts afresh, keeping nothing picked on another.
+  if (m?.[1] === 'runs') page = html`<${RunPage} key=${m[2]} runId=${decodeURIComponent(m[2]!)} />`;
   else if (m?.[1] === 'workflows')
-    page = html`<${WorkflowPage} workflowId=${decodeURIComponent(m[2]!)} who=${who} />`;
+    page = html`<${WorkflowPage} key=${m[2]} workflowId=${decodeURIComponent(m[2]!)} who=${who} />`;
   else if (path === '/approvals') page = html`<${InboxPage} who=${who} list=${inbox} />`;
   else if (path === '/workflows') page = html`<${WorkflowsPage} />`;
   else if (path === '/new') page = html`<${DraftPage} />`;

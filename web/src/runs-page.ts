@@ -8,6 +8,7 @@ import { api, query, type Run, type Version } from './api.ts';
 import { fromLocalInput, RUN_STATUSES, shortHash, statusLabel } from './format.ts';
 import { html } from './html.ts';
 import { Empty, ErrorBox, POLL_MS, Status, Time, useLoad } from './ui.ts';
+import { v } from './visible.ts';
 
 const PAGE = 50;
 
@@ -114,23 +115,23 @@ export function RunsPage({ params }: { params: URLSearchParams }) {
           ? html`<${Empty}>${
               filtered || stack.length
                 ? 'No runs match these filters.'
-                : html`No runs yet — emit an event: <code>npx keel emit <code>npx keel emit examples/support-desk/events/refund-30.json</code>lt;event.json<code>npx keel emit examples/support-desk/events/refund-30.json</code>gt;</code>`
+                : html`No runs yet — emit an event: <code>${'npx keel emit <event.json>'}</code>`
             }<//>`
-          : html`<table class="runs">
+          : html`<div class="scroll"><table class="runs">
               <thead><tr><th>Started</th><th>Workflow</th><th>Status</th><th>Event</th><th>Entries</th><th>Run</th></tr></thead>
               <tbody>
                 ${list.map(
                   (r) => html`<tr data-run=${r.runId}>
                     <td><${Time} at=${r.createdAt} /></td>
-                    <td>${r.workflowId} <span class="muted">v${r.version}</span>${r.mode ? html` <span class="tag">${r.mode}</span>` : null}</td>
+                    <td>${v(r.workflowId)} <span class="muted">v${r.version}</span>${r.mode ? html` <span class="tag">${r.mode}</span>` : null}</td>
                     <td><${Status} status=${r.status} /></td>
-                    <td>${r.eventType} <span class="muted">${r.eventId}</span></td>
+                    <td>${v(r.eventType)} <span class="muted">${v(r.eventId)}</span></td>
                     <td>${r.head.seq + 1}</td>
                     <td><a href=${`#/runs/${encodeURIComponent(r.runId)}`}><code>${shortHash(r.runId)}</code></a></td>
                   </tr>`,
                 )}
               </tbody>
-            </table>`
+            </table></div>`
     }
     <div class="pager">
       <button type="button" disabled=${stack.length === 0} onClick=${() => setCursors({ key, stack: stack.slice(0, -1) })}>← Newer</button>

@@ -3,6 +3,7 @@ import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import { ApiError } from './api.ts';
 import { localTime, statusLabel } from './format.ts';
 import { html } from './html.ts';
+import { v } from './visible.ts';
 
 /** How often live pages read again (the API has no push for the console; polls are cheap reads). */
 export const POLL_MS = 2000;
@@ -49,7 +50,7 @@ export const asApiError = (e: unknown): ApiError =>
 export function ErrorBox({ error }: { error?: ApiError | undefined }) {
   if (!error) return null;
   return html`<div class="error" role="alert">
-    <strong>${error.message}</strong>${error.code ? html` <code>${error.code}</code>` : null}
+    <strong>${v(error.message)}</strong>${error.code ? html` <code>${v(error.code)}</code>` : null}
   </div>`;
 }
 

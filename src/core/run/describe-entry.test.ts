@@ -238,4 +238,31 @@ describe('describeEntry', () => {
       'Ran t for step s: returned null.',
     );
   });
+
+  it('shows a value’s direction controls as escapes, so no value reverses the sentence around it', () => {
+    const waiting = describeEntry(
+      entry('approval.requested', {
+        step: 'archive',
+        tool: 'archive_file',
+        proposalId: P,
+        args: { name: 'invoice-\u202Efdp.exe' },
+        reason: 'archive_file is destructive',
+        costCents: 0,
+        channel: 'console',
+      }),
+    );
+    assert.equal(
+      waiting,
+      'Waiting for approval to run archive_file with name="invoice-⟨U+202E⟩fdp.exe": archive_file is destructive.',
+    );
+    const resolved = describeEntry(
+      entry('approval.resolved', {
+        proposalId: P,
+        decision: 'approved',
+        by: 'dana\u2067',
+        note: 'ok\u202B\u200F\u061C',
+      }),
+    );
+    assert.equal(resolved, 'dana⟨U+2067⟩ approved the proposal: ok⟨U+202B⟩⟨U+200F⟩⟨U+061C⟩.');
+  });
 });

@@ -1,9 +1,12 @@
 /**
  * The ledger in plain language: one sentence per entry, for `keel history` and the console.
  * Pure and total: every kind has a sentence, and nothing here reads beyond the entry itself.
+ * A value's direction controls are shown as escapes (`⟨U+202E⟩`, visible-text.ts), so no value
+ * can reorder what a reader sees of it or reverse the rest of Keel's sentence.
  */
 import type { Entry, PayloadOf, PolicyEntry } from '../ledger/index.ts';
 import { formatCents, formatMicroUsd } from '../money.ts';
+import { visibleText } from '../visible-text.ts';
 import type { Delta } from '../world/index.ts';
 
 function money(cents: number): string {
@@ -20,6 +23,10 @@ function argsSummary(args: Readonly<Record<string, unknown>>): string {
 }
 
 export function describeEntry(e: Entry): string {
+  return visibleText(sentence(e));
+}
+
+function sentence(e: Entry): string {
   switch (e.kind) {
     case 'run.started': {
       const p = e.payload as PayloadOf<'run.started'>;

@@ -9,6 +9,7 @@
  * Never changes the value measured; stops at the first breach, so measuring is bounded by the limits.
  */
 import { ErrorCode, KeelError } from '../errors.ts';
+import { visibleText } from '../visible-text.ts';
 import type { PathSegment } from './read-path.ts';
 import { formatFieldPath } from './spec-problem.ts';
 
@@ -224,10 +225,13 @@ export function excerpt(s: string, max = 60): string {
   return out.replace(LONE_SURROGATE, '\uFFFD');
 }
 
-/** A short JSON rendering of any input value for a message: strings excerpted, containers summarised. */
+/**
+ * A short JSON rendering of any input value for a message: strings excerpted (their direction
+ * controls shown as escapes, visible-text.ts), containers summarised.
+ */
 export function quoteInput(v: unknown, max = 60): string {
   if (typeof v === 'string') {
-    const q = JSON.stringify(excerpt(v, max));
+    const q = visibleText(JSON.stringify(excerpt(v, max)));
     return v.length > max ? `${q} (${v.length} characters)` : q;
   }
   if (Array.isArray(v)) return `a list of ${v.length}`;
