@@ -55,7 +55,6 @@ const KNOWN_CYCLES: readonly string[] = [
  * is split; never add one.
  */
 const KNOWN_LONG_FILES: readonly string[] = [
-  'app/checkpoints.ts',
   'app/keel.ts',
   'app/lifecycle/lifecycle.ts',
   'engine/engine.ts',
