@@ -9,7 +9,7 @@ import { generateKeyPairSync } from 'node:crypto';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { SqliteStore } from '../src/adapters/sqlite/index.ts';
-import { makeCheckpoint } from '../src/app/checkpoints.ts';
+import { makeCheckpoint } from '../src/app/checkpoints/index.ts';
 import { hashOf } from '../src/core/canonical/index.ts';
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;

@@ -15,7 +15,7 @@
 import { generateKeyPairSync } from 'node:crypto';
 import { join } from 'node:path';
 import { DirectoryWitness } from '../src/adapters/witness/index.ts';
-import { makeCheckpoint } from '../src/app/checkpoints.ts';
+import { makeCheckpoint } from '../src/app/checkpoints/index.ts';
 import { createKeel } from '../src/app/index.ts';
 import { verifyRun } from '../src/engine/index.ts';
 import { runEvidenceProblem } from '../src/engine/run-evidence.ts';

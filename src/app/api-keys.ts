@@ -120,8 +120,17 @@ export async function resolveApiKey(keys: Keys, presented: string): Promise<ApiK
   return { tenant: found.tenant, subject: found.subject, keyId: found.keyId, kind: found.kind };
 }
 
+/** Bearer API keys for the HTTP API: stored hashed, shown once. */
+export interface ApiKeysHandle {
+  /** A `service` key unless `kind` is `human` (a person's: may promote and override gates). */
+  create(tenant: string, subject?: string, kind?: PrincipalKind): Promise<CreatedApiKey>;
+  resolve(presented: string): Promise<ApiKeyIdentity | undefined>;
+  list(tenant: string): Promise<ApiKeyInfo[]>;
+  revoke(tenant: string, keyId: string): Promise<void>;
+}
+
 /** `keel.keys`: the key handle of createKeel, with times from its clock. */
-export function apiKeysHandle(keys: Keys, clock: Clock) {
+export function apiKeysHandle(keys: Keys, clock: Clock): ApiKeysHandle {
   const now = () => new Date(clock.now()).toISOString();
   return {
     /** Mints a key (a `service` key unless `kind` is `human`); the returned `key` is shown only this once. */

@@ -9,7 +9,7 @@
 import type { KeyObject } from 'node:crypto';
 import { ErrorCode, isKeelError } from '../core/errors.ts';
 import type { CheckpointWitness, Store } from '../ports/index.ts';
-import { type CheckpointMade, makeCheckpoint } from './checkpoints.ts';
+import { type CheckpointMade, makeCheckpoint } from './checkpoints/index.ts';
 
 export interface CheckpointerEvent {
   readonly tenant: string;

@@ -24,7 +24,7 @@ import {
 import { chainEntry, decodeEntry, type Head, type StoredEntry } from '../core/ledger/index.ts';
 import { keyIdOf } from '../core/writs/index.ts';
 import { deploy, fakeSources, withStoreFile } from '../testing/index.ts';
-import { makeCheckpoint, verifyCheckpoints } from './checkpoints.ts';
+import { makeCheckpoint, verifyCheckpoints } from './checkpoints/index.ts';
 import { createKeel, type Keel } from './index.ts';
 
 const SPEC = `id: noted

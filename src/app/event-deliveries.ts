@@ -6,7 +6,7 @@
  * those runs again — starting one here only when the first delivery claimed the event and stopped
  * (a crash) before starting it; one with other content is recorded as a conflict and refused
  * (`event_conflict`): it never starts a run. A run it starts has its SHADOW versions' comparisons
- * queued in the transaction of its root (`shadowWork`); the caller (keel.ts) tells the drainer,
+ * queued in the transaction of its root (`shadowWork`); the caller (events-handle.ts) tells the drainer,
  * queues the comparisons of candidates that would start where no live version does, and steps
  * rollouts.
  */
@@ -16,7 +16,7 @@ import { ErrorCode, KeelError } from '../core/errors.ts';
 import type { EventRecord } from '../core/ledger/index.ts';
 import { deliveredEvent, differingFields, eventContent, parseEvent } from '../core/run/index.ts';
 import { excerpt } from '../core/spec/index.ts';
-import { type Engine, type RunSummary, summaryOf, type WalkMode } from '../engine/index.ts';
+import { type Engine, type RunSummary, summaryOf } from '../engine/index.ts';
 import type {
   DeliveredEvent,
   EventConflict,
@@ -26,7 +26,8 @@ import type {
   TriggerDisagreement,
   VersionRecord,
 } from '../ports/index.ts';
-import type { Lifecycle } from './lifecycle/lifecycle.ts';
+import type { Route } from './lifecycle/routing.ts';
+import type { StartWith } from './start-options.ts';
 
 /** The channel whose name an event delivered without a source takes in code (`keel.events.emit`). */
 export const LIBRARY_CHANNEL = 'library';
@@ -65,12 +66,10 @@ export interface StartedRun {
   readonly queued: readonly ShadowWork[];
 }
 
-type StartWith = { walk?: WalkMode; writ?: readonly unknown[]; traceparent?: string };
-
 export function eventDeliveries(d: {
   readonly store: Store;
   readonly engine: Engine;
-  readonly route: Lifecycle['route'];
+  readonly route: Route;
   /** The comparisons to queue with a live run's root: its SHADOW versions on the same event. */
   readonly shadowWork: (
     live: { runId: string; version: VersionRecord },

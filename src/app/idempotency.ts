@@ -50,8 +50,15 @@ function checkRef(ref: IdempotencyRef): IdempotencyRef {
   return { tenant: ref.tenant, operation: ref.operation, key: ref.key };
 }
 
+/** Idempotency records of HTTP requests (`Idempotency-Key`). */
+export interface IdempotencyHandle {
+  claim(req: IdempotencyClaimInput): Promise<IdempotencyClaim>;
+  finish(ref: IdempotencyRef, response: IdempotencyResponse): Promise<boolean>;
+  release(ref: IdempotencyRef): Promise<boolean>;
+}
+
 /** `keel.idempotency`: the idempotency handle of createKeel, with times from its clock. */
-export function idempotencyHandle(records: Idempotency, clock: Clock) {
+export function idempotencyHandle(records: Idempotency, clock: Clock): IdempotencyHandle {
   return {
     /** Claims the record, or says that another request holds it, made it with another digest, or what it answered. */
     claim(req: IdempotencyClaimInput): Promise<IdempotencyClaim> {

@@ -21,44 +21,22 @@ export {
   type RunSummary,
   type WalkMode,
 } from '../engine/index.ts';
+export type { ApiKeysHandle } from './api-keys.ts';
+export type { ApprovalsHandle, PendingApprovalItem } from './approvals-handle.ts';
 export type { AuditCounts, AuditEntry, AuditFilter, AuditHandle, AuditPage, AuditQuery } from './audit.ts';
 export { EVERY_TENANT, type ExposeEnvConfig } from './env-exposure.ts';
+export type { EmitOptions, EmitResult, EventsHandle } from './events-handle.ts';
 export type { PoliciesConfig, TrustedKeysConfig } from './governance-config.ts';
 export { httpToolsFromSection } from './http-tools.ts';
-export {
-  createKeel,
-  type EmitOptions,
-  type EmitResult,
-  type HistoryLine,
-  type KeelConfig,
-  type PendingApprovalItem,
-  type PublishOptions,
-  type RunCountFilter,
-  type RunCounts,
-  type StartOptions,
-} from './keel.ts';
-export type {
-  ApiKeysHandle,
-  ApprovalsHandle,
-  EventsHandle,
-  IdempotencyHandle,
-  Keel,
-  LifecycleHandle,
-  Published,
-  RunsHandle,
-  ShadowQueueHandle,
-  WorkflowsHandle,
-  WritsHandle,
-} from './keel-api.ts';
-export type {
-  PartialGates,
-  Principal,
-  PromoteOptions,
-  PromotionGatesConfig,
-  RolloutOptions,
-  RolloutStatus,
-} from './lifecycle/lifecycle.ts';
+export type { IdempotencyHandle } from './idempotency.ts';
+export { createKeel, type KeelConfig } from './keel.ts';
+export type { Keel } from './keel-api.ts';
+export type { PartialGates, PromotionGatesConfig } from './lifecycle/lifecycle-deps.ts';
+export type { LifecycleHandle, ShadowQueueHandle } from './lifecycle/lifecycle-handle.ts';
+export type { Principal } from './lifecycle/principal.ts';
+export type { PromoteOptions } from './lifecycle/promotions.ts';
 export type { ReplayGateReport } from './lifecycle/replay-gate.ts';
+export type { RolloutOptions, RolloutStatus } from './lifecycle/rollouts.ts';
 export type { ShadowReport } from './lifecycle/shadow-report.ts';
 export type { TestReport, TestResult } from './lifecycle/test-runs.ts';
 export {
@@ -83,6 +61,8 @@ export {
   type StoreMigration,
 } from './open-store.ts';
 export { noteRun, noteTenant, type RequestNotes, requestNotes } from './request-context.ts';
+export type { HistoryLine, RunCountFilter, RunCounts, RunsHandle } from './runs-handle.ts';
+export type { StartOptions } from './start-options.ts';
 export {
   runSpans,
   type TraceExportConfig,
@@ -90,3 +70,5 @@ export {
   type TraceExportStats,
   traceExportFromEnv,
 } from './trace-export.ts';
+export type { Published, PublishOptions, WorkflowsHandle } from './workflows-handle.ts';
+export type { WritsHandle } from './writ-trust.ts';

@@ -19,7 +19,7 @@ import {
 } from '../adapters/postgres/index.ts';
 import type { Store } from '../ports/index.ts';
 import { deploy, fakeSources } from '../testing/index.ts';
-import { makeCheckpoint, verifyCheckpoints } from './checkpoints.ts';
+import { makeCheckpoint, verifyCheckpoints } from './checkpoints/index.ts';
 import { createKeel, type Keel } from './index.ts';
 import { retainRuns } from './retention.ts';
 import { exportRunDir } from './run-dirs.ts';

@@ -35,7 +35,7 @@ import {
   verifyRunDir,
 } from '../core/run-dir/index.ts';
 import { deploy, fakeSources, withStoreFile } from '../testing/index.ts';
-import { makeCheckpoint } from './checkpoints.ts';
+import { makeCheckpoint } from './checkpoints/index.ts';
 import { createKeel, type Keel } from './index.ts';
 import { exportRunDir, importRunDir } from './run-dirs.ts';
 

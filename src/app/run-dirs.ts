@@ -43,7 +43,7 @@ import {
   withDirBlobs,
 } from '../core/run-dir/index.ts';
 import type { RunRecord, Store } from '../ports/index.ts';
-import { checkpointCoverage } from './checkpoints.ts';
+import { checkpointCoverage } from './checkpoints/index.ts';
 import type { Keel } from './keel.ts';
 
 const PAGE = 5_000;

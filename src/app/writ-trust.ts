@@ -181,8 +181,33 @@ function targetHash(tenant: string, target: string | unknown): Digest {
   return writHash(leaf);
 }
 
+/** Stored trusted writ keys, writ revocations, and inspecting a writ for a tenant. */
+export interface WritsHandle {
+  trust(
+    tenant: string,
+    publicKeyPem: string,
+    by: string,
+  ): Promise<{ created: boolean; record: TrustedKeyRecord }>;
+  trusted(tenant: string): Promise<TrustedKeyRecord[]>;
+  untrust(tenant: string, keyId: string): Promise<TrustedKeyRecord>;
+  revoke(
+    tenant: string,
+    target: string | unknown,
+    by: string,
+    reason?: string,
+  ): Promise<{ created: boolean; record: WritRevocation }>;
+  revoked(tenant: string): Promise<WritRevocation[]>;
+  /**
+   * The budget of each writ of a chain (root first), shared by every run under it: its limit and
+   * what runs reserved from it. By the writ's hash, or the presented writ (its last link);
+   * not_found when no run here was ever started under it.
+   */
+  budgets(tenant: string, target: string | unknown): Promise<WritBudgetUsage[]>;
+  inspect(tenant: string, value: unknown): Promise<WritInspection>;
+}
+
 /** The `keel.writs` handle: stored trusted keys, revocations, and inspecting a writ for a tenant. */
-export function writsHandle(store: Store, cache: WritTrustCache, clock: Clock) {
+export function writsHandle(store: Store, cache: WritTrustCache, clock: Clock): WritsHandle {
   const now = () => new Date(clock.now()).toISOString();
   return {
     /** Trusts an Ed25519 public key (SPKI PEM) for the tenant's writs; adding it again changes nothing. */

@@ -8,7 +8,7 @@
  */
 import { createPublicKey } from 'node:crypto';
 import type { Command } from 'commander';
-import { type AuditReport, makeCheckpoint, verifyCheckpoints } from '../app/checkpoints.ts';
+import { type AuditReport, makeCheckpoint, verifyCheckpoints } from '../app/checkpoints/index.ts';
 import { signedRecord } from '../core/checkpoint/index.ts';
 import { ErrorCode, KeelError } from '../core/errors.ts';
 import type { CheckpointWitness } from '../ports/index.ts';

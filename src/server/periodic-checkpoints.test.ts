@@ -18,7 +18,7 @@ import Database from 'better-sqlite3';
 import { DirectoryWitness } from '../adapters/witness/index.ts';
 import type { CheckpointerEvent } from '../app/checkpointer.ts';
 import { startCheckpointer } from '../app/checkpointer.ts';
-import { makeCheckpoint } from '../app/checkpoints.ts';
+import { makeCheckpoint } from '../app/checkpoints/index.ts';
 import { createKeel, type Keel } from '../app/index.ts';
 import { deploy, withStoreFile } from '../testing/index.ts';
 import { type RunningServer, startServer } from './serve.ts';

@@ -25,7 +25,7 @@ import {
   testDatabaseUrl,
 } from '../../src/adapters/postgres/scratch-schema.ts';
 import { DirectoryWitness } from '../../src/adapters/witness/index.ts';
-import { makeCheckpoint, verifyCheckpoints } from '../../src/app/checkpoints.ts';
+import { makeCheckpoint, verifyCheckpoints } from '../../src/app/checkpoints/index.ts';
 import { createKeel } from '../../src/app/index.ts';
 import { isKeelError } from '../../src/core/errors.ts';
 import type { Store } from '../../src/ports/index.ts';

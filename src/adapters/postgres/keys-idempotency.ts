@@ -14,7 +14,7 @@ import {
   type IdempotencyClaimRequest,
 } from '../../ports/index.ts';
 import { API_KEY_COLUMNS, existingClaim } from '../shared/keys-idempotency-rows.ts';
-import type { Row } from '../shared/rows.ts';
+import type { Row } from '../shared/row.ts';
 
 export const KEYS_SQL = {
   putKey:

@@ -18,7 +18,7 @@ import {
   toPromotionRecord,
 } from '../shared/lifecycle-rows.ts';
 import { liveRunTallySql, POSTGRES_PAYLOAD_FIELD } from '../shared/live-run-tally.ts';
-import type { Row } from '../shared/rows.ts';
+import type { Row } from '../shared/row.ts';
 
 export const PROMOTIONS_SQL = 'SELECT * FROM promotions WHERE tenant = $1 AND workflow_id = $2 ORDER BY id';
 

@@ -24,7 +24,7 @@ import {
   toHeadRow,
   toRetainedRun,
 } from '../shared/checkpoint-rows.ts';
-import type { Row } from '../shared/rows.ts';
+import type { Row } from '../shared/row.ts';
 import type { PostgresHandle } from './postgres-handle.ts';
 import { RETENTION_SQL, retainOne } from './retention.ts';
 

@@ -31,7 +31,7 @@ import {
   toDisagreementCount,
   toEventConflict,
 } from '../shared/event-rows.ts';
-import type { Row } from '../shared/rows.ts';
+import type { Row } from '../shared/row.ts';
 import { unavailable } from './connection.ts';
 import type { PostgresHandle } from './postgres-handle.ts';
 

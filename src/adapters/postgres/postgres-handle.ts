@@ -6,7 +6,7 @@
  * It never holds state another process could contradict: every answer comes from the database.
  */
 import type pg from 'pg';
-import type { Row } from '../shared/rows.ts';
+import type { Row } from '../shared/row.ts';
 import { createPool, type PostgresTarget, unavailable } from './connection.ts';
 import { GroupCommit } from './group-commit.ts';
 

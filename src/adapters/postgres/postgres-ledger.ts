@@ -20,7 +20,7 @@ import {
   unreadablePayload,
 } from '../shared/entry-query-rows.ts';
 import { checkIntArg } from '../shared/int-args.ts';
-import type { Row } from '../shared/rows.ts';
+import type { Row } from '../shared/row.ts';
 import { APPEND_CHANNEL } from './append-statement.ts';
 import { unavailable } from './connection.ts';
 import { listenChannel } from './listen.ts';

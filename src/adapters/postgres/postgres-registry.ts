@@ -12,8 +12,8 @@ import type {
   VersionRecord,
 } from '../../ports/index.ts';
 import { checkIntArg } from '../shared/int-args.ts';
-import { LIFECYCLE_SQL, toRollout } from '../shared/lifecycle-rows.ts';
-import { samePublishedVersion, toPromotion, toVersion } from '../shared/rows.ts';
+import { LIFECYCLE_SQL, toPromotionRecord, toRollout } from '../shared/lifecycle-rows.ts';
+import { samePublishedVersion, toVersion } from '../shared/rows.ts';
 import { PROMOTIONS_SQL, recordLifecycle } from './lifecycle.ts';
 import type { PostgresHandle } from './postgres-handle.ts';
 import { SQL } from './queries.ts';
@@ -71,7 +71,7 @@ export class PostgresRegistry implements Registry {
   }
 
   async listPromotions(tenant: string, workflowId: string): Promise<Promotion[]> {
-    return (await this.h.query(PROMOTIONS_SQL, [tenant, workflowId])).rows.map(toPromotion);
+    return (await this.h.query(PROMOTIONS_SQL, [tenant, workflowId])).rows.map(toPromotionRecord);
   }
 
   recordLifecycle(change: LifecycleChange): Promise<Promotion[]> {

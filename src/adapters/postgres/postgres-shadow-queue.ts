@@ -15,7 +15,7 @@ import type {
   ShadowWork,
 } from '../../ports/index.ts';
 import { checkShadowClaimScope } from '../shared/check-claim-scope.ts';
-import type { Row } from '../shared/rows.ts';
+import type { Row } from '../shared/row.ts';
 import {
   groupsInTurn,
   headsPerGroup,

@@ -6,7 +6,7 @@
 import type pg from 'pg';
 import type { Head } from '../../core/ledger/index.ts';
 import { retentionRefusalOf } from '../shared/checkpoint-rows.ts';
-import type { Row } from '../shared/rows.ts';
+import type { Row } from '../shared/row.ts';
 
 export const RETENTION_SQL = {
   get: 'SELECT * FROM retained_runs WHERE run_id = $1 AND tenant = $2',

@@ -9,7 +9,7 @@ import type pg from 'pg';
 import type { Digest } from '../../core/canonical/index.ts';
 import { ErrorCode, KeelError } from '../../core/errors.ts';
 import type { AppendRequest, WritBudgetUsage } from '../../ports/index.ts';
-import type { Row } from '../shared/rows.ts';
+import type { Row } from '../shared/row.ts';
 import {
   type BudgetLink,
   BudgetLinkCache,

@@ -12,7 +12,7 @@ import {
 } from '../../core/checkpoint/index.ts';
 import { ErrorCode, KeelError } from '../../core/errors.ts';
 import type { CheckpointHead, CheckpointHeadRow, RetainedRun } from '../../ports/index.ts';
-import type { Row } from './rows.ts';
+import type { Row } from './row.ts';
 
 const baseCheckpoint = (r: Row): Checkpoint => ({
   format: CHECKPOINT_FORMAT_V1,

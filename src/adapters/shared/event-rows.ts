@@ -12,7 +12,7 @@ import type {
   RoutedRun,
   TriggerDisagreement,
 } from '../../ports/index.ts';
-import type { Row } from './rows.ts';
+import type { Row } from './row.ts';
 
 export const EVENT_SQL = {
   claim: `INSERT INTO delivered_events (tenant, source, event_id, event_hash, event_type, subject, event_time, payload_hash, runs, delivered_at)

@@ -4,7 +4,7 @@
  * here queries. A key row is never mapped with its hash: what leaves the store is ApiKeyInfo.
  */
 import type { ApiKeyInfo, IdempotencyClaim } from '../../ports/index.ts';
-import type { Row } from './rows.ts';
+import type { Row } from './row.ts';
 
 /** Expired idempotency records of other keys are deleted at most this often per store handle (ms). */
 export const IDEMPOTENCY_PRUNE_EVERY_MS = 60_000;

@@ -15,7 +15,7 @@ import {
 } from '../../core/lifecycle/index.ts';
 import type { WorkflowStatus } from '../../core/spec/index.ts';
 import type { NewPromotion, ShadowSkip, StoredComparison } from '../../ports/index.ts';
-import type { Row } from './rows.ts';
+import type { Row } from './row.ts';
 
 export const LIFECYCLE_SQL = {
   putComparison: `INSERT INTO shadow_comparisons (tenant, shadow_run_id, live_run_id, workflow_id, shadow_version, live_version, agree, comparison, created_at)

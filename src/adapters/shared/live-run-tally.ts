@@ -10,7 +10,7 @@
  */
 import { TERMINAL_STATUSES } from '../../core/ledger/index.ts';
 import type { LiveRunTally, LiveRunWindow } from '../../ports/index.ts';
-import type { Row } from './rows.ts';
+import type { Row } from './row.ts';
 
 /** SQL for the top-level payload field `name` of the entry aliased `alias`, as text (NULL: absent). */
 export type PayloadField = (alias: string, name: 'forkOf' | 'attemptOf' | 'status' | 'decision') => string;

@@ -8,8 +8,7 @@ import { ErrorCode, KeelError } from '../../core/errors.ts';
 import type { RunMode, RunStatus, StoredEntry } from '../../core/ledger/index.ts';
 import type { WorkflowSpec, WorkflowStatus } from '../../core/spec/index.ts';
 import type { PendingApproval, RunRecord, VersionRecord } from '../../ports/index.ts';
-
-export type Row = Record<string, unknown>;
+import type { Row } from './row.ts';
 
 export const RUN_COLUMNS =
   'run_id, tenant, workflow_id, version, spec_hash, status, head_seq, head_hash, event_id, event_type, created_at, updated_at, mode, shadow_of';
@@ -62,8 +61,6 @@ export function toVersion(r: Row): VersionRecord {
     publishedBy: r.published_by as string,
   };
 }
-
-export { toPromotionRecord as toPromotion } from './lifecycle-rows.ts';
 
 export function toApproval(r: Row): PendingApproval {
   return {

@@ -8,7 +8,7 @@
 import type { Digest } from '../../core/canonical/index.ts';
 import type { EventRecord } from '../../core/ledger/index.ts';
 import type { ClaimedShadowWork, ShadowGroup, ShadowQueueStatus, ShadowWork } from '../../ports/index.ts';
-import type { Row } from './rows.ts';
+import type { Row } from './row.ts';
 
 export const SHADOW_QUEUE_SQL = {
   enqueue: `INSERT INTO shadow_queue (tenant, id, workflow_id, version, live_version, live_run_id, judged_as, event, enqueued_ms)

@@ -17,7 +17,7 @@ import {
   ZERO_BUDGET,
 } from '../../core/writs/index.ts';
 import type { BudgetChange, BudgetRefusalDetails, WritBudgetUsage } from '../../ports/index.ts';
-import type { Row } from './rows.ts';
+import type { Row } from './row.ts';
 
 /** One writ of a chain as its budget row needs it. */
 export interface BudgetLink {

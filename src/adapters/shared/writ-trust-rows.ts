@@ -5,7 +5,7 @@
  */
 import type { Digest } from '../../core/canonical/index.ts';
 import type { TrustedKeyRecord, WritRevocation } from '../../ports/index.ts';
-import type { Row } from './rows.ts';
+import type { Row } from './row.ts';
 
 const KEY_COLUMNS = 'tenant, key_id, public_key_pem, added_by, added_at, retired_at';
 const REVOCATION_COLUMNS = 'tenant, hash, by, at, reason';

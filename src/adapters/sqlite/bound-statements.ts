@@ -3,7 +3,7 @@
  * once on a SQLite database and run with their values in `$n` order.
  */
 import type Database from 'better-sqlite3';
-import type { Row } from '../shared/rows.ts';
+import type { Row } from '../shared/row.ts';
 import { sqliteStatement } from '../shared/writ-trust-rows.ts';
 
 export interface BoundStatements<N extends string> {

@@ -16,7 +16,7 @@ import type {
   RetainedRun,
 } from '../../ports/index.ts';
 import { assertFollows, logColumns, toCheckpoint, toHead, toHeadRow } from '../shared/checkpoint-rows.ts';
-import type { Row } from '../shared/rows.ts';
+import type { Row } from '../shared/row.ts';
 import type { SqliteHandle } from './sqlite-handle.ts';
 import { SqliteRetention } from './sqlite-retention.ts';
 

@@ -24,7 +24,7 @@ import {
   toDisagreementCount,
   toEventConflict,
 } from '../shared/event-rows.ts';
-import type { Row } from '../shared/rows.ts';
+import type { Row } from '../shared/row.ts';
 import { sqliteStatement } from '../shared/writ-trust-rows.ts';
 import { type BoundStatements, boundStatements } from './bound-statements.ts';
 import type { SqliteHandle } from './sqlite-handle.ts';

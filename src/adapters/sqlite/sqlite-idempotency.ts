@@ -13,7 +13,7 @@ import {
   type IdempotencyResponse,
 } from '../../ports/index.ts';
 import { existingClaim, headersText, IDEMPOTENCY_PRUNE_EVERY_MS } from '../shared/keys-idempotency-rows.ts';
-import type { Row } from '../shared/rows.ts';
+import type { Row } from '../shared/row.ts';
 import { io, type SqliteHandle } from './sqlite-handle.ts';
 
 export class SqliteIdempotency implements Idempotency {

@@ -6,7 +6,7 @@
 import type Database from 'better-sqlite3';
 import type { ApiKeyInfo, ApiKeyRecord, Keys, TrustedKeyRecord, WritRevocation } from '../../ports/index.ts';
 import { API_KEY_COLUMNS, toApiKeyInfo } from '../shared/keys-idempotency-rows.ts';
-import type { Row } from '../shared/rows.ts';
+import type { Row } from '../shared/row.ts';
 import { checkSecretKeyCandidate, SECRET_KEY_SQL } from '../shared/secret-key-rows.ts';
 import { sqliteStatement } from '../shared/writ-trust-rows.ts';
 import { io, type SqliteHandle } from './sqlite-handle.ts';

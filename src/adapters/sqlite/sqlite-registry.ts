@@ -24,7 +24,8 @@ import {
   toPromotionRecord,
   toRollout,
 } from '../shared/lifecycle-rows.ts';
-import { type Row, samePublishedVersion, toVersion } from '../shared/rows.ts';
+import type { Row } from '../shared/row.ts';
+import { samePublishedVersion, toVersion } from '../shared/rows.ts';
 import { type BoundStatements, boundStatements } from './bound-statements.ts';
 import type { SqliteHandle } from './sqlite-handle.ts';
 

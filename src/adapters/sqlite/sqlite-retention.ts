@@ -9,7 +9,7 @@ import type Database from 'better-sqlite3';
 import type { Head } from '../../core/ledger/index.ts';
 import type { CheckpointHead, HeadCursor, RetainedRun } from '../../ports/index.ts';
 import { retentionRefusalOf, toHead, toRetainedRun } from '../shared/checkpoint-rows.ts';
-import type { Row } from '../shared/rows.ts';
+import type { Row } from '../shared/row.ts';
 
 const AFTER = '(? IS NULL OR created_at > ? OR (created_at = ? AND run_id > ?))';
 const after = (a: HeadCursor | undefined) => [

@@ -23,7 +23,8 @@ import {
   SQLITE_PAYLOAD_FIELD,
   toLiveRunTally,
 } from '../shared/live-run-tally.ts';
-import { decodeCursor, encodeCursor, type Row, toApproval, toRun } from '../shared/rows.ts';
+import type { Row } from '../shared/row.ts';
+import { decodeCursor, encodeCursor, toApproval, toRun } from '../shared/rows.ts';
 import { type BoundStatements, boundStatements } from './bound-statements.ts';
 
 export class SqliteRunIndex implements RunIndex {

@@ -11,12 +11,11 @@ import { ErrorCode, KeelError } from '../../core/errors.ts';
 import type { StoredEntry } from '../../core/ledger/index.ts';
 import type { ClaimedRun, ClaimScope, WorkerRecord, WorkerStatus, WorkQueue } from '../../ports/index.ts';
 import { checkClaimScope } from '../shared/check-claim-scope.ts';
+import type { Row } from '../shared/row.ts';
 import { io, type SqliteHandle } from './sqlite-handle.ts';
 
 /** Rows of workers not seen for this long are dropped at the next registration. */
 export const WORKER_ROW_TTL_MS = 3_600_000;
-
-type Row = Record<string, unknown>;
 
 export class SqliteWorkQueue implements WorkQueue {
   private readonly st;

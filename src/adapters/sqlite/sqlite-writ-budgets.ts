@@ -7,7 +7,7 @@
 import type Database from 'better-sqlite3';
 import type { Digest } from '../../core/canonical/index.ts';
 import type { AppendRequest, WritBudgets, WritBudgetUsage } from '../../ports/index.ts';
-import type { Row } from '../shared/rows.ts';
+import type { Row } from '../shared/row.ts';
 import {
   type BudgetLink,
   BudgetLinkCache,

@@ -3,7 +3,7 @@
  * (docs/audit.md), as Keel reports it and in the shape of OpenWOP's audit-integrity surface.
  */
 import type { KeyObject } from 'node:crypto';
-import { type AuditReport, verifyCheckpoints } from '../../app/checkpoints.ts';
+import { type AuditReport, verifyCheckpoints } from '../../app/checkpoints/index.ts';
 import type { Keel } from '../../app/index.ts';
 import { type KeelRoute, ok, route } from './route.ts';
 
