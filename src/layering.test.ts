@@ -46,7 +46,6 @@ const MAX_LINES = 400;
 const KNOWN_CYCLES: readonly string[] = [
   'adapters/shared/lifecycle-rows.ts ↔ adapters/shared/rows.ts',
   'app/keel-api.ts ↔ app/keel.ts',
-  'engine/delegate.ts ↔ engine/effects.ts ↔ engine/writ-budget.ts',
   'engine/engine.ts ↔ engine/fork-run.ts ↔ engine/run-controls.ts',
 ];
 

@@ -45,18 +45,13 @@ import type {
   Store,
   VersionRecord,
 } from '../ports/index.ts';
-import {
-  type ChildRunner,
-  type DelegatedBy,
-  type DelegationKey,
-  delegatingEffects,
-  latestVersion,
-} from './delegate.ts';
+import { type ChildRunner, delegatingEffects } from './delegate.ts';
 import { type Effects, liveEffects } from './effects.ts';
 import { type ForkOptions, forkRun, type RunMaker, rerunRun } from './fork-run.ts';
 import { admitWrit, type GovernanceConfig, runGovernance } from './governance.ts';
 import { HEAD_RETRIES, headMoved } from './head-moved.ts';
 import { LeaseKeeper } from './lease-keeper.ts';
+import { type DelegatedBy, type DelegationKey, latestVersion } from './mint-delegation.ts';
 import { PinnedVersions } from './pinned-versions.ts';
 import { operatorReconciliation, type ReconcileRequest } from './reconcile-step.ts';
 import { indexLedger, recordedEffects } from './recorded-effects.ts';
@@ -116,7 +111,7 @@ export interface EngineOptions {
   readonly modelProvider?: ModelProvider;
   /** How many times a metering provider's schema-invalid answer is asked again (2 by default). */
   readonly modelRetries?: number;
-  /** The key that signs a tenant's child writs for `core.delegate` steps (delegate.ts). */
+  /** The key that signs a tenant's child writs for `core.delegate` steps (mint-delegation.ts). */
   readonly delegationKeyFor?: (tenant: string) => DelegationKey | undefined;
   /**
    * Where signed checkpoints are kept outside the store: before acting on a run, the store's

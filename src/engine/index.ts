@@ -1,10 +1,5 @@
 export { SECRET_ENV, type SecretRef } from '../core/spec/index.ts';
-export {
-  DELEGATE_TOOL,
-  DelegationCode,
-  type DelegationKey,
-  delegateTool,
-} from './delegate.ts';
+export { delegateTool } from './delegate.ts';
 export { type Effects, type LiveEffectsOptions, liveEffects, type StepOutcome } from './effects.ts';
 export {
   type ApprovalDecision,
@@ -21,6 +16,7 @@ export {
   type TenantWritTrust,
   writUsage,
 } from './governance.ts';
+export { DELEGATE_TOOL, DelegationCode, type DelegationKey } from './mint-delegation.ts';
 export { modelPlanner } from './model-planner.ts';
 export type { ReconcileRequest } from './reconcile-step.ts';
 export { indexLedger, recordedEffects } from './recorded-effects.ts';
