@@ -59,7 +59,6 @@ const KNOWN_LONG_FILES: readonly string[] = [
   'app/keel.ts',
   'app/lifecycle/lifecycle.ts',
   'engine/engine.ts',
-  'engine/walk.ts',
 ];
 
 function sources(dir: string): string[] {
