@@ -33,10 +33,10 @@ import {
   type RawSources,
   type ToolDefinition,
 } from '../ports/index.ts';
-import type { DelegationRequest, MintResult } from './delegate.ts';
 import { DEFAULT_MODEL_RETRIES, type ModelDraw, meteredModelDraw } from './metered-model.ts';
+import type { DelegationRequest, MintResult } from './mint-delegation.ts';
+import type { RecordedBudget } from './recorded-budget.ts';
 import { SecretHasher } from './secret-hasher.ts';
-import type { RecordedBudget } from './writ-budget.ts';
 
 /** The most attempts of one step a tool's reconcile check may send back as "did not happen". */
 export const MAX_TOOL_RECONCILED_ATTEMPTS = 3;
@@ -105,7 +105,7 @@ export interface Effects {
    */
   hold?(state: RunState): HoldEntry | undefined;
   /**
-   * Mints the child writ of a `core.delegate` step that passed its checks (delegate.ts): live, with
+   * Mints the child writ of a `core.delegate` step that passed its checks (mint-delegation.ts): live, with
    * the tenant's delegation key; replaying, the recorded mint. Absent: the engine cannot delegate.
    */
   delegate?(request: DelegationRequest, state: RunState): Promise<MintResult>;

@@ -2,20 +2,15 @@
  * Runs made from another run: a fork, which inherits the source run's entries before `fromSeq` and
  * continues from there (replay: served from the source's record; branch: live), and a rerun, a new
  * live attempt of the same version and event. Both check the request, read what they inherit and
- * name the new run; the engine creates and walks it. Never appends to the source run.
+ * name the new run; create-run.ts creates and walks it. Never appends to the source run.
  */
-import type { Digest } from '../core/canonical/index.ts';
 import { ErrorCode, KeelError } from '../core/errors.ts';
-import {
-  decodeEntry,
-  type Entry,
-  type EventRecord,
-  type PayloadOf,
-  type TestRef,
-} from '../core/ledger/index.ts';
+import { decodeEntry, type EventRecord, type PayloadOf, type TestRef } from '../core/ledger/index.ts';
 import { attemptRunIdFor, forkRunIdFor } from '../core/run/index.ts';
-import type { CheckpointWitness, Store, VersionRecord } from '../ports/index.ts';
-import type { CreateOptions } from './engine.ts';
+import { createRun } from './create-run.ts';
+import type { EngineContext } from './engine-context.ts';
+import { loadRun } from './load-run.ts';
+import { currentPolicy } from './run-admission.ts';
 import { refuseUnverified } from './run-integrity.ts';
 import type { RunSummary } from './run-summary.ts';
 import { verifyRun } from './verify-run.ts';
@@ -31,25 +26,6 @@ export interface ForkOptions {
   readonly walk?: boolean;
 }
 
-/** What a fork or a rerun uses of the engine: its store, and how it loads, creates and pins runs. */
-export interface RunMaker {
-  readonly store: Store;
-  /** The checkpoint witness the source run is verified against, if any (run-evidence.ts). */
-  readonly witness?: CheckpointWitness | undefined;
-  readonly load: (
-    tenant: string,
-    runId: string,
-  ) => Promise<{ version: VersionRecord; entries: readonly Entry[] }>;
-  readonly create: (
-    runId: Digest,
-    version: VersionRecord,
-    event: EventRecord,
-    o: CreateOptions,
-  ) => Promise<{ run: RunSummary; created: boolean }>;
-  /** The policy a new run of the tenant is pinned to: the tenant's policy now, if it has one. */
-  readonly currentPolicy: (tenant: string) => { policy?: Digest };
-}
-
 /**
  * A new run that inherits the source run's entries before `fromSeq` under a root naming the
  * source, then continues: `replay` serves every source value and tool outcome from the source's
@@ -58,12 +34,12 @@ export interface RunMaker {
  * source is verified first, whole.
  */
 export async function forkRun(
-  host: RunMaker,
+  ctx: EngineContext,
   tenant: string,
   sourceRunId: string,
   o: ForkOptions,
 ): Promise<{ run: RunSummary; created: boolean }> {
-  const run = await host.store.runs.getRun(tenant, sourceRunId);
+  const run = await ctx.store.runs.getRun(tenant, sourceRunId);
   if (!run) throw new KeelError(ErrorCode.notFound, `run ${sourceRunId} not found`, { runId: sourceRunId });
   const last = run.head.seq;
   if (!Number.isSafeInteger(o.fromSeq) || o.fromSeq < 0 || o.fromSeq > last + 1) {
@@ -86,9 +62,9 @@ export async function forkRun(
   }
   // A fork inherits the source's history: a source that does not verify is never forked (its edit
   // would be laundered into a new chain that verifies).
-  const verified = await verifyRun(host.store, run, host.witness ? { witness: host.witness } : {});
+  const verified = await verifyRun(ctx.store, run, ctx.witness ? { witness: ctx.witness } : {});
   if (!verified.ok) throw refuseUnverified(sourceRunId, verified.failure);
-  const version = await host.store.registry.getVersion(tenant, run.workflowId, o.version ?? run.version);
+  const version = await ctx.store.registry.getVersion(tenant, run.workflowId, o.version ?? run.version);
   if (!version || (o.version === undefined && version.specHash !== run.specHash)) {
     throw new KeelError(
       ErrorCode.notFound,
@@ -99,13 +75,13 @@ export async function forkRun(
     );
   }
   // Only the inherited prefix is read to create the fork: its cost grows with fromSeq, not with the history.
-  const prefix = (await host.store.ledger.readEntries(tenant, sourceRunId, 0, Math.max(o.fromSeq, 1))).map(
+  const prefix = (await ctx.store.ledger.readEntries(tenant, sourceRunId, 0, Math.max(o.fromSeq, 1))).map(
     decodeEntry,
   );
   const root = prefix[0]!.payload as PayloadOf<'run.started'>;
   const event = o.event ?? root.event;
   const runId = forkRunIdFor(tenant, sourceRunId, o.fromSeq, o.mode, version.specHash, event);
-  return host.create(runId, version, event, {
+  return createRun(ctx, runId, version, event, {
     forkOf: { runId: sourceRunId, fromSeq: o.fromSeq, mode: o.mode },
     // Replay keeps the recorded status (approver eligibility is fixed history); a branch runs under today's.
     status: o.mode === 'replay' ? root.status : version.status,
@@ -116,27 +92,27 @@ export async function forkRun(
     // A fork of a simulated run is simulated too: it never acts either (it shadows nothing itself).
     ...simulatedOf(root),
     // A replay is judged by the policy the source was pinned to; a branch by today's.
-    ...(o.mode === 'replay' ? (root.policy ? { policy: root.policy } : {}) : host.currentPolicy(tenant)),
+    ...(o.mode === 'replay' ? (root.policy ? { policy: root.policy } : {}) : currentPolicy(ctx, tenant)),
   });
 }
 
 /** A diagnostic re-execution: a new, live run of the same version and event, linked by `attemptOf`. */
 export async function rerunRun(
-  host: RunMaker,
+  ctx: EngineContext,
   tenant: string,
   runId: string,
 ): Promise<{ run: RunSummary; created: boolean }> {
-  const source = await host.load(tenant, runId);
+  const source = await loadRun(ctx, tenant, runId);
   const root = source.entries[0]!.payload as PayloadOf<'run.started'>;
   for (let attempt = 2; ; attempt++) {
     const id = attemptRunIdFor(runId, attempt);
-    if (await host.store.runs.getRun(tenant, id)) continue;
-    return host.create(id, source.version, root.event, {
+    if (await ctx.store.runs.getRun(tenant, id)) continue;
+    return createRun(ctx, id, source.version, root.event, {
       attemptOf: runId,
       attempt,
       ...(root.writ ? { writ: root.writ } : {}),
       ...simulatedOf(root),
-      ...host.currentPolicy(tenant),
+      ...currentPolicy(ctx, tenant),
     });
   }
 }

@@ -1,18 +1,8 @@
 export { SECRET_ENV, type SecretRef } from '../core/spec/index.ts';
-export {
-  DELEGATE_TOOL,
-  DelegationCode,
-  type DelegationKey,
-  delegateTool,
-} from './delegate.ts';
+export { delegateTool } from './delegate.ts';
 export { type Effects, type LiveEffectsOptions, liveEffects, type StepOutcome } from './effects.ts';
-export {
-  type ApprovalDecision,
-  ENGINE_VERSION,
-  Engine,
-  type EngineOptions,
-  type WalkMode,
-} from './engine.ts';
+export { ENGINE_VERSION, Engine, type EngineOptions } from './engine.ts';
+export type { WalkMode } from './engine-context.ts';
 export type { ForkOptions } from './fork-run.ts';
 export {
   admitWrit,
@@ -21,11 +11,13 @@ export {
   type TenantWritTrust,
   writUsage,
 } from './governance.ts';
+export { DELEGATE_TOOL, DelegationCode, type DelegationKey } from './mint-delegation.ts';
 export { modelPlanner } from './model-planner.ts';
 export type { ReconcileRequest } from './reconcile-step.ts';
 export { indexLedger, recordedEffects } from './recorded-effects.ts';
 export { type Replanned, replanRun } from './replan.ts';
 export { type EntrySketch, type ReplayDivergence, type ReplayResult, replayRun } from './replay.ts';
+export type { ApprovalDecision } from './resolve-approval.ts';
 export { checkStoredRun, openRequest, refuseUnverified } from './run-integrity.ts';
 export { type RunSummary, summaryOf } from './run-summary.ts';
 export { templatePlanner } from './template-planner.ts';

@@ -34,9 +34,9 @@ import type {
   StepMode,
 } from '../core/ledger/index.ts';
 import type { RunState } from '../core/run/index.ts';
-import { type MintResult, recordedMints, servedMint } from './delegate.ts';
 import type { Effects, HoldEntry, StepOutcome } from './effects.ts';
-import { type RecordedBudget, recordedBudgets } from './writ-budget.ts';
+import { type MintResult, recordedMints, servedMint } from './mint-delegation.ts';
+import { type RecordedBudget, recordedBudgets } from './recorded-budget.ts';
 
 export interface RecordedLedger {
   /**
@@ -56,7 +56,7 @@ export interface RecordedLedger {
   readonly suspensions?: Map<number, OutcomeUnknownSuspension>;
   /** Model outages, by the seq they were recorded at: where the live walk's model could not answer. */
   readonly outages?: Map<number, ModelOutageSuspension>;
-  /** Delegation mints (delegate.ts): the child each delegating allow named, or the refusal. */
+  /** Delegation mints (mint-delegation.ts): the child each delegating allow named, or the refusal. */
   readonly mints?: Map<string, MintResult>;
   /** What writ budgets answered, by the seq of the allow or refusal they decided (writ-budget.ts). */
   readonly budgets?: Map<number, RecordedBudget>;

@@ -16,8 +16,8 @@ import type { RunState } from '../core/run/index.ts';
 import { isSecretRef } from '../core/spec/index.ts';
 import { deltaProblems } from '../core/world/index.ts';
 import { isResultWithDeltas, type ToolDefinition } from '../ports/index.ts';
-import { DELEGATE_TOOL } from './delegate.ts';
 import { type Effects, errorOf, type StepOutcome } from './effects.ts';
+import { DELEGATE_TOOL } from './mint-delegation.ts';
 import { callKey } from './recorded-effects.ts';
 
 /** Whether a simulated run calls its read tools for real (`live`, the default) or simulates them. */

@@ -23,6 +23,7 @@ import {
 } from '../core/writs/index.ts';
 import type { Effects } from './effects.ts';
 import { type RunGovernance, writUsage } from './governance.ts';
+import type { RecordedBudgetRefusal } from './recorded-budget.ts';
 import type { BudgetRefusal, RunWriter } from './run-writer.ts';
 
 /** What the walk knows of the run's limits when a step under a writ is allowed. */
@@ -104,17 +105,6 @@ function sameBudget(a: WritBudget, b: WritBudget): boolean {
   return a.steps === b.steps && a.calls === b.calls && a.cents === b.cents;
 }
 
-/** A budget refusal as the ledger records it (a recorded one is served as it was). */
-export interface RecordedBudgetRefusal {
-  readonly message: string;
-  readonly writ: NonNullable<PayloadOf<'step.refused'>['writ']>;
-}
-
-/** What a record says the writ budget answered for an allow: the reservation it recorded, or the refusal. */
-export type RecordedBudget =
-  | { readonly reserves?: PayloadOf<'step.allowed'>['reserves'] }
-  | { readonly refusal: RecordedBudgetRefusal };
-
 function refusal(r: RecordedBudgetRefusal, policy: PolicyRecord | undefined): Decision {
   const d: Decision = {
     outcome: 'refuse',
@@ -125,24 +115,4 @@ function refusal(r: RecordedBudgetRefusal, policy: PolicyRecord | undefined): De
   };
   if (policy) (d as { policy?: PolicyRecord }).policy = policy;
   return d;
-}
-
-/**
- * The budget answers a recorded ledger holds, by the seq of the entry they decided: every
- * `step.allowed` (with the reservation it made, if any) and every refusal by a writ's shared
- * budget (a `step.refused` whose `writ` records `budget`). Replay serves them (recorded-effects.ts).
- */
-export function recordedBudgets(entries: readonly Entry[]): Map<number, RecordedBudget> {
-  const out = new Map<number, RecordedBudget>();
-  for (const e of entries) {
-    if (e.kind === 'step.allowed') {
-      const p = e.payload as PayloadOf<'step.allowed'>;
-      out.set(e.seq, p.reserves ? { reserves: p.reserves } : {});
-    } else if (e.kind === 'step.refused') {
-      const p = e.payload as PayloadOf<'step.refused'>;
-      if (p.check === 'writ' && p.writ?.budget)
-        out.set(e.seq, { refusal: { message: p.message, writ: p.writ } });
-    }
-  }
-  return out;
 }

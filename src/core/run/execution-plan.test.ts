@@ -33,6 +33,14 @@ describe('compilePlan', () => {
     assert.equal(plan.nodes[1]!.step, s.steps[1], 'a node carries its step unchanged');
   });
 
+  it('compiles each step to a tool node: the kind the walk takes it by (engine/walk.ts NODE_KINDS)', () => {
+    const plan = compilePlan(spec(['lookup', 'refund']));
+    assert.deepEqual(
+      plan.nodes.map((n) => n.kind),
+      ['tool', 'tool'],
+    );
+  });
+
   it('compiles an empty step list to an empty plan', () => {
     assert.deepEqual(compilePlan(spec([])), { chain: true, nodes: [] });
   });

@@ -1,15 +1,21 @@
 /**
  * A published version compiles to an execution plan: nodes with dependencies. A step list is a
  * chain (each step depends on the one before); graph definitions compile to the same shape and
- * the engine walks both the same way.
+ * the engine walks both the same way. Each node has a `kind`, and the walk takes a node by its
+ * kind (engine/walk.ts, `NODE_KINDS`); today every node is a tool step.
  */
 import type { StepSpec, WorkflowSpec } from '../spec/index.ts';
 
-export interface PlanNode {
+/** A step that calls a tool: its arguments resolved, checked, decided, executed, recorded. */
+export interface ToolNode {
+  readonly kind: 'tool';
   readonly id: string;
   readonly step: StepSpec;
   readonly dependsOn: readonly string[];
 }
+
+/** A node of the plan. A new kind of node joins this union, and the walk's `NODE_KINDS` with it. */
+export type PlanNode = ToolNode;
 
 export interface ExecutionPlan {
   readonly nodes: readonly PlanNode[];
@@ -21,6 +27,7 @@ export function compilePlan(spec: WorkflowSpec): ExecutionPlan {
   return {
     chain: true,
     nodes: spec.steps.map((step, i) => ({
+      kind: 'tool',
       id: step.name,
       step,
       dependsOn: i === 0 ? [] : [spec.steps[i - 1]!.name],

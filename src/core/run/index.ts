@@ -19,7 +19,13 @@ export {
   type EventContent,
   eventContent,
 } from './event-content.ts';
-export { compilePlan, type ExecutionPlan, nextNode, type PlanNode } from './execution-plan.ts';
+export {
+  compilePlan,
+  type ExecutionPlan,
+  nextNode,
+  type PlanNode,
+  type ToolNode,
+} from './execution-plan.ts';
 export { retainedRunError } from './retained-run.ts';
 export {
   attemptRunIdFor,
