@@ -28,7 +28,21 @@ function record(witness: string, facets: Record<string, unknown> = {}) {
   return { status: 'experimental', since: '2.0', until: '2.1', witness, ...facets };
 }
 
-export function discoveryV1(): Record<string, unknown> {
+/** The audit-log-integrity facets (RFC 0224/0218), the same at both majors. */
+function auditFacets(audit: AuditPublication) {
+  return {
+    checkpointSignatureAlgorithm: 'ed25519',
+    checkpointPublicKey: audit.publicKey,
+    checkpointIntervalEntries: CHECKPOINT_INTERVAL_ENTRIES,
+    checkpointIntervalSeconds: audit.intervalSeconds,
+  };
+}
+
+/**
+ * The v1 document. With signed checkpoints (`audit`) it claims the `openwop-audit-log-integrity`
+ * profile under `auth` (auth-profiles.md), and `/v1/audit/verify` is served; without, neither.
+ */
+export function discoveryV1(audit?: AuditPublication): Record<string, unknown> {
   return {
     protocolVersion: '1.0',
     protocolVersions: [...PROTOCOL_VERSIONS],
@@ -49,8 +63,19 @@ export function discoveryV1(): Record<string, unknown> {
     },
     idempotency: { supported: true },
     nondeterminismPolicy: { declared: true, sources: [...DECLARED_SOURCES] },
+    ...(audit
+      ? {
+          auth: {
+            profiles: [AUDIT_PROFILE],
+            auditLogIntegrity: { hashChain: true, ...auditFacets(audit) },
+          },
+        }
+      : {}),
   };
 }
+
+/** The v1 profile name of audit-log integrity. */
+export const AUDIT_PROFILE = 'openwop-audit-log-integrity';
 
 /** What `keel serve` publishes of its periodic checkpoints (OpenWOP's audit-log-integrity facets). */
 export interface AuditPublication {
@@ -77,7 +102,8 @@ export function discoveryV2(audit?: AuditPublication): Record<string, unknown> {
     fixtures: [...fixtureDefinitions().keys()],
     limits: { status: 'stable', since: '2.0', witness: 'witnessable-gated', ...LIMITS },
     eventLog: record('claims-check', { crossEngineOrdering: { orderingModel: 'per-run-sequence' } }),
-    interrupt: record('witnessable-unaided', { refKinds: ['principal'] }),
+    // tokenAlgs is required by the facet schema (minItems 1; hs256 is the only member).
+    interrupt: record('witnessable-unaided', { tokenAlgs: ['hs256'], refKinds: ['principal'] }),
     runList: record('witnessable-unaided', { maxPageSize: 100, filters: ['workflowId', 'status'] }),
     replay: record('witnessable-unaided', {
       modes: ['replay', 'branch'],

@@ -124,6 +124,7 @@ export function createServerApp(keel: Keel, o: ServerOptions = {}) {
               publicKey: spkiBase64(o.checkpoints.key.publicKey),
               intervalSeconds: o.checkpoints.everySeconds,
             },
+            checkpointKey: o.checkpoints.key.publicKey,
           }
         : {}),
     }),

@@ -91,6 +91,12 @@ function openWopOperations(): RouteDoc[] {
       p('post', `${prefix}/runs/{runId}:resume`, `openwopResume${v}`, 'Resume a paused run'),
       p('post', `${prefix}/runs:bulk-cancel`, `openwopBulkCancel${v}`, 'Cancel up to 100 runs'),
       p('get', `${prefix}/runs/{runId}/effects`, `openwopRunEffects${v}`, 'The run’s effect records'),
+      p(
+        'get',
+        `${prefix}/audit/verify`,
+        `openwopAuditVerify${v}`,
+        'Verify the signed checkpoint chain (served with --checkpoint-key; else 404)',
+      ),
       {
         ...p(
           'post',

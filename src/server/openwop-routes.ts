@@ -4,9 +4,12 @@
  * sample clients' approval alias. Run paths are routed on the raw path, so a tenant-bound id whose
  * slash arrives as `%2F` or `~2F` is one segment; the id is decoded after routing.
  */
+import type { KeyObject } from 'node:crypto';
 import { type Context, Hono } from 'hono';
+import { verifyCheckpoints } from '../app/checkpoints/index.ts';
 import type { Keel } from '../app/keel.ts';
 import { hashOf } from '../core/canonical/index.ts';
+import { auditVerifyResult, parseAuditRange } from '../openwop/audit-verify.ts';
 import { specAsDefinition } from '../openwop/definition.ts';
 import { type AuditPublication, discoveryV1, discoveryV2, EFFECT_SEAMS_PATH } from '../openwop/discovery.ts';
 import { effectSeamManifest } from '../openwop/effect-seams.ts';
@@ -23,6 +26,7 @@ import { KEEL_ROUTES } from './keel-routes.ts';
 import { negotiate, versionHeader } from './negotiate.ts';
 import { openApiDocument } from './openapi.ts';
 import { attempt, readBody } from './request.ts';
+import { auditOptions } from './routes/checkpoint-routes.ts';
 import {
   DEFAULT_MAX_EVENT_STREAMS,
   KEEP_ALIVE_MS,
@@ -46,6 +50,8 @@ export function openWopRoutes(
     maxEventStreamsPerTenant?: number;
     keepAliveMs?: number;
     audit?: AuditPublication;
+    /** The checkpoint key the audit surface pins (with `audit`). */
+    checkpointKey?: KeyObject;
   } = {},
 ): Hono<Env> {
   const app = new Hono<Env>();
@@ -80,7 +86,7 @@ export function openWopRoutes(
   });
 
   app.get('/.well-known/openwop', (c) => {
-    const doc = c.get('major') === 1 ? discoveryV1() : discoveryV2(o.audit);
+    const doc = c.get('major') === 1 ? discoveryV1(o.audit) : discoveryV2(o.audit);
     const etag = `"${hashOf(doc).slice(7, 39)}"`;
     c.header('ETag', etag);
     c.header('Vary', 'OpenWOP-Version');
@@ -101,6 +107,23 @@ export function openWopRoutes(
   });
 
   for (const prefix of ['/v1', '']) {
+    // Gated on audit-log integrity, advertised only with signed checkpoints: else not served (404).
+    app.get(`${prefix}/audit/verify`, async (c) => {
+      if (!o.audit)
+        throw new ProtocolError(
+          'not_found',
+          'audit-log integrity is not advertised by this host (no --checkpoint-key)',
+        );
+      const p = await principalOf(c);
+      const range = parseAuditRange(c.req.query('fromSeq'), c.req.query('toSeq'));
+      const report = await verifyCheckpoints(
+        keel.store,
+        p.tenant,
+        await auditOptions(keel, p.tenant, o.checkpointKey),
+      );
+      return c.json(auditVerifyResult(report, range));
+    });
+
     app.post(`${prefix}/runs`, async (c) => {
       const p = await principalOf(c);
       const major = c.get('major');

@@ -2,8 +2,8 @@
  * Signed checkpoints through the real CLI and over HTTP: `keel checkpoint --key` signs the
  * tenant's run heads, `keel audit verify --key` passes on an honest store and fails (exit 5) when
  * the checkpoints were signed by another key than the pinned one; without a key, checkpoint is a
- * usage error naming --key and KEEL_CHECKPOINT_KEY. `GET /v1/audit/verify` answers in OpenWOP's
- * audit-integrity shape for the key's tenant only.
+ * usage error naming --key and KEEL_CHECKPOINT_KEY. `GET /v1/audit/verify` (served with the
+ * server's checkpoint key) answers in OpenWOP's audit-integrity shape for the key's tenant only.
  */
 import assert from 'node:assert/strict';
 import { generateKeyPairSync } from 'node:crypto';
@@ -72,20 +72,33 @@ describe('keel checkpoint and keel audit verify', () => {
   test('GET /v1/audit/verify answers in OpenWOP’s shape, for the key’s tenant only', async () => {
     const acme = createKey(sandbox, 'acme');
     const globex = createKey(sandbox, 'globex');
-    const server = await KeelServer.start(sandbox);
+    // The surface is served (and advertised) only with the server's checkpoint key.
+    const server = await KeelServer.start(sandbox, [
+      '--checkpoint-key',
+      keyFile,
+      '--checkpoint-every',
+      '3600',
+    ]);
     try {
       const r = await server.api<{
         fromSeq: number;
         toSeq: number;
         chainValid: boolean;
         checkpointsValid: boolean;
-        checkpoints: { checkpoint: number; atSequence: number; merkleRoot: string; verified: boolean }[];
+        checkpoints: { checkpoint: string; atSequence: number; merkleRoot: string }[];
         anomalies: unknown[];
       }>('GET', '/v1/audit/verify', { key: acme });
       assert.equal(r.status, 200, JSON.stringify(r.body));
       assert.deepEqual(
         [r.body.fromSeq, r.body.toSeq, r.body.chainValid, r.body.checkpointsValid],
-        [1, 2, true, true],
+        [0, 2, true, true],
+      );
+      assert.deepEqual(
+        r.body.checkpoints.map((c) => [c.checkpoint, c.atSequence]),
+        [
+          ['1', 1],
+          ['2', 2],
+        ],
       );
       assert.deepEqual(r.body.anomalies, []);
       assert.match(r.body.checkpoints[0]!.merkleRoot, /^[0-9a-f]{64}$/);

@@ -18,6 +18,9 @@ export interface AuditAnomaly {
   readonly runId?: string;
   readonly seq?: number;
   readonly detail: string;
+  /** chain-break: the previous checkpoint's hash (null before the first), and the link it carries. */
+  readonly expectedPrevHash?: string | null;
+  readonly actualPrevHash?: string | null;
 }
 
 export interface AuditReport {

@@ -88,6 +88,8 @@ export async function verifyCheckpoints(
         kind: 'chain-break',
         checkpoint: c.seq,
         detail: `checkpoint ${c.seq} does not follow checkpoint ${i}`,
+        expectedPrevHash: expectPrev,
+        actualPrevHash: c.prevHash,
       });
     }
     const problem = selfProblem(c);
