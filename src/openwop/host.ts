@@ -234,14 +234,36 @@ export class OpenWopHost {
     return { ...run.head, status: run.status };
   }
 
-  async cancel(p: Principal, runId: string, reason?: string): Promise<{ status: WireStatus }> {
+  /**
+   * Cancels a run. A finished run is `409 run_terminal` on v2 (runs.md §Cancel); on v1 a cancel is
+   * idempotent (rest-endpoints.md; the v1 interruptRace scenario): a finished run answers with the
+   * status it finished in, and `alreadyTerminal` says nothing was done.
+   */
+  async cancel(
+    p: Principal,
+    runId: string,
+    reason?: string,
+    major: Major = 2,
+  ): Promise<{ status: WireStatus; alreadyTerminal?: true }> {
     const run = await this.keel.runs.get(p.tenant, runId);
-    if (TERMINAL_WIRE.has(STATUS[run.status]))
+    if (TERMINAL_WIRE.has(STATUS[run.status])) {
+      if (major === 1) return { status: STATUS[run.status], alreadyTerminal: true };
       throw new ProtocolError('run_terminal', `run is already ${STATUS[run.status]}`, {
         runStatus: STATUS[run.status],
       });
-    const r = await this.keel.runs.cancel(p.tenant, runId, { by: p.subject, ...(reason ? { reason } : {}) });
-    return { status: STATUS[r.status] };
+    }
+    try {
+      const r = await this.keel.runs.cancel(p.tenant, runId, {
+        by: p.subject,
+        ...(reason ? { reason } : {}),
+      });
+      return { status: STATUS[r.status] };
+    } catch (e) {
+      // Finished between the read and the cancel: on v1 still the idempotent answer.
+      if (major !== 1 || !(e instanceof KeelError && e.code === ErrorCode.runTerminal)) throw e;
+      const now = await this.keel.runs.get(p.tenant, runId);
+      return { status: STATUS[now.status], alreadyTerminal: true };
+    }
   }
 
   /**

@@ -207,14 +207,20 @@ export function openWopRoutes(
                   parsed.reason === 'tenant_mismatch' ? 'id_tenant_mismatch' : 'not_found',
                   parsed.reason === 'tenant_mismatch' ? 'the run id names another tenant' : 'run not found',
                 );
-              const r = await host.cancel(p, parsed.runId, reason);
+              const r = await host.cancel(p, parsed.runId, reason, major);
+              // v1: re-cancelling a cancelled run is ok (idempotent); another finished run is run_terminal.
+              if (r.alreadyTerminal && r.status !== 'cancelled')
+                throw new ProtocolError('run_terminal', `run is already ${r.status}`, {
+                  runStatus: r.status,
+                });
               results.push({ runId: wire, ok: true, status: r.status });
             } catch (e) {
-              // Each entry carries its own refusal: {code, message, details?}, never a whole error body.
+              // Each entry carries its own refusal, never a whole error body: on v2 the error envelope
+              // itself ({error, message, details?}; errors.md, runs.md), on v1 {code, message, details?}.
               const r = openWopErrorReply(e);
               if (r.unexpected) log(e);
               const { error: code, ...rest } = r.body;
-              results.push({ runId: wire, ok: false, error: { code, ...rest } });
+              results.push({ runId: wire, ok: false, error: major === 1 ? { code, ...rest } : r.body });
             }
           }
           return { status: 200, body: { results } };
@@ -281,8 +287,15 @@ export function openWopRoutes(
           c,
           await idempotent(keel, p, key, `cancelRun@${major}`, { runId, body }, () =>
             replyOf(async () => {
-              const r = await host.cancel(p, runId, typeof reason === 'string' ? reason : undefined);
-              return { status: 200, body: { runId: wireRunId(runId, p.tenant, major), status: r.status } };
+              const r = await host.cancel(p, runId, typeof reason === 'string' ? reason : undefined, major);
+              return {
+                status: 200,
+                body: {
+                  runId: wireRunId(runId, p.tenant, major),
+                  status: r.status,
+                  ...(r.alreadyTerminal ? { alreadyTerminal: true } : {}),
+                },
+              };
             }),
           ),
         );

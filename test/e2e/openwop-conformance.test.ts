@@ -368,7 +368,7 @@ describe('runs (runs.md)', () => {
     assert.deepEqual([unknown.status, unknown.body.error], [404, 'not_found']);
   });
 
-  test('bulk cancel: each failed entry carries {code, message}; a foreign id is refused in its entry', async () => {
+  test('bulk cancel (v2): each failed entry carries the error envelope {error, message}; a foreign id is refused in its entry', async () => {
     const done = await finished('conformance-noop');
     const r = await server.api<{
       results: { runId: string; ok: boolean; error?: Record<string, unknown> }[];
@@ -379,11 +379,11 @@ describe('runs (runs.md)', () => {
     assert.equal(r.status, 200);
     const [own, foreign] = r.body.results;
     assert.equal(own!.ok, false);
-    assert.equal(own!.error!.code, 'run_terminal');
+    assert.equal(own!.error!.error, 'run_terminal');
     assert.equal(typeof own!.error!.message, 'string');
-    assert.equal('error' in own!.error!, false, 'an entry holds a refusal, not a whole error body');
+    assert.equal('code' in own!.error!, false, 'v2: the entry error is the envelope (errors.md)');
     assert.equal(foreign!.ok, false);
-    assert.ok(['id_tenant_mismatch', 'not_found'].includes(String(foreign!.error!.code)));
+    assert.ok(['id_tenant_mismatch', 'not_found'].includes(String(foreign!.error!.error)));
   });
 
   test('pause and resume refusals name the run status: run_terminal on a finished run, run_state_conflict otherwise', async () => {

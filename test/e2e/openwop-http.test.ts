@@ -357,7 +357,7 @@ describe('approvals, cancel, fork', () => {
     );
   });
 
-  test('cancel mid-run: cancelled; cancelling again is 409 run_terminal', async () => {
+  test('cancel mid-run: cancelled; cancelling again is 409 run_terminal on v2, an idempotent 200 on v1', async () => {
     const c = await createRun({ workflowId: 'conformance-cancellable' });
     await server.waitFor(v1(c.body.runId), acme, (s) => s === 'running');
     await new Promise((r) => setTimeout(r, 200));
@@ -367,9 +367,12 @@ describe('approvals, cancel, fork', () => {
     const snap = await server.waitFor(v1(c.body.runId), acme, terminal);
     assert.equal(snap.status, 'cancelled');
     assert.ok(Date.now() - started < 10_000, 'far sooner than the 30 s delay');
-    const again = await server.api('POST', `${v1(c.body.runId)}/cancel`, { key: acme, body: {} });
+    const again = await server.api('POST', `/runs/${c.body.runId}/cancel`, { key: acme, body: {} });
     assert.equal(again.status, 409);
     assert.equal(again.body.error, 'run_terminal');
+    const againV1 = await server.api('POST', `${v1(c.body.runId)}/cancel`, { key: acme, body: {} });
+    assert.equal(againV1.status, 200);
+    assert.equal(againV1.body.status, 'cancelled');
   });
 
   test(':pause holds a run after its current node, :resume walks on; refusals are 409', async () => {
