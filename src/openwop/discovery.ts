@@ -113,12 +113,7 @@ export function discoveryV2(audit?: AuditPublication): Record<string, unknown> {
     nondeterminismPolicy: record('witnessable-gated', { declared: true, sources: [...DECLARED_SOURCES] }),
     ...(audit
       ? {
-          auditLogIntegrity: record('witnessable-gated', {
-            checkpointSignatureAlgorithm: 'ed25519',
-            checkpointPublicKey: audit.publicKey,
-            checkpointIntervalEntries: CHECKPOINT_INTERVAL_ENTRIES,
-            checkpointIntervalSeconds: audit.intervalSeconds,
-          }),
+          auditLogIntegrity: record('witnessable-gated', auditFacets(audit)),
         }
       : {}),
   };

@@ -17,7 +17,7 @@ import type { RunRecord } from '../ports/index.ts';
 import { OPENWOP_RUN_EVENT, type OpenWopDefinition, runInputs } from './definition.ts';
 import { fixtureDefinitions, isSeededFixture, seedFixtures } from './fixtures.ts';
 import { apiKeySubject, runOwner } from './owner.ts';
-import type { ProjectedEvent } from './project-events.ts';
+import { type ProjectedEvent, refusalCode } from './project-events.ts';
 import { ProtocolError } from './protocol-error.ts';
 import { type CreateRunBody, type ForkBody, parsePause, parseResumeValue } from './request-bodies.ts';
 import { type FeedReader, projectRun, RunFeeds } from './run-feeds.ts';
@@ -387,7 +387,7 @@ function failure(entries: readonly Entry[], reason: string | undefined): { code:
     if (e.kind === 'step.failed') return (e.payload as PayloadOf<'step.failed'>).error;
     if (e.kind === 'step.refused') {
       const r = e.payload as PayloadOf<'step.refused'>;
-      return { code: r.code, message: r.message };
+      return { code: refusalCode(r), message: r.message };
     }
   }
   return { code: 'failed', message: reason ?? 'the run failed' };

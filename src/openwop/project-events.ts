@@ -54,11 +54,37 @@ export function runOutputs(
     : {};
 }
 
+/**
+ * The code a refused step fails its node with: a person's rejection is OpenWOP's
+ * `approval_rejected` (RFC 0223); any other refusal keeps Keel's code.
+ */
+export function refusalCode(p: PayloadOf<'step.refused'>): string {
+  return p.check === 'approval' ? 'approval_rejected' : p.code;
+}
+
 /** What the projection of one entry may read from the entries before it. */
 interface Context {
   readonly outputs: Record<string, unknown>;
   lastStep: string | undefined;
   readonly approvalSteps: Map<string, string>;
+  /** The last node that failed or was refused, and the code it failed with. */
+  failed: { readonly nodeId: string; readonly code: string } | undefined;
+}
+
+/** The entries that settle the call a `step.allowed` made. */
+const SETTLES: ReadonlySet<string> = new Set([
+  'step.completed',
+  'step.failed',
+  'step.refused',
+  'step.reconciled',
+]);
+
+function started(p: PayloadOf<'step.allowed'>): Draft {
+  return {
+    type: 'node.started',
+    nodeId: p.step,
+    payload: { nodeId: p.step, typeId: p.tool, attempt: p.attempt },
+  };
 }
 
 function drafts(e: Entry, cx: Context): Draft[] {
@@ -78,16 +104,8 @@ function drafts(e: Entry, cx: Context): Draft[] {
         },
       ];
     }
-    case 'step.allowed': {
-      const p = e.payload as PayloadOf<'step.allowed'>;
-      return [
-        {
-          type: 'node.started',
-          nodeId: p.step,
-          payload: { nodeId: p.step, typeId: p.tool, attempt: p.attempt },
-        },
-      ];
-    }
+    case 'step.allowed':
+      return [started(e.payload as PayloadOf<'step.allowed'>)];
     case 'step.completed': {
       const p = e.payload as PayloadOf<'step.completed'>;
       const o = p.output;
@@ -104,7 +122,8 @@ function drafts(e: Entry, cx: Context): Draft[] {
         {
           type: 'node.failed',
           nodeId: p.step,
-          payload: { nodeId: p.step, error: { code: p.code, message: p.message } },
+          // A refusal is final: retrying the node cannot change it.
+          payload: { nodeId: p.step, error: { code: refusalCode(p), message: p.message, retryable: false } },
         },
       ];
     }
@@ -141,6 +160,9 @@ function drafts(e: Entry, cx: Context): Draft[] {
             nodeId,
             interruptId: p.proposalId,
             kind: 'approval',
+            // interrupt.md §Events (RFC 0183) and RFC 0223: the action taken and the decision it made.
+            action,
+            decision: action === 'accept' ? 'approved' : 'rejected',
             resumeValue: { action, ...(p.note ? { feedback: p.note } : {}) },
             decidedBy: p.by,
             decidedAt: e.at,
@@ -154,11 +176,16 @@ function drafts(e: Entry, cx: Context): Draft[] {
         return [{ type: 'run.completed', payload: { outputs: runOutputs(cx.outputs, cx.lastStep) } }];
       if ((p.status as string) === 'cancelled')
         return [{ type: 'run.cancelled', payload: { reason: p.reason ?? 'cancelled' } }];
+      // A rejected approval fails the run with the gate's code (RFC 0223); failedNodeId names the
+      // node whose failure ended the run.
+      const f = cx.failed;
+      const code = f?.code === 'approval_rejected' ? f.code : p.status === 'refused' ? 'refused' : 'failed';
       return [
         {
           type: 'run.failed',
           payload: {
-            error: { code: p.status === 'refused' ? 'refused' : 'failed', message: p.reason ?? p.status },
+            error: { code, message: p.reason ?? p.status },
+            ...(f ? { failedNodeId: f.nodeId } : {}),
           },
         },
       ];
@@ -202,9 +229,18 @@ function drafts(e: Entry, cx: Context): Draft[] {
  * already projected.
  */
 export class EventProjector {
-  private readonly cx: Context = { outputs: {}, lastStep: undefined, approvalSteps: new Map() };
+  private readonly cx: Context = {
+    outputs: {},
+    lastStep: undefined,
+    approvalSteps: new Map(),
+    failed: undefined,
+  };
   private readonly out: ProjectedEvent[] = [];
   private nextLedgerSeq = 0;
+  /** The node whose call is allowed and not yet settled. */
+  private inFlight: PayloadOf<'step.allowed'> | undefined;
+  /** A fork whose prefix ends inside a node: the node it restarts at its first event. */
+  private restart: PayloadOf<'step.allowed'> | undefined;
 
   constructor(private readonly wireRunId: string) {}
 
@@ -233,7 +269,14 @@ export class EventProjector {
       this.nextLedgerSeq++;
       this.learn(e);
       const hex = e.hash.slice('sha256:'.length);
-      drafts(e, this.cx).forEach((d, i) => {
+      const ds = drafts(e, this.cx);
+      const r = this.restart;
+      if (r && ds.length > 0) {
+        this.restart = undefined;
+        // The fork re-executes the node its prefix ended inside: it starts again (replay.md §Endpoint).
+        if ((e.payload as { step?: unknown }).step === r.step) ds.unshift(started(r));
+      }
+      ds.forEach((d, i) => {
         this.out.push({
           ledgerSeq: e.seq,
           event: {
@@ -268,14 +311,24 @@ export class EventProjector {
     }
     for (const p of sourceEvents)
       this.out.push({ ledgerSeq: p.ledgerSeq, event: { ...p.event, runId: this.wireRunId } });
+    this.restart = this.inFlight;
   }
 
   /** What the projection of later entries reads from this one. */
   private learn(e: Entry): void {
+    if (e.kind === 'step.allowed') this.inFlight = e.payload as PayloadOf<'step.allowed'>;
+    else if (SETTLES.has(e.kind)) this.inFlight = undefined;
     if (e.kind === 'step.completed') {
       const p = e.payload as PayloadOf<'step.completed'>;
       this.cx.outputs[p.step] = p.output;
       this.cx.lastStep = p.step;
+      this.cx.failed = undefined;
+    } else if (e.kind === 'step.failed') {
+      const p = e.payload as PayloadOf<'step.failed'>;
+      this.cx.failed = { nodeId: p.step, code: p.error.code };
+    } else if (e.kind === 'step.refused') {
+      const p = e.payload as PayloadOf<'step.refused'>;
+      this.cx.failed = { nodeId: p.step, code: refusalCode(p) };
     } else if (e.kind === 'approval.requested') {
       const p = e.payload as PayloadOf<'approval.requested'>;
       this.cx.approvalSteps.set(p.proposalId, p.step);

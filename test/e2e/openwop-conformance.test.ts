@@ -285,6 +285,13 @@ describe('replay (replay.md)', () => {
       source.events[fromSeq]!.eventId,
       'the event at fromSeq is the fork’s own',
     );
+    // The prefix ends inside the node (its node.started inherited, its outcome not): the fork
+    // restarts it, so the event at fromSeq is a fresh node.started of that node (v2-run-fork-prefix).
+    assert.deepEqual([forked[fromSeq]!.type, forked[fromSeq]!.nodeId], ['node.started', point.nodeId]);
+    assert.deepEqual(
+      [forked[fromSeq + 1]!.type, forked[fromSeq + 1]!.nodeId],
+      ['node.completed', point.nodeId],
+    );
   });
 
   test('conformance-replay-side-effect: cancelled mid-wait, its replay fork fails the effect closed (replay_source_missing) and never performs it', async () => {
