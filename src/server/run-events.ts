@@ -22,7 +22,7 @@ export const KEEP_ALIVE_MS = 15_000;
 /** The largest `bufferMs` served (events.md: 0..5000). */
 export const MAX_BUFFER_MS = 5000;
 const STREAM_MODE = /^(values|(updates|messages|debug)(,(updates|messages|debug))*)$/;
-const SUPPORTED_MODES = ['updates', 'debug'];
+const SUPPORTED_MODES = ['values', 'updates', 'debug'];
 
 /** Which events a stream mode carries (v1 streams carry everything, as v1 hosts did). */
 function modeFilter(mode: string, major: Major): (e: OpenWopEvent) => boolean {
@@ -36,7 +36,7 @@ function readMode(c: Context): string {
   if (!STREAM_MODE.test(mode) || mode.split(',').some((m) => !SUPPORTED_MODES.includes(m)))
     throw new ProtocolError(
       'unsupported_stream_mode',
-      `streamMode ${JSON.stringify(mode)} is not served; use updates or debug`,
+      `streamMode ${JSON.stringify(mode)} is not served; use values (alone), updates or debug`,
       { field: 'streamMode', supported: SUPPORTED_MODES },
     );
   return mode;
@@ -116,6 +116,9 @@ export async function streamEvents(
   const accept = c.req.header('Accept') ?? '';
   if (!accept.includes('text/event-stream')) {
     const all = await host.events(p, runId, major);
+    // values as JSON: the snapshot now, and the last sequence it covers.
+    if (mode === 'values')
+      return c.json({ lastSequence: all.length - 1, snapshot: await host.snapshot(p, runId, major) });
     const from = readAfter(c.req.query('fromSequence') ?? c.req.query('afterSequence'), 'fromSequence');
     const start = c.req.query('fromSequence') !== undefined ? from - 1 : from;
     return c.json({ events: all.map((x) => x.event).filter((e) => e.sequence > start && keep(e)) });
@@ -174,8 +177,33 @@ export async function streamEvents(
         finish();
         controller.close();
       };
+      /**
+       * values: one `state.snapshot` frame (the run snapshot, as GET /runs/{id} gives it) first, then
+       * one whenever events arrive, its id the last sequence it covers; closed after the terminal one.
+       */
+      let snapshots: Promise<void> = Promise.resolve();
+      let baseline = true;
+      const pumpValues = () => {
+        if (done || !reader) return;
+        const n = reader.events.length - 1;
+        if (n <= last && !baseline) return;
+        baseline = false;
+        last = Math.max(last, n);
+        const id = last;
+        const failed = reader.failure !== undefined;
+        const ended = reader.terminal;
+        snapshots = snapshots.then(async () => {
+          if (done) return;
+          if (failed) return end(true);
+          const snap = await host.snapshot(p, runId, major);
+          write(`id: ${id}\nevent: state.snapshot\ndata: ${JSON.stringify(snap)}\n\n`);
+          if (ended) end();
+        });
+        snapshots = snapshots.catch(() => end(true));
+      };
       /** Sends what the reader has past the cursor; ends the stream once the run has ended. */
       const pump = () => {
+        if (mode === 'values') return pumpValues();
         if (done || !reader) return;
         const events = reader.events;
         for (let i = last + 1; i < events.length; i++) {
