@@ -22,11 +22,18 @@ export const KEEP_ALIVE_MS = 15_000;
 /** The largest `bufferMs` served (events.md: 0..5000). */
 export const MAX_BUFFER_MS = 5000;
 const STREAM_MODE = /^(values|(updates|messages|debug)(,(updates|messages|debug))*)$/;
-const SUPPORTED_MODES = ['values', 'updates', 'debug'];
+const SUPPORTED_MODES = ['values', 'updates', 'messages', 'debug'];
 
-/** Which events a stream mode carries (v1 streams carry everything, as v1 hosts did). */
+/**
+ * Which events a stream mode carries (v1 streams carry everything, as v1 hosts did, but for
+ * `messages` alone). `messages` carries model-token chunks (`ai.message.chunk`); Keel streams no
+ * model output token by token, so it carries nothing of its own: alone it sends no event and
+ * closes after the run ends, and beside another mode it adds nothing (stream-modes.md §messages).
+ */
 function modeFilter(mode: string, major: Major): (e: OpenWopEvent) => boolean {
-  if (major === 1 || mode.split(',').includes('debug')) return () => true;
+  const modes = mode.split(',');
+  if (modes.every((m) => m === 'messages')) return () => false;
+  if (major === 1 || modes.includes('debug')) return () => true;
   // v2 `updates`: transitions, terminal node events, suspensions and interrupts; not node.started.
   return (e) => e.type !== 'node.started';
 }
@@ -36,7 +43,7 @@ function readMode(c: Context): string {
   if (!STREAM_MODE.test(mode) || mode.split(',').some((m) => !SUPPORTED_MODES.includes(m)))
     throw new ProtocolError(
       'unsupported_stream_mode',
-      `streamMode ${JSON.stringify(mode)} is not served; use values (alone), updates or debug`,
+      `streamMode ${JSON.stringify(mode)} is not served; use values (alone), or updates, messages and debug`,
       { field: 'streamMode', supported: SUPPORTED_MODES },
     );
   return mode;

@@ -174,7 +174,9 @@ describe('runs of the fixtures', () => {
   });
 
   test('an unknown streamMode is 400 unsupported_stream_mode, before content negotiation', async () => {
-    const r = await server.api('GET', `/v1/runs/${createdByV1[0]}/events?streamMode=messages`, { key: acme });
+    const r = await server.api('GET', `/v1/runs/${createdByV1[0]}/events?streamMode=does-not-exist`, {
+      key: acme,
+    });
     assert.equal(r.status, 400);
     assert.equal(r.body.error, 'unsupported_stream_mode');
   });
