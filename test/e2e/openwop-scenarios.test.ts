@@ -1,6 +1,7 @@
 /**
  * What OpenWOP's official scenarios check that Keel used to fail (issue 31 §2), against real
- * `keel serve` processes on real SQLite stores: bulk-cancel entries (v2: the error envelope; v1:
+ * `keel serve` processes on real SQLite stores (and the audit surface and a rejection again on a
+ * scratch PostgreSQL schema of KEEL_TEST_DATABASE_URL): bulk-cancel entries (v2: the error envelope; v1:
  * a cancelled run re-cancelled is ok) and a v1 cancel of a finished run (200, idempotent); the
  * audit-integrity surface (404 unless advertised; with `--checkpoint-key` advertised at both
  * majors, answered under a named contract in the closed audit-verify-result shape); a rejected
@@ -11,6 +12,12 @@
 import assert from 'node:assert/strict';
 import { createPublicKey, generateKeyPairSync, verify } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
+import {
+  dropSchema,
+  openScratchStore,
+  scratchSchemaName,
+  testDatabaseUrl,
+} from '../../src/adapters/postgres/index.ts';
 import { Sandbox } from '../helpers/keel-cli.ts';
 import { createKey, KeelServer } from '../helpers/keel-server.ts';
 
@@ -398,5 +405,71 @@ describe('streamMode=values (stream-modes.md §values, events.md §SSE frames)',
     assert.deepEqual(alone.frames, [], 'Keel streams no model tokens');
     const bogus = await server.api('GET', `${run.path}/events?streamMode=updates,bogus`, { key: acme });
     assert.equal(bogus.status, 400);
+  });
+});
+
+describe('on PostgreSQL: the audit surface and a rejected approval', () => {
+  const url = testDatabaseUrl();
+  const schema = scratchSchemaName('keel_test_openwop_scenarios');
+  const pgSandbox = new Sandbox('openwop-scenarios-pg');
+  let pgServer: KeelServer;
+  let key: string;
+
+  before(async () => {
+    await (await openScratchStore(url, schema)).close();
+    const u = new URL(url);
+    u.searchParams.set('schema', schema);
+    const store = u.toString();
+    key = createKey(pgSandbox, 'acme', store);
+    const pem = generateKeyPairSync('ed25519').privateKey.export({ type: 'pkcs8', format: 'pem' });
+    const keyFile = pgSandbox.write('checkpoint.pem', pem);
+    pgServer = await KeelServer.start(
+      pgSandbox,
+      ['--checkpoint-key', keyFile, '--checkpoint-every', '1'],
+      store,
+    );
+  });
+  after(async () => {
+    await pgServer?.stop();
+    await dropSchema(url, schema);
+    pgSandbox.remove();
+  });
+
+  test('a rejected approval fails the run with approval_rejected; the checkpoint that covers it verifies in the closed shape', async () => {
+    const c = await pgServer.api<{ runId: string }>('POST', '/runs', {
+      key,
+      body: { workflowId: 'conformance-approval' },
+    });
+    assert.equal(c.status, 201, JSON.stringify(c.body));
+    const path = bound(c.body.runId);
+    await pgServer.waitFor(path, key, (s) => s === 'waiting-approval');
+    const r = await pgServer.api('POST', `${path}/interrupts/gate`, {
+      key,
+      body: { resumeValue: { action: 'reject' } },
+    });
+    assert.equal(r.status, 200, JSON.stringify(r.body));
+    const snap = (await pgServer.waitFor(path, key, terminal)) as unknown as { error: { code: string } };
+    assert.equal(snap.error.code, 'approval_rejected');
+    const evs = (await pgServer.api<{ events: Ev[] }>('GET', `${path}/events/poll?timeout=1`, { key })).body
+      .events;
+    assert.equal(evs.find((e) => e.type === 'run.failed')?.payload.failedNodeId, 'gate');
+    const until = Date.now() + 10_000;
+    for (;;) {
+      const v = await pgServer.api<{
+        chainValid: boolean;
+        checkpoints: { checkpoint: string }[];
+        anomalies: unknown[];
+      }>('GET', '/v1/audit/verify', { key });
+      assert.equal(v.status, 200, JSON.stringify(v.body));
+      assert.equal(v.headers.get('OpenWOP-Version'), '1.0');
+      if (v.body.checkpoints.length > 0) {
+        assert.equal(v.body.chainValid, true);
+        assert.deepEqual(v.body.anomalies, []);
+        assert.equal(typeof v.body.checkpoints[0]!.checkpoint, 'string');
+        break;
+      }
+      assert.ok(Date.now() < until, 'no checkpoint within 10 s');
+      await new Promise((res) => setTimeout(res, 200));
+    }
   });
 });
