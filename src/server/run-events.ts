@@ -192,16 +192,18 @@ export async function streamEvents(
       let baseline = true;
       const pumpValues = () => {
         if (done || !reader) return;
+        if (reader.failure !== undefined) {
+          snapshots = snapshots.then(() => end(true));
+          return;
+        }
         const n = reader.events.length - 1;
         if (n <= last && !baseline) return;
         baseline = false;
         last = Math.max(last, n);
         const id = last;
-        const failed = reader.failure !== undefined;
         const ended = reader.terminal;
         snapshots = snapshots.then(async () => {
           if (done) return;
-          if (failed) return end(true);
           const snap = await host.snapshot(p, runId, major);
           write(`id: ${id}\nevent: state.snapshot\ndata: ${JSON.stringify(snap)}\n\n`);
           if (ended) end();
