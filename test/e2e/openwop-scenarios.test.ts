@@ -356,6 +356,49 @@ describe('a rejected approval (RFC 0223)', () => {
   });
 });
 
+describe('resolving an interrupt whose run ended (errors.md §One code per state)', () => {
+  test('after a cancel, after completion: 409 interrupt_already_resolved; an unknown run: 404 not_found', async () => {
+    const cancelled = await create('conformance-approval');
+    await server.waitFor(cancelled.path, acme, (s) => s === 'waiting-approval');
+    assert.equal((await server.api('POST', `${cancelled.path}/cancel`, { key: acme, body: {} })).status, 200);
+    await server.waitFor(cancelled.path, acme, (s) => s === 'cancelled');
+    const accept = { resumeValue: { action: 'accept' } };
+    const late = await server.api<{ error: string }>('POST', `${cancelled.path}/interrupts/gate`, {
+      key: acme,
+      body: accept,
+    });
+    assert.deepEqual([late.status, late.body.error], [409, 'interrupt_already_resolved']);
+    assert.equal(
+      (await server.api<{ status: string }>('GET', cancelled.path, { key: acme })).body.status,
+      'cancelled',
+      'the resolve resumed nothing',
+    );
+
+    const done = await create('conformance-approval');
+    await server.waitFor(done.path, acme, (s) => s === 'waiting-approval');
+    assert.equal(
+      (await server.api('POST', `${done.path}/interrupts/gate`, { key: acme, body: accept })).status,
+      200,
+    );
+    await server.waitFor(done.path, acme, (s) => s === 'completed');
+    const again = await server.api<{ error: string }>('POST', `${done.path}/interrupts/gate`, {
+      key: acme,
+      body: accept,
+    });
+    assert.deepEqual([again.status, again.body.error], [409, 'interrupt_already_resolved']);
+
+    const unknown = await server.api<{ error: string }>(
+      'POST',
+      '/runs/acme~2Fopenwopconformanceunknown1/interrupts/gate',
+      {
+        key: acme,
+        body: accept,
+      },
+    );
+    assert.deepEqual([unknown.status, unknown.body.error], [404, 'not_found']);
+  });
+});
+
 describe('streamMode=values (stream-modes.md §values, events.md §SSE frames)', () => {
   test('a live run streams state.snapshot frames (the run snapshot), the last one terminal, then the server closes', async () => {
     const run = await create('conformance-delay', { v1: true, inputs: { delayMs: 600 } });
