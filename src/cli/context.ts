@@ -30,6 +30,11 @@ export const DEFAULT_STORE = join('.keel', 'keel.db');
 
 export interface GlobalOptions extends GovernanceOptions {
   readonly store?: string;
+  /**
+   * The project directory whose `.keel/keel.db` is the default store, when no store is chosen
+   * (`keel init <dir>`: the store goes with the project). Never a flag; the working directory when unset.
+   */
+  readonly projectDir?: string;
   /** The checkpoint witness, a directory (or one checkpoint's file) (env KEEL_CHECKPOINT_WITNESS). */
   readonly witness?: string;
   readonly tenant?: string;
@@ -77,8 +82,9 @@ export function flagOrEnv(flag: string | undefined, field: string, envName: stri
 
 /**
  * The store a command uses: --store, then KEEL_STORE, then KEEL_DATABASE_URL (a PostgreSQL URL),
- * then ./.keel/keel.db. An empty path would make SQLite open a throwaway temporary database and
- * silently lose writes, so an empty flag is refused and an empty variable counts as unset.
+ * then ./.keel/keel.db (in `projectDir` when given). An empty path would make SQLite open a throwaway
+ * temporary database and silently lose writes, so an empty flag is refused and an empty variable
+ * counts as unset.
  */
 export function storeTarget(o: GlobalOptions): string {
   const chosen = flagOrEnv(o.store, 'store', 'KEEL_STORE');
@@ -94,7 +100,14 @@ export function storeTarget(o: GlobalOptions): string {
     }
     return url;
   }
-  return DEFAULT_STORE;
+  return defaultStore(o);
+}
+
+/** The store when none is chosen: .keel/keel.db in the project directory (the working directory). */
+function defaultStore(o: GlobalOptions): string {
+  return o.projectDir === undefined || o.projectDir === '.'
+    ? DEFAULT_STORE
+    : join(o.projectDir, DEFAULT_STORE);
 }
 
 function checkScheme(target: string, field: string): string {
@@ -198,7 +211,7 @@ async function openWithTools(
     opened =
       access === 'none' ? await openStoreFor(':memory:', 'create') : await openStoreFor(target, access);
   } catch (e) {
-    throw withAdvice(e, command, target, target !== DEFAULT_STORE || o.store !== undefined);
+    throw withAdvice(e, command, target, target !== defaultStore(o) || o.store !== undefined);
   }
   const { store } = opened;
   let keel: Keel;
@@ -317,6 +330,8 @@ export type WithContext = (
   cmd: Command,
   // biome-ignore lint/suspicious/noConfusingVoidType: command bodies return an exit code or nothing
   body: (ctx: CliContext, g: GlobalOptions) => Promise<number | void>,
+  /** The project directory whose .keel/keel.db is the default store (`keel init <dir>`). */
+  projectDir?: string,
 ) => Promise<void>;
 
 /** How a command module reports an error it catches itself (main.ts's `reportError`): a message and an exit code. */
