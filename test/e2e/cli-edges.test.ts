@@ -2,15 +2,16 @@
  * Edges of the `keel` command a newcomer meets first (issue 31): `keel init <dir>` run from
  * elsewhere makes the project and its store in <dir>, and the advice it prints then works as
  * printed, `npx keel` and all, in a newcomer's shell; a reader that closes stdout early
- * (`keel runs ls | head`) ends the command quietly, with no EPIPE stack trace.
+ * (`keel runs ls | head`) ends the command quietly, with no EPIPE stack trace; an MCP server's
+ * header secret left unset is a setting left out (exit 2, naming it), not a server that is down.
  */
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { KEEL_COMMAND } from '../../src/testing/keel-command.ts';
-import { runKeel, Sandbox, show } from '../helpers/keel-cli.ts';
+import { failJson, runKeel, Sandbox, show } from '../helpers/keel-cli.ts';
 import { linkedPrefix, newcomerEnv } from '../helpers/newcomer.ts';
 
 const sandbox = new Sandbox('cli-edges');
@@ -111,5 +112,23 @@ describe('a closed pipe', () => {
       assert.equal(r.stderr, '', `keel ${args.join(' ')} | head -0: nothing on stderr`);
       assert.equal(r.code, 0, `keel ${args.join(' ')} | head -0 exits 0`);
     }
+  });
+});
+
+describe('an MCP server whose header secret is not set', () => {
+  test('keel tools approve exits 2 (usage), naming the variable and its header; nothing is sent', () => {
+    const file = join(sandbox.dir, 'mcp-tools.yaml');
+    writeFileSync(
+      file,
+      'mcp:\n  search:\n    url: http://127.0.0.1:9/mcp\n    headers:\n      Authorization: Bearer {{secret.SEARCH_TOKEN}}\n',
+    );
+    const r = runKeel(['--json', 'tools', 'approve', file], {
+      cwd: sandbox.dir,
+      env: { SEARCH_TOKEN: undefined },
+    });
+    const e = failJson(r, 2);
+    assert.equal(e.error, 'usage', show(r));
+    assert.match(e.message, /secret SEARCH_TOKEN \(header Authorization\) is not set in the environment/);
+    assert.deepEqual(e.details, { server: 'search', field: 'SEARCH_TOKEN', header: 'Authorization' });
   });
 });
