@@ -15,16 +15,15 @@ import { existsSync, rmdirSync, rmSync } from 'node:fs';
 import { userInfo } from 'node:os';
 import { dirname, join } from 'node:path';
 import type { Command } from 'commander';
-import { checkKeyName } from '../app/api-keys.ts';
 import type { Keel, OpenedStore, WalkMode } from '../app/index.ts';
 import { describeStoreTarget, isPostgresUrl } from '../app/store-target.ts';
 import { ErrorCode, isKeelError, KeelError } from '../core/errors.ts';
 import type { ModelProvider, ToolDefinition } from '../ports/index.ts';
 import { exposeEnvFor } from './expose-env-option.ts';
-import { type GovernanceOptions, governanceConfigFor, lifecycleConfigFor } from './governance-options.ts';
+import type { GovernanceOptions } from './governance-options.ts';
 import type { CommandAccess } from './store-access.ts';
 import { defaultToolPack, loadToolPack } from './tool-pack.ts';
-import { isToolsFile, loadToolsFile, type ToolOrigin } from './tools-file.ts';
+import type { ToolOrigin } from './tools-file.ts';
 
 export const DEFAULT_STORE = join('.keel', 'keel.db');
 
@@ -145,6 +144,8 @@ export async function openContext(
   command = 'this command',
 ): Promise<CliContext> {
   const target = storeTarget(o);
+  // Loaded here, not at start-up, like the engine below: `keel --help` reads none of it.
+  const { checkKeyName } = await import('../app/api-keys.ts');
   // The names an API key may carry: a tenant the CLI writes to is one the HTTP surface can address.
   const tenant = checkKeyName(flagOrEnv(o.tenant, 'tenant', 'KEEL_TENANT') ?? 'default', 'tenant');
   const server = isPostgresUrl(target);
@@ -170,6 +171,7 @@ async function openWithTools(
   loaded: LoadedTools,
 ): Promise<CliContext> {
   const { tools } = loaded;
+  const { governanceConfigFor, lifecycleConfigFor } = await import('./governance-options.ts');
   const governance = await governanceConfigFor(o, tenant);
   const lifecycle = await lifecycleConfigFor(o, tenant);
   const exposure = exposeEnvFor(o.exposeEnv);
@@ -283,7 +285,10 @@ interface LoadedTools {
  */
 async function loadTools(o: GlobalOptions): Promise<LoadedTools> {
   const named = flagOrEnv(o.tools, 'tools', 'KEEL_TOOLS');
-  if (named !== undefined && isToolsFile(named)) return loadToolsFile(named);
+  if (named !== undefined) {
+    const { isToolsFile, loadToolsFile } = await import('./tools-file.ts');
+    if (isToolsFile(named)) return loadToolsFile(named);
+  }
   const pack = (tools: ToolDefinition[]): LoadedTools => ({
     tools,
     origins: new Map(),
