@@ -6,13 +6,15 @@
  * layout and every path a module computes from its own location still holds. dist/ is rebuilt from
  * nothing each time: a module removed from src/ never lingers in the package. Last, the console
  * (web/) is bundled into dist/web/. Plain JavaScript, so it runs where only the runtime dependencies
- * are installed.
+ * are installed. A dist/ built after its sources last changed is kept as it is (build-fresh.mjs);
+ * `--force` (`npm run build`) builds regardless.
  */
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, cpSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, cpSync, mkdirSync, readdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { staleBecause } from './build-fresh.mjs';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const DIST = join(ROOT, 'dist');
@@ -23,6 +25,20 @@ const DATA = /\.(json|ya?ml)$/;
 /** Never shipped: test inputs and the plan-check corpus. */
 const SKIP = new Set(['src/plan/corpus', 'src/testing']);
 
+// A fresh dist/ is kept (build-fresh.mjs): one build per change, whatever runs `prepare` again.
+if (!process.argv.includes('--force')) {
+  const why = staleBecause(ROOT);
+  if (why === undefined) {
+    process.stderr.write(
+      'build: dist/ is up to date with its sources (node scripts/build.mjs --force rebuilds)\n',
+    );
+    process.exit(0);
+  }
+  process.stderr.write(`build: ${why}: building dist/\n`);
+}
+
+// The stamp carries the time the build started: a source changed while it ran makes it stale.
+const started = new Date();
 rmSync(DIST, { recursive: true, force: true });
 const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
 const r = spawnSync(process.execPath, [tsc, '-p', join(ROOT, 'tsconfig.build.json')], { stdio: 'inherit' });
@@ -66,3 +82,4 @@ try {
 if (vite) await vite.build({ configFile: join(ROOT, 'web', 'vite.config.ts') });
 // Written last: the tests' `keel` (src/testing/keel-command.ts) refuses a dist/ older than its sources.
 writeFileSync(join(DIST, '.build-stamp'), `${new Date().toISOString()}\n`);
+utimesSync(join(DIST, '.build-stamp'), started, started);

@@ -8,9 +8,9 @@ import { type Command, Option } from 'commander';
 import pc from 'picocolors';
 import type { AuditEntry, AuditFilter } from '../app/index.ts';
 import { ErrorCode, KeelError } from '../core/errors.ts';
-import { ENTRY_KINDS, type Entry } from '../core/ledger/index.ts';
-import { describeEntry } from '../core/run/index.ts';
-import { excerpt } from '../core/spec/index.ts';
+import { ENTRY_KINDS } from '../core/ledger/entry-kinds.ts';
+import type { Entry } from '../core/ledger/index.ts';
+import { excerpt } from '../core/spec/input-limits.ts';
 import { auditCommand } from './audit-command.ts';
 import type { WithContext } from './context.ts';
 import { intOption } from './input.ts';
@@ -40,7 +40,7 @@ interface LsOptions {
 }
 
 /** The entry in plain language, shortened; the kind alone if its payload says too little to describe. */
-function summary(e: AuditEntry): string {
+function summary(e: AuditEntry, describeEntry: (e: Entry) => string): string {
   try {
     return excerpt(describeEntry({ ...e, v: 1 } as Entry), 100);
   } catch {
@@ -101,9 +101,13 @@ export function registerAuditQueryCommands(program: Command, withContext: WithCo
           printJson(page);
           return;
         }
+        // Loaded when entries are shown: `keel --help` reads none of the run's projections.
+        const { describeEntry } = await import('../core/run/index.ts');
         if (page.entries.length === 0) line('no entries');
         for (const e of page.entries)
-          line(`${pc.dim(e.at)}  ${e.runId.slice(7, 19)}  ${pc.dim(`#${e.seq}`)}  ${e.kind}  ${summary(e)}`);
+          line(
+            `${pc.dim(e.at)}  ${e.runId.slice(7, 19)}  ${pc.dim(`#${e.seq}`)}  ${e.kind}  ${summary(e, describeEntry)}`,
+          );
         if (page.next) line(pc.dim(`next: --cursor ${page.next}`));
       }),
     );

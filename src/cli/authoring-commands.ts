@@ -9,21 +9,10 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline/promises';
 import type { Command } from 'commander';
 import pc from 'picocolors';
-import { stringify } from 'yaml';
-import {
-  type CompiledRequest,
-  compileRequest,
-  DRAFT_ANSWER_SCHEMA,
-  type Draft,
-  draftPrompt,
-  draftSpec,
-  type EventShape,
-  eventShapesOf,
-  MAX_REQUEST_LENGTH,
-  readModelDraft,
-} from '../core/authoring/index.ts';
+import type { CompiledRequest, Draft, EventShape } from '../core/authoring/index.ts';
 import { ErrorCode, KeelError } from '../core/errors.ts';
-import { isSpecId, SPEC_LIMITS, type WorkflowSpec } from '../core/spec/index.ts';
+import type { WorkflowSpec } from '../core/spec/index.ts';
+import { SPEC_LIMITS } from '../core/spec/input-limits.ts';
 import { isPlanModulePath } from '../plan/is-plan-module-path.ts';
 import { actor, type WithContext } from './context.ts';
 import { EXIT } from './exit-codes.ts';
@@ -80,7 +69,7 @@ export function registerAuthoringCommands(program: Command, withContext: WithCon
 }
 
 /** The sample events of `dir` (every *.json file holding an event), at most 500 files. */
-function readEventShapes(dir: string, named: boolean): EventShape[] {
+async function readEventShapes(dir: string, named: boolean): Promise<EventShape[]> {
   if (!existsSync(dir)) {
     if (named)
       throw new KeelError(ErrorCode.usage, `--events ${dir}: no such directory`, { field: 'events' });
@@ -90,6 +79,7 @@ function readEventShapes(dir: string, named: boolean): EventShape[] {
     .filter((f) => f.endsWith('.json'))
     .sort()
     .slice(0, 500);
+  const { eventShapesOf } = await import('../core/authoring/index.ts');
   return eventShapesOf(files.map((f) => readJson(join(dir, f), 'event')));
 }
 
@@ -103,9 +93,10 @@ async function confirmOnTerminal(id: string, version: number): Promise<boolean> 
   }
 }
 
-function printDraft(d: Draft): void {
+async function printDraft(d: Draft): Promise<void> {
   const spec = d.spec ?? d.partial;
   if (spec) {
+    const { stringify } = await import('yaml');
     line(
       pc.bold(
         `# ${d.spec ? 'Draft' : 'Incomplete draft'} ${spec.id} v${spec.version} (DRAFT)${d.specHash ? ` ${pc.dim(d.specHash)}` : ''}`,
@@ -161,6 +152,16 @@ export function registerDraftCommand(program: Command, withContext: WithContext)
         cmd: Command,
       ) =>
         withContext(cmd, async (ctx) => {
+          // Loaded when a draft is made: `keel --help` reads none of the compiler.
+          const {
+            compileRequest,
+            DRAFT_ANSWER_SCHEMA,
+            draftPrompt,
+            draftSpec,
+            MAX_REQUEST_LENGTH,
+            readModelDraft,
+          } = await import('../core/authoring/index.ts');
+          const { isSpecId } = await import('../core/spec/validate-spec.ts');
           if (request.length > MAX_REQUEST_LENGTH)
             throw new KeelError(
               ErrorCode.usage,
@@ -179,7 +180,7 @@ export function registerDraftCommand(program: Command, withContext: WithContext)
             );
           const catalog = ctx.keel.workflows.draftCatalog(
             ctx.tenant,
-            readEventShapes(o.events ?? 'events', o.events !== undefined),
+            await readEventShapes(o.events ?? 'events', o.events !== undefined),
           );
           const options = o.id === undefined ? {} : { id: o.id };
           let modelAnswer: unknown;
@@ -211,7 +212,7 @@ export function registerDraftCommand(program: Command, withContext: WithContext)
           if (draft.publishable && draft.spec) {
             if (o.yes === true) confirmed = true;
             else if (process.stdin.isTTY === true && !ctx.json) {
-              printDraft(draft);
+              await printDraft(draft);
               confirmed = await confirmOnTerminal(draft.spec.id, draft.spec.version);
               if (!confirmed)
                 throw new KeelError(ErrorCode.usage, 'draft: not confirmed, nothing was published', {
@@ -243,7 +244,8 @@ export function registerDraftCommand(program: Command, withContext: WithContext)
               line(JSON.stringify(modelAnswer, null, 2));
               line();
             }
-            if (!(process.stdin.isTTY === true && draft.publishable && o.yes !== true)) printDraft(draft);
+            if (!(process.stdin.isTTY === true && draft.publishable && o.yes !== true))
+              await printDraft(draft);
             if (published)
               line(
                 `${published.created ? 'published' : 'already published'} ${published.record.workflowId} v${published.record.version} (${published.record.status}) ${pc.dim(published.record.specHash)}`,

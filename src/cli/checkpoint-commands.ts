@@ -8,15 +8,13 @@
  */
 import { createPublicKey } from 'node:crypto';
 import type { Command } from 'commander';
-import { type AuditReport, makeCheckpoint, verifyCheckpoints } from '../app/checkpoints/index.ts';
-import { signedRecord } from '../core/checkpoint/index.ts';
+import type { AuditReport } from '../app/checkpoints/index.ts';
 import { ErrorCode, KeelError } from '../core/errors.ts';
 import type { CheckpointWitness } from '../ports/index.ts';
 import { auditCommand } from './audit-command.ts';
 import { flagOrEnv, type WithContext } from './context.ts';
 import { EXIT } from './exit-codes.ts';
 import { line, printJson } from './output.ts';
-import { readKey } from './writ-files.ts';
 
 /** --key, else the environment variable; a checkpoint cannot be made without one. */
 function keyFile(flag: string | undefined, env: string, what: string): string {
@@ -72,6 +70,10 @@ export function registerCheckpointCommands(program: Command, withContext: WithCo
     )
     .action(async (o: { key?: string }, cmd: Command) =>
       withContext(cmd, async (ctx) => {
+        // Loaded when the command runs: `keel --help` reads none of it.
+        const { makeCheckpoint } = await import('../app/checkpoints/index.ts');
+        const { signedRecord } = await import('../core/checkpoint/index.ts');
+        const { readKey } = await import('./writ-files.ts');
         const privateKey = readKey(
           keyFile(o.key, 'KEEL_CHECKPOINT_KEY', 'checkpoint private key'),
           'private',
@@ -112,6 +114,8 @@ export function registerCheckpointCommands(program: Command, withContext: WithCo
     .action(async (o: { key?: string }, cmd: Command) =>
       withContext(cmd, async (ctx) => {
         const pub = flagOrEnv(o.key, 'key', 'KEEL_CHECKPOINT_PUB');
+        const { verifyCheckpoints } = await import('../app/checkpoints/index.ts');
+        const { readKey } = await import('./writ-files.ts');
         const r = await verifyCheckpoints(ctx.keel.store, ctx.tenant, {
           ...(pub !== undefined ? { trustedKey: readKey(pub, 'public') } : {}),
           ...(await witnessOptions(ctx.keel.engine.witness, ctx.tenant)),

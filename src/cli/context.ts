@@ -15,21 +15,25 @@ import { existsSync, rmdirSync, rmSync } from 'node:fs';
 import { userInfo } from 'node:os';
 import { dirname, join } from 'node:path';
 import type { Command } from 'commander';
-import { checkKeyName } from '../app/api-keys.ts';
 import type { Keel, OpenedStore, WalkMode } from '../app/index.ts';
 import { describeStoreTarget, isPostgresUrl } from '../app/store-target.ts';
 import { ErrorCode, isKeelError, KeelError } from '../core/errors.ts';
 import type { ModelProvider, ToolDefinition } from '../ports/index.ts';
 import { exposeEnvFor } from './expose-env-option.ts';
-import { type GovernanceOptions, governanceConfigFor, lifecycleConfigFor } from './governance-options.ts';
+import type { GovernanceOptions } from './governance-options.ts';
 import type { CommandAccess } from './store-access.ts';
 import { defaultToolPack, loadToolPack } from './tool-pack.ts';
-import { isToolsFile, loadToolsFile, type ToolOrigin } from './tools-file.ts';
+import type { ToolOrigin } from './tools-file.ts';
 
 export const DEFAULT_STORE = join('.keel', 'keel.db');
 
 export interface GlobalOptions extends GovernanceOptions {
   readonly store?: string;
+  /**
+   * The project directory whose `.keel/keel.db` is the default store, when no store is chosen
+   * (`keel init <dir>`: the store goes with the project). Never a flag; the working directory when unset.
+   */
+  readonly projectDir?: string;
   /** The checkpoint witness, a directory (or one checkpoint's file) (env KEEL_CHECKPOINT_WITNESS). */
   readonly witness?: string;
   readonly tenant?: string;
@@ -77,8 +81,9 @@ export function flagOrEnv(flag: string | undefined, field: string, envName: stri
 
 /**
  * The store a command uses: --store, then KEEL_STORE, then KEEL_DATABASE_URL (a PostgreSQL URL),
- * then ./.keel/keel.db. An empty path would make SQLite open a throwaway temporary database and
- * silently lose writes, so an empty flag is refused and an empty variable counts as unset.
+ * then ./.keel/keel.db (in `projectDir` when given). An empty path would make SQLite open a throwaway
+ * temporary database and silently lose writes, so an empty flag is refused and an empty variable
+ * counts as unset.
  */
 export function storeTarget(o: GlobalOptions): string {
   const chosen = flagOrEnv(o.store, 'store', 'KEEL_STORE');
@@ -94,7 +99,14 @@ export function storeTarget(o: GlobalOptions): string {
     }
     return url;
   }
-  return DEFAULT_STORE;
+  return defaultStore(o);
+}
+
+/** The store when none is chosen: .keel/keel.db in the project directory (the working directory). */
+function defaultStore(o: GlobalOptions): string {
+  return o.projectDir === undefined || o.projectDir === '.'
+    ? DEFAULT_STORE
+    : join(o.projectDir, DEFAULT_STORE);
 }
 
 function checkScheme(target: string, field: string): string {
@@ -132,6 +144,8 @@ export async function openContext(
   command = 'this command',
 ): Promise<CliContext> {
   const target = storeTarget(o);
+  // Loaded here, not at start-up, like the engine below: `keel --help` reads none of it.
+  const { checkKeyName } = await import('../app/api-keys.ts');
   // The names an API key may carry: a tenant the CLI writes to is one the HTTP surface can address.
   const tenant = checkKeyName(flagOrEnv(o.tenant, 'tenant', 'KEEL_TENANT') ?? 'default', 'tenant');
   const server = isPostgresUrl(target);
@@ -157,6 +171,7 @@ async function openWithTools(
   loaded: LoadedTools,
 ): Promise<CliContext> {
   const { tools } = loaded;
+  const { governanceConfigFor, lifecycleConfigFor } = await import('./governance-options.ts');
   const governance = await governanceConfigFor(o, tenant);
   const lifecycle = await lifecycleConfigFor(o, tenant);
   const exposure = exposeEnvFor(o.exposeEnv);
@@ -198,7 +213,7 @@ async function openWithTools(
     opened =
       access === 'none' ? await openStoreFor(':memory:', 'create') : await openStoreFor(target, access);
   } catch (e) {
-    throw withAdvice(e, command, target, target !== DEFAULT_STORE || o.store !== undefined);
+    throw withAdvice(e, command, target, target !== defaultStore(o) || o.store !== undefined);
   }
   const { store } = opened;
   let keel: Keel;
@@ -270,7 +285,10 @@ interface LoadedTools {
  */
 async function loadTools(o: GlobalOptions): Promise<LoadedTools> {
   const named = flagOrEnv(o.tools, 'tools', 'KEEL_TOOLS');
-  if (named !== undefined && isToolsFile(named)) return loadToolsFile(named);
+  if (named !== undefined) {
+    const { isToolsFile, loadToolsFile } = await import('./tools-file.ts');
+    if (isToolsFile(named)) return loadToolsFile(named);
+  }
   const pack = (tools: ToolDefinition[]): LoadedTools => ({
     tools,
     origins: new Map(),
@@ -317,6 +335,8 @@ export type WithContext = (
   cmd: Command,
   // biome-ignore lint/suspicious/noConfusingVoidType: command bodies return an exit code or nothing
   body: (ctx: CliContext, g: GlobalOptions) => Promise<number | void>,
+  /** The project directory whose .keel/keel.db is the default store (`keel init <dir>`). */
+  projectDir?: string,
 ) => Promise<void>;
 
 /** How a command module reports an error it catches itself (main.ts's `reportError`): a message and an exit code. */

@@ -12,22 +12,16 @@ import { join } from 'node:path';
 import type { Command } from 'commander';
 import pc from 'picocolors';
 import { ErrorCode, KeelError } from '../core/errors.ts';
-import {
-  attenuate,
-  type ChildRequest,
-  keyIdOf,
-  signWrit,
-  type TrustedKey,
-  verifyWritChain,
-  type WritBody,
-  type WritViolation,
-  writBodyProblems,
-  writHash,
-} from '../core/writs/index.ts';
+import type { ChildRequest, TrustedKey, WritBody, WritViolation } from '../core/writs/index.ts';
 import type { GlobalOptions, ReportError } from './context.ts';
 import { readText } from './input.ts';
 import { line, printJson } from './output.ts';
-import { readChain, readKey, readWritJson } from './writ-files.ts';
+
+/** What the writ commands use: the writ core and the files, loaded when one runs (never by `keel --help`). */
+async function loadWrits() {
+  return { ...(await import('../core/writs/index.ts')), ...(await import('./writ-files.ts')) };
+}
+type Writs = Awaited<ReturnType<typeof loadWrits>>;
 
 function refused(what: string, violations: readonly WritViolation[]): KeelError {
   const v = violations[0]!;
@@ -70,10 +64,10 @@ function summary(w: WritBody): string {
 
 export function registerGovernanceCommands(program: Command, report: ReportError): void {
   // A body may be async (it loads what it needs when it runs); anything it returns is ignored.
-  const run = async (cmd: Command, body: (g: GlobalOptions, json: boolean) => unknown) => {
+  const run = async (cmd: Command, body: (g: GlobalOptions, json: boolean, ws: Writs) => unknown) => {
     const g = cmd.optsWithGlobals() as GlobalOptions;
     try {
-      await body(g, g.json === true);
+      await body(g, g.json === true, await loadWrits());
     } catch (e) {
       report(e, g.json === true);
     }
@@ -89,7 +83,7 @@ export function registerGovernanceCommands(program: Command, report: ReportError
     )
     .requiredOption('--out <dir>', 'directory for the key files (created if missing)')
     .action((o: { out: string }, cmd: Command) =>
-      run(cmd, (g, json) => {
+      run(cmd, (g, json, ws) => {
         const tenant = tenantOf(g);
         const priv = join(o.out, `${tenant}.key.pem`);
         const pub = join(o.out, `${tenant}.pub.pem`);
@@ -102,7 +96,7 @@ export function registerGovernanceCommands(program: Command, report: ReportError
         mkdirSync(o.out, { recursive: true });
         writeFileSync(priv, privateKey.export({ type: 'pkcs8', format: 'pem' }), { mode: 0o600 });
         writeFileSync(pub, publicKey.export({ type: 'spki', format: 'pem' }));
-        const out = { tenant, keyId: keyIdOf(publicKey), privateKey: priv, publicKey: pub };
+        const out = { tenant, keyId: ws.keyIdOf(publicKey), privateKey: priv, publicKey: pub };
         if (json) printJson(out);
         else line(`${pc.green('wrote')} ${priv} and ${pub}; key id ${out.keyId}`);
       }),
@@ -117,21 +111,21 @@ export function registerGovernanceCommands(program: Command, report: ReportError
     .requiredOption('--key <private.pem>', "the tenant's private key")
     .option('--out <writ.json>', 'write the writ file here (default: print it)')
     .action((file: string, o: { key: string; out?: string }, cmd: Command) =>
-      run(cmd, (_g, json) => {
-        const key = readKey(o.key, 'private');
-        const req = readWritJson(file, 'writ request');
+      run(cmd, (_g, json, ws) => {
+        const key = ws.readKey(o.key, 'private');
+        const req = ws.readWritJson(file, 'writ request');
         if (typeof req !== 'object' || req === null || Array.isArray(req))
           throw new KeelError(ErrorCode.writInvalid, `writ request ${file}: expected a JSON object`, {
             path: file,
           });
-        const body = { v: 1, parent: null, depth: 0, ...req, issuer: keyIdOf(createPublicKey(key)) };
-        const p = writBodyProblems(body)[0];
+        const body = { v: 1, parent: null, depth: 0, ...req, issuer: ws.keyIdOf(createPublicKey(key)) };
+        const p = ws.writBodyProblems(body)[0];
         if (p)
           throw new KeelError(ErrorCode.writInvalid, `writ request ${file}: ${p.field}: ${p.message}`, {
             path: file,
             field: p.field,
           });
-        writeOut(o.out, { chain: [signWrit(body as WritBody, key)] }, json);
+        writeOut(o.out, { chain: [ws.signWrit(body as WritBody, key)] }, json);
       }),
     );
 
@@ -148,19 +142,19 @@ export function registerGovernanceCommands(program: Command, report: ReportError
     .requiredOption('--key <private.pem>', 'the key that signs the child')
     .option('--out <writ.json>', 'write the child writ file (the full chain) here (default: print it)')
     .action((parentFile: string, file: string, o: { key: string; out?: string }, cmd: Command) =>
-      run(cmd, (_g, json) => {
-        const chain = readChain(parentFile);
-        const key = readKey(o.key, 'private');
-        const req = readWritJson(file, 'writ request') as ChildRequest;
+      run(cmd, (_g, json, ws) => {
+        const chain = ws.readChain(parentFile);
+        const key = ws.readKey(o.key, 'private');
+        const req = ws.readWritJson(file, 'writ request') as ChildRequest;
         if (typeof req !== 'object' || req === null || Array.isArray(req))
           throw new KeelError(ErrorCode.writInvalid, `writ request ${file}: expected a JSON object`, {
             path: file,
           });
         const parent = chain[chain.length - 1]!.body;
         // The CLI has no ledger to compute usage from: the parent's whole budget is its remaining budget.
-        const r = attenuate(parent, { ...req, issuer: keyIdOf(createPublicKey(key)) }, parent.budget);
+        const r = ws.attenuate(parent, { ...req, issuer: ws.keyIdOf(createPublicKey(key)) }, parent.budget);
         if (!r.ok) throw refused(`cannot attenuate writ ${parent.id}`, r.violations);
-        writeOut(o.out, { chain: [...chain, signWrit(r.body, key)] }, json);
+        writeOut(o.out, { chain: [...chain, ws.signWrit(r.body, key)] }, json);
       }),
     );
 
@@ -173,22 +167,22 @@ export function registerGovernanceCommands(program: Command, report: ReportError
       'public keys trusted for the writ tenant (--tenant, default: the root writ tenant)',
     )
     .action((file: string, o: { trust?: string[] }, cmd: Command) =>
-      run(cmd, (g, json) => {
-        const chain = readChain(file);
+      run(cmd, (g, json, ws) => {
+        const chain = ws.readChain(file);
         const leaf = chain[chain.length - 1]!.body;
         const tenant = g.tenant ?? process.env.KEEL_TENANT ?? chain[0]!.body.tenant;
         const trusted: TrustedKey[] = (o.trust ?? []).map((path) => {
-          const publicKey = readKey(path, 'public');
-          return { keyId: keyIdOf(publicKey), tenant, publicKey };
+          const publicKey = ws.readKey(path, 'public');
+          return { keyId: ws.keyIdOf(publicKey), tenant, publicKey };
         });
-        const verified = trusted.length > 0 ? verifyWritChain(chain, trusted) : undefined;
+        const verified = trusted.length > 0 ? ws.verifyWritChain(chain, trusted) : undefined;
         const out = {
-          hash: writHash(leaf),
+          hash: ws.writHash(leaf),
           verified: verified?.ok ?? null,
           writ: leaf,
           chain: chain.map((w) => ({
             id: w.body.id,
-            hash: writHash(w),
+            hash: ws.writHash(w),
             issuer: w.body.issuer,
             depth: w.body.depth,
           })),

@@ -8,7 +8,8 @@
 import { closeSync, openSync, readSync } from 'node:fs';
 import { type ErrorCode as Code, ErrorCode, KeelError } from '../core/errors.ts';
 import { MAX_INT32 } from '../core/int-range.ts';
-import { JSON_LIMITS, limitError, parseJsonText } from '../core/spec/index.ts';
+import { JSON_LIMITS, limitError } from '../core/spec/input-limits.ts';
+import { parseJsonText } from '../core/spec/parse-json-text.ts';
 
 export function readText(path: string, what: string, maxBytes: number = JSON_LIMITS.maxBytes): string {
   let fd: number | undefined;

@@ -11,7 +11,7 @@ import { createInterface } from 'node:readline/promises';
 import pc from 'picocolors';
 import type { Keel } from '../app/index.ts';
 import { ErrorCode, KeelError } from '../core/errors.ts';
-import { decodeEntry } from '../core/ledger/index.ts';
+import { decodeEntry } from '../core/ledger/entry.ts';
 import type { VersionRecord } from '../ports/index.ts';
 
 export interface LiveStep {

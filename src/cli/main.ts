@@ -44,8 +44,10 @@ async function withContext(
   cmd: Command,
   // biome-ignore lint/suspicious/noConfusingVoidType: command bodies return an exit code or nothing
   body: (ctx: CliContext, g: GlobalOptions) => Promise<number | void>,
+  projectDir?: string,
 ) {
-  const g = cmd.optsWithGlobals() as GlobalOptions;
+  const given = cmd.optsWithGlobals() as GlobalOptions;
+  const g = projectDir === undefined ? given : { ...given, projectDir };
   const command = commandPath(cmd);
   let ctx: CliContext | undefined;
   let failed = true;

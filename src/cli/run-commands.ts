@@ -10,16 +10,20 @@ import { type Command, Option } from 'commander';
 import pc from 'picocolors';
 import type { RunSummary } from '../app/index.ts';
 import { ErrorCode, KeelError } from '../core/errors.ts';
-import { RUN_STATUSES, type RunStatus } from '../core/ledger/index.ts';
+import type { RunStatus } from '../core/ledger/index.ts';
+import { RUN_STATUSES } from '../core/ledger/run-entries.ts';
 import { flagOrEnv, type WithContext } from './context.ts';
 import { CLI_CHANNEL } from './event-commands.ts';
-import { verifyDirCommand } from './evidence-commands.ts';
 import { EXIT } from './exit-codes.ts';
-import { writOption } from './governance-options.ts';
 import { intOption, readJson } from './input.ts';
 import { chainText } from './lifecycle-output.ts';
 import { confirmLiveEffects, livePlan, versionPlan } from './live-effects.ts';
 import { line, printHistory, printJson, statusColor, verifyText } from './output.ts';
+
+/** --writ: its chain, read when the command runs (writ files are checked with the writ schema). */
+async function writOf(file: string | undefined): Promise<{ writ?: { chain: readonly unknown[] } }> {
+  return file === undefined ? {} : (await import('./governance-options.ts')).writOption(file);
+}
 
 /**
  * After printing: a run the model provider held (paused, `model_unavailable`) makes the command fail
@@ -51,7 +55,7 @@ export function registerRunCommands(program: Command, withContext: WithContext):
         const r = await ctx.keel.events.emit(ctx.tenant, readJson(file, 'event'), {
           channel: CLI_CHANNEL,
           ...(o.enqueue ? { walk: 'enqueue' as const } : {}),
-          ...writOption(o.writ),
+          ...(await writOf(o.writ)),
         });
         if (ctx.json) printJson(r);
         else {
@@ -110,7 +114,7 @@ export function registerRunCommands(program: Command, withContext: WithContext):
             ...version,
             ...(o.live ? { live: true } : {}),
             ...(o.enqueue ? { walk: 'enqueue' as const } : {}),
-            ...writOption(o.writ),
+            ...(await writOf(o.writ)),
           });
           if (ctx.json) printJson(r);
           else {
@@ -250,6 +254,7 @@ export function registerRunCommands(program: Command, withContext: WithContext):
                   field: 'dir',
                 },
               );
+            const { verifyDirCommand } = await import('./run-dir-files.ts');
             return verifyDirCommand(o.dir, cmd, ctx.json, flagOrEnv(o.key, 'key', 'KEEL_CHECKPOINT_PUB'));
           }
           if (o.workflow !== undefined) {

@@ -13,7 +13,6 @@ import { isLoopback } from '../server/loopback.ts';
 import { flagOrEnv, type WithContext } from './context.ts';
 import { intOption } from './input.ts';
 import { printJson } from './output.ts';
-import { readKey } from './writ-files.ts';
 
 export function registerServeCommand(program: Command, withContext: WithContext): void {
   program
@@ -41,7 +40,7 @@ export function registerServeCommand(program: Command, withContext: WithContext)
           throw new KeelError(ErrorCode.usage, `--port: expected 0 to 65535, got ${o.port}`, {
             field: 'port',
           });
-        const checkpoints = checkpointOption(o);
+        const checkpoints = await checkpointOption(o);
         const metricsToken = flagOrEnv(o.metricsToken, 'metrics-token', 'KEEL_METRICS_TOKEN');
         if (metricsToken !== undefined && metricsToken.trim().length < 16)
           throw new KeelError(ErrorCode.usage, '--metrics-token: expected at least 16 characters', {
@@ -130,10 +129,11 @@ interface ServeFlags {
 }
 
 /** The periodic checkpoints --checkpoint-key (or KEEL_CHECKPOINT_KEY) asks for, if any. */
-function checkpointOption(o: ServeFlags) {
+async function checkpointOption(o: ServeFlags) {
   const file = flagOrEnv(o.checkpointKey, 'checkpoint-key', 'KEEL_CHECKPOINT_KEY');
   if (file === undefined) return undefined;
   const everySeconds = intOption(o.checkpointEvery, '--checkpoint-every', 1);
+  const { readKey } = await import('./writ-files.ts');
   const privateKey = readKey(file, 'private');
   return { key: { privateKey, publicKey: createPublicKey(privateKey) }, everySeconds };
 }

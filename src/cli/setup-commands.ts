@@ -60,7 +60,7 @@ export function registerSetupCommands(
   program
     .command('init')
     .description(
-      'create ./workflows, ./events and the tool pack keel.tools.mjs with the support-desk example (or --template <name>: keel templates ls), and the store',
+      'create workflows/, events/ and the tool pack keel.tools.mjs in [dir] with the support-desk example (or --template <name>: keel templates ls), and the store (<dir>/.keel/keel.db unless one is chosen)',
     )
     .argument('[dir]', 'directory to initialise', '.')
     .option(
@@ -77,19 +77,24 @@ export function registerSetupCommands(
           return;
         }
       }
-      await withContext(cmd, async (ctx) => {
-        if (o.template !== undefined) return initTemplate(o.template, dir, ctx.json);
-        const written = initProject(dir);
-        if (ctx.json) printJson({ written });
-        else {
-          for (const f of written) line(`wrote ${f}`);
-          if (written.length === 0) line('nothing to write: the example files exist already');
-          if (dir !== '.') line(`run keel from ${dir}: commands load the tool pack in the working directory`);
-          line(
-            `next: npx keel publish workflows/refund-under-50.yaml && npx keel promote refund-under-50 TESTING && npx keel test refund-under-50 (then SHADOW, LIVE: one step at a time)`,
-          );
-        }
-      });
+      // The default store goes with the project: <dir>/.keel/keel.db, where the commands the
+      // advice names (run from <dir>, where they find its tool pack) open it.
+      await withContext(
+        cmd,
+        async (ctx) => {
+          if (o.template !== undefined) return initTemplate(o.template, dir, ctx.json);
+          const written = initProject(dir);
+          if (ctx.json) printJson({ written });
+          else {
+            for (const f of written) line(`wrote ${f}`);
+            if (written.length === 0) line('nothing to write: the example files exist already');
+            line(
+              `next: ${cdInto(dir)}npx keel publish workflows/refund-under-50.yaml && npx keel promote refund-under-50 TESTING && npx keel test refund-under-50 (then SHADOW, LIVE: one step at a time)`,
+            );
+          }
+        },
+        dir,
+      );
     });
 
   const templates = program
@@ -129,10 +134,19 @@ function initTemplate(name: string, dir: string, json: boolean): void {
   for (const f of written) line(`wrote ${f}`);
   for (const f of kept) line(`kept ${f}: it exists already`);
   if (written.length === 0) line(`nothing to write: the ${name} template's files exist already`);
-  if (dir !== '.') line(`run keel from ${dir}: commands load the tool pack in the working directory`);
   const policy = t.policy ? ' --policy policy.yaml' : '';
   const first = t.workflows[0]!;
   line(
-    `next: npx keel${policy} publish workflows/${first}.yaml && npx keel${policy} promote ${first} TESTING && npx keel${policy} test ${first} (README.md tells the rest)`,
+    `next: ${cdInto(dir)}npx keel${policy} publish workflows/${first}.yaml && npx keel${policy} promote ${first} TESTING && npx keel${policy} test ${first} (README.md tells the rest)`,
   );
+}
+
+/**
+ * The advice's first command when the project is not the working directory: keel runs from the
+ * project, where it finds the tool pack and the store. Quoted for a POSIX shell when it must be.
+ */
+function cdInto(dir: string): string {
+  if (dir === '.' || dir === '') return '';
+  const quoted = /^[\w@%+=:,./-]+$/.test(dir) ? dir : `'${dir.replaceAll("'", `'\\''`)}'`;
+  return `cd ${quoted} && `;
 }

@@ -10,7 +10,6 @@ import pc from 'picocolors';
 import { ErrorCode, KeelError } from '../core/errors.ts';
 import type { GlobalOptions, ReportError, WithContext } from './context.ts';
 import { line, printJson } from './output.ts';
-import { isToolsFile, readToolsFile } from './tools-file.ts';
 
 export function registerToolsCommands(program: Command, withContext: WithContext, report: ReportError): void {
   const tools = program
@@ -63,6 +62,7 @@ export function registerToolsCommands(program: Command, withContext: WithContext
     .action(async (file: string, _o: unknown, cmd: Command) => {
       const g = cmd.optsWithGlobals() as GlobalOptions;
       try {
+        const { isToolsFile, readToolsFile } = await import('./tools-file.ts');
         if (!isToolsFile(file))
           throw new KeelError(ErrorCode.usage, `${file}: expected a tools file (.yaml, .yml or .json)`, {
             field: 'file',

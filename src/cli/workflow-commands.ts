@@ -6,7 +6,7 @@
  */
 import type { Command } from 'commander';
 import pc from 'picocolors';
-import { SPEC_LIMITS } from '../core/spec/index.ts';
+import { SPEC_LIMITS } from '../core/spec/input-limits.ts';
 import { isPlanModulePath } from '../plan/is-plan-module-path.ts';
 import { formatFinding } from '../plan/plan-finding.ts';
 import { actor, type GlobalOptions, type ReportError, type WithContext } from './context.ts';

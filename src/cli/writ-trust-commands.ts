@@ -10,7 +10,6 @@ import pc from 'picocolors';
 import { actor, namedTenant, type WithContext } from './context.ts';
 import { readText } from './input.ts';
 import { line, printJson } from './output.ts';
-import { readChain } from './writ-files.ts';
 
 export function registerWritTrustCommands(program: Command, withContext: WithContext): void {
   const writs = program.commands.find((c) => c.name() === 'writs') ?? program.command('writs');
@@ -77,6 +76,7 @@ export function registerWritTrustCommands(program: Command, withContext: WithCon
     .action(async (target: string, o: { reason?: string; as?: string }, cmd: Command) =>
       withContext(cmd, async (ctx, g) => {
         const tenant = namedTenant(ctx, g, 'writ trust');
+        const { readChain } = await import('./writ-files.ts');
         const what =
           target.startsWith('sha256:') && !existsSync(target) ? target : { chain: readChain(target) };
         const r = await ctx.keel.writs.revoke(tenant, what, actor(o.as), o.reason);

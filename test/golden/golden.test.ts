@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
-import { readRunDir } from '../../src/cli/evidence-commands.ts';
+import { readRunDir } from '../../src/cli/run-dir-files.ts';
 import { verifyLedger } from '../../src/core/ledger/index.ts';
 import { verifyRunDir } from '../../src/core/run-dir/index.ts';
 import { specHash } from '../../src/core/spec/index.ts';

@@ -204,11 +204,17 @@ export class McpConnection {
       for (const p of h.value) {
         if (p.kind !== 'secret') continue;
         const v = this.o.env?.(p.name);
+        // A setting left out, like every other (exit 2), not a server that is down: nothing was sent.
         if ((v === undefined || v === '') && required)
-          throw unavailable(
-            this.server.name,
-            about,
-            `${this.what(about)}: secret ${p.name} (header ${h.name}) is not set in the environment`,
+          throw new KeelError(
+            ErrorCode.usage,
+            `${this.what(about)}: secret ${p.name} (header ${h.name}) is not set in the environment: set ${p.name}`,
+            {
+              server: this.server.name,
+              ...(about !== undefined ? { tool: about } : {}),
+              field: p.name,
+              header: h.name,
+            },
           );
         if (v) out.set(p.name, v);
       }
