@@ -4,7 +4,7 @@
  * the engine walks both the same way. Each node has a `kind`, and the walk takes a node by its
  * kind (engine/walk.ts, `NODE_KINDS`); today every node is a tool step.
  */
-import type { StepSpec, WorkflowSpec } from '../spec/index.ts';
+import { type StepSpec, toolSteps, type WorkflowSpec } from '../spec/index.ts';
 
 /** A step that calls a tool: its arguments resolved, checked, decided, executed, recorded. */
 export interface ToolNode {
@@ -24,13 +24,14 @@ export interface ExecutionPlan {
 }
 
 export function compilePlan(spec: WorkflowSpec): ExecutionPlan {
+  const steps = toolSteps(spec);
   return {
     chain: true,
-    nodes: spec.steps.map((step, i) => ({
+    nodes: steps.map((step, i) => ({
       kind: 'tool',
       id: step.name,
       step,
-      dependsOn: i === 0 ? [] : [spec.steps[i - 1]!.name],
+      dependsOn: i === 0 ? [] : [steps[i - 1]!.name],
     })),
   };
 }
