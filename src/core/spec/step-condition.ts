@@ -86,7 +86,7 @@ export function stepsReadBy(c: Condition): string[] {
 export type StepConditionRoot = Readonly<Record<string, unknown>>;
 
 export function stepConditionRoot(
-  event: EventLike,
+  event: Readonly<EventLike> | Readonly<Record<string, unknown>>,
   outputs: Readonly<Record<string, unknown>>,
 ): StepConditionRoot {
   const steps: Record<string, { output: unknown }> = {};
