@@ -9,9 +9,10 @@
  *    is settled first, never blindly repeated (settle-in-flight.ts), or the run is suspended;
  * 3. a run waiting for a person stays waiting, or goes on with the decision (tool-step.ts
  *    `approvalAt`): an approved proposal is acted on, a denied one refused;
- * 4. otherwise the plan's next node is taken by the walker of its kind (`NODE_KINDS`): today a tool
- *    step — resolve -> check -> record the decision -> execute -> record the outcome (tool-step.ts);
- *    with no node left, the run completes.
+ * 4. otherwise the plan's next node is taken by the walker of its kind (`NODE_KINDS`): a tool
+ *    step — its guard (`if:`) decided, then resolve -> check -> record the decision -> execute ->
+ *    record the outcome (tool-step.ts) — or a choice, its branch decided and recorded
+ *    (choose-step.ts); with no node left, the run completes.
  *
  * The walk reads sources, tool outcomes, approvals and timestamps only through `Effects`, so the
  * same walk runs live, as a replay, as a fork and simulated; everything it decides is an entry,
@@ -19,6 +20,7 @@
  */
 import { nextNode, type PlanNode } from '../core/run/index.ts';
 import type { VersionRecord } from '../ports/index.ts';
+import { walkChoose, walkGuardedTool } from './choose-step.ts';
 import type { Effects } from './effects.ts';
 import type { RunWriter } from './run-writer.ts';
 import { settleInFlight } from './settle-in-flight.ts';
@@ -41,7 +43,8 @@ export { MAX_STEPS_PER_RUN, type WalkOptions } from './walk-context.ts';
 const NODE_KINDS: {
   readonly [K in PlanNode['kind']]: (walk: Walk, node: Extract<PlanNode, { kind: K }>) => Promise<Flow>;
 } = {
-  tool: walkToolStep,
+  tool: walkGuardedTool,
+  choose: walkChoose,
 };
 
 /** Walks until the run finishes, waits for a person, or cannot safely continue; commits what it wrote. */
@@ -65,12 +68,13 @@ export async function walkRun(
     let flow: Flow;
     if (s.approval) flow = approvalAt(walk) ?? (await walkToolStep(walk, undefined));
     else {
-      const node = nextNode(walk.plan, s.completed);
+      const node = nextNode(walk.plan, s.completed, s.chosen);
       if (!node) {
         w.add('run.finished', { status: 'completed', outputs: s.outputs });
         break;
       }
-      flow = await NODE_KINDS[node.kind](walk, node);
+      // The table is typed by kind, so each walker gets the node of its own kind.
+      flow = await (NODE_KINDS[node.kind] as (walk: Walk, node: PlanNode) => Promise<Flow>)(walk, node);
     }
     if (flow === 'stop') break;
   }

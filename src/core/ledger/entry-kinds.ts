@@ -5,17 +5,23 @@
  * an entry whose bytes hash correctly but say something malformed is still rejected. Adding a kind
  * or a required field changes what old ledgers verify against: add optional fields instead.
  * The kinds come in families, each with its payloads and shapes in its own file: the run lifecycle
- * (run-entries.ts), steps (step-entries.ts), approvals (approval-entries.ts) and sources
- * (source-entries.ts); the order of the table here is the order every edge lists the kinds in.
+ * (run-entries.ts), steps (step-entries.ts), approvals (approval-entries.ts), sources
+ * (source-entries.ts) and the branches of the declared control flow (branch-entries.ts); the order of the table here is the order every edge lists the kinds in.
  */
 import { APPROVAL_SHAPES, type ApprovalPayloads } from './approval-entries.ts';
+import { BRANCH_SHAPES, type BranchPayloads, branchProblem } from './branch-entries.ts';
 import { type Shape, shapeProblem } from './entry-shape.ts';
 import { RUN_SHAPES, type RunPayloads } from './run-entries.ts';
 import { SOURCE_SHAPES, type SourcePayloads } from './source-entries.ts';
 import { STEP_SHAPES, type StepPayloads } from './step-entries.ts';
 
 /** Every entry's payload, by kind. */
-export interface Payloads extends RunPayloads, SourcePayloads, StepPayloads, ApprovalPayloads {}
+export interface Payloads
+  extends RunPayloads,
+    SourcePayloads,
+    StepPayloads,
+    ApprovalPayloads,
+    BranchPayloads {}
 
 export type EntryKind = keyof Payloads;
 export type PayloadOf<K extends EntryKind> = Payloads[K];
@@ -40,6 +46,8 @@ const SHAPES: { readonly [K in EntryKind]: Shape } = {
   'step.reconciled': STEP_SHAPES['step.reconciled'],
   'run.paused': RUN_SHAPES['run.paused'],
   'run.resumed': RUN_SHAPES['run.resumed'],
+  'step.skipped': BRANCH_SHAPES['step.skipped'],
+  'branch.chosen': BRANCH_SHAPES['branch.chosen'],
 };
 
 export const ROOT_KINDS: readonly EntryKind[] = ['run.started'];
@@ -67,6 +75,7 @@ export function payloadProblem(kind: EntryKind, payload: unknown): string | unde
     return 'payload is not an object';
   const p = payload as Record<string, unknown>;
   const shaped = shapeProblem(SHAPES[kind], p);
-  if (shaped !== undefined || kind !== 'run.suspended') return shaped;
-  return suspensionProblem(p);
+  if (shaped !== undefined) return shaped;
+  if (kind === 'step.skipped' || kind === 'branch.chosen') return branchProblem(kind, p);
+  return kind === 'run.suspended' ? suspensionProblem(p) : undefined;
 }

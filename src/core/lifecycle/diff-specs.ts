@@ -1,6 +1,7 @@
 /**
  * What changed between two versions of a workflow, in plain language and as data: triggers, steps
- * (added, removed, renamed, moved, another tool, argument templates), limits, environment, tests,
+ * (added, removed, renamed, moved, another tool, argument templates), control flow (conditions,
+ * choices and branches: diff-flow.ts), limits, environment, tests,
  * gates, and how the risk of the tools it calls changes (destructive tools, effects). Each change
  * says whether it is a behaviour change: conditions compare by meaning (normalize-condition.ts),
  * templates by what they name (normalize-args.ts), and a step renamed with the same tool and
@@ -9,12 +10,13 @@
  */
 import { canonicalize } from '../canonical/index.ts';
 import { formatUsd } from '../money.ts';
-import { sameArgs, sameCondition, type WorkflowSpec } from '../spec/index.ts';
+import { sameArgs, sameCondition, toolSteps, type WorkflowSpec } from '../spec/index.ts';
 import type { ToolDescriptor } from '../tools/index.ts';
+import { diffFlow } from './diff-flow.ts';
 import { fieldDiff } from './run-decisions.ts';
 
 export interface SpecChange {
-  /** `trigger`, `step`, `limit`, `env`, `tests`, `promotion`, `simulation`, `description`, `risk`. */
+  /** `trigger`, `step`, `flow`, `limit`, `env`, `tests`, `promotion`, `simulation`, `description`, `risk`. */
   readonly area: string;
   readonly text: string;
   /**
@@ -52,7 +54,9 @@ function risk(tool: string, describe?: (name: string) => ToolDescriptor | undefi
  * same meaning (a reference to a step renamed earlier counts as the same reference). Old name to
  * new name; a step keeping its name is absent.
  */
-function renamedSteps(a: WorkflowSpec, b: WorkflowSpec): Map<string, string> {
+function renamedSteps(specA: WorkflowSpec, specB: WorkflowSpec): Map<string, string> {
+  const a = { steps: toolSteps(specA) };
+  const b = { steps: toolSteps(specB) };
   if (a.steps.length === b.steps.length) {
     const at = new Map(a.steps.map((s, i) => [s.name, b.steps[i]!.name]));
     const byPosition = (n: string) => at.get(n) ?? n;
@@ -126,7 +130,7 @@ export function diffSpecs(
   // Steps, by name; a step renamed with the same tool and arguments is a rename, not a new step.
   const renames = renamedSteps(a, b);
   const newName = (n: string) => renames.get(n) ?? n;
-  const byName = (s: WorkflowSpec) => new Map(s.steps.map((x, i) => [x.name, { ...x, i }]));
+  const byName = (s: WorkflowSpec) => new Map(toolSteps(s).map((x, i) => [x.name, { ...x, i }]));
   const sa = new Map([...byName(a)].map(([name, s]) => [newName(name), { ...s, was: name }]));
   const sb = byName(b);
   for (const [was, now] of renames)
@@ -166,6 +170,8 @@ export function diffSpecs(
   }
   for (const [name, s] of sa)
     if (!sb.has(name)) add('step', `Step ${s.was} (which called ${s.tool}) is gone.`);
+  // Conditions, choices and branches (diff-flow.ts).
+  for (const f of diffFlow(a, b, newName)) add('flow', f.text, f.behaviour);
 
   if (a.limits.maxCostUsd !== b.limits.maxCostUsd)
     add(
@@ -200,7 +206,7 @@ export function diffSpecs(
 
   // Risk: destructive tools and effects the new version calls that the old one did not.
   if (describe) {
-    const tools = (s: WorkflowSpec) => new Set(s.steps.map((x) => x.tool));
+    const tools = (s: WorkflowSpec) => new Set(toolSteps(s).map((x) => x.tool));
     const before = tools(a);
     for (const t of tools(b)) {
       const d = describe(t);
