@@ -5,17 +5,18 @@
  * an entry whose bytes hash correctly but say something malformed is still rejected. Adding a kind
  * or a required field changes what old ledgers verify against: add optional fields instead.
  * The kinds come in families, each with its payloads and shapes in its own file: the run lifecycle
- * (run-entries.ts), steps (step-entries.ts), approvals (approval-entries.ts) and sources
- * (source-entries.ts); the order of the table here is the order every edge lists the kinds in.
+ * (run-entries.ts), steps (step-entries.ts), approvals (approval-entries.ts), sources
+ * (source-entries.ts) and waits (wait-entries.ts); the order of the table here is the order every edge lists the kinds in.
  */
 import { APPROVAL_SHAPES, type ApprovalPayloads } from './approval-entries.ts';
 import { type Shape, shapeProblem } from './entry-shape.ts';
 import { RUN_SHAPES, type RunPayloads } from './run-entries.ts';
 import { SOURCE_SHAPES, type SourcePayloads } from './source-entries.ts';
 import { STEP_SHAPES, type StepPayloads } from './step-entries.ts';
+import { WAIT_SHAPES, type WaitPayloads } from './wait-entries.ts';
 
 /** Every entry's payload, by kind. */
-export interface Payloads extends RunPayloads, SourcePayloads, StepPayloads, ApprovalPayloads {}
+export interface Payloads extends RunPayloads, SourcePayloads, StepPayloads, ApprovalPayloads, WaitPayloads {}
 
 export type EntryKind = keyof Payloads;
 export type PayloadOf<K extends EntryKind> = Payloads[K];
@@ -40,6 +41,8 @@ const SHAPES: { readonly [K in EntryKind]: Shape } = {
   'step.reconciled': STEP_SHAPES['step.reconciled'],
   'run.paused': RUN_SHAPES['run.paused'],
   'run.resumed': RUN_SHAPES['run.resumed'],
+  'wait.started': WAIT_SHAPES['wait.started'],
+  'wait.ended': WAIT_SHAPES['wait.ended'],
 };
 
 export const ROOT_KINDS: readonly EntryKind[] = ['run.started'];

@@ -134,6 +134,15 @@ function sentence(e: Entry): string {
     }
     case 'run.resumed':
       return `${(e.payload as PayloadOf<'run.resumed'>).by} resumed the run.`;
+    case 'wait.started': {
+      const p = e.payload as PayloadOf<'wait.started'>;
+      const what = p.for !== undefined ? `for ${p.for}` : `until ${p.until ?? p.fireAt}`;
+      return `Waiting at step ${p.step} ${what}: the timer fires at ${p.fireAt}; nothing holds the run meanwhile.`;
+    }
+    case 'wait.ended': {
+      const p = e.payload as PayloadOf<'wait.ended'>;
+      return `The timer of step ${p.step} fired; the run goes on (${p.at}).`;
+    }
   }
 }
 

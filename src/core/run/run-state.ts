@@ -52,6 +52,8 @@ export interface RunState {
   suspended?: OutcomeUnknownSuspension;
   /** Set while the run is held (paused) because its model provider could not answer: resume asks again. */
   outage?: ModelOutageSuspension;
+  /** The wait the run is in (`wait.started` without its `wait.ended`), with its fire time in ms. */
+  wait?: PayloadOf<'wait.started'> & { readonly fireAtMs: number };
   /** Source values drawn since the last decision: a resumed walk reuses them instead of drawing again. */
   drawsSinceDecision: PayloadOf<'source.drawn'>[];
   /** How many `source.drawn` entries the ledger holds (the ordinal of the next draw). */
@@ -121,6 +123,7 @@ export function startState(root: Entry<'run.started'>): RunState {
     finished: undefined,
     suspended: undefined,
     outage: undefined,
+    wait: undefined,
     forkOf: p.forkOf || undefined,
     attemptOf: p.attemptOf || undefined,
     writ: p.writ || undefined,
@@ -160,7 +163,7 @@ export function applyEntry(s: RunState, e: Entry): void {
     return;
   }
   if (e.kind === 'run.resumed') {
-    s.status = 'running';
+    s.status = s.wait ? 'waiting' : 'running';
     s.outage = undefined;
     return;
   }
@@ -254,6 +257,20 @@ export function applyEntry(s: RunState, e: Entry): void {
       s.approval = undefined;
       s.suspended = undefined;
       s.outage = undefined;
+      break;
+    }
+    case 'wait.started': {
+      const p = e.payload as PayloadOf<'wait.started'>;
+      s.wait = { ...p, fireAtMs: Date.parse(p.fireAt) };
+      s.status = 'waiting';
+      break;
+    }
+    case 'wait.ended': {
+      // The wait step is done: the plan goes on past it.
+      const p = e.payload as PayloadOf<'wait.ended'>;
+      s.wait = undefined;
+      s.completed.add(p.step);
+      s.status = 'running';
       break;
     }
     case 'run.suspended':
