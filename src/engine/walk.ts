@@ -11,7 +11,8 @@
  *    `approvalAt`): an approved proposal is acted on, a denied one refused;
  * 4. otherwise the plan's next node is taken by the walker of its kind (`NODE_KINDS`): today a tool
  *    step — resolve -> check -> record the decision -> execute -> record the outcome (tool-step.ts);
- *    with no node left, the run completes.
+ *    a wait — record when it fires, stop until then, record its end (wait-step.ts); with no node
+ *    left, the run completes.
  *
  * The walk reads sources, tool outcomes, approvals and timestamps only through `Effects`, so the
  * same walk runs live, as a replay, as a fork and simulated; everything it decides is an entry,
@@ -25,6 +26,7 @@ import { settleInFlight } from './settle-in-flight.ts';
 import { finishIfCancelled, stopsAtBoundary } from './step-boundary.ts';
 import type { ToolRegistry } from './tool-registry.ts';
 import { approvalAt, walkToolStep } from './tool-step.ts';
+import { walkWaitStep } from './wait-step.ts';
 import { type Flow, type Walk, type WalkOptions, walkOf } from './walk-context.ts';
 
 export { MAX_STEPS_PER_RUN, type WalkOptions } from './walk-context.ts';
@@ -42,6 +44,7 @@ const NODE_KINDS: {
   readonly [K in PlanNode['kind']]: (walk: Walk, node: Extract<PlanNode, { kind: K }>) => Promise<Flow>;
 } = {
   tool: walkToolStep,
+  wait: walkWaitStep,
 };
 
 /** Walks until the run finishes, waits for a person, or cannot safely continue; commits what it wrote. */
@@ -70,7 +73,7 @@ export async function walkRun(
         w.add('run.finished', { status: 'completed', outputs: s.outputs });
         break;
       }
-      flow = await NODE_KINDS[node.kind](walk, node);
+      flow = await (NODE_KINDS[node.kind] as (walk: Walk, node: PlanNode) => Promise<Flow>)(walk, node);
     }
     if (flow === 'stop') break;
   }

@@ -61,6 +61,8 @@ export const RUN_MODES = ['test', 'shadow'] as const satisfies readonly RunMode[
 export interface TestRef {
   name: string;
   approvals: 'approve' | 'deny';
+  /** The test's declared virtual clock (`tests[].clock`): where the run's time starts. */
+  clock?: string;
 }
 
 /**

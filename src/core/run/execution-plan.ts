@@ -4,7 +4,7 @@
  * the engine walks both the same way. Each node has a `kind`, and the walk takes a node by its
  * kind (engine/walk.ts, `NODE_KINDS`); today every node is a tool step.
  */
-import type { StepSpec, WorkflowSpec } from '../spec/index.ts';
+import type { StepSpec, WaitStepSpec, WorkflowSpec } from '../spec/index.ts';
 
 /** A step that calls a tool: its arguments resolved, checked, decided, executed, recorded. */
 export interface ToolNode {
@@ -14,8 +14,16 @@ export interface ToolNode {
   readonly dependsOn: readonly string[];
 }
 
+/** A step that waits (a timer): recorded when it starts and when it ends; calls nothing. */
+export interface WaitNode {
+  readonly kind: 'wait';
+  readonly id: string;
+  readonly step: WaitStepSpec;
+  readonly dependsOn: readonly string[];
+}
+
 /** A node of the plan. A new kind of node joins this union, and the walk's `NODE_KINDS` with it. */
-export type PlanNode = ToolNode;
+export type PlanNode = ToolNode | WaitNode;
 
 export interface ExecutionPlan {
   readonly nodes: readonly PlanNode[];

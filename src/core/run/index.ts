@@ -25,6 +25,7 @@ export {
   nextNode,
   type PlanNode,
   type ToolNode,
+  type WaitNode,
 } from './execution-plan.ts';
 export { retainedRunError } from './retained-run.ts';
 export {
@@ -42,3 +43,4 @@ export {
 } from './run-id.ts';
 export { applyEntry, foldRun, type RunState, startState } from './run-state.ts';
 export { StatusFold } from './status-fold.ts';
+export { runTime } from './virtual-clock.ts';

@@ -52,6 +52,12 @@ export interface RunState {
   suspended?: OutcomeUnknownSuspension;
   /** Set while the run is held (paused) because its model provider could not answer: resume asks again. */
   outage?: ModelOutageSuspension;
+  /**
+   * A simulated run's virtual clock (ms), folded: its test's declared `clock`, moved on to each
+   * wait's end (a simulated run never sleeps: its clock jumps to the fire time). Undefined for a
+   * live run, and for a simulated run that declared no clock and has not waited (it reads the real clock).
+   */
+  virtualNow?: number;
   /** The wait the run is in (`wait.started` without its `wait.ended`), with its fire time in ms. */
   wait?: PayloadOf<'wait.started'> & { readonly fireAtMs: number };
   /** Source values drawn since the last decision: a resumed walk reuses them instead of drawing again. */
@@ -124,6 +130,7 @@ export function startState(root: Entry<'run.started'>): RunState {
     suspended: undefined,
     outage: undefined,
     wait: undefined,
+    virtualNow: p.mode && p.test?.clock ? Date.parse(p.test.clock) : undefined,
     forkOf: p.forkOf || undefined,
     attemptOf: p.attemptOf || undefined,
     writ: p.writ || undefined,
@@ -271,6 +278,7 @@ export function applyEntry(s: RunState, e: Entry): void {
       s.wait = undefined;
       s.completed.add(p.step);
       s.status = 'running';
+      if (s.mode) s.virtualNow = Math.max(s.virtualNow ?? 0, Date.parse(p.at));
       break;
     }
     case 'run.suspended':
