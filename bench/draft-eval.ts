@@ -3,6 +3,8 @@
  * exact-match rate (canonical hash after normalising names), the step-level accuracy, the rate at
  * which must-ask requests ask, and each miss with what the compiler said instead.
  */
+
+import { toolSteps } from '../src/core/spec/index.ts';
 import { type CorpusScore, FRESH_DIR, loadCorpus, scoreCorpus } from '../test/authoring/draft-corpus.ts';
 
 const files = loadCorpus();
@@ -19,7 +21,7 @@ if (verbose)
     else {
       const got = r.draft.spec ?? r.draft.partial;
       process.stdout.write(
-        `  got: ${got ? JSON.stringify({ triggers: got.triggers, steps: got.steps.map((x) => ({ tool: x.tool, args: x.args })), limits: got.limits }) : 'no spec'}\n`,
+        `  got: ${got ? JSON.stringify({ triggers: got.triggers, steps: toolSteps(got).map((x) => ({ tool: x.tool, args: x.args })), limits: got.limits }) : 'no spec'}\n`,
       );
       for (const q of r.draft.questions) process.stdout.write(`  asked: ${q.question}\n`);
     }

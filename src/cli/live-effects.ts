@@ -12,6 +12,7 @@ import pc from 'picocolors';
 import type { Keel } from '../app/index.ts';
 import { ErrorCode, KeelError } from '../core/errors.ts';
 import { decodeEntry } from '../core/ledger/index.ts';
+import { toolSteps } from '../core/spec/index.ts';
 import type { VersionRecord } from '../ports/index.ts';
 
 export interface LiveStep {
@@ -53,7 +54,7 @@ export function versionPlan(
   version: VersionRecord,
   done: ReadonlySet<string> = new Set(),
 ): LivePlan {
-  const steps = version.spec.steps
+  const steps = toolSteps(version.spec)
     .filter((s) => !done.has(s.name))
     .map((s) => {
       const t = keel.tools.get(s.tool);

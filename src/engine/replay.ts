@@ -15,6 +15,7 @@ import { type Digest, hashOf } from '../core/canonical/index.ts';
 import { ErrorCode, isKeelError, KeelError } from '../core/errors.ts';
 import { decodeEntry, type Entry, type Head, type StoredEntry } from '../core/ledger/index.ts';
 import { applyEntry, startState } from '../core/run/index.ts';
+import { toolSteps } from '../core/spec/index.ts';
 import type { SignedWrit } from '../core/writs/index.ts';
 import type { AppendRequest, Planner, VersionRecord } from '../ports/index.ts';
 import { type GovernanceConfig, runGovernance } from './governance.ts';
@@ -194,7 +195,7 @@ export async function replayRun(
 
 /** The tools a run's spec and ledger name that this registry does not have (sorted). */
 function missingTools(entries: readonly Entry[], version: VersionRecord, tools: ToolRegistry): string[] {
-  const named = new Set(version.spec.steps.map((s) => s.tool));
+  const named = new Set(toolSteps(version.spec).map((s) => s.tool));
   for (const e of entries) {
     if (e.kind === 'step.allowed' || e.kind === 'approval.requested' || e.kind === 'step.completed')
       named.add((e.payload as { tool: string }).tool);

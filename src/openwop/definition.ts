@@ -15,7 +15,7 @@
 
 import { MAX_STEPS_PER_RUN } from '../app/index.ts';
 import { ErrorCode, KeelError } from '../core/errors.ts';
-import type { WorkflowSpec } from '../core/spec/index.ts';
+import { toolSteps, type WorkflowSpec } from '../core/spec/index.ts';
 
 export interface OpenWopNode {
   readonly id: string;
@@ -234,12 +234,13 @@ export function runInputs(
  * /workflows/{id}` answers for workflows that were not published as definitions.
  */
 export function specAsDefinition(spec: WorkflowSpec): Record<string, unknown> {
+  const steps = toolSteps(spec);
   return {
     id: spec.id,
     name: spec.id,
     version: String(spec.version),
     ...(spec.description ? { description: spec.description } : {}),
-    nodes: spec.steps.map((st, i) => ({
+    nodes: steps.map((st, i) => ({
       id: st.name,
       typeId: st.tool,
       name: st.name,
@@ -247,9 +248,9 @@ export function specAsDefinition(spec: WorkflowSpec): Record<string, unknown> {
       config: st.args,
       inputs: {},
     })),
-    edges: spec.steps.slice(1).map((st, i) => ({
-      id: `${spec.steps[i]!.name}-${st.name}`,
-      sourceNodeId: spec.steps[i]!.name,
+    edges: steps.slice(1).map((st, i) => ({
+      id: `${steps[i]!.name}-${st.name}`,
+      sourceNodeId: steps[i]!.name,
       targetNodeId: st.name,
     })),
     triggers: [{ id: 'manual', type: 'manual' }],

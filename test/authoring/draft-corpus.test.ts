@@ -9,6 +9,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { parse } from 'yaml';
+import { toolSteps } from '../../src/core/spec/index.ts';
 import { CORPUS_DIR, FRESH_DIR, loadCorpus, scoreCorpus } from './draft-corpus.ts';
 
 const files = loadCorpus();
@@ -43,7 +44,7 @@ test('no draft names a tool outside its catalog, and every one is DRAFT (the fre
     const names = new Set(f.catalog.tools.map((t) => t.name));
     for (const r of results.filter((x) => x.c.file === `${f.name}.yaml`)) {
       const spec = r.draft.spec ?? r.draft.partial;
-      for (const s of spec?.steps ?? []) assert.ok(names.has(s.tool), `${r.c.request}: ${s.tool}`);
+      for (const s of spec ? toolSteps(spec) : []) assert.ok(names.has(s.tool), `${r.c.request}: ${s.tool}`);
       if (spec) assert.equal(spec.status, 'DRAFT');
       assert.ok(r.draft.publishable || r.draft.questions.length > 0, r.c.request);
     }

@@ -16,7 +16,12 @@ import {
   type EventShape,
 } from '../../src/core/authoring/index.ts';
 import { hashOf } from '../../src/core/canonical/index.ts';
-import type { StepSpec, TriggerSpec, WorkflowLimits } from '../../src/core/spec/index.ts';
+import {
+  type StepSpec,
+  type TriggerSpec,
+  toolSteps,
+  type WorkflowLimits,
+} from '../../src/core/spec/index.ts';
 import type { ToolDescriptor } from '../../src/core/tools/index.ts';
 import { supportDeskCatalog } from './support-desk-catalog.ts';
 
@@ -121,7 +126,7 @@ export function scoreCase(c: CorpusCase, catalog: DraftCatalog): CaseResult {
     };
   const expected = normalise(c.expect as Expected);
   const got = draft.spec ?? draft.partial;
-  const mine = got ? normalise(got) : undefined;
+  const mine = got ? normalise({ ...got, steps: toolSteps(got) }) : undefined;
   const exact = draft.publishable && mine !== undefined && hashOf(mine) === hashOf(expected);
   const stepsRight = expected.steps.filter(
     (s, i) => mine?.steps[i] !== undefined && hashOf(mine.steps[i]) === hashOf(s),

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
 import { supportDeskCatalog } from '../../../test/authoring/support-desk-catalog.ts';
+import { toolSteps } from '../spec/index.ts';
 import type { ToolDescriptor } from '../tools/index.ts';
 import { compileRequest, type DraftCatalog, draftSpec } from './index.ts';
 
@@ -27,7 +28,7 @@ test('the refund desk request compiles to the example spec, which validates', ()
   assert.equal(d.spec?.status, 'DRAFT');
   assert.deepEqual(d.spec?.triggers, [{ event: 'refund.requested', when: 'payload.currency == "USD"' }]);
   assert.deepEqual(
-    d.spec?.steps.map((s) => [s.name, s.tool, s.args]),
+    (d.spec ? toolSteps(d.spec) : undefined)?.map((s) => [s.name, s.tool, s.args]),
     [
       [
         'reply',
@@ -155,7 +156,7 @@ test('property: the same request and catalog give the same draft; no draft names
           catalog,
         );
         assert.deepEqual(a, b);
-        for (const s of [...(a.spec?.steps ?? []), ...(a.partial?.steps ?? [])])
+        for (const s of [...(a.spec ? toolSteps(a.spec) : []), ...(a.partial ? toolSteps(a.partial) : [])])
           assert.ok(TOOL_NAMES.has(s.tool), s.tool);
         // Every draft either validates without questions or asks something.
         assert.ok(a.publishable ? a.spec !== undefined && a.questions.length === 0 : a.questions.length > 0);
@@ -176,7 +177,7 @@ test('a negated bound is a cap, never a condition that the amount be over it', (
     assert.deepEqual(d.spec?.triggers, [{ event: 'refund.requested' }], request);
     assert.equal(d.spec?.limits.maxCostUsd, 50, request);
     assert.deepEqual(
-      d.spec?.steps.map((s) => s.tool),
+      (d.spec ? toolSteps(d.spec) : undefined)?.map((s) => s.tool),
       ['draft_reply', 'issue_refund'],
       request,
     );

@@ -7,6 +7,7 @@
  */
 import type { Digest } from '../canonical/index.ts';
 import { isKeelError } from '../errors.ts';
+import { toolSteps } from '../spec/flow-steps.ts';
 import { specHash } from '../spec/spec-hash.ts';
 import type { SpecProblem } from '../spec/spec-problem.ts';
 import { validateSpec } from '../spec/validate-spec.ts';
@@ -56,7 +57,7 @@ export function draftSpec(compiled: CompiledRequest, catalog: DraftCatalog): Dra
     } catch (e) {
       if (!isKeelError(e)) throw e;
       const problems = (e.details.problems as SpecProblem[] | undefined) ?? [];
-      const steps = compiled.spec.steps;
+      const steps = toolSteps(compiled.spec);
       for (const p of problems) {
         // An argument the compiler asked about already is missing, of course: one question, not two.
         const arg = /^steps\[([0-9]+)\]\.args\.([A-Za-z0-9_]+)$/.exec(p.field);

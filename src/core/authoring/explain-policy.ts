@@ -7,6 +7,7 @@
  * Pure: it reads the policy's rules as data (rulesForTool) and never decides a call.
  */
 import { type Policy, type PolicyOutcome, RANK, rulesForTool } from '../policy/index.ts';
+import { toolSteps } from '../spec/flow-steps.ts';
 import type { WorkflowSpec } from '../spec/workflow-spec.ts';
 import type { ToolDescriptor } from '../tools/tool-descriptor.ts';
 
@@ -33,7 +34,7 @@ export function readPolicy(
     `Policy ${policy.hash.slice(7, 19)}… (${n} rule${n === 1 ? '' : 's'}): a call no rule matches is ${DOES[policy.default]} (default ${policy.default}).`,
   ];
   const risks: string[] = [];
-  spec.steps.forEach((s, i) => {
+  toolSteps(spec).forEach((s, i) => {
     const tool = byName.get(s.tool);
     if (!tool) return;
     const rules = rulesForTool(policy, tool, tenant);

@@ -16,6 +16,7 @@ const dollars = (cents: number): string =>
 /** A literal amount: its cents when it has at most 2 decimals, else as written (never rounded to a cent). */
 const usd = (v: number): string => (isUsdAmount(v) ? dollars(usdToCents(v)) : `$${String(v)}`);
 
+import { toolSteps } from '../spec/flow-steps.ts';
 import { type Condition, type Operand, parseCondition } from '../spec/parse-condition.ts';
 import type { WorkflowSpec } from '../spec/workflow-spec.ts';
 import type { ToolDescriptor } from '../tools/tool-descriptor.ts';
@@ -55,11 +56,12 @@ export function explainSpec(
   governed?: ExplainPolicy,
 ): ReadBack {
   const byName = new Map(tools.map((t) => [t.name, t]));
+  const calls = toolSteps(spec);
   const trigger =
     spec.triggers.length === 0
       ? ['No trigger: it runs only when started directly (keel run).']
       : spec.triggers.map((t) => `${capitalize(triggerWords(t.event, t.when))}.`);
-  const steps = spec.steps.map((s, i) => {
+  const steps = calls.map((s, i) => {
     const tool = byName.get(s.tool);
     const what = tool
       ? lowerFirst(firstSentence(tool.description)).replace(/[.!?]$/, '')
@@ -77,7 +79,7 @@ export function explainSpec(
       : `Spends at most ${dollars(usdToCents(cap))} a run (spend cap).`,
   ];
   const risks: string[] = [];
-  for (const s of spec.steps) {
+  for (const s of calls) {
     const tool = byName.get(s.tool);
     if (!tool) {
       risks.push(
@@ -116,7 +118,7 @@ export function explainSpec(
     spec.triggers.length === 0
       ? 'When started directly'
       : capitalize(spec.triggers.map((t) => triggerWords(t.event, t.when)).join(', or '));
-  const summary = `${starts}: ${spec.steps
+  const summary = `${starts}: ${calls
     .map((s, i) => {
       const tool = byName.get(s.tool);
       return `${i + 1}. ${tool ? lowerFirst(firstSentence(tool.description)).replace(/[.!?]$/, '') : s.tool}`;

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
 import { supportDeskCatalog } from '../../../test/authoring/support-desk-catalog.ts';
+import { toolSteps } from '../spec/index.ts';
 import { type DraftCatalog, draftPrompt, draftSpec, readModelDraft } from './index.ts';
 
 const catalog: DraftCatalog = {
@@ -70,7 +71,7 @@ test('property: whatever a model answers, the draft never names a tool outside t
   fc.assert(
     fc.property(answer, (a) => {
       const d = draftSpec(readModelDraft(a, 'a request', catalog), catalog);
-      for (const s of [...(d.spec?.steps ?? []), ...(d.partial?.steps ?? [])])
+      for (const s of [...(d.spec ? toolSteps(d.spec) : []), ...(d.partial ? toolSteps(d.partial) : [])])
         assert.ok(NAMES.has(s.tool), s.tool);
       if (d.spec) assert.equal(d.spec.status, 'DRAFT');
       assert.ok(d.publishable || d.questions.length > 0);

@@ -16,14 +16,15 @@ const spec = (
   limits: { maxSteps: 5, maxCostUsd: 50 },
 });
 
-const V1 = spec(1, [
+const V1_STEPS: StepSpec[] = [
   { name: 'reply', tool: 'draft_reply', args: { ticket: '{{event.subject}}' } },
   {
     name: 'refund',
     tool: 'issue_refund',
     args: { amount: '{{event.payload.a}}', note: '{{steps.reply.output.id}}' },
   },
-]);
+];
+const V1 = spec(1, V1_STEPS);
 
 describe('keel diff reports behaviour changes, and only those, as behaviour changes', () => {
   test('a renamed step, a reference to it and template spacing: no behaviour change, each said', () => {
@@ -57,7 +58,7 @@ describe('keel diff reports behaviour changes, and only those, as behaviour chan
   });
 
   test('template spacing alone is no behaviour change', () => {
-    const v2 = spec(2, [{ ...V1.steps[0]!, args: { ticket: '{{ event.subject }}' } }, V1.steps[1]!]);
+    const v2 = spec(2, [{ ...V1_STEPS[0]!, args: { ticket: '{{ event.subject }}' } }, V1_STEPS[1]!]);
     const d = diffSpecs(V1, v2);
     assert.equal(d.sameBehaviour, true);
     assert.match(d.changes[0]!.text, /argument ticket is written differently/);
@@ -78,8 +79,8 @@ describe('keel diff reports behaviour changes, and only those, as behaviour chan
       reordered.changes[0]!.text,
       /written differently .* with the same meaning: not a behaviour change/,
     );
-    const a = spec(1, V1.steps, 'payload.a < 5');
-    const b = spec(2, V1.steps, 'not (payload.a >= 5)');
+    const a = spec(1, V1_STEPS, 'payload.a < 5');
+    const b = spec(2, V1_STEPS, 'not (payload.a >= 5)');
     const d = diffSpecs(a, b);
     assert.equal(d.sameBehaviour, false, 'a missing amount starts the second, not the first');
     assert.deepEqual(
@@ -98,7 +99,7 @@ describe('keel diff reports behaviour changes, and only those, as behaviour chan
   test('a rename with other arguments, another tool, or another order is a behaviour change', () => {
     const otherArgs = spec(2, [
       { name: 'answer', tool: 'draft_reply', args: { ticket: '{{event.payload.b}}' } },
-      { ...V1.steps[1]!, args: { amount: '{{event.payload.a}}', note: '{{steps.answer.output.id}}' } },
+      { ...V1_STEPS[1]!, args: { amount: '{{event.payload.a}}', note: '{{steps.answer.output.id}}' } },
     ]);
     const d = diffSpecs(V1, otherArgs);
     assert.equal(d.sameBehaviour, false);
@@ -110,7 +111,7 @@ describe('keel diff reports behaviour changes, and only those, as behaviour chan
         'Step reply (which called draft_reply) is gone.',
       ],
     );
-    const swapped = diffSpecs(V1, spec(2, [V1.steps[1]!, V1.steps[0]!]));
+    const swapped = diffSpecs(V1, spec(2, [V1_STEPS[1]!, V1_STEPS[0]!]));
     assert.equal(swapped.sameBehaviour, false);
     assert.match(swapped.changes.map((c) => c.text).join(' '), /moved from position 1 to 2/);
   });

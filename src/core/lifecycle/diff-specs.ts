@@ -9,7 +9,7 @@
  */
 import { canonicalize } from '../canonical/index.ts';
 import { formatUsd } from '../money.ts';
-import { sameArgs, sameCondition, type WorkflowSpec } from '../spec/index.ts';
+import { sameArgs, sameCondition, toolSteps, type WorkflowSpec } from '../spec/index.ts';
 import type { ToolDescriptor } from '../tools/index.ts';
 import { fieldDiff } from './run-decisions.ts';
 
@@ -52,7 +52,9 @@ function risk(tool: string, describe?: (name: string) => ToolDescriptor | undefi
  * same meaning (a reference to a step renamed earlier counts as the same reference). Old name to
  * new name; a step keeping its name is absent.
  */
-function renamedSteps(a: WorkflowSpec, b: WorkflowSpec): Map<string, string> {
+function renamedSteps(specA: WorkflowSpec, specB: WorkflowSpec): Map<string, string> {
+  const a = { steps: toolSteps(specA) };
+  const b = { steps: toolSteps(specB) };
   if (a.steps.length === b.steps.length) {
     const at = new Map(a.steps.map((s, i) => [s.name, b.steps[i]!.name]));
     const byPosition = (n: string) => at.get(n) ?? n;
@@ -126,7 +128,7 @@ export function diffSpecs(
   // Steps, by name; a step renamed with the same tool and arguments is a rename, not a new step.
   const renames = renamedSteps(a, b);
   const newName = (n: string) => renames.get(n) ?? n;
-  const byName = (s: WorkflowSpec) => new Map(s.steps.map((x, i) => [x.name, { ...x, i }]));
+  const byName = (s: WorkflowSpec) => new Map(toolSteps(s).map((x, i) => [x.name, { ...x, i }]));
   const sa = new Map([...byName(a)].map(([name, s]) => [newName(name), { ...s, was: name }]));
   const sb = byName(b);
   for (const [was, now] of renames)
@@ -200,7 +202,7 @@ export function diffSpecs(
 
   // Risk: destructive tools and effects the new version calls that the old one did not.
   if (describe) {
-    const tools = (s: WorkflowSpec) => new Set(s.steps.map((x) => x.tool));
+    const tools = (s: WorkflowSpec) => new Set(toolSteps(s).map((x) => x.tool));
     const before = tools(a);
     for (const t of tools(b)) {
       const d = describe(t);

@@ -2,9 +2,16 @@
  * A published version compiles to an execution plan: nodes with dependencies. A step list is a
  * chain (each step depends on the one before); graph definitions compile to the same shape and
  * the engine walks both the same way. Each node has a `kind`, and the walk takes a node by its
- * kind (engine/walk.ts, `NODE_KINDS`); today every node is a tool step.
+ * kind (engine/walk.ts, `NODE_KINDS`): a tool step, or a wait.
  */
-import type { StepSpec, WaitStepSpec, WorkflowSpec } from '../spec/index.ts';
+import {
+  allSteps,
+  isToolStep,
+  isWaitStep,
+  type StepSpec,
+  type WaitStepSpec,
+  type WorkflowSpec,
+} from '../spec/index.ts';
 
 /** A step that calls a tool: its arguments resolved, checked, decided, executed, recorded. */
 export interface ToolNode {
@@ -32,14 +39,15 @@ export interface ExecutionPlan {
 }
 
 export function compilePlan(spec: WorkflowSpec): ExecutionPlan {
+  const steps = allSteps(spec).filter((s) => isToolStep(s) || isWaitStep(s));
   return {
     chain: true,
-    nodes: spec.steps.map((step, i) => ({
-      kind: 'tool',
-      id: step.name,
-      step,
-      dependsOn: i === 0 ? [] : [spec.steps[i - 1]!.name],
-    })),
+    nodes: steps.map((step, i): PlanNode => {
+      const dependsOn = i === 0 ? [] : [steps[i - 1]!.name];
+      return isWaitStep(step)
+        ? { kind: 'wait', id: step.name, step, dependsOn }
+        : { kind: 'tool', id: step.name, step: step as StepSpec, dependsOn };
+    }),
   };
 }
 

@@ -3,6 +3,22 @@ export { type JsonType, type ToolSchemas, templateType } from './check-tool-args
 export { type ConditionRoot, evaluateCondition } from './evaluate-condition.ts';
 export { EVENT_SCALAR_FIELDS, type EventLike } from './event-like.ts';
 export {
+  allSteps,
+  type ChooseBranch,
+  type ChooseStepSpec,
+  type FlowStep,
+  findStep,
+  isChooseStep,
+  isPlainChain,
+  isToolStep,
+  MAX_FLOW_DEPTH,
+  type NestedList,
+  nestedLists,
+  type StepsLike,
+  toolSteps,
+  walkSteps,
+} from './flow-steps.ts';
+export {
   checkValueLimits,
   excerpt,
   type InputLimits,

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { ErrorCode, isKeelError, type KeelError } from '../errors.ts';
+import { toolSteps } from './flow-steps.ts';
 import { SPEC_LIMITS } from './input-limits.ts';
 import { parseSpec } from './parse-spec.ts';
 import { MAX_PROBLEMS } from './spec-checker.ts';
@@ -65,7 +66,7 @@ describe('parseSpec', () => {
     const fromJson = parseSpec(JSON_SPEC, 'refund.json');
     assert.deepEqual(fromYaml, fromJson);
     assert.equal(specHash(fromYaml), specHash(fromJson));
-    assert.equal(fromYaml.steps[1]!.args.meta && typeof fromYaml.steps[1]!.args.meta, 'object');
+    assert.equal(toolSteps(fromYaml)[1]!.args.meta && typeof toolSteps(fromYaml)[1]!.args.meta, 'object');
     assert.deepEqual(JSON.parse(JSON.stringify(fromYaml)), fromYaml);
   });
 
@@ -160,7 +161,7 @@ describe('parseSpec', () => {
       'body: Thanks for reaching out.',
       'body: &b Thanks for reaching out.\n      copy: *b',
     );
-    assert.equal(parseSpec(aliased, 'f').steps[0]!.args.copy, 'Thanks for reaching out.');
+    assert.equal(toolSteps(parseSpec(aliased, 'f'))[0]!.args.copy, 'Thanks for reaching out.');
     const laughs = ['a: &a [x, x, x, x, x, x, x, x, x]'];
     for (let i = 1; i < 8; i++)
       laughs.push(`${'abcdefgh'[i]}: &${'abcdefgh'[i]} [${`*${'abcdefgh'[i - 1]}, `.repeat(8)}]`);

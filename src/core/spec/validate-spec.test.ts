@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
 import { ErrorCode, isKeelError } from '../errors.ts';
+import { toolSteps } from './flow-steps.ts';
 import type { SpecProblem } from './spec-problem.ts';
 import { validateSpec } from './validate-spec.ts';
 import type { SpecOptions } from './workflow-spec.ts';
@@ -57,7 +58,7 @@ describe('validateSpec', () => {
     s.description = null;
     const spec = validateSpec(s, 'spec.json');
     assert.deepEqual(spec.triggers, []);
-    assert.deepEqual(spec.steps[0]!.args, {});
+    assert.deepEqual(toolSteps(spec)[0]!.args, {});
     assert.equal('description' in spec, false);
     assert.equal('env' in spec, false);
   });
@@ -66,7 +67,7 @@ describe('validateSpec', () => {
     const s = base();
     const spec = validateSpec(s, 'spec.json');
     args(s, 0).order = 'changed';
-    assert.equal(spec.steps[0]!.args.order, '{{ event.subject }}');
+    assert.equal(toolSteps(spec)[0]!.args.order, '{{ event.subject }}');
   });
 
   it('throws one spec_invalid with every problem and the first in the message', () => {

@@ -6,7 +6,10 @@
  */
 
 import type { ToolSchemas } from './check-tool-args.ts';
+import type { FlowStep } from './flow-steps.ts';
 import type { PromotionSpec, SimulationSpec, SpecTest } from './lifecycle-spec.ts';
+
+export type { StepSpec } from './flow-steps.ts';
 
 /** Lifecycle of a workflow, in promotion order. Changed by promotion, never part of the spec hash. */
 export const WORKFLOW_STATUSES = ['DRAFT', 'TESTING', 'SHADOW', 'LIVE', 'AUTONOMOUS'] as const;
@@ -23,13 +26,6 @@ export interface TriggerSpec {
   payloadSchema?: Record<string, unknown>;
 }
 
-/** One entry of the step list. `args` is any JSON; strings in it may hold `{{ path }}` templates. */
-export interface StepSpec {
-  name: string;
-  tool: string;
-  args: Record<string, unknown>;
-}
-
 export interface WorkflowLimits {
   maxSteps: number;
   /** Dollars with at most 2 decimals; the engine budgets in integer cents (`usdToCents`). */
@@ -42,7 +38,8 @@ export interface WorkflowSpec {
   status: WorkflowStatus;
   description?: string;
   triggers: TriggerSpec[];
-  steps: StepSpec[];
+  /** The step list: tool steps and control flow (flow-steps.ts), nested lists included. */
+  steps: FlowStep[];
   limits: WorkflowLimits;
   /** Allow-list of environment variable names templates may read as `env.NAME`. */
   env?: string[];

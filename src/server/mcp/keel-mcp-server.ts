@@ -18,7 +18,7 @@ import {
 import type { Keel } from '../../app/keel.ts';
 import { hashOf } from '../../core/canonical/index.ts';
 import { isKeelError } from '../../core/errors.ts';
-import { templateRefs } from '../../core/spec/index.ts';
+import { templateRefs, toolSteps } from '../../core/spec/index.ts';
 import { formatArgProblem, type JsonSchema, validateValue } from '../../core/tools/index.ts';
 import { KEYED_EVENT_TIME } from '../../openwop/host.ts';
 import type { VersionRecord } from '../../ports/index.ts';
@@ -45,7 +45,7 @@ async function activeVersions(keel: Keel, tenant: string): Promise<Map<string, V
 
 /** What the workflow's steps may do, as MCP hints: read-only when every tool reads, destructive when any is. */
 function hintsOf(keel: Keel, v: VersionRecord): Tool['annotations'] {
-  const tools = v.spec.steps.map((s) => keel.tools.get(s.tool));
+  const tools = toolSteps(v.spec).map((s) => keel.tools.get(s.tool));
   const readOnly = tools.every((t) => t?.effect === 'read');
   const destructive = tools.some((t) => t === undefined || t.destructive);
   return {
@@ -61,7 +61,9 @@ const MAX_EVENT_FIELD = 512;
 
 /** Whether any step reads `{{event.subject}}`: then a call must say what the run is about. */
 function readsSubject(v: VersionRecord): boolean {
-  return v.spec.steps.some((s) => templateRefs(s.args ?? {}).some((r) => /^event\.subject\b/.test(r.path)));
+  return toolSteps(v.spec).some((s) =>
+    templateRefs(s.args ?? {}).some((r) => /^event\.subject\b/.test(r.path)),
+  );
 }
 
 /** The input schema of a workflow's start tool: `{subject, event_id, payload}`, closed. */

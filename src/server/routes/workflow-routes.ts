@@ -3,7 +3,7 @@
 import { z } from 'zod';
 import type { Keel } from '../../app/keel.ts';
 import { MAX_INT32 } from '../../core/int-range.ts';
-import { excerpt, parseJsonText, SPEC_LIMITS } from '../../core/spec/index.ts';
+import { excerpt, parseJsonText, SPEC_LIMITS, toolSteps } from '../../core/spec/index.ts';
 import { compileDefinition, parseDefinition } from '../../openwop/definition.ts';
 import { ProtocolError } from '../../openwop/protocol-error.ts';
 import { type KeelRoute, ok, route, versionOf, workflowIdOf } from './route.ts';
@@ -98,7 +98,7 @@ export const WORKFLOW_ROUTES: readonly KeelRoute[] = [
     },
     async handle({ keel, p, params, query }) {
       const v = await versionOf(keel, p.tenant, params, query.version);
-      const names = [...new Set(v.spec.steps.map((s) => s.tool))];
+      const names = [...new Set(toolSteps(v.spec).map((s) => s.tool))];
       const tools = names.map((name) => {
         const d = keel.tools.get(name);
         return { name, effect: d?.effect ?? null, destructive: d?.destructive ?? false };

@@ -1,0 +1,118 @@
+/**
+ * The step list as a union of kinds: a tool step (calls one tool, optionally guarded by `if:`),
+ * a choice (`choose:` ordered branches and an `else`), and the kinds later constructs add (waits,
+ * parallel branches, iteration). Every kind that holds nested step lists says so through
+ * `nestedLists`, so the helpers here (document-order walks, the tool steps, step names) and every
+ * consumer built on them stay right when a kind is added.
+ *
+ * Owns the shapes and pure helpers only: no validation (check-steps.ts, check-flow.ts), no
+ * evaluation, nothing read from outside.
+ */
+import type { PathSegment } from './read-path.ts';
+
+/** A step that calls a tool. `args` is any JSON; strings in it may hold `{{ path }}` templates. */
+export interface StepSpec {
+  name: string;
+  tool: string;
+  args: Record<string, unknown>;
+  /**
+   * Condition source text (the trigger condition language); when it is false the step is skipped
+   * (recorded as `step.skipped`) and its output reads as missing.
+   */
+  if?: string;
+}
+
+/** One branch of a choice: taken when `when` holds and no earlier branch's did. */
+export interface ChooseBranch {
+  when: string;
+  steps: FlowStep[];
+}
+
+/** Ordered branches and an optional `else`: the first branch whose `when` holds runs, else `else`. */
+export interface ChooseStepSpec {
+  name: string;
+  choose: ChooseBranch[];
+  /** Runs when no branch's `when` holds; absent or empty = nothing runs. */
+  else?: FlowStep[];
+}
+
+/** One entry of a step list. A new kind joins this union and `nestedLists`. */
+export type FlowStep = StepSpec | ChooseStepSpec;
+
+/** What holds a step list: a spec, or the list itself. */
+export type StepsLike = { readonly steps: readonly FlowStep[] } | readonly FlowStep[];
+
+/** Deepest nesting of step lists inside step lists (a choose in a branch in a choose…). */
+export const MAX_FLOW_DEPTH = 8;
+
+/** A partial draft may hold anything where a step goes: only a mapping is a step of a kind. */
+const has = (step: unknown, key: string): boolean =>
+  typeof step === 'object' && step !== null && Object.hasOwn(step, key);
+
+export function isToolStep(step: FlowStep): step is StepSpec {
+  return has(step, 'tool');
+}
+
+export function isChooseStep(step: FlowStep): step is ChooseStepSpec {
+  return has(step, 'choose') && Array.isArray((step as ChooseStepSpec).choose);
+}
+
+/** A nested step list of a step, with the field path (relative to the step) where it sits. */
+export interface NestedList {
+  readonly at: readonly PathSegment[];
+  readonly steps: readonly FlowStep[];
+}
+
+/** The step lists nested in a step, in document order (a choice: each branch, then `else`). */
+export function nestedLists(step: FlowStep): NestedList[] {
+  if (!isChooseStep(step)) return [];
+  const out: NestedList[] = step.choose.flatMap((b, j) =>
+    has(b, 'steps') && Array.isArray(b.steps) ? [{ at: ['choose', j, 'steps'], steps: b.steps }] : [],
+  );
+  if (Array.isArray(step.else)) out.push({ at: ['else'], steps: step.else });
+  return out;
+}
+
+function listOf(s: StepsLike): readonly FlowStep[] {
+  return Array.isArray(s) ? s : (s as { readonly steps: readonly FlowStep[] }).steps;
+}
+
+/**
+ * Visits every step in document order (a step before the steps nested in it), with its field
+ * path from the top (`['steps', 2, 'choose', 0, 'steps', 1]`) and its depth (0 at the top).
+ */
+export function walkSteps(
+  s: StepsLike,
+  visit: (step: FlowStep, path: readonly PathSegment[], depth: number) => void,
+): void {
+  const go = (list: readonly FlowStep[], base: readonly PathSegment[], depth: number) => {
+    list.forEach((step, i) => {
+      const path = [...base, i];
+      visit(step, path, depth);
+      for (const n of nestedLists(step)) go(n.steps, [...path, ...n.at], depth + 1);
+    });
+  };
+  go(listOf(s), ['steps'], 0);
+}
+
+/** Every step, nested ones included, in document order. */
+export function allSteps(s: StepsLike): FlowStep[] {
+  const out: FlowStep[] = [];
+  walkSteps(s, (step) => out.push(step));
+  return out;
+}
+
+/** Every tool step, nested ones included, in document order: "the tool calls" a spec can make. */
+export function toolSteps(s: StepsLike): StepSpec[] {
+  return allSteps(s).filter(isToolStep);
+}
+
+/** The step named `name` anywhere in the document, or undefined. */
+export function findStep(s: StepsLike, name: string): FlowStep | undefined {
+  return allSteps(s).find((x) => x.name === name);
+}
+
+/** True when the list is a plain chain of tool steps: no condition, no nested list. */
+export function isPlainChain(s: StepsLike): boolean {
+  return listOf(s).every((x) => isToolStep(x) && x.if === undefined);
+}
