@@ -8,6 +8,7 @@
  */
 import { checkJsonValue } from './check-json-value.ts';
 import { checkToolArgs, type ToolSchemas } from './check-tool-args.ts';
+import type { FlowStep } from './flow-steps.ts';
 import { isModelSlot, MODEL_SLOT_KEY } from './model-slots.ts';
 import type { PathSegment } from './read-path.ts';
 import type { TemplateRef } from './scan-templates.ts';
@@ -23,7 +24,8 @@ import {
 } from './spec-checker.ts';
 import { describeValue } from './spec-problem.ts';
 import { forEachTemplateString } from './template-refs.ts';
-import type { SpecOptions, StepSpec } from './workflow-spec.ts';
+import { checkWait, isWaitStep } from './wait-step.ts';
+import type { SpecOptions } from './workflow-spec.ts';
 
 const STEP_KEYS = ['name', 'tool', 'args'] as const;
 const STEP_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
@@ -33,7 +35,7 @@ export function checkSteps(
   raw: unknown,
   env: readonly string[],
   options: SpecOptions,
-): StepSpec[] {
+): FlowStep[] {
   if (raw === undefined) {
     c.missing(['steps'], 'a non-empty list of steps');
     return [];
@@ -48,15 +50,21 @@ export function checkSteps(
   const names = stepNames(c, raw);
   // Templates are checked against the names as written, so one bad name is reported once, not per reader.
   const declared = raw.map((s) => (isMapping(s) && typeof s.name === 'string' ? s.name : undefined));
-  const steps: StepSpec[] = [];
+  const steps: FlowStep[] = [];
   // The schemas of each earlier step's tool, for the types of templates reading its output.
   const earlier = new Map<string, ToolSchemas | undefined>();
   raw.forEach((s, i) => {
     const path = ['steps', i];
     const obj = expectMapping(c, s, path);
     if (!obj) return;
-    checkKeys(c, obj, path, STEP_KEYS);
     const name = names[i];
+    if (isWaitStep(obj)) {
+      // A wait (wait-step.ts): its `until` reads earlier steps as an argument's templates do.
+      const wait = checkWait(c, obj, path, (ref) => refProblem(ref, i, declared, env));
+      if (name !== undefined && wait) steps.push({ name, wait });
+      return;
+    }
+    checkKeys(c, obj, path, STEP_KEYS);
     const tool = readString(c, obj, [...path, 'tool'], { what: 'a tool name' });
     if (tool !== undefined && options.knownTool && !options.knownTool(tool)) {
       c.report([...path, 'tool'], `unknown tool ${JSON.stringify(tool)}`);

@@ -25,6 +25,7 @@ import {
   SpecChecker,
 } from './spec-checker.ts';
 import { describeValue } from './spec-problem.ts';
+import { isWaitStep } from './wait-step.ts';
 import {
   isWorkflowStatus,
   type SpecOptions,
@@ -108,7 +109,9 @@ export function buildSpec(c: SpecChecker, value: unknown, options: SpecOptions):
   const triggers = readTriggers(c, field(top, 'triggers'));
   const steps = checkSteps(c, field(top, 'steps'), env ?? [], options);
   const rawSteps = field(top, 'steps');
-  const limits = readLimits(c, field(top, 'limits'), Array.isArray(rawSteps) ? rawSteps.length : 0);
+  // A wait calls no tool: only the tool steps count against maxSteps.
+  const toolCount = Array.isArray(rawSteps) ? rawSteps.filter((s) => !isWaitStep(s)).length : 0;
+  const limits = readLimits(c, field(top, 'limits'), toolCount);
   const tests = readTests(c, top, stepNamesOf(rawSteps));
   const promotion = readPromotion(c, top);
   const simulation = readSimulation(c, top);
