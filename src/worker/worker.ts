@@ -254,7 +254,7 @@ export class Worker {
           entries: run.entries,
           shouldStop: () => slot.lost || this.stopping,
         });
-        if (r.status === 'waiting') {
+        if (r.status === 'waiting' && run.entries.at(-1)?.kind === 'wait.started') {
           // Claimed as due, yet its walk found it not due (the clocks disagree): tried again
           // shortly, by whichever worker, never at once and again.
           await this.o.store.queue
