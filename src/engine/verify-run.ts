@@ -14,7 +14,7 @@ import {
   type VerifyFailureCode,
   type VerifyResult,
 } from '../core/ledger/index.ts';
-import { StatusFold } from '../core/run/index.ts';
+import { BranchCheck, StatusFold } from '../core/run/index.ts';
 import { applyDeltas, EMPTY_WORLD, type World } from '../core/world/index.ts';
 import type { CheckpointWitness, RunRecord, Store } from '../ports/index.ts';
 import { runEvidenceProblem } from './run-evidence.ts';
@@ -48,12 +48,14 @@ async function verifyOnce(
   o: { engine?: string; witness?: CheckpointWitness } = {},
 ): Promise<VerifyResult> {
   const status = new StatusFold();
+  const branches = new BranchCheck();
   let root: PayloadOf<'run.started'> | undefined;
   let world: World = EMPTY_WORLD;
   let deltaFailure: { code: VerifyFailureCode; seq: number; message: string } | undefined;
   const verifier = new LedgerVerifier(run.runId, (kind, payload, seq) => {
     if (seq === 0) root = payload as PayloadOf<'run.started'>;
     status.apply(kind, payload);
+    branches.apply(kind, payload, seq);
     const deltas = kind === 'step.completed' ? (payload as PayloadOf<'step.completed'>).deltas : undefined;
     if (deltas && !deltaFailure) {
       const r = applyDeltas(world, deltas);
@@ -88,9 +90,12 @@ async function verifyOnce(
     failure: { code, seq, message },
   });
   if (deltaFailure) return fail(deltaFailure.code, deltaFailure.seq, deltaFailure.message);
+  const version = await store.registry.getVersion(run.tenant, run.workflowId, run.version);
   const rows =
     rootProblem(run, root!) ??
-    specProblem(run, await store.registry.getVersion(run.tenant, run.workflowId, run.version)) ??
+    specProblem(run, version) ??
+    // Each recorded branch decision follows from the run's values and the pinned spec's conditions.
+    branches.result(version?.spec) ??
     (await runEvidenceProblem(
       store,
       run,

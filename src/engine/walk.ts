@@ -9,10 +9,11 @@
  *    is settled first, never blindly repeated (settle-in-flight.ts), or the run is suspended;
  * 3. a run waiting for a person stays waiting, or goes on with the decision (tool-step.ts
  *    `approvalAt`): an approved proposal is acted on, a denied one refused;
- * 4. otherwise the plan's next node is taken by the walker of its kind (`NODE_KINDS`): today a tool
- *    step — resolve -> check -> record the decision -> execute -> record the outcome (tool-step.ts);
- *    a wait — record when it fires, stop until then, record its end (wait-step.ts); with no node
- *    left, the run completes.
+ * 4. otherwise the plan's next node is taken by the walker of its kind (`NODE_KINDS`): a tool
+ *    step — its guard (`if:`) decided, then resolve -> check -> record the decision -> execute ->
+ *    record the outcome (tool-step.ts) — a choice, its branch decided and recorded
+ *    (choose-step.ts), or a wait — record when it fires, stop until then, record its end
+ *    (wait-step.ts); with no node left, the run completes.
  *
  * The walk reads sources, tool outcomes, approvals and timestamps only through `Effects`, so the
  * same walk runs live, as a replay, as a fork and simulated; everything it decides is an entry,
@@ -20,6 +21,7 @@
  */
 import { nextNode, type PlanNode } from '../core/run/index.ts';
 import type { VersionRecord } from '../ports/index.ts';
+import { walkChoose, walkGuardedTool } from './choose-step.ts';
 import type { Effects } from './effects.ts';
 import type { RunWriter } from './run-writer.ts';
 import { settleInFlight } from './settle-in-flight.ts';
@@ -43,7 +45,8 @@ export { MAX_STEPS_PER_RUN, type WalkOptions } from './walk-context.ts';
 const NODE_KINDS: {
   readonly [K in PlanNode['kind']]: (walk: Walk, node: Extract<PlanNode, { kind: K }>) => Promise<Flow>;
 } = {
-  tool: walkToolStep,
+  tool: walkGuardedTool,
+  choose: walkChoose,
   wait: walkWaitStep,
 };
 
@@ -68,11 +71,12 @@ export async function walkRun(
     let flow: Flow;
     if (s.approval) flow = approvalAt(walk) ?? (await walkToolStep(walk, undefined));
     else {
-      const node = nextNode(walk.plan, s.completed);
+      const node = nextNode(walk.plan, s.completed, s.chosen);
       if (!node) {
         w.add('run.finished', { status: 'completed', outputs: s.outputs });
         break;
       }
+      // The table is typed by kind, so each walker gets the node of its own kind.
       flow = await (NODE_KINDS[node.kind] as (walk: Walk, node: PlanNode) => Promise<Flow>)(walk, node);
     }
     if (flow === 'stop') break;

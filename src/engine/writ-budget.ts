@@ -12,7 +12,13 @@
  * store: it takes the answer its record holds — the reservation an allow recorded, or the refusal.
  */
 import type { Entry, PayloadOf } from '../core/ledger/index.ts';
-import type { Decision, ExecutionPlan, PolicyRecord, RunState } from '../core/run/index.ts';
+import {
+  type Decision,
+  type ExecutionPlan,
+  notTaken,
+  type PolicyRecord,
+  type RunState,
+} from '../core/run/index.ts';
 import {
   coversBudget,
   stepCharge,
@@ -91,8 +97,10 @@ function wantedReservation(
   const chain = limits.writ.chain;
   const leaf = chain[chain.length - 1]!.body.budget;
   const room = subtractBudget(leaf, writUsage(s));
+  // Tool steps still to come (a choice calls nothing; a branch not taken never runs).
   let left = 0;
-  for (const n of limits.plan.nodes) if (!s.completed.has(n.id)) left++;
+  for (const n of limits.plan.nodes)
+    if (n.kind === 'tool' && !s.completed.has(n.id) && !notTaken(n, s.chosen)) left++;
   const most = Math.min(limits.maxSteps - s.stepsTaken, left);
   return {
     steps: Math.max(shortfall.steps, Math.min(most, room.steps) - have.steps),

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { APPROVAL_SHAPES } from './approval-entries.ts';
+import { BRANCH_SHAPES } from './branch-entries.ts';
 import { ENTRY_KINDS } from './entry-kinds.ts';
 import { RUN_SHAPES } from './run-entries.ts';
 import { SOURCE_SHAPES } from './source-entries.ts';
@@ -24,21 +25,29 @@ test('the entry kinds keep their order: every edge lists them in it (filters, Op
     'step.reconciled',
     'run.paused',
     'run.resumed',
+    'step.skipped',
+    'branch.chosen',
     'wait.started',
     'wait.ended',
   ]);
 });
 
 test('every entry kind is of exactly one family, and every family kind is an entry kind', () => {
-  const families = [RUN_SHAPES, SOURCE_SHAPES, STEP_SHAPES, APPROVAL_SHAPES, WAIT_SHAPES].flatMap((f) =>
-    Object.keys(f),
-  );
+  const families = [
+    RUN_SHAPES,
+    SOURCE_SHAPES,
+    STEP_SHAPES,
+    APPROVAL_SHAPES,
+    BRANCH_SHAPES,
+    WAIT_SHAPES,
+  ].flatMap((f) => Object.keys(f));
   assert.deepEqual([...families].sort(), [...ENTRY_KINDS].sort());
   for (const [name, f] of Object.entries({
     RUN_SHAPES,
     SOURCE_SHAPES,
     STEP_SHAPES,
     APPROVAL_SHAPES,
+    BRANCH_SHAPES,
     WAIT_SHAPES,
   }))
     for (const [kind, shape] of Object.entries(f))

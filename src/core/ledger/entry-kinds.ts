@@ -6,9 +6,11 @@
  * or a required field changes what old ledgers verify against: add optional fields instead.
  * The kinds come in families, each with its payloads and shapes in its own file: the run lifecycle
  * (run-entries.ts), steps (step-entries.ts), approvals (approval-entries.ts), sources
- * (source-entries.ts) and waits (wait-entries.ts); the order of the table here is the order every edge lists the kinds in.
+ * (source-entries.ts), the branches of the declared control flow (branch-entries.ts) and waits
+ * (wait-entries.ts); the order of the table here is the order every edge lists the kinds in.
  */
 import { APPROVAL_SHAPES, type ApprovalPayloads } from './approval-entries.ts';
+import { BRANCH_SHAPES, type BranchPayloads, branchProblem } from './branch-entries.ts';
 import { type Shape, shapeProblem } from './entry-shape.ts';
 import { RUN_SHAPES, type RunPayloads } from './run-entries.ts';
 import { SOURCE_SHAPES, type SourcePayloads } from './source-entries.ts';
@@ -16,7 +18,13 @@ import { STEP_SHAPES, type StepPayloads } from './step-entries.ts';
 import { WAIT_SHAPES, type WaitPayloads } from './wait-entries.ts';
 
 /** Every entry's payload, by kind. */
-export interface Payloads extends RunPayloads, SourcePayloads, StepPayloads, ApprovalPayloads, WaitPayloads {}
+export interface Payloads
+  extends RunPayloads,
+    SourcePayloads,
+    StepPayloads,
+    ApprovalPayloads,
+    BranchPayloads,
+    WaitPayloads {}
 
 export type EntryKind = keyof Payloads;
 export type PayloadOf<K extends EntryKind> = Payloads[K];
@@ -41,6 +49,8 @@ const SHAPES: { readonly [K in EntryKind]: Shape } = {
   'step.reconciled': STEP_SHAPES['step.reconciled'],
   'run.paused': RUN_SHAPES['run.paused'],
   'run.resumed': RUN_SHAPES['run.resumed'],
+  'step.skipped': BRANCH_SHAPES['step.skipped'],
+  'branch.chosen': BRANCH_SHAPES['branch.chosen'],
   'wait.started': WAIT_SHAPES['wait.started'],
   'wait.ended': WAIT_SHAPES['wait.ended'],
 };
@@ -70,6 +80,7 @@ export function payloadProblem(kind: EntryKind, payload: unknown): string | unde
     return 'payload is not an object';
   const p = payload as Record<string, unknown>;
   const shaped = shapeProblem(SHAPES[kind], p);
-  if (shaped !== undefined || kind !== 'run.suspended') return shaped;
-  return suspensionProblem(p);
+  if (shaped !== undefined) return shaped;
+  if (kind === 'step.skipped' || kind === 'branch.chosen') return branchProblem(kind, p);
+  return kind === 'run.suspended' ? suspensionProblem(p) : undefined;
 }

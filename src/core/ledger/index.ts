@@ -8,6 +8,7 @@ export {
   externalize,
   resolveBlobs,
 } from './blobs.ts';
+export { BRANCH_SHAPES, type BranchPayloads, type ChosenBranch } from './branch-entries.ts';
 export {
   chainEntry,
   decodeEntry,

@@ -140,6 +140,24 @@ const SENTENCES: { [K in EntryKind]: [PayloadOf<K>, string] } = {
     'dana paused the run: checking the refund policy; no step starts until it is resumed.',
   ],
   'run.resumed': [{ by: 'dana' }, 'dana resumed the run.'],
+  'step.skipped': [
+    {
+      step: 'tag_review',
+      condition: 'payload.refund_amount > 50',
+      value: false,
+      reads: { 'payload.refund_amount': 30 },
+    },
+    'Skipped step tag_review: its condition payload.refund_amount > 50 was false (read payload.refund_amount = 30); it called nothing.',
+  ],
+  'branch.chosen': [
+    {
+      step: 'route',
+      branch: 1,
+      when: 'steps.lookup.output.tier == "gold"',
+      reads: { 'payload.refund_amount': 30, 'steps.lookup.output.tier': 'gold' },
+    },
+    'Step route took branch 2, as steps.lookup.output.tier == "gold" held (read payload.refund_amount = 30, steps.lookup.output.tier = "gold").',
+  ],
   'wait.started': [
     { step: 'cool_off', kind: 'timer', fireAt: '2026-03-01T12:15:00.000Z', for: '15m' },
     'Waiting at step cool_off for 15m: the timer fires at 2026-03-01T12:15:00.000Z; nothing holds the run meanwhile.',

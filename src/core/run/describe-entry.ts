@@ -134,6 +134,16 @@ function sentence(e: Entry): string {
     }
     case 'run.resumed':
       return `${(e.payload as PayloadOf<'run.resumed'>).by} resumed the run.`;
+    case 'step.skipped': {
+      const p = e.payload as PayloadOf<'step.skipped'>;
+      return `Skipped step ${p.step}: its condition ${p.condition} was false (${readWords(p.reads)}); it called nothing.`;
+    }
+    case 'branch.chosen': {
+      const p = e.payload as PayloadOf<'branch.chosen'>;
+      return p.branch === 'else'
+        ? `Step ${p.step} took its else branch: no branch's condition held (${readWords(p.reads)}).`
+        : `Step ${p.step} took branch ${p.branch + 1}, as ${p.when} held (${readWords(p.reads)}).`;
+    }
     case 'wait.started': {
       const p = e.payload as PayloadOf<'wait.started'>;
       const what = p.for !== undefined ? `for ${p.for}` : `until ${p.until ?? p.fireAt}`;
@@ -144,6 +154,15 @@ function sentence(e: Entry): string {
       return `The timer of step ${p.step} fired; the run goes on (${p.at}).`;
     }
   }
+}
+
+/** "read payload.amount = 75, steps.lookup.output.tier = null", or "it read nothing". */
+function readWords(reads: Readonly<Record<string, unknown>>): string {
+  const parts = Object.entries(reads).map(([k, v]) => {
+    const t = JSON.stringify(v) ?? 'null';
+    return `${k} = ${t.length > 40 ? `${t.slice(0, 37)}...` : t}`;
+  });
+  return parts.length === 0 ? 'it read nothing' : `read ${parts.join(', ')}`;
 }
 
 function consulted(p: PolicyEntry): string {

@@ -1,3 +1,4 @@
+export { BranchCheck } from './branch-check.ts';
 export { type CancelRequest, cancelReason } from './cancel-reason.ts';
 export {
   type ApprovalCause,
@@ -20,12 +21,16 @@ export {
   eventContent,
 } from './event-content.ts';
 export {
+  type ChooseNode,
   compilePlan,
+  doneIn,
   type ExecutionPlan,
   nextNode,
+  notTaken,
   type PlanNode,
   type ToolNode,
   type WaitNode,
+  type Within,
 } from './execution-plan.ts';
 export { retainedRunError } from './retained-run.ts';
 export {

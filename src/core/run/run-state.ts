@@ -6,6 +6,7 @@
 
 import type { Digest } from '../canonical/index.ts';
 import type {
+  ChosenBranch,
   Entry,
   EventRecord,
   Head,
@@ -38,6 +39,8 @@ export interface RunState {
   /** The resources the run has touched, folded from its steps' deltas. */
   world: World;
   readonly completed: Set<string>;
+  /** The branch each recorded choice took (`branch.chosen`): the plan counts the others' steps as done. */
+  readonly chosen: Record<string, ChosenBranch>;
   /** Steps allowed so far (each counts against maxSteps). */
   stepsTaken: number;
   spentCents: number;
@@ -113,6 +116,7 @@ export function startState(root: Entry<'run.started'>): RunState {
     stepScope: {},
     world: EMPTY_WORLD,
     completed: new Set(),
+    chosen: {},
     stepsTaken: 0,
     spentCents: 0,
     modelMicroUsd: 0,
@@ -279,6 +283,16 @@ export function applyEntry(s: RunState, e: Entry): void {
       s.completed.add(p.step);
       s.status = 'running';
       if (s.mode) s.virtualNow = Math.max(s.virtualNow ?? 0, Date.parse(p.at));
+      break;
+    }
+    case 'step.skipped':
+      // Its if was false: it called nothing and has no output (a later read finds it missing).
+      s.completed.add((e.payload as PayloadOf<'step.skipped'>).step);
+      break;
+    case 'branch.chosen': {
+      const p = e.payload as PayloadOf<'branch.chosen'>;
+      s.chosen[p.step] = p.branch;
+      s.completed.add(p.step);
       break;
     }
     case 'run.suspended':

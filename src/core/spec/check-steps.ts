@@ -1,5 +1,6 @@
 /**
- * Validation of the step list: names, tools, args as JSON, and every template in the args.
+ * Validation of one tool step: its tool, args as JSON, and every template in the args (the list
+ * and its control flow are check-flow.ts's).
  *
  * A template may read the event, the output of an EARLIER step and declared sources; `env.NAME`
  * only when NAME is in the spec's `env` allow-list, and a secret env name only as a whole value
@@ -8,109 +9,65 @@
  */
 import { checkJsonValue } from './check-json-value.ts';
 import { checkToolArgs, type ToolSchemas } from './check-tool-args.ts';
-import type { FlowStep } from './flow-steps.ts';
+import type { StepSpec } from './flow-steps.ts';
 import { isModelSlot, MODEL_SLOT_KEY } from './model-slots.ts';
 import type { PathSegment } from './read-path.ts';
 import type { TemplateRef } from './scan-templates.ts';
 import { isSecretEnvName } from './secret-env.ts';
-import {
-  checkKeys,
-  expectMapping,
-  field,
-  isMapping,
-  isNear,
-  readString,
-  type SpecChecker,
-} from './spec-checker.ts';
-import { describeValue } from './spec-problem.ts';
+import { checkKeys, expectMapping, field, isMapping, readString, type SpecChecker } from './spec-checker.ts';
 import { forEachTemplateString } from './template-refs.ts';
-import { checkWait, isWaitStep } from './wait-step.ts';
 import type { SpecOptions } from './workflow-spec.ts';
 
-const STEP_KEYS = ['name', 'tool', 'args'] as const;
-const STEP_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+const STEP_KEYS = ['name', 'tool', 'args', 'if'] as const;
 
-export function checkSteps(
-  c: SpecChecker,
-  raw: unknown,
-  env: readonly string[],
-  options: SpecOptions,
-): FlowStep[] {
-  if (raw === undefined) {
-    c.missing(['steps'], 'a non-empty list of steps');
-    return [];
-  }
-  if (!Array.isArray(raw) || raw.length === 0) {
-    c.report(
-      ['steps'],
-      `expected a non-empty list of steps, got ${Array.isArray(raw) ? 'an empty list' : describeValue(raw)}`,
-    );
-    return [];
-  }
-  const names = stepNames(c, raw);
-  // Templates are checked against the names as written, so one bad name is reported once, not per reader.
-  const declared = raw.map((s) => (isMapping(s) && typeof s.name === 'string' ? s.name : undefined));
-  const steps: FlowStep[] = [];
-  // The schemas of each earlier step's tool, for the types of templates reading its output.
-  const earlier = new Map<string, ToolSchemas | undefined>();
-  raw.forEach((s, i) => {
-    const path = ['steps', i];
-    const obj = expectMapping(c, s, path);
-    if (!obj) return;
-    const name = names[i];
-    if (isWaitStep(obj)) {
-      // A wait (wait-step.ts): its `until` reads earlier steps as an argument's templates do.
-      const wait = checkWait(c, obj, path, (ref) => refProblem(ref, i, declared, env));
-      if (name !== undefined && wait) steps.push({ name, wait });
-      return;
-    }
-    checkKeys(c, obj, path, STEP_KEYS);
-    const tool = readString(c, obj, [...path, 'tool'], { what: 'a tool name' });
-    if (tool !== undefined && options.knownTool && !options.knownTool(tool)) {
-      c.report([...path, 'tool'], `unknown tool ${JSON.stringify(tool)}`);
-    }
-    const args = checkArgs(c, field(obj, 'args'), i, declared, env, options.isSecretEnv ?? isSecretEnvName);
-    const before = c.found;
-    if (args !== undefined) checkModelSlots(c, args, ['steps', i, 'args'], options);
-    const schemas = tool === undefined ? undefined : options.describeTool?.(tool);
-    // Against the tool's schema only args that are otherwise sound: one problem per mistake.
-    if (args !== undefined && tool !== undefined && schemas && c.found === before)
-      checkToolArgs(c, args, { index: i, tool, schemas, earlier });
-    if (name !== undefined) earlier.set(name, schemas);
-    if (name !== undefined && tool !== undefined && args !== undefined) steps.push({ name, tool, args });
-  });
-  return steps;
+/** What checking one tool step needs from the document around it. */
+export interface ToolStepContext {
+  readonly env: readonly string[];
+  readonly options: SpecOptions;
+  /** Why this step cannot read step `name`'s output, or undefined when it can. */
+  readonly readProblem: (name: string) => string | undefined;
+  /** The schemas of each earlier tool step's tool, for the types of templates reading its output. */
+  readonly earlier: Map<string, ToolSchemas | undefined>;
+  /** Checks the step's `if:` (parse, and what it reads); its problems are on `<path>.if`. */
+  readonly checkIf: (src: string, path: PathSegment[]) => void;
 }
 
-/** Valid step names by index (undefined where invalid); reports bad and duplicate names. */
-function stepNames(c: SpecChecker, raw: unknown[]): (string | undefined)[] {
-  const first = new Map<string, number>();
-  return raw.map((s, i) => {
-    if (!isMapping(s)) return undefined;
-    const name = readString(c, s, ['steps', i, 'name'], {
-      what: 'a step name of letters, digits and _ (not starting with a digit)',
-      pattern: STEP_NAME,
-    });
-    if (name === undefined) return undefined;
-    const prev = first.get(name);
-    if (prev !== undefined) {
-      c.report(['steps', i, 'name'], `duplicate step name "${name}" (also steps[${prev}])`);
-      return undefined;
-    }
-    first.set(name, i);
-    return name;
-  });
+/** One tool step at `path` (`name` already checked by the layout); undefined when it has problems. */
+export function checkToolStep(
+  c: SpecChecker,
+  obj: Record<string, unknown>,
+  path: PathSegment[],
+  name: string | undefined,
+  t: ToolStepContext,
+): StepSpec | undefined {
+  const { options } = t;
+  checkKeys(c, obj, path, STEP_KEYS);
+  const tool = readString(c, obj, [...path, 'tool'], { what: 'a tool name' });
+  if (tool !== undefined && options.knownTool && !options.knownTool(tool)) {
+    c.report([...path, 'tool'], `unknown tool ${JSON.stringify(tool)}`);
+  }
+  const cond = readString(c, obj, [...path, 'if'], { what: 'a condition', optional: true });
+  if (cond !== undefined) t.checkIf(cond, [...path, 'if']);
+  const args = checkArgs(c, field(obj, 'args'), path, t, options.isSecretEnv ?? isSecretEnvName);
+  const before = c.found;
+  if (args !== undefined) checkModelSlots(c, args, [...path, 'args'], options);
+  const schemas = tool === undefined ? undefined : options.describeTool?.(tool);
+  // Against the tool's schema only args that are otherwise sound: one problem per mistake.
+  if (args !== undefined && tool !== undefined && schemas && c.found === before)
+    checkToolArgs(c, args, { at: path, tool, schemas, earlier: t.earlier });
+  if (name !== undefined) t.earlier.set(name, schemas);
+  if (name === undefined || tool === undefined || args === undefined) return undefined;
+  return { name, tool, args, ...(cond === undefined ? {} : { if: cond }) };
 }
 
 function checkArgs(
   c: SpecChecker,
   raw: unknown,
-  index: number,
-  names: readonly (string | undefined)[],
-  env: readonly string[],
+  stepPath: PathSegment[],
+  t: ToolStepContext,
   isSecret: (name: string) => boolean,
 ): Record<string, unknown> | undefined {
-  const path: PathSegment[] = ['steps', index, 'args'];
+  const path: PathSegment[] = [...stepPath, 'args'];
   if (raw === undefined) return {};
   const obj = expectMapping(c, raw, path);
   if (!obj) return undefined;
@@ -123,7 +80,7 @@ function checkArgs(
       const where = [...path, ...at];
       if (p.kind === 'invalid') c.report(where, `invalid template "{{ ${p.path} }}": ${p.message}`);
       if (p.kind !== 'template') continue;
-      const why = refProblem(p.ref, index, names, env) ?? secretInText(p.ref, whole, isSecret);
+      const why = refProblem(p.ref, t) ?? secretInText(p.ref, whole, isSecret);
       if (why) c.report(where, `template "{{ ${p.path} }}": ${why}`);
     }
   });
@@ -188,24 +145,13 @@ function secretInText(
   return `env.${name} is a secret (its name marks it as one), and a secret cannot be put into text: Keel records only its keyed hash, and the tool receives the value at the call. Pass it as the whole value ("{{env.${name}}}") of its own argument and let the tool build the text (e.g. the "Bearer " prefix)`;
 }
 
-function refProblem(
-  ref: TemplateRef,
-  index: number,
-  names: readonly (string | undefined)[],
-  env: readonly string[],
-): string | undefined {
+function refProblem(ref: TemplateRef, t: ToolStepContext): string | undefined {
   if (ref.root === 'source' && ref.ref.source === 'env') {
     const name = ref.ref.name ?? '';
-    return env.includes(name)
+    return t.env.includes(name)
       ? undefined
       : `env.${name} is not allowed; add "${name}" to the spec's env list`;
   }
   if (ref.root !== 'step') return undefined;
-  const at = names.indexOf(ref.step);
-  if (at === index) return 'a step cannot read its own output';
-  if (at > index)
-    return `step "${ref.step}" runs later (steps[${at}]); only earlier steps' output can be read`;
-  if (at >= 0) return undefined;
-  const near = names.slice(0, index).find((n) => n !== undefined && isNear(n, ref.step));
-  return `no step named "${ref.step}"${near ? `; did you mean "${near}"?` : ''}`;
+  return t.readProblem(ref.step);
 }

@@ -65,8 +65,8 @@ const COMBINATOR =
   /\/(anyOf|oneOf|allOf|not|if|then|else|contains|dependentSchemas|unevaluatedProperties|unevaluatedItems|prefixItems)(\/|$)/;
 
 export interface StepToolContext {
-  /** The step's index, for field paths. */
-  readonly index: number;
+  /** The step's field path (`steps[2]`, `steps[1].choose[0].steps[0]`). */
+  readonly at: readonly PathSegment[];
   readonly tool: string;
   readonly schemas: ToolSchemas;
   /** The schemas of the tools of earlier steps, by step name (for `steps.<name>.output` types). */
@@ -86,7 +86,7 @@ export function checkToolArgs(c: SpecChecker, args: Record<string, unknown>, t: 
   }
   for (const p of problems) {
     if (!isCertain(p, placeholders)) continue;
-    const at: PathSegment[] = ['steps', t.index, 'args', ...p.path];
+    const at: PathSegment[] = [...t.at, 'args', ...p.path];
     const stand = placeholders.find((h) => samePath(h.path, p.path));
     if (p.problem === 'missing') {
       c.report(at, `is missing; tool ${t.tool} requires it`, { locatePath: at.slice(0, -1) });

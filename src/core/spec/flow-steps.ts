@@ -43,8 +43,12 @@ export type FlowStep = StepSpec | ChooseStepSpec | WaitStepSpec;
 /** What holds a step list: a spec, or the list itself. */
 export type StepsLike = { readonly steps: readonly FlowStep[] } | readonly FlowStep[];
 
-/** Deepest nesting of step lists inside step lists (a choose in a branch in a choose…). */
-export const MAX_FLOW_DEPTH = 8;
+/**
+ * Deepest nesting of step lists inside step lists (a choose in a branch in a choose…): each level
+ * costs four levels of the document, and a spec is at most 32 deep (SPEC_LIMITS), which leaves a
+ * step at the deepest level room for its arguments.
+ */
+export const MAX_FLOW_DEPTH = 6;
 
 /** A partial draft may hold anything where a step goes: only a mapping is a step of a kind. */
 const has = (step: unknown, key: string): boolean =>

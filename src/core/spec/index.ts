@@ -75,6 +75,18 @@ export {
   type SpecProblem,
   specInvalidError,
 } from './spec-problem.ts';
+export {
+  type ConditionReads,
+  conditionFromReads,
+  conditionPaths,
+  decideCondition,
+  parseStepCondition,
+  readsOf,
+  STEP_CONDITION_SCOPE,
+  type StepConditionRoot,
+  stepConditionRoot,
+  stepsReadBy,
+} from './step-condition.ts';
 export { laterReaderOf } from './step-readers.ts';
 export { templateRefs } from './template-refs.ts';
 export { triggerMatches } from './trigger-matches.ts';

@@ -40,12 +40,13 @@ export function normalizeCondition(c: Condition): Condition {
 }
 
 /** Whether two condition texts are the same condition (by normal form); false if either does not parse. */
-export function sameCondition(a: string, b: string): boolean {
+export function sameCondition(
+  a: string,
+  b: string,
+  parse: (src: string) => Condition = parseCondition,
+): boolean {
   try {
-    return (
-      conditionKey(normalizeCondition(parseCondition(a))) ===
-      conditionKey(normalizeCondition(parseCondition(b)))
-    );
+    return conditionKey(normalizeCondition(parse(a))) === conditionKey(normalizeCondition(parse(b)));
   } catch {
     return false;
   }

@@ -243,7 +243,7 @@ class Parser {
   }
 }
 
-function eventPathProblem(segs: readonly string[]): string | undefined {
+export function eventPathProblem(segs: readonly string[]): string | undefined {
   const [root, ...rest] = segs;
   if (root === 'payload') return undefined;
   const shown = segs.join('.');

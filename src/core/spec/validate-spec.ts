@@ -9,8 +9,8 @@
 import { isKeelError } from '../errors.ts';
 import { isUsdAmount } from '../money.ts';
 import { type JsonSchema, validateValue } from '../tools/index.ts';
+import { checkSteps } from './check-flow.ts';
 import { checkJsonValue } from './check-json-value.ts';
-import { checkSteps } from './check-steps.ts';
 import { checkValueLimits, limitError, measureText, SPEC_LIMITS } from './input-limits.ts';
 import { readPromotion, readSimulation, readTests } from './lifecycle-spec.ts';
 import { parseCondition } from './parse-condition.ts';
@@ -107,12 +107,9 @@ export function buildSpec(c: SpecChecker, value: unknown, options: SpecOptions):
   const env = readEnv(c, top);
   const inputDefaults = readInputDefaults(c, top);
   const triggers = readTriggers(c, field(top, 'triggers'));
-  const steps = checkSteps(c, field(top, 'steps'), env ?? [], options);
-  const rawSteps = field(top, 'steps');
-  // A wait calls no tool: only the tool steps count against maxSteps.
-  const toolCount = Array.isArray(rawSteps) ? rawSteps.filter((s) => !isWaitStep(s)).length : 0;
-  const limits = readLimits(c, field(top, 'limits'), toolCount);
-  const tests = readTests(c, top, stepNamesOf(rawSteps));
+  const { steps, layout } = checkSteps(c, field(top, 'steps'), env ?? [], options);
+  const limits = readLimits(c, field(top, 'limits'), layout?.longest ?? 0);
+  const tests = readTests(c, top, layout ? [...layout.byName.keys()] : []);
   const promotion = readPromotion(c, top);
   const simulation = readSimulation(c, top);
   if (c.found > 0) return undefined;
@@ -130,15 +127,6 @@ export function buildSpec(c: SpecChecker, value: unknown, options: SpecOptions):
     ...(promotion === undefined ? {} : { promotion }),
     ...(simulation === undefined ? {} : { simulation }),
   };
-}
-
-/** The names the raw step list gives its steps (for tests that name steps); checked elsewhere. */
-function stepNamesOf(raw: unknown): string[] {
-  if (!Array.isArray(raw)) return [];
-  return raw.flatMap((s) => {
-    const name = isMapping(s) ? field(s, 'name') : undefined;
-    return typeof name === 'string' ? [name] : [];
-  });
 }
 
 function readInputDefaults(c: SpecChecker, top: Obj): Record<string, unknown> | undefined {
@@ -229,7 +217,7 @@ function readLimits(c: SpecChecker, raw: unknown, stepCount: number): WorkflowLi
   if (maxSteps !== undefined && maxSteps < stepCount) {
     c.report(
       ['limits', 'maxSteps'],
-      `${maxSteps} is fewer than the ${stepCount} steps; the run could never finish`,
+      `${maxSteps} is fewer than the ${stepCount} steps a run can take; such a run could never finish`,
     );
   }
   const cost = field(obj, 'maxCostUsd');

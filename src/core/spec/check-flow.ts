@@ -1,0 +1,174 @@
+/**
+ * Validation of the step list as a whole: each entry is a tool step (check-steps.ts), a choice
+ * (`choose:` ordered branches, each `when:` a condition, and an optional `else:`) or a wait
+ * (`wait:`, wait-step.ts), nested lists
+ * checked the same way, to a bounded depth. Names are unique across the whole document (the
+ * layout, step-layout.ts); a condition (`if:`, `when:`) parses in the step-condition language and
+ * reads only what is sure to have run before it. Every problem names its field path
+ * (`steps[2].choose[0].when`). Never resolves a template, evaluates a condition or calls a tool.
+ */
+import { isKeelError } from '../errors.ts';
+import { checkToolStep, type ToolStepContext } from './check-steps.ts';
+import type { ToolSchemas } from './check-tool-args.ts';
+import type { ChooseBranch, ChooseStepSpec, FlowStep } from './flow-steps.ts';
+import type { PathSegment } from './read-path.ts';
+import { checkKeys, expectMapping, field, isMapping, readString, type SpecChecker } from './spec-checker.ts';
+import { describeValue } from './spec-problem.ts';
+import { parseStepCondition, stepsReadBy } from './step-condition.ts';
+import {
+  conditionReadProblem,
+  layOutSteps,
+  type PlacedStep,
+  type StepLayout,
+  templateReadProblem,
+} from './step-layout.ts';
+import { checkWait, type WaitStepSpec } from './wait-step.ts';
+import type { SpecOptions } from './workflow-spec.ts';
+
+const CHOOSE_KEYS = ['name', 'choose', 'else'] as const;
+const BRANCH_KEYS = ['when', 'steps'] as const;
+
+export interface CheckedSteps {
+  readonly steps: FlowStep[];
+  /** Undefined when the list itself was not a non-empty list. */
+  readonly layout: StepLayout | undefined;
+}
+
+export function checkSteps(
+  c: SpecChecker,
+  raw: unknown,
+  env: readonly string[],
+  options: SpecOptions,
+): CheckedSteps {
+  if (raw === undefined) {
+    c.missing(['steps'], 'a non-empty list of steps');
+    return { steps: [], layout: undefined };
+  }
+  if (!Array.isArray(raw) || raw.length === 0) {
+    c.report(
+      ['steps'],
+      `expected a non-empty list of steps, got ${Array.isArray(raw) ? 'an empty list' : describeValue(raw)}`,
+    );
+    return { steps: [], layout: undefined };
+  }
+  const layout = layOutSteps(c, raw);
+  const earlier = new Map<string, ToolSchemas | undefined>();
+  const flow = new FlowChecker(c, layout, env, options, earlier);
+  return { steps: flow.list(raw, ['steps']), layout };
+}
+
+class FlowChecker {
+  constructor(
+    private readonly c: SpecChecker,
+    private readonly layout: StepLayout,
+    private readonly env: readonly string[],
+    private readonly options: SpecOptions,
+    private readonly earlier: Map<string, ToolSchemas | undefined>,
+  ) {}
+
+  list(raw: readonly unknown[], base: PathSegment[]): FlowStep[] {
+    const out: FlowStep[] = [];
+    raw.forEach((s, i) => {
+      const path = [...base, i];
+      const obj = expectMapping(this.c, s, path);
+      if (!obj) return;
+      const placed = this.layout.of.get(obj);
+      if (!placed) return;
+      const step =
+        placed.kind === 'choose'
+          ? this.choose(obj, placed)
+          : placed.kind === 'wait'
+            ? this.wait(obj, placed)
+            : this.tool(obj, placed);
+      if (step) out.push(step);
+    });
+    return out;
+  }
+
+  private tool(obj: Record<string, unknown>, placed: PlacedStep): FlowStep | undefined {
+    const t: ToolStepContext = {
+      env: this.env,
+      options: this.options,
+      earlier: this.earlier,
+      readProblem: (name) => templateReadProblem(this.layout, placed, name),
+      checkIf: (src, path) => this.condition(src, path, placed),
+    };
+    return checkToolStep(this.c, obj, [...placed.path], placed.name, t);
+  }
+
+  /** A wait (wait-step.ts): its `until` reads what an argument's template may read. */
+  private wait(obj: Record<string, unknown>, placed: PlacedStep): WaitStepSpec | undefined {
+    const wait = checkWait(this.c, obj, [...placed.path], (ref) =>
+      ref.root === 'step' ? templateReadProblem(this.layout, placed, ref.step) : undefined,
+    );
+    return wait && placed.name !== undefined ? { name: placed.name, wait } : undefined;
+  }
+
+  private choose(obj: Record<string, unknown>, placed: PlacedStep): ChooseStepSpec | undefined {
+    const c = this.c;
+    const path = [...placed.path];
+    checkKeys(c, obj, path, CHOOSE_KEYS);
+    if (Object.hasOwn(obj, 'tool'))
+      c.report([...path, 'tool'], 'a step either calls a tool or chooses (choose:), not both', {
+        at: 'key',
+      });
+    const before = c.found;
+    const raw = field(obj, 'choose');
+    const branches: ChooseBranch[] = [];
+    if (!Array.isArray(raw) || raw.length === 0) {
+      c.report(
+        [...path, 'choose'],
+        `expected a non-empty list of branches ({when, steps}), got ${Array.isArray(raw) ? 'an empty list' : describeValue(raw)}`,
+      );
+    } else {
+      raw.forEach((b, j) => {
+        const bp = [...path, 'choose', j];
+        const branch = expectMapping(c, b, bp);
+        if (!branch) return;
+        checkKeys(c, branch, bp, BRANCH_KEYS);
+        const when = readString(c, branch, [...bp, 'when'], { what: 'a condition' });
+        if (when !== undefined) this.condition(when, [...bp, 'when'], placed);
+        const steps = this.nested(field(branch, 'steps'), [...bp, 'steps'], true);
+        if (when !== undefined && steps !== undefined) branches.push({ when, steps });
+      });
+    }
+    const rawElse = field(obj, 'else');
+    const otherwise = rawElse === undefined ? undefined : this.nested(rawElse, [...path, 'else'], false);
+    if (c.found > before || placed.name === undefined) return undefined;
+    return {
+      name: placed.name,
+      choose: branches,
+      ...(otherwise === undefined ? {} : { else: otherwise }),
+    };
+  }
+
+  /** A branch's (or else's) step list: a list, possibly empty (nothing runs). */
+  private nested(raw: unknown, path: PathSegment[], required: boolean): FlowStep[] | undefined {
+    if (raw === undefined && required) {
+      this.c.missing(path, 'a list of steps (may be empty)');
+      return undefined;
+    }
+    if (!Array.isArray(raw)) {
+      this.c.report(path, `expected a list of steps (may be empty), got ${describeValue(raw)}`);
+      return undefined;
+    }
+    // Lists nested past the depth bound were reported by the layout and are not placed.
+    if (raw.some((s) => isMapping(s) && !this.layout.of.has(s))) return undefined;
+    return this.list(raw, path);
+  }
+
+  /** A condition at `path`: it parses, and every step it reads is sure to have run before `at`. */
+  private condition(src: string, path: PathSegment[], at: PlacedStep): void {
+    try {
+      const cond = parseStepCondition(src);
+      for (const name of stepsReadBy(cond)) {
+        const why = conditionReadProblem(this.layout, at, name);
+        if (why) this.c.report(path, `reads steps.${name}: ${why}`);
+      }
+    } catch (e) {
+      if (!isKeelError(e)) throw e;
+      const position = typeof e.details.position === 'number' ? e.details.position : 0;
+      this.c.report(path, e.message, { charIndex: position });
+    }
+  }
+}
