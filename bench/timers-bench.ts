@@ -34,7 +34,10 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 /** A full GC before reading the heap, with or without --expose-gc. */
 const gc = (): void => {
   const g = (globalThis as { gc?: () => void }).gc;
-  if (g) return g();
+  if (g) {
+    g();
+    return;
+  }
   setFlagsFromString('--expose-gc');
   (runInNewContext('gc') as () => void)();
 };
