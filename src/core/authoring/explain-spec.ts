@@ -6,20 +6,15 @@
  * Pure and deterministic: the same spec and tool catalog always read back the same text. It reads
  * only the descriptors it is given (never a handler), and never judges whether the spec is valid.
  */
-import { formatCents, isUsdAmount, usdToCents } from '../money.ts';
+import { usdToCents } from '../money.ts';
 import type { Policy } from '../policy/index.ts';
 
-/** `$10,000`, `$1,234.50`: an amount as a person reads it (formatCents, with thousands separators). */
-const dollars = (cents: number): string =>
-  `$${formatCents(cents).replace(/^(\d+)/, (whole) => whole.replace(/\B(?=(\d{3})+$)/g, ','))}`;
-
-/** A literal amount: its cents when it has at most 2 decimals, else as written (never rounded to a cent). */
-const usd = (v: number): string => (isUsdAmount(v) ? dollars(usdToCents(v)) : `$${String(v)}`);
-
-import { toolSteps } from '../spec/flow-steps.ts';
-import { type Condition, type Operand, parseCondition } from '../spec/parse-condition.ts';
+import { isPlainChain, type StepSpec, toolSteps } from '../spec/flow-steps.ts';
+import { parseCondition } from '../spec/parse-condition.ts';
 import type { WorkflowSpec } from '../spec/workflow-spec.ts';
 import type { ToolDescriptor } from '../tools/tool-descriptor.ts';
+import { conditionWords, dollars } from './condition-words.ts';
+import { flowLines, flowSummary } from './explain-flow.ts';
 import { readPolicy } from './explain-policy.ts';
 
 export interface ReadBack {
@@ -38,7 +33,6 @@ export interface ReadBack {
 }
 
 const WHOLE_TEMPLATE = /^\{\{\s*([^{}]+?)\s*\}\}$/;
-const MONEY_FIELD = /amount|usd|price|cost|total|sum|value/i;
 
 /** The tenant's policy, read against the steps when given (readPolicy). */
 export interface ExplainPolicy {
@@ -61,7 +55,7 @@ export function explainSpec(
     spec.triggers.length === 0
       ? ['No trigger: it runs only when started directly (keel run).']
       : spec.triggers.map((t) => `${capitalize(triggerWords(t.event, t.when))}.`);
-  const steps = calls.map((s, i) => {
+  const toolLine = (s: StepSpec, n: string) => {
     const tool = byName.get(s.tool);
     const what = tool
       ? lowerFirst(firstSentence(tool.description)).replace(/[.!?]$/, '')
@@ -69,8 +63,12 @@ export function explainSpec(
     const args = Object.keys(s.args)
       .sort()
       .map((k) => `${k} = ${argWords(s.args[k])}`);
-    return `${i + 1}. ${s.name} (${s.tool}): ${what}${args.length ? `; with ${args.join(', ')}` : ''}.`;
-  });
+    return `${n}. ${s.name} (${s.tool}): ${what}${args.length ? `; with ${args.join(', ')}` : ''}`;
+  };
+  const plain = isPlainChain(spec);
+  const steps = plain
+    ? calls.map((s, i) => `${toolLine(s, String(i + 1))}.`)
+    : flowLines(spec.steps, toolLine);
   const cap = spec.limits.maxCostUsd;
   const limits = [
     `At most ${spec.limits.maxSteps} step${spec.limits.maxSteps === 1 ? '' : 's'} a run.`,
@@ -118,12 +116,13 @@ export function explainSpec(
     spec.triggers.length === 0
       ? 'When started directly'
       : capitalize(spec.triggers.map((t) => triggerWords(t.event, t.when)).join(', or '));
-  const summary = `${starts}: ${calls
-    .map((s, i) => {
-      const tool = byName.get(s.tool);
-      return `${i + 1}. ${tool ? lowerFirst(firstSentence(tool.description)).replace(/[.!?]$/, '') : s.tool}`;
-    })
-    .join('; ')}.`;
+  const doing = (s: StepSpec) => {
+    const tool = byName.get(s.tool);
+    return tool ? lowerFirst(firstSentence(tool.description)).replace(/[.!?]$/, '') : s.tool;
+  };
+  const summary = plain
+    ? `${starts}: ${calls.map((s, i) => `${i + 1}. ${doing(s)}`).join('; ')}.`
+    : `${starts}: ${flowSummary(spec.steps, doing)}.`;
   const text = [
     header,
     '',
@@ -159,45 +158,6 @@ export function eventWords(type: string): string {
   if (!m) return `an event ${type} arrives`;
   const noun = m[1]!.replace(/[_-]/g, ' ');
   return `${/^[aeiou]/.test(noun) ? 'an' : 'a'} ${noun} is ${m[2]!.replace(/_/g, ' ')}`;
-}
-
-function conditionWords(c: Condition): string {
-  switch (c.kind) {
-    case 'and':
-    case 'or':
-      return c.items
-        .map((i) => (i.kind === 'and' || i.kind === 'or' ? `(${conditionWords(i)})` : conditionWords(i)))
-        .join(` ${c.kind} `);
-    case 'not':
-      return `not (${conditionWords(c.item)})`;
-    case 'truthy':
-      return `${operandWords(c.operand)} is set`;
-    case 'compare': {
-      const ops = {
-        '==': 'is',
-        '!=': 'is not',
-        '<': 'is under',
-        '<=': 'is at most',
-        '>': 'is over',
-        '>=': 'is at least',
-      };
-      const money =
-        c.left.kind === 'path' &&
-        c.right.kind === 'literal' &&
-        typeof c.right.value === 'number' &&
-        MONEY_FIELD.test(c.left.path[c.left.path.length - 1] ?? '');
-      const right =
-        money && c.right.kind === 'literal' ? usd(c.right.value as number) : operandWords(c.right);
-      return `${operandWords(c.left)} ${ops[c.op]} ${right}`;
-    }
-  }
-}
-
-function operandWords(o: Operand): string {
-  if (o.kind === 'literal') return JSON.stringify(o.value);
-  const p = o.path[0] === 'event' ? o.path.slice(1) : o.path;
-  if (p[0] === 'payload' && p.length > 1) return `its ${p.slice(1).join('.')}`;
-  return `its ${p.join('.')}`;
 }
 
 /** An argument value in words: a template names where the value comes from; text is quoted. */

@@ -2,7 +2,7 @@
  * Where a candidate version's run agrees with a live run on the same event, decision by decision
  * (lined up by behaviour, never by step name): the same tool? the same arguments (by canonical
  * hash, with a field-level diff)? the same refusal? the same need for a person? the same final
- * status? Used for a SHADOW version's run beside the live
+ * status? the same branch of each choice? Used for a SHADOW version's run beside the live
  * run it shadows, and by the replay gate for a candidate re-planned on a live run's record.
  *
  * Pure. A live run a person denied is compared up to that step only: what the candidate would do
@@ -41,6 +41,12 @@ export interface Comparison {
    * started and the candidate's triggers do not match, or the other way round. Always a disagreement.
    */
   readonly starts?: { readonly live: boolean; readonly candidate: boolean };
+  /** Choices (`choose:`) of the same name that took another branch: always a disagreement. */
+  readonly branches?: readonly {
+    readonly step: string;
+    readonly live: number | 'else';
+    readonly candidate: number | 'else';
+  }[];
 }
 
 const same = (a: StepDecision, b: StepDecision): string[] => {
@@ -150,9 +156,22 @@ export function compareRuns(
     sentences.push(
       `${o.candidateLabel} would end ${candidate.status} where ${o.liveLabel} ended ${live.status} ${on}`,
     );
-  const agree = statusSame && steps.every((s) => s.same);
+  // A choice that took another branch disagrees, even where the branches happen to call alike.
+  const shown = (b: number | 'else') => (b === 'else' ? 'its else' : `branch ${b + 1}`);
+  const taken = new Map((candidate.branches ?? []).map((b) => [b.step, b.branch]));
+  const branches = (live.branches ?? []).flatMap((b) => {
+    const c = taken.get(b.step);
+    return c === undefined || c === b.branch ? [] : [{ step: b.step, live: b.branch, candidate: c }];
+  });
+  for (const b of stoppedAt ? [] : branches)
+    sentences.push(
+      `${o.candidateLabel} would have taken ${shown(b.candidate)} of ${b.step} where ${o.liveLabel} took ${shown(b.live)} ${on}`,
+    );
+  const agree =
+    statusSame && steps.every((s) => s.same) && (stoppedAt !== undefined || branches.length === 0);
   return {
     agree,
+    ...(branches.length > 0 && !stoppedAt ? { branches } : {}),
     steps,
     status: { live: live.status, candidate: candidate.status, same: statusSame },
     newRefusals,

@@ -1,6 +1,7 @@
 /**
  * What changed between two versions of a workflow, in plain language and as data: triggers, steps
- * (added, removed, renamed, moved, another tool, argument templates), limits, environment, tests,
+ * (added, removed, renamed, moved, another tool, argument templates), control flow (conditions,
+ * choices and branches: diff-flow.ts), limits, environment, tests,
  * gates, and how the risk of the tools it calls changes (destructive tools, effects). Each change
  * says whether it is a behaviour change: conditions compare by meaning (normalize-condition.ts),
  * templates by what they name (normalize-args.ts), and a step renamed with the same tool and
@@ -11,10 +12,11 @@ import { canonicalize } from '../canonical/index.ts';
 import { formatUsd } from '../money.ts';
 import { sameArgs, sameCondition, toolSteps, type WorkflowSpec } from '../spec/index.ts';
 import type { ToolDescriptor } from '../tools/index.ts';
+import { diffFlow } from './diff-flow.ts';
 import { fieldDiff } from './run-decisions.ts';
 
 export interface SpecChange {
-  /** `trigger`, `step`, `limit`, `env`, `tests`, `promotion`, `simulation`, `description`, `risk`. */
+  /** `trigger`, `step`, `flow`, `limit`, `env`, `tests`, `promotion`, `simulation`, `description`, `risk`. */
   readonly area: string;
   readonly text: string;
   /**
@@ -168,6 +170,8 @@ export function diffSpecs(
   }
   for (const [name, s] of sa)
     if (!sb.has(name)) add('step', `Step ${s.was} (which called ${s.tool}) is gone.`);
+  // Conditions, choices and branches (diff-flow.ts).
+  for (const f of diffFlow(a, b, newName)) add('flow', f.text, f.behaviour);
 
   if (a.limits.maxCostUsd !== b.limits.maxCostUsd)
     add(

@@ -32,12 +32,15 @@ export interface RunDecisions {
   readonly finished?: { readonly status: string; readonly code?: string };
   /** Steps suppressed in a simulated run (nothing called). */
   readonly suppressed: readonly string[];
+  /** The branch each choice (`choose:`) took, in order (`branch.chosen`); absent in runs with none. */
+  readonly branches?: readonly { readonly step: string; readonly branch: number | 'else' }[];
 }
 
 /** Decisions of a ledger, in order; a step decided again (a new attempt) keeps its last decision. */
 export function runDecisions(entries: readonly Entry[], fromSeq = 1): RunDecisions {
   const steps: StepDecision[] = [];
   const suppressed: string[] = [];
+  const branches: { step: string; branch: number | 'else' }[] = [];
   let status = 'running';
   let finished: RunDecisions['finished'];
   /** The approval asked (or assumed) for a proposal, until its decision is recorded. */
@@ -105,6 +108,11 @@ export function runDecisions(entries: readonly Entry[], fromSeq = 1): RunDecisio
         if (approval) asked = undefined;
         break;
       }
+      case 'branch.chosen': {
+        const p = e.payload as PayloadOf<'branch.chosen'>;
+        branches.push({ step: p.step, branch: p.branch });
+        break;
+      }
       case 'step.suppressed':
         suppressed.push((e.payload as PayloadOf<'step.suppressed'>).step);
         break;
@@ -131,7 +139,13 @@ export function runDecisions(entries: readonly Entry[], fromSeq = 1): RunDecisio
         break;
     }
   }
-  return { steps, status, ...(finished ? { finished } : {}), suppressed };
+  return {
+    steps,
+    status,
+    ...(finished ? { finished } : {}),
+    suppressed,
+    ...(branches.length > 0 ? { branches } : {}),
+  };
 }
 
 /** Leaf-level differences between two argument values: `[{field: 'amount_usd', a: 40, b: 45}]`. */

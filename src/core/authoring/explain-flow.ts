@@ -1,0 +1,66 @@
+/**
+ * The read-back of a step list with control flow: a guarded step says when it runs ("only if
+ * …"), a choice reads as "if …: …; otherwise, if …: …; otherwise: …", its branches' steps
+ * numbered under it (3.1, 3.2). Used by explain-spec.ts for lists that are not a plain chain; a
+ * plain list reads exactly as it always did. Pure.
+ */
+import { type FlowStep, isChooseStep, isToolStep, type StepSpec } from '../spec/flow-steps.ts';
+import { stepConditionWords } from './condition-words.ts';
+
+/** One line per step, nested branches indented; `toolLine` words a tool step numbered `n`. */
+export function flowLines(
+  steps: readonly FlowStep[],
+  toolLine: (s: StepSpec, n: string) => string,
+  prefix = '',
+  indent = '',
+): string[] {
+  const out: string[] = [];
+  steps.forEach((s, i) => {
+    const n = `${prefix}${i + 1}`;
+    if (isToolStep(s)) {
+      const only = s.if === undefined ? '' : `; only if ${stepConditionWords(s.if)}, else skipped`;
+      out.push(`${indent}${toolLine(s, n)}${only}.`);
+      return;
+    }
+    if (!isChooseStep(s)) return;
+    out.push(`${indent}${n}. ${s.name}: chooses one way, the first whose condition holds:`);
+    s.choose.forEach((b, j) => {
+      const head = `${j === 0 ? 'if' : 'otherwise, if'} ${stepConditionWords(b.when)}:`;
+      out.push(`${indent}   ${head}${b.steps.length === 0 ? ' nothing' : ''}`);
+      out.push(...flowLines(b.steps, toolLine, `${n}.${j + 1}.`, `${indent}     `));
+    });
+    const otherwise = s.else ?? [];
+    out.push(`${indent}   otherwise:${otherwise.length === 0 ? ' nothing' : ''}`);
+    out.push(...flowLines(otherwise, toolLine, `${n}.else.`, `${indent}     `));
+  });
+  return out;
+}
+
+/** The summary's steps: "1. look up the order; 2. if …: refund it; otherwise: reply". */
+export function flowSummary(steps: readonly FlowStep[], doing: (s: StepSpec) => string): string {
+  return steps
+    .map((s, i) => {
+      const n = `${i + 1}. `;
+      if (isToolStep(s))
+        return `${n}${s.if === undefined ? '' : `if ${stepConditionWords(s.if)}, `}${doing(s)}`;
+      if (!isChooseStep(s)) return n;
+      const ways = s.choose.map(
+        (b, j) =>
+          `${j === 0 ? 'if' : 'otherwise, if'} ${stepConditionWords(b.when)}: ${inner(b.steps, doing)}`,
+      );
+      if ((s.else ?? []).length > 0) ways.push(`otherwise: ${inner(s.else!, doing)}`);
+      return `${n}${ways.join('; ')}`;
+    })
+    .join('; ');
+}
+
+function inner(steps: readonly FlowStep[], doing: (s: StepSpec) => string): string {
+  if (steps.length === 0) return 'nothing';
+  return steps
+    .map((s) =>
+      isToolStep(s)
+        ? `${s.if === undefined ? '' : `if ${stepConditionWords(s.if)}, `}${doing(s)}`
+        : `a choice (${s.name})`,
+    )
+    .join(', then ');
+}

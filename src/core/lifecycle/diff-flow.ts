@@ -1,0 +1,121 @@
+/**
+ * What changed in a workflow's control flow between two versions, for `keel diff`: a condition on
+ * a step added, removed or changed (`if:`), a choice added or gone, a branch added, removed or
+ * with another condition, an else added or dropped, a step moved into or out of a branch. Each is
+ * a behaviour change, except a condition written differently with the same meaning (conditions
+ * compare by their normal form, normalize-condition.ts). Pure: two specs in, changes out.
+ */
+import {
+  type ChooseStepSpec,
+  type FlowStep,
+  isChooseStep,
+  isToolStep,
+  nestedLists,
+  parseStepCondition,
+  sameCondition,
+  type WorkflowSpec,
+  walkSteps,
+} from '../spec/index.ts';
+
+export interface FlowChange {
+  readonly text: string;
+  readonly behaviour: boolean;
+}
+
+const json = (v: unknown) => JSON.stringify(v);
+const same = (x: string, y: string) => sameCondition(x, y, parseStepCondition);
+
+/** Where each step sits: "at the top level", or "in branch 2 of route" / "in the else of route". */
+function places(spec: WorkflowSpec): Map<string, string> {
+  const out = new Map<string, string>();
+  const go = (steps: readonly FlowStep[], where: string) => {
+    for (const s of steps) {
+      out.set(s.name, where);
+      for (const n of nestedLists(s))
+        go(
+          n.steps,
+          n.at[0] === 'else' ? `in the else of ${s.name}` : `in branch ${Number(n.at[1]) + 1} of ${s.name}`,
+        );
+    }
+  };
+  go(spec.steps, 'at the top level');
+  return out;
+}
+
+function choices(spec: WorkflowSpec): Map<string, ChooseStepSpec> {
+  const out = new Map<string, ChooseStepSpec>();
+  walkSteps(spec, (s) => {
+    if (isChooseStep(s)) out.set(s.name, s);
+  });
+  return out;
+}
+
+function guards(spec: WorkflowSpec): Map<string, string | undefined> {
+  const out = new Map<string, string | undefined>();
+  walkSteps(spec, (s) => {
+    if (isToolStep(s)) out.set(s.name, s.if);
+  });
+  return out;
+}
+
+/** The control-flow changes from `a` to `b`; `newName` maps a step renamed in `b` to its new name. */
+export function diffFlow(a: WorkflowSpec, b: WorkflowSpec, newName: (n: string) => string): FlowChange[] {
+  const out: FlowChange[] = [];
+  const add = (text: string, behaviour = true) => out.push({ text, behaviour });
+  const ga = new Map([...guards(a)].map(([n, g]) => [newName(n), g]));
+  for (const [name, now] of guards(b)) {
+    if (!ga.has(name)) continue;
+    const was = ga.get(name);
+    if (was === now) continue;
+    if (was === undefined) add(`Step ${name} now runs only if ${now}; otherwise it is skipped.`);
+    else if (now === undefined)
+      add(`Step ${name} no longer has a condition (was: only if ${was}): it always runs.`);
+    else if (same(was, now))
+      add(
+        `The condition of step ${name} is written differently — ${json(now)}, was ${json(was)} — with the same meaning: not a behaviour change.`,
+        false,
+      );
+    else add(`The condition of step ${name} changes: it runs only if ${now}, where it ran only if ${was}.`);
+  }
+  const ca = new Map([...choices(a)].map(([n, c]) => [newName(n), c]));
+  const cb = choices(b);
+  for (const [name, c] of cb) {
+    const old = ca.get(name);
+    if (!old) {
+      add(
+        `New choice ${name}: ${c.choose.map((x) => `if ${x.when}`).join('; otherwise ')}${c.else ? '; otherwise the else' : ''}.`,
+      );
+      continue;
+    }
+    const n = Math.max(old.choose.length, c.choose.length);
+    for (let j = 0; j < n; j++) {
+      const x = old.choose[j];
+      const y = c.choose[j];
+      if (!x) add(`Choice ${name} has a new branch ${j + 1}: if ${y!.when}.`);
+      else if (!y) add(`Branch ${j + 1} of choice ${name} (if ${x.when}) is gone.`);
+      else if (x.when !== y.when) {
+        if (same(x.when, y.when))
+          add(
+            `The condition of branch ${j + 1} of ${name} is written differently — ${json(y.when)}, was ${json(x.when)} — with the same meaning: not a behaviour change.`,
+            false,
+          );
+        else add(`Branch ${j + 1} of choice ${name} is now taken if ${y.when} (was if ${x.when}).`);
+      }
+    }
+    const hadElse = (old.else ?? []).length > 0;
+    const hasElse = (c.else ?? []).length > 0;
+    if (hadElse !== hasElse)
+      add(
+        hasElse
+          ? `Choice ${name} now has an else: it runs when no branch holds.`
+          : `Choice ${name} no longer has an else: when no branch holds, nothing runs.`,
+      );
+  }
+  for (const name of ca.keys()) if (!cb.has(name)) add(`Choice ${name} is gone.`);
+  const pa = new Map([...places(a)].map(([n, p]) => [newName(n), p]));
+  for (const [name, now] of places(b)) {
+    const was = pa.get(name);
+    if (was !== undefined && was !== now && !cb.has(name)) add(`Step ${name} now runs ${now} (was ${was}).`);
+  }
+  return out;
+}
