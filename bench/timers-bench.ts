@@ -106,14 +106,14 @@ export async function timerFigures(
       finished.push(Date.parse(es.at(-1)!.at) - fire);
     }
     return {
-      [`timers: waiting runs`]: runs,
+      'timers: waiting runs': runs,
       [`timers: idle CPU with ${runs} waiting, % of a core`]: idlePct,
-      [`timers: heap bytes per waiting run`]: Math.max(0, (heap1 - heap0) / runs),
+      'timers: heap bytes per waiting run': Math.max(0, (heap1 - heap0) / runs),
       [`timers: ${firing} due at one instant, fired`]: ended.length,
       [`timers: ms to make the ${firing} (all waiting before the instant: ${waitingAtFire})`]: madeMs,
-      [`timers: lateness to wait.ended p50 ms`]: pct(ended, 50),
-      [`timers: lateness to wait.ended p99 ms`]: pct(ended, 99),
-      [`timers: lateness to completion p99 ms`]: pct(finished, 99),
+      'timers: lateness to wait.ended p50 ms': pct(ended, 50),
+      'timers: lateness to wait.ended p99 ms': pct(ended, 99),
+      'timers: lateness to completion p99 ms': pct(finished, 99),
     };
   } finally {
     await keel.close();
