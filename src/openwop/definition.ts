@@ -15,7 +15,8 @@
 
 import { MAX_STEPS_PER_RUN } from '../app/index.ts';
 import { ErrorCode, KeelError } from '../core/errors.ts';
-import { toolSteps, type WorkflowSpec } from '../core/spec/index.ts';
+import { isPlainChain, toolSteps, type WorkflowSpec } from '../core/spec/index.ts';
+import { flowEdges } from './flow-edges.ts';
 
 export interface OpenWopNode {
   readonly id: string;
@@ -230,7 +231,8 @@ export function runInputs(
 
 /**
  * A Keel spec shown as an OpenWOP definition: one node per step (config = the step's arguments,
- * templates included), a chain of edges, and a variable per input default. What `GET
+ * templates included), a chain of edges (with conditions where the spec branches: flow-edges.ts),
+ * and a variable per input default. What `GET
  * /workflows/{id}` answers for workflows that were not published as definitions.
  */
 export function specAsDefinition(spec: WorkflowSpec): Record<string, unknown> {
@@ -248,11 +250,13 @@ export function specAsDefinition(spec: WorkflowSpec): Record<string, unknown> {
       config: st.args,
       inputs: {},
     })),
-    edges: steps.slice(1).map((st, i) => ({
-      id: `${steps[i]!.name}-${st.name}`,
-      sourceNodeId: steps[i]!.name,
-      targetNodeId: st.name,
-    })),
+    edges: isPlainChain(spec)
+      ? steps.slice(1).map((st, i) => ({
+          id: `${steps[i]!.name}-${st.name}`,
+          sourceNodeId: steps[i]!.name,
+          targetNodeId: st.name,
+        }))
+      : flowEdges(spec.steps),
     triggers: [{ id: 'manual', type: 'manual' }],
     variables: Object.entries(spec.inputDefaults ?? {}).map(([name, defaultValue]) => ({
       name,

@@ -159,9 +159,18 @@ export interface Spec {
   id: string;
   version: number;
   triggers?: { event: string }[];
-  steps: { name: string; tool: string; args?: Record<string, unknown> }[];
+  steps: FlowStep[];
   limits?: Record<string, unknown>;
   [k: string]: unknown;
+}
+/** A step of the list: a tool step (optionally guarded by `if`), or a choice (`choose` + `else`). */
+export interface FlowStep {
+  name: string;
+  tool?: string;
+  args?: Record<string, unknown>;
+  if?: string;
+  choose?: { when: string; steps: FlowStep[] }[];
+  else?: FlowStep[];
 }
 export interface Promotion {
   workflowId: string;

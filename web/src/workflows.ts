@@ -7,7 +7,16 @@
  * id), so nothing picked on one workflow's page carries over to another's.
  */
 import { useState } from 'preact/hooks';
-import { api, type Promotion, query, type ReadBack, type Spec, type Version, type Who } from './api.ts';
+import {
+  api,
+  type FlowStep,
+  type Promotion,
+  query,
+  type ReadBack,
+  type Spec,
+  type Version,
+  type Who,
+} from './api.ts';
 import { DiffView, wfPath } from './diff-view.ts';
 import { ExplainView } from './explain-view.ts';
 import { html } from './html.ts';
@@ -54,15 +63,36 @@ function Flow({ spec, tools }: { spec: Spec; tools: ToolInfo[] }) {
   const info = new Map(tools.map((t) => [t.name, t]));
   return html`<ol class="flow" aria-label="Steps">
     <li class="trigger">on ${v((spec.triggers ?? []).map((t) => t.event).join(' or ') || 'a direct start')}</li>
-    ${spec.steps.map((s) => {
-      const t = info.get(s.tool);
-      return html`<li class=${t?.destructive ? 'destructive' : ''}>
-        <b>${v(s.name)}</b> <code>${v(s.tool)}</code>
-        ${t?.effect ? html` <span class="tag">${t.effect}</span>` : null}
-        ${t?.destructive ? html` <span class="tag danger" title="asks a person before it runs while not AUTONOMOUS">destructive</span>` : null}
-      </li>`;
-    })}
+    ${spec.steps.map((s) => html`<${FlowItem} step=${s} info=${info} />`)}
   </ol>`;
+}
+
+/** One step of the drawing: a tool step (with its condition), or a choice with its branches drawn under it. */
+function FlowItem({ step: s, info }: { step: FlowStep; info: Map<string, ToolInfo> }) {
+  if (s.choose) {
+    const ways = [
+      ...s.choose.map((b, j) => ({ label: `${j === 0 ? 'if' : 'otherwise, if'} ${b.when}`, steps: b.steps })),
+      { label: 'otherwise', steps: s.else ?? [] },
+    ];
+    return html`<li class="choice">
+      <b>${v(s.name)}</b> <span class="tag">chooses one way</span>
+      ${ways.map(
+        (w) => html`<div class="branch"><span class="when">${v(w.label)}</span>
+          ${
+            w.steps.length === 0
+              ? html` <i>nothing</i>`
+              : html`<ol class="flow">${w.steps.map((x) => html`<${FlowItem} step=${x} info=${info} />`)}</ol>`
+          }</div>`,
+      )}
+    </li>`;
+  }
+  const t = info.get(s.tool ?? '');
+  return html`<li class=${t?.destructive ? 'destructive' : ''}>
+    <b>${v(s.name)}</b> <code>${v(s.tool ?? '')}</code>
+    ${t?.effect ? html` <span class="tag">${t.effect}</span>` : null}
+    ${t?.destructive ? html` <span class="tag danger" title="asks a person before it runs while not AUTONOMOUS">destructive</span>` : null}
+    ${s.if ? html` <span class="tag" title="skipped when the condition is false">only if ${v(s.if)}</span>` : null}
+  </li>`;
 }
 
 /** The version read back in plain words, from the API (the same text as `keel explain`). */

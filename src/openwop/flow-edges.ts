@@ -1,0 +1,66 @@
+/**
+ * The edges of a Keel spec with control flow, drawn as an OpenWOP graph: one node per tool step,
+ * an edge for each way the walk can go from one to the next, and on each edge that is taken only
+ * under a condition, that condition (`condition`: the branch of a choice with its `when`, the
+ * `else`, a guarded step's `if`, or a guarded step skipped). A plain step list is a chain with no
+ * conditions, as before. For reading only: Keel compiles no OpenWOP edge condition back
+ * (definition.ts refuses one), so such a definition is a picture of the spec, not a source.
+ */
+import { type FlowStep, isChooseStep, isToolStep } from '../core/spec/index.ts';
+
+export interface FlowEdge {
+  readonly id: string;
+  readonly sourceNodeId: string;
+  readonly targetNodeId: string;
+  readonly condition?: Readonly<Record<string, unknown>>;
+}
+
+type Frontier = { readonly id: string; readonly condition?: Record<string, unknown> }[];
+
+export function flowEdges(steps: readonly FlowStep[]): FlowEdge[] {
+  const edges: FlowEdge[] = [];
+  const ids = new Set<string>();
+  const edge = (from: Frontier[number], to: string, extra?: Record<string, unknown>) => {
+    const condition = from.condition || extra ? { ...from.condition, ...extra } : undefined;
+    let id = `${from.id}-${to}`;
+    for (let n = 2; ids.has(id); n++) id = `${from.id}-${to}-${n}`;
+    ids.add(id);
+    edges.push({ id, sourceNodeId: from.id, targetNodeId: to, ...(condition ? { condition } : {}) });
+  };
+  const list = (items: readonly FlowStep[], from: Frontier): Frontier => {
+    let at = from;
+    for (const s of items) {
+      if (isToolStep(s)) {
+        for (const f of at) edge(f, s.name, s.if === undefined ? undefined : { if: s.if });
+        const skipped =
+          s.if === undefined
+            ? []
+            : at.map((f) => ({ id: f.id, condition: { ...f.condition, skipped: s.name, unless: s.if } }));
+        at = [{ id: s.name }, ...skipped];
+      } else if (isChooseStep(s)) {
+        const out: Frontier = [];
+        s.choose.forEach((b, j) => {
+          out.push(
+            ...list(
+              b.steps,
+              at.map((f) => ({
+                id: f.id,
+                condition: { ...f.condition, choose: s.name, branch: j, when: b.when },
+              })),
+            ),
+          );
+        });
+        out.push(
+          ...list(
+            s.else ?? [],
+            at.map((f) => ({ id: f.id, condition: { ...f.condition, choose: s.name, branch: 'else' } })),
+          ),
+        );
+        at = out;
+      }
+    }
+    return at;
+  };
+  list(steps, []);
+  return edges;
+}
