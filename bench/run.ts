@@ -20,6 +20,8 @@
  * - the CPU a spec at the input limits costs to parse (bench/input-limits-bench.ts);
  * - evidence: export to a portable run directory and its offline verification, entries/s
  *   (bench/evidence-bench.ts);
+ * - durable timers: idle CPU and memory per run with 2,000 runs waiting on timers, and lateness
+ *   p50/p99 when 1,000 fire at one instant (bench/timers-bench.ts; `--runs 10000` run alone);
  * - signed checkpoints: the time to checkpoint 1,000,000 runs (bench/checkpoint-bench.ts);
  * - blobs: the store size of 1,000 runs carrying one 100 KiB answer (bench/blob-bench.ts);
  * - HTTP tools: µs per step of an HTTP tool over a loopback server against a plain TypeScript tool
@@ -55,6 +57,7 @@ import { postgresFigures } from './postgres-bench.ts';
 import { recoveryFigures } from './recovery-bench.ts';
 import { replayFigures, verifyFigures } from './replay-bench.ts';
 import { streamFigures } from './stream-bench.ts';
+import { timerFigures } from './timers-bench.ts';
 
 const args = process.argv.slice(2);
 const opt = (name: string, dflt: number) => {
@@ -251,6 +254,7 @@ async function main() {
   const blobs = await blobFigures(dir, quick ? { runs: 200 } : {});
   const httpTools = await httpToolFigures(dir, quick ? { rounds: 3, runs: 100 } : { rounds: ROUNDS });
   const otel = await otelFigures(dir, quick ? { rounds: 4, batch: 100 } : {});
+  const timers = await timerFigures(dir, quick ? { runs: 500, firing: 300 } : {});
   for (const [k, v] of Object.entries({
     ...replay,
     ...verify,
@@ -262,6 +266,7 @@ async function main() {
     ...blobs,
     ...httpTools,
     ...otel,
+    ...timers,
     ...limits,
   })) {
     console.log(

@@ -22,6 +22,7 @@ export function statusColor(status: RunStatus | string): string {
     case 'failed':
       return pc.red(status);
     case 'waiting_approval':
+    case 'waiting':
     case 'outcome_unknown':
     case 'paused':
       return pc.yellow(status);

@@ -286,6 +286,10 @@ function printStatus(v: StatusView): void {
   line(
     `suspended ${v.suspended} outcome_unknown${v.suspended > 0 ? ' — see keel runs ls --status outcome_unknown, then keel reconcile' : ''}`,
   );
+  if (v.timers)
+    line(
+      `timers   ${v.timers.waiting} runs waiting${v.timers.nextWakeAt !== undefined ? `; next due ${new Date(v.timers.nextWakeAt).toISOString()}` : ''}`,
+    );
   const q = v.shadowQueue;
   line(
     `shadows  ${q.waiting} comparisons waiting, ${q.running} being made${q.oldestAgeMs !== undefined ? `; oldest queued ${secs(q.oldestAgeMs)} ago` : ''}${q.failed > 0 ? `; ${q.failed} given up on after failed attempts — keel recover --all tries them again` : ''}`,

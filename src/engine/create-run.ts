@@ -95,7 +95,8 @@ export async function createRun(
   if (o.split) started.split = o.split;
   if (o.judgedAs) started.judgedAs = o.judgedAs;
   if (o.traceparent) started.traceparent = o.traceparent;
-  const root = chainEntry(runId, null, 'run.started', started, fx.at(0));
+  // A test that declares its clock starts there (virtual time, core/run/virtual-clock.ts).
+  const root = chainEntry(runId, null, 'run.started', started, o.test?.clock ?? fx.at(0));
   const state = startState(root.entry);
   const prefix = o.prefix ?? [];
   const writer = new RunWriter(

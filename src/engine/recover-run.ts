@@ -21,7 +21,7 @@ export type RecoverOptions = WalkOptions & { readonly entries?: readonly StoredE
 
 /**
  * Continues the run, or leaves it as it is: a run leased by a live walker elsewhere (run_state),
- * and waiting, suspended, paused and finished runs.
+ * and runs waiting for a person or a timer not yet due, suspended, paused and finished runs.
  */
 export async function recoverRun(
   ctx: EngineContext,
@@ -72,6 +72,8 @@ export async function recoverRun(
     (state.approval && !state.approval.decision)
   )
     return stateSummary(state);
+  // A timer not due yet (a claim takes a waiting run only once it is): it waits, nothing to do.
+  if (state.status === 'waiting' && !o.entries && !leased) return stateSummary(state);
   if (!o.entries && !leased) {
     const here = ctx.walks.walking(tenant, runId);
     throw new KeelError(
@@ -85,6 +87,9 @@ export async function recoverRun(
   const version = await ctx.pinned.get(tenant, runId, state);
   const writer = new RunWriter(store.ledger, state, state.head, ctx.live.at);
   await walkInline(ctx, writer, version, leased, o);
+  // Walked and found still waiting (woken early): the lease this process took is given back.
+  if (leased && state.status === 'waiting')
+    await store.queue.releaseRun(ctx.inlineLease.owner, runId).catch(() => false);
   return stateSummary(state);
 }
 

@@ -18,7 +18,7 @@ import {
   type PayloadOf,
   type StoredEntry,
 } from '../core/ledger/index.ts';
-import { applyEntry, type RunState } from '../core/run/index.ts';
+import { applyEntry, type RunState, runTime } from '../core/run/index.ts';
 import { isZeroBudget, type WritBudget, WritCode } from '../core/writs/index.ts';
 import type {
   AppendRequest,
@@ -76,7 +76,7 @@ export class RunWriter {
   private chain<K extends EntryKind>(kind: K, payload: PayloadOf<K>) {
     const prev = this.committed === null && this.batch.length === 0 ? null : this.state.head;
     const seq = prev === null ? 0 : prev.seq + 1;
-    const at = this.pendingAt?.seq === seq ? this.pendingAt.at : this.at(seq);
+    const at = this.pendingAt?.seq === seq ? this.pendingAt.at : runTime(this.state, this.at(seq));
     this.pendingAt = undefined;
     return chainEntry(this.state.runId, prev, kind, payload, at);
   }
@@ -121,8 +121,18 @@ export class RunWriter {
    */
   nextAt(): string {
     const seq = this.committed === null && this.batch.length === 0 ? 0 : this.state.head.seq + 1;
-    if (this.pendingAt?.seq !== seq) this.pendingAt = { seq, at: this.at(seq) };
+    if (this.pendingAt?.seq !== seq) this.pendingAt = { seq, at: runTime(this.state, this.at(seq)) };
     return this.pendingAt.at;
+  }
+
+  /**
+   * A simulated run's clock jumps to `at` (a wait's fire time, never earlier than the time read
+   * for the next entry): the next entry is stamped `at`, and the fold keeps the run's clock there.
+   */
+  advanceTo(at: string): string {
+    const read = this.nextAt();
+    if (Date.parse(at) > Date.parse(read)) this.pendingAt = { seq: this.pendingAt!.seq, at };
+    return this.pendingAt!.at;
   }
 
   /** Adds the root entry of a new run (the state was built from it already). */

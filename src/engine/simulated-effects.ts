@@ -12,7 +12,7 @@
  */
 import { canonicalize } from '../core/canonical/index.ts';
 import type { PayloadOf, StepMode } from '../core/ledger/index.ts';
-import type { RunState } from '../core/run/index.ts';
+import { type RunState, runTime } from '../core/run/index.ts';
 import { isSecretRef } from '../core/spec/index.ts';
 import { deltaProblems } from '../core/world/index.ts';
 import { isResultWithDeltas, type ToolDefinition } from '../ports/index.ts';
@@ -123,7 +123,9 @@ export function simulatedEffects(live: Effects, reads: SimulatedReads, borrowed?
     draw(ref, s) {
       const b = borrowed?.draws[s.draws];
       if (b && b.source === ref.source && (b.name ?? null) === (ref.name ?? null)) return b.value;
-      return live.draw(ref, s);
+      const value = live.draw(ref, s);
+      // The run's virtual clock (virtual-clock.ts): a test's declared clock, or past a wait's end.
+      return ref.source === 'clock' && typeof value === 'string' ? runTime(s, value) : value;
     },
     // A simulated run never mints: a delegation is suppressed, with no child.
     delegate: undefined,

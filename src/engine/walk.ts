@@ -11,8 +11,9 @@
  *    `approvalAt`): an approved proposal is acted on, a denied one refused;
  * 4. otherwise the plan's next node is taken by the walker of its kind (`NODE_KINDS`): a tool
  *    step — its guard (`if:`) decided, then resolve -> check -> record the decision -> execute ->
- *    record the outcome (tool-step.ts) — or a choice, its branch decided and recorded
- *    (choose-step.ts); with no node left, the run completes.
+ *    record the outcome (tool-step.ts) — a choice, its branch decided and recorded
+ *    (choose-step.ts), or a wait — record when it fires, stop until then, record its end
+ *    (wait-step.ts); with no node left, the run completes.
  *
  * The walk reads sources, tool outcomes, approvals and timestamps only through `Effects`, so the
  * same walk runs live, as a replay, as a fork and simulated; everything it decides is an entry,
@@ -27,6 +28,7 @@ import { settleInFlight } from './settle-in-flight.ts';
 import { finishIfCancelled, stopsAtBoundary } from './step-boundary.ts';
 import type { ToolRegistry } from './tool-registry.ts';
 import { approvalAt, walkToolStep } from './tool-step.ts';
+import { walkWaitStep } from './wait-step.ts';
 import { type Flow, type Walk, type WalkOptions, walkOf } from './walk-context.ts';
 
 export { MAX_STEPS_PER_RUN, type WalkOptions } from './walk-context.ts';
@@ -45,6 +47,7 @@ const NODE_KINDS: {
 } = {
   tool: walkGuardedTool,
   choose: walkChoose,
+  wait: walkWaitStep,
 };
 
 /** Walks until the run finishes, waits for a person, or cannot safely continue; commits what it wrote. */

@@ -37,6 +37,8 @@ const STATUS: Record<RunStatus, WireStatus> = {
   running: 'running',
   paused: 'paused',
   waiting_approval: 'waiting-approval',
+  // A run waiting on a timer is still in progress: nobody paused it and nobody is asked.
+  waiting: 'running',
   outcome_unknown: 'paused',
   completed: 'completed',
   refused: 'failed',

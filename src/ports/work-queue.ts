@@ -3,18 +3,25 @@
  * `releaseRun`) and register their heartbeats. A lease only says who should walk a run now; the
  * head check on every append stays the fence that keeps two walkers from both writing at one seq.
  * Lease times are milliseconds since the epoch, taken from the caller (`now`), never read by the
- * engine. Wake-ups (`onRunnable`) are hints; workers still poll. Timers will be kept here too.
+ * engine. Wake-ups (`onRunnable`) are hints; workers still poll.
+ *
+ * Timers live here too: a run waiting on a timer has status `waiting` and a `wake_at` (ms), set by
+ * the append that starts the wait (`LeaseChange` `wait`); from `wake_at` on, a claim takes it like
+ * a running run, and `nextWakeAt` tells a worker how long it may sleep.
  */
 import type { StoredEntry } from '../core/ledger/index.ts';
 
 /**
  * Who may walk a run, changed with an append in the same transaction: `hold` leases the run to
  * `owner` for `ms` from the store's clock (an inline walk no worker should claim meanwhile);
- * `release` clears the lease and, if the run is running, wakes the workers to claim it.
+ * `release` clears the lease and, if the run is running, wakes the workers to claim it; `wait`
+ * clears the lease and sets the run's wake time (`wakeAt`, ms): the append leaves the run
+ * `waiting`, claimable once `wakeAt` has passed, and tells the workers a timer was set.
  */
 export type LeaseChange =
   | { readonly op: 'hold'; readonly owner: string; readonly ms: number }
-  | { readonly op: 'release' };
+  | { readonly op: 'release' }
+  | { readonly op: 'wait'; readonly wakeAt: number };
 
 /** A run a worker claimed: it holds the lease until `leaseUntil` (ms) unless it renews it. */
 export interface ClaimedRun {
@@ -59,11 +66,14 @@ export interface WorkerStatus {
   readonly oldestRunnable?: { readonly tenant: string; readonly runId: string; readonly createdAt: string };
   /** Runs suspended as outcome_unknown, waiting for reconciliation. */
   readonly suspended: number;
+  /** Runs waiting on a timer, and the earliest wake time among them (ms). */
+  readonly timers?: { readonly waiting: number; readonly nextWakeAt?: number };
 }
 
 export interface WorkQueue {
   /**
-   * Leases up to `limit` claimable runs (running, no lease or one expired before `now`) to `owner`
+   * Leases up to `limit` claimable runs (running, or waiting with a wake time at or before `now`;
+   * no lease or one expired before `now`) to `owner`
    * until `now + leaseMs`, oldest first, skipping rows another claim holds; one transaction, which
    * also returns each claimed run's ledger. A `scope` narrows what is claimed (ClaimScope).
    */
@@ -74,6 +84,11 @@ export interface WorkQueue {
     now: number,
     scope?: ClaimScope,
   ): Promise<ClaimedRun[]>;
+  /**
+   * The earliest wake time (ms) after `now` of any waiting run, every tenant's; undefined when no
+   * run waits on a later timer. A worker sleeps until then (or a wake-up) instead of polling.
+   */
+  nextWakeAt(now: number): Promise<number | undefined>;
   /** Extends the leases `owner` still holds among `runIds` and stamps its heartbeat; returns those. */
   renewLeases(owner: string, runIds: readonly string[], leaseMs: number, now: number): Promise<string[]>;
   /** Clears `owner`'s lease on a run (false if it no longer held it); wakes workers if the run is running. */

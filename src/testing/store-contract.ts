@@ -23,6 +23,7 @@ import { buildLedger, extendLedger, FIXED_TIME, sampleEvent } from './ledger-fix
 import { registryContract } from './registry-contract.ts';
 import { runIndexContract } from './run-index-contract.ts';
 import { shadowQueueContract } from './shadow-queue-contract.ts';
+import { timerQueueContract } from './timer-queue-contract.ts';
 import { workQueueContract } from './work-queue-contract.ts';
 import { body, storeChain, writBudgetContract } from './writ-budget-contract.ts';
 
@@ -60,6 +61,7 @@ export function runStoreContract(name: string, factory: StoreFactory): void {
     evidenceContract(current);
     shadowQueueContract(current, other);
     workQueueContract(current);
+    timerQueueContract(current);
     keysContract(current, other);
     idempotencyContract(current, other);
     writBudgetContract(current, other);

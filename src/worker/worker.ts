@@ -2,8 +2,11 @@
  * A worker: claims runnable runs (leases on the run rows), walks each with `engine.resume` — from
  * its ledger head — while a heartbeat renews the leases every lease/3, and releases a run it stops
  * walking before the run is done. It wakes on the store's wake-ups (LISTEN/NOTIFY on PostgreSQL)
- * and polls slowly as a fallback, never hot. `stop()` stops claiming, lets each walk finish its
- * current step, releases what is left and unregisters.
+ * and polls slowly as a fallback, never hot. Timers: a run waiting on one is claimed like a
+ * running run once due, and the worker sleeps exactly until the next due timer (`nextWakeAt`,
+ * re-armed after each claim that drained the queue, so on every wake-up — a NOTIFY, a new wait
+ * in this process — too) rather than finding it at the next poll. `stop()` stops claiming, lets
+ * each walk finish its current step, releases what is left and unregisters.
  *
  * It decides nothing about a run: the engine walks it and the ledger says where it is. A lease
  * lost to another worker, or an append refused as a head_conflict, only makes it drop the run.
@@ -15,6 +18,15 @@ import type { ClaimedRun, Clock, Store } from '../ports/index.ts';
 
 /** How long a worker holds a run that failed verification before anyone tries it again. */
 export const QUARANTINE_MS = 3_600_000;
+
+/** The longest a timer is armed for: a later one is re-armed from the poll. */
+export const MAX_TIMER_MS = 60_000;
+
+/**
+ * How long a worker keeps a run its claim found due but its walk found still waiting (the store's
+ * clock and the run's disagree): it is tried again after this, never in a hot loop.
+ */
+export const EARLY_WAKE_MS = 250;
 
 export interface WorkerOptions {
   readonly engine: Pick<Engine, 'recover'>;
@@ -95,6 +107,10 @@ export class Worker {
   private again = false;
   private fillScheduled = false;
   private timers: NodeJS.Timeout[] = [];
+  /** The timer armed for the next due wait (`nextWakeAt`), and when it fires (ms). */
+  private wakeTimer: NodeJS.Timeout | undefined;
+  private wakeAt: number | undefined;
+  private arming = false;
   private unlisten: (() => Promise<void>) | undefined;
   /** Owners whose leases count as expired in the next claims (refreshed at every poll). */
   private takeOver: readonly string[] = [];
@@ -166,6 +182,8 @@ export class Worker {
     for (const slot of this.active.values()) await this.release(slot);
     for (const t of this.timers) clearInterval(t);
     this.timers = [];
+    clearTimeout(this.wakeTimer);
+    this.wakeTimer = undefined;
     await this.o.store.queue.unregisterWorker(this.o.id).catch((e) => this.error(e));
     this.o.log?.({ kind: 'stopped', id: this.o.id, released: this.stats.released });
   }
@@ -213,6 +231,8 @@ export class Worker {
           return;
         }
         for (const run of claimed) this.walk(run);
+        // The queue is drained for now: sleep until the next timer is due.
+        if (claimed.length < free) void this.arm();
         if (claimed.length === 0 && this.active.size === 0) {
           const waiters = this.idleWaiters;
           this.idleWaiters = [];
@@ -234,6 +254,13 @@ export class Worker {
           entries: run.entries,
           shouldStop: () => slot.lost || this.stopping,
         });
+        if (r.status === 'waiting' && run.entries.at(-1)?.kind === 'wait.started') {
+          // Claimed as due, yet its walk found it not due (the clocks disagree): tried again
+          // shortly, by whichever worker, never at once and again.
+          await this.o.store.queue
+            .renewLeases(this.o.id, [run.runId], EARLY_WAKE_MS, this.o.clock.now())
+            .catch((e) => this.error(e, run.runId));
+        }
         if (r.status === 'running') {
           // Stopped at a step boundary: the lease was lost, or this worker is stopping.
           if (slot.lost) this.drop(run.runId, 'its lease was lost to another worker');
@@ -260,6 +287,40 @@ export class Worker {
         this.wake();
       }
     })();
+  }
+
+  /**
+   * Arms one timer for the earliest wait due after now (every tenant's, or this worker's tenant's
+   * only when scoped: a claim narrows, the timer may wake it for nothing), capped at MAX_TIMER_MS;
+   * it wakes the worker to claim. One query, skipped while one is in flight.
+   */
+  private async arm(): Promise<void> {
+    if (this.arming || this.stopping) return;
+    this.arming = true;
+    try {
+      const { store, clock } = this.o;
+      const now = clock.now();
+      const next = await store.queue.nextWakeAt(now);
+      if (this.stopping) return;
+      const at = next === undefined ? undefined : Math.min(next, now + MAX_TIMER_MS);
+      if (at === this.wakeAt && this.wakeTimer) return;
+      clearTimeout(this.wakeTimer);
+      this.wakeTimer = undefined;
+      this.wakeAt = at;
+      if (at === undefined) return;
+      this.wakeTimer = setTimeout(
+        () => {
+          this.wakeTimer = undefined;
+          this.wakeAt = undefined;
+          this.wake();
+        },
+        Math.max(0, at - clock.now()),
+      );
+    } catch (e) {
+      this.error(e);
+    } finally {
+      this.arming = false;
+    }
   }
 
   /**

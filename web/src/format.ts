@@ -22,6 +22,7 @@ export const money = (cents: number) => `$${(cents / 100).toFixed(2)}`;
 export const RUN_STATUSES = [
   'running',
   'waiting_approval',
+  'waiting',
   'outcome_unknown',
   'paused',
   'completed',

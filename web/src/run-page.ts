@@ -208,8 +208,18 @@ export function RunPage({ runId }: { runId: string }) {
           : html`<p class="waiting">Waiting for a person: <a href="#/approvals">decide in Approvals</a>.</p>`
         : null
     }
+    ${r.status === 'waiting' ? html`<p class="waiting">Waiting on a timer: <${WaitFires} entries=${es} /></p>` : null}
     <${Actions} run=${r} blocked=${blockedBy(verify)} onDone=${() => setTick((t) => t + 1)} />
     <h2>Timeline</h2>
     <${ErrorBox} error=${history.error ?? entries.error} />
     ${history.value ? html`<${Timeline} history=${history.value.history} entries=${es} failure=${failure} />` : html`<p class="loading">Loading the ledger…</p>`}`;
+}
+
+/** When the open wait of a waiting run fires (its last `wait.started`). */
+function WaitFires({ entries }: { entries: readonly { kind: string; payload: unknown }[] }) {
+  const started = [...entries].reverse().find((e) => e.kind === 'wait.started');
+  const p = started?.payload as { step?: string; fireAt?: string } | undefined;
+  return p?.fireAt
+    ? html`step <b>${p.step}</b> goes on at <${Time} at=${p.fireAt} />.`
+    : html`it goes on when due.`;
 }

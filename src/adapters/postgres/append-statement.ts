@@ -7,16 +7,17 @@ WITH req AS (
   SELECT * FROM unnest($1::int[], $2::text[], $3::text[], $4::int[], $5::text[], $6::text[],
                        $7::int[], $8::text[], $9::text[], $10::text[], $11::text[], $12::int[],
                        $13::text[], $14::text[], $15::text[], $16::text[], $17::bool[], $18::text[],
-                       $19::bigint[], $50::text[], $51::text[])
+                       $19::bigint[], $50::text[], $51::text[], $66::bigint[])
     AS q(ord, run_id, tenant, exp_seq, exp_hash, status, head_seq, head_hash, created_at,
          updated_at, workflow_id, version, spec_hash, event_id, event_type, close_id,
-         lease_set, lease_owner, lease_until, mode, shadow_of)
+         lease_set, lease_owner, lease_until, mode, shadow_of, wake_at)
 ),
 advanced AS (
   UPDATE runs r
      SET status = q.status, head_seq = q.head_seq, head_hash = q.head_hash, updated_at = q.updated_at,
          lease_owner = CASE WHEN q.lease_set THEN q.lease_owner ELSE r.lease_owner END,
-         lease_until = CASE WHEN q.lease_set THEN q.lease_until ELSE r.lease_until END
+         lease_until = CASE WHEN q.lease_set THEN q.lease_until ELSE r.lease_until END,
+         wake_at = COALESCE(q.wake_at, r.wake_at)
     FROM req q
    WHERE q.exp_seq IS NOT NULL AND r.run_id = q.run_id AND r.tenant = q.tenant
      AND r.head_seq = q.exp_seq AND r.head_hash = q.exp_hash
@@ -24,9 +25,10 @@ advanced AS (
 ),
 created AS (
   INSERT INTO runs (run_id, tenant, workflow_id, version, spec_hash, status, head_seq, head_hash,
-                    event_id, event_type, created_at, updated_at, lease_owner, lease_until, mode, shadow_of)
+                    event_id, event_type, created_at, updated_at, lease_owner, lease_until, mode, shadow_of,
+                    wake_at)
   SELECT run_id, tenant, workflow_id, version, spec_hash, status, head_seq, head_hash,
-         event_id, event_type, created_at, updated_at, lease_owner, lease_until, mode, shadow_of
+         event_id, event_type, created_at, updated_at, lease_owner, lease_until, mode, shadow_of, wake_at
     FROM req WHERE exp_seq IS NULL
      AND NOT EXISTS (SELECT 1 FROM retained_runs x WHERE x.run_id = req.run_id)
   ON CONFLICT (run_id) DO NOTHING
@@ -111,7 +113,8 @@ queued AS (
 woken AS (
   SELECT pg_notify('keel_runs', current_schema())
    WHERE EXISTS (SELECT 1 FROM won w JOIN req q ON q.ord = w.ord
-                  WHERE q.lease_set AND q.lease_owner IS NULL AND q.status = 'running')
+                  WHERE q.lease_set AND q.lease_owner IS NULL
+                    AND (q.status = 'running' OR q.wake_at IS NOT NULL))
 ),
 announced AS (
   SELECT pg_notify('keel_appends', current_schema() || ' ' || q.run_id)
@@ -129,9 +132,9 @@ export const APPEND_CHANNEL = 'keel_appends';
  */
 export function appendStatement(notify: boolean): { name: string; text: string } {
   return notify
-    ? { name: 'keel_append_v8', text: APPEND_SQL }
+    ? { name: 'keel_append_v9', text: APPEND_SQL }
     : {
-        name: 'keel_append_v8_quiet',
+        name: 'keel_append_v9_quiet',
         text: APPEND_SQL.replace("pg_notify('keel_runs', current_schema())", '1').replace(
           "pg_notify('keel_appends', current_schema() || ' ' || q.run_id)",
           '1',
@@ -164,14 +167,15 @@ export function byRunId(a: AppendRequest, b: AppendRequest): number {
 }
 
 /**
- * The 65 parameters of APPEND_SQL for one round; `ord` is the index in `reqs`. A `hold` lease runs
+ * The 66 parameters of APPEND_SQL for one round; `ord` is the index in `reqs`. A `hold` lease runs
  * until `now + ms` on this process's clock, as workers' leases do. The entries' payloads travel as
  * one binary bytea ($39) cut by offset ($28, 1-based) and length ($40): a bytea[] parameter would
  * be sent as hex text, doubling its bytes, and escaped by the driver and decoded by the server.
  * An append with a writ budget change gives one row per writ of its chain (`linksOf`) to $41-$49.
  * A run created as simulated names its mode and its shadow's live run in $50 and $51. The blobs of
  * its v2 entries follow the payloads in $39, cut by $54 and $55, with their append and hash in $52, $53.
- * Shadow work queued with an append (ShadowWork) is $56-$65, one row per item.
+ * Shadow work queued with an append (ShadowWork) is $56-$65, one row per item. A wait's wake time
+ * (LeaseChange `wait`) is $66: the row keeps it while the run waits, and workers are woken to re-arm.
  */
 export function appendParams(
   reqs: readonly AppendRequest[],
@@ -185,6 +189,7 @@ export function appendParams(
   const m: unknown[][] = [[], []];
   const bl: unknown[][] = [[], [], [], []];
   const sw: unknown[][] = Array.from({ length: 10 }, () => []);
+  const wake: unknown[] = [];
   const payloads: Uint8Array[] = [];
   const lengths: number[] = [];
   let offset = 1;
@@ -215,6 +220,7 @@ export function appendParams(
     ];
     pushColumns(q, row);
     pushColumns(m, [c?.mode ?? null, c?.shadowOf ?? null]);
+    wake.push(req.lease?.op === 'wait' ? req.lease.wakeAt : null);
     for (const en of req.entries) {
       const vals = [ord, en.seq, en.v, en.kind, en.prevHash, en.payloadHash, en.hash, en.at, offset];
       pushColumns(e, vals);
@@ -257,7 +263,7 @@ export function appendParams(
       }
     }
   });
-  return [...q, ...e, ...x, Buffer.concat(payloads), lengths, ...b, ...m, ...bl, ...sw];
+  return [...q, ...e, ...x, Buffer.concat(payloads), lengths, ...b, ...m, ...bl, ...sw, wake];
 }
 
 /** Appends one row's values to column arrays (parameter i gets value i). */

@@ -1,7 +1,7 @@
 /**
  * Leases, worker heartbeats and wake-ups in PostgreSQL: the statements of the work queue
  * (postgres-work-queue.ts), which lets many `keel worker` processes share runs with no queue but
- * the runs table. Claims lock candidate rows
+ * the runs table; timers are the `wake_at` of waiting rows, claimed once due. Claims lock candidate rows
  * with `FOR UPDATE SKIP LOCKED` (two workers never wait on, or take, the same run); renewals lock
  * in run-id order, as appends do; each call is one statement, one transaction. Times come from
  * the caller (`now`, ms). Wake-ups are `LISTEN keel_runs` on a dedicated connection, filtered by
@@ -13,6 +13,7 @@ import type { StoredEntry } from '../../core/ledger/index.ts';
 import type { ClaimedRun, ClaimScope, WorkerRecord, WorkerStatus } from '../../ports/index.ts';
 import type { Row } from '../shared/row.ts';
 import { entryFromColumns } from '../shared/rows.ts';
+import { timersOf } from '../shared/timers-row.ts';
 import type { PostgresTarget } from './connection.ts';
 import { listenChannel } from './listen.ts';
 import { attachBlobs, readEntryRows } from './queries.ts';
@@ -23,6 +24,11 @@ export const WORKER_ROW_TTL_MS = 3_600_000;
 export const WAKE_CHANNEL = 'keel_runs';
 
 const CLAIMABLE = `status = 'running' AND (lease_until IS NULL OR lease_until < $1)`;
+
+/** A run a claim may take at `now` ($3): running, or waiting with its timer due; `free`: no live lease. */
+function due(free: string): string {
+  return `((status = 'running' AND ${free}) OR (status = 'waiting' AND wake_at <= $3 AND ${free}))`;
+}
 
 /**
  * $1 owner, $2 until, $3 now, $4 limit: the claimed runs with their ledgers, one row per entry,
@@ -52,19 +58,19 @@ function claimStatement(where: string): string {
 }
 
 export const LEASE_SQL = {
-  claim: claimStatement(`status = 'running' AND (lease_until IS NULL OR lease_until < $3)`),
+  claim: claimStatement(due('(lease_until IS NULL OR lease_until < $3)')),
   /**
    * A scoped claim: $5 owners whose leases count as expired, $6 a tenant (NULL: any); the workers'
    * plain statement above stays as it was.
    */
   claimScoped: claimStatement(
-    `status = 'running' AND (lease_until IS NULL OR lease_until < $3 OR lease_owner = ANY($5::text[]))
+    `${due('(lease_until IS NULL OR lease_until < $3 OR lease_owner = ANY($5::text[]))')}
        AND ($6::text IS NULL OR tenant = $6)`,
   ),
   /** One run: $6 tenant, $7 run id. */
   claimOne: claimStatement(
-    `run_id = $7 AND tenant = $6 AND status = 'running'
-       AND (lease_until IS NULL OR lease_until < $3 OR lease_owner = ANY($5::text[]))`,
+    `run_id = $7 AND tenant = $6
+       AND ${due('(lease_until IS NULL OR lease_until < $3 OR lease_owner = ANY($5::text[]))')}`,
   ),
   /** $1 owner, $2 run ids, $3 until, $4 now. Data-modifying CTEs always run, read or not. */
   renew: `WITH mine AS (
@@ -99,6 +105,9 @@ export const LEASE_SQL = {
   queue: `SELECT count(*)::int AS n FROM runs WHERE ${CLAIMABLE}`,
   oldest: `SELECT tenant, run_id, created_at FROM runs WHERE ${CLAIMABLE} ORDER BY created_at, run_key LIMIT 1`,
   suspended: `SELECT count(*)::int AS n FROM runs WHERE status = 'outcome_unknown'`,
+  /** $1 now: the earliest wake time after it (runs_waking). */
+  nextWake: `SELECT min(wake_at) AS next FROM runs WHERE status = 'waiting' AND wake_at > $1`,
+  timers: `SELECT count(*)::int AS n, min(wake_at) AS next FROM runs WHERE status = 'waiting'`,
 } as const;
 
 /**
@@ -169,14 +178,15 @@ export function idInUse(id: string, prior: WorkerRecord, now: number): KeelError
   );
 }
 
-/** Reads `keel status` in four statements (reads only). */
+/** Reads `keel status` in six statements (reads only). */
 export async function readWorkerStatus(pool: pg.Pool, now: number): Promise<WorkerStatus> {
-  const [workers, leases, queue, oldest, suspended] = await Promise.all([
+  const [workers, leases, queue, oldest, suspended, timers] = await Promise.all([
     pool.query<Row>(LEASE_SQL.workers),
     pool.query<Row>(LEASE_SQL.leases, [now]),
     pool.query<Row>(LEASE_SQL.queue, [now]),
     pool.query<Row>(LEASE_SQL.oldest, [now]),
     pool.query<Row>(LEASE_SQL.suspended),
+    pool.query<Row>(LEASE_SQL.timers),
   ]);
   const o = oldest.rows[0];
   return {
@@ -194,6 +204,7 @@ export async function readWorkerStatus(pool: pg.Pool, now: number): Promise<Work
         }
       : {}),
     suspended: suspended.rows[0]?.n as number,
+    timers: timersOf(timers.rows[0] ?? { n: 0, next: null }),
   };
 }
 

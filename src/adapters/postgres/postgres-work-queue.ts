@@ -1,7 +1,8 @@
 /**
  * The work queue in PostgreSQL: claims (with the claimed runs' ledgers, in one statement),
  * renewals, releases and worker heartbeats, each one statement (leases.ts); wake-ups are LISTEN
- * on a dedicated connection, NOTIFYed by releases and by appends that release a running run.
+ * on a dedicated connection, NOTIFYed by releases, by appends that release a running run and by
+ * appends that start a wait (a new timer: workers re-arm theirs from `nextWakeAt`).
  */
 import type { ClaimedRun, ClaimScope, WorkerRecord, WorkerStatus, WorkQueue } from '../../ports/index.ts';
 import { checkClaimScope } from '../shared/check-claim-scope.ts';
@@ -36,6 +37,12 @@ export class PostgresWorkQueue implements WorkQueue {
     } catch (e) {
       throw unavailable(e, 'claiming runs failed on', this.h.target);
     }
+  }
+
+  async nextWakeAt(now: number): Promise<number | undefined> {
+    const r = await this.h.query({ name: 'keel_next_wake', text: LEASE_SQL.nextWake, values: [now] });
+    const next = r.rows[0]?.next;
+    return next === null || next === undefined ? undefined : Number(next);
   }
 
   async renewLeases(

@@ -1,8 +1,7 @@
 /**
  * The PostgreSQL schema, as numbered migrations recorded in `keel_migrations`. A migration is
  * applied once, in order, inside the migrating transaction; published migrations are never edited
- * (add a new one instead, at the end of migrations-v9-v15.ts or in a file of its own once that
- * one is long), so every database at version N has the same layout.
+ * (add a new one instead, at the end of migrations-v16.ts), so every database at version N has the same layout.
  *
  * Text columns that are sorted or compared by range use `COLLATE "C"` (byte order), so run
  * listings and cursors order exactly as they do in SQLite, whatever the database's locale.
@@ -10,10 +9,15 @@
 import type { Migration } from './migration.ts';
 import { MIGRATIONS_V1_V8 } from './migrations-v1-v8.ts';
 import { MIGRATIONS_V9_V15 } from './migrations-v9-v15.ts';
+import { MIGRATIONS_V16 } from './migrations-v16.ts';
 
 export type { Migration };
 
-export const MIGRATIONS: readonly Migration[] = [...MIGRATIONS_V1_V8, ...MIGRATIONS_V9_V15];
+export const MIGRATIONS: readonly Migration[] = [
+  ...MIGRATIONS_V1_V8,
+  ...MIGRATIONS_V9_V15,
+  ...MIGRATIONS_V16,
+];
 
 /** The schema version this Keel writes and reads. */
 export const SCHEMA_VERSION = MIGRATIONS.length;

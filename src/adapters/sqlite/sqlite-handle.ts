@@ -141,6 +141,8 @@ export class SqliteHandle {
       else if ('req' in p) {
         this.entriesAppended += p.req.entries.length;
         if (p.req.lease?.op === 'release' && p.req.status === 'running') wake = true;
+        // A new timer: workers re-arm theirs (nextWakeAt) instead of finding it at the next poll.
+        if (p.req.lease?.op === 'wait') wake = true;
         appended?.add(p.req.runId);
         p.resolve(o.value as Head);
       } else p.resolve(o.value);

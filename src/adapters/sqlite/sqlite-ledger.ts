@@ -58,13 +58,14 @@ export class SqliteLedger implements Ledger {
     this.db = db;
     this.st = {
       insertRun: db.prepare(
-        `INSERT INTO runs (run_id, tenant, workflow_id, version, spec_hash, status, head_seq, head_hash, event_id, event_type, created_at, updated_at, lease_owner, lease_until, mode, shadow_of)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (run_id) DO NOTHING RETURNING run_key`,
+        `INSERT INTO runs (run_id, tenant, workflow_id, version, spec_hash, status, head_seq, head_hash, event_id, event_type, created_at, updated_at, lease_owner, lease_until, mode, shadow_of, wake_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (run_id) DO NOTHING RETURNING run_key`,
       ),
       advanceRun: db.prepare(
         `UPDATE runs SET status = ?, head_seq = ?, head_hash = ?, updated_at = ?,
            lease_owner = CASE WHEN ? THEN ? ELSE lease_owner END,
-           lease_until = CASE WHEN ? THEN ? ELSE lease_until END
+           lease_until = CASE WHEN ? THEN ? ELSE lease_until END,
+           wake_at = CASE WHEN ? THEN ? ELSE wake_at END
          WHERE run_id = ? AND tenant = ? AND head_seq = ? AND head_hash = ? RETURNING run_key`,
       ),
       insertEntry: db.prepare(
@@ -113,6 +114,8 @@ export class SqliteLedger implements Ledger {
     const lease = req.lease;
     const [leaseOwner, leaseUntil] =
       lease?.op === 'hold' ? [lease.owner, Date.now() + lease.ms] : [null, null];
+    // A wait's timer: [whether to set it, the wake time]; the row keeps it while the run waits.
+    const wakeAt = lease?.op === 'wait' ? lease.wakeAt : null;
     if (expectedHead === null) {
       const c = req.create;
       if (!c) throw new KeelError(ErrorCode.internal, 'creating a run needs its identity');
@@ -134,6 +137,7 @@ export class SqliteLedger implements Ledger {
         leaseUntil,
         c.mode ?? null,
         c.shadowOf ?? null,
+        wakeAt,
       ) as { run_key: number } | undefined;
       if (!row) throw conflict(req, 'the run already exists');
     } else {
@@ -146,6 +150,8 @@ export class SqliteLedger implements Ledger {
         leaseOwner,
         lease ? 1 : 0,
         leaseUntil,
+        wakeAt !== null ? 1 : 0,
+        wakeAt,
         req.runId,
         req.tenant,
         expectedHead.seq,

@@ -4,7 +4,8 @@
  * first, so concurrent processes queue on busy_timeout instead of failing on a stale snapshot).
  * Times come from the caller (`now`, ms). It never touches entries: a lease only says who should
  * walk a run; the head check of `append` stays the fence. Wake-ups reach listeners of this handle
- * only (other processes poll).
+ * only (other processes poll). Timers are the `wake_at` of waiting rows: a claim takes a waiting
+ * run once its wake time has passed, exactly as a running one.
  */
 import type Database from 'better-sqlite3';
 import { ErrorCode, KeelError } from '../../core/errors.ts';
@@ -12,6 +13,7 @@ import type { StoredEntry } from '../../core/ledger/index.ts';
 import type { ClaimedRun, ClaimScope, WorkerRecord, WorkerStatus, WorkQueue } from '../../ports/index.ts';
 import { checkClaimScope } from '../shared/check-claim-scope.ts';
 import type { Row } from '../shared/row.ts';
+import { timersOf } from '../shared/timers-row.ts';
 import { io, type SqliteHandle } from './sqlite-handle.ts';
 
 /** Rows of workers not seen for this long are dropped at the next registration. */
@@ -41,31 +43,42 @@ export class SqliteWorkQueue implements WorkQueue {
   ) {
     const db: Database.Database = h.db;
     this.st = {
+      // Claimable: running, or waiting with its timer due (runs_waking); no live lease. The two
+      // kinds are picked each through its own index and merged in creation order.
       claim: db.prepare(
-        `UPDATE runs SET lease_owner = ?, lease_until = ?
-          WHERE run_key IN (SELECT run_key FROM runs
-                             WHERE status = 'running' AND (lease_until IS NULL OR lease_until < ?)
-                             ORDER BY created_at, run_key LIMIT ?)
+        `UPDATE runs SET lease_owner = @owner, lease_until = @until
+          WHERE run_key IN (SELECT run_key FROM (
+                  SELECT run_key, created_at FROM runs
+                   WHERE status = 'running' AND (lease_until IS NULL OR lease_until < @now)
+                  UNION ALL
+                  SELECT run_key, created_at FROM runs
+                   WHERE status = 'waiting' AND wake_at <= @now
+                     AND (lease_until IS NULL OR lease_until < @now))
+                 ORDER BY created_at, run_key LIMIT @limit)
          RETURNING tenant, run_id, lease_until`,
       ),
       // A scoped claim: one tenant (or all, tenant NULL), leases of `takeOver` owners (a JSON array)
       // counting as expired. The unscoped claim above stays the workers' plain statement.
       claimScoped: db.prepare(
-        `UPDATE runs SET lease_owner = ?, lease_until = ?
+        `UPDATE runs SET lease_owner = @owner, lease_until = @until
           WHERE run_key IN (SELECT run_key FROM runs
-                             WHERE status = 'running'
-                               AND (lease_until IS NULL OR lease_until < ?
-                                    OR lease_owner IN (SELECT value FROM json_each(?)))
-                               AND (? IS NULL OR tenant = ?)
-                             ORDER BY created_at, run_key LIMIT ?)
+                             WHERE (status = 'running' OR (status = 'waiting' AND wake_at <= @now))
+                               AND (lease_until IS NULL OR lease_until < @now
+                                    OR lease_owner IN (SELECT value FROM json_each(@takeOver)))
+                               AND (@tenant IS NULL OR tenant = @tenant)
+                             ORDER BY created_at, run_key LIMIT @limit)
          RETURNING tenant, run_id, lease_until`,
       ),
       claimOne: db.prepare(
-        `UPDATE runs SET lease_owner = ?, lease_until = ?
-          WHERE run_id = ? AND tenant = ? AND status = 'running'
-            AND (lease_until IS NULL OR lease_until < ? OR lease_owner IN (SELECT value FROM json_each(?)))
+        `UPDATE runs SET lease_owner = @owner, lease_until = @until
+          WHERE run_id = @runId AND tenant = @tenant
+            AND (status = 'running' OR (status = 'waiting' AND wake_at <= @now))
+            AND (lease_until IS NULL OR lease_until < @now
+                 OR lease_owner IN (SELECT value FROM json_each(@takeOver)))
          RETURNING tenant, run_id, lease_until`,
       ),
+      nextWake: db.prepare(`SELECT min(wake_at) FROM runs WHERE status = 'waiting' AND wake_at > ?`).pluck(),
+      timers: db.prepare(`SELECT count(*) AS n, min(wake_at) AS next FROM runs WHERE status = 'waiting'`),
       renew: db.prepare(
         'UPDATE runs SET lease_until = ? WHERE run_id = ? AND lease_owner = ? RETURNING run_id',
       ),
@@ -102,10 +115,10 @@ export class SqliteWorkQueue implements WorkQueue {
         const takeOver = JSON.stringify(scope?.takeOver ?? []);
         const tenant = scope?.tenant ?? null;
         const rows = !scope
-          ? this.st.claim.all(owner, until, now, limit)
+          ? this.st.claim.all({ owner, until, now, limit })
           : scope.runId !== undefined
-            ? this.st.claimOne.all(owner, until, scope.runId, scope.tenant, now, takeOver)
-            : this.st.claimScoped.all(owner, until, now, takeOver, tenant, tenant, limit);
+            ? this.st.claimOne.all({ owner, until, now, takeOver, tenant, runId: scope.runId })
+            : this.st.claimScoped.all({ owner, until, now, takeOver, tenant, limit });
         return (rows as Row[]).map((r) => ({
           tenant: r.tenant as string,
           runId: r.run_id as string,
@@ -143,6 +156,11 @@ export class SqliteWorkQueue implements WorkQueue {
     const claimed = io('claiming runs', () => this.claim(owner, leaseMs, limit, now, scope));
     this.h.commits++;
     return claimed;
+  }
+
+  async nextWakeAt(now: number): Promise<number | undefined> {
+    const next = io('reading the next timer', () => this.st.nextWake.get(now)) as number | null;
+    return next ?? undefined;
   }
 
   async renewLeases(
@@ -197,6 +215,7 @@ export class SqliteWorkQueue implements WorkQueue {
           }
         : {}),
       suspended: (this.st.suspended.get() as { n: number }).n,
+      timers: timersOf(this.st.timers.get() as Row),
     };
   }
 

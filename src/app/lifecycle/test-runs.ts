@@ -120,7 +120,7 @@ export async function runTests(
     }
     const { run, created } = await d.engine.startSimulated(version, event, {
       mode: 'test',
-      test: { name, approvals: test?.approvals ?? 'approve' },
+      test: { name, approvals: test?.approvals ?? 'approve', ...(test?.clock ? { clock: test.clock } : {}) },
       walk: 'inline',
     });
     const entries = await entriesOf(d.engine, tenant, run.runId);

@@ -6,6 +6,7 @@ import { ENTRY_KINDS } from './entry-kinds.ts';
 import { RUN_SHAPES } from './run-entries.ts';
 import { SOURCE_SHAPES } from './source-entries.ts';
 import { STEP_SHAPES } from './step-entries.ts';
+import { WAIT_SHAPES } from './wait-entries.ts';
 
 test('the entry kinds keep their order: every edge lists them in it (filters, OpenAPI, counts)', () => {
   assert.deepEqual(ENTRY_KINDS, [
@@ -26,13 +27,20 @@ test('the entry kinds keep their order: every edge lists them in it (filters, Op
     'run.resumed',
     'step.skipped',
     'branch.chosen',
+    'wait.started',
+    'wait.ended',
   ]);
 });
 
 test('every entry kind is of exactly one family, and every family kind is an entry kind', () => {
-  const families = [RUN_SHAPES, SOURCE_SHAPES, STEP_SHAPES, APPROVAL_SHAPES, BRANCH_SHAPES].flatMap((f) =>
-    Object.keys(f),
-  );
+  const families = [
+    RUN_SHAPES,
+    SOURCE_SHAPES,
+    STEP_SHAPES,
+    APPROVAL_SHAPES,
+    BRANCH_SHAPES,
+    WAIT_SHAPES,
+  ].flatMap((f) => Object.keys(f));
   assert.deepEqual([...families].sort(), [...ENTRY_KINDS].sort());
   for (const [name, f] of Object.entries({
     RUN_SHAPES,
@@ -40,6 +48,7 @@ test('every entry kind is of exactly one family, and every family kind is an ent
     STEP_SHAPES,
     APPROVAL_SHAPES,
     BRANCH_SHAPES,
+    WAIT_SHAPES,
   }))
     for (const [kind, shape] of Object.entries(f))
       assert.ok(Object.keys(shape).length > 0, `${name}.${kind} has fields`);

@@ -6,7 +6,8 @@
  * or a required field changes what old ledgers verify against: add optional fields instead.
  * The kinds come in families, each with its payloads and shapes in its own file: the run lifecycle
  * (run-entries.ts), steps (step-entries.ts), approvals (approval-entries.ts), sources
- * (source-entries.ts) and the branches of the declared control flow (branch-entries.ts); the order of the table here is the order every edge lists the kinds in.
+ * (source-entries.ts), the branches of the declared control flow (branch-entries.ts) and waits
+ * (wait-entries.ts); the order of the table here is the order every edge lists the kinds in.
  */
 import { APPROVAL_SHAPES, type ApprovalPayloads } from './approval-entries.ts';
 import { BRANCH_SHAPES, type BranchPayloads, branchProblem } from './branch-entries.ts';
@@ -14,6 +15,7 @@ import { type Shape, shapeProblem } from './entry-shape.ts';
 import { RUN_SHAPES, type RunPayloads } from './run-entries.ts';
 import { SOURCE_SHAPES, type SourcePayloads } from './source-entries.ts';
 import { STEP_SHAPES, type StepPayloads } from './step-entries.ts';
+import { WAIT_SHAPES, type WaitPayloads } from './wait-entries.ts';
 
 /** Every entry's payload, by kind. */
 export interface Payloads
@@ -21,7 +23,8 @@ export interface Payloads
     SourcePayloads,
     StepPayloads,
     ApprovalPayloads,
-    BranchPayloads {}
+    BranchPayloads,
+    WaitPayloads {}
 
 export type EntryKind = keyof Payloads;
 export type PayloadOf<K extends EntryKind> = Payloads[K];
@@ -48,6 +51,8 @@ const SHAPES: { readonly [K in EntryKind]: Shape } = {
   'run.resumed': RUN_SHAPES['run.resumed'],
   'step.skipped': BRANCH_SHAPES['step.skipped'],
   'branch.chosen': BRANCH_SHAPES['branch.chosen'],
+  'wait.started': WAIT_SHAPES['wait.started'],
+  'wait.ended': WAIT_SHAPES['wait.ended'],
 };
 
 export const ROOT_KINDS: readonly EntryKind[] = ['run.started'];

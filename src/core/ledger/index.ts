@@ -62,3 +62,10 @@ export {
   verifiedEntries,
   verifyLedger,
 } from './verify-ledger.ts';
+export {
+  WAIT_END_REASONS,
+  WAIT_KINDS,
+  type WaitEndReason,
+  type WaitKind,
+  type WaitPayloads,
+} from './wait-entries.ts';

@@ -13,6 +13,7 @@ import type { Shape } from './entry-shape.ts';
 export type RunStatus =
   | 'running'
   | 'waiting_approval'
+  | 'waiting'
   | 'outcome_unknown'
   | 'completed'
   | 'refused'
@@ -26,6 +27,7 @@ export const TERMINAL_STATUSES: readonly RunStatus[] = ['completed', 'refused', 
 export const RUN_STATUSES = [
   'running',
   'waiting_approval',
+  'waiting',
   'outcome_unknown',
   'paused',
   'completed',
@@ -59,6 +61,8 @@ export const RUN_MODES = ['test', 'shadow'] as const satisfies readonly RunMode[
 export interface TestRef {
   name: string;
   approvals: 'approve' | 'deny';
+  /** The test's declared virtual clock (`tests[].clock`): where the run's time starts. */
+  clock?: string;
 }
 
 /**

@@ -158,6 +158,14 @@ const SENTENCES: { [K in EntryKind]: [PayloadOf<K>, string] } = {
     },
     'Step route took branch 2, as steps.lookup.output.tier == "gold" held (read payload.refund_amount = 30, steps.lookup.output.tier = "gold").',
   ],
+  'wait.started': [
+    { step: 'cool_off', kind: 'timer', fireAt: '2026-03-01T12:15:00.000Z', for: '15m' },
+    'Waiting at step cool_off for 15m: the timer fires at 2026-03-01T12:15:00.000Z; nothing holds the run meanwhile.',
+  ],
+  'wait.ended': [
+    { step: 'cool_off', reason: 'timer', at: '2026-03-01T12:15:00.212Z' },
+    'The timer of step cool_off fired; the run goes on (2026-03-01T12:15:00.212Z).',
+  ],
 };
 
 describe('describeEntry', () => {

@@ -144,6 +144,15 @@ function sentence(e: Entry): string {
         ? `Step ${p.step} took its else branch: no branch's condition held (${readWords(p.reads)}).`
         : `Step ${p.step} took branch ${p.branch + 1}, as ${p.when} held (${readWords(p.reads)}).`;
     }
+    case 'wait.started': {
+      const p = e.payload as PayloadOf<'wait.started'>;
+      const what = p.for !== undefined ? `for ${p.for}` : `until ${p.until ?? p.fireAt}`;
+      return `Waiting at step ${p.step} ${what}: the timer fires at ${p.fireAt}; nothing holds the run meanwhile.`;
+    }
+    case 'wait.ended': {
+      const p = e.payload as PayloadOf<'wait.ended'>;
+      return `The timer of step ${p.step} fired; the run goes on (${p.at}).`;
+    }
   }
 }
 

@@ -2,7 +2,8 @@
  * A published version compiles to an execution plan: nodes with dependencies. A plain step list
  * is a chain (each step depends on the one before); graph definitions compile to the same shape
  * and the engine walks both the same way. Each node has a `kind`, and the walk takes a node by its
- * kind (engine/walk.ts, `NODE_KINDS`): a tool step (with an optional guard, its `if:`) or a choice.
+ * kind (engine/walk.ts, `NODE_KINDS`): a tool step (with an optional guard, its `if:`), a choice
+ * or a wait.
  *
  * A step list with control flow compiles in document order: a branch's first step depends on its
  * choice, each later step on the one before it in its list, and the step after a choice on the
@@ -17,9 +18,11 @@ import {
   type FlowStep,
   isChooseStep,
   isPlainChain,
+  isWaitStep,
   nestedLists,
   type StepSpec,
   toolSteps,
+  type WaitStepSpec,
   type WorkflowSpec,
 } from '../spec/index.ts';
 
@@ -49,8 +52,17 @@ export interface ChooseNode {
   readonly within?: readonly Within[];
 }
 
+/** A step that waits (a timer): recorded when it starts and when it ends; calls nothing. */
+export interface WaitNode {
+  readonly kind: 'wait';
+  readonly id: string;
+  readonly step: WaitStepSpec;
+  readonly dependsOn: readonly string[];
+  readonly within?: readonly Within[];
+}
+
 /** A node of the plan. A new kind of node joins this union, and the walk's `NODE_KINDS` with it. */
-export type PlanNode = ToolNode | ChooseNode;
+export type PlanNode = ToolNode | ChooseNode | WaitNode;
 
 export interface ExecutionPlan {
   readonly nodes: readonly PlanNode[];
@@ -78,6 +90,12 @@ export function compilePlan(spec: WorkflowSpec): ExecutionPlan {
     let before = first;
     for (const step of steps) {
       const w = within.length > 0 ? { within } : {};
+      if (isWaitStep(step)) {
+        nodes.push({ kind: 'wait', id: step.name, step, dependsOn: before, ...w });
+        all.push(step.name);
+        before = [step.name];
+        continue;
+      }
       if (!isChooseStep(step)) {
         nodes.push({
           kind: 'tool',

@@ -29,6 +29,7 @@ export {
   notTaken,
   type PlanNode,
   type ToolNode,
+  type WaitNode,
   type Within,
 } from './execution-plan.ts';
 export { retainedRunError } from './retained-run.ts';
@@ -47,3 +48,4 @@ export {
 } from './run-id.ts';
 export { applyEntry, foldRun, type RunState, startState } from './run-state.ts';
 export { StatusFold } from './status-fold.ts';
+export { runTime } from './virtual-clock.ts';

@@ -55,6 +55,14 @@ export interface RunState {
   suspended?: OutcomeUnknownSuspension;
   /** Set while the run is held (paused) because its model provider could not answer: resume asks again. */
   outage?: ModelOutageSuspension;
+  /**
+   * A simulated run's virtual clock (ms), folded: its test's declared `clock`, moved on to each
+   * wait's end (a simulated run never sleeps: its clock jumps to the fire time). Undefined for a
+   * live run, and for a simulated run that declared no clock and has not waited (it reads the real clock).
+   */
+  virtualNow?: number;
+  /** The wait the run is in (`wait.started` without its `wait.ended`), with its fire time in ms. */
+  wait?: PayloadOf<'wait.started'> & { readonly fireAtMs: number };
   /** Source values drawn since the last decision: a resumed walk reuses them instead of drawing again. */
   drawsSinceDecision: PayloadOf<'source.drawn'>[];
   /** How many `source.drawn` entries the ledger holds (the ordinal of the next draw). */
@@ -125,6 +133,8 @@ export function startState(root: Entry<'run.started'>): RunState {
     finished: undefined,
     suspended: undefined,
     outage: undefined,
+    wait: undefined,
+    virtualNow: p.mode && p.test?.clock ? Date.parse(p.test.clock) : undefined,
     forkOf: p.forkOf || undefined,
     attemptOf: p.attemptOf || undefined,
     writ: p.writ || undefined,
@@ -164,7 +174,7 @@ export function applyEntry(s: RunState, e: Entry): void {
     return;
   }
   if (e.kind === 'run.resumed') {
-    s.status = 'running';
+    s.status = s.wait ? 'waiting' : 'running';
     s.outage = undefined;
     return;
   }
@@ -258,6 +268,21 @@ export function applyEntry(s: RunState, e: Entry): void {
       s.approval = undefined;
       s.suspended = undefined;
       s.outage = undefined;
+      break;
+    }
+    case 'wait.started': {
+      const p = e.payload as PayloadOf<'wait.started'>;
+      s.wait = { ...p, fireAtMs: Date.parse(p.fireAt) };
+      s.status = 'waiting';
+      break;
+    }
+    case 'wait.ended': {
+      // The wait step is done: the plan goes on past it.
+      const p = e.payload as PayloadOf<'wait.ended'>;
+      s.wait = undefined;
+      s.completed.add(p.step);
+      s.status = 'running';
+      if (s.mode) s.virtualNow = Math.max(s.virtualNow ?? 0, Date.parse(p.at));
       break;
     }
     case 'step.skipped':

@@ -8,6 +8,8 @@ import type { EntryKind, PayloadOf, RunStatus } from '../ledger/index.ts';
 export class StatusFold {
   status: RunStatus = 'running';
   private waitingFor: string | undefined;
+  /** Whether a wait is open (`wait.started` without its `wait.ended`). */
+  private waiting = false;
   /** The approval requested and not yet resolved (what the pending-approvals table must hold). */
   open: PayloadOf<'approval.requested'> | undefined;
 
@@ -40,6 +42,7 @@ export class StatusFold {
         // A finished run waits for nothing (a run cancelled while waiting for an approval).
         this.waitingFor = undefined;
         this.open = undefined;
+        this.waiting = false;
         break;
       case 'run.suspended':
         // A model outage holds the run as paused (resume asks again); an unknown outcome waits to be reconciled.
@@ -49,7 +52,17 @@ export class StatusFold {
             : 'outcome_unknown';
         break;
       case 'step.reconciled':
+        this.status = 'running';
+        break;
       case 'run.resumed':
+        this.status = this.waiting ? 'waiting' : 'running';
+        break;
+      case 'wait.started':
+        this.waiting = true;
+        this.status = 'waiting';
+        break;
+      case 'wait.ended':
+        this.waiting = false;
         this.status = 'running';
         break;
       case 'run.paused':

@@ -1,6 +1,7 @@
 /**
- * Validation of the step list as a whole: each entry is a tool step (check-steps.ts) or a choice
- * (`choose:` ordered branches, each `when:` a condition, and an optional `else:`), nested lists
+ * Validation of the step list as a whole: each entry is a tool step (check-steps.ts), a choice
+ * (`choose:` ordered branches, each `when:` a condition, and an optional `else:`) or a wait
+ * (`wait:`, wait-step.ts), nested lists
  * checked the same way, to a bounded depth. Names are unique across the whole document (the
  * layout, step-layout.ts); a condition (`if:`, `when:`) parses in the step-condition language and
  * reads only what is sure to have run before it. Every problem names its field path
@@ -21,6 +22,7 @@ import {
   type StepLayout,
   templateReadProblem,
 } from './step-layout.ts';
+import { checkWait, type WaitStepSpec } from './wait-step.ts';
 import type { SpecOptions } from './workflow-spec.ts';
 
 const CHOOSE_KEYS = ['name', 'choose', 'else'] as const;
@@ -72,7 +74,12 @@ class FlowChecker {
       if (!obj) return;
       const placed = this.layout.of.get(obj);
       if (!placed) return;
-      const step = placed.kind === 'choose' ? this.choose(obj, placed) : this.tool(obj, placed);
+      const step =
+        placed.kind === 'choose'
+          ? this.choose(obj, placed)
+          : placed.kind === 'wait'
+            ? this.wait(obj, placed)
+            : this.tool(obj, placed);
       if (step) out.push(step);
     });
     return out;
@@ -87,6 +94,14 @@ class FlowChecker {
       checkIf: (src, path) => this.condition(src, path, placed),
     };
     return checkToolStep(this.c, obj, [...placed.path], placed.name, t);
+  }
+
+  /** A wait (wait-step.ts): its `until` reads what an argument's template may read. */
+  private wait(obj: Record<string, unknown>, placed: PlacedStep): WaitStepSpec | undefined {
+    const wait = checkWait(this.c, obj, [...placed.path], (ref) =>
+      ref.root === 'step' ? templateReadProblem(this.layout, placed, ref.step) : undefined,
+    );
+    return wait && placed.name !== undefined ? { name: placed.name, wait } : undefined;
   }
 
   private choose(obj: Record<string, unknown>, placed: PlacedStep): ChooseStepSpec | undefined {

@@ -9,6 +9,7 @@
  * evaluation, nothing read from outside.
  */
 import type { PathSegment } from './read-path.ts';
+import type { WaitStepSpec } from './wait-step.ts';
 
 /** A step that calls a tool. `args` is any JSON; strings in it may hold `{{ path }}` templates. */
 export interface StepSpec {
@@ -37,7 +38,7 @@ export interface ChooseStepSpec {
 }
 
 /** One entry of a step list. A new kind joins this union and `nestedLists`. */
-export type FlowStep = StepSpec | ChooseStepSpec;
+export type FlowStep = StepSpec | ChooseStepSpec | WaitStepSpec;
 
 /** What holds a step list: a spec, or the list itself. */
 export type StepsLike = { readonly steps: readonly FlowStep[] } | readonly FlowStep[];

@@ -92,6 +92,14 @@ export { templateRefs } from './template-refs.ts';
 export { triggerMatches } from './trigger-matches.ts';
 export { ENV_NAME, isSpecId, validateSpec } from './validate-spec.ts';
 export {
+  checkWait,
+  isWaitStep,
+  MAX_WAIT_MS,
+  parseDuration,
+  type WaitSpec,
+  type WaitStepSpec,
+} from './wait-step.ts';
+export {
   isWorkflowStatus,
   type SpecOptions,
   type StepSpec,

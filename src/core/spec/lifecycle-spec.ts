@@ -9,7 +9,7 @@
  * Shapes and validation only: problems go to the spec checker with their field path; nothing here
  * runs a test or judges a gate.
  */
-import { instantMessage } from '../instant.ts';
+import { INSTANT_EXAMPLE, instantMessage, instantProblem } from '../instant.ts';
 import { checkJsonValue } from './check-json-value.ts';
 import {
   checkKeys,
@@ -61,6 +61,11 @@ export interface SpecTest {
   event: SpecTestEvent;
   /** What a person would decide where the run would wait (default approve). */
   approvals?: 'approve' | 'deny';
+  /**
+   * Where the test's virtual clock starts (an RFC 3339 instant): every entry of its run is stamped
+   * by it, and a wait advances it to the wait's fire time at once (docs/flow.md).
+   */
+  clock?: string;
   expect: TestExpectations;
 }
 
@@ -79,7 +84,7 @@ export interface SimulationSpec {
 /** When a test event gives no time: fixed, so the same test always names the same run. */
 export const TEST_EVENT_TIME = '2000-01-01T00:00:00Z';
 
-const TEST_KEYS = ['name', 'event', 'approvals', 'expect'] as const;
+const TEST_KEYS = ['name', 'event', 'approvals', 'clock', 'expect'] as const;
 const TEST_EVENT_KEYS = ['id', 'type', 'source', 'subject', 'payload', 'time'] as const;
 const EXPECT_KEYS = ['starts', 'status', 'steps', 'refusal', 'args', 'approvals'] as const;
 /** The expectations about a run, which a test of an event that starts none (`starts: false`) cannot have. */
@@ -211,6 +216,14 @@ export function readTests(c: SpecChecker, top: Obj, stepNames: readonly string[]
     const approvals = field(obj, 'approvals');
     if (approvals !== undefined && approvals !== 'approve' && approvals !== 'deny')
       c.report(['tests', i, 'approvals'], `expected approve or deny, got ${describeValue(approvals)}`);
+    const clock = field(obj, 'clock');
+    const clockProblem =
+      clock === undefined ? undefined : typeof clock === 'string' ? instantProblem(clock) : 'not a string';
+    if (clockProblem !== undefined)
+      c.report(
+        ['tests', i, 'clock'],
+        `expected an RFC 3339 instant like ${INSTANT_EXAMPLE}, got ${describeValue(clock)}: ${clockProblem}`,
+      );
     const expect = field(obj, 'expect');
     if (expect === undefined)
       c.missing(['tests', i, 'expect'], 'expectations (starts, status, steps, refusal, args, approvals)');
@@ -220,6 +233,7 @@ export function readTests(c: SpecChecker, top: Obj, stepNames: readonly string[]
         name,
         event: ev,
         ...(approvals === 'approve' || approvals === 'deny' ? { approvals } : {}),
+        ...(typeof clock === 'string' && clockProblem === undefined ? { clock } : {}),
         expect: ex,
       });
   });

@@ -23,7 +23,7 @@ export interface PlacedStep {
   readonly order: number;
   /** The branches enclosing it, outermost first: `<choice name>#<branch index or "else">`. */
   readonly branches: readonly string[];
-  readonly kind: 'tool' | 'choose';
+  readonly kind: 'tool' | 'choose' | 'wait';
   /** Has its own `if:`: it may be skipped. */
   readonly guarded: boolean;
 }
@@ -52,18 +52,20 @@ export function layOutSteps(c: SpecChecker, raw: readonly unknown[]): StepLayout
       const path = [...base, i];
       const name = nameOf(c, s, path, byName);
       const choose = Object.hasOwn(s, 'choose');
+      const wait = !choose && Object.hasOwn(s, 'wait');
       const placed: PlacedStep = {
         name,
         path,
         order: order++,
         branches,
-        kind: choose ? 'choose' : 'tool',
+        kind: choose ? 'choose' : wait ? 'wait' : 'tool',
         guarded: field(s, 'if') !== undefined,
       };
       of.set(s, placed);
       if (name !== undefined) byName.set(name, placed);
       if (!choose) {
-        most++;
+        // A wait calls no tool: it takes no step of maxSteps.
+        if (!wait) most++;
         return;
       }
       if (depth + 1 > MAX_FLOW_DEPTH) {
@@ -143,6 +145,7 @@ export function templateReadProblem(
   if (target.order > reader.order)
     return `step "${name}" runs later (${where(target)}); only earlier steps' output can be read`;
   if (target.kind === 'choose') return `step "${name}" is a choice (choose:) and has no output`;
+  if (target.kind === 'wait') return `step "${name}" is a wait (wait:) and has no output`;
   const choice = apart(target, reader);
   if (choice !== undefined)
     return `step "${name}" (${where(target)}) is in another branch of "${choice}" and never runs in the same run`;

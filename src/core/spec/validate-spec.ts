@@ -25,6 +25,7 @@ import {
   SpecChecker,
 } from './spec-checker.ts';
 import { describeValue } from './spec-problem.ts';
+import { isWaitStep } from './wait-step.ts';
 import {
   isWorkflowStatus,
   type SpecOptions,
