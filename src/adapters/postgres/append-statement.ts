@@ -7,10 +7,10 @@ WITH req AS (
   SELECT * FROM unnest($1::int[], $2::text[], $3::text[], $4::int[], $5::text[], $6::text[],
                        $7::int[], $8::text[], $9::text[], $10::text[], $11::text[], $12::int[],
                        $13::text[], $14::text[], $15::text[], $16::text[], $17::bool[], $18::text[],
-                       $19::bigint[], $50::text[], $51::text[])
+                       $19::bigint[], $50::text[], $51::text[], $66::text[])
     AS q(ord, run_id, tenant, exp_seq, exp_hash, status, head_seq, head_hash, created_at,
          updated_at, workflow_id, version, spec_hash, event_id, event_type, close_id,
-         lease_set, lease_owner, lease_until, mode, shadow_of)
+         lease_set, lease_owner, lease_until, mode, shadow_of, subject)
 ),
 advanced AS (
   UPDATE runs r
@@ -24,9 +24,10 @@ advanced AS (
 ),
 created AS (
   INSERT INTO runs (run_id, tenant, workflow_id, version, spec_hash, status, head_seq, head_hash,
-                    event_id, event_type, created_at, updated_at, lease_owner, lease_until, mode, shadow_of)
+                    event_id, event_type, created_at, updated_at, lease_owner, lease_until, mode, shadow_of,
+                    subject)
   SELECT run_id, tenant, workflow_id, version, spec_hash, status, head_seq, head_hash,
-         event_id, event_type, created_at, updated_at, lease_owner, lease_until, mode, shadow_of
+         event_id, event_type, created_at, updated_at, lease_owner, lease_until, mode, shadow_of, subject
     FROM req WHERE exp_seq IS NULL
      AND NOT EXISTS (SELECT 1 FROM retained_runs x WHERE x.run_id = req.run_id)
   ON CONFLICT (run_id) DO NOTHING
@@ -129,9 +130,9 @@ export const APPEND_CHANNEL = 'keel_appends';
  */
 export function appendStatement(notify: boolean): { name: string; text: string } {
   return notify
-    ? { name: 'keel_append_v8', text: APPEND_SQL }
+    ? { name: 'keel_append_v9', text: APPEND_SQL }
     : {
-        name: 'keel_append_v8_quiet',
+        name: 'keel_append_v9_quiet',
         text: APPEND_SQL.replace("pg_notify('keel_runs', current_schema())", '1').replace(
           "pg_notify('keel_appends', current_schema() || ' ' || q.run_id)",
           '1',
@@ -164,14 +165,15 @@ export function byRunId(a: AppendRequest, b: AppendRequest): number {
 }
 
 /**
- * The 65 parameters of APPEND_SQL for one round; `ord` is the index in `reqs`. A `hold` lease runs
+ * The 66 parameters of APPEND_SQL for one round; `ord` is the index in `reqs`. A `hold` lease runs
  * until `now + ms` on this process's clock, as workers' leases do. The entries' payloads travel as
  * one binary bytea ($39) cut by offset ($28, 1-based) and length ($40): a bytea[] parameter would
  * be sent as hex text, doubling its bytes, and escaped by the driver and decoded by the server.
  * An append with a writ budget change gives one row per writ of its chain (`linksOf`) to $41-$49.
  * A run created as simulated names its mode and its shadow's live run in $50 and $51. The blobs of
  * its v2 entries follow the payloads in $39, cut by $54 and $55, with their append and hash in $52, $53.
- * Shadow work queued with an append (ShadowWork) is $56-$65, one row per item.
+ * Shadow work queued with an append (ShadowWork) is $56-$65, one row per item. A created run's
+ * event subject (NULL when empty) is $66.
  */
 export function appendParams(
   reqs: readonly AppendRequest[],
@@ -185,6 +187,7 @@ export function appendParams(
   const m: unknown[][] = [[], []];
   const bl: unknown[][] = [[], [], [], []];
   const sw: unknown[][] = Array.from({ length: 10 }, () => []);
+  const subjects: unknown[] = [];
   const payloads: Uint8Array[] = [];
   const lengths: number[] = [];
   let offset = 1;
@@ -215,6 +218,7 @@ export function appendParams(
     ];
     pushColumns(q, row);
     pushColumns(m, [c?.mode ?? null, c?.shadowOf ?? null]);
+    subjects.push(c?.subject || null);
     for (const en of req.entries) {
       const vals = [ord, en.seq, en.v, en.kind, en.prevHash, en.payloadHash, en.hash, en.at, offset];
       pushColumns(e, vals);
@@ -257,7 +261,7 @@ export function appendParams(
       }
     }
   });
-  return [...q, ...e, ...x, Buffer.concat(payloads), lengths, ...b, ...m, ...bl, ...sw];
+  return [...q, ...e, ...x, Buffer.concat(payloads), lengths, ...b, ...m, ...bl, ...sw, subjects];
 }
 
 /** Appends one row's values to column arrays (parameter i gets value i). */

@@ -8,12 +8,17 @@
  * listings and cursors order exactly as they do in SQLite, whatever the database's locale.
  */
 import type { Migration } from './migration.ts';
+import { MIGRATION_RUN_SUBJECT } from './migration-run-subject.ts';
 import { MIGRATIONS_V1_V8 } from './migrations-v1-v8.ts';
 import { MIGRATIONS_V9_V15 } from './migrations-v9-v15.ts';
 
 export type { Migration };
 
-export const MIGRATIONS: readonly Migration[] = [...MIGRATIONS_V1_V8, ...MIGRATIONS_V9_V15];
+export const MIGRATIONS: readonly Migration[] = [
+  ...MIGRATIONS_V1_V8,
+  ...MIGRATIONS_V9_V15,
+  MIGRATION_RUN_SUBJECT,
+];
 
 /** The schema version this Keel writes and reads. */
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -4,12 +4,19 @@
  * migrations are never edited: a change is a new entry at the end (of migrations-v10-v16.ts, or a
  * file of its own once that one is long).
  */
+
+import { MIGRATION_RUN_SUBJECT } from './migration-run-subject.ts';
 import { MIGRATIONS_V1_V9 } from './migrations-v1-v9.ts';
 import { MIGRATIONS_V10_V16 } from './migrations-v10-v16.ts';
 
-export const SCHEMA_VERSION = 16;
+export const SCHEMA_VERSION = 17;
 
-export const MIGRATIONS: readonly string[] = [...MIGRATIONS_V1_V9, ...MIGRATIONS_V10_V16];
+export const MIGRATIONS: readonly string[] = [
+  ...MIGRATIONS_V1_V9,
+  ...MIGRATIONS_V10_V16,
+  // v17: a run row keeps its event subject, indexed for search (migration-run-subject.ts).
+  MIGRATION_RUN_SUBJECT,
+];
 
 /**
  * SQL reading a v7 digest column as `sha256:<hex>` (NULL stays NULL). With `digestBlob`, the one
