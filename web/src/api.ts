@@ -108,6 +108,8 @@ export interface Run {
   eventType: string;
   createdAt: string;
   updatedAt: string;
+  /** The starting event's subject (a ticket, a customer); absent when it named none. */
+  subject?: string;
   mode?: string;
   shadowOf?: string;
 }

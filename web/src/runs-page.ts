@@ -1,19 +1,29 @@
 /**
- * Runs: counts by status, filters (workflow, version, status, time) kept in the URL fragment, one
- * page at a time by the API's cursor. The first page reads itself again every few seconds, so new
- * runs and status changes appear; later pages hold still while they are read.
+ * Runs: counts by status, filters (workflow, version, status, time) and a search (a subject or a
+ * run id, run-search.ts) kept in the URL fragment, a jump to a date (the runs before the end of that
+ * day), one page at a time by the API's cursor. The first page reads itself again every few
+ * seconds, so new runs and status changes appear; later pages hold still while they are read.
  */
 import { useState } from 'preact/hooks';
 import { api, query, type Run, type Version } from './api.ts';
 import { fromLocalInput, RUN_STATUSES, shortHash, statusLabel } from './format.ts';
 import { html } from './html.ts';
+import { dayBefore, endOfDay, searchQuery, subjectFallback } from './run-search.ts';
 import { Empty, ErrorBox, POLL_MS, Status, Time, useLoad } from './ui.ts';
 import { v } from './visible.ts';
 
 const PAGE = 50;
 
-type Filters = { workflowId: string; version: string; status: string; since: string; until: string };
-const FIELDS = ['workflowId', 'version', 'status', 'since', 'until'] as const;
+type Filters = {
+  workflowId: string;
+  version: string;
+  status: string;
+  since: string;
+  until: string;
+  q: string;
+};
+const FIELDS = ['workflowId', 'version', 'status', 'since', 'until', 'q'] as const;
+type Page = { runs: Run[]; next?: string };
 
 function setFilters(f: Filters): void {
   const q = new URLSearchParams();
@@ -37,6 +47,7 @@ export function RunsPage({ params }: { params: URLSearchParams }) {
     status: params.get('status') ?? '',
     since: params.get('since') ?? '',
     until: params.get('until') ?? '',
+    q: params.get('q') ?? '',
   };
   const key = FIELDS.map((k) => f[k]).join('|');
   // Cursors of the pages before this one: [] on the first page.
@@ -49,12 +60,18 @@ export function RunsPage({ params }: { params: URLSearchParams }) {
     since: f.since,
     until: f.until,
   };
+  const list = (search: Record<string, string>) =>
+    api<Page>(
+      'GET',
+      `/api/runs${query({ ...filterQuery, ...search, status: f.status, limit: PAGE, cursor })}`,
+    );
   const runs = useLoad(
-    () =>
-      api<{ runs: Run[]; next?: string }>(
-        'GET',
-        `/api/runs${query({ ...filterQuery, status: f.status, limit: PAGE, cursor })}`,
-      ),
+    async () => {
+      const page = await list(searchQuery(f.q));
+      // Hex digits that start no run id may be a subject (a ticket numbered 12345678).
+      const fallback = subjectFallback(f.q);
+      return page.runs.length === 0 && !cursor && fallback ? list(fallback) : page;
+    },
     [key, cursor],
     cursor ? 0 : POLL_MS,
   );
@@ -78,8 +95,17 @@ export function RunsPage({ params }: { params: URLSearchParams }) {
     if (k === 'workflowId') next.version = '';
     setFilters(next);
   };
+  const search = (e: Event) => {
+    e.preventDefault();
+    const box = (e.currentTarget as HTMLFormElement).elements.namedItem('q') as HTMLInputElement;
+    setFilters({ ...f, q: box.value.trim() });
+  };
+  const jump = (e: Event) => {
+    const day = (e.target as HTMLInputElement).value;
+    setFilters({ ...f, until: (day && endOfDay(day)) || '' });
+  };
   const c = counts.value;
-  const list = runs.value?.runs ?? [];
+  const shown = runs.value?.runs ?? [];
   const filtered = FIELDS.some((k) => f[k]);
   return html`
     <h1>Runs</h1>
@@ -90,6 +116,11 @@ export function RunsPage({ params }: { params: URLSearchParams }) {
           html`<a href=${`#/runs${query({ ...filterQuery, status: s })}`} class=${`s-${s} ${f.status === s ? 'active' : ''}`}>${statusLabel(s)} <b>${c?.counts[s] ?? 0}</b></a>`,
       )}
     </div>
+    <form class="find" role="search" onSubmit=${search}>
+      <input type="search" name="q" value=${f.q} placeholder="Subject or run id" aria-label="Find a run by subject or run id" maxlength="512" />
+      <button type="submit">Find</button>
+      <label>Jump to <input type="date" name="jump" value=${f.until ? dayBefore(f.until) : ''} onChange=${jump} /></label>
+    </form>
     <form class="filters" onSubmit=${(e: Event) => e.preventDefault()}>
       <label>Workflow <select name="workflowId" value=${f.workflowId} onChange=${change('workflowId')}>
         <option value="">any</option>
@@ -111,18 +142,19 @@ export function RunsPage({ params }: { params: URLSearchParams }) {
     ${
       runs.loading && !runs.value
         ? html`<p class="loading">Loading runs…</p>`
-        : list.length === 0
+        : shown.length === 0
           ? html`<${Empty}>${
               filtered || stack.length
                 ? 'No runs match these filters.'
                 : html`No runs yet — emit an event: <code>${'npx keel emit <event.json>'}</code>`
             }<//>`
           : html`<div class="scroll"><table class="runs">
-              <thead><tr><th>Started</th><th>Workflow</th><th>Status</th><th>Event</th><th>Entries</th><th>Run</th></tr></thead>
+              <thead><tr><th>Started</th><th>Subject</th><th>Workflow</th><th>Status</th><th>Event</th><th>Entries</th><th>Run</th></tr></thead>
               <tbody>
-                ${list.map(
+                ${shown.map(
                   (r) => html`<tr data-run=${r.runId}>
                     <td><${Time} at=${r.createdAt} /></td>
+                    <td class="subject">${r.subject ? html`<a href=${`#/runs${query({ q: r.subject })}`}>${v(r.subject)}</a>` : html`<span class="muted">—</span>`}</td>
                     <td>${v(r.workflowId)} <span class="muted">v${r.version}</span>${r.mode ? html` <span class="tag">${r.mode}</span>` : null}</td>
                     <td><${Status} status=${r.status} /></td>
                     <td>${v(r.eventType)} <span class="muted">${v(r.eventId)}</span></td>
