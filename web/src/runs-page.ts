@@ -40,8 +40,8 @@ function toLocalInput(iso: string): string {
   return `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())}T${p(d.getHours())}:${p(d.getMinutes())}`;
 }
 
-export function RunsPage({ params }: { params: URLSearchParams }) {
-  const f: Filters = {
+function filtersOf(params: URLSearchParams): Filters {
+  return {
     workflowId: params.get('workflowId') ?? '',
     version: params.get('version') ?? '',
     status: params.get('status') ?? '',
@@ -49,22 +49,37 @@ export function RunsPage({ params }: { params: URLSearchParams }) {
     until: params.get('until') ?? '',
     q: params.get('q') ?? '',
   };
+}
+
+/** The filters the counts and every page share (the version only with its workflow). */
+function filterQueryOf(f: Filters) {
+  return { workflowId: f.workflowId, version: f.workflowId ? f.version : '', since: f.since, until: f.until };
+}
+
+/** A page of runs: the filters, a search (run-search.ts) and the cursor of the page before. */
+function listPath(f: Filters, search: Record<string, string>, cursor?: string): string {
+  return `/api/runs${query({ ...filterQueryOf(f), ...search, status: f.status, limit: PAGE, cursor })}`;
+}
+
+function countsPath(f: Filters): string {
+  return `/api/runs/counts${query({ workflowId: f.workflowId, version: f.workflowId ? f.version : '' })}`;
+}
+
+/** What the runs page reads first, so opening the console can start it beside the session check. */
+export function runsPageReads(params: URLSearchParams): string[] {
+  const f = filtersOf(params);
+  return [listPath(f, searchQuery(f.q)), countsPath(f), '/api/workflows'];
+}
+
+export function RunsPage({ params }: { params: URLSearchParams }) {
+  const f = filtersOf(params);
   const key = FIELDS.map((k) => f[k]).join('|');
   // Cursors of the pages before this one: [] on the first page.
   const [cursors, setCursors] = useState<{ key: string; stack: string[] }>({ key, stack: [] });
   const stack = cursors.key === key ? cursors.stack : [];
   const cursor = stack[stack.length - 1];
-  const filterQuery = {
-    workflowId: f.workflowId,
-    version: f.workflowId ? f.version : '',
-    since: f.since,
-    until: f.until,
-  };
-  const list = (search: Record<string, string>) =>
-    api<Page>(
-      'GET',
-      `/api/runs${query({ ...filterQuery, ...search, status: f.status, limit: PAGE, cursor })}`,
-    );
+  const filterQuery = filterQueryOf(f);
+  const list = (search: Record<string, string>) => api<Page>('GET', listPath(f, search, cursor));
   const runs = useLoad(
     async () => {
       const page = await list(searchQuery(f.q));
@@ -76,11 +91,7 @@ export function RunsPage({ params }: { params: URLSearchParams }) {
     cursor ? 0 : POLL_MS,
   );
   const counts = useLoad(
-    () =>
-      api<{ counts: Record<string, number>; total: number }>(
-        'GET',
-        `/api/runs/counts${query({ workflowId: f.workflowId, version: f.workflowId ? f.version : '' })}`,
-      ),
+    () => api<{ counts: Record<string, number>; total: number }>('GET', countsPath(f)),
     [f.workflowId, f.version],
     POLL_MS,
   );
@@ -95,6 +106,8 @@ export function RunsPage({ params }: { params: URLSearchParams }) {
     if (k === 'workflowId') next.version = '';
     setFilters(next);
   };
+  // The box is uncontrolled (keyed by the search it shows): the page's reads every two seconds
+  // redraw it, and would otherwise put back the last search over what a person is typing.
   const search = (e: Event) => {
     e.preventDefault();
     const box = (e.currentTarget as HTMLFormElement).elements.namedItem('q') as HTMLInputElement;
@@ -117,7 +130,7 @@ export function RunsPage({ params }: { params: URLSearchParams }) {
       )}
     </div>
     <form class="find" role="search" onSubmit=${search}>
-      <input type="search" name="q" value=${f.q} placeholder="Subject or run id" aria-label="Find a run by subject or run id" maxlength="512" />
+      <input type="search" name="q" key=${f.q} defaultValue=${f.q} placeholder="Subject or run id" aria-label="Find a run by subject or run id" maxlength="512" />
       <button type="submit">Find</button>
       <label>Jump to <input type="date" name="jump" value=${f.until ? dayBefore(f.until) : ''} onChange=${jump} /></label>
     </form>
