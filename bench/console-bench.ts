@@ -127,7 +127,9 @@ export async function consoleFigures(o: { runs?: number } = {}): Promise<Record<
         const deadline = performance.now() + LOAD_DEADLINE_MS;
         while (!(await page.evaluate(test))) {
           if (performance.now() > deadline) {
-            const seen = await page.evaluate(`location.hash + ' ' + document.querySelector('main').innerText`);
+            const seen = await page.evaluate(
+              `location.hash + ' ' + document.querySelector('main').innerText`,
+            );
             throw new Error(`the console never showed ${what}; it shows ${String(seen).slice(0, 600)}`);
           }
           await new Promise((r) => setTimeout(r, 10));
