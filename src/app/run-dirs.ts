@@ -315,6 +315,9 @@ export async function importRunDir(
         specHash: root.specHash,
         eventId: root.event.id,
         eventType: root.event.type,
+        ...(typeof root.event.subject === 'string' && root.event.subject !== ''
+          ? { subject: root.event.subject }
+          : {}),
         ...(root.mode ? { mode: root.mode } : {}),
         ...(root.shadowOf ? { shadowOf: root.shadowOf } : {}),
       },

@@ -15,7 +15,7 @@ import {
   type StoredEntry,
   type VerifyResult,
 } from '../core/ledger/index.ts';
-import { describeEntry, parseEvent } from '../core/run/index.ts';
+import { describeEntry, parseEvent, runIdPrefix, subjectTerm } from '../core/run/index.ts';
 import {
   type Engine,
   type GovernanceConfig,
@@ -135,6 +135,25 @@ function timeRange<F extends { since?: string; until?: string }>(f: F): F {
   return out as F;
 }
 
+/**
+ * A listing's search terms checked (core/run/run-search.ts): a subject exactly or by prefix (not
+ * both), a run id or a prefix of 8+ hex digits; each bad one a usage error naming its field.
+ */
+function searchTerms(f: RunFilter): RunFilter {
+  if (f.subject !== undefined && f.subjectPrefix !== undefined)
+    throw new KeelError(ErrorCode.usage, 'subjectPrefix: give subject or subjectPrefix, not both', {
+      field: 'subjectPrefix',
+    });
+  return {
+    ...f,
+    ...(f.subject !== undefined ? { subject: subjectTerm(f.subject) } : {}),
+    ...(f.subjectPrefix !== undefined
+      ? { subjectPrefix: subjectTerm(f.subjectPrefix, 'subjectPrefix') }
+      : {}),
+    ...(f.runId !== undefined ? { runId: runIdPrefix(f.runId) } : {}),
+  };
+}
+
 /** Versions shown to behave: a run of one acts unless it is a test or a shadow. */
 const ROUTABLE_STATUSES: readonly string[] = ['LIVE', 'AUTONOMOUS'];
 
@@ -202,10 +221,12 @@ export function runsHandle(d: RunsDeps): RunsHandle {
     },
     /**
      * Runs newest first, a page at a time; `since` (inclusive) and `until` (exclusive) bound their
-     * creation time (the run root's time) and may be any ISO 8601 instant with a zone.
+     * creation time (the run root's time) and may be any ISO 8601 instant with a zone: `until` is
+     * how one jumps to a date (the runs just before it, then older ones by the cursor). `subject`,
+     * `subjectPrefix` and `runId` find runs (searchTerms).
      */
     list: (tenant: string, filter?: RunFilter): Promise<RunPage> =>
-      store.runs.listRuns(tenant, filter ? timeRange(filter) : filter),
+      store.runs.listRuns(tenant, filter ? searchTerms(timeRange(filter)) : filter),
     /** How many of the tenant's runs are in each status (of a workflow, a version, a time range). */
     async counts(tenant: string, filter: RunCountFilter = {}): Promise<RunCounts> {
       const f = timeRange(filter);

@@ -10,8 +10,6 @@ import { type Command, Option } from 'commander';
 import pc from 'picocolors';
 import type { RunSummary } from '../app/index.ts';
 import { ErrorCode, KeelError } from '../core/errors.ts';
-import type { RunStatus } from '../core/ledger/index.ts';
-import { RUN_STATUSES } from '../core/ledger/run-entries.ts';
 import { flagOrEnv, type WithContext } from './context.ts';
 import { CLI_CHANNEL } from './event-commands.ts';
 import { EXIT } from './exit-codes.ts';
@@ -19,6 +17,7 @@ import { intOption, readJson } from './input.ts';
 import { chainText } from './lifecycle-output.ts';
 import { confirmLiveEffects, livePlan, versionPlan } from './live-effects.ts';
 import { line, printHistory, printJson, statusColor, verifyText } from './output.ts';
+import { registerRunsLs } from './runs-ls-command.ts';
 
 /** --writ: its chain, read when the command runs (writ files are checked with the writ schema). */
 async function writOf(file: string | undefined): Promise<{ writ?: { chain: readonly unknown[] } }> {
@@ -133,51 +132,7 @@ export function registerRunCommands(program: Command, withContext: WithContext):
     );
 
   const runs = program.command('runs').description('list and inspect runs');
-  runs
-    .command('ls')
-    .description('list runs, newest first')
-    .addOption(new Option('--status <status>', 'only runs with this status').choices([...RUN_STATUSES]))
-    .option('--workflow <id>', 'only runs of this workflow')
-    .addOption(
-      new Option('--mode <mode>', 'only live runs, or only simulated ones (tests, shadows)').choices([
-        'live',
-        'test',
-        'shadow',
-      ]),
-    )
-    .option('--limit <n>', 'page size', '50')
-    .option('--cursor <cursor>', 'continue after a previous page')
-    .action(
-      async (
-        o: {
-          status?: RunStatus;
-          workflow?: string;
-          mode?: 'live' | 'test' | 'shadow';
-          limit: string;
-          cursor?: string;
-        },
-        cmd: Command,
-      ) =>
-        withContext(cmd, async (ctx) => {
-          const page = await ctx.keel.runs.list(ctx.tenant, {
-            ...(o.status ? { status: o.status } : {}),
-            ...(o.workflow ? { workflowId: o.workflow } : {}),
-            ...(o.mode ? { mode: o.mode } : {}),
-            ...(o.cursor ? { cursor: o.cursor } : {}),
-            limit: intOption(o.limit, '--limit'),
-          });
-          if (ctx.json) {
-            printJson(page);
-            return;
-          }
-          if (page.runs.length === 0) line('no runs');
-          for (const r of page.runs)
-            line(
-              `${r.runId}  ${r.workflowId} v${r.version}  ${statusColor(r.status)}${r.mode ? `  ${pc.cyan(r.mode)}` : ''}  ${pc.dim(r.createdAt)}`,
-            );
-          if (page.next) line(pc.dim(`more: --cursor ${page.next}`));
-        }),
-    );
+  registerRunsLs(runs, withContext);
   runs
     .command('show')
     .description('show one run: status, workflow, head, pending approval')

@@ -111,6 +111,7 @@ export async function createRun(
       specHash: version.specHash,
       eventId: event.id,
       eventType: event.type,
+      ...(event.subject ? { subject: event.subject } : {}),
       ...(o.mode ? { mode: o.mode } : {}),
       ...(o.shadowOf ? { shadowOf: o.shadowOf } : {}),
     },

@@ -20,6 +20,8 @@ export interface NewRun {
   readonly specHash: Digest;
   readonly eventId: string;
   readonly eventType: string;
+  /** The starting event's subject (a ticket, a customer): what runs are searched by. Absent or empty: none. */
+  readonly subject?: string;
   readonly mode?: RunMode;
   readonly shadowOf?: string;
 }

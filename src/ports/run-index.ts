@@ -18,6 +18,8 @@ export interface RunRecord {
   readonly eventType: string;
   readonly createdAt: string;
   readonly updatedAt: string;
+  /** The starting event's subject (a ticket, a customer); absent when it named none. */
+  readonly subject?: string;
   /** A simulated run's mode (its root's `mode`); absent for a live run. */
   readonly mode?: RunMode;
   /** A shadow run's live run (its root's `shadowOf`). */
@@ -55,6 +57,15 @@ export interface RunFilter {
    */
   readonly since?: string;
   readonly until?: string;
+  /** Runs whose starting event's subject is exactly this. */
+  readonly subject?: string;
+  /** Runs whose subject starts with this (byte for byte). */
+  readonly subjectPrefix?: string;
+  /**
+   * A run id (`sha256:<64 hex>`), or a prefix of one (`sha256:` and at least 8 hex digits, as
+   * core/run/run-search.ts checks it): the runs whose id starts with it.
+   */
+  readonly runId?: string;
   readonly limit?: number;
   /** Opaque cursor from a previous page's `next`. */
   readonly cursor?: string;

@@ -22,6 +22,7 @@ import { ledgerContract } from './ledger-contract.ts';
 import { buildLedger, extendLedger, FIXED_TIME, sampleEvent } from './ledger-fixtures.ts';
 import { registryContract } from './registry-contract.ts';
 import { runIndexContract } from './run-index-contract.ts';
+import { runSearchContract } from './run-search-contract.ts';
 import { shadowQueueContract } from './shadow-queue-contract.ts';
 import { timerQueueContract } from './timer-queue-contract.ts';
 import { workQueueContract } from './work-queue-contract.ts';
@@ -57,6 +58,7 @@ export function runStoreContract(name: string, factory: StoreFactory): void {
 
     ledgerContract(current, other);
     runIndexContract(current);
+    runSearchContract(current);
     registryContract(current);
     evidenceContract(current);
     shadowQueueContract(current, other);

@@ -5,12 +5,12 @@
  */
 import { render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
-import { type Approval, api, session, type Who, whenUnauthorized } from './api.ts';
+import { type Approval, api, prefetch, session, type Who, whenUnauthorized } from './api.ts';
 import { DraftPage } from './draft-page.ts';
 import { html } from './html.ts';
 import { InboxPage } from './inbox.ts';
 import { RunPage } from './run-page.ts';
-import { RunsPage } from './runs-page.ts';
+import { RunsPage, runsPageReads } from './runs-page.ts';
 import { SignIn } from './sign-in.ts';
 import './style.css';
 import { POLL_MS, useLoad } from './ui.ts';
@@ -74,6 +74,10 @@ function App() {
   useEffect(() => {
     whenUnauthorized(signOut);
     if (!session.key()) return setWho(null);
+    // The first page's reads go out beside the session check, not one round trip after it.
+    const first = route();
+    if (first.path === '/runs') for (const p of runsPageReads(first.params)) prefetch(p);
+    prefetch('/api/approvals');
     api<Who>('GET', '/api/session').then(setWho, () => setWho(null));
   }, []);
   if (who === undefined) return html`<p class="loading">Loading…</p>`;

@@ -7,10 +7,10 @@ WITH req AS (
   SELECT * FROM unnest($1::int[], $2::text[], $3::text[], $4::int[], $5::text[], $6::text[],
                        $7::int[], $8::text[], $9::text[], $10::text[], $11::text[], $12::int[],
                        $13::text[], $14::text[], $15::text[], $16::text[], $17::bool[], $18::text[],
-                       $19::bigint[], $50::text[], $51::text[], $66::bigint[])
+                       $19::bigint[], $50::text[], $51::text[], $66::bigint[], $67::text[])
     AS q(ord, run_id, tenant, exp_seq, exp_hash, status, head_seq, head_hash, created_at,
          updated_at, workflow_id, version, spec_hash, event_id, event_type, close_id,
-         lease_set, lease_owner, lease_until, mode, shadow_of, wake_at)
+         lease_set, lease_owner, lease_until, mode, shadow_of, wake_at, subject)
 ),
 advanced AS (
   UPDATE runs r
@@ -26,9 +26,9 @@ advanced AS (
 created AS (
   INSERT INTO runs (run_id, tenant, workflow_id, version, spec_hash, status, head_seq, head_hash,
                     event_id, event_type, created_at, updated_at, lease_owner, lease_until, mode, shadow_of,
-                    wake_at)
+                    wake_at, subject)
   SELECT run_id, tenant, workflow_id, version, spec_hash, status, head_seq, head_hash,
-         event_id, event_type, created_at, updated_at, lease_owner, lease_until, mode, shadow_of, wake_at
+         event_id, event_type, created_at, updated_at, lease_owner, lease_until, mode, shadow_of, wake_at, subject
     FROM req WHERE exp_seq IS NULL
      AND NOT EXISTS (SELECT 1 FROM retained_runs x WHERE x.run_id = req.run_id)
   ON CONFLICT (run_id) DO NOTHING
@@ -176,6 +176,7 @@ export function byRunId(a: AppendRequest, b: AppendRequest): number {
  * its v2 entries follow the payloads in $39, cut by $54 and $55, with their append and hash in $52, $53.
  * Shadow work queued with an append (ShadowWork) is $56-$65, one row per item. A wait's wake time
  * (LeaseChange `wait`) is $66: the row keeps it while the run waits, and workers are woken to re-arm.
+ * A created run's event subject (NULL when empty) is $67.
  */
 export function appendParams(
   reqs: readonly AppendRequest[],
@@ -190,6 +191,7 @@ export function appendParams(
   const bl: unknown[][] = [[], [], [], []];
   const sw: unknown[][] = Array.from({ length: 10 }, () => []);
   const wake: unknown[] = [];
+  const subjects: unknown[] = [];
   const payloads: Uint8Array[] = [];
   const lengths: number[] = [];
   let offset = 1;
@@ -221,6 +223,7 @@ export function appendParams(
     pushColumns(q, row);
     pushColumns(m, [c?.mode ?? null, c?.shadowOf ?? null]);
     wake.push(req.lease?.op === 'wait' ? req.lease.wakeAt : null);
+    subjects.push(c?.subject || null);
     for (const en of req.entries) {
       const vals = [ord, en.seq, en.v, en.kind, en.prevHash, en.payloadHash, en.hash, en.at, offset];
       pushColumns(e, vals);
@@ -263,7 +266,7 @@ export function appendParams(
       }
     }
   });
-  return [...q, ...e, ...x, Buffer.concat(payloads), lengths, ...b, ...m, ...bl, ...sw, wake];
+  return [...q, ...e, ...x, Buffer.concat(payloads), lengths, ...b, ...m, ...bl, ...sw, wake, subjects];
 }
 
 /** Appends one row's values to column arrays (parameter i gets value i). */

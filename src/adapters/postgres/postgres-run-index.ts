@@ -18,9 +18,37 @@ import { checkIntArg } from '../shared/int-args.ts';
 import { modeFilter } from '../shared/lifecycle-rows.ts';
 import { liveRunTallyValues, toLiveRunTally } from '../shared/live-run-tally.ts';
 import { decodeCursor, encodeCursor, RUN_COLUMNS, toApproval, toRun } from '../shared/rows.ts';
+import { searchFilter } from '../shared/run-search-rows.ts';
 import { countRunsQuery, LIVE_RUN_TALLY_SQL } from './lifecycle.ts';
 import type { PostgresHandle } from './postgres-handle.ts';
 import { SQL } from './queries.ts';
+
+/**
+ * The statement listing a page of runs (one more than `limit`, to know whether another follows),
+ * newest first, keyset-paged by (created_at, run_id) after the cursor: never OFFSET, so a page deep
+ * in the past (a jump to a date, `until`) costs what the first does. Exported for the query-plan test.
+ */
+export function runListQuery(
+  tenant: string,
+  filter: RunFilter,
+  limit: number,
+): { text: string; values: unknown[] } {
+  checkIntArg('version', filter.version);
+  const values: unknown[] = [tenant];
+  const bind = (v: unknown) => `$${values.push(v)}`;
+  const where = ['tenant = $1'];
+  if (filter.status) where.push(`status = ${bind(filter.status)}`);
+  if (filter.workflowId) where.push(`workflow_id = ${bind(filter.workflowId)}`);
+  where.push(...modeFilter(filter, bind), ...searchFilter(filter, bind));
+  if (filter.cursor) {
+    const [createdAt, runId] = decodeCursor(filter.cursor);
+    where.push(`(created_at, run_id) < (${bind(createdAt)}, ${bind(runId)})`);
+  }
+  return {
+    text: `SELECT ${RUN_COLUMNS} FROM runs WHERE ${where.join(' AND ')} ORDER BY created_at DESC, run_id DESC LIMIT ${bind(limit + 1)}`,
+    values,
+  };
+}
 
 export class PostgresRunIndex implements RunIndex {
   constructor(private readonly h: PostgresHandle) {}
@@ -31,21 +59,9 @@ export class PostgresRunIndex implements RunIndex {
   }
 
   async listRuns(tenant: string, filter: RunFilter = {}): Promise<RunPage> {
-    checkIntArg('version', filter.version);
     const limit = Math.min(Math.max(filter.limit ?? 50, 1), 1000);
-    const params: unknown[] = [tenant];
-    const where = ['tenant = $1'];
-    if (filter.status) where.push(`status = $${params.push(filter.status)}`);
-    if (filter.workflowId) where.push(`workflow_id = $${params.push(filter.workflowId)}`);
-    where.push(...modeFilter(filter, (v) => `$${params.push(v)}`));
-    if (filter.cursor) {
-      const [createdAt, runId] = decodeCursor(filter.cursor);
-      where.push(`(created_at, run_id) < ($${params.push(createdAt)}, $${params.push(runId)})`);
-    }
-    const { rows } = await this.h.query(
-      `SELECT ${RUN_COLUMNS} FROM runs WHERE ${where.join(' AND ')} ORDER BY created_at DESC, run_id DESC LIMIT $${params.push(limit + 1)}`,
-      params,
-    );
+    const q = runListQuery(tenant, filter, limit);
+    const { rows } = await this.h.query(q.text, q.values);
     const runs = rows.slice(0, limit).map(toRun);
     const lastRun = runs[runs.length - 1];
     return rows.length > limit && lastRun

@@ -11,7 +11,7 @@ import type { PendingApproval, RunRecord, VersionRecord } from '../../ports/inde
 import type { Row } from './row.ts';
 
 export const RUN_COLUMNS =
-  'run_id, tenant, workflow_id, version, spec_hash, status, head_seq, head_hash, event_id, event_type, created_at, updated_at, mode, shadow_of';
+  'run_id, tenant, workflow_id, version, spec_hash, status, head_seq, head_hash, event_id, event_type, created_at, updated_at, mode, shadow_of, subject';
 
 export function toRun(r: Row): RunRecord {
   return {
@@ -26,6 +26,7 @@ export function toRun(r: Row): RunRecord {
     eventType: r.event_type as string,
     createdAt: r.created_at as string,
     updatedAt: r.updated_at as string,
+    ...(typeof r.subject === 'string' && r.subject !== '' ? { subject: r.subject } : {}),
     ...(typeof r.mode === 'string' ? { mode: r.mode as RunMode } : {}),
     ...(typeof r.shadow_of === 'string' ? { shadowOf: r.shadow_of } : {}),
   };

@@ -1,15 +1,23 @@
 /**
  * The SQLite schema, versioned through `PRAGMA user_version`. Migrations run in order inside one
  * transaction at open; a database from a newer Keel is refused rather than guessed at. Published
- * migrations are never edited: a change is a new entry at the end (of migrations-v17.ts).
+ * migrations are never edited: a change is a new entry at the end (of migrations-v17.ts, or a file of its own).
  */
+
+import { MIGRATION_RUN_SUBJECT } from './migration-run-subject.ts';
 import { MIGRATIONS_V1_V9 } from './migrations-v1-v9.ts';
 import { MIGRATIONS_V10_V16 } from './migrations-v10-v16.ts';
 import { MIGRATIONS_V17 } from './migrations-v17.ts';
 
-export const SCHEMA_VERSION = 17;
+export const SCHEMA_VERSION = 18;
 
-export const MIGRATIONS: readonly string[] = [...MIGRATIONS_V1_V9, ...MIGRATIONS_V10_V16, ...MIGRATIONS_V17];
+export const MIGRATIONS: readonly string[] = [
+  ...MIGRATIONS_V1_V9,
+  ...MIGRATIONS_V10_V16,
+  ...MIGRATIONS_V17,
+  // v18: a run row keeps its event subject, indexed for search (migration-run-subject.ts).
+  MIGRATION_RUN_SUBJECT,
+];
 
 /**
  * SQL reading a v7 digest column as `sha256:<hex>` (NULL stays NULL). With `digestBlob`, the one

@@ -58,8 +58,8 @@ export class SqliteLedger implements Ledger {
     this.db = db;
     this.st = {
       insertRun: db.prepare(
-        `INSERT INTO runs (run_id, tenant, workflow_id, version, spec_hash, status, head_seq, head_hash, event_id, event_type, created_at, updated_at, lease_owner, lease_until, mode, shadow_of, wake_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (run_id) DO NOTHING RETURNING run_key`,
+        `INSERT INTO runs (run_id, tenant, workflow_id, version, spec_hash, status, head_seq, head_hash, event_id, event_type, created_at, updated_at, lease_owner, lease_until, mode, shadow_of, wake_at, subject)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (run_id) DO NOTHING RETURNING run_key`,
       ),
       advanceRun: db.prepare(
         `UPDATE runs SET status = ?, head_seq = ?, head_hash = ?, updated_at = ?,
@@ -138,6 +138,7 @@ export class SqliteLedger implements Ledger {
         c.mode ?? null,
         c.shadowOf ?? null,
         wakeAt,
+        c.subject || null,
       ) as { run_key: number } | undefined;
       if (!row) throw conflict(req, 'the run already exists');
     } else {

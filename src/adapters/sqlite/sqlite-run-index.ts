@@ -25,7 +25,43 @@ import {
 } from '../shared/live-run-tally.ts';
 import type { Row } from '../shared/row.ts';
 import { decodeCursor, encodeCursor, toApproval, toRun } from '../shared/rows.ts';
+import { searchFilter } from '../shared/run-search-rows.ts';
 import { type BoundStatements, boundStatements } from './bound-statements.ts';
+
+/**
+ * The statement listing a page of runs (one more than `limit`, to know whether another follows),
+ * newest first, keyset-paged by (created_at, run_id) after the cursor: never OFFSET, so a page deep
+ * in the past (a jump to a date, `until`) costs what the first does. Exported for the query-plan test.
+ */
+export function runListQuery(
+  tenant: string,
+  filter: RunFilter,
+  limit: number,
+): { sql: string; params: unknown[] } {
+  checkIntArg('version', filter.version);
+  // A run id search reads the run id index (a few rows, then sorted): `+tenant` keeps the planner
+  // from walking the tenant's whole listing index instead to save that sort.
+  const where = [filter.runId !== undefined ? '+tenant = ?' : 'tenant = ?'];
+  const params: unknown[] = [tenant];
+  const bind = (v: unknown) => {
+    params.push(v);
+    return '?';
+  };
+  if (filter.status) where.push(`status = ${bind(filter.status)}`);
+  if (filter.workflowId) where.push(`workflow_id = ${bind(filter.workflowId)}`);
+  where.push(...modeFilter(filter, bind), ...searchFilter(filter, bind));
+  if (filter.cursor) {
+    const [createdAt, runId] = decodeCursor(filter.cursor);
+    where.push(
+      `(created_at < ${bind(createdAt)} OR (created_at = ${bind(createdAt)} AND run_id < ${bind(runId)}))`,
+    );
+  }
+  params.push(limit + 1);
+  return {
+    sql: `SELECT * FROM runs WHERE ${where.join(' AND ')} ORDER BY created_at DESC, run_id DESC LIMIT ?`,
+    params,
+  };
+}
 
 export class SqliteRunIndex implements RunIndex {
   private readonly st;
@@ -50,34 +86,9 @@ export class SqliteRunIndex implements RunIndex {
   }
 
   async listRuns(tenant: string, filter: RunFilter = {}): Promise<RunPage> {
-    checkIntArg('version', filter.version);
     const limit = Math.min(Math.max(filter.limit ?? 50, 1), 1000);
-    const where = ['tenant = ?'];
-    const params: unknown[] = [tenant];
-    if (filter.status) {
-      where.push('status = ?');
-      params.push(filter.status);
-    }
-    if (filter.workflowId) {
-      where.push('workflow_id = ?');
-      params.push(filter.workflowId);
-    }
-    where.push(
-      ...modeFilter(filter, (v) => {
-        params.push(v);
-        return '?';
-      }),
-    );
-    if (filter.cursor) {
-      const [createdAt, runId] = decodeCursor(filter.cursor);
-      where.push('(created_at < ? OR (created_at = ? AND run_id < ?))');
-      params.push(createdAt, createdAt, runId);
-    }
-    const rows = this.db
-      .prepare(
-        `SELECT * FROM runs WHERE ${where.join(' AND ')} ORDER BY created_at DESC, run_id DESC LIMIT ?`,
-      )
-      .all(...params, limit + 1) as Row[];
+    const q = runListQuery(tenant, filter, limit);
+    const rows = this.db.prepare(q.sql).all(...q.params) as Row[];
     const runs = rows.slice(0, limit).map(toRun);
     const lastRun = runs[runs.length - 1];
     return rows.length > limit && lastRun

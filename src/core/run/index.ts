@@ -46,6 +46,13 @@ export {
   shadowRunIdFor,
   testRunIdFor,
 } from './run-id.ts';
+export {
+  prefixEnd,
+  RUN_ID_PREFIX_MIN,
+  runIdPrefix,
+  SUBJECT_MAX,
+  subjectTerm,
+} from './run-search.ts';
 export { applyEntry, foldRun, type RunState, startState } from './run-state.ts';
 export { StatusFold } from './status-fold.ts';
 export { runTime } from './virtual-clock.ts';

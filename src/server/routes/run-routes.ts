@@ -8,7 +8,7 @@
 import { z } from 'zod';
 import { MAX_INT32 } from '../../core/int-range.ts';
 import { RUN_STATUSES } from '../../core/ledger/index.ts';
-import { parseEvent } from '../../core/run/index.ts';
+import { parseEvent, SUBJECT_MAX } from '../../core/run/index.ts';
 import { quoteInput } from '../../core/spec/index.ts';
 import { ProtocolError } from '../../openwop/protocol-error.ts';
 import { EventBody, Instant, type KeelRoute, Note, ok, route } from './route.ts';
@@ -40,7 +40,9 @@ const RUN_FILTER = {
     .optional()
     .describe('runs of this version (of workflowId; alone, of every workflow)'),
   since: Instant.optional().describe('runs created at or after this instant (ISO 8601 with a zone)'),
-  until: Instant.optional().describe('runs created before this instant (ISO 8601 with a zone)'),
+  until: Instant.optional().describe(
+    'runs created before this instant (ISO 8601 with a zone): jump to a date, then page older by the cursor',
+  ),
 };
 
 export const RUN_ROUTES: readonly KeelRoute[] = [
@@ -48,12 +50,32 @@ export const RUN_ROUTES: readonly KeelRoute[] = [
     method: 'get',
     path: '/api/runs',
     operationId: 'listRuns',
-    summary: 'List runs, newest first, a page at a time',
+    summary: 'List runs, newest first, a page at a time; find them by subject or run id, jump to a date',
     tag: 'runs',
     auth: true,
-    query: z.object({
+    // Strict: a misspelt filter (`subjct=T-1`) is refused naming it, never ignored into a listing
+    // of every run.
+    query: z.strictObject({
       status: z.enum(RUN_STATUSES).optional(),
       ...RUN_FILTER,
+      subject: z
+        .string()
+        .min(1)
+        .max(SUBJECT_MAX)
+        .optional()
+        .describe('runs whose starting event has exactly this subject (a ticket, a customer)'),
+      subjectPrefix: z
+        .string()
+        .min(1)
+        .max(SUBJECT_MAX)
+        .optional()
+        .describe('runs whose subject starts with this (not with `subject`)'),
+      runId: z
+        .string()
+        .min(1)
+        .max(71)
+        .optional()
+        .describe('a run id, or its first 8+ hex digits (with or without `sha256:`)'),
       limit: z.coerce.number().int().min(1).max(100).optional().describe('default 50'),
       cursor: z
         .string()
@@ -70,6 +92,9 @@ export const RUN_ROUTES: readonly KeelRoute[] = [
         ...(query.version !== undefined ? { version: query.version } : {}),
         ...(query.since !== undefined ? { since: query.since } : {}),
         ...(query.until !== undefined ? { until: query.until } : {}),
+        ...(query.subject !== undefined ? { subject: query.subject } : {}),
+        ...(query.subjectPrefix !== undefined ? { subjectPrefix: query.subjectPrefix } : {}),
+        ...(query.runId !== undefined ? { runId: query.runId } : {}),
         ...(query.cursor ? { cursor: query.cursor } : {}),
       });
       return ok({ runs: page.runs, ...(page.next ? { next: page.next } : {}) });
