@@ -116,7 +116,16 @@ export function createServerApp(keel: Keel, o: ServerOptions = {}) {
   app.route('/', mcpRoutes(keel, log));
   if (o.hooks && o.hooks.length > 0)
     app.route('/', hookRoutes(keel, host, o.hooks, { log, ...(o.hooksNow ? { now: o.hooksNow } : {}) }));
-  app.route('/', keelRoutes(keel, host, log, o.checkpoints?.key.publicKey));
+  app.route(
+    '/',
+    keelRoutes(
+      keel,
+      host,
+      log,
+      o.checkpoints?.key.publicKey,
+      o.hooks?.map((h) => h.spec),
+    ),
+  );
   app.route(
     '/',
     openWopRoutes(keel, host, log, {
