@@ -28,6 +28,8 @@
  *   step, paired batches (bench/http-tools-bench.ts);
  * - OpenTelemetry: runs/s with trace export on (to a loopback OTLP receiver) vs off, in paired
  *   batches (bench/otel-bench.ts);
+ * - hooks: verified webhook deliveries/s into runs beside plain POST /api/events, alternating
+ *   batches on one loopback server (bench/hooks-bench.ts);
  * - the operator console: its first page of runs with 10,000 runs in the store, in real headless
  *   Chromium, and its size gzipped (bench/console-bench.ts).
  *
@@ -47,6 +49,7 @@ import { blobFigures } from './blob-bench.ts';
 import { checkpointFigures } from './checkpoint-bench.ts';
 import { consoleFigures } from './console-bench.ts';
 import { evidenceFigures } from './evidence-bench.ts';
+import { hookFigures } from './hooks-bench.ts';
 import { httpFigures } from './http-bench.ts';
 import { httpToolFigures } from './http-tools-bench.ts';
 import { inputLimitFigures } from './input-limits-bench.ts';
@@ -255,6 +258,7 @@ async function main() {
   const httpTools = await httpToolFigures(dir, quick ? { rounds: 3, runs: 100 } : { rounds: ROUNDS });
   const otel = await otelFigures(dir, quick ? { rounds: 4, batch: 100 } : {});
   const timers = await timerFigures(dir, quick ? { runs: 500, firing: 300 } : {});
+  const hookRates = await hookFigures(quick ? { rounds: 2, batch: 150 } : {});
   for (const [k, v] of Object.entries({
     ...replay,
     ...verify,
@@ -267,6 +271,7 @@ async function main() {
     ...httpTools,
     ...otel,
     ...timers,
+    ...hookRates,
     ...limits,
   })) {
     console.log(

@@ -137,6 +137,10 @@ export class KeelMetrics implements CommitObserver {
     'HTTP request latency of keel serve, by method, route shape and status class.',
     [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
   );
+  readonly hookDeliveries = new Counter(
+    'keel_hook_deliveries_total',
+    'Deliveries to hooks (POST /hooks/<name>), by declared hook ("(unknown)" for no such hook) and outcome: accepted, redelivery, or the reason it was refused.',
+  );
   /** Approval request times read before the append that resolves them, by run and proposal. */
   private readonly requested = new Map<string, string>();
 
@@ -198,6 +202,7 @@ export class KeelMetrics implements CommitObserver {
       this.leaseTakeovers.render(),
       this.claims.render(),
       this.http.render(),
+      this.hookDeliveries.render(),
       gauge(
         'keel_queue_depth',
         'Runs a worker could claim now (running, no live lease), across the store.',

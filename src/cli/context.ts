@@ -40,6 +40,8 @@ export interface GlobalOptions extends GovernanceOptions {
   readonly json?: boolean;
   /** A tool pack module, or a tools file (`.yaml`, `.yml`, `.json`; tools-file.ts) (env KEEL_TOOLS). */
   readonly tools?: string;
+  /** The hooks file (hooks-file.ts) (env KEEL_HOOKS). */
+  readonly hooks?: string;
   /** Env variables exposed to tenants' runs, `TENANT=NAME,...;...` (env KEEL_EXPOSE_ENV). */
   readonly exposeEnv?: string;
   /** The model provider and its model and base URL (env KEEL_MODEL_PROVIDER, KEEL_MODEL, KEEL_MODEL_BASE_URL). */

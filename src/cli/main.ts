@@ -17,6 +17,7 @@ import { registerEventCommands } from './event-commands.ts';
 import { registerEvidenceCommands } from './evidence-commands.ts';
 import { EXIT } from './exit-codes.ts';
 import { registerGovernanceCommands } from './governance-commands.ts';
+import { registerHooksCommands } from './hooks-commands.ts';
 import { registerKeysCommands } from './keys-commands.ts';
 import { registerLifecycleCommands } from './lifecycle-commands.ts';
 import { registerMcpCommand } from './mcp-command.ts';
@@ -84,6 +85,11 @@ export function buildProgram(): Command {
       undefined,
     )
     .option(
+      '--hooks <file>',
+      'the hooks file (.yaml/.yml/.json) keel serve serves at POST /hooks/<name> and keel hooks reads; docs/hooks.md (env KEEL_HOOKS; default ./keel.hooks.yaml if present)',
+      undefined,
+    )
+    .option(
       '--model-provider <name>',
       'model provider for model slots: openai, anthropic or recorded (env KEEL_MODEL_PROVIDER; docs/models.md)',
       undefined,
@@ -146,6 +152,7 @@ export function buildProgram(): Command {
   registerKeysCommands(program, withContext);
   registerWritTrustCommands(program, withContext);
   registerToolsCommands(program, withContext, reportError);
+  registerHooksCommands(program, reportError);
   return program;
 }
 

@@ -11,6 +11,7 @@ import type { Command } from 'commander';
 import { ErrorCode, KeelError } from '../core/errors.ts';
 import { isLoopback } from '../server/loopback.ts';
 import { flagOrEnv, type WithContext } from './context.ts';
+import { hooksFileOf, readHooksFile, servedHooks } from './hooks-file.ts';
 import { intOption } from './input.ts';
 import { printJson } from './output.ts';
 
@@ -32,7 +33,7 @@ export function registerServeCommand(program: Command, withContext: WithContext)
       'bearer token GET /metrics asks for (env KEEL_METRICS_TOKEN; at least 16 characters); without one /metrics is served only on a loopback --host',
     )
     .action(async (o: ServeFlags, cmd: Command) =>
-      withContext(cmd, async (ctx) => {
+      withContext(cmd, async (ctx, g) => {
         if (o.host.trim() === '')
           throw new KeelError(ErrorCode.usage, '--host: expected an address', { field: 'host' });
         const port = intOption(o.port, '--port', 0, 65_535);
@@ -46,6 +47,9 @@ export function registerServeCommand(program: Command, withContext: WithContext)
           throw new KeelError(ErrorCode.usage, '--metrics-token: expected at least 16 characters', {
             field: 'metrics-token',
           });
+        // The hooks file (--hooks, KEEL_HOOKS, ./keel.hooks.yaml): checked, and every secret set, before listening.
+        const hooksFile = hooksFileOf(g.hooks);
+        const hooks = hooksFile === undefined ? [] : servedHooks(readHooksFile(hooksFile));
         const { cliLogger, errorFields } = await import('./cli-logger.ts');
         const log = cliLogger('serve');
         const { startServer } = await import('../server/serve.ts');
@@ -56,6 +60,7 @@ export function registerServeCommand(program: Command, withContext: WithContext)
             hostname: o.host,
             walkers: o.workers ? 'workers' : 'inline',
             logger: log,
+            ...(hooks.length > 0 ? { hooks } : {}),
             log: (e) => log.error(errorFields(e), 'unexpected error'),
             ...(metricsToken !== undefined ? { metricsToken: metricsToken.trim() } : {}),
             ...(checkpoints
@@ -106,6 +111,7 @@ export function registerServeCommand(program: Command, withContext: WithContext)
             store: ctx.storeName,
             traces: ctx.keel.telemetry.traces !== undefined,
             metrics: metricsToken !== undefined ? 'token' : isLoopback(o.host) ? 'loopback' : 'refused',
+            hooks: hooks.map((h) => h.spec.name),
           },
           'listening',
         );

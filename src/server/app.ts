@@ -13,6 +13,7 @@ import { OpenWopHost } from '../openwop/host.ts';
 import { answerHeaders } from './answer-headers.ts';
 import { consoleRoutes } from './console.ts';
 import { errorReply } from './errors.ts';
+import { hookRoutes, type ServedHook } from './hooks/hook-routes.ts';
 import { keelRoutes } from './keel-routes.ts';
 import { mcpRoutes } from './mcp/mcp-routes.ts';
 import { type MetricsAccess, metricsRoutes } from './metrics-route.ts';
@@ -46,6 +47,10 @@ export interface ServerOptions {
   readonly logger?: ServerLogger;
   /** Who may read GET /metrics (metrics-route.ts); by default nobody without a token. */
   readonly metricsAccess?: MetricsAccess;
+  /** Hooks served at POST /hooks/<name> (a hooks file, `--hooks`; docs/hooks.md), each with its secret. */
+  readonly hooks?: readonly ServedHook[];
+  /** The clock hooks read (timestamps' window, rate limits), in ms; Date.now by default. */
+  readonly hooksNow?: () => number;
   readonly checkpoints?: {
     readonly key: { readonly privateKey: KeyObject; readonly publicKey: KeyObject };
     readonly everySeconds: number;
@@ -109,7 +114,18 @@ export function createServerApp(keel: Keel, o: ServerOptions = {}) {
   app.route('/', metricsRoutes(metrics, o.metricsAccess ?? {}));
   app.route('/', consoleRoutes(o.consoleDir));
   app.route('/', mcpRoutes(keel, log));
-  app.route('/', keelRoutes(keel, host, log, o.checkpoints?.key.publicKey));
+  if (o.hooks && o.hooks.length > 0)
+    app.route('/', hookRoutes(keel, host, o.hooks, { log, ...(o.hooksNow ? { now: o.hooksNow } : {}) }));
+  app.route(
+    '/',
+    keelRoutes(
+      keel,
+      host,
+      log,
+      o.checkpoints?.key.publicKey,
+      o.hooks?.map((h) => h.spec),
+    ),
+  );
   app.route(
     '/',
     openWopRoutes(keel, host, log, {

@@ -44,6 +44,7 @@ const STATUS: Record<string, number> = {
   draft_mismatch: 409,
   draft_has_questions: 422,
   test_failed: 422,
+  delivery_invalid: 422,
   internal: 500,
   // OpenWOP
   validation_error: 400,

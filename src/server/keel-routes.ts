@@ -10,6 +10,7 @@ import type { KeyObject } from 'node:crypto';
 import { Hono } from 'hono';
 import type { z } from 'zod';
 import type { Keel } from '../app/keel.ts';
+import type { HookSpec } from '../core/hooks/index.ts';
 import type { OpenWopHost, Principal } from '../openwop/host.ts';
 import { ProtocolError } from '../openwop/protocol-error.ts';
 import { authenticate } from './auth.ts';
@@ -20,6 +21,7 @@ import { AUDIT_ROUTES } from './routes/audit-routes.ts';
 import { CHECKPOINT_ROUTES } from './routes/checkpoint-routes.ts';
 import { DRAFT_ROUTES } from './routes/draft-routes.ts';
 import { EVENT_ROUTES } from './routes/event-routes.ts';
+import { HOOK_ROUTES } from './routes/hook-routes.ts';
 import { LIFECYCLE_ROUTES } from './routes/lifecycle-routes.ts';
 import { type Call, type KeelRoute, ok, route } from './routes/route.ts';
 import { RUN_ROUTES } from './routes/run-routes.ts';
@@ -46,6 +48,7 @@ export const KEEL_ROUTES: readonly KeelRoute[] = [
   ...DRAFT_ROUTES,
   ...LIFECYCLE_ROUTES,
   ...EVENT_ROUTES,
+  ...HOOK_ROUTES,
   ...WRIT_ROUTES,
   ...RUN_ROUTES,
   ...AUDIT_ROUTES,
@@ -80,6 +83,7 @@ export function keelRoutes(
   host: OpenWopHost,
   log: (e: unknown) => void,
   checkpointKey?: KeyObject,
+  hooks?: readonly HookSpec[],
 ): Hono {
   const app = new Hono();
   for (const r of KEEL_ROUTES) {
@@ -102,6 +106,7 @@ export function keelRoutes(
         query,
         body,
         ...(checkpointKey ? { checkpointKey } : {}),
+        ...(hooks ? { hooks } : {}),
       };
       const reply =
         r.method === 'post' && r.auth

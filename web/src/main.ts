@@ -7,6 +7,7 @@ import { render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { type Approval, api, prefetch, session, type Who, whenUnauthorized } from './api.ts';
 import { DraftPage } from './draft-page.ts';
+import { HooksPage } from './hooks.ts';
 import { html } from './html.ts';
 import { InboxPage } from './inbox.ts';
 import { RunPage } from './run-page.ts';
@@ -49,6 +50,7 @@ function Shell({ who, onSignOut }: { who: Who; onSignOut: () => void }) {
   else if (path === '/approvals') page = html`<${InboxPage} who=${who} list=${inbox} />`;
   else if (path === '/workflows') page = html`<${WorkflowsPage} />`;
   else if (path === '/new') page = html`<${DraftPage} />`;
+  else if (path === '/hooks') page = html`<${HooksPage} />`;
   else page = html`<${RunsPage} params=${params} />`;
   return html`
     <header>
@@ -57,6 +59,7 @@ function Shell({ who, onSignOut }: { who: Who; onSignOut: () => void }) {
         ${link('#/runs', 'runs', 'Runs')}
         ${link('#/approvals', 'approvals', html`Approvals <span class=${`count ${pending ? 'some' : ''}`} data-testid="inbox-count" aria-label=${`${pending} pending`}>${pending}</span>`)}
         ${link('#/workflows', 'workflows', 'Workflows')}
+        ${link('#/hooks', 'hooks', 'Hooks')}
         ${link('#/new', 'new', 'New workflow')}
       </nav>
       <span class="who" title=${`${who.subject} (${who.kind} key)`}>tenant <strong>${who.tenant}</strong></span>

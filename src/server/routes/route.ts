@@ -7,6 +7,7 @@
 import type { KeyObject } from 'node:crypto';
 import { z } from 'zod';
 import type { Keel } from '../../app/keel.ts';
+import type { HookSpec } from '../../core/hooks/index.ts';
 import { instantBound, instantMessage } from '../../core/instant.ts';
 import { isSpecId, quoteInput } from '../../core/spec/index.ts';
 import type { OpenWopHost, Principal } from '../../openwop/host.ts';
@@ -25,6 +26,8 @@ export interface Call<B, Q> {
   readonly body: B;
   /** The public key `keel serve` signs checkpoints with, when it does (its audit surface pins it). */
   readonly checkpointKey?: KeyObject;
+  /** The hooks this server serves (`--hooks`), every tenant's: a route shows a caller its tenant's only. */
+  readonly hooks?: readonly HookSpec[];
   /** The request's W3C `traceparent` header, as sent (a route that starts runs records it when valid). */
   readonly traceparent?: string;
 }
