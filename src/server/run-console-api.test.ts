@@ -346,6 +346,7 @@ for (const backend of BACKENDS) {
         'paused',
         'refused',
         'running',
+        'waiting',
         'waiting_approval',
       ]);
       // The total is every run the list pages through.
