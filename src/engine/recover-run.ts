@@ -9,8 +9,8 @@ import { ErrorCode, KeelError } from '../core/errors.ts';
 import type { StoredEntry } from '../core/ledger/index.ts';
 import { foldRun, type RunState } from '../core/run/index.ts';
 import type { EngineContext } from './engine-context.ts';
-import { checkEvidence } from './load-run.ts';
-import { checkClaimedLedger, checkStoredRun, refuseUnverified, rowProblem } from './run-integrity.ts';
+import { checkEvidence, loadRun } from './load-run.ts';
+import { checkClaimedLedger, refuseUnverified, rowProblem } from './run-integrity.ts';
 import { type RunSummary, stateSummary } from './run-summary.ts';
 import { RunWriter } from './run-writer.ts';
 import type { WalkOptions } from './walk.ts';
@@ -58,12 +58,10 @@ export async function recoverRun(
       throw e;
     }
   } else {
-    const run = await store.runs.getRun(tenant, runId);
-    if (!run) throw new KeelError(ErrorCode.notFound, `run ${runId} not found`, { runId });
-    const version = await store.registry.getVersion(tenant, run.workflowId, run.version);
-    const all = await store.ledger.readEntries(tenant, runId);
-    ({ state } = checkStoredRun(run, all, version));
-    await checkEvidence(ctx, run, state, all);
+    // Not claimed here: a walker elsewhere (or this process) may be appending to the run while it
+    // is read. `loadRun` reads the row, then its ledger, and reads both again when the ledger has
+    // moved past the row's head in between — a run being walked is not a run that fails to verify.
+    ({ state } = await loadRun(ctx, tenant, runId));
   }
   if (
     state.finished ||
