@@ -11,6 +11,7 @@ export {
   type TenantWritTrust,
   writUsage,
 } from './governance.ts';
+export { readRunLedger } from './load-run.ts';
 export { DELEGATE_TOOL, DelegationCode, type DelegationKey } from './mint-delegation.ts';
 export { modelPlanner } from './model-planner.ts';
 export type { ReconcileRequest } from './reconcile-step.ts';

@@ -17,7 +17,7 @@ import {
 } from '../../core/lifecycle/index.ts';
 import type { Policy } from '../../core/policy/index.ts';
 import type { WorkflowStatus } from '../../core/spec/index.ts';
-import { checkStoredRun } from '../../engine/index.ts';
+import { checkStoredRun, readRunLedger } from '../../engine/index.ts';
 import type { VersionRecord } from '../../ports/index.ts';
 import type { LifecycleDeps, PromotionGatesConfig } from './lifecycle-deps.ts';
 import { replayGate } from './replay-gate.ts';
@@ -129,8 +129,9 @@ export class Gates {
       examples: 50,
     });
     for (const runId of new Set([...tally.runIds, ...tally.deniedRunIds])) {
-      const run = await store.runs.getRun(tenant, runId);
-      if (run) checkStoredRun(run, await store.ledger.readEntries(tenant, runId), v);
+      // A live run may be walked while it is read: the row and ledger are read again if it moved.
+      const read = await readRunLedger(store, tenant, runId);
+      if (read) checkStoredRun(read.run, read.stored, v);
     }
     const { runs: count, ...rest } = tally;
     return { count, ...rest };
