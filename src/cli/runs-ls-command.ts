@@ -9,7 +9,7 @@ import { type Command, Option } from 'commander';
 import pc from 'picocolors';
 import { requireInstantBound } from '../core/instant.ts';
 import { RUN_STATUSES, type RunStatus } from '../core/ledger/run-entries.ts';
-import { runIdPrefix, subjectTerm } from '../core/run/index.ts';
+import { runIdPrefix, subjectTerm } from '../core/run/run-search.ts';
 import { visibleText } from '../core/visible-text.ts';
 import type { WithContext } from './context.ts';
 import { intOption } from './input.ts';

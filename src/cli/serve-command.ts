@@ -11,7 +11,6 @@ import type { Command } from 'commander';
 import { ErrorCode, KeelError } from '../core/errors.ts';
 import { isLoopback } from '../server/loopback.ts';
 import { flagOrEnv, type WithContext } from './context.ts';
-import { hooksFileOf, readHooksFile, servedHooks } from './hooks-file.ts';
 import { intOption } from './input.ts';
 import { printJson } from './output.ts';
 
@@ -48,6 +47,7 @@ export function registerServeCommand(program: Command, withContext: WithContext)
             field: 'metrics-token',
           });
         // The hooks file (--hooks, KEEL_HOOKS, ./keel.hooks.yaml): checked, and every secret set, before listening.
+        const { hooksFileOf, readHooksFile, servedHooks } = await import('./hooks-file.ts');
         const hooksFile = hooksFileOf(g.hooks);
         const hooks = hooksFile === undefined ? [] : servedHooks(readHooksFile(hooksFile));
         const { cliLogger, errorFields } = await import('./cli-logger.ts');
