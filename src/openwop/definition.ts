@@ -15,8 +15,8 @@
 
 import { MAX_STEPS_PER_RUN } from '../app/index.ts';
 import { ErrorCode, KeelError } from '../core/errors.ts';
-import { isPlainChain, toolSteps, type WorkflowSpec } from '../core/spec/index.ts';
-import { flowEdges } from './flow-edges.ts';
+import { isPlainChain, type WorkflowSpec } from '../core/spec/index.ts';
+import { flowEdges, stepNodes, WAIT_TYPE_ID } from './flow-edges.ts';
 
 export interface OpenWopNode {
   readonly id: string;
@@ -119,6 +119,11 @@ export function parseDefinition(value: unknown): OpenWopDefinition {
     else ids.add(n.id);
     if (typeof n.typeId !== 'string' || !TYPE_ID.test(n.typeId))
       add(`${at}.typeId`, `expected a type id like core.noop, got ${JSON.stringify(n.typeId)}`);
+    else if (n.typeId === WAIT_TYPE_ID)
+      add(
+        `${at}.typeId`,
+        `${WAIT_TYPE_ID} is how Keel draws a spec's wait step; a definition cannot declare one: write the wait in a spec (wait: {for} or {until})`,
+      );
     if (n.config !== undefined && !isObject(n.config)) add(`${at}.config`, 'expected an object');
     if (n.inputs !== undefined && !isObject(n.inputs)) add(`${at}.inputs`, 'expected an object');
     for (const [port, pv] of Object.entries(isObject(n.inputs) ? n.inputs : {})) {
@@ -231,12 +236,12 @@ export function runInputs(
 
 /**
  * A Keel spec shown as an OpenWOP definition: one node per step (config = the step's arguments,
- * templates included), a chain of edges (with conditions where the spec branches: flow-edges.ts),
+ * templates included; a wait is a `keel.wait` node, config its `for` or `until`), a chain of edges (with conditions where the spec branches: flow-edges.ts),
  * and a variable per input default. What `GET
  * /workflows/{id}` answers for workflows that were not published as definitions.
  */
 export function specAsDefinition(spec: WorkflowSpec): Record<string, unknown> {
-  const steps = toolSteps(spec);
+  const steps = stepNodes(spec.steps);
   return {
     id: spec.id,
     name: spec.id,
@@ -244,10 +249,10 @@ export function specAsDefinition(spec: WorkflowSpec): Record<string, unknown> {
     ...(spec.description ? { description: spec.description } : {}),
     nodes: steps.map((st, i) => ({
       id: st.name,
-      typeId: st.tool,
+      typeId: st.typeId,
       name: st.name,
       position: { x: i * 200, y: 0 },
-      config: st.args,
+      config: st.config,
       inputs: {},
     })),
     edges: isPlainChain(spec)

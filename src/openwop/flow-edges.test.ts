@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { FLOW_SPEC } from '../../test/helpers/flow-spec.ts';
 import { parseSpec } from '../core/spec/index.ts';
-import { specAsDefinition } from './definition.ts';
+import { parseDefinition, specAsDefinition } from './definition.ts';
 
 test("a spec's branches show in its OpenWOP graph as edges carrying their conditions", () => {
   const def = specAsDefinition(parseSpec(FLOW_SPEC, 'desk.yaml')) as {
@@ -26,4 +26,65 @@ test("a spec's branches show in its OpenWOP graph as edges carrying their condit
   assert.deepEqual(e('gold_note', 'gold_refund'), [null]);
   assert.deepEqual(e('gold_refund', 'reply'), [null]);
   assert.equal(new Set(def.edges.map((x) => x.id)).size, def.edges.length, 'edge ids are unique');
+});
+
+test("a spec's waits show in its OpenWOP graph as keel.wait nodes on the way, and a definition cannot declare one", () => {
+  const spec = parseSpec(
+    `
+id: access
+version: 1
+status: LIVE
+triggers: [{event: access.requested}]
+steps:
+  - {name: grant, tool: grant_access, args: {user: "{{ event.subject }}"}}
+  - name: cool_off
+    wait: {for: 15m}
+  - name: route
+    choose:
+      - when: steps.grant.output.kind == "temporary"
+        steps:
+          - name: until_expiry
+            wait: {until: "{{ steps.grant.output.expiresAt }}"}
+  - {name: revoke, tool: revoke_access, args: {user: "{{ event.subject }}"}}
+limits: {maxSteps: 5, maxCostUsd: 0}
+`,
+    'access.yaml',
+  );
+  const def = specAsDefinition(spec) as {
+    nodes: { id: string; typeId: string; config: Record<string, unknown> }[];
+    edges: { sourceNodeId: string; targetNodeId: string; condition?: Record<string, unknown> }[];
+  };
+  assert.deepEqual(
+    def.nodes.map((n) => [n.id, n.typeId, n.config]),
+    [
+      ['grant', 'grant_access', { user: '{{ event.subject }}' }],
+      ['cool_off', 'keel.wait', { for: '15m' }],
+      ['until_expiry', 'keel.wait', { until: '{{ steps.grant.output.expiresAt }}' }],
+      ['revoke', 'revoke_access', { user: '{{ event.subject }}' }],
+    ],
+  );
+  assert.deepEqual(
+    def.edges.map((e) => [e.sourceNodeId, e.targetNodeId, e.condition ?? null]),
+    [
+      ['grant', 'cool_off', null],
+      [
+        'cool_off',
+        'until_expiry',
+        { choose: 'route', branch: 0, when: 'steps.grant.output.kind == "temporary"' },
+      ],
+      ['until_expiry', 'revoke', null],
+      ['cool_off', 'revoke', { choose: 'route', branch: 'else' }],
+    ],
+  );
+  assert.throws(
+    () =>
+      parseDefinition({
+        id: 'w',
+        name: 'w',
+        version: '1',
+        nodes: [{ id: 'pause', typeId: 'keel.wait', config: { for: '15m' } }],
+        edges: [],
+      }),
+    /nodes\[0\]\.typeId: keel\.wait is how Keel draws a spec's wait step/,
+  );
 });

@@ -1,12 +1,31 @@
 /**
- * The edges of a Keel spec with control flow, drawn as an OpenWOP graph: one node per tool step,
- * an edge for each way the walk can go from one to the next, and on each edge that is taken only
+ * The edges of a Keel spec with control flow, drawn as an OpenWOP graph: one node per tool step
+ * and per wait step (a node of type `keel.wait`, its `for` or `until` as config), an edge for each way the walk can go from one to the next, and on each edge that is taken only
  * under a condition, that condition (`condition`: the branch of a choice with its `when`, the
  * `else`, a guarded step's `if`, or a guarded step skipped). A plain step list is a chain with no
  * conditions, as before. For reading only: Keel compiles no OpenWOP edge condition back
  * (definition.ts refuses one), so such a definition is a picture of the spec, not a source.
  */
-import { type FlowStep, isChooseStep, isToolStep } from '../core/spec/index.ts';
+import { allSteps, type FlowStep, isChooseStep, isToolStep, isWaitStep } from '../core/spec/index.ts';
+
+/** The node type a wait step is drawn as; config `{for}` or `{until}`, as the spec writes it. */
+export const WAIT_TYPE_ID = 'keel.wait';
+
+/** A graph node as a spec's step draws it: a tool step, or a wait (type WAIT_TYPE_ID). */
+export interface StepNode {
+  readonly name: string;
+  readonly typeId: string;
+  readonly config: Record<string, unknown>;
+}
+
+/** The steps drawn as nodes, in document order: every tool step and every wait. */
+export function stepNodes(steps: readonly FlowStep[]): StepNode[] {
+  return allSteps(steps).flatMap((s): StepNode[] => {
+    if (isToolStep(s)) return [{ name: s.name, typeId: s.tool, config: s.args }];
+    if (isWaitStep(s)) return [{ name: s.name, typeId: WAIT_TYPE_ID, config: { ...s.wait } }];
+    return [];
+  });
+}
 
 export interface FlowEdge {
   readonly id: string;
@@ -37,6 +56,9 @@ export function flowEdges(steps: readonly FlowStep[]): FlowEdge[] {
             ? []
             : at.map((f) => ({ id: f.id, condition: { ...f.condition, skipped: s.name, unless: s.if } }));
         at = [{ id: s.name }, ...skipped];
+      } else if (isWaitStep(s)) {
+        for (const f of at) edge(f, s.name);
+        at = [{ id: s.name }];
       } else if (isChooseStep(s)) {
         const out: Frontier = [];
         s.choose.forEach((b, j) => {

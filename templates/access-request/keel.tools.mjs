@@ -22,6 +22,9 @@ function act(tool, args, key, result) {
 
 const suffix = (key) => key.slice(-12);
 
+/** When a grant made at `grantedAt` (an RFC 3339 instant, the run's recorded clock) ends. */
+const expiresAt = (grantedAt, days) => new Date(Date.parse(grantedAt) + days * 86_400_000).toISOString();
+
 const EMPLOYEES = {
   'E-41': { name: 'Noor', manager: 'M-7', department: 'analytics', active: true },
   'E-42': { name: 'Tom', manager: 'M-7', department: 'engineering', active: true },
@@ -85,13 +88,14 @@ export default [
       'Grants a role on a system to an employee for a number of days, in the identity provider. Widens who can do what: destructive.',
     args: {
       type: 'object',
-      required: ['employee_id', 'system', 'role', 'duration_days', 'active'],
+      required: ['employee_id', 'system', 'role', 'duration_days', 'active', 'granted_at'],
       properties: {
         employee_id: employeeId,
         system: { enum: SYSTEMS },
         role: { enum: ROLES },
         duration_days: { type: 'integer', minimum: 1, maximum: 90 },
         active: { const: true },
+        granted_at: { type: 'string', format: 'date-time' },
       },
       additionalProperties: false,
     },
@@ -102,11 +106,11 @@ export default [
     handler: (args, ctx) =>
       act('grant_access', args, ctx.idempotencyKey, {
         grant_id: `gr_${suffix(ctx.idempotencyKey)}`,
-        expires_in_days: args.duration_days,
+        expires_at: expiresAt(args.granted_at, args.duration_days),
       }),
     simulate: (args, ctx) => ({
       grant_id: `gr_sim_${suffix(ctx.idempotencyKey)}`,
-      expires_in_days: args.duration_days,
+      expires_at: expiresAt(args.granted_at, args.duration_days),
     }),
   },
   {
@@ -125,5 +129,28 @@ export default [
     handler: (args, ctx) =>
       act('notify_requester', args, ctx.idempotencyKey, { message_id: `msg_${suffix(ctx.idempotencyKey)}` }),
     simulate: (_args, ctx) => ({ message_id: `msg_sim_${suffix(ctx.idempotencyKey)}` }),
+  },
+  {
+    name: 'revoke_access',
+    description:
+      'Revokes a grant in the identity provider when its time is up. Narrows who can do what, so it asks nobody.',
+    args: {
+      type: 'object',
+      required: ['employee_id', 'system', 'role', 'grant_id'],
+      properties: {
+        employee_id: employeeId,
+        system: { enum: SYSTEMS },
+        role: { enum: ROLES },
+        grant_id: { type: 'string', pattern: '^gr_' },
+      },
+      additionalProperties: false,
+    },
+    destructive: false,
+    effect: 'write',
+    idempotent: true,
+    scopes: ['idp.grants.write'],
+    handler: (args, ctx) =>
+      act('revoke_access', args, ctx.idempotencyKey, { revoked: true, grant_id: args.grant_id }),
+    simulate: (args) => ({ revoked: true, grant_id: args.grant_id }),
   },
 ];

@@ -6,7 +6,7 @@
  * and reverses nothing; a run whose ledger was edited reads "unverified", its edited entry marked,
  * and what the API would refuse disabled, saying why; a TESTING version's tests run from its page
  * and the gate is judged again; a workflow's page does not keep the version picked on another's;
- * the empty states read as written.
+ * the empty states read as written; a wait step is drawn in the flow.
  *
  * The tests in this file build on each other, in order.
  */
@@ -366,6 +366,42 @@ describe('the console with hostile values', { timeout: 180_000 }, () => {
     for (const text of [await fresh.locator('main').innerText()])
       assert.doesNotMatch(text, /&lt;|&gt;|&amp;/);
     await fresh.close();
+  });
+
+  test('a wait step is drawn in the flow, on the way between its steps and in a branch', async () => {
+    const file = sandbox.write(
+      'note-later-v1.yaml',
+      `id: note-later
+version: 1
+status: DRAFT
+triggers: [{event: note.later}]
+steps:
+  - {name: first, tool: keep_note, args: {text: "{{event.payload.text}}"}}
+  - name: cool_off
+    wait: {for: 15m}
+  - name: route
+    choose:
+      - when: payload.text == "again"
+        steps:
+          - name: until_due
+            wait: {until: "{{event.payload.due}}"}
+  - {name: second, tool: keep_note, args: {text: "{{event.payload.text}}"}}
+limits: {maxSteps: 3, maxCostUsd: 0}
+`,
+    );
+    okJson(sandbox.keel(['--tools', PACK, '--tenant', 'acme', 'publish', file, '--json']));
+    await open('#/workflows/note-later');
+    const flow = page.getByLabel('Steps');
+    await flow.waitFor();
+    assert.deepEqual(
+      await flow.locator(':scope > li').evaluateAll((els) => els.map((e) => e.className || 'tool')),
+      ['trigger', 'tool', 'wait', 'choice', 'tool'],
+    );
+    assert.match(await flow.locator('li.wait[data-step="cool_off"]').innerText(), /cool_off\s+waits for 15m/);
+    assert.match(
+      await flow.locator('li.choice li.wait[data-step="until_due"]').innerText(),
+      /until_due\s+waits until \{\{event\.payload\.due\}\}/,
+    );
   });
 
   test('no page threw or logged an error on the way', () => {

@@ -69,7 +69,7 @@ const SAMPLES: Readonly<Record<string, Sample>> = {
     event: 'access-analytics.json',
     runs: { 'grant-temporary-access': 'waiting_approval' },
     waitsFor: ['request_manager_signoff', 'grant_access'],
-    approved: { 'grant-temporary-access': 'completed' },
+    approved: { 'grant-temporary-access': 'waiting' }, // until the grant ends, 30 days on
     effects: ['grant_access', 'notify_requester'],
     next: { event: 'access-payroll.json', runs: { 'grant-temporary-access': 'refused' } },
   },

@@ -189,7 +189,7 @@ export interface Spec {
   limits?: Record<string, unknown>;
   [k: string]: unknown;
 }
-/** A step of the list: a tool step (optionally guarded by `if`), or a choice (`choose` + `else`). */
+/** A step of the list: a tool step (optionally guarded by `if`), a choice (`choose` + `else`), or a wait. */
 export interface FlowStep {
   name: string;
   tool?: string;
@@ -197,6 +197,8 @@ export interface FlowStep {
   if?: string;
   choose?: { when: string; steps: FlowStep[] }[];
   else?: FlowStep[];
+  /** A durable timer: the run suspends `for` a duration (`15m`) or `until` an instant (a template). */
+  wait?: { for?: string; until?: string };
 }
 export interface Promotion {
   workflowId: string;

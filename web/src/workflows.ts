@@ -67,8 +67,14 @@ function Flow({ spec, tools }: { spec: Spec; tools: ToolInfo[] }) {
   </ol>`;
 }
 
-/** One step of the drawing: a tool step (with its condition), or a choice with its branches drawn under it. */
+/** One step of the drawing: a tool step (with its condition), a choice with its branches drawn under it, or a wait. */
 function FlowItem({ step: s, info }: { step: FlowStep; info: Map<string, ToolInfo> }) {
+  if (s.wait) {
+    const how = s.wait.for !== undefined ? `for ${s.wait.for}` : `until ${s.wait.until ?? ''}`;
+    return html`<li class="wait" data-step=${s.name}>
+      <b>${v(s.name)}</b> <span class="tag" title="the run suspends here, holding nothing, and calls no tool">waits ${v(how)}</span>
+    </li>`;
+  }
   if (s.choose) {
     const ways = [
       ...s.choose.map((b, j) => ({ label: `${j === 0 ? 'if' : 'otherwise, if'} ${b.when}`, steps: b.steps })),

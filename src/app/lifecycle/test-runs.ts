@@ -160,7 +160,11 @@ export async function testEvidence(
       out.push({ name: t.name, passed: startResult(t.name, starts, t).passed });
       continue;
     }
-    const test = { name: t.name, approvals: t.approvals ?? 'approve' } as const;
+    const test = {
+      name: t.name,
+      approvals: t.approvals ?? 'approve',
+      ...(t.clock ? { clock: t.clock } : {}),
+    } as const;
     const runId = d.engine.testRunId(version, event, test);
     const run = await d.store.runs.getRun(tenant, runId);
     if (!run) {

@@ -65,6 +65,10 @@ test('keel test runs a 48-hour wait in milliseconds, in virtual time, and the ru
     assert.equal(Date.parse(other.find((e) => e.kind === 'wait.ended')!.at), fire);
     assert.ok(Date.parse(other.at(-1)!.at) >= fire, 'nothing after the wait is earlier than its end');
     assert.equal((await keel.runs.replay('acme', free!.runId!)).identical, true);
+    // The gate finds the run of a test that declares a clock (its run id carries the clock).
+    const gate = await keel.lifecycle.gate('acme', 'access', 'SHADOW');
+    const tests = gate.conditions.find((c) => c.id === 'tests.pass')!;
+    assert.equal(tests.met, true, JSON.stringify(tests));
   } finally {
     await keel.close();
   }

@@ -28,3 +28,47 @@ test('keel explain reads a condition and a choice in words, each branch with its
     /3\. if its refund_amount is over \$50: ask_lead; otherwise, if step lookup's tier is "gold": add_tag, then refund; otherwise: refund; 4\. send_reply\.$/,
   );
 });
+
+const WAIT_SPEC = `
+id: access
+version: 1
+status: LIVE
+triggers: [{event: access.requested}]
+steps:
+  - {name: grant, tool: grant_access, args: {user: "{{ event.subject }}"}}
+  - name: cool_off
+    wait: {for: 15m}
+  - name: route
+    choose:
+      - when: steps.grant.output.kind == "temporary"
+        steps:
+          - name: until_expiry
+            wait: {until: "{{ steps.grant.output.expiresAt }}"}
+    else:
+      - {name: note, tool: add_tag, args: {tag: kept}}
+  - {name: revoke, tool: revoke_access, args: {user: "{{ event.subject }}"}}
+limits: {maxSteps: 5, maxCostUsd: 0}
+`;
+
+test('keel explain shows a wait step: "then wait 15 minutes", "then wait until" its instant in words', () => {
+  const r = explainSpec(parseSpec(WAIT_SPEC, 'access.yaml'), []);
+  assert.equal(r.steps[1], '2. cool_off: then wait 15 minutes; calls nothing.');
+  assert.equal(
+    r.steps[4],
+    "     3.1.1. until_expiry: then wait until step grant's expiresAt; calls nothing.",
+  );
+  assert.match(r.summary, /: 1\. grant_access; 2\. wait 15 minutes; 3\. if step grant's kind is "temporary"/);
+  assert.match(r.summary, /: wait until step grant's expiresAt; otherwise: add_tag; 4\. revoke_access\.$/);
+  const lines = explainSpec(
+    parseSpec(
+      WAIT_SPEC.replace('{for: 15m}', '{for: 1d}').replace(
+        '"{{ steps.grant.output.expiresAt }}"',
+        '"2026-03-01T09:00:00Z"',
+      ),
+      'a.yaml',
+    ),
+    [],
+  ).steps;
+  assert.equal(lines[1], '2. cool_off: then wait 1 day; calls nothing.');
+  assert.match(lines[4]!, /until_expiry: then wait until "2026-03-01T09:00:00Z"; calls nothing\.$/);
+});

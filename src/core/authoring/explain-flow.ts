@@ -1,11 +1,13 @@
 /**
  * The read-back of a step list with control flow: a guarded step says when it runs ("only if
  * …"), a choice reads as "if …: …; otherwise, if …: …; otherwise: …", its branches' steps
- * numbered under it (3.1, 3.2). Used by explain-spec.ts for lists that are not a plain chain; a
+ * numbered under it (3.1, 3.2), a wait reads "then wait 15 minutes" / "then wait until …". Used by explain-spec.ts for lists that are not a plain chain; a
  * plain list reads exactly as it always did. Pure.
  */
 import { type FlowStep, isChooseStep, isToolStep, type StepSpec } from '../spec/flow-steps.ts';
+import { isWaitStep } from '../spec/wait-step.ts';
 import { stepConditionWords } from './condition-words.ts';
+import { waitWords } from './wait-words.ts';
 
 /** One line per step, nested branches indented; `toolLine` words a tool step numbered `n`. */
 export function flowLines(
@@ -20,6 +22,10 @@ export function flowLines(
     if (isToolStep(s)) {
       const only = s.if === undefined ? '' : `; only if ${stepConditionWords(s.if)}, else skipped`;
       out.push(`${indent}${toolLine(s, n)}${only}.`);
+      return;
+    }
+    if (isWaitStep(s)) {
+      out.push(`${indent}${n}. ${s.name}: then ${waitWords(s.wait)}; calls nothing.`);
       return;
     }
     if (!isChooseStep(s)) return;
@@ -43,6 +49,7 @@ export function flowSummary(steps: readonly FlowStep[], doing: (s: StepSpec) => 
       const n = `${i + 1}. `;
       if (isToolStep(s))
         return `${n}${s.if === undefined ? '' : `if ${stepConditionWords(s.if)}, `}${doing(s)}`;
+      if (isWaitStep(s)) return `${n}${waitWords(s.wait)}`;
       if (!isChooseStep(s)) return n;
       const ways = s.choose.map(
         (b, j) =>
@@ -57,10 +64,9 @@ export function flowSummary(steps: readonly FlowStep[], doing: (s: StepSpec) => 
 function inner(steps: readonly FlowStep[], doing: (s: StepSpec) => string): string {
   if (steps.length === 0) return 'nothing';
   return steps
-    .map((s) =>
-      isToolStep(s)
-        ? `${s.if === undefined ? '' : `if ${stepConditionWords(s.if)}, `}${doing(s)}`
-        : `a choice (${s.name})`,
-    )
+    .map((s) => {
+      if (isToolStep(s)) return `${s.if === undefined ? '' : `if ${stepConditionWords(s.if)}, `}${doing(s)}`;
+      return isWaitStep(s) ? waitWords(s.wait) : `a choice (${s.name})`;
+    })
     .join(', then ');
 }

@@ -13,6 +13,7 @@ import { isPlainChain, type StepSpec, toolSteps } from '../spec/flow-steps.ts';
 import { parseCondition } from '../spec/parse-condition.ts';
 import type { WorkflowSpec } from '../spec/workflow-spec.ts';
 import type { ToolDescriptor } from '../tools/tool-descriptor.ts';
+import { argWords } from './arg-words.ts';
 import { conditionWords, dollars } from './condition-words.ts';
 import { flowLines, flowSummary } from './explain-flow.ts';
 import { readPolicy } from './explain-policy.ts';
@@ -31,8 +32,6 @@ export interface ReadBack {
   /** All of it as one text, the way `keel explain` prints it. */
   readonly text: string;
 }
-
-const WHOLE_TEMPLATE = /^\{\{\s*([^{}]+?)\s*\}\}$/;
 
 /** The tenant's policy, read against the steps when given (readPolicy). */
 export interface ExplainPolicy {
@@ -158,35 +157,6 @@ export function eventWords(type: string): string {
   if (!m) return `an event ${type} arrives`;
   const noun = m[1]!.replace(/[_-]/g, ' ');
   return `${/^[aeiou]/.test(noun) ? 'an' : 'a'} ${noun} is ${m[2]!.replace(/_/g, ' ')}`;
-}
-
-/** An argument value in words: a template names where the value comes from; text is quoted. */
-function argWords(v: unknown): string {
-  if (typeof v === 'string') {
-    const m = WHOLE_TEMPLATE.exec(v);
-    if (m) return refWords(m[1]!);
-    const text = v.replace(/\{\{\s*([^{}]+?)\s*\}\}/g, (_all, ref: string) => `<${refWords(ref)}>`);
-    return JSON.stringify(text.length > 80 ? `${text.slice(0, 77)}...` : text);
-  }
-  if (typeof v === 'object' && v !== null && !Array.isArray(v) && '$model' in v) {
-    const prompt = (v as { $model?: { prompt?: unknown } }).$model?.prompt;
-    return `chosen by a model${typeof prompt === 'string' ? ` (asked: ${JSON.stringify(prompt.length > 60 ? `${prompt.slice(0, 57)}...` : prompt)})` : ''}`;
-  }
-  return JSON.stringify(v);
-}
-
-function refWords(ref: string): string {
-  const parts = ref.split('.');
-  if (parts[0] === 'event') {
-    if (parts[1] === 'payload' && parts.length > 2) return `the event's ${parts.slice(2).join('.')}`;
-    return `the event's ${parts.slice(1).join('.')}`;
-  }
-  if (parts[0] === 'steps' && parts.length >= 3) {
-    const rest = parts.slice(3).join('.');
-    return `step ${parts[1]}'s ${rest === '' ? 'output' : rest}`;
-  }
-  if (parts[0] === 'env') return `the environment's ${parts.slice(1).join('.')}`;
-  return `the recorded ${ref}`;
 }
 
 function firstSentence(description: string): string {

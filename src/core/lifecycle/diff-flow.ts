@@ -1,7 +1,8 @@
 /**
  * What changed in a workflow's control flow between two versions, for `keel diff`: a condition on
  * a step added, removed or changed (`if:`), a choice added or gone, a branch added, removed or
- * with another condition, an else added or dropped, a step moved into or out of a branch. Each is
+ * with another condition, an else added or dropped, a step moved into or out of a branch, a wait
+ * added, gone or changed (diff-waits.ts). Each is
  * a behaviour change, except a condition written differently with the same meaning (conditions
  * compare by their normal form, normalize-condition.ts). Pure: two specs in, changes out.
  */
@@ -16,6 +17,7 @@ import {
   type WorkflowSpec,
   walkSteps,
 } from '../spec/index.ts';
+import { diffWaits } from './diff-waits.ts';
 
 export interface FlowChange {
   readonly text: string;
@@ -117,5 +119,6 @@ export function diffFlow(a: WorkflowSpec, b: WorkflowSpec, newName: (n: string) 
     const was = pa.get(name);
     if (was !== undefined && was !== now && !cb.has(name)) add(`Step ${name} now runs ${now} (was ${was}).`);
   }
+  out.push(...diffWaits(a, b, newName));
   return out;
 }
