@@ -25,7 +25,6 @@ import {
   SpecChecker,
 } from './spec-checker.ts';
 import { describeValue } from './spec-problem.ts';
-import { isWaitStep } from './wait-step.ts';
 import {
   isWorkflowStatus,
   type SpecOptions,
