@@ -68,7 +68,8 @@ export function initProject(dir: string): string[] {
     written.push(relative(process.cwd(), to) || to);
   };
   const copy = (from: string, to: string) => write(to, (t) => copyFileSync(from, t));
-  for (const f of readdirSync(EXAMPLE).filter((f) => f.endsWith('.yaml')))
+  // The example's workflows; its hooks file (keel.hooks.yaml, whose secrets a new project lacks) is not one.
+  for (const f of readdirSync(EXAMPLE).filter((f) => f.endsWith('.yaml') && !f.startsWith('keel.')))
     copy(join(EXAMPLE, f), join(dir, 'workflows', f));
   for (const f of readdirSync(join(EXAMPLE, 'events')))
     copy(join(EXAMPLE, 'events', f), join(dir, 'events', f));
