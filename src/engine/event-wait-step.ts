@@ -66,6 +66,8 @@ export async function walkEventWait(walk: Walk, node: WaitNode, wait: EventWaitS
   if (replaying) {
     const recorded = fx.recordedWaitEnd!(s);
     if (!recorded) return 'stop';
+    // A simulated run's clock jumps where it jumped when recorded (a live run's is served as recorded).
+    if (walk.simulated) w.advanceTo(recorded.at);
     w.add('wait.ended', recorded);
     return 'next';
   }
