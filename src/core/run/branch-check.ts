@@ -59,7 +59,13 @@ export class BranchCheck {
       const p = payload as PayloadOf<'wait.ended'>;
       const open = this.waitOpen;
       this.waitOpen = undefined;
-      if (open && open.step === p.step) this.checkEventEnd(open, p, seq);
+      const why = open && open.step === p.step ? this.checkEventEnd(open, p, seq) : undefined;
+      if (why)
+        this.failure = {
+          code: 'wait_mismatch',
+          seq,
+          message: `wait.ended at seq ${seq} (step ${p.step}): ${why}`,
+        };
     } else if (kind === 'step.skipped' || kind === 'branch.chosen') {
       const d = { seq, kind, p: payload } as Decision;
       this.decisions.push(d);
@@ -101,11 +107,15 @@ export class BranchCheck {
         );
       this.eventWaits.push({ seq, step: p.step, match: open.match });
       this.outputs[p.step] = { timedOut: false, event: e };
-    } else if (p.reason === 'timeout') {
+      return undefined;
+    }
+    if (p.reason === 'timeout') {
       if (open.fireAt === undefined || Date.parse(p.at) < Date.parse(open.fireAt))
         return fail(`it timed out at ${p.at}, before its timeout ${open.fireAt ?? '(none)'}`);
       this.outputs[p.step] = { timedOut: true };
-    } else return fail(`a wait for an event cannot end by ${p.reason}`);
+      return undefined;
+    }
+    return fail(`a wait for an event cannot end by ${p.reason}`);
   }
 
   /** The first decision that does not follow (reads first, then each decided again from `spec`). */
