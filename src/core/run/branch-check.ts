@@ -78,14 +78,12 @@ export class BranchCheck {
    * its window, not taken before, and its match, decided again on it and the run's values, must
    * hold and read what the entry records. Then the wait's output is the run's value.
    */
-  private checkEventEnd(open: PayloadOf<'wait.started'>, p: PayloadOf<'wait.ended'>, seq: number): void {
-    const fail = (why: string) => {
-      this.failure = {
-        code: 'wait_mismatch',
-        seq,
-        message: `wait.ended at seq ${seq} (step ${p.step}): ${why}`,
-      };
-    };
+  private checkEventEnd(
+    open: PayloadOf<'wait.started'>,
+    p: PayloadOf<'wait.ended'>,
+    seq: number,
+  ): string | undefined {
+    const fail = (why: string) => why;
     if (p.reason === 'event') {
       const e = p.event;
       if (!e) return fail('it ended on an event but records none');
