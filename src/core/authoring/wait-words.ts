@@ -30,5 +30,6 @@ export function waitWords(w: WaitSpec): string {
   const back = w.lookback
     ? ` (one that arrived up to ${durationWords(w.lookback)} before the wait counts)`
     : ' (one that arrived since the run started counts)';
-  return `wait ${within}for a ${w.event} event${where}${back}`;
+  const article = /^[aeiou]/i.test(w.event) ? 'an' : 'a';
+  return `wait ${within}for ${article} ${w.event} event${where}${back}`;
 }
