@@ -101,7 +101,7 @@ export async function timerFigures(
       const started = es.find((e) => e.kind === 'wait.started');
       const end = es.find((e) => e.kind === 'wait.ended');
       if (!started || !end) continue;
-      const fire = Date.parse(payloadOf(started, 'wait.started').fireAt);
+      const fire = Date.parse(payloadOf(started, 'wait.started').fireAt!);
       ended.push(Date.parse(end.at) - fire);
       finished.push(Date.parse(es.at(-1)!.at) - fire);
     }

@@ -8,14 +8,15 @@
  * (`event_conflict`): it never starts a run. A run it starts has its SHADOW versions' comparisons
  * queued in the transaction of its root (`shadowWork`); the caller (events-handle.ts) tells the drainer,
  * queues the comparisons of candidates that would start where no live version does, and steps
- * rollouts.
+ * rollouts. An event of a type some version waits for is kept as an arrival and wakes the runs
+ * waiting for it (`arrive`, ports/event-waits.ts): an event can both start runs and end waits.
  */
 
 import type { Digest } from '../core/canonical/index.ts';
 import { ErrorCode, KeelError } from '../core/errors.ts';
 import type { EventRecord } from '../core/ledger/index.ts';
 import { deliveredEvent, differingFields, eventContent, parseEvent } from '../core/run/index.ts';
-import { excerpt } from '../core/spec/index.ts';
+import { excerpt, isEventWait, isWaitStep, type WorkflowSpec, walkSteps } from '../core/spec/index.ts';
 import { type Engine, type RunSummary, summaryOf } from '../engine/index.ts';
 import type {
   DeliveredEvent,
@@ -57,6 +58,8 @@ export interface Delivery {
   readonly untaken: readonly Untaken[];
   /** Set when the event was delivered before (same content): when that was. */
   readonly redeliveryOf?: string;
+  /** When the event was (first) delivered: its arrival time for waits for events. */
+  readonly deliveredAt: string;
 }
 
 /** What starting a delivery's run gives: the run, and the comparisons queued with a new one. */
@@ -64,6 +67,18 @@ export interface StartedRun {
   readonly run: RunSummary;
   readonly created: boolean;
   readonly queued: readonly ShadowWork[];
+}
+
+/** How many runs an arrival wakes that its delivery walks itself (inline); workers walk the rest. */
+export const MAX_INLINE_WAKES = 20;
+
+/** Whether a spec has a wait for events of `type`, anywhere in its steps. */
+function waitsFor(spec: WorkflowSpec, type: string): boolean {
+  let found = false;
+  walkSteps(spec, (st) => {
+    if (isWaitStep(st) && isEventWait(st.wait) && st.wait.event === type) found = true;
+  });
+  return found;
 }
 
 export function eventDeliveries(d: {
@@ -170,10 +185,16 @@ export function eventDeliveries(d: {
         },
         disagreements,
       );
-      if (claim.state === 'first') return { event, runs, untaken };
+      if (claim.state === 'first') return { event, runs, untaken, deliveredAt: at };
       const { first } = claim;
       if (first.eventHash === content.eventHash)
-        return { event, runs: first.runs, untaken: [], redeliveryOf: first.deliveredAt };
+        return {
+          event,
+          runs: first.runs,
+          untaken: [],
+          redeliveryOf: first.deliveredAt,
+          deliveredAt: first.deliveredAt,
+        };
       const conflict = await store.events.recordEventConflict({
         tenant,
         source: event.source,
@@ -221,6 +242,30 @@ export function eventDeliveries(d: {
           { workflowId: r.workflowId, version: r.version },
         );
       return begin(record, shadowsOf(await store.registry.listVersions(tenant, r.workflowId)));
+    },
+
+    /**
+     * An event delivered (first time or again, same content) reaches the runs waiting for it: kept
+     * as an arrival if any version of the tenant waits for its type (so a wait that begins later
+     * still finds it), and the tenant's runs waiting for that type are woken (due now). Walked here
+     * at once (inline), at most `MAX_INLINE_WAKES` of them, unless `walk` is `enqueue`: then (and
+     * for the rest) workers walk them. Returns the runs woken.
+     */
+    async arrive(
+      tenant: string,
+      delivery: Pick<Delivery, 'event' | 'deliveredAt'>,
+      walk: 'inline' | 'enqueue' = engine.walkMode,
+    ): Promise<readonly string[]> {
+      const { event } = delivery;
+      const versions = await store.registry.listVersions(tenant);
+      if (!versions.some((v) => waitsFor(v.spec, event.type))) return [];
+      // It arrived when it was delivered: before any run it started, so none of those takes it.
+      const woken = await store.waits.arrive(event, Date.parse(delivery.deliveredAt));
+      if (walk === 'inline')
+        // A worker may have it already: it walks it then, and this walk finds nothing to do.
+        for (const r of woken.slice(0, MAX_INLINE_WAKES))
+          await engine.recover(r.tenant, r.runId).catch(() => undefined);
+      return woken.map((r) => r.runId);
     },
 
     /** The first delivery of the tenant's event `(source, id)`, if it was delivered. */

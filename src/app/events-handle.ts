@@ -85,6 +85,8 @@ export function eventsHandle(d: EventsDeps): EventsHandle {
           if (created) lifecycle.drainer.queued(queued);
           if (routed.split) lifecycle.tick(tenant, routed.workflowId);
         }
+        // The event reaches the runs waiting for its type too (a wait for an event): it may end their waits.
+        await deliveries.arrive(tenant, delivery, so.walk);
         // Every SHADOW version is compared on every event of its workflow: where no live version
         // starts, the candidates whose triggers match run alone (queued, off this path).
         for (const u of delivery.untaken) {

@@ -130,6 +130,11 @@ export interface Effects {
    * walk did (its `model` throws there), and writes it as recorded.
    */
   recordedOutage?(state: RunState): ModelOutageSuspension | undefined;
+  /**
+   * Replaying: the `wait.ended` recorded at the next seq, if any: a wait for an event is served the
+   * event it took (or its timeout) from the record, and never asks the store.
+   */
+  recordedWaitEnd?(state: RunState): PayloadOf<'wait.ended'> | undefined;
 }
 
 /** A pause or a resume, as recorded. */

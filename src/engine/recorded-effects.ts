@@ -52,6 +52,8 @@ export interface RecordedLedger {
   readonly cancelled?: { readonly seq: number; readonly reason?: string };
   /** Pauses and resumes, by the seq they were recorded at. */
   readonly holds: Map<number, HoldEntry>;
+  /** The ends of waits, by the seq they were recorded at: a wait for an event is served its recorded end. */
+  readonly waitEnds?: Map<number, PayloadOf<'wait.ended'>>;
   /** Suspensions, by the seq they were recorded at (their message says what a check answered). */
   readonly suspensions?: Map<number, OutcomeUnknownSuspension>;
   /** Model outages, by the seq they were recorded at: where the live walk's model could not answer. */
@@ -88,6 +90,7 @@ export function indexLedger(entries: readonly Entry[], by: 'step' | 'call' = 'st
   let cancelled: RecordedLedger['cancelled'];
   let cutByCancel: RecordedLedger['cutByCancel'];
   const holds = new Map<number, HoldEntry>();
+  const waitEnds = new Map<number, PayloadOf<'wait.ended'>>();
   const suspensions = new Map<number, OutcomeUnknownSuspension>();
   const outages = new Map<number, ModelOutageSuspension>();
   const modes = new Map<string, (StepMode | undefined)[]>();
@@ -135,6 +138,8 @@ export function indexLedger(entries: readonly Entry[], by: 'step' | 'call' = 'st
       push(reconciliations, p.step, p);
     } else if (e.kind === 'run.paused' || e.kind === 'run.resumed') {
       holds.set(e.seq, { kind: e.kind, payload: e.payload } as HoldEntry);
+    } else if (e.kind === 'wait.ended') {
+      waitEnds.set(e.seq, e.payload as PayloadOf<'wait.ended'>);
     } else if (e.kind === 'run.finished') {
       const p = e.payload as PayloadOf<'run.finished'>;
       if (p.status === 'cancelled') {
@@ -163,6 +168,7 @@ export function indexLedger(entries: readonly Entry[], by: 'step' | 'call' = 'st
     approvals,
     reconciliations,
     holds,
+    waitEnds,
     suspensions,
     outages,
     mints,
@@ -248,6 +254,7 @@ export function recordedEffects(
     // A delegation is served as recorded: replay never mints a writ or starts a child run.
     delegate: async (r) => servedMint(record.mints ?? new Map(), r),
     hold: (state) => record.holds.get(state.head.seq + 1),
+    recordedWaitEnd: (state) => record.waitEnds?.get(state.head.seq + 1),
     recordedSuspension: (state) => record.suspensions?.get(state.head.seq + 1),
     recordedOutage: (state) => record.outages?.get(state.head.seq + 1),
     // A writ budget's answer is served as recorded: replay never reserves or asks the store.

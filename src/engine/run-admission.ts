@@ -53,5 +53,6 @@ export async function walkOptionsFor(
   const stored = s.writ ? await ctx.governance?.writTrustFor?.(s.tenant) : undefined;
   const chain = s.writ ? await ctx.writChains.chainOf(s.tenant, s.writ.hash) : undefined;
   const governance = runGovernance(ctx.governance, s, chain, stored);
-  return governance ? { ...o, governance } : o;
+  const withWaits = { ...o, eventWaits: ctx.store.waits };
+  return governance ? { ...withWaits, governance } : withWaits;
 }

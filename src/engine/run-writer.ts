@@ -46,6 +46,8 @@ export class RunWriter {
   private openApproval: PendingApproval | undefined;
   private closeApproval: Digest | undefined;
   private lease: LeaseChange | undefined;
+  /** A wake time set with the next commit without changing the lease (a wait for an event's safety net). */
+  private wake: number | undefined;
   /** The timestamp read ahead for the next entry (`nextAt`), used when that entry is added. */
   private pendingAt: { seq: number; at: string } | undefined;
   /** What the run reserved and did not use, given back to its writs with the next commit. */
@@ -160,6 +162,11 @@ export class RunWriter {
     this.lease = change;
   }
 
+  /** Sets the run's wake time with the next commit, the lease unchanged (the walk goes on holding the run). */
+  wakeWith(at: number): void {
+    this.wake = at;
+  }
+
   /** Whether the run's root is durable in the store (a row exists whose lease can be renewed). */
   get durable(): boolean {
     return this.committed !== null;
@@ -205,6 +212,7 @@ export class RunWriter {
       ...(this.openApproval ? { openApproval: this.openApproval } : {}),
       ...(this.closeApproval ? { closeApproval: this.closeApproval } : {}),
       ...(this.lease ? { lease: this.lease } : {}),
+      ...(this.wake !== undefined ? { wakeAt: this.wake } : {}),
       ...(budget ? { budget } : {}),
       ...(this.shadowWork ? { shadowWork: this.shadowWork } : {}),
     };
@@ -215,6 +223,7 @@ export class RunWriter {
     this.openApproval = undefined;
     this.closeApproval = undefined;
     this.lease = undefined;
+    this.wake = undefined;
     this.release = undefined;
     this.shadowWork = undefined;
   }

@@ -17,10 +17,12 @@
 import { instantMessage, parseInstant } from '../core/instant.ts';
 import type { PayloadOf } from '../core/ledger/index.ts';
 import type { WaitNode } from '../core/run/index.ts';
-import { parseDuration, resolveArgs } from '../core/spec/index.ts';
+import { isEventWait, parseDuration, resolveArgs } from '../core/spec/index.ts';
+import { walkEventWait } from './event-wait-step.ts';
 import type { Flow, Walk } from './walk-context.ts';
 
 export async function walkWaitStep(walk: Walk, node: WaitNode): Promise<Flow> {
+  if (isEventWait(node.step.wait)) return walkEventWait(walk, node, node.step.wait);
   const { w } = walk;
   const s = w.state;
   const name = node.step.name;
@@ -34,7 +36,7 @@ export async function walkWaitStep(walk: Walk, node: WaitNode): Promise<Flow> {
     w.add('wait.started', started);
     return 'next';
   }
-  const at = walk.simulated ? w.advanceTo(open.fireAt) : w.nextAt();
+  const at = walk.simulated ? w.advanceTo(open.fireAt!) : w.nextAt();
   if (Date.parse(at) >= open.fireAtMs) {
     w.add('wait.ended', { step: name, reason: 'timer', at });
     return 'next';
@@ -50,6 +52,7 @@ function startOf(walk: Walk, node: WaitNode): PayloadOf<'wait.started'> | { fail
   const s = w.state;
   const name = node.step.name;
   const wait = node.step.wait;
+  if (isEventWait(wait)) return { failed: `step ${name}: not a timer` };
   const now = Date.parse(w.nextAt());
   if ('for' in wait) {
     const d = parseDuration(wait.for);

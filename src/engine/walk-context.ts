@@ -7,7 +7,7 @@
 import { usdToCents } from '../core/money.ts';
 import { compilePlan, type ExecutionPlan } from '../core/run/index.ts';
 import type { WorkflowSpec } from '../core/spec/index.ts';
-import type { Planner, VersionRecord } from '../ports/index.ts';
+import type { EventWaits, Planner, VersionRecord } from '../ports/index.ts';
 import type { Effects } from './effects.ts';
 import type { RunGovernance } from './governance.ts';
 import type { RunWriter } from './run-writer.ts';
@@ -36,6 +36,8 @@ export interface WalkOptions {
    * idempotency key on resume. Any other tool's call is let finish: repeating it could repeat its effect.
    */
   readonly interrupt?: AbortSignal;
+  /** Where a wait for an event finds arrivals and sleeps (the store's); absent: replaying, or no store. */
+  readonly eventWaits?: EventWaits;
 }
 
 /** The most steps (node executions) any run takes, whatever its spec's `limits.maxSteps` says. */

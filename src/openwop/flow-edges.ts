@@ -8,7 +8,7 @@
  */
 import { allSteps, type FlowStep, isChooseStep, isToolStep, isWaitStep } from '../core/spec/index.ts';
 
-/** The node type a wait step is drawn as; config `{for}` or `{until}`, as the spec writes it. */
+/** The node type a wait step is drawn as; config `{for}`, `{until}` or `{event, match, timeout, lookback}`, as the spec writes it. */
 export const WAIT_TYPE_ID = 'keel.wait';
 
 /** A graph node as a spec's step draws it: a tool step, or a wait (type WAIT_TYPE_ID). */

@@ -41,6 +41,11 @@ export interface AppendRequest {
   readonly closeApproval?: Digest;
   /** A change of the run's lease, applied only if the append is. */
   readonly lease?: LeaseChange;
+  /**
+   * A wake time (ms) for the run row, set with the append without changing its lease (a `wait`
+   * lease change sets its own): a wait for an event that goes on looking while it holds the run.
+   */
+  readonly wakeAt?: number;
   /** A reservation from (or a return to) the run's writ budgets, applied only with the append. */
   readonly budget?: BudgetChange;
   /**

@@ -9,6 +9,7 @@
  */
 import type { CheckpointStore } from './checkpoint-store.ts';
 import type { EventIndex } from './event-index.ts';
+import type { EventWaits } from './event-waits.ts';
 import type { Evidence } from './evidence.ts';
 import type { Idempotency } from './idempotency.ts';
 import type { Keys } from './keys.ts';
@@ -49,6 +50,8 @@ export interface StorePorts {
   readonly checkpoints: CheckpointStore;
   /** Delivered events, conflicting redeliveries and trigger disagreements. */
   readonly events: EventIndex;
+  /** Arrivals kept for waits for events, taken by one run each, waking their waiters. */
+  readonly waits: EventWaits;
 }
 
 export interface Store extends StorePorts {

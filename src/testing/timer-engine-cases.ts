@@ -60,7 +60,7 @@ export function timerEngineCases(open: () => Promise<Store | string>): void {
       assert.deepEqual(kinds(entries), ['run.started', 'step.allowed', 'step.completed', 'wait.started']);
       const started = payloadOf(entries[3]!, 'wait.started');
       assert.equal(started.for, '2s');
-      const fireAt = Date.parse(started.fireAt);
+      const fireAt = Date.parse(started.fireAt!);
       assert.equal(fireAt, Date.parse(entries[3]!.at) + 2000, 'the fire time is the recorded clock plus 2s');
       assert.equal(await keel.store.queue.nextWakeAt(fireAt - 1), fireAt, 'the row has its wake time');
       const status = await keel.store.queue.workerStatus(Date.now());

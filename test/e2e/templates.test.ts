@@ -75,8 +75,8 @@ const SAMPLES: Readonly<Record<string, Sample>> = {
   },
   'oncall-escalation': {
     event: 'alert-critical.json',
-    runs: { 'escalate-critical-alert': 'completed' },
-    effects: ['open_incident', 'page_on_call', 'page_on_call', 'post_status_update'],
+    runs: { 'escalate-critical-alert': 'waiting' }, // for an acknowledgement, 15 minutes at most
+    effects: ['open_incident', 'page_on_call'],
     next: { event: 'alert-warning.json', runs: { 'log-warning-alert': 'completed' } },
   },
   'content-moderation': {

@@ -107,7 +107,7 @@ async function crashWhileWaiting(
     const fires: number[] = [];
     for (const r of runs) {
       const started = (await keel.runs.entries('acme', r.runId)).find((e) => e.kind === 'wait.started')!;
-      fires.push(Date.parse(payloadOf(started, 'wait.started').fireAt));
+      fires.push(Date.parse(payloadOf(started, 'wait.started').fireAt!));
     }
     fires.sort((a, b) => a - b);
     await sleep(Math.max(0, fires[Math.floor(fires.length / 3)]! - Date.now()));
@@ -127,7 +127,7 @@ async function crashWhileWaiting(
       const ended = entries.filter((e) => e.kind === 'wait.ended');
       assert.equal(ended.length, 1, `${r.runId}: its timer fired once`);
       const started = payloadOf(entries.find((e) => e.kind === 'wait.started')!, 'wait.started');
-      const late = Date.parse(ended[0]!.at) - Date.parse(started.fireAt);
+      const late = Date.parse(ended[0]!.at) - Date.parse(started.fireAt!);
       assert.ok(late >= 0, `${r.runId}: never before its fire time`);
       lateness.push(late);
       const pays = entries

@@ -198,7 +198,14 @@ export interface FlowStep {
   choose?: { when: string; steps: FlowStep[] }[];
   else?: FlowStep[];
   /** A durable timer: the run suspends `for` a duration (`15m`) or `until` an instant (a template). */
-  wait?: { for?: string; until?: string };
+  wait?: {
+    for?: string;
+    until?: string;
+    event?: string;
+    match?: string;
+    timeout?: string;
+    lookback?: string;
+  };
 }
 export interface Promotion {
   workflowId: string;

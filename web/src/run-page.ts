@@ -208,7 +208,7 @@ export function RunPage({ runId }: { runId: string }) {
           : html`<p class="waiting">Waiting for a person: <a href="#/approvals">decide in Approvals</a>.</p>`
         : null
     }
-    ${r.status === 'waiting' ? html`<p class="waiting">Waiting on a timer: <${WaitFires} entries=${es} /></p>` : null}
+    ${r.status === 'waiting' ? html`<p class="waiting"><${WaitFires} entries=${es} /></p>` : null}
     <${Actions} run=${r} blocked=${blockedBy(verify)} onDone=${() => setTick((t) => t + 1)} />
     <h2>Timeline</h2>
     <${ErrorBox} error=${history.error ?? entries.error} />
@@ -218,8 +218,10 @@ export function RunPage({ runId }: { runId: string }) {
 /** When the open wait of a waiting run fires (its last `wait.started`). */
 function WaitFires({ entries }: { entries: readonly { kind: string; payload: unknown }[] }) {
   const started = [...entries].reverse().find((e) => e.kind === 'wait.started');
-  const p = started?.payload as { step?: string; fireAt?: string } | undefined;
+  const p = started?.payload as { step?: string; fireAt?: string; kind?: string; event?: string } | undefined;
+  if (p?.kind === 'event')
+    return html`Waiting for a ${p.event} event: step <b>${p.step}</b> goes on when one arrives${p.fireAt ? html`, or at <${Time} at=${p.fireAt} /> without one` : null}.`;
   return p?.fireAt
-    ? html`step <b>${p.step}</b> goes on at <${Time} at=${p.fireAt} />.`
-    : html`it goes on when due.`;
+    ? html`Waiting on a timer: step <b>${p.step}</b> goes on at <${Time} at=${p.fireAt} />.`
+    : html`Waiting on a timer: it goes on when due.`;
 }

@@ -70,7 +70,13 @@ function Flow({ spec, tools }: { spec: Spec; tools: ToolInfo[] }) {
 /** One step of the drawing: a tool step (with its condition), a choice with its branches drawn under it, or a wait. */
 function FlowItem({ step: s, info }: { step: FlowStep; info: Map<string, ToolInfo> }) {
   if (s.wait) {
-    const how = s.wait.for !== undefined ? `for ${s.wait.for}` : `until ${s.wait.until ?? ''}`;
+    const w = s.wait;
+    const how =
+      w.event !== undefined
+        ? `for ${w.event}${w.match ? ` where ${w.match}` : ''}${w.timeout ? `, at most ${w.timeout}` : ''}${w.lookback ? ` (or one up to ${w.lookback} before)` : ''}`
+        : w.for !== undefined
+          ? `for ${w.for}`
+          : `until ${w.until ?? ''}`;
     return html`<li class="wait" data-step=${s.name}>
       <b>${v(s.name)}</b> <span class="tag" title="the run suspends here, holding nothing, and calls no tool">waits ${v(how)}</span>
     </li>`;

@@ -17,7 +17,8 @@ advanced AS (
      SET status = q.status, head_seq = q.head_seq, head_hash = q.head_hash, updated_at = q.updated_at,
          lease_owner = CASE WHEN q.lease_set THEN q.lease_owner ELSE r.lease_owner END,
          lease_until = CASE WHEN q.lease_set THEN q.lease_until ELSE r.lease_until END,
-         wake_at = COALESCE(q.wake_at, r.wake_at)
+         wake_at = COALESCE(q.wake_at, r.wake_at),
+         wait_event = CASE WHEN q.status = 'waiting' THEN r.wait_event ELSE NULL END
     FROM req q
    WHERE q.exp_seq IS NOT NULL AND r.run_id = q.run_id AND r.tenant = q.tenant
      AND r.head_seq = q.exp_seq AND r.head_hash = q.exp_hash
@@ -222,7 +223,7 @@ export function appendParams(
     ];
     pushColumns(q, row);
     pushColumns(m, [c?.mode ?? null, c?.shadowOf ?? null]);
-    wake.push(req.lease?.op === 'wait' ? req.lease.wakeAt : null);
+    wake.push(req.lease?.op === 'wait' ? req.lease.wakeAt : (req.wakeAt ?? null));
     subjects.push(c?.subject || null);
     for (const en of req.entries) {
       const vals = [ord, en.seq, en.v, en.kind, en.prevHash, en.payloadHash, en.hash, en.at, offset];

@@ -18,6 +18,7 @@ import {
 import { checkSchemaVersion, type MigrationReport, migrateSchema } from './migrate.ts';
 import { PostgresCheckpoints } from './postgres-checkpoints.ts';
 import { PostgresEventIndex } from './postgres-event-index.ts';
+import { PostgresEventWaits } from './postgres-event-waits.ts';
 import { PostgresEvidence } from './postgres-evidence.ts';
 import { PostgresHandle } from './postgres-handle.ts';
 import { PostgresIdempotency } from './postgres-idempotency.ts';
@@ -50,6 +51,7 @@ export class PostgresStore implements Store {
   readonly budgets: PostgresWritBudgets;
   readonly checkpoints: PostgresCheckpoints;
   readonly events: PostgresEventIndex;
+  readonly waits: PostgresEventWaits;
   private readonly handle: PostgresHandle;
 
   private constructor(pool: pg.Pool, target: PostgresTarget, maxInFlight: number) {
@@ -66,6 +68,7 @@ export class PostgresStore implements Store {
     this.budgets = new PostgresWritBudgets(h);
     this.checkpoints = new PostgresCheckpoints(h);
     this.events = new PostgresEventIndex(h);
+    this.waits = new PostgresEventWaits(h);
   }
 
   /** Connects, applies pending migrations (unless `migrate: false`) and returns a ready store. */

@@ -65,7 +65,8 @@ export class SqliteLedger implements Ledger {
         `UPDATE runs SET status = ?, head_seq = ?, head_hash = ?, updated_at = ?,
            lease_owner = CASE WHEN ? THEN ? ELSE lease_owner END,
            lease_until = CASE WHEN ? THEN ? ELSE lease_until END,
-           wake_at = CASE WHEN ? THEN ? ELSE wake_at END
+           wake_at = CASE WHEN ? THEN ? ELSE wake_at END,
+           wait_event = CASE WHEN ? = 'waiting' THEN wait_event ELSE NULL END
          WHERE run_id = ? AND tenant = ? AND head_seq = ? AND head_hash = ? RETURNING run_key`,
       ),
       insertEntry: db.prepare(
@@ -115,7 +116,7 @@ export class SqliteLedger implements Ledger {
     const [leaseOwner, leaseUntil] =
       lease?.op === 'hold' ? [lease.owner, Date.now() + lease.ms] : [null, null];
     // A wait's timer: [whether to set it, the wake time]; the row keeps it while the run waits.
-    const wakeAt = lease?.op === 'wait' ? lease.wakeAt : null;
+    const wakeAt = lease?.op === 'wait' ? lease.wakeAt : (req.wakeAt ?? null);
     if (expectedHead === null) {
       const c = req.create;
       if (!c) throw new KeelError(ErrorCode.internal, 'creating a run needs its identity');
@@ -153,6 +154,8 @@ export class SqliteLedger implements Ledger {
         leaseUntil,
         wakeAt !== null ? 1 : 0,
         wakeAt,
+        // A run that no longer waits waits for no event: arrivals of that type stop waking it.
+        req.status,
         req.runId,
         req.tenant,
         expectedHead.seq,

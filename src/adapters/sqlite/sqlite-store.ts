@@ -14,6 +14,7 @@ import type { Store, StoreStats } from '../../ports/index.ts';
 import { MIGRATIONS, SCHEMA_VERSION } from './schema.ts';
 import { SqliteCheckpoints } from './sqlite-checkpoints.ts';
 import { SqliteEventIndex } from './sqlite-event-index.ts';
+import { SqliteEventWaits } from './sqlite-event-waits.ts';
 import { SqliteEvidence } from './sqlite-evidence.ts';
 import { SqliteHandle } from './sqlite-handle.ts';
 import { SqliteIdempotency } from './sqlite-idempotency.ts';
@@ -52,6 +53,7 @@ export class SqliteStore implements Store {
   readonly evidence: SqliteEvidence;
   readonly shadowQueue: SqliteShadowQueue;
   readonly queue: SqliteWorkQueue;
+  readonly waits: SqliteEventWaits;
   readonly keys: SqliteKeys;
   readonly idempotency: SqliteIdempotency;
   readonly budgets: SqliteWritBudgets;
@@ -107,6 +109,7 @@ export class SqliteStore implements Store {
       this.queue = new SqliteWorkQueue(h, (tenant, runId) => this.ledger.entriesOf(tenant, runId));
       this.idempotency = new SqliteIdempotency(h);
       this.events = new SqliteEventIndex(h);
+      this.waits = new SqliteEventWaits(h);
     } catch (e) {
       if (e instanceof KeelError) throw e;
       throw new KeelError(

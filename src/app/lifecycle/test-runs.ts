@@ -9,10 +9,10 @@
  * `starts: false`, not to: where the version would not start, or the test says it must not, no run
  * is made and whether it starts is the whole verdict.
  */
-import type { Entry, EventRecord } from '../../core/ledger/index.ts';
+import type { Entry, EventRecord, TestRef } from '../../core/ledger/index.ts';
 import { checkTest, type ExpectationResult, runDecisions, startsOn } from '../../core/lifecycle/index.ts';
 import { parseEvent } from '../../core/run/index.ts';
-import { type SpecTest, TEST_EVENT_TIME } from '../../core/spec/index.ts';
+import { parseDuration, type SpecTest, TEST_EVENT_TIME } from '../../core/spec/index.ts';
 import type { Engine } from '../../engine/index.ts';
 import type { Store, VersionRecord } from '../../ports/index.ts';
 
@@ -59,6 +59,40 @@ export function testEvent(t: SpecTest, tenant: string): EventRecord {
     },
     tenant,
   );
+}
+
+/**
+ * The test as its run's root records it (and its run id is derived from): its name, the decision
+ * it assumes, its clock, and its declared arrivals as full canonical events (an arrival's id
+ * defaults to `arrival-<n>`, its time to where the test's clock stands then).
+ */
+function testRef(name: string, t: SpecTest | undefined, tenant: string): TestRef {
+  const start = t?.clock !== undefined ? Date.parse(t.clock) : Date.parse(TEST_EVENT_TIME);
+  const arrives = t?.arrives?.map((a, i) => {
+    const d = parseDuration(a.at);
+    const at = 'ms' in d ? d.ms : 0;
+    const e = a.event;
+    return {
+      at: a.at,
+      event: parseEvent(
+        {
+          id: e.id ?? `arrival-${i}`,
+          type: e.type,
+          ...(e.source !== undefined ? { source: e.source } : {}),
+          ...(e.subject !== undefined ? { subject: e.subject } : {}),
+          payload: e.payload ?? {},
+          time: e.time ?? new Date(start + at).toISOString(),
+        },
+        tenant,
+      ),
+    };
+  });
+  return {
+    name,
+    approvals: t?.approvals ?? 'approve',
+    ...(t?.clock ? { clock: t.clock } : {}),
+    ...(arrives && arrives.length > 0 ? { arrives } : {}),
+  };
 }
 
 /** Whether a spec test is decided without a run: the version does not start on its event, or must not. */
@@ -120,7 +154,7 @@ export async function runTests(
     }
     const { run, created } = await d.engine.startSimulated(version, event, {
       mode: 'test',
-      test: { name, approvals: test?.approvals ?? 'approve', ...(test?.clock ? { clock: test.clock } : {}) },
+      test: testRef(name, test, tenant),
       walk: 'inline',
     });
     const entries = await entriesOf(d.engine, tenant, run.runId);
@@ -160,11 +194,7 @@ export async function testEvidence(
       out.push({ name: t.name, passed: startResult(t.name, starts, t).passed });
       continue;
     }
-    const test = {
-      name: t.name,
-      approvals: t.approvals ?? 'approve',
-      ...(t.clock ? { clock: t.clock } : {}),
-    } as const;
+    const test = testRef(t.name, t, tenant);
     const runId = d.engine.testRunId(version, event, test);
     const run = await d.store.runs.getRun(tenant, runId);
     if (!run) {

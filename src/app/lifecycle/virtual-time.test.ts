@@ -60,7 +60,7 @@ test('keel test runs a 48-hour wait in milliseconds, in virtual time, and the ru
     assert.equal((await keel.runs.replay('acme', declared!.runId!)).identical, true);
     // No clock declared: the real clock, until the wait moves the run's clock two days on.
     const other = await keel.runs.entries('acme', free!.runId!);
-    const fire = Date.parse(payloadOf(other.find((e) => e.kind === 'wait.started')!, 'wait.started').fireAt);
+    const fire = Date.parse(payloadOf(other.find((e) => e.kind === 'wait.started')!, 'wait.started').fireAt!);
     assert.ok(fire - Date.now() > 47 * 3_600_000, 'the fire time is two days ahead');
     assert.equal(Date.parse(other.find((e) => e.kind === 'wait.ended')!.at), fire);
     assert.ok(Date.parse(other.at(-1)!.at) >= fire, 'nothing after the wait is earlier than its end');

@@ -1,7 +1,8 @@
 /**
  * A wait step in words, for read-backs: `wait: {for: 15m}` reads "wait 15 minutes", `wait: {until:
  * "{{ steps.grant.output.expiresAt }}"}` reads "wait until step grant's expiresAt" (a literal
- * instant is quoted). Pure.
+ * instant is quoted), a wait for an event names the event type, its match, its timeout and its
+ * look-back window. Pure.
  */
 import type { WaitSpec } from '../spec/wait-step.ts';
 import { argWords } from './arg-words.ts';
@@ -16,7 +17,19 @@ export function durationWords(d: string): string {
   return `${m[1]} ${unit}${m[1] === '1' ? '' : 's'}`;
 }
 
-/** "wait 15 minutes" / "wait until step grant's expiresAt". */
+/**
+ * "wait 15 minutes" / "wait until step grant's expiresAt" / "wait up to 48 hours for a
+ * customer.replied event where event.subject == run.event.subject (one that arrived up to 1 hour
+ * before the wait counts)".
+ */
 export function waitWords(w: WaitSpec): string {
-  return 'for' in w ? `wait ${durationWords(w.for)}` : `wait until ${argWords(w.until)}`;
+  if ('for' in w) return `wait ${durationWords(w.for)}`;
+  if ('until' in w) return `wait until ${argWords(w.until)}`;
+  const within = w.timeout ? `up to ${durationWords(w.timeout)} ` : '';
+  const where = w.match ? ` where ${w.match}` : '';
+  const back = w.lookback
+    ? ` (one that arrived up to ${durationWords(w.lookback)} before the wait counts)`
+    : ' (one that arrived since the run started counts)';
+  const article = /^[aeiou]/i.test(w.event) ? 'an' : 'a';
+  return `wait ${within}for ${article} ${w.event} event${where}${back}`;
 }

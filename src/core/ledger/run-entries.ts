@@ -63,6 +63,11 @@ export interface TestRef {
   approvals: 'approve' | 'deny';
   /** The test's declared virtual clock (`tests[].clock`): where the run's time starts. */
   clock?: string;
+  /**
+   * The test's declared arrivals (`tests[].arrives`): each event in full and how long after the
+   * run's start it arrives (a duration, `2h`), for its waits for events, in virtual time.
+   */
+  arrives?: { at: string; event: EventRecord }[];
 }
 
 /**

@@ -86,6 +86,12 @@ export type VerifyFailureCode =
    * values it says it read are not the run's, or its condition, decided again from them, says otherwise.
    */
   | 'branch_mismatch'
+  /**
+   * A wait for an event ended on an event it could not take: another type or tenant, outside its
+   * window (before `since`, after its timeout), one an earlier wait took, or one its match,
+   * decided again on the recorded event and the run's values, does not hold for (or reads otherwise).
+   */
+  | 'wait_mismatch'
   | DeltaFailureCode;
 
 export interface VerifyFailure {

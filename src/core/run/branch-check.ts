@@ -4,7 +4,9 @@
  * checks each decision's `reads` against the values the run had at that point (its event, the
  * outputs of the steps completed before it); given the pinned spec, it decides each condition again
  * from the recorded reads alone and checks the recorded branch (or skip) is what they decide.
- * A failure is `branch_mismatch` naming the seq, the step and what disagrees. Pure; streams in
+ * A failure is `branch_mismatch` naming the seq, the step and what disagrees. A wait for an event's
+ * end is checked too (`wait_mismatch`): the recorded event must be one the wait could take and
+ * its match must hold for it; its output then joins the run's values. Pure; streams in
  * constant memory per decision (the reads), never executes anything.
  */
 import { canonicalize } from '../canonical/index.ts';
@@ -12,9 +14,13 @@ import type { EntryKind, PayloadOf, VerifyFailure } from '../ledger/index.ts';
 import {
   conditionFromReads,
   conditionPaths,
+  decideEventMatch,
+  eventMatchRoot,
   findStep,
   isChooseStep,
+  isEventWait,
   isToolStep,
+  isWaitStep,
   MISSING,
   parseStepCondition,
   readPath,
@@ -28,6 +34,11 @@ type Decision =
 
 export class BranchCheck {
   private event: Readonly<Record<string, unknown>> = {};
+  /** The open wait for an event (`wait.started` kind event), and the events earlier waits took. */
+  private waitOpen: PayloadOf<'wait.started'> | undefined;
+  private readonly taken = new Set<string>();
+  /** Each wait for an event that ended on one, its `match` as recorded, to check against the spec. */
+  private readonly eventWaits: { seq: number; step: string; match: string | undefined }[] = [];
   private readonly outputs: Record<string, unknown> = {};
   private readonly decisions: Decision[] = [];
   private failure: VerifyFailure | undefined;
@@ -41,6 +52,20 @@ export class BranchCheck {
     } else if (kind === 'step.reconciled') {
       const p = payload as PayloadOf<'step.reconciled'>;
       if (p.happened) this.outputs[p.step] = p.output ?? null;
+    } else if (kind === 'wait.started') {
+      const p = payload as PayloadOf<'wait.started'>;
+      this.waitOpen = p.kind === 'event' ? p : undefined;
+    } else if (kind === 'wait.ended') {
+      const p = payload as PayloadOf<'wait.ended'>;
+      const open = this.waitOpen;
+      this.waitOpen = undefined;
+      const why = open && open.step === p.step ? this.checkEventEnd(open, p, seq) : undefined;
+      if (why)
+        this.failure = {
+          code: 'wait_mismatch',
+          seq,
+          message: `wait.ended at seq ${seq} (step ${p.step}): ${why}`,
+        };
     } else if (kind === 'step.skipped' || kind === 'branch.chosen') {
       const d = { seq, kind, p: payload } as Decision;
       this.decisions.push(d);
@@ -48,9 +73,62 @@ export class BranchCheck {
     }
   }
 
+  /**
+   * A wait for an event's end: the event it took, in full, must be of its type and tenant, inside
+   * its window, not taken before, and its match, decided again on it and the run's values, must
+   * hold and read what the entry records. Then the wait's output is the run's value.
+   */
+  private checkEventEnd(
+    open: PayloadOf<'wait.started'>,
+    p: PayloadOf<'wait.ended'>,
+    seq: number,
+  ): string | undefined {
+    const fail = (why: string) => why;
+    if (p.reason === 'event') {
+      const e = p.event;
+      if (!e) return fail('it ended on an event but records none');
+      if (e.type !== open.event) return fail(`it took a ${e.type} event, but waited for ${open.event}`);
+      if (e.tenant !== this.event.tenant) return fail(`it took an event of tenant ${e.tenant}`);
+      const arrived = p.arrivedAt === undefined ? Number.NaN : Date.parse(p.arrivedAt);
+      if (!(arrived >= Date.parse(open.since ?? '')))
+        return fail(`the event arrived at ${p.arrivedAt}, before its window (since ${open.since})`);
+      if (open.fireAt !== undefined && arrived > Date.parse(open.fireAt))
+        return fail(`the event arrived at ${p.arrivedAt}, after its timeout (${open.fireAt})`);
+      const key = `${e.source}\n${e.id}`;
+      if (this.taken.has(key)) return fail(`event ${e.id} of ${e.source} was taken by an earlier wait`);
+      this.taken.add(key);
+      const d = decideEventMatch(open.match, eventMatchRoot(e, this.event, this.outputs));
+      if (!d.value) return fail(`its match ${open.match} does not hold for the event it took`);
+      if (canonicalize(d.reads) !== canonicalize(open.match === undefined ? {} : (p.reads ?? {})))
+        return fail(
+          `its reads ${JSON.stringify(p.reads)} are not what the match reads: ${JSON.stringify(d.reads)}`,
+        );
+      this.eventWaits.push({ seq, step: p.step, match: open.match });
+      this.outputs[p.step] = { timedOut: false, event: e };
+      return undefined;
+    }
+    if (p.reason === 'timeout') {
+      if (open.fireAt === undefined || Date.parse(p.at) < Date.parse(open.fireAt))
+        return fail(`it timed out at ${p.at}, before its timeout ${open.fireAt ?? '(none)'}`);
+      this.outputs[p.step] = { timedOut: true };
+      return undefined;
+    }
+    return fail(`a wait for an event cannot end by ${p.reason}`);
+  }
+
   /** The first decision that does not follow (reads first, then each decided again from `spec`). */
   result(spec: WorkflowSpec | undefined): VerifyFailure | undefined {
     if (this.failure || !spec) return this.failure;
+    for (const w of this.eventWaits) {
+      const step = findStep(spec, w.step);
+      const match = step && isWaitStep(step) && isEventWait(step.wait) ? step.wait.match : undefined;
+      if (!step || !isWaitStep(step) || !isEventWait(step.wait) || match !== w.match)
+        return {
+          code: 'wait_mismatch',
+          seq: w.seq,
+          message: `wait.ended at seq ${w.seq}: the spec has no wait for an event ${w.step} with match ${JSON.stringify(w.match)}`,
+        };
+    }
     for (const d of this.decisions) {
       const why = d.kind === 'step.skipped' ? skipProblem(spec, d.p) : choiceProblem(spec, d.p);
       if (why) return { code: 'branch_mismatch', seq: d.seq, message: `${d.kind} at seq ${d.seq}: ${why}` };

@@ -265,6 +265,54 @@ describe('describeEntry', () => {
     );
   });
 
+  it('describes a wait for an event: started, ended on an event, timed out', () => {
+    assert.equal(
+      describeEntry(
+        entry('wait.started', {
+          step: 'await_reply',
+          kind: 'event',
+          event: 'customer.replied',
+          match: 'event.subject == run.event.subject',
+          fireAt: '2026-03-03T12:00:00.000Z',
+          timeout: '48h',
+          since: '2026-03-01T11:00:00.000Z',
+        } as never),
+      ),
+      'Waiting at step await_reply for a customer.replied event where event.subject == run.event.subject (one arrived since 2026-03-01T11:00:00.000Z counts), at most until 2026-03-03T12:00:00.000Z; nothing holds the run meanwhile.',
+    );
+    assert.equal(
+      describeEntry(
+        entry('wait.ended', {
+          step: 'await_reply',
+          reason: 'event',
+          at: '2026-03-01T14:00:00.100Z',
+          event: {
+            id: 'r1',
+            type: 'customer.replied',
+            tenant: 'acme',
+            source: 'helpdesk',
+            subject: 'T-1',
+            payload: {},
+            time: '2026-03-01T14:00:00Z',
+          },
+          arrivedAt: '2026-03-01T14:00:00.000Z',
+          reads: { 'event.subject': 'T-1', 'run.event.subject': 'T-1' },
+        } as never),
+      ),
+      'Step await_reply took event r1 of helpdesk (customer.replied, subject "T-1"), arrived 2026-03-01T14:00:00.000Z (read event.subject = "T-1", run.event.subject = "T-1"); the run goes on (2026-03-01T14:00:00.100Z).',
+    );
+    assert.equal(
+      describeEntry(
+        entry('wait.ended', {
+          step: 'await_reply',
+          reason: 'timeout',
+          at: '2026-03-03T12:00:00.000Z',
+        } as never),
+      ),
+      'No event came for step await_reply before its timeout; the run goes on (2026-03-03T12:00:00.000Z).',
+    );
+  });
+
   it('shows a value’s direction controls as escapes, so no value reverses the sentence around it', () => {
     const waiting = describeEntry(
       entry('approval.requested', {

@@ -146,11 +146,23 @@ function sentence(e: Entry): string {
     }
     case 'wait.started': {
       const p = e.payload as PayloadOf<'wait.started'>;
+      if (p.kind === 'event')
+        return `Waiting at step ${p.step} for a ${p.event} event${p.match ? ` where ${p.match}` : ''} (one arrived since ${p.since} counts)${p.fireAt ? `, at most until ${p.fireAt}` : ''}; nothing holds the run meanwhile.`;
       const what = p.for !== undefined ? `for ${p.for}` : `until ${p.until ?? p.fireAt}`;
       return `Waiting at step ${p.step} ${what}: the timer fires at ${p.fireAt}; nothing holds the run meanwhile.`;
     }
     case 'wait.ended': {
       const p = e.payload as PayloadOf<'wait.ended'>;
+      if (p.reason === 'event')
+        return `Step ${p.step} took event ${p.event?.id} of ${p.event?.source} (${p.event?.type}, subject ${JSON.stringify(p.event?.subject)}), arrived ${p.arrivedAt}${
+          p.reads
+            ? ` (read ${Object.entries(p.reads)
+                .map(([k, v]) => `${k} = ${JSON.stringify(v)}`)
+                .join(', ')})`
+            : ''
+        }; the run goes on (${p.at}).`;
+      if (p.reason === 'timeout')
+        return `No event came for step ${p.step} before its timeout; the run goes on (${p.at}).`;
       return `The timer of step ${p.step} fired; the run goes on (${p.at}).`;
     }
   }

@@ -61,6 +61,10 @@ export interface RunState {
    * live run, and for a simulated run that declared no clock and has not waited (it reads the real clock).
    */
   virtualNow?: number;
+  /** When the run started (its root's time, ms): a wait for an event takes no arrival before it. */
+  startedAtMs: number;
+  /** The events (`source` + newline + `id`) earlier waits of this run took: a later wait never takes one again. */
+  takenEvents: Set<string>;
   /** The wait the run is in (`wait.started` without its `wait.ended`), with its fire time in ms. */
   wait?: PayloadOf<'wait.started'> & { readonly fireAtMs: number };
   /** Source values drawn since the last decision: a resumed walk reuses them instead of drawing again. */
@@ -134,6 +138,8 @@ export function startState(root: Entry<'run.started'>): RunState {
     suspended: undefined,
     outage: undefined,
     wait: undefined,
+    startedAtMs: Date.parse(root.at),
+    takenEvents: new Set(),
     virtualNow: p.mode && p.test?.clock ? Date.parse(p.test.clock) : undefined,
     forkOf: p.forkOf || undefined,
     attemptOf: p.attemptOf || undefined,
@@ -272,13 +278,20 @@ export function applyEntry(s: RunState, e: Entry): void {
     }
     case 'wait.started': {
       const p = e.payload as PayloadOf<'wait.started'>;
-      s.wait = { ...p, fireAtMs: Date.parse(p.fireAt) };
+      s.wait = { ...p, fireAtMs: p.fireAt === undefined ? Number.POSITIVE_INFINITY : Date.parse(p.fireAt) };
       s.status = 'waiting';
       break;
     }
     case 'wait.ended': {
       // The wait step is done: the plan goes on past it.
       const p = e.payload as PayloadOf<'wait.ended'>;
+      // A wait for an event has an output: the matched event, or that it timed out.
+      if (s.wait?.kind === 'event') {
+        const output = p.event ? { timedOut: false, event: p.event } : { timedOut: true };
+        s.outputs[p.step] = output;
+        s.stepScope[p.step] = { output };
+        if (p.event) s.takenEvents.add(`${p.event.source}\n${p.event.id}`);
+      }
       s.wait = undefined;
       s.completed.add(p.step);
       s.status = 'running';

@@ -98,8 +98,12 @@ class FlowChecker {
 
   /** A wait (wait-step.ts): its `until` reads what an argument's template may read. */
   private wait(obj: Record<string, unknown>, placed: PlacedStep): WaitStepSpec | undefined {
-    const wait = checkWait(this.c, obj, [...placed.path], (ref) =>
-      ref.root === 'step' ? templateReadProblem(this.layout, placed, ref.step) : undefined,
+    const wait = checkWait(
+      this.c,
+      obj,
+      [...placed.path],
+      (ref) => (ref.root === 'step' ? templateReadProblem(this.layout, placed, ref.step) : undefined),
+      (name) => conditionReadProblem(this.layout, placed, name),
     );
     return wait && placed.name !== undefined ? { name: placed.name, wait } : undefined;
   }

@@ -3,6 +3,13 @@ export { type JsonType, type ToolSchemas, templateType } from './check-tool-args
 export { type ConditionRoot, evaluateCondition } from './evaluate-condition.ts';
 export { EVENT_SCALAR_FIELDS, type EventLike } from './event-like.ts';
 export {
+  decideEventMatch,
+  EVENT_MATCH_SCOPE,
+  eventMatchRoot,
+  parseEventMatch,
+  stepsReadByMatch,
+} from './event-match.ts';
+export {
   allSteps,
   type ChooseBranch,
   type ChooseStepSpec,
@@ -93,6 +100,8 @@ export { triggerMatches } from './trigger-matches.ts';
 export { ENV_NAME, isSpecId, validateSpec } from './validate-spec.ts';
 export {
   checkWait,
+  type EventWaitSpec,
+  isEventWait,
   isWaitStep,
   MAX_WAIT_MS,
   parseDuration,

@@ -9,6 +9,7 @@
  * Shapes and validation only: problems go to the spec checker with their field path; nothing here
  * runs a test or judges a gate.
  */
+
 import { INSTANT_EXAMPLE, instantMessage, instantProblem } from '../instant.ts';
 import { checkJsonValue } from './check-json-value.ts';
 import {
@@ -21,6 +22,7 @@ import {
   type SpecChecker,
 } from './spec-checker.ts';
 import { describeValue } from './spec-problem.ts';
+import { parseDuration } from './wait-step.ts';
 
 /** The event a test starts its run with; `id` defaults to `test-<name>`, `time` to TEST_EVENT_TIME. */
 export interface SpecTestEvent {
@@ -66,6 +68,12 @@ export interface SpecTest {
    * by it, and a wait advances it to the wait's fire time at once (docs/flow.md).
    */
   clock?: string;
+  /**
+   * Events that arrive while the test's run is walked, each `at` a duration after the run starts
+   * (its clock), for the run's waits for events (docs/flow.md): a 48h wait with a reply at 2h runs
+   * in milliseconds.
+   */
+  arrives?: { at: string; event: SpecTestEvent }[];
   expect: TestExpectations;
 }
 
@@ -84,7 +92,8 @@ export interface SimulationSpec {
 /** When a test event gives no time: fixed, so the same test always names the same run. */
 export const TEST_EVENT_TIME = '2000-01-01T00:00:00Z';
 
-const TEST_KEYS = ['name', 'event', 'approvals', 'clock', 'expect'] as const;
+const TEST_KEYS = ['name', 'event', 'approvals', 'clock', 'arrives', 'expect'] as const;
+const ARRIVAL_KEYS = ['at', 'event'] as const;
 const TEST_EVENT_KEYS = ['id', 'type', 'source', 'subject', 'payload', 'time'] as const;
 const EXPECT_KEYS = ['starts', 'status', 'steps', 'refusal', 'args', 'approvals'] as const;
 /** The expectations about a run, which a test of an event that starts none (`starts: false`) cannot have. */
@@ -165,6 +174,35 @@ function readExpect(c: SpecChecker, raw: unknown, path: (string | number)[], ste
   return out;
 }
 
+/** `tests[i].arrives`: a list of `{at: <duration>, event: <test event>}`, checked strictly. */
+function readArrivals(
+  c: SpecChecker,
+  raw: unknown,
+  path: (string | number)[],
+): { at: string; event: SpecTestEvent }[] | undefined {
+  if (raw === undefined) return undefined;
+  if (!Array.isArray(raw)) {
+    c.report(path, `expected a list of arrivals ({at: 2h, event: {...}}), got ${describeValue(raw)}`);
+    return undefined;
+  }
+  const before = c.found;
+  const out: { at: string; event: SpecTestEvent }[] = [];
+  raw.forEach((a, j) => {
+    const obj = expectMapping(c, a, [...path, j]);
+    if (!obj) return;
+    checkKeys(c, obj, [...path, j], ARRIVAL_KEYS);
+    const at = field(obj, 'at');
+    const d = parseDuration(at);
+    if (at === undefined) c.missing([...path, j, 'at'], 'a duration after the run starts (2h)');
+    else if ('problem' in d && at !== '0s') c.report([...path, j, 'at'], d.problem);
+    const ev = field(obj, 'event');
+    if (ev === undefined) c.missing([...path, j, 'event'], 'an event (type, subject, payload, ...)');
+    const event = ev === undefined ? undefined : readTestEvent(c, ev, [...path, j, 'event']);
+    if (event && typeof at === 'string') out.push({ at, event });
+  });
+  return c.found > before ? undefined : out;
+}
+
 function readTestEvent(c: SpecChecker, raw: unknown, path: (string | number)[]): SpecTestEvent | undefined {
   const obj = expectMapping(c, raw, path);
   if (!obj) return undefined;
@@ -224,6 +262,7 @@ export function readTests(c: SpecChecker, top: Obj, stepNames: readonly string[]
         ['tests', i, 'clock'],
         `expected an RFC 3339 instant like ${INSTANT_EXAMPLE}, got ${describeValue(clock)}: ${clockProblem}`,
       );
+    const arrives = readArrivals(c, field(obj, 'arrives'), ['tests', i, 'arrives']);
     const expect = field(obj, 'expect');
     if (expect === undefined)
       c.missing(['tests', i, 'expect'], 'expectations (starts, status, steps, refusal, args, approvals)');
@@ -234,6 +273,7 @@ export function readTests(c: SpecChecker, top: Obj, stepNames: readonly string[]
         event: ev,
         ...(approvals === 'approve' || approvals === 'deny' ? { approvals } : {}),
         ...(typeof clock === 'string' && clockProblem === undefined ? { clock } : {}),
+        ...(arrives ? { arrives } : {}),
         expect: ex,
       });
   });

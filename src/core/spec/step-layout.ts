@@ -26,6 +26,8 @@ export interface PlacedStep {
   readonly kind: 'tool' | 'choose' | 'wait';
   /** Has its own `if:`: it may be skipped. */
   readonly guarded: boolean;
+  /** A wait for an event (`wait: { event }`): unlike a timer, it has an output (`timedOut`, `event`). */
+  readonly eventWait?: boolean;
 }
 
 export interface StepLayout {
@@ -60,6 +62,9 @@ export function layOutSteps(c: SpecChecker, raw: readonly unknown[]): StepLayout
         branches,
         kind: choose ? 'choose' : wait ? 'wait' : 'tool',
         guarded: field(s, 'if') !== undefined,
+        ...(wait && isMapping(field(s, 'wait')) && Object.hasOwn(field(s, 'wait') as object, 'event')
+          ? { eventWait: true }
+          : {}),
       };
       of.set(s, placed);
       if (name !== undefined) byName.set(name, placed);
@@ -145,7 +150,8 @@ export function templateReadProblem(
   if (target.order > reader.order)
     return `step "${name}" runs later (${where(target)}); only earlier steps' output can be read`;
   if (target.kind === 'choose') return `step "${name}" is a choice (choose:) and has no output`;
-  if (target.kind === 'wait') return `step "${name}" is a wait (wait:) and has no output`;
+  if (target.kind === 'wait' && !target.eventWait)
+    return `step "${name}" is a timer (wait: for or until) and has no output`;
   const choice = apart(target, reader);
   if (choice !== undefined)
     return `step "${name}" (${where(target)}) is in another branch of "${choice}" and never runs in the same run`;

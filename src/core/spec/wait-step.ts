@@ -6,7 +6,9 @@
  * duration arithmetic live here; the walk (engine/wait-step.ts) records the wait and the store
  * wakes it. Pure: nothing here reads a clock.
  */
+import { isKeelError } from '../errors.ts';
 import { INSTANT_EXAMPLE, instantProblem } from '../instant.ts';
+import { stepsReadByMatch } from './event-match.ts';
 import type { PathSegment } from './read-path.ts';
 import type { TemplateRef } from './scan-templates.ts';
 import { checkKeys, expectMapping, field, isMapping, type SpecChecker } from './spec-checker.ts';
@@ -16,8 +18,26 @@ import { forEachTemplateString } from './template-refs.ts';
 /** How long a wait may be, at most: `366d`. */
 export const MAX_WAIT_MS = 366 * 86_400_000;
 
-/** What a wait step waits for: a duration, or an instant (a template resolved when the wait starts). */
-export type WaitSpec = { readonly for: string } | { readonly until: string };
+/**
+ * A wait for an event (docs/flow.md, "Waiting for an event"): an event of type `event` of the
+ * run's tenant for which `match` holds (event-match.ts: `event.*` the arriving event, `run.event.*`
+ * the run's own), arriving at most `timeout` after the wait began (absent: no limit) and at most
+ * `lookback` before it (absent: any time since the run started; never before the run started).
+ */
+export interface EventWaitSpec {
+  readonly event: string;
+  readonly match?: string;
+  readonly timeout?: string;
+  readonly lookback?: string;
+}
+
+/** What a wait step waits for: a duration, an instant (a template resolved when the wait starts), or an event. */
+export type WaitSpec = { readonly for: string } | { readonly until: string } | EventWaitSpec;
+
+/** Whether a wait waits for an event (and so has an output: `{timedOut, event?}`). */
+export function isEventWait(w: WaitSpec): w is EventWaitSpec {
+  return 'event' in w;
+}
 
 /** A step that waits, and calls no tool. */
 export interface WaitStepSpec {
@@ -26,7 +46,8 @@ export interface WaitStepSpec {
 }
 
 const WAIT_STEP_KEYS = ['name', 'wait'] as const;
-const WAIT_KEYS = ['for', 'until'] as const;
+const WAIT_KEYS = ['for', 'until', 'event', 'match', 'timeout', 'lookback'] as const;
+const EVENT_TYPE = /^[A-Za-z0-9][A-Za-z0-9._:/-]{0,199}$/;
 const DURATION = /^([1-9][0-9]{0,8})(s|m|h|d)$/;
 const UNIT_MS = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
 
@@ -58,17 +79,23 @@ export function checkWait(
   step: Record<string, unknown>,
   path: readonly PathSegment[],
   refProblem: (ref: TemplateRef) => string | undefined,
+  /** Why a match may not read step `name` (it must be sure to have run); undefined: it may. */
+  matchReadProblem: (name: string) => string | undefined = () => undefined,
 ): WaitSpec | undefined {
   checkKeys(c, step, [...path], WAIT_STEP_KEYS);
   const at = [...path, 'wait'];
   const raw = field(step, 'wait');
   if (raw === undefined) {
-    c.missing(at, 'a mapping with for (a duration) or until (an instant)');
+    c.missing(at, 'a mapping with for (a duration), until (an instant) or event (an event type)');
     return undefined;
   }
   const w = expectMapping(c, raw, at);
   if (!w) return undefined;
   checkKeys(c, w, at, WAIT_KEYS);
+  if (field(w, 'event') !== undefined) return checkEventWait(c, w, at, matchReadProblem);
+  for (const k of ['match', 'timeout', 'lookback'] as const)
+    if (field(w, k) !== undefined)
+      c.report([...at, k], `${k} belongs to a wait for an event (wait: { event })`);
   const forValue = field(w, 'for');
   const until = field(w, 'until');
   if ((forValue === undefined) === (until === undefined)) {
@@ -110,4 +137,49 @@ export function checkWait(
     }
   });
   return c.found > before ? undefined : { until };
+}
+
+/** `wait: { event, match?, timeout?, lookback? }`: a wait for an event, checked strictly. */
+function checkEventWait(
+  c: SpecChecker,
+  w: Record<string, unknown>,
+  at: PathSegment[],
+  matchReadProblem: (name: string) => string | undefined,
+): EventWaitSpec | undefined {
+  const before = c.found;
+  for (const k of ['for', 'until'] as const)
+    if (field(w, k) !== undefined)
+      c.report([...at, k], `a wait is for a time or for an event, not both: drop ${k} (use timeout)`);
+  const event = field(w, 'event');
+  if (typeof event !== 'string' || !EVENT_TYPE.test(event))
+    c.report([...at, 'event'], `expected an event type like customer.replied, got ${describeValue(event)}`);
+  const match = field(w, 'match');
+  if (match !== undefined) {
+    if (typeof match !== 'string' || match.trim() === '')
+      c.report([...at, 'match'], `expected a condition, got ${describeValue(match)}`);
+    else
+      try {
+        for (const name of stepsReadByMatch(match)) {
+          const why = matchReadProblem(name);
+          if (why) c.report([...at, 'match'], `reads steps.${name}: ${why}`);
+        }
+      } catch (e) {
+        if (!isKeelError(e)) throw e;
+        const position = typeof e.details.position === 'number' ? e.details.position : 0;
+        c.report([...at, 'match'], `invalid condition: ${e.message}`, { charIndex: position });
+      }
+  }
+  for (const k of ['timeout', 'lookback'] as const) {
+    const v = field(w, k);
+    if (v === undefined) continue;
+    const d = parseDuration(v);
+    if ('problem' in d) c.report([...at, k], d.problem);
+  }
+  if (c.found > before) return undefined;
+  return {
+    event: event as string,
+    ...(match !== undefined ? { match: match as string } : {}),
+    ...(field(w, 'timeout') !== undefined ? { timeout: field(w, 'timeout') as string } : {}),
+    ...(field(w, 'lookback') !== undefined ? { lookback: field(w, 'lookback') as string } : {}),
+  };
 }
