@@ -48,8 +48,18 @@ export interface RunState {
   modelMicroUsd: number;
   /** An approval requested and not yet resolved, or resolved and not yet acted on. */
   approval?: { request: PayloadOf<'approval.requested'>; decision?: PayloadOf<'approval.resolved'> };
-  /** A step allowed whose result is not recorded yet: its effect may or may not have happened. */
+  /**
+   * A step allowed whose result is not recorded yet: its effect may or may not have happened. With
+   * parallel branches several may be in flight (`flying`): this is the first of them, in the order
+   * they were allowed, the one to settle next.
+   */
   inFlight?: PayloadOf<'step.allowed'>;
+  /** Every step allowed whose result is not recorded yet, by step, in the order allowed. */
+  readonly flying: Map<string, PayloadOf<'step.allowed'>>;
+  /** What the calls in flight may cost: a decision counts it as spent (two branches never both pass a cap). */
+  inFlightCents: number;
+  /** The parallel branches a `join: first` cut (`<parallel>&<branch>`): the plan counts their steps as done. */
+  readonly cut: Set<string>;
   finished?: PayloadOf<'run.finished'>;
   /** Set while the run is suspended as outcome_unknown: the in-flight step waits to be reconciled. */
   suspended?: OutcomeUnknownSuspension;
@@ -96,8 +106,8 @@ export interface RunState {
    * (no writ, a ledger from before shared budgets, or only inherited entries so far).
    */
   reservation?: WritBudget;
-  /** What the allow in flight took from the reservation: it goes back if the call never happened. */
-  reservationInFlight?: WritBudget;
+  /** What each allow in flight took from the reservation, by step: it goes back if the call never happened. */
+  readonly reservationInFlight: Map<string, WritBudget>;
 }
 
 export function startState(root: Entry<'run.started'>): RunState {
@@ -117,6 +127,9 @@ export function startState(root: Entry<'run.started'>): RunState {
     world: EMPTY_WORLD,
     completed: new Set(),
     chosen: {},
+    flying: new Map(),
+    inFlightCents: 0,
+    cut: new Set(),
     stepsTaken: 0,
     spentCents: 0,
     modelMicroUsd: 0,
@@ -145,7 +158,7 @@ export function startState(root: Entry<'run.started'>): RunState {
     judgedAs: p.judgedAs || undefined,
     reserved: undefined,
     reservation: undefined,
-    reservationInFlight: undefined,
+    reservationInFlight: new Map(),
   };
 }
 
@@ -183,12 +196,14 @@ export function applyEntry(s: RunState, e: Entry): void {
   switch (e.kind) {
     case 'step.allowed': {
       const p = e.payload as PayloadOf<'step.allowed'>;
-      s.inFlight = p;
+      s.flying.set(p.step, p);
+      s.inFlight = s.flying.values().next().value;
+      s.inFlightCents += p.costCents;
       s.stepsTaken++;
       s.attempts[p.step] = p.attempt;
       if (p.delegation) s.reserved = reserve(s.reserved, p.delegation.writ.leaf);
       // An allow a fork inherited was reserved (and is given back) by the fork's source.
-      if (s.forkOf && e.seq < s.forkOf.fromSeq) s.reservationInFlight = undefined;
+      if (s.forkOf && e.seq < s.forkOf.fromSeq) s.reservationInFlight.delete(p.step);
       else drawOnReservation(s, p);
       if (s.approval?.request.proposalId === p.proposalId) s.approval = undefined;
       s.status = 'running';
@@ -206,16 +221,14 @@ export function applyEntry(s: RunState, e: Entry): void {
       }
       s.completed.add(p.step);
       s.spentCents += p.costCents;
-      s.inFlight = undefined;
-      s.reservationInFlight = undefined;
+      landed(s, p.step);
       s.executions[p.step] = (s.executions[p.step] ?? 0) + 1;
       break;
     }
     case 'step.failed': {
       const p = e.payload as PayloadOf<'step.failed'>;
       // A failed call was made: what it took from the reservation stays taken.
-      s.inFlight = undefined;
-      s.reservationInFlight = undefined;
+      landed(s, p.step);
       s.executions[p.step] = (s.executions[p.step] ?? 0) + 1;
       break;
     }
@@ -237,8 +250,7 @@ export function applyEntry(s: RunState, e: Entry): void {
       // The tool did not act and the step has no output; the plan goes on past it.
       const p = e.payload as PayloadOf<'step.suppressed'>;
       s.completed.add(p.step);
-      s.inFlight = undefined;
-      s.reservationInFlight = undefined;
+      landed(s, p.step);
       s.executions[p.step] = (s.executions[p.step] ?? 0) + 1;
       break;
     }
@@ -295,6 +307,12 @@ export function applyEntry(s: RunState, e: Entry): void {
       s.completed.add(p.step);
       break;
     }
+    case 'parallel.joined': {
+      const p = e.payload as PayloadOf<'parallel.joined'>;
+      for (const b of p.cut ?? []) s.cut.add(`${p.step}&${b}`);
+      s.completed.add(p.step);
+      break;
+    }
     case 'run.suspended':
       s.suspended = e.payload as OutcomeUnknownSuspension;
       s.status = 'outcome_unknown';
@@ -306,16 +324,15 @@ export function applyEntry(s: RunState, e: Entry): void {
         s.outputs[p.step] = output;
         s.stepScope[p.step] = { output };
         s.completed.add(p.step);
-        s.spentCents += s.inFlight?.costCents ?? 0;
+        s.spentCents += s.flying.get(p.step)?.costCents ?? 0;
       } else {
         // The effect never happened: the allow is void and does not count against maxSteps, and
         // what it took from the reservation is the run's again (the next attempt draws on it).
         s.stepsTaken--;
-        if (s.reservationInFlight)
-          s.reservation = addBudget(s.reservation ?? ZERO_BUDGET, s.reservationInFlight);
+        const back = s.reservationInFlight.get(p.step);
+        if (back) s.reservation = addBudget(s.reservation ?? ZERO_BUDGET, back);
       }
-      s.inFlight = undefined;
-      s.reservationInFlight = undefined;
+      landed(s, p.step);
       s.suspended = undefined;
       s.status = 'running';
       s.executions[p.step] = (s.executions[p.step] ?? 0) + 1;
@@ -335,6 +352,15 @@ export function foldRun(entries: readonly Entry[]): RunState {
   return s;
 }
 
+/** A step's call is no longer in flight (its outcome, or what a reconciliation found, is recorded). */
+function landed(s: RunState, step: string): void {
+  const a = s.flying.get(step);
+  if (a) s.inFlightCents -= a.costCents;
+  s.flying.delete(step);
+  s.inFlight = s.flying.values().next().value;
+  s.reservationInFlight.delete(step);
+}
+
 /**
  * An allow of the run's own: it adds what it reserved (if anything) and takes its step's charge
  * (one step, one call, its cost) from the reservation. A run that never reserved keeps none.
@@ -342,12 +368,12 @@ export function foldRun(entries: readonly Entry[]): RunState {
 function drawOnReservation(s: RunState, p: PayloadOf<'step.allowed'>): void {
   const have = p.reserves ? addBudget(s.reservation ?? ZERO_BUDGET, p.reserves) : s.reservation;
   if (!have) {
-    s.reservationInFlight = undefined;
+    s.reservationInFlight.delete(p.step);
     return;
   }
   const charge = stepCharge(p.costCents);
   s.reservation = subtractBudget(have, charge);
-  s.reservationInFlight = charge;
+  s.reservationInFlight.set(p.step, charge);
 }
 
 /** Adds a child writ's budget (its signed leaf, as a delegation records it) to the reservations. */
