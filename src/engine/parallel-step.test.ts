@@ -21,6 +21,7 @@ import { createKeel, type Keel } from '../app/index.ts';
 import type { Entry } from '../core/ledger/index.ts';
 import { BranchCheck } from '../core/run/index.ts';
 import { parseSpec } from '../core/spec/index.ts';
+import { projectEvents } from '../openwop/project-events.ts';
 import type { Store } from '../ports/index.ts';
 import { deploy, fakeSources, type SpyTool, spyTool } from '../testing/index.ts';
 
@@ -231,6 +232,18 @@ for (const backend of BACKENDS) {
         'replay calls nothing',
       );
       assert.equal((await keel.runs.verify('t1', run!.runId)).ok, true);
+      // OpenWOP's event stream: both branches' nodes start before either completes.
+      const events = projectEvents(run!.runId, entries).map((p) => `${p.event.type}:${p.event.nodeId ?? ''}`);
+      const at = (x: string) => events.indexOf(x);
+      assert.ok(
+        at('node.started:lookup_crm') >= 0 && at('node.started:lookup_billing') >= 0,
+        events.join(' '),
+      );
+      assert.ok(
+        Math.max(at('node.started:lookup_crm'), at('node.started:lookup_billing')) <
+          Math.min(at('node.completed:lookup_crm'), at('node.completed:lookup_billing')),
+        events.join(' '),
+      );
       const history = (await keel.runs.history('t1', run!.runId)).map((h) => h.text).join('\n');
       assert.match(
         history,
