@@ -189,7 +189,7 @@ export interface Spec {
   limits?: Record<string, unknown>;
   [k: string]: unknown;
 }
-/** A step of the list: a tool step (optionally guarded by `if`), a choice (`choose` + `else`), or a wait. */
+/** A step of the list: a tool step (optionally guarded by `if`), a choice (`choose` + `else`), a wait, or parallel branches. */
 export interface FlowStep {
   name: string;
   tool?: string;
@@ -199,6 +199,8 @@ export interface FlowStep {
   else?: FlowStep[];
   /** A durable timer: the run suspends `for` a duration (`15m`) or `until` an instant (a template). */
   wait?: { for?: string; until?: string };
+  /** Branches run at the same time; the step after runs when all (or the first) finish. */
+  parallel?: { join: 'all' | 'first'; branches: Record<string, FlowStep[]> };
 }
 export interface Promotion {
   workflowId: string;
