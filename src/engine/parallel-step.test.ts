@@ -11,6 +11,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';
+import fc from 'fast-check';
 import {
   dropSchema,
   openScratchStore,
@@ -381,6 +382,91 @@ describe('verify checks every join against the steps before it', () => {
     // A join: all written before billing's second step was done.
     const early = allEntries.filter((e) => !(e.kind === 'step.completed' && step(e) === 'bill_total'));
     assert.match(check(JOIN_ALL, early)!.message, /branch billing had not finished/);
+    await keel.close();
+  });
+});
+
+describe('property: the spend cap holds across branches, decided one after another', () => {
+  const SPEC = `
+id: spend
+version: 1
+status: LIVE
+triggers: [{event: spend}]
+steps:
+  - name: pay
+    parallel:
+      join: all
+      branches:
+        a: [{name: pay_a, tool: pay, args: {amount_usd: "{{ event.payload.a }}"}}]
+        b: [{name: pay_b, tool: pay, args: {amount_usd: "{{ event.payload.b }}"}}]
+        c: [{name: pay_c, tool: pay, args: {amount_usd: "{{ event.payload.c }}"}}]
+limits: {maxSteps: 10, maxCostUsd: 1}
+`;
+  test('for any three amounts, the calls allowed never cost more than the cap; the first that does not fit is refused, and nothing after it is decided', async () => {
+    const pay = spyTool('pay', {
+      effect: 'external',
+      idempotent: false,
+      cost: { fromArg: 'amount_usd' },
+      handler: async () => {
+        await new Promise((r) => setTimeout(r, 1));
+        return { paid: true };
+      },
+    });
+    const keel = createKeel({ store: ':memory:', tools: [pay], sources: fakeSources() });
+    await deploy(keel, 't1', SPEC);
+    let n = 0;
+    await fc.assert(
+      fc.asyncProperty(
+        fc.tuple(
+          fc.integer({ min: 0, max: 80 }),
+          fc.integer({ min: 0, max: 80 }),
+          fc.integer({ min: 0, max: 80 }),
+        ),
+        async (cents) => {
+          const [a, b, c] = cents.map((x) => x / 100);
+          const ev = {
+            id: `p${n++}`,
+            type: 'spend',
+            subject: 's',
+            time: '2026-01-01T00:00:00Z',
+            payload: { a, b, c },
+          };
+          const [run] = (await keel.events.emit('t1', ev)).runs;
+          const entries = await keel.runs.entries('t1', run!.runId);
+          const allowed = entries.filter((e) => e.kind === 'step.allowed').map((e) => step(e));
+          const refused = entries.filter((e) => e.kind === 'step.refused').map((e) => step(e));
+          // What deciding one after another against the cap must give.
+          let spent = 0;
+          const want: string[] = [];
+          let stop: string | undefined;
+          for (const [name, x] of [
+            ['pay_a', cents[0]],
+            ['pay_b', cents[1]],
+            ['pay_c', cents[2]],
+          ] as const) {
+            if (spent + x > 100) {
+              stop = name;
+              break;
+            }
+            spent += x;
+            want.push(name);
+          }
+          assert.deepEqual(allowed, want);
+          assert.deepEqual(refused, stop ? [stop] : []);
+          assert.equal(run!.status, stop ? 'refused' : 'completed');
+          const spentCents = entries
+            .filter((e) => e.kind === 'step.completed')
+            .reduce((t, e) => t + (e.payload as { costCents: number }).costCents, 0);
+          assert.ok(spentCents <= 100, `spent ${spentCents} cents under a 100-cent cap`);
+          assert.equal(
+            entries.at(-1)!.kind,
+            'run.finished',
+            'the run ends after every call it allowed is recorded',
+          );
+        },
+      ),
+      { numRuns: 30 },
+    );
     await keel.close();
   });
 });
