@@ -76,7 +76,10 @@ export async function walkLaneRound(walk: Walk, node: ToolNode): Promise<Flow> {
       recordOutcome(walk, landed.call.tool, landed.call.a, landed.outcome);
     }
   } finally {
-    w.releaseEnd();
+    // A call still in flight (its outcome unknown: replaying a crash) is settled by the walk
+    // first; the end then comes from the fold's `ending` (walk.ts).
+    if (s.flying.size === 0) w.releaseEnd();
+    else w.dropEnd();
   }
   return s.finished ? 'stop' : 'next';
 }

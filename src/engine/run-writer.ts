@@ -82,6 +82,12 @@ export class RunWriter {
     return this.endHeld !== false;
   }
 
+  /** Stops holding, without writing the end held: the walk writes it from the fold's `ending`. */
+  dropEnd(): void {
+    this.holding = false;
+    this.endHeld = false;
+  }
+
   /** Stops holding, and writes the end held, if any. */
   releaseEnd(): void {
     const held = this.endHeld;

@@ -65,10 +65,23 @@ export async function walkRun(
 ): Promise<void> {
   const walk = walkOf(w, version, tools, fx, o);
   const s = w.state;
+  const parallel = walk.plan.nodes.some((n) => n.kind === 'parallel');
   while (!s.finished) {
     if (stopsAtBoundary(walk)) break;
+    // A step of a parallel branch failed or was refused: the run ends once nothing is in flight
+    // (parallel-step.ts holds the end; after a crash in between, the fold still says it).
+    if (parallel && s.ending && s.flying.size === 0) {
+      w.add('run.finished', { status: s.ending.status, outputs: s.outputs, reason: s.ending.reason });
+      break;
+    }
     if (s.inFlight) {
-      if (await settleInFlight(walk, s.inFlight)) continue;
+      // Several calls in flight (parallel branches, after a crash): an end one of them brings is
+      // written only once every one is settled, from the fold's `ending`.
+      const several = s.flying.size > 1 || (parallel && s.ending !== undefined);
+      if (several) w.holdEnd();
+      const settled = await settleInFlight(walk, s.inFlight);
+      if (several) w.dropEnd();
+      if (settled) continue;
       // Suspended: a cancellation recorded (or asked for) meanwhile still finishes the run.
       finishIfCancelled(w, fx, o);
       break;

@@ -36,8 +36,15 @@ function crashWithTwoInFlight(name: string) {
   return { store, lookupKey: keyOf('lookup'), chargeKey: keyOf('charge') };
 }
 
-async function reopen(store: string, reconcile: boolean) {
-  const lookup = spyTool('lookup', { effect: 'read', idempotent: true, handler: () => ({ x: 'crm' }) });
+async function reopen(store: string, reconcile: boolean, lookupFails = false) {
+  const lookup = spyTool('lookup', {
+    effect: 'read',
+    idempotent: true,
+    handler: () => {
+      if (lookupFails) throw new Error('crm is down');
+      return { x: 'crm' };
+    },
+  });
   const charge = spyTool('charge', {
     effect: 'external',
     idempotent: false,
@@ -131,5 +138,34 @@ test('killed with two branches in flight, no reconcile check: outcome_unknown un
   ]);
   assert.equal((await keel.runs.verify('acme', runId)).ok, true);
   assert.equal((await keel.runs.replay('acme', runId)).identical, true);
+  await keel.close();
+});
+
+test('killed with two branches in flight, the retried call fails: the run ends failed only once the other call is settled too', async () => {
+  const { store } = crashWithTwoInFlight('failed');
+  const { keel, charge, reply, runId } = await reopen(store, true, true);
+  const done = await keel.runs.recover('acme', runId);
+  assert.equal(done.status, 'failed');
+  assert.equal(charge.calls.length, 0);
+  assert.equal(reply.calls.length, 0, 'nothing after the parallel runs');
+  const entries = await keel.runs.entries('acme', runId);
+  assert.deepEqual(
+    entries.map((e) =>
+      e.kind.startsWith('step.') ? `${e.kind}:${(e.payload as { step: string }).step}` : e.kind,
+    ),
+    [
+      'run.started',
+      'step.allowed:lookup',
+      'step.allowed:charge',
+      'step.failed:lookup',
+      'step.reconciled:charge',
+      'run.finished',
+    ],
+    'the other call in flight is settled before the run ends',
+  );
+  assert.match(JSON.stringify(entries.at(-1)!.payload), /lookup: crm is down/);
+  assert.equal((await keel.runs.verify('acme', runId)).ok, true);
+  const r = await keel.runs.replay('acme', runId);
+  assert.equal(r.identical, true, JSON.stringify(r));
   await keel.close();
 });

@@ -58,6 +58,11 @@ export interface RunState {
   readonly flying: Map<string, PayloadOf<'step.allowed'>>;
   /** What the calls in flight may cost: a decision counts it as spent (two branches never both pass a cap). */
   inFlightCents: number;
+  /**
+   * A step failed or was refused and the run's end is not written yet: parallel branches hold it
+   * until every call in flight is recorded (engine/parallel-step.ts; also after a crash between).
+   */
+  ending?: { readonly status: 'failed' | 'refused'; readonly reason: string };
   /** The parallel branches a `join: first` cut (`<parallel>&<branch>`): the plan counts their steps as done. */
   readonly cut: Set<string>;
   finished?: PayloadOf<'run.finished'>;
@@ -130,6 +135,7 @@ export function startState(root: Entry<'run.started'>): RunState {
     flying: new Map(),
     inFlightCents: 0,
     cut: new Set(),
+    ending: undefined,
     stepsTaken: 0,
     spentCents: 0,
     modelMicroUsd: 0,
@@ -229,6 +235,8 @@ export function applyEntry(s: RunState, e: Entry): void {
       const p = e.payload as PayloadOf<'step.failed'>;
       // A failed call was made: what it took from the reservation stays taken.
       landed(s, p.step);
+      if (p.error.code !== 'cancelled')
+        s.ending ??= { status: 'failed', reason: `${p.tool}: ${p.error.message}` };
       s.executions[p.step] = (s.executions[p.step] ?? 0) + 1;
       break;
     }
@@ -266,14 +274,18 @@ export function applyEntry(s: RunState, e: Entry): void {
       }
       break;
     }
-    case 'step.refused':
+    case 'step.refused': {
+      const p = e.payload as PayloadOf<'step.refused'>;
+      s.ending ??= { status: 'refused', reason: `${p.tool}: ${p.message}` };
       if (s.approval?.request.proposalId === (e.payload as PayloadOf<'step.refused'>).proposalId)
         s.approval = undefined;
       break;
+    }
     case 'run.finished': {
       const p = e.payload as PayloadOf<'run.finished'>;
       s.finished = p;
       s.status = p.status;
+      s.ending = undefined;
       // What the run reserved and did not use goes back to its writs with this entry (RunWriter).
       if (s.reservation) s.reservation = ZERO_BUDGET;
       // A finished run waits for nothing: a cancelled run's open approval or suspension is void.
