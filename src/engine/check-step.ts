@@ -34,7 +34,8 @@ export function checkStep(
     stepsTaken: s.stepsTaken,
     maxSteps: walk.maxSteps,
     // The model's answers count against the cap too, rounded up to the next cent.
-    spentCents: s.spentCents + Math.ceil(s.modelMicroUsd / 10_000),
+    // So do the calls in flight (parallel branches): decided one after another, two never both fit.
+    spentCents: s.spentCents + s.inFlightCents + Math.ceil(s.modelMicroUsd / 10_000),
     capCents: walk.capCents,
     versionStatus: walk.judgedAs,
     approved,

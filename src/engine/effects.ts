@@ -85,6 +85,11 @@ export interface Effects {
     allowed: PayloadOf<'step.allowed'>,
     state: RunState,
   ): Promise<Reconciliation | undefined>;
+  /**
+   * Replaying only: the step whose call outcome the record holds at the next seq, if any, so the
+   * outcomes of parallel calls are written in the order they were recorded (live: as they arrive).
+   */
+  nextOutcome?(state: RunState): string | undefined;
   /** The timestamp of the entry about to be written at `seq`. */
   at(seq: number): string;
   /**

@@ -244,7 +244,9 @@ const governed = new WeakMap<readonly SignedWrit[], RunGovernance>();
  */
 export function writUsage(s: RunState): WritBudget {
   // Budget reserved for child runs (delegation) counts as used: the child writ holds it.
+  // The calls in flight (parallel branches) may cost what they were allowed for: count it.
   const r = s.reserved;
-  if (!r) return { steps: s.stepsTaken, calls: s.stepsTaken, cents: s.spentCents };
-  return { steps: s.stepsTaken + r.steps, calls: s.stepsTaken + r.calls, cents: s.spentCents + r.cents };
+  const spent = s.spentCents + s.inFlightCents;
+  if (!r) return { steps: s.stepsTaken, calls: s.stepsTaken, cents: spent };
+  return { steps: s.stepsTaken + r.steps, calls: s.stepsTaken + r.calls, cents: spent + r.cents };
 }

@@ -66,6 +66,8 @@ export interface RecordedLedger {
   readonly cutByCancel?: { readonly step: string; readonly n: number };
   /** How each allow of a step was carried out, as recorded (`step.allowed` `mode`; undefined: live). */
   readonly modes?: Map<string, (StepMode | undefined)[]>;
+  /** The step of each call outcome (completed, failed, suppressed), by the seq it was recorded at. */
+  readonly outcomeAt?: Map<number, string>;
 }
 
 const UNKNOWN: StepOutcome = { ok: false, unknown: true };
@@ -103,7 +105,10 @@ export function indexLedger(entries: readonly Entry[], by: 'step' | 'call' = 'st
   const callOf = new Map<string, string>();
   const keyOf = (step: string) => (by === 'call' ? (callOf.get(step) ?? `step:${step}`) : step);
   const push = <T>(m: Map<string, T[]>, step: string, v: T) => pushTo(m, keyOf(step), v);
+  const outcomeAt = new Map<number, string>();
   for (const e of entries) {
+    if (e.kind === 'step.completed' || e.kind === 'step.failed' || e.kind === 'step.suppressed')
+      outcomeAt.set(e.seq, (e.payload as { step: string }).step);
     if (e.kind === 'source.drawn') draws.push(e.payload as PayloadOf<'source.drawn'>);
     else if (e.kind === 'step.allowed') {
       const p = e.payload as PayloadOf<'step.allowed'>;
@@ -174,6 +179,7 @@ export function indexLedger(entries: readonly Entry[], by: 'step' | 'call' = 'st
     mints,
     budgets,
     modes,
+    outcomeAt,
     ...(cancelled ? { cancelled } : {}),
     ...(cutByCancel ? { cutByCancel } : {}),
   };
@@ -255,6 +261,8 @@ export function recordedEffects(
     delegate: async (r) => servedMint(record.mints ?? new Map(), r),
     hold: (state) => record.holds.get(state.head.seq + 1),
     recordedWaitEnd: (state) => record.waitEnds?.get(state.head.seq + 1),
+    // Parallel calls' outcomes are written in the order recorded (by step: a replay of the same run).
+    nextOutcome: (state) => (byCall ? undefined : record.outcomeAt?.get(state.head.seq + 1)),
     recordedSuspension: (state) => record.suspensions?.get(state.head.seq + 1),
     recordedOutage: (state) => record.outages?.get(state.head.seq + 1),
     // A writ budget's answer is served as recorded: replay never reserves or asks the store.

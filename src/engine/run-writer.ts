@@ -65,7 +65,45 @@ export class RunWriter {
     private create?: NewRun,
   ) {}
 
+  /**
+   * Set while calls of parallel branches are in flight (engine/parallel-step.ts): a `run.finished`
+   * added meanwhile (a refusal, a failure, a cancellation) is held, the first one only, and written
+   * by `releaseEnd` once every call in flight has its outcome recorded: a run never finishes with
+   * a call of its own still out.
+   */
+  private endHeld: { payload: PayloadOf<'run.finished'> } | false = false;
+  private holding = false;
+
+  /** Holds the run's end until `releaseEnd` (see `endHeld`). */
+  holdEnd(): void {
+    this.holding = true;
+  }
+
+  /** Whether a `run.finished` was added and is held: the walk decides no further step. */
+  get ending(): boolean {
+    return this.endHeld !== false;
+  }
+
+  /** Stops holding, without writing the end held: the walk writes it from the fold's `ending`. */
+  dropEnd(): void {
+    this.holding = false;
+    this.endHeld = false;
+  }
+
+  /** Stops holding, and writes the end held, if any. */
+  releaseEnd(): void {
+    const held = this.endHeld;
+    this.holding = false;
+    this.endHeld = false;
+    if (held) this.add('run.finished', { ...held.payload, outputs: this.state.outputs });
+  }
+
   add<K extends EntryKind>(kind: K, payload: PayloadOf<K>): Entry<K> {
+    if (this.holding && kind === 'run.finished') {
+      if (this.endHeld === false) this.endHeld = { payload: payload as PayloadOf<'run.finished'> };
+      // Nothing reads the entry a finishing add returns; the held end is written by releaseEnd.
+      return undefined as unknown as Entry<K>;
+    }
     const { stored, entry } = this.chain(kind, payload);
     this.batch.push(stored);
     if (kind !== 'step.allowed' && kind !== 'step.completed') this.onlySteps = false;

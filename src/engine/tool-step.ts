@@ -12,6 +12,7 @@
  */
 import type { PayloadOf } from '../core/ledger/index.ts';
 import { type Decision, idempotencyKeyFor, proposalIdFor, type ToolNode } from '../core/run/index.ts';
+import type { ToolDefinition } from '../ports/index.ts';
 import { checkStep } from './check-step.ts';
 import { mintFor } from './delegate.ts';
 import { DELEGATE_TOOL } from './mint-delegation.ts';
@@ -51,6 +52,36 @@ export function approvalAt(walk: Walk): Flow | undefined {
 
 /** Takes a tool step: the plan's `node`, or (undefined) the proposal the run's approval approved. */
 export async function walkToolStep(walk: Walk, node: ToolNode | undefined): Promise<Flow> {
+  const allowed = await allowToolStep(walk, node);
+  if (typeof allowed === 'string') return allowed;
+  const { w, fx, tools, o } = walk;
+  const { a, tool, minted } = allowed;
+  // The durability rule: an allow decision is committed before its effect, unless the tool is
+  // idempotent and everything uncommitted is reproducible from the durable head (see RunWriter).
+  // A delegation's allow is always committed first: it names the child before the child exists.
+  // A simulated call acts on nothing, so making it again after a crash is as safe as an idempotent one.
+  if (minted || !(repeatable(tool, a) && w.reproducible)) await w.commit();
+  // Execute and record (record-outcome.ts `invokeStep`, inlined). An unknown outcome (replaying a
+  // crash) leaves the step in flight, for settle-in-flight.ts.
+  const called = toolOf(tools, a);
+  recordOutcome(walk, called, a, await fx.invoke(called, a, w.state, callSignal(called, o)));
+  return 'next';
+}
+
+/** A tool step's decision recorded as an allow, ready to be executed (not yet committed). */
+export interface AllowedCall {
+  readonly a: PayloadOf<'step.allowed'>;
+  readonly tool: ToolDefinition;
+  /** The step delegates: its child writ was minted (its allow is committed before its call). */
+  readonly minted: boolean;
+}
+
+/**
+ * A tool step up to its decision: resolve -> check -> record the allow; or where the walk goes
+ * instead (refused, waiting for a person, held). Executes nothing (walkToolStep and a parallel
+ * round, parallel-step.ts, do).
+ */
+export async function allowToolStep(walk: Walk, node: ToolNode | undefined): Promise<AllowedCall | Flow> {
   const { w, fx, tools, o } = walk;
   const s = w.state;
   const approved = node === undefined;
@@ -134,15 +165,5 @@ export async function walkToolStep(walk: Walk, node: ToolNode | undefined): Prom
       })
     : w.add('step.allowed', payload);
   if (!('payload' in allowed)) return refuseStep(w, step, toolName, proposalId, allowed);
-  // The durability rule: an allow decision is committed before its effect, unless the tool is
-  // idempotent and everything uncommitted is reproducible from the durable head (see RunWriter).
-  // A delegation's allow is always committed first: it names the child before the child exists.
-  // A simulated call acts on nothing, so making it again after a crash is as safe as an idempotent one.
-  if (minted || !(repeatable(tool, allowed.payload) && w.reproducible)) await w.commit();
-  // Execute and record (record-outcome.ts `invokeStep`, inlined: a step takes no extra await). An
-  // unknown outcome (replaying a crash) leaves the step in flight, for settle-in-flight.ts.
-  const a = allowed.payload;
-  const called = toolOf(tools, a);
-  recordOutcome(walk, called, a, await fx.invoke(called, a, s, callSignal(called, o)));
-  return 'next';
+  return { a: allowed.payload, tool, minted: minted !== undefined };
 }

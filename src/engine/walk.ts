@@ -7,13 +7,16 @@
  *    recorded pauses are written again when replaying, a paused run stops;
  * 2. an in-flight step (an allow without an outcome: the effect may have happened before a crash)
  *    is settled first, never blindly repeated (settle-in-flight.ts), or the run is suspended;
+ *    parallel branches may leave several, settled one by one in the order they were allowed;
  * 3. a run waiting for a person stays waiting, or goes on with the decision (tool-step.ts
  *    `approvalAt`): an approved proposal is acted on, a denied one refused;
  * 4. otherwise the plan's next node is taken by the walker of its kind (`NODE_KINDS`): a tool
  *    step — its guard (`if:`) decided, then resolve -> check -> record the decision -> execute ->
  *    record the outcome (tool-step.ts) — a choice, its branch decided and recorded
- *    (choose-step.ts), or a wait — record when it fires, stop until then, record its end
- *    (wait-step.ts); with no node left, the run completes.
+ *    (choose-step.ts), a wait — record when it fires, stop until then, record its end
+ *    (wait-step.ts) — a step of a parallel branch, taken in a round with the ready steps of the
+ *    other branches (decided one by one, the calls made at the same time), or a parallel's join
+ *    (parallel-step.ts); with no node left, the run completes.
  *
  * The walk reads sources, tool outcomes, approvals and timestamps only through `Effects`, so the
  * same walk runs live, as a replay, as a fork and simulated; everything it decides is an entry,
@@ -23,6 +26,7 @@ import { nextNode, type PlanNode } from '../core/run/index.ts';
 import type { VersionRecord } from '../ports/index.ts';
 import { walkChoose, walkGuardedTool } from './choose-step.ts';
 import type { Effects } from './effects.ts';
+import { walkJoin, walkLaneRound } from './parallel-step.ts';
 import type { RunWriter } from './run-writer.ts';
 import { settleInFlight } from './settle-in-flight.ts';
 import { finishIfCancelled, stopsAtBoundary } from './step-boundary.ts';
@@ -45,9 +49,10 @@ export { MAX_STEPS_PER_RUN, type WalkOptions } from './walk-context.ts';
 const NODE_KINDS: {
   readonly [K in PlanNode['kind']]: (walk: Walk, node: Extract<PlanNode, { kind: K }>) => Promise<Flow>;
 } = {
-  tool: walkGuardedTool,
+  tool: (walk, node) => (node.lane ? walkLaneRound(walk, node) : walkGuardedTool(walk, node)),
   choose: walkChoose,
   wait: walkWaitStep,
+  parallel: walkJoin,
 };
 
 /** Walks until the run finishes, waits for a person, or cannot safely continue; commits what it wrote. */
@@ -60,10 +65,23 @@ export async function walkRun(
 ): Promise<void> {
   const walk = walkOf(w, version, tools, fx, o);
   const s = w.state;
+  const parallel = walk.plan.nodes.some((n) => n.kind === 'parallel');
   while (!s.finished) {
     if (stopsAtBoundary(walk)) break;
+    // A step of a parallel branch failed or was refused: the run ends once nothing is in flight
+    // (parallel-step.ts holds the end; after a crash in between, the fold still says it).
+    if (parallel && s.ending && s.flying.size === 0) {
+      w.add('run.finished', { status: s.ending.status, outputs: s.outputs, reason: s.ending.reason });
+      break;
+    }
     if (s.inFlight) {
-      if (await settleInFlight(walk, s.inFlight)) continue;
+      // Several calls in flight (parallel branches, after a crash): an end one of them brings is
+      // written only once every one is settled, from the fold's `ending`.
+      const several = s.flying.size > 1 || (parallel && s.ending !== undefined);
+      if (several) w.holdEnd();
+      const settled = await settleInFlight(walk, s.inFlight);
+      if (several) w.dropEnd();
+      if (settled) continue;
       // Suspended: a cancellation recorded (or asked for) meanwhile still finishes the run.
       finishIfCancelled(w, fx, o);
       break;
@@ -71,7 +89,7 @@ export async function walkRun(
     let flow: Flow;
     if (s.approval) flow = approvalAt(walk) ?? (await walkToolStep(walk, undefined));
     else {
-      const node = nextNode(walk.plan, s.completed, s.chosen);
+      const node = nextNode(walk.plan, s.completed, s.chosen, s.cut);
       if (!node) {
         w.add('run.finished', { status: 'completed', outputs: s.outputs });
         break;

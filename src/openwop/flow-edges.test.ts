@@ -88,3 +88,46 @@ limits: {maxSteps: 5, maxCostUsd: 0}
     /nodes\[0\]\.typeId: keel\.wait is how Keel draws a spec's wait step/,
   );
 });
+
+test("a spec's parallel step shows in its OpenWOP graph as fan-out edges and a join carrying its trigger rule", () => {
+  const spec = (join: string) =>
+    parseSpec(
+      `
+id: enrich
+version: 1
+status: LIVE
+triggers: [{event: ticket.opened}]
+steps:
+  - {name: start, tool: note}
+  - name: enrich
+    parallel:
+      join: ${join}
+      branches:
+        crm: [{name: lookup_crm, tool: crm_lookup}]
+        billing: [{name: lookup_billing, tool: billing_lookup}, {name: bill_total, tool: billing_total}]
+  - {name: reply, tool: send_reply, args: {text: done}}
+limits: {maxSteps: 5, maxCostUsd: 0}
+`,
+      'enrich.yaml',
+    );
+  const edges = (join: string) =>
+    (
+      specAsDefinition(spec(join)) as {
+        edges: { sourceNodeId: string; targetNodeId: string; triggerRule?: string }[];
+      }
+    ).edges.map((e) => [e.sourceNodeId, e.targetNodeId, e.triggerRule ?? null]);
+  assert.deepEqual(edges('all'), [
+    ['start', 'lookup_crm', null],
+    ['start', 'lookup_billing', null],
+    ['lookup_billing', 'bill_total', null],
+    ['lookup_crm', 'reply', 'all_success'],
+    ['bill_total', 'reply', 'all_success'],
+  ]);
+  assert.deepEqual(
+    edges('first').filter((e) => e[1] === 'reply'),
+    [
+      ['lookup_crm', 'reply', 'any_success'],
+      ['bill_total', 'reply', 'any_success'],
+    ],
+  );
+});

@@ -2,11 +2,22 @@
  * The edges of a Keel spec with control flow, drawn as an OpenWOP graph: one node per tool step
  * and per wait step (a node of type `keel.wait`, its `for` or `until` as config), an edge for each way the walk can go from one to the next, and on each edge that is taken only
  * under a condition, that condition (`condition`: the branch of a choice with its `when`, the
- * `else`, a guarded step's `if`, or a guarded step skipped). A plain step list is a chain with no
+ * `else`, a guarded step's `if`, or a guarded step skipped). A parallel step fans out: an edge
+ * from the step before it to each branch's first step, each branch a chain, and an edge from each
+ * branch's last step to the step after, with the join as its `triggerRule` (`all_success` for
+ * `join: all`; `any_success`, OpenWOP's word for the first to succeed, for `join: first`). A
+ * plain step list is a chain with no
  * conditions, as before. For reading only: Keel compiles no OpenWOP edge condition back
  * (definition.ts refuses one), so such a definition is a picture of the spec, not a source.
  */
-import { allSteps, type FlowStep, isChooseStep, isToolStep, isWaitStep } from '../core/spec/index.ts';
+import {
+  allSteps,
+  type FlowStep,
+  isChooseStep,
+  isParallelStep,
+  isToolStep,
+  isWaitStep,
+} from '../core/spec/index.ts';
 
 /** The node type a wait step is drawn as; config `{for}`, `{until}` or `{event, match, timeout, lookback}`, as the spec writes it. */
 export const WAIT_TYPE_ID = 'keel.wait';
@@ -32,9 +43,15 @@ export interface FlowEdge {
   readonly sourceNodeId: string;
   readonly targetNodeId: string;
   readonly condition?: Readonly<Record<string, unknown>>;
+  /** On the edges into the step after a parallel: how its branches join. */
+  readonly triggerRule?: 'all_success' | 'any_success';
 }
 
-type Frontier = { readonly id: string; readonly condition?: Record<string, unknown> }[];
+type Frontier = {
+  readonly id: string;
+  readonly condition?: Record<string, unknown>;
+  readonly triggerRule?: FlowEdge['triggerRule'];
+}[];
 
 export function flowEdges(steps: readonly FlowStep[]): FlowEdge[] {
   const edges: FlowEdge[] = [];
@@ -44,7 +61,13 @@ export function flowEdges(steps: readonly FlowStep[]): FlowEdge[] {
     let id = `${from.id}-${to}`;
     for (let n = 2; ids.has(id); n++) id = `${from.id}-${to}-${n}`;
     ids.add(id);
-    edges.push({ id, sourceNodeId: from.id, targetNodeId: to, ...(condition ? { condition } : {}) });
+    edges.push({
+      id,
+      sourceNodeId: from.id,
+      targetNodeId: to,
+      ...(condition ? { condition } : {}),
+      ...(from.triggerRule ? { triggerRule: from.triggerRule } : {}),
+    });
   };
   const list = (items: readonly FlowStep[], from: Frontier): Frontier => {
     let at = from;
@@ -59,6 +82,13 @@ export function flowEdges(steps: readonly FlowStep[]): FlowEdge[] {
       } else if (isWaitStep(s)) {
         for (const f of at) edge(f, s.name);
         at = [{ id: s.name }];
+      } else if (isParallelStep(s)) {
+        const triggerRule = s.parallel.join === 'all' ? 'all_success' : 'any_success';
+        // Fan out: every branch starts from where the walk is; the step after joins them all.
+        const from = at.map((f) => ({ id: f.id, ...(f.condition ? { condition: f.condition } : {}) }));
+        at = Object.values(s.parallel.branches).flatMap((steps) =>
+          list(steps, from).map((f) => ({ ...f, triggerRule }) as Frontier[number]),
+        );
       } else if (isChooseStep(s)) {
         const out: Frontier = [];
         s.choose.forEach((b, j) => {

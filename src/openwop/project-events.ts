@@ -237,10 +237,10 @@ export class EventProjector {
   };
   private readonly out: ProjectedEvent[] = [];
   private nextLedgerSeq = 0;
-  /** The node whose call is allowed and not yet settled. */
-  private inFlight: PayloadOf<'step.allowed'> | undefined;
-  /** A fork whose prefix ends inside a node: the node it restarts at its first event. */
-  private restart: PayloadOf<'step.allowed'> | undefined;
+  /** The nodes whose call is allowed and not yet settled (parallel branches: several), by step. */
+  private readonly inFlight = new Map<string, PayloadOf<'step.allowed'>>();
+  /** A fork whose prefix ends inside nodes: the nodes it restarts, each at its first event. */
+  private restart = new Map<string, PayloadOf<'step.allowed'>>();
 
   constructor(private readonly wireRunId: string) {}
 
@@ -270,11 +270,12 @@ export class EventProjector {
       this.learn(e);
       const hex = e.hash.slice('sha256:'.length);
       const ds = drafts(e, this.cx);
-      const r = this.restart;
+      const step = (e.payload as { step?: unknown }).step;
+      const r = typeof step === 'string' ? this.restart.get(step) : undefined;
       if (r && ds.length > 0) {
-        this.restart = undefined;
-        // The fork re-executes the node its prefix ended inside: it starts again (replay.md §Endpoint).
-        if ((e.payload as { step?: unknown }).step === r.step) ds.unshift(started(r));
+        this.restart.delete(r.step);
+        // The fork re-executes a node its prefix ended inside: it starts again (replay.md §Endpoint).
+        ds.unshift(started(r));
       }
       ds.forEach((d, i) => {
         this.out.push({
@@ -311,13 +312,15 @@ export class EventProjector {
     }
     for (const p of sourceEvents)
       this.out.push({ ledgerSeq: p.ledgerSeq, event: { ...p.event, runId: this.wireRunId } });
-    this.restart = this.inFlight;
+    this.restart = new Map(this.inFlight);
   }
 
   /** What the projection of later entries reads from this one. */
   private learn(e: Entry): void {
-    if (e.kind === 'step.allowed') this.inFlight = e.payload as PayloadOf<'step.allowed'>;
-    else if (SETTLES.has(e.kind)) this.inFlight = undefined;
+    if (e.kind === 'step.allowed') {
+      const p = e.payload as PayloadOf<'step.allowed'>;
+      this.inFlight.set(p.step, p);
+    } else if (SETTLES.has(e.kind)) this.inFlight.delete((e.payload as { step: string }).step);
     if (e.kind === 'step.completed') {
       const p = e.payload as PayloadOf<'step.completed'>;
       this.cx.outputs[p.step] = p.output;

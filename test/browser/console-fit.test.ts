@@ -404,6 +404,43 @@ limits: {maxSteps: 3, maxCostUsd: 0}
     );
   });
 
+  test('a parallel step is drawn with its branches side by side, each with its steps, and how they join', async () => {
+    const file = sandbox.write(
+      'note-both-v1.yaml',
+      `id: note-both
+version: 1
+status: DRAFT
+triggers: [{event: note.both}]
+steps:
+  - name: both
+    parallel:
+      join: first
+      branches:
+        left: [{name: left_note, tool: keep_note, args: {text: "{{event.payload.text}}"}}]
+        right:
+          - {name: right_note, tool: keep_note, args: {text: "{{event.payload.text}}"}}
+          - {name: right_again, tool: keep_note, args: {text: "{{event.payload.text}}"}}
+  - {name: after_both, tool: keep_note, args: {text: "{{event.payload.text}}"}}
+limits: {maxSteps: 4, maxCostUsd: 0}
+`,
+    );
+    okJson(sandbox.keel(['--tools', PACK, '--tenant', 'acme', 'publish', file, '--json']));
+    await open('#/workflows/note-both');
+    const flow = page.getByLabel('Steps');
+    await flow.waitFor();
+    assert.deepEqual(
+      await flow.locator(':scope > li').evaluateAll((els) => els.map((e) => e.className || 'tool')),
+      ['trigger', 'parallel', 'tool'],
+    );
+    const both = flow.locator('li.parallel[data-step="both"]');
+    assert.match(await both.innerText(), /runs 2 branches at the same time, joins first/);
+    assert.deepEqual(
+      await both.locator('.lane').evaluateAll((els) => els.map((e) => e.getAttribute('data-branch'))),
+      ['left', 'right'],
+    );
+    assert.equal(await both.locator('.lane[data-branch="right"] li').count(), 2);
+  });
+
   test('no page threw or logged an error on the way', () => {
     assert.deepEqual(pageErrors, []);
   });

@@ -189,7 +189,7 @@ export interface Spec {
   limits?: Record<string, unknown>;
   [k: string]: unknown;
 }
-/** A step of the list: a tool step (optionally guarded by `if`), a choice (`choose` + `else`), or a wait. */
+/** A step of the list: a tool step (optionally guarded by `if`), a choice (`choose` + `else`), a wait, or parallel branches. */
 export interface FlowStep {
   name: string;
   tool?: string;
@@ -206,6 +206,8 @@ export interface FlowStep {
     timeout?: string;
     lookback?: string;
   };
+  /** Branches run at the same time; the step after runs when all (or the first) finish. */
+  parallel?: { join: 'all' | 'first'; branches: Record<string, FlowStep[]> };
 }
 export interface Promotion {
   workflowId: string;

@@ -67,7 +67,7 @@ function Flow({ spec, tools }: { spec: Spec; tools: ToolInfo[] }) {
   </ol>`;
 }
 
-/** One step of the drawing: a tool step (with its condition), a choice with its branches drawn under it, or a wait. */
+/** One step of the drawing: a tool step (with its condition), a choice with its branches drawn under it, a wait, or parallel branches side by side. */
 function FlowItem({ step: s, info }: { step: FlowStep; info: Map<string, ToolInfo> }) {
   if (s.wait) {
     const w = s.wait;
@@ -79,6 +79,24 @@ function FlowItem({ step: s, info }: { step: FlowStep; info: Map<string, ToolInf
           : `until ${w.until ?? ''}`;
     return html`<li class="wait" data-step=${s.name}>
       <b>${v(s.name)}</b> <span class="tag" title="the run suspends here, holding nothing, and calls no tool">waits ${v(how)}</span>
+    </li>`;
+  }
+  if (s.parallel) {
+    const join =
+      s.parallel.join === 'all'
+        ? 'then goes on when all have finished'
+        : 'then goes on when the first finishes (the others are cut)';
+    return html`<li class="parallel" data-step=${s.name}>
+      <b>${v(s.name)}</b> <span class="tag" title=${join}>runs ${Object.keys(s.parallel.branches).length} branches at the same time, joins ${s.parallel.join}</span>
+      <div class="lanes">
+        ${Object.entries(s.parallel.branches).map(
+          ([
+            b,
+            steps,
+          ]) => html`<div class="branch lane" data-branch=${b}><span class="when">branch ${v(b)}</span>
+            <ol class="flow">${steps.map((x) => html`<${FlowItem} step=${x} info=${info} />`)}</ol></div>`,
+        )}
+      </div>
     </li>`;
   }
   if (s.choose) {

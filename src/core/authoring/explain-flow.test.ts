@@ -72,3 +72,40 @@ test('keel explain shows a wait step: "then wait 15 minutes", "then wait until" 
   assert.equal(lines[1], '2. cool_off: then wait 1 day; calls nothing.');
   assert.match(lines[4]!, /until_expiry: then wait until "2026-03-01T09:00:00Z"; calls nothing\.$/);
 });
+
+const PARALLEL_SPEC = `
+id: enrich
+version: 1
+status: LIVE
+triggers: [{event: ticket.opened}]
+steps:
+  - name: enrich
+    parallel:
+      join: first
+      branches:
+        crm: [{name: lookup_crm, tool: crm_lookup, args: {who: "{{ event.subject }}"}}]
+        billing:
+          - {name: lookup_billing, tool: billing_lookup, args: {who: "{{ event.subject }}"}}
+          - {name: bill_total, tool: billing_total, args: {acct: "{{ steps.lookup_billing.output.acct }}"}}
+  - {name: reply, tool: send_reply, args: {text: done}}
+limits: {maxSteps: 5, maxCostUsd: 0}
+`;
+
+test('keel explain reads a parallel step: its branches at the same time, each with its steps, and how they join', () => {
+  const r = explainSpec(parseSpec(PARALLEL_SPEC, 'enrich.yaml'), []);
+  assert.deepEqual(
+    r.steps.slice(0, 6).map((l) => l.replace(/ \(.*$/, '')),
+    [
+      '1. enrich: runs these branches at the same time, then goes on when the first of them finishes',
+      '   branch crm:',
+      '     1.crm.1. lookup_crm',
+      '   branch billing:',
+      '     1.billing.1. lookup_billing',
+      '     1.billing.2. bill_total',
+    ],
+  );
+  assert.match(
+    r.summary,
+    /1\. at the same time \(crm: crm_lookup; billing: billing_lookup, then billing_total\), then goes on when the first of them finishes/,
+  );
+});

@@ -1,10 +1,19 @@
 /**
  * The read-back of a step list with control flow: a guarded step says when it runs ("only if
  * …"), a choice reads as "if …: …; otherwise, if …: …; otherwise: …", its branches' steps
- * numbered under it (3.1, 3.2), a wait reads "then wait 15 minutes" / "then wait until …". Used by explain-spec.ts for lists that are not a plain chain; a
- * plain list reads exactly as it always did. Pure.
+ * numbered under it (3.1, 3.2), a wait reads "then wait 15 minutes" / "then wait until …", a
+ * parallel "runs these branches at the same time, then goes on when all (or the first) finish",
+ * each branch's steps numbered under its name (2.crm.1). Used by explain-spec.ts for lists that
+ * are not a plain chain; a plain list reads exactly as it always did. Pure.
  */
-import { type FlowStep, isChooseStep, isToolStep, type StepSpec } from '../spec/flow-steps.ts';
+import {
+  type FlowStep,
+  isChooseStep,
+  isParallelStep,
+  isToolStep,
+  type JoinRule,
+  type StepSpec,
+} from '../spec/flow-steps.ts';
 import { isWaitStep } from '../spec/wait-step.ts';
 import { stepConditionWords } from './condition-words.ts';
 import { waitWords } from './wait-words.ts';
@@ -26,6 +35,16 @@ export function flowLines(
     }
     if (isWaitStep(s)) {
       out.push(`${indent}${n}. ${s.name}: then ${waitWords(s.wait)}; calls nothing.`);
+      return;
+    }
+    if (isParallelStep(s)) {
+      out.push(
+        `${indent}${n}. ${s.name}: runs these branches at the same time, ${joinWords(s.parallel.join)}:`,
+      );
+      for (const [b, steps] of Object.entries(s.parallel.branches)) {
+        out.push(`${indent}   branch ${b}:`);
+        out.push(...flowLines(steps, toolLine, `${n}.${b}.`, `${indent}     `));
+      }
       return;
     }
     if (!isChooseStep(s)) return;
@@ -50,6 +69,10 @@ export function flowSummary(steps: readonly FlowStep[], doing: (s: StepSpec) => 
       if (isToolStep(s))
         return `${n}${s.if === undefined ? '' : `if ${stepConditionWords(s.if)}, `}${doing(s)}`;
       if (isWaitStep(s)) return `${n}${waitWords(s.wait)}`;
+      if (isParallelStep(s)) {
+        const ways = Object.entries(s.parallel.branches).map(([b, steps]) => `${b}: ${inner(steps, doing)}`);
+        return `${n}at the same time (${ways.join('; ')}), ${joinWords(s.parallel.join)}`;
+      }
       if (!isChooseStep(s)) return n;
       const ways = s.choose.map(
         (b, j) =>
@@ -66,7 +89,15 @@ function inner(steps: readonly FlowStep[], doing: (s: StepSpec) => string): stri
   return steps
     .map((s) => {
       if (isToolStep(s)) return `${s.if === undefined ? '' : `if ${stepConditionWords(s.if)}, `}${doing(s)}`;
+      if (isParallelStep(s)) return `parallel branches (${s.name})`;
       return isWaitStep(s) ? waitWords(s.wait) : `a choice (${s.name})`;
     })
     .join(', then ');
+}
+
+/** How a parallel joins, in words. */
+function joinWords(join: JoinRule): string {
+  return join === 'all'
+    ? 'then goes on when all of them have finished'
+    : 'then goes on when the first of them finishes (the others stop: their steps not started never start)';
 }

@@ -29,6 +29,7 @@ test('the entry kinds keep their order: every edge lists them in it (filters, Op
     'branch.chosen',
     'wait.started',
     'wait.ended',
+    'parallel.joined',
   ]);
 });
 

@@ -53,6 +53,7 @@ const SHAPES: { readonly [K in EntryKind]: Shape } = {
   'branch.chosen': BRANCH_SHAPES['branch.chosen'],
   'wait.started': WAIT_SHAPES['wait.started'],
   'wait.ended': WAIT_SHAPES['wait.ended'],
+  'parallel.joined': BRANCH_SHAPES['parallel.joined'],
 };
 
 export const ROOT_KINDS: readonly EntryKind[] = ['run.started'];
@@ -81,6 +82,7 @@ export function payloadProblem(kind: EntryKind, payload: unknown): string | unde
   const p = payload as Record<string, unknown>;
   const shaped = shapeProblem(SHAPES[kind], p);
   if (shaped !== undefined) return shaped;
-  if (kind === 'step.skipped' || kind === 'branch.chosen') return branchProblem(kind, p);
+  if (kind === 'step.skipped' || kind === 'branch.chosen' || kind === 'parallel.joined')
+    return branchProblem(kind, p);
   return kind === 'run.suspended' ? suspensionProblem(p) : undefined;
 }

@@ -60,3 +60,82 @@ describe('keel diff on conditions and choices', () => {
     assert.equal(diffSpecs(V1, V1).same, true);
   });
 });
+
+describe('keel diff on parallel steps', () => {
+  const P1 = `
+id: enrich
+version: 1
+status: LIVE
+triggers: [{event: ticket.opened}]
+steps:
+  - name: enrich
+    parallel:
+      join: all
+      branches:
+        crm: [{name: lookup_crm, tool: crm_lookup}]
+        billing: [{name: lookup_billing, tool: billing_lookup}]
+  - {name: reply, tool: send_reply, args: {text: done}}
+limits: {maxSteps: 5, maxCostUsd: 0}
+`;
+  const p2 = (edit: (y: string) => string) =>
+    parseSpec(edit(P1).replace('version: 1', 'version: 2'), 'v2.yaml');
+  test('a join changed, a branch added, a branch gone, a step moved out of a branch are behaviour changes', () => {
+    const d = diffSpecs(
+      parseSpec(P1, 'v1.yaml'),
+      p2((y) =>
+        y
+          .replace('join: all', 'join: first')
+          .replace(
+            'billing: [{name: lookup_billing, tool: billing_lookup}]',
+            'tickets: [{name: lookup_tickets, tool: tickets}]',
+          ),
+      ),
+    );
+    assert.equal(d.sameBehaviour, false);
+    const texts = flow(d).map(([, t]) => t);
+    assert.ok(
+      texts.includes(
+        'Parallel enrich now joins first (was all): the step after it runs once one branch finishes, and the others are cut.',
+      ),
+      texts.join('\n'),
+    );
+    assert.ok(texts.includes('Parallel enrich has a new branch tickets.'));
+    assert.ok(texts.includes('Branch billing of parallel enrich is gone.'));
+  });
+  test('a parallel added or gone, and a step moved into a branch', () => {
+    const plain = parseSpec(
+      P1.replace(
+        / {2}- name: enrich[\s\S]*?(?= {2}- \{name: reply)/,
+        '  - {name: lookup_crm, tool: crm_lookup}\n',
+      ),
+      'v0.yaml',
+    );
+    const texts = flow(diffSpecs(plain, parseSpec(P1.replace('version: 1', 'version: 2'), 'v2.yaml'))).map(
+      ([, t]) => t,
+    );
+    assert.ok(
+      texts.includes('New parallel enrich: branches crm, billing run at the same time, joining all.'),
+      texts.join('\n'),
+    );
+    assert.ok(
+      texts.includes('Step lookup_crm now runs in branch crm of parallel enrich (was at the top level).'),
+      texts.join('\n'),
+    );
+    const back = flow(
+      diffSpecs(
+        parseSpec(P1, 'v1.yaml'),
+        parseSpec(
+          P1.replace(
+            / {2}- name: enrich[\s\S]*?(?= {2}- \{name: reply)/,
+            '  - {name: lookup_crm, tool: crm_lookup}\n',
+          ).replace('version: 1', 'version: 2'),
+          'v2.yaml',
+        ),
+      ),
+    ).map(([, t]) => t);
+    assert.ok(
+      back.includes('Parallel enrich is gone: its steps no longer run at the same time.'),
+      back.join('\n'),
+    );
+  });
+});

@@ -2,7 +2,8 @@
  * What changed in a workflow's control flow between two versions, for `keel diff`: a condition on
  * a step added, removed or changed (`if:`), a choice added or gone, a branch added, removed or
  * with another condition, an else added or dropped, a step moved into or out of a branch, a wait
- * added, gone or changed (diff-waits.ts). Each is
+ * added, gone or changed (diff-waits.ts), a parallel added or gone, joining otherwise, or with a
+ * branch added or removed. Each is
  * a behaviour change, except a condition written differently with the same meaning (conditions
  * compare by their normal form, normalize-condition.ts). Pure: two specs in, changes out.
  */
@@ -10,8 +11,10 @@ import {
   type ChooseStepSpec,
   type FlowStep,
   isChooseStep,
+  isParallelStep,
   isToolStep,
   nestedLists,
+  type ParallelStepSpec,
   parseStepCondition,
   sameCondition,
   type WorkflowSpec,
@@ -36,7 +39,11 @@ function places(spec: WorkflowSpec): Map<string, string> {
       for (const n of nestedLists(s))
         go(
           n.steps,
-          n.at[0] === 'else' ? `in the else of ${s.name}` : `in branch ${Number(n.at[1]) + 1} of ${s.name}`,
+          n.at[0] === 'else'
+            ? `in the else of ${s.name}`
+            : n.at[0] === 'parallel'
+              ? `in branch ${n.at[2]} of parallel ${s.name}`
+              : `in branch ${Number(n.at[1]) + 1} of ${s.name}`,
         );
     }
   };
@@ -114,6 +121,7 @@ export function diffFlow(a: WorkflowSpec, b: WorkflowSpec, newName: (n: string) 
       );
   }
   for (const name of ca.keys()) if (!cb.has(name)) add(`Choice ${name} is gone.`);
+  diffParallels(a, b, newName, add);
   const pa = new Map([...places(a)].map(([n, p]) => [newName(n), p]));
   for (const [name, now] of places(b)) {
     const was = pa.get(name);
@@ -121,4 +129,42 @@ export function diffFlow(a: WorkflowSpec, b: WorkflowSpec, newName: (n: string) 
   }
   out.push(...diffWaits(a, b, newName));
   return out;
+}
+
+function parallels(spec: WorkflowSpec): Map<string, ParallelStepSpec> {
+  const out = new Map<string, ParallelStepSpec>();
+  walkSteps(spec, (s) => {
+    if (isParallelStep(s)) out.set(s.name, s);
+  });
+  return out;
+}
+
+/** Parallels added or gone, joining otherwise, with a branch added or removed. */
+function diffParallels(
+  a: WorkflowSpec,
+  b: WorkflowSpec,
+  newName: (n: string) => string,
+  add: (text: string) => void,
+): void {
+  const pa = new Map([...parallels(a)].map(([n, p]) => [newName(n), p]));
+  const pb = parallels(b);
+  for (const [name, p] of pb) {
+    const old = pa.get(name);
+    const names = Object.keys(p.parallel.branches);
+    if (!old) {
+      add(
+        `New parallel ${name}: branches ${names.join(', ')} run at the same time, joining ${p.parallel.join}.`,
+      );
+      continue;
+    }
+    if (old.parallel.join !== p.parallel.join)
+      add(
+        `Parallel ${name} now joins ${p.parallel.join} (was ${old.parallel.join}): ${p.parallel.join === 'first' ? 'the step after it runs once one branch finishes, and the others are cut' : 'the step after it waits for every branch'}.`,
+      );
+    const was = Object.keys(old.parallel.branches);
+    for (const x of names) if (!was.includes(x)) add(`Parallel ${name} has a new branch ${x}.`);
+    for (const x of was) if (!names.includes(x)) add(`Branch ${x} of parallel ${name} is gone.`);
+  }
+  for (const name of pa.keys())
+    if (!pb.has(name)) add(`Parallel ${name} is gone: its steps no longer run at the same time.`);
 }

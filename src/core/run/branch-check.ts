@@ -4,10 +4,13 @@
  * checks each decision's `reads` against the values the run had at that point (its event, the
  * outputs of the steps completed before it); given the pinned spec, it decides each condition again
  * from the recorded reads alone and checks the recorded branch (or skip) is what they decide.
- * A failure is `branch_mismatch` naming the seq, the step and what disagrees. A wait for an event's
- * end is checked too (`wait_mismatch`): the recorded event must be one the wait could take and
- * its match must hold for it; its output then joins the run's values. Pure; streams in
- * constant memory per decision (the reads), never executes anything.
+ * A parallel's join (`parallel.joined`) must say what the ledger before it says: the branches
+ * done, in the order their last step was done, and (join: first) the others cut, with their steps
+ * not yet done. A failure is `branch_mismatch` naming the seq, the step and what disagrees. A
+ * wait for an event's end is checked too (`wait_mismatch`): the recorded event must be one the
+ * wait could take and its match must hold for it; its output then joins the run's values. Pure;
+ * streams in constant memory per decision (the reads; a join, the order steps were done in), never
+ * executes anything.
  */
 import { canonicalize } from '../canonical/index.ts';
 import type { EntryKind, PayloadOf, VerifyFailure } from '../ledger/index.ts';
@@ -19,6 +22,7 @@ import {
   findStep,
   isChooseStep,
   isEventWait,
+  isParallelStep,
   isToolStep,
   isWaitStep,
   MISSING,
@@ -32,6 +36,13 @@ type Decision =
   | { seq: number; kind: 'step.skipped'; p: PayloadOf<'step.skipped'> }
   | { seq: number; kind: 'branch.chosen'; p: PayloadOf<'branch.chosen'> };
 
+/** A join, with the order the run's steps were done in before it. */
+interface JoinDecision {
+  readonly seq: number;
+  readonly p: PayloadOf<'parallel.joined'>;
+  readonly done: ReadonlyMap<string, number>;
+}
+
 export class BranchCheck {
   private event: Readonly<Record<string, unknown>> = {};
   /** The open wait for an event (`wait.started` kind event), and the events earlier waits took. */
@@ -41,7 +52,14 @@ export class BranchCheck {
   private readonly eventWaits: { seq: number; step: string; match: string | undefined }[] = [];
   private readonly outputs: Record<string, unknown> = {};
   private readonly decisions: Decision[] = [];
+  private readonly joins: JoinDecision[] = [];
+  /** The order the run's steps were done in (completed, skipped, reconciled as done). */
+  private readonly done = new Map<string, number>();
   private failure: VerifyFailure | undefined;
+
+  private markDone(step: string): void {
+    if (!this.done.has(step)) this.done.set(step, this.done.size);
+  }
 
   apply(kind: EntryKind, payload: unknown, seq: number): void {
     if (this.failure) return;
@@ -49,9 +67,15 @@ export class BranchCheck {
     else if (kind === 'step.completed') {
       const p = payload as PayloadOf<'step.completed'>;
       this.outputs[p.step] = p.output;
+      this.markDone(p.step);
     } else if (kind === 'step.reconciled') {
       const p = payload as PayloadOf<'step.reconciled'>;
       if (p.happened) this.outputs[p.step] = p.output ?? null;
+      if (p.happened) this.markDone(p.step);
+    } else if (kind === 'step.suppressed') {
+      this.markDone((payload as PayloadOf<'step.suppressed'>).step);
+    } else if (kind === 'parallel.joined') {
+      this.joins.push({ seq, p: payload as PayloadOf<'parallel.joined'>, done: new Map(this.done) });
     } else if (kind === 'wait.started') {
       const p = payload as PayloadOf<'wait.started'>;
       this.waitOpen = p.kind === 'event' ? p : undefined;
@@ -67,6 +91,7 @@ export class BranchCheck {
           message: `wait.ended at seq ${seq} (step ${p.step}): ${why}`,
         };
     } else if (kind === 'step.skipped' || kind === 'branch.chosen') {
+      if (kind === 'step.skipped') this.markDone((payload as PayloadOf<'step.skipped'>).step);
       const d = { seq, kind, p: payload } as Decision;
       this.decisions.push(d);
       this.checkReads(d);
@@ -133,6 +158,11 @@ export class BranchCheck {
       const why = d.kind === 'step.skipped' ? skipProblem(spec, d.p) : choiceProblem(spec, d.p);
       if (why) return { code: 'branch_mismatch', seq: d.seq, message: `${d.kind} at seq ${d.seq}: ${why}` };
     }
+    for (const j of this.joins) {
+      const why = joinProblem(spec, j);
+      if (why)
+        return { code: 'branch_mismatch', seq: j.seq, message: `parallel.joined at seq ${j.seq}: ${why}` };
+    }
     return undefined;
   }
 
@@ -188,5 +218,35 @@ function choiceProblem(spec: WorkflowSpec, p: PayloadOf<'branch.chosen'>): strin
     return `${p.step} records ${shown(p.branch)}, but what it read decides ${shown(decided)}`;
   if (decided !== 'else' && p.when !== step.choose[decided]!.when)
     return `${p.step} records when ${JSON.stringify(p.when)}, but branch ${decided + 1} is ${JSON.stringify(step.choose[decided]!.when)}`;
+  return undefined;
+}
+
+/** What the join should say, from the spec and the order steps were done in before it. */
+function joinProblem(spec: WorkflowSpec, j: JoinDecision): string | undefined {
+  const step = findStep(spec, j.p.step);
+  if (!step || !isParallelStep(step)) return `the spec has no parallel step ${j.p.step}`;
+  const { join, branches } = step.parallel;
+  if (join !== j.p.join) return `step ${j.p.step} joins ${join}, not ${j.p.join}`;
+  const lanes = Object.entries(branches).map(([b, steps]) => [b, steps.map((x) => x.name)] as const);
+  const finishedAt = (names: readonly string[]) =>
+    names.every((x) => j.done.has(x)) ? Math.max(...names.map((x) => j.done.get(x)!)) : undefined;
+  const finished = lanes
+    .map(([b, names]) => ({ b, at: finishedAt(names) }))
+    .filter((x): x is { b: string; at: number } => x.at !== undefined)
+    .sort((x, y) => x.at - y.at)
+    .map((x) => x.b);
+  const expected: PayloadOf<'parallel.joined'> = { step: j.p.step, join, finished };
+  if (join === 'all' && finished.length < lanes.length)
+    return `branch ${lanes.find(([b]) => !finished.includes(b))![0]} had not finished, and a join: all waits for every branch`;
+  if (join === 'first') {
+    const cut = lanes.filter(([b]) => !finished.includes(b));
+    if (cut.length > 0) {
+      expected.cut = cut.map(([b]) => b);
+      const notRun = cut.flatMap(([, names]) => names.filter((x) => !j.done.has(x)));
+      if (notRun.length > 0) expected.notRun = notRun;
+    }
+  }
+  if (canonicalize(expected) !== canonicalize(j.p))
+    return `the run's steps before it say ${JSON.stringify(expected)}, but it records ${JSON.stringify(j.p)}`;
   return undefined;
 }

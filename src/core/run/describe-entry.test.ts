@@ -158,6 +158,10 @@ const SENTENCES: { [K in EntryKind]: [PayloadOf<K>, string] } = {
     },
     'Step route took branch 2, as steps.lookup.output.tier == "gold" held (read payload.refund_amount = 30, steps.lookup.output.tier = "gold").',
   ],
+  'parallel.joined': [
+    { step: 'enrich', join: 'first', finished: ['crm'], cut: ['billing'], notRun: ['bill_total'] },
+    'The branches of step enrich joined: crm finished first; cut billing, whose steps bill_total never started.',
+  ],
   'wait.started': [
     { step: 'cool_off', kind: 'timer', fireAt: '2026-03-01T12:15:00.000Z', for: '15m' },
     'Waiting at step cool_off for 15m: the timer fires at 2026-03-01T12:15:00.000Z; nothing holds the run meanwhile.',

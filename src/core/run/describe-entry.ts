@@ -144,6 +144,15 @@ function sentence(e: Entry): string {
         ? `Step ${p.step} took its else branch: no branch's condition held (${readWords(p.reads)}).`
         : `Step ${p.step} took branch ${p.branch + 1}, as ${p.when} held (${readWords(p.reads)}).`;
     }
+    case 'parallel.joined': {
+      const p = e.payload as PayloadOf<'parallel.joined'>;
+      if (p.join === 'all')
+        return `The branches of step ${p.step} joined: all finished (${p.finished.join(', ')}, in that order).`;
+      const cut = p.cut?.length
+        ? `; cut ${p.cut.join(', ')}${p.notRun?.length ? `, whose steps ${p.notRun.join(', ')} never started` : ''}`
+        : '';
+      return `The branches of step ${p.step} joined: ${p.finished[0]} finished first${cut}.`;
+    }
     case 'wait.started': {
       const p = e.payload as PayloadOf<'wait.started'>;
       if (p.kind === 'event')

@@ -10,6 +10,13 @@
  * choice and every step nested in it. A node inside a branch names the branches that enclose it
  * (`within`); once a choice is recorded, the nodes of the branches it did not take count as done
  * (`nextNode`'s `chosen`), so nothing of them is written one by one.
+ *
+ * A parallel step compiles to one chain per branch (a lane: each branch's first step depends on
+ * what the parallel depends on, each later step on the one before it in its branch) and a parallel
+ * node, the join, which depends on every step of every branch (`join: all`) or is ready once one
+ * branch is done (`join: first`); the step after a parallel depends on its join. The walk takes
+ * the ready steps of all lanes of a parallel together (engine/parallel-step.ts); once the join is
+ * recorded, the steps of the branches it cut count as done (`cut`).
  */
 
 import type { ChosenBranch } from '../ledger/index.ts';
@@ -17,9 +24,13 @@ import {
   type ChooseStepSpec,
   type FlowStep,
   isChooseStep,
+  isParallelStep,
   isPlainChain,
+  isToolStep,
   isWaitStep,
+  type JoinRule,
   nestedLists,
+  type ParallelStepSpec,
   type StepSpec,
   toolSteps,
   type WaitStepSpec,
@@ -40,6 +51,34 @@ export interface ToolNode {
   readonly dependsOn: readonly string[];
   /** The step's `if:`: when false, the step is skipped (`step.skipped`) and calls nothing. */
   readonly guard?: string;
+  readonly within?: readonly Within[];
+  /** The parallel branch the step sits in, if any: walked with the other branches' steps. */
+  readonly lane?: Lane;
+}
+
+/** A branch of a parallel step: the parallel's name and the branch's. */
+export interface Lane {
+  readonly parallel: string;
+  readonly branch: string;
+}
+
+/** The key of a lane in the fold's `cut` (`<parallel>&<branch>`). */
+export const laneKey = (l: Lane): string => `${l.parallel}&${l.branch}`;
+
+/**
+ * A parallel step's join: recorded (`parallel.joined`) once every branch is done (`all`) or one is
+ * (`first`); the branches (their step names, in order) are walked together until then.
+ */
+export interface ParallelNode {
+  readonly kind: 'parallel';
+  readonly id: string;
+  readonly step: ParallelStepSpec;
+  readonly join: JoinRule;
+  /** What the parallel itself waits for (the step before it): each branch's first step does too. */
+  readonly after: readonly string[];
+  /** Every step of every branch, then `after`: a join: all waits for all of them. */
+  readonly dependsOn: readonly string[];
+  readonly lanes: Readonly<Record<string, readonly string[]>>;
   readonly within?: readonly Within[];
 }
 
@@ -62,7 +101,7 @@ export interface WaitNode {
 }
 
 /** A node of the plan. A new kind of node joins this union, and the walk's `NODE_KINDS` with it. */
-export type PlanNode = ToolNode | ChooseNode | WaitNode;
+export type PlanNode = ToolNode | ChooseNode | WaitNode | ParallelNode;
 
 export interface ExecutionPlan {
   readonly nodes: readonly PlanNode[];
@@ -93,6 +132,43 @@ export function compilePlan(spec: WorkflowSpec): ExecutionPlan {
       if (isWaitStep(step)) {
         nodes.push({ kind: 'wait', id: step.name, step, dependsOn: before, ...w });
         all.push(step.name);
+        before = [step.name];
+        continue;
+      }
+      if (isParallelStep(step)) {
+        const lanes: Record<string, string[]> = {};
+        const at = nodes.length;
+        for (const [branch, steps] of Object.entries(step.parallel.branches)) {
+          let prev = before;
+          lanes[branch] = [];
+          for (const t of steps) {
+            if (!isToolStep(t)) continue; // validation allows tool steps only in a branch
+            nodes.push({
+              kind: 'tool',
+              id: t.name,
+              step: t,
+              dependsOn: prev,
+              ...(t.if === undefined ? {} : { guard: t.if }),
+              ...w,
+              lane: { parallel: step.name, branch },
+            });
+            lanes[branch].push(t.name);
+            prev = [t.name];
+          }
+        }
+        const inner = Object.values(lanes).flat();
+        // The join sits before its branches' steps in plan order: once ready it is taken first.
+        nodes.splice(at, 0, {
+          kind: 'parallel',
+          id: step.name,
+          step,
+          join: step.parallel.join,
+          after: before,
+          dependsOn: [...inner, ...before],
+          lanes,
+          ...w,
+        });
+        all.push(step.name, ...inner);
         before = [step.name];
         continue;
       }
@@ -133,6 +209,7 @@ export function nextNode(
   plan: ExecutionPlan,
   completed: ReadonlySet<string>,
   chosen: Readonly<Record<string, ChosenBranch>> = {},
+  cut: ReadonlySet<string> = NO_CUT,
 ): PlanNode | undefined {
   // In a chain the completed nodes are a prefix, so the next one is at index `completed.size`: no
   // scan, and a long walk stays linear. Anything else (not a prefix) takes the careful path.
@@ -142,12 +219,36 @@ export function nextNode(
     if (n === plan.nodes.length && plan.nodes.every((x) => completed.has(x.id))) return undefined;
     if (next && !completed.has(next.id) && (n === 0 || completed.has(plan.nodes[n - 1]!.id))) return next;
   }
-  const done = doneIn(plan, completed, chosen);
-  return plan.nodes.find((n) => !done.has(n.id) && n.dependsOn.every((d) => done.has(d)));
+  const done = doneIn(plan, completed, chosen, cut);
+  return plan.nodes.find((n) => !done.has(n.id) && isReady(n, done));
+}
+
+const NO_CUT: ReadonlySet<string> = new Set();
+
+/** Whether a node not done may be taken: its dependencies are done (a join: first, one branch is). */
+export function isReady(n: PlanNode, done: ReadonlySet<string>): boolean {
+  if (n.kind !== 'parallel' || n.join === 'all') return n.dependsOn.every((d) => done.has(d));
+  return n.after.every((d) => done.has(d)) && Object.values(n.lanes).some((l) => l.every((d) => done.has(d)));
+}
+
+/**
+ * The ready steps of a parallel's branches, one per branch at most (each branch is a chain), in
+ * the order the branches are written.
+ */
+export function readyInLanes(plan: ExecutionPlan, join: ParallelNode, done: ReadonlySet<string>): ToolNode[] {
+  const out: ToolNode[] = [];
+  for (const n of plan.nodes)
+    if (n.kind === 'tool' && n.lane?.parallel === join.id && !done.has(n.id) && isReady(n, done)) out.push(n);
+  return out;
 }
 
 /** Whether a node lies in a branch its choice did not take (it never runs in this run). */
-export function notTaken(node: PlanNode, chosen: Readonly<Record<string, ChosenBranch>>): boolean {
+export function notTaken(
+  node: PlanNode,
+  chosen: Readonly<Record<string, ChosenBranch>>,
+  cut: ReadonlySet<string> = NO_CUT,
+): boolean {
+  if (node.kind === 'tool' && node.lane && cut.has(laneKey(node.lane))) return true;
   return (node.within ?? []).some((w) => Object.hasOwn(chosen, w.choice) && chosen[w.choice] !== w.branch);
 }
 
@@ -156,9 +257,10 @@ export function doneIn(
   plan: ExecutionPlan,
   completed: ReadonlySet<string>,
   chosen: Readonly<Record<string, ChosenBranch>>,
+  cut: ReadonlySet<string> = NO_CUT,
 ): ReadonlySet<string> {
   if (plan.chain) return completed;
   const done = new Set(completed);
-  for (const n of plan.nodes) if (notTaken(n, chosen)) done.add(n.id);
+  for (const n of plan.nodes) if (notTaken(n, chosen, cut)) done.add(n.id);
   return done;
 }

@@ -19,7 +19,8 @@ import type {
   TestRef,
 } from '../ledger/index.ts';
 import { applyDeltas, EMPTY_WORLD, type World } from '../world/index.ts';
-import { addBudget, stepCharge, subtractBudget, type WritBudget, ZERO_BUDGET } from '../writs/index.ts';
+import { addBudget, type WritBudget, ZERO_BUDGET } from '../writs/index.ts';
+import { drawOnReservation, type Reserved, reserve } from './run-reservation.ts';
 
 export interface RunState {
   readonly runId: string;
@@ -48,8 +49,23 @@ export interface RunState {
   modelMicroUsd: number;
   /** An approval requested and not yet resolved, or resolved and not yet acted on. */
   approval?: { request: PayloadOf<'approval.requested'>; decision?: PayloadOf<'approval.resolved'> };
-  /** A step allowed whose result is not recorded yet: its effect may or may not have happened. */
+  /**
+   * A step allowed whose result is not recorded yet: its effect may or may not have happened. With
+   * parallel branches several may be in flight (`flying`): this is the first of them, in the order
+   * they were allowed, the one to settle next.
+   */
   inFlight?: PayloadOf<'step.allowed'>;
+  /** Every step allowed whose result is not recorded yet, by step, in the order allowed. */
+  readonly flying: Map<string, PayloadOf<'step.allowed'>>;
+  /** What the calls in flight may cost: a decision counts it as spent (two branches never both pass a cap). */
+  inFlightCents: number;
+  /**
+   * A step failed or was refused and the run's end is not written yet: parallel branches hold it
+   * until every call in flight is recorded (engine/parallel-step.ts; also after a crash between).
+   */
+  ending?: { readonly status: 'failed' | 'refused'; readonly reason: string };
+  /** The parallel branches a `join: first` cut (`<parallel>&<branch>`): the plan counts their steps as done. */
+  readonly cut: Set<string>;
   finished?: PayloadOf<'run.finished'>;
   /** Set while the run is suspended as outcome_unknown: the in-flight step waits to be reconciled. */
   suspended?: OutcomeUnknownSuspension;
@@ -93,15 +109,15 @@ export interface RunState {
   /** The status a simulated run's checks judge it as (its root's `judgedAs`); else versionStatus. */
   readonly judgedAs?: string;
   /** Writ budget reserved for child runs by delegation steps (each child writ's whole budget). */
-  reserved?: { cents: number; steps: number; calls: number };
+  reserved?: Reserved;
   /**
    * What this run reserved from its writ chain's shared budget (`step.allowed` `reserves`) and has
    * not used yet; zero once the run finished (the rest went back). Undefined: it never reserved
    * (no writ, a ledger from before shared budgets, or only inherited entries so far).
    */
   reservation?: WritBudget;
-  /** What the allow in flight took from the reservation: it goes back if the call never happened. */
-  reservationInFlight?: WritBudget;
+  /** What each allow in flight took from the reservation, by step: it goes back if the call never happened. */
+  readonly reservationInFlight: Map<string, WritBudget>;
 }
 
 export function startState(root: Entry<'run.started'>): RunState {
@@ -121,6 +137,10 @@ export function startState(root: Entry<'run.started'>): RunState {
     world: EMPTY_WORLD,
     completed: new Set(),
     chosen: {},
+    flying: new Map(),
+    inFlightCents: 0,
+    cut: new Set(),
+    ending: undefined,
     stepsTaken: 0,
     spentCents: 0,
     modelMicroUsd: 0,
@@ -151,7 +171,7 @@ export function startState(root: Entry<'run.started'>): RunState {
     judgedAs: p.judgedAs || undefined,
     reserved: undefined,
     reservation: undefined,
-    reservationInFlight: undefined,
+    reservationInFlight: new Map(),
   };
 }
 
@@ -189,12 +209,14 @@ export function applyEntry(s: RunState, e: Entry): void {
   switch (e.kind) {
     case 'step.allowed': {
       const p = e.payload as PayloadOf<'step.allowed'>;
-      s.inFlight = p;
+      s.flying.set(p.step, p);
+      s.inFlight = s.flying.values().next().value;
+      s.inFlightCents += p.costCents;
       s.stepsTaken++;
       s.attempts[p.step] = p.attempt;
       if (p.delegation) s.reserved = reserve(s.reserved, p.delegation.writ.leaf);
       // An allow a fork inherited was reserved (and is given back) by the fork's source.
-      if (s.forkOf && e.seq < s.forkOf.fromSeq) s.reservationInFlight = undefined;
+      if (s.forkOf && e.seq < s.forkOf.fromSeq) s.reservationInFlight.delete(p.step);
       else drawOnReservation(s, p);
       if (s.approval?.request.proposalId === p.proposalId) s.approval = undefined;
       s.status = 'running';
@@ -212,16 +234,16 @@ export function applyEntry(s: RunState, e: Entry): void {
       }
       s.completed.add(p.step);
       s.spentCents += p.costCents;
-      s.inFlight = undefined;
-      s.reservationInFlight = undefined;
+      landed(s, p.step);
       s.executions[p.step] = (s.executions[p.step] ?? 0) + 1;
       break;
     }
     case 'step.failed': {
       const p = e.payload as PayloadOf<'step.failed'>;
       // A failed call was made: what it took from the reservation stays taken.
-      s.inFlight = undefined;
-      s.reservationInFlight = undefined;
+      landed(s, p.step);
+      if (p.error.code !== 'cancelled')
+        s.ending ??= { status: 'failed', reason: `${p.tool}: ${p.error.message}` };
       s.executions[p.step] = (s.executions[p.step] ?? 0) + 1;
       break;
     }
@@ -243,8 +265,7 @@ export function applyEntry(s: RunState, e: Entry): void {
       // The tool did not act and the step has no output; the plan goes on past it.
       const p = e.payload as PayloadOf<'step.suppressed'>;
       s.completed.add(p.step);
-      s.inFlight = undefined;
-      s.reservationInFlight = undefined;
+      landed(s, p.step);
       s.executions[p.step] = (s.executions[p.step] ?? 0) + 1;
       break;
     }
@@ -260,14 +281,18 @@ export function applyEntry(s: RunState, e: Entry): void {
       }
       break;
     }
-    case 'step.refused':
+    case 'step.refused': {
+      const p = e.payload as PayloadOf<'step.refused'>;
+      s.ending ??= { status: 'refused', reason: `${p.tool}: ${p.message}` };
       if (s.approval?.request.proposalId === (e.payload as PayloadOf<'step.refused'>).proposalId)
         s.approval = undefined;
       break;
+    }
     case 'run.finished': {
       const p = e.payload as PayloadOf<'run.finished'>;
       s.finished = p;
       s.status = p.status;
+      s.ending = undefined;
       // What the run reserved and did not use goes back to its writs with this entry (RunWriter).
       if (s.reservation) s.reservation = ZERO_BUDGET;
       // A finished run waits for nothing: a cancelled run's open approval or suspension is void.
@@ -308,6 +333,12 @@ export function applyEntry(s: RunState, e: Entry): void {
       s.completed.add(p.step);
       break;
     }
+    case 'parallel.joined': {
+      const p = e.payload as PayloadOf<'parallel.joined'>;
+      for (const b of p.cut ?? []) s.cut.add(`${p.step}&${b}`);
+      s.completed.add(p.step);
+      break;
+    }
     case 'run.suspended':
       s.suspended = e.payload as OutcomeUnknownSuspension;
       s.status = 'outcome_unknown';
@@ -319,16 +350,15 @@ export function applyEntry(s: RunState, e: Entry): void {
         s.outputs[p.step] = output;
         s.stepScope[p.step] = { output };
         s.completed.add(p.step);
-        s.spentCents += s.inFlight?.costCents ?? 0;
+        s.spentCents += s.flying.get(p.step)?.costCents ?? 0;
       } else {
         // The effect never happened: the allow is void and does not count against maxSteps, and
         // what it took from the reservation is the run's again (the next attempt draws on it).
         s.stepsTaken--;
-        if (s.reservationInFlight)
-          s.reservation = addBudget(s.reservation ?? ZERO_BUDGET, s.reservationInFlight);
+        const back = s.reservationInFlight.get(p.step);
+        if (back) s.reservation = addBudget(s.reservation ?? ZERO_BUDGET, back);
       }
-      s.inFlight = undefined;
-      s.reservationInFlight = undefined;
+      landed(s, p.step);
       s.suspended = undefined;
       s.status = 'running';
       s.executions[p.step] = (s.executions[p.step] ?? 0) + 1;
@@ -348,28 +378,11 @@ export function foldRun(entries: readonly Entry[]): RunState {
   return s;
 }
 
-/**
- * An allow of the run's own: it adds what it reserved (if anything) and takes its step's charge
- * (one step, one call, its cost) from the reservation. A run that never reserved keeps none.
- */
-function drawOnReservation(s: RunState, p: PayloadOf<'step.allowed'>): void {
-  const have = p.reserves ? addBudget(s.reservation ?? ZERO_BUDGET, p.reserves) : s.reservation;
-  if (!have) {
-    s.reservationInFlight = undefined;
-    return;
-  }
-  const charge = stepCharge(p.costCents);
-  s.reservation = subtractBudget(have, charge);
-  s.reservationInFlight = charge;
-}
-
-/** Adds a child writ's budget (its signed leaf, as a delegation records it) to the reservations. */
-function reserve(r: RunState['reserved'], leaf: unknown): NonNullable<RunState['reserved']> {
-  const b = (leaf as { body?: { budget?: Record<string, unknown> } })?.body?.budget ?? {};
-  const n = (k: string) => (typeof b[k] === 'number' ? (b[k] as number) : 0);
-  return {
-    cents: (r?.cents ?? 0) + n('cents'),
-    steps: (r?.steps ?? 0) + n('steps'),
-    calls: (r?.calls ?? 0) + n('calls'),
-  };
+/** A step's call is no longer in flight (its outcome, or what a reconciliation found, is recorded). */
+function landed(s: RunState, step: string): void {
+  const a = s.flying.get(step);
+  if (a) s.inFlightCents -= a.costCents;
+  s.flying.delete(step);
+  s.inFlight = s.flying.values().next().value;
+  s.reservationInFlight.delete(step);
 }

@@ -1,7 +1,8 @@
 /**
  * Validation of the step list as a whole: each entry is a tool step (check-steps.ts), a choice
  * (`choose:` ordered branches, each `when:` a condition, and an optional `else:`) or a wait
- * (`wait:`, wait-step.ts), nested lists
+ * (`wait:`, wait-step.ts) or parallel branches (`parallel: {join, branches}`: each branch a list
+ * of tool steps, run at the same time), nested lists
  * checked the same way, to a bounded depth. Names are unique across the whole document (the
  * layout, step-layout.ts); a condition (`if:`, `when:`) parses in the step-condition language and
  * reads only what is sure to have run before it. Every problem names its field path
@@ -10,7 +11,7 @@
 import { isKeelError } from '../errors.ts';
 import { checkToolStep, type ToolStepContext } from './check-steps.ts';
 import type { ToolSchemas } from './check-tool-args.ts';
-import type { ChooseBranch, ChooseStepSpec, FlowStep } from './flow-steps.ts';
+import type { ChooseBranch, ChooseStepSpec, FlowStep, JoinRule, ParallelStepSpec } from './flow-steps.ts';
 import type { PathSegment } from './read-path.ts';
 import { checkKeys, expectMapping, field, isMapping, readString, type SpecChecker } from './spec-checker.ts';
 import { describeValue } from './spec-problem.ts';
@@ -27,6 +28,12 @@ import type { SpecOptions } from './workflow-spec.ts';
 
 const CHOOSE_KEYS = ['name', 'choose', 'else'] as const;
 const BRANCH_KEYS = ['when', 'steps'] as const;
+const PARALLEL_STEP_KEYS = ['name', 'parallel'] as const;
+const PARALLEL_KEYS = ['join', 'branches'] as const;
+const JOIN_RULES: readonly JoinRule[] = ['all', 'first'];
+const BRANCH_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+/** The most branches one parallel step may have. */
+export const MAX_PARALLEL_BRANCHES = 16;
 
 export interface CheckedSteps {
   readonly steps: FlowStep[];
@@ -77,9 +84,11 @@ class FlowChecker {
       const step =
         placed.kind === 'choose'
           ? this.choose(obj, placed)
-          : placed.kind === 'wait'
-            ? this.wait(obj, placed)
-            : this.tool(obj, placed);
+          : placed.kind === 'parallel'
+            ? this.parallel(obj, placed)
+            : placed.kind === 'wait'
+              ? this.wait(obj, placed)
+              : this.tool(obj, placed);
       if (step) out.push(step);
     });
     return out;
@@ -144,6 +153,59 @@ class FlowChecker {
       choose: branches,
       ...(otherwise === undefined ? {} : { else: otherwise }),
     };
+  }
+
+  /**
+   * Parallel branches: `join` (all or first) and `branches`, a mapping of two or more named
+   * branches, each a non-empty list of tool steps (no choice, wait or parallel inside one yet).
+   */
+  private parallel(obj: Record<string, unknown>, placed: PlacedStep): ParallelStepSpec | undefined {
+    const c = this.c;
+    const path = [...placed.path];
+    checkKeys(c, obj, path, PARALLEL_STEP_KEYS);
+    const before = c.found;
+    const at = [...path, 'parallel'];
+    const p = expectMapping(c, field(obj, 'parallel'), at);
+    if (!p) return undefined;
+    checkKeys(c, p, at, PARALLEL_KEYS);
+    const join = field(p, 'join');
+    if (join === undefined) c.missing([...at, 'join'], 'all or first');
+    else if (!JOIN_RULES.includes(join as JoinRule))
+      c.report([...at, 'join'], `expected all or first, got ${describeValue(join)}`);
+    const raw = field(p, 'branches');
+    const branches: Record<string, FlowStep[]> = {};
+    const bp = [...at, 'branches'];
+    if (raw === undefined) c.missing(bp, 'a mapping of two or more named branches, each a list of steps');
+    else if (!isMapping(raw))
+      c.report(bp, `expected a mapping of named branches, each a list of steps, got ${describeValue(raw)}`);
+    else {
+      const names = Object.keys(raw);
+      if (names.length < 2 || names.length > MAX_PARALLEL_BRANCHES)
+        c.report(bp, `expected 2 to ${MAX_PARALLEL_BRANCHES} branches, got ${names.length}`);
+      for (const k of names) {
+        const kp = [...bp, k];
+        if (!BRANCH_NAME.test(k))
+          c.report(kp, 'a branch name is letters, digits and _ (not starting with a digit)', { at: 'key' });
+        const list = field(raw, k);
+        if (!Array.isArray(list) || list.length === 0) {
+          const got = Array.isArray(list) ? 'an empty list' : describeValue(list);
+          c.report(kp, `expected a non-empty list of tool steps, got ${got}`);
+          continue;
+        }
+        list.forEach((step, i) => {
+          const kind = isMapping(step) ? this.layout.of.get(step)?.kind : undefined;
+          if (kind !== undefined && kind !== 'tool')
+            c.report(
+              [...kp, i],
+              `a parallel branch holds tool steps only (a ${kind} step cannot sit in one yet)`,
+            );
+        });
+        const steps = this.nested(list, kp, true);
+        if (steps !== undefined) branches[k] = steps;
+      }
+    }
+    if (c.found > before || placed.name === undefined) return undefined;
+    return { name: placed.name, parallel: { join: join as JoinRule, branches } };
   }
 
   /** A branch's (or else's) step list: a list, possibly empty (nothing runs). */

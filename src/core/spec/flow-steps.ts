@@ -37,8 +37,20 @@ export interface ChooseStepSpec {
   else?: FlowStep[];
 }
 
+/** How a parallel step joins: when every branch finished (`all`), or the first one (`first`). */
+export type JoinRule = 'all' | 'first';
+
+/**
+ * Branches that run at the same time (`parallel:`): each branch is a list of tool steps, walked as
+ * its own chain; the step after the parallel runs once the join holds. Branch names are keys.
+ */
+export interface ParallelStepSpec {
+  name: string;
+  parallel: { join: JoinRule; branches: Record<string, FlowStep[]> };
+}
+
 /** One entry of a step list. A new kind joins this union and `nestedLists`. */
-export type FlowStep = StepSpec | ChooseStepSpec | WaitStepSpec;
+export type FlowStep = StepSpec | ChooseStepSpec | WaitStepSpec | ParallelStepSpec;
 
 /** What holds a step list: a spec, or the list itself. */
 export type StepsLike = { readonly steps: readonly FlowStep[] } | readonly FlowStep[];
@@ -62,14 +74,29 @@ export function isChooseStep(step: FlowStep): step is ChooseStepSpec {
   return has(step, 'choose') && Array.isArray((step as ChooseStepSpec).choose);
 }
 
+export function isParallelStep(step: FlowStep): step is ParallelStepSpec {
+  const p = has(step, 'parallel') ? (step as ParallelStepSpec).parallel : undefined;
+  return typeof p === 'object' && p !== null && has(p, 'branches');
+}
+
 /** A nested step list of a step, with the field path (relative to the step) where it sits. */
 export interface NestedList {
   readonly at: readonly PathSegment[];
   readonly steps: readonly FlowStep[];
 }
 
-/** The step lists nested in a step, in document order (a choice: each branch, then `else`). */
+/**
+ * The step lists nested in a step, in document order (a choice: each branch, then `else`; a
+ * parallel: each branch, in the order written).
+ */
 export function nestedLists(step: FlowStep): NestedList[] {
+  if (isParallelStep(step)) {
+    const b = step.parallel.branches;
+    if (typeof b !== 'object' || b === null) return [];
+    return Object.entries(b).flatMap(([k, steps]) =>
+      Array.isArray(steps) ? [{ at: ['parallel', 'branches', k], steps }] : [],
+    );
+  }
   if (!isChooseStep(step)) return [];
   const out: NestedList[] = step.choose.flatMap((b, j) =>
     has(b, 'steps') && Array.isArray(b.steps) ? [{ at: ['choose', j, 'steps'], steps: b.steps }] : [],

@@ -4,7 +4,9 @@
  * checked, so names are unique across the whole document (nested steps included) and every
  * reference to a step (a template, a condition) is judged against the same facts: a template may
  * read any step that ran before it in the same run; a condition only a step that is sure to have
- * run before it (not guarded by `if:`, not inside a branch that may be skipped).
+ * run before it (not guarded by `if:`, not inside a branch that may be skipped). A parallel step's
+ * branches (lanes) run at the same time: a step in one never reads a step of another, and a step
+ * after a `join: first` reads none of them (the branches that lost may have been cut short).
  *
  * Reports bad and duplicate names and lists nested too deep; never reads a value past its shape.
  */
@@ -23,7 +25,9 @@ export interface PlacedStep {
   readonly order: number;
   /** The branches enclosing it, outermost first: `<choice name>#<branch index or "else">`. */
   readonly branches: readonly string[];
-  readonly kind: 'tool' | 'choose' | 'wait';
+  readonly kind: 'tool' | 'choose' | 'wait' | 'parallel';
+  /** The parallel branches enclosing it, outermost first: `<parallel name>&<branch name>`. */
+  readonly lanes: readonly string[];
   /** Has its own `if:`: it may be skipped. */
   readonly guarded: boolean;
   /** A wait for an event (`wait: { event }`): unlike a timer, it has an output (`timedOut`, `event`). */
@@ -36,17 +40,21 @@ export interface StepLayout {
   readonly of: ReadonlyMap<object, PlacedStep>;
   /** The most tool steps one run can reach (the longest way through the branches). */
   readonly longest: number;
+  /** Each parallel step's join rule, by the parallel's name. */
+  readonly joins: ReadonlyMap<string, string>;
 }
 
 export function layOutSteps(c: SpecChecker, raw: readonly unknown[]): StepLayout {
   const byName = new Map<string, PlacedStep>();
   const of = new Map<object, PlacedStep>();
+  const joins = new Map<string, string>();
   let order = 0;
   const list = (
     items: readonly unknown[],
     base: PathSegment[],
     branches: string[],
     depth: number,
+    lanes: string[] = [],
   ): number => {
     let most = 0;
     items.forEach((s, i) => {
@@ -54,13 +62,15 @@ export function layOutSteps(c: SpecChecker, raw: readonly unknown[]): StepLayout
       const path = [...base, i];
       const name = nameOf(c, s, path, byName);
       const choose = Object.hasOwn(s, 'choose');
-      const wait = !choose && Object.hasOwn(s, 'wait');
+      const parallel = !choose && Object.hasOwn(s, 'parallel');
+      const wait = !choose && !parallel && Object.hasOwn(s, 'wait');
       const placed: PlacedStep = {
         name,
         path,
         order: order++,
         branches,
-        kind: choose ? 'choose' : wait ? 'wait' : 'tool',
+        lanes,
+        kind: choose ? 'choose' : parallel ? 'parallel' : wait ? 'wait' : 'tool',
         guarded: field(s, 'if') !== undefined,
         ...(wait && isMapping(field(s, 'wait')) && Object.hasOwn(field(s, 'wait') as object, 'event')
           ? { eventWait: true }
@@ -68,6 +78,25 @@ export function layOutSteps(c: SpecChecker, raw: readonly unknown[]): StepLayout
       };
       of.set(s, placed);
       if (name !== undefined) byName.set(name, placed);
+      if (parallel) {
+        const p = field(s, 'parallel');
+        const b = isMapping(p) ? field(p, 'branches') : undefined;
+        const join = isMapping(p) ? field(p, 'join') : undefined;
+        if (name !== undefined) joins.set(name, typeof join === 'string' ? join : 'all');
+        if (depth + 1 > MAX_FLOW_DEPTH) {
+          c.report([...path, 'parallel'], `nested deeper than ${MAX_FLOW_DEPTH} levels of branches`);
+          return;
+        }
+        // Every branch may run to its end (join: all), so the steps of all of them count.
+        if (isMapping(b))
+          for (const [k, steps] of Object.entries(b))
+            if (Array.isArray(steps))
+              most += list(steps, [...path, 'parallel', 'branches', k], branches, depth + 1, [
+                ...lanes,
+                `${name ?? formatFieldPath(path)}&${k}`,
+              ]);
+        return;
+      }
       if (!choose) {
         // A wait calls no tool: it takes no step of maxSteps.
         if (!wait) most++;
@@ -86,18 +115,21 @@ export function layOutSteps(c: SpecChecker, raw: readonly unknown[]): StepLayout
           if (Array.isArray(steps))
             widest = Math.max(
               widest,
-              list(steps, [...path, 'choose', j, 'steps'], [...branches, key(j)], depth + 1),
+              list(steps, [...path, 'choose', j, 'steps'], [...branches, key(j)], depth + 1, lanes),
             );
         });
       const rawElse = field(s, 'else');
       if (Array.isArray(rawElse))
-        widest = Math.max(widest, list(rawElse, [...path, 'else'], [...branches, key('else')], depth + 1));
+        widest = Math.max(
+          widest,
+          list(rawElse, [...path, 'else'], [...branches, key('else')], depth + 1, lanes),
+        );
       most += widest;
     });
     return most;
   };
   const longest = list(raw, ['steps'], [], 0);
-  return { byName, of, longest };
+  return { byName, of, longest, joins };
 }
 
 function nameOf(
@@ -147,14 +179,36 @@ export function templateReadProblem(
     return `no step named "${name}"${near ? `; did you mean "${near.name}"?` : ''}`;
   }
   if (target === reader) return 'a step cannot read its own output';
+  const lanes = laneProblem(layout, target, reader);
+  if (lanes !== undefined) return lanes;
   if (target.order > reader.order)
     return `step "${name}" runs later (${where(target)}); only earlier steps' output can be read`;
   if (target.kind === 'choose') return `step "${name}" is a choice (choose:) and has no output`;
   if (target.kind === 'wait' && !target.eventWait)
     return `step "${name}" is a timer (wait: for or until) and has no output`;
+  if (target.kind === 'parallel') return `step "${name}" is a parallel (parallel:) and has no output`;
   const choice = apart(target, reader);
   if (choice !== undefined)
     return `step "${name}" (${where(target)}) is in another branch of "${choice}" and never runs in the same run`;
+  return undefined;
+}
+
+const laneParallel = (lane: string) => lane.slice(0, lane.lastIndexOf('&'));
+
+/**
+ * Why `reader` cannot read `target` for where their parallel branches put them: in two branches
+ * of one parallel (they run at the same time), or `target` in a branch of a `join: first` the
+ * reader comes after (that branch may have been cut short).
+ */
+function laneProblem(layout: StepLayout, target: PlacedStep, reader: PlacedStep): string | undefined {
+  for (const lane of target.lanes) {
+    if (reader.lanes.includes(lane)) continue;
+    const p = laneParallel(lane);
+    if (reader.lanes.some((l) => laneParallel(l) === p))
+      return `step "${target.name}" (${where(target)}) is in another branch of parallel "${p}", which runs at the same time; a branch reads only its own steps and those before the parallel`;
+    if (layout.joins.get(p) === 'first')
+      return `step "${target.name}" (${where(target)}) is in a branch of parallel "${p}", which joins first: that branch may have been cut short; after it, read only steps before the parallel`;
+  }
   return undefined;
 }
 
