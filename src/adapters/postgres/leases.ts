@@ -25,9 +25,12 @@ export const WAKE_CHANNEL = 'keel_runs';
 
 const CLAIMABLE = `status = 'running' AND (lease_until IS NULL OR lease_until < $1)`;
 
-/** A run a claim may take at `now` ($3): running, or waiting with its timer due; `free`: no live lease. */
+/**
+ * A run a claim may take at `now` ($3): running, or waiting with its timer due, or waiting for an
+ * approval whose deadline is due (runs_approval_due); `free`: no live lease.
+ */
 function due(free: string): string {
-  return `((status = 'running' AND ${free}) OR (status = 'waiting' AND wake_at <= $3 AND ${free}))`;
+  return `((status = 'running' AND ${free}) OR (status = 'waiting' AND wake_at <= $3 AND ${free}) OR (status = 'waiting_approval' AND wake_at <= $3 AND ${free}))`;
 }
 
 /**

@@ -7,6 +7,7 @@
  * listings and cursors order exactly as they do in SQLite, whatever the database's locale.
  */
 import type { Migration } from './migration.ts';
+import { MIGRATION_APPROVAL_DEADLINES } from './migration-approval-deadlines.ts';
 import { MIGRATION_RUN_SUBJECT } from './migration-run-subject.ts';
 import { MIGRATIONS_V1_V8 } from './migrations-v1-v8.ts';
 import { MIGRATIONS_V9_V15 } from './migrations-v9-v15.ts';
@@ -19,6 +20,7 @@ export const MIGRATIONS: readonly Migration[] = [
   ...MIGRATIONS_V9_V15,
   ...MIGRATIONS_V16,
   MIGRATION_RUN_SUBJECT,
+  MIGRATION_APPROVAL_DEADLINES,
 ];
 
 /** The schema version this Keel writes and reads. */

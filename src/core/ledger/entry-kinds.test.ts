@@ -29,6 +29,9 @@ test('the entry kinds keep their order: every edge lists them in it (filters, Op
     'branch.chosen',
     'wait.started',
     'wait.ended',
+    'approval.reminded',
+    'approval.escalated',
+    'approval.expired',
   ]);
 });
 

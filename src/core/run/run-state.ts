@@ -18,8 +18,10 @@ import type {
   RunWrit,
   TestRef,
 } from '../ledger/index.ts';
+import type { ApprovalClock } from '../spec/index.ts';
 import { applyDeltas, EMPTY_WORLD, type World } from '../world/index.ts';
 import { addBudget, stepCharge, subtractBudget, type WritBudget, ZERO_BUDGET } from '../writs/index.ts';
+import { foldApprovalDeadline } from './approval-deadline-fold.ts';
 
 export interface RunState {
   readonly runId: string;
@@ -47,7 +49,16 @@ export interface RunState {
   /** What the run's model answers cost so far, in micro-dollars (`source.drawn` model.costMicroUsd). */
   modelMicroUsd: number;
   /** An approval requested and not yet resolved, or resolved and not yet acted on. */
-  approval?: { request: PayloadOf<'approval.requested'>; decision?: PayloadOf<'approval.resolved'> };
+  approval?: {
+    request: PayloadOf<'approval.requested'>;
+    decision?: PayloadOf<'approval.resolved'>;
+    /**
+     * Where a pending approval stands on its step's declared deadline (core/spec/approval-deadline.ts):
+     * folded from the request's `deadline`, its reminders and its escalation. Absent: a simulated
+     * run's assumed decision.
+     */
+    clock?: ApprovalClock & { readonly group?: string };
+  };
   /** A step allowed whose result is not recorded yet: its effect may or may not have happened. */
   inFlight?: PayloadOf<'step.allowed'>;
   finished?: PayloadOf<'run.finished'>;
@@ -221,7 +232,14 @@ export function applyEntry(s: RunState, e: Entry): void {
     }
     case 'approval.requested': {
       const p = e.payload as PayloadOf<'approval.requested'>;
-      s.approval = { request: p };
+      s.approval = {
+        request: p,
+        clock: {
+          sinceMs: Date.parse(e.at),
+          escalated: false,
+          ...(p.deadline !== undefined ? { deadlineMs: Date.parse(p.deadline) } : {}),
+        },
+      };
       s.status = 'waiting_approval';
       s.approvalRequests[p.step] = (s.approvalRequests[p.step] ?? 0) + 1;
       break;
@@ -254,6 +272,11 @@ export function applyEntry(s: RunState, e: Entry): void {
       }
       break;
     }
+    case 'approval.reminded':
+    case 'approval.escalated':
+    case 'approval.expired':
+      foldApprovalDeadline(s, e);
+      break;
     case 'step.refused':
       if (s.approval?.request.proposalId === (e.payload as PayloadOf<'step.refused'>).proposalId)
         s.approval = undefined;
