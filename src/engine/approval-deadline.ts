@@ -69,11 +69,9 @@ export function approvalDeadlineAt(walk: Walk): Flow | undefined {
   if (fx.recordedApprovalDeadline) {
     // Replaying: the record says whether a deadline acted here (else a decision, or nothing, did).
     if (!fx.recordedApprovalDeadline(s)) return undefined;
-  } else if (walk.simulated) {
-    // Nobody answers a test that says so: its virtual clock jumps to what is due.
-    if (s.test?.approvals !== 'none') return undefined;
-    w.advanceTo(new Date(due.atMs).toISOString());
-  }
+  } else if (walk.simulated && s.test?.approvals !== 'none') return undefined;
+  // Nobody answers a test that says so: its virtual clock jumps to what is due (replayed alike).
+  if (walk.simulated) w.advanceTo(new Date(due.atMs).toISOString());
   const at = w.nextAt();
   if (Date.parse(at) < due.atMs) {
     // Not due: the run waits for a person, holding nothing; the store wakes it when this is due.
