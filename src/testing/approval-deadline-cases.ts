@@ -67,6 +67,7 @@ export function approvalDeadlineCases(open: () => Promise<Store | string>): void
       assert.equal(deadline, Date.parse(req.at) + 1000, 'the deadline is the request time plus the timeout');
       const [listed] = await keel.approvals.list('acme', run.runId);
       assert.equal(listed?.deadline, new Date(deadline).toISOString(), 'the inbox shows the deadline');
+      assert.equal(await keel.store.queue.nextWakeAt(deadline - 1), deadline, 'a worker sleeps until it');
       const worker = keel.worker({ concurrency: 2, pollMs: 50 });
       await worker.start();
       try {

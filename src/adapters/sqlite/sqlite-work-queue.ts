@@ -82,7 +82,17 @@ export class SqliteWorkQueue implements WorkQueue {
                  OR lease_owner IN (SELECT value FROM json_each(@takeOver)))
          RETURNING tenant, run_id, lease_until`,
       ),
-      nextWake: db.prepare(`SELECT min(wake_at) FROM runs WHERE status = 'waiting' AND wake_at > ?`).pluck(),
+      // The next timer or approval deadline (each through its own index); a wake time no clock
+      // reaches (an approval with no deadline, engine/approval-deadline.ts NEVER_MS) is none.
+      nextWake: db
+        .prepare(
+          `SELECT min(t) FROM (
+             SELECT min(wake_at) AS t FROM runs WHERE status = 'waiting' AND wake_at > @now
+             UNION ALL
+             SELECT min(wake_at) FROM runs WHERE status = 'waiting_approval' AND wake_at > @now
+                AND wake_at < 8640000000000000)`,
+        )
+        .pluck(),
       timers: db.prepare(`SELECT count(*) AS n, min(wake_at) AS next FROM runs WHERE status = 'waiting'`),
       renew: db.prepare(
         'UPDATE runs SET lease_until = ? WHERE run_id = ? AND lease_owner = ? RETURNING run_id',
@@ -164,7 +174,7 @@ export class SqliteWorkQueue implements WorkQueue {
   }
 
   async nextWakeAt(now: number): Promise<number | undefined> {
-    const next = io('reading the next timer', () => this.st.nextWake.get(now)) as number | null;
+    const next = io('reading the next timer', () => this.st.nextWake.get({ now })) as number | null;
     return next ?? undefined;
   }
 
