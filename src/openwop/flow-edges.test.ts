@@ -106,6 +106,7 @@ limits: { maxSteps: 2, maxCostUsd: 0 }
   );
   const def = specAsDefinition(spec) as { metadata: Record<string, unknown> };
   assert.deepEqual(def.metadata, {
+    // biome-ignore lint/suspicious/noThenProperty: a step's approval declares `then`, as the spec writes it
     'keel.approvalDeadlines': { refund: { timeout: '24h', then: { escalate: 'finance-leads' } } },
   });
   const plain = specAsDefinition(parseSpec(FLOW_SPEC, 'desk.yaml')) as { metadata: Record<string, unknown> };

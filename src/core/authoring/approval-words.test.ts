@@ -1,4 +1,5 @@
 /** keel explain reads a step's approval deadline in words, and says when it can never apply. */
+// biome-ignore-all lint/suspicious/noThenProperty: a step's approval declares `then` (what a deadline does), as the spec writes it
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { WorkflowSpec } from '../spec/workflow-spec.ts';

@@ -3,6 +3,7 @@
  * follow from the recorded times and the pinned spec's `approval`; each way one may not is named
  * with its seq as approval_deadline_mismatch.
  */
+// biome-ignore-all lint/suspicious/noThenProperty: a step's approval declares `then` (what a deadline does), as the spec writes it
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { Digest } from '../canonical/index.ts';

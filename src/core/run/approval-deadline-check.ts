@@ -67,21 +67,37 @@ export class ApprovalDeadlineCheck {
     if (kind !== 'approval.reminded' && kind !== 'approval.escalated' && kind !== 'approval.expired') return;
     const p = payload as PayloadOf<'approval.reminded' | 'approval.escalated' | 'approval.expired'>;
     const a = this.pending;
-    if (!a || a.proposalId !== p.proposalId || a.deadline === undefined)
-      return fail('no pending approval of that proposal with a deadline');
-    if (p.at !== at) return fail(`its at ${p.at} is not the entry's own time ${at}`);
+    if (!a || a.proposalId !== p.proposalId || a.deadline === undefined) {
+      fail('no pending approval of that proposal with a deadline');
+      return;
+    }
+    if (p.at !== at) {
+      fail(`its at ${p.at} is not the entry's own time ${at}`);
+      return;
+    }
     if (kind === 'approval.reminded') {
-      if (t >= Date.parse(a.deadline)) return fail(`a reminder at or after the deadline ${a.deadline}`);
+      if (t >= Date.parse(a.deadline)) {
+        fail(`a reminder at or after the deadline ${a.deadline}`);
+        return;
+      }
       this.seen.push({ seq, kind, at: t, since: a.sinceMs, deadline: a.deadline, step: a.step });
       a.sinceMs = t;
       return;
     }
     const q = p as PayloadOf<'approval.escalated' | 'approval.expired'>;
-    if (q.deadline !== a.deadline)
-      return fail(`it names the deadline ${q.deadline}, but ${a.deadline} stood`);
-    if (t < Date.parse(a.deadline)) return fail(`it came at ${at}, before the deadline ${a.deadline}`);
+    const why =
+      q.deadline !== a.deadline
+        ? `it names the deadline ${q.deadline}, but ${a.deadline} stood`
+        : t < Date.parse(a.deadline)
+          ? `it came at ${at}, before the deadline ${a.deadline}`
+          : kind === 'approval.escalated' && a.escalated
+            ? 'the approval was escalated already'
+            : undefined;
+    if (why) {
+      fail(why);
+      return;
+    }
     if (kind === 'approval.escalated') {
-      if (a.escalated) return fail('the approval was escalated already');
       const e = payload as PayloadOf<'approval.escalated'>;
       this.seen.push({ seq, kind, at: t, p: e });
       a.escalated = true;

@@ -3,6 +3,7 @@
  * strictly (unknown keys, bad durations, a reminder never before the timeout, a bad group name,
  * each named by its field path), and what falls due next, as a pure function of the folded clock.
  */
+// biome-ignore-all lint/suspicious/noThenProperty: a step's approval declares `then` (what a deadline does), as the spec writes it
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { ErrorCode, isKeelError } from '../errors.ts';
