@@ -199,6 +199,8 @@ export interface FlowStep {
   else?: FlowStep[];
   /** A durable timer: the run suspends `for` a duration (`15m`) or `until` an instant (a template). */
   wait?: { for?: string; until?: string };
+  /** A deadline on the step's approval: after `timeout`, `then` deny or escalate to a group (docs/governance.md). */
+  approval?: { timeout: string; then: 'deny' | { escalate: string; timeout?: string }; remind?: string };
 }
 export interface Promotion {
   workflowId: string;
