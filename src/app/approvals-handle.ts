@@ -24,6 +24,10 @@ export interface PendingApprovalItem extends PendingApproval {
   readonly policy?: PolicyEntry;
   /** `policy`: a rule of `policy` (its `rule`, its `trace`); `destructive`: the guardrail; `gate`: the tool always asks. */
   readonly cause?: ApprovalCause;
+  /** When the step's approval deadline acts (docs/governance.md), if one stands: an RFC 3339 instant. */
+  readonly deadline?: string;
+  /** The approver group the approval was escalated to (`approval.escalated`), so they see it is theirs. */
+  readonly escalatedTo?: string;
 }
 
 export interface ApprovalsHandle {
@@ -82,6 +86,7 @@ export function approvalsHandle(d: ApprovalsDeps): ApprovalsHandle {
         const request = openRequest(state);
         if (!request) continue;
         const at = entries.findLast((e) => e.kind === 'approval.requested')?.at ?? '';
+        const clock = state.approval?.clock;
         out.push({
           tenant,
           runId: id,
@@ -90,6 +95,8 @@ export function approvalsHandle(d: ApprovalsDeps): ApprovalsHandle {
           ...request,
           cause: approvalCause(request),
           requestedAt: at,
+          ...(clock?.deadlineMs !== undefined ? { deadline: new Date(clock.deadlineMs).toISOString() } : {}),
+          ...(clock?.group ? { escalatedTo: clock.group } : {}),
         });
       } catch (e) {
         if (!(isKeelError(e) && e.code === ErrorCode.ledgerInvalid)) throw e;

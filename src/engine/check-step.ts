@@ -2,13 +2,15 @@
  * The check phase of a tool step: the proposal judged before anything runs (core checkProposal:
  * schema, writ, policy, step limit, spend cap, destructive guardrail), at the time the decision
  * entry will carry, so a replay judges alike. What holds or ends the step is recorded here: a
- * refusal (the run ends refused), or a request for a person's approval — which a simulated run
- * asks nobody for, assuming the decision its root says. Never executes anything.
+ * refusal (the run ends refused), or a request for a person's approval (with the deadline its step
+ * declares, approval-deadline.ts) — which a simulated run asks nobody for, assuming the decision
+ * its root says (a test that says nobody answers waits, in virtual time). Never executes anything.
  */
 import type { Digest } from '../core/canonical/index.ts';
 import type { Policy } from '../core/policy/index.ts';
 import { checkProposal, type Decision, type PolicyCheck, type WritCheckContext } from '../core/run/index.ts';
 import type { ToolDefinition } from '../ports/index.ts';
+import { deadlineFor } from './approval-deadline.ts';
 import { type RunGovernance, revokedAsOf, writUsage } from './governance.ts';
 import { refuseStep } from './refuse-step.ts';
 import type { RunWriter } from './run-writer.ts';
@@ -54,7 +56,8 @@ export function checkStep(
     channel: decision.channel,
     ...(decision.policy ? { policy: decision.policy } : {}),
   };
-  if (walk.simulated) {
+  const unanswered = walk.simulated && s.mode === 'test' && s.test?.approvals === 'none';
+  if (walk.simulated && !unanswered) {
     // would_wait_approval: nobody is asked. A shadow goes on as approved, a test as it says.
     const denied = s.mode === 'test' && s.test?.approvals === 'deny';
     w.add('approval.simulated', {
@@ -64,8 +67,11 @@ export function checkStep(
     });
     return 'next';
   }
-  const e = w.add('approval.requested', request);
-  w.approvalOpened({ tenant: s.tenant, runId: s.runId, ...request, requestedAt: e.at });
+  // A deadline declared on the step runs from this entry's own time (approval-deadline.ts).
+  const deadline = deadlineFor(walk, step, w.nextAt());
+  const e = w.add('approval.requested', deadline ? { ...request, deadline } : request);
+  // A test nobody answers waits like a live run, in its virtual time, listed in nobody's inbox.
+  if (!unanswered) w.approvalOpened({ tenant: s.tenant, runId: s.runId, ...request, requestedAt: e.at });
   return 'next';
 }
 

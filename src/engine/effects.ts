@@ -120,6 +120,12 @@ export interface Effects {
     state: RunState,
   ): PayloadOf<'approval.resolved'> | undefined;
   /**
+   * Replaying only: whether the record holds an approval deadline's entry (`approval.reminded`,
+   * `approval.escalated`, `approval.expired`) where the walk's next entry would go, so the walk
+   * writes it there again; live effects have none (the clock decides, approval-deadline.ts).
+   */
+  recordedApprovalDeadline?(state: RunState): boolean;
+  /**
    * Replaying only: what the record says a writ's shared budget answered for the allow about to
    * be written (the reservation its `step.allowed` recorded, or the store's refusal), so a replay
    * and a replay fork never ask the store (writ-budget.ts). Live effects have none: the store decides.

@@ -64,6 +64,8 @@ export interface RecordedLedger {
   readonly budgets?: Map<number, RecordedBudget>;
   /** The outcome a cancellation cut (the step and its execution index), if the run was cut that way. */
   readonly cutByCancel?: { readonly step: string; readonly n: number };
+  /** The seqs of approval deadlines' entries (`approval.reminded`, `.escalated`, `.expired`). */
+  readonly approvalDeadlines?: ReadonlySet<number>;
   /** How each allow of a step was carried out, as recorded (`step.allowed` `mode`; undefined: live). */
   readonly modes?: Map<string, (StepMode | undefined)[]>;
   /** The step of each call outcome (completed, failed, suppressed), by the seq it was recorded at. */
@@ -96,6 +98,7 @@ export function indexLedger(entries: readonly Entry[], by: 'step' | 'call' = 'st
   const suspensions = new Map<number, OutcomeUnknownSuspension>();
   const outages = new Map<number, ModelOutageSuspension>();
   const modes = new Map<string, (StepMode | undefined)[]>();
+  const approvalDeadlines = new Set<number>();
   const pushTo = <T>(m: Map<string, T[]>, k: string, v: T) => {
     const list = m.get(k);
     if (list) list.push(v);
@@ -162,6 +165,12 @@ export function indexLedger(entries: readonly Entry[], by: 'step' | 'call' = 'st
       const p = e.payload as PayloadOf<'approval.resolved'>;
       const key = requests.get(p.proposalId);
       if (key !== undefined) pushTo(approvals, key, p);
+    } else if (
+      e.kind === 'approval.reminded' ||
+      e.kind === 'approval.escalated' ||
+      e.kind === 'approval.expired'
+    ) {
+      approvalDeadlines.add(e.seq);
     }
   }
   const mints = recordedMints(entries);
@@ -180,6 +189,7 @@ export function indexLedger(entries: readonly Entry[], by: 'step' | 'call' = 'st
     budgets,
     modes,
     outcomeAt,
+    approvalDeadlines,
     ...(cancelled ? { cancelled } : {}),
     ...(cutByCancel ? { cutByCancel } : {}),
   };
@@ -272,6 +282,9 @@ export function recordedEffects(
       if (c?.seq !== state.head.seq + 1) return undefined;
       return c.reason !== undefined ? { reason: c.reason } : {};
     },
+    // Re-planned on another version's record, a deadline is never served: the decision is.
+    recordedApprovalDeadline: (state) =>
+      !byCall && (record.approvalDeadlines?.has(state.head.seq + 1) ?? false),
     approval(request, state) {
       if (byCall) {
         const key = callKey(request.tool, request.args);

@@ -63,11 +63,13 @@ export async function recoverRun(
     // moved past the row's head in between — a run being walked is not a run that fails to verify.
     ({ state } = await loadRun(ctx, tenant, runId));
   }
+  // An approval with a deadline (approval-deadline.ts) is walked when claimed: its deadline may be due.
+  const deadline = state.approval?.clock?.deadlineMs !== undefined && (o.entries !== undefined || leased);
   if (
     state.finished ||
     state.suspended ||
     state.status === 'paused' ||
-    (state.approval && !state.approval.decision)
+    (state.approval && !state.approval.decision && !deadline)
   )
     return stateSummary(state);
   // A timer not due yet (a claim takes a waiting run only once it is): it waits, nothing to do.
@@ -86,7 +88,7 @@ export async function recoverRun(
   const writer = new RunWriter(store.ledger, state, state.head, ctx.live.at);
   await walkInline(ctx, writer, version, leased, o);
   // Walked and found still waiting (woken early): the lease this process took is given back.
-  if (leased && state.status === 'waiting')
+  if (leased && (state.status === 'waiting' || state.status === 'waiting_approval'))
     await store.queue.releaseRun(ctx.inlineLease.owner, runId).catch(() => false);
   return stateSummary(state);
 }

@@ -13,6 +13,7 @@
 import type { PayloadOf } from '../core/ledger/index.ts';
 import { type Decision, idempotencyKeyFor, proposalIdFor, type ToolNode } from '../core/run/index.ts';
 import type { ToolDefinition } from '../ports/index.ts';
+import { approvalDeadlineAt } from './approval-deadline.ts';
 import { checkStep } from './check-step.ts';
 import { mintFor } from './delegate.ts';
 import { DELEGATE_TOOL } from './mint-delegation.ts';
@@ -32,6 +33,11 @@ export function approvalAt(walk: Walk): Flow | undefined {
   const { w, fx } = walk;
   const s = w.state;
   const { request, decision: decided } = s.approval!;
+  if (!decided) {
+    // A deadline declared on the step may act first: remind, escalate, or expire (approval-deadline.ts).
+    const timed = approvalDeadlineAt(walk);
+    if (timed) return timed;
+  }
   const decision = decided ?? fx.approval?.(request, s);
   if (!decision) return 'stop';
   if (!decided) {

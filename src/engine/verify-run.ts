@@ -14,7 +14,7 @@ import {
   type VerifyFailureCode,
   type VerifyResult,
 } from '../core/ledger/index.ts';
-import { BranchCheck, StatusFold } from '../core/run/index.ts';
+import { ApprovalDeadlineCheck, BranchCheck, StatusFold } from '../core/run/index.ts';
 import { applyDeltas, EMPTY_WORLD, type World } from '../core/world/index.ts';
 import type { CheckpointWitness, RunRecord, Store } from '../ports/index.ts';
 import { runEvidenceProblem } from './run-evidence.ts';
@@ -49,13 +49,15 @@ async function verifyOnce(
 ): Promise<VerifyResult> {
   const status = new StatusFold();
   const branches = new BranchCheck();
+  const deadlines = new ApprovalDeadlineCheck();
   let root: PayloadOf<'run.started'> | undefined;
   let world: World = EMPTY_WORLD;
   let deltaFailure: { code: VerifyFailureCode; seq: number; message: string } | undefined;
-  const verifier = new LedgerVerifier(run.runId, (kind, payload, seq) => {
+  const verifier = new LedgerVerifier(run.runId, (kind, payload, seq, at) => {
     if (seq === 0) root = payload as PayloadOf<'run.started'>;
     status.apply(kind, payload);
     branches.apply(kind, payload, seq);
+    deadlines.apply(kind, payload, seq, at);
     const deltas = kind === 'step.completed' ? (payload as PayloadOf<'step.completed'>).deltas : undefined;
     if (deltas && !deltaFailure) {
       const r = applyDeltas(world, deltas);
@@ -96,6 +98,8 @@ async function verifyOnce(
     specProblem(run, version) ??
     // Each recorded branch decision follows from the run's values and the pinned spec's conditions.
     branches.result(version?.spec) ??
+    // Each recorded approval deadline follows from the recorded times and the spec's approval.
+    deadlines.result(version?.spec) ??
     (await runEvidenceProblem(
       store,
       run,

@@ -15,7 +15,7 @@
 
 import { MAX_STEPS_PER_RUN } from '../app/index.ts';
 import { ErrorCode, KeelError } from '../core/errors.ts';
-import { isPlainChain, type WorkflowSpec } from '../core/spec/index.ts';
+import { allSteps, isPlainChain, isToolStep, type WorkflowSpec } from '../core/spec/index.ts';
 import { flowEdges, stepNodes, WAIT_TYPE_ID } from './flow-edges.ts';
 
 export interface OpenWopNode {
@@ -267,7 +267,16 @@ export function specAsDefinition(spec: WorkflowSpec): Record<string, unknown> {
       name,
       defaultValue,
     })),
-    metadata: {},
+    // A step's approval deadline (docs/governance.md) as it is written, by step: what an
+    // interrupt for that step's approval will do if nobody answers. Absent when no step declares one.
+    metadata: approvalDeadlines(spec),
     settings: {},
   };
+}
+
+/** `{'keel.approvalDeadlines': {<step>: {timeout, then, remind?}}}`, or `{}` when no step declares one. */
+function approvalDeadlines(spec: WorkflowSpec): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const s of allSteps(spec)) if (isToolStep(s) && s.approval) out[s.name] = s.approval;
+  return Object.keys(out).length === 0 ? {} : { 'keel.approvalDeadlines': out };
 }

@@ -131,3 +131,27 @@ limits: {maxSteps: 5, maxCostUsd: 0}
     ],
   );
 });
+
+test("OpenWOP's graph of a spec carries its steps' approval deadlines in the definition's metadata", () => {
+  const spec = parseSpec(
+    `id: refunds
+version: 1
+status: DRAFT
+triggers: [{ event: go }]
+steps:
+  - { name: look, tool: lookup }
+  - name: refund
+    tool: refund
+    approval: { timeout: 24h, then: { escalate: finance-leads } }
+limits: { maxSteps: 2, maxCostUsd: 0 }
+`,
+    'r.yaml',
+  );
+  const def = specAsDefinition(spec) as { metadata: Record<string, unknown> };
+  assert.deepEqual(def.metadata, {
+    // biome-ignore lint/suspicious/noThenProperty: a step's approval declares `then`, as the spec writes it
+    'keel.approvalDeadlines': { refund: { timeout: '24h', then: { escalate: 'finance-leads' } } },
+  });
+  const plain = specAsDefinition(parseSpec(FLOW_SPEC, 'desk.yaml')) as { metadata: Record<string, unknown> };
+  assert.deepEqual(plain.metadata, {}, 'none declared: the metadata is as before');
+});

@@ -254,7 +254,12 @@ export class Worker {
           entries: run.entries,
           shouldStop: () => slot.lost || this.stopping,
         });
-        if (r.status === 'waiting' && run.entries.at(-1)?.kind === 'wait.started') {
+        const last = run.entries.at(-1)?.kind;
+        const unchanged =
+          (r.status === 'waiting' && last === 'wait.started') ||
+          (r.status === 'waiting_approval' &&
+            (last === 'approval.requested' || last === 'approval.reminded'));
+        if (unchanged) {
           // Claimed as due, yet its walk found it not due (the clocks disagree): tried again
           // shortly, by whichever worker, never at once and again.
           await this.o.store.queue

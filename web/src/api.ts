@@ -208,6 +208,8 @@ export interface FlowStep {
   };
   /** Branches run at the same time; the step after runs when all (or the first) finish. */
   parallel?: { join: 'all' | 'first'; branches: Record<string, FlowStep[]> };
+  /** A deadline on the step's approval: after `timeout`, `then` deny or escalate to a group (docs/governance.md). */
+  approval?: { timeout: string; then: 'deny' | { escalate: string; timeout?: string }; remind?: string };
 }
 export interface Promotion {
   workflowId: string;

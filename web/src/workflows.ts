@@ -122,7 +122,14 @@ function FlowItem({ step: s, info }: { step: FlowStep; info: Map<string, ToolInf
     ${t?.effect ? html` <span class="tag">${t.effect}</span>` : null}
     ${t?.destructive ? html` <span class="tag danger" title="asks a person before it runs while not AUTONOMOUS">destructive</span>` : null}
     ${s.if ? html` <span class="tag" title="skipped when the condition is false">only if ${v(s.if)}</span>` : null}
+    ${s.approval ? html` <span class="tag" title="if nobody decides on its approval in time">${v(approvalTag(s.approval))}</span>` : null}
   </li>`;
+}
+
+/** "approval within 24h, then deny" / "…, then to finance-leads"; reminders said too. */
+function approvalTag(a: NonNullable<FlowStep['approval']>): string {
+  const then = a.then === 'deny' ? 'deny' : `to ${a.then.escalate}`;
+  return `approval within ${a.timeout}, then ${then}${a.remind ? `, reminded every ${a.remind}` : ''}`;
 }
 
 /** The version read back in plain words, from the API (the same text as `keel explain`). */

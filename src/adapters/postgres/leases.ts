@@ -25,9 +25,12 @@ export const WAKE_CHANNEL = 'keel_runs';
 
 const CLAIMABLE = `status = 'running' AND (lease_until IS NULL OR lease_until < $1)`;
 
-/** A run a claim may take at `now` ($3): running, or waiting with its timer due; `free`: no live lease. */
+/**
+ * A run a claim may take at `now` ($3): running, or waiting with its timer due, or waiting for an
+ * approval whose deadline is due (runs_approval_due); `free`: no live lease.
+ */
 function due(free: string): string {
-  return `((status = 'running' AND ${free}) OR (status = 'waiting' AND wake_at <= $3 AND ${free}))`;
+  return `((status = 'running' AND ${free}) OR (status = 'waiting' AND wake_at <= $3 AND ${free}) OR (status = 'waiting_approval' AND wake_at <= $3 AND ${free}))`;
 }
 
 /**
@@ -106,7 +109,13 @@ export const LEASE_SQL = {
   oldest: `SELECT tenant, run_id, created_at FROM runs WHERE ${CLAIMABLE} ORDER BY created_at, run_key LIMIT 1`,
   suspended: `SELECT count(*)::int AS n FROM runs WHERE status = 'outcome_unknown'`,
   /** $1 now: the earliest wake time after it (runs_waking). */
-  nextWake: `SELECT min(wake_at) AS next FROM runs WHERE status = 'waiting' AND wake_at > $1`,
+  // The next timer or approval deadline (each through its own index); a wake time no clock reaches
+  // (an approval with no deadline, engine/approval-deadline.ts NEVER_MS) is none.
+  nextWake: `SELECT min(t) AS next FROM (
+               SELECT min(wake_at) AS t FROM runs WHERE status = 'waiting' AND wake_at > $1
+               UNION ALL
+               SELECT min(wake_at) FROM runs WHERE status = 'waiting_approval' AND wake_at > $1
+                  AND wake_at < 8640000000000000) w`,
   timers: `SELECT count(*)::int AS n, min(wake_at) AS next FROM runs WHERE status = 'waiting'`,
 } as const;
 

@@ -7,6 +7,7 @@
  * listings and cursors order exactly as they do in SQLite, whatever the database's locale.
  */
 import type { Migration } from './migration.ts';
+import { MIGRATION_APPROVAL_DEADLINES } from './migration-approval-deadlines.ts';
 import { MIGRATION_EVENT_WAITS } from './migration-event-waits.ts';
 import { MIGRATION_RUN_SUBJECT } from './migration-run-subject.ts';
 import { MIGRATIONS_V1_V8 } from './migrations-v1-v8.ts';
@@ -21,6 +22,7 @@ export const MIGRATIONS: readonly Migration[] = [
   ...MIGRATIONS_V16,
   MIGRATION_RUN_SUBJECT,
   MIGRATION_EVENT_WAITS,
+  MIGRATION_APPROVAL_DEADLINES,
 ];
 
 /** The schema version this Keel writes and reads. */

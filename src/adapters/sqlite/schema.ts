@@ -4,13 +4,14 @@
  * migrations are never edited: a change is a new entry at the end (of migrations-v17.ts, or a file of its own).
  */
 
+import { MIGRATION_APPROVAL_DEADLINES } from './migration-approval-deadlines.ts';
 import { MIGRATION_EVENT_WAITS } from './migration-event-waits.ts';
 import { MIGRATION_RUN_SUBJECT } from './migration-run-subject.ts';
 import { MIGRATIONS_V1_V9 } from './migrations-v1-v9.ts';
 import { MIGRATIONS_V10_V16 } from './migrations-v10-v16.ts';
 import { MIGRATIONS_V17 } from './migrations-v17.ts';
 
-export const SCHEMA_VERSION = 19;
+export const SCHEMA_VERSION = 20;
 
 export const MIGRATIONS: readonly string[] = [
   ...MIGRATIONS_V1_V9,
@@ -20,6 +21,8 @@ export const MIGRATIONS: readonly string[] = [
   MIGRATION_RUN_SUBJECT,
   // v19: waits for events: runs' wait_event, the arrivals kept for them (migration-event-waits.ts).
   MIGRATION_EVENT_WAITS,
+  // v20: runs waiting for an approval, by wake time (migration-approval-deadlines.ts).
+  MIGRATION_APPROVAL_DEADLINES,
 ];
 
 /**

@@ -43,8 +43,9 @@ export class SqliteWorkQueue implements WorkQueue {
   ) {
     const db: Database.Database = h.db;
     this.st = {
-      // Claimable: running, or waiting with its timer due (runs_waking); no live lease. The two
-      // kinds are picked each through its own index and merged in creation order.
+      // Claimable: running, or waiting with its timer due (runs_waking), or waiting for an approval
+      // whose deadline (a reminder, an escalation, the expiry) is due (runs_approval_due); no live
+      // lease. The kinds are picked each through its own index and merged in creation order.
       claim: db.prepare(
         `UPDATE runs SET lease_owner = @owner, lease_until = @until
           WHERE run_key IN (SELECT run_key FROM (
@@ -53,6 +54,10 @@ export class SqliteWorkQueue implements WorkQueue {
                   UNION ALL
                   SELECT run_key, created_at FROM runs
                    WHERE status = 'waiting' AND wake_at <= @now
+                     AND (lease_until IS NULL OR lease_until < @now)
+                  UNION ALL
+                  SELECT run_key, created_at FROM runs
+                   WHERE status = 'waiting_approval' AND wake_at <= @now
                      AND (lease_until IS NULL OR lease_until < @now))
                  ORDER BY created_at, run_key LIMIT @limit)
          RETURNING tenant, run_id, lease_until`,
@@ -62,7 +67,7 @@ export class SqliteWorkQueue implements WorkQueue {
       claimScoped: db.prepare(
         `UPDATE runs SET lease_owner = @owner, lease_until = @until
           WHERE run_key IN (SELECT run_key FROM runs
-                             WHERE (status = 'running' OR (status = 'waiting' AND wake_at <= @now))
+                             WHERE (status = 'running' OR (status IN ('waiting', 'waiting_approval') AND wake_at <= @now))
                                AND (lease_until IS NULL OR lease_until < @now
                                     OR lease_owner IN (SELECT value FROM json_each(@takeOver)))
                                AND (@tenant IS NULL OR tenant = @tenant)
@@ -72,12 +77,22 @@ export class SqliteWorkQueue implements WorkQueue {
       claimOne: db.prepare(
         `UPDATE runs SET lease_owner = @owner, lease_until = @until
           WHERE run_id = @runId AND tenant = @tenant
-            AND (status = 'running' OR (status = 'waiting' AND wake_at <= @now))
+            AND (status = 'running' OR (status IN ('waiting', 'waiting_approval') AND wake_at <= @now))
             AND (lease_until IS NULL OR lease_until < @now
                  OR lease_owner IN (SELECT value FROM json_each(@takeOver)))
          RETURNING tenant, run_id, lease_until`,
       ),
-      nextWake: db.prepare(`SELECT min(wake_at) FROM runs WHERE status = 'waiting' AND wake_at > ?`).pluck(),
+      // The next timer or approval deadline (each through its own index); a wake time no clock
+      // reaches (an approval with no deadline, engine/approval-deadline.ts NEVER_MS) is none.
+      nextWake: db
+        .prepare(
+          `SELECT min(t) FROM (
+             SELECT min(wake_at) AS t FROM runs WHERE status = 'waiting' AND wake_at > @now
+             UNION ALL
+             SELECT min(wake_at) FROM runs WHERE status = 'waiting_approval' AND wake_at > @now
+                AND wake_at < 8640000000000000)`,
+        )
+        .pluck(),
       timers: db.prepare(`SELECT count(*) AS n, min(wake_at) AS next FROM runs WHERE status = 'waiting'`),
       renew: db.prepare(
         'UPDATE runs SET lease_until = ? WHERE run_id = ? AND lease_owner = ? RETURNING run_id',
@@ -159,7 +174,7 @@ export class SqliteWorkQueue implements WorkQueue {
   }
 
   async nextWakeAt(now: number): Promise<number | undefined> {
-    const next = io('reading the next timer', () => this.st.nextWake.get(now)) as number | null;
+    const next = io('reading the next timer', () => this.st.nextWake.get({ now })) as number | null;
     return next ?? undefined;
   }
 

@@ -13,6 +13,7 @@ import { isPlainChain, type StepSpec, toolSteps } from '../spec/flow-steps.ts';
 import { parseCondition } from '../spec/parse-condition.ts';
 import type { WorkflowSpec } from '../spec/workflow-spec.ts';
 import type { ToolDescriptor } from '../tools/tool-descriptor.ts';
+import { approvalDeadlineWords } from './approval-words.ts';
 import { argWords } from './arg-words.ts';
 import { conditionWords, dollars } from './condition-words.ts';
 import { flowLines, flowSummary } from './explain-flow.ts';
@@ -106,6 +107,15 @@ export function explainSpec(
       );
     if (tool.effect === 'external' && !tool.destructive)
       risks.push(`${s.name} (${s.tool}) acts outside Keel (external effect).`);
+    if (s.approval) {
+      // Whether a policy asks is the policy's (below); without one, only the tool's flags make it wait.
+      const asks = tool.destructive || tool.approval === 'always' || governed !== undefined;
+      risks.push(
+        asks
+          ? `${s.name} (${s.tool}): ${approvalDeadlineWords(s.approval)}.`
+          : `${s.name} (${s.tool}) declares an approval deadline (${approvalDeadlineWords(s.approval)}), but nothing makes it wait for a person: it never applies.`,
+      );
+    }
   }
   const policy = governed ? readPolicy(spec, byName, governed.policy, governed.tenant) : undefined;
   if (policy) risks.push(...policy.risks);

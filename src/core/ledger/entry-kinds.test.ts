@@ -30,6 +30,9 @@ test('the entry kinds keep their order: every edge lists them in it (filters, Op
     'wait.started',
     'wait.ended',
     'parallel.joined',
+    'approval.reminded',
+    'approval.escalated',
+    'approval.expired',
   ]);
 });
 

@@ -54,6 +54,9 @@ const SHAPES: { readonly [K in EntryKind]: Shape } = {
   'wait.started': WAIT_SHAPES['wait.started'],
   'wait.ended': WAIT_SHAPES['wait.ended'],
   'parallel.joined': BRANCH_SHAPES['parallel.joined'],
+  'approval.reminded': APPROVAL_SHAPES['approval.reminded'],
+  'approval.escalated': APPROVAL_SHAPES['approval.escalated'],
+  'approval.expired': APPROVAL_SHAPES['approval.expired'],
 };
 
 export const ROOT_KINDS: readonly EntryKind[] = ['run.started'];

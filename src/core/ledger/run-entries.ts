@@ -60,7 +60,11 @@ export const RUN_MODES = ['test', 'shadow'] as const satisfies readonly RunMode[
 /** A test run's test: its name and the decision it assumes where a person would be asked. */
 export interface TestRef {
   name: string;
-  approvals: 'approve' | 'deny';
+  /**
+   * `none`: nobody answers — the run waits as a live run would, and an approval deadline declared
+   * on the step acts in virtual time (remind, escalate, expire).
+   */
+  approvals: 'approve' | 'deny' | 'none';
   /** The test's declared virtual clock (`tests[].clock`): where the run's time starts. */
   clock?: string;
   /**

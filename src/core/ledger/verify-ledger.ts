@@ -92,6 +92,13 @@ export type VerifyFailureCode =
    * decided again on the recorded event and the run's values, does not hold for (or reads otherwise).
    */
   | 'wait_mismatch'
+  /**
+   * A recorded approval deadline (`approval.requested` `deadline`, `approval.reminded`,
+   * `.escalated`, `.expired`) does not follow from the recorded times and the pinned spec's
+   * `approval`: a deadline not the request's time plus the timeout, an expiry before it, a reminder
+   * too early.
+   */
+  | 'approval_deadline_mismatch'
   | DeltaFailureCode;
 
 export interface VerifyFailure {
@@ -118,7 +125,7 @@ export class LedgerVerifier {
    */
   constructor(
     private readonly runId: string,
-    private readonly observe?: (kind: EntryKind, payload: unknown, seq: number) => void,
+    private readonly observe?: (kind: EntryKind, payload: unknown, seq: number, at: string) => void,
   ) {
     this.runIdJson = jsonString(runId);
   }
@@ -234,7 +241,7 @@ export class LedgerVerifier {
     }
     const problem = payloadProblem(e.kind, payload);
     if (problem) return fail(seq, 'kind_payload_mismatch', `${e.kind} at seq ${e.seq}: ${problem}`);
-    this.observe?.(e.kind, payload, seq);
+    this.observe?.(e.kind, payload, seq, e.at);
     return undefined;
   }
 }

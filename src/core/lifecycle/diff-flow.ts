@@ -20,6 +20,7 @@ import {
   type WorkflowSpec,
   walkSteps,
 } from '../spec/index.ts';
+import { diffApprovalDeadlines } from './diff-approval-deadlines.ts';
 import { diffWaits } from './diff-waits.ts';
 
 export interface FlowChange {
@@ -128,6 +129,7 @@ export function diffFlow(a: WorkflowSpec, b: WorkflowSpec, newName: (n: string) 
     if (was !== undefined && was !== now && !cb.has(name)) add(`Step ${name} now runs ${now} (was ${was}).`);
   }
   out.push(...diffWaits(a, b, newName));
+  out.push(...diffApprovalDeadlines(a, b, newName));
   return out;
 }
 

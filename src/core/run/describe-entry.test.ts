@@ -170,6 +170,31 @@ const SENTENCES: { [K in EntryKind]: [PayloadOf<K>, string] } = {
     { step: 'cool_off', reason: 'timer', at: '2026-03-01T12:15:00.212Z' },
     'The timer of step cool_off fired; the run goes on (2026-03-01T12:15:00.212Z).',
   ],
+  'approval.reminded': [
+    { proposalId: P, step: 'refund', at: '2026-03-01T16:00:00.000Z' },
+    'Reminded the approvers that step refund still waits for a decision (2026-03-01T16:00:00.000Z).',
+  ],
+  'approval.escalated': [
+    {
+      proposalId: P,
+      step: 'refund',
+      to: 'finance-leads',
+      deadline: '2026-03-02T12:00:00.000Z',
+      at: '2026-03-02T12:00:00.100Z',
+      next: '2026-03-03T12:00:00.100Z',
+    },
+    'Nobody decided on step refund by 2026-03-02T12:00:00.000Z: the approval now waits for finance-leads; if nobody decides by 2026-03-03T12:00:00.100Z, it is denied.',
+  ],
+  'approval.expired': [
+    {
+      proposalId: P,
+      step: 'refund',
+      deadline: '2026-03-02T12:00:00.000Z',
+      at: '2026-03-02T12:00:00.100Z',
+      reason: 'approval_timeout',
+    },
+    'Nobody decided on step refund by 2026-03-02T12:00:00.000Z: the approval expired (approval_timeout) and the step is denied.',
+  ],
 };
 
 describe('describeEntry', () => {

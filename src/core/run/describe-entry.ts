@@ -43,7 +43,7 @@ function sentence(e: Entry): string {
             ? `, a shadow of live run ${p.shadowOf} (simulated: nothing acts, nobody is asked)`
             : ', a shadow on an event the live version does not start (simulated: nothing acts, nobody is asked)'
           : p.mode === 'test'
-            ? `, test ${JSON.stringify(p.test?.name ?? '?')} (simulated: nothing acts, approvals ${p.test?.approvals === 'deny' ? 'denied' : 'approved'} by the test)`
+            ? `, test ${JSON.stringify(p.test?.name ?? '?')} (simulated: nothing acts, ${p.test?.approvals === 'none' ? 'nobody answers approvals' : `approvals ${p.test?.approvals === 'deny' ? 'denied' : 'approved'} by the test`})`
             : '';
       const split = p.split
         ? `, routed by a rollout (bucket ${p.split.bucket}${p.split.stickyBy ? ` by ${p.split.stickyBy}` : ''}: ${p.split.percent}% of events go to v${p.split.to}, the rest to v${p.split.from}${p.split.chosen !== undefined ? `; the bucket chose v${p.split.chosen}, whose trigger does not take this event` : ''})`
@@ -83,7 +83,23 @@ function sentence(e: Entry): string {
     case 'approval.requested': {
       const p = e.payload as PayloadOf<'approval.requested'>;
       const rules = p.policy ? ` (${consulted(p.policy)})` : '';
-      return `Waiting for approval to run ${p.tool} with ${argsSummary(p.args)}: ${p.reason}${rules}.`;
+      const until = p.deadline
+        ? `; if nobody decides by ${p.deadline}, the step's approval deadline applies`
+        : '';
+      return `Waiting for approval to run ${p.tool} with ${argsSummary(p.args)}: ${p.reason}${rules}${until}.`;
+    }
+    case 'approval.reminded': {
+      const p = e.payload as PayloadOf<'approval.reminded'>;
+      return `Reminded ${p.group ?? 'the approvers'} that step ${p.step} still waits for a decision (${p.at}).`;
+    }
+    case 'approval.escalated': {
+      const p = e.payload as PayloadOf<'approval.escalated'>;
+      const next = p.next ? `; if nobody decides by ${p.next}, it is denied` : '';
+      return `Nobody decided on step ${p.step} by ${p.deadline}: the approval now waits for ${p.to}${next}.`;
+    }
+    case 'approval.expired': {
+      const p = e.payload as PayloadOf<'approval.expired'>;
+      return `Nobody decided on step ${p.step} by ${p.deadline}: the approval expired (${p.reason}) and the step is denied.`;
     }
     case 'approval.simulated': {
       const p = e.payload as PayloadOf<'approval.simulated'>;

@@ -1,3 +1,4 @@
+export { ApprovalDeadlineCheck } from './approval-deadline-check.ts';
 export { BranchCheck } from './branch-check.ts';
 export { type CancelRequest, cancelReason } from './cancel-reason.ts';
 export {

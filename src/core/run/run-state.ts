@@ -18,9 +18,12 @@ import type {
   RunWrit,
   TestRef,
 } from '../ledger/index.ts';
+import type { ApprovalClock } from '../spec/index.ts';
 import { applyDeltas, EMPTY_WORLD, type World } from '../world/index.ts';
 import { addBudget, type WritBudget, ZERO_BUDGET } from '../writs/index.ts';
+import { foldApprovalDeadline } from './approval-deadline-fold.ts';
 import { drawOnReservation, type Reserved, reserve } from './run-reservation.ts';
+import { foldWait } from './wait-fold.ts';
 
 export interface RunState {
   readonly runId: string;
@@ -48,7 +51,16 @@ export interface RunState {
   /** What the run's model answers cost so far, in micro-dollars (`source.drawn` model.costMicroUsd). */
   modelMicroUsd: number;
   /** An approval requested and not yet resolved, or resolved and not yet acted on. */
-  approval?: { request: PayloadOf<'approval.requested'>; decision?: PayloadOf<'approval.resolved'> };
+  approval?: {
+    request: PayloadOf<'approval.requested'>;
+    decision?: PayloadOf<'approval.resolved'>;
+    /**
+     * Where a pending approval stands on its step's declared deadline (core/spec/approval-deadline.ts):
+     * folded from the request's `deadline`, its reminders and its escalation. Absent: a simulated
+     * run's assumed decision.
+     */
+    clock?: ApprovalClock & { readonly group?: string };
+  };
   /**
    * A step allowed whose result is not recorded yet: its effect may or may not have happened. With
    * parallel branches several may be in flight (`flying`): this is the first of them, in the order
@@ -249,7 +261,14 @@ export function applyEntry(s: RunState, e: Entry): void {
     }
     case 'approval.requested': {
       const p = e.payload as PayloadOf<'approval.requested'>;
-      s.approval = { request: p };
+      s.approval = {
+        request: p,
+        clock: {
+          sinceMs: Date.parse(e.at),
+          escalated: false,
+          ...(p.deadline !== undefined ? { deadlineMs: Date.parse(p.deadline) } : {}),
+        },
+      };
       s.status = 'waiting_approval';
       s.approvalRequests[p.step] = (s.approvalRequests[p.step] ?? 0) + 1;
       break;
@@ -281,6 +300,11 @@ export function applyEntry(s: RunState, e: Entry): void {
       }
       break;
     }
+    case 'approval.reminded':
+    case 'approval.escalated':
+    case 'approval.expired':
+      foldApprovalDeadline(s, e);
+      break;
     case 'step.refused': {
       const p = e.payload as PayloadOf<'step.refused'>;
       s.ending ??= { status: 'refused', reason: `${p.tool}: ${p.message}` };
@@ -301,28 +325,10 @@ export function applyEntry(s: RunState, e: Entry): void {
       s.outage = undefined;
       break;
     }
-    case 'wait.started': {
-      const p = e.payload as PayloadOf<'wait.started'>;
-      s.wait = { ...p, fireAtMs: p.fireAt === undefined ? Number.POSITIVE_INFINITY : Date.parse(p.fireAt) };
-      s.status = 'waiting';
+    case 'wait.started':
+    case 'wait.ended':
+      foldWait(s, e);
       break;
-    }
-    case 'wait.ended': {
-      // The wait step is done: the plan goes on past it.
-      const p = e.payload as PayloadOf<'wait.ended'>;
-      // A wait for an event has an output: the matched event, or that it timed out.
-      if (s.wait?.kind === 'event') {
-        const output = p.event ? { timedOut: false, event: p.event } : { timedOut: true };
-        s.outputs[p.step] = output;
-        s.stepScope[p.step] = { output };
-        if (p.event) s.takenEvents.add(`${p.event.source}\n${p.event.id}`);
-      }
-      s.wait = undefined;
-      s.completed.add(p.step);
-      s.status = 'running';
-      if (s.mode) s.virtualNow = Math.max(s.virtualNow ?? 0, Date.parse(p.at));
-      break;
-    }
     case 'step.skipped':
       // Its if was false: it called nothing and has no output (a later read finds it missing).
       s.completed.add((e.payload as PayloadOf<'step.skipped'>).step);

@@ -7,6 +7,7 @@
  * (its value is recorded as a keyed hash, so it cannot be put into text). Never resolves a
  * template or calls a tool.
  */
+import { checkApprovalDeadline } from './approval-deadline.ts';
 import { checkJsonValue } from './check-json-value.ts';
 import { checkToolArgs, type ToolSchemas } from './check-tool-args.ts';
 import type { StepSpec } from './flow-steps.ts';
@@ -18,7 +19,7 @@ import { checkKeys, expectMapping, field, isMapping, readString, type SpecChecke
 import { forEachTemplateString } from './template-refs.ts';
 import type { SpecOptions } from './workflow-spec.ts';
 
-const STEP_KEYS = ['name', 'tool', 'args', 'if'] as const;
+const STEP_KEYS = ['name', 'tool', 'args', 'if', 'approval'] as const;
 
 /** What checking one tool step needs from the document around it. */
 export interface ToolStepContext {
@@ -48,6 +49,8 @@ export function checkToolStep(
   }
   const cond = readString(c, obj, [...path, 'if'], { what: 'a condition', optional: true });
   if (cond !== undefined) t.checkIf(cond, [...path, 'if']);
+  const approvalRaw = field(obj, 'approval');
+  const approval = checkApprovalDeadline(c, approvalRaw, [...path, 'approval']);
   const args = checkArgs(c, field(obj, 'args'), path, t, options.isSecretEnv ?? isSecretEnvName);
   const before = c.found;
   if (args !== undefined) checkModelSlots(c, args, [...path, 'args'], options);
@@ -57,7 +60,14 @@ export function checkToolStep(
     checkToolArgs(c, args, { at: path, tool, schemas, earlier: t.earlier });
   if (name !== undefined) t.earlier.set(name, schemas);
   if (name === undefined || tool === undefined || args === undefined) return undefined;
-  return { name, tool, args, ...(cond === undefined ? {} : { if: cond }) };
+  if (approvalRaw !== undefined && approval === undefined) return undefined;
+  return {
+    name,
+    tool,
+    args,
+    ...(cond === undefined ? {} : { if: cond }),
+    ...(approval === undefined ? {} : { approval }),
+  };
 }
 
 function checkArgs(

@@ -8,6 +8,7 @@
  * Owns the shapes and pure helpers only: no validation (check-steps.ts, check-flow.ts), no
  * evaluation, nothing read from outside.
  */
+import type { ApprovalDeadlineSpec } from './approval-deadline.ts';
 import type { PathSegment } from './read-path.ts';
 import type { WaitStepSpec } from './wait-step.ts';
 
@@ -21,6 +22,11 @@ export interface StepSpec {
    * (recorded as `step.skipped`) and its output reads as missing.
    */
   if?: string;
+  /**
+   * A deadline on the step's approval, should its policy require one (approval-deadline.ts): how
+   * long a person may take, and what happens then (deny, or escalate to an approver group).
+   */
+  approval?: ApprovalDeadlineSpec;
 }
 
 /** One branch of a choice: taken when `when` holds and no earlier branch's did. */

@@ -1,4 +1,14 @@
 export { isUsdAmount, MAX_USD, usdToCents } from '../money.ts';
+export {
+  type ApprovalClock,
+  type ApprovalDeadlineSpec,
+  type ApprovalDue,
+  type ApprovalThen,
+  checkApprovalDeadline,
+  durationMs,
+  GROUP_NAME,
+  nextApprovalDue,
+} from './approval-deadline.ts';
 export { type JsonType, type ToolSchemas, templateType } from './check-tool-args.ts';
 export { type ConditionRoot, evaluateCondition } from './evaluate-condition.ts';
 export { EVENT_SCALAR_FIELDS, type EventLike } from './event-like.ts';

@@ -61,8 +61,11 @@ export interface TestExpectations {
 export interface SpecTest {
   name: string;
   event: SpecTestEvent;
-  /** What a person would decide where the run would wait (default approve). */
-  approvals?: 'approve' | 'deny';
+  /**
+   * What a person would decide where the run would wait (default approve); `none`: nobody answers,
+   * so a step's approval deadline decides, in virtual time (docs/governance.md).
+   */
+  approvals?: 'approve' | 'deny' | 'none';
   /**
    * Where the test's virtual clock starts (an RFC 3339 instant): every entry of its run is stamped
    * by it, and a wait advances it to the wait's fire time at once (docs/flow.md).
@@ -252,8 +255,8 @@ export function readTests(c: SpecChecker, top: Obj, stepNames: readonly string[]
     if (event === undefined) c.missing(['tests', i, 'event'], 'an event (type, payload, ...)');
     const ev = event === undefined ? undefined : readTestEvent(c, event, ['tests', i, 'event']);
     const approvals = field(obj, 'approvals');
-    if (approvals !== undefined && approvals !== 'approve' && approvals !== 'deny')
-      c.report(['tests', i, 'approvals'], `expected approve or deny, got ${describeValue(approvals)}`);
+    if (approvals !== undefined && approvals !== 'approve' && approvals !== 'deny' && approvals !== 'none')
+      c.report(['tests', i, 'approvals'], `expected approve, deny or none, got ${describeValue(approvals)}`);
     const clock = field(obj, 'clock');
     const clockProblem =
       clock === undefined ? undefined : typeof clock === 'string' ? instantProblem(clock) : 'not a string';
@@ -271,7 +274,7 @@ export function readTests(c: SpecChecker, top: Obj, stepNames: readonly string[]
       out.push({
         name,
         event: ev,
-        ...(approvals === 'approve' || approvals === 'deny' ? { approvals } : {}),
+        ...(approvals === 'approve' || approvals === 'deny' || approvals === 'none' ? { approvals } : {}),
         ...(typeof clock === 'string' && clockProblem === undefined ? { clock } : {}),
         ...(arrives ? { arrives } : {}),
         expect: ex,
