@@ -16,6 +16,7 @@ import type { Ledger } from './ledger.ts';
 import type { Registry } from './registry.ts';
 import type { RunIndex } from './run-index.ts';
 import type { ShadowQueue } from './shadow-queue.ts';
+import type { UnroutedInbox } from './unrouted-inbox.ts';
 import type { WorkQueue } from './work-queue.ts';
 import type { WritBudgets } from './writ-budgets.ts';
 
@@ -49,6 +50,8 @@ export interface StorePorts {
   readonly checkpoints: CheckpointStore;
   /** Delivered events, conflicting redeliveries and trigger disagreements. */
   readonly events: EventIndex;
+  /** Events nobody took and hook deliveries whose mapping failed, kept for redelivery. */
+  readonly unrouted: UnroutedInbox;
 }
 
 export interface Store extends StorePorts {

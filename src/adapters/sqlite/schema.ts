@@ -5,11 +5,12 @@
  */
 
 import { MIGRATION_RUN_SUBJECT } from './migration-run-subject.ts';
+import { MIGRATION_UNROUTED_EVENTS } from './migration-unrouted-events.ts';
 import { MIGRATIONS_V1_V9 } from './migrations-v1-v9.ts';
 import { MIGRATIONS_V10_V16 } from './migrations-v10-v16.ts';
 import { MIGRATIONS_V17 } from './migrations-v17.ts';
 
-export const SCHEMA_VERSION = 18;
+export const SCHEMA_VERSION = 19;
 
 export const MIGRATIONS: readonly string[] = [
   ...MIGRATIONS_V1_V9,
@@ -17,6 +18,8 @@ export const MIGRATIONS: readonly string[] = [
   ...MIGRATIONS_V17,
   // v18: a run row keeps its event subject, indexed for search (migration-run-subject.ts).
   MIGRATION_RUN_SUBJECT,
+  // v19: the inbox of unrouted events (migration-unrouted-events.ts).
+  MIGRATION_UNROUTED_EVENTS,
 ];
 
 /**
