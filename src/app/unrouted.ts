@@ -7,6 +7,7 @@
  */
 import { hashOf } from '../core/canonical/index.ts';
 import { ErrorCode, KeelError } from '../core/errors.ts';
+import { type HookSpec, mapDelivery, readDeliveryBody } from '../core/hooks/index.ts';
 import type { EventRecord } from '../core/ledger/index.ts';
 import type { KeptUnrouted, Store, UnroutedEvent, UnroutedReason } from '../ports/index.ts';
 
@@ -159,3 +160,26 @@ export function unroutedInbox(d: {
 }
 
 export type UnroutedInboxHandle = ReturnType<typeof unroutedInbox>;
+
+/**
+ * Maps a kept hook delivery again with `hooks` (the hooks file as served now): the event to emit,
+ * or event_invalid naming the hook and the mapped field when it still does not map.
+ */
+export function remapWith(hooks: readonly HookSpec[]) {
+  return (tenant: string, failed: FailedDelivery): unknown => {
+    const hook = hooks.find((h) => h.name === failed.hook && h.tenant === tenant);
+    if (!hook)
+      throw new KeelError(ErrorCode.notFound, `hook ${failed.hook} of this tenant is not in the hooks file`, {
+        hook: failed.hook,
+      });
+    const body = readDeliveryBody(new TextEncoder().encode(failed.body));
+    const mapped = body.ok ? mapDelivery(hook, body.value, new Map(Object.entries(failed.headers))) : body;
+    if (!mapped.ok)
+      throw new KeelError(ErrorCode.eventInvalid, `hook ${failed.hook}: ${mapped.message}`, {
+        hook: failed.hook,
+        field: mapped.field,
+        reason: mapped.reason,
+      });
+    return mapped.event;
+  };
+}
