@@ -63,12 +63,12 @@ for (const backend of BACKENDS)
     let server: RunningServer;
     let acme = '';
     let globex = '';
-    // biome-ignore lint/suspicious/noExplicitAny: the answers' shapes are asserted field by field below
     const call = async (
       method: string,
       path: string,
       key: string,
       body?: unknown,
+      // biome-ignore lint/suspicious/noExplicitAny: the answers' shapes are asserted field by field below
     ): Promise<{ status: number; body: any }> => {
       const res = await fetch(`${server.url}${path}`, {
         method,
