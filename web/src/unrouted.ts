@@ -46,16 +46,16 @@ export function UnroutedSection() {
         ? html`<p class="loading">Loading unrouted events…</p>`
         : list.value.unrouted.length === 0
           ? html`<${Empty}>No unrouted events: every event was taken by a workflow.<//>`
-          : html`<div class="scroll"><table><thead><tr><th>Received</th><th>Event</th><th>Reason</th><th>Content</th><th></th></tr></thead><tbody>
+          : html`<ul class="unrouted">
               ${list.value.unrouted.map(
-                (e) => html`<tr data-testid="unrouted">
-                  <td><${Time} at=${e.receivedAt} />${e.count > 1 ? html`<br /><span class="muted">${e.count} times</span>` : ''}</td>
-                  <td>${e.eventId === null ? html`a delivery of <code>${v(e.source)}</code>` : html`<code>${v(e.eventId)}</code> of <code>${v(e.source)}</code>${e.type ? html`<br /><span class="muted">${v(e.type)}</span>` : ''}`}<br /><span class="muted">${shortHash(e.id)}</span></td>
-                  <td><span class="tag">${v(e.reason)}</span><br />${v(e.detail)}</td>
-                  <td><details><summary>show</summary><${Json} value=${e.content} /></details></td>
-                  <td><button type="button" onClick=${redeliver(e.id)} disabled=${act.busy}>Redeliver</button></td>
-                </tr>`,
+                (e) => html`<li data-testid="unrouted">
+                  <p>${e.eventId === null ? html`A delivery of <code>${v(e.source)}</code>` : html`<code>${v(e.eventId)}</code> of <code>${v(e.source)}</code>${e.type ? html` <span class="muted">${v(e.type)}</span>` : ''}`}</p>
+                  <p><span class="tag">${v(e.reason)}</span> ${v(e.detail)}</p>
+                  <p class="muted">Received <${Time} at=${e.receivedAt} />${e.count > 1 ? ` · ${e.count} times` : ''} · ${shortHash(e.id)}</p>
+                  <details><summary>Content</summary><${Json} value=${e.content} /></details>
+                  <button type="button" onClick=${redeliver(e.id)} disabled=${act.busy}>Redeliver</button>
+                </li>`,
               )}
-            </tbody></table></div>`
+            </ul>`
     }`;
 }
