@@ -60,6 +60,30 @@ export interface Delivery {
   readonly redeliveryOf?: string;
   /** When the event was (first) delivered: its arrival time for waits for events. */
   readonly deliveredAt: string;
+  /** First delivery only, when it started no run: why (the unrouted inbox keeps it). */
+  readonly unrouted?: Unrouted;
+}
+
+/** Why an event started no run, in a code and in words. */
+export interface Unrouted {
+  readonly reason: 'no_route' | 'rollout_untaken';
+  readonly detail: string;
+}
+
+/** Why routing started nothing: a rollout's bucket chose a version whose trigger refused it, or no trigger took it. */
+function whyUnrouted(disagreements: readonly TriggerDisagreement[]): Unrouted {
+  const lost = disagreements.filter((x) => x.taken === null);
+  if (lost.length === 0)
+    return { reason: 'no_route', detail: 'no LIVE or AUTONOMOUS version of any workflow takes it' };
+  return {
+    reason: 'rollout_untaken',
+    detail: lost
+      .map(
+        (x) =>
+          `workflow ${x.workflowId}'s rollout v${x.from} -> v${x.to} chose v${x.chosen}, whose trigger does not take it`,
+      )
+      .join('; '),
+  };
 }
 
 /** What starting a delivery's run gives: the run, and the comparisons queued with a new one. */
@@ -112,6 +136,59 @@ export function eventDeliveries(d: {
     );
   }
 
+  /**
+   * Routes `event` to every workflow of the tenant with a version events go to: the runs routing
+   * chose, the workflows whose live version did not take it (with SHADOW versions), the rollouts'
+   * trigger disagreements, and when it started nothing, why (unrouted.ts keeps it).
+   */
+  async function routeAll(tenant: string, event: EventRecord, earlier: readonly EventRecord[], at: string) {
+    const byWorkflow = new Map<string, VersionRecord[]>();
+    for (const v of await store.registry.listVersions(tenant)) {
+      const list = byWorkflow.get(v.workflowId);
+      if (list) list.push(v);
+      else byWorkflow.set(v.workflowId, [v]);
+    }
+    const runs: DeliveryRun[] = [];
+    const untaken: Untaken[] = [];
+    const disagreements: TriggerDisagreement[] = [];
+    for (const [workflowId, versions] of byWorkflow) {
+      // Only workflows with a version events go to are routed (a rollout's two LIVE versions split).
+      if (!versions.some((v) => v.status === 'LIVE' || v.status === 'AUTONOMOUS')) continue;
+      const routed = await d.route(tenant, workflowId, versions, event, earlier);
+      if (routed.disagreement)
+        disagreements.push({
+          tenant,
+          workflowId,
+          source: event.source,
+          eventId: event.id,
+          ...routed.disagreement,
+          at,
+        });
+      const t = routed.take;
+      if (!t) {
+        const candidates = versions.filter((v) => v.status === 'SHADOW');
+        const live = versions.filter((v) => v.status === 'LIVE' || v.status === 'AUTONOMOUS').at(-1);
+        if (live && candidates.length > 0) untaken.push({ live, candidates });
+        continue;
+      }
+      runs.push({
+        workflowId,
+        version: t.version.version,
+        runId: t.runId,
+        ...(t.split ? { split: t.split } : {}),
+        record: t.version,
+        versions,
+        ...(t.before ? { existing: true } : {}),
+      });
+    }
+    return {
+      runs,
+      untaken,
+      disagreements,
+      unrouted: runs.length === 0 ? whyUnrouted(disagreements) : undefined,
+    };
+  }
+
   return {
     /**
      * Validates `value`, names it (its source, or `channel`), routes a first delivery and claims its
@@ -126,46 +203,8 @@ export function eventDeliveries(d: {
       o: { readonly writ?: readonly unknown[] } = {},
     ): Promise<Delivery> {
       const { event, earlier } = deliveredEvent(parseEvent(value, tenant), channel);
-      const byWorkflow = new Map<string, VersionRecord[]>();
-      for (const v of await store.registry.listVersions(tenant)) {
-        const list = byWorkflow.get(v.workflowId);
-        if (list) list.push(v);
-        else byWorkflow.set(v.workflowId, [v]);
-      }
-      const runs: DeliveryRun[] = [];
-      const untaken: Untaken[] = [];
-      const disagreements: TriggerDisagreement[] = [];
       const at = d.now();
-      for (const [workflowId, versions] of byWorkflow) {
-        // Only workflows with a version events go to are routed (a rollout's two LIVE versions split).
-        if (!versions.some((v) => v.status === 'LIVE' || v.status === 'AUTONOMOUS')) continue;
-        const routed = await d.route(tenant, workflowId, versions, event, earlier);
-        if (routed.disagreement)
-          disagreements.push({
-            tenant,
-            workflowId,
-            source: event.source,
-            eventId: event.id,
-            ...routed.disagreement,
-            at,
-          });
-        const t = routed.take;
-        if (!t) {
-          const candidates = versions.filter((v) => v.status === 'SHADOW');
-          const live = versions.filter((v) => v.status === 'LIVE' || v.status === 'AUTONOMOUS').at(-1);
-          if (live && candidates.length > 0) untaken.push({ live, candidates });
-          continue;
-        }
-        runs.push({
-          workflowId,
-          version: t.version.version,
-          runId: t.runId,
-          ...(t.split ? { split: t.split } : {}),
-          record: t.version,
-          versions,
-          ...(t.before ? { existing: true } : {}),
-        });
-      }
+      const { runs, untaken, disagreements, unrouted } = await routeAll(tenant, event, earlier, at);
       // A writ the runs would be refused under refuses the delivery before its name is claimed.
       if (o.writ !== undefined && runs.length > 0) await engine.checkWrit(o.writ, tenant);
       const content = eventContent(event);
@@ -185,7 +224,8 @@ export function eventDeliveries(d: {
         },
         disagreements,
       );
-      if (claim.state === 'first') return { event, runs, untaken, deliveredAt: at };
+      if (claim.state === 'first')
+        return { event, runs, untaken, deliveredAt: at, ...(unrouted ? { unrouted } : {}) };
       const { first } = claim;
       if (first.eventHash === content.eventHash)
         return {
@@ -266,6 +306,47 @@ export function eventDeliveries(d: {
         for (const r of woken.slice(0, MAX_INLINE_WAKES))
           await engine.recover(r.tenant, r.runId).catch(() => undefined);
       return woken.map((r) => r.runId);
+    },
+
+    /**
+     * Routes an event kept as unrouted again (`value`: the event as first delivered). When routing
+     * now chooses runs, they are stored as the event's runs in the event index, atomically and only
+     * while it names none, so the `(tenant, source, id)` identity holds: of concurrent redeliveries
+     * one chooses the runs and all answer them. An event the index does not know (never claimed)
+     * is claimed here as a first delivery. Starts nothing (`start` does).
+     */
+    async reroute(
+      tenant: string,
+      value: unknown,
+    ): Promise<{
+      readonly event: EventRecord;
+      readonly runs: readonly DeliveryRun[];
+      readonly untaken: readonly Untaken[];
+      readonly unrouted?: Unrouted;
+    }> {
+      const { event, earlier } = deliveredEvent(parseEvent(value, tenant), LIBRARY_CHANNEL);
+      const at = d.now();
+      const { runs, untaken, disagreements, unrouted } = await routeAll(tenant, event, earlier, at);
+      if (runs.length === 0) return { event, runs, untaken, ...(unrouted ? { unrouted } : {}) };
+      const routed = runs.map(({ workflowId, version, runId, split }) => ({
+        workflowId,
+        version,
+        runId,
+        ...(split ? { split } : {}),
+      }));
+      let stored = await store.events.rerouteEvent(tenant, event.source, event.id, routed);
+      if (!stored) {
+        const content = eventContent(event);
+        const claim = await store.events.claimEvent(
+          { tenant, source: event.source, eventId: event.id, ...content, runs: routed, deliveredAt: at },
+          disagreements,
+        );
+        if (claim.state === 'first') return { event, runs, untaken };
+        stored = claim.first;
+      }
+      const mine =
+        stored.runs.length === runs.length && stored.runs.every((r, i) => r.runId === runs[i]!.runId);
+      return mine ? { event, runs, untaken } : { event, runs: stored.runs, untaken: [] };
     },
 
     /** The first delivery of the tenant's event `(source, id)`, if it was delivered. */

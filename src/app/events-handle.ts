@@ -8,12 +8,14 @@
  * shadow runs and automatic rollout steps to the background.
  */
 import { ErrorCode, KeelError } from '../core/errors.ts';
+import type { EventRecord } from '../core/ledger/index.ts';
 import type { RunSummary } from '../engine/index.ts';
-import type { DeliveredEvent, EventConflict, ShadowQueue } from '../ports/index.ts';
-import { type EventDeliveries, LIBRARY_CHANNEL } from './event-deliveries.ts';
+import type { DeliveredEvent, EventConflict, ShadowQueue, UnroutedEvent } from '../ports/index.ts';
+import { type DeliveryRun, type EventDeliveries, LIBRARY_CHANNEL, type Untaken } from './event-deliveries.ts';
 import type { Lifecycle } from './lifecycle/lifecycle.ts';
 import type { LiveWork } from './lifecycle/live-activity.ts';
-import { type StartOptions, startOptions } from './start-options.ts';
+import { type StartOptions, type StartWith, startOptions } from './start-options.ts';
+import type { FailedDelivery, UnroutedInboxHandle } from './unrouted.ts';
 
 export interface EmitResult {
   readonly eventId: string;
@@ -24,6 +26,26 @@ export interface EmitResult {
   readonly redelivery?: true;
   /** With `redelivery`: when the event was first delivered. */
   readonly firstDeliveredAt?: string;
+  /** Its first delivery started no run: it is kept in the unrouted inbox under this id, with why. */
+  readonly unrouted?: { readonly id: string; readonly reason: string; readonly detail: string };
+}
+
+/** What redelivering an unrouted event did. */
+export interface RedeliverResult {
+  /** The inbox entry. */
+  readonly id: string;
+  /** `redelivered`: it started runs (or maps to an event kept anew) and left the inbox; `unrouted`: it stays. */
+  readonly state: 'redelivered' | 'unrouted';
+  readonly source: string;
+  readonly eventId: string | null;
+  readonly runs: readonly (RunSummary & { created: boolean })[];
+  /** Why it stays (state `unrouted`), or, for a delivery mapped anew that no workflow takes, the entry it is kept as. */
+  readonly unrouted?: { readonly id: string; readonly reason: string; readonly detail: string };
+}
+
+export interface RedeliverOptions extends StartOptions {
+  /** Maps a hook delivery again (`keel serve` maps with the hooks it serves); needed for mapping_failed. */
+  readonly remap?: (tenant: string, d: FailedDelivery) => unknown;
 }
 
 export interface EmitOptions extends StartOptions {
@@ -50,6 +72,22 @@ export interface EventsHandle {
     tenant: string,
     q?: { source?: string; eventId?: string; limit?: number },
   ): Promise<EventConflict[]>;
+  /** The tenant's unrouted inbox (docs/events.md), the most recently received first: waiting entries by default. */
+  unrouted(
+    tenant: string,
+    q?: { state?: 'waiting' | 'redelivered' | 'all'; limit?: number },
+  ): Promise<UnroutedEvent[]>;
+  /** One entry of the tenant's unrouted inbox (not_found when none). */
+  unroutedEvent(tenant: string, id: string): Promise<UnroutedEvent>;
+  /**
+   * Routes an unrouted event again through the one emit path, under the same `(source, id)`: when
+   * it now starts runs, they become the event's runs and the entry leaves the inbox, marked
+   * redelivered with their ids; otherwise it stays, with the reason now. A hook delivery whose
+   * mapping failed is mapped again with `o.remap`, then emitted.
+   */
+  redeliver(tenant: string, id: string, o?: RedeliverOptions): Promise<RedeliverResult>;
+  /** Keeps an authenticated hook delivery whose mapping failed (hook-routes.ts). */
+  keepFailedDelivery(tenant: string, d: FailedDelivery, detail: string): Promise<UnroutedEvent>;
 }
 
 export interface EventsDeps {
@@ -58,11 +96,42 @@ export interface EventsDeps {
   readonly shadowQueue: ShadowQueue;
   readonly lifecycle: Pick<Lifecycle, 'drainer' | 'shadows' | 'tick'>;
   readonly live: LiveWork;
+  readonly inbox: UnroutedInboxHandle;
+  /** The wall clock's time (ISO-8601), for the inbox's marks. */
+  readonly now: () => string;
 }
 
 export function eventsHandle(d: EventsDeps): EventsHandle {
-  const { deliveries, lifecycle, live } = d;
-  return {
+  const { deliveries, lifecycle, live, inbox } = d;
+
+  /** Starts a delivery's runs, then the SHADOW candidates that run alone where no live version took it. */
+  async function startAll(
+    tenant: string,
+    event: EventRecord,
+    routed: readonly DeliveryRun[],
+    untaken: readonly Untaken[],
+    so: StartWith,
+  ) {
+    const runs: (RunSummary & { created: boolean })[] = [];
+    for (const r of routed) {
+      const { run, created, queued } = await deliveries.start(tenant, r, event, so);
+      runs.push({ ...run, created });
+      if (created) lifecycle.drainer.queued(queued);
+      if (r.split) lifecycle.tick(tenant, r.workflowId);
+    }
+    // Every SHADOW version is compared on every event of its workflow: where no live version
+    // starts, the candidates whose triggers match run alone (queued, off this path).
+    for (const u of untaken) {
+      const alone = lifecycle.shadows.workAlone(u.live, event, u.candidates);
+      if (alone.length > 0) {
+        await d.shadowQueue.enqueueShadowWork(alone);
+        lifecycle.drainer.queued(alone);
+      }
+    }
+    return runs;
+  }
+
+  const handle: EventsHandle = {
     /**
      * Delivers an event: validated, named by `(source, id)` (source `channel` when it gives none),
      * and on its first delivery one run started per matching workflow (its latest LIVE or
@@ -78,24 +147,14 @@ export function eventsHandle(d: EventsDeps): EventsHandle {
         const so = startOptions(o);
         const delivery = await deliveries.deliver(tenant, value, channel, so.writ ? { writ: so.writ } : {});
         const { event } = delivery;
-        const runs: (RunSummary & { created: boolean })[] = [];
-        for (const routed of delivery.runs) {
-          const { run, created, queued } = await deliveries.start(tenant, routed, event, so);
-          runs.push({ ...run, created });
-          if (created) lifecycle.drainer.queued(queued);
-          if (routed.split) lifecycle.tick(tenant, routed.workflowId);
-        }
+        const runs = await startAll(tenant, event, delivery.runs, delivery.untaken, so);
         // The event reaches the runs waiting for its type too (a wait for an event): it may end their waits.
-        await deliveries.arrive(tenant, delivery, so.walk);
-        // Every SHADOW version is compared on every event of its workflow: where no live version
-        // starts, the candidates whose triggers match run alone (queued, off this path).
-        for (const u of delivery.untaken) {
-          const alone = lifecycle.shadows.workAlone(u.live, event, u.candidates);
-          if (alone.length > 0) {
-            await d.shadowQueue.enqueueShadowWork(alone);
-            lifecycle.drainer.queued(alone);
-          }
-        }
+        const woken = await deliveries.arrive(tenant, delivery, so.walk);
+        // An event nobody takes is kept, never dropped (docs/events.md); one that reached waiting runs was taken.
+        const kept =
+          delivery.unrouted &&
+          woken.length === 0 &&
+          (await inbox.keepEvent(tenant, event, delivery.unrouted));
         return {
           eventId: event.id,
           source: event.source,
@@ -103,11 +162,78 @@ export function eventsHandle(d: EventsDeps): EventsHandle {
           ...(delivery.redeliveryOf !== undefined
             ? { redelivery: true as const, firstDeliveredAt: delivery.redeliveryOf }
             : {}),
+          ...(kept ? { unrouted: { id: kept.id, reason: kept.reason, detail: kept.detail } } : {}),
         };
       }),
     /** The first delivery of the event `(source, id)`: its content's hash and the runs it chose. */
     delivered: deliveries.get,
     /** Redeliveries refused as event_conflict, the most recent first (one per content, counted). */
     conflicts: deliveries.conflicts,
+    unrouted: inbox.list,
+    unroutedEvent: inbox.get,
+    keepFailedDelivery: inbox.keepDelivery,
+    redeliver: (tenant: string, id: string, o: RedeliverOptions = {}): Promise<RedeliverResult> =>
+      live(async () => {
+        const entry = await inbox.get(tenant, id);
+        const so = startOptions(o);
+        const now = d.now;
+        if (entry.redelivered) {
+          // Redelivered before: answer its runs (a retry of a redelivery starts nothing new).
+          const runs: (RunSummary & { created: boolean })[] = [];
+          const ev =
+            entry.eventId === null ? undefined : await deliveries.get(tenant, entry.source, entry.eventId);
+          for (const r of ev?.runs ?? []) {
+            const { run } = await deliveries.start(tenant, r, entry.content as EventRecord, so);
+            runs.push({ ...run, created: false });
+          }
+          return { id, state: 'redelivered', source: entry.source, eventId: entry.eventId, runs };
+        }
+        if (entry.reason === 'mapping_failed') {
+          if (!o.remap)
+            throw new KeelError(
+              ErrorCode.usage,
+              `unrouted event ${id.slice(0, 80)} is a hook delivery whose mapping failed: it is mapped again with the hooks file (keel events redeliver --hooks <file>, or keel serve's POST /api/events/unrouted/<id>/redeliver)`,
+              { id, reason: entry.reason },
+            );
+          const failed = entry.content as FailedDelivery;
+          const value = o.remap(tenant, failed);
+          const r = await handle.emit(tenant, value, { ...o, channel: entry.source });
+          await inbox.mark(
+            tenant,
+            id,
+            r.runs.map((x) => x.runId),
+            now(),
+          );
+          return {
+            id,
+            state: 'redelivered',
+            source: r.source,
+            eventId: r.eventId,
+            runs: r.runs,
+            ...(r.unrouted ? { unrouted: r.unrouted } : {}),
+          };
+        }
+        const rerouted = await deliveries.reroute(tenant, entry.content);
+        if (rerouted.runs.length === 0) {
+          const why = rerouted.unrouted ?? { reason: entry.reason, detail: entry.detail };
+          return {
+            id,
+            state: 'unrouted',
+            source: entry.source,
+            eventId: entry.eventId,
+            runs: [],
+            unrouted: { id, reason: why.reason, detail: why.detail },
+          };
+        }
+        const runs = await startAll(tenant, rerouted.event, rerouted.runs, rerouted.untaken, so);
+        await inbox.mark(
+          tenant,
+          id,
+          runs.map((x) => x.runId),
+          now(),
+        );
+        return { id, state: 'redelivered', source: entry.source, eventId: entry.eventId, runs };
+      }),
   };
+  return handle;
 }

@@ -40,6 +40,7 @@ import { observedStore } from './observed-store.ts';
 import { openSqliteStore } from './open-store.ts';
 import { runsHandle } from './runs-handle.ts';
 import { type TraceExportConfig, TraceExporter } from './trace-export.ts';
+import { type UnroutedConfig, unroutedInbox } from './unrouted.ts';
 import { workflowsHandle } from './workflows-handle.ts';
 import { storedWritTrust, writsHandle } from './writ-trust.ts';
 
@@ -111,6 +112,8 @@ export interface KeelConfig {
   readonly traces?: TraceExportConfig;
   /** Count commits for `GET /metrics` (metrics.ts); `keel serve` turns it on. */
   readonly metrics?: boolean;
+  /** Limits of the unrouted inbox (docs/events.md): default 10,000 entries per tenant, 30 days. */
+  readonly unrouted?: UnroutedConfig;
   /**
    * Where signed checkpoints are kept outside the store (docs/audit.md, "Witness"): a directory
    * (or a CheckpointWitness). Every action on a run then first checks that the store's checkpoint
@@ -206,12 +209,13 @@ export function createKeel(config: KeelConfig): Keel {
   };
   // The index's times are operational, never recorded in a ledger: read from the wall clock, so a
   // delivery never moves the recorded sources' clock.
+  const operationalNow = () => new Date(wallClock.now()).toISOString();
   const deliveries = eventDeliveries({
     store,
     engine,
     route: lifecycle.route,
     shadowWork: (liveRun, event, candidates) => lifecycle.shadows.workBeside(liveRun, event, candidates),
-    now: () => new Date(wallClock.now()).toISOString(),
+    now: () => operationalNow(),
   });
 
   /**
@@ -248,7 +252,19 @@ export function createKeel(config: KeelConfig): Keel {
       promote: lifecycle.handle.promote,
       now,
     }),
-    events: eventsHandle({ deliveries, shadowQueue: store.shadowQueue, lifecycle, live }),
+    events: eventsHandle({
+      deliveries,
+      shadowQueue: store.shadowQueue,
+      lifecycle,
+      live,
+      inbox: unroutedInbox({
+        store,
+        now: operationalNow,
+        ...(config.unrouted ? { config: config.unrouted } : {}),
+        ...(metrics ? { counter: metrics.unroutedCounter } : {}),
+      }),
+      now: operationalNow,
+    }),
     runs: runsHandle({
       store,
       engine,

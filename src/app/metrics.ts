@@ -137,6 +137,19 @@ export class KeelMetrics implements CommitObserver {
     'HTTP request latency of keel serve, by method, route shape and status class.',
     [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
   );
+  readonly unroutedKept = new Counter(
+    'keel_unrouted_events_total',
+    "Events kept in a tenant's unrouted inbox (no workflow took them, or a hook delivery's mapping failed), by reason; a retry of one counted again.",
+  );
+  readonly unroutedDropped = new Counter(
+    'keel_unrouted_dropped_total',
+    "Entries the unrouted inbox's limits dropped, oldest first, by limit: age (retention days) or size (entries per tenant).",
+  );
+  /** What the unrouted inbox tells (unrouted.ts). */
+  readonly unroutedCounter = {
+    kept: (reason: string) => this.unroutedKept.inc({ reason }),
+    dropped: (limit: 'age' | 'size', n: number) => this.unroutedDropped.inc({ limit }, n),
+  };
   readonly hookDeliveries = new Counter(
     'keel_hook_deliveries_total',
     'Deliveries to hooks (POST /hooks/<name>), by declared hook ("(unknown)" for no such hook) and outcome: accepted, redelivery, or the reason it was refused.',
@@ -203,6 +216,8 @@ export class KeelMetrics implements CommitObserver {
       this.claims.render(),
       this.http.render(),
       this.hookDeliveries.render(),
+      this.unroutedKept.render(),
+      this.unroutedDropped.render(),
       gauge(
         'keel_queue_depth',
         'Runs a worker could claim now (running, no live lease), across the store.',

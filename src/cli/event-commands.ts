@@ -1,12 +1,16 @@
 /**
  * What the event index knows (docs/http.md, "Events"): `keel events show <id> [--source s]` reads
- * an event's first delivery (its content hash and the runs it chose) and `keel events conflicts`
- * lists the redeliveries refused as event_conflict, the most recent first. Both only read.
+ * an event's first delivery (its content hash and the runs it chose), `keel events conflicts`
+ * lists the redeliveries refused as event_conflict, the most recent first, and `keel events ls
+ * --unrouted` the tenant's unrouted inbox (docs/events.md); those only read. `keel events
+ * redeliver <id>` routes an unrouted event again through the one emit path.
  */
 import type { Command } from 'commander';
 import pc from 'picocolors';
+import { remapWith } from '../app/unrouted.ts';
 import { ErrorCode, KeelError } from '../core/errors.ts';
 import type { WithContext } from './context.ts';
+import { hooksFileOf, readHooksFile } from './hooks-file.ts';
 import { intOption } from './input.ts';
 import { line, printJson } from './output.ts';
 
@@ -16,7 +20,75 @@ export const CLI_CHANNEL = 'cli';
 export function registerEventCommands(program: Command, withContext: WithContext): void {
   const events = program
     .command('events')
-    .description('what the event index knows: an event’s first delivery, and conflicting redeliveries');
+    .description(
+      'what the event index knows: an event’s first delivery, conflicting redeliveries, and the unrouted inbox',
+    );
+
+  events
+    .command('ls')
+    .description(
+      'the unrouted inbox: events no workflow took and hook deliveries whose mapping failed, most recently received first',
+    )
+    .option('--unrouted', 'the unrouted inbox (the only listing: kept for clarity)')
+    .option('--state <state>', 'waiting (default: still in the inbox), redelivered, or all')
+    .option('--limit <n>', 'at most this many (1-500, default 100)')
+    .action(async (o: { unrouted?: boolean; state?: string; limit?: string }, cmd: Command) =>
+      withContext(cmd, async (ctx) => {
+        const list = await ctx.keel.events.unrouted(ctx.tenant, {
+          ...(o.state !== undefined ? { state: o.state as 'waiting' } : {}),
+          ...(o.limit !== undefined ? { limit: intOption(o.limit, '--limit') } : {}),
+        });
+        if (ctx.json) {
+          printJson(list);
+          return;
+        }
+        if (list.length === 0) line(`no unrouted events in tenant ${ctx.tenant}`);
+        for (const e of list) {
+          const what =
+            e.eventId === null
+              ? `a delivery of ${e.source}`
+              : `event ${e.eventId} of source ${e.source}${e.type ? ` (${e.type})` : ''}`;
+          line(
+            `${e.receivedAt}  ${e.id}  ${what}: ${pc.yellow(e.reason)}${e.count > 1 ? `, ${e.count} times` : ''}`,
+          );
+          line(`    ${e.detail}`);
+          if (e.redelivered)
+            line(`    redelivered ${e.redelivered.at}: runs ${e.redelivered.runs.join(', ') || '(none)'}`);
+        }
+      }),
+    );
+
+  events
+    .command('redeliver')
+    .description(
+      'route an unrouted event again (same source and id): runs it now starts leave it marked redelivered',
+    )
+    .argument('<id>', 'the inbox entry (keel events ls --unrouted)')
+    .option(
+      '--hooks <file>',
+      'the hooks file that maps a kept hook delivery again (default: as keel serve finds it)',
+    )
+    .option('--enqueue', 'create the runs and leave them to `keel worker` processes')
+    .action(async (id: string, o: { hooks?: string; enqueue?: boolean }, cmd: Command) =>
+      withContext(cmd, async (ctx) => {
+        const file = hooksFileOf(o.hooks);
+        const r = await ctx.keel.events.redeliver(ctx.tenant, id, {
+          ...(o.enqueue ? { walk: 'enqueue' as const } : {}),
+          ...(file ? { remap: remapWith(readHooksFile(file)) } : {}),
+        });
+        if (ctx.json) {
+          printJson(r);
+          return;
+        }
+        if (r.state === 'unrouted') line(`still unrouted: ${r.unrouted?.reason}: ${r.unrouted?.detail}`);
+        else if (r.runs.length === 0)
+          line(`redelivered: kept anew as ${r.unrouted?.id} (${r.unrouted?.reason})`);
+        for (const run of r.runs)
+          line(
+            `${run.created ? 'run' : 'existing run'} ${run.runId} ${run.workflowId} v${run.version}: ${run.status}`,
+          );
+      }),
+    );
 
   events
     .command('show')

@@ -63,7 +63,9 @@ export function registerRunCommands(program: Command, withContext: WithContext):
               `event ${r.eventId} of source ${r.source} was delivered before (${r.firstDeliveredAt}) with the same content: ${r.runs.length === 0 ? 'it started no run' : 'its runs'}`,
             );
           else if (r.runs.length === 0)
-            line(`event ${r.eventId}: no LIVE or AUTONOMOUS workflow is triggered by it`);
+            line(
+              `event ${r.eventId}: no LIVE or AUTONOMOUS workflow is triggered by it${r.unrouted ? `; kept as unrouted ${r.unrouted.id} (keel events ls --unrouted, keel events redeliver)` : ''}`,
+            );
           for (const run of r.runs) {
             line(
               `${run.created ? 'run' : 'existing run'} ${run.runId} ${run.workflowId} v${run.version}: ${statusColor(run.status)}${run.reason ? ` (${run.reason})` : ''}`,

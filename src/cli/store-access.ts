@@ -36,6 +36,8 @@ const ACCESS: Readonly<Record<string, AccessRule>> = {
   'runs show': 'read',
   'events show': 'read',
   'events conflicts': 'read',
+  'events ls': 'read',
+  'events redeliver': 'write',
   history: 'read',
   verify: (o: Record<string, unknown>) => (o.dir !== undefined ? 'none' : 'read'),
   export: 'read',

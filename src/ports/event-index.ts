@@ -78,6 +78,17 @@ export interface EventIndex {
    * that makes the claim durable too); one that names none is durable when it resolves.
    */
   claimEvent(d: DeliveredEvent, disagreements?: readonly TriggerDisagreement[]): Promise<EventClaim>;
+  /**
+   * Routes an event that started no run again (an unrouted event redelivered): stores `runs` as
+   * its runs only if it still names none, atomically, so of concurrent reroutes one wins. Answers
+   * the delivery as stored after (the winner's runs), undefined when the event was never delivered.
+   */
+  rerouteEvent(
+    tenant: string,
+    source: string,
+    eventId: string,
+    runs: readonly RoutedRun[],
+  ): Promise<DeliveredEvent | undefined>;
   /** The first delivery of the tenant's event `(source, eventId)`, if it was delivered. */
   getDeliveredEvent(tenant: string, source: string, eventId: string): Promise<DeliveredEvent | undefined>;
   /** Records a conflicting redelivery: a new content once, the same content again counted (last time kept). */

@@ -90,6 +90,15 @@ export {
   type ToolResultWithDeltas,
   withDeltas,
 } from './tool-invoker.ts';
+export {
+  type KeptUnrouted,
+  type NewUnrouted,
+  UNROUTED_REASONS,
+  type UnroutedEvent,
+  type UnroutedInbox,
+  type UnroutedLimits,
+  type UnroutedReason,
+} from './unrouted-inbox.ts';
 export type {
   ClaimedRun,
   ClaimScope,

@@ -17,6 +17,7 @@ import type { Ledger } from './ledger.ts';
 import type { Registry } from './registry.ts';
 import type { RunIndex } from './run-index.ts';
 import type { ShadowQueue } from './shadow-queue.ts';
+import type { UnroutedInbox } from './unrouted-inbox.ts';
 import type { WorkQueue } from './work-queue.ts';
 import type { WritBudgets } from './writ-budgets.ts';
 
@@ -52,6 +53,8 @@ export interface StorePorts {
   readonly events: EventIndex;
   /** Arrivals kept for waits for events, taken by one run each, waking their waiters. */
   readonly waits: EventWaits;
+  /** Events nobody took and hook deliveries whose mapping failed, kept for redelivery. */
+  readonly unrouted: UnroutedInbox;
 }
 
 export interface Store extends StorePorts {

@@ -25,6 +25,7 @@ import { runIndexContract } from './run-index-contract.ts';
 import { runSearchContract } from './run-search-contract.ts';
 import { shadowQueueContract } from './shadow-queue-contract.ts';
 import { timerQueueContract } from './timer-queue-contract.ts';
+import { unroutedInboxContract } from './unrouted-inbox-contract.ts';
 import { workQueueContract } from './work-queue-contract.ts';
 import { body, storeChain, writBudgetContract } from './writ-budget-contract.ts';
 
@@ -69,6 +70,7 @@ export function runStoreContract(name: string, factory: StoreFactory): void {
     writBudgetContract(current, other);
     checkpointContract(current);
     eventIndexContract(current, other);
+    unroutedInboxContract(current, other);
 
     test('a version or seq past 2^31 - 1 is a usage error naming the field, on every store (issue 26)', async () => {
       const over = 2_147_483_648;

@@ -2,7 +2,8 @@
  * The console's Hooks page in real headless Chromium on a real `keel serve --hooks`: it lists the
  * signed-in tenant's hooks (path, scheme and header, the variable holding the secret, limits, the
  * event mapping) and no other tenant's, never a secret, and fits a 390×844 phone and a 1280×800
- * desktop without scrolling sideways, the header's sections included, with a long mapping.
+ * desktop without scrolling sideways, the header's sections included, with a long mapping; below
+ * them, the tenant's unrouted inbox (an event nobody took, with its reason).
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
@@ -41,6 +42,12 @@ before(async () => {
   key = okJson<{ key: string }>(
     sandbox.keel(['keys', 'create', '--tenant', 'acme', '--subject', 'dana', '--human', '--json']),
   ).key;
+  // An event nobody takes: kept in the unrouted inbox the page lists below the hooks.
+  const event = sandbox.write(
+    'nobody.json',
+    JSON.stringify({ id: 'evt-nobody', type: 'nobody.wants', time: '2026-12-01T10:00:00Z', payload: {} }),
+  );
+  sandbox.keel(['emit', event, '--tenant', 'acme']);
   server = await KeelServer.start(sandbox, ['--hooks', HOOKS], sandbox.store(), { HOOK_SECRET: SECRET });
   browser = await launchChromium();
   page = await (await browser.newContext({ viewport: { width: 390, height: 844 } })).newPage();
@@ -68,6 +75,11 @@ test('the Hooks page lists the tenant’s hooks, never a secret, and fits a phon
     assert.doesNotMatch(text, /\/hooks\/other/, 'another tenant’s hook is not shown');
     assert.doesNotMatch(await page.content(), new RegExp(SECRET));
     assert.equal(await page.locator('[data-testid="hook"]').count(), 1);
+    // The unrouted inbox: the event nobody took, with its reason and a Redeliver button.
+    const row = page.locator('[data-testid="unrouted"]');
+    await row.first().waitFor();
+    assert.equal(await row.count(), 1);
+    assert.match(await row.innerText(), /evt-nobody[\s\S]*no_route/);
     const fit = await fitOf(page);
     assert.ok(fit.scroll <= fit.width, `${size.width} px: the page is ${fit.scroll} px wide`);
     assert.deepEqual(fit.outside, []);

@@ -7,6 +7,7 @@
 import { api } from './api.ts';
 import { html } from './html.ts';
 import { Empty, ErrorBox, Json, useLoad } from './ui.ts';
+import { UnroutedSection } from './unrouted.ts';
 import { v } from './visible.ts';
 
 interface Hook {
@@ -41,5 +42,6 @@ export function HooksPage() {
                 </tr>`,
               )}
             </tbody></table></div>`
-    }`;
+    }
+    <${UnroutedSection} />`;
 }

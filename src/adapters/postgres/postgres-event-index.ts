@@ -19,6 +19,7 @@ import type {
   EventConflict,
   EventIndex,
   NewEventConflict,
+  RoutedRun,
   TriggerDisagreement,
 } from '../../ports/index.ts';
 import {
@@ -32,6 +33,7 @@ import {
   toEventConflict,
 } from '../shared/event-rows.ts';
 import type { Row } from '../shared/row.ts';
+import { UNROUTED_SQL } from '../shared/unrouted-rows.ts';
 import { unavailable } from './connection.ts';
 import type { PostgresHandle } from './postgres-handle.ts';
 
@@ -100,6 +102,21 @@ export class PostgresEventIndex implements EventIndex {
     } catch (e) {
       throw unavailable(e, 'claiming an event failed on', this.h.target);
     }
+  }
+
+  async rerouteEvent(
+    tenant: string,
+    source: string,
+    eventId: string,
+    runs: readonly RoutedRun[],
+  ): Promise<DeliveredEvent | undefined> {
+    await this.h.write('keel_reroute_event', UNROUTED_SQL.reroute, [
+      tenant,
+      source,
+      eventId,
+      JSON.stringify(runs),
+    ]);
+    return this.getDeliveredEvent(tenant, source, eventId);
   }
 
   async getDeliveredEvent(

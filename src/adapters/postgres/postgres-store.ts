@@ -27,6 +27,7 @@ import { PostgresLedger } from './postgres-ledger.ts';
 import { PostgresRegistry } from './postgres-registry.ts';
 import { PostgresRunIndex } from './postgres-run-index.ts';
 import { PostgresShadowQueue } from './postgres-shadow-queue.ts';
+import { PostgresUnroutedInbox } from './postgres-unrouted-inbox.ts';
 import { PostgresWorkQueue } from './postgres-work-queue.ts';
 import { PostgresWritBudgets } from './postgres-writ-budgets.ts';
 
@@ -52,6 +53,7 @@ export class PostgresStore implements Store {
   readonly checkpoints: PostgresCheckpoints;
   readonly events: PostgresEventIndex;
   readonly waits: PostgresEventWaits;
+  readonly unrouted: PostgresUnroutedInbox;
   private readonly handle: PostgresHandle;
 
   private constructor(pool: pg.Pool, target: PostgresTarget, maxInFlight: number) {
@@ -69,6 +71,7 @@ export class PostgresStore implements Store {
     this.checkpoints = new PostgresCheckpoints(h);
     this.events = new PostgresEventIndex(h);
     this.waits = new PostgresEventWaits(h);
+    this.unrouted = new PostgresUnroutedInbox(h);
   }
 
   /** Connects, applies pending migrations (unless `migrate: false`) and returns a ready store. */

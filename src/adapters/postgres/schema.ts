@@ -10,6 +10,7 @@ import type { Migration } from './migration.ts';
 import { MIGRATION_APPROVAL_DEADLINES } from './migration-approval-deadlines.ts';
 import { MIGRATION_EVENT_WAITS } from './migration-event-waits.ts';
 import { MIGRATION_RUN_SUBJECT } from './migration-run-subject.ts';
+import { MIGRATION_UNROUTED_EVENTS } from './migration-unrouted-events.ts';
 import { MIGRATIONS_V1_V8 } from './migrations-v1-v8.ts';
 import { MIGRATIONS_V9_V15 } from './migrations-v9-v15.ts';
 import { MIGRATIONS_V16 } from './migrations-v16.ts';
@@ -23,6 +24,7 @@ export const MIGRATIONS: readonly Migration[] = [
   MIGRATION_RUN_SUBJECT,
   MIGRATION_EVENT_WAITS,
   MIGRATION_APPROVAL_DEADLINES,
+  MIGRATION_UNROUTED_EVENTS,
 ];
 
 /** The schema version this Keel writes and reads. */

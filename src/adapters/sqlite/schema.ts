@@ -7,11 +7,12 @@
 import { MIGRATION_APPROVAL_DEADLINES } from './migration-approval-deadlines.ts';
 import { MIGRATION_EVENT_WAITS } from './migration-event-waits.ts';
 import { MIGRATION_RUN_SUBJECT } from './migration-run-subject.ts';
+import { MIGRATION_UNROUTED_EVENTS } from './migration-unrouted-events.ts';
 import { MIGRATIONS_V1_V9 } from './migrations-v1-v9.ts';
 import { MIGRATIONS_V10_V16 } from './migrations-v10-v16.ts';
 import { MIGRATIONS_V17 } from './migrations-v17.ts';
 
-export const SCHEMA_VERSION = 20;
+export const SCHEMA_VERSION = 21;
 
 export const MIGRATIONS: readonly string[] = [
   ...MIGRATIONS_V1_V9,
@@ -23,6 +24,8 @@ export const MIGRATIONS: readonly string[] = [
   MIGRATION_EVENT_WAITS,
   // v20: runs waiting for an approval, by wake time (migration-approval-deadlines.ts).
   MIGRATION_APPROVAL_DEADLINES,
+  // v21: the inbox of unrouted events (migration-unrouted-events.ts).
+  MIGRATION_UNROUTED_EVENTS,
 ];
 
 /**

@@ -12,6 +12,7 @@ import type {
   EventConflict,
   EventIndex,
   NewEventConflict,
+  RoutedRun,
   TriggerDisagreement,
 } from '../../ports/index.ts';
 import {
@@ -25,15 +26,18 @@ import {
   toEventConflict,
 } from '../shared/event-rows.ts';
 import type { Row } from '../shared/row.ts';
+import { UNROUTED_SQL } from '../shared/unrouted-rows.ts';
 import { sqliteStatement } from '../shared/writ-trust-rows.ts';
 import { type BoundStatements, boundStatements } from './bound-statements.ts';
 import type { SqliteHandle } from './sqlite-handle.ts';
 
 export class SqliteEventIndex implements EventIndex {
   private readonly st: BoundStatements<keyof typeof EVENT_SQL>;
+  private readonly reroute: BoundStatements<'reroute'>;
 
   constructor(private readonly h: SqliteHandle) {
     this.st = boundStatements(h.db, EVENT_SQL);
+    this.reroute = boundStatements(h.db, { reroute: UNROUTED_SQL.reroute });
   }
 
   /** Kept in the next group commit with the appends around it: concurrent deliveries share one fsync. */
@@ -50,6 +54,19 @@ export class SqliteEventIndex implements EventIndex {
       return { state: 'again', first: this.get(d.tenant, d.source, d.eventId)! };
     for (const x of disagreements) this.st.run('putDisagreement', disagreementValues(x));
     return { state: 'first' };
+  }
+
+  /** Kept in the next group commit: the runs are stored only where the event still names none. */
+  rerouteEvent(
+    tenant: string,
+    source: string,
+    eventId: string,
+    runs: readonly RoutedRun[],
+  ): Promise<DeliveredEvent | undefined> {
+    return this.h.queued(() => {
+      this.reroute.run('reroute', [tenant, source, eventId, JSON.stringify(runs)]);
+      return this.get(tenant, source, eventId);
+    });
   }
 
   async getDeliveredEvent(

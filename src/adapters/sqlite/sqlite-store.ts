@@ -23,6 +23,7 @@ import { SqliteLedger } from './sqlite-ledger.ts';
 import { SqliteRegistry } from './sqlite-registry.ts';
 import { SqliteRunIndex } from './sqlite-run-index.ts';
 import { SqliteShadowQueue } from './sqlite-shadow-queue.ts';
+import { SqliteUnroutedInbox } from './sqlite-unrouted-inbox.ts';
 import { SqliteWorkQueue } from './sqlite-work-queue.ts';
 import { SqliteWritBudgets } from './sqlite-writ-budgets.ts';
 
@@ -59,6 +60,7 @@ export class SqliteStore implements Store {
   readonly budgets: SqliteWritBudgets;
   readonly checkpoints: SqliteCheckpoints;
   readonly events: SqliteEventIndex;
+  readonly unrouted: SqliteUnroutedInbox;
   private readonly db: Database.Database;
   private readonly handle: SqliteHandle;
   /** True when opened `readonly` or as a `snapshot`: nothing is ever written. */
@@ -110,6 +112,7 @@ export class SqliteStore implements Store {
       this.idempotency = new SqliteIdempotency(h);
       this.events = new SqliteEventIndex(h);
       this.waits = new SqliteEventWaits(h);
+      this.unrouted = new SqliteUnroutedInbox(h);
     } catch (e) {
       if (e instanceof KeelError) throw e;
       throw new KeelError(

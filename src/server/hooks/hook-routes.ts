@@ -154,11 +154,26 @@ export function hookRoutes(
       headers.set(k.toLowerCase(), v);
     });
     const mapped = mapDelivery(spec, body.value, headers);
-    if (!mapped.ok)
+    if (!mapped.ok) {
+      // Authenticated but not mapped: kept in the tenant's unrouted inbox, redeliverable once the
+      // hooks file maps it (docs/events.md). The signature header is not kept.
+      const kept = [...headers].filter(([k]) => k !== spec.auth.header.toLowerCase());
+      const entry = await keel.events
+        .keepFailedDelivery(
+          spec.tenant,
+          { hook: name, body: new TextDecoder().decode(bytes), headers: Object.fromEntries(kept) },
+          `${mapped.reason}: ${mapped.message}`,
+        )
+        .catch((e: unknown) => {
+          o.log(e);
+          return undefined;
+        });
       return refuse(mapped.reason, 422, 'delivery_invalid', mapped.message, {
         field: mapped.field,
         ...(mapped.reason === 'body_schema' ? { problems: mapped.problems } : {}),
+        ...(entry ? { unrouted: entry.id } : {}),
       });
+    }
     try {
       const r = await keel.events.emit(spec.tenant, mapped.event, {
         walk: 'enqueue',
@@ -179,6 +194,7 @@ export function hookRoutes(
           source: r.source,
           runs,
           ...(r.redelivery ? { redelivery: true, firstDeliveredAt: r.firstDeliveredAt } : {}),
+          ...(r.unrouted ? { unrouted: r.unrouted } : {}),
         },
         runs.some((x) => x.created) ? 201 : 200,
       );

@@ -7,6 +7,7 @@
  */
 
 import { z } from 'zod';
+import { remapWith } from '../../app/unrouted.ts';
 import { MAX_INT32 } from '../../core/int-range.ts';
 import { ProtocolError } from '../../openwop/protocol-error.ts';
 import { EventBody, type KeelRoute, ok, route, WritValue, workflowIdOf } from './route.ts';
@@ -88,6 +89,53 @@ export const EVENT_ROUTES: readonly KeelRoute[] = [
         ...(query.limit !== undefined ? { limit: query.limit } : {}),
       });
       return ok({ conflicts });
+    },
+  }),
+  route({
+    method: 'get',
+    path: '/api/events/unrouted',
+    operationId: 'listUnroutedEvents',
+    summary:
+      "The tenant's unrouted inbox: events no workflow took and hook deliveries whose mapping failed, the most recently received first",
+    description:
+      'Each entry is kept with its reason (no_route, rollout_untaken, mapping_failed) and redeliverable (POST /api/events/unrouted/{id}/redeliver); limits: docs/events.md.',
+    tag: 'events',
+    auth: true,
+    query: z.object({
+      state: z.enum(['waiting', 'redelivered', 'all']).optional().describe('default waiting'),
+      limit: z.coerce.number().int().min(1).max(500).optional().describe('default 100'),
+    }),
+    responses: {
+      200: '{unrouted: [{id, source, eventId, type, subject, reason, detail, content, receivedAt, lastAt, count, redelivered?}]}',
+    },
+    async handle({ keel, p, query }) {
+      const unrouted = await keel.events.unrouted(p.tenant, {
+        ...(query.state !== undefined ? { state: query.state } : {}),
+        ...(query.limit !== undefined ? { limit: query.limit } : {}),
+      });
+      return ok({ unrouted });
+    },
+  }),
+  route({
+    method: 'post',
+    path: '/api/events/unrouted/{id}/redeliver',
+    operationId: 'redeliverUnroutedEvent',
+    summary: 'Route an unrouted event again through the one emit path, under the same (source, id)',
+    description:
+      'When it now starts runs they become the event’s runs (201) and the entry leaves the inbox, marked redelivered with their ids; otherwise it stays (200, state `unrouted`, with the reason now). A hook delivery whose mapping failed is mapped again with the hooks this server serves.',
+    tag: 'events',
+    auth: true,
+    responses: {
+      201: '{id, state: redelivered, source, eventId, runs}: runs were started',
+      200: '{id, state, source, eventId, runs, unrouted?}: no new run',
+    },
+    async handle({ keel, host, p, params, hooks }) {
+      const r = await keel.events.redeliver(p.tenant, params.id ?? '', {
+        walk: 'enqueue',
+        remap: remapWith(hooks ?? []),
+      });
+      for (const run of r.runs) if (run.created) host.kick(p.tenant, run.runId);
+      return ok(r, r.runs.some((x) => x.created) ? 201 : 200);
     },
   }),
   route({
