@@ -63,7 +63,7 @@ export async function walkToolStep(walk: Walk, node: ToolNode | undefined): Prom
     toolName = node.step.tool;
     let planned: StepArgs;
     try {
-      planned = await stepArgs(w, node.step, tools, fx, walk.planner);
+      planned = await stepArgs(w, node.step, tools, fx, walk.planner, node.iteration);
     } catch (e) {
       return unresolvedStep(walk, step, toolName, e);
     }

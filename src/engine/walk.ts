@@ -12,8 +12,9 @@
  * 4. otherwise the plan's next node is taken by the walker of its kind (`NODE_KINDS`): a tool
  *    step — its guard (`if:`) decided, then resolve -> check -> record the decision -> execute ->
  *    record the outcome (tool-step.ts) — a choice, its branch decided and recorded
- *    (choose-step.ts), or a wait — record when it fires, stop until then, record its end
- *    (wait-step.ts); with no node left, the run completes.
+ *    (choose-step.ts), a wait — record when it fires, stop until then, record its end
+ *    (wait-step.ts) — or a loop, its list resolved and recorded, its body's steps then in the plan
+ *    once per item (foreach-step.ts); with no node left, the run completes.
  *
  * The walk reads sources, tool outcomes, approvals and timestamps only through `Effects`, so the
  * same walk runs live, as a replay, as a fork and simulated; everything it decides is an entry,
@@ -23,6 +24,7 @@ import { nextNode, type PlanNode } from '../core/run/index.ts';
 import type { VersionRecord } from '../ports/index.ts';
 import { walkChoose, walkGuardedTool } from './choose-step.ts';
 import type { Effects } from './effects.ts';
+import { walkForEach } from './foreach-step.ts';
 import type { RunWriter } from './run-writer.ts';
 import { settleInFlight } from './settle-in-flight.ts';
 import { finishIfCancelled, stopsAtBoundary } from './step-boundary.ts';
@@ -48,6 +50,7 @@ const NODE_KINDS: {
   tool: walkGuardedTool,
   choose: walkChoose,
   wait: walkWaitStep,
+  foreach: walkForEach,
 };
 
 /** Walks until the run finishes, waits for a person, or cannot safely continue; commits what it wrote. */

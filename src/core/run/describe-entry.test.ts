@@ -166,6 +166,10 @@ const SENTENCES: { [K in EntryKind]: [PayloadOf<K>, string] } = {
     { step: 'cool_off', reason: 'timer', at: '2026-03-01T12:15:00.212Z' },
     'The timer of step cool_off fired; the run goes on (2026-03-01T12:15:00.212Z).',
   ],
+  'foreach.started': [
+    { step: 'refund_lines', count: 2, items: [{ amount: 5 }, { amount: 7 }] },
+    'Step refund_lines loops over 2 items: its steps run 2 times, as refund_lines[0] to refund_lines[1].',
+  ],
 };
 
 describe('describeEntry', () => {

@@ -25,6 +25,8 @@ export {
   compilePlan,
   doneIn,
   type ExecutionPlan,
+  type ForEachNode,
+  type Iteration,
   nextNode,
   notTaken,
   type PlanNode,

@@ -18,6 +18,7 @@ import type {
   RunWrit,
   TestRef,
 } from '../ledger/index.ts';
+import { emptyLoopOutput, fileIterationOutput } from '../spec/index.ts';
 import { applyDeltas, EMPTY_WORLD, type World } from '../world/index.ts';
 import { addBudget, stepCharge, subtractBudget, type WritBudget, ZERO_BUDGET } from '../writs/index.ts';
 
@@ -41,6 +42,12 @@ export interface RunState {
   readonly completed: Set<string>;
   /** The branch each recorded choice took (`branch.chosen`): the plan counts the others' steps as done. */
   readonly chosen: Record<string, ChosenBranch>;
+  /**
+   * Each recorded loop (`foreach.started`): its items, as resolved. The plan expands the loop's body
+   * once per item; the loop's output (`outputs[loop]`) is one object per item, filled with each
+   * iteration's step outputs by body step name as they complete.
+   */
+  readonly loops: Record<string, { readonly items: readonly unknown[] }>;
   /** Steps allowed so far (each counts against maxSteps). */
   stepsTaken: number;
   spentCents: number;
@@ -117,6 +124,7 @@ export function startState(root: Entry<'run.started'>): RunState {
     world: EMPTY_WORLD,
     completed: new Set(),
     chosen: {},
+    loops: {},
     stepsTaken: 0,
     spentCents: 0,
     modelMicroUsd: 0,
@@ -198,6 +206,7 @@ export function applyEntry(s: RunState, e: Entry): void {
       const p = e.payload as PayloadOf<'step.completed'>;
       s.outputs[p.step] = p.output;
       s.stepScope[p.step] = { output: p.output };
+      fileIterationOutput(s.outputs, p.step, p.output);
       if (p.deltas) {
         // Deltas were applied on a trial world before the entry was written; a ledger whose
         // deltas do not apply is caught by verify, and the world then stays as it was.
@@ -289,6 +298,16 @@ export function applyEntry(s: RunState, e: Entry): void {
       // Its if was false: it called nothing and has no output (a later read finds it missing).
       s.completed.add((e.payload as PayloadOf<'step.skipped'>).step);
       break;
+    case 'foreach.started': {
+      // The loop is reached: its body's steps join the plan, one per item; its output fills as they complete.
+      const p = e.payload as PayloadOf<'foreach.started'>;
+      s.loops[p.step] = { items: p.items };
+      const output = emptyLoopOutput(p.count);
+      s.outputs[p.step] = output;
+      s.stepScope[p.step] = { output };
+      s.completed.add(p.step);
+      break;
+    }
     case 'branch.chosen': {
       const p = e.payload as PayloadOf<'branch.chosen'>;
       s.chosen[p.step] = p.branch;
@@ -305,6 +324,7 @@ export function applyEntry(s: RunState, e: Entry): void {
         const output = p.output ?? null;
         s.outputs[p.step] = output;
         s.stepScope[p.step] = { output };
+        fileIterationOutput(s.outputs, p.step, output);
         s.completed.add(p.step);
         s.spentCents += s.inFlight?.costCents ?? 0;
       } else {

@@ -7,8 +7,11 @@ export {
   type ChooseBranch,
   type ChooseStepSpec,
   type FlowStep,
+  type ForEachSpec,
+  type ForEachStepSpec,
   findStep,
   isChooseStep,
+  isLoopStep,
   isPlainChain,
   isToolStep,
   MAX_FLOW_DEPTH,
@@ -18,6 +21,16 @@ export {
   toolSteps,
   walkSteps,
 } from './flow-steps.ts';
+export {
+  checkForEach,
+  emptyLoopOutput,
+  fileIterationOutput,
+  isForEachStep,
+  iterationStepId,
+  MAX_FOREACH_ITEMS,
+  parseIterationStepId,
+  RESERVED_ITEM_NAMES,
+} from './foreach-step.ts';
 export {
   checkValueLimits,
   excerpt,
@@ -64,6 +77,7 @@ export {
   scanTemplates,
   type TemplatePart,
   type TemplateRef,
+  unknownRootMessage,
 } from './scan-templates.ts';
 export { isSecretEnvName, isSecretRef, SECRET_ENV, type SecretRef } from './secret-env.ts';
 export { specHash } from './spec-hash.ts';

@@ -9,6 +9,7 @@
  * Reports bad and duplicate names and lists nested too deep; never reads a value past its shape.
  */
 import { MAX_FLOW_DEPTH } from './flow-steps.ts';
+import { declaredMax } from './foreach-step.ts';
 import type { PathSegment } from './read-path.ts';
 import { field, isMapping, isNear, readString, type SpecChecker } from './spec-checker.ts';
 import { formatFieldPath } from './spec-problem.ts';
@@ -23,7 +24,9 @@ export interface PlacedStep {
   readonly order: number;
   /** The branches enclosing it, outermost first: `<choice name>#<branch index or "else">`. */
   readonly branches: readonly string[];
-  readonly kind: 'tool' | 'choose' | 'wait';
+  readonly kind: 'tool' | 'choose' | 'wait' | 'foreach';
+  /** The loop (`forEach:`) whose body it is in, if any: it runs once per item, recorded apart. */
+  readonly loop?: string;
   /** Has its own `if:`: it may be skipped. */
   readonly guarded: boolean;
 }
@@ -45,6 +48,7 @@ export function layOutSteps(c: SpecChecker, raw: readonly unknown[]): StepLayout
     base: PathSegment[],
     branches: string[],
     depth: number,
+    loop?: string,
   ): number => {
     let most = 0;
     items.forEach((s, i) => {
@@ -53,16 +57,31 @@ export function layOutSteps(c: SpecChecker, raw: readonly unknown[]): StepLayout
       const name = nameOf(c, s, path, byName);
       const choose = Object.hasOwn(s, 'choose');
       const wait = !choose && Object.hasOwn(s, 'wait');
+      const forEach = !choose && !wait && Object.hasOwn(s, 'forEach');
       const placed: PlacedStep = {
         name,
         path,
         order: order++,
         branches,
-        kind: choose ? 'choose' : wait ? 'wait' : 'tool',
+        kind: choose ? 'choose' : wait ? 'wait' : forEach ? 'foreach' : 'tool',
         guarded: field(s, 'if') !== undefined,
+        ...(loop === undefined ? {} : { loop }),
       };
       of.set(s, placed);
       if (name !== undefined) byName.set(name, placed);
+      if (forEach) {
+        const body = field(s, 'steps');
+        if (depth + 1 > MAX_FLOW_DEPTH) {
+          c.report([...path, 'steps'], `nested deeper than ${MAX_FLOW_DEPTH} levels of branches`);
+          return;
+        }
+        // Every iteration may run the whole body: the loop takes up to max times its steps.
+        if (Array.isArray(body))
+          most +=
+            declaredMax(s) *
+            list(body, [...path, 'steps'], branches, depth + 1, name ?? formatFieldPath(path));
+        return;
+      }
       if (!choose) {
         // A wait calls no tool: it takes no step of maxSteps.
         if (!wait) most++;
@@ -146,6 +165,10 @@ export function templateReadProblem(
     return `step "${name}" runs later (${where(target)}); only earlier steps' output can be read`;
   if (target.kind === 'choose') return `step "${name}" is a choice (choose:) and has no output`;
   if (target.kind === 'wait') return `step "${name}" is a wait (wait:) and has no output`;
+  if (target.kind === 'foreach' && reader.loop === name)
+    return `step "${name}" is the forEach this step is in; its output (every iteration's outputs, in a list) is read after the loop`;
+  if (target.loop !== undefined && target.loop !== reader.loop)
+    return `step "${name}" runs inside forEach "${target.loop}", once per item; after the loop read steps.${target.loop}.output[<i>].${name}`;
   const choice = apart(target, reader);
   if (choice !== undefined)
     return `step "${name}" (${where(target)}) is in another branch of "${choice}" and never runs in the same run`;
