@@ -121,7 +121,8 @@ class FlowChecker {
   private forEach(obj: Record<string, unknown>, placed: PlacedStep): ForEachStepSpec | undefined {
     const c = this.c;
     const path = [...placed.path];
-    checkKeys(c, obj, path, FOREACH_STEP_KEYS);
+    const { tool: _tool, ...rest } = obj;
+    checkKeys(c, rest, path, FOREACH_STEP_KEYS);
     if (Object.hasOwn(obj, 'tool'))
       c.report(
         [...path, 'tool'],
