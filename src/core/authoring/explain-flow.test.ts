@@ -72,3 +72,15 @@ test('keel explain shows a wait step: "then wait 15 minutes", "then wait until" 
   assert.equal(lines[1], '2. cool_off: then wait 1 day; calls nothing.');
   assert.match(lines[4]!, /until_expiry: then wait until "2026-03-01T09:00:00Z"; calls nothing\.$/);
 });
+
+test('keel explain reads a loop: over what, by which name, at most how many, its steps under it', async () => {
+  const { FOREACH_SPEC } = await import('../../../test/helpers/foreach-spec.ts');
+  const r = explainSpec(parseSpec(FOREACH_SPEC, 'refunds.yaml'), []);
+  assert.equal(
+    r.steps[1],
+    "2. refund_lines: for each line of the event's lines, in order, at most 3 (a longer list fails the run before any of these calls):",
+  );
+  assert.match(r.steps[2]!, /^ {3}2\.1\. refund \(issue_refund\): .*the line's amount/);
+  assert.match(r.steps[3]!, /^ {3}2\.2\. note \(add_note\)/);
+  assert.match(r.summary, /2\. for each line \(at most 3\): issue_refund, then add_note; 3\. send_reply/);
+});

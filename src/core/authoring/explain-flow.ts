@@ -1,11 +1,21 @@
 /**
  * The read-back of a step list with control flow: a guarded step says when it runs ("only if
  * …"), a choice reads as "if …: …; otherwise, if …: …; otherwise: …", its branches' steps
- * numbered under it (3.1, 3.2), a wait reads "then wait 15 minutes" / "then wait until …". Used by explain-spec.ts for lists that are not a plain chain; a
+ * numbered under it (3.1, 3.2), a wait reads "then wait 15 minutes" / "then wait until …", a
+ * loop "for each line of the event's lines, in order, at most 20 …", its steps numbered under it
+ * (2.1, 2.2). Used by explain-spec.ts for lists that are not a plain chain; a
  * plain list reads exactly as it always did. Pure.
  */
-import { type FlowStep, isChooseStep, isToolStep, type StepSpec } from '../spec/flow-steps.ts';
+import {
+  type FlowStep,
+  type ForEachStepSpec,
+  isChooseStep,
+  isLoopStep,
+  isToolStep,
+  type StepSpec,
+} from '../spec/flow-steps.ts';
 import { isWaitStep } from '../spec/wait-step.ts';
+import { argWords } from './arg-words.ts';
 import { stepConditionWords } from './condition-words.ts';
 import { waitWords } from './wait-words.ts';
 
@@ -26,6 +36,11 @@ export function flowLines(
     }
     if (isWaitStep(s)) {
       out.push(`${indent}${n}. ${s.name}: then ${waitWords(s.wait)}; calls nothing.`);
+      return;
+    }
+    if (isLoopStep(s)) {
+      out.push(`${indent}${n}. ${s.name}: ${loopWords(s)}:`);
+      out.push(...flowLines(s.steps, toolLine, `${n}.`, `${indent}   `));
       return;
     }
     if (!isChooseStep(s)) return;
@@ -50,6 +65,8 @@ export function flowSummary(steps: readonly FlowStep[], doing: (s: StepSpec) => 
       if (isToolStep(s))
         return `${n}${s.if === undefined ? '' : `if ${stepConditionWords(s.if)}, `}${doing(s)}`;
       if (isWaitStep(s)) return `${n}${waitWords(s.wait)}`;
+      if (isLoopStep(s))
+        return `${n}for each ${s.forEach.as} (at most ${s.forEach.max}): ${inner(s.steps, doing)}`;
       if (!isChooseStep(s)) return n;
       const ways = s.choose.map(
         (b, j) =>
@@ -66,7 +83,14 @@ function inner(steps: readonly FlowStep[], doing: (s: StepSpec) => string): stri
   return steps
     .map((s) => {
       if (isToolStep(s)) return `${s.if === undefined ? '' : `if ${stepConditionWords(s.if)}, `}${doing(s)}`;
+      if (isLoopStep(s)) return `a loop (${s.name})`;
       return isWaitStep(s) ? waitWords(s.wait) : `a choice (${s.name})`;
     })
     .join(', then ');
+}
+
+/** "for each line of the event's lines, at most 20 (more fails the run before any call), in order". */
+export function loopWords(s: ForEachStepSpec): string {
+  const f = s.forEach;
+  return `for each ${f.as} of ${argWords(f.items)}, in order, at most ${f.max} (a longer list fails the run before any of these calls)`;
 }
