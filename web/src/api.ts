@@ -189,7 +189,7 @@ export interface Spec {
   limits?: Record<string, unknown>;
   [k: string]: unknown;
 }
-/** A step of the list: a tool step (optionally guarded by `if`), a choice (`choose` + `else`), or a wait. */
+/** A step of the list: a tool step (optionally guarded by `if`), a choice (`choose` + `else`), a wait, or a loop (`forEach` + `steps`). */
 export interface FlowStep {
   name: string;
   tool?: string;
@@ -199,6 +199,9 @@ export interface FlowStep {
   else?: FlowStep[];
   /** A durable timer: the run suspends `for` a duration (`15m`) or `until` an instant (a template). */
   wait?: { for?: string; until?: string };
+  /** A bounded iteration: `steps` run once per item of `items`, read as `as`, at most `max` items. */
+  forEach?: { items: string; as: string; max: number };
+  steps?: FlowStep[];
 }
 export interface Promotion {
   workflowId: string;
