@@ -9,8 +9,8 @@
  */
 import { ErrorCode, KeelError } from '../core/errors.ts';
 import type { DrawnSource, ModelCallEntry } from '../core/ledger/index.ts';
-import type { Decision } from '../core/run/index.ts';
-import { modelSlots, resolveArgs, type StepSpec } from '../core/spec/index.ts';
+import type { Decision, Iteration, RunState } from '../core/run/index.ts';
+import { iterationStepId, modelSlots, resolveArgs, type StepSpec } from '../core/spec/index.ts';
 import { type ArgProblem, formatArgProblem, validateValue } from '../core/tools/index.ts';
 import type { CatalogTool, OpenSlot, Planner, PlannerView } from '../ports/index.ts';
 import type { Effects } from './effects.ts';
@@ -28,6 +28,7 @@ export async function stepArgs(
   tools: ToolRegistry,
   fx: Effects,
   planner: Planner,
+  iteration?: Iteration,
 ): Promise<StepArgs> {
   const s = w.state;
   // Values drawn before a crash (or inherited by a fork) are reused, in order, before any new draw.
@@ -67,7 +68,7 @@ export async function stepArgs(
   for (const slot of slots) templated[slot.arg] = slot.prompt;
   const resolved = resolveArgs(templated, {
     event: s.event,
-    steps: s.stepScope,
+    ...(iteration ? iterationScope(s, iteration) : { steps: s.stepScope }),
     draw: (ref) => {
       const reused = reuse(ref.source, ref.name);
       return reused ? reused.value : record(ref.source, ref.name, fx.draw(ref, s));
@@ -181,6 +182,23 @@ export async function stepArgs(
     };
   }
   return { ok: true, args };
+}
+
+/**
+ * What a step of a loop's body reads: the item by the loop's `as:` name, and the earlier steps of
+ * the same iteration by their own names (`steps.lookup.output` is this iteration's lookup).
+ */
+function iterationScope(
+  s: RunState,
+  it: Iteration,
+): { steps: Record<string, { output: unknown }>; items: Record<string, unknown> } {
+  const steps = { ...s.stepScope };
+  for (const b of it.body) {
+    const own = s.stepScope[iterationStepId(it.loop, it.index, b)];
+    if (own) steps[b] = own;
+    else delete steps[b];
+  }
+  return { steps, items: { [it.as]: s.loops[it.loop]?.items[it.index] } };
 }
 
 function refusal(check: Refusal['check'], code: string, message: string): StepArgs {

@@ -100,7 +100,7 @@ export async function allowToolStep(walk: Walk, node: ToolNode | undefined): Pro
     toolName = node.step.tool;
     let planned: StepArgs;
     try {
-      planned = await stepArgs(w, node.step, tools, fx, walk.planner);
+      planned = await stepArgs(w, node.step, tools, fx, walk.planner, node.iteration);
     } catch (e) {
       return unresolvedStep(walk, step, toolName, e);
     }

@@ -5,7 +5,7 @@
  * step, never per step; the phases write only through the writer.
  */
 import { usdToCents } from '../core/money.ts';
-import { compilePlan, type ExecutionPlan } from '../core/run/index.ts';
+import { compilePlan, type ExecutionPlan, type RunState } from '../core/run/index.ts';
 import type { WorkflowSpec } from '../core/spec/index.ts';
 import type { EventWaits, Planner, VersionRecord } from '../ports/index.ts';
 import type { Effects } from './effects.ts';
@@ -46,6 +46,12 @@ export const MAX_STEPS_PER_RUN = 1000;
 /** Where a phase sends the walk: on to the next step boundary, or stop here (and commit). */
 export type Flow = 'next' | 'stop';
 
+function loopCounts(s: RunState): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const [k, v] of Object.entries(s.loops)) out[k] = v.items.length;
+  return out;
+}
+
 /** One walk of one run. */
 export interface Walk {
   readonly w: RunWriter;
@@ -74,10 +80,21 @@ export function walkOf(
 ): Walk {
   const s = w.state;
   const spec = version.spec;
+  // The plan grows when a loop's count is recorded (its body joins it once per item): compiled
+  // again then, and only then.
+  let loops = Object.keys(s.loops).length;
+  let plan = compilePlan(spec, loopCounts(s));
   return {
     w,
     spec,
-    plan: compilePlan(spec),
+    get plan() {
+      const n = Object.keys(s.loops).length;
+      if (n !== loops) {
+        loops = n;
+        plan = compilePlan(spec, loopCounts(s));
+      }
+      return plan;
+    },
     tools,
     fx,
     o,

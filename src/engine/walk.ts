@@ -15,8 +15,9 @@
  *    record the outcome (tool-step.ts) — a choice, its branch decided and recorded
  *    (choose-step.ts), a wait — record when it fires, stop until then, record its end
  *    (wait-step.ts) — a step of a parallel branch, taken in a round with the ready steps of the
- *    other branches (decided one by one, the calls made at the same time), or a parallel's join
- *    (parallel-step.ts); with no node left, the run completes.
+ *    other branches (decided one by one, the calls made at the same time), a parallel's join
+ *    (parallel-step.ts), or a loop, its list resolved and recorded, its body's steps then in the
+ *    plan once per item (foreach-step.ts); with no node left, the run completes.
  *
  * The walk reads sources, tool outcomes, approvals and timestamps only through `Effects`, so the
  * same walk runs live, as a replay, as a fork and simulated; everything it decides is an entry,
@@ -26,6 +27,7 @@ import { nextNode, type PlanNode } from '../core/run/index.ts';
 import type { VersionRecord } from '../ports/index.ts';
 import { walkChoose, walkGuardedTool } from './choose-step.ts';
 import type { Effects } from './effects.ts';
+import { walkForEach } from './foreach-step.ts';
 import { walkJoin, walkLaneRound } from './parallel-step.ts';
 import type { RunWriter } from './run-writer.ts';
 import { settleInFlight } from './settle-in-flight.ts';
@@ -53,6 +55,7 @@ const NODE_KINDS: {
   choose: walkChoose,
   wait: walkWaitStep,
   parallel: walkJoin,
+  foreach: walkForEach,
 };
 
 /** Walks until the run finishes, waits for a person, or cannot safely continue; commits what it wrote. */

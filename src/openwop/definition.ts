@@ -16,7 +16,7 @@
 import { MAX_STEPS_PER_RUN } from '../app/index.ts';
 import { ErrorCode, KeelError } from '../core/errors.ts';
 import { allSteps, isPlainChain, isToolStep, type WorkflowSpec } from '../core/spec/index.ts';
-import { flowEdges, stepNodes, WAIT_TYPE_ID } from './flow-edges.ts';
+import { FOREACH_TYPE_ID, flowEdges, stepNodes, WAIT_TYPE_ID } from './flow-edges.ts';
 
 export interface OpenWopNode {
   readonly id: string;
@@ -123,6 +123,11 @@ export function parseDefinition(value: unknown): OpenWopDefinition {
       add(
         `${at}.typeId`,
         `${WAIT_TYPE_ID} is how Keel draws a spec's wait step; a definition cannot declare one: write the wait in a spec (wait: {for} or {until})`,
+      );
+    else if (n.typeId === FOREACH_TYPE_ID)
+      add(
+        `${at}.typeId`,
+        `${FOREACH_TYPE_ID} is how Keel draws a spec's loop; a definition cannot declare one: write the loop in a spec (forEach: {items, as, max})`,
       );
     if (n.config !== undefined && !isObject(n.config)) add(`${at}.config`, 'expected an object');
     if (n.inputs !== undefined && !isObject(n.inputs)) add(`${at}.inputs`, 'expected an object');

@@ -155,3 +155,43 @@ limits: { maxSteps: 2, maxCostUsd: 0 }
   const plain = specAsDefinition(parseSpec(FLOW_SPEC, 'desk.yaml')) as { metadata: Record<string, unknown> };
   assert.deepEqual(plain.metadata, {}, 'none declared: the metadata is as before');
 });
+
+test("OpenWOP's graph of a spec draws a loop as an iterator node: into its body, back after each item, out when done", async () => {
+  const { FOREACH_SPEC } = await import('../../test/helpers/foreach-spec.ts');
+  const def = specAsDefinition(parseSpec(FOREACH_SPEC, 'refunds.yaml')) as {
+    nodes: { id: string; typeId: string; config: Record<string, unknown> }[];
+    edges: { sourceNodeId: string; targetNodeId: string; condition?: Record<string, unknown> }[];
+  };
+  assert.deepEqual(
+    def.nodes.map((n) => [n.id, n.typeId]),
+    [
+      ['lookup', 'get_order'],
+      ['refund_lines', 'keel.forEach'],
+      ['refund', 'issue_refund'],
+      ['note', 'add_note'],
+      ['reply', 'send_reply'],
+    ],
+  );
+  assert.deepEqual(def.nodes[1]!.config, { items: '{{ event.payload.lines }}', as: 'line', max: 3 });
+  assert.deepEqual(
+    def.edges.map((e) => [e.sourceNodeId, e.targetNodeId, e.condition ?? null]),
+    [
+      ['lookup', 'refund_lines', null],
+      ['refund_lines', 'refund', { forEach: 'refund_lines', each: 'line' }],
+      ['refund', 'note', null],
+      ['note', 'refund_lines', { forEach: 'refund_lines', next: true }],
+      ['refund_lines', 'reply', { forEach: 'refund_lines', done: true }],
+    ],
+  );
+  assert.throws(
+    () =>
+      parseDefinition({
+        id: 'w',
+        name: 'w',
+        version: '1',
+        nodes: [{ id: 'each', typeId: 'keel.forEach', config: {} }],
+        edges: [],
+      }),
+    /nodes\[0\]\.typeId: keel\.forEach is how Keel draws a spec's loop/,
+  );
+});

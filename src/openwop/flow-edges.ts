@@ -1,6 +1,9 @@
 /**
  * The edges of a Keel spec with control flow, drawn as an OpenWOP graph: one node per tool step
- * and per wait step (a node of type `keel.wait`, its `for` or `until` as config), an edge for each way the walk can go from one to the next, and on each edge that is taken only
+ * and per wait step (a node of type `keel.wait`, its `for` or `until` as config) and loop (an
+ * iterator node of type `keel.forEach`, config its `items`, `as` and `max`: an edge into its body
+ * `{forEach, each}`, one back from the body's last step `{forEach, next}`, one out `{forEach,
+ * done}`), an edge for each way the walk can go from one to the next, and on each edge that is taken only
  * under a condition, that condition (`condition`: the branch of a choice with its `when`, the
  * `else`, a guarded step's `if`, or a guarded step skipped). A parallel step fans out: an edge
  * from the step before it to each branch's first step, each branch a chain, and an edge from each
@@ -14,6 +17,7 @@ import {
   allSteps,
   type FlowStep,
   isChooseStep,
+  isLoopStep,
   isParallelStep,
   isToolStep,
   isWaitStep,
@@ -21,6 +25,9 @@ import {
 
 /** The node type a wait step is drawn as; config `{for}`, `{until}` or `{event, match, timeout, lookback}`, as the spec writes it. */
 export const WAIT_TYPE_ID = 'keel.wait';
+
+/** The node type a loop (`forEach:`) is drawn as, an iterator; config `{items, as, max}`. */
+export const FOREACH_TYPE_ID = 'keel.forEach';
 
 /** A graph node as a spec's step draws it: a tool step, or a wait (type WAIT_TYPE_ID). */
 export interface StepNode {
@@ -34,6 +41,7 @@ export function stepNodes(steps: readonly FlowStep[]): StepNode[] {
   return allSteps(steps).flatMap((s): StepNode[] => {
     if (isToolStep(s)) return [{ name: s.name, typeId: s.tool, config: s.args }];
     if (isWaitStep(s)) return [{ name: s.name, typeId: WAIT_TYPE_ID, config: { ...s.wait } }];
+    if (isLoopStep(s)) return [{ name: s.name, typeId: FOREACH_TYPE_ID, config: { ...s.forEach } }];
     return [];
   });
 }
@@ -89,6 +97,12 @@ export function flowEdges(steps: readonly FlowStep[]): FlowEdge[] {
         at = Object.values(s.parallel.branches).flatMap((steps) =>
           list(steps, from).map((f) => ({ ...f, triggerRule }) as Frontier[number]),
         );
+      } else if (isLoopStep(s)) {
+        // The iterator: into its body once per item, back to it after each, out once the list is done.
+        for (const f of at) edge(f, s.name);
+        const last = list(s.steps, [{ id: s.name, condition: { forEach: s.name, each: s.forEach.as } }]);
+        for (const f of last) edge(f, s.name, { forEach: s.name, next: true });
+        at = [{ id: s.name, condition: { forEach: s.name, done: true } }];
       } else if (isChooseStep(s)) {
         const out: Frontier = [];
         s.choose.forEach((b, j) => {

@@ -6,7 +6,7 @@
  * and reverses nothing; a run whose ledger was edited reads "unverified", its edited entry marked,
  * and what the API would refuse disabled, saying why; a TESTING version's tests run from its page
  * and the gate is judged again; a workflow's page does not keep the version picked on another's;
- * the empty states read as written; a wait step is drawn in the flow.
+ * the empty states read as written; a wait step and a loop are drawn in the flow.
  *
  * The tests in this file build on each other, in order.
  */
@@ -439,6 +439,37 @@ limits: {maxSteps: 4, maxCostUsd: 0}
       ['left', 'right'],
     );
     assert.equal(await both.locator('.lane[data-branch="right"] li').count(), 2);
+  });
+
+  test('a loop is drawn in the flow with its steps under it', async () => {
+    const file = sandbox.write(
+      'note-each-v1.yaml',
+      `id: note-each
+version: 1
+status: DRAFT
+triggers: [{event: note.each}]
+steps:
+  - {name: first, tool: keep_note, args: {text: "{{event.payload.text}}"}}
+  - name: each_line
+    forEach: {items: "{{event.payload.lines}}", as: line, max: 5}
+    steps:
+      - {name: line_note, tool: keep_note, args: {text: "{{line.text}}"}}
+  - {name: second, tool: keep_note, args: {text: "{{event.payload.text}}"}}
+limits: {maxSteps: 7, maxCostUsd: 0}
+`,
+    );
+    okJson(sandbox.keel(['--tools', PACK, '--tenant', 'acme', 'publish', file, '--json']));
+    await open('#/workflows/note-each');
+    const flow = page.getByLabel('Steps');
+    await flow.waitFor();
+    assert.deepEqual(
+      await flow.locator(':scope > li').evaluateAll((els) => els.map((e) => e.className || 'tool')),
+      ['trigger', 'tool', 'loop', 'tool'],
+    );
+    assert.match(
+      await flow.locator('li.loop[data-step="each_line"]').innerText(),
+      /each_line\s+for each line of \{\{event\.payload\.lines\}\}, at most 5[\s\S]*line_note\s+keep_note/,
+    );
   });
 
   test('no page threw or logged an error on the way', () => {

@@ -189,7 +189,7 @@ export interface Spec {
   limits?: Record<string, unknown>;
   [k: string]: unknown;
 }
-/** A step of the list: a tool step (optionally guarded by `if`), a choice (`choose` + `else`), a wait, or parallel branches. */
+/** A step of the list: a tool step (optionally guarded by `if`), a choice (`choose` + `else`), a wait, parallel branches, or a loop (`forEach` + `steps`). */
 export interface FlowStep {
   name: string;
   tool?: string;
@@ -210,6 +210,9 @@ export interface FlowStep {
   parallel?: { join: 'all' | 'first'; branches: Record<string, FlowStep[]> };
   /** A deadline on the step's approval: after `timeout`, `then` deny or escalate to a group (docs/governance.md). */
   approval?: { timeout: string; then: 'deny' | { escalate: string; timeout?: string }; remind?: string };
+  /** A bounded iteration: `steps` run once per item of `items`, read as `as`, at most `max` items. */
+  forEach?: { items: string; as: string; max: number };
+  steps?: FlowStep[];
 }
 export interface Promotion {
   workflowId: string;

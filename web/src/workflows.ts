@@ -67,8 +67,17 @@ function Flow({ spec, tools }: { spec: Spec; tools: ToolInfo[] }) {
   </ol>`;
 }
 
-/** One step of the drawing: a tool step (with its condition), a choice with its branches drawn under it, a wait, or parallel branches side by side. */
+/** One step of the drawing: a tool step (with its condition), a choice with its branches drawn under it, a wait, parallel branches side by side, or a loop with its steps under it. */
 function FlowItem({ step: s, info }: { step: FlowStep; info: Map<string, ToolInfo> }) {
+  if (s.forEach) {
+    const f = s.forEach;
+    return html`<li class="loop" data-step=${s.name}>
+      <b>${v(s.name)}</b> <span class="tag" title="its steps run once per item, in order; a longer list fails the run before any of them">for each ${v(f.as)} of ${v(f.items)}, at most ${f.max}</span>
+      <div class="branch"><span class="when">each ${v(f.as)}:</span>
+        <ol class="flow">${(s.steps ?? []).map((x) => html`<${FlowItem} step=${x} info=${info} />`)}</ol>
+      </div>
+    </li>`;
+  }
   if (s.wait) {
     const w = s.wait;
     const how =

@@ -32,5 +32,8 @@ function refWords(ref: string): string {
     return `step ${parts[1]}'s ${rest === '' ? 'output' : rest}`;
   }
   if (parts[0] === 'env') return `the environment's ${parts.slice(1).join('.')}`;
-  return `the recorded ${ref}`;
+  if (['clock', 'random', 'id'].includes(parts[0]!)) return `the recorded ${ref}`;
+  // Any other root is a loop's item, by its as: name ("the line's amount").
+  const rest = parts.slice(1).join('.');
+  return rest === '' ? `the ${parts[0]}` : `the ${parts[0]}'s ${rest}`;
 }

@@ -109,3 +109,15 @@ test('keel explain reads a parallel step: its branches at the same time, each wi
     /1\. at the same time \(crm: crm_lookup; billing: billing_lookup, then billing_total\), then goes on when the first of them finishes/,
   );
 });
+
+test('keel explain reads a loop: over what, by which name, at most how many, its steps under it', async () => {
+  const { FOREACH_SPEC } = await import('../../../test/helpers/foreach-spec.ts');
+  const r = explainSpec(parseSpec(FOREACH_SPEC, 'refunds.yaml'), []);
+  assert.equal(
+    r.steps[1],
+    "2. refund_lines: for each line of the event's lines, in order, at most 3 (a longer list fails the run before any of these calls):",
+  );
+  assert.match(r.steps[2]!, /^ {3}2\.1\. refund \(issue_refund\): .*the line's amount/);
+  assert.match(r.steps[3]!, /^ {3}2\.2\. note \(add_note\)/);
+  assert.match(r.summary, /2\. for each line \(at most 3\): issue_refund, then add_note; 3\. send_reply/);
+});

@@ -3,18 +3,22 @@
  * …"), a choice reads as "if …: …; otherwise, if …: …; otherwise: …", its branches' steps
  * numbered under it (3.1, 3.2), a wait reads "then wait 15 minutes" / "then wait until …", a
  * parallel "runs these branches at the same time, then goes on when all (or the first) finish",
- * each branch's steps numbered under its name (2.crm.1). Used by explain-spec.ts for lists that
- * are not a plain chain; a plain list reads exactly as it always did. Pure.
+ * each branch's steps numbered under its name (2.crm.1), a loop "for each line of the event's
+ * lines, in order, at most 20 …", its steps numbered under it (2.1, 2.2). Used by explain-spec.ts
+ * for lists that are not a plain chain; a plain list reads exactly as it always did. Pure.
  */
 import {
   type FlowStep,
+  type ForEachStepSpec,
   isChooseStep,
+  isLoopStep,
   isParallelStep,
   isToolStep,
   type JoinRule,
   type StepSpec,
 } from '../spec/flow-steps.ts';
 import { isWaitStep } from '../spec/wait-step.ts';
+import { argWords } from './arg-words.ts';
 import { stepConditionWords } from './condition-words.ts';
 import { waitWords } from './wait-words.ts';
 
@@ -47,6 +51,11 @@ export function flowLines(
       }
       return;
     }
+    if (isLoopStep(s)) {
+      out.push(`${indent}${n}. ${s.name}: ${loopWords(s)}:`);
+      out.push(...flowLines(s.steps, toolLine, `${n}.`, `${indent}   `));
+      return;
+    }
     if (!isChooseStep(s)) return;
     out.push(`${indent}${n}. ${s.name}: chooses one way, the first whose condition holds:`);
     s.choose.forEach((b, j) => {
@@ -73,6 +82,8 @@ export function flowSummary(steps: readonly FlowStep[], doing: (s: StepSpec) => 
         const ways = Object.entries(s.parallel.branches).map(([b, steps]) => `${b}: ${inner(steps, doing)}`);
         return `${n}at the same time (${ways.join('; ')}), ${joinWords(s.parallel.join)}`;
       }
+      if (isLoopStep(s))
+        return `${n}for each ${s.forEach.as} (at most ${s.forEach.max}): ${inner(s.steps, doing)}`;
       if (!isChooseStep(s)) return n;
       const ways = s.choose.map(
         (b, j) =>
@@ -90,6 +101,7 @@ function inner(steps: readonly FlowStep[], doing: (s: StepSpec) => string): stri
     .map((s) => {
       if (isToolStep(s)) return `${s.if === undefined ? '' : `if ${stepConditionWords(s.if)}, `}${doing(s)}`;
       if (isParallelStep(s)) return `parallel branches (${s.name})`;
+      if (isLoopStep(s)) return `a loop (${s.name})`;
       return isWaitStep(s) ? waitWords(s.wait) : `a choice (${s.name})`;
     })
     .join(', then ');
@@ -100,4 +112,10 @@ function joinWords(join: JoinRule): string {
   return join === 'all'
     ? 'then goes on when all of them have finished'
     : 'then goes on when the first of them finishes (the others stop: their steps not started never start)';
+}
+
+/** "for each line of the event's lines, at most 20 (more fails the run before any call), in order". */
+export function loopWords(s: ForEachStepSpec): string {
+  const f = s.forEach;
+  return `for each ${f.as} of ${argWords(f.items)}, in order, at most ${f.max} (a longer list fails the run before any of these calls)`;
 }

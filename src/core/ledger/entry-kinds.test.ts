@@ -3,6 +3,7 @@ import { test } from 'node:test';
 import { APPROVAL_SHAPES } from './approval-entries.ts';
 import { BRANCH_SHAPES } from './branch-entries.ts';
 import { ENTRY_KINDS } from './entry-kinds.ts';
+import { LOOP_SHAPES } from './loop-entries.ts';
 import { RUN_SHAPES } from './run-entries.ts';
 import { SOURCE_SHAPES } from './source-entries.ts';
 import { STEP_SHAPES } from './step-entries.ts';
@@ -33,6 +34,7 @@ test('the entry kinds keep their order: every edge lists them in it (filters, Op
     'approval.reminded',
     'approval.escalated',
     'approval.expired',
+    'foreach.started',
   ]);
 });
 
@@ -44,6 +46,7 @@ test('every entry kind is of exactly one family, and every family kind is an ent
     APPROVAL_SHAPES,
     BRANCH_SHAPES,
     WAIT_SHAPES,
+    LOOP_SHAPES,
   ].flatMap((f) => Object.keys(f));
   assert.deepEqual([...families].sort(), [...ENTRY_KINDS].sort());
   for (const [name, f] of Object.entries({
@@ -53,6 +56,7 @@ test('every entry kind is of exactly one family, and every family kind is an ent
     APPROVAL_SHAPES,
     BRANCH_SHAPES,
     WAIT_SHAPES,
+    LOOP_SHAPES,
   }))
     for (const [kind, shape] of Object.entries(f))
       assert.ok(Object.keys(shape).length > 0, `${name}.${kind} has fields`);

@@ -6,12 +6,13 @@
  * or a required field changes what old ledgers verify against: add optional fields instead.
  * The kinds come in families, each with its payloads and shapes in its own file: the run lifecycle
  * (run-entries.ts), steps (step-entries.ts), approvals (approval-entries.ts), sources
- * (source-entries.ts), the branches of the declared control flow (branch-entries.ts) and waits
- * (wait-entries.ts); the order of the table here is the order every edge lists the kinds in.
+ * (source-entries.ts), the branches of the declared control flow (branch-entries.ts), waits
+ * (wait-entries.ts) and loops (loop-entries.ts); the order of the table here is the order every edge lists the kinds in.
  */
 import { APPROVAL_SHAPES, type ApprovalPayloads } from './approval-entries.ts';
 import { BRANCH_SHAPES, type BranchPayloads, branchProblem } from './branch-entries.ts';
 import { type Shape, shapeProblem } from './entry-shape.ts';
+import { LOOP_SHAPES, type LoopPayloads, loopProblem } from './loop-entries.ts';
 import { RUN_SHAPES, type RunPayloads } from './run-entries.ts';
 import { SOURCE_SHAPES, type SourcePayloads } from './source-entries.ts';
 import { STEP_SHAPES, type StepPayloads } from './step-entries.ts';
@@ -24,7 +25,8 @@ export interface Payloads
     StepPayloads,
     ApprovalPayloads,
     BranchPayloads,
-    WaitPayloads {}
+    WaitPayloads,
+    LoopPayloads {}
 
 export type EntryKind = keyof Payloads;
 export type PayloadOf<K extends EntryKind> = Payloads[K];
@@ -57,6 +59,7 @@ const SHAPES: { readonly [K in EntryKind]: Shape } = {
   'approval.reminded': APPROVAL_SHAPES['approval.reminded'],
   'approval.escalated': APPROVAL_SHAPES['approval.escalated'],
   'approval.expired': APPROVAL_SHAPES['approval.expired'],
+  'foreach.started': LOOP_SHAPES['foreach.started'],
 };
 
 export const ROOT_KINDS: readonly EntryKind[] = ['run.started'];
@@ -87,5 +90,6 @@ export function payloadProblem(kind: EntryKind, payload: unknown): string | unde
   if (shaped !== undefined) return shaped;
   if (kind === 'step.skipped' || kind === 'branch.chosen' || kind === 'parallel.joined')
     return branchProblem(kind, p);
+  if (kind === 'foreach.started') return loopProblem(p);
   return kind === 'run.suspended' ? suspensionProblem(p) : undefined;
 }

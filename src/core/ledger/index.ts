@@ -34,6 +34,7 @@ export {
   payloadProblem,
   ROOT_KINDS,
 } from './entry-kinds.ts';
+export { LOOP_SHAPES, type LoopPayloads } from './loop-entries.ts';
 export {
   type EventRecord,
   RUN_MODES,

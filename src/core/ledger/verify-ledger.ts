@@ -82,7 +82,7 @@ export type VerifyFailureCode =
   /** The store's checkpoint chain does not hold the last checkpoint the witness keeps: deleted or rolled back. */
   | 'checkpoint_missing'
   /**
-   * A recorded decision of the control flow (`branch.chosen`, `step.skipped`) does not follow: the
+   * A recorded decision of the control flow (`branch.chosen`, `step.skipped`, `foreach.started`) does not follow: the
    * values it says it read are not the run's, or its condition, decided again from them, says otherwise.
    */
   | 'branch_mismatch'

@@ -1,9 +1,10 @@
 /**
  * What changed in a workflow's control flow between two versions, for `keel diff`: a condition on
  * a step added, removed or changed (`if:`), a choice added or gone, a branch added, removed or
- * with another condition, an else added or dropped, a step moved into or out of a branch, a wait
- * added, gone or changed (diff-waits.ts), a parallel added or gone, joining otherwise, or with a
- * branch added or removed. Each is
+ * with another condition, an else added or dropped, a step moved into or out of a branch or a
+ * loop, a wait added, gone or changed (diff-waits.ts), a parallel added or gone, joining
+ * otherwise, or with a branch added or removed, a loop added, gone or changed (diff-loops.ts).
+ * Each is
  * a behaviour change, except a condition written differently with the same meaning (conditions
  * compare by their normal form, normalize-condition.ts). Pure: two specs in, changes out.
  */
@@ -11,6 +12,7 @@ import {
   type ChooseStepSpec,
   type FlowStep,
   isChooseStep,
+  isLoopStep,
   isParallelStep,
   isToolStep,
   nestedLists,
@@ -21,6 +23,7 @@ import {
   walkSteps,
 } from '../spec/index.ts';
 import { diffApprovalDeadlines } from './diff-approval-deadlines.ts';
+import { diffLoops } from './diff-loops.ts';
 import { diffWaits } from './diff-waits.ts';
 
 export interface FlowChange {
@@ -40,11 +43,13 @@ function places(spec: WorkflowSpec): Map<string, string> {
       for (const n of nestedLists(s))
         go(
           n.steps,
-          n.at[0] === 'else'
-            ? `in the else of ${s.name}`
-            : n.at[0] === 'parallel'
-              ? `in branch ${n.at[2]} of parallel ${s.name}`
-              : `in branch ${Number(n.at[1]) + 1} of ${s.name}`,
+          isLoopStep(s)
+            ? `in the loop ${s.name}`
+            : n.at[0] === 'else'
+              ? `in the else of ${s.name}`
+              : n.at[0] === 'parallel'
+                ? `in branch ${n.at[2]} of parallel ${s.name}`
+                : `in branch ${Number(n.at[1]) + 1} of ${s.name}`,
         );
     }
   };
@@ -128,7 +133,7 @@ export function diffFlow(a: WorkflowSpec, b: WorkflowSpec, newName: (n: string) 
     const was = pa.get(name);
     if (was !== undefined && was !== now && !cb.has(name)) add(`Step ${name} now runs ${now} (was ${was}).`);
   }
-  out.push(...diffWaits(a, b, newName));
+  out.push(...diffWaits(a, b, newName), ...diffLoops(a, b, newName));
   out.push(...diffApprovalDeadlines(a, b, newName));
   return out;
 }

@@ -106,3 +106,38 @@ describe('verify checks approval deadlines against the recorded times', () => {
     }
   });
 });
+
+describe("verify finds a loop's step's approval deadline by its body step", () => {
+  const loopSpec = validateSpec(
+    {
+      id: 'refunds',
+      version: 1,
+      status: 'DRAFT',
+      triggers: [{ event: 'go' }],
+      steps: [
+        {
+          name: 'lines',
+          forEach: { items: '{{ event.payload.lines }}', as: 'line', max: 3 },
+          steps: [{ name: 'refund', tool: 'refund', args: {}, approval: { timeout: '24h', then: 'deny' } }],
+        },
+      ],
+      limits: { maxSteps: 3, maxCostUsd: 0 },
+    },
+    'spec.json',
+  );
+  it('accepts an iteration step asked under the deadline its body step declares', () => {
+    const c = new ApprovalDeadlineCheck();
+    c.apply('approval.requested', { ...request, step: 'lines[1].refund' }, 1, T0);
+    assert.equal(c.result(loopSpec), undefined);
+  });
+  it('refuses one whose deadline is not the declared one', () => {
+    const c = new ApprovalDeadlineCheck();
+    c.apply(
+      'approval.requested',
+      { ...request, step: 'lines[0].refund', deadline: '2026-01-03T09:00:00.000Z' },
+      1,
+      T0,
+    );
+    assert.match(c.result(loopSpec)?.message ?? '', /request time plus 24h/);
+  });
+});

@@ -14,6 +14,7 @@ import {
   allSteps,
   durationMs,
   isToolStep,
+  parseIterationStepId,
   type WorkflowSpec,
 } from '../spec/index.ts';
 
@@ -128,7 +129,8 @@ export class ApprovalDeadlineCheck {
 
 function problemOf(d: Seen, declared: Map<string, ApprovalDeadlineSpec>): string | undefined {
   const step = d.kind === 'approval.reminded' ? d.step : d.p.step;
-  const spec = declared.get(step);
+  // A loop's step runs as `<loop>[<i>].<step>`, under the deadline its body step declares.
+  const spec = declared.get(step) ?? declared.get(parseIterationStepId(step)?.step ?? '');
   if (!spec) return `the pinned spec declares no approval deadline on step ${step}`;
   if (d.kind === 'approval.requested') {
     const want = new Date(d.at + durationMs(spec.timeout)).toISOString();

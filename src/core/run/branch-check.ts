@@ -1,6 +1,8 @@
 /**
  * Verify's check of the declared control flow: every recorded decision (`branch.chosen`,
- * `step.skipped`) must follow from the run's own values. Fed the run's entries in order, it
+ * `step.skipped`, a loop's `foreach.started`) must follow from the run's own values; a loop's
+ * recorded list must be what its `items` gives from them, within its `max`, and an iteration's
+ * step must name one of the recorded items. Fed the run's entries in order, it
  * checks each decision's `reads` against the values the run had at that point (its event, the
  * outputs of the steps completed before it); given the pinned spec, it decides each condition again
  * from the recorded reads alone and checks the recorded branch (or skip) is what they decide.
@@ -18,23 +20,37 @@ import {
   conditionFromReads,
   conditionPaths,
   decideEventMatch,
+  type EventLike,
+  emptyLoopOutput,
   eventMatchRoot,
+  fileIterationOutput,
   findStep,
   isChooseStep,
   isEventWait,
+  isLoopStep,
   isParallelStep,
   isToolStep,
   isWaitStep,
   MISSING,
+  parseIterationStepId,
   parseStepCondition,
   readPath,
+  resolveArgs,
   stepConditionRoot,
   type WorkflowSpec,
 } from '../spec/index.ts';
 
 type Decision =
   | { seq: number; kind: 'step.skipped'; p: PayloadOf<'step.skipped'> }
-  | { seq: number; kind: 'branch.chosen'; p: PayloadOf<'branch.chosen'> };
+  | { seq: number; kind: 'branch.chosen'; p: PayloadOf<'branch.chosen'> }
+  | {
+      seq: number;
+      kind: 'foreach.started';
+      p: PayloadOf<'foreach.started'>;
+      /** What the loop's items template could read then: the event and the outputs so far. */
+      event: Readonly<Record<string, unknown>>;
+      steps: Record<string, { output: unknown }>;
+    };
 
 /** A join, with the order the run's steps were done in before it. */
 interface JoinDecision {
@@ -55,6 +71,8 @@ export class BranchCheck {
   private readonly joins: JoinDecision[] = [];
   /** The order the run's steps were done in (completed, skipped, reconciled as done). */
   private readonly done = new Map<string, number>();
+  /** Each recorded loop's count: an iteration's step must name one of its items. */
+  private readonly loops = new Map<string, number>();
   private failure: VerifyFailure | undefined;
 
   private markDone(step: string): void {
@@ -68,10 +86,20 @@ export class BranchCheck {
       const p = payload as PayloadOf<'step.completed'>;
       this.outputs[p.step] = p.output;
       this.markDone(p.step);
+      fileIterationOutput(this.outputs, p.step, p.output);
     } else if (kind === 'step.reconciled') {
       const p = payload as PayloadOf<'step.reconciled'>;
       if (p.happened) this.outputs[p.step] = p.output ?? null;
       if (p.happened) this.markDone(p.step);
+      if (p.happened) fileIterationOutput(this.outputs, p.step, p.output ?? null);
+    } else if (kind === 'step.allowed') this.checkIteration(payload as PayloadOf<'step.allowed'>, seq);
+    else if (kind === 'foreach.started') {
+      const p = payload as PayloadOf<'foreach.started'>;
+      const steps: Record<string, { output: unknown }> = {};
+      for (const [k, v] of Object.entries(this.outputs)) steps[k] = { output: v };
+      this.decisions.push({ seq, kind, p, event: this.event, steps });
+      this.loops.set(p.step, p.count);
+      this.outputs[p.step] = emptyLoopOutput(p.count);
     } else if (kind === 'step.suppressed') {
       this.markDone((payload as PayloadOf<'step.suppressed'>).step);
     } else if (kind === 'parallel.joined') {
@@ -92,7 +120,7 @@ export class BranchCheck {
         };
     } else if (kind === 'step.skipped' || kind === 'branch.chosen') {
       if (kind === 'step.skipped') this.markDone((payload as PayloadOf<'step.skipped'>).step);
-      const d = { seq, kind, p: payload } as Decision;
+      const d = { seq, kind, p: payload } as Decision & { kind: 'step.skipped' | 'branch.chosen' };
       this.decisions.push(d);
       this.checkReads(d);
     }
@@ -155,7 +183,12 @@ export class BranchCheck {
         };
     }
     for (const d of this.decisions) {
-      const why = d.kind === 'step.skipped' ? skipProblem(spec, d.p) : choiceProblem(spec, d.p);
+      const why =
+        d.kind === 'step.skipped'
+          ? skipProblem(spec, d.p)
+          : d.kind === 'branch.chosen'
+            ? choiceProblem(spec, d.p)
+            : loopProblem(spec, d.p, d.event, d.steps);
       if (why) return { code: 'branch_mismatch', seq: d.seq, message: `${d.kind} at seq ${d.seq}: ${why}` };
     }
     for (const j of this.joins) {
@@ -166,7 +199,20 @@ export class BranchCheck {
     return undefined;
   }
 
-  private checkReads(d: Decision): void {
+  /** An iteration's step is allowed only for an item its recorded loop holds. */
+  private checkIteration(p: PayloadOf<'step.allowed'>, seq: number): void {
+    const it = parseIterationStepId(p.step);
+    if (!it) return;
+    const count = this.loops.get(it.loop);
+    if (count !== undefined && it.index < count) return;
+    this.failure = {
+      code: 'branch_mismatch',
+      seq,
+      message: `step.allowed at seq ${seq} names ${p.step}, but ${count === undefined ? `no loop ${it.loop} was recorded before it` : `loop ${it.loop} recorded ${count} items`}`,
+    };
+  }
+
+  private checkReads(d: Decision & { kind: 'step.skipped' | 'branch.chosen' }): void {
     const root = stepConditionRoot(this.event, this.outputs);
     for (const [path, recorded] of Object.entries(d.p.reads)) {
       const v = readPath(root, path.split('.'));
@@ -248,5 +294,26 @@ function joinProblem(spec: WorkflowSpec, j: JoinDecision): string | undefined {
   }
   if (canonicalize(expected) !== canonicalize(j.p))
     return `the run's steps before it say ${JSON.stringify(expected)}, but it records ${JSON.stringify(j.p)}`;
+  return undefined;
+}
+
+/** A loop's recorded list must be what its items template gives from the run's values then, within max. */
+function loopProblem(
+  spec: WorkflowSpec,
+  p: PayloadOf<'foreach.started'>,
+  event: Readonly<Record<string, unknown>>,
+  steps: Record<string, { output: unknown }>,
+): string | undefined {
+  const step = findStep(spec, p.step);
+  if (!step || !isLoopStep(step)) return `the spec has no loop (forEach:) named ${p.step}`;
+  const r = resolveArgs(
+    { items: step.forEach.items },
+    { event: event as unknown as EventLike, steps, draw: () => undefined },
+  );
+  const had = r.ok ? r.value.items : undefined;
+  if (canonicalize(had ?? null) !== canonicalize(p.items))
+    return `${p.step} records ${p.count} items, but ${step.forEach.items} gives ${had === undefined ? 'nothing' : JSON.stringify(had).slice(0, 200)} from the run's values`;
+  if (p.count > step.forEach.max)
+    return `${p.step} records ${p.count} items, more than its max of ${step.forEach.max}`;
   return undefined;
 }

@@ -195,6 +195,10 @@ const SENTENCES: { [K in EntryKind]: [PayloadOf<K>, string] } = {
     },
     'Nobody decided on step refund by 2026-03-02T12:00:00.000Z: the approval expired (approval_timeout) and the step is denied.',
   ],
+  'foreach.started': [
+    { step: 'refund_lines', count: 2, items: [{ amount: 5 }, { amount: 7 }] },
+    'Step refund_lines loops over 2 items: its steps run 2 times, as refund_lines[0] to refund_lines[1].',
+  ],
 };
 
 describe('describeEntry', () => {

@@ -190,6 +190,12 @@ function sentence(e: Entry): string {
         return `No event came for step ${p.step} before its timeout; the run goes on (${p.at}).`;
       return `The timer of step ${p.step} fired; the run goes on (${p.at}).`;
     }
+    case 'foreach.started': {
+      const p = e.payload as PayloadOf<'foreach.started'>;
+      if (p.count === 0) return `Step ${p.step} loops over an empty list: its steps run no time.`;
+      const times = p.count === 1 ? 'once' : `${p.count} times`;
+      return `Step ${p.step} loops over ${p.count} item${p.count === 1 ? '' : 's'}: its steps run ${times}, as ${p.step}[0] to ${p.step}[${p.count - 1}].`;
+    }
   }
 }
 

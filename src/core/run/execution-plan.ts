@@ -2,8 +2,8 @@
  * A published version compiles to an execution plan: nodes with dependencies. A plain step list
  * is a chain (each step depends on the one before); graph definitions compile to the same shape
  * and the engine walks both the same way. Each node has a `kind`, and the walk takes a node by its
- * kind (engine/walk.ts, `NODE_KINDS`): a tool step (with an optional guard, its `if:`), a choice
- * or a wait.
+ * kind (engine/walk.ts, `NODE_KINDS`): a tool step (with an optional guard, its `if:`), a choice,
+ * a wait or a loop (`forEach:`), whose body is expanded per item once its count is recorded.
  *
  * A step list with control flow compiles in document order: a branch's first step depends on its
  * choice, each later step on the one before it in its list, and the step after a choice on the
@@ -23,11 +23,14 @@ import type { ChosenBranch } from '../ledger/index.ts';
 import {
   type ChooseStepSpec,
   type FlowStep,
+  type ForEachStepSpec,
   isChooseStep,
+  isLoopStep,
   isParallelStep,
   isPlainChain,
   isToolStep,
   isWaitStep,
+  iterationStepId,
   type JoinRule,
   nestedLists,
   type ParallelStepSpec,
@@ -54,6 +57,28 @@ export interface ToolNode {
   readonly within?: readonly Within[];
   /** The parallel branch the step sits in, if any: walked with the other branches' steps. */
   readonly lane?: Lane;
+  /** A step of a loop's body, in one iteration: its id is `<loop>[<index>].<step>`. */
+  readonly iteration?: Iteration;
+}
+
+/** Where an iteration's step sits: its loop, the item's index, the item's name, the body's step names. */
+export interface Iteration {
+  readonly loop: string;
+  readonly index: number;
+  readonly as: string;
+  readonly body: readonly string[];
+}
+
+/**
+ * A bounded iteration: its list resolved and recorded (`foreach.started`). Its body's steps join
+ * the plan once the count is recorded, one node per step per item (`refund_lines[0].refund`).
+ */
+export interface ForEachNode {
+  readonly kind: 'foreach';
+  readonly id: string;
+  readonly step: ForEachStepSpec;
+  readonly dependsOn: readonly string[];
+  readonly within?: readonly Within[];
 }
 
 /** A branch of a parallel step: the parallel's name and the branch's. */
@@ -101,7 +126,7 @@ export interface WaitNode {
 }
 
 /** A node of the plan. A new kind of node joins this union, and the walk's `NODE_KINDS` with it. */
-export type PlanNode = ToolNode | ChooseNode | WaitNode | ParallelNode;
+export type PlanNode = ToolNode | ChooseNode | WaitNode | ParallelNode | ForEachNode;
 
 export interface ExecutionPlan {
   readonly nodes: readonly PlanNode[];
@@ -109,7 +134,12 @@ export interface ExecutionPlan {
   readonly chain: boolean;
 }
 
-export function compilePlan(spec: WorkflowSpec): ExecutionPlan {
+/**
+ * Compiles the plan. `loops` holds the iteration count each recorded loop took (`foreach.started`):
+ * a loop's body joins the plan only once its count is known, so the walk compiles again when one is
+ * recorded (the same spec and counts always give the same plan).
+ */
+export function compilePlan(spec: WorkflowSpec, loops: Readonly<Record<string, number>> = {}): ExecutionPlan {
   if (isPlainChain(spec)) {
     const steps = toolSteps(spec);
     return {
@@ -129,6 +159,24 @@ export function compilePlan(spec: WorkflowSpec): ExecutionPlan {
     let before = first;
     for (const step of steps) {
       const w = within.length > 0 ? { within } : {};
+      if (isLoopStep(step)) {
+        nodes.push({ kind: 'foreach', id: step.name, step, dependsOn: before, ...w });
+        const ids: string[] = [];
+        const count = Object.hasOwn(loops, step.name) ? loops[step.name]! : 0;
+        const body = step.steps.map((b) => b.name);
+        let prev: readonly string[] = [step.name];
+        for (let i = 0; i < count; i++)
+          for (const b of step.steps) {
+            const id = iterationStepId(step.name, i, b.name);
+            const iteration: Iteration = { loop: step.name, index: i, as: step.forEach.as, body };
+            nodes.push({ kind: 'tool', id, step: { ...b, name: id }, dependsOn: prev, iteration, ...w });
+            ids.push(id);
+            prev = [id];
+          }
+        all.push(step.name, ...ids);
+        before = [step.name, ...ids];
+        continue;
+      }
       if (isWaitStep(step)) {
         nodes.push({ kind: 'wait', id: step.name, step, dependsOn: before, ...w });
         all.push(step.name);

@@ -26,6 +26,8 @@ export {
   compilePlan,
   doneIn,
   type ExecutionPlan,
+  type ForEachNode,
+  type Iteration,
   isReady,
   type Lane,
   laneKey,

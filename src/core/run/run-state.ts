@@ -22,6 +22,7 @@ import type { ApprovalClock } from '../spec/index.ts';
 import { applyDeltas, EMPTY_WORLD, type World } from '../world/index.ts';
 import { addBudget, type WritBudget, ZERO_BUDGET } from '../writs/index.ts';
 import { foldApprovalDeadline } from './approval-deadline-fold.ts';
+import { fileStepOutput, foldLoopStarted } from './loop-fold.ts';
 import { drawOnReservation, type Reserved, reserve } from './run-reservation.ts';
 import { foldWait } from './wait-fold.ts';
 
@@ -45,6 +46,8 @@ export interface RunState {
   readonly completed: Set<string>;
   /** The branch each recorded choice took (`branch.chosen`): the plan counts the others' steps as done. */
   readonly chosen: Record<string, ChosenBranch>;
+  /** Each recorded loop's items, as resolved (`foreach.started`): its body runs once per item (loop-fold.ts). */
+  readonly loops: Record<string, { readonly items: readonly unknown[] }>;
   /** Steps allowed so far (each counts against maxSteps). */
   stepsTaken: number;
   spentCents: number;
@@ -149,6 +152,7 @@ export function startState(root: Entry<'run.started'>): RunState {
     world: EMPTY_WORLD,
     completed: new Set(),
     chosen: {},
+    loops: {},
     flying: new Map(),
     inFlightCents: 0,
     cut: new Set(),
@@ -236,8 +240,7 @@ export function applyEntry(s: RunState, e: Entry): void {
     }
     case 'step.completed': {
       const p = e.payload as PayloadOf<'step.completed'>;
-      s.outputs[p.step] = p.output;
-      s.stepScope[p.step] = { output: p.output };
+      fileStepOutput(s, p.step, p.output);
       if (p.deltas) {
         // Deltas were applied on a trial world before the entry was written; a ledger whose
         // deltas do not apply is caught by verify, and the world then stays as it was.
@@ -333,6 +336,9 @@ export function applyEntry(s: RunState, e: Entry): void {
       // Its if was false: it called nothing and has no output (a later read finds it missing).
       s.completed.add((e.payload as PayloadOf<'step.skipped'>).step);
       break;
+    case 'foreach.started':
+      foldLoopStarted(s, e);
+      break;
     case 'branch.chosen': {
       const p = e.payload as PayloadOf<'branch.chosen'>;
       s.chosen[p.step] = p.branch;
@@ -352,9 +358,7 @@ export function applyEntry(s: RunState, e: Entry): void {
     case 'step.reconciled': {
       const p = e.payload as PayloadOf<'step.reconciled'>;
       if (p.happened) {
-        const output = p.output ?? null;
-        s.outputs[p.step] = output;
-        s.stepScope[p.step] = { output };
+        fileStepOutput(s, p.step, p.output ?? null);
         s.completed.add(p.step);
         s.spentCents += s.flying.get(p.step)?.costCents ?? 0;
       } else {

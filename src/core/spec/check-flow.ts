@@ -1,8 +1,9 @@
 /**
  * Validation of the step list as a whole: each entry is a tool step (check-steps.ts), a choice
  * (`choose:` ordered branches, each `when:` a condition, and an optional `else:`) or a wait
- * (`wait:`, wait-step.ts) or parallel branches (`parallel: {join, branches}`: each branch a list
- * of tool steps, run at the same time), nested lists
+ * (`wait:`, wait-step.ts), parallel branches (`parallel: {join, branches}`: each branch a list
+ * of tool steps, run at the same time) or a bounded iteration (`forEach:` over a list, its body
+ * tool steps, foreach-step.ts), nested lists
  * checked the same way, to a bounded depth. Names are unique across the whole document (the
  * layout, step-layout.ts); a condition (`if:`, `when:`) parses in the step-condition language and
  * reads only what is sure to have run before it. Every problem names its field path
@@ -11,8 +12,18 @@
 import { isKeelError } from '../errors.ts';
 import { checkToolStep, type ToolStepContext } from './check-steps.ts';
 import type { ToolSchemas } from './check-tool-args.ts';
-import type { ChooseBranch, ChooseStepSpec, FlowStep, JoinRule, ParallelStepSpec } from './flow-steps.ts';
+import type {
+  ChooseBranch,
+  ChooseStepSpec,
+  FlowStep,
+  ForEachStepSpec,
+  JoinRule,
+  ParallelStepSpec,
+  StepSpec,
+} from './flow-steps.ts';
+import { checkForEach, FOREACH_STEP_KEYS } from './foreach-step.ts';
 import type { PathSegment } from './read-path.ts';
+import { unknownRootMessage } from './scan-templates.ts';
 import { checkKeys, expectMapping, field, isMapping, readString, type SpecChecker } from './spec-checker.ts';
 import { describeValue } from './spec-problem.ts';
 import { parseStepCondition, stepsReadBy } from './step-condition.ts';
@@ -88,19 +99,22 @@ class FlowChecker {
             ? this.parallel(obj, placed)
             : placed.kind === 'wait'
               ? this.wait(obj, placed)
-              : this.tool(obj, placed);
+              : placed.kind === 'foreach'
+                ? this.forEach(obj, placed)
+                : this.tool(obj, placed);
       if (step) out.push(step);
     });
     return out;
   }
 
-  private tool(obj: Record<string, unknown>, placed: PlacedStep): FlowStep | undefined {
+  private tool(obj: Record<string, unknown>, placed: PlacedStep, item?: string): StepSpec | undefined {
     const t: ToolStepContext = {
       env: this.env,
       options: this.options,
       earlier: this.earlier,
       readProblem: (name) => templateReadProblem(this.layout, placed, name),
       checkIf: (src, path) => this.condition(src, path, placed),
+      ...(item === undefined ? {} : { item }),
     };
     return checkToolStep(this.c, obj, [...placed.path], placed.name, t);
   }
@@ -111,10 +125,82 @@ class FlowChecker {
       this.c,
       obj,
       [...placed.path],
-      (ref) => (ref.root === 'step' ? templateReadProblem(this.layout, placed, ref.step) : undefined),
+      (ref) =>
+        ref.root === 'step'
+          ? templateReadProblem(this.layout, placed, ref.step)
+          : ref.root === 'item'
+            ? unknownRootMessage(ref.name)
+            : undefined,
       (name) => conditionReadProblem(this.layout, placed, name),
     );
     return wait && placed.name !== undefined ? { name: placed.name, wait } : undefined;
+  }
+
+  /**
+   * A loop (foreach-step.ts): its `forEach:` mapping, and its body, a non-empty list of tool steps
+   * (no `if:`, no choice, wait or loop inside it yet), whose templates may read the item by `as`.
+   */
+  private forEach(obj: Record<string, unknown>, placed: PlacedStep): ForEachStepSpec | undefined {
+    const c = this.c;
+    const path = [...placed.path];
+    const { tool: _tool, ...rest } = obj;
+    checkKeys(c, rest, path, FOREACH_STEP_KEYS);
+    if (Object.hasOwn(obj, 'tool'))
+      c.report(
+        [...path, 'tool'],
+        'a step either calls a tool or loops (forEach:), not both; put the call in its steps',
+        {
+          at: 'key',
+        },
+      );
+    const before = c.found;
+    const spec = checkForEach(c, obj, path, (ref) =>
+      ref.root === 'step' ? templateReadProblem(this.layout, placed, ref.step) : undefined,
+    );
+    const raw = field(obj, 'steps');
+    const body: StepSpec[] = [];
+    if (!Array.isArray(raw) || raw.length === 0) {
+      if (raw === undefined)
+        c.missing([...path, 'steps'], 'a non-empty list of tool steps, run once per item');
+      else
+        c.report(
+          [...path, 'steps'],
+          `expected a non-empty list of tool steps, run once per item, got ${Array.isArray(raw) ? 'an empty list' : describeValue(raw)}`,
+        );
+    } else {
+      raw.forEach((s, i) => {
+        const sp: PathSegment[] = [...path, 'steps', i];
+        const o = expectMapping(c, s, sp);
+        if (!o) return;
+        const inner = this.layout.of.get(o);
+        if (!inner) return;
+        if (inner.kind !== 'tool') {
+          const key = inner.kind === 'foreach' ? 'forEach' : inner.kind;
+          c.report(
+            [...sp, key],
+            `a forEach's steps call tools; a ${key}: inside a loop is not supported yet`,
+            {
+              at: 'key',
+            },
+          );
+          return;
+        }
+        if (Object.hasOwn(o, 'if')) {
+          c.report(
+            [...sp, 'if'],
+            'a step inside a forEach cannot have an if: yet; every iteration runs every step',
+            {
+              at: 'key',
+            },
+          );
+          return;
+        }
+        const step = this.tool(o, inner, spec?.as);
+        if (step) body.push(step);
+      });
+    }
+    if (c.found > before || placed.name === undefined || spec === undefined) return undefined;
+    return { name: placed.name, forEach: spec, steps: body };
   }
 
   private choose(obj: Record<string, unknown>, placed: PlacedStep): ChooseStepSpec | undefined {
@@ -197,7 +283,7 @@ class FlowChecker {
           if (kind !== undefined && kind !== 'tool')
             c.report(
               [...kp, i],
-              `a parallel branch holds tool steps only (a ${kind} step cannot sit in one yet)`,
+              `a parallel branch holds tool steps only (a ${kind === 'foreach' ? 'forEach' : kind} step cannot sit in one yet)`,
             );
         });
         const steps = this.nested(list, kp, true);

@@ -13,7 +13,7 @@ import { checkToolArgs, type ToolSchemas } from './check-tool-args.ts';
 import type { StepSpec } from './flow-steps.ts';
 import { isModelSlot, MODEL_SLOT_KEY } from './model-slots.ts';
 import type { PathSegment } from './read-path.ts';
-import type { TemplateRef } from './scan-templates.ts';
+import { type TemplateRef, unknownRootMessage } from './scan-templates.ts';
 import { isSecretEnvName } from './secret-env.ts';
 import { checkKeys, expectMapping, field, isMapping, readString, type SpecChecker } from './spec-checker.ts';
 import { forEachTemplateString } from './template-refs.ts';
@@ -29,6 +29,8 @@ export interface ToolStepContext {
   readonly readProblem: (name: string) => string | undefined;
   /** The schemas of each earlier tool step's tool, for the types of templates reading its output. */
   readonly earlier: Map<string, ToolSchemas | undefined>;
+  /** Inside a forEach: the name its item is read by (`as:`); no other item root is known. */
+  readonly item?: string;
   /** Checks the step's `if:` (parse, and what it reads); its problems are on `<path>.if`. */
   readonly checkIf: (src: string, path: PathSegment[]) => void;
 }
@@ -162,6 +164,7 @@ function refProblem(ref: TemplateRef, t: ToolStepContext): string | undefined {
       ? undefined
       : `env.${name} is not allowed; add "${name}" to the spec's env list`;
   }
+  if (ref.root === 'item') return ref.name === t.item ? undefined : unknownRootMessage(ref.name);
   if (ref.root !== 'step') return undefined;
   return t.readProblem(ref.step);
 }

@@ -170,7 +170,7 @@ function probeOf(
 /** A whole-value template that may resolve to nothing: a field of the payload, or of a step's output. */
 function mayBeAbsent(ref: TemplateRef): boolean {
   if (ref.root === 'event') return ref.path[0] === 'payload' && ref.path.length > 1;
-  return ref.root === 'step' && ref.path.length > 0;
+  return (ref.root === 'step' || ref.root === 'item') && ref.path.length > 0;
 }
 
 const SOURCE_TYPES: Record<string, JsonType | undefined> = {
@@ -196,6 +196,8 @@ export function templateType(
     if (field === 'payload') return rest.length === 0 ? 'object' : undefined;
     return 'string';
   }
+  // A loop's item: whatever the list held, not known from the spec.
+  if (ref.root === 'item') return undefined;
   const schemas = earlier.get(ref.step);
   return schemas?.result ? schemaTypeAt(schemas.result, ref.path) : undefined;
 }

@@ -1,7 +1,7 @@
 /**
  * The step list as a union of kinds: a tool step (calls one tool, optionally guarded by `if:`),
- * a choice (`choose:` ordered branches and an `else`), and the kinds later constructs add (waits,
- * parallel branches, iteration). Every kind that holds nested step lists says so through
+ * a choice (`choose:` ordered branches and an `else`), a wait (`wait:`), a bounded iteration
+ * (`forEach:`, its body run once per item), and the kinds later constructs add (parallel branches). Every kind that holds nested step lists says so through
  * `nestedLists`, so the helpers here (document-order walks, the tool steps, step names) and every
  * consumer built on them stay right when a kind is added.
  *
@@ -55,8 +55,24 @@ export interface ParallelStepSpec {
   parallel: { join: JoinRule; branches: Record<string, FlowStep[]> };
 }
 
+/** What a loop runs over and how its item is named (foreach-step.ts checks it). */
+export interface ForEachSpec {
+  /** One whole template naming a list: `{{ event.payload.lines }}` or `{{ steps.x.output.items }}`. */
+  readonly items: string;
+  /** The name templates in the body read the current item by (`{{ line.amount }}`). */
+  readonly as: string;
+  /** The most items the loop takes; a longer list fails the run before any of its calls. */
+  readonly max: number;
+}
+
+/** A bounded iteration: its body (tool steps) runs once per item, each iteration recorded apart. */
+export interface ForEachStepSpec {
+  name: string;
+  forEach: ForEachSpec;
+  steps: StepSpec[];
+}
 /** One entry of a step list. A new kind joins this union and `nestedLists`. */
-export type FlowStep = StepSpec | ChooseStepSpec | WaitStepSpec | ParallelStepSpec;
+export type FlowStep = StepSpec | ChooseStepSpec | WaitStepSpec | ParallelStepSpec | ForEachStepSpec;
 
 /** What holds a step list: a spec, or the list itself. */
 export type StepsLike = { readonly steps: readonly FlowStep[] } | readonly FlowStep[];
@@ -91,9 +107,13 @@ export interface NestedList {
   readonly steps: readonly FlowStep[];
 }
 
+export function isLoopStep(step: FlowStep): step is ForEachStepSpec {
+  return has(step, 'forEach') && Array.isArray((step as ForEachStepSpec).steps);
+}
+
 /**
  * The step lists nested in a step, in document order (a choice: each branch, then `else`; a
- * parallel: each branch, in the order written).
+ * parallel: each branch, in the order written; a loop: its body).
  */
 export function nestedLists(step: FlowStep): NestedList[] {
   if (isParallelStep(step)) {
@@ -103,6 +123,7 @@ export function nestedLists(step: FlowStep): NestedList[] {
       Array.isArray(steps) ? [{ at: ['parallel', 'branches', k], steps }] : [],
     );
   }
+  if (isLoopStep(step)) return [{ at: ['steps'], steps: step.steps }];
   if (!isChooseStep(step)) return [];
   const out: NestedList[] = step.choose.flatMap((b, j) =>
     has(b, 'steps') && Array.isArray(b.steps) ? [{ at: ['choose', j, 'steps'], steps: b.steps }] : [],

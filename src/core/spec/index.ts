@@ -24,8 +24,11 @@ export {
   type ChooseBranch,
   type ChooseStepSpec,
   type FlowStep,
+  type ForEachSpec,
+  type ForEachStepSpec,
   findStep,
   isChooseStep,
+  isLoopStep,
   isParallelStep,
   isPlainChain,
   isToolStep,
@@ -38,6 +41,16 @@ export {
   toolSteps,
   walkSteps,
 } from './flow-steps.ts';
+export {
+  checkForEach,
+  emptyLoopOutput,
+  fileIterationOutput,
+  isForEachStep,
+  iterationStepId,
+  MAX_FOREACH_ITEMS,
+  parseIterationStepId,
+  RESERVED_ITEM_NAMES,
+} from './foreach-step.ts';
 export {
   checkValueLimits,
   excerpt,
@@ -84,6 +97,7 @@ export {
   scanTemplates,
   type TemplatePart,
   type TemplateRef,
+  unknownRootMessage,
 } from './scan-templates.ts';
 export { isSecretEnvName, isSecretRef, SECRET_ENV, type SecretRef } from './secret-env.ts';
 export { specHash } from './spec-hash.ts';

@@ -22,7 +22,9 @@ export function normalizeArgs(value: unknown, stepName: (name: string) => string
             ? ['invalid', p.path]
             : p.ref.root === 'step'
               ? ['step', stepName(p.ref.step), p.ref.path]
-              : [p.ref.root, p.ref.root === 'event' ? p.ref.path : p.ref.ref],
+              : p.ref.root === 'item'
+                ? ['item', p.ref.name, p.ref.path]
+                : [p.ref.root, p.ref.root === 'event' ? p.ref.path : p.ref.ref],
       ),
     ];
   }

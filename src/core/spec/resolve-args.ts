@@ -16,6 +16,8 @@ export interface TemplateScope {
   event: EventLike;
   /** Outputs of completed earlier steps. */
   steps: Record<string, { output: unknown }>;
+  /** Inside a forEach iteration: its item, by the loop's `as:` name (`{{ line.amount }}`). */
+  items?: Readonly<Record<string, unknown>>;
   /** Called only when a template references a source, once per reference occurrence. */
   draw: (ref: SourceRef) => unknown;
 }
@@ -111,6 +113,10 @@ function lookup(ref: TemplateRef, pass: Pass): unknown {
   if (ref.root === 'step') {
     if (!Object.hasOwn(scope.steps, ref.step)) return MISSING;
     return copyJson(readPath(scope.steps[ref.step], ['output', ...ref.path]));
+  }
+  if (ref.root === 'item') {
+    if (!scope.items || !Object.hasOwn(scope.items, ref.name)) return MISSING;
+    return copyJson(readPath(scope.items[ref.name], ref.path));
   }
   if (!pass.draw) return DEFERRED;
   const v = scope.draw({ ...ref.ref });

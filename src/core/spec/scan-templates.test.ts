@@ -57,6 +57,12 @@ describe('parseTemplatePath', () => {
     });
   });
 
+  it('reads any other root as a loop item, which the spec check accepts only inside its forEach', () => {
+    assert.deepEqual(parseTemplatePath('line.amount'), { root: 'item', name: 'line', path: ['amount'] });
+    assert.deepEqual(parseTemplatePath('line'), { root: 'item', name: 'line', path: [] });
+    assert.deepEqual(parseTemplatePath('line.tags[1]'), { root: 'item', name: 'line', path: ['tags', 1] });
+  });
+
   it('explains invalid paths', () => {
     const cases: [string, RegExp][] = [
       ['', /empty template/],
@@ -64,7 +70,6 @@ describe('parseTemplatePath', () => {
       ['event.payload.a-b', /unexpected "-b"/],
       ['event.payload[01]', /unexpected/],
       ['event.payload.', /unexpected "\."/],
-      ['foo.bar', /unknown template root "foo"/],
       ['event.headers', /unknown event field "headers"/],
       ['event.time.year', /is a string and has no fields/],
       ['steps.lookup', /steps\.<name>\.output/],
@@ -90,10 +95,12 @@ describe('templateRefs', () => {
         z: 'Hi {{ event.payload.name }} at {{clock.now}}',
         a: [{ note: '{{steps.lookup.output.x}}' }, 'plain', 7],
         'odd key': '{{env.TOKEN}}',
-        bad: '{{ nope.x }}',
+        bad: '{{ clock.x }}',
+        item: '{{ line.sku }}',
       }),
       [
         { field: 'a[0].note', path: 'steps.lookup.output.x' },
+        { field: 'item', path: 'line.sku' },
         { field: '["odd key"]', path: 'env.TOKEN' },
         { field: 'z', path: 'event.payload.name' },
         { field: 'z', path: 'clock.now' },

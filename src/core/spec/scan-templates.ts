@@ -14,7 +14,12 @@ export type SourceRef = { source: 'clock' | 'random' | 'id' | 'env'; name?: stri
 export type TemplateRef =
   | { readonly root: 'event'; readonly path: readonly PathSegment[] }
   | { readonly root: 'step'; readonly step: string; readonly path: readonly PathSegment[] }
-  | { readonly root: 'source'; readonly ref: SourceRef };
+  | { readonly root: 'source'; readonly ref: SourceRef }
+  /**
+   * Any other name: the item of an enclosing `forEach` (`{{ line.amount }}`, its `as:` naming it).
+   * Whether a loop in scope declares the name is the spec check's (an unknown one is refused there).
+   */
+  | { readonly root: 'item'; readonly name: string; readonly path: readonly PathSegment[] };
 
 export type TemplatePart =
   | { readonly kind: 'text'; readonly text: string }
@@ -112,7 +117,15 @@ function classify(text: string, segs: PathSegment[]): TemplateRef | string {
     const forms = Object.keys(FIXED_SOURCES).filter((k) => k.startsWith(`${root}.`));
     return `"${text}": the ${root} source is read as ${forms.join(' or ')}`;
   }
-  return `unknown template root "${String(root)}"; ${ROOTS_HINT}`;
+  // A name every object inherits (`toString`, `__proto__`) names no item: it is no template path.
+  if (typeof root !== 'string' || root in Object.prototype)
+    return `unknown template root "${String(root)}"; ${ROOTS_HINT}`;
+  return { root: 'item', name: root, path: rest };
+}
+
+/** What a template whose root names no loop item in scope is told. */
+export function unknownRootMessage(name: string): string {
+  return `unknown template root "${name}"; ${ROOTS_HINT} (or, inside a forEach, its item as named by as:)`;
 }
 
 function eventRef(rest: PathSegment[]): TemplateRef | string {

@@ -11,6 +11,7 @@
  * Reports bad and duplicate names and lists nested too deep; never reads a value past its shape.
  */
 import { MAX_FLOW_DEPTH } from './flow-steps.ts';
+import { declaredMax } from './foreach-step.ts';
 import type { PathSegment } from './read-path.ts';
 import { field, isMapping, isNear, readString, type SpecChecker } from './spec-checker.ts';
 import { formatFieldPath } from './spec-problem.ts';
@@ -25,9 +26,11 @@ export interface PlacedStep {
   readonly order: number;
   /** The branches enclosing it, outermost first: `<choice name>#<branch index or "else">`. */
   readonly branches: readonly string[];
-  readonly kind: 'tool' | 'choose' | 'wait' | 'parallel';
+  readonly kind: 'tool' | 'choose' | 'wait' | 'parallel' | 'foreach';
   /** The parallel branches enclosing it, outermost first: `<parallel name>&<branch name>`. */
   readonly lanes: readonly string[];
+  /** The loop (`forEach:`) whose body it is in, if any: it runs once per item, recorded apart. */
+  readonly loop?: string;
   /** Has its own `if:`: it may be skipped. */
   readonly guarded: boolean;
   /** A wait for an event (`wait: { event }`): unlike a timer, it has an output (`timedOut`, `event`). */
@@ -55,6 +58,7 @@ export function layOutSteps(c: SpecChecker, raw: readonly unknown[]): StepLayout
     branches: string[],
     depth: number,
     lanes: string[] = [],
+    loop?: string,
   ): number => {
     let most = 0;
     items.forEach((s, i) => {
@@ -64,17 +68,19 @@ export function layOutSteps(c: SpecChecker, raw: readonly unknown[]): StepLayout
       const choose = Object.hasOwn(s, 'choose');
       const parallel = !choose && Object.hasOwn(s, 'parallel');
       const wait = !choose && !parallel && Object.hasOwn(s, 'wait');
+      const forEach = !choose && !parallel && !wait && Object.hasOwn(s, 'forEach');
       const placed: PlacedStep = {
         name,
         path,
         order: order++,
         branches,
         lanes,
-        kind: choose ? 'choose' : parallel ? 'parallel' : wait ? 'wait' : 'tool',
+        kind: choose ? 'choose' : parallel ? 'parallel' : wait ? 'wait' : forEach ? 'foreach' : 'tool',
         guarded: field(s, 'if') !== undefined,
         ...(wait && isMapping(field(s, 'wait')) && Object.hasOwn(field(s, 'wait') as object, 'event')
           ? { eventWait: true }
           : {}),
+        ...(loop === undefined ? {} : { loop }),
       };
       of.set(s, placed);
       if (name !== undefined) byName.set(name, placed);
@@ -91,10 +97,27 @@ export function layOutSteps(c: SpecChecker, raw: readonly unknown[]): StepLayout
         if (isMapping(b))
           for (const [k, steps] of Object.entries(b))
             if (Array.isArray(steps))
-              most += list(steps, [...path, 'parallel', 'branches', k], branches, depth + 1, [
-                ...lanes,
-                `${name ?? formatFieldPath(path)}&${k}`,
-              ]);
+              most += list(
+                steps,
+                [...path, 'parallel', 'branches', k],
+                branches,
+                depth + 1,
+                [...lanes, `${name ?? formatFieldPath(path)}&${k}`],
+                loop,
+              );
+        return;
+      }
+      if (forEach) {
+        const body = field(s, 'steps');
+        if (depth + 1 > MAX_FLOW_DEPTH) {
+          c.report([...path, 'steps'], `nested deeper than ${MAX_FLOW_DEPTH} levels of branches`);
+          return;
+        }
+        // Every iteration may run the whole body: the loop takes up to max times its steps.
+        if (Array.isArray(body))
+          most +=
+            declaredMax(s) *
+            list(body, [...path, 'steps'], branches, depth + 1, lanes, name ?? formatFieldPath(path));
         return;
       }
       if (!choose) {
@@ -115,14 +138,14 @@ export function layOutSteps(c: SpecChecker, raw: readonly unknown[]): StepLayout
           if (Array.isArray(steps))
             widest = Math.max(
               widest,
-              list(steps, [...path, 'choose', j, 'steps'], [...branches, key(j)], depth + 1, lanes),
+              list(steps, [...path, 'choose', j, 'steps'], [...branches, key(j)], depth + 1, lanes, loop),
             );
         });
       const rawElse = field(s, 'else');
       if (Array.isArray(rawElse))
         widest = Math.max(
           widest,
-          list(rawElse, [...path, 'else'], [...branches, key('else')], depth + 1, lanes),
+          list(rawElse, [...path, 'else'], [...branches, key('else')], depth + 1, lanes, loop),
         );
       most += widest;
     });
@@ -187,6 +210,10 @@ export function templateReadProblem(
   if (target.kind === 'wait' && !target.eventWait)
     return `step "${name}" is a timer (wait: for or until) and has no output`;
   if (target.kind === 'parallel') return `step "${name}" is a parallel (parallel:) and has no output`;
+  if (target.kind === 'foreach' && reader.loop === name)
+    return `step "${name}" is the forEach this step is in; its output (every iteration's outputs, in a list) is read after the loop`;
+  if (target.loop !== undefined && target.loop !== reader.loop)
+    return `step "${name}" runs inside forEach "${target.loop}", once per item; after the loop read steps.${target.loop}.output[<i>].${name}`;
   const choice = apart(target, reader);
   if (choice !== undefined)
     return `step "${name}" (${where(target)}) is in another branch of "${choice}" and never runs in the same run`;
