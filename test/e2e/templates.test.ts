@@ -333,11 +333,27 @@ describe('keel templates through the real CLI', () => {
     assert.match(keel('test', 'refund-request'), /passed: 7 of 7/);
     keel('promote', 'refund-request', 'SHADOW', '--as', 'dana');
     keel('promote', 'refund-request', 'LIVE', '--as', 'dana');
+    const asked = okJson<Emitted>(s.keel(['--json', 'emit', 'events/refund-30.json']));
+    assert.deepEqual(
+      asked.runs.map((r) => r.status),
+      ['waiting_approval'],
+    );
+    const runId = asked.runs[0]?.runId ?? '';
+    keel('approve', runId, '--as', 'dana');
+    const status = () => okJson<{ status: string }>(s.keel(['--json', 'runs', 'show', runId])).status;
+    assert.equal(status(), 'waiting', 'refunded, it waits for the customer');
+    keel('emit', 'events/customer-replied.json');
+    assert.equal(status(), 'completed', "the customer's reply on T-2001 ended the wait");
+    assert.deepEqual(outbox(s.dir), ['send_reply', 'issue_refund'], 'the customer replied: not closed');
     const over = okJson<Emitted>(s.keel(['--json', 'emit', 'events/refund-120.json']));
     assert.deepEqual(
       over.runs.map((r) => r.status),
       ['refused'],
     );
-    assert.deepEqual(outbox(s.dir), ['send_reply'], 'the reply went out; the refund over the cap did not');
+    assert.deepEqual(
+      outbox(s.dir),
+      ['send_reply', 'issue_refund', 'send_reply'],
+      'the reply went out; the refund over the cap did not',
+    );
   });
 });
