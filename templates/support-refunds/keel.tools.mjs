@@ -2,7 +2,7 @@
 // loads it). Plain JavaScript that imports nothing of Keel's. The handlers stand in for your
 // systems: lookup_order reads a small order table below, and each effect is appended, once per
 // idempotency key, to .keel/outbox.jsonl beside this file. Replace them with calls to your order
-// system, mailer and payment provider; keep each `simulate`: it is what TESTING and SHADOW runs
+// system, mailer, payment provider and helpdesk; keep each `simulate`: it is what TESTING and SHADOW runs
 // see instead of an effect (docs/lifecycle.md).
 import { appendFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { dirname } from 'node:path';
@@ -112,5 +112,22 @@ export default [
       order_id: args.order_id,
       amount_usd: args.amount_usd,
     }),
+  },
+  {
+    name: 'close_ticket',
+    description: 'Closes a helpdesk ticket with a note (the customer can reopen it by replying).',
+    args: {
+      type: 'object',
+      required: ['ticket_id', 'note'],
+      properties: { ticket_id: ticketId, note: { type: 'string', minLength: 1, maxLength: 500 } },
+      additionalProperties: false,
+    },
+    destructive: false,
+    effect: 'external',
+    idempotent: true,
+    scopes: ['helpdesk.tickets.close'],
+    handler: (args, ctx) =>
+      act('close_ticket', args, ctx.idempotencyKey, { ticket_id: args.ticket_id, status: 'closed' }),
+    simulate: (args) => ({ ticket_id: args.ticket_id, status: 'closed' }),
   },
 ];

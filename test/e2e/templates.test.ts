@@ -39,7 +39,7 @@ const SAMPLES: Readonly<Record<string, Sample>> = {
     event: 'refund-30.json',
     runs: { 'refund-request': 'waiting_approval' },
     waitsFor: ['issue_refund'],
-    approved: { 'refund-request': 'completed' },
+    approved: { 'refund-request': 'waiting' }, // for the customer's reply, 48 hours at most
     effects: ['send_reply', 'issue_refund'],
     next: { event: 'refund-120.json', runs: { 'refund-request': 'refused' } },
   },
@@ -327,17 +327,33 @@ describe('keel templates through the real CLI', () => {
       return r.stdout;
     };
     keel('init', '--template', 'support-refunds');
-    assert.match(keel('validate', 'workflows/refund-request.yaml'), /^valid: refund-request v1, 3 steps/);
+    assert.match(keel('validate', 'workflows/refund-request.yaml'), /^valid: refund-request v1, 5 steps/);
     keel('publish', 'workflows/refund-request.yaml', '--as', 'dana');
     keel('promote', 'refund-request', 'TESTING', '--as', 'dana');
-    assert.match(keel('test', 'refund-request'), /passed: 4 of 4/);
+    assert.match(keel('test', 'refund-request'), /passed: 7 of 7/);
     keel('promote', 'refund-request', 'SHADOW', '--as', 'dana');
     keel('promote', 'refund-request', 'LIVE', '--as', 'dana');
+    const asked = okJson<Emitted>(s.keel(['--json', 'emit', 'events/refund-30.json']));
+    assert.deepEqual(
+      asked.runs.map((r) => r.status),
+      ['waiting_approval'],
+    );
+    const runId = asked.runs[0]?.runId ?? '';
+    keel('approve', runId, '--as', 'dana');
+    const status = () => okJson<{ status: string }>(s.keel(['--json', 'runs', 'show', runId])).status;
+    assert.equal(status(), 'waiting', 'refunded, it waits for the customer');
+    keel('emit', 'events/customer-replied.json');
+    assert.equal(status(), 'completed', "the customer's reply on T-2001 ended the wait");
+    assert.deepEqual(outbox(s.dir), ['send_reply', 'issue_refund'], 'the customer replied: not closed');
     const over = okJson<Emitted>(s.keel(['--json', 'emit', 'events/refund-120.json']));
     assert.deepEqual(
       over.runs.map((r) => r.status),
       ['refused'],
     );
-    assert.deepEqual(outbox(s.dir), ['send_reply'], 'the reply went out; the refund over the cap did not');
+    assert.deepEqual(
+      outbox(s.dir),
+      ['send_reply', 'issue_refund', 'send_reply'],
+      'the reply went out; the refund over the cap did not',
+    );
   });
 });
