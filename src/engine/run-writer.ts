@@ -90,7 +90,7 @@ export class RunWriter {
    * the end is never dropped for a later one.
    */
   settleEnd(): void {
-    if (this.state.flying.size === 0) this.releaseEnd();
+    if (this.state.flying.size === 0 || this.endHeld === false) this.releaseEnd();
   }
 
   /** Stops holding, and writes the end held, if any. */
