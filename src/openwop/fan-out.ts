@@ -7,7 +7,15 @@
  * its first node), the join node the step after. Any other shape is not read as branches and
  * compiles to a topological chain as before.
  */
-import type { OpenWopDefinition } from './definition.ts';
+
+/** The edges of a definition (definition.ts `OpenWopEdge`), as much as a fan-out reads of them. */
+interface Edges {
+  readonly edges: readonly {
+    readonly sourceNodeId: string;
+    readonly targetNodeId: string;
+    readonly triggerRule?: string;
+  }[];
+}
 
 /** The branches fanning out of `from` and the node they join on, or undefined for another shape. */
 export interface FanOut {
@@ -16,7 +24,7 @@ export interface FanOut {
   readonly join: string;
 }
 
-export function fanOutAt(def: OpenWopDefinition, from: string): FanOut | undefined {
+export function fanOutAt(def: Edges, from: string): FanOut | undefined {
   const out = (id: string) => def.edges.filter((e) => e.sourceNodeId === id);
   const into = (id: string) => def.edges.filter((e) => e.targetNodeId === id);
   const heads = out(from).map((e) => e.targetNodeId);
