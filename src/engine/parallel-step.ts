@@ -77,9 +77,8 @@ export async function walkLaneRound(walk: Walk, node: ToolNode): Promise<Flow> {
     }
   } finally {
     // A call still in flight (its outcome unknown: replaying a crash) is settled by the walk
-    // first; the end then comes from the fold's `ending` (walk.ts).
-    if (s.flying.size === 0) w.releaseEnd();
-    else w.dropEnd();
+    // first, the end still held; it is written once none is out (walk.ts).
+    w.settleEnd();
   }
   return s.finished ? 'stop' : 'next';
 }

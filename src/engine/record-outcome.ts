@@ -59,8 +59,9 @@ export function recordOutcome(
   outcome: StepOutcome,
 ): boolean {
   const { w, fx, o } = walk;
-  // Cut by an immediate pause: the call stays in flight, unrecorded, and is made again on resume.
-  if (!outcome.ok && tool.idempotent && o.interrupt?.aborted && !o.signal?.aborted) return false;
+  // Cut by an immediate pause: the call stays in flight, unrecorded, and is made again on resume —
+  // unless the run's end is held (parallel-step.ts): it is recorded, and the run ends, not pauses.
+  if (!outcome.ok && tool.idempotent && o.interrupt?.aborted && !o.signal?.aborted && !w.ending) return false;
   // The outcome of a call that must not be repeated is committed before the next effect.
   if (!repeatable(tool, a) && !('unknown' in outcome)) w.markUnreproducible();
   if (outcome.ok) {

@@ -3,6 +3,11 @@
  * (`approval.resolved`, closing the approval's row in the same append), then the run goes on:
  * approved, the proposal is acted on; denied, the step is refused — inline, or left to a worker.
  * A second approver is told whose decision stands (already_resolved), never applied on top.
+ *
+ * A run this process is walking may have calls of parallel branches still out while it waits
+ * (the approval was requested in the round that allowed them): the decision waits for that walk
+ * to record their outcomes and stop, and is then read and written at the run's head. So a denial
+ * ends the run only once every call it made is recorded, and no call in flight is made twice.
  */
 import { ErrorCode, isKeelError, KeelError } from '../core/errors.ts';
 import type { PayloadOf } from '../core/ledger/index.ts';
@@ -23,6 +28,8 @@ export async function resolveApproval(
   r: { decision: ApprovalDecision; by: string; note?: string; walk?: WalkMode },
   retries = HEAD_RETRIES,
 ): Promise<RunSummary> {
+  // A walk here still settling calls in flight: it stops once they are recorded (waiting for this).
+  await Promise.all(ctx.walks.of(tenant, runId).map((w) => w.stopped));
   const { state, version, entries } = await loadRun(ctx, tenant, runId);
   const pending = state.approval && !state.approval.decision ? state.approval.request : undefined;
   if (!pending) {

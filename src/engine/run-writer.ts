@@ -84,10 +84,13 @@ export class RunWriter {
     return this.endHeld !== false;
   }
 
-  /** Stops holding, without writing the end held: the walk writes it from the fold's `ending`. */
-  dropEnd(): void {
-    this.holding = false;
-    this.endHeld = false;
+  /**
+   * Writes the end held once no call of the run is in flight (`releaseEnd`); while one still is,
+   * keeps holding it: the walk settles the calls first (walk.ts), never decides another step, and
+   * the end is never dropped for a later one.
+   */
+  settleEnd(): void {
+    if (this.state.flying.size === 0 || this.endHeld === false) this.releaseEnd();
   }
 
   /** Stops holding, and writes the end held, if any. */

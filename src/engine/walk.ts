@@ -70,7 +70,13 @@ export async function walkRun(
   const s = w.state;
   const parallel = walk.plan.nodes.some((n) => n.kind === 'parallel');
   while (!s.finished) {
-    if (stopsAtBoundary(walk)) break;
+    // An end decided in a parallel round and held while calls were out: written once none is;
+    // until then nothing at the boundary (a pause, a cancellation) replaces it.
+    if (w.ending && s.flying.size === 0) {
+      w.releaseEnd();
+      break;
+    }
+    if (!w.ending && stopsAtBoundary(walk)) break;
     // A step of a parallel branch failed or was refused: the run ends once nothing is in flight
     // (parallel-step.ts holds the end; after a crash in between, the fold still says it).
     if (parallel && s.ending && s.flying.size === 0) {
@@ -80,10 +86,10 @@ export async function walkRun(
     if (s.inFlight) {
       // Several calls in flight (parallel branches, after a crash): an end one of them brings is
       // written only once every one is settled, from the fold's `ending`.
-      const several = s.flying.size > 1 || (parallel && s.ending !== undefined);
+      const several = s.flying.size > 1 || (parallel && s.ending !== undefined) || w.ending;
       if (several) w.holdEnd();
       const settled = await settleInFlight(walk, s.inFlight);
-      if (several) w.dropEnd();
+      if (several) w.settleEnd();
       if (settled) continue;
       // Suspended: a cancellation recorded (or asked for) meanwhile still finishes the run.
       finishIfCancelled(w, fx, o);

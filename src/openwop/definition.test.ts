@@ -156,3 +156,67 @@ test('property: the order respects every edge of any acyclic graph, and keeps de
     ),
   );
 });
+
+test("a fan-out joined on one node with all_success compiles to a parallel step (OpenWOP's branching-workflow sample); any other shape stays a chain", () => {
+  const all = { triggerRule: 'all_success' };
+  const branching = parseDefinition(
+    def(
+      [
+        node('source'),
+        node('branchA', 'local.demo.up'),
+        node('branchB', 'local.demo.ai'),
+        node('merge', 'core.flow.merge'),
+        node('sink'),
+      ],
+      [
+        edge('source', 'branchA'),
+        edge('source', 'branchB'),
+        edge('branchA', 'merge', all),
+        edge('branchB', 'merge', all),
+        edge('merge', 'sink'),
+      ],
+    ),
+  );
+  const compiled = compileDefinition(branching);
+  const spec = validateSpec(compiled, 'wf', { knownTool: () => true });
+  assert.deepEqual(
+    spec.steps.map((s) => s.name),
+    ['source', 'source_branches', 'merge', 'sink'],
+  );
+  assert.deepEqual((compiled as { steps: unknown[] }).steps[1], {
+    name: 'source_branches',
+    parallel: {
+      join: 'all',
+      branches: {
+        branchA: [{ name: 'branchA', tool: 'local.demo.up', args: {} }],
+        branchB: [{ name: 'branchB', tool: 'local.demo.ai', args: {} }],
+      },
+    },
+  });
+  assert.equal((compiled as { limits: { maxSteps: number } }).limits.maxSteps, 5);
+  // Chains of two in a branch are kept whole.
+  const longer = compileDefinition(
+    parseDefinition(
+      def(
+        [node('s'), node('a1'), node('a2'), node('b1'), node('j')],
+        [edge('s', 'a1'), edge('a1', 'a2'), edge('s', 'b1'), edge('a2', 'j', all), edge('b1', 'j', all)],
+      ),
+    ),
+  ) as { steps: { name: string; parallel?: { branches: Record<string, { name: string }[]> } }[] };
+  assert.deepEqual(
+    Object.values(longer.steps[1]!.parallel!.branches).map((b) => b.map((x) => x.name)),
+    [['a1', 'a2'], ['b1']],
+  );
+  // A join edge without all_success, or branches that never join, compile to a chain.
+  for (const edges of [
+    [edge('s', 'a'), edge('s', 'b'), edge('a', 'j', all), edge('b', 'j')],
+    [edge('s', 'a'), edge('s', 'b'), edge('a', 'j', all)],
+  ]) {
+    const nodes = [node('s'), node('a'), node('b'), node('j')];
+    const chain = compileDefinition(parseDefinition(def(nodes, edges))) as { steps: { name: string }[] };
+    assert.deepEqual(
+      chain.steps.map((s) => s.name),
+      ['s', 'a', 'b', 'j'],
+    );
+  }
+});

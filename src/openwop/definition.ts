@@ -16,6 +16,7 @@
 import { MAX_STEPS_PER_RUN } from '../app/index.ts';
 import { ErrorCode, KeelError } from '../core/errors.ts';
 import { allSteps, isPlainChain, isToolStep, type WorkflowSpec } from '../core/spec/index.ts';
+import { fanOutAt } from './fan-out.ts';
 import { FOREACH_TYPE_ID, flowEdges, stepNodes, WAIT_TYPE_ID } from './flow-edges.ts';
 
 export interface OpenWopNode {
@@ -199,14 +200,32 @@ function portArg(pv: Record<string, unknown>): unknown {
 /** The Keel spec value (validate it with `validateSpec`) a definition compiles to. */
 export function compileDefinition(def: OpenWopDefinition): Record<string, unknown> {
   const byId = new Map(def.nodes.map((n) => [n.id, n]));
-  const steps = topologicalOrder(def).map((id) => {
+  const stepOf = (id: string) => {
     const node = byId.get(id)!;
     const args: Record<string, unknown> = { ...(node.config ?? {}) };
     for (const [port, pv] of Object.entries(node.inputs ?? {}))
       args[port] = portArg(pv as Record<string, unknown>);
     if (node.typeId === 'core.conformance.nondeterminism') Object.assign(args, NONDETERMINISM_ARGS);
     return { name: id, tool: node.typeId, args };
-  });
+  };
+  // A fan-out joined on one node with all_success runs as `parallel` (fan-out.ts); else a chain.
+  const steps: Record<string, unknown>[] = [];
+  const inBranch = new Set<string>();
+  let tools = 0;
+  for (const id of topologicalOrder(def)) {
+    if (inBranch.has(id)) continue;
+    steps.push(stepOf(id));
+    tools++;
+    const fan = fanOutAt(def, id);
+    if (!fan) continue;
+    const branches: Record<string, unknown[]> = {};
+    for (const [name, chain] of Object.entries(fan.branches)) {
+      branches[name] = chain.map(stepOf);
+      tools += chain.length;
+      for (const x of chain) inBranch.add(x);
+    }
+    steps.push({ name: `${id}_branches`, parallel: { join: 'all', branches } });
+  }
   const draws = def.nodes.some((n) => n.typeId === 'core.conformance.nondeterminism');
   return {
     id: def.id,
@@ -216,7 +235,7 @@ export function compileDefinition(def: OpenWopDefinition): Record<string, unknow
     ...(def.description ? { description: def.description } : {}),
     triggers: [],
     steps,
-    limits: { maxSteps: steps.length, maxCostUsd: 0 },
+    limits: { maxSteps: tools, maxCostUsd: 0 },
     ...(draws ? { env: ['KEEL_REGION'] } : {}),
     ...(def.variables.some((v) => v.defaultValue !== undefined)
       ? { inputDefaults: variableDefaults(def) }
