@@ -4,7 +4,8 @@
  * events it takes: only the fires of its own workflow's schedule — type `schedule.fired`, source
  * `schedule:<workflowId>` — so another workflow's schedule never starts it.
  */
-import { isTimeZone, parseCron } from '../schedule/index.ts';
+import { parseCron } from '../schedule/cron.ts';
+import { isTimeZone } from '../schedule/next-fire.ts';
 import { checkKeys, expectMapping, readString, type SpecChecker } from './spec-checker.ts';
 import type { FieldPath } from './spec-problem.ts';
 
