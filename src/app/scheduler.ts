@@ -14,6 +14,7 @@ import { fireEvent, planFires } from '../core/schedule/index.ts';
 import { type ScheduleSpec, scheduleSource } from '../core/spec/index.ts';
 import type { Store } from '../ports/index.ts';
 import type { EmitResult } from './events-handle.ts';
+import type { Keel } from './keel-api.ts';
 
 const ROUTABLE = new Set(['LIVE', 'AUTONOMOUS']);
 
@@ -178,4 +179,21 @@ export class Scheduler {
     if (this.timer) clearTimeout(this.timer);
     await this.running;
   }
+}
+
+/**
+ * The scheduler `keel serve` and `keel worker` run beside their worker loops: every tenant with a
+ * LIVE or AUTONOMOUS version, fires emitted through `keel.events.emit`, the wall clock.
+ */
+export function keelScheduler(
+  keel: Pick<Keel, 'store' | 'events'>,
+  o: { readonly pollMs?: number; readonly log?: (e: SchedulerEvent) => void } = {},
+): Scheduler {
+  return new Scheduler({
+    store: keel.store,
+    emit: (tenant, value) => keel.events.emit(tenant, value, { channel: 'schedule' }),
+    tenants: () => keel.store.registry.routableTenants(),
+    clock: () => Date.now(),
+    ...o,
+  });
 }
