@@ -83,6 +83,15 @@ describe('the scheduler, on SQLite shared by two instances', () => {
     await Promise.all([scheduler(a, tenant, clock, la).tick(), scheduler(b, tenant, clock, lb).tick()]);
     assert.equal(await runsOf(a, tenant, 'daily'), 1);
     assert.equal(await runsOf(a, tenant, 'other'), 1);
+    // The tenants a scheduler serves: those with a LIVE or AUTONOMOUS version, not a DRAFT-only one.
+    await a.workflows.publish(
+      'sched-draft-only',
+      spec('draft', '0 9 * * *').replace('LIVE', 'DRAFT'),
+      'd.yaml',
+      't',
+    );
+    const served = await b.store.registry.routableTenants();
+    assert.ok(served.includes(tenant) && !served.includes('sched-draft-only'), JSON.stringify(served));
     const listed = await scheduledWorkflows(a.store, tenant, clock.now);
     assert.deepEqual(
       listed.map((w) => [w.workflowId, w.lastFire, w.nextFire]),
