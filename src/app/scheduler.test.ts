@@ -7,6 +7,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { ErrorCode, isKeelError } from '../core/errors.ts';
 import { deploy, fakeSources, withStoreFile } from '../testing/index.ts';
 import { createKeel, type Keel } from './keel.ts';
 import { Scheduler, type SchedulerEvent, scheduledWorkflows } from './scheduler.ts';
@@ -49,7 +50,7 @@ describe('the scheduler, on SQLite shared by two instances', () => {
   const scheduler = (k: Keel, tenant: string, clock: { now: number }, log: SchedulerEvent[]) =>
     new Scheduler({
       store: k.store,
-      emit: (t, v) => k.events.emit(t, v),
+      emit: (t, v) => k.events.emit(t, v, { channel: 'schedule' }),
       tenants: async () => [tenant],
       clock: () => clock.now,
       log: (e) => log.push(e),
@@ -83,6 +84,19 @@ describe('the scheduler, on SQLite shared by two instances', () => {
     await Promise.all([scheduler(a, tenant, clock, la).tick(), scheduler(b, tenant, clock, lb).tick()]);
     assert.equal(await runsOf(a, tenant, 'daily'), 1);
     assert.equal(await runsOf(a, tenant, 'other'), 1);
+    // Nobody but the scheduler names a fire: an emitted event with a schedule source is refused.
+    await assert.rejects(
+      a.events.emit(tenant, {
+        id: 'x',
+        type: 'schedule.fired',
+        source: 'schedule:daily',
+        subject: 'daily',
+        time: '2026-12-07T10:00:00Z',
+        payload: {},
+      }),
+      (e: unknown) => isKeelError(e) && e.code === ErrorCode.eventInvalid,
+    );
+    assert.equal(await runsOf(a, tenant, 'daily'), 1);
     // The tenants a scheduler serves: those with a LIVE or AUTONOMOUS version, not a DRAFT-only one.
     await a.workflows.publish(
       'sched-draft-only',
