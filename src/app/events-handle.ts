@@ -144,6 +144,16 @@ export function eventsHandle(d: EventsDeps): EventsHandle {
         const channel = o.channel ?? LIBRARY_CHANNEL;
         if (typeof channel !== 'string' || channel === '' || channel.length > 512)
           throw new KeelError(ErrorCode.usage, 'channel: expected 1-512 characters', { field: 'channel' });
+        // Only the scheduler names fires: an event from elsewhere may not claim a schedule's source.
+        const source = (value as { source?: unknown } | null)?.source;
+        if (typeof source === 'string' && source.startsWith('schedule:') && !channel.startsWith('schedule'))
+          throw new KeelError(
+            ErrorCode.eventInvalid,
+            'source: schedule:… names schedule fires, emitted by the scheduler only',
+            {
+              field: 'source',
+            },
+          );
         const so = startOptions(o);
         const delivery = await deliveries.deliver(tenant, value, channel, so.writ ? { writ: so.writ } : {});
         const { event } = delivery;

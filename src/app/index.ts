@@ -62,6 +62,14 @@ export {
 } from './open-store.ts';
 export { noteRun, noteTenant, type RequestNotes, requestNotes } from './request-context.ts';
 export type { HistoryLine, RunCountFilter, RunCounts, RunsHandle } from './runs-handle.ts';
+export {
+  FIRE_GRACE_MS,
+  keelScheduler,
+  type ScheduledWorkflow,
+  Scheduler,
+  type SchedulerEvent,
+  scheduledWorkflows,
+} from './scheduler.ts';
 export type { StartOptions } from './start-options.ts';
 export {
   runSpans,

@@ -25,6 +25,7 @@ import { reportError, reportUsageErrors } from './report-error.ts';
 import { registerRunCommands } from './run-commands.ts';
 import { registerRunControlCommands } from './run-control-commands.ts';
 import { registerScaleOutCommands } from './scale-out-commands.ts';
+import { registerScheduleCommands } from './schedule-commands.ts';
 import { registerServeCommand } from './serve-command.ts';
 import { registerSetupCommands } from './setup-commands.ts';
 import { commandPath, storeAccessFor } from './store-access.ts';
@@ -140,6 +141,7 @@ export function buildProgram(): Command {
   registerLifecycleCommands(program, withContext);
   registerRunCommands(program, withContext);
   registerEventCommands(program, withContext);
+  registerScheduleCommands(program, withContext);
   registerEvidenceCommands(program, withContext);
   registerAuditQueryCommands(program, withContext);
   registerCheckpointCommands(program, withContext);

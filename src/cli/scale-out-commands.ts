@@ -62,10 +62,17 @@ export function registerScaleOutCommands(program: Command, withContext: WithCont
             pollMs: intOption(o.pollMs, '--poll-ms', 10),
             busy: () => worker.walking > 0,
           });
+          // And the schedules of every tenant (the event index lets one process start each fire).
+          const { keelScheduler } = await import('../app/index.ts');
+          const scheduler = keelScheduler(ctx.keel, {
+            log: (e) => (e.kind === 'error' ? log.warn(e, 'schedule') : o.verbose && log.info(e, 'schedule')),
+          });
+          scheduler.start();
           log.info({ workerId: id, host, store: ctx.storeName }, 'worker ready');
           await signalled;
           await worker.stop();
           await shadows.stop();
+          await scheduler.stop();
           const summary = { id, ...worker.stats, commits: ctx.keel.store.stats().commits };
           if (ctx.json) printJson(summary);
           else log.info(summary, 'worker summary');

@@ -91,6 +91,11 @@ export interface EventIndex {
   ): Promise<DeliveredEvent | undefined>;
   /** The first delivery of the tenant's event `(source, eventId)`, if it was delivered. */
   getDeliveredEvent(tenant: string, source: string, eventId: string): Promise<DeliveredEvent | undefined>;
+  /**
+   * The tenant's delivered event from `source` with the latest `time` (then the greatest id): what
+   * the scheduler reads as the last fire of a workflow's schedule (source `schedule:<id>`).
+   */
+  latestDeliveredEvent(tenant: string, source: string): Promise<DeliveredEvent | undefined>;
   /** Records a conflicting redelivery: a new content once, the same content again counted (last time kept). */
   recordEventConflict(c: NewEventConflict): Promise<EventConflict>;
   /** The tenant's conflicts, the most recently delivered first; narrowed to a source and an event id. */

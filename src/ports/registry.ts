@@ -48,6 +48,8 @@ export interface Registry {
   /** A version, or the newest version when `version` is omitted. */
   getVersion(tenant: string, workflowId: string, version?: number): Promise<VersionRecord | undefined>;
   listVersions(tenant: string, workflowId?: string): Promise<VersionRecord[]>;
+  /** The tenants with a LIVE or AUTONOMOUS version: those a scheduler serves. */
+  routableTenants(): Promise<string[]>;
   /** Changes one version's status with its lifecycle record (`recordLifecycle` with one record). */
   setVersionStatus(p: NewPromotion): Promise<void>;
   /** The workflow's lifecycle records in chain order, hashes included. */

@@ -14,6 +14,7 @@ import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
 import { startCheckpointer } from '../app/checkpointer.ts';
 import type { Keel } from '../app/keel.ts';
+import { keelScheduler } from '../app/scheduler.ts';
 import type { WorkerEvent } from '../worker/index.ts';
 import { createServerApp, type ServerOptions } from './app.ts';
 import { isLoopback } from './loopback.ts';
@@ -58,6 +59,9 @@ export async function startServer(
     o.walkers === 'workers'
       ? undefined
       : keel.lifecycle.shadowQueue.run({ busy: () => (recovery?.walking ?? 0) > 0 });
+  // Schedules fire from every serving process; the event index lets one fire start its run.
+  const scheduler = keelScheduler(keel);
+  scheduler.start();
   const checkpointer = o.checkpoints
     ? startCheckpointer(keel.store, {
         key: o.checkpoints.key,
@@ -77,6 +81,7 @@ export async function startServer(
     // process waits forever on its timers while the caller reports the error.
     await recovery?.stop();
     await shadows?.stop();
+    await scheduler.stop();
     await checkpointer?.stop();
     await host.drain();
     throw e;
@@ -93,6 +98,7 @@ export async function startServer(
       });
       await recovery?.stop();
       await shadows?.stop();
+      await scheduler.stop();
       await checkpointer?.stop();
       await host.drain();
     },

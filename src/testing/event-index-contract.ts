@@ -80,6 +80,27 @@ export function eventIndexContract(current: () => Store, another?: () => Store):
       assert.deepEqual(await store.events.getDeliveredEvent(tenant, 'helpdesk', 'evt-1'), first);
     });
 
+    test('the latest delivered event of a source is the one with the latest time, in its tenant only', async () => {
+      const store = current();
+      const [tenant, other] = [unique('sched'), unique('sched')];
+      const src = 'schedule:daily';
+      assert.equal(await store.events.latestDeliveredEvent(tenant, src), undefined);
+      const t = (h: number) => `2026-12-0${h}T09:00:00.000Z`;
+      for (const [id, h] of [
+        ['f-b', 3],
+        ['f-c', 1],
+        ['f-a', 2],
+      ] as const)
+        await store.events.claimEvent(delivery(tenant, { source: src, id, time: t(h), runs: 0 }));
+      await store.events.claimEvent(
+        delivery(tenant, { source: 'schedule:other', id: 'f-z', time: t(9), runs: 0 }),
+      );
+      await store.events.claimEvent(delivery(other, { source: src, id: 'f-y', time: t(8), runs: 0 }));
+      const latest = await store.events.latestDeliveredEvent(tenant, src);
+      assert.equal(latest?.eventId, 'f-b');
+      assert.equal(latest?.time, t(3));
+    });
+
     test('an event that started nothing is named too: its empty list of runs is the answer again', async () => {
       const store = current();
       const tenant = unique('acme');

@@ -130,6 +130,13 @@ export class PostgresEventIndex implements EventIndex {
     return row ? toDeliveredEvent(row) : undefined;
   }
 
+  async latestDeliveredEvent(tenant: string, source: string): Promise<DeliveredEvent | undefined> {
+    const row = (
+      await this.h.query({ name: 'keel_latest_event', text: EVENT_SQL.latest, values: [tenant, source] })
+    ).rows[0];
+    return row ? toDeliveredEvent(row) : undefined;
+  }
+
   async recordEventConflict(c: NewEventConflict): Promise<EventConflict> {
     return toEventConflict(
       (await this.h.write('keel_put_event_conflict', EVENT_SQL.putConflict, conflictValues(c))).rows[0]!,

@@ -66,6 +66,10 @@ export class PostgresRegistry implements Registry {
     return r.rows.map(toVersion);
   }
 
+  async routableTenants(): Promise<string[]> {
+    return (await this.h.query(SQL.routableTenants, [])).rows.map((r) => String(r.tenant));
+  }
+
   async setVersionStatus(p: NewPromotion): Promise<void> {
     await this.recordLifecycle({ tenant: p.tenant, workflowId: p.workflowId, records: [p] });
   }

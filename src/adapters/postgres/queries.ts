@@ -23,6 +23,8 @@ export const SQL = {
   latestVersion:
     'SELECT * FROM workflow_versions WHERE tenant = $1 AND workflow_id = $2 ORDER BY version DESC LIMIT 1',
   versionsOf: 'SELECT * FROM workflow_versions WHERE tenant = $1 AND workflow_id = $2 ORDER BY version',
+  routableTenants:
+    "SELECT DISTINCT tenant FROM workflow_versions WHERE status IN ('LIVE', 'AUTONOMOUS') ORDER BY tenant",
   versionsAll: 'SELECT * FROM workflow_versions WHERE tenant = $1 ORDER BY workflow_id, version',
   readBlobs: 'SELECT hash, bytes FROM blobs WHERE tenant = $1 AND hash = ANY($2::text[])',
 } as const;

@@ -18,6 +18,8 @@ export const EVENT_SQL = {
   claim: `INSERT INTO delivered_events (tenant, source, event_id, event_hash, event_type, subject, event_time, payload_hash, runs, delivered_at)
     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) ON CONFLICT (tenant, source, event_id) DO NOTHING`,
   get: 'SELECT * FROM delivered_events WHERE tenant = $1 AND source = $2 AND event_id = $3',
+  latest:
+    'SELECT * FROM delivered_events WHERE tenant = $1 AND source = $2 ORDER BY event_time DESC, event_id DESC LIMIT 1',
   putDisagreement: `INSERT INTO trigger_disagreements (tenant, workflow_id, source, event_id, rollout_from, rollout_to, rollout_started_at, chosen, taken, at)
     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) ON CONFLICT (tenant, workflow_id, source, event_id) DO NOTHING`,
   countDisagreements: `SELECT chosen, taken, count(*) AS n FROM trigger_disagreements

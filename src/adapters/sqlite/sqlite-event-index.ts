@@ -77,6 +77,11 @@ export class SqliteEventIndex implements EventIndex {
     return this.get(tenant, source, eventId);
   }
 
+  async latestDeliveredEvent(tenant: string, source: string): Promise<DeliveredEvent | undefined> {
+    const row = this.st.all('latest', [tenant, source])[0];
+    return row ? toDeliveredEvent(row) : undefined;
+  }
+
   private get(tenant: string, source: string, eventId: string): DeliveredEvent | undefined {
     const row = this.st.all('get', [tenant, source, eventId])[0];
     return row ? toDeliveredEvent(row) : undefined;

@@ -50,6 +50,9 @@ export class SqliteRegistry implements Registry {
       versionsOf: db.prepare(
         'SELECT * FROM workflow_versions WHERE tenant = ? AND workflow_id = ? ORDER BY version',
       ),
+      routableTenants: db.prepare(
+        "SELECT DISTINCT tenant FROM workflow_versions WHERE status IN ('LIVE', 'AUTONOMOUS') ORDER BY tenant",
+      ),
       versionsAll: db.prepare(
         'SELECT * FROM workflow_versions WHERE tenant = ? ORDER BY workflow_id, version',
       ),
@@ -97,6 +100,10 @@ export class SqliteRegistry implements Registry {
       workflowId === undefined ? this.st.versionsAll.all(tenant) : this.st.versionsOf.all(tenant, workflowId)
     ) as Row[];
     return rows.map(toVersion);
+  }
+
+  async routableTenants(): Promise<string[]> {
+    return (this.st.routableTenants.all() as Row[]).map((r) => String(r.tenant));
   }
 
   async setVersionStatus(p: NewPromotion): Promise<void> {

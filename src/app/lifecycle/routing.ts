@@ -53,7 +53,7 @@ export type Route = (
 export function eventRouter(registry: Registry, runs: RunIndex): Route {
   return async (tenant, workflowId, versions, event, earlier = []) => {
     const takes = (v: VersionRecord | undefined) =>
-      v?.spec.triggers.some((t) => triggerMatches(t, event)) === true;
+      v?.spec.triggers.some((t) => triggerMatches(t, event, workflowId)) === true;
     /** A run of `v` the event started before, under a form other than the one `v` would start now. */
     const startedBefore = async (v: VersionRecord, taken: boolean) => {
       for (const form of taken ? earlier : [event, ...earlier]) {

@@ -11,7 +11,8 @@ import type { Policy } from '../policy/index.ts';
 
 import { isPlainChain, type StepSpec, toolSteps } from '../spec/flow-steps.ts';
 import { parseCondition } from '../spec/parse-condition.ts';
-import type { WorkflowSpec } from '../spec/workflow-spec.ts';
+import type { ScheduleSpec } from '../spec/schedule-trigger.ts';
+import type { TriggerSpec, WorkflowSpec } from '../spec/workflow-spec.ts';
 import type { ToolDescriptor } from '../tools/tool-descriptor.ts';
 import { approvalDeadlineWords } from './approval-words.ts';
 import { argWords } from './arg-words.ts';
@@ -54,7 +55,7 @@ export function explainSpec(
   const trigger =
     spec.triggers.length === 0
       ? ['No trigger: it runs only when started directly (keel run).']
-      : spec.triggers.map((t) => `${capitalize(triggerWords(t.event, t.when))}.`);
+      : spec.triggers.map((t) => `${capitalize(triggerWordsOf(t))}.`);
   const toolLine = (s: StepSpec, n: string) => {
     const tool = byName.get(s.tool);
     const what = tool
@@ -124,7 +125,7 @@ export function explainSpec(
   const starts =
     spec.triggers.length === 0
       ? 'When started directly'
-      : capitalize(spec.triggers.map((t) => triggerWords(t.event, t.when)).join(', or '));
+      : capitalize(spec.triggers.map(triggerWordsOf).join(', or '));
   const doing = (s: StepSpec) => {
     const tool = byName.get(s.tool);
     return tool ? lowerFirst(firstSentence(tool.description)).replace(/[.!?]$/, '') : s.tool;
@@ -149,6 +150,22 @@ export function explainSpec(
 }
 
 /** "when a refund is requested, if its currency is "USD"". */
+/** A trigger in words: its event (and condition), or its schedule. */
+function triggerWordsOf(t: TriggerSpec): string {
+  return t.schedule ? scheduleWords(t.schedule) : triggerWords(t.event, t.when);
+}
+
+const MISSED_WORDS = {
+  once: 'one catch-up run for any fires missed while no scheduler ran',
+  each: 'a catch-up run for each fire missed while no scheduler ran (at most 100)',
+  skip: 'fires missed while no scheduler ran are skipped',
+} as const;
+
+/** `{ cron: "0 9 * * 1-5", timezone: Europe/Berlin, missed: once }` in words. */
+export function scheduleWords(s: ScheduleSpec): string {
+  return `on the schedule "${s.cron}" (minute hour day-of-month month day-of-week) in ${s.timezone} time; ${MISSED_WORDS[s.missed]}`;
+}
+
 function triggerWords(event: string, when: string | undefined): string {
   const base = `when ${eventWords(event)}`;
   if (when === undefined) return base;

@@ -14,8 +14,11 @@ import { type Comparison, describeDecision, type StepComparison } from './compar
 import type { RunDecisions } from './run-decisions.ts';
 
 /** Whether a version with these triggers starts a run for the event. */
-export function startsOn(spec: { readonly triggers: readonly TriggerSpec[] }, event: EventRecord): boolean {
-  return spec.triggers.some((t) => triggerMatches(t, event));
+export function startsOn(
+  spec: { readonly id?: string; readonly triggers: readonly TriggerSpec[] },
+  event: EventRecord,
+): boolean {
+  return spec.triggers.some((t) => triggerMatches(t, event, spec.id));
 }
 
 interface Labels {

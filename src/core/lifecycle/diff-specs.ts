@@ -91,8 +91,15 @@ export function diffSpecs(
     add('description', `The description now reads ${json(b.description ?? '')}.`, false);
 
   // Triggers: the same event with a condition of the same meaning is the same trigger.
-  const trig = (t: { event: string; when?: string }) => `${t.event}${t.when ? ` when ${t.when}` : ''}`;
+  // A schedule trigger is named by its whole schedule: a changed cron, zone or missed policy
+  // changes when runs start, so it reads as one trigger gone and another added.
+  const trig = (t: WorkflowSpec['triggers'][number]) =>
+    t.schedule
+      ? `the schedule ${json(t.schedule.cron)} in ${t.schedule.timezone} (missed: ${t.schedule.missed})`
+      : `${t.event}${t.when ? ` when ${t.when}` : ''}`;
   const sameTrigger = (x: WorkflowSpec['triggers'][number], y: WorkflowSpec['triggers'][number]) =>
+    x.schedule === undefined &&
+    y.schedule === undefined &&
     x.event === y.event &&
     (x.when === undefined || y.when === undefined ? x.when === y.when : sameCondition(x.when, y.when));
   const unmatched = [...a.triggers];
@@ -114,7 +121,8 @@ export function diffSpecs(
   }
   // A trigger on the same event whose condition changed is one change, read as such.
   for (const t of [...fresh]) {
-    const j = unmatched.findIndex((o) => o.event === t.event);
+    if (t.schedule) continue;
+    const j = unmatched.findIndex((o) => !o.schedule && o.event === t.event);
     if (j < 0) continue;
     const old = unmatched.splice(j, 1)[0]!;
     fresh.splice(fresh.indexOf(t), 1);

@@ -99,6 +99,14 @@ export {
   type TemplateRef,
   unknownRootMessage,
 } from './scan-templates.ts';
+export {
+  MISSED_POLICIES,
+  type MissedPolicy,
+  SCHEDULE_EVENT,
+  type ScheduleSpec,
+  scheduleSource,
+  scheduleTakes,
+} from './schedule-trigger.ts';
 export { isSecretEnvName, isSecretRef, SECRET_ENV, type SecretRef } from './secret-env.ts';
 export { specHash } from './spec-hash.ts';
 export {

@@ -8,6 +8,7 @@
 import { evaluateCondition } from './evaluate-condition.ts';
 import type { EventLike } from './event-like.ts';
 import { type Condition, parseCondition } from './parse-condition.ts';
+import { scheduleTakes } from './schedule-trigger.ts';
 import type { TriggerSpec } from './workflow-spec.ts';
 
 const CACHE_LIMIT = 1024;
@@ -23,7 +24,12 @@ function conditionOf(src: string): Condition {
   return c;
 }
 
-export function triggerMatches(t: TriggerSpec, event: EventLike): boolean {
+/**
+ * `workflowId` is the trigger's own workflow: a schedule trigger takes only that workflow's fires
+ * (and nothing when it is not given).
+ */
+export function triggerMatches(t: TriggerSpec, event: EventLike, workflowId?: string): boolean {
+  if (t.schedule) return scheduleTakes(workflowId, event);
   if (t.event !== event.type) return false;
   return t.when === undefined ? true : evaluateCondition(conditionOf(t.when), event);
 }

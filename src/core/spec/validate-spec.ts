@@ -14,6 +14,7 @@ import { checkJsonValue } from './check-json-value.ts';
 import { checkValueLimits, limitError, measureText, SPEC_LIMITS } from './input-limits.ts';
 import { readPromotion, readSimulation, readTests } from './lifecycle-spec.ts';
 import { parseCondition } from './parse-condition.ts';
+import { readSchedule, SCHEDULE_EVENT } from './schedule-trigger.ts';
 import {
   checkKeys,
   expectMapping,
@@ -48,7 +49,7 @@ const TOP_KEYS = [
   'promotion',
   'simulation',
 ] as const;
-const TRIGGER_KEYS = ['event', 'when', 'payloadSchema'] as const;
+const TRIGGER_KEYS = ['event', 'when', 'payloadSchema', 'schedule'] as const;
 const LIMIT_KEYS = ['maxSteps', 'maxCostUsd'] as const;
 const SPEC_ID = /^[a-z0-9][a-z0-9._-]{0,127}$/;
 /** An environment variable name a spec may list under `env:`. */
@@ -157,6 +158,18 @@ function readTriggers(c: SpecChecker, raw: unknown): TriggerSpec[] {
     const obj = expectMapping(c, t, ['triggers', i]);
     if (!obj) return;
     checkKeys(c, obj, ['triggers', i], TRIGGER_KEYS);
+    if (obj.schedule !== undefined) {
+      // A trigger is either `event:` (with `when`, `payloadSchema`) or `schedule:`, never both.
+      for (const k of ['event', 'when', 'payloadSchema'])
+        if (obj[k] !== undefined)
+          c.report(
+            ['triggers', i, k],
+            `a schedule trigger has no ${k}: a trigger is either event: or schedule:`,
+          );
+      const schedule = readSchedule(c, obj.schedule, ['triggers', i, 'schedule']);
+      if (schedule) out.push({ event: SCHEDULE_EVENT, schedule });
+      return;
+    }
     const event = readString(c, obj, ['triggers', i, 'event'], { what: 'an event type' });
     const when = readString(c, obj, ['triggers', i, 'when'], { what: 'a condition', optional: true });
     if (when !== undefined) checkCondition(c, when, i);

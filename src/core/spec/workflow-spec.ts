@@ -8,6 +8,7 @@
 import type { ToolSchemas } from './check-tool-args.ts';
 import type { FlowStep } from './flow-steps.ts';
 import type { PromotionSpec, SimulationSpec, SpecTest } from './lifecycle-spec.ts';
+import type { ScheduleSpec } from './schedule-trigger.ts';
 
 export type { StepSpec } from './flow-steps.ts';
 
@@ -17,6 +18,7 @@ export type WorkflowStatus = (typeof WORKFLOW_STATUSES)[number];
 
 /** Which canonical events start a run. `when` is condition source text (see `parseCondition`). */
 export interface TriggerSpec {
+  /** The event type; for a schedule trigger, always `schedule.fired` (set by validation). */
   event: string;
   when?: string;
   /**
@@ -24,6 +26,11 @@ export interface TriggerSpec {
    * offers an assistant as the workflow tool's input schema, and what it checks a call against.
    */
   payloadSchema?: Record<string, unknown>;
+  /**
+   * A schedule trigger (schedule-trigger.ts): the workflow starts on its own schedule's fires, and
+   * nothing else; `when` and `payloadSchema` are then absent.
+   */
+  schedule?: ScheduleSpec;
 }
 
 export interface WorkflowLimits {
