@@ -7,10 +7,8 @@
  */
 import type { Command } from 'commander';
 import pc from 'picocolors';
-import { remapWith } from '../app/unrouted.ts';
 import { ErrorCode, KeelError } from '../core/errors.ts';
 import type { WithContext } from './context.ts';
-import { hooksFileOf, readHooksFile } from './hooks-file.ts';
 import { intOption } from './input.ts';
 import { line, printJson } from './output.ts';
 
@@ -71,6 +69,9 @@ export function registerEventCommands(program: Command, withContext: WithContext
     .option('--enqueue', 'create the runs and leave them to `keel worker` processes')
     .action(async (id: string, o: { hooks?: string; enqueue?: boolean }, cmd: Command) =>
       withContext(cmd, async (ctx) => {
+        // Loaded when the command runs: `keel --help` loads only the command parser (cli-startup test).
+        const { hooksFileOf, readHooksFile } = await import('./hooks-file.ts');
+        const { remapWith } = await import('../app/unrouted.ts');
         const file = hooksFileOf(o.hooks);
         const r = await ctx.keel.events.redeliver(ctx.tenant, id, {
           ...(o.enqueue ? { walk: 'enqueue' as const } : {}),

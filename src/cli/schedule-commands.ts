@@ -4,7 +4,6 @@
  * and the next fire time. Reads only; the scheduler runs in `keel serve` and `keel worker`.
  */
 import type { Command } from 'commander';
-import { scheduledWorkflows } from '../app/index.ts';
 import type { WithContext } from './context.ts';
 import { line, printJson } from './output.ts';
 
@@ -18,6 +17,8 @@ export function registerScheduleCommands(program: Command, withContext: WithCont
     .description('each schedule of a LIVE or AUTONOMOUS version, with its last and next fire')
     .action(async (_o: unknown, cmd: Command) =>
       withContext(cmd, async (ctx) => {
+        // Loaded when the command runs: `keel --help` loads only the command parser (cli-startup test).
+        const { scheduledWorkflows } = await import('../app/scheduler.ts');
         const list = await scheduledWorkflows(ctx.keel.store, ctx.tenant, Date.now());
         if (ctx.json) {
           printJson(list);
