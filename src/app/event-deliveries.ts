@@ -62,6 +62,8 @@ export interface Delivery {
   readonly deliveredAt: string;
   /** First delivery only, when it started no run: why (the unrouted inbox keeps it). */
   readonly unrouted?: Unrouted;
+  /** Whether a version of the tenant waits for events of its type, read with routing's versions. */
+  readonly waited?: boolean;
 }
 
 /** Why an event started no run, in a code and in words. */
@@ -143,7 +145,8 @@ export function eventDeliveries(d: {
    */
   async function routeAll(tenant: string, event: EventRecord, earlier: readonly EventRecord[], at: string) {
     const byWorkflow = new Map<string, VersionRecord[]>();
-    for (const v of await store.registry.listVersions(tenant)) {
+    const all = await store.registry.listVersions(tenant);
+    for (const v of all) {
       const list = byWorkflow.get(v.workflowId);
       if (list) list.push(v);
       else byWorkflow.set(v.workflowId, [v]);
@@ -186,6 +189,8 @@ export function eventDeliveries(d: {
       untaken,
       disagreements,
       unrouted: runs.length === 0 ? whyUnrouted(disagreements) : undefined,
+      // The same versions answer whether anyone waits for this type (`arrive`): no second read.
+      waited: all.some((v) => waitsFor(v.spec, event.type)),
     };
   }
 
@@ -204,7 +209,7 @@ export function eventDeliveries(d: {
     ): Promise<Delivery> {
       const { event, earlier } = deliveredEvent(parseEvent(value, tenant), channel);
       const at = d.now();
-      const { runs, untaken, disagreements, unrouted } = await routeAll(tenant, event, earlier, at);
+      const { runs, untaken, disagreements, unrouted, waited } = await routeAll(tenant, event, earlier, at);
       // A writ the runs would be refused under refuses the delivery before its name is claimed.
       if (o.writ !== undefined && runs.length > 0) await engine.checkWrit(o.writ, tenant);
       const content = eventContent(event);
@@ -225,7 +230,7 @@ export function eventDeliveries(d: {
         disagreements,
       );
       if (claim.state === 'first')
-        return { event, runs, untaken, deliveredAt: at, ...(unrouted ? { unrouted } : {}) };
+        return { event, runs, untaken, deliveredAt: at, waited, ...(unrouted ? { unrouted } : {}) };
       const { first } = claim;
       if (first.eventHash === content.eventHash)
         return {
@@ -233,6 +238,7 @@ export function eventDeliveries(d: {
           runs: first.runs,
           untaken: [],
           redeliveryOf: first.deliveredAt,
+          waited,
           deliveredAt: first.deliveredAt,
         };
       const conflict = await store.events.recordEventConflict({
@@ -293,12 +299,14 @@ export function eventDeliveries(d: {
      */
     async arrive(
       tenant: string,
-      delivery: Pick<Delivery, 'event' | 'deliveredAt'>,
+      delivery: Pick<Delivery, 'event' | 'deliveredAt' | 'waited'>,
       walk: 'inline' | 'enqueue' = engine.walkMode,
     ): Promise<readonly string[]> {
       const { event } = delivery;
-      const versions = await store.registry.listVersions(tenant);
-      if (!versions.some((v) => waitsFor(v.spec, event.type))) return [];
+      const waited =
+        delivery.waited ??
+        (await store.registry.listVersions(tenant)).some((v) => waitsFor(v.spec, event.type));
+      if (!waited) return [];
       // It arrived when it was delivered: before any run it started, so none of those takes it.
       const woken = await store.waits.arrive(event, Date.parse(delivery.deliveredAt));
       if (walk === 'inline')
