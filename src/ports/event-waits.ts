@@ -61,16 +61,15 @@ export interface EventWaits {
    * it) — or to `now` if an untaken arrival of `type` at or after `since` not among `seen` is
    * there (one that came while the walk looked). Only while the run is `waiting` at head `seq`.
    */
-  sleep(
-    tenant: string,
-    runId: string,
-    o: {
-      readonly seq: number;
-      readonly type: string;
-      readonly since: number;
-      readonly seen: readonly { readonly source: string; readonly id: string }[];
-      readonly wakeAt: number | null;
-      readonly now: number;
-    },
-  ): Promise<void>;
+  sleep(tenant: string, runId: string, o: SleepRequest): Promise<void>;
+}
+
+/** What a waiting run's sleep names (`EventWaits.sleep`): its head, the wait, what it looked at, when to wake. */
+export interface SleepRequest {
+  readonly seq: number;
+  readonly type: string;
+  readonly since: number;
+  readonly seen: readonly { readonly source: string; readonly id: string }[];
+  readonly wakeAt: number | null;
+  readonly now: number;
 }

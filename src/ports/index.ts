@@ -16,7 +16,7 @@ export type {
   RoutedRun,
   TriggerDisagreement,
 } from './event-index.ts';
-export type { Arrival, EventWaits, WokenRun } from './event-waits.ts';
+export type { Arrival, EventWaits, SleepRequest, WokenRun } from './event-waits.ts';
 export type { Evidence, ShadowSkip, StoredComparison } from './evidence.ts';
 export {
   IDEMPOTENCY_TTL_MS,

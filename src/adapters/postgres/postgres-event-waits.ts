@@ -8,7 +8,7 @@
  * lock and then wakes the run itself, so no arrival is missed between a walk's look and its sleep. Tenant-scoped always.
  */
 import type { EventRecord } from '../../core/ledger/index.ts';
-import type { Arrival, EventWaits, WokenRun } from '../../ports/index.ts';
+import type { Arrival, EventWaits, SleepRequest, WokenRun } from '../../ports/index.ts';
 import type { PostgresHandle } from './postgres-handle.ts';
 
 export class PostgresEventWaits implements EventWaits {
@@ -70,18 +70,7 @@ export class PostgresEventWaits implements EventWaits {
     return r.rowCount === 1;
   }
 
-  async sleep(
-    tenant: string,
-    runId: string,
-    o: {
-      readonly seq: number;
-      readonly type: string;
-      readonly since: number;
-      readonly seen: readonly { readonly source: string; readonly id: string }[];
-      readonly wakeAt: number | null;
-      readonly now: number;
-    },
-  ): Promise<void> {
+  async sleep(tenant: string, runId: string, o: SleepRequest): Promise<void> {
     // The row is locked first, and the arrivals read by a later statement (a fresh snapshot): an
     // arrival whose wake ran before the lock is committed and seen; one after waits for the lock.
     const c = await this.h.pool.connect();

@@ -6,7 +6,7 @@
  * the same transaction. Never reads or writes another tenant's rows.
  */
 import type { EventRecord } from '../../core/ledger/index.ts';
-import type { Arrival, EventWaits, WokenRun } from '../../ports/index.ts';
+import type { Arrival, EventWaits, SleepRequest, WokenRun } from '../../ports/index.ts';
 import type { SqliteHandle } from './sqlite-handle.ts';
 
 export class SqliteEventWaits implements EventWaits {
@@ -89,18 +89,7 @@ export class SqliteEventWaits implements EventWaits {
     );
   }
 
-  async sleep(
-    tenant: string,
-    runId: string,
-    o: {
-      readonly seq: number;
-      readonly type: string;
-      readonly since: number;
-      readonly seen: readonly { readonly source: string; readonly id: string }[];
-      readonly wakeAt: number | null;
-      readonly now: number;
-    },
-  ): Promise<void> {
+  async sleep(tenant: string, runId: string, o: SleepRequest): Promise<void> {
     const seen = JSON.stringify(o.seen.map((s) => JSON.stringify([s.source, s.id])));
     const wake = await this.h.queued(
       () =>
