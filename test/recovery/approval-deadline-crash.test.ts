@@ -9,16 +9,14 @@
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, test } from 'node:test';
-import { createKeel, type Keel } from '../../src/app/index.ts';
+import { test } from 'node:test';
+import { createKeel } from '../../src/app/index.ts';
 import { payloadOf } from '../../src/core/ledger/index.ts';
 import { parsePolicy } from '../../src/core/policy/index.ts';
 import { deploy } from '../../src/testing/index.ts';
-import { Sandbox } from '../helpers/keel-cli.ts';
-import { KeelServer } from '../helpers/keel-server.ts';
-import { crashTools, effectLog } from './crash-tools.ts';
+import { countRuns, crashSites, sleep, until } from './crash-site.ts';
+import { crashTools } from './crash-tools.ts';
 
-const TOOLS = join(import.meta.dirname, 'crash-tools.ts');
 const RUNS = 30;
 const TIMEOUT_S = 4;
 const POLICY = 'default: allow\nrules:\n  - {id: ask, match: {tool: pay}, outcome: require_approval}\n';
@@ -34,53 +32,22 @@ steps:
 limits: { maxSteps: 4, maxCostUsd: 0 }
 `;
 
-const servers: KeelServer[] = [];
-const sandboxes: Sandbox[] = [];
-after(async () => {
-  for (const s of servers) await s.kill9();
-  for (const s of sandboxes) s.remove();
-});
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-async function until(what: string, ms: number, done: () => Promise<boolean>): Promise<void> {
-  const end = Date.now() + ms;
-  while (!(await done())) {
-    if (Date.now() > end) assert.fail(`timed out after ${ms} ms waiting until ${what}`);
-    await sleep(100);
-  }
-}
-
-async function count(keel: Keel, status: string): Promise<number> {
-  return (await keel.runs.list('acme', { status: status as 'refused', limit: 1000 })).runs.length;
-}
+const sites = crashSites();
 
 test('approval deadlines on SQLite: keel serve SIGKILLed while deadlines fire; each expires once, nothing paid', async (t) => {
-  const sandbox = new Sandbox('approval-deadline-crash');
-  sandboxes.push(sandbox);
-  const effects = join(sandbox.dir, 'effects.db');
-  const policyFile = join(sandbox.dir, 'policy.yaml');
+  const site = sites.sqlite('approval-deadline-crash');
+  const policyFile = join(site.sandbox.dir, 'policy.yaml');
   writeFileSync(policyFile, POLICY);
-  const log = effectLog(effects);
   const policy = parsePolicy(POLICY, 'policy.yaml');
   const keel = createKeel({
-    store: sandbox.store(),
-    tools: crashTools(log),
+    store: site.keelStore,
+    tools: crashTools(site.log),
     walk: 'enqueue',
     policies: { acme: policy },
   });
   try {
     await deploy(keel, 'acme', SPEC);
-    const start = async () => {
-      const s = await KeelServer.start(
-        sandbox,
-        ['--tools', TOOLS, '--policy', policyFile, '--tenant', 'acme'],
-        sandbox.store(),
-        { CRASH_EFFECTS: effects },
-      );
-      servers.push(s);
-      return s;
-    };
+    const start = () => site.serve(['--policy', policyFile, '--tenant', 'acme']);
     let server = await start();
     for (let b = 0; b < 3; b++) {
       for (let i = 0; i < RUNS / 3; i++)
@@ -95,7 +62,7 @@ test('approval deadlines on SQLite: keel serve SIGKILLed while deadlines fire; e
     await until(
       'every run waits for its approval',
       60_000,
-      async () => (await count(keel, 'waiting_approval')) + (await count(keel, 'refused')) === RUNS,
+      async () => (await countRuns(keel, 'waiting_approval')) + (await countRuns(keel, 'refused')) === RUNS,
     );
     const runs = (await keel.runs.list('acme', { limit: 1000 })).runs;
     const deadlines: number[] = [];
@@ -107,12 +74,12 @@ test('approval deadlines on SQLite: keel serve SIGKILLed while deadlines fire; e
     // Kill right around the deadlines, while they fire; restart.
     // (a worker finds a due deadline at its poll, every second): some have expired, some not yet.
     await sleep(Math.max(0, deadlines[Math.floor(deadlines.length / 3)]! + 1200 - Date.now()));
-    const expiredBeforeKill = await count(keel, 'refused');
+    const expiredBeforeKill = await countRuns(keel, 'refused');
     await server.kill9();
     await sleep(300);
     server = await start();
-    await until('every run expired', 60_000, async () => (await count(keel, 'refused')) === RUNS);
-    const paid = (await log.rows()).filter((r) => r.tool === 'pay');
+    await until('every run expired', 60_000, async () => (await countRuns(keel, 'refused')) === RUNS);
+    const paid = (await site.log.rows()).filter((r) => r.tool === 'pay');
     assert.deepEqual(paid, [], 'no payment happened');
     for (const r of runs) {
       const entries = await keel.runs.entries('acme', r.runId);
@@ -130,6 +97,5 @@ test('approval deadlines on SQLite: keel serve SIGKILLed while deadlines fire; e
     assert.equal(await server.stop(), 0);
   } finally {
     await keel.close();
-    await log.close();
   }
 });

@@ -9,24 +9,21 @@
  * and on PostgreSQL with two servers sharing the schema (a wait ends on one of them only).
  */
 import assert from 'node:assert/strict';
-import { join } from 'node:path';
-import { after, test } from 'node:test';
-import pg from 'pg';
-import {
-  dropSchema,
-  openScratchStore,
-  scratchSchemaName,
-  testDatabaseUrl,
-} from '../../src/adapters/postgres/index.ts';
-import { createKeel, type Keel } from '../../src/app/index.ts';
+import { test } from 'node:test';
+import { createKeel } from '../../src/app/index.ts';
 import { payloadOf } from '../../src/core/ledger/index.ts';
-import type { Store } from '../../src/ports/index.ts';
 import { deploy } from '../../src/testing/index.ts';
-import { Sandbox } from '../helpers/keel-cli.ts';
-import { KeelServer } from '../helpers/keel-server.ts';
-import { crashTools, EFFECTS_TABLE, type EffectLog, effectLog } from './crash-tools.ts';
+import {
+  type CrashSite,
+  countRuns,
+  crashSites,
+  effectCalls,
+  paymentsMade,
+  sleep,
+  until,
+} from './crash-site.ts';
+import { crashTools } from './crash-tools.ts';
 
-const TOOLS = join(import.meta.dirname, 'crash-tools.ts');
 const RUNS = 30;
 const SPEC = `id: replies
 version: 1
@@ -41,28 +38,7 @@ steps:
 limits: { maxSteps: 6, maxCostUsd: 0 }
 `;
 
-const servers: KeelServer[] = [];
-const sandboxes: Sandbox[] = [];
-const schemas: string[] = [];
-after(async () => {
-  for (const s of servers) await s.kill9();
-  for (const s of sandboxes) s.remove();
-  for (const s of schemas) await dropSchema(testDatabaseUrl(), s);
-});
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-async function until(what: string, ms: number, done: () => Promise<boolean>): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!(await done())) {
-    if (Date.now() > deadline) assert.fail(`timed out after ${ms} ms waiting until ${what}`);
-    await sleep(100);
-  }
-}
-
-async function count(keel: Keel, status: string): Promise<number> {
-  return (await keel.runs.list('acme', { status: status as 'waiting', limit: 1000 })).runs.length;
-}
+const sites = crashSites();
 
 const reply = (i: number) => ({
   id: `reply-${i}`,
@@ -74,26 +50,15 @@ const reply = (i: number) => ({
 
 async function crashAroundDeliveries(
   t: { diagnostic(s: string): void },
-  o: {
-    sandbox: Sandbox;
-    store: string;
-    keelStore: Store | string;
-    effects: string;
-    log: EffectLog;
-    servers: number;
-  },
+  o: CrashSite,
+  servers: number,
 ): Promise<void> {
-  const { sandbox, log, effects } = o;
   // Events are emitted from here with no walking: the servers' embedded workers walk every run.
-  const keel = createKeel({ store: o.keelStore, tools: crashTools(log), walk: 'enqueue' });
+  const keel = createKeel({ store: o.keelStore, tools: crashTools(o.log), walk: 'enqueue' });
   try {
     await deploy(keel, 'acme', SPEC);
-    const start = async () => {
-      const s = await KeelServer.start(sandbox, ['--tools', TOOLS], o.store, { CRASH_EFFECTS: effects });
-      servers.push(s);
-      return s;
-    };
-    let fleet = await Promise.all(Array.from({ length: o.servers }, start));
+    const start = () => o.serve();
+    let fleet = await Promise.all(Array.from({ length: servers }, start));
     for (let i = 0; i < RUNS; i++)
       await keel.events.emit('acme', {
         id: `ticket-${i}`,
@@ -102,12 +67,12 @@ async function crashAroundDeliveries(
         time: '2026-01-01T00:00:00Z',
         payload: {},
       });
-    await until('every run waits', 60_000, async () => (await count(keel, 'waiting')) === RUNS);
+    await until('every run waits', 60_000, async () => (await countRuns(keel, 'waiting')) === RUNS);
     // Kill 1: every run waits. Half the replies arrive while no server is up.
     for (const s of fleet) await s.kill9();
     for (let i = 0; i < RUNS / 2; i++) await keel.events.emit('acme', reply(i));
-    assert.equal(await count(keel, 'waiting'), RUNS, 'nothing walks them while the servers are down');
-    fleet = await Promise.all(Array.from({ length: o.servers }, start));
+    assert.equal(await countRuns(keel, 'waiting'), RUNS, 'nothing walks them while the servers are down');
+    fleet = await Promise.all(Array.from({ length: servers }, start));
     // Kill 2: while the other half are delivered and walked.
     const rest = (async () => {
       for (let i = RUNS / 2; i < RUNS; i++) await keel.events.emit('acme', reply(i));
@@ -118,9 +83,8 @@ async function crashAroundDeliveries(
     // A redelivery of a reply changes nothing.
     await keel.events.emit('acme', reply(0));
     fleet[0] = await start();
-    await until('every run completed', 90_000, async () => (await count(keel, 'completed')) === RUNS);
-    const rows = await log.rows();
-    const calls = new Map(rows.map((r) => [`${r.tool} ${r.key}`, r.calls]));
+    await until('every run completed', 90_000, async () => (await countRuns(keel, 'completed')) === RUNS);
+    const calls = await effectCalls(o.log);
     const takenBy = new Map<string, string>();
     for (const r of (await keel.runs.list('acme', { limit: 1000 })).runs) {
       const entries = await keel.runs.entries('acme', r.runId);
@@ -133,17 +97,16 @@ async function crashAroundDeliveries(
       const id = ended[0]!.event!.id;
       assert.equal(takenBy.get(id), undefined, `reply ${id} taken by one run only`);
       takenBy.set(id, r.runId);
-      const pays = entries
-        .filter((e) => e.kind === 'step.allowed')
-        .map((e) => payloadOf(e, 'step.allowed'))
-        .filter((a) => a.tool === 'pay');
-      const paid = pays.reduce((n, a) => n + (calls.get(`pay ${a.idempotencyKey}`) ?? 0), 0);
-      assert.equal(paid, 1, `run ${r.runId}: the payment after the wait happened exactly once`);
+      assert.equal(
+        paymentsMade(entries, calls),
+        1,
+        `run ${r.runId}: the payment after the wait happened exactly once`,
+      );
       assert.ok((await keel.runs.verify('acme', r.runId)).ok, `run ${r.runId} verifies`);
     }
     assert.equal(takenBy.size, RUNS);
     t.diagnostic(
-      `${RUNS} runs waited for replies on ${o.servers} server(s), killed twice (all waiting; mid-delivery): each ended once on its own reply`,
+      `${RUNS} runs waited for replies on ${servers} server(s), killed twice (all waiting; mid-delivery): each ended once on its own reply`,
     );
     for (const s of fleet) assert.equal(await s.stop(), 0);
   } finally {
@@ -152,49 +115,9 @@ async function crashAroundDeliveries(
 }
 
 test('waits for events on SQLite: keel serve SIGKILLed while runs wait and while replies are delivered; each wait ends once, on its own reply', async (t) => {
-  const sandbox = new Sandbox('event-wait-crash');
-  sandboxes.push(sandbox);
-  const effects = join(sandbox.dir, 'effects.db');
-  const log = effectLog(effects);
-  try {
-    await crashAroundDeliveries(t, {
-      sandbox,
-      store: sandbox.store(),
-      keelStore: sandbox.store(),
-      effects,
-      log,
-      servers: 1,
-    });
-  } finally {
-    await log.close();
-  }
+  await crashAroundDeliveries(t, sites.sqlite('event-wait-crash'), 1);
 });
 
 test('waits for events on PostgreSQL, two servers: SIGKILL while runs wait and mid-delivery; each wait ends once, on its own reply', async (t) => {
-  const url = testDatabaseUrl();
-  const schema = scratchSchemaName('keel_test_evwait_crash');
-  schemas.push(schema);
-  const store = await openScratchStore(url, schema);
-  const u = new URL(url);
-  u.searchParams.set('schema', schema);
-  const storeUrl = u.toString();
-  const c = new pg.Client({ connectionString: url, options: `-c search_path=${schema}` });
-  await c.connect();
-  await c.query(EFFECTS_TABLE);
-  await c.end();
-  const sandbox = new Sandbox('event-wait-crash-pg');
-  sandboxes.push(sandbox);
-  const log = effectLog(storeUrl);
-  try {
-    await crashAroundDeliveries(t, {
-      sandbox,
-      store: storeUrl,
-      keelStore: store,
-      effects: storeUrl,
-      log,
-      servers: 2,
-    });
-  } finally {
-    await log.close();
-  }
+  await crashAroundDeliveries(t, await sites.postgres('evwait-crash'), 2);
 });

@@ -6,16 +6,13 @@
  * side, under a key of its own; every run verifies. On SQLite (one server).
  */
 import assert from 'node:assert/strict';
-import { join } from 'node:path';
-import { after, test } from 'node:test';
+import { test } from 'node:test';
 import { createKeel } from '../../src/app/index.ts';
 import { payloadOf } from '../../src/core/ledger/index.ts';
 import { deploy } from '../../src/testing/index.ts';
-import { Sandbox } from '../helpers/keel-cli.ts';
-import { KeelServer } from '../helpers/keel-server.ts';
-import { crashTools, effectLog } from './crash-tools.ts';
+import { countRuns, crashSites, effectCalls, paymentsMade, until } from './crash-site.ts';
+import { crashTools } from './crash-tools.ts';
 
-const TOOLS = join(import.meta.dirname, 'crash-tools.ts');
 const RUNS = 20;
 const LINES = 3;
 const SPEC = `id: loops
@@ -33,31 +30,15 @@ steps:
 limits: { maxSteps: 12, maxCostUsd: 0 }
 `;
 
-const servers: KeelServer[] = [];
-const sandboxes: Sandbox[] = [];
-after(async () => {
-  for (const s of servers) await s.kill9();
-  for (const s of sandboxes) s.remove();
-});
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const sites = crashSites();
 
 test('loops on SQLite: keel serve SIGKILLed mid-iteration; every line paid exactly once', async (t) => {
-  const sandbox = new Sandbox('foreach-crash');
-  sandboxes.push(sandbox);
-  const effects = join(sandbox.dir, 'effects.db');
-  const log = effectLog(effects);
-  const keel = createKeel({ store: sandbox.store(), tools: crashTools(log), walk: 'enqueue' });
+  const site = sites.sqlite('foreach-crash');
+  const { log } = site;
+  const keel = createKeel({ store: site.keelStore, tools: crashTools(log), walk: 'enqueue' });
   try {
     await deploy(keel, 'acme', SPEC);
-    const start = async () => {
-      const s = await KeelServer.start(sandbox, ['--tools', TOOLS], sandbox.store(), {
-        CRASH_EFFECTS: effects,
-      });
-      servers.push(s);
-      return s;
-    };
-    let server = await start();
+    let server = await site.serve();
     for (let i = 0; i < RUNS; i++)
       await keel.events.emit('acme', {
         id: `e${i}`,
@@ -66,22 +47,22 @@ test('loops on SQLite: keel serve SIGKILLed mid-iteration; every line paid exact
         payload: { lines: Array.from({ length: LINES }, (_, j) => `r${i}-l${j}`) },
       });
     // Kill while some runs are inside their loops: some payments made, not all.
-    const deadline = Date.now() + 60_000;
-    while ((await log.rows()).filter((r) => r.tool === 'pay').length < (RUNS * LINES) / 4) {
-      assert.ok(Date.now() < deadline, 'payments began');
-      await sleep(50);
-    }
+    await until(
+      'payments began',
+      60_000,
+      async () => (await log.rows()).filter((r) => r.tool === 'pay').length >= (RUNS * LINES) / 4,
+      50,
+    );
     const paidBeforeKill = (await log.rows()).filter((r) => r.tool === 'pay').length;
     await server.kill9();
-    server = await start();
-    const done = async () =>
-      (await keel.runs.list('acme', { status: 'completed', limit: 1000 })).runs.length === RUNS;
-    const end = Date.now() + 120_000;
-    while (!(await done())) {
-      assert.ok(Date.now() < end, 'every run completed');
-      await sleep(200);
-    }
-    const calls = new Map((await log.rows()).map((r) => [`${r.tool} ${r.key}`, r.calls]));
+    server = await site.serve();
+    await until(
+      'every run completed',
+      120_000,
+      async () => (await countRuns(keel, 'completed')) === RUNS,
+      200,
+    );
+    const calls = await effectCalls(log);
     for (const r of (await keel.runs.list('acme', { limit: 1000 })).runs) {
       const entries = await keel.runs.entries('acme', r.runId);
       assert.equal(entries.filter((e) => e.kind === 'foreach.started').length, 1);
@@ -94,12 +75,8 @@ test('loops on SQLite: keel serve SIGKILLed mid-iteration; every line paid exact
         steps,
         Array.from({ length: LINES }, (_, j) => `each_line[${j}].pay`),
       );
-      for (const step of steps) {
-        const paid = pays
-          .filter((a) => a.step === step)
-          .reduce((n, a) => n + (calls.get(`pay ${a.idempotencyKey}`) ?? 0), 0);
-        assert.equal(paid, 1, `run ${r.runId}: ${step} paid exactly once`);
-      }
+      for (const step of steps)
+        assert.equal(paymentsMade(entries, calls, step), 1, `run ${r.runId}: ${step} paid exactly once`);
       assert.ok((await keel.runs.verify('acme', r.runId)).ok, `run ${r.runId} verifies`);
     }
     t.diagnostic(
@@ -108,6 +85,5 @@ test('loops on SQLite: keel serve SIGKILLed mid-iteration; every line paid exact
     assert.equal(await server.stop(), 0);
   } finally {
     await keel.close();
-    await log.close();
   }
 });

@@ -8,24 +8,15 @@
  */
 import assert from 'node:assert/strict';
 import { createServer } from 'node:net';
-import { join } from 'node:path';
-import { after, test } from 'node:test';
-import pg from 'pg';
-import {
-  dropSchema,
-  openScratchStore,
-  scratchSchemaName,
-  testDatabaseUrl,
-} from '../../src/adapters/postgres/index.ts';
+import { test } from 'node:test';
 import { createKeel, type Keel } from '../../src/app/index.ts';
 import { payloadOf } from '../../src/core/ledger/index.ts';
-import type { RunRecord, Store } from '../../src/ports/index.ts';
+import type { RunRecord } from '../../src/ports/index.ts';
 import { deploy } from '../../src/testing/index.ts';
-import { Sandbox } from '../helpers/keel-cli.ts';
-import { createKey, KeelServer } from '../helpers/keel-server.ts';
-import { crashTools, EFFECTS_TABLE, type EffectLog, effectLog } from './crash-tools.ts';
+import { createKey } from '../helpers/keel-server.ts';
+import { type CrashSite, crashSites, effectCalls, sleep, until } from './crash-site.ts';
+import { crashTools } from './crash-tools.ts';
 
-const TOOLS = join(import.meta.dirname, 'crash-tools.ts');
 const RUNS = 200;
 const KILLS = 4;
 const SPEC = `id: crash
@@ -39,16 +30,7 @@ steps:
 limits: { maxSteps: 6, maxCostUsd: 0 }
 `;
 
-const servers: KeelServer[] = [];
-const sandboxes: Sandbox[] = [];
-const schemas: string[] = [];
-after(async () => {
-  for (const s of servers) await s.kill9();
-  for (const s of sandboxes) s.remove();
-  for (const s of schemas) await dropSchema(testDatabaseUrl(), s);
-});
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const sites = crashSites();
 
 async function freePort(): Promise<number> {
   const srv = createServer();
@@ -84,14 +66,6 @@ function client(url: () => string, key: string, target: number, inFlight: number
   return { acked, done: Promise.all(Array.from({ length: inFlight }, one)).then(() => acked) };
 }
 
-async function until(what: string, ms: number, done: () => Promise<boolean>, every = 100): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!(await done())) {
-    if (Date.now() > deadline) assert.fail(`timed out after ${ms} ms waiting until ${what}`);
-    await sleep(every);
-  }
-}
-
 /**
  * ms from `t0` until the first of `runs` moved past its head (an entry appended, or no longer
  * running), read in one listing per poll; undefined when none did within 30 s.
@@ -113,22 +87,13 @@ async function firstResumed(keel: Keel, runs: readonly RunRecord[], t0: number):
   return undefined;
 }
 
-async function crashAndRecover(
-  t: { diagnostic(s: string): void },
-  o: { sandbox: Sandbox; store: string; keelStore: Store | string; effects: string; log: EffectLog },
-): Promise<void> {
+async function crashAndRecover(t: { diagnostic(s: string): void }, o: CrashSite): Promise<void> {
   const keel: Keel = createKeel({ store: o.keelStore, tools: crashTools(o.log), walk: 'enqueue' });
   try {
     await deploy(keel, 'acme', SPEC);
     const key = createKey(o.sandbox, 'acme', o.store);
     const port = await freePort();
-    const start = async () => {
-      const s = await KeelServer.start(o.sandbox, ['--port', String(port), '--tools', TOOLS], o.store, {
-        CRASH_EFFECTS: o.effects,
-      });
-      servers.push(s);
-      return s;
-    };
+    const start = () => o.serve(['--port', String(port)]);
     let server = await start();
     const load = client(() => server.url, key, RUNS, 8);
     const interrupted: number[] = [];
@@ -166,7 +131,7 @@ async function crashAndRecover(
     }
     assert.ok(runs.length >= RUNS, `every acknowledged run is in the store (${runs.length})`);
     const rows = await o.log.rows();
-    const calls = new Map(rows.map((r) => [`${r.tool} ${r.key}`, r.calls]));
+    const calls = await effectCalls(o.log);
     const allowed = new Set<string>();
     let reconciled = 0;
     for (const run of runs) {
@@ -201,35 +166,9 @@ async function crashAndRecover(
 }
 
 test('keel serve on SQLite, killed with SIGKILL 4 times under load: every run completes, nothing repeated', async (t) => {
-  const sandbox = new Sandbox('serve-crash');
-  sandboxes.push(sandbox);
-  const effects = join(sandbox.dir, 'effects.db');
-  const log = effectLog(effects);
-  try {
-    await crashAndRecover(t, { sandbox, store: sandbox.store(), keelStore: sandbox.store(), effects, log });
-  } finally {
-    await log.close();
-  }
+  await crashAndRecover(t, sites.sqlite('serve-crash'));
 });
 
 test('keel serve on PostgreSQL, killed with SIGKILL 4 times under load: every run completes, nothing repeated', async (t) => {
-  const url = testDatabaseUrl();
-  const schema = scratchSchemaName('keel_test_serve_crash');
-  schemas.push(schema);
-  const store = await openScratchStore(url, schema);
-  const u = new URL(url);
-  u.searchParams.set('schema', schema);
-  const storeUrl = u.toString();
-  const c = new pg.Client({ connectionString: url, options: `-c search_path=${schema}` });
-  await c.connect();
-  await c.query(EFFECTS_TABLE);
-  await c.end();
-  const sandbox = new Sandbox('serve-crash-pg');
-  sandboxes.push(sandbox);
-  const log = effectLog(storeUrl);
-  try {
-    await crashAndRecover(t, { sandbox, store: storeUrl, keelStore: store, effects: storeUrl, log });
-  } finally {
-    await log.close();
-  }
+  await crashAndRecover(t, await sites.postgres('serve-crash'));
 });

@@ -8,24 +8,21 @@
  * servers sharing the schema (two embedded workers: a timer fires on one of them only).
  */
 import assert from 'node:assert/strict';
-import { join } from 'node:path';
-import { after, test } from 'node:test';
-import pg from 'pg';
-import {
-  dropSchema,
-  openScratchStore,
-  scratchSchemaName,
-  testDatabaseUrl,
-} from '../../src/adapters/postgres/index.ts';
-import { createKeel, type Keel } from '../../src/app/index.ts';
+import { test } from 'node:test';
+import { createKeel } from '../../src/app/index.ts';
 import { payloadOf } from '../../src/core/ledger/index.ts';
-import type { Store } from '../../src/ports/index.ts';
 import { deploy } from '../../src/testing/index.ts';
-import { Sandbox } from '../helpers/keel-cli.ts';
-import { KeelServer } from '../helpers/keel-server.ts';
-import { crashTools, EFFECTS_TABLE, type EffectLog, effectLog } from './crash-tools.ts';
+import {
+  type CrashSite,
+  countRuns,
+  crashSites,
+  effectCalls,
+  paymentsMade,
+  sleep,
+  until,
+} from './crash-site.ts';
+import { crashTools } from './crash-tools.ts';
 
-const TOOLS = join(import.meta.dirname, 'crash-tools.ts');
 const RUNS = 60;
 const WAIT_S = 4;
 const SPEC = `id: timers
@@ -41,50 +38,19 @@ steps:
 limits: { maxSteps: 6, maxCostUsd: 0 }
 `;
 
-const servers: KeelServer[] = [];
-const sandboxes: Sandbox[] = [];
-const schemas: string[] = [];
-after(async () => {
-  for (const s of servers) await s.kill9();
-  for (const s of sandboxes) s.remove();
-  for (const s of schemas) await dropSchema(testDatabaseUrl(), s);
-});
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-async function until(what: string, ms: number, done: () => Promise<boolean>): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!(await done())) {
-    if (Date.now() > deadline) assert.fail(`timed out after ${ms} ms waiting until ${what}`);
-    await sleep(100);
-  }
-}
-
-async function count(keel: Keel, status: string): Promise<number> {
-  return (await keel.runs.list('acme', { status: status as 'waiting', limit: 1000 })).runs.length;
-}
+const sites = crashSites();
 
 async function crashWhileWaiting(
   t: { diagnostic(s: string): void },
-  o: {
-    sandbox: Sandbox;
-    store: string;
-    keelStore: Store | string;
-    effects: string;
-    log: EffectLog;
-    servers: number;
-  },
+  o: CrashSite,
+  servers: number,
 ): Promise<void> {
   // Runs are committed with no lease and left to the servers' embedded workers.
   const keel = createKeel({ store: o.keelStore, tools: crashTools(o.log), walk: 'enqueue' });
   try {
     await deploy(keel, 'acme', SPEC);
-    const start = async () => {
-      const s = await KeelServer.start(o.sandbox, ['--tools', TOOLS], o.store, { CRASH_EFFECTS: o.effects });
-      servers.push(s);
-      return s;
-    };
-    let fleet = await Promise.all(Array.from({ length: o.servers }, start));
+    const start = () => o.serve();
+    let fleet = await Promise.all(Array.from({ length: servers }, start));
     // Three batches half a second apart: the fire times spread over a second and a half.
     for (let b = 0; b < 3; b++) {
       for (let i = 0; i < RUNS / 3; i++) {
@@ -97,11 +63,11 @@ async function crashWhileWaiting(
     await until(
       'every run waits',
       60_000,
-      async () => (await count(keel, 'waiting')) + (await count(keel, 'completed')) === RUNS,
+      async () => (await countRuns(keel, 'waiting')) + (await countRuns(keel, 'completed')) === RUNS,
     );
     // Kill 1: every run waits; nothing is walking them. Restart.
     for (const s of fleet) await s.kill9();
-    fleet = await Promise.all(Array.from({ length: o.servers }, start));
+    fleet = await Promise.all(Array.from({ length: servers }, start));
     // Kill 2: right around the first fire times, while timers fire.
     const runs = (await keel.runs.list('acme', { limit: 1000 })).runs;
     const fires: number[] = [];
@@ -111,15 +77,14 @@ async function crashWhileWaiting(
     }
     fires.sort((a, b) => a - b);
     await sleep(Math.max(0, fires[Math.floor(fires.length / 3)]! - Date.now()));
-    const firedBeforeKill = RUNS - (await count(keel, 'waiting'));
+    const firedBeforeKill = RUNS - (await countRuns(keel, 'waiting'));
     // Lateness here includes the servers' downtime and start-up (seconds on a loaded machine);
     // the timers bench (bench/timers.ts) measures it with nothing killed.
     await fleet[0]!.kill9();
     await sleep(300);
     fleet[0] = await start();
-    await until('every run completed', 60_000, async () => (await count(keel, 'completed')) === RUNS);
-    const rows = await o.log.rows();
-    const calls = new Map(rows.map((r) => [`${r.tool} ${r.key}`, r.calls]));
+    await until('every run completed', 60_000, async () => (await countRuns(keel, 'completed')) === RUNS);
+    const calls = await effectCalls(o.log);
     const lateness: number[] = [];
     for (const r of runs) {
       const entries = await keel.runs.entries('acme', r.runId);
@@ -130,17 +95,16 @@ async function crashWhileWaiting(
       const late = Date.parse(ended[0]!.at) - Date.parse(started.fireAt!);
       assert.ok(late >= 0, `${r.runId}: never before its fire time`);
       lateness.push(late);
-      const pays = entries
-        .filter((e) => e.kind === 'step.allowed')
-        .map((e) => payloadOf(e, 'step.allowed'))
-        .filter((a) => a.tool === 'pay');
-      const paid = pays.reduce((n, a) => n + (calls.get(`pay ${a.idempotencyKey}`) ?? 0), 0);
-      assert.equal(paid, 1, `run ${r.runId}: the payment after the wait happened exactly once`);
+      assert.equal(
+        paymentsMade(entries, calls),
+        1,
+        `run ${r.runId}: the payment after the wait happened exactly once`,
+      );
       assert.ok((await keel.runs.verify('acme', r.runId)).ok, `run ${r.runId} verifies`);
     }
     lateness.sort((a, b) => a - b);
     t.diagnostic(
-      `${RUNS} runs waited ${WAIT_S}s on ${o.servers} server(s), killed twice (all waiting; then with ${firedBeforeKill} of ${RUNS} fired): all completed, each timer fired once; lateness p50 ${lateness[Math.floor(RUNS / 2)]} ms, max ${lateness.at(-1)} ms (restarts included)`,
+      `${RUNS} runs waited ${WAIT_S}s on ${servers} server(s), killed twice (all waiting; then with ${firedBeforeKill} of ${RUNS} fired): all completed, each timer fired once; lateness p50 ${lateness[Math.floor(RUNS / 2)]} ms, max ${lateness.at(-1)} ms (restarts included)`,
     );
     for (const s of fleet) assert.equal(await s.stop(), 0);
   } finally {
@@ -149,49 +113,9 @@ async function crashWhileWaiting(
 }
 
 test('timers on SQLite: keel serve SIGKILLed while runs wait and while timers fire; each fires once', async (t) => {
-  const sandbox = new Sandbox('timer-crash');
-  sandboxes.push(sandbox);
-  const effects = join(sandbox.dir, 'effects.db');
-  const log = effectLog(effects);
-  try {
-    await crashWhileWaiting(t, {
-      sandbox,
-      store: sandbox.store(),
-      keelStore: sandbox.store(),
-      effects,
-      log,
-      servers: 1,
-    });
-  } finally {
-    await log.close();
-  }
+  await crashWhileWaiting(t, sites.sqlite('timer-crash'), 1);
 });
 
 test('timers on PostgreSQL, two servers: SIGKILL while runs wait and while timers fire; each fires once, on one server', async (t) => {
-  const url = testDatabaseUrl();
-  const schema = scratchSchemaName('keel_test_timer_crash');
-  schemas.push(schema);
-  const store = await openScratchStore(url, schema);
-  const u = new URL(url);
-  u.searchParams.set('schema', schema);
-  const storeUrl = u.toString();
-  const c = new pg.Client({ connectionString: url, options: `-c search_path=${schema}` });
-  await c.connect();
-  await c.query(EFFECTS_TABLE);
-  await c.end();
-  const sandbox = new Sandbox('timer-crash-pg');
-  sandboxes.push(sandbox);
-  const log = effectLog(storeUrl);
-  try {
-    await crashWhileWaiting(t, {
-      sandbox,
-      store: storeUrl,
-      keelStore: store,
-      effects: storeUrl,
-      log,
-      servers: 2,
-    });
-  } finally {
-    await log.close();
-  }
+  await crashWhileWaiting(t, await sites.postgres('timer-crash'), 2);
 });
