@@ -2,10 +2,9 @@
  * The hooks endpoint fuzzed (issue 29 §4), bounded: fast-check sends `POST /hooks/<name>` with
  * arbitrary paths, bodies (odd text, deep or huge JSON, bytes that are not UTF-8) and signature
  * headers (garbage, truncated, another body's), and correctly signed arbitrary JSON and form bodies
- * (`application/x-www-form-urlencoded`, odd escapes and charsets). Every answer
- * is a success or a named refusal (details.reason) — never a 5xx — and nothing but a correctly
- * signed delivery that maps to an event ever names one: the event index holds exactly the ids
- * that were answered 200/201.
+ * (`application/x-www-form-urlencoded`, odd escapes and charsets). Every answer is a success or
+ * a named refusal (details.reason) — never a 5xx — and nothing but a correctly signed delivery
+ * that maps to an event ever names one: the event index holds exactly the ids answered 200/201.
  */
 import assert from 'node:assert/strict';
 import { createHmac } from 'node:crypto';
