@@ -19,14 +19,20 @@ import { createKeel } from '../../src/app/index.ts';
 import { Scheduler } from '../../src/app/scheduler.ts';
 import { payloadOf } from '../../src/core/ledger/index.ts';
 import { deploy } from '../../src/testing/index.ts';
-import { startWorkers, WorkerProcess } from '../../src/testing/worker-process.ts';
+import { WorkerProcess } from '../../src/testing/worker-process.ts';
+import { Sandbox } from '../helpers/keel-cli.ts';
+import { KeelServer } from '../helpers/keel-server.ts';
 
 const url = testDatabaseUrl();
 const schema = scratchSchemaName('keel_test_sched_crash');
+const sandbox = new Sandbox('schedule-crash');
 const workers: WorkerProcess[] = [];
+const servers: KeelServer[] = [];
 after(async () => {
   for (const w of workers) if (w.alive) await w.kill9();
+  for (const s of servers) await s.kill9();
   await dropSchema(url, schema);
+  sandbox.remove();
 });
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -43,7 +49,7 @@ steps:
 limits: { maxSteps: 2, maxCostUsd: 0 }
 `;
 
-test('2 workers catch up 90 missed fires, one killed -9 mid catch-up: every fire runs exactly once', async (t) => {
+test('keel serve and keel worker catch up 90 missed fires, serve killed -9 mid catch-up: every fire runs exactly once', async (t) => {
   const store = await openScratchStore(url, schema);
   const keel = createKeel({ store, walk: 'enqueue' });
   const u = new URL(url);
@@ -62,21 +68,21 @@ test('2 workers catch up 90 missed fires, one killed -9 mid catch-up: every fire
     const count = async () => (await keel.store.runs.listRuns('acme', { limit: 1000 })).runs.length;
     assert.equal(await count(), 1);
 
-    const pair = await startWorkers(2, opts);
-    workers.push(...pair);
-    // Kill one in the middle of the catch-up: once some fires ran and most are still to come.
+    const worker = new WorkerProcess(opts);
+    workers.push(worker);
+    const [server] = await Promise.all([KeelServer.start(sandbox, [], opts.store), worker.ready]);
+    servers.push(server);
+    // Kill the server in the middle of the catch-up: once some fires ran and most are still to come.
     let atKill = await count();
     while (atKill < 12) {
       await sleep(10);
       atKill = await count();
     }
-    const victim = pair[0]!;
-    await victim.kill9();
-    t.diagnostic(`killed worker ${victim.pid} with ${atKill} of ${DOWN_MINUTES + 1} fires started`);
+    await server.kill9();
+    t.diagnostic(`killed keel serve ${server.pid} with ${atKill} of ${DOWN_MINUTES + 1} fires started`);
     assert.ok(atKill < DOWN_MINUTES / 2, `the kill landed mid catch-up (${atKill} fires started)`);
-    const replacement = new WorkerProcess(opts);
-    workers.push(replacement);
-    await replacement.ready;
+    const restarted = await KeelServer.start(sandbox, [], opts.store);
+    servers.push(restarted);
 
     // Until every fire up to now has its run and no run is left to walk.
     const deadline = Date.now() + 90_000;
@@ -91,11 +97,8 @@ test('2 workers catch up 90 missed fires, one killed -9 mid catch-up: every fire
         );
       await sleep(200);
     }
-    const exits = await Promise.all([pair[1]!, replacement].map((w) => w.terminate()));
-    assert.deepEqual(
-      exits.map((e) => e.code),
-      [0, 0],
-    );
+    assert.equal((await worker.terminate()).code, 0);
+    assert.equal(await restarted.stop(), 0);
 
     const { runs } = await keel.store.runs.listRuns('acme', { limit: 1000 });
     const fires: string[] = [];
