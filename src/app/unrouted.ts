@@ -172,7 +172,7 @@ export function remapWith(hooks: readonly HookSpec[]) {
       throw new KeelError(ErrorCode.notFound, `hook ${failed.hook} of this tenant is not in the hooks file`, {
         hook: failed.hook,
       });
-    const body = readDeliveryBody(new TextEncoder().encode(failed.body));
+    const body = readDeliveryBody(new TextEncoder().encode(failed.body), failed.headers['content-type']);
     const mapped = body.ok ? mapDelivery(hook, body.value, new Map(Object.entries(failed.headers))) : body;
     if (!mapped.ok)
       throw new KeelError(ErrorCode.eventInvalid, `hook ${failed.hook}: ${mapped.message}`, {

@@ -72,7 +72,9 @@ export function registerEventCommands(program: Command, withContext: WithContext
         // Loaded when the command runs: `keel --help` loads only the command parser (cli-startup test).
         const { hooksFileOf, readHooksFile } = await import('./hooks-file.ts');
         const { remapWith } = await import('../app/unrouted.ts');
-        const file = hooksFileOf(o.hooks);
+        // `--hooks` is also the program's option (keel serve, keel hooks): given after the command,
+        // commander may hand it to the program, so read it from either.
+        const file = hooksFileOf(o.hooks ?? (cmd.optsWithGlobals() as { hooks?: string }).hooks);
         const r = await ctx.keel.events.redeliver(ctx.tenant, id, {
           ...(o.enqueue ? { walk: 'enqueue' as const } : {}),
           ...(file ? { remap: remapWith(readHooksFile(file)) } : {}),

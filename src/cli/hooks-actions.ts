@@ -125,7 +125,7 @@ export function hooksTest(
       verified = r.ok ? 'verified' : 'refused';
       if (!r.ok) refusal = { reason: r.reason, message: r.message };
     }
-    const body = readDeliveryBody(bytes);
+    const body = readDeliveryBody(bytes, headers.get('content-type'));
     const mapped = body.ok ? mapDelivery(hook, body.value, headers) : body;
     const out = {
       hook: name,

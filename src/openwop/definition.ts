@@ -259,9 +259,29 @@ export function runInputs(
 }
 
 /**
+ * A spec's triggers as an OpenWOP definition lists them: `manual` (a run created over OpenWOP
+ * starts it directly), then each trigger as written — an `event` trigger with its type and
+ * condition, a `schedule` trigger with its cron, zone and missed-fire policy (docs/events.md).
+ */
+export function definitionTriggers(spec: Pick<WorkflowSpec, 'triggers'>): Record<string, unknown>[] {
+  return [
+    { id: 'manual', type: 'manual' },
+    ...spec.triggers.map((t, i) =>
+      t.schedule
+        ? { id: `schedule-${i}`, type: 'schedule', config: { ...t.schedule } }
+        : {
+            id: `event-${i}`,
+            type: 'event',
+            config: { event: t.event, ...(t.when ? { when: t.when } : {}) },
+          },
+    ),
+  ];
+}
+
+/**
  * A Keel spec shown as an OpenWOP definition: one node per step (config = the step's arguments,
  * templates included; a wait is a `keel.wait` node, config its `for` or `until`), a chain of edges (with conditions where the spec branches: flow-edges.ts),
- * and a variable per input default. What `GET
+ * a variable per input default, and its triggers (definitionTriggers). What `GET
  * /workflows/{id}` answers for workflows that were not published as definitions.
  */
 export function specAsDefinition(spec: WorkflowSpec): Record<string, unknown> {
@@ -286,7 +306,7 @@ export function specAsDefinition(spec: WorkflowSpec): Record<string, unknown> {
           targetNodeId: st.name,
         }))
       : flowEdges(spec.steps),
-    triggers: [{ id: 'manual', type: 'manual' }],
+    triggers: definitionTriggers(spec),
     variables: Object.entries(spec.inputDefaults ?? {}).map(([name, defaultValue]) => ({
       name,
       defaultValue,

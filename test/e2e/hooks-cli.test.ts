@@ -2,12 +2,14 @@
  * The hooks commands and `keel serve --hooks` through the real CLI: `keel hooks ls` finds the
  * working directory's keel.hooks.yaml and says whether each secret is set (never its value);
  * `keel hooks test` verifies the support desk's sample delivery and prints its event (exit 0), a
- * wrong secret is exit 5, an unsigned sample is mapped but not verified; neither opens a store. A
+ * wrong secret is exit 5, an unsigned sample is mapped but not verified, a form-encoded sample is
+ * read as fields when its headers say so; neither opens a store. A
  * hooks file with a mistake is exit 2 naming file:line and field; `keel serve` refuses to start
  * without a hook's secret, and with it serves the hook: the signed sample starts one run, a retry
  * none.
  */
 import assert from 'node:assert/strict';
+import { createHmac } from 'node:crypto';
 import { copyFileSync, existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
@@ -67,6 +69,48 @@ test('keel hooks test verifies the sample, prints its event; a wrong secret is e
   assert.equal(unmapped.code, 2, 'without the delivery id header it maps to no event');
   assert.deepEqual(JSON.parse(unmapped.stdout).mapping.field, 'event.id');
   assert.equal(existsSync(sandbox.store()), false, 'nothing was started or stored');
+});
+
+test('keel hooks test reads a form-encoded sample as fields when its headers name that Content-Type', () => {
+  const hooks = sandbox.write(
+    'forms.hooks.yaml',
+    `hooks:
+  - name: forms
+    tenant: acme
+    auth: { scheme: hmac-sha256, header: X-Form-Signature, secret: "{{secret.FORM_SECRET}}" }
+    event: { type: form.submitted, id: "{{body.submission_id}}", time: "2026-11-30T10:00:00Z", subject: "{{body.email}}", payload: { topics: "{{body.topic}}" } }
+`,
+  );
+  const body = 'submission_id=sub-9&email=ana%40example.com&topic=billing&topic=refunds';
+  const form = sandbox.write('form.txt', body);
+  const digest = createHmac('sha256', 'form-secret').update(body).digest('hex');
+  const signed = sandbox.write(
+    'form.headers.yaml',
+    `Content-Type: application/x-www-form-urlencoded\nX-Form-Signature: ${digest}\n`,
+  );
+  const env = { FORM_SECRET: 'form-secret' };
+  const ok = okJson<{ signature: string; event: Record<string, unknown> }>(
+    sandbox.keel(['--hooks', hooks, 'hooks', 'test', 'forms', form, '--headers', signed, '--json'], { env }),
+  );
+  assert.equal(ok.signature, 'verified');
+  assert.deepEqual(ok.event, {
+    id: 'sub-9',
+    type: 'form.submitted',
+    source: 'hook:forms',
+    subject: 'ana@example.com',
+    payload: { topics: ['billing', 'refunds'] },
+    time: '2026-11-30T10:00:00Z',
+  });
+  // Without the form Content-Type the same bytes are read as JSON, and are not.
+  const sigOnly = sandbox.write('sig.headers.yaml', `X-Form-Signature: ${digest}\n`);
+  const json = sandbox.keel(
+    ['--hooks', hooks, 'hooks', 'test', 'forms', form, '--headers', sigOnly, '--json'],
+    {
+      env,
+    },
+  );
+  assert.equal(json.code, 2, json.stderr);
+  assert.equal(JSON.parse(json.stdout).mapping.reason, 'body_invalid');
 });
 
 test('a hooks file with a mistake is exit 2, naming file:line and field', () => {

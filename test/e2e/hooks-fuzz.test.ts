@@ -1,10 +1,10 @@
 /**
  * The hooks endpoint fuzzed (issue 29 §4), bounded: fast-check sends `POST /hooks/<name>` with
  * arbitrary paths, bodies (odd text, deep or huge JSON, bytes that are not UTF-8) and signature
- * headers (garbage, truncated, another body's), and correctly signed arbitrary JSON. Every answer
- * is a success or a named refusal (details.reason) — never a 5xx — and nothing but a correctly
- * signed delivery that maps to an event ever names one: the event index holds exactly the ids
- * that were answered 200/201.
+ * headers (garbage, truncated, another body's), and correctly signed arbitrary JSON and form bodies
+ * (`application/x-www-form-urlencoded`, odd escapes and charsets). Every answer is a success or
+ * a named refusal (details.reason) — never a 5xx — and nothing but a correctly signed delivery
+ * that maps to an event ever names one: the event index holds exactly the ids answered 200/201.
  */
 import assert from 'node:assert/strict';
 import { createHmac } from 'node:crypto';
@@ -117,6 +117,45 @@ test('arbitrary deliveries, paths and headers: a success or a named refusal, nev
           ...(sig !== undefined ? { 'X-Sig': sig, 'X-Stamp': sig } : {}),
           'Content-Type': 'application/json',
         });
+      },
+    ),
+    { numRuns: 150, endOnFailure: true },
+  );
+});
+
+test('correctly signed arbitrary form bodies: accepted, or refused 400/413/422 naming the field, never a 5xx', async () => {
+  const part = fc.oneof(
+    oddString,
+    fc.constantFrom('id', 'time', 's', '2026-01-31T12:00:00Z', '__proto__', 'a[b]'),
+  );
+  const encoded = fc.array(fc.tuple(part, part, fc.boolean()), { maxLength: 8 }).map((pairs) =>
+    pairs
+      .map(([k, v, plain]) => {
+        const enc = (x: string) => {
+          try {
+            return encodeURIComponent(x).replace(/%20/g, '+');
+          } catch {
+            return x; // a lone surrogate: sent raw, for the reader to refuse or take
+          }
+        };
+        return plain ? enc(k) : `${enc(k)}=${enc(v)}`;
+      })
+      .join('&'),
+  );
+  const raw = fc.oneof(
+    oddString,
+    fc.constantFrom('id=%', 'id=%zz', 'id=%C3', '&&&', '=', 'id=a&id=b', `id=${'x'.repeat(20_001)}`),
+  );
+  await fc.assert(
+    fc.asyncProperty(
+      fc.oneof(encoded, raw),
+      fc.constantFrom('', '; charset=utf-8', '; charset=latin1', ';charset="UTF-8"'),
+      async (body, params) => {
+        const status = await send('/hooks/gh', body, {
+          'X-Sig': sign(body),
+          'Content-Type': `application/x-www-form-urlencoded${params}`,
+        });
+        assert.ok([200, 201, 400, 409, 413, 422].includes(status), String(status));
       },
     ),
     { numRuns: 150, endOnFailure: true },

@@ -1,7 +1,8 @@
 /**
  * The console's pure parts, outside the browser: the YAML it shows a spec as reads back as the
- * same value (for every JSON value, fast-check), its list of run statuses is the API's, and no
- * template writes an HTML entity (htm shows them as written).
+ * same value (for every JSON value, fast-check), its list of run statuses is the API's, no
+ * template writes an HTML entity (htm shows them as written), and a schedule trigger heads the flow
+ * drawing by its cron and zone.
  */
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
@@ -11,6 +12,7 @@ import fc from 'fast-check';
 import { parse } from 'yaml';
 import { RUN_STATUSES } from '../../src/core/ledger/index.ts';
 import { RUN_STATUSES as CONSOLE_STATUSES } from '../../web/src/format.ts';
+import { triggersText } from '../../web/src/trigger-text.ts';
 import { toYaml } from '../../web/src/yaml-view.ts';
 
 test('a spec shown as YAML reads back as the same value, whatever it holds', () => {
@@ -86,4 +88,19 @@ test('no template writes an HTML entity: htm does not decode them, so "&lt;" wou
     const entities = readFileSync(join(dir, name), 'utf8').match(/&(?:[a-z]+|#\d+|#x[0-9a-f]+);/gi);
     assert.equal(entities, null, `web/src/${name} writes ${entities?.join(', ')}`);
   }
+});
+
+test('the flow drawing heads a workflow with its triggers, a schedule by its cron, zone and missed policy', () => {
+  assert.equal(
+    triggersText([
+      { event: 'ticket.resolved' },
+      {
+        event: 'schedule.fired',
+        schedule: { cron: '0 9 * * 1-5', timezone: 'Europe/Berlin', missed: 'once' },
+      },
+    ]),
+    'ticket.resolved or schedule "0 9 * * 1-5" in Europe/Berlin (missed fires: once)',
+  );
+  assert.equal(triggersText([]), 'a direct start');
+  assert.equal(triggersText(undefined), 'a direct start');
 });

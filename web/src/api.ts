@@ -5,6 +5,7 @@
  * and details, so pages show what the API said instead of swallowing it. Every string of an
  * answer is read with its direction controls shown as escapes (visible.ts).
  */
+import type { TriggerView } from './trigger-text.ts';
 import { visibleValue } from './visible.ts';
 
 const KEY = 'keel.apiKey';
@@ -184,7 +185,7 @@ export interface Version {
 export interface Spec {
   id: string;
   version: number;
-  triggers?: { event: string }[];
+  triggers?: TriggerView[];
   steps: FlowStep[];
   limits?: Record<string, unknown>;
   [k: string]: unknown;

@@ -1,8 +1,9 @@
 /**
  * Workflows: each workflow with its versions; a workflow's page shows every version's status and
  * who moved it when (the hash-chained lifecycle records), the version read back in plain words with
- * its risks, the spec as YAML beside its steps drawn as a flow (trigger → step → step, destructive
- * tools marked), a diff between two versions (diff-view.ts), and promotion (promote.ts). Every
+ * its risks, the spec as YAML beside its steps drawn as a flow (trigger — an event or a schedule —
+ * → step → step, destructive tools marked), a diff between two versions (diff-view.ts), and
+ * promotion (promote.ts). Every
  * number shown comes from the API. The page is drawn afresh for each workflow (main.ts keys it by
  * id), so nothing picked on one workflow's page carries over to another's.
  */
@@ -21,6 +22,7 @@ import { DiffView, wfPath } from './diff-view.ts';
 import { ExplainView } from './explain-view.ts';
 import { html } from './html.ts';
 import { Promote } from './promote.ts';
+import { triggersText } from './trigger-text.ts';
 import { Empty, ErrorBox, Time, useLoad } from './ui.ts';
 import { v } from './visible.ts';
 import { toYaml } from './yaml-view.ts';
@@ -62,7 +64,7 @@ interface ToolInfo {
 function Flow({ spec, tools }: { spec: Spec; tools: ToolInfo[] }) {
   const info = new Map(tools.map((t) => [t.name, t]));
   return html`<ol class="flow" aria-label="Steps">
-    <li class="trigger">on ${v((spec.triggers ?? []).map((t) => t.event).join(' or ') || 'a direct start')}</li>
+    <li class="trigger">on ${v(triggersText(spec.triggers))}</li>
     ${spec.steps.map((s) => html`<${FlowItem} step=${s} info=${info} />`)}
   </ol>`;
 }

@@ -3,7 +3,9 @@
  * subject (or of the rollout's `stickyBy` key) lands on one version under a 50/50 split, recorded
  * in the run's root; a stickiness key is validated strictly; when the candidate's trigger is
  * narrower the old version takes the event (never dropped), when it is wider the candidate takes
- * only its share, and each disagreement is counted in the rollout's status.
+ * only its share, and each disagreement is counted in the rollout's status. An event the bucket
+ * sends to the version whose trigger refuses it, while the other's takes it, is kept in the unrouted
+ * inbox as rollout_untaken (workflow and versions named), and a redelivery says why it stays.
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
@@ -174,13 +176,18 @@ describe('a rollout whose versions’ triggers disagree', () => {
       const taken: number[] = [];
       let none = 0;
       const untaken: ReturnType<typeof event>[] = [];
+      const kept: ({ reason: string; detail: string } | undefined)[] = [];
       for (let i = 0; i < 60; i++) {
         const e = event({ subject: `D-${i}`, type: 'refund.disputed' });
         const r = await keel.events.emit('acme', e);
         if (r.runs.length === 0) {
           none++;
           untaken.push(e);
-        } else taken.push(r.runs[0]!.version);
+          kept.push(r.unrouted);
+        } else {
+          taken.push(r.runs[0]!.version);
+          assert.equal(r.unrouted, undefined, 'an event a run took is not kept');
+        }
       }
       assert.ok(
         taken.every((v) => v === 2),
@@ -190,7 +197,28 @@ describe('a rollout whose versions’ triggers disagree', () => {
       // A redelivery of a dispute that started nothing answers that again.
       const again = await keel.events.emit('acme', untaken[0]!);
       assert.deepEqual([again.runs, again.redelivery], [[], true]);
+      // Each is kept in the unrouted inbox as rollout_untaken, naming the workflow and the versions
+      // (once: the redelivery above answered the first delivery and added nothing).
+      const UNTAKEN = "workflow refund's rollout v1 -> v2 chose v1, whose trigger does not take it";
+      assert.deepEqual(
+        [...new Set(kept.map((u) => `${u?.reason}: ${u?.detail}`))],
+        [`rollout_untaken: ${UNTAKEN}`],
+      );
+      const inbox = await keel.events.unrouted('acme', { limit: 500 });
+      assert.deepEqual(inbox.map((u) => u.eventId).sort(), untaken.map((e) => e.id).sort());
+      assert.ok(inbox.every((u) => u.reason === 'rollout_untaken' && u.detail === UNTAKEN && u.count === 1));
+      // Redelivered while the rollout stands, the bucket chooses alike: it stays, with the reason.
+      const entry = inbox.find((u) => u.eventId === untaken[0]!.id)!;
+      const stays = await keel.events.redeliver('acme', entry.id);
+      assert.deepEqual(
+        [stays.state, stays.runs, stays.unrouted?.reason],
+        ['unrouted', [], 'rollout_untaken'],
+      );
+      // Rolled back, no LIVE version takes disputes: it stays, now as no_route.
       const status = await keel.lifecycle.rollout.status('acme', 'refund');
+      await keel.lifecycle.rollout.rollback('acme', 'refund', dana, 'disputes are not ready');
+      const after = await keel.events.redeliver('acme', entry.id);
+      assert.deepEqual([after.state, after.runs, after.unrouted?.reason], ['unrouted', [], 'no_route']);
       assert.deepEqual(status.triggerDisagreements, {
         count: 60,
         byChoice: [

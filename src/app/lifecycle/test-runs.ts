@@ -12,7 +12,14 @@
 import type { Entry, EventRecord, TestRef } from '../../core/ledger/index.ts';
 import { checkTest, type ExpectationResult, runDecisions, startsOn } from '../../core/lifecycle/index.ts';
 import { parseEvent } from '../../core/run/index.ts';
-import { parseDuration, type SpecTest, TEST_EVENT_TIME } from '../../core/spec/index.ts';
+import { fireEvent } from '../../core/schedule/index.ts';
+import {
+  parseDuration,
+  type SpecTest,
+  scheduleFiringAt,
+  TEST_EVENT_TIME,
+  type WorkflowSpec,
+} from '../../core/spec/index.ts';
 import type { Engine } from '../../engine/index.ts';
 import type { Store, VersionRecord } from '../../ports/index.ts';
 
@@ -45,9 +52,23 @@ export interface TestReport {
   readonly tests: readonly TestResult[];
 }
 
-/** The event a spec test starts its run with, for `tenant`. */
-export function testEvent(t: SpecTest, tenant: string): EventRecord {
-  const e = t.event;
+/**
+ * The event a spec test starts its run with, for `tenant`: its `event`, or for a test of a
+ * schedule's fire (`fires`) the very event the scheduler emits for that fire (`fireEvent`).
+ */
+export function testEvent(
+  t: SpecTest,
+  tenant: string,
+  spec: Pick<WorkflowSpec, 'id' | 'triggers'>,
+): EventRecord {
+  if (t.fires) {
+    const at = Date.parse(t.fires.at);
+    const schedules = spec.triggers.flatMap((x) => (x.schedule ? [x.schedule] : []));
+    // Validation made sure one fires then (test-fire.ts).
+    const schedule = scheduleFiringAt(schedules, at)!;
+    return parseEvent(fireEvent(spec.id, schedule, { at, catchUp: t.fires.catchUp }), tenant);
+  }
+  const e = t.event!;
   return parseEvent(
     {
       id: e.id ?? `test-${t.name}`,
@@ -67,7 +88,8 @@ export function testEvent(t: SpecTest, tenant: string): EventRecord {
  * defaults to `arrival-<n>`, its time to where the test's clock stands then).
  */
 function testRef(name: string, t: SpecTest | undefined, tenant: string): TestRef {
-  const start = t?.clock !== undefined ? Date.parse(t.clock) : Date.parse(TEST_EVENT_TIME);
+  const clock = t?.clock ?? t?.fires?.at;
+  const start = Date.parse(clock ?? TEST_EVENT_TIME);
   const arrives = t?.arrives?.map((a, i) => {
     const d = parseDuration(a.at);
     const at = 'ms' in d ? d.ms : 0;
@@ -90,7 +112,7 @@ function testRef(name: string, t: SpecTest | undefined, tenant: string): TestRef
   return {
     name,
     approvals: t?.approvals ?? 'approve',
-    ...(t?.clock ? { clock: t.clock } : {}),
+    ...(clock ? { clock } : {}),
     ...(arrives && arrives.length > 0 ? { arrives } : {}),
   };
 }
@@ -160,7 +182,7 @@ export async function runTests(
     const entries = await entriesOf(d.engine, tenant, run.runId);
     tests.push(result(name, run.runId, created, entries, test, starts));
   };
-  for (const t of version.spec.tests ?? []) await one(t.name, testEvent(t, tenant), t);
+  for (const t of version.spec.tests ?? []) await one(t.name, testEvent(t, tenant, version.spec), t);
   for (const a of adhoc) await one(a.name, parseEvent(a.event, tenant), undefined);
   return {
     workflowId: version.workflowId,
@@ -187,7 +209,7 @@ export async function testEvidence(
 ): Promise<{ name: string; runId?: string; passed: boolean | null }[]> {
   const out: { name: string; runId?: string; passed: boolean | null }[] = [];
   for (const t of version.spec.tests ?? []) {
-    const event = testEvent(t, tenant);
+    const event = testEvent(t, tenant, version.spec);
     const starts = startsOn(version.spec, event);
     // Decided without a run: nothing to have run first, nothing stored to read.
     if (decidedByStart(t, starts)) {

@@ -69,3 +69,78 @@ test('a body that is not UTF-8, not JSON, has a key twice or an unsafe integer i
   }
   assert.deepEqual(readDeliveryBody(Buffer.from('[1]')), { ok: true, value: [1] });
 });
+
+const FORM = 'application/x-www-form-urlencoded';
+
+test('a form-encoded body reads as the object of its fields: + and %XX decoded, a repeated name a list', () => {
+  const r = readDeliveryBody(
+    Buffer.from('ticket=T-7&amount=12.50&note=caf%C3%A9+au+lait&tag=a&tag=b&empty=&flag&a%5Bb%5D=1&&'),
+    `${FORM}; charset=UTF-8`,
+  );
+  assert.deepEqual(r, {
+    ok: true,
+    value: {
+      ticket: 'T-7',
+      amount: '12.50',
+      note: 'café au lait',
+      tag: ['a', 'b'],
+      empty: '',
+      flag: '',
+      'a[b]': '1',
+    },
+  });
+  assert.deepEqual(readDeliveryBody(Buffer.from(''), FORM), { ok: true, value: {} });
+  // The same bytes without the form Content-Type are read as JSON (and are not).
+  assert.equal(readDeliveryBody(Buffer.from('ticket=T-7'), 'application/json').ok, false);
+  assert.equal(readDeliveryBody(Buffer.from('ticket=T-7')).ok, false);
+  // A field holding JSON stays text; `__proto__` is an own key like any other.
+  assert.deepEqual(readDeliveryBody(Buffer.from('payload=%7B%22a%22%3A1%7D&__proto__=x'), FORM), {
+    ok: true,
+    value: Object.fromEntries([
+      ['payload', '{"a":1}'],
+      ['__proto__', 'x'],
+    ]),
+  });
+});
+
+test('a malformed form body is body_invalid naming the pair; another charset is refused', () => {
+  for (const [bytes, why] of [
+    ['a=%zz', /pair 1 .*malformed %-escape/],
+    ['a=1&b=%C3', /pair 2 /],
+    ['a=%FF', /not UTF-8/],
+  ] as const) {
+    const r = readDeliveryBody(Buffer.from(bytes), FORM);
+    assert.equal(!r.ok && r.reason, 'body_invalid', bytes);
+    assert.match(!r.ok ? r.message : '', why);
+  }
+  const latin = readDeliveryBody(Buffer.from('a=1'), `${FORM}; charset=iso-8859-1`);
+  assert.match(!latin.ok ? latin.message : '', /read as UTF-8, not charset "iso-8859-1"/);
+  assert.equal(!readDeliveryBody(Buffer.from([0x61, 0x3d, 0xff]), FORM).ok, true, 'raw bytes not UTF-8');
+});
+
+test('a form delivery maps like a JSON one: the body schema and the templates read its fields', () => {
+  const [form] = parseHooks(
+    `hooks:
+  - name: forms
+    tenant: acme
+    auth: { scheme: shared-secret, header: X-Token, secret: "{{secret.T}}" }
+    body: { type: object, required: [ticket, id], properties: { amount: { type: string, pattern: "^[0-9]+$" } } }
+    event: { type: form.sent, id: "{{body.id}}", time: "2026-01-31T12:00:00Z", subject: "{{body.ticket}}", payload: { amount: "{{body.amount}}", tags: "{{body.tag}}" } }
+`,
+    'hooks.yaml',
+  );
+  const body = readDeliveryBody(Buffer.from('id=f-1&ticket=T-9&amount=30&tag=x&tag=y'), FORM);
+  assert.ok(body.ok);
+  const r = mapDelivery(form!, body.value, new Map());
+  assert.deepEqual(r.ok && r.event, {
+    id: 'f-1',
+    type: 'form.sent',
+    source: 'hook:forms',
+    subject: 'T-9',
+    payload: { amount: '30', tags: ['x', 'y'] },
+    time: '2026-01-31T12:00:00Z',
+  });
+  const bad = readDeliveryBody(Buffer.from('id=f-2&ticket=T-9&amount=thirty'), FORM);
+  const refused = mapDelivery(form!, bad.ok ? bad.value : {}, new Map());
+  assert.deepEqual(!refused.ok && [refused.reason, refused.field], ['body_schema', 'amount']);
+});

@@ -8,7 +8,7 @@
 import { canonicalize } from '../canonical/index.ts';
 import { ErrorCode, isKeelError } from '../errors.ts';
 import { parseEvent } from '../run/index.ts';
-import { excerpt, JSON_LIMITS, parseJsonText } from '../spec/index.ts';
+import { checkValueLimits, excerpt, JSON_LIMITS, parseJsonText } from '../spec/index.ts';
 import { type ArgProblem, validateValue } from '../tools/index.ts';
 import { type HookSpec, hookSource } from './hook-spec.ts';
 import {
@@ -17,6 +17,7 @@ import {
   renderHookTemplate,
   renderTemplateValue,
 } from './hook-template.ts';
+import { FORM_MEDIA_TYPE, formMediaType, readFormBody } from './read-form-body.ts';
 
 /** Why a delivery does not make an event. */
 export type MappingRefusal =
@@ -50,9 +51,13 @@ export type Mapping =
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 const no = (r: MappingRefusal): Mapping => ({ ok: false, ...r });
 
-/** The body as a JSON value, or why not. */
+/**
+ * The body as a value, or why not: one JSON value, or — when its Content-Type is
+ * `application/x-www-form-urlencoded` (read-form-body.ts) — the object of its form fields.
+ */
 export function readDeliveryBody(
   bytes: Uint8Array,
+  contentType?: string,
 ): { ok: true; value: unknown } | ({ ok: false } & MappingRefusal) {
   let text: string;
   try {
@@ -60,7 +65,22 @@ export function readDeliveryBody(
   } catch {
     return { ok: false, reason: 'body_invalid', field: '(body)', message: 'the body is not valid UTF-8' };
   }
+  const media = formMediaType(contentType);
+  if (typeof media === 'object')
+    return {
+      ok: false,
+      reason: 'body_invalid',
+      field: '(body)',
+      message: `a ${FORM_MEDIA_TYPE} body is read as UTF-8, not charset ${JSON.stringify(media.charset)}`,
+    };
   try {
+    if (media === 'form') {
+      const f = readFormBody(text, JSON_LIMITS.maxKeys);
+      if (!f.ok) return { ok: false, reason: 'body_invalid', field: f.field, message: f.message };
+      checkValueLimits(f.value, JSON_LIMITS, 'body');
+      canonicalize(f.value);
+      return { ok: true, value: f.value };
+    }
     const r = parseJsonText(text, JSON_LIMITS, 'body');
     if (!r.ok)
       return { ok: false, reason: 'body_invalid', field: r.field, message: `${r.field}: ${r.message}` };

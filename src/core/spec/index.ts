@@ -131,6 +131,7 @@ export {
 } from './step-condition.ts';
 export { laterReaderOf } from './step-readers.ts';
 export { templateRefs } from './template-refs.ts';
+export { firesAt, scheduleFiringAt, type TestFire } from './test-fire.ts';
 export { triggerMatches } from './trigger-matches.ts';
 export { ENV_NAME, isSpecId, validateSpec } from './validate-spec.ts';
 export {

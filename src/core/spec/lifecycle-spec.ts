@@ -12,6 +12,7 @@
 
 import { INSTANT_EXAMPLE, instantMessage, instantProblem } from '../instant.ts';
 import { checkJsonValue } from './check-json-value.ts';
+import type { ScheduleSpec } from './schedule-trigger.ts';
 import {
   checkKeys,
   expectMapping,
@@ -22,6 +23,7 @@ import {
   type SpecChecker,
 } from './spec-checker.ts';
 import { describeValue } from './spec-problem.ts';
+import { readTestFire, type TestFire } from './test-fire.ts';
 import { parseDuration } from './wait-step.ts';
 
 /** The event a test starts its run with; `id` defaults to `test-<name>`, `time` to TEST_EVENT_TIME. */
@@ -60,7 +62,13 @@ export interface TestExpectations {
 
 export interface SpecTest {
   name: string;
-  event: SpecTestEvent;
+  /** The event the test's run starts from; absent exactly when it starts from a schedule's fire. */
+  event?: SpecTestEvent;
+  /**
+   * The schedule fire the test's run starts from, instead of an event (test-fire.ts): the same
+   * canonical `schedule.fired` event, content-derived id included, the scheduler emits for it.
+   */
+  fires?: TestFire;
   /**
    * What a person would decide where the run would wait (default approve); `none`: nobody answers,
    * so a step's approval deadline decides, in virtual time (docs/governance.md).
@@ -68,7 +76,8 @@ export interface SpecTest {
   approvals?: 'approve' | 'deny' | 'none';
   /**
    * Where the test's virtual clock starts (an RFC 3339 instant): every entry of its run is stamped
-   * by it, and a wait advances it to the wait's fire time at once (docs/flow.md).
+   * by it, and a wait advances it to the wait's fire time at once (docs/flow.md). A test of a
+   * schedule's fire (`fires`) starts at the fire's instant when it gives none.
    */
   clock?: string;
   /**
@@ -95,7 +104,7 @@ export interface SimulationSpec {
 /** When a test event gives no time: fixed, so the same test always names the same run. */
 export const TEST_EVENT_TIME = '2000-01-01T00:00:00Z';
 
-const TEST_KEYS = ['name', 'event', 'approvals', 'clock', 'arrives', 'expect'] as const;
+const TEST_KEYS = ['name', 'event', 'fires', 'approvals', 'clock', 'arrives', 'expect'] as const;
 const ARRIVAL_KEYS = ['at', 'event'] as const;
 const TEST_EVENT_KEYS = ['id', 'type', 'source', 'subject', 'payload', 'time'] as const;
 const EXPECT_KEYS = ['starts', 'status', 'steps', 'refusal', 'args', 'approvals'] as const;
@@ -229,8 +238,16 @@ function readTestEvent(c: SpecChecker, raw: unknown, path: (string | number)[]):
   return type === undefined ? undefined : out;
 }
 
-/** `tests:` — a list of named tests; names are unique. Steps named must be the spec's own. */
-export function readTests(c: SpecChecker, top: Obj, stepNames: readonly string[]): SpecTest[] | undefined {
+/**
+ * `tests:` — a list of named tests; names are unique. Steps named must be the spec's own; a test
+ * starts from an `event` or from a fire of one of the spec's `schedules` (`fires`), never both.
+ */
+export function readTests(
+  c: SpecChecker,
+  top: Obj,
+  stepNames: readonly string[],
+  schedules: readonly ScheduleSpec[] = [],
+): SpecTest[] | undefined {
   const raw = field(top, 'tests');
   if (raw === undefined) return undefined;
   if (!Array.isArray(raw)) {
@@ -252,8 +269,20 @@ export function readTests(c: SpecChecker, top: Obj, stepNames: readonly string[]
       c.report(['tests', i, 'name'], `duplicate test name "${name}"`);
     if (name !== undefined) names.add(name);
     const event = field(obj, 'event');
-    if (event === undefined) c.missing(['tests', i, 'event'], 'an event (type, payload, ...)');
+    const firesRaw = field(obj, 'fires');
+    if (event === undefined && firesRaw === undefined)
+      c.missing(
+        ['tests', i, 'event'],
+        'an event (type, payload, ...), or fires: the instant a schedule of this spec fires at',
+      );
+    if (event !== undefined && firesRaw !== undefined)
+      c.report(
+        ['tests', i, 'fires'],
+        'a test starts from an event or from a schedule fire, not both: drop event or fires',
+      );
     const ev = event === undefined ? undefined : readTestEvent(c, event, ['tests', i, 'event']);
+    const fires =
+      firesRaw === undefined ? undefined : readTestFire(c, firesRaw, ['tests', i, 'fires'], schedules);
     const approvals = field(obj, 'approvals');
     if (approvals !== undefined && approvals !== 'approve' && approvals !== 'deny' && approvals !== 'none')
       c.report(['tests', i, 'approvals'], `expected approve, deny or none, got ${describeValue(approvals)}`);
@@ -270,10 +299,11 @@ export function readTests(c: SpecChecker, top: Obj, stepNames: readonly string[]
     if (expect === undefined)
       c.missing(['tests', i, 'expect'], 'expectations (starts, status, steps, refusal, args, approvals)');
     const ex = expect === undefined ? undefined : readExpect(c, expect, ['tests', i, 'expect'], steps);
-    if (name !== undefined && ev && ex)
+    if (name !== undefined && (ev || fires) && ex)
       out.push({
         name,
-        event: ev,
+        ...(ev ? { event: ev } : {}),
+        ...(fires ? { fires } : {}),
         ...(approvals === 'approve' || approvals === 'deny' || approvals === 'none' ? { approvals } : {}),
         ...(typeof clock === 'string' && clockProblem === undefined ? { clock } : {}),
         ...(arrives ? { arrives } : {}),

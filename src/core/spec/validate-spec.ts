@@ -109,7 +109,8 @@ export function buildSpec(c: SpecChecker, value: unknown, options: SpecOptions):
   const triggers = readTriggers(c, field(top, 'triggers'));
   const { steps, layout } = checkSteps(c, field(top, 'steps'), env ?? [], options);
   const limits = readLimits(c, field(top, 'limits'), layout?.longest ?? 0);
-  const tests = readTests(c, top, layout ? [...layout.byName.keys()] : []);
+  const schedules = triggers.flatMap((t) => (t.schedule ? [t.schedule] : []));
+  const tests = readTests(c, top, layout ? [...layout.byName.keys()] : [], schedules);
   const promotion = readPromotion(c, top);
   const simulation = readSimulation(c, top);
   if (c.found > 0) return undefined;

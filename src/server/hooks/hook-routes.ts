@@ -5,9 +5,10 @@
  * tenant's runs. In order: an unknown hook is 404, a body past the hook's limit 413, a missing or
  * bad signature or a timestamp out of the window 401, past the rate limit 429 with Retry-After
  * (counted after authentication, so nobody without the secret spends a hook's budget), a body that
- * is not JSON 400, one that fails the schema or the mapping 422 naming the field. A refusal changes
- * nothing. An accepted delivery is emitted as `/api/events` emits (source `hook:<name>`), so a
- * retried delivery answers its first runs and one with other content is 409 event_conflict.
+ * is not JSON (or, sent as application/x-www-form-urlencoded, not a well-formed form) 400, one
+ * that fails the schema or the mapping 422 naming the field. A refusal changes nothing. An
+ * accepted delivery is emitted as `/api/events` emits (source `hook:<name>`), so a retried
+ * delivery answers its first runs and one with other content is 409 event_conflict.
  * Each delivery is counted in /metrics by hook and outcome; a secret is never logged or echoed.
  */
 import { Hono } from 'hono';
@@ -138,7 +139,7 @@ export function hookRoutes(
         },
         { 'Retry-After': String(wait) },
       );
-    const body = readDeliveryBody(bytes);
+    const body = readDeliveryBody(bytes, c.req.header('content-type'));
     if (!body.ok) {
       const status = body.reason === 'body_too_large' ? 413 : 400;
       return refuse(
