@@ -77,7 +77,7 @@ describe('POST /api/drafts', () => {
 
   test('a draft with questions is 422 draft_has_questions, whatever it confirms', async () => {
     const r = await draft({
-      request: 'Refund anyone under $50',
+      request: 'When a refund is requested, refund it', // no spend cap: a question
       events: EVENTS,
       confirm: `sha256:${'1'.repeat(64)}`,
     });

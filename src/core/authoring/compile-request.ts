@@ -16,6 +16,7 @@
  * unmapped is a question. It does not validate; `draftSpec` (draft-spec.ts) does, with the spec's
  * own checks.
  */
+import { hashOf } from '../canonical/index.ts';
 import { isSpecId } from '../spec/validate-spec.ts';
 import type { TriggerSpec, WorkflowSpec } from '../spec/workflow-spec.ts';
 import type { CompiledRequest, CompileOptions, DraftCatalog } from './compiled-request.ts';
@@ -24,6 +25,7 @@ import { readCurrency, readMoney } from './grammar/read-amounts.ts';
 import { splitClauses } from './grammar/read-clauses.ts';
 import { readAudience, triggerConditions } from './grammar/read-conditions.ts';
 import { checkStepLimit, readStepLimit, spendCap } from './grammar/read-limits.ts';
+import { quoteUnquoted, readSpelling } from './grammar/read-spelling.ts';
 import { readSteps } from './grammar/read-steps.ts';
 import { readTrigger } from './grammar/read-trigger.ts';
 import { contextFor, dedupeQuestions, type RequestText } from './grammar/request-context.ts';
@@ -38,20 +40,26 @@ export function compileRequest(
   options: CompileOptions = {},
 ): CompiledRequest {
   const ctx = contextFor(catalog);
-  const { lower, raw } = normaliseRequest(request.slice(0, MAX_REQUEST_LENGTH), ctx.quotes);
+  const read = normaliseRequest(request.slice(0, MAX_REQUEST_LENGTH), ctx.quotes);
+  const { lower, raw } = quoteUnquoted(read.lower, read.raw, ctx.quotes, ctx.assumptions);
   if (lower.trim() === '') {
     ctx.questions.push({ about: 'request', question: 'What should the workflow do? The request is empty.' });
-    return { questions: ctx.questions, notes: ctx.notes };
+    return { questions: ctx.questions, notes: ctx.notes, request };
   }
 
   // Limits, conditions and the trigger are read out of the whole text first; what is left are actions.
   const buf: RequestText = { text: readPhrases(lower) };
+  readSpelling(buf, ctx);
   const maxSteps = readStepLimit(buf, ctx);
   const money = readMoney(buf);
   const currency = readCurrency(buf);
   const audience = readAudience(buf);
   const { event } = readTrigger(buf, ctx);
-  const steps = readSteps(splitClauses(buf.text, raw), event, lower, ctx);
+  // The same action said twice ("refund requests: refund them") is one step.
+  const steps = readSteps(splitClauses(buf.text, raw), event, lower, ctx).filter(
+    (s, i, all) =>
+      all.findIndex((x) => x.step.tool === s.step.tool && hashOf(x.step.args) === hashOf(s.step.args)) === i,
+  );
 
   // Conditions become the trigger's `when`; money bounds become the spend cap.
   const when = triggerConditions(event, { currency, audience, lowerBounds: money.lowerBounds }, steps, ctx);
@@ -64,7 +72,7 @@ export function compileRequest(
         question: `What should the workflow do? No action in the request matches a tool; the catalog has ${ctx.tools.map((t) => t.name).join(', ') || 'no tools'}.`,
         candidates: ctx.tools.map((t) => t.name),
       });
-    return { questions: dedupeQuestions(ctx.questions), notes: ctx.notes };
+    return { questions: dedupeQuestions(ctx.questions), notes: ctx.notes, request };
   }
   const triggers: TriggerSpec[] = event
     ? [{ event, ...(when.length ? { when: when.join(' and ') } : {}) }]
@@ -84,7 +92,13 @@ export function compileRequest(
     steps: steps.map((s) => s.step),
     limits: { maxSteps: Math.max(maxSteps ?? steps.length, 1), maxCostUsd },
   };
-  return { spec, questions: dedupeQuestions(ctx.questions), notes: ctx.notes };
+  return {
+    spec,
+    questions: dedupeQuestions(ctx.questions),
+    notes: ctx.notes,
+    assumptions: [...new Set(ctx.assumptions)],
+    request,
+  };
 }
 
 function describe(request: string): string {

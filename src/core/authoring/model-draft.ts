@@ -112,5 +112,11 @@ export function readModelDraft(
     steps,
     limits: a.limits,
   } as unknown as NonNullable<CompiledRequest['spec']>;
-  return { spec, questions, notes: ['Drafted by a model: check every step against the read-back.'] };
+  return {
+    spec,
+    questions,
+    notes: ['Drafted by a model: check every step against the read-back.'],
+    // The same safety checks as an offline draft, against the request as written.
+    request,
+  };
 }

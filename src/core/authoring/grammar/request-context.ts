@@ -21,6 +21,8 @@ export interface RequestContext {
   readonly notes: string[];
   /** Quoted text of the request, by the number of its `"q<n>"` placeholder. */
   readonly quotes: string[];
+  /** Every reading that is not literal (an event chosen, text read as a quotation, a number in words). */
+  readonly assumptions: string[];
 }
 
 export function contextFor(catalog: DraftCatalog): RequestContext {
@@ -30,6 +32,7 @@ export function contextFor(catalog: DraftCatalog): RequestContext {
     questions: [],
     notes: [],
     quotes: [],
+    assumptions: [],
   };
 }
 
