@@ -26,6 +26,7 @@ import type { MoneyBounds } from './grammar/read-amounts.ts';
 import { readCurrency, readMoney } from './grammar/read-amounts.ts';
 import { splitClauses } from './grammar/read-clauses.ts';
 import { readAudience, triggerConditions } from './grammar/read-conditions.ts';
+import { readFieldTests } from './grammar/read-field-tests.ts';
 import { checkStepLimit, readStepLimit, spendCap } from './grammar/read-limits.ts';
 import { type Otherwise, readOtherwise } from './grammar/read-otherwise.ts';
 import { quoteUnquoted, readSpelling } from './grammar/read-spelling.ts';
@@ -64,6 +65,7 @@ export function compileRequest(
   const currency = readCurrency(buf);
   const audience = readAudience(buf);
   const { event } = readTrigger(buf, ctx);
+  const fieldTests = readFieldTests(buf, raw, event, ctx);
   // The same action said twice ("refund requests: refund them") is one step.
   const once = (list: DraftStep[]) =>
     list.filter(
@@ -75,7 +77,10 @@ export function compileRequest(
   const steps = branch ? branch.all : once(readSteps(splitClauses(buf.text, raw), event, lower, ctx));
 
   // Conditions become the trigger's `when`; money bounds become the spend cap.
-  const when = triggerConditions(event, { currency, audience, lowerBounds: money.lowerBounds }, steps, ctx);
+  const when = [
+    ...triggerConditions(event, { currency, audience, lowerBounds: money.lowerBounds }, steps, ctx),
+    ...fieldTests,
+  ];
   const maxCostUsd = spendCap(money.caps, steps, ctx);
   checkStepLimit(maxSteps, steps, ctx);
   if (steps.length === 0) {
