@@ -53,7 +53,7 @@ export function compileRequest(
   const { lower, raw } = quoteUnquoted(read.lower, read.raw, ctx.quotes, ctx.assumptions);
   if (lower.trim() === '') {
     ctx.questions.push({ about: 'request', question: 'What should the workflow do? The request is empty.' });
-    return { questions: ctx.questions, notes: ctx.notes, request };
+    return { questions: dedupeQuestions(ctx.questions, ctx.quotes), notes: ctx.notes, request };
   }
 
   // Limits, conditions and the trigger are read out of the whole text first; what is left are actions.
@@ -90,7 +90,7 @@ export function compileRequest(
         question: `What should the workflow do? No action in the request matches a tool; the catalog has ${ctx.tools.map((t) => t.name).join(', ') || 'no tools'}.`,
         candidates: ctx.tools.map((t) => t.name),
       });
-    return { questions: dedupeQuestions(ctx.questions), notes: ctx.notes, request };
+    return { questions: dedupeQuestions(ctx.questions, ctx.quotes), notes: ctx.notes, request };
   }
   const triggers: TriggerSpec[] = event
     ? [{ event, ...(when.length ? { when: when.join(' and ') } : {}) }]
@@ -112,7 +112,7 @@ export function compileRequest(
   };
   return {
     spec,
-    questions: dedupeQuestions(ctx.questions),
+    questions: dedupeQuestions(ctx.questions, ctx.quotes),
     notes: ctx.notes,
     assumptions: [...new Set(ctx.assumptions)],
     request,

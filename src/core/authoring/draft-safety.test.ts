@@ -76,7 +76,11 @@ test('an amount in another currency is a question, never a dollar cap', () => {
 test('unquoted reply text is the reply body, and questions never show a placeholder', () => {
   const d = draft("When a ticket is resolved, answer them that we'll check");
   assert.equal(toolSteps(d.spec!)[0]?.args.body, "We'll check.");
-  for (const r of ['When a refund is requested, reply and refund it, max $5', 'reply "hi"'])
+  for (const r of [
+    'When a refund is requested, reply and refund it, max $5',
+    'reply "hi"',
+    'When a refund is requested, reply "Sorry" twice',
+  ])
     for (const q of draft(r).questions) assert.doesNotMatch(q.question, /\bq[0-9]+\b/, q.question);
 });
 
