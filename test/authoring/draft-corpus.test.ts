@@ -9,8 +9,9 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { parse } from 'yaml';
+import { eventShapesOf } from '../../src/core/authoring/index.ts';
 import { toolSteps } from '../../src/core/spec/index.ts';
-import { CORPUS_DIR, FRESH_DIR, loadCorpus, scoreCorpus } from './draft-corpus.ts';
+import { CORPUS_DIR, FRESH_DIR, HELDOUT_DIR, loadCorpus, scoreCorpus } from './draft-corpus.ts';
 
 const files = loadCorpus();
 const score = scoreCorpus(files);
@@ -65,4 +66,20 @@ test('every case is well formed: a request, and an expected spec or ask: true (w
     const doc = parse(readFileSync(join(CORPUS_DIR, `${f.name}.yaml`), 'utf8')) as Record<string, unknown>;
     assert.deepEqual(Object.keys(doc).sort(), ['cases', 'catalogFrom']);
   }
+});
+
+test("the held-out set's template catalog is the expense-report template's own tools and sample events", async () => {
+  const { join: j } = await import('node:path');
+  const { readdirSync: ls } = await import('node:fs');
+  const dir = j(CORPUS_DIR, '..', '..', 'templates', 'expense-report');
+  const pack = (await import(j(dir, 'keel.tools.mjs'))).default as Record<string, unknown>[];
+  const declared = loadCorpus(HELDOUT_DIR).find((f) => f.name === 'expense-report')!.catalog;
+  const strip = (t: Record<string, unknown>) =>
+    Object.fromEntries(Object.entries(t).filter(([k]) => k !== 'handler' && k !== 'simulate'));
+  assert.deepEqual(
+    declared.tools.map((t) => strip(t as never)),
+    pack.map(strip),
+  );
+  const samples = ls(j(dir, 'events')).map((f) => JSON.parse(readFileSync(j(dir, 'events', f), 'utf8')));
+  assert.deepEqual(declared.events, eventShapesOf(samples));
 });

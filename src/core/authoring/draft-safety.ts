@@ -75,7 +75,7 @@ export function statedAmounts(request: string): StatedAmount[] {
 export function foreignAmount(request: string): string | undefined {
   const t = request.toLowerCase();
   const m = new RegExp(
-    String.raw`[£€]\s?[0-9]|\b(?:[0-9][0-9,.]*k?|${NUMBER_WORDS})\s?(?:quid|pounds?|gbp|euros?|eur|sterling)\b`,
+    String.raw`[£€]\s?[0-9]|\b(?:[0-9][0-9,.]*k?|${NUMBER_WORDS})\s?(?:quid|pounds?|gbp|euros?|eur|sterling|cad|aud|nzd|chf|jpy|yen|inr|rupees?|canadian dollars|australian dollars)\b`,
   ).exec(t);
   return m?.[0];
 }

@@ -13,6 +13,7 @@ const PHRASES: readonly [RegExp, string][] = [
     'refund',
   ],
   [/\bpay (?:them|the customer|him|her) back\b/g, 'refund'],
+  [/\bpay back (?=(?:customers|people|users|anyone|everyone|those|them|the customer)\b)/g, 'refund'],
   [/\bsend (?:them |the customer )?(?:a |their )?refund\b/g, 'refund'],
   [/\bwrite back(?: to)?\b/g, 'reply'],
   [/\bget back to\b/g, 'reply'],

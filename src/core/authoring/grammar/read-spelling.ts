@@ -72,12 +72,21 @@ export function readSpelling(buf: RequestText, ctx: RequestContext): void {
   // Possessives and "'s" for is/has after a noun: blanked ("refund's requested" -> "refund requested").
   for (const m of buf.text.matchAll(/\b(?!(?:it|that|there|let|what|he|she|who|here)')([a-z]+)'s\b/g))
     put(m.index + m[1]!.length, 2, '');
+  // "customers who were charged twice": why they ask for their money back, not how often to pay it.
+  for (const m of buf.text.matchAll(
+    /\b(?:who|that) (?:were|was|got|have been|has been|are|get) (?:charged|billed) twice\b|\b(?:who|that) (?:were|was|got|have been|has been) double[- ](?:charged|billed)\b/g,
+  )) {
+    put(m.index, m[0].length, '');
+    ctx.assumptions.push(
+      `"${m[0]}" is read as why customers ask for a refund; it is not tested (no event field says it).`,
+    );
+  }
   // "more then 90": the common slip.
   for (const m of buf.text.matchAll(/\b(more|less|greater|bigger|larger|higher|other) then\b/g))
     put(m.index + m[1]!.length + 1, 4, 'than');
   // An amount in a currency the tools do not use is a question, never read as dollars.
   const foreign = new RegExp(
-    String.raw`(?:[£€]\s?[0-9][0-9,]*(?:\.[0-9]{1,2})?k?|\b(?:[0-9][0-9,]*(?:\.[0-9]{1,2})?k?|${NUMBER_WORDS})\s?(?:quid|pounds?|gbp|euros?|eur|sterling)\b)`,
+    String.raw`(?:[£€]\s?[0-9][0-9,]*(?:\.[0-9]{1,2})?k?|\b(?:[0-9][0-9,]*(?:\.[0-9]{1,2})?k?|${NUMBER_WORDS})\s?(?:quid|pounds?|gbp|euros?|eur|sterling|cad|aud|nzd|chf|jpy|yen|inr|rupees?|canadian dollars|australian dollars)\b)`,
     'g',
   );
   for (let m = foreign.exec(buf.text); m; m = foreign.exec(buf.text)) {
@@ -119,7 +128,7 @@ export function quoteUnquoted(
   assumptions: string[],
 ): { lower: string; raw: string } {
   const re =
-    /\b(?:reply|respond|answer|tell|write|let [a-z]+ know|reply saying|a reply saying|message|saying|say)(?: (?:to )?(?:them|him|her|the customer|the employee|the vendor|the approver|customers))? (?:that|saying) (?!"q)([^".;!?,:]+?)(?=\s*(?:$|[.;!?,:]|\band (?:then )?(?:close|refund|tag|label|reply|pay|reimburse|approve|reject|notify|flag)\b|\bthen\b))/g;
+    /\b(?:reply|respond|answer|tell|write|let (?:the |our |their |your )?[a-z]+ know|reply saying|a reply saying|message|saying|say)(?: (?:to )?(?:them|him|her|the customer|the employee|the vendor|the approver|customers))? (?:that|saying) (?!"q)([^".;!?,:]+?)(?=\s*(?:$|[.;!?,:]|\band (?:then )?(?:close|refund|tag|label|reply|pay|reimburse|approve|reject|notify|flag)\b|\bthen\b))/g;
   let l = lower;
   let r = raw;
   for (const m of [...lower.matchAll(re)]) {
