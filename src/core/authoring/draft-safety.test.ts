@@ -159,3 +159,27 @@ test('property: any stated upper bound, in any phrasing, never yields a publisha
     { numRuns: 300 },
   );
 });
+
+test('a restriction or a repeat is asked about, never folded into the step it names', () => {
+  for (const r of [
+    'When a refund is requested, refund up to $40, but only for customers in the London office',
+    'When a refund is requested, refund it up to $30 and refund it again a week later',
+  ]) {
+    const d = draft(r);
+    assert.equal(d.publishable, false, r);
+  }
+});
+
+test('money for events in another currency with a bare bound is a question; a bound said in dollars is not', () => {
+  assert.equal(draft('When a refund is requested in GBP, refund it up to 100').publishable, false);
+  const d = draft('When a refund is requested in EUR, refund it up to $60');
+  assert.equal(d.publishable, true, JSON.stringify(d.questions));
+});
+
+test('an action said with "first" runs first', () => {
+  const d = draft('When a refund is requested, refund it up to $20 and reply "Refunding now" first');
+  assert.deepEqual(
+    toolSteps(d.spec!).map((s) => s.tool),
+    ['draft_reply', 'issue_refund'],
+  );
+});

@@ -101,7 +101,12 @@ function splitSequence(s: string): { text: string; at: number }[] {
       i++;
     } else ordered.push(pieces[i]!);
   }
-  return ordered
+  // "reimburse them and approve the report first": an action said with "first" runs first.
+  const firstOnes = ordered.filter((p, i) => i > 0 && /\s+first\s*$/.test(p.text));
+  const inOrder = [...firstOnes, ...ordered.filter((p) => !firstOnes.includes(p))].map((p) =>
+    firstOnes.includes(p) ? { text: p.text.replace(/\s+first\s*$/, ''), at: p.at } : p,
+  );
+  return inOrder
     .filter((p) => /[a-z]/.test(p.text.replace(/"q[0-9]+"/g, '')) || /"q[0-9]+"/.test(p.text))
     .map((p) => ({ text: p.text.trim(), at: p.at + (p.text.length - p.text.trimStart().length) }));
 }
