@@ -11,7 +11,7 @@ import { test } from 'node:test';
 import { parse } from 'yaml';
 import { eventShapesOf } from '../../src/core/authoring/index.ts';
 import { toolSteps } from '../../src/core/spec/index.ts';
-import { CORPUS_DIR, FRESH_DIR, HELDOUT_DIR, loadCorpus, scoreCorpus } from './draft-corpus.ts';
+import { CORPUS_DIR, FRESH_DIR, HELDOUT_DIR, loadCorpus, scoreCorpus, TUNING_DIR } from './draft-corpus.ts';
 
 const files = loadCorpus();
 const score = scoreCorpus(files);
@@ -35,11 +35,14 @@ test('every must-ask request asks, and none of them is publishable', () => {
   assert.deepEqual(guessed, []);
 });
 
-test('no draft names a tool outside its catalog, and every one is DRAFT (the fresh requests too)', () => {
-  const fresh = loadCorpus(FRESH_DIR);
+test('no draft names a tool outside its catalog, and every one is DRAFT (the fresh, tuning and held-out requests too)', () => {
+  const others = [FRESH_DIR, TUNING_DIR, HELDOUT_DIR].map((d) => loadCorpus(d));
   const all = [
     ...files.map((f) => ({ f, results: score.results })),
-    ...fresh.map((f) => ({ f, results: scoreCorpus(fresh).results })),
+    ...others.flatMap((set) => {
+      const results = scoreCorpus(set).results;
+      return set.map((f) => ({ f, results: results.filter((r) => r.c.file === `${f.name}.yaml`) }));
+    }),
   ];
   for (const { f, results } of all) {
     const names = new Set(f.catalog.tools.map((t) => t.name));
@@ -82,4 +85,14 @@ test("the held-out set's template catalog is the expense-report template's own t
   );
   const samples = ls(j(dir, 'events')).map((f) => JSON.parse(readFileSync(j(dir, 'events', f), 'utf8')));
   assert.deepEqual(declared.events, eventShapesOf(samples));
+});
+
+test('no publishable draft moves money differently than its words, in any set', () => {
+  for (const dir of [CORPUS_DIR, FRESH_DIR, TUNING_DIR, HELDOUT_DIR]) {
+    const bad = scoreCorpus(loadCorpus(dir)).results.filter((r) => r.moneyMisdraft);
+    assert.deepEqual(
+      bad.map((r) => r.c.request),
+      [],
+    );
+  }
 });
