@@ -76,6 +76,15 @@ test('an amount in another currency is a question, never a dollar cap', () => {
 test('unquoted reply text is the reply body, and questions never show a placeholder', () => {
   const d = draft("When a ticket is resolved, answer them that we'll check");
   assert.equal(toolSteps(d.spec!)[0]?.args.body, "We'll check.");
+  // An apostrophe inside a word neither ends nor starts a quotation.
+  const q = draft("When a refund is requested, reply 'We're on it, don't worry' and tag it billing");
+  assert.deepEqual(
+    toolSteps(q.spec!).map((x) => [x.tool, x.args.body ?? x.args.tag]),
+    [
+      ['draft_reply', "We're on it, don't worry"],
+      ['tag_ticket', 'billing'],
+    ],
+  );
   for (const r of [
     'When a refund is requested, reply and refund it, max $5',
     'reply "hi"',

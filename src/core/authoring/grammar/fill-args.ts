@@ -111,6 +111,7 @@ export function fillArgs(
     const noun = event?.split('.')[0] ?? '';
     const own =
       isId(n) &&
+      payloadIds.length > 0 &&
       !subjectUsed &&
       noun !== '' &&
       (wordsOf(n).has(noun) || wordsOf(typeof s.description === 'string' ? s.description : '').has(noun));

@@ -33,7 +33,8 @@ export function normaliseRequest(request: string, quotes: string[]): { lower: st
     .replace(/[\u2018\u2019]/g, "'")
     .replace(/[\u2013\u2014]/g, '-');
   raw = raw.replace(
-    /"([^"]*)"|(^|[\s(:])'([^']+)'(?=[\s,.;:!?)]|$)/g,
+    // An apostrophe inside a word ("We're", "customer's") neither ends nor starts a quotation.
+    /"([^"]*)"|(^|[\s(:])'((?:[^']|(?<=[A-Za-z])'(?=[A-Za-z]))+)'(?=[\s,.;:!?)]|$)/g,
     (all, dq: string | undefined, pre: string | undefined, sq: string | undefined) => {
       const text = dq ?? sq ?? '';
       quotes.push(text);
