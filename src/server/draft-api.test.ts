@@ -42,6 +42,18 @@ describe('POST /api/drafts', () => {
     assert.equal(await count(), 0);
   });
 
+  test("the seed's sentence drafts over HTTP, its assumed event in readBack.assumed and the text", async () => {
+    const r = await draft({ request: 'refund anyone under $50', events: EVENTS });
+    assert.equal(r.status, 200, r.text);
+    assert.deepEqual(r.body.questions, []);
+    assert.equal(r.body.publishable, true);
+    const rb = r.body.readBack as { assumed: string[]; text: string };
+    assert.match(rb.assumed[0] ?? '', /^The workflow starts on refund\.requested/);
+    assert.match(rb.text, /Assumed:\n {2}- The workflow starts on refund\.requested/);
+    assert.match(rb.text, /Spends at most \$50 a run/);
+    assert.equal(await count(), 0);
+  });
+
   test('sample events as a system sends them count like event shapes, merged by type', async () => {
     const bySamples = await draft({
       request: REQUEST,
@@ -77,7 +89,7 @@ describe('POST /api/drafts', () => {
 
   test('a draft with questions is 422 draft_has_questions, whatever it confirms', async () => {
     const r = await draft({
-      request: 'Refund anyone under $50',
+      request: 'When a refund is requested, refund it', // no spend cap: a question
       events: EVENTS,
       confirm: `sha256:${'1'.repeat(64)}`,
     });

@@ -9,8 +9,9 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { parse } from 'yaml';
+import { eventShapesOf } from '../../src/core/authoring/index.ts';
 import { toolSteps } from '../../src/core/spec/index.ts';
-import { CORPUS_DIR, FRESH_DIR, loadCorpus, scoreCorpus } from './draft-corpus.ts';
+import { CORPUS_DIR, FRESH_DIR, HELDOUT_DIR, loadCorpus, scoreCorpus, TUNING_DIR } from './draft-corpus.ts';
 
 const files = loadCorpus();
 const score = scoreCorpus(files);
@@ -34,11 +35,14 @@ test('every must-ask request asks, and none of them is publishable', () => {
   assert.deepEqual(guessed, []);
 });
 
-test('no draft names a tool outside its catalog, and every one is DRAFT (the fresh requests too)', () => {
-  const fresh = loadCorpus(FRESH_DIR);
+test('no draft names a tool outside its catalog, and every one is DRAFT (the fresh, tuning and held-out requests too)', () => {
+  const others = [FRESH_DIR, TUNING_DIR, HELDOUT_DIR].map((d) => loadCorpus(d));
   const all = [
     ...files.map((f) => ({ f, results: score.results })),
-    ...fresh.map((f) => ({ f, results: scoreCorpus(fresh).results })),
+    ...others.flatMap((set) => {
+      const results = scoreCorpus(set).results;
+      return set.map((f) => ({ f, results: results.filter((r) => r.c.file === `${f.name}.yaml`) }));
+    }),
   ];
   for (const { f, results } of all) {
     const names = new Set(f.catalog.tools.map((t) => t.name));
@@ -64,5 +68,31 @@ test('every case is well formed: a request, and an expected spec or ask: true (w
   for (const f of files.filter((x) => x.heldOut)) {
     const doc = parse(readFileSync(join(CORPUS_DIR, `${f.name}.yaml`), 'utf8')) as Record<string, unknown>;
     assert.deepEqual(Object.keys(doc).sort(), ['cases', 'catalogFrom']);
+  }
+});
+
+test("the held-out set's template catalog is the expense-report template's own tools and sample events", async () => {
+  const { join: j } = await import('node:path');
+  const { readdirSync: ls } = await import('node:fs');
+  const dir = j(CORPUS_DIR, '..', '..', 'templates', 'expense-report');
+  const pack = (await import(j(dir, 'keel.tools.mjs'))).default as Record<string, unknown>[];
+  const declared = loadCorpus(HELDOUT_DIR).find((f) => f.name === 'expense-report')!.catalog;
+  const strip = (t: Record<string, unknown>) =>
+    Object.fromEntries(Object.entries(t).filter(([k]) => k !== 'handler' && k !== 'simulate'));
+  assert.deepEqual(
+    declared.tools.map((t) => strip(t as never)),
+    pack.map(strip),
+  );
+  const samples = ls(j(dir, 'events')).map((f) => JSON.parse(readFileSync(j(dir, 'events', f), 'utf8')));
+  assert.deepEqual(declared.events, eventShapesOf(samples));
+});
+
+test('no publishable draft moves money differently than its words, in any set', () => {
+  for (const dir of [CORPUS_DIR, FRESH_DIR, TUNING_DIR, HELDOUT_DIR]) {
+    const bad = scoreCorpus(loadCorpus(dir)).results.filter((r) => r.moneyMisdraft);
+    assert.deepEqual(
+      bad.map((r) => r.c.request),
+      [],
+    );
   }
 });

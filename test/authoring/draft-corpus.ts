@@ -28,10 +28,35 @@ import { supportDeskCatalog } from './support-desk-catalog.ts';
 export const CORPUS_DIR = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'corpus', 'drafts');
 /** Requests written after the last change to the compiler, measured, never tuned on (not in the bar). */
 export const FRESH_DIR = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'corpus', 'fresh');
+/**
+ * Issue 30's held-out set: requests typed as support leads, finance and IT people type them, over
+ * the support desk, the finance desk and the expense-report template. Measured before and after the
+ * compiler changes it was written for, never tuned on; not in the suite's bar.
+ */
+/** Issue 30's tuning set: its own examples and a few more of each class (tuned on, unlike HELDOUT_DIR). */
+export const TUNING_DIR = join(
+  dirname(fileURLToPath(import.meta.url)),
+  '..',
+  '..',
+  'corpus',
+  'drafts-tuning',
+);
+export const HELDOUT_DIR = join(
+  dirname(fileURLToPath(import.meta.url)),
+  '..',
+  '..',
+  'corpus',
+  'drafts-heldout',
+);
+
+/** A step as compared: a tool step's tool, args and `if`, or a choice's branches; names dropped. */
+export type ExpectedStep =
+  | { tool: string; args: Record<string, unknown>; if?: string }
+  | { choose: { when: string; steps: ExpectedStep[] }[]; else?: ExpectedStep[] };
 
 export interface Expected {
   readonly triggers: TriggerSpec[];
-  readonly steps: { tool: string; args: Record<string, unknown> }[];
+  readonly steps: ExpectedStep[];
   readonly limits: WorkflowLimits;
 }
 
@@ -59,6 +84,7 @@ export function loadCorpus(dir = CORPUS_DIR): CorpusFile[] {
       type Doc = {
         catalog?: string;
         catalogFrom?: string;
+        template?: string;
         tools?: ToolDescriptor[];
         events?: EventShape[];
         cases: Omit<CorpusCase, 'file'>[];
@@ -80,10 +106,12 @@ export function loadCorpus(dir = CORPUS_DIR): CorpusFile[] {
 /** Step names renamed by position (templates reading `steps.<name>` follow), ids and text dropped. */
 export function normalise(spec: {
   triggers: readonly TriggerSpec[];
-  steps: readonly (Omit<StepSpec, 'name'> & { name?: string })[];
+  steps: readonly unknown[];
   limits: WorkflowLimits;
 }): Expected {
-  const names = new Map(spec.steps.map((s, i) => [s.name ?? '', `s${i + 1}`]));
+  const names = new Map(
+    toolSteps({ steps: spec.steps } as never).map((s: StepSpec, i: number) => [s.name ?? '', `s${i + 1}`]),
+  );
   const rename = (v: unknown): unknown => {
     if (typeof v === 'string')
       return v.replace(/\{\{\s*steps\.([A-Za-z0-9_]+)\./g, (all, n: string) =>
@@ -96,7 +124,25 @@ export function normalise(spec: {
   };
   return {
     triggers: spec.triggers.map((t) => ({ event: t.event, ...(t.when ? { when: t.when } : {}) })),
-    steps: spec.steps.map((s) => ({ tool: s.tool, args: rename(s.args) as Record<string, unknown> })),
+    steps: spec.steps.map(function step(x: unknown): ExpectedStep {
+      const s = x as {
+        tool?: string;
+        args?: Record<string, unknown>;
+        if?: string;
+        choose?: { when: string; steps: unknown[] }[];
+        else?: unknown[];
+      };
+      if (s.choose !== undefined)
+        return {
+          choose: s.choose.map((b) => ({ when: b.when, steps: b.steps.map(step) })),
+          ...(s.else?.length ? { else: s.else.map(step) } : {}),
+        };
+      return {
+        tool: s.tool as string,
+        args: rename(s.args) as Record<string, unknown>,
+        ...(s.if !== undefined ? { if: s.if } : {}),
+      };
+    }),
     limits: { maxSteps: spec.limits.maxSteps, maxCostUsd: spec.limits.maxCostUsd },
   };
 }
@@ -111,27 +157,41 @@ export interface CaseResult {
   readonly stepsExpected: number;
   /** Must-ask cases: the draft asks and is not publishable. */
   readonly asked: boolean;
+  /** The draft (or its partial spec) names a tool outside the catalog. */
+  readonly invented: boolean;
+  /** Publishable, calls a tool that moves money, and is not what the request says (or should have asked). */
+  readonly moneyMisdraft: boolean;
 }
 
 export function scoreCase(c: CorpusCase, catalog: DraftCatalog): CaseResult {
   const draft = draftSpec(compileRequest(c.request, catalog), catalog);
-  if (c.ask)
-    return {
-      c,
-      draft,
-      exact: false,
-      stepsRight: 0,
-      stepsExpected: 0,
-      asked: !draft.publishable && draft.questions.length > 0,
-    };
-  const expected = normalise(c.expect as Expected);
   const got = draft.spec ?? draft.partial;
-  const mine = got ? normalise({ ...got, steps: toolSteps(got) }) : undefined;
+  const names = new Set(catalog.tools.map((t) => t.name));
+  const used = got ? toolSteps(got).map((s) => s.tool) : [];
+  const invented = used.some((t) => !names.has(t));
+  const movesMoney = used.some((t) => catalog.tools.find((x) => x.name === t)?.cost?.fromArg !== undefined);
+  if (c.ask) {
+    const asked = !draft.publishable && draft.questions.length > 0;
+    const moneyMisdraft = draft.publishable && movesMoney;
+    return { c, draft, exact: false, stepsRight: 0, stepsExpected: 0, asked, invented, moneyMisdraft };
+  }
+  const expected = normalise(c.expect as Expected);
+  const mine = got ? normalise(got) : undefined;
   const exact = draft.publishable && mine !== undefined && hashOf(mine) === hashOf(expected);
   const stepsRight = expected.steps.filter(
     (s, i) => mine?.steps[i] !== undefined && hashOf(mine.steps[i]) === hashOf(s),
   ).length;
-  return { c, draft, exact, stepsRight, stepsExpected: expected.steps.length, asked: false };
+  const moneyMisdraft = draft.publishable && movesMoney && !exact;
+  return {
+    c,
+    draft,
+    exact,
+    stepsRight,
+    stepsExpected: expected.steps.length,
+    asked: false,
+    invented,
+    moneyMisdraft,
+  };
 }
 
 export interface CorpusScore {
@@ -142,6 +202,14 @@ export interface CorpusScore {
   readonly asked: number;
   readonly stepsRight: number;
   readonly stepsExpected: number;
+  /** Spec cases: not exact, but at least one expected step right. */
+  readonly partial: number;
+  /** Spec cases: not publishable, for questions a person would find needless. */
+  readonly needlessQuestion: number;
+  /** Publishable drafts that are not the expected spec, and must-ask cases that drafted. */
+  readonly wrongDraft: number;
+  readonly invented: number;
+  readonly moneyMisdraft: number;
 }
 
 export function scoreCorpus(files: readonly CorpusFile[] = loadCorpus()): CorpusScore {
@@ -156,5 +224,10 @@ export function scoreCorpus(files: readonly CorpusFile[] = loadCorpus()): Corpus
     asked: ask.filter((r) => r.asked).length,
     stepsRight: spec.reduce((n, r) => n + r.stepsRight, 0),
     stepsExpected: spec.reduce((n, r) => n + r.stepsExpected, 0),
+    partial: spec.filter((r) => !r.exact && r.stepsRight > 0).length,
+    needlessQuestion: spec.filter((r) => !r.draft.publishable).length,
+    wrongDraft: results.filter((r) => r.draft.publishable && !r.exact).length,
+    invented: results.filter((r) => r.invented).length,
+    moneyMisdraft: results.filter((r) => r.moneyMisdraft).length,
   };
 }

@@ -70,7 +70,7 @@ test('two tools that both close a ticket make a question naming both, never a gu
 
 test('what the spec cannot say is asked: no trigger, an unknown condition, approval of a safe tool', () => {
   const ask = (r: string) => draftSpec(compileRequest(r, catalog), catalog);
-  assert.ok(ask('Refund anyone under $50').questions.some((q) => q.about === 'triggers'));
+  assert.ok(ask('Tag it urgent').questions.some((q) => q.about === 'triggers'));
   assert.ok(
     ask('When a refund is requested, refund it on weekdays, under $50').questions.some((q) =>
       /weekdays/.test(q.question),

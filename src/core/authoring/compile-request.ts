@@ -16,17 +16,28 @@
  * unmapped is a question. It does not validate; `draftSpec` (draft-spec.ts) does, with the spec's
  * own checks.
  */
+import { hashOf } from '../canonical/index.ts';
+import type { ChooseStepSpec, FlowStep } from '../spec/flow-steps.ts';
 import { isSpecId } from '../spec/validate-spec.ts';
 import type { TriggerSpec, WorkflowSpec } from '../spec/workflow-spec.ts';
 import type { CompiledRequest, CompileOptions, DraftCatalog } from './compiled-request.ts';
 import { normaliseRequest, readPhrases } from './grammar/normalise-request.ts';
+import type { MoneyBounds } from './grammar/read-amounts.ts';
 import { readCurrency, readMoney } from './grammar/read-amounts.ts';
 import { splitClauses } from './grammar/read-clauses.ts';
 import { readAudience, triggerConditions } from './grammar/read-conditions.ts';
+import { readFieldTests } from './grammar/read-field-tests.ts';
 import { checkStepLimit, readStepLimit, spendCap } from './grammar/read-limits.ts';
-import { readSteps } from './grammar/read-steps.ts';
+import { type Otherwise, readOtherwise } from './grammar/read-otherwise.ts';
+import { quoteUnquoted, readSpelling } from './grammar/read-spelling.ts';
+import { type DraftStep, readSteps } from './grammar/read-steps.ts';
 import { readTrigger } from './grammar/read-trigger.ts';
-import { contextFor, dedupeQuestions, type RequestText } from './grammar/request-context.ts';
+import {
+  contextFor,
+  dedupeQuestions,
+  type RequestContext,
+  type RequestText,
+} from './grammar/request-context.ts';
 
 /** At most this many characters of a request are read. */
 export const MAX_REQUEST_LENGTH = 2000;
@@ -38,23 +49,38 @@ export function compileRequest(
   options: CompileOptions = {},
 ): CompiledRequest {
   const ctx = contextFor(catalog);
-  const { lower, raw } = normaliseRequest(request.slice(0, MAX_REQUEST_LENGTH), ctx.quotes);
+  const read = normaliseRequest(request.slice(0, MAX_REQUEST_LENGTH), ctx.quotes);
+  const { lower, raw } = quoteUnquoted(read.lower, read.raw, ctx.quotes, ctx.assumptions);
   if (lower.trim() === '') {
     ctx.questions.push({ about: 'request', question: 'What should the workflow do? The request is empty.' });
-    return { questions: ctx.questions, notes: ctx.notes };
+    return { questions: dedupeQuestions(ctx.questions, ctx.quotes), notes: ctx.notes, request };
   }
 
   // Limits, conditions and the trigger are read out of the whole text first; what is left are actions.
   const buf: RequestText = { text: readPhrases(lower) };
+  readSpelling(buf, ctx);
   const maxSteps = readStepLimit(buf, ctx);
+  const otherwise = readOtherwise(buf, raw);
   const money = readMoney(buf);
   const currency = readCurrency(buf);
   const audience = readAudience(buf);
   const { event } = readTrigger(buf, ctx);
-  const steps = readSteps(splitClauses(buf.text, raw), event, lower, ctx);
+  const fieldTests = readFieldTests(buf, raw, event, ctx);
+  // The same action said twice ("refund requests: refund them") is one step.
+  const once = (list: DraftStep[]) =>
+    list.filter(
+      (s, i, all) =>
+        all.findIndex((x) => x.step.tool === s.step.tool && hashOf(x.step.args) === hashOf(s.step.args)) ===
+        i,
+    );
+  const branch = otherwise ? readBranch(otherwise, buf, raw, event, lower, money, ctx) : undefined;
+  const steps = branch ? branch.all : once(readSteps(splitClauses(buf.text, raw), event, lower, ctx));
 
   // Conditions become the trigger's `when`; money bounds become the spend cap.
-  const when = triggerConditions(event, { currency, audience, lowerBounds: money.lowerBounds }, steps, ctx);
+  const when = [
+    ...triggerConditions(event, { currency, audience, lowerBounds: money.lowerBounds }, steps, ctx),
+    ...fieldTests,
+  ];
   const maxCostUsd = spendCap(money.caps, steps, ctx);
   checkStepLimit(maxSteps, steps, ctx);
   if (steps.length === 0) {
@@ -64,7 +90,7 @@ export function compileRequest(
         question: `What should the workflow do? No action in the request matches a tool; the catalog has ${ctx.tools.map((t) => t.name).join(', ') || 'no tools'}.`,
         candidates: ctx.tools.map((t) => t.name),
       });
-    return { questions: dedupeQuestions(ctx.questions), notes: ctx.notes };
+    return { questions: dedupeQuestions(ctx.questions, ctx.quotes), notes: ctx.notes, request };
   }
   const triggers: TriggerSpec[] = event
     ? [{ event, ...(when.length ? { when: when.join(' and ') } : {}) }]
@@ -81,10 +107,75 @@ export function compileRequest(
     status: 'DRAFT',
     description: describe(request),
     triggers,
-    steps: steps.map((s) => s.step),
-    limits: { maxSteps: Math.max(maxSteps ?? steps.length, 1), maxCostUsd },
+    steps: branch ? branch.flow : steps.map((s) => s.step),
+    limits: { maxSteps: Math.max(maxSteps ?? branch?.longest ?? steps.length, 1), maxCostUsd },
   };
-  return { spec, questions: dedupeQuestions(ctx.questions), notes: ctx.notes };
+  return {
+    spec,
+    questions: dedupeQuestions(ctx.questions, ctx.quotes),
+    notes: ctx.notes,
+    assumptions: [...new Set(ctx.assumptions)],
+    request,
+  };
+}
+
+/**
+ * "A if it's under $X, otherwise B": the steps before A, a choice (A when the event's amount
+ * passes the test, else B), and the steps after. A money tool in the bounded branch takes the
+ * amount as its spend cap.
+ */
+function readBranch(
+  o: Otherwise,
+  buf: RequestText,
+  raw: string,
+  event: string | undefined,
+  lower: string,
+  money: MoneyBounds,
+  ctx: RequestContext,
+): { all: DraftStep[]; flow: FlowStep[]; longest: number } | undefined {
+  const before = splitClauses(buf.text.slice(0, o.at), raw.slice(0, o.at));
+  const after = splitClauses(buf.text.slice(o.at), raw.slice(o.at));
+  const a = before.pop();
+  if (!a) return undefined;
+  const pre = readSteps(before, event, lower, ctx);
+  const yes = readSteps([a], event, lower, ctx);
+  const no = readSteps(splitClauses(o.text, o.raw), event, lower, ctx);
+  const post = readSteps(after, event, lower, ctx);
+  const fields = ctx.events
+    ?.find((e) => e.type === event)
+    ?.payload.filter((p) => /amount|total|value|price|cost|sum/.test(p));
+  if (event !== undefined && fields?.length !== 1) {
+    ctx.questions.push({
+      about: 'steps.choose',
+      question: `Which field of the ${event} event holds the amount the request compares with $${o.usd}?`,
+    });
+    return undefined;
+  }
+  const field = fields?.[0] ?? 'amount';
+  const all = [...pre, ...yes, ...no, ...post];
+  const names = new Set<string>();
+  for (const s of all) {
+    let n = s.step.name;
+    for (let i = 2; names.has(n); i++) n = `${s.step.name}_${i}`;
+    s.step.name = n;
+    names.add(n);
+  }
+  const upper = o.op === '<' || o.op === '<=';
+  const bounded = upper ? yes : no;
+  if (bounded.some((s) => s.tool.cost?.fromArg !== undefined)) money.caps.push(o.usd);
+  ctx.assumptions.push(
+    `"otherwise" is read as a choice: ${yes.map((s) => s.step.name).join(', ')} when the event's ${field} is ${o.op} $${o.usd}, else ${no.map((s) => s.step.name).join(', ') || 'nothing'}.`,
+  );
+  const choice: ChooseStepSpec = {
+    name: 'by_amount',
+    choose: [{ when: `payload.${field} ${o.op} ${o.usd}`, steps: yes.map((s) => s.step) }],
+    ...(no.length ? { else: no.map((s) => s.step) } : {}),
+  };
+  return {
+    all,
+    flow: [...pre.map((s) => s.step), choice, ...post.map((s) => s.step)],
+    longest: pre.length + Math.max(yes.length, no.length) + post.length,
+  };
 }
 
 function describe(request: string): string {

@@ -34,6 +34,13 @@ export interface CompiledRequest {
   readonly questions: readonly DraftQuestion[];
   /** What the compiler read that needs no answer ("close_ticket is destructive: it waits ..."). */
   readonly notes: readonly string[];
+  /**
+   * Every reading the compiler made that the words do not say outright (the event it chose, text it
+   * read as a quotation, a number in words): the read-back lists them under "Assumed".
+   */
+  readonly assumptions?: readonly string[];
+  /** The request as written, for the safety checks every draft passes (draft-safety.ts). */
+  readonly request?: string;
 }
 
 export interface CompileOptions {

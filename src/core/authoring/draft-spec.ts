@@ -13,6 +13,7 @@ import type { SpecProblem } from '../spec/spec-problem.ts';
 import { validateSpec } from '../spec/validate-spec.ts';
 import type { WorkflowSpec } from '../spec/workflow-spec.ts';
 import type { CompiledRequest, DraftCatalog, DraftQuestion } from './compiled-request.ts';
+import { draftSafety } from './draft-safety.ts';
 import { explainSpec, type ReadBack } from './explain-spec.ts';
 
 export interface Draft {
@@ -82,10 +83,20 @@ export function draftSpec(compiled: CompiledRequest, catalog: DraftCatalog): Dra
       notes: compiled.notes,
       publishable: false,
     };
+  const base = explainSpec(spec, catalog.tools, catalog.policy);
+  const assumed = compiled.assumptions ?? [];
+  // What the compiler assumed is read back with the rest, so the person confirming sees it.
+  const readBack: ReadBack = assumed.length
+    ? { ...base, assumed, text: `${base.text}\nAssumed:\n${assumed.map((a) => `  - ${a}`).join('\n')}` }
+    : base;
+  // Whatever compiled it, a draft passes the safety checks before it may be published.
+  if (compiled.request !== undefined)
+    for (const q of draftSafety(spec, compiled.request, catalog, readBack.text, assumed))
+      if (!questions.some((x) => x.question === q.question)) questions.push(q);
   return {
     spec,
     specHash: specHash(spec),
-    readBack: explainSpec(spec, catalog.tools, catalog.policy),
+    readBack,
     questions,
     notes: compiled.notes,
     publishable: questions.length === 0,

@@ -31,6 +31,8 @@ export interface ReadBack {
   readonly risks: readonly string[];
   /** What the tenant's policy does with each step's calls; empty when no policy was given. */
   readonly policy: readonly string[];
+  /** A draft's: what its compiler assumed (an event chosen, words read as text), for confirmation. */
+  readonly assumed?: readonly string[];
   /** All of it as one text, the way `keel explain` prints it. */
   readonly text: string;
 }

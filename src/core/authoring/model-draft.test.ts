@@ -20,7 +20,7 @@ test('a model answer is checked like any draft: DRAFT only, catalog tools only, 
         steps: [
           { name: 'refund', tool: 'issue_refund', args: { ticket_id: '{{event.subject}}', amount_usd: 5 } },
         ],
-        limits: { maxSteps: 1, maxCostUsd: 10 },
+        limits: { maxSteps: 1, maxCostUsd: 5 },
         questions: [],
       },
       'refund $5',

@@ -56,6 +56,9 @@ export function draftPrompt(request: string, catalog: DraftCatalog): string {
     'steps (name, tool from the catalog only, args; templates {{event.subject}} or {{event.payload.<field>}}),',
     'limits (maxSteps, maxCostUsd in dollars). Never invent a tool or a field: put anything you cannot map, or',
     'anything ambiguous, into questions instead of guessing.',
+    'Money: maxCostUsd never above the smallest dollar amount the request states; "never more than X" is a cap,',
+    'never a condition `amount > X`; an amount in another currency is a question. Call a tool that moves money',
+    'or is destructive once. A branch ("otherwise") you cannot say with a trigger `when` is a question.',
     events.length ? `Known events:\n${events.join('\n')}` : 'No events are known.',
     `Request: ${request}`,
   ].join('\n');
@@ -112,5 +115,11 @@ export function readModelDraft(
     steps,
     limits: a.limits,
   } as unknown as NonNullable<CompiledRequest['spec']>;
-  return { spec, questions, notes: ['Drafted by a model: check every step against the read-back.'] };
+  return {
+    spec,
+    questions,
+    notes: ['Drafted by a model: check every step against the read-back.'],
+    // The same safety checks as an offline draft, against the request as written.
+    request,
+  };
 }

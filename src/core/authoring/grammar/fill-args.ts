@@ -18,6 +18,7 @@ interface ArgSchema {
   readonly type?: unknown;
   readonly enum?: unknown;
   readonly pattern?: unknown;
+  readonly description?: unknown;
 }
 
 /** Arguments by the documented rules: literals said in the clause, else the trigger event's fields. */
@@ -105,6 +106,23 @@ export function fillArgs(
     // The event's subject is the first id argument only when the event carries no id fields of its
     // own: a post.flagged event with post_id and author_id does not say which one is a user_id.
     const payloadIds = payload.filter(isId);
+    // ...unless the argument says it is the event's own thing: report_id, "Expense report id", for an
+    // expense.submitted event (whose employee_id is someone else's id).
+    const noun = event?.split('.')[0] ?? '';
+    const own =
+      isId(n) &&
+      payloadIds.length > 0 &&
+      !subjectUsed &&
+      noun !== '' &&
+      (wordsOf(n).has(noun) || wordsOf(typeof s.description === 'string' ? s.description : '').has(noun));
+    if (own) {
+      subjectUsed = true;
+      args[n] = '{{event.subject}}';
+      ctx.assumptions.push(
+        `${tool.name}'s ${n} is read as the ${event} event's subject: its description names a ${noun}.`,
+      );
+      continue;
+    }
     if (isId(n) && payloadIds.length > 0 && req) {
       ctx.questions.push({
         about: `args: ${tool.name}.${n}`,

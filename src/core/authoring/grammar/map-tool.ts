@@ -14,7 +14,7 @@ import type { Clause } from './read-clauses.ts';
 import { listOr, type RequestContext } from './request-context.ts';
 
 const UNMAPPED_MARKERS =
-  /\b(if|unless|except|weekdays?|weekends?|business hours|monday|tuesday|wednesday|thursday|friday|saturday|sunday|o'clock|[0-9]+ ?(?:am|pm)|percent|between|twice|half|halves|double|triple|quarter|partial|partially|part of|portion|retry|retries|every day|daily|hourly|weekly|minutes?|hours?|days?)\b|%/;
+  /\b(if|unless|except|weekdays?|weekends?|business hours|monday|tuesday|wednesday|thursday|friday|saturday|sunday|o'clock|[0-9]+ ?(?:am|pm)|percent|between|twice|half|halves|double|triple|quarter|partial|partially|part of|portion|retry|retries|every day|daily|hourly|weekly|minutes?|hours?|days?|weeks?|months?|later|again|once more|second time|instead|only)\b|%/;
 
 export interface ToolWords {
   readonly name: Set<string>;

@@ -13,6 +13,7 @@ const PHRASES: readonly [RegExp, string][] = [
     'refund',
   ],
   [/\bpay (?:them|the customer|him|her) back\b/g, 'refund'],
+  [/\bpay back (?=(?:customers|people|users|anyone|everyone|those|them|the customer)\b)/g, 'refund'],
   [/\bsend (?:them |the customer )?(?:a |their )?refund\b/g, 'refund'],
   [/\bwrite back(?: to)?\b/g, 'reply'],
   [/\bget back to\b/g, 'reply'],
@@ -32,7 +33,8 @@ export function normaliseRequest(request: string, quotes: string[]): { lower: st
     .replace(/[\u2018\u2019]/g, "'")
     .replace(/[\u2013\u2014]/g, '-');
   raw = raw.replace(
-    /"([^"]*)"|(^|[\s(:])'([^']+)'(?=[\s,.;:!?)]|$)/g,
+    // An apostrophe inside a word ("We're", "customer's") neither ends nor starts a quotation.
+    /"([^"]*)"|(^|[\s(:])'((?:[^']|(?<=[A-Za-z])'(?=[A-Za-z]))+)'(?=[\s,.;:!?)]|$)/g,
     (all, dq: string | undefined, pre: string | undefined, sq: string | undefined) => {
       const text = dq ?? sq ?? '';
       quotes.push(text);

@@ -16,20 +16,31 @@ export interface MoneyBounds {
   lowerBounds: { op: '>' | '>='; usd: number }[];
 }
 
-const NUMBER = String.raw`(?:[0-9]{1,3}(?:,[0-9]{3})+|[0-9]+)(?:\.[0-9]{1,2})?`;
+const NUMBER = String.raw`(?:[0-9]{1,3}(?:,[0-9]{3})+|[0-9]+)(?:\.[0-9]{1,2})?k?`;
 const AMOUNT = String.raw`(?:\$\s?(${NUMBER})|(${NUMBER})\s?(?:dollars|usd|bucks))`;
+/** After a bound word a bare number is dollars too ("no refunds above 75"), unless a unit follows. */
+const BOUND_AMOUNT = String.raw`(?:${AMOUNT}|(${NUMBER})(?![0-9.,]|\s*(?:steps?|%|percent|days?|hours?|minutes?|weeks?|times|items?|tickets?|reports?|invoices?|requests?)\b))`;
 /** "if it's under $30": the condition words before a money bound belong to it. */
-const IF_IT = `(?:(?:only |but only )?if (?:it's |it is |they're |they are |the (?:amount|refund|total|invoice|sum|payment) is |that's |that is )?)?`;
+const IF_IT = `(?:(?:only |but only )?if (?:it's |its |it is |they're |they are |the (?:amount|refund|total|invoice|sum|payment) is |that's |that is )?)?`;
 
 export function readMoney(buf: RequestText): MoneyBounds {
   const out: MoneyBounds = { caps: [], lowerBounds: [] };
-  const amount = (m: RegExpExecArray, at: number) => Number((m[at] ?? m[at + 1] ?? '0').replace(/,/g, ''));
+  const amount = (m: RegExpExecArray, at: number) => {
+    const t = (m[at] ?? m[at + 1] ?? m[at + 2] ?? '0').replace(/,/g, '');
+    return t.endsWith('k') ? Math.round(Number(t.slice(0, -1)) * 1000 * 100) / 100 : Number(t);
+  };
   const upper = new RegExp(
-    String.raw`\b${IF_IT}(?:under|below|less than|up to|at most|no more than|not more than|not over|never more than|never over|max(?:imum)?(?: of)?|capped at|a cap of|cap(?: it| runs?| spending| the spend| refunds?)?(?: at| of| to|:)|limit(?: it| runs?| spending| refunds?)?(?: to| of| at)?|budget(?: of)?|spend(?:ing)? (?:at most|no more than|up to|under|less than)|(?:don't|do not|never) spend more than|within|smaller than|beneath)\s+${AMOUNT}(?:\s+(?:a|per|each|in a|for (?:a|each|one))\s+(?:run|workflow run|go|time))?(?:\s+in total)?`,
+    String.raw`\b${IF_IT}(?:under|below|less than|up to|at most|no more than|not more than|not over|never more than|never over|max(?:imum)?(?: of)?|capped at|a cap of|cap(?: it| runs?| spending| the spend| refunds?)?(?: at| of| to|:)|limit(?: it| runs?| spending| refunds?)?(?: to| of| at)?|budget(?: of)?|spend(?:ing)? (?:at most|no more than|up to|under|less than)|(?:don't|do not|never) spend more than|within|smaller than|beneath|not above|not over|limit is|no(?: [a-z]+)? (?:above|over|more than)|nothing (?:above|over|more than|beyond))\s+${BOUND_AMOUNT}(?:\s+(?:a|per|each|in a|for (?:a|each|one))\s+(?:run|workflow run|go|time))?(?:\s+in total)?`,
     'g',
   );
+  // "<$15", "<= 15": the sign is an upper bound too.
+  const sign = new RegExp(String.raw`${IF_IT}(?:<=?|≤)\s*${BOUND_AMOUNT}`, 'g');
+  for (let m = sign.exec(buf.text); m; m = sign.exec(buf.text)) {
+    out.caps.push(amount(m, 1));
+    cutOut(buf, m);
+  }
   const unless = new RegExp(
-    String.raw`\bunless (?:it's |it is |they're |they are |the (?:amount|refund|total|invoice|sum|payment) is )?(?:over|above|more than|greater than|bigger than|larger than)\s+${AMOUNT}`,
+    String.raw`\bunless (?:it's |it is |they're |they are |the (?:amount|refund|total|invoice|sum|payment) is )?(?:over|above|more than|greater than|bigger than|larger than)\s+${BOUND_AMOUNT}`,
     'g',
   );
   for (let m = unless.exec(buf.text); m; m = unless.exec(buf.text)) {
@@ -40,14 +51,17 @@ export function readMoney(buf: RequestText): MoneyBounds {
   // condition that the amount be over it (the opposite); the verb goes with it, as the action is
   // named elsewhere ("refund them, but never refund more than $50").
   const negated = new RegExp(
-    String.raw`\b(?:never|don't|do not|not|no one should|nobody should)\s+(?:[a-z']+\s+){1,3}?(?:more than|over|above|in excess of|greater than|beyond)\s+${AMOUNT}(?:\s+(?:a|per|each|in a|for (?:a|each|one))\s+(?:run|workflow run|go|time))?(?:\s+in total)?`,
+    String.raw`\b(?:never|don't|dont|do not|not|no one should|nobody should)\s+(?:ever\s+)?(?:[a-z']+\s+){1,3}?(?:more than|over|above|in excess of|greater than|beyond)\s+${BOUND_AMOUNT}(?:\s+(?:a|per|each|in a|for (?:a|each|one))\s+(?:run|workflow run|go|time))?(?:\s+in total)?`,
     'g',
   );
   for (let m = negated.exec(buf.text); m; m = negated.exec(buf.text)) {
     out.caps.push(amount(m, 1));
     cutOut(buf, m);
   }
-  const orLess = new RegExp(String.raw`${AMOUNT}\s+or (?:less|under|below)\b`, 'g');
+  const orLess = new RegExp(
+    String.raw`${AMOUNT}\s+(?:or (?:less|under|below)|max(?:imum)?|tops|at (?:the )?most)\b`,
+    'g',
+  );
   const lowerRe = new RegExp(
     String.raw`\b${IF_IT}(over|above|more than|greater than|larger than|bigger than|at least|exceeding)\s+${AMOUNT}`,
     'g',

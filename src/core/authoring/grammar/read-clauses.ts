@@ -26,6 +26,10 @@ const APPROVAL_PATTERNS: readonly RegExp[] = [
   /\bonly (.+?) (?:after|once|when) (?:i|we|someone|a person|a manager) (?:approve|approves|approved|has approved|ok it|okays it)\b(.*)$/,
   /^(.+?) (?:needs|need|requires|require|must get|must have|should need|should get) (?:my |our |an? |a person's |a manager's |human |explicit )?(?:approval|sign-off|signoff|ok|okay)\b(.*)$/,
   /^(.+?) (?:with|after) (?:my|our|a person's|a manager's) (?:approval|sign-off|ok|okay)\b(.*)$/,
+  // "..., but only after I approve the closing", "only once I've approved": the action it names.
+  /\b(?:but )?only (?:after|once|when) (?:i|we|someone|a person|a manager)(?: have| has|'ve)? (?:approve|approves|approved|authori[sz]e|authori[sz]ed|sign(?:ed)? off on|ok|okay)(?: of)? (?:the |it |that |each |every )?(.*?)(?: first)?()$/,
+  // "but I want to approve each refund first", "let me authorise the close first".
+  /\b(?:but )?(?:i want to|i'd like to|i would like to|let me|i need to|i will|i'll|i must) (?:approve|authori[sz]e|sign off on|ok|okay) (?:the |it |that |each |every |all )?(.*?)(?: first)?()$/,
 ];
 
 /** The action clauses, in the order they run ("A after B" runs B first). */
@@ -97,7 +101,12 @@ function splitSequence(s: string): { text: string; at: number }[] {
       i++;
     } else ordered.push(pieces[i]!);
   }
-  return ordered
+  // "reimburse them and approve the report first": an action said with "first" runs first.
+  const firstOnes = ordered.filter((p, i) => i > 0 && /\s+first\s*$/.test(p.text));
+  const inOrder = [...firstOnes, ...ordered.filter((p) => !firstOnes.includes(p))].map((p) =>
+    firstOnes.includes(p) ? { text: p.text.replace(/\s+first\s*$/, ''), at: p.at } : p,
+  );
+  return inOrder
     .filter((p) => /[a-z]/.test(p.text.replace(/"q[0-9]+"/g, '')) || /"q[0-9]+"/.test(p.text))
     .map((p) => ({ text: p.text.trim(), at: p.at + (p.text.length - p.text.trimStart().length) }));
 }

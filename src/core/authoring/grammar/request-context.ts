@@ -21,6 +21,8 @@ export interface RequestContext {
   readonly notes: string[];
   /** Quoted text of the request, by the number of its `"q<n>"` placeholder. */
   readonly quotes: string[];
+  /** Every reading that is not literal (an event chosen, text read as a quotation, a number in words). */
+  readonly assumptions: string[];
 }
 
 export function contextFor(catalog: DraftCatalog): RequestContext {
@@ -30,6 +32,7 @@ export function contextFor(catalog: DraftCatalog): RequestContext {
     questions: [],
     notes: [],
     quotes: [],
+    assumptions: [],
   };
 }
 
@@ -69,12 +72,23 @@ export function listOr(xs: readonly string[]): string {
   return `${xs.slice(0, -1).join(', ')} or ${xs[xs.length - 1]}`;
 }
 
-/** The questions in the order asked, each once (two readers may ask the same thing). */
-export function dedupeQuestions(qs: DraftQuestion[]): DraftQuestion[] {
+/**
+ * The questions in the order asked, each once (two readers may ask the same thing), with quoted
+ * text shown as the person wrote it, never as the reader's `"q<n>"` placeholder.
+ */
+export function dedupeQuestions(qs: DraftQuestion[], quotes: readonly string[] = []): DraftQuestion[] {
   const seen = new Set<string>();
-  return qs.filter((q) => {
-    if (seen.has(q.question)) return false;
-    seen.add(q.question);
-    return true;
-  });
+  const shown = (t: string) =>
+    t
+      .replace(/"q([0-9]+)"/g, (all, n: string) =>
+        quotes[Number(n)] === undefined ? all : `'${quotes[Number(n)]}'`,
+      )
+      .replace(/ {2,}/g, ' ');
+  return qs
+    .map((q) => ({ ...q, question: shown(q.question) }))
+    .filter((q) => {
+      if (seen.has(q.question)) return false;
+      seen.add(q.question);
+      return true;
+    });
 }

@@ -1,0 +1,204 @@
+/**
+ * The safety checks every draft passes before it may be published, whatever compiled it (the
+ * offline grammar or a model): each broken one is a question, so the draft is not publishable.
+ *
+ * - A draft that moves money reads its bound back in words, and its spend cap never exceeds the
+ *   smallest amount the request states (no stated amount, no cap above $0 but what the steps cost).
+ * - No amount condition points opposite to the words: `amount > X` (or `>=`) where the request puts
+ *   X after a negation or an upper bound ("never more than X", "no refunds above X", "under X").
+ * - An amount in a currency the tools do not use is never a dollar bound.
+ * - No more calls of a money-moving or destructive tool along any path than the request asks (one).
+ * - Every assumption the compiler made is in the read-back, under "Assumed".
+ *
+ * Reads the request on its own (a small reader of amounts, independent of the grammar's) so that a
+ * compiler's misreading is caught rather than repeated. Pure.
+ */
+import { usdToCents } from '../money.ts';
+import { type FlowStep, isChooseStep, isToolStep, nestedLists } from '../spec/flow-steps.ts';
+import type { Condition } from '../spec/parse-condition.ts';
+import { parseStepCondition } from '../spec/step-condition.ts';
+import type { WorkflowSpec } from '../spec/workflow-spec.ts';
+import type { DraftCatalog, DraftQuestion } from './compiled-request.ts';
+import { dollars } from './condition-words.ts';
+import { NUMBER_WORDS, numberWordsValue } from './grammar/read-spelling.ts';
+
+/** A dollar amount the request states, and the words just before it. */
+export interface StatedAmount {
+  readonly usd: number;
+  readonly before: string;
+  /** Said as a lower bound ("over $5,000", "at least $10"), with no negation before it. */
+  readonly lower: boolean;
+}
+
+const BOUND = `(?:under|below|less than|up to|at most|no more than|not more than|not above|not over|more than|more then|over|above|max(?:imum)?(?: of)?|capped at|cap(?: it)? at|limit(?: it)? (?:to|at)|limit is|budget(?: of)?|within|exceeding|<=?|≤)`;
+const UPPER_OR_NEGATED =
+  /\b(?:never|don'?t|do not|not|no|nothing|unless|under|below|less|up to|at most|max(?:imum)?|cap(?:ped)?|limit|within|budget)\b|[<≤]/;
+
+/** The dollar amounts a request states: "$12.50", "$2k", "60 dollars", "twenty-five bucks", "above 75". */
+export function statedAmounts(request: string): StatedAmount[] {
+  const t = request.toLowerCase().replace(/[\u2018\u2019]/g, "'");
+  const out: StatedAmount[] = [];
+  const num = (s: string) => {
+    const x = s.replace(/,/g, '');
+    return x.endsWith('k') ? Number(x.slice(0, -1)) * 1000 : Number(x);
+  };
+  const N = String.raw`[0-9]{1,3}(?:,[0-9]{3})+(?:\.[0-9]{1,2})?k?|[0-9]+(?:\.[0-9]{1,2})?k?`;
+  const re = new RegExp(
+    String.raw`\$\s?(${N})|\b(${N})\s?(?:dollars|bucks|usd)\b|(${BOUND})\s*\$?(${N})\b(?!\s*(?:steps?|%|percent|days?|hours?|minutes?|weeks?|times|items?))|\b(${NUMBER_WORDS})\s*(?:dollars|bucks|usd)\b|\b${BOUND}\s+(${NUMBER_WORDS})\b|\b(${N}|${NUMBER_WORDS})\s+(?:max(?:imum)?|tops)\b`,
+    'g',
+  );
+  for (const m of t.matchAll(re)) {
+    const usd = m[1]
+      ? num(m[1])
+      : m[2]
+        ? num(m[2])
+        : m[4]
+          ? num(m[4])
+          : m[7] && /^[0-9]/.test(m[7])
+            ? num(m[7])
+            : numberWordsValue((m[5] ?? m[6] ?? m[7] ?? '').trim());
+    if (usd === undefined || !Number.isFinite(usd) || usd <= 0) continue;
+    const w = (m[6] ?? m[7] ?? '').trim();
+    if (/^(?:a|one|a couple(?: of)?|a few)$/.test(w)) continue;
+    const before = t.slice(Math.max(0, m.index - 40), m.index + m[0].length);
+    const lead = t.slice(Math.max(0, m.index - 24), m.index + m[0].length).replace(/[0-9$,.k]+$/, '');
+    const lower =
+      /(?:over|above|more than|greater than|bigger than|larger than|at least|exceeding)\s*\$?\s*$/.test(
+        lead,
+      ) && !/\b(?:never|don'?t|do not|not|no|nothing|unless)\b/.test(before);
+    out.push({ usd, before, lower });
+  }
+  return out;
+}
+
+/** An amount said in a currency other than dollars: "£30", "forty quid", "400 euros". */
+export function foreignAmount(request: string): string | undefined {
+  const t = request.toLowerCase();
+  const m = new RegExp(
+    String.raw`[£€]\s?[0-9]|\b(?:[0-9][0-9,.]*k?|${NUMBER_WORDS})\s?(?:quid|pounds?|gbp|euros?|eur|sterling|cad|aud|nzd|chf|jpy|yen|inr|rupees?|canadian dollars|australian dollars)\b`,
+  ).exec(t);
+  return m?.[0];
+}
+
+/** The most calls of `tool` a run can make: along a path, branches of a choice being exclusive. */
+function callsOf(steps: readonly FlowStep[], tool: string): number {
+  let n = 0;
+  for (const s of steps) {
+    if (isToolStep(s)) n += s.tool === tool ? 1 : 0;
+    else if (isChooseStep(s)) n += Math.max(0, ...nestedLists(s).map((l) => callsOf(l.steps, tool)));
+    else n += nestedLists(s).reduce((k, l) => k + callsOf(l.steps, tool), 0);
+  }
+  return n;
+}
+
+/** Every amount comparison in the spec's conditions: [operator, amount, source]. */
+function amountTests(spec: WorkflowSpec): { op: string; usd: number; src: string }[] {
+  const srcs: string[] = [];
+  for (const t of spec.triggers) if (t.when) srcs.push(t.when);
+  const walk = (list: readonly FlowStep[]) => {
+    for (const s of list) {
+      if (isToolStep(s) && s.if) srcs.push(s.if);
+      if (isChooseStep(s)) for (const b of s.choose) srcs.push(b.when);
+      for (const l of nestedLists(s)) walk(l.steps);
+    }
+  };
+  walk(spec.steps);
+  const out: { op: string; usd: number; src: string }[] = [];
+  const visit = (c: Condition, src: string, negated: boolean) => {
+    if (c.kind === 'and' || c.kind === 'or') for (const i of c.items) visit(i, src, negated);
+    else if (c.kind === 'not') visit(c.item, src, !negated);
+    else if (c.kind === 'compare' && c.right.kind === 'literal' && typeof c.right.value === 'number') {
+      const flip: Record<string, string> = {
+        '>': '<=',
+        '>=': '<',
+        '<': '>=',
+        '<=': '>',
+        '==': '!=',
+        '!=': '==',
+      };
+      out.push({ op: negated ? (flip[c.op] ?? c.op) : c.op, usd: c.right.value, src });
+    }
+  };
+  for (const src of srcs) {
+    try {
+      visit(parseStepCondition(src), src, false);
+    } catch {
+      // An unparsable condition is validation's to report.
+    }
+  }
+  return out;
+}
+
+/**
+ * The safety questions of a draft: empty when every check holds. `readBackText` is the read-back
+ * shown for confirmation; `assumptions` what the compiler assumed.
+ */
+export function draftSafety(
+  spec: WorkflowSpec,
+  request: string,
+  catalog: DraftCatalog,
+  readBackText: string,
+  assumptions: readonly string[],
+): DraftQuestion[] {
+  const qs: DraftQuestion[] = [];
+  const ask = (question: string) => qs.push({ about: 'safety', question });
+  const byName = new Map(catalog.tools.map((t) => [t.name, t]));
+  const used = [...new Set(allToolNames(spec.steps))];
+  const money = used.filter((n) => byName.get(n)?.cost?.fromArg !== undefined);
+  const stated = statedAmounts(request);
+  const cap = spec.limits.maxCostUsd;
+  if (money.length > 0) {
+    const bounds = stated.filter((s) => !s.lower);
+    const smallest = bounds.length ? Math.min(...bounds.map((s) => s.usd)) : undefined;
+    if (smallest === undefined && cap > 0 && stated.length === 0)
+      ask(
+        `The draft may spend up to ${dollars(usdToCents(cap))} a run, but the request states no amount. How much may one run spend?`,
+      );
+    if (smallest !== undefined && cap > smallest)
+      ask(
+        `The draft's spend cap, ${dollars(usdToCents(cap))}, is above ${dollars(usdToCents(smallest))}, the smallest amount the request states. Which bound is meant?`,
+      );
+    if (!readBackText.includes(cap === 0 ? 'spend cap $0' : `Spends at most ${dollars(usdToCents(cap))}`))
+      ask('The read-back does not say the spend cap in words. What should a run spend at most?');
+    // A run for another currency's events, paying with a tool that counts dollars.
+    for (const t of spec.triggers) {
+      const cur = /\bpayload\.[a-z_]*currenc[a-z_]*\s*==\s*"([A-Za-z]+)"/.exec(t.when ?? '');
+      // ...unless the request says its bound in dollars ("in EUR, up to $60").
+      if (cur && cur[1]!.toUpperCase() !== 'USD' && !/\$|\b(?:dollars|usd|bucks)\b/i.test(request))
+        ask(
+          `The draft moves money for events in ${cur[1]}, and the tools and the spend cap count US dollars. What is the bound in dollars, or should those events be left alone?`,
+        );
+    }
+    const foreign = foreignAmount(request);
+    if (foreign !== undefined)
+      ask(
+        `The request names ${foreign.trim()}, and the tools count US dollars. What is the amount in dollars?`,
+      );
+  }
+  for (const t of amountTests(spec)) {
+    if (t.op !== '>' && t.op !== '>=') continue;
+    const words = stated.filter((s) => s.usd === t.usd);
+    if (words.length > 0 && words.every((s) => !s.lower && UPPER_OR_NEGATED.test(s.before)))
+      ask(
+        `The condition ${JSON.stringify(t.src)} runs the workflow above ${dollars(usdToCents(t.usd))}, but the request says ${JSON.stringify(words[0]!.before.trim())}: an upper bound. Which is meant?`,
+      );
+  }
+  for (const n of used) {
+    const tool = byName.get(n);
+    if (!tool || !(tool.destructive || tool.cost?.fromArg !== undefined)) continue;
+    const calls = callsOf(spec.steps, n);
+    if (calls > 1)
+      ask(
+        `The draft calls ${n} ${calls} times in one run, and ${n} ${tool.cost?.fromArg ? 'moves money' : 'is destructive'}. The request asks for it once: should it be one step?`,
+      );
+  }
+  for (const a of assumptions)
+    if (!readBackText.includes(a)) ask(`The read-back does not list an assumption: ${a} Is it right?`);
+  return qs;
+}
+
+function allToolNames(steps: readonly FlowStep[]): string[] {
+  return steps.flatMap((s) =>
+    isToolStep(s) ? [s.tool] : nestedLists(s).flatMap((l) => allToolNames(l.steps)),
+  );
+}
