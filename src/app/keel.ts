@@ -39,6 +39,7 @@ import { KeelMetrics } from './metrics.ts';
 import { observedStore } from './observed-store.ts';
 import { openSqliteStore } from './open-store.ts';
 import { runsHandle } from './runs-handle.ts';
+import { SAMPLE_TOOLS } from './sample-tools.ts';
 import { type TraceExportConfig, TraceExporter } from './trace-export.ts';
 import { type UnroutedConfig, unroutedInbox } from './unrouted.ts';
 import { workflowsHandle } from './workflows-handle.ts';
@@ -133,6 +134,8 @@ export function createKeel(config: KeelConfig): Keel {
   // Tools are checked before the store is opened: a misdeclared one changes nothing.
   const tools = new ToolRegistry([...CORE_TOOLS, delegateTool]);
   for (const [i, t] of (config.tools ?? []).entries()) tools.register(t, `tools[${i}]`);
+  // OpenWOP's sample node types, unless the instance's own tools declare the name (sample-tools.ts).
+  for (const t of SAMPLE_TOOLS) if (!tools.has(t.name)) tools.register(t);
   const raw =
     typeof config.store === 'string' ? openSqliteStore(config.store, config.synchronous) : config.store;
   // Commits are watched only for what is configured: without traces or metrics the store is as given.
