@@ -121,10 +121,13 @@ export interface KeelConfig {
    * chain holds the last checkpoint it keeps for the run's tenant, and `verify` reports it.
    */
   readonly checkpointWitness?: CheckpointWitness | string;
-  /** Told of background lifecycle work that failed (a shadow run, an automatic rollout step). */
+  /**
+   * Told of background work that failed: a shadow run, an automatic rollout step, or the walk an
+   * event's delivery gave a run it woke (`runId`; the run stays woken and a worker walks it).
+   */
   readonly onBackgroundError?: (
     e: unknown,
-    what: { tenant: string; workflowId?: string; liveRunId?: string },
+    what: { tenant: string; workflowId?: string; liveRunId?: string; runId?: string },
   ) => void;
 }
 
@@ -219,6 +222,7 @@ export function createKeel(config: KeelConfig): Keel {
     route: lifecycle.route,
     shadowWork: (liveRun, event, candidates) => lifecycle.shadows.workBeside(liveRun, event, candidates),
     now: () => operationalNow(),
+    ...(config.onBackgroundError ? { onWakeError: config.onBackgroundError } : {}),
   });
 
   /**
