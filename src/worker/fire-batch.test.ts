@@ -35,7 +35,13 @@ async function due(fireBatch: number | undefined) {
   const gate = new Promise<void>((r) => {
     open = r;
   });
-  const act = spyTool('act', { effect: 'read', handler: async () => (await gate, { ok: true }) });
+  const act = spyTool('act', {
+    effect: 'read',
+    handler: async () => {
+      await gate;
+      return { ok: true };
+    },
+  });
   const keel = createKeel({ store: path, tools: [act] });
   await deploy(keel, 'acme', SPEC);
   const at = Date.now() + 1500;
