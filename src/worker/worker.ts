@@ -5,7 +5,9 @@
  * and polls slowly as a fallback, never hot. Timers: a run waiting on one is claimed like a
  * running run once due, and the worker sleeps exactly until the next due timer (`nextWakeAt`,
  * re-armed after each claim that drained the queue, so on every wake-up — a NOTIFY, a new wait
- * in this process — too) rather than finding it at the next poll. `stop()` stops claiming, lets
+ * in this process — too) rather than finding it at the next poll. When that timer goes off, it
+ * fires the due waits in batches beyond its concurrency (`fireBatch`: each such walk only records
+ * the wait's end) and holds those runs for its walk slots. `stop()` stops claiming, lets
  * each walk finish its current step, releases what is left and unregisters.
  *
  * It decides nothing about a run: the engine walks it and the ledger says where it is. A lease
@@ -357,8 +359,9 @@ export class Worker {
         const slot = this.active.get(runId) ?? this.firing.get(runId);
         if (slot && !held.has(runId)) slot.lost = true;
       }
-      // A held run whose lease was lost is another worker's now.
-      this.fired = this.fired.filter((r) => held.has(r.runId));
+      // A held run whose lease was lost is another worker's now (one held since the renewal stays).
+      const asked = new Set(ids);
+      this.fired = this.fired.filter((r) => held.has(r.runId) || !asked.has(r.runId));
     } catch (e) {
       this.error(e);
     }
