@@ -4,9 +4,9 @@
  *   npm run openwop:samples -- <dir>     (or OPENWOP_EXAMPLES_DIR=<dir>)
  *
  * <dir> is a copy of the public repository openwop/openwop-examples (or its `examples/` folder).
- * Each sample runs with `npm test` under a 2-minute timeout; it passes only when it exits 0 *and*
+ * Each sample runs with `npm test` (`npm start` where it has no test) under a 2-minute timeout; it passes only when it exits 0 *and*
  * prints its success line (a sample that skips also exits 0). The server runs on a throwaway
- * SQLite store on loopback and is stopped by its PID. Exit code: 0 when all five pass.
+ * SQLite store on loopback and is stopped by its PID. Exit code: 0 when all six pass.
  */
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
@@ -14,13 +14,17 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { KEEL_COMMAND } from '../src/testing/keel-command.ts';
 
-/** Each sample and the line it prints only when it really exercised the host and passed. */
-const SAMPLES: readonly { name: string; success: RegExp }[] = [
+/**
+ * Each sample, the line it prints only when it really exercised the host and passed, and the npm
+ * script that runs it (`test`, or `start` for a sample that has no test script).
+ */
+const SAMPLES: readonly { name: string; success: RegExp; script?: string }[] = [
   { name: 'tiny-workflow', success: /✓ Run completed successfully/ },
   { name: 'streaming-client', success: /✓ Stream closed after \d+ events/ },
   { name: 'idempotent-runs', success: /✓ Body conflict correctly rejected/ },
   { name: 'approval-workflow', success: /✓ Approval workflow round-trip complete/ },
   { name: 'branch-fork', success: /✓ Branch fork lifecycle complete/ },
+  { name: 'branching-workflow', success: /✓ branching-workflow PASSED/, script: 'start' },
 ];
 
 function examplesDir(): string {
@@ -82,7 +86,7 @@ async function main(): Promise<void> {
   try {
     for (const s of SAMPLES) {
       const started = Date.now();
-      const r = spawnSync('npm', ['test', '--silent'], {
+      const r = spawnSync('npm', [s.script ?? 'test', '--silent'], {
         cwd: join(dir, s.name),
         env: { ...process.env, OPENWOP_BASE_URL: url, OPENWOP_API_KEY: key },
         encoding: 'utf8',

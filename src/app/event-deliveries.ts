@@ -13,7 +13,7 @@
  */
 
 import type { Digest } from '../core/canonical/index.ts';
-import { ErrorCode, KeelError } from '../core/errors.ts';
+import { ErrorCode, isKeelError, KeelError } from '../core/errors.ts';
 import type { EventRecord } from '../core/ledger/index.ts';
 import { deliveredEvent, differingFields, eventContent, parseEvent } from '../core/run/index.ts';
 import { excerpt, isEventWait, isWaitStep, type WorkflowSpec, walkSteps } from '../core/spec/index.ts';
@@ -118,6 +118,8 @@ export function eventDeliveries(d: {
     candidates: readonly VersionRecord[],
   ) => ShadowWork[];
   readonly now: () => string;
+  /** Told when the walk of a run an arrival woke fails for another reason than another walker. */
+  readonly onWakeError?: (e: unknown, what: { tenant: string; runId: string }) => void;
 }) {
   const { store, engine } = d;
 
@@ -312,7 +314,11 @@ export function eventDeliveries(d: {
       if (walk === 'inline')
         // A worker may have it already: it walks it then, and this walk finds nothing to do.
         for (const r of woken.slice(0, MAX_INLINE_WAKES))
-          await engine.recover(r.tenant, r.runId).catch(() => undefined);
+          await engine.recover(r.tenant, r.runId).catch((e) => {
+            // Another walker holding or moving the run is expected; anything else is told.
+            if (!isKeelError(e) || (e.code !== ErrorCode.runState && e.code !== ErrorCode.headConflict))
+              d.onWakeError?.(e, { tenant: r.tenant, runId: r.runId });
+          });
       return woken.map((r) => r.runId);
     },
 

@@ -39,6 +39,7 @@ import { KeelMetrics } from './metrics.ts';
 import { observedStore } from './observed-store.ts';
 import { openSqliteStore } from './open-store.ts';
 import { runsHandle } from './runs-handle.ts';
+import { SAMPLE_TOOLS } from './sample-tools.ts';
 import { type TraceExportConfig, TraceExporter } from './trace-export.ts';
 import { type UnroutedConfig, unroutedInbox } from './unrouted.ts';
 import { workflowsHandle } from './workflows-handle.ts';
@@ -120,10 +121,13 @@ export interface KeelConfig {
    * chain holds the last checkpoint it keeps for the run's tenant, and `verify` reports it.
    */
   readonly checkpointWitness?: CheckpointWitness | string;
-  /** Told of background lifecycle work that failed (a shadow run, an automatic rollout step). */
+  /**
+   * Told of background work that failed: a shadow run, an automatic rollout step, or the walk an
+   * event's delivery gave a run it woke (`runId`; the run stays woken and a worker walks it).
+   */
   readonly onBackgroundError?: (
     e: unknown,
-    what: { tenant: string; workflowId?: string; liveRunId?: string },
+    what: { tenant: string; workflowId?: string; liveRunId?: string; runId?: string },
   ) => void;
 }
 
@@ -133,6 +137,8 @@ export function createKeel(config: KeelConfig): Keel {
   // Tools are checked before the store is opened: a misdeclared one changes nothing.
   const tools = new ToolRegistry([...CORE_TOOLS, delegateTool]);
   for (const [i, t] of (config.tools ?? []).entries()) tools.register(t, `tools[${i}]`);
+  // OpenWOP's sample node types, unless the instance's own tools declare the name (sample-tools.ts).
+  for (const t of SAMPLE_TOOLS) if (!tools.has(t.name)) tools.register(t);
   const raw =
     typeof config.store === 'string' ? openSqliteStore(config.store, config.synchronous) : config.store;
   // Commits are watched only for what is configured: without traces or metrics the store is as given.
@@ -216,6 +222,7 @@ export function createKeel(config: KeelConfig): Keel {
     route: lifecycle.route,
     shadowWork: (liveRun, event, candidates) => lifecycle.shadows.workBeside(liveRun, event, candidates),
     now: () => operationalNow(),
+    ...(config.onBackgroundError ? { onWakeError: config.onBackgroundError } : {}),
   });
 
   /**

@@ -5,14 +5,20 @@
  * before anything is removed; a run goes only if the export holds it at its current head, every
  * run it links to goes too (or went before), and it is covered at that head by the tenant's last
  * checkpoint; the store finds it so again, in the removing transaction (one rule for both:
- * retentionRefusal, so a dry run promises exactly what the removal does). Nothing else is
- * touched: checkpoints, versions, writs and shadow comparisons stay.
+ * retentionRefusal, so a dry run promises exactly what the removal does). Besides the runs, the
+ * tenant's arrivals (events kept for waits) go once no wait can still take them: those that arrived
+ * before both the cut and the start of every unfinished run created before it, less an hour's
+ * margin (ARRIVAL_MARGIN_MS). Nothing else is touched: checkpoints, versions, writs and shadow
+ * comparisons stay.
  */
 import { retentionRefusal } from '../core/checkpoint/index.ts';
 import { ErrorCode, KeelError } from '../core/errors.ts';
 import { TERMINAL_STATUSES } from '../core/ledger/index.ts';
 import { type RunDirFiles, verifyRunDir } from '../core/run-dir/index.ts';
 import type { RunRecord, Store } from '../ports/index.ts';
+
+/** Slack under the arrivals' cut: a run's recorded start and its row's creation time may differ. */
+export const ARRIVAL_MARGIN_MS = 3_600_000;
 
 export interface RetentionReport {
   readonly tenant: string;
@@ -22,6 +28,9 @@ export interface RetentionReport {
   /** Runs created before the cut that stay, each with why. */
   readonly kept: readonly { readonly runId: string; readonly reason: string }[];
   readonly dryRun: boolean;
+  /** Arrivals (events kept for waits) that arrived before `arrivalsBefore`: removed, or would be. */
+  readonly arrivalsRemoved: number;
+  readonly arrivalsBefore: string;
 }
 
 export async function retainRuns(
@@ -64,6 +73,13 @@ export async function retainRuns(
     if (!page.next) break;
     cursor = page.next;
   }
+  // A wait takes only events that arrived after its run started: an arrival older than the cut
+  // and than every unfinished run created before it can never be taken again.
+  const unfinished = candidates
+    .filter((r) => !(TERMINAL_STATUSES as readonly string[]).includes(r.status))
+    .map((r) => Date.parse(r.createdAt));
+  const arrivalsCut = Math.min(Date.parse(o.before), ...unfinished) - ARRIVAL_MARGIN_MS;
+  const arrivals = { arrivalsBefore: new Date(arrivalsCut).toISOString() };
   const kept: { runId: string; reason: string }[] = [];
   let going = new Map<string, RunRecord>();
   for (const run of candidates) {
@@ -103,12 +119,30 @@ export async function retainRuns(
     going = next;
   }
   const manifestDigest = report.manifestDigest!;
-  if (o.dryRun) return { tenant, manifestDigest, removed: [...going.keys()], kept, dryRun: true };
+  if (o.dryRun)
+    return {
+      tenant,
+      manifestDigest,
+      removed: [...going.keys()],
+      kept,
+      dryRun: true,
+      arrivalsRemoved: await store.waits.pruneArrivals(tenant, arrivalsCut, true),
+      ...arrivals,
+    };
   const done = await store.checkpoints.retainRuns(
     tenant,
     [...going.values()].map((r) => ({ runId: r.runId, head: r.head })),
     manifestDigest,
     (o.now ?? (() => new Date().toISOString()))(),
   );
-  return { tenant, manifestDigest, removed: done.removed, kept: [...kept, ...done.skipped], dryRun: false };
+  const arrivalsRemoved = await store.waits.pruneArrivals(tenant, arrivalsCut);
+  return {
+    tenant,
+    manifestDigest,
+    removed: done.removed,
+    kept: [...kept, ...done.skipped],
+    dryRun: false,
+    arrivalsRemoved,
+    ...arrivals,
+  };
 }

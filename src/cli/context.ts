@@ -162,6 +162,24 @@ export async function openContext(
   }
 }
 
+/**
+ * Background work that failed (a shadow run, a rollout step, the walk an event gave a run it woke)
+ * as one warning line on stderr: where and the error's code and message, never its arguments.
+ */
+function logBackgroundError(
+  e: unknown,
+  what: { tenant: string; workflowId?: string; liveRunId?: string; runId?: string },
+): void {
+  const line = {
+    level: 'warn',
+    msg: 'background work failed',
+    ...what,
+    ...(isKeelError(e) ? { code: e.code } : {}),
+    error: e instanceof Error ? e.message : String(e),
+  };
+  process.stderr.write(`${JSON.stringify(line)}\n`);
+}
+
 async function openWithTools(
   o: GlobalOptions,
   access: CommandAccess,
@@ -224,6 +242,7 @@ async function openWithTools(
       store,
       tools,
       walk,
+      onBackgroundError: logBackgroundError,
       ...(witness ? { checkpointWitness: witness } : {}),
       ...governance,
       ...lifecycle,

@@ -122,6 +122,9 @@ export function registerEvidenceCommands(program: Command, withContext: WithCont
           line(
             `${r.dryRun ? 'would remove' : 'removed'} ${r.removed.length} run(s) of tenant ${r.tenant} created before ${before}${r.kept.length ? `; ${r.kept.length} kept` : ''} (export manifest ${r.manifestDigest})`,
           );
+          line(
+            `${r.dryRun ? 'would remove' : 'removed'} ${r.arrivalsRemoved} arrival(s) (events kept for waits) that arrived before ${r.arrivalsBefore}`,
+          );
         }
         return EXIT.ok;
       }),

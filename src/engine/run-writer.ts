@@ -43,6 +43,8 @@ export class RunWriter {
   private batch: StoredEntry[] = [];
   /** Whether every uncommitted entry is a step.allowed or step.completed (kept as entries are added). */
   private onlySteps = true;
+  /** A `wait.ended` was added by this writer (this walk ended a wait). */
+  private endedWait = false;
   private openApproval: PendingApproval | undefined;
   private closeApproval: Digest | undefined;
   private lease: LeaseChange | undefined;
@@ -109,6 +111,7 @@ export class RunWriter {
     }
     const { stored, entry } = this.chain(kind, payload);
     this.batch.push(stored);
+    if (kind === 'wait.ended') this.endedWait = true;
     if (kind !== 'step.allowed' && kind !== 'step.completed') this.onlySteps = false;
     if (kind === 'run.finished') this.releaseReservation();
     applyEntry(this.state, entry);
@@ -206,6 +209,11 @@ export class RunWriter {
   /** Sets the run's wake time with the next commit, the lease unchanged (the walk goes on holding the run). */
   wakeWith(at: number): void {
     this.wake = at;
+  }
+
+  /** Whether a wait ended in this walk (this writer added a `wait.ended`). */
+  get waitEnded(): boolean {
+    return this.endedWait;
   }
 
   /** Whether the run's root is durable in the store (a row exists whose lease can be renewed). */

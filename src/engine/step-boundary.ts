@@ -18,6 +18,8 @@ export function stopsAtBoundary(walk: Walk): boolean {
   const s = w.state;
   if (finishIfCancelled(w, fx, o)) return true;
   if (o.shouldStop?.()) return true;
+  // A worker firing due waits in a batch: the fire is recorded, the rest is walked later.
+  if (o.yieldAfterWait && w.waitEnded) return true;
   // Replaying: pauses and resumes are written again where they were recorded.
   for (let h = fx.hold?.(s); h; h = fx.hold?.(s)) {
     if (h.kind === 'run.paused') w.add('run.paused', h.payload);

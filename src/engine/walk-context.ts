@@ -38,6 +38,12 @@ export interface WalkOptions {
   readonly interrupt?: AbortSignal;
   /** Where a wait for an event finds arrivals and sleeps (the store's); absent: replaying, or no store. */
   readonly eventWaits?: EventWaits;
+  /**
+   * A worker firing due waits in a batch: the walk stops at the first step boundary after a wait
+   * ended in it (committing `wait.ended`), so many fires are recorded before any of their runs'
+   * next steps is walked; the caller goes on holding the run and walks the rest later.
+   */
+  readonly yieldAfterWait?: boolean;
 }
 
 /** The most steps (node executions) any run takes, whatever its spec's `limits.maxSteps` says. */

@@ -62,6 +62,12 @@ export interface EventWaits {
    * there (one that came while the walk looked). Only while the run is `waiting` at head `seq`.
    */
   sleep(tenant: string, runId: string, o: SleepRequest): Promise<void>;
+  /**
+   * Removes the tenant's arrivals that arrived before `before` (ms), taken or not, and returns how
+   * many; with `dryRun`, removes nothing and returns how many it would. Retention decides `before`
+   * (app/retention.ts): no wait that can still begin looks back that far.
+   */
+  pruneArrivals(tenant: string, before: number, dryRun?: boolean): Promise<number>;
 }
 
 /** What a waiting run's sleep names (`EventWaits.sleep`): its head, the wait, what it looked at, when to wake. */

@@ -19,6 +19,7 @@ import { projectEffects } from '../openwop/project-effects.ts';
 import { ProtocolError } from '../openwop/protocol-error.ts';
 import { parseBulkCancel, parseCreateRun, parseFork } from '../openwop/request-bodies.ts';
 import { type Major, parseRunId, pathRunId, wireRunId } from '../openwop/run-ids.ts';
+import { registerSampleWorkflow } from '../openwop/sample-registration.ts';
 import { authenticate } from './auth.ts';
 import { openWopErrorReply, openWopReply } from './errors.ts';
 import { idempotent, type Reply } from './idempotency.ts';
@@ -104,6 +105,13 @@ export function openWopRoutes(
   app.get(EFFECT_SEAMS_PATH, async (c) => {
     await principalOf(c);
     return c.json(effectSeamManifest());
+  });
+
+  // The reference hosts' sample route (v1 only): publishes a definition as DRAFT (sample-registration.ts).
+  app.post('/v1/host/sample/workflows', async (c) => {
+    const p = await principalOf(c);
+    const body = await readBody(c);
+    return send(c, await replyOf(() => registerSampleWorkflow(host, p, body)));
   });
 
   for (const prefix of ['/v1', '']) {

@@ -5,19 +5,28 @@
  * and polls slowly as a fallback, never hot. Timers: a run waiting on one is claimed like a
  * running run once due, and the worker sleeps exactly until the next due timer (`nextWakeAt`,
  * re-armed after each claim that drained the queue, so on every wake-up — a NOTIFY, a new wait
- * in this process — too) rather than finding it at the next poll. `stop()` stops claiming, lets
+ * in this process — too) rather than finding it at the next poll. When that timer goes off, it
+ * fires the due waits in batches beyond its concurrency (`fireBatch`: each such walk only records
+ * the wait's end) and holds those runs for its walk slots. `stop()` stops claiming, lets
  * each walk finish its current step, releases what is left and unregisters.
  *
  * It decides nothing about a run: the engine walks it and the ledger says where it is. A lease
  * lost to another worker, or an append refused as a head_conflict, only makes it drop the run.
  */
 import { ErrorCode, isKeelError } from '../core/errors.ts';
-import type { RunStatus } from '../core/ledger/index.ts';
-import type { Engine } from '../engine/index.ts';
-import type { ClaimedRun, Clock, Store } from '../ports/index.ts';
+import type { ClaimedRun } from '../ports/index.ts';
+import type { WorkerOptions, WorkerStats } from './worker-options.ts';
+
+export type { WorkerEvent, WorkerOptions, WorkerStats } from './worker-options.ts';
 
 /** How long a worker holds a run that failed verification before anyone tries it again. */
 export const QUARANTINE_MS = 3_600_000;
+
+/** The default of WorkerOptions.fireBatch: due waits fired at once beyond the concurrency. */
+export const FIRE_BATCH = 256;
+
+/** The most runs a worker holds whose waits it fired and that wait for a walk slot. */
+export const MAX_FIRED_HELD = 10_000;
 
 /** The longest a timer is armed for: a later one is re-armed from the poll. */
 export const MAX_TIMER_MS = 60_000;
@@ -27,58 +36,6 @@ export const MAX_TIMER_MS = 60_000;
  * clock and the run's disagree): it is tried again after this, never in a hot loop.
  */
 export const EARLY_WAKE_MS = 250;
-
-export interface WorkerOptions {
-  readonly engine: Pick<Engine, 'recover'>;
-  readonly store: Store;
-  /** Unique among live workers: the owner name on the leases this worker holds. */
-  readonly id: string;
-  readonly host: string;
-  readonly pid: number;
-  /** Runs walked at once (default 8). */
-  readonly concurrency?: number;
-  /** How long a claim or renewal holds a run, in ms (default 5000); renewed every leaseMs/3. */
-  readonly leaseMs?: number;
-  /** The fallback poll for claimable runs, in ms (default 1000). */
-  readonly pollMs?: number;
-  /** Wall-clock time for leases (ms since the epoch); compared across workers, so keep clocks in sync. */
-  readonly clock: Clock;
-  readonly log?: (event: WorkerEvent) => void;
-  /**
-   * Lease owners known to be gone (processes of this host that no longer exist): their runs are
-   * claimed at once, not when their leases expire. Asked at start and at every poll.
-   */
-  readonly goneOwners?: () => Promise<readonly string[]>;
-  /** Only this tenant's runs (`keel recover --all`); every tenant's by default. */
-  readonly tenant?: string;
-}
-
-export type WorkerEvent =
-  | { readonly kind: 'started'; readonly id: string; readonly concurrency: number; readonly leaseMs: number }
-  | {
-      readonly kind: 'walked';
-      readonly runId: string;
-      readonly tenant?: string;
-      readonly status: RunStatus;
-      readonly ms: number;
-    }
-  | { readonly kind: 'dropped'; readonly runId: string; readonly tenant?: string; readonly reason: string }
-  | { readonly kind: 'error'; readonly runId?: string; readonly tenant?: string; readonly message: string }
-  | { readonly kind: 'stopped'; readonly id: string; readonly released: number };
-
-export interface WorkerStats {
-  /** Claim statements issued (each may claim several runs). */
-  claims: number;
-  claimed: number;
-  /** Walks that ended with the run finished, waiting or suspended. */
-  walked: number;
-  completed: number;
-  /** Runs dropped: lease lost, or another walker appended first. */
-  dropped: number;
-  /** Runs released unfinished (on stop). */
-  released: number;
-  errors: number;
-}
 
 interface Slot {
   readonly run: ClaimedRun;
@@ -98,6 +55,13 @@ export class Worker {
     errors: 0,
   };
   private readonly active = new Map<string, Slot>();
+  /** Walks firing a due wait (they end once the wait's end is recorded), beside `active`. */
+  private readonly firing = new Map<string, Slot>();
+  /** Runs held whose waits were fired, with their ledgers: walked first as slots free up. */
+  private fired: ClaimedRun[] = [];
+  /** The wake timer went off: waits are due, so claims fire them in batches until none is left. */
+  private timersDue = false;
+  private readonly fireBatch: number;
   private readonly concurrency: number;
   private readonly leaseMs: number;
   private readonly pollMs: number;
@@ -118,6 +82,7 @@ export class Worker {
 
   constructor(private readonly o: WorkerOptions) {
     this.concurrency = o.concurrency ?? 8;
+    this.fireBatch = o.fireBatch ?? FIRE_BATCH;
     this.leaseMs = o.leaseMs ?? 5000;
     this.pollMs = o.pollMs ?? 1000;
     this.refillAt = Math.max(1, Math.floor(this.concurrency / 4));
@@ -169,7 +134,7 @@ export class Worker {
     if (this.stopping) return;
     this.stopping = true;
     await this.unlisten?.().catch(() => {});
-    const walks = [...this.active.values()].map((s) => s.done);
+    const walks = [...this.active.values(), ...this.firing.values()].map((s) => s.done);
     let timer: NodeJS.Timeout | undefined;
     await Promise.race([
       Promise.all(walks),
@@ -180,6 +145,8 @@ export class Worker {
     clearTimeout(timer);
     // Walks still inside a tool call: their runs go back to the queue now, not when the lease ends.
     for (const slot of this.active.values()) await this.release(slot);
+    for (const slot of this.firing.values()) await this.release(slot);
+    for (const run of this.fired.splice(0)) await this.release({ run, lost: false });
     for (const t of this.timers) clearInterval(t);
     this.timers = [];
     clearTimeout(this.wakeTimer);
@@ -207,9 +174,18 @@ export class Worker {
     try {
       do {
         this.again = false;
-        const free = this.concurrency - this.active.size;
+        let free = this.concurrency - this.active.size;
+        // Runs whose waits were fired are walked first, as slots free up.
+        for (; free > 0 && !this.stopping && this.fired.length > 0; free--) this.walk(this.fired.shift()!);
+        // Timers due: claim beyond the free slots, and fire the due waits among the runs claimed.
+        const burst =
+          this.timersDue && this.fired.length < MAX_FIRED_HELD
+            ? Math.max(0, this.fireBatch - this.firing.size)
+            : 0;
         // Refill in batches (a quarter of the slots, or when idle): one claim serves several runs.
-        if (this.stopping || free <= 0 || (free < this.refillAt && this.active.size > 0)) return;
+        if (this.stopping) return;
+        if (burst === 0 && (free <= 0 || (free < this.refillAt && this.active.size > 0))) return;
+        const limit = Math.max(0, free) + burst;
         const { store, id, clock } = this.o;
         let claimed: ClaimedRun[];
         try {
@@ -218,7 +194,7 @@ export class Worker {
             tenant !== undefined || this.takeOver.length > 0
               ? { ...(tenant !== undefined ? { tenant } : {}), takeOver: this.takeOver }
               : undefined;
-          claimed = await store.queue.claimRuns(id, this.leaseMs, free, clock.now(), scope);
+          claimed = await store.queue.claimRuns(id, this.leaseMs, limit, clock.now(), scope);
         } catch (e) {
           this.error(e);
           return;
@@ -230,10 +206,27 @@ export class Worker {
           for (const run of claimed) await this.release({ run, lost: false });
           return;
         }
-        for (const run of claimed) this.walk(run);
+        let fires = burst;
+        for (const run of claimed) {
+          if (fires > 0 && run.entries.at(-1)?.kind === 'wait.started') {
+            fires--;
+            this.walk(run, true);
+          } else if (free > 0) {
+            free--;
+            this.walk(run);
+          } else this.fired.push(run);
+        }
         // The queue is drained for now: sleep until the next timer is due.
-        if (claimed.length < free) void this.arm();
-        if (claimed.length === 0 && this.active.size === 0) {
+        if (claimed.length < limit) {
+          this.timersDue = false;
+          void this.arm();
+        }
+        if (
+          claimed.length === 0 &&
+          this.active.size === 0 &&
+          this.firing.size === 0 &&
+          this.fired.length === 0
+        ) {
           const waiters = this.idleWaiters;
           this.idleWaiters = [];
           for (const w of waiters) w();
@@ -244,16 +237,28 @@ export class Worker {
     }
   }
 
-  private walk(run: ClaimedRun): void {
+  /**
+   * Walks a claimed run; `fire`: only until the wait it is due at has ended (recorded), the run
+   * then held with its ledger among `fired` for a walk slot.
+   */
+  private walk(run: ClaimedRun, fire = false): void {
     const slot: Slot = { run, lost: false };
-    this.active.set(run.runId, slot);
+    const walks = fire ? this.firing : this.active;
+    walks.set(run.runId, slot);
     const t0 = this.o.clock.now();
     slot.done = (async () => {
       try {
         const r = await this.o.engine.recover(run.tenant, run.runId, {
           entries: run.entries,
           shouldStop: () => slot.lost || this.stopping,
+          ...(fire ? { yieldAfterWait: true } : {}),
         });
+        if (fire && r.status === 'running' && !slot.lost && !this.stopping) {
+          // Fired: held (the lease renewed with the walks') until a slot walks the rest.
+          const entries = await this.o.store.ledger.readEntries(run.tenant, run.runId);
+          this.fired.push({ ...run, entries });
+          return;
+        }
         const last = run.entries.at(-1)?.kind;
         const unchanged =
           (r.status === 'waiting' && last === 'wait.started') ||
@@ -288,7 +293,7 @@ export class Worker {
         else this.error(e, run.runId);
         // Anything else leaves the lease to expire: the run is retried after leaseMs, not hot.
       } finally {
-        this.active.delete(run.runId);
+        walks.delete(run.runId);
         this.wake();
       }
     })();
@@ -317,6 +322,7 @@ export class Worker {
         () => {
           this.wakeTimer = undefined;
           this.wakeAt = undefined;
+          this.timersDue = this.fireBatch > 0;
           this.wake();
         },
         Math.max(0, at - clock.now()),
@@ -346,13 +352,16 @@ export class Worker {
   /** Renews the leases of the runs being walked; a run whose lease is gone is stopped and dropped. */
   private async beat(): Promise<void> {
     const { store, id, clock } = this.o;
-    const ids = [...this.active.keys()];
+    const ids = [...this.active.keys(), ...this.firing.keys(), ...this.fired.map((r) => r.runId)];
     try {
       const held = new Set(await store.queue.renewLeases(id, ids, this.leaseMs, clock.now()));
       for (const runId of ids) {
-        const slot = this.active.get(runId);
+        const slot = this.active.get(runId) ?? this.firing.get(runId);
         if (slot && !held.has(runId)) slot.lost = true;
       }
+      // A held run whose lease was lost is another worker's now (one held since the renewal stays).
+      const asked = new Set(ids);
+      this.fired = this.fired.filter((r) => held.has(r.runId) || !asked.has(r.runId));
     } catch (e) {
       this.error(e);
     }

@@ -113,4 +113,19 @@ export class PostgresEventWaits implements EventWaits {
       c.release();
     }
   }
+
+  async pruneArrivals(tenant: string, before: number, dryRun = false): Promise<number> {
+    if (dryRun) {
+      const { rows } = await this.h.pool.query<{ n: string }>(
+        'SELECT count(*) AS n FROM arrivals WHERE tenant = $1 AND arrived_at < $2',
+        [tenant, before],
+      );
+      return Number(rows[0]!.n);
+    }
+    const r = await this.h.pool.query('DELETE FROM arrivals WHERE tenant = $1 AND arrived_at < $2', [
+      tenant,
+      before,
+    ]);
+    return r.rowCount ?? 0;
+  }
 }

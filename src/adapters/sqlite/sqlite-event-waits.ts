@@ -26,6 +26,8 @@ export class SqliteEventWaits implements EventWaits {
         )
         .pluck(),
       listen: db.prepare(`UPDATE runs SET wait_event = ? WHERE tenant = ? AND run_id = ?`),
+      countOld: db.prepare('SELECT count(*) FROM arrivals WHERE tenant = ? AND arrived_at < ?').pluck(),
+      pruneOld: db.prepare('DELETE FROM arrivals WHERE tenant = ? AND arrived_at < ?'),
       untaken: db.prepare(
         `SELECT event, arrived_at FROM arrivals
          WHERE tenant = ? AND type = ? AND arrived_at >= ?
@@ -99,5 +101,10 @@ export class SqliteEventWaits implements EventWaits {
     );
     // Due at once (an arrival came while the walk looked), or a new wake time: workers re-arm.
     if (wake.length > 0) this.h.wake();
+  }
+
+  async pruneArrivals(tenant: string, before: number, dryRun = false): Promise<number> {
+    if (dryRun) return (this.st.countOld.get(tenant, before) as number) ?? 0;
+    return this.h.queued(() => this.st.pruneOld.run(tenant, before).changes);
   }
 }
