@@ -36,7 +36,6 @@ const LIST_TTL_MS = 60_000;
 /** How much of a stdio server's stderr is kept to explain a failure. */
 const STDERR_TAIL = 2_000;
 
-
 /** A server that cannot be reached or listed: failed I/O, naming the server (and the tool). */
 function unavailable(server: string, tool: string | undefined, message: string): KeelError {
   return new KeelError(ErrorCode.mcpServerUnavailable, message, {
