@@ -188,7 +188,7 @@ interface Reply {
 }
 
 /** A minimal keep-alive HTTP client for one server and one bearer key. */
-class Client {
+export class Client {
   private readonly agent = new http.Agent({ keepAlive: true, maxSockets: 32 });
 
   constructor(
