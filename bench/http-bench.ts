@@ -20,6 +20,7 @@
  * at the end, even on error. Loopback only; nothing is downloaded.
  *
  *   node --import tsx bench/http-bench.ts [--rounds 3] [--runs 300] [--wait poll|sse] [--quick]
+ *     [--cpu-prof <dir>]   (the server writes a CPU profile there when it stops)
  */
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -48,6 +49,8 @@ export interface HttpBenchOptions {
   readonly wait?: WaitMode;
   /** The in-process sequential runs/s `bench/run.ts` measured in the same run, if any. */
   readonly inProcessSequential?: number;
+  /** A directory the server writes its CPU profile to (node --cpu-prof) when it stops. */
+  readonly cpuProfDir?: string;
 }
 
 const median = (xs: number[]) => {
@@ -103,10 +106,22 @@ export class Server {
     private readonly stderr: () => string,
   ) {}
 
-  static async start(store: string): Promise<Server> {
+  /** `nodeArgs` go to node before the command (`--cpu-prof`, to profile the server). */
+  static async start(store: string, nodeArgs: readonly string[] = []): Promise<Server> {
     const child = spawn(
       process.execPath,
-      [...KEEL_COMMAND, '--store', store, '--json', 'serve', '--port', '0', '--host', '127.0.0.1'],
+      [
+        ...nodeArgs,
+        ...KEEL_COMMAND,
+        '--store',
+        store,
+        '--json',
+        'serve',
+        '--port',
+        '0',
+        '--host',
+        '127.0.0.1',
+      ],
       { cwd: REPO, env: childEnv(), stdio: ['ignore', 'pipe', 'pipe'] },
     );
     let out = '';
@@ -173,7 +188,7 @@ interface Reply {
 }
 
 /** A minimal keep-alive HTTP client for one server and one bearer key. */
-class Client {
+export class Client {
   private readonly agent = new http.Agent({ keepAlive: true, maxSockets: 32 });
 
   constructor(
@@ -337,7 +352,10 @@ export async function httpFigures(o: HttpBenchOptions = {}): Promise<void> {
   process.once('exit', kill);
   try {
     const key = makeKey(store);
-    server = await Server.start(store);
+    server = await Server.start(
+      store,
+      o.cpuProfDir ? ['--cpu-prof', '--cpu-prof-dir', resolve(o.cpuProfDir)] : [],
+    );
     client = new Client(server.url, key);
     // Warm-up: the first request installs the conformance fixtures in the tenant; JIT both sides.
     const warm = performance.now() + WARMUP_DEADLINE_MS;
@@ -446,5 +464,6 @@ if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.ur
     ...(opt('rounds') ? { rounds: Number(opt('rounds')) } : {}),
     ...(opt('runs') ? { runs: Number(opt('runs')) } : {}),
     wait,
+    ...(opt('cpu-prof') ? { cpuProfDir: opt('cpu-prof') } : {}),
   });
 }

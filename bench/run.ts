@@ -9,6 +9,8 @@
  * - ledger entries appended/s and verified/s;
  * - a baseline measured in the same run: raw fsync'd single-row SQLite commits/s on the same disk;
  * - over HTTP: a real `keel serve` process on loopback, OpenWOP create -> completed (bench/http-bench.ts);
+ * - the HTTP path beside the engine path in the same run: POST /api/events, then polling or one long
+ *   poll until completed, at 1 and 16 concurrent, and the ratio engine/HTTP (bench/http-events-bench.ts);
  * - the check before acting, µs per approve and per fork (bench/integrity-bench.ts);
  * - crash recovery: ms from the store open to the first resumed step after a SIGKILL
  *   (bench/recovery-bench.ts);
@@ -51,6 +53,7 @@ import { consoleFigures } from './console-bench.ts';
 import { evidenceFigures } from './evidence-bench.ts';
 import { hookFigures } from './hooks-bench.ts';
 import { httpFigures } from './http-bench.ts';
+import { httpEventFigures } from './http-events-bench.ts';
 import { httpToolFigures } from './http-tools-bench.ts';
 import { inputLimitFigures } from './input-limits-bench.ts';
 import { integrityFigures } from './integrity-bench.ts';
@@ -288,6 +291,18 @@ async function main() {
     await httpFigures({ quick, inProcessSequential: seqMed });
   } catch (e) {
     console.log(`\nHTTP figures failed: ${(e as Error).message || e}`);
+    process.exitCode = 1;
+  }
+  try {
+    const events = await httpEventFigures(quick ? { rounds: 1, runs: 100 } : {});
+    console.log('\nHTTP path beside the engine path (3-step runs, SQLite synchronous=FULL, medians):');
+    const w = Math.max(...Object.keys(events).map((k) => k.length));
+    for (const [k, v] of Object.entries(events))
+      console.log(
+        `${k.padEnd(w)}  ${fmt(v, k.includes('ratio') || k.includes(' ms ') ? 2 : 0).padStart(10)}`,
+      );
+  } catch (e) {
+    console.log(`\nHTTP path figures failed: ${(e as Error).message || e}`);
     process.exitCode = 1;
   }
   await postgresFigures({ quick, sqliteSequential: seqMed });

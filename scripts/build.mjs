@@ -13,7 +13,7 @@ import { spawnSync } from 'node:child_process';
 import { copyFileSync, cpSync, mkdirSync, readdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, relative } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { staleBecause } from './build-fresh.mjs';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -60,6 +60,15 @@ function copyAssets(dir) {
   }
 }
 for (const tree of TREES) copyAssets(join(ROOT, tree));
+// The draft 2020-12 meta-schema check as standalone code beside the validator that uses it
+// (src/core/tools/meta-schema-code.ts), so no process compiles the meta-schema at run time.
+{
+  const tools = join(DIST, 'src', 'core', 'tools');
+  const { META_SCHEMA_MODULE, metaSchemaValidatorCode } = await import(
+    pathToFileURL(join(tools, 'meta-schema-code.js')).href
+  );
+  writeFileSync(join(tools, META_SCHEMA_MODULE), metaSchemaValidatorCode());
+}
 // The project templates (`keel init --template`) ship whole: specs, events, README, policy and
 // their tool packs, plain JavaScript a project loads as it is (never compiled).
 cpSync(join(ROOT, 'templates'), join(DIST, 'templates'), {

@@ -11,7 +11,8 @@
  */
 import { accessSync, constants, existsSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { SCHEMA_VERSION as PG_SCHEMA, PostgresStore, redactUrl } from '../adapters/postgres/index.ts';
+import { redactUrl } from '../adapters/postgres/postgres-url.ts';
+import { SCHEMA_VERSION as PG_SCHEMA } from '../adapters/postgres/schema.ts';
 import { type SqliteOpenMode, SqliteStore } from '../adapters/sqlite/index.ts';
 import { SCHEMA_VERSION as SQLITE_SCHEMA } from '../adapters/sqlite/schema.ts';
 import { ErrorCode, isKeelError, KeelError } from '../core/errors.ts';
@@ -52,6 +53,9 @@ export interface StoreMigration {
   /** The migrations this call applied (PostgreSQL only). */
   readonly applied?: readonly number[];
 }
+
+/** The PostgreSQL adapter (and the pg driver) is loaded when a postgres:// store is opened, not before. */
+const postgresAdapter = () => import('../adapters/postgres/index.ts');
 
 const ANY_URL = /^[a-z][a-z0-9+.-]*:\/\//i;
 
@@ -167,6 +171,7 @@ function cannotOpen(path: string, e: unknown): KeelError {
  * a store that does not exist (created only with `create`); one behind this Keel is migrated.
  */
 async function openPostgres(target: string, access: StoreAccess, o: OpenStoreOptions): Promise<OpenedStore> {
+  const { PostgresStore } = await postgresAdapter();
   const schema = o.schema ? { schema: o.schema } : {};
   let found: number;
   try {
@@ -191,6 +196,7 @@ async function openPostgres(target: string, access: StoreAccess, o: OpenStoreOpt
 /** Applies pending schema migrations to the target and reports its version (`keel migrate`). */
 export async function migrateStore(target: string, o: OpenStoreOptions = {}): Promise<StoreMigration> {
   if (isPostgresUrl(target)) {
+    const { PostgresStore } = await postgresAdapter();
     const r = await PostgresStore.migrate(target, o.schema ? { schema: o.schema } : {});
     return {
       kind: 'postgres',

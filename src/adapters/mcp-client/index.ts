@@ -1,4 +1,5 @@
-export { McpConnection, type McpConnectionOptions, mcpError } from './mcp-connection.ts';
+export type { McpConnection, McpConnectionOptions } from './mcp-connection.ts';
+export { mcpError } from './mcp-error.ts';
 export {
   approveMcpTools,
   MAX_MCP_RESULT_BYTES,

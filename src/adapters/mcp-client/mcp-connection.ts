@@ -24,6 +24,7 @@ import { ErrorCode, KeelError } from '../../core/errors.ts';
 import type { McpListedTool, McpServerConfig } from '../../core/mcp/index.ts';
 import { renderText, type SecretMask, secretMask } from '../../core/tools/index.ts';
 import { outcomeUnknown } from '../../ports/index.ts';
+import { mcpError } from './mcp-error.ts';
 
 /** How many pages of `tools/list` are read at most (a server that pages forever is refused). */
 const MAX_LIST_PAGES = 100;
@@ -34,11 +35,6 @@ const MAX_LIST_PAGES = 100;
 const LIST_TTL_MS = 60_000;
 /** How much of a stdio server's stderr is kept to explain a failure. */
 const STDERR_TAIL = 2_000;
-
-/** A failure with a string code, the way a step failure records it. */
-export function mcpError(code: string, message: string): Error & { code: string } {
-  return Object.assign(new Error(message), { code });
-}
 
 /** A server that cannot be reached or listed: failed I/O, naming the server (and the tool). */
 function unavailable(server: string, tool: string | undefined, message: string): KeelError {

@@ -27,7 +27,11 @@ import {
 } from '../../core/mcp/index.ts';
 import { JSON_LIMITS, measureValue } from '../../core/spec/index.ts';
 import type { ToolDefinition } from '../../ports/index.ts';
-import { McpConnection, mcpError } from './mcp-connection.ts';
+import type { McpConnection } from './mcp-connection.ts';
+import { mcpError } from './mcp-error.ts';
+
+/** The MCP client (and its SDK) is loaded when a server is first connected to, not before. */
+const connectionClass = async () => (await import('./mcp-connection.ts')).McpConnection;
 
 /** The largest tool answer recorded, as JSON (a larger one fails the step). */
 export const MAX_MCP_RESULT_BYTES = 1024 * 1024;
@@ -93,6 +97,7 @@ export async function mcpToolsFrom(section: unknown, o: McpToolsOptions): Promis
   const connections: McpConnection[] = [];
   const tools: ToolDefinition[] = [];
   const entries: McpToolEntry[] = [];
+  const McpConnection = await connectionClass();
   for (const server of servers) {
     const approved = lock?.servers[server.name];
     if (!approved) throw notApproved(o.file, server.name, 'is not approved yet');
@@ -223,6 +228,7 @@ export async function approveMcpTools(
   const baseDir = dirname(resolve(o.file));
   const out: Record<string, ApprovedMcpServer> = {};
   const changes: McpApprovalChange[] = [];
+  const McpConnection = await connectionClass();
   for (const server of servers) {
     const connection = new McpConnection(server, { baseDir, env });
     try {

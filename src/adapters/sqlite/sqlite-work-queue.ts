@@ -1,7 +1,8 @@
 /**
  * The work queue in the SQLite file: leases and worker heartbeats, what lets `keel worker`
  * processes share runs. Each write is one IMMEDIATE transaction (the write lock is taken
- * first, so concurrent processes queue on busy_timeout instead of failing on a stale snapshot).
+ * first, so concurrent processes queue on busy_timeout instead of failing on a stale snapshot);
+ * claims go through the handle's group commit (sqlite-handle.ts), as a lazy write.
  * Times come from the caller (`now`, ms). It never touches entries: a lease only says who should
  * walk a run; the head check of `append` stays the fence. Wake-ups reach listeners of this handle
  * only (other processes poll). Timers are the `wake_at` of waiting rows: a claim takes a waiting
@@ -141,7 +142,7 @@ export class SqliteWorkQueue implements WorkQueue {
           entries: ledger(r.tenant as string, r.run_id as string),
         }));
       },
-    ).immediate;
+    );
     this.renew = db.transaction((owner: string, runIds: readonly string[], leaseMs: number, now: number) => {
       this.st.seen.run(now, owner);
       const held: string[] = [];
@@ -168,9 +169,15 @@ export class SqliteWorkQueue implements WorkQueue {
   ): Promise<ClaimedRun[]> {
     if (limit < 1) return [];
     checkClaimScope(scope);
-    const claimed = io('claiming runs', () => this.claim(owner, leaseMs, limit, now, scope));
-    this.h.commits++;
-    return claimed;
+    // A lazy write of the group commit: alone in its group it commits without an fsync (a lease
+    // is not a decision: lost with the machine, it is lost with every process that held it, and
+    // the walk's first append, fsync'd, makes it durable with it); beside other writes it shares
+    // their commit. So a run created by `keel serve` and claimed to be walked there costs no commit
+    // of its own, and concurrent claims share one.
+    return this.h.queued(
+      () => io('claiming runs', () => this.claim(owner, leaseMs, limit, now, scope)),
+      true,
+    );
   }
 
   async nextWakeAt(now: number): Promise<number | undefined> {

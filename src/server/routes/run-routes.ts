@@ -11,6 +11,7 @@ import { RUN_STATUSES } from '../../core/ledger/index.ts';
 import { parseEvent, SUBJECT_MAX } from '../../core/run/index.ts';
 import { quoteInput } from '../../core/spec/index.ts';
 import { ProtocolError } from '../../openwop/protocol-error.ts';
+import { MAX_RUN_WAIT_MS, runWhenStopped } from '../run-stops.ts';
 import { EventBody, Instant, type KeelRoute, Note, ok, route } from './route.ts';
 
 const RUN_ID = /^sha256:[0-9a-f]{64}$/;
@@ -125,11 +126,23 @@ export const RUN_ROUTES: readonly KeelRoute[] = [
     path: '/api/runs/{runId}',
     operationId: 'getRun',
     summary: 'A run: status, pinned version, ledger head',
+    description: `With \`waitMs\` (up to ${MAX_RUN_WAIT_MS}), a long poll: answered when the run is no longer \`running\` (finished, waiting, paused or suspended) or when \`waitMs\` has passed, whichever comes first — one request instead of polling for its outcome.`,
     tag: 'runs',
     auth: true,
+    query: z.object({
+      waitMs: z.coerce
+        .number()
+        .int()
+        .min(0)
+        .max(MAX_RUN_WAIT_MS)
+        .optional()
+        .describe(`wait up to this many ms for the run to stop running (0..${MAX_RUN_WAIT_MS})`),
+    }),
     responses: { 200: 'the run record' },
-    async handle({ keel, p, params }) {
-      return ok(await keel.runs.get(p.tenant, runIdOf(params)));
+    async handle({ keel, p, params, query }) {
+      const runId = runIdOf(params);
+      if (query.waitMs) return ok(await runWhenStopped(keel, p.tenant, runId, query.waitMs));
+      return ok(await keel.runs.get(p.tenant, runId));
     },
   }),
   route({

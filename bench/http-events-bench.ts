@@ -1,0 +1,168 @@
+/**
+ * The HTTP path users wait on, beside the engine path, in the same run: durable 3-step runs (3
+ * `core.noop` tool steps of a LIVE workflow, SQLite file, synchronous=FULL) started by an event.
+ *
+ * - HTTP: a real `keel serve` process (bench/http-bench.ts `Server`, loopback) and `POST /api/events`
+ *   with a bearer key, then waiting for `completed` as a client would: polling `GET /api/runs/{runId}`
+ *   every 5 ms (`poll`), or one long poll `GET /api/runs/{runId}?waitMs=10000` (`long`);
+ *   `concurrency` clients each looping event -> completed.
+ * - engine: the same workflow on a store of its own in this process, `keel.events.emit` (walked
+ *   inline), `concurrency` callers each looping.
+ *
+ * Rounds alternate the paths at concurrency 1 and 16; figures are medians of the rounds, and the
+ * ratio engine/HTTP at 16 is what the HTTP path costs over the engine's (goal <= 1.5). Bounded:
+ * a fixed count of runs per round and a deadline per round; the server is stopped by its PID.
+ *
+ *   node --import tsx bench/http-events-bench.ts [--rounds 3] [--runs 300] [--cpu-prof <dir>]
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { createKeel, type Keel } from '../src/app/index.ts';
+import { deploy } from '../src/testing/index.ts';
+import { Client, makeKey, procCpuMs, Server } from './http-bench.ts';
+
+const TENANT = 'bench';
+const SPEC =
+  'id: three\nversion: 1\nstatus: LIVE\ntriggers: [{event: bench.tick}]\nsteps:\n  - {name: a, tool: core.noop}\n  - {name: b, tool: core.noop}\n  - {name: c, tool: core.noop}\nlimits: {maxSteps: 3, maxCostUsd: 0}\n';
+const POLL_MS = 5;
+const ROUND_DEADLINE_MS = 15_000;
+const CONCURRENCY = [1, 16] as const;
+
+const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = Math.floor(s.length / 2);
+  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
+};
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+let seq = 0;
+const event = (path: string) => ({
+  id: `${path}-${process.pid}-${seq++}`,
+  type: 'bench.tick',
+  time: '2026-12-05T00:00:00Z',
+  payload: { n: seq },
+});
+
+export type EventWait = 'poll' | 'long';
+const WAITS: readonly EventWait[] = ['poll', 'long'];
+
+/** One run over HTTP: the event, then polls (or long-polls) until the run it started is completed. */
+async function httpRun(client: Client, wait: EventWait, deadline: number): Promise<void> {
+  const r = await client.request('POST', '/api/events', event('http'));
+  if (r.status !== 201) throw new Error(`POST /api/events: ${r.status} ${r.body}`);
+  const runId = (JSON.parse(r.body) as { runs: { runId: string }[] }).runs[0]!.runId;
+  const path = `/api/runs/${runId}${wait === 'long' ? '?waitMs=10000' : ''}`;
+  for (;;) {
+    const g = await client.request('GET', path);
+    if (g.status !== 200) throw new Error(`GET /api/runs/${runId}: ${g.status} ${g.body}`);
+    const status = (JSON.parse(g.body) as { status: string }).status;
+    if (status === 'completed') return;
+    if (status !== 'running') throw new Error(`run ${runId} ${status}`);
+    if (performance.now() > deadline) throw new Error(`run ${runId} still running at the deadline`);
+    if (wait === 'poll') await sleep(POLL_MS);
+  }
+}
+
+async function engineRun(keel: Keel): Promise<void> {
+  const r = await keel.events.emit(TENANT, event('engine'));
+  if (r.runs[0]?.status !== 'completed') throw new Error(`engine run: ${JSON.stringify(r.runs[0])}`);
+}
+
+/** Runs/s of `runs` runs through `concurrency` lanes (stopping at the round's deadline). */
+async function rate(concurrency: number, runs: number, one: (deadline: number) => Promise<void>) {
+  let left = runs;
+  let done = 0;
+  const t0 = performance.now();
+  const deadline = t0 + ROUND_DEADLINE_MS;
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (left-- > 0 && performance.now() < deadline) {
+        await one(deadline + 10_000);
+        done++;
+      }
+    }),
+  );
+  return { perSec: done / ((performance.now() - t0) / 1000), done };
+}
+
+export async function httpEventFigures(
+  o: { rounds?: number; runs?: number; cpuProfDir?: string } = {},
+): Promise<Record<string, number>> {
+  const rounds = o.rounds ?? 3;
+  const runs = o.runs ?? 300;
+  const dir = mkdtempSync(join(tmpdir(), 'keel-http-events-bench-'));
+  const served = join(dir, 'served.db');
+  let server: Server | undefined;
+  let client: Client | undefined;
+  let engine: Keel | undefined;
+  try {
+    const setup = createKeel({ store: served });
+    await deploy(setup, TENANT, SPEC);
+    await setup.close();
+    const key = makeKey(served, TENANT);
+    engine = createKeel({ store: join(dir, 'engine.db') });
+    await deploy(engine, TENANT, SPEC);
+    server = await Server.start(
+      served,
+      o.cpuProfDir ? ['--cpu-prof', '--cpu-prof-dir', resolve(o.cpuProfDir)] : [],
+    );
+    const srv = server;
+    // A client (keep-alive agent) per HTTP round: sockets left idle through an engine round are
+    // closed by the server, and reusing one would fail the next request.
+    const fresh = () => {
+      client?.close();
+      client = new Client(srv.url, key);
+      return client;
+    };
+    const k = engine;
+    // Warm-up: JIT both paths.
+    let c = fresh();
+    for (const w of WAITS) await rate(4, 40, (d) => httpRun(c, w, d));
+    await rate(4, 40, () => engineRun(k));
+    const rows: Record<string, number[]> = {};
+    const add = (name: string, v: number) => {
+      rows[name] ??= [];
+      rows[name].push(v);
+    };
+    for (let r = 0; r < rounds; r++) {
+      for (const n of CONCURRENCY) {
+        const e = await rate(n, runs, () => engineRun(k));
+        add(`engine emit -> completed, 3-step runs/s, ${n} concurrent`, e.perSec);
+        for (const w of WAITS) {
+          c = fresh();
+          const s0 = procCpuMs(server.pid);
+          const h = await rate(n, runs, (d) => httpRun(c, w, d));
+          add(`HTTP POST /api/events + ${w} wait -> completed, runs/s, ${n} concurrent`, h.perSec);
+          add(`HTTP ${w}: server CPU ms per run, ${n} concurrent`, (procCpuMs(server.pid) - s0) / h.done);
+          add(`ratio engine / HTTP ${w} runs/s, ${n} concurrent`, e.perSec / h.perSec);
+        }
+      }
+      process.stderr.write(`HTTP events round ${r + 1}/${rounds} done\n`);
+    }
+    return Object.fromEntries(Object.entries(rows).map(([name, xs]) => [name, median(xs)]));
+  } finally {
+    client?.close();
+    await server?.stop();
+    await engine?.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  const args = process.argv.slice(2);
+  const opt = (name: string) => {
+    const i = args.indexOf(`--${name}`);
+    return i >= 0 ? args[i + 1] : undefined;
+  };
+  const figures = await httpEventFigures({
+    ...(opt('rounds') ? { rounds: Number(opt('rounds')) } : {}),
+    ...(opt('runs') ? { runs: Number(opt('runs')) } : {}),
+    ...(opt('cpu-prof') ? { cpuProfDir: opt('cpu-prof') } : {}),
+  });
+  const width = Math.max(...Object.keys(figures).map((x) => x.length));
+  for (const [name, v] of Object.entries(figures))
+    console.log(
+      `${name.padEnd(width)}  ${v.toFixed(name.includes('ratio') || name.includes('ms') ? 2 : 0).padStart(8)}`,
+    );
+}

@@ -1,0 +1,78 @@
+/**
+ * `GET /api/runs/{runId}?waitMs=`: a long poll answered when the run stops running (woken by the
+ * store's append notification, not by the slow poll), or when the wait has passed; without
+ * `waitMs` the run is answered at once; a wait out of range is bad input naming the field.
+ */
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { inProcessServer } from '../../test/helpers/in-process-server.ts';
+import { deploy, spyTool } from '../testing/index.ts';
+
+let release: () => void = () => {};
+let gate: Promise<void> = Promise.resolve();
+const slow = spyTool('slow', {
+  handler: async () => {
+    await gate;
+    return { slow: true };
+  },
+});
+const t = inProcessServer({ tools: [slow] });
+
+const SPEC = `id: held
+version: 1
+status: LIVE
+triggers: [{event: hold}]
+steps:
+  - {name: a, tool: slow}
+  - {name: b, tool: core.noop}
+limits: {maxSteps: 2, maxCostUsd: 0}
+`;
+let n = 0;
+async function started(): Promise<string> {
+  const r = await t.api('POST', '/api/events', {
+    body: { id: `h-${++n}`, type: 'hold', time: '2026-01-31T12:00:00Z' },
+  });
+  assert.equal(r.status, 201, r.text);
+  return (r.body.runs as { runId: string }[])[0]!.runId;
+}
+
+test('a long poll answers when the run stops, well before its wait has passed', async () => {
+  await deploy(t.keel, 'acme', SPEC);
+  gate = new Promise<void>((r) => {
+    release = r;
+  });
+  const runId = await started();
+  const now = await t.api('GET', `/api/runs/${runId}`);
+  assert.equal(now.body.status, 'running', 'without waitMs the run is answered as it is');
+  const t0 = performance.now();
+  const waited = t.api('GET', `/api/runs/${runId}?waitMs=20000`);
+  setTimeout(() => release(), 150);
+  const r = await waited;
+  const ms = performance.now() - t0;
+  assert.equal(r.status, 200, r.text);
+  assert.equal(r.body.status, 'completed');
+  assert.ok(ms >= 140, `answered after ${ms} ms, before the run could finish`);
+  // Woken by the append, not by the 1 s slow poll.
+  assert.ok(ms < 900, `answered after ${ms} ms`);
+});
+
+test('a long poll answers the running run when its wait has passed', async () => {
+  gate = new Promise<void>((r) => {
+    release = r;
+  });
+  const runId = await started();
+  const t0 = performance.now();
+  const r = await t.api('GET', `/api/runs/${runId}?waitMs=200`);
+  assert.ok(performance.now() - t0 >= 190);
+  assert.equal(r.body.status, 'running');
+  release();
+  assert.equal((await t.api('GET', `/api/runs/${runId}?waitMs=5000`)).body.status, 'completed');
+});
+
+test('a wait out of range is bad input naming waitMs; a missing run is not_found', async () => {
+  const r = await t.api('GET', `/api/runs/sha256:${'0'.repeat(64)}?waitMs=30001`);
+  assert.equal(r.status, 400, r.text);
+  assert.match(r.text, /waitMs/);
+  const missing = await t.api('GET', `/api/runs/sha256:${'0'.repeat(64)}?waitMs=100`);
+  assert.equal(missing.status, 404, missing.text);
+});
