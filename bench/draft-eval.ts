@@ -6,6 +6,7 @@
 
 import { toolSteps } from '../src/core/spec/index.ts';
 import {
+  BLIND_DIR,
   type CorpusScore,
   FRESH_DIR,
   HELDOUT_DIR,
@@ -18,17 +19,21 @@ const files = loadCorpus();
 const fresh = loadCorpus(FRESH_DIR);
 const heldout = scoreCorpus(loadCorpus(HELDOUT_DIR));
 const tuning = scoreCorpus(loadCorpus(TUNING_DIR));
+const blind = scoreCorpus(loadCorpus(BLIND_DIR));
 // The held-out set's misses are listed only when asked for by name: it is not for tuning.
 const heldoutMisses = process.argv.includes('--heldout-misses');
+// So are the blind set's: read them only once a change is final, never to tune on.
+const blindMisses = process.argv.includes('--blind-misses');
 const s = scoreCorpus(files);
 const pct = (a: number, b: number) => (b === 0 ? 'n/a' : `${((100 * a) / b).toFixed(1)}%`);
 const verbose = process.argv.includes('--misses');
-if (verbose || heldoutMisses)
+if (verbose || heldoutMisses || blindMisses)
   for (const r of [
     ...s.results,
     ...scoreCorpus(fresh).results,
     ...tuning.results,
     ...(heldoutMisses ? heldout.results : []),
+    ...(blindMisses ? blind.results : []),
   ]) {
     const ok = r.c.ask ? r.asked : r.exact;
     if (ok) continue;
@@ -62,6 +67,11 @@ process.stdout.write(
       heldout,
     ),
     `  partial: ${heldout.partial}, needless question: ${heldout.needlessQuestion}, right question: ${heldout.asked}, wrong draft: ${heldout.wrongDraft}, invented tool: ${heldout.invented}, publishable money-misdrafts: ${heldout.moneyMisdraft}`,
+    report(
+      'blind for issue 30 (corpus/drafts-blind: people-typed, written without seeing the compiler or the other sets; never tuned on; not in the suite bar)',
+      blind,
+    ),
+    `  partial: ${blind.partial}, needless question: ${blind.needlessQuestion}, right question: ${blind.asked}, wrong draft: ${blind.wrongDraft}, invented tool: ${blind.invented}, publishable money-misdrafts: ${blind.moneyMisdraft}`,
     report(
       'fresh (corpus/fresh: written before issue 30, never tuned on; not in the suite bar)',
       scoreCorpus(fresh),

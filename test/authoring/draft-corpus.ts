@@ -49,6 +49,13 @@ export const HELDOUT_DIR = join(
   'drafts-heldout',
 );
 
+/**
+ * Issue 30's blind set: written by someone who never saw the compiler or the other sets' requests,
+ * over the support desk, the finance desk and the oncall-escalation template; never run through
+ * the compiler before it was committed, never tuned on, not in any suite bar.
+ */
+export const BLIND_DIR = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'corpus', 'drafts-blind');
+
 /** A step as compared: a tool step's tool, args and `if`, or a choice's branches; names dropped. */
 export type ExpectedStep =
   | { tool: string; args: Record<string, unknown>; if?: string }
