@@ -25,6 +25,7 @@ import { HOOK_ROUTES } from './routes/hook-routes.ts';
 import { LIFECYCLE_ROUTES } from './routes/lifecycle-routes.ts';
 import { type Call, type KeelRoute, ok, route } from './routes/route.ts';
 import { RUN_ROUTES } from './routes/run-routes.ts';
+import { SCHEDULE_ROUTES } from './routes/schedule-routes.ts';
 import { SESSION_ROUTES } from './routes/session-routes.ts';
 import { WORKFLOW_ROUTES } from './routes/workflow-routes.ts';
 import { WRIT_ROUTES } from './routes/writ-routes.ts';
@@ -49,6 +50,7 @@ export const KEEL_ROUTES: readonly KeelRoute[] = [
   ...LIFECYCLE_ROUTES,
   ...EVENT_ROUTES,
   ...HOOK_ROUTES,
+  ...SCHEDULE_ROUTES,
   ...WRIT_ROUTES,
   ...RUN_ROUTES,
   ...AUDIT_ROUTES,

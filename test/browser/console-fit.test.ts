@@ -145,7 +145,24 @@ before(async () => {
     expect: { status: completed, steps: [keep] }
 `;
   keel('publish', spec('keep-note', 2, 'note.received', 'keep', 'keep_note', 'text', tests), '--json');
+  keel(
+    'publish',
+    sandbox.write(
+      'weekly-archive.yaml',
+      `id: weekly-archive
+version: 1
+status: DRAFT
+triggers:
+  - schedule: { cron: "0 9 * * 1", timezone: Europe/Berlin, missed: skip }
+steps:
+  - { name: archive, tool: archive_file, args: { name: "{{event.payload.scheduledFor}}" } }
+limits: { maxSteps: 1, maxCostUsd: 0 }
+`,
+    ),
+    '--json',
+  );
   await putAtStatus(sandbox.store(), 'acme', 'archive-file', 'LIVE');
+  await putAtStatus(sandbox.store(), 'acme', 'weekly-archive', 'LIVE');
   await putAtStatus(sandbox.store(), 'acme', 'keep-note', 'LIVE', { version: 1 });
   await putAtStatus(sandbox.store(), 'acme', 'keep-note', 'TESTING', { version: 2 });
   dana = key('acme', 'dana@example.com');
@@ -200,6 +217,7 @@ describe('the console with hostile values', { timeout: 180_000 }, () => {
         '#/workflows',
         '#/workflows/keep-note',
         '#/workflows/archive-file',
+        '#/workflows/weekly-archive',
         '#/new',
       ]) {
         await open(where);
@@ -329,6 +347,24 @@ describe('the console with hostile values', { timeout: 180_000 }, () => {
     await settled(page);
     assert.equal(await page.getByRole('alert').count(), 0, await page.locator('main').innerText());
     assert.match(await page.locator('pre.yaml').innerText(), /id: archive-file/);
+  });
+
+  test('a scheduled workflow’s page shows its schedule with the next fire, and a plain one none', async () => {
+    await open('#/workflows/weekly-archive');
+    const schedules = page.getByTestId('schedules');
+    await schedules.waitFor();
+    const text = await schedules.innerText();
+    assert.match(
+      text,
+      /v1 on schedule "0 9 \* \* 1" in Europe\/Berlin \(missed fires: skip\): next .+, last never fired/,
+    );
+    const next = await schedules.locator('time').first().getAttribute('datetime');
+    assert.ok(next && Date.parse(next) > Date.now(), `the next fire ${next} is ahead`);
+    assert.equal(new Date(next).getUTCDay(), 1, `${next} is a Monday`);
+    await open('#/workflows/archive-file');
+    await page.getByRole('heading', { name: /^v1 LIVE/ }).waitFor();
+    await settled(page);
+    assert.equal(await page.getByTestId('schedules').count(), 0);
   });
 
   test('long notes and reasons wrap within the page', async () => {

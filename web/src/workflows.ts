@@ -22,6 +22,7 @@ import { DiffView, wfPath } from './diff-view.ts';
 import { ExplainView } from './explain-view.ts';
 import { html } from './html.ts';
 import { Promote } from './promote.ts';
+import { ScheduleView } from './schedule-view.ts';
 import { triggersText } from './trigger-text.ts';
 import { Empty, ErrorBox, Time, useLoad } from './ui.ts';
 import { v } from './visible.ts';
@@ -284,6 +285,7 @@ export function WorkflowPage({ workflowId, who }: { workflowId: string; who: Who
           <${Promote} key=${`${it.version} ${it.status}`} workflowId=${workflowId} version=${it} who=${who} onDone=${() => setTick((t) => t + 1)} />`
         : null
     }
+    <${ScheduleView} workflowId=${workflowId} tick=${tick} />
     <${RolloutView} workflowId=${workflowId} tick=${tick} />
     ${versions.length > 1 ? html`<${DiffView} workflowId=${workflowId} versions=${versions.map((x) => x.version)} />` : null}`;
 }
