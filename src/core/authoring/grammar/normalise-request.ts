@@ -21,6 +21,13 @@ const PHRASES: readonly [RegExp, string][] = [
   [/\bsign[- ]off\b/g, 'approval'],
   [/\bgreen[- ]light\b/g, 'approval'],
   [/\bok\b(?= (?:first|before))/g, 'approval'],
+  // "OK, when ...", "okay so ...": an interjection, not the action "OK it" (approve).
+  [/(?<=^|[.!?]\s*)ok(?:ay)?\b(?=\s*,|\s+so\b|\s+now\b)/g, ''],
+  // Chat abbreviations that carry nothing the grammar reads: please, as soon as possible, you, your.
+  [/\bpl[sz]\b/g, ''],
+  [/\basap\b/g, ''],
+  [/(?<![a-z0-9.'$])u(?![a-z0-9.'])/g, ''],
+  [/(?<![a-z0-9.'$])ur(?![a-z0-9.'])/g, ''],
 ];
 
 /**

@@ -17,7 +17,8 @@ export interface MoneyBounds {
 }
 
 const NUMBER = String.raw`(?:[0-9]{1,3}(?:,[0-9]{3})+|[0-9]+)(?:\.[0-9]{1,2})?k?`;
-const AMOUNT = String.raw`(?:\$\s?(${NUMBER})|(${NUMBER})\s?(?:dollars|usd|bucks))`;
+/** "$40", "USD 40", "40 USD", "40 dollars", "40 bucks", "40$". */
+const AMOUNT = String.raw`(?:(?:\$|\busd)\s?(${NUMBER})|(${NUMBER})\s?(?:dollars|usd|bucks|\$))`;
 /** After a bound word a bare number is dollars too ("no refunds above 75"), unless a unit follows. */
 const BOUND_AMOUNT = String.raw`(?:${AMOUNT}|(${NUMBER})(?![0-9.,]|\s*(?:steps?|%|percent|days?|hours?|minutes?|weeks?|times|items?|tickets?|reports?|invoices?|requests?)\b))`;
 /** "if it's under $30": the condition words before a money bound belong to it. */

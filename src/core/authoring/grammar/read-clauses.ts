@@ -81,10 +81,18 @@ export function splitClauses(text: string, raw: string): Clause[] {
   return out;
 }
 
+/**
+ * The words that led a condition the readers already took out of the clause ("refund them if it's
+ * [$25 or less]", "..., but only when it's [in USD]"): nothing is left of the condition but its lead-in,
+ * and the blank where the reader cut it (an "if" typed with nothing after it is kept, and asked about).
+ */
+const DANGLING_CONDITION =
+  /(?:^|\s+)(?:but\s+)?(?:only\s+)?(?:if|when|whenever|provided(?:\s+that)?|as long as)(?:\s+(?:it's|its|it is|they're|theyre|they are|that's|thats|that is|the (?:amount|refund|total|invoice|sum|payment|expense|report) is))?\s{2,}$/;
+
 function splitSequence(s: string): { text: string; at: number }[] {
   const pieces: { text: string; at: number }[] = [];
   const re =
-    /,\s*(?:and\s+)?(?:then\s+)?|\s+and then\s+|\s+then\s+|\s+and\s+|\s+after that,?\s+|\s+afterwards,?\s+|\bfirst,?\s+|\bfinally,?\s+|\bnext,?\s+|\s+before\s+|\s+after\s+|\s+once that is done,?\s+|:\s*|\s+-\s+|\s+plus\s+|\s+also\s+/g;
+    /,\s*(?:and\s+)?(?:then\s+)?|\s*&\s*(?:then\s+)?|\s+and then\s+|\s+then\s+|\s+and\s+|\s+after that,?\s+|\s+afterwards,?\s+|\bfirst,?\s+|\bfinally,?\s+|\bnext,?\s+|\s+before\s+|\s+after\s+|\s+once that is done,?\s+|:\s*|\s+-\s+|\s+plus\s+|\s+also\s+/g;
   let from = 0;
   const marks: string[] = [];
   for (let m = re.exec(s); m; m = re.exec(s)) {
@@ -107,6 +115,7 @@ function splitSequence(s: string): { text: string; at: number }[] {
     firstOnes.includes(p) ? { text: p.text.replace(/\s+first\s*$/, ''), at: p.at } : p,
   );
   return inOrder
+    .map((p) => ({ text: p.text.replace(DANGLING_CONDITION, ''), at: p.at }))
     .filter((p) => /[a-z]/.test(p.text.replace(/"q[0-9]+"/g, '')) || /"q[0-9]+"/.test(p.text))
     .map((p) => ({ text: p.text.trim(), at: p.at + (p.text.length - p.text.trimStart().length) }));
 }
