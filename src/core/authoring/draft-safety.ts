@@ -30,7 +30,7 @@ export interface StatedAmount {
   readonly lower: boolean;
 }
 
-const BOUND = `(?:under|below|less than|up to|at most|no more than|not more than|not above|not over|more than|more then|over|above|max(?:imum)?(?: of)?|capped at|cap(?: it)? at|limit(?: it)? (?:to|at)|limit is|budget(?: of)?|within|exceeding|<=?|≤)`;
+const BOUND = `(?:under|below|less than|up to|at most|no more than|not more than|not above|not over|more than|more then|over|above|max(?:imum)?(?: of)?|capped at|cap(?: it)?(?: at)?|limit(?: it)? (?:to|at)|limit is|budget(?: of)?|within|exceeding|<=?|≤)`;
 const UPPER_OR_NEGATED =
   /\b(?:never|don'?t|do not|not|no|nothing|unless|under|below|less|up to|at most|max(?:imum)?|cap(?:ped)?|limit|within|budget)\b|[<≤]/;
 
