@@ -63,3 +63,100 @@ test('the action after a trigger typed without a comma: "tag it done and then cl
     ],
   );
 });
+
+const CONDITIONS = [
+  "if it's in USD",
+  "if it's under $40",
+  "if it's $25 or less",
+  'if the amount is no more than 60 dollars',
+  "only if it's in USD",
+];
+const RESTS = ['refund it', 'reply "Thanks" and refund it', 'refund them'];
+
+test('property: a condition placed before or after the action gives the same draft', () => {
+  fc.assert(
+    fc.property(
+      fc.constantFrom(...TRIGGERS),
+      fc.constantFrom(...CONDITIONS),
+      fc.constantFrom(...RESTS),
+      fc.constantFrom('', ', max $30', ', never more than USD 35'),
+      (t, c, a, cap) => {
+        const before = meaning(`${t}, ${c}, ${a}${cap}`);
+        for (const after of [`${t}, ${a}, ${c}${cap}`, `${t}, ${a} ${c}${cap}`, `${t}, ${a}${cap}, ${c}`]) {
+          const m = meaning(after);
+          // Either both draft the same, or the after-form asks (never a different draft).
+          if ('asked' in before) assert.ok('asked' in m, after);
+          else assert.deepEqual(m, before, `${after}\nvs ${t}, ${c}, ${a}${cap}`);
+        }
+        const cond = "if it's in USD";
+        if (c === cond && cap !== '') assert.notDeepEqual(before, { asked: true }, `${t}, ${c}, ${a}${cap}`);
+      },
+    ),
+    { numRuns: 150 },
+  );
+});
+
+/** Ways people type the same request: chat abbreviations, "&", other spellings of money. */
+const MUTATIONS: readonly ((r: string) => string)[] = [
+  (r) => `pls ${r}`,
+  (r) => `${r} asap`,
+  (r) => `${r} pls`,
+  (r) => r.replace(' and ', ' & '),
+  (r) => r.replace(/\$([0-9]+)/, 'USD $1'),
+  (r) => r.replace(/\$([0-9]+)/, '$1 dollars'),
+  (r) => r.replace(/\$([0-9]+)/, '$1 bucks'),
+  (r) => r.replace(/\$([0-9]+)/, '$1$$'),
+  (r) => r.replace(/\$2000\b/, '$2k').replace(/\$2000\b/, '$2,000'),
+  (r) => r.replace('comes in', 'comes thru'),
+  (r) => r.replace(', ', ' '),
+  (r) => r.replace(/^when/, 'OK, when'),
+];
+
+test('property: abbreviations, "&" and other spellings of an amount give the same draft', () => {
+  const bases = [
+    'when a refund request comes in, reply "On it" and refund it up to $40',
+    'when a ticket is resolved, tag it "done" and close it',
+    'when a refund is requested, refund them under $2000 and tag it "refunded"',
+  ];
+  fc.assert(
+    fc.property(
+      fc.constantFrom(...bases),
+      fc.subarray([...MUTATIONS.keys()], { maxLength: 4 }),
+      (base, picked) => {
+        const plain = meaning(base);
+        assert.notDeepEqual(plain, { asked: true }, base);
+        const typed = picked.reduce((r, i) => MUTATIONS[i]!(r), base);
+        assert.deepEqual(meaning(typed), plain, typed);
+      },
+    ),
+    { numRuns: 200 },
+  );
+});
+
+test('other spellings of the catalog verbs: authorise, authorize, OK it and categorise', () => {
+  const finance: DraftCatalog = {
+    tools: [
+      ...supportDeskCatalog(),
+      {
+        ...supportDeskCatalog().find((t) => t.name === 'close_ticket')!,
+        name: 'approve_ticket',
+        description: 'Approves a ticket.',
+      },
+    ],
+    events: catalog.events,
+  };
+  const tool = (r: string) => {
+    const d = draftSpec(compileRequest(r, finance), finance);
+    return d.publishable ? d.spec?.steps.map((s) => ('tool' in s ? s.tool : '')) : d.questions;
+  };
+  for (const verb of ['approve', 'authorise', 'authorize', 'OK', 'okay'])
+    assert.deepEqual(tool(`when a ticket is opened, ${verb} it`), ['approve_ticket'], verb);
+  assert.deepEqual(tool('when a ticket is opened, categorise it "new"'), ['tag_ticket']);
+  // An "OK," that opens a request is not an approval.
+  assert.deepEqual(tool('OK, when a ticket is opened, close it'), ['close_ticket']);
+});
+
+test('an "if" typed with nothing after it is asked about, never dropped', () => {
+  const d = draft('When a refund is requested, refund it up to $30 if');
+  assert.equal(d.publishable, false);
+});
