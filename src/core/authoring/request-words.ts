@@ -96,6 +96,7 @@ export const FILLER = new Set([
   'it',
   'its',
   'them',
+  'em',
   'their',
   'they',
   'him',

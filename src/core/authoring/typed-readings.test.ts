@@ -160,3 +160,29 @@ test('an "if" typed with nothing after it is asked about, never dropped', () => 
   const d = draft('When a refund is requested, refund it up to $30 if');
   assert.equal(d.publishable, false);
 });
+
+test('"mark it urgent" is a tag; "mark it as refunded" may be the refund or a tag: a question, never a dropped step', () => {
+  const tagged = draft("when a ticket is resolved, mark it as 'billing'");
+  assert.deepEqual(
+    tagged.spec?.steps.map((s) => ('tool' in s ? [s.tool, s.args.tag] : [])),
+    [['tag_ticket', 'billing']],
+  );
+  const both = draft('when a refund is requested, mark it as refunded and refund it up to $20');
+  assert.equal(both.publishable, false);
+  assert.ok(both.questions.some((q) => /issue_refund or tag_ticket/.test(q.question)));
+});
+
+test('"pay the money back" and "give em their money back" are refunds, under the same cap', () => {
+  for (const r of [
+    'when a refund is requested, pay the money back up to $20',
+    'when a refund is requested, give em their money back up to $20',
+  ]) {
+    const d = draft(r);
+    assert.equal(d.publishable, true, r);
+    assert.deepEqual(
+      d.spec?.steps.map((s) => ('tool' in s ? s.tool : '')),
+      ['issue_refund'],
+    );
+    assert.equal(d.spec?.limits.maxCostUsd, 20);
+  }
+});

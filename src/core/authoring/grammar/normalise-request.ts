@@ -9,10 +9,10 @@
 /** Phrases read as one word (padded to their length, so positions in the text stay put). */
 const PHRASES: readonly [RegExp, string][] = [
   [
-    /\bgive (?:them|the customer|him|her|people|customers)? ?(?:their |the |her |his )?money back\b/g,
+    /\bgive (?:them|em|the customer|him|her|people|customers)? ?(?:their |the |her |his )?money back\b/g,
     'refund',
   ],
-  [/\bpay (?:them|the customer|him|her) back\b/g, 'refund'],
+  [/\bpay (?:them|em|the customer|him|her|(?:the |their )?money) back\b/g, 'refund'],
   [/\bpay back (?=(?:customers|people|users|anyone|everyone|those|them|the customer)\b)/g, 'refund'],
   [/\bsend (?:them |the customer )?(?:a |their )?refund\b/g, 'refund'],
   [/\bwrite back(?: to)?\b/g, 'reply'],
