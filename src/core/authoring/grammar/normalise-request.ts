@@ -26,8 +26,8 @@ const PHRASES: readonly [RegExp, string][] = [
   // Chat abbreviations that carry nothing the grammar reads: please, as soon as possible, you, your.
   [/\bpl[sz]\b/g, ''],
   [/\basap\b/g, ''],
-  [/(?<![a-z0-9.'$])u(?![a-z0-9.'])/g, ''],
-  [/(?<![a-z0-9.'$])ur(?![a-z0-9.'])/g, ''],
+  [/(?<![a-z0-9.'$-])u(?![a-z0-9.'-])/g, ''],
+  [/(?<![a-z0-9.'$-])ur(?![a-z0-9.'-])/g, ''],
 ];
 
 /**
