@@ -152,6 +152,11 @@ test('other spellings of the catalog verbs: authorise, authorize, OK it and cate
   for (const verb of ['approve', 'authorise', 'authorize', 'OK', 'okay'])
     assert.deepEqual(tool(`when a ticket is opened, ${verb} it`), ['approve_ticket'], verb);
   assert.deepEqual(tool('when a ticket is opened, categorise it "new"'), ['tag_ticket']);
+  assert.deepEqual(tool('when a ticket is opened, sign off on it'), ['approve_ticket']);
+  // "only after I sign off on it" is an approval of the close, not a second action.
+  assert.deepEqual(tool('when a ticket is opened, close it, but only after I sign off on it'), [
+    'close_ticket',
+  ]);
   // An "OK," that opens a request is not an approval.
   assert.deepEqual(tool('OK, when a ticket is opened, close it'), ['close_ticket']);
 });

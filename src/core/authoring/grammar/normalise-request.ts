@@ -18,6 +18,8 @@ const PHRASES: readonly [RegExp, string][] = [
   [/\bwrite back(?: to)?\b/g, 'reply'],
   [/\bget back to\b/g, 'reply'],
   [/\blook up\b/g, 'lookup'],
+  // "..., sign off on it": the action approve; "my sign-off", "I sign off on it": an approval.
+  [/(?<=(?:^|[,.;:!?&]\s*|\b(?:and|then|please|pls|just)\s+))sign off on\b/g, 'approve'],
   [/\bsign[- ]off\b/g, 'approval'],
   [/\bgreen[- ]light\b/g, 'approval'],
   [/\bok\b(?= (?:first|before))/g, 'approval'],

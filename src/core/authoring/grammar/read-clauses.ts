@@ -27,9 +27,9 @@ const APPROVAL_PATTERNS: readonly RegExp[] = [
   /^(.+?) (?:needs|need|requires|require|must get|must have|should need|should get) (?:my |our |an? |a person's |a manager's |human |explicit )?(?:approval|sign-off|signoff|ok|okay)\b(.*)$/,
   /^(.+?) (?:with|after) (?:my|our|a person's|a manager's) (?:approval|sign-off|ok|okay)\b(.*)$/,
   // "..., but only after I approve the closing", "only once I've approved": the action it names.
-  /\b(?:but )?only (?:after|once|when) (?:i|we|someone|a person|a manager)(?: have| has|'ve)? (?:approve|approves|approved|authori[sz]e|authori[sz]ed|sign(?:ed)? off on|ok|okay)(?: of)? (?:the |it |that |each |every )?(.*?)(?: first)?()$/,
+  /\b(?:but )?only (?:after|once|when) (?:i|we|someone|a person|a manager)(?: have| has|'ve)? (?:approve|approves|approved|authori[sz]e|authori[sz]ed|sign(?:ed)? off on|approval on|signed off on|ok|okay)(?: of)? (?:the |it |that |each |every )?(.*?)(?: first)?()$/,
   // "but I want to approve each refund first", "let me authorise the close first".
-  /\b(?:but )?(?:i want to|i'd like to|i would like to|let me|i need to|i will|i'll|i must) (?:approve|authori[sz]e|sign off on|ok|okay) (?:the |it |that |each |every |all )?(.*?)(?: first)?()$/,
+  /\b(?:but )?(?:i want to|i'd like to|i would like to|let me|i need to|i will|i'll|i must) (?:approve|authori[sz]e|sign off on|approval on|ok|okay) (?:the |it |that |each |every |all )?(.*?)(?: first)?()$/,
 ];
 
 /** The action clauses, in the order they run ("A after B" runs B first). */
