@@ -63,7 +63,7 @@ process.stdout.write(
     ),
     report("tuning for issue 30 (corpus/drafts-tuning: the issue's own examples; tuned on)", tuning),
     report(
-      'held out for issue 30 (corpus/drafts-heldout: people-typed; its unseen before/after figures and the safety fixes read from its misses are in docs/authoring.md; not in the suite bar)',
+      'held out for issue 30 (corpus/drafts-heldout: people-typed; its unseen before/after figures are in docs/authoring.md; since then its misses were read twice (safety fixes, then general readings), so this figure is not unseen; not in the suite bar)',
       heldout,
     ),
     `  partial: ${heldout.partial}, needless question: ${heldout.needlessQuestion}, right question: ${heldout.asked}, wrong draft: ${heldout.wrongDraft}, invented tool: ${heldout.invented}, publishable money-misdrafts: ${heldout.moneyMisdraft}`,

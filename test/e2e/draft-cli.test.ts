@@ -172,6 +172,33 @@ describe('keel draft --compiler model: the model answer is shown and goes throug
         },
       },
       {
+        match: 'otherwise',
+        response: {
+          triggers: [{ event: 'refund.requested' }],
+          steps: [
+            {
+              name: 'by_amount',
+              choose: [
+                {
+                  when: 'payload.refund_amount <= 50',
+                  steps: [
+                    step('issue_refund', {
+                      ticket_id: '{{event.subject}}',
+                      amount_usd: '{{event.payload.refund_amount}}',
+                    }),
+                  ],
+                },
+              ],
+              else: [
+                step('draft_reply', { ticket_id: '{{event.subject}}', body: 'A lead will look at it.' }),
+              ],
+            },
+          ],
+          limits: { maxSteps: 1, maxCostUsd: 50 },
+          questions: [],
+        },
+      },
+      {
         match: '*',
         response: {
           status: 'LIVE',
@@ -234,6 +261,28 @@ describe('keel draft --compiler model: the model answer is shown and goes throug
     assert.deepEqual(
       versions().find((v) => v.id === 'model-refund'),
       { id: 'model-refund', status: 'DRAFT' },
+    );
+  });
+
+  test('a model answer with a choose step and an else publishes as DRAFT after the same checks', () => {
+    const out = okJson<{
+      published: { status: string };
+      spec: { steps: { choose?: unknown[]; else?: unknown[] }[] };
+    }>(
+      model(
+        '--json',
+        '--yes',
+        '--id',
+        'model-branch',
+        'when a refund is requested, refund it if it is $50 or less, otherwise reply "A lead will look at it"',
+      ),
+    );
+    assert.equal(out.published.status, 'DRAFT');
+    assert.equal(out.spec.steps[0]?.choose?.length, 1);
+    assert.equal(out.spec.steps[0]?.else?.length, 1);
+    assert.deepEqual(
+      versions().find((v) => v.id === 'model-branch'),
+      { id: 'model-branch', status: 'DRAFT' },
     );
   });
 

@@ -132,10 +132,16 @@ test('property: any stated upper bound, in any phrasing, never yields a publisha
     (n: string) => `capped at ${n}`,
     (n: string) => `if it's <${n}`,
     (n: string) => `unless it's over ${n}`,
+    (n: string) => `cap ${n}`,
+    (n: string) => `if it's ${n} or less`,
+    (n: string) => `pls no more than ${n} asap`,
   ];
   const amounts = fc.oneof(
     fc.integer({ min: 1, max: 99_999 }).map((n) => ({ usd: n, text: `$${n.toLocaleString('en-US')}` })),
     fc.integer({ min: 1, max: 9999 }).map((n) => ({ usd: n, text: `${n} dollars` })),
+    fc.integer({ min: 1, max: 9999 }).map((n) => ({ usd: n, text: `USD ${n}` })),
+    fc.integer({ min: 1, max: 9999 }).map((n) => ({ usd: n, text: `${n}$` })),
+    fc.integer({ min: 1, max: 99 }).map((n) => ({ usd: n * 1000, text: `$${n}k` })),
     fc.integer({ min: 100, max: 999_999 }).map((c) => ({ usd: c / 100, text: `$${(c / 100).toFixed(2)}` })),
     fc.constantFrom(
       { usd: 25, text: 'twenty-five bucks' },
@@ -152,6 +158,8 @@ test('property: any stated upper bound, in any phrasing, never yields a publisha
         'When a refund is requested, refund it, ',
         'refund requests: refund them ',
         'refund anyone ',
+        'when a refund request comes thru refund it ',
+        'When a refund is requested, if it is in USD, refund them ',
       ),
       fc.option(amounts, { nil: undefined }),
       (say, a, lead, b) => {

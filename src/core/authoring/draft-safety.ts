@@ -30,11 +30,11 @@ export interface StatedAmount {
   readonly lower: boolean;
 }
 
-const BOUND = `(?:under|below|less than|up to|at most|no more than|not more than|not above|not over|more than|more then|over|above|max(?:imum)?(?: of)?|capped at|cap(?: it)? at|limit(?: it)? (?:to|at)|limit is|budget(?: of)?|within|exceeding|<=?|≤)`;
+const BOUND = `(?:under|below|less than|up to|at most|no more than|not more than|not above|not over|more than|more then|over|above|max(?:imum)?(?: of)?|capped at|cap(?: it)?(?: at)?|limit(?: it)? (?:to|at)|limit is|budget(?: of)?|within|exceeding|<=?|≤)`;
 const UPPER_OR_NEGATED =
   /\b(?:never|don'?t|do not|not|no|nothing|unless|under|below|less|up to|at most|max(?:imum)?|cap(?:ped)?|limit|within|budget)\b|[<≤]/;
 
-/** The dollar amounts a request states: "$12.50", "$2k", "60 dollars", "twenty-five bucks", "above 75". */
+/** The dollar amounts a request states: "$12.50", "$2k", "USD 40", "40$", "60 dollars", "twenty-five bucks", "above 75". */
 export function statedAmounts(request: string): StatedAmount[] {
   const t = request.toLowerCase().replace(/[\u2018\u2019]/g, "'");
   const out: StatedAmount[] = [];
@@ -44,7 +44,7 @@ export function statedAmounts(request: string): StatedAmount[] {
   };
   const N = String.raw`[0-9]{1,3}(?:,[0-9]{3})+(?:\.[0-9]{1,2})?k?|[0-9]+(?:\.[0-9]{1,2})?k?`;
   const re = new RegExp(
-    String.raw`\$\s?(${N})|\b(${N})\s?(?:dollars|bucks|usd)\b|(${BOUND})\s*\$?(${N})\b(?!\s*(?:steps?|%|percent|days?|hours?|minutes?|weeks?|times|items?))|\b(${NUMBER_WORDS})\s*(?:dollars|bucks|usd)\b|\b${BOUND}\s+(${NUMBER_WORDS})\b|\b(${N}|${NUMBER_WORDS})\s+(?:max(?:imum)?|tops)\b`,
+    String.raw`(?:\$|\busd)\s?(${N})|\b(${N})\s?(?:(?:dollars|bucks|usd)\b|\$)|(${BOUND})\s*\$?(${N})\b(?!\s*(?:steps?|%|percent|days?|hours?|minutes?|weeks?|times|items?))|\b(${NUMBER_WORDS})\s*(?:dollars|bucks|usd)\b|\b${BOUND}\s+(${NUMBER_WORDS})\b|\b(${N}|${NUMBER_WORDS})\s+(?:max(?:imum)?|tops)\b`,
     'g',
   );
   for (const m of t.matchAll(re)) {

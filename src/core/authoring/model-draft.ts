@@ -29,12 +29,7 @@ export const DRAFT_ANSWER_SCHEMA: JsonSchema = {
     steps: {
       type: 'array',
       maxItems: 32,
-      items: {
-        type: 'object',
-        additionalProperties: false,
-        required: ['name', 'tool', 'args'],
-        properties: { name: { type: 'string' }, tool: { type: 'string' }, args: { type: 'object' } },
-      },
+      items: { anyOf: [{ $ref: '#/$defs/toolStep' }, { $ref: '#/$defs/chooseStep' }] },
     },
     limits: {
       type: 'object',
@@ -43,6 +38,44 @@ export const DRAFT_ANSWER_SCHEMA: JsonSchema = {
       properties: { maxSteps: { type: 'integer', minimum: 1 }, maxCostUsd: { type: 'number', minimum: 0 } },
     },
     questions: { type: 'array', maxItems: 20, items: { type: 'string' } },
+  },
+  $defs: {
+    /** A tool call; `if` (a condition over payload.<field> or an earlier step's output) skips it when false. */
+    toolStep: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['name', 'tool', 'args'],
+      properties: {
+        name: { type: 'string' },
+        tool: { type: 'string' },
+        args: { type: 'object' },
+        if: { type: 'string' },
+      },
+    },
+    /** Ordered branches: the first whose `when` holds runs its steps, else `else` (one level: tool steps only). */
+    chooseStep: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['name', 'choose'],
+      properties: {
+        name: { type: 'string' },
+        choose: {
+          type: 'array',
+          minItems: 1,
+          maxItems: 8,
+          items: {
+            type: 'object',
+            additionalProperties: false,
+            required: ['when', 'steps'],
+            properties: {
+              when: { type: 'string' },
+              steps: { type: 'array', maxItems: 16, items: { $ref: '#/$defs/toolStep' } },
+            },
+          },
+        },
+        else: { type: 'array', maxItems: 16, items: { $ref: '#/$defs/toolStep' } },
+      },
+    },
   },
 };
 
@@ -58,7 +91,8 @@ export function draftPrompt(request: string, catalog: DraftCatalog): string {
     'anything ambiguous, into questions instead of guessing.',
     'Money: maxCostUsd never above the smallest dollar amount the request states; "never more than X" is a cap,',
     'never a condition `amount > X`; an amount in another currency is a question. Call a tool that moves money',
-    'or is destructive once. A branch ("otherwise") you cannot say with a trigger `when` is a question.',
+    'or is destructive once on any path. A condition on one action is that step\'s `if`; "otherwise"/"else" is a',
+    'choose step (name, choose: [{when, steps}], else: steps) whose branches hold tool steps only.',
     events.length ? `Known events:\n${events.join('\n')}` : 'No events are known.',
     `Request: ${request}`,
   ].join('\n');
@@ -82,14 +116,12 @@ export function readModelDraft(
     if (typeof q === 'string' && q.trim() !== '') ask('model', q.slice(0, 500));
   const names = new Set(catalog.tools.map((t) => t.name));
   const steps = Array.isArray(a.steps) ? a.steps : [];
-  for (const s of steps) {
-    const tool = (s as { tool?: unknown })?.tool;
+  for (const tool of namedTools(steps))
     if (typeof tool !== 'string' || !names.has(tool))
       ask(
         'steps',
         `The model named ${JSON.stringify(tool)}, which is not in the tool catalog. Which tool is meant?`,
       );
-  }
   const triggers = Array.isArray(a.triggers) ? a.triggers : [];
   const known = catalog.events?.map((e) => e.type);
   for (const t of triggers) {
@@ -122,4 +154,23 @@ export function readModelDraft(
     // The same safety checks as an offline draft, against the request as written.
     request,
   };
+}
+
+/**
+ * The tool each step of a model's answer names, a choice's branches and `else` included (a step
+ * that is neither a tool call nor a choice names `undefined`, so it is asked about).
+ */
+function namedTools(steps: readonly unknown[]): unknown[] {
+  const out: unknown[] = [];
+  for (const s of steps) {
+    const o = (typeof s === 'object' && s !== null ? s : {}) as Record<string, unknown>;
+    if (Array.isArray(o.choose) && !Object.hasOwn(o, 'tool')) {
+      for (const b of o.choose) {
+        const inner = (b as { steps?: unknown } | null)?.steps;
+        out.push(...namedTools(Array.isArray(inner) ? inner : []));
+      }
+      if (Array.isArray(o.else)) out.push(...namedTools(o.else));
+    } else out.push(o.tool);
+  }
+  return out;
 }

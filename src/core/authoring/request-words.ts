@@ -9,12 +9,12 @@ export const ACTION_GROUPS: readonly (readonly string[])[] = [
   ['reply', 'respond', 'answer', 'response', 'acknowledge', 'acknowledgement'],
   ['refund', 'reimburse', 'repay', 'refunds', 'reimbursement'],
   ['close', 'shut'],
-  ['tag', 'label'],
+  ['tag', 'label', 'categorise', 'categorize'],
   ['archive'],
-  ['notify', 'alert', 'tell', 'inform', 'ping', 'message'],
+  ['notify', 'alert', 'tell', 'inform', 'ping', 'message', 'msg'],
   ['page', 'wake'],
   ['escalate'],
-  ['approve', 'accept'],
+  ['approve', 'accept', 'authorise', 'authorize', 'ok', 'okay', 'sanction'],
   ['reject', 'decline', 'deny', 'refuse'],
   ['pay', 'settle'],
   ['grant', 'give', 'provision'],
@@ -96,6 +96,7 @@ export const FILLER = new Set([
   'it',
   'its',
   'them',
+  'em',
   'their',
   'they',
   'him',
@@ -212,6 +213,18 @@ export function groupOf(groups: readonly (readonly string[])[], word: string): r
 /** A word's plain forms: `closing` -> close, `tagged` -> tag, `refunds` -> refund, `replies` -> reply. */
 export function lemmas(word: string): string[] {
   const w = word.toLowerCase();
+  // British and American spellings: authorise/authorize, categorised/categorized, organisation.
+  const other = /^[a-z]{3,}i[sz](?:e|ed|es|ing|ation|ations)$/.test(w)
+    ? w.replace(
+        /i([sz])(e|ed|es|ing|ation|ations)$/,
+        (_, c: string, end: string) => `i${c === 's' ? 'z' : 's'}${end}`,
+      )
+    : undefined;
+  if (other !== undefined) return [...new Set([...plainForms(w), ...plainForms(other)])];
+  return plainForms(w);
+}
+
+function plainForms(w: string): string[] {
   const out = new Set<string>([w]);
   const add = (stem: string) => {
     if (stem.length < 2) return;

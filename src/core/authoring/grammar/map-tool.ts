@@ -9,7 +9,15 @@
  * grammar cannot express (`UNMAPPED_MARKERS`: "unless", weekdays, "half") is asked about instead.
  */
 import type { ToolDescriptor } from '../../tools/tool-descriptor.ts';
-import { ACTION_GROUPS, FILLER, GENERIC_VERBS, groupOf, lemmas, wordsOf } from '../request-words.ts';
+import {
+  ACTION_GROUPS,
+  EVENT_VERB_GROUPS,
+  FILLER,
+  GENERIC_VERBS,
+  groupOf,
+  lemmas,
+  wordsOf,
+} from '../request-words.ts';
 import type { Clause } from './read-clauses.ts';
 import { listOr, type RequestContext } from './request-context.ts';
 
@@ -93,7 +101,16 @@ export function mapTool(c: Clause, ctx: RequestContext): ToolDescriptor | undefi
       if (candidates.length > 0) break;
     }
   }
-  if (candidates.length > 1) {
+  let markedStatus = false;
+  if (verb === 'mark') {
+    // "mark it urgent", "mark it as 'billing'": a tag. "mark it as resolved / refunded" may mean the
+    // action or a tag saying so: both are candidates, so the person says which.
+    const tags = ctx.tools.filter((t) => matchesGroup(toolWords(t).name, groupOf(ACTION_GROUPS, 'tag')!));
+    const status = content.slice(1).some((w) => groupOf(EVENT_VERB_GROUPS, w) !== undefined || /ed$/.test(w));
+    if (candidates.length === 0 || status) candidates = [...new Set([...candidates, ...tags])];
+    markedStatus = status;
+  }
+  if (candidates.length > 1 && !markedStatus) {
     const narrowed = candidates.filter(
       (t) => objects.length > 0 && objects.every((o) => matchesGroup(toolWords(t).all, o)),
     );

@@ -9,18 +9,27 @@
 /** Phrases read as one word (padded to their length, so positions in the text stay put). */
 const PHRASES: readonly [RegExp, string][] = [
   [
-    /\bgive (?:them|the customer|him|her|people|customers)? ?(?:their |the |her |his )?money back\b/g,
+    /\bgive (?:them|em|the customer|him|her|people|customers)? ?(?:their |the |her |his )?money back\b/g,
     'refund',
   ],
-  [/\bpay (?:them|the customer|him|her) back\b/g, 'refund'],
+  [/\bpay (?:them|em|the customer|him|her|(?:the |their )?money) back\b/g, 'refund'],
   [/\bpay back (?=(?:customers|people|users|anyone|everyone|those|them|the customer)\b)/g, 'refund'],
   [/\bsend (?:them |the customer )?(?:a |their )?refund\b/g, 'refund'],
   [/\bwrite back(?: to)?\b/g, 'reply'],
   [/\bget back to\b/g, 'reply'],
   [/\blook up\b/g, 'lookup'],
+  // "..., sign off on it": the action approve; "my sign-off", "I sign off on it": an approval.
+  [/(?<=(?:^|[,.;:!?&]\s*|\b(?:and|then|please|pls|just)\s+))sign off on\b/g, 'approve'],
   [/\bsign[- ]off\b/g, 'approval'],
   [/\bgreen[- ]light\b/g, 'approval'],
   [/\bok\b(?= (?:first|before))/g, 'approval'],
+  // "OK, when ...", "okay so ...": an interjection, not the action "OK it" (approve).
+  [/(?<=^|[.!?]\s*)ok(?:ay)?\b(?=\s*,|\s+so\b|\s+now\b)/g, ''],
+  // Chat abbreviations that carry nothing the grammar reads: please, as soon as possible, you, your.
+  [/\bpl[sz]\b/g, ''],
+  [/\basap\b/g, ''],
+  [/(?<![a-z0-9.'$-])u(?![a-z0-9.'-])/g, ''],
+  [/(?<![a-z0-9.'$-])ur(?![a-z0-9.'-])/g, ''],
 ];
 
 /**

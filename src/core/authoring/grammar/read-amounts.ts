@@ -17,7 +17,8 @@ export interface MoneyBounds {
 }
 
 const NUMBER = String.raw`(?:[0-9]{1,3}(?:,[0-9]{3})+|[0-9]+)(?:\.[0-9]{1,2})?k?`;
-const AMOUNT = String.raw`(?:\$\s?(${NUMBER})|(${NUMBER})\s?(?:dollars|usd|bucks))`;
+/** "$40", "USD 40", "40 USD", "40 dollars", "40 bucks", "40$". */
+const AMOUNT = String.raw`(?:(?:\$|\busd)\s?(${NUMBER})|(${NUMBER})\s?(?:dollars|usd|bucks|\$))`;
 /** After a bound word a bare number is dollars too ("no refunds above 75"), unless a unit follows. */
 const BOUND_AMOUNT = String.raw`(?:${AMOUNT}|(${NUMBER})(?![0-9.,]|\s*(?:steps?|%|percent|days?|hours?|minutes?|weeks?|times|items?|tickets?|reports?|invoices?|requests?)\b))`;
 /** "if it's under $30": the condition words before a money bound belong to it. */
@@ -30,7 +31,7 @@ export function readMoney(buf: RequestText): MoneyBounds {
     return t.endsWith('k') ? Math.round(Number(t.slice(0, -1)) * 1000 * 100) / 100 : Number(t);
   };
   const upper = new RegExp(
-    String.raw`\b${IF_IT}(?:under|below|less than|up to|at most|no more than|not more than|not over|never more than|never over|max(?:imum)?(?: of)?|capped at|a cap of|cap(?: it| runs?| spending| the spend| refunds?)?(?: at| of| to|:)|limit(?: it| runs?| spending| refunds?)?(?: to| of| at)?|budget(?: of)?|spend(?:ing)? (?:at most|no more than|up to|under|less than)|(?:don't|do not|never) spend more than|within|smaller than|beneath|not above|not over|limit is|no(?: [a-z]+)? (?:above|over|more than)|nothing (?:above|over|more than|beyond))\s+${BOUND_AMOUNT}(?:\s+(?:a|per|each|in a|for (?:a|each|one))\s+(?:run|workflow run|go|time))?(?:\s+in total)?`,
+    String.raw`\b${IF_IT}(?:under|below|less than|up to|at most|no more than|not more than|not over|never more than|never over|max(?:imum)?(?: of)?|capped at|a cap of|cap(?: it| runs?| spending| the spend| refunds?)?(?: at| of| to|:)?|limit(?: it| runs?| spending| refunds?)?(?: to| of| at)?|budget(?: of)?|spend(?:ing)? (?:at most|no more than|up to|under|less than)|(?:don't|do not|never) spend more than|within|smaller than|beneath|not above|not over|limit is|no(?: [a-z]+)? (?:above|over|more than)|nothing (?:above|over|more than|beyond))\s+${BOUND_AMOUNT}(?:\s+(?:a|per|each|in a|for (?:a|each|one))\s+(?:run|workflow run|go|time))?(?:\s+in total)?`,
     'g',
   );
   // "<$15", "<= 15": the sign is an upper bound too.
@@ -82,8 +83,9 @@ export function readMoney(buf: RequestText): MoneyBounds {
 }
 
 export function readCurrency(buf: RequestText): string | undefined {
+  // "refunds in USD" is the currency's; "asks for a refund in euros" keeps its noun for the trigger.
   const re =
-    /\b(?:(?:only |paid |amounts? |refunds? |charged )?in|in the currency|currency(?: is)?)\s+(usd|us dollars|dollars|eur|euros?|gbp|pounds|sterling|cad|aud|jpy|yen)\b/;
+    /\b(?:(?:only |paid |amounts? |(?<!\b(?:a|an|the|for|their|his|her|its) )refunds? |charged )?in|in the currency|currency(?: is)?)\s+(usd|us dollars|dollars|eur|euros?|gbp|pounds|sterling|cad|aud|jpy|yen)\b/;
   const m = re.exec(buf.text);
   if (!m) return undefined;
   cutOut(buf, m);

@@ -23,13 +23,13 @@ const APPROVAL_PATTERNS: readonly RegExp[] = [
   /\b(?:get|wait for|require|need) (?:my|our|their|the|an?|a person's|a manager's|human|explicit)? ?(?:approval|ok|okay|sign-off|signoff|go-ahead)(?: first)? (?:before|for) (?:you )?(.+)$/,
   /\bnever (.+?) without (?:my |our |an? |a person's |a manager's |human |explicit )?(?:approval|asking|permission|sign-off|ok|okay|go-ahead)(?: first)?\b(.*)$/,
   /\bdo(?:n't| not) (.+?) (?:without|until|unless) (?:i|we|someone|a person|a manager) (?:approve|approves|say so|ok it|okay it|sign off)\b(.*)$/,
-  /\bonly (.+?) (?:after|once|when) (?:i|we|someone|a person|a manager) (?:approve|approves|approved|has approved|ok it|okays it)\b(.*)$/,
+  /\bonly (.+?) (?:after|once|when) (?:i|we|someone|a person|a manager)(?:'ve| have| has)? (?:approve|approves|approved|has approved|authori[sz]ed?|ok it|okays it|okayed it|ok'd it)\b(.*)$/,
   /^(.+?) (?:needs|need|requires|require|must get|must have|should need|should get) (?:my |our |an? |a person's |a manager's |human |explicit )?(?:approval|sign-off|signoff|ok|okay)\b(.*)$/,
   /^(.+?) (?:with|after) (?:my|our|a person's|a manager's) (?:approval|sign-off|ok|okay)\b(.*)$/,
   // "..., but only after I approve the closing", "only once I've approved": the action it names.
-  /\b(?:but )?only (?:after|once|when) (?:i|we|someone|a person|a manager)(?: have| has|'ve)? (?:approve|approves|approved|authori[sz]e|authori[sz]ed|sign(?:ed)? off on|ok|okay)(?: of)? (?:the |it |that |each |every )?(.*?)(?: first)?()$/,
+  /\b(?:but )?only (?:after|once|when) (?:i|we|someone|a person|a manager)(?: have| has|'ve)? (?:approve|approves|approved|authori[sz]e|authori[sz]ed|sign(?:ed)? off on|approval on|signed off on|ok|okay)(?: of)? (?:the |it |that |each |every )?(.*?)(?: first)?()$/,
   // "but I want to approve each refund first", "let me authorise the close first".
-  /\b(?:but )?(?:i want to|i'd like to|i would like to|let me|i need to|i will|i'll|i must) (?:approve|authori[sz]e|sign off on|ok|okay) (?:the |it |that |each |every |all )?(.*?)(?: first)?()$/,
+  /\b(?:but )?(?:i want to|i'd like to|i would like to|let me|i need to|i will|i'll|i must) (?:approve|authori[sz]e|sign off on|approval on|ok|okay) (?:the |it |that |each |every |all )?(.*?)(?: first)?()$/,
 ];
 
 /** The action clauses, in the order they run ("A after B" runs B first). */
@@ -81,10 +81,18 @@ export function splitClauses(text: string, raw: string): Clause[] {
   return out;
 }
 
+/**
+ * The words that led a condition the readers already took out of the clause ("refund them if it's
+ * [$25 or less]", "..., but only when it's [in USD]"): nothing is left of the condition but its lead-in,
+ * and the blank where the reader cut it (an "if" typed with nothing after it is kept, and asked about).
+ */
+const DANGLING_CONDITION =
+  /(?:^|\s+)(?:but\s+)?(?:only\s+)?(?:if|when|whenever|provided(?:\s+that)?|as long as)(?:\s+(?:it's|its|it is|they're|theyre|they are|that's|thats|that is|the (?:amount|refund|total|invoice|sum|payment|expense|report) is))?\s{2,}$/;
+
 function splitSequence(s: string): { text: string; at: number }[] {
   const pieces: { text: string; at: number }[] = [];
   const re =
-    /,\s*(?:and\s+)?(?:then\s+)?|\s+and then\s+|\s+then\s+|\s+and\s+|\s+after that,?\s+|\s+afterwards,?\s+|\bfirst,?\s+|\bfinally,?\s+|\bnext,?\s+|\s+before\s+|\s+after\s+|\s+once that is done,?\s+|:\s*|\s+-\s+|\s+plus\s+|\s+also\s+/g;
+    /,\s*(?:and\s+)?(?:then\s+)?|\s*&\s*(?:then\s+)?|\s+and then\s+|\s+then\s+|\s+and\s+|\s+after that,?\s+|\s+afterwards,?\s+|\bfirst,?\s+|\bfinally,?\s+|\bnext,?\s+|\s+before\s+|\s+after\s+|\s+once that is done,?\s+|:\s*|\s+-\s+|\s+plus\s+|\s+also\s+/g;
   let from = 0;
   const marks: string[] = [];
   for (let m = re.exec(s); m; m = re.exec(s)) {
@@ -107,6 +115,7 @@ function splitSequence(s: string): { text: string; at: number }[] {
     firstOnes.includes(p) ? { text: p.text.replace(/\s+first\s*$/, ''), at: p.at } : p,
   );
   return inOrder
+    .map((p) => ({ text: p.text.replace(DANGLING_CONDITION, ''), at: p.at }))
     .filter((p) => /[a-z]/.test(p.text.replace(/"q[0-9]+"/g, '')) || /"q[0-9]+"/.test(p.text))
     .map((p) => ({ text: p.text.trim(), at: p.at + (p.text.length - p.text.trimStart().length) }));
 }

@@ -11,11 +11,19 @@
  */
 
 import type { EventShape } from '../compiled-request.ts';
-import { EVENT_VERB_GROUPS, FILLER, groupOf, lemmas } from '../request-words.ts';
+import {
+  ACTION_GROUPS,
+  EVENT_VERB_GROUPS,
+  FILLER,
+  GENERIC_VERBS,
+  groupOf,
+  lemmas,
+} from '../request-words.ts';
+import { toolWords } from './map-tool.ts';
 import { cutOut, knownWords, listOr, type RequestContext, type RequestText } from './request-context.ts';
 
 const TRIGGER_START =
-  /(?<=^|[.;!?]\s+)(?:if)(?= (?:a|an|the|someone|somebody|anyone|any|an?y?one|people|we|they) )|\b(whenever|when|each time|every time|as soon as|once|on every|on each|for every|for each|any time|anytime|if ever|after(?= (?:a|an|each|every|any|the) [a-z]+ (?:is|are|gets|get|has|comes|arrives)\b))\b/;
+  /(?<=^|[.;!?]\s+)(?:if)(?= (?:a|an|the|someone|somebody|anyone|any|an?y?one|people|we|they) )|\b(whenever|when|each time|every time|as soon as|once|on every|on each|for every|for each|any time|anytime|if ever|after(?= (?:a|an|each|every|any|the) (?:[a-z]+ (?:is|are|gets|get|has|comes|arrives)\b|[a-z]+(?:'s|s) (?:been )?[a-z]+ed\b)))\b/;
 
 /** The trigger event type the request names, and where its clause was. */
 export function readTrigger(buf: RequestText, ctx: RequestContext): { event?: string } {
@@ -41,7 +49,10 @@ export function readTrigger(buf: RequestText, ctx: RequestContext): { event?: st
   if (start) {
     const rest = buf.text.slice(start.index);
     const end = /,|\bthen\b|:| - /.exec(rest.slice(start[0].length));
-    const len = end ? start[0].length + end.index : sentenceEnd(rest);
+    // Typed without a comma ("... comes in refund it", "... resolved tag it and then close it"):
+    // the clause ends where the action starts.
+    const upTo = end ? start[0].length + end.index : sentenceEnd(rest);
+    const len = actionStart(rest.slice(0, upTo), ctx) ?? upTo;
     clause = Object.assign([rest.slice(0, len)], {
       index: start.index,
       input: buf.text,
@@ -97,7 +108,7 @@ export function readTrigger(buf: RequestText, ctx: RequestContext): { event?: st
       !trig.has(w) &&
       !FILLER.has(w) &&
       groupOf(EVENT_VERB_GROUPS, w) === undefined &&
-      !/^(is|are|was|were|been|being|has|had|gets|got|comes|in|new|by|if)$/.test(w),
+      !/^(is|are|was|were|been|being|has|had|gets|got|comes|in|new|by|if|s|through|thru|along|now)$/.test(w),
   );
   // "a new ticket": `new` is the event verb when no other is said.
   const group = verbGroup ?? (words.includes('new') ? groupOf(EVENT_VERB_GROUPS, 'new') : undefined);
@@ -213,6 +224,33 @@ function inferEvent(text: string, ctx: RequestContext): string | undefined {
 function splitType(type: string): [string, string] {
   const i = type.lastIndexOf('.');
   return i < 0 ? [type, ''] : [type.slice(0, i), type.slice(i + 1)];
+}
+
+/**
+ * Where the action starts in a trigger clause typed without a comma ("when a refund request comes
+ * in refund it"): the first word after the event verb that names a catalog tool's action, or is a
+ * generic verb ("send"), followed by its object (it, them, a quoted text...). Undefined: none.
+ */
+function actionStart(clause: string, ctx: RequestContext): number | undefined {
+  const words = [...clause.matchAll(/[a-z0-9_'-]+|"q[0-9]+"/g)];
+  const verbAt = words.findIndex((w, i) => i > 0 && groupOf(EVENT_VERB_GROUPS, w[0]) !== undefined);
+  if (verbAt < 0) return undefined;
+  const names = (w: string) =>
+    lemmas(w).some((l) => {
+      const g = groupOf(ACTION_GROUPS, l) ?? [l];
+      return ctx.tools.some((t) => g.some((x) => toolWords(t).name.has(x) || toolWords(t).first.has(x)));
+    });
+  for (let i = verbAt + 1; i + 1 < words.length; i++) {
+    const w = words[i]![0];
+    const next = words[i + 1]![0];
+    if (
+      words[i - 1]![0] !== 'to' &&
+      (names(w) || GENERIC_VERBS.has(w)) &&
+      /^(?:it|them|him|her|the|this|that|these|those|a|an|all|each|every|"q[0-9]+")$/.test(next)
+    )
+      return words[i]!.index;
+  }
+  return undefined;
 }
 
 function sentenceEnd(s: string): number {
