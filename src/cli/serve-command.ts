@@ -31,8 +31,16 @@ export function registerServeCommand(program: Command, withContext: WithContext)
       '--metrics-token <token>',
       'bearer token GET /metrics asks for (env KEEL_METRICS_TOKEN; at least 16 characters); without one /metrics is served only on a loopback --host',
     )
-    .action(async (o: ServeFlags, cmd: Command) =>
-      withContext(cmd, async (ctx, g) => {
+    .action(async (o: ServeFlags, cmd: Command) => {
+      // The server's modules are loaded before the context loads a tool pack: once a pack has
+      // registered its loader hooks (tool-pack.ts), every module resolved makes a round trip to
+      // Node's loader thread (~0.3 s for the server's).
+      const [hooksFileModule, loggerModule, serveModule] = await Promise.all([
+        import('./hooks-file.ts'),
+        import('./cli-logger.ts'),
+        import('../server/serve.ts'),
+      ]);
+      return withContext(cmd, async (ctx, g) => {
         if (o.host.trim() === '')
           throw new KeelError(ErrorCode.usage, '--host: expected an address', { field: 'host' });
         const port = intOption(o.port, '--port', 0, 65_535);
@@ -47,12 +55,12 @@ export function registerServeCommand(program: Command, withContext: WithContext)
             field: 'metrics-token',
           });
         // The hooks file (--hooks, KEEL_HOOKS, ./keel.hooks.yaml): checked, and every secret set, before listening.
-        const { hooksFileOf, readHooksFile, servedHooks } = await import('./hooks-file.ts');
+        const { hooksFileOf, readHooksFile, servedHooks } = hooksFileModule;
         const hooksFile = hooksFileOf(g.hooks);
         const hooks = hooksFile === undefined ? [] : servedHooks(readHooksFile(hooksFile));
-        const { cliLogger, errorFields } = await import('./cli-logger.ts');
+        const { cliLogger, errorFields } = loggerModule;
         const log = cliLogger('serve');
-        const { startServer } = await import('../server/serve.ts');
+        const { startServer } = serveModule;
         let server: Awaited<ReturnType<typeof startServer>>;
         try {
           server = await startServer(ctx.keel, {
@@ -121,8 +129,8 @@ export function registerServeCommand(program: Command, withContext: WithContext)
         await server.close();
         log.info({}, 'stopped');
         return undefined;
-      }),
-    );
+      });
+    });
 }
 
 interface ServeFlags {
