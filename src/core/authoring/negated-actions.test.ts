@@ -67,6 +67,15 @@ test('a negated bound is still a cap, not a ban', () => {
   );
 });
 
+test('"don\'t forget to <action>" asks for the action', () => {
+  const d = draft('refund requests: reply "hi", and dont forget to refund them, max $20');
+  assert.equal(d.publishable, true, JSON.stringify(d.questions));
+  assert.deepEqual(
+    toolSteps(d.spec!).map((s) => s.tool),
+    ['draft_reply', 'issue_refund'],
+  );
+});
+
 test('asked for and forbidden at once is a question', () => {
   const d = draft("refund requests under $50: refund them. Don't refund anything");
   assert.equal(d.publishable, false);

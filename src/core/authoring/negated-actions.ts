@@ -8,9 +8,12 @@
  */
 import { FILLER, lemmas } from './request-words.ts';
 
-/** Words after a negation that make it a bound, a condition or an approval, not a ban. */
+/**
+ * Words after a negation that make it a bound, a condition or an approval, not a ban ("don't forget
+ * to refund them" asks for the refund).
+ */
 export const NOT_A_BAN =
-  /\b(?:more|less|than|over|above|under|below|exceed\w*|beyond|past|up to|at most|max\w*|cap\w*|limit\w*|without|until|till|unless|before|after|approv\w*|ask\w*|permission|sign-?off|ok|okay|twice|again|if|when|whenever|once|only|except|tier)\b|[0-9$£€<>]/;
+  /\b(?:forget|fail|hesitate|more|less|than|over|above|under|below|exceed\w*|beyond|past|up to|at most|max\w*|cap\w*|limit\w*|without|until|till|unless|before|after|approv\w*|ask\w*|permission|sign-?off|ok|okay|twice|again|if|when|whenever|once|only|except|tier)\b|[0-9$£€<>]/;
 
 /** The negations that may start a ban. */
 const NEGATION =

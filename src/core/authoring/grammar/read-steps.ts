@@ -32,6 +32,9 @@ export interface DraftStep {
 export const NEGATED_CLAUSE =
   /^(?:(?:but|and|yet|so|just|please)\s+)*(?:don'?t|dont|do not|never|no|not|without)\s+(?:(?:ever|yet|even|actually|please)\s+)*/;
 
+const DO_NOT_FORGET =
+  /^(?:(?:but|and|so|just|please)\s+)*(?:don'?t|dont|do not|never) (?:forget|fail|hesitate) to\s+/;
+
 const NO_APPROVAL =
   /\b(?:without (?:asking|approval|waiting)|no approval|don't ask|do not ask|no need to ask)\b/;
 
@@ -47,7 +50,9 @@ export function readSteps(
 ): DraftStep[] {
   const steps: DraftStep[] = [];
   const forbidden = new Map<string, string>();
-  for (const c of clauses) {
+  for (const said of clauses) {
+    // "don't forget to refund them", "never fail to reply": the action is asked for.
+    const c = { ...said, text: said.text.replace(DO_NOT_FORGET, (m) => ' '.repeat(m.length)) };
     const neg = NEGATED_CLAUSE.exec(c.text);
     // A blank inside the clause is a bound a reader took ("don't pay more than [$50]"): a cap, not a ban.
     if (neg && !isBound(c, lower)) {
