@@ -68,7 +68,7 @@ process.stdout.write(
     ),
     `  partial: ${heldout.partial}, needless question: ${heldout.needlessQuestion}, right question: ${heldout.asked}, wrong draft: ${heldout.wrongDraft}, invented tool: ${heldout.invented}, publishable money-misdrafts: ${heldout.moneyMisdraft}`,
     report(
-      'blind for issue 30 (corpus/drafts-blind: people-typed, written without seeing the compiler or the other sets; never tuned on; not in the suite bar)',
+      'blind for issue 30 (corpus/drafts-blind: people-typed, written without seeing the compiler or the other sets; never tuned on; not in the suite bar; first, unseen figure 13/45 exact, 22/25 asked, 3 publishable money-misdrafts, then its safety misses were read and fixed, so this figure is not unseen)',
       blind,
     ),
     `  partial: ${blind.partial}, needless question: ${blind.needlessQuestion}, right question: ${blind.asked}, wrong draft: ${blind.wrongDraft}, invented tool: ${blind.invented}, publishable money-misdrafts: ${blind.moneyMisdraft}`,

@@ -9,6 +9,7 @@
  *   read-conditions    customer group, the `when` tests   read-trigger     the event that starts it
  *   read-clauses       action clauses, in run order       read-steps       one step per clause, approvals
  *   map-tool           the tool a clause names            fill-args        each argument's value
+ *   read-coverage      in a draft that moves money, every word is read, or asked about
  *
  * Limits, conditions and the trigger are read out of the whole text first; what is left are the
  * actions. Pure and deterministic: the same request and catalog always give the same result. It
@@ -26,6 +27,7 @@ import type { MoneyBounds } from './grammar/read-amounts.ts';
 import { readCurrency, readMoney } from './grammar/read-amounts.ts';
 import { splitClauses } from './grammar/read-clauses.ts';
 import { readAudience, triggerConditions } from './grammar/read-conditions.ts';
+import { checkCoverage } from './grammar/read-coverage.ts';
 import { readFieldTests } from './grammar/read-field-tests.ts';
 import { checkStepLimit, readStepLimit, spendCap } from './grammar/read-limits.ts';
 import { type Otherwise, readOtherwise } from './grammar/read-otherwise.ts';
@@ -82,6 +84,7 @@ export function compileRequest(
     ...fieldTests,
   ];
   const maxCostUsd = spendCap(money.caps, steps, ctx);
+  checkCoverage(buf.text, steps, ctx);
   checkStepLimit(maxSteps, steps, ctx);
   if (steps.length === 0) {
     if (!ctx.questions.some((q) => q.about.startsWith('steps')))

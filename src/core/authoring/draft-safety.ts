@@ -8,6 +8,8 @@
  *   X after a negation or an upper bound ("never more than X", "no refunds above X", "under X").
  * - An amount in a currency the tools do not use is never a dollar bound.
  * - No more calls of a money-moving or destructive tool along any path than the request asks (one).
+ * - A money-moving or destructive tool the request forbids ("don't refund anything yet", "no
+ *   refunds", "never pay") is on no path of the draft (negated-actions.ts reads the bans).
  * - Every assumption the compiler made is in the read-back, under "Assumed".
  *
  * Reads the request on its own (a small reader of amounts, independent of the grammar's) so that a
@@ -20,7 +22,10 @@ import { parseStepCondition } from '../spec/step-condition.ts';
 import type { WorkflowSpec } from '../spec/workflow-spec.ts';
 import type { DraftCatalog, DraftQuestion } from './compiled-request.ts';
 import { dollars } from './condition-words.ts';
+import { toolWords } from './grammar/map-tool.ts';
 import { NUMBER_WORDS, numberWordsValue } from './grammar/read-spelling.ts';
+import { negatedActions } from './negated-actions.ts';
+import { ACTION_GROUPS, groupOf } from './request-words.ts';
 
 /** A dollar amount the request states, and the words just before it. */
 export interface StatedAmount {
@@ -190,6 +195,19 @@ export function draftSafety(
     if (calls > 1)
       ask(
         `The draft calls ${n} ${calls} times in one run, and ${n} ${tool.cost?.fromArg ? 'moves money' : 'is destructive'}. The request asks for it once: should it be one step?`,
+      );
+  }
+  const bans = negatedActions(request);
+  for (const n of used) {
+    const tool = byName.get(n);
+    if (!tool || !(tool.destructive || tool.cost?.fromArg !== undefined)) continue;
+    const { name, first } = toolWords(tool);
+    const ban = bans.find((b) =>
+      b.lemmas.some((l) => (groupOf(ACTION_GROUPS, l) ?? [l]).some((w) => name.has(w) || first.has(w))),
+    );
+    if (ban)
+      ask(
+        `The request says "${ban.words}", and the draft calls ${n}, which ${tool.cost?.fromArg ? 'moves money' : 'is destructive'}. Should it be left out?`,
       );
   }
   for (const a of assumptions)

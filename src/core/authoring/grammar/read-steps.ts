@@ -5,10 +5,16 @@
  * step. Approvals are read here too: a destructive tool or an approval gate waits for a person by
  * itself (a note says so); any other tool cannot be made to wait by a spec (a question).
  *
+ * An action under a negation ("don't refund anything yet", "do NOT page anyone", "no refunds",
+ * "never pay") is never a step: the tool it names is left out of the whole draft, and the read-back
+ * says so (an assumption). A negation whose clause held a bound a reader cut out ("don't pay more than
+ * $50", "no refunds above 75") is a cap, read by read-amounts, and its action stays.
+ *
  * New step kinds (waits, branches, delegations) become steps here, from the clauses that name them.
  */
 import type { StepSpec } from '../../spec/workflow-spec.ts';
 import type { ToolDescriptor } from '../../tools/tool-descriptor.ts';
+import { NOT_A_BAN } from '../negated-actions.ts';
 import { ACTION_GROUPS, FILLER, groupOf, lemmas } from '../request-words.ts';
 import { fillArgs } from './fill-args.ts';
 import { mapTool, toolWords } from './map-tool.ts';
@@ -21,6 +27,13 @@ export interface DraftStep {
   tool: ToolDescriptor;
   approval: boolean;
 }
+
+/** A clause that forbids its action: "don't ...", "do not ...", "dont", "never", "no <noun>", "without". */
+export const NEGATED_CLAUSE =
+  /^(?:(?:but|and|yet|so|just|please)\s+)*(?:don'?t|dont|do not|never|no|not|without)\s+(?:(?:ever|yet|even|actually|please)\s+)*/;
+
+const DO_NOT_FORGET =
+  /^(?:(?:but|and|so|just|please)\s+)*(?:don'?t|dont|do not|never) (?:forget|fail|hesitate) to\s+/;
 
 const NO_APPROVAL =
   /\b(?:without (?:asking|approval|waiting)|no approval|don't ask|do not ask|no need to ask)\b/;
@@ -36,7 +49,18 @@ export function readSteps(
   ctx: RequestContext,
 ): DraftStep[] {
   const steps: DraftStep[] = [];
-  for (const c of clauses) {
+  const forbidden = new Map<string, string>();
+  for (const said of clauses) {
+    // "don't forget to refund them", "never fail to reply": the action is asked for.
+    const c = { ...said, text: said.text.replace(DO_NOT_FORGET, (m) => ' '.repeat(m.length)) };
+    const neg = NEGATED_CLAUSE.exec(c.text);
+    // A blank inside the clause is a bound a reader took ("don't pay more than [$50]"): a cap, not a ban.
+    if (neg && !isBound(c, lower)) {
+      const scratch = { ...ctx, questions: [], notes: [], assumptions: [] };
+      const tool = mapTool({ ...c, text: c.text.slice(neg[0].length) }, scratch);
+      if (tool) forbidden.set(tool.name, c.raw.trim());
+      continue;
+    }
     const tool = mapTool(c, ctx);
     if (!tool) continue;
     const existing = steps.find((s) => s.tool.name === tool.name);
@@ -59,6 +83,15 @@ export function readSteps(
       approval: c.approval,
     });
   }
+  for (const [name, words] of forbidden) {
+    const i = steps.findIndex((s) => s.tool.name === name);
+    if (i >= 0)
+      ctx.questions.push({
+        about: `steps: ${steps[i]!.step.name}`,
+        question: `The request says "${words}", and also asks for ${name}. Should the workflow call ${name} or not?`,
+      });
+    else ctx.assumptions.push(`"${words}" is read as a ban: the workflow never calls ${name}.`);
+  }
   for (const s of steps) if (s.approval) checkApproval(s.step, s.tool, ctx);
   if (NO_APPROVAL.test(lower))
     for (const s of steps)
@@ -67,6 +100,17 @@ export function readSteps(
           `${s.tool.name} is destructive: it waits for a person's approval until the version is promoted to AUTONOMOUS; a draft cannot skip that.`,
         );
   return steps;
+}
+
+/**
+ * A negated clause that bounds or gates its action ("don't pay more than $50"): a reader cut the
+ * bound out of the clause (a blank inside it), or the request goes on after it with one.
+ */
+function isBound(c: Clause, lower: string): boolean {
+  if (/\S {2,}\S/.test(c.text)) return true;
+  const at = lower.indexOf(c.text);
+  const rest = at < 0 ? c.text : lower.slice(at).split(/[.,;:!?\n]|\s(?:and|but|then|so|instead)\s/)[0]!;
+  return NOT_A_BAN.test(rest.replace(/"q[0-9]+"/g, ' '));
 }
 
 function stepName(c: Clause, tool: ToolDescriptor, taken: readonly string[]): string {

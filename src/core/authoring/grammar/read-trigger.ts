@@ -65,7 +65,8 @@ export function readTrigger(buf: RequestText, ctx: RequestContext): { event?: st
       );
     const every = m
       ? null
-      : /\b((?:every|each|any|all) (?:new |incoming )?[a-z]+(?: (?:received|submitted|approved|resolved|opened|flagged|requested|filed|created|closed|paid))?)\b/.exec(
+      : // "every month", "each monday" is a schedule, not an event: left for the coverage check to ask about.
+        /\b((?:every|each|any|all) (?:new |incoming )?(?!(?:day|week|month|year|quarter|morning|evening|night|hour|minute|weekday|weekend|monday|tuesday|wednesday|thursday|friday|saturday|sunday)s?\b)[a-z]+(?: (?:received|submitted|approved|resolved|opened|flagged|requested|filed|created|closed|paid))?)\b/.exec(
           buf.text,
         );
     if (every) clause = every;

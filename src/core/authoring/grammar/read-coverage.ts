@@ -1,0 +1,57 @@
+/**
+ * The coverage part of the grammar: in a draft that moves money, every word of the request is
+ * accounted for — read as the trigger, a condition, a step, its arguments, a cap or an assumption,
+ * or one of the grammar's own words ("when", "under", "then", "please"). A word none of them reads
+ * ("knock the tip off first", "on the first of every month", "email the vendor a remittance advice")
+ * is text the draft would drop: a question, never dropped, for a draft that spends money could
+ * otherwise pay more, more often or with less than the person asked.
+ *
+ * A new reading that consumes a phrase makes its words read here by the catalog's vocabulary or by
+ * `GRAMMAR_WORDS`; never add a word there that names an action, a time, a party or an amount's part.
+ */
+import { ACTION_GROUPS, EVENT_VERB_GROUPS, FILLER, GENERIC_VERBS, lemmas } from '../request-words.ts';
+import type { DraftStep } from './read-steps.ts';
+import { oneSlipApart } from './read-trigger.ts';
+import { knownWords, type RequestContext } from './request-context.ts';
+
+/** The readers' own words: lead-ins, bounds, order, negation, politeness and money units. */
+const GRAMMAR_WORDS = new Set(
+  `when whenever if once each every any all new incoming as soon after before then first finally next also
+  and or but so plus only just please pls thanks thx tho though though ok okay also too always
+  under below less than up to at most max maximum cap capped limit budget within no not never dont don't do does
+  more over above exceed exceeding beyond greater bigger larger least
+  dollar dollars buck bucks usd grand k hundred thousand thousands couple few
+  one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen seventeen
+  eighteen nineteen twenty thirty forty fifty sixty seventy eighty ninety
+  run per time go ahead can should must will want need needs let automatically auto straight away right
+  someone somebody anyone anybody everyone people person customer customers user users we us our i me my you your
+  comes come in arrives arrive gets get got is are was be been has have had being with without for from on of by
+  at into about that this these those there here what which who whose whatever whoever anything something
+  approve approval approved ask asking permission sign off say said yet ever know let wait waiting
+  staff employee employees team member members forget fail hesitate`.split(/\s+/),
+);
+
+/** Questions for the words of `lower` no reading accounts for, when a step moves money. */
+export function checkCoverage(lower: string, steps: readonly DraftStep[], ctx: RequestContext): void {
+  if (!steps.some((s) => s.tool.cost?.fromArg !== undefined)) return;
+  const known = knownWords(ctx);
+  const grouped = new Set([...ACTION_GROUPS.flat(), ...EVENT_VERB_GROUPS.flat(), ...GENERIC_VERBS]);
+  // A word the compiler read as another (a misspelling) is in an assumption the read-back lists.
+  const assumed = ctx.assumptions.join(' ').toLowerCase();
+  const unread: string[] = [];
+  for (const w of lower.replace(/"q[0-9]+"/g, ' ').split(/[^a-z'-]+/)) {
+    const word = w.replace(/^['-]+|['-]+$/g, '').replace(/'(?:s|ve|re|m|ll|d)$/, '');
+    if (word.length < 2 || FILLER.has(word) || GRAMMAR_WORDS.has(word)) continue;
+    const forms = lemmas(word);
+    if (forms.some((l) => known.has(l) || grouped.has(l) || GRAMMAR_WORDS.has(l) || FILLER.has(l))) continue;
+    if (assumed.includes(`"${word}`)) continue;
+    // A small typo of a catalog word ("requets") is that word, as the trigger reader reads it.
+    if (word.length >= 5 && [...known].some((k) => k.length >= 5 && oneSlipApart(word, k))) continue;
+    if (!unread.includes(word)) unread.push(word);
+  }
+  if (unread.length > 0)
+    ctx.questions.push({
+      about: 'request',
+      question: `The draft moves money, and I could not read ${unread.map((w) => `"${w}"`).join(', ')} in the request: no trigger, condition, step, argument or cap says it, and nothing may be dropped from a draft that spends money. What should ${unread.length === 1 ? 'it' : 'they'} change?`,
+    });
+}

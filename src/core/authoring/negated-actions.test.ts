@@ -1,0 +1,138 @@
+/**
+ * Issue 30, safety: an action under a negation ("don't refund anything yet", "dont pay", "no
+ * refunds", "without refunding") is never a step, a forbidden money-moving or destructive tool is on
+ * no path of a publishable draft — the offline compiler's or a model's — and the read-back says what
+ * the workflow will not do. A negated bound ("don't refund more than $50") stays a cap.
+ */
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import fc from 'fast-check';
+import { supportDeskCatalog } from '../../../test/authoring/support-desk-catalog.ts';
+import { toolSteps } from '../spec/flow-steps.ts';
+import { compileRequest } from './compile-request.ts';
+import type { DraftCatalog } from './compiled-request.ts';
+import { draftSpec } from './draft-spec.ts';
+import { readModelDraft } from './model-draft.ts';
+import { negatedActions } from './negated-actions.ts';
+
+const catalog: DraftCatalog = {
+  tools: supportDeskCatalog(),
+  events: [
+    { type: 'refund.requested', payload: ['refund_amount', 'currency', 'reason'] },
+    { type: 'ticket.resolved', payload: ['resolution'] },
+    { type: 'ticket.opened', payload: [] },
+  ],
+};
+const draft = (r: string) => draftSpec(compileRequest(r, catalog), catalog);
+const tools = (r: string) => {
+  const d = draft(r);
+  const s = d.spec ?? d.partial;
+  return s ? toolSteps(s).map((x) => x.tool) : [];
+};
+
+test('a forbidden action is never a step, and the read-back says the workflow will not do it', () => {
+  const d = draft('For refund requests, reply "We got it." and tag it refund. Don\'t refund anything yet');
+  assert.equal(d.publishable, true, JSON.stringify(d.questions));
+  assert.deepEqual(
+    toolSteps(d.spec!).map((s) => s.tool),
+    ['draft_reply', 'tag_ticket'],
+  );
+  assert.match(d.readBack!.text, /Assumed:[\s\S]*never calls issue_refund/);
+  for (const r of [
+    'when a refund is requested tag it refund, dont refund it',
+    'when a refund is requested tag it refund and do NOT refund',
+    'when a refund is requested tag it refund. never refund them',
+    'when a refund is requested tag it refund. no refunds',
+  ])
+    assert.ok(!tools(r).includes('issue_refund'), r);
+});
+
+test('a negated bound is still a cap, not a ban', () => {
+  for (const r of [
+    'refund requests: refund them, dont refund more than $50',
+    'refund requests: refund them, no refunds above 50 please',
+  ]) {
+    const d = draft(r);
+    assert.deepEqual(
+      toolSteps(d.spec!).map((s) => s.tool),
+      ['issue_refund'],
+      r,
+    );
+    assert.equal(d.spec!.limits.maxCostUsd, 50, r);
+  }
+  assert.deepEqual(negatedActions("don't pay more than $50; never refund without approval"), []);
+  assert.deepEqual(
+    negatedActions('reply, but do NOT page anyone').map((b) => b.words),
+    ['do not page anyone'],
+  );
+});
+
+test('"don\'t forget to <action>" asks for the action', () => {
+  const d = draft('refund requests: reply "hi", and dont forget to refund them, max $20');
+  assert.equal(d.publishable, true, JSON.stringify(d.questions));
+  assert.deepEqual(
+    toolSteps(d.spec!).map((s) => s.tool),
+    ['draft_reply', 'issue_refund'],
+  );
+});
+
+test('asked for and forbidden at once is a question', () => {
+  const d = draft("refund requests under $50: refund them. Don't refund anything");
+  assert.equal(d.publishable, false);
+  assert.ok(d.questions.some((q) => /issue_refund/.test(q.question)));
+});
+
+test('a model draft that calls a forbidden money tool is not publishable', () => {
+  const request = 'when a refund is requested, tag it refund. dont refund anything yet';
+  const d = draftSpec(
+    readModelDraft(
+      {
+        questions: [],
+        triggers: [{ event: 'refund.requested' }],
+        steps: [
+          { name: 't', tool: 'tag_ticket', args: { ticket_id: '{{event.subject}}', tag: 'refund' } },
+          {
+            name: 'r',
+            tool: 'issue_refund',
+            args: { ticket_id: '{{event.subject}}', amount_usd: '{{event.payload.refund_amount}}' },
+          },
+        ],
+        limits: { maxSteps: 2, maxCostUsd: 0 },
+      },
+      request,
+      catalog,
+    ),
+    catalog,
+  );
+  assert.equal(d.publishable, false);
+  assert.ok(d.questions.some((q) => q.about === 'safety' && /dont refund anything yet/.test(q.question)));
+});
+
+test('property: appending "don\'t <verb of a money or destructive tool>" never yields a publishable draft calling it', () => {
+  const draftable = [
+    'refund anyone under $50',
+    'When a refund is requested, reply "On it" and refund them, max $40',
+    'refund requests under $25: tag it refund then refund it',
+    'when a ticket is resolved, close it',
+    'when a refund is requested, reply "Thanks" and tag it billing',
+  ];
+  const bans: [string, string][] = [
+    ['refund', 'issue_refund'],
+    ['close', 'close_ticket'],
+  ];
+  fc.assert(
+    fc.property(
+      fc.constantFrom(...draftable),
+      fc.constantFrom(...bans),
+      fc.constantFrom("don't", 'dont', 'do not', 'DO NOT', 'never', "Please don't"),
+      fc.constantFrom('', ' anything', ' it', ' anything yet', ' them'),
+      fc.constantFrom('. ', ', and ', ' but ', '; '),
+      (request, [verb, tool], neg, rest, join) => {
+        const d = draft(`${request}${join}${neg} ${verb}${rest}`);
+        if (d.publishable)
+          assert.ok(!toolSteps(d.spec!).some((s) => s.tool === tool), `${request} ${neg} ${verb}`);
+      },
+    ),
+    { numRuns: 200 },
+  );
+});

@@ -1,0 +1,42 @@
+/**
+ * Actions a request forbids: "don't refund anything yet", "do NOT page anyone", "dont pay",
+ * "never close it", "no refunds", "reply without refunding". Read on the request as written, apart
+ * from the grammar, so that the safety checks (draft-safety.ts) catch a compiler — offline or a
+ * model — that drafts a forbidden action. A negation that bounds or gates its action ("don't pay more
+ * than $50", "no refunds above 75", "never refund without approval", "don't close until I approve")
+ * forbids nothing: it is a cap, a condition or an approval, read elsewhere. Pure.
+ */
+import { FILLER, lemmas } from './request-words.ts';
+
+/**
+ * Words after a negation that make it a bound, a condition or an approval, not a ban ("don't forget
+ * to refund them" asks for the refund).
+ */
+export const NOT_A_BAN =
+  /\b(?:forget|fail|hesitate|more|less|than|over|above|under|below|exceed\w*|beyond|past|up to|at most|max\w*|cap\w*|limit\w*|without|until|till|unless|before|after|approv\w*|ask\w*|permission|sign-?off|ok|okay|twice|again|if|when|whenever|once|only|except|tier)\b|[0-9$£€<>]/;
+
+/** The negations that may start a ban. */
+const NEGATION =
+  /\b(?:don'?t|dont|do not|never|no|without|not)\s+(?:(?:ever|yet|even|actually|please|need to|have to|go)\s+)*/g;
+
+/** One forbidden action: the words as written and the plain forms of its verb (or noun). */
+export interface NegatedAction {
+  readonly words: string;
+  readonly lemmas: readonly string[];
+}
+
+/** The actions `request` forbids outright. */
+export function negatedActions(request: string): NegatedAction[] {
+  const t = request.toLowerCase().replace(/[\u2018\u2019]/g, "'");
+  const out: NegatedAction[] = [];
+  for (const m of t.matchAll(NEGATION)) {
+    const from = m.index + m[0].length;
+    // The rest of its clause: up to a sentence end, a comma or the next action.
+    const rest = t.slice(from).split(/[.,;:!?\n]|\s(?:and|but|then|so|instead)\s/)[0] ?? '';
+    if (NOT_A_BAN.test(rest)) continue;
+    const word = rest.split(/[^a-z'-]+/).find((w) => w && !FILLER.has(w));
+    if (!word) continue;
+    out.push({ words: t.slice(m.index, from + rest.length).trim(), lemmas: lemmas(word) });
+  }
+  return out;
+}
