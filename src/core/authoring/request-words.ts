@@ -251,24 +251,33 @@ export function wordsOf(text: string): Set<string> {
   return out;
 }
 
-/** `one`..`twelve` and digits as a number. */
+/** The number words zero to nineteen, each at its value. */
+export const UNITS: readonly string[] = [
+  'zero',
+  'one',
+  'two',
+  'three',
+  'four',
+  'five',
+  'six',
+  'seven',
+  'eight',
+  'nine',
+  'ten',
+  'eleven',
+  'twelve',
+  'thirteen',
+  'fourteen',
+  'fifteen',
+  'sixteen',
+  'seventeen',
+  'eighteen',
+  'nineteen',
+];
+
+/** `zero`..`twelve` and digits as a number. */
 export function numberWord(w: string): number | undefined {
-  const words = [
-    'zero',
-    'one',
-    'two',
-    'three',
-    'four',
-    'five',
-    'six',
-    'seven',
-    'eight',
-    'nine',
-    'ten',
-    'eleven',
-    'twelve',
-  ];
-  const i = words.indexOf(w);
-  if (i >= 0) return i;
+  const i = UNITS.indexOf(w);
+  if (i >= 0 && i <= 12) return i;
   return /^[0-9]{1,4}$/.test(w) ? Number(w) : undefined;
 }

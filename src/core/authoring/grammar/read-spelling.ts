@@ -7,30 +7,9 @@
  * listed in `ctx.assumptions`, so the read-back says it. Length-preserving, like readPhrases: every
  * later reader can still point back into the request by position.
  */
+import { UNITS } from '../request-words.ts';
 import { cutOut, type RequestContext, type RequestText } from './request-context.ts';
 
-const UNITS = [
-  'zero',
-  'one',
-  'two',
-  'three',
-  'four',
-  'five',
-  'six',
-  'seven',
-  'eight',
-  'nine',
-  'ten',
-  'eleven',
-  'twelve',
-  'thirteen',
-  'fourteen',
-  'fifteen',
-  'sixteen',
-  'seventeen',
-  'eighteen',
-  'nineteen',
-];
 const TENS = ['', '', 'twenty', 'thirty', 'forty', 'fifty', 'sixty', 'seventy', 'eighty', 'ninety'];
 const SMALL = `(?:(?:${TENS.slice(2).join('|')})(?:[- ](?:${UNITS.slice(1, 10).join('|')}))?|${UNITS.slice(1).join('|')}|a couple(?: of)?|a few|a)`;
 /** "five hundred and fifty", "two thousand", "a couple hundred", "forty". */
