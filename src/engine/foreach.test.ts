@@ -9,15 +9,9 @@
  */
 import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';
+import { bothStores } from '../../test/helpers/both-stores.ts';
 import { FOREACH_SPEC, foreachTools, lines } from '../../test/helpers/foreach-spec.ts';
-import {
-  dropSchema,
-  openScratchStore,
-  scratchSchemaName,
-  testDatabaseUrl,
-} from '../adapters/postgres/index.ts';
 import { createKeel, type Keel } from '../app/index.ts';
-import type { Store } from '../ports/index.ts';
 import { deploy, fakeSources, type SpyTool } from '../testing/index.ts';
 
 const event = (id: string, payload: Record<string, unknown>) => ({
@@ -28,12 +22,7 @@ const event = (id: string, payload: Record<string, unknown>) => ({
   payload,
 });
 
-const url = testDatabaseUrl();
-const schema = scratchSchemaName('keel_test_foreach');
-const BACKENDS: readonly { name: string; store?: () => Promise<Store>; cleanup?: () => Promise<void> }[] = [
-  { name: 'SQLite' },
-  { name: 'PostgreSQL', store: () => openScratchStore(url, schema), cleanup: () => dropSchema(url, schema) },
-];
+const BACKENDS = bothStores('keel_test_foreach');
 
 const steps = async (keel: Keel, runId: string) =>
   (await keel.runs.entries('t1', runId))

@@ -12,18 +12,12 @@
 import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';
 import fc from 'fast-check';
-import {
-  dropSchema,
-  openScratchStore,
-  scratchSchemaName,
-  testDatabaseUrl,
-} from '../adapters/postgres/index.ts';
+import { bothStores } from '../../test/helpers/both-stores.ts';
 import { createKeel, type Keel } from '../app/index.ts';
 import type { Entry } from '../core/ledger/index.ts';
 import { BranchCheck } from '../core/run/index.ts';
 import { parseSpec } from '../core/spec/index.ts';
 import { projectEvents } from '../openwop/project-events.ts';
-import type { Store } from '../ports/index.ts';
 import { deploy, fakeSources, type SpyTool, spyTool } from '../testing/index.ts';
 
 const JOIN_ALL = `
@@ -159,12 +153,7 @@ function parallelTools(): Record<string, SpyTool> {
   };
 }
 
-const url = testDatabaseUrl();
-const schema = scratchSchemaName('keel_test_parallel');
-const BACKENDS: readonly { name: string; store?: () => Promise<Store>; cleanup?: () => Promise<void> }[] = [
-  { name: 'SQLite' },
-  { name: 'PostgreSQL', store: () => openScratchStore(url, schema), cleanup: () => dropSchema(url, schema) },
-];
+const BACKENDS = bothStores('keel_test_parallel');
 
 const step = (e: { payload: unknown }) => (e.payload as { step?: string }).step;
 const trail = async (keel: Keel, runId: string) =>
