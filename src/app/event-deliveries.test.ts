@@ -10,14 +10,8 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import {
-  dropSchema,
-  openScratchStore,
-  scratchSchemaName,
-  testDatabaseUrl,
-} from '../adapters/postgres/index.ts';
+import { bothStores } from '../../test/helpers/both-stores.ts';
 import { eventContent, parseEvent, runIdFor } from '../core/run/index.ts';
-import type { Store } from '../ports/index.ts';
 import { deploy, fakeSources, isCode, withStoreFile } from '../testing/index.ts';
 import { createKeel, type Keel } from './keel.ts';
 
@@ -39,12 +33,7 @@ const refund = (o: { id?: string; time?: string; amount?: number; source?: strin
   payload: { amount: o.amount ?? 30 },
 });
 
-const url = testDatabaseUrl();
-const schema = scratchSchemaName('keel_test_events');
-const BACKENDS: readonly { name: string; store?: () => Promise<Store>; cleanup?: () => Promise<void> }[] = [
-  { name: 'SQLite' },
-  { name: 'PostgreSQL', store: () => openScratchStore(url, schema), cleanup: () => dropSchema(url, schema) },
-];
+const BACKENDS = bothStores('keel_test_events');
 
 let tenants = 0;
 

@@ -11,13 +11,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import {
-  dropSchema,
-  openScratchStore,
-  scratchSchemaName,
-  testDatabaseUrl,
-} from '../adapters/postgres/index.ts';
-import type { Store } from '../ports/index.ts';
+import { bothStores } from '../../test/helpers/both-stores.ts';
 import { deploy, fakeSources } from '../testing/index.ts';
 import { makeCheckpoint, verifyCheckpoints } from './checkpoints/index.ts';
 import { createKeel, type Keel } from './index.ts';
@@ -35,13 +29,7 @@ limits: {maxSteps: 2, maxCostUsd: 0}
 `;
 const DOC = `The contract, as signed: ${'each party keeps a copy of this page. '.repeat(150)}`;
 const CUT = '2026-12-01T00:00:00.000Z';
-const url = testDatabaseUrl();
-const schema = scratchSchemaName('keel_test_retention');
-
-const BACKENDS: readonly { name: string; store?: () => Promise<Store>; cleanup?: () => Promise<void> }[] = [
-  { name: 'SQLite' },
-  { name: 'PostgreSQL', store: () => openScratchStore(url, schema), cleanup: () => dropSchema(url, schema) },
-];
+const BACKENDS = bothStores('keel_test_retention');
 
 for (const backend of BACKENDS)
   describe(`retention on ${backend.name}`, () => {

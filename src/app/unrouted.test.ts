@@ -8,12 +8,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import {
-  dropSchema,
-  openScratchStore,
-  scratchSchemaName,
-  testDatabaseUrl,
-} from '../adapters/postgres/index.ts';
+import { bothStores } from '../../test/helpers/both-stores.ts';
 import type { Store } from '../ports/index.ts';
 import { deploy, fakeSources, isCode, withStoreFile } from '../testing/index.ts';
 import { createKeel, type Keel } from './keel.ts';
@@ -36,12 +31,7 @@ const refund = (id = 'evt-1', amount = 30) => ({
   payload: { amount },
 });
 
-const url = testDatabaseUrl();
-const schema = scratchSchemaName('keel_test_unrouted');
-const BACKENDS: readonly { name: string; store?: () => Promise<Store>; cleanup?: () => Promise<void> }[] = [
-  { name: 'SQLite' },
-  { name: 'PostgreSQL', store: () => openScratchStore(url, schema), cleanup: () => dropSchema(url, schema) },
-];
+const BACKENDS = bothStores('keel_test_unrouted');
 
 let tenants = 0;
 
