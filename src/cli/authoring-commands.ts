@@ -153,14 +153,9 @@ export function registerDraftCommand(program: Command, withContext: WithContext)
       ) =>
         withContext(cmd, async (ctx) => {
           // Loaded when a draft is made: `keel --help` reads none of the compiler.
-          const {
-            compileRequest,
-            DRAFT_ANSWER_SCHEMA,
-            draftPrompt,
-            draftSpec,
-            MAX_REQUEST_LENGTH,
-            readModelDraft,
-          } = await import('../core/authoring/index.ts');
+          const { compileRequest, draftSpec, MAX_REQUEST_LENGTH } = await import(
+            '../core/authoring/index.ts'
+          );
           const { isSpecId } = await import('../core/spec/validate-spec.ts');
           if (request.length > MAX_REQUEST_LENGTH)
             throw new KeelError(
@@ -193,12 +188,13 @@ export function registerDraftCommand(program: Command, withContext: WithContext)
                 '--compiler model: no model provider is configured (--model-provider or KEEL_MODEL_PROVIDER; docs/models.md)',
                 { field: 'compiler' },
               );
-            modelAnswer = await ctx.modelProvider.complete({
-              prompt: draftPrompt(request, catalog),
-              schema: DRAFT_ANSWER_SCHEMA,
-              catalog: catalog.tools.map((t) => ({ name: t.name, description: t.description, args: t.args })),
-            });
-            compiled = readModelDraft(modelAnswer, request, catalog, options);
+            const { compileWithModel } = await import('../app/model-compile.ts');
+            ({ compiled, answer: modelAnswer } = await compileWithModel(
+              ctx.modelProvider,
+              request,
+              catalog,
+              options,
+            ));
           } else
             throw new KeelError(
               ErrorCode.usage,

@@ -9,6 +9,7 @@ import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
 import {
+  type CompiledRequest,
   compileRequest,
   type Draft,
   type DraftCatalog,
@@ -170,8 +171,13 @@ export interface CaseResult {
   readonly moneyMisdraft: boolean;
 }
 
+/** A case scored on the offline compiler's draft. */
 export function scoreCase(c: CorpusCase, catalog: DraftCatalog): CaseResult {
-  const draft = draftSpec(compileRequest(c.request, catalog), catalog);
+  return scoreDraft(c, catalog, draftSpec(compileRequest(c.request, catalog), catalog));
+}
+
+/** A case scored on a draft, whatever compiled it (the same checks made it: `draftSpec`). */
+export function scoreDraft(c: CorpusCase, catalog: DraftCatalog, draft: Draft): CaseResult {
   const got = draft.spec ?? draft.partial;
   const names = new Set(catalog.tools.map((t) => t.name));
   const used = got ? toolSteps(got).map((s) => s.tool) : [];
@@ -220,7 +226,25 @@ export interface CorpusScore {
 }
 
 export function scoreCorpus(files: readonly CorpusFile[] = loadCorpus()): CorpusScore {
-  const results = files.flatMap((f) => f.cases.map((c) => scoreCase(c, f.catalog)));
+  return tally(files.flatMap((f) => f.cases.map((c) => scoreCase(c, f.catalog))));
+}
+
+/**
+ * The corpus scored on another compiler (the model-backed one): `compile` turns each request into
+ * a compiled request, one at a time, and `draftSpec` checks it as it checks the offline compiler's.
+ */
+export async function scoreCorpusWith(
+  files: readonly CorpusFile[],
+  compile: (request: string, catalog: DraftCatalog) => Promise<CompiledRequest>,
+): Promise<CorpusScore> {
+  const results: CaseResult[] = [];
+  for (const f of files)
+    for (const c of f.cases)
+      results.push(scoreDraft(c, f.catalog, draftSpec(await compile(c.request, f.catalog), f.catalog)));
+  return tally(results);
+}
+
+function tally(results: CaseResult[]): CorpusScore {
   const spec = results.filter((r) => !r.c.ask);
   const ask = results.filter((r) => r.c.ask);
   return {

@@ -4,3 +4,4 @@ export {
   type RecordedResponse,
   recordedModelProvider,
 } from './recorded-model-provider.ts';
+export { type RecordingModelProvider, recordingModelProvider } from './recording-model-provider.ts';
