@@ -384,7 +384,9 @@ tests:
           method: 'POST',
           effect: 'external',
           url: '/lost-pay',
-          timeoutMs: 50,
+          // Long enough for the reconcile check's own answer on a loaded machine (it shares timeoutMs):
+          // a check that times out cannot tell, and suspends the run after attempt 1.
+          timeoutMs: 400,
           reconcile: { url: `${base}/never/{{idempotencyKey}}` },
         }),
       ],
