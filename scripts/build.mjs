@@ -79,6 +79,16 @@ cpSync(join(ROOT, 'templates'), join(DIST, 'templates'), {
       .some((p) => p.startsWith('.')),
 });
 
+// Keel's own modules, bundled from dist/ by esbuild into a few files in dist/bundle/ (bundle-dist.mjs):
+// what `keel` (bin/keel.js) and the package's exports load, so a command reads tens of files
+// instead of the hundreds tsc writes. esbuild is a development dependency: without it, dist/bundle/
+// holds entries that re-export the compiled modules, and everything works as before, only slower.
+{
+  const { bundleDist } = await import('./bundle-dist.mjs');
+  if (!(await bundleDist(DIST)))
+    process.stderr.write('build: esbuild is not installed, so dist/bundle/ re-exports dist/src/ unbundled\n');
+}
+
 // The operator console (web/), bundled into dist/web/ for `keel serve` to serve at /console/.
 // vite is a development dependency: where it is not installed (an install without them), the
 // package builds without the console and `keel serve` says so at /console/.
