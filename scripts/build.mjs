@@ -4,8 +4,9 @@
  * in dist/ (tsconfig.build.json), then copies beside them the other files the code reads at run
  * time (the OpenWOP fixtures, the example's workflows and events, the project templates), so dist/ keeps the sources'
  * layout and every path a module computes from its own location still holds. dist/ is rebuilt from
- * nothing each time: a module removed from src/ never lingers in the package. Last, the console
- * (web/) is bundled into dist/web/. Plain JavaScript, so it runs where only the runtime dependencies
+ * nothing each time: a module removed from src/ never lingers in the package. The compiled modules
+ * are then bundled into dist/bundle/ (bundle-dist.mjs), what `keel` and the package's exports load.
+ * Last, the console (web/) is bundled into dist/web/. Plain JavaScript, so it runs where only the runtime dependencies
  * are installed. A dist/ built after its sources last changed is kept as it is (build-fresh.mjs);
  * `--force` (`npm run build`) builds regardless.
  */

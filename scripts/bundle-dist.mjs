@@ -35,7 +35,7 @@ export const BUNDLE_META = 'bundle-meta.json';
  * most commands, spread over many small CommonJS files (ajv ~90, yaml ~75), so resolving and
  * reading them one by one cost more than running them. Their own dependencies come with them.
  */
-export const BUNDLED_PACKAGES = ['ajv', 'ajv-formats', 'yaml'];
+export const BUNDLED_PACKAGES = ['ajv', 'ajv-formats', 'yaml', 'zod', 'hono', '@hono/node-server'];
 
 /** Every other dependency of Keel stays in node_modules (and with it its subpaths). */
 function externalPackages(dist) {
