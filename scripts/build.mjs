@@ -69,6 +69,12 @@ for (const tree of TREES) copyAssets(join(ROOT, tree));
     pathToFileURL(join(tools, 'meta-schema-code.js')).href
   );
   writeFileSync(join(tools, META_SCHEMA_MODULE), metaSchemaValidatorCode());
+  // Likewise the tool descriptor check (src/core/tools/descriptor-schema-code.ts), beside
+  // tool-descriptor-schema.js, so no process registering a tool compiles that schema.
+  const { DESCRIPTOR_SCHEMA_MODULE, descriptorValidatorCode } = await import(
+    pathToFileURL(join(tools, 'descriptor-schema-code.js')).href
+  );
+  writeFileSync(join(tools, DESCRIPTOR_SCHEMA_MODULE), descriptorValidatorCode());
 }
 // The project templates (`keel init --template`) ship whole: specs, events, README, policy and
 // their tool packs, plain JavaScript a project loads as it is (never compiled).
