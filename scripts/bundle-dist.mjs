@@ -4,7 +4,7 @@
  * module is imported lazily (`await import()`) so a command still loads only what it needs. Loading
  * ~400 files one by one (resolve, read, compile each) was most of a command's start-up; a few large
  * files cost far less. Packages (node_modules) stay outside, loaded by Node as before, but for the
-few BUNDLED_PACKAGES.
+ * few BUNDLED_PACKAGES.
  *
  * The compiled modules stay where tsc wrote them, and every path a module computes from its own
  * location (templates, fixtures, web/, the meta-schema check, pack-hooks.js) still starts there:
@@ -34,6 +34,8 @@ export const BUNDLE_META = 'bundle-meta.json';
  * Packages bundled with Keel's modules instead of loaded from node_modules: read at the start of
  * most commands, spread over many small CommonJS files (ajv ~90, yaml ~75), so resolving and
  * reading them one by one cost more than running them. Their own dependencies come with them.
+ * The MCP SDK, left outside, loads node_modules' zod for its own schemas when /mcp is first asked
+ * for; Keel's routes never hand it theirs, so the two copies never meet.
  */
 export const BUNDLED_PACKAGES = ['ajv', 'ajv-formats', 'yaml', 'zod', 'hono', '@hono/node-server'];
 
