@@ -19,6 +19,7 @@ const FILES = [
   'tsconfig.build.json',
   'scripts/build.mjs',
   'scripts/build-fresh.mjs',
+  'scripts/bundle-dist.mjs',
 ];
 const TEST = /\.test(-helpers)?\.ts$/;
 

@@ -4,8 +4,9 @@
  * in dist/ (tsconfig.build.json), then copies beside them the other files the code reads at run
  * time (the OpenWOP fixtures, the example's workflows and events, the project templates), so dist/ keeps the sources'
  * layout and every path a module computes from its own location still holds. dist/ is rebuilt from
- * nothing each time: a module removed from src/ never lingers in the package. Last, the console
- * (web/) is bundled into dist/web/. Plain JavaScript, so it runs where only the runtime dependencies
+ * nothing each time: a module removed from src/ never lingers in the package. The compiled modules
+ * are then bundled into dist/bundle/ (bundle-dist.mjs), what `keel` and the package's exports load.
+ * Last, the console (web/) is bundled into dist/web/. Plain JavaScript, so it runs where only the runtime dependencies
  * are installed. A dist/ built after its sources last changed is kept as it is (build-fresh.mjs);
  * `--force` (`npm run build`) builds regardless.
  */
@@ -68,6 +69,12 @@ for (const tree of TREES) copyAssets(join(ROOT, tree));
     pathToFileURL(join(tools, 'meta-schema-code.js')).href
   );
   writeFileSync(join(tools, META_SCHEMA_MODULE), metaSchemaValidatorCode());
+  // Likewise the tool descriptor check (src/core/tools/descriptor-schema-code.ts), beside
+  // tool-descriptor-schema.js, so no process registering a tool compiles that schema.
+  const { DESCRIPTOR_SCHEMA_MODULE, descriptorValidatorCode } = await import(
+    pathToFileURL(join(tools, 'descriptor-schema-code.js')).href
+  );
+  writeFileSync(join(tools, DESCRIPTOR_SCHEMA_MODULE), descriptorValidatorCode());
 }
 // The project templates (`keel init --template`) ship whole: specs, events, README, policy and
 // their tool packs, plain JavaScript a project loads as it is (never compiled).
@@ -78,6 +85,16 @@ cpSync(join(ROOT, 'templates'), join(DIST, 'templates'), {
       .split(/[\\/]/)
       .some((p) => p.startsWith('.')),
 });
+
+// Keel's own modules, bundled from dist/ by esbuild into a few files in dist/bundle/ (bundle-dist.mjs):
+// what `keel` (bin/keel.js) and the package's exports load, so a command reads tens of files
+// instead of the hundreds tsc writes. esbuild is a development dependency: without it, dist/bundle/
+// holds entries that re-export the compiled modules, and everything works as before, only slower.
+{
+  const { bundleDist } = await import('./bundle-dist.mjs');
+  if (!(await bundleDist(DIST)))
+    process.stderr.write('build: esbuild is not installed, so dist/bundle/ re-exports dist/src/ unbundled\n');
+}
 
 // The operator console (web/), bundled into dist/web/ for `keel serve` to serve at /console/.
 // vite is a development dependency: where it is not installed (an install without them), the

@@ -113,7 +113,8 @@ describe('pack-hooks resolve', () => {
 
   test('the real self-reference: keel/support-desk resolves from this package', async () => {
     // What the hook does on the loader thread, done here with the same package's own resolution.
+    // The package's exports name the bundle (scripts/bundle-dist.mjs), the same files `keel` runs.
     const url = import.meta.resolve('keel/support-desk');
-    assert.match(url, /\/dist\/examples\/support-desk\/index\.js$/);
+    assert.match(url, /\/dist\/bundle\/support-desk\.js$/);
   });
 });

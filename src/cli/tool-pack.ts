@@ -8,12 +8,13 @@
  * lets a TypeScript pack load without tsx (Node 20 cannot strip types: it is transpiled). Each
  * definition is checked as registration checks it (tool-registry.ts), naming the module.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { createRequire, register } from 'node:module';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { ErrorCode, isKeelError, KeelError } from '../core/errors.ts';
 import type { ToolDefinition } from '../ports/index.ts';
+import { importsOnlyBuiltins } from './imports-only-builtins.ts';
 
 /** The project tool pack loaded when neither --tools nor KEEL_TOOLS names one, first found wins. */
 export const DEFAULT_TOOL_PACKS = ['keel.tools.ts', 'keel.tools.mts', 'keel.tools.js', 'keel.tools.mjs'];
@@ -27,16 +28,21 @@ let packHooks = false;
 
 /**
  * Whether a pack needs pack-hooks.ts: a TypeScript pack does, and so does one beside which no
- * Keel is installed (its `keel` imports resolve to the Keel running it). Registering the hooks
- * starts Node's loader thread (~80 ms), so a `.js` pack in a project with Keel installed skips it.
+ * Keel is installed (its `keel` imports resolve to the Keel running it), unless it imports nothing
+ * but Node's built-in modules (imports-only-builtins.ts: then it cannot reach `keel`, as
+ * `keel init`'s templates do not). Registering the hooks starts Node's loader thread (~80 ms), so
+ * a `.js` pack that needs neither skips it.
  */
-function needsPackHooks(file: string): boolean {
+export function needsPackHooks(file: string): boolean {
   if (/\.m?ts$/.test(file)) return true;
   try {
     createRequire(file).resolve('keel/package.json');
     return false;
+  } catch {}
+  try {
+    return !importsOnlyBuiltins(readFileSync(file, 'utf8'));
   } catch {
-    return true;
+    return true; // unreadable: the import reports it
   }
 }
 

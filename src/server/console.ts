@@ -8,7 +8,8 @@
  * read (brotli and gzip, kept only where smaller), and sent in the best encoding the browser accepts.
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { extname, join, relative } from 'node:path';
+import { dirname, extname, join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 import { Hono } from 'hono';
 
@@ -69,7 +70,7 @@ export function pickEncoding(accept: string | undefined, have: ConsoleFile['enco
  * the package (the compiled server, dist/src/server/ → dist/web/). Undefined when it was not built.
  */
 export function consoleDir(): string | undefined {
-  const here = import.meta.dirname;
+  const here = dirname(fileURLToPath(import.meta.url));
   // From src/server/ the build is ../../dist/web (../../web is the console's source); from
   // dist/src/server/ it is ../../web.
   for (const dir of [join(here, '..', '..', 'dist', 'web'), join(here, '..', '..', 'web')])

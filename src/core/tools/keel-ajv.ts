@@ -15,7 +15,7 @@ import { createRequire } from 'node:module';
 import {
   Ajv2020,
   type AnySchema,
-  type KeywordDefinition,
+  type FuncKeywordDefinition,
   type Options,
   type ValidateFunction,
 } from 'ajv/dist/2020.js';
@@ -26,7 +26,7 @@ import { isExactMultipleOf } from './exact-multiple-of.ts';
 export const DRAFT_2020_META_SCHEMA = 'https://json-schema.org/draft/2020-12/schema';
 
 /** `multipleOf` as an exact decimal test; the error reads as ajv's own does. */
-const exactMultipleOf: KeywordDefinition = {
+export const exactMultipleOf: FuncKeywordDefinition = {
   keyword: 'multipleOf',
   type: 'number',
   schemaType: 'number',

@@ -9,6 +9,7 @@
  * (an unknown key names the nearest known one). Pure; what the schema cannot say (contradictions
  * between fields, a cost argument the argument schema lacks) is checked in tool-descriptor.ts.
  */
+import { createRequire } from 'node:module';
 import type { ErrorObject, ValidateFunction } from 'ajv/dist/2020.js';
 import { MAX_USD } from '../money.ts';
 import { isNear } from '../spec/spec-checker.ts';
@@ -107,6 +108,21 @@ export interface FieldProblem {
 const compiled = new WeakMap<object, ValidateFunction>();
 
 /**
+ * The build's generated check of TOOL_DESCRIPTOR_SCHEMA beside this module
+ * (descriptor-schema-code.ts), or undefined where there is none (run from the sources): then ajv
+ * compiles the schema, as the build did to generate it.
+ */
+function precompiledDescriptorCheck(): ValidateFunction | undefined {
+  try {
+    // The same name as DESCRIPTOR_SCHEMA_MODULE (not imported: that module loads ajv's code generator).
+    return createRequire(import.meta.url)('./tool-descriptor-schema.cjs') as ValidateFunction;
+  } catch (e) {
+    if ((e as { code?: unknown }).code === 'MODULE_NOT_FOUND') return undefined;
+    throw e;
+  }
+}
+
+/**
  * The first problem of `value` against `schema` (one of the schemas above), or undefined.
  * `alsoKnown` are keys accepted beside the schema's (a definition's `handler`), for suggestions.
  */
@@ -117,7 +133,9 @@ export function schemaProblem(
 ): FieldProblem | undefined {
   let validate = compiled.get(schema);
   if (!validate) {
-    validate = keelAjv.compile(schema);
+    validate =
+      (schema === TOOL_DESCRIPTOR_SCHEMA ? precompiledDescriptorCheck() : undefined) ??
+      keelAjv.compile(schema);
     compiled.set(schema, validate);
   }
   if (validate(value)) return undefined;

@@ -2,17 +2,22 @@
  * `/mcp` under `keel serve`: the MCP server of the caller's tenant over streamable HTTP, stateless
  * (one server and transport per request, JSON answers), authenticated with the tenant's API key
  * like the rest of the API. The key picks the tenant; nothing in the request body can change it.
+ *
+ * The MCP SDK (with its zod-to-json-schema and its own ajv, ~120 files) is loaded by the first
+ * authenticated request to /mcp, not when the server starts.
  */
-import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { Hono } from 'hono';
 import type { Keel } from '../../app/keel.ts';
 import { authenticate } from '../auth.ts';
-import { keelMcpServer } from './keel-mcp-server.ts';
 
 export function mcpRoutes(keel: Keel, log: (e: unknown) => void) {
   const app = new Hono();
   app.all('/mcp', async (c) => {
     const principal = await authenticate(keel, c.req.header('authorization'));
+    const [{ WebStandardStreamableHTTPServerTransport }, { keelMcpServer }] = await Promise.all([
+      import('@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js'),
+      import('./keel-mcp-server.ts'),
+    ]);
     const server = keelMcpServer(keel, principal.tenant, { log });
     const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: undefined,
