@@ -204,6 +204,17 @@ export const FILLER = new Set([
   'politely',
   'but',
   'incoming',
+  // Chat filler that changes nothing a draft says: "dont pay more than 2.5k tho", "yes pay them",
+  // "..., thanks". Never a negation, a restriction ("only", "unless") or an amount.
+  'tho',
+  'though',
+  'yes',
+  'yeah',
+  'yep',
+  'kindly',
+  'thanks',
+  'thx',
+  'cheers',
 ]);
 
 export function groupOf(groups: readonly (readonly string[])[], word: string): readonly string[] | undefined {
