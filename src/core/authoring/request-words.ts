@@ -83,7 +83,7 @@ export const EVENT_VERB_GROUPS: readonly (readonly string[])[] = [
   ['flagged', 'reported', 'flags', 'reports'],
   ['updated', 'changed', 'edited'],
   ['cancelled', 'canceled', 'cancels'],
-  ['failed', 'fails', 'breached', 'fired', 'triggered', 'down'],
+  ['failed', 'fails', 'breached', 'breaches', 'fired', 'fires', 'triggered', 'triggers', 'down'],
   ['posted', 'published', 'posts'],
   ['due', 'overdue'],
 ];

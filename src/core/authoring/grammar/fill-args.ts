@@ -10,6 +10,7 @@
  * documented order; an argument is never filled by a guess.
  */
 import type { ToolDescriptor } from '../../tools/tool-descriptor.ts';
+import { argWords } from '../arg-words.ts';
 import { FILLER, wordsOf } from '../request-words.ts';
 import type { Clause } from './read-clauses.ts';
 import { listOr, type RequestContext } from './request-context.ts';
@@ -35,6 +36,7 @@ export function fillArgs(
   const shape = ctx.events?.find((e) => e.type === event);
   const payload = shape?.payload ?? [];
   const quotedAll = [...c.text.matchAll(/"q([0-9]+)"/g)].map((m) => ({
+    n: Number(m[1]),
     text: ctx.quotes[Number(m[1])]!,
     lead: /([a-z]+)\s*:?\s*$/.exec(c.text.slice(0, m.index))?.[1] ?? '',
   }));
@@ -48,13 +50,36 @@ export function fillArgs(
     summary: ['summary', 'saying', 'says'],
     note: ['note'],
   };
+  // A value an argument phrase gave an argument ("summary as the title") goes to that argument
+  // only: to this step's when said with it, else to every step whose tool takes it, if the request
+  // gives that argument one value. A field the trigger event does not carry is no value.
+  const carried = (v: string) => {
+    const f = /\{\{event\.payload\.([a-z0-9_]+)\}\}/.exec(v)?.[1];
+    return f === undefined || shape === undefined || payload.includes(f);
+  };
+  const targeted = new Map<string, string>();
   const byLead = new Map<string, string>();
   const quoted: string[] = [];
   for (const q of quotedAll) {
+    const target = ctx.argQuotes.get(q.n);
+    if (target !== undefined) {
+      const arg = target.find((n) => n in props && !targeted.has(n));
+      if (arg !== undefined && carried(q.text)) targeted.set(arg, q.text);
+      continue;
+    }
     const arg = Object.keys(props).find((n) => (LEADS[n] ?? [n]).includes(q.lead) && !byLead.has(n));
     if (arg !== undefined) byLead.set(arg, q.text);
     else quoted.push(q.text);
   }
+  const saidElsewhere = (n: string): string | undefined => {
+    const values = new Set(
+      [...ctx.argQuotes]
+        .filter(([, target]) => target.includes(n))
+        .map(([i]) => ctx.quotes[i]!)
+        .filter(carried),
+    );
+    return values.size === 1 ? [...values][0] : undefined;
+  };
   const isId = (n: string) => n === 'id' || n.endsWith('_id');
   const isMoney = (n: string) => tool.cost?.fromArg === n || /amount/.test(n);
   let subjectUsed = false;
@@ -80,6 +105,10 @@ export function fillArgs(
   for (const n of names) {
     const s = props[n] ?? {};
     const req = required.has(n);
+    if (targeted.has(n)) {
+      args[n] = targeted.get(n);
+      continue;
+    }
     if (Array.isArray(s.enum)) {
       const hit = (s.enum as unknown[]).find(
         (v) =>
@@ -93,6 +122,16 @@ export function fillArgs(
     const lit = literalFor(n, s);
     if (lit !== undefined) {
       args[n] = lit;
+      continue;
+    }
+    const elsewhere = saidElsewhere(n);
+    if (elsewhere !== undefined) {
+      args[n] = elsewhere;
+      // (A field for the argument of its own name is the documented rule, no assumption.)
+      if (elsewhere !== `{{event.payload.${n}}}`)
+        ctx.assumptions.push(
+          `${tool.name}'s ${n} is read as ${argWords(elsewhere)}: the request gives ${n} that one value, said apart from the action.`,
+        );
       continue;
     }
     if (isMoney(n) && dollars && (s.type === 'number' || s.type === 'integer')) {

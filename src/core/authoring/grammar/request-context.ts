@@ -21,6 +21,11 @@ export interface RequestContext {
   readonly notes: string[];
   /** Quoted text of the request, by the number of its `"q<n>"` placeholder. */
   readonly quotes: string[];
+  /**
+   * Quoted values an argument phrase named the argument of (read-arg-phrases.ts: "summary as the
+   * title" -> the value "{{event.payload.summary}}" for `title`), by quote number.
+   */
+  readonly argQuotes: Map<number, readonly string[]>;
   /** Every reading that is not literal (an event chosen, text read as a quotation, a number in words). */
   readonly assumptions: string[];
 }
@@ -39,6 +44,7 @@ export function contextFor(catalog: DraftCatalog): RequestContext {
     questions: [],
     notes: [],
     quotes: [],
+    argQuotes: new Map(),
     assumptions: [],
   };
 }
