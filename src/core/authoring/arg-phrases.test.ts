@@ -203,3 +203,32 @@ test('property: "<field> as the <arg>" and "<arg> is the <field>" fill any argum
     { numRuns: 80 },
   );
 });
+
+test('"put the resolution on it", "with the resolution": the field for the argument of its name, nothing left to ask', () => {
+  const cases: DraftCatalog = {
+    tools: [
+      tool({
+        name: 'close_case',
+        description: 'Closes a support case.',
+        args: {
+          type: 'object',
+          required: ['case_id'],
+          properties: { case_id: { type: 'string' }, resolution: { type: 'string' } },
+        },
+      }),
+    ],
+    events: [{ type: 'case.resolved', payload: ['case_id', 'resolution'] }],
+  };
+  for (const request of [
+    'when a case is resolved close it, and put the resolution on it',
+    'when a case is resolved close it. include the resolution',
+  ]) {
+    const d = draft(request, cases);
+    assert.equal(d.publishable, true, `${request}: ${JSON.stringify(d.questions)}`);
+    assert.deepEqual(
+      d.spec!.steps.map((s) => ('args' in s ? s.args : {})),
+      [{ case_id: '{{event.payload.case_id}}', resolution: '{{event.payload.resolution}}' }],
+      request,
+    );
+  }
+});

@@ -104,6 +104,24 @@ test('a fixed-cost tool under a cap in cents: the cap is the cents said', () => 
   assert.equal(d.spec!.limits.maxCostUsd, 0.04);
 });
 
+test('a cap below what one call of a fixed-cost step costs is a question, never a draft that refuses every call', () => {
+  const d = draft('when a claim is approved text the claimant "Approved", budget 1c');
+  assert.equal(d.publishable, false);
+  assert.ok(
+    d.questions.some(
+      (q) => q.about === 'limits.maxCostUsd' && /less than one call of text_claimant/.test(q.question),
+    ),
+    JSON.stringify(d.questions),
+  );
+});
+
+test('"unless its more than N" is a cap; "apart from that" refers back to it and adds nothing', () => {
+  assert.equal(capOf('when a claim is approved pay it unless its more than 90'), 90);
+  assert.equal(capOf('no payouts above $75, apart from that pay every approved claim'), 75);
+  // "apart from <someone>" is an exception the grammar cannot express: asked, never dropped.
+  assert.equal(draft('pay approved claims up to $40, apart from claimants in Leeds').publishable, false);
+});
+
 test('a fraction of a cent is no cap: the draft asks rather than read dollars', () => {
   const d = draft('pay approved claims up to 2.5 cents');
   assert.equal(d.publishable, false);

@@ -36,6 +36,9 @@ const PHRASES: readonly [RegExp, string][] = [
     ),
     '',
   ],
+  // "no refunds above 75, apart from that refund them": "that" is the restriction just said, so the
+  // words add nothing ("apart from VIPs" is an exception, and stays).
+  [/\b(?:apart|aside) from that\b|\bother than that\b|\bbesides that\b/g, ''],
   // Chat abbreviations that carry nothing the grammar reads: please, as soon as possible, you, your.
   [/\bpl[sz]\b/g, ''],
   [/\basap\b/g, ''],

@@ -66,7 +66,7 @@ export function readMoney(buf: RequestText): MoneyBounds {
     cutOut(buf, m);
   }
   const unless = new RegExp(
-    String.raw`\bunless (?:it's |it is |they're |they are |the (?:amount|refund|total|invoice|sum|payment) is )?(?:over|above|more than|greater than|bigger than|larger than)\s+${BOUND_AMOUNT}`,
+    String.raw`\bunless (?:it's |its |it is |they're |theyre |they are |the (?:amount|refund|total|invoice|sum|payment) is )?(?:over|above|more than|greater than|bigger than|larger than)\s+${BOUND_AMOUNT}`,
     'g',
   );
   for (let m = unless.exec(buf.text); m; m = unless.exec(buf.text)) {

@@ -141,12 +141,14 @@ export function readArgPhrases(buf: RequestText, event: string | undefined, ctx:
   const put = (from: number, to: number, value: string, target: readonly string[]) => {
     const at = toks[from]!.at;
     const end = toks[to]!.end;
-    const mark = `"q${ctx.quotes.length}"`;
-    if (mark.length > end - at) return false;
+    // The number zero-padded to the phrase's length: no blank inside a clause (a blank is where a
+    // reader cut a bound), and a clause's words as written stay where they were.
+    const digits = String(ctx.quotes.length);
+    if (digits.length + 3 > end - at) return false;
+    const mark = `"q${digits.padStart(end - at - 3, '0')}"`;
     ctx.quotes.push(value);
     ctx.argQuotes.set(ctx.quotes.length - 1, target);
-    // Right-aligned: a clause trimmed of its padding still ends where the phrase did.
-    buf.text = buf.text.slice(0, at) + mark.padStart(end - at, ' ') + buf.text.slice(end);
+    buf.text = buf.text.slice(0, at) + mark + buf.text.slice(end);
     toks = tokenize(buf.text);
     return true;
   };
