@@ -71,6 +71,9 @@ test('a field for an argument, in each way people say it, fills that argument wi
     'when a build fails, create a ticket for the project. use the branch as the title, log url as body',
     'when a build fails, open a ticket for the project w/ branch as title, body = the log url',
     "when a build fails, create a ticket for the build's project, title should be the branch, the log url as the body",
+    'when a build fails, create a ticket for the project, use the branch for the title, set the body to the log url',
+    'when a build fails, create a ticket for the project, title: the branch, put the log url in the body',
+    'when a build fails, create a ticket for the project with the branch of the build as the title, log url as body',
   ])
     assert.deepEqual(stepArgs(request), [expected], request);
 });
@@ -231,4 +234,11 @@ test('"put the resolution on it", "with the resolution": the field for the argum
       request,
     );
   }
+});
+
+test('quoted text said in the clause goes to an argument the request names no value for', () => {
+  assert.deepEqual(
+    stepArgs("when a build fails, chat the author 'Broken build', recipient is the author, thank you"),
+    [{ recipient: '{{event.payload.author}}', message: 'Broken build' }],
+  );
 });

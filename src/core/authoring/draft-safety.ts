@@ -49,7 +49,7 @@ export function statedAmounts(request: string): StatedAmount[] {
   };
   const N = String.raw`[0-9]{1,3}(?:,[0-9]{3})+(?:\.[0-9]{1,2})?k?|[0-9]+(?:\.[0-9]{1,2})?k?`;
   const re = new RegExp(
-    String.raw`(?:\$|\busd)\s?(${N})|\b(${N})\s?(?:(?:dollars|bucks|usd)\b|\$)|(${BOUND})\s*\$?(${N})\b(?!\s*(?:steps?|%|percent|days?|hours?|minutes?|weeks?|times|items?|cents?|grand)\b|¢|(?:\.[0-9]+)?\s*grand\b)|\b(${NUMBER_WORDS})\s*(?:dollars|bucks|usd)\b|\b${BOUND}\s+(${NUMBER_WORDS})\b(?!\s+(?:cents?|grand)\b)|\b(${N}|${NUMBER_WORDS})\s+(?:max(?:imum)?|tops)\b|\b(?:([0-9]{1,9})(?:\s*(?:cents?\b|¢)|c\b)|(${NUMBER_WORDS})\s+cents?\b)|\b(a|one|[0-9]+(?:\.[0-9]{1,3})?|${NUMBER_WORDS})\s+grand\b(?!\s+total\b)`,
+    String.raw`(?:\$|\busd)\s?(${N})|\b(${N})\s?(?:(?:dollars?|bucks?|usd)\b|\$)|(${BOUND})\s*\$?(${N})\b(?!\s*(?:steps?|%|percent|days?|hours?|minutes?|weeks?|times|items?|cents?|grand)\b|¢|(?:\.[0-9]+)?\s*grand\b)|\b(${NUMBER_WORDS})\s*(?:dollars?|bucks?|usd)\b|\b${BOUND}\s+(${NUMBER_WORDS})\b(?!\s+(?:cents?|grand)\b)|\b(${N}|${NUMBER_WORDS})\s+(?:max(?:imum)?|tops)\b|\b(?:([0-9]{1,9})(?:\s*(?:cents?\b|¢)|c\b)|(${NUMBER_WORDS})\s+cents?\b)|\b(a|one|[0-9]+(?:\.[0-9]{1,3})?|${NUMBER_WORDS})\s+grand\b(?!\s+total\b)`,
     'g',
   );
   for (const m of t.matchAll(re)) {
@@ -91,7 +91,9 @@ export function statedAmounts(request: string): StatedAmount[] {
                   : numberWordsValue((m[5] ?? m[6] ?? m[7] ?? '').trim());
     if (usd === undefined || !Number.isFinite(usd) || usd <= 0) continue;
     const w = (m[6] ?? m[7] ?? '').trim();
-    if (/^(?:a|one|a couple(?: of)?|a few)$/.test(w)) continue;
+    // "a" / "one" after a bound is no amount, unless a dollar follows ("up to one dollar").
+    const dollar = /^\s*(?:dollars?|bucks?|usd)\b/.test(t.slice(m.index + m[0].length));
+    if (/^(?:a|one|a couple(?: of)?|a few)$/.test(w) && !(dollar && /^(?:a|one)$/.test(w))) continue;
     const before = t.slice(Math.max(0, m.index - 40), m.index + m[0].length);
     const lead = t
       .slice(Math.max(0, m.index - 24), m.index + m[0].length)

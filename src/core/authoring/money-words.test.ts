@@ -122,6 +122,17 @@ test('"unless its more than N" is a cap; "apart from that" refers back to it and
   assert.equal(draft('pay approved claims up to $40, apart from claimants in Leeds').publishable, false);
 });
 
+test('a cap said after its amount, and dollars in the singular: "a 5 cent cap", "a $200 limit", "a forty dollar cap"', () => {
+  assert.equal(capOf('pay approved claims, a 5 cent cap'), 0.05);
+  assert.equal(capOf('pay approved claims with a $200 limit'), 200);
+  assert.equal(capOf('pay approved claims, a forty dollar cap'), 40);
+  assert.equal(capOf('pay approved claims up to one dollar'), 1);
+  assert.deepEqual(
+    statedAmounts('up to one dollar').map((s) => s.usd),
+    [1],
+  );
+});
+
 test('a fraction of a cent is no cap: the draft asks rather than read dollars', () => {
   const d = draft('pay approved claims up to 2.5 cents');
   assert.equal(d.publishable, false);

@@ -213,6 +213,7 @@ export const FILLER = new Set([
   'yep',
   'kindly',
   'thanks',
+  'thank',
   'thx',
   'cheers',
 ]);

@@ -91,7 +91,8 @@ export function fillArgs(
   const literalFor = (n: string, s: ArgSchema): string | undefined => {
     if (s.type !== 'string' || isId(n) || Array.isArray(s.enum)) return undefined;
     if (byLead.has(n)) return byLead.get(n);
-    if (quoted.length > 0 && !payload.includes(n)) return quoted.shift();
+    // (Other quoted text goes to the first text argument the request gives no value of its own.)
+    if (quoted.length > 0 && !payload.includes(n) && saidElsewhere(n) === undefined) return quoted.shift();
     if (
       bare &&
       !FILLER.has(bare[1]!) &&

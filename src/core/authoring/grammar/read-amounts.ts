@@ -20,7 +20,7 @@ const NUMBER = String.raw`(?:[0-9]{1,3}(?:,[0-9]{3})+|[0-9]+)(?:\.[0-9]{1,2})?k?
 /** Whole cents: "10 cents", "5c", "5¢" (never a fraction of a cent). */
 const CENTS = String.raw`(?<![0-9.,])([0-9]{1,9})(?:\s*(?:cents?|¢)|c)(?![a-z0-9])`;
 /** "$40", "USD 40", "40 USD", "40 dollars", "40 bucks", "40$"; "10 cents", "5c". */
-const AMOUNT = String.raw`(?:(?:\$|\busd)\s?(${NUMBER})|(${NUMBER})\s?(?:dollars|usd|bucks|\$)|${CENTS})`;
+const AMOUNT = String.raw`(?:(?:\$|\busd)\s?(${NUMBER})|(${NUMBER})\s?(?:dollars?|usd|bucks?|\$)|${CENTS})`;
 /** Units after a bare number that make it no dollar amount ("3 steps", "10 cents"). */
 const NOT_DOLLARS =
   'steps?|%|percent|days?|hours?|minutes?|weeks?|times|items?|tickets?|reports?|invoices?|requests?|cents?|c|¢';
@@ -84,9 +84,10 @@ export function readMoney(buf: RequestText): MoneyBounds {
     out.caps.push(amount(m, 1));
     cutOut(buf, m);
   }
-  // "$50 or less", "10 cents max", "2.5k tops": a bare number too before max / tops.
+  // "$50 or less", "10 cents max", "2.5k tops", "a 5 cent cap", "a $200 limit": a bare number too
+  // before max / tops.
   const orLess = new RegExp(
-    String.raw`(?:${AMOUNT}|(?<![0-9.,$])(${NUMBER}))\s+(?:or (?:less|under|below)|max(?:imum)?|tops|at (?:the )?most)\b`,
+    String.raw`(?:${AMOUNT}\s+(?:(?:spend(?:ing)? )?(?:cap|limit|budget|ceiling)\b)|(?:${AMOUNT}|(?<![0-9.,$])(${NUMBER}))\s+(?:or (?:less|under|below)|max(?:imum)?|tops|at (?:the )?most)\b)`,
     'g',
   );
   const lowerRe = new RegExp(
@@ -98,7 +99,8 @@ export function readMoney(buf: RequestText): MoneyBounds {
     cutOut(buf, m);
   }
   for (let m = orLess.exec(buf.text); m; m = orLess.exec(buf.text)) {
-    out.caps.push(amount(m, 1));
+    // Groups 1-3: an amount before "cap"; 4-7: before "max" (or a bare number).
+    out.caps.push((m[1] ?? m[2] ?? m[3]) ? amount(m, 1) : amount(m, 4));
     cutOut(buf, m);
   }
   for (let m = lowerRe.exec(buf.text); m; m = lowerRe.exec(buf.text)) {

@@ -83,8 +83,15 @@ const sameWord = (said: string, name: string) => said === name || lemmas(said).i
 function fieldValue(words: readonly string[], shapes: readonly EventShape[]): string | undefined {
   let w = [...words];
   while (w.length > 0 && DETERMINERS.has(w[0]!)) w = w.slice(1);
-  if (w.length === 0 || w.length > 4) return undefined;
   const nouns = new Set(shapes.flatMap((s) => [s.type.split('.')[0]!, 'event']));
+  // "the summary of the alert": the event's own noun after "of".
+  const of = w.indexOf('of');
+  if (of > 0) {
+    const tail = w.slice(of + 1).filter((x) => !DETERMINERS.has(x));
+    if (tail.length !== 1 || ![...nouns].some((n) => sameWord(tail[0]!, n))) return undefined;
+    w = [tail[0]!, ...w.slice(0, of)];
+  }
+  if (w.length === 0 || w.length > 4) return undefined;
   const fields = [...new Set(shapes.flatMap((s) => s.payload))];
   const named = (ws: readonly string[]) =>
     fields.find((f) => {
@@ -234,9 +241,12 @@ export function readArgPhrases(buf: RequestText, event: string | undefined, ctx:
 
   // "<field> as <arg>", "use the alert id as the incident id", "w/ summary as title".
   for (let i = 1; i < toks.length; i++) {
-    if (toks[i]!.t !== 'as') continue;
+    if (toks[i]!.t !== 'as' && toks[i]!.t !== 'for') continue;
     const arg = argAfter(i + 1);
     if (!arg) continue;
+    // "for" only after "use": "use the branch for the title" (never "a ticket for the project").
+    const lead = (k: number) =>
+      ['use', 'using', 'with', 'take', 'pass', 'set', 'put'].includes(toks[k]?.t ?? '');
     let value: { text: string; from: number } | undefined;
     if (toks[i - 1]!.kind === 'quote' && !ctx.argQuotes.has(Number(toks[i - 1]!.t.slice(2, -1))))
       value = { text: quoteText(toks[i - 1]!), from: i - 1 };
@@ -252,14 +262,24 @@ export function readArgPhrases(buf: RequestText, event: string | undefined, ctx:
       }
     if (!value) continue;
     let from = value.from;
-    if (['use', 'using', 'with', 'take', 'pass', 'set', 'put'].includes(toks[from - 1]?.t ?? '')) from--;
+    if (lead(from - 1)) from--;
+    else if (toks[i]!.t === 'for') continue;
     if (put(from, arg[1], value.text, arg[0])) i = from;
+  }
+  // "set the body to the log url", "fill the title with the summary", "change the title to ...".
+  for (let i = 0; i < toks.length; i++) {
+    if (!['set', 'fill', 'change', 'make'].includes(toks[i]!.t)) continue;
+    const arg = argAfter(i + 1);
+    if (!arg || !['to', 'with', 'as', '='].includes(toks[arg[1] + 1]?.t ?? '')) continue;
+    const value = valueFrom(arg[1] + 2);
+    if (!value) continue;
+    put(i, value.end, value.text, arg[0]);
   }
   // "<arg> is <value>", "title = summary", "incident id is the alert's id".
   for (let i = 1; i < toks.length; i++) {
     const two = toks[i]!.t === 'should' || toks[i]!.t === 'will' || toks[i]!.t === 'set';
     const connector =
-      ['is', '=', 'equals', 'being'].includes(toks[i]!.t) ||
+      ['is', '=', ':', 'equals', 'being'].includes(toks[i]!.t) ||
       (two && ['be', 'to'].includes(toks[i + 1]?.t ?? ''));
     if (!connector) continue;
     const arg = argBefore(i - 1);
@@ -298,9 +318,16 @@ export function readArgPhrases(buf: RequestText, event: string | undefined, ctx:
     const f = fieldFrom(i + 1);
     if (!f) continue;
     const field = /^\{\{event\.payload\.([a-z0-9_]+)\}\}$/.exec(f[0])?.[1];
-    if (field === undefined || !args.has(field)) continue;
+    const named = lead && ['in', 'into', 'as', 'to'].includes(toks[f[1] + 1]?.t ?? '') && argAfter(f[1] + 2);
+    if (!named && (field === undefined || !args.has(field))) continue;
     let end = f[1];
     const next = toks[end + 1];
+    // "put the log url in the body": the argument named after it.
+    const into = lead && ['in', 'into', 'as', 'to'].includes(next?.t ?? '') ? argAfter(end + 2) : undefined;
+    if (into) {
+      put(i, into[1], f[0], into[0]);
+      continue;
+    }
     if (lead && ['on', 'in', 'to', 'onto', 'into', 'with'].includes(next?.t ?? '')) {
       end++;
       while (DETERMINERS.has(toks[end + 1]?.t ?? '')) end++;
@@ -311,7 +338,7 @@ export function readArgPhrases(buf: RequestText, event: string | undefined, ctx:
       !['and', 'then', 'with', 'titled', 'named'].includes(next.t)
     )
       continue;
-    put(i, end, f[0], [field]);
+    put(i, end, f[0], [field!]);
   }
   // ", sev2,", "status monitoring": a value an argument's enum lists, said on its own.
   for (let i = 0; i < toks.length; i++) {

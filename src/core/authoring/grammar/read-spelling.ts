@@ -105,13 +105,13 @@ export function readSpelling(buf: RequestText, ctx: RequestContext): void {
   }
   // Money in words: "twenty-five bucks", "a couple hundred dollars", "more than forty".
   const words = new RegExp(
-    String.raw`(\b${BOUND_WORDS}\s+)?\b(${NUMBER_WORDS})(\s*(?:dollars|bucks|usd)\b|\s+(?=(?:max(?:imum)?|tops)\b))?`,
+    String.raw`(\b${BOUND_WORDS}\s+)?\b(${NUMBER_WORDS})(\s*(?:dollars?|bucks?|usd)\b|\s+(?=(?:max(?:imum)?|tops)\b))?`,
     'g',
   );
   for (const m of [...buf.text.matchAll(words)]) {
     if (!m[1] && m[3] === undefined) continue;
     // "a couple hundred" alone reads 200; "a" / "one" alone after a bound is no amount.
-    if (/^(?:a|one|a couple(?: of)?|a few)$/.test(m[2]!)) continue;
+    if (!/dollar|buck|usd/.test(m[3] ?? '') && /^(?:a|one|a couple(?: of)?|a few)$/.test(m[2]!)) continue;
     const n = numberWordsValue(m[2]!);
     if (n === undefined) continue;
     const at = m.index + (m[1]?.length ?? 0);
