@@ -57,7 +57,11 @@ export function compileRequest(
   const { lower, raw } = quoteUnquoted(read.lower, read.raw, ctx.quotes, ctx.assumptions);
   if (lower.trim() === '') {
     ctx.questions.push({ about: 'request', question: 'What should the workflow do? The request is empty.' });
-    return { questions: dedupeQuestions(ctx.questions, ctx.quotes), notes: ctx.notes, request };
+    return {
+      questions: dedupeQuestions(ctx.questions, ctx.quotes, ctx.argQuotes),
+      notes: ctx.notes,
+      request,
+    };
   }
 
   // Limits, conditions and the trigger are read out of the whole text first; what is left are actions.
@@ -96,7 +100,11 @@ export function compileRequest(
         question: `What should the workflow do? No action in the request matches a tool; the catalog has ${ctx.tools.map((t) => t.name).join(', ') || 'no tools'}.`,
         candidates: ctx.tools.map((t) => t.name),
       });
-    return { questions: dedupeQuestions(ctx.questions, ctx.quotes), notes: ctx.notes, request };
+    return {
+      questions: dedupeQuestions(ctx.questions, ctx.quotes, ctx.argQuotes),
+      notes: ctx.notes,
+      request,
+    };
   }
   const triggers: TriggerSpec[] = event
     ? [{ event, ...(when.length ? { when: when.join(' and ') } : {}) }]
@@ -118,7 +126,7 @@ export function compileRequest(
   };
   return {
     spec,
-    questions: dedupeQuestions(ctx.questions, ctx.quotes),
+    questions: dedupeQuestions(ctx.questions, ctx.quotes, ctx.argQuotes),
     notes: ctx.notes,
     assumptions: [...new Set(ctx.assumptions)],
     request,

@@ -63,7 +63,7 @@ export function fillArgs(
   for (const q of quotedAll) {
     const target = ctx.argQuotes.get(q.n);
     if (target !== undefined) {
-      const arg = target.find((n) => n in props && !targeted.has(n));
+      const arg = target.args.find((n) => n in props && !targeted.has(n));
       if (arg !== undefined && carried(q.text)) targeted.set(arg, q.text);
       continue;
     }
@@ -74,7 +74,7 @@ export function fillArgs(
   const saidElsewhere = (n: string): string | undefined => {
     const values = new Set(
       [...ctx.argQuotes]
-        .filter(([, target]) => target.includes(n))
+        .filter(([, target]) => target.args.includes(n))
         .map(([i]) => ctx.quotes[i]!)
         .filter(carried),
     );

@@ -154,7 +154,13 @@ export function readArgPhrases(buf: RequestText, event: string | undefined, ctx:
     if (digits.length + 3 > end - at) return false;
     const mark = `"q${digits.padStart(end - at - 3, '0')}"`;
     ctx.quotes.push(value);
-    ctx.argQuotes.set(ctx.quotes.length - 1, target);
+    ctx.argQuotes.set(ctx.quotes.length - 1, {
+      args: target,
+      said: buf.text.slice(at, end).replace(/"q([0-9]+)"/g, (all, n: string) => {
+        const q = ctx.argQuotes.get(Number(n));
+        return q ? q.said : ctx.quotes[Number(n)] === undefined ? all : `'${ctx.quotes[Number(n)]}'`;
+      }),
+    });
     buf.text = buf.text.slice(0, at) + mark + buf.text.slice(end);
     toks = tokenize(buf.text);
     return true;
