@@ -87,6 +87,70 @@ test('property: any whole number of cents in a cap is that many hundredths of a 
   );
 });
 
+test('property: the safety checks read any cents cap as cents, so a cap in dollars for it is refused', () => {
+  fc.assert(
+    fc.property(fc.integer({ min: 1, max: 9999 }), fc.constantFrom(...CENT_CAPS), (n, phrase) => {
+      const request = phrase(String(n));
+      assert.ok(
+        statedAmounts(request).some((a) => a.usd === n / 100 && !a.lower),
+        request,
+      );
+      const spec = draft(request).spec!;
+      const misread = { ...spec, limits: { ...spec.limits, maxCostUsd: n } };
+      assert.notDeepEqual(
+        draftSafety(misread, request, catalog, `Spends at most $${n} a run`, []),
+        [],
+        request,
+      );
+    }),
+    { numRuns: 80 },
+  );
+});
+
+const FILLERS = [
+  'tho',
+  'though',
+  'yes',
+  'yeah',
+  'kindly',
+  'thanks',
+  'thank you',
+  'ok',
+  'please',
+  'pls',
+  'just',
+];
+const BASES = [
+  'when a claim is approved pay it, no more than $300',
+  'when a claim is approved text the claimant "Approved" and pay it, up to 40 bucks',
+  'pay out approved claims, cap at ten cents',
+];
+
+test('property: a filler word before, after or between the clauses changes nothing', () => {
+  fc.assert(
+    fc.property(
+      fc.constantFrom(...BASES),
+      fc.constantFrom(...FILLERS),
+      fc.constantFrom('start', 'end', 'comma'),
+      (base, filler, where) => {
+        const plain = draft(base);
+        assert.equal(plain.publishable, true, base);
+        const request =
+          where === 'start'
+            ? `${filler} ${base}`
+            : where === 'end'
+              ? `${base}, ${filler}`
+              : base.replace(', ', `, ${filler} `);
+        const d = draft(request);
+        assert.equal(d.publishable, true, `${request}: ${JSON.stringify(d.questions)}`);
+        assert.deepEqual(d.spec!.steps, plain.spec!.steps, request);
+        assert.deepEqual(d.spec!.limits, plain.spec!.limits, request);
+      },
+    ),
+    { numRuns: 100 },
+  );
+});
+
 test('property: cents said in words, or as "5c", read the same as in digits', () => {
   fc.assert(
     fc.property(fc.integer({ min: 1, max: 12 }), fc.constantFrom(...CENT_CAPS), (n, phrase) => {

@@ -31,7 +31,7 @@ const PHRASES: readonly [RegExp, string][] = [
   // "okay the invoice" stay the action approve, and "my ok", "needs an ok" an approval.
   [
     new RegExp(
-      String.raw`(?<!\b(?:my|our|your|their|his|her|a|an|the|'s|needs?|requires?|get|gets|without|until|unless|with|explicit|human|say|says|an? explicit)\s+)\bok(?:ay)?\b(?=\s*(?:[.,!?;:)]|$)|\s+(?:thanks|thx|then|so|now|yes|yeah|and|${[...ACTION_GROUPS.flat(), ...GENERIC_VERBS].filter((w) => !/^ok/.test(w)).join('|')})\b)`,
+      String.raw`(?<!\b(?:my|our|your|their|his|her|a|an|the|'s|needs?|requires?|get|gets|without|until|unless|with|explicit|human|say|says|an? explicit)\s+)\bok(?:ay)?\b(?=\s*(?:[.,!?;:)]|$)|\s+(?:thanks|thx|then|so|now|yes|yeah|and|when|whenever|as soon|no|not|never|dont|don't|do|nothing|but|only|up|under|below|less|at|max|cap|capped|limit|budget|within|unless|if|${[...ACTION_GROUPS.flat(), ...GENERIC_VERBS].filter((w) => !/^ok/.test(w)).join('|')})\b)`,
       'g',
     ),
     '',
