@@ -242,3 +242,31 @@ test('quoted text said in the clause goes to an argument the request names no va
     [{ recipient: '{{event.payload.author}}', message: 'Broken build' }],
   );
 });
+
+test('"with the <field>" goes to the one free text argument the tool takes; with two, it is asked', () => {
+  const alerts: DraftCatalog = {
+    tools: [
+      tool({
+        name: 'page_engineer',
+        description: 'Pages the engineer on duty.',
+        args: {
+          type: 'object',
+          required: ['team', 'note'],
+          properties: { team: { enum: ['infra', 'data'] }, note: { type: 'string' } },
+        },
+      }),
+    ],
+    events: [{ type: 'alarm.raised', payload: ['headline', 'team'] }],
+  };
+  const d = draft('when an alarm is raised, page the engineer for the team with the headline', alerts);
+  assert.equal(d.publishable, true, JSON.stringify(d.questions));
+  assert.deepEqual(
+    d.spec!.steps.map((s) => ('args' in s ? s.args : {})),
+    [{ team: '{{event.payload.team}}', note: '{{event.payload.headline}}' }],
+  );
+  assert.ok(d.readBack?.assumed?.some((a) => /note is read as the event's headline/.test(a)));
+  // send_chat takes two texts (recipient, message): which one is not guessed.
+  const two = draft('when a build fails, chat the author with the log url');
+  assert.equal(two.publishable, false);
+  assert.ok(two.questions.some((q) => q.about === 'args: send_chat.message'));
+});

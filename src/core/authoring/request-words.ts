@@ -216,6 +216,12 @@ export const FILLER = new Set([
   'thank',
   'thx',
   'cheers',
+  'hey',
+  'hi',
+  'hello',
+  'basically',
+  'btw',
+  'fyi',
 ]);
 
 export function groupOf(groups: readonly (readonly string[])[], word: string): readonly string[] | undefined {

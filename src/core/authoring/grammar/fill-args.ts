@@ -62,6 +62,24 @@ export function fillArgs(
   const quoted: string[] = [];
   for (const q of quotedAll) {
     const target = ctx.argQuotes.get(q.n);
+    // A field said for no argument by name ("page them with the summary"): the tool's one free text
+    // argument (not an id, an enum or a field of the event), or none.
+    if (target !== undefined && target.args.length === 0) {
+      const free = Object.keys(props).filter(
+        (n) =>
+          props[n]?.type === 'string' &&
+          !/(?:^|_)id$/.test(n) &&
+          !Array.isArray(props[n]?.enum) &&
+          !payload.includes(n),
+      );
+      if (free.length === 1 && carried(q.text) && !targeted.has(free[0]!)) {
+        targeted.set(free[0]!, q.text);
+        ctx.assumptions.push(
+          `${tool.name}'s ${free[0]} is read as ${argWords(q.text)}: the one text it takes, said with the action.`,
+        );
+      }
+      continue;
+    }
     if (target !== undefined) {
       const arg = target.args.find((n) => n in props && !targeted.has(n));
       if (arg !== undefined && carried(q.text)) targeted.set(arg, q.text);

@@ -346,6 +346,18 @@ export function readArgPhrases(buf: RequestText, event: string | undefined, ctx:
       continue;
     put(i, end, f[0], [field!]);
   }
+  // "page the primary with the summary", "reply with its resolution": a field said with the action,
+  // for no argument by name. For an argument of its own name where one is ("with the reason"), else
+  // quoted text of the clause (fill-args.ts gives it to the one text argument the event does not
+  // supply). Never at the start of a clause, where it would belong to no action.
+  for (let i = 1; i < toks.length; i++) {
+    if (!['with', 'including', 'containing'].includes(toks[i]!.t) || toks[i - 1]!.kind === 'punct') continue;
+    const f = fieldFrom(i + 1);
+    if (!f || toks[f[1] + 1]?.t === 'as' || isWord(f[1] + 1)) continue;
+    const field = /^\{\{event\.payload\.([a-z0-9_]+)\}\}$/.exec(f[0])?.[1];
+    if (field !== undefined && args.has(field)) put(i, f[1], f[0], [field]);
+    else put(i, f[1], f[0], []);
+  }
   // ", sev2,", "status monitoring": a value an argument's enum lists, said on its own.
   for (let i = 0; i < toks.length; i++) {
     const before = toks[i - 1];
