@@ -243,7 +243,7 @@ test('quoted text said in the clause goes to an argument the request names no va
   );
 });
 
-test('"with the <field>" goes to the one free text argument the tool takes; with two, it is asked', () => {
+test('"with the <field>" goes to the one free text argument the tool takes (two: asked); an enum value said alone keeps its case', () => {
   const alerts: DraftCatalog = {
     tools: [
       tool({
@@ -252,17 +252,21 @@ test('"with the <field>" goes to the one free text argument the tool takes; with
         args: {
           type: 'object',
           required: ['team', 'note'],
-          properties: { team: { enum: ['infra', 'data'] }, note: { type: 'string' } },
+          properties: {
+            team: { enum: ['infra', 'data'] },
+            note: { type: 'string' },
+            urgency: { enum: ['P1', 'P2'] },
+          },
         },
       }),
     ],
     events: [{ type: 'alarm.raised', payload: ['headline', 'team'] }],
   };
-  const d = draft('when an alarm is raised, page the engineer for the team with the headline', alerts);
+  const d = draft('when an alarm is raised, page the engineer for the team with the headline, p1', alerts);
   assert.equal(d.publishable, true, JSON.stringify(d.questions));
   assert.deepEqual(
     d.spec!.steps.map((s) => ('args' in s ? s.args : {})),
-    [{ team: '{{event.payload.team}}', note: '{{event.payload.headline}}' }],
+    [{ team: '{{event.payload.team}}', note: '{{event.payload.headline}}', urgency: 'P1' }],
   );
   assert.ok(d.readBack?.assumed?.some((a) => /note is read as the event's headline/.test(a)));
   // send_chat takes two texts (recipient, message): which one is not guessed.

@@ -114,13 +114,14 @@ function fieldValue(words: readonly string[], shapes: readonly EventShape[]): st
 
 export function readArgPhrases(buf: RequestText, event: string | undefined, ctx: RequestContext): void {
   const shapes = (ctx.events ?? []).filter((e) => event === undefined || e.type === event);
-  const args = new Map<string, { names: string[]; enums: Set<string> }>();
+  // Every argument name of the catalog's tools, with the values its enums list (lowercased -> as written).
+  const args = new Map<string, { enums: Map<string, string> }>();
   for (const tool of ctx.tools) {
     const props = (tool.args.properties ?? {}) as Record<string, { enum?: unknown }>;
     for (const [name, s] of Object.entries(props)) {
-      const a = args.get(name) ?? { names: [name], enums: new Set<string>() };
+      const a = args.get(name) ?? { enums: new Map<string, string>() };
       if (Array.isArray(s.enum))
-        for (const v of s.enum) if (typeof v === 'string') a.enums.add(v.toLowerCase());
+        for (const v of s.enum) if (typeof v === 'string') a.enums.set(v.toLowerCase(), v);
       args.set(name, a);
     }
   }
@@ -146,11 +147,13 @@ export function readArgPhrases(buf: RequestText, event: string | undefined, ctx:
 
   let toks = tokenize(buf.text);
   const put = (from: number, to: number, value: string, target: readonly string[]) => {
-    const at = toks[from]!.at;
+    let at = toks[from]!.at;
     const end = toks[to]!.end;
     // The number zero-padded to the phrase's length: no blank inside a clause (a blank is where a
-    // reader cut a bound), and a clause's words as written stay where they were.
+    // reader cut a bound), and a clause's words as written stay where they were. A phrase shorter
+    // than that ("p1") takes the blank and comma before it: it joins the clause it follows.
     const digits = String(ctx.quotes.length);
+    while (digits.length + 3 > end - at && at > 0 && /[\s,;:]/.test(buf.text[at - 1]!)) at--;
     if (digits.length + 3 > end - at) return false;
     const mark = `"q${digits.padStart(end - at - 3, '0')}"`;
     ctx.quotes.push(value);
@@ -312,8 +315,7 @@ export function readArgPhrases(buf: RequestText, event: string | undefined, ctx:
     if (!arg || arg[1] + 1 >= toks.length || toks[arg[1] + 1]!.kind !== 'quote') continue;
     if (isTest(i) || (arg[1] === i && isAction(toks[i]!.t))) continue;
     const value = valueFrom(arg[1] + 1);
-    if (!value) continue;
-    if (put(i, value.end, value.text, arg[0])) continue;
+    if (value) put(i, value.end, value.text, arg[0]);
   }
   // "put the resolution on it", "include the reason", "for the service", "for the alert's service":
   // a field said for the argument of the same name.
@@ -368,10 +370,15 @@ export function readArgPhrases(buf: RequestText, event: string | undefined, ctx:
     if (v?.kind !== 'word') continue;
     const after = toks[at + 1];
     if (after !== undefined && after.kind === 'word' && after.t !== 'and') continue;
-    const names = [...args.entries()]
-      .filter(([n, a]) => a.enums.has(v.t) && (at === i || arg![0].includes(n)))
-      .map(([n]) => n);
-    if (names.length === 0 || isAction(v.t)) continue;
-    put(i, at, v.t, names);
+    const hits = [...args.entries()].filter(
+      ([n, a]) => a.enums.has(v.t) && (at === i || arg![0].includes(n)),
+    );
+    if (hits.length === 0 || isAction(v.t)) continue;
+    put(
+      i,
+      at,
+      hits[0]![1].enums.get(v.t)!,
+      hits.map(([n]) => n),
+    );
   }
 }
