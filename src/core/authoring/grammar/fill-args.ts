@@ -1,7 +1,9 @@
 /**
  * The argument part of the grammar: each property of a step's tool, required ones first, filled
- * by the documented rules (docs/authoring.md, "Arguments"): an enum value the clause names; quoted
- * text, to the argument its lead-in names ("titled", "saying"); a bare word after "tag it"; a dollar
+ * by the documented rules (docs/authoring.md, "Arguments"): a value an argument phrase gave it in
+ * the clause ("summary as the title", read-arg-phrases.ts); an enum value the clause names; quoted
+ * text, to the argument its lead-in names ("titled", "saying"); a bare word after "tag it"; the one
+ * value an argument phrase said apart from the action gave that argument (Assumed); a dollar
  * amount for the money argument; the trigger event's payload field of the same name; the event's
  * subject for the first id argument when the event carries no ids of its own; the event's one
  * amount field. A required argument none of these fills is a question.
