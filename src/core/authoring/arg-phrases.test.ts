@@ -274,3 +274,14 @@ test('"with the <field>" goes to the one free text argument the tool takes (two:
   assert.equal(two.publishable, false);
   assert.ok(two.questions.some((q) => q.about === 'args: send_chat.message'));
 });
+
+test('text said with the action and another value said apart for the same argument: a question, neither dropped', () => {
+  const d = draft(
+    "when a build fails, chat the author 'Broken build' (log url as the message, author as the recipient)",
+  );
+  assert.equal(d.publishable, false);
+  assert.ok(
+    d.questions.some((q) => q.about.startsWith('args: send_chat') && /Broken build/.test(q.question)),
+    JSON.stringify(d.questions),
+  );
+});

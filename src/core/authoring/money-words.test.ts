@@ -277,3 +277,24 @@ test('filler never swallows a word that changes what a draft does', () => {
     ['text_claimant'],
   );
 });
+
+test('property: an argument phrase added to a money request never changes its cap or what the money tool is called with', () => {
+  const PHRASES = [
+    ', use the claimant as the message',
+    '. message is the claimant',
+    ', w/ claimant as message',
+    ', for the claim',
+    ', with the claimant',
+  ];
+  fc.assert(
+    fc.property(fc.constantFrom(...BASES), fc.constantFrom(...PHRASES), (base, phrase) => {
+      const plain = draft(base).spec!;
+      const d = draft(`${base}${phrase}`);
+      const pay = (steps: typeof plain.steps) => steps.find((s) => 'tool' in s && s.tool === 'pay_claim');
+      if (d.spec === undefined) return;
+      assert.equal(d.spec.limits.maxCostUsd, plain.limits.maxCostUsd, phrase);
+      assert.deepEqual(pay(d.spec.steps), pay(plain.steps), phrase);
+    }),
+    { numRuns: 40 },
+  );
+});

@@ -123,6 +123,7 @@ export function fillArgs(
     return undefined;
   };
   const dollars = /\$\s?([0-9]+(?:\.[0-9]{1,2})?)/.exec(c.text);
+  const fromElsewhere: string[] = [];
   for (const n of names) {
     const s = props[n] ?? {};
     const req = required.has(n);
@@ -148,6 +149,7 @@ export function fillArgs(
     const elsewhere = saidElsewhere(n);
     if (elsewhere !== undefined) {
       args[n] = elsewhere;
+      fromElsewhere.push(n);
       // (A field for the argument of its own name is the documented rule, no assumption.)
       if (elsewhere !== `{{event.payload.${n}}}`)
         ctx.assumptions.push(
@@ -222,5 +224,13 @@ export function fillArgs(
       question: `What should ${tool.name}'s ${n} be?${s.type === 'string' ? ' Put the text in quotes in the request.' : ''}${payload.length ? ` The ${event} event carries ${listOr(payload)}.` : ''}`,
     });
   }
+  // Quoted text said with the action that no argument took, while arguments took values an argument
+  // phrase named ("text them 'Approved' ..., use the claimant as the message"): where it goes.
+  const named = [...targeted.keys(), ...fromElsewhere];
+  if (quoted.length > 0 && named.length > 0)
+    ctx.questions.push({
+      about: `args: ${tool.name}.${named[0]}`,
+      question: `The request gives ${tool.name} the text ${quoted.map((q) => JSON.stringify(q)).join(', ')}, but names other values for its arguments (${named.map((n) => `${n} = ${argWords(args[n])}`).join(', ')}). Which argument should the text be, or should it go?`,
+    });
   return args;
 }
