@@ -6,6 +6,7 @@
  *
  *   normalise-request  quotes kept aside, phrases read as one word
  *   read-limits        the step limit, the spend cap     read-amounts     money bounds, currency
+ *   read-arg-phrases   "summary as the title", "message 'x'", "..., sev2": values for arguments
  *   read-conditions    customer group, the `when` tests   read-trigger     the event that starts it
  *   read-clauses       action clauses, in run order       read-steps       one step per clause, approvals
  *   map-tool           the tool a clause names            fill-args        each argument's value
@@ -25,6 +26,7 @@ import type { CompiledRequest, CompileOptions, DraftCatalog } from './compiled-r
 import { normaliseRequest, readPhrases } from './grammar/normalise-request.ts';
 import type { MoneyBounds } from './grammar/read-amounts.ts';
 import { readCurrency, readMoney } from './grammar/read-amounts.ts';
+import { readArgPhrases } from './grammar/read-arg-phrases.ts';
 import { splitClauses } from './grammar/read-clauses.ts';
 import { readAudience, triggerConditions } from './grammar/read-conditions.ts';
 import { checkCoverage } from './grammar/read-coverage.ts';
@@ -55,13 +57,18 @@ export function compileRequest(
   const { lower, raw } = quoteUnquoted(read.lower, read.raw, ctx.quotes, ctx.assumptions);
   if (lower.trim() === '') {
     ctx.questions.push({ about: 'request', question: 'What should the workflow do? The request is empty.' });
-    return { questions: dedupeQuestions(ctx.questions, ctx.quotes), notes: ctx.notes, request };
+    return {
+      questions: dedupeQuestions(ctx.questions, ctx.quotes, ctx.argQuotes),
+      notes: ctx.notes,
+      request,
+    };
   }
 
   // Limits, conditions and the trigger are read out of the whole text first; what is left are actions.
   const buf: RequestText = { text: readPhrases(lower) };
   readSpelling(buf, ctx);
   const maxSteps = readStepLimit(buf, ctx);
+  readArgPhrases(buf, undefined, ctx);
   const otherwise = readOtherwise(buf, raw);
   const money = readMoney(buf);
   const currency = readCurrency(buf);
@@ -93,7 +100,11 @@ export function compileRequest(
         question: `What should the workflow do? No action in the request matches a tool; the catalog has ${ctx.tools.map((t) => t.name).join(', ') || 'no tools'}.`,
         candidates: ctx.tools.map((t) => t.name),
       });
-    return { questions: dedupeQuestions(ctx.questions, ctx.quotes), notes: ctx.notes, request };
+    return {
+      questions: dedupeQuestions(ctx.questions, ctx.quotes, ctx.argQuotes),
+      notes: ctx.notes,
+      request,
+    };
   }
   const triggers: TriggerSpec[] = event
     ? [{ event, ...(when.length ? { when: when.join(' and ') } : {}) }]
@@ -115,7 +126,7 @@ export function compileRequest(
   };
   return {
     spec,
-    questions: dedupeQuestions(ctx.questions, ctx.quotes),
+    questions: dedupeQuestions(ctx.questions, ctx.quotes, ctx.argQuotes),
     notes: ctx.notes,
     assumptions: [...new Set(ctx.assumptions)],
     request,

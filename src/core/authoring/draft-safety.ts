@@ -49,24 +49,56 @@ export function statedAmounts(request: string): StatedAmount[] {
   };
   const N = String.raw`[0-9]{1,3}(?:,[0-9]{3})+(?:\.[0-9]{1,2})?k?|[0-9]+(?:\.[0-9]{1,2})?k?`;
   const re = new RegExp(
-    String.raw`(?:\$|\busd)\s?(${N})|\b(${N})\s?(?:(?:dollars|bucks|usd)\b|\$)|(${BOUND})\s*\$?(${N})\b(?!\s*(?:steps?|%|percent|days?|hours?|minutes?|weeks?|times|items?))|\b(${NUMBER_WORDS})\s*(?:dollars|bucks|usd)\b|\b${BOUND}\s+(${NUMBER_WORDS})\b|\b(${N}|${NUMBER_WORDS})\s+(?:max(?:imum)?|tops)\b`,
+    String.raw`(?:\$|\busd)\s?(${N})|\b(${N})\s?(?:(?:dollars?|bucks?|usd)\b|\$)|(${BOUND})\s*\$?(${N})\b(?!\s*(?:steps?|%|percent|days?|hours?|minutes?|weeks?|times|items?|cents?|grand)\b|¢|(?:\.[0-9]+)?\s*grand\b)|\b(${NUMBER_WORDS})\s*(?:dollars?|bucks?|usd)\b|\b${BOUND}\s+(${NUMBER_WORDS})\b(?!\s+(?:cents?|grand)\b)|\b(${N}|${NUMBER_WORDS})\s+(?:max(?:imum)?|tops)\b|\b(?:([0-9]{1,9})(?:\s*(?:cents?\b|¢)|c\b)|(${NUMBER_WORDS})\s+cents?\b)|\b(a|one|[0-9]+(?:\.[0-9]{1,3})?|${NUMBER_WORDS})\s+grand\b(?!\s+total\b)`,
     'g',
   );
   for (const m of t.matchAll(re)) {
-    const usd = m[1]
-      ? num(m[1])
-      : m[2]
-        ? num(m[2])
-        : m[4]
-          ? num(m[4])
-          : m[7] && /^[0-9]/.test(m[7])
-            ? num(m[7])
-            : numberWordsValue((m[5] ?? m[6] ?? m[7] ?? '').trim());
+    // Whole cents ("10 cents", "5c", "ten cents"): read as cents, never as dollars.
+    const centsWords = m[9]?.trim();
+    const cents =
+      m[8] !== undefined
+        ? Number(m[8])
+        : centsWords === undefined
+          ? undefined
+          : /^(?:a|one)$/.test(centsWords)
+            ? 1
+            : numberWordsValue(centsWords);
+    // "a grand", "two grand", "1.5 grand": thousands, in integer cents.
+    const g = m[10]?.trim();
+    const grand =
+      g === undefined
+        ? undefined
+        : /^(?:a|one)$/.test(g)
+          ? 1000
+          : /^[0-9]/.test(g)
+            ? Math.round(Number(g) * 1000 * 100) / 100
+            : (numberWordsValue(g) ?? 0) * 1000;
+    const usd =
+      m[8] !== undefined || m[9] !== undefined
+        ? cents === undefined
+          ? undefined
+          : cents / 100
+        : m[10] !== undefined
+          ? grand
+          : m[1]
+            ? num(m[1])
+            : m[2]
+              ? num(m[2])
+              : m[4]
+                ? num(m[4])
+                : m[7] && /^[0-9]/.test(m[7])
+                  ? num(m[7])
+                  : numberWordsValue((m[5] ?? m[6] ?? m[7] ?? '').trim());
     if (usd === undefined || !Number.isFinite(usd) || usd <= 0) continue;
     const w = (m[6] ?? m[7] ?? '').trim();
-    if (/^(?:a|one|a couple(?: of)?|a few)$/.test(w)) continue;
+    // "a" / "one" after a bound is no amount, unless a dollar follows ("up to one dollar").
+    const dollar = /^\s*(?:dollars?|bucks?|usd)\b/.test(t.slice(m.index + m[0].length));
+    if (/^(?:a|one|a couple(?: of)?|a few)$/.test(w) && !(dollar && /^(?:a|one)$/.test(w))) continue;
     const before = t.slice(Math.max(0, m.index - 40), m.index + m[0].length);
-    const lead = t.slice(Math.max(0, m.index - 24), m.index + m[0].length).replace(/[0-9$,.k]+$/, '');
+    const lead = t
+      .slice(Math.max(0, m.index - 24), m.index + m[0].length)
+      .replace(/\s*(?:cents?|¢|c|grand)$/, '')
+      .replace(/[0-9$,.k]+$/, '');
     const lower =
       /(?:over|above|more than|greater than|bigger than|larger than|at least|exceeding)\s*\$?\s*$/.test(
         lead,

@@ -83,7 +83,7 @@ export const EVENT_VERB_GROUPS: readonly (readonly string[])[] = [
   ['flagged', 'reported', 'flags', 'reports'],
   ['updated', 'changed', 'edited'],
   ['cancelled', 'canceled', 'cancels'],
-  ['failed', 'fails', 'breached', 'fired', 'triggered', 'down'],
+  ['failed', 'fails', 'breached', 'breaches', 'fired', 'fires', 'triggered', 'triggers', 'down'],
   ['posted', 'published', 'posts'],
   ['due', 'overdue'],
 ];
@@ -204,6 +204,24 @@ export const FILLER = new Set([
   'politely',
   'but',
   'incoming',
+  // Chat filler that changes nothing a draft says: "dont pay more than 2.5k tho", "yes pay them",
+  // "..., thanks". Never a negation, a restriction ("only", "unless") or an amount.
+  'tho',
+  'though',
+  'yes',
+  'yeah',
+  'yep',
+  'kindly',
+  'thanks',
+  'thank',
+  'thx',
+  'cheers',
+  'hey',
+  'hi',
+  'hello',
+  'basically',
+  'btw',
+  'fyi',
 ]);
 
 export function groupOf(groups: readonly (readonly string[])[], word: string): readonly string[] | undefined {

@@ -1,7 +1,9 @@
 /**
  * The argument part of the grammar: each property of a step's tool, required ones first, filled
- * by the documented rules (docs/authoring.md, "Arguments"): an enum value the clause names; quoted
- * text, to the argument its lead-in names ("titled", "saying"); a bare word after "tag it"; a dollar
+ * by the documented rules (docs/authoring.md, "Arguments"): a value an argument phrase gave it in
+ * the clause ("summary as the title", read-arg-phrases.ts); an enum value the clause names; quoted
+ * text, to the argument its lead-in names ("titled", "saying"); a bare word after "tag it"; the one
+ * value an argument phrase said apart from the action gave that argument (Assumed); a dollar
  * amount for the money argument; the trigger event's payload field of the same name; the event's
  * subject for the first id argument when the event carries no ids of its own; the event's one
  * amount field. A required argument none of these fills is a question.
@@ -10,6 +12,7 @@
  * documented order; an argument is never filled by a guess.
  */
 import type { ToolDescriptor } from '../../tools/tool-descriptor.ts';
+import { argWords } from '../arg-words.ts';
 import { FILLER, wordsOf } from '../request-words.ts';
 import type { Clause } from './read-clauses.ts';
 import { listOr, type RequestContext } from './request-context.ts';
@@ -35,6 +38,7 @@ export function fillArgs(
   const shape = ctx.events?.find((e) => e.type === event);
   const payload = shape?.payload ?? [];
   const quotedAll = [...c.text.matchAll(/"q([0-9]+)"/g)].map((m) => ({
+    n: Number(m[1]),
     text: ctx.quotes[Number(m[1])]!,
     lead: /([a-z]+)\s*:?\s*$/.exec(c.text.slice(0, m.index))?.[1] ?? '',
   }));
@@ -48,13 +52,54 @@ export function fillArgs(
     summary: ['summary', 'saying', 'says'],
     note: ['note'],
   };
+  // A value an argument phrase gave an argument ("summary as the title") goes to that argument
+  // only: to this step's when said with it, else to every step whose tool takes it, if the request
+  // gives that argument one value. A field the trigger event does not carry is no value.
+  const carried = (v: string) => {
+    const f = /\{\{event\.payload\.([a-z0-9_]+)\}\}/.exec(v)?.[1];
+    return f === undefined || shape === undefined || payload.includes(f);
+  };
+  const targeted = new Map<string, string>();
   const byLead = new Map<string, string>();
   const quoted: string[] = [];
   for (const q of quotedAll) {
+    const target = ctx.argQuotes.get(q.n);
+    // A field said for no argument by name ("page them with the summary"): the tool's one free text
+    // argument (not an id, an enum or a field of the event), or none.
+    if (target !== undefined && target.args.length === 0) {
+      const free = Object.keys(props).filter(
+        (n) =>
+          props[n]?.type === 'string' &&
+          !/(?:^|_)id$/.test(n) &&
+          !Array.isArray(props[n]?.enum) &&
+          !payload.includes(n),
+      );
+      if (free.length === 1 && carried(q.text) && !targeted.has(free[0]!)) {
+        targeted.set(free[0]!, q.text);
+        ctx.assumptions.push(
+          `${tool.name}'s ${free[0]} is read as ${argWords(q.text)}: the one text it takes, said with the action.`,
+        );
+      }
+      continue;
+    }
+    if (target !== undefined) {
+      const arg = target.args.find((n) => n in props && !targeted.has(n));
+      if (arg !== undefined && carried(q.text)) targeted.set(arg, q.text);
+      continue;
+    }
     const arg = Object.keys(props).find((n) => (LEADS[n] ?? [n]).includes(q.lead) && !byLead.has(n));
     if (arg !== undefined) byLead.set(arg, q.text);
     else quoted.push(q.text);
   }
+  const saidElsewhere = (n: string): string | undefined => {
+    const values = new Set(
+      [...ctx.argQuotes]
+        .filter(([, target]) => target.args.includes(n))
+        .map(([i]) => ctx.quotes[i]!)
+        .filter(carried),
+    );
+    return values.size === 1 ? [...values][0] : undefined;
+  };
   const isId = (n: string) => n === 'id' || n.endsWith('_id');
   const isMoney = (n: string) => tool.cost?.fromArg === n || /amount/.test(n);
   let subjectUsed = false;
@@ -66,7 +111,8 @@ export function fillArgs(
   const literalFor = (n: string, s: ArgSchema): string | undefined => {
     if (s.type !== 'string' || isId(n) || Array.isArray(s.enum)) return undefined;
     if (byLead.has(n)) return byLead.get(n);
-    if (quoted.length > 0 && !payload.includes(n)) return quoted.shift();
+    // (Other quoted text goes to the first text argument the request gives no value of its own.)
+    if (quoted.length > 0 && !payload.includes(n) && saidElsewhere(n) === undefined) return quoted.shift();
     if (
       bare &&
       !FILLER.has(bare[1]!) &&
@@ -77,9 +123,14 @@ export function fillArgs(
     return undefined;
   };
   const dollars = /\$\s?([0-9]+(?:\.[0-9]{1,2})?)/.exec(c.text);
+  const fromElsewhere: string[] = [];
   for (const n of names) {
     const s = props[n] ?? {};
     const req = required.has(n);
+    if (targeted.has(n)) {
+      args[n] = targeted.get(n);
+      continue;
+    }
     if (Array.isArray(s.enum)) {
       const hit = (s.enum as unknown[]).find(
         (v) =>
@@ -93,6 +144,17 @@ export function fillArgs(
     const lit = literalFor(n, s);
     if (lit !== undefined) {
       args[n] = lit;
+      continue;
+    }
+    const elsewhere = saidElsewhere(n);
+    if (elsewhere !== undefined) {
+      args[n] = elsewhere;
+      fromElsewhere.push(n);
+      // (A field for the argument of its own name is the documented rule, no assumption.)
+      if (elsewhere !== `{{event.payload.${n}}}`)
+        ctx.assumptions.push(
+          `${tool.name}'s ${n} is read as ${argWords(elsewhere)}: the request gives ${n} that one value, said apart from the action.`,
+        );
       continue;
     }
     if (isMoney(n) && dollars && (s.type === 'number' || s.type === 'integer')) {
@@ -162,5 +224,13 @@ export function fillArgs(
       question: `What should ${tool.name}'s ${n} be?${s.type === 'string' ? ' Put the text in quotes in the request.' : ''}${payload.length ? ` The ${event} event carries ${listOr(payload)}.` : ''}`,
     });
   }
+  // Quoted text said with the action that no argument took, while arguments took values an argument
+  // phrase named ("text them 'Approved' ..., use the claimant as the message"): where it goes.
+  const named = [...targeted.keys(), ...fromElsewhere];
+  if (quoted.length > 0 && named.length > 0)
+    ctx.questions.push({
+      about: `args: ${tool.name}.${named[0]}`,
+      question: `The request gives ${tool.name} the text ${quoted.map((q) => JSON.stringify(q)).join(', ')}, but names other values for its arguments (${named.map((n) => `${n} = ${argWords(args[n])}`).join(', ')}). Which argument should the text be, or should it go?`,
+    });
   return args;
 }

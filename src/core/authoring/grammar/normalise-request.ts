@@ -6,6 +6,8 @@
  * A new idiom that stands for one action word belongs in `PHRASES`; it must keep the text's length.
  */
 
+import { ACTION_GROUPS, GENERIC_VERBS } from '../request-words.ts';
+
 /** Phrases read as one word (padded to their length, so positions in the text stay put). */
 const PHRASES: readonly [RegExp, string][] = [
   [
@@ -25,6 +27,18 @@ const PHRASES: readonly [RegExp, string][] = [
   [/\bok\b(?= (?:first|before))/g, 'approval'],
   // "OK, when ...", "okay so ...": an interjection, not the action "OK it" (approve).
   [/(?<=^|[.!?]\s*)ok(?:ay)?\b(?=\s*,|\s+so\b|\s+now\b)/g, ''],
+  // "ok" / "okay" with no object ("..., ok?", "ok thanks", "ok pay them"): an interjection; "OK it",
+  // "okay the invoice" stay the action approve, and "my ok", "needs an ok" an approval.
+  [
+    new RegExp(
+      String.raw`(?<!\b(?:my|our|your|their|his|her|a|an|the|'s|needs?|requires?|get|gets|without|until|unless|with|explicit|human|say|says|an? explicit)\s+)\bok(?:ay)?\b(?=\s*(?:[.,!?;:)]|$)|\s+(?:thanks|thx|then|so|now|yes|yeah|and|when|whenever|as soon|no|not|never|dont|don't|do|nothing|but|only|up|under|below|less|at|max|cap|capped|limit|budget|within|unless|if|${[...ACTION_GROUPS.flat(), ...GENERIC_VERBS].filter((w) => !/^ok/.test(w)).join('|')})\b)`,
+      'g',
+    ),
+    '',
+  ],
+  // "no refunds above 75, apart from that refund them": "that" is the restriction just said, so the
+  // words add nothing ("apart from VIPs" is an exception, and stays).
+  [/\b(?:apart|aside) from that\b|\bother than that\b|\bbesides that\b/g, ''],
   // Chat abbreviations that carry nothing the grammar reads: please, as soon as possible, you, your.
   [/\bpl[sz]\b/g, ''],
   [/\basap\b/g, ''],

@@ -17,18 +17,43 @@ export interface MoneyBounds {
 }
 
 const NUMBER = String.raw`(?:[0-9]{1,3}(?:,[0-9]{3})+|[0-9]+)(?:\.[0-9]{1,2})?k?`;
-/** "$40", "USD 40", "40 USD", "40 dollars", "40 bucks", "40$". */
-const AMOUNT = String.raw`(?:(?:\$|\busd)\s?(${NUMBER})|(${NUMBER})\s?(?:dollars|usd|bucks|\$))`;
+/** Whole cents: "10 cents", "5c", "5¢" (never a fraction of a cent). */
+const CENTS = String.raw`(?<![0-9.,])([0-9]{1,9})(?:\s*(?:cents?|¢)|c)(?![a-z0-9])`;
+/** "$40", "USD 40", "40 USD", "40 dollars", "40 bucks", "40$"; "10 cents", "5c". */
+const AMOUNT = String.raw`(?:(?:\$|\busd)\s?(${NUMBER})|(${NUMBER})\s?(?:dollars?|usd|bucks?|\$)|${CENTS})`;
+/** Units after a bare number that make it no dollar amount ("3 steps", "10 cents"). */
+const NOT_DOLLARS =
+  'steps?|%|percent|days?|hours?|minutes?|weeks?|times|items?|tickets?|reports?|invoices?|requests?|cents?|c|¢';
 /** After a bound word a bare number is dollars too ("no refunds above 75"), unless a unit follows. */
-const BOUND_AMOUNT = String.raw`(?:${AMOUNT}|(${NUMBER})(?![0-9.,]|\s*(?:steps?|%|percent|days?|hours?|minutes?|weeks?|times|items?|tickets?|reports?|invoices?|requests?)\b))`;
+const BOUND_AMOUNT = String.raw`(?:${AMOUNT}|(${NUMBER})(?![0-9.,]|\s*(?:${NOT_DOLLARS})(?![a-z])))`;
 /** "if it's under $30": the condition words before a money bound belong to it. */
 const IF_IT = `(?:(?:only |but only )?if (?:it's |its |it is |they're |they are |the (?:amount|refund|total|invoice|sum|payment) is |that's |that is )?)?`;
 
+/**
+ * Dollars as written ("1,500", "12.5", "2.5k") -> USD, computed in integer cents from the digits:
+ * never a product of binary fractions ("2.5k" is 250000 cents, "0.1" is 10), so a cap is the
+ * decimal the person typed.
+ */
+export function usdOfDigits(written: string): number {
+  const t = written.replace(/,/g, '');
+  const k = t.endsWith('k');
+  const [whole = '0', frac = ''] = (k ? t.slice(0, -1) : t).split('.');
+  const cents = Number(whole) * 100 + Number(frac.padEnd(2, '0').slice(0, 2));
+  return ((k ? cents * 1000 : cents) + 0) / 100;
+}
+
+/** Whole cents as written ("10", "5") -> USD: 10 -> 0.1, exactly the double nearest the decimal. */
+export function usdOfCents(written: string): number {
+  return Number(written) / 100;
+}
+
 export function readMoney(buf: RequestText): MoneyBounds {
   const out: MoneyBounds = { caps: [], lowerBounds: [] };
+  // An AMOUNT's groups from `at`: dollars after "$", dollars before a unit, whole cents; then a
+  // BOUND_AMOUNT's bare number.
   const amount = (m: RegExpExecArray, at: number) => {
-    const t = (m[at] ?? m[at + 1] ?? m[at + 2] ?? '0').replace(/,/g, '');
-    return t.endsWith('k') ? Math.round(Number(t.slice(0, -1)) * 1000 * 100) / 100 : Number(t);
+    if (m[at + 2] !== undefined) return usdOfCents(m[at + 2]!);
+    return usdOfDigits(m[at] ?? m[at + 1] ?? m[at + 3] ?? '0');
   };
   const upper = new RegExp(
     String.raw`\b${IF_IT}(?:under|below|less than|up to|at most|no more than|not more than|not over|never more than|never over|max(?:imum)?(?: of)?|capped at|a cap of|cap(?: it| runs?| spending| the spend| refunds?)?(?: at| of| to|:)?|limit(?: it| runs?| spending| refunds?)?(?: to| of| at)?|budget(?: of)?|spend(?:ing)? (?:at most|no more than|up to|under|less than)|(?:don't|do not|never) spend more than|within|smaller than|beneath|not above|not over|limit is|no(?: [a-z]+)? (?:above|over|more than)|nothing (?:above|over|more than|beyond))\s+${BOUND_AMOUNT}(?:\s+(?:a|per|each|in a|for (?:a|each|one))\s+(?:run|workflow run|go|time))?(?:\s+in total)?`,
@@ -41,7 +66,7 @@ export function readMoney(buf: RequestText): MoneyBounds {
     cutOut(buf, m);
   }
   const unless = new RegExp(
-    String.raw`\bunless (?:it's |it is |they're |they are |the (?:amount|refund|total|invoice|sum|payment) is )?(?:over|above|more than|greater than|bigger than|larger than)\s+${BOUND_AMOUNT}`,
+    String.raw`\bunless (?:it's |its |it is |they're |theyre |they are |the (?:amount|refund|total|invoice|sum|payment) is )?(?:over|above|more than|greater than|bigger than|larger than)\s+${BOUND_AMOUNT}`,
     'g',
   );
   for (let m = unless.exec(buf.text); m; m = unless.exec(buf.text)) {
@@ -59,8 +84,10 @@ export function readMoney(buf: RequestText): MoneyBounds {
     out.caps.push(amount(m, 1));
     cutOut(buf, m);
   }
+  // "$50 or less", "10 cents max", "2.5k tops", "a 5 cent cap", "a $200 limit": a bare number too
+  // before max / tops.
   const orLess = new RegExp(
-    String.raw`${AMOUNT}\s+(?:or (?:less|under|below)|max(?:imum)?|tops|at (?:the )?most)\b`,
+    String.raw`(?:${AMOUNT}\s+(?:(?:spend(?:ing)? )?(?:cap|limit|budget|ceiling)\b)|(?:${AMOUNT}|(?<![0-9.,$])(${NUMBER}))\s+(?:or (?:less|under|below)|max(?:imum)?|tops|at (?:the )?most)\b)`,
     'g',
   );
   const lowerRe = new RegExp(
@@ -72,7 +99,8 @@ export function readMoney(buf: RequestText): MoneyBounds {
     cutOut(buf, m);
   }
   for (let m = orLess.exec(buf.text); m; m = orLess.exec(buf.text)) {
-    out.caps.push(amount(m, 1));
+    // Groups 1-3: an amount before "cap"; 4-7: before "max" (or a bare number).
+    out.caps.push((m[1] ?? m[2] ?? m[3]) ? amount(m, 1) : amount(m, 4));
     cutOut(buf, m);
   }
   for (let m = lowerRe.exec(buf.text); m; m = lowerRe.exec(buf.text)) {

@@ -52,6 +52,16 @@ export function spendCap(named: readonly number[], steps: readonly DraftStep[], 
   }
   // Summed in integer cents: a sum of doubles could lose or invent a cent.
   else maxCostUsd = steps.reduce((n, s) => n + usdToCents(s.tool.cost?.fixedUsd ?? 0), 0) / 100;
+  // A cap under what one call of a step costs refuses that call on every run ("budget 2 cents" for
+  // a $0.05 page): the person says which is meant.
+  if (caps.length > 0) {
+    const over = steps.filter((s) => usdToCents(s.tool.cost?.fixedUsd ?? 0) > usdToCents(maxCostUsd));
+    if (over.length > 0)
+      ctx.questions.push({
+        about: 'limits.maxCostUsd',
+        question: `The spend cap, $${formatUsd(maxCostUsd)} a run, is less than one call of ${over.map((s) => `${s.tool.name} ($${formatUsd(s.tool.cost!.fixedUsd!)})`).join(', ')} costs, so every such call would be refused. Should the cap be higher, or the step left out?`,
+      });
+  }
   return maxCostUsd;
 }
 

@@ -7,7 +7,9 @@
  * listed in `ctx.assumptions`, so the read-back says it. Length-preserving, like readPhrases: every
  * later reader can still point back into the request by position.
  */
+import { formatCents, formatUsd, isUsdAmount } from '../../money.ts';
 import { UNITS } from '../request-words.ts';
+import { usdOfDigits } from './read-amounts.ts';
 import { cutOut, type RequestContext, type RequestText } from './request-context.ts';
 
 const TENS = ['', '', 'twenty', 'thirty', 'forty', 'fifty', 'sixty', 'seventy', 'eighty', 'ninety'];
@@ -75,15 +77,41 @@ export function readSpelling(buf: RequestText, ctx: RequestContext): void {
     });
     cutOut(buf, m);
   }
+  // Cents said in words are whole cents in digits ("ten cents" -> "10 cents"): read-amounts reads
+  // them as cents, never as dollars.
+  for (const m of [...buf.text.matchAll(new RegExp(String.raw`\b(${NUMBER_WORDS})(?=\s+cents?\b)`, 'g'))]) {
+    const n = /^(?:a|one)$/.test(m[1]!) ? 1 : numberWordsValue(m[1]!);
+    if (n === undefined) continue;
+    put(m.index, m[1]!.length, String(n));
+    ctx.assumptions.push(`"${m[1]} cent${n === 1 ? '' : 's'}" is read as $${formatCents(n)}.`);
+  }
+  // "a grand", "two grand", "1.5 grand": thousands of dollars ("a grand total" is no amount).
+  const grand = new RegExp(
+    String.raw`\b(a|one|${NUMBER_WORDS}|[0-9]+(?:\.[0-9]{1,3})?)\s+grand\b(?!\s+(?:total|prize|jury|piano|opening|tour|slam|finale?)\b)`,
+    'g',
+  );
+  for (const m of [...buf.text.matchAll(grand)]) {
+    const w = m[1]!;
+    const n = /^[0-9]/.test(w)
+      ? usdOfDigits(`${w}k`)
+      : /^(?:a|one)$/.test(w)
+        ? 1000
+        : (numberWordsValue(w) ?? 0) * 1000;
+    if (!(n > 0) || !isUsdAmount(n)) continue;
+    const text = `$${formatUsd(n)}`;
+    if (text.length > m[0].length) continue;
+    put(m.index, m[0].length, text);
+    ctx.assumptions.push(`"${m[0]}" is read as $${formatUsd(n)}.`);
+  }
   // Money in words: "twenty-five bucks", "a couple hundred dollars", "more than forty".
   const words = new RegExp(
-    String.raw`(\b${BOUND_WORDS}\s+)?\b(${NUMBER_WORDS})(\s*(?:dollars|bucks|usd)\b|\s+(?=(?:max(?:imum)?|tops)\b))?`,
+    String.raw`(\b${BOUND_WORDS}\s+)?\b(${NUMBER_WORDS})(\s*(?:dollars?|bucks?|usd)\b|\s+(?=(?:max(?:imum)?|tops)\b))?`,
     'g',
   );
   for (const m of [...buf.text.matchAll(words)]) {
     if (!m[1] && m[3] === undefined) continue;
     // "a couple hundred" alone reads 200; "a" / "one" alone after a bound is no amount.
-    if (/^(?:a|one|a couple(?: of)?|a few)$/.test(m[2]!)) continue;
+    if (!/dollar|buck|usd/.test(m[3] ?? '') && /^(?:a|one|a couple(?: of)?|a few)$/.test(m[2]!)) continue;
     const n = numberWordsValue(m[2]!);
     if (n === undefined) continue;
     const at = m.index + (m[1]?.length ?? 0);

@@ -107,7 +107,8 @@ export function readSteps(
  * bound out of the clause (a blank inside it), or the request goes on after it with one.
  */
 function isBound(c: Clause, lower: string): boolean {
-  if (/\S {2,}\S/.test(c.text)) return true;
+  // (A quoted value keeps the length of what it stands for: its padding is no blank.)
+  if (/\S {2,}\S/.test(c.text.replace(/ *("q[0-9]+") +/g, ' $1 '))) return true;
   const at = lower.indexOf(c.text);
   const rest = at < 0 ? c.text : lower.slice(at).split(/[.,;:!?\n]|\s(?:and|but|then|so|instead)\s/)[0]!;
   return NOT_A_BAN.test(rest.replace(/"q[0-9]+"/g, ' '));

@@ -21,6 +21,11 @@ export interface RequestContext {
   readonly notes: string[];
   /** Quoted text of the request, by the number of its `"q<n>"` placeholder. */
   readonly quotes: string[];
+  /**
+   * Quoted values an argument phrase named the argument of (read-arg-phrases.ts: "summary as the
+   * title" -> the value "{{event.payload.summary}}" for `title`), by quote number.
+   */
+  readonly argQuotes: Map<number, ArgQuote>;
   /** Every reading that is not literal (an event chosen, text read as a quotation, a number in words). */
   readonly assumptions: string[];
 }
@@ -39,8 +44,15 @@ export function contextFor(catalog: DraftCatalog): RequestContext {
     questions: [],
     notes: [],
     quotes: [],
+    argQuotes: new Map(),
     assumptions: [],
   };
+}
+
+/** A value an argument phrase gave: the arguments it names, and the words that said it. */
+export interface ArgQuote {
+  readonly args: readonly string[];
+  readonly said: string;
 }
 
 /** The request's text as the readers consume it: what one reads is blanked for the next. */
@@ -83,12 +95,20 @@ export function listOr(xs: readonly string[]): string {
  * The questions in the order asked, each once (two readers may ask the same thing), with quoted
  * text shown as the person wrote it, never as the reader's `"q<n>"` placeholder.
  */
-export function dedupeQuestions(qs: DraftQuestion[], quotes: readonly string[] = []): DraftQuestion[] {
+export function dedupeQuestions(
+  qs: DraftQuestion[],
+  quotes: readonly string[] = [],
+  argQuotes: ReadonlyMap<number, ArgQuote> = new Map(),
+): DraftQuestion[] {
   const seen = new Set<string>();
   const shown = (t: string) =>
     t
       .replace(/"q([0-9]+)"/g, (all, n: string) =>
-        quotes[Number(n)] === undefined ? all : `'${quotes[Number(n)]}'`,
+        argQuotes.has(Number(n))
+          ? argQuotes.get(Number(n))!.said
+          : quotes[Number(n)] === undefined
+            ? all
+            : `'${quotes[Number(n)]}'`,
       )
       .replace(/ {2,}/g, ' ');
   return qs

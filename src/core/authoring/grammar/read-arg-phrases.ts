@@ -1,0 +1,384 @@
+/**
+ * Argument phrases: what a tool argument should be, said in words around the action rather than
+ * inside it. An event field for an argument ("use the alert id as the incident id", "summary as
+ * the title", "w/ summary as title", "titled with the alert summary", "title is the alert's
+ * summary", "put the resolution on it", "for its service"), text for an argument named before it
+ * ("message 'search is unhappy'", "text 'We are on it'"), text and a field together ("message
+ * 'Critical: ' followed by the summary" -> "Critical: {{event.payload.summary}}"), and a value a
+ * tool's enum lists, said on its own ("..., sev2, ...", "status monitoring").
+ *
+ * Read once the trigger is known, over any catalog: the field words must name a payload field of
+ * the trigger event (tolerant of "the", "its", the event's own noun: "the alert's summary"), or its
+ * id ("the alert id": the event's subject), and the argument words an argument of one of the
+ * catalog's tools ("incident" for incident_id). Each phrase read becomes a quoted value in the text
+ * (`"q<n>"`), its text the value (a template for a field) and its target the arguments it names
+ * (`ctx.argQuotes`): fill-args.ts gives it to that argument of the step it is said with, or, said
+ * on its own, of the steps whose tool takes it. Words none of the patterns read stay for the other
+ * readers, and are asked about as before.
+ */
+import type { EventShape } from '../compiled-request.ts';
+import { ACTION_GROUPS, groupOf, lemmas } from '../request-words.ts';
+import { toolWords } from './map-tool.ts';
+import type { RequestContext, RequestText } from './request-context.ts';
+
+interface Token {
+  readonly t: string;
+  readonly at: number;
+  readonly end: number;
+  readonly kind: 'word' | 'quote' | 'punct';
+}
+
+/** Words before a noun that say nothing about which field. */
+const DETERMINERS = new Set([
+  'the',
+  'its',
+  'their',
+  'this',
+  'that',
+  'his',
+  'her',
+  'our',
+  'each',
+  'every',
+  'an',
+  'a',
+]);
+/** Words that make "<arg> is <value>" a test rather than a value ("if the title is ..."). */
+const TEST_WORDS = new Set([
+  'if',
+  'unless',
+  'when',
+  'whenever',
+  'where',
+  'whether',
+  'only',
+  'except',
+  'not',
+  'never',
+]);
+/** Words for an event's own id. */
+const ID_WORDS = new Set(['id', 'identifier', 'ref', 'reference', 'subject']);
+/** "<text> followed by <field>": the parts of one value, in order. */
+const JOINS: readonly (readonly string[])[] = [
+  ['followed', 'by'],
+  ['and', 'then'],
+  ['then'],
+  ['plus'],
+  ['+'],
+];
+
+function tokenize(text: string): Token[] {
+  const out: Token[] = [];
+  for (const m of text.matchAll(/"q[0-9]+"|w\/|[a-z0-9][a-z0-9_-]*|[^\sa-z0-9]/g)) {
+    const t = m[0] === 'w/' ? 'with' : m[0];
+    const kind = t.startsWith('"q') ? 'quote' : /^[a-z0-9]/.test(t) ? 'word' : 'punct';
+    out.push({ t, at: m.index, end: m.index + m[0].length, kind });
+  }
+  return out;
+}
+
+const sameWord = (said: string, name: string) => said === name || lemmas(said).includes(name);
+
+/** The value an event field or the event's id stands for, from the words that name it. */
+function fieldValue(words: readonly string[], shapes: readonly EventShape[]): string | undefined {
+  let w = [...words];
+  while (w.length > 0 && DETERMINERS.has(w[0]!)) w = w.slice(1);
+  const nouns = new Set(shapes.flatMap((s) => [s.type.split('.')[0]!, 'event']));
+  // "the summary of the alert": the event's own noun after "of".
+  const of = w.indexOf('of');
+  if (of > 0) {
+    const tail = w.slice(of + 1).filter((x) => !DETERMINERS.has(x));
+    if (tail.length !== 1 || ![...nouns].some((n) => sameWord(tail[0]!, n))) return undefined;
+    w = [tail[0]!, ...w.slice(0, of)];
+  }
+  if (w.length === 0 || w.length > 4) return undefined;
+  const fields = [...new Set(shapes.flatMap((s) => s.payload))];
+  const named = (ws: readonly string[]) =>
+    fields.find((f) => {
+      const parts = f.split('_');
+      return parts.length === ws.length && parts.every((p, i) => sameWord(ws[i]!, p));
+    });
+  const whole = named(w);
+  if (whole !== undefined) return `{{event.payload.${whole}}}`;
+  // "the alert summary", "the alert's id": the event's own noun before the field.
+  if (w.length > 1 && [...nouns].some((n) => sameWord(w[0]!, n))) {
+    const rest = w.slice(1);
+    const field = named(rest);
+    if (field !== undefined) return `{{event.payload.${field}}}`;
+    if (rest.length === 1 && ID_WORDS.has(rest[0]!)) return '{{event.subject}}';
+  }
+  if (w.length === 1 && w[0] === 'id' && words.length > 1 && !fields.includes('id'))
+    return '{{event.subject}}';
+  return undefined;
+}
+
+export function readArgPhrases(buf: RequestText, event: string | undefined, ctx: RequestContext): void {
+  const shapes = (ctx.events ?? []).filter((e) => event === undefined || e.type === event);
+  // Every argument name of the catalog's tools, with the values its enums list (lowercased -> as written).
+  const args = new Map<string, { enums: Map<string, string> }>();
+  for (const tool of ctx.tools) {
+    const props = (tool.args.properties ?? {}) as Record<string, { enum?: unknown }>;
+    for (const [name, s] of Object.entries(props)) {
+      const a = args.get(name) ?? { enums: new Map<string, string>() };
+      if (Array.isArray(s.enum))
+        for (const v of s.enum) if (typeof v === 'string') a.enums.set(v.toLowerCase(), v);
+      args.set(name, a);
+    }
+  }
+  // An argument's words name it ("incident id", "the title"), or with "id" left off ("the incident").
+  const argNamed = (words: readonly string[]): string[] => {
+    let w = [...words];
+    while (w.length > 0 && DETERMINERS.has(w[0]!)) w = w.slice(1);
+    if (w.length === 0) return [];
+    return [...args.keys()].filter((name) => {
+      const parts = name.split('_');
+      const match = (ps: readonly string[]) =>
+        ps.length === w.length && ps.every((p, i) => sameWord(w[i]!, p));
+      return match(parts) || (parts[parts.length - 1] === 'id' && match(parts.slice(0, -1)));
+    });
+  };
+  // A word that names an action some tool does ("message" with a notify tool): never an argument's name.
+  const isAction = (word: string) => {
+    const g = groupOf(ACTION_GROUPS, word);
+    return ctx.tools.some((t) =>
+      (g ?? [word]).some((x) => toolWords(t).name.has(x) || toolWords(t).first.has(x)),
+    );
+  };
+
+  let toks = tokenize(buf.text);
+  const put = (from: number, to: number, value: string, target: readonly string[]) => {
+    let at = toks[from]!.at;
+    const end = toks[to]!.end;
+    // The number zero-padded to the phrase's length: no blank inside a clause (a blank is where a
+    // reader cut a bound), and a clause's words as written stay where they were. A phrase shorter
+    // than that ("p1") takes the blank and comma before it: it joins the clause it follows.
+    const digits = String(ctx.quotes.length);
+    while (digits.length + 3 > end - at && at > 0 && /[\s,;:]/.test(buf.text[at - 1]!)) at--;
+    if (digits.length + 3 > end - at) return false;
+    const mark = `"q${digits.padStart(end - at - 3, '0')}"`;
+    ctx.quotes.push(value);
+    ctx.argQuotes.set(ctx.quotes.length - 1, {
+      args: target,
+      said: buf.text.slice(at, end).replace(/"q([0-9]+)"/g, (all, n: string) => {
+        const q = ctx.argQuotes.get(Number(n));
+        return q ? q.said : ctx.quotes[Number(n)] === undefined ? all : `'${ctx.quotes[Number(n)]}'`;
+      }),
+    });
+    buf.text = buf.text.slice(0, at) + mark + buf.text.slice(end);
+    toks = tokenize(buf.text);
+    return true;
+  };
+  const quoteText = (tok: Token) => ctx.quotes[Number(tok.t.slice(2, -1))] ?? '';
+  const isWord = (i: number) => toks[i]?.kind === 'word';
+
+  /** The longest run of words from `i` (forward) naming a field: [value, last index]. */
+  const fieldFrom = (i: number): [string, number] | undefined => {
+    for (let n = 5; n >= 1; n--) {
+      const span = toks.slice(i, i + n);
+      if (span.length < n || span.some((t) => t.kind !== 'word')) continue;
+      const v = fieldValue(
+        span.map((t) => t.t),
+        shapes,
+      );
+      if (v !== undefined) return [v, i + n - 1];
+    }
+    return undefined;
+  };
+  /** A value from `i`: quoted text and fields joined by "followed by" / "then" / "+". */
+  const valueFrom = (
+    i: number,
+  ): { text: string; end: number; fields: number; quotes: number } | undefined => {
+    let text = '';
+    let end = i - 1;
+    let fields = 0;
+    let quotes = 0;
+    for (let k = i; ; ) {
+      const tok = toks[k];
+      let part: [string, number] | undefined;
+      if (tok?.kind === 'quote') {
+        part = [quoteText(tok), k];
+        if (ctx.argQuotes.has(Number(tok.t.slice(2, -1)))) return undefined;
+        quotes++;
+      } else {
+        part = fieldFrom(k);
+        if (part) fields++;
+      }
+      if (!part) break;
+      text += part[0];
+      end = part[1];
+      const join = JOINS.find((j) => j.every((w, x) => toks[end + 1 + x]?.t === w));
+      if (!join) break;
+      const next = end + 1 + join.length;
+      const after = toks[next]?.kind === 'quote' || fieldFrom(next) !== undefined;
+      if (!after) break;
+      k = next;
+    }
+    return end >= i ? { text, end, fields, quotes } : undefined;
+  };
+  /** The argument named by the words ending at `j` (backward, at most 3 words): [names, first index]. */
+  const argBefore = (j: number): [string[], number] | undefined => {
+    for (let n = 3; n >= 1; n--) {
+      const span = toks.slice(Math.max(0, j - n + 1), j + 1);
+      if (span.length < n || span.some((t) => t.kind !== 'word')) continue;
+      const names = argNamed(span.map((t) => t.t));
+      if (names.length > 0) {
+        let from = j - n + 1;
+        while (from > 0 && DETERMINERS.has(toks[from - 1]!.t)) from--;
+        return [names, from];
+      }
+    }
+    return undefined;
+  };
+  const argAfter = (i: number): [string[], number] | undefined => {
+    let from = i;
+    while (DETERMINERS.has(toks[from]?.t ?? '')) from++;
+    for (let n = 3; n >= 1; n--) {
+      const span = toks.slice(from, from + n);
+      if (span.length < n || span.some((t) => t.kind !== 'word')) continue;
+      const names = argNamed(span.map((t) => t.t));
+      if (names.length > 0) return [names, from + n - 1];
+    }
+    return undefined;
+  };
+  const isTest = (i: number) => {
+    for (let k = i - 1; k >= Math.max(0, i - 3); k--) {
+      if (toks[k]!.kind !== 'word') return false;
+      if (TEST_WORDS.has(toks[k]!.t)) return true;
+    }
+    return false;
+  };
+
+  // "<field> as <arg>", "use the alert id as the incident id", "w/ summary as title".
+  for (let i = 1; i < toks.length; i++) {
+    if (toks[i]!.t !== 'as' && toks[i]!.t !== 'for') continue;
+    const arg = argAfter(i + 1);
+    if (!arg) continue;
+    // "for" only after "use": "use the branch for the title" (never "a ticket for the project").
+    const lead = (k: number) =>
+      ['use', 'using', 'with', 'take', 'pass', 'set', 'put'].includes(toks[k]?.t ?? '');
+    let value: { text: string; from: number } | undefined;
+    if (toks[i - 1]!.kind === 'quote' && !ctx.argQuotes.has(Number(toks[i - 1]!.t.slice(2, -1))))
+      value = { text: quoteText(toks[i - 1]!), from: i - 1 };
+    else
+      for (let n = 5; n >= 1 && !value; n--) {
+        const span = toks.slice(Math.max(0, i - n), i);
+        if (span.length < n || span.some((t) => t.kind !== 'word')) continue;
+        const v = fieldValue(
+          span.map((t) => t.t),
+          shapes,
+        );
+        if (v !== undefined) value = { text: v, from: i - n };
+      }
+    if (!value) continue;
+    let from = value.from;
+    if (lead(from - 1)) from--;
+    else if (toks[i]!.t === 'for') continue;
+    if (put(from, arg[1], value.text, arg[0])) i = from;
+  }
+  // "set the body to the log url", "fill the title with the summary", "change the title to ...".
+  for (let i = 0; i < toks.length; i++) {
+    if (!['set', 'fill', 'change', 'make'].includes(toks[i]!.t)) continue;
+    const arg = argAfter(i + 1);
+    if (!arg || !['to', 'with', 'as', '='].includes(toks[arg[1] + 1]?.t ?? '')) continue;
+    const value = valueFrom(arg[1] + 2);
+    if (!value) continue;
+    put(i, value.end, value.text, arg[0]);
+  }
+  // "<arg> is <value>", "title = summary", "incident id is the alert's id".
+  for (let i = 1; i < toks.length; i++) {
+    const two = toks[i]!.t === 'should' || toks[i]!.t === 'will' || toks[i]!.t === 'set';
+    const connector =
+      ['is', '=', ':', 'equals', 'being'].includes(toks[i]!.t) ||
+      (two && ['be', 'to'].includes(toks[i + 1]?.t ?? ''));
+    if (!connector) continue;
+    const arg = argBefore(i - 1);
+    if (!arg || isTest(arg[1])) continue;
+    const value = valueFrom(i + (two ? 2 : 1));
+    if (!value) continue;
+    if (put(arg[1], value.end, value.text, arg[0])) i = arg[1];
+  }
+  // "titled with the alert summary", "labelled with the reason": a verb made of the argument's name.
+  for (let i = 0; i < toks.length; i++) {
+    const w = toks[i]!.t;
+    if (!isWord(i) || !/(?:ed|led)$/.test(w)) continue;
+    const names = [...args.keys()].filter((n) => n !== w && lemmas(w).includes(n));
+    if (names.length === 0) continue;
+    const skip = ['with', 'as', 'from', 'by', 'after', 'to'].includes(toks[i + 1]?.t ?? '') ? 1 : 0;
+    const value = valueFrom(i + 1 + skip);
+    if (!value || value.fields === 0) continue;
+    put(i, value.end, value.text, names);
+  }
+  // "message 'Critical: ' followed by the summary", "message 'search is unhappy'": an argument's
+  // name just before its value.
+  for (let i = 0; i < toks.length; i++) {
+    const arg = argAfter(i);
+    if (!arg || arg[1] + 1 >= toks.length || toks[arg[1] + 1]!.kind !== 'quote') continue;
+    if (isTest(i) || (arg[1] === i && isAction(toks[i]!.t))) continue;
+    const value = valueFrom(arg[1] + 1);
+    if (value) put(i, value.end, value.text, arg[0]);
+  }
+  // "put the resolution on it", "include the reason", "for the service", "for the alert's service":
+  // a field said for the argument of the same name.
+  for (let i = 0; i < toks.length; i++) {
+    const w = toks[i]!.t;
+    const lead = ['put', 'add', 'include', 'attach', 'copy', 'pass', 'record'].includes(w);
+    if (!lead && w !== 'for') continue;
+    const f = fieldFrom(i + 1);
+    if (!f) continue;
+    const field = /^\{\{event\.payload\.([a-z0-9_]+)\}\}$/.exec(f[0])?.[1];
+    const named = lead && ['in', 'into', 'as', 'to'].includes(toks[f[1] + 1]?.t ?? '') && argAfter(f[1] + 2);
+    if (!named && (field === undefined || !args.has(field))) continue;
+    let end = f[1];
+    const next = toks[end + 1];
+    // "put the log url in the body": the argument named after it.
+    const into = lead && ['in', 'into', 'as', 'to'].includes(next?.t ?? '') ? argAfter(end + 2) : undefined;
+    if (into) {
+      put(i, into[1], f[0], into[0]);
+      continue;
+    }
+    if (lead && ['on', 'in', 'to', 'onto', 'into', 'with'].includes(next?.t ?? '')) {
+      end++;
+      while (DETERMINERS.has(toks[end + 1]?.t ?? '')) end++;
+      if (isWord(end + 1)) end++;
+    } else if (
+      next !== undefined &&
+      next.kind === 'word' &&
+      !['and', 'then', 'with', 'titled', 'named'].includes(next.t)
+    )
+      continue;
+    put(i, end, f[0], [field!]);
+  }
+  // "page the primary with the summary", "reply with its resolution": a field said with the action,
+  // for no argument by name. For an argument of its own name where one is ("with the reason"), else
+  // quoted text of the clause (fill-args.ts gives it to the one text argument the event does not
+  // supply). Never at the start of a clause, where it would belong to no action.
+  for (let i = 1; i < toks.length; i++) {
+    if (!['with', 'including', 'containing'].includes(toks[i]!.t) || toks[i - 1]!.kind === 'punct') continue;
+    const f = fieldFrom(i + 1);
+    if (!f || toks[f[1] + 1]?.t === 'as' || isWord(f[1] + 1)) continue;
+    const field = /^\{\{event\.payload\.([a-z0-9_]+)\}\}$/.exec(f[0])?.[1];
+    if (field !== undefined && args.has(field)) put(i, f[1], f[0], [field]);
+    else put(i, f[1], f[0], []);
+  }
+  // ", sev2,", "status monitoring": a value an argument's enum lists, said on its own.
+  for (let i = 0; i < toks.length; i++) {
+    const before = toks[i - 1];
+    if (before !== undefined && before.kind === 'word' && before.t !== 'and') continue;
+    const arg = argAfter(i);
+    const at = arg && !DETERMINERS.has(toks[i]!.t) ? arg[1] + 1 : i;
+    const v = toks[at];
+    if (v?.kind !== 'word') continue;
+    const after = toks[at + 1];
+    if (after !== undefined && after.kind === 'word' && after.t !== 'and') continue;
+    const hits = [...args.entries()].filter(
+      ([n, a]) => a.enums.has(v.t) && (at === i || arg![0].includes(n)),
+    );
+    if (hits.length === 0 || isAction(v.t)) continue;
+    put(
+      i,
+      at,
+      hits[0]![1].enums.get(v.t)!,
+      hits.map(([n]) => n),
+    );
+  }
+}
