@@ -96,19 +96,25 @@ function callsOf(steps: readonly FlowStep[], tool: string): number {
   return n;
 }
 
-/** Every amount comparison in the spec's conditions: [operator, amount, source]. */
-function amountTests(spec: WorkflowSpec): { op: string; usd: number; src: string }[] {
-  const srcs: string[] = [];
-  for (const t of spec.triggers) if (t.when) srcs.push(t.when);
+/**
+ * Every amount comparison in the spec's conditions: [operator, amount, source]; for a choice's
+ * branch, the steps it guards too (`guards`), so a test whose branch moves no money is told apart.
+ */
+function amountTests(
+  spec: WorkflowSpec,
+): { op: string; usd: number; src: string; guards?: readonly FlowStep[] }[] {
+  const srcs: { src: string; guards?: readonly FlowStep[] }[] = [];
+  for (const t of spec.triggers) if (t.when) srcs.push({ src: t.when });
   const walk = (list: readonly FlowStep[]) => {
     for (const s of list) {
-      if (isToolStep(s) && s.if) srcs.push(s.if);
-      if (isChooseStep(s)) for (const b of s.choose) srcs.push(b.when);
+      if (isToolStep(s) && s.if) srcs.push({ src: s.if });
+      if (isChooseStep(s)) for (const b of s.choose) srcs.push({ src: b.when, guards: b.steps });
       for (const l of nestedLists(s)) walk(l.steps);
     }
   };
   walk(spec.steps);
-  const out: { op: string; usd: number; src: string }[] = [];
+  const out: { op: string; usd: number; src: string; guards?: readonly FlowStep[] }[] = [];
+  let guards: readonly FlowStep[] | undefined;
   const visit = (c: Condition, src: string, negated: boolean) => {
     if (c.kind === 'and' || c.kind === 'or') for (const i of c.items) visit(i, src, negated);
     else if (c.kind === 'not') visit(c.item, src, !negated);
@@ -121,10 +127,16 @@ function amountTests(spec: WorkflowSpec): { op: string; usd: number; src: string
         '==': '!=',
         '!=': '==',
       };
-      out.push({ op: negated ? (flip[c.op] ?? c.op) : c.op, usd: c.right.value, src });
+      out.push({
+        op: negated ? (flip[c.op] ?? c.op) : c.op,
+        usd: c.right.value,
+        src,
+        ...(guards ? { guards } : {}),
+      });
     }
   };
-  for (const src of srcs) {
+  for (const { src, guards: g } of srcs) {
+    guards = g;
     try {
       visit(parseStepCondition(src), src, false);
     } catch {
@@ -182,6 +194,9 @@ export function draftSafety(
   }
   for (const t of amountTests(spec)) {
     if (t.op !== '>' && t.op !== '>=') continue;
+    // "refund it unless it's more than $150, in that case tag it": the branch above the bound moves
+    // no money, so money moves only at or below it, as the words say.
+    if (t.guards && money.length > 0 && money.every((n) => callsOf(t.guards!, n) === 0)) continue;
     const words = stated.filter((s) => s.usd === t.usd);
     if (words.length > 0 && words.every((s) => !s.lower && UPPER_OR_NEGATED.test(s.before)))
       ask(

@@ -20,13 +20,53 @@ import {
   lemmas,
 } from '../request-words.ts';
 import { toolWords } from './map-tool.ts';
+import type { Qualifier } from './read-field-tests.ts';
 import { cutOut, knownWords, listOr, type RequestContext, type RequestText } from './request-context.ts';
+
+/**
+ * Words of a trigger clause that say who did it or how it is put, never which event: "when somebody
+ * submits", "once a ticket's been marked resolved", "anything that fires".
+ */
+const NEUTRAL = new Set(
+  `somebody someone anybody anyone everybody everyone anything something everything whatever whoever
+  employee employees staff people person customer customers user users client clients they we he she
+  marked become becomes became turned gets got get been be being just actually really already that which
+  who there`.split(/\s+/),
+);
+
+/** Verbs that say an event arrived ("a refund request lands"): the "new / received" group when no other verb is said. */
+const ARRIVAL = new Set(
+  'land lands landed landing arrive arrives arriving hit hits shows showed pops popped drops dropped appears appeared come coming'.split(
+    ' ',
+  ),
+);
+
+/** Prepositions before a word that qualifies the event ("on auth", "thru chat"). */
+const PREPS = new Set(['on', 'in', 'for', 'from', 'by', 'via', 'through', 'thru', 'over', 'with', 'at']);
+
+/**
+ * The event-verb group a word names: as listed, an arrival verb (the group of "new"), or another form
+ * of a listed verb ("fires" for fired). Undefined: not an event verb.
+ */
+export function eventVerbGroup(w: string): readonly string[] | undefined {
+  const listed = groupOf(EVENT_VERB_GROUPS, w);
+  if (listed) return listed;
+  if (ARRIVAL.has(w)) return groupOf(EVENT_VERB_GROUPS, 'new');
+  if (!/[a-z]{3,}s$/.test(w) || w.endsWith('ss')) return undefined;
+  const forms = lemmas(w).filter((l) => l !== w && l.length >= 3);
+  return EVENT_VERB_GROUPS.find((g) =>
+    g.some((v) => /ed$/.test(v) && lemmas(v).some((l) => forms.includes(l))),
+  );
+}
 
 const TRIGGER_START =
   /(?<=^|[.;!?]\s+)(?:if)(?= (?:a|an|the|someone|somebody|anyone|any|an?y?one|people|we|they) )|\b(whenever|when|each time|every time|as soon as|once|on every|on each|for every|for each|any time|anytime|if ever|after(?= (?:a|an|each|every|any|the) (?:[a-z]+ (?:is|are|gets|get|has|comes|arrives)\b|[a-z]+(?:'s|s) (?:been )?[a-z]+ed\b)))\b/;
 
 /** The trigger event type the request names, and where its clause was. */
-export function readTrigger(buf: RequestText, ctx: RequestContext): { event?: string } {
+export function readTrigger(
+  buf: RequestText,
+  ctx: RequestContext,
+): { event?: string; qualifiers?: Qualifier[] } {
   const literal =
     /\b(?:on|when|event|after)\s+(?:the\s+)?(?:event\s+)?`?([a-z][a-z0-9_-]*\.[a-z][a-z0-9_.-]*[a-z0-9])`?/.exec(
       buf.text,
@@ -58,6 +98,10 @@ export function readTrigger(buf: RequestText, ctx: RequestContext): { event?: st
       input: buf.text,
     }) as unknown as RegExpExecArray;
   } else {
+    // "Alerts: ...", "critical alert -> ...", "new ticket opened? ...", "An employee submits an expense report - ..."
+    clause = heading(buf.text, ctx);
+  }
+  if (!start && !clause) {
     // "On refund requests, ...", "For new tickets: ..."
     const m =
       /(?:^|[.;:]\s*|\b(?:on|for|after|with|to|handle|answer|respond to)\s+)((?:a |an |any |all |every |each |incoming )?(?:new )?[a-z]+ (?:requests?|tickets?|invoices?|reports?|submissions?|claims?|alerts?|incidents?))\b/.exec(
@@ -87,8 +131,8 @@ export function readTrigger(buf: RequestText, ctx: RequestContext): { event?: st
     .filter(Boolean)
     .map((w) => spelledAs(w, ctx));
   cutOut(buf, clause);
-  const verbIdx = words.findIndex((w, i) => i > 0 && groupOf(EVENT_VERB_GROUPS, w) !== undefined);
-  const verbGroup = verbIdx >= 0 ? groupOf(EVENT_VERB_GROUPS, words[verbIdx]!) : undefined;
+  const verbIdx = words.findIndex((w, i) => i > 0 && eventVerbGroup(w) !== undefined);
+  const verbGroup = verbIdx >= 0 ? eventVerbGroup(words[verbIdx]!) : undefined;
   const trig = new Set([
     'when',
     'whenever',
@@ -108,7 +152,9 @@ export function readTrigger(buf: RequestText, ctx: RequestContext): { event?: st
       i !== verbIdx &&
       !trig.has(w) &&
       !FILLER.has(w) &&
-      groupOf(EVENT_VERB_GROUPS, w) === undefined &&
+      !NEUTRAL.has(w) &&
+      !PREPS.has(w) &&
+      eventVerbGroup(w) === undefined &&
       !/^(is|are|was|were|been|being|has|had|gets|got|comes|in|new|by|if|s|through|thru|along|now)$/.test(w),
   );
   // "a new ticket": `new` is the event verb when no other is said.
@@ -130,17 +176,21 @@ export function readTrigger(buf: RequestText, ctx: RequestContext): { event?: st
       : lemmas(verb).some((v) => words.some((w) => lemmas(w).includes(v)));
     return nounOk && verbOk;
   });
-  if (found.length === 1) {
-    const unread = nouns.filter(
-      (n) => !knownWords(ctx).has(n) && !lemmas(n).some((l) => knownWords(ctx).has(l)),
-    );
-    if (unread.length > 0)
-      ctx.questions.push({
-        about: 'triggers.when',
-        question: `I could not read "${unread.join(' ')}" in "${clause[0].trim()}": no event field or tool of the catalog says it. Which field of the ${found[0]!.type} event should the trigger test, and against what?`,
-      });
-    return { event: found[0]!.type };
-  }
+  const qualifiersOf = (shape: EventShape, all: boolean): Qualifier[] => {
+    const nounAt = words.findIndex((w) => isNounOf(w, shape));
+    const out: Qualifier[] = [];
+    words.forEach((w, i) => {
+      if (!nouns.includes(w) || isNounOf(w, shape)) return;
+      const prep = i > 0 && PREPS.has(words[i - 1]!) ? words[i - 1] : undefined;
+      const modifier = nounAt > i;
+      const known = knownWords(ctx).has(w) || lemmas(w).some((l) => knownWords(ctx).has(l));
+      // A word the event was inferred past is read only when it qualifies the noun ("critical alerts").
+      if (all || prep !== undefined || modifier)
+        out.push({ word: w, ...(prep ? { prep } : {}), modifier, known, clause: clause![0].trim() });
+    });
+    return out;
+  };
+  if (found.length === 1) return { event: found[0]!.type, qualifiers: qualifiersOf(found[0]!, true) };
   if (found.length > 1) {
     ctx.questions.push({
       about: 'triggers',
@@ -150,7 +200,8 @@ export function readTrigger(buf: RequestText, ctx: RequestContext): { event?: st
     return {};
   }
   const inferred = inferEvent(whole, ctx);
-  if (inferred) return { event: inferred };
+  const shape = ctx.events.find((e) => e.type === inferred);
+  if (inferred && shape) return { event: inferred, qualifiers: qualifiersOf(shape, false) };
   askTrigger(ctx, `No known event matches "${clause[0].trim()}".`);
   return {};
 }
@@ -222,6 +273,42 @@ function inferEvent(text: string, ctx: RequestContext): string | undefined {
   return found[0]!.type;
 }
 
+function isNounOf(w: string, shape: EventShape): boolean {
+  const nouns = splitType(shape.type)[0].split(/[_.-]/);
+  return lemmas(w).some((l) => nouns.some((n) => lemmas(n).includes(l)));
+}
+
+/**
+ * A trigger said as a heading at the start of the request: a few words before ":", "?", "->" or
+ * " - " ("Alerts:", "critical alert ->", "new ticket opened?", "An employee submits an expense
+ * report - ..."), or before a comma when they say the event happened ("anything that fires on auth,
+ * ..."). It names an event's noun or an event verb, or is a word or two naming no action at all
+ * ("warnings -> ..."). Null: not a heading.
+ */
+function heading(text: string, ctx: RequestContext): RegExpExecArray | null {
+  const m = /^\s*((?:[a-z0-9'-]+ +){0,6}[a-z0-9'-]+)\s*(?::|\?(?=\s)|->|\s-\s|,)/.exec(text);
+  if (!m) return null;
+  // Typos read as catalog words, without listing them yet: the trigger reader does when it is one.
+  const scratch = { ...ctx, assumptions: [] };
+  const words = m[1]!.split(/\s+/).map((w) => spelledAs(w, scratch));
+  const comma = /,$/.test(m[0]);
+  const verb = words.some((w, i) => (i > 0 || comma) && eventVerbGroup(w) !== undefined);
+  const noun = words.some((w) => ctx.events?.some((e) => isNounOf(w, e)));
+  // "refund requests:" names the event; "refund them:", "pay approved invoices," an action.
+  const action = (w: string) =>
+    (lemmas(w).some((l) => groupOf(ACTION_GROUPS, l) !== undefined) || GENERIC_VERBS.has(w)) &&
+    !isEventWord(w, ctx);
+  const acts = action(words[0]!) || (!verb && words.some(action));
+  if (acts || (comma ? !verb : !(noun || verb || words.length <= 2))) return null;
+  const at = m.index + m[0].indexOf(m[1]!);
+  return Object.assign([m[1]!], { index: at, input: text }) as unknown as RegExpExecArray;
+}
+
+/** A word naming some event's noun. */
+function isEventWord(w: string, ctx: RequestContext): boolean {
+  return ctx.events?.some((e) => isNounOf(w, e)) ?? false;
+}
+
 function splitType(type: string): [string, string] {
   const i = type.lastIndexOf('.');
   return i < 0 ? [type, ''] : [type.slice(0, i), type.slice(i + 1)];
@@ -234,7 +321,7 @@ function splitType(type: string): [string, string] {
  */
 function actionStart(clause: string, ctx: RequestContext): number | undefined {
   const words = [...clause.matchAll(/[a-z0-9_'-]+|"q[0-9]+"/g)];
-  const verbAt = words.findIndex((w, i) => i > 0 && groupOf(EVENT_VERB_GROUPS, w[0]) !== undefined);
+  const verbAt = words.findIndex((w, i) => i > 0 && eventVerbGroup(w[0]) !== undefined);
   if (verbAt < 0) return undefined;
   const names = (w: string) =>
     lemmas(w).some((l) => {
@@ -244,9 +331,13 @@ function actionStart(clause: string, ctx: RequestContext): number | undefined {
   for (let i = verbAt + 1; i + 1 < words.length; i++) {
     const w = words[i]![0];
     const next = words[i + 1]![0];
+    // A catalog verb or a generic one; or, right after the event verb, any word that is not a
+    // preposition or filler ("... marked resolved stick a label on it").
+    const any = i === verbAt + 1 && /^[a-z]+$/.test(w) && !FILLER.has(w) && !PREPS.has(w) && !NEUTRAL.has(w);
     if (
       words[i - 1]![0] !== 'to' &&
-      (names(w) || GENERIC_VERBS.has(w)) &&
+      (names(w) || GENERIC_VERBS.has(w) || any) &&
+      eventVerbGroup(w) === undefined &&
       /^(?:it|them|him|her|the|this|that|these|those|a|an|all|each|every|"q[0-9]+")$/.test(next)
     )
       return words[i]!.index;
