@@ -27,7 +27,7 @@ import { normaliseRequest, readPhrases } from './grammar/normalise-request.ts';
 import type { MoneyBounds } from './grammar/read-amounts.ts';
 import { readCurrency, readMoney } from './grammar/read-amounts.ts';
 import { splitClauses } from './grammar/read-clauses.ts';
-import { readAudience, triggerConditions } from './grammar/read-conditions.ts';
+import { readAudience, readNotCurrency, triggerConditions } from './grammar/read-conditions.ts';
 import { checkCoverage } from './grammar/read-coverage.ts';
 import { fieldForValue, readFieldTests, readQualifiers } from './grammar/read-field-tests.ts';
 import { checkStepLimit, readStepLimit, spendCap } from './grammar/read-limits.ts';
@@ -66,7 +66,8 @@ export function compileRequest(
   const maxSteps = readStepLimit(buf, ctx);
   const otherwise = readOtherwise(buf, raw);
   const money = readMoney(buf);
-  const currency = readCurrency(buf);
+  const currencyNot = readNotCurrency(buf);
+  const currency = currencyNot ?? readCurrency(buf);
   const audience = readAudience(buf);
   const { event, qualifiers } = readTrigger(buf, ctx);
   const fieldTests = [
@@ -85,7 +86,12 @@ export function compileRequest(
 
   // Conditions become the trigger's `when`; money bounds become the spend cap.
   const when = [
-    ...triggerConditions(event, { currency, audience, lowerBounds: money.lowerBounds }, steps, ctx),
+    ...triggerConditions(
+      event,
+      { currency, currencyNot: currencyNot !== undefined, audience, lowerBounds: money.lowerBounds },
+      steps,
+      ctx,
+    ),
     ...fieldTests,
   ];
   const maxCostUsd = spendCap(money.caps, steps, ctx);

@@ -179,11 +179,12 @@ export function draftSafety(
       ask('The read-back does not say the spend cap in words. What should a run spend at most?');
     // A run for another currency's events, paying with a tool that counts dollars.
     for (const t of spec.triggers) {
-      const cur = /\bpayload\.[a-z_]*currenc[a-z_]*\s*==\s*"([A-Za-z]+)"/.exec(t.when ?? '');
-      // ...unless the request says its bound in dollars ("in EUR, up to $60").
-      if (cur && cur[1]!.toUpperCase() !== 'USD' && !/\$|\b(?:dollars|usd|bucks)\b/i.test(request))
+      const cur = /\bpayload\.[a-z_]*currenc[a-z_]*\s*(==|!=)\s*"([A-Za-z]+)"/.exec(t.when ?? '');
+      // ...unless the request says its bound in dollars ("in EUR, up to $60"); "not in X" is always other currencies.
+      const other = cur && (cur[1] === '!=' || cur[2]!.toUpperCase() !== 'USD');
+      if (other && (cur[1] === '!=' || !/\$|\b(?:dollars|usd|bucks)\b/i.test(request)))
         ask(
-          `The draft moves money for events in ${cur[1]}, and the tools and the spend cap count US dollars. What is the bound in dollars, or should those events be left alone?`,
+          `The draft moves money for events in ${cur[1] === '!=' ? `currencies other than ${cur[2]}` : cur[2]}, and the tools and the spend cap count US dollars. What is the bound in dollars, or should those events be left alone?`,
         );
     }
     const foreign = foreignAmount(request);

@@ -59,6 +59,8 @@ export function normaliseRequest(request: string, quotes: string[]): { lower: st
     },
   );
   raw = raw.replace(/\s/g, ' ');
+  // "Ticket resolved -> reply ...": an arrow leads to what follows, like a colon.
+  raw = raw.replace(/\s*(?:->|=>|→)\s*/g, (all) => ':'.padEnd(all.length, ' '));
   const lower = [...raw]
     .map((ch) => (ch.toLowerCase().length === ch.length ? ch.toLowerCase() : ch))
     .join('');
