@@ -76,7 +76,8 @@ export function readFieldTests(
     /\b(?:only (?:for|on|from|in|with|about) (?:the |a |an )?([a-z][a-z0-9-]*)(?: ([a-z][a-z0-9-]*))?(?: only)?|(?:for|on|about) (?:the )?([a-z][a-z0-9-]*)(?: ([a-z][a-z0-9-]*))? only)\b/g;
   for (const m of [...buf.text.matchAll(restriction)]) {
     const [w1, w2] = m[1] ? [m[1], m[2]] : [m[3]!, m[4]];
-    const noun = w2 !== undefined && isEventNoun(w2, shape);
+    // "only for urgent ones": "ones" stands for the event's noun.
+    const noun = w2 !== undefined && (isEventNoun(w2, shape) || w2 === 'ones');
     if (w2 !== undefined && !noun) continue;
     const hit = fieldForValue(w1, shape, ctx, { modifier: noun });
     if (!hit) continue;
@@ -84,7 +85,7 @@ export function readFieldTests(
     cutOut(buf, m as RegExpExecArray);
   }
   const itIs =
-    /\b(unless|except (?:if|when)|but not (?:if|when)|if|only if|when|only when) (?:it's|its|it is|they're|theyre|they are|it {3}|the [a-z]+ is|the [a-z]+ {3}) (?:just |only |a |an )*([a-z][a-z0-9-]*)(?=\s*(?:$|[,.;!?:)]|\band\b|\bthen\b))/g;
+    /\b(unless|except (?:if|when)|but not (?:if|when)|if|only if|when|only when) (?:it's|its|it is|they're|theyre|they are|it {3}|the [a-z]+ is|the [a-z]+ {3}) (?:just |only |a |an )*([a-z][a-z0-9-]*)(?: ones?)?(?=\s*(?:$|[,.;!?:)]|\band\b|\bthen\b))/g;
   for (const m of [...buf.text.matchAll(itIs)]) {
     // A tool's value ("unless it's a sev3": an incident's severity) is not said of the event here.
     const hit = fieldForValue(m[2]!, shape, ctx, { enums: false });

@@ -181,7 +181,9 @@ export function readTrigger(
     const out: Qualifier[] = [];
     words.forEach((w, i) => {
       if (!nouns.includes(w) || isNounOf(w, shape)) return;
-      const prep = i > 0 && PREPS.has(words[i - 1]!) ? words[i - 1] : undefined;
+      // The preposition before it, past an article ("thru the app").
+      const before = words[i - 1] !== undefined && /^(?:the|a|an)$/.test(words[i - 1]!) ? i - 2 : i - 1;
+      const prep = before >= 0 && PREPS.has(words[before]!) ? words[before] : undefined;
       const modifier = nounAt > i;
       const known = knownWords(ctx).has(w) || lemmas(w).some((l) => knownWords(ctx).has(l));
       // A word the event was inferred past is read only when it qualifies the noun ("critical alerts").
@@ -292,7 +294,15 @@ function heading(text: string, ctx: RequestContext): RegExpExecArray | null {
   const scratch = { ...ctx, assumptions: [] };
   const words = m[1]!.split(/\s+/).map((w) => spelledAs(w, scratch));
   const comma = /,$/.test(m[0]);
-  const verb = words.some((w, i) => (i > 0 || comma) && eventVerbGroup(w) !== undefined);
+  // An event verb, or the verb of one of the catalog's own event types ("places" for order.placed).
+  const saysHappened = (w: string) =>
+    eventVerbGroup(w) !== undefined ||
+    (ctx.events?.some((e) => {
+      const v = lemmas(splitType(e.type)[1]);
+      return w.length > 3 && lemmas(w).some((l) => l.length > 3 && v.includes(l));
+    }) ??
+      false);
+  const verb = words.some((w, i) => (i > 0 || comma) && saysHappened(w));
   const noun = words.some((w) => ctx.events?.some((e) => isNounOf(w, e)));
   // "refund requests:" names the event; "refund them:", "pay approved invoices," an action.
   const action = (w: string) =>
