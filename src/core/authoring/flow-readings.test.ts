@@ -8,7 +8,7 @@ import { test } from 'node:test';
 import fc from 'fast-check';
 import { isChooseStep, toolSteps } from '../spec/flow-steps.ts';
 import type { ToolDescriptor } from '../tools/tool-descriptor.ts';
-import { compileRequest, type DraftCatalog, draftSpec } from './index.ts';
+import { compileRequest, type DraftCatalog, draftSpec, eventShapesOf } from './index.ts';
 
 const tool = (
   name: string,
@@ -272,5 +272,34 @@ test('property: a trigger word no event field holds is asked about, never droppe
       },
     ),
     { numRuns: 40 },
+  );
+});
+
+test('a value the sample events show is a test on its field; a named field takes the word before it', () => {
+  const samples = [
+    { type: 'build.failed', payload: { pipeline: 'deploy', stage: 'canary', summary: 'red' } },
+    { type: 'build.failed', payload: { pipeline: 'nightly', stage: 'unit', summary: 'flaky' } },
+  ];
+  const catalog: DraftCatalog = {
+    tools: shop.tools,
+    events: [...(shop.events ?? []), ...eventShapesOf(samples)],
+  };
+  assert.deepEqual(eventShapesOf(samples)[0]?.values?.stage, ['canary', 'unit']);
+  const when = (r: string) => {
+    const d = draftSpec(compileRequest(r, catalog), catalog);
+    assert.equal(d.publishable, true, `${r}: ${JSON.stringify(d.questions)}`);
+    return d.spec?.triggers[0]?.when;
+  };
+  assert.equal(when("canary builds that failed: label them 'canary'"), 'payload.stage == "canary"');
+  assert.equal(when("when a nightly build fails, label it 'nightly'"), 'payload.pipeline == "nightly"');
+  assert.equal(when("when a build fails and it's canary, label it 'canary'"), 'payload.stage == "canary"');
+  // "app channel orders", "high-priority shipments": the word before the field's name is its value.
+  assert.equal(
+    publishable("when an app channel order is placed, label it 'app'").triggers[0]?.when,
+    'payload.channel == "app"',
+  );
+  assert.equal(
+    publishable('when a top-priority shipment is delayed, hold it').triggers[0]?.when,
+    'payload.priority == "top"',
   );
 });

@@ -85,7 +85,7 @@ export function readFieldTests(
     cutOut(buf, m as RegExpExecArray);
   }
   const itIs =
-    /\b(unless|except (?:if|when)|but not (?:if|when)|if|only if|when|only when) (?:it's|its|it is|they're|theyre|they are|it {3}|the [a-z]+ is|the [a-z]+ {3}) (?:just |only |a |an )*([a-z][a-z0-9-]*)(?: ones?)?(?=\s*(?:$|[,.;!?:)]|\band\b|\bthen\b))/g;
+    /\b(unless|except (?:if|when)|but not (?:if|when)|if|only if|when|only when|and) (?:it's|its|it is|they're|theyre|they are|it {3}|the [a-z]+ is|the [a-z]+ {3}) (?:just |only |a |an )*([a-z][a-z0-9-]*)(?: ones?)?(?=\s*(?:$|[,.;!?:)]|\band\b|\bthen\b))/g;
   for (const m of [...buf.text.matchAll(itIs)]) {
     // A tool's value ("unless it's a sev3": an incident's severity) is not said of the event here.
     const hit = fieldForValue(m[2]!, shape, ctx, { enums: false });
@@ -103,6 +103,8 @@ export interface Qualifier {
   readonly prep?: string;
   /** Said before the event's noun ("travel expenses"): which ones. */
   readonly modifier: boolean;
+  /** The field it is said to be a value of ("chat channel", "high-priority"). */
+  readonly field?: string;
   /** A word the catalog uses: read as it when no field holds it as a value (never asked about). */
   readonly known: boolean;
   /** The trigger clause as written, for the question. */
@@ -173,6 +175,7 @@ const SEVERITY: Record<string, string> = {
 /**
  * The event field that holds `word` as a value, and the value as the catalog spells it: a value a
  * tool's enum lists for an argument named like the field ("auth" -> service, "warnings" -> warning),
+ * a value the event's sample events show for a field (EventShape.values),
  * a word of how bad something is for the one severity/priority/level field ("critical", "crit"), a
  * word after "via" / "through" / "thru" / "by" for the one channel/source field ("thru chat"), or a
  * word said before the event's noun or after "for" for its one category/type/kind field ("travel
@@ -184,9 +187,24 @@ export function fieldForValue(
   word: string,
   shape: EventShape,
   ctx: RequestContext,
-  how: { readonly prep?: string; readonly modifier?: boolean; readonly enums?: boolean } = {},
+  how: {
+    readonly prep?: string;
+    readonly modifier?: boolean;
+    readonly enums?: boolean;
+    readonly field?: string;
+  } = {},
 ): { field: string; value: string } | undefined {
   const forms = lemmas(word);
+  // "chat channel", "high-priority": the field is named; a value it lists or shows wins, else the word.
+  if (how.field !== undefined && shape.payload.includes(how.field)) {
+    const f = how.field;
+    const listed = [...enumValues(f, ctx), ...(shape.values?.[f] ?? [])].find((v) =>
+      forms.includes(v.toLowerCase()),
+    );
+    if (listed !== undefined) return { field: f, value: listed };
+    ctx.assumptions.push(`"${word} ${f}" is read as ${shape.type}'s ${f} "${word}".`);
+    return { field: f, value: word };
+  }
   const one = (fields: readonly string[]) => (fields.length === 1 ? fields[0] : undefined);
   const listed = (how.enums === false ? [] : shape.payload).flatMap((field) =>
     enumValues(field, ctx)
@@ -195,6 +213,12 @@ export function fieldForValue(
   );
   if (listed.length === 1) return listed[0];
   if (listed.length > 1) return undefined;
+  // A value the event's samples show for a field ("critical" in a sample's severity).
+  const sampled = Object.entries(shape.values ?? {}).flatMap(([field, vs]) =>
+    vs.filter((v) => forms.includes(v.toLowerCase())).map((value) => ({ field, value })),
+  );
+  if (sampled.length === 1) return sampled[0];
+  if (sampled.length > 1) return undefined;
   const assumed = (field: string, value: string, why: string) => {
     ctx.assumptions.push(`"${word}" is read as ${shape.type}'s ${field} "${value}": ${why}.`);
     return { field, value };

@@ -179,8 +179,23 @@ export function readTrigger(
   const qualifiersOf = (shape: EventShape, all: boolean): Qualifier[] => {
     const nounAt = words.findIndex((w) => isNounOf(w, shape));
     const out: Qualifier[] = [];
+    const isField = (w: string | undefined) => w !== undefined && shape.payload.includes(w);
     words.forEach((w, i) => {
       if (!nouns.includes(w) || isNounOf(w, shape)) return;
+      // "high priority shipments", "low-severity alerts": the word names the field the one before it is a value of.
+      if (isField(w) && i > 0 && nouns.includes(words[i - 1]!)) return;
+      const named = /^([a-z0-9]+)-([a-z_]+)$/.exec(w);
+      if (named && isField(named[2])) {
+        out.push({
+          word: named[1]!,
+          field: named[2]!,
+          modifier: true,
+          known: false,
+          clause: clause![0].trim(),
+        });
+        return;
+      }
+      const field = isField(words[i + 1]) ? words[i + 1] : undefined;
       // The preposition before it, past an article ("thru the app").
       const before = words[i - 1] !== undefined && /^(?:the|a|an)$/.test(words[i - 1]!) ? i - 2 : i - 1;
       const prep = before >= 0 && PREPS.has(words[before]!) ? words[before] : undefined;
@@ -188,7 +203,14 @@ export function readTrigger(
       const known = knownWords(ctx).has(w) || lemmas(w).some((l) => knownWords(ctx).has(l));
       // A word the event was inferred past is read only when it qualifies the noun ("critical alerts").
       if (all || prep !== undefined || modifier)
-        out.push({ word: w, ...(prep ? { prep } : {}), modifier, known, clause: clause![0].trim() });
+        out.push({
+          word: w,
+          ...(prep ? { prep } : {}),
+          ...(field ? { field } : {}),
+          modifier,
+          known,
+          clause: clause![0].trim(),
+        });
     });
     return out;
   };
