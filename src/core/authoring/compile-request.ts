@@ -29,7 +29,7 @@ import { readCurrency, readMoney } from './grammar/read-amounts.ts';
 import { splitClauses } from './grammar/read-clauses.ts';
 import { readAudience, readNotCurrency, triggerConditions } from './grammar/read-conditions.ts';
 import { checkCoverage } from './grammar/read-coverage.ts';
-import { fieldForValue, readFieldTests, readQualifiers } from './grammar/read-field-tests.ts';
+import { alternatives, fieldForValue, readFieldTests, readQualifiers } from './grammar/read-field-tests.ts';
 import { checkStepLimit, readStepLimit, spendCap } from './grammar/read-limits.ts';
 import { type Otherwise, readOtherwise } from './grammar/read-otherwise.ts';
 import { quoteUnquoted, readSpelling } from './grammar/read-spelling.ts';
@@ -85,7 +85,7 @@ export function compileRequest(
   const steps = branch ? branch.all : once(readSteps(splitClauses(buf.text, raw), event, lower, ctx));
 
   // Conditions become the trigger's `when`; money bounds become the spend cap.
-  const when = [
+  const when = alternatives([
     ...triggerConditions(
       event,
       { currency, currencyNot: currencyNot !== undefined, audience, lowerBounds: money.lowerBounds },
@@ -93,7 +93,7 @@ export function compileRequest(
       ctx,
     ),
     ...fieldTests,
-  ];
+  ]);
   const maxCostUsd = spendCap(money.caps, steps, ctx);
   checkCoverage(buf.text, steps, ctx);
   checkStepLimit(maxSteps, steps, ctx);

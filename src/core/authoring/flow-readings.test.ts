@@ -303,3 +303,28 @@ test('a value the sample events show is a test on its field; a named field takes
     'payload.priority == "top"',
   );
 });
+
+test('"except" turns a trigger word around, two values of one field are alternatives, a lone "not" is asked', () => {
+  const when = (r: string) => publishable(r).triggers[0]?.when;
+  assert.equal(when('hold every delayed shipment except urgent ones'), 'payload.priority != "urgent"');
+  assert.equal(
+    when('when a shipment is delayed in the north or the south, hold it'),
+    '(payload.region == "north" or payload.region == "south")',
+  );
+  assert.equal(draft('when a shipment is not delayed, hold it').publishable, false);
+});
+
+test('money tests said after the amount, and an else after a full stop', () => {
+  const spec = publishable(
+    "when a return is requested, refund it if it's $45 or less, otherwise label it 'review'",
+  );
+  const c = spec.steps[0]!;
+  assert.ok(isChooseStep(c));
+  assert.equal(c.choose[0]!.when, 'payload.amount_usd <= 45');
+  assert.equal(spec.limits.maxCostUsd, 45);
+  const dot = publishable("when a return is requested: if over 70, label it 'review'. otherwise refund it");
+  const c2 = dot.steps[0]!;
+  assert.ok(isChooseStep(c2));
+  assert.equal(c2.choose[0]!.when, 'payload.amount_usd > 70');
+  assert.equal(dot.limits.maxCostUsd, 70);
+});

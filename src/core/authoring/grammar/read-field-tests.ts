@@ -84,6 +84,19 @@ export function readFieldTests(
     out.push(`payload.${hit.field} == ${JSON.stringify(hit.value)}`);
     cutOut(buf, m as RegExpExecArray);
   }
+  // "except urgent ones", "but not warnings", "other than auth": a value a field holds, turned around.
+  const except =
+    /\b(?:except(?: for)?|excluding|but not|other than|apart from) (?:the |a |an )?([a-z][a-z0-9-]*)(?: ([a-z][a-z0-9-]*))?\b/g;
+  for (const m of [...buf.text.matchAll(except)]) {
+    const noun = m[2] !== undefined && (isEventNoun(m[2], shape) || m[2] === 'ones');
+    const hit = fieldForValue(m[1]!, shape, ctx, { modifier: noun, enums: true });
+    if (!hit) continue;
+    out.push(`payload.${hit.field} != ${JSON.stringify(hit.value)}`);
+    cutOut(buf, {
+      index: m.index,
+      0: noun || m[2] === undefined ? m[0] : m[0].slice(0, m[0].length - m[2].length - 1),
+    });
+  }
   const itIs =
     /\b(unless|except (?:if|when)|but not (?:if|when)|if|only if|when|only when|and) (?:it's|its|it is|they're|theyre|they are|it {3}|the [a-z]+ is|the [a-z]+ {3}) (?:just |only |a |an )*([a-z][a-z0-9-]*)(?: ones?)?(?=\s*(?:$|[,.;!?:)]|\band\b|\bthen\b))/g;
   for (const m of [...buf.text.matchAll(itIs)]) {
@@ -103,6 +116,8 @@ export interface Qualifier {
   readonly prep?: string;
   /** Said before the event's noun ("travel expenses"): which ones. */
   readonly modifier: boolean;
+  /** Said after "except" / "not" / "other than": the test is that the field is not it. */
+  readonly negated?: boolean;
   /** The field it is said to be a value of ("chat channel", "high-priority"). */
   readonly field?: string;
   /** A word the catalog uses: read as it when no field holds it as a value (never asked about). */
@@ -126,8 +141,8 @@ export function readQualifiers(
   const unread: Qualifier[] = [];
   for (const q of qs) {
     const hit = fieldForValue(q.word, shape, ctx, q);
-    if (hit) out.push(`payload.${hit.field} == ${JSON.stringify(hit.value)}`);
-    else if (!q.known) unread.push(q);
+    if (hit) out.push(`payload.${hit.field} ${q.negated ? '!=' : '=='} ${JSON.stringify(hit.value)}`);
+    else if (!q.known || q.negated) unread.push(q);
   }
   if (unread.length > 0)
     ctx.questions.push({
@@ -135,6 +150,28 @@ export function readQualifiers(
       question: `I could not read "${unread.map((q) => q.word).join(' ')}" in "${unread[0]!.clause}": no event field or tool of the catalog says it. Which field of the ${shape.type} event should the trigger test, and against what?`,
     });
   return [...new Set(out)];
+}
+
+/**
+ * Tests of one field for two values ("on checkout or search", "for auth and search alerts") can
+ * never both hold: they are alternatives, joined with "or". Other tests are kept as they are.
+ */
+export function alternatives(tests: readonly string[]): string[] {
+  const eq = (t: string) => /^payload\.([A-Za-z_][A-Za-z0-9_]*) == ("(?:[^"\\]|\\.)*")$/.exec(t);
+  const out: string[] = [];
+  const done = new Set<string>();
+  for (const t of tests) {
+    const m = eq(t);
+    if (!m) {
+      out.push(t);
+      continue;
+    }
+    if (done.has(m[1]!)) continue;
+    const same = [...new Set(tests.filter((x) => eq(x)?.[1] === m[1]))];
+    done.add(m[1]!);
+    out.push(same.length > 1 ? `(${same.join(' or ')})` : t);
+  }
+  return out;
 }
 
 /** The values tools' enums list for an argument named like the event field `field` ("other" left out). */

@@ -59,6 +59,24 @@ const OPS: Record<string, MoneyTest['op']> = {
 /** "$5,000", "300", "5k", "12.50", "150 dollars": dollars (a bare number after a bound word is dollars). */
 const AMOUNT = String.raw`\$?\s?((?:[0-9]{1,3}(?:,[0-9]{3})+|[0-9]+)(?:\.[0-9]{1,2})?k?)(?:\s?(?:dollars|bucks|usd|\$))?(?![0-9a-z%])`;
 const OP = String.raw`(under|below|less than|at most|over|above|more than|greater than|bigger than|larger than|at least)`;
+/** "$50 or less", "100 or more": the bound said after the amount. */
+const POST_OP = String.raw`(or less|or under|or below|or lower|or more|or over|or above|or higher|and under|and up|and above)`;
+const POST: Record<string, MoneyTest['op']> = {
+  'or less': '<=',
+  'or under': '<=',
+  'or below': '<=',
+  'or lower': '<=',
+  'and under': '<=',
+  'or more': '>=',
+  'or over': '>=',
+  'or above': '>=',
+  'or higher': '>=',
+  'and up': '>=',
+  'and above': '>=',
+};
+/** Words a word test never is: what the test is said of, not a value ("if it's ..."). */
+const NOT_A_VALUE =
+  /^(?:it|its|it's|they|them|this|that|these|those|the|a|an|so|not|there|we|you|i|over|under|above|below|more|less|at|in|on|from|for|by)$/;
 /** What the test is said of: "it's", "its", "the total is", "a refund request is", "an alert   " ('s cut). */
 const SUBJECT = String.raw`(?:(?:it's|its|it is|they're|theyre|they are|it|that's|thats|that is)\s+|(?:the|a|an)\s+[a-z]+(?:\s+[a-z]+)?\s+(?:is\s+|are\s+|\s+)?)?`;
 const ELSE = String.raw`(?:otherwise|else|if not|or else)`;
@@ -71,22 +89,30 @@ export function readOtherwise(buf: RequestText, raw: string): Otherwise | undefi
 function money(op: string, amount: string): MoneyTest {
   const t = amount.replace(/,/g, '');
   const usd = t.endsWith('k') ? Math.round(Number(t.slice(0, -1)) * 1000 * 100) / 100 : Number(t);
-  return { kind: 'money', op: OPS[op]!, usd };
+  return { kind: 'money', op: OPS[op] ?? POST[op]!, usd };
 }
+
+/** The money test of a match: its operator before the amount (groups 1, 2) or after it (groups 3, 4). */
+function moneyOf(m: RegExpExecArray, at: number): MoneyTest {
+  return m[at] !== undefined ? money(m[at]!, m[at + 1]!) : money(m[at + 3]!, m[at + 2]!);
+}
+
+/** A money test: "over 300", "more than $5k", or "$50 or less" (4 groups). */
+const MONEY_TEST = String.raw`(?:${OP}\s+${AMOUNT}|${AMOUNT}\s+${POST_OP})`;
 
 /** "refund it if it's under $20, otherwise reply ...". */
 function afterAction(buf: RequestText, raw: string): Otherwise | undefined {
   const m = new RegExp(
-    String.raw`(?:,\s*)?\b(?:(?:only )?(?:if|when) (?:it's |its |it is |they're |they are |the amount is |the total is )?)?${OP}\s+${AMOUNT}\s*(?:,\s*|;\s*|\.\s*)?${ELSE}\b,?\s*(?:just\s+)?(${END})`,
+    String.raw`(?:,\s*)?\b(?:(?:only )?(?:if|when) (?:it's |its |it is |they're |they are |the amount is |the total is )?)?${MONEY_TEST}\s*(?:,\s*|;\s*|\.\s*)?${ELSE}\b,?\s*(?:just\s+)?(${END})`,
   ).exec(buf.text);
   if (!m) return undefined;
-  const elseAt = m.index + m[0].length - m[3]!.length;
+  const elseAt = m.index + m[0].length - m[5]!.length;
   const end = m.index + m[0].length;
   const out: Otherwise = {
     at: m.index,
     end,
     order: 'after',
-    test: money(m[1]!, m[2]!),
+    test: moneyOf(m, 1),
     text: buf.text.slice(elseAt, end),
     raw: raw.slice(elseAt, end),
   };
@@ -99,25 +125,33 @@ function testFirst(buf: RequestText, raw: string): Otherwise | undefined {
   // A money test after "if" or "when"; a word test only after "if" ("when an invoice is received"
   // is a trigger), never a word that says something happened ("if it's resolved").
   const tests = [
-    String.raw`\b(?:only )?(?:if|when)\s+${SUBJECT}${OP}\s+${AMOUNT}()`,
-    String.raw`\b(?:only )?if\s+${SUBJECT}()()(?!(?:over|under|above|below|more|less|at|not|in|on|from|for)\b)([a-z][a-z0-9-]*(?<!ed))`,
+    String.raw`\b(?:only )?(?:if|when)\s+${SUBJECT}()${MONEY_TEST}()`,
+    String.raw`\b(?:only )?if\s+${SUBJECT}()()()()()([a-z][a-z0-9-]*(?<!ed))`,
   ];
   for (const test of tests) {
     const m = new RegExp(
-      String.raw`${test}\s*,?\s*(${END}?)\s*[,;]?\s*\b${ELSE}\b,?\s*(?:just\s+)?(${END})`,
+      String.raw`${test}\s*,?\s*(${END}?)\s*[,;.]?\s*\b${ELSE}\b,?\s*(?:just\s+)?(${END})`,
       'd',
     ).exec(buf.text);
     if (!m?.indices) continue;
-    const [yesAt, yesEnd] = m.indices[4]!;
-    if (!/[a-z]/.test(m[4]!.replace(/"q[0-9]+"/g, ''))) continue;
-    // The test starts at its operator or word: "if a refund request is" stays for the trigger reader.
-    const at = m.indices[1]![0];
-    const [elseAt, end] = m.indices[5]!;
+    // Group 6 is the word of a word test; empty in a money test.
+    if (m[6] && NOT_A_VALUE.test(m[6])) continue;
+    const [yesAt, yesEnd] = m.indices[7]!;
+    if (!/[a-z]/.test(m[7]!.replace(/"q[0-9]+"/g, ''))) continue;
+    // The test starts at its operator or word; the words before it stay for the trigger reader when
+    // they name what it is said of ("if a refund request is"), not when they are "it's", "the amount is".
+    const lead = buf.text.slice(m.index, m.indices[1]![0]);
+    const at = /^(?:only )?(?:if|when)\s+(?:the|a|an)\s+(?!(?:amount|total|sum|value|price|cost)\b)/.test(
+      lead,
+    )
+      ? m.indices[1]![0]
+      : m.index;
+    const [elseAt, end] = m.indices[8]!;
     const out: Otherwise = {
       at: m.index,
       end,
       order: 'first',
-      test: m[1] ? money(m[1], m[2]!) : { kind: 'word', word: m[3]! },
+      test: m[6] ? { kind: 'word', word: m[6] } : moneyOf(m, 2),
       yes: { text: buf.text.slice(yesAt, yesEnd), raw: raw.slice(yesAt, yesEnd) },
       text: buf.text.slice(elseAt, end),
       raw: raw.slice(elseAt, end),
@@ -131,15 +165,16 @@ function testFirst(buf: RequestText, raw: string): Otherwise | undefined {
 /** "refund in full unless it's more than 150, in that case tag it large-refund instead". */
 function unlessThen(buf: RequestText, raw: string): Otherwise | undefined {
   const m = new RegExp(
-    String.raw`\bunless\s+${SUBJECT}(?:${OP}\s+${AMOUNT}|([a-z][a-z0-9-]*))\s*[,;]?\s*(?:and\s+)?(?:in (?:that|which) case|in that event|if (?:so|it is|it does|they are)|then)\b,?\s*(${END}?)(?:\s+instead)?\s*(?=[.;!?]|$)`,
+    String.raw`\bunless\s+${SUBJECT}(?:${MONEY_TEST}|([a-z][a-z0-9-]*))\s*[,;]?\s*(?:and\s+)?(?:in (?:that|which) case|in that event|if (?:so|it is|it does|they are)|then)\b,?\s*(${END}?)(?:\s+instead)?\s*(?=[.;!?]|$)`,
     'd',
   ).exec(buf.text);
   if (!m?.indices) return undefined;
-  const yes = m[4]!;
+  if (m[5] !== undefined && NOT_A_VALUE.test(m[5])) return undefined;
+  const yes = m[6]!;
   if (!/[a-z]/.test(yes.replace(/"q[0-9]+"/g, ''))) return undefined;
   const end = m.index + m[0].length;
-  const yesAt = m.indices[4]![0];
-  const test: Otherwise['test'] = m[1] ? money(m[1], m[2]!) : { kind: 'word', word: m[3]! };
+  const yesAt = m.indices[6]![0];
+  const test: Otherwise['test'] = m[5] === undefined ? moneyOf(m, 1) : { kind: 'word', word: m[5] };
   const out: Otherwise = {
     at: m.index,
     end,

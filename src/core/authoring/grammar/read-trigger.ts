@@ -22,42 +22,15 @@ import {
 import { toolWords } from './map-tool.ts';
 import type { Qualifier } from './read-field-tests.ts';
 import { cutOut, knownWords, listOr, type RequestContext, type RequestText } from './request-context.ts';
-
-/**
- * Words of a trigger clause that say who did it or how it is put, never which event: "when somebody
- * submits", "once a ticket's been marked resolved", "anything that fires".
- */
-const NEUTRAL = new Set(
-  `somebody someone anybody anyone everybody everyone anything something everything whatever whoever
-  employee employees staff people person customer customers user users client clients they we he she
-  marked become becomes became turned gets got get been be being just actually really already that which
-  who there`.split(/\s+/),
-);
-
-/** Verbs that say an event arrived ("a refund request lands"): the "new / received" group when no other verb is said. */
-const ARRIVAL = new Set(
-  'land lands landed landing arrive arrives arriving hit hits shows showed pops popped drops dropped appears appeared come coming'.split(
-    ' ',
-  ),
-);
-
-/** Prepositions before a word that qualifies the event ("on auth", "thru chat"). */
-const PREPS = new Set(['on', 'in', 'for', 'from', 'by', 'via', 'through', 'thru', 'over', 'with', 'at']);
-
-/**
- * The event-verb group a word names: as listed, an arrival verb (the group of "new"), or another form
- * of a listed verb ("fires" for fired). Undefined: not an event verb.
- */
-export function eventVerbGroup(w: string): readonly string[] | undefined {
-  const listed = groupOf(EVENT_VERB_GROUPS, w);
-  if (listed) return listed;
-  if (ARRIVAL.has(w)) return groupOf(EVENT_VERB_GROUPS, 'new');
-  if (!/[a-z]{3,}s$/.test(w) || w.endsWith('ss')) return undefined;
-  const forms = lemmas(w).filter((l) => l !== w && l.length >= 3);
-  return EVENT_VERB_GROUPS.find((g) =>
-    g.some((v) => /ed$/.test(v) && lemmas(v).some((l) => forms.includes(l))),
-  );
-}
+import {
+  eventVerbGroup,
+  isEventWord,
+  isNounOf,
+  NEGATORS,
+  NEUTRAL,
+  PREPS,
+  splitType,
+} from './trigger-words.ts';
 
 const TRIGGER_START =
   /(?<=^|[.;!?]\s+)(?:if)(?= (?:a|an|the|someone|somebody|anyone|any|an?y?one|people|we|they) )|\b(whenever|when|each time|every time|as soon as|once|on every|on each|for every|for each|any time|anytime|if ever|after(?= (?:a|an|each|every|any|the) (?:[a-z]+ (?:is|are|gets|get|has|comes|arrives)\b|[a-z]+(?:'s|s) (?:been )?[a-z]+ed\b)))\b/;
@@ -104,7 +77,7 @@ export function readTrigger(
   if (!start && !clause) {
     // "On refund requests, ...", "For new tickets: ..."
     const m =
-      /(?:^|[.;:]\s*|\b(?:on|for|after|with|to|handle|answer|respond to)\s+)((?:a |an |any |all |every |each |incoming )?(?:new )?[a-z]+ (?:requests?|tickets?|invoices?|reports?|submissions?|claims?|alerts?|incidents?))\b/.exec(
+      /(?:^|[.;:]\s*|\b(?:on|for|after|with|to|handle|answer|respond to)\s+)((?:a |an |any |all |every |each |incoming )?(?:new )?[a-z]+ (?:requests?|tickets?|invoices?|reports?|submissions?|claims?|alerts?|incidents?)(?: only)?)\b/.exec(
         buf.text,
       );
     const every = m
@@ -153,6 +126,7 @@ export function readTrigger(
       !trig.has(w) &&
       !FILLER.has(w) &&
       !NEUTRAL.has(w) &&
+      !NEGATORS.has(w) &&
       !PREPS.has(w) &&
       eventVerbGroup(w) === undefined &&
       !/^(is|are|was|were|been|being|has|had|gets|got|comes|in|new|by|if|s|through|thru|along|now)$/.test(w),
@@ -180,8 +154,10 @@ export function readTrigger(
     const nounAt = words.findIndex((w) => isNounOf(w, shape));
     const out: Qualifier[] = [];
     const isField = (w: string | undefined) => w !== undefined && shape.payload.includes(w);
+    const verbOf = lemmas(splitType(shape.type)[1]);
+    const isVerb = (w: string) => lemmas(w).some((l) => l.length > 3 && verbOf.includes(l));
     words.forEach((w, i) => {
-      if (!nouns.includes(w) || isNounOf(w, shape)) return;
+      if (!nouns.includes(w) || isNounOf(w, shape) || isVerb(w)) return;
       // "high priority shipments", "low-severity alerts": the word names the field the one before it is a value of.
       if (isField(w) && i > 0 && nouns.includes(words[i - 1]!)) return;
       const named = /^([a-z0-9]+)-([a-z_]+)$/.exec(w);
@@ -196,22 +172,31 @@ export function readTrigger(
         return;
       }
       const field = isField(words[i + 1]) ? words[i + 1] : undefined;
+      // "except warnings", "but not search", "other than auth": the qualifier is turned around.
+      const negated = [words[i - 1], words[i - 2]].some((x) => x !== undefined && NEGATORS.has(x));
       // The preposition before it, past an article ("thru the app").
       const before = words[i - 1] !== undefined && /^(?:the|a|an)$/.test(words[i - 1]!) ? i - 2 : i - 1;
       const prep = before >= 0 && PREPS.has(words[before]!) ? words[before] : undefined;
       const modifier = nounAt > i;
       const known = knownWords(ctx).has(w) || lemmas(w).some((l) => knownWords(ctx).has(l));
-      // A word the event was inferred past is read only when it qualifies the noun ("critical alerts").
-      if (all || prep !== undefined || modifier)
+      // Past an inferred event, the word just after its noun is the noun's own ("expense claims",
+      // "refund reqs"); any other is read, or asked about.
+      const headNoun = i > 0 && isNounOf(words[i - 1]!, shape) && prep === undefined && !negated;
+      if (all || !headNoun)
         out.push({
           word: w,
           ...(prep ? { prep } : {}),
           ...(field ? { field } : {}),
+          ...(negated ? { negated } : {}),
           modifier,
           known,
           clause: clause![0].trim(),
         });
     });
+    // A negation that turns no word around ("when a ticket is not resolved") is asked about, never dropped.
+    const negator = words.find((w) => NEGATORS.has(w) && w !== 'than');
+    if (negator !== undefined && !out.some((q) => q.negated))
+      out.push({ word: negator, modifier: false, known: false, clause: clause![0].trim() });
     return out;
   };
   if (found.length === 1) return { event: found[0]!.type, qualifiers: qualifiersOf(found[0]!, true) };
@@ -297,11 +282,6 @@ function inferEvent(text: string, ctx: RequestContext): string | undefined {
   return found[0]!.type;
 }
 
-function isNounOf(w: string, shape: EventShape): boolean {
-  const nouns = splitType(shape.type)[0].split(/[_.-]/);
-  return lemmas(w).some((l) => nouns.some((n) => lemmas(n).includes(l)));
-}
-
 /**
  * A trigger said as a heading at the start of the request: a few words before ":", "?", "->" or
  * " - " ("Alerts:", "critical alert ->", "new ticket opened?", "An employee submits an expense
@@ -334,16 +314,6 @@ function heading(text: string, ctx: RequestContext): RegExpExecArray | null {
   if (acts || (comma ? !verb : !(noun || verb || words.length <= 2))) return null;
   const at = m.index + m[0].indexOf(m[1]!);
   return Object.assign([m[1]!], { index: at, input: text }) as unknown as RegExpExecArray;
-}
-
-/** A word naming some event's noun. */
-function isEventWord(w: string, ctx: RequestContext): boolean {
-  return ctx.events?.some((e) => isNounOf(w, e)) ?? false;
-}
-
-function splitType(type: string): [string, string] {
-  const i = type.lastIndexOf('.');
-  return i < 0 ? [type, ''] : [type.slice(0, i), type.slice(i + 1)];
 }
 
 /**
