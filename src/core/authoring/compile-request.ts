@@ -42,6 +42,7 @@ import {
   type RequestContext,
   type RequestText,
 } from './grammar/request-context.ts';
+import { isNounOf } from './grammar/trigger-words.ts';
 
 /** At most this many characters of a request are read. */
 export const MAX_REQUEST_LENGTH = 2000;
@@ -64,8 +65,9 @@ export function compileRequest(
   const buf: RequestText = { text: readPhrases(lower) };
   readSpelling(buf, ctx);
   const maxSteps = readStepLimit(buf, ctx);
-  const otherwise = readOtherwise(buf, raw);
+  const said = readOtherwise(buf, raw, (w) => ctx.events?.some((e) => isNounOf(w, e)) ?? false);
   const money = readMoney(buf);
+  const otherwise = said ? branchMoney(said, money, ctx) : undefined;
   const currencyNot = readNotCurrency(buf);
   const currency = currencyNot ?? readCurrency(buf);
   const audience = readAudience(buf);
@@ -187,11 +189,41 @@ function readBranch(
   };
 }
 
+/**
+ * A cap said inside a branch ("otherwise refund it up to $30") is the run's spend cap, read out of
+ * the branch's text like any other; a lower bound there would be a condition of the branch alone,
+ * which the grammar cannot say: a question.
+ */
+function branchMoney(o: Otherwise, money: MoneyBounds, ctx: RequestContext): Otherwise {
+  const read = (text: string) => {
+    const b = { text };
+    const m = readMoney(b);
+    money.caps.push(...m.caps);
+    if (m.lowerBounds.length > 0)
+      ctx.questions.push({
+        about: 'steps.choose',
+        question: `A branch of the choice says "over $${m.lowerBounds[0]!.usd}"; a draft can test the amount once. Which test is meant?`,
+      });
+    return b.text;
+  };
+  return {
+    ...o,
+    text: read(o.text),
+    ...(o.yes ? { yes: { text: read(o.yes.text), raw: o.yes.raw } } : {}),
+  };
+}
+
 /** The choice's test over the event's payload; undefined (and a question) when no field says it. */
 function branchTest(o: Otherwise, event: string | undefined, ctx: RequestContext): string | undefined {
   const shape = ctx.events?.find((e) => e.type === event);
   if (o.test.kind === 'word') {
-    const hit = shape ? fieldForValue(o.test.word, shape, ctx) : undefined;
+    // "if the reason is fraud": the field the words name, when the event has it.
+    const of = o.test.of;
+    const named =
+      of === undefined ? [] : (shape?.payload ?? []).filter((p) => p === of || p.split('_').includes(of));
+    const hit = shape
+      ? fieldForValue(o.test.word, shape, ctx, named.length === 1 ? { field: named[0]! } : {})
+      : undefined;
     if (!hit) {
       ctx.questions.push({
         about: 'steps.choose',

@@ -328,3 +328,22 @@ test('money tests said after the amount, and an else after a full stop', () => {
   assert.equal(c2.choose[0]!.when, 'payload.amount_usd > 70');
   assert.equal(dot.limits.maxCostUsd, 70);
 });
+
+test('a test said of a field ("if the category is ..."), a cap inside a branch, negations in and after the trigger', () => {
+  const spec = publishable(
+    "when a return is requested, if the category is furniture label it 'big', otherwise refund it up to $40",
+  );
+  const c = spec.steps[0]!;
+  assert.ok(isChooseStep(c));
+  assert.equal(c.choose[0]!.when, 'payload.category == "furniture"');
+  assert.equal(spec.limits.maxCostUsd, 40);
+  assert.deepEqual(tools("when an order is placed don't cancel it, just label it 'new'"), ['label_order']);
+  assert.equal(
+    publishable("shipments that aren't urgent: hold them").triggers[0]?.when,
+    'payload.priority != "urgent"',
+  );
+  assert.equal(
+    publishable("new orders from the app: label them 'app'").triggers[0]?.when,
+    'payload.channel == "app"',
+  );
+});

@@ -214,7 +214,8 @@ const SEVERITY: Record<string, string> = {
  * tool's enum lists for an argument named like the field ("auth" -> service, "warnings" -> warning),
  * a value the event's sample events show for a field (EventShape.values),
  * a word of how bad something is for the one severity/priority/level field ("critical", "crit"), a
- * word after "via" / "through" / "thru" / "by" for the one channel/source field ("thru chat"), or a
+ * word after "via" / "through" / "thru" / "by" / "from" / "in" / "on" for the one channel/source field
+ * ("thru chat", "tickets from chat"), or a
  * word said before the event's noun or after "for" for its one category/type/kind field ("travel
  * expenses", "submitted for alcohol"). The
  * last three are not the catalog's words: each is listed under "Assumed". Several fields or none:
@@ -264,7 +265,7 @@ export function fieldForValue(
   const sevField = one(shape.payload.filter((p) => /severity|priority|level|urgency/.test(p)));
   if (severity && sevField) return assumed(sevField, severity, `it says how severe it is`);
   const channel = one(shape.payload.filter((p) => /channel|source|via|medium/.test(p)));
-  if (how.prep && /^(?:via|through|thru|by|over)$/.test(how.prep) && channel)
+  if (how.prep && /^(?:via|through|thru|by|over|from|in|on)$/.test(how.prep) && channel)
     return assumed(channel, word, `it says how it came in`);
   const kind = one(shape.payload.filter((p) => /category|type|kind|class/.test(p)));
   if (

@@ -40,6 +40,8 @@ export interface MoneyTest {
 export interface WordTest {
   readonly kind: 'word';
   readonly word: string;
+  /** What the test is said of, when it names no event ("if the reason is fraud": reason). */
+  readonly of?: string;
 }
 
 const OPS: Record<string, MoneyTest['op']> = {
@@ -82,8 +84,27 @@ const SUBJECT = String.raw`(?:(?:it's|its|it is|they're|theyre|they are|it|that'
 const ELSE = String.raw`(?:otherwise|else|if not|or else)`;
 const END = String.raw`[^.;!?]*`;
 
-export function readOtherwise(buf: RequestText, raw: string): Otherwise | undefined {
-  return afterAction(buf, raw) ?? testFirst(buf, raw) ?? unlessThen(buf, raw);
+/**
+ * The test with an else the text says, cut out. `eventNoun` tells a word naming an event ("if a
+ * refund request is ...": those words stay for the trigger reader) from one naming a field ("if the
+ * reason is fraud": the test's field).
+ */
+export function readOtherwise(
+  buf: RequestText,
+  raw: string,
+  eventNoun: (word: string) => boolean = () => false,
+): Otherwise | undefined {
+  return afterAction(buf, raw) ?? testFirst(buf, raw, eventNoun) ?? unlessThen(buf, raw);
+}
+
+/** "the reason is", "a refund request is": the words the test is said of, and whether one names an event. */
+function subjectOf(lead: string, eventNoun: (w: string) => boolean): { of?: string; event: boolean } {
+  const m = /\b(?:the|a|an|its|their)\s+([a-z_]+(?:\s+(?!(?:is|are)\b)[a-z_]+)?)\s*(?:is|are)?\s*$/.exec(
+    lead,
+  );
+  if (!m) return { event: false };
+  const words = m[1]!.split(/\s+/);
+  return words.some(eventNoun) ? { event: true } : { of: words.join('_'), event: false };
 }
 
 function money(op: string, amount: string): MoneyTest {
@@ -121,7 +142,7 @@ function afterAction(buf: RequestText, raw: string): Otherwise | undefined {
 }
 
 /** "if it's over 300 flag it, otherwise reimburse it", "if an alert is critical open a sev1 otherwise a sev3". */
-function testFirst(buf: RequestText, raw: string): Otherwise | undefined {
+function testFirst(buf: RequestText, raw: string, eventNoun: (w: string) => boolean): Otherwise | undefined {
   // A money test after "if" or "when"; a word test only after "if" ("when an invoice is received"
   // is a trigger), never a word that says something happened ("if it's resolved").
   const tests = [
@@ -139,19 +160,16 @@ function testFirst(buf: RequestText, raw: string): Otherwise | undefined {
     const [yesAt, yesEnd] = m.indices[7]!;
     if (!/[a-z]/.test(m[7]!.replace(/"q[0-9]+"/g, ''))) continue;
     // The test starts at its operator or word; the words before it stay for the trigger reader when
-    // they name what it is said of ("if a refund request is"), not when they are "it's", "the amount is".
+    // they name an event ("if a refund request is"), not when they are "it's" or a field ("the reason is").
     const lead = buf.text.slice(m.index, m.indices[1]![0]);
-    const at = /^(?:only )?(?:if|when)\s+(?:the|a|an)\s+(?!(?:amount|total|sum|value|price|cost)\b)/.test(
-      lead,
-    )
-      ? m.indices[1]![0]
-      : m.index;
+    const subject = subjectOf(lead, eventNoun);
+    const at = subject.event ? m.indices[1]![0] : m.index;
     const [elseAt, end] = m.indices[8]!;
     const out: Otherwise = {
       at: m.index,
       end,
       order: 'first',
-      test: m[6] ? { kind: 'word', word: m[6] } : moneyOf(m, 2),
+      test: m[6] ? { kind: 'word', word: m[6], ...(subject.of ? { of: subject.of } : {}) } : moneyOf(m, 2),
       yes: { text: buf.text.slice(yesAt, yesEnd), raw: raw.slice(yesAt, yesEnd) },
       text: buf.text.slice(elseAt, end),
       raw: raw.slice(elseAt, end),

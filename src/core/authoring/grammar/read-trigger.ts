@@ -29,6 +29,7 @@ import {
   NEGATORS,
   NEUTRAL,
   PREPS,
+  saysHappened,
   splitType,
 } from './trigger-words.ts';
 
@@ -100,6 +101,10 @@ export function readTrigger(
   }
   const whole = buf.text;
   const words = clause[0]
+    // "aren't", "isn't", "don't": a negation, read as "not".
+    .replace(/\b[a-z]+n'?t\b/g, (w) =>
+      /^(?:aren|isn|wasn|weren|don|doesn|didn|haven|hasn)'?t$/.test(w) ? 'not' : w,
+    )
     .split(/[^a-z0-9_-]+/)
     .filter(Boolean)
     .map((w) => spelledAs(w, ctx));
@@ -296,15 +301,7 @@ function heading(text: string, ctx: RequestContext): RegExpExecArray | null {
   const scratch = { ...ctx, assumptions: [] };
   const words = m[1]!.split(/\s+/).map((w) => spelledAs(w, scratch));
   const comma = /,$/.test(m[0]);
-  // An event verb, or the verb of one of the catalog's own event types ("places" for order.placed).
-  const saysHappened = (w: string) =>
-    eventVerbGroup(w) !== undefined ||
-    (ctx.events?.some((e) => {
-      const v = lemmas(splitType(e.type)[1]);
-      return w.length > 3 && lemmas(w).some((l) => l.length > 3 && v.includes(l));
-    }) ??
-      false);
-  const verb = words.some((w, i) => (i > 0 || comma) && saysHappened(w));
+  const verb = words.some((w, i) => (i > 0 || comma) && saysHappened(w, ctx));
   const noun = words.some((w) => ctx.events?.some((e) => isNounOf(w, e)));
   // "refund requests:" names the event; "refund them:", "pay approved invoices," an action.
   const action = (w: string) =>
@@ -323,7 +320,7 @@ function heading(text: string, ctx: RequestContext): RegExpExecArray | null {
  */
 function actionStart(clause: string, ctx: RequestContext): number | undefined {
   const words = [...clause.matchAll(/[a-z0-9_'-]+|"q[0-9]+"/g)];
-  const verbAt = words.findIndex((w, i) => i > 0 && eventVerbGroup(w[0]) !== undefined);
+  const verbAt = words.findIndex((w, i) => i > 0 && saysHappened(w[0], ctx));
   if (verbAt < 0) return undefined;
   const names = (w: string) =>
     lemmas(w).some((l) => {
@@ -341,8 +338,12 @@ function actionStart(clause: string, ctx: RequestContext): number | undefined {
       (names(w) || GENERIC_VERBS.has(w) || any) &&
       eventVerbGroup(w) === undefined &&
       /^(?:it|them|him|her|the|this|that|these|those|a|an|all|each|every|"q[0-9]+")$/.test(next)
-    )
-      return words[i]!.index;
+    ) {
+      // "... requested don't refund it": the negation before the action is the action's.
+      let at = i;
+      while (at - 1 > verbAt && /^(?:don'?t|dont|never|not|do|just|please)$/.test(words[at - 1]![0])) at--;
+      return words[at]!.index;
+    }
   }
   return undefined;
 }

@@ -73,3 +73,14 @@ export function splitType(type: string): [string, string] {
   const i = type.lastIndexOf('.');
   return i < 0 ? [type, ''] : [type.slice(0, i), type.slice(i + 1)];
 }
+
+/** An event verb, or the verb of one of the catalog's own event types ("places" for order.placed). */
+export function saysHappened(w: string, ctx: RequestContext): boolean {
+  if (eventVerbGroup(w) !== undefined) return true;
+  return (
+    ctx.events?.some((e) => {
+      const v = lemmas(splitType(e.type)[1]);
+      return w.length > 3 && lemmas(w).some((l) => l.length > 3 && v.includes(l));
+    }) ?? false
+  );
+}
