@@ -210,16 +210,14 @@ const SEVERITY: Record<string, string> = {
 };
 
 /**
- * The event field that holds `word` as a value, and the value as the catalog spells it: a value a
- * tool's enum lists for an argument named like the field ("auth" -> service, "warnings" -> warning),
- * a value the event's sample events show for a field (EventShape.values),
- * a word of how bad something is for the one severity/priority/level field ("critical", "crit"), a
- * word after "via" / "through" / "thru" / "by" / "from" / "in" / "on" for the one channel/source field
- * ("thru chat", "tickets from chat"), or a
- * word said before the event's noun or after "for" for its one category/type/kind field ("travel
- * expenses", "submitted for alcohol"). The
- * last three are not the catalog's words: each is listed under "Assumed". Several fields or none:
- * undefined.
+ * The event field that holds `word` as a value, and the value as the catalog spells it, tried in
+ * this order: the field the words name ("chat channel", "if the reason is fraud"); a value a tool's
+ * enum lists for an argument named like the field ("auth" -> service, "warnings" -> warning); a
+ * value the event's sample events show (EventShape.values); a word of how bad something is, for the
+ * one severity/priority/level field ("critical", "crit"); a word after "via" / "thru" / "by" /
+ * "from" / "in" / "on", for the one channel/source field ("thru chat"); a word before the event's
+ * noun or after "for", for the one category/type/kind field ("travel expenses"). The readings that
+ * are not the catalog's own words are listed under "Assumed". Several fields or none: undefined.
  */
 export function fieldForValue(
   word: string,
