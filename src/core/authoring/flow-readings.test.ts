@@ -347,3 +347,22 @@ test('a test said of a field ("if the category is ..."), a cap inside a branch, 
     'payload.channel == "app"',
   );
 });
+
+test('a field is a channel, a severity or a category by a whole part of its name, never by a substring', () => {
+  const access: DraftCatalog = {
+    tools: [
+      tool('grant_access', 'Grants a user access to a resource.', {
+        user_id: { type: 'string' },
+        resource: { type: 'string' },
+      }),
+    ],
+    events: [{ type: 'access.requested', payload: ['user_id', 'resource', 'level'] }],
+  };
+  const asks = (r: string) => draftSpec(compileRequest(r, access), access).publishable === false;
+  // "resource" holds "source", "level" is no severity: both asked, never read as a test.
+  assert.ok(asks('when someone requests access thru the portal, grant it'));
+  assert.ok(asks('urgent access requests: grant them'));
+  assert.deepEqual(tools("when an order is placed, label it 'new'. make sure it gets labelled"), [
+    'label_order',
+  ]);
+});

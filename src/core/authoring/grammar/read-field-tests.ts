@@ -47,7 +47,9 @@ export function readFieldTests(
   const via =
     /\b(unless|except if|that|which|if|when)? ?(?:it |they )?(?:came in|comes in|arrived|arrives|was sent|were sent|is sent|was opened|came) (?:by|via|through|over|on|from) (?:the )?([a-z][a-z0-9_-]*)\b/g;
   for (const m of [...buf.text.matchAll(via)]) {
-    const fields = shape.payload.filter((p) => /channel|source|via|medium/.test(p));
+    const fields = shape.payload.filter((p) =>
+      p.split('_').some((x) => /^(?:channel|source|via|medium)$/.test(x)),
+    );
     if (fields.length !== 1) continue;
     const negated = m[1] !== undefined && NEGATIONS.test(m[1]);
     out.push(`payload.${fields[0]} ${negated ? '!=' : '=='} ${JSON.stringify(m[2])}`);
@@ -260,12 +262,14 @@ export function fieldForValue(
     return { field, value };
   };
   const severity = forms.map((f) => SEVERITY[f]).find((v) => v !== undefined);
-  const sevField = one(shape.payload.filter((p) => /severity|priority|level|urgency/.test(p)));
+  // By a whole part of the field's name: "resource" is no "source", "level" no severity.
+  const part = (re: RegExp) => one(shape.payload.filter((p) => p.split('_').some((x) => re.test(x))));
+  const sevField = part(/^(?:severity|priority|urgency|sev)$/);
   if (severity && sevField) return assumed(sevField, severity, `it says how severe it is`);
-  const channel = one(shape.payload.filter((p) => /channel|source|via|medium/.test(p)));
+  const channel = part(/^(?:channel|source|via|medium)$/);
   if (how.prep && /^(?:via|through|thru|by|over|from|in|on)$/.test(how.prep) && channel)
     return assumed(channel, word, `it says how it came in`);
-  const kind = one(shape.payload.filter((p) => /category|type|kind|class/.test(p)));
+  const kind = part(/^(?:category|type|kind|class)$/);
   if (
     (how.modifier || how.prep === 'for') &&
     kind &&

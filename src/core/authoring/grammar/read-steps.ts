@@ -81,6 +81,8 @@ export function readSteps(
     const tool = mapTool(c, ctx);
     if (!tool) continue;
     const existing = steps.find((s) => s.tool.name === tool.name);
+    // "make sure it gets tagged" after "tag it refund": the same action said again, one step.
+    if (sure && existing) continue;
     if (existing && c.approval) {
       existing.approval = true;
       continue;
