@@ -312,6 +312,14 @@ test('"except" turns a trigger word around, two values of one field are alternat
     '(payload.region == "north" or payload.region == "south")',
   );
   assert.equal(draft('when a shipment is not delayed, hold it').publishable, false);
+  assert.equal(
+    publishable('non-urgent shipments that get delayed: hold them').triggers[0]?.when,
+    'payload.priority != "urgent"',
+  );
+  assert.equal(
+    publishable('returns except furniture ones: refund them up to $30').triggers[0]?.when,
+    'payload.category != "furniture"',
+  );
 });
 
 test('money tests said after the amount, and an else after a full stop', () => {

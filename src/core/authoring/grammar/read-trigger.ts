@@ -165,6 +165,12 @@ export function readTrigger(
       if (!nouns.includes(w) || isNounOf(w, shape) || isVerb(w)) return;
       // "high priority shipments", "low-severity alerts": the word names the field the one before it is a value of.
       if (isField(w) && i > 0 && nouns.includes(words[i - 1]!)) return;
+      // "non-critical alerts": the value turned around.
+      const non = /^non-([a-z0-9][a-z0-9-]*)$/.exec(w);
+      if (non) {
+        out.push({ word: non[1]!, negated: true, modifier: true, known: false, clause: clause![0].trim() });
+        return;
+      }
       const named = /^([a-z0-9]+)-([a-z_]+)$/.exec(w);
       if (named && isField(named[2])) {
         out.push({
@@ -182,7 +188,8 @@ export function readTrigger(
       // The preposition before it, past an article ("thru the app").
       const before = words[i - 1] !== undefined && /^(?:the|a|an)$/.test(words[i - 1]!) ? i - 2 : i - 1;
       const prep = before >= 0 && PREPS.has(words[before]!) ? words[before] : undefined;
-      const modifier = nounAt > i;
+      // Before the event's noun, or before "ones" standing for it ("except furniture ones").
+      const modifier = nounAt > i || /^ones?$/.test(words[i + 1] ?? '');
       const known = knownWords(ctx).has(w) || lemmas(w).some((l) => knownWords(ctx).has(l));
       // Past an inferred event, the word just after its noun is the noun's own ("expense claims",
       // "refund reqs"); any other is read, or asked about.
