@@ -3,8 +3,12 @@
  * reason is fraud" (`payload.reason != "fraud"`), "only if the channel is email", "tickets that came
  * in by chat" (the event's one channel/source field), and a value a tool's `enum` lists for an
  * argument named like one of the event's fields: "travel expenses", "submitted for alcohol"
- * (`payload.category == "travel"`), negated by "never" / "not" / "except" just before it. Read once
+ * (`payload.category == "travel"`), negated by "never" / "not" / "except" just before it; "only for
+ * warnings", "except urgent ones", "unless it's just a warning". The words of the trigger clause the
+ * trigger reader could not read as its event (`Qualifier`: "critical" alerts, "thru chat") become
+ * tests here too (`readQualifiers`); which field holds a word is `fieldForValue`'s to say. Read once
  * the trigger is known; each phrase read is cut out of the text, so it is not taken for an action.
+ * A word no field holds is a question, never dropped.
  */
 import type { EventShape } from '../compiled-request.ts';
 import { lemmas } from '../request-words.ts';
