@@ -84,7 +84,11 @@ test("the held-out set's template catalog is the expense-report template's own t
     pack.map(strip),
   );
   const samples = ls(j(dir, 'events')).map((f) => JSON.parse(readFileSync(j(dir, 'events', f), 'utf8')));
-  assert.deepEqual(declared.events, eventShapesOf(samples));
+  // The corpus declares each event's fields; the sample values eventShapesOf also reads are left out.
+  assert.deepEqual(
+    declared.events,
+    eventShapesOf(samples).map(({ type, payload }) => ({ type, payload })),
+  );
 });
 
 test('no publishable draft moves money differently than its words, in any set', () => {

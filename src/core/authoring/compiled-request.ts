@@ -11,6 +11,11 @@ import type { ExplainPolicy } from './explain-spec.ts';
 export interface EventShape {
   readonly type: string;
   readonly payload: readonly string[];
+  /**
+   * Short text values sample events show, by field ("severity": ["critical", "warning"]): a word of
+   * a request that is one of them is a test on that field (`payload.severity == "critical"`).
+   */
+  readonly values?: Readonly<Record<string, readonly string[]>>;
 }
 
 /** What a request is compiled against: the tenant's tools and, when known, its events. */

@@ -128,19 +128,25 @@ function callsOf(steps: readonly FlowStep[], tool: string): number {
   return n;
 }
 
-/** Every amount comparison in the spec's conditions: [operator, amount, source]. */
-function amountTests(spec: WorkflowSpec): { op: string; usd: number; src: string }[] {
-  const srcs: string[] = [];
-  for (const t of spec.triggers) if (t.when) srcs.push(t.when);
+/**
+ * Every amount comparison in the spec's conditions: [operator, amount, source]; for a choice's
+ * branch, the steps it guards too (`guards`), so a test whose branch moves no money is told apart.
+ */
+function amountTests(
+  spec: WorkflowSpec,
+): { op: string; usd: number; src: string; guards?: readonly FlowStep[] }[] {
+  const srcs: { src: string; guards?: readonly FlowStep[] }[] = [];
+  for (const t of spec.triggers) if (t.when) srcs.push({ src: t.when });
   const walk = (list: readonly FlowStep[]) => {
     for (const s of list) {
-      if (isToolStep(s) && s.if) srcs.push(s.if);
-      if (isChooseStep(s)) for (const b of s.choose) srcs.push(b.when);
+      if (isToolStep(s) && s.if) srcs.push({ src: s.if });
+      if (isChooseStep(s)) for (const b of s.choose) srcs.push({ src: b.when, guards: b.steps });
       for (const l of nestedLists(s)) walk(l.steps);
     }
   };
   walk(spec.steps);
-  const out: { op: string; usd: number; src: string }[] = [];
+  const out: { op: string; usd: number; src: string; guards?: readonly FlowStep[] }[] = [];
+  let guards: readonly FlowStep[] | undefined;
   const visit = (c: Condition, src: string, negated: boolean) => {
     if (c.kind === 'and' || c.kind === 'or') for (const i of c.items) visit(i, src, negated);
     else if (c.kind === 'not') visit(c.item, src, !negated);
@@ -153,10 +159,16 @@ function amountTests(spec: WorkflowSpec): { op: string; usd: number; src: string
         '==': '!=',
         '!=': '==',
       };
-      out.push({ op: negated ? (flip[c.op] ?? c.op) : c.op, usd: c.right.value, src });
+      out.push({
+        op: negated ? (flip[c.op] ?? c.op) : c.op,
+        usd: c.right.value,
+        src,
+        ...(guards ? { guards } : {}),
+      });
     }
   };
-  for (const src of srcs) {
+  for (const { src, guards: g } of srcs) {
+    guards = g;
     try {
       visit(parseStepCondition(src), src, false);
     } catch {
@@ -199,11 +211,12 @@ export function draftSafety(
       ask('The read-back does not say the spend cap in words. What should a run spend at most?');
     // A run for another currency's events, paying with a tool that counts dollars.
     for (const t of spec.triggers) {
-      const cur = /\bpayload\.[a-z_]*currenc[a-z_]*\s*==\s*"([A-Za-z]+)"/.exec(t.when ?? '');
-      // ...unless the request says its bound in dollars ("in EUR, up to $60").
-      if (cur && cur[1]!.toUpperCase() !== 'USD' && !/\$|\b(?:dollars|usd|bucks)\b/i.test(request))
+      const cur = /\bpayload\.[a-z_]*currenc[a-z_]*\s*(==|!=)\s*"([A-Za-z]+)"/.exec(t.when ?? '');
+      // ...unless the request says its bound in dollars ("in EUR, up to $60"); "not in X" is always other currencies.
+      const other = cur && (cur[1] === '!=' || cur[2]!.toUpperCase() !== 'USD');
+      if (other && (cur[1] === '!=' || !/\$|\b(?:dollars|usd|bucks)\b/i.test(request)))
         ask(
-          `The draft moves money for events in ${cur[1]}, and the tools and the spend cap count US dollars. What is the bound in dollars, or should those events be left alone?`,
+          `The draft moves money for events in ${cur[1] === '!=' ? `currencies other than ${cur[2]}` : cur[2]}, and the tools and the spend cap count US dollars. What is the bound in dollars, or should those events be left alone?`,
         );
     }
     const foreign = foreignAmount(request);
@@ -214,6 +227,9 @@ export function draftSafety(
   }
   for (const t of amountTests(spec)) {
     if (t.op !== '>' && t.op !== '>=') continue;
+    // "refund it unless it's more than $150, in that case tag it": the branch above the bound moves
+    // no money, so money moves only at or below it, as the words say.
+    if (t.guards && money.length > 0 && money.every((n) => callsOf(t.guards!, n) === 0)) continue;
     const words = stated.filter((s) => s.usd === t.usd);
     if (words.length > 0 && words.every((s) => !s.lower && UPPER_OR_NEGATED.test(s.before)))
       ask(

@@ -14,8 +14,15 @@ const PHRASES: readonly [RegExp, string][] = [
     /\bgive (?:them|em|the customer|him|her|people|customers)? ?(?:their |the |her |his )?money back\b/g,
     'refund',
   ],
-  [/\bpay (?:them|em|the customer|him|her|(?:the |their )?money) back\b/g, 'refund'],
-  [/\bpay back (?=(?:customers|people|users|anyone|everyone|those|them|the customer)\b)/g, 'refund'],
+  [
+    /\bpay (?:them|em|the customer|him|her|people|customers|users|employees|the employee|staff|(?:the |their )?money) back\b/g,
+    'refund',
+  ],
+  // "pay back up to $12", "pay back customers": the money back; "pay back the invoice / a loan" is not.
+  [
+    /\bpay back\b(?!\s+(?:the |an? |their |that |this )?(?:invoices?|bills?|vendors?|suppliers?|loans?|debts?)\b)/g,
+    'refund',
+  ],
   [/\bsend (?:them |the customer )?(?:a |their )?refund\b/g, 'refund'],
   [/\bwrite back(?: to)?\b/g, 'reply'],
   [/\bget back to\b/g, 'reply'],
@@ -66,6 +73,8 @@ export function normaliseRequest(request: string, quotes: string[]): { lower: st
     },
   );
   raw = raw.replace(/\s/g, ' ');
+  // "Ticket resolved -> reply ...": an arrow leads to what follows, like a colon.
+  raw = raw.replace(/\s*(?:->|=>|→)\s*/g, (all) => ':'.padEnd(all.length, ' '));
   const lower = [...raw]
     .map((ch) => (ch.toLowerCase().length === ch.length ? ch.toLowerCase() : ch))
     .join('');

@@ -9,13 +9,15 @@
  * New conditions (payload fields named in words, comparisons other than money) belong here, with a
  * reader that cuts its phrase out of the text and a test built from the event's fields.
  */
-import type { MoneyBounds } from './read-amounts.ts';
+import { type MoneyBounds, readCurrency } from './read-amounts.ts';
 import type { DraftStep } from './read-steps.ts';
 import { cutOut, listOr, type RequestContext, type RequestText } from './request-context.ts';
 
 /** What the request said a run is for, read before the actions. */
 export interface SaidConditions {
   readonly currency: string | undefined;
+  /** "that aren't in USD", "other than euros": the currency is a test that it is not that one. */
+  readonly currencyNot?: boolean;
   readonly audience: string | undefined;
   readonly lowerBounds: MoneyBounds['lowerBounds'];
 }
@@ -31,7 +33,7 @@ export function triggerConditions(
   const { currency, audience } = said;
   if (currency !== undefined) {
     const f = payloadField(event, /currenc/, 'currency', 'the currency', ctx);
-    if (f) when.push(`payload.${f} == ${JSON.stringify(currency)}`);
+    if (f) when.push(`payload.${f} ${said.currencyNot ? '!=' : '=='} ${JSON.stringify(currency)}`);
   }
   if (audience !== undefined) {
     const cond = audienceCondition(audience, event, ctx);
@@ -49,6 +51,23 @@ export function triggerConditions(
     if (f) when.push(`payload.${f} ${lower.op} ${lower.usd}`);
   }
   return when;
+}
+
+/**
+ * A currency said under a negation ("invoices that aren't in USD", "not in euros", "in anything but
+ * GBP", "other than dollars"), cut out of the text; the currency itself is read as readCurrency
+ * reads it. Undefined: none said so.
+ */
+export function readNotCurrency(buf: RequestText): string | undefined {
+  const m =
+    /\b(?:(?:that|which) )?(?:(?:aren't|arent|isn't|isnt|wasn't|weren't|are not|is not|not)(?: paid| billed| priced)? in|(?:in )?(?:anything|any currency) (?:but|other than|except)|other than|except(?: in)?) (usd|us dollars|dollars|eur|euros?|gbp|pounds|sterling|cad|aud|jpy|yen)\b/.exec(
+      buf.text,
+    );
+  if (!m) return undefined;
+  const code = readCurrency({ text: `in ${m[1]}` });
+  if (code === undefined) return undefined;
+  cutOut(buf, m);
+  return code;
 }
 
 /** The customer group the request names ("vip", "gold"), cut out of the text. */

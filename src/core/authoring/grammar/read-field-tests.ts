@@ -3,9 +3,14 @@
  * reason is fraud" (`payload.reason != "fraud"`), "only if the channel is email", "tickets that came
  * in by chat" (the event's one channel/source field), and a value a tool's `enum` lists for an
  * argument named like one of the event's fields: "travel expenses", "submitted for alcohol"
- * (`payload.category == "travel"`), negated by "never" / "not" / "except" just before it. Read once
+ * (`payload.category == "travel"`), negated by "never" / "not" / "except" just before it; "only for
+ * warnings", "except urgent ones", "unless it's just a warning". The words of the trigger clause the
+ * trigger reader could not read as its event (`Qualifier`: "critical" alerts, "thru chat") become
+ * tests here too (`readQualifiers`); which field holds a word is `fieldForValue`'s to say. Read once
  * the trigger is known; each phrase read is cut out of the text, so it is not taken for an action.
+ * A word no field holds is a question, never dropped.
  */
+import type { EventShape } from '../compiled-request.ts';
 import { lemmas } from '../request-words.ts';
 import { cutOut, type RequestContext, type RequestText } from './request-context.ts';
 
@@ -46,7 +51,9 @@ export function readFieldTests(
   const via =
     /\b(unless|except if|that|which|if|when)? ?(?:it |they )?(?:came in|comes in|arrived|arrives|was sent|were sent|is sent|was opened|came) (?:by|via|through|over|on|from) (?:the )?([a-z][a-z0-9_-]*)\b/g;
   for (const m of [...buf.text.matchAll(via)]) {
-    const fields = shape.payload.filter((p) => /channel|source|via|medium/.test(p));
+    const fields = shape.payload.filter((p) =>
+      p.split('_').some((x) => /^(?:channel|source|via|medium)$/.test(x)),
+    );
     if (fields.length !== 1) continue;
     const negated = m[1] !== undefined && NEGATIONS.test(m[1]);
     out.push(`payload.${fields[0]} ${negated ? '!=' : '=='} ${JSON.stringify(m[2])}`);
@@ -56,13 +63,7 @@ export function readFieldTests(
   // expenses": which ones), after "for" / "on", or negated. Before a singular it is the value an
   // action sets ("grant read access" -> level: read), read by fill-args.
   for (const field of shape.payload) {
-    const values = new Set<string>();
-    for (const t of ctx.tools) {
-      const prop = (t.args.properties as Record<string, { enum?: unknown }> | undefined)?.[field];
-      if (Array.isArray(prop?.enum))
-        for (const v of prop.enum) if (typeof v === 'string' && v !== 'other') values.add(v);
-    }
-    for (const v of [...values].sort()) {
+    for (const v of enumValues(field, ctx)) {
       const noun = event!.split('.')[0]!;
       const re = new RegExp(
         String.raw`\b(?:((?:never|not|no|except|excluding|but not)(?: [a-z]+){0,2}) ${v}\b|(?:for|on) (?:the )?${v}\b|${v} (?=(?:${noun}s|expenses|reports|claims|items|requests|tickets)\b))`,
@@ -75,5 +76,210 @@ export function readFieldTests(
       }
     }
   }
+  // "only for warnings", "for travel expenses only", "unless it's just a warning", "if it's critical":
+  // a word a field of the event holds (fieldForValue). A word none holds is left for the question.
+  const restriction =
+    /\b(?:only (?:for|on|from|in|with|about) (?:the |a |an )?([a-z][a-z0-9-]*)(?: ([a-z][a-z0-9-]*))?(?: only)?|(?:for|on|about) (?:the )?([a-z][a-z0-9-]*)(?: ([a-z][a-z0-9-]*))? only)\b/g;
+  for (const m of [...buf.text.matchAll(restriction)]) {
+    const [w1, w2] = m[1] ? [m[1], m[2]] : [m[3]!, m[4]];
+    // "only for urgent ones": "ones" stands for the event's noun.
+    const noun = w2 !== undefined && (isEventNoun(w2, shape) || w2 === 'ones');
+    if (w2 !== undefined && !noun) continue;
+    const hit = fieldForValue(w1, shape, ctx, { modifier: noun });
+    if (!hit) continue;
+    out.push(`payload.${hit.field} == ${JSON.stringify(hit.value)}`);
+    cutOut(buf, m as RegExpExecArray);
+  }
+  // "except urgent ones", "but not warnings", "other than auth": a value a field holds, turned around.
+  const except =
+    /\b(?:except(?: for)?|excluding|but not|other than|apart from) (?:the |a |an )?([a-z][a-z0-9-]*)(?: ([a-z][a-z0-9-]*))?\b/g;
+  for (const m of [...buf.text.matchAll(except)]) {
+    const noun = m[2] !== undefined && (isEventNoun(m[2], shape) || m[2] === 'ones');
+    const hit = fieldForValue(m[1]!, shape, ctx, { modifier: noun, enums: true });
+    if (!hit) continue;
+    out.push(`payload.${hit.field} != ${JSON.stringify(hit.value)}`);
+    cutOut(buf, {
+      index: m.index,
+      0: noun || m[2] === undefined ? m[0] : m[0].slice(0, m[0].length - m[2].length - 1),
+    });
+  }
+  const itIs =
+    /\b(unless|except (?:if|when)|but not (?:if|when)|if|only if|when|only when|and) (?:it's|its|it is|they're|theyre|they are|it {3}|the [a-z]+ is|the [a-z]+ {3}) (?:just |only |a |an )*([a-z][a-z0-9-]*)(?: ones?)?(?=\s*(?:$|[,.;!?:)]|\band\b|\bthen\b))/g;
+  for (const m of [...buf.text.matchAll(itIs)]) {
+    // A tool's value ("unless it's a sev3": an incident's severity) is not said of the event here.
+    const hit = fieldForValue(m[2]!, shape, ctx, { enums: false });
+    if (!hit) continue;
+    out.push(`payload.${hit.field} ${NEGATIONS.test(m[1]!) ? '!=' : '=='} ${JSON.stringify(hit.value)}`);
+    cutOut(buf, m as RegExpExecArray);
+  }
   return out;
+}
+
+/** A word of the trigger clause that is not its event's noun or verb: "critical" alerts, a ticket "thru chat". */
+export interface Qualifier {
+  readonly word: string;
+  /** The preposition just before it ("on auth", "thru chat"). */
+  readonly prep?: string;
+  /** Said before the event's noun ("travel expenses"): which ones. */
+  readonly modifier: boolean;
+  /** Said after "except" / "not" / "other than": the test is that the field is not it. */
+  readonly negated?: boolean;
+  /** The field it is said to be a value of ("chat channel", "high-priority"). */
+  readonly field?: string;
+  /** A word the catalog uses: read as it when no field holds it as a value (never asked about). */
+  readonly known: boolean;
+  /** The trigger clause as written, for the question. */
+  readonly clause: string;
+}
+
+/**
+ * The trigger's `when` tests for the words of its clause the trigger reader could not read as the
+ * event: each a value a field of the event holds. A word none holds is a question, never dropped.
+ */
+export function readQualifiers(
+  qs: readonly Qualifier[],
+  event: string | undefined,
+  ctx: RequestContext,
+): string[] {
+  const shape = ctx.events?.find((e) => e.type === event);
+  if (!shape || qs.length === 0) return [];
+  const out: string[] = [];
+  const unread: Qualifier[] = [];
+  for (const q of qs) {
+    const hit = fieldForValue(q.word, shape, ctx, q);
+    if (hit) out.push(`payload.${hit.field} ${q.negated ? '!=' : '=='} ${JSON.stringify(hit.value)}`);
+    else if (!q.known || q.negated) unread.push(q);
+  }
+  if (unread.length > 0)
+    ctx.questions.push({
+      about: 'triggers.when',
+      question: `I could not read "${unread.map((q) => q.word).join(' ')}" in "${unread[0]!.clause}": no event field or tool of the catalog says it. Which field of the ${shape.type} event should the trigger test, and against what?`,
+    });
+  return [...new Set(out)];
+}
+
+/**
+ * Tests of one field for two values ("on checkout or search", "for auth and search alerts") can
+ * never both hold: they are alternatives, joined with "or". Other tests are kept as they are.
+ */
+export function alternatives(tests: readonly string[]): string[] {
+  const eq = (t: string) => /^payload\.([A-Za-z_][A-Za-z0-9_]*) == ("(?:[^"\\]|\\.)*")$/.exec(t);
+  const out: string[] = [];
+  const done = new Set<string>();
+  for (const t of tests) {
+    const m = eq(t);
+    if (!m) {
+      out.push(t);
+      continue;
+    }
+    if (done.has(m[1]!)) continue;
+    const same = [...new Set(tests.filter((x) => eq(x)?.[1] === m[1]))];
+    done.add(m[1]!);
+    out.push(same.length > 1 ? `(${same.join(' or ')})` : t);
+  }
+  return out;
+}
+
+/** The values tools' enums list for an argument named like the event field `field` ("other" left out). */
+function enumValues(field: string, ctx: RequestContext): string[] {
+  const values = new Set<string>();
+  for (const t of ctx.tools) {
+    const prop = (t.args.properties as Record<string, { enum?: unknown }> | undefined)?.[field];
+    if (Array.isArray(prop?.enum))
+      for (const v of prop.enum) if (typeof v === 'string' && v !== 'other') values.add(v);
+  }
+  return [...values].sort();
+}
+
+/** A word naming the event's noun ("expenses" for expense.submitted). */
+export function isEventNoun(word: string, shape: EventShape): boolean {
+  const nouns = shape.type.slice(0, shape.type.lastIndexOf('.')).split(/[._-]/);
+  return lemmas(word).some((l) => nouns.some((n) => lemmas(n).includes(l)));
+}
+
+/** Words that say how bad or urgent something is, for the event's one severity / priority / level field. */
+const SEVERITY: Record<string, string> = {
+  critical: 'critical',
+  crit: 'critical',
+  high: 'high',
+  medium: 'medium',
+  low: 'low',
+  warning: 'warning',
+  warn: 'warning',
+  error: 'error',
+  info: 'info',
+  major: 'major',
+  minor: 'minor',
+  urgent: 'urgent',
+  emergency: 'emergency',
+  fatal: 'fatal',
+};
+
+/**
+ * The event field that holds `word` as a value, and the value as the catalog spells it, tried in
+ * this order: the field the words name ("chat channel", "if the reason is fraud"); a value a tool's
+ * enum lists for an argument named like the field ("auth" -> service, "warnings" -> warning); a
+ * value the event's sample events show (EventShape.values); a word of how bad something is, for the
+ * one severity/priority/level field ("critical", "crit"); a word after "via" / "thru" / "by" /
+ * "from" / "in" / "on", for the one channel/source field ("thru chat"); a word before the event's
+ * noun or after "for", for the one category/type/kind field ("travel expenses"). The readings that
+ * are not the catalog's own words are listed under "Assumed". Several fields or none: undefined.
+ */
+export function fieldForValue(
+  word: string,
+  shape: EventShape,
+  ctx: RequestContext,
+  how: {
+    readonly prep?: string;
+    readonly modifier?: boolean;
+    readonly enums?: boolean;
+    readonly field?: string;
+  } = {},
+): { field: string; value: string } | undefined {
+  const forms = lemmas(word);
+  // "chat channel", "high-priority": the field is named; a value it lists or shows wins, else the word.
+  if (how.field !== undefined && shape.payload.includes(how.field)) {
+    const f = how.field;
+    const listed = [...enumValues(f, ctx), ...(shape.values?.[f] ?? [])].find((v) =>
+      forms.includes(v.toLowerCase()),
+    );
+    if (listed !== undefined) return { field: f, value: listed };
+    ctx.assumptions.push(`"${word} ${f}" is read as ${shape.type}'s ${f} "${word}".`);
+    return { field: f, value: word };
+  }
+  const one = (fields: readonly string[]) => (fields.length === 1 ? fields[0] : undefined);
+  const listed = (how.enums === false ? [] : shape.payload).flatMap((field) =>
+    enumValues(field, ctx)
+      .filter((v) => forms.includes(v.toLowerCase()))
+      .map((value) => ({ field, value })),
+  );
+  if (listed.length === 1) return listed[0];
+  if (listed.length > 1) return undefined;
+  // A value the event's samples show for a field ("critical" in a sample's severity).
+  const sampled = Object.entries(shape.values ?? {}).flatMap(([field, vs]) =>
+    vs.filter((v) => forms.includes(v.toLowerCase())).map((value) => ({ field, value })),
+  );
+  if (sampled.length === 1) return sampled[0];
+  if (sampled.length > 1) return undefined;
+  const assumed = (field: string, value: string, why: string) => {
+    ctx.assumptions.push(`"${word}" is read as ${shape.type}'s ${field} "${value}": ${why}.`);
+    return { field, value };
+  };
+  const severity = forms.map((f) => SEVERITY[f]).find((v) => v !== undefined);
+  // By a whole part of the field's name: "resource" is no "source", "level" no severity.
+  const part = (re: RegExp) => one(shape.payload.filter((p) => p.split('_').some((x) => re.test(x))));
+  const sevField = part(/^(?:severity|priority|urgency|sev)$/);
+  if (severity && sevField) return assumed(sevField, severity, `it says how severe it is`);
+  const channel = part(/^(?:channel|source|via|medium)$/);
+  if (how.prep && /^(?:via|through|thru|by|over|from|in|on)$/.test(how.prep) && channel)
+    return assumed(channel, word, `it says how it came in`);
+  const kind = part(/^(?:category|type|kind|class)$/);
+  if (
+    (how.modifier || how.prep === 'for') &&
+    kind &&
+    /^[a-z][a-z-]+$/.test(word) &&
+    !isEventNoun(word, shape)
+  )
+    return assumed(kind, word, `it says which ones`);
+  return undefined;
 }

@@ -35,6 +35,16 @@ export const NEGATED_CLAUSE =
 const DO_NOT_FORGET =
   /^(?:(?:but|and|so|just|please)\s+)*(?:don'?t|dont|do not|never) (?:forget|fail|hesitate) to\s+/;
 
+/**
+ * "make sure the ticket actually gets closed", "ensure it is paid": the action said of its object,
+ * read as the verb first ("closed the ticket"), so the same action said twice is one step.
+ */
+const MAKE_SURE =
+  /^(?:(?:and|also|please|just)\s+)*(?:make sure|ensure|see to it)(?: that)?\s+((?:[a-z0-9'-]+\s+){0,3}?)(?:actually\s+|really\s+|also\s+)?(?:gets|get|is|are|was|were|has been|have been|got)\s+(?:actually\s+|really\s+)?([a-z]+ed)\b/;
+
+/** "put the resolution on it": a clause naming only an argument of a step already drafted. */
+const ARG_ONLY = /^(?:(?:and|also|please|just)\s+)*(?:put|add|set|include|attach|fill in|use|pass)\s+/;
+
 const NO_APPROVAL =
   /\b(?:without (?:asking|approval|waiting)|no approval|don't ask|do not ask|no need to ask)\b/;
 
@@ -53,6 +63,13 @@ export function readSteps(
   for (const said of clauses) {
     // "don't forget to refund them", "never fail to reply": the action is asked for.
     const c = { ...said, text: said.text.replace(DO_NOT_FORGET, (m) => ' '.repeat(m.length)) };
+    const sure = MAKE_SURE.exec(c.text);
+    if (sure) c.text = `${sure[2]} ${sure[1]}`.padEnd(sure[0].length, ' ') + c.text.slice(sure[0].length);
+    const arg = ARG_ONLY.test(c.text) ? argumentNamed(c, steps) : undefined;
+    if (arg) {
+      ctx.assumptions.push(`"${c.raw.trim()}" is read as ${arg.step}'s ${arg.name} argument, already set.`);
+      continue;
+    }
     const neg = NEGATED_CLAUSE.exec(c.text);
     // A blank inside the clause is a bound a reader took ("don't pay more than [$50]"): a cap, not a ban.
     if (neg && !isBound(c, lower)) {
@@ -64,6 +81,8 @@ export function readSteps(
     const tool = mapTool(c, ctx);
     if (!tool) continue;
     const existing = steps.find((s) => s.tool.name === tool.name);
+    // "make sure it gets tagged" after "tag it refund": the same action said again, one step.
+    if (sure && existing) continue;
     if (existing && c.approval) {
       existing.approval = true;
       continue;
@@ -112,6 +131,22 @@ function isBound(c: Clause, lower: string): boolean {
   const at = lower.indexOf(c.text);
   const rest = at < 0 ? c.text : lower.slice(at).split(/[.,;:!?\n]|\s(?:and|but|then|so|instead)\s/)[0]!;
   return NOT_A_BAN.test(rest.replace(/"q[0-9]+"/g, ' '));
+}
+
+/** The argument of a drafted step a clause names alone ("put the resolution on it"), when that step sets it. */
+function argumentNamed(c: Clause, steps: readonly DraftStep[]): { step: string; name: string } | undefined {
+  const words = c.text
+    .replace(ARG_ONLY, '')
+    .replace(/"q[0-9]+"/g, ' ')
+    .split(/[^a-z0-9_]+/)
+    .filter((w) => w && !FILLER.has(w));
+  if (words.length === 0) return undefined;
+  for (const s of steps)
+    for (const name of Object.keys(s.step.args ?? {})) {
+      const parts = name.split('_');
+      if (words.every((w) => lemmas(w).some((l) => parts.includes(l)))) return { step: s.step.name, name };
+    }
+  return undefined;
 }
 
 function stepName(c: Clause, tool: ToolDescriptor, taken: readonly string[]): string {

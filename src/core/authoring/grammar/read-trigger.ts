@@ -20,13 +20,27 @@ import {
   lemmas,
 } from '../request-words.ts';
 import { toolWords } from './map-tool.ts';
+import type { Qualifier } from './read-field-tests.ts';
 import { cutOut, knownWords, listOr, type RequestContext, type RequestText } from './request-context.ts';
+import {
+  eventVerbGroup,
+  isEventWord,
+  isNounOf,
+  NEGATORS,
+  NEUTRAL,
+  PREPS,
+  saysHappened,
+  splitType,
+} from './trigger-words.ts';
 
 const TRIGGER_START =
   /(?<=^|[.;!?]\s+)(?:if)(?= (?:a|an|the|someone|somebody|anyone|any|an?y?one|people|we|they) )|\b(whenever|when|each time|every time|as soon as|once|on every|on each|for every|for each|any time|anytime|if ever|after(?= (?:a|an|each|every|any|the) (?:[a-z]+ (?:is|are|gets|get|has|comes|arrives)\b|[a-z]+(?:'s|s) (?:been )?[a-z]+ed\b)))\b/;
 
 /** The trigger event type the request names, and where its clause was. */
-export function readTrigger(buf: RequestText, ctx: RequestContext): { event?: string } {
+export function readTrigger(
+  buf: RequestText,
+  ctx: RequestContext,
+): { event?: string; qualifiers?: Qualifier[] } {
   const literal =
     /\b(?:on|when|event|after)\s+(?:the\s+)?(?:event\s+)?`?([a-z][a-z0-9_-]*\.[a-z][a-z0-9_.-]*[a-z0-9])`?/.exec(
       buf.text,
@@ -58,9 +72,13 @@ export function readTrigger(buf: RequestText, ctx: RequestContext): { event?: st
       input: buf.text,
     }) as unknown as RegExpExecArray;
   } else {
+    // "Alerts: ...", "critical alert -> ...", "new ticket opened? ...", "An employee submits an expense report - ..."
+    clause = heading(buf.text, ctx);
+  }
+  if (!start && !clause) {
     // "On refund requests, ...", "For new tickets: ..."
     const m =
-      /(?:^|[.;:]\s*|\b(?:on|for|after|with|to|handle|answer|respond to)\s+)((?:a |an |any |all |every |each |incoming )?(?:new )?[a-z]+ (?:requests?|tickets?|invoices?|reports?|submissions?|claims?|alerts?|incidents?))\b/.exec(
+      /(?:^|[.;:]\s*|\b(?:on|for|after|with|to|handle|answer|respond to)\s+)((?:a |an |any |all |every |each |incoming )?(?:new )?[a-z]+ (?:requests?|tickets?|invoices?|reports?|submissions?|claims?|alerts?|incidents?)(?: only)?)\b/.exec(
         buf.text,
       );
     const every = m
@@ -83,12 +101,16 @@ export function readTrigger(buf: RequestText, ctx: RequestContext): { event?: st
   }
   const whole = buf.text;
   const words = clause[0]
+    // "aren't", "isn't", "don't": a negation, read as "not".
+    .replace(/\b[a-z]+n'?t\b/g, (w) =>
+      /^(?:aren|isn|wasn|weren|don|doesn|didn|haven|hasn)'?t$/.test(w) ? 'not' : w,
+    )
     .split(/[^a-z0-9_-]+/)
     .filter(Boolean)
     .map((w) => spelledAs(w, ctx));
   cutOut(buf, clause);
-  const verbIdx = words.findIndex((w, i) => i > 0 && groupOf(EVENT_VERB_GROUPS, w) !== undefined);
-  const verbGroup = verbIdx >= 0 ? groupOf(EVENT_VERB_GROUPS, words[verbIdx]!) : undefined;
+  const verbIdx = words.findIndex((w, i) => i > 0 && eventVerbGroup(w) !== undefined);
+  const verbGroup = verbIdx >= 0 ? eventVerbGroup(words[verbIdx]!) : undefined;
   const trig = new Set([
     'when',
     'whenever',
@@ -108,7 +130,10 @@ export function readTrigger(buf: RequestText, ctx: RequestContext): { event?: st
       i !== verbIdx &&
       !trig.has(w) &&
       !FILLER.has(w) &&
-      groupOf(EVENT_VERB_GROUPS, w) === undefined &&
+      !NEUTRAL.has(w) &&
+      !NEGATORS.has(w) &&
+      !PREPS.has(w) &&
+      eventVerbGroup(w) === undefined &&
       !/^(is|are|was|were|been|being|has|had|gets|got|comes|in|new|by|if|s|through|thru|along|now)$/.test(w),
   );
   // "a new ticket": `new` is the event verb when no other is said.
@@ -130,17 +155,63 @@ export function readTrigger(buf: RequestText, ctx: RequestContext): { event?: st
       : lemmas(verb).some((v) => words.some((w) => lemmas(w).includes(v)));
     return nounOk && verbOk;
   });
-  if (found.length === 1) {
-    const unread = nouns.filter(
-      (n) => !knownWords(ctx).has(n) && !lemmas(n).some((l) => knownWords(ctx).has(l)),
-    );
-    if (unread.length > 0)
-      ctx.questions.push({
-        about: 'triggers.when',
-        question: `I could not read "${unread.join(' ')}" in "${clause[0].trim()}": no event field or tool of the catalog says it. Which field of the ${found[0]!.type} event should the trigger test, and against what?`,
-      });
-    return { event: found[0]!.type };
-  }
+  const qualifiersOf = (shape: EventShape, all: boolean): Qualifier[] => {
+    const nounAt = words.findIndex((w) => isNounOf(w, shape));
+    const out: Qualifier[] = [];
+    const isField = (w: string | undefined) => w !== undefined && shape.payload.includes(w);
+    const verbOf = lemmas(splitType(shape.type)[1]);
+    const isVerb = (w: string) => lemmas(w).some((l) => l.length > 3 && verbOf.includes(l));
+    words.forEach((w, i) => {
+      if (!nouns.includes(w) || isNounOf(w, shape) || isVerb(w)) return;
+      // "high priority shipments", "low-severity alerts": the word names the field the one before it is a value of.
+      if (isField(w) && i > 0 && nouns.includes(words[i - 1]!)) return;
+      // "non-critical alerts": the value turned around.
+      const non = /^non-([a-z0-9][a-z0-9-]*)$/.exec(w);
+      if (non) {
+        out.push({ word: non[1]!, negated: true, modifier: true, known: false, clause: clause![0].trim() });
+        return;
+      }
+      const named = /^([a-z0-9]+)-([a-z_]+)$/.exec(w);
+      if (named && isField(named[2])) {
+        out.push({
+          word: named[1]!,
+          field: named[2]!,
+          modifier: true,
+          known: false,
+          clause: clause![0].trim(),
+        });
+        return;
+      }
+      const field = isField(words[i + 1]) ? words[i + 1] : undefined;
+      // "except warnings", "but not search", "other than auth": the qualifier is turned around.
+      const negated = [words[i - 1], words[i - 2]].some((x) => x !== undefined && NEGATORS.has(x));
+      // The preposition before it, past an article ("thru the app").
+      const before = words[i - 1] !== undefined && /^(?:the|a|an)$/.test(words[i - 1]!) ? i - 2 : i - 1;
+      const prep = before >= 0 && PREPS.has(words[before]!) ? words[before] : undefined;
+      // Before the event's noun, or before "ones" standing for it ("except furniture ones").
+      const modifier = nounAt > i || /^ones?$/.test(words[i + 1] ?? '');
+      const known = knownWords(ctx).has(w) || lemmas(w).some((l) => knownWords(ctx).has(l));
+      // Past an inferred event, the word just after its noun is the noun's own ("expense claims",
+      // "refund reqs"); any other is read, or asked about.
+      const headNoun = i > 0 && isNounOf(words[i - 1]!, shape) && prep === undefined && !negated;
+      if (all || !headNoun)
+        out.push({
+          word: w,
+          ...(prep ? { prep } : {}),
+          ...(field ? { field } : {}),
+          ...(negated ? { negated } : {}),
+          modifier,
+          known,
+          clause: clause![0].trim(),
+        });
+    });
+    // A negation that turns no word around ("when a ticket is not resolved") is asked about, never dropped.
+    const negator = words.find((w) => NEGATORS.has(w) && w !== 'than');
+    if (negator !== undefined && !out.some((q) => q.negated))
+      out.push({ word: negator, modifier: false, known: false, clause: clause![0].trim() });
+    return out;
+  };
+  if (found.length === 1) return { event: found[0]!.type, qualifiers: qualifiersOf(found[0]!, true) };
   if (found.length > 1) {
     ctx.questions.push({
       about: 'triggers',
@@ -150,7 +221,8 @@ export function readTrigger(buf: RequestText, ctx: RequestContext): { event?: st
     return {};
   }
   const inferred = inferEvent(whole, ctx);
-  if (inferred) return { event: inferred };
+  const shape = ctx.events.find((e) => e.type === inferred);
+  if (inferred && shape) return { event: inferred, qualifiers: qualifiersOf(shape, false) };
   askTrigger(ctx, `No known event matches "${clause[0].trim()}".`);
   return {};
 }
@@ -222,9 +294,32 @@ function inferEvent(text: string, ctx: RequestContext): string | undefined {
   return found[0]!.type;
 }
 
-function splitType(type: string): [string, string] {
-  const i = type.lastIndexOf('.');
-  return i < 0 ? [type, ''] : [type.slice(0, i), type.slice(i + 1)];
+/**
+ * A trigger said as a heading at the start of the request: a few words before ":", "?", "->" or
+ * " - " ("Alerts:", "critical alert ->", "new ticket opened?", "An employee submits an expense
+ * report - ..."), or before a comma when they say the event happened ("anything that fires on auth,
+ * ..."). It names an event's noun or an event verb, or is a word or two naming no action at all
+ * ("warnings -> ..."). Null: not a heading.
+ */
+function heading(text: string, ctx: RequestContext): RegExpExecArray | null {
+  const m = /^\s*((?:[a-z0-9'-]+ +){0,6}[a-z0-9'-]+)\s*(?::|\?(?=\s)|->|\s-\s|,)/.exec(text);
+  if (!m) return null;
+  // Typos read as catalog words, without listing them yet: the trigger reader does when it is one.
+  const scratch = { ...ctx, assumptions: [] };
+  const words = m[1]!.split(/\s+/).map((w) => spelledAs(w, scratch));
+  const comma = /,$/.test(m[0]);
+  const verb = words.some((w, i) => (i > 0 || comma) && saysHappened(w, ctx));
+  const noun = words.some((w) => ctx.events?.some((e) => isNounOf(w, e)));
+  // "refund requests:" names the event; "refund them:", "pay approved invoices," an action.
+  const action = (w: string) =>
+    (lemmas(w).some((l) => groupOf(ACTION_GROUPS, l) !== undefined) || GENERIC_VERBS.has(w)) &&
+    !isEventWord(w, ctx);
+  // Its first word that is not filler ("tho pay out approved claims, ..." starts with an action).
+  const lead = words.find((w) => !FILLER.has(w)) ?? words[0]!;
+  const acts = action(lead) || (!verb && words.some(action));
+  if (acts || (comma ? !verb : !(noun || verb || words.length <= 2))) return null;
+  const at = m.index + m[0].indexOf(m[1]!);
+  return Object.assign([m[1]!], { index: at, input: text }) as unknown as RegExpExecArray;
 }
 
 /**
@@ -234,7 +329,7 @@ function splitType(type: string): [string, string] {
  */
 function actionStart(clause: string, ctx: RequestContext): number | undefined {
   const words = [...clause.matchAll(/[a-z0-9_'-]+|"q[0-9]+"/g)];
-  const verbAt = words.findIndex((w, i) => i > 0 && groupOf(EVENT_VERB_GROUPS, w[0]) !== undefined);
+  const verbAt = words.findIndex((w, i) => i > 0 && saysHappened(w[0], ctx));
   if (verbAt < 0) return undefined;
   const names = (w: string) =>
     lemmas(w).some((l) => {
@@ -244,12 +339,20 @@ function actionStart(clause: string, ctx: RequestContext): number | undefined {
   for (let i = verbAt + 1; i + 1 < words.length; i++) {
     const w = words[i]![0];
     const next = words[i + 1]![0];
+    // A catalog verb or a generic one; or, right after the event verb, any word that is not a
+    // preposition or filler ("... marked resolved stick a label on it").
+    const any = i === verbAt + 1 && /^[a-z]+$/.test(w) && !FILLER.has(w) && !PREPS.has(w) && !NEUTRAL.has(w);
     if (
       words[i - 1]![0] !== 'to' &&
-      (names(w) || GENERIC_VERBS.has(w)) &&
+      (names(w) || GENERIC_VERBS.has(w) || any) &&
+      eventVerbGroup(w) === undefined &&
       /^(?:it|them|him|her|the|this|that|these|those|a|an|all|each|every|"q[0-9]+")$/.test(next)
-    )
-      return words[i]!.index;
+    ) {
+      // "... requested don't refund it": the negation before the action is the action's.
+      let at = i;
+      while (at - 1 > verbAt && /^(?:don'?t|dont|never|not|do|just|please)$/.test(words[at - 1]![0])) at--;
+      return words[at]!.index;
+    }
   }
   return undefined;
 }

@@ -1,0 +1,86 @@
+/**
+ * The words a trigger clause is read with, apart from the verbs of request-words.ts: who did it
+ * ("somebody", "an employee"), that an event arrived ("lands", "comes in"), the prepositions and
+ * negations before a word that qualifies the event ("on auth", "except warnings"), and how a word
+ * names an event's noun or verb. Data and tiny pure helpers only.
+ */
+import type { EventShape } from '../compiled-request.ts';
+import { EVENT_VERB_GROUPS, groupOf, lemmas } from '../request-words.ts';
+import type { RequestContext } from './request-context.ts';
+
+/**
+ * Words of a trigger clause that say who did it or how it is put, never which event: "when somebody
+ * submits", "once a ticket's been marked resolved", "anything that fires".
+ */
+export const NEUTRAL = new Set(
+  `somebody someone anybody anyone everybody everyone anything something everything whatever whoever
+  employee employees staff people person customer customers user users client clients they we he she
+  marked become becomes became turned gets got get been be being just actually really already that which
+  who there only or either one ones`.split(/\s+/),
+);
+
+/** Words that turn the qualifier after them around: "every alert except warnings". */
+export const NEGATORS = new Set(['except', 'excluding', 'not', 'non', 'but', 'other', 'than', 'apart']);
+
+/** Verbs that say an event arrived ("a refund request lands"): the "new / received" group when no other verb is said. */
+const ARRIVAL = new Set(
+  'land lands landed landing arrive arrives arriving hit hits shows showed pops popped drops dropped appears appeared come coming'.split(
+    ' ',
+  ),
+);
+
+/** Prepositions before a word that qualifies the event ("on auth", "thru chat"). */
+export const PREPS = new Set([
+  'on',
+  'in',
+  'for',
+  'from',
+  'by',
+  'via',
+  'through',
+  'thru',
+  'over',
+  'with',
+  'at',
+]);
+
+/**
+ * The event-verb group a word names: as listed, an arrival verb (the group of "new"), or another form
+ * of a listed verb ("fires" for fired). Undefined: not an event verb.
+ */
+export function eventVerbGroup(w: string): readonly string[] | undefined {
+  const listed = groupOf(EVENT_VERB_GROUPS, w);
+  if (listed) return listed;
+  if (ARRIVAL.has(w)) return groupOf(EVENT_VERB_GROUPS, 'new');
+  if (!/[a-z]{3,}s$/.test(w) || w.endsWith('ss')) return undefined;
+  const forms = lemmas(w).filter((l) => l !== w && l.length >= 3);
+  return EVENT_VERB_GROUPS.find((g) =>
+    g.some((v) => /ed$/.test(v) && lemmas(v).some((l) => forms.includes(l))),
+  );
+}
+
+export function isNounOf(w: string, shape: EventShape): boolean {
+  const nouns = splitType(shape.type)[0].split(/[_.-]/);
+  return lemmas(w).some((l) => nouns.some((n) => lemmas(n).includes(l)));
+}
+
+/** A word naming some event's noun. */
+export function isEventWord(w: string, ctx: RequestContext): boolean {
+  return ctx.events?.some((e) => isNounOf(w, e)) ?? false;
+}
+
+export function splitType(type: string): [string, string] {
+  const i = type.lastIndexOf('.');
+  return i < 0 ? [type, ''] : [type.slice(0, i), type.slice(i + 1)];
+}
+
+/** An event verb, or the verb of one of the catalog's own event types ("places" for order.placed). */
+export function saysHappened(w: string, ctx: RequestContext): boolean {
+  if (eventVerbGroup(w) !== undefined) return true;
+  return (
+    ctx.events?.some((e) => {
+      const v = lemmas(splitType(e.type)[1]);
+      return w.length > 3 && lemmas(w).some((l) => l.length > 3 && v.includes(l));
+    }) ?? false
+  );
+}
