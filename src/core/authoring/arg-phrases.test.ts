@@ -285,3 +285,22 @@ test('text said with the action and another value said apart for the same argume
     JSON.stringify(d.questions),
   );
 });
+
+test("an enum argument takes the event's field of its name only when the samples' values are its own", () => {
+  const withValues = (values: readonly string[]): DraftCatalog => ({
+    ...builds,
+    events: [
+      { type: 'build.failed', payload: ['branch', 'project', 'title', 'body'], values: { project: values } },
+    ],
+  });
+  const request = 'when a build fails create a ticket';
+  // Values the samples show are among the enum's: the field is read as before.
+  assert.deepEqual(stepArgs(request, withValues(['web', 'api']))[0]?.project, '{{event.payload.project}}');
+  // A value outside it ("backend" is no project the tracker takes): asked, with the enum's values.
+  const d = draft(request, withValues(['web', 'backend']));
+  assert.equal(d.publishable, false);
+  const q = d.questions.find((x) => x.about === 'args: create_ticket.project');
+  assert.ok(q, JSON.stringify(d.questions));
+  assert.match(q.question, /web, api or mobile/);
+  assert.match(q.question, /"backend"/);
+});

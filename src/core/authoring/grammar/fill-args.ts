@@ -162,7 +162,22 @@ export function fillArgs(
       continue;
     }
     if (payload.includes(n)) {
-      args[n] = `{{event.payload.${n}}}`;
+      // An enum argument takes the field of its name only when the values the samples show are
+      // its own: an alert's severity "critical" is not an incident's "sev1".
+      const seen = shape?.values?.[n];
+      const outside = Array.isArray(s.enum)
+        ? (seen ?? []).filter((v) => !(s.enum as unknown[]).includes(v))
+        : [];
+      if (outside.length === 0) {
+        args[n] = `{{event.payload.${n}}}`;
+        continue;
+      }
+      if (req)
+        ctx.questions.push({
+          about: `args: ${tool.name}.${n}`,
+          question: `What should ${tool.name}'s ${n} be: ${listOr((s.enum as unknown[]).map(String))}? The ${event} event's ${n} is ${listOr(outside.map((v) => JSON.stringify(v)))}, which it does not take.`,
+          candidates: (s.enum as unknown[]).map(String),
+        });
       continue;
     }
     // The event's subject is the first id argument only when the event carries no id fields of its
