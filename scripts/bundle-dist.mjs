@@ -16,7 +16,7 @@
  * Without esbuild (an install without development dependencies), each entry is written as a module
  * re-exporting its compiled file: the same API, unbundled.
  */
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
 
 /** The bundle's entries: its file name in dist/bundle/ and the compiled module it starts from. */
@@ -49,10 +49,35 @@ function externalPackages(dist) {
 
 const posix = (p) => p.split('\\').join('/');
 
+/**
+ * A bundled package imported lazily (`await import('yaml')`) is given a default export only in the
+ * bundle (esbuild's split chunk of a CommonJS module), so its named exports would be undefined at
+ * run time: refused here, before anything is built. Import it from a Keel module instead.
+ */
+function checkLazyImports(dist) {
+  const found = [];
+  const walk = (dir) => {
+    for (const e of readdirSync(dir, { withFileTypes: true })) {
+      const p = join(dir, e.name);
+      if (e.isDirectory()) walk(p);
+      else if (e.name.endsWith('.js'))
+        for (const m of readFileSync(p, 'utf8').matchAll(/\bimport\(\s*['"]([^'"]+)['"]\s*\)/g))
+          if (BUNDLED_PACKAGES.some((b) => m[1] === b || m[1].startsWith(`${b}/`)))
+            found.push(`${posix(relative(dist, p))}: import('${m[1]}')`);
+    }
+  };
+  walk(join(dist, 'src'));
+  if (found.length > 0)
+    throw new Error(
+      `bundle: a bundled package is imported lazily, which the bundle cannot give named exports: ${found.join('; ')}`,
+    );
+}
+
 /** Builds dist/bundle/; false when esbuild is not installed (the re-exporting entries are written). */
 export async function bundleDist(dist) {
   const outdir = join(dist, 'bundle');
   rmSync(outdir, { recursive: true, force: true });
+  checkLazyImports(dist);
   let esbuild;
   try {
     esbuild = await import('esbuild');

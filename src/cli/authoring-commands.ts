@@ -96,13 +96,15 @@ async function confirmOnTerminal(id: string, version: number): Promise<boolean> 
 async function printDraft(d: Draft): Promise<void> {
   const spec = d.spec ?? d.partial;
   if (spec) {
-    const { stringify } = await import('yaml');
+    // Through Keel's own module: the bundle (scripts/bundle-dist.mjs) gives a lazily imported
+    // CommonJS package a default export only.
+    const { specYaml } = await import('../core/spec/spec-yaml.ts');
     line(
       pc.bold(
         `# ${d.spec ? 'Draft' : 'Incomplete draft'} ${spec.id} v${spec.version} (DRAFT)${d.specHash ? ` ${pc.dim(d.specHash)}` : ''}`,
       ),
     );
-    line(stringify(spec, { lineWidth: 0 }).trimEnd());
+    line(specYaml(spec));
     line();
   }
   if (d.readBack) {
