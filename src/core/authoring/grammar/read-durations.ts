@@ -8,6 +8,7 @@
  * a value, and stays for the readers of tests (and so is asked about). Months and business days are
  * not read: they are no fixed number of days.
  */
+import type { ToolDescriptor } from '../../tools/tool-descriptor.ts';
 import { numberWord } from '../request-words.ts';
 
 /** Minutes in each unit a duration is said in. */
@@ -25,6 +26,24 @@ const MINUTES: Readonly<Record<string, number>> = {
 export function durationUnit(name: string): string | undefined {
   const m = /(?:^|_)(minutes?|mins?|hours?|hrs?|days?|weeks?)$/.exec(name);
   return m ? m[1]!.replace(/s$/, '') : undefined;
+}
+
+/**
+ * The arguments of the catalog's tools that count time, when they all count in one unit; undefined
+ * when none does, or they count in several (then no duration is read: which one would be a guess).
+ */
+export function timedArgs(tools: readonly ToolDescriptor[]): { unit: string; names: string[] } | undefined {
+  const byUnit = new Map<string, Set<string>>();
+  for (const tool of tools)
+    for (const [name, s] of Object.entries(
+      (tool.args.properties ?? {}) as Record<string, { type?: string }>,
+    )) {
+      const unit = durationUnit(name);
+      if (unit && (s.type === 'integer' || s.type === 'number'))
+        byUnit.set(unit, (byUnit.get(unit) ?? new Set()).add(name));
+    }
+  const [only] = byUnit;
+  return only && byUnit.size === 1 ? { unit: only[0], names: [...only[1]] } : undefined;
 }
 
 /** Words that make the duration after them a bound ("more than 30 days"): a test, not a value. */
