@@ -128,7 +128,10 @@ export function fillArgs(
     const s = props[n] ?? {};
     const req = required.has(n);
     if (targeted.has(n)) {
-      args[n] = targeted.get(n);
+      const v = targeted.get(n)!;
+      // A number said for a numeric argument ("for 30 days" for duration_days) is that number.
+      args[n] =
+        (s.type === 'integer' || s.type === 'number') && /^[0-9]+(\.[0-9]+)?$/.test(v) ? Number(v) : v;
       continue;
     }
     if (Array.isArray(s.enum)) {

@@ -1,0 +1,73 @@
+/**
+ * Durations said for an argument that counts time (grammar/read-durations.ts), over a catalog no
+ * corpus uses (a parking desk): "for 30 days", "a week", "a fortnight", "with a 4-hour window".
+ */
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import fc from 'fast-check';
+import type { ToolDescriptor } from '../tools/tool-descriptor.ts';
+import { compileRequest } from './compile-request.ts';
+import { durationSpans } from './grammar/read-durations.ts';
+import { type DraftCatalog, draftSpec } from './index.ts';
+
+const tool = (t: Partial<ToolDescriptor> & Pick<ToolDescriptor, 'name' | 'description' | 'args'>) =>
+  ({ destructive: false, effect: 'write', idempotent: true, scopes: [], ...t }) as ToolDescriptor;
+
+const parking = (unit: 'days' | 'hours'): DraftCatalog => ({
+  tools: [
+    tool({
+      name: 'issue_permit',
+      description: 'Issues a parking permit for a plate.',
+      args: {
+        type: 'object',
+        required: ['plate', `valid_${unit}`],
+        properties: { plate: { type: 'string' }, [`valid_${unit}`]: { type: 'integer', minimum: 1 } },
+      },
+    }),
+  ],
+  events: [{ type: 'permit.requested', payload: ['plate', 'zone'] }],
+});
+
+const permit = (request: string, unit: 'days' | 'hours' = 'days') => {
+  const catalog = parking(unit);
+  const d = draftSpec(compileRequest(request, catalog), catalog);
+  return { d, args: d.spec?.steps[0] && 'args' in d.spec.steps[0] ? d.spec.steps[0].args : undefined };
+};
+
+test('a duration said for an argument that counts time is its value, in its unit', () => {
+  for (const [request, unit, value] of [
+    ['when a permit is requested issue a permit for 30 days', 'days', 30],
+    ['permit requested -> issue a permit valid for a week', 'days', 7],
+    ['when a permit is requested issue a permit for a fortnight', 'days', 14],
+    ['when a permit is requested issue a permit for two days', 'hours', 48],
+    ['when a permit is requested issue a 4-hour permit', 'hours', 4],
+  ] as const) {
+    const { d, args } = permit(request, unit);
+    assert.equal(d.publishable, true, `${request}: ${JSON.stringify(d.questions)}`);
+    assert.equal(args?.[`valid_${unit}`], value, request);
+  }
+});
+
+test('a duration that is a bound, or no whole number of the unit, is not taken as the value', () => {
+  for (const [request, unit] of [
+    ['when a permit is requested issue a permit, but never for more than 30 days', 'days'],
+    ['when a permit is requested issue a permit for up to a week', 'days'],
+    ['when a permit is requested issue a permit for 36 hours', 'days'],
+  ] as const) {
+    const { d, args } = permit(request, unit);
+    assert.notEqual(args?.[`valid_${unit}`], 30, request);
+    assert.equal(d.publishable, false, `${request}: drafted ${JSON.stringify(args)}`);
+  }
+});
+
+test('property: N days read for a count of hours is N * 24, and N hours never reads as days', () => {
+  fc.assert(
+    fc.property(fc.integer({ min: 1, max: 999 }), (n) => {
+      assert.deepEqual(durationSpans(['for', String(n), 'days'], 'hour'), [
+        { from: 1, to: 2, value: n * 24 },
+      ]);
+      const asDays = durationSpans(['for', String(n), 'hours'], 'day');
+      assert.deepEqual(asDays, n % 24 === 0 ? [{ from: 1, to: 2, value: n / 24 }] : []);
+    }),
+  );
+});
