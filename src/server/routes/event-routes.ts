@@ -36,12 +36,13 @@ export const EVENT_ROUTES: readonly KeelRoute[] = [
       200: '{eventId, source, runs, redelivery?, firstDeliveredAt?}: no new run (no match, or a redelivery: the first delivery’s runs)',
     },
     async handle({ keel, host, p, body, traceparent }) {
+      const start = host.startWalk();
       const r = await keel.events.emit(p.tenant, body, {
-        walk: 'enqueue',
+        ...start,
         channel: HTTP_CHANNEL,
         ...(traceparent ? { traceparent } : {}),
       });
-      for (const run of r.runs) if (run.created) host.kick(p.tenant, run.runId);
+      if (start.walk === 'enqueue') for (const run of r.runs) if (run.created) host.kick(p.tenant, run.runId);
       return ok(r, r.runs.some((x) => x.created) ? 201 : 200);
     },
   }),
