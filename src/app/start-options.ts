@@ -36,6 +36,10 @@ export function startOptions(o: StartOptions): StartWith {
     throw new KeelError(ErrorCode.writInvalid, 'writ: expected {"chain": [root, ..., writ]} or the chain', {
       field: 'writ',
     });
+  if (o.walk === 'background' && typeof o.onWalk !== 'function')
+    throw new KeelError(ErrorCode.usage, "walk: 'background' needs onWalk, told of each run's walk", {
+      field: 'onWalk',
+    });
   const trace = o.traceparent === undefined ? undefined : parseTraceParent(o.traceparent);
   return {
     ...(o.walk ? { walk: o.walk } : {}),
