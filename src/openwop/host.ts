@@ -153,12 +153,13 @@ export class OpenWopHost {
     };
     // A version not yet shown to behave (DRAFT, TESTING, SHADOW) runs simulated, as `keel run`
     // runs it; Keel's own conformance fixtures, seeded as DRAFT, run as the protocol describes.
+    const start = this.startWalk();
     const run = await this.keel.runs.start(p.tenant, body.workflowId, event, {
-      walk: 'enqueue',
+      ...start,
       ...(traceparent !== undefined ? { traceparent } : {}),
       ...(version && isSeededFixture(version) ? { live: true } : {}),
     });
-    if (run.created) this.kick(p.tenant, run.runId);
+    if (run.created && start.walk === 'enqueue') this.kick(p.tenant, run.runId);
     return { runId: run.runId, status: STATUS[run.status] };
   }
 
