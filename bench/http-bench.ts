@@ -106,22 +106,18 @@ export class Server {
     private readonly stderr: () => string,
   ) {}
 
-  /** `nodeArgs` go to node before the command (`--cpu-prof`, to profile the server). */
-  static async start(store: string, nodeArgs: readonly string[] = []): Promise<Server> {
+  /**
+   * `nodeArgs` go to node before the command (`--cpu-prof`, to profile the server); `command` is
+   * the `keel` to run (another build's bin/keel.js, to compare two builds side by side).
+   */
+  static async start(
+    store: string,
+    nodeArgs: readonly string[] = [],
+    command: readonly string[] = KEEL_COMMAND,
+  ): Promise<Server> {
     const child = spawn(
       process.execPath,
-      [
-        ...nodeArgs,
-        ...KEEL_COMMAND,
-        '--store',
-        store,
-        '--json',
-        'serve',
-        '--port',
-        '0',
-        '--host',
-        '127.0.0.1',
-      ],
+      [...nodeArgs, ...command, '--store', store, '--json', 'serve', '--port', '0', '--host', '127.0.0.1'],
       { cwd: REPO, env: childEnv(), stdio: ['ignore', 'pipe', 'pipe'] },
     );
     let out = '';

@@ -12,8 +12,12 @@
  * Rounds alternate the paths at concurrency 1 and 16; figures are medians of the rounds, and the
  * ratio engine/HTTP at 16 is what the HTTP path costs over the engine's (goal <= 1.5). Bounded:
  * a fixed count of runs per round and a deadline per round; the server is stopped by its PID.
+ * With `--compare <bin/keel.js>` a second server, run from another build (a copy of an earlier
+ * one), is measured the same way in the same rounds on a store of its own (rows `HTTP compare`):
+ * before and after a change, side by side.
  *
  *   node --import tsx bench/http-events-bench.ts [--rounds 3] [--runs 300] [--cpu-prof <dir>]
+ *     [--compare <bin/keel.js>]
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -87,38 +91,45 @@ async function rate(concurrency: number, runs: number, one: (deadline: number) =
 }
 
 export async function httpEventFigures(
-  o: { rounds?: number; runs?: number; cpuProfDir?: string } = {},
+  o: { rounds?: number; runs?: number; cpuProfDir?: string; compare?: string } = {},
 ): Promise<Record<string, number>> {
   const rounds = o.rounds ?? 3;
   const runs = o.runs ?? 300;
   const dir = mkdtempSync(join(tmpdir(), 'keel-http-events-bench-'));
-  const served = join(dir, 'served.db');
-  let server: Server | undefined;
+  const servers: { name: string; server: Server; key: string }[] = [];
   let client: Client | undefined;
   let engine: Keel | undefined;
   try {
-    const setup = createKeel({ store: served });
-    await deploy(setup, TENANT, SPEC);
-    await setup.close();
-    const key = makeKey(served, TENANT);
+    const serve = async (name: string, command?: string) => {
+      const store = join(dir, `${name}.db`);
+      const setup = createKeel({ store });
+      await deploy(setup, TENANT, SPEC);
+      await setup.close();
+      const key = makeKey(store, TENANT);
+      const server = await Server.start(
+        store,
+        o.cpuProfDir ? ['--cpu-prof', '--cpu-prof-dir', resolve(o.cpuProfDir)] : [],
+        ...(command ? [[resolve(command)]] : []),
+      );
+      servers.push({ name, server, key });
+    };
+    await serve('HTTP');
+    if (o.compare) await serve('HTTP compare', o.compare);
     engine = createKeel({ store: join(dir, 'engine.db') });
     await deploy(engine, TENANT, SPEC);
-    server = await Server.start(
-      served,
-      o.cpuProfDir ? ['--cpu-prof', '--cpu-prof-dir', resolve(o.cpuProfDir)] : [],
-    );
-    const srv = server;
     // A client (keep-alive agent) per HTTP round: sockets left idle through an engine round are
     // closed by the server, and reusing one would fail the next request.
-    const fresh = () => {
+    const fresh = (s: { server: Server; key: string }) => {
       client?.close();
-      client = new Client(srv.url, key);
+      client = new Client(s.server.url, s.key);
       return client;
     };
     const k = engine;
     // Warm-up: JIT both paths.
-    let c = fresh();
-    for (const w of WAITS) await rate(4, 40, (d) => httpRun(c, w, d));
+    for (const s of servers) {
+      const c = fresh(s);
+      for (const w of WAITS) await rate(4, 40, (d) => httpRun(c, w, d));
+    }
     await rate(4, 40, () => engineRun(k));
     const rows: Record<string, number[]> = {};
     const add = (name: string, v: number) => {
@@ -129,21 +140,26 @@ export async function httpEventFigures(
       for (const n of CONCURRENCY) {
         const e = await rate(n, runs, () => engineRun(k));
         add(`engine emit -> completed, 3-step runs/s, ${n} concurrent`, e.perSec);
-        for (const w of WAITS) {
-          c = fresh();
-          const s0 = procCpuMs(server.pid);
-          const h = await rate(n, runs, (d) => httpRun(c, w, d));
-          add(`HTTP POST /api/events + ${w} wait -> completed, runs/s, ${n} concurrent`, h.perSec);
-          add(`HTTP ${w}: server CPU ms per run, ${n} concurrent`, (procCpuMs(server.pid) - s0) / h.done);
-          add(`ratio engine / HTTP ${w} runs/s, ${n} concurrent`, e.perSec / h.perSec);
-        }
+        // Two servers swap places from round to round, so neither always runs first.
+        for (const s of r % 2 ? [...servers].reverse() : servers)
+          for (const w of WAITS) {
+            const c = fresh(s);
+            const s0 = procCpuMs(s.server.pid);
+            const h = await rate(n, runs, (d) => httpRun(c, w, d));
+            add(`${s.name} POST /api/events + ${w} wait -> completed, runs/s, ${n} concurrent`, h.perSec);
+            add(
+              `${s.name} ${w}: server CPU ms per run, ${n} concurrent`,
+              (procCpuMs(s.server.pid) - s0) / h.done,
+            );
+            add(`ratio engine / ${s.name} ${w} runs/s, ${n} concurrent`, e.perSec / h.perSec);
+          }
       }
       process.stderr.write(`HTTP events round ${r + 1}/${rounds} done\n`);
     }
     return Object.fromEntries(Object.entries(rows).map(([name, xs]) => [name, median(xs)]));
   } finally {
     client?.close();
-    await server?.stop();
+    for (const s of servers) await s.server.stop();
     await engine?.close();
     rmSync(dir, { recursive: true, force: true });
   }
@@ -159,6 +175,7 @@ if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.ur
     ...(opt('rounds') ? { rounds: Number(opt('rounds')) } : {}),
     ...(opt('runs') ? { runs: Number(opt('runs')) } : {}),
     ...(opt('cpu-prof') ? { cpuProfDir: opt('cpu-prof') } : {}),
+    ...(opt('compare') ? { compare: opt('compare') } : {}),
   });
   const width = Math.max(...Object.keys(figures).map((x) => x.length));
   for (const [name, v] of Object.entries(figures))

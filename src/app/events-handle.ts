@@ -159,7 +159,12 @@ export function eventsHandle(d: EventsDeps): EventsHandle {
         const { event } = delivery;
         const runs = await startAll(tenant, event, delivery.runs, delivery.untaken, so);
         // The event reaches the runs waiting for its type too (a wait for an event): it may end their waits.
-        const woken = await deliveries.arrive(tenant, delivery, so.walk);
+        // Runs woken from a wait are walked here (inline) or by the workers (enqueue, background).
+        const woken = await deliveries.arrive(
+          tenant,
+          delivery,
+          so.walk === 'background' ? 'enqueue' : so.walk,
+        );
         // An event nobody takes is kept, never dropped (docs/events.md); one that reached waiting runs was taken.
         const kept =
           delivery.unrouted &&

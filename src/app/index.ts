@@ -17,6 +17,7 @@ export {
 export {
   ENGINE_VERSION,
   MAX_STEPS_PER_RUN,
+  type OnWalk,
   parseToolDefinition,
   type RunSummary,
   type WalkMode,

@@ -213,6 +213,7 @@ export function runsHandle(d: RunsDeps): RunsHandle {
           mode: 'test',
           test: DIRECT_TEST,
           ...(so.walk ? { walk: so.walk } : {}),
+          ...(so.onWalk ? { onWalk: so.onWalk } : {}),
         });
         return { ...run, created, simulated: true as const };
       }

@@ -4,10 +4,13 @@
  */
 import { ErrorCode, KeelError } from '../core/errors.ts';
 import { formatTraceParent, parseTraceParent } from '../core/telemetry/index.ts';
-import type { WalkMode } from '../engine/index.ts';
+import type { OnWalk, StartWalk } from '../engine/index.ts';
 
 export interface StartOptions {
-  readonly walk?: WalkMode;
+  /** `background` (with `onWalk`): answered once the run's root is durable, walked on here at once. */
+  readonly walk?: StartWalk;
+  /** With walk `background`: told of each new run's walk (`keel serve` tracks it until it stops). */
+  readonly onWalk?: OnWalk;
   /** The writ the run executes under: a writ file's value `{chain: [root, ..., writ]}`, or the chain. */
   readonly writ?: { readonly chain: readonly unknown[] } | readonly unknown[];
   /**
@@ -19,7 +22,8 @@ export interface StartOptions {
 
 /** Start options as the engine takes them: the writ as its chain, a valid traceparent normalised. */
 export interface StartWith {
-  walk?: WalkMode;
+  walk?: StartWalk;
+  onWalk?: OnWalk;
   writ?: readonly unknown[];
   traceparent?: string;
 }
@@ -32,9 +36,14 @@ export function startOptions(o: StartOptions): StartWith {
     throw new KeelError(ErrorCode.writInvalid, 'writ: expected {"chain": [root, ..., writ]} or the chain', {
       field: 'writ',
     });
+  if (o.walk === 'background' && typeof o.onWalk !== 'function')
+    throw new KeelError(ErrorCode.usage, "walk: 'background' needs onWalk, told of each run's walk", {
+      field: 'onWalk',
+    });
   const trace = o.traceparent === undefined ? undefined : parseTraceParent(o.traceparent);
   return {
     ...(o.walk ? { walk: o.walk } : {}),
+    ...(o.onWalk ? { onWalk: o.onWalk } : {}),
     ...(chain ? { writ: chain as readonly unknown[] } : {}),
     ...(trace?.ok ? { traceparent: formatTraceParent(trace.value) } : {}),
   };

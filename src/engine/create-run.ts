@@ -19,7 +19,7 @@ import {
 } from '../core/ledger/index.ts';
 import { retainedRunError, startState } from '../core/run/index.ts';
 import type { ShadowWork, VersionRecord } from '../ports/index.ts';
-import type { EngineContext } from './engine-context.ts';
+import type { EngineContext, OnWalk } from './engine-context.ts';
 import type { DelegatedBy } from './mint-delegation.ts';
 import { refuseUnverified, specProblem } from './run-integrity.ts';
 import { type RunSummary, stateSummary, summaryOf } from './run-summary.ts';
@@ -52,8 +52,13 @@ export interface CreateOptions {
   readonly judgedAs?: 'LIVE' | 'AUTONOMOUS';
   /** The caller's W3C `traceparent` (validated, canonical): the run's span becomes its child. */
   readonly traceparent?: string;
-  /** false: commit the root and the prefix, and leave the walk to `recover` (or a worker). */
-  readonly walk?: boolean;
+  /**
+   * false: commit the root and the prefix, and leave the walk to `recover` (or a worker);
+   * `background`: commit them holding this process's lease, then walk on, handing the walk to `onWalk`.
+   */
+  readonly walk?: boolean | 'background';
+  /** With walk `background`: told of the walk (required). */
+  readonly onWalk?: OnWalk;
   /** Shadow work to queue with the run's root, in its transaction, given the run's id. */
   readonly shadowWork?: (runId: Digest) => readonly ShadowWork[];
 }
@@ -133,6 +138,12 @@ export async function createRun(
       // Left for a worker: no lease, and the workers are woken in the same transaction.
       writer.leaseWith({ op: 'release' });
       await writer.commit();
+    } else if (o.walk === 'background') {
+      // The root is durable, under this process's lease, before the caller answers; then this
+      // process walks on, as a walker that claimed it would, but without the claim and the reload.
+      writer.leaseWith(ctx.inlineLease);
+      await writer.commit();
+      o.onWalk!(runId, walkInline(ctx, writer, version, true));
     } else await walkInline(ctx, writer, version, true);
   } catch (e) {
     const raced =

@@ -19,6 +19,16 @@ import type { WritChains } from './writ-chains.ts';
  */
 export type WalkMode = 'inline' | 'enqueue';
 
+/**
+ * How a new run is walked (`start`): as WalkMode, or `background`: its root is committed holding
+ * this process's lease, the call returns once that is durable, and this process walks on at once
+ * (the walk's promise goes to the caller's `onWalk`): no claim, no worker woken, no reload.
+ */
+export type StartWalk = WalkMode | 'background';
+
+/** Told of a run walked in the background (`walk: 'background'`): the walk, until it stops. */
+export type OnWalk = (runId: string, walking: Promise<unknown>) => void;
+
 export interface EngineContext {
   readonly store: Store;
   readonly tools: ToolRegistry;

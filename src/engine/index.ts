@@ -2,7 +2,7 @@ export { SECRET_ENV, type SecretRef } from '../core/spec/index.ts';
 export { delegateTool } from './delegate.ts';
 export { type Effects, type LiveEffectsOptions, liveEffects, type StepOutcome } from './effects.ts';
 export { ENGINE_VERSION, Engine, type EngineOptions } from './engine.ts';
-export type { WalkMode } from './engine-context.ts';
+export type { OnWalk, StartWalk, WalkMode } from './engine-context.ts';
 export type { ForkOptions } from './fork-run.ts';
 export {
   admitWrit,

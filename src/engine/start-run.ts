@@ -5,6 +5,7 @@
  * to the tenant's policy now and created by create-run.ts; the same start twice is one run.
  */
 import type { Digest } from '../core/canonical/index.ts';
+import { ErrorCode, KeelError } from '../core/errors.ts';
 import type { EventRecord, SplitEntry, TestRef } from '../core/ledger/index.ts';
 import {
   directRunIdFor,
@@ -15,13 +16,15 @@ import {
 } from '../core/run/index.ts';
 import type { ShadowWork, VersionRecord } from '../ports/index.ts';
 import { createRun } from './create-run.ts';
-import type { EngineContext, WalkMode } from './engine-context.ts';
+import type { EngineContext, OnWalk, StartWalk } from './engine-context.ts';
 import { admitChain, currentPolicy } from './run-admission.ts';
 import type { RunSummary } from './run-summary.ts';
 
 /** How a run is started (`Engine.start`). */
 export interface StartOptions {
-  readonly walk?: WalkMode;
+  /** `background` needs `onWalk`. */
+  readonly walk?: StartWalk;
+  readonly onWalk?: OnWalk;
   /** The writ chain (root first) the run executes under, admitted before the run exists. */
   readonly writ?: readonly unknown[];
   /** Started by name, not by routing the event: named apart from the routed run of the event. */
@@ -36,8 +39,20 @@ export interface StartOptions {
 export type SimulatedStart = ({ mode: 'test'; test: TestRef } | { mode: 'shadow'; shadowOf?: string }) & {
   /** The status its checks judge it as: a shadow's live version's; a test's default LIVE. */
   judgedAs?: 'LIVE' | 'AUTONOMOUS';
-  walk?: WalkMode;
+  walk?: StartWalk;
+  onWalk?: OnWalk;
 };
+
+/** The start's walk as createRun takes it; `background` without `onWalk` is refused. */
+function createWalk(ctx: EngineContext, o: { walk?: StartWalk; onWalk?: OnWalk }) {
+  const walk = o.walk ?? ctx.walkMode;
+  if (walk !== 'background') return { walk: walk === 'inline' };
+  if (!o.onWalk)
+    throw new KeelError(ErrorCode.usage, "walk: 'background' needs onWalk, told of the walk", {
+      field: 'onWalk',
+    });
+  return { walk, onWalk: o.onWalk };
+}
 
 export async function startRun(
   ctx: EngineContext,
@@ -45,12 +60,13 @@ export async function startRun(
   event: EventRecord,
   o: StartOptions,
 ): Promise<{ run: RunSummary; created: boolean }> {
+  const walk = createWalk(ctx, o);
   const writ = o.writ === undefined ? undefined : await admitChain(ctx, o.writ, version.tenant);
   const name = o.direct ? directRunIdFor : runIdFor;
   const runId = name(version.tenant, version.workflowId, version.specHash, event);
   return createRun(ctx, runId, version, event, {
     direct: o.direct === true,
-    walk: (o.walk ?? ctx.walkMode) === 'inline',
+    ...walk,
     writ,
     policy: currentPolicy(ctx, version.tenant).policy,
     ...(o.split ? { split: o.split } : {}),
@@ -83,8 +99,9 @@ export async function startSimulatedRun(
       : o.shadowOf !== undefined
         ? shadowRunIdFor(tenant, o.shadowOf, specHash)
         : loneShadowRunIdFor(tenant, version.workflowId, specHash, event);
+  const walk = createWalk(ctx, o);
   return createRun(ctx, runId, version, event, {
-    walk: (o.walk ?? ctx.walkMode) === 'inline',
+    ...walk,
     policy: currentPolicy(ctx, tenant).policy,
     ...(o.mode === 'test'
       ? { mode: 'test', test: o.test }

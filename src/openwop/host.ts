@@ -7,13 +7,14 @@
  * walk them (`walkers: 'workers'`): then a created run is only committed, and a worker claims it.
  */
 import { randomUUID } from 'node:crypto';
-import { noteRun } from '../app/index.ts';
+import { noteRun, type OnWalk } from '../app/index.ts';
 import type { Keel } from '../app/keel.ts';
 import { hashOf } from '../core/canonical/index.ts';
-import { ErrorCode, isKeelError, KeelError } from '../core/errors.ts';
+import { ErrorCode, KeelError } from '../core/errors.ts';
 import { decodeEntry, type Entry, type PayloadOf, type RunStatus } from '../core/ledger/index.ts';
 import { foldRun } from '../core/run/index.ts';
 import type { RunRecord } from '../ports/index.ts';
+import { BackgroundWalks } from './background-walks.ts';
 import { OPENWOP_RUN_EVENT, type OpenWopDefinition, runInputs } from './definition.ts';
 import { fixtureDefinitions, isSeededFixture, seedFixtures } from './fixtures.ts';
 import { apiKeySubject, runOwner } from './owner.ts';
@@ -73,16 +74,15 @@ export interface HostOptions {
 export class OpenWopHost {
   readonly keel: Keel;
   private readonly walkers: 'inline' | 'workers';
-  private readonly onError: (e: unknown) => void;
   private readonly seeded = new Map<string, Promise<void>>();
-  private readonly walking = new Set<Promise<unknown>>();
+  private readonly walks: BackgroundWalks;
   /** The live event feeds of the runs someone streams or polls: one watcher per run. */
   private readonly feeds: RunFeeds;
 
   constructor(keel: Keel, o: HostOptions = {}) {
     this.keel = keel;
     this.walkers = o.walkers ?? 'inline';
-    this.onError = o.onError ?? ((e) => console.error(e));
+    this.walks = new BackgroundWalks(o.onError ?? ((e) => console.error(e)));
     this.feeds = new RunFeeds(
       keel.store.ledger,
       o.feedPollMs !== undefined ? { fallbackPollMs: o.feedPollMs } : {},
@@ -100,21 +100,22 @@ export class OpenWopHost {
     return p;
   }
 
+  /** How a request starts runs: walked here once each root is durable (no claim), or by the workers (`kick`). */
+  startWalk(): { walk: 'background'; onWalk: OnWalk } | { walk: 'enqueue' } {
+    const onWalk = this.walks.track;
+    return this.walkers === 'workers' ? { walk: 'enqueue' } : { walk: 'background', onWalk };
+  }
+
   /** Walks a run to its next stop in the background (inline mode), or leaves it to the workers. */
   kick(tenant: string, runId: string): void {
-    noteRun(runId);
-    if (this.walkers === 'workers') return;
     // A run some other walker holds (this server's recovery worker, or a `keel worker`) goes on there.
-    const p = this.keel.runs
-      .recover(tenant, runId)
-      .catch((e) => (isKeelError(e) && e.code === ErrorCode.runState ? undefined : this.onError(e)));
-    this.walking.add(p);
-    p.finally(() => this.walking.delete(p));
+    if (this.walkers === 'inline') this.walks.track(runId, this.keel.runs.recover(tenant, runId));
+    else noteRun(runId);
   }
 
   /** Resolves when every background walk started so far has stopped, and stops watching runs (shutdown). */
   async drain(): Promise<void> {
-    while (this.walking.size > 0) await Promise.allSettled([...this.walking]);
+    await this.walks.settled();
     await this.feeds.close();
   }
 
@@ -152,12 +153,13 @@ export class OpenWopHost {
     };
     // A version not yet shown to behave (DRAFT, TESTING, SHADOW) runs simulated, as `keel run`
     // runs it; Keel's own conformance fixtures, seeded as DRAFT, run as the protocol describes.
+    const start = this.startWalk();
     const run = await this.keel.runs.start(p.tenant, body.workflowId, event, {
-      walk: 'enqueue',
+      ...start,
       ...(traceparent !== undefined ? { traceparent } : {}),
       ...(version && isSeededFixture(version) ? { live: true } : {}),
     });
-    if (run.created) this.kick(p.tenant, run.runId);
+    if (run.created && start.walk === 'enqueue') this.kick(p.tenant, run.runId);
     return { runId: run.runId, status: STATUS[run.status] };
   }
 

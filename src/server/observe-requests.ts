@@ -35,7 +35,9 @@ export function observeRequests(o: { logger?: ServerLogger; metrics?: KeelMetric
     const started = performance.now();
     await requestNotes.run(notes, next);
     try {
-      c.header('X-Request-Id', notes.requestId);
+      // Set on the answer's headers: `c.header` after the answer is made would rebuild it as a
+      // streamed fetch Response, which the adapter then copies chunk by chunk.
+      c.res.headers.set('X-Request-Id', notes.requestId);
     } catch {
       // A response whose headers are immutable (already sent as a stream) goes without it.
     }

@@ -111,9 +111,17 @@ export function limitBody(o: {
   onError: (c: Context) => Response | Promise<Response>;
 }): MiddlewareHandler {
   return async (c, next) => {
+    const length = c.req.header('Content-Length');
+    // Over HTTP/1, a body whose length is declared within the limit is that long, and one with
+    // neither header is empty (RFC 9112 §6.3): nothing to bound. The request stays the Node
+    // adapter's light one, whose body is read straight from the socket (reading `raw.body` here
+    // would build a whole fetch Request, with its stream and abort signal, for every request).
+    const http1 = (c.env as { incoming?: { httpVersionMajor?: number } } | undefined)?.incoming;
+    const framed = http1?.httpVersionMajor === 1 && c.req.header('Transfer-Encoding') === undefined;
+    if (framed && (length === undefined || Number(length) <= o.maxSize)) return next();
     const body = c.req.raw.body;
     if (!body) return next();
-    const declared = Number(c.req.header('Content-Length') ?? Number.NaN);
+    const declared = Number(length ?? Number.NaN);
     // A declared length past everything we would drain: answer at once and close.
     if (declared > o.maxSize + MAX_DRAIN_BYTES) return closing(await o.onError(c));
     const reader = body.getReader();

@@ -469,4 +469,37 @@ describe('over a socket', () => {
       await small.close();
     }
   });
+
+  test('a chunked body (no Content-Length) is bounded as it is read: past the limit it is a 413', async () => {
+    const small = createKeel({ store: ':memory:' });
+    const s = await startServer(small, { port: 0, maxBodyBytes: 64 * 1024 });
+    try {
+      const send = (chunks: readonly Buffer[]) =>
+        new Promise<{ status?: number; text: string }>((resolve, reject) => {
+          const req = httpRequest(`${s.url}/api/workflows`, {
+            method: 'POST',
+            headers: { 'Content-Type': 'application/json', 'Transfer-Encoding': 'chunked' },
+          });
+          req.on('error', reject);
+          req.on('response', (res) => {
+            let text = '';
+            res.on('data', (d) => {
+              text += d;
+            });
+            res.on('end', () => resolve({ status: res.statusCode, text }));
+          });
+          for (const c of chunks) req.write(c);
+          req.end();
+        });
+      const over = await send([Buffer.alloc(40 * 1024, 0x20), Buffer.alloc(40 * 1024, 0x20)]);
+      assert.equal(over.status, 413, over.text);
+      assert.equal(JSON.parse(over.text).details.limit, 'maxBodyBytes');
+      // Within the limit it passes the bound and goes on to the key check (no key: 401, not 413).
+      const within = await send([Buffer.from('{'), Buffer.from('}')]);
+      assert.equal(within.status, 401, within.text);
+    } finally {
+      await s.close();
+      await small.close();
+    }
+  });
 });

@@ -4,7 +4,9 @@
  * while the server is killed with SIGKILL at random points and restarted on the same port. After
  * the last restart, with no `keel worker` anywhere, every run the store holds — each acknowledged
  * one among them — completes from its ledger head, verifies, and no non-idempotent effect happened
- * twice: the effects are counted on the tools' own side. Once on SQLite, once on PostgreSQL.
+ * twice: the effects are counted on the tools' own side. Once on SQLite, once on PostgreSQL; and on
+ * SQLite once more with the runs started by events (`POST /api/events`), which the server walks in
+ * the background from each durable root under its own lease (no claim).
  */
 import assert from 'node:assert/strict';
 import { createServer } from 'node:net';
@@ -40,23 +42,32 @@ async function freePort(): Promise<number> {
   return port;
 }
 
+/** How the client starts runs: OpenWOP creates, or events (`POST /api/events`, each a new id). */
+type Via = 'openwop' | 'events';
+
 /**
  * Creates runs until `target` were acknowledged (201), `inFlight` at a time. A request the server
  * never answered (it was killed) is not retried: the client does not know whether it made a run.
  * `acked` grows as it goes, so kills can be placed during the work.
  */
-function client(url: () => string, key: string, target: number, inFlight: number) {
+function client(url: () => string, key: string, target: number, inFlight: number, via: Via) {
   const acked = new Set<string>();
+  let sent = 0;
   const one = async (): Promise<void> => {
     while (acked.size < target) {
       try {
-        const res = await fetch(`${url()}/v1/runs`, {
+        const body =
+          via === 'openwop'
+            ? { workflowId: 'crash', inputs: {} }
+            : { id: `go-${sent++}`, type: 'go', time: '2026-12-05T00:00:00Z', payload: {} };
+        const res = await fetch(`${url()}/${via === 'openwop' ? 'v1/runs' : 'api/events'}`, {
           method: 'POST',
           headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' },
-          body: JSON.stringify({ workflowId: 'crash', inputs: {} }),
+          body: JSON.stringify(body),
         });
-        const body = (await res.json()) as { runId?: string };
-        if (res.status === 201 && body.runId) acked.add(body.runId);
+        const answer = (await res.json()) as { runId?: string; runs?: { runId: string }[] };
+        const runId = via === 'openwop' ? answer.runId : answer.runs?.[0]?.runId;
+        if (res.status === 201 && runId) acked.add(runId);
         else await sleep(50);
       } catch {
         await sleep(50); // the server is down: wait for it to come back
@@ -87,7 +98,11 @@ async function firstResumed(keel: Keel, runs: readonly RunRecord[], t0: number):
   return undefined;
 }
 
-async function crashAndRecover(t: { diagnostic(s: string): void }, o: CrashSite): Promise<void> {
+async function crashAndRecover(
+  t: { diagnostic(s: string): void },
+  o: CrashSite,
+  via: Via = 'openwop',
+): Promise<void> {
   const keel: Keel = createKeel({ store: o.keelStore, tools: crashTools(o.log), walk: 'enqueue' });
   try {
     await deploy(keel, 'acme', SPEC);
@@ -95,7 +110,7 @@ async function crashAndRecover(t: { diagnostic(s: string): void }, o: CrashSite)
     const port = await freePort();
     const start = () => o.serve(['--port', String(port)]);
     let server = await start();
-    const load = client(() => server.url, key, RUNS, 8);
+    const load = client(() => server.url, key, RUNS, 8, via);
     const interrupted: number[] = [];
     for (let k = 0; k < KILLS; k++) {
       // Each kill lands at a random point of its share of the 200 runs, while runs are being walked.
@@ -151,7 +166,14 @@ async function crashAndRecover(t: { diagnostic(s: string): void }, o: CrashSite)
     }
     for (const r of rows)
       assert.ok(allowed.has(`${r.tool} ${r.key}`), `effect ${r.tool} ${r.key} was allowed`);
-    const res = await server.api<{ status: string }>('GET', `/v1/runs/${[...ackedIds][0]}`, { key });
+    const first = [...ackedIds][0];
+    const res = await server.api<{ status: string }>(
+      'GET',
+      `/${via === 'openwop' ? 'v1' : 'api'}/runs/${first}`,
+      {
+        key,
+      },
+    );
     assert.equal(res.status, 200);
     assert.equal(res.body.status, 'completed');
     await sleep(200); // let the last lines of its stderr pipe be read
@@ -167,6 +189,10 @@ async function crashAndRecover(t: { diagnostic(s: string): void }, o: CrashSite)
 
 test('keel serve on SQLite, killed with SIGKILL 4 times under load: every run completes, nothing repeated', async (t) => {
   await crashAndRecover(t, sites.sqlite('serve-crash'));
+});
+
+test('keel serve on SQLite, its runs started by events (walked in the background), killed with SIGKILL 4 times: every run completes, nothing repeated', async (t) => {
+  await crashAndRecover(t, sites.sqlite('serve-crash-events'), 'events');
 });
 
 test('keel serve on PostgreSQL, killed with SIGKILL 4 times under load: every run completes, nothing repeated', async (t) => {

@@ -176,11 +176,10 @@ export function hookRoutes(
       });
     }
     try {
-      const r = await keel.events.emit(spec.tenant, mapped.event, {
-        walk: 'enqueue',
-        channel: mapped.event.source,
-      });
-      for (const run of r.runs) if (run.created) host.kick(spec.tenant, run.runId);
+      const start = host.startWalk();
+      const r = await keel.events.emit(spec.tenant, mapped.event, { ...start, channel: mapped.event.source });
+      if (start.walk === 'enqueue')
+        for (const run of r.runs) if (run.created) host.kick(spec.tenant, run.runId);
       count(name, r.redelivery ? 'redelivery' : 'accepted');
       const runs = r.runs.map((x) => ({
         runId: x.runId,

@@ -36,12 +36,13 @@ export const EVENT_ROUTES: readonly KeelRoute[] = [
       200: '{eventId, source, runs, redelivery?, firstDeliveredAt?}: no new run (no match, or a redelivery: the first delivery’s runs)',
     },
     async handle({ keel, host, p, body, traceparent }) {
+      const start = host.startWalk();
       const r = await keel.events.emit(p.tenant, body, {
-        walk: 'enqueue',
+        ...start,
         channel: HTTP_CHANNEL,
         ...(traceparent ? { traceparent } : {}),
       });
-      for (const run of r.runs) if (run.created) host.kick(p.tenant, run.runId);
+      if (start.walk === 'enqueue') for (const run of r.runs) if (run.created) host.kick(p.tenant, run.runId);
       return ok(r, r.runs.some((x) => x.created) ? 201 : 200);
     },
   }),
@@ -130,11 +131,12 @@ export const EVENT_ROUTES: readonly KeelRoute[] = [
       200: '{id, state, source, eventId, runs, unrouted?}: no new run',
     },
     async handle({ keel, host, p, params, hooks }) {
+      const start = host.startWalk();
       const r = await keel.events.redeliver(p.tenant, params.id ?? '', {
-        walk: 'enqueue',
+        ...start,
         remap: remapWith(hooks ?? []),
       });
-      for (const run of r.runs) if (run.created) host.kick(p.tenant, run.runId);
+      if (start.walk === 'enqueue') for (const run of r.runs) if (run.created) host.kick(p.tenant, run.runId);
       return ok(r, r.runs.some((x) => x.created) ? 201 : 200);
     },
   }),
@@ -158,14 +160,15 @@ export const EVENT_ROUTES: readonly KeelRoute[] = [
     }),
     responses: { 201: 'the run, created', 200: 'the same run, existing (same identity)' },
     async handle({ keel, host, p, params, body, traceparent }) {
+      const start = host.startWalk();
       const r = await keel.runs.start(p.tenant, workflowIdOf(params), body.event, {
-        walk: 'enqueue',
+        ...start,
         ...(traceparent ? { traceparent } : {}),
         ...(body.writ !== undefined ? { writ: body.writ as { chain: unknown[] } } : {}),
         ...(body.version !== undefined ? { version: body.version } : {}),
         ...(body.live !== undefined ? { live: body.live } : {}),
       });
-      if (r.created) host.kick(p.tenant, r.runId);
+      if (r.created && start.walk === 'enqueue') host.kick(p.tenant, r.runId);
       return ok(r, r.created ? 201 : 200);
     },
   }),
