@@ -54,7 +54,7 @@ const posix = (p) => p.split('\\').join('/');
  * bundle (esbuild's split chunk of a CommonJS module), so its named exports would be undefined at
  * run time: refused here, before anything is built. Import it from a Keel module instead.
  */
-function checkLazyImports(dist) {
+export function checkLazyImports(dist) {
   const found = [];
   const walk = (dir) => {
     for (const e of readdirSync(dir, { withFileTypes: true })) {

@@ -42,3 +42,23 @@ test("a bundled module's import.meta.url is its compiled file's", () => {
   const text = readFileSync(join(REPO, file), 'utf8');
   assert.match(text, /new URL\("\.\.\/src\/cli\/templates\.js", import\.meta\.url\)\.href/);
 });
+
+test('the build refuses a lazy import of a bundled package, naming the file and the import', async () => {
+  const { mkdtempSync, mkdirSync, rmSync, writeFileSync } = await import('node:fs');
+  const { tmpdir } = await import('node:os');
+  const { checkLazyImports } = (await import(
+    pathToFileURL(join(REPO, 'scripts', 'bundle-dist.mjs')).href
+  )) as {
+    checkLazyImports: (dist: string) => void;
+  };
+  const dir = mkdtempSync(join(tmpdir(), 'keel-bundle-check-'));
+  try {
+    mkdirSync(join(dir, 'src', 'cli'), { recursive: true });
+    writeFileSync(join(dir, 'src', 'cli', 'ok.js'), "const m = await import('./other.js');\n");
+    checkLazyImports(dir);
+    writeFileSync(join(dir, 'src', 'cli', 'draft.js'), "const { stringify } = await import('yaml');\n");
+    assert.throws(() => checkLazyImports(dir), /src\/cli\/draft\.js: import\('yaml'\)/);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});

@@ -12,7 +12,7 @@ import type { ToolDescriptor } from '../tools/tool-descriptor.ts';
 import { compileRequest } from './compile-request.ts';
 import { draftSafety, statedAmounts } from './draft-safety.ts';
 import { type DraftCatalog, draftSpec } from './index.ts';
-import { FILLER } from './request-words.ts';
+import { FILLER, UNITS } from './request-words.ts';
 
 const tool = (t: Partial<ToolDescriptor> & Pick<ToolDescriptor, 'name' | 'description' | 'args'>) =>
   ({ destructive: false, effect: 'write', idempotent: true, scopes: [], ...t }) as ToolDescriptor;
@@ -52,20 +52,8 @@ const capOf = (request: string) => {
   return d.spec!.limits.maxCostUsd;
 };
 
-const WORDS = [
-  'one',
-  'two',
-  'three',
-  'four',
-  'five',
-  'six',
-  'seven',
-  'eight',
-  'nine',
-  'ten',
-  'eleven',
-  'twelve',
-];
+/** One to twelve in words, as people type them (the list the grammar reads numbers from). */
+const WORDS = UNITS.slice(1, 13);
 const CENT_CAPS: readonly ((n: string) => string)[] = [
   (n) => `pay approved claims, no more than ${n} cents a run`,
   (n) => `when a claim is approved pay it, ${n} cents max`,

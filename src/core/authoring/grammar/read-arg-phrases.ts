@@ -311,9 +311,11 @@ export function readArgPhrases(buf: RequestText, event: string | undefined, ctx:
   }
   // "for 30 days", "a 4-hour permit": a duration for the arguments that count time, last first.
   const timed = timedArgs(ctx.tools);
-  const words = toks.map((t) => (t.kind === 'word' ? t.t : '\u0000'));
-  for (const d of timed ? durationSpans(words, timed.unit).reverse() : [])
-    if (!isTest(d.from)) put(d.from, d.to, String(d.value), timed!.names);
+  if (timed) {
+    const words = toks.map((t) => (t.kind === 'word' ? t.t : '\u0000'));
+    for (const d of durationSpans(words, timed.unit).reverse())
+      if (!isTest(d.from)) put(d.from, d.to, String(d.value), timed.names);
+  }
   // "message 'Critical: ' followed by the summary", "message 'search is unhappy'": an argument's
   // name just before its value.
   for (let i = 0; i < toks.length; i++) {
