@@ -4,7 +4,7 @@
  */
 import { ErrorCode, KeelError } from '../core/errors.ts';
 import { formatTraceParent, parseTraceParent } from '../core/telemetry/index.ts';
-import type { OnWalk, StartWalk } from '../engine/index.ts';
+import { checkOnWalk, type OnWalk, type StartWalk } from '../engine/index.ts';
 
 export interface StartOptions {
   /** `background` (with `onWalk`): answered once the run's root is durable, walked on here at once. */
@@ -36,10 +36,7 @@ export function startOptions(o: StartOptions): StartWith {
     throw new KeelError(ErrorCode.writInvalid, 'writ: expected {"chain": [root, ..., writ]} or the chain', {
       field: 'writ',
     });
-  if (o.walk === 'background' && typeof o.onWalk !== 'function')
-    throw new KeelError(ErrorCode.usage, "walk: 'background' needs onWalk, told of each run's walk", {
-      field: 'onWalk',
-    });
+  checkOnWalk(o);
   const trace = o.traceparent === undefined ? undefined : parseTraceParent(o.traceparent);
   return {
     ...(o.walk ? { walk: o.walk } : {}),

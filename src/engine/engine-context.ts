@@ -5,6 +5,7 @@
  * run, a person's controls) is a function of it, so none of them imports another through the
  * Engine, and the Engine is a facade over them.
  */
+import { ErrorCode, KeelError } from '../core/errors.ts';
 import type { CheckpointWitness, Clock, LeaseChange, Store } from '../ports/index.ts';
 import type { ActiveWalks } from './active-walks.ts';
 import type { Effects } from './effects.ts';
@@ -28,6 +29,14 @@ export type StartWalk = WalkMode | 'background';
 
 /** Told of a run walked in the background (`walk: 'background'`): the walk, until it stops. */
 export type OnWalk = (runId: string, walking: Promise<unknown>) => void;
+
+/** `background` without `onWalk` is a usage error: nobody would be told of the walk. */
+export function checkOnWalk(o: { readonly walk?: StartWalk; readonly onWalk?: unknown }): void {
+  if (o.walk === 'background' && typeof o.onWalk !== 'function')
+    throw new KeelError(ErrorCode.usage, "walk: 'background' needs onWalk, told of each run's walk", {
+      field: 'onWalk',
+    });
+}
 
 export interface EngineContext {
   readonly store: Store;

@@ -3,6 +3,7 @@ export { delegateTool } from './delegate.ts';
 export { type Effects, type LiveEffectsOptions, liveEffects, type StepOutcome } from './effects.ts';
 export { ENGINE_VERSION, Engine, type EngineOptions } from './engine.ts';
 export type { OnWalk, StartWalk, WalkMode } from './engine-context.ts';
+export { checkOnWalk } from './engine-context.ts';
 export type { ForkOptions } from './fork-run.ts';
 export {
   admitWrit,

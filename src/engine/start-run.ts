@@ -5,7 +5,6 @@
  * to the tenant's policy now and created by create-run.ts; the same start twice is one run.
  */
 import type { Digest } from '../core/canonical/index.ts';
-import { ErrorCode, KeelError } from '../core/errors.ts';
 import type { EventRecord, SplitEntry, TestRef } from '../core/ledger/index.ts';
 import {
   directRunIdFor,
@@ -16,7 +15,7 @@ import {
 } from '../core/run/index.ts';
 import type { ShadowWork, VersionRecord } from '../ports/index.ts';
 import { createRun } from './create-run.ts';
-import type { EngineContext, OnWalk, StartWalk } from './engine-context.ts';
+import { checkOnWalk, type EngineContext, type OnWalk, type StartWalk } from './engine-context.ts';
 import { admitChain, currentPolicy } from './run-admission.ts';
 import type { RunSummary } from './run-summary.ts';
 
@@ -47,11 +46,8 @@ export type SimulatedStart = ({ mode: 'test'; test: TestRef } | { mode: 'shadow'
 function createWalk(ctx: EngineContext, o: { walk?: StartWalk; onWalk?: OnWalk }) {
   const walk = o.walk ?? ctx.walkMode;
   if (walk !== 'background') return { walk: walk === 'inline' };
-  if (!o.onWalk)
-    throw new KeelError(ErrorCode.usage, "walk: 'background' needs onWalk, told of the walk", {
-      field: 'onWalk',
-    });
-  return { walk, onWalk: o.onWalk };
+  checkOnWalk({ walk, onWalk: o.onWalk });
+  return { walk, onWalk: o.onWalk as OnWalk };
 }
 
 export async function startRun(
