@@ -13,12 +13,17 @@ export type CliLogger = pino.Logger;
 /** How long a log line may wait in the buffer before it is written. */
 export const LOG_FLUSH_MS = 50;
 
+/** One buffer (and one timer, one exit flush) per descriptor, however many loggers write to it. */
+const destinations = new Map<number, pino.DestinationStream>();
+
 /**
  * Lines to a descriptor, written in 4 KiB writes (or every LOG_FLUSH_MS, and at exit) rather
  * than one write per line: a write per request was a tenth of a request's CPU in `keel serve`.
  * Only a process killed outright (SIGKILL) loses what it had not yet written, at most LOG_FLUSH_MS.
  */
 function bufferedDestination(dest: number): pino.DestinationStream {
+  const open = destinations.get(dest);
+  if (open) return open;
   const stream = pino.destination({ dest, sync: true, minLength: 4096 });
   setInterval(() => stream.flush(), LOG_FLUSH_MS).unref();
   process.on('exit', () => {
@@ -28,6 +33,7 @@ function bufferedDestination(dest: number): pino.DestinationStream {
       // stderr already closed: nothing to write to.
     }
   });
+  destinations.set(dest, stream);
   return stream;
 }
 
