@@ -136,9 +136,15 @@ export type { Keel } from './keel-api.ts';
 export function createKeel(config: KeelConfig): Keel {
   // Tools are checked before the store is opened: a misdeclared one changes nothing.
   const tools = new ToolRegistry([...CORE_TOOLS, delegateTool]);
+  // Tools every instance has for the protocol's own use: never what a person's request means.
+  const builtInTools = new Set([...CORE_TOOLS, delegateTool].map((t) => t.name));
   for (const [i, t] of (config.tools ?? []).entries()) tools.register(t, `tools[${i}]`);
   // OpenWOP's sample node types, unless the instance's own tools declare the name (sample-tools.ts).
-  for (const t of SAMPLE_TOOLS) if (!tools.has(t.name)) tools.register(t);
+  for (const t of SAMPLE_TOOLS)
+    if (!tools.has(t.name)) {
+      tools.register(t);
+      builtInTools.add(t.name);
+    }
   const raw =
     typeof config.store === 'string' ? openSqliteStore(config.store, config.synchronous) : config.store;
   // Commits are watched only for what is configured: without traces or metrics the store is as given.
@@ -252,6 +258,7 @@ export function createKeel(config: KeelConfig): Keel {
     workflows: workflowsHandle({
       registry: store.registry,
       tools,
+      builtInTools,
       policyFor: (tenant) => governance?.policyFor(tenant),
       exposure,
       ...(config.isSecretEnv ? { isSecretEnv: config.isSecretEnv } : {}),

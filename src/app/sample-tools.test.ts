@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { compileRequest, draftSpec } from '../core/authoring/index.ts';
 import { spyTool } from '../testing/index.ts';
 import { createKeel } from './keel.ts';
 import { SAMPLE_TOOLS } from './sample-tools.ts';
@@ -33,6 +34,24 @@ test("every instance has them, unless its own tools declare the name (the instan
     for (const t of SAMPLE_TOOLS) assert.ok(names.includes(t.name), t.name);
     assert.equal(names.filter((n) => n === 'core.flow.merge').length, 1);
     assert.equal(keel.tools.get('core.flow.merge')?.handler, mine.handler);
+  } finally {
+    await keel.close();
+  }
+});
+
+test("a draft's catalog holds the instance's own tools, never the built-in ones (core.*, sample nodes it did not replace)", async () => {
+  const mine = spyTool('core.flow.merge', { effect: 'read' });
+  const ticket = spyTool('tag_ticket', { effect: 'write' });
+  const keel = createKeel({ store: ':memory:', tools: [mine, ticket] });
+  try {
+    const names = keel.workflows.draftCatalog('t1').tools.map((t) => t.name);
+    assert.deepEqual([...names].sort(), ['core.flow.merge', 'tag_ticket']);
+    const d = draftSpec(
+      compileRequest('upper case the text', keel.workflows.draftCatalog('t1')),
+      keel.workflows.draftCatalog('t1'),
+    );
+    assert.equal(d.publishable, false);
+    assert.doesNotMatch(d.questions.map((q) => q.question).join('\n'), /core\.identity|local\.sample/);
   } finally {
     await keel.close();
   }

@@ -77,6 +77,11 @@ export interface WorkflowsHandle {
 export interface WorkflowsDeps {
   readonly registry: Registry;
   readonly tools: ToolRegistry;
+  /**
+   * The instance's own building blocks (Keel's `core.*` tools, OpenWOP's sample nodes no tool of
+   * the instance replaced): left out of a draft's catalog, which holds the tools people use.
+   */
+  readonly builtInTools: ReadonlySet<string>;
   /** The tenant's current policy, if one is configured. */
   readonly policyFor: (tenant: string) => Policy | undefined;
   readonly exposure: EnvExposure;
@@ -208,7 +213,7 @@ export function workflowsHandle(d: WorkflowsDeps): WorkflowsHandle {
     draftCatalog(tenant: string, events?: readonly EventShape[]): DraftCatalog {
       const governed = governedBy(tenant);
       return {
-        tools: tools.catalog(),
+        tools: tools.catalog().filter((t) => !d.builtInTools.has(t.name)),
         ...(events ? { events } : {}),
         ...(governed ? { policy: governed } : {}),
       };

@@ -183,27 +183,3 @@ test('a negated bound is a cap, never a condition that the amount be over it', (
     );
   }
 });
-
-test("the instance's built-in tools (core.*, OpenWOP's local.sample.* nodes) are never offered or drafted", () => {
-  const builtIn = (name: string): ToolDescriptor => ({
-    name,
-    description: `${name}: returns its text in upper case`,
-    args: { type: 'object', properties: { text: { type: 'string' } } },
-    destructive: false,
-    effect: 'read',
-    idempotent: true,
-    scopes: [],
-  });
-  const withBuiltIns: DraftCatalog = {
-    ...catalog,
-    tools: [...catalog.tools, builtIn('core.identity'), builtIn('local.sample.demo.uppercase')],
-  };
-  const d = draftSpec(
-    compileRequest('When a ticket is opened, upper case the text.', withBuiltIns),
-    withBuiltIns,
-  );
-  assert.equal(d.publishable, false);
-  const asked = d.questions.map((q) => q.question).join('\n');
-  assert.match(asked, /tag_ticket/, 'the question offers the tenant’s own tools');
-  assert.doesNotMatch(asked, /core\.|local\.sample/);
-});

@@ -30,16 +30,9 @@ export interface RequestContext {
   readonly assumptions: string[];
 }
 
-/**
- * Tools every instance has for the protocol's own use — Keel's `core.*` building blocks and the
- * OpenWOP sample nodes (`local.sample.*`) — are never what a person's request means: a draft
- * chooses among the tenant's own tools.
- */
-const builtIn = (name: string) => name.startsWith('core.') || name.startsWith('local.sample.');
-
 export function contextFor(catalog: DraftCatalog): RequestContext {
   return {
-    tools: [...catalog.tools].filter((t) => !builtIn(t.name)).sort((a, b) => cmp(a.name, b.name)),
+    tools: [...catalog.tools].sort((a, b) => cmp(a.name, b.name)),
     events: catalog.events ? [...catalog.events].sort((a, b) => cmp(a.type, b.type)) : undefined,
     questions: [],
     notes: [],
