@@ -72,6 +72,21 @@ export const BLIND2_DIR = join(
   'drafts-blind2',
 );
 
+/**
+ * Issue 30's third blind set, written once the second was read and tuned on, the same way (the
+ * compiler, its docs and the other sets' requests unseen; the second blind set read for its format
+ * and labelling conventions only), over the ops desk and the invoice-approval and
+ * content-moderation templates; never run through the compiler before it was committed, never
+ * tuned on, not in any suite bar.
+ */
+export const BLIND3_DIR = join(
+  dirname(fileURLToPath(import.meta.url)),
+  '..',
+  '..',
+  'corpus',
+  'drafts-blind3',
+);
+
 /** A step as compared: a tool step's tool, args and `if`, or a choice's branches; names dropped. */
 export type ExpectedStep =
   | { tool: string; args: Record<string, unknown>; if?: string }
