@@ -18,6 +18,9 @@ import {
 } from '../../src/core/authoring/index.ts';
 import { hashOf } from '../../src/core/canonical/index.ts';
 import {
+  conditionKey,
+  normalizeCondition,
+  parseCondition,
   type StepSpec,
   type TriggerSpec,
   toolSteps,
@@ -141,6 +144,19 @@ export function loadCorpus(dir = CORPUS_DIR): CorpusFile[] {
     });
 }
 
+/**
+ * A condition as compared: its normal form (normalize-condition.ts), so that two ways of writing
+ * the same test ("a or b" and "(b or a)") compare equal and nothing else does. Text that does not
+ * parse is compared as written.
+ */
+function sameMeaning(when: string): string {
+  try {
+    return conditionKey(normalizeCondition(parseCondition(when)));
+  } catch {
+    return when;
+  }
+}
+
 /** Step names renamed by position (templates reading `steps.<name>` follow), ids and text dropped. */
 export function normalise(spec: {
   triggers: readonly TriggerSpec[];
@@ -161,7 +177,10 @@ export function normalise(spec: {
     return v;
   };
   return {
-    triggers: spec.triggers.map((t) => ({ event: t.event, ...(t.when ? { when: t.when } : {}) })),
+    triggers: spec.triggers.map((t) => ({
+      event: t.event,
+      ...(t.when ? { when: sameMeaning(t.when) } : {}),
+    })),
     steps: spec.steps.map(function step(x: unknown): ExpectedStep {
       const s = x as {
         tool?: string;
@@ -172,13 +191,13 @@ export function normalise(spec: {
       };
       if (s.choose !== undefined)
         return {
-          choose: s.choose.map((b) => ({ when: b.when, steps: b.steps.map(step) })),
+          choose: s.choose.map((b) => ({ when: sameMeaning(b.when), steps: b.steps.map(step) })),
           ...(s.else?.length ? { else: s.else.map(step) } : {}),
         };
       return {
         tool: s.tool as string,
         args: rename(s.args) as Record<string, unknown>,
-        ...(s.if !== undefined ? { if: s.if } : {}),
+        ...(s.if !== undefined ? { if: sameMeaning(s.if) } : {}),
       };
     }),
     limits: { maxSteps: spec.limits.maxSteps, maxCostUsd: spec.limits.maxCostUsd },
