@@ -46,6 +46,14 @@ import {
 } from './grammar/request-context.ts';
 import { isNounOf } from './grammar/trigger-words.ts';
 
+/** Tests joined with "and"; alternatives said alone lose their parentheses ("a or b"). */
+function joinTests(tests: readonly string[]): string {
+  const only = tests.length === 1 ? tests[0]! : undefined;
+  return only?.startsWith('(') && only.endsWith(')') && !only.slice(1, -1).includes('(')
+    ? only.slice(1, -1)
+    : tests.join(' and ');
+}
+
 /** At most this many characters of a request are read. */
 export const MAX_REQUEST_LENGTH = 2000;
 
@@ -77,7 +85,7 @@ export function compileRequest(
   const otherwise = said ? branchMoney(said, money, ctx) : undefined;
   const currencyNot = readNotCurrency(buf);
   const currency = currencyNot ?? readCurrency(buf);
-  const audience = readAudience(buf);
+  const audience = readAudience(buf, ctx);
   const { event, qualifiers } = readTrigger(buf, ctx);
   const fieldTests = [
     ...readQualifiers(qualifiers ?? [], event, ctx),
@@ -119,9 +127,7 @@ export function compileRequest(
       request,
     };
   }
-  const triggers: TriggerSpec[] = event
-    ? [{ event, ...(when.length ? { when: when.join(' and ') } : {}) }]
-    : [];
+  const triggers: TriggerSpec[] = event ? [{ event, ...(when.length ? { when: joinTests(when) } : {}) }] : [];
   const id =
     options.id ??
     deriveId(

@@ -309,7 +309,7 @@ test('"except" turns a trigger word around, two values of one field are alternat
   assert.equal(when('hold every delayed shipment except urgent ones'), 'payload.priority != "urgent"');
   assert.equal(
     when('when a shipment is delayed in the north or the south, hold it'),
-    '(payload.region == "north" or payload.region == "south")',
+    'payload.region == "north" or payload.region == "south"',
   );
   assert.equal(draft('when a shipment is not delayed, hold it').publishable, false);
   assert.equal(

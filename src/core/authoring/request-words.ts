@@ -54,7 +54,20 @@ export const GENERIC_VERBS = new Set([
 
 /** Event verbs: what a trigger says happened, grouped as event types name it. */
 export const EVENT_VERB_GROUPS: readonly (readonly string[])[] = [
-  ['requested', 'asked', 'request', 'requests', 'ask', 'asks', 'wants', 'want', 'needs'],
+  [
+    'requested',
+    'asked',
+    'request',
+    'requests',
+    'ask',
+    'asks',
+    'asking',
+    'requesting',
+    'wants',
+    'want',
+    'wanting',
+    'needs',
+  ],
   [
     'opened',
     'created',

@@ -9,6 +9,8 @@
  * New conditions (payload fields named in words, comparisons other than money) belong here, with a
  * reader that cuts its phrase out of the text and a test built from the event's fields.
  */
+
+import { lemmas } from '../request-words.ts';
 import { type MoneyBounds, readCurrency } from './read-amounts.ts';
 import type { DraftStep } from './read-steps.ts';
 import { cutOut, listOr, type RequestContext, type RequestText } from './request-context.ts';
@@ -18,7 +20,8 @@ export interface SaidConditions {
   readonly currency: string | undefined;
   /** "that aren't in USD", "other than euros": the currency is a test that it is not that one. */
   readonly currencyNot?: boolean;
-  readonly audience: string | undefined;
+  /** The customer groups said ("silver or gold"): a run is for any one of them. */
+  readonly audience: readonly string[] | undefined;
   readonly lowerBounds: MoneyBounds['lowerBounds'];
 }
 
@@ -35,8 +38,8 @@ export function triggerConditions(
     const f = payloadField(event, /currenc/, 'currency', 'the currency', ctx);
     if (f) when.push(`payload.${f} ${said.currencyNot ? '!=' : '=='} ${JSON.stringify(currency)}`);
   }
-  if (audience !== undefined) {
-    const cond = audienceCondition(audience, event, ctx);
+  for (const group of audience ?? []) {
+    const cond = audienceCondition(group, event, ctx);
     if (cond) when.push(cond);
   }
   const moneyTools = steps.filter((s) => s.tool.cost?.fromArg !== undefined);
@@ -70,34 +73,63 @@ export function readNotCurrency(buf: RequestText): string | undefined {
   return code;
 }
 
-/** The customer group the request names ("vip", "gold"), cut out of the text. */
-export function readAudience(buf: RequestText): string | undefined {
+/** Words that are never a customer group: "all customers", "new users", "those members". */
+const NOT_A_GROUP = new Set([
+  'all',
+  'any',
+  'our',
+  'every',
+  'each',
+  'the',
+  'new',
+  'existing',
+  'those',
+  'these',
+  'such',
+  'other',
+  'some',
+  'many',
+  'most',
+  'more',
+  'no',
+  'and',
+  'or',
+]);
+
+/** One group word, or several joined ("silver or gold", "gold, platinum and diamond"). */
+const GROUPS = `([a-z][a-z0-9-]*(?:(?:, | or |, or | and |, and |/| & )[a-z][a-z0-9-]*){0,3})`;
+const PEOPLE = 'customers|users|accounts|clients|members|subscribers';
+
+/**
+ * The customer groups the request names ("vip", "silver or gold"), cut out of the text: any one of
+ * them is the group a run is for. Said at the start of a clause ("gold customers asking for a
+ * refund"), a group is read only when none of its words names one of the catalog's tools or
+ * events ("refund customers" is an action).
+ */
+export function readAudience(buf: RequestText, ctx?: RequestContext): string[] | undefined {
   const res = [
-    /\b(?:for|from|to) (?:our |the )?([a-z][a-z0-9-]*) (?:customers|users|accounts|clients|members|subscribers|tier)\b(?: only)?/,
-    /\b(?:only )?([a-z][a-z0-9-]*) (?:customers|clients|members|subscribers) only\b/,
+    new RegExp(String.raw`\b(?:for|from|to|by) (?:our |the )?${GROUPS} (?:${PEOPLE}|tier)\b(?: only)?`),
+    new RegExp(String.raw`\b(?:only )?${GROUPS} (?:customers|clients|members|subscribers) only\b`),
     /\b(?:by|from) (?:a|an) ([a-z][a-z0-9-]*) (?:customer|user|client|member|subscriber)\b/,
     /\bif the (?:customer|user|account|client) is (?:a |an |on the )?([a-z][a-z0-9-]*)(?: customer| tier| plan)?\b/,
+    new RegExp(String.raw`(?:^|[.;:!?]\s*|->\s*|\bonly )${GROUPS} (?:${PEOPLE})\b`),
   ];
-  const ignore = new Set([
-    'all',
-    'any',
-    'our',
-    'every',
-    'each',
-    'the',
-    'new',
-    'existing',
-    'those',
-    'these',
-    'such',
-    'other',
-  ]);
-  for (const re of res) {
+  const named = (w: string) =>
+    ctx !== undefined &&
+    (ctx.tools.some((t) => t.name.split(/[_.-]/).some((p) => lemmas(p).some((l) => lemmas(w).includes(l)))) ||
+      (ctx.events ?? []).some((e) =>
+        e.type.split(/[_.-]/).some((p) => lemmas(p).some((l) => lemmas(w).includes(l))),
+      ));
+  for (const [i, re] of res.entries()) {
     const m = re.exec(buf.text);
-    if (m && !ignore.has(m[1]!)) {
-      cutOut(buf, m);
-      return m[1]!;
-    }
+    if (!m) continue;
+    const groups = m[1]!.split(/, or |, and |, | or | and |\/| & /).filter((g) => g !== '');
+    if (groups.some((g) => NOT_A_GROUP.has(g))) continue;
+    if (i === res.length - 1 && groups.some(named)) continue;
+    // At a clause's start only the group and its noun go: the clause's boundary stays.
+    const at = i === res.length - 1 ? m[0].lastIndexOf(m[1]!) : 0;
+    cutOut(buf, { index: m.index + at, 0: m[0].slice(at) });
+    return groups;
   }
   return undefined;
 }
@@ -142,7 +174,11 @@ function audienceCondition(
   const flag = shape.payload.filter((p) => p === group || p === `is_${group}` || p === `${group}_customer`);
   if (flag.length === 1) return `payload.${flag[0]} == true`;
   const tier = shape.payload.filter((p) => /tier|plan|segment|level|class/.test(p));
-  if (flag.length === 0 && tier.length === 1) return `payload.${tier[0]} == ${JSON.stringify(group)}`;
+  if (flag.length === 0 && tier.length === 1) {
+    if (!(shape.values?.[tier[0]!] ?? []).includes(group))
+      ctx.assumptions.push(`"${group}" customers are read as ${shape.type}'s ${tier[0]} "${group}".`);
+    return `payload.${tier[0]} == ${JSON.stringify(group)}`;
+  }
   ctx.questions.push({
     about: 'triggers.when',
     question: `Which field of the ${shape.type} event says a customer is ${group}? It carries ${shape.payload.length ? listOr(shape.payload) : 'no known fields'}.`,

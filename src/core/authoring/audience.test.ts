@@ -1,0 +1,75 @@
+/**
+ * Customer groups said in words (grammar/read-conditions.ts readAudience), over a catalog no corpus
+ * uses (a gym): one group or several ("silver or gold members"), at a clause's start or after
+ * "for", as a test of the event's one tier/plan field, read back under "Assumed"; a clause that
+ * starts with an action ("extend members who ...") is no group.
+ */
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import fc from 'fast-check';
+import type { ToolDescriptor } from '../tools/tool-descriptor.ts';
+import { compileRequest } from './compile-request.ts';
+import { type DraftCatalog, draftSpec } from './index.ts';
+
+const tool = (t: Partial<ToolDescriptor> & Pick<ToolDescriptor, 'name' | 'description' | 'args'>) =>
+  ({ destructive: false, effect: 'write', idempotent: true, scopes: [], ...t }) as ToolDescriptor;
+
+const gym: DraftCatalog = {
+  tools: [
+    tool({
+      name: 'extend_membership',
+      description: 'Extends a membership by a month.',
+      args: { type: 'object', required: ['member_id'], properties: { member_id: { type: 'string' } } },
+    }),
+  ],
+  events: [{ type: 'renewal.requested', payload: ['member_id', 'plan'] }],
+};
+const draft = (r: string) => draftSpec(compileRequest(r, gym), gym);
+
+test('one customer group or several become a test of the one plan field, any one of them', () => {
+  for (const [request, when] of [
+    ['gold members asking for a renewal: extend it', 'payload.plan == "gold"'],
+    [
+      'silver or gold members requesting a renewal -> extend their membership',
+      'payload.plan == "silver" or payload.plan == "gold"',
+    ],
+    [
+      'when a renewal is requested by silver, gold and platinum members, extend the membership',
+      'payload.plan == "silver" or payload.plan == "gold" or payload.plan == "platinum"',
+    ],
+    [
+      'renewal requests from silver or gold customers: extend the membership',
+      'payload.plan == "silver" or payload.plan == "gold"',
+    ],
+  ] as const) {
+    const d = draft(request);
+    assert.equal(d.publishable, true, `${request}: ${JSON.stringify(d.questions)}`);
+    assert.equal(d.spec?.triggers[0]?.when, when, request);
+    assert.match((d.readBack?.assumed ?? []).join('\n'), /"gold" customers are read as renewal\.requested's plan/);
+  }
+});
+
+test('a clause that starts with an action is no customer group', () => {
+  const d = draft('extend members who ask for a renewal');
+  assert.equal(d.spec?.triggers[0]?.when, undefined, JSON.stringify(d.spec?.triggers));
+});
+
+test('a group read is always a test on the trigger, never dropped (any group word)', () => {
+  const word = fc
+    .stringMatching(/^[a-z]{3,9}$/)
+    .filter(
+      (w) =>
+        !/^(?:renew|extend|member|all|any|new|some|many|most|more|the|our|and|each|every|other|those|these|such|existing)/.test(
+          w,
+        ),
+    );
+  fc.assert(
+    fc.property(word, word, (a, b) => {
+      fc.pre(a !== b);
+      const d = draft(`${a} or ${b} members asking for a renewal: extend it`);
+      if (!d.publishable) return;
+      assert.equal(d.spec?.triggers[0]?.when, `payload.plan == "${a}" or payload.plan == "${b}"`);
+    }),
+    { numRuns: 150 },
+  );
+});
