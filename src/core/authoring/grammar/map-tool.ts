@@ -19,6 +19,7 @@ import {
   wordsOf,
 } from '../request-words.ts';
 import type { Clause } from './read-clauses.ts';
+import { messagingTool } from './read-message-text.ts';
 import { listOr, type RequestContext } from './request-context.ts';
 
 const UNMAPPED_MARKERS =
@@ -99,6 +100,16 @@ export function mapTool(c: Clause, ctx: RequestContext): ToolDescriptor | undefi
         (t) => matchesGroup(toolWords(t).name, o) || matchesGroup(toolWords(t).first, o),
       );
       if (candidates.length > 0) break;
+    }
+  }
+  // "DM them", "email them", "ack it": the catalog's one messaging tool, when no tool names the verb.
+  if (candidates.length === 0) {
+    const messaging = messagingTool(verb, ctx);
+    if (messaging) {
+      candidates = [messaging];
+      ctx.assumptions.push(
+        `"${phrase}" is read as ${messaging.name}: the catalog's one tool that sends a message.`,
+      );
     }
   }
   let markedStatus = false;

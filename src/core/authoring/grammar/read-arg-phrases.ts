@@ -323,7 +323,9 @@ export function readArgPhrases(buf: RequestText, event: string | undefined, ctx:
     if (!arg || arg[1] + 1 >= toks.length || toks[arg[1] + 1]!.kind !== 'quote') continue;
     if (isTest(i) || (arg[1] === i && isAction(toks[i]!.t))) continue;
     const value = valueFrom(arg[1] + 1);
-    if (value) put(i, value.end, value.text, arg[0]);
+    // "ping the patient: <text>": the person the text goes to, not a value for patient_id.
+    const person = toks[arg[1]]!.t !== 'id' && arg[0].every((n) => n.endsWith('_id'));
+    if (value && !(person && value.fields === 0)) put(i, value.end, value.text, arg[0]);
   }
   // "put the resolution on it", "include the reason", "for the service", "for the alert's service":
   // a field said for the argument of the same name.
