@@ -35,6 +35,7 @@ import { alternatives, fieldForValue, readFieldTests, readQualifiers } from './g
 import { checkStepLimit, readStepLimit, spendCap } from './grammar/read-limits.ts';
 import { readMessageTexts } from './grammar/read-message-text.ts';
 import { type Otherwise, readOtherwise } from './grammar/read-otherwise.ts';
+import { readRoutes } from './grammar/read-routes.ts';
 import { quoteUnquoted, readSpelling } from './grammar/read-spelling.ts';
 import { type DraftStep, readSteps } from './grammar/read-steps.ts';
 import { readTrigger } from './grammar/read-trigger.ts';
@@ -59,7 +60,8 @@ export function compileRequest(
   const ctx = contextFor(catalog);
   const read = normaliseRequest(request.slice(0, MAX_REQUEST_LENGTH), ctx.quotes);
   const texts = readMessageTexts(read.lower, read.raw, ctx);
-  const { lower, raw } = quoteUnquoted(texts.lower, texts.raw, ctx.quotes, ctx.assumptions);
+  const unquoted = quoteUnquoted(texts.lower, texts.raw, ctx.quotes, ctx.assumptions);
+  const { lower, raw } = readRoutes(unquoted.lower, unquoted.raw, ctx);
   if (lower.trim() === '') {
     ctx.questions.push({ about: 'request', question: 'What should the workflow do? The request is empty.' });
     return {

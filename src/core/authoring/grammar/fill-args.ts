@@ -167,7 +167,10 @@ export function fillArgs(
     }
     const elsewhere = saidElsewhere(n);
     if (elsewhere !== undefined) {
-      args[n] = elsewhere;
+      args[n] =
+        (s.type === 'integer' || s.type === 'number') && /^[0-9]+(\.[0-9]+)?$/.test(elsewhere)
+          ? Number(elsewhere)
+          : elsewhere;
       fromElsewhere.push(n);
       // (A field for the argument of its own name is the documented rule, no assumption.)
       if (elsewhere !== `{{event.payload.${n}}}`)
