@@ -33,7 +33,9 @@ import { readAudience, readNotCurrency, triggerConditions } from './grammar/read
 import { checkCoverage } from './grammar/read-coverage.ts';
 import { alternatives, fieldForValue, readFieldTests, readQualifiers } from './grammar/read-field-tests.ts';
 import { checkStepLimit, readStepLimit, spendCap } from './grammar/read-limits.ts';
+import { readMessageTexts } from './grammar/read-message-text.ts';
 import { type Otherwise, readOtherwise } from './grammar/read-otherwise.ts';
+import { readRoutes } from './grammar/read-routes.ts';
 import { quoteUnquoted, readSpelling } from './grammar/read-spelling.ts';
 import { type DraftStep, readSteps } from './grammar/read-steps.ts';
 import { readTrigger } from './grammar/read-trigger.ts';
@@ -65,7 +67,9 @@ export function compileRequest(
 ): CompiledRequest {
   const ctx = contextFor(catalog);
   const read = normaliseRequest(request.slice(0, MAX_REQUEST_LENGTH), ctx.quotes);
-  const { lower, raw } = quoteUnquoted(read.lower, read.raw, ctx.quotes, ctx.assumptions);
+  const texts = readMessageTexts(read.lower, read.raw, ctx);
+  const unquoted = quoteUnquoted(texts.lower, texts.raw, ctx.quotes, ctx.assumptions);
+  const { lower, raw } = readRoutes(unquoted.lower, unquoted.raw, ctx);
   if (lower.trim() === '') {
     ctx.questions.push({ about: 'request', question: 'What should the workflow do? The request is empty.' });
     return {

@@ -6,12 +6,12 @@
 
 /** Actions people name in different words. The first word of a group is its name. */
 export const ACTION_GROUPS: readonly (readonly string[])[] = [
-  ['reply', 'respond', 'answer', 'response', 'acknowledge', 'acknowledgement'],
+  ['reply', 'respond', 'answer', 'response', 'acknowledge', 'acknowledgement', 'ack'],
   ['refund', 'reimburse', 'repay', 'refunds', 'reimbursement'],
   ['close', 'shut'],
   ['tag', 'label', 'categorise', 'categorize'],
   ['archive'],
-  ['notify', 'alert', 'tell', 'inform', 'ping', 'message', 'msg'],
+  ['notify', 'alert', 'tell', 'inform', 'ping', 'message', 'msg', 'dm', 'pm'],
   ['page', 'wake'],
   ['escalate'],
   ['approve', 'accept', 'authorise', 'authorize', 'ok', 'okay', 'sanction'],

@@ -24,6 +24,16 @@ interface ArgSchema {
   readonly description?: unknown;
 }
 
+/** Whether literal `text` fits the argument's pattern, when it has one. */
+function fits(s: ArgSchema, text: string): boolean {
+  if (typeof s.pattern !== 'string') return true;
+  try {
+    return new RegExp(s.pattern, 'u').test(text);
+  } catch {
+    return true;
+  }
+}
+
 /** Arguments by the documented rules: literals said in the clause, else the trigger event's fields. */
 export function fillArgs(
   c: Clause,
@@ -67,13 +77,15 @@ export function fillArgs(
     // A field said for no argument by name ("page them with the summary"): the tool's one free text
     // argument (not an id, an enum or a field of the event), or none.
     if (target !== undefined && target.args.length === 0) {
-      const free = Object.keys(props).filter(
+      const texts = Object.keys(props).filter(
         (n) =>
           props[n]?.type === 'string' &&
           !/(?:^|_)id$/.test(n) &&
           !Array.isArray(props[n]?.enum) &&
           !payload.includes(n),
       );
+      // Of several, an argument with a pattern (a `^#` channel, an address) is no free text.
+      const free = texts.length > 1 ? texts.filter((n) => typeof props[n]?.pattern !== 'string') : texts;
       if (free.length === 1 && carried(q.text) && !targeted.has(free[0]!)) {
         targeted.set(free[0]!, q.text);
         ctx.assumptions.push(
@@ -87,7 +99,9 @@ export function fillArgs(
       if (arg !== undefined && carried(q.text)) targeted.set(arg, q.text);
       continue;
     }
-    const arg = Object.keys(props).find((n) => (LEADS[n] ?? [n]).includes(q.lead) && !byLead.has(n));
+    const arg = Object.keys(props).find(
+      (n) => (LEADS[n] ?? [n]).includes(q.lead) && !byLead.has(n) && fits(props[n]!, q.text),
+    );
     if (arg !== undefined) byLead.set(arg, q.text);
     else quoted.push(q.text);
   }
@@ -112,7 +126,9 @@ export function fillArgs(
     if (s.type !== 'string' || isId(n) || Array.isArray(s.enum)) return undefined;
     if (byLead.has(n)) return byLead.get(n);
     // (Other quoted text goes to the first text argument the request gives no value of its own.)
-    if (quoted.length > 0 && !payload.includes(n) && saidElsewhere(n) === undefined) return quoted.shift();
+    // (Never to an argument whose pattern the text does not fit: "Urgent: " is no `^#...` channel.)
+    if (quoted.length > 0 && !payload.includes(n) && saidElsewhere(n) === undefined && fits(s, quoted[0]!))
+      return quoted.shift();
     if (
       bare &&
       !FILLER.has(bare[1]!) &&
@@ -151,7 +167,10 @@ export function fillArgs(
     }
     const elsewhere = saidElsewhere(n);
     if (elsewhere !== undefined) {
-      args[n] = elsewhere;
+      args[n] =
+        (s.type === 'integer' || s.type === 'number') && /^[0-9]+(\.[0-9]+)?$/.test(elsewhere)
+          ? Number(elsewhere)
+          : elsewhere;
       fromElsewhere.push(n);
       // (A field for the argument of its own name is the documented rule, no assumption.)
       if (elsewhere !== `{{event.payload.${n}}}`)

@@ -19,6 +19,8 @@ import {
   wordsOf,
 } from '../request-words.ts';
 import type { Clause } from './read-clauses.ts';
+import { messagingTool } from './read-message-text.ts';
+import { routedTool } from './read-routes.ts';
 import { listOr, type RequestContext } from './request-context.ts';
 
 const UNMAPPED_MARKERS =
@@ -53,6 +55,17 @@ export function toolWords(t: ToolDescriptor): ToolWords {
   return w;
 }
 
+/** Whether a verb names an action some tool of the catalog does by its own words (not a generic verb). */
+function namesATool(verb: string, ctx: RequestContext): boolean {
+  if (GENERIC_VERBS.has(verb)) return false;
+  const group = lemmas(verb)
+    .map((l) => groupOf(ACTION_GROUPS, l))
+    .find((g) => g !== undefined) ?? [verb];
+  return ctx.tools.some(
+    (t) => matchesGroup(toolWords(t).name, group) || matchesGroup(toolWords(t).first, group),
+  );
+}
+
 function matchesGroup(words: Set<string>, group: readonly string[]): boolean {
   return group.some((g) => words.has(g));
 }
@@ -72,6 +85,9 @@ export function mapTool(c: Clause, ctx: RequestContext): ToolDescriptor | undefi
     });
     return undefined;
   }
+  // "tier 2", "drop it in the tier-1 queue": a route one tool takes, with no action of its own.
+  const route = routedTool(c, ctx);
+  if (route && (content.length === 0 || !namesATool(content[0]!, ctx))) return route;
   if (content.length === 0) return undefined;
   const verb = content[0]!;
   const verbLemmas = lemmas(verb);
@@ -99,6 +115,16 @@ export function mapTool(c: Clause, ctx: RequestContext): ToolDescriptor | undefi
         (t) => matchesGroup(toolWords(t).name, o) || matchesGroup(toolWords(t).first, o),
       );
       if (candidates.length > 0) break;
+    }
+  }
+  // "DM them", "email them", "ack it": the catalog's one messaging tool, when no tool names the verb.
+  if (candidates.length === 0) {
+    const messaging = messagingTool(verb, ctx);
+    if (messaging) {
+      candidates = [messaging];
+      ctx.assumptions.push(
+        `"${phrase}" is read as ${messaging.name}: the catalog's one tool that sends a message.`,
+      );
     }
   }
   let markedStatus = false;

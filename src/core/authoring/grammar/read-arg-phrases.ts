@@ -57,6 +57,8 @@ const TEST_WORDS = new Set([
   'not',
   'never',
 ]);
+/** Verbs whose object is what is sent: "post the title", "message the summary". */
+const SENDS = new Set(['post', 'message', 'msg', 'send', 'share', 'announce', 'publish', 'dm', 'ping']);
 /** Words for an event's own id. */
 const ID_WORDS = new Set(['id', 'identifier', 'ref', 'reference', 'subject']);
 /** "<text> followed by <field>": the parts of one value, in order. */
@@ -323,7 +325,9 @@ export function readArgPhrases(buf: RequestText, event: string | undefined, ctx:
     if (!arg || arg[1] + 1 >= toks.length || toks[arg[1] + 1]!.kind !== 'quote') continue;
     if (isTest(i) || (arg[1] === i && isAction(toks[i]!.t))) continue;
     const value = valueFrom(arg[1] + 1);
-    if (value) put(i, value.end, value.text, arg[0]);
+    // "ping the patient: <text>": the person the text goes to, not a value for patient_id.
+    const person = toks[arg[1]]!.t !== 'id' && arg[0].every((n) => n.endsWith('_id'));
+    if (value && !(person && value.fields === 0)) put(i, value.end, value.text, arg[0]);
   }
   // "put the resolution on it", "include the reason", "for the service", "for the alert's service":
   // a field said for the argument of the same name.
@@ -367,6 +371,30 @@ export function readArgPhrases(buf: RequestText, event: string | undefined, ctx:
     const field = /^\{\{event\.payload\.([a-z0-9_]+)\}\}$/.exec(f[0])?.[1];
     if (field !== undefined && args.has(field)) put(i, f[1], f[0], [field]);
     else put(i, f[1], f[0], []);
+  }
+  // "post the ticket's title in #triage", "post in #desk 'Urgent: ' followed by the title": a field
+  // (or text joined to one) said as what a post or message carries, for no argument by name
+  // (fill-args.ts gives it to the tool's one free text argument). Past a channel said first.
+  for (let i = 0; i < toks.length; i++) {
+    if (!SENDS.has(toks[i]!.t)) continue;
+    let k = i + 1;
+    const target = (tok: Token | undefined) =>
+      tok?.kind === 'quote' && (ctx.argQuotes.get(Number(tok.t.slice(2, -1)))?.args.length ?? 0) > 0;
+    if (['in', 'to', 'on', 'into'].includes(toks[k]?.t ?? '') && target(toks[k + 1])) k += 2;
+    while (DETERMINERS.has(toks[k]?.t ?? '') || toks[k]?.t === 'new') k++;
+    const value = valueFrom(k);
+    if (!value || value.fields === 0) continue;
+    // What follows is a channel, or nothing of this clause: "message the approver 'x'" names who.
+    const next = toks[value.end + 1];
+    const into = ['in', 'to', 'on', 'into'].includes(next?.t ?? '') && target(toks[value.end + 2]);
+    if (
+      !into &&
+      next !== undefined &&
+      (next.kind !== 'punct' || next.t === '"') &&
+      !['and', 'then'].includes(next.t)
+    )
+      continue;
+    put(k, value.end, value.text, []);
   }
   // ", sev2,", "status monitoring": a value an argument's enum lists, said on its own.
   for (let i = 0; i < toks.length; i++) {

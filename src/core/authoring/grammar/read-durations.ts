@@ -17,6 +17,7 @@ const MINUTES: Readonly<Record<string, number>> = {
   min: 1,
   hour: 60,
   hr: 60,
+  h: 60,
   day: 1_440,
   week: 10_080,
   fortnight: 20_160,
@@ -85,7 +86,7 @@ export function durationSpans(words: readonly string[], unit: string): DurationS
     let n: number | undefined;
     let u: string | undefined;
     let to = i;
-    const hyphen = /^([0-9]{1,4})-?(minute|min|hour|hr|day|week)s?$/.exec(words[i]!);
+    const hyphen = /^([0-9]{1,4})-?(minute|min|hour|hr|h|day|week)s?$/.exec(words[i]!);
     if (hyphen) [n, u] = [Number(hyphen[1]), hyphen[2]];
     else {
       n = words[i] === 'a' || words[i] === 'an' ? 1 : numberWord(words[i]!);

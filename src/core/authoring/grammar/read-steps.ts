@@ -19,6 +19,7 @@ import { ACTION_GROUPS, FILLER, groupOf, lemmas } from '../request-words.ts';
 import { fillArgs } from './fill-args.ts';
 import { mapTool, toolWords } from './map-tool.ts';
 import type { Clause } from './read-clauses.ts';
+import { timeOnly } from './read-routes.ts';
 import type { RequestContext } from './request-context.ts';
 
 /** A step of the draft with the tool it calls, and whether the request asked for an approval. */
@@ -60,6 +61,7 @@ export function readSteps(
 ): DraftStep[] {
   const steps: DraftStep[] = [];
   const forbidden = new Map<string, string>();
+  const times: { raw: string; marks: number[] }[] = [];
   for (const said of clauses) {
     // "don't forget to refund them", "never fail to reply": the action is asked for.
     const c = { ...said, text: said.text.replace(DO_NOT_FORGET, (m) => ' '.repeat(m.length)) };
@@ -68,6 +70,12 @@ export function readSteps(
     const arg = ARG_ONLY.test(c.text) ? argumentNamed(c, steps) : undefined;
     if (arg) {
       ctx.assumptions.push(`"${c.raw.trim()}" is read as ${arg.step}'s ${arg.name} argument, already set.`);
+      continue;
+    }
+    // "needs a response within 2hrs": a time for the step that takes it, no step of its own.
+    const time = timeOnly(c, ctx);
+    if (time) {
+      times.push({ raw: c.raw.trim(), marks: time });
       continue;
     }
     const neg = NEGATED_CLAUSE.exec(c.text);
@@ -111,6 +119,16 @@ export function readSteps(
       });
     else ctx.assumptions.push(`"${words}" is read as a ban: the workflow never calls ${name}.`);
   }
+  for (const t of times)
+    if (
+      !t.marks.every((n) =>
+        steps.some((s) => ctx.argQuotes.get(n)!.args.some((a) => a in (s.step.args ?? {}))),
+      )
+    )
+      ctx.questions.push({
+        about: 'request',
+        question: `"${t.raw}" says a time, but no step takes it. Which action should it be for?`,
+      });
   for (const s of steps) if (s.approval) checkApproval(s.step, s.tool, ctx);
   if (NO_APPROVAL.test(lower))
     for (const s of steps)

@@ -1,0 +1,176 @@
+/**
+ * Message texts said without quotes, after a messaging verb: "DM them: thanks, your request is with
+ * your manager now", "tell them: Requests over 30 days need a written justification, please
+ * resubmit.", "let them know billing access goes through finance", "reply We got your message and
+ * will be in touch.", "ping the requester that it is done". The text becomes a quotation, as if typed
+ * in quotes (first letter capitalised, a full stop added when it has no end mark), read before every
+ * other reader: so no word inside it (a day, an hour, "otherwise", "no", a number, an amount, a verb)
+ * is ever read as a condition, a duration, a cap or a step. Each one is listed under Assumed.
+ *
+ * - After a colon ("<verb> [whom]: <text>") the text runs to the end of the request, or to a
+ *   sentence that starts a next instruction ("... please contact IT. Otherwise get their manager to
+ *   sign off"), or to ", <an action of the catalog> it/them/the ...".
+ * - Without one, the words must read as a sentence said to the person: after "let <whom> know" any
+ *   words but a lead-in ("about", "when", "if", ...); after the other verbs, words that speak to
+ *   them ("we", "you", "your", "our", "thanks", "sorry", ...). They run to the end of the sentence,
+ *   or to ", <an action of the catalog> it/them".
+ * - "<verb> [whom] that <text>" for the verbs `quoteUnquoted` (read-spelling.ts) does not read
+ *   (dm, ping, email, notify, ack): the text after "that", to the end of the sentence.
+ *
+ * Also: `messagingTool`, the one tool of the catalog a messaging verb ("DM", "ping", "email them",
+ * "let them know", "ack") means when no tool names the verb itself.
+ */
+import { ACTION_GROUPS, groupOf, lemmas } from '../request-words.ts';
+import { toolWords } from './map-tool.ts';
+import type { RequestContext } from './request-context.ts';
+
+/** Verbs that send words to a person. */
+const VERBS =
+  'reply|respond|answer|tell|email|e-mail|mail|dm|pm|ping|message|msg|notify|inform|ack|acknowledge|write(?: back)?|say|let';
+/** Who the words go to, after the verb (no colon): one short noun phrase. */
+const WHOM = String.raw`(?:to\s+)?(?:them|him|her|em|the\s+[a-z-]+|their\s+[a-z-]+|the\s+[a-z-]+'s\s+[a-z-]+)`;
+/** Verbs `quoteUnquoted` reads "<verb> that <text>" for (with commas ending the text). */
+const READ_ELSEWHERE = new Set(['reply', 'respond', 'answer', 'tell', 'message', 'say', 'write', 'let']);
+/** Words that speak to the person: the words after the verb are what to say. */
+const SPOKEN =
+  /^(?:thanks|thank|sorry|hi|hello|hey|welcome|got|please|apologies|good news|unfortunately)\b|\b(?:we|we'll|we're|we've|we'd|i|i'm|i'll|i've|you|you're|you'll|you've|your|our|us)\b/;
+/** Words after the verb that lead something other than the words to say. */
+const NOT_A_TEXT =
+  /^(?:"q|that\b|saying\b|with\b|to\b|about\b|when\b|whenever\b|if\b|unless\b|by\b|in\b|on\b|at\b|for\b|via\b|through\b|and\b|then\b|it\b|them\b|once\b|as\b|using\b|before\b|after\b|too\b|also\b)/;
+/** A sentence that starts a next instruction, after a text. */
+const NEXT_INSTRUCTION =
+  /^(?:otherwise|else|if|unless|when|whenever|then|also|and|after|afterwards|finally|next|but|don'?t|dont|do not|never|only|except|in that case|for everyone|for all)\b/;
+
+/** A word that names an action one of the catalog's tools does (its group's words too). */
+function catalogVerbs(ctx: RequestContext): Set<string> {
+  const out = new Set<string>();
+  for (const g of ACTION_GROUPS)
+    if (ctx.tools.some((t) => g.some((w) => toolWords(t).name.has(w) || toolWords(t).first.has(w))))
+      for (const w of g) out.add(w);
+  for (const t of ctx.tools) for (const w of toolWords(t).first) out.add(w);
+  return out;
+}
+
+/** Where a text that starts at `from` ends (exclusive), by the rules of the file's comment. */
+function textEnd(lower: string, from: number, colon: boolean, verbs: Set<string>): number {
+  let end = lower.length;
+  // ", tag it ...", "and then close it": the next action of the catalog.
+  const action =
+    /(?:,\s*|\s+(?:and|&)\s+)(?:then\s+)?([a-z]+)\s+(?:it|them|em|the|their|this|that|a|an|"q)\b|,?\s+(?:and\s+)?then\s+|\s*&\s*then\s+/g;
+  action.lastIndex = from;
+  for (let m = action.exec(lower); m; m = action.exec(lower)) {
+    if (m[1] === undefined || lemmas(m[1]).some((l) => verbs.has(l))) {
+      end = m.index;
+      break;
+    }
+  }
+  const stop = /[.;!?]+(?=\s|$)|\n/g;
+  stop.lastIndex = from;
+  for (let m = stop.exec(lower); m && m.index < end; m = stop.exec(lower)) {
+    const after = m.index + m[0].length;
+    const next = lower.slice(after).trimStart();
+    // Without a colon the text is one sentence; with one, it runs on until an instruction starts.
+    if (
+      !colon ||
+      m[0].includes(';') ||
+      NEXT_INSTRUCTION.test(next) ||
+      lemmas(/^[a-z]+/.exec(next)?.[0] ?? '').some((l) => verbs.has(l))
+    )
+      return m[0].includes(';') || !colon ? m.index : after;
+  }
+  return end;
+}
+
+/** The text as a sentence: first letter capitalised, a full stop added when it has no end mark. */
+export function asSentence(said: string): string {
+  const t = said.trim().replace(/\s+/g, ' ');
+  return `${t[0]!.toUpperCase()}${t.slice(1)}${/[.!?]$/.test(t) ? '' : '.'}`;
+}
+
+/** Reads the unquoted message texts of a request (see the file's comment) into quotations. */
+export function readMessageTexts(
+  lower: string,
+  raw: string,
+  ctx: RequestContext,
+): { lower: string; raw: string } {
+  const verbs = catalogVerbs(ctx);
+  let l = lower;
+  let r = raw;
+  // A messaging verb at the start of a clause.
+  const re = new RegExp(String.raw`\b(${VERBS})\b`, 'g');
+  for (let m = re.exec(l); m; m = re.exec(l)) {
+    const verb = m[1]!;
+    // A messaging verb at the start of a clause; elsewhere ("when a booking is cancelled email
+    // them: ...") only right before its colon.
+    const clauseStart = /(?:^|[,;:.!?&(]\s*|\s-\s+|\b(?:and|then|just|also|please|so|but)\s+)$/.test(
+      l.slice(0, m.index),
+    );
+    const at = m.index + verb.length;
+    const rest = l.slice(at);
+    let start: number | undefined;
+    let colon = false;
+    // "<verb> [whom]: <text>": a colon within a few words of the verb, no other mark before it.
+    const c = clauseStart
+      ? /^((?:\s+[a-z0-9'-]+){0,6}?)\s*:\s+(?=\S)/.exec(rest)
+      : new RegExp(String.raw`^(?:\s+${WHOM})?\s*:\s+(?=\S)`).exec(rest);
+    if (!clauseStart && !c) continue;
+    if (c && verb !== 'say' && !/"q/.test(c[0])) {
+      start = at + c[0].length;
+      colon = true;
+    } else if (verb === 'let') {
+      const k = /^\s+(?:[a-z-]+\s+){1,3}?know\s+(?:that\s+)?/.exec(rest);
+      if (k && !/\bthat\s+$/.test(k[0]) && !NOT_A_TEXT.test(rest.slice(k[0].length)))
+        start = at + k[0].length;
+    } else {
+      const w = new RegExp(String.raw`^(?:\s+${WHOM})?\s+(that\s+)?`).exec(rest);
+      if (w) {
+        const after = rest.slice(w[0].length);
+        if (w[1] !== undefined) {
+          if (!READ_ELSEWHERE.has(verb)) start = at + w[0].length;
+        } else if (SPOKEN.test(after) && !NOT_A_TEXT.test(after)) start = at + w[0].length;
+      }
+    }
+    if (start === undefined) continue;
+    const end = textEnd(l, start, colon, verbs);
+    const said = r.slice(start, end).trim();
+    const words = said.split(/\s+/).filter(Boolean);
+    const len = l.slice(start, end).trimEnd().length;
+    if (words.length < 2 || /"q[0-9]+"/.test(said)) continue;
+    const mark = `"q${ctx.quotes.length}"`;
+    if (mark.length > len) continue;
+    const text = asSentence(said);
+    ctx.quotes.push(text);
+    ctx.assumptions.push(
+      `The text ${JSON.stringify(said)} is read as the words to send: ${JSON.stringify(text)}.`,
+    );
+    // The colon led the text: it is no clause break ("DM them: ..." is one action).
+    const from = colon ? at : start;
+    const lead = l.slice(from, start).replace(/:/, ' ');
+    l = l.slice(0, from) + lead + mark.padEnd(len, ' ') + l.slice(start + len);
+    // "let them know ...": the action is to message them.
+    if (verb === 'let' && /^\s+(?:them|him|her|em)\s+know\b/.test(rest))
+      l = `${l.slice(0, m.index)}msg${l.slice(m.index + 3)}`;
+    r = r.slice(0, from) + lead + mark.padEnd(len, ' ') + r.slice(start + len);
+    re.lastIndex = start + len;
+  }
+  return { lower: l, raw: r };
+}
+
+/** Verbs that send words to a person, and the action groups a messaging tool is named by. */
+const MESSAGING = new Set(['dm', 'pm', 'ping', 'message', 'msg', 'email', 'mail', 'e-mail', 'ack']);
+const MESSAGING_GROUPS = ['notify', 'reply', 'email'].map((g) => groupOf(ACTION_GROUPS, g)!);
+
+/**
+ * The one tool of the catalog that sends words to a person (named or described by notifying,
+ * replying, messaging or emailing), for a messaging verb no tool names itself ("DM them", "email
+ * them" with a tool that "Messages the employee", "ack" with `send_acknowledgement`); undefined
+ * when the verb is no messaging verb, or the catalog has none or several such tools.
+ */
+export function messagingTool(verb: string, ctx: RequestContext) {
+  const own = lemmas(verb).some((l) => MESSAGING.has(l) || MESSAGING_GROUPS.some((g) => g.includes(l)));
+  if (!own) return undefined;
+  const tools = ctx.tools.filter((t) =>
+    MESSAGING_GROUPS.some((g) => g.some((w) => toolWords(t).name.has(w) || toolWords(t).first.has(w))),
+  );
+  return tools.length === 1 ? tools[0] : undefined;
+}

@@ -1,0 +1,209 @@
+/**
+ * Message texts said without quotes (grammar/read-message-text.ts) and messaging verbs mapped to
+ * the catalog's one messaging tool, over a catalog no corpus uses (a clinic's bookings): "DM them:
+ * sorry, your slot moved", "let them know we'll call", "email them that ...". Words inside such a
+ * text are never read as a condition, a duration, a cap or a step (a fast-check property).
+ */
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import fc from 'fast-check';
+import type { ToolDescriptor } from '../tools/tool-descriptor.ts';
+import { compileRequest } from './compile-request.ts';
+import { asSentence } from './grammar/read-message-text.ts';
+import { type DraftCatalog, draftSpec } from './index.ts';
+
+const tool = (t: Partial<ToolDescriptor> & Pick<ToolDescriptor, 'name' | 'description' | 'args'>) =>
+  ({ destructive: false, effect: 'write', idempotent: true, scopes: [], ...t }) as ToolDescriptor;
+
+const clinic: DraftCatalog = {
+  tools: [
+    tool({
+      name: 'message_patient',
+      description: 'Messages the patient about their booking.',
+      args: {
+        type: 'object',
+        required: ['patient_id', 'text'],
+        properties: { patient_id: { type: 'string' }, text: { type: 'string', minLength: 1 } },
+      },
+      effect: 'external',
+    }),
+    tool({
+      name: 'flag_booking',
+      description: 'Flags a booking for the front desk.',
+      args: {
+        type: 'object',
+        required: ['booking_id', 'flag'],
+        properties: { booking_id: { type: 'string' }, flag: { type: 'string', pattern: '^[a-z-]{1,30}$' } },
+      },
+    }),
+    tool({
+      name: 'refund_deposit',
+      description: 'Refunds the deposit of a booking.',
+      args: {
+        type: 'object',
+        required: ['booking_id', 'amount_usd'],
+        properties: { booking_id: { type: 'string' }, amount_usd: { type: 'number' } },
+      },
+      destructive: true,
+      cost: { fromArg: 'amount_usd' },
+    }),
+  ],
+  events: [{ type: 'booking.cancelled', payload: ['reason', 'deposit_amount', 'patient_id'] }],
+};
+
+const draft = (request: string, catalog = clinic) => draftSpec(compileRequest(request, catalog), catalog);
+const steps = (request: string) => {
+  const d = draft(request);
+  assert.equal(d.publishable, true, `${request}: ${JSON.stringify(d.questions)}`);
+  return d.spec!.steps.map((s) => ('tool' in s ? { tool: s.tool, args: s.args } : { tool: '', args: {} }));
+};
+
+test('a text after a messaging verb and a colon is the message, as a sentence', () => {
+  for (const [request, text] of [
+    [
+      'When a booking is cancelled, DM them: sorry to see you go, a new slot opens within 2 days',
+      'Sorry to see you go, a new slot opens within 2 days.',
+    ],
+    [
+      'booking cancelled -> tell them: No show fees apply unless you call 24 hours ahead. Please rebook online!',
+      'No show fees apply unless you call 24 hours ahead. Please rebook online!',
+    ],
+    ['When a booking is cancelled email them: Got it, thanks', 'Got it, thanks.'],
+    ['cancelled bookings: ping the patient: your slot is free again', 'Your slot is free again.'],
+  ] as const) {
+    const s = steps(request);
+    assert.deepEqual(
+      s.map((x) => x.tool),
+      ['message_patient'],
+      request,
+    );
+    assert.equal(s[0]!.args?.text, text, request);
+    const d = draft(request);
+    assert.equal(d.spec!.triggers[0]!.when, undefined, `${request}: no word of the text is a test`);
+    assert.ok(
+      d.readBack!.assumed!.some((a) => a.includes(JSON.stringify(text))),
+      `${request}: the text is read back`,
+    );
+  }
+});
+
+test('without a colon, words said to the person after the verb are the message', () => {
+  for (const [request, text] of [
+    ["When a booking is cancelled, let them know we'll call to rebook", "We'll call to rebook."],
+    [
+      'When a booking is cancelled, let them know the deposit goes back to the card',
+      'The deposit goes back to the card.',
+    ],
+    [
+      'When a booking is cancelled, message them your deposit is safe with us',
+      'Your deposit is safe with us.',
+    ],
+    ['When a booking is cancelled, ping them that the slot is free again', 'The slot is free again.'],
+  ] as const) {
+    const s = steps(request);
+    assert.equal(s[0]!.tool, 'message_patient', request);
+    assert.equal(s[0]!.args?.text, text, request);
+  }
+});
+
+test('the text ends where the next action of the catalog starts', () => {
+  const s = steps(
+    "When a booking is cancelled, DM them: sorry about that, flag it 'no-show'. Refund the deposit, max $40",
+  );
+  assert.deepEqual(
+    s.map((x) => x.tool),
+    ['message_patient', 'flag_booking', 'refund_deposit'],
+  );
+  assert.equal(s[0]!.args?.text, 'Sorry about that.');
+  assert.equal(s[1]!.args?.flag, 'no-show');
+  const d = draft('When a booking is cancelled, tell them: we are sorry. Then refund the deposit, up to $30');
+  assert.deepEqual(
+    d.spec?.steps.map((x) => ('tool' in x ? x.tool : '')),
+    ['message_patient', 'refund_deposit'],
+    JSON.stringify(d.questions),
+  );
+  assert.equal(d.spec?.limits.maxCostUsd, 30);
+});
+
+test('a messaging verb no tool names is the one messaging tool; an action no tool does stays a question', () => {
+  for (const verb of ['DM', 'email', 'ping', 'message', 'msg']) {
+    const s = steps(`When a booking is cancelled, ${verb} them "We are sorry."`);
+    assert.equal(s[0]!.tool, 'message_patient', verb);
+  }
+  const text = draft('When a booking is cancelled, text them: we are sorry');
+  assert.equal(text.publishable, false, 'no tool sends a text message');
+  assert.ok(!text.spec?.steps.some((s) => 'tool' in s && s.tool === 'refund_deposit'));
+  // Two tools that send messages: which one is the person's to say.
+  const two: DraftCatalog = {
+    ...clinic,
+    tools: [
+      ...clinic.tools,
+      tool({
+        name: 'notify_doctor',
+        description: 'Notifies the doctor of a change.',
+        args: { type: 'object', required: ['text'], properties: { text: { type: 'string' } } },
+      }),
+    ],
+  };
+  assert.equal(draft('When a booking is cancelled, DM them: we are sorry', two).publishable, false);
+});
+
+test('words that do not speak to the person are no text', () => {
+  // "let the doctor know once ...": nobody the catalog can message, and "once" leads a time, not words.
+  assert.equal(draft('let the doctor know once a booking is cancelled').publishable, false);
+  // "message them with the reason": the reason field, not the words "with the reason".
+  const d = draft('When a booking is cancelled, message them with the reason');
+  assert.notEqual(
+    d.spec?.steps[0] && 'args' in d.spec.steps[0] ? d.spec.steps[0].args.text : '',
+    'With the reason.',
+  );
+});
+
+test('property: no word inside an unquoted text is read as a test, a cap, a duration or a step', () => {
+  const trap = fc.constantFrom(
+    'within',
+    '2',
+    'days',
+    'hours',
+    'otherwise',
+    'no',
+    'unless',
+    'if',
+    'please',
+    'resubmit',
+    '30',
+    '$50',
+    'over',
+    'under',
+    'a',
+    'week',
+    'never',
+    'only',
+    'twice',
+    'tomorrow',
+    'approved',
+    'urgent',
+    'we',
+    'will',
+    'call',
+    'you',
+    'fraud',
+    'max',
+  );
+  const verb = fc.constantFrom('DM them', 'tell them', 'message them', 'email them', 'ping them', 'reply');
+  fc.assert(
+    fc.property(verb, fc.array(trap, { minLength: 2, maxLength: 12 }), (v, words) => {
+      const said = words.join(' ');
+      const request = `When a booking is cancelled, ${v}: ${said}`;
+      const d = draft(request);
+      assert.equal(d.publishable, true, `${request}: ${JSON.stringify(d.questions)}`);
+      assert.equal(d.spec!.steps.length, 1, request);
+      const step = d.spec!.steps[0]!;
+      assert.ok('tool' in step && step.tool === 'message_patient', request);
+      assert.equal(step.args.text, asSentence(said), request);
+      assert.equal(d.spec!.triggers[0]!.when, undefined, request);
+      assert.equal(d.spec!.limits.maxCostUsd, 0, request);
+    }),
+    { numRuns: 200 },
+  );
+});

@@ -1,0 +1,127 @@
+/**
+ * Routing phrases and channels (grammar/read-routes.ts) over a catalog no corpus uses (a
+ * facilities desk): "crew 2, 4h response", "drop it in the electrical queue, within a day", "post
+ * the request's summary in #facilities". A route is read only from words that say nothing else:
+ * a restriction said with it is never dropped.
+ */
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import fc from 'fast-check';
+import type { ToolDescriptor } from '../tools/tool-descriptor.ts';
+import { compileRequest } from './compile-request.ts';
+import { type DraftCatalog, draftSpec } from './index.ts';
+import { UNITS } from './request-words.ts';
+
+const tool = (t: Partial<ToolDescriptor> & Pick<ToolDescriptor, 'name' | 'description' | 'args'>) =>
+  ({ destructive: false, effect: 'write', idempotent: true, scopes: [], ...t }) as ToolDescriptor;
+
+const facilities: DraftCatalog = {
+  tools: [
+    tool({
+      name: 'route_request',
+      description: 'Routes a maintenance request to a crew queue, with a response time in hours.',
+      args: {
+        type: 'object',
+        required: ['request_id', 'crew', 'respond_within_hours'],
+        properties: {
+          request_id: { type: 'string' },
+          crew: { enum: ['crew-1', 'crew-2', 'electrical'] },
+          respond_within_hours: { type: 'integer', minimum: 1, maximum: 72 },
+        },
+      },
+    }),
+    tool({
+      name: 'post_update',
+      description: 'Posts a message in a chat channel.',
+      args: {
+        type: 'object',
+        required: ['channel', 'text'],
+        properties: {
+          channel: { type: 'string', pattern: '^#[a-z0-9-]{1,40}$' },
+          text: { type: 'string', minLength: 1 },
+        },
+      },
+      effect: 'external',
+    }),
+  ],
+  events: [{ type: 'request.submitted', payload: ['building', 'urgency', 'summary'] }],
+};
+
+const draft = (request: string) => draftSpec(compileRequest(request, facilities), facilities);
+const calls = (request: string) => {
+  const d = draft(request);
+  assert.equal(d.publishable, true, `${request}: ${JSON.stringify(d.questions)}`);
+  return d.spec!.steps.map((s) => ('tool' in s ? { tool: s.tool, args: s.args } : { tool: '', args: {} }));
+};
+
+test('a team or queue of an enum, and a response time, are the routing tool and its arguments', () => {
+  for (const [request, crew, hours] of [
+    ['new requests -> crew 2, 4h response', 'crew-2', 4],
+    ['when a request is submitted, drop it in the electrical queue, within a day', 'electrical', 24],
+    ['when a request is submitted, send it to crew two with three days to respond', 'crew-2', 72],
+    ['request submitted: crew1, needs a response within 8 hrs', 'crew-1', 8],
+    ['when a request is submitted, give crew-1 a day to respond', 'crew-1', 24],
+  ] as const) {
+    const s = calls(request);
+    assert.deepEqual(s, [
+      { tool: 'route_request', args: { request_id: '{{event.subject}}', crew, respond_within_hours: hours } },
+    ]);
+  }
+});
+
+test('a channel is the #word, and a field said as what is posted is the text', () => {
+  assert.deepEqual(calls("when a request is submitted post the request's summary in #facilities"), [
+    { tool: 'post_update', args: { channel: '#facilities', text: '{{event.payload.summary}}' } },
+  ]);
+  assert.deepEqual(
+    calls("when a request is submitted, post in #facilities 'New: ' followed by the summary"),
+    [{ tool: 'post_update', args: { channel: '#facilities', text: 'New: {{event.payload.summary}}' } }],
+  );
+  // Quoted text is never the channel: it does not fit the channel's pattern.
+  assert.deepEqual(calls("when a request is submitted, post 'A new request is in' to #desk"), [
+    { tool: 'post_update', args: { channel: '#desk', text: 'A new request is in' } },
+  ]);
+});
+
+test('a route said with a restriction, a value no enum lists, or a time nothing takes is asked about', () => {
+  for (const request of [
+    'gym requests go to crew 1, 2h',
+    'when a request is submitted, crew 3, 2h',
+    'when a request is submitted, send it to crew 2',
+    "when a request is submitted post the request's summary in #facilities, within 2 hours",
+  ]) {
+    const d = draft(request);
+    assert.equal(d.publishable, false, `${request}: drafted ${JSON.stringify(d.spec?.steps)}`);
+  }
+});
+
+test('property: any spoken form of an enum route and any hour count fill the route', () => {
+  const crew = fc.constantFrom(1, 2);
+  const form = fc.constantFrom(
+    (n: number) => `crew ${n}`,
+    (n: number) => `crew${n}`,
+    (n: number) => `crew-${n}`,
+    (n: number) => `crew ${UNITS[n]}`,
+    (n: number) => `the crew-${n} queue`,
+  );
+  const hours = fc.integer({ min: 1, max: 72 });
+  const said = fc.constantFrom(
+    (h: number) => `${h}h response`,
+    (h: number) => `${h} hr response`,
+    (h: number) => `within ${h} hours`,
+    (h: number) => `needs a response within ${h} hours`,
+    (h: number) => `${h} hour target`,
+  );
+  fc.assert(
+    fc.property(crew, form, hours, said, (n, f, h, s) => {
+      const request = `when a request is submitted, route it to ${f(n)}, ${s(h)}`;
+      assert.deepEqual(calls(request), [
+        {
+          tool: 'route_request',
+          args: { request_id: '{{event.subject}}', crew: `crew-${n}`, respond_within_hours: h },
+        },
+      ]);
+    }),
+    { numRuns: 150 },
+  );
+});
