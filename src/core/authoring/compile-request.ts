@@ -24,6 +24,8 @@ import { isSpecId } from '../spec/validate-spec.ts';
 import type { TriggerSpec, WorkflowSpec } from '../spec/workflow-spec.ts';
 import type { CompiledRequest, CompileOptions, DraftCatalog } from './compiled-request.ts';
 import { stepConditionWords } from './condition-words.ts';
+import { fillArgs } from './grammar/fill-args.ts';
+import { placeImpliedReads } from './grammar/implied-reads.ts';
 import { normaliseRequest, readPhrases } from './grammar/normalise-request.ts';
 import type { MoneyBounds } from './grammar/read-amounts.ts';
 import { readCurrency, readMoney } from './grammar/read-amounts.ts';
@@ -92,6 +94,15 @@ export function compileRequest(
     );
   const branch = otherwise ? readBranch(otherwise, buf, raw, event, lower, money, ctx) : undefined;
   const steps = branch ? branch.all : once(readSteps(splitClauses(buf.text, raw), event, lower, ctx));
+  // Read steps the arguments need (a grant's `active` from the directory) come first.
+  const flow: FlowStep[] = branch ? branch.flow : steps.map((s) => s.step);
+  const implied = placeImpliedReads(
+    steps,
+    flow,
+    event,
+    (tool) => fillArgs({ text: '', raw: '', approval: false }, tool, event, ctx),
+    ctx,
+  ).length;
 
   // Conditions become the trigger's `when`; money bounds become the spend cap.
   const when = alternatives([
@@ -134,8 +145,11 @@ export function compileRequest(
     status: 'DRAFT',
     description: describe(request),
     triggers,
-    steps: branch ? branch.flow : steps.map((s) => s.step),
-    limits: { maxSteps: Math.max(maxSteps ?? branch?.longest ?? steps.length, 1), maxCostUsd },
+    steps: flow,
+    limits: {
+      maxSteps: Math.max(maxSteps ?? (branch ? branch.longest + implied : steps.length), 1),
+      maxCostUsd,
+    },
   };
   return {
     spec,
