@@ -35,6 +35,7 @@ import { readAudience, readNotCurrency, triggerConditions } from './grammar/read
 import { checkCoverage } from './grammar/read-coverage.ts';
 import { alternatives, fieldForValue, readFieldTests, readQualifiers } from './grammar/read-field-tests.ts';
 import { checkStepLimit, readStepLimit, spendCap } from './grammar/read-limits.ts';
+import { numberConditions, readNumberTests } from './grammar/read-number-tests.ts';
 import { type Otherwise, readOtherwise } from './grammar/read-otherwise.ts';
 import { quoteUnquoted, readSpelling } from './grammar/read-spelling.ts';
 import { type DraftStep, readSteps } from './grammar/read-steps.ts';
@@ -71,6 +72,8 @@ export function compileRequest(
 
   // Limits, conditions and the trigger are read out of the whole text first; what is left are actions.
   const buf: RequestText = { text: readPhrases(lower) };
+  // Bounds on a duration ("more than thirty days") before money reads the number as dollars.
+  const numberTests = readNumberTests(buf);
   readSpelling(buf, ctx);
   const maxSteps = readStepLimit(buf, ctx);
   readArgPhrases(buf, undefined, ctx);
@@ -112,6 +115,7 @@ export function compileRequest(
       steps,
       ctx,
     ),
+    ...numberConditions(numberTests, event, ctx),
     ...fieldTests,
   ]);
   const maxCostUsd = spendCap(money.caps, steps, ctx);
