@@ -45,7 +45,10 @@ test('one customer group or several become a test of the one plan field, any one
     const d = draft(request);
     assert.equal(d.publishable, true, `${request}: ${JSON.stringify(d.questions)}`);
     assert.equal(d.spec?.triggers[0]?.when, when, request);
-    assert.match((d.readBack?.assumed ?? []).join('\n'), /"gold" customers are read as renewal\.requested's plan/);
+    assert.match(
+      (d.readBack?.assumed ?? []).join('\n'),
+      /"gold" customers are read as renewal\.requested's plan/,
+    );
   }
 });
 

@@ -24,6 +24,8 @@ import { isSpecId } from '../spec/validate-spec.ts';
 import type { TriggerSpec, WorkflowSpec } from '../spec/workflow-spec.ts';
 import type { CompiledRequest, CompileOptions, DraftCatalog } from './compiled-request.ts';
 import { stepConditionWords } from './condition-words.ts';
+import { fillArgs } from './grammar/fill-args.ts';
+import { placeImpliedReads } from './grammar/implied-reads.ts';
 import { normaliseRequest, readPhrases } from './grammar/normalise-request.ts';
 import type { MoneyBounds } from './grammar/read-amounts.ts';
 import { readCurrency, readMoney } from './grammar/read-amounts.ts';
@@ -34,6 +36,7 @@ import { checkCoverage } from './grammar/read-coverage.ts';
 import { alternatives, fieldForValue, readFieldTests, readQualifiers } from './grammar/read-field-tests.ts';
 import { checkStepLimit, readStepLimit, spendCap } from './grammar/read-limits.ts';
 import { readMessageTexts } from './grammar/read-message-text.ts';
+import { numberConditions, readNumberTests } from './grammar/read-number-tests.ts';
 import { type Otherwise, readOtherwise } from './grammar/read-otherwise.ts';
 import { readRoutes } from './grammar/read-routes.ts';
 import { quoteUnquoted, readSpelling } from './grammar/read-spelling.ts';
@@ -81,6 +84,8 @@ export function compileRequest(
 
   // Limits, conditions and the trigger are read out of the whole text first; what is left are actions.
   const buf: RequestText = { text: readPhrases(lower) };
+  // Bounds on a duration ("more than thirty days") before money reads the number as dollars.
+  const numberTests = readNumberTests(buf);
   readSpelling(buf, ctx);
   const maxSteps = readStepLimit(buf, ctx);
   readArgPhrases(buf, undefined, ctx);
@@ -104,6 +109,15 @@ export function compileRequest(
     );
   const branch = otherwise ? readBranch(otherwise, buf, raw, event, lower, money, ctx) : undefined;
   const steps = branch ? branch.all : once(readSteps(splitClauses(buf.text, raw), event, lower, ctx));
+  // Read steps the arguments need (a grant's `active` from the directory) come first.
+  const flow: FlowStep[] = branch ? branch.flow : steps.map((s) => s.step);
+  const implied = placeImpliedReads(
+    steps,
+    flow,
+    event,
+    (tool) => fillArgs({ text: '', raw: '', approval: false }, tool, event, ctx),
+    ctx,
+  ).length;
 
   // Conditions become the trigger's `when`; money bounds become the spend cap.
   const when = alternatives([
@@ -113,6 +127,7 @@ export function compileRequest(
       steps,
       ctx,
     ),
+    ...numberConditions(numberTests, event, ctx),
     ...fieldTests,
   ]);
   const maxCostUsd = spendCap(money.caps, steps, ctx);
@@ -144,8 +159,11 @@ export function compileRequest(
     status: 'DRAFT',
     description: describe(request),
     triggers,
-    steps: branch ? branch.flow : steps.map((s) => s.step),
-    limits: { maxSteps: Math.max(maxSteps ?? branch?.longest ?? steps.length, 1), maxCostUsd },
+    steps: flow,
+    limits: {
+      maxSteps: Math.max(maxSteps ?? (branch ? branch.longest + implied : steps.length), 1),
+      maxCostUsd,
+    },
   };
   return {
     spec,

@@ -14,7 +14,9 @@
 import type { ToolDescriptor } from '../../tools/tool-descriptor.ts';
 import { argWords } from '../arg-words.ts';
 import { FILLER, wordsOf } from '../request-words.ts';
+import { impliedRead, isDateTimeArg, pendingOutput } from './implied-reads.ts';
 import type { Clause } from './read-clauses.ts';
+import { askUnknownValues } from './read-unknown-values.ts';
 import { listOr, type RequestContext } from './request-context.ts';
 
 interface ArgSchema {
@@ -22,6 +24,7 @@ interface ArgSchema {
   readonly enum?: unknown;
   readonly pattern?: unknown;
   readonly description?: unknown;
+  readonly format?: unknown;
 }
 
 /** Whether literal `text` fits the argument's pattern, when it has one. */
@@ -202,6 +205,22 @@ export function fillArgs(
         });
       continue;
     }
+    // An argument a read tool of the catalog returns about the step's subject (a grant's `active`,
+    // a sign-off's `manager_id`): that step's output, the read added first (implied-reads.ts).
+    const implied = impliedRead(tool, n, ctx);
+    if (implied && 'ambiguous' in implied) {
+      if (req)
+        ctx.questions.push({
+          about: `args: ${tool.name}.${n}`,
+          question: `Which tool should read ${tool.name}'s ${n}: ${listOr(implied.ambiguous)}? Each returns it.`,
+          candidates: implied.ambiguous,
+        });
+      continue;
+    }
+    if (implied) {
+      args[n] = pendingOutput(implied.read, implied.field);
+      continue;
+    }
     // The event's subject is the first id argument only when the event carries no id fields of its
     // own: a post.flagged event with post_id and author_id does not say which one is a user_id.
     const payloadIds = payload.filter(isId);
@@ -256,6 +275,11 @@ export function fillArgs(
       args[n] = `{{event.payload.${n}}}`;
       continue;
     }
+    if (isDateTimeArg(n, s)) {
+      args[n] = '{{clock.now}}';
+      ctx.assumptions.push(`${tool.name}'s ${n} is read as the time the step runs ({{clock.now}}).`);
+      continue;
+    }
     ctx.questions.push({
       about: `args: ${tool.name}.${n}`,
       question: `What should ${tool.name}'s ${n} be?${s.type === 'string' ? ' Put the text in quotes in the request.' : ''}${payload.length ? ` The ${event} event carries ${listOr(payload)}.` : ''}`,
@@ -269,5 +293,6 @@ export function fillArgs(
       about: `args: ${tool.name}.${named[0]}`,
       question: `The request gives ${tool.name} the text ${quoted.map((q) => JSON.stringify(q)).join(', ')}, but names other values for its arguments (${named.map((n) => `${n} = ${argWords(args[n])}`).join(', ')}). Which argument should the text be, or should it go?`,
     });
+  askUnknownValues(c, tool, args, ctx);
   return args;
 }

@@ -21,6 +21,7 @@ import { mapTool, toolWords } from './map-tool.ts';
 import type { Clause } from './read-clauses.ts';
 import { timeOnly } from './read-routes.ts';
 import type { RequestContext } from './request-context.ts';
+import { restatedEventWord } from './trigger-restated.ts';
 
 /** A step of the draft with the tool it calls, and whether the request asked for an approval. */
 export interface DraftStep {
@@ -84,6 +85,14 @@ export function readSteps(
       const scratch = { ...ctx, questions: [], notes: [], assumptions: [] };
       const tool = mapTool({ ...c, text: c.text.slice(neg[0].length) }, scratch);
       if (tool) forbidden.set(tool.name, c.raw.trim());
+      continue;
+    }
+    const restated = restatedEventWord(c, event);
+    if (restated) {
+      ctx.questions.push({
+        about: `steps: "${c.raw.trim()}"`,
+        question: `Is "${c.raw.trim()}" an action, or the ${event} event said again ("${restated}")? Say the action with its verb, or the event with "when".`,
+      });
       continue;
     }
     const tool = mapTool(c, ctx);

@@ -1,0 +1,200 @@
+/**
+ * Steps the catalog implies: a tool's required argument that no event field and no word of the
+ * request fills, but that a read tool of the catalog returns about the same thing the step is about
+ * (a grant needs the employee's `active` flag, a sign-off their `manager_id`, and `lookup_employee`
+ * reads an employee by `employee_id` and returns "name, manager, department, whether they're
+ * active"). The argument reads `{{steps.<read>.output.<field>}}`, and the read step is added first
+ * in the draft (named for what it does, `lookup`), or, when the request already asks for it ("look
+ * them up"), that step is the one read. Both are listed under "Assumed" in the read-back.
+ *
+ * What a read tool returns is its `result` schema's properties when it declares one; else the
+ * list its description gives after a colon or "returns" ("... : name, manager, department, whether
+ * they're active": a "whether" item is a yes/no field), and then only when exactly one read tool
+ * fits. The read tool must read the step's subject by an id argument the step's tool takes too
+ * (both take `employee_id`), and an argument that is the read tool's own key is never its output.
+ *
+ * A date-time argument (`format: date-time`, or a text argument named `*_at`) nothing else fills is
+ * `{{clock.now}}`, the run's recorded clock, Assumed.
+ *
+ * Pure; the argument reader (fill-args.ts) asks here before it asks the person, and the compiler
+ * (compile-request.ts) places the read steps once every step is read (`placeImpliedReads`).
+ */
+import type { ChooseStepSpec, FlowStep } from '../../spec/flow-steps.ts';
+import type { StepSpec } from '../../spec/workflow-spec.ts';
+import type { ToolDescriptor } from '../../tools/tool-descriptor.ts';
+import type { DraftStep } from './read-steps.ts';
+import type { RequestContext } from './request-context.ts';
+
+/** A field a read tool returns: its name, and whether it is a yes/no. */
+export interface OutputField {
+  readonly name: string;
+  readonly yesNo: boolean;
+}
+
+interface Outputs {
+  readonly fields: readonly OutputField[];
+  /** Read from the tool's `result` schema (else from its description's words). */
+  readonly declared: boolean;
+}
+
+const isId = (n: string) => n === 'id' || n.endsWith('_id');
+
+/** What a read tool returns: its `result` schema's properties, else its description's list. */
+export function outputsOf(tool: ToolDescriptor): Outputs {
+  const props = tool.result?.properties;
+  if (props && typeof props === 'object' && !Array.isArray(props)) {
+    const fields = Object.entries(props as Record<string, { type?: unknown }>).map(([name, s]) => ({
+      name,
+      yesNo: s?.type === 'boolean',
+    }));
+    return { fields, declared: true };
+  }
+  return { fields: describedOutputs(tool.description), declared: false };
+}
+
+/**
+ * "Reads an employee from the directory: name, manager, department, whether they're active." ->
+ * name, manager, department, active (yes/no). The list after a colon, or after "returns" /
+ * "gives"; items of one to three words, joined by `_`.
+ */
+export function describedOutputs(description: string): OutputField[] {
+  const first = description.split(/(?<=[a-z0-9)])\.(?:\s|$)/i)[0] ?? '';
+  const m = /(?::|\b(?:returns|gives|with its|with their))\s+(.+)$/i.exec(first);
+  if (!m) return [];
+  const out: OutputField[] = [];
+  for (const item of m[1]!.split(/\s*,\s*|\s+(?:and|or)\s+/)) {
+    const w =
+      /^(?:and\s+|or\s+)?(whether\s+(?:(?:they're|theyre|they are|it's|its|it is|he's|she's|the\s+[a-z]+\s+is)\s+)?)?(?:(?:its|their|the)\s+)?([a-z][a-z0-9]*(?:\s+[a-z][a-z0-9]*){0,2})$/i.exec(
+        item.trim(),
+      );
+    if (!w) continue;
+    const name = w[2]!.toLowerCase().split(/\s+/).join('_');
+    if (!out.some((f) => f.name === name)) out.push({ name, yesNo: w[1] !== undefined });
+  }
+  return out;
+}
+
+/**
+ * The read tool that supplies `arg` of `tool`, and the field of its output, when exactly one fits;
+ * the names of those that fit when several do (a question: which one is a guess).
+ */
+export function impliedRead(
+  tool: ToolDescriptor,
+  arg: string,
+  ctx: RequestContext,
+): { read: ToolDescriptor; field: string } | { ambiguous: string[] } | undefined {
+  const takes = (t: ToolDescriptor) => Object.keys((t.args.properties ?? {}) as object);
+  const required = (t: ToolDescriptor) =>
+    Array.isArray(t.args.required) ? (t.args.required as string[]) : [];
+  const fits: { read: ToolDescriptor; field: string; declared: boolean }[] = [];
+  for (const r of ctx.tools) {
+    if (r.name === tool.name || r.effect !== 'read' || r.cost?.fromArg !== undefined) continue;
+    // The read tool reads the step's subject: its key (its required arguments, ids) the tool takes too.
+    const key = required(r);
+    if (key.length === 0 || !key.every((k) => isId(k) && takes(tool).includes(k))) continue;
+    if (key.includes(arg)) continue;
+    const outputs = outputsOf(r);
+    const stem = isId(arg) ? arg.replace(/_?id$/, '') : undefined;
+    const hit =
+      outputs.fields.find((f) => f.name === arg) ??
+      (stem ? outputs.fields.find((f) => f.name === stem && !f.yesNo) : undefined);
+    if (hit) fits.push({ read: r, field: hit.name, declared: outputs.declared });
+  }
+  // A declared output schema is what the tool returns; words of a description only when one fits.
+  const declared = fits.filter((f) => f.declared);
+  const chosen = declared.length > 0 ? declared : fits;
+  if (chosen.length > 1) return { ambiguous: chosen.map((f) => f.read.name) };
+  return chosen.length === 1 ? { read: chosen[0]!.read, field: chosen[0]!.field } : undefined;
+}
+
+/** The name a template gives an implied read until it is placed: never a name a step can have. */
+const PENDING = '__implied__';
+const PENDING_RE = /\{\{steps\.__implied__([A-Za-z0-9_.-]+?)__\.output\.([A-Za-z0-9_]+)\}\}/g;
+
+/** The value of an argument an implied read supplies, until `placeImpliedReads` names the step. */
+export function pendingOutput(read: ToolDescriptor, field: string): string {
+  return `{{steps.${PENDING}${read.name}__.output.${field}}}`;
+}
+
+/** `{{clock.now}}` for a date-time argument nothing else fills. */
+export function isDateTimeArg(name: string, schema: { type?: unknown; format?: unknown }): boolean {
+  return schema.type === 'string' && (schema.format === 'date-time' || /(?:^|_)at$/.test(name));
+}
+
+/** Every tool step of a flow, in branches too. */
+function toolStepsOf(flow: readonly FlowStep[]): StepSpec[] {
+  return flow.flatMap((s) =>
+    'choose' in s
+      ? [...(s as ChooseStepSpec).choose.flatMap((b) => toolStepsOf(b.steps)), ...toolStepsOf(s.else ?? [])]
+      : 'tool' in s
+        ? [s as StepSpec]
+        : [],
+  );
+}
+
+/**
+ * Names the read steps the arguments of `flow` wait for: the request's own step of that tool when it
+ * comes first, at the top level ("look them up, then grant it"), else a new step added first.
+ * Returns the steps added (the caller counts them in the step limit); each is Assumed.
+ */
+export function placeImpliedReads(
+  steps: DraftStep[],
+  flow: FlowStep[],
+  event: string | undefined,
+  fill: (tool: ToolDescriptor) => Record<string, unknown>,
+  ctx: RequestContext,
+): DraftStep[] {
+  const needs = new Map<string, { users: Set<string>; fields: Set<string> }>();
+  const all = toolStepsOf(flow);
+  for (const s of all)
+    for (const v of Object.values(s.args ?? {}))
+      if (typeof v === 'string')
+        for (const m of v.matchAll(PENDING_RE)) {
+          const n = needs.get(m[1]!) ?? { users: new Set(), fields: new Set() };
+          n.users.add(`${s.name} (${s.tool})`);
+          n.fields.add(m[2]!);
+          needs.set(m[1]!, n);
+        }
+  const added: DraftStep[] = [];
+  for (const [toolName, need] of needs) {
+    const read = ctx.tools.find((t) => t.name === toolName)!;
+    // The request's own read, said before every step that needs it: that one.
+    const firstUser = flow.findIndex((s) =>
+      toolStepsOf([s]).some((x) => Object.values(x.args ?? {}).some((v) => String(v).includes(toolName))),
+    );
+    const own = flow.findIndex((s) => 'tool' in s && (s as StepSpec).tool === toolName);
+    let name: string;
+    if (own >= 0) {
+      name = (flow[own] as StepSpec).name;
+      ctx.assumptions.push(
+        `${[...need.users].join(' and ')} ${need.users.size > 1 ? 'take' : 'takes'} ${[...need.fields].join(', ')} from what ${name} (${toolName}) reads.`,
+      );
+    } else {
+      const taken = new Set(all.map((s) => s.name));
+      const base = toolName.split(/[_.-]/)[0] || 'read';
+      name = base;
+      for (let i = 2; taken.has(name); i++) name = `${base}_${i}`;
+      const step: StepSpec = { name, tool: toolName, args: fill(read) };
+      flow.unshift(step);
+      const d: DraftStep = { step, tool: read, approval: false };
+      steps.unshift(d);
+      added.push(d);
+      ctx.assumptions.push(
+        `${name} (${toolName}) is added first${event ? ` on each ${event}` : ''}: ${[...need.users].join(' and ')} ${need.users.size > 1 ? 'need' : 'needs'} what it reads (${[...need.fields].join(', ')}).`,
+      );
+    }
+    if (own >= 0 && own >= firstUser)
+      ctx.questions.push({
+        about: `steps: ${name}`,
+        question: `${[...need.users].join(' and ')} need${need.users.size > 1 ? '' : 's'} what ${toolName} reads (${[...need.fields].join(', ')}), but the request calls ${toolName} after. Should it run first?`,
+      });
+    const rename = (v: unknown): unknown =>
+      typeof v === 'string'
+        ? v.replace(PENDING_RE, (all, t: string, f: string) =>
+            t === toolName ? `{{steps.${name}.output.${f}}}` : all,
+          )
+        : v;
+    for (const s of all) if (s.args) for (const k of Object.keys(s.args)) s.args[k] = rename(s.args[k]);
+  }
+  return added;
+}
