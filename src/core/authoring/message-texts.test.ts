@@ -193,6 +193,8 @@ test('property: no word inside an unquoted text is read as a test, a cap, a dura
   const verb = fc.constantFrom('DM them', 'tell them', 'message them', 'email them', 'ping them', 'reply');
   fc.assert(
     fc.property(verb, fc.array(trap, { minLength: 2, maxLength: 12 }), (v, words) => {
+      // Numbers or lone letters ("DM them: 2 2", "a a") are no sentence: the text is asked for (the test below).
+      fc.pre(words.some((w) => /^[a-z]{2,}$/.test(w)));
       const said = words.join(' ');
       const request = `When a booking is cancelled, ${v}: ${said}`;
       const d = draft(request);
@@ -206,4 +208,13 @@ test('property: no word inside an unquoted text is read as a test, a cap, a dura
     }),
     { numRuns: 200 },
   );
+});
+
+test('numbers or lone letters after a messaging verb are no text: the text is asked for, nothing else is read from them', () => {
+  for (const said of ['2 2', 'a a']) {
+    const d = draft(`When a booking is cancelled, DM them: ${said}`);
+    assert.equal(d.publishable, false, said);
+    assert.match(d.questions.map((q) => q.question).join('\n'), /message_patient's text/, said);
+    assert.equal(d.partial?.triggers[0]?.when, undefined, said);
+  }
 });
