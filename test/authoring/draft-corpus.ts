@@ -29,36 +29,27 @@ import {
 import type { ToolDescriptor } from '../../src/core/tools/index.ts';
 import { supportDeskCatalog } from './support-desk-catalog.ts';
 
-export const CORPUS_DIR = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'corpus', 'drafts');
+/** A folder of corpus/, beside test/. */
+const corpusDir = (name: string) => join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'corpus', name);
+
+export const CORPUS_DIR = corpusDir('drafts');
 /** Requests written after the last change to the compiler, measured, never tuned on (not in the bar). */
-export const FRESH_DIR = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'corpus', 'fresh');
+export const FRESH_DIR = corpusDir('fresh');
 /**
  * Issue 30's held-out set: requests typed as support leads, finance and IT people type them, over
  * the support desk, the finance desk and the expense-report template. Measured before and after the
  * compiler changes it was written for, never tuned on; not in the suite's bar.
  */
 /** Issue 30's tuning set: its own examples and a few more of each class (tuned on, unlike HELDOUT_DIR). */
-export const TUNING_DIR = join(
-  dirname(fileURLToPath(import.meta.url)),
-  '..',
-  '..',
-  'corpus',
-  'drafts-tuning',
-);
-export const HELDOUT_DIR = join(
-  dirname(fileURLToPath(import.meta.url)),
-  '..',
-  '..',
-  'corpus',
-  'drafts-heldout',
-);
+export const TUNING_DIR = corpusDir('drafts-tuning');
+export const HELDOUT_DIR = corpusDir('drafts-heldout');
 
 /**
  * Issue 30's blind set: written by someone who never saw the compiler or the other sets' requests,
  * over the support desk, the finance desk and the oncall-escalation template; never run through
  * the compiler before it was committed, never tuned on, not in any suite bar.
  */
-export const BLIND_DIR = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'corpus', 'drafts-blind');
+export const BLIND_DIR = corpusDir('drafts-blind');
 
 /**
  * Issue 30's second blind set, the honest measure once the first was read and tuned on: written
@@ -67,13 +58,7 @@ export const BLIND_DIR = join(dirname(fileURLToPath(import.meta.url)), '..', '..
  * and the support desk; never run through the compiler before it was committed, never tuned on, not
  * in any suite bar.
  */
-export const BLIND2_DIR = join(
-  dirname(fileURLToPath(import.meta.url)),
-  '..',
-  '..',
-  'corpus',
-  'drafts-blind2',
-);
+export const BLIND2_DIR = corpusDir('drafts-blind2');
 
 /**
  * Issue 30's third blind set, written once the second was read and tuned on, the same way (the
@@ -82,13 +67,7 @@ export const BLIND2_DIR = join(
  * content-moderation templates; never run through the compiler before it was committed, never
  * tuned on, not in any suite bar.
  */
-export const BLIND3_DIR = join(
-  dirname(fileURLToPath(import.meta.url)),
-  '..',
-  '..',
-  'corpus',
-  'drafts-blind3',
-);
+export const BLIND3_DIR = corpusDir('drafts-blind3');
 
 /** A step as compared: a tool step's tool, args and `if`, or a choice's branches; names dropped. */
 export type ExpectedStep =
