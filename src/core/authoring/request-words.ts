@@ -265,6 +265,8 @@ function plainForms(w: string): string[] {
   };
   if (w.endsWith('ing')) add(w.slice(0, -3));
   if (w.endsWith('ion') && w.length > 5) add(w.slice(0, -3)); // deletion -> delete
+  if (w.endsWith('ment') && w.length > 6) out.add(w.slice(0, -4)); // payment -> pay, settlement -> settle
+  if (w.endsWith('al') && w.length > 6) add(w.slice(0, -2)); // approval -> approve, renewal -> renew
   if (w.endsWith('ied') || w.endsWith('ies')) out.add(`${w.slice(0, -3)}y`);
   if (w.endsWith('ed')) {
     add(w.slice(0, -2));
