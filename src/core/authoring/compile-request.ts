@@ -32,6 +32,7 @@ import { readCurrency, readMoney } from './grammar/read-amounts.ts';
 import { readArgPhrases } from './grammar/read-arg-phrases.ts';
 import { splitClauses } from './grammar/read-clauses.ts';
 import { readAudience, readNotCurrency, triggerConditions } from './grammar/read-conditions.ts';
+import { countConditions, readCountTests } from './grammar/read-count-tests.ts';
 import { checkCoverage } from './grammar/read-coverage.ts';
 import { alternatives, fieldForValue, readFieldTests, readQualifiers } from './grammar/read-field-tests.ts';
 import { checkStepLimit, readStepLimit, spendCap } from './grammar/read-limits.ts';
@@ -42,6 +43,7 @@ import { readRoutes } from './grammar/read-routes.ts';
 import { quoteUnquoted, readSpelling } from './grammar/read-spelling.ts';
 import { type DraftStep, readSteps } from './grammar/read-steps.ts';
 import { readTrigger } from './grammar/read-trigger.ts';
+import { askUnusedYesNo, readYesNo } from './grammar/read-yes-no.ts';
 import {
   contextFor,
   dedupeQuestions,
@@ -86,6 +88,10 @@ export function compileRequest(
   const buf: RequestText = { text: readPhrases(lower) };
   // Bounds on a duration ("more than thirty days") before money reads the number as dollars.
   const numberTests = readNumberTests(buf);
+  // Bounds on a count ("reported 5 or more times", "10+ reports"), for the same reason.
+  const countTests = readCountTests(buf, ctx);
+  // Yes/no arguments said in words ("keep a legal hold copy"): values, never actions.
+  readYesNo(buf, ctx);
   readSpelling(buf, ctx);
   const maxSteps = readStepLimit(buf, ctx);
   readArgPhrases(buf, undefined, ctx);
@@ -128,10 +134,15 @@ export function compileRequest(
       ctx,
     ),
     ...numberConditions(numberTests, event, ctx),
+    ...countConditions(countTests, event, ctx),
     ...fieldTests,
   ]);
   const maxCostUsd = spendCap(money.caps, steps, ctx);
   checkCoverage(buf.text, steps, ctx);
+  askUnusedYesNo(
+    steps.map((s) => s.step.args),
+    ctx,
+  );
   checkStepLimit(maxSteps, steps, ctx);
   if (steps.length === 0) {
     if (!ctx.questions.some((q) => q.about.startsWith('steps')))

@@ -13,6 +13,7 @@
  */
 import type { ToolDescriptor } from '../../tools/tool-descriptor.ts';
 import { argWords } from '../arg-words.ts';
+import type { EventShape } from '../compiled-request.ts';
 import { FILLER, wordsOf } from '../request-words.ts';
 import { impliedRead, isDateTimeArg, pendingOutput } from './implied-reads.ts';
 import type { Clause } from './read-clauses.ts';
@@ -25,6 +26,14 @@ interface ArgSchema {
   readonly pattern?: unknown;
   readonly description?: unknown;
   readonly format?: unknown;
+}
+
+/** The event's one field whose sample values (two or more) all belong to `values`; else undefined. */
+function fieldOfEnum(values: readonly unknown[], shape: EventShape | undefined): string | undefined {
+  const fits = Object.entries(shape?.values ?? {}).filter(
+    ([f, vs]) => shape!.payload.includes(f) && vs.length >= 2 && vs.every((v) => values.includes(v)),
+  );
+  return fits.length === 1 ? fits[0]![0] : undefined;
 }
 
 /** Whether literal `text` fits the argument's pattern, when it has one. */
@@ -153,6 +162,14 @@ export function fillArgs(
         (s.type === 'integer' || s.type === 'number') && /^[0-9]+(\.[0-9]+)?$/.test(v) ? Number(v) : v;
       continue;
     }
+    const yesNo = s.type === 'boolean' ? ctx.yesNo.get(n) : undefined;
+    if (yesNo !== undefined && yesNo !== 'both') {
+      args[n] = yesNo.value;
+      ctx.assumptions.push(
+        `${tool.name}'s ${n} is read as ${yesNo.value}: the request says "${yesNo.said}".`,
+      );
+      continue;
+    }
     if (Array.isArray(s.enum)) {
       const hit = (s.enum as unknown[]).find(
         (v) =>
@@ -203,6 +220,16 @@ export function fillArgs(
           question: `What should ${tool.name}'s ${n} be: ${listOr((s.enum as unknown[]).map(String))}? The ${event} event's ${n} is ${listOr(outside.map((v) => JSON.stringify(v)))}, which it does not take.`,
           candidates: (s.enum as unknown[]).map(String),
         });
+      continue;
+    }
+    // An enum argument no field is named for takes the event's one field whose sample values are
+    // all its own (a removal's `reason` from a report's `category`: spam, illegal), Assumed.
+    const fitting = Array.isArray(s.enum) ? fieldOfEnum(s.enum as unknown[], shape) : undefined;
+    if (fitting !== undefined) {
+      args[n] = `{{event.payload.${fitting}}}`;
+      ctx.assumptions.push(
+        `${tool.name}'s ${n} is read as the ${event} event's ${fitting}: every value its sample events show is one ${n} takes.`,
+      );
       continue;
     }
     // An argument a read tool of the catalog returns about the step's subject (a grant's `active`,

@@ -76,6 +76,18 @@ export function readFieldTests(
       }
     }
   }
+  // A value the event's samples show for a field, said before the event's noun ("hide spam posts",
+  // "delete illegal posts"): which ones. Never only an argument's value: the words say which events.
+  const noun = event!.split('.')[0]!;
+  for (const [field, vs] of Object.entries(shape.values ?? {}))
+    for (const v of vs) {
+      if (!/^[a-z][a-z0-9-]*$/i.test(v)) continue;
+      const re = new RegExp(String.raw`\b${v.toLowerCase()}(?= (?:${noun}s?|ones)\b)`, 'g');
+      for (const m of [...buf.text.matchAll(re)]) {
+        out.push(`payload.${field} == ${JSON.stringify(v)}`);
+        cutOut(buf, m as RegExpExecArray);
+      }
+    }
   // "only for warnings", "for travel expenses only", "unless it's just a warning", "if it's critical":
   // a word a field of the event holds (fieldForValue). A word none holds is left for the question.
   const restriction =

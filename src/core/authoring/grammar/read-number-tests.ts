@@ -37,7 +37,7 @@ const MINUTES: Readonly<Record<string, number>> = {
   fortnight: 20_160,
 };
 
-const PRE: Readonly<Record<string, NumberTest['op']>> = {
+export const PRE: Readonly<Record<string, NumberTest['op']>> = {
   'more than': '>',
   over: '>',
   'longer than': '>',
@@ -50,7 +50,7 @@ const PRE: Readonly<Record<string, NumberTest['op']>> = {
   below: '<',
   'fewer than': '<',
 };
-const POST: Readonly<Record<string, NumberTest['op']>> = {
+export const POST: Readonly<Record<string, NumberTest['op']>> = {
   'or more': '>=',
   'or longer': '>=',
   'or over': '>=',

@@ -312,9 +312,13 @@ function heading(text: string, ctx: RequestContext): RegExpExecArray | null {
   const verb = words.some((w, i) => (i > 0 || comma) && saysHappened(w, ctx));
   const noun = words.some((w) => ctx.events?.some((e) => isNounOf(w, e)));
   // "refund requests:" names the event; "refund them:", "pay approved invoices," an action.
+  // "reported posts:", "flagged posts ->": a participle that is an event type's own verb says the event.
+  const eventParticiple = (w: string) =>
+    /ed$/.test(w) && (ctx.events?.some((e) => splitType(e.type)[1] === w) ?? false);
   const action = (w: string) =>
     (lemmas(w).some((l) => groupOf(ACTION_GROUPS, l) !== undefined) || GENERIC_VERBS.has(w)) &&
-    !isEventWord(w, ctx);
+    !isEventWord(w, ctx) &&
+    !eventParticiple(w);
   // Its first word that is not filler ("tho pay out approved claims, ..." starts with an action).
   const lead = words.find((w) => !FILLER.has(w)) ?? words[0]!;
   const acts = action(lead) || (!verb && words.some(action));

@@ -11,6 +11,7 @@
 import type { ToolDescriptor } from '../../tools/tool-descriptor.ts';
 import type { DraftCatalog, DraftQuestion, EventShape } from '../compiled-request.ts';
 import { wordsOf } from '../request-words.ts';
+import type { YesNoSaid } from './read-yes-no.ts';
 
 export interface RequestContext {
   /** The catalog's tools (core tools left out), by name. */
@@ -28,6 +29,8 @@ export interface RequestContext {
   readonly argQuotes: Map<number, ArgQuote>;
   /** Every reading that is not literal (an event chosen, text read as a quotation, a number in words). */
   readonly assumptions: string[];
+  /** Yes/no arguments said in words ("keep a legal hold"), by name (read-yes-no.ts); `both`: said both ways. */
+  readonly yesNo: Map<string, YesNoSaid | 'both'>;
 }
 
 export function contextFor(catalog: DraftCatalog): RequestContext {
@@ -39,6 +42,7 @@ export function contextFor(catalog: DraftCatalog): RequestContext {
     quotes: [],
     argQuotes: new Map(),
     assumptions: [],
+    yesNo: new Map(),
   };
 }
 

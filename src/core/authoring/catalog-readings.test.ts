@@ -1,0 +1,128 @@
+/**
+ * Readings that come from what the catalog declares, over a catalog no set uses (product reviews):
+ * a bound on what an event counts ("flagged 5 or more times", "10+ flags": grammar/read-count-tests.ts),
+ * a yes/no argument said in words ("keep an archive copy", "no archive copy": read-yes-no.ts), a
+ * value the sample events show said before the event's noun ("fake reviews": which ones), an enum
+ * argument taken from the one event field whose sample values are all its own, and a heading
+ * that is the event's own participle ("flagged reviews:"). Each is read back under "Assumed".
+ */
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import fc from 'fast-check';
+import type { ToolDescriptor } from '../tools/tool-descriptor.ts';
+import { compileRequest } from './compile-request.ts';
+import { type DraftCatalog, draftSpec } from './index.ts';
+
+const REASONS = ['fake', 'offensive', 'off-topic', 'other'];
+const tool = (t: Partial<ToolDescriptor> & Pick<ToolDescriptor, 'name' | 'description' | 'args'>) =>
+  ({ destructive: false, effect: 'write', idempotent: true, scopes: [], ...t }) as ToolDescriptor;
+const reviews: DraftCatalog = {
+  tools: [
+    tool({
+      name: 'hide_review',
+      description: 'Hides a review from shoppers until a moderator looks at it.',
+      args: {
+        type: 'object',
+        required: ['review_id', 'reason'],
+        properties: { review_id: { type: 'string' }, reason: { enum: REASONS } },
+      },
+    }),
+    tool({
+      name: 'delete_review',
+      description: 'Deletes a review for good. Cannot be undone.',
+      destructive: true,
+      args: {
+        type: 'object',
+        required: ['review_id', 'reason', 'archive_copy'],
+        properties: {
+          review_id: { type: 'string' },
+          reason: { enum: REASONS },
+          archive_copy: { type: 'boolean' },
+        },
+      },
+    }),
+  ],
+  events: [
+    {
+      type: 'review.flagged',
+      payload: ['flag_count', 'category', 'reviewer_id'],
+      values: { category: ['fake', 'offensive'] },
+    },
+  ],
+};
+const draft = (r: string) => draftSpec(compileRequest(r, reviews), reviews);
+const ok = (r: string) => {
+  const d = draft(r);
+  assert.equal(d.publishable, true, `${r}: ${JSON.stringify(d.questions)}`);
+  return { spec: d.spec!, assumed: (d.readBack?.assumed ?? []).join('\n') };
+};
+
+test('a bound on what the event counts is a test of its count field, never money', () => {
+  for (const [request, when] of [
+    ['when a review gets flagged 5 or more times, hide it', 'payload.flag_count >= 5'],
+    ['flagged reviews with 10+ flags -> hide them', 'payload.flag_count >= 10'],
+    ['hide reviews with more than three flags', 'payload.flag_count > 3'],
+    ['reviews flagged at least 2 times -> hide', 'payload.flag_count >= 2'],
+  ] as const) {
+    const { spec, assumed } = ok(request);
+    assert.equal(spec.triggers[0]?.when, when, request);
+    assert.equal(spec.limits.maxCostUsd, 0, request);
+    assert.match(assumed, /flag_count/, request);
+  }
+});
+
+test('a yes/no argument said in words is its value; said both ways, or for no step, it is asked', () => {
+  const arg = (r: string) => {
+    const s = ok(r).spec.steps[0]!;
+    return 'args' in s ? s.args.archive_copy : undefined;
+  };
+  assert.equal(arg('delete fake reviews, keep an archive copy'), true);
+  assert.equal(arg('delete fake reviews with no archive copy'), false);
+  assert.equal(arg('delete fake reviews without an archive copy please'), false);
+  assert.equal(draft('delete fake reviews with archive copy, no archive copy').publishable, false);
+  const unused = draft('hide fake reviews, keep an archive copy');
+  assert.equal(unused.publishable, false);
+  assert.match(unused.questions.map((q) => q.question).join('\n'), /archive_copy/);
+});
+
+test('a sample value said before the event noun says which events; the enum argument takes that field', () => {
+  const { spec, assumed } = ok('hide fake reviews');
+  assert.equal(spec.triggers[0]?.when, 'payload.category == "fake"');
+  const step = spec.steps[0]!;
+  assert.equal('args' in step ? step.args.reason : undefined, '{{event.payload.category}}');
+  assert.match(assumed, /hide_review's reason is read as the review\.flagged event's category/);
+  // A destructive step never runs on every event because a value was read as its argument only.
+  assert.equal(
+    ok('delete offensive reviews, no archive copy').spec.triggers[0]?.when,
+    'payload.category == "offensive"',
+  );
+});
+
+test("a heading that is the event type's own participle is the trigger, not an action", () => {
+  const { spec } = ok('flagged reviews: hide them');
+  assert.equal(spec.triggers[0]?.event, 'review.flagged');
+  assert.deepEqual(
+    spec.steps.map((s) => ('tool' in s ? s.tool : '')),
+    ['hide_review'],
+  );
+});
+
+test('property: any count bound said in any form gives that exact test and a $0 cap', () => {
+  const forms: [string, string][] = [
+    ['{n} or more flags', '>='],
+    ['{n}+ flags', '>='],
+    ['at least {n} flags', '>='],
+    ['more than {n} flags', '>'],
+    ['fewer than {n} flags', '<'],
+    ['{n} flags or fewer', '<='],
+  ];
+  fc.assert(
+    fc.property(fc.integer({ min: 1, max: 5000 }), fc.constantFrom(...forms), (n, [form, op]) => {
+      const request = `hide reviews with ${form.replace('{n}', String(n))}`;
+      const { spec } = ok(request);
+      assert.equal(spec.triggers[0]?.when, `payload.flag_count ${op} ${n}`, request);
+      assert.equal(spec.limits.maxCostUsd, 0, request);
+    }),
+    { numRuns: 300 },
+  );
+});

@@ -1,0 +1,102 @@
+/**
+ * Tests on a field that counts things, said as a bound on a count: "reported 5 or more times",
+ * "posts with 10+ reports", "at least 3 flags", "more than 2 complaints", "3 reports or more". They
+ * are trigger conditions on the trigger event's payload field that counts those things
+ * (`report_count` for "reports"; for "times", the event's one count field):
+ * `payload.report_count >= 5`, listed under "Assumed". A count no field of the event holds, or
+ * several, is asked about.
+ *
+ * Read before money is (so "more than 3 reports" is never $3), and only where the word after the
+ * number names what some event of the catalog counts ("times" always does); a negation just before
+ * it makes it a limit on an action, not a filter, and it is left to the other readers.
+ */
+import { lemmas } from '../request-words.ts';
+import { type NumberTest, POST, PRE } from './read-number-tests.ts';
+import { NUMBER_WORDS, numberWordsValue } from './read-spelling.ts';
+import { cutOut, listOr, type RequestContext, type RequestText } from './request-context.ts';
+
+export interface CountTest {
+  readonly op: NumberTest['op'];
+  readonly n: number;
+  /** What is counted, as said ("reports", "times"). */
+  readonly noun: string;
+  readonly said: string;
+}
+
+const NUMBER = String.raw`([0-9]{1,6}|${NUMBER_WORDS})`;
+const PRE_RE = [...Object.keys(PRE), 'reaches', 'reaching', 'hits', 'hitting'].join('|');
+const POST_RE = Object.keys(POST).join('|');
+const NOUN = '([a-z]{3,})';
+const TEST = new RegExp(
+  String.raw`\b(?:(${PRE_RE})\s+${NUMBER}\s+${NOUN}|${NUMBER}\s*\+\s*${NOUN}|${NUMBER}\s+(${POST_RE})\s+${NOUN}|${NUMBER}\s+${NOUN}\s+(${POST_RE}))\b`,
+  'g',
+);
+const NEGATED = /\b(?:never|not|no|don'?t|dont|do not|nothing|without)\s+(?:[a-z]+\s+){0,2}$/;
+
+/** A field that counts something: `report_count`, `num_flags`, `flag_count`. */
+const isCount = (field: string) => /(?:^|_)(?:count|num|number)(?:_|$)/.test(field);
+/** What a count field counts: its name without the count word ("report" for `report_count`). */
+const counted = (field: string) => field.split('_').filter((p) => !/^(?:count|num|number|of)$/.test(p));
+const names = (noun: string, field: string) =>
+  counted(field).some((p) => lemmas(p).some((l) => lemmas(noun).includes(l)));
+
+/** The bounds on a count the text says, cut out: only those a field of some catalog event counts. */
+export function readCountTests(buf: RequestText, ctx: RequestContext): CountTest[] {
+  const fields = (ctx.events ?? []).flatMap((e) => e.payload.filter(isCount));
+  if (fields.length === 0) return [];
+  const out: CountTest[] = [];
+  for (const m of [...buf.text.matchAll(TEST)]) {
+    if (NEGATED.test(buf.text.slice(0, m.index))) continue;
+    const [, pre, n1, noun1, n2, noun2, n3, post3, noun3, n4, noun4, post4] = m;
+    const said = n1 ?? n2 ?? n3 ?? n4!;
+    const noun = noun1 ?? noun2 ?? noun3 ?? noun4!;
+    const n = /^[0-9]+$/.test(said) ? Number(said) : numberWordsValue(said);
+    if (n === undefined) continue;
+    if (noun !== 'times' && !fields.some((f) => names(noun, f))) continue;
+    const op = pre ? (PRE[pre] ?? '>=') : n2 !== undefined ? '>=' : POST[(post3 ?? post4)!]!;
+    out.push({ op, n, noun, said: m[0] });
+    cutOut(buf, m);
+    // "posts with 10+ reports", "if a post has 5 or more": the word that leads to the count goes too.
+    const lead = /\b(?:with|has|have|having|gets|got|receives|received|that (?:has|have|got|get))\s*$/.exec(
+      buf.text.slice(0, m.index),
+    );
+    if (lead) cutOut(buf, lead);
+  }
+  return out;
+}
+
+/** The tests as conditions on the trigger event's count field; a question when none fits, or several. */
+export function countConditions(
+  tests: readonly CountTest[],
+  event: string | undefined,
+  ctx: RequestContext,
+): string[] {
+  if (tests.length === 0) return [];
+  const shape = ctx.events?.find((e) => e.type === event);
+  const counts = (shape?.payload ?? []).filter(isCount);
+  const out: string[] = [];
+  for (const t of tests) {
+    const fits = t.noun === 'times' ? counts : counts.filter((f) => names(t.noun, f));
+    if (fits.length !== 1) {
+      ctx.questions.push({
+        about: 'triggers.when',
+        question: `Which field of the ${event ?? 'trigger'} event should "${t.said}" test? ${
+          fits.length > 1
+            ? `${listOr(fits)} both count.`
+            : shape?.payload.length
+              ? `It carries ${listOr(shape.payload)}.`
+              : ''
+        }`.trim(),
+        ...(fits.length > 1 ? { candidates: fits } : {}),
+      });
+      continue;
+    }
+    const test = `payload.${fits[0]} ${t.op} ${t.n}`;
+    if (out.includes(test)) continue;
+    out.push(test);
+    ctx.assumptions.push(
+      `"${t.said}" is read as a test on the ${event} event's ${fits[0]}: ${test.slice(8)}.`,
+    );
+  }
+  return out;
+}

@@ -1,0 +1,60 @@
+/**
+ * Yes/no arguments said in words: a boolean argument whose name is two words or more
+ * (`legal_hold`, `notify_customer`) is true where the request says it ("keep a legal hold copy",
+ * "with legal hold", "legal hold on") and false where it says it under a negation ("no legal
+ * hold", "without a legal hold", "don't keep a legal hold"). The phrase is cut out, so it is never
+ * read as an action; the argument takes the value in every step whose tool has it (fill-args.ts),
+ * read back under "Assumed". A phrase said both ways, or one no step takes, is asked about.
+ * A one-word boolean ("active") is left alone: the word says too many other things.
+ */
+import type { RequestContext, RequestText } from './request-context.ts';
+import { cutOut } from './request-context.ts';
+
+/** What the request said of a yes/no argument. */
+export interface YesNoSaid {
+  readonly value: boolean;
+  readonly said: string;
+}
+
+const NEGATION = `(?:no|not|without|never|don'?t|dont|do not|doesn'?t|shouldn'?t)`;
+const LEAD = String.raw`(?:(?:keep|keeping|with|put|place|placing|set|apply|add|and|a|an|the|on|under|under a)\s+){0,3}`;
+const TAIL = String.raw`(?:\s+(?:copy|on|flag|enabled|set|applied|please|pls))?`;
+
+/** The yes/no arguments the text says, by name, into `ctx.yesNo`; their phrases cut out. */
+export function readYesNo(buf: RequestText, ctx: RequestContext): void {
+  const out = ctx.yesNo;
+  const names = new Set<string>();
+  for (const t of ctx.tools)
+    for (const [n, s] of Object.entries(
+      (t.args.properties ?? {}) as Record<string, { type?: unknown; const?: unknown }>,
+    ))
+      if (s?.type === 'boolean' && s.const === undefined && n.split('_').length >= 2 && !/_id$/.test(n))
+        names.add(n);
+  for (const n of [...names].sort()) {
+    const phrase = n.split('_').join(String.raw`[\s_-]+`);
+    const re = new RegExp(String.raw`\b(${NEGATION}\s+(?:[a-z']+\s+){0,2})?${LEAD}${phrase}${TAIL}\b`, 'g');
+    for (const m of [...buf.text.matchAll(re)]) {
+      const said: YesNoSaid = { value: m[1] === undefined, said: m[0].trim() };
+      const before = out.get(n);
+      out.set(n, before === undefined || (before !== 'both' && before.value === said.value) ? said : 'both');
+      cutOut(buf, m);
+    }
+  }
+  for (const [n, v] of out)
+    if (v === 'both')
+      ctx.questions.push({
+        about: `args: ${n}`,
+        question: `The request says ${n.replace(/_/g, ' ')} both ways. Should ${n} be true or false?`,
+        candidates: ['true', 'false'],
+      });
+}
+
+/** A yes/no the request said that no step of the draft takes is asked about, never dropped. */
+export function askUnusedYesNo(stepArgs: readonly Record<string, unknown>[], ctx: RequestContext): void {
+  for (const [n, v] of ctx.yesNo)
+    if (v !== 'both' && !stepArgs.some((a) => n in a))
+      ctx.questions.push({
+        about: `args: ${n}`,
+        question: `The request says "${v.said}", but no step of the draft takes ${n}. Which action should it go with?`,
+      });
+}
