@@ -126,3 +126,31 @@ test('property: any count bound said in any form gives that exact test and a $0 
     { numRuns: 300 },
   );
 });
+
+test('an action verb before the event noun at the start is the action, never a word qualifying the event', () => {
+  const claims: DraftCatalog = {
+    tools: [
+      tool({
+        name: 'pay_claim',
+        description: 'Pays out an insurance claim.',
+        effect: 'external',
+        cost: { fromArg: 'amount_usd' },
+        args: {
+          type: 'object',
+          required: ['claim_id', 'amount_usd'],
+          properties: { claim_id: { type: 'string' }, amount_usd: { type: 'number' } },
+        },
+      }),
+    ],
+    events: [{ type: 'claim.submitted', payload: ['amount_usd'] }],
+  };
+  for (const request of ['pay claims under 200', 'pay claims, max 200']) {
+    const d = draftSpec(compileRequest(request, claims), claims);
+    assert.equal(d.publishable, true, `${request}: ${JSON.stringify(d.questions)}`);
+    assert.deepEqual(
+      d.spec?.steps.map((s) => ('tool' in s ? s.tool : '')),
+      ['pay_claim'],
+    );
+    assert.equal(d.spec?.limits.maxCostUsd, 200);
+  }
+});

@@ -77,7 +77,7 @@ export function readTrigger(
   }
   if (!start && !clause) {
     // "On refund requests, ...", "For new tickets: ..."
-    const m =
+    let m =
       /(?:^|[.;:]\s*|\b(?:on|for|after|with|to|handle|answer|respond to)\s+)((?:a |an |any |all |every |each |incoming )?(?:new )?[a-z]+ (?:requests?|tickets?|invoices?|reports?|submissions?|claims?|alerts?|incidents?)(?: only)?)\b/.exec(
         buf.text,
       );
@@ -88,6 +88,10 @@ export function readTrigger(
           buf.text,
         );
     if (every) clause = every;
+    // "pay invoices under 1000", "close tickets ...": a verb of an action before the noun is the
+    // action, on the event the noun names (inferred below), never a word qualifying the event.
+    const lead = m ? /([a-z]+) [a-z]+(?: only)?$/.exec(m[1]!)?.[1] : undefined;
+    if (m && lead !== undefined && isActionWord(lead, ctx)) m = null;
     if (m) {
       const at = m.index + m[0].length - m[1]!.length;
       clause = Object.assign([m[1]!], { index: at, input: buf.text }) as unknown as RegExpExecArray;
@@ -296,6 +300,19 @@ function inferEvent(text: string, ctx: RequestContext): string | undefined {
 }
 
 /**
+ * A word that names an action ("pay", "refund", "send"), not the event: an event's noun is not one,
+ * nor is a participle that is an event type's own verb ("reported posts:", "flagged posts ->").
+ */
+function isActionWord(w: string, ctx: RequestContext): boolean {
+  const eventParticiple = /ed$/.test(w) && (ctx.events?.some((e) => splitType(e.type)[1] === w) ?? false);
+  return (
+    (lemmas(w).some((l) => groupOf(ACTION_GROUPS, l) !== undefined) || GENERIC_VERBS.has(w)) &&
+    !isEventWord(w, ctx) &&
+    !eventParticiple
+  );
+}
+
+/**
  * A trigger said as a heading at the start of the request: a few words before ":", "?", "->" or
  * " - " ("Alerts:", "critical alert ->", "new ticket opened?", "An employee submits an expense
  * report - ..."), or before a comma when they say the event happened ("anything that fires on auth,
@@ -312,13 +329,7 @@ function heading(text: string, ctx: RequestContext): RegExpExecArray | null {
   const verb = words.some((w, i) => (i > 0 || comma) && saysHappened(w, ctx));
   const noun = words.some((w) => ctx.events?.some((e) => isNounOf(w, e)));
   // "refund requests:" names the event; "refund them:", "pay approved invoices," an action.
-  // "reported posts:", "flagged posts ->": a participle that is an event type's own verb says the event.
-  const eventParticiple = (w: string) =>
-    /ed$/.test(w) && (ctx.events?.some((e) => splitType(e.type)[1] === w) ?? false);
-  const action = (w: string) =>
-    (lemmas(w).some((l) => groupOf(ACTION_GROUPS, l) !== undefined) || GENERIC_VERBS.has(w)) &&
-    !isEventWord(w, ctx) &&
-    !eventParticiple(w);
+  const action = (w: string) => isActionWord(w, ctx);
   // Its first word that is not filler ("tho pay out approved claims, ..." starts with an action).
   const lead = words.find((w) => !FILLER.has(w)) ?? words[0]!;
   const acts = action(lead) || (!verb && words.some(action));
