@@ -125,3 +125,41 @@ test('property: any spoken form of an enum route and any hour count fill the rou
     { numRuns: 150 },
   );
 });
+
+test("an enum value that is no route's ('sev1', a case's level) is left to the tests: before the event's noun it says which events", () => {
+  const machines: DraftCatalog = {
+    tools: [
+      tool({
+        name: 'open_case',
+        description: 'Opens a case for a machine.',
+        args: {
+          type: 'object',
+          required: ['machine', 'level'],
+          properties: { machine: { type: 'string' }, level: { enum: ['sev1', 'sev2', 'sev3'] } },
+        },
+      }),
+      tool({
+        name: 'page_tech',
+        description: 'Pages the technician of a machine.',
+        args: { type: 'object', required: ['machine'], properties: { machine: { type: 'string' } } },
+      }),
+      tool({
+        name: 'notify_owner',
+        description: "Sends a message to the machine's owner.",
+        args: {
+          type: 'object',
+          required: ['user_id', 'message'],
+          properties: { user_id: { type: 'string' }, message: { type: 'string' } },
+        },
+      }),
+    ],
+    events: [{ type: 'alert.fired', payload: ['machine', 'level'] }],
+  };
+  const d = draftSpec(compileRequest('sev1 alerts -> page the tech', machines), machines);
+  assert.equal(d.publishable, true, JSON.stringify(d.questions));
+  assert.equal(d.spec?.triggers[0]?.when, 'payload.level == "sev1"');
+  assert.deepEqual(
+    d.spec?.steps.map((s) => ('tool' in s ? s.tool : '')),
+    ['page_tech'],
+  );
+});

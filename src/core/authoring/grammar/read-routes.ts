@@ -88,6 +88,9 @@ export function readRoutes(lower: string, raw: string, ctx: RequestContext): { l
     }
   // "tier 2", "the tier-1 queue", "billing queue": a value of a route.
   for (const [v, e] of values) {
+    // Only a route's values: an enum of a tool or argument that speaks of a queue, team, desk...
+    // ("sev1" is an incident's severity: left to the readers of tests and arguments).
+    if (e.nouns.size === 0) continue;
     const forms = spoken(v);
     const nouns = e.nouns.size > 0 ? String.raw`(?:\s+(?:${[...e.nouns].join('|')})s?)` : undefined;
     const plain = v.toLowerCase().replace(/[^a-z0-9]+/g, '[-_ ]');
