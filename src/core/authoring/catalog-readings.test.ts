@@ -154,3 +154,34 @@ test('an action verb before the event noun at the start is the action, never a w
     assert.equal(d.spec?.limits.maxCostUsd, 200);
   }
 });
+
+test('text said for an argument by its name ("note: ...") is that argument, never an action', () => {
+  const withNote: DraftCatalog = {
+    ...reviews,
+    tools: [
+      ...reviews.tools,
+      tool({
+        name: 'reply_to_reviewer',
+        description: 'Replies to the reviewer.',
+        args: {
+          type: 'object',
+          required: ['reviewer_id', 'note'],
+          properties: { reviewer_id: { type: 'string' }, note: { type: 'string', minLength: 1 } },
+        },
+      }),
+    ],
+  };
+  for (const [request, note] of [
+    ['flagged reviews: reply to the reviewer, note: we are looking into it', 'we are looking into it'],
+    [
+      'when a review is flagged, reply to the reviewer, note = thanks for the heads up; hide it',
+      'thanks for the heads up',
+    ],
+  ] as const) {
+    const d = draftSpec(compileRequest(request, withNote), withNote);
+    const reply = d.spec?.steps.find((s) => 'tool' in s && s.tool === 'reply_to_reviewer');
+    assert.ok(reply && 'args' in reply, `${request}: ${JSON.stringify(d.questions)}`);
+    assert.equal(reply.args.note, note, request);
+    assert.match((d.readBack?.assumed ?? []).join('\n'), /is read as the text .* for note/);
+  }
+});

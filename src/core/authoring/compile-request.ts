@@ -37,6 +37,7 @@ import { checkCoverage } from './grammar/read-coverage.ts';
 import { alternatives, fieldForValue, readFieldTests, readQualifiers } from './grammar/read-field-tests.ts';
 import { checkStepLimit, readStepLimit, spendCap } from './grammar/read-limits.ts';
 import { readMessageTexts } from './grammar/read-message-text.ts';
+import { readNamedTexts } from './grammar/read-named-texts.ts';
 import { numberConditions, readNumberTests } from './grammar/read-number-tests.ts';
 import { type Otherwise, readOtherwise } from './grammar/read-otherwise.ts';
 import { readRoutes } from './grammar/read-routes.ts';
@@ -72,7 +73,9 @@ export function compileRequest(
 ): CompiledRequest {
   const ctx = contextFor(catalog);
   const read = normaliseRequest(request.slice(0, MAX_REQUEST_LENGTH), ctx.quotes);
-  const texts = readMessageTexts(read.lower, read.raw, ctx);
+  const messages = readMessageTexts(read.lower, read.raw, ctx);
+  // "reason: flagged by users": text for an argument said by its name.
+  const texts = readNamedTexts(messages.lower, messages.raw, ctx);
   const unquoted = quoteUnquoted(texts.lower, texts.raw, ctx.quotes, ctx.assumptions);
   const { lower, raw } = readRoutes(unquoted.lower, unquoted.raw, ctx);
   if (lower.trim() === '') {
