@@ -185,3 +185,33 @@ test('text said for an argument by its name ("note: ...") is that argument, neve
     assert.match((d.readBack?.assumed ?? []).join('\n'), /is read as the text .* for note/);
   }
 });
+
+test("a heading naming one event's noun is that event, though an action's words name another; 'post ...: <text>' is the text", () => {
+  const site: DraftCatalog = {
+    tools: [
+      tool({
+        name: 'post_notice',
+        description: 'Posts a notice on the visitor board.',
+        effect: 'external',
+        args: {
+          type: 'object',
+          required: ['message'],
+          properties: { message: { type: 'string', minLength: 1 } },
+        },
+      }),
+    ],
+    events: [
+      { type: 'alarm.raised', payload: ['site', 'level'], values: { level: ['critical', 'minor'] } },
+      { type: 'post.published', payload: ['author'] },
+    ],
+  };
+  const d = draftSpec(
+    compileRequest('critical alarms: post on the visitor board: Site 3 is closed, sorry about that', site),
+    site,
+  );
+  assert.equal(d.publishable, true, JSON.stringify(d.questions));
+  assert.deepEqual(d.spec?.triggers, [{ event: 'alarm.raised', when: 'payload.level == "critical"' }]);
+  const step = d.spec!.steps[0]!;
+  assert.equal('args' in step ? step.args.message : undefined, 'Site 3 is closed, sorry about that.');
+  assert.match((d.readBack?.assumed ?? []).join('\n'), /The workflow starts on alarm\.raised/);
+});

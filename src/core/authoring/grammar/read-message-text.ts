@@ -26,7 +26,7 @@ import type { RequestContext } from './request-context.ts';
 
 /** Verbs that send words to a person. */
 const VERBS =
-  'reply|respond|answer|tell|email|e-mail|mail|dm|pm|ping|message|msg|notify|inform|ack|acknowledge|write(?: back)?|say|let';
+  'reply|respond|answer|tell|email|e-mail|mail|dm|pm|ping|message|msg|notify|inform|ack|acknowledge|write(?: back)?|say|let|post|announce|publish';
 /** Who the words go to, after the verb (no colon): one short noun phrase. */
 const WHOM = String.raw`(?:to\s+)?(?:them|him|her|em|the\s+[a-z-]+|their\s+[a-z-]+|the\s+[a-z-]+'s\s+[a-z-]+)`;
 /** Verbs `quoteUnquoted` reads "<verb> that <text>" for (with commas ending the text). */

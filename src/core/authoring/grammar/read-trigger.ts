@@ -225,6 +225,18 @@ export function readTrigger(
     });
     return {};
   }
+  // "sev1 alerts: ...": the trigger's own words name one event's noun, whatever the rest names.
+  const byNoun = ctx.events.filter((e) =>
+    splitType(e.type)[0]
+      .split(/[_-]/)
+      .some((n) => lemmas(n).some((l) => nounLemmas.has(l))),
+  );
+  if (byNoun.length === 1) {
+    ctx.assumptions.push(
+      `The workflow starts on ${byNoun[0]!.type}: "${clause[0].trim()}" names no event's verb, and it is the only one about ${splitType(byNoun[0]!.type)[0]}.`,
+    );
+    return { event: byNoun[0]!.type, qualifiers: qualifiersOf(byNoun[0]!, false) };
+  }
   const inferred = inferEvent(whole, ctx);
   const shape = ctx.events.find((e) => e.type === inferred);
   if (inferred && shape) return { event: inferred, qualifiers: qualifiersOf(shape, false) };
