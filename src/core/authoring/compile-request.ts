@@ -32,6 +32,7 @@ import { readArgPhrases } from './grammar/read-arg-phrases.ts';
 import { splitClauses } from './grammar/read-clauses.ts';
 import { readAudience, readNotCurrency, triggerConditions } from './grammar/read-conditions.ts';
 import { checkCoverage } from './grammar/read-coverage.ts';
+import { elseChoice, readElseApart, type SaidTests } from './grammar/read-else-apart.ts';
 import { alternatives, readFieldTests, readQualifiers } from './grammar/read-field-tests.ts';
 import { checkStepLimit, readStepLimit, spendCap } from './grammar/read-limits.ts';
 import { readMessageTexts } from './grammar/read-message-text.ts';
@@ -87,8 +88,9 @@ export function compileRequest(
     readOutputTest(buf, raw, ctx) ??
     readOtherwise(buf, raw, (w) => ctx.events?.some((e) => isNounOf(w, e)) ?? false) ??
     readStepIf(buf, raw);
+  // An else said apart from its test ("... . otherwise refund it", "for everyone else ..."): cut out first.
+  const apart = said ? undefined : readElseApart(buf, raw);
   const money = readMoney(buf);
-  const otherwise = said ? branchMoney(said, money, ctx) : undefined;
   const currencyNot = readNotCurrency(buf);
   const currency = currencyNot ?? readCurrency(buf);
   const audience = readAudience(buf, ctx);
@@ -97,6 +99,20 @@ export function compileRequest(
     ...readQualifiers(qualifiers ?? [], event, ctx),
     ...readFieldTests(buf, raw, event, ctx),
   ];
+  // The test an else said apart answers is the choice's, no longer the trigger's.
+  const tests: SaidTests = { numberTests, money, audience, fieldTests };
+  const fromApart = apart
+    ? elseChoice(
+        apart,
+        tests,
+        buf,
+        raw,
+        event,
+        ctx.events?.find((e) => e.type === event),
+        ctx,
+      )
+    : undefined;
+  const otherwise = said || fromApart ? branchMoney((said ?? fromApart)!, money, ctx) : undefined;
   // The same action said twice ("refund requests: refund them") is one step.
   const once = (list: DraftStep[]) =>
     list.filter(
@@ -120,7 +136,12 @@ export function compileRequest(
   const when = alternatives([
     ...triggerConditions(
       event,
-      { currency, currencyNot: currencyNot !== undefined, audience, lowerBounds: money.lowerBounds },
+      {
+        currency,
+        currencyNot: currencyNot !== undefined,
+        audience: tests.audience,
+        lowerBounds: money.lowerBounds,
+      },
       steps,
       ctx,
     ),
