@@ -20,7 +20,7 @@ import { hashOf } from '../../src/core/canonical/index.ts';
 import {
   conditionKey,
   normalizeCondition,
-  parseCondition,
+  parseStepCondition,
   type StepSpec,
   type TriggerSpec,
   toolSteps,
@@ -128,11 +128,14 @@ export function loadCorpus(dir = CORPUS_DIR): CorpusFile[] {
  * the same test ("a or b" and "(b or a)") compare equal and nothing else does. Text that does not
  * parse is compared as written.
  */
-function sameMeaning(when: string): string {
+function sameMeaning(when: string, names: ReadonlyMap<string, string> = new Map()): string {
+  const renamed = when.replace(/\bsteps\.([A-Za-z0-9_]+)\./g, (all, n: string) =>
+    names.has(n) ? `steps.${names.get(n)}.` : all,
+  );
   try {
-    return conditionKey(normalizeCondition(parseCondition(when)));
+    return conditionKey(normalizeCondition(parseStepCondition(renamed)));
   } catch {
-    return when;
+    return renamed;
   }
 }
 
@@ -170,13 +173,13 @@ export function normalise(spec: {
       };
       if (s.choose !== undefined)
         return {
-          choose: s.choose.map((b) => ({ when: sameMeaning(b.when), steps: b.steps.map(step) })),
+          choose: s.choose.map((b) => ({ when: sameMeaning(b.when, names), steps: b.steps.map(step) })),
           ...(s.else?.length ? { else: s.else.map(step) } : {}),
         };
       return {
         tool: s.tool as string,
         args: rename(s.args) as Record<string, unknown>,
-        ...(s.if !== undefined ? { if: sameMeaning(s.if) } : {}),
+        ...(s.if !== undefined ? { if: sameMeaning(s.if, names) } : {}),
       };
     }),
     limits: { maxSteps: spec.limits.maxSteps, maxCostUsd: spec.limits.maxCostUsd },

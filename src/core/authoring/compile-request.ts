@@ -19,29 +19,30 @@
  * own checks.
  */
 import { hashOf } from '../canonical/index.ts';
-import type { ChooseStepSpec, FlowStep } from '../spec/flow-steps.ts';
+import type { FlowStep } from '../spec/flow-steps.ts';
 import { isSpecId } from '../spec/validate-spec.ts';
 import type { TriggerSpec, WorkflowSpec } from '../spec/workflow-spec.ts';
 import type { CompiledRequest, CompileOptions, DraftCatalog } from './compiled-request.ts';
-import { stepConditionWords } from './condition-words.ts';
+import { branchMoney, readBranch } from './grammar/build-branch.ts';
 import { fillArgs } from './grammar/fill-args.ts';
 import { placeImpliedReads } from './grammar/implied-reads.ts';
 import { normaliseRequest, readPhrases } from './grammar/normalise-request.ts';
-import type { MoneyBounds } from './grammar/read-amounts.ts';
 import { readCurrency, readMoney } from './grammar/read-amounts.ts';
 import { readArgPhrases } from './grammar/read-arg-phrases.ts';
 import { splitClauses } from './grammar/read-clauses.ts';
 import { readAudience, readNotCurrency, triggerConditions } from './grammar/read-conditions.ts';
 import { countConditions, readCountTests } from './grammar/read-count-tests.ts';
 import { checkCoverage } from './grammar/read-coverage.ts';
-import { alternatives, fieldForValue, readFieldTests, readQualifiers } from './grammar/read-field-tests.ts';
+import { elseChoice, readElseApart, type SaidTests } from './grammar/read-else-apart.ts';
+import { alternatives, readFieldTests, readQualifiers } from './grammar/read-field-tests.ts';
 import { checkStepLimit, readStepLimit, spendCap } from './grammar/read-limits.ts';
 import { readMessageTexts } from './grammar/read-message-text.ts';
 import { readNamedTexts } from './grammar/read-named-texts.ts';
 import { numberConditions, readNumberTests } from './grammar/read-number-tests.ts';
-import { type Otherwise, readOtherwise } from './grammar/read-otherwise.ts';
+import { readOtherwise } from './grammar/read-otherwise.ts';
 import { readRoutes } from './grammar/read-routes.ts';
 import { quoteUnquoted, readSpelling } from './grammar/read-spelling.ts';
+import { readOutputTest, readStepIf } from './grammar/read-step-tests.ts';
 import { type DraftStep, readSteps } from './grammar/read-steps.ts';
 import { readTrigger } from './grammar/read-trigger.ts';
 import { askUnusedYesNo, readYesNo } from './grammar/read-yes-no.ts';
@@ -98,9 +99,13 @@ export function compileRequest(
   readSpelling(buf, ctx);
   const maxSteps = readStepLimit(buf, ctx);
   readArgPhrases(buf, undefined, ctx);
-  const said = readOtherwise(buf, raw, (w) => ctx.events?.some((e) => isNounOf(w, e)) ?? false);
+  const said =
+    readOutputTest(buf, raw, ctx) ??
+    readOtherwise(buf, raw, (w) => ctx.events?.some((e) => isNounOf(w, e)) ?? false) ??
+    readStepIf(buf, raw);
+  // An else said apart from its test ("... . otherwise refund it", "for everyone else ..."): cut out first.
+  const apart = said ? undefined : readElseApart(buf, raw);
   const money = readMoney(buf);
-  const otherwise = said ? branchMoney(said, money, ctx) : undefined;
   const currencyNot = readNotCurrency(buf);
   const currency = currencyNot ?? readCurrency(buf);
   const audience = readAudience(buf, ctx);
@@ -109,6 +114,20 @@ export function compileRequest(
     ...readQualifiers(qualifiers ?? [], event, ctx),
     ...readFieldTests(buf, raw, event, ctx),
   ];
+  // The test an else said apart answers is the choice's, no longer the trigger's.
+  const tests: SaidTests = { numberTests, money, audience, fieldTests };
+  const fromApart = apart
+    ? elseChoice(
+        apart,
+        tests,
+        buf,
+        raw,
+        event,
+        ctx.events?.find((e) => e.type === event),
+        ctx,
+      )
+    : undefined;
+  const otherwise = said || fromApart ? branchMoney((said ?? fromApart)!, money, ctx) : undefined;
   // The same action said twice ("refund requests: refund them") is one step.
   const once = (list: DraftStep[]) =>
     list.filter(
@@ -132,13 +151,19 @@ export function compileRequest(
   const when = alternatives([
     ...triggerConditions(
       event,
-      { currency, currencyNot: currencyNot !== undefined, audience, lowerBounds: money.lowerBounds },
+      {
+        currency,
+        currencyNot: currencyNot !== undefined,
+        audience: tests.audience,
+        lowerBounds: money.lowerBounds,
+      },
       steps,
       ctx,
     ),
     ...numberConditions(numberTests, event, ctx),
     ...countConditions(countTests, event, ctx),
     ...fieldTests,
+    ...(branch?.when ? [branch.when] : []),
   ]);
   const maxCostUsd = spendCap(money.caps, steps, ctx);
   checkCoverage(buf.text, steps, ctx);
@@ -186,116 +211,6 @@ export function compileRequest(
     assumptions: [...new Set(ctx.assumptions)],
     request,
   };
-}
-
-/**
- * A test with an else (read-otherwise.ts): the steps before it, a choice (the test's steps when it
- * holds, else the others), and the steps after. A money tool in the branch a money test bounds
- * ("under $X" bounds its own branch, "over $X" the else) takes the amount as its spend cap.
- */
-function readBranch(
-  o: Otherwise,
-  buf: RequestText,
-  raw: string,
-  event: string | undefined,
-  lower: string,
-  money: MoneyBounds,
-  ctx: RequestContext,
-): { all: DraftStep[]; flow: FlowStep[]; longest: number } | undefined {
-  const before = splitClauses(buf.text.slice(0, o.at), raw.slice(0, o.at));
-  const after = splitClauses(buf.text.slice(o.end), raw.slice(o.end));
-  // "A if ..., otherwise B" and "A unless ..., in that case B": A is the clause just before the test.
-  const a = o.order === 'first' ? undefined : before.pop();
-  if (o.order !== 'first' && !a) return undefined;
-  const said = o.yes ? splitClauses(o.yes.text, o.yes.raw) : [];
-  const pre = readSteps(before, event, lower, ctx);
-  const yes = readSteps(o.order === 'after' ? [a!] : said, event, lower, ctx);
-  const no = readSteps(o.order === 'unless' ? [a!] : splitClauses(o.text, o.raw), event, lower, ctx);
-  const post = readSteps(after, event, lower, ctx);
-  const when = branchTest(o, event, ctx);
-  if (when === undefined) return undefined;
-  const all = [...pre, ...yes, ...no, ...post];
-  const names = new Set<string>();
-  for (const s of all) {
-    let n = s.step.name;
-    for (let i = 2; names.has(n); i++) n = `${s.step.name}_${i}`;
-    s.step.name = n;
-    names.add(n);
-  }
-  if (o.test.kind === 'money') {
-    const upper = o.test.op === '<' || o.test.op === '<=';
-    const bounded = upper ? yes : no;
-    if (bounded.some((s) => s.tool.cost?.fromArg !== undefined)) money.caps.push(o.test.usd);
-  }
-  ctx.assumptions.push(
-    `"${o.order === 'unless' ? 'unless' : 'otherwise'}" is read as a choice: ${yes.map((s) => s.step.name).join(', ') || 'nothing'} when ${stepConditionWords(when)}, else ${no.map((s) => s.step.name).join(', ') || 'nothing'}.`,
-  );
-  const choice: ChooseStepSpec = {
-    name: o.test.kind === 'money' ? 'by_amount' : 'by_field',
-    choose: [{ when, steps: yes.map((s) => s.step) }],
-    ...(no.length ? { else: no.map((s) => s.step) } : {}),
-  };
-  return {
-    all,
-    flow: [...pre.map((s) => s.step), choice, ...post.map((s) => s.step)],
-    longest: pre.length + Math.max(yes.length, no.length) + post.length,
-  };
-}
-
-/**
- * A cap said inside a branch ("otherwise refund it up to $30") is the run's spend cap, read out of
- * the branch's text like any other; a lower bound there would be a condition of the branch alone,
- * which the grammar cannot say: a question.
- */
-function branchMoney(o: Otherwise, money: MoneyBounds, ctx: RequestContext): Otherwise {
-  const read = (text: string) => {
-    const b = { text };
-    const m = readMoney(b);
-    money.caps.push(...m.caps);
-    if (m.lowerBounds.length > 0)
-      ctx.questions.push({
-        about: 'steps.choose',
-        question: `A branch of the choice says "over $${m.lowerBounds[0]!.usd}"; a draft can test the amount once. Which test is meant?`,
-      });
-    return b.text;
-  };
-  return {
-    ...o,
-    text: read(o.text),
-    ...(o.yes ? { yes: { text: read(o.yes.text), raw: o.yes.raw } } : {}),
-  };
-}
-
-/** The choice's test over the event's payload; undefined (and a question) when no field says it. */
-function branchTest(o: Otherwise, event: string | undefined, ctx: RequestContext): string | undefined {
-  const shape = ctx.events?.find((e) => e.type === event);
-  if (o.test.kind === 'word') {
-    // "if the reason is fraud": the field the words name, when the event has it.
-    const of = o.test.of;
-    const named =
-      of === undefined ? [] : (shape?.payload ?? []).filter((p) => p === of || p.split('_').includes(of));
-    const hit = shape
-      ? fieldForValue(o.test.word, shape, ctx, named.length === 1 ? { field: named[0]! } : {})
-      : undefined;
-    if (!hit) {
-      ctx.questions.push({
-        about: 'steps.choose',
-        question:
-          `Which field of the ${event ?? 'trigger'} event says it is "${o.test.word}"? ${shape ? `It carries ${listOr(shape.payload)}.` : ''}`.trim(),
-      });
-      return undefined;
-    }
-    return `payload.${hit.field} == ${JSON.stringify(hit.value)}`;
-  }
-  const fields = shape?.payload.filter((p) => /amount|total|value|price|cost|sum/.test(p));
-  if (event !== undefined && fields?.length !== 1) {
-    ctx.questions.push({
-      about: 'steps.choose',
-      question: `Which field of the ${event} event holds the amount the request compares with $${o.test.usd}?`,
-    });
-    return undefined;
-  }
-  return `payload.${fields?.[0] ?? 'amount'} ${o.test.op} ${o.test.usd}`;
 }
 
 function describe(request: string): string {

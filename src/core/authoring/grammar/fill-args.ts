@@ -131,7 +131,7 @@ export function fillArgs(
   let subjectUsed = false;
   // Literal text: quoted text, or "as X" / "with X" / "tag it X" for a text argument named after the action.
   const bare =
-    /\b(?:as|with(?: the)?(?: tag| label)?|tag(?:ged)?(?: it| them| the [a-z]+)?|label(?:led)?(?: it| them| the [a-z]+)?|mark(?:ed)?(?: it| them| the [a-z]+))\s+([a-z0-9][a-z0-9-]*)\s*$/.exec(
+    /\b(?:as|with(?: the)?(?: tag| label)?|tag(?:ged)?(?: it| them| the [a-z]+)?|label(?:led)?(?: it| them| the [a-z]+)?|mark(?:ed)?(?: it| them| the [a-z]+))\s+([a-z0-9][a-z0-9-]*)(?:\s+(?:too|as well|also))?\s*$/.exec(
       c.text.replace(/"q[0-9]+"/g, ' ').trimEnd(),
     );
   const literalFor = (n: string, s: ArgSchema): string | undefined => {

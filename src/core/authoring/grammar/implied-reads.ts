@@ -109,7 +109,8 @@ export function impliedRead(
 
 /** The name a template gives an implied read until it is placed: never a name a step can have. */
 const PENDING = '__implied__';
-const PENDING_RE = /\{\{steps\.__implied__([A-Za-z0-9_.-]+?)__\.output\.([A-Za-z0-9_]+)\}\}/g;
+/** In an argument's template, or a step's condition (`if:`, a branch's `when`, read-step-tests.ts). */
+const PENDING_RE = /steps\.__implied__([A-Za-z0-9_.-]+?)__\.output\.([A-Za-z0-9_]+)/g;
 
 /** The value of an argument an implied read supplies, until `placeImpliedReads` names the step. */
 export function pendingOutput(read: ToolDescriptor, field: string): string {
@@ -119,6 +120,19 @@ export function pendingOutput(read: ToolDescriptor, field: string): string {
 /** `{{clock.now}}` for a date-time argument nothing else fills. */
 export function isDateTimeArg(name: string, schema: { type?: unknown; format?: unknown }): boolean {
   return schema.type === 'string' && (schema.format === 'date-time' || /(?:^|_)at$/.test(name));
+}
+
+/** Every choice of a flow, nested ones too. */
+function choicesOf(flow: readonly FlowStep[]): ChooseStepSpec[] {
+  return flow.flatMap((s) =>
+    'choose' in s
+      ? [
+          s as ChooseStepSpec,
+          ...(s as ChooseStepSpec).choose.flatMap((b) => choicesOf(b.steps)),
+          ...choicesOf(s.else ?? []),
+        ]
+      : [],
+  );
 }
 
 /** Every tool step of a flow, in branches too. */
@@ -146,21 +160,32 @@ export function placeImpliedReads(
 ): DraftStep[] {
   const needs = new Map<string, { users: Set<string>; fields: Set<string> }>();
   const all = toolStepsOf(flow);
-  for (const s of all)
-    for (const v of Object.values(s.args ?? {}))
-      if (typeof v === 'string')
-        for (const m of v.matchAll(PENDING_RE)) {
-          const n = needs.get(m[1]!) ?? { users: new Set(), fields: new Set() };
-          n.users.add(`${s.name} (${s.tool})`);
-          n.fields.add(m[2]!);
-          needs.set(m[1]!, n);
-        }
+  const need = (v: unknown, user: string) => {
+    if (typeof v === 'string')
+      for (const m of v.matchAll(PENDING_RE)) {
+        const n = needs.get(m[1]!) ?? { users: new Set(), fields: new Set() };
+        n.users.add(user);
+        n.fields.add(m[2]!);
+        needs.set(m[1]!, n);
+      }
+  };
+  for (const s of all) {
+    for (const v of Object.values(s.args ?? {})) need(v, `${s.name} (${s.tool})`);
+    need(s.if, `the test of ${s.name}`);
+  }
+  for (const c of choicesOf(flow)) for (const b of c.choose) need(b.when, `the test of ${c.name}`);
   const added: DraftStep[] = [];
   for (const [toolName, need] of needs) {
     const read = ctx.tools.find((t) => t.name === toolName)!;
     // The request's own read, said before every step that needs it: that one.
-    const firstUser = flow.findIndex((s) =>
-      toolStepsOf([s]).some((x) => Object.values(x.args ?? {}).some((v) => String(v).includes(toolName))),
+    const pending = `__implied__${toolName}__`;
+    const firstUser = flow.findIndex(
+      (s) =>
+        toolStepsOf([s]).some(
+          (x) =>
+            String(x.if ?? '').includes(pending) ||
+            Object.values(x.args ?? {}).some((v) => String(v).includes(pending)),
+        ) || choicesOf([s]).some((c) => c.choose.some((b) => b.when.includes(pending))),
     );
     const own = flow.findIndex((s) => 'tool' in s && (s as StepSpec).tool === toolName);
     let name: string;
@@ -188,13 +213,17 @@ export function placeImpliedReads(
         about: `steps: ${name}`,
         question: `${[...need.users].join(' and ')} need${need.users.size > 1 ? '' : 's'} what ${toolName} reads (${[...need.fields].join(', ')}), but the request calls ${toolName} after. Should it run first?`,
       });
-    const rename = (v: unknown): unknown =>
-      typeof v === 'string'
+    const rename = <T>(v: T): T =>
+      (typeof v === 'string'
         ? v.replace(PENDING_RE, (all, t: string, f: string) =>
-            t === toolName ? `{{steps.${name}.output.${f}}}` : all,
+            t === toolName ? `steps.${name}.output.${f}` : all,
           )
-        : v;
-    for (const s of all) if (s.args) for (const k of Object.keys(s.args)) s.args[k] = rename(s.args[k]);
+        : v) as T;
+    for (const s of all) {
+      if (s.args) for (const k of Object.keys(s.args)) s.args[k] = rename(s.args[k]);
+      if (s.if !== undefined) s.if = rename(s.if);
+    }
+    for (const c of choicesOf(flow)) for (const b of c.choose) b.when = rename(b.when);
   }
   return added;
 }

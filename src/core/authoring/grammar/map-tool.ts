@@ -21,6 +21,7 @@ import {
 import type { Clause } from './read-clauses.ts';
 import { messagingTool } from './read-message-text.ts';
 import { routedTool } from './read-routes.ts';
+import { signoffTool } from './read-signoffs.ts';
 import { listOr, type RequestContext } from './request-context.ts';
 
 const UNMAPPED_MARKERS =
@@ -142,6 +143,9 @@ export function mapTool(c: Clause, ctx: RequestContext): ToolDescriptor | undefi
     );
     if (narrowed.length >= 1) candidates = narrowed;
   }
+  // "get their manager to sign off": the catalog's one sign-off by the person named (read-signoffs.ts).
+  const gate = candidates.length === 1 ? undefined : signoffTool(c, ctx);
+  if (gate) return gate;
   if (candidates.length > 1) {
     // Several tools fit even their objects; one fits by name ("close" -> close_ticket, not archive_ticket) only if the
     // others mention the action just in passing. Never decided here: the person says.

@@ -107,6 +107,16 @@ export function readMoney(buf: RequestText): MoneyBounds {
     out.lowerBounds.push({ op: m[1] === 'at least' ? '>=' : '>', usd: amount(m, 2) });
     cutOut(buf, m);
   }
+  // "refund req over 300 -> ...": a bare number after a lower bound, with nothing after it that
+  // could be what it counts ("more than 5 replies" is no amount).
+  const bareLower = new RegExp(
+    String.raw`\b${IF_IT}(over|above|more than|greater than|larger than|bigger than|at least|exceeding)\s+(${NUMBER})(?=\s*(?:$|[,.;:!?)]|->|→|-\s|\b(?:then|and)\b))`,
+    'g',
+  );
+  for (let m = bareLower.exec(buf.text); m; m = bareLower.exec(buf.text)) {
+    out.lowerBounds.push({ op: m[1] === 'at least' ? '>=' : '>', usd: usdOfDigits(m[2]!) });
+    cutOut(buf, m);
+  }
   return out;
 }
 

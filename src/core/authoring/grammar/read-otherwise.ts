@@ -12,6 +12,7 @@
  * the trigger is known). Cuts the test and the branches out of the text; the words before the test
  * ("if a refund request is") stay for the trigger reader.
  */
+import type { NumberTest } from './read-number-tests.ts';
 import { cutOut, type RequestText } from './request-context.ts';
 
 /** A test with an else, as the request says it. */
@@ -22,7 +23,9 @@ export interface Otherwise {
   readonly end: number;
   /** `after`: "A if test, otherwise B"; `first`: "if test, A, otherwise B"; `unless`: "A unless test, in that case B". */
   readonly order: 'after' | 'first' | 'unless';
-  readonly test: MoneyTest | WordTest;
+  readonly test: MoneyTest | WordTest | SaidTest | DurationTest;
+  /** No else: the test's steps carry `if:` while the others run regardless (read-step-tests.ts). */
+  readonly stepIf?: boolean;
   /** The actions when the test holds, when said apart from the text before the test (order `first`, `unless`). */
   readonly yes?: { readonly text: string; readonly raw: string };
   /** The else part (order `after`, `first`), or the action before "unless" is read from the text. */
@@ -42,6 +45,19 @@ export interface WordTest {
   readonly word: string;
   /** What the test is said of, when it names no event ("if the reason is fraud": reason). */
   readonly of?: string;
+}
+
+/** A test already written as a condition ("if they're not active in the directory"), with its words. */
+export interface SaidTest {
+  readonly kind: 'condition';
+  readonly when: string;
+  readonly said: string;
+}
+
+/** A bound on a duration ("2 weeks or more"): a test on the event's one field that counts time. */
+export interface DurationTest {
+  readonly kind: 'duration';
+  readonly test: NumberTest;
 }
 
 const OPS: Record<string, MoneyTest['op']> = {
@@ -80,7 +96,7 @@ const POST: Record<string, MoneyTest['op']> = {
 const NOT_A_VALUE =
   /^(?:it|its|it's|they|them|this|that|these|those|the|a|an|so|not|there|we|you|i|over|under|above|below|more|less|at|in|on|from|for|by)$/;
 /** What the test is said of: "it's", "its", "the total is", "a refund request is", "an alert   " ('s cut). */
-const SUBJECT = String.raw`(?:(?:it's|its|it is|they're|theyre|they are|it|that's|thats|that is)\s+|(?:the|a|an)\s+[a-z]+(?:\s+[a-z]+)?\s+(?:is\s+|are\s+|\s+)?)?`;
+export const SUBJECT = String.raw`(?:(?:it's|its|it is|they're|theyre|they are|it|that's|thats|that is)\s+|(?:someone|somebody|anyone|anybody|they|the (?:employee|requester|user|person|customer))\s+(?:wants|want|asks for|ask for|is asking for|are asking for|requests|needs|asked for|requested)\s+(?:an?\s+|the\s+)?|(?:the|a|an)\s+[a-z]+(?:\s+[a-z]+)?\s+(?:is\s+|are\s+|\s+)?)?`;
 const ELSE = String.raw`(?:otherwise|else|if not|or else)`;
 const END = String.raw`[^.;!?]*`;
 
@@ -114,12 +130,12 @@ function money(op: string, amount: string): MoneyTest {
 }
 
 /** The money test of a match: its operator before the amount (groups 1, 2) or after it (groups 3, 4). */
-function moneyOf(m: RegExpExecArray, at: number): MoneyTest {
+export function moneyOf(m: RegExpExecArray, at: number): MoneyTest {
   return m[at] !== undefined ? money(m[at]!, m[at + 1]!) : money(m[at + 3]!, m[at + 2]!);
 }
 
 /** A money test: "over 300", "more than $5k", or "$50 or less" (4 groups). */
-const MONEY_TEST = String.raw`(?:${OP}\s+${AMOUNT}|${AMOUNT}\s+${POST_OP})`;
+export const MONEY_TEST = String.raw`(?:${OP}\s+${AMOUNT}|${AMOUNT}\s+${POST_OP})`;
 
 /** "refund it if it's under $20, otherwise reply ...". */
 function afterAction(buf: RequestText, raw: string): Otherwise | undefined {

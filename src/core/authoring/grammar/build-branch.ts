@@ -1,0 +1,179 @@
+/**
+ * A test with its steps, placed in the draft (read-otherwise.ts, read-step-tests.ts and
+ * read-else-apart.ts read them): the steps before it, then
+ *
+ *   - with an else, a choice (`choose:` with the test's steps when it holds, `else:` the others,
+ *     docs/flow.md);
+ *   - with none ("tag it, and if it's above $40 tag it high-value too"), the test's steps, each
+ *     carrying the test as its `if:`, while the others run regardless; when the test's steps are
+ *     the whole draft, the test is the trigger's (a money bound: the cap alone, as before);
+ *
+ * then the steps after. A money tool in the branch a money test bounds ("under $X" bounds its own
+ * branch, "over $X" the else) takes the amount as its spend cap.
+ */
+import type { ChooseStepSpec, FlowStep } from '../../spec/flow-steps.ts';
+import { stepConditionWords } from '../condition-words.ts';
+import type { MoneyBounds } from './read-amounts.ts';
+import { readMoney } from './read-amounts.ts';
+import { splitClauses } from './read-clauses.ts';
+import { fieldForValue } from './read-field-tests.ts';
+import { numberConditions } from './read-number-tests.ts';
+import type { Otherwise } from './read-otherwise.ts';
+import { type DraftStep, readSteps } from './read-steps.ts';
+import { listOr, type RequestContext, type RequestText } from './request-context.ts';
+
+/** A test in words; a read step not yet placed (implied-reads.ts) by its tool's name. */
+const words = (when: string) => stepConditionWords(when.replace(/__implied__(.+?)__/g, '$1'));
+
+/** The steps a branch gives: all of them, the flow, its longest path; a test left for the trigger. */
+export interface Branch {
+  readonly all: DraftStep[];
+  readonly flow: FlowStep[];
+  readonly longest: number;
+  /** The test, when its steps are the whole draft and it is no money bound: the trigger's `when`. */
+  readonly when?: string;
+}
+
+export function readBranch(
+  o: Otherwise,
+  buf: RequestText,
+  raw: string,
+  event: string | undefined,
+  lower: string,
+  money: MoneyBounds,
+  ctx: RequestContext,
+): Branch | undefined {
+  const before = splitClauses(buf.text.slice(0, o.at), raw.slice(0, o.at));
+  const after = splitClauses(buf.text.slice(o.end), raw.slice(o.end));
+  // "A if ..., otherwise B" and "A unless ..., in that case B": A is the clause just before the test.
+  const a = o.order === 'first' ? undefined : before.pop();
+  if (o.order !== 'first' && !a) return undefined;
+  const said = o.yes ? splitClauses(o.yes.text, o.yes.raw) : [];
+  const pre = readSteps(before, event, lower, ctx);
+  const yes = readSteps(o.order === 'after' ? [a!] : said, event, lower, ctx);
+  const no = readSteps(o.order === 'unless' ? [a!] : splitClauses(o.text, o.raw), event, lower, ctx);
+  const post = readSteps(after, event, lower, ctx);
+  const all = [...pre, ...yes, ...no, ...post];
+  const names = new Set<string>();
+  for (const s of all) {
+    let n = s.step.name;
+    for (let i = 2; names.has(n); i++) n = `${s.step.name}_${i}`;
+    s.step.name = n;
+    names.add(n);
+  }
+  const bounds = (steps: readonly DraftStep[]) => {
+    if (o.test.kind !== 'money') return;
+    const upper = o.test.op === '<' || o.test.op === '<=';
+    if ((upper ? yes : no) === steps && steps.some((s) => s.tool.cost?.fromArg !== undefined))
+      money.caps.push(o.test.usd);
+  };
+  // No else, and nothing else runs regardless (or the test guards no step of its own: "refund it if
+  // it's under $40, max $30"): the test is the whole workflow's, as if said of the trigger. A test on
+  // what a read step returns stays the steps' own: the read runs regardless.
+  const onRead = o.test.kind === 'condition' && o.test.when.startsWith('steps.');
+  if (o.stepIf && (yes.length === 0 || (!onRead && pre.length === 0 && post.length === 0))) {
+    const flow = all.map((s) => s.step);
+    if (o.test.kind === 'money') {
+      const upper = o.test.op === '<' || o.test.op === '<=';
+      if (upper) money.caps.push(o.test.usd);
+      else money.lowerBounds.push({ op: o.test.op === '>=' ? '>=' : '>', usd: o.test.usd });
+      return { all, flow, longest: all.length };
+    }
+    if (onRead) {
+      ctx.questions.push({
+        about: 'steps.if',
+        question: `Which steps should "${o.test.kind === 'condition' ? o.test.said : ''}" decide? No action is said after it.`,
+      });
+      return undefined;
+    }
+    const when = branchTest(o, event, ctx);
+    if (when === undefined) return undefined;
+    return { all, flow, longest: all.length, when };
+  }
+  const when = branchTest(o, event, ctx);
+  if (when === undefined) return undefined;
+  bounds(yes);
+  bounds(no);
+  if (o.stepIf && no.length === 0) {
+    for (const s of yes) s.step.if = when;
+    ctx.assumptions.push(
+      `${yes.map((s) => s.step.name).join(', ') || 'nothing'} ${yes.length > 1 ? 'run' : 'runs'} only when ${words(when)}; ${listOr([...pre, ...post].map((s) => s.step.name))} ${pre.length + post.length > 1 ? 'run' : 'runs'} regardless.`,
+    );
+    return { all, flow: all.map((s) => s.step), longest: all.length };
+  }
+  ctx.assumptions.push(
+    `"${o.order === 'unless' ? 'unless' : 'otherwise'}" is read as a choice: ${yes.map((s) => s.step.name).join(', ') || 'nothing'} when ${words(when)}, else ${no.map((s) => s.step.name).join(', ') || 'nothing'}.`,
+  );
+  const choice: ChooseStepSpec = {
+    name: o.test.kind === 'money' ? 'by_amount' : 'by_field',
+    choose: [{ when, steps: yes.map((s) => s.step) }],
+    ...(no.length ? { else: no.map((s) => s.step) } : {}),
+  };
+  return {
+    all,
+    flow: [...pre.map((s) => s.step), choice, ...post.map((s) => s.step)],
+    longest: pre.length + Math.max(yes.length, no.length) + post.length,
+  };
+}
+
+/**
+ * A cap said inside a branch ("otherwise refund it up to $30") is the run's spend cap, read out of
+ * the branch's text like any other; a lower bound there would be a condition of the branch alone,
+ * which the grammar cannot say: a question.
+ */
+export function branchMoney(o: Otherwise, money: MoneyBounds, ctx: RequestContext): Otherwise {
+  const read = (text: string) => {
+    const b = { text };
+    const m = readMoney(b);
+    money.caps.push(...m.caps);
+    if (m.lowerBounds.length > 0)
+      ctx.questions.push({
+        about: 'steps.choose',
+        question: `A branch of the choice says "over $${m.lowerBounds[0]!.usd}"; a draft can test the amount once. Which test is meant?`,
+      });
+    return b.text;
+  };
+  return {
+    ...o,
+    text: read(o.text),
+    ...(o.yes ? { yes: { text: read(o.yes.text), raw: o.yes.raw } } : {}),
+  };
+}
+
+/** The choice's test over the event's payload; undefined (and a question) when no field says it. */
+function branchTest(o: Otherwise, event: string | undefined, ctx: RequestContext): string | undefined {
+  const shape = ctx.events?.find((e) => e.type === event);
+  if (o.test.kind === 'condition') return o.test.when;
+  if (o.test.kind === 'duration') {
+    const asked = ctx.questions.length;
+    const [when] = numberConditions([o.test.test], event, ctx);
+    return ctx.questions.length === asked ? when : undefined;
+  }
+  if (o.test.kind === 'word') {
+    // "if the reason is fraud": the field the words name, when the event has it.
+    const of = o.test.of;
+    const named =
+      of === undefined ? [] : (shape?.payload ?? []).filter((p) => p === of || p.split('_').includes(of));
+    const hit = shape
+      ? fieldForValue(o.test.word, shape, ctx, named.length === 1 ? { field: named[0]! } : {})
+      : undefined;
+    if (!hit) {
+      ctx.questions.push({
+        about: 'steps.choose',
+        question:
+          `Which field of the ${event ?? 'trigger'} event says it is "${o.test.word}"? ${shape ? `It carries ${listOr(shape.payload)}.` : ''}`.trim(),
+      });
+      return undefined;
+    }
+    return `payload.${hit.field} == ${JSON.stringify(hit.value)}`;
+  }
+  const fields = shape?.payload.filter((p) => /amount|total|value|price|cost|sum/.test(p));
+  if (event !== undefined && fields?.length !== 1) {
+    ctx.questions.push({
+      about: 'steps.choose',
+      question: `Which field of the ${event} event holds the amount the request compares with $${o.test.usd}?`,
+    });
+    return undefined;
+  }
+  return `payload.${fields?.[0] ?? 'amount'} ${o.test.op} ${o.test.usd}`;
+}

@@ -1,0 +1,165 @@
+/**
+ * An else said apart from its test: the test is said as the workflow's filter ("refund req over
+ * 300 -> tag escalate ... . otherwise refund it", "for gold customers refund straight away, for
+ * everyone else tag it needs-approval instead", "access requested for 2 weeks or more? ... anything
+ * shorter, grant it straight away instead", "for pro customers: prioritise the urgent ones, tier 2
+ * within an hour, everything else tier 1 within eight hours"). The else runs to the end of its
+ * sentence ("instead" read as its own word); what it answers is
+ *
+ *   - "anything shorter" / "anything longer": the one bound on a duration said;
+ *   - "everyone else", "anyone else", "all other customers": the one customer group said;
+ *   - "otherwise", "everything else", "the rest": "the X ones" said in its sentence ("prioritise
+ *     the urgent ones"), else the one test said before it (a money bound, a duration, a customer
+ *     group, a field test); several: a question, never a guess.
+ *
+ * The test then decides a choice (build-branch.ts) between the actions said before the else and
+ * the else's, and is no longer the trigger's. Pure; cuts the else out of the text as soon as it is
+ * read, so no other reader takes its words.
+ */
+import type { EventShape } from '../compiled-request.ts';
+import type { MoneyBounds } from './read-amounts.ts';
+import { triggerConditions } from './read-conditions.ts';
+import type { NumberTest } from './read-number-tests.ts';
+import type { Otherwise } from './read-otherwise.ts';
+import { cutOut, type RequestContext, type RequestText } from './request-context.ts';
+
+export interface ElseApart {
+  /** Where the else's marker began, and where its sentence ended. */
+  readonly at: number;
+  readonly end: number;
+  /** What the marker says it answers. */
+  readonly kind: 'any' | 'duration' | 'people';
+  /** "the urgent ones" said in the else's sentence, before it: the test's word. */
+  readonly ones?: { readonly word: string; readonly at: number };
+  readonly text: string;
+  readonly raw: string;
+  /** The marker as written, for questions. */
+  readonly said: string;
+}
+
+const PEOPLE = String.raw`(?:everyone|everybody|anyone|anybody|all (?:the )?other (?:customers|users|people|clients|members|accounts)|other (?:customers|users|people|clients|members|accounts)|the rest of (?:the|our) (?:customers|users|clients|members|accounts))`;
+const MARKER = new RegExp(
+  String.raw`(?:^|[.;!?,]\s*|\s+-\s+)((?:for\s+)?${PEOPLE}\s+else|(?:for\s+)?${PEOPLE}(?=\s*[,:]|\s+(?:just\s+)?[a-z])|(?:anything|everything|any request|any other request|all other requests|requests?|ones?)\s+(?:shorter|longer)(?:\s+than that)?|(?:for\s+)?(?:everything|anything)\s+else|(?:for\s+)?the rest|otherwise|else|if not)\b\s*[,:]?\s*(?:->\s*|→\s*)?(?:just\s+)?([^.;!?]*?)(?:\s+instead)?\s*(?=[.;!?]|$)`,
+  'd',
+);
+
+/** The else said apart from its test, cut out. */
+export function readElseApart(buf: RequestText, raw: string): ElseApart | undefined {
+  const m = MARKER.exec(buf.text);
+  if (!m?.indices) return undefined;
+  const body = m[2]!;
+  if (!/[a-z]/.test(body.replace(/"q[0-9]+"/g, '')) && !/"q[0-9]+"/.test(body)) return undefined;
+  // A clause before it in the request: an else answers something said first.
+  const at = m.indices[1]![0];
+  if (!/[a-z]/.test(buf.text.slice(0, at))) return undefined;
+  const marker = m[1]!;
+  const kind = /shorter|longer/.test(marker)
+    ? 'duration'
+    : new RegExp(String.raw`^(?:for\s+)?${PEOPLE}`).test(marker)
+      ? 'people'
+      : 'any';
+  const [bodyAt, bodyEnd] = m.indices[2]!;
+  const end = m.index + m[0].length;
+  // "prioritise the urgent ones, ...": the test said of its actions, in the else's sentence.
+  const sentence = buf.text.slice(0, at).search(/[^.;!?]*$/);
+  const ones =
+    /\b(?:prioriti[sz]e|handle|take|treat|for)\s+(?:the\s+|all\s+(?:the\s+)?)?([a-z][a-z0-9-]*)\s+ones\b/.exec(
+      buf.text.slice(sentence, at),
+    );
+  const out: ElseApart = {
+    at,
+    end,
+    kind,
+    ...(ones ? { ones: { word: ones[1]!, at: sentence + ones.index } } : {}),
+    text: buf.text.slice(bodyAt, bodyEnd),
+    raw: raw.slice(bodyAt, bodyEnd),
+    said: raw.slice(at, m.indices[1]![1]).trim(),
+  };
+  cutOut(buf, { index: at, 0: buf.text.slice(at, end) });
+  if (ones) cutOut(buf, { index: sentence + ones.index, 0: ones[0] });
+  return out;
+}
+
+/** The tests the readers took out of the text as the trigger's, which an else may answer. */
+export interface SaidTests {
+  readonly numberTests: NumberTest[];
+  readonly money: MoneyBounds;
+  audience: readonly string[] | undefined;
+  readonly fieldTests: string[];
+}
+
+/**
+ * The choice an else said apart makes: its test taken from the trigger's (`said` is changed: the
+ * test is no longer the trigger's), the actions before the else its branch. Undefined, and a
+ * question, when the else answers no one test.
+ */
+export function elseChoice(
+  e: ElseApart,
+  said: SaidTests,
+  buf: RequestText,
+  raw: string,
+  event: string | undefined,
+  shape: EventShape | undefined,
+  ctx: RequestContext,
+): Otherwise | undefined {
+  const choice = (test: Otherwise['test']): Otherwise => ({
+    at: 0,
+    end: e.end,
+    order: 'first',
+    test,
+    yes: { text: buf.text.slice(0, e.at), raw: raw.slice(0, e.at) },
+    text: e.text,
+    raw: e.raw,
+  });
+  const ask = (why: string) => {
+    ctx.questions.push({
+      about: 'steps.choose',
+      question: `What does "${e.said}" answer? ${why}`,
+    });
+    return undefined;
+  };
+  if (e.kind === 'duration') {
+    if (said.numberTests.length !== 1) return ask('Say the bound on the duration it is the else of.');
+    return choice({ kind: 'duration', test: said.numberTests.splice(0, 1)[0]! });
+  }
+  const audience = () => {
+    const group = said.audience;
+    said.audience = undefined;
+    const [when] = triggerConditions(
+      event,
+      { currency: undefined, audience: group, lowerBounds: [] },
+      [],
+      ctx,
+    );
+    return when === undefined ? undefined : choice({ kind: 'condition', when, said: group!.join(' or ') });
+  };
+  if (e.kind === 'people') {
+    if (said.audience === undefined)
+      return ask('Say the customers it is the else of ("for gold customers ...").');
+    return audience();
+  }
+  if (e.ones) {
+    if (!shape) return undefined;
+    return choice({ kind: 'word', word: e.ones.word });
+  }
+  const count =
+    said.numberTests.length +
+    said.money.lowerBounds.length +
+    (said.audience === undefined ? 0 : 1) +
+    said.fieldTests.length;
+  if (count !== 1)
+    return ask(
+      count === 0
+        ? 'No test is said before it; say the test ("if it is over $300 ..., otherwise ...").'
+        : 'Several tests are said before it; say which one it answers with "if ..., otherwise ...".',
+    );
+  if (said.numberTests.length === 1)
+    return choice({ kind: 'duration', test: said.numberTests.splice(0, 1)[0]! });
+  if (said.money.lowerBounds.length === 1) {
+    const b = said.money.lowerBounds.splice(0, 1)[0]!;
+    return choice({ kind: 'money', op: b.op, usd: b.usd });
+  }
+  if (said.audience !== undefined) return audience();
+  const when = said.fieldTests.splice(0, 1)[0]!;
+  return choice({ kind: 'condition', when, said: when });
+}

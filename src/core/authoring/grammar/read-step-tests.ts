@@ -1,0 +1,189 @@
+/**
+ * Tests said of some steps only (build-branch.ts places them):
+ *
+ *   - a test on what a read tool returns about the run's subject: "if the directory has them in
+ *     engineering, grant it", "If they're not active in the directory tell them ... Otherwise get
+ *     their manager to sign off", "if their region is emea", "if the vendor isn't approved": a
+ *     yes/no the read returns (`== true`, `== false`; "inactive", "unapproved" turn it around), a
+ *     field the words name, or "in X" for the read's one field that says where someone belongs
+ *     (department, team, region...). The test reads `steps.<read>.output.<field>`; the read step
+ *     is added first (implied-reads.ts), Assumed. The field must be the output of exactly one read
+ *     tool of the catalog that reads by ids only, and no event field of the catalog by that name
+ *     (an event's own field is a trigger test, read-field-tests.ts);
+ *   - a money test said after other actions, with the actions it guards after it and nothing said
+ *     otherwise: "tag it refund-requested, and if it's above 40 dollars tag it high-value too".
+ *
+ * The test's steps run to the end of the sentence, or to an else ("Otherwise ...", "; else ...",
+ * "if not ..."), whose steps run to the end of its sentence. Pure; cuts what it read.
+ */
+import { outputsOf } from './implied-reads.ts';
+import { MONEY_TEST, moneyOf, type Otherwise, SUBJECT } from './read-otherwise.ts';
+import { cutOut, listOr, type RequestContext, type RequestText } from './request-context.ts';
+
+const END = String.raw`[^.;!?]*`;
+/** The steps the test guards, and an else after them. */
+const TAIL = String.raw`\s*,?\s*(?:then\s+)?(${END}?)(?:(?:\s*[.;,]\s*|\s+)(?:otherwise|else|if not|or else)\b,?\s*(?:just\s+)?(${END}))?(?=[.;!?]|$)`;
+/** Who the test is said of: the run's subject. */
+const WHO = String.raw`(?:they|he|she|the (?:employee|requester|person|user|member|customer|vendor|applicant|account|candidate))`;
+/** "they're", "they are not", "he isn't", "the vendor's". */
+const IS = String.raw`${WHO}\s*(?:'re|'s|\s+are|\s+is|re)?(?:\s*(?:n't|nt)|\s+not)?`;
+/** "the directory says", "the lookup shows", "according to the directory": the read, named in passing. */
+const SOURCE = String.raw`(?:the [a-z]+ (?:says|shows|lists|reports|has it that) (?:that )?)?`;
+const IN_SOURCE = String.raw`(?:\s+(?:in|on|according to|per|in the eyes of) (?:the |their )?[a-z]+)?`;
+/** Fields that say where someone belongs, for "in X". */
+const GROUP =
+  /^(?:department|dept|team|group|division|org|organisation|organization|unit|office|location|region|site|country|squad)$/;
+
+/** A read tool's field, when exactly one read tool returns it: the test's operand. */
+function outputField(
+  field: (name: string, yesNo: boolean) => boolean,
+  ctx: RequestContext,
+): { read: string; field: string } | { ambiguous: string[] } | undefined {
+  const hits: { read: string; field: string }[] = [];
+  for (const t of ctx.tools) {
+    if (t.effect !== 'read' || t.cost?.fromArg !== undefined) continue;
+    const key = Array.isArray(t.args.required) ? (t.args.required as string[]) : [];
+    if (key.length === 0 || !key.every((k) => k === 'id' || k.endsWith('_id'))) continue;
+    const fs = outputsOf(t).fields.filter((f) => field(f.name, f.yesNo));
+    if (fs.length === 1) hits.push({ read: t.name, field: fs[0]!.name });
+  }
+  if (hits.length > 1) return { ambiguous: hits.map((h) => `${h.read}'s ${h.field}`) };
+  return hits[0];
+}
+
+/** Whether an event of the catalog carries a field by that name: then the test is the event's. */
+const eventHas = (name: string, ctx: RequestContext) =>
+  (ctx.events ?? []).some((e) => e.payload.includes(name));
+
+const condition = (read: string, field: string, value: string | boolean) =>
+  `steps.__implied__${read}__.output.${field} == ${JSON.stringify(value)}`;
+
+/** The test on a read's output the text says, with the steps it guards, cut out. */
+export function readOutputTest(buf: RequestText, raw: string, ctx: RequestContext): Otherwise | undefined {
+  const forms: { re: RegExp; test: (m: RegExpExecArray) => string | undefined }[] = [
+    {
+      // "if the directory has them in engineering", "if they're in the engineering team"
+      re: new RegExp(
+        String.raw`\b(?:only )?if\s+(?:the [a-z]+ (?:has|shows|lists|puts|says) (?:them|him|her|the [a-z]+)(?: as)?|${IS}|${WHO} works?)\s+in (?:the )?([a-z][a-z0-9-]*)(?: (${GROUP.source.slice(4, -2)}))?${IN_SOURCE}${TAIL}`,
+        'd',
+      ),
+      test: (m) => {
+        const noun = m[2];
+        if (/\bnot\b|n't|nt$/.test(m[0].slice(0, m[0].indexOf(' in ')))) return undefined;
+        const f = outputField((n, yesNo) => !yesNo && (noun ? n === noun : GROUP.test(n)), ctx);
+        return resolved(f, m[1]!, (read, field) => condition(read, field, rawAt(raw, m, 1)));
+      },
+    },
+    {
+      // "if their department is engineering", "if the employee's region isn't emea"
+      re: new RegExp(
+        String.raw`\b(?:only )?if\s+${SOURCE}(?:their|his|her|its|the [a-z]+'s) ([a-z][a-z]*(?: [a-z]+)?) (is|isn't|isnt|is not) (?:a |an |the )?([a-z0-9][a-z0-9-]*)${IN_SOURCE}${TAIL}`,
+        'd',
+      ),
+      test: (m) => {
+        const name = m[1]!.replace(/\s+/g, '_');
+        if (eventHas(name, ctx)) return undefined;
+        const f = outputField((n, yesNo) => !yesNo && n === name, ctx);
+        const not = m[2] !== 'is';
+        return resolved(f, m[3]!, (read, field) =>
+          condition(read, field, rawAt(raw, m, 3)).replace(' == ', not ? ' != ' : ' == '),
+        );
+      },
+    },
+    {
+      // "if they're not active in the directory", "if the vendor is unapproved", "if they're inactive"
+      re: new RegExp(String.raw`\b(?:only )?if\s+${SOURCE}${IS}\s+([a-z][a-z-]*)${IN_SOURCE}${TAIL}`, 'd'),
+      test: (m) => {
+        const word = m[1]!;
+        const negated = /\bnot\b|n't|nt\s/.test(m[0].slice(0, m.indices![1]![0] - m.index + 1));
+        const bare = /^(?:in|un|non-?|not-)(.+)$/.exec(word)?.[1];
+        for (const [name, flip] of [[word, false], ...(bare ? [[bare, true] as const] : [])] as const) {
+          if (eventHas(name, ctx)) return undefined;
+          const f = outputField((n, yesNo) => yesNo && n === name, ctx);
+          if (f === undefined) continue;
+          return resolved(f, name, (read, field) => condition(read, field, negated === flip));
+        }
+        return undefined;
+      },
+    },
+  ];
+  for (const { re, test } of forms) {
+    const m = re.exec(buf.text);
+    if (!m?.indices) continue;
+    const tail = m.length - 2;
+    const yes = m[tail]!;
+    if (!/[a-z]/.test(yes.replace(/"q[0-9]+"/g, '')) && !/"q[0-9]+"/.test(yes)) continue;
+    const when = test(m);
+    if (when === undefined) continue;
+    const [yesAt, yesEnd] = m.indices[tail]!;
+    const elseAt = m.indices[tail + 1]?.[0];
+    const end = m.index + m[0].length;
+    const out: Otherwise = {
+      at: m.index,
+      end,
+      order: 'first',
+      test: { kind: 'condition', when, said: raw.slice(m.index, yesAt).trim() },
+      yes: { text: buf.text.slice(yesAt, yesEnd), raw: raw.slice(yesAt, yesEnd) },
+      text: elseAt === undefined ? '' : buf.text.slice(elseAt, end),
+      raw: elseAt === undefined ? '' : raw.slice(elseAt, end),
+      ...(elseAt === undefined ? { stepIf: true } : {}),
+    };
+    const said = raw.slice(m.index, yesAt).trim().replace(/,$/, '');
+    ctx.assumptions.push(
+      `"${said}" is read as a test on what ${/__implied__(.+?)__/.exec(when)![1]} reads: ${when.replace(/steps\.__implied__.+?__\.output\./, '')}.`,
+    );
+    cutOut(buf, { index: m.index, 0: buf.text.slice(m.index, end) });
+    return out;
+  }
+  return undefined;
+
+  function resolved(
+    f: ReturnType<typeof outputField>,
+    word: string,
+    make: (read: string, field: string) => string,
+  ): string | undefined {
+    if (f === undefined) return undefined;
+    if ('ambiguous' in f) {
+      ctx.questions.push({
+        about: 'steps.if',
+        question: `Which does "${word}" test: ${listOr(f.ambiguous)}?`,
+      });
+      return undefined;
+    }
+    return make(f.read, f.field);
+  }
+}
+
+/** The text as written under a group of the match. */
+function rawAt(raw: string, m: RegExpExecArray, group: number): string {
+  const [a, b] = m.indices![group]!;
+  return raw.slice(a, b);
+}
+
+/**
+ * "tag it refund-requested, and if it's above 40 dollars tag it high-value too": a money test after
+ * other words of the request, the steps it guards after it, nothing said otherwise.
+ */
+export function readStepIf(buf: RequestText, raw: string): Otherwise | undefined {
+  const m = new RegExp(
+    String.raw`(?:[,;.]\s*|\s)(?:(?:and|but|also|plus)\s+)?(?:only\s+)?(?:if|when)\s+${SUBJECT}${MONEY_TEST}\s*,?\s*(?:then\s+)?(${END})`,
+    'd',
+  ).exec(buf.text);
+  if (!m?.indices) return undefined;
+  if (!/[a-z]/.test(buf.text.slice(0, m.index))) return undefined;
+  const yes = m[5]!;
+  if (!/[a-z]/.test(yes.replace(/"q[0-9]+"/g, ''))) return undefined;
+  const [yesAt, yesEnd] = m.indices[5]!;
+  const out: Otherwise = {
+    at: m.index,
+    end: yesEnd,
+    order: 'first',
+    test: moneyOf(m, 1),
+    yes: { text: buf.text.slice(yesAt, yesEnd), raw: raw.slice(yesAt, yesEnd) },
+    text: '',
+    raw: '',
+    stepIf: true,
+  };
+  cutOut(buf, { index: m.index, 0: buf.text.slice(m.index, yesEnd) });
+  return out;
+}
