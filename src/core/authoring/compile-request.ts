@@ -36,12 +36,14 @@ import { checkCoverage } from './grammar/read-coverage.ts';
 import { alternatives, fieldForValue, readFieldTests, readQualifiers } from './grammar/read-field-tests.ts';
 import { checkStepLimit, readStepLimit, spendCap } from './grammar/read-limits.ts';
 import { readMessageTexts } from './grammar/read-message-text.ts';
+import { readMoneyPhrases, readRestatedBounds } from './grammar/read-money-phrases.ts';
 import { numberConditions, readNumberTests } from './grammar/read-number-tests.ts';
 import { type Otherwise, readOtherwise } from './grammar/read-otherwise.ts';
 import { readRoutes } from './grammar/read-routes.ts';
 import { quoteUnquoted, readSpelling } from './grammar/read-spelling.ts';
 import { type DraftStep, readSteps } from './grammar/read-steps.ts';
 import { readTrigger } from './grammar/read-trigger.ts';
+import { readCurrencyBefore } from './grammar/read-values.ts';
 import {
   contextFor,
   dedupeQuestions,
@@ -86,14 +88,17 @@ export function compileRequest(
   const buf: RequestText = { text: readPhrases(lower) };
   // Bounds on a duration ("more than thirty days") before money reads the number as dollars.
   const numberTests = readNumberTests(buf);
+  readMoneyPhrases(buf, ctx);
   readSpelling(buf, ctx);
   const maxSteps = readStepLimit(buf, ctx);
   readArgPhrases(buf, undefined, ctx);
   const said = readOtherwise(buf, raw, (w) => ctx.events?.some((e) => isNounOf(w, e)) ?? false);
+  const unread = buf.text;
   const money = readMoney(buf);
+  readRestatedBounds(buf, unread, raw, ctx);
   const otherwise = said ? branchMoney(said, money, ctx) : undefined;
   const currencyNot = readNotCurrency(buf);
-  const currency = currencyNot ?? readCurrency(buf);
+  const currency = currencyNot ?? readCurrency(buf) ?? readCurrencyBefore(buf, ctx);
   const audience = readAudience(buf, ctx);
   const { event, qualifiers } = readTrigger(buf, ctx);
   const fieldTests = [

@@ -1,0 +1,169 @@
+/**
+ * Readings of how people type a rule (issue 30, round 2), each a class over catalogs no corpus
+ * uses (a rebate desk, a facilities desk, a leave desk): short forms of the event's noun ("tix",
+ * "req"), a currency code before the event's noun ("EUR rebate requests"), money said as a
+ * fraction ("half a grand") or a bare number before a comma, and a bound said again after it
+ * ("nothing more", "not a cent more", "that's the limit"). Every case goes through draftSpec, so
+ * the safety checks judge each reading too.
+ */
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import fc from 'fast-check';
+import type { ToolDescriptor } from '../tools/tool-descriptor.ts';
+import { compileRequest } from './compile-request.ts';
+import { statedAmounts } from './draft-safety.ts';
+import { type DraftCatalog, draftSpec } from './index.ts';
+
+const tool = (t: Partial<ToolDescriptor> & Pick<ToolDescriptor, 'name' | 'description' | 'args'>) =>
+  ({ destructive: false, effect: 'write', idempotent: true, scopes: [], ...t }) as ToolDescriptor;
+
+/** A rebate desk: money moves, the event carries a currency. */
+const rebates: DraftCatalog = {
+  tools: [
+    tool({
+      name: 'pay_rebate',
+      description: 'Pays a rebate to the dealer.',
+      args: {
+        type: 'object',
+        required: ['claim_id', 'amount_usd'],
+        properties: { claim_id: { type: 'string' }, amount_usd: { type: 'number' } },
+      },
+      effect: 'external',
+      cost: { fromArg: 'amount_usd' },
+    }),
+    tool({
+      name: 'label_claim',
+      description: 'Adds a label to a rebate claim.',
+      args: {
+        type: 'object',
+        required: ['claim_id', 'label'],
+        properties: { claim_id: { type: 'string' }, label: { type: 'string' } },
+      },
+    }),
+  ],
+  events: [{ type: 'rebate.requested', payload: ['claim_id', 'rebate_amount', 'currency', 'dealer_tier'] }],
+};
+
+/** A facilities desk: tickets and requests, nothing moves money. */
+const facilities: DraftCatalog = {
+  tools: [
+    tool({
+      name: 'dispatch_crew',
+      description: 'Dispatches a maintenance crew to a facilities ticket.',
+      args: {
+        type: 'object',
+        required: ['ticket_id', 'crew'],
+        properties: { ticket_id: { type: 'string' }, crew: { enum: ['plumbing', 'electrical', 'general'] } },
+      },
+    }),
+  ],
+  events: [{ type: 'ticket.raised', payload: ['ticket_id', 'urgency', 'building'] }],
+};
+
+const draftOn = (catalog: DraftCatalog) => (r: string) => draftSpec(compileRequest(r, catalog), catalog);
+const rebate = draftOn(rebates);
+const facility = draftOn(facilities);
+
+test('short forms of the event noun name the event: "tix", "tkts", "reqs"', () => {
+  for (const r of [
+    'urgent tix: dispatch the general crew',
+    'urgent tkts -> dispatch the general crew',
+    'when urgent tix are raised dispatch the general crew',
+  ]) {
+    const d = facility(r);
+    assert.equal(d.publishable, true, `${r}: ${JSON.stringify(d.questions)}`);
+    assert.equal(d.spec?.triggers[0]?.event, 'ticket.raised', r);
+    assert.equal(d.spec?.triggers[0]?.when, 'payload.urgency == "urgent"', r);
+  }
+  for (const r of ['rebate reqs: label them rebate', 'every rebate req: label it rebate']) {
+    const d = rebate(r);
+    assert.equal(d.publishable, true, `${r}: ${JSON.stringify(d.questions)}`);
+    assert.equal(d.spec?.triggers[0]?.event, 'rebate.requested', r);
+  }
+});
+
+test('a currency code before the event noun is a test of its currency field, in any case', () => {
+  for (const [r, code] of [
+    ['Only EUR rebate requests: label them euro', 'EUR'],
+    ['usd rebate requests -> label it dollars', 'USD'],
+    ['GBP-only rebate requests: label them sterling', 'GBP'],
+  ] as const) {
+    const d = rebate(r);
+    assert.equal(d.publishable, true, `${r}: ${JSON.stringify(d.questions)}`);
+    assert.equal(d.spec?.triggers[0]?.when, `payload.currency == "${code}"`, r);
+  }
+  // A code before a word that names no event is no test of it.
+  const d = rebate('rebate requests: label them usd');
+  assert.equal(d.spec?.triggers[0]?.when, undefined);
+});
+
+test('half a grand is $500, and the safety checks read it so too', () => {
+  for (const r of [
+    'pay rebates up to half a grand',
+    'rebate requests: pay them, max half a grand',
+    'pay back rebates, no more than half of a grand',
+  ]) {
+    const d = rebate(r);
+    assert.equal(d.publishable, true, `${r}: ${JSON.stringify(d.questions)}`);
+    assert.equal(d.spec?.limits.maxCostUsd, 500, r);
+    assert.match((d.readBack?.assumed ?? []).join('\n'), /"half (?:of )?a grand" is read as \$500/);
+  }
+  assert.deepEqual(
+    statedAmounts('pay up to half a grand').map((s) => s.usd),
+    [500],
+  );
+  assert.deepEqual(
+    statedAmounts('pay up to $40, not a cent more').map((s) => s.usd),
+    [40],
+  );
+});
+
+/** Words that say the bound again, after it. */
+const RESTATED = [
+  'nothing more',
+  'and no more',
+  'not a cent more',
+  'not one penny more',
+  "that's the limit",
+  'thats the max',
+  'but nothing over that',
+  'no higher',
+];
+/** Upper bounds, with the amount said as digits (a bare number too, right before a comma). */
+const BOUNDS: readonly ((n: string) => string)[] = [
+  (n) => `up to ${n}`,
+  (n) => `up to $${n}`,
+  (n) => `max ${n} dollars`,
+  (n) => `no more than ${n} bucks`,
+  (n) => `under $${n}`,
+];
+
+test('property: a bound said again after it is that bound: the cap, no step, no question', () => {
+  fc.assert(
+    fc.property(
+      fc.integer({ min: 1, max: 99999 }),
+      fc.integer({ min: 0, max: 99 }),
+      fc.constantFrom(...BOUNDS),
+      fc.constantFrom(...RESTATED),
+      fc.constantFrom('pay rebates', 'rebate requests: pay them'),
+      (whole, cents, bound, again, head) => {
+        const n = cents === 0 ? String(whole) : `${whole}.${String(cents).padStart(2, '0')}`;
+        const r = `${head} ${bound(n)}, ${again}`;
+        const d = rebate(r);
+        assert.equal(d.publishable, true, `${r}: ${JSON.stringify(d.questions)}`);
+        assert.equal(d.spec?.limits.maxCostUsd, Number(n), r);
+        assert.equal(d.spec?.steps.length, 1, r);
+      },
+    ),
+    { numRuns: 300 },
+  );
+});
+
+test('words after a bound that say something else are still asked about', () => {
+  // "nothing more to do" is no bound said again: the words are left for the coverage check.
+  const d = rebate('pay rebates up to $40, nothing more to do here');
+  assert.equal(d.publishable, false);
+  // A bare number with a unit after it is no dollar amount.
+  const e = rebate('pay rebates up to 3 days, then label them late');
+  assert.equal(e.publishable, false);
+});
