@@ -30,6 +30,7 @@ import { normaliseRequest, readPhrases } from './grammar/normalise-request.ts';
 import type { MoneyBounds } from './grammar/read-amounts.ts';
 import { readCurrency, readMoney } from './grammar/read-amounts.ts';
 import { readArgPhrases } from './grammar/read-arg-phrases.ts';
+import { asideTests, readAsides } from './grammar/read-asides.ts';
 import { splitClauses } from './grammar/read-clauses.ts';
 import { readAudience, readNotCurrency, triggerConditions } from './grammar/read-conditions.ts';
 import { checkCoverage } from './grammar/read-coverage.ts';
@@ -99,9 +100,11 @@ export function compileRequest(
   const otherwise = said ? branchMoney(said, money, ctx) : undefined;
   const currencyNot = readNotCurrency(buf);
   const currency = currencyNot ?? readCurrency(buf) ?? readCurrencyBefore(buf, ctx);
+  const asides = readAsides(buf, raw);
   const audience = readAudience(buf, ctx);
   const { event, qualifiers } = readTrigger(buf, ctx);
   const fieldTests = [
+    ...asideTests(asides, event, ctx),
     ...readQualifiers(qualifiers ?? [], event, ctx),
     ...readFieldTests(buf, raw, event, ctx),
   ];

@@ -167,3 +167,108 @@ test('words after a bound that say something else are still asked about', () => 
   const e = rebate('pay rebates up to 3 days, then label them late');
   assert.equal(e.publishable, false);
 });
+
+/** An ISP's support desk: two events about cases, only one of which says how it came in. */
+const isp: DraftCatalog = {
+  tools: [
+    tool({
+      name: 'escalate_case',
+      description: 'Escalates a support case to the network team.',
+      args: { type: 'object', required: ['case_id'], properties: { case_id: { type: 'string' } } },
+    }),
+    tool({
+      name: 'label_case',
+      description: 'Adds a label to a support case.',
+      args: {
+        type: 'object',
+        required: ['case_id', 'label'],
+        properties: { case_id: { type: 'string' }, label: { type: 'string' } },
+      },
+    }),
+  ],
+  events: [
+    { type: 'case.opened', payload: ['case_id', 'channel', 'plan', 'severity'] },
+    { type: 'case.closed', payload: ['case_id', 'resolution'] },
+  ],
+};
+const ispDraft = draftOn(isp);
+const CHANNELS = ['chat', 'email', 'phone', 'sms', 'whatsapp', 'web', 'slack'] as const;
+
+test('property: a channel said with the noun picks the one event that carries a channel, as its test', () => {
+  fc.assert(
+    fc.property(
+      fc.constantFrom(...CHANNELS),
+      fc.constantFrom(
+        (w: string) => `${w} cases: escalate it`,
+        (w: string) => `${w} cases -> escalate them`,
+        (w: string) => `all ${w} cases - escalate it`,
+      ),
+      (w, form) => {
+        const r = form(w);
+        const d = ispDraft(r);
+        assert.equal(d.publishable, true, `${r}: ${JSON.stringify(d.questions)}`);
+        assert.equal(d.spec?.triggers[0]?.event, 'case.opened', r);
+        assert.equal(d.spec?.triggers[0]?.when, `payload.channel == "${w}"`, r);
+        assert.match((d.readBack?.assumed ?? []).join('\n'), /only it carries a field for/, r);
+      },
+    ),
+    { numRuns: 100 },
+  );
+});
+
+test('property: a qualifier in parentheses, turned around or not, is a test of the field that holds it', () => {
+  fc.assert(
+    fc.property(
+      fc.constantFrom(...CHANNELS),
+      fc.constantFrom(['not', '!='], ['except', '!='], ['excluding', '!='], ['only', '==']) as fc.Arbitrary<
+        [string, string]
+      >,
+      fc.constantFrom('ones', '', 'only'),
+      (w, [lead, op], tail) => {
+        const aside =
+          lead === 'only' ? `(${w} only)` : `(${lead} ${w}${tail && tail !== 'only' ? ` ${tail}` : ''})`;
+        const r = `opened cases ${aside} - escalate it`;
+        const d = ispDraft(r);
+        assert.equal(d.publishable, true, `${r}: ${JSON.stringify(d.questions)}`);
+        assert.equal(d.spec?.triggers[0]?.when, `payload.channel ${op} "${w}"`, r);
+      },
+    ),
+    { numRuns: 100 },
+  );
+});
+
+test('a customer group said with "unless" is a test that it is not that group, never that it is', () => {
+  for (const r of [
+    "critical cases, unless they're from trial accounts: escalate it",
+    'critical cases except those from trial accounts - escalate it',
+    'critical cases but not from trial customers: escalate it',
+    'opened cases (not trial accounts) that are critical: escalate it',
+  ]) {
+    const d = ispDraft(r);
+    assert.equal(d.publishable, true, `${r}: ${JSON.stringify(d.questions)}`);
+    const when = d.spec?.triggers[0]?.when ?? '';
+    assert.match(when, /payload\.plan != "trial"/, r);
+    assert.doesNotMatch(when, /payload\.plan == "trial"/, r);
+  }
+  // Without a field for the group, it is asked about, never dropped.
+  const d = facility("urgent tickets, unless they're from trial accounts: dispatch the general crew");
+  assert.equal(d.publishable, false);
+  assert.match(JSON.stringify(d.questions), /trial/);
+});
+
+test('a word that stands for the noun in a heading: "low severity stuff", "anything critical"', () => {
+  for (const [r, when] of [
+    ['low severity stuff: escalate it', 'payload.severity == "low"'],
+    ['critical things -> escalate them', 'payload.severity == "critical"'],
+    ['cases that arent critical -> label them routine', 'payload.severity != "critical"'],
+    ['normal severity cases - label them normal, escalate it', 'payload.severity == "normal"'],
+  ] as const) {
+    const d = ispDraft(r);
+    assert.equal(d.publishable, true, `${r}: ${JSON.stringify(d.questions)}`);
+    assert.equal(d.spec?.triggers[0]?.event, 'case.opened', r);
+    assert.equal(d.spec?.triggers[0]?.when, when, r);
+  }
+  // A word no field of either event holds still asks which event, never guesses.
+  const d = ispDraft('fibre cases: escalate it');
+  assert.equal(d.publishable, false);
+});
