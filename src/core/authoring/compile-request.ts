@@ -35,12 +35,14 @@ import { splitClauses } from './grammar/read-clauses.ts';
 import { readAudience, readNotCurrency, triggerConditions } from './grammar/read-conditions.ts';
 import { checkCoverage } from './grammar/read-coverage.ts';
 import { alternatives, fieldForValue, readFieldTests, readQualifiers } from './grammar/read-field-tests.ts';
+import { applyRestated, readFiller, readRestated } from './grammar/read-filler.ts';
 import { checkStepLimit, readStepLimit, spendCap } from './grammar/read-limits.ts';
 import { readMessageTexts } from './grammar/read-message-text.ts';
 import { readMoneyPhrases, readRestatedBounds } from './grammar/read-money-phrases.ts';
 import { numberConditions, readNumberTests } from './grammar/read-number-tests.ts';
 import { type Otherwise, readOtherwise } from './grammar/read-otherwise.ts';
 import { readRoutes } from './grammar/read-routes.ts';
+import { readNoSignoff, readSignoffAsks } from './grammar/read-signoff.ts';
 import { quoteUnquoted, readSpelling } from './grammar/read-spelling.ts';
 import { type DraftStep, readSteps } from './grammar/read-steps.ts';
 import { readTrigger } from './grammar/read-trigger.ts';
@@ -87,11 +89,14 @@ export function compileRequest(
 
   // Limits, conditions and the trigger are read out of the whole text first; what is left are actions.
   const buf: RequestText = { text: readPhrases(lower) };
+  readFiller(buf, raw, ctx);
+  readSignoffAsks(buf, ctx);
   // Bounds on a duration ("more than thirty days") before money reads the number as dollars.
   const numberTests = readNumberTests(buf);
   readMoneyPhrases(buf, ctx);
   readSpelling(buf, ctx);
   const maxSteps = readStepLimit(buf, ctx);
+  const noSignoff = readNoSignoff(buf, raw, ctx);
   readArgPhrases(buf, undefined, ctx);
   const said = readOtherwise(buf, raw, (w) => ctx.events?.some((e) => isNounOf(w, e)) ?? false);
   const unread = buf.text;
@@ -103,6 +108,7 @@ export function compileRequest(
   const asides = readAsides(buf, raw);
   const audience = readAudience(buf, ctx);
   const { event, qualifiers } = readTrigger(buf, ctx);
+  const restated = readRestated(buf, raw, event, ctx);
   const fieldTests = [
     ...asideTests(asides, event, ctx),
     ...readQualifiers(qualifiers ?? [], event, ctx),
@@ -117,6 +123,7 @@ export function compileRequest(
     );
   const branch = otherwise ? readBranch(otherwise, buf, raw, event, lower, money, ctx) : undefined;
   const steps = branch ? branch.all : once(readSteps(splitClauses(buf.text, raw), event, lower, ctx));
+  applyRestated(restated, steps, ctx);
   // Read steps the arguments need (a grant's `active` from the directory) come first.
   const flow: FlowStep[] = branch ? branch.flow : steps.map((s) => s.step);
   const implied = placeImpliedReads(
@@ -138,6 +145,11 @@ export function compileRequest(
     ...numberConditions(numberTests, event, ctx),
     ...fieldTests,
   ]);
+  for (const s of steps.filter((s) => noSignoff.includes(s.tool.name)))
+    ctx.questions.push({
+      about: `steps: ${s.step.name}`,
+      question: `The request asks for ${s.tool.name} and also says no one need sign off. Should the workflow call ${s.tool.name} or not?`,
+    });
   const maxCostUsd = spendCap(money.caps, steps, ctx);
   checkCoverage(buf.text, steps, ctx);
   checkStepLimit(maxSteps, steps, ctx);

@@ -272,3 +272,128 @@ test('a word that stands for the noun in a heading: "low severity stuff", "anyth
   const d = ispDraft('fibre cases: escalate it');
   assert.equal(d.publishable, false);
 });
+
+/** A leave desk: a tool that asks the employee's supervisor, a destructive approval, a message. */
+const leave: DraftCatalog = {
+  tools: [
+    tool({
+      name: 'request_supervisor_approval',
+      description: "Asks the employee's supervisor for approval of a leave request.",
+      args: {
+        type: 'object',
+        required: ['staff_id', 'leave_type', 'days'],
+        properties: {
+          staff_id: { type: 'string' },
+          leave_type: { enum: ['annual', 'sick', 'unpaid'] },
+          days: { type: 'integer' },
+        },
+      },
+    }),
+    tool({
+      name: 'approve_leave',
+      description: 'Approves a leave request in the HR system.',
+      args: {
+        type: 'object',
+        required: ['staff_id', 'leave_type', 'days'],
+        properties: {
+          staff_id: { type: 'string' },
+          leave_type: { enum: ['annual', 'sick', 'unpaid'] },
+          days: { type: 'integer' },
+        },
+      },
+      destructive: true,
+    }),
+  ],
+  events: [{ type: 'leave.requested', payload: ['staff_id', 'leave_type', 'days', 'reason'] }],
+};
+const leaveDraft = draftOn(leave);
+const toolsOf = (d: ReturnType<typeof leaveDraft>) =>
+  (d.spec?.steps ?? []).map((s) => ('tool' in s ? s.tool : '?'));
+
+test("a sign-off asked of the person a catalog tool names is that tool's step, a typo of the person too", () => {
+  for (const r of [
+    "leave requests: get the supervisor's ok, then approve it",
+    'every leave request needs the supervisors sign off, then approve it',
+    "leave requests: get the supervisr's sign-off and approve it",
+    'leave requests: get their supervisor to sign off, then approve it',
+    'when leave is requested send it to their supervisor for approval and then approve it',
+  ]) {
+    const d = leaveDraft(r);
+    assert.equal(d.publishable, true, `${r}: ${JSON.stringify(d.questions)}`);
+    assert.deepEqual(toolsOf(d), ['request_supervisor_approval', 'approve_leave'], r);
+  }
+  // A sign-off of someone no tool names is no call of it.
+  const d = leaveDraft("leave requests: get the director's ok, then approve it");
+  assert.ok(!toolsOf(d).includes('request_supervisor_approval'));
+});
+
+test('a sign-off said as not wanted bans its tool, read back under Assumed; with no such tool, a note', () => {
+  for (const r of [
+    'sick leave requests r low risk, just approve them w/o bothering the supervisor',
+    'approve leave requests, no supervisor approval needed',
+    'approve leave requests without asking their supervisor',
+    'approve leave requests, no need to involve the supervisor',
+  ]) {
+    const d = leaveDraft(r);
+    assert.equal(d.publishable, true, `${r}: ${JSON.stringify(d.questions)}`);
+    assert.deepEqual(toolsOf(d), ['approve_leave'], r);
+    assert.match(
+      (d.readBack?.assumed ?? []).join('\n'),
+      /is read as a ban: the workflow never calls request_supervisor_approval/,
+      r,
+    );
+  }
+  // Asked for and not wanted at once: a question.
+  const both = leaveDraft(
+    "leave requests: get the supervisor's ok and approve it, w/o bothering the supervisor",
+  );
+  assert.equal(both.publishable, false);
+  // No tool asks a manager here: the words say no step, and a note keeps the person's approval honest.
+  const d = facility('urgent tickets: dispatch the general crew w/o bothering the manager');
+  assert.equal(d.publishable, true, JSON.stringify(d.questions));
+  assert.match((d.readBack?.assumed ?? []).join('\n'), /no step asks the manager/);
+});
+
+test('a restatement of where an argument comes from changes nothing, or fixes it to the value said', () => {
+  const own = leaveDraft(
+    'every leave request needs the supervisors sign off, for whatever leave type / days they asked for',
+  );
+  assert.equal(own.publishable, true, JSON.stringify(own.questions));
+  const ask = own.spec?.steps[0] as { args: Record<string, unknown> };
+  assert.equal(ask.args.leave_type, '{{event.payload.leave_type}}');
+  assert.equal(ask.args.days, '{{event.payload.days}}');
+  assert.match((own.readBack?.assumed ?? []).join('\n'), /leave_type, days are the event's own/);
+
+  const fixed = leaveDraft(
+    "leave requests: regardless of the leave type asked for, get the supervisor's ok, then approve it as unpaid",
+  );
+  assert.equal(fixed.publishable, true, JSON.stringify(fixed.questions));
+  for (const s of fixed.spec?.steps ?? [])
+    assert.equal((s as { args: Record<string, unknown> }).args.leave_type, 'unpaid');
+  // A restatement that names nothing the catalog has is not read away.
+  assert.equal(leaveDraft('regardless of the weather, approve leave requests').publishable, false);
+});
+
+test('property: "thats it" and its kin after the last action change nothing', () => {
+  const bases = [
+    'approve leave requests',
+    'urgent tix: dispatch the general crew',
+    'pay rebates up to $40',
+  ] as const;
+  const on = (r: string) =>
+    r.startsWith('approve') ? leaveDraft(r) : r.startsWith('pay') ? rebate(r) : facility(r);
+  fc.assert(
+    fc.property(
+      fc.constantFrom(...bases),
+      fc.constantFrom(', thats it', ", that's all", ' - nothing else', '. thats it', ', and that is all'),
+      (base, tail) => {
+        const plain = on(base);
+        const d = on(`${base}${tail}`);
+        assert.equal(d.publishable, plain.publishable, `${base}${tail}: ${JSON.stringify(d.questions)}`);
+        assert.deepEqual(d.spec?.steps, plain.spec?.steps);
+        assert.deepEqual(d.spec?.limits, plain.spec?.limits);
+      },
+    ),
+    { numRuns: 60 },
+  );
+});

@@ -21,6 +21,7 @@ import {
 import type { Clause } from './read-clauses.ts';
 import { messagingTool } from './read-message-text.ts';
 import { routedTool } from './read-routes.ts';
+import { signoffTool } from './read-signoff.ts';
 import { listOr, type RequestContext } from './request-context.ts';
 
 const UNMAPPED_MARKERS =
@@ -85,6 +86,9 @@ export function mapTool(c: Clause, ctx: RequestContext): ToolDescriptor | undefi
     });
     return undefined;
   }
+  // "get the manager's ok": the catalog's tool that asks the manager (read-signoff.ts).
+  const signoff = signoffTool(c, ctx);
+  if (signoff) return signoff;
   // "tier 2", "drop it in the tier-1 queue": a route one tool takes, with no action of its own.
   const route = routedTool(c, ctx);
   if (route && (content.length === 0 || !namesATool(content[0]!, ctx))) return route;
