@@ -356,7 +356,7 @@ test('a sign-off said as not wanted bans its tool, read back under Assumed; with
 
 test('a restatement of where an argument comes from changes nothing, or fixes it to the value said', () => {
   const own = leaveDraft(
-    'every leave request needs the supervisors sign off, for whatever leave type / days they asked for',
+    'every leave request needs the supervisors sign off, for whatever leave type / number of days they asked for',
   );
   assert.equal(own.publishable, true, JSON.stringify(own.questions));
   const ask = own.spec?.steps[0] as { args: Record<string, unknown> };

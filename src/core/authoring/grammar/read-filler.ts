@@ -18,7 +18,7 @@ const REASON =
   /\b([a-z]+s)\s+(?:are|r|'re|re|is)\s+(?:(?:pretty|quite|very|really|usually|generally|always|all)\s+)?(low[- ]risk|no[- ]risk|safe|harmless|routine|trivial|no big deal|not a big deal)\b(?=\s*(?:[,;:.!]|\s-\s|$|\bso\b|\bjust\b))/g;
 
 /** A field or argument in words: "role", "leave type", "number of days". */
-const ITEM = String.raw`[a-z]+(?: (?!(?:asked|requested|asks|requests|wants|wanted|want|chose|picked|they|he|she|the|someone|was|were|is|for|or|and)\b)[a-z]+)?(?: of [a-z]+)?`;
+const ITEM = String.raw`[a-z]+(?: (?!(?:asked|requested|asks|requests|wants|wanted|want|chose|picked|they|he|she|the|someone|was|were|is|for|or|and|of)\b)[a-z]+)?(?: of [a-z]+)?`;
 const RESTATED = new RegExp(
   String.raw`\b(?:for\s+)?(regardless of|irrespective of|no matter(?: what| which)?|whatever)\s+(?:the\s+)?(${ITEM}(?:\s*(?:/|,|\bor\b|\band\b)\s*${ITEM})*)(?:\s+(?:(?:they|he|she|the person|the employee|the requester|someone)\s+)?(?:asked for|requested|asks for|wants|wanted|asked|requests|chose|picked)(?:\s+for)?)?`,
   'g',
