@@ -93,7 +93,7 @@ export function applyRestated(
     for (const arg of r.args) {
       const said = new Set(
         steps
-          .map((s) => (s.step.args ?? {})[arg])
+          .map((s) => s.step.args?.[arg])
           .filter((v) => v !== undefined && !(typeof v === 'string' && v.includes('{{'))),
       );
       if (!r.regardless || said.size === 0) {
