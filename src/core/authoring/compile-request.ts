@@ -29,22 +29,27 @@ import { placeImpliedReads } from './grammar/implied-reads.ts';
 import { normaliseRequest, readPhrases } from './grammar/normalise-request.ts';
 import { readCurrency, readMoney } from './grammar/read-amounts.ts';
 import { readArgPhrases } from './grammar/read-arg-phrases.ts';
+import { asideTests, readAsides } from './grammar/read-asides.ts';
 import { splitClauses } from './grammar/read-clauses.ts';
 import { readAudience, readNotCurrency, triggerConditions } from './grammar/read-conditions.ts';
 import { countConditions, readCountTests } from './grammar/read-count-tests.ts';
 import { checkCoverage } from './grammar/read-coverage.ts';
 import { elseChoice, readElseApart, type SaidTests } from './grammar/read-else-apart.ts';
-import { alternatives, readFieldTests, readQualifiers } from './grammar/read-field-tests.ts';
+import { alternatives, fieldForValue, readFieldTests, readQualifiers } from './grammar/read-field-tests.ts';
+import { applyRestated, readFiller, readRestated } from './grammar/read-filler.ts';
 import { checkStepLimit, readStepLimit, spendCap } from './grammar/read-limits.ts';
 import { readMessageTexts } from './grammar/read-message-text.ts';
+import { readMoneyPhrases, readRestatedBounds } from './grammar/read-money-phrases.ts';
 import { readNamedTexts } from './grammar/read-named-texts.ts';
 import { numberConditions, readNumberTests } from './grammar/read-number-tests.ts';
 import { readOtherwise } from './grammar/read-otherwise.ts';
 import { readRoutes } from './grammar/read-routes.ts';
+import { readNoSignoff, readSignoffAsks } from './grammar/read-signoff.ts';
 import { quoteUnquoted, readSpelling } from './grammar/read-spelling.ts';
 import { readOutputTest, readStepIf } from './grammar/read-step-tests.ts';
 import { type DraftStep, readSteps } from './grammar/read-steps.ts';
 import { readTrigger } from './grammar/read-trigger.ts';
+import { readCurrencyBefore } from './grammar/read-values.ts';
 import { askUnusedYesNo, readYesNo } from './grammar/read-yes-no.ts';
 import {
   contextFor,
@@ -90,14 +95,18 @@ export function compileRequest(
 
   // Limits, conditions and the trigger are read out of the whole text first; what is left are actions.
   const buf: RequestText = { text: readPhrases(lower) };
+  readFiller(buf, raw, ctx);
+  readSignoffAsks(buf, ctx);
   // Bounds on a duration ("more than thirty days") before money reads the number as dollars.
   const numberTests = readNumberTests(buf);
   // Bounds on a count ("reported 5 or more times", "10+ reports"), for the same reason.
   const countTests = readCountTests(buf, ctx);
   // Yes/no arguments said in words ("keep a legal hold copy"): values, never actions.
   readYesNo(buf, ctx);
+  readMoneyPhrases(buf, ctx);
   readSpelling(buf, ctx);
   const maxSteps = readStepLimit(buf, ctx);
+  const noSignoff = readNoSignoff(buf, raw, ctx);
   readArgPhrases(buf, undefined, ctx);
   const said =
     readOutputTest(buf, raw, ctx) ??
@@ -105,12 +114,17 @@ export function compileRequest(
     readStepIf(buf, raw);
   // An else said apart from its test ("... . otherwise refund it", "for everyone else ..."): cut out first.
   const apart = said ? undefined : readElseApart(buf, raw);
+  const unread = buf.text;
   const money = readMoney(buf);
+  readRestatedBounds(buf, unread, raw, ctx);
   const currencyNot = readNotCurrency(buf);
-  const currency = currencyNot ?? readCurrency(buf);
+  const currency = currencyNot ?? readCurrency(buf) ?? readCurrencyBefore(buf, ctx);
+  const asides = readAsides(buf, raw);
   const audience = readAudience(buf, ctx);
   const { event, qualifiers } = readTrigger(buf, ctx);
+  const restated = readRestated(buf, raw, event, ctx);
   const fieldTests = [
+    ...asideTests(asides, event, ctx),
     ...readQualifiers(qualifiers ?? [], event, ctx),
     ...readFieldTests(buf, raw, event, ctx),
   ];
@@ -137,6 +151,7 @@ export function compileRequest(
     );
   const branch = otherwise ? readBranch(otherwise, buf, raw, event, lower, money, ctx) : undefined;
   const steps = branch ? branch.all : once(readSteps(splitClauses(buf.text, raw), event, lower, ctx));
+  applyRestated(restated, steps, ctx);
   // Read steps the arguments need (a grant's `active` from the directory) come first.
   const flow: FlowStep[] = branch ? branch.flow : steps.map((s) => s.step);
   const implied = placeImpliedReads(
@@ -165,6 +180,11 @@ export function compileRequest(
     ...fieldTests,
     ...(branch?.when ? [branch.when] : []),
   ]);
+  for (const s of steps.filter((s) => noSignoff.includes(s.tool.name)))
+    ctx.questions.push({
+      about: `steps: ${s.step.name}`,
+      question: `The request asks for ${s.tool.name} and also says no one need sign off. Should the workflow call ${s.tool.name} or not?`,
+    });
   const maxCostUsd = spendCap(money.caps, steps, ctx);
   checkCoverage(buf.text, steps, ctx);
   askUnusedYesNo(

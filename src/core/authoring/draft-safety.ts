@@ -23,9 +23,12 @@ import type { WorkflowSpec } from '../spec/workflow-spec.ts';
 import type { DraftCatalog, DraftQuestion } from './compiled-request.ts';
 import { dollars } from './condition-words.ts';
 import { toolWords } from './grammar/map-tool.ts';
+import { NOT_A_CENT } from './grammar/read-money-phrases.ts';
 import { NUMBER_WORDS, numberWordsValue } from './grammar/read-spelling.ts';
 import { negatedActions } from './negated-actions.ts';
 import { ACTION_GROUPS, groupOf } from './request-words.ts';
+
+const HALF_A_GRAND = /\bhalf (?:a|of a|of one|one) (?:grand|thousand)\b/g;
 
 /** A dollar amount the request states, and the words just before it. */
 export interface StatedAmount {
@@ -41,7 +44,12 @@ const UPPER_OR_NEGATED =
 
 /** The dollar amounts a request states: "$12.50", "$2k", "USD 40", "40$", "60 dollars", "twenty-five bucks", "above 75". */
 export function statedAmounts(request: string): StatedAmount[] {
-  const t = request.toLowerCase().replace(/[\u2018\u2019]/g, "'");
+  const t = request
+    .toLowerCase()
+    .replace(/[\u2018\u2019]/g, "'")
+    // "half a grand" is $500, never "a grand"; "not a cent more" states no amount.
+    .replace(HALF_A_GRAND, '$$500')
+    .replace(NOT_A_CENT, 'not any');
   const out: StatedAmount[] = [];
   const num = (s: string) => {
     const x = s.replace(/,/g, '');

@@ -3,6 +3,7 @@
  * event verbs, words that carry no meaning for it, lemmas (closing -> close, refunds -> refund).
  * Data and tiny pure helpers only; docs/authoring.md lists these groups for people.
  */
+import { SHORT_FORMS } from './short-forms.ts';
 
 /** Actions people name in different words. The first word of a group is its name. */
 export const ACTION_GROUPS: readonly (readonly string[])[] = [
@@ -67,6 +68,9 @@ export const EVENT_VERB_GROUPS: readonly (readonly string[])[] = [
     'want',
     'wanting',
     'needs',
+    // "access req", "refund reqs": the noun said short, as "refund requests" (short-forms.ts).
+    'req',
+    'reqs',
   ],
   [
     'opened',
@@ -244,6 +248,9 @@ export function groupOf(groups: readonly (readonly string[])[], word: string): r
 /** A word's plain forms: `closing` -> close, `tagged` -> tag, `refunds` -> refund, `replies` -> reply. */
 export function lemmas(word: string): string[] {
   const w = word.toLowerCase();
+  // "tix", "req": the full word's forms too (short-forms.ts).
+  const full = SHORT_FORMS.get(w);
+  if (full !== undefined) return [...new Set([w, ...lemmas(full)])];
   // British and American spellings: authorise/authorize, categorised/categorized, organisation.
   const other = /^[a-z]{3,}i[sz](?:e|ed|es|ing|ation|ations)$/.test(w)
     ? w.replace(

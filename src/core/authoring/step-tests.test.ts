@@ -1,6 +1,6 @@
 /**
  * Tests said of some steps only (grammar/read-step-tests.ts, placed by grammar/build-branch.ts), and
- * a sign-off asked of the person the catalog's approval step names (grammar/read-signoffs.ts), over
+ * a sign-off asked of the person the catalog's approval step names (grammar/read-signoff.ts), over
  * catalogs no corpus uses: a course roster (a read tool that says a member's team and whether they
  * are verified) and an invoice desk that pays.
  */

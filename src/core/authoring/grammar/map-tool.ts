@@ -21,7 +21,7 @@ import {
 import type { Clause } from './read-clauses.ts';
 import { messagingTool } from './read-message-text.ts';
 import { routedTool } from './read-routes.ts';
-import { signoffTool } from './read-signoffs.ts';
+import { signoffTool } from './read-signoff.ts';
 import { listOr, type RequestContext } from './request-context.ts';
 
 const UNMAPPED_MARKERS =
@@ -86,6 +86,9 @@ export function mapTool(c: Clause, ctx: RequestContext): ToolDescriptor | undefi
     });
     return undefined;
   }
+  // "get the manager's ok": the catalog's tool that asks the manager (read-signoff.ts).
+  const signoff = signoffTool(c, ctx);
+  if (signoff) return signoff;
   // "tier 2", "drop it in the tier-1 queue": a route one tool takes, with no action of its own.
   const route = routedTool(c, ctx);
   if (route && (content.length === 0 || !namesATool(content[0]!, ctx))) return route;
@@ -105,10 +108,18 @@ export function mapTool(c: Clause, ctx: RequestContext): ToolDescriptor | undefi
   });
   const phrase = c.raw.trim().replace(/\s+/g, ' ');
   let candidates: ToolDescriptor[] = [];
-  if (verbGroup)
+  if (verbGroup) {
     candidates = ctx.tools.filter(
       (t) => matchesGroup(toolWords(t).name, verbGroup) || matchesGroup(toolWords(t).first, verbGroup),
     );
+    // A tool named by the verb itself ("approve it": approve_leave) before one named only by a noun
+    // made from it (request_supervisor_approval); tools that do it by their description stay.
+    const named = (t: ToolDescriptor) => t.name.toLowerCase().split(/[^a-z0-9]+/);
+    const byNounOnly = (t: ToolDescriptor) =>
+      !matchesGroup(toolWords(t).first, verbGroup) && !named(t).some((w) => verbGroup.includes(w));
+    if (candidates.some((t) => named(t).some((w) => verbGroup.includes(w))))
+      candidates = candidates.filter((t) => !byNounOnly(t));
+  }
   if (candidates.length === 0) {
     // A generic verb ("send a reply", "process the refund"): the object names the action.
     for (const o of objects) {
@@ -143,9 +154,6 @@ export function mapTool(c: Clause, ctx: RequestContext): ToolDescriptor | undefi
     );
     if (narrowed.length >= 1) candidates = narrowed;
   }
-  // "get their manager to sign off": the catalog's one sign-off by the person named (read-signoffs.ts).
-  const gate = candidates.length === 1 ? undefined : signoffTool(c, ctx);
-  if (gate) return gate;
   if (candidates.length > 1) {
     // Several tools fit even their objects; one fits by name ("close" -> close_ticket, not archive_ticket) only if the
     // others mention the action just in passing. Never decided here: the person says.

@@ -25,7 +25,7 @@ const AMOUNT = String.raw`(?:(?:\$|\busd)\s?(${NUMBER})|(${NUMBER})\s?(?:dollars
 const NOT_DOLLARS =
   'steps?|%|percent|days?|hours?|minutes?|weeks?|times|items?|tickets?|reports?|invoices?|requests?|cents?|c|¢';
 /** After a bound word a bare number is dollars too ("no refunds above 75"), unless a unit follows. */
-const BOUND_AMOUNT = String.raw`(?:${AMOUNT}|(${NUMBER})(?![0-9.,]|\s*(?:${NOT_DOLLARS})(?![a-z])))`;
+const BOUND_AMOUNT = String.raw`(?:${AMOUNT}|(${NUMBER})(?![0-9]|[.,][0-9]|\s*(?:${NOT_DOLLARS})(?![a-z])))`;
 /** "if it's under $30": the condition words before a money bound belong to it. */
 const IF_IT = `(?:(?:only |but only )?if (?:it's |its |it is |they're |they are |the (?:amount|refund|total|invoice|sum|payment) is |that's |that is )?)?`;
 

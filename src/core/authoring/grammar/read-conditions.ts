@@ -157,7 +157,7 @@ function payloadField(
   return undefined;
 }
 
-function audienceCondition(
+export function audienceCondition(
   group: string,
   event: string | undefined,
   ctx: RequestContext,

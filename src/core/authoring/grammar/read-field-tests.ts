@@ -13,6 +13,7 @@
 import type { EventShape } from '../compiled-request.ts';
 import { lemmas } from '../request-words.ts';
 import { cutOut, type RequestContext, type RequestText } from './request-context.ts';
+import { isChannelWord } from './value-words.ts';
 
 const NEGATIONS = /^(?:unless|except(?: when| if)?|but not(?: when| if)?|not (?:when|if))$/;
 
@@ -283,7 +284,10 @@ export function fieldForValue(
   const sevField = part(/^(?:severity|priority|urgency|sev)$/);
   if (severity && sevField) return assumed(sevField, severity, `it says how severe it is`);
   const channel = part(/^(?:channel|source|via|medium)$/);
-  if (how.prep && /^(?:via|through|thru|by|over|from|in|on)$/.test(how.prep) && channel)
+  if (
+    channel &&
+    ((how.prep && /^(?:via|through|thru|by|over|from|in|on)$/.test(how.prep)) || isChannelWord(word))
+  )
     return assumed(channel, word, `it says how it came in`);
   const kind = part(/^(?:category|type|kind|class)$/);
   if (

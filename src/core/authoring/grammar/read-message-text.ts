@@ -23,6 +23,7 @@
 import { ACTION_GROUPS, groupOf, lemmas } from '../request-words.ts';
 import { toolWords } from './map-tool.ts';
 import type { RequestContext } from './request-context.ts';
+import { isEventWord } from './trigger-words.ts';
 
 /** Verbs that send words to a person. */
 const VERBS =
@@ -114,6 +115,8 @@ export function readMessageTexts(
       ? /^((?:\s+[a-z0-9'-]+){0,6}?)\s*:\s+(?=\S)/.exec(rest)
       : new RegExp(String.raw`^(?:\s+${WHOM})?\s*:\s+(?=\S)`).exec(rest);
     if (!clauseStart && !c) continue;
+    // "email tickets: ...", "chat cases ->": a channel heading the event's noun, not a message.
+    if (isEventWord(/^\s+([a-z-]+)/.exec(rest)?.[1] ?? '', ctx)) continue;
     if (c && verb !== 'say' && !/"q/.test(c[0])) {
       start = at + c[0].length;
       colon = true;

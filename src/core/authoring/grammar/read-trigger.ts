@@ -19,6 +19,7 @@ import {
   groupOf,
   lemmas,
 } from '../request-words.ts';
+import { eventByValues } from './event-by-value.ts';
 import { toolWords } from './map-tool.ts';
 import type { Qualifier } from './read-field-tests.ts';
 import { cutOut, knownWords, listOr, type RequestContext, type RequestText } from './request-context.ts';
@@ -29,9 +30,11 @@ import {
   NEGATORS,
   NEUTRAL,
   PREPS,
+  STAND_INS,
   saysHappened,
   splitType,
 } from './trigger-words.ts';
+import { isChannelWord } from './value-words.ts';
 
 const TRIGGER_START =
   /(?<=^|[.;!?]\s+)(?:if)(?= (?:a|an|the|someone|somebody|anyone|any|an?y?one|people|we|they) )|\b(whenever|when|each time|every time|as soon as|once|on every|on each|for every|for each|any time|anytime|if ever|after(?= (?:a|an|each|every|any|the) (?:[a-z]+ (?:is|are|gets|get|has|comes|arrives)\b|[a-z]+(?:'s|s) (?:been )?[a-z]+ed\b)))\b/;
@@ -225,17 +228,23 @@ export function readTrigger(
     });
     return {};
   }
+  // "chat tickets": of the events its noun names, the one whose fields hold the words said with it.
+  // ("low severity stuff": a word standing for the noun, any event.)
+  const named = words.some((w) => STAND_INS.has(w))
+    ? ctx.events
+    : ctx.events.filter((e) =>
+        splitType(e.type)[0]
+          .split(/[_-]/)
+          .some((n) => lemmas(n).some((l) => nounLemmas.has(l))),
+      );
+  const byValue = eventByValues(named, (e) => qualifiersOf(e, true), ctx);
+  if (byValue) return { event: byValue.type, qualifiers: qualifiersOf(byValue, true) };
   // "sev1 alerts: ...": the trigger's own words name one event's noun, whatever the rest names.
-  const byNoun = ctx.events.filter((e) =>
-    splitType(e.type)[0]
-      .split(/[_-]/)
-      .some((n) => lemmas(n).some((l) => nounLemmas.has(l))),
-  );
-  if (byNoun.length === 1) {
+  if (named.length === 1 && !words.some((w) => STAND_INS.has(w))) {
     ctx.assumptions.push(
-      `The workflow starts on ${byNoun[0]!.type}: "${clause[0].trim()}" names no event's verb, and it is the only one about ${splitType(byNoun[0]!.type)[0]}.`,
+      `The workflow starts on ${named[0]!.type}: "${clause[0].trim()}" names no event's verb, and it is the only one about ${splitType(named[0]!.type)[0]}.`,
     );
-    return { event: byNoun[0]!.type, qualifiers: qualifiersOf(byNoun[0]!, false) };
+    return { event: named[0]!.type, qualifiers: qualifiersOf(named[0]!, false) };
   }
   const inferred = inferEvent(whole, ctx);
   const shape = ctx.events.find((e) => e.type === inferred);
@@ -316,7 +325,9 @@ function inferEvent(text: string, ctx: RequestContext): string | undefined {
  * nor is a participle that is an event type's own verb ("reported posts:", "flagged posts ->").
  */
 function isActionWord(w: string, ctx: RequestContext): boolean {
-  const eventParticiple = /ed$/.test(w) && (ctx.events?.some((e) => splitType(e.type)[1] === w) ?? false);
+  // ("opened cases:", "approved invoices ->": a past participle that says the event happened names it.)
+  const eventParticiple =
+    /ed$/.test(w) && (saysHappened(w, ctx) || (ctx.events?.some((e) => splitType(e.type)[1] === w) ?? false));
   return (
     (lemmas(w).some((l) => groupOf(ACTION_GROUPS, l) !== undefined) || GENERIC_VERBS.has(w)) &&
     !isEventWord(w, ctx) &&
@@ -332,16 +343,21 @@ function isActionWord(w: string, ctx: RequestContext): boolean {
  * ("warnings -> ..."). Null: not a heading.
  */
 function heading(text: string, ctx: RequestContext): RegExpExecArray | null {
-  const m = /^\s*((?:[a-z0-9'-]+ +){0,6}[a-z0-9'-]+)\s*(?::|\?(?=\s)|->|\s-\s|,)/.exec(text);
+  // (A lone dash is no word: "normal tickets - tag them, ..." ends at the dash.)
+  const m = /^\s*((?:[a-z0-9'][a-z0-9'-]* +){0,6}[a-z0-9'][a-z0-9'-]*)\s*(?::|\?(?=\s)|->|\s-\s|,)/.exec(
+    text,
+  );
   if (!m) return null;
   // Typos read as catalog words, without listing them yet: the trigger reader does when it is one.
   const scratch = { ...ctx, assumptions: [] };
   const words = m[1]!.split(/\s+/).map((w) => spelledAs(w, scratch));
   const comma = /,$/.test(m[0]);
   const verb = words.some((w, i) => (i > 0 || comma) && saysHappened(w, ctx));
-  const noun = words.some((w) => ctx.events?.some((e) => isNounOf(w, e)));
+  const noun = words.some((w) => STAND_INS.has(w) || ctx.events?.some((e) => isNounOf(w, e)));
   // "refund requests:" names the event; "refund them:", "pay approved invoices," an action.
-  const action = (w: string) => isActionWord(w, ctx);
+  // ("email tickets:", "chat cases ->": a channel before the event's noun.)
+  const action = (w: string) =>
+    isActionWord(w, ctx) && !(isChannelWord(w) && isEventWord(words[words.indexOf(w) + 1] ?? '', ctx));
   // Its first word that is not filler ("tho pay out approved claims, ..." starts with an action).
   const lead = words.find((w) => !FILLER.has(w)) ?? words[0]!;
   const acts = action(lead) || (!verb && words.some(action));

@@ -16,8 +16,14 @@ export const NEUTRAL = new Set(
   `somebody someone anybody anyone everybody everyone anything something everything whatever whoever
   employee employees staff people person customer customers user users client clients they we he she
   marked become becomes became turned gets got get been be being just actually really already that which
-  who there only or either one ones`.split(/\s+/),
+  who there only or either one ones stuff things thing`.split(/\s+/),
 );
+
+/**
+ * Words that stand for the event's noun in a heading ("low priority stuff:", "anything urgent ->",
+ * "billing ones:"): the event is the one the rest of the request or the catalog says.
+ */
+export const STAND_INS = new Set(['stuff', 'things', 'thing', 'ones', 'anything', 'everything', 'something']);
 
 /** Words that turn the qualifier after them around: "every alert except warnings". */
 export const NEGATORS = new Set(['except', 'excluding', 'not', 'non', 'but', 'other', 'than', 'apart']);

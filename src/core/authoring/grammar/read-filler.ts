@@ -1,0 +1,125 @@
+/**
+ * What a person adds that changes nothing a draft says, read as such rather than asked about:
+ * "..., thats it" / "that's all" / "nothing else" after the last action; a reason given for the
+ * rule ("analytics viewer requests r low risk, just grant them", "refunds under $20 are safe");
+ * and a restatement of where an argument comes from: "for whatever system / role / number of days
+ * they asked for" (each step takes the event's own values, as it would anyway), "regardless of
+ * the role asked for" (the role is the one the request says elsewhere, "grant editor", in every
+ * step that takes a role). Each one read is listed under "Assumed"; a restatement that names no
+ * field or argument of the catalog stays in the text and is asked about.
+ */
+import type { DraftStep } from './read-steps.ts';
+import { cutOut, type RequestContext, type RequestText } from './request-context.ts';
+
+const THATS_IT =
+  /(?:,\s*|\s+-\s+|\s+)(?:(?:and|so)\s+)?(?:that'?s it|that'?s all|that is all|that is it|nothing else|no more steps)(?=\s*(?:$|[.!;,]))/g;
+
+const REASON =
+  /\b([a-z]+s)\s+(?:are|r|'re|re|is)\s+(?:(?:pretty|quite|very|really|usually|generally|always|all)\s+)?(low[- ]risk|no[- ]risk|safe|harmless|routine|trivial|no big deal|not a big deal)\b(?=\s*(?:[,;:.!]|\s-\s|$|\bso\b|\bjust\b))/g;
+
+/** A field or argument in words: "role", "leave type", "number of days". */
+const ITEM = String.raw`[a-z]+(?: (?!(?:asked|requested|asks|requests|wants|wanted|want|chose|picked|they|he|she|the|someone|was|were|is|for|or|and|of)\b)[a-z]+)?(?: of [a-z]+)?`;
+const RESTATED = new RegExp(
+  String.raw`\b(?:for\s+)?(regardless of|irrespective of|no matter(?: what| which)?|whatever)\s+(?:the\s+)?(${ITEM}(?:\s*(?:/|,|\bor\b|\band\b)\s*${ITEM})*)(?:\s+(?:(?:they|he|she|the person|the employee|the requester|someone)\s+)?(?:asked for|requested|asks for|wants|wanted|asked|requests|chose|picked)(?:\s+for)?)?`,
+  'g',
+);
+
+/** A restatement read: the arguments it names, and whether it says "regardless" (a value said elsewhere). */
+export interface Restated {
+  readonly args: readonly string[];
+  readonly regardless: boolean;
+  readonly said: string;
+}
+
+/** The argument or event field `words` name ("role", "number of days" -> duration_days), if one. */
+function argNamed(words: string, ctx: RequestContext, event: string | undefined): string | undefined {
+  const last = words.split(/\s+/).pop()!;
+  const forms = new Set([last, last.replace(/s$/, '')]);
+  const names = new Set<string>();
+  for (const t of ctx.tools) for (const a of Object.keys(t.args.properties ?? {})) names.add(a);
+  for (const p of ctx.events?.find((e) => e.type === event)?.payload ?? []) names.add(p);
+  // "leave type": the name said whole.
+  const whole = words.trim().replace(/\s+/g, '_');
+  if (names.has(whole)) return whole;
+  const hits = [...names].filter((n) => forms.has(n) || n.split('_').some((p) => forms.has(p)));
+  return hits.length === 1 ? hits[0] : undefined;
+}
+
+/** Cuts "thats it" and reasons given for the rule out of the text (see the file's comment). */
+export function readFiller(buf: RequestText, raw: string, ctx: RequestContext): void {
+  for (const m of [...buf.text.matchAll(THATS_IT)]) cutOut(buf, m as RegExpExecArray);
+  for (const m of [...buf.text.matchAll(REASON)]) {
+    const at = m.index + m[1]!.length;
+    const said = raw.slice(at, m.index + m[0].length).trim();
+    cutOut(buf, { index: at, 0: m[0].slice(m[1]!.length) });
+    ctx.assumptions.push(`"${said}" is read as why; it is not tested (no event field says it).`);
+  }
+}
+
+/** Cuts restatements of where arguments come from; read once the trigger event is known. */
+export function readRestated(
+  buf: RequestText,
+  raw: string,
+  event: string | undefined,
+  ctx: RequestContext,
+): Restated[] {
+  const out: Restated[] = [];
+  for (const m of [...buf.text.matchAll(RESTATED)]) {
+    const items = m[2]!.split(/\s*(?:\/|,|\bor\b|\band\b)\s*/).filter(Boolean);
+    const args = items.map((i) => argNamed(i, ctx, event));
+    if (args.some((a) => a === undefined)) continue;
+    out.push({
+      args: args as string[],
+      regardless: m[1] !== 'whatever',
+      said: raw.slice(m.index, m.index + m[0].length).trim(),
+    });
+    cutOut(buf, m as RegExpExecArray);
+  }
+  return out;
+}
+
+/**
+ * Applies the restatements to the drafted steps: a value said for the argument in one step
+ * ("grant editor") is that argument's in every step that takes it from the event ("regardless
+ * of the role asked for"); otherwise the event's own value stays. Two values said: a question.
+ */
+export function applyRestated(
+  rs: readonly Restated[],
+  steps: readonly DraftStep[],
+  ctx: RequestContext,
+): void {
+  for (const r of rs) {
+    const own: string[] = [];
+    for (const arg of r.args) {
+      const said = new Set(
+        steps
+          .map((s) => s.step.args?.[arg])
+          .filter((v) => v !== undefined && !(typeof v === 'string' && v.includes('{{'))),
+      );
+      if (!r.regardless || said.size === 0) {
+        own.push(arg);
+        continue;
+      }
+      if (said.size > 1) {
+        ctx.questions.push({
+          about: 'request',
+          question: `"${r.said}": the request says ${arg} ${[...said].map((v) => JSON.stringify(v)).join(' and ')}. Which one is meant?`,
+        });
+        continue;
+      }
+      const value = [...said][0];
+      for (const s of steps) {
+        const args = s.step.args as Record<string, unknown> | undefined;
+        if (args && typeof args[arg] === 'string' && (args[arg] as string).includes('{{event.'))
+          args[arg] = value;
+      }
+      ctx.assumptions.push(
+        `"${r.said}" is read as: ${arg} is ${JSON.stringify(value)} in every step that takes it, whatever the event says.`,
+      );
+    }
+    if (own.length > 0)
+      ctx.assumptions.push(
+        `"${r.said}" is read as: ${own.join(', ')} ${own.length === 1 ? 'is' : 'are'} the event's own, as each step takes ${own.length === 1 ? 'it' : 'them'}.`,
+      );
+  }
+}

@@ -1,0 +1,24 @@
+/**
+ * Values said before the event's noun, the way people head a rule: a currency code ("Only USD
+ * refund requests", "EUR invoices", "USD-only refunds") is the event's currency, as "in USD" is
+ * (read-amounts.ts readCurrency); the code in any case. Cut out of the text, so the trigger reader
+ * sees only its noun.
+ */
+import { readCurrency } from './read-amounts.ts';
+import { cutOut, type RequestContext, type RequestText } from './request-context.ts';
+import { isEventWord } from './trigger-words.ts';
+
+const CODE =
+  /\b(?:only\s+)?(usd|us dollar|eur|euro|gbp|cad|aud|jpy)(?:[- ]only)?\s+(?:only\s+)?(?=([a-z]+)\b)/g;
+
+/** The currency code said before an event's noun, cut out; undefined when none is. */
+export function readCurrencyBefore(buf: RequestText, ctx: RequestContext): string | undefined {
+  for (const m of buf.text.matchAll(CODE)) {
+    if (!isEventWord(m[2]!, ctx)) continue;
+    const code = readCurrency({ text: `in ${m[1]}` });
+    if (code === undefined) continue;
+    cutOut(buf, m as RegExpExecArray);
+    return code;
+  }
+  return undefined;
+}
