@@ -8,7 +8,7 @@
  */
 import type { KeyObject } from 'node:crypto';
 import { Hono } from 'hono';
-import type { z } from 'zod';
+import type * as z from 'zod';
 import type { Keel } from '../app/keel.ts';
 import type { HookSpec } from '../core/hooks/index.ts';
 import type { OpenWopHost, Principal } from '../openwop/host.ts';

@@ -6,7 +6,7 @@
  * and listed by `GET /api/events/conflicts`; `GET /api/events/delivery` reads what the first did.
  */
 
-import { z } from 'zod';
+import * as z from 'zod';
 import { remapWith } from '../../app/unrouted.ts';
 import { MAX_INT32 } from '../../core/int-range.ts';
 import { ProtocolError } from '../../openwop/protocol-error.ts';

@@ -5,7 +5,7 @@
  * which would otherwise take `counts` for a malformed run id.
  */
 
-import { z } from 'zod';
+import * as z from 'zod';
 import { MAX_INT32 } from '../../core/int-range.ts';
 import { RUN_STATUSES } from '../../core/ledger/index.ts';
 import { parseEvent, SUBJECT_MAX } from '../../core/run/index.ts';
