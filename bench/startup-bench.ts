@@ -5,7 +5,9 @@
  * `keel --json serve --port 0` (until it prints its `url`, on the project's existing store), and
  * prints the medians of wall time and CPU time (user + system, every thread).
  *
- *   node --import tsx bench/startup-bench.ts [--runs 7] <bin/keel.js> [<other bin/keel.js> ...]
+ *   node --import tsx bench/startup-bench.ts [--runs 7] [--serve] <bin/keel.js> [<other bin/keel.js> ...]
+ *
+ * With --serve, only `keel serve` is measured.
  *
  * Linux only: CPU time is read with /usr/bin/time (GNU time) and, for serve, /proc/<pid>/stat at
  * the moment it listens.
@@ -23,9 +25,11 @@ interface Sample {
 const args = process.argv.slice(2);
 const runsAt = args.indexOf('--runs');
 const runs = runsAt >= 0 ? Number(args.splice(runsAt, 2)[1]) : 7;
+const serveAt = args.indexOf('--serve');
+const serveOnly = serveAt >= 0 && args.splice(serveAt, 1).length === 1;
 const bins = args.map((b) => resolve(b));
 if (bins.length === 0 || !Number.isInteger(runs) || runs < 1) {
-  process.stderr.write('usage: startup-bench.ts [--runs 7] <bin/keel.js> [<bin/keel.js> ...]\n');
+  process.stderr.write('usage: startup-bench.ts [--runs 7] [--serve] <bin/keel.js> [<bin/keel.js> ...]\n');
   process.exit(2);
 }
 
@@ -84,8 +88,10 @@ try {
   const samples = bins.map(() => names.map((): Sample[] => []));
   for (let round = 0; round < runs; round++)
     for (const [i, bin] of bins.entries()) {
-      samples[i]![0]!.push(timed(bin, '--help'));
-      samples[i]![1]!.push(timed(bin, 'test', 'pay-invoice'));
+      if (!serveOnly) {
+        samples[i]![0]!.push(timed(bin, '--help'));
+        samples[i]![1]!.push(timed(bin, 'test', 'pay-invoice'));
+      }
       samples[i]![2]!.push(await serve(bin));
     }
   const s = (x: number) => `${x.toFixed(2)} s`;
@@ -93,6 +99,7 @@ try {
     process.stdout.write(`${bin}\n`);
     for (const [j, name] of names.entries()) {
       const xs = samples[i]![j]!;
+      if (xs.length === 0) continue;
       const wall = median(xs.map((x) => x.wall));
       const cpu = median(xs.map((x) => x.cpu));
       process.stdout.write(`  ${name.padEnd(24)} wall ${s(wall)}  CPU ${s(cpu)}  (median of ${runs})\n`);

@@ -37,7 +37,7 @@ export const BUNDLE_META = 'bundle-meta.json';
  * The MCP SDK, left outside, loads node_modules' zod for its own schemas when /mcp is first asked
  * for; Keel's routes never hand it theirs, so the two copies never meet.
  */
-export const BUNDLED_PACKAGES = ['ajv', 'ajv-formats', 'yaml', 'zod', 'hono', '@hono/node-server'];
+export const BUNDLED_PACKAGES = ['ajv', 'ajv-formats', 'yaml', 'zod', 'hono', '@hono/node-server', 'pino'];
 
 /** Every other dependency of Keel stays in node_modules (and with it its subpaths). */
 function externalPackages(dist) {

@@ -7,7 +7,7 @@
  * material comes from node:crypto, never from the run sources (those are recorded and replayable).
  * Listing never shows a hash or a key.
  */
-import { createHash, randomBytes } from 'node:crypto';
+import { hash, randomBytes } from 'node:crypto';
 import { ErrorCode, KeelError } from '../core/errors.ts';
 import { quoteInput } from '../core/spec/index.ts';
 import type { ApiKeyInfo, Clock, Keys, PrincipalKind } from '../ports/index.ts';
@@ -83,7 +83,7 @@ export function checkKeySubject(value: unknown): string {
 }
 
 export function hashApiKey(key: string): string {
-  return createHash('sha256').update(key, 'utf8').digest('hex');
+  return hash('sha256', key, 'hex');
 }
 
 /**

@@ -61,7 +61,7 @@ export {
   type StoreAccess,
   type StoreMigration,
 } from './open-store.ts';
-export { noteRun, noteTenant, type RequestNotes, requestNotes } from './request-context.ts';
+export { noteRun, notesOf, noteTenant, type RequestNotes, tieNotes } from './request-context.ts';
 export type { HistoryLine, RunCountFilter, RunCounts, RunsHandle } from './runs-handle.ts';
 export {
   FIRE_GRACE_MS,

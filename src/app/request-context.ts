@@ -1,10 +1,11 @@
 /**
  * What an HTTP request is doing, for its log line: the request id, the tenant its key resolved to
- * and the runs it started or continued. Held in an AsyncLocalStorage for the request's duration;
- * outside a request (the CLI, a worker) every note is a no-op. Ids only: never a body, a key or a
- * payload value.
+ * and the runs it started or continued. The notes are tied to objects that travel with the request
+ * (its Hono context, the principal its key resolved to: `tieNotes`) and handed on explicitly, not
+ * held in an AsyncLocalStorage, whose hooks on every promise of the process cost `keel serve` a
+ * tenth or more of its CPU per run. Outside a request (the CLI, a worker) there are no notes, and
+ * every note is a no-op. Ids only: never a body, a key or a payload value.
  */
-import { AsyncLocalStorage } from 'node:async_hooks';
 
 export interface RequestNotes {
   readonly requestId: string;
@@ -12,16 +13,25 @@ export interface RequestNotes {
   runIds?: string[];
 }
 
-export const requestNotes = new AsyncLocalStorage<RequestNotes>();
+/** Each request's notes, by the objects that carry it; gone with them. */
+const tied = new WeakMap<object, RequestNotes>();
 
-export function noteTenant(tenant: string): void {
-  const n = requestNotes.getStore();
-  if (n) n.tenant = tenant;
+/** Ties a request's notes to an object of that request (its context, its principal). */
+export function tieNotes(owner: object, notes: RequestNotes): void {
+  tied.set(owner, notes);
 }
 
-export function noteRun(runId: string): void {
-  const n = requestNotes.getStore();
-  if (!n) return;
-  n.runIds ??= [];
-  if (n.runIds.length < 16 && !n.runIds.includes(runId)) n.runIds.push(runId);
+/** The notes of the request `owner` belongs to, if it belongs to one. */
+export function notesOf(owner: object | undefined): RequestNotes | undefined {
+  return owner === undefined ? undefined : tied.get(owner);
+}
+
+export function noteTenant(notes: RequestNotes | undefined, tenant: string): void {
+  if (notes) notes.tenant = tenant;
+}
+
+export function noteRun(notes: RequestNotes | undefined, runId: string): void {
+  if (!notes) return;
+  notes.runIds ??= [];
+  if (notes.runIds.length < 16 && !notes.runIds.includes(runId)) notes.runIds.push(runId);
 }

@@ -37,6 +37,50 @@ function bufferedDestination(dest: number): pino.DestinationStream {
   return stream;
 }
 
+/** Fields whose value never reaches a log line, at the top of a line's object or one level down. */
+export const REDACTED_FIELDS: readonly string[] = [
+  'authorization',
+  'key',
+  'token',
+  'secret',
+  'payload',
+  'args',
+  'output',
+  'headers',
+];
+const REDACTED = new Set(REDACTED_FIELDS);
+const CENSOR = '[redacted]';
+
+/**
+ * A line's object with every REDACTED_FIELDS value, at its top or in an object one level down,
+ * replaced by `[redacted]`; the object itself is left as it was (a copy is made where one is
+ * censored). What pino's `redact` option did with the paths `<field>` and `*.<field>`, at a
+ * fraction of its cost per line (it was a tenth of a request's CPU in `keel serve`).
+ */
+export function redactFields(o: Record<string, unknown>): Record<string, unknown> {
+  let out: Record<string, unknown> | undefined;
+  for (const k of Object.keys(o)) {
+    const v = o[k];
+    if (v === undefined) continue;
+    if (REDACTED.has(k)) {
+      out ??= { ...o };
+      out[k] = CENSOR;
+    } else if (typeof v === 'object' && v !== null && !Array.isArray(v)) {
+      let inner: Record<string, unknown> | undefined;
+      for (const f of REDACTED_FIELDS)
+        if (Object.hasOwn(v, f)) {
+          inner ??= { ...(v as Record<string, unknown>) };
+          inner[f] = CENSOR;
+        }
+      if (inner) {
+        out ??= { ...o };
+        out[k] = inner;
+      }
+    }
+  }
+  return out ?? o;
+}
+
 /** A logger writing JSON lines to `dest` (stderr's descriptor by default), buffered briefly. */
 export function cliLogger(
   component: 'serve' | 'worker',
@@ -48,28 +92,7 @@ export function cliLogger(
       base: { component, pid: process.pid },
       level: process.env.KEEL_LOG_LEVEL?.trim() || 'info',
       timestamp: pino.stdTimeFunctions.isoTime,
-      formatters: { level: (label) => ({ level: label }) },
-      redact: {
-        paths: [
-          'authorization',
-          'key',
-          'token',
-          'secret',
-          'payload',
-          'args',
-          'output',
-          'headers',
-          '*.authorization',
-          '*.key',
-          '*.token',
-          '*.secret',
-          '*.payload',
-          '*.args',
-          '*.output',
-          '*.headers',
-        ],
-        censor: '[redacted]',
-      },
+      formatters: { level: (label) => ({ level: label }), log: redactFields },
     },
     stream,
   );

@@ -7,7 +7,7 @@
  * walk them (`walkers: 'workers'`): then a created run is only committed, and a worker claims it.
  */
 import { randomUUID } from 'node:crypto';
-import { noteRun, type OnWalk } from '../app/index.ts';
+import { noteRun, notesOf, type OnWalk, type RequestNotes } from '../app/index.ts';
 import type { Keel } from '../app/keel.ts';
 import { hashOf } from '../core/canonical/index.ts';
 import { ErrorCode, KeelError } from '../core/errors.ts';
@@ -101,16 +101,19 @@ export class OpenWopHost {
   }
 
   /** How a request starts runs: walked here once each root is durable (no claim), or by the workers (`kick`). */
-  startWalk(): { walk: 'background'; onWalk: OnWalk } | { walk: 'enqueue' } {
-    const onWalk = this.walks.track;
+  startWalk(notes?: RequestNotes): { walk: 'background'; onWalk: OnWalk } | { walk: 'enqueue' } {
+    const onWalk: OnWalk = (runId, walking) => {
+      noteRun(notes, runId);
+      this.walks.track(walking);
+    };
     return this.walkers === 'workers' ? { walk: 'enqueue' } : { walk: 'background', onWalk };
   }
 
   /** Walks a run to its next stop in the background (inline mode), or leaves it to the workers. */
-  kick(tenant: string, runId: string): void {
+  kick(tenant: string, runId: string, notes?: RequestNotes): void {
+    noteRun(notes, runId);
     // A run some other walker holds (this server's recovery worker, or a `keel worker`) goes on there.
-    if (this.walkers === 'inline') this.walks.track(runId, this.keel.runs.recover(tenant, runId));
-    else noteRun(runId);
+    if (this.walkers === 'inline') this.walks.track(this.keel.runs.recover(tenant, runId));
   }
 
   /** Resolves when every background walk started so far has stopped, and stops watching runs (shutdown). */
@@ -153,13 +156,13 @@ export class OpenWopHost {
     };
     // A version not yet shown to behave (DRAFT, TESTING, SHADOW) runs simulated, as `keel run`
     // runs it; Keel's own conformance fixtures, seeded as DRAFT, run as the protocol describes.
-    const start = this.startWalk();
+    const start = this.startWalk(notesOf(p));
     const run = await this.keel.runs.start(p.tenant, body.workflowId, event, {
       ...start,
       ...(traceparent !== undefined ? { traceparent } : {}),
       ...(version && isSeededFixture(version) ? { live: true } : {}),
     });
-    if (run.created && start.walk === 'enqueue') this.kick(p.tenant, run.runId);
+    if (run.created && start.walk === 'enqueue') this.kick(p.tenant, run.runId, notesOf(p));
     return { runId: run.runId, status: STATUS[run.status] };
   }
 
@@ -289,7 +292,7 @@ export class OpenWopHost {
     const r = await this.runState(() =>
       this.keel.runs.resume(p.tenant, runId, { by: p.subject, walk: 'enqueue' }),
     );
-    this.kick(p.tenant, runId);
+    this.kick(p.tenant, runId, notesOf(p));
     return { status: STATUS[r.status], resumedAt: (await this.keel.runs.get(p.tenant, runId)).updatedAt };
   }
 
@@ -332,7 +335,7 @@ export class OpenWopHost {
       mode: body.mode,
       walk: false,
     });
-    if (created) this.kick(p.tenant, run.runId);
+    if (created) this.kick(p.tenant, run.runId, notesOf(p));
     return { runId: run.runId, status: STATUS[run.status], created };
   }
 
@@ -369,7 +372,7 @@ export class OpenWopHost {
         throw new ProtocolError('interrupt_already_resolved', e.message, { nodeId });
       throw e;
     }
-    this.kick(p.tenant, runId);
+    this.kick(p.tenant, runId, notesOf(p));
     const run = await this.keel.runs.get(p.tenant, runId);
     return { status: STATUS[run.status] };
   }

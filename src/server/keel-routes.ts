@@ -8,7 +8,8 @@
  */
 import type { KeyObject } from 'node:crypto';
 import { Hono } from 'hono';
-import type { z } from 'zod';
+import type * as z from 'zod';
+import { notesOf } from '../app/index.ts';
 import type { Keel } from '../app/keel.ts';
 import type { HookSpec } from '../core/hooks/index.ts';
 import type { OpenWopHost, Principal } from '../openwop/host.ts';
@@ -92,7 +93,7 @@ export function keelRoutes(
     const honoPath = r.path.replace(/\{([^}]+)\}/g, ':$1');
     app.on(r.method.toUpperCase(), honoPath, async (c) => {
       const p: Principal = r.auth
-        ? await authenticate(keel, c.req.header('Authorization'))
+        ? await authenticate(keel, c.req.header('Authorization'), notesOf(c))
         : { tenant: '', subject: '' };
       const params = c.req.param() as Record<string, string>;
       const query = r.query ? check(r.query, c.req.query(), 'query') : {};

@@ -7,7 +7,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { MiddlewareHandler } from 'hono';
-import { type KeelMetrics, type RequestNotes, requestNotes } from '../app/index.ts';
+import { type KeelMetrics, type RequestNotes, tieNotes } from '../app/index.ts';
 
 /** The part of a pino logger the server uses (pino's Logger satisfies it). */
 export interface ServerLogger {
@@ -33,7 +33,8 @@ export function observeRequests(o: { logger?: ServerLogger; metrics?: KeelMetric
     const given = c.req.header('X-Request-Id');
     const notes: RequestNotes = { requestId: given && REQUEST_ID.test(given) ? given : randomUUID() };
     const started = performance.now();
-    await requestNotes.run(notes, next);
+    tieNotes(c, notes);
+    await next();
     try {
       // Set on the answer's headers: `c.header` after the answer is made would rebuild it as a
       // streamed fetch Response, which the adapter then copies chunk by chunk.

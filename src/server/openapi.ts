@@ -5,7 +5,7 @@
  * Request schemas are the zod schemas the routes validate with (`z.toJSONSchema`); the error body
  * and the code → status table come from errors.ts. This module renders; it never routes or reads.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { ENGINE_VERSION } from '../app/index.ts';
 import { httpStatusTable } from './errors.ts';
 

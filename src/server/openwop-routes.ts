@@ -7,6 +7,7 @@
 import type { KeyObject } from 'node:crypto';
 import { type Context, Hono } from 'hono';
 import { verifyCheckpoints } from '../app/checkpoints/index.ts';
+import { notesOf } from '../app/index.ts';
 import type { Keel } from '../app/keel.ts';
 import { hashOf } from '../core/canonical/index.ts';
 import { auditVerifyResult, parseAuditRange } from '../openwop/audit-verify.ts';
@@ -96,7 +97,7 @@ export function openWopRoutes(
     return c.json(doc);
   });
 
-  const principalOf = (c: Context) => authenticate(keel, c.req.header('Authorization'));
+  const principalOf = (c: Context) => authenticate(keel, c.req.header('Authorization'), notesOf(c));
 
   // The OpenAPI document at its v1 address (the bare `/openapi.json` is served with the Keel API).
   app.get('/v1/openapi.json', (c) => c.json(openApiDocument(KEEL_ROUTES)));

@@ -54,7 +54,6 @@ export async function startServer(
           concurrency: o.recovery?.concurrency ?? 8,
           ...(o.recovery?.log ? { log: o.recovery.log } : {}),
         });
-  await recovery?.start();
   const shadows =
     o.walkers === 'workers'
       ? undefined
@@ -87,6 +86,11 @@ export async function startServer(
     throw e;
   }
   const port = (server.address() as AddressInfo).port;
+  // Recovery starts once the server listens, not before: nothing a request does waits for it (a
+  // run a request starts is walked under this process's lease, which no claim takes while the
+  // process lives), and before this line it claimed nothing yet either (its claims were async).
+  // A failure to start it (the store refusing the worker's row) is reported like any background error.
+  const recoveryStarted = recovery?.start().catch((e: unknown) => o.log?.(e));
   return {
     url: `http://${hostname}:${port}`,
     port,
@@ -96,6 +100,7 @@ export async function startServer(
         // Open event streams would hold the server open; they end with the process.
         (server as unknown as { closeAllConnections?: () => void }).closeAllConnections?.();
       });
+      await recoveryStarted;
       await recovery?.stop();
       await shadows?.stop();
       await scheduler.stop();

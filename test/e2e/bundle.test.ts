@@ -43,6 +43,26 @@ test("a bundled module's import.meta.url is its compiled file's", () => {
   assert.match(text, /new URL\("\.\.\/src\/cli\/templates\.js", import\.meta\.url\)\.href/);
 });
 
+test('the bundle carries only the zod the routes call: no locale but English, no JSON Schema reader', () => {
+  // `import { z } from 'zod'` (an object the bundler cannot shake) brought all of zod, 750 KB
+  // parsed by every `keel serve` before it listens; the routes import it as a namespace.
+  const meta = JSON.parse(readFileSync(join(dist, 'bundle-meta.json'), 'utf8')) as {
+    outputs: Record<string, { inputs: Record<string, { bytesInOutput: number }> }>;
+  };
+  const bundled = Object.values(meta.outputs).flatMap((o) =>
+    Object.entries(o.inputs)
+      .filter(([, i]) => i.bytesInOutput > 0)
+      .map(([f]) => f),
+  );
+  const zod = bundled.filter((f) => /node_modules\/zod\//.test(f));
+  assert.ok(
+    zod.some((f) => f.endsWith('v4/classic/schemas.js')),
+    'zod is bundled',
+  );
+  const extra = zod.filter((f) => /v4\/locales\/(?!en\.js$)|from-json-schema/.test(f));
+  assert.deepEqual(extra, []);
+});
+
 test('the build refuses a lazy import of a bundled package, naming the file and the import', async () => {
   const { mkdtempSync, mkdirSync, rmSync, writeFileSync } = await import('node:fs');
   const { tmpdir } = await import('node:os');

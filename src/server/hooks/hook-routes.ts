@@ -12,6 +12,7 @@
  * Each delivery is counted in /metrics by hook and outcome; a secret is never logged or echoed.
  */
 import { Hono } from 'hono';
+import { notesOf } from '../../app/index.ts';
 import type { Keel } from '../../app/keel.ts';
 import {
   type AuthRefusal,
@@ -176,10 +177,10 @@ export function hookRoutes(
       });
     }
     try {
-      const start = host.startWalk();
+      const start = host.startWalk(notesOf(c));
       const r = await keel.events.emit(spec.tenant, mapped.event, { ...start, channel: mapped.event.source });
       if (start.walk === 'enqueue')
-        for (const run of r.runs) if (run.created) host.kick(spec.tenant, run.runId);
+        for (const run of r.runs) if (run.created) host.kick(spec.tenant, run.runId, notesOf(c));
       count(name, r.redelivery ? 'redelivery' : 'accepted');
       const runs = r.runs.map((x) => ({
         runId: x.runId,

@@ -7,13 +7,14 @@
  * authenticated request to /mcp, not when the server starts.
  */
 import { Hono } from 'hono';
+import { notesOf } from '../../app/index.ts';
 import type { Keel } from '../../app/keel.ts';
 import { authenticate } from '../auth.ts';
 
 export function mcpRoutes(keel: Keel, log: (e: unknown) => void) {
   const app = new Hono();
   app.all('/mcp', async (c) => {
-    const principal = await authenticate(keel, c.req.header('authorization'));
+    const principal = await authenticate(keel, c.req.header('authorization'), notesOf(c));
     const [{ WebStandardStreamableHTTPServerTransport }, { keelMcpServer }] = await Promise.all([
       import('@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js'),
       import('./keel-mcp-server.ts'),

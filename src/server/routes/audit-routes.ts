@@ -4,7 +4,7 @@
  * same filters, counted by kind). Read-only. A filter the query cannot take, the cursor included,
  * is 400 validation_error naming `details.field`.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import type { AuditFilter } from '../../app/audit.ts';
 import { isKeelError } from '../../core/errors.ts';
 import { ENTRY_KINDS, type EntryKind } from '../../core/ledger/index.ts';

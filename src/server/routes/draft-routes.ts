@@ -8,7 +8,7 @@
  * a draft with questions, is refused and changes nothing.
  */
 
-import { z } from 'zod';
+import * as z from 'zod';
 import { compileRequest, draftSpec, eventShapesOf, MAX_REQUEST_LENGTH } from '../../core/authoring/index.ts';
 import { MAX_INT32 } from '../../core/int-range.ts';
 import { isSpecId } from '../../core/spec/index.ts';

@@ -6,7 +6,8 @@
  * and listed by `GET /api/events/conflicts`; `GET /api/events/delivery` reads what the first did.
  */
 
-import { z } from 'zod';
+import * as z from 'zod';
+import { notesOf } from '../../app/index.ts';
 import { remapWith } from '../../app/unrouted.ts';
 import { MAX_INT32 } from '../../core/int-range.ts';
 import { ProtocolError } from '../../openwop/protocol-error.ts';
@@ -36,13 +37,14 @@ export const EVENT_ROUTES: readonly KeelRoute[] = [
       200: '{eventId, source, runs, redelivery?, firstDeliveredAt?}: no new run (no match, or a redelivery: the first delivery’s runs)',
     },
     async handle({ keel, host, p, body, traceparent }) {
-      const start = host.startWalk();
+      const start = host.startWalk(notesOf(p));
       const r = await keel.events.emit(p.tenant, body, {
         ...start,
         channel: HTTP_CHANNEL,
         ...(traceparent ? { traceparent } : {}),
       });
-      if (start.walk === 'enqueue') for (const run of r.runs) if (run.created) host.kick(p.tenant, run.runId);
+      if (start.walk === 'enqueue')
+        for (const run of r.runs) if (run.created) host.kick(p.tenant, run.runId, notesOf(p));
       return ok(r, r.runs.some((x) => x.created) ? 201 : 200);
     },
   }),
@@ -131,12 +133,13 @@ export const EVENT_ROUTES: readonly KeelRoute[] = [
       200: '{id, state, source, eventId, runs, unrouted?}: no new run',
     },
     async handle({ keel, host, p, params, hooks }) {
-      const start = host.startWalk();
+      const start = host.startWalk(notesOf(p));
       const r = await keel.events.redeliver(p.tenant, params.id ?? '', {
         ...start,
         remap: remapWith(hooks ?? []),
       });
-      if (start.walk === 'enqueue') for (const run of r.runs) if (run.created) host.kick(p.tenant, run.runId);
+      if (start.walk === 'enqueue')
+        for (const run of r.runs) if (run.created) host.kick(p.tenant, run.runId, notesOf(p));
       return ok(r, r.runs.some((x) => x.created) ? 201 : 200);
     },
   }),
@@ -160,7 +163,7 @@ export const EVENT_ROUTES: readonly KeelRoute[] = [
     }),
     responses: { 201: 'the run, created', 200: 'the same run, existing (same identity)' },
     async handle({ keel, host, p, params, body, traceparent }) {
-      const start = host.startWalk();
+      const start = host.startWalk(notesOf(p));
       const r = await keel.runs.start(p.tenant, workflowIdOf(params), body.event, {
         ...start,
         ...(traceparent ? { traceparent } : {}),
@@ -168,7 +171,7 @@ export const EVENT_ROUTES: readonly KeelRoute[] = [
         ...(body.version !== undefined ? { version: body.version } : {}),
         ...(body.live !== undefined ? { live: body.live } : {}),
       });
-      if (r.created && start.walk === 'enqueue') host.kick(p.tenant, r.runId);
+      if (r.created && start.walk === 'enqueue') host.kick(p.tenant, r.runId, notesOf(p));
       return ok(r, r.created ? 201 : 200);
     },
   }),

@@ -6,7 +6,7 @@
  * rollout take a person's key (`keel keys create --human`): a service key is 403 forbidden.
  */
 
-import { z } from 'zod';
+import * as z from 'zod';
 import { MAX_INT32 } from '../../core/int-range.ts';
 import { WORKFLOW_STATUSES } from '../../core/spec/index.ts';
 import { Instant, type KeelRoute, Note, ok, route, workflowIdOf } from './route.ts';

@@ -5,7 +5,7 @@
  * them. These live here, not in keel-routes.ts, so no area file imports the module that imports it.
  */
 import type { KeyObject } from 'node:crypto';
-import { z } from 'zod';
+import * as z from 'zod';
 import type { Keel } from '../../app/keel.ts';
 import type { HookSpec } from '../../core/hooks/index.ts';
 import { instantBound, instantMessage } from '../../core/instant.ts';

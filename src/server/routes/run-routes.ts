@@ -5,7 +5,8 @@
  * which would otherwise take `counts` for a malformed run id.
  */
 
-import { z } from 'zod';
+import * as z from 'zod';
+import { notesOf } from '../../app/index.ts';
 import { MAX_INT32 } from '../../core/int-range.ts';
 import { RUN_STATUSES } from '../../core/ledger/index.ts';
 import { parseEvent, SUBJECT_MAX } from '../../core/run/index.ts';
@@ -225,7 +226,7 @@ export const RUN_ROUTES: readonly KeelRoute[] = [
         ...(body.version !== undefined ? { version: body.version } : {}),
         walk: false,
       });
-      if (created) host.kick(p.tenant, run.runId);
+      if (created) host.kick(p.tenant, run.runId, notesOf(p));
       return ok(
         { ...run, created, forkOf: runId, fromSeq: body.fromSeq, mode: body.mode },
         created ? 201 : 200,
@@ -296,7 +297,7 @@ export const RUN_ROUTES: readonly KeelRoute[] = [
     async handle({ keel, host, p, params }) {
       const runId = runIdOf(params);
       const r = await keel.runs.resume(p.tenant, runId, { by: p.subject, walk: 'enqueue' });
-      host.kick(p.tenant, runId);
+      host.kick(p.tenant, runId, notesOf(p));
       return ok(r);
     },
   }),
@@ -335,7 +336,7 @@ export const RUN_ROUTES: readonly KeelRoute[] = [
       async handle({ keel, host, p, params, body }) {
         const runId = runIdOf(params);
         const r = await keel.approvals[decision](p.tenant, runId, p.subject, body.note, { walk: 'enqueue' });
-        host.kick(p.tenant, runId);
+        host.kick(p.tenant, runId, notesOf(p));
         return ok(r);
       },
     }),

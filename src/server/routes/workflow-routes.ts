@@ -1,6 +1,6 @@
 /** Keel API, workflows: publish a version (spec, text or OpenWOP definition), list, read (promoting: lifecycle-routes.ts). */
 
-import { z } from 'zod';
+import * as z from 'zod';
 import type { Keel } from '../../app/keel.ts';
 import { MAX_INT32 } from '../../core/int-range.ts';
 import { excerpt, parseJsonText, SPEC_LIMITS, toolSteps } from '../../core/spec/index.ts';

@@ -1,5 +1,5 @@
 /** Keel API, writs: inspect one, revoke one, and the tenant's stored trusted keys. */
-import { z } from 'zod';
+import * as z from 'zod';
 import { type KeelRoute, Note, ok, route, WritValue } from './route.ts';
 
 export const WRIT_ROUTES: readonly KeelRoute[] = [
