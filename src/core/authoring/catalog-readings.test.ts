@@ -11,7 +11,7 @@ import { test } from 'node:test';
 import fc from 'fast-check';
 import type { ToolDescriptor } from '../tools/tool-descriptor.ts';
 import { compileRequest } from './compile-request.ts';
-import { type DraftCatalog, draftSpec } from './index.ts';
+import { type DraftCatalog, draftSpec, readModelDraft } from './index.ts';
 
 const REASONS = ['fake', 'offensive', 'off-topic', 'other'];
 const tool = (t: Partial<ToolDescriptor> & Pick<ToolDescriptor, 'name' | 'description' | 'args'>) =>
@@ -214,4 +214,78 @@ test("a heading naming one event's noun is that event, though an action's words 
   const step = d.spec!.steps[0]!;
   assert.equal('args' in step ? step.args.message : undefined, 'Site 3 is closed, sorry about that.');
   assert.match((d.readBack?.assumed ?? []).join('\n'), /The workflow starts on alarm\.raised/);
+});
+
+test('an alternative the words give ("otherwise", "anything else") with no branch in the draft is asked, a model draft too', () => {
+  const hide = { name: 'h', tool: 'hide_review', args: { review_id: '{{event.subject}}', reason: 'fake' } };
+  const del = {
+    name: 'd',
+    tool: 'delete_review',
+    args: { review_id: '{{event.subject}}', reason: 'fake', archive_copy: true },
+  };
+  const model = (request: string, steps: unknown[]) =>
+    draftSpec(
+      readModelDraft(
+        {
+          questions: [],
+          triggers: [{ event: 'review.flagged', when: 'payload.flag_count >= 10' }],
+          steps,
+          limits: { maxSteps: steps.length, maxCostUsd: 0 },
+        },
+        request,
+        reviews,
+      ),
+      reviews,
+    );
+  for (const request of [
+    'reviews with 10+ flags: hide them. Otherwise, delete them and keep an archive copy',
+    'reviews with 10+ flags -> hide; anything else -> delete, keep an archive copy',
+  ]) {
+    const d = model(request, [hide, del]);
+    assert.equal(d.publishable, false, request);
+    assert.ok(
+      d.questions.some((q) => q.about === 'safety' && /has no branch for it/.test(q.question)),
+      request,
+    );
+  }
+  // "Otherwise" inside the text sent, or "otherwise nothing", is no alternative.
+  const reply = {
+    name: 'r',
+    tool: 'reply_to_reviewer',
+    args: { reviewer_id: '{{event.payload.reviewer_id}}', note: 'Thanks, otherwise all is well.' },
+  };
+  const withNote: DraftCatalog = {
+    ...reviews,
+    tools: [
+      ...reviews.tools,
+      tool({
+        name: 'reply_to_reviewer',
+        description: 'Replies to the reviewer.',
+        args: {
+          type: 'object',
+          required: ['reviewer_id', 'note'],
+          properties: { reviewer_id: { type: 'string' }, note: { type: 'string' } },
+        },
+      }),
+    ],
+  };
+  for (const request of [
+    'reviews with 10+ flags: reply to the reviewer: thanks, otherwise all is well',
+    'reviews with 10+ flags: reply to the reviewer "Thanks, otherwise all is well." otherwise nothing',
+  ]) {
+    const d = draftSpec(
+      readModelDraft(
+        {
+          questions: [],
+          triggers: [{ event: 'review.flagged', when: 'payload.flag_count >= 10' }],
+          steps: [reply],
+          limits: { maxSteps: 1, maxCostUsd: 0 },
+        },
+        request,
+        withNote,
+      ),
+      withNote,
+    );
+    assert.ok(!d.questions.some((q) => /has no branch for it/.test(q.question)), request);
+  }
 });

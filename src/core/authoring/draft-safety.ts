@@ -266,9 +266,45 @@ export function draftSafety(
         `The request says "${ban.words}", and the draft calls ${n}, which ${tool.cost?.fromArg ? 'moves money' : 'is destructive'}. Should it be left out?`,
       );
   }
+  // "Otherwise grant it", "anything else -> ping the manager": an alternative the words give needs a
+  // branch; a draft without one runs every step on the same events (the else would be dropped).
+  const alternative = elseSaid(request, spec);
+  if (alternative !== undefined && !hasChoice(spec.steps))
+    ask(
+      `The request says "${alternative}", but the draft has no branch for it: every step runs on the same events. What should happen otherwise, and for which events?`,
+    );
   for (const a of assumptions)
     if (!readBackText.includes(a)) ask(`The read-back does not list an assumption: ${a} Is it right?`);
   return qs;
+}
+
+/** Words that give an alternative ("otherwise", "anything else", "if not"), beside "otherwise nothing". */
+const ELSE_SAID =
+  /\b(?:otherwise(?!,? (?:do )?nothing| ignore| leave (?:it|them)(?: alone)?)|(?:anything|everything|everyone|everybody|anyone|all the) else|if not\b|for the rest|the rest (?:get|go|->|:))/i;
+
+/**
+ * The alternative the request's words give, outside the texts the draft sends (a reply that says
+ * "otherwise" is no branch): the words, or undefined.
+ */
+function elseSaid(request: string, spec: WorkflowSpec): string | undefined {
+  let words = request.replace(/"[^"]*"/g, ' ');
+  const texts = (steps: readonly FlowStep[]): string[] =>
+    steps.flatMap((s) =>
+      isToolStep(s)
+        ? Object.values(s.args).filter((v): v is string => typeof v === 'string' && v.length > 3)
+        : nestedLists(s).flatMap((l) => texts(l.steps)),
+    );
+  for (const t of texts(spec.steps)) {
+    const bare = t.replace(/[.!?]$/, '').toLowerCase();
+    const at = words.toLowerCase().indexOf(bare);
+    if (at >= 0) words = `${words.slice(0, at)} ${words.slice(at + bare.length)}`;
+  }
+  return ELSE_SAID.exec(words)?.[0];
+}
+
+/** Whether any step of the draft, at any depth, is a choice. */
+function hasChoice(steps: readonly FlowStep[]): boolean {
+  return steps.some((s) => isChooseStep(s) || nestedLists(s).some((l) => hasChoice(l.steps)));
 }
 
 function allToolNames(steps: readonly FlowStep[]): string[] {
