@@ -289,3 +289,17 @@ test('an alternative the words give ("otherwise", "anything else") with no branc
     assert.ok(!d.questions.some((q) => /has no branch for it/.test(q.question)), request);
   }
 });
+
+test('a text the request gives that no step uses is asked about, never dropped', () => {
+  for (const request of [
+    'hide fake reviews & msg the owner: review hidden',
+    'hide fake reviews, then "all done"',
+  ]) {
+    const d = draft(request);
+    assert.equal(d.publishable, false, request);
+    assert.ok(
+      d.questions.some((q) => /no step of the draft uses it/.test(q.question)),
+      `${request}: ${JSON.stringify(d.questions)}`,
+    );
+  }
+});

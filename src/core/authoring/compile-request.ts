@@ -224,6 +224,7 @@ export function compileRequest(
       maxCostUsd,
     },
   };
+  askUnusedTexts({ triggers, steps: flow }, ctx);
   return {
     spec,
     questions: dedupeQuestions(ctx.questions, ctx.quotes, ctx.argQuotes),
@@ -231,6 +232,22 @@ export function compileRequest(
     assumptions: [...new Set(ctx.assumptions)],
     request,
   };
+}
+
+/**
+ * A text the request gives (quoted, or read as the words to send) that nothing of the draft uses
+ * is asked about, never dropped: the action it went with was not read ("& msg the manager: done").
+ */
+function askUnusedTexts(drafted: { triggers: unknown; steps: unknown }, ctx: RequestContext): void {
+  const used = JSON.stringify(drafted).toLowerCase();
+  for (const q of new Set(ctx.quotes)) {
+    const bare = JSON.stringify(q.replace(/[.!?]$/, '').trim().toLowerCase()).slice(1, -1);
+    if (bare !== '' && !used.includes(bare))
+      ctx.questions.push({
+        about: 'steps',
+        question: `The request gives the text ${JSON.stringify(q)}, but no step of the draft uses it. Which action should it go with?`,
+      });
+  }
 }
 
 function describe(request: string): string {
