@@ -303,3 +303,13 @@ test('a text the request gives that no step uses is asked about, never dropped',
     );
   }
 });
+
+test('a verb naming an action no tool does is asked about, never the tool another action in its object names', () => {
+  const d = draft('flagged reviews: email the owner the deletion notice');
+  assert.equal(d.publishable, false);
+  const s = d.spec ?? d.partial;
+  assert.ok(
+    !(s?.steps ?? []).some((x) => 'tool' in x && x.tool === 'delete_review'),
+    JSON.stringify(s?.steps),
+  );
+});

@@ -120,9 +120,15 @@ export function mapTool(c: Clause, ctx: RequestContext): ToolDescriptor | undefi
     if (candidates.some((t) => named(t).some((w) => verbGroup.includes(w))))
       candidates = candidates.filter((t) => !byNounOnly(t));
   }
+  // A verb that names an action of its own ("email people the link to their export") is that
+  // action: no tool doing it is a question, never the tool another action in its object names
+  // (a thing it names stays: "pay back rebates" -> pay_rebate).
+  const ownAction = verbLemmas.some((l) => groupOf(ACTION_GROUPS, l) !== undefined);
+  const isAction = (o: readonly string[]) => ACTION_GROUPS.includes(o as string[]);
   if (candidates.length === 0) {
     // A generic verb ("send a reply", "process the refund"): the object names the action.
     for (const o of objects) {
+      if (ownAction && isAction(o)) continue;
       candidates = ctx.tools.filter(
         (t) => matchesGroup(toolWords(t).name, o) || matchesGroup(toolWords(t).first, o),
       );
