@@ -313,3 +313,32 @@ test('a verb naming an action no tool does is asked about, never the tool anothe
     JSON.stringify(s?.steps),
   );
 });
+
+test('a placeholder in a text names what the run fills in; one naming nothing the event carries is asked', () => {
+  const withNote: DraftCatalog = {
+    ...reviews,
+    tools: [
+      tool({
+        name: 'reply_to_reviewer',
+        description: 'Replies to the reviewer.',
+        args: {
+          type: 'object',
+          required: ['reviewer_id', 'note'],
+          properties: { reviewer_id: { type: 'string' }, note: { type: 'string' } },
+        },
+      }),
+    ],
+  };
+  const note = (request: string) => {
+    const d = draftSpec(compileRequest(request, withNote), withNote);
+    const s = (d.spec ?? d.partial)?.steps[0];
+    return { d, note: s && 'args' in s ? s.args.note : undefined };
+  };
+  const ok1 = note('flagged reviews: reply to the reviewer "Review <review id> has <flag count> flags"');
+  assert.equal(ok1.d.publishable, true, JSON.stringify(ok1.d.questions));
+  assert.equal(ok1.note, 'Review {{event.subject}} has {{event.payload.flag_count}} flags');
+  assert.match((ok1.d.readBack?.assumed ?? []).join('\n'), /"<flag count>" in reply_to_reviewer's note/);
+  const unknown = note('flagged reviews: reply to the reviewer "Hi <first name>"');
+  assert.equal(unknown.d.publishable, false);
+  assert.match(unknown.d.questions.map((q) => q.question).join('\n'), /<first name>, which names nothing/);
+});

@@ -35,7 +35,7 @@ import { readAudience, readNotCurrency, triggerConditions } from './grammar/read
 import { countConditions, readCountTests } from './grammar/read-count-tests.ts';
 import { checkCoverage } from './grammar/read-coverage.ts';
 import { elseChoice, readElseApart, type SaidTests } from './grammar/read-else-apart.ts';
-import { alternatives, fieldForValue, readFieldTests, readQualifiers } from './grammar/read-field-tests.ts';
+import { alternatives, readFieldTests, readQualifiers } from './grammar/read-field-tests.ts';
 import { applyRestated, readFiller, readRestated } from './grammar/read-filler.ts';
 import { checkStepLimit, readStepLimit, spendCap } from './grammar/read-limits.ts';
 import { readMessageTexts } from './grammar/read-message-text.ts';
@@ -43,6 +43,7 @@ import { readMoneyPhrases, readRestatedBounds } from './grammar/read-money-phras
 import { readNamedTexts } from './grammar/read-named-texts.ts';
 import { numberConditions, readNumberTests } from './grammar/read-number-tests.ts';
 import { readOtherwise } from './grammar/read-otherwise.ts';
+import { fillPlaceholders } from './grammar/read-placeholders.ts';
 import { readRoutes } from './grammar/read-routes.ts';
 import { readNoSignoff, readSignoffAsks } from './grammar/read-signoff.ts';
 import { quoteUnquoted, readSpelling } from './grammar/read-spelling.ts';
@@ -54,7 +55,6 @@ import { askUnusedYesNo, readYesNo } from './grammar/read-yes-no.ts';
 import {
   contextFor,
   dedupeQuestions,
-  listOr,
   type RequestContext,
   type RequestText,
 } from './grammar/request-context.ts';
@@ -154,6 +154,8 @@ export function compileRequest(
   applyRestated(restated, steps, ctx);
   // Read steps the arguments need (a grant's `active` from the directory) come first.
   const flow: FlowStep[] = branch ? branch.flow : steps.map((s) => s.step);
+  // "invoice <invoice number> is in our queue": placeholders in a text are what the run fills in.
+  fillPlaceholders(flow, event, ctx);
   const implied = placeImpliedReads(
     steps,
     flow,
@@ -241,8 +243,15 @@ export function compileRequest(
 function askUnusedTexts(drafted: { triggers: unknown; steps: unknown }, ctx: RequestContext): void {
   const used = JSON.stringify(drafted).toLowerCase();
   for (const q of new Set(ctx.quotes)) {
-    const bare = JSON.stringify(q.replace(/[.!?]$/, '').trim().toLowerCase()).slice(1, -1);
-    if (bare !== '' && !used.includes(bare))
+    // (A placeholder in it, "<invoice number>", is a template in the draft: the rest must be there.)
+    const parts = q
+      .replace(/[.!?]$/, '')
+      .trim()
+      .toLowerCase()
+      .split(/<[^<>]*>/)
+      .map((p) => JSON.stringify(p.trim()).slice(1, -1))
+      .filter((p) => p !== '');
+    if (parts.length > 0 && !parts.every((p) => used.includes(p)))
       ctx.questions.push({
         about: 'steps',
         question: `The request gives the text ${JSON.stringify(q)}, but no step of the draft uses it. Which action should it go with?`,
