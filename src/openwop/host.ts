@@ -18,7 +18,7 @@ import { BackgroundWalks } from './background-walks.ts';
 import { OPENWOP_RUN_EVENT, type OpenWopDefinition, runInputs } from './definition.ts';
 import { fixtureDefinitions, isSeededFixture, seedFixtures } from './fixtures.ts';
 import { apiKeySubject, runOwner } from './owner.ts';
-import { type ProjectedEvent, refusalCode } from './project-events.ts';
+import { type ProjectedEvent, runFailure } from './project-events.ts';
 import { ProtocolError } from './protocol-error.ts';
 import { type CreateRunBody, type ForkBody, parsePause, parseResumeValue } from './request-bodies.ts';
 import { type FeedReader, projectRun, RunFeeds } from './run-feeds.ts';
@@ -218,7 +218,7 @@ export class OpenWopHost {
       const s = foldRun(entries);
       if (s.approval && !s.approval.decision) snap.currentNodeId = s.approval.request.step;
       else if (s.suspended) snap.currentNodeId = s.suspended.step;
-      if (status === 'failed') snap.error = failure(entries, s.finished?.reason);
+      if (status === 'failed') snap.error = runFailure(entries, s.finished?.reason);
     }
     const tags = root.event.payload.tags;
     const metadata = root.event.payload.metadata;
@@ -385,17 +385,4 @@ export class OpenWopHost {
   static keelStatuses(wire: string): RunStatus[] {
     return (Object.keys(STATUS) as RunStatus[]).filter((k) => STATUS[k] === wire);
   }
-}
-
-/** The error of a failed run: the last failed or refused step's code, else the run's reason. */
-function failure(entries: readonly Entry[], reason: string | undefined): { code: string; message: string } {
-  for (let i = entries.length - 1; i >= 0; i--) {
-    const e = entries[i]!;
-    if (e.kind === 'step.failed') return (e.payload as PayloadOf<'step.failed'>).error;
-    if (e.kind === 'step.refused') {
-      const r = e.payload as PayloadOf<'step.refused'>;
-      return { code: refusalCode(r), message: r.message };
-    }
-  }
-  return { code: 'failed', message: reason ?? 'the run failed' };
 }

@@ -350,3 +350,19 @@ export function projectEvents(wireRunId: string, entries: readonly Entry[]): Pro
 export function withRunId(e: OpenWopEvent, wireRunId: string): OpenWopEvent {
   return e.runId === wireRunId ? e : { ...e, runId: wireRunId };
 }
+
+/** The error of a failed run: the last failed or refused step's code, else the run's reason. */
+export function runFailure(
+  entries: readonly Entry[],
+  reason: string | undefined,
+): { code: string; message: string } {
+  for (let i = entries.length - 1; i >= 0; i--) {
+    const e = entries[i]!;
+    if (e.kind === 'step.failed') return (e.payload as PayloadOf<'step.failed'>).error;
+    if (e.kind === 'step.refused') {
+      const r = e.payload as PayloadOf<'step.refused'>;
+      return { code: refusalCode(r), message: r.message };
+    }
+  }
+  return { code: 'failed', message: reason ?? 'the run failed' };
+}

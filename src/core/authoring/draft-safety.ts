@@ -22,9 +22,9 @@ import { parseStepCondition } from '../spec/step-condition.ts';
 import type { WorkflowSpec } from '../spec/workflow-spec.ts';
 import type { DraftCatalog, DraftQuestion } from './compiled-request.ts';
 import { dollars } from './condition-words.ts';
-import { toolWords } from './grammar/map-tool.ts';
 import { NOT_A_CENT } from './grammar/read-money-phrases.ts';
 import { NUMBER_WORDS, numberWordsValue } from './grammar/read-spelling.ts';
+import { toolWords } from './grammar/tool-words.ts';
 import { negatedActions } from './negated-actions.ts';
 import { ACTION_GROUPS, groupOf } from './request-words.ts';
 

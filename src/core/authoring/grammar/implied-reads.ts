@@ -22,8 +22,7 @@
 import type { ChooseStepSpec, FlowStep } from '../../spec/flow-steps.ts';
 import type { StepSpec } from '../../spec/workflow-spec.ts';
 import type { ToolDescriptor } from '../../tools/tool-descriptor.ts';
-import type { DraftStep } from './read-steps.ts';
-import type { RequestContext } from './request-context.ts';
+import type { DraftStep, RequestContext } from './request-context.ts';
 
 /** A field a read tool returns: its name, and whether it is a yes/no. */
 export interface OutputField {

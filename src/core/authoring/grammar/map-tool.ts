@@ -16,45 +16,16 @@ import {
   GENERIC_VERBS,
   groupOf,
   lemmas,
-  wordsOf,
 } from '../request-words.ts';
 import type { Clause } from './read-clauses.ts';
 import { messagingTool } from './read-message-text.ts';
 import { routedTool } from './read-routes.ts';
 import { signoffTool } from './read-signoff.ts';
 import { listOr, type RequestContext } from './request-context.ts';
+import { toolWords } from './tool-words.ts';
 
 const UNMAPPED_MARKERS =
   /\b(if|unless|except|weekdays?|weekends?|business hours|monday|tuesday|wednesday|thursday|friday|saturday|sunday|o'clock|[0-9]+ ?(?:am|pm)|percent|between|twice|half|halves|double|triple|quarter|partial|partially|part of|portion|retry|retries|every day|daily|hourly|weekly|minutes?|hours?|days?|weeks?|months?|later|again|once more|second time|instead|only)\b|%/;
-
-export interface ToolWords {
-  readonly name: Set<string>;
-  /** The lemmas of the verbs of the description's first sentence. */
-  readonly first: Set<string>;
-  readonly all: Set<string>;
-}
-
-const toolWordCache = new WeakMap<ToolDescriptor, ToolWords>();
-export function toolWords(t: ToolDescriptor): ToolWords {
-  let w = toolWordCache.get(t);
-  if (!w) {
-    const first = /^(.*?[.!?])(\s|$)/.exec(t.description.trim())?.[1] ?? t.description;
-    // The verbs of the description's first sentence: its first word, and a word after "and", "or",
-    // "then", "which", "that" or a comma ("Moves a ticket to the archive, which closes it").
-    const verbs = [
-      ...first
-        .toLowerCase()
-        .matchAll(/(?:^|,\s*(?:(?:and|or|then|which|that)\s+)?|\b(?:and|or|then|which|that)\s+)([a-z]+)/g),
-    ].map((m) => m[1]!);
-    w = {
-      name: wordsOf(t.name),
-      first: wordsOf(verbs.join(' ')),
-      all: wordsOf(`${t.name} ${t.description}`),
-    };
-    toolWordCache.set(t, w);
-  }
-  return w;
-}
 
 /** Whether a verb names an action some tool of the catalog does by its own words (not a generic verb). */
 function namesATool(verb: string, ctx: RequestContext): boolean {

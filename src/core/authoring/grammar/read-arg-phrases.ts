@@ -16,34 +16,12 @@
  * on its own, of the steps whose tool takes it. Words none of the patterns read stay for the other
  * readers, and are asked about as before.
  */
-import type { EventShape } from '../compiled-request.ts';
 import { ACTION_GROUPS, groupOf, lemmas } from '../request-words.ts';
-import { toolWords } from './map-tool.ts';
+import { DETERMINERS, fieldValue, sameWord, type Token, tokenize } from './arg-phrase-words.ts';
 import { durationSpans, timedArgs } from './read-durations.ts';
 import type { RequestContext, RequestText } from './request-context.ts';
+import { toolWords } from './tool-words.ts';
 
-interface Token {
-  readonly t: string;
-  readonly at: number;
-  readonly end: number;
-  readonly kind: 'word' | 'quote' | 'punct';
-}
-
-/** Words before a noun that say nothing about which field. */
-const DETERMINERS = new Set([
-  'the',
-  'its',
-  'their',
-  'this',
-  'that',
-  'his',
-  'her',
-  'our',
-  'each',
-  'every',
-  'an',
-  'a',
-]);
 /** Words that make "<arg> is <value>" a test rather than a value ("if the title is ..."). */
 const TEST_WORDS = new Set([
   'if',
@@ -59,8 +37,6 @@ const TEST_WORDS = new Set([
 ]);
 /** Verbs whose object is what is sent: "post the title", "message the summary". */
 const SENDS = new Set(['post', 'message', 'msg', 'send', 'share', 'announce', 'publish', 'dm', 'ping']);
-/** Words for an event's own id. */
-const ID_WORDS = new Set(['id', 'identifier', 'ref', 'reference', 'subject']);
 /** "<text> followed by <field>": the parts of one value, in order. */
 const JOINS: readonly (readonly string[])[] = [
   ['followed', 'by'],
@@ -69,51 +45,6 @@ const JOINS: readonly (readonly string[])[] = [
   ['plus'],
   ['+'],
 ];
-
-function tokenize(text: string): Token[] {
-  const out: Token[] = [];
-  for (const m of text.matchAll(/"q[0-9]+"|w\/|[a-z0-9][a-z0-9_-]*|[^\sa-z0-9]/g)) {
-    const t = m[0] === 'w/' ? 'with' : m[0];
-    const kind = t.startsWith('"q') ? 'quote' : /^[a-z0-9]/.test(t) ? 'word' : 'punct';
-    out.push({ t, at: m.index, end: m.index + m[0].length, kind });
-  }
-  return out;
-}
-
-const sameWord = (said: string, name: string) => said === name || lemmas(said).includes(name);
-
-/** The value an event field or the event's id stands for, from the words that name it. */
-function fieldValue(words: readonly string[], shapes: readonly EventShape[]): string | undefined {
-  let w = [...words];
-  while (w.length > 0 && DETERMINERS.has(w[0]!)) w = w.slice(1);
-  const nouns = new Set(shapes.flatMap((s) => [s.type.split('.')[0]!, 'event']));
-  // "the summary of the alert": the event's own noun after "of".
-  const of = w.indexOf('of');
-  if (of > 0) {
-    const tail = w.slice(of + 1).filter((x) => !DETERMINERS.has(x));
-    if (tail.length !== 1 || ![...nouns].some((n) => sameWord(tail[0]!, n))) return undefined;
-    w = [tail[0]!, ...w.slice(0, of)];
-  }
-  if (w.length === 0 || w.length > 4) return undefined;
-  const fields = [...new Set(shapes.flatMap((s) => s.payload))];
-  const named = (ws: readonly string[]) =>
-    fields.find((f) => {
-      const parts = f.split('_');
-      return parts.length === ws.length && parts.every((p, i) => sameWord(ws[i]!, p));
-    });
-  const whole = named(w);
-  if (whole !== undefined) return `{{event.payload.${whole}}}`;
-  // "the alert summary", "the alert's id": the event's own noun before the field.
-  if (w.length > 1 && [...nouns].some((n) => sameWord(w[0]!, n))) {
-    const rest = w.slice(1);
-    const field = named(rest);
-    if (field !== undefined) return `{{event.payload.${field}}}`;
-    if (rest.length === 1 && ID_WORDS.has(rest[0]!)) return '{{event.subject}}';
-  }
-  if (w.length === 1 && w[0] === 'id' && words.length > 1 && !fields.includes('id'))
-    return '{{event.subject}}';
-  return undefined;
-}
 
 export function readArgPhrases(buf: RequestText, event: string | undefined, ctx: RequestContext): void {
   const shapes = (ctx.events ?? []).filter((e) => event === undefined || e.type === event);

@@ -12,8 +12,7 @@
 
 import { lemmas } from '../request-words.ts';
 import { type MoneyBounds, readCurrency } from './read-amounts.ts';
-import type { DraftStep } from './read-steps.ts';
-import { cutOut, listOr, type RequestContext, type RequestText } from './request-context.ts';
+import { cutOut, type DraftStep, listOr, type RequestContext, type RequestText } from './request-context.ts';
 
 /** What the request said a run is for, read before the actions. */
 export interface SaidConditions {

@@ -10,9 +10,8 @@
  * `GRAMMAR_WORDS`; never add a word there that names an action, a time, a party or an amount's part.
  */
 import { ACTION_GROUPS, EVENT_VERB_GROUPS, FILLER, GENERIC_VERBS, lemmas } from '../request-words.ts';
-import type { DraftStep } from './read-steps.ts';
-import { oneSlipApart } from './read-trigger.ts';
-import { knownWords, type RequestContext } from './request-context.ts';
+import { oneSlipApart } from './one-slip-apart.ts';
+import { type DraftStep, knownWords, type RequestContext } from './request-context.ts';
 
 /** The readers' own words: lead-ins, bounds, order, negation, politeness and money units. */
 const GRAMMAR_WORDS = new Set(

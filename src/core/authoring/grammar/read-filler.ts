@@ -8,8 +8,7 @@
  * step that takes a role). Each one read is listed under "Assumed"; a restatement that names no
  * field or argument of the catalog stays in the text and is asked about.
  */
-import type { DraftStep } from './read-steps.ts';
-import { cutOut, type RequestContext, type RequestText } from './request-context.ts';
+import { cutOut, type DraftStep, type RequestContext, type RequestText } from './request-context.ts';
 
 const THATS_IT =
   /(?:,\s*|\s+-\s+|\s+)(?:(?:and|so)\s+)?(?:that'?s it|that'?s all|that is all|that is it|nothing else|no more steps)(?=\s*(?:$|[.!;,]))/g;

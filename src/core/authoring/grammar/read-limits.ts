@@ -9,8 +9,7 @@
  */
 import { formatUsd, usdToCents } from '../../money.ts';
 import { numberWord } from '../request-words.ts';
-import type { DraftStep } from './read-steps.ts';
-import { cutOut, type RequestContext, type RequestText } from './request-context.ts';
+import { cutOut, type DraftStep, type RequestContext, type RequestText } from './request-context.ts';
 
 /** The step limit the request names ("no more than 2 steps"), cut out of the text. */
 export function readStepLimit(buf: RequestText, ctx: RequestContext): number | undefined {

@@ -21,8 +21,8 @@
  * "let them know", "ack") means when no tool names the verb itself.
  */
 import { ACTION_GROUPS, groupOf, lemmas } from '../request-words.ts';
-import { toolWords } from './map-tool.ts';
 import type { RequestContext } from './request-context.ts';
+import { toolWords } from './tool-words.ts';
 import { isEventWord } from './trigger-words.ts';
 
 /** Verbs that send words to a person. */

@@ -13,10 +13,10 @@
  */
 import type { ToolDescriptor } from '../../tools/tool-descriptor.ts';
 import { lemmas } from '../request-words.ts';
-import { toolWords } from './map-tool.ts';
+import { oneSlipApart } from './one-slip-apart.ts';
 import type { Clause } from './read-clauses.ts';
-import { oneSlipApart } from './read-trigger.ts';
 import { cutOut, type RequestContext, type RequestText } from './request-context.ts';
+import { toolWords } from './tool-words.ts';
 
 /** What a sign-off is called (after normalise-request.ts, "sign-off" reads "approval"). */
 const SIGNOFF = String.raw`(?:approval|ok|okay|go-ahead|authori[sz]ation|permission|blessing|sign-off|signoff)`;

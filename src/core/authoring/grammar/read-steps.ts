@@ -17,18 +17,14 @@ import type { ToolDescriptor } from '../../tools/tool-descriptor.ts';
 import { NOT_A_BAN } from '../negated-actions.ts';
 import { ACTION_GROUPS, FILLER, groupOf, lemmas } from '../request-words.ts';
 import { fillArgs } from './fill-args.ts';
-import { mapTool, toolWords } from './map-tool.ts';
+import { mapTool } from './map-tool.ts';
 import type { Clause } from './read-clauses.ts';
 import { timeOnly } from './read-routes.ts';
-import type { RequestContext } from './request-context.ts';
+import type { DraftStep, RequestContext } from './request-context.ts';
+import { toolWords } from './tool-words.ts';
 import { restatedEventWord } from './trigger-restated.ts';
 
-/** A step of the draft with the tool it calls, and whether the request asked for an approval. */
-export interface DraftStep {
-  step: StepSpec;
-  tool: ToolDescriptor;
-  approval: boolean;
-}
+export type { DraftStep } from './request-context.ts';
 
 /** A clause that forbids its action: "don't ...", "do not ...", "dont", "never", "no <noun>", "without". */
 export const NEGATED_CLAUSE =

@@ -20,9 +20,11 @@ import {
   lemmas,
 } from '../request-words.ts';
 import { eventByValues } from './event-by-value.ts';
-import { toolWords } from './map-tool.ts';
+import { inferEvent } from './infer-event.ts';
+import { spelledAs } from './one-slip-apart.ts';
 import type { Qualifier } from './read-field-tests.ts';
 import { cutOut, knownWords, listOr, type RequestContext, type RequestText } from './request-context.ts';
+import { toolWords } from './tool-words.ts';
 import {
   eventVerbGroup,
   isEventWord,
@@ -251,73 +253,6 @@ export function readTrigger(
   if (inferred && shape) return { event: inferred, qualifiers: qualifiersOf(shape, false) };
   askTrigger(ctx, `No known event matches "${clause[0].trim()}".`);
   return {};
-}
-
-/** Two words one slip apart (a letter missing, extra, changed, or two swapped), both of 5+ letters. */
-export function oneSlipApart(a: string, b: string): boolean {
-  if (a === b || a.length < 5 || b.length < 5 || Math.abs(a.length - b.length) > 1) return false;
-  if (a.length === b.length) {
-    const diff = [...a].map((ch, i) => (ch === b[i] ? -1 : i)).filter((i) => i >= 0);
-    if (diff.length === 1) return true;
-    return (
-      diff.length === 2 &&
-      diff[1] === diff[0]! + 1 &&
-      a[diff[0]!] === b[diff[1]!] &&
-      a[diff[1]!] === b[diff[0]!]
-    );
-  }
-  const [s, l] = a.length < b.length ? [a, b] : [b, a];
-  for (let i = 0; i < l.length; i++) if (l.slice(0, i) + l.slice(i + 1) === s) return true;
-  return false;
-}
-
-/** A word as the catalog or the event verbs spell it, when it is one slip away from exactly one. */
-function spelledAs(w: string, ctx: RequestContext): string {
-  const known = knownWords(ctx);
-  if (known.has(w) || lemmas(w).some((l) => known.has(l)) || groupOf(EVENT_VERB_GROUPS, w)) return w;
-  const near = new Set(
-    [...known, ...EVENT_VERB_GROUPS.flat()].filter((k) => /^[a-z]+$/.test(k) && oneSlipApart(w, k)),
-  );
-  if (near.size !== 1) return w;
-  const fixed = [...near][0]!;
-  ctx.assumptions.push(`"${w}" is read as "${fixed}".`);
-  return fixed;
-}
-
-/**
- * The event a request means when it names none that the trigger grammar reads: the one event of the
- * catalog whose noun the request uses (narrowed by the verbs it uses when several do), or the
- * catalog's only event. Listed under "Assumed" with why; none or several: undefined (a question).
- */
-function inferEvent(text: string, ctx: RequestContext): string | undefined {
-  const events = ctx.events;
-  if (!events || events.length === 0) return undefined;
-  const words = text
-    .split(/[^a-z0-9_-]+/)
-    .filter((w) => w && !FILLER.has(w))
-    .map((w) => spelledAs(w, ctx));
-  const said = new Set(words.flatMap((w) => lemmas(w)));
-  const nounOf = (e: EventShape) => splitType(e.type)[0].split(/[_.-]/);
-  let found = events.filter((e) => nounOf(e).some((n) => lemmas(n).some((l) => said.has(l))));
-  // Two subjects ("refund them and close the ticket") say nothing of which one starts it.
-  if (new Set(found.map((e) => splitType(e.type)[0])).size > 1) return undefined;
-  let why = `the request names no event, and ${found.length === 1 ? 'it is the only one about' : 'it is the one about'} ${found.length ? nounOf(found[0]!).join(' ') : ''}`;
-  if (found.length > 1) {
-    const verbs = found.filter((e) => {
-      const verb = splitType(e.type)[1];
-      const group = groupOf(EVENT_VERB_GROUPS, verb) ?? [verb];
-      return words.some((w) => lemmas(w).some((l) => group.includes(l) || lemmas(verb).includes(l)));
-    });
-    found = verbs;
-    why = `the request names no event; it is the only one whose noun and verb the request uses`;
-  }
-  if (found.length === 0 && events.length === 1) {
-    found = [...events];
-    why = 'the request names no event, and the catalog knows only this one';
-  }
-  if (found.length !== 1) return undefined;
-  ctx.assumptions.push(`The workflow starts on ${found[0]!.type}: ${why}.`);
-  return found[0]!.type;
 }
 
 /**

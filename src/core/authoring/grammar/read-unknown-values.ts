@@ -10,8 +10,8 @@
  */
 import type { ToolDescriptor } from '../../tools/tool-descriptor.ts';
 import { FILLER, lemmas, numberWord } from '../request-words.ts';
+import { oneSlipApart } from './one-slip-apart.ts';
 import type { Clause } from './read-clauses.ts';
-import { oneSlipApart } from './read-trigger.ts';
 import { knownWords, listOr, type RequestContext } from './request-context.ts';
 
 /** Words after a preposition that say no value: who, how long, what was asked. */

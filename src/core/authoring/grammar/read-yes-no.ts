@@ -7,14 +7,8 @@
  * read back under "Assumed". A phrase said both ways, or one no step takes, is asked about.
  * A one-word boolean ("active") is left alone: the word says too many other things.
  */
-import type { RequestContext, RequestText } from './request-context.ts';
+import type { RequestContext, RequestText, YesNoSaid } from './request-context.ts';
 import { cutOut } from './request-context.ts';
-
-/** What the request said of a yes/no argument. */
-export interface YesNoSaid {
-  readonly value: boolean;
-  readonly said: string;
-}
 
 const NEGATION = `(?:no|not|without|never|don'?t|dont|do not|doesn'?t|shouldn'?t)`;
 const LEAD = String.raw`(?:(?:keep|keeping|with|put|place|placing|set|apply|add|and|a|an|the|on|under|under a)\s+){0,3}`;

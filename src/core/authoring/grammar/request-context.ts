@@ -8,10 +8,10 @@
  * A reader for a new phrasing takes a `RequestText` and the context, cuts out what it understood
  * and asks about the rest; it never throws and never guesses. Pure: no I/O, no clock.
  */
+import type { StepSpec } from '../../spec/workflow-spec.ts';
 import type { ToolDescriptor } from '../../tools/tool-descriptor.ts';
 import type { DraftCatalog, DraftQuestion, EventShape } from '../compiled-request.ts';
 import { wordsOf } from '../request-words.ts';
-import type { YesNoSaid } from './read-yes-no.ts';
 
 export interface RequestContext {
   /** The catalog's tools (core tools left out), by name. */
@@ -44,6 +44,19 @@ export function contextFor(catalog: DraftCatalog): RequestContext {
     assumptions: [],
     yesNo: new Map(),
   };
+}
+
+/** A step of the draft with the tool it calls, and whether the request asked for an approval. */
+export interface DraftStep {
+  step: StepSpec;
+  tool: ToolDescriptor;
+  approval: boolean;
+}
+
+/** What the request said of a yes/no argument (read-yes-no.ts). */
+export interface YesNoSaid {
+  readonly value: boolean;
+  readonly said: string;
 }
 
 /** A value an argument phrase gave: the arguments it names, and the words that said it. */

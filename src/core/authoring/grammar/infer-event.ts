@@ -1,0 +1,42 @@
+/** Which event a request means when it names none the trigger grammar reads (read-trigger.ts). */
+import type { EventShape } from '../compiled-request.ts';
+import { EVENT_VERB_GROUPS, FILLER, groupOf, lemmas } from '../request-words.ts';
+import { spelledAs } from './one-slip-apart.ts';
+import type { RequestContext } from './request-context.ts';
+import { splitType } from './trigger-words.ts';
+
+/**
+ * The event a request means when it names none that the trigger grammar reads: the one event of the
+ * catalog whose noun the request uses (narrowed by the verbs it uses when several do), or the
+ * catalog's only event. Listed under "Assumed" with why; none or several: undefined (a question).
+ */
+export function inferEvent(text: string, ctx: RequestContext): string | undefined {
+  const events = ctx.events;
+  if (!events || events.length === 0) return undefined;
+  const words = text
+    .split(/[^a-z0-9_-]+/)
+    .filter((w) => w && !FILLER.has(w))
+    .map((w) => spelledAs(w, ctx));
+  const said = new Set(words.flatMap((w) => lemmas(w)));
+  const nounOf = (e: EventShape) => splitType(e.type)[0].split(/[_.-]/);
+  let found = events.filter((e) => nounOf(e).some((n) => lemmas(n).some((l) => said.has(l))));
+  // Two subjects ("refund them and close the ticket") say nothing of which one starts it.
+  if (new Set(found.map((e) => splitType(e.type)[0])).size > 1) return undefined;
+  let why = `the request names no event, and ${found.length === 1 ? 'it is the only one about' : 'it is the one about'} ${found.length ? nounOf(found[0]!).join(' ') : ''}`;
+  if (found.length > 1) {
+    const verbs = found.filter((e) => {
+      const verb = splitType(e.type)[1];
+      const group = groupOf(EVENT_VERB_GROUPS, verb) ?? [verb];
+      return words.some((w) => lemmas(w).some((l) => group.includes(l) || lemmas(verb).includes(l)));
+    });
+    found = verbs;
+    why = `the request names no event; it is the only one whose noun and verb the request uses`;
+  }
+  if (found.length === 0 && events.length === 1) {
+    found = [...events];
+    why = 'the request names no event, and the catalog knows only this one';
+  }
+  if (found.length !== 1) return undefined;
+  ctx.assumptions.push(`The workflow starts on ${found[0]!.type}: ${why}.`);
+  return found[0]!.type;
+}
