@@ -9,13 +9,11 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
-import type { ToolDescriptor } from '../tools/tool-descriptor.ts';
+import { tool } from '../../../test/authoring/catalog-tool.ts';
 import { compileRequest } from './compile-request.ts';
 import { type DraftCatalog, draftSpec, readModelDraft } from './index.ts';
 
 const REASONS = ['fake', 'offensive', 'off-topic', 'other'];
-const tool = (t: Partial<ToolDescriptor> & Pick<ToolDescriptor, 'name' | 'description' | 'args'>) =>
-  ({ destructive: false, effect: 'write', idempotent: true, scopes: [], ...t }) as ToolDescriptor;
 const reviews: DraftCatalog = {
   tools: [
     tool({

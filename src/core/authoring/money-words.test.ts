@@ -7,15 +7,12 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
+import { tool } from '../../../test/authoring/catalog-tool.ts';
 import { usdToCents } from '../money.ts';
-import type { ToolDescriptor } from '../tools/tool-descriptor.ts';
 import { compileRequest } from './compile-request.ts';
 import { draftSafety, statedAmounts } from './draft-safety.ts';
 import { type DraftCatalog, draftSpec } from './index.ts';
 import { FILLER, UNITS } from './request-words.ts';
-
-const tool = (t: Partial<ToolDescriptor> & Pick<ToolDescriptor, 'name' | 'description' | 'args'>) =>
-  ({ destructive: false, effect: 'write', idempotent: true, scopes: [], ...t }) as ToolDescriptor;
 
 const catalog: DraftCatalog = {
   tools: [

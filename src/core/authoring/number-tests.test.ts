@@ -6,12 +6,9 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
-import type { ToolDescriptor } from '../tools/tool-descriptor.ts';
+import { tool } from '../../../test/authoring/catalog-tool.ts';
 import { compileRequest } from './compile-request.ts';
 import { type DraftCatalog, draftSpec } from './index.ts';
-
-const tool = (t: Partial<ToolDescriptor> & Pick<ToolDescriptor, 'name' | 'description' | 'args'>) =>
-  ({ destructive: false, effect: 'write', idempotent: true, scopes: [], ...t }) as ToolDescriptor;
 
 const leaveId = { type: 'object', required: ['leave_id'], properties: { leave_id: { type: 'string' } } };
 const leaveDesk = (fields = ['length_days', 'team']): DraftCatalog => ({

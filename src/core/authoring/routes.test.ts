@@ -7,13 +7,10 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
-import type { ToolDescriptor } from '../tools/tool-descriptor.ts';
+import { tool } from '../../../test/authoring/catalog-tool.ts';
 import { compileRequest } from './compile-request.ts';
 import { type DraftCatalog, draftSpec } from './index.ts';
 import { UNITS } from './request-words.ts';
-
-const tool = (t: Partial<ToolDescriptor> & Pick<ToolDescriptor, 'name' | 'description' | 'args'>) =>
-  ({ destructive: false, effect: 'write', idempotent: true, scopes: [], ...t }) as ToolDescriptor;
 
 const facilities: DraftCatalog = {
   tools: [

@@ -7,14 +7,13 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
+import { tool } from '../../../test/authoring/catalog-tool.ts';
 import type { ChooseStepSpec } from '../spec/flow-steps.ts';
 import type { StepSpec } from '../spec/workflow-spec.ts';
 import type { ToolDescriptor } from '../tools/tool-descriptor.ts';
 import { compileRequest } from './compile-request.ts';
 import { type DraftCatalog, draftSpec } from './index.ts';
 
-const tool = (t: Partial<ToolDescriptor> & Pick<ToolDescriptor, 'name' | 'description' | 'args'>) =>
-  ({ destructive: false, effect: 'write', idempotent: true, scopes: [], ...t }) as ToolDescriptor;
 const member = { type: 'string', pattern: '^M-[0-9]+$' };
 
 const roster = (eventFields: string[] = ['course', 'reason']): DraftCatalog => ({
