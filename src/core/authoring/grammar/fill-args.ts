@@ -18,15 +18,7 @@ import { FILLER, wordsOf } from '../request-words.ts';
 import { impliedRead, isDateTimeArg, pendingOutput } from './implied-reads.ts';
 import type { Clause } from './read-clauses.ts';
 import { askUnknownValues } from './read-unknown-values.ts';
-import { listOr, type RequestContext } from './request-context.ts';
-
-interface ArgSchema {
-  readonly type?: unknown;
-  readonly enum?: unknown;
-  readonly pattern?: unknown;
-  readonly description?: unknown;
-  readonly format?: unknown;
-}
+import { type ArgSchema, listOr, type RequestContext } from './request-context.ts';
 
 /** The event's one field whose sample values (two or more) all belong to `values`; else undefined. */
 function fieldOfEnum(values: readonly unknown[], shape: EventShape | undefined): string | undefined {

@@ -11,8 +11,8 @@
  * it makes it a limit on an action, not a filter, and it is left to the other readers.
  */
 import { lemmas } from '../request-words.ts';
-import { type NumberTest, POST, PRE } from './read-number-tests.ts';
-import { NUMBER_WORDS, numberWordsValue } from './read-spelling.ts';
+import { NEGATED, type NumberTest, POST, PRE, value } from './read-number-tests.ts';
+import { NUMBER_WORDS } from './read-spelling.ts';
 import { cutOut, listOr, type RequestContext, type RequestText } from './request-context.ts';
 
 export interface CountTest {
@@ -31,7 +31,6 @@ const TEST = new RegExp(
   String.raw`\b(?:(${PRE_RE})\s+${NUMBER}\s+${NOUN}|${NUMBER}\s*\+\s*${NOUN}|${NUMBER}\s+(${POST_RE})\s+${NOUN}|${NUMBER}\s+${NOUN}\s+(${POST_RE}))\b`,
   'g',
 );
-const NEGATED = /\b(?:never|not|no|don'?t|dont|do not|nothing|without)\s+(?:[a-z]+\s+){0,2}$/;
 
 /** A field that counts something: `report_count`, `num_flags`, `flag_count`. */
 const isCount = (field: string) => /(?:^|_)(?:count|num|number)(?:_|$)/.test(field);
@@ -50,7 +49,7 @@ export function readCountTests(buf: RequestText, ctx: RequestContext): CountTest
     const [, pre, n1, noun1, n2, noun2, n3, post3, noun3, n4, noun4, post4] = m;
     const said = n1 ?? n2 ?? n3 ?? n4!;
     const noun = noun1 ?? noun2 ?? noun3 ?? noun4!;
-    const n = /^[0-9]+$/.test(said) ? Number(said) : numberWordsValue(said);
+    const n = value(said);
     if (n === undefined) continue;
     if (noun !== 'times' && !fields.some((f) => names(noun, f))) continue;
     const op = pre ? (PRE[pre] ?? '>=') : n2 !== undefined ? '>=' : POST[(post3 ?? post4)!]!;

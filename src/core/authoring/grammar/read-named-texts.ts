@@ -7,13 +7,7 @@
  * step that takes it, and is listed under "Assumed". A text that is a field of an event ("title =
  * summary") is read-arg-phrases.ts's: left alone.
  */
-import type { RequestContext } from './request-context.ts';
-
-interface ArgSchema {
-  readonly type?: unknown;
-  readonly enum?: unknown;
-  readonly pattern?: unknown;
-}
+import type { ArgSchema, RequestContext } from './request-context.ts';
 
 /** Marks `<argument>: <text>` in `lower` / `raw` (see the file's comment). */
 export function readNamedTexts(

@@ -70,9 +70,10 @@ const TEST = new RegExp(
   'g',
 );
 /** A negation just before the test: a limit on an action ("never for more than 7 days"), not a filter. */
-const NEGATED = /\b(?:never|not|no|don'?t|dont|do not|nothing|without)\s+(?:[a-z]+\s+){0,2}$/;
+export const NEGATED = /\b(?:never|not|no|don'?t|dont|do not|nothing|without)\s+(?:[a-z]+\s+){0,2}$/;
 
-const value = (n: string): number | undefined =>
+/** A number said in digits or words ("a", "one", "thirty"). */
+export const value = (n: string): number | undefined =>
   /^(?:a|an|one)$/.test(n) ? 1 : /^[0-9]+$/.test(n) ? Number(n) : numberWordsValue(n);
 
 /** The bounds on a duration the text says, cut out (with "short"/"long" said beside them). */

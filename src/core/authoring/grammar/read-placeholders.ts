@@ -9,6 +9,7 @@
 import type { FlowStep } from '../../spec/flow-steps.ts';
 import { isToolStep, nestedLists } from '../../spec/flow-steps.ts';
 import { lemmas } from '../request-words.ts';
+import { DETERMINERS, fieldValue } from './arg-phrase-words.ts';
 import { listOr, type RequestContext } from './request-context.ts';
 
 const PLACEHOLDER = /<\s*([a-z][a-z0-9 _'-]{0,40}?)\s*>/gi;
@@ -26,19 +27,20 @@ export function fillPlaceholders(
       .toLowerCase()
       .replace(/'s\b/g, '')
       .split(/[\s_-]+/)
-      .filter((w) => w !== '' && !/^(?:the|its|their|a|an)$/.test(w));
-    const joined = words.join('_');
-    const field =
-      shape?.payload.find((p) => p === joined) ??
-      (() => {
-        const hits = (shape?.payload ?? []).filter((p) =>
-          words.every((w) => p.split('_').some((part) => lemmas(part).some((l) => lemmas(w).includes(l)))),
-        );
-        return hits.length === 1 ? hits[0] : undefined;
-      })();
-    if (field !== undefined) return `{{event.payload.${field}}}`;
+      .filter((w) => w !== '');
+    // A field named whole, or the event's own noun and a field ("<alert summary>"): as an argument
+    // phrase names it (arg-phrase-words.ts).
+    const named = shape ? fieldValue(words, [shape]) : undefined;
+    if (named !== undefined) return named;
+    // A field whose name holds every word said ("<vendor>" for vendor_id), when only one does.
+    const content = words.filter((w) => !DETERMINERS.has(w));
+    if (content.length === 0) return undefined;
+    const hits = (shape?.payload ?? []).filter((p) =>
+      content.every((w) => p.split('_').some((part) => lemmas(part).some((l) => lemmas(w).includes(l)))),
+    );
+    if (hits.length === 1) return `{{event.payload.${hits[0]}}}`;
     // "<invoice number>", "<invoice id>", "<ticket>": the event's own thing.
-    const own = words.filter((w) => !/^(?:number|no|id|ref|reference|#)$/.test(w));
+    const own = content.filter((w) => !/^(?:number|no|id|ref|reference|#)$/.test(w));
     if (
       own.length > 0 &&
       own.every((w) => noun.some((n) => lemmas(n).some((l) => lemmas(w).includes(l)))) &&

@@ -16,13 +16,7 @@ import type { ToolDescriptor } from '../../tools/tool-descriptor.ts';
 import { FILLER, UNITS } from '../request-words.ts';
 import type { Clause } from './read-clauses.ts';
 import { timedArgs } from './read-durations.ts';
-import type { RequestContext } from './request-context.ts';
-
-interface ArgSchema {
-  readonly type?: unknown;
-  readonly enum?: unknown;
-  readonly pattern?: unknown;
-}
+import type { ArgSchema, RequestContext } from './request-context.ts';
 
 const props = (t: ToolDescriptor) => (t.args.properties ?? {}) as Record<string, ArgSchema>;
 

@@ -46,6 +46,15 @@ export function contextFor(catalog: DraftCatalog): RequestContext {
   };
 }
 
+/** The parts of a tool argument's JSON Schema the readers look at. */
+export interface ArgSchema {
+  readonly type?: unknown;
+  readonly enum?: unknown;
+  readonly pattern?: unknown;
+  readonly description?: unknown;
+  readonly format?: unknown;
+}
+
 /** A step of the draft with the tool it calls, and whether the request asked for an approval. */
 export interface DraftStep {
   step: StepSpec;
