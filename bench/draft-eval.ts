@@ -4,6 +4,10 @@
  * accuracy, the rate at which must-ask requests ask, and each miss with what the compiler said
  * instead.
  *
+ * The sets kept apart list their misses only when asked (`--heldout-misses`, `--blind-misses`,
+ * `--blind2-misses`); the third blind set is scored only with `--blind3` (its misses with
+ * `--blind3-misses`), so no change is watched against it.
+ *
  * `--compiler model` measures the model-backed compiler the same way, through the same checks: its
  * provider is configured as for `keel` (KEEL_MODEL_PROVIDER, KEEL_MODEL, KEEL_MODEL_BASE_URL ...;
  * docs/models.md), and `--record <file>` keeps what it answered as a responses file, which
