@@ -6,7 +6,8 @@
  *
  * The sets kept apart list their misses only when asked (`--heldout-misses`, `--blind-misses`,
  * `--blind2-misses`); the third blind set is scored only with `--blind3` (its misses with
- * `--blind3-misses`), so no change is watched against it.
+ * `--blind3-misses`) and the fourth only with `--blind4` (its misses with `--blind4-misses`), so no
+ * change is watched against them.
  *
  * `--compiler model` measures the model-backed compiler the same way, through the same checks: its
  * provider is configured as for `keel` (KEEL_MODEL_PROVIDER, KEEL_MODEL, KEEL_MODEL_BASE_URL ...;
@@ -21,6 +22,7 @@ import {
   BLIND_DIR,
   BLIND2_DIR,
   BLIND3_DIR,
+  BLIND4_DIR,
   type CorpusFile,
   type CorpusScore,
   FRESH_DIR,
@@ -62,6 +64,10 @@ const blind2 = await score(loadCorpus(BLIND2_DIR));
 const blind3Misses = process.argv.includes('--blind3-misses');
 const blind3 =
   process.argv.includes('--blind3') || blind3Misses ? await score(loadCorpus(BLIND3_DIR)) : undefined;
+// So is the fourth (`--blind4`, its misses with `--blind4-misses`): never by default.
+const blind4Misses = process.argv.includes('--blind4-misses');
+const blind4 =
+  process.argv.includes('--blind4') || blind4Misses ? await score(loadCorpus(BLIND4_DIR)) : undefined;
 // The held-out set's misses are listed only when asked for by name: it is not for tuning.
 const heldoutMisses = process.argv.includes('--heldout-misses');
 // So are the blind sets': read them only once a change is final, never to tune on.
@@ -72,7 +78,7 @@ const freshScore = await score(fresh);
 const heldOutFiles = await score(files.filter((f) => f.heldOut));
 const pct = (a: number, b: number) => (b === 0 ? 'n/a' : `${((100 * a) / b).toFixed(1)}%`);
 const verbose = process.argv.includes('--misses');
-if (verbose || heldoutMisses || blindMisses || blind2Misses || blind3Misses)
+if (verbose || heldoutMisses || blindMisses || blind2Misses || blind3Misses || blind4Misses)
   for (const r of [
     ...s.results,
     ...freshScore.results,
@@ -81,6 +87,7 @@ if (verbose || heldoutMisses || blindMisses || blind2Misses || blind3Misses)
     ...(blindMisses ? blind.results : []),
     ...(blind2Misses ? blind2.results : []),
     ...(blind3Misses && blind3 ? blind3.results : []),
+    ...(blind4Misses && blind4 ? blind4.results : []),
   ]) {
     const ok = r.c.ask ? r.asked : r.exact;
     if (ok) continue;
@@ -131,6 +138,15 @@ process.stdout.write(
             blind3,
           ),
           `  partial: ${blind3.partial}, needless question: ${blind3.needlessQuestion}, right question: ${blind3.asked}, wrong draft: ${blind3.wrongDraft}, invented tool: ${blind3.invented}, publishable money-misdrafts: ${blind3.moneyMisdraft}`,
+        ]
+      : []),
+    ...(blind4
+      ? [
+          report(
+            'fourth blind set for issue 30 (corpus/drafts-blind4: people-typed over the data-export-request and support-refunds templates and a people-ops desk of its own, written without seeing the compiler or the other sets; never tuned on; not in the suite bar)',
+            blind4,
+          ),
+          `  partial: ${blind4.partial}, needless question: ${blind4.needlessQuestion}, right question: ${blind4.asked}, wrong draft: ${blind4.wrongDraft}, invented tool: ${blind4.invented}, publishable money-misdrafts: ${blind4.moneyMisdraft}`,
         ]
       : []),
     report('fresh (corpus/fresh: written before issue 30, never tuned on; not in the suite bar)', freshScore),
