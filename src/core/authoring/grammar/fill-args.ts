@@ -226,7 +226,7 @@ export function fillArgs(
     }
     // An argument a read tool of the catalog returns about the step's subject (a grant's `active`,
     // a sign-off's `manager_id`): that step's output, the read added first (implied-reads.ts).
-    const implied = impliedRead(tool, n, ctx);
+    const implied = impliedRead(tool, n, ctx, payload);
     if (implied && 'ambiguous' in implied) {
       if (req)
         ctx.questions.push({
