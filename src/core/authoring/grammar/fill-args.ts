@@ -15,6 +15,7 @@ import type { ToolDescriptor } from '../../tools/tool-descriptor.ts';
 import { argWords } from '../arg-words.ts';
 import type { EventShape } from '../compiled-request.ts';
 import { FILLER, wordsOf } from '../request-words.ts';
+import { classField } from './class-fields.ts';
 import { impliedRead, isDateTimeArg, pendingOutput } from './implied-reads.ts';
 import type { Clause } from './read-clauses.ts';
 import { askUnknownValues } from './read-unknown-values.ts';
@@ -224,9 +225,17 @@ export function fillArgs(
       );
       continue;
     }
+    // ...and, with no sample of it, its one field named for a classification (a `reason` from a
+    // `category`), Assumed (class-fields.ts).
+    const classed = Array.isArray(s.enum) ? classField(n, shape, ctx) : undefined;
+    if (classed !== undefined) {
+      args[n] = `{{event.payload.${classed}}}`;
+      ctx.assumptions.push(`${tool.name}'s ${n} is read as the ${event} event's ${classed}.`);
+      continue;
+    }
     // An argument a read tool of the catalog returns about the step's subject (a grant's `active`,
     // a sign-off's `manager_id`): that step's output, the read added first (implied-reads.ts).
-    const implied = impliedRead(tool, n, ctx);
+    const implied = impliedRead(tool, n, ctx, payload);
     if (implied && 'ambiguous' in implied) {
       if (req)
         ctx.questions.push({

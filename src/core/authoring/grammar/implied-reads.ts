@@ -9,9 +9,13 @@
  *
  * What a read tool returns is its `result` schema's properties when it declares one; else the
  * list its description gives after a colon or "returns" ("... : name, manager, department, whether
- * they're active": a "whether" item is a yes/no field), and then only when exactly one read tool
+ * they're active": a "whether" item is a yes/no field; "says whether an invoice matches it" is a
+ * yes/no named by the verb's participle, `matched`), and then only when exactly one read tool
  * fits. The read tool must read the step's subject by an id argument the step's tool takes too
- * (both take `employee_id`), and an argument that is the read tool's own key is never its output.
+ * (both take `employee_id`); the rest of its key must be ids the step's tool takes or fields the
+ * event carries by name (a purchase order's match reads `po_number` from the invoice event too).
+ * An argument that is the read tool's own key is never its output; a yes/no argument named for a
+ * key and the read's yes/no (`po_matched`: `po_number`, `matched`) is that yes/no.
  *
  * A date-time argument (`format: date-time`, or a text argument named `*_at`) nothing else fills is
  * `{{clock.now}}`, the run's recorded clock, Assumed.
@@ -58,9 +62,17 @@ export function outputsOf(tool: ToolDescriptor): Outputs {
  */
 export function describedOutputs(description: string): OutputField[] {
   const first = description.split(/(?<=[a-z0-9)])\.(?:\s|$)/i)[0] ?? '';
-  const m = /(?::|\b(?:returns|gives|with its|with their))\s+(.+)$/i.exec(first);
-  if (!m) return [];
   const out: OutputField[] = [];
+  // "Reads a purchase order and says whether an invoice matches it": a yes/no named by the verb's
+  // past participle (`matched`), said as the read's one outcome.
+  const says =
+    /\b(?:says|tells|checks|reports|shows|confirms|answers)\s+whether\s+(?:(?:a|an|the|it|they|its|their)\s+)?(?:[a-z]+\s+){0,2}?([a-z]+s)(?=\s+(?:(?:for|with|to|against|on|in)\s+)?(?:it|them|its|their|the|a|an|any|all)\b|\s*[.,;(]|\s*$)/i.exec(
+      first,
+    );
+  const verb = says ? participle(says[1]!.toLowerCase()) : undefined;
+  if (verb !== undefined) out.push({ name: verb, yesNo: true });
+  const m = /(?::|\b(?:returns|gives|with its|with their))\s+(.+)$/i.exec(first);
+  if (!m) return out;
   for (const item of m[1]!.split(/\s*,\s*|\s+(?:and|or)\s+/)) {
     const w =
       /^(?:and\s+|or\s+)?(whether\s+(?:(?:they're|theyre|they are|it's|its|it is|he's|she's|the\s+[a-z]+\s+is)\s+)?)?(?:(?:its|their|the)\s+)?([a-z][a-z0-9]*(?:\s+[a-z][a-z0-9]*){0,2})$/i.exec(
@@ -73,6 +85,15 @@ export function describedOutputs(description: string): OutputField[] {
   return out;
 }
 
+/** "matches" -> matched, "qualifies" -> qualified, "passes" -> passed; "is", "has" -> none. */
+function participle(verb: string): string | undefined {
+  if (/^(?:is|was|has|does|yes|its|this|us)$/.test(verb)) return undefined;
+  if (/ies$/.test(verb)) return verb.replace(/ies$/, 'ied');
+  if (/(?:s|sh|ch|x|z)es$/.test(verb)) return verb.replace(/es$/, 'ed');
+  const stem = verb.endsWith('ss') ? verb : verb.replace(/s$/, '');
+  return stem.endsWith('e') ? `${stem}d` : `${stem}ed`;
+}
+
 /**
  * The read tool that supplies `arg` of `tool`, and the field of its output, when exactly one fits;
  * the names of those that fit when several do (a question: which one is a guess).
@@ -81,22 +102,35 @@ export function impliedRead(
   tool: ToolDescriptor,
   arg: string,
   ctx: RequestContext,
+  carried: readonly string[] = [],
 ): { read: ToolDescriptor; field: string } | { ambiguous: string[] } | undefined {
   const takes = (t: ToolDescriptor) => Object.keys((t.args.properties ?? {}) as object);
   const required = (t: ToolDescriptor) =>
     Array.isArray(t.args.required) ? (t.args.required as string[]) : [];
+  const schema = ((tool.args.properties ?? {}) as Record<string, { type?: unknown; const?: unknown }>)[arg];
+  const argYesNo = schema?.type === 'boolean' || typeof schema?.const === 'boolean';
   const fits: { read: ToolDescriptor; field: string; declared: boolean }[] = [];
   for (const r of ctx.tools) {
     if (r.name === tool.name || r.effect !== 'read' || r.cost?.fromArg !== undefined) continue;
-    // The read tool reads the step's subject: its key (its required arguments, ids) the tool takes too.
+    // The read tool reads the step's subject: its key (its required arguments) holds an id the
+    // tool takes too, and each other part of it is an id the tool takes or a field the event
+    // carries by its name (a purchase order's match reads po_number, vendor_id and amount_usd).
     const key = required(r);
-    if (key.length === 0 || !key.every((k) => isId(k) && takes(tool).includes(k))) continue;
+    const shared = (k: string) => isId(k) && takes(tool).includes(k);
+    if (!key.some(shared) || !key.every((k) => shared(k) || carried.includes(k))) continue;
     if (key.includes(arg)) continue;
     const outputs = outputsOf(r);
     const stem = isId(arg) ? arg.replace(/_?id$/, '') : undefined;
+    // A yes/no argument named for what the read reads and its answer: `po_matched` is the
+    // `matched` of a read keyed by `po_number`.
+    const named = (f: OutputField) =>
+      f.yesNo &&
+      argYesNo &&
+      key.some((k) => arg === `${k.replace(/_(?:id|number|no|code|key)$/, '')}_${f.name}`);
     const hit =
       outputs.fields.find((f) => f.name === arg) ??
-      (stem ? outputs.fields.find((f) => f.name === stem && !f.yesNo) : undefined);
+      (stem ? outputs.fields.find((f) => f.name === stem && !f.yesNo) : undefined) ??
+      outputs.fields.find(named);
     if (hit) fits.push({ read: r, field: hit.name, declared: outputs.declared });
   }
   // A declared output schema is what the tool returns; words of a description only when one fits.

@@ -16,8 +16,10 @@
  * on its own, of the steps whose tool takes it. Words none of the patterns read stay for the other
  * readers, and are asked about as before.
  */
+import type { EventShape } from '../compiled-request.ts';
 import { ACTION_GROUPS, groupOf, lemmas } from '../request-words.ts';
 import { DETERMINERS, fieldValue, sameWord, type Token, tokenize } from './arg-phrase-words.ts';
+import { classValues } from './class-fields.ts';
 import { durationSpans, timedArgs } from './read-durations.ts';
 import type { RequestContext, RequestText } from './request-context.ts';
 import { toolWords } from './tool-words.ts';
@@ -48,6 +50,10 @@ const JOINS: readonly (readonly string[])[] = [
 
 export function readArgPhrases(buf: RequestText, event: string | undefined, ctx: RequestContext): void {
   const shapes = (ctx.events ?? []).filter((e) => event === undefined || e.type === event);
+  const holds = (sh: EventShape, word: string) =>
+    sh.payload.some((f) =>
+      [...(sh.values?.[f] ?? []), ...classValues(f, sh, ctx)].some((x) => x.toLowerCase() === word),
+    );
   // Every argument name of the catalog's tools, with the values its enums list (lowercased -> as written).
   const args = new Map<string, { enums: Map<string, string> }>();
   for (const tool of ctx.tools) {
@@ -341,6 +347,9 @@ export function readArgPhrases(buf: RequestText, event: string | undefined, ctx:
       ([n, a]) => a.enums.has(v.t) && (at === i || arg![0].includes(n)),
     );
     if (hits.length === 0 || isAction(v.t)) continue;
+    // A value the event holds ("illegal -> remove it", "spam: hide it") says which events: it is
+    // left for the test readers, never only the step's argument (which would act on every event).
+    if (at === i && shapes.some((sh) => holds(sh, v.t))) continue;
     put(
       i,
       at,

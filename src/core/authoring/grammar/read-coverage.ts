@@ -1,6 +1,6 @@
 /**
- * The coverage part of the grammar: in a draft that moves money, every word of the request is
- * accounted for — read as the trigger, a condition, a step, its arguments, a cap or an assumption,
+ * The coverage part of the grammar: in a draft that moves money, or one with an argument read on an
+ * assumption no sample checks (`ctx.wholeReading`), every word of the request is accounted for — read as the trigger, a condition, a step, its arguments, a cap or an assumption,
  * or one of the grammar's own words ("when", "under", "then", "please"). A word none of them reads
  * ("knock the tip off first", "on the first of every month", "email the vendor a remittance advice")
  * is text the draft would drop: a question, never dropped, for a draft that spends money could
@@ -32,7 +32,8 @@ const GRAMMAR_WORDS = new Set(
 
 /** Questions for the words of `lower` no reading accounts for, when a step moves money. */
 export function checkCoverage(lower: string, steps: readonly DraftStep[], ctx: RequestContext): void {
-  if (!steps.some((s) => s.tool.cost?.fromArg !== undefined)) return;
+  const money = steps.some((s) => s.tool.cost?.fromArg !== undefined);
+  if (!money && ctx.wholeReading.length === 0) return;
   const known = knownWords(ctx);
   const grouped = new Set([...ACTION_GROUPS.flat(), ...EVENT_VERB_GROUPS.flat(), ...GENERIC_VERBS]);
   // A word the compiler read as another (a misspelling) is in an assumption the read-back lists.
@@ -48,9 +49,16 @@ export function checkCoverage(lower: string, steps: readonly DraftStep[], ctx: R
     if (word.length >= 5 && [...known].some((k) => k.length >= 5 && oneSlipApart(word, k))) continue;
     if (!unread.includes(word)) unread.push(word);
   }
-  if (unread.length > 0)
+  const said = unread.map((w) => `"${w}"`).join(', ');
+  const what = unread.length === 1 ? 'it' : 'they';
+  if (unread.length > 0 && money)
     ctx.questions.push({
       about: 'request',
-      question: `The draft moves money, and I could not read ${unread.map((w) => `"${w}"`).join(', ')} in the request: no trigger, condition, step, argument or cap says it, and nothing may be dropped from a draft that spends money. What should ${unread.length === 1 ? 'it' : 'they'} change?`,
+      question: `The draft moves money, and I could not read ${said} in the request: no trigger, condition, step, argument or cap says it, and nothing may be dropped from a draft that spends money. What should ${what} change?`,
+    });
+  else if (unread.length > 0)
+    ctx.questions.push({
+      about: 'request',
+      question: `I could not read ${said} in the request, and ${ctx.wholeReading.join('; ')}: a word that says which events or what to do would be dropped. What should ${what} change?`,
     });
 }

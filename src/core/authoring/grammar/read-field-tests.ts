@@ -12,6 +12,7 @@
  */
 import type { EventShape } from '../compiled-request.ts';
 import { lemmas } from '../request-words.ts';
+import { classValues, note } from './class-fields.ts';
 import { cutOut, type RequestContext, type RequestText } from './request-context.ts';
 import { isChannelWord } from './value-words.ts';
 
@@ -64,7 +65,7 @@ export function readFieldTests(
   // expenses": which ones), after "for" / "on", or negated. Before a singular it is the value an
   // action sets ("grant read access" -> level: read), read by fill-args.
   for (const field of shape.payload) {
-    for (const v of enumValues(field, ctx)) {
+    for (const v of enumValues(field, shape, ctx)) {
       const noun = event!.split('.')[0]!;
       const re = new RegExp(
         String.raw`\b(?:((?:never|not|no|except|excluding|but not)(?: [a-z]+){0,2}) ${v}\b|(?:for|on) (?:the )?${v}\b|${v} (?=(?:${noun}s|expenses|reports|claims|items|requests|tickets)\b))`,
@@ -72,6 +73,7 @@ export function readFieldTests(
       );
       for (const m of [...buf.text.matchAll(re)]) {
         out.push(`payload.${field} ${m[1] ? '!=' : '=='} ${JSON.stringify(v)}`);
+        noteClass(field, shape, ctx);
         // A negated action ("never approve alcohol") is the same action with a test: all of it goes.
         cutOut(buf, m as RegExpExecArray);
       }
@@ -193,15 +195,25 @@ export function alternatives(tests: readonly string[]): string[] {
   return out;
 }
 
-/** The values tools' enums list for an argument named like the event field `field` ("other" left out). */
-function enumValues(field: string, ctx: RequestContext): string[] {
+/**
+ * The values tools' enums list for an argument named like the event field `field` ("other" left
+ * out); none named so, for a classification field no sample shows, the catalog's classes
+ * (class-fields.ts).
+ */
+function enumValues(field: string, shape: EventShape, ctx: RequestContext): string[] {
   const values = new Set<string>();
   for (const t of ctx.tools) {
     const prop = (t.args.properties as Record<string, { enum?: unknown }> | undefined)?.[field];
     if (Array.isArray(prop?.enum))
       for (const v of prop.enum) if (typeof v === 'string' && v !== 'other') values.add(v);
   }
+  if (values.size === 0) for (const v of classValues(field, shape, ctx)) if (v !== 'other') values.add(v);
   return [...values].sort();
+}
+
+/** A test on `field` read from the catalog's classes: listed under Assumed (class-fields.ts). */
+function noteClass(field: string, shape: EventShape, ctx: RequestContext): void {
+  if (classValues(field, shape, ctx).length > 0) note(field, shape, ctx);
 }
 
 /** A word naming the event's noun ("expenses" for expense.submitted). */
@@ -253,20 +265,26 @@ export function fieldForValue(
   // "chat channel", "high-priority": the field is named; a value it lists or shows wins, else the word.
   if (how.field !== undefined && shape.payload.includes(how.field)) {
     const f = how.field;
-    const listed = [...enumValues(f, ctx), ...(shape.values?.[f] ?? [])].find((v) =>
+    const listed = [...enumValues(f, shape, ctx), ...(shape.values?.[f] ?? [])].find((v) =>
       forms.includes(v.toLowerCase()),
     );
-    if (listed !== undefined) return { field: f, value: listed };
+    if (listed !== undefined) {
+      noteClass(f, shape, ctx);
+      return { field: f, value: listed };
+    }
     ctx.assumptions.push(`"${word} ${f}" is read as ${shape.type}'s ${f} "${word}".`);
     return { field: f, value: word };
   }
   const one = (fields: readonly string[]) => (fields.length === 1 ? fields[0] : undefined);
   const listed = (how.enums === false ? [] : shape.payload).flatMap((field) =>
-    enumValues(field, ctx)
+    enumValues(field, shape, ctx)
       .filter((v) => forms.includes(v.toLowerCase()))
       .map((value) => ({ field, value })),
   );
-  if (listed.length === 1) return listed[0];
+  if (listed.length === 1) {
+    noteClass(listed[0]!.field, shape, ctx);
+    return listed[0];
+  }
   if (listed.length > 1) return undefined;
   // A value the event's samples show for a field ("critical" in a sample's severity).
   const sampled = Object.entries(shape.values ?? {}).flatMap(([field, vs]) =>

@@ -26,7 +26,13 @@ export function readYesNo(buf: RequestText, ctx: RequestContext): void {
         names.add(n);
   for (const n of [...names].sort()) {
     const phrase = n.split('_').join(String.raw`[\s_-]+`);
-    const re = new RegExp(String.raw`\b(${NEGATION}\s+(?:[a-z']+\s+){0,2})?${LEAD}${phrase}${TAIL}\b`, 'g');
+    // A tool whose description keeps a copy for the argument ("keeping a copy only for legal hold"):
+    // "keep a copy for legal" says it too.
+    const copy = copyPhrase(n, ctx);
+    const re = new RegExp(
+      String.raw`\b(${NEGATION}\s+(?:[a-z']+\s+){0,2})?(?:${LEAD}${phrase}${TAIL}${copy})\b`,
+      'g',
+    );
     for (const m of [...buf.text.matchAll(re)]) {
       const said: YesNoSaid = { value: m[1] === undefined, said: m[0].trim() };
       const before = out.get(n);
@@ -41,6 +47,23 @@ export function readYesNo(buf: RequestText, ctx: RequestContext): void {
         question: `The request says ${n.replace(/_/g, ' ')} both ways. Should ${n} be true or false?`,
         candidates: ['true', 'false'],
       });
+}
+
+/**
+ * "keep a copy for legal", "retain a copy for the hold": the words a tool's description gives the
+ * argument with a copy ("keeping a copy only for legal hold"), with one word of its name; none else.
+ */
+function copyPhrase(n: string, ctx: RequestContext): string {
+  const words = n.split('_');
+  const described = ctx.tools.some(
+    (t) =>
+      n in ((t.args.properties ?? {}) as object) &&
+      new RegExp(String.raw`\bcopy\b[a-z\s]{0,20}\b${words.join(String.raw`\s+`)}\b`, 'i').test(
+        t.description,
+      ),
+  );
+  if (!described) return '';
+  return String.raw`|(?:keep|keeping|retain|retaining|save|saving|hold|holding)\s+(?:a\s+|the\s+|one\s+)?copy\s+(?:for|under)\s+(?:the\s+|a\s+)?(?:${words.join('|')})`;
 }
 
 /** A yes/no the request said that no step of the draft takes is asked about, never dropped. */

@@ -31,6 +31,11 @@ export interface RequestContext {
   readonly assumptions: string[];
   /** Yes/no arguments said in words ("keep a legal hold"), by name (read-yes-no.ts); `both`: said both ways. */
   readonly yesNo: Map<string, YesNoSaid | 'both'>;
+  /**
+   * Why every word of the request must be read (read-coverage.ts), besides moving money: an
+   * argument read from what the event carries on an assumption no sample checks (fill-args.ts).
+   */
+  readonly wholeReading: string[];
 }
 
 export function contextFor(catalog: DraftCatalog): RequestContext {
@@ -43,6 +48,7 @@ export function contextFor(catalog: DraftCatalog): RequestContext {
     argQuotes: new Map(),
     assumptions: [],
     yesNo: new Map(),
+    wholeReading: [],
   };
 }
 
