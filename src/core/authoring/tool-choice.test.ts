@@ -2,7 +2,9 @@
  * Words that pick a tool, and words that are no action at all, over a catalog no corpus uses (a
  * library's loans): a text after "should be told:", "warn them:", "with:" or "saying" is the
  * message, never an action of its own; an argument said in parentheses ("(branch: north)") ends at
- * its parenthesis.
+ * its parenthesis; "permanently" / "pending review" pick the tool whose description says so (a
+ * forum's threads), under Assumed; an action said in the passive ("gets suspended") is that action;
+ * adverbs, "nothing else for now", a purpose ("for our records") and a polite lead are no actions.
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
@@ -100,4 +102,88 @@ test('a text after "should be told:", "warn them:", "with:" or "saying" is the m
     ['message_member', 'suspend_card'],
   );
   assert.equal(both[0]!.args.text, 'We will be in touch.');
+});
+
+const forum: DraftCatalog = {
+  tools: [
+    tool({
+      name: 'hide_thread',
+      description: 'Hides a thread from readers, pending review. It can be shown again.',
+      args: { type: 'object', required: ['thread_id'], properties: { thread_id: { type: 'string' } } },
+    }),
+    tool({
+      name: 'delete_thread',
+      description: 'Deletes a thread for good. Cannot be undone: destructive.',
+      args: { type: 'object', required: ['thread_id'], properties: { thread_id: { type: 'string' } } },
+      destructive: true,
+    }),
+  ],
+  events: [{ type: 'thread.flagged', payload: ['thread_id', 'flag_count'] }],
+};
+
+test('"permanently" / "for good" and "pending review" / "temporarily" pick the tool whose description says so, under Assumed', () => {
+  const on = 'when a thread is flagged, ';
+  for (const [words, name] of [
+    ['take the thread down permanently', 'delete_thread'],
+    ['take it down for good', 'delete_thread'],
+    ['take the thread down pending review', 'hide_thread'],
+    ['the thread gets taken down temporarily', 'hide_thread'],
+  ] as const) {
+    const d = draft(on + words, forum);
+    assert.deepEqual(
+      d.spec?.steps.map((s) => ('tool' in s ? s.tool : '')),
+      [name],
+      words,
+    );
+    assert.ok(
+      d.readBack?.assumed?.some((a) => a.includes(`read as ${name}`)),
+      `${words}: ${JSON.stringify(d.readBack?.assumed)}`,
+    );
+  }
+  // "threads that hit 3 flags": the count is the trigger's test, never dropped with the passive.
+  const hit = draft('threads that hit three flags get taken down pending review', forum);
+  assert.equal(hit.spec?.triggers[0]?.when, 'payload.flag_count >= 3', JSON.stringify(hit.questions));
+  // Said with neither, "take it down" fits both: a question naming them.
+  const asked = draft(`${on}take it down`, forum);
+  assert.equal(asked.publishable, false);
+  assert.ok(
+    asked.questions.some(
+      (q) => q.candidates?.includes('delete_thread') && q.candidates.includes('hide_thread'),
+    ),
+  );
+});
+
+test('an action said in the passive is that action: "get hidden", "can just be paid", "gets suspended"', () => {
+  assert.deepEqual(
+    calls('when a loan is overdue, the card gets suspended with reason overdue').map((s) => s.tool),
+    ['suspend_card'],
+  );
+  assert.deepEqual(
+    calls('loans overdue: members can just be messaged "Please bring the books back."').map((s) => s.tool),
+    ['message_member'],
+  );
+  // A verb of its own before it is no passive: "message them once the card is suspended" messages.
+  assert.deepEqual(
+    calls('when a loan is overdue, message the member "Your card is suspended."').map((s) => s.tool),
+    ['message_member'],
+  );
+});
+
+test('adverbs, "nothing else for now", a purpose and a polite lead are no actions', () => {
+  for (const request of [
+    'when a loan is overdue, suspend the card with reason overdue, obviously',
+    'when a loan is overdue, suspend the card with reason overdue. Nothing else for now.',
+    'when a loan is overdue, suspend the card with reason overdue for our records',
+    'Could you set things up so that when a loan is overdue, the card is suspended with reason overdue',
+  ])
+    assert.deepEqual(
+      calls(request).map((s) => s.tool),
+      ['suspend_card'],
+      request,
+    );
+  // "doesn't matter what reason they gave": the value said elsewhere, in every step.
+  const d = draft(
+    'when a loan is overdue, suspend the card with reason other, doesnt matter what reason they wanted',
+  );
+  assert.equal(d.publishable, true, JSON.stringify(d.questions));
 });
