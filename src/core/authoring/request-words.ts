@@ -219,6 +219,12 @@ export const FILLER = new Set([
   'too',
   'quickly',
   'politely',
+  // Adverbs that say how sure or how fast, never what: "revoke it, obviously", "delete outright".
+  'obviously',
+  'clearly',
+  'naturally',
+  'definitely',
+  'outright',
   'but',
   'incoming',
   // Chat filler that changes nothing a draft says: "dont pay more than 2.5k tho", "yes pay them",

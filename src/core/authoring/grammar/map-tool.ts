@@ -17,6 +17,7 @@ import {
   groupOf,
   lemmas,
 } from '../request-words.ts';
+import { byPermanence, TAKE_DOWN, TAKE_DOWN_GROUPS } from './permanence.ts';
 import type { Clause } from './read-clauses.ts';
 import { messagingTool } from './read-message-text.ts';
 import { routedTool } from './read-routes.ts';
@@ -67,6 +68,7 @@ export function mapTool(c: Clause, ctx: RequestContext): ToolDescriptor | undefi
   const verb = content[0]!;
   const verbLemmas = lemmas(verb);
   const verbGroup =
+    (verb === TAKE_DOWN ? TAKE_DOWN_GROUPS.flatMap((w) => groupOf(ACTION_GROUPS, w) ?? []) : undefined) ??
     verbLemmas.map((l) => groupOf(ACTION_GROUPS, l)).find((g) => g !== undefined) ??
     (GENERIC_VERBS.has(verb)
       ? undefined
@@ -124,6 +126,15 @@ export function mapTool(c: Clause, ctx: RequestContext): ToolDescriptor | undefi
     const status = content.slice(1).some((w) => groupOf(EVENT_VERB_GROUPS, w) !== undefined || /ed$/.test(w));
     if (candidates.length === 0 || status) candidates = [...new Set([...candidates, ...tags])];
     markedStatus = status;
+  }
+  // "taken down permanently", "take it down pending review": the one the words of time pick.
+  const timed =
+    candidates.length > 1 ? byPermanence(candidates, c.text.replace(/"q[0-9]+"/g, ' ')) : undefined;
+  if (timed) {
+    ctx.assumptions.push(
+      `"${phrase}" is read as ${timed.tool.name}: of ${listOr(candidates.map((t) => t.name))}, its description is the one that says "${timed.said}".`,
+    );
+    candidates = [timed.tool];
   }
   if (candidates.length > 1 && !markedStatus) {
     const narrowed = candidates.filter(

@@ -85,5 +85,9 @@ export function normaliseRequest(request: string, quotes: string[]): { lower: st
 export function readPhrases(lower: string): string {
   let phrased = lower;
   for (const [re, word] of PHRASES) phrased = phrased.replace(re, (all) => word.padEnd(all.length, ' '));
-  return phrased;
+  // "take it down", "taken down", "take the post down": one action (grammar/permanence.ts), its object kept.
+  return phrased.replace(
+    /\btak(?:e|es|en|ing)((?: (?:it|them|em|(?:the|this|that|their|its) [a-z]+))?) down\b/g,
+    (all, object: string) => `${'takedown'.padEnd(all.length - object.length, ' ')}${object}`,
+  );
 }

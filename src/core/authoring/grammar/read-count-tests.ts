@@ -24,7 +24,16 @@ export interface CountTest {
 }
 
 const NUMBER = String.raw`([0-9]{1,6}|${NUMBER_WORDS})`;
-const PRE_RE = [...Object.keys(PRE), 'reaches', 'reaching', 'hits', 'hitting'].join('|');
+const PRE_RE = [
+  ...Object.keys(PRE),
+  'reaches',
+  'reach',
+  'reached',
+  'reaching',
+  'hits',
+  'hit',
+  'hitting',
+].join('|');
 const POST_RE = Object.keys(POST).join('|');
 const NOUN = '([a-z]{3,})';
 const TEST = new RegExp(

@@ -1,6 +1,7 @@
 /**
  * What a person adds that changes nothing a draft says, read as such rather than asked about:
- * "..., thats it" / "that's all" / "nothing else" after the last action; a reason given for the
+ * "..., thats it" / "that's all" / "nothing else (for now)" after the last action; a polite lead
+ * ("Could you set things up so that ..."); a purpose ("for our records", "just in case", Assumed); a reason given for the
  * rule ("analytics viewer requests r low risk, just grant them", "refunds under $20 are safe");
  * and a restatement of where an argument comes from: "for whatever system / role / number of days
  * they asked for" (each step takes the event's own values, as it would anyway), "regardless of
@@ -11,15 +12,23 @@
 import { cutOut, type DraftStep, type RequestContext, type RequestText } from './request-context.ts';
 
 const THATS_IT =
-  /(?:,\s*|\s+-\s+|\s+)(?:(?:and|so)\s+)?(?:that'?s it|that'?s all|that is all|that is it|nothing else|no more steps)(?=\s*(?:$|[.!;,]))/g;
+  /(?:,\s*|\s+-\s+|\s+)(?:(?:and|so)\s+)?(?:that'?s it|that'?s all|that is all|that is it|nothing else|no more steps)(?: for now| for the moment| at the moment| for today)?(?=\s*(?:$|[.!;,]))/g;
+
+/** "export their data first for our records": why an action is asked for, not what it does. */
+const PURPOSE =
+  /\b(?:for (?:our|the|your) records?|for reference|just in case|to be safe)\b(?=\s*(?:$|[.!;,]|\bthen\b|\band\b))/g;
+
+/** "Could you set things up so that ...", "can we make it so ...": a polite lead to the rule itself. */
+const POLITE_LEAD =
+  /\b(?:could|can|would|will) (?:you|we|u) (?:please )?(?:set (?:things|this|it|that) up|make it|arrange (?:it|things)|configure (?:it|things|this)|set it)(?: so)?(?: that)?\b/g;
 
 const REASON =
   /\b([a-z]+s)\s+(?:are|r|'re|re|is)\s+(?:(?:pretty|quite|very|really|usually|generally|always|all)\s+)?(low[- ]risk|no[- ]risk|safe|harmless|routine|trivial|no big deal|not a big deal)\b(?=\s*(?:[,;:.!]|\s-\s|$|\bso\b|\bjust\b))/g;
 
 /** A field or argument in words: "role", "leave type", "number of days". */
-const ITEM = String.raw`[a-z]+(?: (?!(?:asked|requested|asks|requests|wants|wanted|want|chose|picked|they|he|she|the|someone|was|were|is|for|or|and|of)\b)[a-z]+)?(?: of [a-z]+)?`;
+const ITEM = String.raw`[a-z]+(?: (?!(?:asked|requested|asks|requests|wants|wanted|want|chose|picked|they|he|she|the|someone|people|users|reporters|was|were|is|for|or|and|of)\b)[a-z]+)?(?: of [a-z]+)?`;
 const RESTATED = new RegExp(
-  String.raw`\b(?:for\s+)?(regardless of|irrespective of|no matter(?: what| which)?|whatever)\s+(?:the\s+)?(${ITEM}(?:\s*(?:/|,|\bor\b|\band\b)\s*${ITEM})*)(?:\s+(?:(?:they|he|she|the person|the employee|the requester|someone)\s+)?(?:asked for|requested|asks for|wants|wanted|asked|requests|chose|picked)(?:\s+for)?)?`,
+  String.raw`\b(?:for\s+)?(regardless of|irrespective of|no matter(?: what| which)?|(?:it\s+)?(?:doesn'?t|does not) matter (?:what|which)|whatever)\s+(?:the\s+)?(${ITEM}(?:\s*(?:/|,|\bor\b|\band\b)\s*${ITEM})*)(?:\s+(?:(?:they|he|she|the person|the employee|the requester|someone|people|users|reporters|the reporters?)\s+)?(?:asked for|requested|asks for|wants|wanted|asked|requests|chose|picked)(?:\s+for)?)?`,
   'g',
 );
 
@@ -47,6 +56,13 @@ function argNamed(words: string, ctx: RequestContext, event: string | undefined)
 /** Cuts "thats it" and reasons given for the rule out of the text (see the file's comment). */
 export function readFiller(buf: RequestText, raw: string, ctx: RequestContext): void {
   for (const m of [...buf.text.matchAll(THATS_IT)]) cutOut(buf, m as RegExpExecArray);
+  for (const m of [...buf.text.matchAll(POLITE_LEAD)]) cutOut(buf, m as RegExpExecArray);
+  for (const m of [...buf.text.matchAll(PURPOSE)]) {
+    cutOut(buf, m as RegExpExecArray);
+    ctx.assumptions.push(
+      `"${raw.slice(m.index, m.index + m[0].length)}" is read as why; the workflow does nothing of its own for it.`,
+    );
+  }
   for (const m of [...buf.text.matchAll(REASON)]) {
     const at = m.index + m[1]!.length;
     const said = raw.slice(at, m.index + m[0].length).trim();

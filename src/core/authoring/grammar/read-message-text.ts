@@ -16,6 +16,10 @@
  *   or to ", <an action of the catalog> it/them".
  * - "<verb> [whom] that <text>" for the verbs `quoteUnquoted` (read-spelling.ts) does not read
  *   (dm, ping, email, notify, ack): the text after "that", to the end of the sentence.
+ * - "the author should be told: ...", "warn the author: ...", "page them with: ...", "a status post
+ *   saying we're on it": "told", "warn", "with" right before its colon, and "saying" anywhere lead a
+ *   text too ("saying" without a colon: words that speak to the person, to a comma at most), so the
+ *   words of the text are never read as an action of their own.
  *
  * Also: `messagingTool`, the one tool of the catalog a messaging verb ("DM", "ping", "email them",
  * "let them know", "ack") means when no tool names the verb itself.
@@ -27,7 +31,9 @@ import { isEventWord } from './trigger-words.ts';
 
 /** Verbs that send words to a person. */
 const VERBS =
-  'reply|respond|answer|tell|email|e-mail|mail|dm|pm|ping|message|msg|notify|inform|ack|acknowledge|write(?: back)?|say|let|post|announce|publish';
+  'reply|respond|answer|tell|told|warn|email|e-mail|mail|dm|pm|ping|message|msg|notify|inform|ack|acknowledge|write(?: back)?|say|saying|with|let|post|announce|publish';
+/** Lead-ins that are no verb of their own: "with: <text>" (right before its colon), "saying <text>". */
+const LEADS = new Set(['with', 'saying']);
 /** Who the words go to, after the verb (no colon): one short noun phrase. */
 const WHOM = String.raw`(?:to\s+)?(?:them|him|her|em|the\s+[a-z-]+|their\s+[a-z-]+|the\s+[a-z-]+'s\s+[a-z-]+)`;
 /** Verbs `quoteUnquoted` reads "<verb> that <text>" for (with commas ending the text). */
@@ -114,10 +120,12 @@ export function readMessageTexts(
     const c = clauseStart
       ? /^((?:\s+[a-z0-9'-]+){0,6}?)\s*:\s+(?=\S)/.exec(rest)
       : new RegExp(String.raw`^(?:\s+${WHOM})?\s*:\s+(?=\S)`).exec(rest);
-    if (!clauseStart && !c) continue;
+    // "with" leads a text only right before its colon; "saying" anywhere ("a status post saying we're on it").
+    if (verb === 'with' && !/^\s*:/.test(rest)) continue;
+    if (!clauseStart && !c && verb !== 'saying') continue;
     // "email tickets: ...", "chat cases ->": a channel heading the event's noun, not a message.
     if (isEventWord(/^\s+([a-z-]+)/.exec(rest)?.[1] ?? '', ctx)) continue;
-    if (c && verb !== 'say' && !/"q/.test(c[0])) {
+    if (c && verb !== 'say' && !/"q/.test(c[0]) && (!LEADS.has(verb) || /^\s*:/.test(c[0]))) {
       start = at + c[0].length;
       colon = true;
     } else if (verb === 'let') {
@@ -125,7 +133,7 @@ export function readMessageTexts(
       if (k && !/\bthat\s+$/.test(k[0]) && !NOT_A_TEXT.test(rest.slice(k[0].length)))
         start = at + k[0].length;
     } else {
-      const w = new RegExp(String.raw`^(?:\s+${WHOM})?\s+(that\s+)?`).exec(rest);
+      const w = new RegExp(String.raw`^${LEADS.has(verb) ? '' : `(?:\\s+${WHOM})?`}\s+(that\s+)?`).exec(rest);
       if (w) {
         const after = rest.slice(w[0].length);
         if (w[1] !== undefined) {
@@ -134,7 +142,10 @@ export function readMessageTexts(
       }
     }
     if (start === undefined) continue;
-    const end = textEnd(l, start, colon, verbs);
+    let end = textEnd(l, start, colon, verbs);
+    // "a reply saying we're on it, and refund them": without a colon, a lead-in's text ends at a comma.
+    const comma = LEADS.has(verb) && !colon ? l.slice(start, end).indexOf(',') : -1;
+    if (comma >= 0) end = start + comma;
     const said = r.slice(start, end).trim();
     const words = said.split(/\s+/).filter(Boolean);
     const len = l.slice(start, end).trimEnd().length;

@@ -2,7 +2,8 @@
  * Text said for an argument by its name, without quotes: "reason: flagged by users", "title =
  * Checkout is down", "note: customer called twice". The argument is a free-text one of some tool
  * of the catalog (a string with no enum and no pattern, not an id); the text runs to the end of
- * its clause (a comma, a semicolon, a sentence's end, "and then"). It becomes a quoted value for
+ * its clause (a comma, a semicolon, a sentence's end, "and then", or the parenthesis it was said
+ * in: "page the security on-call (service: security) with: ..."). It becomes a quoted value for
  * that argument (`ctx.argQuotes`), as read-routes.ts marks routes, so fill-args.ts gives it to the
  * step that takes it, and is listed under "Assumed". A text that is a field of an event ("title =
  * summary") is read-arg-phrases.ts's: left alone.
@@ -24,7 +25,7 @@ export function readNamedTexts(
   const fields = new Set((ctx.events ?? []).flatMap((e) => e.payload));
   const said = [...names].map((n) => n.replace(/_/g, '[ _]')).join('|');
   const re = new RegExp(
-    String.raw`(?<![a-z0-9_"-])(${said})\s*(?::|=)\s+(?!"q)([^,;:"]+?)(?=\s*(?:[,;]|[.!?](?:\s|$)|\s(?:and then|then)\s|$))`,
+    String.raw`(?<![a-z0-9_"-])(${said})\s*(?::|=)\s+(?!"q)([^,;:"()]+?)(?=\s*(?:[,;)]|[.!?](?:\s|$)|\s(?:and then|then)\s|$))`,
     'g',
   );
   let l = lower;

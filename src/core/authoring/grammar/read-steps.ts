@@ -15,14 +15,16 @@
 import type { StepSpec } from '../../spec/workflow-spec.ts';
 import type { ToolDescriptor } from '../../tools/tool-descriptor.ts';
 import { NOT_A_BAN } from '../negated-actions.ts';
-import { ACTION_GROUPS, FILLER, groupOf, lemmas } from '../request-words.ts';
+import { ACTION_GROUPS, FILLER, GENERIC_VERBS, groupOf, lemmas } from '../request-words.ts';
 import { fillArgs } from './fill-args.ts';
 import { mapTool } from './map-tool.ts';
+import { TAKE_DOWN, TAKE_DOWN_GROUPS } from './permanence.ts';
 import type { Clause } from './read-clauses.ts';
 import { timeOnly } from './read-routes.ts';
 import type { DraftStep, RequestContext } from './request-context.ts';
 import { toolWords } from './tool-words.ts';
 import { restatedEventWord } from './trigger-restated.ts';
+import { isEventWord } from './trigger-words.ts';
 
 export type { DraftStep } from './request-context.ts';
 
@@ -39,6 +41,25 @@ const DO_NOT_FORGET =
  */
 const MAKE_SURE =
   /^(?:(?:and|also|please|just)\s+)*(?:make sure|ensure|see to it)(?: that)?\s+((?:[a-z0-9'-]+\s+){0,3}?)(?:actually\s+|really\s+|also\s+)?(?:gets|get|is|are|was|were|has been|have been|got)\s+(?:actually\s+|really\s+)?([a-z]+ed)\b/;
+
+/**
+ * "posts that hit 15 reports get hidden", "read-only requests can just be granted", "anything up to
+ * $999 gets paid": the action said in the passive, read as its verb first ("hide posts that ...").
+ * Only a participle of an action some tool of the catalog does, after words that name none.
+ */
+const PASSIVE =
+  /^((?:(?:and|also|please|just|then|so)\s+)*)((?:(?!(?:is|are|be|been|get|gets|got)\b)[a-z0-9'"-]+\s+){1,8}?)(?:(?:can|should|must|will|shall|may|to)\s+)?(?:(?:just|all|always|then|also)\s+)?(?:is|are|be|been|get|gets|got)\s+((?:[a-z]+ly\s+|just\s+|all\s+|then\s+)*)([a-z]+)\b/;
+/** Participles not made with -ed. */
+const IRREGULAR = new Map([
+  ['hidden', 'hide'],
+  ['paid', 'pay'],
+  ['sent', 'send'],
+  ['told', 'tell'],
+  ['given', 'give'],
+  ['written', 'write'],
+  ['shut', 'shut'],
+  ['takedown', 'takedown'],
+]);
 
 /** "put the resolution on it": a clause naming only an argument of a step already drafted. */
 const ARG_ONLY = /^(?:(?:and|also|please|just)\s+)*(?:put|add|set|include|attach|fill in|use|pass)\s+/;
@@ -64,6 +85,8 @@ export function readSteps(
     const c = { ...said, text: said.text.replace(DO_NOT_FORGET, (m) => ' '.repeat(m.length)) };
     const sure = MAKE_SURE.exec(c.text);
     if (sure) c.text = `${sure[2]} ${sure[1]}`.padEnd(sure[0].length, ' ') + c.text.slice(sure[0].length);
+    const passive = sure ? undefined : activeOf(c.text, ctx);
+    if (passive) c.text = passive;
     const arg = ARG_ONLY.test(c.text) ? argumentNamed(c, steps) : undefined;
     if (arg) {
       ctx.assumptions.push(`"${c.raw.trim()}" is read as ${arg.step}'s ${arg.name} argument, already set.`);
@@ -142,6 +165,37 @@ export function readSteps(
           `${s.tool.name} is destructive: it waits for a person's approval until the version is promoted to AUTONOMOUS; a draft cannot skip that.`,
         );
   return steps;
+}
+
+/** The clause said in the passive, with its verb first (`PASSIVE`), the same length; undefined: not one. */
+function activeOf(text: string, ctx: RequestContext): string | undefined {
+  const m = PASSIVE.exec(text);
+  if (!m) return undefined;
+  const p = m[4]!;
+  const verb =
+    IRREGULAR.get(p) ?? (/ed$/.test(p) ? lemmas(p).find((l) => l !== p && namesAction(l, ctx)) : undefined);
+  if (verb === undefined || !namesAction(verb, ctx)) return undefined;
+  // Words before the verb that name an action themselves ("refund it once approved"): not a passive.
+  // (The event's own noun is no action: "posts that hit 15 reports get hidden".)
+  if (
+    m[2]!
+      .split(/\s+/)
+      .some(
+        (w) =>
+          w &&
+          !isEventWord(w, ctx) &&
+          (GENERIC_VERBS.has(w) ||
+            lemmas(w).some((l) => groupOf(ACTION_GROUPS, l) !== undefined && namesAction(l, ctx))),
+      )
+  )
+    return undefined;
+  return `${m[1]}${verb} ${m[2]}${m[3]}`.padEnd(m[0].length, ' ') + text.slice(m[0].length);
+}
+
+/** Whether `verb` (or its group) names what some tool of the catalog does. */
+function namesAction(verb: string, ctx: RequestContext): boolean {
+  const group = verb === TAKE_DOWN ? TAKE_DOWN_GROUPS : (groupOf(ACTION_GROUPS, verb) ?? [verb]);
+  return ctx.tools.some((t) => group.some((w) => toolWords(t).name.has(w) || toolWords(t).first.has(w)));
 }
 
 /**

@@ -1,0 +1,189 @@
+/**
+ * Words that pick a tool, and words that are no action at all, over a catalog no corpus uses (a
+ * library's loans): a text after "should be told:", "warn them:", "with:" or "saying" is the
+ * message, never an action of its own; an argument said in parentheses ("(branch: north)") ends at
+ * its parenthesis; "permanently" / "pending review" pick the tool whose description says so (a
+ * forum's threads), under Assumed; an action said in the passive ("gets suspended") is that action;
+ * adverbs, "nothing else for now", a purpose ("for our records") and a polite lead are no actions.
+ */
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { tool } from '../../../test/authoring/catalog-tool.ts';
+import { compileRequest } from './compile-request.ts';
+import { type DraftCatalog, draftSpec } from './index.ts';
+
+const REASONS = { enum: ['overdue', 'damage', 'other'] };
+const library: DraftCatalog = {
+  tools: [
+    tool({
+      name: 'suspend_card',
+      description: "Suspends a member's card for now, pending review. It can be restored.",
+      args: {
+        type: 'object',
+        required: ['member_id', 'reason'],
+        properties: { member_id: { type: 'string' }, reason: REASONS },
+      },
+    }),
+    tool({
+      name: 'cancel_card',
+      description: "Cancels a member's card for good. Cannot be undone: destructive.",
+      args: {
+        type: 'object',
+        required: ['member_id', 'reason'],
+        properties: { member_id: { type: 'string' }, reason: REASONS },
+      },
+      destructive: true,
+    }),
+    tool({
+      name: 'message_member',
+      description: 'Sends a message to a member.',
+      args: {
+        type: 'object',
+        required: ['member_id', 'text'],
+        properties: { member_id: { type: 'string' }, text: { type: 'string', minLength: 1 } },
+      },
+      effect: 'external',
+    }),
+    tool({
+      name: 'page_desk',
+      description: 'Pages the front desk of a branch.',
+      args: {
+        type: 'object',
+        required: ['branch', 'summary'],
+        properties: { branch: { type: 'string' }, summary: { type: 'string', minLength: 1 } },
+      },
+      effect: 'external',
+    }),
+  ],
+  events: [{ type: 'loan.overdue', payload: ['member_id', 'branch', 'reason', 'days_overdue'] }],
+};
+
+const draft = (request: string, catalog = library) => draftSpec(compileRequest(request, catalog), catalog);
+const calls = (request: string, catalog = library) => {
+  const d = draft(request, catalog);
+  assert.equal(d.publishable, true, `${request}: ${JSON.stringify(d.questions)}`);
+  return d.spec!.steps.map((s) => ('tool' in s ? { tool: s.tool, args: s.args } : { tool: '', args: {} }));
+};
+
+test('a text after "should be told:", "warn them:", "with:" or "saying" is the message, never an action', () => {
+  for (const [request, text] of [
+    [
+      'when a loan is overdue, suspend the card and the member should be told: Your card has been suspended for late books.',
+      'Your card has been suspended for late books.',
+    ],
+    [
+      'when a loan is overdue, suspend the card and warn the member: Late books block your card, please return them.',
+      'Late books block your card, please return them.',
+    ],
+    [
+      'when a loan is overdue, suspend the card, then message the member saying we are holding your card and will restore it soon',
+      'We are holding your card and will restore it soon.',
+    ],
+  ]) {
+    const got = calls(request!);
+    assert.deepEqual(
+      got.map((s) => s.tool),
+      ['suspend_card', 'message_member'],
+      request,
+    );
+    assert.equal(got[1]!.args.text, text, request);
+  }
+  // "with:" leads the one text argument left; "(branch: north)" ends at its parenthesis.
+  assert.deepEqual(
+    calls('when a loan is overdue, page the desk (branch: north) with: Cancel the card of this member'),
+    [{ tool: 'page_desk', args: { branch: 'north', summary: 'Cancel the card of this member.' } }],
+  );
+  // Without a colon, "saying"'s text ends at a comma: the next action stays one.
+  const both = calls(
+    'when a loan is overdue, message the member saying we will be in touch, and suspend the card with reason overdue',
+  );
+  assert.deepEqual(
+    both.map((s) => s.tool),
+    ['message_member', 'suspend_card'],
+  );
+  assert.equal(both[0]!.args.text, 'We will be in touch.');
+});
+
+const forum: DraftCatalog = {
+  tools: [
+    tool({
+      name: 'hide_thread',
+      description: 'Hides a thread from readers, pending review. It can be shown again.',
+      args: { type: 'object', required: ['thread_id'], properties: { thread_id: { type: 'string' } } },
+    }),
+    tool({
+      name: 'delete_thread',
+      description: 'Deletes a thread for good. Cannot be undone: destructive.',
+      args: { type: 'object', required: ['thread_id'], properties: { thread_id: { type: 'string' } } },
+      destructive: true,
+    }),
+  ],
+  events: [{ type: 'thread.flagged', payload: ['thread_id', 'flag_count'] }],
+};
+
+test('"permanently" / "for good" and "pending review" / "temporarily" pick the tool whose description says so, under Assumed', () => {
+  const on = 'when a thread is flagged, ';
+  for (const [words, name] of [
+    ['take the thread down permanently', 'delete_thread'],
+    ['take it down for good', 'delete_thread'],
+    ['take the thread down pending review', 'hide_thread'],
+    ['the thread gets taken down temporarily', 'hide_thread'],
+  ] as const) {
+    const d = draft(on + words, forum);
+    assert.deepEqual(
+      d.spec?.steps.map((s) => ('tool' in s ? s.tool : '')),
+      [name],
+      words,
+    );
+    assert.ok(
+      d.readBack?.assumed?.some((a) => a.includes(`read as ${name}`)),
+      `${words}: ${JSON.stringify(d.readBack?.assumed)}`,
+    );
+  }
+  // "threads that hit 3 flags": the count is the trigger's test, never dropped with the passive.
+  const hit = draft('threads that hit three flags get taken down pending review', forum);
+  assert.equal(hit.spec?.triggers[0]?.when, 'payload.flag_count >= 3', JSON.stringify(hit.questions));
+  // Said with neither, "take it down" fits both: a question naming them.
+  const asked = draft(`${on}take it down`, forum);
+  assert.equal(asked.publishable, false);
+  assert.ok(
+    asked.questions.some(
+      (q) => q.candidates?.includes('delete_thread') && q.candidates.includes('hide_thread'),
+    ),
+  );
+});
+
+test('an action said in the passive is that action: "get hidden", "can just be paid", "gets suspended"', () => {
+  assert.deepEqual(
+    calls('when a loan is overdue, the card gets suspended with reason overdue').map((s) => s.tool),
+    ['suspend_card'],
+  );
+  assert.deepEqual(
+    calls('loans overdue: members can just be messaged "Please bring the books back."').map((s) => s.tool),
+    ['message_member'],
+  );
+  // A verb of its own before it is no passive: "message them once the card is suspended" messages.
+  assert.deepEqual(
+    calls('when a loan is overdue, message the member "Your card is suspended."').map((s) => s.tool),
+    ['message_member'],
+  );
+});
+
+test('adverbs, "nothing else for now", a purpose and a polite lead are no actions', () => {
+  for (const request of [
+    'when a loan is overdue, suspend the card with reason overdue, obviously',
+    'when a loan is overdue, suspend the card with reason overdue. Nothing else for now.',
+    'when a loan is overdue, suspend the card with reason overdue for our records',
+    'Could you set things up so that when a loan is overdue, the card is suspended with reason overdue',
+  ])
+    assert.deepEqual(
+      calls(request).map((s) => s.tool),
+      ['suspend_card'],
+      request,
+    );
+  // "doesn't matter what reason they gave": the value said elsewhere, in every step.
+  const d = draft(
+    'when a loan is overdue, suspend the card with reason other, doesnt matter what reason they wanted',
+  );
+  assert.equal(d.publishable, true, JSON.stringify(d.questions));
+});
