@@ -64,10 +64,12 @@ export function readCountTests(buf: RequestText, ctx: RequestContext): CountTest
     const op = pre ? (PRE[pre] ?? '>=') : n2 !== undefined ? '>=' : POST[(post3 ?? post4)!]!;
     out.push({ op, n, noun, said: m[0] });
     cutOut(buf, m);
-    // "posts with 10+ reports", "if a post has 5 or more": the word that leads to the count goes too.
-    const lead = /\b(?:with|has|have|having|gets|got|receives|received|that (?:has|have|got|get))\s*$/.exec(
-      buf.text.slice(0, m.index),
-    );
+    // "posts with 10+ reports", "if a post has 5 or more", "spam w/ 5 reports", "once it's got more
+    // than 10 reports": the words that lead to the count go too.
+    const lead =
+      /(?:\b(?:(?:once|when|whenever|if|after) (?:it|they|the [a-z]+)(?:'s|'ve|s| has| have)? )?(?:with|has|have|having|gets|get|got|receives|received|that (?:has|have|got|get))|\bw\/)\s*$/.exec(
+        buf.text.slice(0, m.index),
+      );
     if (lead) cutOut(buf, lead);
   }
   return out;

@@ -27,7 +27,7 @@ const GRAMMAR_WORDS = new Set(
   comes come in arrives arrive gets get got is are was be been has have had being with without for from on of by
   at into about that this these those there here what which who whose whatever whoever anything something
   approve approval approved ask asking permission sign off say said yet ever know let wait waiting
-  staff employee employees team member members forget fail hesitate`.split(/\s+/),
+  staff employee employees team member members forget fail hesitate bother`.split(/\s+/),
 );
 
 /** Questions for the words of `lower` no reading accounts for, when a step moves money. */

@@ -13,7 +13,8 @@
 import type { EventShape } from '../compiled-request.ts';
 import { lemmas } from '../request-words.ts';
 import { classValues, note } from './class-fields.ts';
-import { cutOut, type RequestContext, type RequestText } from './request-context.ts';
+import { cutOut, knownWords, type RequestContext, type RequestText } from './request-context.ts';
+import { shortFormOf } from './value-short-forms.ts';
 import { isChannelWord } from './value-words.ts';
 
 const NEGATIONS = /^(?:unless|except(?: when| if)?|but not(?: when| if)?|not (?:when|if))$/;
@@ -64,14 +65,26 @@ export function readFieldTests(
   // A value a tool's enum lists for an argument named like an event field, before a plural ("travel
   // expenses": which ones), after "for" / "on", or negated. Before a singular it is the value an
   // action sets ("grant read access" -> level: read), read by fill-args.
+  // (Said short too: "misinfo reports", Assumed.)
+  const listedValues = shape.payload.flatMap((f) => enumValues(f, shape, ctx));
+  const saidShort = new Map<string, string>();
+  for (const w of new Set(buf.text.match(/[a-z]{4,}/g) ?? [])) {
+    const v = shortFormOf(w, listedValues, knownWords(ctx));
+    if (v !== undefined) saidShort.set(w, v);
+  }
   for (const field of shape.payload) {
     for (const v of enumValues(field, shape, ctx)) {
       const noun = event!.split('.')[0]!;
+      const shorts = [...saidShort].filter(([, full]) => full === v).map(([w]) => w);
+      const said = shorts.length ? `(?:${[v, ...shorts].join('|')})` : v;
       const re = new RegExp(
-        String.raw`\b(?:((?:never|not|no|except|excluding|but not)(?: [a-z]+){0,2}) ${v}\b|(?:for|on) (?:the )?${v}\b|${v} (?=(?:${noun}s|expenses|reports|claims|items|requests|tickets)\b))`,
+        String.raw`\b(?:((?:never|not|no|except|excluding|but not)(?: [a-z]+){0,2}) ${said}\b|(?:for|on) (?:the )?${said}\b|${said} (?=(?:${noun}s|expenses|reports|claims|items|requests|tickets)\b))`,
         'g',
       );
       for (const m of [...buf.text.matchAll(re)]) {
+        const short = shorts.find((w) => new RegExp(String.raw`\b${w}\b`).test(m[0]));
+        if (short !== undefined)
+          ctx.assumptions.push(`"${short}" is read as ${shape.type}'s ${field} "${v}", said short.`);
         out.push(`payload.${field} ${m[1] ? '!=' : '=='} ${JSON.stringify(v)}`);
         noteClass(field, shape, ctx);
         // A negated action ("never approve alcohol") is the same action with a test: all of it goes.
@@ -292,6 +305,24 @@ export function fieldForValue(
   );
   if (sampled.length === 1) return sampled[0];
   if (sampled.length > 1) return undefined;
+  // A value said short ("misinfo": misinformation), of one field's listed or sampled values.
+  const all = [
+    ...(how.enums === false ? [] : shape.payload).flatMap((field) =>
+      enumValues(field, shape, ctx).map((value) => ({ field, value })),
+    ),
+    ...Object.entries(shape.values ?? {}).flatMap(([field, vs]) => vs.map((value) => ({ field, value }))),
+  ];
+  const short = shortFormOf(
+    word,
+    all.map((x) => x.value),
+    knownWords(ctx),
+  );
+  const of = all.filter((x) => x.value === short);
+  if (short !== undefined && new Set(of.map((x) => x.field)).size === 1) {
+    noteClass(of[0]!.field, shape, ctx);
+    ctx.assumptions.push(`"${word}" is read as ${shape.type}'s ${of[0]!.field} "${short}", said short.`);
+    return of[0];
+  }
   const assumed = (field: string, value: string, why: string) => {
     ctx.assumptions.push(`"${word}" is read as ${shape.type}'s ${field} "${value}": ${why}.`);
     return { field, value };

@@ -28,9 +28,19 @@ import { isEventWord } from './trigger-words.ts';
 
 export type { DraftStep } from './request-context.ts';
 
-/** A clause that forbids its action: "don't ...", "do not ...", "dont", "never", "no <noun>", "without". */
+/**
+ * A clause that forbids its action: "don't ...", "do not ...", "dont", "never", "no <noun>",
+ * "without", "no need to ...", "dont bother emailing ...".
+ */
 export const NEGATED_CLAUSE =
-  /^(?:(?:but|and|yet|so|just|please)\s+)*(?:don'?t|dont|do not|never|no|not|without)\s+(?:(?:ever|yet|even|actually|please)\s+)*/;
+  /^(?:(?:but|and|yet|so|just|please)\s+)*(?:don'?t|dont|do not|never|no|not|without)\s+(?:(?:ever|yet|even|actually|please|need to|have to|bother(?: to| with)?)\s+)*/;
+
+/**
+ * "sev3 alerts dont need paging", "the vendor doesn't need an email": a ban said of its subject;
+ * the subject names no action (checked by `negatedAfterSubject`).
+ */
+const NEEDS_NO =
+  /^((?:(?:but|and|yet|so|just|please)\s+)*)((?:[a-z0-9'"-]+\s+){1,4}?)(?:don'?t|dont|doesn'?t|doesnt|do not|does not|won'?t|wont|will not)\s+(?:really\s+|even\s+)?(?:need|require|want)\s+(?:to\s+(?:be\s+)?)?/;
 
 const DO_NOT_FORGET =
   /^(?:(?:but|and|so|just|please)\s+)*(?:don'?t|dont|do not|never) (?:forget|fail|hesitate) to\s+/;
@@ -98,7 +108,7 @@ export function readSteps(
       times.push({ raw: c.raw.trim(), marks: time });
       continue;
     }
-    const neg = NEGATED_CLAUSE.exec(c.text);
+    const neg = NEGATED_CLAUSE.exec(c.text) ?? negatedAfterSubject(c.text, ctx);
     // A blank inside the clause is a bound a reader took ("don't pay more than [$50]"): a cap, not a ban.
     if (neg && !isBound(c, lower)) {
       const scratch = { ...ctx, questions: [], notes: [], assumptions: [] };
@@ -190,6 +200,22 @@ function activeOf(text: string, ctx: RequestContext): string | undefined {
   )
     return undefined;
   return `${m[1]}${verb} ${m[2]}${m[3]}`.padEnd(m[0].length, ' ') + text.slice(m[0].length);
+}
+
+/** A ban said of its subject (`NEEDS_NO`), as a match whose length is where the action starts. */
+function negatedAfterSubject(text: string, ctx: RequestContext): RegExpExecArray | null {
+  const m = NEEDS_NO.exec(text);
+  if (!m) return null;
+  const acts = m[2]!
+    .split(/\s+/)
+    .some(
+      (w) =>
+        w &&
+        !isEventWord(w, ctx) &&
+        (GENERIC_VERBS.has(w) ||
+          lemmas(w).some((l) => groupOf(ACTION_GROUPS, l) !== undefined && namesAction(l, ctx))),
+    );
+  return acts ? null : m;
 }
 
 /** Whether `verb` (or its group) names what some tool of the catalog does. */

@@ -287,7 +287,11 @@ function heading(text: string, ctx: RequestContext): RegExpExecArray | null {
   const scratch = { ...ctx, assumptions: [] };
   const words = m[1]!.split(/\s+/).map((w) => spelledAs(w, scratch));
   const comma = /,$/.test(m[0]);
-  const verb = words.some((w, i) => (i > 0 || comma) && saysHappened(w, ctx));
+  // (Before a comma, only a way some event of the catalog happens: "anything up to $999 gets paid,"
+  // with no *.paid event is an action said in the passive.)
+  const verb = words.some(
+    (w, i) => (i > 0 || comma) && saysHappened(w, ctx) && (!comma || happensInCatalog(w, ctx)),
+  );
   const noun = words.some((w) => STAND_INS.has(w) || ctx.events?.some((e) => isNounOf(w, e)));
   // "refund requests:" names the event; "refund them:", "pay approved invoices," an action.
   // ("email tickets:", "chat cases ->": a channel before the event's noun.)
@@ -299,6 +303,18 @@ function heading(text: string, ctx: RequestContext): RegExpExecArray | null {
   if (acts || (comma ? !verb : !(noun || verb || words.length <= 2))) return null;
   const at = m.index + m[0].indexOf(m[1]!);
   return Object.assign([m[1]!], { index: at, input: text }) as unknown as RegExpExecArray;
+}
+
+/** Whether some event of the catalog (any, when none is known) happens the way `w` says. */
+function happensInCatalog(w: string, ctx: RequestContext): boolean {
+  if (!ctx.events) return true;
+  const group = eventVerbGroup(w);
+  return ctx.events.some((e) => {
+    const verb = lemmas(splitType(e.type)[1]);
+    return group
+      ? verb.some((v) => group.includes(v))
+      : lemmas(w).some((l) => l.length > 3 && verb.includes(l));
+  });
 }
 
 /**

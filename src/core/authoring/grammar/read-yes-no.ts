@@ -1,10 +1,11 @@
 /**
  * Yes/no arguments said in words: a boolean argument whose name is two words or more
  * (`legal_hold`, `notify_customer`) is true where the request says it ("keep a legal hold copy",
- * "with legal hold", "legal hold on") and false where it says it under a negation ("no legal
- * hold", "without a legal hold", "don't keep a legal hold"). The phrase is cut out, so it is never
- * read as an action; the argument takes the value in every step whose tool has it (fill-args.ts),
- * read back under "Assumed". A phrase said both ways, or one no step takes, is asked about.
+ * "with legal hold", "legal hold on", "a copy retained under legal hold") and false where it says
+ * it under a negation ("no legal hold", "without a legal hold", "don't keep a legal hold", "no
+ * legal hold needed"). The phrase is cut out, so it is never read as an action; the argument takes
+ * the value in every step whose tool has it (fill-args.ts), read back under "Assumed". A phrase
+ * said both ways, or one no step takes, is asked about.
  * A one-word boolean ("active") is left alone: the word says too many other things.
  */
 import type { RequestContext, RequestText, YesNoSaid } from './request-context.ts';
@@ -12,7 +13,7 @@ import { cutOut } from './request-context.ts';
 
 const NEGATION = `(?:no|not|without|never|don'?t|dont|do not|doesn'?t|shouldn'?t)`;
 const LEAD = String.raw`(?:(?:keep|keeping|with|put|place|placing|set|apply|add|and|a|an|the|on|under|under a)\s+){0,3}`;
-const TAIL = String.raw`(?:\s+(?:copy|on|flag|enabled|set|applied|please|pls))?`;
+const TAIL = String.raw`(?:\s+(?:copy|on|flag|enabled|set|applied|needed|necessary|required|please|pls))?`;
 
 /** The yes/no arguments the text says, by name, into `ctx.yesNo`; their phrases cut out. */
 export function readYesNo(buf: RequestText, ctx: RequestContext): void {
@@ -63,7 +64,9 @@ function copyPhrase(n: string, ctx: RequestContext): string {
       ),
   );
   if (!described) return '';
-  return String.raw`|(?:keep|keeping|retain|retaining|save|saving|hold|holding)\s+(?:a\s+|the\s+|one\s+)?copy\s+(?:for|under)\s+(?:the\s+|a\s+)?(?:${words.join('|')})`;
+  const what = String.raw`(?:for|under)\s+(?:the\s+|a\s+)?(?:${words.join('|')})`;
+  // ("a copy retained under legal hold": the same said in the passive.)
+  return String.raw`|(?:keep|keeping|retain|retaining|save|saving|hold|holding)\s+(?:a\s+|the\s+|one\s+)?copy\s+${what}|(?:a\s+|the\s+|one\s+)?copy\s+(?:kept|retained|saved|held)\s+${what}(?:\s+[a-z]+)?`;
 }
 
 /** A yes/no the request said that no step of the draft takes is asked about, never dropped. */
