@@ -4,7 +4,8 @@
  *
  * - HTTP: a real `keel serve` process (bench/http-bench.ts `Server`, loopback) and `POST /api/events`
  *   with a bearer key, then waiting for `completed` as a client would: polling `GET /api/runs/{runId}`
- *   every 5 ms (`poll`), or one long poll `GET /api/runs/{runId}?waitMs=10000` (`long`);
+ *   every 5 ms (`poll`), one long poll `GET /api/runs/{runId}?waitMs=10000` (`long`), or OpenWOP's
+ *   event stream `GET /v1/runs/{id}/events` (SSE, closed after the terminal event: `sse`);
  *   `concurrency` clients each looping event -> completed.
  * - engine: the same workflow on a store of its own in this process, `keel.events.emit` (walked
  *   inline), `concurrency` callers each looping.
@@ -17,7 +18,7 @@
  * before and after a change, side by side.
  *
  *   node --import tsx bench/http-events-bench.ts [--rounds 3] [--runs 300] [--cpu-prof <dir>]
- *     [--compare <bin/keel.js>]
+ *     [--compare <bin/keel.js>] [--waits poll,long,sse] [--clients 1,16]
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -32,7 +33,7 @@ const SPEC =
   'id: three\nversion: 1\nstatus: LIVE\ntriggers: [{event: bench.tick}]\nsteps:\n  - {name: a, tool: core.noop}\n  - {name: b, tool: core.noop}\n  - {name: c, tool: core.noop}\nlimits: {maxSteps: 3, maxCostUsd: 0}\n';
 const POLL_MS = 5;
 const ROUND_DEADLINE_MS = 15_000;
-const CONCURRENCY = [1, 16] as const;
+const CONCURRENCY: readonly number[] = [1, 16];
 
 const median = (xs: number[]) => {
   const s = [...xs].sort((a, b) => a - b);
@@ -48,14 +49,24 @@ const event = (path: string) => ({
   payload: { n: seq },
 });
 
-export type EventWait = 'poll' | 'long';
-const WAITS: readonly EventWait[] = ['poll', 'long'];
+export type EventWait = 'poll' | 'long' | 'sse';
+const WAITS: readonly EventWait[] = ['poll', 'long', 'sse'];
 
 /** One run over HTTP: the event, then polls (or long-polls) until the run it started is completed. */
 async function httpRun(client: Client, wait: EventWait, deadline: number): Promise<void> {
   const r = await client.request('POST', '/api/events', event('http'));
   if (r.status !== 201) throw new Error(`POST /api/events: ${r.status} ${r.body}`);
   const runId = (JSON.parse(r.body) as { runs: { runId: string }[] }).runs[0]!.runId;
+  if (wait === 'sse') {
+    // OpenWOP's run event stream: it sends the backlog, then live events, and closes after the
+    // terminal event, so the whole answer is the wait.
+    const hex = runId.slice('sha256:'.length);
+    const g = await client.request('GET', `/v1/runs/${hex}/events`, undefined, 'text/event-stream');
+    if (g.status !== 200) throw new Error(`GET /v1/runs/${hex}/events: ${g.status} ${g.body}`);
+    if (!g.body.includes('event: run.completed'))
+      throw new Error(`run ${runId}: stream ended without run.completed`);
+    return;
+  }
   const path = `/api/runs/${runId}${wait === 'long' ? '?waitMs=10000' : ''}`;
   for (;;) {
     const g = await client.request('GET', path);
@@ -91,8 +102,16 @@ async function rate(concurrency: number, runs: number, one: (deadline: number) =
 }
 
 export async function httpEventFigures(
-  o: { rounds?: number; runs?: number; cpuProfDir?: string; compare?: string } = {},
+  o: {
+    rounds?: number;
+    runs?: number;
+    cpuProfDir?: string;
+    compare?: string;
+    waits?: readonly EventWait[];
+    clients?: readonly number[];
+  } = {},
 ): Promise<Record<string, number>> {
+  const waits = o.waits ?? WAITS;
   const rounds = o.rounds ?? 3;
   const runs = o.runs ?? 300;
   const dir = mkdtempSync(join(tmpdir(), 'keel-http-events-bench-'));
@@ -128,7 +147,7 @@ export async function httpEventFigures(
     // Warm-up: JIT both paths.
     for (const s of servers) {
       const c = fresh(s);
-      for (const w of WAITS) await rate(4, 40, (d) => httpRun(c, w, d));
+      for (const w of waits) await rate(4, 40, (d) => httpRun(c, w, d));
     }
     await rate(4, 40, () => engineRun(k));
     const rows: Record<string, number[]> = {};
@@ -137,12 +156,12 @@ export async function httpEventFigures(
       rows[name].push(v);
     };
     for (let r = 0; r < rounds; r++) {
-      for (const n of CONCURRENCY) {
+      for (const n of o.clients ?? CONCURRENCY) {
         const e = await rate(n, runs, () => engineRun(k));
         add(`engine emit -> completed, 3-step runs/s, ${n} concurrent`, e.perSec);
         // Two servers swap places from round to round, so neither always runs first.
         for (const s of r % 2 ? [...servers].reverse() : servers)
-          for (const w of WAITS) {
+          for (const w of waits) {
             const c = fresh(s);
             const s0 = procCpuMs(s.server.pid);
             const h = await rate(n, runs, (d) => httpRun(c, w, d));
@@ -165,6 +184,14 @@ export async function httpEventFigures(
   }
 }
 
+function waitsOption(text: string): EventWait[] {
+  const ws = text.split(',');
+  for (const w of ws)
+    if (!(WAITS as readonly string[]).includes(w))
+      throw new Error(`--waits: expected some of ${WAITS.join(', ')}, got ${w}`);
+  return ws as EventWait[];
+}
+
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   const args = process.argv.slice(2);
   const opt = (name: string) => {
@@ -176,6 +203,8 @@ if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.ur
     ...(opt('runs') ? { runs: Number(opt('runs')) } : {}),
     ...(opt('cpu-prof') ? { cpuProfDir: opt('cpu-prof') } : {}),
     ...(opt('compare') ? { compare: opt('compare') } : {}),
+    ...(opt('waits') ? { waits: waitsOption(opt('waits')!) } : {}),
+    ...(opt('clients') ? { clients: opt('clients')!.split(',').map(Number) } : {}),
   });
   const width = Math.max(...Object.keys(figures).map((x) => x.length));
   for (const [name, v] of Object.entries(figures))

@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { createKeel, type Keel } from '../app/keel.ts';
 import type { StoredEntry } from '../core/ledger/index.ts';
+import type { AppendListener } from '../ports/index.ts';
 import { fakeSources } from '../testing/index.ts';
 import { compileDefinition } from './definition.ts';
 import { fixtureDefinitions } from './fixtures.ts';
@@ -34,7 +35,7 @@ const event = (id: string, inputs: Record<string, unknown> = {}) => ({
 });
 
 /** The store's reads, counted: which run, from which seq, how many entries came back. */
-function countingSource(keel: Keel, o: { silent?: boolean } = {}) {
+function countingSource(keel: Keel, o: { silent?: boolean; withoutEntries?: boolean } = {}) {
   const reads: { runId: string; fromSeq: number; got: number }[] = [];
   return {
     reads,
@@ -44,9 +45,13 @@ function countingSource(keel: Keel, o: { silent?: boolean } = {}) {
       return got;
     },
     // `silent`: every notification is lost; only the feeds' own poll can notice appends.
+    // `withoutEntries`: notifications name the run only, as PostgreSQL's and other processes' do.
     onAppended: o.silent
       ? async () => async () => {}
-      : (listener: (runId?: string) => void) => keel.store.ledger.onAppended(listener),
+      : (listener: AppendListener) =>
+          keel.store.ledger.onAppended((runId, entries) =>
+            listener(runId, o.withoutEntries ? undefined : entries),
+          ),
   };
 }
 
@@ -62,7 +67,7 @@ test('one watcher per run however many readers; an append is read from the head 
   const keel = await keelWith('conformance-approval');
   const run = await keel.runs.start('t', 'conformance-approval', event('e1'), { live: true });
   assert.equal(run.status, 'waiting_approval');
-  const src = countingSource(keel);
+  const src = countingSource(keel, { withoutEntries: true });
   const feeds = new RunFeeds(src, { fallbackPollMs: 60_000 });
   const woken = new Array(20).fill(0);
   const readers = await Promise.all(woken.map((_, i) => feeds.open('t', run.runId, () => woken[i]++)));
@@ -83,6 +88,23 @@ test('one watcher per run however many readers; an append is read from the head 
   assert.equal(readers[0]!.events.at(-1)!.event.type, 'run.completed');
   for (const r of readers) r.close();
   assert.equal(feeds.watched, 0, 'the last reader gone, nothing is watched');
+  await feeds.close();
+  await keel.close();
+});
+
+test("this process's appends come with their entries: the feed takes them without reading, the same events a fresh read projects", async () => {
+  const keel = await keelWith('conformance-approval');
+  const run = await keel.runs.start('t', 'conformance-approval', event('e5'), { live: true });
+  const src = countingSource(keel);
+  const feeds = new RunFeeds(src, { fallbackPollMs: 60_000 });
+  const reader = await feeds.open('t', run.runId, () => {});
+  await new Promise((r) => setTimeout(r, 100));
+  src.reads.length = 0;
+  await keel.approvals.approve('t', run.runId, 'alice');
+  await until(() => reader.terminal);
+  assert.deepEqual(src.reads, [], 'nothing was read back');
+  assert.deepEqual(reader.events, (await projectRun(keel.store.ledger, 't', run.runId, run.runId)).events);
+  reader.close();
   await feeds.close();
   await keel.close();
 });

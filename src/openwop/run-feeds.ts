@@ -2,7 +2,8 @@
  * Live OpenWOP event feeds: one watcher per run in this process, however many streams and polls
  * read it. A feed projects its run's ledger once, then only the entries appended since
  * (`EventProjector`), when the store says the run has new entries (`Ledger.onAppended`: NOTIFY on
- * PostgreSQL, this process's appends and other processes' commits on SQLite). A slow poll per feed
+ * PostgreSQL, this process's appends and other processes' commits on SQLite; this process's own
+ * appends on SQLite come with their entries, taken without reading them back). A slow poll per feed
  * (`fallbackPollMs`) keeps a missed notification from ever hanging a reader. Readers are told that
  * events were added; each keeps its own cursor into the feed's events.
  *
@@ -10,12 +11,13 @@
  * was opened for. The caller checks that the run exists in that tenant before opening a feed.
  */
 import { decodeEntry, type Entry, type PayloadOf, type StoredEntry } from '../core/ledger/index.ts';
+import type { AppendListener } from '../ports/index.ts';
 import { EventProjector, type ProjectedEvent } from './project-events.ts';
 
 /** What feeds read: the store's entries and its append notifications. */
 export interface FeedSource {
   readEntries(tenant: string, runId: string, fromSeq?: number, limit?: number): Promise<StoredEntry[]>;
-  onAppended(listener: (runId?: string) => void): Promise<() => Promise<void>>;
+  onAppended(listener: AppendListener): Promise<() => Promise<void>>;
 }
 
 /** How often a feed looks at its run's ledger when nothing told it to (ms): the safety net. */
@@ -101,6 +103,24 @@ class RunFeed {
       }
     });
     return this.refreshing;
+  }
+
+  /**
+   * Entries this process just committed to the run: taken as they are when they continue the
+   * feed's events and no read is under way (that read, or the one after it, sees them anyway);
+   * else read back.
+   */
+  appended(entries: readonly StoredEntry[] | undefined): void {
+    const next = this.projector.nextSeq;
+    if (this.refreshing || !entries?.length || entries[0]!.seq > next) {
+      void this.refresh();
+      return;
+    }
+    if (entries.at(-1)!.seq < next) return; // read already
+    const fresh = entries.filter((e) => e.seq >= next);
+    if (this.projector.push(fresh.map(decodeEntry)).length > 0) this.tell();
+    // Nothing follows a terminal event: the safety-net poll has nothing left to find.
+    if (this.projector.terminal && this.timer) clearTimeout(this.timer);
   }
 
   private tell(): void {
@@ -203,7 +223,7 @@ export class RunFeeds {
   /** Starts listening for appends, once per process (kept for the life of the feeds). */
   private listen(): void {
     this.listening ??= this.src
-      .onAppended((runId) => this.appended(runId))
+      .onAppended((runId, entries) => this.appended(runId, entries))
       .then((stop) => {
         this.stopListening = stop;
       })
@@ -213,9 +233,12 @@ export class RunFeeds {
       });
   }
 
-  private appended(runId?: string): void {
-    const feeds = runId === undefined ? this.feeds.values() : (this.byRun.get(runId) ?? []);
-    for (const feed of feeds) void feed.refresh();
+  private appended(runId?: string, entries?: readonly StoredEntry[]): void {
+    if (runId === undefined) {
+      for (const feed of this.feeds.values()) void feed.refresh();
+      return;
+    }
+    for (const feed of this.byRun.get(runId) ?? []) feed.appended(entries);
   }
 
   /** Stops listening and every feed's poll (the server is closing). */

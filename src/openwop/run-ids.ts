@@ -10,6 +10,8 @@
 
 const HEX = /^[0-9a-f]{64}$/;
 const PASSTHROUGH = /^[A-Za-z0-9._-]$/;
+const ALL_PASSTHROUGH = /^[A-Za-z0-9._-]*$/;
+const ASCII_NO_TILDE = /^[ -}]*$/;
 
 export type Major = 1 | 2;
 
@@ -21,6 +23,7 @@ export function wireRunId(runId: string, tenant: string, major: Major): string {
 
 /** One path segment for an id: the `~` projection, applied once. */
 export function projectId(id: string): string {
+  if (ALL_PASSTHROUGH.test(id)) return id;
   let out = '';
   for (const byte of new TextEncoder().encode(id)) {
     const ch = String.fromCharCode(byte);
@@ -31,6 +34,8 @@ export function projectId(id: string): string {
 
 /** The id a `~`-projected segment carries; undefined when a `~` does not introduce two hex digits. */
 export function unprojectId(segment: string): string | undefined {
+  // Printable ASCII without `~`: the segment is itself.
+  if (ASCII_NO_TILDE.test(segment)) return segment;
   const bytes: number[] = [];
   for (let i = 0; i < segment.length; ) {
     if (segment[i] === '~') {

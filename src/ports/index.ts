@@ -35,6 +35,7 @@ export type {
   WritRevocation,
 } from './keys.ts';
 export type {
+  AppendListener,
   AppendRequest,
   EntryFilter,
   EntryPage,

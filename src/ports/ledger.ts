@@ -99,6 +99,9 @@ export interface EntryPage {
   readonly next?: string;
 }
 
+/** Told that a run (or, without an id, any run) has new committed entries; `entries` when known. */
+export type AppendListener = (runId?: string, entries?: readonly StoredEntry[]) => void;
+
 export interface Ledger {
   /**
    * Atomically appends entries; resolves once they are durable. Throws head_conflict on a stale
@@ -126,6 +129,9 @@ export interface Ledger {
    * miss anything also polls, slowly. PostgreSQL: NOTIFY in the append's own transaction, heard by
    * every process on the database (`?notify=off`: never called); SQLite: this handle's appends at
    * once, other processes' within about 100 ms. Resolves to a function that stops listening.
+   * Where the store has them at hand (SQLite, this handle's own appends), `entries` are the run's
+   * entries that commit appended, in order: a listener whose copy they continue may take them
+   * instead of reading them back.
    */
-  onAppended(listener: (runId?: string) => void): Promise<() => Promise<void>>;
+  onAppended(listener: AppendListener): Promise<() => Promise<void>>;
 }

@@ -8,6 +8,7 @@
 import { randomUUID } from 'node:crypto';
 import type { MiddlewareHandler } from 'hono';
 import { type KeelMetrics, type RequestNotes, tieNotes } from '../app/index.ts';
+import { sentAlready } from './stream-answer.ts';
 
 /** The part of a pino logger the server uses (pino's Logger satisfies it). */
 export interface ServerLogger {
@@ -35,13 +36,15 @@ export function observeRequests(o: { logger?: ServerLogger; metrics?: KeelMetric
     const started = performance.now();
     tieNotes(c, notes);
     await next();
-    try {
-      // Set on the answer's headers: `c.header` after the answer is made would rebuild it as a
-      // streamed fetch Response, which the adapter then copies chunk by chunk.
-      c.res.headers.set('X-Request-Id', notes.requestId);
-    } catch {
-      // A response whose headers are immutable (already sent as a stream) goes without it.
-    }
+    // Set on the answer's headers: `c.header` after the answer is made would rebuild it as a
+    // streamed fetch Response, which the adapter then copies chunk by chunk. An answer written to
+    // Node's response as it streams (stream-answer.ts) set it itself.
+    if (!sentAlready(c.res))
+      try {
+        c.res.headers.set('X-Request-Id', notes.requestId);
+      } catch {
+        // A response whose headers are immutable goes without it.
+      }
     const seconds = (performance.now() - started) / 1000;
     const status = c.res.status;
     const route = routeShape(new URL(c.req.url).pathname, status);

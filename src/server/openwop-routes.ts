@@ -36,6 +36,7 @@ import {
   StreamSlots,
   streamEvents,
 } from './run-events.ts';
+import { sentAlready } from './stream-answer.ts';
 
 export type Env = { Variables: { major: Major } };
 
@@ -84,7 +85,8 @@ export function openWopRoutes(
     }
     c.set('major', major);
     await next();
-    c.header('OpenWOP-Version', versionHeader(major));
+    // An answer streamed to Node's response as it goes (stream-answer.ts) sent this header itself.
+    if (!sentAlready(c.res)) c.header('OpenWOP-Version', versionHeader(major));
   });
 
   app.get('/.well-known/openwop', (c) => {

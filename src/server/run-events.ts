@@ -14,6 +14,7 @@ import { OpenWopHost, type Principal, TERMINAL_WIRE } from '../openwop/host.ts';
 import { type OpenWopEvent, withRunId } from '../openwop/project-events.ts';
 import { ProtocolError } from '../openwop/protocol-error.ts';
 import { type Major, wireRunId } from '../openwop/run-ids.ts';
+import { streamAnswer } from './stream-answer.ts';
 
 /** Event streams one process holds open at most (`keel serve` option maxEventStreams). */
 export const DEFAULT_MAX_EVENT_STREAMS = 512;
@@ -108,6 +109,10 @@ export class StreamSlots {
 
 const versionOf = (major: Major) => (major === 1 ? '1.0' : '2.0');
 
+/**
+ * A run's events: SSE when the client asks for it (backlog past `Last-Event-ID`, then live, closed
+ * after the terminal event), else JSON. The frames of one wake of the feed leave as one write.
+ */
 export async function streamEvents(
   c: Context,
   host: OpenWopHost,
@@ -146,16 +151,22 @@ export async function streamEvents(
       { 'Retry-After': '5', 'OpenWOP-Version': versionOf(major) },
     );
   const wire = wireRunId(runId, p.tenant, major);
-  const encoder = new TextEncoder();
   let finish: () => void = () => {};
-  const body = new ReadableStream<Uint8Array>({
-    async start(controller) {
+  const headers = {
+    'Content-Type': 'text/event-stream; charset=utf-8',
+    // A tenant's run, as it happens: kept by no cache.
+    'Cache-Control': 'no-store',
+    Connection: 'keep-alive',
+    'OpenWOP-Version': versionOf(major),
+  };
+  return streamAnswer(c, headers, {
+    async start(sink) {
       let last = cursor;
       let done = false;
       let batch: OpenWopEvent[] = [];
       let batchTimer: NodeJS.Timeout | undefined;
       const write = (s: string) => {
-        if (!done) controller.enqueue(encoder.encode(s));
+        if (!done) sink.write(s);
       };
       const flush = () => {
         if (batchTimer) clearTimeout(batchTimer);
@@ -182,7 +193,7 @@ export async function streamEvents(
             `event: error\ndata: ${JSON.stringify({ error: 'internal_error', message: 'the event stream failed; reconnect with Last-Event-ID' })}\n\n`,
           );
         finish();
-        controller.close();
+        sink.end();
       };
       /**
        * values: one `state.snapshot` frame (the run snapshot, as GET /runs/{id} gives it) first, then
@@ -215,18 +226,21 @@ export async function streamEvents(
         if (mode === 'values') return pumpValues();
         if (done || !reader) return;
         const events = reader.events;
+        // The frames of one wake leave as one chunk: one write to the socket, not one per event.
+        let frames = '';
         for (let i = last + 1; i < events.length; i++) {
           const e = withRunId(events[i]!.event, wire);
           last = e.sequence;
           if (!keep(e)) continue;
           if (bufferMs === 0) {
-            write(`id: ${e.sequence}\nevent: ${e.type}\ndata: ${JSON.stringify(e)}\n\n`);
+            frames += `id: ${e.sequence}\nevent: ${e.type}\ndata: ${JSON.stringify(e)}\n\n`;
             continue;
           }
           batch.push(e);
           if (e.type === 'node.suspended') flush();
           else batchTimer ??= setTimeout(flush, bufferMs);
         }
+        if (frames !== '') write(frames);
         if (reader.failure !== undefined) return end(true);
         // Closed after the terminal event: also when the cursor is at or past it (nothing to send).
         if (reader.terminal) end();
@@ -245,16 +259,6 @@ export async function streamEvents(
     },
     cancel() {
       finish();
-    },
-  });
-  return new Response(body, {
-    status: 200,
-    headers: {
-      'Content-Type': 'text/event-stream; charset=utf-8',
-      // A tenant's run, as it happens: kept by no cache.
-      'Cache-Control': 'no-store',
-      Connection: 'keep-alive',
-      'OpenWOP-Version': versionOf(major),
     },
   });
 }

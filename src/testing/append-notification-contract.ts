@@ -1,13 +1,15 @@
 /**
  * The append-notification part of the ledger's contract (`Ledger.onAppended`), registered by
  * `runStoreContract` so SQLite and PostgreSQL are held to the same rules: an append through a
- * handle is announced to that handle's listeners with its run id after it commits; an append
+ * handle is announced to that handle's listeners with its run id after it commits (and with its
+ * entries, as read back, when the store gives them); an append
  * through another handle (another process, in production) reaches them too, named or as "some run
  * changed"; nothing is announced after a listener stops.
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { hashOf } from '../core/canonical/index.ts';
+import { decodeEntry, type StoredEntry } from '../core/ledger/index.ts';
 import type { AppendRequest, Store } from '../ports/index.ts';
 import { buildLedger, extendLedger } from './ledger-fixtures.ts';
 
@@ -35,7 +37,11 @@ async function until(ok: () => boolean, ms = 3000): Promise<boolean> {
 export function appendNotificationContract(store: () => Store, another?: () => Store): void {
   test('append notifications: an append through this handle is announced with its run id, after it commits', async () => {
     const heard: (string | undefined)[] = [];
-    const stop = await store().ledger.onAppended((runId) => heard.push(runId));
+    const given = new Map<string, StoredEntry[]>();
+    const stop = await store().ledger.onAppended((runId, entries) => {
+      heard.push(runId);
+      if (runId !== undefined && entries) given.set(runId, [...(given.get(runId) ?? []), ...entries]);
+    });
     try {
       const req = create('t-notify');
       const head = await store().ledger.append(req);
@@ -55,6 +61,13 @@ export function appendNotificationContract(store: () => Store, another?: () => S
         status: 'running',
       });
       assert.ok(await until(() => heard.includes(req.runId)), 'the next append was announced too');
+      // Entries that come with announcements (a store that has them at hand) are the entries as read back.
+      const mine = given.get(req.runId);
+      if (mine)
+        assert.deepEqual(
+          mine.map(decodeEntry),
+          (await store().ledger.readEntries('t-notify', req.runId)).map(decodeEntry),
+        );
     } finally {
       await stop();
     }

@@ -144,10 +144,14 @@ describe('runs of the fixtures', () => {
     const c = await createRun({ workflowId: 'conformance-delay', inputs: { delayMs: 300 } });
     assert.equal(c.status, 201);
     const res = await fetch(`${server.url}${v1(c.body.runId)}/events`, {
-      headers: { Authorization: `Bearer ${acme}`, Accept: 'text/event-stream' },
+      headers: { Authorization: `Bearer ${acme}`, Accept: 'text/event-stream', 'X-Request-Id': 'sse-1' },
     });
     assert.equal(res.status, 200);
     assert.match(res.headers.get('content-type')!, /^text\/event-stream/);
+    // Written straight to Node's response, the stream still carries the headers every answer has.
+    assert.equal(res.headers.get('x-request-id'), 'sse-1');
+    assert.equal(res.headers.get('openwop-version'), '1.0');
+    assert.equal(res.headers.get('cache-control'), 'no-store');
     const text = await res.text(); // resolves only because the server closes the stream
     const frames = text
       .split('\n\n')
@@ -171,6 +175,23 @@ describe('runs of the fixtures', () => {
     });
     const ids = [...(await resumed.text()).matchAll(/^id: (\d+)$/gm)].map((m) => Number(m[1]));
     assert.deepEqual(ids, [2, 3]);
+  });
+
+  test('SSE with a cursor past every event of a live run: the headers come at once, the stream closes when the run ends', async () => {
+    const c = await createRun({ workflowId: 'conformance-delay', inputs: { delayMs: 1500 } });
+    assert.equal(c.status, 201);
+    const res = await fetch(`${server.url}${v1(c.body.runId)}/events`, {
+      headers: { Authorization: `Bearer ${acme}`, Accept: 'text/event-stream', 'Last-Event-ID': '99' },
+    });
+    assert.equal(res.status, 200);
+    // The headers arrived while the run still runs: nothing had been written to carry them.
+    const during = await server.api('GET', `/v1/runs/${c.body.runId}`, { key: acme });
+    assert.equal(during.body.status, 'running');
+    assert.doesNotMatch(await res.text(), /^id: /m);
+    assert.equal(
+      (await server.api('GET', `/v1/runs/${c.body.runId}`, { key: acme })).body.status,
+      'completed',
+    );
   });
 
   test('an unknown streamMode is 400 unsupported_stream_mode, before content negotiation', async () => {

@@ -8,7 +8,14 @@
 import type pg from 'pg';
 import { ErrorCode, KeelError } from '../../core/errors.ts';
 import type { Head, StoredEntry } from '../../core/ledger/index.ts';
-import type { AppendRequest, EntryFilter, EntryPage, EntryQuery, Ledger } from '../../ports/index.ts';
+import type {
+  AppendListener,
+  AppendRequest,
+  EntryFilter,
+  EntryPage,
+  EntryQuery,
+  Ledger,
+} from '../../ports/index.ts';
 import {
   afterCursor,
   decodeEntryCursor,
@@ -97,7 +104,7 @@ export class PostgresLedger implements Ledger {
    * connection per handle hears them for all its listeners. After (re)connecting, listeners are
    * called without an id: whatever was appended while nobody listened is looked for then.
    */
-  async onAppended(listener: (runId?: string) => void): Promise<() => Promise<void>> {
+  async onAppended(listener: AppendListener): Promise<() => Promise<void>> {
     const own = (runId?: string) => listener(runId);
     const target = this.h.target;
     if (!target.notify || this.h.closing) return async () => {};

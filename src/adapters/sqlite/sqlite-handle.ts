@@ -10,8 +10,8 @@
  */
 import type Database from 'better-sqlite3';
 import { ErrorCode, KeelError } from '../../core/errors.ts';
-import type { Head } from '../../core/ledger/index.ts';
-import type { AppendRequest } from '../../ports/index.ts';
+import type { Head, StoredEntry } from '../../core/ledger/index.ts';
+import type { AppendListener, AppendRequest } from '../../ports/index.ts';
 
 /**
  * A write waiting for the next group commit: an append (`req`, written by `apply`), or (`write`)
@@ -43,7 +43,7 @@ export class SqliteHandle {
   /** Told (after the commit) that runs may have become claimable: this handle's only. */
   readonly wakeListeners = new Set<() => void>();
   /** Told (after the commit) that a run, or any run, has new entries. */
-  readonly appendListeners = new Set<(runId?: string) => void>();
+  readonly appendListeners = new Set<AppendListener>();
   private pending: Pending[] = [];
   private flushScheduled = false;
   /** Runs `body` in one IMMEDIATE transaction (one commit, one fsync). */
@@ -134,7 +134,8 @@ export class SqliteHandle {
     // A lazy group is not durable on its own (no fsync): the commit that follows it counts.
     if (!lazy) this.commits++;
     let wake = false;
-    const appended = this.appendListeners.size > 0 ? new Set<string>() : undefined;
+    // Each run's entries this commit appended, in order (a run appended twice in one batch: both).
+    const appended = this.appendListeners.size > 0 ? new Map<string, StoredEntry[]>() : undefined;
     batch.forEach((p, i) => {
       const o = outcomes[i]!;
       if (!o.ok) p.reject(o.error);
@@ -143,17 +144,23 @@ export class SqliteHandle {
         if (p.req.lease?.op === 'release' && p.req.status === 'running') wake = true;
         // A new timer: workers re-arm theirs (nextWakeAt) instead of finding it at the next poll.
         if (p.req.lease?.op === 'wait') wake = true;
-        appended?.add(p.req.runId);
+        if (appended) {
+          const before = appended.get(p.req.runId);
+          appended.set(p.req.runId, before ? [...before, ...p.req.entries] : [...p.req.entries]);
+        }
         p.resolve(o.value as Head);
       } else p.resolve(o.value);
     });
     if (wake) this.wake();
-    if (appended) for (const runId of appended) this.announce(runId);
+    if (appended) for (const [runId, entries] of appended) this.announce(runId, entries);
   }
 
-  /** Tells this handle's append listeners (after the commit) that a run, or any run, has new entries. */
-  announce(runId?: string): void {
-    for (const listener of this.appendListeners) setImmediate(listener, runId);
+  /**
+   * Tells this handle's append listeners (after the commit) that a run, or any run, has new
+   * entries: those entries, when they are this handle's own.
+   */
+  announce(runId?: string, entries?: readonly StoredEntry[]): void {
+    for (const listener of this.appendListeners) setImmediate(listener, runId, entries);
   }
 
   /** Tells this handle's listeners that runs may have become claimable (after the commit). */

@@ -11,7 +11,14 @@ import type Database from 'better-sqlite3';
 import { ErrorCode, KeelError } from '../../core/errors.ts';
 import type { Head, StoredEntry } from '../../core/ledger/index.ts';
 import { retainedRunError } from '../../core/run/index.ts';
-import type { AppendRequest, EntryFilter, EntryPage, EntryQuery, Ledger } from '../../ports/index.ts';
+import type {
+  AppendListener,
+  AppendRequest,
+  EntryFilter,
+  EntryPage,
+  EntryQuery,
+  Ledger,
+} from '../../ports/index.ts';
 import { appendedBlobs, blobsWanted, withBlobs } from '../shared/blob-rows.ts';
 import { checkChain } from '../shared/check-chain.ts';
 import {
@@ -289,8 +296,8 @@ export class SqliteLedger implements Ledger {
    * only when another connection commits) is read every APPEND_POLL_MS, and a change is announced
    * without a run id.
    */
-  async onAppended(listener: (runId?: string) => void): Promise<() => Promise<void>> {
-    const own = (runId?: string) => listener(runId);
+  async onAppended(listener: AppendListener): Promise<() => Promise<void>> {
+    const own: AppendListener = (runId, entries) => listener(runId, entries);
     const listeners = this.h.appendListeners;
     listeners.add(own);
     if (!this.appendPoll && this.path !== ':memory:' && !this.h.closed) {
