@@ -187,18 +187,7 @@ function activeOf(text: string, ctx: RequestContext): string | undefined {
   if (verb === undefined || !namesAction(verb, ctx)) return undefined;
   // Words before the verb that name an action themselves ("refund it once approved"): not a passive.
   // (The event's own noun is no action: "posts that hit 15 reports get hidden".)
-  if (
-    m[2]!
-      .split(/\s+/)
-      .some(
-        (w) =>
-          w &&
-          !isEventWord(w, ctx) &&
-          (GENERIC_VERBS.has(w) ||
-            lemmas(w).some((l) => groupOf(ACTION_GROUPS, l) !== undefined && namesAction(l, ctx))),
-      )
-  )
-    return undefined;
+  if (namesAnAction(m[2]!, ctx)) return undefined;
   return `${m[1]}${verb} ${m[2]}${m[3]}`.padEnd(m[0].length, ' ') + text.slice(m[0].length);
 }
 
@@ -206,7 +195,12 @@ function activeOf(text: string, ctx: RequestContext): string | undefined {
 function negatedAfterSubject(text: string, ctx: RequestContext): RegExpExecArray | null {
   const m = NEEDS_NO.exec(text);
   if (!m) return null;
-  const acts = m[2]!
+  return namesAnAction(m[2]!, ctx) ? null : m;
+}
+
+/** Whether a word of `words` names an action (the event's own nouns do not). */
+function namesAnAction(words: string, ctx: RequestContext): boolean {
+  return words
     .split(/\s+/)
     .some(
       (w) =>
@@ -215,7 +209,6 @@ function negatedAfterSubject(text: string, ctx: RequestContext): RegExpExecArray
         (GENERIC_VERBS.has(w) ||
           lemmas(w).some((l) => groupOf(ACTION_GROUPS, l) !== undefined && namesAction(l, ctx))),
     );
-  return acts ? null : m;
 }
 
 /** Whether `verb` (or its group) names what some tool of the catalog does. */
