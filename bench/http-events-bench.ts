@@ -5,7 +5,8 @@
  * - HTTP: a real `keel serve` process (bench/http-bench.ts `Server`, loopback) and `POST /api/events`
  *   with a bearer key, then waiting for `completed` as a client would: polling `GET /api/runs/{runId}`
  *   every 5 ms (`poll`), one long poll `GET /api/runs/{runId}?waitMs=10000` (`long`), or OpenWOP's
- *   event stream `GET /v1/runs/{id}/events` (SSE, closed after the terminal event: `sse`);
+ *   event stream `GET /v1/runs/{id}/events` (SSE, closed after the terminal event: `sse`), or no
+ *   second request: `POST /api/events?waitMs=10000` answers once the run stopped (`post`);
  *   `concurrency` clients each looping event -> completed.
  * - engine: the same workflow on a store of its own in this process, `keel.events.emit` (walked
  *   inline), `concurrency` callers each looping.
@@ -18,7 +19,7 @@
  * before and after a change, side by side.
  *
  *   node --import tsx bench/http-events-bench.ts [--rounds 3] [--runs 300] [--cpu-prof <dir>]
- *     [--compare <bin/keel.js>] [--waits poll,long,sse] [--clients 1,16]
+ *     [--compare <bin/keel.js>] [--waits poll,long,sse,post] [--clients 1,16]
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -49,14 +50,23 @@ const event = (path: string) => ({
   payload: { n: seq },
 });
 
-export type EventWait = 'poll' | 'long' | 'sse';
-const WAITS: readonly EventWait[] = ['poll', 'long', 'sse'];
+export type EventWait = 'poll' | 'long' | 'sse' | 'post';
+const WAITS: readonly EventWait[] = ['poll', 'long', 'sse', 'post'];
 
 /** One run over HTTP: the event, then polls (or long-polls) until the run it started is completed. */
 async function httpRun(client: Client, wait: EventWait, deadline: number): Promise<void> {
-  const r = await client.request('POST', '/api/events', event('http'));
+  const r = await client.request(
+    'POST',
+    `/api/events${wait === 'post' ? '?waitMs=10000' : ''}`,
+    event('http'),
+  );
   if (r.status !== 201) throw new Error(`POST /api/events: ${r.status} ${r.body}`);
-  const runId = (JSON.parse(r.body) as { runs: { runId: string }[] }).runs[0]!.runId;
+  const run = (JSON.parse(r.body) as { runs: { runId: string; status: string }[] }).runs[0]!;
+  if (wait === 'post') {
+    if (run.status !== 'completed') throw new Error(`run ${run.runId} ${run.status} after the POST's wait`);
+    return;
+  }
+  const runId = run.runId;
   if (wait === 'sse') {
     // OpenWOP's run event stream: it sends the backlog, then live events, and closes after the
     // terminal event, so the whole answer is the wait.

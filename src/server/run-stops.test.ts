@@ -1,7 +1,8 @@
 /**
  * `GET /api/runs/{runId}?waitMs=`: a long poll answered when the run stops running (woken by the
  * store's append notification, not by the slow poll), or when the wait has passed; without
- * `waitMs` the run is answered at once; a wait out of range is bad input naming the field.
+ * `waitMs` the run is answered at once; a wait out of range is bad input naming the field. The same
+ * wait on `POST /api/events?waitMs=` answers the runs the event started once they stopped.
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
@@ -75,4 +76,55 @@ test('a wait out of range is bad input naming waitMs; a missing run is not_found
   assert.match(r.text, /waitMs/);
   const missing = await t.api('GET', `/api/runs/sha256:${'0'.repeat(64)}?waitMs=100`);
   assert.equal(missing.status, 404, missing.text);
+});
+
+test('POST /api/events?waitMs answers once the run it started stopped: one request for a run and its outcome', async () => {
+  gate = new Promise<void>((r) => {
+    release = r;
+  });
+  const t0 = performance.now();
+  const posted = t.api('POST', '/api/events?waitMs=20000', {
+    body: { id: `h-${++n}`, type: 'hold', time: '2026-01-31T12:00:00Z' },
+  });
+  setTimeout(() => release(), 150);
+  const r = await posted;
+  const ms = performance.now() - t0;
+  assert.equal(r.status, 201, r.text);
+  const [run] = r.body.runs as { runId: string; status: string; created: boolean; workflowId: string }[];
+  assert.equal(run!.status, 'completed');
+  assert.equal(run!.created, true);
+  assert.equal(run!.workflowId, 'held');
+  assert.ok(ms >= 140 && ms < 900, `answered after ${ms} ms`);
+  assert.equal((await t.api('GET', `/api/runs/${run!.runId}`)).body.status, 'completed');
+});
+
+test('POST /api/events?waitMs: a run still running when the wait has passed is answered running; a redelivery waits for the same run', async () => {
+  gate = new Promise<void>((r) => {
+    release = r;
+  });
+  const body = { id: `h-${++n}`, type: 'hold', time: '2026-01-31T12:00:00Z' };
+  const t0 = performance.now();
+  const r = await t.api('POST', '/api/events?waitMs=200', { body });
+  assert.ok(performance.now() - t0 >= 190);
+  assert.equal(r.status, 201, r.text);
+  assert.equal(r.body.runs[0].status, 'running');
+  release();
+  const again = await t.api('POST', '/api/events?waitMs=5000', { body });
+  assert.equal(again.status, 200, again.text);
+  assert.equal(again.body.redelivery, true);
+  assert.equal(again.body.runs[0].runId, r.body.runs[0].runId);
+  assert.equal(again.body.runs[0].status, 'completed');
+});
+
+test('POST /api/events with a wait out of range is bad input naming waitMs, and starts nothing', async () => {
+  const id = `h-${++n}`;
+  for (const w of ['30001', '-1', 'soon']) {
+    const r = await t.api('POST', `/api/events?waitMs=${w}`, {
+      body: { id, type: 'hold', time: '2026-01-31T12:00:00Z' },
+    });
+    assert.equal(r.status, 400, r.text);
+    assert.match(r.text, /waitMs/);
+  }
+  const d = await t.api('GET', `/api/events/delivery?source=http&id=${id}`);
+  assert.equal(d.status, 404, 'the refused event was never delivered');
 });

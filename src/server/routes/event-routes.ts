@@ -11,7 +11,8 @@ import { notesOf } from '../../app/index.ts';
 import { remapWith } from '../../app/unrouted.ts';
 import { MAX_INT32 } from '../../core/int-range.ts';
 import { ProtocolError } from '../../openwop/protocol-error.ts';
-import { EventBody, type KeelRoute, ok, route, WritValue, workflowIdOf } from './route.ts';
+import { MAX_RUN_WAIT_MS, runWhenStopped } from '../run-stops.ts';
+import { EventBody, type KeelRoute, ok, route, WaitMs, WritValue, workflowIdOf } from './route.ts';
 
 /** The channel name an event ingested over HTTP without a source takes as its source. */
 export const HTTP_CHANNEL = 'http';
@@ -27,16 +28,16 @@ export const EVENT_ROUTES: readonly KeelRoute[] = [
     path: '/api/events',
     operationId: 'emitEvent',
     summary: 'Ingest an event: each matching LIVE or AUTONOMOUS workflow starts a run',
-    description:
-      'Runs are committed and walked in the background; poll GET /api/runs/{runId}. The event is named by (source, id), `http` being the source of one sent without: a redelivery with the same content answers the first delivery’s runs (200, `redelivery: true`) and one with other content is 409 event_conflict (it starts nothing and is recorded: GET /api/events/conflicts).',
+    description: `Runs are committed and walked in the background; with \`waitMs\` (up to ${MAX_RUN_WAIT_MS}) the answer waits until each run it names is no longer \`running\` (finished, waiting, paused or suspended) or \`waitMs\` has passed, and gives each run's status then: one request to start runs and learn their outcome. Without it, wait with GET /api/runs/{runId}?waitMs or the run's event stream. The event is named by (source, id), \`http\` being the source of one sent without: a redelivery with the same content answers the first delivery’s runs (200, \`redelivery: true\`) and one with other content is 409 event_conflict (it starts nothing and is recorded: GET /api/events/conflicts).`,
     tag: 'events',
     auth: true,
     body: EventBody,
+    query: z.object({ waitMs: WaitMs }),
     responses: {
       201: '{eventId, source, runs}: at least one run was started',
       200: '{eventId, source, runs, redelivery?, firstDeliveredAt?}: no new run (no match, or a redelivery: the first delivery’s runs)',
     },
-    async handle({ keel, host, p, body, traceparent }) {
+    async handle({ keel, host, p, body, query, traceparent }) {
       const start = host.startWalk(notesOf(p));
       const r = await keel.events.emit(p.tenant, body, {
         ...start,
@@ -45,7 +46,20 @@ export const EVENT_ROUTES: readonly KeelRoute[] = [
       });
       if (start.walk === 'enqueue')
         for (const run of r.runs) if (run.created) host.kick(p.tenant, run.runId, notesOf(p));
-      return ok(r, r.runs.some((x) => x.created) ? 201 : 200);
+      const status = r.runs.some((x) => x.created) ? 201 : 200;
+      if (!query.waitMs || r.runs.length === 0) return ok(r, status);
+      // The runs as they are once each stopped running (or the wait ran out), waited for together.
+      const ms = query.waitMs;
+      const runs = await Promise.all(
+        r.runs.map(async (run) => {
+          const now = (await runWhenStopped(keel, p.tenant, run.runId, ms)).status;
+          // A status that moved on takes no reason of the one before (GET /api/runs/{runId} has it all).
+          if (now === run.status) return run;
+          const { runId, tenant, workflowId, version, created } = run;
+          return { runId, tenant, workflowId, version, status: now, created };
+        }),
+      );
+      return ok({ ...r, runs }, status);
     },
   }),
   route({

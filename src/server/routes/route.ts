@@ -15,6 +15,7 @@ import { ProtocolError } from '../../openwop/protocol-error.ts';
 import type { VersionRecord } from '../../ports/index.ts';
 import type { Reply } from '../idempotency.ts';
 import type { RouteDoc } from '../openapi.ts';
+import { MAX_RUN_WAIT_MS } from '../run-stops.ts';
 
 /** What a handler is given: the instance, the caller, and its checked input. */
 export interface Call<B, Q> {
@@ -99,6 +100,15 @@ export const Instant = z
 
 /** A free-text note or reason. */
 export const Note = z.string().max(4000);
+
+/** `waitMs`: how long a request may wait for its runs to stop running (a long poll; run-stops.ts). */
+export const WaitMs = z.coerce
+  .number()
+  .int()
+  .min(0)
+  .max(MAX_RUN_WAIT_MS)
+  .optional()
+  .describe(`wait up to this many ms for the run to stop running (0..${MAX_RUN_WAIT_MS})`);
 
 /** An event as `keel emit` takes it; `parseEvent` then checks times, tenant and canonical payload. */
 export const EventBody = z

@@ -13,7 +13,7 @@ import { parseEvent, SUBJECT_MAX } from '../../core/run/index.ts';
 import { quoteInput } from '../../core/spec/index.ts';
 import { ProtocolError } from '../../openwop/protocol-error.ts';
 import { MAX_RUN_WAIT_MS, runWhenStopped } from '../run-stops.ts';
-import { EventBody, Instant, type KeelRoute, Note, ok, route } from './route.ts';
+import { EventBody, Instant, type KeelRoute, Note, ok, route, WaitMs } from './route.ts';
 
 const RUN_ID = /^sha256:[0-9a-f]{64}$/;
 
@@ -130,15 +130,7 @@ export const RUN_ROUTES: readonly KeelRoute[] = [
     description: `With \`waitMs\` (up to ${MAX_RUN_WAIT_MS}), a long poll: answered when the run is no longer \`running\` (finished, waiting, paused or suspended) or when \`waitMs\` has passed, whichever comes first — one request instead of polling for its outcome.`,
     tag: 'runs',
     auth: true,
-    query: z.object({
-      waitMs: z.coerce
-        .number()
-        .int()
-        .min(0)
-        .max(MAX_RUN_WAIT_MS)
-        .optional()
-        .describe(`wait up to this many ms for the run to stop running (0..${MAX_RUN_WAIT_MS})`),
-    }),
+    query: z.object({ waitMs: WaitMs }),
     responses: { 200: 'the run record' },
     async handle({ keel, p, params, query }) {
       const runId = runIdOf(params);
