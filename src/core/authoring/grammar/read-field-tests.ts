@@ -13,6 +13,7 @@
 import type { EventShape } from '../compiled-request.ts';
 import { lemmas } from '../request-words.ts';
 import { classValues, note } from './class-fields.ts';
+import { fieldByPattern } from './patterned-values.ts';
 import { cutOut, type RequestContext, type RequestText } from './request-context.ts';
 import { isChannelWord } from './value-words.ts';
 
@@ -91,6 +92,23 @@ export function readFieldTests(
         cutOut(buf, m as RegExpExecArray);
       }
     }
+  // "from V-100", "billed against PO-5002", "for carrier C-7", "V-100 invoices", "not from V-100":
+  // an identifier of the form the tools give one field (patterned-values.ts). Said elsewhere it is
+  // left for an argument or the question.
+  const id = '([a-z0-9][a-z0-9_-]*[0-9][a-z0-9_-]*)';
+  const byForm = new RegExp(
+    String.raw`\b(?:(not|never|except|but not|excluding|other than) )?(?:(?:billed|charged|raised|issued|invoiced|sent|coming) )?(?:from|against|for|on|by|under|with) (?:the )?(?:([a-z]+) )?${id}(?![a-z0-9_-])|\b${id} (?=(?:${noun}s?|ones)\b)`,
+    'g',
+  );
+  for (const m of [...buf.text.matchAll(byForm)]) {
+    const word = m[3] ?? m[4]!;
+    const hit = fieldByPattern(word, shape, ctx);
+    // A word between the preposition and the id names its field ("from vendor V-100"), or is none.
+    if (!hit || (m[2] !== undefined && !hit.field.split('_').some((p) => lemmas(m[2]!).includes(p))))
+      continue;
+    out.push(`payload.${hit.field} ${m[1] ? '!=' : '=='} ${JSON.stringify(hit.value)}`);
+    cutOut(buf, m as RegExpExecArray);
+  }
   // "only for warnings", "for travel expenses only", "unless it's just a warning", "if it's critical":
   // a word a field of the event holds (fieldForValue). A word none holds is left for the question.
   const restriction =
@@ -292,6 +310,9 @@ export function fieldForValue(
   );
   if (sampled.length === 1) return sampled[0];
   if (sampled.length > 1) return undefined;
+  // "V-100", "PO-5001": an identifier of the form the tools give one field (patterned-values.ts).
+  const patterned = fieldByPattern(word, shape, ctx);
+  if (patterned) return patterned;
   const assumed = (field: string, value: string, why: string) => {
     ctx.assumptions.push(`"${word}" is read as ${shape.type}'s ${field} "${value}": ${why}.`);
     return { field, value };
