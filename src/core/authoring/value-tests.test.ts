@@ -239,3 +239,50 @@ test('"as long as it\'s no more than $900": the bound, no word left over in a dr
   assert.equal(d.spec!.limits.maxCostUsd, 900);
   assert.equal(d.spec!.triggers[0]!.when, 'payload.carrier_id == "C-3"');
 });
+
+test('"Shipments from C-9 (our night carrier, ...): ..." reads who C-9 is, Assumed; words that restrict are never read so', () => {
+  const { d, compiled } = draft(
+    'Shipments from C-9 (our night carrier): book a slot and message them: Dock D01 is yours.',
+  );
+  assert.equal(d.publishable, true, JSON.stringify(d.questions));
+  assert.equal(d.spec!.triggers[0]!.when, 'payload.carrier_id == "C-9"');
+  assert.deepEqual(
+    (d.spec!.steps as StepSpec[]).map((s) => s.tool),
+    ['book_slot', 'message_carrier'],
+  );
+  assert.ok(compiled.assumptions!.some((a) => a === '"night carrier" is read as who C-9 is, not a test.'));
+  // "(only their frozen loads)" says which ones: never dropped as a description.
+  assert.equal(
+    draft('Shipments from C-9 (only their frozen loads): book a slot and message them: Dock D01 is yours.').d
+      .publishable,
+    false,
+  );
+  // In a draft that pays, too: every word read, the bound in the aside the cap.
+  const { d: p } = draft('Shipments from C-3 (our night carrier, never more than $700): pay them', paying);
+  assert.equal(p.publishable, true, JSON.stringify(p.questions));
+  assert.equal(p.spec!.limits.maxCostUsd, 700);
+  assert.equal(p.spec!.triggers[0]!.when, 'payload.carrier_id == "C-3"');
+});
+
+test('"after booking a slot (...) message the carrier": the action said with "after" runs first', () => {
+  for (const request of ['after booking a slot, message the carrier: Your slot is booked.']) {
+    const { d } = draft(request);
+    assert.deepEqual(
+      (d.spec ?? d.partial)!.steps.map((s) => (s as StepSpec).tool),
+      ['book_slot', 'message_carrier'],
+      request,
+    );
+  }
+  // Where a reader cut its cap out ("(max $300)"), in a draft that pays.
+  const { d: p } = draft('after paying it (max $300) message the carrier: Your payment is on its way.', {
+    ...paying,
+    tools: [...paying.tools, freight().tools.find((t) => t.name === 'message_carrier')!],
+  });
+  assert.equal(p.publishable, true, JSON.stringify(p.questions));
+  assert.deepEqual(
+    (p.spec!.steps as StepSpec[]).map((s) => s.tool),
+    ['pay_carrier', 'message_carrier'],
+  );
+  // With no mark where the first action ends, it is not split: the text goes unused and is asked about.
+  assert.equal(draft('after booking a slot message the carrier: Your slot is booked.').d.publishable, false);
+});

@@ -96,17 +96,21 @@ export function readFieldTests(
   // an identifier of the form the tools give one field (patterned-values.ts). Said elsewhere it is
   // left for an argument or the question.
   const id = '([a-z0-9][a-z0-9_-]*[0-9][a-z0-9_-]*)';
+  // "V-100 (our cleaning contractor, ...)": words that only say who it is, read as that, Assumed.
+  const about = String.raw`(?:\s*\((?:our|their|the|a|an) ((?:(?!only\b|not\b|never\b|except\b|unless\b|if\b|when\b)[a-z]+\s*){1,3})(?=[,)]))?`;
   const byForm = new RegExp(
-    String.raw`\b(?:(not|never|except|but not|excluding|other than) )?(?:(?:billed|charged|raised|issued|invoiced|sent|coming) )?(?:from|against|for|on|by|under|with) (?:the )?(?:([a-z]+) )?${id}(?![a-z0-9_-])|\b${id} (?=(?:${noun}s?|ones)\b)`,
+    String.raw`\b(?:(not|never|except|but not|excluding|other than) )?(?:(?:billed|charged|raised|issued|invoiced|sent|coming) )?(?:from|against|for|on|by|under|with) (?:the )?(?:([a-z]+) )?${id}(?![a-z0-9_-])${about}|\b${id} (?=(?:${noun}s?|ones)\b)`,
     'g',
   );
   for (const m of [...buf.text.matchAll(byForm)]) {
-    const word = m[3] ?? m[4]!;
+    const word = m[3] ?? m[5]!;
     const hit = fieldByPattern(word, shape, ctx);
     // A word between the preposition and the id names its field ("from vendor V-100"), or is none.
     if (!hit || (m[2] !== undefined && !hit.field.split('_').some((p) => lemmas(m[2]!).includes(p))))
       continue;
     out.push(`payload.${hit.field} ${m[1] ? '!=' : '=='} ${JSON.stringify(hit.value)}`);
+    if (m[4] !== undefined)
+      ctx.assumptions.push(`"${m[4].trim()}" is read as who ${hit.value} is, not a test.`);
     cutOut(buf, m as RegExpExecArray);
   }
   // "only for warnings", "for travel expenses only", "unless it's just a warning", "if it's critical":
