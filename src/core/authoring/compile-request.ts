@@ -43,6 +43,7 @@ import { readMoneyPhrases, readRestatedBounds } from './grammar/read-money-phras
 import { readNamedTexts } from './grammar/read-named-texts.ts';
 import { numberConditions, readNumberTests } from './grammar/read-number-tests.ts';
 import { readOtherwise } from './grammar/read-otherwise.ts';
+import { readOutcomeTest } from './grammar/read-outcome-tests.ts';
 import { fillPlaceholders } from './grammar/read-placeholders.ts';
 import { readRoutes } from './grammar/read-routes.ts';
 import { readNoSignoff, readSignoffAsks } from './grammar/read-signoff.ts';
@@ -110,6 +111,7 @@ export function compileRequest(
   readArgPhrases(buf, undefined, ctx);
   const said =
     readOutputTest(buf, raw, ctx) ??
+    readOutcomeTest(buf, raw, ctx) ??
     readOtherwise(buf, raw, (w) => ctx.events?.some((e) => isNounOf(w, e)) ?? false) ??
     readStepIf(buf, raw);
   // An else said apart from its test ("... . otherwise refund it", "for everyone else ..."): cut out first.

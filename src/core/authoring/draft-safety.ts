@@ -26,6 +26,7 @@ import { NOT_A_CENT } from './grammar/read-money-phrases.ts';
 import { NUMBER_WORDS, numberWordsValue } from './grammar/read-spelling.ts';
 import { toolWords } from './grammar/tool-words.ts';
 import { negatedActions } from './negated-actions.ts';
+import { stepsThatNeverRun } from './never-runs.ts';
 import { ACTION_GROUPS, groupOf } from './request-words.ts';
 
 const HALF_A_GRAND = /\bhalf (?:a|of a|of one|one) (?:grand|thousand)\b/g;
@@ -38,7 +39,7 @@ export interface StatedAmount {
   readonly lower: boolean;
 }
 
-const BOUND = `(?:under|below|less than|up to|at most|no more than|not more than|not above|not over|more than|more then|over|above|max(?:imum)?(?: of)?|capped at|cap(?: it)?(?: at)?|limit(?: it)? (?:to|at)|limit is|budget(?: of)?|within|exceeding|<=?|≤)`;
+const BOUND = `(?:under|below|less than|up to|at most|no more than|not more than|not above|not over|more than|more then|over|above|max(?:imum)?(?: of)?|capped at|cap(?: it)?(?: at)?|limit(?: it)?(?: to| at| of)?|limit is|budget(?: of)?|within|exceeding|<=?|≤)`;
 const UPPER_OR_NEGATED =
   /\b(?:never|don'?t|do not|not|no|nothing|unless|under|below|less|up to|at most|max(?:imum)?|cap(?:ped)?|limit|within|budget)\b|[<≤]/;
 
@@ -272,6 +273,11 @@ export function draftSafety(
   if (alternative !== undefined && !hasChoice(spec.steps))
     ask(
       `The request says "${alternative}", but the draft has no branch for it: every step runs on the same events. What should happen otherwise, and for which events?`,
+    );
+  // A step's test the trigger rules out: the words were two sides, read as two tests of one field.
+  for (const n of stepsThatNeverRun(spec))
+    ask(
+      `Step ${n.step} runs only when ${JSON.stringify(n.when)}, but the workflow starts only when ${JSON.stringify(n.trigger)}: it would never run. What should happen, and for which events?`,
     );
   for (const a of assumptions)
     if (!readBackText.includes(a)) ask(`The read-back does not list an assumption: ${a} Is it right?`);

@@ -86,7 +86,7 @@ export function describedOutputs(description: string): OutputField[] {
 }
 
 /** "matches" -> matched, "qualifies" -> qualified, "passes" -> passed; "is", "has" -> none. */
-function participle(verb: string): string | undefined {
+export function participle(verb: string): string | undefined {
   if (/^(?:is|was|has|does|yes|its|this|us)$/.test(verb)) return undefined;
   if (/ies$/.test(verb)) return verb.replace(/ies$/, 'ied');
   if (/(?:s|sh|ch|x|z)es$/.test(verb)) return verb.replace(/es$/, 'ed');

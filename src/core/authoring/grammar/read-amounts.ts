@@ -27,7 +27,7 @@ const NOT_DOLLARS =
 /** After a bound word a bare number is dollars too ("no refunds above 75"), unless a unit follows. */
 const BOUND_AMOUNT = String.raw`(?:${AMOUNT}|(${NUMBER})(?![0-9]|[.,][0-9]|\s*(?:${NOT_DOLLARS})(?![a-z])))`;
 /** "if it's under $30": the condition words before a money bound belong to it. */
-const IF_IT = `(?:(?:only |but only )?if (?:it's |its |it is |they're |they are |the (?:amount|refund|total|invoice|sum|payment) is |that's |that is )?)?`;
+const IF_IT = `(?:(?:only |but only )?(?:if|as long as|so long as|provided) (?:it's |its |it is |they're |they are |the (?:amount|refund|total|invoice|sum|payment) is |that's |that is )?)?`;
 
 /**
  * Dollars as written ("1,500", "12.5", "2.5k") -> USD, computed in integer cents from the digits:

@@ -2,7 +2,7 @@
  * The clause part of the grammar: what is left of the text once limits, conditions and the trigger
  * are cut out is split into action clauses, in the order they run. Sentences split at `.;!?`;
  * a sentence into a sequence at commas, `then`, `and`, `first`, `finally`, `before`, `after` ("refund
- * them after replying" replies first), `:`. An approval phrase ("ask me before closing", "never
+ * them after replying" replies first; "after replying, refund them" too), `:`. An approval phrase ("ask me before closing", "never
  * refund without approval", "..., but ask me first") marks the clauses it covers.
  *
  * New ways of ordering or gating actions (branches, parallel paths, waits) belong here: a clause is
@@ -95,6 +95,17 @@ function splitSequence(s: string): { text: string; at: number }[] {
     /,\s*(?:and\s+)?(?:then\s+)?|\s*&\s*(?:then\s+)?|\s+and then\s+|\s+then\s+|\s+and\s+|\s+after that,?\s+|\s+afterwards,?\s+|\bfirst,?\s+|\bfinally,?\s+|\bnext,?\s+|\s+before\s+|\s+after\s+|\s+once that is done,?\s+|:\s*|\s+-\s+|\s+plus\s+|\s+also\s+/g;
   let from = 0;
   const marks: string[] = [];
+  // "after scheduling payment (cap 800), email the vendor": the action said with "after" runs
+  // first; it ends at a comma or where a reader cut words out (its cap), else it is left whole.
+  const lead = /^(\s*after\s+)([a-z]+ing\b[^,:]*?)(?:,\s*(?:then\s+)?|\s*\(\s*\)\s*|\s{2,})(?=[a-z"])/.exec(
+    s,
+  );
+  if (lead) {
+    pieces.push({ text: lead[2]!, at: lead[1]!.length });
+    marks.push(',');
+    from = lead[0].length;
+    re.lastIndex = from;
+  }
   for (let m = re.exec(s); m; m = re.exec(s)) {
     pieces.push({ text: s.slice(from, m.index), at: from });
     marks.push(m[0].trim());

@@ -7,7 +7,8 @@
  * sentence ("instead" read as its own word); what it answers is
  *
  *   - "anything shorter" / "anything longer": the one bound on a duration said;
- *   - "everyone else", "anyone else", "all other customers": the one customer group said;
+ *   - "everyone else", "anyone else", "all other customers": the one customer group said, or with
+ *     none, the one field test said ("V-100 invoices get paid, everyone else ...": other vendors);
  *   - "otherwise", "everything else", "the rest": "the X ones" said in its sentence ("prioritise
  *     the urgent ones"), else the one test said before it (a money bound, a duration, a customer
  *     group, a field test); several: a question, never a guess.
@@ -134,6 +135,17 @@ export function elseChoice(
     return when === undefined ? undefined : choice({ kind: 'condition', when, said: group!.join(' or ') });
   };
   if (e.kind === 'people') {
+    // "V-100 invoices get paid, everyone else gets an email": no customer group, one field test.
+    const only =
+      said.audience === undefined &&
+      said.fieldTests.length === 1 &&
+      said.numberTests.length === 0 &&
+      said.money.lowerBounds.length === 0;
+    if (only) {
+      const when = said.fieldTests.splice(0, 1)[0]!;
+      ctx.assumptions.push(`"${e.said}" is read as the else of the one test said before it: ${when}.`);
+      return choice({ kind: 'condition', when, said: when });
+    }
     if (said.audience === undefined)
       return ask('Say the customers it is the else of ("for gold customers ...").');
     return audience();

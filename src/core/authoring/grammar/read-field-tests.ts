@@ -13,6 +13,7 @@
 import type { EventShape } from '../compiled-request.ts';
 import { lemmas } from '../request-words.ts';
 import { classValues, note } from './class-fields.ts';
+import { fieldByPattern } from './patterned-values.ts';
 import { cutOut, knownWords, type RequestContext, type RequestText } from './request-context.ts';
 import { shortFormOf } from './value-short-forms.ts';
 import { isChannelWord } from './value-words.ts';
@@ -104,6 +105,27 @@ export function readFieldTests(
         cutOut(buf, m as RegExpExecArray);
       }
     }
+  // "from V-100", "billed against PO-5002", "for carrier C-7", "V-100 invoices", "not from V-100":
+  // an identifier of the form the tools give one field (patterned-values.ts). Said elsewhere it is
+  // left for an argument or the question.
+  const id = '([a-z0-9][a-z0-9_-]*[0-9][a-z0-9_-]*)';
+  // "V-100 (our cleaning contractor, ...)": words that only say who it is, read as that, Assumed.
+  const about = String.raw`(?:\s*\((?:our|their|the|a|an) ((?:(?!only\b|not\b|never\b|except\b|unless\b|if\b|when\b)[a-z]+\s*){1,3})(?=[,)]))?`;
+  const byForm = new RegExp(
+    String.raw`\b(?:(not|never|except|but not|excluding|other than) )?(?:(?:billed|charged|raised|issued|invoiced|sent|coming) )?(?:from|against|for|on|by|under|with) (?:the )?(?:([a-z]+) )?${id}(?![a-z0-9_-])${about}|\b${id} (?=(?:${noun}s?|ones)\b)`,
+    'g',
+  );
+  for (const m of [...buf.text.matchAll(byForm)]) {
+    const word = m[3] ?? m[5]!;
+    const hit = fieldByPattern(word, shape, ctx);
+    // A word between the preposition and the id names its field ("from vendor V-100"), or is none.
+    if (!hit || (m[2] !== undefined && !hit.field.split('_').some((p) => lemmas(m[2]!).includes(p))))
+      continue;
+    out.push(`payload.${hit.field} ${m[1] ? '!=' : '=='} ${JSON.stringify(hit.value)}`);
+    if (m[4] !== undefined)
+      ctx.assumptions.push(`"${m[4].trim()}" is read as who ${hit.value} is, not a test.`);
+    cutOut(buf, m as RegExpExecArray);
+  }
   // "only for warnings", "for travel expenses only", "unless it's just a warning", "if it's critical":
   // a word a field of the event holds (fieldForValue). A word none holds is left for the question.
   const restriction =
@@ -305,6 +327,9 @@ export function fieldForValue(
   );
   if (sampled.length === 1) return sampled[0];
   if (sampled.length > 1) return undefined;
+  // "V-100", "PO-5001": an identifier of the form the tools give one field (patterned-values.ts).
+  const patterned = fieldByPattern(word, shape, ctx);
+  if (patterned) return patterned;
   // A value said short ("misinfo": misinformation), of one field's listed or sampled values.
   const all = [
     ...(how.enums === false ? [] : shape.payload).flatMap((field) =>

@@ -93,7 +93,7 @@ const POST: Record<string, MoneyTest['op']> = {
   'and above': '>=',
 };
 /** Words a word test never is: what the test is said of, not a value ("if it's ..."). */
-const NOT_A_VALUE =
+export const NOT_A_VALUE =
   /^(?:it|its|it's|they|them|this|that|these|those|the|a|an|so|not|there|we|you|i|over|under|above|below|more|less|at|in|on|from|for|by)$/;
 /** What the test is said of: "it's", "its", "the total is", "a refund request is", "an alert   " ('s cut). */
 export const SUBJECT = String.raw`(?:(?:it's|its|it is|they're|theyre|they are|it|that's|thats|that is)\s+|(?:someone|somebody|anyone|anybody|they|the (?:employee|requester|user|person|customer))\s+(?:wants|want|asks for|ask for|is asking for|are asking for|requests|needs|asked for|requested)\s+(?:an?\s+|the\s+)?|(?:the|a|an)\s+[a-z]+(?:\s+[a-z]+)?\s+(?:is\s+|are\s+|\s+)?)?`;

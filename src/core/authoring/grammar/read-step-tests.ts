@@ -10,14 +10,16 @@
  *     is added first (implied-reads.ts), Assumed. The field must be the output of exactly one read
  *     tool of the catalog that reads by ids only, and no event field of the catalog by that name
  *     (an event's own field is a trigger test, read-field-tests.ts);
- *   - a money test said after other actions, with the actions it guards after it and nothing said
- *     otherwise: "tag it refund-requested, and if it's above 40 dollars tag it high-value too".
+ *   - a money test, or a value some field of the event holds, said after other actions, with the
+ *     actions it guards after it and nothing said otherwise: "tag it refund-requested, and if it's
+ *     above 40 dollars tag it high-value too", "hide it, and if it's spam, also tell the author"
+ *     (never after another "if" / "unless": "if it's X, A; if it IS spam, B" is two sides).
  *
  * The test's steps run to the end of the sentence, or to an else ("Otherwise ...", "; else ...",
  * "if not ..."), whose steps run to the end of its sentence. Pure; cuts what it read.
  */
 import { outputsOf } from './implied-reads.ts';
-import { MONEY_TEST, moneyOf, type Otherwise, SUBJECT } from './read-otherwise.ts';
+import { MONEY_TEST, moneyOf, NOT_A_VALUE, type Otherwise, SUBJECT } from './read-otherwise.ts';
 import { cutOut, listOr, type RequestContext, type RequestText } from './request-context.ts';
 
 const END = String.raw`[^.;!?]*`;
@@ -161,29 +163,48 @@ function rawAt(raw: string, m: RegExpExecArray, group: number): string {
 }
 
 /**
- * "tag it refund-requested, and if it's above 40 dollars tag it high-value too": a money test after
- * other words of the request, the steps it guards after it, nothing said otherwise.
+ * "tag it refund-requested, and if it's above 40 dollars tag it high-value too", "hide it, and if
+ * it's spam, also tell the author: ...", "pay it, and if it's from V-200 also email them ...": a
+ * money test, or a word some field of the event holds (resolved once the event is known, as for a
+ * choice: no field, a question), after other words of the request, the steps it guards after it,
+ * nothing said otherwise.
  */
 export function readStepIf(buf: RequestText, raw: string): Otherwise | undefined {
+  const lead = String.raw`(?:[,;.]\s*|\s)(?:(?:and|but|also|plus)\s+)?(?:only\s+)?`;
   const m = new RegExp(
-    String.raw`(?:[,;.]\s*|\s)(?:(?:and|but|also|plus)\s+)?(?:only\s+)?(?:if|when)\s+${SUBJECT}${MONEY_TEST}\s*,?\s*(?:then\s+)?(${END})`,
+    String.raw`${lead}(?:if|when)\s+${SUBJECT}${MONEY_TEST}\s*,?\s*(?:then\s+)?(${END})`,
     'd',
   ).exec(buf.text);
-  if (!m?.indices) return undefined;
-  if (!/[a-z]/.test(buf.text.slice(0, m.index))) return undefined;
-  const yes = m[5]!;
+  // A word test only after "if it's" / "if they're" ("when it's spam" may be the trigger's).
+  const w = m
+    ? undefined
+    : new RegExp(
+        String.raw`${lead}if\s+(?:it's|its|it is|they're|theyre|they are)\s+(?:from\s+|a\s+|an\s+)?([a-z][a-z0-9-]*(?<!ed))\s*,?\s*(?:then\s+)?(${END})`,
+        'd',
+      ).exec(buf.text);
+  const hit = m ?? w;
+  if (!hit?.indices) return undefined;
+  if (!/[a-z]/.test(buf.text.slice(0, hit.index))) return undefined;
+  if (w && NOT_A_VALUE.test(w[1]!)) return undefined;
+  // "If it's X, hide it; if it IS spam, ...": a test said before it makes two sides, not one step's.
+  if (w && /\b(?:if|unless|except)\b/.test(buf.text.slice(0, hit.index))) return undefined;
+  const group = m ? 5 : 2;
+  const yes = hit[group]!;
   if (!/[a-z]/.test(yes.replace(/"q[0-9]+"/g, ''))) return undefined;
-  const [yesAt, yesEnd] = m.indices[5]!;
+  // An else said after it is a choice, not this.
+  if (/^\s*(?:otherwise|else|if not|or else)\b/.test(buf.text.slice(hit.indices[group]![1] + 1)))
+    return undefined;
+  const [yesAt, yesEnd] = hit.indices[group]!;
   const out: Otherwise = {
-    at: m.index,
+    at: hit.index,
     end: yesEnd,
     order: 'first',
-    test: moneyOf(m, 1),
+    test: m ? moneyOf(m, 1) : { kind: 'word', word: w![1]! },
     yes: { text: buf.text.slice(yesAt, yesEnd), raw: raw.slice(yesAt, yesEnd) },
     text: '',
     raw: '',
     stepIf: true,
   };
-  cutOut(buf, { index: m.index, 0: buf.text.slice(m.index, yesEnd) });
+  cutOut(buf, { index: hit.index, 0: buf.text.slice(hit.index, yesEnd) });
   return out;
 }

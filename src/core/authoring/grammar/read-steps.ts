@@ -24,7 +24,7 @@ import { timeOnly } from './read-routes.ts';
 import type { DraftStep, RequestContext } from './request-context.ts';
 import { toolWords } from './tool-words.ts';
 import { restatedEventWord } from './trigger-restated.ts';
-import { isEventWord } from './trigger-words.ts';
+import { isEventWord, isNounOf } from './trigger-words.ts';
 
 export type { DraftStep } from './request-context.ts';
 
@@ -116,6 +116,8 @@ export function readSteps(
       if (tool) forbidden.set(tool.name, c.raw.trim());
       continue;
     }
+    // "Invoices from V-100 (...): pay them": the heading's tests read, its noun alone is the event.
+    if (headingNounOnly(c, event, ctx)) continue;
     const restated = restatedEventWord(c, event);
     if (restated) {
       ctx.questions.push({
@@ -276,4 +278,16 @@ function checkApproval(step: StepSpec, tool: ToolDescriptor, ctx: RequestContext
     about: `steps: ${step.name}`,
     question: `${tool.name} is not destructive, so this spec cannot make it wait for approval; a tenant policy rule can (match: {tool: ${tool.name}}, outcome: require_approval). Keep the step without approval, or leave it out?`,
   });
+}
+
+/** A clause that is only the trigger event's noun in the plural ("invoices", "all invoices"). */
+function headingNounOnly(c: Clause, event: string | undefined, ctx: RequestContext): boolean {
+  const shape = ctx.events?.find((e) => e.type === event);
+  if (!shape || /"q[0-9]+"/.test(c.text)) return false;
+  const words = c.text
+    .replace(/[^a-z\s]/g, ' ')
+    .trim()
+    .split(/\s+/)
+    .filter((w) => !/^(?:all|every|any|the|new|incoming)$/.test(w));
+  return words.length === 1 && words[0]!.endsWith('s') && isNounOf(words[0]!, shape);
 }

@@ -1,0 +1,68 @@
+/**
+ * Steps a draft would never run: a step's `if` (or a choice branch's `when`) that the trigger's own
+ * `when` rules out, by the same field tested against values that cannot both hold
+ * (`payload.category != "spam"` on the trigger and `payload.category == "spam"` on the step). Such a
+ * draft is self-contradictory, whatever compiled it: words were read as two tests of one field
+ * where they meant two sides ("hide it if it's not spam; if it IS spam, warn the author"). Pure.
+ */
+import { type FlowStep, isChooseStep, isToolStep, nestedLists } from '../spec/flow-steps.ts';
+import type { Condition } from '../spec/parse-condition.ts';
+import { parseStepCondition } from '../spec/step-condition.ts';
+import type { WorkflowSpec } from '../spec/workflow-spec.ts';
+
+/** A field said equal, or not equal, to a literal. */
+interface Fact {
+  readonly path: string;
+  readonly op: '==' | '!=';
+  readonly value: unknown;
+}
+
+/** The facts a condition's top-level "and" states (an "or" or a "not" states none here). */
+function factsOf(src: string): Fact[] {
+  let c: Condition;
+  try {
+    c = parseStepCondition(src);
+  } catch {
+    return [];
+  }
+  const items = c.kind === 'and' ? c.items : [c];
+  const out: Fact[] = [];
+  for (const i of items)
+    if (
+      i.kind === 'compare' &&
+      (i.op === '==' || i.op === '!=') &&
+      i.left.kind === 'path' &&
+      i.right.kind === 'literal'
+    )
+      out.push({ path: i.left.path.join('.'), op: i.op, value: i.right.value });
+  return out;
+}
+
+/** Whether two facts of one field can never both hold. */
+function clash(a: Fact, b: Fact): boolean {
+  if (a.path !== b.path) return false;
+  if (a.op === '==' && b.op === '==') return a.value !== b.value;
+  if (a.op !== b.op) return a.value === b.value;
+  return false;
+}
+
+/** Each step (or branch) whose test every trigger of the spec rules out: its name and test. */
+export function stepsThatNeverRun(spec: WorkflowSpec): { step: string; when: string; trigger: string }[] {
+  if (spec.triggers.length === 0 || spec.triggers.some((t) => !t.when)) return [];
+  const triggers = spec.triggers.map((t) => ({ when: t.when!, facts: factsOf(t.when!) }));
+  const out: { step: string; when: string; trigger: string }[] = [];
+  const test = (name: string, when: string) => {
+    const mine = factsOf(when);
+    if (triggers.every((t) => t.facts.some((f) => mine.some((m) => clash(f, m)))))
+      out.push({ step: name, when, trigger: triggers[0]!.when });
+  };
+  const walk = (list: readonly FlowStep[]) => {
+    for (const s of list) {
+      if (isToolStep(s) && s.if) test(s.name, s.if);
+      if (isChooseStep(s)) for (const b of s.choose) test(s.name, b.when);
+      for (const l of nestedLists(s)) walk(l.steps);
+    }
+  };
+  walk(spec.steps);
+  return out;
+}
