@@ -12,7 +12,8 @@
  */
 import { outputsOf, participle } from './implied-reads.ts';
 import type { Otherwise } from './read-otherwise.ts';
-import { cutOut, listOr, type RequestContext, type RequestText } from './request-context.ts';
+import { impliedTest } from './read-step-tests.ts';
+import { listOr, type RequestContext, type RequestText } from './request-context.ts';
 
 const NOT = String.raw`(?:doesn't|doesnt|does not|don't|dont|do not|didn't|didnt|did not|fails? to|can't|cant|cannot|won't|wont)`;
 const WHO = String.raw`(?:it|they|the [a-z]+)`;
@@ -74,25 +75,13 @@ export function readOutcomeTest(buf: RequestText, raw: string, ctx: RequestConte
     if (!r?.indices) continue;
     const yes = r[1]!;
     if (!/[a-z]/.test(yes.replace(/"q[0-9]+"/g, '')) && !/"q[0-9]+"/.test(yes)) continue;
-    const [yesAt, yesEnd] = r.indices[1]!.map((x) => x + after) as [number, number];
-    const elseAt = r.indices[2]?.[0] === undefined ? undefined : r.indices[2][0] + after;
-    const end = after + r[0].length;
-    const when = `steps.__implied__${hit.read}__.output.${hit.field} == ${!negated}`;
-    const out: Otherwise = {
+    return impliedTest(buf, raw, ctx, {
       at: m.index,
-      end,
-      order: 'first',
-      test: { kind: 'condition', when, said: raw.slice(m.index, yesAt).trim() },
-      yes: { text: buf.text.slice(yesAt, yesEnd), raw: raw.slice(yesAt, yesEnd) },
-      text: elseAt === undefined ? '' : buf.text.slice(elseAt, end),
-      raw: elseAt === undefined ? '' : raw.slice(elseAt, end),
-      ...(elseAt === undefined ? { stepIf: true } : {}),
-    };
-    ctx.assumptions.push(
-      `"${raw.slice(m.index, yesAt).trim().replace(/,$/, '')}" is read as a test on what ${hit.read} reads: ${hit.field} == ${!negated}.`,
-    );
-    cutOut(buf, { index: m.index, 0: buf.text.slice(m.index, end) });
-    return out;
+      end: after + r[0].length,
+      when: `steps.__implied__${hit.read}__.output.${hit.field} == ${!negated}`,
+      yes: r.indices[1]!.map((x) => x + after) as [number, number],
+      elseAt: r.indices[2]?.[0] === undefined ? undefined : r.indices[2][0] + after,
+    });
   }
   return undefined;
 }

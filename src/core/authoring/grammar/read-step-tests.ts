@@ -117,25 +117,14 @@ export function readOutputTest(buf: RequestText, raw: string, ctx: RequestContex
     if (!/[a-z]/.test(yes.replace(/"q[0-9]+"/g, '')) && !/"q[0-9]+"/.test(yes)) continue;
     const when = test(m);
     if (when === undefined) continue;
-    const [yesAt, yesEnd] = m.indices[tail]!;
     const elseAt = m.indices[tail + 1]?.[0];
-    const end = m.index + m[0].length;
-    const out: Otherwise = {
+    return impliedTest(buf, raw, ctx, {
       at: m.index,
-      end,
-      order: 'first',
-      test: { kind: 'condition', when, said: raw.slice(m.index, yesAt).trim() },
-      yes: { text: buf.text.slice(yesAt, yesEnd), raw: raw.slice(yesAt, yesEnd) },
-      text: elseAt === undefined ? '' : buf.text.slice(elseAt, end),
-      raw: elseAt === undefined ? '' : raw.slice(elseAt, end),
-      ...(elseAt === undefined ? { stepIf: true } : {}),
-    };
-    const said = raw.slice(m.index, yesAt).trim().replace(/,$/, '');
-    ctx.assumptions.push(
-      `"${said}" is read as a test on what ${/__implied__(.+?)__/.exec(when)![1]} reads: ${when.replace(/steps\.__implied__.+?__\.output\./, '')}.`,
-    );
-    cutOut(buf, { index: m.index, 0: buf.text.slice(m.index, end) });
-    return out;
+      end: m.index + m[0].length,
+      when,
+      yes: m.indices[tail]!,
+      elseAt,
+    });
   }
   return undefined;
 
@@ -206,5 +195,36 @@ export function readStepIf(buf: RequestText, raw: string): Otherwise | undefined
     stepIf: true,
   };
   cutOut(buf, { index: hit.index, 0: buf.text.slice(hit.index, yesEnd) });
+  return out;
+}
+
+/**
+ * A test on what an implied read returns (`when` names `steps.__implied__<read>__.output.<field>`),
+ * said at `at`, its yes-text at `yes` and its else from `elseAt` to `end` (none: the yes-step's own
+ * `if`): the reading as an else-clause, listed under Assumed and cut out of the request.
+ */
+export function impliedTest(
+  buf: RequestText,
+  raw: string,
+  ctx: RequestContext,
+  o: { at: number; end: number; when: string; yes: readonly [number, number]; elseAt: number | undefined },
+): Otherwise {
+  const { at, end, when, elseAt } = o;
+  const [yesAt, yesEnd] = o.yes;
+  const out: Otherwise = {
+    at,
+    end,
+    order: 'first',
+    test: { kind: 'condition', when, said: raw.slice(at, yesAt).trim() },
+    yes: { text: buf.text.slice(yesAt, yesEnd), raw: raw.slice(yesAt, yesEnd) },
+    text: elseAt === undefined ? '' : buf.text.slice(elseAt, end),
+    raw: elseAt === undefined ? '' : raw.slice(elseAt, end),
+    ...(elseAt === undefined ? { stepIf: true } : {}),
+  };
+  const said = raw.slice(at, yesAt).trim().replace(/,$/, '');
+  ctx.assumptions.push(
+    `"${said}" is read as a test on what ${/__implied__(.+?)__/.exec(when)![1]} reads: ${when.replace(/steps\.__implied__.+?__\.output\./, '')}.`,
+  );
+  cutOut(buf, { index: at, 0: buf.text.slice(at, end) });
   return out;
 }
