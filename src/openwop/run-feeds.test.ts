@@ -109,6 +109,44 @@ test("this process's appends come with their entries: the feed takes them withou
   await keel.close();
 });
 
+test('a feed reads its ledger once when opened; an append announced while that read is under way is read after it', async () => {
+  const keel = await keelWith('conformance-approval');
+  const quiet = await keel.runs.start('t', 'conformance-approval', event('e6'), { live: true });
+  const src = countingSource(keel, { withoutEntries: true });
+  const feeds = new RunFeeds(src, { fallbackPollMs: 60_000 });
+  const first = await feeds.open('t', quiet.runId, () => {});
+  await new Promise((r) => setTimeout(r, 50));
+  assert.equal(src.reads.length, 1, 'one read: the projection');
+  first.close();
+  // The projection's read is held until the run has moved on and its append was announced.
+  const run = await keel.runs.start('t', 'conformance-approval', event('e7'), { live: true });
+  let release: () => void = () => {};
+  const held = new Promise<void>((r) => {
+    release = r;
+  });
+  const slow = {
+    ...src,
+    async readEntries(tenant: string, runId: string, fromSeq = 0, limit?: number) {
+      const got = await src.readEntries(tenant, runId, fromSeq, limit);
+      if (fromSeq === 0) await held;
+      return got;
+    },
+  };
+  const late = new RunFeeds(slow, { fallbackPollMs: 60_000 });
+  const opening = late.open('t', run.runId, () => {});
+  await new Promise((r) => setTimeout(r, 20));
+  await keel.approvals.approve('t', run.runId, 'alice');
+  await new Promise((r) => setTimeout(r, 20));
+  release();
+  const reader = await opening;
+  await until(() => reader.terminal, 3000);
+  assert.equal(reader.events.at(-1)!.event.type, 'run.completed');
+  reader.close();
+  await feeds.close();
+  await late.close();
+  await keel.close();
+});
+
 test('with every notification lost, the slow poll still delivers: a reader never hangs', async () => {
   const keel = await keelWith('conformance-approval');
   const run = await keel.runs.start('t', 'conformance-approval', event('e2'), { live: true });

@@ -96,13 +96,19 @@ class RunFeed {
       } while (this.again && !this.projector.terminal);
     })().finally(() => {
       this.refreshing = undefined;
-      if (!this.stopped && !this.projector.terminal && this.failure === undefined) {
-        // Staggered, so feeds opened together do not poll together.
-        this.timer = setTimeout(() => this.refresh(), this.fallbackPollMs * (0.75 + Math.random() / 2));
-        this.timer.unref();
-      }
+      this.arm();
     });
     return this.refreshing;
+  }
+
+  /** Arms the fallback poll (again), unless nothing is left to find. */
+  arm(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+    if (this.stopped || this.projector.terminal || this.failure !== undefined) return;
+    // Staggered, so feeds opened together do not poll together.
+    this.timer = setTimeout(() => this.refresh(), this.fallbackPollMs * (0.75 + Math.random() / 2));
+    this.timer.unref();
   }
 
   /**
@@ -141,6 +147,8 @@ export class RunFeeds {
   private readonly byRun = new Map<string, Set<RunFeed>>();
   /** Feeds being created (the first projection is read once, however many readers arrive meanwhile). */
   private readonly opening = new Map<string, Promise<RunFeed>>();
+  /** Feeds being created whose run was announced meanwhile: their projection may be behind. */
+  private readonly heardWhileOpening = new Set<string>();
   private listening: Promise<unknown> | undefined;
   private stopListening: (() => Promise<void>) | undefined;
 
@@ -177,10 +185,16 @@ export class RunFeeds {
           const same = this.byRun.get(runId) ?? new Set<RunFeed>();
           same.add(f);
           this.byRun.set(runId, same);
+          // Announced while its projection was read: read what came since; else only arm the poll.
+          if (this.heardWhileOpening.delete(key)) void f.refresh();
+          else f.arm();
           return f;
         });
         this.opening.set(key, opening);
-        const forget = () => this.opening.delete(key);
+        const forget = () => {
+          this.opening.delete(key);
+          this.heardWhileOpening.delete(key);
+        };
         opening.then(forget, forget);
       }
       feed = await opening;
@@ -188,8 +202,6 @@ export class RunFeeds {
     const f = feed;
     const reader = () => onEvents();
     f.readers.add(reader);
-    // Whatever was appended since the projection was read is read now; this also arms the poll.
-    if (!f.projector.terminal) void f.refresh();
     return {
       get events() {
         return f.projector.events;
@@ -234,6 +246,8 @@ export class RunFeeds {
   }
 
   private appended(runId?: string, entries?: readonly StoredEntry[]): void {
+    for (const key of this.opening.keys())
+      if (runId === undefined || key.endsWith(`\u0000${runId}`)) this.heardWhileOpening.add(key);
     if (runId === undefined) {
       for (const feed of this.feeds.values()) void feed.refresh();
       return;
