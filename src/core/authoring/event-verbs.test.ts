@@ -2,7 +2,8 @@
  * A trigger that names its event by the verb instead of the noun (grammar/event-verb-forms.ts), over
  * catalogs no set uses: a shop's order.shipped / order.returned ("shipments", "returns", "when
  * something ships") and a club's member.joined / member.left ("new joiners", "all leavers",
- * "someone leaving", "on join"). Taken only when exactly one event fits, and read back under
+ * "someone leaving", "on join"), or by a value only one event's fields hold ("dhl:", "damaged:").
+ * Taken only when exactly one event fits, and read back under
  * "Assumed"; a verb that fits both events, or none, or a clause that says another verb of its
  * own, still asks.
  */
@@ -30,8 +31,8 @@ const shop: DraftCatalog = {
     }),
   ],
   events: [
-    { type: 'order.shipped', payload: ['order_id', 'carrier'] },
-    { type: 'order.returned', payload: ['order_id', 'reason'] },
+    { type: 'order.shipped', payload: ['order_id', 'carrier'], values: { carrier: ['dhl', 'ups'] } },
+    { type: 'order.returned', payload: ['order_id', 'reason'], values: { reason: ['damaged', 'lost'] } },
   ],
 };
 const club: DraftCatalog = {
@@ -67,6 +68,21 @@ test('an event named by a form of its verb or its doer starts the workflow, read
     assert.equal(d.publishable, true, `${request}: ${JSON.stringify(d.questions)}`);
     assert.match((d.readBack?.assumed ?? []).join('\n'), new RegExp(event.replace('.', '\\.')), request);
   }
+});
+
+test('a heading that is only a value starts on the one event whose fields hold it, under Assumed', () => {
+  for (const [request, event, when] of [
+    ['dhl: send a survey', 'order.shipped', 'payload.carrier == "dhl"'],
+    ['damaged: notify the warehouse', 'order.returned', 'payload.reason == "damaged"'],
+  ] as const) {
+    const d = draft(request, shop);
+    assert.equal(d.spec?.triggers[0]?.event, event, `${request}: ${JSON.stringify(d.questions)}`);
+    assert.equal(d.spec?.triggers[0]?.when, when, request);
+    assert.equal(d.publishable, true, request);
+    assert.match((d.readBack?.assumed ?? []).join('\n'), /names no event/, request);
+  }
+  // A value no event's fields show is still a question.
+  assert.ok(draft('fedex: send a survey', shop).questions.some((q) => q.about === 'triggers'));
 });
 
 test('a verb no event has, or a verb of its own said with it, is still a question', () => {

@@ -251,7 +251,11 @@ export function readTrigger(
           .split(/[_-]/)
           .some((n) => lemmas(n).some((l) => nounLemmas.has(l))),
       );
-  const byValue = eventByValues(named, (e) => qualifiersOf(e, true), ctx);
+  // ("dhl:", "interns:": no event's noun at all; of every event, the one whose fields hold the words.)
+  const byValue =
+    named.length > 0
+      ? eventByValues(named, (e) => qualifiersOf(e, true), ctx)
+      : eventByValues(ctx.events, (e) => qualifiersOf(e, true), ctx, false);
   if (byValue) return { event: byValue.type, qualifiers: qualifiersOf(byValue, true) };
   // "sev1 alerts: ...": the trigger's own words name one event's noun, whatever the rest names.
   if (named.length === 1 && !words.some((w) => STAND_INS.has(w))) {
