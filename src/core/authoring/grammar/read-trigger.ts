@@ -20,6 +20,7 @@ import {
   lemmas,
 } from '../request-words.ts';
 import { eventByValues } from './event-by-value.ts';
+import { eventByVerb, namesEventVerb } from './event-verb-forms.ts';
 import { inferEvent } from './infer-event.ts';
 import { spelledAs } from './one-slip-apart.ts';
 import type { Qualifier } from './read-field-tests.ts';
@@ -170,7 +171,8 @@ export function readTrigger(
     const out: Qualifier[] = [];
     const isField = (w: string | undefined) => w !== undefined && shape.payload.includes(w);
     const verbOf = lemmas(splitType(shape.type)[1]);
-    const isVerb = (w: string) => lemmas(w).some((l) => l.length > 3 && verbOf.includes(l));
+    const isVerb = (w: string) =>
+      lemmas(w).some((l) => l.length > 3 && verbOf.includes(l)) || namesEventVerb(w, shape);
     words.forEach((w, i) => {
       if (!nouns.includes(w) || isNounOf(w, shape) || isVerb(w)) return;
       // "high priority shipments", "low-severity alerts": the word names the field the one before it is a value of.
@@ -230,6 +232,16 @@ export function readTrigger(
     });
     return {};
   }
+  // ("new hire", "every new starter": "new" is no verb of its own beside the event's.)
+  const ownVerb = verbIdx >= 0 && words[verbIdx] !== 'new' ? verbGroup : undefined;
+  const byVerb = eventByVerb(words, nounLemmas, ownVerb, ctx.events);
+  if (byVerb.length === 1) {
+    const said = words.filter((w) => namesEventVerb(w, byVerb[0]!));
+    ctx.assumptions.push(
+      `The workflow starts on ${byVerb[0]!.type}: "${said.join('", "')}" in "${clause[0].trim()}" names its verb, and no other event's.`,
+    );
+    return { event: byVerb[0]!.type, qualifiers: qualifiersOf(byVerb[0]!, true) };
+  }
   // "chat tickets": of the events its noun names, the one whose fields hold the words said with it.
   // ("low severity stuff": a word standing for the noun, any event.)
   const named = words.some((w) => STAND_INS.has(w))
@@ -239,7 +251,11 @@ export function readTrigger(
           .split(/[_-]/)
           .some((n) => lemmas(n).some((l) => nounLemmas.has(l))),
       );
-  const byValue = eventByValues(named, (e) => qualifiersOf(e, true), ctx);
+  // ("dhl:", "interns:": no event's noun at all; of every event, the one whose fields hold the words.)
+  const byValue =
+    named.length > 0
+      ? eventByValues(named, (e) => qualifiersOf(e, true), ctx)
+      : eventByValues(ctx.events, (e) => qualifiersOf(e, true), ctx, false);
   if (byValue) return { event: byValue.type, qualifiers: qualifiersOf(byValue, true) };
   // "sev1 alerts: ...": the trigger's own words name one event's noun, whatever the rest names.
   if (named.length === 1 && !words.some((w) => STAND_INS.has(w))) {
@@ -313,7 +329,7 @@ function happensInCatalog(w: string, ctx: RequestContext): boolean {
     const verb = lemmas(splitType(e.type)[1]);
     return group
       ? verb.some((v) => group.includes(v))
-      : lemmas(w).some((l) => l.length > 3 && verb.includes(l));
+      : lemmas(w).some((l) => l.length > 3 && verb.includes(l)) || namesEventVerb(w, e);
   });
 }
 

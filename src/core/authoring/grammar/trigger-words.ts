@@ -6,6 +6,7 @@
  */
 import type { EventShape } from '../compiled-request.ts';
 import { EVENT_VERB_GROUPS, groupOf, lemmas } from '../request-words.ts';
+import { namesEventVerb } from './event-verb-forms.ts';
 import type { RequestContext } from './request-context.ts';
 
 /**
@@ -80,13 +81,16 @@ export function splitType(type: string): [string, string] {
   return i < 0 ? [type, ''] : [type.slice(0, i), type.slice(i + 1)];
 }
 
-/** An event verb, or the verb of one of the catalog's own event types ("places" for order.placed). */
+/**
+ * An event verb, or the verb of one of the catalog's own event types ("places" for order.placed),
+ * said by any form, its doer or a verb of its group ("leavers" for employee.leaving: event-verb-forms.ts).
+ */
 export function saysHappened(w: string, ctx: RequestContext): boolean {
   if (eventVerbGroup(w) !== undefined) return true;
   return (
     ctx.events?.some((e) => {
       const v = lemmas(splitType(e.type)[1]);
-      return w.length > 3 && lemmas(w).some((l) => l.length > 3 && v.includes(l));
+      return (w.length > 3 && lemmas(w).some((l) => l.length > 3 && v.includes(l))) || namesEventVerb(w, e);
     }) ?? false
   );
 }
