@@ -148,6 +148,7 @@ export function readSteps(
       },
       tool,
       approval: c.approval,
+      said: c.text,
     });
   }
   for (const [name, words] of forbidden) {
