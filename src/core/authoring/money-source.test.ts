@@ -5,6 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import fc from 'fast-check';
 import { tool } from '../../../test/authoring/catalog-tool.ts';
 import type { WorkflowSpec } from '../spec/workflow-spec.ts';
 import type { DraftCatalog } from './compiled-request.ts';
@@ -112,5 +113,43 @@ test('the amount the words name, or a named field read in a condition, asks noth
       catalog,
     ),
     [],
+  );
+});
+
+test('property: an amount field said only after a negation is never the amount a draft moves unasked', () => {
+  fc.assert(
+    fc.property(
+      fc.stringMatching(/^[a-z]{4,9}$/).filter((w) => !['usd', 'cents', 'dollars'].includes(w)),
+      fc.constantFrom(
+        'not',
+        'not just the',
+        'instead of the',
+        'rather than the',
+        "don't use the",
+        'never the',
+      ),
+      fc.constantFrom('amount', 'total', 'price'),
+      (word, negation, kind) => {
+        const field = `${word}_${kind}_usd`;
+        const c: DraftCatalog = {
+          ...catalog,
+          events: [{ type: 'lease.ended', payload: ['lease_id', field] }],
+        };
+        const s: WorkflowSpec = {
+          id: 'w',
+          version: 1,
+          status: 'DRAFT',
+          triggers: [{ event: 'lease.ended' }],
+          steps: [pay(`{{event.payload.${field}}}`)],
+          limits: { maxSteps: 1, maxCostUsd: 900 },
+        };
+        const qs = moneySourceQuestions(
+          s,
+          `when a lease ends, return the deposit (${negation} ${word} ${kind}). cap $900`,
+          c,
+        );
+        return qs.some((q) => q.includes(`not to use "${word} ${kind}"`));
+      },
+    ),
   );
 });

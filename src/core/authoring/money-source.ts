@@ -21,7 +21,7 @@ const UNIT = new Set(['usd', 'cents', 'cent', 'dollars', 'eur', 'gbp', 'in']);
 /** Words in a field's name that say it holds an amount of money. */
 const AMOUNT_NAME = /(?:^|_)(?:usd|cents|amount|total|price|cost|paid|balance|fee|subtotal)(?:_|$)/;
 /** A negation just before a named field: "not just the", "instead of the", "rather than his". */
-const NEGATED_BEFORE = /\b(?:not|n't|never|instead of|rather than)\s+(?:[a-z'$-]+\s+){0,3}$/;
+const NEGATED_BEFORE = /(?:\b(?:not|never|instead of|rather than)|n't)\s+(?:[a-z'$-]+\s+){0,3}$/;
 
 interface AmountField {
   readonly field: string;

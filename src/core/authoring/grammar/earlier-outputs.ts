@@ -20,7 +20,7 @@ import { outputsOf } from './implied-reads.ts';
 import { type DraftStep, listOr, type RequestContext } from './request-context.ts';
 
 const UNIT = new Set(['usd', 'cents', 'cent', 'dollars', 'eur', 'gbp']);
-const NEGATED_BEFORE = /\b(?:not|n't|never|instead of|rather than)\s+(?:[a-z'$-]+\s+){0,3}$/;
+const NEGATED_BEFORE = /(?:\b(?:not|never|instead of|rather than)|n't)\s+(?:[a-z'$-]+\s+){0,3}$/;
 
 /** Tool steps of one top-level step, its branches' too. */
 function toolStepsIn(s: FlowStep): StepSpec[] {
