@@ -24,6 +24,7 @@ import { isSpecId } from '../spec/validate-spec.ts';
 import type { TriggerSpec, WorkflowSpec } from '../spec/workflow-spec.ts';
 import type { CompiledRequest, CompileOptions, DraftCatalog } from './compiled-request.ts';
 import { branchMoney, readBranch } from './grammar/build-branch.ts';
+import { fillFromEarlierReads } from './grammar/earlier-outputs.ts';
 import { fillArgs } from './grammar/fill-args.ts';
 import { placeImpliedReads } from './grammar/implied-reads.ts';
 import { normaliseRequest, readPhrases } from './grammar/normalise-request.ts';
@@ -165,6 +166,8 @@ export function compileRequest(
     (tool) => fillArgs({ text: '', raw: '', approval: false }, tool, event, ctx),
     ctx,
   ).length;
+  // Arguments an earlier read step returns by name, or names in the step's words ("the order total").
+  fillFromEarlierReads(steps, flow, ctx);
 
   // Conditions become the trigger's `when`; money bounds become the spend cap.
   const when = alternatives([

@@ -10,6 +10,8 @@
  * - No more calls of a money-moving or destructive tool along any path than the request asks (one).
  * - A money-moving or destructive tool the request forbids ("don't refund anything yet", "no
  *   refunds", "never pay") is on no path of the draft (negated-actions.ts reads the bans).
+ * - The amount a money-moving step moves is the one the words name: not a field they negate ("not
+ *   just the amount on the ticket"), nor another while a named one is read nowhere (money-source.ts).
  * - Every assumption the compiler made is in the read-back, under "Assumed".
  *
  * Reads the request on its own (a small reader of amounts, independent of the grammar's) so that a
@@ -25,6 +27,7 @@ import { dollars } from './condition-words.ts';
 import { NOT_A_CENT } from './grammar/read-money-phrases.ts';
 import { NUMBER_WORDS, numberWordsValue } from './grammar/read-spelling.ts';
 import { toolWords } from './grammar/tool-words.ts';
+import { moneySourceQuestions } from './money-source.ts';
 import { negatedActions } from './negated-actions.ts';
 import { stepsThatNeverRun } from './never-runs.ts';
 import { ACTION_GROUPS, groupOf } from './request-words.ts';
@@ -234,6 +237,8 @@ export function draftSafety(
         `The request names ${foreign.trim()}, and the tools count US dollars. What is the amount in dollars?`,
       );
   }
+  // The amount moved is the one the words name, never one they negate or another field.
+  for (const q of moneySourceQuestions(spec, request, catalog)) ask(q);
   for (const t of amountTests(spec)) {
     if (t.op !== '>' && t.op !== '>=') continue;
     // "refund it unless it's more than $150, in that case tag it": the branch above the bound moves

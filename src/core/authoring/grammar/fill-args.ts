@@ -29,6 +29,36 @@ function fieldOfEnum(values: readonly unknown[], shape: EventShape | undefined):
   return fits.length === 1 ? fits[0]![0] : undefined;
 }
 
+/** Words that say which one, never a value: "as a separate file", "in its own format". */
+const NOT_A_VALUE = new Set([
+  'separate',
+  'single',
+  'new',
+  'own',
+  'same',
+  'different',
+  'other',
+  'the',
+  'one',
+  'their',
+  'its',
+]);
+
+/**
+ * A value said for enum argument `n` in the clause's words (a format's "as an excel file", "in pdf
+ * format", "as a zip archive"; a region's "in the moon region"), when the enum has no value it names: the word, else undefined.
+ */
+function unlistedValue(text: string, n: string): string | undefined {
+  // A file's kind ("an excel file") is said of a format, type or kind argument only.
+  const noun = `${n.replace(/_/g, ' ')}${/(?:^|_)(?:format|type|kind)$/.test(n) ? '|file|document|archive' : ''}`;
+  const m = new RegExp(
+    String.raw`\b(?:as|in|into)\s+(?:an?\s+|the\s+)?([a-z][a-z0-9-]*)\s+(?:${noun})s?\b`,
+    'i',
+  ).exec(text);
+  const w = m?.[1]?.toLowerCase();
+  return w === undefined || NOT_A_VALUE.has(w) || FILLER.has(w) ? undefined : m![0];
+}
+
 /** Whether literal `text` fits the argument's pattern, when it has one. */
 function fits(s: ArgSchema, text: string): boolean {
   if (typeof s.pattern !== 'string') return true;
@@ -170,6 +200,17 @@ export function fillArgs(
       );
       if (hit !== undefined) {
         args[n] = hit;
+        continue;
+      }
+      // "build it as an excel file": a value said for it that it does not take is a question.
+      const other = unlistedValue(c.text, n);
+      if (other !== undefined) {
+        if (req)
+          ctx.questions.push({
+            about: `args: ${tool.name}.${n}`,
+            question: `What should ${tool.name}'s ${n} be: ${listOr((s.enum as unknown[]).map(String))}? The request says "${other}", which it does not take.`,
+            candidates: (s.enum as unknown[]).map(String),
+          });
         continue;
       }
     }

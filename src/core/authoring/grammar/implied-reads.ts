@@ -9,7 +9,7 @@
  *
  * What a read tool returns is its `result` schema's properties when it declares one; else the
  * list its description gives after a colon or "returns" ("... : name, manager, department, whether
- * they're active": a "whether" item is a yes/no field; "says whether an invoice matches it" is a
+ * they're active": a "whether" item is a yes/no field, a "how many records" item a count (`record_count`); "says whether an invoice matches it" is a
  * yes/no named by the verb's participle, `matched`), and then only when exactly one read tool
  * fits. The read tool must read the step's subject by an id argument the step's tool takes too
  * (both take `employee_id`); the rest of its key must be ids the step's tool takes or fields the
@@ -74,6 +74,19 @@ export function describedOutputs(description: string): OutputField[] {
   const m = /(?::|\b(?:returns|gives|with its|with their))\s+(.+)$/i.exec(first);
   if (!m) return out;
   for (const item of m[1]!.split(/\s*,\s*|\s+(?:and|or)\s+/)) {
+    // "how many records there are": a count, named for the thing counted (`record_count`).
+    const many = /^(?:and\s+|or\s+)?how many ([a-z]+)(?:\s+(?:there are|it has|they have|there is))?$/i.exec(
+      item.trim(),
+    );
+    if (many) {
+      const counted = many[1]!
+        .toLowerCase()
+        .replace(/ies$/, 'y')
+        .replace(/([^s])s$/, '$1');
+      if (!out.some((f) => f.name === `${counted}_count`))
+        out.push({ name: `${counted}_count`, yesNo: false });
+      continue;
+    }
     const w =
       /^(?:and\s+|or\s+)?(whether\s+(?:(?:they're|theyre|they are|it's|its|it is|he's|she's|the\s+[a-z]+\s+is)\s+)?)?(?:(?:its|their|the)\s+)?([a-z][a-z0-9]*(?:\s+[a-z][a-z0-9]*){0,2})$/i.exec(
         item.trim(),

@@ -148,6 +148,7 @@ export function readSteps(
       },
       tool,
       approval: c.approval,
+      said: c.text,
     });
   }
   for (const [name, words] of forbidden) {
@@ -280,7 +281,11 @@ function checkApproval(step: StepSpec, tool: ToolDescriptor, ctx: RequestContext
   });
 }
 
-/** A clause that is only the trigger event's noun in the plural ("invoices", "all invoices"). */
+/**
+ * A clause that is only the trigger event's noun in the plural ("invoices", "all invoices"), or its
+ * type said as a heading ("export requests", "refund requests" for export.requested, refund.requested; plural, as a heading):
+ * the event, no action (else "export" would be an action, run before the steps said after it).
+ */
 function headingNounOnly(c: Clause, event: string | undefined, ctx: RequestContext): boolean {
   const shape = ctx.events?.find((e) => e.type === event);
   if (!shape || /"q[0-9]+"/.test(c.text)) return false;
@@ -289,5 +294,10 @@ function headingNounOnly(c: Clause, event: string | undefined, ctx: RequestConte
     .trim()
     .split(/\s+/)
     .filter((w) => !/^(?:all|every|any|the|new|incoming)$/.test(w));
+  if (words.length === 2 && event !== undefined) {
+    const [noun, verbed] = event.split('.') as [string, string | undefined];
+    const said = words[1]!.endsWith('s') ? words[1]!.slice(0, -1) : '';
+    if (verbed !== undefined && words[0] === noun && said.length >= 4 && verbed.startsWith(said)) return true;
+  }
   return words.length === 1 && words[0]!.endsWith('s') && isNounOf(words[0]!, shape);
 }

@@ -66,6 +66,8 @@ export interface DraftStep {
   step: StepSpec;
   tool: ToolDescriptor;
   approval: boolean;
+  /** The clause's words that said the step, as the readers left them (earlier-outputs.ts reads them). */
+  said?: string;
 }
 
 /** What the request said of a yes/no argument (read-yes-no.ts). */
