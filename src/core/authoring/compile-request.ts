@@ -110,11 +110,12 @@ export function compileRequest(
   const maxSteps = readStepLimit(buf, ctx);
   const noSignoff = readNoSignoff(buf, raw, ctx);
   readArgPhrases(buf, undefined, ctx);
+  const eventNoun = (w: string) => ctx.events?.some((e) => isNounOf(w, e)) ?? false;
   const said =
     readOutputTest(buf, raw, ctx) ??
     readOutcomeTest(buf, raw, ctx) ??
-    readOtherwise(buf, raw, (w) => ctx.events?.some((e) => isNounOf(w, e)) ?? false) ??
-    readStepIf(buf, raw);
+    readOtherwise(buf, raw, eventNoun) ??
+    readStepIf(buf, raw, eventNoun);
   // An else said apart from its test ("... . otherwise refund it", "for everyone else ..."): cut out first.
   const apart = said ? undefined : readElseApart(buf, raw);
   const unread = buf.text;

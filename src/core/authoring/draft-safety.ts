@@ -12,6 +12,8 @@
  *   refunds", "never pay") is on no path of the draft (negated-actions.ts reads the bans).
  * - The amount a money-moving step moves is the one the words name: not a field they negate ("not
  *   just the amount on the ticket"), nor another while a named one is read nowhere (money-source.ts).
+ * - No step runs only on a test the words say after it ("notify the warehouse. if the reason is
+ *   damaged, also send a survey": later-tests.ts).
  * - Every assumption the compiler made is in the read-back, under "Assumed".
  *
  * Reads the request on its own (a small reader of amounts, independent of the grammar's) so that a
@@ -27,6 +29,7 @@ import { dollars } from './condition-words.ts';
 import { NOT_A_CENT } from './grammar/read-money-phrases.ts';
 import { NUMBER_WORDS, numberWordsValue } from './grammar/read-spelling.ts';
 import { toolWords } from './grammar/tool-words.ts';
+import { laterTests } from './later-tests.ts';
 import { moneySourceQuestions } from './money-source.ts';
 import { negatedActions } from './negated-actions.ts';
 import { stepsThatNeverRun } from './never-runs.ts';
@@ -283,6 +286,11 @@ export function draftSafety(
   for (const n of stepsThatNeverRun(spec))
     ask(
       `Step ${n.step} runs only when ${JSON.stringify(n.when)}, but the workflow starts only when ${JSON.stringify(n.trigger)}: it would never run. What should happen, and for which events?`,
+    );
+  // "notify the warehouse. if the reason is damaged, also send a survey": the warehouse hears of every return.
+  for (const l of laterTests(spec, request, catalog))
+    ask(
+      `The request says "${l.said}" after ${l.steps.join(', ')}, but the draft runs ${l.steps.length > 1 ? 'them' : 'it'} only then. Which steps is "${l.said}" for?`,
     );
   for (const a of assumptions)
     if (!readBackText.includes(a)) ask(`The read-back does not list an assumption: ${a} Is it right?`);

@@ -13,7 +13,11 @@
  *   - a money test, or a value some field of the event holds, said after other actions, with the
  *     actions it guards after it and nothing said otherwise: "tag it refund-requested, and if it's
  *     above 40 dollars tag it high-value too", "hide it, and if it's spam, also tell the author"
- *     (never after another "if" / "unless": "if it's X, A; if it IS spam, B" is two sides).
+ *     (never after another "if" / "unless": "if it's X, A; if it IS spam, B" is two sides);
+ *   - a field's value said after an earlier step: "notify the warehouse. if the reason is damaged,
+ *     also send a survey", "..., and if the reason is damaged, send a survey", "notify the
+ *     warehouse. send a survey if the reason is damaged": it guards only the steps said with it,
+ *     never the trigger (a test said before every step still starts the workflow).
  *
  * The test's steps run to the end of the sentence, or to an else ("Otherwise ...", "; else ...",
  * "if not ..."), whose steps run to the end of its sentence. Pure; cuts what it read.
@@ -158,8 +162,14 @@ function rawAt(raw: string, m: RegExpExecArray, group: number): string {
  * choice: no field, a question), after other words of the request, the steps it guards after it,
  * nothing said otherwise.
  */
-export function readStepIf(buf: RequestText, raw: string): Otherwise | undefined {
+export function readStepIf(
+  buf: RequestText,
+  raw: string,
+  eventNoun: (word: string) => boolean = () => false,
+): Otherwise | undefined {
   const lead = String.raw`(?:[,;.]\s*|\s)(?:(?:and|but|also|plus)\s+)?(?:only\s+)?`;
+  const named = fieldTestAfter(buf, raw, eventNoun);
+  if (named) return named;
   const m = new RegExp(
     String.raw`${lead}(?:if|when)\s+${SUBJECT}${MONEY_TEST}\s*,?\s*(?:then\s+)?(${END})`,
     'd',
@@ -196,6 +206,78 @@ export function readStepIf(buf: RequestText, raw: string): Otherwise | undefined
   };
   cutOut(buf, { index: hit.index, 0: buf.text.slice(hit.index, yesEnd) });
   return out;
+}
+
+/** "the reason is", "the order's carrier is": the words a test is said of. */
+const OF = String.raw`(?:the|its|their)\s+([a-z][a-z_]*(?:\s+(?!(?:is|was|are|were)\b)[a-z][a-z_]*)?)\s+(?:is|was|are|were)\s+(?:a\s+|an\s+)?([a-z][a-z0-9-]*)`;
+
+/**
+ * A field's value said after an earlier sentence's or clause's step, guarding only the steps said
+ * with it: "notify the warehouse. if the reason is damaged, also send a survey", "..., and if the
+ * reason is damaged, send a survey" (its steps after it, to the end of the sentence), "notify the
+ * warehouse. send a survey if the reason is damaged" (one action before it, its sentence's only
+ * one, the test ending the sentence). The field is resolved once the event is known (a word test
+ * `of` the words, as for a choice); the words naming the event ("if the order is damaged") name no
+ * field. Nothing said otherwise after it (that is a choice), no test said before it.
+ */
+function fieldTestAfter(
+  buf: RequestText,
+  raw: string,
+  eventNoun: (word: string) => boolean,
+): Otherwise | undefined {
+  const t = buf.text;
+  const test = (of: string, word: string) => {
+    const words = of.split(/\s+/);
+    return {
+      kind: 'word' as const,
+      word,
+      ...(words.some(eventNoun) ? {} : { of: words.join('_') }),
+    };
+  };
+  // The value ends at a comma or "then" ("if the reason is damaged item, limit $50" is no step's test).
+  const first = new RegExp(
+    String.raw`(?:[,;.]\s*|\s)(?:(?:and|but|also|plus)\s+)?if\s+${OF}\s*(?:,\s*(?:then\s+)?|\s+then\s+)(${END})`,
+    'd',
+  ).exec(t);
+  if (first?.indices && !NOT_A_VALUE.test(first[2]!)) {
+    const [yesAt, yesEnd] = first.indices[3]!;
+    const before = t.slice(0, first.index);
+    if (
+      /[a-z]/.test(before) &&
+      !/\b(?:if|unless|except)\b/.test(before) &&
+      /[a-z]/.test(first[3]!.replace(/"q[0-9]+"/g, '')) &&
+      !/^\s*(?:otherwise|else|if not|or else)\b/.test(t.slice(yesEnd + 1))
+    ) {
+      cutOut(buf, { index: first.index, 0: t.slice(first.index, yesEnd) });
+      return {
+        at: first.index,
+        end: yesEnd,
+        order: 'first',
+        test: test(first[1]!, first[2]!),
+        yes: { text: t.slice(yesAt, yesEnd), raw: raw.slice(yesAt, yesEnd) },
+        text: '',
+        raw: '',
+        stepIf: true,
+      };
+    }
+  }
+  // "send a survey if the reason is damaged": the test ends its sentence, an earlier one says a step.
+  const after = new RegExp(
+    String.raw`([.;!?]\s*)([^.;!?]*?[a-z][^.;!?]*?),?\s+(?:only\s+)?if\s+${OF}\s*(?=[.;!?]|$)`,
+    'd',
+  ).exec(t);
+  if (!after?.indices || NOT_A_VALUE.test(after[4]!)) return undefined;
+  const said = after[2]!;
+  // One action in its sentence: "A and B if X" may mean both.
+  if (/\b(?:and|then|also|plus|if|unless|except|when)\b|,/.test(said)) return undefined;
+  if (!/[a-z]/.test(t.slice(0, after.index)) || /\b(?:if|unless|except)\b/.test(t.slice(0, after.index)))
+    return undefined;
+  if (/^\s*[.;!?]?\s*(?:otherwise|else|if not|or else)\b/.test(t.slice(after.index + after[0].length)))
+    return undefined;
+  const at = after.indices[2]![1];
+  const end = after.index + after[0].length;
+  cutOut(buf, { index: at, 0: t.slice(at, end) });
+  return { at, end, order: 'after', test: test(after[3]!, after[4]!), text: '', raw: '', stepIf: true };
 }
 
 /**
