@@ -126,7 +126,7 @@ class RunFeed {
     const fresh = entries.filter((e) => e.seq >= next);
     if (this.projector.push(fresh.map(decodeEntry)).length > 0) this.tell();
     // Nothing follows a terminal event: the safety-net poll has nothing left to find.
-    if (this.projector.terminal && this.timer) clearTimeout(this.timer);
+    if (this.projector.terminal) this.arm();
   }
 
   private tell(): void {

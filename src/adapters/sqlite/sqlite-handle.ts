@@ -144,10 +144,9 @@ export class SqliteHandle {
         if (p.req.lease?.op === 'release' && p.req.status === 'running') wake = true;
         // A new timer: workers re-arm theirs (nextWakeAt) instead of finding it at the next poll.
         if (p.req.lease?.op === 'wait') wake = true;
-        if (appended) {
-          const before = appended.get(p.req.runId);
-          appended.set(p.req.runId, before ? [...before, ...p.req.entries] : [...p.req.entries]);
-        }
+        const entries = appended?.get(p.req.runId);
+        if (entries) entries.push(...p.req.entries);
+        else appended?.set(p.req.runId, [...p.req.entries]);
         p.resolve(o.value as Head);
       } else p.resolve(o.value);
     });
