@@ -120,8 +120,10 @@ for (const backend of BACKENDS) {
       }
       const pausing = api('POST', run(id, '/pause'), { body: { reason: 'check the order first' } });
       // Time for the pause to reach the walk (as in engine/pause.test.ts), then the step in
-      // progress finishes and the run stops at the boundary.
-      await new Promise((r) => setTimeout(r, 100));
+      // progress finishes and the run stops at the boundary. The pause reads and verifies the run
+      // first (on PostgreSQL, under a loaded suite, 100 ms was once not enough): nothing observable
+      // marks its arrival at the walk, so the wait is generous.
+      await new Promise((r) => setTimeout(r, 1000));
       release();
       const paused = await pausing;
       assert.equal(paused.status, 200, JSON.stringify(paused.body));
