@@ -27,7 +27,12 @@ import type { WorkflowSpec } from '../spec/workflow-spec.ts';
 import type { DraftCatalog, DraftQuestion } from './compiled-request.ts';
 import { dollars } from './condition-words.ts';
 import { NOT_A_CENT } from './grammar/read-money-phrases.ts';
-import { NUMBER_WORDS, numberWordsValue } from './grammar/read-spelling.ts';
+import {
+  FOREIGN_AMOUNT,
+  foreignAmountQuestion,
+  NUMBER_WORDS,
+  numberWordsValue,
+} from './grammar/read-spelling.ts';
 import { toolWords } from './grammar/tool-words.ts';
 import { laterTests } from './later-tests.ts';
 import { moneySourceQuestions } from './money-source.ts';
@@ -125,11 +130,7 @@ export function statedAmounts(request: string): StatedAmount[] {
 
 /** An amount said in a currency other than dollars: "£30", "forty quid", "400 euros". */
 export function foreignAmount(request: string): string | undefined {
-  const t = request.toLowerCase();
-  const m = new RegExp(
-    String.raw`[£€]\s?[0-9]|\b(?:[0-9][0-9,.]*k?|${NUMBER_WORDS})\s?(?:quid|pounds?|gbp|euros?|eur|sterling|cad|aud|nzd|chf|jpy|yen|inr|rupees?|canadian dollars|australian dollars)\b`,
-  ).exec(t);
-  return m?.[0];
+  return new RegExp(FOREIGN_AMOUNT).exec(request.toLowerCase())?.[0];
 }
 
 /** The most calls of `tool` a run can make: along a path, branches of a choice being exclusive. */
@@ -235,10 +236,7 @@ export function draftSafety(
         );
     }
     const foreign = foreignAmount(request);
-    if (foreign !== undefined)
-      ask(
-        `The request names ${foreign.trim()}, and the tools count US dollars. What is the amount in dollars?`,
-      );
+    if (foreign !== undefined) ask(foreignAmountQuestion(foreign));
   }
   // The amount moved is the one the words name, never one they negate or another field.
   for (const q of moneySourceQuestions(spec, request, catalog)) ask(q);

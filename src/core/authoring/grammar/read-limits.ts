@@ -43,10 +43,13 @@ export function spendCap(named: readonly number[], steps: readonly DraftStep[], 
     maxCostUsd = Math.min(...caps);
   } else if (caps.length === 1) maxCostUsd = caps[0]!;
   else if (moneyTools.length > 0) {
-    ctx.questions.push({
-      about: 'limits.maxCostUsd',
-      question: `How much may one run spend? ${moneyTools.map((s) => `${s.tool.name} costs its ${s.tool.cost!.fromArg}`).join('; ')}, and with no spend cap every such call is refused. Say e.g. "under $50" or "no more than $200 a run".`,
-    });
+    // An amount the request named in another currency is asked about already (read-spelling.ts):
+    // its answer is the cap, so the cap is not asked for twice.
+    if (!ctx.questions.some((q) => q.about === 'limits.maxCostUsd'))
+      ctx.questions.push({
+        about: 'limits.maxCostUsd',
+        question: `How much may one run spend? ${moneyTools.map((s) => `${s.tool.name} costs its ${s.tool.cost!.fromArg}`).join('; ')}, and with no spend cap every such call is refused. Say e.g. "under $50" or "no more than $200 a run".`,
+      });
     maxCostUsd = 0;
   }
   // Summed in integer cents: a sum of doubles could lose or invent a cent.

@@ -17,6 +17,17 @@ const SMALL = `(?:(?:${TENS.slice(2).join('|')})(?:[- ](?:${UNITS.slice(1, 10).j
 /** "five hundred and fifty", "two thousand", "a couple hundred", "forty". */
 export const NUMBER_WORDS = `(?:${SMALL}(?: hundred(?: and ${SMALL})?)?(?: thousand(?: (?:and )?${SMALL}(?: hundred)?)?)?)`;
 
+/**
+ * An amount in a currency the tools do not count ("£20", "20 quid", "fifty euros"): a question,
+ * never read as dollars. One pattern and one question for the grammar and the safety check, so
+ * a request that both see is asked once.
+ */
+export const FOREIGN_AMOUNT = String.raw`(?:[£€]\s?[0-9][0-9,]*(?:\.[0-9]{1,2})?k?|\b(?:[0-9][0-9,]*(?:\.[0-9]{1,2})?k?|${NUMBER_WORDS})\s?(?:quid|pounds?|gbp|euros?|eur|sterling|cad|aud|nzd|chf|jpy|yen|inr|rupees?|canadian dollars|australian dollars)\b)`;
+
+/** The question an amount in another currency (`amount`, as the request says it) asks. */
+export const foreignAmountQuestion = (amount: string): string =>
+  `The request names ${amount.trim()}, but the tools and the spend cap count US dollars. What is the amount in dollars?`;
+
 /** The value of a phrase matching NUMBER_WORDS; undefined when it is not one. */
 export function numberWordsValue(phrase: string): number | undefined {
   const small = (s: string): number | undefined => {
@@ -66,15 +77,9 @@ export function readSpelling(buf: RequestText, ctx: RequestContext): void {
   for (const m of buf.text.matchAll(/\b(more|less|greater|bigger|larger|higher|other) then\b/g))
     put(m.index + m[1]!.length + 1, 4, 'than');
   // An amount in a currency the tools do not use is a question, never read as dollars.
-  const foreign = new RegExp(
-    String.raw`(?:[£€]\s?[0-9][0-9,]*(?:\.[0-9]{1,2})?k?|\b(?:[0-9][0-9,]*(?:\.[0-9]{1,2})?k?|${NUMBER_WORDS})\s?(?:quid|pounds?|gbp|euros?|eur|sterling|cad|aud|nzd|chf|jpy|yen|inr|rupees?|canadian dollars|australian dollars)\b)`,
-    'g',
-  );
+  const foreign = new RegExp(FOREIGN_AMOUNT, 'g');
   for (let m = foreign.exec(buf.text); m; m = foreign.exec(buf.text)) {
-    ctx.questions.push({
-      about: 'limits.maxCostUsd',
-      question: `The request names ${m[0].trim()}, but the tools and the spend cap count US dollars. What is the amount in dollars?`,
-    });
+    ctx.questions.push({ about: 'limits.maxCostUsd', question: foreignAmountQuestion(m[0]) });
     cutOut(buf, m);
   }
   // Cents said in words are whole cents in digits ("ten cents" -> "10 cents"): read-amounts reads

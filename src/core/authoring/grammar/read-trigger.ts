@@ -22,6 +22,7 @@ import {
 import { eventByValues } from './event-by-value.ts';
 import { eventByVerb, namesEventVerb } from './event-verb-forms.ts';
 import { inferEvent } from './infer-event.ts';
+import { verbOfItsOwn } from './lone-event-verb.ts';
 import { spelledAs } from './one-slip-apart.ts';
 import type { Qualifier } from './read-field-tests.ts';
 import { cutOut, knownWords, listOr, type RequestContext, type RequestText } from './request-context.ts';
@@ -259,6 +260,16 @@ export function readTrigger(
   if (byValue) return { event: byValue.type, qualifiers: qualifiersOf(byValue, true) };
   // "sev1 alerts: ...": the trigger's own words name one event's noun, whatever the rest names.
   if (named.length === 1 && !words.some((w) => STAND_INS.has(w))) {
+    // "when a ticket is escalated" (or "comes in") with only ticket.resolved: the clause says a
+    // verb of its own that is not the event's, so that event is no assumption to make but a question.
+    const other = verbOfItsOwn(words, named[0]!);
+    if (other !== undefined) {
+      askTrigger(
+        ctx,
+        `"${clause[0].trim()}" says "${other}", and the only event about ${splitType(named[0]!.type)[0]} is ${named[0]!.type}.`,
+      );
+      return {};
+    }
     ctx.assumptions.push(
       `The workflow starts on ${named[0]!.type}: "${clause[0].trim()}" names no event's verb, and it is the only one about ${splitType(named[0]!.type)[0]}.`,
     );

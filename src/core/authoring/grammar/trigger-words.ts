@@ -31,7 +31,7 @@ export const NEGATORS = new Set(['except', 'excluding', 'not', 'non', 'but', 'ot
 
 /** Verbs that say an event arrived ("a refund request lands"): the "new / received" group when no other verb is said. */
 const ARRIVAL = new Set(
-  'land lands landed landing arrive arrives arriving hit hits shows showed pops popped drops dropped appears appeared come coming'.split(
+  'land lands landed landing arrive arrives arrived arriving hit hits shows showed pops popped drops dropped appears appeared come comes coming'.split(
     ' ',
   ),
 );
@@ -51,14 +51,18 @@ export const PREPS = new Set([
   'at',
 ]);
 
+/** The event-verb group a word names as listed, or as an arrival verb ("comes", "arrives": the group of "new"). */
+export function listedEventVerbGroup(w: string): readonly string[] | undefined {
+  return groupOf(EVENT_VERB_GROUPS, w) ?? (ARRIVAL.has(w) ? groupOf(EVENT_VERB_GROUPS, 'new') : undefined);
+}
+
 /**
  * The event-verb group a word names: as listed, an arrival verb (the group of "new"), or another form
  * of a listed verb ("fires" for fired). Undefined: not an event verb.
  */
 export function eventVerbGroup(w: string): readonly string[] | undefined {
-  const listed = groupOf(EVENT_VERB_GROUPS, w);
+  const listed = listedEventVerbGroup(w);
   if (listed) return listed;
-  if (ARRIVAL.has(w)) return groupOf(EVENT_VERB_GROUPS, 'new');
   if (!/[a-z]{3,}s$/.test(w) || w.endsWith('ss')) return undefined;
   const forms = lemmas(w).filter((l) => l !== w && l.length >= 3);
   return EVENT_VERB_GROUPS.find((g) =>
