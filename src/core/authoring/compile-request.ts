@@ -59,6 +59,7 @@ import {
   dedupeQuestions,
   type RequestContext,
   type RequestText,
+  showQuotes,
 } from './grammar/request-context.ts';
 import { isNounOf } from './grammar/trigger-words.ts';
 
@@ -237,7 +238,7 @@ export function compileRequest(
     spec,
     questions: dedupeQuestions(ctx.questions, ctx.quotes, ctx.argQuotes),
     notes: ctx.notes,
-    assumptions: [...new Set(ctx.assumptions)],
+    assumptions: [...new Set(ctx.assumptions.map((a) => showQuotes(a, ctx.quotes, ctx.argQuotes)))],
     request,
   };
 }

@@ -91,6 +91,15 @@ test('unquoted reply text is the reply body, and questions never show a placehol
     'When a refund is requested, reply "Sorry" twice',
   ])
     for (const q of draft(r).questions) assert.doesNotMatch(q.question, /\bq[0-9]+\b/, q.question);
+  // Nor does the read-back's Assumed list ("tell them we are sorry": the text, then the tool).
+  for (const r of [
+    'When a refund is requested, refund the customer and tell them we are sorry, max $20',
+    "When a ticket is resolved, tell them we'll check and tag it billing",
+  ]) {
+    const d = draft(r);
+    assert.ok(d.readBack?.assumed?.length, r);
+    assert.doesNotMatch(d.readBack!.text, /\bq[0-9]+\b/, d.readBack!.text);
+  }
 });
 
 test('the checks hold for a model draft too: a cap above the words, an inverted bound, a double refund', () => {

@@ -119,6 +119,26 @@ export function listOr(xs: readonly string[]): string {
 }
 
 /**
+ * A question's or an assumption's text with quoted text shown as the person wrote it, never as the
+ * reader's `"q<n>"` placeholder.
+ */
+export function showQuotes(
+  t: string,
+  quotes: readonly string[],
+  argQuotes: ReadonlyMap<number, ArgQuote> = new Map(),
+): string {
+  return t
+    .replace(/"q([0-9]+)"/g, (all, n: string) =>
+      argQuotes.has(Number(n))
+        ? argQuotes.get(Number(n))!.said
+        : quotes[Number(n)] === undefined
+          ? all
+          : `'${quotes[Number(n)]}'`,
+    )
+    .replace(/ {2,}/g, ' ');
+}
+
+/**
  * The questions in the order asked, each once (two readers may ask the same thing), with quoted
  * text shown as the person wrote it, never as the reader's `"q<n>"` placeholder.
  */
@@ -128,16 +148,7 @@ export function dedupeQuestions(
   argQuotes: ReadonlyMap<number, ArgQuote> = new Map(),
 ): DraftQuestion[] {
   const seen = new Set<string>();
-  const shown = (t: string) =>
-    t
-      .replace(/"q([0-9]+)"/g, (all, n: string) =>
-        argQuotes.has(Number(n))
-          ? argQuotes.get(Number(n))!.said
-          : quotes[Number(n)] === undefined
-            ? all
-            : `'${quotes[Number(n)]}'`,
-      )
-      .replace(/ {2,}/g, ' ');
+  const shown = (t: string) => showQuotes(t, quotes, argQuotes);
   return qs
     .map((q) => ({ ...q, question: shown(q.question) }))
     .filter((q) => {
