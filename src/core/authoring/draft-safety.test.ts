@@ -209,3 +209,21 @@ test('an action said with "first" runs first', () => {
     ['draft_reply', 'issue_refund'],
   );
 });
+
+test('a person asked to decide, with no tool that asks one, is a question naming them, never the nearest tool', () => {
+  for (const [request, who] of [
+    ["refund requests: refund it if it's under 100, otherwise ask a supervisor first", 'supervisor'],
+    [
+      'refund requests up to $500: refund it, but if it is more than 100 a supervisor approves it first',
+      'supervisor',
+    ],
+    ["refund it if it's under 100; if it's more, get a manager", 'manager'],
+  ] as const) {
+    const d = draft(request);
+    assert.equal(d.publishable, false, request);
+    const q = d.questions.find((x) => x.question.includes(`asks a person (the ${who}) to decide`));
+    assert.ok(q, `${request}: ${JSON.stringify(d.questions)}`);
+    assert.match(q.question, /require_approval/);
+    assert.ok(!d.questions.some((x) => /^No tool in the catalog does/.test(x.question)), request);
+  }
+});

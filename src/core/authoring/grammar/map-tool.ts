@@ -21,7 +21,7 @@ import { byPermanence, TAKE_DOWN, TAKE_DOWN_GROUPS } from './permanence.ts';
 import type { Clause } from './read-clauses.ts';
 import { messagingTool } from './read-message-text.ts';
 import { routedTool } from './read-routes.ts';
-import { signoffTool } from './read-signoff.ts';
+import { approverAsked, signoffTool } from './read-signoff.ts';
 import { listOr, type RequestContext } from './request-context.ts';
 import { toolWords } from './tool-words.ts';
 
@@ -149,6 +149,14 @@ export function mapTool(c: Clause, ctx: RequestContext): ToolDescriptor | undefi
       about: `steps: "${phrase}"`,
       question: `Which tool should "${phrase}" use? ${listOr(candidates.map((t) => t.name))}?`,
       candidates: candidates.map((t) => t.name),
+    });
+    return undefined;
+  }
+  const approver = candidates.length === 0 ? approverAsked(c.text) : undefined;
+  if (approver) {
+    ctx.questions.push({
+      about: `steps: "${phrase}"`,
+      question: `"${phrase}" asks a person (the ${approver}) to decide, and no tool of the catalog asks one. A destructive tool's step waits for a person's approval unless the version is AUTONOMOUS; to make only some calls wait (over an amount, say), a tenant policy rule does it (outcome: require_approval, with a when). Should the draft leave "${phrase}" out?`,
     });
     return undefined;
   }

@@ -139,3 +139,16 @@ export function readSignoffAsks(buf: RequestText, ctx: RequestContext): void {
     buf.text = buf.text.slice(0, m.index) + text + buf.text.slice(m.index + m[0].length);
   }
 }
+
+/**
+ * The approver a clause asks to decide ("get a supervisor", "ask a manager first", "a supervisor
+ * approves it first"), when no tool of the catalog asks one: the question says how Keel gates a
+ * call on a person instead of naming the nearest tool.
+ */
+export function approverAsked(text: string): string | undefined {
+  const m =
+    /\b(?:get|ask|have|loop in|escalate to|involve|page|call|check with|run it by|go to)\s+(?:it\s+(?:to|by)\s+)?(?:a|an|the|my|our|their)?\s*([a-z]+)\b/.exec(
+      text,
+    ) ?? /\b([a-z]+)\s+(?:approves?|signs? off|oks?|okays?|decides?)\b/.exec(text);
+  return m && APPROVERS.has(m[1]!) ? m[1] : undefined;
+}
