@@ -60,6 +60,23 @@ test('a verb that fits the only event of its noun drafts it, read back under Ass
   }
 });
 
+test('the read-back says which word named the event, or that none did', () => {
+  const said = draft('after a ticket gets closed out as resolved, label it billing');
+  assert.ok(
+    said.readBack?.assumed?.some((a) =>
+      a.startsWith(
+        'The workflow starts on ticket.resolved: "resolved" in "after a ticket gets closed out as resolved" names its verb',
+      ),
+    ),
+    JSON.stringify(said.readBack?.assumed),
+  );
+  const none = draft('tickets: tag them billing');
+  assert.ok(
+    none.readBack?.assumed?.some((a) => a.includes('"tickets" names no event\'s verb')),
+    JSON.stringify(none.readBack?.assumed),
+  );
+});
+
 test('a verb of its own that does not fit the only event of its noun is a question naming it', () => {
   for (const [request, said] of [
     ['when a ticket is escalated, tag it urgent', 'escalated'],

@@ -54,7 +54,7 @@ export function mapTool(c: Clause, ctx: RequestContext): ToolDescriptor | undefi
   if (leftover) {
     ctx.questions.push({
       about: 'request',
-      question: `I could not turn "${c.raw.trim()}" into the spec: I read no step, condition or limit in its "${leftover[0]}". What should it do? A test said in full drafts, e.g. "if the amount is over $100, tag it review".`,
+      question: `I could not turn "${c.raw.trim()}" into the spec: I read no step, condition or limit in its "${leftover[0]}". What should it do?${/^(?:if|unless|except|only|instead)$/.test(leftover[0]) ? ' A test said in full drafts, e.g. "if the amount is over $100, tag it review".' : ''}`,
     });
     return undefined;
   }

@@ -270,8 +270,9 @@ export function readTrigger(
       );
       return {};
     }
+    const verbSaid = words.filter((w) => namesEventVerb(w, named[0]!));
     ctx.assumptions.push(
-      `The workflow starts on ${named[0]!.type}: "${clause[0].trim()}" names no event's verb, and it is the only one about ${splitType(named[0]!.type)[0]}.`,
+      `The workflow starts on ${named[0]!.type}: ${verbSaid.length > 0 ? `"${verbSaid.join('", "')}" in "${clause[0].trim()}" names its verb` : `"${clause[0].trim()}" names no event's verb`}, and it is the only one about ${splitType(named[0]!.type)[0]}.`,
     );
     return { event: named[0]!.type, qualifiers: qualifiersOf(named[0]!, false) };
   }
