@@ -115,3 +115,64 @@ test('two reads returning the same yes/no: which one is asked, never guessed', (
   assert.equal(d.publishable, false);
   assert.ok(d.questions.some((q) => /check_customs's cleared or check_manifest's cleared/.test(q.question)));
 });
+
+test('"book a slot if it clears": a yes/no said after the one action before it guards that action, not the read', () => {
+  for (const request of [
+    'when a shipment is received, book a slot if it clears',
+    'when a shipment is received, check the manifest and book a slot if it clears the manifest',
+    'when a shipment is received, book a slot if it clears, max $0',
+  ]) {
+    const { d } = draft(request);
+    const steps = d.spec?.steps as StepSpec[] | undefined;
+    const read = steps?.find((s) => s.tool === 'check_manifest');
+    const book = steps?.find((s) => s.tool === 'book_slot');
+    assert.ok(read && book, `${request}: ${JSON.stringify(d.questions)}`);
+    assert.equal(read.if, undefined, request);
+    assert.equal(book.if, `steps.${read.name}.output.cleared == true`, request);
+    assert.equal(d.publishable, true, `${request}: ${JSON.stringify(d.questions)}`);
+  }
+  // With no action before it either, it is still a question, never a guess.
+  assert.equal(draft('when a shipment is received, if it clears').d.publishable, false);
+});
+
+test('"pay it if it matches, up to $5000": the cap said after the test, the payment still guarded by the read', () => {
+  const vendor = { type: 'string', pattern: '^V-[0-9]+$' };
+  const ap: DraftCatalog = {
+    tools: [
+      tool({
+        name: 'match_purchase_order',
+        effect: 'read',
+        description: 'Reads a purchase order and says whether an invoice matches it (vendor and amount).',
+        args: {
+          type: 'object',
+          required: ['po_number', 'vendor_id'],
+          properties: { po_number: { type: 'string' }, vendor_id: vendor },
+        },
+      }),
+      tool({
+        name: 'schedule_payment',
+        destructive: true,
+        cost: { fromArg: 'amount_usd' },
+        description: 'Schedules payment of an invoice.',
+        args: {
+          type: 'object',
+          required: ['invoice_id', 'amount_usd'],
+          properties: { invoice_id: { type: 'string' }, amount_usd: { type: 'number' } },
+        },
+      }),
+    ],
+    events: [{ type: 'invoice.received', payload: ['po_number', 'vendor_id', 'amount_usd'] }],
+  };
+  for (const request of [
+    'when an invoice comes in, pay it if it matches, up to $5000',
+    'invoices: pay them if they match the PO, up to $5000',
+  ]) {
+    const { d } = draft(request, ap);
+    assert.equal(d.publishable, true, `${request}: ${JSON.stringify(d.questions)}`);
+    const [read, pay] = d.spec!.steps as StepSpec[];
+    assert.equal(read!.tool, 'match_purchase_order');
+    assert.equal(pay!.tool, 'schedule_payment');
+    assert.equal(pay!.if, `steps.${read!.name}.output.matched == true`, request);
+    assert.equal(d.spec!.limits.maxCostUsd, 5000);
+  }
+});

@@ -79,6 +79,18 @@ export function readBranch(
       else money.lowerBounds.push({ op: o.test.op === '>=' ? '>=' : '>', usd: o.test.usd });
       return { all, flow, longest: all.length };
     }
+    // "pay it if it matches, up to $5000": with no action after it, a test on what a read returns
+    // guards the action said just before it (not the read itself), as "pay it if it matches." does.
+    const gated = onRead && yes.length === 0 ? lastGateable(pre, o.test.when) : undefined;
+    if (gated) {
+      const when = branchTest(o, event, ctx);
+      if (when === undefined) return undefined;
+      gated.step.if = when;
+      ctx.assumptions.push(
+        `${gated.step.name} runs only when ${words(when)}: "${o.test.kind === 'condition' ? o.test.said.replace(/,$/, '') : ''}" is said after it, with no action of its own.`,
+      );
+      return { all, flow: all.map((s) => s.step), longest: all.length };
+    }
     if (onRead) {
       ctx.questions.push({
         about: 'steps.if',
@@ -176,4 +188,11 @@ function branchTest(o: Otherwise, event: string | undefined, ctx: RequestContext
     return undefined;
   }
   return `payload.${fields?.[0] ?? 'amount'} ${o.test.op} ${o.test.usd}`;
+}
+
+/** The last of `steps` a test on a read's output (`when`) may guard: not that read itself. */
+function lastGateable(steps: readonly DraftStep[], when: string): DraftStep | undefined {
+  const read = /^steps\.(?:__implied__(.+?)__|([A-Za-z0-9_-]+))\./.exec(when);
+  const name = read?.[1] ?? read?.[2];
+  return [...steps].reverse().find((s) => s.step.name !== name && s.tool.name !== name);
 }

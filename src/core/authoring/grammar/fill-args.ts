@@ -306,7 +306,7 @@ export function fillArgs(
       subjectUsed = true;
       args[n] = '{{event.subject}}';
       ctx.assumptions.push(
-        `${tool.name}'s ${n} is read as the ${event} event's subject: its description names a ${noun}.`,
+        `${tool.name}'s ${n} is read as the ${event} event's subject: its description names ${/^[aeiou]/.test(noun) ? 'an' : 'a'} ${noun}.`,
       );
       continue;
     }

@@ -74,7 +74,22 @@ export function readOutcomeTest(buf: RequestText, raw: string, ctx: RequestConte
     const r = rest.exec(tail.replace(/^([^.;!?]*)[.;](\s*(?:and )?if\s)/, '$1 $2'));
     if (!r?.indices) continue;
     const yes = r[1]!;
-    if (!/[a-z]/.test(yes.replace(/"q[0-9]+"/g, '')) && !/"q[0-9]+"/.test(yes)) continue;
+    if (!/[a-z]/.test(yes.replace(/"q[0-9]+"/g, '')) && !/"q[0-9]+"/.test(yes)) {
+      // "check the PO and pay it if it matches": nothing after it and no else; it guards the
+      // action said just before it in its sentence (none: not this reading).
+      const sentence = buf.text
+        .slice(0, m.index)
+        .split(/[.;!?]/)
+        .pop()!;
+      if (r[2] !== undefined || !/[a-z]{2,}/.test(sentence.replace(/^\s*(?:when|whenever)\b[^,]*,/, '')))
+        continue;
+      return impliedTest(buf, raw, ctx, {
+        at: m.index,
+        end: after + r.indices[1]![0],
+        when: `steps.__implied__${hit.read}__.output.${hit.field} == ${!negated}`,
+        elseAt: undefined,
+      });
+    }
     return impliedTest(buf, raw, ctx, {
       at: m.index,
       end: after + r[0].length,

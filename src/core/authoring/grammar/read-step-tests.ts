@@ -283,27 +283,31 @@ function fieldTestAfter(
 /**
  * A test on what an implied read returns (`when` names `steps.__implied__<read>__.output.<field>`),
  * said at `at`, its yes-text at `yes` and its else from `elseAt` to `end` (none: the yes-step's own
- * `if`): the reading as an else-clause, listed under Assumed and cut out of the request.
+ * `if`): the reading as an else-clause, listed under Assumed and cut out of the request. With no
+ * `yes` ("book a slot if it clears"), the test runs to `end` and guards the action said just before
+ * it (order `after`), as that step's own `if`.
  */
 export function impliedTest(
   buf: RequestText,
   raw: string,
   ctx: RequestContext,
-  o: { at: number; end: number; when: string; yes: readonly [number, number]; elseAt: number | undefined },
+  o: { at: number; end: number; when: string; yes?: readonly [number, number]; elseAt: number | undefined },
 ): Otherwise {
   const { at, end, when, elseAt } = o;
-  const [yesAt, yesEnd] = o.yes;
-  const out: Otherwise = {
-    at,
-    end,
-    order: 'first',
-    test: { kind: 'condition', when, said: raw.slice(at, yesAt).trim() },
-    yes: { text: buf.text.slice(yesAt, yesEnd), raw: raw.slice(yesAt, yesEnd) },
-    text: elseAt === undefined ? '' : buf.text.slice(elseAt, end),
-    raw: elseAt === undefined ? '' : raw.slice(elseAt, end),
-    ...(elseAt === undefined ? { stepIf: true } : {}),
-  };
+  const [yesAt, yesEnd] = o.yes ?? [end, end];
   const said = raw.slice(at, yesAt).trim().replace(/,$/, '');
+  const out: Otherwise = o.yes
+    ? {
+        at,
+        end,
+        order: 'first',
+        test: { kind: 'condition', when, said: raw.slice(at, yesAt).trim() },
+        yes: { text: buf.text.slice(yesAt, yesEnd), raw: raw.slice(yesAt, yesEnd) },
+        text: elseAt === undefined ? '' : buf.text.slice(elseAt, end),
+        raw: elseAt === undefined ? '' : raw.slice(elseAt, end),
+        ...(elseAt === undefined ? { stepIf: true } : {}),
+      }
+    : { at, end, order: 'after', test: { kind: 'condition', when, said }, text: '', raw: '', stepIf: true };
   ctx.assumptions.push(
     `"${said}" is read as a test on what ${/__implied__(.+?)__/.exec(when)![1]} reads: ${when.replace(/steps\.__implied__.+?__\.output\./, '')}.`,
   );
