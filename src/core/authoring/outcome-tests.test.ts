@@ -166,6 +166,8 @@ test('"pay it if it matches, up to $5000": the cap said after the test, the paym
   for (const request of [
     'when an invoice comes in, pay it if it matches, up to $5000',
     'invoices: pay them if they match the PO, up to $5000',
+    // "against" is a word of the read's own, like "with" or "to", never a dropped restriction.
+    'when an invoice comes in, check it against the PO and pay it if it matches. max $5000',
   ]) {
     const { d } = draft(request, ap);
     assert.equal(d.publishable, true, `${request}: ${JSON.stringify(d.questions)}`);

@@ -24,7 +24,7 @@ const GRAMMAR_WORDS = new Set(
   eighteen nineteen twenty thirty forty fifty sixty seventy eighty ninety
   run per time go ahead can should must will want need needs let automatically auto straight away right
   someone somebody anyone anybody everyone people person customer customers user users we us our i me my you your
-  comes come in arrives arrive gets get got is are was be been has have had being with without for from on of by
+  comes come in arrives arrive gets get got is are was be been has have had being with without for from on of by against
   at into about that this these those there here what which who whose whatever whoever anything something
   approve approval approved ask asking permission sign off say said yet ever know let wait waiting
   staff employee employees team member members forget fail hesitate bother`.split(/\s+/),
