@@ -61,6 +61,9 @@ test('a bound on what the event counts is a test of its count field, never money
     ['flagged reviews with 10+ flags -> hide them', 'payload.flag_count >= 10'],
     ['hide reviews with more than three flags', 'payload.flag_count > 3'],
     ['reviews flagged at least 2 times -> hide', 'payload.flag_count >= 2'],
+    // The count reached: "flagged 5 times" is 5 flags or more, as the field counts flags.
+    ['when a review gets flagged 5 times, hide it', 'payload.flag_count >= 5'],
+    ['hide a review flagged three times', 'payload.flag_count >= 3'],
   ] as const) {
     const { spec, assumed } = ok(request);
     assert.equal(spec.triggers[0]?.when, when, request);

@@ -1,6 +1,7 @@
 /**
  * Tests on a field that counts things, said as a bound on a count: "reported 5 or more times",
- * "posts with 10+ reports", "at least 3 flags", "more than 2 complaints", "3 reports or more". They
+ * "posts with 10+ reports", "at least 3 flags", "more than 2 complaints", "3 reports or more", or
+ * as the count reached ("reported 5 times", when a field counts what the verb names). They
  * are trigger conditions on the trigger event's payload field that counts those things
  * (`report_count` for "reports"; for "times", the event's one count field):
  * `payload.report_count >= 5`, listed under "Assumed". A count no field of the event holds, or
@@ -37,7 +38,7 @@ const PRE_RE = [
 const POST_RE = Object.keys(POST).join('|');
 const NOUN = '([a-z]{3,})';
 const TEST = new RegExp(
-  String.raw`\b(?:(${PRE_RE})\s+${NUMBER}\s+${NOUN}|${NUMBER}\s*\+\s*${NOUN}|${NUMBER}\s+(${POST_RE})\s+${NOUN}|${NUMBER}\s+${NOUN}\s+(${POST_RE}))\b`,
+  String.raw`\b(?:(${PRE_RE})\s+${NUMBER}\s+${NOUN}|${NUMBER}\s*\+\s*${NOUN}|${NUMBER}\s+(${POST_RE})\s+${NOUN}|${NUMBER}\s+${NOUN}\s+(${POST_RE})|([a-z]{3,}ed)\s+${NUMBER}\s+times)\b`,
   'g',
 );
 
@@ -55,13 +56,19 @@ export function readCountTests(buf: RequestText, ctx: RequestContext): CountTest
   const out: CountTest[] = [];
   for (const m of [...buf.text.matchAll(TEST)]) {
     if (NEGATED.test(buf.text.slice(0, m.index))) continue;
-    const [, pre, n1, noun1, n2, noun2, n3, post3, noun3, n4, noun4, post4] = m;
-    const said = n1 ?? n2 ?? n3 ?? n4!;
-    const noun = noun1 ?? noun2 ?? noun3 ?? noun4!;
+    const [, pre, n1, noun1, n2, noun2, n3, post3, noun3, n4, noun4, post4, verb5, n5] = m;
+    const said = n1 ?? n2 ?? n3 ?? n4 ?? n5!;
+    // "reported 5 times": the count of what the verb names has reached the number (`>=`), and only
+    // where a count field counts it (`report_count`), never any count.
+    const noun = noun1 ?? noun2 ?? noun3 ?? noun4 ?? verb5!;
     const n = value(said);
     if (n === undefined) continue;
     if (noun !== 'times' && !fields.some((f) => names(noun, f))) continue;
-    const op = pre ? (PRE[pre] ?? '>=') : n2 !== undefined ? '>=' : POST[(post3 ?? post4)!]!;
+    const op = pre
+      ? (PRE[pre] ?? '>=')
+      : n2 !== undefined || verb5 !== undefined
+        ? '>='
+        : POST[(post3 ?? post4)!]!;
     out.push({ op, n, noun, said: m[0] });
     cutOut(buf, m);
     // "posts with 10+ reports", "if a post has 5 or more", "spam w/ 5 reports", "once it's got more
