@@ -72,6 +72,19 @@ test('a bound on what the event counts is a test of its count field, never money
   }
 });
 
+test('an else that does nothing is no step: the test stands alone, read back under Assumed', () => {
+  for (const request of [
+    'hide reviews with more than three flags, otherwise do nothing',
+    'hide reviews with more than three flags. else just leave them alone',
+    'hide reviews with more than three flags; if not, ignore it',
+  ]) {
+    const { spec, assumed } = ok(request);
+    assert.equal(spec.triggers[0]?.when, 'payload.flag_count > 3', request);
+    assert.equal(spec.steps.length, 1, request);
+    assert.match(assumed, /is read as no step: nothing runs when the test before it does not hold/, request);
+  }
+});
+
 test('a yes/no argument said in words is its value; said both ways, or for no step, it is asked', () => {
   const arg = (r: string) => {
     const s = ok(r).spec.steps[0]!;

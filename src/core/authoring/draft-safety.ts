@@ -26,6 +26,7 @@ import { parseStepCondition } from '../spec/step-condition.ts';
 import type { WorkflowSpec } from '../spec/workflow-spec.ts';
 import type { DraftCatalog, DraftQuestion } from './compiled-request.ts';
 import { dollars } from './condition-words.ts';
+import { NO_OP_ELSE } from './grammar/read-filler.ts';
 import { NOT_A_CENT } from './grammar/read-money-phrases.ts';
 import {
   FOREIGN_AMOUNT,
@@ -304,7 +305,8 @@ const ELSE_SAID =
  * "otherwise" is no branch): the words, or undefined.
  */
 function elseSaid(request: string, spec: WorkflowSpec): string | undefined {
-  let words = request.replace(/"[^"]*"/g, ' ');
+  // ", otherwise do nothing": an else with no step needs no branch.
+  let words = request.replace(/"[^"]*"/g, ' ').replace(new RegExp(NO_OP_ELSE.source, 'gi'), ' ');
   const texts = (steps: readonly FlowStep[]): string[] =>
     steps.flatMap((s) =>
       isToolStep(s)

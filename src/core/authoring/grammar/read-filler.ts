@@ -1,6 +1,7 @@
 /**
  * What a person adds that changes nothing a draft says, read as such rather than asked about:
- * "..., thats it" / "that's all" / "nothing else (for now)" after the last action; a polite lead
+ * "..., thats it" / "that's all" / "nothing else (for now)" after the last action; an else that
+ * does nothing (", otherwise do nothing", "else leave it alone": Assumed); a polite lead
  * ("Could you set things up so that ..."); a purpose ("for our records", "just in case", Assumed); a reason given for the
  * rule ("analytics viewer requests r low risk, just grant them", "refunds under $20 are safe");
  * and a restatement of where an argument comes from: "for whatever system / role / number of days
@@ -19,6 +20,9 @@ const PURPOSE =
   /\b(?:for (?:our|the|your) records?|for reference|just in case|to be safe)\b(?=\s*(?:$|[.!;,]|\bthen\b|\band\b))/g;
 
 /** "Could you set things up so that ...", "can we make it so ...": a polite lead to the rule itself. */
+/** ", otherwise do nothing", ". else just leave it": an else with no step; the test alone stands. */
+export const NO_OP_ELSE =
+  /[,;.]?\s*\b(?:otherwise|else|if not)\s*[,:]?\s*(?:just\s+)?(?:do\s+nothing|nothing|no\s+action|(?:leave|ignore|skip)\s+(?:it|them|that)(?:\s+(?:alone|be|as\s+is))?|don'?t\s+do\s+anything|do\s+not\s+do\s+anything)\s*(?=[.;!?]|$)/g;
 const POLITE_LEAD =
   /\b(?:could|can|would|will) (?:you|we|u) (?:please )?(?:set (?:things|this|it|that) up|make it|arrange (?:it|things)|configure (?:it|things|this)|set it)(?: so)?(?: that)?\b/g;
 
@@ -57,6 +61,12 @@ function argNamed(words: string, ctx: RequestContext, event: string | undefined)
 export function readFiller(buf: RequestText, raw: string, ctx: RequestContext): void {
   for (const m of [...buf.text.matchAll(THATS_IT)]) cutOut(buf, m as RegExpExecArray);
   for (const m of [...buf.text.matchAll(POLITE_LEAD)]) cutOut(buf, m as RegExpExecArray);
+  for (const m of [...buf.text.matchAll(NO_OP_ELSE)]) {
+    cutOut(buf, m as RegExpExecArray);
+    ctx.assumptions.push(
+      `"${raw.slice(m.index, m.index + m[0].length).replace(/^[,;.]?\s*/, '')}" is read as no step: nothing runs when the test before it does not hold.`,
+    );
+  }
   for (const m of [...buf.text.matchAll(PURPOSE)]) {
     cutOut(buf, m as RegExpExecArray);
     ctx.assumptions.push(
