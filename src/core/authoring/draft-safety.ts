@@ -274,6 +274,13 @@ export function draftSafety(
         `The request says "${ban.words}", and the draft calls ${n}, which ${tool.cost?.fromArg ? 'moves money' : 'is destructive'}. Should it be left out?`,
       );
   }
+  // "approve it unless it's alcohol, then pay them back": is "then" the case the test names, or the
+  // next step either way? Only "in that case" / "instead" says; a draft may not pick one.
+  const unlessThen = /\bunless\b[^.;!?]*?,\s*then\b(?![^.;!?]*\binstead\b)[^.;!?]*/i.exec(request);
+  if (unlessThen)
+    ask(
+      `The request says "${unlessThen[0].trim()}": is what follows "then" what should happen when the "unless" test holds (say "in that case ... instead"), or the next step either way (say it as its own sentence)?`,
+    );
   // "Otherwise grant it", "anything else -> ping the manager": an alternative the words give needs a
   // branch; a draft without one runs every step on the same events (the else would be dropped).
   const alternative = elseSaid(request, spec);

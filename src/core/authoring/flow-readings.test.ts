@@ -374,3 +374,24 @@ test('a field is a channel, a severity or a category by a whole part of its name
     'label_order',
   ]);
 });
+
+test('"A unless T, then B": never a draft that picks what "then" means; "in that case ... instead" is the case', () => {
+  for (const request of [
+    "when a return is requested label it 'x' unless it's damaged, then refund it, max $50",
+    "when a return is requested label it 'big' unless it's over 100, then refund it",
+    'when a return is requested refund it unless it is over $100, then email the buyer "Done." max $100',
+  ]) {
+    const d = draft(request);
+    assert.equal(d.publishable, false, `${request}: ${JSON.stringify(d.spec?.steps)}`);
+    assert.ok(
+      d.questions.some((q) => q.question.includes('is what follows "then" what should happen')),
+      `${request}: ${JSON.stringify(d.questions)}`,
+    );
+  }
+  // Said with "instead", the words are the case the test names.
+  const d = draft("when a return is requested refund it unless it's over 100, then label it 'big' instead");
+  assert.ok(
+    !d.questions.some((q) => q.question.includes('is what follows "then"')),
+    JSON.stringify(d.questions),
+  );
+});

@@ -196,7 +196,7 @@ function testFirst(buf: RequestText, raw: string, eventNoun: (w: string) => bool
   return undefined;
 }
 
-/** "refund in full unless it's more than 150, in that case tag it large-refund instead". */
+/** "refund in full unless it's more than 150, in that case tag it large-refund instead" ("then ... instead" too). */
 function unlessThen(buf: RequestText, raw: string): Otherwise | undefined {
   const m = new RegExp(
     String.raw`\bunless\s+${SUBJECT}(?:${MONEY_TEST}|([a-z][a-z0-9-]*))\s*[,;]?\s*(?:and\s+)?(?:in (?:that|which) case|in that event|if (?:so|it is|it does|they are)|then)\b,?\s*(${END}?)(?:\s+instead)?\s*(?=[.;!?]|$)`,
@@ -204,6 +204,10 @@ function unlessThen(buf: RequestText, raw: string): Otherwise | undefined {
   ).exec(buf.text);
   if (!m?.indices) return undefined;
   if (m[5] !== undefined && NOT_A_VALUE.test(m[5])) return undefined;
+  // "approve it unless it's alcohol, then pay them back": "then" is the next step, not the case the
+  // test names, unless the words say "instead" ("..., then tag it instead").
+  if (/\bthen\b,?\s*$/.test(buf.text.slice(m.index, m.indices[6]![0])) && !/\binstead\s*$/.test(m[0]))
+    return undefined;
   const yes = m[6]!;
   if (!/[a-z]/.test(yes.replace(/"q[0-9]+"/g, ''))) return undefined;
   const end = m.index + m[0].length;
