@@ -314,6 +314,10 @@ test("a sign-off asked of the person a catalog tool names is that tool's step, a
     "leave requests: get the supervisr's sign-off and approve it",
     'leave requests: get their supervisor to sign off, then approve it',
     'when leave is requested send it to their supervisor for approval and then approve it',
+    // Said as the time the action waits for: the sign-off first, never dropped.
+    'leave requests: approve it once their supervisor has approved',
+    'leave requests: approve it after the supervisor signs off',
+    'leave requests: once the supervisor approves, approve it',
   ]) {
     const d = leaveDraft(r);
     assert.equal(d.publishable, true, `${r}: ${JSON.stringify(d.questions)}`);

@@ -92,7 +92,7 @@ const DANGLING_CONDITION =
 function splitSequence(s: string): { text: string; at: number }[] {
   const pieces: { text: string; at: number }[] = [];
   const re =
-    /,\s*(?:and\s+)?(?:then\s+)?|\s*&\s*(?:then\s+)?|\s+and then\s+|\s+then\s+|\s+and\s+|\s+after that,?\s+|\s+afterwards,?\s+|\bfirst,?\s+|\bfinally,?\s+|\bnext,?\s+|\s+before\s+|\s+after\s+|\s+once that is done,?\s+|:\s*|\s+-\s+|\s+plus\s+|\s+also\s+/g;
+    /,\s*(?:and\s+)?(?:then\s+)?|\s*&\s*(?:then\s+)?|\s+and then\s+|\s+then\s+|\s+and\s+|\s+after that,?\s+|\s+afterwards,?\s+|\bfirst,?\s+|\bfinally,?\s+|\bnext,?\s+|\s+before\s+|\s+after\s+|\s+once(?=\s+(?:the|their|his|her|my|our|your|a|an|it|they|he|she|someone|somebody|we|i)\s)\s+|\s+once that is done,?\s+|:\s*|\s+-\s+|\s+plus\s+|\s+also\s+/g;
   let from = 0;
   const marks: string[] = [];
   // "after scheduling payment (cap 800), email the vendor": the action said with "after" runs
@@ -112,10 +112,11 @@ function splitSequence(s: string): { text: string; at: number }[] {
     from = m.index + m[0].length;
   }
   pieces.push({ text: s.slice(from), at: from });
-  // "refund them after replying": the part after `after` runs first.
+  // "refund them after replying", "grant it once their manager has approved": the part after
+  // `after` / `once` runs first.
   const ordered: { text: string; at: number }[] = [];
   for (let i = 0; i < pieces.length; i++) {
-    if (marks[i] === 'after' && i + 1 < pieces.length) {
+    if ((marks[i] === 'after' || marks[i] === 'once') && i + 1 < pieces.length) {
       ordered.push(pieces[i + 1]!, pieces[i]!);
       i++;
     } else ordered.push(pieces[i]!);

@@ -38,6 +38,11 @@ const ASKED: readonly RegExp[] = [
   new RegExp(
     String.raw`${LEAD}(?:get|have|ask)\s+${WHOSE}([a-z]+?)(?:s|'s|s')?\s+(?:to\s+)?(?:approve|approval|sign off|ok|okay|authori[sz]e)(?:\s+(?:on\s+)?(?:it|this|that|them))?\s*$`,
   ),
+  // "once the manager approves", "their manager has signed off": the sign-off said as done, as
+  // the time the action after it waits for (read-clauses.ts runs it first).
+  new RegExp(
+    String.raw`${LEAD}(?:(?:once|after|when)\s+)?${WHOSE}([a-z]+?)(?:s|'s|s')?\s+(?:has\s+|have\s+)?(?:approved?|approves|signed off|signs off|sign off|ok'?d|okayed|okays|oks)(?:\s+(?:on\s+)?(?:it|this|that|them))?\s*$`,
+  ),
   // "send it to their manager for sign-off"
   new RegExp(
     String.raw`${LEAD}(?:send|route|pass|forward)\s+(?:it|this|them|the request)\s+(?:on\s+)?to\s+${WHOSE}([a-z]+?)(?:s|'s|s')?\s+for\s+(?:(?:their|his|her|an?)\s+)?${SIGNOFF}\s*$`,
@@ -151,4 +156,15 @@ export function approverAsked(text: string): string | undefined {
       text,
     ) ?? /\b([a-z]+)\s+(?:approves?|signs? off|oks?|okays?|decides?)\b/.exec(text);
   return m && APPROVERS.has(m[1]!) ? m[1] : undefined;
+}
+
+/**
+ * Whether a clause says a sign-off as the time an action waits for ("once their manager has
+ * approved", "after the manager signs off"): not a trigger, whatever word it starts with.
+ */
+export function signoffAsTime(text: string): boolean {
+  const m = new RegExp(
+    String.raw`\b(?:once|after|when)\s+${WHOSE}([a-z]+?)(?:s|'s|s')?\s+(?:has\s+|have\s+)?(?:approved?|approves|signed off|signs off|ok'?d|okayed|okays|oks)\b`,
+  ).exec(text);
+  return m !== null && APPROVERS.has(m[1]!);
 }

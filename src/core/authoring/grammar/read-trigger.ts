@@ -25,6 +25,7 @@ import { inferEvent } from './infer-event.ts';
 import { verbOfItsOwn } from './lone-event-verb.ts';
 import { spelledAs } from './one-slip-apart.ts';
 import type { Qualifier } from './read-field-tests.ts';
+import { signoffAsTime } from './read-signoff.ts';
 import { cutOut, knownWords, listOr, type RequestContext, type RequestText } from './request-context.ts';
 import { toolWords } from './tool-words.ts';
 import {
@@ -36,6 +37,8 @@ import {
   PREPS,
   STAND_INS,
   saysHappened,
+  sentenceEnd,
+  singular,
   splitType,
 } from './trigger-words.ts';
 import { isChannelWord } from './value-words.ts';
@@ -278,7 +281,14 @@ export function readTrigger(
   }
   const inferred = inferEvent(whole, ctx);
   const shape = ctx.events.find((e) => e.type === inferred);
-  if (inferred && shape) return { event: inferred, qualifiers: qualifiersOf(shape, false) };
+  if (inferred && shape) {
+    // "grant it once their manager has approved": a sign-off said as a time is no trigger; its
+    // words go back to the text for the step readers, never dropped.
+    if (signoffAsTime(clause[0]))
+      buf.text =
+        buf.text.slice(0, clause.index) + clause[0] + buf.text.slice(clause.index + clause[0].length);
+    return { event: inferred, qualifiers: qualifiersOf(shape, false) };
+  }
   askTrigger(ctx, `No known event matches "${clause[0].trim()}".`);
   return {};
 }
@@ -378,15 +388,6 @@ function actionStart(clause: string, ctx: RequestContext): number | undefined {
     }
   }
   return undefined;
-}
-
-function sentenceEnd(s: string): number {
-  const m = /[.;!?](\s|$)/.exec(s);
-  return m ? m.index : s.length;
-}
-
-function singular(w: string): string {
-  return w.endsWith('ies') ? `${w.slice(0, -3)}y` : w.endsWith('s') && !w.endsWith('ss') ? w.slice(0, -1) : w;
 }
 
 function askTrigger(ctx: RequestContext, why: string): void {

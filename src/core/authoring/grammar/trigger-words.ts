@@ -98,3 +98,14 @@ export function saysHappened(w: string, ctx: RequestContext): boolean {
     }) ?? false
   );
 }
+
+/** Where the first sentence of `s` ends (its end mark's index, or its length). */
+export function sentenceEnd(s: string): number {
+  const m = /[.;!?](\s|$)/.exec(s);
+  return m ? m.index : s.length;
+}
+
+/** A noun's singular, as an event type's noun is said ("refunds" -> refund, "policies" -> policy). */
+export function singular(w: string): string {
+  return w.endsWith('ies') ? `${w.slice(0, -3)}y` : w.endsWith('s') && !w.endsWith('ss') ? w.slice(0, -1) : w;
+}
