@@ -176,5 +176,10 @@ test('"pay it if it matches, up to $5000": the cap said after the test, the paym
     assert.equal(pay!.tool, 'schedule_payment');
     assert.equal(pay!.if, `steps.${read!.name}.output.matched == true`, request);
     assert.equal(d.spec!.limits.maxCostUsd, 5000);
+    // The read-back's words take their article ("names an invoice", not "a invoice").
+    assert.ok(
+      d.readBack?.assumed?.some((a) => a.endsWith('its description names an invoice.')),
+      request,
+    );
   }
 });

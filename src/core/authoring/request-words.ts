@@ -327,3 +327,6 @@ export function numberWord(w: string): number | undefined {
   if (i >= 0 && i <= 12) return i;
   return /^[0-9]{1,4}$/.test(w) ? Number(w) : undefined;
 }
+
+/** The indefinite article a word takes as written ("an invoice", "a refund"; by its first letter). */
+export const article = (word: string): 'a' | 'an' => (/^[aeiou]/i.test(word) ? 'an' : 'a');

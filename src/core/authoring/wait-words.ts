@@ -4,8 +4,10 @@
  * instant is quoted), a wait for an event names the event type, its match, its timeout and its
  * look-back window. Pure.
  */
+
 import type { WaitSpec } from '../spec/wait-step.ts';
 import { argWords } from './arg-words.ts';
+import { article } from './request-words.ts';
 
 const UNIT_WORDS = { s: 'second', m: 'minute', h: 'hour', d: 'day' } as const;
 
@@ -30,6 +32,5 @@ export function waitWords(w: WaitSpec): string {
   const back = w.lookback
     ? ` (one that arrived up to ${durationWords(w.lookback)} before the wait counts)`
     : ' (one that arrived since the run started counts)';
-  const article = /^[aeiou]/i.test(w.event) ? 'an' : 'a';
-  return `wait ${within}for ${article} ${w.event} event${where}${back}`;
+  return `wait ${within}for ${article(w.event)} ${w.event} event${where}${back}`;
 }

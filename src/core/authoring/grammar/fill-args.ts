@@ -14,7 +14,7 @@
 import type { ToolDescriptor } from '../../tools/tool-descriptor.ts';
 import { argWords } from '../arg-words.ts';
 import type { EventShape } from '../compiled-request.ts';
-import { FILLER, wordsOf } from '../request-words.ts';
+import { article, FILLER, wordsOf } from '../request-words.ts';
 import { classField } from './class-fields.ts';
 import { impliedRead, isDateTimeArg, pendingOutput } from './implied-reads.ts';
 import type { Clause } from './read-clauses.ts';
@@ -306,7 +306,7 @@ export function fillArgs(
       subjectUsed = true;
       args[n] = '{{event.subject}}';
       ctx.assumptions.push(
-        `${tool.name}'s ${n} is read as the ${event} event's subject: its description names ${/^[aeiou]/.test(noun) ? 'an' : 'a'} ${noun}.`,
+        `${tool.name}'s ${n} is read as the ${event} event's subject: its description names ${article(noun)} ${noun}.`,
       );
       continue;
     }

@@ -27,6 +27,8 @@ const APPROVERS = new Set(
   ),
 );
 const WHOSE = String.raw`(?:the |their |his |her |a |an |the employee |the requester |the person )?`;
+/** A sign-off said as done ("has approved", "signs off", "okayed"): the time an action waits for. */
+const SIGNED = String.raw`(?:has\s+|have\s+)?(?:approved?|approves|signed off|signs off|sign off|ok'?d|okayed|okays|oks)`;
 const LEAD = String.raw`^(?:(?:and|then|also|just|first|please|so|but)\s+)*(?:(?:it|this|that|they|these|those|each|every one)\s+)?`;
 
 const ASKED: readonly RegExp[] = [
@@ -41,7 +43,7 @@ const ASKED: readonly RegExp[] = [
   // "once the manager approves", "their manager has signed off": the sign-off said as done, as
   // the time the action after it waits for (read-clauses.ts runs it first).
   new RegExp(
-    String.raw`${LEAD}(?:(?:once|after|when)\s+)?${WHOSE}([a-z]+?)(?:s|'s|s')?\s+(?:has\s+|have\s+)?(?:approved?|approves|signed off|signs off|sign off|ok'?d|okayed|okays|oks)(?:\s+(?:on\s+)?(?:it|this|that|them))?\s*$`,
+    String.raw`${LEAD}(?:(?:once|after|when)\s+)?${WHOSE}([a-z]+?)(?:s|'s|s')?\s+${SIGNED}(?:\s+(?:on\s+)?(?:it|this|that|them))?\s*$`,
   ),
   // "send it to their manager for sign-off"
   new RegExp(
@@ -163,8 +165,8 @@ export function approverAsked(text: string): string | undefined {
  * approved", "after the manager signs off"): not a trigger, whatever word it starts with.
  */
 export function signoffAsTime(text: string): boolean {
-  const m = new RegExp(
-    String.raw`\b(?:once|after|when)\s+${WHOSE}([a-z]+?)(?:s|'s|s')?\s+(?:has\s+|have\s+)?(?:approved?|approves|signed off|signs off|ok'?d|okayed|okays|oks)\b`,
-  ).exec(text);
+  const m = new RegExp(String.raw`\b(?:once|after|when)\s+${WHOSE}([a-z]+?)(?:s|'s|s')?\s+${SIGNED}\b`).exec(
+    text,
+  );
   return m !== null && APPROVERS.has(m[1]!);
 }
