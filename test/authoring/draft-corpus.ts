@@ -15,6 +15,7 @@ import {
   type DraftCatalog,
   draftSpec,
   type EventShape,
+  eventShapesOf,
 } from '../../src/core/authoring/index.ts';
 import { hashOf } from '../../src/core/canonical/index.ts';
 import {
@@ -78,6 +79,17 @@ export const BLIND3_DIR = corpusDir('drafts-blind3');
  */
 export const BLIND4_DIR = corpusDir('drafts-blind4');
 
+/** The event shapes `keel draft` reads in a project made from a template: its events/*.json. */
+function templateEvents(name: string): EventShape[] {
+  const dir = join(corpusDir('..'), 'templates', name, 'events');
+  return eventShapesOf(
+    readdirSync(dir)
+      .filter((f) => f.endsWith('.json'))
+      .sort()
+      .map((f) => JSON.parse(readFileSync(join(dir, f), 'utf8'))),
+  );
+}
+
 /** A step as compared: a tool step's tool, args and `if`, or a choice's branches; names dropped. */
 export type ExpectedStep =
   | { tool: string; args: Record<string, unknown>; if?: string }
@@ -123,10 +135,16 @@ export function loadCorpus(dir = CORPUS_DIR): CorpusFile[] {
       // A held-out file names the file whose catalog it uses.
       const from = doc.catalogFrom === undefined ? doc : read(doc.catalogFrom);
       const tools = from.catalog === 'support-desk' ? supportDeskCatalog() : (from.tools ?? []);
+      // A file over a template (`template: <name>`, no `events:`) reads the template's sample events
+      // the way `keel draft` in a project made from it does: their fields and their sample values.
+      const events =
+        from.template !== undefined && from.events === undefined
+          ? templateEvents(from.template)
+          : (from.events ?? []);
       return {
         name: basename(f, '.yaml'),
         heldOut: doc.catalogFrom !== undefined,
-        catalog: { tools, events: from.events ?? [] },
+        catalog: { tools, events },
         cases: doc.cases.map((c) => ({ ...c, file: f })),
       };
     });
