@@ -16,6 +16,8 @@ export interface EventShape {
    * a request that is one of them is a test on that field (`payload.severity == "critical"`).
    */
   readonly values?: Readonly<Record<string, readonly string[]>>;
+  /** Subjects sample events show ("T-2001"): an id argument whose pattern they fit is the subject. */
+  readonly subjects?: readonly string[];
 }
 
 /** What a request is compiled against: the tenant's tools and, when known, its events. */

@@ -14,15 +14,19 @@ const MAX_VALUES = 20;
  * The event shapes sample events show (`{type, payload}` values, e.g. a project's events/*.json):
  * one shape per type, with every payload field any sample of it carries, and the short text values
  * samples show for a field (`values`, when any; a field with more than 20 is left without). Not an
- * event is skipped.
+ * event is skipped. The samples' subjects are kept the same way (`subjects`): they show what an
+ * event's subject looks like ("T-2001"), which tells an id argument's pattern whether it fits.
  */
 export function eventShapesOf(samples: readonly unknown[]): EventShape[] {
   const fields = new Map<string, Set<string>>();
   const values = new Map<string, Map<string, Set<string>>>();
+  const subjects = new Map<string, Set<string>>();
   for (const s of samples) {
     if (typeof s !== 'object' || s === null || Array.isArray(s)) continue;
-    const { type, payload } = s as { type?: unknown; payload?: unknown };
+    const { type, payload, subject } = s as { type?: unknown; payload?: unknown; subject?: unknown };
     if (typeof type !== 'string' || !/^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/.test(type)) continue;
+    if (typeof subject === 'string' && VALUE.test(subject))
+      subjects.set(type, (subjects.get(type) ?? new Set<string>()).add(subject));
     const set = fields.get(type) ?? new Set<string>();
     if (typeof payload === 'object' && payload !== null && !Array.isArray(payload))
       for (const [k, v] of Object.entries(payload)) {
@@ -44,6 +48,12 @@ export function eventShapesOf(samples: readonly unknown[]): EventShape[] {
         .filter(([, vs]) => vs.size <= MAX_VALUES)
         .sort(([a], [b]) => cmp(a, b))
         .map(([k, vs]) => [k, [...vs].sort(cmp)] as const);
-      return { type, payload: [...f].sort(), ...(kept.length ? { values: Object.fromEntries(kept) } : {}) };
+      const subs = subjects.get(type);
+      return {
+        type,
+        payload: [...f].sort(),
+        ...(kept.length ? { values: Object.fromEntries(kept) } : {}),
+        ...(subs && subs.size <= MAX_VALUES ? { subjects: [...subs].sort(cmp) } : {}),
+      };
     });
 }

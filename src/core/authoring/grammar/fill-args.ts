@@ -16,6 +16,7 @@ import { argWords } from '../arg-words.ts';
 import type { EventShape } from '../compiled-request.ts';
 import { article, FILLER, wordsOf } from '../request-words.ts';
 import { classField } from './class-fields.ts';
+import { idByPattern } from './id-by-pattern.ts';
 import { impliedRead, isDateTimeArg, pendingOutput } from './implied-reads.ts';
 import type { Clause } from './read-clauses.ts';
 import { askUnknownValues } from './read-unknown-values.ts';
@@ -307,6 +308,18 @@ export function fillArgs(
       args[n] = '{{event.subject}}';
       ctx.assumptions.push(
         `${tool.name}'s ${n} is read as the ${event} event's subject: its description names ${article(noun)} ${noun}.`,
+      );
+      continue;
+    }
+    // ...or the one of the subject and the id fields whose sample values fit the argument's pattern.
+    const byPattern =
+      isId(n) && payloadIds.length > 0 ? idByPattern(n, s.pattern, shape, payloadIds) : undefined;
+    if (byPattern !== undefined) {
+      if (byPattern.source === 'subject') subjectUsed = true;
+      args[n] =
+        byPattern.source === 'subject' ? '{{event.subject}}' : `{{event.payload.${byPattern.source}}}`;
+      ctx.assumptions.push(
+        `${tool.name}'s ${n} is read as the ${event} event's ${byPattern.source}: ${byPattern.why}.`,
       );
       continue;
     }

@@ -108,9 +108,10 @@ export function mapTool(c: Clause, ctx: RequestContext): ToolDescriptor | undefi
       if (candidates.length > 0) break;
     }
   }
-  // "DM them", "email them", "ack it": the catalog's one messaging tool, when no tool names the verb.
+  // "DM them", "email them", "ack it": the catalog's one messaging tool, when no tool names the verb
+  // ("send them: <text>" too: a text to send is a message).
   if (candidates.length === 0) {
-    const messaging = messagingTool(verb, ctx);
+    const messaging = messagingTool(verb === 'send' && /"q[0-9]+"/.test(c.text) ? 'message' : verb, ctx);
     if (messaging) {
       candidates = [messaging];
       ctx.assumptions.push(

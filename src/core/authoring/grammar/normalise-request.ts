@@ -24,6 +24,12 @@ const PHRASES: readonly [RegExp, string][] = [
     'refund',
   ],
   [/\bsend (?:them |the customer )?(?:a |their )?refund\b/g, 'refund'],
+  // "when the customer writes back", "once they got back to us": the event a reply is.
+  [/\b(?:writes back|gets back to (?:us|me|you))\b/g, 'replies'],
+  [
+    /\b(?:wrote back|got back to (?:us|me|you)|(?:has|have) (?:written|gotten|got) back(?: to (?:us|me|you))?)\b/g,
+    'replied',
+  ],
   [/\bwrite back(?: to)?\b/g, 'reply'],
   [/\bget back to\b/g, 'reply'],
   [/\blook up\b/g, 'lookup'],

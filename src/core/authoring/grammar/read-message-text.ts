@@ -31,8 +31,9 @@ import { isEventWord } from './trigger-words.ts';
 
 /** Verbs that send words to a person. */
 const VERBS =
-  'reply|respond|answer|tell|told|warn|email|e-mail|mail|dm|pm|ping|message|msg|notify|inform|ack|acknowledge|write(?: back)?|say|saying|with|let|post|announce|publish';
+  'reply|respond|answer|tell|told|warn|email|e-mail|mail|dm|pm|ping|message|msg|notify|inform|ack|acknowledge|write(?: back)?|say|saying|with|let|post|announce|publish|send';
 /** Lead-ins that are no verb of their own: "with: <text>" (right before its colon), "saying <text>". */
+/** "send" leads words to send only before a colon ("send them: thanks, ..."): "send them a link" is no text. */
 const LEADS = new Set(['with', 'saying']);
 /** Who the words go to, after the verb (no colon): one short noun phrase. */
 const WHOM = String.raw`(?:to\s+)?(?:them|him|her|em|the\s+[a-z-]+|their\s+[a-z-]+|the\s+[a-z-]+'s\s+[a-z-]+)`;
@@ -122,9 +123,11 @@ export function readMessageTexts(
       : new RegExp(String.raw`^(?:\s+${WHOM})?\s*:\s+(?=\S)`).exec(rest);
     // "with" leads a text only right before its colon; "saying" anywhere ("a status post saying we're on it").
     if (verb === 'with' && !/^\s*:/.test(rest)) continue;
+    if (verb === 'send' && !c) continue;
     if (!clauseStart && !c && verb !== 'saying') continue;
     // "email tickets: ...", "chat cases ->": a channel heading the event's noun, not a message.
-    if (isEventWord(/^\s+([a-z-]+)/.exec(rest)?.[1] ?? '', ctx)) continue;
+    // ("reply refund issued, thanks ..." is a text: the event's noun heads nothing there).
+    if (isEventWord(/^\s+([a-z-]+)\s*(?::|-+>|→|\s-\s)/.exec(rest)?.[1] ?? '', ctx)) continue;
     if (c && verb !== 'say' && !/"q/.test(c[0]) && (!LEADS.has(verb) || /^\s*:/.test(c[0]))) {
       start = at + c[0].length;
       colon = true;
