@@ -18,6 +18,8 @@ export interface EventShape {
   readonly values?: Readonly<Record<string, readonly string[]>>;
   /** Subjects sample events show ("T-2001"): an id argument whose pattern they fit is the subject. */
   readonly subjects?: readonly string[];
+  /** Payload fields every sample gives as true or false: a word naming one is a test of it ("verified"). */
+  readonly flags?: readonly string[];
 }
 
 /** What a request is compiled against: the tenant's tools and, when known, its events. */

@@ -15,12 +15,15 @@ const MAX_VALUES = 20;
  * one shape per type, with every payload field any sample of it carries, and the short text values
  * samples show for a field (`values`, when any; a field with more than 20 is left without). Not an
  * event is skipped. The samples' subjects are kept the same way (`subjects`): they show what an
- * event's subject looks like ("T-2001"), which tells an id argument's pattern whether it fits.
+ * event's subject looks like ("T-2001"), which tells an id argument's pattern whether it fits; and
+ * the fields every sample gives as true or false (`flags`: "verified" says one).
  */
 export function eventShapesOf(samples: readonly unknown[]): EventShape[] {
   const fields = new Map<string, Set<string>>();
   const values = new Map<string, Map<string, Set<string>>>();
   const subjects = new Map<string, Set<string>>();
+  // Per type and field: whether every sample gives it as true or false.
+  const flags = new Map<string, Map<string, boolean>>();
   for (const s of samples) {
     if (typeof s !== 'object' || s === null || Array.isArray(s)) continue;
     const { type, payload, subject } = s as { type?: unknown; payload?: unknown; subject?: unknown };
@@ -32,6 +35,9 @@ export function eventShapesOf(samples: readonly unknown[]): EventShape[] {
       for (const [k, v] of Object.entries(payload)) {
         if (!/^[A-Za-z_][A-Za-z0-9_]{0,63}$/.test(k)) continue;
         set.add(k);
+        const byType = flags.get(type) ?? new Map<string, boolean>();
+        byType.set(k, (byType.get(k) ?? true) && typeof v === 'boolean');
+        flags.set(type, byType);
         if (typeof v !== 'string' || !VALUE.test(v)) continue;
         const byField = values.get(type) ?? new Map<string, Set<string>>();
         const vs = byField.get(k) ?? new Set<string>();
@@ -49,11 +55,16 @@ export function eventShapesOf(samples: readonly unknown[]): EventShape[] {
         .sort(([a], [b]) => cmp(a, b))
         .map(([k, vs]) => [k, [...vs].sort(cmp)] as const);
       const subs = subjects.get(type);
+      const yesNo = [...(flags.get(type) ?? new Map<string, boolean>())]
+        .filter(([, all]) => all)
+        .map(([k]) => k)
+        .sort(cmp);
       return {
         type,
         payload: [...f].sort(),
         ...(kept.length ? { values: Object.fromEntries(kept) } : {}),
         ...(subs && subs.size <= MAX_VALUES ? { subjects: [...subs].sort(cmp) } : {}),
+        ...(yesNo.length ? { flags: yesNo } : {}),
       };
     });
 }

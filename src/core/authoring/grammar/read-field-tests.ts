@@ -13,6 +13,7 @@
 import type { EventShape } from '../compiled-request.ts';
 import { lemmas } from '../request-words.ts';
 import { classValues, note } from './class-fields.ts';
+import { flagOf, flagTest, readFlags } from './flag-fields.ts';
 import { fieldByPattern } from './patterned-values.ts';
 import { cutOut, knownWords, type RequestContext, type RequestText } from './request-context.ts';
 import { shortFormOf } from './value-short-forms.ts';
@@ -153,6 +154,8 @@ export function readFieldTests(
       0: noun || m[2] === undefined ? m[0] : m[0].slice(0, m[0].length - m[2].length - 1),
     });
   }
+  // "verified only", "if they're verified", "unverified customers" (flag-fields.ts).
+  out.push(...readFlags(buf, shape, ctx));
   const itIs =
     /\b(unless|except (?:if|when)|but not (?:if|when)|if|only if|when|only when|and) (?:it's|its|it is|they're|theyre|they are|it {3}|the [a-z]+ is|the [a-z]+ {3}) (?:just |only |a |an )*([a-z][a-z0-9-]*)(?: ones?)?(?=\s*(?:$|[,.;!?:)]|\band\b|\bthen\b))/g;
   for (const m of [...buf.text.matchAll(itIs)]) {
@@ -196,6 +199,14 @@ export function readQualifiers(
   const out: string[] = [];
   const unread: Qualifier[] = [];
   for (const q of qs) {
+    // "verified customers", "unverified ones": a yes/no field (flag-fields.ts).
+    const flag = q.field === undefined ? flagOf(q.word, shape) : undefined;
+    if (flag) {
+      const value = flag.negated === (q.negated ?? false);
+      ctx.assumptions.push(`"${q.word}" is read as the ${shape.type} event's ${flag.field} being ${value}.`);
+      out.push(flagTest(flag.field, value));
+      continue;
+    }
     const hit = fieldForValue(q.word, shape, ctx, q);
     if (hit) out.push(`payload.${hit.field} ${q.negated ? '!=' : '=='} ${JSON.stringify(hit.value)}`);
     else if (!q.known || q.negated) unread.push(q);

@@ -1,0 +1,76 @@
+/**
+ * Yes/no fields of an event said as a word of the request: "verified customers", "verified only",
+ * "if they're verified" is `payload.identity_verified == true`; "unverified", "not verified yet",
+ * "isn't verified" is `== false`. A yes/no field is one every sample event gives as true or false
+ * (`EventShape.flags`); its word is the last part of its name (`identity_verified`: "verified",
+ * `is_vip`: "vip"). A word two flags end in, or said both ways, is left for the question. Pure.
+ */
+import type { EventShape } from '../compiled-request.ts';
+import { lemmas } from '../request-words.ts';
+import { cutOut, type RequestContext, type RequestText } from './request-context.ts';
+
+/** The yes/no field of `shape` a word names ("verified" -> identity_verified), and whether it is turned around ("unverified"). */
+export function flagOf(word: string, shape: EventShape): { field: string; negated: boolean } | undefined {
+  const turned = /^(?:un|non-?)([a-z].*)$/.exec(word)?.[1];
+  for (const [w, negated] of [[word, false], ...(turned ? [[turned, true] as const] : [])] as const) {
+    const forms = lemmas(w);
+    const hits = (shape.flags ?? []).filter((f) => forms.includes(f.split('_').pop()!));
+    if (hits.length === 1) return { field: hits[0]!, negated };
+    if (hits.length > 1) return undefined;
+  }
+  return undefined;
+}
+
+/** A flag's test, as the trigger's `when` says it. */
+export function flagTest(field: string, value: boolean): string {
+  return `payload.${field} == ${value}`;
+}
+
+/** Words just before a flag's word that turn it around ("isn't verified", "not yet verified"). */
+const NOT =
+  /\b(?:not|isn'?t|aren'?t|wasn'?t|weren'?t|never|no longer)(?:\s+(?:yet|been|be|fully|already))*\s+$/;
+/** The lead-in of a test of the flag said as a condition: "if they're", "once the customer is", "only when". */
+const CONDITION =
+  /\b(?:only\s+)?(?:if|when|once|as long as|provided)\s+(?:(?:the|their|a|an)\s+[a-z]+\s+|(?:they|it|he|she)\s*)?(?:is|are|'s|'re|re|has been|have been|gets|get|got|been)?\s*$/;
+/** A request that says what happens otherwise: the flag is a branch's test, for the branch readers. */
+const BRANCHING = /\b(?:otherwise|else|instead|if not|unless)\b/;
+
+/**
+ * The yes/no fields the rest of the request says ("verified only", "if they're verified",
+ * "unverified customers"), as tests of the trigger, each word cut out and listed under Assumed.
+ * None when the request branches (what happens otherwise is the branch readers' to read).
+ */
+export function readFlags(buf: RequestText, shape: EventShape, ctx: RequestContext): string[] {
+  if (!shape.flags?.length || BRANCHING.test(buf.text)) return [];
+  const out = new Map<string, { value: boolean; said: string }>();
+  const cuts: { index: number; 0: string }[] = [];
+  for (const m of buf.text.matchAll(/\b[a-z][a-z-]*\b/g)) {
+    const flag = flagOf(m[0], shape);
+    if (!flag) continue;
+    const before = buf.text.slice(Math.max(0, m.index! - 30), m.index);
+    const not = NOT.exec(before);
+    const value = !(flag.negated || not !== null);
+    if ((out.get(flag.field)?.value ?? value) !== value) return [];
+    // "id verified", "identity verified": the field's other words go with it.
+    const parts = flag.field.split('_').slice(0, -1);
+    const named = /([a-z]{2,})\s+$/.exec(before);
+    const lead = !not && named && parts.some((p) => p.startsWith(named[1]!)) ? named[0].length : 0;
+    let start = m.index! - (not ? not[0].length : lead);
+    // "if they're verified", "once the customer is verified": the test's own lead-in goes too.
+    const cond = CONDITION.exec(buf.text.slice(Math.max(0, start - 40), start));
+    if (cond) start -= cond[0].length;
+    // "verified only", "not verified yet": so does a word after it that only stresses it.
+    const end =
+      m.index! +
+      m[0].length +
+      (/^\s+(?:only|yet)\b/.exec(buf.text.slice(m.index! + m[0].length))?.[0].length ?? 0);
+    const said = buf.text.slice(start, end);
+    out.set(flag.field, { value, said });
+    cuts.push({ index: start, 0: said });
+  }
+  for (const c of cuts) cutOut(buf, c);
+  return [...out].map(([field, { value, said }]) => {
+    ctx.assumptions.push(`"${said}" is read as the ${shape.type} event's ${field} being ${value}.`);
+    return flagTest(field, value);
+  });
+}
