@@ -215,3 +215,28 @@ test('numbers or lone letters after a messaging verb are no text: the text is as
     assert.equal(d.partial?.triggers[0]?.when, undefined, said);
   }
 });
+
+test("a text that starts with the event's noun is still the text; 'send them:' sends it", () => {
+  // "reply Booking cancelled, ...": the noun heads no channel ("email bookings: ..."), so the words are sent.
+  assert.deepEqual(
+    steps('when a booking is cancelled, reply Booking cancelled, we are sorry for the trouble'),
+    [
+      {
+        tool: 'message_patient',
+        args: {
+          patient_id: '{{event.payload.patient_id}}',
+          text: 'Booking cancelled, we are sorry for the trouble.',
+        },
+      },
+    ],
+  );
+  // "send" leads a text only before a colon; the text is a message, for the catalog's one messaging tool.
+  assert.deepEqual(steps('when a booking is cancelled, send them: sorry, we had to cancel your booking'), [
+    {
+      tool: 'message_patient',
+      args: { patient_id: '{{event.payload.patient_id}}', text: 'Sorry, we had to cancel your booking.' },
+    },
+  ]);
+  const link = draft('when a booking is cancelled, send them a link');
+  assert.equal(link.publishable, false, 'no colon: "a link" is no text to send');
+});

@@ -22,8 +22,25 @@ export function flagOf(word: string, shape: EventShape): { field: string; negate
 }
 
 /** A flag's test, as the trigger's `when` says it. */
-export function flagTest(field: string, value: boolean): string {
+function flagTest(field: string, value: boolean): string {
   return `payload.${field} == ${value}`;
+}
+
+/**
+ * The test a word of the trigger clause or an aside says when it names a yes/no field ("verified
+ * customers", "(unverified)"; `negated`: said after "not" / "except"), listed under Assumed.
+ */
+export function flagWordTest(
+  word: string,
+  negated: boolean,
+  shape: EventShape,
+  ctx: RequestContext,
+): string | undefined {
+  const flag = flagOf(word, shape);
+  if (!flag) return undefined;
+  const value = flag.negated === negated;
+  ctx.assumptions.push(`"${word}" is read as the ${shape.type} event's ${flag.field} being ${value}.`);
+  return flagTest(flag.field, value);
 }
 
 /** Words just before a flag's word that turn it around ("isn't verified", "not yet verified"). */

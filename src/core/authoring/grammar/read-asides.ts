@@ -8,6 +8,8 @@
  * field (`payload.plan != "free"`), a word as the field that holds it (read-field-tests.ts
  * fieldForValue: `payload.channel != "chat"`). A word no field holds is a question, never dropped.
  */
+
+import { flagWordTest } from './flag-fields.ts';
 import { audienceCondition } from './read-conditions.ts';
 import { fieldForValue } from './read-field-tests.ts';
 import { cutOut, type RequestContext, type RequestText } from './request-context.ts';
@@ -73,6 +75,9 @@ export function asideTests(
     const test = a.group
       ? groupTest(a, event, ctx)
       : (() => {
+          // "(verified only)": a yes/no field (flag-fields.ts).
+          const flag = flagWordTest(a.word, a.negated, shape, ctx);
+          if (flag !== undefined) return flag;
           const hit = fieldForValue(a.word, shape, ctx, { modifier: true });
           return hit
             ? `payload.${hit.field} ${a.negated ? '!=' : '=='} ${JSON.stringify(hit.value)}`

@@ -13,7 +13,7 @@
 import type { EventShape } from '../compiled-request.ts';
 import { lemmas } from '../request-words.ts';
 import { classValues, note } from './class-fields.ts';
-import { flagOf, flagTest, readFlags } from './flag-fields.ts';
+import { flagWordTest, readFlags } from './flag-fields.ts';
 import { fieldByPattern } from './patterned-values.ts';
 import { cutOut, knownWords, type RequestContext, type RequestText } from './request-context.ts';
 import { shortFormOf } from './value-short-forms.ts';
@@ -200,11 +200,9 @@ export function readQualifiers(
   const unread: Qualifier[] = [];
   for (const q of qs) {
     // "verified customers", "unverified ones": a yes/no field (flag-fields.ts).
-    const flag = q.field === undefined ? flagOf(q.word, shape) : undefined;
-    if (flag) {
-      const value = flag.negated === (q.negated ?? false);
-      ctx.assumptions.push(`"${q.word}" is read as the ${shape.type} event's ${flag.field} being ${value}.`);
-      out.push(flagTest(flag.field, value));
+    const flag = q.field === undefined ? flagWordTest(q.word, q.negated ?? false, shape, ctx) : undefined;
+    if (flag !== undefined) {
+      out.push(flag);
       continue;
     }
     const hit = fieldForValue(q.word, shape, ctx, q);

@@ -29,6 +29,7 @@ import { signoffAsTime } from './read-signoff.ts';
 import { cutOut, knownWords, listOr, type RequestContext, type RequestText } from './request-context.ts';
 import { toolWords } from './tool-words.ts';
 import {
+  clauseWords,
   eventVerbGroup,
   isEventWord,
   isNounOf,
@@ -114,15 +115,7 @@ export function readTrigger(
     return {};
   }
   const whole = buf.text;
-  const words =
-    clause[0]
-      // "aren't", "isn't", "don't": a negation, read as "not".
-      .replace(/\b[a-z]+n'?t\b/g, (w) =>
-        /^(?:aren|isn|wasn|weren|don|doesn|didn|haven|hasn)'?t$/.test(w) ? 'not' : w,
-      )
-      // A quotation stays one word, its marks kept, so a question shows it as the person wrote it.
-      .match(/"q[0-9]+"|[a-z0-9_-]+/g)
-      ?.map((w) => (w.startsWith('"') ? w : spelledAs(w, ctx))) ?? [];
+  const words = clauseWords(clause[0]).map((w) => (w.startsWith('"') ? w : spelledAs(w, ctx)));
   cutOut(buf, clause);
   const verbIdx = words.findIndex((w, i) => i > 0 && eventVerbGroup(w) !== undefined);
   const verbGroup = verbIdx >= 0 ? eventVerbGroup(words[verbIdx]!) : undefined;

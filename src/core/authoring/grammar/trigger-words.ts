@@ -109,3 +109,19 @@ export function sentenceEnd(s: string): number {
 export function singular(w: string): string {
   return w.endsWith('ies') ? `${w.slice(0, -3)}y` : w.endsWith('s') && !w.endsWith('ss') ? w.slice(0, -1) : w;
 }
+
+/**
+ * The words of a trigger clause: "aren't", "isn't", "don't" read as "not"; "they're", "it's", "the
+ * customer's" without their contraction or possessive; a quotation one word, its marks kept (so a
+ * question shows it as the person wrote it).
+ */
+export function clauseWords(clause: string): string[] {
+  return (
+    clause
+      .replace(/\b[a-z]+n'?t\b/g, (w) =>
+        /^(?:aren|isn|wasn|weren|don|doesn|didn|haven|hasn)'?t$/.test(w) ? 'not' : w,
+      )
+      .replace(/(?<=[a-z])'(?:re|ve|ll|d|m|s)\b/g, '')
+      .match(/"q[0-9]+"|[a-z0-9_-]+/g) ?? []
+  );
+}
