@@ -23,6 +23,7 @@ import type { FlowStep } from '../spec/flow-steps.ts';
 import { isSpecId } from '../spec/validate-spec.ts';
 import type { TriggerSpec, WorkflowSpec } from '../spec/workflow-spec.ts';
 import type { CompiledRequest, CompileOptions, DraftCatalog } from './compiled-request.ts';
+import { boundedEvents } from './grammar/bounded-events.ts';
 import { branchMoney, readBranch } from './grammar/build-branch.ts';
 import { fillFromEarlierReads } from './grammar/earlier-outputs.ts';
 import { fillArgs } from './grammar/fill-args.ts';
@@ -188,6 +189,8 @@ export function compileRequest(
     ...countConditions(countTests, event, ctx),
     ...fieldTests,
     ...(branch?.when ? [branch.when] : []),
+    // "expenses under 75 → approve and reimburse": the bound says which events too (bounded-events.ts).
+    ...(branch ? [] : boundedEvents(unread, money.filters, money.caps, steps, event, ctx)),
   ]);
   for (const s of steps.filter((s) => noSignoff.includes(s.tool.name)))
     ctx.questions.push({

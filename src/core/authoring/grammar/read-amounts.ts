@@ -14,6 +14,20 @@ import { cutOut, type RequestText } from './request-context.ts';
 export interface MoneyBounds {
   caps: number[];
   lowerBounds: { op: '>' | '>='; usd: number }[];
+  /**
+   * The caps said as which amounts ("expenses under 75", "up to $60", "<$15", "$50 or less"), not
+   * only as what a run may spend ("cap $90", "max 40"): where a step acts before the money moves,
+   * they bound which events the workflow acts on too (bounded-events.ts).
+   */
+  filters: { op: '<' | '<='; usd: number; at: number }[];
+}
+
+/** The comparison a cap's words make of the amount, when they say which amounts (see `filters`). */
+function filterOp(said: string): '<' | '<=' | undefined {
+  if (/(?:^|\b)(?:under|below|less than|smaller than|beneath)\s|(?:^|\s)<(?!=)/.test(said)) return '<';
+  if (/\b(?:up to|at most|no more than|not more than|or less|or under|or below)\b|<=|≤/.test(said))
+    return '<=';
+  return undefined;
 }
 
 const NUMBER = String.raw`(?:[0-9]{1,3}(?:,[0-9]{3})+|[0-9]+)(?:\.[0-9]{1,2})?k?`;
@@ -48,7 +62,12 @@ export function usdOfCents(written: string): number {
 }
 
 export function readMoney(buf: RequestText): MoneyBounds {
-  const out: MoneyBounds = { caps: [], lowerBounds: [] };
+  const out: MoneyBounds = { caps: [], lowerBounds: [], filters: [] };
+  const cap = (usd: number, m: RegExpExecArray) => {
+    out.caps.push(usd);
+    const op = filterOp(m[0]);
+    if (op) out.filters.push({ op, usd, at: m.index });
+  };
   // An AMOUNT's groups from `at`: dollars after "$", dollars before a unit, whole cents; then a
   // BOUND_AMOUNT's bare number.
   const amount = (m: RegExpExecArray, at: number) => {
@@ -62,7 +81,7 @@ export function readMoney(buf: RequestText): MoneyBounds {
   // "<$15", "<= 15": the sign is an upper bound too.
   const sign = new RegExp(String.raw`${IF_IT}(?:<=?|≤)\s*${BOUND_AMOUNT}`, 'g');
   for (let m = sign.exec(buf.text); m; m = sign.exec(buf.text)) {
-    out.caps.push(amount(m, 1));
+    cap(amount(m, 1), m);
     cutOut(buf, m);
   }
   const unless = new RegExp(
@@ -95,12 +114,12 @@ export function readMoney(buf: RequestText): MoneyBounds {
     'g',
   );
   for (let m = upper.exec(buf.text); m; m = upper.exec(buf.text)) {
-    out.caps.push(amount(m, 1));
+    cap(amount(m, 1), m);
     cutOut(buf, m);
   }
   for (let m = orLess.exec(buf.text); m; m = orLess.exec(buf.text)) {
     // Groups 1-3: an amount before "cap"; 4-7: before "max" (or a bare number).
-    out.caps.push((m[1] ?? m[2] ?? m[3]) ? amount(m, 1) : amount(m, 4));
+    cap((m[1] ?? m[2] ?? m[3]) ? amount(m, 1) : amount(m, 4), m);
     cutOut(buf, m);
   }
   for (let m = lowerRe.exec(buf.text); m; m = lowerRe.exec(buf.text)) {

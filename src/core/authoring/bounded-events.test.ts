@@ -1,0 +1,75 @@
+/**
+ * A money bound said of the events, as a heading, bounds which events the workflow acts on when a
+ * step acts before the money moves (grammar/bounded-events.ts): the spend cap alone would refuse
+ * the payment of a $100 claim only after the claim had been approved. Said with the money's own
+ * action, or with nothing acting first, the bound stays the cap alone. Over a catalog of its own
+ * (an insurer's small claims).
+ */
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { tool } from '../../../test/authoring/catalog-tool.ts';
+import { compileRequest } from './compile-request.ts';
+import { type DraftCatalog, draftSpec } from './index.ts';
+
+const claim = { type: 'string', pattern: '^CL-[0-9]+$' };
+const claims: DraftCatalog = {
+  tools: [
+    tool({
+      name: 'approve_claim',
+      description: 'Approves a claim.',
+      args: {
+        type: 'object',
+        required: ['claim_id'],
+        properties: { claim_id: claim },
+        additionalProperties: false,
+      },
+    }),
+    tool({
+      name: 'pay_claim',
+      description: 'Pays a claim out to the policy holder.',
+      args: {
+        type: 'object',
+        required: ['claim_id', 'amount_usd'],
+        properties: { claim_id: claim, amount_usd: { type: 'number', minimum: 0 } },
+        additionalProperties: false,
+      },
+      destructive: true,
+      cost: { fromArg: 'amount_usd' },
+    }),
+  ],
+  events: [{ type: 'claim.filed', payload: ['amount_usd', 'policy_id'] }],
+};
+
+const draft = (request: string) => draftSpec(compileRequest(request, claims), claims);
+
+test('a bound said of the claims, with an approval before the payment, is a test of the trigger and the cap', () => {
+  for (const [request, when] of [
+    ['claims under $75 → approve and pay them', 'payload.amount_usd < 75'],
+    ['claims up to $75: approve them and pay them', 'payload.amount_usd <= 75'],
+    ['when a claim under $75 is filed, approve it and pay it', 'payload.amount_usd < 75'],
+  ] as const) {
+    const d = draft(request);
+    assert.equal(d.publishable, true, `${request}: ${JSON.stringify(d.questions)}`);
+    assert.deepEqual(d.spec!.triggers, [{ event: 'claim.filed', when }], request);
+    assert.equal(d.spec!.limits.maxCostUsd, 75, request);
+    assert.ok(
+      d.readBack?.assumed?.some((a) => a.includes('approve_claim acts before pay_claim moves the money')),
+      `${request}: ${JSON.stringify(d.readBack?.assumed)}`,
+    );
+  }
+});
+
+test('a bound said with the payment, or with nothing acting before it, stays the cap alone', () => {
+  for (const request of [
+    // The approval is for every claim; the bound is the payment's.
+    'when a claim is filed, approve it, then pay anyone under $75',
+    // Nothing acts before the payment: the cap refuses what the words exclude.
+    'claims under $75: pay them',
+    'when a claim is filed, pay it, up to $75',
+  ]) {
+    const d = draft(request);
+    assert.equal(d.publishable, true, `${request}: ${JSON.stringify(d.questions)}`);
+    assert.deepEqual(d.spec!.triggers, [{ event: 'claim.filed' }], request);
+    assert.equal(d.spec!.limits.maxCostUsd, 75, request);
+  }
+});

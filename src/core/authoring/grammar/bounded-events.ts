@@ -1,0 +1,52 @@
+/**
+ * A money bound said of the events, as a heading ("USD expenses under 75 → approve and reimburse",
+ * "under $25: approve it and pay it"), bounds which events the workflow acts on, not only what a
+ * run may spend, when a step acts before the money moves: the spend cap refuses a reimbursement of
+ * $100, but the approval before it would already have been made. So the trigger also tests the
+ * amount the money step moves (`payload.amount_usd < 75`), listed under Assumed. A bound said with
+ * an action ("reply, then refund anyone under $50": the reply is for everyone) or where nothing
+ * acts before the money moves ("refund requests under $50: refund them") stays the cap alone.
+ */
+import { formatUsd } from '../../money.ts';
+import { FILLER } from '../request-words.ts';
+import type { DraftStep, RequestContext } from './request-context.ts';
+import { isEventWord, NEUTRAL, STAND_INS } from './trigger-words.ts';
+
+/** Words a heading names its events with, besides their noun: "all USD expenses", "when any new ones". */
+const HEADING =
+  /^(?:all|any|every|each|new|incoming|only|usd|eur|gbp|cad|aud|jpy|with|from|that|are|is|ones?|when|whenever|for|on|if)$/;
+
+/** Whether the words before `at` only name the events (or there are none): the request's heading. */
+function saidOfEvents(text: string, at: number, ctx: RequestContext): boolean {
+  return (text.slice(0, at).match(/[a-z0-9'-]+/g) ?? []).every(
+    (w) => isEventWord(w, ctx) || HEADING.test(w) || FILLER.has(w) || NEUTRAL.has(w) || STAND_INS.has(w),
+  );
+}
+
+export function boundedEvents(
+  text: string,
+  filters: readonly { op: '<' | '<='; usd: number; at: number }[],
+  caps: readonly number[],
+  steps: readonly DraftStep[],
+  event: string | undefined,
+  ctx: RequestContext,
+): string[] {
+  const [filter] = filters;
+  // One bound, and it is the cap (several are the cap's question already).
+  if (filter === undefined || new Set(caps).size !== 1 || filters.some((f) => f.usd !== filter.usd))
+    return [];
+  if (!saidOfEvents(text, filter.at, ctx)) return [];
+  const at = steps.findIndex((s) => s.tool.cost?.fromArg !== undefined);
+  const money = steps[at];
+  if (money === undefined) return [];
+  const before = steps.slice(0, at).filter((s) => s.tool.effect !== 'read');
+  if (before.length === 0) return [];
+  const field = /^\{\{event\.payload\.([A-Za-z_][A-Za-z0-9_]*)\}\}$/.exec(
+    String(money.step.args[money.tool.cost!.fromArg!] ?? ''),
+  )?.[1];
+  if (field === undefined) return [];
+  ctx.assumptions.push(
+    `$${formatUsd(filter.usd)} bounds which ${event ?? 'trigger'} events the workflow acts on, not only what it spends: ${before.map((s) => s.tool.name).join(', ')} ${before.length === 1 ? 'acts' : 'act'} before ${money.tool.name} moves the money, so the trigger tests ${field} ${filter.op} ${filter.usd} too.`,
+  );
+  return [`payload.${field} ${filter.op} ${filter.usd}`];
+}
