@@ -170,7 +170,7 @@ export function compileRequest(
     ctx,
   ).length;
   // Arguments an earlier read step returns by name, or names in the step's words ("the order total").
-  fillFromEarlierReads(steps, flow, ctx);
+  fillFromEarlierReads(steps, flow, ctx, event);
 
   // Conditions become the trigger's `when`; money bounds become the spend cap.
   const when = alternatives([

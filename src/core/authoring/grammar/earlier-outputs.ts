@@ -9,7 +9,9 @@
  *   ("not just the amount"), is that field, instead of the event's amount;
  * - an id argument read from the event's subject when another id argument of the draft already is
  *   (`customer_id`, then `export_id`) is what the one earlier step whose tool is named for it made
- *   (`build_export`): the subject is one thing. Several such steps: a question (which one).
+ *   (`build_export`): the subject is one thing. Several such steps: a question (which one). So is
+ *   the first id argument read from it when an earlier step opened or created what it names and
+ *   the event is not about that (`incident_id` after open_incident, on an alert).
  *
  * Each is listed under "Assumed". Only top-level read steps before the step (or before the branch
  * holding it) count: a step never reads an output that runs later or only on another path. Pure.
@@ -19,6 +21,20 @@ import type { StepSpec } from '../../spec/workflow-spec.ts';
 import { outputsOf } from './implied-reads.ts';
 import { type DraftStep, listOr, type RequestContext } from './request-context.ts';
 
+/** Verbs a tool is named with when it makes the thing it names (open_incident, create_ticket). */
+const OPENS = new Set([
+  'open',
+  'create',
+  'build',
+  'make',
+  'generate',
+  'file',
+  'raise',
+  'start',
+  'add',
+  'log',
+  'new',
+]);
 const UNIT = new Set(['usd', 'cents', 'cent', 'dollars', 'eur', 'gbp']);
 const NEGATED_BEFORE = /(?:\b(?:not|never|instead of|rather than)|n't)\s+(?:[a-z'$-]+\s+){0,3}$/;
 
@@ -44,12 +60,14 @@ export function fillFromEarlierReads(
   steps: readonly DraftStep[],
   flow: readonly FlowStep[],
   ctx: RequestContext,
+  event?: string,
 ): void {
   const byStep = new Map(steps.map((d) => [d.step, d]));
   const reads: { name: string; tool: string; fields: string[] }[] = [];
   const answered = new Set<string>();
   const unanswered = new Set<string>();
-  const made: { name: string; tool: string }[] = [];
+  const made: { name: string; tool: string; opens: boolean }[] = [];
+  const noun = event?.slice(0, event.lastIndexOf('.'));
   let subjectAs: string | undefined;
   for (const top of flow) {
     for (const s of toolStepsIn(top)) {
@@ -81,16 +99,23 @@ export function fillFromEarlierReads(
       // (`export_id` after `customer_id`) is what an earlier step named for it made (build_export).
       for (const [n, v] of Object.entries(args)) {
         if (v !== '{{event.subject}}' || !/_id$/.test(n)) continue;
-        if (subjectAs === undefined || subjectAs === n) {
+        const stem = n.replace(/_id$/, '');
+        // ...and so is the first one, when it names what an earlier step of the draft opened or
+        // created (`incident_id` after open_incident), not the event's own noun (an alert's subject
+        // is no incident).
+        const opened = stem !== noun ? made.filter((m) => m.opens && m.tool.split('_').includes(stem)) : [];
+        if ((subjectAs === undefined || subjectAs === n) && opened.length !== 1) {
           subjectAs = n;
           continue;
         }
-        const stem = n.replace(/_id$/, '');
-        const makers = made.filter((m) => m.tool.split('_').includes(stem));
+        const makers =
+          subjectAs === undefined || subjectAs === n
+            ? opened
+            : made.filter((m) => m.tool.split('_').includes(stem));
         if (makers.length === 1) {
           args[n] = `{{steps.${makers[0]!.name}.output.${n}}}`;
           ctx.assumptions.push(
-            `${s.name} (${tool.name})'s ${n} is what ${makers[0]!.name} (${makers[0]!.tool}) made: the event's subject is its ${subjectAs}.`,
+            `${s.name} (${tool.name})'s ${n} is what ${makers[0]!.name} (${makers[0]!.tool}) made: ${subjectAs === undefined || subjectAs === n ? `the ${event ?? 'trigger'} event's subject is no ${stem}` : `the event's subject is its ${subjectAs}`}.`,
           );
         } else if (makers.length > 1)
           ctx.questions.push({
@@ -119,7 +144,8 @@ export function fillFromEarlierReads(
     if ('tool' in top) {
       const s = top as StepSpec;
       const tool = byStep.get(s)?.tool ?? ctx.tools.find((t) => t.name === s.tool);
-      if (tool && tool.effect !== 'read') made.push({ name: s.name, tool: tool.name });
+      if (tool && tool.effect !== 'read')
+        made.push({ name: s.name, tool: tool.name, opens: OPENS.has(tool.name.split('_')[0]!) });
       if (tool?.effect === 'read')
         reads.push({ name: s.name, tool: tool.name, fields: outputsOf(tool).fields.map((f) => f.name) });
     }
