@@ -190,7 +190,7 @@ export function compileRequest(
     ...fieldTests,
     ...(branch?.when ? [branch.when] : []),
     // "expenses under 75 → approve and reimburse": the bound says which events too (bounded-events.ts).
-    ...(branch ? [] : boundedEvents(unread, money.filters, money.caps, steps, event, ctx)),
+    ...(branch ? [] : boundedEvents(lower, money.filters, money.caps, steps, event, ctx)),
   ]);
   for (const s of steps.filter((s) => noSignoff.includes(s.tool.name)))
     ctx.questions.push({

@@ -8,18 +8,17 @@
  * acts before the money moves ("refund requests under $50: refund them") stays the cap alone.
  */
 import { formatUsd } from '../../money.ts';
-import { FILLER } from '../request-words.ts';
 import type { DraftStep, RequestContext } from './request-context.ts';
 import { isEventWord, NEUTRAL, STAND_INS } from './trigger-words.ts';
 
 /** Words a heading names its events with, besides their noun: "all USD expenses", "when any new ones". */
 const HEADING =
-  /^(?:all|any|every|each|new|incoming|only|usd|eur|gbp|cad|aud|jpy|with|from|that|are|is|ones?|when|whenever|for|on|if)$/;
+  /^(?:a|an|the|of|in|to|by|at|their|its|our|all|any|every|each|new|incoming|only|usd|eur|gbp|cad|aud|jpy|with|from|that|are|is|ones?|when|whenever|for|on|if)$/;
 
 /** Whether the words before `at` only name the events (or there are none): the request's heading. */
 function saidOfEvents(text: string, at: number, ctx: RequestContext): boolean {
   return (text.slice(0, at).match(/[a-z0-9'-]+/g) ?? []).every(
-    (w) => isEventWord(w, ctx) || HEADING.test(w) || FILLER.has(w) || NEUTRAL.has(w) || STAND_INS.has(w),
+    (w) => isEventWord(w, ctx) || HEADING.test(w) || NEUTRAL.has(w) || STAND_INS.has(w),
   );
 }
 
