@@ -28,6 +28,19 @@ import { toolWords } from './tool-words.ts';
 const UNMAPPED_MARKERS =
   /\b(if|unless|except|weekdays?|weekends?|business hours|monday|tuesday|wednesday|thursday|friday|saturday|sunday|o'clock|[0-9]+ ?(?:am|pm)|percent|between|twice|half|halves|double|triple|quarter|partial|partially|part of|portion|retry|retries|every day|daily|hourly|weekly|minutes?|hours?|days?|weeks?|months?|later|again|once more|second time|instead|only)\b|%/;
 
+/**
+ * Whether a tool is named for `marker` ("retry" with retry_payment), or, for a percentage, takes a
+ * `percent` argument. Durations stay markers: which step a time is for is read elsewhere, or asked.
+ */
+function catalogNames(marker: string, ctx: RequestContext): boolean {
+  const percent = marker === '%' || marker === 'percent';
+  return ctx.tools.some((t) =>
+    percent
+      ? Object.keys((t.args.properties ?? {}) as object).some((n) => /(?:^|_)(?:percent|pct)(?:_|$)/.test(n))
+      : t.name.split('_').some((w) => lemmas(w).includes(marker) || lemmas(marker).includes(w)),
+  );
+}
+
 /** Whether a verb names an action some tool of the catalog does by its own words (not a generic verb). */
 function namesATool(verb: string, ctx: RequestContext): boolean {
   if (GENERIC_VERBS.has(verb)) return false;
@@ -50,7 +63,11 @@ export function mapTool(c: Clause, ctx: RequestContext): ToolDescriptor | undefi
     .split(/[^a-z0-9'-]+/)
     .filter(Boolean);
   const content = tokens.filter((t) => !FILLER.has(t));
-  const leftover = UNMAPPED_MARKERS.exec(c.text.replace(/"q[0-9]+"/g, ' '));
+  // A marker a tool of the catalog is named for ("retry the card" with retry_payment), or a
+  // percentage a tool takes ("20% off" with a `percent` argument), is the tool's to read.
+  const leftover = [...c.text.replace(/"q[0-9]+"/g, ' ').matchAll(new RegExp(UNMAPPED_MARKERS, 'g'))].find(
+    (m) => !catalogNames(m[0], ctx),
+  );
   if (leftover) {
     ctx.questions.push({
       about: 'request',

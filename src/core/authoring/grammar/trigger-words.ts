@@ -80,9 +80,17 @@ export function isEventWord(w: string, ctx: RequestContext): boolean {
   return ctx.events?.some((e) => isNounOf(w, e)) ?? false;
 }
 
+/**
+ * An event type's noun and verb: `refund.requested` -> refund, requested. A verb part that names
+ * its own noun first (`invoice.payment_failed`, Stripe's way) gives that noun to the noun part:
+ * invoice.payment, failed.
+ */
 export function splitType(type: string): [string, string] {
   const i = type.lastIndexOf('.');
-  return i < 0 ? [type, ''] : [type.slice(0, i), type.slice(i + 1)];
+  if (i < 0) return [type, ''];
+  const verb = type.slice(i + 1);
+  const j = verb.lastIndexOf('_');
+  return j > 0 ? [`${type.slice(0, i)}.${verb.slice(0, j)}`, verb.slice(j + 1)] : [type.slice(0, i), verb];
 }
 
 /**
