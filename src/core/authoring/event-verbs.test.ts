@@ -121,3 +121,25 @@ test('every form of an event verb names it: the verb, its -s, -ing, -ed forms an
     }),
   );
 });
+
+test('an event named by its act said as a noun: cancellations, escalations, approvals', () => {
+  const desk: DraftCatalog = {
+    tools: [tool({ name: 'tag_case', description: 'Tags a case.', args: idArg('case_id') })],
+    events: [
+      { type: 'booking.cancelled', payload: [] },
+      { type: 'case.escalated', payload: [] },
+      { type: 'loan.approved', payload: [] },
+    ],
+  };
+  for (const [request, event] of [
+    ['cancellations: tag the case', 'booking.cancelled'],
+    ['on every escalation, tag the case', 'case.escalated'],
+    ['approvals -> tag the case', 'loan.approved'],
+  ] as const) {
+    const d = draft(request, desk);
+    assert.equal(d.spec?.triggers[0]?.event, event, `${request}: ${JSON.stringify(d.questions)}`);
+  }
+  assert.ok(verbFormsOf('cancellations').includes('cancel'));
+  assert.ok(verbFormsOf('submissions').includes('submit'));
+  assert.equal(namesEventVerb('renewals', { type: 'plan.cancelled', payload: [] }), false);
+});

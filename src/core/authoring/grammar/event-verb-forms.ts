@@ -3,7 +3,8 @@
  * "all leavers", "someone leaving", "shipments", "returns", "when something ships". A word names an
  * event type's verb when one of its plain forms is the verb's (hire, hires, hiring for hired), when
  * it is the verb's doer or result noun (leaver for leaving, shipment for shipped), or when it is a
- * verb of the same small group (starter, joiner for hired; departs, left for leaving). Pure helpers;
+ * verb of the same small group (starter, joiner for hired; departs, left for leaving), or its act
+ * said as a noun (cancellation for cancelled, escalation for escalated, approval for approved). Pure helpers;
  * read-trigger.ts takes the event only when exactly one of the catalog's fits, under "Assumed".
  */
 import type { EventShape } from '../compiled-request.ts';
@@ -39,6 +40,15 @@ export function verbFormsOf(w: string): string[] {
     addAll(stem);
     if (/(.)\1$/.test(stem)) addAll(stem.slice(0, -1)); // shipper -> ship
   }
+  // "cancellations", "escalations", "deletions", "submissions", "approvals", "renewals": the
+  // verb's act, said as a noun.
+  const act = /[^s]s$/.test(w) ? w.slice(0, -1) : w;
+  const ation = /^([a-z]{3,}?)(l?)ation$/.exec(act);
+  if (ation)
+    for (const x of [ation[1]!, `${ation[1]}${ation[2]}`, `${ation[1]}ate`, `${ation[1]}e`]) addAll(x);
+  else if (/[a-z]{3,}tion$/.test(act)) for (const x of [act.slice(0, -3), `${act.slice(0, -3)}e`]) addAll(x);
+  if (/[a-z]{3,}ssion$/.test(act)) addAll(`${act.slice(0, -5)}t`);
+  if (/[a-z]{4,}al$/.test(act)) for (const x of [act.slice(0, -2), `${act.slice(0, -2)}e`]) addAll(x);
   return [...out].filter((f) => f.length >= 3);
 }
 
