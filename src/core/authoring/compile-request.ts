@@ -127,7 +127,7 @@ export function compileRequest(
   const currency = currencyNot ?? readCurrency(buf) ?? readCurrencyBefore(buf, ctx);
   const asides = readAsides(buf, raw);
   const audience = readAudience(buf, ctx);
-  const { event, qualifiers } = readTrigger(buf, ctx);
+  const { event, qualifiers } = readTrigger(buf, ctx, said || apart ? lower : undefined);
   const restated = readRestated(buf, raw, event, ctx);
   const fieldTests = [
     ...asideTests(asides, event, ctx),

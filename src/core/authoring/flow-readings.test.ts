@@ -395,3 +395,26 @@ test('"A unless T, then B": never a draft that picks what "then" means; "in that
     JSON.stringify(d.questions),
   );
 });
+
+test('a test of a field on a value of several words is never read as one word of it, nor as "is"', () => {
+  for (const request of [
+    'returns: if the category is arrived damaged refund it (cap $120), otherwise email them: could you send us a photo?',
+    'returns: if the category is never arrived refund it, max $50, otherwise email them: we are looking into it',
+  ]) {
+    const d = draft(request);
+    const tests = JSON.stringify(d.spec ?? d.partial ?? {});
+    // A publishable draft would act on a value nobody said: "arrive", "is", "never".
+    assert.doesNotMatch(tests, /== \\"(?:arrive|is|never|arrived)\\"/, request);
+    assert.equal(d.publishable, false, `${request}: ${tests}`);
+  }
+});
+
+test('a choice that names no event starts on the one event its words are about', () => {
+  const spec = publishable(
+    "if the category is fraud label the return 'check', otherwise email them: we are on it",
+  );
+  assert.deepEqual(spec.triggers, [{ event: 'return.requested' }]);
+  const [choice] = spec.steps;
+  assert.ok(choice && 'choose' in choice, JSON.stringify(spec.steps));
+  assert.equal(choice.choose[0]!.when, 'payload.category == "fraud"');
+});

@@ -330,3 +330,8 @@ export function numberWord(w: string): number | undefined {
 
 /** The indefinite article a word takes as written ("an invoice", "a refund"; by its first letter). */
 export const article = (word: string): 'a' | 'an' => (/^[aeiou]/i.test(word) ? 'an' : 'a');
+
+/** A word that says an action: a verb of an action group ("refund", "tags") or a generic verb ("send"). */
+export function isActionVerb(w: string): boolean {
+  return GENERIC_VERBS.has(w) || lemmas(w).some((l) => groupOf(ACTION_GROUPS, l) !== undefined);
+}

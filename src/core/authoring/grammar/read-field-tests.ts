@@ -11,7 +11,7 @@
  * A word no field holds is a question, never dropped.
  */
 import type { EventShape } from '../compiled-request.ts';
-import { lemmas } from '../request-words.ts';
+import { isActionVerb, lemmas } from '../request-words.ts';
 import { classValues, note } from './class-fields.ts';
 import { flagWordTest, readFlags } from './flag-fields.ts';
 import { fieldByPattern } from './patterned-values.ts';
@@ -46,6 +46,8 @@ export function readFieldTests(
   for (const m of [...buf.text.matchAll(is)]) {
     const field = fieldNamed(m[2]!);
     if (!field) continue;
+    // "if the reason is never arrived refund it": the value ends before an action, never takes it in.
+    if (m[3]!.split(' ').slice(1).some(isActionVerb)) continue;
     const negated = NEGATIONS.test(m[1]!) !== / is not /.test(m[0]);
     // The value as written: "Acme", not "acme".
     const at = m.index + m[0].length - m[3]!.length;

@@ -12,6 +12,7 @@
  * the trigger is known). Cuts the test and the branches out of the text; the words before the test
  * ("if a refund request is") stay for the trigger reader.
  */
+import { isActionVerb } from '../request-words.ts';
 import type { NumberTest } from './read-number-tests.ts';
 import { cutOut, type RequestText } from './request-context.ts';
 
@@ -94,7 +95,7 @@ const POST: Record<string, MoneyTest['op']> = {
 };
 /** Words a word test never is: what the test is said of, not a value ("if it's ..."). */
 export const NOT_A_VALUE =
-  /^(?:it|its|it's|they|them|this|that|these|those|the|a|an|so|not|there|we|you|i|over|under|above|below|more|less|at|in|on|from|for|by)$/;
+  /^(?:it|its|it's|they|them|this|that|these|those|the|a|an|so|not|there|we|you|i|over|under|above|below|more|less|at|in|on|from|for|by|is|are|was|were|be|been)$/;
 /** What the test is said of: "it's", "its", "the total is", "a refund request is", "an alert   " ('s cut). */
 export const SUBJECT = String.raw`(?:(?:it's|its|it is|they're|theyre|they are|it|that's|thats|that is)\s+|(?:someone|somebody|anyone|anybody|they|the (?:employee|requester|user|person|customer))\s+(?:wants|want|asks for|ask for|is asking for|are asking for|requests|needs|asked for|requested)\s+(?:an?\s+|the\s+)?|(?:the|a|an)\s+[a-z]+(?:\s+[a-z]+)?\s+(?:is\s+|are\s+|\s+)?)?`;
 const ELSE = String.raw`(?:otherwise|else|if not|or else)`;
@@ -157,13 +158,22 @@ function afterAction(buf: RequestText, raw: string): Otherwise | undefined {
   return out;
 }
 
+/** A word an action starts with: an action's verb, or a word said before one ("just", "never"). */
+function startsAction(w: string): boolean {
+  return (
+    /^(?:just|also|then|please|pls|do|don't|dont|never|always|immediately|auto|automatically)$/.test(w) ||
+    isActionVerb(w)
+  );
+}
+
 /** "if it's over 300 flag it, otherwise reimburse it", "if an alert is critical open a sev1 otherwise a sev3". */
 function testFirst(buf: RequestText, raw: string, eventNoun: (w: string) => boolean): Otherwise | undefined {
   // A money test after "if" or "when"; a word test only after "if" ("when an invoice is received"
   // is a trigger), never a word that says something happened ("if it's resolved").
   const tests = [
     String.raw`\b(?:only )?(?:if|when)\s+${SUBJECT}()${MONEY_TEST}()`,
-    String.raw`\b(?:only )?if\s+${SUBJECT}()()()()()([a-z][a-z0-9-]*(?<!ed))`,
+    // (A whole word: never the head of one, "arrive" of "arrived damaged".)
+    String.raw`\b(?:only )?if\s+${SUBJECT}()()()()()([a-z][a-z0-9-]*(?<!ed)\b)`,
   ];
   for (const test of tests) {
     const m = new RegExp(
@@ -173,6 +183,10 @@ function testFirst(buf: RequestText, raw: string, eventNoun: (w: string) => bool
     if (!m?.indices) continue;
     // Group 6 is the word of a word test; empty in a money test.
     if (m[6] && NOT_A_VALUE.test(m[6])) continue;
+    // The word is the whole value only when an action follows it ("if the reason is fraud refund it"),
+    // or a comma: "if the reason is never arrived refund it" says a value of several words.
+    const next = /^\s*(,)?\s*([a-z']+)/.exec(buf.text.slice(m.indices[6]![1]));
+    if (m[6] && next && next[1] === undefined && !startsAction(next[2]!)) continue;
     const [yesAt, yesEnd] = m.indices[7]!;
     if (!/[a-z]/.test(m[7]!.replace(/"q[0-9]+"/g, ''))) continue;
     // The test starts at its operator or word; the words before it stay for the trigger reader when

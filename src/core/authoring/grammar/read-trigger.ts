@@ -51,6 +51,7 @@ const TRIGGER_START =
 export function readTrigger(
   buf: RequestText,
   ctx: RequestContext,
+  said?: string,
 ): { event?: string; qualifiers?: Qualifier[] } {
   const literal =
     /\b(?:on|when|event|after)\s+(?:the\s+)?(?:event\s+)?`?([a-z][a-z0-9_-]*\.[a-z][a-z0-9_.-]*[a-z0-9])`?/.exec(
@@ -109,7 +110,8 @@ export function readTrigger(
     }
   }
   if (!clause) {
-    const inferred = inferEvent(buf.text, ctx);
+    // (What the branch readers took out says the event too: "if the reason is ..., refund it, otherwise reply ...".)
+    const inferred = inferEvent(buf.text, ctx) ?? (said !== undefined ? inferEvent(said, ctx) : undefined);
     if (inferred) return { event: inferred };
     askTrigger(ctx, 'The request does not say what starts the workflow.');
     return {};
