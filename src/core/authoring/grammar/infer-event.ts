@@ -32,6 +32,15 @@ export function inferEvent(text: string, ctx: RequestContext): string | undefine
     found = verbs;
     why = `the request names no event; it is the only one whose noun and verb the request uses`;
   }
+  // "reason 'wrong size' -> reply ...": a field of the request's that only one event carries.
+  if (found.length === 0) {
+    const named = (f: string) => new RegExp(String.raw`\b${f.split('_').join('[ _]')}\b`).test(text);
+    const carrying = events.filter((e) => e.payload.some((f) => f.length > 3 && named(f)));
+    if (carrying.length === 1) {
+      found = carrying;
+      why = `the request names its ${carrying[0]!.payload.find(named)} field, and no other event carries one`;
+    }
+  }
   if (found.length === 0 && events.length === 1) {
     found = [...events];
     why = 'the request names no event, and the catalog knows only this one';

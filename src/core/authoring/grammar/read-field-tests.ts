@@ -15,6 +15,7 @@ import { isActionVerb, lemmas } from '../request-words.ts';
 import { classValues, note } from './class-fields.ts';
 import { flagWordTest, readFlags } from './flag-fields.ts';
 import { fieldByPattern } from './patterned-values.ts';
+import { readNamedValues } from './read-named-values.ts';
 import { cutOut, knownWords, type RequestContext, type RequestText } from './request-context.ts';
 import { shortFormOf } from './value-short-forms.ts';
 import { isChannelWord } from './value-words.ts';
@@ -29,7 +30,8 @@ export function readFieldTests(
 ): string[] {
   const shape = ctx.events?.find((e) => e.type === event);
   if (!shape) return [];
-  const out: string[] = [];
+  // "reason 'wrong size' ->", "reason = never arrived:": a field with its value (read-named-values.ts).
+  const out: string[] = readNamedValues(buf, raw, shape, ctx);
   const fieldNamed = (words: string): string | undefined => {
     const said = words.trim().replace(/\s+/g, '_');
     const hits = shape.payload.filter(
