@@ -1,5 +1,5 @@
 /**
- * "but" joins two actions ("approve claims but reject fraud"): each is read as its own step (or
+ * "but" and "+" join two actions ("approve claims but reject fraud"): each is read as its own step (or
  * asked about), never one step that takes the other's words as its values. Read by splitSequence
  * (grammar/read-clauses.ts); "but only if", "but not", "but never", "but ask me first" stay the
  * readers' that take them. Over a catalog of its own (an insurer's claims).
@@ -71,4 +71,16 @@ test('"but never", "but not" and "but only" stay conditions', () => {
   const d = draft('approve claims but never fraud');
   assert.equal(d.publishable, true, JSON.stringify(d.questions));
   assert.deepEqual(d.spec!.triggers, [{ event: 'claim.filed', when: 'payload.category != "fraud"' }]);
+});
+
+test('"+" joins two actions as "&" does: neither is dropped', () => {
+  for (const request of ['approve the claim + tag it "checked"', 'approve it+tag it "checked"']) {
+    const d = draft(request);
+    assert.equal(d.publishable, true, `${request}: ${JSON.stringify(d.questions)}`);
+    assert.deepEqual(
+      d.spec!.steps.map((s) => ('tool' in s ? s.tool : '')),
+      ['approve_claim', 'tag_claim'],
+      request,
+    );
+  }
 });

@@ -110,7 +110,7 @@ export function readMessageTexts(
     const verb = m[1]!;
     // A messaging verb at the start of a clause; elsewhere ("when a booking is cancelled email
     // them: ...") only right before its colon.
-    const clauseStart = /(?:^|[,;:.!?&(]\s*|\s-\s+|\b(?:and|then|just|also|please|so|but)\s+)$/.test(
+    const clauseStart = /(?:^|[,;:.!?&+(]\s*|\s-\s+|\b(?:and|then|just|also|please|so|but)\s+)$/.test(
       l.slice(0, m.index),
     );
     const at = m.index + verb.length;
