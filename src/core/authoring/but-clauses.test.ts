@@ -84,3 +84,18 @@ test('"+" joins two actions as "&" does: neither is dropped', () => {
     );
   }
 });
+
+test("an action said inside another step's words, with nothing between, is asked about, never dropped", () => {
+  const d = draft('approve the claim tag it "checked"');
+  assert.equal(d.publishable, false, JSON.stringify(d.spec));
+  assert.ok(
+    d.questions.some((q) => q.question.includes('says "tag" (tag_claim), but no step of the draft does it')),
+    JSON.stringify(d.questions),
+  );
+  // A word of the catalog said as a noun or an adjective is no action of its own.
+  const noun = draft('approve claims with the tag "checked"');
+  assert.ok(
+    !noun.questions.some((q) => q.question.includes('no step of the draft does it')),
+    JSON.stringify(noun.questions),
+  );
+});

@@ -25,6 +25,7 @@ import type { TriggerSpec, WorkflowSpec } from '../spec/workflow-spec.ts';
 import type { CompiledRequest, CompileOptions, DraftCatalog } from './compiled-request.ts';
 import { boundedEvents } from './grammar/bounded-events.ts';
 import { branchMoney, readBranch } from './grammar/build-branch.ts';
+import { askDroppedActions } from './grammar/dropped-actions.ts';
 import { fillFromEarlierReads } from './grammar/earlier-outputs.ts';
 import { fillArgs } from './grammar/fill-args.ts';
 import { placeImpliedReads } from './grammar/implied-reads.ts';
@@ -199,6 +200,7 @@ export function compileRequest(
     });
   const maxCostUsd = spendCap(money.caps, steps, ctx);
   checkCoverage(buf.text, steps, ctx);
+  askDroppedActions(steps, ctx);
   askUnusedYesNo(
     steps.map((s) => s.step.args),
     ctx,
