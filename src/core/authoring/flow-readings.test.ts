@@ -418,3 +418,17 @@ test('a choice that names no event starts on the one event its words are about',
   assert.ok(choice && 'choose' in choice, JSON.stringify(spec.steps));
   assert.equal(choice.choose[0]!.when, 'payload.category == "fraud"');
 });
+
+test('"for the rest" after a bound said of what is refunded is the else of that bound', () => {
+  const spec = publishable(
+    'returns: refund anything under $20, for the rest email them: a person will review it',
+  );
+  const [choice] = spec.steps;
+  assert.ok(choice && 'choose' in choice, JSON.stringify(spec.steps));
+  assert.equal(choice.choose[0]!.when, 'payload.amount_usd < 20');
+  assert.deepEqual(
+    [choice.choose[0]!.steps, choice.else ?? []].map((b) => b.map((s) => ('tool' in s ? s.tool : ''))),
+    [['refund_order'], ['email_buyer']],
+  );
+  assert.equal(spec.limits.maxCostUsd, 20);
+});

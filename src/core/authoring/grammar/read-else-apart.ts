@@ -11,7 +11,8 @@
  *     none, the one field test said ("V-100 invoices get paid, everyone else ...": other vendors);
  *   - "otherwise", "everything else", "the rest": "the X ones" said in its sentence ("prioritise
  *     the urgent ones"), else the one test said before it (a money bound, a duration, a customer
- *     group, a field test); several: a question, never a guess.
+ *     group, a field test, or, with none of those, the one upper bound said of which amounts:
+ *     "refund anything under 20 bucks, for the rest reply ..."); several: a question, never a guess.
  *
  * The test then decides a choice (build-branch.ts) between the actions said before the else and
  * the else's, and is no longer the trigger's. Pure; cuts the else out of the text as soon as it is
@@ -159,6 +160,22 @@ export function elseChoice(
     said.money.lowerBounds.length +
     (said.audience === undefined ? 0 : 1) +
     said.fieldTests.length;
+  // "refund anything under 20 bucks, for the rest reply ...": the one bound said of which amounts
+  // (it stays the money branch's cap too).
+  // Only a bound said of the things acted on ("anything under 20", "refunds under 20"), never of
+  // another quantity ("if the total they paid is under $20": not the event's amount).
+  const [upper] = said.money.filters;
+  const ofThem =
+    upper !== undefined &&
+    /\b(?:anything|anyone|everything|everyone|all|any|it|them|those|ones|(?!(?:is|was|has|its|this|does)\b)[a-z]+s)\s+$/i.test(
+      raw.slice(0, upper.at),
+    );
+  if (count === 0 && ofThem && said.money.filters.length === 1) {
+    ctx.assumptions.push(
+      `"${e.said}" is read as the else of the one bound said before it: under ${upper.op === '<' ? '' : 'or at '}$${upper.usd}.`,
+    );
+    return choice({ kind: 'money', op: upper.op, usd: upper.usd });
+  }
   if (count !== 1)
     return ask(
       count === 0
