@@ -119,6 +119,7 @@ test('a word naming a yes/no field the samples show is a test of it, never dropp
     ['when a return is requested and they are a member, accept it', true],
     ['when a non-member asks for a return, accept it', false],
     ["when a return is requested and they're not a member, accept it", false],
+    ["accept returns, but only if they're not a member", false],
   ] as const) {
     const d = draft(request);
     assert.equal(d.publishable, true, `${request}: ${JSON.stringify(d.questions)}`);
@@ -132,6 +133,11 @@ test('a word naming a yes/no field the samples show is a test of it, never dropp
       `${request}: ${JSON.stringify(d.readBack?.assumed)}`,
     );
   }
+});
+
+test('a yes/no field after a negation another reader took is still turned around', () => {
+  const d = draft('accept the return if the customer is not a member');
+  assert.doesNotMatch(JSON.stringify(d.spec ?? d.partial), /payload\.member == true/);
 });
 
 test('a yes/no field said both ways is left to the question; a branch on it is a choice', () => {

@@ -43,9 +43,9 @@ export function flagWordTest(
   return flagTest(flag.field, value);
 }
 
-/** Words just before a flag's word that turn it around ("isn't verified", "not yet verified"). */
+/** Words just before a flag's word that turn it around ("isn't verified", "not yet verified", "not a member"). */
 const NOT =
-  /\b(?:not|isn'?t|aren'?t|wasn'?t|weren'?t|never|no longer)(?:\s+(?:yet|been|be|fully|already))*\s+$/;
+  /\b(?:not|isn'?t|aren'?t|wasn'?t|weren'?t|never|no longer)(?:\s+(?:yet|been|be|fully|already|a|an|the))*\s+$/;
 /** The lead-in of a test of the flag said as a condition: "if they're", "once the customer is", "only when". */
 const CONDITION =
   /\b(?:only\s+)?(?:if|when|once|as long as|provided)\s+(?:(?:the|their|a|an)\s+[a-z]+\s+|(?:they|it|he|she)\s*)?(?:is|are|'s|'re|re|has been|have been|gets|get|got|been)?\s*$/;
@@ -57,7 +57,7 @@ const BRANCHING = /\b(?:otherwise|else|instead|if not|unless)\b/;
  * "unverified customers"), as tests of the trigger, each word cut out and listed under Assumed.
  * None when the request branches (what happens otherwise is the branch readers' to read).
  */
-export function readFlags(buf: RequestText, shape: EventShape, ctx: RequestContext): string[] {
+export function readFlags(buf: RequestText, raw: string, shape: EventShape, ctx: RequestContext): string[] {
   if (!shape.flags?.length || BRANCHING.test(buf.text)) return [];
   const out = new Map<string, { value: boolean; said: string }>();
   const cuts: { index: number; 0: string }[] = [];
@@ -65,7 +65,8 @@ export function readFlags(buf: RequestText, shape: EventShape, ctx: RequestConte
     const flag = flagOf(m[0], shape);
     if (!flag) continue;
     const before = buf.text.slice(Math.max(0, m.index! - 30), m.index);
-    const not = NOT.exec(before);
+    // The negation as written, even where another reader took its words ("the customer is not a member").
+    const not = NOT.exec(raw.slice(Math.max(0, m.index! - 30), m.index).toLowerCase());
     const value = !(flag.negated || not !== null);
     if ((out.get(flag.field)?.value ?? value) !== value) return [];
     // "id verified", "identity verified": the field's other words go with it.

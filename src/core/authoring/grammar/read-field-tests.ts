@@ -159,7 +159,7 @@ export function readFieldTests(
     });
   }
   // "verified only", "if they're verified", "unverified customers" (flag-fields.ts).
-  out.push(...readFlags(buf, shape, ctx));
+  out.push(...readFlags(buf, raw, shape, ctx));
   const itIs =
     /\b(unless|except (?:if|when)|but not (?:if|when)|if|only if|when|only when|and) (?:it's|its|it is|they're|theyre|they are|it {3}|the [a-z]+ is|the [a-z]+ {3}) (?:just |only |a |an )*([a-z][a-z0-9-]*)(?: ones?)?(?=\s*(?:$|[,.;!?:)]|\band\b|\bthen\b))/g;
   for (const m of [...buf.text.matchAll(itIs)]) {
