@@ -103,19 +103,17 @@ export function fillFromEarlierReads(
         // ...and so is the first one, when it names what an earlier step of the draft opened or
         // created (`incident_id` after open_incident), not the event's own noun (an alert's subject
         // is no incident).
+        const first = subjectAs === undefined || subjectAs === n;
         const opened = stem !== noun ? made.filter((m) => m.opens && m.tool.split('_').includes(stem)) : [];
-        if ((subjectAs === undefined || subjectAs === n) && opened.length !== 1) {
+        if (first && opened.length !== 1) {
           subjectAs = n;
           continue;
         }
-        const makers =
-          subjectAs === undefined || subjectAs === n
-            ? opened
-            : made.filter((m) => m.tool.split('_').includes(stem));
+        const makers = first ? opened : made.filter((m) => m.tool.split('_').includes(stem));
         if (makers.length === 1) {
           args[n] = `{{steps.${makers[0]!.name}.output.${n}}}`;
           ctx.assumptions.push(
-            `${s.name} (${tool.name})'s ${n} is what ${makers[0]!.name} (${makers[0]!.tool}) made: ${subjectAs === undefined || subjectAs === n ? `the ${event ?? 'trigger'} event's subject is no ${stem}` : `the event's subject is its ${subjectAs}`}.`,
+            `${s.name} (${tool.name})'s ${n} is what ${makers[0]!.name} (${makers[0]!.tool}) made: ${first ? `the ${event ?? 'trigger'} event's subject is no ${stem}` : `the event's subject is its ${subjectAs}`}.`,
           );
         } else if (makers.length > 1)
           ctx.questions.push({

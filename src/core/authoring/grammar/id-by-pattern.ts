@@ -45,12 +45,11 @@ export function idByPattern(
   const unknown = candidates.filter((c) => c.v === 'unknown');
   const others = candidates.filter((c) => c.v === 'not').map((c) => `${c.source}'s (${c.seen!.join(', ')})`);
   const ruledOut = others.length > 0 ? `, and ${others.join(' and ')} do not` : '';
-  const name = (source: string) => (source === 'subject' ? 'subject' : source);
   const [only] = fitting;
   if (fitting.length === 1 && unknown.length === 0 && only !== undefined)
     return {
       source: only.source,
-      why: `its sample events' ${name(only.source)} (${only.seen!.join(', ')}) fits ${arg}'s pattern ${pattern}${ruledOut}`,
+      why: `its sample events' ${only.source} (${only.seen!.join(', ')}) fits ${arg}'s pattern ${pattern}${ruledOut}`,
     };
   if (fitting.length === 0 && unknown.length === 1 && unknown[0]!.source === 'subject')
     return { source: 'subject', why: `no id field's samples fit ${arg}'s pattern ${pattern}${ruledOut}` };

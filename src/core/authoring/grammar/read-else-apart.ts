@@ -18,6 +18,7 @@
  * the else's, and is no longer the trigger's. Pure; cuts the else out of the text as soon as it is
  * read, so no other reader takes its words.
  */
+import { formatUsd } from '../../money.ts';
 import type { EventShape } from '../compiled-request.ts';
 import type { MoneyBounds } from './read-amounts.ts';
 import { triggerConditions } from './read-conditions.ts';
@@ -160,10 +161,9 @@ export function elseChoice(
     said.money.lowerBounds.length +
     (said.audience === undefined ? 0 : 1) +
     said.fieldTests.length;
-  // "refund anything under 20 bucks, for the rest reply ...": the one bound said of which amounts
-  // (it stays the money branch's cap too).
-  // Only a bound said of the things acted on ("anything under 20", "refunds under 20"), never of
-  // another quantity ("if the total they paid is under $20": not the event's amount).
+  // "refund anything under 20 bucks, for the rest reply ...": the one bound said of the things
+  // acted on ("anything under 20", "refunds under 20"; it stays the money branch's cap too), never
+  // one said of another quantity ("if the total they paid is under $20": not the event's amount).
   const [upper] = said.money.filters;
   const ofThem =
     upper !== undefined &&
@@ -172,7 +172,7 @@ export function elseChoice(
     );
   if (count === 0 && ofThem && said.money.filters.length === 1) {
     ctx.assumptions.push(
-      `"${e.said}" is read as the else of the one bound said before it: under ${upper.op === '<' ? '' : 'or at '}$${upper.usd}.`,
+      `"${e.said}" is read as the else of the one bound said before it: ${upper.op === '<' ? 'under' : 'at most'} $${formatUsd(upper.usd)}.`,
     );
     return choice({ kind: 'money', op: upper.op, usd: upper.usd });
   }

@@ -9,7 +9,12 @@ import type { EventShape } from '../compiled-request.ts';
 import { lemmas } from '../request-words.ts';
 import { cutOut, type RequestContext, type RequestText } from './request-context.ts';
 
-/** The event's field `said` names ("reason", "order id"), or undefined. */
+/**
+ * The event's field `said` names as a whole ("reason", "order id"), or undefined. Stricter than
+ * read-field-tests.ts's `fieldNamed` (which takes a part of a name, "tier" for `customer_tier`) on
+ * purpose: a heading's value is no argument's ("link 12 hours" is a link's lifetime, never a test
+ * of `link_hours`).
+ */
 function fieldOf(said: string, shape: EventShape): string | undefined {
   const name = said.trim().replace(/\s+/g, '_');
   const hits = shape.payload.filter((p) => p === name || lemmas(name).includes(p));

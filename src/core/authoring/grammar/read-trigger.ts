@@ -17,6 +17,7 @@ import {
   FILLER,
   GENERIC_VERBS,
   groupOf,
+  isActionVerb,
   lemmas,
 } from '../request-words.ts';
 import { eventByValues } from './event-by-value.ts';
@@ -296,11 +297,7 @@ function isActionWord(w: string, ctx: RequestContext): boolean {
   // ("opened cases:", "approved invoices ->": a past participle that says the event happened names it.)
   const eventParticiple =
     /ed$/.test(w) && (saysHappened(w, ctx) || (ctx.events?.some((e) => splitType(e.type)[1] === w) ?? false));
-  return (
-    (lemmas(w).some((l) => groupOf(ACTION_GROUPS, l) !== undefined) || GENERIC_VERBS.has(w)) &&
-    !isEventWord(w, ctx) &&
-    !eventParticiple
-  );
+  return isActionVerb(w) && !isEventWord(w, ctx) && !eventParticiple;
 }
 
 /**
