@@ -1,6 +1,6 @@
 /**
  * A field of the event named with its value, the way people head a rule: `reason "wrong size" ->`,
- * `reason = never arrived:`, `USD + reason 'arrived damaged':`, `if the reason is "arrived damaged"`,
+ * `reason = never arrived:`, `... + reason 'arrived damaged':`, `if the reason is "arrived damaged"`,
  * `for reason 'damaged', ...`. The value is kept as typed (quoted, or the words up to the heading's
  * colon), so a value of several words is never cut to one; the phrase is cut out of the text. A
  * field the event does not carry is left for the other readers (and their questions). Pure.
