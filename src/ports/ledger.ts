@@ -99,8 +99,11 @@ export interface EntryPage {
   readonly next?: string;
 }
 
-/** Told that a run (or, without an id, any run) has new committed entries; `entries` when known. */
-export type AppendListener = (runId?: string, entries?: readonly StoredEntry[]) => void;
+/**
+ * Told that a run (or, without an id, any run) has new committed entries; `entries` and the run's
+ * `status` after them when known (a store gives them for its own handle's appends).
+ */
+export type AppendListener = (runId?: string, entries?: readonly StoredEntry[], status?: RunStatus) => void;
 
 export interface Ledger {
   /**

@@ -17,7 +17,9 @@ const slow = spyTool('slow', {
     return { slow: true };
   },
 });
-const t = inProcessServer({ tools: [slow] });
+// Not idempotent: each call's allow and outcome are committed on their own (the durability rule).
+const once = spyTool('once', { idempotent: false });
+const t = inProcessServer({ tools: [slow, once] });
 
 const SPEC = `id: held
 version: 1
@@ -55,6 +57,54 @@ test('a long poll answers when the run stops, well before its wait has passed', 
   assert.ok(ms >= 140, `answered after ${ms} ms, before the run could finish`);
   // Woken by the append, not by the 1 s slow poll.
   assert.ok(ms < 900, `answered after ${ms} ms`);
+});
+
+test('a waiter reads the run again when it stops, not at each append that leaves it running', async () => {
+  await deploy(
+    t.keel,
+    'acme',
+    `id: many
+version: 1
+status: LIVE
+triggers: [{event: many}]
+steps:
+  - {name: a, tool: slow}
+  - {name: b, tool: once}
+  - {name: c, tool: once}
+  - {name: d, tool: once}
+limits: {maxSteps: 4, maxCostUsd: 0}
+`,
+  );
+  gate = new Promise<void>((r) => {
+    release = r;
+  });
+  const r = await t.api('POST', '/api/events', {
+    body: { id: `m-${++n}`, type: 'many', time: '2026-01-31T12:00:00Z' },
+  });
+  const runId = (r.body.runs as { runId: string }[])[0]!.runId;
+  const appends: string[] = [];
+  const stop = await t.keel.store.ledger.onAppended((id) => {
+    if (id === runId) appends.push(id);
+  });
+  const get = t.keel.runs.get;
+  let reads = 0;
+  t.keel.runs.get = (tenant, id) => {
+    if (id === runId) reads++;
+    return get.call(t.keel.runs, tenant, id);
+  };
+  try {
+    const waited = t.api('GET', `/api/runs/${runId}?waitMs=20000`);
+    setTimeout(() => release(), 100);
+    assert.equal((await waited).body.status, 'completed');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    // Three calls committed one by one after the gate: the waiter heard each append.
+    assert.ok(appends.length >= 3, `${appends.length} appends announced`);
+    // Read when the wait began and once the run stopped (the route's own read aside).
+    assert.ok(reads <= 3, `the run was read ${reads} times over ${appends.length} appends`);
+  } finally {
+    t.keel.runs.get = get;
+    await stop();
+  }
 });
 
 test('a long poll answers the running run when its wait has passed', async () => {

@@ -3,8 +3,10 @@
  * that starts a run and wants its outcome asks once instead of polling every few milliseconds.
  * A run stops when it is no longer `running`: finished, or waiting (a timer, a person, an event),
  * paused or suspended. The store's append notifications (`ledger.onAppended`, one subscription per
- * process, shared by every waiting request) wake a waiter to read the run again; a slow poll covers
- * a notification missed (another process's append on SQLite, a reconnection on PostgreSQL).
+ * process, shared by every waiting request) wake a waiter to read the run again, unless the
+ * notification says the run is still running (SQLite says so of its own appends: a 3-step run
+ * is then read twice, not once per append); a slow poll covers a notification missed (another
+ * process's append on SQLite, a reconnection on PostgreSQL).
  */
 import type { Keel } from '../app/index.ts';
 import type { RunRecord } from '../ports/index.ts';
@@ -42,7 +44,9 @@ class RunStops {
 
   /** A wake-up for the run's next append, registered before the run is read (none is missed). */
   private next(runId: string): { after(ms: number): Promise<void>; cancel(): void } {
-    this.subscribed ??= this.keel.store.ledger.onAppended((id) => this.wake(id));
+    this.subscribed ??= this.keel.store.ledger.onAppended((id, _entries, status) => {
+      if (status !== 'running') this.wake(id);
+    });
     let set = this.waiters.get(runId);
     if (!set) {
       set = new Set();

@@ -10,7 +10,7 @@
  */
 import type Database from 'better-sqlite3';
 import { ErrorCode, KeelError } from '../../core/errors.ts';
-import type { Head, StoredEntry } from '../../core/ledger/index.ts';
+import type { Head, RunStatus, StoredEntry } from '../../core/ledger/index.ts';
 import type { AppendListener, AppendRequest } from '../../ports/index.ts';
 
 /**
@@ -134,8 +134,12 @@ export class SqliteHandle {
     // A lazy group is not durable on its own (no fsync): the commit that follows it counts.
     if (!lazy) this.commits++;
     let wake = false;
-    // Each run's entries this commit appended, in order (a run appended twice in one batch: both).
-    const appended = this.appendListeners.size > 0 ? new Map<string, StoredEntry[]>() : undefined;
+    // Each run's entries this commit appended, in order (a run appended twice in one batch: both),
+    // and its status after the last of them.
+    const appended =
+      this.appendListeners.size > 0
+        ? new Map<string, { entries: StoredEntry[]; status: RunStatus }>()
+        : undefined;
     batch.forEach((p, i) => {
       const o = outcomes[i]!;
       if (!o.ok) p.reject(o.error);
@@ -144,22 +148,24 @@ export class SqliteHandle {
         if (p.req.lease?.op === 'release' && p.req.status === 'running') wake = true;
         // A new timer: workers re-arm theirs (nextWakeAt) instead of finding it at the next poll.
         if (p.req.lease?.op === 'wait') wake = true;
-        const entries = appended?.get(p.req.runId);
-        if (entries) entries.push(...p.req.entries);
-        else appended?.set(p.req.runId, [...p.req.entries]);
+        const run = appended?.get(p.req.runId);
+        if (run) {
+          run.entries.push(...p.req.entries);
+          run.status = p.req.status;
+        } else appended?.set(p.req.runId, { entries: [...p.req.entries], status: p.req.status });
         p.resolve(o.value as Head);
       } else p.resolve(o.value);
     });
     if (wake) this.wake();
-    if (appended) for (const [runId, entries] of appended) this.announce(runId, entries);
+    if (appended) for (const [runId, run] of appended) this.announce(runId, run.entries, run.status);
   }
 
   /**
    * Tells this handle's append listeners (after the commit) that a run, or any run, has new
-   * entries: those entries, when they are this handle's own.
+   * entries: those entries and the run's status after them, when they are this handle's own.
    */
-  announce(runId?: string, entries?: readonly StoredEntry[]): void {
-    for (const listener of this.appendListeners) setImmediate(listener, runId, entries);
+  announce(runId?: string, entries?: readonly StoredEntry[], status?: RunStatus): void {
+    for (const listener of this.appendListeners) setImmediate(listener, runId, entries, status);
   }
 
   /** Tells this handle's listeners that runs may have become claimable (after the commit). */

@@ -297,7 +297,7 @@ export class SqliteLedger implements Ledger {
    * without a run id.
    */
   async onAppended(listener: AppendListener): Promise<() => Promise<void>> {
-    const own: AppendListener = (runId, entries) => listener(runId, entries);
+    const own: AppendListener = (runId, entries, status) => listener(runId, entries, status);
     const listeners = this.h.appendListeners;
     listeners.add(own);
     if (!this.appendPoll && this.path !== ':memory:' && !this.h.closed) {
