@@ -31,15 +31,19 @@ export class SqliteWritBudgets implements WritBudgets {
     private readonly chainOf: (tenant: string, hash: string) => string | undefined,
   ) {
     this.st = {
-      budgetRow: db.prepare('SELECT * FROM writ_budgets WHERE tenant = ? AND hash = ?'),
+      budgetRow: db.prepare(
+        'SELECT hash, steps_used, calls_used, cents_used FROM writ_budgets WHERE tenant = ? AND hash = ?',
+      ),
       // Reserve and release in one statement per writ; the table's CHECK backs the check made first.
+      // Positional parameters (a writ's change is on every governed run's first commit): the
+      // reservation is the inserted row's `_used`, the release the last three.
       budgetChange: db.prepare(
         `INSERT INTO writ_budgets (tenant, hash, steps_limit, calls_limit, cents_limit, steps_used, calls_used, cents_used)
-         VALUES (@tenant, @hash, @stepsLimit, @callsLimit, @centsLimit, @steps, @calls, @cents)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?)
          ON CONFLICT (tenant, hash) DO UPDATE SET
-           steps_used = max(0, steps_used - @freeSteps) + @steps,
-           calls_used = max(0, calls_used - @freeCalls) + @calls,
-           cents_used = max(0, cents_used - @freeCents) + @cents`,
+           steps_used = max(0, steps_used - ?) + excluded.steps_used,
+           calls_used = max(0, calls_used - ?) + excluded.calls_used,
+           cents_used = max(0, cents_used - ?) + excluded.cents_used`,
       ),
     };
   }
@@ -60,19 +64,19 @@ export class SqliteWritBudgets implements WritBudgets {
     const reserve = b.reserve;
     const release = b.release;
     for (const l of links)
-      this.st.budgetChange.run({
-        tenant: req.tenant,
-        hash: l.hash,
-        stepsLimit: l.limit.steps,
-        callsLimit: l.limit.calls,
-        centsLimit: l.limit.cents,
-        steps: reserve?.steps ?? 0,
-        calls: reserve?.calls ?? 0,
-        cents: reserve?.cents ?? 0,
-        freeSteps: release?.steps ?? 0,
-        freeCalls: release?.calls ?? 0,
-        freeCents: release?.cents ?? 0,
-      });
+      this.st.budgetChange.run(
+        req.tenant,
+        l.hash,
+        l.limit.steps,
+        l.limit.calls,
+        l.limit.cents,
+        reserve?.steps ?? 0,
+        reserve?.calls ?? 0,
+        reserve?.cents ?? 0,
+        release?.steps ?? 0,
+        release?.calls ?? 0,
+        release?.cents ?? 0,
+      );
   }
 
   /** The budget links of the chain stored under `leaf` (root first); ledger_invalid without one. */
