@@ -5,9 +5,8 @@
  * instead.
  *
  * The sets kept apart list their misses only when asked (`--heldout-misses`, `--blind-misses`,
- * `--blind2-misses`); the third blind set is scored only with `--blind3` (its misses with
- * `--blind3-misses`), the fourth only with `--blind4` (its misses with `--blind4-misses`) and the
- * fifth only with `--blind5` (its misses with `--blind5-misses`), so no change is watched against them.
+ * `--blind2-misses`); the third to sixth blind sets are scored only with `--blind3` ... `--blind6`
+ * (their misses with `--blind3-misses` ... `--blind6-misses`), so no change is watched against them.
  *
  * `--compiler model` measures the model-backed compiler the same way, through the same checks: its
  * provider is configured as for `keel` (KEEL_MODEL_PROVIDER, KEEL_MODEL, KEEL_MODEL_BASE_URL ...;
@@ -24,6 +23,7 @@ import {
   BLIND3_DIR,
   BLIND4_DIR,
   BLIND5_DIR,
+  BLIND6_DIR,
   type CorpusFile,
   type CorpusScore,
   FRESH_DIR,
@@ -61,18 +61,40 @@ const heldout = await score(loadCorpus(HELDOUT_DIR));
 const tuning = await score(loadCorpus(TUNING_DIR));
 const blind = await score(loadCorpus(BLIND_DIR));
 const blind2 = await score(loadCorpus(BLIND2_DIR));
-// The third blind set is scored only when asked for (`--blind3`): its figure is read once per change, at the end.
-const blind3Misses = process.argv.includes('--blind3-misses');
-const blind3 =
-  process.argv.includes('--blind3') || blind3Misses ? await score(loadCorpus(BLIND3_DIR)) : undefined;
-// So is the fourth (`--blind4`, its misses with `--blind4-misses`): never by default.
-const blind4Misses = process.argv.includes('--blind4-misses');
-const blind4 =
-  process.argv.includes('--blind4') || blind4Misses ? await score(loadCorpus(BLIND4_DIR)) : undefined;
-// And the fifth (`--blind5`, its misses with `--blind5-misses`).
-const blind5Misses = process.argv.includes('--blind5-misses');
-const blind5 =
-  process.argv.includes('--blind5') || blind5Misses ? await score(loadCorpus(BLIND5_DIR)) : undefined;
+// The later blind sets are scored only when asked for (`--blind3` ... `--blind6`, their misses
+// with `--blind3-misses` ...): each figure is read once per change, at the end, never watched.
+const LATER_SETS = [
+  {
+    flag: 'blind3',
+    dir: BLIND3_DIR,
+    title:
+      'third blind set for issue 30 (corpus/drafts-blind3: people-typed over the ops desk and the invoice-approval and content-moderation templates, written without seeing the compiler or the other sets; never tuned on; not in the suite bar; its figures are in docs/authoring.md)',
+  },
+  {
+    flag: 'blind4',
+    dir: BLIND4_DIR,
+    title:
+      'fourth blind set for issue 30 (corpus/drafts-blind4: people-typed over the data-export-request and support-refunds templates and a people-ops desk of its own, written without seeing the compiler or the other sets; not in the suite bar; its unseen figure, before and after tuning on the third set, 0/45 exact, 32/32 asked, 1 publishable money-misdraft; then its misses were read, so this figure is not unseen)',
+  },
+  {
+    flag: 'blind5',
+    dir: BLIND5_DIR,
+    title:
+      'fifth blind set for issue 30 (corpus/drafts-blind5: people-typed over the support-refunds, expense-report and oncall-escalation templates and a billing-ops desk of its own, written without seeing the compiler or the other sets; never tuned on; not in the suite bar; its figures are in docs/authoring.md)',
+  },
+  {
+    flag: 'blind6',
+    dir: BLIND6_DIR,
+    title:
+      'sixth blind set for issue 30 (corpus/drafts-blind6: people-typed over the ticket-triage, invoice-approval and access-request templates and a store-ops desk of its own, written without seeing the compiler or the other sets; not in the suite bar; its figures are in docs/authoring.md)',
+  },
+] as const;
+const later: { title: string; score: CorpusScore; misses: boolean }[] = [];
+for (const x of LATER_SETS) {
+  const misses = process.argv.includes(`--${x.flag}-misses`);
+  if (misses || process.argv.includes(`--${x.flag}`))
+    later.push({ title: x.title, score: await score(loadCorpus(x.dir)), misses });
+}
 // The held-out set's misses are listed only when asked for by name: it is not for tuning.
 const heldoutMisses = process.argv.includes('--heldout-misses');
 // So are the blind sets': read them only once a change is final, never to tune on.
@@ -83,7 +105,7 @@ const freshScore = await score(fresh);
 const heldOutFiles = await score(files.filter((f) => f.heldOut));
 const pct = (a: number, b: number) => (b === 0 ? 'n/a' : `${((100 * a) / b).toFixed(1)}%`);
 const verbose = process.argv.includes('--misses');
-if (verbose || heldoutMisses || blindMisses || blind2Misses || blind3Misses || blind4Misses || blind5Misses)
+if (verbose || heldoutMisses || blindMisses || blind2Misses || later.some((x) => x.misses))
   for (const r of [
     ...s.results,
     ...freshScore.results,
@@ -91,9 +113,7 @@ if (verbose || heldoutMisses || blindMisses || blind2Misses || blind3Misses || b
     ...(heldoutMisses ? heldout.results : []),
     ...(blindMisses ? blind.results : []),
     ...(blind2Misses ? blind2.results : []),
-    ...(blind3Misses && blind3 ? blind3.results : []),
-    ...(blind4Misses && blind4 ? blind4.results : []),
-    ...(blind5Misses && blind5 ? blind5.results : []),
+    ...later.flatMap((x) => (x.misses ? x.score.results : [])),
   ]) {
     const ok = r.c.ask ? r.asked : r.exact;
     if (ok) continue;
@@ -114,6 +134,8 @@ const report = (title: string, x: CorpusScore) =>
     `  step accuracy:  ${x.stepsRight}/${x.stepsExpected} = ${pct(x.stepsRight, x.stepsExpected)}`,
     `  must-ask asked: ${x.asked}/${x.askCases} = ${pct(x.asked, x.askCases)}`,
   ].join('\n');
+const counts = (x: CorpusScore) =>
+  `  partial: ${x.partial}, needless question: ${x.needlessQuestion}, right question: ${x.asked}, wrong draft: ${x.wrongDraft}, invented tool: ${x.invented}, publishable money-misdrafts: ${x.moneyMisdraft}`;
 process.stdout.write(
   `${[
     report('draft corpus', s),
@@ -126,44 +148,18 @@ process.stdout.write(
       'held out for issue 30 (corpus/drafts-heldout: people-typed; its unseen before/after figures are in docs/authoring.md; since then its misses were read twice (safety fixes, then general readings), so this figure is not unseen; not in the suite bar)',
       heldout,
     ),
-    `  partial: ${heldout.partial}, needless question: ${heldout.needlessQuestion}, right question: ${heldout.asked}, wrong draft: ${heldout.wrongDraft}, invented tool: ${heldout.invented}, publishable money-misdrafts: ${heldout.moneyMisdraft}`,
+    counts(heldout),
     report(
       'blind for issue 30 (corpus/drafts-blind: people-typed, written without seeing the compiler or the other sets; never tuned on; not in the suite bar; first, unseen figure 13/45 exact, 22/25 asked, 3 publishable money-misdrafts, then its safety misses were read and fixed, so this figure is not unseen)',
       blind,
     ),
-    `  partial: ${blind.partial}, needless question: ${blind.needlessQuestion}, right question: ${blind.asked}, wrong draft: ${blind.wrongDraft}, invented tool: ${blind.invented}, publishable money-misdrafts: ${blind.moneyMisdraft}`,
+    counts(blind),
     report(
       'second blind set for issue 30 (corpus/drafts-blind2: people-typed over the access-request and ticket-triage templates and the support desk, written without seeing the compiler or the other sets; never tuned on; not in the suite bar; its figures are in docs/authoring.md)',
       blind2,
     ),
-    `  partial: ${blind2.partial}, needless question: ${blind2.needlessQuestion}, right question: ${blind2.asked}, wrong draft: ${blind2.wrongDraft}, invented tool: ${blind2.invented}, publishable money-misdrafts: ${blind2.moneyMisdraft}`,
-    ...(blind3
-      ? [
-          report(
-            'third blind set for issue 30 (corpus/drafts-blind3: people-typed over the ops desk and the invoice-approval and content-moderation templates, written without seeing the compiler or the other sets; never tuned on; not in the suite bar; its figures are in docs/authoring.md)',
-            blind3,
-          ),
-          `  partial: ${blind3.partial}, needless question: ${blind3.needlessQuestion}, right question: ${blind3.asked}, wrong draft: ${blind3.wrongDraft}, invented tool: ${blind3.invented}, publishable money-misdrafts: ${blind3.moneyMisdraft}`,
-        ]
-      : []),
-    ...(blind4
-      ? [
-          report(
-            'fourth blind set for issue 30 (corpus/drafts-blind4: people-typed over the data-export-request and support-refunds templates and a people-ops desk of its own, written without seeing the compiler or the other sets; not in the suite bar; its unseen figure, before and after tuning on the third set, 0/45 exact, 32/32 asked, 1 publishable money-misdraft; then its misses were read, so this figure is not unseen)',
-            blind4,
-          ),
-          `  partial: ${blind4.partial}, needless question: ${blind4.needlessQuestion}, right question: ${blind4.asked}, wrong draft: ${blind4.wrongDraft}, invented tool: ${blind4.invented}, publishable money-misdrafts: ${blind4.moneyMisdraft}`,
-        ]
-      : []),
-    ...(blind5
-      ? [
-          report(
-            'fifth blind set for issue 30 (corpus/drafts-blind5: people-typed over the support-refunds, expense-report and oncall-escalation templates and a billing-ops desk of its own, written without seeing the compiler or the other sets; never tuned on; not in the suite bar; its figures are in docs/authoring.md)',
-            blind5,
-          ),
-          `  partial: ${blind5.partial}, needless question: ${blind5.needlessQuestion}, right question: ${blind5.asked}, wrong draft: ${blind5.wrongDraft}, invented tool: ${blind5.invented}, publishable money-misdrafts: ${blind5.moneyMisdraft}`,
-        ]
-      : []),
+    counts(blind2),
+    ...later.flatMap((x) => [report(x.title, x.score), counts(x.score)]),
     report('fresh (corpus/fresh: written before issue 30, never tuned on; not in the suite bar)', freshScore),
   ].join('\n')}\n`,
 );

@@ -88,6 +88,14 @@ export const BLIND4_DIR = corpusDir('drafts-blind4');
  */
 export const BLIND5_DIR = corpusDir('drafts-blind5');
 
+/**
+ * The sixth blind set: written like the fifth (without seeing the compiler, its docs, its tests or
+ * the other sets' requests; the fifth read for format and labels only), over the ticket-triage,
+ * invoice-approval and access-request templates and a store-ops desk of its own; measured unseen
+ * once before any change it prompted (docs/authoring.md), not in any suite bar.
+ */
+export const BLIND6_DIR = corpusDir('drafts-blind6');
+
 /** The event shapes `keel draft` reads in a project made from a template: its events/*.json. */
 function templateEvents(name: string): EventShape[] {
   const dir = join(corpusDir('..'), 'templates', name, 'events');
