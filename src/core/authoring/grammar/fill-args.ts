@@ -199,6 +199,20 @@ export function fillArgs(
         (v) =>
           typeof v === 'string' && new RegExp(`\\b${v.replace(/[^a-z0-9]/gi, '.')}\\b`, 'i').test(c.text),
       );
+      // "production viewer requests ... get granted": a value of a field the event carries, whose
+      // samples show other values the enum takes too (one domain: an alert's severity "critical"
+      // is not an incident's "sev1"), may be said of the events (a test) or for every one of them
+      // (this value whatever the event's): asked, never guessed (either way may act wrongly).
+      const seen = shape?.values?.[n] ?? [];
+      const oneDomain = seen.length > 0 && seen.every((v) => (s.enum as unknown[]).includes(v));
+      if (hit !== undefined && payload.includes(n) && oneDomain && !seen.includes(hit as string)) {
+        ctx.questions.push({
+          about: `args: ${tool.name}.${n}`,
+          question: `Is "${hit}" the ${n} of the ${event} events this workflow acts on (a test of the event's ${n}), or the ${n} ${tool.name} should use for every one of them?`,
+          candidates: [`only ${event} events whose ${n} is "${hit}"`, `${n} "${hit}" for every event`],
+        });
+        continue;
+      }
       if (hit !== undefined) {
         args[n] = hit;
         continue;
