@@ -351,9 +351,15 @@ export function fillArgs(
       continue;
     }
     if (isMoney(n)) {
-      const f = payload.filter((p) => /amount|total|value|price|cost|sum/.test(p));
+      const named = payload.filter((p) => /amount|total|value|price|cost|sum/.test(p));
+      // Else the one field of money owed ("refund whatever's due": refund_due_usd), Assumed.
+      const f = named.length > 0 ? named : payload.filter((p) => /(?:^|_)(?:due|owed)(?:_|$)/.test(p));
       if (f.length === 1) {
         args[n] = `{{event.payload.${f[0]}}}`;
+        if (named.length === 0)
+          ctx.assumptions.push(
+            `${tool.name}'s ${n} is read as the ${event} event's ${f[0]}: its one field of money.`,
+          );
         continue;
       }
       if (f.length > 1 && req) {

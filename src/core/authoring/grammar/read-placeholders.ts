@@ -3,16 +3,22 @@
  * words between the angle brackets name what the run fills in: a payload field of the trigger
  * event (`<amount usd>`, `<vendor>` for `vendor_id`), or the event's own thing by its noun
  * ("<invoice number>", "<invoice id>", "<the ticket>": the event's subject). Each becomes the
- * template (`{{event.payload.amount_usd}}`, `{{event.subject}}`), listed under "Assumed"; one
- * that names nothing the event carries is asked about: sent as typed it would reach a person.
+ * template (`{{event.payload.amount_usd}}`, `{{event.subject}}`), listed under "Assumed". Else
+ * what an earlier step returns, named the same way ("<name>" after a lookup returning
+ * `customer_name`: `{{steps.lookup.output.customer_name}}`), or, for money ("<amount>", "<refund>"),
+ * the amount an earlier step of the draft moved (`refund whatever's due ... 'a refund of
+ * $<amount>'`: what its money argument took). One that names none of these is asked about: sent as
+ * typed it would reach a person.
  */
-import type { FlowStep } from '../../spec/flow-steps.ts';
+import type { FlowStep, StepSpec } from '../../spec/flow-steps.ts';
 import { isToolStep, nestedLists } from '../../spec/flow-steps.ts';
 import { lemmas } from '../request-words.ts';
 import { DETERMINERS, fieldValue } from './arg-phrase-words.ts';
 import { listOr, type RequestContext } from './request-context.ts';
 
 const PLACEHOLDER = /<\s*([a-z][a-z0-9 _'-]{0,40}?)\s*>/gi;
+/** Words a placeholder names an amount of money with. */
+const MONEY = /^(?:amount|amt|total|refund|credit|sum|price|cost|due)$/;
 
 /** Fills the placeholders of the text arguments of `steps` (in place), for the trigger `event`. */
 export function fillPlaceholders(
@@ -49,10 +55,37 @@ export function fillPlaceholders(
       return '{{event.subject}}';
     return undefined;
   };
-  const walk = (list: readonly FlowStep[]) => {
+  /** What an earlier step returns or moved, for the words of a placeholder (see above). */
+  const earlier = (said: string, before: readonly StepSpec[]): string | undefined => {
+    const content = said
+      .toLowerCase()
+      .split(/[\s_'-]+/)
+      .filter((w) => w !== '' && w !== 's' && !DETERMINERS.has(w));
+    if (content.length === 0) return undefined;
+    const outputs = before.flatMap((s) => {
+      const props = ctx.tools.find((t) => t.name === s.tool)?.result?.properties;
+      return Object.keys((props ?? {}) as object)
+        .filter((p) =>
+          content.every((w) => p.split('_').some((part) => lemmas(part).some((l) => lemmas(w).includes(l)))),
+        )
+        .map((p) => `{{steps.${s.name}.output.${p}}}`);
+    });
+    if (outputs.length === 1) return outputs[0];
+    if (outputs.length > 1 || !content.every((w) => MONEY.test(w))) return undefined;
+    const moved = new Set(
+      before.flatMap((s) => {
+        const arg = ctx.tools.find((t) => t.name === s.tool)?.cost?.fromArg;
+        const v = arg === undefined ? undefined : s.args[arg];
+        return typeof v === 'string' && /^\{\{[^}]+\}\}$/.test(v) ? [v] : [];
+      }),
+    );
+    return moved.size === 1 ? [...moved][0] : undefined;
+  };
+  const walk = (list: readonly FlowStep[], before: readonly StepSpec[]) => {
+    const seen = [...before];
     for (const s of list) {
       if (!isToolStep(s)) {
-        for (const l of nestedLists(s)) walk(l.steps);
+        for (const l of nestedLists(s)) walk(l.steps, seen);
         continue;
       }
       for (const [k, v] of Object.entries(s.args)) {
@@ -60,7 +93,7 @@ export function fillPlaceholders(
         PLACEHOLDER.lastIndex = 0;
         const unknown: string[] = [];
         s.args[k] = v.replace(PLACEHOLDER, (all, said: string) => {
-          const t = template(said);
+          const t = template(said) ?? earlier(said, seen);
           if (t === undefined) {
             unknown.push(all);
             return all;
@@ -74,7 +107,8 @@ export function fillPlaceholders(
             question: `${s.tool}'s ${k} holds ${listOr(unknown)}, which names nothing the ${event ?? 'trigger'} event carries. What should it say there?`,
           });
       }
+      seen.push(s);
     }
   };
-  walk(steps);
+  walk(steps, []);
 }

@@ -17,7 +17,9 @@ const toolWordCache = new WeakMap<ToolDescriptor, ToolWords>();
 export function toolWords(t: ToolDescriptor): ToolWords {
   let w = toolWordCache.get(t);
   if (!w) {
-    const first = /^(.*?[.!?])(\s|$)/.exec(t.description.trim())?.[1] ?? t.description;
+    // What follows a colon lists things, not what the tool does ("Reads an order: the customer's
+    // id, name and email" does not email).
+    const first = (/^(.*?[.!?])(\s|$)/.exec(t.description.trim())?.[1] ?? t.description).split(':')[0]!;
     // The verbs of the description's first sentence: its first word, and a word after "and", "or",
     // "then", "which", "that" or a comma ("Moves a ticket to the archive, which closes it").
     const verbs = [
