@@ -97,3 +97,39 @@ test('property: any bound in days or weeks is that test on the day field, and ne
     ),
   );
 });
+
+test("'3 or more days', '5+ days', and a field whose name begins with its unit (days_late)", () => {
+  for (const [request, when] of [
+    ['leave requests of 3 or more days: flag them', 'payload.length_days >= 3'],
+    ['leave requests of 5+ days: flag them', 'payload.length_days >= 5'],
+    ['when leave is requested for more than 2 weeks, flag it', 'payload.days_off > 14'],
+  ] as const) {
+    const catalog = when.includes('days_off') ? leaveDesk(['days_off', 'team']) : leaveDesk();
+    const { d } = draft(request, catalog);
+    assert.equal(d.publishable, true, `${request}: ${JSON.stringify(d.questions)}`);
+    assert.equal(d.spec!.triggers[0]!.when, when, request);
+  }
+});
+
+test('a number said of the events that no reader takes is asked about, never dropped', () => {
+  // "3 days late" is no bound ("more than", "or more") and no value of a field, and its other words
+  // all name the field: without the question the draft would act on every delayed shipment.
+  const shipments: DraftCatalog = {
+    tools: [
+      tool({
+        name: 'flag_shipment',
+        description: 'Flags a shipment for the ops team.',
+        args: { type: 'object', required: ['shipment_id'], properties: { shipment_id: { type: 'string' } } },
+      }),
+    ],
+    events: [{ type: 'shipment.delayed', payload: ['days_late', 'carrier'] }],
+  };
+  const { d } = draft('shipments 3 days late: flag them', shipments);
+  assert.equal(d.publishable, false, JSON.stringify(d.spec));
+  assert.ok(
+    d.questions.some((q) => q.about === 'triggers.when' && q.question.includes('"3"')),
+    JSON.stringify(d.questions),
+  );
+  const bound = draft('shipments 3 or more days late: flag them', shipments).d;
+  assert.equal(bound.spec?.triggers[0]!.when, 'payload.days_late >= 3', JSON.stringify(bound.questions));
+});

@@ -65,8 +65,9 @@ const NUMBER = String.raw`([0-9]{1,4}|a|an|one|${NUMBER_WORDS})`;
 const UNIT = String.raw`(minutes?|mins?|hours?|hrs?|days?|weeks?|fortnights?)`;
 const PRE_RE = Object.keys(PRE).join('|');
 const POST_RE = Object.keys(POST).join('|');
+// "more than 3 days", "3 days or more", "3 or more days", "5+ days".
 const TEST = new RegExp(
-  String.raw`\b(?:(${PRE_RE})\s+${NUMBER}[\s-]${UNIT}|${NUMBER}[\s-]${UNIT}\s+(${POST_RE}))\b`,
+  String.raw`\b(?:(${PRE_RE})\s+${NUMBER}[\s-]${UNIT}|${NUMBER}[\s-]${UNIT}\s+(${POST_RE})|${NUMBER}\s+(${POST_RE})\s+${UNIT}|${NUMBER}\s*(\+)\s*${UNIT})\b`,
   'g',
 );
 /** A negation just before the test: a limit on an action ("never for more than 7 days"), not a filter. */
@@ -81,11 +82,11 @@ export function readNumberTests(buf: RequestText): NumberTest[] {
   const out: NumberTest[] = [];
   for (const m of [...buf.text.matchAll(TEST)]) {
     if (NEGATED.test(buf.text.slice(0, m.index))) continue;
-    const pre = m[1] !== undefined;
-    const n = value(pre ? m[2]! : m[4]!);
-    const unit = (pre ? m[3]! : m[5]!).replace(/s$/, '');
+    const [, pre, n1, u1, n2, u2, post2, n3, post3, u3, n4, plus, u4] = m;
+    const n = value((n1 ?? n2 ?? n3 ?? n4)!);
+    const unit = (u1 ?? u2 ?? u3 ?? u4)!.replace(/s$/, '');
     if (n === undefined || n <= 0 || MINUTES[unit] === undefined) continue;
-    const op = pre ? PRE[m[1]!]! : POST[m[6]!]!;
+    const op = pre ? PRE[pre]! : plus ? '>=' : POST[(post2 ?? post3)!]!;
     out.push({ op, minutes: n * MINUTES[unit]!, said: m[0], at: m.index });
     cutOut(buf, m);
     // "anyone asking for more than thirty days": who asks, and "for", are the test's lead-in.
@@ -112,6 +113,13 @@ export function readElse(buf: RequestText): { at: number; end: number } | undefi
   return { at: m.index, end: m.index + m[0].length };
 }
 
+/** The unit an event field counts time in: its name's last part (`duration_days`) or first (`days_late`). */
+function fieldUnit(name: string): string | undefined {
+  return (
+    durationUnit(name) ?? /^(minutes?|mins?|hours?|hrs?|days?|weeks?)_/.exec(name)?.[1]!.replace(/s$/, '')
+  );
+}
+
 /** The tests as conditions on the event's one field that counts time; a question when none fits. */
 export function numberConditions(
   tests: readonly NumberTest[],
@@ -120,16 +128,16 @@ export function numberConditions(
 ): string[] {
   if (tests.length === 0) return [];
   const shape = ctx.events?.find((e) => e.type === event);
-  const fields = (shape?.payload ?? []).filter((p) => durationUnit(p) !== undefined);
+  const fields = (shape?.payload ?? []).filter((p) => fieldUnit(p) !== undefined);
   const out: string[] = [];
   for (const t of tests) {
     const field = fields.length === 1 ? fields[0]! : undefined;
-    const per = field ? MINUTES[durationUnit(field)!] : undefined;
+    const per = field ? MINUTES[fieldUnit(field)!] : undefined;
     if (!field || per === undefined || t.minutes % per !== 0) {
       ctx.questions.push({
         about: 'triggers.when',
         question: field
-          ? `"${t.said}" is no whole number of ${durationUnit(field)}s, which ${event}'s ${field} counts in. Which bound is meant?`
+          ? `"${t.said}" is no whole number of ${fieldUnit(field)}s, which ${event}'s ${field} counts in. Which bound is meant?`
           : `Which field of the ${event ?? 'trigger'} event should "${t.said}" test? ${shape?.payload.length ? `It carries ${listOr(shape.payload)}.` : ''}`.trim(),
       });
       continue;

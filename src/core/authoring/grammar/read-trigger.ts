@@ -49,6 +49,9 @@ const TRIGGER_START =
   /(?<=^|[.;!?]\s+)(?:if)(?= (?:a|an|the|someone|somebody|anyone|any|an?y?one|people|we|they) )|\b(whenever|when|each time|every time|as soon as|once|on every|on each|for every|for each|any time|anytime|if ever|after(?= (?:a|an|each|every|any|the) (?:[a-z]+ (?:is|are|gets|get|has|comes|arrives)\b|[a-z]+(?:'s|s) (?:been )?[a-z]+ed\b)))\b/;
 
 /** The trigger event type the request names, and where its clause was. */
+/** A number on its own (no id's part, no money, no percentage): what a reader of bounds takes. */
+const UNREAD_NUMBER = /(?<![\w$.,'-])[0-9]+(?:\.[0-9]+)?\+?(?![\w%.,'-]|\s*(?:dollars?|bucks?|usd|k)\b)/g;
+
 export function readTrigger(
   buf: RequestText,
   ctx: RequestContext,
@@ -221,6 +224,11 @@ export function readTrigger(
     const negator = words.find((w) => NEGATORS.has(w) && w !== 'than');
     if (negator !== undefined && !out.some((q) => q.negated))
       out.push({ word: negator, modifier: false, known: false, clause: clause![0].trim() });
+    // So is a number said of the events that no reader took ("shipments 3 days late"): the words
+    // around it may all be the catalog's, but the bound would be dropped.
+    for (const m of clause![0].matchAll(UNREAD_NUMBER))
+      if (!out.some((q) => q.word === m[0]))
+        out.push({ word: m[0], modifier: false, known: false, clause: clause![0].trim() });
     return out;
   };
   if (found.length === 1) return { event: found[0]!.type, qualifiers: qualifiersOf(found[0]!, true) };
