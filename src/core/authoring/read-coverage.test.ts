@@ -72,3 +72,33 @@ test('property: an unread clause added to a draftable money request never leaves
     { numRuns: 150 },
   );
 });
+
+test('a destructive draft reads every word too: a restriction it cannot express is asked, never dropped', () => {
+  const access: DraftCatalog = {
+    tools: [
+      {
+        ...supportDeskCatalog()[0]!,
+        name: 'grant_access',
+        description: 'Grants a role on a system to an employee. Widens who can do what: destructive.',
+        args: {
+          type: 'object',
+          required: ['employee_id', 'role'],
+          properties: { employee_id: { type: 'string' }, role: { type: 'string' } },
+          additionalProperties: false,
+        },
+        destructive: true,
+        effect: 'write',
+      },
+    ],
+    events: [{ type: 'access.requested', payload: ['role'], values: { role: ['viewer', 'editor'] } }],
+  };
+  const d = draftSpec(compileRequest('viewer requests from contractors get granted', access), access);
+  assert.equal(d.publishable, false, JSON.stringify(d.spec));
+  assert.ok(
+    d.questions.some((q) => q.question.includes('"contractors"')),
+    JSON.stringify(d.questions),
+  );
+  // Every word read (a value the words give an argument included): publishable.
+  const ok = draftSpec(compileRequest('viewer requests get granted', access), access);
+  assert.equal(ok.publishable, true, JSON.stringify(ok.questions));
+});

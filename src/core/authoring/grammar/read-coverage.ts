@@ -1,17 +1,21 @@
 /**
- * The coverage part of the grammar: in a draft that moves money, or one with an argument read on an
- * assumption no sample checks (`ctx.wholeReading`), every word of the request is accounted for — read as the trigger, a condition, a step, its arguments, a cap or an assumption,
+ * The coverage part of the grammar: in a draft that moves money or calls a destructive tool, or one
+ * with an argument read on an assumption no sample checks (`ctx.wholeReading`), every word of the
+ * request is accounted for — read as the trigger, a condition, a step, its arguments (a value taken
+ * from the words: "tag it done"), a cap or an assumption,
  * or one of the grammar's own words ("when", "under", "then", "please"). A word none of them reads
  * ("knock the tip off first", "on the first of every month", "email the vendor a remittance advice")
  * is text the draft would drop: a question, never dropped, for a draft that spends money could
- * otherwise pay more, more often or with less than the person asked.
+ * otherwise pay more, more often or with less than the person asked, and one that grants, deletes
+ * or removes could do it to more than the person asked ("viewer requests from contractors get
+ * granted" would grant everyone's).
  *
  * A new reading that consumes a phrase makes its words read here by the catalog's vocabulary or by
  * `GRAMMAR_WORDS`; never add a word there that names an action, a time, a party or an amount's part.
  */
 import { ACTION_GROUPS, EVENT_VERB_GROUPS, FILLER, GENERIC_VERBS, lemmas } from '../request-words.ts';
 import { oneSlipApart } from './one-slip-apart.ts';
-import { type DraftStep, knownWords, type RequestContext } from './request-context.ts';
+import { type DraftStep, knownWords, listOr, type RequestContext } from './request-context.ts';
 
 /** The readers' own words: lead-ins, bounds, order, negation, politeness and money units. */
 const GRAMMAR_WORDS = new Set(
@@ -27,24 +31,35 @@ const GRAMMAR_WORDS = new Set(
   comes come in arrives arrive gets get got is are was be been has have had being with without for from on of by against
   at into about that this these those there here what which who whose whatever whoever anything something
   approve approval approved ask asking permission sign off say said yet ever know let wait waiting
-  staff employee employees team member members forget fail hesitate bother`.split(/\s+/),
+  staff employee employees team member members forget fail hesitate bother actually really make sure`.split(
+    /\s+/,
+  ),
 );
 
 /** Questions for the words of `lower` no reading accounts for, when a step moves money. */
 export function checkCoverage(lower: string, steps: readonly DraftStep[], ctx: RequestContext): void {
   const money = steps.some((s) => s.tool.cost?.fromArg !== undefined);
-  if (!money && ctx.wholeReading.length === 0) return;
+  const destructive = steps.some((s) => s.tool.destructive);
+  if (!money && !destructive && ctx.wholeReading.length === 0) return;
   const known = knownWords(ctx);
   const grouped = new Set([...ACTION_GROUPS.flat(), ...EVENT_VERB_GROUPS.flat(), ...GENERIC_VERBS]);
   // A word the compiler read as another (a misspelling) is in an assumption the read-back lists.
   const assumed = ctx.assumptions.join(' ').toLowerCase();
+  // A value an argument took from the words ("tag it done", "grant admin access") is read.
+  const values = new Set(
+    steps.flatMap((s) =>
+      Object.values(s.step.args).flatMap((v) =>
+        typeof v === 'string' ? v.toLowerCase().split(/[^a-z'-]+/) : [],
+      ),
+    ),
+  );
   const unread: string[] = [];
   for (const w of lower.replace(/"q[0-9]+"/g, ' ').split(/[^a-z'-]+/)) {
     const word = w.replace(/^['-]+|['-]+$/g, '').replace(/'(?:s|ve|re|m|ll|d)$/, '');
     if (word.length < 2 || FILLER.has(word) || GRAMMAR_WORDS.has(word)) continue;
     const forms = lemmas(word);
     if (forms.some((l) => known.has(l) || grouped.has(l) || GRAMMAR_WORDS.has(l) || FILLER.has(l))) continue;
-    if (assumed.includes(`"${word}`)) continue;
+    if (assumed.includes(`"${word}`) || values.has(word)) continue;
     // A small typo of a catalog word ("requets") is that word, as the trigger reader reads it.
     if (word.length >= 5 && [...known].some((k) => k.length >= 5 && oneSlipApart(word, k))) continue;
     if (!unread.includes(word)) unread.push(word);
@@ -55,6 +70,11 @@ export function checkCoverage(lower: string, steps: readonly DraftStep[], ctx: R
     ctx.questions.push({
       about: 'request',
       question: `The draft moves money, and I could not read ${said} in the request: no trigger, condition, step, argument or cap says it, and nothing may be dropped from a draft that spends money. What should ${what} change?`,
+    });
+  else if (unread.length > 0 && destructive)
+    ctx.questions.push({
+      about: 'request',
+      question: `The draft calls ${listOr(steps.filter((s) => s.tool.destructive).map((s) => s.tool.name))}, a destructive tool, and I could not read ${said} in the request: no trigger, condition, step or argument says it, and nothing may be dropped from such a draft. What should ${what} change?`,
     });
   else if (unread.length > 0)
     ctx.questions.push({
