@@ -200,9 +200,8 @@ export function fillArgs(
           typeof v === 'string' && new RegExp(`\\b${v.replace(/[^a-z0-9]/gi, '.')}\\b`, 'i').test(c.text),
       );
       // "production viewer requests ... get granted": a value of a field the event carries, whose
-      // samples show other values the enum takes too (one domain: an alert's severity "critical"
-      // is not an incident's "sev1"), may be said of the events (a test) or for every one of them
-      // (this value whatever the event's): asked, never guessed (either way may act wrongly).
+      // samples show others the enum takes (one domain: not an alert's "critical" beside "sev1"), is
+      // said of the events (a test) or for every one (this value): asked, never guessed.
       const seen = shape?.values?.[n] ?? [];
       const oneDomain = seen.length > 0 && seen.every((v) => (s.enum as unknown[]).includes(v));
       if (hit !== undefined && payload.includes(n) && oneDomain && !seen.includes(hit as string)) {
@@ -253,9 +252,10 @@ export function fillArgs(
       continue;
     }
     if (payload.includes(n)) {
-      // An enum argument takes the field of its name only when the values the samples show are
-      // its own: an alert's severity "critical" is not an incident's "sev1".
+      // An enum argument takes the field of its name only when the values the samples show are its
+      // own (an alert's "critical" is no incident's "sev1"); optional, only when they show some.
       const seen = shape?.values?.[n];
+      if (Array.isArray(s.enum) && !req && !seen?.length) continue;
       const outside = Array.isArray(s.enum)
         ? (seen ?? []).filter((v) => !(s.enum as unknown[]).includes(v))
         : [];
