@@ -240,3 +240,41 @@ test("a text that starts with the event's noun is still the text; 'send them:' s
   const link = draft('when a booking is cancelled, send them a link');
   assert.equal(link.publishable, false, 'no colon: "a link" is no text to send');
 });
+
+test('a channel may come between the verb and the colon, and a spaced dash leads a text as a colon does', () => {
+  const desk: DraftCatalog = {
+    tools: [
+      tool({
+        name: 'post_to_channel',
+        description: 'Posts a message in a chat channel.',
+        args: {
+          type: 'object',
+          required: ['channel', 'text'],
+          properties: {
+            channel: { type: 'string', pattern: '^#[a-z0-9-]+$' },
+            text: { type: 'string', minLength: 1 },
+          },
+          additionalProperties: false,
+        },
+        effect: 'external',
+      }),
+    ],
+    events: [{ type: 'ticket.created', payload: ['title'] }],
+  };
+  for (const [request, text] of [
+    [
+      'when a ticket is created, post in #escalations: heads up, ticket <title> just came in',
+      'Heads up, ticket {{event.payload.title}} just came in.',
+    ],
+    [
+      'when a ticket is created, post in #escalations - new ticket: <title>',
+      'New ticket: {{event.payload.title}}.',
+    ],
+  ] as const) {
+    const d = draft(request, desk);
+    assert.equal(d.publishable, true, `${request}: ${JSON.stringify(d.questions)}`);
+    const step = d.spec!.steps[0]!;
+    assert.ok('tool' in step);
+    assert.deepEqual(step.args, { channel: '#escalations', text }, request);
+  }
+});

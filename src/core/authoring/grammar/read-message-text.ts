@@ -118,8 +118,9 @@ export function readMessageTexts(
     let start: number | undefined;
     let colon = false;
     // "<verb> [whom]: <text>": a colon within a few words of the verb, no other mark before it.
+    // (A channel or handle may be among them: "post in #escalations: ..."; a spaced dash is a colon.)
     const c = clauseStart
-      ? /^((?:\s+[a-z0-9'-]+){0,6}?)\s*:\s+(?=\S)/.exec(rest)
+      ? /^((?:\s+[a-z0-9#@'_-]+){0,6}?)(?:\s*:|\s+-)\s+(?=\S)/.exec(rest)
       : new RegExp(String.raw`^(?:\s+${WHOM})?\s*:\s+(?=\S)`).exec(rest);
     // "with" leads a text only right before its colon; "saying" anywhere ("a status post saying we're on it").
     if (verb === 'with' && !/^\s*:/.test(rest)) continue;
@@ -162,7 +163,7 @@ export function readMessageTexts(
     );
     // The colon led the text: it is no clause break ("DM them: ..." is one action).
     const from = colon ? at : start;
-    const lead = l.slice(from, start).replace(/:/, ' ');
+    const lead = l.slice(from, start).replace(/:|(?<=\s)-(?=\s)/, ' ');
     l = l.slice(0, from) + lead + mark.padEnd(len, ' ') + l.slice(start + len);
     // "let them know ...": the action is to message them.
     if (verb === 'let' && /^\s+(?:them|him|her|em)\s+know\b/.test(rest))
