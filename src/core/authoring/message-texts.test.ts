@@ -241,6 +241,12 @@ test("a text that starts with the event's noun is still the text; 'send them:' s
   assert.equal(link.publishable, false, 'no colon: "a link" is no text to send');
 });
 
+test('mid-clause, a spaced dash after the verb and whom it goes to leads a text as a colon does', () => {
+  const got = steps('when a booking is cancelled message them - sorry, your slot at <reason> is gone');
+  assert.equal(got[0]!.tool, 'message_patient');
+  assert.equal(got[0]!.args.text, 'Sorry, your slot at {{event.payload.reason}} is gone.');
+});
+
 test('a channel may come between the verb and the colon, and a spaced dash leads a text as a colon does', () => {
   const desk: DraftCatalog = {
     tools: [

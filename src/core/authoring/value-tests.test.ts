@@ -95,6 +95,19 @@ test('"shipments from C-200": an identifier of the form one field takes tests th
   assert.equal(d.publishable, false);
 });
 
+test('"C-200 shipments only. book a slot": the heading\'s noun said again with "only" is the event, not an action', () => {
+  for (const request of ['C-200 shipments only. book a slot', 'C-200 shipments only, book a slot']) {
+    const { d } = draft(request);
+    assert.equal(d.publishable, true, `${request}: ${JSON.stringify(d.questions)}`);
+    assert.equal(d.spec!.triggers[0]!.when, 'payload.carrier_id == "C-200"', request);
+    assert.deepEqual(
+      d.spec!.steps.map((x) => ('tool' in x ? x.tool : '')),
+      ['book_slot'],
+      request,
+    );
+  }
+});
+
 test('a word with no digit is never read by a pattern, and one no field fits stays a question', () => {
   const words = { type: 'string', pattern: '^[a-z]+$' };
   const { d } = draft('shipments from acme: book a slot', freight(words));

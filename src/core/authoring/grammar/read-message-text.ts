@@ -121,7 +121,7 @@ export function readMessageTexts(
     // (A channel or handle may be among them: "post in #escalations: ..."; a spaced dash is a colon.)
     const c = clauseStart
       ? /^((?:\s+[a-z0-9#@'_-]+){0,6}?)(?:\s*:|\s+-)\s+(?=\S)/.exec(rest)
-      : new RegExp(String.raw`^(?:\s+${WHOM})?\s*:\s+(?=\S)`).exec(rest);
+      : new RegExp(String.raw`^(?:\s+${WHOM})?(?:\s*:|\s+-)\s+(?=\S)`).exec(rest);
     // "with" leads a text only right before its colon; "saying" anywhere ("a status post saying we're on it").
     if (verb === 'with' && !/^\s*:/.test(rest)) continue;
     if (verb === 'send' && !c) continue;

@@ -116,7 +116,8 @@ export function readSteps(
       if (tool) forbidden.set(tool.name, c.raw.trim());
       continue;
     }
-    // "Invoices from V-100 (...): pay them": the heading's tests read, its noun alone is the event.
+    // "Invoices from V-100 (...): pay them", "usd invoices only. pay them": the heading's tests
+    // read, its noun alone (with "only") is the event.
     if (headingNounOnly(c, event, ctx)) continue;
     const restated = restatedEventWord(c, event);
     if (restated) {
@@ -293,7 +294,7 @@ function headingNounOnly(c: Clause, event: string | undefined, ctx: RequestConte
     .replace(/[^a-z\s]/g, ' ')
     .trim()
     .split(/\s+/)
-    .filter((w) => !/^(?:all|every|any|the|new|incoming)$/.test(w));
+    .filter((w) => !/^(?:all|every|any|the|new|incoming|only)$/.test(w));
   if (words.length === 2 && event !== undefined) {
     const [noun, verbed] = event.split('.') as [string, string | undefined];
     const said = words[1]!.endsWith('s') ? words[1]!.slice(0, -1) : '';
