@@ -241,6 +241,21 @@ test("a text that starts with the event's noun is still the text; 'send them:' s
   assert.equal(link.publishable, false, 'no colon: "a link" is no text to send');
 });
 
+test('a comma after whom the words go to leads words said to them ("message them, your slot ...")', () => {
+  const got = steps('when a booking is cancelled, message them, your slot is free again, sorry');
+  assert.deepEqual(
+    got.map((x) => x.tool),
+    ['message_patient'],
+  );
+  assert.equal(got[0]!.args.text, 'Your slot is free again, sorry.');
+  // Words that speak to nobody after the comma are no text: the next action.
+  const two = steps('when a booking is cancelled, message them "Cancelled.", then flag it "cancelled"');
+  assert.deepEqual(
+    two.map((x) => x.tool),
+    ['message_patient', 'flag_booking'],
+  );
+});
+
 test('mid-clause, a spaced dash after the verb and whom it goes to leads a text as a colon does', () => {
   const got = steps('when a booking is cancelled message them - sorry, your slot at <reason> is gone');
   assert.equal(got[0]!.tool, 'message_patient');

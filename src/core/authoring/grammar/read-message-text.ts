@@ -117,6 +117,7 @@ export function readMessageTexts(
     const rest = l.slice(at);
     let start: number | undefined;
     let colon = false;
+    let afterComma = false;
     // "<verb> [whom]: <text>": a colon within a few words of the verb, no other mark before it.
     // (A channel or handle may be among them: "post in #escalations: ..."; a spaced dash is a colon.)
     const c = clauseStart
@@ -137,12 +138,18 @@ export function readMessageTexts(
       if (k && !/\bthat\s+$/.test(k[0]) && !NOT_A_TEXT.test(rest.slice(k[0].length)))
         start = at + k[0].length;
     } else {
-      const w = new RegExp(String.raw`^${LEADS.has(verb) ? '' : `(?:\\s+${WHOM})?`}\s+(that\s+)?`).exec(rest);
+      // ("message them, Payroll access is handled by HR, ...": a comma after whom it goes to.)
+      const w = new RegExp(String.raw`^${LEADS.has(verb) ? '' : `(?:\\s+${WHOM},?)?`}\s+(that\s+)?`).exec(
+        rest,
+      );
       if (w) {
         const after = rest.slice(w[0].length);
         if (w[1] !== undefined) {
           if (!READ_ELSEWHERE.has(verb)) start = at + w[0].length;
-        } else if (SPOKEN.test(after) && !NOT_A_TEXT.test(after)) start = at + w[0].length;
+        } else if (SPOKEN.test(after) && !NOT_A_TEXT.test(after)) {
+          start = at + w[0].length;
+          afterComma = w[0].includes(',');
+        }
       }
     }
     if (start === undefined) continue;
@@ -161,9 +168,9 @@ export function readMessageTexts(
     ctx.assumptions.push(
       `The text ${JSON.stringify(said)} is read as the words to send: ${JSON.stringify(text)}.`,
     );
-    // The colon led the text: it is no clause break ("DM them: ..." is one action).
-    const from = colon ? at : start;
-    const lead = l.slice(from, start).replace(/:|(?<=\s)-(?=\s)/, ' ');
+    // The colon (or comma, or dash) led the text: it is no clause break ("DM them: ..." is one action).
+    const from = colon || afterComma ? at : start;
+    const lead = l.slice(from, start).replace(/:|,|(?<=\s)-(?=\s)/, ' ');
     l = l.slice(0, from) + lead + mark.padEnd(len, ' ') + l.slice(start + len);
     // "let them know ...": the action is to message them.
     if (verb === 'let' && /^\s+(?:them|him|her|em)\s+know\b/.test(rest))
