@@ -94,7 +94,8 @@ test("refund whatever's due: the event's one field of money owed, and '<amount>'
   );
   assert.equal(steps[0]!.tool, 'refund_patient');
   assert.equal(steps[0]!.args.amount_usd, '{{event.payload.balance_due_usd}}');
-  assert.equal(steps[1]!.args.text, 'We refunded ${{event.payload.balance_due_usd}}.');
+  // ("$" then the template: the dollar sign is the text's own.)
+  assert.equal(steps[1]!.args.text, ['We refunded $', '{{event.payload.balance_due_usd}}', '.'].join(''));
   assert.ok(
     assumed.some((a) => a.includes('balance_due_usd: its one field of money')),
     JSON.stringify(assumed),
@@ -115,5 +116,46 @@ test("what a description lists after a colon is not what the tool does: 'email t
   assert.deepEqual(
     steps.map((s) => s.tool),
     ['message_patient'],
+  );
+});
+
+test('an amount the words fix is the spend cap when no other bound is said, read back under Assumed', () => {
+  const d = draft('when a visit is cancelled, refund the patient $20');
+  assert.equal(d.publishable, true, JSON.stringify(d.questions));
+  assert.equal(d.spec!.limits.maxCostUsd, 20);
+  assert.ok(
+    (d.readBack?.assumed ?? []).some((a) => a.includes('The spend cap is $20 a run')),
+    JSON.stringify(d.readBack?.assumed),
+  );
+  // An amount from the event, with no bound said: still asked.
+  assert.equal(draft("when a visit is cancelled, refund whatever's due").publishable, false);
+});
+
+test("an id argument never takes an event's subject whose samples do not fit its form", () => {
+  const credit: DraftCatalog = {
+    tools: [
+      tool({
+        name: 'credit_patient',
+        description: 'Gives a patient store credit. Costs the amount.',
+        effect: 'external',
+        args: {
+          type: 'object',
+          required: ['patient_id', 'amount_usd'],
+          properties: {
+            patient_id: { type: 'string', pattern: '^P-[0-9]+$' },
+            amount_usd: { type: 'number', exclusiveMinimum: 0 },
+          },
+          additionalProperties: false,
+        },
+        cost: { fromArg: 'amount_usd' },
+      }),
+    ],
+    events: [{ type: 'visit.cancelled', payload: ['clinic'], subjects: ['V-1001'] }],
+  };
+  const d = draftSpec(compileRequest('when a visit is cancelled, credit the patient $5', credit), credit);
+  assert.equal(d.publishable, false, JSON.stringify(d.spec));
+  assert.ok(
+    d.questions.some((q) => q.about === 'args: credit_patient.patient_id' && q.question.includes('V-1001')),
+    JSON.stringify(d.questions),
   );
 });

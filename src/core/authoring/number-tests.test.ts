@@ -131,5 +131,5 @@ test('a number said of the events that no reader takes is asked about, never dro
     JSON.stringify(d.questions),
   );
   const bound = draft('shipments 3 or more days late: flag them', shipments).d;
-  assert.equal(bound.spec?.triggers[0]!.when, 'payload.days_late >= 3', JSON.stringify(bound.questions));
+  assert.equal(bound.spec?.triggers[0]?.when, 'payload.days_late >= 3', JSON.stringify(bound.questions));
 });

@@ -16,7 +16,7 @@ import { argWords } from '../arg-words.ts';
 import type { EventShape } from '../compiled-request.ts';
 import { article, FILLER, wordsOf } from '../request-words.ts';
 import { classField } from './class-fields.ts';
-import { idByPattern } from './id-by-pattern.ts';
+import { fitsPattern, idByPattern, subjectMisfit } from './id-by-pattern.ts';
 import { impliedRead, isDateTimeArg, pendingOutput } from './implied-reads.ts';
 import type { Clause } from './read-clauses.ts';
 import { askUnknownValues } from './read-unknown-values.ts';
@@ -58,16 +58,6 @@ function unlistedValue(text: string, n: string): string | undefined {
   ).exec(text);
   const w = m?.[1]?.toLowerCase();
   return w === undefined || NOT_A_VALUE.has(w) || FILLER.has(w) ? undefined : m![0];
-}
-
-/** Whether literal `text` fits the argument's pattern, when it has one. */
-function fits(s: ArgSchema, text: string): boolean {
-  if (typeof s.pattern !== 'string') return true;
-  try {
-    return new RegExp(s.pattern, 'u').test(text);
-  } catch {
-    return true;
-  }
 }
 
 /** Arguments by the documented rules: literals said in the clause, else the trigger event's fields. */
@@ -136,7 +126,7 @@ export function fillArgs(
       continue;
     }
     const arg = Object.keys(props).find(
-      (n) => (LEADS[n] ?? [n]).includes(q.lead) && !byLead.has(n) && fits(props[n]!, q.text),
+      (n) => (LEADS[n] ?? [n]).includes(q.lead) && !byLead.has(n) && fitsPattern(props[n]!.pattern, q.text),
     );
     if (arg !== undefined) byLead.set(arg, q.text);
     else quoted.push(q.text);
@@ -161,9 +151,13 @@ export function fillArgs(
   const literalFor = (n: string, s: ArgSchema): string | undefined => {
     if (s.type !== 'string' || isId(n) || Array.isArray(s.enum)) return undefined;
     if (byLead.has(n)) return byLead.get(n);
-    // (Other quoted text goes to the first text argument the request gives no value of its own.)
-    // (Never to an argument whose pattern the text does not fit: "Urgent: " is no `^#...` channel.)
-    if (quoted.length > 0 && !payload.includes(n) && saidElsewhere(n) === undefined && fits(s, quoted[0]!))
+    // (Other quoted text: the first text argument given no value, whose pattern it fits if any.)
+    if (
+      quoted.length > 0 &&
+      !payload.includes(n) &&
+      saidElsewhere(n) === undefined &&
+      fitsPattern(s.pattern, quoted[0]!)
+    )
       return quoted.shift();
     if (
       bare &&
@@ -281,8 +275,7 @@ export function fillArgs(
       );
       continue;
     }
-    // ...and, with no sample of it, its one field named for a classification (a `reason` from a
-    // `category`), Assumed (class-fields.ts).
+    // ...or, with no sample, its one field named for a class (`reason` from `category`), Assumed.
     const classed = Array.isArray(s.enum) ? classField(n, shape, ctx) : undefined;
     if (classed !== undefined) {
       args[n] = `{{event.payload.${classed}}}`;
@@ -305,11 +298,11 @@ export function fillArgs(
       args[n] = pendingOutput(implied.read, implied.field);
       continue;
     }
-    // The event's subject is the first id argument only when the event carries no id fields of its
-    // own: a post.flagged event with post_id and author_id does not say which one is a user_id.
+    // The subject is the first id argument only when the event carries no ids of its own (a
+    // post.flagged event's post_id and author_id: which is a user_id?).
     const payloadIds = payload.filter(isId);
-    // ...unless the argument says it is the event's own thing: report_id, "Expense report id", for an
-    // expense.submitted event (whose employee_id is someone else's id).
+    // ...unless the argument says it is the event's own: report_id, "Expense report id", for an
+    // expense.submitted event (its employee_id is someone else's).
     const noun = event?.split('.')[0] ?? '';
     const own =
       isId(n) &&
@@ -343,6 +336,13 @@ export function fillArgs(
         question: `Which of the ${event} event's fields is ${tool.name}'s ${n}: ${listOr(['its subject', ...payloadIds])}? None of them is called ${n}.`,
         candidates: ['subject', ...payloadIds],
       });
+      continue;
+    }
+    // Never a subject whose samples do not fit the argument's form (an order "ORD-1" as a customer_id).
+    const misfit = isId(n) && !subjectUsed ? subjectMisfit(s.pattern, shape) : undefined;
+    if (misfit !== undefined) {
+      const question = `What should ${tool.name}'s ${n} be? The ${event} event's subject (${misfit}) does not fit its form ${s.pattern}.`;
+      if (req) ctx.questions.push({ about: `args: ${tool.name}.${n}`, question });
       continue;
     }
     if (isId(n) && !subjectUsed) {

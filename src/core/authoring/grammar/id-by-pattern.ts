@@ -1,7 +1,8 @@
 /**
  * An id argument no word and no field name gives, told apart by its `pattern`: of the event's
  * subject and its id fields, the one whose sample values fit the pattern (a `ticket_id` of
- * `^T-[0-9]+$` is the subject "T-2001", not the order_id "A-1001"). Pure.
+ * `^T-[0-9]+$` is the subject "T-2001", not the order_id "A-1001"); and never the subject when its
+ * samples fit no such pattern (`subjectMisfit`: an order "ORD-1" is no customer_id). Pure.
  */
 import type { EventShape } from '../compiled-request.ts';
 
@@ -54,4 +55,22 @@ export function idByPattern(
   if (fitting.length === 0 && unknown.length === 1 && unknown[0]!.source === 'subject')
     return { source: 'subject', why: `no id field's samples fit ${arg}'s pattern ${pattern}${ruledOut}` };
   return undefined;
+}
+
+/** Whether literal `text` fits an argument's `pattern`, when it has one this engine compiles. */
+export function fitsPattern(pattern: unknown, text: string): boolean {
+  if (typeof pattern !== 'string') return true;
+  try {
+    return new RegExp(pattern, 'u').test(text);
+  } catch {
+    return true;
+  }
+}
+
+/** The event's sample subjects, as said, when there are some and none fits `pattern`. */
+export function subjectMisfit(pattern: unknown, shape: EventShape | undefined): string | undefined {
+  const seen = shape?.subjects ?? [];
+  if (typeof pattern !== 'string' || seen.length === 0 || seen.some((v) => fitsPattern(pattern, v)))
+    return undefined;
+  return seen.join(', ');
 }

@@ -2,8 +2,8 @@
  * The limits part of the grammar: `limits.maxSteps` from "at most 3 steps", and `limits.maxCostUsd`
  * from the money caps the request names (read-amounts.ts). Two caps, or a tool whose cost is an
  * argument with no cap at all ("with no spend cap every such call is refused"), or fewer steps
- * allowed than named, are questions. Without caps or money tools the cap is the sum of the steps'
- * fixed costs, summed in integer cents.
+ * allowed than named, are questions. Without caps the cap is the sum of the steps' fixed costs and
+ * of the amounts the words fix for money tools ("a $10 credit"), summed in integer cents.
  *
  * New limits (time, calls) belong here: read from the text first, checked against the steps after.
  */
@@ -42,7 +42,24 @@ export function spendCap(named: readonly number[], steps: readonly DraftStep[], 
     });
     maxCostUsd = Math.min(...caps);
   } else if (caps.length === 1) maxCostUsd = caps[0]!;
-  else if (moneyTools.length > 0) {
+  else if (
+    moneyTools.length > 0 &&
+    moneyTools.every((s) => typeof s.step.args[s.tool.cost!.fromArg!] === 'number')
+  ) {
+    // "a $10 store credit": amounts the words fix are what a run spends, with the steps' fixed
+    // costs (several amounts: the checks ask which bound is meant), Assumed.
+    const cents = steps.reduce(
+      (n, s) =>
+        n +
+        usdToCents(s.tool.cost?.fixedUsd ?? 0) +
+        (s.tool.cost?.fromArg === undefined ? 0 : usdToCents(s.step.args[s.tool.cost.fromArg] as number)),
+      0,
+    );
+    maxCostUsd = cents / 100;
+    ctx.assumptions.push(
+      `The spend cap is $${formatUsd(maxCostUsd)} a run: what ${moneyTools.map((s) => s.tool.name).join(' and ')} ${moneyTools.length === 1 ? 'moves' : 'move'} as the request fixes it; it states no other bound.`,
+    );
+  } else if (moneyTools.length > 0) {
     // An amount the request named in another currency is asked about already (read-spelling.ts):
     // its answer is the cap, so the cap is not asked for twice.
     if (!ctx.questions.some((q) => q.about === 'limits.maxCostUsd'))

@@ -116,7 +116,7 @@ export function readElse(buf: RequestText): { at: number; end: number } | undefi
 /** The unit an event field counts time in: its name's last part (`duration_days`) or first (`days_late`). */
 function fieldUnit(name: string): string | undefined {
   return (
-    durationUnit(name) ?? /^(minutes?|mins?|hours?|hrs?|days?|weeks?)_/.exec(name)?.[1]!.replace(/s$/, '')
+    durationUnit(name) ?? /^(minutes?|mins?|hours?|hrs?|days?|weeks?)_/.exec(name)?.[1]?.replace(/s$/, '')
   );
 }
 
