@@ -73,3 +73,44 @@ test('a bound said with the payment, or with nothing acting before it, stays the
     assert.equal(d.spec!.limits.maxCostUsd, 75, request);
   }
 });
+
+test('in a choice, a bound said in a case heading is asked; an else said as "anything over that" is never dropped', () => {
+  const kinds: DraftCatalog = {
+    tools: [
+      ...claims.tools,
+      tool({
+        name: 'flag_claim',
+        description: 'Flags a claim for an adjuster.',
+        args: {
+          type: 'object',
+          required: ['claim_id'],
+          properties: { claim_id: claim },
+          additionalProperties: false,
+        },
+      }),
+    ],
+    events: [
+      {
+        type: 'claim.filed',
+        payload: ['amount_usd', 'policy_id', 'kind'],
+        values: { kind: ['dental', 'vision'] },
+        subjects: ['CL-1'],
+      },
+    ],
+  };
+  const of = (request: string) => draftSpec(compileRequest(request, kinds), kinds);
+  // The cap alone would approve a $500 dental claim, then refuse to pay it.
+  const bound = of('dental under 300 -> approve and pay, otherwise flag it');
+  assert.equal(bound.publishable, false, JSON.stringify(bound.spec));
+  assert.ok(
+    bound.questions.some((q) => q.question.startsWith('Which case does $300 bound?')),
+    JSON.stringify(bound.questions),
+  );
+  // "anything over that just approve it": an alternative the draft would otherwise drop.
+  const over = of('dental: up to 50 dollars approve + pay, anything over that just approve it');
+  assert.equal(over.publishable, false, JSON.stringify(over.spec));
+  assert.ok(
+    over.questions.some((q) => q.question.includes('"over that"')),
+    JSON.stringify(over.questions),
+  );
+});

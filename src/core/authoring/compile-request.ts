@@ -23,7 +23,7 @@ import type { FlowStep } from '../spec/flow-steps.ts';
 import { isSpecId } from '../spec/validate-spec.ts';
 import type { TriggerSpec, WorkflowSpec } from '../spec/workflow-spec.ts';
 import type { CompiledRequest, CompileOptions, DraftCatalog } from './compiled-request.ts';
-import { boundedEvents } from './grammar/bounded-events.ts';
+import { askBoundInChoice, boundedEvents } from './grammar/bounded-events.ts';
 import { branchMoney, readBranch } from './grammar/build-branch.ts';
 import { askDroppedActions } from './grammar/dropped-actions.ts';
 import { fillFromEarlierReads } from './grammar/earlier-outputs.ts';
@@ -193,6 +193,8 @@ export function compileRequest(
     // "expenses under 75 → approve and reimburse": the bound says which events too (bounded-events.ts).
     ...(branch ? [] : boundedEvents(lower, money.filters, money.caps, steps, event, ctx)),
   ]);
+  // In a choice, which case such a bound belongs to is not read: asked, never left to the cap alone.
+  if (branch) askBoundInChoice(lower, money.filters, money.caps, steps, ctx);
   for (const s of steps.filter((s) => noSignoff.includes(s.tool.name)))
     ctx.questions.push({
       about: `steps: ${s.step.name}`,

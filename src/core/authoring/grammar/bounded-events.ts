@@ -6,8 +6,12 @@
  * amount the money step moves (`payload.amount_usd < 75`), listed under Assumed. A bound said with
  * an action ("reply, then refund anyone under $50": the reply is for everyone) or where nothing
  * acts before the money moves ("refund requests under $50: refund them") stays the cap alone.
+ * In a request that makes a choice ("equipment under 300 -> approve and reimburse, otherwise check
+ * the receipts"), which case the bound tests is not read: asked (`askBoundInChoice`), for the cap
+ * alone would approve a $500 claim and only then refuse its reimbursement.
  */
 import { formatUsd } from '../../money.ts';
+import { isActionVerb } from '../request-words.ts';
 import type { DraftStep, RequestContext } from './request-context.ts';
 import { isEventWord, NEUTRAL, STAND_INS } from './trigger-words.ts';
 
@@ -48,4 +52,32 @@ export function boundedEvents(
     `$${formatUsd(filter.usd)} bounds which ${event ?? 'trigger'} events the workflow acts on, not only what it spends: ${before.map((s) => s.tool.name).join(', ')} ${before.length === 1 ? 'acts' : 'act'} before ${money.tool.name} moves the money, so the trigger tests ${field} ${filter.op} ${filter.usd} too.`,
   );
   return [`payload.${field} ${filter.op} ${filter.usd}`];
+}
+
+/**
+ * In a choice, a bound said in a case's heading ("equipment under 300 -> approve and reimburse"):
+ * no action word between the sentence's start and the bound, and a step acting before the money
+ * moves. Which case it tests is not read: a question instead of the cap alone.
+ */
+export function askBoundInChoice(
+  text: string,
+  filters: readonly { op: '<' | '<='; usd: number; at: number }[],
+  caps: readonly number[],
+  steps: readonly DraftStep[],
+  ctx: RequestContext,
+): void {
+  const [filter] = filters;
+  if (filter === undefined || new Set(caps).size !== 1) return;
+  const heading =
+    text
+      .slice(0, filter.at)
+      .split(/[.;!?]\s/)
+      .at(-1) ?? '';
+  if ((heading.match(/[a-z'-]+/g) ?? []).some((w) => isActionVerb(w))) return;
+  const at = steps.findIndex((s) => s.tool.cost?.fromArg !== undefined);
+  if (at < 0 || !steps.slice(0, at).some((s) => s.tool.effect !== 'read')) return;
+  ctx.questions.push({
+    about: 'limits.maxCostUsd',
+    question: `Which case does $${formatUsd(filter.usd)} bound? ${steps.slice(0, at).find((s) => s.tool.effect !== 'read')!.tool.name} acts before ${steps[at]!.tool.name} moves the money, so as the spend cap alone it would act on larger amounts and only then refuse to pay. Say the bound with the case it is for ("if it is ... and under $${formatUsd(filter.usd)}, ...").`,
+  });
 }
