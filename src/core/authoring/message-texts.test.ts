@@ -241,6 +241,19 @@ test("a text that starts with the event's noun is still the text; 'send them:' s
   assert.equal(link.publishable, false, 'no colon: "a link" is no text to send');
 });
 
+test('"message every patient with a friendly note so they know we saw it" gives no text: asked', () => {
+  // The words after the verb say whom and how, not what: sent as they are, a patient would read
+  // "Every patient with a friendly note so they know we saw it."
+  const d = draft(
+    'when a booking is cancelled, message every patient with a friendly note so they know we saw it',
+  );
+  assert.equal(d.publishable, false, JSON.stringify(d.spec));
+  assert.ok(
+    d.questions.some((q) => q.about === 'args: message_patient.text'),
+    JSON.stringify(d.questions),
+  );
+});
+
 test('a comma after whom the words go to leads words said to them ("message them, your slot ...")', () => {
   const got = steps('when a booking is cancelled, message them, your slot is free again, sorry');
   assert.deepEqual(

@@ -42,9 +42,9 @@ const READ_ELSEWHERE = new Set(['reply', 'respond', 'answer', 'tell', 'message',
 /** Words that speak to the person: the words after the verb are what to say. */
 const SPOKEN =
   /^(?:thanks|thank|sorry|hi|hello|hey|welcome|got|please|apologies|good news|unfortunately)\b|\b(?:we|we'll|we're|we've|we'd|i|i'm|i'll|i've|you|you're|you'll|you've|your|our|us)\b/;
-/** Words after the verb that lead something other than the words to say. */
+/** Words after the verb that lead something other than the words to say ("every ticket with a ..."). */
 const NOT_A_TEXT =
-  /^(?:"q|that\b|saying\b|with\b|to\b|about\b|when\b|whenever\b|if\b|unless\b|by\b|in\b|on\b|at\b|for\b|via\b|through\b|and\b|then\b|it\b|them\b|once\b|as\b|using\b|before\b|after\b|too\b|also\b)/;
+  /^(?:"q|every\b|each\b|all\b|any\b|that\b|saying\b|with\b|to\b|about\b|when\b|whenever\b|if\b|unless\b|by\b|in\b|on\b|at\b|for\b|via\b|through\b|and\b|then\b|it\b|them\b|once\b|as\b|using\b|before\b|after\b|too\b|also\b)/;
 /** A sentence that starts a next instruction, after a text. */
 const NEXT_INSTRUCTION =
   /^(?:otherwise|else|if|unless|when|whenever|then|also|and|after|afterwards|finally|next|but|don'?t|dont|do not|never|only|except|in that case|for everyone|for all)\b/;
