@@ -45,12 +45,14 @@ export function checkCoverage(lower: string, steps: readonly DraftStep[], ctx: R
   const grouped = new Set([...ACTION_GROUPS.flat(), ...EVENT_VERB_GROUPS.flat(), ...GENERIC_VERBS]);
   // A word the compiler read as another (a misspelling) is in an assumption the read-back lists.
   const assumed = ctx.assumptions.join(' ').toLowerCase();
-  // A value an argument took from the words ("tag it done", "grant admin access") is read.
+  // A short value an argument took from the words ("tag it done", "grant admin access") is read;
+  // a sentence to send is not (its "gold" must not stand for a "gold customers" said elsewhere).
   const values = new Set(
     steps.flatMap((s) =>
-      Object.values(s.step.args).flatMap((v) =>
-        typeof v === 'string' ? v.toLowerCase().split(/[^a-z'-]+/) : [],
-      ),
+      Object.values(s.step.args).flatMap((v) => {
+        const words = typeof v === 'string' && !v.includes('{{') ? v.toLowerCase().split(/[^a-z'-]+/) : [];
+        return words.filter(Boolean).length <= 2 ? words : [];
+      }),
     ),
   );
   const unread: string[] = [];
