@@ -102,3 +102,14 @@ test('a destructive draft reads every word too: a restriction it cannot express 
   const ok = draftSpec(compileRequest('viewer requests get granted', access), access);
   assert.equal(ok.publishable, true, JSON.stringify(ok.questions));
 });
+
+test('a word said as a restriction is unread even when the text to send repeats it', () => {
+  const r =
+    'when a refund is requested, refund it up to $40 for outlet buyers, and reply "Thanks, outlet buyers!"';
+  const d = draft(r);
+  assert.equal(d.publishable, false, JSON.stringify(d.spec));
+  assert.ok(
+    d.questions.some((q) => q.question.includes('"outlet"')),
+    JSON.stringify(d.questions),
+  );
+});
