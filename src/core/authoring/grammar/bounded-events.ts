@@ -75,9 +75,10 @@ export function askBoundInChoice(
       .at(-1) ?? '';
   if ((heading.match(/[a-z'-]+/g) ?? []).some((w) => isActionVerb(w))) return;
   const at = steps.findIndex((s) => s.tool.cost?.fromArg !== undefined);
-  if (at < 0 || !steps.slice(0, at).some((s) => s.tool.effect !== 'read')) return;
+  const acting = at < 0 ? undefined : steps.slice(0, at).find((s) => s.tool.effect !== 'read');
+  if (acting === undefined) return;
   ctx.questions.push({
     about: 'limits.maxCostUsd',
-    question: `Which case does $${formatUsd(filter.usd)} bound? ${steps.slice(0, at).find((s) => s.tool.effect !== 'read')!.tool.name} acts before ${steps[at]!.tool.name} moves the money, so as the spend cap alone it would act on larger amounts and only then refuse to pay. Say the bound with the case it is for ("if it is ... and under $${formatUsd(filter.usd)}, ...").`,
+    question: `Which case does $${formatUsd(filter.usd)} bound? ${acting.tool.name} acts before ${steps[at]!.tool.name} moves the money, so as the spend cap alone it would act on larger amounts and only then refuse to pay. Say the bound with the case it is for ("if it is ... and under $${formatUsd(filter.usd)}, ...").`,
   });
 }

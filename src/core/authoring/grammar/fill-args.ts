@@ -338,14 +338,14 @@ export function fillArgs(
       });
       continue;
     }
-    // Never a subject whose samples do not fit the argument's form (an order "ORD-1" as a customer_id).
-    const misfit = isId(n) && !subjectUsed ? subjectMisfit(s.pattern, shape) : undefined;
-    if (misfit !== undefined) {
-      const question = `What should ${tool.name}'s ${n} be? The ${event} event's subject (${misfit}) does not fit its form ${s.pattern}.`;
-      if (req) ctx.questions.push({ about: `args: ${tool.name}.${n}`, question });
-      continue;
-    }
     if (isId(n) && !subjectUsed) {
+      // Never a subject whose samples do not fit the argument's form (an order "ORD-1" as a customer_id).
+      const misfit = subjectMisfit(s.pattern, shape);
+      if (misfit !== undefined) {
+        const question = `What should ${tool.name}'s ${n} be? The ${event} event's subject (${misfit}) does not fit its form ${s.pattern}.`;
+        if (req) ctx.questions.push({ about: `args: ${tool.name}.${n}`, question });
+        continue;
+      }
       subjectUsed = true;
       args[n] = '{{event.subject}}';
       continue;

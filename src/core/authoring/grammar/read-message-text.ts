@@ -144,16 +144,17 @@ export function readMessageTexts(
       );
       if (w) {
         const after = rest.slice(w[0].length);
+        const comma = w[0].includes(',');
         if (w[1] !== undefined) {
           if (!READ_ELSEWHERE.has(verb)) start = at + w[0].length;
         } else if (
           SPOKEN.test(after) &&
           !NOT_A_TEXT.test(after) &&
           // (After a comma, "note: ..." / "reason = ..." names an argument: read-named-texts.ts's.)
-          !(w[0].includes(',') && /^[a-z_]+(?:\s+[a-z_]+)?\s*[:=]/.test(after))
+          !(comma && /^[a-z_]+(?:\s+[a-z_]+)?\s*[:=]/.test(after))
         ) {
           start = at + w[0].length;
-          afterComma = w[0].includes(',');
+          afterComma = comma;
         }
       }
     }

@@ -28,22 +28,17 @@ export function fillPlaceholders(
 ): void {
   const shape = ctx.events?.find((e) => e.type === event);
   const noun = event?.split('.')[0]?.split(/[_-]/) ?? [];
-  const template = (said: string): string | undefined => {
-    const words = said
-      .toLowerCase()
-      .replace(/'s\b/g, '')
-      .split(/[\s_-]+/)
-      .filter((w) => w !== '');
+  // A name whose parts hold every word said ("<vendor>" for vendor_id, "<name>" for customer_name).
+  const holdsEvery = (name: string, content: readonly string[]) =>
+    content.every((w) => name.split('_').some((part) => lemmas(part).some((l) => lemmas(w).includes(l))));
+  const template = (words: readonly string[], content: readonly string[]): string | undefined => {
     // A field named whole, or the event's own noun and a field ("<alert summary>"): as an argument
     // phrase names it (arg-phrase-words.ts).
     const named = shape ? fieldValue(words, [shape]) : undefined;
     if (named !== undefined) return named;
-    // A field whose name holds every word said ("<vendor>" for vendor_id), when only one does.
-    const content = words.filter((w) => !DETERMINERS.has(w));
+    // A field whose name holds every word said, when only one does.
     if (content.length === 0) return undefined;
-    const hits = (shape?.payload ?? []).filter((p) =>
-      content.every((w) => p.split('_').some((part) => lemmas(part).some((l) => lemmas(w).includes(l)))),
-    );
+    const hits = (shape?.payload ?? []).filter((p) => holdsEvery(p, content));
     if (hits.length === 1) return `{{event.payload.${hits[0]}}}`;
     // "<invoice number>", "<invoice id>", "<ticket>": the event's own thing.
     const own = content.filter((w) => !/^(?:number|no|id|ref|reference|#)$/.test(w));
@@ -56,18 +51,12 @@ export function fillPlaceholders(
     return undefined;
   };
   /** What an earlier step returns or moved, for the words of a placeholder (see above). */
-  const earlier = (said: string, before: readonly StepSpec[]): string | undefined => {
-    const content = said
-      .toLowerCase()
-      .split(/[\s_'-]+/)
-      .filter((w) => w !== '' && w !== 's' && !DETERMINERS.has(w));
+  const earlier = (content: readonly string[], before: readonly StepSpec[]): string | undefined => {
     if (content.length === 0) return undefined;
     const outputs = before.flatMap((s) => {
       const props = ctx.tools.find((t) => t.name === s.tool)?.result?.properties;
       return Object.keys((props ?? {}) as object)
-        .filter((p) =>
-          content.every((w) => p.split('_').some((part) => lemmas(part).some((l) => lemmas(w).includes(l)))),
-        )
+        .filter((p) => holdsEvery(p, content))
         .map((p) => `{{steps.${s.name}.output.${p}}}`);
     });
     if (outputs.length === 1) return outputs[0];
@@ -93,7 +82,13 @@ export function fillPlaceholders(
         PLACEHOLDER.lastIndex = 0;
         const unknown: string[] = [];
         s.args[k] = v.replace(PLACEHOLDER, (all, said: string) => {
-          const t = template(said) ?? earlier(said, seen);
+          const words = said
+            .toLowerCase()
+            .replace(/'s\b/g, '')
+            .split(/[\s_-]+/)
+            .filter((w) => w !== '');
+          const content = words.filter((w) => !DETERMINERS.has(w));
+          const t = template(words, content) ?? earlier(content, seen);
           if (t === undefined) {
             unknown.push(all);
             return all;
