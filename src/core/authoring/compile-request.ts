@@ -54,6 +54,7 @@ import { quoteUnquoted, readSpelling } from './grammar/read-spelling.ts';
 import { readOutputTest, readStepIf } from './grammar/read-step-tests.ts';
 import { type DraftStep, readSteps } from './grammar/read-steps.ts';
 import { readTrigger } from './grammar/read-trigger.ts';
+import { readValueHeading } from './grammar/read-value-headings.ts';
 import { readCurrencyBefore } from './grammar/read-values.ts';
 import { askUnusedYesNo, readYesNo } from './grammar/read-yes-no.ts';
 import {
@@ -130,7 +131,10 @@ export function compileRequest(
   const audience = readAudience(buf, ctx);
   const { event, qualifiers } = readTrigger(buf, ctx, said || apart ? lower : undefined);
   const restated = readRestated(buf, raw, event, ctx);
+  // "meals or travel, USD only: approve ...": a heading of values says which events.
+  const heading = readValueHeading(buf, event, Boolean(said || apart), ctx);
   const fieldTests = [
+    ...heading,
     ...asideTests(asides, event, ctx),
     ...readQualifiers(qualifiers ?? [], event, ctx),
     ...readFieldTests(buf, raw, event, ctx),

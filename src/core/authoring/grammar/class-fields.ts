@@ -14,10 +14,16 @@ import { listOr, type RequestContext } from './request-context.ts';
 /** Names of a field or an argument that classify a thing. */
 const CLASSIFIES = /^(?:category|type|kind|class|classification|topic|reason|cause)$/;
 
-/** The event's one field named for a classification, when no sample shows its values. */
-function unseenClassField(shape: EventShape | undefined): string | undefined {
+/**
+ * The event's one field named for a classification whose values the catalog's one list of classes
+ * holds: no sample shows its values, or every value the samples show is one of the list's.
+ */
+function classFieldOf(shape: EventShape | undefined, ctx: RequestContext): string | undefined {
   const fits = shape?.payload.filter((f) => CLASSIFIES.test(f)) ?? [];
-  return fits.length === 1 && (shape!.values?.[fits[0]!] ?? []).length === 0 ? fits[0] : undefined;
+  if (fits.length !== 1) return undefined;
+  const list = classList(ctx);
+  const seen = shape!.values?.[fits[0]!] ?? [];
+  return list !== undefined && seen.every((v) => list.values.includes(v)) ? fits[0] : undefined;
 }
 
 /** The catalog's enum arguments named for a classification: their one list of values, if one. */
@@ -44,15 +50,15 @@ export function classField(
   shape: EventShape | undefined,
   ctx: RequestContext,
 ): string | undefined {
-  const field = unseenClassField(shape);
-  if (!CLASSIFIES.test(arg) || field === undefined || classList(ctx) === undefined) return undefined;
+  const field = classFieldOf(shape, ctx);
+  if (!CLASSIFIES.test(arg) || field === undefined) return undefined;
   note(field, shape!, ctx);
   return field;
 }
 
 /** The classes `field` of the event is read as holding (none when samples show them, or no list). */
 export function classValues(field: string, shape: EventShape, ctx: RequestContext): string[] {
-  if (unseenClassField(shape) !== field) return [];
+  if (classFieldOf(shape, ctx) !== field) return [];
   return classList(ctx)?.values ?? [];
 }
 
@@ -60,8 +66,15 @@ export function classValues(field: string, shape: EventShape, ctx: RequestContex
 export function note(field: string, shape: EventShape, ctx: RequestContext): void {
   const list = classList(ctx);
   if (list === undefined) return;
-  const line = `The ${shape.type} event's ${field} is read as holding the classes ${list.args.join(' and ')} ${list.args.length > 1 ? 'take' : 'takes'} (${listOr(list.values)}): no sample event shows its values; one outside them stops the run at a step that takes it.`;
+  const seen = shape.values?.[field] ?? [];
+  const why =
+    seen.length === 0
+      ? 'no sample event shows its values'
+      : `the sample events show only ${listOr(seen)} of them`;
+  const line = `The ${shape.type} event's ${field} is read as holding the classes ${list.args.join(' and ')} ${list.args.length > 1 ? 'take' : 'takes'} (${listOr(list.values)}): ${why}; one outside them stops the run at a step that takes it.`;
   if (ctx.assumptions.includes(line)) return;
   ctx.assumptions.push(line);
-  ctx.wholeReading.push(`the ${field} is read as one of ${listOr(list.values)} though no sample shows it`);
+  // (Samples that show some of the classes check the reading in part: it is listed, as the others are.)
+  if (seen.length === 0)
+    ctx.wholeReading.push(`the ${field} is read as one of ${listOr(list.values)} though no sample shows it`);
 }

@@ -343,6 +343,8 @@ export function readArgPhrases(buf: RequestText, event: string | undefined, ctx:
     if (v?.kind !== 'word') continue;
     const after = toks[at + 1];
     if (after !== undefined && after.kind === 'word' && after.t !== 'and') continue;
+    // ("kayak/paddle:": values joined with "/" say which ones together, as "or" does.)
+    if (before?.t === '/' || after?.t === '/') continue;
     const hits = [...args.entries()].filter(
       ([n, a]) => a.enums.has(v.t) && (at === i || arg![0].includes(n)),
     );

@@ -27,9 +27,10 @@ const GRAMMAR_WORDS = new Set(
   one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen seventeen
   eighteen nineteen twenty thirty forty fifty sixty seventy eighty ninety
   run per time go ahead can should must will want need needs let automatically auto straight away right
-  someone somebody anyone anybody everyone people person customer customers user users we us our i me my you your
+  someone somebody anyone anybody everyone everything people person customer customers user users we us our i me my you your
   comes come in arrives arrive gets get got is are was be been has have had being with without for from on of by against
-  at into about that this these those there here what which who whose whatever whoever anything something
+  at into about that this these those there here what which who whose whatever whoever whichever wherever
+  theyre anything something
   approve approval approved ask asking permission sign off say said yet ever know let wait waiting
   staff employee employees team member members forget fail hesitate bother actually really make sure`.split(
     /\s+/,

@@ -17,7 +17,6 @@ import {
   FILLER,
   GENERIC_VERBS,
   groupOf,
-  isActionVerb,
   lemmas,
 } from '../request-words.ts';
 import { eventByValues } from './event-by-value.ts';
@@ -29,10 +28,10 @@ import type { Qualifier } from './read-field-tests.ts';
 import { signoffAsTime } from './read-signoff.ts';
 import { cutOut, knownWords, listOr, type RequestContext, type RequestText } from './request-context.ts';
 import { toolWords } from './tool-words.ts';
+import { heading, isActionWord } from './trigger-heading.ts';
 import {
   clauseWords,
   eventVerbGroup,
-  isEventWord,
   isNounOf,
   NEGATORS,
   NEUTRAL,
@@ -43,7 +42,6 @@ import {
   singular,
   splitType,
 } from './trigger-words.ts';
-import { isChannelWord } from './value-words.ts';
 
 const TRIGGER_START =
   /(?<=^|[.;!?]\s+)(?:if)(?= (?:a|an|the|someone|somebody|anyone|any|an?y?one|people|we|they) )|\b(whenever|when|each time|every time|as soon as|once|on every|on each|for every|for each|any time|anytime|if ever|after(?= (?:a|an|each|every|any|the) (?:[a-z]+ (?:is|are|gets|get|has|comes|arrives)\b|[a-z]+(?:'s|s) (?:been )?[a-z]+ed\b)))\b/;
@@ -295,64 +293,6 @@ export function readTrigger(
   }
   askTrigger(ctx, `No known event matches "${clause[0].trim()}".`);
   return {};
-}
-
-/**
- * A word that names an action ("pay", "refund", "send"), not the event: an event's noun is not one,
- * nor is a participle that is an event type's own verb ("reported posts:", "flagged posts ->").
- */
-function isActionWord(w: string, ctx: RequestContext): boolean {
-  // ("opened cases:", "approved invoices ->": a past participle that says the event happened names it.)
-  const eventParticiple =
-    /ed$/.test(w) && (saysHappened(w, ctx) || (ctx.events?.some((e) => splitType(e.type)[1] === w) ?? false));
-  return isActionVerb(w) && !isEventWord(w, ctx) && !eventParticiple;
-}
-
-/**
- * A trigger said as a heading at the start of the request: a few words before ":", "?", "->" or
- * " - " ("Alerts:", "critical alert ->", "new ticket opened?", "An employee submits an expense
- * report - ..."), or before a comma when they say the event happened ("anything that fires on auth,
- * ..."). It names an event's noun or an event verb, or is a word or two naming no action at all
- * ("warnings -> ..."). Null: not a heading.
- */
-function heading(text: string, ctx: RequestContext): RegExpExecArray | null {
-  // (A lone dash is no word: "normal tickets - tag them, ..." ends at the dash.)
-  const m = /^\s*((?:[a-z0-9'][a-z0-9'-]* +){0,6}[a-z0-9'][a-z0-9'-]*)\s*(?::|\?(?=\s)|->|\s-\s|,)/.exec(
-    text,
-  );
-  if (!m) return null;
-  // Typos read as catalog words, without listing them yet: the trigger reader does when it is one.
-  const scratch = { ...ctx, assumptions: [] };
-  const words = m[1]!.split(/\s+/).map((w) => spelledAs(w, scratch));
-  const comma = /,$/.test(m[0]);
-  // (Before a comma, only a way some event of the catalog happens: "anything up to $999 gets paid,"
-  // with no *.paid event is an action said in the passive.)
-  const verb = words.some(
-    (w, i) => (i > 0 || comma) && saysHappened(w, ctx) && (!comma || happensInCatalog(w, ctx)),
-  );
-  const noun = words.some((w) => STAND_INS.has(w) || ctx.events?.some((e) => isNounOf(w, e)));
-  // "refund requests:" names the event; "refund them:", "pay approved invoices," an action.
-  // ("email tickets:", "chat cases ->": a channel before the event's noun.)
-  const action = (w: string) =>
-    isActionWord(w, ctx) && !(isChannelWord(w) && isEventWord(words[words.indexOf(w) + 1] ?? '', ctx));
-  // Its first word that is not filler ("tho pay out approved claims, ..." starts with an action).
-  const lead = words.find((w) => !FILLER.has(w)) ?? words[0]!;
-  const acts = action(lead) || (!verb && words.some(action));
-  if (acts || (comma ? !verb : !(noun || verb || words.length <= 2))) return null;
-  const at = m.index + m[0].indexOf(m[1]!);
-  return Object.assign([m[1]!], { index: at, input: text }) as unknown as RegExpExecArray;
-}
-
-/** Whether some event of the catalog (any, when none is known) happens the way `w` says. */
-function happensInCatalog(w: string, ctx: RequestContext): boolean {
-  if (!ctx.events) return true;
-  const group = eventVerbGroup(w);
-  return ctx.events.some((e) => {
-    const verb = lemmas(splitType(e.type)[1]);
-    return group
-      ? verb.some((v) => group.includes(v))
-      : lemmas(w).some((l) => l.length > 3 && verb.includes(l)) || namesEventVerb(w, e);
-  });
 }
 
 /**
