@@ -65,6 +65,7 @@ import {
   showQuotes,
 } from './grammar/request-context.ts';
 import { isNounOf } from './grammar/trigger-words.ts';
+import { askUnreadBounds } from './grammar/unread-bounds.ts';
 
 /** Tests joined with "and"; alternatives said alone lose their parentheses ("a or b"). */
 function joinTests(tests: readonly string[]): string {
@@ -161,6 +162,8 @@ export function compileRequest(
         i,
     );
   const branch = otherwise ? readBranch(otherwise, buf, raw, event, lower, money, ctx) : undefined;
+  // A bound no reader took ("... over 1000 email the vendor") would be dropped by the step readers.
+  askUnreadBounds(buf.text, ctx);
   const steps = branch ? branch.all : once(readSteps(splitClauses(buf.text, raw), event, lower, ctx));
   applyRestated(restated, steps, ctx);
   // Read steps the arguments need (a grant's `active` from the directory) come first.

@@ -63,7 +63,7 @@ export function fillFromEarlierReads(
   event?: string,
 ): void {
   const byStep = new Map(steps.map((d) => [d.step, d]));
-  const reads: { name: string; tool: string; fields: string[] }[] = [];
+  const reads: { name: string; tool: string; fields: string[]; yesNo: Set<string> }[] = [];
   const answered = new Set<string>();
   const unanswered = new Set<string>();
   const made: { name: string; tool: string; opens: boolean }[] = [];
@@ -82,7 +82,11 @@ export function fillFromEarlierReads(
         const own = new Set(tool.name.split('_'));
         const named = reads.flatMap((r) =>
           r.fields
-            .filter((f) => names(said, f) && !f.split('_').every((w) => own.has(w) || UNIT.has(w)))
+            // (A yes/no is never an amount: "pay matched invoices" says which ones, not what to pay.)
+            .filter(
+              (f) =>
+                names(said, f) && !r.yesNo.has(f) && !f.split('_').every((w) => own.has(w) || UNIT.has(w)),
+            )
             .map((f) => ({ r, f })),
         );
         if (named.length === 1) {
@@ -144,8 +148,15 @@ export function fillFromEarlierReads(
       const tool = byStep.get(s)?.tool ?? ctx.tools.find((t) => t.name === s.tool);
       if (tool && tool.effect !== 'read')
         made.push({ name: s.name, tool: tool.name, opens: OPENS.has(tool.name.split('_')[0]!) });
-      if (tool?.effect === 'read')
-        reads.push({ name: s.name, tool: tool.name, fields: outputsOf(tool).fields.map((f) => f.name) });
+      if (tool?.effect === 'read') {
+        const fields = outputsOf(tool).fields;
+        reads.push({
+          name: s.name,
+          tool: tool.name,
+          fields: fields.map((f) => f.name),
+          yesNo: new Set(fields.filter((f) => f.yesNo).map((f) => f.name)),
+        });
+      }
     }
   }
   for (let i = ctx.questions.length - 1; i >= 0; i--) {

@@ -71,7 +71,7 @@ const TEST = new RegExp(
   'g',
 );
 /** A negation just before the test: a limit on an action ("never for more than 7 days"), not a filter. */
-export const NEGATED = /\b(?:never|not|no|don'?t|dont|do not|nothing|without)\s+(?:[a-z]+\s+){0,2}$/;
+export const NEGATED = /\b(?:never|not|no|don'?t|dont|do not|nothing|without)\s+(?:[a-z]+\s+){0,4}$/;
 
 /** A number said in digits or words ("a", "one", "thirty"). */
 export const value = (n: string): number | undefined =>
