@@ -66,6 +66,7 @@ import {
 } from './grammar/request-context.ts';
 import { isNounOf } from './grammar/trigger-words.ts';
 import { askUnreadBounds } from './grammar/unread-bounds.ts';
+import { askUnreadValues } from './grammar/unread-values.ts';
 
 /** Tests joined with "and"; alternatives said alone lose their parentheses ("a or b"). */
 function joinTests(tests: readonly string[]): string {
@@ -209,6 +210,8 @@ export function compileRequest(
     });
   const maxCostUsd = spendCap(money.caps, steps, ctx);
   checkCoverage(buf.text, steps, ctx);
+  // "open a sev3 for warnings": a value of the event's said and read by nothing says which events.
+  askUnreadValues(buf.text, event, when, flow, steps, ctx);
   askDroppedActions(steps, ctx);
   askUnusedYesNo(
     steps.map((s) => s.step.args),

@@ -53,8 +53,8 @@ const shop: DraftCatalog = {
   events: [
     {
       type: 'claim.filed',
-      payload: ['item', 'amount_usd', 'currency'],
-      values: { item: ['kayak', 'tent'], currency: ['USD', 'EUR'] },
+      payload: ['item', 'amount_usd', 'currency', 'store'],
+      values: { item: ['kayak', 'tent'], currency: ['USD', 'EUR'], store: ['harbour', 'summit'] },
     },
     { type: 'review.reported', payload: ['category', 'rating'], values: { category: ['spam'] } },
   ],
@@ -114,4 +114,32 @@ test('a classification field whose samples show only listed classes holds the li
   );
   // A class the list does not have is still asked about.
   assert.equal(draft('hate speech reports -> flag the review').publishable, false);
+});
+
+test('"for" and values before an action is a heading too; the last word may qualify every alternative', () => {
+  const d = draft('for kayaks approve the claim');
+  assert.deepEqual(d.spec?.triggers, [{ event: 'claim.filed', when: 'payload.item == "kayak"' }]);
+  const both = draft('for harbour or summit tents approve the claim');
+  assert.deepEqual(both.spec?.triggers, [
+    {
+      event: 'claim.filed',
+      when: '(payload.store == "harbour" or payload.store == "summit") and payload.item == "tent"',
+    },
+  ]);
+  // Alternatives of two fields are neither both nor dropped: asked.
+  const either = draft('for tents or harbour approve the claim');
+  assert.equal(either.publishable, false, JSON.stringify(either.spec));
+});
+
+test('a value of the event said and read by nothing is asked about in any draft, never dropped', () => {
+  for (const request of ['approve the claim for harbour', 'approve claims from the harbour store']) {
+    const d = draft(request);
+    assert.equal(d.publishable, false, `${request}: ${JSON.stringify(d.spec)}`);
+    assert.ok(
+      d.questions.some((q) => q.question.includes('"harbour" (store harbour)')),
+      `${request}: ${JSON.stringify(d.questions)}`,
+    );
+  }
+  // A value an argument takes, or a test reads, is read.
+  assert.equal(draft('when a claim is filed, approve it').publishable, true);
 });

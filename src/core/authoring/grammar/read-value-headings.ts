@@ -13,6 +13,7 @@
  * no field holds is left to the readers after it (and their question), whole.
  */
 import type { EventShape } from '../compiled-request.ts';
+import { isActionVerb } from '../request-words.ts';
 import { fieldForValue, isEventNoun } from './read-field-tests.ts';
 import { cutOut, type RequestContext, type RequestText } from './request-context.ts';
 
@@ -26,29 +27,76 @@ interface Test {
   readonly value: string;
 }
 
-/** The tests one comma group says ("meals or travel"), or undefined when a word is no value. */
+/** A word a heading may hold, beside its values: filler or the event's noun. */
+const skipped = (w: string, shape: EventShape) => w === '' || FILLER.test(w) || isEventNoun(w, shape);
+
+/**
+ * The tests one comma group says ("meals or travel", "checkout or search warnings"), or undefined
+ * when a word is no value. Alternatives ("or", "&", "/") are one word each and of one field; the
+ * last may carry one more word, of another field, said of every alternative ("search warnings").
+ * Alternatives of two fields ("urgent or enterprise") are not read here. Without alternatives,
+ * every word holds ("USD only", "meals and travel": values of one field are either, joined later).
+ */
 function groupTests(group: string, shape: EventShape, ctx: RequestContext): Test[] | undefined {
-  const words = group
-    .split(/\s*(?:\bor\b|\band\b|&|\/)\s*|\s+/)
-    .filter((w) => w !== '' && !FILLER.test(w) && !isEventNoun(w, shape));
+  const parts = group
+    .split(/\s*(?:\bor\b|&|\/)\s*/)
+    .map((p) => p.split(/\s+|\band\b/).filter((w) => !skipped(w, shape)));
+  const words = parts.flat();
   if (words.length === 0) return undefined;
-  const tests: Test[] = [];
   // Readings are listed under Assumed only once the whole heading reads.
   const held = ctx.assumptions.length;
-  for (const w of words) {
-    const hit = /^[a-z0-9][a-z0-9-]*$/.test(w) ? fieldForValue(w, shape, ctx) : undefined;
-    if (!hit) {
-      ctx.assumptions.length = held;
-      return undefined;
-    }
-    tests.push(hit);
-  }
-  // "urgent or enterprise": alternatives of two fields are not read here.
-  if (/\bor\b/.test(group) && new Set(tests.map((t) => t.field)).size > 1) {
+  const fail = () => {
     ctx.assumptions.length = held;
     return undefined;
+  };
+  const tests: Test[] = [];
+  for (const w of words) {
+    const hit = /^[a-z0-9][a-z0-9-]*$/.test(w) ? fieldForValue(w, shape, ctx) : undefined;
+    if (!hit) return fail();
+    tests.push(hit);
   }
+  if (parts.length === 1) return tests;
+  const last = parts[parts.length - 1]!;
+  const shapeOk = parts.slice(0, -1).every((p) => p.length === 1) && last.length <= 2;
+  const alternatives = last.length === 2 ? tests.slice(0, -1) : tests;
+  const qualifier = last.length === 2 ? tests[tests.length - 1] : undefined;
+  const fields = new Set(alternatives.map((t) => t.field));
+  if (!shapeOk || fields.size !== 1 || (qualifier && fields.has(qualifier.field))) return fail();
   return tests;
+}
+
+/** A heading ended by its mark, or by a comma before the rest: its tests and its length. */
+function marked(rest: string, shape: EventShape, ctx: RequestContext) {
+  const end = END.exec(rest);
+  const head = end ? rest.slice(0, end.index) : rest;
+  const tests: Test[] = [];
+  let used = 0;
+  for (const g of head.split(',')) {
+    const t = groupTests(g.trim(), shape, ctx);
+    if (!t) break;
+    tests.push(...t);
+    used += g.length + 1;
+  }
+  if (tests.length === 0) return undefined;
+  const whole = used - 1 === head.length;
+  const length = whole && end ? end.index + end[0].length : used;
+  return rest.slice(length).trim() === '' ? undefined : { tests, length };
+}
+
+/**
+ * "for warnings open a sev3 ...": "for" (or "on") and values, then an action with no mark between;
+ * the heading ends where the action's verb starts.
+ */
+function leadIn(rest: string, shape: EventShape, ctx: RequestContext) {
+  const lead = /^(?:for|on)\s+/.exec(rest);
+  if (!lead) return undefined;
+  // The words up to the first action verb, at most four values with their joiners.
+  const words = [...rest.slice(lead[0].length).matchAll(/[a-z0-9][a-z0-9-]*|[&/]/g)].slice(0, 8);
+  const verb = words.findIndex((w) => isActionVerb(w[0]));
+  if (verb < 1) return undefined;
+  const at = lead[0].length + words[verb]!.index;
+  const tests = groupTests(rest.slice(lead[0].length, at).trim(), shape, ctx);
+  return tests ? { tests, length: at } : undefined;
 }
 
 export function readValueHeading(
@@ -62,22 +110,9 @@ export function readValueHeading(
   const start = buf.text.search(/\S/);
   if (start < 0) return [];
   const rest = buf.text.slice(start);
-  const end = END.exec(rest);
-  const head = end ? rest.slice(0, end.index) : rest;
-  const groups = head.split(',');
-  const tests: Test[] = [];
-  let used = 0;
-  for (const g of groups) {
-    const t = groupTests(g.trim(), shape, ctx);
-    if (!t) break;
-    tests.push(...t);
-    used += g.length + 1;
-  }
-  if (tests.length === 0) return [];
-  // The heading runs to its end mark, or to a comma before the rest; some action must follow.
-  const whole = used - 1 === head.length;
-  const length = whole && end ? end.index + end[0].length : used;
-  if (rest.slice(length).trim() === '') return [];
+  const read = leadIn(rest, shape, ctx) ?? marked(rest, shape, ctx);
+  if (!read) return [];
+  const { tests, length } = read;
   // A later clause opening with a value of a field tested here: the cases of a choice.
   const fields = new Set(tests.map((t) => t.field));
   const held = ctx.assumptions.length;
