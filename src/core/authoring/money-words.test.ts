@@ -283,3 +283,9 @@ test('property: an argument phrase added to a money request never changes its ca
     { numRuns: 40 },
   );
 });
+
+test('a bound "per request" or "each submission" is the run\'s cap; "per day" spans runs and is asked', () => {
+  assert.equal(capOf('pay approved claims, cap it at 1500 per request'), 1500);
+  assert.equal(capOf('pay approved claims but never more than 2,500 each submission'), 2500);
+  assert.equal(draft('pay approved claims, max $300 per day').publishable, false);
+});

@@ -143,3 +143,17 @@ test('a value of the event said and read by nothing is asked about in any draft,
   // A value an argument takes, or a test reads, is read.
   assert.equal(draft('when a claim is filed, approve it').publishable, true);
 });
+
+test('"non-USD" turns the currency around; a code said alone is the currency', () => {
+  for (const request of ['non-USD claims: approve the claim', 'approve the claim for non usd claims']) {
+    const d = draft(request);
+    assert.deepEqual(
+      d.spec?.triggers,
+      [{ event: 'claim.filed', when: 'payload.currency != "USD"' }],
+      `${request}: ${JSON.stringify(d.questions)}`,
+    );
+  }
+  assert.deepEqual(draft('EUR claims: approve the claim').spec?.triggers, [
+    { event: 'claim.filed', when: 'payload.currency == "EUR"' },
+  ]);
+});

@@ -61,6 +61,12 @@ export function usdOfCents(written: string): number {
   return Number(written) / 100;
 }
 
+/**
+ * "a run", "per go", and "per report", "each invoice": the thing one run is about, so the bound is
+ * the run's (never "per customer" or "per day", which span runs).
+ */
+const PER_RUN = String.raw`(?:\s+(?:a|per|each|in a|for (?:a|each|one))\s+(?:run|workflow run|go|time|report|invoice|claim|refund|request|ticket|expense|submission)s?\b)?`;
+
 export function readMoney(buf: RequestText): MoneyBounds {
   const out: MoneyBounds = { caps: [], lowerBounds: [], filters: [] };
   const cap = (usd: number, m: RegExpExecArray) => {
@@ -75,7 +81,7 @@ export function readMoney(buf: RequestText): MoneyBounds {
     return usdOfDigits(m[at] ?? m[at + 1] ?? m[at + 3] ?? '0');
   };
   const upper = new RegExp(
-    String.raw`\b${IF_IT}(?:under|below|less than|up to|at most|no more than|not more than|not over|never more than|never over|max(?:imum)?(?: of)?|capped at|a cap of|cap(?: it| runs?| spending| the spend| refunds?)?(?: at| of| to|:)?|limit(?: it| runs?| spending| refunds?)?(?: to| of| at)?|budget(?: of)?|spend(?:ing)? (?:at most|no more than|up to|under|less than)|(?:don't|do not|never) spend more than|within|smaller than|beneath|not above|not over|limit is|no(?: [a-z]+)? (?:above|over|more than)|nothing (?:above|over|more than|beyond))\s+${BOUND_AMOUNT}(?:\s+(?:a|per|each|in a|for (?:a|each|one))\s+(?:run|workflow run|go|time))?(?:\s+in total)?`,
+    String.raw`\b${IF_IT}(?:under|below|less than|up to|at most|no more than|not more than|not over|never more than|never over|max(?:imum)?(?: of)?|capped at|a cap of|cap(?: it| runs?| spending| the spend| refunds?)?(?: at| of| to|:)?|limit(?: it| runs?| spending| refunds?)?(?: to| of| at)?|budget(?: of)?|spend(?:ing)? (?:at most|no more than|up to|under|less than)|(?:don't|do not|never) spend more than|within|smaller than|beneath|not above|not over|limit is|no(?: [a-z]+)? (?:above|over|more than)|nothing (?:above|over|more than|beyond))\s+${BOUND_AMOUNT}${PER_RUN}(?:\s+in total)?`,
     'g',
   );
   // "<$15", "<= 15": the sign is an upper bound too.
@@ -96,7 +102,7 @@ export function readMoney(buf: RequestText): MoneyBounds {
   // condition that the amount be over it (the opposite); the verb goes with it, as the action is
   // named elsewhere ("refund them, but never refund more than $50").
   const negated = new RegExp(
-    String.raw`\b(?:never|don't|dont|do not|not|no one should|nobody should)\s+(?:ever\s+)?(?:[a-z']+\s+){1,3}?(?:more than|over|above|in excess of|greater than|beyond)\s+${BOUND_AMOUNT}(?:\s+(?:a|per|each|in a|for (?:a|each|one))\s+(?:run|workflow run|go|time))?(?:\s+in total)?`,
+    String.raw`\b(?:never|don't|dont|do not|not|no one should|nobody should)\s+(?:ever\s+)?(?:[a-z']+\s+){1,3}?(?:more than|over|above|in excess of|greater than|beyond)\s+${BOUND_AMOUNT}${PER_RUN}(?:\s+in total)?`,
     'g',
   );
   for (let m = negated.exec(buf.text); m; m = negated.exec(buf.text)) {

@@ -57,14 +57,16 @@ export function triggerConditions(
 
 /**
  * A currency said under a negation ("invoices that aren't in USD", "not in euros", "in anything but
- * GBP", "other than dollars"), cut out of the text; the currency itself is read as readCurrency
+ * GBP", "other than dollars", "non-USD"), cut out of the text; the currency itself is read as readCurrency
  * reads it. Undefined: none said so.
  */
 export function readNotCurrency(buf: RequestText): string | undefined {
   const m =
     /\b(?:(?:that|which) )?(?:(?:aren't|arent|isn't|isnt|wasn't|weren't|are not|is not|not)(?: paid| billed| priced)? in|(?:in )?(?:anything|any currency) (?:but|other than|except)|other than|except(?: in)?) (usd|us dollars|dollars|eur|euros?|gbp|pounds|sterling|cad|aud|jpy|yen)\b/.exec(
       buf.text,
-    );
+    ) ??
+    // "non-USD invoices", "non usd": the code turned around.
+    /\bnon[- ]?(usd|eur|euros?|gbp|cad|aud|jpy)\b/.exec(buf.text);
   if (!m) return undefined;
   const code = readCurrency({ text: `in ${m[1]}` });
   if (code === undefined) return undefined;

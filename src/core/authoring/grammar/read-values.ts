@@ -9,7 +9,7 @@ import { cutOut, type RequestContext, type RequestText } from './request-context
 import { isEventWord } from './trigger-words.ts';
 
 const CODE =
-  /\b(?:only\s+)?(usd|us dollar|eur|euro|gbp|cad|aud|jpy)(?:[- ]only)?\s+(?:only\s+)?(?=([a-z]+)\b)/g;
+  /\b(?<!non[- ]?)(?:only\s+)?(usd|us dollar|eur|euro|gbp|cad|aud|jpy)(?:[- ]only)?\s+(?:only\s+)?(?=([a-z]+)\b)/g;
 
 /** The currency code said before an event's noun, cut out; undefined when none is. */
 export function readCurrencyBefore(buf: RequestText, ctx: RequestContext): string | undefined {
