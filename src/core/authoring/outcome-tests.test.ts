@@ -183,3 +183,24 @@ test('"pay it if it matches, up to $5000": the cap said after the test, the paym
     );
   }
 });
+
+test('"book cleared shipments", "hold uncleared shipments": the participle before the noun guards its sentence', () => {
+  for (const [request, tool, yes] of [
+    ['when a shipment is received, book a slot for cleared shipments', 'book_slot', true],
+    ['hold uncleared shipments', 'hold_shipment', false],
+  ] as const) {
+    const { d } = draft(request);
+    const steps = d.spec?.steps as StepSpec[] | undefined;
+    const read = steps?.find((s) => s.tool === 'check_manifest');
+    const act = steps?.find((s) => s.tool === tool);
+    assert.ok(
+      read && act,
+      `${request}: ${JSON.stringify(d.questions)} ${JSON.stringify(d.spec ?? d.partial)}`,
+    );
+    assert.equal(act.if, `steps.${read.name}.output.cleared == ${yes}`, request);
+    assert.ok(
+      d.readBack?.assumed?.some((a) => a.includes('cleared')),
+      JSON.stringify(d.readBack?.assumed),
+    );
+  }
+});

@@ -13,7 +13,8 @@
 import { outputsOf, participle } from './implied-reads.ts';
 import type { Otherwise } from './read-otherwise.ts';
 import { impliedTest } from './read-step-tests.ts';
-import { listOr, type RequestContext, type RequestText } from './request-context.ts';
+import { cutOut, listOr, type RequestContext, type RequestText } from './request-context.ts';
+import { isNounOf } from './trigger-words.ts';
 
 const NOT = String.raw`(?:doesn't|doesnt|does not|don't|dont|do not|didn't|didnt|did not|fails? to|can't|cant|cannot|won't|wont)`;
 const WHO = String.raw`(?:it|they|the [a-z]+)`;
@@ -97,6 +98,43 @@ export function readOutcomeTest(buf: RequestText, raw: string, ctx: RequestConte
       yes: r.indices[1]!.map((x) => x + after) as [number, number],
       elseAt: r.indices[2]?.[0] === undefined ? undefined : r.indices[2][0] + after,
     });
+  }
+  return readParticiple(buf, raw, ctx);
+}
+
+/**
+ * "pay matched invoices", "approve unmatched invoices": the participle said before the event's
+ * noun, after the action it guards in its sentence, tests the read's yes/no as "if it matched" does
+ * ("un" turns it around); the test guards the steps of its sentence.
+ */
+function readParticiple(buf: RequestText, raw: string, ctx: RequestContext): Otherwise | undefined {
+  for (const m of buf.text.matchAll(/\b(un|non-?)?([a-z]+ed) ([a-z]+)\b/g)) {
+    if (!(ctx.events ?? []).some((e) => isNounOf(m[3]!, e))) continue;
+    const hits = readsFor(m[2]!.replace(/e?d$/, ''), ctx).concat(readsFor(m[2]!.replace(/d$/, ''), ctx));
+    if (new Set(hits.map((h) => h.read)).size !== 1) continue;
+    // The action it guards is said before it in its sentence.
+    const start = buf.text.slice(0, m.index).search(/[^.;!?]*$/);
+    if (!/[a-z]{2,}/.test(buf.text.slice(start, m.index).replace(/^\s*(?:when|whenever)\b[^,]*,/, '')))
+      continue;
+    const stop = m.index + (/[.;!?]/.exec(buf.text.slice(m.index))?.index ?? buf.text.length - m.index);
+    const when = `steps.__implied__${hits[0]!.read}__.output.${hits[0]!.field} == ${m[1] === undefined}`;
+    const said = `${m[1] ?? ''}${m[2]} ${m[3]}`;
+    cutOut(buf, { index: m.index, 0: `${m[1] ?? ''}${m[2]}` });
+    ctx.assumptions.push(
+      `"${said}" is read as a test on what ${hits[0]!.read} reads: ${hits[0]!.field} == ${m[1] === undefined}.`,
+    );
+    const out: Otherwise = {
+      at: start,
+      end: stop,
+      order: 'first',
+      test: { kind: 'condition', when, said },
+      yes: { text: buf.text.slice(start, stop), raw: raw.slice(start, stop) },
+      text: '',
+      raw: '',
+      stepIf: true,
+    };
+    cutOut(buf, { index: start, 0: buf.text.slice(start, stop) });
+    return out;
   }
   return undefined;
 }
