@@ -187,3 +187,38 @@ test('adverbs, "nothing else for now", a purpose and a polite lead are no action
   );
   assert.equal(d.publishable, true, JSON.stringify(d.questions));
 });
+
+test('who does by hand what the workflow leaves out is a reason, never a step; listed under Assumed', () => {
+  for (const [request, said] of [
+    [
+      "when a loan is overdue, suspend the card with reason overdue but don't cancel it, the branch does that by hand",
+      'the branch does that by hand',
+    ],
+    [
+      'when a loan is overdue, suspend the card with reason overdue. dont message anyone yet, the manager wants to review it first.',
+      'the manager wants to review it first',
+    ],
+    [
+      'when a loan is overdue, suspend the card with reason overdue - a librarian does the rest',
+      'a librarian does the rest',
+    ],
+  ] as const) {
+    const d = draft(request);
+    assert.equal(d.publishable, true, `${request}: ${JSON.stringify(d.questions)}`);
+    assert.deepEqual(
+      d.spec!.steps.map((s) => ('tool' in s ? s.tool : '')),
+      ['suspend_card'],
+      request,
+    );
+    assert.ok(
+      d.readBack?.assumed?.some((a) => a.includes(`"${said}" is read as who does`)),
+      `${request}: ${JSON.stringify(d.readBack?.assumed)}`,
+    );
+  }
+  // Said as an action of its own ("the branch handles it: page the desk") it stays an action.
+  assert.ok(
+    calls('when a loan is overdue, page the desk at the branch with summary "Overdue loan"').some(
+      (s) => s.tool === 'page_desk',
+    ),
+  );
+});

@@ -8,7 +8,9 @@
  * they asked for" (each step takes the event's own values, as it would anyway), "regardless of
  * the role asked for" (the role is the one the request says elsewhere, "grant editor", in every
  * step that takes a role). Each one read is listed under "Assumed"; a restatement that names no
- * field or argument of the catalog stays in the text and is asked about.
+ * field or argument of the catalog stays in the text and is asked about. Who does by hand what the
+ * workflow leaves out ("finance does that by hand", "legal wants to eyeball it first") is a reason
+ * too, never a step.
  */
 import { cutOut, type DraftStep, type RequestContext, type RequestText } from './request-context.ts';
 
@@ -25,6 +27,14 @@ export const NO_OP_ELSE =
   /[,;.]?\s*\b(?:otherwise|else|if not)\s*[,:]?\s*(?:just\s+)?(?:do\s+nothing|nothing|no\s+action|(?:leave|ignore|skip)\s+(?:it|them|that)(?:\s+(?:alone|be|as\s+is))?|don'?t\s+do\s+anything|do\s+not\s+do\s+anything)\s*(?=[.;!?]|$)/g;
 const POLITE_LEAD =
   /\b(?:could|can|would|will) (?:you|we|u) (?:please )?(?:set (?:things|this|it|that) up|make it|arrange (?:it|things)|configure (?:it|things|this)|set it)(?: so)?(?: that)?\b/g;
+
+/**
+ * "finance does that by hand", "we handle those by hand", "a human does the rest", "legal wants to
+ * eyeball it first", "payroll sorts the payment manually": who does what the workflow leaves out,
+ * said as its own clause (after a comma, a dash, a full stop or "as"/"since"/"because").
+ */
+const BY_HAND =
+  /(?<=(?:^|[,;.!(]|\s-|\s–|\bas|\bsince|\bbecause|\bcos)\s*)(?:(?:the|our|a|an)\s+)?(?:[a-z]+\s+){0,2}?(?:(?:does|do|will do|handles?|sorts?|processes|takes care of|deals? with)\s+(?:(?:that|those|it|them|this|these|the rest|(?:the )?[a-z]+)\s+)?(?:(?:for (?:those|them|these)|by hand|manually|themselves|offline|separately|outside (?:of )?(?:this|the workflow))\b|(?<=the rest\s+))|wants? to (?:eyeball|check|review|look at|see|approve|sign off) (?:it|them|those|that|everything)(?: first)?\b|(?:does|do|handles?|takes care of|deals? with) the rest\b)(?=\s*(?:$|[,;.!)]))/g;
 
 const REASON =
   /\b([a-z]+s)\s+(?:are|r|'re|re|is)\s+(?:(?:pretty|quite|very|really|usually|generally|always|all)\s+)?(low[- ]risk|no[- ]risk|safe|harmless|routine|trivial|no big deal|not a big deal)\b(?=\s*(?:[,;:.!]|\s-\s|$|\bso\b|\bjust\b))/g;
@@ -71,6 +81,12 @@ export function readFiller(buf: RequestText, raw: string, ctx: RequestContext): 
     cutOut(buf, m as RegExpExecArray);
     ctx.assumptions.push(
       `"${raw.slice(m.index, m.index + m[0].length)}" is read as why; the workflow does nothing of its own for it.`,
+    );
+  }
+  for (const m of [...buf.text.matchAll(BY_HAND)]) {
+    cutOut(buf, m as RegExpExecArray);
+    ctx.assumptions.push(
+      `"${raw.slice(m.index, m.index + m[0].length).trim()}" is read as who does what the workflow leaves out, not a step.`,
     );
   }
   for (const m of [...buf.text.matchAll(REASON)]) {
