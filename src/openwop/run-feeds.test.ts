@@ -109,6 +109,43 @@ test("this process's appends come with their entries: the feed takes them withou
   await keel.close();
 });
 
+test("a feed opened on a run this process appended lately starts from those entries unread; the tenant's own only; another process's commit forgets them", async () => {
+  const keel = await keelWith('conformance-approval');
+  const file = join(dir, `f${n - 1}.db`);
+  const src = countingSource(keel);
+  const feeds = new RunFeeds(src, { fallbackPollMs: 60_000 });
+  // Listening starts with the first feed opened.
+  const warm = await keel.runs.start('t', 'conformance-approval', event('e20'), { live: true });
+  (await feeds.open('t', warm.runId, () => {})).close();
+  const run = await keel.runs.start('t', 'conformance-approval', event('e21'), { live: true });
+  await keel.approvals.approve('t', run.runId, 'alice');
+  await new Promise((r) => setTimeout(r, 50));
+  src.reads.length = 0;
+  const reader = await feeds.open('t', run.runId, () => {});
+  assert.deepEqual(src.reads, [], 'nothing was read');
+  assert.ok(reader.terminal);
+  assert.deepEqual(reader.events, (await projectRun(keel.store.ledger, 't', run.runId, run.runId)).events);
+  reader.close();
+  // Another tenant naming the run reads the store (which has nothing for it), never this memory.
+  const other = await feeds.open('u', run.runId, () => {});
+  assert.equal(other.events.length, 0);
+  assert.equal(src.reads.length, 1);
+  other.close();
+  // A commit by another handle on the file (another process) is announced without a run: forgotten.
+  const second = createKeel({ store: file, sources: fakeSources({ seed: 4 }) });
+  await new Promise((r) => setTimeout(r, 20));
+  await second.runs.start('t', 'conformance-approval', event('e22'), { live: true });
+  await until(
+    () => src.reads.length > 1 || (feeds as unknown as { recent: Map<string, unknown> }).recent.size === 0,
+  );
+  src.reads.length = 0;
+  (await feeds.open('t', run.runId, () => {})).close();
+  assert.equal(src.reads.length, 1, 'read again');
+  await second.close();
+  await feeds.close();
+  await keel.close();
+});
+
 test('a feed reads its ledger once when opened; an append announced while that read is under way is read after it', async () => {
   const keel = await keelWith('conformance-approval');
   const quiet = await keel.runs.start('t', 'conformance-approval', event('e6'), { live: true });

@@ -33,8 +33,10 @@ export async function projectRun(
   runId: string,
   wireRunId: string,
   upTo?: number,
+  /** The run's entries from its first, decoded, when the caller has them: not read again. */
+  known?: readonly Entry[],
 ): Promise<EventProjector> {
-  const entries: Entry[] = (await src.readEntries(tenant, runId, 0, upTo)).map(decodeEntry);
+  const entries: readonly Entry[] = known ?? (await src.readEntries(tenant, runId, 0, upTo)).map(decodeEntry);
   const p = new EventProjector(wireRunId);
   const fork = (entries[0]?.payload as PayloadOf<'run.started'> | undefined)?.forkOf;
   const inherited = fork ? Math.min(fork.fromSeq, entries.length) : 0;
@@ -140,7 +142,17 @@ class RunFeed {
   }
 }
 
+/** Runs whose entries this process appended lately that a feed may open on unread (the latest kept). */
+export const RECENT_RUNS = 256;
+
 export class RunFeeds {
+  /**
+   * This process's own appends of its latest runs, each whole from its first entry: a feed opened
+   * on one starts from them, without reading the ledger back (the stream a client opens right
+   * after posting the event). A gap, an append without its entries, or another process's commit
+   * forgets them, and the feed reads the ledger as before.
+   */
+  private readonly recent = new Map<string, StoredEntry[]>();
   /** Feeds by tenant and run id, while they have readers. */
   private readonly feeds = new Map<string, RunFeed>();
   /** The same feeds by run id alone: what an append notification names. */
@@ -173,23 +185,25 @@ export class RunFeeds {
     while (!feed || this.feeds.get(key) !== feed) {
       let opening = this.opening.get(key);
       if (!opening) {
-        opening = projectRun(this.src, tenant, runId, runId).then((projector) => {
-          const f = new RunFeed(
-            this.src,
-            tenant,
-            runId,
-            projector,
-            this.o.fallbackPollMs ?? FALLBACK_POLL_MS,
-          );
-          this.feeds.set(key, f);
-          const same = this.byRun.get(runId) ?? new Set<RunFeed>();
-          same.add(f);
-          this.byRun.set(runId, same);
-          // Announced while its projection was read: read what came since; else only arm the poll.
-          if (this.heardWhileOpening.delete(key)) void f.refresh();
-          else f.arm();
-          return f;
-        });
+        opening = projectRun(this.src, tenant, runId, runId, undefined, this.recentOf(tenant, runId)).then(
+          (projector) => {
+            const f = new RunFeed(
+              this.src,
+              tenant,
+              runId,
+              projector,
+              this.o.fallbackPollMs ?? FALLBACK_POLL_MS,
+            );
+            this.feeds.set(key, f);
+            const same = this.byRun.get(runId) ?? new Set<RunFeed>();
+            same.add(f);
+            this.byRun.set(runId, same);
+            // Announced while its projection was read: read what came since; else only arm the poll.
+            if (this.heardWhileOpening.delete(key)) void f.refresh();
+            else f.arm();
+            return f;
+          },
+        );
         this.opening.set(key, opening);
         const forget = () => {
           this.opening.delete(key);
@@ -245,7 +259,36 @@ export class RunFeeds {
       });
   }
 
+  /** The run's entries this process appended, decoded, when they are whole and the tenant's; else undefined. */
+  private recentOf(tenant: string, runId: string): Entry[] | undefined {
+    const stored = this.recent.get(runId);
+    if (!stored) return undefined;
+    const entries = stored.map(decodeEntry);
+    const root = entries[0]?.payload as PayloadOf<'run.started'> | undefined;
+    // A fork's inherited events are its source's: read as before.
+    return root?.tenant === tenant && root.forkOf === undefined ? entries : undefined;
+  }
+
+  /** Keeps a run's own appends while they continue from its first entry (the latest RECENT_RUNS runs). */
+  private remember(runId: string | undefined, entries: readonly StoredEntry[] | undefined): void {
+    if (runId === undefined) {
+      this.recent.clear();
+      return;
+    }
+    const have = this.recent.get(runId);
+    this.recent.delete(runId);
+    if (!entries?.length) return;
+    const first = entries[0]!.seq;
+    if (first === 0) this.recent.set(runId, [...entries]);
+    else if (have && have.length === first) {
+      have.push(...entries);
+      this.recent.set(runId, have);
+    } else return;
+    if (this.recent.size > RECENT_RUNS) this.recent.delete(this.recent.keys().next().value!);
+  }
+
   private appended(runId?: string, entries?: readonly StoredEntry[]): void {
+    this.remember(runId, entries);
     for (const key of this.opening.keys())
       if (runId === undefined || key.endsWith(`\u0000${runId}`)) this.heardWhileOpening.add(key);
     if (runId === undefined) {
