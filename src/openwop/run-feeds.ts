@@ -185,8 +185,9 @@ export class RunFeeds {
     while (!feed || this.feeds.get(key) !== feed) {
       let opening = this.opening.get(key);
       if (!opening) {
-        opening = projectRun(this.src, tenant, runId, runId, undefined, this.recentOf(tenant, runId)).then(
-          (projector) => {
+        opening = this.recentOf(tenant, runId)
+          .then((known) => projectRun(this.src, tenant, runId, runId, undefined, known))
+          .then((projector) => {
             const f = new RunFeed(
               this.src,
               tenant,
@@ -202,8 +203,7 @@ export class RunFeeds {
             if (this.heardWhileOpening.delete(key)) void f.refresh();
             else f.arm();
             return f;
-          },
-        );
+          });
         this.opening.set(key, opening);
         const forget = () => {
           this.opening.delete(key);
@@ -259,9 +259,18 @@ export class RunFeeds {
       });
   }
 
-  /** The run's entries this process appended, decoded, when they are whole and the tenant's; else undefined. */
-  private recentOf(tenant: string, runId: string): Entry[] | undefined {
-    const stored = this.recent.get(runId);
+  /**
+   * The run's entries this process appended, decoded, when they are whole and the tenant's; else
+   * undefined. A store announces its appends just after they commit (SQLite: on the next turn of
+   * the event loop), so a stream opened by a client that has the commit's answer can come first:
+   * missing, they are looked for once more a turn later, before the ledger is read.
+   */
+  private async recentOf(tenant: string, runId: string): Promise<Entry[] | undefined> {
+    let stored = this.recent.get(runId);
+    if (!stored) {
+      await new Promise((r) => setImmediate(r));
+      stored = this.recent.get(runId);
+    }
     if (!stored) return undefined;
     const entries = stored.map(decodeEntry);
     const root = entries[0]?.payload as PayloadOf<'run.started'> | undefined;

@@ -141,3 +141,19 @@ test('one tenant cannot take every stream: its own limit is 429 while another te
   await host.drain();
   await keel.close();
 });
+
+test('a stream cancelled while its feed opens leaves nothing behind: no watcher, no keep-alive', async () => {
+  const { keel, app, host, auth, runId } = await approvalRun({ keepAliveMs: 20 });
+  for (let i = 0; i < 10; i++) {
+    const res = await app.request(`/v1/runs/${runId}/events`, {
+      headers: { ...auth, Accept: 'text/event-stream' },
+    });
+    assert.equal(res.status, 200);
+    await res.body!.cancel();
+  }
+  await new Promise((r) => setTimeout(r, 50));
+  const feeds = (host as unknown as { feeds: { watched: number } }).feeds;
+  assert.equal(feeds.watched, 0, 'every reader closed');
+  await host.drain();
+  await keel.close();
+});

@@ -250,6 +250,11 @@ export async function streamEvents(
       } catch {
         return end(true);
       }
+      // Cancelled while the feed opened: nothing is left to keep alive.
+      if (done) {
+        reader.close();
+        return;
+      }
       beat = setInterval(() => write(': keep-alive\n\n'), slots.keepAliveMs);
       if (bufferMs > 0) {
         // The backlog leaves as one batch.
