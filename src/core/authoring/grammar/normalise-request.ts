@@ -52,6 +52,8 @@ const PHRASES: readonly [RegExp, string][] = [
   // "no refunds above 75, apart from that refund them": "that" is the restriction just said, so the
   // words add nothing ("apart from VIPs" is an exception, and stays).
   [/\b(?:apart|aside) from that\b|\bother than that\b|\bbesides that\b/g, ''],
+  // "sev 3", "sev-1": a severity said apart is the one word the catalogs spell ("sev3").
+  [/\bsev[ -]([0-9])\b/g, 'sev$1'],
   // Chat abbreviations that carry nothing the grammar reads: please, as soon as possible, you, your.
   [/\bpl[sz]\b/g, ''],
   [/\basap\b/g, ''],
@@ -90,7 +92,11 @@ export function normaliseRequest(request: string, quotes: string[]): { lower: st
 /** `lower` with each phrase of `PHRASES` replaced by its word, padded to the phrase's length. */
 export function readPhrases(lower: string): string {
   let phrased = lower;
-  for (const [re, word] of PHRASES) phrased = phrased.replace(re, (all) => word.padEnd(all.length, ' '));
+  for (const [re, word] of PHRASES)
+    phrased = phrased.replace(re, (all, group: unknown) =>
+      // (A phrase's first group stands for "$1" in its word.)
+      word.replace('$1', typeof group === 'string' ? group : '').padEnd(all.length, ' '),
+    );
   // "take it down", "taken down", "take the post down": one action (grammar/permanence.ts), its object kept.
   return phrased.replace(
     /\btak(?:e|es|en|ing)((?: (?:it|them|em|(?:the|this|that|their|its) [a-z]+))?) down\b/g,

@@ -197,7 +197,12 @@ export function readTrigger(
       }
       const field = isField(words[i + 1]) ? words[i + 1] : undefined;
       // "except warnings", "but not search", "other than auth": the qualifier is turned around.
-      const negated = [words[i - 1], words[i - 2]].some((x) => x !== undefined && NEGATORS.has(x));
+      // ("unless it's a sev3": past the pronoun and article too.)
+      let back = i - 1;
+      while (back > 0 && /^(?:a|an|the|it|its|is|are|they|theyre|was|were)$/.test(words[back]!)) back--;
+      const negated = [words[i - 1], words[i - 2], words[back], words[back - 1]].some(
+        (x) => x !== undefined && NEGATORS.has(x),
+      );
       // The preposition before it, past an article ("thru the app").
       const before = words[i - 1] !== undefined && /^(?:the|a|an)$/.test(words[i - 1]!) ? i - 2 : i - 1;
       const prep = before >= 0 && PREPS.has(words[before]!) ? words[before] : undefined;

@@ -27,7 +27,17 @@ export const NEUTRAL = new Set(
 export const STAND_INS = new Set(['stuff', 'things', 'thing', 'ones', 'anything', 'everything', 'something']);
 
 /** Words that turn the qualifier after them around: "every alert except warnings". */
-export const NEGATORS = new Set(['except', 'excluding', 'not', 'non', 'but', 'other', 'than', 'apart']);
+export const NEGATORS = new Set([
+  'except',
+  'excluding',
+  'not',
+  'non',
+  'but',
+  'other',
+  'than',
+  'apart',
+  'unless',
+]);
 
 /** Verbs that say an event arrived ("a refund request lands"): the "new / received" group when no other verb is said. */
 const ARRIVAL = new Set(
