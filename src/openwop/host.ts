@@ -185,9 +185,10 @@ export class OpenWopHost {
   /**
    * Joins the live feed of a run the caller may read (check with `head` first): its events so far
    * and `onEvents` whenever more arrive. Events carry the Keel run id; render them with `withRunId`.
+   * `headSeq`, the head that check saw: a new feed starts from no older a ledger.
    */
-  feed(p: Principal, runId: string, onEvents: () => void): Promise<FeedReader> {
-    return this.feeds.open(p.tenant, runId, onEvents);
+  feed(p: Principal, runId: string, onEvents: () => void, headSeq?: number): Promise<FeedReader> {
+    return this.feeds.open(p.tenant, runId, onEvents, headSeq);
   }
 
   /** The run snapshot: a fold of the ledger. v1 gets a superset with inputs and times. */

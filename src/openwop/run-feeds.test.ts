@@ -109,7 +109,7 @@ test("this process's appends come with their entries: the feed takes them withou
   await keel.close();
 });
 
-test("a feed opened on a run this process appended lately starts from those entries unread; the tenant's own only; another process's commit forgets them", async () => {
+test("a feed opened on a run this process appended lately, up to the head its caller saw, starts from those entries unread; the tenant's own only; another process's commit forgets them", async () => {
   const keel = await keelWith('conformance-approval');
   const file = join(dir, `f${n - 1}.db`);
   const src = countingSource(keel);
@@ -121,13 +121,22 @@ test("a feed opened on a run this process appended lately starts from those entr
   await keel.approvals.approve('t', run.runId, 'alice');
   await new Promise((r) => setTimeout(r, 50));
   src.reads.length = 0;
-  const reader = await feeds.open('t', run.runId, () => {});
+  const head = (await keel.runs.get('t', run.runId)).head.seq;
+  // A head past what this process was told of (a commit not announced yet): the ledger is read.
+  (await feeds.open('t', run.runId, () => {}, head + 1)).close();
+  assert.equal(src.reads.length, 1, 'read: the memory does not reach the head seen');
+  src.reads.length = 0;
+  // Without the head the caller saw, never from memory.
+  (await feeds.open('t', run.runId, () => {})).close();
+  assert.equal(src.reads.length, 1, 'read: no head said');
+  src.reads.length = 0;
+  const reader = await feeds.open('t', run.runId, () => {}, head);
   assert.deepEqual(src.reads, [], 'nothing was read');
   assert.ok(reader.terminal);
   assert.deepEqual(reader.events, (await projectRun(keel.store.ledger, 't', run.runId, run.runId)).events);
   reader.close();
   // Another tenant naming the run reads the store (which has nothing for it), never this memory.
-  const other = await feeds.open('u', run.runId, () => {});
+  const other = await feeds.open('u', run.runId, () => {}, head);
   assert.equal(other.events.length, 0);
   assert.equal(src.reads.length, 1);
   other.close();
@@ -139,7 +148,7 @@ test("a feed opened on a run this process appended lately starts from those entr
     () => src.reads.length > 1 || (feeds as unknown as { recent: Map<string, unknown> }).recent.size === 0,
   );
   src.reads.length = 0;
-  (await feeds.open('t', run.runId, () => {})).close();
+  (await feeds.open('t', run.runId, () => {}, head)).close();
   assert.equal(src.reads.length, 1, 'read again');
   await second.close();
   await feeds.close();

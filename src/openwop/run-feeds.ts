@@ -173,7 +173,7 @@ export class RunFeeds {
    * Joins the feed of a run (creating it on first use); `onEvents` is called whenever events were
    * added or the feed failed. The returned reader is live until `close`.
    */
-  async open(tenant: string, runId: string, onEvents: () => void): Promise<FeedReader> {
+  async open(tenant: string, runId: string, onEvents: () => void, headSeq?: number): Promise<FeedReader> {
     this.listen();
     const key = `${tenant}\u0000${runId}`;
     let feed = this.feeds.get(key);
@@ -185,7 +185,7 @@ export class RunFeeds {
     while (!feed || this.feeds.get(key) !== feed) {
       let opening = this.opening.get(key);
       if (!opening) {
-        opening = this.recentOf(tenant, runId)
+        opening = this.recentOf(tenant, runId, headSeq)
           .then((known) => projectRun(this.src, tenant, runId, runId, undefined, known))
           .then((projector) => {
             const f = new RunFeed(
@@ -260,19 +260,18 @@ export class RunFeeds {
   }
 
   /**
-   * The run's entries this process appended, decoded, when they are whole and the tenant's; else
-   * undefined. A store announces its appends just after they commit (SQLite: on the next turn of
-   * the event loop), so a stream opened by a client that has the commit's answer can come first:
-   * missing, they are looked for once more a turn later, before the ledger is read.
+   * The run's entries this process appended, decoded, when they are whole, the tenant's and reach
+   * `headSeq` (the head the caller saw: a commit it was told of is never missing); else undefined,
+   * and the ledger is read. A store announces its appends just after they commit (SQLite: on the
+   * next turn of the event loop), so a stream opened by a client that has the commit's answer can
+   * come first: they are looked for once more a turn later. Without `headSeq`, never.
    */
-  private async recentOf(tenant: string, runId: string): Promise<Entry[] | undefined> {
-    let stored = this.recent.get(runId);
-    if (!stored) {
-      await new Promise((r) => setImmediate(r));
-      stored = this.recent.get(runId);
-    }
-    if (!stored) return undefined;
-    const entries = stored.map(decodeEntry);
+  private async recentOf(tenant: string, runId: string, headSeq?: number): Promise<Entry[] | undefined> {
+    if (headSeq === undefined) return undefined;
+    const reaches = () => (this.recent.get(runId)?.length ?? 0) > headSeq;
+    if (!reaches()) await new Promise((r) => setImmediate(r));
+    if (!reaches()) return undefined;
+    const entries = this.recent.get(runId)!.map(decodeEntry);
     const root = entries[0]?.payload as PayloadOf<'run.started'> | undefined;
     // A fork's inherited events are its source's: read as before.
     return root?.tenant === tenant && root.forkOf === undefined ? entries : undefined;

@@ -135,7 +135,9 @@ export async function streamEvents(
     const start = c.req.query('fromSequence') !== undefined ? from - 1 : from;
     return c.json({ events: all.map((x) => x.event).filter((e) => e.sequence > start && keep(e)) });
   }
-  await host.head(p, runId); // not_found before any header is sent, and before the cursor is read
+  // not_found before any header is sent, and before the cursor is read; the head, so the feed
+  // starts from no older a ledger than the one this request saw.
+  const { seq: headSeq } = await host.head(p, runId);
   const cursor = readAfter(c.req.header('Last-Event-ID'), 'Last-Event-ID');
   const taken = slots.take(p.tenant);
   if (taken !== 'ok')
@@ -246,7 +248,7 @@ export async function streamEvents(
         if (reader.terminal) end();
       };
       try {
-        reader = await host.feed(p, runId, () => pump());
+        reader = await host.feed(p, runId, () => pump(), headSeq);
       } catch {
         return end(true);
       }
@@ -276,10 +278,10 @@ export async function pollEvents(c: Context, host: OpenWopHost, p: Principal, ru
     throw new ProtocolError('validation_error', 'timeout: expected whole seconds from 0 to 60', {
       field: 'timeout',
     });
-  await host.head(p, runId);
+  const { seq: headSeq } = await host.head(p, runId);
   const wire = wireRunId(runId, p.tenant, major);
   let wake: () => void = () => {};
-  const reader = await host.feed(p, runId, () => wake());
+  const reader = await host.feed(p, runId, () => wake(), headSeq);
   try {
     const deadline = Date.now() + timeout * 1000;
     while (reader.events.length <= after + 1 && !reader.terminal && reader.failure === undefined) {
