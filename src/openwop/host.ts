@@ -187,7 +187,7 @@ export class OpenWopHost {
    * and `onEvents` whenever more arrive. Events carry the Keel run id; render them with `withRunId`.
    * `headSeq`, the head that check saw: a new feed starts from no older a ledger.
    */
-  feed(p: Principal, runId: string, onEvents: () => void, headSeq?: number): Promise<FeedReader> {
+  feed(p: Principal, runId: string, onEvents: () => void, headSeq: number): Promise<FeedReader> {
     return this.feeds.open(p.tenant, runId, onEvents, headSeq);
   }
 

@@ -289,3 +289,7 @@ test('a bound "per request" or "each submission" is the run\'s cap; "per day" sp
   assert.equal(capOf('pay approved claims but never more than 2,500 each submission'), 2500);
   assert.equal(draft('pay approved claims, max $300 per day').publishable, false);
 });
+
+test('"whichever", "theyre", "everything" restrict nothing: a money draft does not ask about them', () => {
+  assert.equal(capOf('when a claim is approved pay everything, whichever claim theyre on, up to $50'), 50);
+});

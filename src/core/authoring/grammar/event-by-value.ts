@@ -8,7 +8,7 @@
  */
 import type { EventShape } from '../compiled-request.ts';
 import { fieldForValue, type Qualifier } from './read-field-tests.ts';
-import type { RequestContext } from './request-context.ts';
+import { probing, type RequestContext } from './request-context.ts';
 
 export function eventByValues(
   candidates: readonly EventShape[],
@@ -22,7 +22,7 @@ export function eventByValues(
     const qs = qualifiersOf(shape);
     // Only words that are values: a word the catalog uses only as its own noun says nothing here.
     if (qs.length === 0) return false;
-    const scratch = { ...ctx, questions: [], assumptions: [] };
+    const scratch = probing(ctx);
     return qs.every((q) => fieldForValue(q.word, shape, scratch, q) !== undefined);
   };
   const fit = candidates.filter(holds);

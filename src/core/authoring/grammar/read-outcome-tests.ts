@@ -38,6 +38,14 @@ function readsFor(verb: string, ctx: RequestContext): { read: string; field: str
   return out;
 }
 
+/** The read tools (one each) returning a yes/no named by a verb as said ("match", "matches", "matched"). */
+function readsForWord(word: string, ctx: RequestContext): ReturnType<typeof readsFor> {
+  const stem = word.replace(/(?:es|s|ed)$/, '');
+  return [word, stem, `${stem}e`]
+    .flatMap((v) => readsFor(v, ctx))
+    .filter((h, i, all) => all.findIndex((x) => x.read === h.read) === i);
+}
+
 /** The test on a read's yes/no the text says by its verb, with the steps it guards, cut out. */
 export function readOutcomeTest(buf: RequestText, raw: string, ctx: RequestContext): Otherwise | undefined {
   const lead = new RegExp(
@@ -46,10 +54,7 @@ export function readOutcomeTest(buf: RequestText, raw: string, ctx: RequestConte
   );
   for (const m of buf.text.matchAll(lead)) {
     const said = m[2]!.replace(/(?:es|s|ed)$/, '');
-    const candidates = [m[2]!, said, `${said}e`];
-    const hits = candidates
-      .flatMap((v) => readsFor(v, ctx))
-      .filter((h, i, all) => all.findIndex((x) => x.read === h.read) === i);
+    const hits = readsForWord(m[2]!, ctx);
     if (hits.length === 0) continue;
     if (hits.length > 1) {
       ctx.questions.push({
@@ -110,31 +115,23 @@ export function readOutcomeTest(buf: RequestText, raw: string, ctx: RequestConte
 function readParticiple(buf: RequestText, raw: string, ctx: RequestContext): Otherwise | undefined {
   for (const m of buf.text.matchAll(/\b(un|non-?)?([a-z]+ed) ([a-z]+)\b/g)) {
     if (!(ctx.events ?? []).some((e) => isNounOf(m[3]!, e))) continue;
-    const hits = readsFor(m[2]!.replace(/e?d$/, ''), ctx).concat(readsFor(m[2]!.replace(/d$/, ''), ctx));
-    if (new Set(hits.map((h) => h.read)).size !== 1) continue;
+    const hits = readsForWord(m[2]!, ctx);
+    if (hits.length !== 1) continue;
     // The action it guards is said before it in its sentence.
     const start = buf.text.slice(0, m.index).search(/[^.;!?]*$/);
     if (!/[a-z]{2,}/.test(buf.text.slice(start, m.index).replace(/^\s*(?:when|whenever)\b[^,]*,/, '')))
       continue;
     const stop = m.index + (/[.;!?]/.exec(buf.text.slice(m.index))?.index ?? buf.text.length - m.index);
-    const when = `steps.__implied__${hits[0]!.read}__.output.${hits[0]!.field} == ${m[1] === undefined}`;
-    const said = `${m[1] ?? ''}${m[2]} ${m[3]}`;
-    cutOut(buf, { index: m.index, 0: `${m[1] ?? ''}${m[2]}` });
-    ctx.assumptions.push(
-      `"${said}" is read as a test on what ${hits[0]!.read} reads: ${hits[0]!.field} == ${m[1] === undefined}.`,
-    );
-    const out: Otherwise = {
+    const participle = `${m[1] ?? ''}${m[2]}`;
+    cutOut(buf, { index: m.index, 0: participle });
+    return impliedTest(buf, raw, ctx, {
       at: start,
       end: stop,
-      order: 'first',
-      test: { kind: 'condition', when, said },
-      yes: { text: buf.text.slice(start, stop), raw: raw.slice(start, stop) },
-      text: '',
-      raw: '',
-      stepIf: true,
-    };
-    cutOut(buf, { index: start, 0: buf.text.slice(start, stop) });
-    return out;
+      when: `steps.__implied__${hits[0]!.read}__.output.${hits[0]!.field} == ${m[1] === undefined}`,
+      yes: [start, stop],
+      elseAt: undefined,
+      said: `${participle} ${m[3]}`,
+    });
   }
   return undefined;
 }

@@ -291,17 +291,25 @@ export function impliedTest(
   buf: RequestText,
   raw: string,
   ctx: RequestContext,
-  o: { at: number; end: number; when: string; yes?: readonly [number, number]; elseAt: number | undefined },
+  o: {
+    at: number;
+    end: number;
+    when: string;
+    yes?: readonly [number, number];
+    elseAt: number | undefined;
+    /** The test's words, when they are not the text before `yes` ("pay matched invoices": "matched invoices"). */
+    said?: string;
+  },
 ): Otherwise {
   const { at, end, when, elseAt } = o;
   const [yesAt, yesEnd] = o.yes ?? [end, end];
-  const said = raw.slice(at, yesAt).trim().replace(/,$/, '');
+  const said = o.said ?? raw.slice(at, yesAt).trim().replace(/,$/, '');
   const out: Otherwise = o.yes
     ? {
         at,
         end,
         order: 'first',
-        test: { kind: 'condition', when, said: raw.slice(at, yesAt).trim() },
+        test: { kind: 'condition', when, said: o.said ?? raw.slice(at, yesAt).trim() },
         yes: { text: buf.text.slice(yesAt, yesEnd), raw: raw.slice(yesAt, yesEnd) },
         text: elseAt === undefined ? '' : buf.text.slice(elseAt, end),
         raw: elseAt === undefined ? '' : raw.slice(elseAt, end),

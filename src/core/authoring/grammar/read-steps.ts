@@ -21,7 +21,7 @@ import { mapTool } from './map-tool.ts';
 import { TAKE_DOWN, TAKE_DOWN_GROUPS } from './permanence.ts';
 import type { Clause } from './read-clauses.ts';
 import { timeOnly } from './read-routes.ts';
-import type { DraftStep, RequestContext } from './request-context.ts';
+import { type DraftStep, probing, type RequestContext } from './request-context.ts';
 import { toolWords } from './tool-words.ts';
 import { restatedEventWord } from './trigger-restated.ts';
 import { isEventWord, isNounOf } from './trigger-words.ts';
@@ -111,7 +111,7 @@ export function readSteps(
     const neg = NEGATED_CLAUSE.exec(c.text) ?? negatedAfterSubject(c.text, ctx);
     // A blank inside the clause is a bound a reader took ("don't pay more than [$50]"): a cap, not a ban.
     if (neg && !isBound(c, lower)) {
-      const scratch = { ...ctx, questions: [], notes: [], assumptions: [] };
+      const scratch = probing(ctx);
       const tool = mapTool({ ...c, text: c.text.slice(neg[0].length) }, scratch);
       if (tool) forbidden.set(tool.name, c.raw.trim());
       continue;

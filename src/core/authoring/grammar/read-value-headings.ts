@@ -15,20 +15,18 @@
 import type { EventShape } from '../compiled-request.ts';
 import { isActionVerb } from '../request-words.ts';
 import { fieldForValue, isEventNoun } from './read-field-tests.ts';
-import { cutOut, type RequestContext, type RequestText } from './request-context.ts';
+import { cutOut, probing, type RequestContext, type RequestText } from './request-context.ts';
 
 /** Words a heading may hold beside its values. */
-const FILLER = /^(?:only|just|all|any|every|the|for|ones?|pls|please)$/;
+const BESIDE_VALUES = /^(?:only|just|all|any|every|the|for|ones?|pls|please)$/;
 /** Where a heading ends and the actions start. */
 const END = /\s*(?::|;|->|=>|→|\s[-–]\s)\s*/;
 
-interface Test {
-  readonly field: string;
-  readonly value: string;
-}
+/** A value read, and the field that holds it. */
+type Test = NonNullable<ReturnType<typeof fieldForValue>>;
 
 /** A word a heading may hold, beside its values: filler or the event's noun. */
-const skipped = (w: string, shape: EventShape) => w === '' || FILLER.test(w) || isEventNoun(w, shape);
+const skipped = (w: string, shape: EventShape) => w === '' || BESIDE_VALUES.test(w) || isEventNoun(w, shape);
 
 /**
  * The tests one comma group says ("meals or travel", "checkout or search warnings"), or undefined
@@ -43,25 +41,24 @@ function groupTests(group: string, shape: EventShape, ctx: RequestContext): Test
     .map((p) => p.split(/\s+|\band\b/).filter((w) => !skipped(w, shape)));
   const words = parts.flat();
   if (words.length === 0) return undefined;
-  // Readings are listed under Assumed only once the whole heading reads.
-  const held = ctx.assumptions.length;
-  const fail = () => {
-    ctx.assumptions.length = held;
-    return undefined;
-  };
+  // Read on a probe: its readings are listed under Assumed only once the whole group reads.
+  const probe = probing(ctx);
   const tests: Test[] = [];
   for (const w of words) {
-    const hit = /^[a-z0-9][a-z0-9-]*$/.test(w) ? fieldForValue(w, shape, ctx) : undefined;
-    if (!hit) return fail();
+    const hit = /^[a-z0-9][a-z0-9-]*$/.test(w) ? fieldForValue(w, shape, probe) : undefined;
+    if (!hit) return undefined;
     tests.push(hit);
   }
-  if (parts.length === 1) return tests;
-  const last = parts[parts.length - 1]!;
-  const shapeOk = parts.slice(0, -1).every((p) => p.length === 1) && last.length <= 2;
-  const alternatives = last.length === 2 ? tests.slice(0, -1) : tests;
-  const qualifier = last.length === 2 ? tests[tests.length - 1] : undefined;
-  const fields = new Set(alternatives.map((t) => t.field));
-  if (!shapeOk || fields.size !== 1 || (qualifier && fields.has(qualifier.field))) return fail();
+  if (parts.length > 1) {
+    const last = parts[parts.length - 1]!;
+    const shapeOk = parts.slice(0, -1).every((p) => p.length === 1) && last.length <= 2;
+    const alternatives = last.length === 2 ? tests.slice(0, -1) : tests;
+    const qualifier = last.length === 2 ? tests[tests.length - 1] : undefined;
+    const fields = new Set(alternatives.map((t) => t.field));
+    if (!shapeOk || fields.size !== 1 || (qualifier && fields.has(qualifier.field))) return undefined;
+  }
+  for (const a of probe.assumptions) if (!ctx.assumptions.includes(a)) ctx.assumptions.push(a);
+  for (const w of probe.wholeReading) if (!ctx.wholeReading.includes(w)) ctx.wholeReading.push(w);
   return tests;
 }
 
@@ -115,17 +112,16 @@ export function readValueHeading(
   const { tests, length } = read;
   // A later clause opening with a value of a field tested here: the cases of a choice.
   const fields = new Set(tests.map((t) => t.field));
-  const held = ctx.assumptions.length;
+  const probe = probing(ctx);
   const later = rest
     .slice(length)
     .split(/[;.]|\s(?:->|=>|→)\s?/)
     .map((c) => c.trim().split(/[\s,:]+/)[0] ?? '')
     .filter((w) => /^[a-z0-9][a-z0-9-]*$/.test(w))
     .some((w) => {
-      const hit = fieldForValue(w, shape, ctx);
+      const hit = fieldForValue(w, shape, probe);
       return hit !== undefined && fields.has(hit.field);
     });
-  ctx.assumptions.length = held;
   if (later) return [];
   cutOut(buf, { index: start, 0: rest.slice(0, length) });
   return tests.map((t) => `payload.${t.field} == ${JSON.stringify(t.value)}`);

@@ -94,6 +94,18 @@ export function cutOut(buf: RequestText, m: { index: number; 0: string }): void 
 
 /** Every word the catalog uses (tool names and descriptions, event types and payload fields), with lemmas. */
 const vocabulary = new WeakMap<RequestContext, Set<string>>();
+
+/**
+ * A copy of `ctx` to try a reading on without saying it: its questions, notes, assumptions and
+ * reasons to read every word are its own, the catalog (and its vocabulary) the same. A caller that
+ * keeps the reading copies what it needs back.
+ */
+export function probing(ctx: RequestContext): RequestContext {
+  const copy = { ...ctx, questions: [], notes: [], assumptions: [], wholeReading: [] };
+  const v = vocabulary.get(ctx);
+  if (v) vocabulary.set(copy, v);
+  return copy;
+}
 export function knownWords(ctx: RequestContext): Set<string> {
   let v = vocabulary.get(ctx);
   if (!v) {

@@ -5,7 +5,7 @@
 import { FILLER, isActionVerb, lemmas } from '../request-words.ts';
 import { namesEventVerb } from './event-verb-forms.ts';
 import { spelledAs } from './one-slip-apart.ts';
-import type { RequestContext } from './request-context.ts';
+import { probing, type RequestContext } from './request-context.ts';
 import {
   eventVerbGroup,
   isEventWord,
@@ -44,7 +44,7 @@ export function heading(text: string, ctx: RequestContext): RegExpExecArray | nu
     );
   if (!m) return null;
   // Typos read as catalog words, without listing them yet: the trigger reader does when it is one.
-  const scratch = { ...ctx, assumptions: [] };
+  const scratch = probing(ctx);
   const words = m[1]!
     .split(/\s*[&/]\s*|\s+/)
     .filter((w) => w !== 'or')
