@@ -15,6 +15,7 @@ import type { WorkflowSpec } from '../spec/workflow-spec.ts';
 import type { CompiledRequest, DraftCatalog, DraftQuestion } from './compiled-request.ts';
 import { draftSafety } from './draft-safety.ts';
 import { explainSpec, type ReadBack } from './explain-spec.ts';
+import { refusedTriggerValues } from './refused-values.ts';
 
 export interface Draft {
   readonly spec?: WorkflowSpec;
@@ -90,6 +91,7 @@ export function draftSpec(compiled: CompiledRequest, catalog: DraftCatalog): Dra
     ? { ...base, assumed, text: `${base.text}\nAssumed:\n${assumed.map((a) => `  - ${a}`).join('\n')}` }
     : base;
   // Whatever compiled it, a draft passes the safety checks before it may be published.
+  for (const q of refusedTriggerValues(spec, catalog.tools)) questions.push(q);
   if (compiled.request !== undefined)
     for (const q of draftSafety(spec, compiled.request, catalog, readBack.text, assumed))
       if (!questions.some((x) => x.question === q.question)) questions.push(q);

@@ -64,7 +64,30 @@ test("an id of the event's own thing stays the event's subject", () => {
   // A case.escalated event is about a case: its subject is that case.
   const { args: got } = args('when a case is escalated, notify the team: please look at it now');
   assert.equal(got[0]!.case_id, '{{event.subject}}');
-  // Nothing created a case before the notice: the subject, as before.
-  const { args: alone } = args('when stock is depleted, notify the team: please restock it');
-  assert.equal(alone[0]!.case_id, '{{event.subject}}');
+});
+
+test("an id of a thing no step makes, while a tool would, is asked, never the event's subject", () => {
+  // A stock.depleted event's subject is no case, and create_case would make one: which case?
+  const d = draft('when stock is depleted, notify the team: please restock it');
+  assert.equal(d.publishable, false);
+  assert.ok(
+    d.questions.some(
+      (q) => q.about === 'args: notify_team.case_id' && q.question.includes('create_case would'),
+    ),
+    JSON.stringify(d.questions),
+  );
+  // Said in words, it is what the words say.
+  const { args: said } = args(
+    'when stock is depleted, notify the team. use the stock id as the case id and the summary as the text',
+  );
+  assert.equal(said[0]!.case_id, '{{event.subject}}');
+  // Two steps make one: which, asked, never the subject.
+  const two = draft(
+    'when stock is depleted, create a case titled "restock" and create a case titled "audit", then notify the team: please look',
+  );
+  assert.equal(two.publishable, false);
+  assert.ok(
+    two.questions.some((q) => /Which case should .* take: what/.test(q.question)),
+    JSON.stringify(two.questions),
+  );
 });

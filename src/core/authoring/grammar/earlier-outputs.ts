@@ -109,7 +109,24 @@ export function fillFromEarlierReads(
         // is no incident).
         const first = subjectAs === undefined || subjectAs === n;
         const opened = stem !== noun ? made.filter((m) => m.opens && m.tool.split('_').includes(stem)) : [];
-        if (first && opened.length !== 1) {
+        // ...and no step of the draft opens one while a tool of the catalog would, and the words do
+        // not give it ("alert id as the incident"): asked, never the event's subject ("page the
+        // primary, dont bother opening an incident").
+        const openers =
+          first &&
+          opened.length === 0 &&
+          stem !== noun &&
+          ![...ctx.argQuotes.values()].some((t) => t.args.includes(n))
+            ? ctx.tools.filter((t) => OPENS.has(t.name.split('_')[0]!) && t.name.split('_').includes(stem))
+            : [];
+        if (openers.length > 0) {
+          ctx.questions.push({
+            about: `args: ${tool.name}.${n}`,
+            question: `Which ${stem} should ${s.name} (${tool.name}) take? The ${event ?? 'trigger'} event's subject is no ${stem}, and no step of the draft makes one (${listOr(openers.map((t) => t.name))} would).`,
+          });
+          continue;
+        }
+        if (first && opened.length === 0) {
           subjectAs = n;
           continue;
         }

@@ -13,52 +13,16 @@
  */
 import type { ToolDescriptor } from '../../tools/tool-descriptor.ts';
 import { argWords } from '../arg-words.ts';
-import type { EventShape } from '../compiled-request.ts';
+import type { DraftQuestion } from '../compiled-request.ts';
 import { article, FILLER, wordsOf } from '../request-words.ts';
 import { classField } from './class-fields.ts';
+import { describingField, fieldOfEnum } from './field-for-arg.ts';
 import { fitsPattern, idByPattern, subjectMisfit } from './id-by-pattern.ts';
 import { impliedRead, isDateTimeArg, pendingOutput } from './implied-reads.ts';
 import type { Clause } from './read-clauses.ts';
 import { askUnknownValues } from './read-unknown-values.ts';
 import { type ArgSchema, listOr, type RequestContext } from './request-context.ts';
-
-/** The event's one field whose sample values (two or more) all belong to `values`; else undefined. */
-function fieldOfEnum(values: readonly unknown[], shape: EventShape | undefined): string | undefined {
-  const fits = Object.entries(shape?.values ?? {}).filter(
-    ([f, vs]) => shape!.payload.includes(f) && vs.length >= 2 && vs.every((v) => values.includes(v)),
-  );
-  return fits.length === 1 ? fits[0]![0] : undefined;
-}
-
-/** Words that say which one, never a value: "as a separate file", "in its own format". */
-const NOT_A_VALUE = new Set([
-  'separate',
-  'single',
-  'new',
-  'own',
-  'same',
-  'different',
-  'other',
-  'the',
-  'one',
-  'their',
-  'its',
-]);
-
-/**
- * A value said for enum argument `n` in the clause's words (a format's "as an excel file", "in pdf
- * format", "as a zip archive"; a region's "in the moon region"), when the enum has no value it names: the word, else undefined.
- */
-function unlistedValue(text: string, n: string): string | undefined {
-  // A file's kind ("an excel file") is said of a format, type or kind argument only.
-  const noun = `${n.replace(/_/g, ' ')}${/(?:^|_)(?:format|type|kind)$/.test(n) ? '|file|document|archive' : ''}`;
-  const m = new RegExp(
-    String.raw`\b(?:as|in|into)\s+(?:an?\s+|the\s+)?([a-z][a-z0-9-]*)\s+(?:${noun})s?\b`,
-    'i',
-  ).exec(text);
-  const w = m?.[1]?.toLowerCase();
-  return w === undefined || NOT_A_VALUE.has(w) || FILLER.has(w) ? undefined : m![0];
-}
+import { unlistedValue } from './unlisted-value.ts';
 
 /** Arguments by the documented rules: literals said in the clause, else the trigger event's fields. */
 export function fillArgs(
@@ -170,6 +134,11 @@ export function fillArgs(
   };
   const dollars = /\$\s?([0-9]+(?:\.[0-9]{1,2})?)/.exec(c.text);
   const fromElsewhere: string[] = [];
+  const defaulted: { n: string; field: string; question: DraftQuestion }[] = [];
+  const askFor = (n: string, s: ArgSchema): DraftQuestion => ({
+    about: `args: ${tool.name}.${n}`,
+    question: `What should ${tool.name}'s ${n} be?${s.type === 'string' ? ' Put the text in quotes in the request.' : ''}${payload.length ? ` The ${event} event carries ${listOr(payload)}.` : ''}`,
+  });
   for (const n of names) {
     const s = props[n] ?? {};
     const req = required.has(n);
@@ -377,15 +346,30 @@ export function fillArgs(
       args[n] = `{{event.payload.${n}}}`;
       continue;
     }
+    const describing = describingField(n, s, shape);
+    if (describing !== undefined) {
+      defaulted.push({ n, field: describing, question: askFor(n, s) });
+      continue;
+    }
     if (isDateTimeArg(n, s)) {
       args[n] = '{{clock.now}}';
       ctx.assumptions.push(`${tool.name}'s ${n} is read as the time the step runs ({{clock.now}}).`);
       continue;
     }
-    ctx.questions.push({
-      about: `args: ${tool.name}.${n}`,
-      question: `What should ${tool.name}'s ${n} be?${s.type === 'string' ? ' Put the text in quotes in the request.' : ''}${payload.length ? ` The ${event} event carries ${listOr(payload)}.` : ''}`,
-    });
+    ctx.questions.push(askFor(n, s));
+  }
+  // The event's own description is the text only of a step the words say something of ("open a
+  // sev2", "page the primary"); of a bare "create an incident" the text is asked.
+  const said = Object.entries(args).some(([n, v]) => targeted.has(n) || !String(v).startsWith('{{'));
+  for (const d of defaulted) {
+    if (!said) {
+      ctx.questions.push(d.question);
+      continue;
+    }
+    args[d.n] = `{{event.payload.${d.field}}}`;
+    ctx.assumptions.push(
+      `${tool.name}'s ${d.n} is read as the ${event} event's ${d.field}: the request gives no text.`,
+    );
   }
   // Quoted text said with the action that no argument took, while arguments took values an argument
   // phrase named ("text them 'Approved' ..., use the claimant as the message"): where it goes.

@@ -1,0 +1,33 @@
+/**
+ * The trigger event's field an argument reads when the request names none and no field has the
+ * argument's name (fill-args.ts, its last rules before a question; each reading Assumed there):
+ *
+ * - an enum argument: the event's one field whose sample values (two or more) are all its own (a
+ *   removal's `reason` from a report's `category`);
+ * - a required text that says what happened (an incident's `title`, a page's `message`), when the
+ *   request gives no text: the event's one field that describes the event itself (an alert's
+ *   `summary`). Never a text written to a person (`body`, `note`), never one with a form (a
+ *   pattern), never a field its author wrote (a ticket's `title`, a response's `comment`).
+ */
+import type { EventShape } from '../compiled-request.ts';
+import type { ArgSchema } from './request-context.ts';
+
+/** The event's one field whose sample values (two or more) all belong to `values`; else undefined. */
+export function fieldOfEnum(values: readonly unknown[], shape: EventShape | undefined): string | undefined {
+  const fits = Object.entries(shape?.values ?? {}).filter(
+    ([f, vs]) => shape!.payload.includes(f) && vs.length >= 2 && vs.every((v) => values.includes(v)),
+  );
+  return fits.length === 1 ? fits[0]![0] : undefined;
+}
+
+/** Arguments that name what happened: a title, a headline, a summary, a page's message. */
+const SAYS_WHAT_HAPPENED = new Set(['title', 'headline', 'summary', 'description', 'message']);
+/** The field in which the sending system describes the event (a ticket's or post's `title` is its author's). */
+const DESCRIBES_EVENT = 'summary';
+
+/** The event's one field describing it, for text argument `n`; else undefined. */
+export function describingField(n: string, s: ArgSchema, shape: EventShape | undefined): string | undefined {
+  if (!SAYS_WHAT_HAPPENED.has(n) || s.type !== 'string' || Array.isArray(s.enum)) return undefined;
+  if (typeof s.pattern === 'string') return undefined;
+  return shape?.payload.includes(DESCRIBES_EVENT) ? DESCRIBES_EVENT : undefined;
+}
