@@ -110,6 +110,13 @@ export const BLIND7_DIR = corpusDir('drafts-blind7');
  */
 export const BLIND8_DIR = corpusDir('drafts-blind8');
 
+/**
+ * The ninth blind set: written like the eighth, over the ticket-triage, access-request and
+ * expense-report templates and a shipping desk of its own, and measured unseen on the compiler at
+ * the start of the round that added it (docs/authoring.md).
+ */
+export const BLIND9_DIR = corpusDir('drafts-blind9');
+
 /** The event shapes `keel draft` reads in a project made from a template: its events/*.json. */
 function templateEvents(name: string): EventShape[] {
   const dir = join(corpusDir('..'), 'templates', name, 'events');
