@@ -2,8 +2,10 @@
  * A money bound said of the events, as a heading, bounds which events the workflow acts on when a
  * step acts before the money moves (grammar/bounded-events.ts): the spend cap alone would refuse
  * the payment of a $100 claim only after the claim had been approved. Said with the money's own
- * action, or with nothing acting first, the bound stays the cap alone. Over a catalog of its own
- * (an insurer's small claims).
+ * action, or with nothing acting first, the bound stays the cap alone. So does a bound said of the
+ * one object of the actions a request starts with. A step said with "first" after the money's runs
+ * before it, and a word only a field's name has (has_photos) is a test to ask about, never dropped.
+ * Over a catalog of its own (an insurer's small claims).
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
@@ -37,7 +39,13 @@ const claims: DraftCatalog = {
       cost: { fromArg: 'amount_usd' },
     }),
   ],
-  events: [{ type: 'claim.filed', payload: ['amount_usd', 'policy_id'] }],
+  events: [
+    {
+      type: 'claim.filed',
+      payload: ['amount_usd', 'has_photos', 'kind', 'policy_id'],
+      values: { kind: ['auto', 'home'] },
+    },
+  ],
 };
 
 const draft = (request: string) => draftSpec(compileRequest(request, claims), claims);
@@ -113,4 +121,45 @@ test('in a choice, a bound said in a case heading is asked; an else said as "any
     over.questions.some((q) => q.question.includes('"over that"')),
     JSON.stringify(over.questions),
   );
+});
+
+test('a bound said of the one object of the actions a request starts with bounds the events too', () => {
+  for (const request of [
+    'approve + pay auto claims under $75 automatically',
+    'approve and pay auto claims under $75',
+  ]) {
+    const d = draft(request);
+    assert.equal(d.publishable, true, `${request}: ${JSON.stringify(d.questions)}`);
+    assert.match(d.spec!.triggers[0]!.when ?? '', /payload\.amount_usd < 75/, request);
+    assert.match(d.spec!.triggers[0]!.when ?? '', /payload\.kind == "auto"/, request);
+    assert.equal(d.spec!.limits.maxCostUsd, 75, request);
+  }
+});
+
+test('a step said with "first" after the money moves runs before it', () => {
+  const d = draft('auto claims: pay them, max $500. if its over 100 approve it first');
+  const names = d.spec?.steps.map((s) => ('tool' in s ? s.tool : ''));
+  assert.deepEqual(names, ['approve_claim', 'pay_claim'], JSON.stringify(d.spec ?? d.questions));
+  const approve = d.spec!.steps[0]!;
+  assert.equal('if' in approve ? approve.if : undefined, 'payload.amount_usd > 100');
+});
+
+test('a word only a field has, with the field read nowhere, is asked about, never dropped', () => {
+  const d = draft('claims that came with photos: approve them and pay them, cap 200');
+  assert.equal(d.publishable, false);
+  assert.ok(
+    d.questions.some((q) => q.about === 'triggers.when' && q.question.includes('has_photos')),
+    JSON.stringify(d.questions),
+  );
+  // Known as a yes/no field (its samples give true or false), it is the test.
+  const flagged: DraftCatalog = {
+    ...claims,
+    events: [{ ...claims.events![0]!, flags: ['has_photos'] }],
+  };
+  const f = draftSpec(
+    compileRequest('claims that came with photos: approve them and pay them, cap 200', flagged),
+    flagged,
+  );
+  assert.equal(f.publishable, true, JSON.stringify(f.questions));
+  assert.equal(f.spec!.triggers[0]!.when, 'payload.has_photos == true');
 });

@@ -3,7 +3,9 @@
  * "under $25: approve it and pay it"), bounds which events the workflow acts on, not only what a
  * run may spend, when a step acts before the money moves: the spend cap refuses a reimbursement of
  * $100, but the approval before it would already have been made. So the trigger also tests the
- * amount the money step moves (`payload.amount_usd < 75`), listed under Assumed. A bound said with
+ * amount the money step moves (`payload.amount_usd < 75`), listed under Assumed. So does a bound
+ * said of the one object of the actions the request starts with ("approve + reimburse travel
+ * expenses under $300 automatically"). A bound said with
  * an action ("reply, then refund anyone under $50": the reply is for everyone) or where nothing
  * acts before the money moves ("refund requests under $50: refund them") stays the cap alone.
  * In a request that makes a choice ("equipment under 300 -> approve and reimburse, otherwise check
@@ -19,11 +21,31 @@ import { isEventWord, NEUTRAL, STAND_INS } from './trigger-words.ts';
 const HEADING =
   /^(?:a|an|the|of|in|to|by|at|their|its|our|all|any|every|each|new|incoming|only|usd|eur|gbp|cad|aud|jpy|with|from|that|are|is|ones?|when|whenever|for|on|if)$/;
 
-/** Whether the words before `at` only name the events (or there are none): the request's heading. */
+/**
+ * Whether the words before `at` only name the events (or there are none): the request's heading.
+ * A value sample events show ("travel", "USD") names them too.
+ */
 function saidOfEvents(text: string, at: number, ctx: RequestContext): boolean {
   return (text.slice(0, at).match(/[a-z0-9'-]+/g) ?? []).every(
-    (w) => isEventWord(w, ctx) || HEADING.test(w) || NEUTRAL.has(w) || STAND_INS.has(w),
+    (w) =>
+      isEventWord(w, ctx) ||
+      HEADING.test(w) ||
+      NEUTRAL.has(w) ||
+      STAND_INS.has(w) ||
+      (ctx.events ?? []).some((e) => Object.values(e.values ?? {}).some((vs) => vs.includes(w))),
   );
+}
+
+/**
+ * Whether the request starts with actions sharing one object whose words only name the events,
+ * up to `at`: "approve + reimburse travel expenses under $300" (never "reply, then refund anyone
+ * under $50", whose reply is for everyone).
+ */
+function sharedObject(text: string, at: number, ctx: RequestContext): boolean {
+  const m = /^\s*[a-z]+(?:\s*(?:\+|&|\band\b|\bn\b)\s*[a-z]+)+\s+/.exec(text.slice(0, at));
+  if (!m) return false;
+  const verbs = m[0].split(/\s*(?:\+|&|\band\b|\bn\b)\s*|\s+/).filter(Boolean);
+  return verbs.every((v) => isActionVerb(v)) && saidOfEvents(text.slice(m[0].length), at - m[0].length, ctx);
 }
 
 export function boundedEvents(
@@ -38,7 +60,7 @@ export function boundedEvents(
   // One bound, and it is the cap (several are the cap's question already).
   if (filter === undefined || new Set(caps).size !== 1 || filters.some((f) => f.usd !== filter.usd))
     return [];
-  if (!saidOfEvents(text, filter.at, ctx)) return [];
+  if (!saidOfEvents(text, filter.at, ctx) && !sharedObject(text, filter.at, ctx)) return [];
   const at = steps.findIndex((s) => s.tool.cost?.fromArg !== undefined);
   const money = steps[at];
   if (money === undefined) return [];

@@ -53,7 +53,10 @@ export function readBranch(
   const yes = readSteps(o.order === 'after' ? [a!] : said, event, lower, ctx);
   const no = readSteps(o.order === 'unless' ? [a!] : splitClauses(o.text, o.raw), event, lower, ctx);
   const post = readSteps(after, event, lower, ctx);
-  const all = [...pre, ...yes, ...no, ...post];
+  // "credit them. if it's over 75 a lead needs to ok it first": what the test's words say to do
+  // first runs before the steps said before it.
+  const first = o.yes !== undefined && /\bfirst\s*$/.test(o.yes.text.trim());
+  const all = first ? [...yes, ...pre, ...no, ...post] : [...pre, ...yes, ...no, ...post];
   const names = new Set<string>();
   for (const s of all) {
     let n = s.step.name;

@@ -43,6 +43,7 @@ export function splitClauses(text: string, raw: string): Clause[] {
     from = m.index + m[0].length;
   }
   sentences.push([from, text.length]);
+  let said: number | undefined;
   for (const [a, b] of sentences) {
     const s = text.slice(a, b);
     if (s.trim() === '') continue;
@@ -72,6 +73,11 @@ export function splitClauses(text: string, raw: string): Clause[] {
         approval: false,
       });
     if (first && out.length > before) out[out.length - 1]!.approval = true;
+    // "credit them. if it's over 75 a lead needs to ok it first": a sentence that ends in "first"
+    // runs before the sentence said before it.
+    if (!first && approvalAt < 0 && said !== undefined && /\bfirst\s*$/.test(s) && out.length > before)
+      out.splice(said, 0, ...out.splice(before));
+    else if (out.length > before) said = before;
     if (approvalAt >= 0)
       for (const part of approvalText.split(/,|\bor\b|\band\b/)) {
         const t = part.trim();

@@ -13,9 +13,10 @@
  * A new reading that consumes a phrase makes its words read here by the catalog's vocabulary or by
  * `GRAMMAR_WORDS`; never add a word there that names an action, a time, a party or an amount's part.
  */
+import type { EventShape } from '../compiled-request.ts';
 import { ACTION_GROUPS, EVENT_VERB_GROUPS, FILLER, GENERIC_VERBS, lemmas } from '../request-words.ts';
 import { oneSlipApart } from './one-slip-apart.ts';
-import { type DraftStep, knownWords, listOr, type RequestContext } from './request-context.ts';
+import { catalogWords, type DraftStep, knownWords, listOr, type RequestContext } from './request-context.ts';
 
 /** The readers' own words: lead-ins, bounds, order, negation, politeness and money units. */
 const GRAMMAR_WORDS = new Set(
@@ -38,7 +39,20 @@ const GRAMMAR_WORDS = new Set(
 );
 
 /** Questions for the words of `lower` no reading accounts for, when a step moves money. */
-export function checkCoverage(lower: string, steps: readonly DraftStep[], ctx: RequestContext): void {
+export function checkCoverage(
+  lower: string,
+  steps: readonly DraftStep[],
+  ctx: RequestContext,
+  drafted: string,
+): void {
+  const read = (f: string) => new RegExp(`\\.${f}\\b`).test(drafted);
+  // "damaged orders that came with photos": a word of the trigger's clause only a field's name has
+  // (has_photos), with that field read nowhere, says a test no reader made: asked, in any draft.
+  for (const w of ctx.fieldWords.filter((w) => !read(w.field)))
+    ctx.questions.push({
+      about: 'triggers.when',
+      question: `"${w.word}" in "${w.clause}" names the trigger event's ${w.field}, but I read no test of it, and the draft reads it nowhere. Which test of ${w.field} is meant?`,
+    });
   const money = steps.some((s) => s.tool.cost?.fromArg !== undefined);
   const destructive = steps.some((s) => s.tool.destructive);
   if (!money && !destructive && ctx.wholeReading.length === 0) return;
@@ -84,4 +98,15 @@ export function checkCoverage(lower: string, steps: readonly DraftStep[], ctx: R
       about: 'request',
       question: `I could not read ${said} in the request, and ${ctx.wholeReading.join('; ')}: a word that says which events or what to do would be dropped. What should ${what} change?`,
     });
+}
+
+/**
+ * A word of the trigger's clause that only a field's name has ("damaged orders that came with
+ * photos", has_photos), kept for `checkCoverage` to ask about if the draft reads that field nowhere.
+ */
+export function noteFieldWord(word: string, clause: string, shape: EventShape, ctx: RequestContext): void {
+  const forms = lemmas(word);
+  const field = shape.payload.find((f) => f.split('_').some((p) => forms.includes(p)));
+  if (field !== undefined && !forms.some((l) => catalogWords(ctx).has(l)))
+    ctx.fieldWords.push({ word, field, clause });
 }

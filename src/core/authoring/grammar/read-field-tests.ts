@@ -15,6 +15,7 @@ import { isActionVerb, lemmas } from '../request-words.ts';
 import { classValues, note } from './class-fields.ts';
 import { flagWordTest, readFlags } from './flag-fields.ts';
 import { fieldByPattern } from './patterned-values.ts';
+import { noteFieldWord } from './read-coverage.ts';
 import { readNamedValues } from './read-named-values.ts';
 import { cutOut, knownWords, type RequestContext, type RequestText } from './request-context.ts';
 import { shortFormOf } from './value-short-forms.ts';
@@ -212,6 +213,7 @@ export function readQualifiers(
     const hit = fieldForValue(q.word, shape, ctx, q);
     if (hit) out.push(`payload.${hit.field} ${q.negated ? '!=' : '=='} ${JSON.stringify(hit.value)}`);
     else if (!q.known || q.negated) unread.push(q);
+    else noteFieldWord(q.word, q.clause, shape, ctx);
   }
   if (unread.length > 0)
     ctx.questions.push({

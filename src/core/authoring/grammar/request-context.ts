@@ -36,6 +36,11 @@ export interface RequestContext {
    * argument read from what the event carries on an assumption no sample checks (fill-args.ts).
    */
   readonly wholeReading: string[];
+  /**
+   * Words of the trigger's clause that only a field's name has ("with photos", has_photos), kept
+   * for the coverage check to ask about when the draft reads that field nowhere (read-coverage.ts).
+   */
+  readonly fieldWords: { word: string; field: string; clause: string }[];
 }
 
 export function contextFor(catalog: DraftCatalog): RequestContext {
@@ -49,6 +54,7 @@ export function contextFor(catalog: DraftCatalog): RequestContext {
     assumptions: [],
     yesNo: new Map(),
     wholeReading: [],
+    fieldWords: [],
   };
 }
 
@@ -101,7 +107,7 @@ const vocabulary = new WeakMap<RequestContext, Set<string>>();
  * keeps the reading copies what it needs back.
  */
 export function probing(ctx: RequestContext): RequestContext {
-  const copy = { ...ctx, questions: [], notes: [], assumptions: [], wholeReading: [] };
+  const copy = { ...ctx, questions: [], notes: [], assumptions: [], wholeReading: [], fieldWords: [] };
   const v = vocabulary.get(ctx);
   if (v) vocabulary.set(copy, v);
   return copy;
@@ -117,6 +123,15 @@ export function knownWords(ctx: RequestContext): Set<string> {
     vocabulary.set(ctx, v);
   }
   return v;
+}
+
+/** The words of the tools' names and descriptions and of the event types: the catalog's, not its fields'. */
+export function catalogWords(ctx: RequestContext): Set<string> {
+  return wordsOf(
+    [...ctx.tools.flatMap((t) => [t.name, t.description]), ...(ctx.events ?? []).map((e) => e.type)].join(
+      ' ',
+    ),
+  );
 }
 
 /** Code-unit order, the same on every machine (never the locale's). */
