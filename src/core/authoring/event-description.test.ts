@@ -8,6 +8,7 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import fc from 'fast-check';
 import { tool } from '../../../test/authoring/catalog-tool.ts';
 import { compileRequest } from './compile-request.ts';
 import { type DraftCatalog, draftSpec } from './index.ts';
@@ -121,4 +122,25 @@ test('a value the trigger lets in that a step would refuse is asked', () => {
   // A value the trigger excludes (under `not`, or `!=`) lets nothing in: no question.
   const not = { ...spec, triggers: [{ event: 'check.failed', when: 'not payload.service == "mail"' }] };
   assert.deepEqual(refusedTriggerValues(not, desk.tools), []);
+});
+
+test('property: no published draft lets in a value that a step reading it refuses', () => {
+  fc.assert(
+    fc.property(
+      fc.constantFrom(...SERVICES, 'billing', 'mail', 'search', 'auth'),
+      fc.constantFrom(
+        'open a p2 ticket',
+        'radio the day crew saying "check it"',
+        'open a p1 ticket and radio the night crew',
+      ),
+      (service, action) => {
+        const d = draft(`failed checks on the ${service} service: ${action}`);
+        if (!d.publishable) return;
+        for (const t of d.spec!.triggers)
+          for (const m of (t.when ?? '').matchAll(/payload\.service == "([^"]*)"/g))
+            assert.ok(SERVICES.includes(m[1]!), `${service}: ${t.when}`);
+      },
+    ),
+    { numRuns: 60 },
+  );
 });
