@@ -43,9 +43,9 @@ export function flagWordTest(
   return flagTest(flag.field, value);
 }
 
-/** Words just before a flag's word that turn it around ("isn't verified", "not yet verified", "not a member"). */
+/** Words just before a flag's word that turn it around ("isn't verified", "not yet verified", "havent activated"). */
 const NOT =
-  /\b(?:not|isn'?t|aren'?t|wasn'?t|weren'?t|never|no longer)(?:\s+(?:yet|been|be|fully|already|a|an|the))*\s+$/;
+  /\b(?:not|isn'?t|aren'?t|wasn'?t|weren'?t|haven'?t|hasn'?t|hadn'?t|didn'?t|never|no longer)(?:\s+(?:yet|been|be|fully|already|a|an|the))*\s+$/;
 /** The lead-in of a test of the flag said as a condition: "if they're", "once the customer is", "only when". */
 const CONDITION =
   /\b(?:only\s+)?(?:if|when|once|as long as|provided)\s+(?:(?:the|their|a|an)\s+[a-z]+\s+|(?:they|it|he|she)\s*)?(?:is|are|'s|'re|re|has been|have been|gets|get|got|been)?\s*$/;

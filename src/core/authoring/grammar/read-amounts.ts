@@ -81,7 +81,7 @@ export function readMoney(buf: RequestText): MoneyBounds {
     return usdOfDigits(m[at] ?? m[at + 1] ?? m[at + 3] ?? '0');
   };
   const upper = new RegExp(
-    String.raw`\b${IF_IT}(?:under|below|less than|up to|at most|no more than|not more than|not over|never more than|never over|max(?:imum)?(?: of)?|capped at|a cap of|cap(?: it| runs?| spending| the spend| refunds?)?(?: at| of| to|:)?|limit(?: it| runs?| spending| refunds?)?(?: to| of| at)?|budget(?: of)?|spend(?:ing)? (?:at most|no more than|up to|under|less than)|(?:don't|do not|never) spend more than|within|smaller than|beneath|not above|not over|limit is|no(?: [a-z]+)? (?:above|over|more than)|nothing (?:above|over|more than|beyond))\s+${BOUND_AMOUNT}${PER_RUN}(?:\s+in total)?`,
+    String.raw`\b${IF_IT}(?:under|below|less than|up to|at most|no more than|not more than|not over|never more than|never over|max(?:imum)?(?: of)?|capped at|a cap of|cap(?: it| runs?| spending| the spend| refunds?)?(?: at| of| to|:)?|limit(?: it| runs?| spending| refunds?)?(?: to| of| at)?|budget(?: of)?|(?:a )?ceiling(?: of)?|spend(?:ing)? (?:at most|no more than|up to|under|less than)|(?:don't|do not|never) spend more than|within|smaller than|beneath|not above|not over|limit is|no(?: [a-z]+)? (?:above|over|more than)|nothing (?:above|over|more than|beyond))\s+${BOUND_AMOUNT}${PER_RUN}(?:\s+in total)?`,
     'g',
   );
   // "<$15", "<= 15": the sign is an upper bound too.

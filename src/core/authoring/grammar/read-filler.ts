@@ -34,7 +34,7 @@ const POLITE_LEAD =
  * said as its own clause (after a comma, a dash, a full stop or "as"/"since"/"because").
  */
 const BY_HAND =
-  /(?<=(?:^|[,;.!(]|\s-|\s–|\bas|\bsince|\bbecause|\bcos)\s*)(?:(?:the|our|a|an)\s+)?(?:[a-z]+\s+){0,2}?(?:(?:does|do|will do|handles?|sorts?|processes|takes care of|deals? with)\s+(?:(?:that|those|it|them|this|these|(?:the )?[a-z]+)\s+)?(?:(?:for (?:those|them|these)|by hand|manually|themselves|offline|separately|outside (?:of )?(?:this|the workflow))\b)|wants? to (?:eyeball|check|review|look at|see|approve|sign off) (?:it|them|those|that|everything)(?: first)?\b|(?:does|do|handles?|takes care of|deals? with) the rest\b)(?=\s*(?:$|[,;.!)]))/g;
+  /(?<=(?:^|[,;.!(]|\s-|\s–|\bas|\bsince|\bbecause|\bcos)\s*)(?:(?:the|our|a|an)\s+)?(?:[a-z']+\s+){0,2}?(?:(?:does|do|will do|handles?|sorts?|processes|takes care of|deals? with|reviews?|checks?|looks? at|goes? through)\s+(?:(?:that|those|it|them|this|these|(?:the )?[a-z]+)\s+)?(?:(?:for (?:those|them|these)|by hand|manually|themselves|offline|separately|outside (?:of )?(?:this|the workflow))\b)|wants? to (?:eyeball|check|review|look at|see|approve|sign off) (?:it|them|those|that|everything)(?: first)?\b|(?:does|do|handles?|takes care of|deals? with) the rest\b)(?=\s*(?:$|[,;.!)]))/g;
 
 const REASON =
   /\b([a-z]+s)\s+(?:are|r|'re|re|is)\s+(?:(?:pretty|quite|very|really|usually|generally|always|all)\s+)?(low[- ]risk|no[- ]risk|safe|harmless|routine|trivial|no big deal|not a big deal)\b(?=\s*(?:[,;:.!]|\s-\s|$|\bso\b|\bjust\b))/g;

@@ -62,7 +62,12 @@ export function heading(text: string, ctx: RequestContext): RegExpExecArray | nu
     isActionWord(w, ctx) && !(isChannelWord(w) && isEventWord(words[words.indexOf(w) + 1] ?? '', ctx));
   // Its first word that is not filler ("tho pay out approved claims, ..." starts with an action).
   const lead = words.find((w) => !FILLER.has(w)) ?? words[0]!;
-  const acts = action(lead) || (!verb && words.some(action));
+  // "refund every request, ...": an action verb before a word that picks its object out is the
+  // action, even where it is also the event's noun ("refund requests:" is the event).
+  const picks = /^(?:every|each|all|any|the|their|those|these|them|it)$/.test(
+    words[words.indexOf(lead) + 1] ?? '',
+  );
+  const acts = action(lead) || (picks && isActionVerb(lead)) || (!verb && words.some(action));
   if (acts || (comma ? !verb : !(noun || verb || words.length <= 2))) return null;
   const at = m.index + m[0].indexOf(m[1]!);
   return Object.assign([m[1]!], { index: at, input: text }) as unknown as RegExpExecArray;

@@ -17,7 +17,7 @@ export const NEUTRAL = new Set(
   `somebody someone anybody anyone everybody everyone anything something everything whatever whoever
   employee employees staff people person customer customers user users client clients they we he she
   marked become becomes became turned gets got get been be being just actually really already that which
-  who there only or either one ones stuff things thing`.split(/\s+/),
+  who there only or either one ones stuff things thing yet`.split(/\s+/),
 );
 
 /**
@@ -37,6 +37,17 @@ export const NEGATORS = new Set([
   'than',
   'apart',
   'unless',
+  // "they havent activated yet", "it isnt verified": a negated verb turns the word after it around.
+  'isnt',
+  "isn't",
+  'arent',
+  "aren't",
+  'havent',
+  "haven't",
+  'hasnt',
+  "hasn't",
+  'didnt',
+  "didn't",
 ]);
 
 /** Verbs that say an event arrived ("a refund request lands"): the "new / received" group when no other verb is said. */

@@ -1,0 +1,93 @@
+/**
+ * Everyday ways of saying an action, a bound, a negation and a reason, over a catalog of its own
+ * (a gym's front desk): "auto-refund" is the refund, done without asking (normalise-request.ts); "a
+ * ceiling of $30" is the spend cap (read-amounts.ts); "havent activated yet" turns a yes/no field
+ * around (flag-fields.ts); "we'll review the rest by hand" is who does what the workflow leaves
+ * out (read-filler.ts); and "refund every request, ..." says the action, never only the event
+ * whose noun it shares (trigger-heading.ts): the refund is never dropped.
+ */
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { tool } from '../../../test/authoring/catalog-tool.ts';
+import { compileRequest } from './compile-request.ts';
+import { type DraftCatalog, draftSpec } from './index.ts';
+
+const member = { type: 'string', pattern: '^M-[0-9]+$' };
+const desk: DraftCatalog = {
+  tools: [
+    tool({
+      name: 'refund_fee',
+      description: 'Refunds a fee to a member.',
+      args: {
+        type: 'object',
+        required: ['member_id', 'amount_usd'],
+        properties: { member_id: member, amount_usd: { type: 'number', minimum: 0 } },
+        additionalProperties: false,
+      },
+      cost: { fromArg: 'amount_usd' },
+    }),
+    tool({
+      name: 'send_note',
+      description: 'Sends a member a note.',
+      args: {
+        type: 'object',
+        required: ['member_id', 'text'],
+        properties: { member_id: member, text: { type: 'string', minLength: 1 } },
+        additionalProperties: false,
+      },
+      effect: 'external',
+    }),
+  ],
+  events: [
+    { type: 'refund.requested', payload: ['member_id', 'amount_usd'] },
+    { type: 'membership.lapsed', payload: ['member_id', 'activated'], flags: ['activated'] },
+  ],
+};
+
+const draft = (request: string) => draftSpec(compileRequest(request, desk), desk);
+const published = (request: string) => {
+  const d = draft(request);
+  assert.equal(d.publishable, true, `${request}: ${JSON.stringify(d.questions)}`);
+  return d;
+};
+const tools = (d: ReturnType<typeof draft>) =>
+  (d.spec ?? d.partial)!.steps.map((s) => ('tool' in s ? s.tool : 'choose'));
+
+test('"auto-refund" is the refund, as "refund ... automatically" is', () => {
+  const auto = published('auto-refund every request under $20');
+  const plain = published('refund every request under $20 automatically');
+  assert.deepEqual(auto.spec!.steps, plain.spec!.steps);
+  assert.deepEqual(tools(auto), ['refund_fee']);
+  assert.equal(auto.spec!.limits.maxCostUsd, 20);
+});
+
+test('"a ceiling of $30" is the spend cap', () => {
+  const d = published('refund every request, a ceiling of $30');
+  assert.deepEqual(tools(d), ['refund_fee']);
+  assert.equal(d.spec!.limits.maxCostUsd, 30);
+});
+
+test('"havent activated yet" tests the yes/no field as false', () => {
+  const d = published(`when a membership lapses and they havent activated yet, send them a note "Come back"`);
+  assert.equal(d.spec!.triggers[0]!.when, 'payload.activated == false');
+});
+
+test('"we\'ll review the rest by hand" is a reason, read back, not an action to ask about', () => {
+  const d = published("refund every request under $20, we'll review the rest by hand");
+  assert.deepEqual(tools(d), ['refund_fee']);
+  assert.ok(
+    d.readBack?.assumed?.some((a) => a.includes('by hand')),
+    JSON.stringify(d.readBack?.assumed),
+  );
+});
+
+test('"refund every request, ..." keeps the refund, even where "refund" is the event\'s noun too', () => {
+  const d = draft(`refund every request, full amount, and send them a note "Done"`);
+  assert.deepEqual(tools(d), ['refund_fee', 'send_note']);
+  // No bound is said: asked, never published.
+  assert.equal(d.publishable, false);
+  assert.ok(
+    d.questions.some((q) => q.about === 'limits.maxCostUsd'),
+    JSON.stringify(d.questions),
+  );
+});
