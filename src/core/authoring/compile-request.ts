@@ -54,7 +54,7 @@ import { quoteUnquoted, readSpelling } from './grammar/read-spelling.ts';
 import { readOutputTest, readStepIf } from './grammar/read-step-tests.ts';
 import { type DraftStep, readSteps } from './grammar/read-steps.ts';
 import { readTrigger } from './grammar/read-trigger.ts';
-import { readValueHeading } from './grammar/read-value-headings.ts';
+import { readOnlyValues, readValueHeading } from './grammar/read-value-headings.ts';
 import { readCurrencyBefore } from './grammar/read-values.ts';
 import { askUnusedYesNo, readYesNo } from './grammar/read-yes-no.ts';
 import {
@@ -137,6 +137,8 @@ export function compileRequest(
   const heading = readValueHeading(buf, event, Boolean(said || apart), ctx);
   const fieldTests = [
     ...heading,
+    // "USD only pls.", "..., USD only": a sentence of values and "only" says which events too.
+    ...readOnlyValues(buf, event, ctx),
     ...asideTests(asides, event, ctx),
     ...readQualifiers(qualifiers ?? [], event, ctx),
     ...readFieldTests(buf, raw, event, ctx),

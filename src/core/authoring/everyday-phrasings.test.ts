@@ -4,7 +4,8 @@
  * ceiling of $30" is the spend cap (read-amounts.ts); "havent activated yet" turns a yes/no field
  * around (flag-fields.ts); "we'll review the rest by hand" is who does what the workflow leaves
  * out (read-filler.ts); and "refund every request, ..." says the action, never only the event
- * whose noun it shares (trigger-heading.ts): the refund is never dropped.
+ * whose noun it shares (trigger-heading.ts): the refund is never dropped. A sentence of values and
+ * "only" ("USD only pls.") says which events, as a heading does (read-value-headings.ts).
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
@@ -39,7 +40,11 @@ const desk: DraftCatalog = {
     }),
   ],
   events: [
-    { type: 'refund.requested', payload: ['member_id', 'amount_usd'] },
+    {
+      type: 'refund.requested',
+      payload: ['member_id', 'amount_usd', 'currency'],
+      values: { currency: ['USD', 'EUR'] },
+    },
     { type: 'membership.lapsed', payload: ['member_id', 'activated'], flags: ['activated'] },
   ],
 };
@@ -89,5 +94,21 @@ test('"refund every request, ..." keeps the refund, even where "refund" is the e
   assert.ok(
     d.questions.some((q) => q.about === 'limits.maxCostUsd'),
     JSON.stringify(d.questions),
+  );
+});
+
+test('"USD only pls." says which events, wherever the sentence is', () => {
+  for (const request of [
+    'USD only pls. refund every request under $20',
+    'only USD. refund every request under $20',
+    'refund every request under $20. USD only',
+  ]) {
+    const d = published(request);
+    assert.equal(d.spec!.triggers[0]!.when, 'payload.currency == "USD"', request);
+  }
+  // A case said with its action is no such sentence: "USD only: refund" is a heading.
+  assert.equal(
+    published('USD only: refund every request under $20').spec!.triggers[0]!.when,
+    'payload.currency == "USD"',
   );
 });

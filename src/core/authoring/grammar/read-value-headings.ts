@@ -126,3 +126,22 @@ export function readValueHeading(
   cutOut(buf, { index: start, 0: rest.slice(0, length) });
   return tests.map((t) => `payload.${t.field} == ${JSON.stringify(t.value)}`);
 }
+
+/**
+ * A sentence that says only values and "only" ("USD only pls.", "only USD."), or a request's last
+ * comma group that does (", USD only"): which events, as a heading says them, wherever it is said,
+ * a choice's cases too (a case is said with its action: "USD only: refund" is no such sentence).
+ */
+export function readOnlyValues(buf: RequestText, event: string | undefined, ctx: RequestContext): string[] {
+  const shape = ctx.events?.find((e) => e.type === event);
+  if (!shape) return [];
+  const out: string[] = [];
+  for (const m of [...buf.text.matchAll(/(?<=^|[.;!?,])([^.;!?,:]*\bonly\b[^.;!?,:]*)(?=[.;!?]|$)/g)]) {
+    const group = m[1]!.trim();
+    if (group === '' || groupTests(group, shape, probing(ctx)) === undefined) continue;
+    const tests = groupTests(group, shape, ctx)!;
+    cutOut(buf, { index: m.index!, 0: m[1]! });
+    out.push(...tests.map((t) => `payload.${t.field} == ${JSON.stringify(t.value)}`));
+  }
+  return out;
+}
