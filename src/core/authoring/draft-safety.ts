@@ -70,7 +70,7 @@ export function statedAmounts(request: string): StatedAmount[] {
   };
   const N = String.raw`[0-9]{1,3}(?:,[0-9]{3})+(?:\.[0-9]{1,2})?k?|[0-9]+(?:\.[0-9]{1,2})?k?`;
   const re = new RegExp(
-    String.raw`(?:\$|\busd)\s?(${N})|\b(${N})\s?(?:(?:dollars?|bucks?|usd)\b|\$)|(${BOUND})\s*\$?(${N})\b(?!\s*(?:steps?|%|percent|days?|hours?|minutes?|weeks?|times|items?|cents?|grand)\b|¢|(?:\.[0-9]+)?\s*grand\b)|\b(${NUMBER_WORDS})\s*(?:dollars?|bucks?|usd)\b|\b${BOUND}\s+(${NUMBER_WORDS})\b(?!\s+(?:cents?|grand)\b)|\b(${N}|${NUMBER_WORDS})\s+(?:max(?:imum)?|tops)\b|\b(?:([0-9]{1,9})(?:\s*(?:cents?\b|¢)|c\b)|(${NUMBER_WORDS})\s+cents?\b)|\b(a|one|[0-9]+(?:\.[0-9]{1,3})?|${NUMBER_WORDS})\s+grand\b(?!\s+total\b)`,
+    String.raw`(?:\$|\busd)\s?(${N})|\b(${N})\s?(?:(?:dollars?|bucks?|usd)\b|\$)|(${BOUND})\s*\$?(${N})\b(?!\s*(?:(?:business|working|calendar|full|more|extra)\s+)?(?:steps?|%|percent|days?|hours?|hrs?|minutes?|mins?|weeks?|months?|years?|times|items?|cents?|grand)\b|¢|(?:\.[0-9]+)?\s*grand\b)|\b(${NUMBER_WORDS})\s*(?:dollars?|bucks?|usd)\b|\b${BOUND}\s+(${NUMBER_WORDS})\b(?!\s+(?:cents?|grand)\b)|\b(${N}|${NUMBER_WORDS})\s+(?:max(?:imum)?|tops)\b|\b(?:([0-9]{1,9})(?:\s*(?:cents?\b|¢)|c\b)|(${NUMBER_WORDS})\s+cents?\b)|\b(a|one|[0-9]+(?:\.[0-9]{1,3})?|${NUMBER_WORDS})\s+grand\b(?!\s+total\b)`,
     'g',
   );
   for (const m of t.matchAll(re)) {

@@ -5,13 +5,16 @@
  * around (flag-fields.ts); "we'll review the rest by hand" is who does what the workflow leaves
  * out (read-filler.ts); and "refund every request, ..." says the action, never only the event
  * whose noun it shares (trigger-heading.ts): the refund is never dropped. A sentence of values and
- * "only" ("USD only pls.") says which events, as a heading does (read-value-headings.ts).
+ * "only" ("USD only pls.") says which events, as a heading does (read-value-headings.ts); "send
+ * back - ..." is a reply; "within 2 business days" in a text states no amount (draft-safety.ts);
+ * and a trigger that lets in only amounts above the cap a step moves is asked (refused-values.ts).
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { tool } from '../../../test/authoring/catalog-tool.ts';
 import { compileRequest } from './compile-request.ts';
 import { type DraftCatalog, draftSpec } from './index.ts';
+import { refusedTriggerValues } from './refused-values.ts';
 
 const member = { type: 'string', pattern: '^M-[0-9]+$' };
 const desk: DraftCatalog = {
@@ -34,6 +37,17 @@ const desk: DraftCatalog = {
         type: 'object',
         required: ['member_id', 'text'],
         properties: { member_id: member, text: { type: 'string', minLength: 1 } },
+        additionalProperties: false,
+      },
+      effect: 'external',
+    }),
+    tool({
+      name: 'send_reply',
+      description: "Replies to a member's message.",
+      args: {
+        type: 'object',
+        required: ['member_id', 'body'],
+        properties: { member_id: member, body: { type: 'string', minLength: 1 } },
         additionalProperties: false,
       },
       effect: 'external',
@@ -111,4 +125,26 @@ test('"USD only pls." says which events, wherever the sentence is', () => {
     published('USD only: refund every request under $20').spec!.triggers[0]!.when,
     'payload.currency == "USD"',
   );
+});
+
+test('"send back - <text>" is a reply; "within 2 business days" states no amount', () => {
+  const d = published(
+    'when a membership lapses just send back - Thanks, we will be in touch within 2 business days',
+  );
+  assert.deepEqual(tools(d), ['send_reply']);
+  const money = published(
+    'refund every request under $40. send them a note: a member of our team will look within 2 business days',
+  );
+  assert.equal(money.spec!.limits.maxCostUsd, 40);
+});
+
+test('a trigger that lets in only amounts above the cap a step moves is asked, whatever compiled it', () => {
+  const d = published('refund every request under $40');
+  const spec = { ...d.spec!, triggers: [{ event: 'refund.requested', when: 'payload.amount_usd > 1000' }] };
+  const qs = refusedTriggerValues(spec, desk.tools);
+  assert.equal(qs.length, 1);
+  assert.match(qs[0]!.question, /cap would refuse it on every run/);
+  // A bound below the cap lets some amounts through: nothing to ask.
+  const ok = { ...spec, triggers: [{ event: 'refund.requested', when: 'payload.amount_usd > 10' }] };
+  assert.deepEqual(refusedTriggerValues(ok, desk.tools), []);
 });

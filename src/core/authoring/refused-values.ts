@@ -3,7 +3,9 @@
  * runs for `payload.service == "billing"` while a step passes `{{event.payload.service}}` to an
  * argument that takes only checkout, search, auth or payments-api, so every run it starts for
  * billing would fail at that step. Asked, never published ("critical alerts on the billing
- * service": which service is meant?). Pure.
+ * service": which service is meant?). So is an amount the trigger lets in only above the spend cap
+ * while a step moves that very amount: the cap would refuse it on every run ("up to 1k -> pay.
+ * over 1k -> email" read as one list of steps for invoices over $1,000). Pure.
  */
 
 import { toolSteps } from '../spec/flow-steps.ts';
@@ -24,8 +26,8 @@ function equalities(c: Condition, out: [string, string][] = []): [string, string
 }
 
 export function refusedTriggerValues(spec: WorkflowSpec, tools: readonly ToolDescriptor[]): DraftQuestion[] {
+  const questions: DraftQuestion[] = refusedAmounts(spec, tools);
   const tests = spec.triggers.flatMap((t) => (t.when ? equalities(parseCondition(t.when)) : []));
-  const questions: DraftQuestion[] = [];
   const asked = new Set<string>();
   for (const s of toolSteps(spec)) {
     const props = (tools.find((t) => t.name === s.tool)?.args.properties ?? {}) as Record<
@@ -49,4 +51,37 @@ export function refusedTriggerValues(spec: WorkflowSpec, tools: readonly ToolDes
     }
   }
   return questions;
+}
+
+/** The `payload.<field> > n` (or `>=`) bounds every event the trigger lets in holds (its `and`s). */
+function lowerBounds(c: Condition, out: { field: string; op: '>' | '>='; n: number }[] = []) {
+  if (c.kind === 'and') for (const i of c.items) lowerBounds(i, out);
+  if (c.kind !== 'compare' || (c.op !== '>' && c.op !== '>=')) return out;
+  const { left, right } = c;
+  if (left.kind !== 'path' || right.kind !== 'literal' || typeof right.value !== 'number') return out;
+  const p = left.path[0] === 'event' ? left.path.slice(1) : left.path;
+  if (p.length === 2 && p[0] === 'payload') out.push({ field: p[1]!, op: c.op, n: right.value });
+  return out;
+}
+
+function refusedAmounts(spec: WorkflowSpec, tools: readonly ToolDescriptor[]): DraftQuestion[] {
+  const cap = spec.limits.maxCostUsd;
+  const bounds = spec.triggers.flatMap((t) =>
+    t.when ? lowerBounds(parseCondition(t.when)).map((b) => ({ ...b, event: t.event })) : [],
+  );
+  for (const s of toolSteps(spec)) {
+    const arg = tools.find((t) => t.name === s.tool)?.cost?.fromArg;
+    const v = arg === undefined ? undefined : s.args?.[arg];
+    const field =
+      typeof v === 'string' ? /^\{\{event\.payload\.([A-Za-z0-9_]+)\}\}$/.exec(v)?.[1] : undefined;
+    const b = bounds.find((x) => x.field === field && (x.op === '>' ? cap <= x.n : cap < x.n));
+    if (b)
+      return [
+        {
+          about: 'limits.maxCostUsd',
+          question: `The workflow runs only for ${b.event} events whose ${b.field} is ${b.op === '>' ? 'over' : 'at least'} ${b.n}, but its spend cap is $${cap}: ${s.name} (${s.tool}) moves that amount, so the cap would refuse it on every run. Which bound is meant for which steps?`,
+        },
+      ];
+  }
+  return [];
 }

@@ -31,6 +31,8 @@ const PHRASES: readonly [RegExp, string][] = [
     'replied',
   ],
   [/\bwrite back(?: to)?\b/g, 'reply'],
+  // "just send back - Thanks for ...", "send back: ...": a reply with the text after it.
+  [/\bsend back\b(?=\s*(?:[-:"]|with\b))/g, 'reply'],
   [/\bget back to\b/g, 'reply'],
   [/\blook up\b/g, 'lookup'],
   // "auto-pay anything from V-100", "auto approve them": the action, done without asking.
