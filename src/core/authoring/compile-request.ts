@@ -67,6 +67,7 @@ import {
 import { isNounOf } from './grammar/trigger-words.ts';
 import { askUnreadBounds } from './grammar/unread-bounds.ts';
 import { askUnreadValues } from './grammar/unread-values.ts';
+import { readValueCases } from './grammar/value-cases.ts';
 
 /** Tests joined with "and"; alternatives said alone lose their parentheses ("a or b"). */
 function joinTests(tests: readonly string[]): string {
@@ -131,7 +132,10 @@ export function compileRequest(
   const currency = currencyNot ?? readCurrency(buf) ?? readCurrencyBefore(buf, ctx);
   const asides = readAsides(buf, raw);
   const audience = readAudience(buf, ctx);
+  const cased = buf.text;
   const { event, qualifiers } = readTrigger(buf, ctx, said || apart ? lower : undefined);
+  // "search alerts -> sev3. auth alerts -> sev2 and page the primary": cases keyed by a field's values.
+  const cases = said || apart ? undefined : readValueCases(cased, buf, raw, event, lower, ctx);
   const restated = readRestated(buf, raw, event, ctx);
   // "meals or travel, USD only: approve ...": a heading of values says which events.
   const heading = readValueHeading(buf, event, Boolean(said || apart), ctx);
@@ -142,7 +146,7 @@ export function compileRequest(
     ...asideTests(asides, event, ctx),
     ...readQualifiers(qualifiers ?? [], event, ctx),
     ...readFieldTests(buf, raw, event, ctx),
-  ];
+  ].filter((t) => cases === undefined || !t.startsWith(`payload.${cases.field} `));
   // The test an else said apart answers is the choice's, no longer the trigger's.
   const tests: SaidTests = { numberTests, money, audience, fieldTests };
   const fromApart = apart
@@ -164,7 +168,8 @@ export function compileRequest(
         all.findIndex((x) => x.step.tool === s.step.tool && hashOf(x.step.args) === hashOf(s.step.args)) ===
         i,
     );
-  const branch = otherwise ? readBranch(otherwise, buf, raw, event, lower, money, ctx) : undefined;
+  const branch =
+    cases?.branch ?? (otherwise ? readBranch(otherwise, buf, raw, event, lower, money, ctx) : undefined);
   // A bound no reader took ("... over 1000 email the vendor") would be dropped by the step readers.
   askUnreadBounds(buf.text, ctx);
   const steps = branch ? branch.all : once(readSteps(splitClauses(buf.text, raw), event, lower, ctx));

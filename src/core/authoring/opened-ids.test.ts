@@ -91,3 +91,25 @@ test("an id of a thing no step makes, while a tool would, is asked, never the ev
     JSON.stringify(two.questions),
   );
 });
+
+test('in a branch, an id is what a step before it in that branch made, never another branch', () => {
+  const sited: DraftCatalog = {
+    ...warehouse,
+    events: [
+      { type: 'stock.depleted', payload: ['sku', 'summary', 'site'], values: { site: ['east', 'west'] } },
+    ],
+  };
+  const d = draftSpec(
+    compileRequest(
+      'east -> create a case titled "restock". west -> create a case titled "move" and notify the team: please look',
+      sited,
+    ),
+    sited,
+  );
+  assert.equal(d.publishable, true, JSON.stringify(d.questions));
+  const [choice] = d.spec!.steps;
+  assert.ok(choice && 'choose' in choice, JSON.stringify(d.spec!.steps));
+  const west = choice.choose[1]!.steps;
+  const made = west[0]!.name;
+  assert.equal('tool' in west[1]! ? west[1].args.case_id : undefined, `{{steps.${made}.output.case_id}}`);
+});

@@ -70,94 +70,104 @@ export function fillFromEarlierReads(
   const noun = event?.slice(0, event.lastIndexOf('.'));
   let subjectAs: string | undefined;
   for (const top of flow) {
-    for (const s of toolStepsIn(top)) {
-      const d = byStep.get(s);
-      const tool = d?.tool ?? ctx.tools.find((t) => t.name === s.tool);
-      if (!tool) continue;
-      const args = s.args;
-      const money = tool.cost?.fromArg;
-      const said = d?.said?.toLowerCase();
-      if (money !== undefined && said !== undefined && !(typeof args[money] === 'number')) {
-        // A field named only by the tool's own words ("return the deposit", deposit_usd) is its object.
-        const own = new Set(tool.name.split('_'));
-        const named = reads.flatMap((r) =>
-          r.fields
-            // (A yes/no is never an amount: "pay matched invoices" says which ones, not what to pay.)
-            .filter(
-              (f) =>
-                names(said, f) && !r.yesNo.has(f) && !f.split('_').every((w) => own.has(w) || UNIT.has(w)),
-            )
-            .map((f) => ({ r, f })),
-        );
-        if (named.length === 1) {
-          const { r, f } = named[0]!;
-          const had = args[money];
-          args[money] = `{{steps.${r.name}.output.${f}}}`;
-          answered.add(`args: ${tool.name}.${money}`);
+    // A step of a branch sees what the steps before it in its own branch made, never another's.
+    const c = 'choose' in top ? (top as ChooseStepSpec) : undefined;
+    const lists = c
+      ? [...c.choose.map((b) => b.steps.flatMap(toolStepsIn)), (c.else ?? []).flatMap(toolStepsIn)]
+      : [toolStepsIn(top)];
+    for (const list of lists) {
+      const before = made.length;
+      for (const s of list) {
+        const d = byStep.get(s);
+        const tool = d?.tool ?? ctx.tools.find((t) => t.name === s.tool);
+        if (!tool) continue;
+        const args = s.args;
+        const money = tool.cost?.fromArg;
+        const said = d?.said?.toLowerCase();
+        if (money !== undefined && said !== undefined && !(typeof args[money] === 'number')) {
+          // A field named only by the tool's own words ("return the deposit", deposit_usd) is its object.
+          const own = new Set(tool.name.split('_'));
+          const named = reads.flatMap((r) =>
+            r.fields
+              // (A yes/no is never an amount: "pay matched invoices" says which ones, not what to pay.)
+              .filter(
+                (f) =>
+                  names(said, f) && !r.yesNo.has(f) && !f.split('_').every((w) => own.has(w) || UNIT.has(w)),
+              )
+              .map((f) => ({ r, f })),
+          );
+          if (named.length === 1) {
+            const { r, f } = named[0]!;
+            const had = args[money];
+            args[money] = `{{steps.${r.name}.output.${f}}}`;
+            answered.add(`args: ${tool.name}.${money}`);
+            ctx.assumptions.push(
+              `${s.name} (${tool.name})'s ${money} is what ${r.name} (${r.tool}) returns as ${f}, as the words name it${had === undefined ? '' : `, not ${JSON.stringify(had)}`}.`,
+            );
+          }
+        }
+        // The event's subject is one thing: an id argument of another name read from it too
+        // (`export_id` after `customer_id`) is what an earlier step named for it made (build_export).
+        for (const [n, v] of Object.entries(args)) {
+          if (v !== '{{event.subject}}' || !/_id$/.test(n)) continue;
+          const stem = n.replace(/_id$/, '');
+          // ...and so is the first one, when it names what an earlier step of the draft opened or
+          // created (`incident_id` after open_incident), not the event's own noun (an alert's subject
+          // is no incident).
+          const first = subjectAs === undefined || subjectAs === n;
+          const opened = stem !== noun ? made.filter((m) => m.opens && m.tool.split('_').includes(stem)) : [];
+          // ...and no step of the draft opens one while a tool of the catalog would, and the words do
+          // not give it ("alert id as the incident"): asked, never the event's subject ("page the
+          // primary, dont bother opening an incident").
+          // (Said in words, "alert id as the incident id", it is what the words say.)
+          const inWords = [...ctx.argQuotes.values()].some((t) => t.args.includes(n));
+          const openers =
+            first && opened.length === 0 && stem !== noun && !inWords
+              ? ctx.tools.filter((t) => OPENS.has(t.name.split('_')[0]!) && t.name.split('_').includes(stem))
+              : [];
+          if (openers.length > 0) {
+            ctx.questions.push({
+              about: `args: ${tool.name}.${n}`,
+              question: `Which ${stem} should ${s.name} (${tool.name}) take? The ${event ?? 'trigger'} event's subject is no ${stem}, and no step of the draft makes one (${listOr(openers.map((t) => t.name))} would).`,
+            });
+            continue;
+          }
+          if (first && (opened.length === 0 || inWords)) {
+            subjectAs = n;
+            continue;
+          }
+          const makers = first ? opened : made.filter((m) => m.tool.split('_').includes(stem));
+          if (makers.length === 1) {
+            args[n] = `{{steps.${makers[0]!.name}.output.${n}}}`;
+            ctx.assumptions.push(
+              `${s.name} (${tool.name})'s ${n} is what ${makers[0]!.name} (${makers[0]!.tool}) made: ${first ? `the ${event ?? 'trigger'} event's subject is no ${stem}` : `the event's subject is its ${subjectAs}`}.`,
+            );
+          } else if (makers.length > 1)
+            ctx.questions.push({
+              about: `args: ${tool.name}.${n}`,
+              question: `Which ${stem} should ${s.name} (${tool.name}) take: what ${listOr(makers.map((m) => m.name))} made? Each makes one.`,
+              candidates: makers.map((m) => m.name),
+            });
+        }
+        if (c && tool.effect !== 'read')
+          made.push({ name: s.name, tool: tool.name, opens: OPENS.has(tool.name.split('_')[0]!) });
+        const required = Array.isArray(tool.args.required) ? (tool.args.required as string[]) : [];
+        for (const n of required) {
+          if (n in args) continue;
+          const from = reads.filter((r) => r.fields.includes(n));
+          const key = `args: ${tool.name}.${n}`;
+          if (from.length !== 1) {
+            unanswered.add(key);
+            continue;
+          }
+          args[n] = `{{steps.${from[0]!.name}.output.${n}}}`;
+          answered.add(key);
           ctx.assumptions.push(
-            `${s.name} (${tool.name})'s ${money} is what ${r.name} (${r.tool}) returns as ${f}, as the words name it${had === undefined ? '' : `, not ${JSON.stringify(had)}`}.`,
+            `${s.name} (${tool.name})'s ${n} is what ${from[0]!.name} (${from[0]!.tool}) returns as ${n}.`,
           );
         }
       }
-      // The event's subject is one thing: an id argument of another name read from it too
-      // (`export_id` after `customer_id`) is what an earlier step named for it made (build_export).
-      for (const [n, v] of Object.entries(args)) {
-        if (v !== '{{event.subject}}' || !/_id$/.test(n)) continue;
-        const stem = n.replace(/_id$/, '');
-        // ...and so is the first one, when it names what an earlier step of the draft opened or
-        // created (`incident_id` after open_incident), not the event's own noun (an alert's subject
-        // is no incident).
-        const first = subjectAs === undefined || subjectAs === n;
-        const opened = stem !== noun ? made.filter((m) => m.opens && m.tool.split('_').includes(stem)) : [];
-        // ...and no step of the draft opens one while a tool of the catalog would, and the words do
-        // not give it ("alert id as the incident"): asked, never the event's subject ("page the
-        // primary, dont bother opening an incident").
-        const openers =
-          first &&
-          opened.length === 0 &&
-          stem !== noun &&
-          ![...ctx.argQuotes.values()].some((t) => t.args.includes(n))
-            ? ctx.tools.filter((t) => OPENS.has(t.name.split('_')[0]!) && t.name.split('_').includes(stem))
-            : [];
-        if (openers.length > 0) {
-          ctx.questions.push({
-            about: `args: ${tool.name}.${n}`,
-            question: `Which ${stem} should ${s.name} (${tool.name}) take? The ${event ?? 'trigger'} event's subject is no ${stem}, and no step of the draft makes one (${listOr(openers.map((t) => t.name))} would).`,
-          });
-          continue;
-        }
-        if (first && opened.length === 0) {
-          subjectAs = n;
-          continue;
-        }
-        const makers = first ? opened : made.filter((m) => m.tool.split('_').includes(stem));
-        if (makers.length === 1) {
-          args[n] = `{{steps.${makers[0]!.name}.output.${n}}}`;
-          ctx.assumptions.push(
-            `${s.name} (${tool.name})'s ${n} is what ${makers[0]!.name} (${makers[0]!.tool}) made: ${first ? `the ${event ?? 'trigger'} event's subject is no ${stem}` : `the event's subject is its ${subjectAs}`}.`,
-          );
-        } else if (makers.length > 1)
-          ctx.questions.push({
-            about: `args: ${tool.name}.${n}`,
-            question: `Which ${stem} should ${s.name} (${tool.name}) take: what ${listOr(makers.map((m) => m.name))} made? Each makes one.`,
-            candidates: makers.map((m) => m.name),
-          });
-      }
-      const required = Array.isArray(tool.args.required) ? (tool.args.required as string[]) : [];
-      for (const n of required) {
-        if (n in args) continue;
-        const from = reads.filter((r) => r.fields.includes(n));
-        const key = `args: ${tool.name}.${n}`;
-        if (from.length !== 1) {
-          unanswered.add(key);
-          continue;
-        }
-        args[n] = `{{steps.${from[0]!.name}.output.${n}}}`;
-        answered.add(key);
-        ctx.assumptions.push(
-          `${s.name} (${tool.name})'s ${n} is what ${from[0]!.name} (${from[0]!.tool}) returns as ${n}.`,
-        );
-      }
+      made.length = before;
     }
     // A read is seen by the steps after it, never by its own branch's siblings or earlier ones.
     if ('tool' in top) {

@@ -1,0 +1,91 @@
+/**
+ * Cases keyed by the values of one field, each said with its own actions (grammar/value-cases.ts):
+ * "urgent tickets -> ... . low ones -> ..." is a choice with a branch per case, read back under
+ * Assumed; values of two fields, or a sentence that is no case, leave the request to the other
+ * readers; the actions' words are still read by the checks that read every word. Over a catalog of
+ * its own (a helpdesk's queue).
+ */
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { tool } from '../../../test/authoring/catalog-tool.ts';
+import { compileRequest } from './compile-request.ts';
+import { type DraftCatalog, draftSpec } from './index.ts';
+
+const ticket = { type: 'string', pattern: '^HD-[0-9]+$' };
+const desk: DraftCatalog = {
+  tools: [
+    tool({
+      name: 'tag_ticket',
+      description: 'Tags a ticket.',
+      args: {
+        type: 'object',
+        required: ['ticket_id', 'tag'],
+        properties: { ticket_id: ticket, tag: { type: 'string', minLength: 1 } },
+        additionalProperties: false,
+      },
+    }),
+    tool({
+      name: 'delete_ticket',
+      description: 'Deletes a ticket for good.',
+      args: {
+        type: 'object',
+        required: ['ticket_id'],
+        properties: { ticket_id: ticket },
+        additionalProperties: false,
+      },
+      destructive: true,
+    }),
+  ],
+  events: [
+    {
+      type: 'ticket.opened',
+      payload: ['priority', 'queue'],
+      values: { priority: ['urgent', 'normal', 'low'], queue: ['billing', 'tech'] },
+      subjects: ['HD-1', 'HD-2'],
+    },
+  ],
+};
+
+const draft = (request: string) => draftSpec(compileRequest(request, desk), desk);
+
+test('cases keyed by one field are a choice, a branch per case, read back', () => {
+  const d = draft('urgent tickets -> tag it hot. low ones -> tag it cold');
+  assert.equal(d.publishable, true, JSON.stringify(d.questions));
+  assert.deepEqual(d.spec!.triggers, [{ event: 'ticket.opened' }]);
+  const [choice] = d.spec!.steps;
+  assert.ok(choice && 'choose' in choice, JSON.stringify(d.spec!.steps));
+  assert.deepEqual(
+    choice.choose.map((b) => [b.when, b.steps.map((s) => ('tool' in s ? s.args.tag : undefined))]),
+    [
+      ['payload.priority == "urgent"', ['hot']],
+      ['payload.priority == "low"', ['cold']],
+    ],
+  );
+  assert.equal(choice.else, undefined);
+  assert.ok(
+    d.readBack?.assumed?.some((a) => a.includes('choice on priority') && a.includes('run nothing')),
+    JSON.stringify(d.readBack?.assumed),
+  );
+});
+
+test('values of two fields, or a sentence that is no case, are no such choice', () => {
+  const two = draft('urgent tickets -> tag it hot. billing ones -> tag it money');
+  assert.ok(
+    !two.spec?.steps.some((s) => 'choose' in s && s.name === 'by_priority'),
+    JSON.stringify(two.spec),
+  );
+  const more = draft('urgent tickets -> tag it hot. low ones -> tag it cold. also tag every ticket seen');
+  assert.ok(
+    !more.spec?.steps.some((s) => 'choose' in s && s.name === 'by_priority'),
+    JSON.stringify(more.spec),
+  );
+});
+
+test("a case's words are still read: a destructive case with a word no reader takes is asked", () => {
+  const d = draft('low tickets -> delete it, obviously after the weekend. urgent ones -> tag it hot');
+  assert.equal(d.publishable, false);
+  assert.ok(
+    d.questions.some((q) => q.question.includes('destructive') && q.question.includes('weekend')),
+    JSON.stringify(d.questions),
+  );
+});
