@@ -68,6 +68,17 @@ test('cases keyed by one field are a choice, a branch per case, read back', () =
   );
 });
 
+test('comma groups with marks of their own are cases too', () => {
+  const d = draft('urgent -> tag it hot, low -> tag it cold');
+  assert.equal(d.publishable, true, JSON.stringify(d.questions));
+  const [choice] = d.spec!.steps;
+  assert.ok(choice && 'choose' in choice, JSON.stringify(d.spec!.steps));
+  assert.deepEqual(
+    choice.choose.map((b) => b.when),
+    ['payload.priority == "urgent"', 'payload.priority == "low"'],
+  );
+});
+
 test('values of two fields, or a sentence that is no case, are no such choice', () => {
   const two = draft('urgent tickets -> tag it hot. billing ones -> tag it money');
   assert.ok(

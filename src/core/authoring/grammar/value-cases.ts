@@ -1,8 +1,8 @@
 /**
  * Cases keyed by the values of one field, each said with its own actions: "search alerts -> sev3.
- * auth alerts -> sev2 and page the primary", "criticals = sev1 + page primary. warnings = sev3
- * only", "illegal → hide + remove; misinformation → hide only". Each sentence (or part between
- * ";") opens with values of the same field of the event (alternatives joined by "or", "&", "/" or
+ * auth alerts -> sev2 and page the primary", "illegal → hide + remove; misinformation → hide
+ * only", "east → reorder 200, west → reorder 350". Each sentence (or part between ";", or comma
+ * group with a mark of its own) opens with values of the same field of the event (alternatives joined by "or", "&", "/" or
  * ","; the event's noun and "only" may stand beside them), then ":" ("->", "→" and "=" read as
  * one), then its actions. Two or more such cases, on two or more values, are a choice: a branch
  * per case in the order said (`payload.<field> == "<value>"`, alternatives joined with "or"), and
@@ -16,6 +16,12 @@ import { splitClauses } from './read-clauses.ts';
 import { fieldForValue, isEventNoun } from './read-field-tests.ts';
 import { readSteps } from './read-steps.ts';
 import { cutOut, probing, type RequestContext, type RequestText } from './request-context.ts';
+
+/**
+ * The parts a request's cases may be: its sentences, and the comma groups of one that each have
+ * their own mark ("enterprise → tier 2 (1 hour), pro → tier 2 (4 hours)").
+ */
+const PARTS = /(?:[^.;!?,]|,(?![^,:=]*[:=]))+/g;
 
 /** Words a case's values may stand with: the event's noun is checked apart. */
 const BESIDE = /^(?:only|just|all|any|every|the|for|ones?|on|from|pls|please|and|or)$/;
@@ -66,7 +72,7 @@ export function readValueCases(
 ): { branch: Branch; field: string } | undefined {
   if (event === undefined) return undefined;
   const cases: Case[] = [];
-  for (const m of text.matchAll(/[^.;!?]+/g)) {
+  for (const m of text.matchAll(PARTS)) {
     const part = m[0];
     if (part.trim() === '') continue;
     const lead = part.length - part.trimStart().length;
