@@ -135,7 +135,7 @@ export function compileRequest(
   const cased = buf.text;
   const { event, qualifiers } = readTrigger(buf, ctx, said || apart ? lower : undefined);
   // "search alerts -> sev3. auth alerts -> sev2 and page the primary": cases keyed by a field's values.
-  const cases = said || apart ? undefined : readValueCases(cased, buf, raw, event, lower, ctx);
+  const cases = said ? undefined : readValueCases(cased, buf, raw, event, lower, ctx, apart);
   const restated = readRestated(buf, raw, event, ctx);
   // "meals or travel, USD only: approve ...": a heading of values says which events.
   const heading = readValueHeading(buf, event, Boolean(said || apart), ctx);
@@ -149,17 +149,18 @@ export function compileRequest(
   ].filter((t) => cases === undefined || !t.startsWith(`payload.${cases.field} `));
   // The test an else said apart answers is the choice's, no longer the trigger's.
   const tests: SaidTests = { numberTests, money, audience, fieldTests };
-  const fromApart = apart
-    ? elseChoice(
-        apart,
-        tests,
-        buf,
-        raw,
-        event,
-        ctx.events?.find((e) => e.type === event),
-        ctx,
-      )
-    : undefined;
+  const fromApart =
+    apart && !cases
+      ? elseChoice(
+          apart,
+          tests,
+          buf,
+          raw,
+          event,
+          ctx.events?.find((e) => e.type === event),
+          ctx,
+        )
+      : undefined;
   const otherwise = said || fromApart ? branchMoney((said ?? fromApart)!, money, ctx) : undefined;
   // The same action said twice ("refund requests: refund them") is one step.
   const once = (list: DraftStep[]) =>

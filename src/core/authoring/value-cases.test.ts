@@ -100,3 +100,15 @@ test("a case's words are still read: a destructive case with a word no reader ta
     JSON.stringify(d.questions),
   );
 });
+
+test("an else said apart is the choice's else", () => {
+  const d = draft('urgent -> tag it hot. low -> tag it cold. everything else -> tag it meh');
+  assert.equal(d.publishable, true, JSON.stringify(d.questions));
+  const [choice] = d.spec!.steps;
+  assert.ok(choice && 'choose' in choice, JSON.stringify(d.spec!.steps));
+  assert.equal(choice.choose.length, 2);
+  assert.deepEqual(
+    choice.else?.map((s) => ('tool' in s ? s.args.tag : undefined)),
+    ['meh'],
+  );
+});

@@ -6,13 +6,15 @@
  * ","; the event's noun and "only" may stand beside them), then ":" ("->", "→" and "=" read as
  * one), then its actions. Two or more such cases, on two or more values, are a choice: a branch
  * per case in the order said (`payload.<field> == "<value>"`, alternatives joined with "or"), and
- * no else, so events with other values run nothing, read back under Assumed. A heading before the
+ * the else said apart ("anyone else → tier 1") as its else; with none, events with other values
+ * run nothing. Read back under Assumed. A heading before the
  * first case ("reported posts: illegal → ...") is left to the trigger's reader. Anything else in
  * the request (a sentence that is no case, an "otherwise") leaves the request to the other readers.
  */
 import type { ChooseStepSpec } from '../../spec/flow-steps.ts';
 import type { Branch } from './build-branch.ts';
 import { splitClauses } from './read-clauses.ts';
+import type { ElseApart } from './read-else-apart.ts';
 import { fieldForValue, isEventNoun } from './read-field-tests.ts';
 import { readSteps } from './read-steps.ts';
 import { cutOut, probing, type RequestContext, type RequestText } from './request-context.ts';
@@ -69,7 +71,10 @@ export function readValueCases(
   event: string | undefined,
   lower: string,
   ctx: RequestContext,
+  apart?: ElseApart,
 ): { branch: Branch; field: string } | undefined {
+  // ("everyone else → tier 1": the else said apart is the choice's else; one of a duration is not.)
+  if (apart?.kind === 'duration') return undefined;
   if (event === undefined) return undefined;
   const cases: Case[] = [];
   for (const m of text.matchAll(PARTS)) {
@@ -98,7 +103,9 @@ export function readValueCases(
     ),
   }));
   if (branches.some((b) => b.steps.length === 0)) return undefined;
-  const all = branches.flatMap((b) => b.steps);
+  const otherwise = apart ? readSteps(splitClauses(apart.text, apart.raw), event, lower, ctx) : [];
+  if (apart && otherwise.length === 0) return undefined;
+  const all = [...branches.flatMap((b) => b.steps), ...otherwise];
   const names = new Set<string>();
   for (const s of all) {
     let n = s.step.name;
@@ -110,14 +117,19 @@ export function readValueCases(
   const choice: ChooseStepSpec = {
     name: `by_${field}`,
     choose: branches.map((b) => ({ when: when(b.c), steps: b.steps.map((s) => s.step) })),
+    ...(otherwise.length ? { else: otherwise.map((s) => s.step) } : {}),
   };
   ctx.assumptions.push(
-    `The cases are read as a choice on ${field}: ${branches.map((b) => `${b.c.values.join(' or ')}: ${b.steps.map((s) => s.step.name).join(', ')}`).join('; ')}; events with another ${field} run nothing.`,
+    `The cases are read as a choice on ${field}: ${branches.map((b) => `${b.c.values.join(' or ')}: ${b.steps.map((s) => s.step.name).join(', ')}`).join('; ')}; ${otherwise.length ? `else (${apart!.said}): ${otherwise.map((s) => s.step.name).join(', ')}` : `events with another ${field} run nothing`}.`,
   );
   // The values and their marks are read; the actions stay for the checks that read every word.
   for (const c of cases) cutOut(buf, { index: c.at, 0: text.slice(c.at, c.from) });
   return {
-    branch: { all, flow: [choice], longest: Math.max(...branches.map((b) => b.steps.length)) },
+    branch: {
+      all,
+      flow: [choice],
+      longest: Math.max(otherwise.length, ...branches.map((b) => b.steps.length)),
+    },
     field: field!,
   };
 }
