@@ -27,6 +27,16 @@ const claims: DraftCatalog = {
       },
     }),
     tool({
+      name: 'reject_claim',
+      description: 'Rejects a claim.',
+      args: {
+        type: 'object',
+        required: ['claim_id'],
+        properties: { claim_id: claim },
+        additionalProperties: false,
+      },
+    }),
+    tool({
       name: 'pay_claim',
       description: 'Pays a claim out to the policy holder.',
       args: {
@@ -162,4 +172,33 @@ test('a word only a field has, with the field read nowhere, is asked about, neve
   );
   assert.equal(f.publishable, true, JSON.stringify(f.questions));
   assert.equal(f.spec!.triggers[0]!.when, 'payload.has_photos == true');
+});
+
+test('"auto-approve" is the action; "auto approve" where auto is a kind of claim is never dropped', () => {
+  const d = draft('auto-approve and pay claims under $75');
+  assert.equal(d.publishable, true, JSON.stringify(d.questions));
+  assert.match(d.spec!.triggers[0]!.when ?? '', /payload\.amount_usd < 75/);
+  const v = draft('auto approve and pay claims under $75');
+  assert.ok(
+    !v.publishable || /payload\.kind == "auto"/.test(v.spec!.triggers[0]!.when ?? ''),
+    JSON.stringify(v.spec?.triggers ?? v.questions),
+  );
+});
+
+test('"first" said with an otherwise is asked: never the money first', () => {
+  const d = draft('auto claims: pay them, max $500. if its over 100 approve it first, otherwise reject it');
+  assert.equal(d.publishable, false);
+  assert.ok(
+    d.questions.some((q) => q.question.includes('which steps should run before the others')),
+    JSON.stringify(d.questions),
+  );
+});
+
+test('a sentence that ends in "first" runs before the one said before it', () => {
+  const d = draft('auto claims: pay them, max $500. approve it first');
+  assert.equal(d.publishable, true, JSON.stringify(d.questions));
+  assert.deepEqual(
+    d.spec!.steps.map((s) => ('tool' in s ? s.tool : '')),
+    ['approve_claim', 'pay_claim'],
+  );
 });

@@ -103,7 +103,8 @@ export function compileRequest(
   }
 
   // Limits, conditions and the trigger are read out of the whole text first; what is left are actions.
-  const buf: RequestText = { text: readPhrases(lower) };
+  const phrased = readPhrases(lower);
+  const buf: RequestText = { text: phrased };
   readFiller(buf, raw, ctx);
   readSignoffAsks(buf, ctx);
   // Bounds on a duration ("more than thirty days") before money reads the number as dollars.
@@ -207,17 +208,17 @@ export function compileRequest(
     ...fieldTests,
     ...(branch?.when ? [branch.when] : []),
     // "expenses under 75 → approve and reimburse": the bound says which events too (bounded-events.ts).
-    ...(branch ? [] : boundedEvents(lower, money.filters, money.caps, steps, event, ctx)),
+    ...(branch ? [] : boundedEvents(phrased, money.filters, money.caps, steps, event, ctx)),
   ]);
   // In a choice, which case such a bound belongs to is not read: asked, never left to the cap alone.
-  if (branch) askBoundInChoice(lower, money.filters, money.caps, steps, ctx);
+  if (branch) askBoundInChoice(phrased, money.filters, money.caps, steps, ctx);
   for (const s of steps.filter((s) => noSignoff.includes(s.tool.name)))
     ctx.questions.push({
       about: `steps: ${s.step.name}`,
       question: `The request asks for ${s.tool.name} and also says no one need sign off. Should the workflow call ${s.tool.name} or not?`,
     });
   const maxCostUsd = spendCap(money.caps, steps, ctx);
-  checkCoverage(buf.text, steps, ctx, `${when ?? ''} ${JSON.stringify(flow)}`);
+  checkCoverage(buf.text, steps, ctx, `${when.join(' ')} ${JSON.stringify(flow)}`);
   // "open a sev3 for warnings": a value of the event's said and read by nothing says which events.
   askUnreadValues(buf.text, event, when, flow, steps, ctx);
   askDroppedActions(steps, ctx);

@@ -119,6 +119,13 @@ test('a value the trigger lets in that a step would refuse is asked', () => {
     qs.map((q) => q.candidates),
     [SERVICES],
   );
+  // A choice's branch lets in what its test says, for the steps of that branch.
+  const branched = {
+    ...ok.spec!,
+    triggers: [{ event: 'check.failed' }],
+    steps: [{ name: 'by_service', choose: [{ when: 'payload.service == "mail"', steps: ok.spec!.steps }] }],
+  } as typeof spec;
+  assert.equal(refusedTriggerValues(branched, desk.tools).length, 1);
   // A value the trigger excludes (under `not`, or `!=`) lets nothing in: no question.
   const not = { ...spec, triggers: [{ event: 'check.failed', when: 'not payload.service == "mail"' }] };
   assert.deepEqual(refusedTriggerValues(not, desk.tools), []);

@@ -144,6 +144,15 @@ test('a trigger that lets in only amounts above the cap a step moves is asked, w
   const qs = refusedTriggerValues(spec, desk.tools);
   assert.equal(qs.length, 1);
   assert.match(qs[0]!.question, /cap would refuse it on every run/);
+  // Said the other way round, or in a choice's branch, the same.
+  const turned = { ...spec, triggers: [{ event: 'refund.requested', when: '1000 < payload.amount_usd' }] };
+  assert.equal(refusedTriggerValues(turned, desk.tools).length, 1);
+  const branched = {
+    ...spec,
+    triggers: [{ event: 'refund.requested' }],
+    steps: [{ name: 'by_amount', choose: [{ when: 'payload.amount_usd >= 50', steps: spec.steps }] }],
+  } as typeof spec;
+  assert.equal(refusedTriggerValues(branched, desk.tools).length, 1);
   // A bound below the cap lets some amounts through: nothing to ask.
   const ok = { ...spec, triggers: [{ event: 'refund.requested', when: 'payload.amount_usd > 10' }] };
   assert.deepEqual(refusedTriggerValues(ok, desk.tools), []);

@@ -1,87 +1,107 @@
 /**
- * A value the trigger lets in that a step would refuse, whatever compiled the draft: the trigger
- * runs for `payload.service == "billing"` while a step passes `{{event.payload.service}}` to an
- * argument that takes only checkout, search, auth or payments-api, so every run it starts for
- * billing would fail at that step. Asked, never published ("critical alerts on the billing
- * service": which service is meant?). So is an amount the trigger lets in only above the spend cap
- * while a step moves that very amount: the cap would refuse it on every run ("up to 1k -> pay.
- * over 1k -> email" read as one list of steps for invoices over $1,000). Pure.
+ * A value a test lets in that a step after it would refuse, whatever compiled the draft: the
+ * trigger runs for `payload.service == "billing"` while a step passes `{{event.payload.service}}`
+ * to an argument that takes only checkout, search, auth or payments-api, so every run it starts
+ * for billing would fail at that step ("critical alerts on the billing service": which service is
+ * meant?). So is an amount a test lets in only above the spend cap while a step moves that very
+ * amount: the cap would refuse it on every run ("up to 1k -> pay. over 1k -> email" read as one
+ * list of steps for invoices over $1,000). The trigger's tests hold for every step; a choice's
+ * branch's test for the steps of that branch. Asked, never published. Pure.
  */
-
-import { toolSteps } from '../spec/flow-steps.ts';
-import { type Condition, parseCondition } from '../spec/parse-condition.ts';
+import { type FlowStep, isChooseStep, isToolStep, nestedLists } from '../spec/flow-steps.ts';
+import { type Condition, type Operand, parseCondition } from '../spec/parse-condition.ts';
+import { parseStepCondition } from '../spec/step-condition.ts';
 import type { WorkflowSpec } from '../spec/workflow-spec.ts';
 import type { ToolDescriptor } from '../tools/tool-descriptor.ts';
 import type { DraftQuestion } from './compiled-request.ts';
 
-/** The `payload.<field> == "value"` tests a condition lets events in by (none under a `not`). */
-function equalities(c: Condition, out: [string, string][] = []): [string, string][] {
-  if (c.kind === 'and' || c.kind === 'or') for (const i of c.items) equalities(i, out);
-  if (c.kind !== 'compare' || c.op !== '==') return out;
-  const [path, value] = c.left.kind === 'path' ? [c.left, c.right] : [c.right, c.left];
-  if (path.kind !== 'path' || value.kind !== 'literal' || typeof value.value !== 'string') return out;
-  const p = path.path[0] === 'event' ? path.path.slice(1) : path.path;
-  if (p.length === 2 && p[0] === 'payload') out.push([p[1]!, value.value]);
+interface Test {
+  readonly field: string;
+  readonly op: '==' | '>' | '>=';
+  readonly value: string | number;
+}
+
+/** The event field an operand names (`payload.<field>`, `event.` allowed), or undefined. */
+function fieldOf(o: Operand): string | undefined {
+  if (o.kind !== 'path') return undefined;
+  const p = o.path[0] === 'event' ? o.path.slice(1) : o.path;
+  return p.length === 2 && p[0] === 'payload' ? p[1] : undefined;
+}
+
+/** The field a step's argument value reads whole (`{{event.payload.<field>}}`), or undefined. */
+const readsField = (v: unknown) =>
+  typeof v === 'string' ? /^\{\{event\.payload\.([A-Za-z0-9_]+)\}\}$/.exec(v)?.[1] : undefined;
+
+const TURNED: Record<string, '>' | '>=' | undefined> = { '<': '>', '<=': '>=' };
+
+/** The tests every event a condition lets in holds, or may hold (`==` under an `or`): none under a `not`. */
+function testsOf(c: Condition, inOr = false, out: Test[] = []): Test[] {
+  if (c.kind === 'and' || c.kind === 'or') for (const i of c.items) testsOf(i, inOr || c.kind === 'or', out);
+  if (c.kind !== 'compare') return out;
+  const left = fieldOf(c.left);
+  const [field, lit, op] =
+    left !== undefined
+      ? [left, c.right, c.op]
+      : [fieldOf(c.right), c.left, c.op === '==' ? '==' : (TURNED[c.op] ?? undefined)];
+  if (field === undefined || lit.kind !== 'literal' || op === undefined) return out;
+  if (op === '==' && typeof lit.value === 'string') out.push({ field, op, value: lit.value });
+  // (An amount bound under an "or" may not hold for every event: no bound.)
+  if ((op === '>' || op === '>=') && typeof lit.value === 'number' && !inOr)
+    out.push({ field, op, value: lit.value });
   return out;
 }
 
 export function refusedTriggerValues(spec: WorkflowSpec, tools: readonly ToolDescriptor[]): DraftQuestion[] {
-  const questions: DraftQuestion[] = refusedAmounts(spec, tools);
-  const tests = spec.triggers.flatMap((t) => (t.when ? equalities(parseCondition(t.when)) : []));
+  const questions: DraftQuestion[] = [];
   const asked = new Set<string>();
-  for (const s of toolSteps(spec)) {
-    const props = (tools.find((t) => t.name === s.tool)?.args.properties ?? {}) as Record<
-      string,
-      { enum?: unknown }
-    >;
-    for (const [arg, v] of Object.entries(s.args ?? {})) {
-      const field =
-        typeof v === 'string' ? /^\{\{event\.payload\.([A-Za-z0-9_]+)\}\}$/.exec(v)?.[1] : undefined;
-      const takes = props[arg]?.enum;
-      if (field === undefined || !Array.isArray(takes)) continue;
-      for (const [f, value] of tests) {
-        if (f !== field || takes.includes(value) || asked.has(`${f}=${value}`)) continue;
-        asked.add(`${f}=${value}`);
-        questions.push({
-          about: `triggers: payload.${f}`,
-          question: `The workflow runs for events whose ${f} is "${value}", but ${s.name} (${s.tool}) takes that ${f} as its ${arg}, which is one of ${takes.map((x) => JSON.stringify(x)).join(', ')}: every such run would fail there. Which ${f} is meant?`,
-          candidates: takes.map(String),
-        });
+  const cap = spec.limits.maxCostUsd;
+  const ask = (key: string, q: DraftQuestion) => {
+    if (asked.has(key)) return;
+    asked.add(key);
+    questions.push(q);
+  };
+  const visit = (steps: readonly FlowStep[], tests: readonly Test[]) => {
+    for (const s of steps) {
+      if (isChooseStep(s)) {
+        for (const b of s.choose) visit(b.steps, [...tests, ...testsOf(parseStepCondition(b.when))]);
+        if (s.else) visit(s.else, tests);
+        continue;
+      }
+      if (!isToolStep(s)) {
+        for (const l of nestedLists(s)) visit(l.steps, tests);
+        continue;
+      }
+      const tool = tools.find((t) => t.name === s.tool);
+      const props = (tool?.args.properties ?? {}) as Record<string, { enum?: unknown }>;
+      for (const [arg, v] of Object.entries(s.args ?? {})) {
+        const field = readsField(v);
+        const takes = props[arg]?.enum;
+        if (field === undefined) continue;
+        for (const t of tests) {
+          if (t.field !== field) continue;
+          if (t.op === '==' && Array.isArray(takes) && !takes.includes(t.value))
+            ask(`${field}=${t.value}`, {
+              about: `triggers: payload.${field}`,
+              question: `The workflow runs ${s.name} for events whose ${field} is "${t.value}", but ${s.name} (${s.tool}) takes that ${field} as its ${arg}, which is one of ${takes.map((x) => JSON.stringify(x)).join(', ')}: every such run would fail there. Which ${field} is meant?`,
+              candidates: takes.map(String),
+            });
+          const money = tool?.cost?.fromArg === arg;
+          if (
+            money &&
+            t.op !== '==' &&
+            (t.op === '>' ? cap <= (t.value as number) : cap < (t.value as number))
+          )
+            ask(`cap:${s.name}`, {
+              about: 'limits.maxCostUsd',
+              question: `The workflow runs ${s.name} only for events whose ${field} is ${t.op === '>' ? 'over' : 'at least'} ${t.value}, but its spend cap is $${cap}: ${s.name} (${s.tool}) moves that amount, so the cap would refuse it on every run. Which bound is meant for which steps?`,
+            });
+        }
       }
     }
-  }
-  return questions;
-}
-
-/** The `payload.<field> > n` (or `>=`) bounds every event the trigger lets in holds (its `and`s). */
-function lowerBounds(c: Condition, out: { field: string; op: '>' | '>='; n: number }[] = []) {
-  if (c.kind === 'and') for (const i of c.items) lowerBounds(i, out);
-  if (c.kind !== 'compare' || (c.op !== '>' && c.op !== '>=')) return out;
-  const { left, right } = c;
-  if (left.kind !== 'path' || right.kind !== 'literal' || typeof right.value !== 'number') return out;
-  const p = left.path[0] === 'event' ? left.path.slice(1) : left.path;
-  if (p.length === 2 && p[0] === 'payload') out.push({ field: p[1]!, op: c.op, n: right.value });
-  return out;
-}
-
-function refusedAmounts(spec: WorkflowSpec, tools: readonly ToolDescriptor[]): DraftQuestion[] {
-  const cap = spec.limits.maxCostUsd;
-  const bounds = spec.triggers.flatMap((t) =>
-    t.when ? lowerBounds(parseCondition(t.when)).map((b) => ({ ...b, event: t.event })) : [],
+  };
+  visit(
+    spec.steps as FlowStep[],
+    spec.triggers.flatMap((t) => (t.when ? testsOf(parseCondition(t.when)) : [])),
   );
-  for (const s of toolSteps(spec)) {
-    const arg = tools.find((t) => t.name === s.tool)?.cost?.fromArg;
-    const v = arg === undefined ? undefined : s.args?.[arg];
-    const field =
-      typeof v === 'string' ? /^\{\{event\.payload\.([A-Za-z0-9_]+)\}\}$/.exec(v)?.[1] : undefined;
-    const b = bounds.find((x) => x.field === field && (x.op === '>' ? cap <= x.n : cap < x.n));
-    if (b)
-      return [
-        {
-          about: 'limits.maxCostUsd',
-          question: `The workflow runs only for ${b.event} events whose ${b.field} is ${b.op === '>' ? 'over' : 'at least'} ${b.n}, but its spend cap is $${cap}: ${s.name} (${s.tool}) moves that amount, so the cap would refuse it on every run. Which bound is meant for which steps?`,
-        },
-      ];
-  }
-  return [];
+  return questions;
 }

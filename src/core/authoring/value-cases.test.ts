@@ -9,6 +9,8 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { tool } from '../../../test/authoring/catalog-tool.ts';
 import { compileRequest } from './compile-request.ts';
+import { contextFor } from './grammar/request-context.ts';
+import { readValueCases } from './grammar/value-cases.ts';
 import { type DraftCatalog, draftSpec } from './index.ts';
 
 const ticket = { type: 'string', pattern: '^HD-[0-9]+$' };
@@ -99,6 +101,11 @@ test("a case's words are still read: a destructive case with a word no reader ta
     d.questions.some((q) => q.question.includes('destructive') && q.question.includes('weekend')),
     JSON.stringify(d.questions),
   );
+  // ...of the choice the cases made.
+  assert.ok(
+    (d.spec ?? d.partial)?.steps.some((s) => 'choose' in s && s.name === 'by_priority'),
+    JSON.stringify(d.spec ?? d.partial),
+  );
 });
 
 test("an else said apart is the choice's else", () => {
@@ -111,4 +118,24 @@ test("an else said apart is the choice's else", () => {
     choice.else?.map((s) => ('tool' in s ? s.args.tag : undefined)),
     ['meh'],
   );
+});
+
+test("words before a later case's values are never dropped: the request is left to the other readers", () => {
+  for (const request of [
+    'urgent -> tag it hot. unless a manager objects: low -> delete it',
+    'urgent -> tag it hot. after a week: low -> delete it',
+    'urgent -> tag it hot. tech queue only: low -> delete it',
+  ]) {
+    const d = draft(request);
+    assert.equal(d.publishable, false, request);
+    assert.ok(!(d.spec ?? d.partial)?.steps.some((s) => 'choose' in s && s.name === 'by_priority'), request);
+  }
+});
+
+test('a case reading given up leaves nothing behind in the request context', () => {
+  // "frobnicate" is no action: the cases are given up, and what the attempt read is forgotten.
+  const ctx = contextFor(desk);
+  const text = 'urgent: tag it hot. low: frobnicate it';
+  assert.equal(readValueCases(text, { text }, text, 'ticket.opened', text, ctx), undefined);
+  assert.deepEqual([ctx.questions, ctx.notes, ctx.assumptions], [[], [], []]);
 });

@@ -23,16 +23,13 @@ const HEADING =
 
 /**
  * Whether the words before `at` only name the events (or there are none): the request's heading.
- * A value sample events show ("travel", "USD") names them too.
+ * A value the trigger event's samples show ("travel", "USD") names them too.
  */
-function saidOfEvents(text: string, at: number, ctx: RequestContext): boolean {
+function saidOfEvents(text: string, at: number, event: string | undefined, ctx: RequestContext): boolean {
+  const shape = ctx.events?.find((e) => e.type === event);
+  const values = new Set(Object.values(shape?.values ?? {}).flatMap((vs) => vs.map((v) => v.toLowerCase())));
   return (text.slice(0, at).match(/[a-z0-9'-]+/g) ?? []).every(
-    (w) =>
-      isEventWord(w, ctx) ||
-      HEADING.test(w) ||
-      NEUTRAL.has(w) ||
-      STAND_INS.has(w) ||
-      (ctx.events ?? []).some((e) => Object.values(e.values ?? {}).some((vs) => vs.includes(w))),
+    (w) => isEventWord(w, ctx) || HEADING.test(w) || NEUTRAL.has(w) || STAND_INS.has(w) || values.has(w),
   );
 }
 
@@ -41,11 +38,13 @@ function saidOfEvents(text: string, at: number, ctx: RequestContext): boolean {
  * up to `at`: "approve + reimburse travel expenses under $300" (never "reply, then refund anyone
  * under $50", whose reply is for everyone).
  */
-function sharedObject(text: string, at: number, ctx: RequestContext): boolean {
+function sharedObject(text: string, at: number, event: string | undefined, ctx: RequestContext): boolean {
   const m = /^\s*[a-z]+(?:\s*(?:\+|&|\band\b|\bn\b)\s*[a-z]+)+\s+/.exec(text.slice(0, at));
   if (!m) return false;
   const verbs = m[0].split(/\s*(?:\+|&|\band\b|\bn\b)\s*|\s+/).filter(Boolean);
-  return verbs.every((v) => isActionVerb(v)) && saidOfEvents(text.slice(m[0].length), at - m[0].length, ctx);
+  return (
+    verbs.every((v) => isActionVerb(v)) && saidOfEvents(text.slice(m[0].length), at - m[0].length, event, ctx)
+  );
 }
 
 export function boundedEvents(
@@ -60,7 +59,7 @@ export function boundedEvents(
   // One bound, and it is the cap (several are the cap's question already).
   if (filter === undefined || new Set(caps).size !== 1 || filters.some((f) => f.usd !== filter.usd))
     return [];
-  if (!saidOfEvents(text, filter.at, ctx) && !sharedObject(text, filter.at, ctx)) return [];
+  if (!saidOfEvents(text, filter.at, event, ctx) && !sharedObject(text, filter.at, event, ctx)) return [];
   const at = steps.findIndex((s) => s.tool.cost?.fromArg !== undefined);
   const money = steps[at];
   if (money === undefined) return [];

@@ -15,7 +15,7 @@ import type { ChooseStepSpec, FlowStep } from '../../spec/flow-steps.ts';
 import { stepConditionWords } from '../condition-words.ts';
 import type { MoneyBounds } from './read-amounts.ts';
 import { readMoney } from './read-amounts.ts';
-import { splitClauses } from './read-clauses.ts';
+import { SAID_FIRST, splitClauses } from './read-clauses.ts';
 import { fieldForValue } from './read-field-tests.ts';
 import { numberConditions } from './read-number-tests.ts';
 import type { Otherwise } from './read-otherwise.ts';
@@ -32,6 +32,18 @@ export interface Branch {
   readonly longest: number;
   /** The test, when its steps are the whole draft and it is no money bound: the trigger's `when`. */
   readonly when?: string;
+}
+
+/** Steps named apart: a second `open_incident` is `open_incident_2`. Returns `steps`. */
+export function uniqueNames(steps: DraftStep[]): DraftStep[] {
+  const names = new Set<string>();
+  for (const s of steps) {
+    let n = s.step.name;
+    for (let i = 2; names.has(n); i++) n = `${s.step.name}_${i}`;
+    s.step.name = n;
+    names.add(n);
+  }
+  return steps;
 }
 
 export function readBranch(
@@ -55,15 +67,17 @@ export function readBranch(
   const post = readSteps(after, event, lower, ctx);
   // "credit them. if it's over 75 a lead needs to ok it first": what the test's words say to do
   // first runs before the steps said before it.
-  const first = o.yes !== undefined && /\bfirst\s*$/.test(o.yes.text.trim());
-  const all = first ? [...yes, ...pre, ...no, ...post] : [...pre, ...yes, ...no, ...post];
-  const names = new Set<string>();
-  for (const s of all) {
-    let n = s.step.name;
-    for (let i = 2; names.has(n); i++) n = `${s.step.name}_${i}`;
-    s.step.name = n;
-    names.add(n);
+  const first = o.yes !== undefined && SAID_FIRST.test(o.yes.text.trim());
+  // With an else too, which steps run before which is not read: asked, never the money first.
+  if (first && no.length > 0) {
+    ctx.questions.push({
+      about: 'steps.choose',
+      question: `"${o.yes!.raw.trim()}" says to do it first, and the request says what happens otherwise: which steps should run before the others?`,
+    });
+    return undefined;
   }
+  const all = first ? [...yes, ...pre, ...no, ...post] : [...pre, ...yes, ...no, ...post];
+  uniqueNames(all);
   const bounds = (steps: readonly DraftStep[]) => {
     if (o.test.kind !== 'money') return;
     const upper = o.test.op === '<' || o.test.op === '<=';

@@ -11,15 +11,22 @@
  *   (`customer_id`, then `export_id`) is what the one earlier step whose tool is named for it made
  *   (`build_export`): the subject is one thing. Several such steps: a question (which one). So is
  *   the first id argument read from it when an earlier step opened or created what it names and
- *   the event is not about that (`incident_id` after open_incident, on an alert).
+ *   the event is not about that (`incident_id` after open_incident, on an alert); when no step
+ *   of the draft makes one while a tool of the catalog would, it is asked (never the subject),
+ *   unless the words give it ("alert id as the incident id").
  *
  * Each is listed under "Assumed". Only top-level read steps before the step (or before the branch
- * holding it) count: a step never reads an output that runs later or only on another path. Pure.
+ * holding it) count: a step never reads an output that runs later or only on another path. What a
+ * step made counts for the steps after it: at the top level, and in a branch for the steps of
+ * that branch. Pure.
  */
 import type { ChooseStepSpec, FlowStep } from '../../spec/flow-steps.ts';
 import type { StepSpec } from '../../spec/workflow-spec.ts';
 import { outputsOf } from './implied-reads.ts';
 import { type DraftStep, listOr, type RequestContext } from './request-context.ts';
+
+/** What a step of the draft made, for the id arguments of the steps after it. */
+const madeBy = (name: string, tool: string) => ({ name, tool, opens: OPENS.has(tool.split('_')[0]!) });
 
 /** Verbs a tool is named with when it makes the thing it names (open_incident, create_ticket). */
 const OPENS = new Set([
@@ -149,8 +156,7 @@ export function fillFromEarlierReads(
               candidates: makers.map((m) => m.name),
             });
         }
-        if (c && tool.effect !== 'read')
-          made.push({ name: s.name, tool: tool.name, opens: OPENS.has(tool.name.split('_')[0]!) });
+        if (c && tool.effect !== 'read') made.push(madeBy(s.name, tool.name));
         const required = Array.isArray(tool.args.required) ? (tool.args.required as string[]) : [];
         for (const n of required) {
           if (n in args) continue;
@@ -173,8 +179,7 @@ export function fillFromEarlierReads(
     if ('tool' in top) {
       const s = top as StepSpec;
       const tool = byStep.get(s)?.tool ?? ctx.tools.find((t) => t.name === s.tool);
-      if (tool && tool.effect !== 'read')
-        made.push({ name: s.name, tool: tool.name, opens: OPENS.has(tool.name.split('_')[0]!) });
+      if (tool && tool.effect !== 'read') made.push(madeBy(s.name, tool.name));
       if (tool?.effect === 'read') {
         const fields = outputsOf(tool).fields;
         reads.push({

@@ -35,8 +35,8 @@ const PHRASES: readonly [RegExp, string][] = [
   [/\bsend back\b(?=\s*(?:[-:"]|with\b))/g, 'reply'],
   [/\bget back to\b/g, 'reply'],
   [/\blook up\b/g, 'lookup'],
-  // "auto-pay anything from V-100", "auto approve them": the action, done without asking.
-  [/\bauto[- ]?(pay|approve|reimburse|refund|close|extend|grant|credit|tag|reply|respond|escalate)\b/g, '$1'],
+  // "auto-pay anything from V-100": the action, done without asking ("auto approve" may be a value).
+  [/\bauto-(pay|approve|reimburse|refund|close|extend|grant|credit|tag|reply|respond|escalate)\b/g, '$1'],
   // "..., sign off on it": the action approve; "my sign-off", "I sign off on it": an approval.
   [/(?<=(?:^|[,.;:!?&]\s*|\b(?:and|then|please|pls|just)\s+))sign off on\b/g, 'approve'],
   [/\bsign[- ]off\b/g, 'approval'],

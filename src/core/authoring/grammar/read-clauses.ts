@@ -32,6 +32,9 @@ const APPROVAL_PATTERNS: readonly RegExp[] = [
   /\b(?:but )?(?:i want to|i'd like to|i would like to|let me|i need to|i will|i'll|i must) (?:approve|authori[sz]e|sign off on|approval on|ok|okay) (?:the |it |that |each |every |all )?(.*?)(?: first)?()$/,
 ];
 
+/** Words that end with "first": what they say runs before what was said before them. */
+export const SAID_FIRST = /\bfirst\s*$/;
+
 /** The action clauses, in the order they run ("A after B" runs B first). */
 export function splitClauses(text: string, raw: string): Clause[] {
   const out: Clause[] = [];
@@ -75,7 +78,7 @@ export function splitClauses(text: string, raw: string): Clause[] {
     if (first && out.length > before) out[out.length - 1]!.approval = true;
     // "credit them. if it's over 75 a lead needs to ok it first": a sentence that ends in "first"
     // runs before the sentence said before it.
-    if (!first && approvalAt < 0 && said !== undefined && /\bfirst\s*$/.test(s) && out.length > before)
+    if (!first && approvalAt < 0 && said !== undefined && SAID_FIRST.test(s) && out.length > before)
       out.splice(said, 0, ...out.splice(before));
     else if (out.length > before) said = before;
     if (approvalAt >= 0)

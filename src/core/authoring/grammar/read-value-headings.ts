@@ -35,7 +35,7 @@ const skipped = (w: string, shape: EventShape) => w === '' || BESIDE_VALUES.test
  * Alternatives of two fields ("urgent or enterprise") are not read here. Without alternatives,
  * every word holds ("USD only", "meals and travel": values of one field are either, joined later).
  */
-function groupTests(group: string, shape: EventShape, ctx: RequestContext): Test[] | undefined {
+export function groupTests(group: string, shape: EventShape, ctx: RequestContext): Test[] | undefined {
   const parts = group
     .split(/\s*(?:\bor\b|&|\/)\s*/)
     .map((p) => p.split(/\s+|\band\b/).filter((w) => !skipped(w, shape)));
@@ -138,8 +138,8 @@ export function readOnlyValues(buf: RequestText, event: string | undefined, ctx:
   const out: string[] = [];
   for (const m of [...buf.text.matchAll(/(?<=^|[.;!?,])([^.;!?,:]*\bonly\b[^.;!?,:]*)(?=[.;!?]|$)/g)]) {
     const group = m[1]!.trim();
-    if (group === '' || groupTests(group, shape, probing(ctx)) === undefined) continue;
-    const tests = groupTests(group, shape, ctx)!;
+    const tests = group === '' ? undefined : groupTests(group, shape, ctx);
+    if (!tests) continue;
     cutOut(buf, { index: m.index!, 0: m[1]! });
     out.push(...tests.map((t) => `payload.${t.field} == ${JSON.stringify(t.value)}`));
   }

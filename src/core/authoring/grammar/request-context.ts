@@ -98,6 +98,22 @@ export function cutOut(buf: RequestText, m: { index: number; 0: string }): void 
   buf.text = buf.text.slice(0, m.index) + ' '.repeat(m[0].length) + buf.text.slice(m.index + m[0].length);
 }
 
+/**
+ * A point to return `ctx` to when a reading is given up after it was tried on `ctx` itself:
+ * questions, notes, assumptions and reasons to read every word it added are dropped. Returns
+ * undefined, for a reader's `return back()`.
+ */
+export function rollbackPoint(ctx: RequestContext): () => undefined {
+  const lists = [ctx.questions, ctx.notes, ctx.assumptions, ctx.wholeReading, ctx.fieldWords] as unknown[][];
+  const lengths = lists.map((l) => l.length);
+  return () => {
+    lists.forEach((l, i) => {
+      l.length = lengths[i]!;
+    });
+    return undefined;
+  };
+}
+
 /** Every word the catalog uses (tool names and descriptions, event types and payload fields), with lemmas. */
 const vocabulary = new WeakMap<RequestContext, Set<string>>();
 
