@@ -6,6 +6,13 @@
 
 const WHOLE_TEMPLATE = /^\{\{\s*([^{}]+?)\s*\}\}$/;
 
+/** The event field a value reads whole (`{{event.payload.<field>}}`), else undefined. */
+export function payloadFieldOf(v: unknown): string | undefined {
+  return typeof v === 'string'
+    ? /^\{\{event\.payload\.([A-Za-z_][A-Za-z0-9_]*)\}\}$/.exec(v)?.[1]
+    : undefined;
+}
+
 /** An argument value in words: a template names where the value comes from; text is quoted. */
 export function argWords(v: unknown): string {
   if (typeof v === 'string') {

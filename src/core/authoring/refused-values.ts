@@ -13,6 +13,7 @@ import { type Condition, type Operand, parseCondition } from '../spec/parse-cond
 import { parseStepCondition } from '../spec/step-condition.ts';
 import type { WorkflowSpec } from '../spec/workflow-spec.ts';
 import type { ToolDescriptor } from '../tools/tool-descriptor.ts';
+import { payloadFieldOf } from './arg-words.ts';
 import type { DraftQuestion } from './compiled-request.ts';
 
 interface Test {
@@ -27,10 +28,6 @@ function fieldOf(o: Operand): string | undefined {
   const p = o.path[0] === 'event' ? o.path.slice(1) : o.path;
   return p.length === 2 && p[0] === 'payload' ? p[1] : undefined;
 }
-
-/** The field a step's argument value reads whole (`{{event.payload.<field>}}`), or undefined. */
-const readsField = (v: unknown) =>
-  typeof v === 'string' ? /^\{\{event\.payload\.([A-Za-z0-9_]+)\}\}$/.exec(v)?.[1] : undefined;
 
 const TURNED: Record<string, '>' | '>=' | undefined> = { '<': '>', '<=': '>=' };
 
@@ -74,7 +71,7 @@ export function refusedTriggerValues(spec: WorkflowSpec, tools: readonly ToolDes
       const tool = tools.find((t) => t.name === s.tool);
       const props = (tool?.args.properties ?? {}) as Record<string, { enum?: unknown }>;
       for (const [arg, v] of Object.entries(s.args ?? {})) {
-        const field = readsField(v);
+        const field = payloadFieldOf(v);
         const takes = props[arg]?.enum;
         if (field === undefined) continue;
         for (const t of tests) {

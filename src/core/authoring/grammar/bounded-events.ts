@@ -13,6 +13,7 @@
  * alone would approve a $500 claim and only then refuse its reimbursement.
  */
 import { formatUsd } from '../../money.ts';
+import { payloadFieldOf } from '../arg-words.ts';
 import { isActionVerb } from '../request-words.ts';
 import type { DraftStep, RequestContext } from './request-context.ts';
 import { isEventWord, NEUTRAL, STAND_INS } from './trigger-words.ts';
@@ -65,9 +66,7 @@ export function boundedEvents(
   if (money === undefined) return [];
   const before = steps.slice(0, at).filter((s) => s.tool.effect !== 'read');
   if (before.length === 0) return [];
-  const field = /^\{\{event\.payload\.([A-Za-z_][A-Za-z0-9_]*)\}\}$/.exec(
-    String(money.step.args[money.tool.cost!.fromArg!] ?? ''),
-  )?.[1];
+  const field = payloadFieldOf(money.step.args[money.tool.cost!.fromArg!]);
   if (field === undefined) return [];
   ctx.assumptions.push(
     `$${formatUsd(filter.usd)} bounds which ${event ?? 'trigger'} events the workflow acts on, not only what it spends: ${before.map((s) => s.tool.name).join(', ')} ${before.length === 1 ? 'acts' : 'act'} before ${money.tool.name} moves the money, so the trigger tests ${field} ${filter.op} ${filter.usd} too.`,

@@ -142,12 +142,19 @@ export function knownWords(ctx: RequestContext): Set<string> {
 }
 
 /** The words of the tools' names and descriptions and of the event types: the catalog's, not its fields'. */
+const catalogVocabulary = new WeakMap<readonly ToolDescriptor[], Set<string>>();
 export function catalogWords(ctx: RequestContext): Set<string> {
-  return wordsOf(
-    [...ctx.tools.flatMap((t) => [t.name, t.description]), ...(ctx.events ?? []).map((e) => e.type)].join(
-      ' ',
-    ),
-  );
+  // (Kept per catalog: a probe shares its context's tools.)
+  let v = catalogVocabulary.get(ctx.tools);
+  if (!v) {
+    v = wordsOf(
+      [...ctx.tools.flatMap((t) => [t.name, t.description]), ...(ctx.events ?? []).map((e) => e.type)].join(
+        ' ',
+      ),
+    );
+    catalogVocabulary.set(ctx.tools, v);
+  }
+  return v;
 }
 
 /** Code-unit order, the same on every machine (never the locale's). */
