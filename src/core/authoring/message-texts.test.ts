@@ -312,3 +312,37 @@ test('a channel may come between the verb and the colon, and a spaced dash leads
     assert.deepEqual(step.args, { channel: '#escalations', text }, request);
   }
 });
+
+test('a spaced dash inside words said to the person, "afterwards" before the colon, "every <whom>" and a capitalised start', () => {
+  for (const [request, text] of [
+    // The dash is inside the text: the words before it already speak to the person.
+    [
+      'booking cancelled: email Sorry your slot is gone - we will call you to rebook',
+      'Sorry your slot is gone - we will call you to rebook.',
+    ],
+    [
+      'booking cancelled: flag it "cancelled". dm them afterwards: Your slot is free again',
+      'Your slot is free again.',
+    ],
+    [
+      'message every patient Got your cancellation - the desk will call shortly',
+      'Got your cancellation - the desk will call shortly.',
+    ],
+    // "telling them" leads the words, as "saying" does; it is no part of them.
+    [
+      'when a booking is cancelled, just message them telling them we will call you to rebook',
+      'We will call you to rebook.',
+    ],
+    // A capitalised word after a verb typed in lower case and whom it goes to starts the text.
+    ['when a booking is cancelled, tell them Cancellation confirmed', 'Cancellation confirmed.'],
+  ] as const) {
+    const d = draft(request);
+    assert.equal(d.publishable, true, `${request}: ${JSON.stringify(d.questions)}`);
+    const message = d.spec!.steps.find((s) => 'tool' in s && s.tool === 'message_patient');
+    assert.ok(message && 'tool' in message, request);
+    assert.equal(message.args?.text, text, request);
+  }
+  // Lower case after whom is no text by its capital: the words are asked for.
+  const d = draft('when a booking is cancelled, tell them cancellation confirmed');
+  assert.equal(d.publishable, false);
+});

@@ -1,7 +1,7 @@
 /**
- * Issue 30, safety: in a draft that moves money, every word of the request is read (trigger,
- * condition, step, argument, cap, assumption) or asked about — a restriction, an extra action or a
- * schedule the grammar cannot express is never dropped from a publishable draft.
+ * Issue 30, safety: in every draft, every word of the request is read (trigger, condition, step,
+ * argument, cap, assumption) or asked about — a restriction, an extra action or a schedule the
+ * grammar cannot express is never dropped from a publishable draft, whether or not it moves money.
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
@@ -37,7 +37,7 @@ test('a restriction, an extra action or a schedule left unread in a money draft 
   }
 });
 
-test('a money draft whose every word is read stays publishable; a draft that moves no money is not checked', () => {
+test('a draft whose every word is read stays publishable, with money or without', () => {
   for (const r of [
     'refund anyone under $50',
     'refund requets under $15: refund them',
@@ -46,8 +46,43 @@ test('a money draft whose every word is read stays publishable; a draft that mov
     const d = draft(r);
     assert.equal(d.publishable, true, `${r}: ${JSON.stringify(d.questions)}`);
   }
-  const tagOnly = draft('when a refund is requested tag it billing, cheerfully');
-  assert.ok(!tagOnly.questions.some((q) => /could not read/.test(q.question)));
+  for (const r of [
+    'when a refund is requested tag it billing',
+    'refund requests: tag it billing and reply "On it"',
+  ]) {
+    const d = draft(r);
+    assert.equal(d.publishable, true, `${r}: ${JSON.stringify(d.questions)}`);
+  }
+});
+
+test('a draft that moves no money drops no restriction either: "tag refund requests about crypto" is asked', () => {
+  for (const [r, word] of [
+    ['when a refund is requested tag it billing, cheerfully', 'cheerfully'],
+    ['tag refund requests about crypto billing', 'crypto'],
+    ['refund requests that mention slurs: tag it abuse', 'slurs'],
+  ] as const) {
+    const d = draft(r);
+    assert.equal(d.publishable, false, r);
+    assert.ok(
+      d.questions.some((q) => q.question.includes(word)),
+      `${r}: ${JSON.stringify(d.questions)}`,
+    );
+  }
+});
+
+test('property: an unread restriction added to a draftable request that moves no money is never dropped', () => {
+  fc.assert(
+    fc.property(
+      fc.constantFrom('when a refund is requested tag it billing', 'refund requests: reply "On it"'),
+      fc.constantFrom('about', 'that mention', 'from', 'for', 'with'),
+      fc.constantFrom('crypto', 'slurs', 'resellers', 'wholesale accounts', 'gift cards'),
+      (request, lead, rest) => {
+        const r = request.replace(/refund (is requested|requests)/, (m) => `${m} ${lead} ${rest}`);
+        const d = draft(r);
+        assert.equal(d.publishable, false, `${r}: ${JSON.stringify(d.spec?.triggers)}`);
+      },
+    ),
+  );
 });
 
 test('property: an unread clause added to a draftable money request never leaves a publishable draft without it', () => {
@@ -110,6 +145,59 @@ test('a word said as a restriction is unread even when the text to send repeats 
   assert.equal(d.publishable, false, JSON.stringify(d.spec));
   assert.ok(
     d.questions.some((q) => q.question.includes('"outlet"')),
+    JSON.stringify(d.questions),
+  );
+});
+
+test('the words a reading consumed are read: a participle, a hyphenated word, a route and its response time', async () => {
+  const { tool } = await import('../../../test/authoring/catalog-tool.ts');
+  const desk: DraftCatalog = {
+    tools: [
+      tool({
+        name: 'hide_post',
+        description: 'Hides a post from the feed.',
+        args: {
+          type: 'object',
+          required: ['post_id'],
+          properties: { post_id: { type: 'string' } },
+        },
+      }),
+      tool({
+        name: 'assign_ticket',
+        description: 'Assigns a ticket to a support queue with a response target.',
+        args: {
+          type: 'object',
+          required: ['ticket_id', 'team', 'respond_within_hours'],
+          properties: {
+            ticket_id: { type: 'string' },
+            team: { type: 'string', enum: ['tier-1', 'tier-2'] },
+            respond_within_hours: { type: 'integer', minimum: 1, maximum: 72 },
+          },
+        },
+      }),
+      tool({
+        name: 'page_oncall',
+        description: 'Pages the oncall engineer of a service.',
+        args: { type: 'object', required: ['service'], properties: { service: { type: 'string' } } },
+      }),
+    ],
+    events: [
+      { type: 'post.reported', payload: ['report_count'] },
+      { type: 'ticket.created', payload: ['priority'] },
+      { type: 'alert.fired', payload: ['service'] },
+    ],
+  };
+  for (const r of [
+    'reported posts with more than 10 reports get hidden',
+    'when an alert fires, page the on-call for its service',
+    'every new ticket: drop it in the tier-1 queue, 24h response target',
+  ]) {
+    const d = draftSpec(compileRequest(r, desk), desk);
+    assert.equal(d.publishable, true, `${r}: ${JSON.stringify(d.questions)}`);
+  }
+  const d = draftSpec(compileRequest('reported posts about crypto get hidden', desk), desk);
+  assert.ok(
+    d.questions.some((q) => q.question.includes('"crypto"')),
     JSON.stringify(d.questions),
   );
 });

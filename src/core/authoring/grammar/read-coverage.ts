@@ -1,14 +1,13 @@
 /**
- * The coverage part of the grammar: in a draft that moves money or calls a destructive tool, or one
- * with an argument read on an assumption no sample checks (`ctx.wholeReading`), every word of the
- * request is accounted for — read as the trigger, a condition, a step, its arguments (a value taken
+ * The coverage part of the grammar: in every draft, every word of the request is accounted for — read as the trigger, a condition, a step, its arguments (a value taken
  * from the words: "tag it done"), a cap or an assumption,
  * or one of the grammar's own words ("when", "under", "then", "please"). A word none of them reads
  * ("knock the tip off first", "on the first of every month", "email the vendor a remittance advice")
  * is text the draft would drop: a question, never dropped, for a draft that spends money could
  * otherwise pay more, more often or with less than the person asked, and one that grants, deletes
  * or removes could do it to more than the person asked ("viewer requests from contractors get
- * granted" would grant everyone's).
+ * granted" would grant everyone's). A draft that moves or destroys nothing is held to it too:
+ * "hide posts about crypto" must not hide every post.
  *
  * A new reading that consumes a phrase makes its words read here by the catalog's vocabulary or by
  * `GRAMMAR_WORDS`; never add a word there that names an action, a time, a party or an amount's part.
@@ -16,6 +15,8 @@
 import type { EventShape } from '../compiled-request.ts';
 import { ACTION_GROUPS, EVENT_VERB_GROUPS, FILLER, GENERIC_VERBS, lemmas } from '../request-words.ts';
 import { oneSlipApart } from './one-slip-apart.ts';
+import { MESSAGE_VERBS } from './read-message-text.ts';
+import { ROUTE_WORDS, TIME_WORDS } from './read-routes.ts';
 import { catalogWords, type DraftStep, knownWords, listOr, type RequestContext } from './request-context.ts';
 
 /** The readers' own words: lead-ins, bounds, order, negation, politeness and money units. */
@@ -33,12 +34,33 @@ const GRAMMAR_WORDS = new Set(
   at into about that this these those there here what which who whose whatever whoever whichever wherever
   theyre anything something
   approve approval approved ask asking permission sign off say said yet ever know let wait waiting
-  staff employee employees team member members forget fail hesitate bother actually really make sure`.split(
-    /\s+/,
-  ),
+  staff employee employees team member members forget fail hesitate bother actually really make sure
+  regardless anyway anyways teh valid`.split(/\s+/),
 );
 
-/** Questions for the words of `lower` no reading accounts for, when a step moves money. */
+/** Past participles the lemmas do not undo ("posts get hidden"), for this check alone. */
+const PARTICIPLES = new Map(
+  Object.entries({
+    hidden: 'hide',
+    written: 'write',
+    given: 'give',
+    taken: 'take',
+    chosen: 'choose',
+    frozen: 'freeze',
+    paid: 'pay',
+    sent: 'send',
+    told: 'tell',
+    held: 'hold',
+    made: 'make',
+    done: 'do',
+    kept: 'keep',
+    sold: 'sell',
+    bought: 'buy',
+    broken: 'break',
+  }),
+);
+
+/** Questions for the words of `lower` no reading accounts for. */
 export function checkCoverage(
   lower: string,
   steps: readonly DraftStep[],
@@ -55,7 +77,6 @@ export function checkCoverage(
     });
   const money = steps.some((s) => s.tool.cost?.fromArg !== undefined);
   const destructive = steps.some((s) => s.tool.destructive);
-  if (!money && !destructive && ctx.wholeReading.length === 0) return;
   const known = knownWords(ctx);
   const grouped = new Set([...ACTION_GROUPS.flat(), ...EVENT_VERB_GROUPS.flat(), ...GENERIC_VERBS]);
   // A word the compiler read as another (a misspelling) is in an assumption the read-back lists.
@@ -70,12 +91,34 @@ export function checkCoverage(
       }),
     ),
   );
+  // Where a route or a response time was read from the words ("drop it in the tier-1 queue, 24h
+  // response target"), the words routes and times are said with are read too.
+  const routed = [...ctx.argQuotes.values()].some((q) => q.args.length > 0);
+  // Where a step sends words the request gave ("warn the member: ..."), the verb that led them is read.
+  const sends = steps.some((s) =>
+    Object.values(s.step.args).some(
+      (v) => typeof v === 'string' && /\s/.test(v.replace(/\{\{[^}]*\}\}/g, '')),
+    ),
+  );
+  const isRead = (l: string) =>
+    known.has(l) ||
+    grouped.has(l) ||
+    GRAMMAR_WORDS.has(l) ||
+    FILLER.has(l) ||
+    (routed && (ROUTE_WORDS.has(l) || TIME_WORDS.has(l))) ||
+    (sends && MESSAGE_VERBS.has(l));
   const unread: string[] = [];
   for (const w of lower.replace(/"q[0-9]+"/g, ' ').split(/[^a-z'-]+/)) {
     const word = w.replace(/^['-]+|['-]+$/g, '').replace(/'(?:s|ve|re|m|ll|d)$/, '');
     if (word.length < 2 || FILLER.has(word) || GRAMMAR_WORDS.has(word)) continue;
-    const forms = lemmas(word);
-    if (forms.some((l) => known.has(l) || grouped.has(l) || GRAMMAR_WORDS.has(l) || FILLER.has(l))) continue;
+    const forms = [...lemmas(word), ...lemmas(PARTICIPLES.get(word) ?? word)];
+    if (forms.some(isRead)) continue;
+    // "on-call", "follow-up": read when the word joined is, or each of its parts.
+    if (
+      word.includes('-') &&
+      (isRead(word.replace(/-/g, '')) || word.split('-').every((p) => lemmas(p).some(isRead)))
+    )
+      continue;
     if (assumed.includes(`"${word}`) || values.has(word)) continue;
     // A small typo of a catalog word ("requets") is that word, as the trigger reader reads it.
     if (word.length >= 5 && [...known].some((k) => k.length >= 5 && oneSlipApart(word, k))) continue;
@@ -93,10 +136,15 @@ export function checkCoverage(
       about: 'request',
       question: `The draft calls ${listOr(steps.filter((s) => s.tool.destructive).map((s) => s.tool.name))}, a destructive tool, and I could not read ${said} in the request: no trigger, condition, step or argument says it, and nothing may be dropped from such a draft. What should ${what} change?`,
     });
-  else if (unread.length > 0)
+  else if (unread.length > 0 && ctx.wholeReading.length > 0)
     ctx.questions.push({
       about: 'request',
       question: `I could not read ${said} in the request, and ${ctx.wholeReading.join('; ')}: a word that says which events or what to do would be dropped. What should ${what} change?`,
+    });
+  else if (unread.length > 0)
+    ctx.questions.push({
+      about: 'request',
+      question: `I could not read ${said} in the request: no trigger, condition, step or argument says it, and a word that says which events or what to do would be dropped. What should ${what} change?`,
     });
 }
 

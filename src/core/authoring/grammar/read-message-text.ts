@@ -31,12 +31,14 @@ import { isEventWord } from './trigger-words.ts';
 
 /** Verbs that send words to a person. */
 const VERBS =
-  'reply|respond|answer|tell|told|warn|email|e-mail|mail|dm|pm|ping|message|msg|notify|inform|ack|acknowledge|write(?: back)?|say|saying|with|let|post|announce|publish|send';
+  'reply|respond|answer|tell|told|warn|email|e-mail|mail|dm|pm|ping|message|msg|notify|inform|ack|acknowledge|write(?: back)?|say|saying|telling|with|let|post|announce|publish|send';
+/** The words of `VERBS`: read wherever a step sends words a person typed (read-coverage.ts). */
+export const MESSAGE_VERBS = new Set(VERBS.split(/[|() ?:]+/).filter(Boolean));
 /** Lead-ins that are no verb of their own: "with: <text>" (right before its colon), "saying <text>". */
 /** "send" leads words to send only before a colon ("send them: thanks, ..."): "send them a link" is no text. */
-const LEADS = new Set(['with', 'saying']);
+const LEADS = new Set(['with', 'saying', 'telling']);
 /** Who the words go to, after the verb (no colon): one short noun phrase. */
-const WHOM = String.raw`(?:to\s+)?(?:them|him|her|em|the\s+[a-z-]+|their\s+[a-z-]+|the\s+[a-z-]+'s\s+[a-z-]+)`;
+const WHOM = String.raw`(?:to\s+)?(?:them|him|her|em|(?:the|every|each|all)\s+[a-z-]+|their\s+[a-z-]+|the\s+[a-z-]+'s\s+[a-z-]+)(?:\s+(?:afterwards|after|too|also|then|back))?`;
 /** Verbs `quoteUnquoted` reads "<verb> that <text>" for (with commas ending the text). */
 const READ_ELSEWHERE = new Set(['reply', 'respond', 'answer', 'tell', 'message', 'say', 'write', 'let']);
 /** Words that speak to the person: the words after the verb are what to say. */
@@ -44,10 +46,19 @@ const SPOKEN =
   /^(?:thanks|thank|sorry|hi|hello|hey|welcome|got|please|apologies|good news|unfortunately)\b|\b(?:we|we'll|we're|we've|we'd|i|i'm|i'll|i've|you|you're|you'll|you've|your|our|us)\b/;
 /** Words after the verb that lead something other than the words to say ("every ticket with a ..."). */
 const NOT_A_TEXT =
-  /^(?:"q|every\b|each\b|all\b|any\b|that\b|saying\b|with\b|to\b|about\b|when\b|whenever\b|if\b|unless\b|by\b|in\b|on\b|at\b|for\b|via\b|through\b|and\b|then\b|it\b|them\b|once\b|as\b|using\b|before\b|after\b|too\b|also\b)/;
+  /^(?:"q|every\b|each\b|all\b|any\b|that\b|saying\b|telling\b|with\b|to\b|about\b|when\b|whenever\b|if\b|unless\b|by\b|in\b|on\b|at\b|for\b|via\b|through\b|and\b|then\b|it\b|them\b|once\b|as\b|using\b|before\b|after\b|too\b|also\b)/;
 /** A sentence that starts a next instruction, after a text. */
 const NEXT_INSTRUCTION =
   /^(?:otherwise|else|if|unless|when|whenever|then|also|and|after|afterwards|finally|next|but|don'?t|dont|do not|never|only|except|in that case|for everyone|for all)\b/;
+
+/**
+ * Whether a text starts at `rest` (raw) by its capital alone: a capitalised word ("Analytics",
+ * not "I" or an all-capitals word) right after a verb typed in lower case and whom it goes to
+ * ("tell them Analytics viewer access granted").
+ */
+function capitalised(rest: string, lead: string, verb: string): boolean {
+  return /^[a-z]/.test(verb) && new RegExp(String.raw`^\s+${WHOM}`).test(lead) && /^[A-Z][a-z]/.test(rest);
+}
 
 /** A word that names an action one of the catalog's tools does (its group's words too). */
 function catalogVerbs(ctx: RequestContext): Set<string> {
@@ -126,11 +137,14 @@ export function readMessageTexts(
     // "with" leads a text only right before its colon; "saying" anywhere ("a status post saying we're on it").
     if (verb === 'with' && !/^\s*:/.test(rest)) continue;
     if (verb === 'send' && !c) continue;
-    if (!clauseStart && !c && verb !== 'saying') continue;
+    if (!clauseStart && !c && verb !== 'saying' && verb !== 'telling') continue;
     // "email tickets: ...", "chat cases ->": a channel heading the event's noun, not a message.
     // ("reply refund issued, thanks ..." is a text: the event's noun heads nothing there).
     if (isEventWord(/^\s+([a-z-]+)\s*(?::|-+>|→|\s-\s)/.exec(rest)?.[1] ?? '', ctx)) continue;
-    if (c && verb !== 'say' && !/"q/.test(c[0]) && (!LEADS.has(verb) || /^\s*:/.test(c[0]))) {
+    // (A spaced dash after words that speak to the person is inside the text: "email Sorry your
+    // parcel is late - we've added $10 credit".)
+    const dashInText = c !== null && !/:\s*$/.test(c[0].trimEnd()) && SPOKEN.test((c[1] ?? '').trim());
+    if (c && !dashInText && verb !== 'say' && !/"q/.test(c[0]) && (!LEADS.has(verb) || /^\s*:/.test(c[0]))) {
       start = at + c[0].length;
       colon = true;
     } else if (verb === 'let') {
@@ -139,16 +153,17 @@ export function readMessageTexts(
         start = at + k[0].length;
     } else {
       // ("message them, Payroll access is handled by HR, ...": a comma after whom it goes to.)
-      const w = new RegExp(String.raw`^${LEADS.has(verb) ? '' : `(?:\\s+${WHOM},?)?`}\s+(that\s+)?`).exec(
-        rest,
-      );
+      // ("reply telling them <text>": whom the words go to, after "telling" as after a verb.)
+      const w = new RegExp(
+        String.raw`^${LEADS.has(verb) && verb !== 'telling' ? '' : `(?:\\s+${WHOM},?)?`}\s+(that\s+)?`,
+      ).exec(rest);
       if (w) {
         const after = rest.slice(w[0].length);
         const comma = w[0].includes(',');
         if (w[1] !== undefined) {
           if (!READ_ELSEWHERE.has(verb)) start = at + w[0].length;
         } else if (
-          SPOKEN.test(after) &&
+          (SPOKEN.test(after) || capitalised(r.slice(at + w[0].length), w[0], r.slice(m.index, at))) &&
           !NOT_A_TEXT.test(after) &&
           // (After a comma, "note: ..." / "reason = ..." names an argument: read-named-texts.ts's.)
           !(comma && /^[a-z_]+(?:\s+[a-z_]+)?\s*[:=]/.test(after))
@@ -176,7 +191,11 @@ export function readMessageTexts(
     );
     // The colon (or comma, or dash) led the text: it is no clause break ("DM them: ..." is one action).
     const from = colon || afterComma ? at : start;
-    const lead = l.slice(from, start).replace(/:|,|(?<=\s)-(?=\s)/, ' ');
+    // ("dm them afterwards: ...": the order is the words' own; the word would split the clause.)
+    const lead = l
+      .slice(from, start)
+      .replace(/:|,|(?<=\s)-(?=\s)/, ' ')
+      .replace(/(?<=\s)(?:afterwards|after that|too|also|as well)(?=\s*$)/, (w) => ' '.repeat(w.length));
     l = l.slice(0, from) + lead + mark.padEnd(len, ' ') + l.slice(start + len);
     // "let them know ...": the action is to message them.
     if (verb === 'let' && /^\s+(?:them|him|her|em)\s+know\b/.test(rest))

@@ -137,15 +137,15 @@ export function routedTool(c: Clause, ctx: RequestContext): ToolDescriptor | und
 }
 
 /** Verbs and words that say where something goes, and nothing else. */
-const ROUTE_WORDS = new Set(
+export const ROUTE_WORDS = new Set(
   'go goes send drop put move route assign hand pass bump push give queue queues team teams desk straight directly over off'.split(
     ' ',
   ),
 );
 
 /** Words a clause that only says a response time may hold beside the time itself. */
-const TIME_WORDS = new Set(
-  'a an the it them needs need needed with within in to respond response responses reply replies answer target targets sla first time of and for'.split(
+export const TIME_WORDS = new Set(
+  'a an the it them needs need needed with within in to respond response responses reply replies answer target targets sla slas first time of and for'.split(
     ' ',
   ),
 );
