@@ -64,6 +64,11 @@ test('a bound on what the event counts is a test of its count field, never money
     // The count reached: "flagged 5 times" is 5 flags or more, as the field counts flags.
     ['when a review gets flagged 5 times, hide it', 'payload.flag_count >= 5'],
     ['hide a review flagged three times', 'payload.flag_count >= 3'],
+    // Past the number ("passes", "tops", "exceeds"), and times said in a word or with a bound.
+    ['any review that passes 20 flags gets hidden', 'payload.flag_count > 20'],
+    ['hide reviews flagged more than twice', 'payload.flag_count > 2'],
+    ['hide reviews flagged twice', 'payload.flag_count >= 2'],
+    ['hide reviews flagged 4 times or more', 'payload.flag_count >= 4'],
   ] as const) {
     const { spec, assumed } = ok(request);
     assert.equal(spec.triggers[0]?.when, when, request);

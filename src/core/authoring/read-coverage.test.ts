@@ -159,7 +159,7 @@ test('the words a reading consumed are read: a participle, a hyphenated word, a 
         args: {
           type: 'object',
           required: ['post_id'],
-          properties: { post_id: { type: 'string' } },
+          properties: { post_id: { type: 'string' }, reason: { type: 'string', enum: ['spam', 'abuse'] } },
         },
       }),
       tool({
@@ -189,6 +189,8 @@ test('the words a reading consumed are read: a participle, a hyphenated word, a 
   };
   for (const r of [
     'reported posts with more than 10 reports get hidden',
+    // The name of an argument said with its value.
+    'hide reported posts with reason spam',
     'when an alert fires, page the on-call for its service',
     'every new ticket: drop it in the tier-1 queue, 24h response target',
   ]) {

@@ -100,8 +100,11 @@ export function checkCoverage(
       (v) => typeof v === 'string' && /\s/.test(v.replace(/\{\{[^}]*\}\}/g, '')),
     ),
   );
+  // The name of an argument a step gives ("hide them with reason misinformation") is read.
+  const argNames = new Set(steps.flatMap((s) => Object.keys(s.step.args).flatMap((k) => k.split('_'))));
   const isRead = (l: string) =>
     known.has(l) ||
+    argNames.has(l) ||
     grouped.has(l) ||
     GRAMMAR_WORDS.has(l) ||
     FILLER.has(l) ||
