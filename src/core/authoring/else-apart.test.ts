@@ -122,3 +122,18 @@ test('property: an else said apart never pays above the bound it answers, nor on
     { numRuns: 200 },
   );
 });
+
+test('"anything above that", "anything bigger" after a bound said of the renewals are its else, after a quoted text too', () => {
+  for (const request of [
+    "renewals of $900 or less -> renew it + tag it 'renewed' anything above that, just tag it 'big'",
+    "renew anything up to $900 and tag it 'renewed'. anything bigger: tag it 'big'",
+  ]) {
+    const d = draft(request);
+    assert.equal(d.publishable, true, `${request}: ${JSON.stringify(d.questions)}`);
+    const c = choiceOf(d);
+    assert.equal(c.choose[0]!.when, 'payload.amount_usd <= 900', request);
+    assert.deepEqual(tools(c.choose[0]!.steps), ['renew_subscription', 'tag_account'], request);
+    assert.deepEqual(tools(c.else), ['tag_account'], request);
+    assert.equal(d.spec!.limits.maxCostUsd, 900, request);
+  }
+});

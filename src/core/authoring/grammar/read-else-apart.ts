@@ -9,7 +9,8 @@
  *   - "anything shorter" / "anything longer": the one bound on a duration said;
  *   - "everyone else", "anyone else", "all other customers": the one customer group said, or with
  *     none, the one field test said ("V-100 invoices get paid, everyone else ...": other vendors);
- *   - "otherwise", "everything else", "the rest": "the X ones" said in its sentence ("prioritise
+ *   - "otherwise", "everything else", "the rest", "anything above that", "anything bigger": "the X
+ *     ones" said in its sentence ("prioritise
  *     the urgent ones"), else the one test said before it (a money bound, a duration, a customer
  *     group, a field test, or, with none of those, the one upper bound said of which amounts:
  *     "refund anything under 20 bucks, for the rest reply ..."); several: a question, never a guess.
@@ -42,7 +43,7 @@ export interface ElseApart {
 
 const PEOPLE = String.raw`(?:everyone|everybody|anyone|anybody|all (?:the )?other (?:customers|users|people|clients|members|accounts)|other (?:customers|users|people|clients|members|accounts)|the rest of (?:the|our) (?:customers|users|clients|members|accounts))`;
 const MARKER = new RegExp(
-  String.raw`(?:^|[.;!?,]\s*|\s+-\s+)((?:for\s+)?${PEOPLE}\s+else|(?:for\s+)?${PEOPLE}(?=\s*[,:]|\s+(?:just\s+)?[a-z])|(?:anything|everything|any request|any other request|all other requests|requests?|ones?)\s+(?:shorter|longer)(?:\s+than that)?|(?:for\s+)?(?:everything|anything)\s+else|(?:for\s+)?the rest|otherwise|else|if not)\b\s*[,:]?\s*(?:->\s*|→\s*)?(?:just\s+)?([^.;!?]*?)(?:\s+instead)?\s*(?=[.;!?]|$)`,
+  String.raw`(?:^|[.;!?,]\s*|\s+-\s+|(?<="q[0-9]+")\s+)((?:for\s+)?${PEOPLE}\s+else|(?:for\s+)?${PEOPLE}(?=\s*[,:]|\s+(?:just\s+)?[a-z])|(?:anything|everything|any request|any other request|all other requests|requests?|ones?)\s+(?:shorter|longer)(?:\s+than that)?|(?:for\s+)?(?:everything|anything)\s+else|(?:everything|anything|any(?:one)?|ones?)\s+(?:(?:above|over|under|below|bigger|larger|smaller|higher|lower|more|less)(?:\s+than)?\s+(?:that|this)|bigger|larger|smaller|higher|lower)|(?:for\s+)?the rest|otherwise|else|if not)\b\s*[,:]?\s*(?:->\s*|→\s*)?(?:just\s+)?([^.;!?]*?)(?:\s+instead)?\s*(?=[.;!?]|$)`,
   'd',
 );
 
@@ -162,12 +163,12 @@ export function elseChoice(
     (said.audience === undefined ? 0 : 1) +
     said.fieldTests.length;
   // "refund anything under 20 bucks, for the rest reply ...": the one bound said of the things
-  // acted on ("anything under 20", "refunds under 20"; it stays the money branch's cap too), never
+  // acted on ("anything under 20", "refunds under 20", "refunds of $30 or less"; it stays the money branch's cap too), never
   // one said of another quantity ("if the total they paid is under $20": not the event's amount).
   const [upper] = said.money.filters;
   const ofThem =
     upper !== undefined &&
-    /\b(?:anything|anyone|everything|everyone|all|any|it|them|those|ones|(?!(?:is|was|has|its|this|does)\b)[a-z]+s)\s+$/i.test(
+    /\b(?:anything|anyone|everything|everyone|all|any|it|them|those|ones|(?!(?:is|was|has|its|this|does)\b)[a-z]+s)(?:\s+(?:of|for|worth))?\s+$/i.test(
       raw.slice(0, upper.at),
     );
   if (count === 0 && ofThem && said.money.filters.length === 1) {
