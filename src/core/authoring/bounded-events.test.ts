@@ -124,13 +124,23 @@ test('in a choice, a bound said in a case heading is asked; an else said as "any
     bound.questions.some((q) => q.question.startsWith('Which case does $300 bound?')),
     JSON.stringify(bound.questions),
   );
-  // "anything over that just approve it": an alternative the draft would otherwise drop.
+  // "anything over that just approve it": the else of the bound (never of the field's test), so
+  // the approval alone runs above it and nothing is dropped.
   const over = of('dental: up to 50 dollars approve + pay, anything over that just approve it');
-  assert.equal(over.publishable, false, JSON.stringify(over.spec));
-  assert.ok(
-    over.questions.some((q) => q.question.includes('"over that"')),
-    JSON.stringify(over.questions),
+  assert.equal(over.publishable, true, JSON.stringify(over.questions));
+  assert.equal(over.spec!.triggers[0]!.when, 'payload.kind == "dental"');
+  const choice = over.spec!.steps[0]!;
+  assert.ok('choose' in choice, JSON.stringify(over.spec!.steps));
+  assert.equal(choice.choose[0]!.when, 'payload.amount_usd <= 50');
+  assert.deepEqual(
+    choice.choose[0]!.steps.map((s) => ('tool' in s ? s.tool : '')),
+    ['approve_claim', 'pay_claim'],
   );
+  assert.deepEqual(
+    choice.else?.map((s) => ('tool' in s ? s.tool : '')),
+    ['approve_claim'],
+  );
+  assert.equal(over.spec!.limits.maxCostUsd, 50);
 });
 
 test('a bound said of the one object of the actions a request starts with bounds the events too', () => {

@@ -211,7 +211,7 @@ export function compileRequest(
     ...(branch ? [] : boundedEvents(phrased, money.filters, money.caps, steps, event, ctx)),
   ]);
   // In a choice, which case such a bound belongs to is not read: asked, never left to the cap alone.
-  if (branch) askBoundInChoice(phrased, money.filters, money.caps, steps, ctx);
+  if (branch) askBoundInChoice(phrased, money.filters, money.caps, steps, JSON.stringify(branch.flow), ctx);
   for (const s of steps.filter((s) => noSignoff.includes(s.tool.name)))
     ctx.questions.push({
       about: `steps: ${s.step.name}`,

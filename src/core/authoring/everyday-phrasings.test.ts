@@ -100,6 +100,22 @@ test('"we\'ll review the rest by hand" is a reason, read back, not an action to 
   );
 });
 
+test('"someone will refund it manually" in an else is who does it, never a refund step', () => {
+  const d = published(
+    "refund anything up to $20 and send them a note 'Done'. anything bigger just send them a note 'We will look at it', someone will refund it manually",
+  );
+  const choice = d.spec!.steps[0]!;
+  assert.ok('choose' in choice, JSON.stringify(d.spec!.steps));
+  assert.deepEqual(
+    choice.else?.map((s) => ('tool' in s ? s.tool : '')),
+    ['send_note'],
+  );
+  assert.ok(
+    d.readBack?.assumed?.some((a) => a.includes('someone will refund it manually')),
+    JSON.stringify(d.readBack?.assumed),
+  );
+});
+
 test('"refund every request, ..." keeps the refund, even where "refund" is the event\'s noun too', () => {
   const d = draft(`refund every request, full amount, and send them a note "Done"`);
   assert.deepEqual(tools(d), ['refund_fee', 'send_note']);

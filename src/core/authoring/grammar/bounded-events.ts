@@ -77,17 +77,21 @@ export function boundedEvents(
 /**
  * In a choice, a bound said in a case's heading ("equipment under 300 -> approve and reimburse"):
  * no action word between the sentence's start and the bound, and a step acting before the money
- * moves. Which case it tests is not read: a question instead of the cap alone.
+ * moves. Which case it tests is not read: a question instead of the cap alone. A choice that
+ * tests the bound itself (`flow`: "up to 50 dollars approve + pay, anything over that just
+ * approve it") has read it.
  */
 export function askBoundInChoice(
   text: string,
   filters: readonly { op: '<' | '<='; usd: number; at: number }[],
   caps: readonly number[],
   steps: readonly DraftStep[],
+  flow: string,
   ctx: RequestContext,
 ): void {
   const [filter] = filters;
   if (filter === undefined || new Set(caps).size !== 1) return;
+  if (flow.includes(`${filter.op} ${filter.usd}"`)) return;
   const heading =
     text
       .slice(0, filter.at)

@@ -32,7 +32,7 @@ export interface ElseApart {
   readonly at: number;
   readonly end: number;
   /** What the marker says it answers. */
-  readonly kind: 'any' | 'duration' | 'people';
+  readonly kind: 'any' | 'duration' | 'people' | 'bound';
   /** "the urgent ones" said in the else's sentence, before it: the test's word. */
   readonly ones?: { readonly word: string; readonly at: number };
   readonly text: string;
@@ -46,6 +46,10 @@ const MARKER = new RegExp(
   String.raw`(?:^|[.;!?,]\s*|\s+-\s+|(?<="q[0-9]+")\s+)((?:for\s+)?${PEOPLE}\s+else|(?:for\s+)?${PEOPLE}(?=\s*[,:]|\s+(?:just\s+)?[a-z])|(?:anything|everything|any request|any other request|all other requests|requests?|ones?)\s+(?:shorter|longer)(?:\s+than that)?|(?:for\s+)?(?:everything|anything)\s+else|(?:everything|anything|any(?:one)?|ones?)\s+(?:(?:above|over|under|below|bigger|larger|smaller|higher|lower|more|less)(?:\s+than)?\s+(?:that|this)|bigger|larger|smaller|higher|lower)|(?:for\s+)?the rest|otherwise|else|if not)\b\s*[,:]?\s*(?:->\s*|→\s*)?(?:just\s+)?([^.;!?]*?)(?:\s+instead)?\s*(?=[.;!?]|$)`,
   'd',
 );
+
+/** A marker that compares with a bound said before it ("anything above that", "anything bigger"). */
+const COMPARED =
+  /^(?:everything|anything|any(?:one)?|ones?)\s+(?:above|over|under|below|bigger|larger|smaller|higher|lower|more|less)\b/;
 
 /** The else said apart from its test, cut out. */
 export function readElseApart(buf: RequestText, raw: string): ElseApart | undefined {
@@ -61,7 +65,9 @@ export function readElseApart(buf: RequestText, raw: string): ElseApart | undefi
     ? 'duration'
     : new RegExp(String.raw`^(?:for\s+)?${PEOPLE}`).test(marker)
       ? 'people'
-      : 'any';
+      : COMPARED.test(marker)
+        ? 'bound'
+        : 'any';
   const [bodyAt, bodyEnd] = m.indices[2]!;
   const end = m.index + m[0].length;
   // "prioritise the urgent ones, ...": the test said of its actions, in the else's sentence.
@@ -152,6 +158,27 @@ export function elseChoice(
     if (said.audience === undefined)
       return ask('Say the customers it is the else of ("for gold customers ...").');
     return audience();
+  }
+  // "anything above that": the one bound said before it, whatever else was said (never a field test).
+  if (e.kind === 'bound') {
+    const [upper] = said.money.filters;
+    if (upper !== undefined && said.money.filters.length === 1 && said.money.lowerBounds.length === 0) {
+      ctx.assumptions.push(
+        `"${e.said}" is read as the else of the bound said before it: ${upper.op === '<' ? 'under' : 'at most'} $${formatUsd(upper.usd)}.`,
+      );
+      return choice({ kind: 'money', op: upper.op, usd: upper.usd });
+    }
+    if (
+      said.money.lowerBounds.length === 1 &&
+      said.money.filters.length === 0 &&
+      said.numberTests.length === 0
+    ) {
+      const b = said.money.lowerBounds.splice(0, 1)[0]!;
+      return choice({ kind: 'money', op: b.op, usd: b.usd });
+    }
+    if (said.numberTests.length === 1 && said.money.filters.length + said.money.lowerBounds.length === 0)
+      return choice({ kind: 'duration', test: said.numberTests.splice(0, 1)[0]! });
+    return ask('Say the one bound it is the else of ("if it is over $300 ..., otherwise ...").');
   }
   if (e.ones) {
     if (!shape) return undefined;

@@ -30,11 +30,12 @@ const POLITE_LEAD =
 
 /**
  * "finance does that by hand", "we handle those by hand", "a human does the rest", "legal wants to
- * eyeball it first", "payroll sorts the payment manually": who does what the workflow leaves out,
- * said as its own clause (after a comma, a dash, a full stop or "as"/"since"/"because").
+ * eyeball it first", "payroll sorts the payment manually", "someone will pay it manually": who does
+ * what the workflow leaves out, said as its own clause (after a comma, a dash, a full stop or
+ * "as"/"since"/"because").
  */
 const BY_HAND =
-  /(?<=(?:^|[,;.!(]|\s-|\s–|\bas|\bsince|\bbecause|\bcos)\s*)(?:(?:the|our|a|an)\s+)?(?:[a-z']+\s+){0,2}?(?:(?:does|do|will do|handles?|sorts?|processes|takes care of|deals? with|reviews?|checks?|looks? at|goes? through)\s+(?:(?:that|those|it|them|this|these|(?:the )?[a-z]+)\s+)?(?:(?:for (?:those|them|these)|by hand|manually|themselves|offline|separately|outside (?:of )?(?:this|the workflow))\b)|wants? to (?:eyeball|check|review|look at|see|approve|sign off) (?:it|them|those|that|everything)(?: first)?\b|(?:does|do|handles?|takes care of|deals? with) the rest\b)(?=\s*(?:$|[,;.!)]))/g;
+  /(?<=(?:^|[,;.!(]|\s-|\s–|\bas|\bsince|\bbecause|\bcos)\s*)(?:(?:the|our|a|an)\s+)?(?:[a-z']+\s+){0,2}?(?:(?:does|do|will do|handles?|sorts?|processes|takes care of|deals? with|reviews?|checks?|looks? at|goes? through)\s+(?:(?:that|those|it|them|this|these|(?:the )?[a-z]+)\s+)?(?:(?:for (?:those|them|these)|by hand|manually|themselves|offline|separately|outside (?:of )?(?:this|the workflow))\b)|wants? to (?:eyeball|check|review|look at|see|approve|sign off) (?:it|them|those|that|everything)(?: first)?\b|(?:does|do|handles?|takes care of|deals? with) the rest\b|(?:will|'ll|can|should|must)\s+[a-z]+\s+(?:(?:that|those|it|them|this|these)\s+)?(?:by hand|manually|themselves|offline|separately)\b)(?=\s*(?:$|[,;.!)]))/g;
 
 const REASON =
   /\b([a-z]+s)\s+(?:are|r|'re|re|is)\s+(?:(?:pretty|quite|very|really|usually|generally|always|all)\s+)?(low[- ]risk|no[- ]risk|safe|harmless|routine|trivial|no big deal|not a big deal)\b(?=\s*(?:[,;:.!]|\s-\s|$|\bso\b|\bjust\b))/g;
