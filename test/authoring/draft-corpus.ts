@@ -117,6 +117,13 @@ export const BLIND8_DIR = corpusDir('drafts-blind8');
  */
 export const BLIND9_DIR = corpusDir('drafts-blind9');
 
+/**
+ * The tenth blind set: written like the ninth, over the support-refunds, content-moderation and
+ * data-export-request templates and a seller-payouts desk of its own, and measured unseen on the
+ * compiler at the start of the round that added it (docs/authoring.md).
+ */
+export const BLIND10_DIR = corpusDir('drafts-blind10');
+
 /** The event shapes `keel draft` reads in a project made from a template: its events/*.json. */
 function templateEvents(name: string): EventShape[] {
   const dir = join(corpusDir('..'), 'templates', name, 'events');
