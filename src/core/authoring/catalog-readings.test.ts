@@ -82,6 +82,8 @@ test('an else that does nothing is no step: the test stands alone, read back und
     'hide reviews with more than three flags, otherwise do nothing',
     'hide reviews with more than three flags. else just leave them alone',
     'hide reviews with more than three flags; if not, ignore it',
+    'hide reviews with more than three flags. anything else, leave it',
+    'hide reviews with more than three flags, nobody else',
   ]) {
     const { spec, assumed } = ok(request);
     assert.equal(spec.triggers[0]?.when, 'payload.flag_count > 3', request);

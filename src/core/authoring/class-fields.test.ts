@@ -104,6 +104,10 @@ test('"keep a copy for audit" says the yes/no a tool keeps a copy for', () => {
   assert.equal(step.tool, 'purge_review');
   assert.equal(step.args!.audit_hold, true);
   assert.match(compiled.assumptions!.join('\n'), /audit_hold is read as true/);
+  // The whole name said after it ("for audit hold") is the same, no word of it left over.
+  const whole = draft('fake reviews: purge them, keep a copy for audit hold').d;
+  assert.equal(whole.publishable, true, JSON.stringify(whole.questions));
+  assert.equal(toolStep(whole.spec!.steps[0]).args!.audit_hold, true);
   // Without that description, the words say nothing of the argument.
   const plain = tool({ ...purge, description: 'Deletes a review for good.' });
   const bare = draft('fake reviews: purge them, keep a copy for audit', desk([suppress(), plain])).d;

@@ -81,6 +81,25 @@ test('comma groups with marks of their own are cases too', () => {
   );
 });
 
+test('cases on lines of their own, and a last line that does nothing', () => {
+  const d = draft('for tickets:\nurgent -> tag it hot\nlow -> tag it cold\nanything else leave it');
+  assert.equal(d.publishable, true, JSON.stringify(d.questions));
+  const [choice] = d.spec!.steps;
+  assert.ok(choice && 'choose' in choice, JSON.stringify(d.spec!.steps));
+  assert.deepEqual(
+    choice.choose.map((b) => b.when),
+    ['payload.priority == "urgent"', 'payload.priority == "low"'],
+  );
+  assert.equal(choice.else, undefined);
+  // A line that goes on after a bullet is the bullet's list, as before.
+  const listed = draft('urgent tickets\n- tag it hot\n- delete it');
+  assert.deepEqual(
+    listed.partial?.steps.map((s) => ('tool' in s ? s.tool : '')) ??
+      listed.spec?.steps.map((s) => ('tool' in s ? s.tool : '')),
+    ['tag_ticket', 'delete_ticket'],
+  );
+});
+
 test('values of two fields, or a sentence that is no case, are no such choice', () => {
   const two = draft('urgent tickets -> tag it hot. billing ones -> tag it money');
   assert.ok(

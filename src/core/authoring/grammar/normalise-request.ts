@@ -84,6 +84,12 @@ export function normaliseRequest(request: string, quotes: string[]): { lower: st
       return `${pre ?? ''}${mark}`.padEnd(all.length, ' ');
     },
   );
+  // A line that ends with no mark ends its sentence ("spam -> hide it⏎harassment -> ..."), unless
+  // a bullet starts the next one: one character for one, so positions stay put.
+  raw = raw.replace(
+    /(?<=[^\s.;:!?,(-])([ \t]*)\n(?![ \t]*(?:[-*•]|[0-9]+[.)])\s)/g,
+    (_, sp: string) => `${sp}.`,
+  );
   raw = raw.replace(/\s/g, ' ');
   // "Ticket resolved -> reply ...": an arrow leads to what follows, like a colon.
   raw = raw.replace(/\s*(?:->|=>|→)\s*/g, (all) => ':'.padEnd(all.length, ' '));

@@ -21,10 +21,13 @@ const THATS_IT =
 const PURPOSE =
   /\b(?:for (?:our|the|your) records?|for reference|just in case|to be safe)\b(?=\s*(?:$|[.!;,]|\bthen\b|\band\b))/g;
 
-/** "Could you set things up so that ...", "can we make it so ...": a polite lead to the rule itself. */
-/** ", otherwise do nothing", ". else just leave it": an else with no step; the test alone stands. */
+/**
+ * ", otherwise do nothing", ". else just leave it", "anything else, leave it", "nobody else": an
+ * else with no step; the test alone stands (nothing runs for the rest without it).
+ */
 export const NO_OP_ELSE =
-  /[,;.]?\s*\b(?:otherwise|else|if not)\s*[,:]?\s*(?:just\s+)?(?:do\s+nothing|nothing|no\s+action|(?:leave|ignore|skip)\s+(?:it|them|that)(?:\s+(?:alone|be|as\s+is))?|don'?t\s+do\s+anything|do\s+not\s+do\s+anything)\s*(?=[.;!?]|$)/g;
+  /[,;.]?\s*\b(?:(?:otherwise|else|if not|(?:for\s+)?(?:everything|anything|everyone|anyone|all the rest|the rest)(?:\s+else)?)\s*[,:]?\s*(?:->\s*|→\s*)?(?:just\s+)?(?:do\s+nothing|nothing|no\s+action|(?:leave|ignore|skip)\s+(?:it|them|that)(?:\s+(?:alone|be|as\s+is))?|don'?t\s+do\s+anything|do\s+not\s+do\s+anything)|(?:nobody|no\s+one|noone|none)\s+else)\s*(?=[.;!?]|$)/g;
+/** "Could you set things up so that ...", "can we make it so ...": a polite lead to the rule itself. */
 const POLITE_LEAD =
   /\b(?:could|can|would|will) (?:you|we|u) (?:please )?(?:set (?:things|this|it|that) up|make it|arrange (?:it|things)|configure (?:it|things|this)|set it)(?: so)?(?: that)?\b/g;
 

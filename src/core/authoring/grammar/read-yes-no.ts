@@ -64,7 +64,8 @@ function copyPhrase(n: string, ctx: RequestContext): string {
       ),
   );
   if (!described) return '';
-  const what = String.raw`(?:for|under)\s+(?:the\s+|a\s+)?(?:${words.join('|')})`;
+  // ("for legal hold": the whole name before one word of it.)
+  const what = String.raw`(?:for|under)\s+(?:the\s+|a\s+)?(?:${words.join(String.raw`\s+`)}|${words.join('|')})`;
   // ("a copy retained under legal hold": the same said in the passive.)
   return String.raw`|(?:keep|keeping|retain|retaining|save|saving|hold|holding)\s+(?:a\s+|the\s+|one\s+)?copy\s+${what}|(?:a\s+|the\s+|one\s+)?copy\s+(?:kept|retained|saved|held)\s+${what}(?:\s+[a-z]+)?`;
 }
