@@ -36,6 +36,7 @@ import { asideTests, readAsides } from './grammar/read-asides.ts';
 import { splitClauses } from './grammar/read-clauses.ts';
 import { readAudience, readNotCurrency, triggerConditions } from './grammar/read-conditions.ts';
 import { countConditions, readCountTests } from './grammar/read-count-tests.ts';
+import { fieldNumberConditions, readFieldNumbers } from './grammar/read-field-numbers.ts';
 import { checkCoverage } from './grammar/read-coverage.ts';
 import { elseChoice, readElseApart, type SaidTests } from './grammar/read-else-apart.ts';
 import { alternatives, readFieldTests, readQualifiers } from './grammar/read-field-tests.ts';
@@ -111,6 +112,8 @@ export function compileRequest(
   const numberTests = readNumberTests(buf);
   // Bounds on a count ("reported 5 or more times", "10+ reports"), for the same reason.
   const countTests = readCountTests(buf, ctx);
+  // Bounds on a field named in words ("a risk score over 90"), for the same reason.
+  const fieldNumbers = readFieldNumbers(buf, ctx);
   // Yes/no arguments said in words ("keep a legal hold copy"): values, never actions.
   readYesNo(buf, ctx);
   readMoneyPhrases(buf, ctx);
@@ -205,6 +208,7 @@ export function compileRequest(
     ),
     ...numberConditions(numberTests, event, ctx),
     ...countConditions(countTests, event, ctx),
+    ...fieldNumberConditions(fieldNumbers, event, ctx),
     ...fieldTests,
     ...(branch?.when ? [branch.when] : []),
     // "expenses under 75 → approve and reimburse": the bound says which events too (bounded-events.ts).

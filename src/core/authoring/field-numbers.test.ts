@@ -1,0 +1,86 @@
+/**
+ * Bounds on a field named in words (grammar/read-field-numbers.ts): "a risk score over 90", "risk
+ * score 90 or above", "score 70+" are trigger conditions on that field, never money; a field the
+ * trigger event does not carry is asked about. Over a catalog of its own (a card issuer's fraud
+ * desk).
+ */
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import fc from 'fast-check';
+import { tool } from '../../../test/authoring/catalog-tool.ts';
+import { compileRequest } from './compile-request.ts';
+import { type DraftCatalog, draftSpec } from './index.ts';
+
+const txn = { type: 'string', pattern: '^TX-[0-9]+$' };
+const desk: DraftCatalog = {
+  tools: [
+    tool({
+      name: 'hold_transaction',
+      description: 'Holds a card transaction for review.',
+      args: { type: 'object', required: ['transaction_id'], properties: { transaction_id: txn } },
+    }),
+  ],
+  events: [
+    {
+      type: 'transaction.scored',
+      payload: ['risk_score', 'amount_usd', 'country'],
+      values: { country: ['US', 'GB'] },
+      subjects: ['TX-1'],
+    },
+    { type: 'card.reported', payload: ['days_open'], subjects: ['TX-2'] },
+  ],
+};
+const draft = (r: string) => draftSpec(compileRequest(r, desk), desk);
+
+test('a bound said of a field named in words is a test of that field, read back, and spends nothing', () => {
+  for (const [request, when] of [
+    ['when a transaction is scored with a risk score over 90, hold it', 'payload.risk_score > 90'],
+    ['transaction scored w/ risk score 90 or above -> hold it', 'payload.risk_score >= 90'],
+    ['when a transaction is scored and the score is at least 70, hold it', 'payload.risk_score >= 70'],
+    ['hold scored transactions with a risk score of 95+', 'payload.risk_score >= 95'],
+  ] as const) {
+    const d = draft(request);
+    assert.equal(d.publishable, true, `${request}: ${JSON.stringify(d.questions)}`);
+    assert.equal(d.spec!.triggers[0]!.when, when, request);
+    assert.equal(d.spec!.limits.maxCostUsd, 0, request);
+    assert.ok(
+      d.readBack?.assumed?.some((a) => a.includes('risk_score')),
+      JSON.stringify(d.readBack?.assumed),
+    );
+  }
+});
+
+test('a field the trigger event does not carry is asked; a negated bound is no filter', () => {
+  const other = draft('when a card is reported with a risk score over 90, hold it');
+  assert.equal(other.publishable, false);
+  assert.ok(
+    other.questions.some((q) => q.question.includes('risk_score')),
+    JSON.stringify(other.questions),
+  );
+  const negated = draft('when a transaction is scored, hold it, but never one with a risk score over 90');
+  assert.equal(negated.publishable, false, JSON.stringify(negated.spec));
+});
+
+test('property: every way of saying a bound on the named field tests it with the right comparison', () => {
+  fc.assert(
+    fc.property(
+      fc.constantFrom(
+        ['over', '>'],
+        ['above', '>'],
+        ['more than', '>'],
+        ['at least', '>='],
+        ['under', '<'],
+        ['below', '<'],
+        ['less than', '<'],
+      ),
+      fc.integer({ min: 1, max: 999 }),
+      fc.constantFrom('risk score', 'score'),
+      ([word, op], n, name) => {
+        const d = draft(`when a transaction is scored with a ${name} ${word} ${n}, hold it`);
+        assert.equal(d.publishable, true, `${name} ${word} ${n}: ${JSON.stringify(d.questions)}`);
+        assert.equal(d.spec!.triggers[0]!.when, `payload.risk_score ${op} ${n}`);
+        assert.equal(d.spec!.limits.maxCostUsd, 0);
+      },
+    ),
+  );
+});

@@ -1,0 +1,108 @@
+/**
+ * Tests on a field named in words, said as a bound on a number: "a risk score over 90", "risk score
+ * 90 or above", "the score is at least 70", "days late more than 5". The words are the field's name
+ * ("risk score" for `risk_score`), or its last part alone where only one field of the events ends
+ * with it ("score"). They are trigger conditions on the trigger event's field
+ * (`payload.risk_score >= 90`), listed under "Assumed"; a field the trigger event does not carry is
+ * asked about.
+ *
+ * Read before money is (so "a risk score over 90" is never $90), and never for a field of money
+ * (`amount_usd`, a total, a price, a fee: the money readers' own) or a field whose samples are
+ * words or yes/no. A negation just before it makes it a limit on an action: left to the other
+ * readers.
+ */
+import { NEGATED, type NumberTest, POST, PRE, value } from './read-number-tests.ts';
+import { NUMBER_WORDS } from './read-spelling.ts';
+import { cutOut, type RequestContext, type RequestText } from './request-context.ts';
+
+export interface FieldNumberTest {
+  readonly field: string;
+  readonly op: NumberTest['op'];
+  readonly n: number;
+  readonly said: string;
+}
+
+/** Fields of money, left to the money readers. */
+const MONEY = /(?:^|_)(?:usd|eur|gbp|amount|total|price|cost|fee|fees|balance|paid|owed)(?:_|$)/;
+const NUMBER = String.raw`([0-9]{1,3}(?:,[0-9]{3})+|[0-9]+(?:\.[0-9]+)?|${NUMBER_WORDS})`;
+const PRE_RE = Object.keys(PRE).join('|');
+const POST_RE = Object.keys(POST).join('|');
+
+/** The fields a number may be compared with, by the words that name them. */
+function namedFields(ctx: RequestContext): Map<string, string> {
+  const shapes = ctx.events ?? [];
+  const fields = new Set(
+    shapes.flatMap((e) =>
+      e.payload.filter(
+        (f) =>
+          !MONEY.test(f) && !e.flags?.includes(f) && (e.values?.[f]?.length ?? 0) === 0 && !/_id$/.test(f),
+      ),
+    ),
+  );
+  const out = new Map<string, string>();
+  const last = new Map<string, string[]>();
+  for (const f of fields) {
+    const parts = f.split('_');
+    if (parts.length > 1) out.set(parts.join(' '), f);
+    const tail = parts.at(-1)!;
+    last.set(tail, [...(last.get(tail) ?? []), f]);
+  }
+  for (const [tail, fs] of last) if (fs.length === 1 && !out.has(tail)) out.set(tail, fs[0]!);
+  return out;
+}
+
+/** The bounds on a named field the text says, cut out. */
+export function readFieldNumbers(buf: RequestText, ctx: RequestContext): FieldNumberTest[] {
+  const names = namedFields(ctx);
+  if (names.size === 0) return [];
+  const said = [...names.keys()]
+    .sort((a, b) => b.length - a.length)
+    .map((n) => n.replace(/ /g, String.raw`[\s_-]+`));
+  const re = new RegExp(
+    String.raw`\b(${said.join('|')})\s+(?:(?:is|was|of|at|=)\s+)?(?:(${PRE_RE})\s+${NUMBER}|${NUMBER}\s*(?:(\+)|(${POST_RE})))(?![0-9a-z$%])`,
+    'g',
+  );
+  const out: FieldNumberTest[] = [];
+  for (const m of [...buf.text.matchAll(re)]) {
+    if (NEGATED.test(buf.text.slice(0, m.index))) continue;
+    const [, name, pre, n1, n2, plus, post] = m;
+    const n = value((n1 ?? n2)!.replace(/,/g, ''));
+    const field = names.get(name!.replace(/[\s_-]+/g, ' '));
+    if (n === undefined || field === undefined) continue;
+    const op = pre ? PRE[pre]! : plus ? '>=' : POST[post!]!;
+    out.push({ field, op, n, said: m[0] });
+    cutOut(buf, m);
+    // "flagged w/ risk score 90 or above": the words that lead to the field go too.
+    const lead = /(?:\b(?:with|has|have|having|whose)|\bw\/)\s+(?:(?:a|an|the|their|its)\s+)?$/.exec(
+      buf.text.slice(0, m.index),
+    );
+    if (lead) cutOut(buf, lead);
+  }
+  return out;
+}
+
+/** The tests as conditions on the trigger event's fields; a question for a field it does not carry. */
+export function fieldNumberConditions(
+  tests: readonly FieldNumberTest[],
+  event: string | undefined,
+  ctx: RequestContext,
+): string[] {
+  const shape = ctx.events?.find((e) => e.type === event);
+  const out: string[] = [];
+  for (const t of tests) {
+    if (!shape?.payload.includes(t.field)) {
+      ctx.questions.push({
+        about: 'triggers.when',
+        question: `"${t.said}" tests ${t.field}, which the ${event ?? 'trigger'} event does not carry. Which field should it test?`,
+      });
+      continue;
+    }
+    const test = `payload.${t.field} ${t.op} ${t.n}`;
+    if (out.includes(test)) continue;
+    out.push(test);
+    ctx.assumptions.push(
+      `"${t.said}" is read as a test on the ${event} event's ${t.field}: ${test.slice(8)}.`,
+    );
+  }
+  return out;
+}
