@@ -69,6 +69,9 @@ test('a bound on what the event counts is a test of its count field, never money
     ['hide reviews flagged more than twice', 'payload.flag_count > 2'],
     ['hide reviews flagged twice', 'payload.flag_count >= 2'],
     ['hide reviews flagged 4 times or more', 'payload.flag_count >= 4'],
+    ['hide reviews flagged twice or less', 'payload.flag_count <= 2'],
+    ['hide reviews flagged 3 times or fewer', 'payload.flag_count <= 3'],
+    ['hide reviews that exceed 5 flags', 'payload.flag_count > 5'],
   ] as const) {
     const { spec, assumed } = ok(request);
     assert.equal(spec.triggers[0]?.when, when, request);

@@ -137,3 +137,17 @@ test('"anything above that", "anything bigger" after a bound said of the renewal
     assert.equal(d.spec!.limits.maxCostUsd, 900, request);
   }
 });
+
+test('a comparison on the same side as its bound, or money moved beyond the bound with no larger cap, is asked', () => {
+  for (const request of [
+    // "bigger" than "over $900" says nothing the bound does not.
+    "renewals over $900: tag it 'big'. anything bigger: renew it",
+    "renewals up to $900: renew it. anything smaller: tag it 'small'",
+    // The renewal runs above $900, where nothing bounds it: every renewal would be refused.
+    "renewals of $900 or less -> tag it 'small'. otherwise renew it",
+    "renewals of $900 or less -> tag it 'small'. anything above that, renew it",
+  ]) {
+    const d = draft(request);
+    assert.equal(d.publishable, false, `${request}: ${JSON.stringify(d.spec)}`);
+  }
+});

@@ -116,6 +116,16 @@ test('"someone will refund it manually" in an else is who does it, never a refun
   );
 });
 
+test('a person doing it by hand never hides a restriction or an object: asked', () => {
+  for (const request of [
+    'refund every request under $20. premium someone will refund manually',
+    'refund every request under $20, someone must refund premium requests manually',
+  ]) {
+    const d = draft(request);
+    assert.equal(d.publishable, false, `${request}: ${JSON.stringify(d.spec)}`);
+  }
+});
+
 test('"refund every request, ..." keeps the refund, even where "refund" is the event\'s noun too', () => {
   const d = draft(`refund every request, full amount, and send them a note "Done"`);
   assert.deepEqual(tools(d), ['refund_fee', 'send_note']);

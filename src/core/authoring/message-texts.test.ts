@@ -346,3 +346,27 @@ test('a spaced dash inside words said to the person, "afterwards" before the col
   const d = draft('when a booking is cancelled, tell them cancellation confirmed');
   assert.equal(d.publishable, false);
 });
+
+test('an unquoted text never swallows a restriction: "unless ..." ends it, "Not if ..." starts none', () => {
+  const dash = draft('booking cancelled: message them we are sorry - unless the reason is weather');
+  const message =
+    dash.spec?.steps.find((s) => 'tool' in s && s.tool === 'message_patient') ??
+    dash.partial?.steps.find((s) => 'tool' in s && s.tool === 'message_patient');
+  assert.ok(message && 'tool' in message, JSON.stringify(dash));
+  assert.equal(message.args?.text, 'We are sorry.');
+  const not = draft('booking cancelled: tell them Not if they cancelled late');
+  const said = (not.spec ?? not.partial)?.steps.find((s) => 'tool' in s && s.tool === 'message_patient');
+  assert.ok(!(said && 'tool' in said && String(said.args?.text).startsWith('Not if')), JSON.stringify(not));
+  // A spaced dash before an action of the catalog ends the text.
+  const close = draft(
+    "booking cancelled: message them sorry for the trouble - we are on it - flag it 'cancelled'",
+  );
+  assert.equal(close.publishable, true, JSON.stringify(close.questions));
+  assert.deepEqual(
+    close.spec!.steps.map((s) => ('tool' in s ? [s.tool, s.args.text ?? s.args.flag] : [])),
+    [
+      ['message_patient', 'Sorry for the trouble - we are on it.'],
+      ['flag_booking', 'cancelled'],
+    ],
+  );
+});

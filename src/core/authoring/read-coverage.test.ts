@@ -202,4 +202,17 @@ test('the words a reading consumed are read: a participle, a hyphenated word, a 
     d.questions.some((q) => q.question.includes('"crypto"')),
     JSON.stringify(d.questions),
   );
+  // A hyphenated test made of grammar words, a participle no step does, a number no reader took.
+  for (const [r, word] of [
+    ['hide first-time reported posts', 'first-time'],
+    ['when an alert fires for hidden services, page the oncall for its service', 'hidden'],
+    ['hide reported posts flagged 4 times', '4'],
+  ] as const) {
+    const x = draftSpec(compileRequest(r, desk), desk);
+    assert.equal(x.publishable, false, `${r}: ${JSON.stringify(x.spec)}`);
+    assert.ok(
+      x.questions.some((q) => q.question.includes(word)),
+      `${r}: ${JSON.stringify(x.questions)}`,
+    );
+  }
 });

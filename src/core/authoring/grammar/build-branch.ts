@@ -11,6 +11,7 @@
  * then the steps after. A money tool in the branch a money test bounds ("under $X" bounds its own
  * branch, "over $X" the else) takes the amount as its spend cap.
  */
+import { formatUsd } from '../../money.ts';
 import type { ChooseStepSpec, FlowStep } from '../../spec/flow-steps.ts';
 import { stepConditionWords } from '../condition-words.ts';
 import type { MoneyBounds } from './read-amounts.ts';
@@ -123,6 +124,20 @@ export function readBranch(
   if (when === undefined) return undefined;
   bounds(yes);
   bounds(no);
+  // "refunds of $30 or less: reply. otherwise refund it": the money moves on the side of the bound
+  // it does not bound, and no larger cap is said: every payment would be refused. Asked.
+  if (o.test.kind === 'money') {
+    const upper = o.test.op === '<' || o.test.op === '<=';
+    const usd = o.test.usd;
+    const beyond = (upper ? no : yes).some((s) => s.tool.cost?.fromArg !== undefined);
+    if (beyond && !money.caps.some((c) => c > usd)) {
+      ctx.questions.push({
+        about: 'limits.maxCostUsd',
+        question: `The money moves for amounts ${upper ? 'over' : 'up to'} $${formatUsd(usd)}, the side $${formatUsd(usd)} does not bound, and no larger cap is said. How much may one run spend there?`,
+      });
+      return undefined;
+    }
+  }
   if (o.stepIf && no.length === 0) {
     for (const s of yes) s.step.if = when;
     ctx.assumptions.push(

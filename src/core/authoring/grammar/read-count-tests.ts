@@ -40,16 +40,17 @@ const PRE_RE = [
   'passing',
   'tops',
   'exceeds',
+  'exceed',
   'exceeded',
 ].join('|');
 /** Verbs of a count that say it went past the number, not only reached it ("passes 20 reports"). */
-const PAST = /^(?:pass|passes|passed|passing|tops|exceeds|exceeded)$/;
+const PAST = /^(?:pass|passes|passed|passing|tops|exceed|exceeds|exceeded)$/;
 /** Counts of times said in a word ("reported more than twice"). */
 const TIMES_WORDS: Readonly<Record<string, number>> = { once: 1, twice: 2, thrice: 3 };
 const POST_RE = Object.keys(POST).join('|');
 const NOUN = '([a-z]{3,})';
 const TEST = new RegExp(
-  String.raw`\b(?:(${PRE_RE})\s+${NUMBER}\s+${NOUN}|${NUMBER}\s*\+\s*${NOUN}|${NUMBER}\s+(${POST_RE})\s+${NOUN}|${NUMBER}\s+${NOUN}\s+(${POST_RE})|([a-z]{3,}ed)\s+${NUMBER}\s+times|([a-z]{3,}ed)\s+(?:(${PRE_RE})\s+)?(once|twice|thrice|${NUMBER}\s+times)(?:\s+(${POST_RE}))?)\b`,
+  String.raw`\b(?:(${PRE_RE})\s+${NUMBER}\s+${NOUN}|${NUMBER}\s*\+\s*${NOUN}|${NUMBER}\s+(${POST_RE})\s+${NOUN}|${NUMBER}\s+${NOUN}\s+(${POST_RE})|([a-z]{3,}ed)\s+(?:(${PRE_RE})\s+)?(once|twice|thrice|(?:[0-9]{1,6}|${NUMBER_WORDS})\s+times)(?:\s+(${POST_RE}))?)\b`,
   'g',
 );
 
@@ -67,40 +68,21 @@ export function readCountTests(buf: RequestText, ctx: RequestContext): CountTest
   const out: CountTest[] = [];
   for (const m of [...buf.text.matchAll(TEST)]) {
     if (NEGATED.test(buf.text.slice(0, m.index))) continue;
-    const [
-      ,
-      pre1,
-      n1,
-      noun1,
-      n2,
-      noun2,
-      n3,
-      post3,
-      noun3,
-      n4,
-      noun4,
-      post4,
-      verb5,
-      n5,
-      verb6,
-      pre6,
-      n6,
-      post6,
-    ] = m;
+    const [, pre1, n1, noun1, n2, noun2, n3, post3, noun3, n4, noun4, post4, verb6, pre6, n6, post6] = m;
     // "reported more than twice", "flagged 3 times or more": the count of what the verb names.
     const times = n6 === undefined ? undefined : (TIMES_WORDS[n6] ?? value(n6.replace(/\s+times$/, '')));
     if (verb6 !== undefined && times === undefined) continue;
     const pre = pre1 ?? pre6;
-    const said = n1 ?? n2 ?? n3 ?? n4 ?? n5 ?? n6!;
+    const said = n1 ?? n2 ?? n3 ?? n4 ?? n6!;
     // "reported 5 times": the count of what the verb names has reached the number (`>=`), and only
     // where a count field counts it (`report_count`), never any count.
-    const noun = noun1 ?? noun2 ?? noun3 ?? noun4 ?? verb5 ?? verb6!;
+    const noun = noun1 ?? noun2 ?? noun3 ?? noun4 ?? verb6!;
     const n = times ?? value(said);
     if (n === undefined) continue;
     if (noun !== 'times' && !fields.some((f) => names(noun, f))) continue;
     const op = pre
       ? (PRE[pre] ?? (PAST.test(pre) ? '>' : '>='))
-      : n2 !== undefined || verb5 !== undefined || (verb6 !== undefined && post6 === undefined)
+      : n2 !== undefined || (verb6 !== undefined && post6 === undefined)
         ? '>='
         : POST[(post3 ?? post4 ?? post6)!]!;
     out.push({ op, n, noun, said: m[0] });

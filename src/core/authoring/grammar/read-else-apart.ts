@@ -39,6 +39,8 @@ export interface ElseApart {
   readonly raw: string;
   /** The marker as written, for questions. */
   readonly said: string;
+  /** A comparison's side ("anything above that": above), for `kind` bound. */
+  readonly side?: 'above' | 'below';
 }
 
 const PEOPLE = String.raw`(?:everyone|everybody|anyone|anybody|all (?:the )?other (?:customers|users|people|clients|members|accounts)|other (?:customers|users|people|clients|members|accounts)|the rest of (?:the|our) (?:customers|users|clients|members|accounts))`;
@@ -80,6 +82,9 @@ export function readElseApart(buf: RequestText, raw: string): ElseApart | undefi
     at,
     end,
     kind,
+    ...(kind === 'bound'
+      ? { side: /\b(?:under|below|smaller|lower|less)\b/.test(marker) ? 'below' : 'above' }
+      : {}),
     ...(ones ? { ones: { word: ones[1]!, at: sentence + ones.index } } : {}),
     text: buf.text.slice(bodyAt, bodyEnd),
     raw: raw.slice(bodyAt, bodyEnd),
@@ -160,24 +165,35 @@ export function elseChoice(
     return audience();
   }
   // "anything above that": the one bound said before it, whatever else was said (never a field test).
+  // Its side must be the other side of the bound ("up to $50 ..., anything bigger"); the same side
+  // ("over $500 ..., anything bigger") says nothing the bound does not: asked.
   if (e.kind === 'bound') {
+    const above = e.side === 'above';
+    const same = (what: string) => ask(`It is on the same side of ${what} as the steps before it.`);
     const [upper] = said.money.filters;
     if (upper !== undefined && said.money.filters.length === 1 && said.money.lowerBounds.length === 0) {
+      if (!above) return same(`$${formatUsd(upper.usd)}`);
       ctx.assumptions.push(
         `"${e.said}" is read as the else of the bound said before it: ${upper.op === '<' ? 'under' : 'at most'} $${formatUsd(upper.usd)}.`,
       );
       return choice({ kind: 'money', op: upper.op, usd: upper.usd });
     }
-    if (
-      said.money.lowerBounds.length === 1 &&
-      said.money.filters.length === 0 &&
-      said.numberTests.length === 0
-    ) {
-      const b = said.money.lowerBounds.splice(0, 1)[0]!;
-      return choice({ kind: 'money', op: b.op, usd: b.usd });
+    const [lower] = said.money.lowerBounds;
+    if (lower !== undefined && said.money.lowerBounds.length === 1 && said.money.filters.length === 0) {
+      if (above || said.numberTests.length > 0) return same(`$${formatUsd(lower.usd)}`);
+      said.money.lowerBounds.splice(0, 1);
+      return choice({ kind: 'money', op: lower.op, usd: lower.usd });
     }
-    if (said.numberTests.length === 1 && said.money.filters.length + said.money.lowerBounds.length === 0)
-      return choice({ kind: 'duration', test: said.numberTests.splice(0, 1)[0]! });
+    const [t] = said.numberTests;
+    if (
+      t !== undefined &&
+      said.numberTests.length === 1 &&
+      said.money.filters.length + said.money.lowerBounds.length === 0
+    ) {
+      if (above !== (t.op === '<' || t.op === '<=')) return same(`"${t.said}"`);
+      said.numberTests.splice(0, 1);
+      return choice({ kind: 'duration', test: t });
+    }
     return ask('Say the one bound it is the else of ("if it is over $300 ..., otherwise ...").');
   }
   if (e.ones) {

@@ -33,12 +33,19 @@ const POLITE_LEAD =
 
 /**
  * "finance does that by hand", "we handle those by hand", "a human does the rest", "legal wants to
- * eyeball it first", "payroll sorts the payment manually", "someone will pay it manually": who does
- * what the workflow leaves out, said as its own clause (after a comma, a dash, a full stop or
- * "as"/"since"/"because").
+ * eyeball it first", "payroll sorts the payment manually": who does what the workflow leaves out,
+ * said as its own clause (after a comma, a dash, a full stop or "as"/"since"/"because").
  */
 const BY_HAND =
-  /(?<=(?:^|[,;.!(]|\s-|\s–|\bas|\bsince|\bbecause|\bcos)\s*)(?:(?:the|our|a|an)\s+)?(?:[a-z']+\s+){0,2}?(?:(?:does|do|will do|handles?|sorts?|processes|takes care of|deals? with|reviews?|checks?|looks? at|goes? through)\s+(?:(?:that|those|it|them|this|these|(?:the )?[a-z]+)\s+)?(?:(?:for (?:those|them|these)|by hand|manually|themselves|offline|separately|outside (?:of )?(?:this|the workflow))\b)|wants? to (?:eyeball|check|review|look at|see|approve|sign off) (?:it|them|those|that|everything)(?: first)?\b|(?:does|do|handles?|takes care of|deals? with) the rest\b|(?:will|'ll|can|should|must)\s+[a-z]+\s+(?:(?:that|those|it|them|this|these)\s+)?(?:by hand|manually|themselves|offline|separately)\b)(?=\s*(?:$|[,;.!)]))/g;
+  /(?<=(?:^|[,;.!(]|\s-|\s–|\bas|\bsince|\bbecause|\bcos)\s*)(?:(?:the|our|a|an)\s+)?(?:[a-z']+\s+){0,2}?(?:(?:does|do|will do|handles?|sorts?|processes|takes care of|deals? with|reviews?|checks?|looks? at|goes? through)\s+(?:(?:that|those|it|them|this|these|(?:the )?[a-z]+)\s+)?(?:(?:for (?:those|them|these)|by hand|manually|themselves|offline|separately|outside (?:of )?(?:this|the workflow))\b)|wants? to (?:eyeball|check|review|look at|see|approve|sign off) (?:it|them|those|that|everything)(?: first)?\b|(?:does|do|handles?|takes care of|deals? with) the rest\b)(?=\s*(?:$|[,;.!)]))/g;
+
+/**
+ * "someone will pay it manually", "we'll refund them by hand": a person, not the workflow, does it.
+ * Only a person said as such, an object that is the events' own ("it", "them") and no approval
+ * ("finance must approve them manually" is a sign-off the draft would keep: left to be read).
+ */
+const BY_SOMEONE =
+  /(?<=(?:^|[,;.!(]|\s-|\bas|\bsince|\bbecause|\bcos)\s*)(?:someone|somebody|a human|a person|a teammate|we|i|they)(?:\s+(?:will|can|should|must|has to|have to)|'ll)\s+(?!(?:approve|sign|ok|okay|review|authori[sz]e|check)\b)[a-z]+\s+(?:(?:it|them|that|those|this|these)\s+)?(?:by hand|manually|themselves|offline|separately)(?=\s*(?:$|[,;.!)]))/g;
 
 const REASON =
   /\b([a-z]+s)\s+(?:are|r|'re|re|is)\s+(?:(?:pretty|quite|very|really|usually|generally|always|all)\s+)?(low[- ]risk|no[- ]risk|safe|harmless|routine|trivial|no big deal|not a big deal)\b(?=\s*(?:[,;:.!]|\s-\s|$|\bso\b|\bjust\b))/g;
@@ -87,7 +94,7 @@ export function readFiller(buf: RequestText, raw: string, ctx: RequestContext): 
       `"${raw.slice(m.index, m.index + m[0].length)}" is read as why; the workflow does nothing of its own for it.`,
     );
   }
-  for (const m of [...buf.text.matchAll(BY_HAND)]) {
+  for (const m of [...buf.text.matchAll(BY_HAND), ...buf.text.matchAll(BY_SOMEONE)]) {
     cutOut(buf, m as RegExpExecArray);
     ctx.assumptions.push(
       `"${raw.slice(m.index, m.index + m[0].length).trim()}" is read as who does what the workflow leaves out, not a step.`,

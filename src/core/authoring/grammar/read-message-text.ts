@@ -49,7 +49,7 @@ const NOT_A_TEXT =
   /^(?:"q|every\b|each\b|all\b|any\b|that\b|saying\b|telling\b|with\b|to\b|about\b|when\b|whenever\b|if\b|unless\b|by\b|in\b|on\b|at\b|for\b|via\b|through\b|and\b|then\b|it\b|them\b|once\b|as\b|using\b|before\b|after\b|too\b|also\b)/;
 /** A sentence that starts a next instruction, after a text. */
 const NEXT_INSTRUCTION =
-  /^(?:otherwise|else|if|unless|when|whenever|then|also|and|after|afterwards|finally|next|but|don'?t|dont|do not|never|only|except|in that case|for everyone|for all)\b/;
+  /^(?:otherwise|else|if|unless|except|when|whenever|then|also|and|after|afterwards|finally|next|but|don'?t|dont|do not|never|only|except|in that case|for everyone|for all)\b/;
 
 /**
  * Whether a text starts at `rest` (raw) by its capital alone: a capitalised word ("Analytics",
@@ -57,7 +57,14 @@ const NEXT_INSTRUCTION =
  * ("tell them Analytics viewer access granted").
  */
 function capitalised(rest: string, lead: string, verb: string): boolean {
-  return /^[a-z]/.test(verb) && new RegExp(String.raw`^\s+${WHOM}`).test(lead) && /^[A-Z][a-z]/.test(rest);
+  return (
+    /^[a-z]/.test(verb) &&
+    new RegExp(String.raw`^\s+${WHOM}`).test(lead) &&
+    /^[A-Z][a-z]/.test(rest) &&
+    !/^(?:not|only|except|unless|if|but|when|whenever|never|and|or|then|before|after|once|also|don'?t|do|no)\b/i.test(
+      rest,
+    )
+  );
 }
 
 /** A word that names an action one of the catalog's tools does (its group's words too). */
@@ -75,13 +82,21 @@ function textEnd(lower: string, from: number, colon: boolean, verbs: Set<string>
   let end = lower.length;
   // ", tag it ...", "and then close it": the next action of the catalog.
   const action =
-    /(?:,\s*|\s+(?:and|&)\s+)(?:then\s+)?([a-z]+)\s+(?:it|them|em|the|their|this|that|a|an|"q)\b|,?\s+(?:and\s+)?then\s+|\s*&\s*then\s+/g;
+    /(?:,\s*|\s+(?:and|&)\s+|\s+-\s+)(?:then\s+)?([a-z]+)\s+(?:it|them|em|the|their|this|that|a|an|"q)\b|,?\s+(?:and\s+)?then\s+|\s*&\s*then\s+/g;
   action.lastIndex = from;
   for (let m = action.exec(lower); m; m = action.exec(lower)) {
     if (m[1] === undefined || lemmas(m[1]).some((l) => verbs.has(l))) {
       end = m.index;
       break;
     }
+  }
+  // Without a colon, "unless ...", "except ..." is a restriction of the step, not its words.
+  if (!colon) {
+    const r =
+      /,?\s+(?:-\s+)?(?:unless|except|only if|but only|provided(?: that)?|as long as)\b|\s+-\s+(?=(?:otherwise|else|if|when|then|also|but|and)\b)/g;
+    r.lastIndex = from;
+    const m = r.exec(lower);
+    if (m && m.index < end) end = m.index;
   }
   const stop = /[.;!?]+(?=\s|$)|\n/g;
   stop.lastIndex = from;
@@ -143,7 +158,10 @@ export function readMessageTexts(
     if (isEventWord(/^\s+([a-z-]+)\s*(?::|-+>|→|\s-\s)/.exec(rest)?.[1] ?? '', ctx)) continue;
     // (A spaced dash after words that speak to the person is inside the text: "email Sorry your
     // parcel is late - we've added $10 credit".)
-    const dashInText = c !== null && !/:\s*$/.test(c[0].trimEnd()) && SPOKEN.test((c[1] ?? '').trim());
+    const dashInText =
+      c !== null &&
+      !/:\s*$/.test(c[0].trimEnd()) &&
+      SPOKEN.test((c[1] ?? '').trim().replace(new RegExp(String.raw`^${WHOM}\s+`), ''));
     if (c && !dashInText && verb !== 'say' && !/"q/.test(c[0]) && (!LEADS.has(verb) || /^\s*:/.test(c[0]))) {
       start = at + c[0].length;
       colon = true;
