@@ -68,3 +68,34 @@ test('property: N days read for a count of hours is N * 24, and N hours never re
     }),
   );
 });
+
+test('a time said of when a link expires ("valid for 24h", "expiring in 3 days", "link expiry two days") is its value', () => {
+  const catalog: DraftCatalog = {
+    tools: [
+      tool({
+        name: 'send_pass_link',
+        description: 'Sends the driver a link to their parking pass.',
+        args: {
+          type: 'object',
+          required: ['plate', 'expires_hours'],
+          properties: {
+            plate: { type: 'string' },
+            expires_hours: { type: 'integer', minimum: 1, maximum: 168 },
+          },
+        },
+      }),
+    ],
+    events: [{ type: 'permit.requested', payload: ['plate', 'zone'] }],
+  };
+  for (const [request, hours] of [
+    ['when a permit is requested, send the pass link, valid for 24h', 24],
+    ['when a permit is requested, send the pass link, expiring in 3 days', 72],
+    ['when a permit is requested, send the pass link. link expiry two days.', 48],
+  ] as const) {
+    const d = draftSpec(compileRequest(request, catalog), catalog);
+    assert.equal(d.publishable, true, `${request}: ${JSON.stringify(d.questions)}`);
+    const step = d.spec!.steps[0]!;
+    assert.ok('tool' in step);
+    assert.equal(step.args.expires_hours, hours, request);
+  }
+});

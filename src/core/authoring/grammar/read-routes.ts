@@ -145,7 +145,7 @@ export const ROUTE_WORDS = new Set(
 
 /** Words a clause that only says a response time may hold beside the time itself. */
 export const TIME_WORDS = new Set(
-  'a an the it them needs need needed with within in to respond response responses reply replies answer target targets sla slas first time of and for'.split(
+  'a an the it them needs need needed with within in to respond response responses reply replies answer target targets sla slas first time of and for valid expiring expires expire expiry lasting'.split(
     ' ',
   ),
 );
