@@ -301,3 +301,11 @@ test("an enum argument takes the event's field of its name only when the samples
   assert.match(q.question, /web, api or mobile/);
   assert.match(q.question, /"backend"/);
 });
+
+test('an argument named with the noun a form gives it ("title field", "subject line") takes the quote after it', () => {
+  const [args] = stepArgs(
+    'when a build fails, create a ticket in web with title field "Build broken" and body "See the log."',
+  );
+  assert.equal(args!.title, 'Build broken');
+  assert.equal(args!.body, 'See the log.');
+});

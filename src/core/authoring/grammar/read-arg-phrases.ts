@@ -65,11 +65,16 @@ export function readArgPhrases(buf: RequestText, event: string | undefined, ctx:
       args.set(name, a);
     }
   }
-  // An argument's words name it ("incident id", "the title"), or with "id" left off ("the incident").
+  // An argument's words name it ("incident id", "the title"), or with "id" left off ("the incident"),
+  // or with the noun a form gives it ("subject line", "title field").
   const argNamed = (words: readonly string[]): string[] => {
     let w = [...words];
     while (w.length > 0 && DETERMINERS.has(w[0]!)) w = w.slice(1);
     if (w.length === 0) return [];
+    if (w.length > 1 && (w.at(-1) === 'line' || w.at(-1) === 'field')) {
+      const named = argNamed(w.slice(0, -1));
+      if (named.length > 0) return named;
+    }
     return [...args.keys()].filter((name) => {
       const parts = name.split('_');
       const match = (ps: readonly string[]) =>
