@@ -120,6 +120,10 @@ test('a person doing it by hand never hides a restriction or an object: asked', 
   for (const request of [
     'refund every request under $20. premium someone will refund manually',
     'refund every request under $20, someone must refund premium requests manually',
+    // A sign-off said by hand is no action the catalog does: asked, never dropped.
+    'refund every request under $20, someone has to confirm them manually',
+    // Said of every event, it contradicts the refund: asked.
+    'refund every request under $20. someone will refund them manually.',
   ]) {
     const d = draft(request);
     assert.equal(d.publishable, false, `${request}: ${JSON.stringify(d.spec)}`);

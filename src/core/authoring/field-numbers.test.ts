@@ -38,6 +38,8 @@ test('a bound said of a field named in words is a test of that field, read back,
     ['transaction scored w/ risk score 90 or above -> hold it', 'payload.risk_score >= 90'],
     ['when a transaction is scored and the score is at least 70, hold it', 'payload.risk_score >= 70'],
     ['hold scored transactions with a risk score of 95+', 'payload.risk_score >= 95'],
+    ['hold scored transactions with a risk score of 20 or below', 'payload.risk_score <= 20'],
+    ['hold scored transactions with a risk score of at most 20', 'payload.risk_score <= 20'],
   ] as const) {
     const d = draft(request);
     assert.equal(d.publishable, true, `${request}: ${JSON.stringify(d.questions)}`);

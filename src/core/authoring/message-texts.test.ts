@@ -354,6 +354,12 @@ test('an unquoted text never swallows a restriction: "unless ..." ends it, "Not 
     dash.partial?.steps.find((s) => 'tool' in s && s.tool === 'message_patient');
   assert.ok(message && 'tool' in message, JSON.stringify(dash));
   assert.equal(message.args?.text, 'We are sorry.');
+  // A restriction said to the person is their words.
+  const yours = draft('booking cancelled: message them we can only rebook once unless you call us');
+  assert.equal(
+    (yours.spec ?? yours.partial)?.steps.find((s) => 'tool' in s)?.args?.text,
+    'We can only rebook once unless you call us.',
+  );
   const not = draft('booking cancelled: tell them Not if they cancelled late');
   const said = (not.spec ?? not.partial)?.steps.find((s) => 'tool' in s && s.tool === 'message_patient');
   assert.ok(!(said && 'tool' in said && String(said.args?.text).startsWith('Not if')), JSON.stringify(not));

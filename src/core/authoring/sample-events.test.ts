@@ -165,3 +165,14 @@ test('"writes back" and "got back to us" are the customer replying', () => {
     assert.deepEqual(d.spec!.triggers, [{ event: 'customer.replied' }], request);
   }
 });
+
+test("the event's own noun names the events, never a yes/no field that ends with it", () => {
+  const flagged = [
+    { type: 'return.requested', subject: 'T-1', payload: { order_id: 'A-1001', first_return: true } },
+    { type: 'return.requested', subject: 'T-2', payload: { order_id: 'A-1002', first_return: false } },
+  ];
+  const catalog: DraftCatalog = { tools, events: eventShapesOf(flagged) };
+  const d = draft('when a return is requested, accept the return', catalog);
+  assert.equal(d.publishable, true, JSON.stringify(d.questions));
+  assert.deepEqual(d.spec!.triggers, [{ event: 'return.requested' }]);
+});

@@ -158,3 +158,14 @@ test('a case reading given up leaves nothing behind in the request context', () 
   assert.equal(readValueCases(text, { text }, text, 'ticket.opened', text, ctx), undefined);
   assert.deepEqual([ctx.questions, ctx.notes, ctx.assumptions], [[], [], []]);
 });
+
+test('a line break ends a sentence only before a case of its own, never after a word that leads on', () => {
+  // "under⏎$50" stays one bound; "don't⏎delete" stays one ban; a list's numbers are no values.
+  const wrapped = draft("tag urgent tickets 'hot' and don't\ndelete them");
+  assert.ok(
+    !(wrapped.spec ?? wrapped.partial)?.steps.some((s) => 'tool' in s && s.tool === 'delete_ticket'),
+    JSON.stringify(wrapped),
+  );
+  const listed = draft("1. urgent tickets: tag it 'hot'\n2. low ones: tag it 'cold'");
+  assert.ok(!listed.questions.some((q) => /"1"|"2"/.test(q.question)), JSON.stringify(listed.questions));
+});

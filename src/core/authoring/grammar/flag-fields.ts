@@ -12,8 +12,11 @@ import { cutOut, type RequestContext, type RequestText } from './request-context
 /** The yes/no field of `shape` a word names ("verified" -> identity_verified), and whether it is turned around ("unverified"). */
 export function flagOf(word: string, shape: EventShape): { field: string; negated: boolean } | undefined {
   const turned = /^(?:un|non-?)([a-z].*)$/.exec(word)?.[1];
+  // The event's own noun names the events, never a flag ("payout" is no `first_payout`).
+  const noun = shape.type.split('.')[0]!;
   for (const [w, negated] of [[word, false], ...(turned ? [[turned, true] as const] : [])] as const) {
     const forms = lemmas(w);
+    if (forms.includes(noun)) continue;
     const hits = (shape.flags ?? []).filter((f) => forms.includes(f.split('_').pop()!));
     if (hits.length === 1) return { field: hits[0]!, negated };
     if (hits.length > 1) return undefined;

@@ -69,6 +69,10 @@ const PHRASES: readonly [RegExp, string][] = [
  * Lowercase text of the same length as `raw`, quoted text replaced by `"q<n>"` placeholders (the
  * quoted text is kept in `quotes`), curly quotes and dashes made plain.
  */
+/** Words a line may end with that lead on to the next line: it goes on there. */
+const LEADS_ON =
+  /\b(?:under|over|below|above|than|to|at|of|for|from|with|in|on|by|and|or|but|not|no|never|don'?t|dont|do|a|an|the|up|least|most|if|is|are|plus|only|just|then)\s*$/i;
+
 export function normaliseRequest(request: string, quotes: string[]): { lower: string; raw: string } {
   let raw = request
     .replace(/[\u201c\u201d]/g, '"')
@@ -84,11 +88,18 @@ export function normaliseRequest(request: string, quotes: string[]): { lower: st
       return `${pre ?? ''}${mark}`.padEnd(all.length, ' ');
     },
   );
-  // A line that ends with no mark ends its sentence ("spam -> hide it⏎harassment -> ..."), unless
-  // a bullet starts the next one: one character for one, so positions stay put.
+  // A list's numbers ("1. refund it⏎2. reply") mark its lines, nothing more.
   raw = raw.replace(
-    /(?<=[^\s.;:!?,(-])([ \t]*)\n(?![ \t]*(?:[-*•]|[0-9]+[.)])\s)/g,
-    (_, sp: string) => `${sp}.`,
+    /(^|\n)([ \t]*)([0-9]{1,2}[.)])(?=[ \t])/g,
+    (_, nl: string, sp: string, n: string) => `${nl}${sp}${' '.repeat(n.length)}`,
+  );
+  // A line that ends with no mark ends its sentence where the next line opens a case of its own
+  // ("spam -> hide it⏎harassment -> ..."), never after a word that leads on ("under⏎$50", "don't⏎
+  // notify"): one character for one, so positions stay put.
+  raw = raw.replace(
+    /(?<=[^\s.;:!?,(-])([ \t]*)\n(?=[ \t]*[^\s\-*•][^\n]{0,60}?(?:->|→|=>|:))/g,
+    (all: string, sp: string, at: number, text: string) =>
+      LEADS_ON.test(text.slice(0, at)) ? all : `${sp}.`,
   );
   raw = raw.replace(/\s/g, ' ');
   // "Ticket resolved -> reply ...": an arrow leads to what follows, like a colon.

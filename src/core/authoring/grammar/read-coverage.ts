@@ -36,7 +36,7 @@ const GRAMMAR_WORDS = new Set(
   theyre anything something
   approve approval approved ask asking permission sign off say said yet ever know let wait waiting
   staff employee employees team member members forget fail hesitate bother actually really make sure
-  regardless anyway anyways teh`.split(/\s+/),
+  regardless anyway anyways teh were`.split(/\s+/),
 );
 
 /** Past participles the lemmas do not undo ("posts get hidden"), for this check alone. */

@@ -12,7 +12,9 @@
  * workflow leaves out ("finance does that by hand", "legal wants to eyeball it first") is a reason
  * too, never a step.
  */
+import { lemmas } from '../request-words.ts';
 import { cutOut, type DraftStep, type RequestContext, type RequestText } from './request-context.ts';
+import { toolWords } from './tool-words.ts';
 
 const THATS_IT =
   /(?:,\s*|\s+-\s+|\s+)(?:(?:and|so)\s+)?(?:that'?s it|that'?s all|that is all|that is it|nothing else|no more steps)(?: for now| for the moment| at the moment| for today)?(?=\s*(?:$|[.!;,]))/g;
@@ -94,7 +96,20 @@ export function readFiller(buf: RequestText, raw: string, ctx: RequestContext): 
       `"${raw.slice(m.index, m.index + m[0].length)}" is read as why; the workflow does nothing of its own for it.`,
     );
   }
-  for (const m of [...buf.text.matchAll(BY_HAND), ...buf.text.matchAll(BY_SOMEONE)]) {
+  // (By someone: only an action the catalog's tools do, "pay", "refund" — "confirm", "vet" are
+  // sign-offs — and only in a sentence said of some of the events ("anything bigger just approve it,
+  // someone will pay it manually"): said of all of them, it contradicts the step and is asked.)
+  const acts = (m: RegExpMatchArray) =>
+    lemmas(/(?:will|can|should|must|to|'ll)\s+([a-z]+)/.exec(m[0])?.[1] ?? '').some((l) =>
+      ctx.tools.some((t) => toolWords(t).name.has(l) || toolWords(t).first.has(l)),
+    ) &&
+    /\b(?:otherwise|else|anything|everything|the rest|over|above|more than|bigger|larger|under|below|less than|smaller)\b|:/.test(
+      buf.text
+        .slice(0, m.index)
+        .split(/[.;!?](?:\s|$)/)
+        .at(-1) ?? '',
+    );
+  for (const m of [...buf.text.matchAll(BY_HAND), ...[...buf.text.matchAll(BY_SOMEONE)].filter(acts)]) {
     cutOut(buf, m as RegExpExecArray);
     ctx.assumptions.push(
       `"${raw.slice(m.index, m.index + m[0].length).trim()}" is read as who does what the workflow leaves out, not a step.`,

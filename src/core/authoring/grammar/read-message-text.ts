@@ -90,13 +90,18 @@ function textEnd(lower: string, from: number, colon: boolean, verbs: Set<string>
       break;
     }
   }
-  // Without a colon, "unless ...", "except ..." is a restriction of the step, not its words.
+  // Without a colon, "unless ...", "except ..." is a restriction of the step, not its words; one
+  // said to the person ("we can only refund once unless you contact support") stays in them.
   if (!colon) {
     const r =
       /,?\s+(?:-\s+)?(?:unless|except|only if|but only|provided(?: that)?|as long as)\b|\s+-\s+(?=(?:otherwise|else|if|when|then|also|but|and)\b)/g;
     r.lastIndex = from;
-    const m = r.exec(lower);
-    if (m && m.index < end) end = m.index;
+    for (let m = r.exec(lower); m && m.index < end; m = r.exec(lower)) {
+      const clause = lower.slice(m.index + m[0].length).split(/[.;!?,](?:\s|$)/)[0] ?? '';
+      if (/\b(?:you|your|you're|you've|you'll)\b/.test(clause)) continue;
+      end = m.index;
+      break;
+    }
   }
   const stop = /[.;!?]+(?=\s|$)|\n/g;
   stop.lastIndex = from;

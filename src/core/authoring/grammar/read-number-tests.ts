@@ -49,6 +49,7 @@ export const PRE: Readonly<Record<string, NumberTest['op']>> = {
   'shorter than': '<',
   below: '<',
   'fewer than': '<',
+  'at most': '<=',
 };
 export const POST: Readonly<Record<string, NumberTest['op']>> = {
   'or more': '>=',
@@ -59,6 +60,8 @@ export const POST: Readonly<Record<string, NumberTest['op']>> = {
   'or shorter': '<=',
   'or under': '<=',
   'or fewer': '<=',
+  'or below': '<=',
+  'or lower': '<=',
 };
 
 const NUMBER = String.raw`([0-9]{1,4}|a|an|one|${NUMBER_WORDS})`;
