@@ -207,6 +207,9 @@ test('the words a reading consumed are read: a participle, a hyphenated word, a 
     ['hide first-time reported posts', 'first-time'],
     ['when an alert fires for hidden services, page the oncall for its service', 'hidden'],
     ['hide reported posts flagged 4 times', '4'],
+    // An id or a range no reading holds.
+    ['hide reported posts from U-42', 'u-42'],
+    ['hide reported posts with 9-10 reports', '9-10'],
   ] as const) {
     const x = draftSpec(compileRequest(r, desk), desk);
     assert.equal(x.publishable, false, `${r}: ${JSON.stringify(x.spec)}`);

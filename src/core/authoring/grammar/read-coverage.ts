@@ -125,6 +125,13 @@ export function checkCoverage(
     .replace(/"q[0-9]+"/g, ' ')
     .match(/(?<![a-z0-9-])[0-9]+(?:[.,][0-9]+)*(?![a-z0-9-])/g) ?? [])
     if (!unread.includes(n) && !numbers.has(n.replace(/,/g, ''))) unread.push(n);
+  // An id or a range said in the words ("from E-42", "nps 9-10") is read only where the draft
+  // holds it.
+  const held = drafted.toLowerCase();
+  for (const t of lower
+    .replace(/"q[0-9]+"/g, ' ')
+    .match(/(?<![a-z0-9-])(?:[a-z]{1,4}-?[0-9]+|[0-9]+-[0-9]+)(?![a-z0-9-])/g) ?? [])
+    if (!unread.includes(t) && !held.includes(t) && !values.has(t)) unread.push(t);
   for (const w of lower.replace(/"q[0-9]+"/g, ' ').split(/[^a-z'-]+/)) {
     const word = w.replace(/^['-]+|['-]+$/g, '').replace(/'(?:s|ve|re|m|ll|d)$/, '');
     if (word.length < 2 || FILLER.has(word) || GRAMMAR_WORDS.has(word)) continue;
