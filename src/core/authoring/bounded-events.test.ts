@@ -212,3 +212,18 @@ test('a sentence that ends in "first" runs before the one said before it', () =>
     ['approve_claim', 'pay_claim'],
   );
 });
+
+test('in a draft that moves no money, a bound said of the events tests their amount; said of anything else, it is asked', () => {
+  for (const request of ['approve claims under $200', 'approve claims under $200 automatically']) {
+    const d = draft(request);
+    assert.equal(d.publishable, true, `${request}: ${JSON.stringify(d.questions)}`);
+    assert.equal(d.spec!.triggers[0]!.when, 'payload.amount_usd < 200', request);
+    assert.deepEqual(
+      d.spec!.steps.map((s) => ('tool' in s ? s.tool : '')),
+      ['approve_claim'],
+    );
+  }
+  // Said of no events: as a cap it would bound nothing, so every claim would be rejected.
+  const other = draft('reject claims with photos of damage under $200');
+  assert.equal(other.publishable, false, JSON.stringify(other.spec));
+});

@@ -60,10 +60,15 @@ export function boundedEvents(
   // One bound, and it is the cap (several are the cap's question already).
   if (filter === undefined || new Set(caps).size !== 1 || filters.some((f) => f.usd !== filter.usd))
     return [];
-  if (!saidOfEvents(text, filter.at, event, ctx) && !sharedObject(text, filter.at, event, ctx)) return [];
   const at = steps.findIndex((s) => s.tool.cost?.fromArg !== undefined);
   const money = steps[at];
-  if (money === undefined) return [];
+  // No step costs anything ("approve expenses under $50"): the bound can only say which events; as
+  // a cap it would bound nothing, and every expense would be approved.
+  if (money === undefined)
+    return steps.length > 0 && steps.every((s) => s.tool.cost === undefined)
+      ? noMoneyBound(text, filter, event, ctx)
+      : [];
+  if (!saidOfEvents(text, filter.at, event, ctx) && !sharedObject(text, filter.at, event, ctx)) return [];
   const before = steps.slice(0, at).filter((s) => s.tool.effect !== 'read');
   if (before.length === 0) return [];
   const field = payloadFieldOf(money.step.args[money.tool.cost!.fromArg!]);
@@ -72,6 +77,42 @@ export function boundedEvents(
     `$${formatUsd(filter.usd)} bounds which ${event ?? 'trigger'} events the workflow acts on, not only what it spends: ${before.map((s) => s.tool.name).join(', ')} ${before.length === 1 ? 'acts' : 'act'} before ${money.tool.name} moves the money, so the trigger tests ${field} ${filter.op} ${filter.usd} too.`,
   );
   return [`payload.${field} ${filter.op} ${filter.usd}`];
+}
+
+/**
+ * A bound said of the events of a draft that moves no money: a test of the trigger event's one
+ * amount field (`payload.amount_usd < 50`), when the words before it are the events, or an action
+ * and the events ("approve expenses under $50"); a question otherwise (said of something else, or
+ * the event has no such field, or several): as a cap it would bound nothing.
+ */
+function noMoneyBound(
+  text: string,
+  filter: { op: '<' | '<='; usd: number; at: number },
+  event: string | undefined,
+  ctx: RequestContext,
+): string[] {
+  const verb = /^\s*[a-z]+(?:\s*(?:\+|&|\band\b)\s*[a-z]+)*\s+/.exec(text.slice(0, filter.at));
+  const ofEvents =
+    saidOfEvents(text, filter.at, event, ctx) ||
+    (verb !== null &&
+      verb[0]
+        .split(/\s*(?:\+|&|\band\b)\s*|\s+/)
+        .filter(Boolean)
+        .every((v) => isActionVerb(v)) &&
+      saidOfEvents(text.slice(verb[0].length), filter.at - verb[0].length, event, ctx));
+  const shape = ctx.events?.find((e) => e.type === event);
+  const fields = (shape?.payload ?? []).filter((f) => /(?:^|_)(?:amount|total)(?:_|$)|_usd$/.test(f));
+  if (!ofEvents || fields.length !== 1) {
+    ctx.questions.push({
+      about: 'triggers.when',
+      question: `Which field of the ${event ?? 'trigger'} event holds the amount "$${formatUsd(filter.usd)}" bounds? No step moves money, so it can only say which events the workflow acts on.${shape?.payload.length ? ` It carries ${shape.payload.join(', ')}.` : ''}`,
+    });
+    return [];
+  }
+  ctx.assumptions.push(
+    `$${formatUsd(filter.usd)} says which ${event} events the workflow acts on: no step moves money, so the trigger tests ${fields[0]} ${filter.op} ${filter.usd}.`,
+  );
+  return [`payload.${fields[0]} ${filter.op} ${filter.usd}`];
 }
 
 /**
