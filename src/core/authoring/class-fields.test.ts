@@ -130,3 +130,18 @@ test('property: any class of the list said as a heading is a test of the field, 
     ),
   );
 });
+
+test('a class said as what happened to the events ("flagged as fake") and given only to a step is asked', () => {
+  const catalog = desk(undefined, { values: { kind: ['fake', 'offensive'] } });
+  for (const request of ['reviews flagged as fake get suppressed', 'suppress reviews flagged as offtopic']) {
+    const { d } = draft(request, catalog);
+    assert.equal(d.publishable, false, `${request}: ${JSON.stringify(d.spec)}`);
+    assert.ok(
+      d.questions.some((q) => q.question.includes('without testing kind')),
+      `${request}: ${JSON.stringify(d.questions)}`,
+    );
+  }
+  // Said with the action, or tested, it is the argument's value alone.
+  const said = draft("fake reviews: suppress them as 'fake'", catalog).d;
+  assert.equal(said.publishable, true, JSON.stringify(said.questions));
+});

@@ -27,6 +27,7 @@ import { askBoundInChoice, boundedEvents } from './grammar/bounded-events.ts';
 import { branchMoney, readBranch } from './grammar/build-branch.ts';
 import { askDroppedActions } from './grammar/dropped-actions.ts';
 import { fillFromEarlierReads } from './grammar/earlier-outputs.ts';
+import { askEventValueArgs } from './grammar/event-value-args.ts';
 import { fillArgs } from './grammar/fill-args.ts';
 import { placeImpliedReads } from './grammar/implied-reads.ts';
 import { normaliseRequest, readPhrases } from './grammar/normalise-request.ts';
@@ -223,6 +224,7 @@ export function compileRequest(
     });
   const maxCostUsd = spendCap(money.caps, steps, ctx);
   checkCoverage(buf.text, steps, ctx, `${when.join(' ')} ${JSON.stringify(flow)}`);
+  askEventValueArgs(phrased, steps, event, `${when.join(' ')} ${JSON.stringify(flow)}`, ctx);
   // "open a sev3 for warnings": a value of the event's said and read by nothing says which events.
   askUnreadValues(buf.text, event, when, flow, steps, ctx);
   askDroppedActions(steps, ctx);

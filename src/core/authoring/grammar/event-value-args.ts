@@ -1,0 +1,46 @@
+/**
+ * A value the words give a step that is also a value the trigger event carries in a field the
+ * draft never tests, said as what happened to the events ("posts reported as spam get hidden",
+ * "flagged as fraud"): hide_post's reason "spam", while "spam" is a category the post.reported
+ * events show. The words may mean only spam posts (a test of category) or every post hidden as
+ * spam: asked, never guessed, for the one reading hides every post. Said with the action ("build
+ * it as JSON"), or with a field the draft tests or reads, it is no question.
+ */
+import { lemmas } from '../request-words.ts';
+import type { DraftStep, RequestContext } from './request-context.ts';
+import { toolWords } from './tool-words.ts';
+
+export function askEventValueArgs(
+  text: string,
+  steps: readonly DraftStep[],
+  event: string | undefined,
+  drafted: string,
+  ctx: RequestContext,
+): void {
+  const shape = ctx.events?.find((e) => e.type === event);
+  if (!shape?.values) return;
+  const lower = (x: unknown) => String(x).toLowerCase();
+  for (const s of steps)
+    for (const [arg, v] of Object.entries(s.step.args)) {
+      if (typeof v !== 'string' || v.includes('{{')) continue;
+      for (const [field, values] of Object.entries(shape.values)) {
+        // (A value of the argument's list whose other values the samples show is the field's too.)
+        const list = (s.tool.args.properties as Record<string, { enum?: unknown[] }> | undefined)?.[arg]
+          ?.enum;
+        const classes =
+          Array.isArray(list) &&
+          values.every((x) => list.map(lower).includes(lower(x))) &&
+          list.map(lower).includes(lower(v));
+        if (!classes && !values.some((x) => lower(x) === lower(v))) continue;
+        if (new RegExp(String.raw`\.${field}\b`).test(drafted)) continue;
+        // "reported as spam": a past form no step's tool is named by, then "as" or "for".
+        const said = new RegExp(String.raw`\b([a-z]+ed)\s+(?:as|for)\s+(?:an?\s+)?${lower(v)}\b`).exec(text);
+        if (!said || lemmas(said[1]!).some((l) => toolWords(s.tool).name.has(l))) continue;
+        ctx.questions.push({
+          about: 'triggers.when',
+          question: `"${v}" is a ${field} the ${shape.type} events carry, and the draft gives it to ${s.tool.name}'s ${arg} without testing ${field}. Should the workflow run only for ${field} ${v}, or for every ${shape.type} event with ${arg} ${v}?`,
+        });
+        return;
+      }
+    }
+}
