@@ -223,8 +223,9 @@ export function compileRequest(
       question: `The request asks for ${s.tool.name} and also says no one need sign off. Should the workflow call ${s.tool.name} or not?`,
     });
   const maxCostUsd = spendCap(money.caps, steps, ctx);
-  checkCoverage(buf.text, steps, ctx, `${when.join(' ')} ${JSON.stringify(flow)}`);
-  askEventValueArgs(phrased, steps, event, `${when.join(' ')} ${JSON.stringify(flow)}`, ctx);
+  const drafted = `${when.join(' ')} ${JSON.stringify(flow)}`;
+  checkCoverage(buf.text, steps, ctx, drafted);
+  askEventValueArgs(phrased, steps, event, drafted, ctx);
   // "open a sev3 for warnings": a value of the event's said and read by nothing says which events.
   askUnreadValues(buf.text, event, when, flow, steps, ctx);
   askDroppedActions(steps, ctx);

@@ -40,12 +40,16 @@ function saidOfEvents(text: string, at: number, event: string | undefined, ctx: 
  * under $50", whose reply is for everyone).
  */
 function sharedObject(text: string, at: number, event: string | undefined, ctx: RequestContext): boolean {
-  const m = /^\s*[a-z]+(?:\s*(?:\+|&|\band\b|\bn\b)\s*[a-z]+)+\s+/.exec(text.slice(0, at));
-  if (!m) return false;
+  const a = leadingActions(text, at);
+  return a !== undefined && a.verbs > 1 && saidOfEvents(text.slice(a.end), at - a.end, event, ctx);
+}
+
+/** The action verbs the text starts with, before `at` ("approve + reimburse "): how many, and where they end. */
+function leadingActions(text: string, at: number): { verbs: number; end: number } | undefined {
+  const m = /^\s*[a-z]+(?:\s*(?:\+|&|\band\b|\bn\b)\s*[a-z]+)*\s+/.exec(text.slice(0, at));
+  if (!m) return undefined;
   const verbs = m[0].split(/\s*(?:\+|&|\band\b|\bn\b)\s*|\s+/).filter(Boolean);
-  return (
-    verbs.every((v) => isActionVerb(v)) && saidOfEvents(text.slice(m[0].length), at - m[0].length, event, ctx)
-  );
+  return verbs.every((v) => isActionVerb(v)) ? { verbs: verbs.length, end: m[0].length } : undefined;
 }
 
 export function boundedEvents(
@@ -91,15 +95,10 @@ function noMoneyBound(
   event: string | undefined,
   ctx: RequestContext,
 ): string[] {
-  const verb = /^\s*[a-z]+(?:\s*(?:\+|&|\band\b)\s*[a-z]+)*\s+/.exec(text.slice(0, filter.at));
+  const a = leadingActions(text, filter.at);
   const ofEvents =
     saidOfEvents(text, filter.at, event, ctx) ||
-    (verb !== null &&
-      verb[0]
-        .split(/\s*(?:\+|&|\band\b)\s*|\s+/)
-        .filter(Boolean)
-        .every((v) => isActionVerb(v)) &&
-      saidOfEvents(text.slice(verb[0].length), filter.at - verb[0].length, event, ctx));
+    (a !== undefined && saidOfEvents(text.slice(a.end), filter.at - a.end, event, ctx));
   const shape = ctx.events?.find((e) => e.type === event);
   const fields = (shape?.payload ?? []).filter((f) => /(?:^|_)(?:amount|total)(?:_|$)|_usd$/.test(f));
   if (!ofEvents || fields.length !== 1) {

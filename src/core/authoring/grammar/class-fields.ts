@@ -4,9 +4,9 @@
  * (a removal's `reason`: spam, harassment, illegal ...) is read as what the field holds, Assumed.
  * So an argument named for one takes that field (`reason: {{event.payload.category}}`, fill-args.ts)
  * and a class said of the events ("spam reports", "anything reported as illegal") tests it
- * (`payload.category == "illegal"`, read-field-tests.ts). The assumption no sample checks makes every
- * word of the request count (`ctx.wholeReading`, read-coverage.ts): a class the list does not have
- * ("hate speech posts") is asked about, never dropped. Pure.
+ * (`payload.category == "illegal"`, read-field-tests.ts). The assumption no sample checks is named
+ * in the coverage check's question (`ctx.wholeReading`, read-coverage.ts): a class the list does not
+ * have ("hate speech posts") is asked about, never dropped. Pure.
  */
 import type { EventShape } from '../compiled-request.ts';
 import { listOr, type RequestContext } from './request-context.ts';
@@ -62,7 +62,7 @@ export function classValues(field: string, shape: EventShape, ctx: RequestContex
   return classList(ctx)?.values ?? [];
 }
 
-/** Lists the assumption (once) and makes every word of the request count. */
+/** Lists the assumption (once), and names it for the coverage check's question. */
 export function note(field: string, shape: EventShape, ctx: RequestContext): void {
   const list = classList(ctx);
   if (list === undefined) return;

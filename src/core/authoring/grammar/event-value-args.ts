@@ -7,6 +7,8 @@
  * it as JSON"), or with a field the draft tests or reads, it is no question.
  */
 import { lemmas } from '../request-words.ts';
+import { classValues } from './class-fields.ts';
+import { readsField } from './read-coverage.ts';
 import type { DraftStep, RequestContext } from './request-context.ts';
 import { toolWords } from './tool-words.ts';
 
@@ -18,29 +20,27 @@ export function askEventValueArgs(
   ctx: RequestContext,
 ): void {
   const shape = ctx.events?.find((e) => e.type === event);
-  if (!shape?.values) return;
-  const lower = (x: unknown) => String(x).toLowerCase();
+  if (!shape) return;
+  // The values each field is known to hold: its samples', or the classes it is read as holding.
+  const held = shape.payload.map((field) => ({
+    field,
+    values: [...(shape.values?.[field] ?? []), ...classValues(field, shape, ctx)].map((x) => x.toLowerCase()),
+  }));
   for (const s of steps)
     for (const [arg, v] of Object.entries(s.step.args)) {
       if (typeof v !== 'string' || v.includes('{{')) continue;
-      for (const [field, values] of Object.entries(shape.values)) {
-        // (A value of the argument's list whose other values the samples show is the field's too.)
-        const list = (s.tool.args.properties as Record<string, { enum?: unknown[] }> | undefined)?.[arg]
-          ?.enum;
-        const classes =
-          Array.isArray(list) &&
-          values.every((x) => list.map(lower).includes(lower(x))) &&
-          list.map(lower).includes(lower(v));
-        if (!classes && !values.some((x) => lower(x) === lower(v))) continue;
-        if (new RegExp(String.raw`\.${field}\b`).test(drafted)) continue;
-        // "reported as spam": a past form no step's tool is named by, then "as" or "for".
-        const said = new RegExp(String.raw`\b([a-z]+ed)\s+(?:as|for)\s+(?:an?\s+)?${lower(v)}\b`).exec(text);
-        if (!said || lemmas(said[1]!).some((l) => toolWords(s.tool).name.has(l))) continue;
-        ctx.questions.push({
-          about: 'triggers.when',
-          question: `"${v}" is a ${field} the ${shape.type} events carry, and the draft gives it to ${s.tool.name}'s ${arg} without testing ${field}. Should the workflow run only for ${field} ${v}, or for every ${shape.type} event with ${arg} ${v}?`,
-        });
-        return;
-      }
+      const value = v.toLowerCase();
+      const hit = held.find((h) => h.values.includes(value) && !readsField(drafted, h.field));
+      if (!hit) continue;
+      // "reported as spam": a past form no step's tool is named by, then "as" or "for".
+      const said = new RegExp(
+        String.raw`\b([a-z]+ed)\s+(?:as|for)\s+(?:an?\s+)?${value.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\b`,
+      ).exec(text);
+      if (!said || lemmas(said[1]!).some((l) => toolWords(s.tool).name.has(l))) continue;
+      ctx.questions.push({
+        about: 'triggers.when',
+        question: `"${v}" is a ${hit.field} the ${shape.type} events carry, and the draft gives it to ${s.tool.name}'s ${arg} without testing ${hit.field}. Should the workflow run only for ${hit.field} ${v}, or for every ${shape.type} event with ${arg} ${v}?`,
+      });
+      return;
     }
 }

@@ -65,14 +65,14 @@ const PHRASES: readonly [RegExp, string][] = [
   [/(?<![a-z0-9.'$-])ur(?![a-z0-9.'-])/g, ''],
 ];
 
-/**
- * Lowercase text of the same length as `raw`, quoted text replaced by `"q<n>"` placeholders (the
- * quoted text is kept in `quotes`), curly quotes and dashes made plain.
- */
 /** Words a line may end with that lead on to the next line: it goes on there. */
 const LEADS_ON =
   /\b(?:under|over|below|above|than|to|at|of|for|from|with|in|on|by|and|or|but|not|no|never|don'?t|dont|do|a|an|the|up|least|most|if|is|are|plus|only|just|then)\s*$/i;
 
+/**
+ * Lowercase text of the same length as `raw`, quoted text replaced by `"q<n>"` placeholders (the
+ * quoted text is kept in `quotes`), curly quotes and dashes made plain.
+ */
 export function normaliseRequest(request: string, quotes: string[]): { lower: string; raw: string } {
   let raw = request
     .replace(/[\u201c\u201d]/g, '"')

@@ -68,23 +68,23 @@ export function readCountTests(buf: RequestText, ctx: RequestContext): CountTest
   const out: CountTest[] = [];
   for (const m of [...buf.text.matchAll(TEST)]) {
     if (NEGATED.test(buf.text.slice(0, m.index))) continue;
-    const [, pre1, n1, noun1, n2, noun2, n3, post3, noun3, n4, noun4, post4, verb6, pre6, n6, post6] = m;
+    const [, pre1, n1, noun1, n2, noun2, n3, post3, noun3, n4, noun4, post4, verb5, pre5, n5, post5] = m;
     // "reported more than twice", "flagged 3 times or more": the count of what the verb names.
-    const times = n6 === undefined ? undefined : (TIMES_WORDS[n6] ?? value(n6.replace(/\s+times$/, '')));
-    if (verb6 !== undefined && times === undefined) continue;
-    const pre = pre1 ?? pre6;
-    const said = n1 ?? n2 ?? n3 ?? n4 ?? n6!;
+    const times = n5 === undefined ? undefined : (TIMES_WORDS[n5] ?? value(n5.replace(/\s+times$/, '')));
+    if (verb5 !== undefined && times === undefined) continue;
+    const pre = pre1 ?? pre5;
+    const said = n1 ?? n2 ?? n3 ?? n4 ?? n5!;
     // "reported 5 times": the count of what the verb names has reached the number (`>=`), and only
     // where a count field counts it (`report_count`), never any count.
-    const noun = noun1 ?? noun2 ?? noun3 ?? noun4 ?? verb6!;
+    const noun = noun1 ?? noun2 ?? noun3 ?? noun4 ?? verb5!;
     const n = times ?? value(said);
     if (n === undefined) continue;
     if (noun !== 'times' && !fields.some((f) => names(noun, f))) continue;
     const op = pre
       ? (PRE[pre] ?? (PAST.test(pre) ? '>' : '>='))
-      : n2 !== undefined || (verb6 !== undefined && post6 === undefined)
+      : n2 !== undefined || (verb5 !== undefined && post5 === undefined)
         ? '>='
-        : POST[(post3 ?? post4 ?? post6)!]!;
+        : POST[(post3 ?? post4 ?? post5)!]!;
     out.push({ op, n, noun, said: m[0] });
     cutOut(buf, m);
     // "posts with 10+ reports", "if a post has 5 or more", "spam w/ 5 reports", "once it's got more

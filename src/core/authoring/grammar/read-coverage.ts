@@ -1,7 +1,7 @@
 /**
- * The coverage part of the grammar: in every draft, every word of the request is accounted for — read as the trigger, a condition, a step, its arguments (a value taken
- * from the words: "tag it done"), a cap or an assumption,
- * or one of the grammar's own words ("when", "under", "then", "please"). A word none of them reads
+ * The coverage part of the grammar: in every draft, every word of the request is accounted for —
+ * read as the trigger, a condition, a step, its arguments (a value taken from the words: "tag it
+ * done"), a cap or an assumption, or one of the grammar's own words ("when", "under", "then", "please"). A word none of them reads
  * ("knock the tip off first", "on the first of every month", "email the vendor a remittance advice")
  * is text the draft would drop: a question, never dropped, for a draft that spends money could
  * otherwise pay more, more often or with less than the person asked, and one that grants, deletes
@@ -61,6 +61,10 @@ const PARTICIPLES = new Map(
   }),
 );
 
+/** Whether the drafted text (its tests and steps, as text) reads the event's `field`. */
+export const readsField = (drafted: string, field: string) =>
+  new RegExp(String.raw`\.${field}\b`).test(drafted);
+
 /** Questions for the words of `lower` no reading accounts for. */
 export function checkCoverage(
   lower: string,
@@ -68,7 +72,7 @@ export function checkCoverage(
   ctx: RequestContext,
   drafted: string,
 ): void {
-  const read = (f: string) => new RegExp(`\\.${f}\\b`).test(drafted);
+  const read = (f: string) => readsField(drafted, f);
   // "damaged orders that came with photos": a word of the trigger's clause only a field's name has
   // (has_photos), with that field read nowhere, says a test no reader made: asked, in any draft.
   for (const w of ctx.fieldWords.filter((w) => !read(w.field)))
@@ -112,6 +116,7 @@ export function checkCoverage(
     (routed && (ROUTE_WORDS.has(l) || TIME_WORDS.has(l))) ||
     (sends && MESSAGE_VERBS.has(l));
   const unread: string[] = [];
+  const bare = lower.replace(/"q[0-9]+"/g, ' ');
   // A number no reader took ("flagged 4 times or more" with no count field) is a test or an amount
   // the draft would drop; one a step's argument holds ("$10 store credit") is read.
   const numbers = new Set(
@@ -121,18 +126,14 @@ export function checkCoverage(
         .map(String),
     ),
   );
-  for (const n of lower
-    .replace(/"q[0-9]+"/g, ' ')
-    .match(/(?<![a-z0-9-])[0-9]+(?:[.,][0-9]+)*(?![a-z0-9-])/g) ?? [])
+  for (const n of bare.match(/(?<![a-z0-9-])[0-9]+(?:[.,][0-9]+)*(?![a-z0-9-])/g) ?? [])
     if (!unread.includes(n) && !numbers.has(n.replace(/,/g, ''))) unread.push(n);
   // An id or a range said in the words ("from E-42", "nps 9-10") is read only where the draft
   // holds it.
   const held = drafted.toLowerCase();
-  for (const t of lower
-    .replace(/"q[0-9]+"/g, ' ')
-    .match(/(?<![a-z0-9-])(?:[a-z]{1,4}-?[0-9]+|[0-9]+-[0-9]+)(?![a-z0-9-])/g) ?? [])
+  for (const t of bare.match(/(?<![a-z0-9-])(?:[a-z]{1,4}-?[0-9]+|[0-9]+-[0-9]+)(?![a-z0-9-])/g) ?? [])
     if (!unread.includes(t) && !held.includes(t) && !values.has(t)) unread.push(t);
-  for (const w of lower.replace(/"q[0-9]+"/g, ' ').split(/[^a-z'-]+/)) {
+  for (const w of bare.split(/[^a-z'-]+/)) {
     const word = w.replace(/^['-]+|['-]+$/g, '').replace(/'(?:s|ve|re|m|ll|d)$/, '');
     if (word.length < 2 || FILLER.has(word) || GRAMMAR_WORDS.has(word)) continue;
     if (lemmas(word).some(isRead)) continue;

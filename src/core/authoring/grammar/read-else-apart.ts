@@ -9,8 +9,9 @@
  *   - "anything shorter" / "anything longer": the one bound on a duration said;
  *   - "everyone else", "anyone else", "all other customers": the one customer group said, or with
  *     none, the one field test said ("V-100 invoices get paid, everyone else ...": other vendors);
- *   - "otherwise", "everything else", "the rest", "anything above that", "anything bigger": "the X
- *     ones" said in its sentence ("prioritise
+ *   - "anything above that", "anything bigger", "anything smaller": the one bound said before it,
+ *     on its other side (the same side is asked), never a field test;
+ *   - "otherwise", "everything else", "the rest": "the X ones" said in its sentence ("prioritise
  *     the urgent ones"), else the one test said before it (a money bound, a duration, a customer
  *     group, a field test, or, with none of those, the one upper bound said of which amounts:
  *     "refund anything under 20 bucks, for the rest reply ..."); several: a question, never a guess.
@@ -43,15 +44,17 @@ export interface ElseApart {
   readonly side?: 'above' | 'below';
 }
 
+/** The sides a comparison says: "anything bigger", "anything below that". */
+const ABOVE = 'above|over|bigger|larger|higher|more';
+const BELOW = 'under|below|smaller|lower|less';
 const PEOPLE = String.raw`(?:everyone|everybody|anyone|anybody|all (?:the )?other (?:customers|users|people|clients|members|accounts)|other (?:customers|users|people|clients|members|accounts)|the rest of (?:the|our) (?:customers|users|clients|members|accounts))`;
 const MARKER = new RegExp(
-  String.raw`(?:^|[.;!?,]\s*|\s+-\s+|(?<="q[0-9]+")\s+)((?:for\s+)?${PEOPLE}\s+else|(?:for\s+)?${PEOPLE}(?=\s*[,:]|\s+(?:just\s+)?[a-z])|(?:anything|everything|any request|any other request|all other requests|requests?|ones?)\s+(?:shorter|longer)(?:\s+than that)?|(?:for\s+)?(?:everything|anything)\s+else|(?:everything|anything|any(?:one)?|ones?)\s+(?:(?:above|over|under|below|bigger|larger|smaller|higher|lower|more|less)(?:\s+than)?\s+(?:that|this)|bigger|larger|smaller|higher|lower)|(?:for\s+)?the rest|otherwise|else|if not)\b\s*[,:]?\s*(?:->\s*|→\s*)?(?:just\s+)?([^.;!?]*?)(?:\s+instead)?\s*(?=[.;!?]|$)`,
+  String.raw`(?:^|[.;!?,]\s*|\s+-\s+|(?<="q[0-9]+")\s+)((?:for\s+)?${PEOPLE}\s+else|(?:for\s+)?${PEOPLE}(?=\s*[,:]|\s+(?:just\s+)?[a-z])|(?:anything|everything|any request|any other request|all other requests|requests?|ones?)\s+(?:shorter|longer)(?:\s+than that)?|(?:for\s+)?(?:everything|anything)\s+else|(?:everything|anything|any(?:one)?|ones?)\s+(?:(?:${ABOVE}|${BELOW})(?:\s+than)?\s+(?:that|this)|bigger|larger|smaller|higher|lower)|(?:for\s+)?the rest|otherwise|else|if not)\b\s*[,:]?\s*(?:->\s*|→\s*)?(?:just\s+)?([^.;!?]*?)(?:\s+instead)?\s*(?=[.;!?]|$)`,
   'd',
 );
 
 /** A marker that compares with a bound said before it ("anything above that", "anything bigger"). */
-const COMPARED =
-  /^(?:everything|anything|any(?:one)?|ones?)\s+(?:above|over|under|below|bigger|larger|smaller|higher|lower|more|less)\b/;
+const COMPARED = new RegExp(String.raw`^(?:everything|anything|any(?:one)?|ones?)\s+(?:${ABOVE}|${BELOW})\b`);
 
 /** The else said apart from its test, cut out. */
 export function readElseApart(buf: RequestText, raw: string): ElseApart | undefined {
@@ -83,7 +86,7 @@ export function readElseApart(buf: RequestText, raw: string): ElseApart | undefi
     end,
     kind,
     ...(kind === 'bound'
-      ? { side: /\b(?:under|below|smaller|lower|less)\b/.test(marker) ? 'below' : 'above' }
+      ? { side: new RegExp(String.raw`\b(?:${BELOW})\b`).test(marker) ? 'below' : 'above' }
       : {}),
     ...(ones ? { ones: { word: ones[1]!, at: sentence + ones.index } } : {}),
     text: buf.text.slice(bodyAt, bodyEnd),
@@ -179,8 +182,12 @@ export function elseChoice(
       return choice({ kind: 'money', op: upper.op, usd: upper.usd });
     }
     const [lower] = said.money.lowerBounds;
-    if (lower !== undefined && said.money.lowerBounds.length === 1 && said.money.filters.length === 0) {
-      if (above || said.numberTests.length > 0) return same(`$${formatUsd(lower.usd)}`);
+    if (
+      lower !== undefined &&
+      said.money.lowerBounds.length === 1 &&
+      said.money.filters.length + said.numberTests.length === 0
+    ) {
+      if (above) return same(`$${formatUsd(lower.usd)}`);
       said.money.lowerBounds.splice(0, 1);
       return choice({ kind: 'money', op: lower.op, usd: lower.usd });
     }
@@ -206,8 +213,8 @@ export function elseChoice(
     (said.audience === undefined ? 0 : 1) +
     said.fieldTests.length;
   // "refund anything under 20 bucks, for the rest reply ...": the one bound said of the things
-  // acted on ("anything under 20", "refunds under 20", "refunds of $30 or less"; it stays the money branch's cap too), never
-  // one said of another quantity ("if the total they paid is under $20": not the event's amount).
+  // acted on ("anything under 20", "refunds under 20", "refunds of $30 or less"; it stays the money
+  // branch's cap too), never one said of another quantity ("if the total they paid is under $20": not the event's amount).
   const [upper] = said.money.filters;
   const ofThem =
     upper !== undefined &&

@@ -38,16 +38,23 @@ const POLITE_LEAD =
  * eyeball it first", "payroll sorts the payment manually": who does what the workflow leaves out,
  * said as its own clause (after a comma, a dash, a full stop or "as"/"since"/"because").
  */
-const BY_HAND =
-  /(?<=(?:^|[,;.!(]|\s-|\s–|\bas|\bsince|\bbecause|\bcos)\s*)(?:(?:the|our|a|an)\s+)?(?:[a-z']+\s+){0,2}?(?:(?:does|do|will do|handles?|sorts?|processes|takes care of|deals? with|reviews?|checks?|looks? at|goes? through)\s+(?:(?:that|those|it|them|this|these|(?:the )?[a-z]+)\s+)?(?:(?:for (?:those|them|these)|by hand|manually|themselves|offline|separately|outside (?:of )?(?:this|the workflow))\b)|wants? to (?:eyeball|check|review|look at|see|approve|sign off) (?:it|them|those|that|everything)(?: first)?\b|(?:does|do|handles?|takes care of|deals? with) the rest\b)(?=\s*(?:$|[,;.!)]))/g;
+/** Where a clause of who does it starts: the text's start, a mark, a dash, "as", "since", "because". */
+const CLAUSE_START = String.raw`(?<=(?:^|[,;.!(]|\s-|\s–|\bas|\bsince|\bbecause|\bcos)\s*)`;
+
+const BY_HAND = new RegExp(
+  String.raw`${CLAUSE_START}(?:(?:the|our|a|an)\s+)?(?:[a-z']+\s+){0,2}?(?:(?:does|do|will do|handles?|sorts?|processes|takes care of|deals? with|reviews?|checks?|looks? at|goes? through)\s+(?:(?:that|those|it|them|this|these|(?:the )?[a-z]+)\s+)?(?:(?:for (?:those|them|these)|by hand|manually|themselves|offline|separately|outside (?:of )?(?:this|the workflow))\b)|wants? to (?:eyeball|check|review|look at|see|approve|sign off) (?:it|them|those|that|everything)(?: first)?\b|(?:does|do|handles?|takes care of|deals? with) the rest\b)(?=\s*(?:$|[,;.!)]))`,
+  'g',
+);
 
 /**
  * "someone will pay it manually", "we'll refund them by hand": a person, not the workflow, does it.
  * Only a person said as such, an object that is the events' own ("it", "them") and no approval
  * ("finance must approve them manually" is a sign-off the draft would keep: left to be read).
  */
-const BY_SOMEONE =
-  /(?<=(?:^|[,;.!(]|\s-|\bas|\bsince|\bbecause|\bcos)\s*)(?:someone|somebody|a human|a person|a teammate|we|i|they)(?:\s+(?:will|can|should|must|has to|have to)|'ll)\s+(?!(?:approve|sign|ok|okay|review|authori[sz]e|check)\b)[a-z]+\s+(?:(?:it|them|that|those|this|these)\s+)?(?:by hand|manually|themselves|offline|separately)(?=\s*(?:$|[,;.!)]))/g;
+const BY_SOMEONE = new RegExp(
+  String.raw`${CLAUSE_START}(?:someone|somebody|a human|a person|a teammate|we|i|they)(?:\s+(?:will|can|should|must|has to|have to)|'ll)\s+(?!(?:approve|sign|ok|okay|review|authori[sz]e|check)\b)(?<verb>[a-z]+)\s+(?:(?:it|them|that|those|this|these)\s+)?(?:by hand|manually|themselves|offline|separately)(?=\s*(?:$|[,;.!)]))`,
+  'g',
+);
 
 const REASON =
   /\b([a-z]+s)\s+(?:are|r|'re|re|is)\s+(?:(?:pretty|quite|very|really|usually|generally|always|all)\s+)?(low[- ]risk|no[- ]risk|safe|harmless|routine|trivial|no big deal|not a big deal)\b(?=\s*(?:[,;:.!]|\s-\s|$|\bso\b|\bjust\b))/g;
@@ -100,7 +107,7 @@ export function readFiller(buf: RequestText, raw: string, ctx: RequestContext): 
   // sign-offs — and only in a sentence said of some of the events ("anything bigger just approve it,
   // someone will pay it manually"): said of all of them, it contradicts the step and is asked.)
   const acts = (m: RegExpMatchArray) =>
-    lemmas(/(?:will|can|should|must|to|'ll)\s+([a-z]+)/.exec(m[0])?.[1] ?? '').some((l) =>
+    lemmas(m.groups?.verb ?? '').some((l) =>
       ctx.tools.some((t) => toolWords(t).name.has(l) || toolWords(t).first.has(l)),
     ) &&
     /\b(?:otherwise|else|anything|everything|the rest|over|above|more than|bigger|larger|under|below|less than|smaller)\b|:/.test(

@@ -49,7 +49,17 @@ const NOT_A_TEXT =
   /^(?:"q|every\b|each\b|all\b|any\b|that\b|saying\b|telling\b|with\b|to\b|about\b|when\b|whenever\b|if\b|unless\b|by\b|in\b|on\b|at\b|for\b|via\b|through\b|and\b|then\b|it\b|them\b|once\b|as\b|using\b|before\b|after\b|too\b|also\b)/;
 /** A sentence that starts a next instruction, after a text. */
 const NEXT_INSTRUCTION =
-  /^(?:otherwise|else|if|unless|except|when|whenever|then|also|and|after|afterwards|finally|next|but|don'?t|dont|do not|never|only|except|in that case|for everyone|for all)\b/;
+  /^(?:otherwise|else|if|unless|when|whenever|then|also|and|after|afterwards|finally|next|but|don'?t|dont|do not|never|only|except|in that case|for everyone|for all)\b/;
+/** Whom the words go to, at the start of the words after the verb. */
+const LEADING_WHOM = new RegExp(String.raw`^\s*${WHOM}(?![a-z'-])`);
+/**
+ * Without a colon, what ends a text as a restriction of its step ("unless ...", "except ..."), or
+ * a spaced dash before a next instruction.
+ */
+const RESTRICTION = new RegExp(
+  String.raw`,?\s+(?:-\s+)?(?:unless|except|only if|but only|provided(?: that)?|as long as)\b|\s+-\s+(?=${NEXT_INSTRUCTION.source.slice(1)})`,
+  'g',
+);
 
 /**
  * Whether a text starts at `rest` (raw) by its capital alone: a capitalised word ("Analytics",
@@ -59,11 +69,10 @@ const NEXT_INSTRUCTION =
 function capitalised(rest: string, lead: string, verb: string): boolean {
   return (
     /^[a-z]/.test(verb) &&
-    new RegExp(String.raw`^\s+${WHOM}`).test(lead) &&
+    LEADING_WHOM.test(lead) &&
     /^[A-Z][a-z]/.test(rest) &&
-    !/^(?:not|only|except|unless|if|but|when|whenever|never|and|or|then|before|after|once|also|don'?t|do|no)\b/i.test(
-      rest,
-    )
+    !NEXT_INSTRUCTION.test(rest.toLowerCase()) &&
+    !/^(?:not|no|or|before|once|do)\b/i.test(rest)
   );
 }
 
@@ -93,10 +102,8 @@ function textEnd(lower: string, from: number, colon: boolean, verbs: Set<string>
   // Without a colon, "unless ...", "except ..." is a restriction of the step, not its words; one
   // said to the person ("we can only refund once unless you contact support") stays in them.
   if (!colon) {
-    const r =
-      /,?\s+(?:-\s+)?(?:unless|except|only if|but only|provided(?: that)?|as long as)\b|\s+-\s+(?=(?:otherwise|else|if|when|then|also|but|and)\b)/g;
-    r.lastIndex = from;
-    for (let m = r.exec(lower); m && m.index < end; m = r.exec(lower)) {
+    RESTRICTION.lastIndex = from;
+    for (let m = RESTRICTION.exec(lower); m && m.index < end; m = RESTRICTION.exec(lower)) {
       const clause = lower.slice(m.index + m[0].length).split(/[.;!?,](?:\s|$)/)[0] ?? '';
       if (/\b(?:you|your|you're|you've|you'll)\b/.test(clause)) continue;
       end = m.index;
@@ -166,7 +173,7 @@ export function readMessageTexts(
     const dashInText =
       c !== null &&
       !/:\s*$/.test(c[0].trimEnd()) &&
-      SPOKEN.test((c[1] ?? '').trim().replace(new RegExp(String.raw`^${WHOM}\s+`), ''));
+      SPOKEN.test((c[1] ?? '').replace(LEADING_WHOM, '').trim());
     if (c && !dashInText && verb !== 'say' && !/"q/.test(c[0]) && (!LEADS.has(verb) || /^\s*:/.test(c[0]))) {
       start = at + c[0].length;
       colon = true;

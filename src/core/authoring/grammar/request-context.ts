@@ -32,8 +32,8 @@ export interface RequestContext {
   /** Yes/no arguments said in words ("keep a legal hold"), by name (read-yes-no.ts); `both`: said both ways. */
   readonly yesNo: Map<string, YesNoSaid | 'both'>;
   /**
-   * Why every word of the request must be read (read-coverage.ts), besides moving money: an
-   * argument read from what the event carries on an assumption no sample checks (fill-args.ts).
+   * Assumptions no sample checks (an argument read from what the event carries, fill-args.ts),
+   * named in the coverage check's question when a word is left unread (read-coverage.ts).
    */
   readonly wholeReading: string[];
   /**
