@@ -123,6 +123,7 @@ export const BLIND9_DIR = corpusDir('drafts-blind9');
  * compiler at the start of the round that added it (docs/authoring.md).
  */
 export const BLIND10_DIR = corpusDir('drafts-blind10');
+export const BLIND11_DIR = corpusDir('drafts-blind11');
 
 /** The event shapes `keel draft` reads in a project made from a template: its events/*.json. */
 function templateEvents(name: string): EventShape[] {
