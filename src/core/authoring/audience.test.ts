@@ -73,3 +73,27 @@ test('a group read is always a test on the trigger, never dropped (any group wor
     { numRuns: 150 },
   );
 });
+
+test('a size or a rank ("our biggest members", "top customers") is no plan\'s name: asked, unless the plan takes it', () => {
+  for (const request of [
+    'renewals from our biggest members: extend the membership',
+    'renewal requests from top customers -> extend it',
+    'when a renewal is requested by our key members, extend the membership',
+  ]) {
+    const d = draft(request);
+    assert.equal(d.publishable, false, request);
+    assert.match(
+      d.questions.map((q) => q.question).join('\n'),
+      /No field of the renewal\.requested event says which customers are "(?:biggest|top|key)"/,
+      request,
+    );
+  }
+  // A plan whose samples say "top" has a plan of that name.
+  const named: DraftCatalog = {
+    ...gym,
+    events: [{ ...gym.events![0]!, values: { plan: ['top', 'basic'] } }],
+  };
+  const d = draftSpec(compileRequest('renewal requests from top customers -> extend it', named), named);
+  assert.equal(d.publishable, true, JSON.stringify(d.questions));
+  assert.equal(d.spec?.triggers[0]?.when, 'payload.plan == "top"');
+});

@@ -38,7 +38,7 @@ import { toolWords } from './grammar/tool-words.ts';
 import { laterTests } from './later-tests.ts';
 import { moneySourceQuestions } from './money-source.ts';
 import { negatedActions } from './negated-actions.ts';
-import { stepsThatNeverRun } from './never-runs.ts';
+import { stepsThatNeverRun, triggersThatNeverFire } from './never-runs.ts';
 import { ACTION_GROUPS, groupOf } from './request-words.ts';
 
 const HALF_A_GRAND = /\bhalf (?:a|of a|of one|one) (?:grand|thousand)\b/g;
@@ -287,6 +287,11 @@ export function draftSafety(
   if (alternative !== undefined && !hasChoice(spec.steps))
     ask(
       `The request says "${alternative}", but the draft has no branch for it: every step runs on the same events. What should happen otherwise, and for which events?`,
+    );
+  // A trigger's test that rules itself out: no event would ever start a run.
+  for (const when of triggersThatNeverFire(spec))
+    ask(
+      `The workflow starts only when ${JSON.stringify(when)}, which no event can meet: it tests one field against values that cannot both hold. Which test is meant?`,
     );
   // A step's test the trigger rules out: the words were two sides, read as two tests of one field.
   for (const n of stepsThatNeverRun(spec))

@@ -376,3 +376,34 @@ test('an unquoted text never swallows a restriction: "unless ..." ends it, "Not 
     ],
   );
 });
+
+test('the action said again before the words ("message them, just let them know ...") is one step with those words', () => {
+  for (const [request, text] of [
+    [
+      "when a booking is cancelled, message every patient, just let them know we'll call to rebook",
+      "We'll call to rebook.",
+    ],
+    [
+      "when a booking is cancelled, message the patient, tell them we'll call to rebook",
+      "We'll call to rebook.",
+    ],
+    ["when a booking is cancelled, message them, please let them know we'll call", "We'll call."],
+  ] as const) {
+    const got = steps(request);
+    assert.deepEqual(
+      got.map((x) => x.tool),
+      ['message_patient'],
+      request,
+    );
+    assert.equal(got[0]!.args.text, text, request);
+  }
+  // Words that report what to say ("roughly when we'll call them") are no text: asked.
+  for (const request of [
+    "when a booking is cancelled, message them and let them know roughly when we'll call them",
+    "when a booking is cancelled, let them know what we'll do",
+  ]) {
+    const d = draft(request);
+    assert.equal(d.publishable, false, request);
+    assert.doesNotMatch(JSON.stringify(d.spec ?? d.partial ?? {}), /Roughly|What we/, request);
+  }
+});

@@ -1,6 +1,6 @@
 /**
  * Steps a draft would never run: a step's `if` (or a choice branch's `when`) that the trigger's own
- * `when` rules out, by the same field tested against values that cannot both hold
+ * `when` rules out, or a trigger whose own `when` rules itself out, by the same field tested against values that cannot both hold
  * (`payload.category != "spam"` on the trigger and `payload.category == "spam"` on the step). Such a
  * draft is self-contradictory, whatever compiled it: words were read as two tests of one field
  * where they meant two sides ("hide it if it's not spam; if it IS spam, warn the author"). Pure.
@@ -44,6 +44,18 @@ function clash(a: Fact, b: Fact): boolean {
   if (a.op === '==' && b.op === '==') return a.value !== b.value;
   if (a.op !== b.op) return a.value === b.value;
   return false;
+}
+
+/**
+ * Each trigger whose own `when` can never hold: one field tested against values that cannot both
+ * hold ("urgent tickets ... aren't really urgent" read as `priority == "urgent"` and
+ * `priority != "urgent"`). No event would ever start a run.
+ */
+export function triggersThatNeverFire(spec: WorkflowSpec): string[] {
+  return spec.triggers.flatMap((t) => {
+    const facts = t.when ? factsOf(t.when) : [];
+    return facts.some((f, i) => facts.slice(i + 1).some((g) => clash(f, g))) ? [t.when!] : [];
+  });
 }
 
 /** Each step (or branch) whose test every trigger of the spec rules out: its name and test. */

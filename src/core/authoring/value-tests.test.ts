@@ -13,7 +13,7 @@ import type { StepSpec, WorkflowSpec } from '../spec/workflow-spec.ts';
 import { compileRequest } from './compile-request.ts';
 import { statedAmounts } from './draft-safety.ts';
 import { type DraftCatalog, draftSpec } from './index.ts';
-import { stepsThatNeverRun } from './never-runs.ts';
+import { stepsThatNeverRun, triggersThatNeverFire } from './never-runs.ts';
 
 const carrier = { type: 'string', pattern: '^C-[0-9]+$' };
 const dock = { type: 'string', pattern: '^D[0-9]{2}$' };
@@ -195,6 +195,43 @@ test('a step whose test the trigger rules out is asked about, for any compiler',
       },
     ),
   );
+});
+
+test('a trigger whose own test rules itself out is asked about, for any compiler', () => {
+  const spec = (when: string): WorkflowSpec =>
+    ({
+      id: 'x',
+      version: 1,
+      status: 'DRAFT',
+      description: 'x',
+      triggers: [{ event: 'shipment.received', when }],
+      steps: [
+        { name: 'hold', tool: 'hold_shipment', args: { shipment_id: '{{event.subject}}', kind: 'frozen' } },
+      ],
+      limits: { maxSteps: 1, maxCostUsd: 0 },
+    }) as WorkflowSpec;
+  fc.assert(
+    fc.property(
+      fc.constantFrom('frozen', 'fragile', 'standard'),
+      fc.constantFrom('frozen', 'fragile', 'standard'),
+      fc.constantFrom('==', '!='),
+      fc.constantFrom('==', '!='),
+      (a, b, opA, opB) => {
+        const never =
+          triggersThatNeverFire(
+            spec(`payload.kind ${opA} "${a}" and payload.dock_code == "D01" and payload.kind ${opB} "${b}"`),
+          ).length > 0;
+        const canBoth = ['frozen', 'fragile', 'standard', 'other'].some(
+          (v) => (opA === '==' ? v === a : v !== a) && (opB === '==' ? v === b : v !== b),
+        );
+        return never === !canBoth;
+      },
+    ),
+  );
+  // Read from words: "frozen shipments aren't really frozen" is no test a shipment can meet.
+  const { d } = draft("frozen shipments aren't really frozen for us: hold them as standard");
+  assert.equal(d.publishable, false, JSON.stringify(d.spec?.triggers));
+  assert.match(d.questions.map((q) => q.question).join('\n'), /which no event can meet/);
 });
 
 test('"pay it (limit 3000)": a bound the checks read as the request\'s amount', () => {

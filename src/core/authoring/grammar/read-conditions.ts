@@ -97,6 +97,10 @@ const NOT_A_GROUP = new Set([
   'or',
 ]);
 
+/** Words of size or rank ("biggest", "top", "key"): what a customer is worth, never a plan's name. */
+const RANKING =
+  /^(?:[a-z]{3,}est|top|big|bigger|large|larger|huge|major|key|important|valuable|high-value|strategic|loyal|best|worst|small|smaller|tiny|minor)$/;
+
 /** One group word, or several joined ("silver or gold", "gold, platinum and diamond"). */
 const GROUPS = `([a-z][a-z0-9-]*(?:(?:, | or |, or | and |, and |/| & )[a-z][a-z0-9-]*){0,3})`;
 const PEOPLE = 'customers|users|accounts|clients|members|subscribers';
@@ -176,7 +180,19 @@ export function audienceCondition(
   if (flag.length === 1) return `payload.${flag[0]} == true`;
   const tier = shape.payload.filter((p) => /tier|plan|segment|level|class/.test(p));
   if (flag.length === 0 && tier.length === 1) {
-    if (!(shape.values?.[tier[0]!] ?? []).includes(group))
+    const known = shape.values?.[tier[0]!] ?? [];
+    // "our biggest accounts", "top customers": a size or a rank, which no plan's name says.
+    if (!known.includes(group) && RANKING.test(group)) {
+      ctx.questions.push({
+        about: 'triggers.when',
+        question: `No field of the ${shape.type} event says which customers are "${group}"; its ${tier[0]} is ${known.length ? `one of ${listOr(known)}` : 'a name, not a size'}. Which test is meant?`,
+        ...(known.length
+          ? { candidates: known.map((v) => `payload.${tier[0]} == ${JSON.stringify(v)}`) }
+          : {}),
+      });
+      return undefined;
+    }
+    if (!known.includes(group))
       ctx.assumptions.push(`"${group}" customers are read as ${shape.type}'s ${tier[0]} "${group}".`);
     return `payload.${tier[0]} == ${JSON.stringify(group)}`;
   }

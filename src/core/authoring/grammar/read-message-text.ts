@@ -50,6 +50,13 @@ const NOT_A_TEXT =
 /** A sentence that starts a next instruction, after a text. */
 const NEXT_INSTRUCTION =
   /^(?:otherwise|else|if|unless|when|whenever|then|also|and|after|afterwards|finally|next|but|don'?t|dont|do not|never|only|except|in that case|for everyone|for all)\b/;
+/** A messaging verb of its own, right after whom the words go to: the text is its. */
+const LEADS_NEXT_VERB = new RegExp(
+  String.raw`^(?:(?:just|please|also|and|then)\s+)*(?:let\s+(?:them|him|her|em)\s+know|(?:${VERBS})\s+${WHOM})\b`,
+);
+/** Words that report what to say rather than say it ("roughly when we'll get back to them"). */
+const ASKED_OF = /^(?:[a-z]+\s+)?(?:when|what|why|how|where|whether|if)\b/;
+const REPORTED = new RegExp(String.raw`${ASKED_OF.source}|\b(?:them|they|their|theirs)\b`);
 /** Whom the words go to, at the start of the words after the verb. */
 const LEADING_WHOM = new RegExp(String.raw`^\s*${WHOM}(?![a-z'-])`);
 /**
@@ -156,6 +163,8 @@ export function readMessageTexts(
     let start: number | undefined;
     let colon = false;
     let afterComma = false;
+    // Where the action is said again before the words ("..., just let them know <words>"): blanked.
+    let restated: { at: number; length: number } | undefined;
     // "<verb> [whom]: <text>": a colon within a few words of the verb, no other mark before it.
     // (A channel or handle may be among them: "post in #escalations: ..."; a spaced dash is a colon.)
     const c = clauseStart
@@ -179,7 +188,8 @@ export function readMessageTexts(
       colon = true;
     } else if (verb === 'let') {
       const k = /^\s+(?:[a-z-]+\s+){1,3}?know\s+(?:that\s+)?/.exec(rest);
-      if (k && !/\bthat\s+$/.test(k[0]) && !NOT_A_TEXT.test(rest.slice(k[0].length)))
+      const words = k ? rest.slice(k[0].length) : '';
+      if (k && !/\bthat\s+$/.test(k[0]) && !NOT_A_TEXT.test(words) && !ASKED_OF.test(words))
         start = at + k[0].length;
     } else {
       // ("message them, Payroll access is handled by HR, ...": a comma after whom it goes to.)
@@ -190,7 +200,16 @@ export function readMessageTexts(
       if (w) {
         const after = rest.slice(w[0].length);
         const comma = w[0].includes(',');
-        if (w[1] !== undefined) {
+        // ("acknowledge every ticket, just let them know we've got it": the action said again, with
+        // the words to send; the words are this verb's, and the restating verb goes.)
+        const again = LEADS_NEXT_VERB.exec(after);
+        const words = again ? after.slice(again[0].length).replace(/^\s+(?:that\s+)?/, '') : '';
+        if (again && SPOKEN.test(words) && !NOT_A_TEXT.test(words) && !REPORTED.test(words)) {
+          start = at + rest.length - words.length;
+          restated = { at: at + w[0].length, length: again[0].length };
+          afterComma = true;
+        } else if (again) continue;
+        else if (w[1] !== undefined) {
           if (!READ_ELSEWHERE.has(verb)) start = at + w[0].length;
         } else if (
           (SPOKEN.test(after) || capitalised(r.slice(at + w[0].length), w[0], r.slice(m.index, at))) &&
@@ -226,11 +245,15 @@ export function readMessageTexts(
       .slice(from, start)
       .replace(/:|,|(?<=\s)-(?=\s)/, ' ')
       .replace(/(?<=\s)(?:afterwards|after that|too|also|as well)(?=\s*$)/, (w) => ' '.repeat(w.length));
-    l = l.slice(0, from) + lead + mark.padEnd(len, ' ') + l.slice(start + len);
+    const blank = (t: string) =>
+      restated
+        ? t.slice(0, restated.at) + ' '.repeat(restated.length) + t.slice(restated.at + restated.length)
+        : t;
+    l = blank(l.slice(0, from) + lead + mark.padEnd(len, ' ') + l.slice(start + len));
     // "let them know ...": the action is to message them.
     if (verb === 'let' && /^\s+(?:them|him|her|em)\s+know\b/.test(rest))
       l = `${l.slice(0, m.index)}msg${l.slice(m.index + 3)}`;
-    r = r.slice(0, from) + lead + mark.padEnd(len, ' ') + r.slice(start + len);
+    r = blank(r.slice(0, from) + lead + mark.padEnd(len, ' ') + r.slice(start + len));
     re.lastIndex = start + len;
   }
   return { lower: l, raw: r };
