@@ -309,3 +309,22 @@ test('an argument named with the noun a form gives it ("title field", "subject l
   assert.equal(args!.title, 'Build broken');
   assert.equal(args!.body, 'See the log.');
 });
+
+test('"title it \'<text>\'": an argument\'s name, "it", then its text', () => {
+  for (const [request, title] of [
+    [
+      "when a build fails, open a ticket in web, title it 'Build broke on <branch>', body 'See the log.'",
+      'Build broke on {{event.payload.branch}}',
+    ],
+    [
+      "when a build fails, create a ticket for web and title it 'Red build', body 'See the log.'",
+      'Red build',
+    ],
+  ] as const) {
+    const d = draftSpec(compileRequest(request, builds), builds);
+    assert.equal(d.publishable, true, `${request}: ${JSON.stringify(d.questions)}`);
+    const step = d.spec!.steps[0] as { args: Record<string, unknown> };
+    assert.equal(step.args.title, title, request);
+    assert.equal(step.args.body, 'See the log.', request);
+  }
+});

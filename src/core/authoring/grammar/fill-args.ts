@@ -19,10 +19,15 @@ import { classField } from './class-fields.ts';
 import { describingField, fieldOfEnum } from './field-for-arg.ts';
 import { fitsPattern, idByPattern, subjectMisfit } from './id-by-pattern.ts';
 import { impliedRead, isDateTimeArg, pendingOutput } from './implied-reads.ts';
+import { usdOfDigits } from './read-amounts.ts';
 import type { Clause } from './read-clauses.ts';
 import { askUnknownValues } from './read-unknown-values.ts';
 import { type ArgSchema, listOr, type RequestContext } from './request-context.ts';
 import { unlistedValue } from './unlisted-value.ts';
+
+/** An amount said in an action's words: "$2,500", "$2k", "$12.50", or a number it is set "to" ("to 2500"). */
+const AMOUNT_SAID =
+  /\$\s?([0-9][0-9,]*(?:\.[0-9]{1,2})?k?)\b|(?<!\b(?:up|down|close|near|limited|capped|cap|limit)\s+)\b(?:to|at)\s+([0-9][0-9,]*(?:\.[0-9]{1,2})?k?)(?![0-9a-z%.,]|\s+(?:days?|hours?|hrs?|minutes?|mins?|weeks?|months?|years?|times|percent|people|items?|steps?|of|cents?|c)\b)/;
 
 /** Arguments by the documented rules: literals said in the clause, else the trigger event's fields. */
 export function fillArgs(
@@ -132,7 +137,7 @@ export function fillArgs(
       return bare[1]!;
     return undefined;
   };
-  const dollars = /\$\s?([0-9]+(?:\.[0-9]{1,2})?)/.exec(c.text);
+  const dollars = AMOUNT_SAID.exec(c.text);
   const fromElsewhere: string[] = [];
   const defaulted: { n: string; field: string; question: DraftQuestion }[] = [];
   const askFor = (n: string, s: ArgSchema): DraftQuestion => ({
@@ -211,7 +216,7 @@ export function fillArgs(
       continue;
     }
     if (isMoney(n) && dollars && (s.type === 'number' || s.type === 'integer')) {
-      args[n] = Number(dollars[1]);
+      args[n] = usdOfDigits(dollars[1] ?? dollars[2]!);
       continue;
     }
     if (payload.includes(n)) {

@@ -260,13 +260,15 @@ export function readArgPhrases(buf: RequestText, event: string | undefined, ctx:
     for (const d of durationSpans(words, timed.unit).reverse())
       if (!isTest(d.from)) put(d.from, d.to, String(d.value), timed.names);
   }
-  // "message 'Critical: ' followed by the summary", "message 'search is unhappy'": an argument's
-  // name just before its value.
+  // "message 'Critical: ' followed by the summary", "message 'search is unhappy'", "title it
+  // '[warn] <service>'": an argument's name just before its value.
   for (let i = 0; i < toks.length; i++) {
     const arg = argAfter(i);
-    if (!arg || arg[1] + 1 >= toks.length || toks[arg[1] + 1]!.kind !== 'quote') continue;
+    if (!arg) continue;
+    const at = arg[1] + (['it', 'them'].includes(toks[arg[1] + 1]?.t ?? '') ? 2 : 1);
+    if (at >= toks.length || toks[at]!.kind !== 'quote') continue;
     if (isTest(i) || (arg[1] === i && isAction(toks[i]!.t))) continue;
-    const value = valueFrom(arg[1] + 1);
+    const value = valueFrom(at);
     // "ping the patient: <text>": the person the text goes to, not a value for patient_id.
     const person = toks[arg[1]]!.t !== 'id' && arg[0].every((n) => n.endsWith('_id'));
     if (value && !(person && value.fields === 0)) put(i, value.end, value.text, arg[0]);

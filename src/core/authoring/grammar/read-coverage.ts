@@ -127,7 +127,7 @@ export function checkCoverage(
     ),
   );
   for (const n of bare.match(/(?<![a-z0-9-])[0-9]+(?:[.,][0-9]+)*(?![a-z0-9-])/g) ?? [])
-    if (!unread.includes(n) && !numbers.has(n.replace(/,/g, ''))) unread.push(n);
+    if (!unread.includes(n) && !numbers.has(String(Number(n.replace(/,/g, ''))))) unread.push(n);
   // An id or a range said in the words ("from E-42", "nps 9-10") is read only where the draft
   // holds it.
   const held = drafted.toLowerCase();
