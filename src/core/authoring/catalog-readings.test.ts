@@ -366,3 +366,33 @@ test('a placeholder in a text names what the run fills in; one naming nothing th
   assert.equal(unknown.d.publishable, false);
   assert.match(unknown.d.questions.map((q) => q.question).join('\n'), /<first name>, which names nothing/);
 });
+
+test('a placeholder that is the event\'s noun is its subject, before a field that only holds the noun ("<review>" is no review_type)', () => {
+  const typed: DraftCatalog = {
+    tools: [
+      tool({
+        name: 'reply_to_reviewer',
+        description: 'Replies to the reviewer.',
+        args: {
+          type: 'object',
+          required: ['reviewer_id', 'note'],
+          properties: { reviewer_id: { type: 'string' }, note: { type: 'string' } },
+        },
+      }),
+    ],
+    events: [{ type: 'review.flagged', payload: ['review_type', 'reviewer_id'] }],
+  };
+  const d = draftSpec(
+    compileRequest(
+      'flagged reviews: reply to the reviewer "Review <review> is hidden; its type was <review type>."',
+      typed,
+    ),
+    typed,
+  );
+  assert.equal(d.publishable, true, JSON.stringify(d.questions));
+  const s = d.spec!.steps[0]!;
+  assert.equal(
+    'args' in s ? s.args.note : undefined,
+    'Review {{event.subject}} is hidden; its type was {{event.payload.review_type}}.',
+  );
+});

@@ -70,7 +70,7 @@ import { isNounOf } from './grammar/trigger-words.ts';
 import { askUnreadBounds } from './grammar/unread-bounds.ts';
 import { askUnreadValues } from './grammar/unread-values.ts';
 import { readValueCases } from './grammar/value-cases.ts';
-import { readValueTypos } from './grammar/value-typos.ts';
+import { readValueSpellings } from './grammar/value-spellings.ts';
 
 /** Tests joined with "and"; alternatives said alone lose their parentheses ("a or b"). */
 function joinTests(tests: readonly string[]): string {
@@ -95,7 +95,7 @@ export function compileRequest(
   // "reason: flagged by users": text for an argument said by its name.
   const texts = readNamedTexts(messages.lower, messages.raw, ctx);
   const unquoted = quoteUnquoted(texts.lower, texts.raw, ctx.quotes, ctx.assumptions);
-  const spelled = readValueTypos(unquoted.lower, unquoted.raw, ctx);
+  const spelled = readValueSpellings(unquoted.lower, unquoted.raw, ctx);
   const { lower, raw } = readRoutes(spelled.lower, spelled.raw, ctx);
   if (lower.trim() === '') {
     ctx.questions.push({ about: 'request', question: 'What should the workflow do? The request is empty.' });

@@ -86,3 +86,31 @@ test('property: every way of saying a bound on the named field tests it with the
     ),
   );
 });
+
+test('the field said as a verb ("scoring 80+"), the number said first ("3 or more failed checks"), and "no <field>"', () => {
+  const checks: DraftCatalog = {
+    tools: desk.tools,
+    events: [
+      {
+        type: 'transaction.scored',
+        payload: ['risk_score', 'failed_checks', 'open_disputes', 'country'],
+        values: { country: ['US', 'GB'] },
+        subjects: ['TX-1'],
+      },
+    ],
+  };
+  for (const [request, when] of [
+    ['transactions scoring 80+ -> hold it', 'payload.risk_score >= 80'],
+    ['when a transaction is scored with 3 or more failed checks, hold it', 'payload.failed_checks >= 3'],
+    ['hold scored transactions with more than 2 failed checks', 'payload.failed_checks > 2'],
+    ['when a transaction is scored with no open disputes, hold it', 'payload.open_disputes == 0'],
+    [
+      'hold scored transactions with 2 or more failed checks and no open disputes',
+      'payload.failed_checks >= 2 and payload.open_disputes == 0',
+    ],
+  ] as const) {
+    const d = draftSpec(compileRequest(request, checks), checks);
+    assert.equal(d.publishable, true, `${request}: ${JSON.stringify(d.questions)}`);
+    assert.equal(d.spec!.triggers[0]!.when, when, request);
+  }
+});

@@ -219,3 +219,44 @@ test('the words a reading consumed are read: a participle, a hyphenated word, a 
     );
   }
 });
+
+test('a hyphenated value a step holds ("for non-payment") and two catalog words joined ("the policyholder") are read', async () => {
+  const { tool } = await import('../../../test/authoring/catalog-tool.ts');
+  const policies: DraftCatalog = {
+    tools: [
+      tool({
+        name: 'cancel_policy',
+        description: 'Cancels a policy. Cannot be undone.',
+        destructive: true,
+        args: {
+          type: 'object',
+          required: ['policy_id', 'reason'],
+          properties: { policy_id: { type: 'string' }, reason: { enum: ['non_payment', 'fraud'] } },
+        },
+      }),
+      tool({
+        name: 'email_holder',
+        description: 'Emails the policy holder.',
+        args: {
+          type: 'object',
+          required: ['policy_id', 'body'],
+          properties: { policy_id: { type: 'string' }, body: { type: 'string' } },
+        },
+      }),
+    ],
+    events: [{ type: 'policy.lapsed', payload: ['plan'] }],
+  };
+  for (const r of [
+    'when a policy lapses, cancel it for non-payment',
+    "when a policy lapses, email the policyholder 'Your cover has lapsed.'",
+  ]) {
+    const d = draftSpec(compileRequest(r, policies), policies);
+    assert.equal(d.publishable, true, `${r}: ${JSON.stringify(d.questions)}`);
+  }
+  // A word made of a catalog word and a word of nothing ("policyblah") is still unread.
+  const d = draftSpec(
+    compileRequest("when a policy lapses, email the policyblahblah 'Hi.'", policies),
+    policies,
+  );
+  assert.equal(d.publishable, false);
+});

@@ -17,9 +17,11 @@ import { cutOut, type RequestContext, type RequestText } from './request-context
 
 export interface FieldNumberTest {
   readonly field: string;
-  readonly op: NumberTest['op'];
+  readonly op: NumberTest['op'] | '==';
   readonly n: number;
   readonly said: string;
+  /** Where in the text it is said. */
+  readonly at: number;
 }
 
 /** Fields of money, left to the money readers. */
@@ -51,34 +53,57 @@ function namedFields(ctx: RequestContext): Map<string, string> {
   return out;
 }
 
+/** A field's name as said before a number: its words, or its one word as a verb ("scoring 80+"). */
+function saidAs(name: string): string {
+  const words = name.replace(/ /g, String.raw`[\s_-]+`);
+  if (name.includes(' ')) return words;
+  const stem = name.endsWith('e') ? name.slice(0, -1) : name;
+  return `${words}|${stem}(?:ing|ed|es|s)|${name}[sd]`;
+}
+
+/** The field a name said names: its words, or a verb form of its one word. */
+function fieldSaid(said: string, names: Map<string, string>): string | undefined {
+  const words = said.replace(/[\s_-]+/g, ' ');
+  if (names.has(words)) return names.get(words);
+  return [...names].find(([n]) => !n.includes(' ') && new RegExp(`^(?:${saidAs(n)})$`).test(words))?.[1];
+}
+
 /** The bounds on a named field the text says, cut out. */
 export function readFieldNumbers(buf: RequestText, ctx: RequestContext): FieldNumberTest[] {
   const names = namedFields(ctx);
   if (names.size === 0) return [];
-  const said = [...names.keys()]
-    .sort((a, b) => b.length - a.length)
-    .map((n) => n.replace(/ /g, String.raw`[\s_-]+`));
-  const re = new RegExp(
-    String.raw`\b(${said.join('|')})\s+(?:(?:is|was|of|at|=)\s+)?(?:(${PRE_RE})\s+${NUMBER}|${NUMBER}\s*(?:(\+)|(${POST_RE})))(?![0-9a-z$%])`,
-    'g',
-  );
+  const said = [...names.keys()].sort((a, b) => b.length - a.length).map(saidAs);
+  const multi = [...names.keys()].filter((n) => n.includes(' ')).map(saidAs);
+  const NAME = `(${said.join('|')})`;
+  const forms = [
+    // "a risk score over 90", "score 70+", "scoring 80+"
+    String.raw`\b${NAME}\s+(?:(?:is|was|of|at|=)\s+)?(?:(${PRE_RE})\s+${NUMBER}|${NUMBER}\s*(?:(\+)|(${POST_RE})))(?![0-9a-z$%])`,
+    // "3 or more missed payments", "more than 2 open claims", "5+ chargebacks"
+    String.raw`(?<![0-9a-z$])(?:(${PRE_RE})\s+${NUMBER}|${NUMBER}\s*(?:(\+)|(${POST_RE})))\s+${NAME}\b`,
+    // "no open claims": a field of several words, none of it
+    ...(multi.length ? [String.raw`\b(no)\s+(${multi.join('|')})\b`] : []),
+  ];
   const out: FieldNumberTest[] = [];
-  for (const m of [...buf.text.matchAll(re)]) {
-    if (NEGATED.test(buf.text.slice(0, m.index))) continue;
-    const [, name, pre, n1, n2, plus, post] = m;
-    const n = value((n1 ?? n2)!.replace(/,/g, ''));
-    const field = names.get(name!.replace(/[\s_-]+/g, ' '));
-    if (n === undefined || field === undefined) continue;
-    const op = pre ? PRE[pre]! : plus ? '>=' : POST[post!]!;
-    out.push({ field, op, n, said: m[0] });
-    cutOut(buf, m);
-    // "flagged w/ risk score 90 or above": the words that lead to the field go too.
-    const lead = /(?:\b(?:with|has|have|having|whose)|\bw\/)\s+(?:(?:a|an|the|their|its)\s+)?$/.exec(
-      buf.text.slice(0, m.index),
-    );
-    if (lead) cutOut(buf, lead);
-  }
-  return out;
+  for (const [i, form] of forms.entries())
+    for (const m of [...buf.text.matchAll(new RegExp(form, 'g'))]) {
+      if (i < 2 && NEGATED.test(buf.text.slice(0, m.index))) continue;
+      const g = [...m];
+      const [name, pre, n1, n2, plus, post] =
+        i === 0 ? g.slice(1, 7) : i === 1 ? [g[6], ...g.slice(1, 6)] : [g[2], undefined, '0'];
+      const n = value((n1 ?? n2)!.replace(/,/g, ''));
+      const field = fieldSaid(name!, names);
+      if (n === undefined || field === undefined) continue;
+      const op = i === 2 ? '==' : pre ? PRE[pre]! : plus ? '>=' : POST[post!]!;
+      out.push({ field, op, n, said: m[0], at: m.index });
+      cutOut(buf, m);
+      // "flagged w/ risk score 90 or above": the words that lead to the field go too.
+      const lead = /(?:\b(?:with|has|have|having|whose)|\bw\/)\s+(?:(?:a|an|the|their|its)\s+)?$/.exec(
+        buf.text.slice(0, m.index),
+      );
+      if (lead) cutOut(buf, lead);
+    }
+  // In the order the words give them.
+  return out.sort((a, b) => a.at - b.at);
 }
 
 /** The tests as conditions on the trigger event's fields; a question for a field it does not carry. */

@@ -38,17 +38,17 @@ export function fillPlaceholders(
     if (named !== undefined) return named;
     // A field whose name holds every word said, when only one does.
     if (content.length === 0) return undefined;
-    const hits = (shape?.payload ?? []).filter((p) => holdsEvery(p, content));
-    if (hits.length === 1) return `{{event.payload.${hits[0]}}}`;
-    // "<invoice number>", "<invoice id>", "<ticket>": the event's own thing.
+    // "<invoice number>", "<invoice id>", "<ticket>", "<claim>": the event's own thing, before a
+    // field that only holds its noun ("<claim>" is no claim_type).
     const own = content.filter((w) => !/^(?:number|no|id|ref|reference|#)$/.test(w));
-    if (
+    const ownThing =
       own.length > 0 &&
       own.every((w) => noun.some((n) => lemmas(n).some((l) => lemmas(w).includes(l)))) &&
-      !shape?.payload.some((p) => p === `${own.join('_')}_id`)
-    )
-      return '{{event.subject}}';
-    return undefined;
+      !shape?.payload.some((p) => p === `${own.join('_')}_id` || p === own.join('_'));
+    if (ownThing && own.length === content.length) return '{{event.subject}}';
+    const hits = (shape?.payload ?? []).filter((p) => holdsEvery(p, content));
+    if (hits.length === 1) return `{{event.payload.${hits[0]}}}`;
+    return ownThing ? '{{event.subject}}' : undefined;
   };
   /** What an earlier step returns or moved, for the words of a placeholder (see above). */
   const earlier = (content: readonly string[], before: readonly StepSpec[]): string | undefined => {

@@ -1,5 +1,5 @@
 /**
- * A value the events carry, typed with a slip (grammar/value-typos.ts): "critcal alerts" is the
+ * A value the events carry, typed with a slip (grammar/value-spellings.ts): "critcal alerts" is the
  * severity critical, listed under Assumed; a word that is the catalog's, a word inside a text, or a
  * slip of two values at once is never changed. Over a catalog no corpus uses: a lab's sample
  * tracking.
@@ -79,4 +79,51 @@ test('property: words inside a text are never corrected, whatever the slip', () 
     }),
     { numRuns: 40 },
   );
+});
+
+test('a value said with spaces for its dashes, as becoming it, or as a plural noun for its events', () => {
+  const monitor: DraftCatalog = {
+    tools: [
+      tool({
+        name: 'open_incident',
+        description: 'Opens an incident for a service.',
+        args: {
+          type: 'object',
+          required: ['service', 'severity'],
+          properties: {
+            service: { enum: ['payments-api', 'search'] },
+            severity: { enum: ['sev1', 'sev2', 'sev3'] },
+          },
+        },
+      }),
+    ],
+    events: [
+      {
+        type: 'alert.fired',
+        payload: ['service', 'level'],
+        values: { service: ['payments-api', 'search'], level: ['critical', 'warning'] },
+      },
+    ],
+  };
+  for (const [request, when] of [
+    [
+      'when payments api is critical: open a sev1 incident',
+      'payload.service == "payments-api" and payload.level == "critical"',
+    ],
+    [
+      'when search goes critical: open a sev1 incident',
+      'payload.service == "search" and payload.level == "critical"',
+    ],
+    [
+      'criticals on search: open a sev1 incident',
+      'payload.level == "critical" and payload.service == "search"',
+    ],
+    ['search warnings: open a sev3 incident', 'payload.service == "search" and payload.level == "warning"'],
+  ] as const) {
+    const d = draftSpec(compileRequest(request, monitor), monitor);
+    assert.equal(d.publishable, true, `${request}: ${JSON.stringify(d.questions)}`);
+    assert.equal(d.spec?.triggers[0]?.when, when, request);
+  }
+  const d = draftSpec(compileRequest('criticals on search: open a sev1 incident', monitor), monitor);
+  assert.match((d.readBack?.assumed ?? []).join('\n'), /"criticals" is read as critical alerts/);
 });
