@@ -33,7 +33,7 @@ import { placeImpliedReads } from './grammar/implied-reads.ts';
 import { normaliseRequest, readPhrases } from './grammar/normalise-request.ts';
 import { readCurrency, readMoney } from './grammar/read-amounts.ts';
 import { readArgPhrases } from './grammar/read-arg-phrases.ts';
-import { asideTests, readAsides } from './grammar/read-asides.ts';
+import { type Aside, asideTests, readAsides, readIgnored } from './grammar/read-asides.ts';
 import { splitClauses } from './grammar/read-clauses.ts';
 import { readAudience, readNotCurrency, triggerConditions } from './grammar/read-conditions.ts';
 import { countConditions, readCountTests } from './grammar/read-count-tests.ts';
@@ -78,6 +78,14 @@ function joinTests(tests: readonly string[]): string {
   return only?.startsWith('(') && only.endsWith(')') && !only.slice(1, -1).includes('(')
     ? only.slice(1, -1)
     : tests.join(' and ');
+}
+
+/** `text` with the sentences that leave events out blanked (the same length). */
+function blankSpans(text: string, asides: readonly Aside[]): string {
+  let t = text;
+  for (const { span } of asides)
+    if (span) t = t.slice(0, span.at) + ' '.repeat(span.length) + t.slice(span.at + span.length);
+  return t;
 }
 
 /** At most this many characters of a request are read. */
@@ -125,6 +133,8 @@ export function compileRequest(
   const noSignoff = readNoSignoff(buf, raw, ctx);
   readArgPhrases(buf, undefined, ctx);
   const eventNoun = (w: string) => ctx.events?.some((e) => isNounOf(w, e)) ?? false;
+  // "skip alcohol. everything else under 150 -> ...": events left out, before any else is read.
+  const ignored = readIgnored(buf, raw, ctx);
   const said =
     readOutputTest(buf, raw, ctx) ??
     readOutcomeTest(buf, raw, ctx) ??
@@ -137,7 +147,7 @@ export function compileRequest(
   readRestatedBounds(buf, unread, raw, ctx);
   const currencyNot = readNotCurrency(buf);
   const currency = currencyNot ?? readCurrency(buf) ?? readCurrencyBefore(buf, ctx);
-  const asides = readAsides(buf, raw);
+  const asides = [...ignored, ...readAsides(buf, raw)];
   const audience = readAudience(buf, ctx);
   const cased = buf.text;
   const { event, qualifiers } = readTrigger(buf, ctx, said || apart ? lower : undefined);
@@ -215,7 +225,10 @@ export function compileRequest(
     ...fieldTests,
     ...(branch?.when ? [branch.when] : []),
     // "expenses under 75 → approve and reimburse": the bound says which events too (bounded-events.ts).
-    ...(branch ? [] : boundedEvents(phrased, money.filters, money.caps, steps, event, ctx)),
+    // (A sentence that leaves events out is said of the events: "skip alcohol. anything under 150 -> ...".)
+    ...(branch
+      ? []
+      : boundedEvents(blankSpans(phrased, ignored), money.filters, money.caps, steps, event, ctx)),
   ]);
   // In a choice, which case such a bound belongs to is not read: asked, never left to the cap alone.
   if (branch) askBoundInChoice(phrased, money.filters, money.caps, steps, JSON.stringify(branch.flow), ctx);

@@ -13,6 +13,7 @@ import { flagWordTest } from './flag-fields.ts';
 import { audienceCondition } from './read-conditions.ts';
 import { fieldForValue } from './read-field-tests.ts';
 import { cutOut, type RequestContext, type RequestText } from './request-context.ts';
+import { isEventWord } from './trigger-words.ts';
 
 /** A qualifier said beside the event. */
 export interface Aside {
@@ -23,6 +24,8 @@ export interface Aside {
   readonly group: boolean;
   /** The words as written, for the read-back and the question. */
   readonly said: string;
+  /** Where a sentence that leaves events out is said, and how long it is (readIgnored's). */
+  readonly span?: { readonly at: number; readonly length: number };
 }
 
 const PEOPLE = '(?:accounts?|customers?|users?|clients?|members?|subscribers?|plans?|tiers?)';
@@ -36,6 +39,32 @@ const UNLESS_FROM = new RegExp(
   String.raw`,?\s*\b(?:unless (?:they're|theyre|they are|it's|its|it is|they come|it comes)|except(?: for)?(?: those| ones| the ones)?|but not|(?:that|which) (?:aren't|arent|are not|isn't|isnt|is not)|not) (?:from|on|by|for) (?:a |an |the )?([a-z0-9][a-z0-9-]*) (${PEOPLE})\b`,
   'g',
 );
+
+/**
+ * A sentence that leaves some events out ("skip alcohol.", "ignore anything from search.",
+ * "ignore warnings."), and the words after it that name the rest ("everything else under 150 ->",
+ * "for the rest:"): the rest is every event the workflow starts for, no other case.
+ */
+const IGNORED =
+  /(?:^|(?<=[.;!?]\s*))\s*(?:just\s+)?(?:ignore|skip|exclude|leave out|don'?t touch|dont touch|never touch)\s+(?:(?:anything|everything|all|any|those|the)\s+)?(?:(?:from|on|in|for|by|filed under|under)\s+)?(?:the\s+)?([a-z0-9][a-z0-9-]*)(?:\s+([a-z]+))?\s*[.;!?](?:\s*(?:for\s+)?(?:(?:everything|anything|all)\s+else|the\s+rest|all\s+others?)\s*(?:[:,]|->|→)?)?/g;
+
+/** The events a sentence leaves out, as negated asides, cut out of the text with the rest it names. */
+export function readIgnored(buf: RequestText, raw: string, ctx: RequestContext): Aside[] {
+  const out: Aside[] = [];
+  for (const m of [...buf.text.matchAll(IGNORED)]) {
+    // "ignore warning alerts.", "skip those ones.": a noun after the value is the events' own.
+    if (m[2] !== undefined && !/^ones?$/.test(m[2]) && !isEventWord(m[2], ctx)) continue;
+    out.push({
+      word: m[1]!,
+      negated: true,
+      group: false,
+      said: raw.slice(m.index, m.index + m[0].length).trim(),
+      span: { at: m.index, length: m[0].length },
+    });
+    cutOut(buf, m as RegExpExecArray);
+  }
+  return out;
+}
 
 /** The asides of the request, cut out of the text (see the file's comment). */
 export function readAsides(buf: RequestText, raw: string): Aside[] {
