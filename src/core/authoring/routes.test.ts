@@ -160,3 +160,36 @@ test("an enum value that is no route's ('sev1', a case's level) is left to the t
     ['page_tech'],
   );
 });
+
+test('"within 3h", "48h to respond" and "crew one\'s queue" are the route\'s time and queue, never a reply', () => {
+  const withReply: DraftCatalog = {
+    ...facilities,
+    tools: [
+      ...facilities.tools,
+      tool({
+        name: 'reply_to_requester',
+        description: 'Replies to the person who submitted the request.',
+        args: { type: 'object', required: ['text'], properties: { text: { type: 'string', minLength: 1 } } },
+        effect: 'external',
+      }),
+    ],
+  };
+  for (const [request, crew, hours] of [
+    ['new requests -> crew 2, respond within 3h', 'crew-2', 3],
+    ['new requests -> crew 2 with 48h to respond', 'crew-2', 48],
+    ["when a request is submitted, put it in crew one's queue with 8h to respond", 'crew-1', 8],
+  ] as const) {
+    const d = draftSpec(compileRequest(request, withReply), withReply);
+    assert.equal(d.publishable, true, `${request}: ${JSON.stringify(d.questions)}`);
+    assert.deepEqual(
+      d.spec!.steps.map((s) => ('tool' in s ? { tool: s.tool, args: s.args } : {})),
+      [
+        {
+          tool: 'route_request',
+          args: { request_id: '{{event.subject}}', crew, respond_within_hours: hours },
+        },
+      ],
+      request,
+    );
+  }
+});

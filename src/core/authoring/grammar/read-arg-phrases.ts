@@ -99,6 +99,9 @@ export function readArgPhrases(buf: RequestText, event: string | undefined, ctx:
     // than that ("p1") takes the blank and comma before it: it joins the clause it follows.
     const digits = String(ctx.quotes.length);
     while (digits.length + 3 > end - at && at > 0 && /[\s,;:]/.test(buf.text[at - 1]!)) at--;
+    // ("respond within 3h": a preposition before it goes with it.)
+    const lead = /(?:^|\s)(within|in|for|by)\s*$/.exec(buf.text.slice(0, at));
+    if (digits.length + 3 > end - at && lead) at = lead.index + lead[0].length - lead[0].trimStart().length;
     if (digits.length + 3 > end - at) return false;
     const mark = `"q${digits.padStart(end - at - 3, '0')}"`;
     ctx.quotes.push(value);
@@ -257,8 +260,11 @@ export function readArgPhrases(buf: RequestText, event: string | undefined, ctx:
   const timed = timedArgs(ctx.tools);
   if (timed) {
     const words = toks.map((t) => (t.kind === 'word' ? t.t : '\u0000'));
-    for (const d of durationSpans(words, timed.unit).reverse())
-      if (!isTest(d.from)) put(d.from, d.to, String(d.value), timed.names);
+    for (const d of durationSpans(words, timed.unit).reverse()) {
+      // "48h to respond": the time to answer in, never a reply of its own.
+      const answer = words[d.to + 1] === 'to' && /^(?:respond|reply|answer)$/.test(words[d.to + 2] ?? '');
+      if (!isTest(d.from)) put(d.from, answer ? d.to + 2 : d.to, String(d.value), timed.names);
+    }
   }
   // "message 'Critical: ' followed by the summary", "message 'search is unhappy'", "title it
   // '[warn] <service>'": an argument's name just before its value.

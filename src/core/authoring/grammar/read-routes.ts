@@ -86,7 +86,8 @@ export function readRoutes(lower: string, raw: string, ctx: RequestContext): { l
     // ("sev1" is an incident's severity: left to the readers of tests and arguments).
     if (e.nouns.size === 0) continue;
     const forms = spoken(v);
-    const nouns = e.nouns.size > 0 ? String.raw`(?:\s+(?:${[...e.nouns].join('|')})s?)` : undefined;
+    // ("tier one's queue": the queue is the value's.)
+    const nouns = e.nouns.size > 0 ? String.raw`(?:(?:'s)?\s+(?:${[...e.nouns].join('|')})s?)` : undefined;
     const plain = v.toLowerCase().replace(/[^a-z0-9]+/g, '[-_ ]');
     const re =
       forms !== undefined
