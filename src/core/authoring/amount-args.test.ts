@@ -65,3 +65,35 @@ test('property: a whole amount written with commas of thousands is that amount, 
     { numRuns: 60 },
   );
 });
+
+test('a number "at" or "to" that is no amount, and a thousands mark of another country, never set money moved', async () => {
+  const { tool: t } = await import('../../../test/authoring/catalog-tool.ts');
+  const refunds: DraftCatalog = {
+    tools: [
+      t({
+        name: 'refund_order',
+        description: 'Refunds an order. Moves money.',
+        destructive: true,
+        cost: { fromArg: 'amount_usd' },
+        args: {
+          type: 'object',
+          required: ['order_id', 'amount_usd'],
+          properties: { order_id: { type: 'string' }, amount_usd: { type: 'number' } },
+        },
+      }),
+    ],
+    events: [{ type: 'refund.requested', payload: ['amount_usd'] }],
+  };
+  for (const [request, wrong] of [
+    ['when a refund is requested, refund it at 9, max $100', 9],
+    ['when a refund is requested, refund it to 2 customers max $100', 2],
+    ['when a refund is requested, refund it to 4242, cap $500', 4242],
+    ['when a refund is requested, refund $5.000', 5],
+    ['when a refund is requested, refund $1.000,00', 1],
+  ] as const) {
+    const d = draftSpec(compileRequest(request, refunds), refunds);
+    const amount = ((d.spec ?? d.partial)?.steps[0] as { args?: Record<string, unknown> } | undefined)?.args
+      ?.amount_usd;
+    assert.ok(!(d.publishable && amount === wrong), `${request}: published ${amount}`);
+  }
+});

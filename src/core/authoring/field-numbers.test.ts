@@ -114,3 +114,19 @@ test('the field said as a verb ("scoring 80+"), the number said first ("3 or mor
     assert.equal(d.spec!.triggers[0]!.when, when, request);
   }
 });
+
+test('a negated "no <field>" and a number said first of a step, not the events, are never trigger tests', () => {
+  const checks: DraftCatalog = {
+    tools: desk.tools,
+    events: [{ type: 'transaction.scored', payload: ['failed_checks', 'open_disputes'], subjects: ['TX-1'] }],
+  };
+  for (const request of [
+    'when a transaction is scored, hold it, but not if no open disputes',
+    'when a transaction is scored, hold it, but never if no open disputes',
+    'when a transaction is scored, hold it after 3 or more failed checks',
+  ]) {
+    const d = draftSpec(compileRequest(request, checks), checks);
+    const when = (d.spec ?? d.partial)?.triggers[0]?.when ?? '';
+    assert.doesNotMatch(when, /open_disputes == 0|failed_checks >= 3/, request);
+  }
+});

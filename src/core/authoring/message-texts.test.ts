@@ -407,3 +407,18 @@ test('the action said again before the words ("message them, just let them know 
     assert.doesNotMatch(JSON.stringify(d.spec ?? d.partial ?? {}), /Roughly|What we/, request);
   }
 });
+
+test('another person told after the first ("..., then message the front desk we ...") is never the first one\'s text; a sentence with an action of its own ends a text', () => {
+  const d = draft(
+    'when a booking is cancelled, message the patient, then message the front desk we have a free slot',
+  );
+  const [first] = (d.spec ?? d.partial)?.steps ?? [];
+  assert.doesNotMatch(first && 'args' in first ? String(first.args.text ?? '') : '', /free slot/i);
+  const e = draft(
+    "when a booking is cancelled, message them: sorry. with a deposit over 50, flag it 'refund-check'",
+  );
+  const text = ((e.spec ?? e.partial)?.steps ?? [])
+    .map((s) => ('args' in s ? String(s.args.text ?? '') : ''))
+    .join('|');
+  assert.doesNotMatch(text, /deposit over/i);
+});

@@ -100,25 +100,28 @@ test('a value said with spaces for its dashes, as becoming it, or as a plural no
     events: [
       {
         type: 'alert.fired',
-        payload: ['service', 'level'],
-        values: { service: ['payments-api', 'search'], level: ['critical', 'warning'] },
+        payload: ['service', 'severity'],
+        values: { service: ['payments-api', 'search'], severity: ['critical', 'warning'] },
       },
     ],
   };
   for (const [request, when] of [
     [
       'when payments api is critical: open a sev1 incident',
-      'payload.service == "payments-api" and payload.level == "critical"',
+      'payload.service == "payments-api" and payload.severity == "critical"',
     ],
     [
       'when search goes critical: open a sev1 incident',
-      'payload.service == "search" and payload.level == "critical"',
+      'payload.service == "search" and payload.severity == "critical"',
     ],
     [
       'criticals on search: open a sev1 incident',
-      'payload.level == "critical" and payload.service == "search"',
+      'payload.severity == "critical" and payload.service == "search"',
     ],
-    ['search warnings: open a sev3 incident', 'payload.service == "search" and payload.level == "warning"'],
+    [
+      'search warnings: open a sev3 incident',
+      'payload.service == "search" and payload.severity == "warning"',
+    ],
   ] as const) {
     const d = draftSpec(compileRequest(request, monitor), monitor);
     assert.equal(d.publishable, true, `${request}: ${JSON.stringify(d.questions)}`);
@@ -126,4 +129,38 @@ test('a value said with spaces for its dashes, as becoming it, or as a plural no
   }
   const d = draftSpec(compileRequest('criticals on search: open a sev1 incident', monitor), monitor);
   assert.match((d.readBack?.assumed ?? []).join('\n'), /"criticals" is read as critical alerts/);
+});
+
+test('a grade left out ("anything but warnings", "no urgents"), a name that is no grade ("premiums") and a real word are never read as values', () => {
+  const desk: DraftCatalog = {
+    tools: [
+      tool({
+        name: 'refund_customer',
+        description: 'Refunds the customer. Moves money.',
+        destructive: true,
+        cost: { fromArg: 'amount_usd' },
+        args: {
+          type: 'object',
+          required: ['ticket_id', 'amount_usd'],
+          properties: { ticket_id: { type: 'string' }, amount_usd: { type: 'number' } },
+        },
+      }),
+    ],
+    events: [
+      {
+        type: 'ticket.updated',
+        payload: ['priority', 'tier', 'status', 'amount_usd'],
+        values: { priority: ['low', 'urgent'], tier: ['basic', 'premium'], status: ['pending', 'solved'] },
+      },
+    ],
+  };
+  for (const [request, never] of [
+    ['when a ticket is updated, refund it up to $50 for anything but urgents', /priority == "urgent"/],
+    ['when a ticket is updated, refund up to $50, no urgents', /priority == "urgent"/],
+    ['when a ticket is updated, refund $20 of their premiums', /tier == "premium"/],
+    ['when a ticket is updated and it is spending, refund it up to $50', /status == "pending"/],
+  ] as const) {
+    const d = draftSpec(compileRequest(request, desk), desk);
+    assert.doesNotMatch((d.spec ?? d.partial)?.triggers[0]?.when ?? '', never, request);
+  }
 });

@@ -25,9 +25,14 @@ import { askUnknownValues } from './read-unknown-values.ts';
 import { type ArgSchema, listOr, type RequestContext } from './request-context.ts';
 import { unlistedValue } from './unlisted-value.ts';
 
-/** An amount said in an action's words: "$2,500", "$2k", "$12.50", or a number it is set "to" ("to 2500"). */
-const AMOUNT_SAID =
-  /\$\s?([0-9][0-9,]*(?:\.[0-9]{1,2})?k?)\b|(?<!\b(?:up|down|close|near|limited|capped|cap|limit)\s+)\b(?:to|at)\s+([0-9][0-9,]*(?:\.[0-9]{1,2})?k?)(?![0-9a-z%.,]|\s+(?:days?|hours?|hrs?|minutes?|mins?|weeks?|months?|years?|times|percent|people|items?|steps?|of|cents?|c)\b)/;
+/**
+ * An amount said in an action's words: "$2,500", "$2k", "$12.50"; and, for a tool that moves no
+ * money, a number it is set "to" and nothing more ("set the reserve to 2500", "... to 2,500 for
+ * now": never "refund it to 2 customers", "at 9", "to 2 x the claim").
+ */
+const AMOUNT_SAID = /\$\s?([0-9][0-9,]*(?:\.[0-9]{1,2})?k?)(?![0-9a-z]|[.,][0-9])/;
+const SET_TO =
+  /(?<!\b(?:up|down|close|near|limited|capped|cap|limit)\s+)\bto\s+([0-9]{1,3}(?:,[0-9]{3})+|[0-9]+)(?=\s*(?:$|[,;.!?)]|(?:dollars?|usd|bucks)\b|(?:for now|and|then)\b))/;
 
 /** Arguments by the documented rules: literals said in the clause, else the trigger event's fields. */
 export function fillArgs(
@@ -137,7 +142,7 @@ export function fillArgs(
       return bare[1]!;
     return undefined;
   };
-  const dollars = AMOUNT_SAID.exec(c.text);
+  const dollars = AMOUNT_SAID.exec(c.text) ?? (tool.cost === undefined ? SET_TO.exec(c.text) : null);
   const fromElsewhere: string[] = [];
   const defaulted: { n: string; field: string; question: DraftQuestion }[] = [];
   const askFor = (n: string, s: ArgSchema): DraftQuestion => ({
@@ -216,7 +221,7 @@ export function fillArgs(
       continue;
     }
     if (isMoney(n) && dollars && (s.type === 'number' || s.type === 'integer')) {
-      args[n] = usdOfDigits(dollars[1] ?? dollars[2]!);
+      args[n] = usdOfDigits(dollars[1]!);
       continue;
     }
     if (payload.includes(n)) {

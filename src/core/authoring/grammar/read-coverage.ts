@@ -61,6 +61,15 @@ const PARTICIPLES = new Map(
   }),
 );
 
+/**
+ * A number as written, as an argument holds it: "2,500" 2500, "12.50" 12.5; anything else
+ * ("5.000", "1.000,00": a thousands mark of another country) as written, so no argument holds it.
+ */
+const asNumber = (n: string) =>
+  /^[0-9]{1,3}(?:,[0-9]{3})+(?:\.[0-9]{1,2})?$|^[0-9]+(?:\.[0-9]{1,2})?$/.test(n)
+    ? String(Number(n.replace(/,/g, '')))
+    : n;
+
 /** Whether the drafted text (its tests and steps, as text) reads the event's `field`. */
 export const readsField = (drafted: string, field: string) =>
   new RegExp(String.raw`\.${field}\b`).test(drafted);
@@ -127,7 +136,7 @@ export function checkCoverage(
     ),
   );
   for (const n of bare.match(/(?<![a-z0-9-])[0-9]+(?:[.,][0-9]+)*(?![a-z0-9-])/g) ?? [])
-    if (!unread.includes(n) && !numbers.has(String(Number(n.replace(/,/g, ''))))) unread.push(n);
+    if (!unread.includes(n) && !numbers.has(asNumber(n))) unread.push(n);
   // An id or a range said in the words ("from E-42", "nps 9-10") is read only where the draft
   // holds it.
   const held = drafted.toLowerCase();

@@ -68,6 +68,9 @@ function fieldSaid(said: string, names: Map<string, string>): string | undefined
   return [...names].find(([n]) => !n.includes(' ') && new RegExp(`^(?:${saidAs(n)})$`).test(words))?.[1];
 }
 
+/** Words that say what the events have, right before a number said first (or "no"). */
+const HAS_LEAD = /(?:\b(?:with|has|have|having|whose|and)|\bw\/)\s+$/;
+
 /** The bounds on a named field the text says, cut out. */
 export function readFieldNumbers(buf: RequestText, ctx: RequestContext): FieldNumberTest[] {
   const names = namedFields(ctx);
@@ -86,7 +89,11 @@ export function readFieldNumbers(buf: RequestText, ctx: RequestContext): FieldNu
   const out: FieldNumberTest[] = [];
   for (const [i, form] of forms.entries())
     for (const m of [...buf.text.matchAll(new RegExp(form, 'g'))]) {
-      if (i < 2 && NEGATED.test(buf.text.slice(0, m.index))) continue;
+      const before = buf.text.slice(0, m.index);
+      if (NEGATED.test(before)) continue;
+      // Said first, the number (or "no") must be said of the events: "with 3 or more missed
+      // payments", "and no open claims"; "after 3 or more attempts" is a step's test, not read here.
+      if (i > 0 && !HAS_LEAD.test(before)) continue;
       const g = [...m];
       const [name, pre, n1, n2, plus, post] =
         i === 0 ? g.slice(1, 7) : i === 1 ? [g[6], ...g.slice(1, 6)] : [g[2], undefined, '0'];

@@ -50,9 +50,13 @@ const NOT_A_TEXT =
 /** A sentence that starts a next instruction, after a text. */
 const NEXT_INSTRUCTION =
   /^(?:otherwise|else|if|unless|when|whenever|then|also|and|after|afterwards|finally|next|but|don'?t|dont|do not|never|only|except|in that case|for everyone|for all)\b/;
-/** A messaging verb of its own, right after whom the words go to: the text is its. */
+/**
+ * The same person told again, right after whom the words go to ("..., just let them know", "and
+ * tell them"): the text is the first verb's. Another person ("then message the adjusters ...") is
+ * a step of its own.
+ */
 const LEADS_NEXT_VERB = new RegExp(
-  String.raw`^(?:(?:just|please|also|and|then)\s+)*(?:let\s+(?:them|him|her|em)\s+know|(?:${VERBS})\s+${WHOM})\b`,
+  String.raw`^(?:(?:just|please|also|and)\s+)*(?:let\s+(?:them|him|her|em)\s+know|(?:${VERBS})\s+(?:them|him|her|em))\b`,
 );
 /** Words that report what to say rather than say it ("roughly when we'll get back to them"). */
 const ASKED_OF = /^(?:[a-z]+\s+)?(?:when|what|why|how|where|whether|if)\b/;
@@ -103,6 +107,12 @@ function textEnd(lower: string, from: number, colon: boolean, verbs: Set<string>
   for (let m = action.exec(lower); m; m = action.exec(lower)) {
     if (m[1] === undefined || lemmas(m[1]).some((l) => verbs.has(l))) {
       end = m.index;
+      // ("email them: sorry. with 3 or more missed payments, cancel it": the sentence the next
+      // action is said in is its own, test and all, never words to send.)
+      // (One said to the person, "Thanks. We'll refund you, tag it ...", stays in the text.)
+      const stops = [...lower.slice(from, end).matchAll(/[.;!?](?=\s)/g)];
+      const at = stops.length > 0 ? from + stops.at(-1)!.index! + 1 : -1;
+      if (at > 0 && !SPOKEN.test(lower.slice(at, end).trim())) end = at;
       break;
     }
   }

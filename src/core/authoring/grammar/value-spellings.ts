@@ -3,14 +3,16 @@
  * (after the texts the request quotes or says to send, whose words are never changed):
  *
  * - with spaces for its dashes ("payments api" for `payments-api`, a value of a tool's enum too);
- * - said as becoming it ("when checkout goes critical" is "is critical");
- * - a grade (a severity, a level, a priority) said as a plural noun for the events that carry it
+ * - a grade (a severity, a priority) said as becoming it ("when checkout goes critical" is "is
+ *   critical"; "goes down" is left alone);
+ * - a grade (a severity, a priority) said as a plural noun for the events that carry it
  *   ("criticals on auth:", "ignore warnings" are critical alerts, warning alerts), listed under
- *   Assumed;
+ *   Assumed, never after words that leave them out ("anything but warnings", "no urgents");
  * - typed with a slip ("critcal alerts", "if it's damagd"), listed under Assumed: only a word no
  *   reading knows (not the catalog's, not a word of its own: a filler, an action, an event's verb)
- *   one slip from exactly one value, said where a value is said (before the events' noun, after
- *   "is", "are", "it's"), so a real word ("spending" beside a value "pending") is never changed.
+ *   one slip from exactly one value and with its first letter, said where a value is said (before
+ *   the events' noun, after "is", "are", "it's"), so a real word ("spending" beside a value
+ *   "pending") is never changed.
  *
  * Pure but for the Assumed lines.
  */
@@ -21,8 +23,11 @@ import { isEventWord, splitType } from './trigger-words.ts';
 
 /** Words after which a value is said: "if it's critcal", "when the status is pendng". */
 const VALUE_LEADS = new Set(['is', 'are', "it's", 'its', "they're", 'theyre', 'was', 'were', 'as', 'marked']);
-/** Fields whose values are grades. */
-const GRADE = /severity|level|priority|urgency|status|state|tier|risk/;
+/** Fields whose values are grades ("premium" of a tier, "owner" of a level are names: left alone). */
+const GRADE = /severity|priority|urgency/;
+/** Words that leave the events after them out ("anything but warnings", "no urgents"). */
+const EXCLUDING =
+  /\b(?:but|no|not|except|excluding|without|never|unless|other than|besides|apart from|aren'?t|isn'?t)\s+(?:[a-z']+\s+){0,2}$/;
 /** Verbs of becoming, said for "is" before a value: "goes critical", "turned urgent". */
 const BECOMES =
   /\b(?:goes|go|going|went|turns|turn|turned|becomes|become|became|gets|got|hits|hit)\s+(?=([a-z][a-z0-9_-]*)\b)/g;
@@ -60,7 +65,7 @@ export function readValueSpellings(
     ),
   );
   for (const v of new Set([...nounOf.keys(), ...enums])) {
-    if (!/[-_]/.test(v)) continue;
+    if (!v.includes('-')) continue;
     const spaced = new RegExp(String.raw`(?<![a-z0-9"'_-])${v.replace(/[-_]/g, ' ')}(?![a-z0-9"'_-])`, 'g');
     for (const m of [...l.matchAll(spaced)]) replace(m.index, v.length, v);
   }
@@ -73,7 +78,15 @@ export function readValueSpellings(
     // "criticals", "warnings": the value's events ("critical alerts"), where no noun follows.
     const single = w.endsWith('s') ? w.slice(0, -1) : '';
     const noun = nounOf.get(single);
-    if (noun && graded.has(single) && !nounOf.has(w) && !isActionVerb(w) && !isEventWord(next, ctx)) {
+    const excluded = EXCLUDING.test(l.slice(0, m.index));
+    if (
+      noun &&
+      graded.has(single) &&
+      !excluded &&
+      !nounOf.has(w) &&
+      !isActionVerb(w) &&
+      !isEventWord(next, ctx)
+    ) {
       replace(m.index, w.length, `${single} ${noun}s`);
       ctx.assumptions.push(`"${w}" is read as ${single} ${noun}s.`);
       continue;
@@ -81,13 +94,16 @@ export function readValueSpellings(
     if (nounOf.has(w) || known.has(w) || lemmas(w).some((x) => known.has(x) || nounOf.has(x))) continue;
     if (FILLER.has(w) || isActionVerb(w) || groupOf(EVENT_VERB_GROUPS, w)) continue;
     if (!isEventWord(next, ctx) && !VALUE_LEADS.has(before)) continue;
-    const near = [...nounOf.keys()].filter((v) => /^[a-z]{6,}$/.test(v) && oneSlipApart(w, v));
+    // (A slip keeps the first letter: "spending" is no "pending", "argent" no "urgent".)
+    const near = [...nounOf.keys()].filter(
+      (v) => /^[a-z]{6,}$/.test(v) && v[0] === w[0] && oneSlipApart(w, v),
+    );
     if (near.length !== 1) continue;
     replace(m.index, w.length, near[0]!);
     ctx.assumptions.push(`"${w}" is read as "${near[0]}", a value the events carry.`);
   }
   // "goes critical": "is critical", for a value the events carry.
   for (const m of [...l.matchAll(BECOMES)].reverse())
-    if (nounOf.has(m[1]!)) replace(m.index, m[0].length, 'is ');
+    if (graded.has(m[1]!)) replace(m.index, m[0].length, 'is ');
   return { lower: l, raw: r };
 }
