@@ -422,3 +422,41 @@ test('another person told after the first ("..., then message the front desk we 
     .join('|');
   assert.doesNotMatch(text, /deposit over/i);
 });
+
+test('without a colon, "but not ..." ends a text, and so does ", and <verb> in #channel"', () => {
+  const d = draft(
+    "when a booking is cancelled, message them, just let them know we'll call, but not for no-show reasons",
+  );
+  const [first] = (d.spec ?? d.partial)?.steps ?? [];
+  assert.equal(first && 'args' in first ? first.args.text : undefined, "We'll call.");
+  const withChannel: DraftCatalog = {
+    ...clinic,
+    tools: [
+      ...clinic.tools,
+      tool({
+        name: 'post_channel',
+        description: 'Posts to a team channel.',
+        args: {
+          type: 'object',
+          required: ['channel', 'text'],
+          properties: { channel: { type: 'string', pattern: '^#[a-z-]+$' }, text: { type: 'string' } },
+        },
+      }),
+    ],
+  };
+  const e = draftSpec(
+    compileRequest(
+      "when a booking is cancelled, message them we'll call, and post in #desk: slot free",
+      withChannel,
+    ),
+    withChannel,
+  );
+  assert.equal(e.publishable, true, JSON.stringify(e.questions));
+  assert.deepEqual(
+    e.spec!.steps.map((s) => ('args' in s ? [s.tool, s.args.text] : [])),
+    [
+      ['message_patient', "We'll call."],
+      ['post_channel', 'Slot free.'],
+    ],
+  );
+});

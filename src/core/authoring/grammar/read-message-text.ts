@@ -68,7 +68,7 @@ const LEADING_WHOM = new RegExp(String.raw`^\s*${WHOM}(?![a-z'-])`);
  * a spaced dash before a next instruction.
  */
 const RESTRICTION = new RegExp(
-  String.raw`,?\s+(?:-\s+)?(?:unless|except|only if|but only|provided(?: that)?|as long as)\b|\s+-\s+(?=${NEXT_INSTRUCTION.source.slice(1)})`,
+  String.raw`,?\s+(?:-\s+)?(?:unless|except|only if|but only|but not|but never|provided(?: that)?|as long as)\b|\s+-\s+(?=${NEXT_INSTRUCTION.source.slice(1)})`,
   'g',
 );
 
@@ -102,7 +102,7 @@ function textEnd(lower: string, from: number, colon: boolean, verbs: Set<string>
   let end = lower.length;
   // ", tag it ...", "and then close it": the next action of the catalog.
   const action =
-    /(?:,\s*|\s+(?:and|&)\s+|\s+-\s+)(?:then\s+)?([a-z]+)\s+(?:it|them|em|the|their|this|that|a|an|"q)\b|,?\s+(?:and\s+)?then\s+|\s*&\s*then\s+/g;
+    /(?:,\s*(?:and\s+)?|\s+(?:and|&)\s+|\s+-\s+)(?:then\s+)?([a-z]+)\s+(?:(?:it|them|em|the|their|this|that|a|an|"q)\b|(?:(?:in|to|on)\s+)?#[a-z0-9])|,?\s+(?:and\s+)?then\s+|\s*&\s*then\s+/g;
   action.lastIndex = from;
   for (let m = action.exec(lower); m; m = action.exec(lower)) {
     if (m[1] === undefined || lemmas(m[1]).some((l) => verbs.has(l))) {
