@@ -294,7 +294,7 @@ async function main() {
     process.exitCode = 1;
   }
   try {
-    const events = await httpEventFigures(quick ? { rounds: 1, runs: 100 } : {});
+    const events = await httpEventFigures(quick ? { rounds: 1, runs: 500 } : {});
     console.log('\nHTTP path beside the engine path (3-step runs, SQLite synchronous=FULL, medians):');
     const w = Math.max(...Object.keys(events).map((k) => k.length));
     for (const [k, v] of Object.entries(events))

@@ -147,7 +147,7 @@ export function compileRequest(
   readRestatedBounds(buf, unread, raw, ctx);
   const currencyNot = readNotCurrency(buf);
   const currency = currencyNot ?? readCurrency(buf) ?? readCurrencyBefore(buf, ctx);
-  const asides = [...ignored, ...readAsides(buf, raw)];
+  const asides = [...ignored, ...readAsides(buf, raw, ctx)];
   const audience = readAudience(buf, ctx);
   const cased = buf.text;
   const { event, qualifiers } = readTrigger(buf, ctx, said || apart ? lower : undefined);

@@ -130,3 +130,17 @@ test('a negated "no <field>" and a number said first of a step, not the events, 
     assert.doesNotMatch(when, /open_disputes == 0|failed_checks >= 3/, request);
   }
 });
+
+test('"no <field>" said of the events without "with" is still their test ("(no open disputes)", "when there are no open disputes")', () => {
+  const checks: DraftCatalog = {
+    tools: desk.tools,
+    events: [{ type: 'transaction.scored', payload: ['open_disputes'], subjects: ['TX-1'] }],
+  };
+  for (const request of [
+    'when a transaction is scored and there are no open disputes, hold it',
+    'when a transaction is scored (no open disputes), hold it',
+  ]) {
+    const d = draftSpec(compileRequest(request, checks), checks);
+    assert.equal((d.spec ?? d.partial)?.triggers[0]?.when, 'payload.open_disputes == 0', request);
+  }
+});

@@ -2,7 +2,7 @@
  * A sentence that leaves some events out ("skip alcohol.", "ignore anything from search.")
  * (grammar/read-asides.ts readIgnored): a test on the trigger that it is not so, and the words after
  * it that name the rest ("everything else under 150 ->", "for the rest:") are every event the
- * workflow starts for, no other case. A word the samples do not show is read back under Assumed. Over a catalog no
+ * workflow starts for, no other case. Only as the request's first sentence, and only of a value the samples show. Over a catalog no
  * corpus uses: a canteen's purchase approvals.
  */
 import assert from 'node:assert/strict';
@@ -62,8 +62,30 @@ test('"skip alcohol. everything else under 150 -> ...": the left-out events are 
   }
 });
 
-test('a left-out word the samples do not show is read as a value of the field, and said under Assumed', () => {
-  const d = draft('skip organic. everything else under 150 → approve + pay');
-  assert.equal(d.spec?.triggers[0]?.when, 'payload.category != "organic" and payload.amount_usd < 150');
-  assert.match((d.readBack?.assumed ?? []).join('\n'), /"organic" is read as purchase\.requested's category/);
+test('only the first sentence, and only a value the samples show, leaves events out: "skip the payment." is asked, never a filter', () => {
+  for (const request of [
+    'skip organic. everything else under 150 → approve + pay',
+    'when a purchase is requested, approve and pay it up to $100. skip paying.',
+    'when a purchase is requested, approve and pay it up to $100. skip alcohol.',
+    'alcohol? skip it. everything else under 150 → approve + pay',
+  ]) {
+    const d = draft(request);
+    assert.equal(d.publishable, false, `${request}: ${JSON.stringify(d.spec?.triggers)}`);
+    assert.doesNotMatch(
+      JSON.stringify((d.spec ?? d.partial)?.triggers ?? []),
+      /category == \\"alcohol\\"/,
+      request,
+    );
+  }
+});
+
+test('"but not for <value> <the events\' noun>" after an action leaves those events out, never the opposite', () => {
+  for (const request of [
+    'when a purchase is requested, approve and pay it up to $100 but not for alcohol purchases',
+    'when a purchase is requested, approve and pay it up to $100, but never alcohol ones',
+  ]) {
+    const d = draft(request);
+    assert.equal(d.publishable, true, `${request}: ${JSON.stringify(d.questions)}`);
+    assert.equal(d.spec?.triggers[0]?.when, 'payload.category != "alcohol"', request);
+  }
 });

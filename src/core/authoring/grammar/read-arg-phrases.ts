@@ -99,9 +99,6 @@ export function readArgPhrases(buf: RequestText, event: string | undefined, ctx:
     // than that ("p1") takes the blank and comma before it: it joins the clause it follows.
     const digits = String(ctx.quotes.length);
     while (digits.length + 3 > end - at && at > 0 && /[\s,;:]/.test(buf.text[at - 1]!)) at--;
-    // ("respond within 3h": a preposition before it goes with it.)
-    const lead = /(?:^|\s)(within|in|for|by)\s*$/.exec(buf.text.slice(0, at));
-    if (digits.length + 3 > end - at && lead) at = lead.index + lead[0].length - lead[0].trimStart().length;
     if (digits.length + 3 > end - at) return false;
     const mark = `"q${digits.padStart(end - at - 3, '0')}"`;
     ctx.quotes.push(value);

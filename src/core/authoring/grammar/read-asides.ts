@@ -9,6 +9,7 @@
  * fieldForValue: `payload.channel != "chat"`). A word no field holds is a question, never dropped.
  */
 
+import { lemmas } from '../request-words.ts';
 import { flagWordTest } from './flag-fields.ts';
 import { audienceCondition } from './read-conditions.ts';
 import { fieldForValue } from './read-field-tests.ts';
@@ -41,12 +42,31 @@ const UNLESS_FROM = new RegExp(
 );
 
 /**
- * A sentence that leaves some events out ("skip alcohol.", "ignore anything from search.",
- * "ignore warnings."), and the words after it that name the rest ("everything else under 150 ->",
- * "for the rest:"): the rest is every event the workflow starts for, no other case.
+ * A request that starts by leaving some events out ("skip alcohol.", "ignore anything from
+ * search.", "ignore warnings."), and the words after it that name the rest ("everything else under
+ * 150 ->", "for the rest:"): the rest is every event the workflow starts for, no other case. Only
+ * as the request's first sentence (after a test, "skip home. everything else: ..." may be an
+ * else's case), and only of a value the sample events show ("skip the payment.", "skip it." leave
+ * no events out: asked).
  */
 const IGNORED =
-  /(?:^|(?<=[.;!?]\s*))\s*(?:just\s+)?(?:ignore|skip|exclude|leave out|don'?t touch|dont touch|never touch)\s+(?:(?:anything|everything|all|any|those|the)\s+)?(?:(?:from|on|in|for|by|filed under|under)\s+)?(?:the\s+)?([a-z0-9][a-z0-9-]*)(?:\s+([a-z]+))?\s*[.;!?](?:\s*(?:for\s+)?(?:(?:everything|anything|all)\s+else|the\s+rest|all\s+others?)\s*(?:[:,]|->|→)?)?/g;
+  /^\s*(?:just\s+)?(?:ignore|skip|exclude|leave out|don'?t touch|dont touch|never touch)\s+(?:(?:anything|everything|all|any|those|the)\s+)?(?:(?:from|on|in|for|by|filed under|under)\s+)?(?:the\s+)?([a-z0-9][a-z0-9-]*)(?:\s+([a-z]+))?\s*[.;!?](?:\s*(?:for\s+)?(?:(?:everything|anything|all)\s+else|the\s+rest|all\s+others?)\s*(?:[:,]|->|→)?)?/g;
+
+/** Whether `word` is (or is the plural of) a value the sample events show. */
+function sampleValue(word: string, ctx: RequestContext): boolean {
+  const values = new Set(
+    (ctx.events ?? []).flatMap((e) =>
+      Object.values(e.values ?? {})
+        .flat()
+        .map((v) => v.toLowerCase()),
+    ),
+  );
+  return lemmas(word).some((l) => values.has(l));
+}
+
+/** "but not for home claims", "but never auto ones": a value said with the events' noun, left out. */
+const BUT_NOT_FOR =
+  /,?\s*\bbut (?:not|never)(?: for| on| from)? (?:the |any )?([a-z0-9][a-z0-9-]*) ([a-z]+)\b/g;
 
 /** The events a sentence leaves out, as negated asides, cut out of the text with the rest it names. */
 export function readIgnored(buf: RequestText, raw: string, ctx: RequestContext): Aside[] {
@@ -54,6 +74,8 @@ export function readIgnored(buf: RequestText, raw: string, ctx: RequestContext):
   for (const m of [...buf.text.matchAll(IGNORED)]) {
     // "ignore warning alerts.", "skip those ones.": a noun after the value is the events' own.
     if (m[2] !== undefined && !/^ones?$/.test(m[2]) && !isEventWord(m[2], ctx)) continue;
+    // Only a value the events' samples show: "skip the payment.", "skip it." leave nothing out.
+    if (!sampleValue(m[1]!, ctx)) continue;
     out.push({
       word: m[1]!,
       negated: true,
@@ -67,8 +89,19 @@ export function readIgnored(buf: RequestText, raw: string, ctx: RequestContext):
 }
 
 /** The asides of the request, cut out of the text (see the file's comment). */
-export function readAsides(buf: RequestText, raw: string): Aside[] {
+export function readAsides(buf: RequestText, raw: string, ctx: RequestContext): Aside[] {
   const out: Aside[] = [];
+  // "pay it up to $500 but not for home claims": the value said with the events' own noun.
+  for (const m of [...buf.text.matchAll(BUT_NOT_FOR)]) {
+    if (!isEventWord(m[2]!, ctx) && !/^ones?$/.test(m[2]!)) continue;
+    out.push({
+      word: m[1]!,
+      negated: true,
+      group: false,
+      said: raw.slice(m.index, m.index + m[0].length).trim(),
+    });
+    cutOut(buf, m as RegExpExecArray);
+  }
   for (const m of [...buf.text.matchAll(PARENS)]) {
     const lead = (m[1] ?? '').replace(/ for$/, '');
     out.push({

@@ -91,9 +91,9 @@ export function readFieldNumbers(buf: RequestText, ctx: RequestContext): FieldNu
     for (const m of [...buf.text.matchAll(new RegExp(form, 'g'))]) {
       const before = buf.text.slice(0, m.index);
       if (NEGATED.test(before)) continue;
-      // Said first, the number (or "no") must be said of the events: "with 3 or more missed
-      // payments", "and no open claims"; "after 3 or more attempts" is a step's test, not read here.
-      if (i > 0 && !HAS_LEAD.test(before)) continue;
+      // Said first, the number must be said of the events: "with 3 or more missed payments";
+      // "after 3 or more attempts" is a step's test, not read here.
+      if (i === 1 && !HAS_LEAD.test(before)) continue;
       const g = [...m];
       const [name, pre, n1, n2, plus, post] =
         i === 0 ? g.slice(1, 7) : i === 1 ? [g[6], ...g.slice(1, 6)] : [g[2], undefined, '0'];

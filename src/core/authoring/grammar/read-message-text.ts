@@ -47,6 +47,8 @@ const SPOKEN =
 /** Words after the verb that lead something other than the words to say ("every ticket with a ..."). */
 const NOT_A_TEXT =
   /^(?:"q|every\b|each\b|all\b|any\b|that\b|saying\b|telling\b|with\b|to\b|about\b|when\b|whenever\b|if\b|unless\b|by\b|in\b|on\b|at\b|for\b|via\b|through\b|and\b|then\b|it\b|them\b|once\b|as\b|using\b|before\b|after\b|too\b|also\b)/;
+/** A sentence that starts with the test its action is for ("with 3 or more ..., cancel it"). */
+const TEST_FIRST = /^(?:with|if|when|whenever|for|unless|only|once|after|before)\b/;
 /** A sentence that starts a next instruction, after a text. */
 const NEXT_INSTRUCTION =
   /^(?:otherwise|else|if|unless|when|whenever|then|also|and|after|afterwards|finally|next|but|don'?t|dont|do not|never|only|except|in that case|for everyone|for all)\b/;
@@ -68,7 +70,7 @@ const LEADING_WHOM = new RegExp(String.raw`^\s*${WHOM}(?![a-z'-])`);
  * a spaced dash before a next instruction.
  */
 const RESTRICTION = new RegExp(
-  String.raw`,?\s+(?:-\s+)?(?:unless|except|only if|but only|but not|but never|provided(?: that)?|as long as)\b|\s+-\s+(?=${NEXT_INSTRUCTION.source.slice(1)})`,
+  String.raw`,?\s+(?:-\s+)?(?:unless|except|only if|but only|provided(?: that)?|as long as)\b|\s+-\s+(?=${NEXT_INSTRUCTION.source.slice(1)})`,
   'g',
 );
 
@@ -102,17 +104,18 @@ function textEnd(lower: string, from: number, colon: boolean, verbs: Set<string>
   let end = lower.length;
   // ", tag it ...", "and then close it": the next action of the catalog.
   const action =
-    /(?:,\s*(?:and\s+)?|\s+(?:and|&)\s+|\s+-\s+)(?:then\s+)?([a-z]+)\s+(?:(?:it|them|em|the|their|this|that|a|an|"q)\b|(?:(?:in|to|on)\s+)?#[a-z0-9])|,?\s+(?:and\s+)?then\s+|\s*&\s*then\s+/g;
+    /(?:,\s*(?:and\s+)?|\s+(?:and|&)\s+|\s+-\s+)(?:then\s+)?(?:([a-z]+)\s+(?:it|them|em|the|their|this|that|a|an|"q)\b|(?:post|notify|ping|message|msg|share|announce|alert)\s+(?:(?:in|to|on)\s+)?#[a-z0-9])|,?\s+(?:and\s+)?then\s+|\s*&\s*then\s+/g;
   action.lastIndex = from;
   for (let m = action.exec(lower); m; m = action.exec(lower)) {
     if (m[1] === undefined || lemmas(m[1]).some((l) => verbs.has(l))) {
       end = m.index;
       // ("email them: sorry. with 3 or more missed payments, cancel it": the sentence the next
       // action is said in is its own, test and all, never words to send.)
-      // (One said to the person, "Thanks. We'll refund you, tag it ...", stays in the text.)
+      // (Only one that starts with its test: "Lost package. Cancel the shipment ..." may be words
+      // to send, and "Thanks. We'll refund you, tag it ..." are.)
       const stops = [...lower.slice(from, end).matchAll(/[.;!?](?=\s)/g)];
       const at = stops.length > 0 ? from + stops.at(-1)!.index! + 1 : -1;
-      if (at > 0 && !SPOKEN.test(lower.slice(at, end).trim())) end = at;
+      if (at > 0 && TEST_FIRST.test(lower.slice(at, end).trim())) end = at;
       break;
     }
   }
