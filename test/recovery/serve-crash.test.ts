@@ -150,7 +150,12 @@ async function crashAndRecover(
     const allowed = new Set<string>();
     let reconciled = 0;
     for (const run of runs) {
-      assert.equal(run.status, 'completed', `run ${run.runId} completed`);
+      // (A run that did not complete names its ledger's entries, so a failure says why.)
+      const why =
+        run.status === 'completed'
+          ? ''
+          : `: ${(await keel.runs.entries('acme', run.runId)).map((e) => (e.kind.startsWith('step.') ? `${e.kind} ${JSON.stringify(payloadOf(e, e.kind as 'step.allowed'))}` : e.kind)).join('; ')}`;
+      assert.equal(run.status, 'completed', `run ${run.runId} completed${why}`);
       assert.ok((await keel.runs.verify('acme', run.runId)).ok, `run ${run.runId} verifies`);
       const entries = await keel.runs.entries('acme', run.runId);
       const pays = entries
