@@ -55,6 +55,17 @@ const ok = (r: string) => {
   return { spec: d.spec!, assumed: (d.readBack?.assumed ?? []).join('\n') };
 };
 
+/** A tool whose note the words (or a placeholder) fill. */
+const replyToReviewer = tool({
+  name: 'reply_to_reviewer',
+  description: 'Replies to the reviewer.',
+  args: {
+    type: 'object',
+    required: ['reviewer_id', 'note'],
+    properties: { reviewer_id: { type: 'string' }, note: { type: 'string' } },
+  },
+});
+
 test('a bound on what the event counts is a test of its count field, never money', () => {
   for (const [request, when] of [
     ['when a review gets flagged 5 or more times, hide it', 'payload.flag_count >= 5'],
@@ -280,18 +291,7 @@ test('an alternative the words give ("otherwise", "anything else") with no branc
   };
   const withNote: DraftCatalog = {
     ...reviews,
-    tools: [
-      ...reviews.tools,
-      tool({
-        name: 'reply_to_reviewer',
-        description: 'Replies to the reviewer.',
-        args: {
-          type: 'object',
-          required: ['reviewer_id', 'note'],
-          properties: { reviewer_id: { type: 'string' }, note: { type: 'string' } },
-        },
-      }),
-    ],
+    tools: [...reviews.tools, replyToReviewer],
   };
   for (const request of [
     'reviews with 10+ flags: reply to the reviewer: thanks, otherwise all is well',
@@ -341,17 +341,7 @@ test('a verb naming an action no tool does is asked about, never the tool anothe
 test('a placeholder in a text names what the run fills in; one naming nothing the event carries is asked', () => {
   const withNote: DraftCatalog = {
     ...reviews,
-    tools: [
-      tool({
-        name: 'reply_to_reviewer',
-        description: 'Replies to the reviewer.',
-        args: {
-          type: 'object',
-          required: ['reviewer_id', 'note'],
-          properties: { reviewer_id: { type: 'string' }, note: { type: 'string' } },
-        },
-      }),
-    ],
+    tools: [replyToReviewer],
   };
   const note = (request: string) => {
     const d = draftSpec(compileRequest(request, withNote), withNote);
@@ -369,17 +359,7 @@ test('a placeholder in a text names what the run fills in; one naming nothing th
 
 test('a placeholder that is the event\'s noun is its subject, before a field that only holds the noun ("<review>" is no review_type)', () => {
   const typed: DraftCatalog = {
-    tools: [
-      tool({
-        name: 'reply_to_reviewer',
-        description: 'Replies to the reviewer.',
-        args: {
-          type: 'object',
-          required: ['reviewer_id', 'note'],
-          properties: { reviewer_id: { type: 'string' }, note: { type: 'string' } },
-        },
-      }),
-    ],
+    tools: [replyToReviewer],
     events: [{ type: 'review.flagged', payload: ['review_type', 'reviewer_id'] }],
   };
   const d = draftSpec(

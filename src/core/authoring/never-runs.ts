@@ -1,9 +1,10 @@
 /**
  * Steps a draft would never run: a step's `if` (or a choice branch's `when`) that the trigger's own
- * `when` rules out, or a trigger whose own `when` rules itself out, by the same field tested against values that cannot both hold
- * (`payload.category != "spam"` on the trigger and `payload.category == "spam"` on the step). Such a
- * draft is self-contradictory, whatever compiled it: words were read as two tests of one field
- * where they meant two sides ("hide it if it's not spam; if it IS spam, warn the author"). Pure.
+ * `when` rules out, or a trigger whose own `when` rules itself out, by the same field tested
+ * against values that cannot both hold (`payload.category != "spam"` on the trigger and
+ * `payload.category == "spam"` on the step). Such a draft is self-contradictory, whatever compiled
+ * it: words were read as two tests of one field where they meant two sides ("hide it if it's not
+ * spam; if it IS spam, warn the author"). Pure.
  */
 import { type FlowStep, isChooseStep, isToolStep, nestedLists } from '../spec/flow-steps.ts';
 import type { Condition } from '../spec/parse-condition.ts';

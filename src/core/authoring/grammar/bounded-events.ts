@@ -15,7 +15,7 @@
 import { formatUsd } from '../../money.ts';
 import { payloadFieldOf } from '../arg-words.ts';
 import { isActionVerb } from '../request-words.ts';
-import type { DraftStep, RequestContext } from './request-context.ts';
+import { type DraftStep, type RequestContext, sampleValues } from './request-context.ts';
 import { isEventWord, NEUTRAL, STAND_INS } from './trigger-words.ts';
 
 /** Words a heading names its events with, besides their noun: "all USD expenses", "when any new ones". */
@@ -28,7 +28,7 @@ const HEADING =
  */
 function saidOfEvents(text: string, at: number, event: string | undefined, ctx: RequestContext): boolean {
   const shape = ctx.events?.find((e) => e.type === event);
-  const values = new Set(Object.values(shape?.values ?? {}).flatMap((vs) => vs.map((v) => v.toLowerCase())));
+  const values = sampleValues(shape ? [shape] : []);
   return (text.slice(0, at).match(/[a-z0-9'-]+/g) ?? []).every(
     (w) => isEventWord(w, ctx) || HEADING.test(w) || NEUTRAL.has(w) || STAND_INS.has(w) || values.has(w),
   );

@@ -13,7 +13,7 @@ import { lemmas } from '../request-words.ts';
 import { flagWordTest } from './flag-fields.ts';
 import { audienceCondition } from './read-conditions.ts';
 import { fieldForValue } from './read-field-tests.ts';
-import { cutOut, type RequestContext, type RequestText } from './request-context.ts';
+import { cutOut, type RequestContext, type RequestText, sampleValues } from './request-context.ts';
 import { isEventWord } from './trigger-words.ts';
 
 /** A qualifier said beside the event. */
@@ -50,42 +50,33 @@ const UNLESS_FROM = new RegExp(
  * no events out: asked).
  */
 const IGNORED =
-  /^\s*(?:just\s+)?(?:ignore|skip|exclude|leave out|don'?t touch|dont touch|never touch)\s+(?:(?:anything|everything|all|any|those|the)\s+)?(?:(?:from|on|in|for|by|filed under|under)\s+)?(?:the\s+)?([a-z0-9][a-z0-9-]*)(?:\s+([a-z]+))?\s*[.;!?](?:\s*(?:for\s+)?(?:(?:everything|anything|all)\s+else|the\s+rest|all\s+others?)\s*(?:[:,]|->|→)?)?/g;
-
-/** Whether `word` is (or is the plural of) a value the sample events show. */
-function sampleValue(word: string, ctx: RequestContext): boolean {
-  const values = new Set(
-    (ctx.events ?? []).flatMap((e) =>
-      Object.values(e.values ?? {})
-        .flat()
-        .map((v) => v.toLowerCase()),
-    ),
-  );
-  return lemmas(word).some((l) => values.has(l));
-}
+  /^\s*(?:just\s+)?(?:ignore|skip|exclude|leave out|don'?t touch|dont touch|never touch)\s+(?:(?:anything|everything|all|any|those|the)\s+)?(?:(?:from|on|in|for|by|filed under|under)\s+)?(?:the\s+)?([a-z0-9][a-z0-9-]*)(?:\s+([a-z]+))?\s*[.;!?](?:\s*(?:for\s+)?(?:(?:everything|anything|all)\s+else|the\s+rest|all\s+others?)\s*(?:[:,]|->|→)?)?/;
 
 /** "but not for home claims", "but never auto ones": a value said with the events' noun, left out. */
 const BUT_NOT_FOR =
   /,?\s*\bbut (?:not|never)(?: for| on| from)? (?:the |any )?([a-z0-9][a-z0-9-]*) ([a-z]+)\b/g;
 
-/** The events a sentence leaves out, as negated asides, cut out of the text with the rest it names. */
+/** The value `m` leaves out (its first group), as a negated aside, cut out of the text (`span`: where). */
+function leftOut(buf: RequestText, raw: string, m: RegExpMatchArray, span: boolean): Aside {
+  const at = m.index!;
+  cutOut(buf, m as RegExpExecArray);
+  return {
+    word: m[1]!,
+    negated: true,
+    group: false,
+    said: raw.slice(at, at + m[0].length).trim(),
+    ...(span ? { span: { at, length: m[0].length } } : {}),
+  };
+}
+
+/** The events the request's first sentence leaves out, as a negated aside, cut out with the rest it names. */
 export function readIgnored(buf: RequestText, raw: string, ctx: RequestContext): Aside[] {
-  const out: Aside[] = [];
-  for (const m of [...buf.text.matchAll(IGNORED)]) {
-    // "ignore warning alerts.", "skip those ones.": a noun after the value is the events' own.
-    if (m[2] !== undefined && !/^ones?$/.test(m[2]) && !isEventWord(m[2], ctx)) continue;
-    // Only a value the events' samples show: "skip the payment.", "skip it." leave nothing out.
-    if (!sampleValue(m[1]!, ctx)) continue;
-    out.push({
-      word: m[1]!,
-      negated: true,
-      group: false,
-      said: raw.slice(m.index, m.index + m[0].length).trim(),
-      span: { at: m.index, length: m[0].length },
-    });
-    cutOut(buf, m as RegExpExecArray);
-  }
-  return out;
+  const m = IGNORED.exec(buf.text);
+  // "ignore warning alerts.", "skip those ones.": a noun after the value is the events' own.
+  if (!m || (m[2] !== undefined && !/^ones?$/.test(m[2]) && !isEventWord(m[2], ctx))) return [];
+  // Only a value the events' samples show: "skip the payment.", "skip it." leave nothing out.
+  const values = sampleValues(ctx.events ?? []);
+  return lemmas(m[1]!).some((l) => values.has(l)) ? [leftOut(buf, raw, m, true)] : [];
 }
 
 /** The asides of the request, cut out of the text (see the file's comment). */
@@ -94,13 +85,7 @@ export function readAsides(buf: RequestText, raw: string, ctx: RequestContext): 
   // "pay it up to $500 but not for home claims": the value said with the events' own noun.
   for (const m of [...buf.text.matchAll(BUT_NOT_FOR)]) {
     if (!isEventWord(m[2]!, ctx) && !/^ones?$/.test(m[2]!)) continue;
-    out.push({
-      word: m[1]!,
-      negated: true,
-      group: false,
-      said: raw.slice(m.index, m.index + m[0].length).trim(),
-    });
-    cutOut(buf, m as RegExpExecArray);
+    out.push(leftOut(buf, raw, m, false));
   }
   for (const m of [...buf.text.matchAll(PARENS)]) {
     const lead = (m[1] ?? '').replace(/ for$/, '');

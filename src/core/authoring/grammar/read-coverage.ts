@@ -1,12 +1,12 @@
 /**
  * The coverage part of the grammar: in every draft, every word of the request is accounted for —
  * read as the trigger, a condition, a step, its arguments (a value taken from the words: "tag it
- * done"), a cap or an assumption, or one of the grammar's own words ("when", "under", "then", "please"). A word none of them reads
- * ("knock the tip off first", "on the first of every month", "email the vendor a remittance advice")
- * is text the draft would drop: a question, never dropped, for a draft that spends money could
- * otherwise pay more, more often or with less than the person asked, and one that grants, deletes
- * or removes could do it to more than the person asked ("viewer requests from contractors get
- * granted" would grant everyone's). A draft that moves or destroys nothing is held to it too:
+ * done"), a cap or an assumption, or one of the grammar's own words ("when", "under", "then",
+ * "please"). A word none of them reads ("knock the tip off first", "on the first of every month",
+ * "email the vendor a remittance advice") is text the draft would drop: a question, never dropped,
+ * for a draft that spends money could otherwise pay more, more often or with less than the person
+ * asked, and one that grants, deletes or removes could do it to more than the person asked ("viewer
+ * requests from contractors get granted" would grant everyone's). A draft that moves or destroys nothing is held to it too:
  * "hide posts about crypto" must not hide every post.
  *
  * A new reading that consumes a phrase makes its words read here by the catalog's vocabulary or by

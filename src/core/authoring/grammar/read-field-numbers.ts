@@ -68,8 +68,12 @@ function fieldSaid(said: string, names: Map<string, string>): string | undefined
   return [...names].find(([n]) => !n.includes(' ') && new RegExp(`^(?:${saidAs(n)})$`).test(words))?.[1];
 }
 
-/** Words that say what the events have, right before a number said first (or "no"). */
-const HAS_LEAD = /(?:\b(?:with|has|have|having|whose|and)|\bw\/)\s+$/;
+/** Words that say what the events have, right before a field's test ("with", "w/"). */
+const HAS = String.raw`(?:\b(?:with|has|have|having|whose)|\bw\/)`;
+/** Before a number said first: those words, or "and" after another test. */
+const LEAD = new RegExp(String.raw`(?:${HAS}|\band)\s+$`);
+/** The words that lead to a field's test, cut out with it ("flagged w/ risk score 90 or above"). */
+const LEAD_CUT = new RegExp(String.raw`${HAS}\s+(?:(?:a|an|the|their|its)\s+)?$`);
 
 /** The bounds on a named field the text says, cut out. */
 export function readFieldNumbers(buf: RequestText, ctx: RequestContext): FieldNumberTest[] {
@@ -78,35 +82,38 @@ export function readFieldNumbers(buf: RequestText, ctx: RequestContext): FieldNu
   const said = [...names.keys()].sort((a, b) => b.length - a.length).map(saidAs);
   const multi = [...names.keys()].filter((n) => n.includes(' ')).map(saidAs);
   const NAME = `(${said.join('|')})`;
-  const forms = [
+  const BOUND = String.raw`(?:(${PRE_RE})\s+${NUMBER}|${NUMBER}\s*(?:(\+)|(${POST_RE})))`;
+  // Each form, and how its match reads: [the name said, a word before the number, the number in
+  // digits or words, "+", a word after the number].
+  type Parts = (g: string[]) => (string | undefined)[];
+  const forms: [RegExp, Parts][] = [
     // "a risk score over 90", "score 70+", "scoring 80+"
-    String.raw`\b${NAME}\s+(?:(?:is|was|of|at|=)\s+)?(?:(${PRE_RE})\s+${NUMBER}|${NUMBER}\s*(?:(\+)|(${POST_RE})))(?![0-9a-z$%])`,
-    // "3 or more missed payments", "more than 2 open claims", "5+ chargebacks"
-    String.raw`(?<![0-9a-z$])(?:(${PRE_RE})\s+${NUMBER}|${NUMBER}\s*(?:(\+)|(${POST_RE})))\s+${NAME}\b`,
-    // "no open claims": a field of several words, none of it
-    ...(multi.length ? [String.raw`\b(no)\s+(${multi.join('|')})\b`] : []),
+    [
+      new RegExp(String.raw`\b${NAME}\s+(?:(?:is|was|of|at|=)\s+)?${BOUND}(?![0-9a-z$%])`, 'g'),
+      (g) => g.slice(1, 7),
+    ],
+    // "with 3 or more missed payments", "and more than 2 open claims", "with 5+ chargebacks"
+    [new RegExp(String.raw`(?<![0-9a-z$])${BOUND}\s+${NAME}\b`, 'g'), (g) => [g[6], ...g.slice(1, 6)]],
   ];
+  // "no open claims": a field of several words, none of it
+  if (multi.length > 0)
+    forms.push([new RegExp(String.raw`\bno\s+(${multi.join('|')})\b`, 'g'), (g) => [g[1], undefined, '0']]);
   const out: FieldNumberTest[] = [];
-  for (const [i, form] of forms.entries())
-    for (const m of [...buf.text.matchAll(new RegExp(form, 'g'))]) {
+  for (const [i, [re, parts]] of forms.entries())
+    for (const m of [...buf.text.matchAll(re)]) {
       const before = buf.text.slice(0, m.index);
       if (NEGATED.test(before)) continue;
       // Said first, the number must be said of the events: "with 3 or more missed payments";
       // "after 3 or more attempts" is a step's test, not read here.
-      if (i === 1 && !HAS_LEAD.test(before)) continue;
-      const g = [...m];
-      const [name, pre, n1, n2, plus, post] =
-        i === 0 ? g.slice(1, 7) : i === 1 ? [g[6], ...g.slice(1, 6)] : [g[2], undefined, '0'];
+      if (i === 1 && !LEAD.test(before)) continue;
+      const [name, pre, n1, n2, plus, post] = parts([...m]);
       const n = value((n1 ?? n2)!.replace(/,/g, ''));
       const field = fieldSaid(name!, names);
       if (n === undefined || field === undefined) continue;
       const op = i === 2 ? '==' : pre ? PRE[pre]! : plus ? '>=' : POST[post!]!;
       out.push({ field, op, n, said: m[0], at: m.index });
       cutOut(buf, m);
-      // "flagged w/ risk score 90 or above": the words that lead to the field go too.
-      const lead = /(?:\b(?:with|has|have|having|whose)|\bw\/)\s+(?:(?:a|an|the|their|its)\s+)?$/.exec(
-        buf.text.slice(0, m.index),
-      );
+      const lead = LEAD_CUT.exec(buf.text.slice(0, m.index));
       if (lead) cutOut(buf, lead);
     }
   // In the order the words give them.

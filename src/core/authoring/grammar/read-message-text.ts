@@ -109,10 +109,9 @@ function textEnd(lower: string, from: number, colon: boolean, verbs: Set<string>
   for (let m = action.exec(lower); m; m = action.exec(lower)) {
     if (m[1] === undefined || lemmas(m[1]).some((l) => verbs.has(l))) {
       end = m.index;
-      // ("email them: sorry. with 3 or more missed payments, cancel it": the sentence the next
-      // action is said in is its own, test and all, never words to send.)
-      // (Only one that starts with its test: "Lost package. Cancel the shipment ..." may be words
-      // to send, and "Thanks. We'll refund you, tag it ..." are.)
+      // ("email them: sorry. with 3 or more missed payments, cancel it": a sentence that starts with
+      // the test its action is for is its own, never words to send; "Lost package. Cancel the
+      // shipment ..." may be words to send, and "Thanks. We'll refund you, tag it ..." are.)
       const stops = [...lower.slice(from, end).matchAll(/[.;!?](?=\s)/g)];
       const at = stops.length > 0 ? from + stops.at(-1)!.index! + 1 : -1;
       if (at > 0 && TEST_FIRST.test(lower.slice(at, end).trim())) end = at;

@@ -141,6 +141,13 @@ export function knownWords(ctx: RequestContext): Set<string> {
   return v;
 }
 
+/** The values the sample events of `shapes` show, in lower case ("travel", "usd"). */
+export function sampleValues(shapes: readonly EventShape[]): Set<string> {
+  return new Set(
+    shapes.flatMap((e) => Object.values(e.values ?? {}).flatMap((vs) => vs.map((v) => v.toLowerCase()))),
+  );
+}
+
 /** The words of the tools' names and descriptions and of the event types: the catalog's, not its fields'. */
 const catalogVocabulary = new WeakMap<readonly ToolDescriptor[], Set<string>>();
 export function catalogWords(ctx: RequestContext): Set<string> {

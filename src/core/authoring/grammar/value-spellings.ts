@@ -40,7 +40,7 @@ export function readValueSpellings(
 ): { lower: string; raw: string } {
   // Each value the samples show, with the noun of the one event type that carries it (or '').
   const nounOf = new Map<string, string>();
-  // The values of a grade (a severity, a level, a priority): said as nouns ("criticals"); an
+  // The values of a grade (a severity, a priority, an urgency): said as nouns ("criticals"); an
   // item's ("kayaks & paddles") are read as they are by the headings.
   const graded = new Set<string>();
   for (const e of ctx.events ?? [])
