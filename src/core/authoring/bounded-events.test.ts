@@ -124,6 +124,18 @@ test('in a choice, a bound said in a case heading is asked; an else said as "any
     bound.questions.some((q) => q.question.startsWith('Which case does $300 bound?')),
     JSON.stringify(bound.questions),
   );
+  // Said in the else's own words ("everything else under 300 -> ..."), it is asked too.
+  for (const r of [
+    'dental? flag it. everything else under 300 -> approve and pay',
+    'if it is dental, skip it. otherwise, under 300: approve and pay',
+  ]) {
+    const d = of(r);
+    assert.equal(d.publishable, false, `${r}: ${JSON.stringify(d.spec)}`);
+    assert.ok(
+      d.questions.some((q) => q.question.startsWith('Which case does $300 bound?')),
+      `${r}: ${JSON.stringify(d.questions)}`,
+    );
+  }
   // "anything over that just approve it": the else of the bound (never of the field's test), so
   // the approval alone runs above it and nothing is dropped.
   const over = of('dental: up to 50 dollars approve + pay, anything over that just approve it');

@@ -38,7 +38,7 @@ import { toolWords } from './grammar/tool-words.ts';
 import { laterTests } from './later-tests.ts';
 import { moneySourceQuestions } from './money-source.ts';
 import { negatedActions } from './negated-actions.ts';
-import { stepsThatNeverRun, triggersThatNeverFire } from './never-runs.ts';
+import { flagTestsNoEventMeets, stepsThatNeverRun, triggersThatNeverFire } from './never-runs.ts';
 import { ACTION_GROUPS, groupOf } from './request-words.ts';
 
 const HALF_A_GRAND = /\bhalf (?:a|of a|of one|one) (?:grand|thousand)\b/g;
@@ -292,6 +292,11 @@ export function draftSafety(
   for (const when of triggersThatNeverFire(spec))
     ask(
       `The workflow starts only when ${JSON.stringify(when)}, which no event can meet: it tests one field against values that cannot both hold. Which test is meant?`,
+    );
+  // A yes/no field tested against a word ("without autopay" read as `autopay == "without"`).
+  for (const f of flagTestsNoEventMeets(spec, catalog.events ?? []))
+    ask(
+      `The test ${JSON.stringify(f.when)} compares ${f.field} with ${JSON.stringify(f.value)}, but the event gives ${f.field} as true or false: no event would meet it. Which is meant?`,
     );
   // A step's test the trigger rules out: the words were two sides, read as two tests of one field.
   for (const n of stepsThatNeverRun(spec))

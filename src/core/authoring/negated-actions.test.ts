@@ -136,3 +136,48 @@ test('property: appending "don\'t <verb of a money or destructive tool>" never y
     { numRuns: 200 },
   );
 });
+
+test('"skip refunding it" in a case leaves that case without the refund; "skip it" there is its whole answer', () => {
+  const sampled: DraftCatalog = {
+    tools: catalog.tools,
+    events: [
+      {
+        type: 'refund.requested',
+        payload: ['refund_amount', 'currency', 'reason'],
+        values: { reason: ['damaged', 'late'] },
+      },
+    ],
+  };
+  const late = (r: string) => {
+    const d = draftSpec(compileRequest(r, sampled), sampled);
+    const [choice] = (d.spec ?? d.partial)?.steps ?? [];
+    assert.ok(choice && 'choose' in choice, `${r}: ${JSON.stringify(d.spec ?? d.partial)}`);
+    assert.equal(choice.choose[0]!.when, 'payload.reason == "late"', r);
+    assert.deepEqual(choice.choose[0]!.steps, [], r);
+    assert.deepEqual(
+      choice.else?.map((s) => ('tool' in s ? s.tool : '')),
+      ['issue_refund'],
+      r,
+    );
+    return d;
+  };
+  // The ban is said where the refund is also asked for: the person confirms which.
+  for (const r of [
+    'if the reason is late, skip refunding it. otherwise refund it, max $50',
+    'late ones: skip the refund. otherwise refund it, max $50',
+  ])
+    assert.ok(
+      late(r).questions.some((q) =>
+        /says "skip (?:refunding it|the refund)", and the draft calls issue_refund/.test(q.question),
+      ),
+      r,
+    );
+  const d = late('late ones: skip it. otherwise refund it, max $50');
+  assert.equal(d.publishable, true, JSON.stringify(d.questions));
+  assert.ok(d.readBack?.assumed?.some((a) => a.includes('"skip it" is read as: nothing is done there.')));
+  // Not in a case: "skip it for late ones" after the refund is asked about, never read as nothing.
+  assert.equal(
+    draftSpec(compileRequest('refund it, max $50. skip it for late ones', sampled), sampled).publishable,
+    false,
+  );
+});

@@ -17,7 +17,7 @@ export const NOT_A_BAN =
 
 /** The negations that may start a ban. */
 const NEGATION =
-  /\b(?:don'?t|dont|do not|never|no|without|not)\s+(?:(?:ever|yet|even|actually|please|need to|have to|go|bother(?: to| with)?)\s+)*/g;
+  /\b(?:don'?t|dont|do not|never|no|without|not|skip|hold off on|leave out)\s+(?:(?:ever|yet|even|actually|please|need to|have to|go|bother(?: to| with)?)\s+)*/g;
 
 /** One forbidden action: the words as written and the plain forms of its verb (or noun). */
 export interface NegatedAction {

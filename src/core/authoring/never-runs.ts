@@ -10,6 +10,7 @@ import { type FlowStep, isChooseStep, isToolStep, nestedLists } from '../spec/fl
 import type { Condition } from '../spec/parse-condition.ts';
 import { parseStepCondition } from '../spec/step-condition.ts';
 import type { WorkflowSpec } from '../spec/workflow-spec.ts';
+import type { EventShape } from './compiled-request.ts';
 
 /** A field said equal, or not equal, to a literal. */
 interface Fact {
@@ -73,6 +74,64 @@ export function stepsThatNeverRun(spec: WorkflowSpec): { step: string; when: str
     for (const s of list) {
       if (isToolStep(s) && s.if) test(s.name, s.if);
       if (isChooseStep(s)) for (const b of s.choose) test(s.name, b.when);
+      for (const l of nestedLists(s)) walk(l.steps);
+    }
+  };
+  walk(spec.steps);
+  return out;
+}
+
+/** Each test of a payload field against a literal in `c`, at any depth (under "or" and "not" too). */
+function literalTests(c: Condition): { field: string; value: unknown }[] {
+  switch (c.kind) {
+    case 'and':
+    case 'or':
+      return c.items.flatMap(literalTests);
+    case 'not':
+      return literalTests(c.item);
+    case 'compare': {
+      const [path, lit] = c.left.kind === 'path' ? [c.left, c.right] : [c.right, c.left];
+      return path.kind === 'path' &&
+        lit.kind === 'literal' &&
+        path.path.length === 2 &&
+        path.path[0] === 'payload'
+        ? [{ field: path.path[1]!, value: lit.value }]
+        : [];
+    }
+    default:
+      return [];
+  }
+}
+
+/**
+ * Each test that compares a yes/no field of the event (one every sample gives as true or false)
+ * with something other than true or false (`payload.autopay == "without"`): no event can meet it
+ * as it reads, whatever compiled the draft, so the words were misread. Trigger tests are checked
+ * against their own event; step and branch tests against every trigger's.
+ */
+export function flagTestsNoEventMeets(
+  spec: WorkflowSpec,
+  events: readonly EventShape[],
+): { when: string; field: string; value: unknown }[] {
+  const out: { when: string; field: string; value: unknown }[] = [];
+  const check = (when: string, shapes: readonly (EventShape | undefined)[]) => {
+    let c: Condition;
+    try {
+      c = parseStepCondition(when);
+    } catch {
+      return;
+    }
+    for (const t of literalTests(c))
+      if (typeof t.value !== 'boolean' && shapes.some((s) => s?.flags?.includes(t.field)))
+        out.push({ when, ...t });
+  };
+  const shapeOf = (type: string) => events.find((e) => e.type === type);
+  for (const t of spec.triggers) if (t.when) check(t.when, [shapeOf(t.event)]);
+  const all = spec.triggers.map((t) => shapeOf(t.event));
+  const walk = (list: readonly FlowStep[]) => {
+    for (const s of list) {
+      if (isToolStep(s) && s.if) check(s.if, all);
+      if (isChooseStep(s)) for (const b of s.choose) check(b.when, all);
       for (const l of nestedLists(s)) walk(l.steps);
     }
   };

@@ -10,6 +10,7 @@ import { test } from 'node:test';
 import { tool } from '../../../test/authoring/catalog-tool.ts';
 import { compileRequest } from './compile-request.ts';
 import { type DraftCatalog, draftSpec, eventShapesOf } from './index.ts';
+import { readModelDraft } from './model-draft.ts';
 
 const ticketId = { type: 'string', pattern: '^T-[0-9]+$' };
 const samples = [
@@ -175,4 +176,55 @@ test("the event's own noun names the events, never a yes/no field that ends with
   const d = draft('when a return is requested, accept the return', catalog);
   assert.equal(d.publishable, true, JSON.stringify(d.questions));
   assert.deepEqual(d.spec!.triggers, [{ event: 'return.requested' }]);
+});
+
+test('"without autopay", "with no autopay": a yes/no field named after a word that says which way', () => {
+  const renewals = [
+    { type: 'renewal.failed', subject: 'T-1', payload: { order_id: 'A-1001', autopay: true } },
+    { type: 'renewal.failed', subject: 'T-2', payload: { order_id: 'A-1002', autopay: false } },
+  ];
+  const catalog: DraftCatalog = { tools, events: eventShapesOf(renewals) };
+  for (const request of [
+    'failed renewals without autopay: answer them: please pay by card',
+    'failed renewals with no autopay: answer them: please pay by card',
+  ]) {
+    const d = draft(request, catalog);
+    assert.equal(d.publishable, true, `${request}: ${JSON.stringify(d.questions)}`);
+    assert.deepEqual(
+      d.spec!.triggers,
+      [{ event: 'renewal.failed', when: 'payload.autopay == false' }],
+      request,
+    );
+    assert.ok(
+      d.readBack?.assumed?.some((a) => a.includes("renewal.failed event's autopay being false")),
+      `${request}: ${JSON.stringify(d.readBack?.assumed)}`,
+    );
+  }
+  // A word that says neither way is asked about, never compared with the field.
+  const d = draft('failed renewals with premium autopay: answer them: please pay by card', catalog);
+  assert.equal(d.publishable, false);
+  assert.doesNotMatch(JSON.stringify(d.spec ?? d.partial ?? {}), /autopay == \\"premium\\"/);
+  // Whatever compiled it, a draft comparing a yes/no field with a word is asked about.
+  const m = draftSpec(
+    readModelDraft(
+      {
+        questions: [],
+        triggers: [{ event: 'renewal.failed', when: 'payload.autopay == "without"' }],
+        steps: [
+          { name: 'a', tool: 'answer_ticket', args: { ticket_id: '{{event.subject}}', body: 'Please pay.' } },
+        ],
+        limits: { maxSteps: 1, maxCostUsd: 0 },
+      },
+      'failed renewals without autopay: answer them: please pay',
+      catalog,
+    ),
+    catalog,
+  );
+  assert.equal(m.publishable, false);
+  assert.ok(
+    m.questions.some((q) =>
+      /compares autopay with "without", but the event gives autopay as true or false/.test(q.question),
+    ),
+    JSON.stringify(m.questions),
+  );
 });

@@ -14,8 +14,10 @@
  */
 import { formatUsd } from '../../money.ts';
 import { payloadFieldOf } from '../arg-words.ts';
-import { isActionVerb } from '../request-words.ts';
+import { isActionVerb, lemmas } from '../request-words.ts';
+import type { AmountFilter } from './read-amounts.ts';
 import { type DraftStep, type RequestContext, sampleValues } from './request-context.ts';
+import { toolWords } from './tool-words.ts';
 import { isEventWord, NEUTRAL, STAND_INS } from './trigger-words.ts';
 
 /** Words a heading names its events with, besides their noun: "all USD expenses", "when any new ones". */
@@ -54,7 +56,7 @@ function leadingActions(text: string, at: number): { verbs: number; end: number 
 
 export function boundedEvents(
   text: string,
-  filters: readonly { op: '<' | '<='; usd: number; at: number }[],
+  filters: readonly AmountFilter[],
   caps: readonly number[],
   steps: readonly DraftStep[],
   event: string | undefined,
@@ -123,7 +125,7 @@ function noMoneyBound(
  */
 export function askBoundInChoice(
   text: string,
-  filters: readonly { op: '<' | '<='; usd: number; at: number }[],
+  filters: readonly AmountFilter[],
   caps: readonly number[],
   steps: readonly DraftStep[],
   flow: string,
@@ -132,12 +134,16 @@ export function askBoundInChoice(
   const [filter] = filters;
   if (filter === undefined || new Set(caps).size !== 1) return;
   if (flow.includes(`${filter.op} ${filter.usd}"`)) return;
-  const heading =
-    text
-      .slice(0, filter.at)
-      .split(/[.;!?]\s/)
-      .at(-1) ?? '';
-  if ((heading.match(/[a-z'-]+/g) ?? []).some((w) => isActionVerb(w))) return;
+  const heading = (filter.heading ?? text.slice(0, filter.at)).split(/[.;!?]\s/).at(-1) ?? '';
+  const words = heading.match(/[a-z'-]+/g) ?? [];
+  if (words.some((w) => isActionVerb(w))) return;
+  // Read in a branch's words, a tool's own verb before the bound says what it bounds ("anything
+  // shorter, renew it up to $200").
+  if (
+    filter.heading !== undefined &&
+    words.some((w) => lemmas(w).some((l) => ctx.tools.some((t) => toolWords(t).first.has(l))))
+  )
+    return;
   const at = steps.findIndex((s) => s.tool.cost?.fromArg !== undefined);
   const acting = at < 0 ? undefined : steps.slice(0, at).find((s) => s.tool.effect !== 'read');
   if (acting === undefined) return;

@@ -63,8 +63,8 @@ export function readBranch(
   if (o.order !== 'first' && !a) return undefined;
   const said = o.yes ? splitClauses(o.yes.text, o.yes.raw) : [];
   const pre = readSteps(before, event, lower, ctx);
-  const yes = readSteps(o.order === 'after' ? [a!] : said, event, lower, ctx);
-  const no = readSteps(o.order === 'unless' ? [a!] : splitClauses(o.text, o.raw), event, lower, ctx);
+  const yes = readSteps(o.order === 'after' ? [a!] : said, event, lower, ctx, true);
+  const no = readSteps(o.order === 'unless' ? [a!] : splitClauses(o.text, o.raw), event, lower, ctx, true);
   const post = readSteps(after, event, lower, ctx);
   // "credit them. if it's over 75 a lead needs to ok it first": what the test's words say to do
   // first runs before the steps said before it.
@@ -170,6 +170,8 @@ export function branchMoney(o: Otherwise, money: MoneyBounds, ctx: RequestContex
     const b = { text };
     const m = readMoney(b);
     money.caps.push(...m.caps);
+    // "everything else under 150 -> approve + pay": which amounts, said in the branch's own words.
+    money.filters.push(...m.filters.map((f) => ({ ...f, heading: text.slice(0, f.at) })));
     if (m.lowerBounds.length > 0)
       ctx.questions.push({
         about: 'steps.choose',

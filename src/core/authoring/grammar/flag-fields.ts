@@ -46,6 +46,31 @@ export function flagWordTest(
   return flagTest(flag.field, value);
 }
 
+/** Words said before a yes/no field's name that say which way it is: "without autopay", "no autopay". */
+const SAYS_NO = new Set(['no', 'without', 'non', 'not', 'off', 'never', 'disabled']);
+const SAYS_YES = new Set(['with', 'yes', 'on', 'enabled', 'active']);
+
+/**
+ * The test a word said just before a yes/no field's own name says ("policies without autopay",
+ * "with no autopay": `payload.autopay == false`), listed under Assumed; `negated`: said after "not"
+ * / "except". Undefined for a flag whose word says neither way ("premium autopay"): a flag is
+ * true or false, never a word, so the caller asks. Null when `field` is no yes/no field.
+ */
+export function flagNamedTest(
+  word: string,
+  field: string,
+  negated: boolean,
+  shape: EventShape,
+  ctx: RequestContext,
+): string | undefined | null {
+  if (!shape.flags?.includes(field)) return null;
+  const yes = SAYS_YES.has(word) ? true : SAYS_NO.has(word) ? false : undefined;
+  if (yes === undefined) return undefined;
+  const value = yes !== negated;
+  ctx.assumptions.push(`"${word} ${field}" is read as the ${shape.type} event's ${field} being ${value}.`);
+  return flagTest(field, value);
+}
+
 /** Words just before a flag's word that turn it around ("isn't verified", "not yet verified", "havent activated"). */
 const NOT =
   /\b(?:not|isn'?t|aren'?t|wasn'?t|weren'?t|haven'?t|hasn'?t|hadn'?t|didn'?t|never|no longer)(?:\s+(?:yet|been|be|fully|already|a|an|the))*\s+$/;

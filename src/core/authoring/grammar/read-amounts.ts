@@ -19,7 +19,16 @@ export interface MoneyBounds {
    * only as what a run may spend ("cap $90", "max 40"): where a step acts before the money moves,
    * they bound which events the workflow acts on too (bounded-events.ts).
    */
-  filters: { op: '<' | '<='; usd: number; at: number }[];
+  filters: AmountFilter[];
+}
+
+/** A cap said as which amounts: where in the text, or, read in a branch's own words, what heads it there. */
+export interface AmountFilter {
+  readonly op: '<' | '<=';
+  readonly usd: number;
+  readonly at: number;
+  /** Read in a branch's text ("everything else under 150 -> ..."): its words before the bound. */
+  readonly heading?: string;
 }
 
 /** The comparison a cap's words make of the amount, when they say which amounts (see `filters`). */

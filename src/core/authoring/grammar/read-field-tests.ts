@@ -13,7 +13,7 @@
 import type { EventShape } from '../compiled-request.ts';
 import { isActionVerb, lemmas } from '../request-words.ts';
 import { classValues, note } from './class-fields.ts';
-import { flagWordTest, readFlags } from './flag-fields.ts';
+import { flagNamedTest, flagWordTest, readFlags } from './flag-fields.ts';
 import { fieldByPattern } from './patterned-values.ts';
 import { noteFieldWord } from './read-coverage.ts';
 import { readNamedValues } from './read-named-values.ts';
@@ -208,6 +208,14 @@ export function readQualifiers(
     const flag = q.field === undefined ? flagWordTest(q.word, q.negated ?? false, shape, ctx) : undefined;
     if (flag !== undefined) {
       out.push(flag);
+      continue;
+    }
+    // "without autopay", "with no autopay": a yes/no field named, and a word saying which way.
+    const named =
+      q.field === undefined ? null : flagNamedTest(q.word, q.field, q.negated ?? false, shape, ctx);
+    if (named !== null) {
+      if (named === undefined) unread.push(q);
+      else out.push(named);
       continue;
     }
     const hit = fieldForValue(q.word, shape, ctx, q);

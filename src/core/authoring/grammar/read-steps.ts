@@ -36,6 +36,17 @@ export const NEGATED_CLAUSE =
   /^(?:(?:but|and|yet|so|just|please)\s+)*(?:don'?t|dont|do not|never|no|not|without)\s+(?:(?:ever|yet|even|actually|please|need to|have to|bother(?: to| with)?)\s+)*/;
 
 /**
+ * "skip reimbursing it", "hold off on the payment": an action left out, read as a ban only when
+ * its words name a tool's action ("skip alcohol." names none: the other readers, or a question).
+ */
+const SKIPPED_CLAUSE =
+  /^(?:(?:but|and|yet|so|just|please|then)\s+)*(?:skip|hold off on|leave out|forget about)\s+(?:(?:the|any|a)\s+)?/;
+
+/** "if it's alcohol, skip it", "leave them alone": nothing done (in a case, that case's whole answer). */
+const NOTHING_DONE =
+  /^(?:(?:but|and|so|just|please|then)\s+)*(?:skip|ignore|leave)\s+(?:it|them|that|this)(?:\s+(?:alone|be|as\s+is))?\s*$/;
+
+/**
  * "sev3 alerts dont need paging", "the vendor doesn't need an email": a ban said of its subject;
  * the subject names no action (checked by `negatedAfterSubject`).
  */
@@ -79,13 +90,15 @@ const NO_APPROVAL =
 
 /**
  * The steps of `clauses`, their arguments read against the trigger `event`; then the notes and
- * questions their approvals raise (`lower`: the whole request, for "without asking").
+ * questions their approvals raise (`lower`: the whole request, for "without asking"; `inCase`: the
+ * clauses are one case's answer, where "skip it" is an answer of its own).
  */
 export function readSteps(
   clauses: readonly Clause[],
   event: string | undefined,
   lower: string,
   ctx: RequestContext,
+  inCase = false,
 ): DraftStep[] {
   const steps: DraftStep[] = [];
   const forbidden = new Map<string, string>();
@@ -108,13 +121,19 @@ export function readSteps(
       times.push({ raw: c.raw.trim(), marks: time });
       continue;
     }
-    const neg = NEGATED_CLAUSE.exec(c.text) ?? negatedAfterSubject(c.text, ctx);
-    // A blank inside the clause is a bound a reader took ("don't pay more than [$50]"): a cap, not a ban.
-    if (neg && !isBound(c, lower)) {
-      const scratch = probing(ctx);
-      const tool = mapTool({ ...c, text: c.text.slice(neg[0].length) }, scratch);
-      if (tool) forbidden.set(tool.name, c.raw.trim());
+    // (Only a case's own answer: "pay it. skip it for alcohol" says which events, read elsewhere or asked.)
+    if (inCase && NOTHING_DONE.test(c.text)) {
+      ctx.assumptions.push(`"${c.raw.trim()}" is read as: nothing is done there.`);
       continue;
+    }
+    const neg = NEGATED_CLAUSE.exec(c.text) ?? negatedAfterSubject(c.text, ctx);
+    const skip = neg ? null : SKIPPED_CLAUSE.exec(c.text);
+    // A blank inside the clause is a bound a reader took ("don't pay more than [$50]"): a cap, not a ban.
+    if ((neg || skip) && !isBound(c, lower)) {
+      const scratch = probing(ctx);
+      const tool = mapTool({ ...c, text: c.text.slice((neg ?? skip)![0].length) }, scratch);
+      if (tool) forbidden.set(tool.name, c.raw.trim());
+      if (tool || neg) continue;
     }
     // "Invoices from V-100 (...): pay them", "usd invoices only. pay them": the heading's tests
     // read, its noun alone (with "only") is the event.

@@ -120,6 +120,7 @@ export function readValueCases(
       event,
       lower,
       ctx,
+      true,
     );
   const branches = cases.map((c) => ({ c, steps: read(text.slice(c.from, c.to), raw.slice(c.from, c.to)) }));
   const otherwise = apart ? read(apart.text, apart.raw) : [];
