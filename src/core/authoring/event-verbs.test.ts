@@ -143,3 +143,27 @@ test('an event named by its act said as a noun: cancellations, escalations, appr
   assert.ok(verbFormsOf('submissions').includes('submit'));
   assert.equal(namesEventVerb('renewals', { type: 'plan.cancelled', payload: [] }), false);
 });
+
+test('"pay new claims": the event whose whole noun is said, over one whose noun is said only in part', () => {
+  const desk: DraftCatalog = {
+    tools: [
+      tool({
+        name: 'notify_adjuster',
+        description: 'Tells the adjuster about a claim.',
+        args: idArg('claim_id'),
+      }),
+    ],
+    events: [
+      { type: 'claim.documents_received', payload: ['claim_id'] },
+      { type: 'claim.filed', payload: ['claim_id'] },
+      { type: 'claim.reopened', payload: ['claim_id'] },
+    ],
+  };
+  const of = (r: string) => draftSpec(compileRequest(r, desk), desk);
+  const d = of('notify the adjuster of new claims');
+  assert.equal(d.publishable, true, JSON.stringify(d.questions));
+  assert.deepEqual(d.spec!.triggers, [{ event: 'claim.filed' }]);
+  assert.ok(d.readBack?.assumed?.some((a) => a.startsWith('The workflow starts on claim.filed')));
+  // Said in whole for two events, it is still asked.
+  assert.equal(of('notify the adjuster of claims').publishable, false);
+});

@@ -19,7 +19,11 @@ export function inferEvent(text: string, ctx: RequestContext): string | undefine
     .map((w) => spelledAs(w, ctx));
   const said = new Set(words.flatMap((w) => lemmas(w)));
   const nounOf = (e: EventShape) => splitType(e.type)[0].split(/[_.-]/);
-  let found = events.filter((e) => nounOf(e).some((n) => lemmas(n).some((l) => said.has(l))));
+  const isSaid = (n: string) => lemmas(n).some((l) => said.has(l));
+  let found = events.filter((e) => nounOf(e).some(isSaid));
+  // "pay new claims": claim.documents_received's noun is said only in part; claim.filed's in whole.
+  const whole = found.filter((e) => nounOf(e).every(isSaid));
+  if (whole.length > 0) found = whole;
   // Two subjects ("refund them and close the ticket") say nothing of which one starts it.
   if (new Set(found.map((e) => splitType(e.type)[0])).size > 1) return undefined;
   let why = `the request names no event, and ${found.length === 1 ? 'it is the only one about' : 'it is the one about'} ${found.length ? nounOf(found[0]!).join(' ') : ''}`;
