@@ -27,6 +27,7 @@ import { askBoundInChoice, boundedEvents } from './grammar/bounded-events.ts';
 import { branchMoney, readBranch } from './grammar/build-branch.ts';
 import { askDroppedActions } from './grammar/dropped-actions.ts';
 import { fillFromEarlierReads } from './grammar/earlier-outputs.ts';
+import { spellAsEvents, spellFlowAsEvents } from './grammar/event-spelling.ts';
 import { askEventValueArgs } from './grammar/event-value-args.ts';
 import { fillArgs } from './grammar/fill-args.ts';
 import { placeImpliedReads } from './grammar/implied-reads.ts';
@@ -207,6 +208,9 @@ export function compileRequest(
   fillFromEarlierReads(steps, flow, ctx, event);
 
   // Conditions become the trigger's `when`; money bounds become the spend cap.
+  // "unless the reason is too expensive": each value tested as the events spell it (too_expensive).
+  const shape = ctx.events?.find((e) => e.type === event);
+  spellFlowAsEvents(flow, shape, ctx);
   const when = alternatives([
     ...triggerConditions(
       event,
@@ -229,7 +233,7 @@ export function compileRequest(
     ...(branch
       ? []
       : boundedEvents(blankSpans(phrased, ignored), money.filters, money.caps, steps, event, ctx)),
-  ]);
+  ]).map((t) => spellAsEvents(t, shape, ctx));
   // In a choice, which case such a bound belongs to is not read: asked, never left to the cap alone.
   if (branch) askBoundInChoice(phrased, money.filters, money.caps, steps, JSON.stringify(branch.flow), ctx);
   for (const s of steps.filter((s) => noSignoff.includes(s.tool.name)))

@@ -47,8 +47,12 @@ export function flagWordTest(
 }
 
 /** Words said before a yes/no field's name that say which way it is: "without autopay", "no autopay". */
-const SAYS_NO = new Set(['no', 'without', 'non', 'not', 'off', 'never', 'disabled']);
-const SAYS_YES = new Set(['with', 'yes', 'on', 'enabled', 'active']);
+const SAYS_NO = new Set(['no', 'without', 'non', 'not', 'off', 'never', 'disabled', 'false']);
+const SAYS_YES = new Set(['with', 'yes', 'on', 'enabled', 'active', 'true']);
+
+/** Which way a word says a yes/no field is ("off", "false": false); undefined when neither. */
+export const yesOrNo = (word: string): boolean | undefined =>
+  SAYS_YES.has(word) ? true : SAYS_NO.has(word) ? false : undefined;
 
 /**
  * The test a word said just before a yes/no field's own name says ("policies without autopay",
@@ -64,7 +68,7 @@ export function flagNamedTest(
   ctx: RequestContext,
 ): string | undefined | null {
   if (!shape.flags?.includes(field)) return null;
-  const yes = SAYS_YES.has(word) ? true : SAYS_NO.has(word) ? false : undefined;
+  const yes = yesOrNo(word);
   if (yes === undefined) return undefined;
   const value = yes !== negated;
   ctx.assumptions.push(`"${word} ${field}" is read as the ${shape.type} event's ${field} being ${value}.`);

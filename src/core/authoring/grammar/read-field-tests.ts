@@ -258,7 +258,7 @@ export function alternatives(tests: readonly string[]): string[] {
  * out); none named so, for a classification field no sample shows, the catalog's classes
  * (class-fields.ts).
  */
-function enumValues(field: string, shape: EventShape, ctx: RequestContext): string[] {
+export function enumValues(field: string, shape: EventShape, ctx: RequestContext): string[] {
   const values = new Set<string>();
   for (const t of ctx.tools) {
     const prop = (t.args.properties as Record<string, { enum?: unknown }> | undefined)?.[field];

@@ -1,0 +1,86 @@
+/**
+ * Values tested as the events spell them (grammar/event-spelling.ts), over a subscriptions desk of
+ * its own: "unless the reason is too expensive" tests `too_expensive`, "EU" tests `eu` where the
+ * regions are lower case, "autopay is off" tests false, "the third attempt" tests 3. As typed,
+ * each test would compare exactly and match no event: an exclusion would leave none out, and the
+ * money would move for the very events the words leave out. Each reading is listed under Assumed.
+ */
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { tool } from '../../../test/authoring/catalog-tool.ts';
+import { compileRequest } from './compile-request.ts';
+import { type DraftCatalog, draftSpec } from './index.ts';
+
+const account = { type: 'string', pattern: '^ACC-[0-9]+$' };
+const desk: DraftCatalog = {
+  tools: [
+    tool({
+      name: 'issue_credit',
+      description: 'Credits an account. Moves money.',
+      cost: { fromArg: 'amount_usd' },
+      args: {
+        type: 'object',
+        required: ['account_id', 'amount_usd'],
+        properties: { account_id: account, amount_usd: { type: 'number' } },
+      },
+    }),
+    tool({
+      name: 'tag_account',
+      description: 'Tags an account.',
+      args: {
+        type: 'object',
+        required: ['account_id', 'tag'],
+        properties: { account_id: account, tag: { type: 'string' } },
+      },
+    }),
+  ],
+  events: [
+    {
+      type: 'subscription.cancelled',
+      payload: ['account_id', 'reason', 'region', 'autopay', 'attempt'],
+      values: {
+        account_id: ['ACC-1', 'ACC-2'],
+        reason: ['too_expensive', 'not_using'],
+        region: ['uk', 'us'],
+      },
+      flags: ['autopay'],
+    },
+  ],
+};
+const draft = (r: string) => draftSpec(compileRequest(r, desk), desk);
+
+test('a value said as people type it is tested as the events spell it, under Assumed', () => {
+  for (const [request, when, said] of [
+    [
+      'subscription cancelled: give them a $50 credit unless the reason is too expensive',
+      'payload.reason != "too_expensive"',
+      'too expensive',
+    ],
+    [
+      'subscription cancelled: give them a $50 credit unless the region is EU',
+      'payload.region != "eu"',
+      'EU',
+    ],
+    ['subscription cancelled: tag it win-back if autopay is off', 'payload.autopay == false', 'off'],
+    ['subscription cancelled on the third attempt: tag it win-back', 'payload.attempt == 3', 'third'],
+  ] as const) {
+    const d = draft(request);
+    assert.equal(d.publishable, true, `${request}: ${JSON.stringify(d.questions)}`);
+    assert.equal(d.spec!.triggers[0]!.when, when, request);
+    assert.ok(
+      d.readBack?.assumed?.some((a) =>
+        a.startsWith(`"${said}" is read as the subscription.cancelled event's`),
+      ),
+      `${request}: ${JSON.stringify(d.readBack?.assumed)}`,
+    );
+  }
+});
+
+test('a value the events spell already, or a phrase that is no value, is left as it is', () => {
+  const d = draft('subscription cancelled: tag it win-back unless the reason is not_using');
+  assert.equal(d.spec?.triggers[0]?.when, 'payload.reason != "not_using"');
+  assert.equal(
+    (d.readBack?.assumed ?? []).some((a) => a.includes('as its events spell it')),
+    false,
+  );
+});
