@@ -24,8 +24,10 @@ import { type FlowStep, isChooseStep, isToolStep, nestedLists } from '../spec/fl
 import type { Condition } from '../spec/parse-condition.ts';
 import { parseStepCondition } from '../spec/step-condition.ts';
 import type { WorkflowSpec } from '../spec/workflow-spec.ts';
+import type { ToolDescriptor } from '../tools/tool-descriptor.ts';
 import type { DraftCatalog, DraftQuestion } from './compiled-request.ts';
 import { dollars } from './condition-words.ts';
+import { droppedExclusion } from './dropped-exclusions.ts';
 import { NO_OP_ELSE } from './grammar/read-filler.ts';
 import { NOT_A_CENT } from './grammar/read-money-phrases.ts';
 import {
@@ -37,7 +39,7 @@ import {
 import { toolWords } from './grammar/tool-words.ts';
 import { laterTests } from './later-tests.ts';
 import { moneySourceQuestions } from './money-source.ts';
-import { negatedActions } from './negated-actions.ts';
+import { type NegatedAction, negatedActions } from './negated-actions.ts';
 import { flagTestsNoEventMeets, stepsThatNeverRun, triggersThatNeverFire } from './never-runs.ts';
 import { ACTION_GROUPS, groupOf } from './request-words.ts';
 
@@ -262,13 +264,14 @@ export function draftSafety(
       );
   }
   const bans = negatedActions(request);
+  const bansTool = (b: NegatedAction, tool: ToolDescriptor) => {
+    const { name, first } = toolWords(tool);
+    return b.lemmas.some((l) => (groupOf(ACTION_GROUPS, l) ?? [l]).some((w) => name.has(w) || first.has(w)));
+  };
   for (const n of used) {
     const tool = byName.get(n);
     if (!tool || !(tool.destructive || tool.cost?.fromArg !== undefined)) continue;
-    const { name, first } = toolWords(tool);
-    const ban = bans.find((b) =>
-      b.lemmas.some((l) => (groupOf(ACTION_GROUPS, l) ?? [l]).some((w) => name.has(w) || first.has(w))),
-    );
+    const ban = bans.find((b) => bansTool(b, tool));
     if (ban)
       ask(
         `The request says "${ban.words}", and the draft calls ${n}, which ${tool.cost?.fromArg ? 'moves money' : 'is destructive'}. Should it be left out?`,
@@ -292,6 +295,16 @@ export function draftSafety(
   for (const when of triggersThatNeverFire(spec))
     ask(
       `The workflow starts only when ${JSON.stringify(when)}, which no event can meet: it tests one field against values that cannot both hold. Which test is meant?`,
+    );
+  // "cancel it, but not premium plans": something left out, and nothing in the draft leaves it out.
+  const excluded = droppedExclusion(request, spec);
+  // (An action left out, "reply but not refund", is a ban, checked above.)
+  if (
+    excluded !== undefined &&
+    !bans.some((b) => excluded.includes(b.words) && catalog.tools.some((t) => bansTool(b, t)))
+  )
+    ask(
+      `The request says "${excluded}", but the draft tests nothing that leaves those events out: it would act on every one. Which test is meant?`,
     );
   // A yes/no field tested against a word ("without autopay" read as `autopay == "without"`).
   for (const f of flagTestsNoEventMeets(spec, catalog.events ?? []))

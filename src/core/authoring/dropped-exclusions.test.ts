@@ -1,0 +1,106 @@
+/**
+ * An exclusion no test of the draft says (dropped-exclusions.ts, draft-safety.ts): "cancel for
+ * non-payment, but not premium plans" drafted as a cancellation of every lapsed policy is asked
+ * about, whatever compiled it; one a test says ("but not basic plans": `plan != "basic"`), a bound
+ * ("but not more than $50") or a forbidden action ("tag it but not cancel it") is no such
+ * exclusion. Over a lapsed-policies desk of its own.
+ */
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { tool } from '../../../test/authoring/catalog-tool.ts';
+import type { WorkflowSpec } from '../spec/workflow-spec.ts';
+import { compileRequest } from './compile-request.ts';
+import { droppedExclusion } from './dropped-exclusions.ts';
+import { type DraftCatalog, draftSpec } from './index.ts';
+import { readModelDraft } from './model-draft.ts';
+
+const policy = { type: 'string', pattern: '^POL-[0-9]+$' };
+const desk: DraftCatalog = {
+  tools: [
+    tool({
+      name: 'cancel_policy',
+      destructive: true,
+      description: 'Cancels a policy whose premiums are not paid.',
+      args: {
+        type: 'object',
+        required: ['policy_id', 'reason'],
+        properties: { policy_id: policy, reason: { type: 'string', enum: ['non_payment', 'fraud'] } },
+      },
+    }),
+    tool({
+      name: 'tag_policy',
+      description: 'Tags a policy.',
+      args: {
+        type: 'object',
+        required: ['policy_id', 'tag'],
+        properties: { policy_id: policy, tag: { type: 'string' } },
+      },
+    }),
+  ],
+  events: [
+    {
+      type: 'policy.lapsed',
+      payload: ['plan', 'missed_payments'],
+      values: { plan: ['basic', 'standard'] },
+      subjects: ['POL-1'],
+    },
+  ],
+};
+const spec = (when?: string): WorkflowSpec =>
+  ({
+    id: 'x',
+    version: 1,
+    status: 'DRAFT',
+    triggers: [{ event: 'policy.lapsed', ...(when ? { when } : {}) }],
+    steps: [
+      { name: 'c', tool: 'cancel_policy', args: { policy_id: '{{event.subject}}', reason: 'non_payment' } },
+    ],
+    limits: { maxSteps: 1, maxCostUsd: 0 },
+  }) as WorkflowSpec;
+
+test('an exclusion no test says is found; one a test says, a bound or a forbidden action is not', () => {
+  assert.equal(
+    droppedExclusion('cancel for non-payment, but not premium plans', spec()),
+    'but not premium plans',
+  );
+  assert.equal(droppedExclusion('cancel them, not premium though', spec()), ', not premium though');
+  assert.equal(
+    droppedExclusion('cancel if 3 or more missed, except premium', spec('payload.missed_payments >= 3')),
+    'except premium',
+  );
+  assert.equal(droppedExclusion('cancel it but not basic plans', spec('payload.plan != "basic"')), undefined);
+  assert.equal(droppedExclusion('cancel it but not more than twice', spec()), undefined);
+});
+
+test('a draft that acts on the events the words leave out is asked about, whatever compiled it', () => {
+  const request = 'policy lapsed: cancel for non-payment, but not premium plans';
+  const offline = draftSpec(compileRequest(request, desk), desk);
+  const model = draftSpec(
+    readModelDraft(
+      { questions: [], triggers: spec().triggers, steps: spec().steps, limits: spec().limits },
+      request,
+      desk,
+    ),
+    desk,
+  );
+  for (const d of [offline, model]) {
+    assert.equal(d.publishable, false, JSON.stringify(d.spec));
+    assert.ok(
+      d.questions.some((q) =>
+        q.question.startsWith('The request says "but not premium plans", but the draft tests nothing'),
+      ),
+      JSON.stringify(d.questions),
+    );
+  }
+  // Said by a test, or a forbidden action: no such question.
+  for (const r of [
+    'policy lapsed: cancel for non-payment, but not basic plans',
+    'policy lapsed: tag it lapsed but not cancel it',
+  ]) {
+    const d = draftSpec(compileRequest(r, desk), desk);
+    assert.ok(
+      !d.questions.some((q) => /tests nothing that leaves those events out/.test(q.question)),
+      `${r}: ${JSON.stringify(d.questions)}`,
+    );
+  }
+});

@@ -1,0 +1,47 @@
+/**
+ * Exclusions a draft would drop: a request that leaves something out ("cancel for non-payment, but
+ * not premium plans", "deny it, except tip line alerts", "excluding contractors") drafted with no
+ * test that names what it leaves out, and no choice, acts on every event, the left-out ones too. Read on the request as written and the draft as drafted, so
+ * it holds whatever compiled it; an exclusion that is a bound, a time or a sign-off ("but not more
+ * than $50", "but not before approval"), or an action forbidden (read by negated-actions.ts), is
+ * no such exclusion. Pure.
+ */
+import { type FlowStep, isChooseStep, isToolStep, nestedLists } from '../spec/flow-steps.ts';
+import type { WorkflowSpec } from '../spec/workflow-spec.ts';
+import { NOT_A_BAN } from './negated-actions.ts';
+import { FILLER, lemmas } from './request-words.ts';
+
+/** "but not X", "except (for) X", "excluding X", "other than X", "apart from X", "not for X", ", not X". */
+const EXCLUSION =
+  /(?:\b(?:but not|except(?: for)?|excluding|other than|apart from|aside from|not for|never for)|[,;]\s*not)\s+([^.,;:!?\n]+)/g;
+
+/** The tests a draft holds, as written: its triggers' `when`, each branch's `when`, each step's `if`. */
+function testsOf(spec: WorkflowSpec): string[] {
+  const out = spec.triggers.flatMap((t) => (t.when ? [t.when] : []));
+  const walk = (list: readonly FlowStep[]) => {
+    for (const s of list) {
+      if (isToolStep(s) && s.if) out.push(s.if);
+      if (isChooseStep(s)) out.push(...s.choose.map((b) => b.when));
+      for (const l of nestedLists(s)) walk(l.steps);
+    }
+  };
+  walk(spec.steps);
+  return out;
+}
+
+/** The first exclusion of `request` no test of the draft says; undefined when none. */
+export function droppedExclusion(request: string, spec: WorkflowSpec): string | undefined {
+  const t = request.toLowerCase().replace(/[\u2018\u2019]/g, "'");
+  if (spec.steps.some((s) => isChooseStep(s))) return undefined;
+  const tests = testsOf(spec).join(' ').toLowerCase();
+  for (const m of t.matchAll(EXCLUSION)) {
+    const rest = m[1]!.trim();
+    // A bound, a time or a sign-off ("but not more than $50", "except when approved") is read elsewhere.
+    if (rest === '' || NOT_A_BAN.test(rest)) continue;
+    // Read where a test names one of its words ("but not home claims": `claim_type != "home"`).
+    const words = rest.split(/[^a-z0-9]+/).filter((w) => w.length > 2 && !FILLER.has(w));
+    if (words.some((w) => lemmas(w).some((l) => l.length > 2 && tests.includes(l)))) continue;
+    return m[0].trim();
+  }
+  return undefined;
+}
