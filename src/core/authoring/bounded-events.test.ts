@@ -238,4 +238,10 @@ test('in a draft that moves no money, a bound said of the events tests their amo
   // Said of no events: as a cap it would bound nothing, so every claim would be rejected.
   const other = draft('reject claims with photos of damage under $200');
   assert.equal(other.publishable, false, JSON.stringify(other.spec));
+  // "unless it's over" bounds which claims too: as a cap alone it bounded nothing, and every claim was approved.
+  const unless = draft("when a claim is filed, approve it unless it's over 500");
+  assert.ok(
+    !unless.publishable || unless.spec!.triggers[0]!.when === 'payload.amount_usd <= 500',
+    JSON.stringify(unless.spec),
+  );
 });

@@ -104,7 +104,10 @@ export function readMoney(buf: RequestText): MoneyBounds {
     'g',
   );
   for (let m = unless.exec(buf.text); m; m = unless.exec(buf.text)) {
-    out.caps.push(amount(m, 1));
+    // "close it unless it's over 500": which amounts too (where no step moves money, the only reading).
+    const usd = amount(m, 1);
+    out.caps.push(usd);
+    out.filters.push({ op: '<=', usd, at: m.index });
     cutOut(buf, m);
   }
   // "never refund more than $50 (a run)": a negated bound with its verb between is a cap, never a
