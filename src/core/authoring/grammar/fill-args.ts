@@ -24,6 +24,7 @@ import type { Clause } from './read-clauses.ts';
 import { askUnknownValues } from './read-unknown-values.ts';
 import { type ArgSchema, listOr, type RequestContext } from './request-context.ts';
 import { unlistedValue } from './unlisted-value.ts';
+import { askValueOfEvents } from './value-of-events.ts';
 
 /**
  * An amount said in an action's words: "$2,500", "$2k", "$12.50"; and, for a tool that moves no
@@ -186,7 +187,7 @@ export function fillArgs(
         continue;
       }
       if (hit !== undefined) {
-        args[n] = hit;
+        if (!askValueOfEvents(hit as string, n, c.text, tool, shape, ctx)) args[n] = hit;
         continue;
       }
       // "build it as an excel file": a value said for it that it does not take is a question.
