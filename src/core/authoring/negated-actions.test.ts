@@ -7,6 +7,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
+import { tool } from '../../../test/authoring/catalog-tool.ts';
 import { supportDeskCatalog } from '../../../test/authoring/support-desk-catalog.ts';
 import { toolSteps } from '../spec/flow-steps.ts';
 import { compileRequest } from './compile-request.ts';
@@ -180,4 +181,36 @@ test('"skip refunding it" in a case leaves that case without the refund; "skip i
     draftSpec(compileRequest('refund it, max $50. skip it for late ones', sampled), sampled).publishable,
     false,
   );
+});
+
+test('"don\'t approve it, just pay" forbids the approval; "never pay without approval" still gates the payment', () => {
+  const expenses: DraftCatalog = {
+    tools: [
+      tool({
+        name: 'approve_expense',
+        description: 'Approves an expense report.',
+        args: { type: 'object', required: ['report_id'], properties: { report_id: { type: 'string' } } },
+      }),
+      tool({
+        name: 'reimburse_employee',
+        description: 'Pays an employee back for an expense report. Moves money.',
+        cost: { fromArg: 'amount_usd' },
+        args: {
+          type: 'object',
+          required: ['report_id', 'amount_usd'],
+          properties: { report_id: { type: 'string' }, amount_usd: { type: 'number' } },
+        },
+      }),
+    ],
+    events: [{ type: 'expense.submitted', payload: ['amount_usd'] }],
+  };
+  for (const r of [
+    "expense submitted: don't approve it, just reimburse it, max 300",
+    'expense submitted: dont approve, just pay, max 300',
+  ]) {
+    const d = draftSpec(compileRequest(r, expenses), expenses);
+    const s = d.spec ?? d.partial;
+    assert.deepEqual(s ? toolSteps(s).map((x) => x.tool) : [], ['reimburse_employee'], r);
+  }
+  assert.equal(negatedActions('never pay without approval').length, 0);
 });

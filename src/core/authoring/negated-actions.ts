@@ -15,6 +15,16 @@ import { FILLER, lemmas } from './request-words.ts';
 export const NOT_A_BAN =
   /\b(?:forget|fail|hesitate|more|less|than|over|above|under|below|exceed\w*|beyond|past|up to|at most|max\w*|cap\w*|limit\w*|without|until|till|unless|before|after|approv\w*|ask\w*|permission|sign-?off|ok|okay|twice|again|if|when|whenever|once|only|except|tier)\b|[0-9$£€<>]/;
 
+/**
+ * Whether the words after a negation bound or gate its action (`NOT_A_BAN`) rather than forbid it.
+ * Approving is an action of its own: "don't approve it, just pay" forbids the approval (the words
+ * after the verb are what may gate it: "don't approve without a receipt").
+ */
+export function notABan(rest: string): boolean {
+  const approve = /^\s*approv(?:e|ing)\b/.exec(rest);
+  return NOT_A_BAN.test(approve ? rest.slice(approve[0].length) : rest);
+}
+
 /** The negations that may start a ban. */
 const NEGATION =
   /\b(?:don'?t|dont|do not|never|no|without|not|skip|hold off on|leave out)\s+(?:(?:ever|yet|even|actually|please|need to|have to|go|bother(?: to| with)?)\s+)*/g;
@@ -33,7 +43,7 @@ export function negatedActions(request: string): NegatedAction[] {
     const from = m.index + m[0].length;
     // The rest of its clause: up to a sentence end, a comma or the next action.
     const rest = t.slice(from).split(/[.,;:!?\n]|\s(?:and|but|then|so|instead)\s/)[0] ?? '';
-    if (NOT_A_BAN.test(rest)) continue;
+    if (notABan(rest)) continue;
     const word = rest.split(/[^a-z'-]+/).find((w) => w && !FILLER.has(w));
     if (!word) continue;
     out.push({ words: t.slice(m.index, from + rest.length).trim(), lemmas: lemmas(word) });
