@@ -11,6 +11,7 @@ import { tool } from '../../../test/authoring/catalog-tool.ts';
 import { usdToCents } from '../money.ts';
 import { compileRequest } from './compile-request.ts';
 import { draftSafety, statedAmounts } from './draft-safety.ts';
+import { readMoney } from './grammar/read-amounts.ts';
 import { type DraftCatalog, draftSpec } from './index.ts';
 import { FILLER, UNITS } from './request-words.ts';
 
@@ -292,4 +293,12 @@ test('a bound "per request" or "each submission" is the run\'s cap; "per day" sp
 
 test('"whichever", "theyre", "everything" restrict nothing: a money draft does not ask about them', () => {
   assert.equal(capOf('when a claim is approved pay everything, whichever claim theyre on, up to $50'), 50);
+});
+
+test('a time said short is no dollar amount: "within 2h", "in 3d" never make a cap', () => {
+  for (const unit of ['h', 'hrs', 'd', 'mins', 'wks']) {
+    const money = readMoney({ text: `assign it to tier 2 within 2${unit}` });
+    assert.deepEqual(money.caps, [], unit);
+  }
+  assert.deepEqual(readMoney({ text: 'refund it within 20' }).caps, [20]);
 });
