@@ -260,3 +260,20 @@ test('a hyphenated value a step holds ("for non-payment") and two catalog words 
   );
   assert.equal(d.publishable, false);
 });
+
+test('a count said in words that nothing reads is asked about, as one in digits is', () => {
+  for (const r of [
+    'when a refund is requested, refund it on attempt four, max $50',
+    'when a refund is requested, refund it on attempt 4, max $50',
+  ]) {
+    const d = draft(r);
+    assert.equal(d.publishable, false, `${r}: ${JSON.stringify(d.spec)}`);
+    assert.match(d.questions.map((q) => q.question).join('\n'), /could not read "(?:four|4)"/, r);
+  }
+  // Read words stay read: a number in a money bound, and "one" (also a pronoun).
+  const d = draft('when a refund is requested, refund the one they asked for, max fifty dollars');
+  assert.ok(
+    !d.questions.some((q) => /could not read "(?:one|fifty)"/.test(q.question)),
+    JSON.stringify(d.questions),
+  );
+});

@@ -13,7 +13,7 @@
  * `GRAMMAR_WORDS`; never add a word there that names an action, a time, a party or an amount's part.
  */
 import type { EventShape } from '../compiled-request.ts';
-import { ACTION_GROUPS, EVENT_VERB_GROUPS, FILLER, GENERIC_VERBS, lemmas } from '../request-words.ts';
+import { ACTION_GROUPS, EVENT_VERB_GROUPS, FILLER, GENERIC_VERBS, lemmas, UNITS } from '../request-words.ts';
 import { oneSlipApart } from './one-slip-apart.ts';
 import { MESSAGE_VERBS } from './read-message-text.ts';
 import { ROUTE_WORDS, TIME_WORDS } from './read-routes.ts';
@@ -137,6 +137,11 @@ export function checkCoverage(
   );
   for (const n of bare.match(/(?<![a-z0-9-])[0-9]+(?:[.,][0-9]+)*(?![a-z0-9-])/g) ?? [])
     if (!unread.includes(n) && !numbers.has(asNumber(n))) unread.push(n);
+  // So is a count said in words that no reader took ("cancel it on attempt four"); "one" is also a pronoun.
+  for (const w of bare.match(/\b[a-z]+\b/g) ?? []) {
+    const n = UNITS.indexOf(w);
+    if (n >= 2 && n <= 12 && !unread.includes(w) && !numbers.has(String(n))) unread.push(w);
+  }
   // An id or a range said in the words ("from E-42", "nps 9-10") is read only where the draft
   // holds it.
   const held = drafted.toLowerCase();
