@@ -243,7 +243,7 @@ export function compileRequest(
     });
   const maxCostUsd = spendCap(money.caps, steps, ctx);
   const drafted = `${when.join(' ')} ${JSON.stringify(flow)}`;
-  checkCoverage(buf.text, steps, ctx, drafted);
+  checkCoverage(buf.text, steps, ctx, drafted, event);
   askEventValueArgs(phrased, steps, event, drafted, ctx);
   // "open a sev3 for warnings": a value of the event's said and read by nothing says which events.
   askUnreadValues(buf.text, event, when, flow, steps, ctx);

@@ -295,10 +295,16 @@ test('"whichever", "theyre", "everything" restrict nothing: a money draft does n
   assert.equal(capOf('when a claim is approved pay everything, whichever claim theyre on, up to $50'), 50);
 });
 
-test('a time said short is no dollar amount: "within 2h", "in 3d" never make a cap', () => {
+test('a time said short, or a count of things, is no dollar amount: "within 2h", "more than 10 seats"', () => {
   for (const unit of ['h', 'hrs', 'd', 'mins', 'wks']) {
     const money = readMoney({ text: `assign it to tier 2 within 2${unit}` });
     assert.deepEqual(money.caps, [], unit);
   }
   assert.deepEqual(readMoney({ text: 'refund it within 20' }).caps, [20]);
+  // Nor is a count of things: "not activated accounts with more than 10 seats" bounds no money.
+  assert.deepEqual(
+    readMoney({ text: 'extend it for accounts not activated with more than 10 seats' }).caps,
+    [],
+  );
+  assert.deepEqual(readMoney({ text: 'refund anything under 50 bucks' }).caps, [50]);
 });

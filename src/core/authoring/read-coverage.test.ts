@@ -277,3 +277,19 @@ test('a count said in words that nothing reads is asked about, as one in digits 
     JSON.stringify(d.questions),
   );
 });
+
+test('a field named whole after a negation, read nowhere in the draft, is asked about', () => {
+  const trials: DraftCatalog = {
+    tools: catalog.tools,
+    events: [{ type: 'ticket.opened', payload: ['activated', 'seats'] }],
+  };
+  const d = draftSpec(
+    compileRequest('when a ticket is opened, tag it trial for not activated accounts', trials),
+    trials,
+  );
+  assert.equal(d.publishable, false, JSON.stringify(d.spec));
+  assert.match(
+    d.questions.map((q) => q.question).join('\n'),
+    /"activated" names the ticket\.opened event's activated/,
+  );
+});

@@ -44,9 +44,9 @@ const NUMBER = String.raw`(?:[0-9]{1,3}(?:,[0-9]{3})+|[0-9]+)(?:\.[0-9]{1,2})?k?
 const CENTS = String.raw`(?<![0-9.,])([0-9]{1,9})(?:\s*(?:cents?|¢)|c)(?![a-z0-9])`;
 /** "$40", "USD 40", "40 USD", "40 dollars", "40 bucks", "40$"; "10 cents", "5c". */
 const AMOUNT = String.raw`(?:(?:\$|\busd)\s?(${NUMBER})|(${NUMBER})\s?(?:dollars?|usd|bucks?|\$)|${CENTS})`;
-/** Units after a bare number that make it no dollar amount ("3 steps", "10 cents", "within 2h"). */
+/** Units after a bare number that make it no dollar amount ("3 steps", "10 cents", "within 2h", "10 seats"). */
 const NOT_DOLLARS =
-  'steps?|%|percent|days?|hours?|minutes?|weeks?|hrs?|h|d|mins?|wks?|times|items?|tickets?|reports?|invoices?|requests?|cents?|c|¢';
+  'steps?|%|percent|days?|hours?|minutes?|weeks?|hrs?|h|d|mins?|wks?|times|items?|tickets?|reports?|invoices?|requests?|cents?|c|¢|(?!dollars|bucks|grand)[a-z]+[^s\\W]s';
 /** After a bound word a bare number is dollars too ("no refunds above 75"), unless a unit follows. */
 const BOUND_AMOUNT = String.raw`(?:${AMOUNT}|(${NUMBER})(?![0-9]|[.,][0-9]|\s*(?:${NOT_DOLLARS})(?![a-z])))`;
 /** "if it's under $30": the condition words before a money bound belong to it. */

@@ -80,6 +80,7 @@ export function checkCoverage(
   steps: readonly DraftStep[],
   ctx: RequestContext,
   drafted: string,
+  event?: string,
 ): void {
   const read = (f: string) => readsField(drafted, f);
   // "damaged orders that came with photos": a word of the trigger's clause only a field's name has
@@ -89,6 +90,21 @@ export function checkCoverage(
       about: 'triggers.when',
       question: `"${w.word}" in "${w.clause}" names the trigger event's ${w.field}, but I read no test of it, and the draft reads it nowhere. Which test of ${w.field} is meant?`,
     });
+  // "extend it for not activated accounts": a field of one word named whole after a negation, left
+  // unread and read nowhere in the draft, says which events: asked (even where a description uses it).
+  const shape = ctx.events?.find((e) => e.type === event);
+  const named = new Set(ctx.fieldWords.map((w) => w.field));
+  for (const [, w = ''] of lower
+    .replace(/"q[0-9]+"/g, ' ')
+    .matchAll(/\b(?:not|non|never|no|without|isn'?t|aren'?t)[\s-]+(?:yet\s+|been\s+)?([a-z]{4,})\b/g)) {
+    const field = shape?.payload.find((f) => !f.includes('_') && lemmas(w).includes(f));
+    if (field === undefined || read(field) || named.has(field)) continue;
+    named.add(field);
+    ctx.questions.push({
+      about: 'triggers.when',
+      question: `"${w}" names the ${shape!.type} event's ${field}, but I read no test of it, and the draft reads it nowhere. Which test of ${field} is meant?`,
+    });
+  }
   const money = steps.some((s) => s.tool.cost?.fromArg !== undefined);
   const destructive = steps.some((s) => s.tool.destructive);
   const known = knownWords(ctx);
