@@ -213,4 +213,11 @@ test('"don\'t approve it, just pay" forbids the approval; "never pay without app
     assert.deepEqual(s ? toolSteps(s).map((x) => x.tool) : [], ['reimburse_employee'], r);
   }
   assert.equal(negatedActions('never pay without approval').length, 0);
+  // A negation that forbids no action of the catalog is a restriction, asked about, never dropped.
+  const carded: DraftCatalog = {
+    tools: expenses.tools.map((t) => ({ ...t, description: `${t.description} To their card.` })),
+    events: [{ type: 'expense.submitted', payload: ['amount_usd', 'card_expired'] }],
+  };
+  const r = 'when an expense is submitted without an expired card, reimburse it, max 300';
+  assert.equal(draftSpec(compileRequest(r, carded), carded).publishable, false, r);
 });

@@ -14,7 +14,7 @@
  */
 import type { StepSpec } from '../../spec/workflow-spec.ts';
 import type { ToolDescriptor } from '../../tools/tool-descriptor.ts';
-import { notABan } from '../negated-actions.ts';
+import { NOT_A_BAN, notABan } from '../negated-actions.ts';
 import { ACTION_GROUPS, FILLER, GENERIC_VERBS, groupOf, lemmas } from '../request-words.ts';
 import { fillArgs } from './fill-args.ts';
 import { mapTool } from './map-tool.ts';
@@ -249,7 +249,10 @@ function isBound(c: Clause, lower: string): boolean {
   if (/\S {2,}\S/.test(c.text.replace(/ *("q[0-9]+") +/g, ' $1 '))) return true;
   const at = lower.indexOf(c.text);
   const rest = at < 0 ? c.text : lower.slice(at).split(/[.,;:!?\n]|\s(?:and|but|then|so|instead)\s/)[0]!;
-  return notABan(rest.replace(/"q[0-9]+"/g, ' ').replace(NEGATED_CLAUSE, ''));
+  const text = rest.replace(/"q[0-9]+"/g, ' ');
+  // ("don't approve it, just pay": the approval is what is forbidden; see `notABan`.)
+  const after = text.replace(NEGATED_CLAUSE, '');
+  return /^approv/.test(after) ? notABan(after) : NOT_A_BAN.test(text);
 }
 
 /** The argument of a drafted step a clause names alone ("put the resolution on it"), when that step sets it. */
