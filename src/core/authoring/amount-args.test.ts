@@ -9,6 +9,7 @@ import { test } from 'node:test';
 import fc from 'fast-check';
 import { tool } from '../../../test/authoring/catalog-tool.ts';
 import { compileRequest } from './compile-request.ts';
+import { readPhrases } from './grammar/normalise-request.ts';
 import { type DraftCatalog, draftSpec } from './index.ts';
 
 const stock: DraftCatalog = {
@@ -96,4 +97,10 @@ test('a number "at" or "to" that is no amount, and a thousands mark of another c
       ?.amount_usd;
     assert.ok(!(d.publishable && amount === wrong), `${request}: published ${amount}`);
   }
+});
+
+test('"by cheque" is the method a tool lists as "check", as "by check" is', () => {
+  const phrased = readPhrases('pay it by cheque, max 500');
+  assert.equal(phrased.length, 'pay it by cheque, max 500'.length);
+  assert.match(phrased, /\bby check\b/);
 });

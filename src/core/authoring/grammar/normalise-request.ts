@@ -35,6 +35,8 @@ const PHRASES: readonly [RegExp, string][] = [
   [/\bsend back\b(?=\s*(?:[-:"]|with\b))/g, 'reply'],
   [/\bget back to\b/g, 'reply'],
   [/\blook up\b/g, 'lookup'],
+  // "pay it by cheque": the British spelling of the method a tool's enum lists as "check".
+  [/\bcheque\b/g, 'check'],
   // "auto-pay anything from V-100": the action, done without asking ("auto approve" may be a value).
   [/\bauto-(pay|approve|reimburse|refund|close|extend|grant|credit|tag|reply|respond|escalate)\b/g, '$1'],
   // "..., sign off on it": the action approve; "my sign-off", "I sign off on it": an approval.
