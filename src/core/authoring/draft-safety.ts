@@ -304,7 +304,7 @@ export function draftSafety(
     !bans.some((b) => excluded.includes(b.words) && catalog.tools.some((t) => bansTool(b, t)))
   )
     ask(
-      `The request says "${excluded}", but the draft tests nothing that leaves those events out: it would act on every one. Which test is meant?`,
+      `The request says "${excluded}", but no test of the draft leaves those events out: it would act on them too. Which test is meant?`,
     );
   // A yes/no field tested against a word ("without autopay" read as `autopay == "without"`).
   for (const f of flagTestsNoEventMeets(spec, catalog.events ?? []))

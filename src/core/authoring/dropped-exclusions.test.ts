@@ -69,6 +69,22 @@ test('an exclusion no test says is found; one a test says, a bound or a forbidde
     'except premium',
   );
   assert.equal(droppedExclusion('cancel it but not basic plans', spec('payload.plan != "basic"')), undefined);
+  // A test that keeps what the words leave out is the opposite, not a reading of them.
+  assert.equal(
+    droppedExclusion('cancel it, except plan "basic"', spec('payload.plan == "basic"')),
+    'except plan "basic"',
+  );
+  assert.equal(
+    droppedExclusion(
+      "cancel it unless it's over 3 missed or it's a basic plan",
+      spec('payload.plan == "basic"'),
+    ),
+    "unless it's over 3 missed or it's a basic plan",
+  );
+  assert.equal(
+    droppedExclusion('cancel it unless the plan is basic', spec('payload.plan != "basic"')),
+    undefined,
+  );
   assert.equal(droppedExclusion('cancel it but not more than twice', spec()), undefined);
 });
 
@@ -87,7 +103,7 @@ test('a draft that acts on the events the words leave out is asked about, whatev
     assert.equal(d.publishable, false, JSON.stringify(d.spec));
     assert.ok(
       d.questions.some((q) =>
-        q.question.startsWith('The request says "but not premium plans", but the draft tests nothing'),
+        q.question.startsWith('The request says "but not premium plans", but no test of the draft leaves'),
       ),
       JSON.stringify(d.questions),
     );
@@ -99,7 +115,7 @@ test('a draft that acts on the events the words leave out is asked about, whatev
   ]) {
     const d = draftSpec(compileRequest(r, desk), desk);
     assert.ok(
-      !d.questions.some((q) => /tests nothing that leaves those events out/.test(q.question)),
+      !d.questions.some((q) => /no test of the draft leaves those events out/.test(q.question)),
       `${r}: ${JSON.stringify(d.questions)}`,
     );
   }

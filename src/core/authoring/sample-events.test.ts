@@ -180,8 +180,16 @@ test("the event's own noun names the events, never a yes/no field that ends with
 
 test('"without autopay", "with no autopay": a yes/no field named after a word that says which way', () => {
   const renewals = [
-    { type: 'renewal.failed', subject: 'T-1', payload: { order_id: 'A-1001', autopay: true } },
-    { type: 'renewal.failed', subject: 'T-2', payload: { order_id: 'A-1002', autopay: false } },
+    {
+      type: 'renewal.failed',
+      subject: 'T-1',
+      payload: { order_id: 'A-1001', autopay: true, paper_invoice: true },
+    },
+    {
+      type: 'renewal.failed',
+      subject: 'T-2',
+      payload: { order_id: 'A-1002', autopay: false, paper_invoice: false },
+    },
   ];
   const catalog: DraftCatalog = { tools, events: eventShapesOf(renewals) };
   for (const request of [
@@ -199,6 +207,18 @@ test('"without autopay", "with no autopay": a yes/no field named after a word th
       d.readBack?.assumed?.some((a) => a.includes("renewal.failed event's autopay being false")),
       `${request}: ${JSON.stringify(d.readBack?.assumed)}`,
     );
+  }
+  // Said no beside the field's word, or after it: turned around, never read as yes.
+  for (const [request, when] of [
+    [
+      'failed renewals with no paper invoice: answer them: please pay by card',
+      'payload.paper_invoice == false',
+    ],
+    ['when a renewal fails and autopay is no, answer them: please pay by card', 'payload.autopay == false'],
+    ['when a renewal fails without autopay, answer them: please pay by card', 'payload.autopay == false'],
+  ] as const) {
+    const d = draft(request, catalog);
+    assert.equal(d.spec?.triggers[0]?.when, when, `${request}: ${JSON.stringify(d.questions)}`);
   }
   // A word that says neither way is asked about, never compared with the field.
   const d = draft('failed renewals with premium autopay: answer them: please pay by card', catalog);

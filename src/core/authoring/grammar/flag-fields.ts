@@ -77,7 +77,10 @@ export function flagNamedTest(
 
 /** Words just before a flag's word that turn it around ("isn't verified", "not yet verified", "havent activated"). */
 const NOT =
-  /\b(?:not|isn'?t|aren'?t|wasn'?t|weren'?t|haven'?t|hasn'?t|hadn'?t|didn'?t|never|no longer)(?:\s+(?:yet|been|be|fully|already|a|an|the))*\s+$/;
+  /\b(?:not|isn'?t|aren'?t|wasn'?t|weren'?t|haven'?t|hasn'?t|hadn'?t|didn'?t|never|no longer|no|without)(?:\s+(?:yet|been|be|fully|already|a|an|the|any))*\s+$/;
+/** Words after a flag's word that say it is not so: "autopay is no", "autopay off", "autopay = false". */
+const SAID_NO =
+  /^\s*(?:(?:is|are|was|were|=|==|:)\s*)?(?:no|false|off|disabled|none|not\s+(?:on|set|enabled))\b/;
 /** The lead-in of a test of the flag said as a condition: "if they're", "once the customer is", "only when". */
 const CONDITION =
   /\b(?:only\s+)?(?:if|when|once|as long as|provided)\s+(?:(?:the|their|a|an)\s+[a-z]+\s+|(?:they|it|he|she)\s*)?(?:is|are|'s|'re|re|has been|have been|gets|get|got|been)?\s*$/;
@@ -97,15 +100,22 @@ export function readFlags(buf: RequestText, raw: string, shape: EventShape, ctx:
     const flag = flagOf(m[0], shape);
     if (!flag) continue;
     const before = buf.text.slice(Math.max(0, m.index! - 30), m.index);
-    // The negation as written, even where another reader took its words ("the customer is not a member").
-    const not = NOT.exec(raw.slice(Math.max(0, m.index! - 30), m.index).toLowerCase());
-    const value = !(flag.negated || not !== null);
-    if ((out.get(flag.field)?.value ?? value) !== value) return [];
     // "id verified", "identity verified": the field's other words go with it.
     const parts = flag.field.split('_').slice(0, -1);
+    // The negation as written, even where another reader took its words ("the customer is not a
+    // member"), before the field's other words ("no police report").
+    const rawBefore = raw.slice(Math.max(0, m.index! - 30), m.index).toLowerCase();
+    const partsSaid = parts.length
+      ? (new RegExp(`(?:\\b(?:${parts.join('|')})\\s+)+$`).exec(rawBefore)?.[0] ?? '')
+      : '';
+    const not = NOT.exec(rawBefore.slice(0, rawBefore.length - partsSaid.length));
+    // "autopay is no", "autopay off": said after it.
+    const after = SAID_NO.exec(buf.text.slice(m.index! + m[0].length));
+    const value = !(flag.negated || not !== null || after !== null);
+    if ((out.get(flag.field)?.value ?? value) !== value) return [];
     const named = /([a-z]{2,})\s+$/.exec(before);
     const lead = !not && named && parts.some((p) => p.startsWith(named[1]!)) ? named[0].length : 0;
-    let start = m.index! - (not ? not[0].length : lead);
+    let start = m.index! - (not ? not[0].length + partsSaid.length : lead);
     // "if they're verified", "once the customer is verified": the test's own lead-in goes too.
     const cond = CONDITION.exec(buf.text.slice(Math.max(0, start - 40), start));
     if (cond) start -= cond[0].length;
@@ -113,7 +123,9 @@ export function readFlags(buf: RequestText, raw: string, shape: EventShape, ctx:
     const end =
       m.index! +
       m[0].length +
-      (/^\s+(?:only|yet)\b/.exec(buf.text.slice(m.index! + m[0].length))?.[0].length ?? 0);
+      (after?.[0].length ??
+        /^\s+(?:only|yet)\b/.exec(buf.text.slice(m.index! + m[0].length))?.[0].length ??
+        0);
     const said = buf.text.slice(start, end);
     out.set(flag.field, { value, said });
     cuts.push({ index: start, 0: said });
@@ -123,4 +135,43 @@ export function readFlags(buf: RequestText, raw: string, shape: EventShape, ctx:
     ctx.assumptions.push(`"${said}" is read as the ${shape.type} event's ${field} being ${value}.`);
     return flagTest(field, value);
   });
+}
+
+/**
+ * "with no police report", "autopay is no": in a trigger clause's words (`qs`, in order), a word
+ * saying no just before a yes/no field's word, or just after it, turns it around. The words turned,
+ * and the words that said no (read with them).
+ */
+export function turnedFlags<Q extends { word: string; clause: string; field?: string }>(
+  qs: readonly Q[],
+  shape: EventShape,
+): { turned: Set<Q>; sayNo: Set<Q> } {
+  const turned = new Set<Q>();
+  const sayNo = new Set<Q>();
+  qs.forEach((q, i) => {
+    if (yesOrNo(q.word) !== false) return;
+    const flag = [qs[i + 1], qs[i + 2], qs[i - 1]].find(
+      (x) => x !== undefined && x.clause === q.clause && x.field === undefined && flagOf(x.word, shape),
+    );
+    if (flag) {
+      turned.add(flag);
+      sayNo.add(q);
+    }
+  });
+  return { turned, sayNo };
+}
+
+/**
+ * The test a word of the trigger clause says of a yes/no field: "verified", "unverified" (`turned`:
+ * a word beside it said no), or a word before the field's own name ("without autopay"). Null when
+ * it names none; undefined when it names one but says neither way (the caller asks).
+ */
+export function flagQualifierTest(
+  q: { readonly word: string; readonly field?: string; readonly negated?: boolean },
+  turned: boolean,
+  shape: EventShape,
+  ctx: RequestContext,
+): string | undefined | null {
+  if (q.field !== undefined) return flagNamedTest(q.word, q.field, q.negated ?? false, shape, ctx);
+  return flagWordTest(q.word, (q.negated ?? false) !== turned, shape, ctx) ?? null;
 }

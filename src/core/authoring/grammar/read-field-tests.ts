@@ -13,7 +13,7 @@
 import type { EventShape } from '../compiled-request.ts';
 import { isActionVerb, lemmas } from '../request-words.ts';
 import { classValues, note } from './class-fields.ts';
-import { flagNamedTest, flagWordTest, readFlags } from './flag-fields.ts';
+import { flagQualifierTest, readFlags, turnedFlags } from './flag-fields.ts';
 import { fieldByPattern } from './patterned-values.ts';
 import { noteFieldWord } from './read-coverage.ts';
 import { readNamedValues } from './read-named-values.ts';
@@ -203,19 +203,14 @@ export function readQualifiers(
   if (!shape || qs.length === 0) return [];
   const out: string[] = [];
   const unread: Qualifier[] = [];
+  const { turned, sayNo } = turnedFlags(qs, shape);
   for (const q of qs) {
-    // "verified customers", "unverified ones": a yes/no field (flag-fields.ts).
-    const flag = q.field === undefined ? flagWordTest(q.word, q.negated ?? false, shape, ctx) : undefined;
-    if (flag !== undefined) {
-      out.push(flag);
-      continue;
-    }
-    // "without autopay", "with no autopay": a yes/no field named, and a word saying which way.
-    const named =
-      q.field === undefined ? null : flagNamedTest(q.word, q.field, q.negated ?? false, shape, ctx);
-    if (named !== null) {
-      if (named === undefined) unread.push(q);
-      else out.push(named);
+    if (sayNo.has(q)) continue;
+    // "verified ones", "with no police report", "without autopay": a yes/no field (flag-fields.ts).
+    const flag = flagQualifierTest(q, turned.has(q), shape, ctx);
+    if (flag !== null) {
+      if (flag === undefined) unread.push(q);
+      else out.push(flag);
       continue;
     }
     const hit = fieldForValue(q.word, shape, ctx, q);
