@@ -6,7 +6,7 @@
  * than $50", "but not before approval"), or an action forbidden (read by negated-actions.ts), is
  * no such exclusion. Pure.
  */
-import { type FlowStep, isChooseStep, isToolStep, nestedLists } from '../spec/flow-steps.ts';
+import { type FlowStep, isChooseStep, isToolStep, nestedLists, toolSteps } from '../spec/flow-steps.ts';
 import type { WorkflowSpec } from '../spec/workflow-spec.ts';
 import { NOT_A_BAN } from './negated-actions.ts';
 import { FILLER, lemmas } from './request-words.ts';
@@ -41,8 +41,19 @@ const leavesOut = (op: string, value: string) => op !== '==' || value === 'false
  * reason 'wrong item'" drafted as `reason == "wrong item"`: the opposite). Undefined when none.
  */
 export function droppedExclusion(request: string, spec: WorkflowSpec): string | undefined {
-  const t = request.toLowerCase().replace(/[\u2018\u2019]/g, "'");
+  let t = request.toLowerCase().replace(/[\u2018\u2019]/g, "'");
   if (spec.steps.some((s) => isChooseStep(s))) return undefined;
+  // The words a step sends ("DM them: unless you call us ...") are its text, not an exclusion.
+  for (const s of toolSteps(spec))
+    for (const v of Object.values(s.args))
+      if (typeof v === 'string' && /\s/.test(v))
+        t = t.replace(
+          v
+            .toLowerCase()
+            .replace(/[\u2018\u2019]/g, "'")
+            .replace(/\.$/, ''),
+          ' ',
+        );
   const comparisons = testsOf(spec).flatMap((w) => [...w.toLowerCase().matchAll(COMPARISON)]);
   // (Each side of an "or" on its own: "unless it's over 1000 or it's a home claim".)
   for (const m of t.matchAll(EXCLUSION))
