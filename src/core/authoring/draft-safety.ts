@@ -28,6 +28,7 @@ import type { ToolDescriptor } from '../tools/tool-descriptor.ts';
 import type { DraftCatalog, DraftQuestion } from './compiled-request.ts';
 import { dollars } from './condition-words.ts';
 import { droppedExclusion } from './dropped-exclusions.ts';
+import { misspelledTests } from './grammar/event-spelling.ts';
 import { NO_OP_ELSE } from './grammar/read-filler.ts';
 import { NOT_A_CENT } from './grammar/read-money-phrases.ts';
 import {
@@ -305,6 +306,11 @@ export function draftSafety(
   )
     ask(
       `The request says "${excluded}", but no test of the draft leaves those events out: it would act on them too. Which test is meant?`,
+    );
+  // "reason != \"too expensive\"" where the events say too_expensive: the test matches no event.
+  for (const m of misspelledTests(spec, catalog))
+    ask(
+      `The test ${JSON.stringify(m.test)} names a value otherwise than the events spell it (${JSON.stringify(m.spelled)}): as written it matches no event. Which is meant?`,
     );
   // A yes/no field tested against a word ("without autopay" read as `autopay == "without"`).
   for (const f of flagTestsNoEventMeets(spec, catalog.events ?? []))

@@ -10,6 +10,7 @@ import { test } from 'node:test';
 import { tool } from '../../../test/authoring/catalog-tool.ts';
 import { compileRequest } from './compile-request.ts';
 import { type DraftCatalog, draftSpec } from './index.ts';
+import { readModelDraft } from './model-draft.ts';
 
 const account = { type: 'string', pattern: '^ACC-[0-9]+$' };
 const desk: DraftCatalog = {
@@ -82,5 +83,36 @@ test('a value the events spell already, or a phrase that is no value, is left as
   assert.equal(
     (d.readBack?.assumed ?? []).some((a) => a.includes('as its events spell it')),
     false,
+  );
+});
+
+test('a draft from any compiler that names a value otherwise than the events spell it is asked about', () => {
+  const m = draftSpec(
+    readModelDraft(
+      {
+        questions: [],
+        triggers: [{ event: 'subscription.cancelled', when: 'payload.reason != "too expensive"' }],
+        steps: [
+          {
+            name: 't',
+            tool: 'tag_account',
+            args: { account_id: '{{event.payload.account_id}}', tag: 'win-back' },
+          },
+        ],
+        limits: { maxSteps: 1, maxCostUsd: 0 },
+      },
+      'subscription cancelled: tag it win-back unless the reason is too expensive',
+      desk,
+    ),
+    desk,
+  );
+  assert.equal(m.publishable, false);
+  assert.ok(
+    m.questions.some((q) =>
+      q.question.includes(
+        'names a value otherwise than the events spell it ("payload.reason != \\"too_expensive\\"")',
+      ),
+    ),
+    JSON.stringify(m.questions),
   );
 });

@@ -7,11 +7,12 @@
  * branch's, each step's `if`) once the readers made them. Pure but for the assumptions it lists.
  */
 import { type FlowStep, isChooseStep, isToolStep, nestedLists } from '../../spec/flow-steps.ts';
-import type { EventShape } from '../compiled-request.ts';
+import type { WorkflowSpec } from '../../spec/workflow-spec.ts';
+import type { DraftCatalog, EventShape } from '../compiled-request.ts';
 import { numberWord } from '../request-words.ts';
 import { yesOrNo } from './flag-fields.ts';
 import { enumValues } from './read-field-tests.ts';
-import type { RequestContext } from './request-context.ts';
+import { contextFor, type RequestContext } from './request-context.ts';
 
 /** A test of a payload field against a quoted value, as the readers write it. */
 const TEST = /payload\.([A-Za-z_][A-Za-z0-9_]*) (==|!=) ("(?:[^"\\]|\\.)*")/g;
@@ -90,4 +91,36 @@ export function spellFlowAsEvents(
       for (const b of s.choose) (b as { when: string }).when = spellAsEvents(b.when, shape, ctx);
     for (const l of nestedLists(s)) spellFlowAsEvents(l.steps, shape, ctx);
   }
+}
+
+/**
+ * Each test of `spec` that names a value otherwise than the events spell it, with the spelling
+ * they use (`reason != "too expensive"`: too_expensive): whatever compiled the draft, such a test
+ * compares exactly and matches no event. Trigger tests against their own event; step and branch
+ * tests against each trigger's.
+ */
+export function misspelledTests(
+  spec: WorkflowSpec,
+  catalog: DraftCatalog,
+): { test: string; spelled: string }[] {
+  const ctx = contextFor(catalog);
+  const out: { test: string; spelled: string }[] = [];
+  const check = (test: string, shape: EventShape | undefined) => {
+    const spelled = spellAsEvents(test, shape, ctx);
+    if (spelled !== test && !out.some((o) => o.test === test)) out.push({ test, spelled });
+  };
+  const shapeOf = (type: string) => catalog.events?.find((e) => e.type === type);
+  for (const t of spec.triggers) if (t.when) check(t.when, shapeOf(t.event));
+  const walk = (list: readonly FlowStep[]) => {
+    for (const s of list) {
+      const tests = [
+        ...(isToolStep(s) && s.if ? [s.if] : []),
+        ...(isChooseStep(s) ? s.choose.map((b) => b.when) : []),
+      ];
+      for (const w of tests) for (const t of spec.triggers) check(w, shapeOf(t.event));
+      for (const l of nestedLists(s)) walk(l.steps);
+    }
+  };
+  walk(spec.steps);
+  return out;
 }
