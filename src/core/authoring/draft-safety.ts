@@ -298,7 +298,7 @@ export function draftSafety(
       `The workflow starts only when ${JSON.stringify(when)}, which no event can meet: it tests one field against values that cannot both hold. Which test is meant?`,
     );
   // "cancel it, but not premium plans": something left out, and nothing in the draft leaves it out.
-  const excluded = droppedExclusion(request, spec);
+  const excluded = droppedExclusion(request, spec, catalog.tools);
   // (An action left out, "reply but not refund", is a ban, checked above.)
   if (
     excluded !== undefined &&

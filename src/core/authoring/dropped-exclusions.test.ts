@@ -86,6 +86,25 @@ test('an exclusion no test says is found; one a test says, a bound or a forbidde
     undefined,
   );
   assert.equal(droppedExclusion('cancel it but not more than twice', spec()), undefined);
+  // Named by a value, the field alone is no reading: "standard" is kept where only "basic" is left out.
+  assert.equal(
+    droppedExclusion(
+      'cancel it except basic or standard plans',
+      spec('payload.plan != "basic" and payload.plan == "standard"'),
+    ),
+    'except basic or standard plans',
+  );
+  // No exclusion: a quoted text, a double negative, another value for a step's argument.
+  assert.equal(
+    droppedExclusion('email them "Unless you upgrade, you lose <seats> seats."', spec()),
+    undefined,
+  );
+  assert.equal(droppedExclusion('cancel it unless the plan is not basic', spec()), undefined);
+  assert.equal(droppedExclusion('cancel it for non-payment, not as fraud', spec(), desk.tools), undefined);
+  assert.equal(
+    droppedExclusion('cancel it for non-payment, not premium', spec(), desk.tools),
+    ', not premium',
+  );
 });
 
 test('a draft that acts on the events the words leave out is asked about, whatever compiled it', () => {

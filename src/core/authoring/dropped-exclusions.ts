@@ -8,6 +8,7 @@
  */
 import { type FlowStep, isChooseStep, isToolStep, nestedLists, toolSteps } from '../spec/flow-steps.ts';
 import type { WorkflowSpec } from '../spec/workflow-spec.ts';
+import type { ToolDescriptor } from '../tools/tool-descriptor.ts';
 import { NOT_A_BAN } from './negated-actions.ts';
 import { FILLER, lemmas } from './request-words.ts';
 
@@ -40,10 +41,21 @@ const leavesOut = (op: string, value: string) => op !== '==' || value === 'false
  * word of it in the field or the value), or one only comparisons that keep it name ("except
  * reason 'wrong item'" drafted as `reason == "wrong item"`: the opposite). Undefined when none.
  */
-export function droppedExclusion(request: string, spec: WorkflowSpec): string | undefined {
-  let t = request.toLowerCase().replace(/[\u2018\u2019]/g, "'");
+export function droppedExclusion(
+  request: string,
+  spec: WorkflowSpec,
+  tools: readonly ToolDescriptor[] = [],
+): string | undefined {
+  let t = request
+    .toLowerCase()
+    .replace(/[\u2018\u2019]/g, "'")
+    .replace(/\bcheque\b/g, 'check');
   if (spec.steps.some((s) => isChooseStep(s))) return undefined;
-  // The words a step sends ("DM them: unless you call us ...") are its text, not an exclusion.
+  // Quoted texts, and the words a step sends ("DM them: unless you call us ..."), are no exclusion.
+  // (A quoted sentence or one with a placeholder is a text; a quoted value, "wrong item", is kept.)
+  t = t.replace(/"[^"]*"|\u201c[^\u201d]*\u201d|(?<=^|[\s:(])'[^']*'(?=$|[\s.,;:!?)])/g, (q) =>
+    /</.test(q) || q.trim().split(/\s+/).length > 2 ? ' ' : q,
+  );
   for (const s of toolSteps(spec))
     for (const v of Object.values(s.args))
       if (typeof v === 'string' && /\s/.test(v))
@@ -60,12 +72,55 @@ export function droppedExclusion(request: string, spec: WorkflowSpec): string | 
     for (const part of m[1]!.split(/\s+or\s+/)) {
       const rest = part.trim();
       // A bound, a time or a sign-off ("but not more than $50", "except when approved") is read elsewhere.
-      if (rest === '' || NOT_A_BAN.test(rest)) continue;
-      // Read where a comparison that leaves out names one of its words ("but not home claims").
+      // (A negation in it turns it back: "unless the currency is not USD" keeps USD.)
+      if (rest === '' || NOT_A_BAN.test(rest) || /\b(?:not|isn'?t|aren'?t|no)\b/.test(rest)) continue;
+      // ", not by cheque", ", not immediately": another value for an argument a step is given.
+      if (m[0].startsWith(',') && contrasts(rest, m.index, t, spec, tools)) continue;
+      // Read where a comparison that leaves out names one of its words ("but not home claims"): by
+      // its value, or, where no value names one, by its field.
       const words = rest.split(/[^a-z0-9]+/).filter((w) => w.length > 2 && !FILLER.has(w));
-      const names = (c: RegExpMatchArray) =>
-        words.some((w) => lemmas(w).some((l) => l.length > 2 && (c[1]! + c[3]!).includes(l)));
-      if (!comparisons.some((c) => names(c) && leavesOut(c[2]!, c[3]!))) return m[0].trim();
+      const naming = (part: 1 | 3) =>
+        comparisons.filter((c) =>
+          words.some((w) => lemmas(w).some((l) => l.length > 2 && c[part]!.includes(l))),
+        );
+      const named = naming(3).length > 0 ? naming(3) : naming(1);
+      if (!named.some((c) => leavesOut(c[2]!, c[3]!))) return m[0].trim();
     }
   return undefined;
+}
+
+/**
+ * Whether ", not X" sets another value against one a step is given ("by check, not bank transfer",
+ * "at period end, not immediately", "tag it delayed, not lost"): X names a value an argument of a
+ * drafted tool lists, or the word before it is the whole of a value a step is given (never a part
+ * of one: "cancel for non-payment, not premium" leaves premium plans out).
+ */
+function contrasts(
+  rest: string,
+  at: number,
+  t: string,
+  spec: WorkflowSpec,
+  tools: readonly ToolDescriptor[],
+): boolean {
+  const steps = toolSteps(spec);
+  const given = steps.flatMap((s) =>
+    Object.values(s.args).flatMap((v) =>
+      typeof v === 'string' && !v.includes('{{') ? [v.toLowerCase()] : [],
+    ),
+  );
+  const enums = steps.flatMap((s) =>
+    Object.values(
+      (tools.find((x) => x.name === s.tool)?.args.properties ?? {}) as Record<string, { enum?: unknown[] }>,
+    )
+      .flatMap((p) => p.enum ?? [])
+      .flatMap((v) =>
+        String(v)
+          .toLowerCase()
+          .split(/[^a-z0-9]+/),
+      ),
+  );
+  const before = /([a-z0-9]+)\W*$/.exec(t.slice(0, at))?.[1];
+  if (before !== undefined && given.includes(before)) return true;
+  const listed = new Set(enums);
+  return rest.split(/[^a-z0-9]+/).some((w) => w.length > 2 && lemmas(w).some((l) => listed.has(l)));
 }
