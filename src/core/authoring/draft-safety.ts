@@ -28,6 +28,7 @@ import type { ToolDescriptor } from '../tools/tool-descriptor.ts';
 import type { DraftCatalog, DraftQuestion } from './compiled-request.ts';
 import { dollars } from './condition-words.ts';
 import { droppedExclusion } from './dropped-exclusions.ts';
+import { fieldsReadNowhere } from './fields-read-nowhere.ts';
 import { misspelledTests } from './grammar/event-spelling.ts';
 import { NO_OP_ELSE } from './grammar/read-filler.ts';
 import { NOT_A_CENT } from './grammar/read-money-phrases.ts';
@@ -311,6 +312,11 @@ export function draftSafety(
   for (const m of misspelledTests(spec, catalog))
     ask(
       `The test ${JSON.stringify(m.test)} names a value otherwise than the events spell it (${JSON.stringify(m.spelled)}): as written it matches no event. Which is meant?`,
+    );
+  // "first payout is no: pay it": a field the words name and the draft reads nowhere.
+  for (const f of fieldsReadNowhere(request, spec, catalog))
+    ask(
+      `The request names the event's ${f} ("${f.replace(/_/g, ' ')}"), but the draft reads it nowhere: no test or step says what it means for the workflow. Which test of ${f} is meant?`,
     );
   // A yes/no field tested against a word ("without autopay" read as `autopay == "without"`).
   for (const f of flagTestsNoEventMeets(spec, catalog.events ?? []))

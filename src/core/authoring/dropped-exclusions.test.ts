@@ -1,5 +1,6 @@
 /**
- * An exclusion no test of the draft says (dropped-exclusions.ts, draft-safety.ts): "cancel for
+ * What a request's own words say and its draft drops (dropped-exclusions.ts, fields-read-nowhere.ts,
+ * draft-safety.ts). An exclusion no test of the draft says: "cancel for
  * non-payment, but not premium plans" drafted as a cancellation of every lapsed policy is asked
  * about, whatever compiled it; one a test says ("but not basic plans": `plan != "basic"`), a bound
  * ("but not more than $50") or a forbidden action ("tag it but not cancel it") is no such
@@ -11,6 +12,7 @@ import { tool } from '../../../test/authoring/catalog-tool.ts';
 import type { WorkflowSpec } from '../spec/workflow-spec.ts';
 import { compileRequest } from './compile-request.ts';
 import { droppedExclusion } from './dropped-exclusions.ts';
+import { fieldsReadNowhere } from './fields-read-nowhere.ts';
 import { type DraftCatalog, draftSpec } from './index.ts';
 import { readModelDraft } from './model-draft.ts';
 
@@ -40,7 +42,7 @@ const desk: DraftCatalog = {
   events: [
     {
       type: 'policy.lapsed',
-      payload: ['plan', 'missed_payments'],
+      payload: ['plan', 'missed_payments', 'open_claims'],
       values: { plan: ['basic', 'standard'] },
       subjects: ['POL-1'],
     },
@@ -138,4 +140,26 @@ test('a draft that acts on the events the words leave out is asked about, whatev
       `${r}: ${JSON.stringify(d.questions)}`,
     );
   }
+});
+
+test('a field named in its words and read nowhere is found and asked about; one tested, sent or said not to matter is not', () => {
+  const r = 'when a policy lapses and there are no open claims, cancel it for non-payment';
+  assert.deepEqual(fieldsReadNowhere(r, spec(), desk), ['open_claims']);
+  assert.deepEqual(fieldsReadNowhere(r, spec('payload.open_claims == 0'), desk), []);
+  assert.deepEqual(fieldsReadNowhere('cancel it, regardless of open claims', spec(), desk), []);
+  const d = draftSpec(
+    readModelDraft(
+      { questions: [], triggers: spec().triggers, steps: spec().steps, limits: spec().limits },
+      r,
+      desk,
+    ),
+    desk,
+  );
+  assert.equal(d.publishable, false);
+  assert.ok(
+    d.questions.some((q) =>
+      /names the event's open_claims \("open claims"\), but the draft reads it nowhere/.test(q.question),
+    ),
+    JSON.stringify(d.questions),
+  );
 });

@@ -10,6 +10,7 @@ import { type FlowStep, isChooseStep, isToolStep, nestedLists, toolSteps } from 
 import type { WorkflowSpec } from '../spec/workflow-spec.ts';
 import type { ToolDescriptor } from '../tools/tool-descriptor.ts';
 import { NOT_A_BAN } from './negated-actions.ts';
+import { requestOwnWords } from './request-own-words.ts';
 import { FILLER, lemmas } from './request-words.ts';
 
 /** "but not X", "except (for) X", "excluding X", "other than X", "apart from X", "not for X", ", not X", "unless X". */
@@ -46,26 +47,8 @@ export function droppedExclusion(
   spec: WorkflowSpec,
   tools: readonly ToolDescriptor[] = [],
 ): string | undefined {
-  let t = request
-    .toLowerCase()
-    .replace(/[\u2018\u2019]/g, "'")
-    .replace(/\bcheque\b/g, 'check');
   if (spec.steps.some((s) => isChooseStep(s))) return undefined;
-  // Quoted texts, and the words a step sends ("DM them: unless you call us ..."), are no exclusion.
-  // (A quoted sentence or one with a placeholder is a text; a quoted value, "wrong item", is kept.)
-  t = t.replace(/"[^"]*"|\u201c[^\u201d]*\u201d|(?<=^|[\s:(])'[^']*'(?=$|[\s.,;:!?)])/g, (q) =>
-    /</.test(q) || q.trim().split(/\s+/).length > 2 ? ' ' : q,
-  );
-  for (const s of toolSteps(spec))
-    for (const v of Object.values(s.args))
-      if (typeof v === 'string' && /\s/.test(v))
-        t = t.replace(
-          v
-            .toLowerCase()
-            .replace(/[\u2018\u2019]/g, "'")
-            .replace(/\.$/, ''),
-          ' ',
-        );
+  const t = requestOwnWords(request, spec);
   const comparisons = testsOf(spec).flatMap((w) => [...w.toLowerCase().matchAll(COMPARISON)]);
   // (Each side of an "or" on its own: "unless it's over 1000 or it's a home claim".)
   for (const m of t.matchAll(EXCLUSION))
