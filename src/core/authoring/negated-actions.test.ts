@@ -207,6 +207,8 @@ test('"don\'t approve it, just pay" forbids the approval; "never pay without app
   for (const r of [
     "expense submitted: don't approve it, just reimburse it, max 300",
     'expense submitted: dont approve, just pay, max 300',
+    'expense submitted: reimburse it, max 300, no approval needed',
+    "expense submitted: don't get approval, just reimburse it, max 300",
   ]) {
     const d = draftSpec(compileRequest(r, expenses), expenses);
     const s = d.spec ?? d.partial;

@@ -17,11 +17,15 @@ export const NOT_A_BAN =
 
 /**
  * Whether the words after a negation bound or gate its action (`NOT_A_BAN`) rather than forbid it.
- * Approving is an action of its own: "don't approve it, just pay" forbids the approval (the words
- * after the verb are what may gate it: "don't approve without a receipt").
+ * Approving is an action of its own: "don't approve it, just pay", "no approval needed", "don't get
+ * a manager's approval" forbid the approval (the words after it are what may gate it: "don't approve
+ * without a receipt").
  */
 export function notABan(rest: string): boolean {
-  const approve = /^\s*approv(?:e|ing)\b/.exec(rest);
+  const approve =
+    /^\s*(?:(?:get|ask for|need|request|wait for)\s+)?(?:(?:a|an|the|any)\s+)?(?:[a-z]+'s\s+)?approv(?:e|ing|al)\b/.exec(
+      rest,
+    );
   return NOT_A_BAN.test(approve ? rest.slice(approve[0].length) : rest);
 }
 
@@ -43,7 +47,8 @@ export function negatedActions(request: string): NegatedAction[] {
     const from = m.index + m[0].length;
     // The rest of its clause: up to a sentence end, a comma or the next action.
     const rest = t.slice(from).split(/[.,;:!?\n]|\s(?:and|but|then|so|instead)\s/)[0] ?? '';
-    if (notABan(rest)) continue;
+    // ("without approval" gates the action said with it: never a ban on the approval.)
+    if (/^without\b/.test(m[0]) ? NOT_A_BAN.test(rest) : notABan(rest)) continue;
     const word = rest.split(/[^a-z'-]+/).find((w) => w && !FILLER.has(w));
     if (!word) continue;
     out.push({ words: t.slice(m.index, from + rest.length).trim(), lemmas: lemmas(word) });

@@ -251,8 +251,15 @@ function isBound(c: Clause, lower: string): boolean {
   const rest = at < 0 ? c.text : lower.slice(at).split(/[.,;:!?\n]|\s(?:and|but|then|so|instead)\s/)[0]!;
   const text = rest.replace(/"q[0-9]+"/g, ' ');
   // ("don't approve it, just pay": the approval is what is forbidden; see `notABan`.)
-  const after = text.replace(NEGATED_CLAUSE, '');
-  return /^approv/.test(after) ? notABan(after) : NOT_A_BAN.test(text);
+  // ("without approval" gates the action said with it: never a ban on the approval.)
+  const after = /^(?:(?:but|and|yet|so|just|please)\s+)*without\b/.test(text)
+    ? text
+    : text.replace(NEGATED_CLAUSE, '');
+  return /^(?:(?:get|ask for|need|request|wait for)\s+)?(?:(?:a|an|the|any)\s+)?(?:[a-z]+'s\s+)?approv/.test(
+    after,
+  )
+    ? notABan(after)
+    : NOT_A_BAN.test(text);
 }
 
 /** The argument of a drafted step a clause names alone ("put the resolution on it"), when that step sets it. */
