@@ -27,7 +27,7 @@ import type { WorkflowSpec } from '../spec/workflow-spec.ts';
 import type { ToolDescriptor } from '../tools/tool-descriptor.ts';
 import type { DraftCatalog, DraftQuestion } from './compiled-request.ts';
 import { dollars } from './condition-words.ts';
-import { droppedExclusion } from './dropped-exclusions.ts';
+import { droppedExclusion, testedThoughNotMattering } from './dropped-exclusions.ts';
 import { fieldsReadNowhere } from './fields-read-nowhere.ts';
 import { misspelledTests } from './grammar/event-spelling.ts';
 import { NO_OP_ELSE } from './grammar/read-filler.ts';
@@ -312,6 +312,12 @@ export function draftSafety(
   for (const m of misspelledTests(spec, catalog))
     ask(
       `The test ${JSON.stringify(m.test)} names a value otherwise than the events spell it (${JSON.stringify(m.spelled)}): as written it matches no event. Which is meant?`,
+    );
+  // "pay it whether or not there's a police report": a test of what the words say does not matter.
+  const notMattering = testedThoughNotMattering(request, spec);
+  if (notMattering !== undefined)
+    ask(
+      `The request says "${notMattering}", but the draft tests it: it would act on some of those events only. Which is meant?`,
     );
   // "first payout is no: pay it": a field the words name and the draft reads nowhere.
   for (const f of fieldsReadNowhere(request, spec, catalog))

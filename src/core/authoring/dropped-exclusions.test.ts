@@ -11,7 +11,7 @@ import { test } from 'node:test';
 import { tool } from '../../../test/authoring/catalog-tool.ts';
 import type { WorkflowSpec } from '../spec/workflow-spec.ts';
 import { compileRequest } from './compile-request.ts';
-import { droppedExclusion } from './dropped-exclusions.ts';
+import { droppedExclusion, testedThoughNotMattering } from './dropped-exclusions.ts';
 import { fieldsReadNowhere } from './fields-read-nowhere.ts';
 import { type DraftCatalog, draftSpec } from './index.ts';
 import { readModelDraft } from './model-draft.ts';
@@ -159,6 +159,37 @@ test('a field named in its words and read nowhere is found and asked about; one 
   assert.ok(
     d.questions.some((q) =>
       /names the event's open_claims \("open claims"\), but the draft reads it nowhere/.test(q.question),
+    ),
+    JSON.stringify(d.questions),
+  );
+});
+
+test('a test of what the words say does not matter is asked about, whatever compiled it', () => {
+  const r = 'when a policy lapses, cancel it for non-payment whether or not they have open claims';
+  assert.equal(
+    testedThoughNotMattering(r, spec('payload.open_claims == 0')),
+    'whether or not they have open claims',
+  );
+  assert.equal(testedThoughNotMattering(r, spec()), undefined);
+  assert.equal(
+    testedThoughNotMattering('cancel it regardless of which plan', spec('payload.plan == "basic"')),
+    'regardless of which plan',
+  );
+  const when = 'payload.open_claims == 0';
+  const d = draftSpec(
+    readModelDraft(
+      { questions: [], triggers: spec(when).triggers, steps: spec().steps, limits: spec().limits },
+      r,
+      desk,
+    ),
+    desk,
+  );
+  assert.equal(d.publishable, false);
+  assert.ok(
+    d.questions.some((q) =>
+      q.question.startsWith(
+        'The request says "whether or not they have open claims", but the draft tests it',
+      ),
     ),
     JSON.stringify(d.questions),
   );

@@ -49,7 +49,7 @@ export function droppedExclusion(
 ): string | undefined {
   if (spec.steps.some((s) => isChooseStep(s))) return undefined;
   const t = requestOwnWords(request, spec);
-  const comparisons = testsOf(spec).flatMap((w) => [...w.toLowerCase().matchAll(COMPARISON)]);
+  const comparisons = comparisonsOf(spec);
   // (Each side of an "or" on its own: "unless it's over 1000 or it's a home claim".)
   for (const m of t.matchAll(EXCLUSION))
     for (const part of m[1]!.split(/\s+or\s+/)) {
@@ -59,16 +59,53 @@ export function droppedExclusion(
       if (rest === '' || NOT_A_BAN.test(rest) || /\b(?:not|isn'?t|aren'?t|no)\b/.test(rest)) continue;
       // ", not by cheque", ", not immediately": another value for an argument a step is given.
       if (m[0].startsWith(',') && contrasts(rest, m.index, t, spec, tools)) continue;
-      // Read where a comparison that leaves out names one of its words ("but not home claims"): by
-      // its value, or, where no value names one, by its field.
-      const words = rest.split(/[^a-z0-9]+/).filter((w) => w.length > 2 && !FILLER.has(w));
-      const naming = (part: 1 | 3) =>
-        comparisons.filter((c) =>
-          words.some((w) => lemmas(w).some((l) => l.length > 2 && c[part]!.includes(l))),
-        );
-      const named = naming(3).length > 0 ? naming(3) : naming(1);
-      if (!named.some((c) => leavesOut(c[2]!, c[3]!))) return m[0].trim();
+      // Read where a comparison that leaves out names one of its words ("but not home claims").
+      if (!naming(rest, comparisons).some((c) => leavesOut(c[2]!, c[3]!))) return m[0].trim();
     }
+  return undefined;
+}
+
+/** Each comparison of the draft's tests. */
+const comparisonsOf = (spec: WorkflowSpec) =>
+  testsOf(spec).flatMap((w) => [...w.toLowerCase().matchAll(COMPARISON)]);
+
+/** Words that name nothing a test could: "regardless of which service fired". */
+const NAMES_NOTHING = new Set([
+  'which',
+  'what',
+  'whose',
+  'there',
+  'they',
+  'have',
+  'has',
+  'had',
+  'their',
+  'its',
+]);
+
+/** The comparisons that name a word of `said`: by their value, or, where no value names one, their field. */
+function naming(said: string, comparisons: readonly RegExpMatchArray[]): RegExpMatchArray[] {
+  const words = said
+    .split(/[^a-z0-9]+/)
+    .filter((w) => w.length > 2 && !FILLER.has(w) && !NAMES_NOTHING.has(w));
+  const by = (part: 1 | 3) =>
+    comparisons.filter((c) => words.some((w) => lemmas(w).some((l) => l.length > 2 && c[part]!.includes(l))));
+  return by(3).length > 0 ? by(3) : by(1);
+}
+
+/** "whether or not there's a police report", "with or without autopay", "regardless of which service fired". */
+const NOT_MATTERING =
+  /\b(?:whether or not|with or without|regardless of|irrespective of|no matter)\s+([^.,;:!?\n]+)/g;
+
+/**
+ * The first thing `request` says does not matter that a test of the draft tests anyway (`police_report
+ * == true` for "pay it whether or not there's a police report": it would act on some events only);
+ * undefined when none.
+ */
+export function testedThoughNotMattering(request: string, spec: WorkflowSpec): string | undefined {
+  const comparisons = comparisonsOf(spec);
+  for (const m of requestOwnWords(request, spec).matchAll(NOT_MATTERING))
+    if (naming(m[1]!, comparisons).length > 0) return m[0].trim();
   return undefined;
 }
 
