@@ -6,9 +6,10 @@
  * than $50", "but not before approval"), or an action forbidden (read by negated-actions.ts), is
  * no such exclusion. Pure.
  */
-import { type FlowStep, isChooseStep, isToolStep, nestedLists, toolSteps } from '../spec/flow-steps.ts';
+import { isChooseStep, toolSteps } from '../spec/flow-steps.ts';
 import type { WorkflowSpec } from '../spec/workflow-spec.ts';
 import type { ToolDescriptor } from '../tools/tool-descriptor.ts';
+import { draftTests } from './draft-tests.ts';
 import { NOT_A_BAN } from './negated-actions.ts';
 import { requestOwnWords } from './request-own-words.ts';
 import { FILLER, lemmas } from './request-words.ts';
@@ -16,20 +17,6 @@ import { FILLER, lemmas } from './request-words.ts';
 /** "but not X", "except (for) X", "excluding X", "other than X", "apart from X", "not for X", ", not X", "unless X". */
 const EXCLUSION =
   /(?:\b(?:but not|except(?: for)?|excluding|other than|apart from|aside from|not for|never for|unless)|[,;]\s*not)\s+([^.,;:!?\n]+)/g;
-
-/** The tests a draft holds, as written: its triggers' `when`, each branch's `when`, each step's `if`. */
-function testsOf(spec: WorkflowSpec): string[] {
-  const out = spec.triggers.flatMap((t) => (t.when ? [t.when] : []));
-  const walk = (list: readonly FlowStep[]) => {
-    for (const s of list) {
-      if (isToolStep(s) && s.if) out.push(s.if);
-      if (isChooseStep(s)) out.push(...s.choose.map((b) => b.when));
-      for (const l of nestedLists(s)) walk(l.steps);
-    }
-  };
-  walk(spec.steps);
-  return out;
-}
 
 /** One comparison of a test: `payload.claim_type != "home"`, `payload.autopay == false`. */
 const COMPARISON = /([a-z0-9_.]+) (==|!=|<=|>=|<|>) ("(?:[^"\\]|\\.)*"|true|false|-?[0-9.]+)/g;
@@ -67,7 +54,7 @@ export function droppedExclusion(
 
 /** Each comparison of the draft's tests. */
 const comparisonsOf = (spec: WorkflowSpec) =>
-  testsOf(spec).flatMap((w) => [...w.toLowerCase().matchAll(COMPARISON)]);
+  draftTests(spec).flatMap((t) => [...t.test.toLowerCase().matchAll(COMPARISON)]);
 
 /** Words that name nothing a test could: "regardless of which service fired". */
 const NAMES_NOTHING = new Set([

@@ -15,6 +15,10 @@ import { FILLER, lemmas } from './request-words.ts';
 export const NOT_A_BAN =
   /\b(?:forget|fail|hesitate|more|less|than|over|above|under|below|exceed\w*|beyond|past|up to|at most|max\w*|cap\w*|limit\w*|without|until|till|unless|before|after|approv\w*|ask\w*|permission|sign-?off|ok|okay|twice|again|if|when|whenever|once|only|except|tier)\b|[0-9$£€<>]/;
 
+/** An approval said first after a negation: "approve", "approval", "get a manager's approval". */
+export const APPROVAL =
+  /^\s*(?:(?:get|ask for|need|request|wait for)\s+)?(?:(?:a|an|the|any)\s+)?(?:[a-z]+'s\s+)?approv(?:e|ing|al)\b/;
+
 /**
  * Whether the words after a negation bound or gate its action (`NOT_A_BAN`) rather than forbid it.
  * Approving is an action of its own: "don't approve it, just pay", "no approval needed", "don't get
@@ -22,10 +26,7 @@ export const NOT_A_BAN =
  * without a receipt").
  */
 export function notABan(rest: string): boolean {
-  const approve =
-    /^\s*(?:(?:get|ask for|need|request|wait for)\s+)?(?:(?:a|an|the|any)\s+)?(?:[a-z]+'s\s+)?approv(?:e|ing|al)\b/.exec(
-      rest,
-    );
+  const approve = APPROVAL.exec(rest);
   return NOT_A_BAN.test(approve ? rest.slice(approve[0].length) : rest);
 }
 

@@ -11,6 +11,7 @@ import type { Condition } from '../spec/parse-condition.ts';
 import { parseStepCondition } from '../spec/step-condition.ts';
 import type { WorkflowSpec } from '../spec/workflow-spec.ts';
 import type { EventShape } from './compiled-request.ts';
+import { draftTests } from './draft-tests.ts';
 
 /** A field said equal, or not equal, to a literal. */
 interface Fact {
@@ -113,28 +114,15 @@ export function flagTestsNoEventMeets(
   spec: WorkflowSpec,
   events: readonly EventShape[],
 ): { when: string; field: string; value: unknown }[] {
-  const out: { when: string; field: string; value: unknown }[] = [];
-  const check = (when: string, shapes: readonly (EventShape | undefined)[]) => {
+  return draftTests(spec, events).flatMap(({ test, shapes }) => {
     let c: Condition;
     try {
-      c = parseStepCondition(when);
+      c = parseStepCondition(test);
     } catch {
-      return;
+      return [];
     }
-    for (const t of literalTests(c))
-      if (typeof t.value !== 'boolean' && shapes.some((s) => s?.flags?.includes(t.field)))
-        out.push({ when, ...t });
-  };
-  const shapeOf = (type: string) => events.find((e) => e.type === type);
-  for (const t of spec.triggers) if (t.when) check(t.when, [shapeOf(t.event)]);
-  const all = spec.triggers.map((t) => shapeOf(t.event));
-  const walk = (list: readonly FlowStep[]) => {
-    for (const s of list) {
-      if (isToolStep(s) && s.if) check(s.if, all);
-      if (isChooseStep(s)) for (const b of s.choose) check(b.when, all);
-      for (const l of nestedLists(s)) walk(l.steps);
-    }
-  };
-  walk(spec.steps);
-  return out;
+    return literalTests(c)
+      .filter((t) => typeof t.value !== 'boolean' && shapes.some((s) => s?.flags?.includes(t.field)))
+      .map((t) => ({ when: test, ...t }));
+  });
 }

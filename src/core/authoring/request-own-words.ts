@@ -11,6 +11,7 @@ export function requestOwnWords(request: string, spec: WorkflowSpec): string {
   let t = request
     .toLowerCase()
     .replace(/[\u2018\u2019]/g, "'")
+    // (The British spelling read as the compiler reads it: normalise-request.ts.)
     .replace(/\bcheque\b/g, 'check');
   t = t.replace(/"[^"]*"|\u201c[^\u201d]*\u201d|(?<=^|[\s:(])'[^']*'(?=$|[\s.,;:!?)])/g, (q) =>
     /</.test(q) || q.trim().split(/\s+/).length > 2 ? ' ' : q,

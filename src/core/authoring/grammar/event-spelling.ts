@@ -6,9 +6,10 @@
  * `region == "EU"` would start no run. Applied to every test a draft holds (the trigger's, each
  * branch's, each step's `if`) once the readers made them. Pure but for the assumptions it lists.
  */
-import { type FlowStep, isChooseStep, isToolStep, nestedLists } from '../../spec/flow-steps.ts';
+import { allSteps, type FlowStep, isChooseStep, isToolStep } from '../../spec/flow-steps.ts';
 import type { WorkflowSpec } from '../../spec/workflow-spec.ts';
 import type { DraftCatalog, EventShape } from '../compiled-request.ts';
+import { draftTests } from '../draft-tests.ts';
 import { numberWord } from '../request-words.ts';
 import { yesOrNo } from './flag-fields.ts';
 import { enumValues } from './read-field-tests.ts';
@@ -85,11 +86,10 @@ export function spellFlowAsEvents(
   shape: EventShape | undefined,
   ctx: RequestContext,
 ): void {
-  for (const s of flow) {
+  for (const s of allSteps(flow)) {
     if (isToolStep(s) && s.if) (s as { if?: string }).if = spellAsEvents(s.if, shape, ctx);
     if (isChooseStep(s))
       for (const b of s.choose) (b as { when: string }).when = spellAsEvents(b.when, shape, ctx);
-    for (const l of nestedLists(s)) spellFlowAsEvents(l.steps, shape, ctx);
   }
 }
 
@@ -105,22 +105,10 @@ export function misspelledTests(
 ): { test: string; spelled: string }[] {
   const ctx = contextFor(catalog);
   const out: { test: string; spelled: string }[] = [];
-  const check = (test: string, shape: EventShape | undefined) => {
-    const spelled = spellAsEvents(test, shape, ctx);
-    if (spelled !== test && !out.some((o) => o.test === test)) out.push({ test, spelled });
-  };
-  const shapeOf = (type: string) => catalog.events?.find((e) => e.type === type);
-  for (const t of spec.triggers) if (t.when) check(t.when, shapeOf(t.event));
-  const walk = (list: readonly FlowStep[]) => {
-    for (const s of list) {
-      const tests = [
-        ...(isToolStep(s) && s.if ? [s.if] : []),
-        ...(isChooseStep(s) ? s.choose.map((b) => b.when) : []),
-      ];
-      for (const w of tests) for (const t of spec.triggers) check(w, shapeOf(t.event));
-      for (const l of nestedLists(s)) walk(l.steps);
+  for (const { test, shapes } of draftTests(spec, catalog.events))
+    for (const shape of shapes) {
+      const spelled = spellAsEvents(test, shape, ctx);
+      if (spelled !== test && !out.some((o) => o.test === test)) out.push({ test, spelled });
     }
-  };
-  walk(spec.steps);
   return out;
 }

@@ -14,7 +14,7 @@
  */
 import type { StepSpec } from '../../spec/workflow-spec.ts';
 import type { ToolDescriptor } from '../../tools/tool-descriptor.ts';
-import { NOT_A_BAN, notABan } from '../negated-actions.ts';
+import { APPROVAL, NOT_A_BAN, notABan } from '../negated-actions.ts';
 import { ACTION_GROUPS, FILLER, GENERIC_VERBS, groupOf, lemmas } from '../request-words.ts';
 import { fillArgs } from './fill-args.ts';
 import { mapTool } from './map-tool.ts';
@@ -255,11 +255,7 @@ function isBound(c: Clause, lower: string): boolean {
   const after = /^(?:(?:but|and|yet|so|just|please)\s+)*without\b/.test(text)
     ? text
     : text.replace(NEGATED_CLAUSE, '');
-  return /^(?:(?:get|ask for|need|request|wait for)\s+)?(?:(?:a|an|the|any)\s+)?(?:[a-z]+'s\s+)?approv/.test(
-    after,
-  )
-    ? notABan(after)
-    : NOT_A_BAN.test(text);
+  return APPROVAL.test(after) ? notABan(after) : NOT_A_BAN.test(text);
 }
 
 /** The argument of a drafted step a clause names alone ("put the resolution on it"), when that step sets it. */
