@@ -194,3 +194,20 @@ test('a test of what the words say does not matter is asked about, whatever comp
     JSON.stringify(d.questions),
   );
 });
+
+test('"unless A and B" is read only by tests joined with "or": each tested apart with "and" leaves out either', () => {
+  const r = 'cancel it unless the plan is basic and there are at most 2 missed payments';
+  assert.equal(
+    droppedExclusion(r, spec('payload.plan != "basic" and payload.missed_payments > 2')),
+    'unless the plan is basic and there are at most 2 missed payments',
+  );
+  assert.equal(
+    droppedExclusion(r, spec('payload.plan != "basic" or payload.missed_payments > 2')),
+    undefined,
+  );
+  // An action after the "and" is no second test.
+  assert.equal(
+    droppedExclusion('cancel it unless the plan is basic and tag it kept', spec('payload.plan != "basic"')),
+    undefined,
+  );
+});

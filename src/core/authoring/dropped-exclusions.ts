@@ -41,6 +41,16 @@ export function droppedExclusion(
   for (const m of t.matchAll(EXCLUSION))
     for (const part of m[1]!.split(/\s+or\s+/)) {
       const rest = part.trim();
+      // "unless it came via the tip line and the score is under 50" leaves out the events where both
+      // hold: tests of each joined with "and" leave out those where either does. Read only with "or".
+      const sides = rest.split(/\s+and\s+/);
+      if (
+        m[0].startsWith('unless') &&
+        sides.length > 1 &&
+        sides.every((side) => naming(side, comparisons).length > 0) &&
+        !draftTests(spec).some((x) => /\bor\b/.test(x.test))
+      )
+        return m[0].trim();
       // A bound, a time or a sign-off ("but not more than $50", "except when approved") is read elsewhere.
       // (A negation in it turns it back: "unless the currency is not USD" keeps USD.)
       if (rest === '' || NOT_A_BAN.test(rest) || /\b(?:not|isn'?t|aren'?t|no)\b/.test(rest)) continue;

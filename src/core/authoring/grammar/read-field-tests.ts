@@ -14,6 +14,7 @@ import type { EventShape } from '../compiled-request.ts';
 import { isActionVerb, lemmas } from '../request-words.ts';
 import { classValues, note } from './class-fields.ts';
 import { flagQualifierTest, readFlags, turnedFlags } from './flag-fields.ts';
+import { pairedValue, twoWordValue } from './paired-values.ts';
 import { fieldByPattern } from './patterned-values.ts';
 import { noteFieldWord } from './read-coverage.ts';
 import { readNamedValues } from './read-named-values.ts';
@@ -59,14 +60,16 @@ export function readFieldTests(
   }
   // "unless it came in by chat", "that came in via email": the event's one channel field.
   const via =
-    /\b(unless|except if|that|which|if|when)? ?(?:it |they )?(?:came in|comes in|arrived|arrives|was sent|were sent|is sent|was opened|came) (?:by|via|through|over|on|from) (?:the )?([a-z][a-z0-9_-]*)\b/g;
+    /\b(unless|except if|that|which|if|when)? ?(?:it |they )?(?:came in|comes in|arrived|arrives|was sent|were sent|is sent|was opened|came) (?:by|via|through|over|on|from) (?:the )?([a-z][a-z0-9_-]*)(?: ([a-z][a-z0-9-]*)(?=\s*(?:$|[,.;:!?)]|\b(?:and|or|but|then)\b)))?\b/g;
   for (const m of [...buf.text.matchAll(via)]) {
     const fields = shape.payload.filter((p) =>
       p.split('_').some((x) => /^(?:channel|source|via|medium)$/.test(x)),
     );
     if (fields.length !== 1) continue;
     const negated = m[1] !== undefined && NEGATIONS.test(m[1]);
-    out.push(`payload.${fields[0]} ${negated ? '!=' : '=='} ${JSON.stringify(m[2])}`);
+    // "via the tip line": one value in two words, where the catalog knows neither (paired-values.ts).
+    const value = (m[3] && twoWordValue(m[2]!, m[3], fields[0]!, shape, ctx)) || m[2]!;
+    out.push(`payload.${fields[0]} ${negated ? '!=' : '=='} ${JSON.stringify(value)}`);
     cutOut(buf, m);
   }
   // A value a tool's enum lists for an argument named like an event field, before a plural ("travel
@@ -182,6 +185,8 @@ export interface Qualifier {
   readonly modifier: boolean;
   /** Said after "except" / "not" / "other than": the test is that the field is not it. */
   readonly negated?: boolean;
+  /** The word said right after it, when that is a qualifier too ("tip" "line"): paired-values.ts. */
+  readonly then?: string;
   /** The field it is said to be a value of ("chat channel", "high-priority"). */
   readonly field?: string;
   /** A word the catalog uses: read as it when no field holds it as a value (never asked about). */
@@ -204,8 +209,9 @@ export function readQualifiers(
   const out: string[] = [];
   const unread: Qualifier[] = [];
   const { turned, sayNo } = turnedFlags(qs, shape);
-  for (const q of qs) {
-    if (sayNo.has(q)) continue;
+  const paired = new Set<Qualifier>();
+  for (const [i, q] of qs.entries()) {
+    if (sayNo.has(q) || paired.has(q)) continue;
     // "verified ones", "with no police report", "without autopay": a yes/no field (flag-fields.ts).
     const flag = flagQualifierTest(q, turned.has(q), shape, ctx);
     if (flag !== null) {
@@ -213,7 +219,10 @@ export function readQualifiers(
       else out.push(flag);
       continue;
     }
-    const hit = fieldForValue(q.word, shape, ctx, q);
+    const next = q.then !== undefined && qs[i + 1]?.word === q.then ? qs[i + 1] : undefined;
+    const pair = next ? pairedValue(q, next, shape, ctx) : undefined;
+    if (pair) paired.add(next!);
+    const hit = pair ?? fieldForValue(q.word, shape, ctx, q);
     if (hit) out.push(`payload.${hit.field} ${q.negated ? '!=' : '=='} ${JSON.stringify(hit.value)}`);
     else if (!q.known || q.negated) unread.push(q);
     else noteFieldWord(q.word, q.clause, shape, ctx);

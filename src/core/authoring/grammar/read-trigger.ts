@@ -212,10 +212,21 @@ export function readTrigger(
       // Past an inferred event, the word just after its noun is the noun's own ("expense claims",
       // "refund reqs"); any other is read, or asked about.
       const headNoun = i > 0 && isNounOf(words[i - 1]!, shape) && prep === undefined && !negated;
+      // "the tip line": the next word, when it may be the rest of one value (paired-values.ts).
+      const next = words[i + 1];
+      const then =
+        next !== undefined &&
+        nouns.includes(next) &&
+        !isNounOf(next, shape) &&
+        !isField(next) &&
+        !isVerb(next)
+          ? next
+          : undefined;
       if (all || !headNoun)
         out.push({
           word: w,
           ...(prep ? { prep } : {}),
+          ...(then ? { then } : {}),
           ...(field ? { field } : {}),
           ...(negated ? { negated } : {}),
           modifier,
