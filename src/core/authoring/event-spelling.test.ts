@@ -116,3 +116,23 @@ test('a draft from any compiler that names a value otherwise than the events spe
     JSON.stringify(m.questions),
   );
 });
+
+test('a comparison after "is" is no value of the field it names ("if the claim is under the deductible")', () => {
+  const claims: DraftCatalog = {
+    tools: desk.tools,
+    events: [
+      {
+        type: 'claim.filed',
+        payload: ['account_id', 'claim_type'],
+        values: { claim_type: ['auto', 'home'] },
+      },
+    ],
+  };
+  const d = draftSpec(
+    compileRequest('new claim: if the claim is under the deductible, tag it small', claims),
+    claims,
+  );
+  assert.equal(d.publishable, false);
+  const got = d.spec ?? d.partial;
+  assert.ok(!JSON.stringify([got?.triggers, got?.steps]).includes('deductible'), JSON.stringify(got));
+});

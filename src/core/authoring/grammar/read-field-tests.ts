@@ -20,7 +20,11 @@ import { noteFieldWord } from './read-coverage.ts';
 import { readNamedValues } from './read-named-values.ts';
 import { cutOut, knownWords, type RequestContext, type RequestText } from './request-context.ts';
 import { shortFormOf } from './value-short-forms.ts';
-import { isChannelWord } from './value-words.ts';
+import { isChannelWord, severityOf } from './value-words.ts';
+
+/** Words a comparison starts with, never a value: "under the deductible", "over a year old". */
+const NO_VALUE =
+  /^(?:under|over|above|below|less|more|fewer|greater|higher|lower|bigger|smaller|within|before|after|between|beyond|older|newer|younger)\b/;
 
 const NEGATIONS = /^(?:unless|except(?: when| if)?|but not(?: when| if)?|not (?:when|if))$/;
 
@@ -52,6 +56,8 @@ export function readFieldTests(
     if (!field) continue;
     // "if the reason is never arrived refund it": the value ends before an action, never takes it in.
     if (m[3]!.split(' ').slice(1).some(isActionVerb)) continue;
+    // "if the claim is under the deductible": a comparison or a place, no value of `claim_type`.
+    if (NO_VALUE.test(m[3]!)) continue;
     const negated = NEGATIONS.test(m[1]!) !== / is not /.test(m[0]);
     // The value as written: "Acme", not "acme".
     const at = m.index + m[0].length - m[3]!.length;
@@ -284,24 +290,6 @@ export function isEventNoun(word: string, shape: EventShape): boolean {
   return lemmas(word).some((l) => nouns.some((n) => lemmas(n).includes(l)));
 }
 
-/** Words that say how bad or urgent something is, for the event's one severity / priority / level field. */
-const SEVERITY: Record<string, string> = {
-  critical: 'critical',
-  crit: 'critical',
-  high: 'high',
-  medium: 'medium',
-  low: 'low',
-  warning: 'warning',
-  warn: 'warning',
-  error: 'error',
-  info: 'info',
-  major: 'major',
-  minor: 'minor',
-  urgent: 'urgent',
-  emergency: 'emergency',
-  fatal: 'fatal',
-};
-
 /**
  * The event field that holds `word` as a value, and the value as the catalog spells it, tried in
  * this order: the field the words name ("chat channel", "if the reason is fraud"); a value a tool's
@@ -379,7 +367,7 @@ export function fieldForValue(
     ctx.assumptions.push(`"${word}" is read as ${shape.type}'s ${field} "${value}": ${why}.`);
     return { field, value };
   };
-  const severity = forms.map((f) => SEVERITY[f]).find((v) => v !== undefined);
+  const severity = forms.map(severityOf).find((v) => v !== undefined);
   // By a whole part of the field's name: "resource" is no "source", "level" no severity.
   const part = (re: RegExp) => one(shape.payload.filter((p) => p.split('_').some((x) => re.test(x))));
   const sevField = part(/^(?:severity|priority|urgency|sev)$/);
