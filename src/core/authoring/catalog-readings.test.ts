@@ -114,6 +114,10 @@ test('a yes/no argument said in words is its value; said both ways, or for no st
   assert.equal(arg('delete fake reviews, keep an archive copy'), true);
   assert.equal(arg('delete fake reviews with no archive copy'), false);
   assert.equal(arg('delete fake reviews without an archive copy please'), false);
+  // The value said after the name: "archive copy = no" is false, never the "with" before it.
+  assert.equal(arg('delete fake reviews with archive copy = no'), false);
+  assert.equal(arg('delete fake reviews, archive copy: yes'), true);
+  assert.equal(arg('delete fake reviews, archive copy is off'), false);
   assert.equal(draft('delete fake reviews with archive copy, no archive copy').publishable, false);
   const unused = draft('hide fake reviews, keep an archive copy');
   assert.equal(unused.publishable, false);

@@ -28,7 +28,7 @@ import type { ToolDescriptor } from '../tools/tool-descriptor.ts';
 import type { DraftCatalog, DraftQuestion } from './compiled-request.ts';
 import { dollars } from './condition-words.ts';
 import { droppedExclusion, testedThoughNotMattering } from './dropped-exclusions.ts';
-import { fieldsReadNowhere } from './fields-read-nowhere.ts';
+import { fieldsReadNowhere, possessionsReadNowhere } from './fields-read-nowhere.ts';
 import { misspelledTests } from './grammar/event-spelling.ts';
 import { NO_OP_ELSE } from './grammar/read-filler.ts';
 import { NOT_A_CENT } from './grammar/read-money-phrases.ts';
@@ -323,6 +323,11 @@ export function draftSafety(
   for (const f of fieldsReadNowhere(request, spec, catalog))
     ask(
       `The request names the event's ${f} ("${f.replace(/_/g, ' ')}"), but the draft reads it nowhere: no test or step says what it means for the workflow. Which test of ${f} is meant?`,
+    );
+  // "reports that have receipts": something the events are said to have, checked nowhere.
+  for (const said of possessionsReadNowhere(request, spec, catalog))
+    ask(
+      `The request says "${said}", but the draft checks it nowhere: it would act on the events without it too. Which step or test is meant?`,
     );
   // A yes/no field tested against a word ("without autopay" read as `autopay == "without"`).
   for (const f of flagTestsNoEventMeets(spec, catalog.events ?? []))

@@ -12,7 +12,7 @@ import { tool } from '../../../test/authoring/catalog-tool.ts';
 import type { WorkflowSpec } from '../spec/workflow-spec.ts';
 import { compileRequest } from './compile-request.ts';
 import { droppedExclusion, testedThoughNotMattering } from './dropped-exclusions.ts';
-import { fieldsReadNowhere } from './fields-read-nowhere.ts';
+import { fieldsReadNowhere, possessionsReadNowhere } from './fields-read-nowhere.ts';
 import { type DraftCatalog, draftSpec } from './index.ts';
 import { readModelDraft } from './model-draft.ts';
 
@@ -209,5 +209,59 @@ test('"unless A and B" is read only by tests joined with "or": each tested apart
   assert.equal(
     droppedExclusion('cancel it unless the plan is basic and tag it kept', spec('payload.plan != "basic"')),
     undefined,
+  );
+});
+
+test('"unless A or <a number test>" drafted with the number test as said is asked about, whatever compiled it', () => {
+  const r = 'cancel lapsed policies unless the plan is basic or there are under 3 missed payments';
+  assert.equal(
+    droppedExclusion(r, spec('payload.missed_payments < 3 and payload.plan != "basic"')),
+    'unless the plan is basic or there are under 3 missed payments',
+  );
+  assert.equal(
+    droppedExclusion(r, spec('payload.missed_payments >= 3 and payload.plan != "basic"')),
+    undefined,
+  );
+  assert.equal(
+    droppedExclusion('cancel it unless they have 5+ open claims', spec('payload.open_claims >= 5')),
+    'unless they have 5+ open claims',
+  );
+  const d = draftSpec(
+    readModelDraft(
+      {
+        questions: [],
+        triggers: [
+          { event: 'policy.lapsed', when: 'payload.missed_payments < 3 and payload.plan != "basic"' },
+        ],
+        steps: spec().steps,
+        limits: spec().limits,
+      },
+      `policy lapsed: ${r}`,
+      desk,
+    ),
+    desk,
+  );
+  assert.equal(d.publishable, false, JSON.stringify(d.questions));
+});
+
+test('something the events are said to have that the catalog names and the draft checks nowhere is asked about', () => {
+  const r = 'when a policy lapses, cancel policies that have open claims for non-payment';
+  assert.deepEqual(possessionsReadNowhere(r, spec(), desk), ['that have open claims']);
+  assert.deepEqual(possessionsReadNowhere(r, spec('payload.open_claims > 0'), desk), []);
+  // A word the catalog does not name is another check's to ask about.
+  assert.deepEqual(possessionsReadNowhere('cancel policies that have pets', spec(), desk), []);
+  const d = draftSpec(
+    readModelDraft(
+      { questions: [], triggers: spec().triggers, steps: spec().steps, limits: spec().limits },
+      r,
+      desk,
+    ),
+    desk,
+  );
+  assert.ok(
+    d.questions.some((q) =>
+      q.question.startsWith('The request says "that have open claims", but the draft checks it nowhere'),
+    ),
+    JSON.stringify(d.questions),
   );
 });

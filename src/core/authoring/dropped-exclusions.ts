@@ -41,6 +41,9 @@ export function droppedExclusion(
   for (const m of t.matchAll(EXCLUSION))
     for (const part of m[1]!.split(/\s+or\s+/)) {
       const rest = part.trim();
+      // "unless ... or the score is under 85": a test that keeps what it says (`score < 85`) acts on
+      // exactly the events the words leave out.
+      if (keptThoughLeftOut(rest, comparisons)) return m[0].trim();
       // "unless it came via the tip line and the score is under 50" leaves out the events where both
       // hold: tests of each joined with "and" leave out those where either does. Read only with "or".
       const sides = rest.split(/\s+and\s+/);
@@ -60,6 +63,28 @@ export function droppedExclusion(
       if (!naming(rest, comparisons).some((c) => leavesOut(c[2]!, c[3]!))) return m[0].trim();
     }
   return undefined;
+}
+
+/** A number said as a bound: "under 85", "more than 14", "5+", "at least 3", "85 or more". */
+const SAID_BOUND =
+  /\b(?:(under|below|less than|fewer than|lower than|over|above|more than|greater than|higher than|at least|at most|no more than)\s+\$?([0-9][0-9,]*(?:\.[0-9]+)?)|\$?([0-9][0-9,]*(?:\.[0-9]+)?)\s*(\+|or more|or over|or above|or less|or fewer|or under))/g;
+
+/** Whether `said` ("the score is under 85") has a draft comparison on its number pointing its way. */
+function keptThoughLeftOut(said: string, comparisons: readonly RegExpMatchArray[]): boolean {
+  for (const b of said.matchAll(SAID_BOUND)) {
+    const words = b[1] ?? b[4]!;
+    const n = Number((b[2] ?? b[3]!).replace(/,/g, ''));
+    const below = /under|below|less|fewer|lower|at most|no more/.test(words);
+    const field = naming(said.slice(0, b.index), comparisons).map((c) => c[1]);
+    const same = comparisons.filter(
+      (c) =>
+        (field.length === 0 || field.includes(c[1])) &&
+        Number(c[3]) === n &&
+        (below ? c[2] === '<' || c[2] === '<=' : c[2] === '>' || c[2] === '>='),
+    );
+    if (same.length > 0) return true;
+  }
+  return false;
 }
 
 /** Each comparison of the draft's tests. */

@@ -308,3 +308,20 @@ test('a time said short, or a count of things, is no dollar amount: "within 2h",
   );
   assert.deepEqual(readMoney({ text: 'refund anything under 50 bucks' }).caps, [50]);
 });
+
+test('a lower bound said as a sign ("≥ $250", "> $250") is a test of the amount, never the amount paid', () => {
+  for (const [request, when] of [
+    ['when a claim is approved, pay claims ≥ $250, max $5,000', 'payload.payout_amount >= 250'],
+    ['when a claim is approved, pay claims >$250, max $5,000', 'payload.payout_amount > 250'],
+    ['when a claim is approved, pay claims over 250 but under $5,000', 'payload.payout_amount > 250'],
+  ]) {
+    const d = draft(request!);
+    const got = d.spec ?? d.partial;
+    const pay = got?.steps[0];
+    assert.ok(pay && 'args' in pay && pay.args.amount_usd !== 250, `${request}: ${JSON.stringify(got)}`);
+    assert.ok(
+      JSON.stringify(got).includes(JSON.stringify(when).slice(1, -1)),
+      `${request}: ${JSON.stringify(got)} ${JSON.stringify(d.questions)}`,
+    );
+  }
+});

@@ -50,6 +50,9 @@ const NOT_DOLLARS =
 /** After a bound word a bare number is dollars too ("no refunds above 75"), unless a unit follows. */
 const BOUND_AMOUNT = String.raw`(?:${AMOUNT}|(${NUMBER})(?![0-9]|[.,][0-9]|\s*(?:${NOT_DOLLARS})(?![a-z])))`;
 /** "if it's under $30": the condition words before a money bound belong to it. */
+/** Whether a lower bound's words or sign ("at least", ">=", "≥") keep the amount itself. */
+const atLeast = (m: RegExpExecArray) => m[1] === 'at least' || m[2] === '>=' || m[2] === '≥';
+
 const IF_IT = `(?:(?:only |but only )?(?:if|as long as|so long as|provided) (?:it's |its |it is |they're |they are |the (?:amount|refund|total|invoice|sum|payment) is |that's |that is )?)?`;
 
 /**
@@ -128,7 +131,7 @@ export function readMoney(buf: RequestText): MoneyBounds {
     'g',
   );
   const lowerRe = new RegExp(
-    String.raw`\b${IF_IT}(over|above|more than|greater than|larger than|bigger than|at least|exceeding)\s+${AMOUNT}`,
+    String.raw`(?:\b${IF_IT}(over|above|more than|greater than|larger than|bigger than|at least|exceeding)\s+|(?<![-=])(>=?|≥)\s*)${AMOUNT}`,
     'g',
   );
   for (let m = upper.exec(buf.text); m; m = upper.exec(buf.text)) {
@@ -141,17 +144,17 @@ export function readMoney(buf: RequestText): MoneyBounds {
     cutOut(buf, m);
   }
   for (let m = lowerRe.exec(buf.text); m; m = lowerRe.exec(buf.text)) {
-    out.lowerBounds.push({ op: m[1] === 'at least' ? '>=' : '>', usd: amount(m, 2) });
+    out.lowerBounds.push({ op: atLeast(m) ? '>=' : '>', usd: amount(m, 3) });
     cutOut(buf, m);
   }
   // "refund req over 300 -> ...": a bare number after a lower bound, with nothing after it that
   // could be what it counts ("more than 5 replies" is no amount).
   const bareLower = new RegExp(
-    String.raw`\b${IF_IT}(over|above|more than|greater than|larger than|bigger than|at least|exceeding)\s+(${NUMBER})(?=\s*(?:$|[,.;:!?)]|->|→|-\s|\b(?:then|and)\b))`,
+    String.raw`(?:\b${IF_IT}(over|above|more than|greater than|larger than|bigger than|at least|exceeding)\s+|(?<![-=])(>=?|≥)\s*)(${NUMBER})(?=\s*(?:$|[,.;:!?)]|->|→|-\s|\b(?:then|and|but)\b))`,
     'g',
   );
   for (let m = bareLower.exec(buf.text); m; m = bareLower.exec(buf.text)) {
-    out.lowerBounds.push({ op: m[1] === 'at least' ? '>=' : '>', usd: usdOfDigits(m[2]!) });
+    out.lowerBounds.push({ op: atLeast(m) ? '>=' : '>', usd: usdOfDigits(m[3]!) });
     cutOut(buf, m);
   }
   return out;

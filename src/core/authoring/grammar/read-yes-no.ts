@@ -3,7 +3,7 @@
  * (`legal_hold`, `notify_customer`) is true where the request says it ("keep a legal hold copy",
  * "with legal hold", "legal hold on", "a copy retained under legal hold") and false where it says
  * it under a negation ("no legal hold", "without a legal hold", "don't keep a legal hold", "no
- * legal hold needed"). The phrase is cut out, so it is never read as an action; the argument takes
+ * legal hold needed", "legal hold = no"). The phrase is cut out, so it is never read as an action; the argument takes
  * the value in every step whose tool has it (fill-args.ts), read back under "Assumed". A phrase
  * said both ways, or one no step takes, is asked about.
  * A one-word boolean ("active") is left alone: the word says too many other things.
@@ -13,6 +13,8 @@ import { cutOut } from './request-context.ts';
 
 const NEGATION = `(?:no|not|without|never|don'?t|dont|do not|doesn'?t|shouldn'?t)`;
 const LEAD = String.raw`(?:(?:keep|keeping|with|put|place|placing|set|apply|add|and|a|an|the|on|under|under a)\s+){0,3}`;
+/** A value said after the name: "legal hold = no", "legal hold: false", "legal hold is off". */
+const SAID_AS = String.raw`(?:\s*(?:=|:|\bis\b|\bset to\b)?\s*\b(no|false|off|none|yes|true)\b)?`;
 const TAIL = String.raw`(?:\s+(?:copy|on|flag|enabled|set|applied|needed|necessary|required|please|pls))?`;
 
 /** The yes/no arguments the text says, by name, into `ctx.yesNo`; their phrases cut out. */
@@ -31,11 +33,13 @@ export function readYesNo(buf: RequestText, ctx: RequestContext): void {
     // "keep a copy for legal" says it too.
     const copy = copyPhrase(n, ctx);
     const re = new RegExp(
-      String.raw`\b(${NEGATION}\s+(?:[a-z']+\s+){0,2})?(?:${LEAD}${phrase}${TAIL}${copy})\b`,
+      String.raw`\b(${NEGATION}\s+(?:[a-z']+\s+){0,2})?(?:${LEAD}${phrase}${SAID_AS}${TAIL}${copy})\b`,
       'g',
     );
     for (const m of [...buf.text.matchAll(re)]) {
-      const said: YesNoSaid = { value: m[1] === undefined, said: m[0].trim() };
+      // ("legal hold = no", "legal hold: off": the value said after it; "no legal hold = yes" stays no.)
+      const saidNo = m[2] !== undefined && /^(?:no|false|off|none)$/.test(m[2]);
+      const said: YesNoSaid = { value: (m[1] === undefined) !== saidNo, said: m[0].trim() };
       const before = out.get(n);
       out.set(n, before === undefined || (before !== 'both' && before.value === said.value) ? said : 'both');
       cutOut(buf, m);
