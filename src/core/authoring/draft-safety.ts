@@ -27,6 +27,7 @@ import type { WorkflowSpec } from '../spec/workflow-spec.ts';
 import type { ToolDescriptor } from '../tools/tool-descriptor.ts';
 import type { DraftCatalog, DraftQuestion } from './compiled-request.ts';
 import { dollars } from './condition-words.ts';
+import { constantsOverEvents } from './constants-over-events.ts';
 import { droppedExclusion, testedThoughNotMattering } from './dropped-exclusions.ts';
 import { fieldsReadNowhere, possessionsReadNowhere } from './fields-read-nowhere.ts';
 import { misspelledTests } from './grammar/event-spelling.ts';
@@ -42,7 +43,7 @@ import { toolWords } from './grammar/tool-words.ts';
 import { laterTests } from './later-tests.ts';
 import { moneySourceQuestions } from './money-source.ts';
 import { type NegatedAction, negatedActions } from './negated-actions.ts';
-import { flagTestsNoEventMeets, stepsThatNeverRun, triggersThatNeverFire } from './never-runs.ts';
+import { stepsThatNeverRun, testsNoEventMeets, triggersThatNeverFire } from './never-runs.ts';
 import { ACTION_GROUPS, groupOf } from './request-words.ts';
 
 const HALF_A_GRAND = /\bhalf (?:a|of a|of one|one) (?:grand|thousand)\b/g;
@@ -324,15 +325,20 @@ export function draftSafety(
     ask(
       `The request names the event's ${f} ("${f.replace(/_/g, ' ')}"), but the draft reads it nowhere: no test or step says what it means for the workflow. Which test of ${f} is meant?`,
     );
+  // "grant editor access on analytics or crm": a fixed value the draft's own test contradicts.
+  for (const c of constantsOverEvents(spec, catalog))
+    ask(
+      `Step ${c.step} (${c.tool}) gives ${c.arg} "${c.value}", but the workflow runs for ${c.event} events whose ${c.arg} is another: it would give "${c.value}" to those who asked for something else. Which ${c.arg} is meant, and for which events?`,
+    );
   // "reports that have receipts": something the events are said to have, checked nowhere.
   for (const said of possessionsReadNowhere(request, spec, catalog))
     ask(
       `The request says "${said}", but the draft checks it nowhere: it would act on the events without it too. Which step or test is meant?`,
     );
-  // A yes/no field tested against a word ("without autopay" read as `autopay == "without"`).
-  for (const f of flagTestsNoEventMeets(spec, catalog.events ?? []))
+  // A yes/no or number field tested against a word ("without autopay" read as `autopay == "without"`).
+  for (const f of testsNoEventMeets(spec, catalog.events ?? []))
     ask(
-      `The test ${JSON.stringify(f.when)} compares ${f.field} with ${JSON.stringify(f.value)}, but the event gives ${f.field} as true or false: no event would meet it. Which is meant?`,
+      `The test ${JSON.stringify(f.when)} compares ${f.field} with ${JSON.stringify(f.value)}, but the event gives ${f.field} as ${f.gives}: no event would meet it. Which is meant?`,
     );
   // A step's test the trigger rules out: the words were two sides, read as two tests of one field.
   for (const n of stepsThatNeverRun(spec))

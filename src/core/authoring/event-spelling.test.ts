@@ -128,11 +128,49 @@ test('a comparison after "is" is no value of the field it names ("if the claim i
       },
     ],
   };
-  const d = draftSpec(
-    compileRequest('new claim: if the claim is under the deductible, tag it small', claims),
+  for (const [request, word] of [
+    ['new claim: if the claim is under the deductible, tag it small', 'deductible'],
+    // Nor is a word that says whether the field has a value: "set" is no claim type.
+    ['new claim: tag it small if the claim type is not set', '"set"'],
+  ] as const) {
+    const d = draftSpec(compileRequest(request, claims), claims);
+    assert.equal(d.publishable, false, request);
+    const got = d.spec ?? d.partial;
+    assert.ok(!JSON.stringify([got?.triggers, got?.steps]).includes(word), JSON.stringify(got));
+  }
+});
+
+test('a field that holds a number by its name tested against words is asked about, whatever compiled it', () => {
+  const claims: DraftCatalog = {
+    tools: desk.tools,
+    events: [{ type: 'claim.filed', payload: ['account_id', 'photo_count'] }],
+  };
+  const m = draftSpec(
+    readModelDraft(
+      {
+        questions: [],
+        triggers: [{ event: 'claim.filed', when: 'payload.photo_count == "zero request photos"' }],
+        steps: [
+          {
+            name: 't',
+            tool: 'tag_account',
+            args: { account_id: '{{event.payload.account_id}}', tag: 'photos' },
+          },
+        ],
+        limits: { maxSteps: 1, maxCostUsd: 0 },
+      },
+      'new claim: if photo count is zero request photos',
+      claims,
+    ),
     claims,
   );
-  assert.equal(d.publishable, false);
-  const got = d.spec ?? d.partial;
-  assert.ok(!JSON.stringify([got?.triggers, got?.steps]).includes('deductible'), JSON.stringify(got));
+  assert.equal(m.publishable, false);
+  assert.ok(
+    m.questions.some((q) =>
+      /compares photo_count with "zero request photos", but the event gives photo_count as a number/.test(
+        q.question,
+      ),
+    ),
+    JSON.stringify(m.questions),
+  );
 });

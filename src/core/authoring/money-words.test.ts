@@ -163,6 +163,13 @@ test('a cap below what one call of a fixed-cost step costs is a question, never 
     ),
     JSON.stringify(d.questions),
   );
+  // So is a cap below an amount the words fix for a step that moves money.
+  const fixed = draft('when a claim is approved pay the claimant $25, max $20');
+  assert.equal(fixed.publishable, false);
+  assert.ok(
+    fixed.questions.some((q) => /\$20 a run, is less than one call of pay_claim \(\$25\)/.test(q.question)),
+    JSON.stringify(fixed.questions),
+  );
 });
 
 test('"unless its more than N" is a cap; "apart from that" refers back to it and adds nothing', () => {

@@ -104,16 +104,26 @@ function literalTests(c: Condition): { field: string; value: unknown }[] {
   }
 }
 
+/** A field that holds a number by its name ("photo_count", "amount_usd", "days_since_loss", "score"). */
+const NUMBER_FIELD =
+  /(?:^|_)(?:count|usd|amount|days|hours|minutes|weeks|months|years|score|seats|total|attempts?|qty|quantity|cents|price|balance)(?:_|$)/;
+
 /**
- * Each test that compares a yes/no field of the event (one every sample gives as true or false)
- * with something other than true or false (`payload.autopay == "without"`): no event can meet it
- * as it reads, whatever compiled the draft, so the words were misread. Trigger tests are checked
- * against their own event; step and branch tests against every trigger's.
+ * Each test that compares a field with what the event never gives it: a yes/no field (one every
+ * sample gives as true or false) with something other than true or false (`payload.autopay ==
+ * "without"`), a field that holds a number by its name with words (`payload.photo_count == "zero
+ * request photos"`). No event can meet it as it reads, whatever compiled the draft, so the words
+ * were misread. Trigger tests are checked against their own event; step and branch tests against
+ * every trigger's.
  */
-export function flagTestsNoEventMeets(
-  spec: WorkflowSpec,
-  events: readonly EventShape[],
-): { when: string; field: string; value: unknown }[] {
+export interface UnmetTest {
+  readonly when: string;
+  readonly field: string;
+  readonly value: unknown;
+  readonly gives: 'true or false' | 'a number';
+}
+
+export function testsNoEventMeets(spec: WorkflowSpec, events: readonly EventShape[]): UnmetTest[] {
   return draftTests(spec, events).flatMap(({ test, shapes }) => {
     let c: Condition;
     try {
@@ -121,8 +131,13 @@ export function flagTestsNoEventMeets(
     } catch {
       return [];
     }
-    return literalTests(c)
-      .filter((t) => typeof t.value !== 'boolean' && shapes.some((s) => s?.flags?.includes(t.field)))
-      .map((t) => ({ when: test, ...t }));
+    return literalTests(c).flatMap((t): UnmetTest[] => {
+      if (typeof t.value !== 'boolean' && shapes.some((s) => s?.flags?.includes(t.field)))
+        return [{ when: test, ...t, gives: 'true or false' }];
+      const words = typeof t.value === 'string' && !/^-?[0-9]+(?:\.[0-9]+)?$/.test(t.value.trim());
+      if (words && NUMBER_FIELD.test(t.field) && shapes.some((s) => s?.payload.includes(t.field)))
+        return [{ when: test, ...t, gives: 'a number' }];
+      return [];
+    });
   });
 }

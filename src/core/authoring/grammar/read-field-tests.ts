@@ -22,9 +22,12 @@ import { cutOut, knownWords, type RequestContext, type RequestText } from './req
 import { shortFormOf } from './value-short-forms.ts';
 import { isChannelWord, severityOf } from './value-words.ts';
 
-/** Words a comparison starts with, never a value: "under the deductible", "over a year old". */
+/**
+ * Words a comparison starts with, never a value ("under the deductible", "over a year old"), and
+ * words that say whether a field has a value at all ("if priority is not set"): no value either.
+ */
 const NO_VALUE =
-  /^(?:under|over|above|below|less|more|fewer|greater|higher|lower|bigger|smaller|within|before|after|between|beyond|older|newer|younger)\b/;
+  /^(?:under|over|above|below|less|more|fewer|greater|higher|lower|bigger|smaller|within|before|after|between|beyond|older|newer|younger)\b|^(?:set|unset|empty|blank|missing|given|known|filled(?: in)?|present|provided|specified|null)$/;
 
 const NEGATIONS = /^(?:unless|except(?: when| if)?|but not(?: when| if)?|not (?:when|if))$/;
 

@@ -72,13 +72,18 @@ export function spendCap(named: readonly number[], steps: readonly DraftStep[], 
   // Summed in integer cents: a sum of doubles could lose or invent a cent.
   else maxCostUsd = steps.reduce((n, s) => n + usdToCents(s.tool.cost?.fixedUsd ?? 0), 0) / 100;
   // A cap under what one call of a step costs refuses that call on every run ("budget 2 cents" for
-  // a $0.05 page): the person says which is meant.
+  // a $0.05 page, "credit $25 ... unless mrr is under 20" read as a $20 cap): the person says which
+  // is meant.
   if (caps.length > 0) {
-    const over = steps.filter((s) => usdToCents(s.tool.cost?.fixedUsd ?? 0) > usdToCents(maxCostUsd));
+    const costOf = (s: DraftStep) => {
+      const fixed = s.tool.cost?.fromArg === undefined ? undefined : s.step.args[s.tool.cost.fromArg];
+      return usdToCents(s.tool.cost?.fixedUsd ?? 0) + (typeof fixed === 'number' ? usdToCents(fixed) : 0);
+    };
+    const over = steps.filter((s) => costOf(s) > usdToCents(maxCostUsd));
     if (over.length > 0)
       ctx.questions.push({
         about: 'limits.maxCostUsd',
-        question: `The spend cap, $${formatUsd(maxCostUsd)} a run, is less than one call of ${over.map((s) => `${s.tool.name} ($${formatUsd(s.tool.cost!.fixedUsd!)})`).join(', ')} costs, so every such call would be refused. Should the cap be higher, or the step left out?`,
+        question: `The spend cap, $${formatUsd(maxCostUsd)} a run, is less than one call of ${over.map((s) => `${s.tool.name} ($${formatUsd(costOf(s) / 100)})`).join(', ')} costs, so every such call would be refused. Should the cap be higher, or the step left out?`,
       });
   }
   return maxCostUsd;
