@@ -147,6 +147,13 @@ test('a word said as a restriction is unread even when the text to send repeats 
     d.questions.some((q) => q.question.includes('"outlet"')),
     JSON.stringify(d.questions),
   );
+  // So is one a quoted tag repeats: the quote is read, the word said of the events is not.
+  const tag = draft('when a ticket is created, tag outlet tickets "outlet"');
+  assert.equal(tag.publishable, false, JSON.stringify(tag.spec));
+  assert.ok(
+    tag.questions.some((q) => q.question.includes('"outlet"')),
+    JSON.stringify(tag.questions),
+  );
 });
 
 test('the words a reading consumed are read: a participle, a hyphenated word, a route and its response time', async () => {

@@ -112,11 +112,16 @@ export function checkCoverage(
   // A word the compiler read as another (a misspelling) is in an assumption the read-back lists.
   const assumed = ctx.assumptions.join(' ').toLowerCase();
   // A short value an argument took from the words ("tag it done", "grant admin access") is read;
-  // a sentence to send is not (its "gold" must not stand for a "gold customers" said elsewhere).
+  // a sentence to send is not (its "gold" must not stand for a "gold customers" said elsewhere), nor
+  // a value quoted (the quote is read; "tag enterprise tickets 'enterprise'" says which ones too).
+  const quoted = new Set(ctx.quotes.map((q) => q.toLowerCase()));
   const values = new Set(
     steps.flatMap((s) =>
       Object.values(s.step.args).flatMap((v) => {
-        const words = typeof v === 'string' && !v.includes('{{') ? v.toLowerCase().split(/[^a-z'-]+/) : [];
+        const words =
+          typeof v === 'string' && !v.includes('{{') && !quoted.has(v.toLowerCase())
+            ? v.toLowerCase().split(/[^a-z'-]+/)
+            : [];
         return words.filter(Boolean).length <= 2 ? words : [];
       }),
     ),
