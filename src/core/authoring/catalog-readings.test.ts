@@ -380,3 +380,32 @@ test('a placeholder that is the event\'s noun is its subject, before a field tha
     'Review {{event.subject}} is hidden; its type was {{event.payload.review_type}}.',
   );
 });
+
+test("a value of the action's own said after its amount or object is its argument, never a test of the event's field", () => {
+  const billing: DraftCatalog = {
+    tools: [
+      tool({
+        name: 'issue_credit',
+        description: 'Credits an account. Moves money.',
+        cost: { fromArg: 'amount_usd' },
+        args: {
+          type: 'object',
+          required: ['account_id', 'amount_usd'],
+          properties: {
+            account_id: { type: 'string' },
+            amount_usd: { type: 'number' },
+            reason: { enum: ['goodwill', 'retention'] },
+          },
+        },
+      }),
+    ],
+    events: [{ type: 'subscription.cancelled', payload: ['plan', 'reason'] }],
+  };
+  const d = draftSpec(
+    compileRequest('when a subscription is cancelled, credit them $50 for retention', billing),
+    billing,
+  );
+  assert.equal(d.spec?.triggers[0]?.when, undefined, JSON.stringify(d.spec ?? d.partial));
+  const step = d.spec?.steps[0];
+  assert.equal(step && 'args' in step ? step.args.reason : undefined, 'retention');
+});

@@ -91,16 +91,31 @@ export function readFieldTests(
     const v = shortFormOf(w, listedValues, knownWords(ctx));
     if (v !== undefined) saidShort.set(w, v);
   }
+  const EVENT_NOUNS = 'expenses|reports|claims|items|requests|tickets';
   for (const field of shape.payload) {
     for (const v of enumValues(field, shape, ctx)) {
       const noun = event!.split('.')[0]!;
       const shorts = [...saidShort].filter(([, full]) => full === v).map(([w]) => w);
       const said = shorts.length ? `(?:${[v, ...shorts].join('|')})` : v;
       const re = new RegExp(
-        String.raw`\b(?:((?:never|not|no|except|excluding|but not)(?: [a-z]+){0,2}) ${said}\b|(?:for|on) (?:the )?${said}\b|${said} (?=(?:${noun}s|expenses|reports|claims|items|requests|tickets)\b))`,
+        String.raw`\b(?:((?:never|not|no|except|excluding|but not)(?: [a-z]+){0,2}) ${said}\b|(?:for|on) (?:the )?${said}\b|${said} (?=(?:${noun}s|${EVENT_NOUNS})\b))`,
         'g',
       );
       for (const m of [...buf.text.matchAll(re)]) {
+        // "credit them $50 for retention", "deny it for fraud": right after an action's object or
+        // amount, a value no sample shows the events having is the action's own (fill-args.ts).
+        const after = buf.text.slice(0, m.index).trimEnd();
+        if (
+          /^(?:for|on) /.test(m[0]) &&
+          !shape.values?.[field]?.includes(v) &&
+          /(?:\b(?:them|it|him|her)|\$[0-9][0-9,.]*k?|\b[0-9][0-9,.]*k?(?: dollars| bucks| usd)?)$/.test(
+            after,
+          ) &&
+          !new RegExp(String.raw`^\s*(?:${noun}s?|${EVENT_NOUNS})\b`).test(
+            buf.text.slice(m.index + m[0].length),
+          )
+        )
+          continue;
         const short = shorts.find((w) => new RegExp(String.raw`\b${w}\b`).test(m[0]));
         if (short !== undefined)
           ctx.assumptions.push(`"${short}" is read as ${shape.type}'s ${field} "${v}", said short.`);
