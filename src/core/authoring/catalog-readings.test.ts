@@ -409,3 +409,42 @@ test("a value of the action's own said after its amount or object is its argumen
   const step = d.spec?.steps[0];
   assert.equal(step && 'args' in step ? step.args.reason : undefined, 'retention');
 });
+
+test("a tool's list of the same name that shares no value with the samples is another scale, never the event's values", () => {
+  const SEVS = ['sev1', 'sev2', 'sev3'];
+  const oncall: DraftCatalog = {
+    tools: [
+      tool({
+        name: 'open_incident',
+        description: 'Opens an incident.',
+        args: {
+          type: 'object',
+          required: ['title', 'severity'],
+          properties: { title: { type: 'string' }, severity: { enum: SEVS } },
+        },
+      }),
+    ],
+    events: [
+      {
+        type: 'alert.fired',
+        payload: ['service', 'severity'],
+        values: { severity: ['critical', 'warning'] },
+      },
+    ],
+  };
+  const d = draftSpec(compileRequest('sev1 alerts: open a sev1 incident titled "down"', oncall), oncall);
+  assert.equal(d.publishable, false, JSON.stringify(d.spec));
+  assert.ok(!(d.spec ?? d.partial)?.triggers[0]?.when?.includes('sev1'), JSON.stringify(d.partial));
+  // Where the list and the samples share a value, the list is the event's.
+  const same: DraftCatalog = {
+    ...oncall,
+    events: [
+      { type: 'alert.fired', payload: ['service', 'severity'], values: { severity: ['sev1', 'sev3'] } },
+    ],
+  };
+  const s = draftSpec(compileRequest('sev2 alerts: open a sev2 incident titled "down"', same), same);
+  assert.ok(
+    s.questions.some((q) => q.candidates?.includes('only alert.fired events whose severity is "sev2"')),
+    JSON.stringify(s.questions),
+  );
+});

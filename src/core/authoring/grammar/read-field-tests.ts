@@ -261,15 +261,19 @@ export function readQualifiers(
 
 /**
  * The values tools' enums list for an argument named like the event field `field` ("other" left
- * out); none named so, for a classification field no sample shows, the catalog's classes
+ * out), where they share a value with the samples of the field if any; none named so, for a classification field no sample shows, the catalog's classes
  * (class-fields.ts).
  */
 export function enumValues(field: string, shape: EventShape, ctx: RequestContext): string[] {
   const values = new Set<string>();
+  const sampled = shape.values?.[field];
   for (const t of ctx.tools) {
     const prop = (t.args.properties as Record<string, { enum?: unknown }> | undefined)?.[field];
-    if (Array.isArray(prop?.enum))
-      for (const v of prop.enum) if (typeof v === 'string' && v !== 'other') values.add(v);
+    // A list that shares no value with what the samples show is another scale of the same name
+    // (an incident's sev1-sev3 beside an alert's critical/warning): not the event's values.
+    if (!Array.isArray(prop?.enum) || (sampled && !prop.enum.some((v) => sampled.includes(v as string))))
+      continue;
+    for (const v of prop.enum) if (typeof v === 'string' && v !== 'other') values.add(v);
   }
   if (values.size === 0) for (const v of classValues(field, shape, ctx)) if (v !== 'other') values.add(v);
   return [...values].sort();
