@@ -381,7 +381,7 @@ test('a placeholder that is the event\'s noun is its subject, before a field tha
   );
 });
 
-test("a value of the action's own said after its amount or object is its argument, never a test of the event's field", () => {
+test("a value of the action's own said right after its amount is its argument, never a test of the event's field", () => {
   const billing: DraftCatalog = {
     tools: [
       tool({

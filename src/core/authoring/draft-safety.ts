@@ -27,10 +27,7 @@ import type { WorkflowSpec } from '../spec/workflow-spec.ts';
 import type { ToolDescriptor } from '../tools/tool-descriptor.ts';
 import type { DraftCatalog, DraftQuestion } from './compiled-request.ts';
 import { dollars } from './condition-words.ts';
-import { constantsOverEvents } from './constants-over-events.ts';
-import { droppedExclusion, testedThoughNotMattering } from './dropped-exclusions.ts';
-import { fieldsReadNowhere, possessionsReadNowhere } from './fields-read-nowhere.ts';
-import { misspelledTests } from './grammar/event-spelling.ts';
+import { draftTestQuestions } from './draft-test-questions.ts';
 import { NO_OP_ELSE } from './grammar/read-filler.ts';
 import { NOT_A_CENT } from './grammar/read-money-phrases.ts';
 import {
@@ -43,7 +40,6 @@ import { toolWords } from './grammar/tool-words.ts';
 import { laterTests } from './later-tests.ts';
 import { moneySourceQuestions } from './money-source.ts';
 import { type NegatedAction, negatedActions } from './negated-actions.ts';
-import { stepsThatNeverRun, testsNoEventMeets, triggersThatNeverFire } from './never-runs.ts';
 import { ACTION_GROUPS, groupOf } from './request-words.ts';
 
 const HALF_A_GRAND = /\bhalf (?:a|of a|of one|one) (?:grand|thousand)\b/g;
@@ -294,57 +290,11 @@ export function draftSafety(
     ask(
       `The request says "${alternative}", but the draft has no branch for it: every step runs on the same events. What should happen otherwise, and for which events?`,
     );
-  // A trigger's test that rules itself out: no event would ever start a run.
-  for (const when of triggersThatNeverFire(spec))
-    ask(
-      `The workflow starts only when ${JSON.stringify(when)}, which no event can meet: it tests one field against values that cannot both hold. Which test is meant?`,
-    );
-  // "cancel it, but not premium plans": something left out, and nothing in the draft leaves it out.
-  const excluded = droppedExclusion(request, spec, catalog.tools);
+  // What the draft's tests say against its events and the request's words (draft-test-questions.ts).
   // (An action left out, "reply but not refund", is a ban, checked above.)
-  if (
-    excluded !== undefined &&
-    !bans.some((b) => excluded.includes(b.words) && catalog.tools.some((t) => bansTool(b, t)))
-  )
-    ask(
-      `The request says "${excluded}", but no test of the draft leaves those events out: it would act on them too. Which test is meant?`,
-    );
-  // "reason != \"too expensive\"" where the events say too_expensive: the test matches no event.
-  for (const m of misspelledTests(spec, catalog))
-    ask(
-      `The test ${JSON.stringify(m.test)} names a value otherwise than the events spell it (${JSON.stringify(m.spelled)}): as written it matches no event. Which is meant?`,
-    );
-  // "pay it whether or not there's a police report": a test of what the words say does not matter.
-  const notMattering = testedThoughNotMattering(request, spec);
-  if (notMattering !== undefined)
-    ask(
-      `The request says "${notMattering}", but the draft tests it: it would act on some of those events only. Which is meant?`,
-    );
-  // "first payout is no: pay it": a field the words name and the draft reads nowhere.
-  for (const f of fieldsReadNowhere(request, spec, catalog))
-    ask(
-      `The request names the event's ${f} ("${f.replace(/_/g, ' ')}"), but the draft reads it nowhere: no test or step says what it means for the workflow. Which test of ${f} is meant?`,
-    );
-  // "grant editor access on analytics or crm": a fixed value the draft's own test contradicts.
-  for (const c of constantsOverEvents(spec, catalog))
-    ask(
-      `Step ${c.step} (${c.tool}) gives ${c.arg} "${c.value}", but the workflow runs for ${c.event} events whose ${c.arg} is another: it would give "${c.value}" to those who asked for something else. Which ${c.arg} is meant, and for which events?`,
-    );
-  // "reports that have receipts": something the events are said to have, checked nowhere.
-  for (const said of possessionsReadNowhere(request, spec, catalog))
-    ask(
-      `The request says "${said}", but the draft checks it nowhere: it would act on the events without it too. Which step or test is meant?`,
-    );
-  // A yes/no or number field tested against a word ("without autopay" read as `autopay == "without"`).
-  for (const f of testsNoEventMeets(spec, catalog.events ?? []))
-    ask(
-      `The test ${JSON.stringify(f.when)} compares ${f.field} with ${JSON.stringify(f.value)}, but the event gives ${f.field} as ${f.gives}: no event would meet it. Which is meant?`,
-    );
-  // A step's test the trigger rules out: the words were two sides, read as two tests of one field.
-  for (const n of stepsThatNeverRun(spec))
-    ask(
-      `Step ${n.step} runs only when ${JSON.stringify(n.when)}, but the workflow starts only when ${JSON.stringify(n.trigger)}: it would never run. What should happen, and for which events?`,
-    );
+  const banned = (words: string) =>
+    bans.some((b) => words.includes(b.words) && catalog.tools.some((t) => bansTool(b, t)));
+  for (const q of draftTestQuestions(spec, request, catalog, banned)) ask(q);
   // "notify the warehouse. if the reason is damaged, also send a survey": the warehouse hears of every return.
   for (const l of laterTests(spec, request, catalog))
     ask(

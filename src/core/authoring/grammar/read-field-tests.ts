@@ -102,15 +102,14 @@ export function readFieldTests(
         'g',
       );
       for (const m of [...buf.text.matchAll(re)]) {
-        // "credit them $50 for retention", "deny it for fraud": right after an action's object or
-        // amount, a value no sample shows the events having is the action's own (fill-args.ts).
+        // "credit them $50 for retention": right after the amount an action moves, a value no sample
+        // shows the events having is the action's own (fill-args.ts). ("sign it for premium" stays a
+        // test: the narrower reading, where the words could say either.)
         const after = buf.text.slice(0, m.index).trimEnd();
         if (
           /^(?:for|on) /.test(m[0]) &&
           !shape.values?.[field]?.includes(v) &&
-          /(?:\b(?:them|it|him|her)|\$[0-9][0-9,.]*k?|\b[0-9][0-9,.]*k?(?: dollars| bucks| usd)?)$/.test(
-            after,
-          ) &&
+          /(?:\$[0-9][0-9,.]*k?|\b[0-9][0-9,.]*k? (?:dollars|bucks|usd))$/.test(after) &&
           !new RegExp(String.raw`^\s*(?:${noun}s?|${EVENT_NOUNS})\b`).test(
             buf.text.slice(m.index + m[0].length),
           )
