@@ -323,6 +323,7 @@ test('a lower bound said as a sign ("≥ $250", "> $250") is a test of the amoun
     ['when a claim is approved, pay claims over 250 but under $5,000', 'payload.payout_amount > 250'],
   ]) {
     const d = draft(request!);
+    assert.equal(d.publishable, true, `${request}: ${JSON.stringify(d.questions)}`);
     const got = d.spec ?? d.partial;
     const pay = got?.steps[0];
     assert.ok(pay && 'args' in pay && pay.args.amount_usd !== 250, `${request}: ${JSON.stringify(got)}`);

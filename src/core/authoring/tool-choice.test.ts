@@ -222,3 +222,27 @@ test('who does by hand what the workflow leaves out is a reason, never a step; l
     ),
   );
 });
+
+test('a generic verb that is a word of a tool\'s own name picks that tool: "send payouts" is send_payout, never hold_payout', () => {
+  const payout = (name: string, description: string) =>
+    tool({
+      name,
+      description,
+      args: { type: 'object', required: ['payout_id'], properties: { payout_id: { type: 'string' } } },
+    });
+  const desk: DraftCatalog = {
+    tools: [
+      payout('send_payout', 'Pays a payout out to the seller.'),
+      payout('hold_payout', 'Holds a requested payout until someone releases it.'),
+    ],
+    events: [{ type: 'payout.requested', payload: ['amount_usd'] }],
+  };
+  for (const r of ['send payouts for requests', 'send the payout when requested']) {
+    const d = draft(r, desk);
+    assert.deepEqual(
+      (d.spec ?? d.partial)?.steps.map((s) => ('tool' in s ? s.tool : '')),
+      ['send_payout'],
+      `${r}: ${JSON.stringify(d.questions)}`,
+    );
+  }
+});

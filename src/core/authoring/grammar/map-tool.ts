@@ -154,6 +154,12 @@ export function mapTool(c: Clause, ctx: RequestContext): ToolDescriptor | undefi
     );
     candidates = [timed.tool];
   }
+  // "send payouts": a generic verb that is a word of a candidate's own name picks it (send_payout,
+  // never hold_payout, whose description says "requested").
+  if (candidates.length > 1 && GENERIC_VERBS.has(verb)) {
+    const own = candidates.filter((t) => toolWords(t).name.has(verb));
+    if (own.length > 0) candidates = own;
+  }
   if (candidates.length > 1 && !markedStatus) {
     const narrowed = candidates.filter(
       (t) => objects.length > 0 && objects.every((o) => matchesGroup(toolWords(t).all, o)),
