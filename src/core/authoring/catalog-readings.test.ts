@@ -448,3 +448,37 @@ test("a tool's list of the same name that shares no value with the samples is an
     JSON.stringify(s.questions),
   );
 });
+
+test('a yes/no a tool fixes, said the other way, is asked about; said its way, it is read', () => {
+  const grants: DraftCatalog = {
+    tools: [
+      tool({
+        name: 'grant_access',
+        destructive: true,
+        description: 'Grants access to a system.',
+        args: {
+          type: 'object',
+          required: ['employee_id', 'active'],
+          properties: { employee_id: { type: 'string' }, active: { const: true } },
+        },
+      }),
+    ],
+    events: [{ type: 'access.requested', payload: ['system'] }],
+  };
+  const d = draftSpec(
+    compileRequest('when access is requested, grant access w/ active = no', grants),
+    grants,
+  );
+  assert.equal(d.publishable, false);
+  assert.ok(
+    d.questions.some((q) =>
+      q.question.startsWith('The request says "active = no", but active is always true'),
+    ),
+    JSON.stringify(d.questions),
+  );
+  const yes = draftSpec(
+    compileRequest('when access is requested, grant access, active: yes', grants),
+    grants,
+  );
+  assert.ok(!yes.questions.some((q) => /always true/.test(q.question)), JSON.stringify(yes.questions));
+});

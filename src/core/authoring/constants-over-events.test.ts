@@ -39,8 +39,22 @@ const spec = (system: string, when?: string): WorkflowSpec =>
 
 test('a fixed value the draft tests the event for another value of is found; one with no such test is not', () => {
   assert.deepEqual(constantsOverEvents(spec('crm', 'payload.system == "analytics"'), desk), [
-    { step: 'grant', tool: 'grant_access', arg: 'system', value: 'crm', event: 'access.requested' },
+    {
+      step: 'grant',
+      tool: 'grant_access',
+      arg: 'system',
+      value: 'crm',
+      event: 'access.requested',
+      field: 'system',
+      said: 'analytics',
+    },
   ]);
+  // Another field tested for a value the argument takes too: "payroll" requests granted "crm".
+  assert.deepEqual(
+    constantsOverEvents(spec('crm', 'payload.role == "payroll"'), desk).map((c) => [c.field, c.said]),
+    [['role', 'payroll']],
+  );
+  assert.deepEqual(constantsOverEvents(spec('crm', 'payload.role == "admin"'), desk), []);
   assert.deepEqual(constantsOverEvents(spec('crm', 'payload.system == "crm"'), desk), []);
   assert.deepEqual(constantsOverEvents(spec('crm'), desk), []);
   assert.deepEqual(

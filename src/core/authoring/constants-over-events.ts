@@ -3,7 +3,9 @@
  * editor access on analytics or crm" drafted as `grant_access(system: crm)` for the events whose
  * `system == "analytics"` grants CRM to whoever asked for analytics. A fixed value over the event's
  * own ("grant read access" to every request, "whatever role they asked for") is a reading the
- * words can mean and is left alone; one the draft's own test contradicts is asked about. Read on
+ * words can mean and is left alone; one the draft's own test contradicts is asked about, as is one
+ * beside a test of another field for another value the argument takes ("remove posts reported for
+ * spam or harassment" drafted as a removal of spam posts with reason harassment). Read on
  * the draft as drafted, so it holds whatever compiled it. Pure.
  */
 import { allSteps, isToolStep } from '../spec/flow-steps.ts';
@@ -17,6 +19,9 @@ export interface ConstantOverEvent {
   readonly arg: string;
   readonly value: string;
   readonly event: string;
+  /** The field the draft tests, and the value it tests for. */
+  readonly field: string;
+  readonly said: string;
 }
 
 export function constantsOverEvents(spec: WorkflowSpec, catalog: DraftCatalog): ConstantOverEvent[] {
@@ -28,14 +33,20 @@ export function constantsOverEvents(spec: WorkflowSpec, catalog: DraftCatalog): 
     if (!tool?.destructive) continue;
     const props = (tool.args.properties ?? {}) as Record<string, { enum?: unknown[] }>;
     for (const [arg, value] of Object.entries(s.args)) {
-      if (typeof value !== 'string' || value.includes('{{') || !props[arg]?.enum?.includes(value)) continue;
+      const takes = props[arg]?.enum;
+      if (typeof value !== 'string' || value.includes('{{') || !takes?.includes(value)) continue;
       for (const tr of spec.triggers) {
         const shape = catalog.events?.find((e) => e.type === tr.event);
-        if (!shape?.payload.includes(arg)) continue;
-        // Tested for another value of that field: the run gives one value to events that said another.
-        const other = new RegExp(`payload\\.${arg} == "((?:[^"\\\\]|\\\\.)*)"`, 'g');
-        if (tests.some((t) => [...t.matchAll(other)].some((m) => m[1] !== value)))
-          out.push({ step: s.name, tool: s.tool, arg, value, event: tr.event });
+        // Tested for another value of that field, or of another field for a value the argument
+        // takes too ("spam" posts removed with reason "harassment"): the run gives one value to
+        // events that said another.
+        for (const t of tests)
+          for (const m of t.matchAll(/payload\.([A-Za-z0-9_]+) == "((?:[^"\\]|\\.)*)"/g)) {
+            const [, field, said] = m as unknown as [string, string, string];
+            if (!shape?.payload.includes(field) || said === value) continue;
+            if (field === arg || takes.includes(said))
+              out.push({ step: s.name, tool: s.tool, arg, value, event: tr.event, field, said });
+          }
       }
     }
   }

@@ -54,7 +54,7 @@ export function draftTestQuestions(
   // "grant editor access on analytics or crm": a fixed value the draft's own test contradicts.
   for (const c of constantsOverEvents(spec, catalog))
     ask(
-      `Step ${c.step} (${c.tool}) gives ${c.arg} "${c.value}", but the workflow runs for ${c.event} events whose ${c.arg} is another: it would give "${c.value}" to those who asked for something else. Which ${c.arg} is meant, and for which events?`,
+      `Step ${c.step} (${c.tool}) gives ${c.arg} "${c.value}", but the workflow runs for ${c.event} events whose ${c.field} is "${c.said}": it would give "${c.value}" where the event says "${c.said}". Which ${c.arg} is meant, and for which events?`,
     );
   // "open an incident with the alert severity": a value the tool never takes, on every run.
   for (const a of argsOutOfRange(spec, catalog))

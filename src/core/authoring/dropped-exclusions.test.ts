@@ -265,3 +265,19 @@ test('something the events are said to have that the catalog names and the draft
     JSON.stringify(d.questions),
   );
 });
+
+test('something the events are said to have is read only by a test: a step that looks it up leaves the rest in', () => {
+  const r = 'when a policy lapses, cancel policies that have open claims after tagging them';
+  const tagged: WorkflowSpec = {
+    ...spec(),
+    steps: [
+      {
+        name: 't',
+        tool: 'tag_policy',
+        args: { policy_id: '{{event.subject}}', tag: '{{event.payload.open_claims}}' },
+      },
+      ...spec().steps,
+    ],
+  } as WorkflowSpec;
+  assert.deepEqual(possessionsReadNowhere(r, tagged, desk), ['that have open claims']);
+});

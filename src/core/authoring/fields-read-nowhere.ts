@@ -8,6 +8,7 @@
  */
 import type { WorkflowSpec } from '../spec/workflow-spec.ts';
 import type { DraftCatalog } from './compiled-request.ts';
+import { draftTests } from './draft-tests.ts';
 import { requestOwnWords } from './request-own-words.ts';
 import { lemmas } from './request-words.ts';
 
@@ -30,15 +31,19 @@ export function fieldsReadNowhere(request: string, spec: WorkflowSpec, catalog: 
 
 /** "that have receipts", "which include a police report", "who have no open claims". */
 const HAVING =
-  /\b(?:that|which|who|whose)\s+(?:have|has|had|include|includes|contain|contains|come with|comes with)\s+(?:a |an |the |their |its |any |no |some )?([a-z][a-z-]+(?: (?!(?:for|and|or|but|to|then|with|in|on|of|by|from|under|over|at|as|if|when|unless)\b)[a-z][a-z-]+)?)/g;
+  /\b(?:that|which|who|whose)\s+(?:have|has|had|include|includes|contain|contains|come with|comes with)\s+(?:a |an |the |their |its |any |no |some )?([a-z][a-z-]+(?: (?!(?:for|and|or|but|to|then|with|in|on|of|by|from|under|over|at|as|if|when|unless|after|before|once|until|so)\b)[a-z][a-z-]+)?)/g;
 
 /**
  * What `request` says its events have (`HAVING`) that a catalog tool's name or result, or an event
- * field, names and `spec` reads nowhere: each as the words said it.
+ * field, names and no test of `spec` reads: each as the words said it.
  */
 export function possessionsReadNowhere(request: string, spec: WorkflowSpec, catalog: DraftCatalog): string[] {
   const t = requestOwnWords(request, spec);
-  const drafted = JSON.stringify({ triggers: spec.triggers, steps: spec.steps }).toLowerCase();
+  // Read only by a test: a step that looks them up ("check the receipts") leaves the reports without any.
+  const tested = draftTests(spec)
+    .map((x) => x.test)
+    .join(' ')
+    .toLowerCase();
   const named = new Set(
     [
       ...catalog.tools.flatMap((tool) => [
@@ -48,12 +53,12 @@ export function possessionsReadNowhere(request: string, spec: WorkflowSpec, cata
         ),
       ]),
       ...(catalog.events ?? []).flatMap((e) => e.payload.flatMap((f) => f.split('_'))),
-    ].filter((w) => w.length > 3),
+    ].filter((w) => w.length > 1),
   );
   const out: string[] = [];
   for (const m of t.matchAll(HAVING)) {
-    const forms = m[1]!.split(' ').flatMap((w) => lemmas(w).filter((l) => l.length > 3));
-    if (forms.some((l) => named.has(l)) && !forms.some((l) => drafted.includes(l))) out.push(m[0].trim());
+    const forms = m[1]!.split(' ').flatMap((w) => lemmas(w).filter((l) => l.length > 1));
+    if (forms.some((l) => named.has(l)) && !forms.some((l) => tested.includes(l))) out.push(m[0].trim());
   }
   return out;
 }

@@ -21,12 +21,28 @@ const TAIL = String.raw`(?:\s+(?:copy|on|flag|enabled|set|applied|needed|necessa
 export function readYesNo(buf: RequestText, ctx: RequestContext): void {
   const out = ctx.yesNo;
   const names = new Set<string>();
+  // A yes/no a tool fixes (`active: const true`), said the other way, is something no tool does.
+  const fixed = new Map<string, boolean>();
   for (const t of ctx.tools)
     for (const [n, s] of Object.entries(
       (t.args.properties ?? {}) as Record<string, { type?: unknown; const?: unknown }>,
-    ))
-      if (s?.type === 'boolean' && s.const === undefined && n.split('_').length >= 2 && !/_id$/.test(n))
+    )) {
+      if (typeof s?.const === 'boolean' && !/_id$/.test(n)) fixed.set(n, s.const);
+      else if (s?.type === 'boolean' && s.const === undefined && n.split('_').length >= 2 && !/_id$/.test(n))
         names.add(n);
+    }
+  for (const [n, value] of fixed) {
+    const said = new RegExp(String.raw`\b${n.split('_').join(String.raw`[\s_-]+`)}${SAID_AS}`, 'g');
+    for (const m of [...buf.text.matchAll(said)]) {
+      if (m[1] === undefined) continue;
+      if (/^(?:no|false|off|none)$/.test(m[1]) === value)
+        ctx.questions.push({
+          about: `args: ${n}`,
+          question: `The request says "${m[0].trim()}", but ${n} is always ${value} where a tool takes it: no tool of the catalog does that. What should happen instead?`,
+        });
+      cutOut(buf, m);
+    }
+  }
   for (const n of [...names].sort()) {
     const phrase = n.split('_').join(String.raw`[\s_-]+`);
     // A tool whose description keeps a copy for the argument ("keeping a copy only for legal hold"):
