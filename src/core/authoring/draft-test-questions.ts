@@ -15,6 +15,7 @@ import { fieldsReadNowhere, possessionsReadNowhere } from './fields-read-nowhere
 import { misspelledTests } from './grammar/event-spelling.ts';
 import { listOr } from './grammar/request-context.ts';
 import { stepsThatNeverRun, testsNoEventMeets, triggersThatNeverFire } from './never-runs.ts';
+import { statesReadNowhere } from './states-read-nowhere.ts';
 
 export function draftTestQuestions(
   spec: WorkflowSpec,
@@ -75,6 +76,11 @@ export function draftTestQuestions(
   for (const n of stepsThatNeverRun(spec))
     ask(
       `Step ${n.step} runs only when ${JSON.stringify(n.when)}, but the workflow starts only when ${JSON.stringify(n.trigger)}: it would never run. What should happen, and for which events?`,
+    );
+  // "reimburse approved expenses" on expense.submitted: a state of the events no test reads.
+  for (const said of statesReadNowhere(request, spec))
+    ask(
+      `The request says "${said}", but the workflow starts on ${spec.triggers.map((t) => t.event).join(' or ')} and no test says so: it would act on the others too. Which event or test is meant?`,
     );
   return qs;
 }
