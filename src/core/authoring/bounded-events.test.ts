@@ -245,3 +245,17 @@ test('in a draft that moves no money, a bound said of the events tests their amo
     JSON.stringify(unless.spec),
   );
 });
+
+test('a negated bound where nothing moves money says which events, never an inert cap: "approve claims not over $600"', () => {
+  for (const r of [
+    'when a claim is filed, approve claims not over $600',
+    'when a claim is filed, approve claims up to $600',
+  ]) {
+    const d = draft(r);
+    // A test of the amount, or a question which field it bounds: never a draft that approves every claim.
+    assert.ok(
+      !d.publishable || /<= 600/.test(d.spec?.triggers[0]?.when ?? ''),
+      `${r}: ${JSON.stringify(d.spec)}`,
+    );
+  }
+});

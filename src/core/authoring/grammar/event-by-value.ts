@@ -7,7 +7,8 @@
  * reader asks, as before.
  */
 import type { EventShape } from '../compiled-request.ts';
-import { fieldForValue, type Qualifier } from './read-field-tests.ts';
+import type { Qualifier } from './qualifier.ts';
+import { fieldForValue } from './read-field-tests.ts';
 import { probing, type RequestContext } from './request-context.ts';
 
 export function eventByValues(

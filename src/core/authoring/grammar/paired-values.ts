@@ -7,8 +7,16 @@
  */
 
 import type { EventShape } from '../compiled-request.ts';
-import { enumValues, fieldForValue, type Qualifier } from './read-field-tests.ts';
+import type { Qualifier } from './qualifier.ts';
 import { probing, type RequestContext } from './request-context.ts';
+
+/** How a word is read as a value of an event field (read-field-tests.ts's `fieldForValue`). */
+type ValueReader = (
+  word: string,
+  shape: EventShape,
+  ctx: RequestContext,
+  how: Qualifier,
+) => { field: string; value: string } | undefined;
 
 /** The two words' value, or undefined when either word is read alone. */
 export function pairedValue(
@@ -16,6 +24,7 @@ export function pairedValue(
   next: Qualifier,
   shape: EventShape,
   ctx: RequestContext,
+  fieldForValue: ValueReader,
 ): { field: string; value: string } | undefined {
   // Only after a preposition ("from the tip line"): "travel claims", "low prio" are a value and a noun.
   if (q.prep === undefined || NOT_A_VALUE.test(next.word)) return undefined;
@@ -38,18 +47,18 @@ const NOT_A_VALUE =
 
 /**
  * `first_second` when "first second" names one value of `field` ("came in via the tip line"):
- * neither word alone is a value the catalog lists or shows for it; else undefined.
+ * neither word alone is a value the catalog lists for it (`listed`) or its samples show; else
+ * undefined.
  */
 export function twoWordValue(
   first: string,
   second: string,
   field: string,
+  listed: readonly string[],
   shape: EventShape,
   ctx: RequestContext,
 ): string | undefined {
-  const known = new Set(
-    [...enumValues(field, shape, ctx), ...(shape.values?.[field] ?? [])].map((v) => v.toLowerCase()),
-  );
+  const known = new Set([...listed, ...(shape.values?.[field] ?? [])].map((v) => v.toLowerCase()));
   if (known.has(first) || known.has(second) || NOT_A_VALUE.test(second)) return undefined;
   const value = `${first}_${second}`;
   ctx.assumptions.push(

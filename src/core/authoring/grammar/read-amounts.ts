@@ -34,7 +34,11 @@ export interface AmountFilter {
 /** The comparison a cap's words make of the amount, when they say which amounts (see `filters`). */
 function filterOp(said: string): '<' | '<=' | undefined {
   if (/(?:^|\b)(?:under|below|less than|smaller than|beneath)\s|(?:^|\s)<(?!=)/.test(said)) return '<';
-  if (/\b(?:up to|at most|no more than|not more than|or less|or under|or below)\b|<=|≤/.test(said))
+  if (
+    /\b(?:up to|at most|no more than|not more than|not over|not above|never over|never above|not exceeding|or less|or under|or below)\b|<=|≤/.test(
+      said,
+    )
+  )
     return '<=';
   return undefined;
 }

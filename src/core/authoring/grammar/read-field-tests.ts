@@ -16,6 +16,7 @@ import { classValues, note } from './class-fields.ts';
 import { flagQualifierTest, readFlags, turnedFlags } from './flag-fields.ts';
 import { pairedValue, twoWordValue } from './paired-values.ts';
 import { fieldByPattern } from './patterned-values.ts';
+import type { Qualifier } from './qualifier.ts';
 import { noteFieldWord } from './read-coverage.ts';
 import { readNamedValues } from './read-named-values.ts';
 import { cutOut, knownWords, type RequestContext, type RequestText } from './request-context.ts';
@@ -77,7 +78,9 @@ export function readFieldTests(
     if (fields.length !== 1) continue;
     const negated = m[1] !== undefined && NEGATIONS.test(m[1]);
     // "via the tip line": one value in two words, where the catalog knows neither (paired-values.ts).
-    const value = (m[3] && twoWordValue(m[2]!, m[3], fields[0]!, shape, ctx)) || m[2]!;
+    const value =
+      (m[3] && twoWordValue(m[2]!, m[3], fields[0]!, enumValues(fields[0]!, shape, ctx), shape, ctx)) ||
+      m[2]!;
     out.push(`payload.${fields[0]} ${negated ? '!=' : '=='} ${JSON.stringify(value)}`);
     cutOut(buf, m);
   }
@@ -199,25 +202,6 @@ export function readFieldTests(
   return out;
 }
 
-/** A word of the trigger clause that is not its event's noun or verb: "critical" alerts, a ticket "thru chat". */
-export interface Qualifier {
-  readonly word: string;
-  /** The preposition just before it ("on auth", "thru chat"). */
-  readonly prep?: string;
-  /** Said before the event's noun ("travel expenses"): which ones. */
-  readonly modifier: boolean;
-  /** Said after "except" / "not" / "other than": the test is that the field is not it. */
-  readonly negated?: boolean;
-  /** The word said right after it, when that is a qualifier too ("tip" "line"): paired-values.ts. */
-  readonly then?: string;
-  /** The field it is said to be a value of ("chat channel", "high-priority"). */
-  readonly field?: string;
-  /** A word the catalog uses: read as it when no field holds it as a value (never asked about). */
-  readonly known: boolean;
-  /** The trigger clause as written, for the question. */
-  readonly clause: string;
-}
-
 /**
  * The trigger's `when` tests for the words of its clause the trigger reader could not read as the
  * event: each a value a field of the event holds. A word none holds is a question, never dropped.
@@ -243,7 +227,7 @@ export function readQualifiers(
       continue;
     }
     const next = q.then !== undefined && qs[i + 1]?.word === q.then ? qs[i + 1] : undefined;
-    const pair = next ? pairedValue(q, next, shape, ctx) : undefined;
+    const pair = next ? pairedValue(q, next, shape, ctx, fieldForValue) : undefined;
     if (pair) paired.add(next!);
     const hit = pair ?? fieldForValue(q.word, shape, ctx, q);
     if (hit) out.push(`payload.${hit.field} ${q.negated ? '!=' : '=='} ${JSON.stringify(hit.value)}`);

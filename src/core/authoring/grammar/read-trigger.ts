@@ -19,12 +19,13 @@ import {
   groupOf,
   lemmas,
 } from '../request-words.ts';
+import { askedAt, namesTool } from './asked-for.ts';
 import { eventByValues } from './event-by-value.ts';
 import { eventByVerb, namesEventVerb } from './event-verb-forms.ts';
 import { inferEvent } from './infer-event.ts';
 import { verbOfItsOwn } from './lone-event-verb.ts';
 import { spelledAs } from './one-slip-apart.ts';
-import type { Qualifier } from './read-field-tests.ts';
+import type { Qualifier } from './qualifier.ts';
 import { signoffAsTime } from './read-signoff.ts';
 import { cutOut, knownWords, listOr, type RequestContext, type RequestText } from './request-context.ts';
 import { toolWords } from './tool-words.ts';
@@ -318,24 +319,28 @@ export function readTrigger(
  */
 function actionStart(clause: string, ctx: RequestContext): number | undefined {
   const words = [...clause.matchAll(/[a-z0-9_'-]+|"q[0-9]+"/g)];
+  const names = (w: string) => namesTool(w, ctx);
   const verbAt = words.findIndex((w, i) => i > 0 && saysHappened(w[0], ctx));
-  if (verbAt < 0) return undefined;
-  const names = (w: string) =>
-    lemmas(w).some((l) => {
-      const g = groupOf(ACTION_GROUPS, l) ?? [l];
-      return ctx.tools.some((t) => g.some((x) => toolWords(t).name.has(x) || toolWords(t).first.has(x)));
-    });
+  // No event verb ("on a payout request over $2k get finance approval"): only "get" and its like
+  // before what a tool asks for starts the action.
+  if (verbAt < 0) return askedAt(clause, ctx);
   for (let i = verbAt + 1; i + 1 < words.length; i++) {
     const w = words[i]![0];
     const next = words[i + 1]![0];
     // A catalog verb or a generic one; or, right after the event verb, any word that is not a
     // preposition or filler ("... marked resolved stick a label on it").
     const any = i === verbAt + 1 && /^[a-z]+$/.test(w) && !FILLER.has(w) && !PREPS.has(w) && !NEUTRAL.has(w);
+    // ("... over $5k get manager approval": a generic verb whose object names a tool, a word on.)
+    const after = words[i + 2]?.[0];
+    const generic = GENERIC_VERBS.has(w) || /^(?:get|ask|seek|obtain)$/.test(w);
+    const object =
+      /^(?:it|them|him|her|the|this|that|these|those|a|an|all|each|every|"q[0-9]+")$/.test(next) ||
+      (generic && (names(next) || (after !== undefined && names(after))));
     if (
       words[i - 1]![0] !== 'to' &&
-      (names(w) || GENERIC_VERBS.has(w) || any) &&
+      (names(w) || generic || any) &&
       eventVerbGroup(w) === undefined &&
-      /^(?:it|them|him|her|the|this|that|these|those|a|an|all|each|every|"q[0-9]+")$/.test(next)
+      object
     ) {
       // "... requested don't refund it": the negation before the action is the action's.
       let at = i;

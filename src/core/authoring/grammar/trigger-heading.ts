@@ -3,6 +3,7 @@
  * "monitors & headsets -"), and what tells a heading from an action said first ("refund them:").
  */
 import { FILLER, isActionVerb, lemmas } from '../request-words.ts';
+import { askedAt } from './asked-for.ts';
 import { namesEventVerb } from './event-verb-forms.ts';
 import { spelledAs } from './one-slip-apart.ts';
 import { probing, type RequestContext } from './request-context.ts';
@@ -70,7 +71,10 @@ export function heading(text: string, ctx: RequestContext): RegExpExecArray | nu
   const acts = action(lead) || (picks && isActionVerb(lead)) || (!verb && words.some(action));
   if (acts || (comma ? !verb : !(noun || verb || words.length <= 2))) return null;
   const at = m.index + m[0].indexOf(m[1]!);
-  return Object.assign([m[1]!], { index: at, input: text }) as unknown as RegExpExecArray;
+  // "payout requests over $2k get finance approval, then ...": the heading ends where the asking starts.
+  const asked = askedAt(m[1]!, ctx);
+  const said = asked === undefined ? m[1]! : m[1]!.slice(0, asked).trimEnd();
+  return Object.assign([said], { index: at, input: text }) as unknown as RegExpExecArray;
 }
 
 /** Whether some event of the catalog (any, when none is known) happens the way `w` says. */
