@@ -7,6 +7,7 @@
  * about by draft-safety.ts, never an exclusion). Pure.
  */
 import type { WorkflowSpec } from '../spec/workflow-spec.ts';
+import { alternativesNotSaid } from './alternatives-not-said.ts';
 import { argsOutOfRange } from './args-out-of-range.ts';
 import type { DraftCatalog } from './compiled-request.ts';
 import { constantsOverEvents } from './constants-over-events.ts';
@@ -81,6 +82,11 @@ export function draftTestQuestions(
   for (const said of statesReadNowhere(request, spec))
     ask(
       `The request says "${said}", but the workflow starts on ${spec.triggers.map((t) => t.event).join(' or ')} and no test says so: it would act on the others too. Which event or test is meant?`,
+    );
+  // "reported for harassment, remove it for spam": two values said apart, tested as alternatives.
+  for (const group of alternativesNotSaid(request, spec))
+    ask(
+      `The draft runs for events where ${group}, but the request never says those values together: one may be what an action should say, not which events. Which events are meant?`,
     );
   return qs;
 }
