@@ -38,6 +38,10 @@ test('a duration said for an argument that counts time is its value, in its unit
     ['when a permit is requested issue a permit for a fortnight', 'days', 14],
     ['when a permit is requested issue a permit for two days', 'hours', 48],
     ['when a permit is requested issue a 4-hour permit', 'hours', 4],
+    // Tens and units in words, apart or hyphenated: never the units alone.
+    ['when a permit is requested issue a permit for forty eight hours', 'hours', 48],
+    ['when a permit is requested issue a permit for forty-eight hours', 'hours', 48],
+    ['when a permit is requested issue a permit for thirty days', 'days', 30],
   ] as const) {
     const { d, args } = permit(request, unit);
     assert.equal(d.publishable, true, `${request}: ${JSON.stringify(d.questions)}`);

@@ -9,7 +9,7 @@
  * not read: they are no fixed number of days.
  */
 import type { ToolDescriptor } from '../../tools/tool-descriptor.ts';
-import { numberWord } from '../request-words.ts';
+import { numberWord, UNITS } from '../request-words.ts';
 
 /** Minutes in each unit a duration is said in. */
 const MINUTES: Readonly<Record<string, number>> = {
@@ -78,6 +78,19 @@ export interface DurationSpan {
  * The durations in `words` (a request's words, in order) that give a value to the arguments
  * `unit` counts in: "<number> <unit>", "<number>-<unit>", "a|an|one <unit>", "a fortnight".
  */
+const TENS = ['twenty', 'thirty', 'forty', 'fifty', 'sixty', 'seventy', 'eighty', 'ninety'];
+
+/** "forty" (40), "forty-eight" or "forty eight" (48), and how many words it took; else undefined. */
+function tensOf(w: string, next: string | undefined): { n: number; words: number } | undefined {
+  const [ten, unit] = w.split('-');
+  const t = TENS.indexOf(ten ?? '');
+  if (t < 0) return undefined;
+  const of = (u: string | undefined) =>
+    u !== undefined && /^(?:one|two|three|four|five|six|seven|eight|nine)$/.test(u) ? UNITS.indexOf(u) : 0;
+  if (unit !== undefined) return of(unit) > 0 ? { n: (t + 2) * 10 + of(unit), words: 1 } : undefined;
+  return of(next) > 0 ? { n: (t + 2) * 10 + of(next), words: 2 } : { n: (t + 2) * 10, words: 1 };
+}
+
 export function durationSpans(words: readonly string[], unit: string): DurationSpan[] {
   const per = MINUTES[unit];
   if (per === undefined) return [];
@@ -89,9 +102,12 @@ export function durationSpans(words: readonly string[], unit: string): DurationS
     const hyphen = /^([0-9]{1,4})-?(minute|min|hour|hr|h|day|week)s?$/.exec(words[i]!);
     if (hyphen) [n, u] = [Number(hyphen[1]), hyphen[2]];
     else {
-      n = words[i] === 'a' || words[i] === 'an' ? 1 : numberWord(words[i]!);
-      const next = (words[i + 1] ?? '').replace(/s$/, '');
-      if (n !== undefined && next in MINUTES) [u, to] = [next, i + 1];
+      // "forty eight hours", "forty-eight hours", "thirty days": tens and units in words.
+      const tens = tensOf(words[i]!, words[i + 1]);
+      n = tens?.n ?? (words[i] === 'a' || words[i] === 'an' ? 1 : numberWord(words[i]!));
+      const at = i + (tens?.words ?? 1);
+      const next = (words[at] ?? '').replace(/s$/, '');
+      if (n !== undefined && next in MINUTES) [u, to] = [next, at];
       else if (n === 1 && words[i + 1] === 'fortnight') [u, to] = ['fortnight', i + 1];
       else n = undefined;
     }
