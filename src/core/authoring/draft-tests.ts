@@ -26,3 +26,11 @@ export function draftTests(spec: WorkflowSpec, events: readonly EventShape[] = [
     ),
   ];
 }
+
+/** Every test of the draft as one lower-case text, for checks that ask whether any test names a word. */
+export function testsText(spec: WorkflowSpec): string {
+  return draftTests(spec)
+    .map((t) => t.test)
+    .join(' ')
+    .toLowerCase();
+}

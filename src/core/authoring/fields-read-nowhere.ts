@@ -8,7 +8,7 @@
  */
 import type { WorkflowSpec } from '../spec/workflow-spec.ts';
 import type { DraftCatalog } from './compiled-request.ts';
-import { draftTests } from './draft-tests.ts';
+import { testsText } from './draft-tests.ts';
 import { requestOwnWords } from './request-own-words.ts';
 import { lemmas } from './request-words.ts';
 
@@ -40,10 +40,7 @@ const HAVING =
 export function possessionsReadNowhere(request: string, spec: WorkflowSpec, catalog: DraftCatalog): string[] {
   const t = requestOwnWords(request, spec);
   // Read only by a test: a step that looks them up ("check the receipts") leaves the reports without any.
-  const tested = draftTests(spec)
-    .map((x) => x.test)
-    .join(' ')
-    .toLowerCase();
+  const tested = testsText(spec);
   const named = new Set(
     [
       ...catalog.tools.flatMap((tool) => [

@@ -8,7 +8,7 @@
  * whatever compiled it. Pure.
  */
 import type { WorkflowSpec } from '../spec/workflow-spec.ts';
-import { draftTests } from './draft-tests.ts';
+import { testsText } from './draft-tests.ts';
 import { oneSlipApart } from './grammar/one-slip-apart.ts';
 import { requestOwnWords } from './request-own-words.ts';
 import { lemmas } from './request-words.ts';
@@ -16,10 +16,7 @@ import { lemmas } from './request-words.ts';
 /** Each "<participle> <event noun>" of `request` that `spec` neither starts on nor tests. */
 export function statesReadNowhere(request: string, spec: WorkflowSpec): string[] {
   const t = requestOwnWords(request, spec);
-  const tests = draftTests(spec)
-    .map((x) => x.test)
-    .join(' ')
-    .toLowerCase();
+  const tests = testsText(spec);
   const out: string[] = [];
   for (const tr of spec.triggers) {
     const dot = tr.event.lastIndexOf('.');

@@ -9,7 +9,8 @@
  * not read: they are no fixed number of days.
  */
 import type { ToolDescriptor } from '../../tools/tool-descriptor.ts';
-import { numberWord, UNITS } from '../request-words.ts';
+import { numberWord } from '../request-words.ts';
+import { numberWordsValue } from './read-spelling.ts';
 
 /** Minutes in each unit a duration is said in. */
 const MINUTES: Readonly<Record<string, number>> = {
@@ -78,17 +79,18 @@ export interface DurationSpan {
  * The durations in `words` (a request's words, in order) that give a value to the arguments
  * `unit` counts in: "<number> <unit>", "<number>-<unit>", "a|an|one <unit>", "a fortnight".
  */
-const TENS = ['twenty', 'thirty', 'forty', 'fifty', 'sixty', 'seventy', 'eighty', 'ninety'];
-
 /** "forty" (40), "forty-eight" or "forty eight" (48), and how many words it took; else undefined. */
 function tensOf(w: string, next: string | undefined): { n: number; words: number } | undefined {
-  const [ten, unit] = w.split('-');
-  const t = TENS.indexOf(ten ?? '');
-  if (t < 0) return undefined;
-  const of = (u: string | undefined) =>
-    u !== undefined && /^(?:one|two|three|four|five|six|seven|eight|nine)$/.test(u) ? UNITS.indexOf(u) : 0;
-  if (unit !== undefined) return of(unit) > 0 ? { n: (t + 2) * 10 + of(unit), words: 1 } : undefined;
-  return of(next) > 0 ? { n: (t + 2) * 10 + of(next), words: 2 } : { n: (t + 2) * 10, words: 1 };
+  if (!/^[a-z]+ty(?:-[a-z]+)?$/.test(w)) return undefined;
+  // (The second word only where it is one to nine in words: numberWordsValue reads only such phrases.)
+  const unit = next !== undefined && /^[a-z]+$/.test(next) ? numberWord(next) : undefined;
+  const two =
+    w.includes('-') || unit === undefined || unit < 1 || unit > 9
+      ? undefined
+      : numberWordsValue(`${w} ${next}`);
+  if (two !== undefined) return { n: two, words: 2 };
+  const one = numberWordsValue(w);
+  return one === undefined ? undefined : { n: one, words: 1 };
 }
 
 export function durationSpans(words: readonly string[], unit: string): DurationSpan[] {
