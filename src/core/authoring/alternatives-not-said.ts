@@ -8,6 +8,7 @@
  */
 import type { WorkflowSpec } from '../spec/workflow-spec.ts';
 import { draftTests } from './draft-tests.ts';
+import { alternativesOf } from './test-comparisons.ts';
 
 /** Words that join values said together. */
 const JOINED = /^(?:\s*(?:,|or|and|&|\/|nor|either)\s*)+(?:the\s+)?$/;
@@ -17,12 +18,15 @@ export function alternativesNotSaid(request: string, spec: WorkflowSpec): string
   const text = request.toLowerCase();
   const out: string[] = [];
   for (const { test } of draftTests(spec))
-    for (const [group] of test.matchAll(/payload\.([a-z0-9_]+) == "[^"]*"(?: or payload\.\1 == "[^"]*")+/g)) {
-      const values = [...group.matchAll(/== "([^"]*)"/g)].map((m) => m[1]!.toLowerCase());
+    for (const { path, values: said } of alternativesOf(test)) {
+      if (!path.startsWith('payload.') || said.some((v) => typeof v !== 'string')) continue;
+      const values = said.map((v) => String(v).toLowerCase());
+      const group = said.map((v) => `${path} == ${JSON.stringify(v)}`).join(' or ');
       const at = values
         .map((v) => {
-          const said = new RegExp(`\\b${v.replace(/[_-]/g, '[ _-]')}\\b`).exec(text);
-          return said ? { start: said.index, end: said.index + said[0].length } : undefined;
+          const escaped = v.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/[_-]/g, '[ _-]');
+          const m = new RegExp(`\\b${escaped}\\b`).exec(text);
+          return m ? { start: m.index, end: m.index + m[0].length } : undefined;
         })
         .filter((x) => x !== undefined)
         .sort((a, b) => a.start - b.start);

@@ -12,6 +12,7 @@ import { allSteps, isToolStep } from '../spec/flow-steps.ts';
 import type { WorkflowSpec } from '../spec/workflow-spec.ts';
 import type { DraftCatalog } from './compiled-request.ts';
 import { draftTests } from './draft-tests.ts';
+import { comparisonsOf, payloadField } from './test-comparisons.ts';
 
 export interface ConstantOverEvent {
   readonly step: string;
@@ -25,7 +26,7 @@ export interface ConstantOverEvent {
 }
 
 export function constantsOverEvents(spec: WorkflowSpec, catalog: DraftCatalog): ConstantOverEvent[] {
-  const tests = draftTests(spec).map((t) => t.test);
+  const tests = draftTests(spec).flatMap((t) => comparisonsOf(t.test));
   const out: ConstantOverEvent[] = [];
   for (const s of allSteps(spec)) {
     if (!isToolStep(s)) continue;
@@ -40,13 +41,14 @@ export function constantsOverEvents(spec: WorkflowSpec, catalog: DraftCatalog): 
         // Tested for another value of that field, or of another field for a value the argument
         // takes too ("spam" posts removed with reason "harassment"): the run gives one value to
         // events that said another.
-        for (const t of tests)
-          for (const m of t.matchAll(/payload\.([A-Za-z0-9_]+) == "((?:[^"\\]|\\.)*)"/g)) {
-            const [, field, said] = m as unknown as [string, string, string];
-            if (!shape?.payload.includes(field) || said === value) continue;
-            if (field === arg || takes.includes(said))
-              out.push({ step: s.name, tool: s.tool, arg, value, event: tr.event, field, said });
-          }
+        for (const c of tests) {
+          const field = payloadField(c);
+          const said = c.value;
+          if (c.op !== '==' || typeof said !== 'string' || said === value) continue;
+          if (field === undefined || !shape?.payload.includes(field)) continue;
+          if (field === arg || takes.includes(said))
+            out.push({ step: s.name, tool: s.tool, arg, value, event: tr.event, field, said });
+        }
       }
     }
   }

@@ -87,6 +87,19 @@ test('an exclusion no test says is found; one a test says, a bound or a forbidde
     droppedExclusion('cancel it unless the plan is basic', spec('payload.plan != "basic"')),
     undefined,
   );
+  // A test is read as it acts: under a "not", `==` leaves out what it names, and a number test
+  // written literal first points the way it reads.
+  assert.equal(
+    droppedExclusion('cancel it unless the plan is basic', spec('not (payload.plan == "basic")')),
+    undefined,
+  );
+  assert.equal(
+    droppedExclusion(
+      'cancel lapsed policies unless the plan is basic or there are under 3 missed payments',
+      spec('3 > payload.missed_payments and payload.plan != "basic"'),
+    ),
+    'unless the plan is basic or there are under 3 missed payments',
+  );
   assert.equal(droppedExclusion('cancel it but not more than twice', spec()), undefined);
   // Named by a value, the field alone is no reading: "standard" is kept where only "basic" is left out.
   assert.equal(

@@ -13,16 +13,14 @@ import { draftTests } from './draft-tests.ts';
 import { NOT_A_BAN } from './negated-actions.ts';
 import { requestOwnWords } from './request-own-words.ts';
 import { FILLER, lemmas } from './request-words.ts';
+import { type Comparison, comparisonsOf } from './test-comparisons.ts';
 
 /** "but not X", "except (for) X", "excluding X", "other than X", "apart from X", "not for X", ", not X", "unless X". */
 const EXCLUSION =
   /(?:\b(?:but not|except(?: for)?|excluding|other than|apart from|aside from|not for|never for|unless)|[,;]\s*not)\s+([^.,;:!?\n]+)/g;
 
-/** One comparison of a test: `payload.claim_type != "home"`, `payload.autopay == false`. */
-const COMPARISON = /([a-z0-9_.]+) (==|!=|<=|>=|<|>) ("(?:[^"\\]|\\.)*"|true|false|-?[0-9.]+)/g;
-
 /** Whether a comparison leaves events out by what it names: `!=`, `== false`, a bound. */
-const leavesOut = (op: string, value: string) => op !== '==' || value === 'false';
+const leavesOut = (c: Comparison) => c.op !== '==' || c.value === false;
 
 /**
  * The first exclusion of `request` no test of the draft leaves out: one no comparison names (a
@@ -36,7 +34,7 @@ export function droppedExclusion(
 ): string | undefined {
   if (spec.steps.some((s) => isChooseStep(s))) return undefined;
   const t = requestOwnWords(request, spec);
-  const comparisons = comparisonsOf(spec);
+  const comparisons = draftComparisons(spec);
   // (Each side of an "or" on its own: "unless it's over 1000 or it's a home claim".)
   for (const m of t.matchAll(EXCLUSION))
     for (const part of m[1]!.split(/\s+or\s+/)) {
@@ -60,7 +58,7 @@ export function droppedExclusion(
       // ", not by cheque", ", not immediately": another value for an argument a step is given.
       if (m[0].startsWith(',') && contrasts(rest, m.index, t, spec, tools)) continue;
       // Read where a comparison that leaves out names one of its words ("but not home claims").
-      if (!naming(rest, comparisons).some((c) => leavesOut(c[2]!, c[3]!))) return m[0].trim();
+      if (!naming(rest, comparisons).some(leavesOut)) return m[0].trim();
     }
   return undefined;
 }
@@ -70,17 +68,17 @@ const SAID_BOUND =
   /\b(?:(under|below|less than|fewer than|lower than|over|above|more than|greater than|higher than|at least|at most|no more than)\s+\$?([0-9][0-9,]*(?:\.[0-9]+)?)|\$?([0-9][0-9,]*(?:\.[0-9]+)?)\s*(\+|or more|or over|or above|or less|or fewer|or under))/g;
 
 /** Whether `said` ("the score is under 85") has a draft comparison on its number pointing its way. */
-function keptThoughLeftOut(said: string, comparisons: readonly RegExpMatchArray[]): boolean {
+function keptThoughLeftOut(said: string, comparisons: readonly Comparison[]): boolean {
   for (const b of said.matchAll(SAID_BOUND)) {
     const words = b[1] ?? b[4]!;
     const n = Number((b[2] ?? b[3]!).replace(/,/g, ''));
     const below = /under|below|less|fewer|lower|at most|no more/.test(words);
-    const field = naming(said.slice(0, b.index), comparisons).map((c) => c[1]);
+    const field = naming(said.slice(0, b.index), comparisons).map((c) => c.path);
     const same = comparisons.filter(
       (c) =>
-        (field.length === 0 || field.includes(c[1])) &&
-        Number(c[3]) === n &&
-        (below ? c[2] === '<' || c[2] === '<=' : c[2] === '>' || c[2] === '>='),
+        (field.length === 0 || field.includes(c.path)) &&
+        c.value === n &&
+        (below ? c.op === '<' || c.op === '<=' : c.op === '>' || c.op === '>='),
     );
     if (same.length > 0) return true;
   }
@@ -88,8 +86,7 @@ function keptThoughLeftOut(said: string, comparisons: readonly RegExpMatchArray[
 }
 
 /** Each comparison of the draft's tests. */
-const comparisonsOf = (spec: WorkflowSpec) =>
-  draftTests(spec).flatMap((t) => [...t.test.toLowerCase().matchAll(COMPARISON)]);
+const draftComparisons = (spec: WorkflowSpec) => draftTests(spec).flatMap((t) => comparisonsOf(t.test));
 
 /** Words that name nothing a test could: "regardless of which service fired". */
 const NAMES_NOTHING = new Set([
@@ -106,13 +103,14 @@ const NAMES_NOTHING = new Set([
 ]);
 
 /** The comparisons that name a word of `said`: by their value, or, where no value names one, their field. */
-function naming(said: string, comparisons: readonly RegExpMatchArray[]): RegExpMatchArray[] {
+function naming(said: string, comparisons: readonly Comparison[]): Comparison[] {
   const words = said
     .split(/[^a-z0-9]+/)
     .filter((w) => w.length > 2 && !FILLER.has(w) && !NAMES_NOTHING.has(w));
-  const by = (part: 1 | 3) =>
-    comparisons.filter((c) => words.some((w) => lemmas(w).some((l) => l.length > 2 && c[part]!.includes(l))));
-  return by(3).length > 0 ? by(3) : by(1);
+  const by = (part: (c: Comparison) => string) =>
+    comparisons.filter((c) => words.some((w) => lemmas(w).some((l) => l.length > 2 && part(c).includes(l))));
+  const byValue = by((c) => String(c.value).toLowerCase());
+  return byValue.length > 0 ? byValue : by((c) => c.path.toLowerCase());
 }
 
 /** "whether or not there's a police report", "with or without autopay", "regardless of which service fired". */
@@ -125,7 +123,7 @@ const NOT_MATTERING =
  * undefined when none.
  */
 export function testedThoughNotMattering(request: string, spec: WorkflowSpec): string | undefined {
-  const comparisons = comparisonsOf(spec);
+  const comparisons = draftComparisons(spec);
   for (const m of requestOwnWords(request, spec).matchAll(NOT_MATTERING))
     if (naming(m[1]!, comparisons).length > 0) return m[0].trim();
   return undefined;

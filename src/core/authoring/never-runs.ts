@@ -7,39 +7,17 @@
  * spam; if it IS spam, warn the author"). Pure.
  */
 import { type FlowStep, isChooseStep, isToolStep, nestedLists } from '../spec/flow-steps.ts';
-import type { Condition } from '../spec/parse-condition.ts';
-import { parseStepCondition } from '../spec/step-condition.ts';
 import type { WorkflowSpec } from '../spec/workflow-spec.ts';
 import type { EventShape } from './compiled-request.ts';
 import { draftTests } from './draft-tests.ts';
+import { type Comparison, comparisonsOf, payloadField } from './test-comparisons.ts';
 
-/** A field said equal, or not equal, to a literal. */
-interface Fact {
-  readonly path: string;
-  readonly op: '==' | '!=';
-  readonly value: unknown;
-}
+/** A field said equal, or not equal, to a literal, wherever the test holds. */
+type Fact = Comparison & { readonly op: '==' | '!=' };
 
-/** The facts a condition's top-level "and" states (an "or" or a "not" states none here). */
-function factsOf(src: string): Fact[] {
-  let c: Condition;
-  try {
-    c = parseStepCondition(src);
-  } catch {
-    return [];
-  }
-  const items = c.kind === 'and' ? c.items : [c];
-  const out: Fact[] = [];
-  for (const i of items)
-    if (
-      i.kind === 'compare' &&
-      (i.op === '==' || i.op === '!=') &&
-      i.left.kind === 'path' &&
-      i.right.kind === 'literal'
-    )
-      out.push({ path: i.left.path.join('.'), op: i.op, value: i.right.value });
-  return out;
-}
+/** The facts a condition states (an item of an "or", or under a "not", states none here). */
+const factsOf = (src: string): Fact[] =>
+  comparisonsOf(src).filter((c): c is Fact => c.stated && (c.op === '==' || c.op === '!='));
 
 /** Whether two facts of one field can never both hold. */
 function clash(a: Fact, b: Fact): boolean {
@@ -82,28 +60,6 @@ export function stepsThatNeverRun(spec: WorkflowSpec): { step: string; when: str
   return out;
 }
 
-/** Each test of a payload field against a literal in `c`, at any depth (under "or" and "not" too). */
-function literalTests(c: Condition): { field: string; value: unknown }[] {
-  switch (c.kind) {
-    case 'and':
-    case 'or':
-      return c.items.flatMap(literalTests);
-    case 'not':
-      return literalTests(c.item);
-    case 'compare': {
-      const [path, lit] = c.left.kind === 'path' ? [c.left, c.right] : [c.right, c.left];
-      return path.kind === 'path' &&
-        lit.kind === 'literal' &&
-        path.path.length === 2 &&
-        path.path[0] === 'payload'
-        ? [{ field: path.path[1]!, value: lit.value }]
-        : [];
-    }
-    default:
-      return [];
-  }
-}
-
 /** A field that holds a number by its name ("photo_count", "amount_usd", "days_since_loss", "score"). */
 const NUMBER_FIELD =
   /(?:^|_)(?:count|usd|amount|days|hours|minutes|weeks|months|years|score|seats|total|attempts?|qty|quantity|cents|price|balance)(?:_|$)/;
@@ -124,20 +80,17 @@ export interface UnmetTest {
 }
 
 export function testsNoEventMeets(spec: WorkflowSpec, events: readonly EventShape[]): UnmetTest[] {
-  return draftTests(spec, events).flatMap(({ test, shapes }) => {
-    let c: Condition;
-    try {
-      c = parseStepCondition(test);
-    } catch {
+  return draftTests(spec, events).flatMap(({ test, shapes }) =>
+    comparisonsOf(test).flatMap((c): UnmetTest[] => {
+      const field = payloadField(c);
+      if (field === undefined) return [];
+      const t = { when: test, field, value: c.value };
+      if (typeof c.value !== 'boolean' && shapes.some((s) => s?.flags?.includes(field)))
+        return [{ ...t, gives: 'true or false' }];
+      const words = typeof c.value === 'string' && !/^-?[0-9]+(?:\.[0-9]+)?$/.test(c.value.trim());
+      if (words && NUMBER_FIELD.test(field) && shapes.some((s) => s?.payload.includes(field)))
+        return [{ ...t, gives: 'a number' }];
       return [];
-    }
-    return literalTests(c).flatMap((t): UnmetTest[] => {
-      if (typeof t.value !== 'boolean' && shapes.some((s) => s?.flags?.includes(t.field)))
-        return [{ when: test, ...t, gives: 'true or false' }];
-      const words = typeof t.value === 'string' && !/^-?[0-9]+(?:\.[0-9]+)?$/.test(t.value.trim());
-      if (words && NUMBER_FIELD.test(t.field) && shapes.some((s) => s?.payload.includes(t.field)))
-        return [{ when: test, ...t, gives: 'a number' }];
-      return [];
-    });
-  });
+    }),
+  );
 }
