@@ -5,9 +5,10 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { tool } from '../../../test/authoring/catalog-tool.ts';
+import { modelDrafted } from '../../../test/authoring/model-drafted.ts';
 import type { WorkflowSpec } from '../spec/workflow-spec.ts';
 import { argsOutOfRange } from './args-out-of-range.ts';
-import { type DraftCatalog, draftSpec, readModelDraft } from './index.ts';
+import type { DraftCatalog } from './index.ts';
 
 const oncall = (sampled: string[]): DraftCatalog => ({
   tools: [
@@ -44,12 +45,9 @@ test('an event field whose samples the tool never takes is found; one sharing a 
 
 test('such a draft is asked about, whatever compiled it', () => {
   const catalog = oncall(['critical', 'warning']);
-  const d = draftSpec(
-    readModelDraft(
-      { questions: [], triggers: spec.triggers, steps: spec.steps, limits: spec.limits },
-      'when an alert fires open an incident titled "Down" with the alert severity',
-      catalog,
-    ),
+  const d = modelDrafted(
+    spec,
+    'when an alert fires open an incident titled "Down" with the alert severity',
     catalog,
   );
   assert.equal(d.publishable, false);

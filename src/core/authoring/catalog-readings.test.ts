@@ -10,8 +10,9 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
 import { tool } from '../../../test/authoring/catalog-tool.ts';
+import { modelDrafted } from '../../../test/authoring/model-drafted.ts';
 import { compileRequest } from './compile-request.ts';
-import { type DraftCatalog, draftSpec, readModelDraft } from './index.ts';
+import { type DraftCatalog, draftSpec } from './index.ts';
 
 const REASONS = ['fake', 'offensive', 'off-topic', 'other'];
 const reviews: DraftCatalog = {
@@ -263,17 +264,13 @@ test('an alternative the words give ("otherwise", "anything else") with no branc
     args: { review_id: '{{event.subject}}', reason: 'fake', archive_copy: true },
   };
   const model = (request: string, steps: unknown[]) =>
-    draftSpec(
-      readModelDraft(
-        {
-          questions: [],
-          triggers: [{ event: 'review.flagged', when: 'payload.flag_count >= 10' }],
-          steps,
-          limits: { maxSteps: steps.length, maxCostUsd: 0 },
-        },
-        request,
-        reviews,
-      ),
+    modelDrafted(
+      {
+        triggers: [{ event: 'review.flagged', when: 'payload.flag_count >= 10' }],
+        steps,
+        limits: { maxSteps: steps.length, maxCostUsd: 0 },
+      },
+      request,
       reviews,
     );
   for (const request of [
@@ -301,17 +298,13 @@ test('an alternative the words give ("otherwise", "anything else") with no branc
     'reviews with 10+ flags: reply to the reviewer: thanks, otherwise all is well',
     'reviews with 10+ flags: reply to the reviewer "Thanks, otherwise all is well." otherwise nothing',
   ]) {
-    const d = draftSpec(
-      readModelDraft(
-        {
-          questions: [],
-          triggers: [{ event: 'review.flagged', when: 'payload.flag_count >= 10' }],
-          steps: [reply],
-          limits: { maxSteps: 1, maxCostUsd: 0 },
-        },
-        request,
-        withNote,
-      ),
+    const d = modelDrafted(
+      {
+        triggers: [{ event: 'review.flagged', when: 'payload.flag_count >= 10' }],
+        steps: [reply],
+        limits: { maxSteps: 1, maxCostUsd: 0 },
+      },
+      request,
       withNote,
     );
     assert.ok(!d.questions.some((q) => /has no branch for it/.test(q.question)), request);

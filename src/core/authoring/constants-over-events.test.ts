@@ -7,9 +7,10 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { tool } from '../../../test/authoring/catalog-tool.ts';
+import { modelDrafted } from '../../../test/authoring/model-drafted.ts';
 import type { WorkflowSpec } from '../spec/workflow-spec.ts';
 import { constantsOverEvents } from './constants-over-events.ts';
-import { type DraftCatalog, draftSpec, readModelDraft } from './index.ts';
+import type { DraftCatalog } from './index.ts';
 
 const SYSTEMS = ['analytics', 'crm', 'payroll'];
 const desk: DraftCatalog = {
@@ -65,14 +66,7 @@ test('a fixed value the draft tests the event for another value of is found; one
 
 test('such a draft is asked about, whatever compiled it', () => {
   const s = spec('crm', 'payload.system == "analytics"');
-  const d = draftSpec(
-    readModelDraft(
-      { questions: [], triggers: s.triggers, steps: s.steps, limits: s.limits },
-      'grant access on analytics or crm',
-      desk,
-    ),
-    desk,
-  );
+  const d = modelDrafted(s, 'grant access on analytics or crm', desk);
   assert.equal(d.publishable, false);
   assert.ok(
     d.questions.some((q) =>

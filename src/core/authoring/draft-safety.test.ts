@@ -5,12 +5,12 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
+import { modelDrafted } from '../../../test/authoring/model-drafted.ts';
 import { supportDeskCatalog } from '../../../test/authoring/support-desk-catalog.ts';
 import { toolSteps } from '../spec/flow-steps.ts';
 import { compileRequest } from './compile-request.ts';
 import type { DraftCatalog } from './compiled-request.ts';
 import { draftSpec } from './draft-spec.ts';
-import { readModelDraft } from './model-draft.ts';
 
 const catalog: DraftCatalog = {
   tools: supportDeskCatalog(),
@@ -108,8 +108,7 @@ test('the checks hold for a model draft too: a cap above the words, an inverted 
     tool: 'issue_refund',
     args: { ticket_id: '{{event.subject}}', amount_usd: '{{event.payload.refund_amount}}' },
   };
-  const model = (answer: Record<string, unknown>, request: string) =>
-    draftSpec(readModelDraft({ questions: [], ...answer }, request, catalog), catalog);
+  const model = (answer: Record<string, unknown>, request: string) => modelDrafted(answer, request, catalog);
   const over = model(
     { triggers: [{ event: 'refund.requested' }], steps: [refund], limits: { maxSteps: 1, maxCostUsd: 200 } },
     'refund requests: never refund more than $50',

@@ -9,12 +9,12 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { tool } from '../../../test/authoring/catalog-tool.ts';
+import { modelDrafted } from '../../../test/authoring/model-drafted.ts';
 import type { WorkflowSpec } from '../spec/workflow-spec.ts';
 import { compileRequest } from './compile-request.ts';
 import { droppedExclusion, testedThoughNotMattering } from './dropped-exclusions.ts';
 import { fieldsReadNowhere, possessionsReadNowhere } from './fields-read-nowhere.ts';
 import { type DraftCatalog, draftSpec } from './index.ts';
-import { readModelDraft } from './model-draft.ts';
 
 const policy = { type: 'string', pattern: '^POL-[0-9]+$' };
 const desk: DraftCatalog = {
@@ -125,14 +125,7 @@ test('an exclusion no test says is found; one a test says, a bound or a forbidde
 test('a draft that acts on the events the words leave out is asked about, whatever compiled it', () => {
   const request = 'policy lapsed: cancel for non-payment, but not premium plans';
   const offline = draftSpec(compileRequest(request, desk), desk);
-  const model = draftSpec(
-    readModelDraft(
-      { questions: [], triggers: spec().triggers, steps: spec().steps, limits: spec().limits },
-      request,
-      desk,
-    ),
-    desk,
-  );
+  const model = modelDrafted(spec(), request, desk);
   for (const d of [offline, model]) {
     assert.equal(d.publishable, false, JSON.stringify(d.spec));
     assert.ok(
@@ -160,14 +153,7 @@ test('a field named in its words and read nowhere is found and asked about; one 
   assert.deepEqual(fieldsReadNowhere(r, spec(), desk), ['open_claims']);
   assert.deepEqual(fieldsReadNowhere(r, spec('payload.open_claims == 0'), desk), []);
   assert.deepEqual(fieldsReadNowhere('cancel it, regardless of open claims', spec(), desk), []);
-  const d = draftSpec(
-    readModelDraft(
-      { questions: [], triggers: spec().triggers, steps: spec().steps, limits: spec().limits },
-      r,
-      desk,
-    ),
-    desk,
-  );
+  const d = modelDrafted(spec(), r, desk);
   assert.equal(d.publishable, false);
   assert.ok(
     d.questions.some((q) =>
@@ -189,12 +175,9 @@ test('a test of what the words say does not matter is asked about, whatever comp
     'regardless of which plan',
   );
   const when = 'payload.open_claims == 0';
-  const d = draftSpec(
-    readModelDraft(
-      { questions: [], triggers: spec(when).triggers, steps: spec().steps, limits: spec().limits },
-      r,
-      desk,
-    ),
+  const d = modelDrafted(
+    { triggers: spec(when).triggers, steps: spec().steps, limits: spec().limits },
+    r,
     desk,
   );
   assert.equal(d.publishable, false);
@@ -239,19 +222,13 @@ test('"unless A or <a number test>" drafted with the number test as said is aske
     droppedExclusion('cancel it unless they have 5+ open claims', spec('payload.open_claims >= 5')),
     'unless they have 5+ open claims',
   );
-  const d = draftSpec(
-    readModelDraft(
-      {
-        questions: [],
-        triggers: [
-          { event: 'policy.lapsed', when: 'payload.missed_payments < 3 and payload.plan != "basic"' },
-        ],
-        steps: spec().steps,
-        limits: spec().limits,
-      },
-      `policy lapsed: ${r}`,
-      desk,
-    ),
+  const d = modelDrafted(
+    {
+      triggers: [{ event: 'policy.lapsed', when: 'payload.missed_payments < 3 and payload.plan != "basic"' }],
+      steps: spec().steps,
+      limits: spec().limits,
+    },
+    `policy lapsed: ${r}`,
     desk,
   );
   assert.equal(d.publishable, false, JSON.stringify(d.questions));
@@ -263,14 +240,7 @@ test('something the events are said to have that the catalog names and the draft
   assert.deepEqual(possessionsReadNowhere(r, spec('payload.open_claims > 0'), desk), []);
   // A word the catalog does not name is another check's to ask about.
   assert.deepEqual(possessionsReadNowhere('cancel policies that have pets', spec(), desk), []);
-  const d = draftSpec(
-    readModelDraft(
-      { questions: [], triggers: spec().triggers, steps: spec().steps, limits: spec().limits },
-      r,
-      desk,
-    ),
-    desk,
-  );
+  const d = modelDrafted(spec(), r, desk);
   assert.ok(
     d.questions.some((q) =>
       q.question.startsWith('The request says "that have open claims", but the draft checks it nowhere'),

@@ -8,9 +8,9 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { tool } from '../../../test/authoring/catalog-tool.ts';
+import { modelDrafted } from '../../../test/authoring/model-drafted.ts';
 import { compileRequest } from './compile-request.ts';
 import { type DraftCatalog, draftSpec } from './index.ts';
-import { readModelDraft } from './model-draft.ts';
 
 const account = { type: 'string', pattern: '^ACC-[0-9]+$' };
 const desk: DraftCatalog = {
@@ -87,23 +87,19 @@ test('a value the events spell already, or a phrase that is no value, is left as
 });
 
 test('a draft from any compiler that names a value otherwise than the events spell it is asked about', () => {
-  const m = draftSpec(
-    readModelDraft(
-      {
-        questions: [],
-        triggers: [{ event: 'subscription.cancelled', when: 'payload.reason != "too expensive"' }],
-        steps: [
-          {
-            name: 't',
-            tool: 'tag_account',
-            args: { account_id: '{{event.payload.account_id}}', tag: 'win-back' },
-          },
-        ],
-        limits: { maxSteps: 1, maxCostUsd: 0 },
-      },
-      'subscription cancelled: tag it win-back unless the reason is too expensive',
-      desk,
-    ),
+  const m = modelDrafted(
+    {
+      triggers: [{ event: 'subscription.cancelled', when: 'payload.reason != "too expensive"' }],
+      steps: [
+        {
+          name: 't',
+          tool: 'tag_account',
+          args: { account_id: '{{event.payload.account_id}}', tag: 'win-back' },
+        },
+      ],
+      limits: { maxSteps: 1, maxCostUsd: 0 },
+    },
+    'subscription cancelled: tag it win-back unless the reason is too expensive',
     desk,
   );
   assert.equal(m.publishable, false);
@@ -145,23 +141,19 @@ test('a field that holds a number by its name tested against words is asked abou
     tools: desk.tools,
     events: [{ type: 'claim.filed', payload: ['account_id', 'photo_count'] }],
   };
-  const m = draftSpec(
-    readModelDraft(
-      {
-        questions: [],
-        triggers: [{ event: 'claim.filed', when: 'payload.photo_count == "zero request photos"' }],
-        steps: [
-          {
-            name: 't',
-            tool: 'tag_account',
-            args: { account_id: '{{event.payload.account_id}}', tag: 'photos' },
-          },
-        ],
-        limits: { maxSteps: 1, maxCostUsd: 0 },
-      },
-      'new claim: if photo count is zero request photos',
-      claims,
-    ),
+  const m = modelDrafted(
+    {
+      triggers: [{ event: 'claim.filed', when: 'payload.photo_count == "zero request photos"' }],
+      steps: [
+        {
+          name: 't',
+          tool: 'tag_account',
+          args: { account_id: '{{event.payload.account_id}}', tag: 'photos' },
+        },
+      ],
+      limits: { maxSteps: 1, maxCostUsd: 0 },
+    },
+    'new claim: if photo count is zero request photos',
     claims,
   );
   assert.equal(m.publishable, false);

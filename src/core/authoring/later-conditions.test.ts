@@ -8,10 +8,10 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
 import { tool } from '../../../test/authoring/catalog-tool.ts';
+import { modelDrafted } from '../../../test/authoring/model-drafted.ts';
 import { toolSteps } from '../spec/flow-steps.ts';
 import { compileRequest } from './compile-request.ts';
 import { type DraftCatalog, draftSpec } from './index.ts';
-import { readModelDraft } from './model-draft.ts';
 
 const idArg = { type: 'object', required: ['loan_id'], properties: { loan_id: { type: 'string' } } } as const;
 export const library: DraftCatalog = {
@@ -77,8 +77,7 @@ test('a value no field of the event holds, said after a step, is asked about, ne
   assert.ok(!d.spec!.triggers.some((t) => t.when), JSON.stringify(d.spec!.triggers));
 });
 
-const model = (answer: Record<string, unknown>, request: string) =>
-  draftSpec(readModelDraft({ questions: [], ...answer }, request, library), library);
+const model = (answer: Record<string, unknown>, request: string) => modelDrafted(answer, request, library);
 const step = (t: string, extra: Record<string, unknown> = {}) => ({
   name: t,
   tool: t,

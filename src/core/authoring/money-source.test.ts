@@ -7,10 +7,9 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
 import { tool } from '../../../test/authoring/catalog-tool.ts';
+import { modelDrafted } from '../../../test/authoring/model-drafted.ts';
 import type { WorkflowSpec } from '../spec/workflow-spec.ts';
 import type { DraftCatalog } from './compiled-request.ts';
-import { draftSpec } from './draft-spec.ts';
-import { readModelDraft } from './model-draft.ts';
 import { moneySourceQuestions } from './money-source.ts';
 
 const catalog: DraftCatalog = {
@@ -46,17 +45,13 @@ const pay = (amount: string) => ({
   args: { lease_id: '{{event.payload.lease_id}}', amount_usd: amount },
 });
 const model = (amount: string, request: string) =>
-  draftSpec(
-    readModelDraft(
-      {
-        questions: [],
-        triggers: [{ event: 'lease.ended' }],
-        steps: [lookup, pay(amount)],
-        limits: { maxSteps: 2, maxCostUsd: 900 },
-      },
-      request,
-      catalog,
-    ),
+  modelDrafted(
+    {
+      triggers: [{ event: 'lease.ended' }],
+      steps: [lookup, pay(amount)],
+      limits: { maxSteps: 2, maxCostUsd: 900 },
+    },
+    request,
     catalog,
   );
 

@@ -8,12 +8,12 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
 import { tool } from '../../../test/authoring/catalog-tool.ts';
+import { modelDrafted } from '../../../test/authoring/model-drafted.ts';
 import { supportDeskCatalog } from '../../../test/authoring/support-desk-catalog.ts';
 import { toolSteps } from '../spec/flow-steps.ts';
 import { compileRequest } from './compile-request.ts';
 import type { DraftCatalog } from './compiled-request.ts';
 import { draftSpec } from './draft-spec.ts';
-import { readModelDraft } from './model-draft.ts';
 import { negatedActions } from './negated-actions.ts';
 
 const catalog: DraftCatalog = {
@@ -85,24 +85,20 @@ test('asked for and forbidden at once is a question', () => {
 
 test('a model draft that calls a forbidden money tool is not publishable', () => {
   const request = 'when a refund is requested, tag it refund. dont refund anything yet';
-  const d = draftSpec(
-    readModelDraft(
-      {
-        questions: [],
-        triggers: [{ event: 'refund.requested' }],
-        steps: [
-          { name: 't', tool: 'tag_ticket', args: { ticket_id: '{{event.subject}}', tag: 'refund' } },
-          {
-            name: 'r',
-            tool: 'issue_refund',
-            args: { ticket_id: '{{event.subject}}', amount_usd: '{{event.payload.refund_amount}}' },
-          },
-        ],
-        limits: { maxSteps: 2, maxCostUsd: 0 },
-      },
-      request,
-      catalog,
-    ),
+  const d = modelDrafted(
+    {
+      triggers: [{ event: 'refund.requested' }],
+      steps: [
+        { name: 't', tool: 'tag_ticket', args: { ticket_id: '{{event.subject}}', tag: 'refund' } },
+        {
+          name: 'r',
+          tool: 'issue_refund',
+          args: { ticket_id: '{{event.subject}}', amount_usd: '{{event.payload.refund_amount}}' },
+        },
+      ],
+      limits: { maxSteps: 2, maxCostUsd: 0 },
+    },
+    request,
     catalog,
   );
   assert.equal(d.publishable, false);

@@ -8,9 +8,9 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { tool } from '../../../test/authoring/catalog-tool.ts';
+import { modelDrafted } from '../../../test/authoring/model-drafted.ts';
 import { compileRequest } from './compile-request.ts';
 import { type DraftCatalog, draftSpec, eventShapesOf } from './index.ts';
-import { readModelDraft } from './model-draft.ts';
 
 const ticketId = { type: 'string', pattern: '^T-[0-9]+$' };
 const samples = [
@@ -225,19 +225,15 @@ test('"without autopay", "with no autopay": a yes/no field named after a word th
   assert.equal(d.publishable, false);
   assert.doesNotMatch(JSON.stringify(d.spec ?? d.partial ?? {}), /autopay == \\"premium\\"/);
   // Whatever compiled it, a draft comparing a yes/no field with a word is asked about.
-  const m = draftSpec(
-    readModelDraft(
-      {
-        questions: [],
-        triggers: [{ event: 'renewal.failed', when: 'payload.autopay == "without"' }],
-        steps: [
-          { name: 'a', tool: 'answer_ticket', args: { ticket_id: '{{event.subject}}', body: 'Please pay.' } },
-        ],
-        limits: { maxSteps: 1, maxCostUsd: 0 },
-      },
-      'failed renewals without autopay: answer them: please pay',
-      catalog,
-    ),
+  const m = modelDrafted(
+    {
+      triggers: [{ event: 'renewal.failed', when: 'payload.autopay == "without"' }],
+      steps: [
+        { name: 'a', tool: 'answer_ticket', args: { ticket_id: '{{event.subject}}', body: 'Please pay.' } },
+      ],
+      limits: { maxSteps: 1, maxCostUsd: 0 },
+    },
+    'failed renewals without autopay: answer them: please pay',
     catalog,
   );
   assert.equal(m.publishable, false);

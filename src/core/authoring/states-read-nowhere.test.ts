@@ -7,8 +7,9 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { tool } from '../../../test/authoring/catalog-tool.ts';
+import { modelDrafted } from '../../../test/authoring/model-drafted.ts';
 import type { WorkflowSpec } from '../spec/workflow-spec.ts';
-import { type DraftCatalog, draftSpec, readModelDraft } from './index.ts';
+import type { DraftCatalog } from './index.ts';
 import { statesReadNowhere } from './states-read-nowhere.ts';
 
 const desk: DraftCatalog = {
@@ -55,14 +56,7 @@ test('a participle before the event noun is read by the event verb or a test, el
 
 test('such a draft is asked about, whatever compiled it', () => {
   const s = spec();
-  const d = draftSpec(
-    readModelDraft(
-      { questions: [], triggers: s.triggers, steps: s.steps, limits: s.limits },
-      'reimburse approved expenses up to $300',
-      desk,
-    ),
-    desk,
-  );
+  const d = modelDrafted(s, 'reimburse approved expenses up to $300', desk);
   assert.equal(d.publishable, false);
   assert.ok(
     d.questions.some((q) =>
