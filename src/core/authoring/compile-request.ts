@@ -51,7 +51,7 @@ import { readNamedTexts } from './grammar/read-named-texts.ts';
 import { numberConditions, readNumberTests } from './grammar/read-number-tests.ts';
 import { readOtherwise } from './grammar/read-otherwise.ts';
 import { readOutcomeTest } from './grammar/read-outcome-tests.ts';
-import { fillPlaceholders } from './grammar/read-placeholders.ts';
+import { fillPlaceholders, PLACEHOLDER } from './grammar/read-placeholders.ts';
 import { readRoutes } from './grammar/read-routes.ts';
 import { readNoSignoff, readSignoffAsks } from './grammar/read-signoff.ts';
 import { quoteUnquoted, readSpelling } from './grammar/read-spelling.ts';
@@ -303,12 +303,13 @@ export function compileRequest(
 function askUnusedTexts(drafted: { triggers: unknown; steps: unknown }, ctx: RequestContext): void {
   const used = JSON.stringify(drafted).toLowerCase();
   for (const q of new Set(ctx.quotes)) {
-    // (A placeholder in it, "<invoice number>", is a template in the draft: the rest must be there.)
+    // (A placeholder in it, "<invoice number>", "{score}", is a template in the draft: the rest must be there.)
     const parts = q
       .replace(/[.!?]$/, '')
       .trim()
       .toLowerCase()
-      .split(/<[^<>]*>/)
+      .replace(PLACEHOLDER, '\u0000')
+      .split('\u0000')
       .map((p) => JSON.stringify(p.trim()).slice(1, -1))
       .filter((p) => p !== '');
     if (parts.length > 0 && !parts.every((p) => used.includes(p)))

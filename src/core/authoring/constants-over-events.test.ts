@@ -1,15 +1,17 @@
 /**
  * A destructive step's fixed value that the draft's own test contradicts (constants-over-events.ts):
  * "grant editor access on analytics or crm" drafted as a CRM grant for the events that ask for
- * analytics is asked about, whatever compiled it; a fixed value over the event's own with no test
- * of that field ("grant read access" to every request) is a reading the words can mean, left alone.
+ * analytics is asked about, whatever compiled it. So is a fixed system given to every request with
+ * no test of the event's own ("grant crm access whenever it is requested"), but a fixed level
+ * beside it ("grant read access" to every request) or one the words say goes to every event
+ * ("regardless of the system asked for") is a reading the words can mean, left alone.
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { tool } from '../../../test/authoring/catalog-tool.ts';
 import { modelDrafted } from '../../../test/authoring/model-drafted.ts';
 import type { WorkflowSpec } from '../spec/workflow-spec.ts';
-import { constantsOverEvents } from './constants-over-events.ts';
+import { constantsOverEvents, untestedConstants } from './constants-over-events.ts';
 import type { DraftCatalog } from './index.ts';
 
 const SYSTEMS = ['analytics', 'crm', 'payroll'];
@@ -73,5 +75,48 @@ test('such a draft is asked about, whatever compiled it', () => {
       q.question.startsWith('Step grant (grant_access) gives system "crm", but the workflow runs'),
     ),
     JSON.stringify(d.questions),
+  );
+});
+
+test('a fixed system given to every event, whatever system it asks for, is asked about, whatever compiled it', () => {
+  const r = 'grant crm access whenever it is requested';
+  assert.deepEqual(untestedConstants(r, spec('crm'), desk), [
+    { step: 'grant', tool: 'grant_access', arg: 'system', value: 'crm', event: 'access.requested' },
+  ]);
+  assert.deepEqual(untestedConstants(r, spec('crm', 'payload.system == "crm"'), desk), []);
+  assert.deepEqual(untestedConstants(r, spec('{{event.payload.system}}'), desk), []);
+  assert.deepEqual(untestedConstants('regardless of the system asked for, grant crm', spec('crm'), desk), []);
+  const d = modelDrafted(spec('crm'), r, desk);
+  assert.equal(d.publishable, false);
+  assert.ok(d.questions.some((q) => /gives system "crm" on every access\.requested event/.test(q.question)));
+  // A level fixed alone, beside the event's own system, is the words' policy ("grant read access").
+  const levels: DraftCatalog = {
+    tools: [
+      tool({
+        name: 'grant_access',
+        destructive: true,
+        description: 'Grants a role on a system to an employee.',
+        args: {
+          type: 'object',
+          required: ['system', 'role'],
+          properties: { system: { enum: SYSTEMS }, role: { enum: ['read', 'write'] } },
+        },
+      }),
+    ],
+    events: [{ type: 'access.requested', payload: ['system', 'role'] }],
+  };
+  const grant = (args: Record<string, string>) =>
+    ({ ...spec('crm'), steps: [{ name: 'grant', tool: 'grant_access', args }] }) as WorkflowSpec;
+  assert.deepEqual(
+    untestedConstants(
+      'grant read access',
+      grant({ system: '{{event.payload.system}}', role: 'read' }),
+      levels,
+    ),
+    [],
+  );
+  assert.equal(
+    untestedConstants('grant crm read access', grant({ system: 'crm', role: 'read' }), levels).length,
+    2,
   );
 });

@@ -25,6 +25,74 @@ export interface ConstantOverEvent {
   readonly said: string;
 }
 
+/** A destructive step's fixed value for a field its event carries and no test of the draft reads. */
+export interface UntestedConstant {
+  readonly step: string;
+  readonly tool: string;
+  readonly arg: string;
+  readonly value: string;
+  readonly event: string;
+}
+
+/** Arguments that say how much, not what: one fixed for every event is a policy the words can say ("grant read access"). */
+const LEVEL = /(?:^|_)(?:role|level|permission|permissions|access|scope|tier|mode)(?:_|$)/;
+/** Arguments that say why the step acts: the action's own ("a goodwill credit"), rarely the event's (why they cancelled). */
+const WHY = /(?:^|_)(?:reason|category|type|kind|class|cause|note)(?:_|$)/;
+
+/** Words that say the event's own value does not matter: "regardless of the role asked for", "whatever role". */
+const WHATEVER = /\b(?:regardless of|whatever|no matter|irrespective of|any)\b/;
+
+/**
+ * "make it so viewer access to analytics is granted automatically" drafted as a grant of
+ * analytics to every access request, whatever system the event asks for: a destructive step gives
+ * a fixed value to an argument named like a field of its event, and no test reads that field.
+ * Whether the words meant those events only or every event is asked. Read only for a value of a
+ * list the tool takes; left alone: one fixed level beside the event's own values ("grant read
+ * access" to whatever system was asked for), a reason or a class (a "goodwill" credit whatever
+ * the cancellation's reason), and a value the words say goes to every event ("regardless of the
+ * role asked for, grant editor").
+ */
+export function untestedConstants(
+  request: string,
+  spec: WorkflowSpec,
+  catalog: DraftCatalog,
+): UntestedConstant[] {
+  const read = new Set(draftTests(spec).flatMap((t) => comparisonsOf(t.test).map((c) => c.path)));
+  const text = request.toLowerCase();
+  const out: UntestedConstant[] = [];
+  for (const s of allSteps(spec)) {
+    if (!isToolStep(s) || !catalog.tools.find((t) => t.name === s.tool)?.destructive) continue;
+    const fields = new Set(
+      spec.triggers.flatMap((tr) => catalog.events?.find((e) => e.type === tr.event)?.payload ?? []),
+    );
+    const props = (catalog.tools.find((t) => t.name === s.tool)?.args.properties ?? {}) as Record<
+      string,
+      { enum?: unknown[] }
+    >;
+    // (A value from a list the tool takes: a free text, "Auto-closed after resolution", is no event's value.)
+    const fixed = Object.entries(s.args).filter(
+      (a): a is [string, string] =>
+        typeof a[1] === 'string' &&
+        props[a[0]]?.enum?.includes(a[1]) === true &&
+        fields.has(a[0]) &&
+        !read.has(`payload.${a[0]}`),
+    );
+    for (const [arg, value] of fixed) {
+      if ((LEVEL.test(arg) && fixed.length === 1) || WHY.test(arg)) continue;
+      if (
+        new RegExp(String.raw`${WHATEVER.source}(?:\s+\w+){0,3}\s+${arg.replace(/_/g, '[ _]')}s?\b`).test(
+          text,
+        )
+      )
+        continue;
+      for (const tr of spec.triggers)
+        if (catalog.events?.find((e) => e.type === tr.event)?.payload.includes(arg))
+          out.push({ step: s.name, tool: s.tool, arg, value, event: tr.event });
+    }
+  }
+  return out;
+}
+
 export function constantsOverEvents(spec: WorkflowSpec, catalog: DraftCatalog): ConstantOverEvent[] {
   const tests = draftTests(spec).flatMap((t) => comparisonsOf(t.test));
   const out: ConstantOverEvent[] = [];

@@ -10,7 +10,7 @@ import type { WorkflowSpec } from '../spec/workflow-spec.ts';
 import { alternativesNotSaid } from './alternatives-not-said.ts';
 import { argsOutOfRange } from './args-out-of-range.ts';
 import type { DraftCatalog } from './compiled-request.ts';
-import { constantsOverEvents } from './constants-over-events.ts';
+import { constantsOverEvents, untestedConstants } from './constants-over-events.ts';
 import { droppedExclusion, testedThoughNotMattering } from './dropped-exclusions.ts';
 import { fieldsReadNowhere, possessionsReadNowhere } from './fields-read-nowhere.ts';
 import { misspelledTests } from './grammar/event-spelling.ts';
@@ -57,6 +57,11 @@ export function draftTestQuestions(
   for (const c of constantsOverEvents(spec, catalog))
     ask(
       `Step ${c.step} (${c.tool}) gives ${c.arg} "${c.value}", but the workflow runs for ${c.event} events whose ${c.field} is "${c.said}": it would give "${c.value}" where the event says "${c.said}". Which ${c.arg} is meant, and for which events?`,
+    );
+  // "viewer access to analytics is granted automatically": one value given to every event, whatever its own says.
+  for (const c of untestedConstants(request, spec, catalog))
+    ask(
+      `Step ${c.step} (${c.tool}) gives ${c.arg} "${c.value}" on every ${c.event} event, whatever ${c.arg} the event itself says, and no test reads it. Should it run only for events whose ${c.arg} is "${c.value}", or give "${c.value}" to every event?`,
     );
   // "open an incident with the alert severity": a value the tool never takes, on every run.
   for (const a of argsOutOfRange(spec, catalog))

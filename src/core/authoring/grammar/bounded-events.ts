@@ -18,7 +18,7 @@ import { isActionVerb, lemmas } from '../request-words.ts';
 import type { AmountFilter } from './read-amounts.ts';
 import { type DraftStep, type RequestContext, sampleValues } from './request-context.ts';
 import { toolWords } from './tool-words.ts';
-import { isEventWord, NEUTRAL, STAND_INS } from './trigger-words.ts';
+import { isEventWord, NEUTRAL, STAND_INS, saysHappened } from './trigger-words.ts';
 
 /** Words a heading names its events with, besides their noun: "all USD expenses", "when any new ones". */
 const HEADING =
@@ -26,13 +26,22 @@ const HEADING =
 
 /**
  * Whether the words before `at` only name the events (or there are none): the request's heading.
- * A value the trigger event's samples show ("travel", "USD") names them too.
+ * A value the trigger event's samples show ("travel", "USD") names them too, and so does a word
+ * that says they happened ("when an expense is submitted under $50, approve it and reimburse it").
  */
 function saidOfEvents(text: string, at: number, event: string | undefined, ctx: RequestContext): boolean {
   const shape = ctx.events?.find((e) => e.type === event);
   const values = sampleValues(shape ? [shape] : []);
+  // (A bound said as a condition of its own, "if the amount is ...", is read where it stands.)
+  const clause = /^\s*(?:if|only if|as long as|provided)\b/.test(text.slice(at));
   return (text.slice(0, at).match(/[a-z0-9'-]+/g) ?? []).every(
-    (w) => isEventWord(w, ctx) || HEADING.test(w) || NEUTRAL.has(w) || STAND_INS.has(w) || values.has(w),
+    (w) =>
+      isEventWord(w, ctx) ||
+      (saysHappened(w, ctx) && !clause) ||
+      HEADING.test(w) ||
+      NEUTRAL.has(w) ||
+      STAND_INS.has(w) ||
+      values.has(w),
   );
 }
 

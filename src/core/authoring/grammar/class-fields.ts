@@ -56,11 +56,20 @@ export function classField(
   return field;
 }
 
-/** The classes `field` of the event is read as holding (none when samples show them, or no list). */
+/**
+ * The classes `field` of the event is read as holding (none when samples show them, or no list),
+ * but a value another field's samples show: "comes back damaged" is a return's `condition`, which
+ * sample returns show as damaged, not its `reason`, which only a refund's list of reasons says.
+ */
 export function classValues(field: string, shape: EventShape, ctx: RequestContext): string[] {
   if (classFieldOf(shape, ctx) !== field) return [];
-  return classList(ctx)?.values ?? [];
+  const shown = shownByOthers(field, shape);
+  return (classList(ctx)?.values ?? []).filter((v) => !shown.includes(v));
 }
+
+/** The values the event's sample events show for fields other than `field`. */
+export const shownByOthers = (field: string, shape: EventShape): string[] =>
+  Object.entries(shape.values ?? {}).flatMap(([f, vs]) => (f === field ? [] : vs));
 
 /** Lists the assumption (once), and names it for the coverage check's question. */
 export function note(field: string, shape: EventShape, ctx: RequestContext): void {

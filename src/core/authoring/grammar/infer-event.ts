@@ -28,13 +28,25 @@ export function inferEvent(text: string, ctx: RequestContext): string | undefine
   if (new Set(found.map((e) => splitType(e.type)[0])).size > 1) return undefined;
   let why = `the request names no event, and ${found.length === 1 ? 'it is the only one about' : 'it is the one about'} ${found.length ? nounOf(found[0]!).join(' ') : ''}`;
   if (found.length > 1) {
-    const verbs = found.filter((e) => {
+    // "Approve invoices under 500": a verb said bare, as a tool of the catalog is named
+    // (approve_invoice), is what the workflow does, not the event that starts it.
+    const acts = new Set(ctx.tools.map((t) => t.name.split('_')[0]!));
+    const says = (e: EventShape, ws: readonly string[]) => {
       const verb = splitType(e.type)[1];
       const group = groupOf(EVENT_VERB_GROUPS, verb) ?? [verb];
-      return words.some((w) => lemmas(w).some((l) => group.includes(l) || lemmas(verb).includes(l)));
-    });
-    found = verbs;
+      return ws.some((w) => lemmas(w).some((l) => group.includes(l) || lemmas(verb).includes(l)));
+    };
+    const verbs = words.filter((w) => !acts.has(w));
+    const done = found.filter((e) => says(e, words) && !says(e, verbs));
+    found = found.filter((e) => says(e, verbs));
     why = `the request names no event; it is the only one whose noun and verb the request uses`;
+    // The events of the noun but the one the workflow's own action makes: when one is left, it.
+    const left = whole.length > 0 ? whole : events.filter((e) => nounOf(e).some(isSaid));
+    const before = left.filter((e) => !done.includes(e));
+    if (found.length === 0 && done.length > 0 && before.length === 1) {
+      found = before;
+      why = `the request names no event; it is the only one about ${nounOf(before[0]!).join(' ')} but ${done.map((e) => e.type).join(' and ')}, which is what the request does (${[...new Set(words.filter((w) => acts.has(w) && done.some((e) => says(e, [w]))))].join(', ')}), not what starts it`;
+    }
   }
   // "reason 'wrong size' -> reply ...": a field of the request's that only one event carries.
   if (found.length === 0) {

@@ -12,7 +12,7 @@
  */
 import type { EventShape } from '../compiled-request.ts';
 import { isActionVerb, lemmas } from '../request-words.ts';
-import { classValues, note } from './class-fields.ts';
+import { classValues, note, shownByOthers } from './class-fields.ts';
 import { flagQualifierTest, readFlags, turnedFlags } from './flag-fields.ts';
 import { pairedValue, twoWordValue } from './paired-values.ts';
 import { fieldByPattern } from './patterned-values.ts';
@@ -22,6 +22,7 @@ import { readNamedValues } from './read-named-values.ts';
 import { cutOut, knownWords, type RequestContext, type RequestText } from './request-context.ts';
 import { shortFormOf } from './value-short-forms.ts';
 import { isChannelWord, severityOf } from './value-words.ts';
+import { channelField, readValuesByNoun } from './values-by-noun.ts';
 
 /**
  * Words a comparison starts with, never a value ("under the deductible", "over a year old"), and
@@ -84,6 +85,9 @@ export function readFieldTests(
     out.push(`payload.${fields[0]} ${negated ? '!=' : '=='} ${JSON.stringify(value)}`);
     cutOut(buf, m);
   }
+  // "tag new tickets from email", "email tickets", "from new sellers" (values-by-noun.ts).
+  const channel = channelField(shape);
+  out.push(...readValuesByNoun(buf, shape, channel ? enumValues(channel, shape, ctx) : []));
   // A value a tool's enum lists for an argument named like an event field, before a plural ("travel
   // expenses": which ones), after "for" / "on", or negated. Before a singular it is the value an
   // action sets ("grant read access" -> level: read), read by fill-args.
@@ -259,6 +263,9 @@ export function enumValues(field: string, shape: EventShape, ctx: RequestContext
     for (const v of prop.enum) if (typeof v === 'string' && v !== 'other') values.add(v);
   }
   if (values.size === 0) for (const v of classValues(field, shape, ctx)) if (v !== 'other') values.add(v);
+  // A value no sample shows for this field and one shows for another is the other's: "comes back
+  // damaged" tests a return's sampled `condition`, not the `reason` a refund's list names alike.
+  if (sampled === undefined) for (const v of shownByOthers(field, shape)) values.delete(v);
   return [...values].sort();
 }
 

@@ -30,10 +30,11 @@ export function readNamedValues(
 ): string[] {
   const out: string[] = [];
   // A quoted value after the field's name: "reason 'wrong size'", "if the reason is 'x'", "reason = 'x'".
-  // Said as a heading (at the start, or after "+", "&", a comma) or after "if" / "when" / "for":
+  // Said as a heading (at the start, or after "+", "&", a comma) or after "if" / "when" / "for" /
+  // "from" ("invoices from vendor 'Acme Corp'"):
   // "tell the approver 'Paid.'" is a message to the approver, no test.
   const quoted =
-    /(?:(?<=^|[.;!?:,+&(]\s*)|(?<![a-z0-9_])(?:if|when|for|where|with|only (?:if|when|for)) (?:the |its |their )?)([a-z][a-z_]*(?: [a-z][a-z_]*)?)\s*(?:==?|:|is|of)?\s*(not\s+)?"q([0-9]+)"(?=\s*(?:$|[:,;.)+&]|\band\b|\bthen\b|\s-\s))/g;
+    /(?:(?<=^|[.;!?:,+&(]\s*)|(?<![a-z0-9_])(?:if|when|for|where|with|from|only (?:if|when|for)) (?:the |its |their )?)([a-z][a-z_]*(?: [a-z][a-z_]*)?)\s*(?:==?|:|is|of)?\s*(not\s+)?"q([0-9]+)"(?=\s*(?:$|[:,;.)+&]|\band\b|\bthen\b|\s-\s|\b(?:automatically|only|too|please|pls)\b))/g;
   for (const m of [...buf.text.matchAll(quoted)]) {
     const field = fieldOf(m[1]!, shape) ?? fieldOf(m[1]!.split(' ').pop()!, shape);
     const value = ctx.quotes[Number(m[3])];

@@ -1,6 +1,6 @@
 /**
- * Placeholders in a text a step sends: "Thanks, invoice <invoice number> is in our queue." The
- * words between the angle brackets name what the run fills in: a payload field of the trigger
+ * Placeholders in a text a step sends: "Thanks, invoice <invoice number> is in our queue." (or
+ * `{invoice number}`). The words between the brackets name what the run fills in: a payload field of the trigger
  * event (`<amount usd>`, `<vendor>` for `vendor_id`), or the event's own thing by its noun
  * ("<invoice number>", "<invoice id>", "<the ticket>": the event's subject). Each becomes the
  * template (`{{event.payload.amount_usd}}`, `{{event.subject}}`), listed under "Assumed". Else
@@ -16,7 +16,9 @@ import { lemmas } from '../request-words.ts';
 import { DETERMINERS, fieldValue } from './arg-phrase-words.ts';
 import { listOr, type RequestContext } from './request-context.ts';
 
-const PLACEHOLDER = /<\s*([a-z][a-z0-9 _'-]{0,40}?)\s*>/gi;
+/** `<name>` or `{name}` (never `{{...}}`, a template of its own; "[warn]" is a text's own). */
+export const PLACEHOLDER =
+  /<\s*([a-z][a-z0-9 _'-]{0,40}?)\s*>|(?<!\{)\{\s*([a-z][a-z0-9 _'-]{0,40}?)\s*\}(?!\})/gi;
 /** Words a placeholder names an amount of money with. */
 const MONEY = /^(?:amount|amt|total|refund|credit|sum|price|cost|due)$/;
 
@@ -81,8 +83,8 @@ export function fillPlaceholders(
         if (typeof v !== 'string' || !PLACEHOLDER.test(v)) continue;
         PLACEHOLDER.lastIndex = 0;
         const unknown: string[] = [];
-        s.args[k] = v.replace(PLACEHOLDER, (all, said: string) => {
-          const words = said
+        s.args[k] = v.replace(PLACEHOLDER, (all, angled?: string, braced?: string) => {
+          const words = (angled ?? braced)!
             .toLowerCase()
             .replace(/'s\b/g, '')
             .split(/[\s_-]+/)

@@ -43,6 +43,7 @@ import {
   singular,
   splitType,
 } from './trigger-words.ts';
+import { fieldSorting } from './values-by-noun.ts';
 
 const TRIGGER_START =
   /(?<=^|[.;!?]\s+)(?:if)(?= (?:a|an|the|someone|somebody|anyone|any|an?y?one|people|we|they) )|\b(whenever|when|each time|every time|as soon as|once|on every|on each|for every|for each|any time|anytime|if ever|after(?= (?:a|an|each|every|any|the) (?:[a-z]+ (?:is|are|gets|get|has|comes|arrives)\b|[a-z]+(?:'s|s) (?:been )?[a-z]+ed\b)))\b/;
@@ -176,6 +177,12 @@ export function readTrigger(
     const isVerb = (w: string) =>
       lemmas(w).some((l) => l.length > 3 && verbOf.includes(l)) || namesEventVerb(w, shape);
     words.forEach((w, i) => {
+      // "from new sellers": a value before the noun its field sorts (values-by-noun.ts), "new" too.
+      const sorting = fieldSorting(w, words[i + 1], shape);
+      if (sorting !== undefined) {
+        out.push({ word: w, field: sorting, modifier: true, known: true, clause: clause![0].trim() });
+        return;
+      }
       if (!nouns.includes(w) || isNounOf(w, shape) || isVerb(w)) return;
       // "high priority shipments", "low-severity alerts": the word names the field the one before it is a value of.
       if (isField(w) && i > 0 && nouns.includes(words[i - 1]!)) return;
@@ -201,8 +208,9 @@ export function readTrigger(
       // ("unless it's a sev3": past the pronoun and article too.)
       let back = i - 1;
       while (back > 0 && /^(?:a|an|the|it|its|is|are|they|theyre|was|were)$/.test(words[back]!)) back--;
+      // ("but" only just before it: "every alert but warnings"; "lapsed but on autopay" is on autopay.)
       const negated = [words[i - 1], words[i - 2], words[back], words[back - 1]].some(
-        (x) => x !== undefined && NEGATORS.has(x),
+        (x, at) => x !== undefined && NEGATORS.has(x) && (x !== 'but' || at === 0),
       );
       // The preposition before it, past an article ("thru the app").
       const before = words[i - 1] !== undefined && /^(?:the|a|an)$/.test(words[i - 1]!) ? i - 2 : i - 1;
@@ -236,7 +244,8 @@ export function readTrigger(
         });
     });
     // A negation that turns no word around ("when a ticket is not resolved") is asked about, never dropped.
-    const negator = words.find((w) => NEGATORS.has(w) && w !== 'than');
+    // ("but" turns only the word just after it, read above.)
+    const negator = words.find((w) => NEGATORS.has(w) && w !== 'than' && w !== 'but');
     if (negator !== undefined && !out.some((q) => q.negated))
       out.push({ word: negator, modifier: false, known: false, clause: clause![0].trim() });
     // So is a number said of the events that no reader took ("shipments 3 days late"): the words

@@ -1,0 +1,118 @@
+/**
+ * Issue 30: wrong drafts a third outside audit found (fresh requests over the blind sets'
+ * catalogs, written by someone who never saw the compiler), each now drafted as its words say or
+ * asked about. The catalogs are the blind sets'; the requests are in no corpus set.
+ */
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { compileRequest } from '../../src/core/authoring/compile-request.ts';
+import { type Draft, draftSpec } from '../../src/core/authoring/index.ts';
+import { toolSteps } from '../../src/core/spec/flow-steps.ts';
+import {
+  BLIND_DIR,
+  BLIND2_DIR,
+  BLIND3_DIR,
+  BLIND6_DIR,
+  BLIND10_DIR,
+  BLIND11_DIR,
+  loadCorpus,
+} from './draft-corpus.ts';
+import { supportDeskCatalog } from './support-desk-catalog.ts';
+
+const catalogOf = (dir: string, name: string) => {
+  const f = loadCorpus(dir).find((x) => x.name === name);
+  assert.ok(f, name);
+  return f.catalog;
+};
+const draft = (request: string, dir: string, name: string): Draft => {
+  const catalog = catalogOf(dir, name);
+  return draftSpec(compileRequest(request, catalog), catalog);
+};
+const when = (d: Draft) => d.spec?.triggers.map((t) => t.when ?? '').join(' | ');
+
+test('a value one field of the event shows is tested on it, not on a field a tool only lists it for', () => {
+  // return.received's condition shows damaged/unopened; its reason shows nothing, refund_order lists damaged.
+  const d = draft(
+    'If a return comes back damaged, refund the amount due but never more than $150.',
+    BLIND6_DIR,
+    'store-ops',
+  );
+  assert.equal(d.publishable, true);
+  assert.equal(when(d), 'payload.condition == "damaged"');
+});
+
+test('"but" turns only the word just after it: "lapsed but on autopay" is on autopay', () => {
+  const request = `Policy lapsed but on autopay? Don't cancel, just email the holder "Your autopay failed, please update your card."`;
+  assert.equal(when(draft(request, BLIND11_DIR, 'claims')), 'payload.autopay == true');
+});
+
+test('a verb said as the workflow’s own action (approve_invoice) never picks the event it makes', () => {
+  const d = draft('Approve invoices under 500 and pay them right away.', BLIND_DIR, 'finance');
+  assert.equal(d.spec?.triggers[0]?.event, 'invoice.received');
+  // The approval acts before the money moves: the bound says which invoices, not only the cap.
+  assert.equal(when(d), 'payload.amount_usd < 500');
+  const vendor = draft('Approve invoices from vendor "Acme Corp" automatically.', BLIND_DIR, 'finance');
+  assert.equal(vendor.spec?.triggers[0]?.event, 'invoice.received');
+  assert.equal(when(vendor), 'payload.vendor == "Acme Corp"');
+  assert.ok(toolSteps(vendor.spec!).every((s) => !JSON.stringify(s.args).includes('Acme')));
+  // Said as what happened, the same verb is the event.
+  assert.equal(
+    draft('when an invoice is approved, pay it, up to 500', BLIND_DIR, 'finance').spec?.triggers[0]?.event,
+    'invoice.approved',
+  );
+});
+
+test('a bound said with the event’s own verb bounds the events when a step acts before the money moves', () => {
+  const d = draft(
+    'When an expense is submitted for travel under 500 dollars, approve it and reimburse the employee.',
+    BLIND11_DIR,
+    'expense-report',
+  );
+  assert.equal(when(d), 'payload.category == "travel" and payload.amount_usd < 500');
+});
+
+test('"from new sellers", "tickets from email": a value of the events said beside their noun is tested', () => {
+  const hold = draft(
+    'instant payout requests from new sellers: hold them for review for 3 days',
+    BLIND10_DIR,
+    'payouts',
+  );
+  assert.equal(when(hold), 'payload.speed == "instant" and payload.seller_tier == "new"');
+  const desk = { tools: supportDeskCatalog(), events: catalogOf(BLIND2_DIR, 'support-desk').events };
+  for (const request of [
+    'tag new tickets from email as "email-inbound"',
+    'tag new email tickets as "inbound"',
+  ]) {
+    const d = draftSpec(compileRequest(request, desk), desk);
+    assert.equal(when(d), 'payload.channel == "email"', request);
+  }
+});
+
+test('a grant of one fixed system and role to every request, whatever it asked for, is asked about', () => {
+  for (const request of [
+    'hey can we make it so viewer access to analytics is just granted automatically? no need to bother anybody, for whatever duration they asked',
+    'grant crm editor access whenever it is requested',
+  ]) {
+    const d = draft(request, BLIND2_DIR, 'access-request');
+    assert.equal(d.publishable, false, request);
+    assert.ok(
+      d.questions.some((q) => /whatever system the event itself says/.test(q.question)),
+      request,
+    );
+  }
+  // One fixed level beside the event's own system is a policy the words say.
+  assert.equal(draft('grant read access to every request', BLIND2_DIR, 'access-request').publishable, true);
+});
+
+test('"{field}" in a text is a placeholder, as "<field>" is', () => {
+  const d = draft(
+    'message the requester "Your request for {system} access is in the queue" whenever they request access',
+    BLIND2_DIR,
+    'access-request',
+  );
+  assert.equal(d.publishable, true);
+  assert.match(JSON.stringify(d.spec?.steps), /Your request for \{\{event\.payload\.system\}\} access/);
+  // "[auto]" is the text's own.
+  const sev3 = draft('for warnings open a sev3 titled "[auto] <service>: <summary>"', BLIND3_DIR, 'ops');
+  assert.doesNotMatch(JSON.stringify(sev3.questions), /\[auto\]/);
+});
