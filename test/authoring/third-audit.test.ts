@@ -116,3 +116,27 @@ test('"{field}" in a text is a placeholder, as "<field>" is', () => {
   const sev3 = draft('for warnings open a sev3 titled "[auto] <service>: <summary>"', BLIND3_DIR, 'ops');
   assert.doesNotMatch(JSON.stringify(sev3.questions), /\[auto\]/);
 });
+
+test('"except production and payroll" leaves out both: a draft leaving out one is asked about', () => {
+  const d = draft(
+    'auto-approve viewer requests on any system except production and payroll',
+    BLIND2_DIR,
+    'access-request',
+  );
+  assert.equal(d.publishable, false);
+  assert.ok(d.questions.some((q) => q.question.includes('"except production and payroll"')));
+});
+
+test('a read the words forbid ("without matching") is never added for a step that reads what it returns', () => {
+  for (const request of [
+    'for invoices below one thousand dollars, schedule payment without matching',
+    'for invoices below one thousand dollars, schedule payment, dont match the PO',
+  ]) {
+    const d = draft(request, BLIND6_DIR, 'invoice-approval');
+    assert.equal(d.publishable, false, request);
+    assert.ok(
+      d.questions.some((q) => /draft calls match_purchase_order/.test(q.question)),
+      request,
+    );
+  }
+});

@@ -267,13 +267,18 @@ export function draftSafety(
     const { name, first } = toolWords(tool);
     return b.lemmas.some((l) => (groupOf(ACTION_GROUPS, l) ?? [l]).some((w) => name.has(w) || first.has(w)));
   };
+  // (A read too, when told not to in so many words: "schedule payment without matching" drafted
+  // with a match step, added because the payment reads what a match returns, does what the words
+  // forbid; "if it doesn't match" is a test, no ban.)
+  const outright = (b: NegatedAction) => /^(?:don'?t|do not|never|without|no need to|skip)\b/.test(b.words);
   for (const n of used) {
     const tool = byName.get(n);
-    if (!tool || !(tool.destructive || tool.cost?.fromArg !== undefined)) continue;
-    const ban = bans.find((b) => bansTool(b, tool));
+    if (!tool) continue;
+    const watched = tool.destructive || tool.cost?.fromArg !== undefined;
+    const ban = bans.find((b) => bansTool(b, tool) && (watched || (tool.effect === 'read' && outright(b))));
     if (ban)
       ask(
-        `The request says "${ban.words}", and the draft calls ${n}, which ${tool.cost?.fromArg ? 'moves money' : 'is destructive'}. Should it be left out?`,
+        `The request says "${ban.words}", and the draft calls ${n}${tool.cost?.fromArg ? ', which moves money' : tool.destructive ? ', which is destructive' : ''}. Should it be left out?`,
       );
   }
   // "approve it unless it's alcohol, then pay them back": is "then" the case the test names, or the

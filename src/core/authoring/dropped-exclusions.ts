@@ -35,9 +35,10 @@ export function droppedExclusion(
   if (spec.steps.some((s) => isChooseStep(s))) return undefined;
   const t = requestOwnWords(request, spec);
   const comparisons = draftComparisons(spec);
-  // (Each side of an "or" on its own: "unless it's over 1000 or it's a home claim".)
+  // (Each side of an "or" on its own: "unless it's over 1000 or it's a home claim"; and each of a
+  // list: "except production and payroll" leaves out both.)
   for (const m of t.matchAll(EXCLUSION))
-    for (const part of m[1]!.split(/\s+or\s+/)) {
+    for (const part of m[1]!.split(m[0].startsWith('unless') ? /\s+or\s+/ : /\s+(?:or|and|&)\s+/)) {
       const rest = part.trim();
       // "unless ... or the score is under 85": a test that keeps what it says (`score < 85`) acts on
       // exactly the events the words leave out.
