@@ -13,6 +13,7 @@ import {
   BLIND2_DIR,
   BLIND3_DIR,
   BLIND6_DIR,
+  BLIND8_DIR,
   BLIND10_DIR,
   BLIND11_DIR,
   loadCorpus,
@@ -139,4 +140,69 @@ test('a read the words forbid ("without matching") is never added for a step tha
       request,
     );
   }
+});
+
+test('readings the audit found asked needlessly: each drafts as its words say', () => {
+  const cases: [string, string, string, string][] = [
+    // A fraction, and a field's one value said after "on".
+    [
+      'fraud alert with a score above 0.9 -> deny the claim for fraud',
+      BLIND11_DIR,
+      'claims',
+      'payload.score > 0.9',
+    ],
+    // A yes/no field by its own word, and "don't ... unless" is "only if".
+    [
+      "don't build the export unless identity is verified",
+      BLIND10_DIR,
+      'data-export-request',
+      'payload.identity_verified == true',
+    ],
+    [
+      'build the export unless identity is verified',
+      BLIND10_DIR,
+      'data-export-request',
+      'payload.identity_verified == false',
+    ],
+    [
+      'build exports for verified customers, but never spend more than a dollar a run',
+      BLIND10_DIR,
+      'data-export-request',
+      'payload.identity_verified == true',
+    ],
+    // "illegal content" is the class illegal, not a class "illegal_content".
+    [
+      'When a post gets reported for illegal content, remove it with legal hold on.',
+      BLIND10_DIR,
+      'content-moderation',
+      'payload.category == "illegal"',
+    ],
+  ];
+  for (const [request, dir, name, test] of cases) {
+    const d = draft(request, dir, name);
+    assert.equal(d.publishable, true, `${request}: ${JSON.stringify(d.questions)}`);
+    assert.equal(when(d), test, request);
+  }
+  // The event's type as a heading is the event, never an action.
+  const typed = draft(
+    'access.requested -> if role is admin, request manager signoff; otherwise grant access',
+    BLIND2_DIR,
+    'access-request',
+  );
+  assert.equal(typed.publishable, true, JSON.stringify(typed.questions));
+  assert.equal(typed.spec?.triggers[0]?.event, 'access.requested');
+  assert.match(JSON.stringify(typed.spec?.steps), /"when":"payload.role == \\"admin\\""/);
+  assert.equal(
+    draft('when access.requested fires, grant access', BLIND2_DIR, 'access-request').publishable,
+    true,
+  );
+});
+
+test('"on attempt 4" is the attempt field’s one value', () => {
+  const d = draft(
+    'cancel the subscription immediately when payment fails on attempt 4',
+    BLIND8_DIR,
+    'subscriptions',
+  );
+  assert.equal(when(d), 'payload.attempt == 4');
 });

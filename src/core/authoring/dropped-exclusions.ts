@@ -59,7 +59,10 @@ export function droppedExclusion(
       // ", not by cheque", ", not immediately": another value for an argument a step is given.
       if (m[0].startsWith(',') && contrasts(rest, m.index, t, spec, tools)) continue;
       // Read where a comparison that leaves out names one of its words ("but not home claims").
-      if (!naming(rest, comparisons).some(leavesOut)) return m[0].trim();
+      // "don't build it unless identity is verified": only those, read by a comparison that keeps them.
+      const doubled =
+        m[0].startsWith('unless') && /\b(?:don'?t|do not|never)\b[^.;!?]*$/.test(t.slice(0, m.index));
+      if (!naming(rest, comparisons).some((c) => leavesOut(c) !== doubled)) return m[0].trim();
     }
   return undefined;
 }

@@ -55,6 +55,20 @@ export const yesOrNo = (word: string): boolean | undefined =>
   SAYS_YES.has(word) ? true : SAYS_NO.has(word) ? false : undefined;
 
 /**
+ * Which way a value said of the yes/no field `field` says it is ("identity is verified": true for
+ * `identity_verified`; "unverified", "no", "false": false); undefined for any other value.
+ */
+export function flagValueOf(said: string, field: string): boolean | undefined {
+  const word = said.trim();
+  const yes = yesOrNo(word);
+  if (yes !== undefined) return yes;
+  const own = lemmas(field.split('_').pop()!);
+  if (lemmas(word).some((l) => own.includes(l))) return true;
+  const turned = /^(?:un|non-?|not )([a-z].*)$/.exec(word)?.[1];
+  return turned !== undefined && lemmas(turned).some((l) => own.includes(l)) ? false : undefined;
+}
+
+/**
  * The test a word said just before a yes/no field's own name says ("policies without autopay",
  * "with no autopay": `payload.autopay == false`), listed under Assumed; `negated`: said after "not"
  * / "except". Undefined for a flag whose word says neither way ("premium autopay"): a flag is

@@ -41,9 +41,9 @@ export function pairedValue(
   return { field: alone.field, value };
 }
 
-/** Words after a value that are never its second word. */
+/** Words after a value that are never its second word ("reported for illegal content": illegal). */
 const NOT_A_VALUE =
-  /^(?:it|its|is|are|was|were|be|today|yesterday|now|again|only|too|also|first|please|pls|ones?)$/;
+  /^(?:it|its|is|are|was|were|be|today|yesterday|now|again|only|too|also|first|please|pls|ones?|content|material|stuff|things?|behaviou?r|activity|language)$/;
 
 /**
  * `first_second` when "first second" names one value of `field` ("came in via the tip line"):

@@ -11,6 +11,7 @@
  */
 
 import { lemmas } from '../request-words.ts';
+import { flagOf } from './flag-fields.ts';
 import { type MoneyBounds, readCurrency } from './read-amounts.ts';
 import { cutOut, type DraftStep, listOr, type RequestContext, type RequestText } from './request-context.ts';
 
@@ -178,6 +179,14 @@ export function audienceCondition(
   if (!shape) return undefined;
   const flag = shape.payload.filter((p) => p === group || p === `is_${group}` || p === `${group}_customer`);
   if (flag.length === 1) return `payload.${flag[0]} == true`;
+  // "verified customers": the yes/no field the word ends (identity_verified), as flag-fields.ts reads it.
+  const named = flag.length === 0 ? flagOf(group, shape) : undefined;
+  if (named) {
+    ctx.assumptions.push(
+      `"${group}" customers are read as ${shape.type}'s ${named.field} being ${!named.negated}.`,
+    );
+    return `payload.${named.field} == ${!named.negated}`;
+  }
   const tier = shape.payload.filter((p) => /tier|plan|segment|level|class/.test(p));
   if (flag.length === 0 && tier.length === 1) {
     const known = shape.values?.[tier[0]!] ?? [];

@@ -98,6 +98,14 @@ export function readFieldNumbers(buf: RequestText, ctx: RequestContext): FieldNu
   // "no open claims": a field of several words, none of it
   if (multi.length > 0)
     forms.push([new RegExp(String.raw`\bno\s+(${multi.join('|')})\b`, 'g'), (g) => [g[1], undefined, '0']]);
+  // "when payment fails on attempt 4", "at attempt #2": the one value
+  forms.push([
+    new RegExp(
+      String.raw`\b(?:on|at)\s+(?:the\s+)?${NAME}\s+(?:#\s*|no\.?\s*|number\s+)?([0-9]{1,3})(?![0-9a-z$%.])`,
+      'g',
+    ),
+    (g) => [g[1], undefined, g.at(-1)],
+  ]);
   const out: FieldNumberTest[] = [];
   for (const [i, [re, parts]] of forms.entries())
     for (const m of [...buf.text.matchAll(re)]) {
@@ -107,10 +115,12 @@ export function readFieldNumbers(buf: RequestText, ctx: RequestContext): FieldNu
       // "after 3 or more attempts" is a step's test, not read here.
       if (i === 1 && !LEAD.test(before)) continue;
       const [name, pre, n1, n2, plus, post] = parts([...m]);
-      const n = value((n1 ?? n2)!.replace(/,/g, ''));
+      const digits = (n1 ?? n2)!.replace(/,/g, '');
+      // ("a score above 0.9": a fraction too.)
+      const n = /^[0-9]+\.[0-9]+$/.test(digits) ? Number(digits) : value(digits);
       const field = fieldSaid(name!, names);
       if (n === undefined || field === undefined) continue;
-      const op = i === 2 ? '==' : pre ? PRE[pre]! : plus ? '>=' : POST[post!]!;
+      const op = i >= 2 ? '==' : pre ? PRE[pre]! : plus ? '>=' : POST[post!]!;
       out.push({ field, op, n, said: m[0], at: m.index });
       cutOut(buf, m);
       const lead = LEAD_CUT.exec(buf.text.slice(0, m.index));

@@ -13,7 +13,7 @@
 import type { EventShape } from '../compiled-request.ts';
 import { isActionVerb, lemmas } from '../request-words.ts';
 import { classValues, note, shownByOthers } from './class-fields.ts';
-import { flagQualifierTest, readFlags, turnedFlags } from './flag-fields.ts';
+import { flagQualifierTest, flagValueOf, readFlags, turnedFlags } from './flag-fields.ts';
 import { pairedValue, twoWordValue } from './paired-values.ts';
 import { fieldByPattern } from './patterned-values.ts';
 import type { Qualifier } from './qualifier.ts';
@@ -63,7 +63,20 @@ export function readFieldTests(
     if (m[3]!.split(' ').slice(1).some(isActionVerb)) continue;
     // "if the claim is under the deductible": a comparison or a place, no value of `claim_type`.
     if (NO_VALUE.test(m[3]!)) continue;
-    const negated = NEGATIONS.test(m[1]!) !== / is not /.test(m[0]);
+    // ("don't build the export unless identity is verified": only when it is.)
+    const doubled =
+      m[1] === 'unless' && /\b(?:don'?t|do not|never)\b[^.;!?]*$/.test(buf.text.slice(0, m.index));
+    const negated = (NEGATIONS.test(m[1]!) && !doubled) !== / is not /.test(m[0]);
+    // "unless identity is verified": a yes/no field said by its own word, or a yes or a no, is true or false.
+    const yes = shape.flags?.includes(field) ? flagValueOf(m[3]!, field) : undefined;
+    if (yes !== undefined) {
+      ctx.assumptions.push(
+        `"${m[3]}" is read as the ${shape.type} event's ${field} being ${yes !== negated}.`,
+      );
+      out.push(`payload.${field} == ${yes !== negated}`);
+      cutOut(buf, m);
+      continue;
+    }
     // The value as written: "Acme", not "acme".
     const at = m.index + m[0].length - m[3]!.length;
     out.push(`payload.${field} ${negated ? '!=' : '=='} ${JSON.stringify(raw.slice(at, at + m[3]!.length))}`);

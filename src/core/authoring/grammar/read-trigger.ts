@@ -57,10 +57,15 @@ export function readTrigger(
   ctx: RequestContext,
   said?: string,
 ): { event?: string; qualifiers?: Qualifier[] } {
+  // "on refund.requested", "when access.requested fires", or a catalog's type as a heading
+  // ("access.requested -> ...", arrows read as colons).
+  const typeHeading = /(?:^|[.;!?]\s+)\s*`?([a-z][a-z0-9_-]*\.[a-z][a-z0-9_.-]*[a-z0-9])`?(?=\s*:)/.exec(
+    buf.text,
+  );
   const literal =
-    /\b(?:on|when|event|after)\s+(?:the\s+)?(?:event\s+)?`?([a-z][a-z0-9_-]*\.[a-z][a-z0-9_.-]*[a-z0-9])`?/.exec(
+    /\b(?:on|when|whenever|event|after)\s+(?:the\s+)?(?:event\s+)?`?([a-z][a-z0-9_-]*\.[a-z][a-z0-9_.-]*[a-z0-9])`?(?:\s+(?:fires|comes in|arrives|happens|lands|is emitted))?/.exec(
       buf.text,
-    );
+    ) ?? (typeHeading && ctx.events?.some((e) => e.type === typeHeading[1]) ? typeHeading : null);
   if (literal) {
     cutOut(buf, literal);
     const type = literal[1]!;
