@@ -11,14 +11,7 @@
  */
 
 import type { EventShape } from '../compiled-request.ts';
-import {
-  ACTION_GROUPS,
-  EVENT_VERB_GROUPS,
-  FILLER,
-  GENERIC_VERBS,
-  groupOf,
-  lemmas,
-} from '../request-words.ts';
+import { EVENT_VERB_GROUPS, FILLER, GENERIC_VERBS, groupOf, lemmas } from '../request-words.ts';
 import { askedAt, namesTool } from './asked-for.ts';
 import { eventByValues } from './event-by-value.ts';
 import { eventByVerb, namesEventVerb } from './event-verb-forms.ts';
@@ -28,7 +21,6 @@ import { spelledAs } from './one-slip-apart.ts';
 import type { Qualifier } from './qualifier.ts';
 import { signoffAsTime } from './read-signoff.ts';
 import { cutOut, knownWords, listOr, type RequestContext, type RequestText } from './request-context.ts';
-import { toolWords } from './tool-words.ts';
 import { heading, isActionWord } from './trigger-heading.ts';
 import {
   clauseWords,
