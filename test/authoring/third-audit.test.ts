@@ -14,6 +14,7 @@ import {
   BLIND3_DIR,
   BLIND6_DIR,
   BLIND8_DIR,
+  BLIND9_DIR,
   BLIND10_DIR,
   BLIND11_DIR,
   loadCorpus,
@@ -205,4 +206,34 @@ test('"on attempt 4" is the attempt field’s one value', () => {
     'subscriptions',
   );
   assert.equal(when(d), 'payload.attempt == 4');
+});
+
+test('wrong drafts a fourth audit found (fresh requests again): each drafted as said or asked', () => {
+  // A duration said after "wait" is a wait, never how long access lasts.
+  const grant = draft('grant it but wait a day first', BLIND2_DIR, 'access-request');
+  assert.equal(grant.publishable, false);
+  assert.doesNotMatch(JSON.stringify(grant.spec ?? grant.partial ?? {}), /"duration_days":1/);
+  // The object of the first action bounded: the approval is for those under fifty too.
+  const approve = draft(
+    'approve expense reports with an amount under fifty, and reimburse those too',
+    BLIND11_DIR,
+    'expense-report',
+  );
+  assert.equal(when(approve), 'payload.amount_usd < 50');
+  // "except equipment over a grand" drafted as approving only what is over a grand is asked about.
+  const except = draft('approve everything except equipment over a grand', BLIND11_DIR, 'expense-report');
+  assert.equal(except.publishable, false);
+  assert.ok(except.questions.some((q) => q.question.includes('"except equipment over a grand"')));
+  // "vip orders" are no damaged orders: an event named for a state unsaid is not assumed.
+  const vip = draft('tag vip orders', BLIND9_DIR, 'shipping');
+  assert.equal(vip.publishable, false);
+  assert.ok(vip.questions.some((q) => /Which event starts this workflow/.test(q.question)));
+  // "opened by email" tests the channel.
+  const desk = { tools: supportDeskCatalog(), events: catalogOf(BLIND2_DIR, 'support-desk').events };
+  const email = draftSpec(compileRequest('tag tickets opened by email "email"', desk), desk);
+  assert.equal(when(email), 'payload.channel == "email"');
+  // "tag everything" names which tickets, never the tag.
+  const all = draft('tag everything', BLIND9_DIR, 'ticket-triage');
+  assert.equal(all.publishable, false);
+  assert.doesNotMatch(JSON.stringify(all.spec ?? all.partial ?? {}), /"tag":"everything"/);
 });

@@ -67,21 +67,28 @@ export function droppedExclusion(
   return undefined;
 }
 
-/** A number said as a bound: "under 85", "more than 14", "5+", "at least 3", "85 or more". */
+/**
+ * A number said as a bound: "under 85", "more than 14", "5+", "at least 3", "85 or more"; or said in
+ * words ("over a grand", "under fifty"), whose number is not read here (any number it is).
+ */
 const SAID_BOUND =
-  /\b(?:(under|below|less than|fewer than|lower than|over|above|more than|greater than|higher than|at least|at most|no more than)\s+\$?([0-9][0-9,]*(?:\.[0-9]+)?)|\$?([0-9][0-9,]*(?:\.[0-9]+)?)\s*(\+|or more|or over|or above|or less|or fewer|or under))/g;
+  /\b(?:(under|below|less than|fewer than|lower than|over|above|more than|greater than|higher than|at least|at most|no more than)\s+(?:\$?([0-9][0-9,]*(?:\.[0-9]+)?)|(?:a |an )?[a-z]+)|\$?([0-9][0-9,]*(?:\.[0-9]+)?)\s*(\+|or more|or over|or above|or less|or fewer|or under))/g;
 
 /** Whether `said` ("the score is under 85") has a draft comparison on its number pointing its way. */
 function keptThoughLeftOut(said: string, comparisons: readonly Comparison[]): boolean {
   for (const b of said.matchAll(SAID_BOUND)) {
     const words = b[1] ?? b[4]!;
-    const n = Number((b[2] ?? b[3]!).replace(/,/g, ''));
+    const digits = b[2] ?? b[3];
+    const n = digits === undefined ? undefined : Number(digits.replace(/,/g, ''));
     const below = /under|below|less|fewer|lower|at most|no more/.test(words);
-    const field = naming(said.slice(0, b.index), comparisons).map((c) => c.path);
+    // (The field the words before it name, when they name a number's: "equipment over a grand" names none.)
+    const field = naming(said.slice(0, b.index), comparisons)
+      .filter((c) => typeof c.value === 'number')
+      .map((c) => c.path);
     const same = comparisons.filter(
       (c) =>
         (field.length === 0 || field.includes(c.path)) &&
-        c.value === n &&
+        (n === undefined ? typeof c.value === 'number' : c.value === n) &&
         (below ? c.op === '<' || c.op === '<=' : c.op === '>' || c.op === '>='),
     );
     if (same.length > 0) return true;

@@ -32,6 +32,8 @@ const HEADING =
 function saidOfEvents(text: string, at: number, event: string | undefined, ctx: RequestContext): boolean {
   const shape = ctx.events?.find((e) => e.type === event);
   const values = sampleValues(shape ? [shape] : []);
+  // ("with an amount under fifty": the words of its fields name them too.)
+  for (const f of shape?.payload ?? []) for (const part of f.split('_')) values.add(part);
   // (A bound said as a condition of its own, "if the amount is ...", is read where it stands.)
   const clause = /^\s*(?:if|only if|as long as|provided)\b/.test(text.slice(at));
   return (text.slice(0, at).match(/[a-z0-9'-]+/g) ?? []).every(
@@ -46,13 +48,14 @@ function saidOfEvents(text: string, at: number, event: string | undefined, ctx: 
 }
 
 /**
- * Whether the request starts with actions sharing one object whose words only name the events,
- * up to `at`: "approve + reimburse travel expenses under $300" (never "reply, then refund anyone
- * under $50", whose reply is for everyone).
+ * Whether the request starts with actions whose object's words only name the events, up to `at`:
+ * "approve + reimburse travel expenses under $300", "approve expense reports with an amount under
+ * fifty, and reimburse those too" (never "reply, then refund anyone under $50", whose reply is for
+ * everyone: the words before the bound say another action).
  */
 function sharedObject(text: string, at: number, event: string | undefined, ctx: RequestContext): boolean {
   const a = leadingActions(text, at);
-  return a !== undefined && a.verbs > 1 && saidOfEvents(text.slice(a.end), at - a.end, event, ctx);
+  return a !== undefined && saidOfEvents(text.slice(a.end), at - a.end, event, ctx);
 }
 
 /** The action verbs the text starts with, before `at` ("approve + reimburse "): how many, and where they end. */

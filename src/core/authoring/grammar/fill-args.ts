@@ -23,6 +23,7 @@ import { usdOfDigits } from './read-amounts.ts';
 import type { Clause } from './read-clauses.ts';
 import { askUnknownValues } from './read-unknown-values.ts';
 import { type ArgSchema, listOr, type RequestContext } from './request-context.ts';
+import { STAND_INS } from './trigger-words.ts';
 import { unlistedValue } from './unlisted-value.ts';
 import { askValueOfEvents } from './value-of-events.ts';
 
@@ -137,6 +138,9 @@ export function fillArgs(
     if (
       bare &&
       !FILLER.has(bare[1]!) &&
+      // ("tag everything": which ones, never the tag.)
+      !STAND_INS.has(bare[1]!) &&
+      !/^(?:all|any|each|every|everyone|everybody|anyone|anybody)$/.test(bare[1]!) &&
       wordsOf(n).has(bare[1]!) === false &&
       (n === 'tag' || n === 'label' || n === 'status' || n === 'reason')
     )

@@ -5,6 +5,10 @@ import { spelledAs } from './one-slip-apart.ts';
 import type { RequestContext } from './request-context.ts';
 import { splitType } from './trigger-words.ts';
 
+/** Verbs of an event type that say only that it happened: an alert fired, an order was placed. */
+const ARRIVALS =
+  /^(?:fired|triggered|placed|posted|logged|started|scheduled|booked|joined|hired|signed_up|registered|generated|detected|issued)$/;
+
 /**
  * The event a request means when it names none that the trigger grammar reads: the one event of the
  * catalog whose noun the request uses (narrowed by the verbs it uses when several do), or the
@@ -62,6 +66,14 @@ export function inferEvent(text: string, ctx: RequestContext): string | undefine
     why = 'the request names no event, and the catalog knows only this one';
   }
   if (found.length !== 1) return undefined;
+  // "tag vip orders" is no "tag damaged orders": an event named for a state its noun is in
+  // (order.damaged, package.lost) is assumed only when the request says that state.
+  const verb = splitType(found[0]!.type)[1];
+  const arrives = EVENT_VERB_GROUPS.slice(0, 2).flat().includes(verb) || ARRIVALS.test(verb);
+  const verbSaid = words.some((w) =>
+    lemmas(w).some((l) => lemmas(verb).includes(l) || (groupOf(EVENT_VERB_GROUPS, verb) ?? []).includes(l)),
+  );
+  if (/ed$/.test(verb) && !arrives && !verbSaid && events.length > 1) return undefined;
   ctx.assumptions.push(`The workflow starts on ${found[0]!.type}: ${why}.`);
   return found[0]!.type;
 }

@@ -260,7 +260,9 @@ export function readArgPhrases(buf: RequestText, event: string | undefined, ctx:
     for (const d of durationSpans(words, timed.unit).reverse()) {
       // "48h to respond": the time to answer in, never a reply of its own.
       const answer = words[d.to + 1] === 'to' && /^(?:respond|reply|answer)$/.test(words[d.to + 2] ?? '');
-      if (!isTest(d.from)) put(d.from, answer ? d.to + 2 : d.to, String(d.value), timed.names);
+      // "wait a day first", "after waiting two days": a time to wait, never how long access lasts.
+      const wait = /^(?:wait|waiting|waits|delay|delaying|sleep|pause|hold)$/.test(words[d.from - 1] ?? '');
+      if (!isTest(d.from) && !wait) put(d.from, answer ? d.to + 2 : d.to, String(d.value), timed.names);
     }
   }
   // "message 'Critical: ' followed by the summary", "message 'search is unhappy'", "title it

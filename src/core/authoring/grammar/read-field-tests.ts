@@ -82,9 +82,9 @@ export function readFieldTests(
     out.push(`payload.${field} ${negated ? '!=' : '=='} ${JSON.stringify(raw.slice(at, at + m[3]!.length))}`);
     cutOut(buf, m);
   }
-  // "unless it came in by chat", "that came in via email": the event's one channel field.
+  // "unless it came in by chat", "that came in via email", "tickets opened by email": the event's one channel field.
   const via =
-    /\b(unless|except if|that|which|if|when)? ?(?:it |they )?(?:came in|comes in|arrived|arrives|was sent|were sent|is sent|was opened|came) (?:by|via|through|over|on|from) (?:the )?([a-z][a-z0-9_-]*)(?: ([a-z][a-z0-9-]*)(?=\s*(?:$|[,.;:!?)]|\b(?:and|or|but|then)\b)))?\b/g;
+    /\b(unless|except if|that|which|if|when)? ?(?:it |they )?(?:came in|comes in|arrived|arrives|was sent|were sent|is sent|was opened|came|opened|created|submitted|raised|received) (?:by|via|through|over|on|from) (?:the )?([a-z][a-z0-9_-]*)(?: ([a-z][a-z0-9-]*)(?=\s*(?:$|[,.;:!?)]|\b(?:and|or|but|then)\b)))?\b/g;
   for (const m of [...buf.text.matchAll(via)]) {
     const fields = shape.payload.filter((p) =>
       p.split('_').some((x) => /^(?:channel|source|via|medium)$/.test(x)),
