@@ -114,9 +114,24 @@ test('"{field}" in a text is a placeholder, as "<field>" is', () => {
   );
   assert.equal(d.publishable, true);
   assert.match(JSON.stringify(d.spec?.steps), /Your request for \{\{event\.payload\.system\}\} access/);
-  // "[auto]" is the text's own.
-  const sev3 = draft('for warnings open a sev3 titled "[auto] <service>: <summary>"', BLIND3_DIR, 'ops');
-  assert.doesNotMatch(JSON.stringify(sev3.questions), /\[auto\]/);
+  // "[auto]" is the text's own, and so are capitals in braces ("{SAVE10}").
+  const sev3 = draft(
+    'for warnings open a sev3 titled "[auto] <service>: <summary>"',
+    BLIND8_DIR,
+    'oncall-escalation',
+  );
+  assert.equal(sev3.publishable, true, JSON.stringify(sev3.questions));
+  assert.match(
+    JSON.stringify(sev3.spec?.steps),
+    /"\[auto\] \{\{event\.payload\.service\}\}: \{\{event\.payload\.summary\}\}"/,
+  );
+  const code = draft(
+    'message the requester "Your request is in the queue, use code {SAVE10}" whenever they request access',
+    BLIND2_DIR,
+    'access-request',
+  );
+  assert.equal(code.publishable, true, JSON.stringify(code.questions));
+  assert.match(JSON.stringify(code.spec?.steps), /use code \{SAVE10\}/);
 });
 
 test('"except production and payroll" leaves out both: a draft leaving out one is asked about', () => {
@@ -210,9 +225,18 @@ test('"on attempt 4" is the attempt field’s one value', () => {
 
 test('wrong drafts a fourth audit found (fresh requests again): each drafted as said or asked', () => {
   // A duration said after "wait" is a wait, never how long access lasts.
-  const grant = draft('grant it but wait a day first', BLIND2_DIR, 'access-request');
-  assert.equal(grant.publishable, false);
-  assert.doesNotMatch(JSON.stringify(grant.spec ?? grant.partial ?? {}), /"duration_days":1/);
+  for (const request of [
+    'grant it but wait a day first',
+    'when access is requested, wait a day, then grant it',
+  ]) {
+    const grant = draft(request, BLIND2_DIR, 'access-request');
+    assert.equal(grant.publishable, false, request);
+    assert.ok(!grant.readBack?.assumed?.some((a) => a.includes('duration_days')), request);
+    assert.ok(
+      grant.questions.some((q) => q.question.includes('wait a day')),
+      request,
+    );
+  }
   // The object of the first action bounded: the approval is for those under fifty too.
   const approve = draft(
     'approve expense reports with an amount under fifty, and reimburse those too',
@@ -236,4 +260,100 @@ test('wrong drafts a fourth audit found (fresh requests again): each drafted as 
   const all = draft('tag everything', BLIND9_DIR, 'ticket-triage');
   assert.equal(all.publishable, false);
   assert.doesNotMatch(JSON.stringify(all.spec ?? all.partial ?? {}), /"tag":"everything"/);
+});
+
+test('what a review of these readings found: each reads as the words say', () => {
+  const cases: [string, string, string, string][] = [
+    // "don't" governs its own clause only: the cancel is for every plan but basic.
+    [
+      "policy lapsed: don't email the holder, cancel the policy for non-payment unless the plan is basic",
+      BLIND11_DIR,
+      'claims',
+      'payload.plan != "basic"',
+    ],
+    [
+      'policy lapsed: cancel it for non-payment unless autopay is off',
+      BLIND11_DIR,
+      'claims',
+      'payload.autopay == true',
+    ],
+    // "but" past an article turns the value around.
+    [
+      'when access is requested for any system but the payroll one, grant it',
+      BLIND2_DIR,
+      'access-request',
+      'payload.system != "payroll"',
+    ],
+    ['page on-call for every alert but the warnings', BLIND3_DIR, 'ops', 'payload.severity != "warning"'],
+    // A value beside the events' noun, turned around by the words before it.
+    [
+      'payout requests not from new sellers: send the payout, max $500',
+      BLIND10_DIR,
+      'payouts',
+      'payload.seller_tier != "new"',
+    ],
+    // The list of an exclusion stops at the next action.
+    [
+      'when a refund is requested, refund it up to $50, but not for enterprise customers and tag it refunded',
+      BLIND_DIR,
+      'support-desk',
+      'payload.customer_tier != "enterprise"',
+    ],
+    // "request" names the payout event here: request_finance_approval is no tool for payouts.
+    ['request finance approval for payouts over $1000', BLIND10_DIR, 'payouts', 'payload.amount_usd > 1000'],
+    // A currency said of the events' noun.
+    [
+      'If the invoice is USD and under 5,000, match it and pay it.',
+      BLIND6_DIR,
+      'invoice-approval',
+      'payload.currency == "USD"',
+    ],
+  ];
+  for (const [request, dir, name, test] of cases) {
+    const d = draft(request, dir, name);
+    assert.equal(d.publishable, true, `${request}: ${JSON.stringify(d.questions)}`);
+    assert.equal(when(d), test, request);
+  }
+  // "never pay without matching" asks for the match: no question about leaving it out.
+  const never = draft(
+    'for invoices under $1000, never schedule payment without matching the PO first',
+    BLIND6_DIR,
+    'invoice-approval',
+  );
+  assert.equal(never.publishable, true, JSON.stringify(never.questions));
+  // "opened by the customer" says who, not how: no test of the channel.
+  const desk = { tools: supportDeskCatalog(), events: catalogOf(BLIND2_DIR, 'support-desk').events };
+  const who = draftSpec(compileRequest('tag tickets opened by the customer "new"', desk), desk);
+  assert.doesNotMatch(JSON.stringify(who.spec ?? who.partial ?? {}), /channel/);
+  // A final full stop, and "or later" is no single value.
+  assert.equal(
+    when(
+      draft(
+        'cancel the subscription immediately when payment fails on attempt 4.',
+        BLIND8_DIR,
+        'subscriptions',
+      ),
+    ),
+    'payload.attempt == 4',
+  );
+  const later = draft(
+    'cancel the subscription immediately when payment fails on attempt 3 or later',
+    BLIND8_DIR,
+    'subscriptions',
+  );
+  assert.doesNotMatch(JSON.stringify(later.spec ?? later.partial ?? {}), /attempt == 3/);
+});
+
+test('an amount worked out from another ("$5 less than asked") is asked about, never moved as $5', () => {
+  for (const request of [
+    'refund requests: refund $5 less than asked',
+    'refund requests: refund the amount minus $5, cap 50',
+  ]) {
+    const d = draft(request, BLIND_DIR, 'support-desk');
+    assert.equal(d.publishable, false, request);
+    assert.ok(
+      d.questions.some((q) => /an amount worked out from another/.test(q.question)),
+      request,
+    );
+  }
 });

@@ -51,7 +51,7 @@ import { readNamedTexts } from './grammar/read-named-texts.ts';
 import { numberConditions, readNumberTests } from './grammar/read-number-tests.ts';
 import { readOtherwise } from './grammar/read-otherwise.ts';
 import { readOutcomeTest } from './grammar/read-outcome-tests.ts';
-import { fillPlaceholders, PLACEHOLDER } from './grammar/read-placeholders.ts';
+import { fillPlaceholders, textAround } from './grammar/read-placeholders.ts';
 import { readRoutes } from './grammar/read-routes.ts';
 import { readNoSignoff, readSignoffAsks } from './grammar/read-signoff.ts';
 import { quoteUnquoted, readSpelling } from './grammar/read-spelling.ts';
@@ -304,13 +304,8 @@ function askUnusedTexts(drafted: { triggers: unknown; steps: unknown }, ctx: Req
   const used = JSON.stringify(drafted).toLowerCase();
   for (const q of new Set(ctx.quotes)) {
     // (A placeholder in it, "<invoice number>", "{score}", is a template in the draft: the rest must be there.)
-    const parts = q
-      .replace(/[.!?]$/, '')
-      .trim()
-      .toLowerCase()
-      .replace(PLACEHOLDER, '\u0000')
-      .split('\u0000')
-      .map((p) => JSON.stringify(p.trim()).slice(1, -1))
+    const parts = textAround(q.replace(/[.!?]$/, '').trim())
+      .map((p) => JSON.stringify(p.trim().toLowerCase()).slice(1, -1))
       .filter((p) => p !== '');
     if (parts.length > 0 && !parts.every((p) => used.includes(p)))
       ctx.questions.push({

@@ -1,12 +1,12 @@
 /**
- * A destructive step given a fixed value of a field its event tests for another value: "grant
- * editor access on analytics or crm" drafted as `grant_access(system: crm)` for the events whose
- * `system == "analytics"` grants CRM to whoever asked for analytics. A fixed value over the event's
- * own ("grant read access" to every request, "whatever role they asked for") is a reading the
- * words can mean and is left alone; one the draft's own test contradicts is asked about, as is one
+ * A destructive step's fixed value over what its event says. One the draft's own test contradicts
+ * is asked about: "grant editor access on analytics or crm" drafted as `grant_access(system: crm)`
+ * for the events whose `system == "analytics"` grants CRM to whoever asked for analytics; so is one
  * beside a test of another field for another value the argument takes ("remove posts reported for
- * spam or harassment" drafted as a removal of spam posts with reason harassment). Read on
- * the draft as drafted, so it holds whatever compiled it. Pure.
+ * spam or harassment" drafted as a removal of spam posts with reason harassment). One no test
+ * reads at all is asked about too, unless it is a level, a reason or a class, or the words say it
+ * goes to every event (`untestedConstants`). Read on the draft as drafted, so it holds whatever
+ * compiled it. Pure.
  */
 import { allSteps, isToolStep } from '../spec/flow-steps.ts';
 import type { WorkflowSpec } from '../spec/workflow-spec.ts';
@@ -40,7 +40,7 @@ const LEVEL = /(?:^|_)(?:role|level|permission|permissions|access|scope|tier|mod
 const WHY = /(?:^|_)(?:reason|category|type|kind|class|cause|note)(?:_|$)/;
 
 /** Words that say the event's own value does not matter: "regardless of the role asked for", "whatever role". */
-const WHATEVER = /\b(?:regardless of|whatever|no matter|irrespective of|any)\b/;
+const WHATEVER = /\b(?:regardless of|whatever|no matter|irrespective of)(?:\s+\w+){0,3}|\bany/;
 
 /**
  * "make it so viewer access to analytics is granted automatically" drafted as a grant of
@@ -79,11 +79,7 @@ export function untestedConstants(
     );
     for (const [arg, value] of fixed) {
       if ((LEVEL.test(arg) && fixed.length === 1) || WHY.test(arg)) continue;
-      if (
-        new RegExp(String.raw`${WHATEVER.source}(?:\s+\w+){0,3}\s+${arg.replace(/_/g, '[ _]')}s?\b`).test(
-          text,
-        )
-      )
+      if (new RegExp(String.raw`(?:${WHATEVER.source})\s+${arg.replace(/_/g, '[ _]')}s?\b`).test(text))
         continue;
       for (const tr of spec.triggers)
         if (catalog.events?.find((e) => e.type === tr.event)?.payload.includes(arg))

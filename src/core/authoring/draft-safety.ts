@@ -200,6 +200,10 @@ function amountTests(
  * The safety questions of a draft: empty when every check holds. `readBackText` is the read-back
  * shown for confirmation; `assumptions` what the compiler assumed.
  */
+/** An amount worked out from another: "$5 less than asked", "minus $5", "plus 10", "80% of", "half of", "double". */
+const RECKONED =
+  /(?:\$?[0-9][0-9,.]*\s*(?:dollars|bucks|usd)?\s+(?:less|more|fewer|lower|higher)\s+than\s+(?:what\s+|the\s+)?(?:they\s+|he\s+|she\s+|the customer\s+)?(?:asked|requested|claimed|wanted|due|owed|amount|paid|charged)|\b(?:minus|plus|less)\s+\$?[0-9]|\b[0-9]+\s*%\s*(?:of|off)\b|\b(?:half|a third|a quarter|double|twice)\s+(?:of\s+)?(?:what|the amount|the refund|it)\b)/i;
+
 export function draftSafety(
   spec: WorkflowSpec,
   request: string,
@@ -239,6 +243,12 @@ export function draftSafety(
     }
     const foreign = foreignAmount(request);
     if (foreign !== undefined) ask(foreignAmountQuestion(foreign));
+    // "refund $5 less than asked", "the amount minus $5", "80% of it": no step computes an amount.
+    const reckoned = RECKONED.exec(request);
+    if (reckoned)
+      ask(
+        `The request says "${reckoned[0].trim()}", an amount worked out from another, but no step can work one out: the draft moves an amount as it stands. Which amount should it move?`,
+      );
   }
   // The amount moved is the one the words name, never one they negate or another field.
   for (const q of moneySourceQuestions(spec, request, catalog)) ask(q);
@@ -270,7 +280,14 @@ export function draftSafety(
   // (A read too, when told not to in so many words: "schedule payment without matching" drafted
   // with a match step, added because the payment reads what a match returns, does what the words
   // forbid; "if it doesn't match" is a test, no ban.)
-  const outright = (b: NegatedAction) => /^(?:don'?t|do not|never|without|no need to|skip)\b/.test(b.words);
+  // ("never pay without matching the PO" asks for the match.)
+  const lower = request.toLowerCase().replace(/[\u2018\u2019]/g, "'");
+  const outright = (b: NegatedAction) =>
+    /^(?:don'?t|do not|never|without|no need to|skip)\b/.test(b.words) &&
+    !(
+      b.words.startsWith('without') &&
+      /\b(?:never|don'?t|do not|not|no)\b[^.;,!?]*$/.test(lower.slice(0, Math.max(0, lower.indexOf(b.words))))
+    );
   for (const n of used) {
     const tool = byName.get(n);
     if (!tool) continue;

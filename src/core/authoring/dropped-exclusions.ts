@@ -10,17 +10,37 @@ import { isChooseStep, toolSteps } from '../spec/flow-steps.ts';
 import type { WorkflowSpec } from '../spec/workflow-spec.ts';
 import type { ToolDescriptor } from '../tools/tool-descriptor.ts';
 import { draftTests } from './draft-tests.ts';
-import { NOT_A_BAN } from './negated-actions.ts';
+import { NUMBER_WORDS } from './grammar/read-spelling.ts';
+import { forbidsUnless, NOT_A_BAN } from './negated-actions.ts';
 import { requestOwnWords } from './request-own-words.ts';
-import { FILLER, lemmas } from './request-words.ts';
+import { FILLER, isActionVerb, lemmas } from './request-words.ts';
 import { type Comparison, comparisonsOf } from './test-comparisons.ts';
 
 /** "but not X", "except (for) X", "excluding X", "other than X", "apart from X", "not for X", ", not X", "unless X". */
 const EXCLUSION =
   /(?:\b(?:but not|except(?: for)?|excluding|other than|apart from|aside from|not for|never for|unless)|[,;]\s*not)\s+([^.,;:!?\n]+)/g;
 
-/** Whether a comparison leaves events out by what it names: `!=`, `== false`, a bound. */
-const leavesOut = (c: Comparison) => c.op !== '==' || c.value === false;
+/**
+ * The items an exclusion says: the sides of its "or" ("unless" reads "and" itself), or of its list
+ * ("except production and payroll"), up to an action said after it ("but not for enterprise
+ * customers and tag it refunded": the tag is no item).
+ */
+function listed(said: string, unless: boolean): string[] {
+  const parts = said.split(unless ? /\s+or\s+/ : /\s+(?:or|and|&)\s+/);
+  const action = parts.findIndex((p, i) => i > 0 && (/^then\b/.test(p) || isActionVerb(p.split(/\s+/)[0]!)));
+  return action < 0 ? parts : parts.slice(0, action);
+}
+
+/**
+ * Whether a comparison leaves out the events `said` names: `!=`, a bound, or a yes/no test for the
+ * other side of what the words say ("unless autopay is off": `autopay == true`; "unless verified":
+ * `verified == false`).
+ */
+function leavesOut(c: Comparison, said: string): boolean {
+  if (typeof c.value !== 'boolean' || (c.op !== '==' && c.op !== '!=')) return c.op !== '==';
+  const yes = !/\b(?:off|no|false|not|without|disabled|none|never)\b|\bun[a-z]{3,}|\bnon-?[a-z]/.test(said);
+  return (c.op === '==' ? c.value : !c.value) !== yes;
+}
 
 /**
  * The first exclusion of `request` no test of the draft leaves out: one no comparison names (a
@@ -38,7 +58,7 @@ export function droppedExclusion(
   // (Each side of an "or" on its own: "unless it's over 1000 or it's a home claim"; and each of a
   // list: "except production and payroll" leaves out both.)
   for (const m of t.matchAll(EXCLUSION))
-    for (const part of m[1]!.split(m[0].startsWith('unless') ? /\s+or\s+/ : /\s+(?:or|and|&)\s+/)) {
+    for (const part of listed(m[1]!, m[0].startsWith('unless'))) {
       const rest = part.trim();
       // "unless ... or the score is under 85": a test that keeps what it says (`score < 85`) acts on
       // exactly the events the words leave out.
@@ -60,19 +80,21 @@ export function droppedExclusion(
       if (m[0].startsWith(',') && contrasts(rest, m.index, t, spec, tools)) continue;
       // Read where a comparison that leaves out names one of its words ("but not home claims").
       // "don't build it unless identity is verified": only those, read by a comparison that keeps them.
-      const doubled =
-        m[0].startsWith('unless') && /\b(?:don'?t|do not|never)\b[^.;!?]*$/.test(t.slice(0, m.index));
-      if (!naming(rest, comparisons).some((c) => leavesOut(c) !== doubled)) return m[0].trim();
+      const doubled = m[0].startsWith('unless') && forbidsUnless(t.slice(0, m.index));
+      if (!naming(rest, comparisons).some((c) => leavesOut(c, rest) !== doubled)) return m[0].trim();
     }
   return undefined;
 }
 
 /**
  * A number said as a bound: "under 85", "more than 14", "5+", "at least 3", "85 or more"; or said in
- * words ("over a grand", "under fifty"), whose number is not read here (any number it is).
+ * words ("over a grand", "under fifty", never "under review"), whose number is not read here (any
+ * number it is).
  */
-const SAID_BOUND =
-  /\b(?:(under|below|less than|fewer than|lower than|over|above|more than|greater than|higher than|at least|at most|no more than)\s+(?:\$?([0-9][0-9,]*(?:\.[0-9]+)?)|(?:a |an )?[a-z]+)|\$?([0-9][0-9,]*(?:\.[0-9]+)?)\s*(\+|or more|or over|or above|or less|or fewer|or under))/g;
+const SAID_BOUND = new RegExp(
+  String.raw`\b(?:(under|below|less than|fewer than|lower than|over|above|more than|greater than|higher than|at least|at most|no more than)\s+(?:\$?([0-9][0-9,]*(?:\.[0-9]+)?)|(?:a |an )?(?:grand|${NUMBER_WORDS})\b)|\$?([0-9][0-9,]*(?:\.[0-9]+)?)\s*(\+|or more|or over|or above|or less|or fewer|or under))`,
+  'g',
+);
 
 /** Whether `said` ("the score is under 85") has a draft comparison on its number pointing its way. */
 function keptThoughLeftOut(said: string, comparisons: readonly Comparison[]): boolean {

@@ -30,6 +30,15 @@ export function notABan(rest: string): boolean {
   return NOT_A_BAN.test(approve ? rest.slice(approve[0].length) : rest);
 }
 
+/**
+ * Whether the words just before an "unless" forbid its own action, in one clause ("don't build the
+ * export unless identity is verified": build it only when it is). Never across a comma, a colon,
+ * "and", "then" or "but": "don't email the holder, cancel the policy unless the plan is basic"
+ * cancels every plan but basic.
+ */
+export const forbidsUnless = (before: string): boolean =>
+  /\b(?:don'?t|do not|never)\s+[a-z]+(?:\s+(?!and\b|then\b|but\b)[a-z0-9'"-]+){0,5}\s*$/.test(before);
+
 /** The negations that may start a ban. */
 const NEGATION =
   /\b(?:don'?t|dont|do not|never|no|without|not|skip|hold off on|leave out)\s+(?:(?:ever|yet|even|actually|please|need to|have to|go|bother(?: to| with)?)\s+)*/g;

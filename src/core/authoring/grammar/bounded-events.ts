@@ -58,12 +58,12 @@ function sharedObject(text: string, at: number, event: string | undefined, ctx: 
   return a !== undefined && saidOfEvents(text.slice(a.end), at - a.end, event, ctx);
 }
 
-/** The action verbs the text starts with, before `at` ("approve + reimburse "): how many, and where they end. */
-function leadingActions(text: string, at: number): { verbs: number; end: number } | undefined {
+/** The action verbs the text starts with, before `at` ("approve + reimburse "): where they end. */
+function leadingActions(text: string, at: number): { end: number } | undefined {
   const m = /^\s*[a-z]+(?:\s*(?:\+|&|\band\b|\bn\b)\s*[a-z]+)*\s+/.exec(text.slice(0, at));
   if (!m) return undefined;
   const verbs = m[0].split(/\s*(?:\+|&|\band\b|\bn\b)\s*|\s+/).filter(Boolean);
-  return verbs.every((v) => isActionVerb(v)) ? { verbs: verbs.length, end: m[0].length } : undefined;
+  return verbs.every((v) => isActionVerb(v)) ? { end: m[0].length } : undefined;
 }
 
 export function boundedEvents(

@@ -1,10 +1,13 @@
 /** Which event a request means when it names none the trigger grammar reads (read-trigger.ts). */
 import type { EventShape } from '../compiled-request.ts';
 import { EVENT_VERB_GROUPS, FILLER, groupOf, lemmas } from '../request-words.ts';
+import { namesEventVerb } from './event-verb-forms.ts';
 import { spelledAs } from './one-slip-apart.ts';
 import type { RequestContext } from './request-context.ts';
 import { splitType } from './trigger-words.ts';
 
+/** The verb groups (request-words.ts) that say a thing arrived: requested, new / received. */
+const ARRIVING = ['requested', 'received'];
 /** Verbs of an event type that say only that it happened: an alert fired, an order was placed. */
 const ARRIVALS =
   /^(?:fired|triggered|placed|posted|logged|started|scheduled|booked|joined|hired|signed_up|registered|generated|detected|issued)$/;
@@ -31,15 +34,30 @@ export function inferEvent(text: string, ctx: RequestContext): string | undefine
   // Two subjects ("refund them and close the ticket") say nothing of which one starts it.
   if (new Set(found.map((e) => splitType(e.type)[0])).size > 1) return undefined;
   let why = `the request names no event, and ${found.length === 1 ? 'it is the only one about' : 'it is the one about'} ${found.length ? nounOf(found[0]!).join(' ') : ''}`;
+  // Whether `ws` say the event's verb, by any form, a word of its group or a noun of its stem
+  // ("lands", "failures" for payment_failed).
+  const says = (e: EventShape, ws: readonly string[]) => {
+    const verb = splitType(e.type)[1];
+    const group = groupOf(EVENT_VERB_GROUPS, verb) ?? [verb];
+    const stem = verb.replace(/e?d$/, '');
+    return ws.some(
+      (w) =>
+        lemmas(w).some((l) => group.includes(l) || lemmas(verb).includes(l)) ||
+        namesEventVerb(w, e) ||
+        (stem.length > 3 && w.startsWith(stem)),
+    );
+  };
   if (found.length > 1) {
-    // "Approve invoices under 500": a verb said bare, as a tool of the catalog is named
-    // (approve_invoice), is what the workflow does, not the event that starts it.
-    const acts = new Set(ctx.tools.map((t) => t.name.split('_')[0]!));
-    const says = (e: EventShape, ws: readonly string[]) => {
-      const verb = splitType(e.type)[1];
-      const group = groupOf(EVENT_VERB_GROUPS, verb) ?? [verb];
-      return ws.some((w) => lemmas(w).some((l) => group.includes(l) || lemmas(verb).includes(l)));
-    };
+    // "Approve invoices under 500": a verb said bare, as a tool for the event's noun is named
+    // (approve_invoice), is what the workflow does, not the event that starts it
+    // (request_finance_approval names no payout: "request" may still say payout.requested).
+    const nouns = new Set(found.flatMap(nounOf));
+    const acts = new Set(
+      ctx.tools.flatMap((t) => {
+        const [first, ...rest] = t.name.split('_');
+        return rest.some((r) => nouns.has(r)) ? [first!] : [];
+      }),
+    );
     const verbs = words.filter((w) => !acts.has(w));
     const done = found.filter((e) => says(e, words) && !says(e, verbs));
     found = found.filter((e) => says(e, verbs));
@@ -69,11 +87,8 @@ export function inferEvent(text: string, ctx: RequestContext): string | undefine
   // "tag vip orders" is no "tag damaged orders": an event named for a state its noun is in
   // (order.damaged, package.lost) is assumed only when the request says that state.
   const verb = splitType(found[0]!.type)[1];
-  const arrives = EVENT_VERB_GROUPS.slice(0, 2).flat().includes(verb) || ARRIVALS.test(verb);
-  const verbSaid = words.some((w) =>
-    lemmas(w).some((l) => lemmas(verb).includes(l) || (groupOf(EVENT_VERB_GROUPS, verb) ?? []).includes(l)),
-  );
-  if (/ed$/.test(verb) && !arrives && !verbSaid && events.length > 1) return undefined;
+  const arrives = ARRIVING.some((v) => groupOf(EVENT_VERB_GROUPS, v)?.includes(verb)) || ARRIVALS.test(verb);
+  if (/ed$/.test(verb) && !arrives && !says(found[0]!, words) && events.length > 1) return undefined;
   ctx.assumptions.push(`The workflow starts on ${found[0]!.type}: ${why}.`);
   return found[0]!.type;
 }

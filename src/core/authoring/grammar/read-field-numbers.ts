@@ -98,10 +98,11 @@ export function readFieldNumbers(buf: RequestText, ctx: RequestContext): FieldNu
   // "no open claims": a field of several words, none of it
   if (multi.length > 0)
     forms.push([new RegExp(String.raw`\bno\s+(${multi.join('|')})\b`, 'g'), (g) => [g[1], undefined, '0']]);
-  // "when payment fails on attempt 4", "at attempt #2": the one value
+  // "when payment fails on attempt 4", "at attempt #2": the one value ("on attempt 3 or later" is
+  // a bound, left to the other forms or asked)
   forms.push([
     new RegExp(
-      String.raw`\b(?:on|at)\s+(?:the\s+)?${NAME}\s+(?:#\s*|no\.?\s*|number\s+)?([0-9]{1,3})(?![0-9a-z$%.])`,
+      String.raw`\b(?:on|at)\s+(?:the\s+)?${NAME}\s+(?:#\s*|no\.?\s*|number\s+)?([0-9]{1,3})(?![0-9a-z$%]|\.[0-9]|\s*(?:\+|or\b|and\b|onwards?\b|plus\b))`,
       'g',
     ),
     (g) => [g[1], undefined, g.at(-1)],

@@ -11,10 +11,11 @@
  * A word no field holds is a question, never dropped.
  */
 import type { EventShape } from '../compiled-request.ts';
+import { forbidsUnless } from '../negated-actions.ts';
 import { isActionVerb, lemmas } from '../request-words.ts';
 import { classValues, note, shownByOthers } from './class-fields.ts';
 import { flagQualifierTest, flagValueOf, readFlags, turnedFlags } from './flag-fields.ts';
-import { pairedValue, twoWordValue } from './paired-values.ts';
+import { pairedValue } from './paired-values.ts';
 import { fieldByPattern } from './patterned-values.ts';
 import type { Qualifier } from './qualifier.ts';
 import { noteFieldWord } from './read-coverage.ts';
@@ -22,7 +23,7 @@ import { readNamedValues } from './read-named-values.ts';
 import { cutOut, knownWords, type RequestContext, type RequestText } from './request-context.ts';
 import { shortFormOf } from './value-short-forms.ts';
 import { isChannelWord, severityOf } from './value-words.ts';
-import { channelField, readValuesByNoun } from './values-by-noun.ts';
+import { channelField, readValuesByNoun, readWayIn } from './values-by-noun.ts';
 
 /**
  * Words a comparison starts with, never a value ("under the deductible", "over a year old"), and
@@ -57,6 +58,15 @@ export function readFieldTests(
   const is =
     /\b(unless|except(?: when| if)?|but not(?: when| if)?|not (?:when|if)|only (?:if|when)|if|when|where) (?:the |its |their )?([a-z][a-z_]*(?: [a-z][a-z_]*)?) (?:is|equals) (?:not )?(?:a |an |the )?([a-z0-9][a-z0-9_-]*(?: (?!and\b|then\b|or\b|but\b)[a-z0-9][a-z0-9_-]*){0,3})(?=\s*(?:$|[,.;!?:]|\band\b|\bthen\b|\bor\b|\bbut\b))/g;
   for (const m of [...buf.text.matchAll(is)]) {
+    // "if the invoice is USD": the events' own noun, with a value one field holds.
+    if (!fieldNamed(m[2]!) && isEventNoun(m[2]!, shape) && !m[3]!.includes(' ')) {
+      const hit = fieldForValue(m[3]!, shape, ctx);
+      if (hit === undefined) continue;
+      const negated = NEGATIONS.test(m[1]!) !== / is not /.test(m[0]);
+      out.push(`payload.${hit.field} ${negated ? '!=' : '=='} ${JSON.stringify(hit.value)}`);
+      cutOut(buf, m);
+      continue;
+    }
     const field = fieldNamed(m[2]!);
     if (!field) continue;
     // "if the reason is never arrived refund it": the value ends before an action, never takes it in.
@@ -64,8 +74,7 @@ export function readFieldTests(
     // "if the claim is under the deductible": a comparison or a place, no value of `claim_type`.
     if (NO_VALUE.test(m[3]!)) continue;
     // ("don't build the export unless identity is verified": only when it is.)
-    const doubled =
-      m[1] === 'unless' && /\b(?:don'?t|do not|never)\b[^.;!?]*$/.test(buf.text.slice(0, m.index));
+    const doubled = m[1] === 'unless' && forbidsUnless(buf.text.slice(0, m.index));
     const negated = (NEGATIONS.test(m[1]!) && !doubled) !== / is not /.test(m[0]);
     // "unless identity is verified": a yes/no field said by its own word, or a yes or a no, is true or false.
     const yes = shape.flags?.includes(field) ? flagValueOf(m[3]!, field) : undefined;
@@ -82,25 +91,12 @@ export function readFieldTests(
     out.push(`payload.${field} ${negated ? '!=' : '=='} ${JSON.stringify(raw.slice(at, at + m[3]!.length))}`);
     cutOut(buf, m);
   }
-  // "unless it came in by chat", "that came in via email", "tickets opened by email": the event's one channel field.
-  const via =
-    /\b(unless|except if|that|which|if|when)? ?(?:it |they )?(?:came in|comes in|arrived|arrives|was sent|were sent|is sent|was opened|came|opened|created|submitted|raised|received) (?:by|via|through|over|on|from) (?:the )?([a-z][a-z0-9_-]*)(?: ([a-z][a-z0-9-]*)(?=\s*(?:$|[,.;:!?)]|\b(?:and|or|but|then)\b)))?\b/g;
-  for (const m of [...buf.text.matchAll(via)]) {
-    const fields = shape.payload.filter((p) =>
-      p.split('_').some((x) => /^(?:channel|source|via|medium)$/.test(x)),
-    );
-    if (fields.length !== 1) continue;
-    const negated = m[1] !== undefined && NEGATIONS.test(m[1]);
-    // "via the tip line": one value in two words, where the catalog knows neither (paired-values.ts).
-    const value =
-      (m[3] && twoWordValue(m[2]!, m[3], fields[0]!, enumValues(fields[0]!, shape, ctx), shape, ctx)) ||
-      m[2]!;
-    out.push(`payload.${fields[0]} ${negated ? '!=' : '=='} ${JSON.stringify(value)}`);
-    cutOut(buf, m);
-  }
-  // "tag new tickets from email", "email tickets", "from new sellers" (values-by-noun.ts).
+  // "unless it came in by chat", "tickets opened by email", "email tickets", "from new sellers" (values-by-noun.ts).
   const channel = channelField(shape);
-  out.push(...readValuesByNoun(buf, shape, channel ? enumValues(channel, shape, ctx) : []));
+  const ways =
+    channel === undefined ? [] : [...(shape.values?.[channel] ?? []), ...enumValues(channel, shape, ctx)];
+  out.push(...readWayIn(buf, shape, ways, ctx));
+  out.push(...readValuesByNoun(buf, shape, ways));
   // A value a tool's enum lists for an argument named like an event field, before a plural ("travel
   // expenses": which ones), after "for" / "on", or negated. Before a singular it is the value an
   // action sets ("grant read access" -> level: read), read by fill-args.

@@ -17,10 +17,16 @@ import { DETERMINERS, fieldValue } from './arg-phrase-words.ts';
 import { listOr, type RequestContext } from './request-context.ts';
 
 /** `<name>` or `{name}` (never `{{...}}`, a template of its own; "[warn]" is a text's own). */
-export const PLACEHOLDER =
-  /<\s*([a-z][a-z0-9 _'-]{0,40}?)\s*>|(?<!\{)\{\s*([a-z][a-z0-9 _'-]{0,40}?)\s*\}(?!\})/gi;
+const PLACEHOLDER = /<\s*([a-z][a-z0-9 _'-]{0,40}?)\s*>|(?<!\{)\{\s*([a-z][a-z0-9 _'-]{0,40}?)\s*\}(?!\})/gi;
 /** Words a placeholder names an amount of money with. */
 const MONEY = /^(?:amount|amt|total|refund|credit|sum|price|cost|due)$/;
+
+/** The parts of `text` between its placeholders ("Thanks, invoice <n> is in": "Thanks, invoice ", " is in"). */
+export const textAround = (text: string): string[] =>
+  text.replace(PLACEHOLDER, (all, _a, braced?: string) => (literal(braced) ? all : '\u0000')).split('\u0000');
+
+/** "Use code {SAVE10}": capitals in braces are the text's own, never a placeholder. */
+const literal = (braced: string | undefined) => braced !== undefined && /[A-Z]/.test(braced);
 
 /** Fills the placeholders of the text arguments of `steps` (in place), for the trigger `event`. */
 export function fillPlaceholders(
@@ -84,6 +90,7 @@ export function fillPlaceholders(
         PLACEHOLDER.lastIndex = 0;
         const unknown: string[] = [];
         s.args[k] = v.replace(PLACEHOLDER, (all, angled?: string, braced?: string) => {
+          if (literal(braced)) return all;
           const words = (angled ?? braced)!
             .toLowerCase()
             .replace(/'s\b/g, '')

@@ -177,7 +177,15 @@ export function readTrigger(
       // "from new sellers": a value before the noun its field sorts (values-by-noun.ts), "new" too.
       const sorting = fieldSorting(w, words[i + 1], shape);
       if (sorting !== undefined) {
-        out.push({ word: w, field: sorting, modifier: true, known: true, clause: clause![0].trim() });
+        const negated = [words[i - 1], words[i - 2]].some((x) => x !== undefined && NEGATORS.has(x));
+        out.push({
+          word: w,
+          field: sorting,
+          modifier: true,
+          known: true,
+          clause: clause![0].trim(),
+          ...(negated ? { negated } : {}),
+        });
         return;
       }
       if (!nouns.includes(w) || isNounOf(w, shape) || isVerb(w)) return;
@@ -205,9 +213,10 @@ export function readTrigger(
       // ("unless it's a sev3": past the pronoun and article too.)
       let back = i - 1;
       while (back > 0 && /^(?:a|an|the|it|its|is|are|they|theyre|was|were)$/.test(words[back]!)) back--;
-      // ("but" only just before it: "every alert but warnings"; "lapsed but on autopay" is on autopay.)
+      // ("but" only just before it, past an article: "every alert but warnings", "any system but
+      // the payroll one"; "lapsed but on autopay" is on autopay.)
       const negated = [words[i - 1], words[i - 2], words[back], words[back - 1]].some(
-        (x, at) => x !== undefined && NEGATORS.has(x) && (x !== 'but' || at === 0),
+        (x, at) => x !== undefined && NEGATORS.has(x) && (x !== 'but' || at === 0 || at === 2),
       );
       // The preposition before it, past an article ("thru the app").
       const before = words[i - 1] !== undefined && /^(?:the|a|an)$/.test(words[i - 1]!) ? i - 2 : i - 1;
