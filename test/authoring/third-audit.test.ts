@@ -357,3 +357,9 @@ test('an amount worked out from another ("$5 less than asked") is asked about, n
     );
   }
 });
+
+test('an id field is never tested against words ("unless the customer is on no loyalty tier")', () => {
+  const d = draft('reship damaged orders unless the customer is on no loyalty tier', BLIND9_DIR, 'shipping');
+  assert.equal(d.publishable, false);
+  assert.doesNotMatch(JSON.stringify(d.spec ?? d.partial ?? {}), /customer_id != /);
+});

@@ -71,8 +71,9 @@ export function readFieldTests(
     if (!field) continue;
     // "if the reason is never arrived refund it": the value ends before an action, never takes it in.
     if (m[3]!.split(' ').slice(1).some(isActionVerb)) continue;
-    // "if the claim is under the deductible": a comparison or a place, no value of `claim_type`.
-    if (NO_VALUE.test(m[3]!)) continue;
+    // "if the claim is under the deductible": a comparison or a place, no value of `claim_type`;
+    // "unless the customer is on no loyalty tier": words, no id of `customer_id`.
+    if (NO_VALUE.test(m[3]!) || (/_id$/.test(field) && m[3]!.includes(' '))) continue;
     // ("don't build the export unless identity is verified": only when it is.)
     const doubled = m[1] === 'unless' && forbidsUnless(buf.text.slice(0, m.index));
     const negated = (NEGATIONS.test(m[1]!) && !doubled) !== / is not /.test(m[0]);
