@@ -363,3 +363,16 @@ test('an id field is never tested against words ("unless the customer is on no l
   assert.equal(d.publishable, false);
   assert.doesNotMatch(JSON.stringify(d.spec ?? d.partial ?? {}), /customer_id != /);
 });
+
+test('"bigger ones ..." after a bound is an else: a draft with no branch for it is asked about', () => {
+  const d = draft(
+    'pay approved invoices up to 10000 dollars; bigger ones notify the approver "too big to auto-pay"',
+    BLIND_DIR,
+    'finance',
+  );
+  assert.equal(d.publishable, false);
+  assert.ok(
+    d.questions.some((q) => q.question.includes('"bigger ones"')),
+    JSON.stringify(d.questions),
+  );
+});

@@ -333,7 +333,7 @@ export function draftSafety(
  * bound, not one.
  */
 const ELSE_SAID =
-  /(?<!\b(?:ignore|skip|exclude|leave out|touch)\b[^.;!?]*[.;!?]\s*(?:for\s+)?)\b(?:otherwise(?!,? (?:do )?nothing| ignore| leave (?:it|them)(?: alone)?)|(?:anything|everything|everyone|everybody|anyone|all the) else|(?:anything|everything|anyone) (?:bigger|larger|smaller|higher|lower|longer|shorter)\b(?! than \$?[0-9])|(?<!\b(?:nothing|never|not|no|none|nobody)\s)(?:over|above|under|below|more than|less than) (?:that|this)\b|if not\b|for the rest|the rest (?:get|go|->|:))/i;
+  /(?<!\b(?:ignore|skip|exclude|leave out|touch)\b[^.;!?]*[.;!?]\s*(?:for\s+)?)\b(?:otherwise(?!,? (?:do )?nothing| ignore| leave (?:it|them)(?: alone)?)|(?:anything|everything|everyone|everybody|anyone|all the) else|(?:anything|everything|anyone|the) (?:bigger|larger|smaller|higher|lower|longer|shorter)\b(?! than \$?[0-9])|(?<=(?:^|[.;,:])\s*)(?:bigger|larger|smaller|higher|lower|longer|shorter) ones\b|(?<!\b(?:nothing|never|not|no|none|nobody)\s)(?:over|above|under|below|more than|less than) (?:that|this)\b|if not\b|for the rest|the rest (?:get|go|->|:))/i;
 
 /**
  * The alternative the request's words give, outside the texts the draft sends (a reply that says
