@@ -376,3 +376,79 @@ test('"bigger ones ..." after a bound is an else: a draft with no branch for it 
     JSON.stringify(d.questions),
   );
 });
+
+test('what a second review found: a "not" before a currency, a longer "don’t ... unless", "but X only" and a list with a channel word', () => {
+  const asked: [string, string, string][] = [
+    // Another currency's events, turned around by "not": left for a question, never `== "EUR"`.
+    ['pay invoices up to $5000 but not when the invoice is EUR', BLIND6_DIR, 'invoice-approval'],
+    ['pay invoices up to $5000 but not if the invoice is in EUR', BLIND6_DIR, 'invoice-approval'],
+    [
+      'when a refund is requested, refund it up to $50 but not if the refund is EUR',
+      BLIND_DIR,
+      'support-desk',
+    ],
+    // "but ... only" keeps, never leaves out.
+    ['when a claim is filed, but the auto claims only, pay it up to $500', BLIND11_DIR, 'claims'],
+    ['when a ticket is opened, close it, but email tickets only', BLIND2_DIR, 'support-desk'],
+    // "email" here is a value of the list, not an action after it.
+    ['when a ticket is opened, close it except chat and email tickets', BLIND2_DIR, 'support-desk'],
+    ['when a ticket is opened, close it unless it came in by chat or email', BLIND2_DIR, 'support-desk'],
+  ];
+  for (const [request, dir, name] of asked) {
+    const d = draft(request, dir, name);
+    assert.ok(
+      !d.publishable || !/== "EUR"|!= "auto"|!= "email"|== "email"/.test(when(d) ?? ''),
+      `${request}: ${when(d)}`,
+    );
+  }
+  const drafted: [string, string, string, string][] = [
+    // "don't ... unless" over a longer clause, a bracket or a bound in it.
+    [
+      "when a payout is requested, don't pay it out (max $2000) unless the region is us",
+      BLIND10_DIR,
+      'payouts',
+      'payload.region == "us"',
+    ],
+    [
+      "don't refund it (cap $50) unless the reason is damaged",
+      BLIND_DIR,
+      'support-desk',
+      'payload.reason == "damaged"',
+    ],
+    [
+      "don't remove it (keep a legal hold) unless the category is illegal",
+      BLIND10_DIR,
+      'content-moderation',
+      'payload.category == "illegal"',
+    ],
+    // "don't remove them if the post is spam" removes the others.
+    [
+      "remove reported posts with legal hold, don't remove them if the post is spam",
+      BLIND10_DIR,
+      'content-moderation',
+      'payload.category != "spam"',
+    ],
+    // "and" after "on attempt 3" joins another test.
+    [
+      'when a payment fails on attempt 3 and the plan is pro, cancel the subscription immediately',
+      BLIND8_DIR,
+      'subscriptions',
+      'payload.attempt == 3 and payload.plan == "pro"',
+    ],
+  ];
+  for (const [request, dir, name, test] of drafted) {
+    const d = draft(request, dir, name);
+    assert.equal(d.publishable, true, `${request}: ${JSON.stringify(d.questions)}`);
+    assert.equal(when(d), test, request);
+  }
+  // "no approval needed: pay ... without matching the PO": the match the words leave out is asked about.
+  const nomatch = draft(
+    'no approval needed: pay invoices under $5000 without matching the PO',
+    BLIND6_DIR,
+    'invoice-approval',
+  );
+  assert.equal(nomatch.publishable, false);
+  // A tool said in full names no event: "send failed payouts again and request finance approval" is on failed payouts.
+  const failed = draft('send failed payouts again and request finance approval', BLIND10_DIR, 'payouts');
+  assert.equal((failed.spec ?? failed.partial)?.triggers[0]?.event, 'payout.failed');
+});

@@ -286,7 +286,12 @@ export function draftSafety(
     /^(?:don'?t|do not|never|without|no need to|skip)\b/.test(b.words) &&
     !(
       b.words.startsWith('without') &&
-      /\b(?:never|don'?t|do not|not|no)\b[^.;,!?]*$/.test(lower.slice(0, Math.max(0, lower.indexOf(b.words))))
+      /\b(?:never|don'?t|do not|not)\s+[a-z]+[^.;,:!?]*$/.test(
+        lower
+          .slice(0, Math.max(0, lower.indexOf(b.words)))
+          .split(' - ')
+          .pop()!,
+      )
     );
   for (const n of used) {
     const tool = byName.get(n);

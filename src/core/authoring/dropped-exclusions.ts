@@ -26,8 +26,16 @@ const EXCLUSION =
  * customers and tag it refunded": the tag is no item).
  */
 function listed(said: string, unless: boolean): string[] {
-  const parts = said.split(unless ? /\s+or\s+/ : /\s+(?:or|and|&)\s+/);
-  const action = parts.findIndex((p, i) => i > 0 && (/^then\b/.test(p) || isActionVerb(p.split(/\s+/)[0]!)));
+  if (unless) return said.split(/\s+or\s+/);
+  const parts = said.split(/\s+(?:or|and|&)\s+/);
+  // (An action with its object: "tag it", "email them"; "chat and email tickets" is two values.)
+  const action = parts.findIndex(
+    (p, i) =>
+      i > 0 &&
+      (/^then\b/.test(p) ||
+        (isActionVerb(p.split(/\s+/)[0]!) &&
+          /^[a-z]+\s+(?:it|them|him|her|the|a|an|their|his|its)\b/.test(p))),
+  );
   return action < 0 ? parts : parts.slice(0, action);
 }
 

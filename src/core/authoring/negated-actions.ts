@@ -31,13 +31,23 @@ export function notABan(rest: string): boolean {
 }
 
 /**
- * Whether the words just before an "unless" forbid its own action, in one clause ("don't build the
- * export unless identity is verified": build it only when it is). Never across a comma, a colon,
- * "and", "then" or "but": "don't email the holder, cancel the policy unless the plan is basic"
- * cancels every plan but basic.
+ * Whether the clause just before an "unless" (or an "if") forbids its own action: "don't build
+ * the export unless identity is verified" builds it only when it is; "don't pay it out (max $2000)
+ * unless the region is us" pays only US ones; "don't remove them if the post is spam" removes the
+ * others. The clause starts after a sentence's end, a colon, a comma, "and", "then" or "but":
+ * "don't email the holder, cancel the policy unless the plan is basic" cancels every plan but
+ * basic.
  */
-export const forbidsUnless = (before: string): boolean =>
-  /\b(?:don'?t|do not|never)\s+[a-z]+(?:\s+(?!and\b|then\b|but\b)[a-z0-9'"-]+){0,5}\s*$/.test(before);
+export function forbidsUnless(before: string): boolean {
+  const sentence = before.split(/[.;!?:]/).pop() ?? '';
+  // (The last clause with words: "don't refund it, unless ..." is still the refund's.)
+  const clause = sentence
+    .split(/,|\band\b|\bthen\b|\bbut\b/)
+    .map((c) => c.trim())
+    .filter((c) => c !== '')
+    .pop();
+  return /\b(?:don'?t|do not|never)\b/.test(clause ?? '');
+}
 
 /** The negations that may start a ban. */
 const NEGATION =

@@ -58,9 +58,30 @@ export function inferEvent(text: string, ctx: RequestContext): string | undefine
         return rest.some((r) => nouns.has(r)) ? [first!] : [];
       }),
     );
-    const verbs = words.filter((w) => !acts.has(w));
-    const done = found.filter((e) => says(e, words) && !says(e, verbs));
-    found = found.filter((e) => says(e, verbs));
+    // ("... and request finance approval": a tool named in full, request_finance_approval, says no event.)
+    const named = new Set<number>();
+    for (const t of ctx.tools) {
+      const parts = t.name.split('_');
+      if (parts.length < 2) continue;
+      words.forEach((_, i) => {
+        if (parts.every((p, j) => words[i + j] === p)) named.add(i);
+      });
+    }
+    const free = words.filter((_, i) => !named.has(i));
+    const verbs = free.filter((w) => !acts.has(w));
+    const done = found.filter((e) => says(e, free) && !says(e, verbs));
+    // (Said only in a tool's name, "request finance approval for payouts", a verb still says the
+    // event when nothing else does.)
+    const by = found.filter((e) => says(e, verbs));
+    found =
+      by.length > 0
+        ? by
+        : found.filter((e) =>
+            says(
+              e,
+              words.filter((w) => !acts.has(w)),
+            ),
+          );
     why = `the request names no event; it is the only one whose noun and verb the request uses`;
     // The events of the noun but the one the workflow's own action makes: when one is left, it.
     const left = whole.length > 0 ? whole : events.filter((e) => nounOf(e).some(isSaid));

@@ -164,12 +164,17 @@ export function readMoney(buf: RequestText): MoneyBounds {
   return out;
 }
 
+/** Whether a "not", "never", "unless" or "except" earlier in its clause turns what is said at `at` around. */
+export const saidAgainst = (text: string, at: number): boolean =>
+  /\b(?:not|never|unless|except|excluding|no)\b[^.;,!?:]*$/.test(text.slice(0, at));
+
 export function readCurrency(buf: RequestText): string | undefined {
   // "refunds in USD" is the currency's; "asks for a refund in euros" keeps its noun for the trigger.
+  // ("but not if the invoice is in EUR" is another currency's: left for the readers of a "not".)
   const re =
     /\b(?:(?:only |paid |amounts? |(?<!\b(?:a|an|the|for|their|his|her|its) )refunds? |charged )?in|in the currency|currency(?: is)?)\s+(usd|us dollars|dollars|eur|euros?|gbp|pounds|sterling|cad|aud|jpy|yen)\b/;
   const m = re.exec(buf.text);
-  if (!m) return undefined;
+  if (!m || saidAgainst(buf.text, m.index)) return undefined;
   cutOut(buf, m);
   const w = m[1]!;
   const codes: Record<string, string> = {

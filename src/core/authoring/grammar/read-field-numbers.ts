@@ -102,7 +102,7 @@ export function readFieldNumbers(buf: RequestText, ctx: RequestContext): FieldNu
   // a bound, left to the other forms or asked)
   forms.push([
     new RegExp(
-      String.raw`\b(?:on|at)\s+(?:the\s+)?${NAME}\s+(?:#\s*|no\.?\s*|number\s+)?([0-9]{1,3})(?![0-9a-z$%]|\.[0-9]|\s*(?:\+|or\b|and\b|onwards?\b|plus\b))`,
+      String.raw`\b(?:on|at)\s+(?:the\s+)?${NAME}\s+(?:#\s*|no\.?\s*|number\s+)?([0-9]{1,3})(?![0-9a-z$%]|\.[0-9]|\s*(?:\+|or\b|and (?:up|above|later|beyond|after|over)\b|onwards?\b|plus\b))`,
       'g',
     ),
     (g) => [g[1], undefined, g.at(-1)],

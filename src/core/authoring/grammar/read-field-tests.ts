@@ -58,11 +58,18 @@ export function readFieldTests(
   const is =
     /\b(unless|except(?: when| if)?|but not(?: when| if)?|not (?:when|if)|only (?:if|when)|if|when|where) (?:the |its |their )?([a-z][a-z_]*(?: [a-z][a-z_]*)?) (?:is|equals) (?:not )?(?:a |an |the )?([a-z0-9][a-z0-9_-]*(?: (?!and\b|then\b|or\b|but\b)[a-z0-9][a-z0-9_-]*){0,3})(?=\s*(?:$|[,.;!?:]|\band\b|\bthen\b|\bor\b|\bbut\b))/g;
   for (const m of [...buf.text.matchAll(is)]) {
+    // ("don't build the export unless identity is verified": only when it is; "don't remove them
+    // if the post is spam": the others.)
+    const forbidden = forbidsUnless(buf.text.slice(0, m.index));
+    const turned =
+      m[1] === 'unless'
+        ? !forbidden
+        : NEGATIONS.test(m[1]!) || ((m[1] === 'if' || m[1] === 'when') && forbidden);
+    const negated = turned !== / is not /.test(m[0]);
     // "if the invoice is USD": the events' own noun, with a value one field holds.
     if (!fieldNamed(m[2]!) && isEventNoun(m[2]!, shape) && !m[3]!.includes(' ')) {
       const hit = fieldForValue(m[3]!, shape, ctx);
       if (hit === undefined) continue;
-      const negated = NEGATIONS.test(m[1]!) !== / is not /.test(m[0]);
       out.push(`payload.${hit.field} ${negated ? '!=' : '=='} ${JSON.stringify(hit.value)}`);
       cutOut(buf, m);
       continue;
@@ -74,9 +81,6 @@ export function readFieldTests(
     // "if the claim is under the deductible": a comparison or a place, no value of `claim_type`;
     // "unless the customer is on no loyalty tier": words, no id of `customer_id`.
     if (NO_VALUE.test(m[3]!) || (/_id$/.test(field) && m[3]!.includes(' '))) continue;
-    // ("don't build the export unless identity is verified": only when it is.)
-    const doubled = m[1] === 'unless' && forbidsUnless(buf.text.slice(0, m.index));
-    const negated = (NEGATIONS.test(m[1]!) && !doubled) !== / is not /.test(m[0]);
     // "unless identity is verified": a yes/no field said by its own word, or a yes or a no, is true or false.
     const yes = shape.flags?.includes(field) ? flagValueOf(m[3]!, field) : undefined;
     if (yes !== undefined) {

@@ -22,10 +22,9 @@ const PLACEHOLDER = /<\s*([a-z][a-z0-9 _'-]{0,40}?)\s*>|(?<!\{)\{\s*([a-z][a-z0-
 const MONEY = /^(?:amount|amt|total|refund|credit|sum|price|cost|due)$/;
 
 /** The parts of `text` between its placeholders ("Thanks, invoice <n> is in": "Thanks, invoice ", " is in"). */
-export const textAround = (text: string): string[] =>
-  text.replace(PLACEHOLDER, (all, _a, braced?: string) => (literal(braced) ? all : '\u0000')).split('\u0000');
+export const textAround = (text: string): string[] => text.replace(PLACEHOLDER, '\u0000').split('\u0000');
 
-/** "Use code {SAVE10}": capitals in braces are the text's own, never a placeholder. */
+/** "Use code {SAVE10}": capitals in braces that name nothing are the text's own. */
 const literal = (braced: string | undefined) => braced !== undefined && /[A-Z]/.test(braced);
 
 /** Fills the placeholders of the text arguments of `steps` (in place), for the trigger `event`. */
@@ -90,7 +89,6 @@ export function fillPlaceholders(
         PLACEHOLDER.lastIndex = 0;
         const unknown: string[] = [];
         s.args[k] = v.replace(PLACEHOLDER, (all, angled?: string, braced?: string) => {
-          if (literal(braced)) return all;
           const words = (angled ?? braced)!
             .toLowerCase()
             .replace(/'s\b/g, '')
@@ -98,6 +96,7 @@ export function fillPlaceholders(
             .filter((w) => w !== '');
           const content = words.filter((w) => !DETERMINERS.has(w));
           const t = template(words, content) ?? earlier(content, seen);
+          if (t === undefined && literal(braced)) return all;
           if (t === undefined) {
             unknown.push(all);
             return all;

@@ -215,8 +215,10 @@ export function readTrigger(
       while (back > 0 && /^(?:a|an|the|it|its|is|are|they|theyre|was|were)$/.test(words[back]!)) back--;
       // ("but" only just before it, past an article: "every alert but warnings", "any system but
       // the payroll one"; "lapsed but on autopay" is on autopay.)
+      // ("but the auto claims only" keeps them.)
+      const only = [words[i + 1], words[i + 2]].some((x) => x === 'only' || x === 'just');
       const negated = [words[i - 1], words[i - 2], words[back], words[back - 1]].some(
-        (x, at) => x !== undefined && NEGATORS.has(x) && (x !== 'but' || at === 0 || at === 2),
+        (x, at) => x !== undefined && NEGATORS.has(x) && (x !== 'but' || ((at === 0 || at === 2) && !only)),
       );
       // The preposition before it, past an article ("thru the app").
       const before = words[i - 1] !== undefined && /^(?:the|a|an)$/.test(words[i - 1]!) ? i - 2 : i - 1;

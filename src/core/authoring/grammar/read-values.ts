@@ -5,7 +5,7 @@
  * (read-amounts.ts readCurrency); the code in any case. Cut out of the text, so the trigger reader
  * sees only its noun.
  */
-import { readCurrency } from './read-amounts.ts';
+import { readCurrency, saidAgainst } from './read-amounts.ts';
 import { cutOut, type RequestContext, type RequestText } from './request-context.ts';
 import { isEventWord } from './trigger-words.ts';
 
@@ -18,7 +18,8 @@ const SAID_OF = /\b([a-z]+)\s+(?:is|are|was|were)\s+(?:in\s+)?(usd|eur|gbp|cad|a
 /** The currency code said before an event's noun, or of it, cut out; undefined when none is. */
 export function readCurrencyBefore(buf: RequestText, ctx: RequestContext): string | undefined {
   for (const m of buf.text.matchAll(SAID_OF)) {
-    if (!isEventWord(m[1]!, ctx)) continue;
+    // ("but not if the invoice is EUR", "unless the refund is EUR": left for the readers of a "not".)
+    if (!isEventWord(m[1]!, ctx) || saidAgainst(buf.text, m.index)) continue;
     const at = m.index + m[0].length - m[2]!.length;
     cutOut(buf, { index: at, 0: m[2]! });
     return m[2]!.toUpperCase();

@@ -42,7 +42,7 @@ export function fieldSorting(value: string, noun: string | undefined, shape: Eve
 function turned(buf: RequestText, at: number): boolean {
   const from = Math.max(0, at - 40);
   const m =
-    /\b(?:not|except(?: for)?|excluding|other than|apart from|aside from|but|never|no)\s+(?:(?:from|via|by|for|the|any|a|an)\s+)?$/.exec(
+    /\b(?:not|except(?: for)?|excluding|other than|apart from|aside from|never|no)\s+(?:(?:from|via|by|for|the|any|a|an)\s+)?$/.exec(
       buf.text.slice(from, at),
     );
   if (m) cutOut(buf, { index: from + m.index, 0: m[0] });
