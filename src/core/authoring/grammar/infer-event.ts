@@ -72,16 +72,9 @@ export function inferEvent(text: string, ctx: RequestContext): string | undefine
     const done = found.filter((e) => says(e, free) && !says(e, verbs));
     // (Said only in a tool's name, "request finance approval for payouts", a verb still says the
     // event when nothing else does.)
+    const unacted = words.filter((w) => !acts.has(w));
     const by = found.filter((e) => says(e, verbs));
-    found =
-      by.length > 0
-        ? by
-        : found.filter((e) =>
-            says(
-              e,
-              words.filter((w) => !acts.has(w)),
-            ),
-          );
+    found = by.length > 0 ? by : found.filter((e) => says(e, unacted));
     why = `the request names no event; it is the only one whose noun and verb the request uses`;
     // The events of the noun but the one the workflow's own action makes: when one is left, it.
     const left = whole.length > 0 ? whole : events.filter((e) => nounOf(e).some(isSaid));

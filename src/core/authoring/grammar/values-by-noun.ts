@@ -1,9 +1,11 @@
 /**
  * A value of the events said beside their noun or their arrival, read as a test of the trigger: a
- * way in for the event's one channel field ("unless it came in by chat", "tickets opened by email",
- * "tag new tickets from email", "email tickets": `payload.channel == "email"`), and a value sample events show of a field named for whom it sorts (`seller_tier`
- * sorts sellers: "from new sellers" is `payload.seller_tier == "new"`, "new" too). Read in a
- * trigger's clause (read-trigger.ts) and in the rest of the request (read-field-tests.ts). Pure.
+ * way in for the event's one channel field ("unless it came in by chat", "tickets opened by
+ * email", "tag new tickets from email", "email tickets": `payload.channel == "email"`), and a value
+ * sample events show of a field named for whom it sorts (`seller_tier` sorts sellers: "from new
+ * sellers" is `payload.seller_tier == "new"`, "new" too). Each turned around by "except", "not
+ * from", "other than" said before it. Read in a trigger's clause (read-trigger.ts) and in the rest
+ * of the request (read-field-tests.ts). Pure.
  */
 import type { EventShape } from '../compiled-request.ts';
 import { lemmas } from '../request-words.ts';
