@@ -31,6 +31,16 @@ const draft = (request: string, dir: string, name: string): Draft => {
   return draftSpec(compileRequest(request, catalog), catalog);
 };
 const when = (d: Draft) => d.spec?.triggers.map((t) => t.when ?? '').join(' | ');
+/** Each request, over its corpus dir and catalog, drafts publishable with the trigger test given. */
+const draftsAs = (
+  cases: readonly (readonly [request: string, dir: string, name: string, test: string])[],
+) => {
+  for (const [request, dir, name, test] of cases) {
+    const d = draft(request, dir, name);
+    assert.equal(d.publishable, true, `${request}: ${JSON.stringify(d.questions)}`);
+    assert.equal(when(d), test, request);
+  }
+};
 
 test('a value one field of the event shows is tested on it, not on a field a tool only lists it for', () => {
   // return.received's condition shows damaged/unopened; its reason shows nothing, refund_order lists damaged.
@@ -194,11 +204,7 @@ test('readings the audit found asked needlessly: each drafts as its words say', 
       'payload.category == "illegal"',
     ],
   ];
-  for (const [request, dir, name, test] of cases) {
-    const d = draft(request, dir, name);
-    assert.equal(d.publishable, true, `${request}: ${JSON.stringify(d.questions)}`);
-    assert.equal(when(d), test, request);
-  }
+  draftsAs(cases);
   // The event's type as a heading is the event, never an action.
   const typed = draft(
     'access.requested -> if role is admin, request manager signoff; otherwise grant access',
@@ -309,11 +315,7 @@ test('what a review of these readings found: each reads as the words say', () =>
       'payload.currency == "USD"',
     ],
   ];
-  for (const [request, dir, name, test] of cases) {
-    const d = draft(request, dir, name);
-    assert.equal(d.publishable, true, `${request}: ${JSON.stringify(d.questions)}`);
-    assert.equal(when(d), test, request);
-  }
+  draftsAs(cases);
   // "never pay without matching" asks for the match: no question about leaving it out.
   const never = draft(
     'for invoices under $1000, never schedule payment without matching the PO first',
@@ -436,11 +438,7 @@ test('what a second review found: a "not" before a currency, a longer "don’t .
       'payload.attempt == 3 and payload.plan == "pro"',
     ],
   ];
-  for (const [request, dir, name, test] of drafted) {
-    const d = draft(request, dir, name);
-    assert.equal(d.publishable, true, `${request}: ${JSON.stringify(d.questions)}`);
-    assert.equal(when(d), test, request);
-  }
+  draftsAs(drafted);
   // "no approval needed: pay ... without matching the PO": the match the words leave out is asked about.
   const nomatch = draft(
     'no approval needed: pay invoices under $5000 without matching the PO',

@@ -15,19 +15,16 @@ import { constantsOverEvents, untestedConstants } from './constants-over-events.
 import type { DraftCatalog } from './index.ts';
 
 const SYSTEMS = ['analytics', 'crm', 'payroll'];
+/** A destructive grant taking `properties`, all required. */
+const grantAccess = (properties: Record<string, unknown>) =>
+  tool({
+    name: 'grant_access',
+    destructive: true,
+    description: 'Grants a role on a system to an employee.',
+    args: { type: 'object', required: Object.keys(properties), properties },
+  });
 const desk: DraftCatalog = {
-  tools: [
-    tool({
-      name: 'grant_access',
-      destructive: true,
-      description: 'Grants a role on a system to an employee.',
-      args: {
-        type: 'object',
-        required: ['employee_id', 'system'],
-        properties: { employee_id: { type: 'string' }, system: { enum: SYSTEMS } },
-      },
-    }),
-  ],
+  tools: [grantAccess({ employee_id: { type: 'string' }, system: { enum: SYSTEMS } })],
   events: [{ type: 'access.requested', payload: ['system', 'role'], values: { system: SYSTEMS } }],
 };
 const spec = (system: string, when?: string): WorkflowSpec =>
@@ -91,18 +88,7 @@ test('a fixed system given to every event, whatever system it asks for, is asked
   assert.ok(d.questions.some((q) => /gives system "crm" on every access\.requested event/.test(q.question)));
   // A level fixed alone, beside the event's own system, is the words' policy ("grant read access").
   const levels: DraftCatalog = {
-    tools: [
-      tool({
-        name: 'grant_access',
-        destructive: true,
-        description: 'Grants a role on a system to an employee.',
-        args: {
-          type: 'object',
-          required: ['system', 'role'],
-          properties: { system: { enum: SYSTEMS }, role: { enum: ['read', 'write'] } },
-        },
-      }),
-    ],
+    tools: [grantAccess({ system: { enum: SYSTEMS }, role: { enum: ['read', 'write'] } })],
     events: [{ type: 'access.requested', payload: ['system', 'role'] }],
   };
   const grant = (args: Record<string, string>) =>

@@ -60,15 +60,13 @@ export function untestedConstants(
   const read = new Set(draftTests(spec).flatMap((t) => comparisonsOf(t.test).map((c) => c.path)));
   const text = request.toLowerCase();
   const out: UntestedConstant[] = [];
+  const fields = new Set(
+    spec.triggers.flatMap((tr) => catalog.events?.find((e) => e.type === tr.event)?.payload ?? []),
+  );
   for (const s of allSteps(spec)) {
-    if (!isToolStep(s) || !catalog.tools.find((t) => t.name === s.tool)?.destructive) continue;
-    const fields = new Set(
-      spec.triggers.flatMap((tr) => catalog.events?.find((e) => e.type === tr.event)?.payload ?? []),
-    );
-    const props = (catalog.tools.find((t) => t.name === s.tool)?.args.properties ?? {}) as Record<
-      string,
-      { enum?: unknown[] }
-    >;
+    const tool = isToolStep(s) ? catalog.tools.find((t) => t.name === s.tool) : undefined;
+    if (!isToolStep(s) || !tool?.destructive) continue;
+    const props = (tool.args.properties ?? {}) as Record<string, { enum?: unknown[] }>;
     // (A value from a list the tool takes: a free text, "Auto-closed after resolution", is no event's value.)
     const fixed = Object.entries(s.args).filter(
       (a): a is [string, string] =>

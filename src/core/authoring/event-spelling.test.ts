@@ -49,6 +49,12 @@ const desk: DraftCatalog = {
   ],
 };
 const draft = (r: string) => draftSpec(compileRequest(r, desk), desk);
+/** A model's answer that tags the account of every `event` meeting `when`. */
+const tagging = (event: string, when: string, tag: string) => ({
+  triggers: [{ event, when }],
+  steps: [{ name: 't', tool: 'tag_account', args: { account_id: '{{event.payload.account_id}}', tag } }],
+  limits: { maxSteps: 1, maxCostUsd: 0 },
+});
 
 test('a value said as people type it is tested as the events spell it, under Assumed', () => {
   for (const [request, when, said] of [
@@ -88,17 +94,7 @@ test('a value the events spell already, or a phrase that is no value, is left as
 
 test('a draft from any compiler that names a value otherwise than the events spell it is asked about', () => {
   const m = modelDrafted(
-    {
-      triggers: [{ event: 'subscription.cancelled', when: 'payload.reason != "too expensive"' }],
-      steps: [
-        {
-          name: 't',
-          tool: 'tag_account',
-          args: { account_id: '{{event.payload.account_id}}', tag: 'win-back' },
-        },
-      ],
-      limits: { maxSteps: 1, maxCostUsd: 0 },
-    },
+    tagging('subscription.cancelled', 'payload.reason != "too expensive"', 'win-back'),
     'subscription cancelled: tag it win-back unless the reason is too expensive',
     desk,
   );
@@ -142,17 +138,7 @@ test('a field that holds a number by its name tested against words is asked abou
     events: [{ type: 'claim.filed', payload: ['account_id', 'photo_count'] }],
   };
   const m = modelDrafted(
-    {
-      triggers: [{ event: 'claim.filed', when: 'payload.photo_count == "zero request photos"' }],
-      steps: [
-        {
-          name: 't',
-          tool: 'tag_account',
-          args: { account_id: '{{event.payload.account_id}}', tag: 'photos' },
-        },
-      ],
-      limits: { maxSteps: 1, maxCostUsd: 0 },
-    },
+    tagging('claim.filed', 'payload.photo_count == "zero request photos"', 'photos'),
     'new claim: if photo count is zero request photos',
     claims,
   );
