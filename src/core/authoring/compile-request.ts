@@ -32,6 +32,7 @@ import { spellAsEvents, spellFlowAsEvents } from './grammar/event-spelling.ts';
 import { askEventValueArgs } from './grammar/event-value-args.ts';
 import { fillArgs } from './grammar/fill-args.ts';
 import { placeImpliedReads } from './grammar/implied-reads.ts';
+import { readJoinedTests } from './grammar/joined-tests.ts';
 import { normaliseRequest, readPhrases } from './grammar/normalise-request.ts';
 import { readCurrency, readMoney } from './grammar/read-amounts.ts';
 import { readArgPhrases } from './grammar/read-arg-phrases.ts';
@@ -106,7 +107,8 @@ export function compileRequest(
   const texts = readNamedTexts(messages.lower, messages.raw, ctx);
   const unquoted = quoteUnquoted(texts.lower, texts.raw, ctx.quotes, ctx.assumptions);
   const spelled = readValueSpellings(unquoted.lower, unquoted.raw, ctx);
-  const { lower, raw } = readRoutes(spelled.lower, spelled.raw, ctx);
+  const routed = readRoutes(spelled.lower, spelled.raw, ctx);
+  const { lower, raw } = readJoinedTests(routed.lower, routed.raw, ctx);
   if (lower.trim() === '') {
     ctx.questions.push({ about: 'request', question: 'What should the workflow do? The request is empty.' });
     return {

@@ -84,6 +84,20 @@ export function inferEvent(text: string, ctx: RequestContext): string | undefine
       why = `the request names no event; it is the only one about ${nounOf(before[0]!).join(' ')} but ${done.map((e) => e.type).join(' and ')}, which is what the request does (${[...new Set(words.filter((w) => acts.has(w) && done.some((e) => says(e, [w]))))].join(', ')}), not what starts it`;
     }
   }
+  // "tag accounts that downgrade", "anyone who cancels": no event's noun, but a relative clause
+  // says one event's verb.
+  if (found.length === 0) {
+    const relative = [
+      ...text.matchAll(
+        /\b(?:who|that|which)\s+(?:(?:just|has|have|had|get|gets|got|is|are|was|were)\s+)*([a-z]+)/g,
+      ),
+    ].map((m) => spelledAs(m[1]!, ctx));
+    const byVerb = events.filter((e) => says(e, relative));
+    if (byVerb.length === 1) {
+      found = byVerb;
+      why = `the request names no event's noun, and "${relative.filter((w) => says(byVerb[0]!, [w])).join('", "')}" says its verb, no other event's`;
+    }
+  }
   // "reason 'wrong size' -> reply ...": a field of the request's that only one event carries.
   if (found.length === 0) {
     const named = (f: string) => new RegExp(String.raw`\b${f.split('_').join('[ _]')}\b`).test(text);

@@ -90,6 +90,12 @@ export function readArgPhrases(buf: RequestText, event: string | undefined, ctx:
     );
   };
 
+  const namesToolWith = (verb: string, field: string) =>
+    ctx.tools.some((t) => {
+      const name = toolWords(t).name;
+      return name.has(verb) && field.split('_').every((p) => lemmas(p).some((l) => name.has(l)));
+    });
+
   let toks = tokenize(buf.text);
   const put = (from: number, to: number, value: string, target: readonly string[]) => {
     let at = toks[from]!.at;
@@ -287,6 +293,8 @@ export function readArgPhrases(buf: RequestText, event: string | undefined, ctx:
     const f = fieldFrom(i + 1);
     if (!f) continue;
     const field = /^\{\{event\.payload\.([a-z0-9_]+)\}\}$/.exec(f[0])?.[1];
+    // "add seats" with add_seats: the verb and the field name a tool together, an action.
+    if (lead && field !== undefined && namesToolWith(w, field)) continue;
     const named = lead && ['in', 'into', 'as', 'to'].includes(toks[f[1] + 1]?.t ?? '') && argAfter(f[1] + 2);
     if (!named && (field === undefined || !args.has(field))) continue;
     let end = f[1];

@@ -38,7 +38,7 @@ import {
 import { fieldSorting } from './values-by-noun.ts';
 
 const TRIGGER_START =
-  /(?<=^|[.;!?]\s+)(?:if)(?= (?:a|an|the|someone|somebody|anyone|any|an?y?one|people|we|they) )|\b(whenever|when|each time|every time|as soon as|once|on every|on each|for every|for each|any time|anytime|if ever|after(?= (?:a|an|each|every|any|the) (?:[a-z]+ (?:is|are|gets|get|has|comes|arrives)\b|[a-z]+(?:'s|s) (?:been )?[a-z]+ed\b)))\b/;
+  /(?<=^|[.;!?]\s+)(?:if)(?= (?:a|an|the|someone|somebody|anyone|any|an?y?one|people|we|they) )|\bif(?= (?:a|an|any) (?:new )?[a-z]+(?: [a-z]+)? (?:comes? in|arrives?|lands|shows up|(?:(?:is|are|gets|get|was|were|has been|has) )?(?!over\b|under\b)[a-z]+ed)\b)|\b(whenever|when|each time|every time|as soon as|once|on every|on each|for every|for each|any time|anytime|if ever|after(?= (?:a|an|each|every|any|the) (?:[a-z]+ (?:is|are|gets|get|has|comes|arrives)\b|[a-z]+(?:'s|s) (?:been )?[a-z]+ed\b)))\b/;
 
 /** A number on its own (no id's part, no money, no percentage): what a reader of bounds takes. */
 const UNREAD_NUMBER = /(?<![\w$.,'-])[0-9]+(?:\.[0-9]+)?\+?(?![\w%.,'-]|\s*(?:dollars?|bucks?|usd|k)\b)/g;

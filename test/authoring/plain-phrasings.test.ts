@@ -1,0 +1,103 @@
+/**
+ * Issue 30: plain phrasings over the blind sets' catalogs that were asked about needlessly (the
+ * trigger said after the action with "if", an action said with its tool's own noun, the event said
+ * only by its verb, a test joined to the trigger with "and", an ordinal in digits), each now
+ * drafted as its words say. The requests are in no corpus set.
+ */
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { compileRequest } from '../../src/core/authoring/compile-request.ts';
+import { type Draft, draftSpec } from '../../src/core/authoring/index.ts';
+import { toolSteps } from '../../src/core/spec/flow-steps.ts';
+import { BLIND8_DIR, BLIND10_DIR, loadCorpus } from './draft-corpus.ts';
+
+const draft = (request: string, dir: string, name: string): Draft => {
+  const f = loadCorpus(dir).find((x) => x.name === name);
+  assert.ok(f, name);
+  return draftSpec(compileRequest(request, f.catalog), f.catalog);
+};
+/** The draft's trigger (event and test) and its tools, or its questions when it asks. */
+const shapeOf = (d: Draft) =>
+  d.publishable && d.spec
+    ? {
+        on: d.spec.triggers.map((t) => `${t.event}${t.when ? ` if ${t.when}` : ''}`).join(' | '),
+        tools: toolSteps(d.spec).map((s) => s.tool),
+      }
+    : { questions: d.questions.map((q) => q.question) };
+
+test('the trigger said after the action with "if" and an event verb starts the workflow', () => {
+  for (const [request, on, tool] of [
+    ['freeze the seller if a chargeback comes in, reason fraud', 'chargeback.received', 'freeze_seller'],
+    ['hold the payout if a dispute is opened', 'dispute.opened', 'hold_payout'],
+    ['email the seller "We could not pay you out." if a payout failed', 'payout.failed', 'email_seller'],
+  ] as const)
+    assert.deepEqual(shapeOf(draft(request, BLIND10_DIR, 'payouts')), { on, tools: [tool] }, request);
+  // A test after the action is still a test, never a trigger; "send it" is the payout's own tool.
+  const d = draft(
+    'when a payout is requested, send it if the amount is under $200, max $200',
+    BLIND10_DIR,
+    'payouts',
+  );
+  assert.equal(d.publishable, true, JSON.stringify(d.questions));
+  assert.deepEqual(
+    d.spec?.triggers.map((t) => t.event),
+    ['payout.requested'],
+  );
+  assert.deepEqual(shapeOf(d).tools, ['send_payout']);
+  assert.equal(d.spec?.limits.maxCostUsd, 200);
+});
+
+test('a generic verb and an event field that together name a tool are that action, not an argument', () => {
+  // "add seats" is add_seats, never `seats` with its verb eaten (which left no action at all).
+  const d = draft('when seats are requested, add seats, max $500', BLIND8_DIR, 'subscriptions');
+  assert.ok(d.partial ?? d.spec);
+  assert.deepEqual(
+    toolSteps((d.spec ?? d.partial)!).map((s) => s.tool),
+    ['add_seats'],
+  );
+  assert.ok(
+    !d.questions.some((q) => /No action in the request/.test(q.question)),
+    JSON.stringify(d.questions),
+  );
+});
+
+test('an event said only by its verb in a relative clause starts the workflow, listed as assumed', () => {
+  const d = draft('tag accounts that downgrade as churn-risk', BLIND8_DIR, 'subscriptions');
+  assert.deepEqual(shapeOf(d), { on: 'plan.downgraded', tools: ['tag_account'] });
+  assert.ok(d.readBack?.assumed?.some((a) => a.includes('plan.downgraded') && a.includes('"downgrade"')));
+});
+
+test('a field test joined to the trigger clause with "and" is a condition on the events', () => {
+  for (const [request, test] of [
+    [
+      'when a subscription is cancelled and the reason is too expensive, give a $20 credit',
+      'payload.reason == "too_expensive"',
+    ],
+    [
+      'when a subscription is cancelled and the reason is switched competitor, give a $20 credit',
+      'payload.reason == "switched_competitor"',
+    ],
+  ] as const)
+    assert.deepEqual(
+      shapeOf(draft(request, BLIND8_DIR, 'subscriptions')),
+      { on: `subscription.cancelled if ${test}`, tools: ['issue_credit'] },
+      request,
+    );
+});
+
+test('an ordinal in digits is the number a counting field holds; a wrong suffix is not', () => {
+  const d = draft(
+    'when a payment fails on the 3rd attempt, cancel at period end',
+    BLIND8_DIR,
+    'subscriptions',
+  );
+  assert.deepEqual(shapeOf(d), {
+    on: 'payment.failed if payload.attempt == 3',
+    tools: ['cancel_subscription'],
+  });
+  assert.equal(
+    draft('when a payment fails on the 3th attempt, cancel at period end', BLIND8_DIR, 'subscriptions')
+      .publishable,
+    false,
+  );
+});
