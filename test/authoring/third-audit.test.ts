@@ -307,12 +307,13 @@ test('what a review of these readings found: each reads as the words say', () =>
     ],
     // "request" names the payout event here: request_finance_approval is no tool for payouts.
     ['request finance approval for payouts over $1000', BLIND10_DIR, 'payouts', 'payload.amount_usd > 1000'],
-    // A currency said of the events' noun.
+    // A currency said of the events' noun (and "under 5,000" leaves 5,000 itself out, which the
+    // cap alone would let through).
     [
       'If the invoice is USD and under 5,000, match it and pay it.',
       BLIND6_DIR,
       'invoice-approval',
-      'payload.currency == "USD"',
+      'payload.currency == "USD" and payload.amount_usd < 5000',
     ],
   ];
   draftsAs(cases);

@@ -82,13 +82,31 @@ test('a bound said with the payment, or with nothing acting before it, stays the
     // The approval is for every claim; the bound is the payment's.
     'when a claim is filed, approve it, then pay anyone under $75',
     // Nothing acts before the payment: the cap refuses what the words exclude.
-    'claims under $75: pay them',
+    'claims up to $75: pay them',
     'when a claim is filed, pay it, up to $75',
   ]) {
     const d = draft(request);
     assert.equal(d.publishable, true, `${request}: ${JSON.stringify(d.questions)}`);
     assert.deepEqual(d.spec!.triggers, [{ event: 'claim.filed' }], request);
     assert.equal(d.spec!.limits.maxCostUsd, 75, request);
+  }
+});
+
+test('"under" said of the events leaves the bound itself out, which the cap alone lets through', () => {
+  // A $75 claim would be paid under a $75 cap: the trigger tests the amount too, the cap stays.
+  for (const request of [
+    'claims under $75: pay them',
+    'pay claims under $75',
+    "when a claim is filed, if it's under $75, pay it",
+  ]) {
+    const d = draft(request);
+    assert.equal(d.publishable, true, `${request}: ${JSON.stringify(d.questions)}`);
+    assert.deepEqual(d.spec!.triggers, [{ event: 'claim.filed', when: 'payload.amount_usd < 75' }], request);
+    assert.equal(d.spec!.limits.maxCostUsd, 75, request);
+    assert.ok(
+      d.readBack?.assumed?.some((a) => a.includes('leaves $75 itself out')),
+      request,
+    );
   }
 });
 

@@ -46,7 +46,6 @@ test('money in words and negated bounds are caps, never `amount > X`', () => {
   for (const [r, cap] of [
     ['When a refund is requested, refund it, max twenty-five bucks', 25],
     ['When a refund is requested, refund a couple hundred max', 200],
-    ['When a refund is requested, refund it if its <$15', 15],
     ["When a refund is requested, refund it. don't ever pay back more than forty", 40],
     ['When a refund is requested, refund it. dont ever refund more than 40', 40],
     ['no refunds above 75 please. When a refund is requested, refund it', 75],
@@ -57,6 +56,10 @@ test('money in words and negated bounds are caps, never `amount > X`', () => {
     assert.equal(d.spec?.limits.maxCostUsd, cap, r);
     assert.equal(d.spec?.triggers[0]?.when, undefined, r);
   }
+  // "<$15" leaves $15 itself out, which the cap alone lets through: the trigger tests it too.
+  const strict = draft('When a refund is requested, refund it if its <$15');
+  assert.equal(strict.spec?.limits.maxCostUsd, 15);
+  assert.equal(strict.spec?.triggers[0]?.when, 'payload.refund_amount < 15');
 });
 
 test('an amount in another currency is a question, never a dollar cap', () => {

@@ -148,12 +148,13 @@ test('"USD only pls." says which events, wherever the sentence is', () => {
     'refund every request under $20. USD only',
   ]) {
     const d = published(request);
-    assert.equal(d.spec!.triggers[0]!.when, 'payload.currency == "USD"', request);
+    // (And "under $20" leaves $20 itself out, which the cap alone would let through.)
+    assert.equal(d.spec!.triggers[0]!.when, 'payload.currency == "USD" and payload.amount_usd < 20', request);
   }
   // A case said with its action is no such sentence: "USD only: refund" is a heading.
   assert.equal(
     published('USD only: refund every request under $20').spec!.triggers[0]!.when,
-    'payload.currency == "USD"',
+    'payload.currency == "USD" and payload.amount_usd < 20',
   );
 });
 

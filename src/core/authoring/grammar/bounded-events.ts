@@ -7,7 +7,9 @@
  * said of the one object of the actions the request starts with ("approve + reimburse travel
  * expenses under $300 automatically"). A bound said with
  * an action ("reply, then refund anyone under $50": the reply is for everyone) or where nothing
- * acts before the money moves ("refund requests under $50: refund them") stays the cap alone.
+ * acts before the money moves ("refund requests up to $50: refund them") stays the cap alone, but
+ * for a bound that leaves its own amount out ("under $50"): the cap lets $50 itself through, so
+ * the trigger tests the amount too (which stops a run exactly where the cap would, but for $50).
  * In a request that makes a choice ("equipment under 300 -> approve and reimburse, otherwise check
  * the receipts"), which case the bound tests is not read: asked (`askBoundInChoice`), for the cap
  * alone would approve a $500 claim and only then refuse its reimbursement.
@@ -78,23 +80,54 @@ export function boundedEvents(
   // One bound, and it is the cap (several are the cap's question already).
   if (filter === undefined || new Set(caps).size !== 1 || filters.some((f) => f.usd !== filter.usd))
     return [];
-  const at = steps.findIndex((s) => s.tool.cost?.fromArg !== undefined);
-  const money = steps[at];
+  const money = steps.find((s) => s.tool.cost?.fromArg !== undefined);
   // No step costs anything ("approve expenses under $50"): the bound can only say which events; as
   // a cap it would bound nothing, and every expense would be approved.
   if (money === undefined)
     return steps.length > 0 && steps.every((s) => s.tool.cost === undefined)
       ? noMoneyBound(text, filter, event, ctx)
       : [];
-  if (!saidOfEvents(text, filter.at, event, ctx) && !sharedObject(text, filter.at, event, ctx)) return [];
-  const before = steps.slice(0, at).filter((s) => s.tool.effect !== 'read');
-  if (before.length === 0) return [];
+  // (With nothing acting before the money moves, the test stops a run where the cap would have,
+  // whatever the bound was said with: it only leaves out the bound itself, for "under".)
+  const ofEvents = () =>
+    saidOfEvents(text, filter.at, event, ctx) || sharedObject(text, filter.at, event, ctx);
+  const test = amountTest(filter, steps, event, ctx, ofEvents);
+  return test === undefined ? [] : [test];
+}
+
+/**
+ * The trigger's test of the amount the money step moves, for a bound of the whole workflow that
+ * the spend cap alone would not keep (listed under Assumed): a step acting before the money moves
+ * (the cap refuses a reimbursement of $100, but the approval before it would already have been
+ * made), when `ofEvents` says the bound is the events' and not that action's; or "under $50",
+ * which leaves $50 itself out while a $50 cap lets it through. Undefined: the cap is enough, or
+ * the money step's amount is not a field of the event.
+ */
+export function amountTest(
+  bound: { op: '<' | '<='; usd: number },
+  steps: readonly DraftStep[],
+  event: string | undefined,
+  ctx: RequestContext,
+  ofEvents: () => boolean = () => true,
+): string | undefined {
+  const at = steps.findIndex((s) => s.tool.cost?.fromArg !== undefined);
+  const money = steps[at];
+  if (money === undefined) return undefined;
   const field = payloadFieldOf(money.step.args[money.tool.cost!.fromArg!]);
-  if (field === undefined) return [];
+  if (field === undefined) return undefined;
+  const before = steps.slice(0, at).filter((s) => s.tool.effect !== 'read');
+  const usd = formatUsd(bound.usd);
+  if (before.length > 0 && ofEvents()) {
+    ctx.assumptions.push(
+      `$${usd} bounds which ${event ?? 'trigger'} events the workflow acts on, not only what it spends: ${before.map((s) => s.tool.name).join(', ')} ${before.length === 1 ? 'acts' : 'act'} before ${money.tool.name} moves the money, so the trigger tests ${field} ${bound.op} ${bound.usd} too.`,
+    );
+    return `payload.${field} ${bound.op} ${bound.usd}`;
+  }
+  if (before.length > 0 || bound.op !== '<') return undefined;
   ctx.assumptions.push(
-    `$${formatUsd(filter.usd)} bounds which ${event ?? 'trigger'} events the workflow acts on, not only what it spends: ${before.map((s) => s.tool.name).join(', ')} ${before.length === 1 ? 'acts' : 'act'} before ${money.tool.name} moves the money, so the trigger tests ${field} ${filter.op} ${filter.usd} too.`,
+    `"under $${usd}" leaves $${usd} itself out, which the spend cap lets through: the trigger tests ${field} < ${bound.usd} too.`,
   );
-  return [`payload.${field} ${filter.op} ${filter.usd}`];
+  return `payload.${field} < ${bound.usd}`;
 }
 
 /**

@@ -6,7 +6,8 @@
  *     docs/flow.md);
  *   - with none ("tag it, and if it's above $40 tag it high-value too"), the test's steps, each
  *     carrying the test as its `if:`, while the others run regardless; when the test's steps are
- *     the whole draft, the test is the trigger's (a money bound: the cap alone, as before);
+ *     the whole draft, the test is the trigger's (a money bound: the cap, and the trigger's test
+ *     too where the cap alone would not keep it: bounded-events.ts);
  *
  * then the steps after. A money tool in the branch a money test bounds ("under $X" bounds its own
  * branch, "over $X" the else) takes the amount as its spend cap.
@@ -14,6 +15,7 @@
 import { formatUsd } from '../../money.ts';
 import type { ChooseStepSpec, FlowStep } from '../../spec/flow-steps.ts';
 import { stepConditionWords } from '../condition-words.ts';
+import { amountTest } from './bounded-events.ts';
 import type { MoneyBounds } from './read-amounts.ts';
 import { readMoney } from './read-amounts.ts';
 import { SAID_FIRST, splitClauses } from './read-clauses.ts';
@@ -92,10 +94,16 @@ export function readBranch(
   if (o.stepIf && (yes.length === 0 || (!onRead && pre.length === 0 && post.length === 0))) {
     const flow = all.map((s) => s.step);
     if (o.test.kind === 'money') {
-      const upper = o.test.op === '<' || o.test.op === '<=';
-      if (upper) money.caps.push(o.test.usd);
-      else money.lowerBounds.push({ op: o.test.op === '>=' ? '>=' : '>', usd: o.test.usd });
-      return { all, flow, longest: all.length };
+      const op = o.test.op;
+      if (op !== '<' && op !== '<=') {
+        money.lowerBounds.push({ op: op === '>=' ? '>=' : '>', usd: o.test.usd });
+        return { all, flow, longest: all.length };
+      }
+      money.caps.push(o.test.usd);
+      // ("if it's under $40, refund it": the cap would let $40 itself through. Whether a step
+      // acting before the money moves is bounded too is not read here: the cap alone, as before.)
+      const when = amountTest({ op, usd: o.test.usd }, all, event, ctx, () => false);
+      return { all, flow, longest: all.length, ...(when ? { when } : {}) };
     }
     // "pay it if it matches, up to $5000": with no action after it, a test on what a read returns
     // guards the action said just before it (not the read itself), as "pay it if it matches." does.
