@@ -31,6 +31,23 @@ export const ACTION_GROUPS: readonly (readonly string[])[] = [
   ['assign', 'route'],
 ];
 
+/**
+ * Actions that undo or refuse one another, by their groups' names: a verb of one never falls back
+ * to a tool named for the other ("reject expenses" is no approve_expense).
+ */
+export const OPPOSITE_ACTIONS: readonly (readonly [string, string])[] = [
+  ['approve', 'reject'],
+  ['grant', 'revoke'],
+  ['create', 'close'],
+  ['create', 'delete'],
+  ['pay', 'reject'],
+  ['refund', 'reject'],
+];
+
+/** Whether two action groups (by their first words) undo or refuse one another. */
+export const opposite = (a: string, b: string): boolean =>
+  OPPOSITE_ACTIONS.some(([x, y]) => (x === a && y === b) || (x === b && y === a));
+
 /** Verbs that name no action by themselves: the object decides ("issue a refund", "send a reply"). */
 export const GENERIC_VERBS = new Set([
   'send',

@@ -16,6 +16,7 @@ import {
   GENERIC_VERBS,
   groupOf,
   lemmas,
+  opposite,
 } from '../request-words.ts';
 import { byPermanence, TAKE_DOWN, TAKE_DOWN_GROUPS } from './permanence.ts';
 import type { Clause } from './read-clauses.ts';
@@ -115,12 +116,21 @@ export function mapTool(c: Clause, ctx: RequestContext, event?: string): ToolDes
   // (a thing it names stays: "pay back rebates" -> pay_rebate).
   const ownAction = verbLemmas.some((l) => groupOf(ACTION_GROUPS, l) !== undefined);
   const isAction = (o: readonly string[]) => ACTION_GROUPS.includes(o as string[]);
+  // ("reject expenses": approve_expense is named for the object but does the opposite.)
+  const doesOpposite = (t: ToolDescriptor) =>
+    verbGroup !== undefined &&
+    [...toolWords(t).name, ...toolWords(t).first].some((w) => {
+      const g = groupOf(ACTION_GROUPS, w);
+      return g !== undefined && opposite(g[0]!, verbGroup[0]!);
+    });
   if (candidates.length === 0) {
     // A generic verb ("send a reply", "process the refund"): the object names the action.
     for (const o of objects) {
       if (ownAction && isAction(o)) continue;
       candidates = ctx.tools.filter(
-        (t) => matchesGroup(toolWords(t).name, o) || matchesGroup(toolWords(t).first, o),
+        (t) =>
+          (matchesGroup(toolWords(t).name, o) || matchesGroup(toolWords(t).first, o)) &&
+          !(ownAction && doesOpposite(t)),
       );
       if (candidates.length > 0) break;
     }

@@ -1,0 +1,48 @@
+/**
+ * Issue 30: wrong drafts a sixth outside audit found (fresh requests over the blind sets'
+ * catalogs, written by someone who never saw the compiler), each now asked about. The catalogs are
+ * the blind sets'; the requests are in no corpus set.
+ */
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { compileRequest } from '../../src/core/authoring/compile-request.ts';
+import { type Draft, draftSpec } from '../../src/core/authoring/index.ts';
+import { toolSteps } from '../../src/core/spec/flow-steps.ts';
+import { BLIND5_DIR, BLIND11_DIR, loadCorpus } from './draft-corpus.ts';
+
+const draft = (request: string, dir: string, name: string): Draft => {
+  const f = loadCorpus(dir).find((x) => x.name === name);
+  assert.ok(f, name);
+  return draftSpec(compileRequest(request, f.catalog), f.catalog);
+};
+const tools = (d: Draft) => toolSteps((d.spec ?? d.partial)!).map((s) => s.tool);
+
+test('a verb no tool does is asked about, never the tool its object names for another action', () => {
+  // "reject" with only approve_expense named for expenses had approved the expenses to reject.
+  for (const request of [
+    'reject alcohol expenses',
+    'reject expenses over $500',
+    'decline alcohol expenses',
+  ]) {
+    const d = draft(request, BLIND5_DIR, 'expense-report');
+    assert.equal(d.publishable, false, request);
+    assert.ok(!(d.spec ?? d.partial) || !tools(d).includes('approve_expense'), request);
+    assert.ok(
+      d.questions.some((q) => /No tool in the catalog does/.test(q.question)),
+      request,
+    );
+  }
+});
+
+test("the trigger event's own verb said after its noun restates the event, never names an action", () => {
+  // "filed" had become open_adjuster_task (titled with the police_report flag), and every auto
+  // claim under $1,500 was paid, with a police report or without.
+  const d = draft(
+    'auto claims under $1,500 filed with a police report: pay the full amount by bank transfer',
+    BLIND11_DIR,
+    'claims',
+  );
+  assert.equal(d.publishable, false);
+  assert.ok(!tools(d).includes('open_adjuster_task'), JSON.stringify(tools(d)));
+  assert.ok(d.questions.some((q) => q.question.includes('the claim.filed event said again')));
+});
