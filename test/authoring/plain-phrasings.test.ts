@@ -1,8 +1,7 @@
 /**
  * Issue 30: plain phrasings over the blind sets' catalogs that were asked about needlessly (the
  * trigger said after the action with "if", an action said with its tool's own noun, the event said
- * only by its verb, a test joined to the trigger with "and", an ordinal in digits), each now
- * drafted as its words say. The requests are in no corpus set.
+ * only by its verb, a test joined to the trigger with "and"), each now drafted as its words say. The requests are in no corpus set.
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
@@ -32,19 +31,15 @@ test('the trigger said after the action with "if" and an event verb starts the w
     ['email the seller "We could not pay you out." if a payout failed', 'payout.failed', 'email_seller'],
   ] as const)
     assert.deepEqual(shapeOf(draft(request, BLIND10_DIR, 'payouts')), { on, tools: [tool] }, request);
-  // A test after the action is still a test, never a trigger; "send it" is the payout's own tool.
-  const d = draft(
-    'when a payout is requested, send it if the amount is under $200, max $200',
-    BLIND10_DIR,
-    'payouts',
-  );
-  assert.equal(d.publishable, true, JSON.stringify(d.questions));
-  assert.deepEqual(
-    d.spec?.triggers.map((t) => t.event),
-    ['payout.requested'],
-  );
-  assert.deepEqual(shapeOf(d).tools, ['send_payout']);
-  assert.equal(d.spec?.limits.maxCostUsd, 200);
+  // A forbidden action, a clause that says more, or a noun that is an event verb too is no
+  // such trigger: left to the other readers, or asked.
+  for (const request of [
+    "don't hold the payout if a dispute was opened",
+    'never freeze the seller if a chargeback comes in',
+    'hold the payout if a payout is requested by a flagged seller',
+    'send the payout if a payout is requested and the seller is verified, up to $500',
+  ])
+    assert.equal(draft(request, BLIND10_DIR, 'payouts').publishable, false, request);
 });
 
 test('a generic verb and an event field that together name a tool are that action, not an argument', () => {
@@ -67,6 +62,15 @@ test('an event said only by its verb in a relative clause starts the workflow, l
   assert.ok(d.readBack?.assumed?.some((a) => a.includes('plan.downgraded') && a.includes('"downgrade"')));
 });
 
+test('an event said by its verb of someone is read only where nothing else is said of it', () => {
+  // An object of its own, a bare "anything", or an arrival verb names no event this way.
+  for (const request of [
+    'send an email "we got it" to anyone who requested a refund',
+    'issue a credit to anyone who submitted a 10, max $30',
+  ])
+    assert.equal(draft(request, BLIND8_DIR, 'subscriptions').publishable, false, request);
+});
+
 test('a field test joined to the trigger clause with "and" is a condition on the events', () => {
   for (const [request, test] of [
     [
@@ -83,21 +87,13 @@ test('a field test joined to the trigger clause with "and" is a condition on the
       { on: `subscription.cancelled if ${test}`, tools: ['issue_credit'] },
       request,
     );
-});
-
-test('an ordinal in digits is the number a counting field holds; a wrong suffix is not', () => {
-  const d = draft(
-    'when a payment fails on the 3rd attempt, cancel at period end',
-    BLIND8_DIR,
-    'subscriptions',
-  );
-  assert.deepEqual(shapeOf(d), {
-    on: 'payment.failed if payload.attempt == 3',
-    tools: ['cancel_subscription'],
-  });
-  assert.equal(
-    draft('when a payment fails on the 3th attempt, cancel at period end', BLIND8_DIR, 'subscriptions')
-      .publishable,
-    false,
-  );
+  // Not after an action, not with a value the events do not show, not a test of its own.
+  for (const request of [
+    'when a subscription is cancelled look up the account and the reason is checked, then give a $20 credit',
+    'whenever a subscription is cancelled tag it "churn" and the reason is noted',
+  ]) {
+    const d = draft(request, BLIND8_DIR, 'subscriptions');
+    const got = d.spec ?? d.partial;
+    assert.doesNotMatch(JSON.stringify([got?.triggers, got?.steps]), /checked|noted/, request);
+  }
 });

@@ -36,17 +36,12 @@ const ORDINALS = [
   'tenth',
 ];
 
-/** The suffix an ordinal in digits takes: 1st, 2nd, 3rd, 4th, 11th, 12th, 13th, 21st. */
-const ordinalSuffix = (n: number) =>
-  n % 100 >= 11 && n % 100 <= 13 ? 'th' : (['th', 'st', 'nd', 'rd'][n % 10] ?? 'th');
-
 /**
  * The value the events would hold for `said`, or undefined when it is as they spell it or no
  * spelling is sure: a yes/no field's "off" / "true" (false, true); a value the samples or a tool's
  * enum list but for case and separators; where every value they list is lower case with `_` (or
  * `-`) between words, `said` written so ("Prior Fraud": prior_fraud, "EU": eu); for a field they
- * list no value of and that counts, a number said as a word or an ordinal ("the third attempt",
- * "the 3rd attempt": 3). (At most two words: "under the
+ * list no value of and that counts, a number said as a word ("the third attempt": 3). (At most two words: "under the
  * deductible" is no value, whatever read it as one.)
  */
 function asEventsSpell(said: string, field: string, shape: EventShape, ctx: RequestContext): unknown {
@@ -57,10 +52,6 @@ function asEventsSpell(said: string, field: string, shape: EventShape, ctx: Requ
   if (hits.length > 0) return hits.length === 1 ? hits[0] : undefined;
   if (known.length === 0) {
     if (!COUNTED.test(field)) return undefined;
-    // ("the 3rd attempt": an ordinal in digits, its suffix the one its number takes.)
-    const digits = /^([0-9]{1,3})(st|nd|rd|th)$/i.exec(said);
-    if (digits)
-      return ordinalSuffix(Number(digits[1])) === digits[2]!.toLowerCase() ? Number(digits[1]) : undefined;
     const n = ORDINALS.indexOf(said.toLowerCase()) + 1 || numberWord(said.toLowerCase());
     return n || undefined;
   }

@@ -85,14 +85,23 @@ export function inferEvent(text: string, ctx: RequestContext): string | undefine
     }
   }
   // "tag accounts that downgrade", "anyone who cancels": no event's noun, but a relative clause
-  // says one event's verb.
+  // says one event's verb, of someone or some account ("anything that changed" says nothing), with
+  // no object of its own ("anyone who requested a refund" is about a refund), and a verb that says
+  // more than that something arrived (requested, received, new: every catalog has those).
   if (found.length === 0) {
     const relative = [
       ...text.matchAll(
-        /\b(?:who|that|which)\s+(?:(?:just|has|have|had|get|gets|got|is|are|was|were)\s+)*([a-z]+)/g,
+        /\b([a-z]+) (?:who|that|which)\s+(?:(?:just|has|have|had|get|gets|got|is|are|was|were)\s+)*([a-z]+)\b(?!\s+(?:a|an|the|their|his|her|its|some|any|my|our|to)\b)/g,
       ),
-    ].map((m) => spelledAs(m[1]!, ctx));
-    const byVerb = events.filter((e) => says(e, relative));
+    ]
+      .filter((m) => !/^(?:anything|everything|something|nothing|whatever|stuff)$/.test(m[1]!))
+      .map((m) => spelledAs(m[2]!, ctx));
+    const byVerb = events.filter((e) => {
+      const verb = splitType(e.type)[1];
+      const arrives =
+        ARRIVING.some((v) => groupOf(EVENT_VERB_GROUPS, v)?.includes(verb)) || ARRIVALS.test(verb);
+      return !arrives && says(e, relative);
+    });
     if (byVerb.length === 1) {
       found = byVerb;
       why = `the request names no event's noun, and "${relative.filter((w) => says(byVerb[0]!, [w])).join('", "')}" says its verb, no other event's`;

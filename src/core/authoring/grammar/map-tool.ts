@@ -58,7 +58,7 @@ function matchesGroup(words: Set<string>, group: readonly string[]): boolean {
 }
 
 /** The one catalog tool an action clause names, or undefined (then a question says why). */
-export function mapTool(c: Clause, ctx: RequestContext, event?: string): ToolDescriptor | undefined {
+export function mapTool(c: Clause, ctx: RequestContext): ToolDescriptor | undefined {
   const tokens = c.text
     .replace(/"q[0-9]+"/g, ' ')
     .split(/[^a-z0-9'-]+/)
@@ -133,24 +133,6 @@ export function mapTool(c: Clause, ctx: RequestContext, event?: string): ToolDes
           !(ownAction && doesOpposite(t)),
       );
       if (candidates.length > 0) break;
-    }
-  }
-  // "send it" on payout.requested: a generic verb whose object is the event's own thing (a pronoun,
-  // or nothing), the one tool named with both the verb and the event's noun (send_payout).
-  if (candidates.length === 0 && GENERIC_VERBS.has(verb) && event !== undefined) {
-    const rest = content.slice(1);
-    if (rest.every((w) => /^(?:it|them|this|that|these|those|one|ones)$/.test(w))) {
-      const noun = event.split('.')[0]!.split(/[_-]/);
-      const own = ctx.tools.filter((t) => {
-        const name = t.name.toLowerCase().split(/[^a-z0-9]+/);
-        return name.includes(verb) && noun.some((n) => lemmas(n).some((l) => name.includes(l)));
-      });
-      if (own.length === 1) {
-        candidates = own;
-        ctx.assumptions.push(
-          `"${phrase}" is read as ${own[0]!.name}: "${verb}" said of the ${event} event's ${noun.join(' ')}.`,
-        );
-      }
     }
   }
   // "DM them", "email them", "ack it": the catalog's one messaging tool, when no tool names the verb

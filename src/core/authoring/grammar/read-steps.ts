@@ -146,7 +146,7 @@ export function readSteps(
       });
       continue;
     }
-    const tool = mapTool(c, ctx, event);
+    const tool = mapTool(c, ctx);
     if (!tool) continue;
     const existing = steps.find((s) => s.tool.name === tool.name);
     // "make sure it gets tagged" after "tag it refund": the same action said again, one step.

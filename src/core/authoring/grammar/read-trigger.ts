@@ -21,6 +21,7 @@ import { spelledAs } from './one-slip-apart.ts';
 import type { Qualifier } from './qualifier.ts';
 import { signoffAsTime } from './read-signoff.ts';
 import { cutOut, knownWords, listOr, type RequestContext, type RequestText } from './request-context.ts';
+import { triggerAfterAction } from './trigger-after-action.ts';
 import { heading, isActionWord } from './trigger-heading.ts';
 import {
   clauseWords,
@@ -38,7 +39,7 @@ import {
 import { fieldSorting } from './values-by-noun.ts';
 
 const TRIGGER_START =
-  /(?<=^|[.;!?]\s+)(?:if)(?= (?:a|an|the|someone|somebody|anyone|any|an?y?one|people|we|they) )|\bif(?= (?:a|an|any) (?:new )?[a-z]+(?: [a-z]+)? (?:comes? in|arrives?|lands|shows up|(?:(?:is|are|gets|get|was|were|has been|has) )?(?!over\b|under\b)[a-z]+ed)\b)|\b(whenever|when|each time|every time|as soon as|once|on every|on each|for every|for each|any time|anytime|if ever|after(?= (?:a|an|each|every|any|the) (?:[a-z]+ (?:is|are|gets|get|has|comes|arrives)\b|[a-z]+(?:'s|s) (?:been )?[a-z]+ed\b)))\b/;
+  /(?<=^|[.;!?]\s+)(?:if)(?= (?:a|an|the|someone|somebody|anyone|any|an?y?one|people|we|they) )|\b(whenever|when|each time|every time|as soon as|once|on every|on each|for every|for each|any time|anytime|if ever|after(?= (?:a|an|each|every|any|the) (?:[a-z]+ (?:is|are|gets|get|has|comes|arrives)\b|[a-z]+(?:'s|s) (?:been )?[a-z]+ed\b)))\b/;
 
 /** A number on its own (no id's part, no money, no percentage): what a reader of bounds takes. */
 const UNREAD_NUMBER = /(?<![\w$.,'-])[0-9]+(?:\.[0-9]+)?\+?(?![\w%.,'-]|\s*(?:dollars?|bucks?|usd|k)\b)/g;
@@ -71,7 +72,7 @@ export function readTrigger(
     }
     return { event: type };
   }
-  const start = TRIGGER_START.exec(buf.text);
+  const start = TRIGGER_START.exec(buf.text) ?? triggerAfterAction(buf.text, ctx);
   let clause: RegExpExecArray | null = null;
   if (start) {
     const rest = buf.text.slice(start.index);

@@ -1,0 +1,47 @@
+/**
+ * A trigger said after the action with "if" ("freeze the seller if a chargeback comes in"), found
+ * for the trigger reader (read-trigger.ts), which reads the clause as it reads "when ...". Pure.
+ */
+import { lemmas } from '../request-words.ts';
+import type { RequestContext } from './request-context.ts';
+import { clauseWords, eventVerbGroup, splitType } from './trigger-words.ts';
+
+/** "if a chargeback comes in", "if a dispute was opened": an indefinite noun and an event verb alone. */
+const IF_ARRIVED =
+  /\bif (?:a|an|any) (?:new )?([a-z]+(?: [a-z]+)?) (comes? in|arrives?|lands|shows up|(?:(?:is|are|gets|get|was|were|has been|has) )?[a-z]+ed)(?=\s*(?:$|[.,;!?]))/g;
+/** Words that forbid the action said before such a clause ("don't send the payout if ..."). */
+const FORBIDS = /\b(?:don'?t|dont|do not|never|not|no|won'?t|shouldn'?t|stop)\b/;
+
+/**
+ * The trigger said after the action with "if" ("freeze the seller if a chargeback comes in"): a
+ * clause of an indefinite noun and an event verb alone, to the sentence's end or a comma, whose noun
+ * and verb name exactly one event of the catalog, in a sentence that forbids nothing before it.
+ * Anything more in the clause ("if a payout is requested by a flagged seller") or a forbidden
+ * action is left to the other readers, or asked about.
+ */
+export function triggerAfterAction(text: string, ctx: RequestContext): RegExpExecArray | null {
+  for (const m of text.matchAll(IF_ARRIVED)) {
+    const sentence =
+      text
+        .slice(0, m.index)
+        .split(/[.;!?]/)
+        .at(-1) ?? '';
+    if (FORBIDS.test(sentence)) continue;
+    // ("if an access request expired": a noun that is an event verb too is left to a question.)
+    if (m[1]!.split(' ').some((w) => eventVerbGroup(w) !== undefined)) continue;
+    // (The verb's words alone: "an access request expired" is access.expired, not requested.)
+    const words = clauseWords(m[2]!);
+    const group = words.map((w) => eventVerbGroup(w)).find((g) => g !== undefined);
+    const nouns = new Set(m[1]!.split(' ').flatMap((w) => lemmas(w)));
+    const fits = (ctx.events ?? []).filter((e) => {
+      const [noun = '', verb = ''] = splitType(e.type);
+      const nounOk = noun.split(/[_-]/).some((n) => lemmas(n).some((l) => nouns.has(l)));
+      const verbOk = group
+        ? group.includes(verb) || lemmas(verb).some((v) => group.includes(v))
+        : lemmas(verb).some((v) => words.some((w) => lemmas(w).includes(v)));
+      return nounOk && verbOk;
+    });
+    if (fits.length === 1) return m as RegExpExecArray;
+  }
+  return null;
+}
