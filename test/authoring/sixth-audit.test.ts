@@ -1,6 +1,7 @@
 /**
  * Issue 30: wrong drafts a sixth outside audit found (fresh requests over the blind sets'
- * catalogs, written by someone who never saw the compiler), each now asked about. The catalogs are
+ * catalogs, written by someone who never saw the compiler), each now drafted as its words say or
+ * asked about. The catalogs are
  * the blind sets'; the requests are in no corpus set.
  */
 import assert from 'node:assert/strict';
@@ -8,7 +9,7 @@ import { test } from 'node:test';
 import { compileRequest } from '../../src/core/authoring/compile-request.ts';
 import { type Draft, draftSpec } from '../../src/core/authoring/index.ts';
 import { toolSteps } from '../../src/core/spec/flow-steps.ts';
-import { BLIND5_DIR, BLIND11_DIR, loadCorpus } from './draft-corpus.ts';
+import { BLIND_DIR, BLIND5_DIR, BLIND10_DIR, BLIND11_DIR, loadCorpus } from './draft-corpus.ts';
 
 const draft = (request: string, dir: string, name: string): Draft => {
   const f = loadCorpus(dir).find((x) => x.name === name);
@@ -45,4 +46,44 @@ test("the trigger event's own verb said after its noun restates the event, never
   assert.equal(d.publishable, false);
   assert.ok(!tools(d).includes('open_adjuster_task'), JSON.stringify(tools(d)));
   assert.ok(d.questions.some((q) => q.question.includes('the claim.filed event said again')));
+});
+
+test('"two hundred fifty dollars" is $250, and a bound of the events\' class is the trigger\'s too', () => {
+  // It had read $200 and $50, and reimbursed a flat $50; "training" is a class a tool lists.
+  const d = draft(
+    'approve and reimburse training expenses in USD under two hundred fifty dollars',
+    BLIND5_DIR,
+    'expense-report',
+  );
+  assert.equal(d.publishable, true, JSON.stringify(d.questions));
+  assert.equal(d.spec?.limits.maxCostUsd, 250);
+  assert.equal(
+    d.spec?.triggers[0]?.when,
+    'payload.currency == "USD" and payload.category == "training" and payload.amount_usd < 250',
+  );
+  assert.ok(!JSON.stringify(d.spec?.steps).includes('"amount_usd":50'));
+});
+
+test('a value said with its field\'s own word is the value: "enterprise tier" is enterprise', () => {
+  const d = draft(
+    "tag tickets opened from the phone channel with 'phone' unless the customer is enterprise tier",
+    BLIND_DIR,
+    'support-desk',
+  );
+  assert.match(d.spec?.triggers[0]?.when ?? '', /payload\.customer_tier != "enterprise"(?! tier)/);
+});
+
+test('a test whose steps start with a sign-off asks which steps it decides, never gates the payment', () => {
+  // It had put "over $5k" on the trigger: no payout of $5k or less was ever paid.
+  for (const request of [
+    "payout requested -> if it's over $5k ask finance to approve first, then pay it; never more than 10k",
+    "payout requested -> if it's over $5k ask finance to approve, then pay it; never more than 10k",
+  ]) {
+    const d = draft(request, BLIND10_DIR, 'payouts');
+    assert.equal(d.publishable, false, request);
+    assert.ok(
+      d.questions.some((q) => q.question.includes('should send_payout run for every event')),
+      request,
+    );
+  }
 });

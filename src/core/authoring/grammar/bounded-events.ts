@@ -18,6 +18,7 @@ import { formatUsd } from '../../money.ts';
 import { payloadFieldOf } from '../arg-words.ts';
 import { isActionVerb, lemmas } from '../request-words.ts';
 import type { AmountFilter } from './read-amounts.ts';
+import { enumValues } from './read-field-tests.ts';
 import { type DraftStep, type RequestContext, sampleValues } from './request-context.ts';
 import { toolWords } from './tool-words.ts';
 import { isEventWord, NEUTRAL, STAND_INS, saysHappened } from './trigger-words.ts';
@@ -36,6 +37,9 @@ function saidOfEvents(text: string, at: number, event: string | undefined, ctx: 
   const values = sampleValues(shape ? [shape] : []);
   // ("with an amount under fifty": the words of its fields name them too.)
   for (const f of shape?.payload ?? []) for (const part of f.split('_')) values.add(part);
+  // ("training expenses": a value a tool's list gives the field, beyond what the samples show.)
+  if (shape)
+    for (const f of shape.payload) for (const v of enumValues(f, shape, ctx)) values.add(v.toLowerCase());
   // (A bound said as a condition of its own, "if the amount is ...", is read where it stands.)
   const clause = /^\s*(?:if|only if|as long as|provided)\b/.test(text.slice(at));
   return (text.slice(0, at).match(/[a-z0-9'-]+/g) ?? []).every(
@@ -55,17 +59,28 @@ function saidOfEvents(text: string, at: number, event: string | undefined, ctx: 
  * fifty, and reimburse those too" (never "reply, then refund anyone under $50", whose reply is for
  * everyone: the words before the bound say another action).
  */
-function sharedObject(text: string, at: number, event: string | undefined, ctx: RequestContext): boolean {
+function sharedObject(
+  text: string,
+  at: number,
+  event: string | undefined,
+  ctx: RequestContext,
+  money?: DraftStep,
+): boolean {
   const a = leadingActions(text, at);
-  return a !== undefined && saidOfEvents(text.slice(a.end), at - a.end, event, ctx);
+  if (a === undefined) return false;
+  // ("reimburse the employee for meals up to $20 and approve the report first": the money's own
+  // verb alone before the bound bounds the money, not the approval said after it.)
+  const own = money === undefined ? undefined : toolWords(money.tool);
+  if (own && a.verbs.every((v) => lemmas(v).some((l) => own.name.has(l) || own.first.has(l)))) return false;
+  return saidOfEvents(text.slice(a.end), at - a.end, event, ctx);
 }
 
 /** The action verbs the text starts with, before `at` ("approve + reimburse "): where they end. */
-function leadingActions(text: string, at: number): { end: number } | undefined {
+function leadingActions(text: string, at: number): { end: number; verbs: string[] } | undefined {
   const m = /^\s*[a-z]+(?:\s*(?:\+|&|\band\b|\bn\b)\s*[a-z]+)*\s+/.exec(text.slice(0, at));
   if (!m) return undefined;
   const verbs = m[0].split(/\s*(?:\+|&|\band\b|\bn\b)\s*|\s+/).filter(Boolean);
-  return verbs.every((v) => isActionVerb(v)) ? { end: m[0].length } : undefined;
+  return verbs.every((v) => isActionVerb(v)) ? { end: m[0].length, verbs } : undefined;
 }
 
 export function boundedEvents(
@@ -90,7 +105,7 @@ export function boundedEvents(
   // (With nothing acting before the money moves, the test stops a run where the cap would have,
   // whatever the bound was said with: it only leaves out the bound itself, for "under".)
   const ofEvents = () =>
-    saidOfEvents(text, filter.at, event, ctx) || sharedObject(text, filter.at, event, ctx);
+    saidOfEvents(text, filter.at, event, ctx) || sharedObject(text, filter.at, event, ctx, money);
   const test = amountTest(filter, steps, event, ctx, ofEvents);
   return test === undefined ? [] : [test];
 }

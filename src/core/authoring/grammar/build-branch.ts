@@ -91,6 +91,21 @@ export function readBranch(
   // it's under $40, max $30"): the test is the whole workflow's, as if said of the trigger. A test on
   // what a read step returns stays the steps' own: the read runs regardless.
   const onRead = o.test.kind === 'condition' && o.test.when.startsWith('steps.');
+  // "if it's over $5k ask finance to approve (first), then pay it": the sign-off said first may be
+  // the test's alone, the payment everyone's. Which steps the test decides is asked, never the
+  // whole workflow (which would pay no one under $5k).
+  if (
+    o.stepIf &&
+    yes.length > 1 &&
+    o.yes !== undefined &&
+    /approv|sign_?off|consent/.test(yes[0]!.tool.name)
+  ) {
+    ctx.questions.push({
+      about: 'steps.if',
+      question: `Which steps should "${o.yes!.raw.trim()}" run only for the events its test says? ${yes[0]!.tool.name} is said first; should ${listOr(yes.slice(1).map((s) => s.tool.name))} run for every event, or only for those?`,
+    });
+    return undefined;
+  }
   if (o.stepIf && (yes.length === 0 || (!onRead && pre.length === 0 && post.length === 0))) {
     const flow = all.map((s) => s.step);
     if (o.test.kind === 'money') {

@@ -39,7 +39,7 @@ const ORDINALS = [
 /**
  * The value the events would hold for `said`, or undefined when it is as they spell it or no
  * spelling is sure: a yes/no field's "off" / "true" (false, true); a value the samples or a tool's
- * enum list but for case and separators; where every value they list is lower case with `_` (or
+ * enum list but for case and separators, or followed by the field's own word ("enterprise tier"); where every value they list is lower case with `_` (or
  * `-`) between words, `said` written so ("Prior Fraud": prior_fraud, "EU": eu); for a field they
  * list no value of and that counts, a number said as a word ("the third attempt": 3). (At most two words: "under the
  * deductible" is no value, whatever read it as one.)
@@ -48,6 +48,14 @@ function asEventsSpell(said: string, field: string, shape: EventShape, ctx: Requ
   if (shape.flags?.includes(field)) return yesOrNo(said.toLowerCase());
   const known = [...new Set([...(shape.values?.[field] ?? []), ...enumValues(field, shape, ctx)])];
   if (known.includes(said)) return undefined;
+  // ("the customer is enterprise tier": the field's own word said after its value.)
+  const words = said.split(/\s+/);
+  if (words.length > 1 && field.split('_').includes(words.at(-1)!.toLowerCase())) {
+    const rest = words.slice(0, -1).join(' ');
+    const value = known.filter((k) => key(k) === key(rest));
+    if (value.length === 1) return value[0];
+    if (known.length === 0) return rest;
+  }
   const hits = known.filter((k) => key(k) === key(said));
   if (hits.length > 0) return hits.length === 1 ? hits[0] : undefined;
   if (known.length === 0) {

@@ -14,8 +14,10 @@ import { cutOut, type RequestContext, type RequestText } from './request-context
 
 const TENS = ['', '', 'twenty', 'thirty', 'forty', 'fifty', 'sixty', 'seventy', 'eighty', 'ninety'];
 const SMALL = `(?:(?:${TENS.slice(2).join('|')})(?:[- ](?:${UNITS.slice(1, 10).join('|')}))?|${UNITS.slice(1).join('|')}|a couple(?: of)?|a few|a)`;
-/** "five hundred and fifty", "two thousand", "a couple hundred", "forty". */
-export const NUMBER_WORDS = `(?:${SMALL}(?: hundred(?: and ${SMALL})?)?(?: thousand(?: (?:and )?${SMALL}(?: hundred)?)?)?)`;
+/** What follows "hundred": "fifty", "and fifty", "twenty-five" (never "a": "a hundred a day"). */
+const TAIL = `(?:and ${SMALL}|(?:${TENS.slice(2).join('|')})(?:[- ](?:${UNITS.slice(1, 10).join('|')}))?|${UNITS.slice(1).join('|')})`;
+/** "five hundred and fifty", "two hundred fifty", "two thousand", "a couple hundred", "forty". */
+export const NUMBER_WORDS = `(?:${SMALL}(?: hundred(?: ${TAIL})?)?(?: thousand(?: (?:and )?${SMALL}(?: hundred)?)?)?)`;
 
 /**
  * An amount in a currency the tools do not count ("£20", "20 quid", "fifty euros"): a question,
@@ -41,7 +43,7 @@ export function numberWordsValue(phrase: string): number | undefined {
     const u = UNITS.indexOf(t);
     return u >= 1 ? u : undefined;
   };
-  const m = /^(.+?)(?: (hundred)(?: and (.+?))?)?(?: (thousand)(?: (?:and )?(.+?)( hundred)?)?)?$/.exec(
+  const m = /^(.+?)(?: (hundred)(?: (?:and )?(.+?))??)?(?: (thousand)(?: (?:and )?(.+?)( hundred)?)?)?$/.exec(
     phrase.trim(),
   );
   if (!m) return undefined;
