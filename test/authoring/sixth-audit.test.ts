@@ -9,7 +9,7 @@ import { test } from 'node:test';
 import { compileRequest } from '../../src/core/authoring/compile-request.ts';
 import { type Draft, draftSpec } from '../../src/core/authoring/index.ts';
 import { toolSteps } from '../../src/core/spec/flow-steps.ts';
-import { BLIND_DIR, BLIND5_DIR, BLIND10_DIR, BLIND11_DIR, loadCorpus } from './draft-corpus.ts';
+import { BLIND_DIR, BLIND3_DIR, BLIND5_DIR, BLIND10_DIR, BLIND11_DIR, loadCorpus } from './draft-corpus.ts';
 
 const draft = (request: string, dir: string, name: string): Draft => {
   const f = loadCorpus(dir).find((x) => x.name === name);
@@ -86,4 +86,31 @@ test('a test whose steps start with a sign-off asks which steps it decides, neve
       request,
     );
   }
+});
+
+test('"except" turns around a value said past a stand-in and a preposition, in its own clause', () => {
+  // "except the ones from search" had tested severity == "search", "except anything by author U-42"
+  // author_id == "U-42": the events the words leave out.
+  const alerts = draft(
+    'Open an incident for every alert except the ones from search, title from the summary',
+    BLIND_DIR,
+    'oncall-escalation',
+  );
+  assert.equal(alerts.publishable, true, JSON.stringify(alerts.questions));
+  assert.equal(alerts.spec?.triggers[0]?.when, 'payload.service != "search"');
+  // ("title from the summary": the argument from the field.)
+  assert.equal(toolSteps(alerts.spec!)[0]!.args.title, '{{event.payload.summary}}');
+  // A sentence's end ends the trigger's clause: "search; severity ..." is no "search severity".
+  const semi = draft(
+    'Open an incident for every alert except the ones from search; severity same as the alert, title from the summary',
+    BLIND_DIR,
+    'oncall-escalation',
+  );
+  assert.equal((semi.spec ?? semi.partial)?.triggers[0]?.when, 'payload.service != "search"');
+  const posts = draft(
+    'hide posts reported for spam, except posts by author U-42',
+    BLIND3_DIR,
+    'content-moderation',
+  );
+  assert.equal(posts.spec?.triggers[0]?.when, 'payload.category == "spam" and payload.author_id != "U-42"');
 });

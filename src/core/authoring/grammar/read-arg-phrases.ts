@@ -90,6 +90,7 @@ export function readArgPhrases(buf: RequestText, event: string | undefined, ctx:
     );
   };
 
+  const nouns = new Set((ctx.events ?? []).flatMap((e) => e.type.split('.')[0]!.split(/[_-]/)));
   const namesToolWith = (verb: string, field: string) =>
     ctx.tools.some((t) => {
       const name = toolWords(t).name;
@@ -235,17 +236,22 @@ export function readArgPhrases(buf: RequestText, event: string | undefined, ctx:
     if (!value) continue;
     put(i, value.end, value.text, arg[0]);
   }
-  // "<arg> is <value>", "title = summary", "incident id is the alert's id".
+  // "<arg> is <value>", "title = summary", "incident id is the alert's id", and "title from the
+  // summary" (from a field only).
   for (let i = 1; i < toks.length; i++) {
     const two = toks[i]!.t === 'should' || toks[i]!.t === 'will' || toks[i]!.t === 'set';
+    const from = toks[i]!.t === 'from';
     const connector =
+      from ||
       ['is', '=', ':', 'equals', 'being'].includes(toks[i]!.t) ||
       (two && ['be', 'to'].includes(toks[i + 1]?.t ?? ''));
     if (!connector) continue;
     const arg = argBefore(i - 1);
     if (!arg || isTest(arg[1])) continue;
     const value = valueFrom(i + (two ? 2 : 1));
-    if (!value) continue;
+    if (!value || (from && value.fields === 0)) continue;
+    // ("invoices from vendor ...": the events' own noun names which events, never invoice_id.)
+    if (from && toks.slice(arg[1], i).some((t) => nouns.has(t.t.replace(/s$/, '')))) continue;
     if (put(arg[1], value.end, value.text, arg[0])) i = arg[1];
   }
   // "titled with the alert summary", "labelled with the reason": a verb made of the argument's name.

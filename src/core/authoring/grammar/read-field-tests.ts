@@ -158,14 +158,15 @@ export function readFieldTests(
         cutOut(buf, m as RegExpExecArray);
       }
     }
-  // "from V-100", "billed against PO-5002", "for carrier C-7", "V-100 invoices", "not from V-100":
+  // "from V-100", "billed against PO-5002", "for carrier C-7", "V-100 invoices", "not from V-100",
+  // "except anything by author U-42":
   // an identifier of the form the tools give one field (patterned-values.ts). Said elsewhere it is
   // left for an argument or the question.
   const id = '([a-z0-9][a-z0-9_-]*[0-9][a-z0-9_-]*)';
   // "V-100 (our cleaning contractor, ...)": words that only say who it is, read as that, Assumed.
   const about = String.raw`(?:\s*\((?:our|their|the|a|an) ((?:(?!only\b|not\b|never\b|except\b|unless\b|if\b|when\b)[a-z]+\s*){1,3})(?=[,)]))?`;
   const byForm = new RegExp(
-    String.raw`\b(?:(not|never|except|but not|excluding|other than) )?(?:(?:billed|charged|raised|issued|invoiced|sent|coming) )?(?:from|against|for|on|by|under|with) (?:the )?(?:([a-z]+) )?${id}(?![a-z0-9_-])${about}|\b${id} (?=(?:${noun}s?|ones)\b)`,
+    String.raw`\b(?:(not|never|except|but not|excluding|other than) (?:(?:anything|any|the ones|ones|those|${noun}s?) )?)?(?:(?:billed|charged|raised|issued|invoiced|sent|coming) )?(?:from|against|for|on|by|under|with) (?:the )?(?:([a-z]+) )?${id}(?![a-z0-9_-])${about}|\b${id} (?=(?:${noun}s?|ones)\b)`,
     'g',
   );
   for (const m of [...buf.text.matchAll(byForm)]) {

@@ -29,9 +29,9 @@ const PURPOSE =
  */
 export const NO_OP_ELSE =
   /[,;.]?\s*\b(?:(?:otherwise|else|if not|(?:for\s+)?(?:everything|anything|everyone|anyone|all the rest|the rest)(?:\s+else)?)\s*[,:]?\s*(?:->\s*|→\s*)?(?:just\s+)?(?:do\s+nothing|nothing|no\s+action|(?:leave|ignore|skip)\s+(?:it|them|that)(?:\s+(?:alone|be|as\s+is))?|don'?t\s+do\s+anything|do\s+not\s+do\s+anything)|(?:nobody|no\s+one|noone|none)\s+else)\s*(?=[.;!?]|$)/g;
-/** "Could you set things up so that ...", "can we make it so ...": a polite lead to the rule itself. */
+/** "Could you set things up so that ...", "can we make it so ...", "we'd like (to)": a polite lead to the rule itself. */
 const POLITE_LEAD =
-  /\b(?:could|can|would|will) (?:you|we|u) (?:please )?(?:set (?:things|this|it|that) up|make it|arrange (?:it|things)|configure (?:it|things|this)|set it)(?: so)?(?: that)?\b/g;
+  /\b(?:could|can|would|will) (?:you|we|u) (?:please )?(?:set (?:things|this|it|that) up|make it|arrange (?:it|things)|configure (?:it|things|this)|set it)(?: so)?(?: that)?\b|\b(?:we|i)(?:'d| would) (?:like|love)\b(?: (?:you )?to\b)?/g;
 
 /**
  * "finance does that by hand", "we handle those by hand", "a human does the rest", "legal wants to

@@ -79,7 +79,8 @@ export function readTrigger(
     const end = /,|\bthen\b|:| - /.exec(rest.slice(start[0].length));
     // Typed without a comma ("... comes in refund it", "... resolved tag it and then close it"):
     // the clause ends where the action starts.
-    const upTo = end ? start[0].length + end.index : sentenceEnd(rest);
+    // (A sentence's end before the comma ends it too: "... except the ones from search; severity ...".)
+    const upTo = Math.min(end ? start[0].length + end.index : rest.length, sentenceEnd(rest));
     const len = actionStart(rest.slice(0, upTo), ctx) ?? upTo;
     clause = Object.assign([rest.slice(0, len)], {
       index: start.index,
@@ -211,9 +212,16 @@ export function readTrigger(
       }
       const field = isField(words[i + 1]) ? words[i + 1] : undefined;
       // "except warnings", "but not search", "other than auth": the qualifier is turned around.
-      // ("unless it's a sev3": past the pronoun and article too.)
+      // ("unless it's a sev3", "except the ones from search": past the pronoun, article, stand-in
+      // and preposition too.)
       let back = i - 1;
-      while (back > 0 && /^(?:a|an|the|it|its|is|are|they|theyre|was|were)$/.test(words[back]!)) back--;
+      while (
+        back > 0 &&
+        /^(?:a|an|the|it|its|is|are|they|theyre|was|were|ones?|those|that|which|from|by|via)$/.test(
+          words[back]!,
+        )
+      )
+        back--;
       // ("but" only just before it, past an article: "every alert but warnings", "any system but
       // the payroll one"; "lapsed but on autopay" is on autopay.)
       // ("but the auto claims only" keeps them.)
