@@ -114,3 +114,14 @@ test('"except" turns around a value said past a stand-in and a preposition, in i
   );
   assert.equal(posts.spec?.triggers[0]?.when, 'payload.category == "spam" and payload.author_id != "U-42"');
 });
+
+test('a word of how many ("nothing", "none") is never a value a field is tested against', () => {
+  // "nothing's outstanding" had tested outstanding == "nothing": no event would ever have it.
+  const d = draft(
+    "Never deny a claim automatically. When documents come in and nothing's outstanding, open a desk task titled 'Docs complete - ready to assess'",
+    BLIND11_DIR,
+    'claims',
+  );
+  assert.doesNotMatch(JSON.stringify((d.spec ?? d.partial)?.triggers ?? []), /"nothing"/);
+  assert.equal(d.publishable, false);
+});

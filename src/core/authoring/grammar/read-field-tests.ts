@@ -316,6 +316,8 @@ export function fieldForValue(
     readonly field?: string;
   } = {},
 ): { field: string; value: string } | undefined {
+  // ("nothing outstanding", "no flags": a word of how many is no value.)
+  if (/^(?:nothing|none|no|nobody|anything|everything|all|any|some|every)$/.test(word)) return undefined;
   const forms = lemmas(word);
   // "chat channel", "high-priority": the field is named; a value it lists or shows wins, else the word.
   if (how.field !== undefined && shape.payload.includes(how.field)) {
