@@ -38,6 +38,9 @@ test('the trigger said after the action with "if" and an event verb starts the w
     'never freeze the seller if a chargeback comes in',
     'hold the payout if a payout is requested by a flagged seller',
     'send the payout if a payout is requested and the seller is verified, up to $500',
+    // (More said before it would run on that event too: pays on every chargeback.)
+    'send payouts up to $500, but freeze the seller for chargebacks if a chargeback comes in',
+    'send a standard payout up to $200. hold it for review if a dispute was opened',
   ])
     assert.equal(draft(request, BLIND10_DIR, 'payouts').publishable, false, request);
 });

@@ -9,7 +9,15 @@ import { test } from 'node:test';
 import { compileRequest } from '../../src/core/authoring/compile-request.ts';
 import { type Draft, draftSpec } from '../../src/core/authoring/index.ts';
 import { toolSteps } from '../../src/core/spec/flow-steps.ts';
-import { BLIND_DIR, BLIND3_DIR, BLIND5_DIR, BLIND10_DIR, BLIND11_DIR, loadCorpus } from './draft-corpus.ts';
+import {
+  BLIND_DIR,
+  BLIND3_DIR,
+  BLIND5_DIR,
+  BLIND7_DIR,
+  BLIND10_DIR,
+  BLIND11_DIR,
+  loadCorpus,
+} from './draft-corpus.ts';
 
 const draft = (request: string, dir: string, name: string): Draft => {
   const f = loadCorpus(dir).find((x) => x.name === name);
@@ -124,4 +132,35 @@ test('a word of how many ("nothing", "none") is never a value a field is tested 
   );
   assert.doesNotMatch(JSON.stringify((d.spec ?? d.partial)?.triggers ?? []), /"nothing"/);
   assert.equal(d.publishable, false);
+});
+
+test('what a review of these readings found: each is asked about or read as the words say', () => {
+  // "three hundred one time" is $300 (a bare unit after "hundred" is no part of the number).
+  const once = draft(
+    'When a refund is requested, refund up to three hundred one time per customer',
+    BLIND_DIR,
+    'support-desk',
+  );
+  assert.notEqual((once.spec ?? once.partial)?.limits.maxCostUsd, 301);
+  // "reject the payout": hold_payout is no rejection, beside send_payout; asked.
+  const reject = draft('when a payout is requested, reject the payout', BLIND10_DIR, 'payouts');
+  assert.equal(reject.publishable, false);
+  // "quantity from the justification": only a free text takes a field so.
+  const qty = draft(
+    'when equipment is requested, order it, quantity from the justification, up to $500',
+    BLIND7_DIR,
+    'facilities',
+  );
+  assert.ok(
+    !JSON.stringify((qty.spec ?? qty.partial)?.steps ?? []).includes(
+      '"quantity":"{{event.payload.justification}}"',
+    ),
+  );
+  // An exception to an exception is asked about, never read as two exclusions.
+  const nested = draft(
+    "when a vendor invoice is received, pay it up to $2000, but not those from V-31 unless it's cleaning",
+    BLIND7_DIR,
+    'facilities',
+  );
+  assert.equal(nested.publishable, false);
 });

@@ -69,9 +69,17 @@ function sharedObject(
   const a = leadingActions(text, at);
   if (a === undefined) return false;
   // ("reimburse the employee for meals up to $20 and approve the report first": the money's own
-  // verb alone before the bound bounds the money, not the approval said after it.)
+  // verb alone, said to a person, bounds what that person is paid, not the approval said after.
+  // "reimburse expenses under $300 and approve them first" bounds the expenses.)
   const own = money === undefined ? undefined : toolWords(money.tool);
-  if (own && a.verbs.every((v) => lemmas(v).some((l) => own.name.has(l) || own.first.has(l)))) return false;
+  const toPerson =
+    /^(?:the |a |an |our |their )?(?:employee|customer|seller|vendor|user|claimant|person|member|them|him|her)\b/;
+  if (
+    own &&
+    toPerson.test(text.slice(a.end)) &&
+    a.verbs.every((v) => lemmas(v).some((l) => own.name.has(l) || own.first.has(l)))
+  )
+    return false;
   return saidOfEvents(text.slice(a.end), at - a.end, event, ctx);
 }
 

@@ -98,7 +98,7 @@ export function readBranch(
     o.stepIf &&
     yes.length > 1 &&
     o.yes !== undefined &&
-    /approv|sign_?off|consent/.test(yes[0]!.tool.name)
+    /approval|sign_?off|consent/.test(yes[0]!.tool.name)
   ) {
     ctx.questions.push({
       about: 'steps.if',

@@ -95,6 +95,11 @@ export function inferEvent(text: string, ctx: RequestContext): string | undefine
       ),
     ]
       .filter((m) => !/^(?:anything|everything|something|nothing|whatever|stuff)$/.test(m[1]!))
+      // ("but not ones that cancelled": the events it leaves out.)
+      .filter(
+        (m) =>
+          !/\b(?:not|except|excluding|but|other than|never)\s+(?:\S+\s+){0,2}$/.test(text.slice(0, m.index)),
+      )
       .map((m) => spelledAs(m[2]!, ctx));
     const byVerb = events.filter((e) => {
       const verb = splitType(e.type)[1];

@@ -116,7 +116,8 @@ export function mapTool(c: Clause, ctx: RequestContext): ToolDescriptor | undefi
   // (a thing it names stays: "pay back rebates" -> pay_rebate).
   const ownAction = verbLemmas.some((l) => groupOf(ACTION_GROUPS, l) !== undefined);
   const isAction = (o: readonly string[]) => ACTION_GROUPS.includes(o as string[]);
-  // ("reject expenses": approve_expense is named for the object but does the opposite.)
+  // ("reject expenses": approve_expense is named for the object but does the opposite; "reject the
+  // payout": hold_payout is no rejection either, beside send_payout.)
   const doesOpposite = (t: ToolDescriptor) =>
     verbGroup !== undefined &&
     [...toolWords(t).name, ...toolWords(t).first].some((w) => {
@@ -128,10 +129,10 @@ export function mapTool(c: Clause, ctx: RequestContext): ToolDescriptor | undefi
     for (const o of objects) {
       if (ownAction && isAction(o)) continue;
       candidates = ctx.tools.filter(
-        (t) =>
-          (matchesGroup(toolWords(t).name, o) || matchesGroup(toolWords(t).first, o)) &&
-          !(ownAction && doesOpposite(t)),
+        (t) => matchesGroup(toolWords(t).name, o) || matchesGroup(toolWords(t).first, o),
       );
+      // (Where one of them does the opposite, none is a guess worth making: asked.)
+      if (ownAction && candidates.some(doesOpposite)) candidates = [];
       if (candidates.length > 0) break;
     }
   }

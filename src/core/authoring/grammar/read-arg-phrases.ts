@@ -91,6 +91,15 @@ export function readArgPhrases(buf: RequestText, event: string | undefined, ctx:
   };
 
   const nouns = new Set((ctx.events ?? []).flatMap((e) => e.type.split('.')[0]!.split(/[_-]/)));
+  // Arguments every tool takes as free text (a string with no list, form or format).
+  const freeText = new Set(
+    [...args.keys()].filter((name) =>
+      ctx.tools.every((t) => {
+        const p = ((t.args.properties ?? {}) as Record<string, Record<string, unknown>>)[name];
+        return p === undefined || (p.type === 'string' && !p.enum && !p.pattern && !p.format);
+      }),
+    ),
+  );
   const namesToolWith = (verb: string, field: string) =>
     ctx.tools.some((t) => {
       const name = toolWords(t).name;
@@ -250,8 +259,10 @@ export function readArgPhrases(buf: RequestText, event: string | undefined, ctx:
     if (!arg || isTest(arg[1])) continue;
     const value = valueFrom(i + (two ? 2 : 1));
     if (!value || (from && value.fields === 0)) continue;
-    // ("invoices from vendor ...": the events' own noun names which events, never invoice_id.)
+    // ("invoices from vendor ...": the events' own noun names which events, never invoice_id; and
+    // only a text takes a field so: "quantity from the justification" is asked about.)
     if (from && toks.slice(arg[1], i).some((t) => nouns.has(t.t.replace(/s$/, '')))) continue;
+    if (from && !arg[0].every((n) => freeText.has(n))) continue;
     if (put(arg[1], value.end, value.text, arg[0])) i = arg[1];
   }
   // "titled with the alert summary", "labelled with the reason": a verb made of the argument's name.

@@ -175,6 +175,9 @@ export function readFieldTests(
     // A word between the preposition and the id names its field ("from vendor V-100"), or is none.
     if (!hit || (m[2] !== undefined && !hit.field.split('_').some((p) => lemmas(m[2]!).includes(p))))
       continue;
+    // ("not those from V-31 unless it's cleaning": an exception to the exception is asked about.)
+    if (m[1] && /^\s*,?\s*(?:unless|except|but|if|only)\b/.test(buf.text.slice(m.index + m[0].length)))
+      continue;
     out.push(`payload.${hit.field} ${m[1] ? '!=' : '=='} ${JSON.stringify(hit.value)}`);
     if (m[4] !== undefined)
       ctx.assumptions.push(`"${m[4].trim()}" is read as who ${hit.value} is, not a test.`);

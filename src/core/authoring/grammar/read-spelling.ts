@@ -14,8 +14,11 @@ import { cutOut, type RequestContext, type RequestText } from './request-context
 
 const TENS = ['', '', 'twenty', 'thirty', 'forty', 'fifty', 'sixty', 'seventy', 'eighty', 'ninety'];
 const SMALL = `(?:(?:${TENS.slice(2).join('|')})(?:[- ](?:${UNITS.slice(1, 10).join('|')}))?|${UNITS.slice(1).join('|')}|a couple(?: of)?|a few|a)`;
-/** What follows "hundred": "fifty", "and fifty", "twenty-five" (never "a": "a hundred a day"). */
-const TAIL = `(?:and ${SMALL}|(?:${TENS.slice(2).join('|')})(?:[- ](?:${UNITS.slice(1, 10).join('|')}))?|${UNITS.slice(1).join('|')})`;
+/**
+ * What follows "hundred": "and five", "fifty", "twenty-five"; never a bare unit ("three hundred
+ * one time", "two hundred two times") nor "a" ("a hundred a day").
+ */
+const TAIL = `(?:and ${SMALL}|(?:${TENS.slice(2).join('|')})(?:[- ](?:${UNITS.slice(1, 10).join('|')}))?)`;
 /** "five hundred and fifty", "two hundred fifty", "two thousand", "a couple hundred", "forty". */
 export const NUMBER_WORDS = `(?:${SMALL}(?: hundred(?: ${TAIL})?)?(?: thousand(?: (?:and )?${SMALL}(?: hundred)?)?)?)`;
 

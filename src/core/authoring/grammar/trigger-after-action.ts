@@ -15,18 +15,18 @@ const FORBIDS = /\b(?:don'?t|dont|do not|never|not|no|won'?t|shouldn'?t|stop)\b/
 /**
  * The trigger said after the action with "if" ("freeze the seller if a chargeback comes in"): a
  * clause of an indefinite noun and an event verb alone, to the sentence's end or a comma, whose noun
- * and verb name exactly one event of the catalog, in a sentence that forbids nothing before it.
- * Anything more in the clause ("if a payout is requested by a flagged seller") or a forbidden
- * action is left to the other readers, or asked about.
+ * and verb name exactly one event of the catalog, after the request's one action ("send payouts up
+ * to $500, but freeze the seller if a chargeback comes in" would pay on chargebacks) in a request
+ * that forbids nothing. Anything more in the clause ("if a payout is requested by a flagged
+ * seller"), more before it, or a forbidden action is left to the other readers, or asked about.
  */
 export function triggerAfterAction(text: string, ctx: RequestContext): RegExpExecArray | null {
   for (const m of text.matchAll(IF_ARRIVED)) {
-    const sentence =
-      text
-        .slice(0, m.index)
-        .split(/[.;!?]/)
-        .at(-1) ?? '';
-    if (FORBIDS.test(sentence)) continue;
+    // The action before it is the request's only one: nothing else said before it (another clause,
+    // sentence or action would run on this event too), and nothing forbidden anywhere.
+    const before = text.slice(0, m.index);
+    if (/[,.;:!?(]|\s-\s|\b(?:and|but|or|then|also|plus)\b/.test(before.trim())) continue;
+    if (FORBIDS.test(text)) continue;
     // ("if an access request expired": a noun that is an event verb too is left to a question.)
     if (m[1]!.split(' ').some((w) => eventVerbGroup(w) !== undefined)) continue;
     // (The verb's words alone: "an access request expired" is access.expired, not requested.)
