@@ -26,7 +26,7 @@ const shapeOf = (d: Draft) =>
 
 test('the trigger said after the action with "if" and an event verb starts the workflow', () => {
   for (const [request, on, tool] of [
-    ['freeze the seller if a chargeback comes in, reason fraud', 'chargeback.received', 'freeze_seller'],
+    ['freeze the seller for fraud if a chargeback comes in', 'chargeback.received', 'freeze_seller'],
     ['hold the payout if a dispute is opened', 'dispute.opened', 'hold_payout'],
     ['email the seller "We could not pay you out." if a payout failed', 'payout.failed', 'email_seller'],
   ] as const)
@@ -41,6 +41,8 @@ test('the trigger said after the action with "if" and an event verb starts the w
     // (More said before it would run on that event too: pays on every chargeback.)
     'send payouts up to $500, but freeze the seller for chargebacks if a chargeback comes in',
     'send a standard payout up to $200. hold it for review if a dispute was opened',
+    // (Nor more after it: it would pay before the approval said after.)
+    'send the payout up to $400 if a payout is requested, after finance approval',
   ])
     assert.equal(draft(request, BLIND10_DIR, 'payouts').publishable, false, request);
 });
@@ -70,6 +72,9 @@ test('an event said by its verb of someone is read only where nothing else is sa
   for (const request of [
     'send an email "we got it" to anyone who requested a refund',
     'issue a credit to anyone who submitted a 10, max $30',
+    'tag accounts that cancelled or downgraded as churn-risk',
+    // ("if a trial has ended" is no trial.ending, which is said in -ing.)
+    'cancel the subscription immediately if a trial has ended',
   ])
     assert.equal(draft(request, BLIND8_DIR, 'subscriptions').publishable, false, request);
 });
@@ -99,4 +104,11 @@ test('a field test joined to the trigger clause with "and" is a condition on the
     const got = d.spec ?? d.partial;
     assert.doesNotMatch(JSON.stringify([got?.triggers, got?.steps]), /checked|noted/, request);
   }
+  // Nor when more is said after its action: the tag is for every cancelled account.
+  const more = draft(
+    'when a subscription is cancelled and the reason is too expensive, give a $20 credit. Tag every cancelled account win-back.',
+    BLIND8_DIR,
+    'subscriptions',
+  );
+  assert.equal(more.publishable, false);
 });

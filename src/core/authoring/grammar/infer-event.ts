@@ -91,10 +91,12 @@ export function inferEvent(text: string, ctx: RequestContext): string | undefine
   if (found.length === 0) {
     const relative = [
       ...text.matchAll(
-        /\b([a-z]+) (?:who|that|which)\s+(?:(?:just|has|have|had|get|gets|got|is|are|was|were)\s+)*([a-z]+)\b(?!\s+(?:a|an|the|their|his|her|its|some|any|my|our|to)\b)/g,
+        /\b([a-z]+) (?:who|that|which)\s+(?:(?:just|has|have|had|get|gets|got|is|are|was|were)\s+)*([a-z]+)\b(?!\s+(?:a|an|the|their|his|her|its|some|any|my|our|to|or|and)\b)/g,
       ),
     ]
       .filter((m) => !/^(?:anything|everything|something|nothing|whatever|stuff)$/.test(m[1]!))
+      // ("anyone who changed": a verb any event could say.)
+      .filter((m) => !/^(?:changed|changes|change|updated|updates|update|modified|happened)$/.test(m[2]!))
       // ("but not ones that cancelled": the events it leaves out.)
       .filter(
         (m) =>

@@ -26,6 +26,12 @@ export function readJoinedTests(
   for (const m of lower.matchAll(JOINED)) {
     const field = m[3]!.replace(/ /g, '_');
     const value = m[4]!.trim().replace(/[\s-]+/g, '_');
+    // ("not as described": a value that reads as a negation is left to the readers as before.)
+    if (/^(?:not|no|non)_/.test(value)) continue;
+    // One clause after it, to the request's end: "..., give a $20 credit. Tag every account ..." says
+    // more than the test decides.
+    const rest = lower.slice(m.index + m[0].length);
+    if (/[,.;:!?]\s*\S|\b(?:and|then|also|always|every|all)\b/.test(rest.replace(/[.!?]\s*$/, ''))) continue;
     const shown = events.some((e) => (e.values?.[field] ?? []).some((v) => v.toLowerCase() === value));
     if (!shown) continue;
     // The clause says an event happened ("if the reason is damaged and ..." is a test of its own),

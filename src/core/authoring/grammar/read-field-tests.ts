@@ -22,7 +22,7 @@ import { noteFieldWord } from './read-coverage.ts';
 import { readNamedValues } from './read-named-values.ts';
 import { cutOut, knownWords, type RequestContext, type RequestText } from './request-context.ts';
 import { shortFormOf } from './value-short-forms.ts';
-import { isChannelWord, severityOf } from './value-words.ts';
+import { HOW_MANY, isChannelWord, severityOf } from './value-words.ts';
 import { channelField, readValuesByNoun, readWayIn } from './values-by-noun.ts';
 
 /**
@@ -319,8 +319,8 @@ export function fieldForValue(
     readonly field?: string;
   } = {},
 ): { field: string; value: string } | undefined {
-  // ("nothing outstanding", "no flags": a word of how many is no value.)
-  if (/^(?:nothing|none|no|nobody|anything|everything|all|any|some|every)$/.test(word)) return undefined;
+  // ("nothing outstanding", "no flags": a word of how many is no value, unless the samples show it.)
+  if (HOW_MANY.test(word) && !Object.values(shape.values ?? {}).some((v) => v.includes(word))) return;
   const forms = lemmas(word);
   // "chat channel", "high-priority": the field is named; a value it lists or shows wins, else the word.
   if (how.field !== undefined && shape.payload.includes(how.field)) {

@@ -18,7 +18,8 @@ const FORBIDS = /\b(?:don'?t|dont|do not|never|not|no|won'?t|shouldn'?t|stop)\b/
  * and verb name exactly one event of the catalog, after the request's one action ("send payouts up
  * to $500, but freeze the seller if a chargeback comes in" would pay on chargebacks) in a request
  * that forbids nothing. Anything more in the clause ("if a payout is requested by a flagged
- * seller"), more before it, or a forbidden action is left to the other readers, or asked about.
+ * seller"), more before or after it, or a forbidden action is left to the other readers, or asked
+ * about.
  */
 export function triggerAfterAction(text: string, ctx: RequestContext): RegExpExecArray | null {
   for (const m of text.matchAll(IF_ARRIVED)) {
@@ -27,6 +28,9 @@ export function triggerAfterAction(text: string, ctx: RequestContext): RegExpExe
     const before = text.slice(0, m.index);
     if (/[,.;:!?(]|\s-\s|\b(?:and|but|or|then|also|plus)\b/.test(before.trim())) continue;
     if (FORBIDS.test(text)) continue;
+    // Nothing after it ("..., after finance approval", "..., but ask finance first if ...",
+    // "..., unless it's a home claim" would be read against this event, or out of order).
+    if (/[a-z0-9"]/.test(text.slice(m.index + m[0].length))) continue;
     // ("if an access request expired": a noun that is an event verb too is left to a question.)
     if (m[1]!.split(' ').some((w) => eventVerbGroup(w) !== undefined)) continue;
     // (The verb's words alone: "an access request expired" is access.expired, not requested.)
@@ -41,7 +45,9 @@ export function triggerAfterAction(text: string, ctx: RequestContext): RegExpExe
         : lemmas(verb).some((v) => words.some((w) => lemmas(w).includes(v)));
       return nounOk && verbOk;
     });
-    if (fits.length === 1) return m as RegExpExecArray;
+    // ("if a trial has ended" is no trial.ending: an event named in -ing is said in -ing.)
+    if (fits.length === 1 && (!/ing$/.test(splitType(fits[0]!.type)[1]) || /ing\b/.test(m[2]!)))
+      return m as RegExpExecArray;
   }
   return null;
 }

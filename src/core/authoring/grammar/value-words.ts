@@ -37,3 +37,6 @@ const SEVERITY: Record<string, string> = {
 export function severityOf(word: string): string | undefined {
   return Object.hasOwn(SEVERITY, word) ? SEVERITY[word] : undefined;
 }
+
+/** Words of how many, never a value a field is tested against ("nothing's outstanding"). */
+export const HOW_MANY = /^(?:nothing|none|no|nobody|anything|everything|all|any|some|every)$/;
