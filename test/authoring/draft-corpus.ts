@@ -196,6 +196,27 @@ export function loadCorpus(dir = CORPUS_DIR): CorpusFile[] {
     });
 }
 
+/** Each corpus folder read once, for the tests that draft over its catalogs. */
+const foldersRead = new Map<string, CorpusFile[]>();
+
+/** The catalog of the corpus file `name` (without .yaml) in `dir`. */
+export function catalogOf(dir: string, name: string): DraftCatalog {
+  let files = foldersRead.get(dir);
+  if (files === undefined) {
+    files = loadCorpus(dir);
+    foldersRead.set(dir, files);
+  }
+  const f = files.find((x) => x.name === name);
+  if (f === undefined) throw new Error(`no corpus file ${name}.yaml in ${dir}`);
+  return f.catalog;
+}
+
+/** `request` drafted over that catalog by the offline compiler, with the checks `keel draft` makes. */
+export function draftOver(request: string, dir: string, name: string): Draft {
+  const catalog = catalogOf(dir, name);
+  return draftSpec(compileRequest(request, catalog), catalog);
+}
+
 /**
  * A condition as compared: its normal form (normalize-condition.ts), so that two ways of writing
  * the same test ("a or b" and "(b or a)") compare equal and nothing else does. Text that does not

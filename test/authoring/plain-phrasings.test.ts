@@ -5,16 +5,10 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { compileRequest } from '../../src/core/authoring/compile-request.ts';
-import { type Draft, draftSpec } from '../../src/core/authoring/index.ts';
+import type { Draft } from '../../src/core/authoring/index.ts';
 import { toolSteps } from '../../src/core/spec/flow-steps.ts';
-import { BLIND8_DIR, BLIND10_DIR, loadCorpus } from './draft-corpus.ts';
+import { BLIND8_DIR, BLIND10_DIR, draftOver as draft } from './draft-corpus.ts';
 
-const draft = (request: string, dir: string, name: string): Draft => {
-  const f = loadCorpus(dir).find((x) => x.name === name);
-  assert.ok(f, name);
-  return draftSpec(compileRequest(request, f.catalog), f.catalog);
-};
 /** The draft's trigger (event and test) and its tools, or its questions when it asks. */
 const shapeOf = (d: Draft) =>
   d.publishable && d.spec

@@ -17,19 +17,11 @@ import {
   BLIND9_DIR,
   BLIND10_DIR,
   BLIND11_DIR,
-  loadCorpus,
+  catalogOf,
+  draftOver as draft,
 } from './draft-corpus.ts';
 import { supportDeskCatalog } from './support-desk-catalog.ts';
 
-const catalogOf = (dir: string, name: string) => {
-  const f = loadCorpus(dir).find((x) => x.name === name);
-  assert.ok(f, name);
-  return f.catalog;
-};
-const draft = (request: string, dir: string, name: string): Draft => {
-  const catalog = catalogOf(dir, name);
-  return draftSpec(compileRequest(request, catalog), catalog);
-};
 const when = (d: Draft) => d.spec?.triggers.map((t) => t.when ?? '').join(' | ');
 /** Each request, over its corpus dir and catalog, drafts publishable with the trigger test given. */
 const draftsAs = (

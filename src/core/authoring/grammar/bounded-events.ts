@@ -27,6 +27,10 @@ import { isEventWord, NEUTRAL, STAND_INS, saysHappened } from './trigger-words.t
 const HEADING =
   /^(?:a|an|the|of|in|to|by|at|their|its|our|all|any|every|each|new|incoming|only|usd|eur|gbp|cad|aud|jpy|with|from|that|are|is|ones?|when|whenever|for|on|if)$/;
 
+/** A person an action is said to: "reimburse the employee for ...". */
+const TO_PERSON =
+  /^(?:the |a |an |our |their )?(?:employee|customer|seller|vendor|user|claimant|person|member|them|him|her)\b/;
+
 /**
  * Whether the words before `at` only name the events (or there are none): the request's heading.
  * A value the trigger event's samples show ("travel", "USD") names them too, and so does a word
@@ -64,19 +68,16 @@ function sharedObject(
   at: number,
   event: string | undefined,
   ctx: RequestContext,
-  money?: DraftStep,
+  money: DraftStep,
 ): boolean {
   const a = leadingActions(text, at);
   if (a === undefined) return false;
   // ("reimburse the employee for meals up to $20 and approve the report first": the money's own
   // verb alone, said to a person, bounds what that person is paid, not the approval said after.
   // "reimburse expenses under $300 and approve them first" bounds the expenses.)
-  const own = money === undefined ? undefined : toolWords(money.tool);
-  const toPerson =
-    /^(?:the |a |an |our |their )?(?:employee|customer|seller|vendor|user|claimant|person|member|them|him|her)\b/;
+  const own = toolWords(money.tool);
   if (
-    own &&
-    toPerson.test(text.slice(a.end)) &&
+    TO_PERSON.test(text.slice(a.end)) &&
     a.verbs.every((v) => lemmas(v).some((l) => own.name.has(l) || own.first.has(l)))
   )
     return false;
@@ -131,7 +132,7 @@ export function amountTest(
   steps: readonly DraftStep[],
   event: string | undefined,
   ctx: RequestContext,
-  ofEvents: () => boolean = () => true,
+  ofEvents: () => boolean,
 ): string | undefined {
   const at = steps.findIndex((s) => s.tool.cost?.fromArg !== undefined);
   const money = steps[at];

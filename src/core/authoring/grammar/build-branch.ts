@@ -22,6 +22,7 @@ import { SAID_FIRST, splitClauses } from './read-clauses.ts';
 import { fieldForValue } from './read-field-tests.ts';
 import { numberConditions } from './read-number-tests.ts';
 import type { Otherwise } from './read-otherwise.ts';
+import { asksSignoff } from './read-signoff.ts';
 import { type DraftStep, readSteps } from './read-steps.ts';
 import { listOr, type RequestContext, type RequestText } from './request-context.ts';
 
@@ -94,12 +95,7 @@ export function readBranch(
   // "if it's over $5k ask finance to approve (first), then pay it": the sign-off said first may be
   // the test's alone, the payment everyone's. Which steps the test decides is asked, never the
   // whole workflow (which would pay no one under $5k).
-  if (
-    o.stepIf &&
-    yes.length > 1 &&
-    o.yes !== undefined &&
-    /approval|sign_?off|consent/.test(yes[0]!.tool.name)
-  ) {
+  if (o.stepIf && yes.length > 1 && o.yes !== undefined && asksSignoff(yes[0]!.tool)) {
     ctx.questions.push({
       about: 'steps.if',
       question: `Which steps should "${o.yes!.raw.trim()}" run only for the events its test says? ${yes[0]!.tool.name} is said first; should ${listOr(yes.slice(1).map((s) => s.tool.name))} run for every event, or only for those?`,

@@ -39,10 +39,11 @@ const ORDINALS = [
 /**
  * The value the events would hold for `said`, or undefined when it is as they spell it or no
  * spelling is sure: a yes/no field's "off" / "true" (false, true); a value the samples or a tool's
- * enum list but for case and separators, or followed by the field's own word ("enterprise tier"); where every value they list is lower case with `_` (or
- * `-`) between words, `said` written so ("Prior Fraud": prior_fraud, "EU": eu); for a field they
- * list no value of and that counts, a number said as a word ("the third attempt": 3). (At most two words: "under the
- * deductible" is no value, whatever read it as one.)
+ * enum list but for case and separators, or followed by the field's own word ("enterprise tier");
+ * where every value they list is lower case with `_` (or `-`) between words, `said` written so
+ * ("Prior Fraud": prior_fraud, "EU": eu); for a field they list no value of and that counts, a
+ * number said as a word ("the third attempt": 3). (At most two words: "under the deductible" is no
+ * value, whatever read it as one.)
  */
 function asEventsSpell(said: string, field: string, shape: EventShape, ctx: RequestContext): unknown {
   if (shape.flags?.includes(field)) return yesOrNo(said.toLowerCase());

@@ -3,10 +3,11 @@
  * cancelled and the reason is too expensive, ...", "if a payment fails but the plan is pro, ..."):
  * a condition, read as one. " and " becomes ": if " (the same length, so nothing else moves), and
  * the condition readers take the test as they take "when ...: if the reason is ...". Only where
- * nothing else could be meant: the trigger word starts its sentence and an event verb follows it, no action is said before the
- * test, the clause holds one such test and ends at a comma right after it, and the value is one
- * the events show for that field ("too expensive" for `too_expensive`), said with "is", "was" or
- * "are" (a negated test is left to the readers as before). Pure.
+ * nothing else could be meant: the trigger word starts its sentence and an event verb follows it,
+ * no action is said before the test, the clause holds one such test and ends at a comma right
+ * after it with one clause more to the request's end, and the value is one the events show for
+ * that field ("too expensive" for `too_expensive`), said with "is", "was" or "are" (a negated test,
+ * or a value in "not", is left to the readers as before). Pure.
  */
 import { isActionVerb } from '../request-words.ts';
 import type { RequestContext } from './request-context.ts';

@@ -23,6 +23,7 @@ import { classValues } from './class-fields.ts';
 import { durationSpans, timedArgs } from './read-durations.ts';
 import type { RequestContext, RequestText } from './request-context.ts';
 import { toolWords } from './tool-words.ts';
+import { isEventWord } from './trigger-words.ts';
 
 /** Words that make "<arg> is <value>" a test rather than a value ("if the title is ..."). */
 const TEST_WORDS = new Set([
@@ -90,7 +91,6 @@ export function readArgPhrases(buf: RequestText, event: string | undefined, ctx:
     );
   };
 
-  const nouns = new Set((ctx.events ?? []).flatMap((e) => e.type.split('.')[0]!.split(/[_-]/)));
   // Arguments every tool takes as free text (a string with no list, form or format).
   const freeText = new Set(
     [...args.keys()].filter((name) =>
@@ -261,7 +261,7 @@ export function readArgPhrases(buf: RequestText, event: string | undefined, ctx:
     if (!value || (from && value.fields === 0)) continue;
     // ("invoices from vendor ...": the events' own noun names which events, never invoice_id; and
     // only a text takes a field so: "quantity from the justification" is asked about.)
-    if (from && toks.slice(arg[1], i).some((t) => nouns.has(t.t.replace(/s$/, '')))) continue;
+    if (from && toks.slice(arg[1], i).some((t) => isEventWord(t.t, ctx))) continue;
     if (from && !arg[0].every((n) => freeText.has(n))) continue;
     if (put(arg[1], value.end, value.text, arg[0])) i = arg[1];
   }

@@ -57,15 +57,19 @@ const NOT_WANTED = new RegExp(
   'g',
 );
 
-/** Tools that ask a person to sign off (by name, or by their description's first sentence). */
-function signoffTools(ctx: RequestContext): ToolDescriptor[] {
-  return ctx.tools.filter(
-    (t) =>
-      /sign_?off|approval/.test(t.name) ||
-      /\bsigns? off\b|\bsign-off\b|\bfor (?:their |his |her |an? )?approval\b/i.test(
-        /^(.*?[.!?:])(\s|$)/.exec(t.description)?.[1] ?? t.description,
-      ),
+/** Whether a tool asks a person to sign off (by its name, or its description's first sentence). */
+export function asksSignoff(t: ToolDescriptor): boolean {
+  return (
+    /sign_?off|approval/.test(t.name) ||
+    /\bsigns? off\b|\bsign-off\b|\bfor (?:their |his |her |an? )?approval\b/i.test(
+      /^(.*?[.!?:])(\s|$)/.exec(t.description)?.[1] ?? t.description,
+    )
   );
+}
+
+/** Tools that ask a person to sign off. */
+function signoffTools(ctx: RequestContext): ToolDescriptor[] {
+  return ctx.tools.filter(asksSignoff);
 }
 
 /** The sign-off tool whose words name `who` (a typo of one too), when exactly one does. */

@@ -25,6 +25,7 @@ import { triggerAfterAction } from './trigger-after-action.ts';
 import { heading, isActionWord } from './trigger-heading.ts';
 import {
   clauseWords,
+  eventsByNounAndVerb,
   eventVerbGroup,
   isNounOf,
   NEGATORS,
@@ -160,14 +161,7 @@ export function readTrigger(
     }
     return { event: `${singular(noun)}.${group[0]}` };
   }
-  const found = ctx.events.filter((e) => {
-    const [noun = '', verb = ''] = splitType(e.type);
-    const nounOk = noun.split(/[_-]/).some((n) => lemmas(n).some((l) => nounLemmas.has(l)));
-    const verbOk = group
-      ? group.includes(verb) || lemmas(verb).some((v) => group.includes(v))
-      : lemmas(verb).some((v) => words.some((w) => lemmas(w).includes(v)));
-    return nounOk && verbOk;
-  });
+  const found = eventsByNounAndVerb(ctx.events, nounLemmas, words, group);
   const qualifiersOf = (shape: EventShape, all: boolean): Qualifier[] => {
     const nounAt = words.findIndex((w) => isNounOf(w, shape));
     const out: Qualifier[] = [];

@@ -4,7 +4,7 @@
  */
 import { lemmas } from '../request-words.ts';
 import type { RequestContext } from './request-context.ts';
-import { clauseWords, eventVerbGroup, splitType } from './trigger-words.ts';
+import { clauseWords, eventsByNounAndVerb, eventVerbGroup, splitType } from './trigger-words.ts';
 
 /** "if a chargeback comes in", "if a dispute was opened": an indefinite noun and an event verb alone. */
 const IF_ARRIVED =
@@ -37,14 +37,7 @@ export function triggerAfterAction(text: string, ctx: RequestContext): RegExpExe
     const words = clauseWords(m[2]!);
     const group = words.map((w) => eventVerbGroup(w)).find((g) => g !== undefined);
     const nouns = new Set(m[1]!.split(' ').flatMap((w) => lemmas(w)));
-    const fits = (ctx.events ?? []).filter((e) => {
-      const [noun = '', verb = ''] = splitType(e.type);
-      const nounOk = noun.split(/[_-]/).some((n) => lemmas(n).some((l) => nouns.has(l)));
-      const verbOk = group
-        ? group.includes(verb) || lemmas(verb).some((v) => group.includes(v))
-        : lemmas(verb).some((v) => words.some((w) => lemmas(w).includes(v)));
-      return nounOk && verbOk;
-    });
+    const fits = eventsByNounAndVerb(ctx.events ?? [], nouns, words, group);
     // ("if a trial has ended" is no trial.ending: an event named in -ing is said in -ing.)
     if (fits.length === 1 && (!/ing$/.test(splitType(fits[0]!.type)[1]) || /ing\b/.test(m[2]!)))
       return m as RegExpExecArray;

@@ -98,6 +98,26 @@ export function isNounOf(w: string, shape: EventShape): boolean {
   return lemmas(w).some((l) => nouns.some((n) => lemmas(n).includes(l)));
 }
 
+/**
+ * The events whose noun is one of `nouns` (lemmas) and whose verb is in `group`, the event-verb
+ * group a trigger clause says, or, with none said, a form of one of `words`.
+ */
+export function eventsByNounAndVerb(
+  events: readonly EventShape[],
+  nouns: ReadonlySet<string>,
+  words: readonly string[],
+  group: readonly string[] | undefined,
+): EventShape[] {
+  return events.filter((e) => {
+    const [noun = '', verb = ''] = splitType(e.type);
+    const nounOk = noun.split(/[_-]/).some((n) => lemmas(n).some((l) => nouns.has(l)));
+    const verbOk = group
+      ? group.includes(verb) || lemmas(verb).some((v) => group.includes(v))
+      : lemmas(verb).some((v) => words.some((w) => lemmas(w).includes(v)));
+    return nounOk && verbOk;
+  });
+}
+
 /** A word naming some event's noun. */
 export function isEventWord(w: string, ctx: RequestContext): boolean {
   return ctx.events?.some((e) => isNounOf(w, e)) ?? false;
