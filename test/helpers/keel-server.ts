@@ -95,12 +95,15 @@ export class KeelServer {
     await exited;
   }
 
-  /** SIGTERM, then wait for the exit (SIGKILL after 10 s); returns the exit code (null: killed). */
+  /**
+   * SIGTERM, then wait for the exit (SIGKILL after 30 s: a server finishes its current steps first,
+   * which on a loaded 2-core machine took over 10 s once); returns the exit code (null: killed).
+   */
   async stop(): Promise<number | null> {
     if (this.child.exitCode !== null || this.child.signalCode !== null) return this.child.exitCode;
     const exited = once(this.child, 'exit') as Promise<[number | null]>;
     this.child.kill('SIGTERM');
-    const timer = setTimeout(() => this.child.kill('SIGKILL'), 10_000);
+    const timer = setTimeout(() => this.child.kill('SIGKILL'), 30_000);
     const [code] = await exited;
     clearTimeout(timer);
     return code;
