@@ -69,6 +69,7 @@ import {
   type RequestText,
   showQuotes,
 } from './grammar/request-context.ts';
+import { keepStrictBound } from './grammar/strict-bounds.ts';
 import { isNounOf } from './grammar/trigger-words.ts';
 import { askUnreadBounds } from './grammar/unread-bounds.ts';
 import { askUnreadValues } from './grammar/unread-values.ts';
@@ -245,6 +246,8 @@ export function compileRequest(
       question: `The request asks for ${s.tool.name} and also says no one need sign off. Should the workflow call ${s.tool.name} or not?`,
     });
   const maxCostUsd = spendCap(money.caps, steps, ctx);
+  // "under $100" with a cap of $100 and no test of it: the test goes where the money moves.
+  keepStrictBound([...money.filters, ...money.stepBounds], maxCostUsd, when, flow, ctx);
   const drafted = `${when.join(' ')} ${JSON.stringify(flow)}`;
   checkCoverage(buf.text, steps, ctx, drafted, event);
   askEventValueArgs(phrased, steps, event, drafted, ctx);

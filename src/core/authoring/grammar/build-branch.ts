@@ -111,8 +111,10 @@ export function readBranch(
         return { all, flow, longest: all.length };
       }
       money.caps.push(o.test.usd);
+      money.stepBounds.push({ op, usd: o.test.usd });
       // ("if it's under $40, refund it": the cap would let $40 itself through. Whether a step
-      // acting before the money moves is bounded too is not read here: the cap alone, as before.)
+      // acting before the money moves is bounded too is not read here: the cap, and the money
+      // step's own test of an "under" (strict-bounds.ts).)
       const when = amountTest({ op, usd: o.test.usd }, all, event, ctx, () => false);
       return { all, flow, longest: all.length, ...(when ? { when } : {}) };
     }

@@ -21,6 +21,20 @@ const TEST = /payload\.([A-Za-z_][A-Za-z0-9_]*) (==|!=) ("(?:[^"\\]|\\.)*")/g;
 /** A value with its case and separators set aside. */
 const key = (v: string) => v.toLowerCase().replace(/[\s_-]+/g, '_');
 
+/** Words that lead to a value without being part of it: "on the (free tier)", "in a (paid plan)". */
+const LEAD = /^(?:(?:on|in|at|from|of|with|under|via)\s+)?(?:the|a|an|our|their|its)\s+/i;
+
+/** A phrase said where a value was read: "in the future", "on a weekend", "before the deadline". */
+const PHRASE =
+  /^(?:in|on|at|before|after|within|by|from|during|until|over|under)\s+(?:the|a|an|their|its|our)\s+[a-z]/i;
+
+/** A value's key without a plural's ending ("meals", "boxes", "categories"). */
+const singular = (k: string) =>
+  k
+    .replace(/ies$/, 'y')
+    .replace(/(?:ch|sh|ss|x)es$/, (e) => e.slice(0, -2))
+    .replace(/s$/, '');
+
 /** A field that counts ("attempt", "retry_count", "times_flagged"): only its number may be said as a word. */
 const COUNTED = /(?:^|_)(?:attempts?|count|num|number|times|tries|retries|retry)(?:_|$)/;
 const ORDINALS = [
@@ -52,13 +66,17 @@ function asEventsSpell(said: string, field: string, shape: EventShape, ctx: Requ
   // ("the customer is enterprise tier": the field's own word said after its value.)
   const words = said.split(/\s+/);
   if (words.length > 1 && field.split('_').includes(words.at(-1)!.toLowerCase())) {
-    const rest = words.slice(0, -1).join(' ');
+    // ("on the free tier": the words that lead to the value are none of it.)
+    const rest = words.slice(0, -1).join(' ').replace(LEAD, '');
     const value = known.filter((k) => key(k) === key(rest));
     if (value.length === 1) return value[0];
     if (known.length === 0) return rest;
   }
   const hits = known.filter((k) => key(k) === key(said));
   if (hits.length > 0) return hits.length === 1 ? hits[0] : undefined;
+  // ("every meal expense" of `meals`: one value, said in the singular or the plural.)
+  const number = known.filter((k) => singular(key(k)) === singular(key(said)));
+  if (number.length === 1) return number[0];
   if (known.length === 0) {
     if (!COUNTED.test(field)) return undefined;
     const n = ORDINALS.indexOf(said.toLowerCase()) + 1 || numberWord(said.toLowerCase());
@@ -81,6 +99,14 @@ export function spellAsEvents(test: string, shape: EventShape | undefined, ctx: 
     const said = JSON.parse(literal) as unknown;
     if (typeof said !== 'string') return all;
     const value = asEventsSpell(said, field, shape, ctx);
+    // ("unless their last day is in the future": a phrase of time or place, no value a field holds.)
+    if (value === undefined && PHRASE.test(said)) {
+      ctx.questions.push({
+        about: 'triggers.when',
+        question: `I read "${said}" as a value of the ${shape.type} event's ${field}, but it is a phrase, not a value ${field} holds, and a test of it would ${op === '!=' ? 'hold for every event' : 'never hold'}. Which test of ${field} is meant?`,
+      });
+      return all;
+    }
     if (value === undefined) return all;
     ctx.assumptions.push(
       `"${said}" is read as the ${shape.type} event's ${field} ${JSON.stringify(value)}, as its events spell it.`,

@@ -57,6 +57,10 @@ function matchesGroup(words: Set<string>, group: readonly string[]): boolean {
   return group.some((g) => words.has(g));
 }
 
+/** "give the account a credit", "send each seller an email": a verb, whom to, and what (after its article). */
+const GIVEN_TO =
+  /^\s*(?:give|send|offer|hand|grant|issue|award)\s+(?:(?:the|their|our|each|every|all|this|that|these|those)\s+)?([a-z'-]+)\s+(?:a|an|some|one|another)\s+/;
+
 /** The one catalog tool an action clause names, or undefined (then a question says why). */
 export function mapTool(c: Clause, ctx: RequestContext): ToolDescriptor | undefined {
   const tokens = c.text
@@ -91,12 +95,15 @@ export function mapTool(c: Clause, ctx: RequestContext): ToolDescriptor | undefi
     (GENERIC_VERBS.has(verb)
       ? undefined
       : [verbLemmas.find((l) => ctx.tools.some((t) => toolWords(t).name.has(l))) ?? verb]);
-  const objects = content.slice(1).flatMap((w) => {
+  const said = content.slice(1).flatMap((w) => {
     const g = lemmas(w)
       .map((l) => groupOf(ACTION_GROUPS, l))
       .find((x) => x !== undefined);
     return [g ?? lemmas(w)];
   });
+  // "give the account a $20 credit": what is given names the action before whom it is given to.
+  const to = GIVEN_TO.exec(c.text);
+  const objects = to && content[1] === to[1] && said.length > 1 ? [...said.slice(1), said[0]!] : said;
   const phrase = c.raw.trim().replace(/\s+/g, ' ');
   let candidates: ToolDescriptor[] = [];
   if (verbGroup) {

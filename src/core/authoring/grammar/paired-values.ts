@@ -31,7 +31,8 @@ export function pairedValue(
   const first = probing(ctx);
   const alone = fieldForValue(q.word, shape, first, q);
   // The first word is a value the catalog lists or shows, or no value at all: read as before.
-  if (!alone || first.assumptions.length === 0) return undefined;
+  // ("on the phone channel": the second word is the field's own, naming it, not its value.)
+  if (!alone || first.assumptions.length === 0 || ownWord(next.word, alone.field)) return undefined;
   const second = probing(ctx);
   if (fieldForValue(next.word, shape, second, next) !== undefined) return undefined;
   const value = `${q.word}_${next.word}`;
@@ -40,6 +41,9 @@ export function pairedValue(
   );
   return { field: alone.field, value };
 }
+
+/** A word of the field's own name ("channel" of `channel`, "tier" of `customer_tier`). */
+const ownWord = (word: string, field: string) => field.toLowerCase().split('_').includes(word.toLowerCase());
 
 /** Words after a value that are never its second word ("reported for illegal content": illegal). */
 const NOT_A_VALUE =
@@ -59,7 +63,8 @@ export function twoWordValue(
   ctx: RequestContext,
 ): string | undefined {
   const known = new Set([...listed, ...(shape.values?.[field] ?? [])].map((v) => v.toLowerCase()));
-  if (known.has(first) || known.has(second) || NOT_A_VALUE.test(second)) return undefined;
+  if (known.has(first) || known.has(second) || NOT_A_VALUE.test(second) || ownWord(second, field))
+    return undefined;
   const value = `${first}_${second}`;
   ctx.assumptions.push(
     `"${first} ${second}" is read as ${shape.type}'s ${field} "${value}": one value said in two words, which the catalog does not list.`,

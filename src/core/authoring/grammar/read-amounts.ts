@@ -20,6 +20,8 @@ export interface MoneyBounds {
    * they bound which events the workflow acts on too (bounded-events.ts).
    */
   filters: AmountFilter[];
+  /** Bounds read as a step's condition ("if it's under $40, refund it"), beside the cap they make. */
+  stepBounds: Pick<AmountFilter, 'op' | 'usd'>[];
 }
 
 /** A cap said as which amounts: where in the text, or, read in a branch's own words, what heads it there. */
@@ -84,10 +86,11 @@ export function usdOfCents(written: string): number {
 const PER_RUN = String.raw`(?:\s+(?:a|per|each|in a|for (?:a|each|one))\s+(?:run|workflow run|go|time|report|invoice|claim|refund|request|ticket|expense|submission)s?\b)?`;
 
 export function readMoney(buf: RequestText): MoneyBounds {
-  const out: MoneyBounds = { caps: [], lowerBounds: [], filters: [] };
+  const out: MoneyBounds = { caps: [], lowerBounds: [], filters: [], stepBounds: [] };
   const cap = (usd: number, m: RegExpExecArray) => {
     out.caps.push(usd);
-    const op = filterOp(m[0]);
+    // ("at or under $20,000", "equal to or below": the words before the bound keep the amount.)
+    const op = /\b(?:at|equal to|equals?) or\s*$/.test(buf.text.slice(0, m.index)) ? '<=' : filterOp(m[0]);
     if (op) out.filters.push({ op, usd, at: m.index });
   };
   // An AMOUNT's groups from `at`: dollars after "$", dollars before a unit, whole cents; then a

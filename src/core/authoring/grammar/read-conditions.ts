@@ -10,7 +10,7 @@
  * reader that cuts its phrase out of the text and a test built from the event's fields.
  */
 
-import { lemmas } from '../request-words.ts';
+import { isActionVerb, lemmas } from '../request-words.ts';
 import { flagOf } from './flag-fields.ts';
 import { type MoneyBounds, readCurrency } from './read-amounts.ts';
 import { cutOut, type DraftStep, listOr, type RequestContext, type RequestText } from './request-context.ts';
@@ -131,7 +131,8 @@ export function readAudience(buf: RequestText, ctx?: RequestContext): string[] |
     if (!m) continue;
     const groups = m[1]!.split(/, or |, and |, | or | and |\/| & /).filter((g) => g !== '');
     if (groups.some((g) => NOT_A_GROUP.has(g))) continue;
-    if (i === res.length - 1 && groups.some(named)) continue;
+    // ("Give accounts a $20 credit": a verb at a clause's start is the action, never a group.)
+    if (i === res.length - 1 && groups.some((g) => named(g) || isActionVerb(g))) continue;
     // At a clause's start only the group and its noun go: the clause's boundary stays.
     const at = i === res.length - 1 ? m[0].lastIndexOf(m[1]!) : 0;
     cutOut(buf, { index: m.index + at, 0: m[0].slice(at) });
