@@ -8,6 +8,7 @@ import { test } from 'node:test';
 import type { Draft } from '../../src/core/authoring/index.ts';
 import { toolSteps } from '../../src/core/spec/flow-steps.ts';
 import {
+  BLIND2_DIR,
   BLIND3_DIR,
   BLIND4_DIR,
   BLIND7_DIR,
@@ -137,4 +138,43 @@ test('a phrase of time read as a value is asked about: the test would hold for e
   );
   assert.equal(d.publishable, false);
   assert.ok(d.questions.some((q) => q.question.includes('"in the future"')));
+});
+
+test("a message said to someone the catalog's one messaging tool does not message is asked about", () => {
+  // "Email the vendor ..." had messaged the invoice's approver, "email the person who reported it"
+  // the post's author.
+  for (const [request, dir, name] of [
+    ['Email the vendor "thanks, payment is on its way" when an invoice comes in.', CORPUS_DIR, 'finance'],
+    [
+      'When a post is reported, email the person who reported it "thanks for telling us".',
+      BLIND10_DIR,
+      'content-moderation',
+    ],
+  ] as const) {
+    const d = draft(request, dir, name);
+    assert.equal(d.publishable, false, request);
+    assert.ok(
+      d.questions.some((q) => q.question.includes('messages someone else')),
+      `${request}: ${JSON.stringify(d.questions)}`,
+    );
+  }
+  // The one it does message, or no one in particular, is drafted as before.
+  for (const request of [
+    'when an invoice comes in, email the approver "please take a look"',
+    'when an invoice comes in, email them "please take a look"',
+  ]) {
+    const d = draft(request, CORPUS_DIR, 'finance');
+    assert.equal(d.publishable, true, `${request}: ${JSON.stringify(d.questions)}`);
+    assert.deepEqual(
+      steps(d).map((s) => s.tool),
+      ['notify_approver'],
+    );
+  }
+});
+
+test("an action no tool does is asked, never the tool whose own verb is the action's object", () => {
+  // "Deny any admin request" had asked the manager to sign off (request_manager_signoff).
+  const d = draft('Deny every admin request.', BLIND2_DIR, 'access-request');
+  assert.equal(d.publishable, false);
+  assert.ok(!(d.spec ?? d.partial) || !steps(d).some((s) => s.tool === 'request_manager_signoff'));
 });

@@ -137,8 +137,10 @@ test('"{field}" in a text is a placeholder, as "<field>" is', () => {
 });
 
 test('"except production and payroll" leaves out both: a draft leaving out one is asked about', () => {
+  // (The audit's "auto-approve viewer requests ..." no longer drafts: "requests" had named
+  // request_manager_signoff by its verb. The same exception with a tool the words name.)
   const d = draft(
-    'auto-approve viewer requests on any system except production and payroll',
+    'get manager signoff for viewer requests on any system except production and payroll',
     BLIND2_DIR,
     'access-request',
   );

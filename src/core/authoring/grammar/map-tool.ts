@@ -20,7 +20,7 @@ import {
 } from '../request-words.ts';
 import { byPermanence, TAKE_DOWN, TAKE_DOWN_GROUPS } from './permanence.ts';
 import type { Clause } from './read-clauses.ts';
-import { messagingTool } from './read-message-text.ts';
+import { messagingTool, otherRecipient } from './read-message-text.ts';
 import { routedTool } from './read-routes.ts';
 import { approverAsked, signoffTool } from './read-signoff.ts';
 import { listOr, type RequestContext } from './request-context.ts';
@@ -55,6 +55,12 @@ function namesATool(verb: string, ctx: RequestContext): boolean {
 
 function matchesGroup(words: Set<string>, group: readonly string[]): boolean {
   return group.some((g) => words.has(g));
+}
+
+/** Whether `o` names only the verb `t` is named with (the first word of request_manager_signoff). */
+function namedByVerbOnly(t: ToolDescriptor, o: readonly string[]): boolean {
+  const [verb, ...rest] = t.name.toLowerCase().split(/[^a-z0-9]+/);
+  return verb !== undefined && matchesGroup(new Set([verb]), o) && !matchesGroup(new Set(rest), o);
 }
 
 /** "give the account a credit", "send each seller an email": a verb, whom to, and what (after its article). */
@@ -136,7 +142,10 @@ export function mapTool(c: Clause, ctx: RequestContext): ToolDescriptor | undefi
     for (const o of objects) {
       if (ownAction && isAction(o)) continue;
       candidates = ctx.tools.filter(
-        (t) => matchesGroup(toolWords(t).name, o) || matchesGroup(toolWords(t).first, o),
+        (t) =>
+          (matchesGroup(toolWords(t).name, o) || matchesGroup(toolWords(t).first, o)) &&
+          // ("deny any admin request": request_manager_signoff requests; what it does is no object.)
+          !(ownAction && namedByVerbOnly(t, o)),
       );
       // (Where one of them does the opposite, none is a guess worth making: asked.)
       if (ownAction && candidates.some(doesOpposite)) candidates = [];
@@ -147,6 +156,17 @@ export function mapTool(c: Clause, ctx: RequestContext): ToolDescriptor | undefi
   // ("send them: <text>" too: a text to send is a message).
   if (candidates.length === 0) {
     const messaging = messagingTool(verb === 'send' && /"q[0-9]+"/.test(c.text) ? 'message' : verb, ctx);
+    // ("email the vendor" with notify_approver: the one messaging tool messages someone else.)
+    // (A text read from the words is put back: "email the person who reported it a thank you".)
+    const said = c.text.replace(/"q([0-9]+)"/g, (q, n: string) => ctx.quotes[Number(n)]?.toLowerCase() ?? q);
+    const whom = messaging ? otherRecipient(said, messaging) : undefined;
+    if (messaging && whom !== undefined) {
+      ctx.questions.push({
+        about: `steps: "${phrase}"`,
+        question: `"${phrase}" is said to the ${whom}, but ${messaging.name}, the catalog's one tool that sends a message, messages someone else. Which tool should it use, or whom should it message?`,
+      });
+      return undefined;
+    }
     if (messaging) {
       candidates = [messaging];
       ctx.assumptions.push(

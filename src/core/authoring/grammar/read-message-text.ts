@@ -289,3 +289,40 @@ export function messagingTool(verb: string, ctx: RequestContext) {
   );
   return tools.length === 1 ? tools[0] : undefined;
 }
+
+/** People a message is said to, one kind per group ("the customer" and "the claimant" are one). */
+const RECIPIENTS = [
+  ['customer', 'client', 'claimant', 'requester', 'user', 'member', 'holder', 'policyholder', 'subscriber'],
+  ['vendor', 'supplier'],
+  ['seller', 'merchant'],
+  ['author', 'poster'],
+  ['reporter'],
+  ['approver'],
+  ['manager'],
+  ['employee'],
+  ['candidate', 'applicant'],
+];
+const recipientGroup = (w: string) => RECIPIENTS.find((g) => lemmas(w).some((l) => g.includes(l)));
+
+/**
+ * Whom a message is said to when the catalog's one messaging tool messages someone else: "email
+ * the vendor" with `notify_approver`, "email the person who reported it" with `notify_author`.
+ * Undefined when the words say no one in particular ("email them"), or the tool is named for no
+ * one, or for the same person.
+ */
+export function otherRecipient(text: string, tool: { name: string }): string | undefined {
+  const m = /^\s*[a-z-]+\s+(?:(?:the|their|our|a|an|each|every|all)\s+)?([a-z]+)(\s+who\s+[a-z]+)?/.exec(
+    text,
+  );
+  if (!m) return undefined;
+  const ownGroups = tool.name
+    .toLowerCase()
+    .split(/[^a-z]+/)
+    .map(recipientGroup)
+    .filter((g) => g !== undefined);
+  if (ownGroups.length === 0) return undefined;
+  // ("the person who reported it": someone said by what they did, which no tool's name says.)
+  if (m[2] !== undefined && /^(?:person|people|one|someone)$/.test(m[1]!)) return `${m[1]}${m[2]}`;
+  const group = recipientGroup(m[1]!);
+  return group === undefined || ownGroups.includes(group) ? undefined : m[1];
+}
