@@ -178,3 +178,54 @@ test("an action no tool does is asked, never the tool whose own verb is the acti
   assert.equal(d.publishable, false);
   assert.ok(!(d.spec ?? d.partial) || !steps(d).some((s) => s.tool === 'request_manager_signoff'));
 });
+
+test('a review of these readings: participles stay groups, a head noun names what is sent', () => {
+  // A first take read "escalated" at a clause's start as a verb and refunded every customer.
+  const escalated = draft(
+    'Escalated customers asking for a refund under $50 get refunded.',
+    CORPUS_DIR,
+    'holdout-support-desk',
+  );
+  assert.ok(!escalated.publishable || when(escalated).includes('"escalated"'), when(escalated));
+  // It had taken "payout" in "a payout email" for the thing given, and paid the failed payout again;
+  // "an approval request" approved the invoice.
+  const email = draft(
+    'When a payout fails under $300, send the seller a payout email saying "your payout failed".',
+    BLIND10_DIR,
+    'payouts',
+  );
+  assert.ok(!steps(email).some((s) => s.tool === 'send_payout'), JSON.stringify(steps(email)));
+  assert.deepEqual(
+    steps(email).map((s) => s.tool),
+    ['email_seller'],
+  );
+  const ask = draft(
+    'When an invoice is received, send the approver an approval request saying "please approve".',
+    CORPUS_DIR,
+    'finance',
+  );
+  assert.ok(!(ask.spec ?? ask.partial) || !steps(ask).some((s) => s.tool === 'approve_invoice'));
+});
+
+test('a class in the singular heads a bound of the events: the approval is bounded too', () => {
+  // With "meal" read as meals but not as naming the events, the approval had run at any amount.
+  const d = draft('Meal expenses under $60: approve and reimburse.', HELDOUT_DIR, 'expense-report');
+  assert.equal(d.publishable, true, JSON.stringify(d.questions));
+  assert.match(when(d), /payload\.category == "meals"/);
+  assert.match(when(d), /payload\.amount_usd < 60/);
+});
+
+test('"if it is below $X" after a draft\'s one step that moves no money tests the trigger', () => {
+  const d = draft(
+    'When an invoice is received, approve it with the note "ok" if it is below $400.',
+    CORPUS_DIR,
+    'finance',
+  );
+  assert.equal(d.publishable, true, JSON.stringify(d.questions));
+  assert.match(when(d), /payload\.amount_usd < 400/);
+  // Said as a heading with a class the compiler does not read, still asked.
+  assert.equal(
+    draft('Approve expenses in the other category under $100.', HELDOUT_DIR, 'expense-report').publishable,
+    false,
+  );
+});

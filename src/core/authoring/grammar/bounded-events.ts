@@ -53,7 +53,10 @@ function saidOfEvents(text: string, at: number, event: string | undefined, ctx: 
       HEADING.test(w) ||
       NEUTRAL.has(w) ||
       STAND_INS.has(w) ||
-      values.has(w),
+      values.has(w) ||
+      // ("meal expenses under $75" of `meals`: a value said in the singular or the plural.)
+      values.has(`${w}s`) ||
+      values.has(w.replace(/s$/, '')),
   );
 }
 
@@ -109,7 +112,7 @@ export function boundedEvents(
   // a cap it would bound nothing, and every expense would be approved.
   if (money === undefined)
     return steps.length > 0 && steps.every((s) => s.tool.cost === undefined)
-      ? noMoneyBound(text, filter, event, ctx)
+      ? noMoneyBound(text, filter, event, ctx, steps.length === 1)
       : [];
   // (With nothing acting before the money moves, the test stops a run where the cap would have,
   // whatever the bound was said with: it only leaves out the bound itself, for "under".)
@@ -157,17 +160,21 @@ export function amountTest(
 /**
  * A bound said of the events of a draft that moves no money: a test of the trigger event's one
  * amount field (`payload.amount_usd < 50`), when the words before it are the events, or an action
- * and the events ("approve expenses under $50"); a question otherwise (said of something else, or
- * the event has no such field, or several): as a cap it would bound nothing.
+ * and the events ("approve expenses under $50"), or the draft's one step is what an "if" bounds
+ * ("approve it with the note "ok" if it's below $250": no run, or a run that skips its one step,
+ * come to the same); a question otherwise (said of something else, or the event has no such
+ * field, or several): as a cap it would bound nothing.
  */
 function noMoneyBound(
   text: string,
   filter: { op: '<' | '<='; usd: number; at: number },
   event: string | undefined,
   ctx: RequestContext,
+  oneStep: boolean,
 ): string[] {
   const a = leadingActions(text, filter.at);
   const ofEvents =
+    (oneStep && /^\s*(?:if|only if|as long as|provided)\b/.test(text.slice(filter.at))) ||
     saidOfEvents(text, filter.at, event, ctx) ||
     (a !== undefined && saidOfEvents(text.slice(a.end), filter.at - a.end, event, ctx));
   const shape = ctx.events?.find((e) => e.type === event);

@@ -63,9 +63,13 @@ function namedByVerbOnly(t: ToolDescriptor, o: readonly string[]): boolean {
   return verb !== undefined && matchesGroup(new Set([verb]), o) && !matchesGroup(new Set(rest), o);
 }
 
-/** "give the account a credit", "send each seller an email": a verb, whom to, and what (after its article). */
+/**
+ * "give the account a credit", "send each seller a payout failure email": a verb, whom to, and
+ * what (after its article): the head noun of what is given, its last word before "of", "saying",
+ * a quote or the clause's end.
+ */
 const GIVEN_TO =
-  /^\s*(?:give|send|offer|hand|grant|issue|award)\s+(?:(?:the|their|our|each|every|all|this|that|these|those)\s+)?([a-z'-]+)\s+(?:a|an|some|one|another)\s+/;
+  /^\s*(?:give|send|offer|hand|grant|issue|award)\s+(?:(?:the|their|our|each|every|all|this|that|these|those)\s+)?[a-z'-]+\s+(?:a|an|some|one|another)\s+(?:[$a-z0-9.,'-]+\s+)*?([a-z'-]+)(?=\s+(?:of|for|to|saying|that|which|with|when|whenever|if|about|on|in|as)\b|\s*[,.;:!?"]|\s*$)/;
 
 /** The one catalog tool an action clause names, or undefined (then a question says why). */
 export function mapTool(c: Clause, ctx: RequestContext): ToolDescriptor | undefined {
@@ -107,9 +111,11 @@ export function mapTool(c: Clause, ctx: RequestContext): ToolDescriptor | undefi
       .find((x) => x !== undefined);
     return [g ?? lemmas(w)];
   });
-  // "give the account a $20 credit": what is given names the action before whom it is given to.
-  const to = GIVEN_TO.exec(c.text);
-  const objects = to && content[1] === to[1] && said.length > 1 ? [...said.slice(1), said[0]!] : said;
+  // "give the account a $20 credit", "send the seller a payout failure email": what is given, by
+  // its head noun, names the action before whom it is given to and the words before the head.
+  const head = GIVEN_TO.exec(c.text)?.[1];
+  const at = head === undefined ? -1 : content.indexOf(head, 2) - 1;
+  const objects = at > 0 ? [said[at]!, ...said.filter((_, i) => i !== at)] : said;
   const phrase = c.raw.trim().replace(/\s+/g, ' ');
   let candidates: ToolDescriptor[] = [];
   if (verbGroup) {

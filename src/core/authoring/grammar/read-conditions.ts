@@ -131,8 +131,10 @@ export function readAudience(buf: RequestText, ctx?: RequestContext): string[] |
     if (!m) continue;
     const groups = m[1]!.split(/, or |, and |, | or | and |\/| & /).filter((g) => g !== '');
     if (groups.some((g) => NOT_A_GROUP.has(g))) continue;
-    // ("Give accounts a $20 credit": a verb at a clause's start is the action, never a group.)
-    if (i === res.length - 1 && groups.some((g) => named(g) || isActionVerb(g))) continue;
+    // ("Give accounts a $20 credit": a verb at a clause's start is the action, never a group;
+    // "escalated customers" are a group, said with a verb's participle.)
+    if (i === res.length - 1 && groups.some((g) => named(g) || (isActionVerb(g) && !/(?:ed|ing)$/.test(g))))
+      continue;
     // At a clause's start only the group and its noun go: the clause's boundary stays.
     const at = i === res.length - 1 ? m[0].lastIndexOf(m[1]!) : 0;
     cutOut(buf, { index: m.index + at, 0: m[0].slice(at) });
