@@ -229,3 +229,32 @@ test('"if it is below $X" after a draft\'s one step that moves no money tests th
     false,
   );
 });
+
+test('"no less than $X", "never pay out under $X", "no payments under $X" keep $X and above', () => {
+  // Each had tested the amount < X: the money moved exactly where the words forbid it.
+  for (const [request, dir, name, field] of [
+    [
+      'When a refund is requested for no less than $20, refund it, up to $200.',
+      CORPUS_DIR,
+      'holdout-support-desk',
+      'refund_amount',
+    ],
+    [
+      'When a payout is requested, send the payout up to $400; never pay out under $20.',
+      BLIND10_DIR,
+      'payouts',
+      'amount_usd',
+    ],
+    [
+      'When an invoice is received, match the PO and schedule payment up to $5,000; no payments under $20.',
+      BLIND3_DIR,
+      'invoice-approval',
+      'amount_usd',
+    ],
+  ] as const) {
+    const d = draft(request, dir, name);
+    assert.equal(d.publishable, true, `${request}: ${JSON.stringify(d.questions)}`);
+    assert.ok(when(d).includes(`payload.${field} >= 20`), `${request}: ${when(d)}`);
+    assert.ok(!JSON.stringify(d.spec).includes('< 20'), request);
+  }
+});

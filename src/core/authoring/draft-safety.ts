@@ -122,9 +122,14 @@ export function statedAmounts(request: string): StatedAmount[] {
       .replace(/\s*(?:cents?|¢|c|grand)$/, '')
       .replace(/[0-9$,.k]+$/, '');
     const lower =
-      /(?:over|above|more than|greater than|bigger than|larger than|at least|exceeding|(?<![-=<])>=?|≥)\s*\$?\s*$/.test(
+      (/(?:over|above|more than|greater than|bigger than|larger than|at least|exceeding|(?<![-=<])>=?|≥)\s*\$?\s*$/.test(
         lead,
-      ) && !/\b(?:never|don'?t|do not|not|no|nothing|unless)\b/.test(before);
+      ) &&
+        !/\b(?:never|don'?t|do not|not|no|nothing|unless)\b/.test(before)) ||
+      // ("no less than $20", "never pay out under $50": that amount and above.)
+      /\b(?:no|not|never|don'?t|do not|nothing)\s+(?:[a-z']+\s+){0,3}?(?:less than|under|below|lower than|smaller than)\s*\$?\s*$/.test(
+        lead,
+      );
     out.push({ usd, before, lower });
   }
   return out;

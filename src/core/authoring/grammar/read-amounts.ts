@@ -103,6 +103,16 @@ export function readMoney(buf: RequestText): MoneyBounds {
     String.raw`\b${IF_IT}(?:under|below|less than|up to|at most|no more than|not more than|not over|never more than|never over|max(?:imum)?(?: of)?|capped at|a cap of|cap(?: it| runs?| spending| the spend| refunds?)?(?: at| of| to|:)?|limit(?: it| runs?| spending| refunds?)?(?: to| of| at)?|budget(?: of)?|(?:a )?ceiling(?: of)?|spend(?:ing)? (?:at most|no more than|up to|under|less than)|(?:don't|do not|never) spend more than|within|smaller than|beneath|not above|not over|limit is|no(?: [a-z]+)? (?:above|over|more than)|nothing (?:above|over|more than|beyond))\s+${BOUND_AMOUNT}${PER_RUN}(?:\s+in total)?`,
     'g',
   );
+  // "no less than $20", "never pay out under $50", "no payments under $100": that amount and
+  // above, the opposite of an upper bound.
+  const notUnder = new RegExp(
+    String.raw`\b(?:no|not|never|don't|dont|do not|nothing)\s+(?:[a-z']+\s+){0,3}?(?:less than|under|below|lower than|smaller than)\s+${BOUND_AMOUNT}`,
+    'g',
+  );
+  for (let m = notUnder.exec(buf.text); m; m = notUnder.exec(buf.text)) {
+    out.lowerBounds.push({ op: '>=', usd: amount(m, 1) });
+    cutOut(buf, m);
+  }
   // "<$15", "<= 15": the sign is an upper bound too.
   const sign = new RegExp(String.raw`${IF_IT}(?:<=?|≤)\s*${BOUND_AMOUNT}`, 'g');
   for (let m = sign.exec(buf.text); m; m = sign.exec(buf.text)) {
