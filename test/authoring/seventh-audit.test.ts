@@ -230,31 +230,47 @@ test('"if it is below $X" after a draft\'s one step that moves no money tests th
   );
 });
 
-test('"no less than $X", "never pay out under $X", "no payments under $X" keep $X and above', () => {
-  // Each had tested the amount < X: the money moved exactly where the words forbid it.
-  for (const [request, dir, name, field] of [
+test('an upper bound said after a negation in its clause is asked, never a cap or a test', () => {
+  // "for no less than $20" and "never pay out under $50" had tested the amount < X, and "unless
+  // it's under $50" refunded only those; "don't hold payouts under $100" had held every payout and
+  // paid only those under $100.
+  for (const [request, dir, name] of [
     [
       'When a refund is requested for no less than $20, refund it, up to $200.',
       CORPUS_DIR,
       'holdout-support-desk',
-      'refund_amount',
+    ],
+    [
+      'When a refund is requested, refund it unless it is under $20, max $200.',
+      CORPUS_DIR,
+      'holdout-support-desk',
     ],
     [
       'When a payout is requested, send the payout up to $400; never pay out under $20.',
       BLIND10_DIR,
       'payouts',
-      'amount_usd',
     ],
     [
-      'When an invoice is received, match the PO and schedule payment up to $5,000; no payments under $20.',
-      BLIND3_DIR,
-      'invoice-approval',
-      'amount_usd',
+      "When a payout is requested, don't hold payouts under $100; pay them out right away.",
+      BLIND10_DIR,
+      'payouts',
     ],
   ] as const) {
     const d = draft(request, dir, name);
-    assert.equal(d.publishable, true, `${request}: ${JSON.stringify(d.questions)}`);
-    assert.ok(when(d).includes(`payload.${field} >= 20`), `${request}: ${when(d)}`);
-    assert.ok(!JSON.stringify(d.spec).includes('< 20'), request);
+    assert.equal(d.publishable, false, request);
+    assert.ok(
+      d.questions.some((q) => q.question.includes('after a "not", "never" or "unless"')),
+      `${request}: ${JSON.stringify(d.questions)}`,
+    );
   }
+});
+
+test('two steps that move money under one cap are asked about: the cap bounds them together', () => {
+  const d = draft(
+    'When a payout is requested, pay it out under $700 and give the seller a fee credit of the amount.',
+    BLIND10_DIR,
+    'payouts',
+  );
+  assert.equal(d.publishable, false);
+  assert.ok(d.questions.some((q) => q.question.includes('More than one step of a run moves money')));
 });

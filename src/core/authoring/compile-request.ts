@@ -34,7 +34,7 @@ import { fillArgs } from './grammar/fill-args.ts';
 import { placeImpliedReads } from './grammar/implied-reads.ts';
 import { readJoinedTests } from './grammar/joined-tests.ts';
 import { normaliseRequest, readPhrases } from './grammar/normalise-request.ts';
-import { readCurrency, readMoney } from './grammar/read-amounts.ts';
+import { againstQuestions, readCurrency, readMoney } from './grammar/read-amounts.ts';
 import { readArgPhrases } from './grammar/read-arg-phrases.ts';
 import { type Aside, asideTests, readAsides, readIgnored } from './grammar/read-asides.ts';
 import { splitClauses } from './grammar/read-clauses.ts';
@@ -149,6 +149,7 @@ export function compileRequest(
   const apart = said ? undefined : readElseApart(buf, raw);
   const unread = buf.text;
   const money = readMoney(buf);
+  ctx.questions.push(...againstQuestions(money));
   readRestatedBounds(buf, unread, raw, ctx);
   const currencyNot = readNotCurrency(buf);
   const currency = currencyNot ?? readCurrency(buf) ?? readCurrencyBefore(buf, ctx);

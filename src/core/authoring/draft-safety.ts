@@ -20,7 +20,7 @@
  * compiler's misreading is caught rather than repeated. Pure.
  */
 import { usdToCents } from '../money.ts';
-import { type FlowStep, isChooseStep, isToolStep, nestedLists } from '../spec/flow-steps.ts';
+import { type FlowStep, isChooseStep, isToolStep, nestedLists, type StepSpec } from '../spec/flow-steps.ts';
 import type { Condition } from '../spec/parse-condition.ts';
 import { parseStepCondition } from '../spec/step-condition.ts';
 import type { WorkflowSpec } from '../spec/workflow-spec.ts';
@@ -122,14 +122,9 @@ export function statedAmounts(request: string): StatedAmount[] {
       .replace(/\s*(?:cents?|¢|c|grand)$/, '')
       .replace(/[0-9$,.k]+$/, '');
     const lower =
-      (/(?:over|above|more than|greater than|bigger than|larger than|at least|exceeding|(?<![-=<])>=?|≥)\s*\$?\s*$/.test(
+      /(?:over|above|more than|greater than|bigger than|larger than|at least|exceeding|(?<![-=<])>=?|≥)\s*\$?\s*$/.test(
         lead,
-      ) &&
-        !/\b(?:never|don'?t|do not|not|no|nothing|unless)\b/.test(before)) ||
-      // ("no less than $20", "never pay out under $50": that amount and above.)
-      /\b(?:no|not|never|don'?t|do not|nothing)\s+(?:[a-z']+\s+){0,3}?(?:less than|under|below|lower than|smaller than)\s*\$?\s*$/.test(
-        lead,
-      );
+      ) && !/\b(?:never|don'?t|do not|not|no|nothing|unless)\b/.test(before);
     out.push({ usd, before, lower });
   }
   return out;
@@ -140,13 +135,17 @@ export function foreignAmount(request: string): string | undefined {
   return new RegExp(FOREIGN_AMOUNT).exec(request.toLowerCase())?.[0];
 }
 
-/** The most calls of `tool` a run can make: along a path, branches of a choice being exclusive. */
-function callsOf(steps: readonly FlowStep[], tool: string): number {
+/**
+ * The most calls of `tool` (or of the steps `tool` matches) a run can make: along a path, branches
+ * of a choice being exclusive.
+ */
+function callsOf(steps: readonly FlowStep[], tool: string | ((s: StepSpec) => boolean)): number {
+  const match = typeof tool === 'string' ? (s: StepSpec) => s.tool === tool : tool;
   let n = 0;
   for (const s of steps) {
-    if (isToolStep(s)) n += s.tool === tool ? 1 : 0;
-    else if (isChooseStep(s)) n += Math.max(0, ...nestedLists(s).map((l) => callsOf(l.steps, tool)));
-    else n += nestedLists(s).reduce((k, l) => k + callsOf(l.steps, tool), 0);
+    if (isToolStep(s)) n += match(s) ? 1 : 0;
+    else if (isChooseStep(s)) n += Math.max(0, ...nestedLists(s).map((l) => callsOf(l.steps, match)));
+    else n += nestedLists(s).reduce((k, l) => k + callsOf(l.steps, match), 0);
   }
   return n;
 }
@@ -268,6 +267,15 @@ export function draftSafety(
         `The condition ${JSON.stringify(t.src)} runs the workflow above ${dollars(usdToCents(t.usd))}, but the request says ${JSON.stringify(words[0]!.before.trim())}: an upper bound. Which is meant?`,
       );
   }
+  // ("pay it out under $800 and give the seller a fee credit of the amount": one cap bounds what a
+  // run spends in all, so a payout of $500 is made and its credit refused, ending the run.)
+  const movesMoney = (s: StepSpec) => byName.get(s.tool)?.cost?.fromArg !== undefined;
+  const readsAmount = (s: StepSpec) =>
+    movesMoney(s) && typeof s.args[byName.get(s.tool)!.cost!.fromArg!] === 'string';
+  if (callsOf(spec.steps, movesMoney) > 1 && callsOf(spec.steps, readsAmount) > 0)
+    ask(
+      `More than one step of a run moves money (${money.join(', ')}), and the spend cap, ${dollars(usdToCents(cap))}, bounds what they move together, not each: a run whose first payment leaves too little is refused at the next, and ends there. What should a run spend at most in all?`,
+    );
   for (const n of used) {
     const tool = byName.get(n);
     if (!tool || !(tool.destructive || tool.cost?.fromArg !== undefined)) continue;

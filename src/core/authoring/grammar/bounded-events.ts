@@ -173,12 +173,17 @@ function noMoneyBound(
   oneStep: boolean,
 ): string[] {
   const a = leadingActions(text, filter.at);
-  const ofEvents =
-    (oneStep && /^\s*(?:if|only if|as long as|provided)\b/.test(text.slice(filter.at))) ||
-    saidOfEvents(text, filter.at, event, ctx) ||
-    (a !== undefined && saidOfEvents(text.slice(a.end), filter.at - a.end, event, ctx));
   const shape = ctx.events?.find((e) => e.type === event);
   const fields = (shape?.payload ?? []).filter((f) => /(?:^|_)(?:amount|total)(?:_|$)|_usd$/.test(f));
+  // (The one step's "if" is the amount's only where the field says it is one: an "equipment
+  // budget" is not what "if it's under $2,000" is said of.)
+  const ofEvents =
+    (oneStep &&
+      /^\s*(?:if|only if|as long as|provided)\b/.test(text.slice(filter.at)) &&
+      fields.length === 1 &&
+      /(?:^|_)(?:amount|total)(?:_|$)/.test(fields[0]!)) ||
+    saidOfEvents(text, filter.at, event, ctx) ||
+    (a !== undefined && saidOfEvents(text.slice(a.end), filter.at - a.end, event, ctx));
   if (!ofEvents || fields.length !== 1) {
     ctx.questions.push({
       about: 'triggers.when',

@@ -17,7 +17,7 @@ import type { ChooseStepSpec, FlowStep } from '../../spec/flow-steps.ts';
 import { stepConditionWords } from '../condition-words.ts';
 import { amountTest } from './bounded-events.ts';
 import type { MoneyBounds } from './read-amounts.ts';
-import { readMoney } from './read-amounts.ts';
+import { againstQuestions, readMoney } from './read-amounts.ts';
 import { SAID_FIRST, splitClauses } from './read-clauses.ts';
 import { fieldForValue } from './read-field-tests.ts';
 import { numberConditions } from './read-number-tests.ts';
@@ -190,6 +190,7 @@ export function branchMoney(o: Otherwise, money: MoneyBounds, ctx: RequestContex
   const read = (text: string) => {
     const b = { text };
     const m = readMoney(b);
+    ctx.questions.push(...againstQuestions(m));
     money.caps.push(...m.caps);
     // "everything else under 150 -> approve + pay": which amounts, said in the branch's own words.
     money.filters.push(...m.filters.map((f) => ({ ...f, heading: text.slice(0, f.at) })));

@@ -22,6 +22,8 @@ export interface MoneyBounds {
   filters: AmountFilter[];
   /** Bounds read as a step's condition ("if it's under $40, refund it"), beside the cap they make. */
   stepBounds: Pick<AmountFilter, 'op' | 'usd'>[];
+  /** Upper bounds said after a negation in their clause ("never pay out under $50"): asked. */
+  against: string[];
 }
 
 /** A cap said as which amounts: where in the text, or, read in a branch's own words, what heads it there. */
@@ -86,7 +88,7 @@ export function usdOfCents(written: string): number {
 const PER_RUN = String.raw`(?:\s+(?:a|per|each|in a|for (?:a|each|one))\s+(?:run|workflow run|go|time|report|invoice|claim|refund|request|ticket|expense|submission)s?\b)?`;
 
 export function readMoney(buf: RequestText): MoneyBounds {
-  const out: MoneyBounds = { caps: [], lowerBounds: [], filters: [], stepBounds: [] };
+  const out: MoneyBounds = { caps: [], lowerBounds: [], filters: [], stepBounds: [], against: [] };
   const cap = (usd: number, m: RegExpExecArray) => {
     out.caps.push(usd);
     // ("at or under $20,000", "equal to or below": the words before the bound keep the amount.)
@@ -103,16 +105,6 @@ export function readMoney(buf: RequestText): MoneyBounds {
     String.raw`\b${IF_IT}(?:under|below|less than|up to|at most|no more than|not more than|not over|never more than|never over|max(?:imum)?(?: of)?|capped at|a cap of|cap(?: it| runs?| spending| the spend| refunds?)?(?: at| of| to|:)?|limit(?: it| runs?| spending| refunds?)?(?: to| of| at)?|budget(?: of)?|(?:a )?ceiling(?: of)?|spend(?:ing)? (?:at most|no more than|up to|under|less than)|(?:don't|do not|never) spend more than|within|smaller than|beneath|not above|not over|limit is|no(?: [a-z]+)? (?:above|over|more than)|nothing (?:above|over|more than|beyond))\s+${BOUND_AMOUNT}${PER_RUN}(?:\s+in total)?`,
     'g',
   );
-  // "no less than $20", "never pay out under $50", "no payments under $100": that amount and
-  // above, the opposite of an upper bound.
-  const notUnder = new RegExp(
-    String.raw`\b(?:no|not|never|don't|dont|do not|nothing)\s+(?:[a-z']+\s+){0,3}?(?:less than|under|below|lower than|smaller than)\s+${BOUND_AMOUNT}`,
-    'g',
-  );
-  for (let m = notUnder.exec(buf.text); m; m = notUnder.exec(buf.text)) {
-    out.lowerBounds.push({ op: '>=', usd: amount(m, 1) });
-    cutOut(buf, m);
-  }
   // "<$15", "<= 15": the sign is an upper bound too.
   const sign = new RegExp(String.raw`${IF_IT}(?:<=?|≤)\s*${BOUND_AMOUNT}`, 'g');
   for (let m = sign.exec(buf.text); m; m = sign.exec(buf.text)) {
@@ -152,7 +144,13 @@ export function readMoney(buf: RequestText): MoneyBounds {
     'g',
   );
   for (let m = upper.exec(buf.text); m; m = upper.exec(buf.text)) {
-    cap(amount(m, 1), m);
+    // ("never pay out under $50", "refund it unless it's under $50", "don't tag tickets under $20":
+    // a negation before the bound in its clause turns it around, or says something else of those
+    // amounts: neither a cap nor a test, asked.)
+    // ("don't pay it out (max $2000) unless ..." is a cap all the same: only "under" turns around.)
+    if (filterOp(m[0]) === '<' && NEGATED_BEFORE.test(buf.text.slice(0, m.index)))
+      out.against.push(m[0].trim());
+    else cap(amount(m, 1), m);
     cutOut(buf, m);
   }
   for (let m = orLess.exec(buf.text); m; m = orLess.exec(buf.text)) {
@@ -175,6 +173,18 @@ export function readMoney(buf: RequestText): MoneyBounds {
     cutOut(buf, m);
   }
   return out;
+}
+
+/** A negation earlier in the clause: "don't hold payouts", "never pay out", "unless it's". */
+const NEGATED_BEFORE =
+  /\b(?:not|never|unless|except|excluding|no|nothing|don'?t|do not|doesn'?t|does not|won'?t|shouldn'?t)\b[^.;,!?:]*$/;
+
+/** The questions upper bounds said after a negation ask (`MoneyBounds.against`). */
+export function againstQuestions(money: MoneyBounds): { about: string; question: string }[] {
+  return money.against.map((said) => ({
+    about: 'limits.maxCostUsd',
+    question: `The request says "${said}" after a "not", "never" or "unless": which amounts should the workflow act on there, and how much may one run spend?`,
+  }));
 }
 
 /** Whether a "not", "never", "unless" or "except" earlier in its clause turns what is said at `at` around. */
