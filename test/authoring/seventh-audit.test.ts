@@ -274,3 +274,43 @@ test('two steps that move money under one cap are asked about: the cap bounds th
   assert.equal(d.publishable, false);
   assert.ok(d.questions.some((q) => q.question.includes('More than one step of a run moves money')));
 });
+
+test('"send the employee a check" pays: a cheque is never a read named "check"', () => {
+  // A first take of the head-noun reading drafted check_receipts, and no reimbursement.
+  const d = draft(
+    'When an expense is submitted under $90, send the employee a check for the amount.',
+    HELDOUT_DIR,
+    'expense-report',
+  );
+  assert.ok(!steps(d).some((s) => s.tool === 'check_receipts'), JSON.stringify(steps(d)));
+  assert.ok(
+    steps(d).some((s) => s.tool === 'reimburse_employee'),
+    JSON.stringify(steps(d)),
+  );
+});
+
+test("a message to someone else is asked about whatever verb says it; the run's own person is messaged", () => {
+  // "notify the reporter" had been sent to the post's author, "tell the manager" to the requester.
+  for (const [request, dir, name] of [
+    [
+      'When a post is reported, notify the reporter "thanks for the report".',
+      BLIND10_DIR,
+      'content-moderation',
+    ],
+    ['When access is requested, tell the manager "please sign off".', BLIND2_DIR, 'access-request'],
+  ] as const) {
+    const d = draft(request, dir, name);
+    assert.equal(d.publishable, false, request);
+    assert.ok(
+      d.questions.some((q) => q.question.includes('messages someone else')),
+      request,
+    );
+  }
+  // The employee who asked for access is the requester notify_requester messages.
+  const d = draft('When access is requested, notify the employee "we got it".', BLIND2_DIR, 'access-request');
+  assert.equal(d.publishable, true, JSON.stringify(d.questions));
+  assert.deepEqual(
+    steps(d).map((s) => s.tool),
+    ['notify_requester'],
+  );
+});

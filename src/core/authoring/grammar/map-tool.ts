@@ -20,7 +20,7 @@ import {
 } from '../request-words.ts';
 import { byPermanence, TAKE_DOWN, TAKE_DOWN_GROUPS } from './permanence.ts';
 import type { Clause } from './read-clauses.ts';
-import { messagingTool, otherRecipient } from './read-message-text.ts';
+import { isMessagingVerb, messagingTool, otherRecipient } from './read-message-text.ts';
 import { routedTool } from './read-routes.ts';
 import { approverAsked, signoffTool } from './read-signoff.ts';
 import { listOr, type RequestContext } from './request-context.ts';
@@ -113,7 +113,13 @@ export function mapTool(c: Clause, ctx: RequestContext): ToolDescriptor | undefi
   });
   // "give the account a $20 credit", "send the seller a payout failure email": what is given, by
   // its head noun, names the action before whom it is given to and the words before the head.
-  const head = GIVEN_TO.exec(c.text)?.[1];
+  // (A cheque, "send the employee a check", is money, never a read named "check": the words stay
+  // in their order.)
+  const given = GIVEN_TO.exec(c.text)?.[1];
+  const head =
+    given !== undefined && given !== 'cheque' && !groupOf(ACTION_GROUPS, given)?.includes('read')
+      ? given
+      : undefined;
   const at = head === undefined ? -1 : content.indexOf(head, 2) - 1;
   const objects = at > 0 ? [said[at]!, ...said.filter((_, i) => i !== at)] : said;
   const phrase = c.raw.trim().replace(/\s+/g, ' ');
@@ -162,17 +168,6 @@ export function mapTool(c: Clause, ctx: RequestContext): ToolDescriptor | undefi
   // ("send them: <text>" too: a text to send is a message).
   if (candidates.length === 0) {
     const messaging = messagingTool(verb === 'send' && /"q[0-9]+"/.test(c.text) ? 'message' : verb, ctx);
-    // ("email the vendor" with notify_approver: the one messaging tool messages someone else.)
-    // (A text read from the words is put back: "email the person who reported it a thank you".)
-    const said = c.text.replace(/"q([0-9]+)"/g, (q, n: string) => ctx.quotes[Number(n)]?.toLowerCase() ?? q);
-    const whom = messaging ? otherRecipient(said, messaging) : undefined;
-    if (messaging && whom !== undefined) {
-      ctx.questions.push({
-        about: `steps: "${phrase}"`,
-        question: `"${phrase}" is said to the ${whom}, but ${messaging.name}, the catalog's one tool that sends a message, messages someone else. Which tool should it use, or whom should it message?`,
-      });
-      return undefined;
-    }
     if (messaging) {
       candidates = [messaging];
       ctx.assumptions.push(
@@ -233,6 +228,18 @@ export function mapTool(c: Clause, ctx: RequestContext): ToolDescriptor | undefi
       about: `steps: "${phrase}"`,
       question: `No tool in the catalog does "${phrase}". Which tool should it use? The catalog has ${listOr(ctx.tools.map((t) => t.name))}.`,
       candidates: ctx.tools.map((t) => t.name),
+    });
+    return undefined;
+  }
+  // ("email the vendor" with notify_approver, "notify the reporter" with notify_author: the tool
+  // messages someone else. A text read from the words is put back: "email the person who reported
+  // it a thank you".)
+  const words = c.text.replace(/"q([0-9]+)"/g, (q, n: string) => ctx.quotes[Number(n)]?.toLowerCase() ?? q);
+  const whom = isMessagingVerb(verb) ? otherRecipient(words, candidates[0]!) : undefined;
+  if (whom !== undefined) {
+    ctx.questions.push({
+      about: `steps: "${phrase}"`,
+      question: `"${phrase}" is said to the ${whom}, but ${candidates[0]!.name} messages someone else. Which tool should it use, or whom should it message?`,
     });
     return undefined;
   }

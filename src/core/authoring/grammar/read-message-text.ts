@@ -275,6 +275,10 @@ export function readMessageTexts(
 const MESSAGING = new Set(['dm', 'pm', 'ping', 'message', 'msg', 'email', 'mail', 'e-mail', 'ack']);
 const MESSAGING_GROUPS = ['notify', 'reply', 'email'].map((g) => groupOf(ACTION_GROUPS, g)!);
 
+/** A verb that sends words to a person: "email", "DM", "notify", "tell", "reply". */
+export const isMessagingVerb = (verb: string): boolean =>
+  lemmas(verb).some((l) => MESSAGING.has(l) || MESSAGING_GROUPS.some((g) => g.includes(l)));
+
 /**
  * The one tool of the catalog that sends words to a person (named or described by notifying,
  * replying, messaging or emailing), for a messaging verb no tool names itself ("DM them", "email
@@ -282,8 +286,7 @@ const MESSAGING_GROUPS = ['notify', 'reply', 'email'].map((g) => groupOf(ACTION_
  * when the verb is no messaging verb, or the catalog has none or several such tools.
  */
 export function messagingTool(verb: string, ctx: RequestContext) {
-  const own = lemmas(verb).some((l) => MESSAGING.has(l) || MESSAGING_GROUPS.some((g) => g.includes(l)));
-  if (!own) return undefined;
+  if (!isMessagingVerb(verb)) return undefined;
   const tools = ctx.tools.filter((t) =>
     MESSAGING_GROUPS.some((g) => g.some((w) => toolWords(t).name.has(w) || toolWords(t).first.has(w))),
   );
@@ -292,15 +295,27 @@ export function messagingTool(verb: string, ctx: RequestContext) {
 
 /** People a message is said to, one kind per group ("the customer" and "the claimant" are one). */
 const RECIPIENTS = [
-  ['customer', 'client', 'claimant', 'requester', 'user', 'member', 'holder', 'policyholder', 'subscriber'],
+  // The person a run is about, as each desk calls them (the employee who requested access).
+  [
+    'customer',
+    'client',
+    'claimant',
+    'requester',
+    'user',
+    'member',
+    'holder',
+    'policyholder',
+    'subscriber',
+    'employee',
+    'applicant',
+    'candidate',
+  ],
   ['vendor', 'supplier'],
   ['seller', 'merchant'],
   ['author', 'poster'],
   ['reporter'],
   ['approver'],
   ['manager'],
-  ['employee'],
-  ['candidate', 'applicant'],
 ];
 const recipientGroup = (w: string) => RECIPIENTS.find((g) => lemmas(w).some((l) => g.includes(l)));
 
