@@ -23,6 +23,16 @@ const steps = (d: Draft) => toolSteps((d.spec ?? d.partial)!);
 const stepOf = (d: Draft, tool: string) => steps(d).find((s) => s.tool === tool);
 const when = (d: Draft) => d.spec?.triggers.map((t) => t.when ?? '').join(' ') ?? '';
 
+/** `request` is not drafted but asked about, with a question that says `said`. */
+function assertAsks(request: string, dir: string, name: string, said: string): void {
+  const d = draft(request, dir, name);
+  assert.equal(d.publishable, false, request);
+  assert.ok(
+    d.questions.some((q) => q.question.includes(said)),
+    `${request}: ${JSON.stringify(d.questions)}`,
+  );
+}
+
 test('"under $X" said after an action is tested on the money step: the cap alone paid exactly $X', () => {
   const d = draft(
     'When an expense is submitted, approve it, then reimburse it if it is below $120.',
@@ -59,13 +69,12 @@ test('"at least $X and under $Y" tests both on the trigger, not the upper bound 
 });
 
 test('with a step acting after the money, skipping it and stopping the run differ: asked', () => {
-  const d = draft(
+  assertAsks(
     'pay matched invoices under four thousand dollars, then notify the vendor "Paid, thank you"',
     BLIND3_DIR,
     'invoice-approval',
+    'steps follow it',
   );
-  assert.equal(d.publishable, false);
-  assert.ok(d.questions.some((q) => q.question.includes('steps follow it')));
 });
 
 test('"at or under $X" keeps $X: no strict test is added', () => {
@@ -131,13 +140,12 @@ test('a verb that starts a request is its action, never a customer group; what i
 
 test('a phrase of time read as a value is asked about: the test would hold for every event', () => {
   // "unless their last day is in the future" had revoked every leaver's badge at once.
-  const d = draft(
+  assertAsks(
     'When someone leaves, revoke their badge right away unless their last day is in the future.',
     BLIND4_DIR,
     'people-ops',
+    '"in the future"',
   );
-  assert.equal(d.publishable, false);
-  assert.ok(d.questions.some((q) => q.question.includes('"in the future"')));
 });
 
 test("a message said to someone the catalog's one messaging tool does not message is asked about", () => {
@@ -151,12 +159,7 @@ test("a message said to someone the catalog's one messaging tool does not messag
       'content-moderation',
     ],
   ] as const) {
-    const d = draft(request, dir, name);
-    assert.equal(d.publishable, false, request);
-    assert.ok(
-      d.questions.some((q) => q.question.includes('messages someone else')),
-      `${request}: ${JSON.stringify(d.questions)}`,
-    );
+    assertAsks(request, dir, name, 'messages someone else');
   }
   // The one it does message, or no one in particular, is drafted as before.
   for (const request of [
@@ -256,23 +259,17 @@ test('an upper bound said after a negation in its clause is asked, never a cap o
       'payouts',
     ],
   ] as const) {
-    const d = draft(request, dir, name);
-    assert.equal(d.publishable, false, request);
-    assert.ok(
-      d.questions.some((q) => q.question.includes('after a "not", "never" or "unless"')),
-      `${request}: ${JSON.stringify(d.questions)}`,
-    );
+    assertAsks(request, dir, name, 'after a "not", "never" or "unless"');
   }
 });
 
 test('two steps that move money under one cap are asked about: the cap bounds them together', () => {
-  const d = draft(
+  assertAsks(
     'When a payout is requested, pay it out under $700 and give the seller a fee credit of the amount.',
     BLIND10_DIR,
     'payouts',
+    'More than one step of a run moves money',
   );
-  assert.equal(d.publishable, false);
-  assert.ok(d.questions.some((q) => q.question.includes('More than one step of a run moves money')));
 });
 
 test('"send the employee a check" pays: a cheque is never a read named "check"', () => {
@@ -299,12 +296,7 @@ test("a message to someone else is asked about whatever verb says it; the run's 
     ],
     ['When access is requested, tell the manager "please sign off".', BLIND2_DIR, 'access-request'],
   ] as const) {
-    const d = draft(request, dir, name);
-    assert.equal(d.publishable, false, request);
-    assert.ok(
-      d.questions.some((q) => q.question.includes('messages someone else')),
-      request,
-    );
+    assertAsks(request, dir, name, 'messages someone else');
   }
   // The employee who asked for access is the requester notify_requester messages.
   const d = draft('When access is requested, notify the employee "we got it".', BLIND2_DIR, 'access-request');

@@ -21,11 +21,14 @@ import type { AmountFilter } from './read-amounts.ts';
 import { enumValues } from './read-field-tests.ts';
 import { type DraftStep, type RequestContext, sampleValues } from './request-context.ts';
 import { toolWords } from './tool-words.ts';
-import { isEventWord, NEUTRAL, STAND_INS, saysHappened } from './trigger-words.ts';
+import { isEventWord, NEUTRAL, STAND_INS, saysHappened, singular } from './trigger-words.ts';
 
 /** Words a heading names its events with, besides their noun: "all USD expenses", "when any new ones". */
 const HEADING =
   /^(?:a|an|the|of|in|to|by|at|their|its|our|all|any|every|each|new|incoming|only|usd|eur|gbp|cad|aud|jpy|with|from|that|are|is|ones?|when|whenever|for|on|if)$/;
+
+/** A field that names an amount: `amount_usd`, `total`, `refund_amount`. */
+const AMOUNT_FIELD = /(?:^|_)(?:amount|total)(?:_|$)/;
 
 /** A person an action is said to: "reimburse the employee for ...". */
 const TO_PERSON =
@@ -55,8 +58,7 @@ function saidOfEvents(text: string, at: number, event: string | undefined, ctx: 
       STAND_INS.has(w) ||
       values.has(w) ||
       // ("meal expenses under $75" of `meals`: a value said in the singular or the plural.)
-      values.has(`${w}s`) ||
-      values.has(w.replace(/s$/, '')),
+      [...values].some((v) => singular(v) === singular(w)),
   );
 }
 
@@ -174,14 +176,14 @@ function noMoneyBound(
 ): string[] {
   const a = leadingActions(text, filter.at);
   const shape = ctx.events?.find((e) => e.type === event);
-  const fields = (shape?.payload ?? []).filter((f) => /(?:^|_)(?:amount|total)(?:_|$)|_usd$/.test(f));
+  const fields = (shape?.payload ?? []).filter((f) => AMOUNT_FIELD.test(f) || /_usd$/.test(f));
   // (The one step's "if" is the amount's only where the field says it is one: an "equipment
   // budget" is not what "if it's under $2,000" is said of.)
   const ofEvents =
     (oneStep &&
       /^\s*(?:if|only if|as long as|provided)\b/.test(text.slice(filter.at)) &&
       fields.length === 1 &&
-      /(?:^|_)(?:amount|total)(?:_|$)/.test(fields[0]!)) ||
+      AMOUNT_FIELD.test(fields[0]!)) ||
     saidOfEvents(text, filter.at, event, ctx) ||
     (a !== undefined && saidOfEvents(text.slice(a.end), filter.at - a.end, event, ctx));
   if (!ofEvents || fields.length !== 1) {

@@ -12,8 +12,10 @@ import type { DraftCatalog, EventShape } from '../compiled-request.ts';
 import { draftTests } from '../draft-tests.ts';
 import { numberWord } from '../request-words.ts';
 import { yesOrNo } from './flag-fields.ts';
+import { ownWord } from './paired-values.ts';
 import { enumValues } from './read-field-tests.ts';
 import { contextFor, type RequestContext } from './request-context.ts';
+import { singular } from './trigger-words.ts';
 
 /** A test of a payload field against a quoted value, as the readers write it. */
 const TEST = /payload\.([A-Za-z_][A-Za-z0-9_]*) (==|!=) ("(?:[^"\\]|\\.)*")/g;
@@ -27,13 +29,6 @@ const LEAD = /^(?:(?:on|in|at|from|of|with|under|via)\s+)?(?:the|a|an|our|their|
 /** A phrase said where a value was read: "in the future", "on a weekend", "before the deadline". */
 const PHRASE =
   /^(?:in|on|at|before|after|within|by|from|during|until|over|under)\s+(?:the|a|an|their|its|our)\s+[a-z]/i;
-
-/** A value's key without a plural's ending ("meals", "boxes", "categories"). */
-const singular = (k: string) =>
-  k
-    .replace(/ies$/, 'y')
-    .replace(/(?:ch|sh|ss|x)es$/, (e) => e.slice(0, -2))
-    .replace(/s$/, '');
 
 /** A field that counts ("attempt", "retry_count", "times_flagged"): only its number may be said as a word. */
 const COUNTED = /(?:^|_)(?:attempts?|count|num|number|times|tries|retries|retry)(?:_|$)/;
@@ -65,7 +60,7 @@ function asEventsSpell(said: string, field: string, shape: EventShape, ctx: Requ
   if (known.includes(said)) return undefined;
   // ("the customer is enterprise tier": the field's own word said after its value.)
   const words = said.split(/\s+/);
-  if (words.length > 1 && field.split('_').includes(words.at(-1)!.toLowerCase())) {
+  if (words.length > 1 && ownWord(words.at(-1)!, field)) {
     // ("on the free tier": the words that lead to the value are none of it.)
     const rest = words.slice(0, -1).join(' ').replace(LEAD, '');
     const value = known.filter((k) => key(k) === key(rest));

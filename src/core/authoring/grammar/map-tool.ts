@@ -23,7 +23,7 @@ import type { Clause } from './read-clauses.ts';
 import { isMessagingVerb, messagingTool, otherRecipient } from './read-message-text.ts';
 import { routedTool } from './read-routes.ts';
 import { approverAsked, signoffTool } from './read-signoff.ts';
-import { listOr, type RequestContext } from './request-context.ts';
+import { listOr, type RequestContext, showQuotes } from './request-context.ts';
 import { toolWords } from './tool-words.ts';
 
 const UNMAPPED_MARKERS =
@@ -234,7 +234,7 @@ export function mapTool(c: Clause, ctx: RequestContext): ToolDescriptor | undefi
   // ("email the vendor" with notify_approver, "notify the reporter" with notify_author: the tool
   // messages someone else. A text read from the words is put back: "email the person who reported
   // it a thank you".)
-  const words = c.text.replace(/"q([0-9]+)"/g, (q, n: string) => ctx.quotes[Number(n)]?.toLowerCase() ?? q);
+  const words = showQuotes(c.text, ctx.quotes).toLowerCase();
   const whom = isMessagingVerb(verb) ? otherRecipient(words, candidates[0]!) : undefined;
   if (whom !== undefined) {
     ctx.questions.push({

@@ -43,7 +43,8 @@ export function pairedValue(
 }
 
 /** A word of the field's own name ("channel" of `channel`, "tier" of `customer_tier`). */
-const ownWord = (word: string, field: string) => field.toLowerCase().split('_').includes(word.toLowerCase());
+export const ownWord = (word: string, field: string) =>
+  field.toLowerCase().split('_').includes(word.toLowerCase());
 
 /** Words after a value that are never its second word ("reported for illegal content": illegal). */
 const NOT_A_VALUE =

@@ -175,9 +175,12 @@ export function readMoney(buf: RequestText): MoneyBounds {
   return out;
 }
 
-/** A negation earlier in the clause: "don't hold payouts", "never pay out", "unless it's". */
-const NEGATED_BEFORE =
-  /\b(?:not|never|unless|except|excluding|no|nothing|don'?t|do not|doesn'?t|does not|won'?t|shouldn'?t)\b[^.;,!?:]*$/;
+/** Text that ends in a clause with one of `words` earlier in it. */
+const negatedBy = (words: string) => new RegExp(String.raw`\b(?:${words})\b[^.;,!?:]*$`);
+const NEGATIONS = 'not|never|unless|except|excluding|no';
+const SAID_AGAINST = negatedBy(NEGATIONS);
+/** The same, with the verbs' negations too: "don't hold payouts", "never pay out", "unless it's". */
+const NEGATED_BEFORE = negatedBy(`${NEGATIONS}|nothing|don'?t|do not|doesn'?t|does not|won'?t|shouldn'?t`);
 
 /** The questions upper bounds said after a negation ask (`MoneyBounds.against`). */
 export function againstQuestions(money: MoneyBounds): { about: string; question: string }[] {
@@ -188,8 +191,7 @@ export function againstQuestions(money: MoneyBounds): { about: string; question:
 }
 
 /** Whether a "not", "never", "unless" or "except" earlier in its clause turns what is said at `at` around. */
-export const saidAgainst = (text: string, at: number): boolean =>
-  /\b(?:not|never|unless|except|excluding|no)\b[^.;,!?:]*$/.test(text.slice(0, at));
+export const saidAgainst = (text: string, at: number): boolean => SAID_AGAINST.test(text.slice(0, at));
 
 export function readCurrency(buf: RequestText): string | undefined {
   // "refunds in USD" is the currency's; "asks for a refund in euros" keeps its noun for the trigger.

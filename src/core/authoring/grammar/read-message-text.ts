@@ -326,7 +326,8 @@ const recipientGroup = (w: string) => RECIPIENTS.find((g) => lemmas(w).some((l) 
  * one, or for the same person.
  */
 export function otherRecipient(text: string, tool: { name: string }): string | undefined {
-  const m = /^\s*[a-z-]+\s+(?:(?:the|their|our|a|an|each|every|all)\s+)?([a-z]+)(\s+who\s+[a-z]+)?/.exec(
+  // (A text read from the words is shown in quotes: "email the person 'who reported it ...'".)
+  const m = /^\s*[a-z-]+\s+(?:(?:the|their|our|a|an|each|every|all)\s+)?([a-z]+)(\s+'?who\s+[a-z]+)?/.exec(
     text,
   );
   if (!m) return undefined;
@@ -337,7 +338,8 @@ export function otherRecipient(text: string, tool: { name: string }): string | u
     .filter((g) => g !== undefined);
   if (ownGroups.length === 0) return undefined;
   // ("the person who reported it": someone said by what they did, which no tool's name says.)
-  if (m[2] !== undefined && /^(?:person|people|one|someone)$/.test(m[1]!)) return `${m[1]}${m[2]}`;
+  if (m[2] !== undefined && /^(?:person|people|one|someone)$/.test(m[1]!))
+    return `${m[1]} ${m[2].trim().replace(/^'/, '')}`;
   const group = recipientGroup(m[1]!);
   return group === undefined || ownGroups.includes(group) ? undefined : m[1];
 }

@@ -156,9 +156,14 @@ export function sentenceEnd(s: string): number {
   return m ? m.index : s.length;
 }
 
-/** A noun's singular, as an event type's noun is said ("refunds" -> refund, "policies" -> policy). */
+/**
+ * A noun's singular, as an event type's noun or a value is said ("refunds" -> refund, "policies" ->
+ * policy, "batches" -> batch, "addresses" -> address).
+ */
 export function singular(w: string): string {
-  return w.endsWith('ies') ? `${w.slice(0, -3)}y` : w.endsWith('s') && !w.endsWith('ss') ? w.slice(0, -1) : w;
+  if (w.endsWith('ies')) return `${w.slice(0, -3)}y`;
+  if (/(?:ch|sh|ss|x)es$/.test(w)) return w.slice(0, -2);
+  return w.endsWith('s') && !w.endsWith('ss') ? w.slice(0, -1) : w;
 }
 
 /**
