@@ -15,9 +15,17 @@
  * Only an amount the money step takes from the event is tested; each test is listed under Assumed.
  */
 import { usdToCents } from '../../money.ts';
-import { type FlowStep, isToolStep, nestedLists, type StepSpec } from '../../spec/flow-steps.ts';
+import {
+  allSteps,
+  type FlowStep,
+  isChooseStep,
+  isToolStep,
+  nestedLists,
+  type StepSpec,
+} from '../../spec/flow-steps.ts';
 import { payloadFieldOf } from '../arg-words.ts';
 import { dollars } from '../condition-words.ts';
+import { comparisonsOf, payloadField } from '../test-comparisons.ts';
 import type { AmountFilter } from './read-amounts.ts';
 import type { RequestContext } from './request-context.ts';
 
@@ -47,11 +55,16 @@ export function keepStrictBound(
   const [field] = fields;
   if (calls.length === 0 || fields.size !== 1 || field === undefined) return;
   const test = `payload.${field} < ${cap}`;
-  const drafted = `${when.join(' ')} ${JSON.stringify(flow)}`;
-  if (
-    new RegExp(String.raw`payload\.${field}\s*<\s*${String(cap).replace('.', '\\.')}(?![0-9.])`).test(drafted)
-  )
-    return;
+  const tests = [
+    ...when,
+    ...allSteps(flow).flatMap((s) =>
+      isToolStep(s) ? (s.if === undefined ? [] : [s.if]) : isChooseStep(s) ? s.choose.map((b) => b.when) : [],
+    ),
+  ];
+  const tested = tests
+    .flatMap(comparisonsOf)
+    .some((c) => payloadField(c) === field && c.op === '<' && c.value === cap);
+  if (tested) return;
   const usd = dollars(usdToCents(cap));
   const tools = [...new Set(calls.map((c) => c.step.tool))].join(', ');
   if (calls.every((c) => c.top && c.step.if === undefined) && !calls[0]!.actsBefore) {
