@@ -284,6 +284,7 @@ describe('the console with hostile values', { timeout: 180_000 }, () => {
       assert.match(await page.locator('h1').innerText(), /recorded as completed/);
       assert.equal(await page.locator('h1 .s-completed').count(), 0, 'no green "completed"');
       const marked = page.locator('ol.timeline > li[data-failing="true"]');
+      await marked.first().waitFor(); // the timeline loads apart from the badge
       assert.equal(await marked.count(), 1);
       assert.equal(await marked.getAttribute('data-seq'), String(row.seq));
       assert.match(await marked.innerText(), /fails verification here/);

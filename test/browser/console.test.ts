@@ -196,6 +196,8 @@ describe('the console', { timeout: 120_000 }, () => {
     await page.getByTestId('verify').locator('.badge.good').waitFor();
     const entries = entryRows(sandbox.store(), approveRun);
     assert.match(await badge.innerText(), new RegExp(`chain intact, ${entries.length} entries`));
+    // The timeline loads apart from the badge: wait for its last entry before counting.
+    await page.locator(`ol.timeline > li[data-seq="${entries.at(-1)!.seq}"]`).waitFor();
     assert.equal(await page.locator('ol.timeline > li').count(), entries.length);
     await page.locator('ol.timeline > li[data-seq="1"] summary').click();
     assert.match(
