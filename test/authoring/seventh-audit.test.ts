@@ -286,6 +286,15 @@ test('"send the employee a check" pays: a cheque is never a read named "check"',
   );
 });
 
+test('"send the seller a check" is never drafted as a read alone: a verb that hands something over is asked about', () => {
+  // The seller's read, found by the object "seller", had been the whole draft: capped at $500, it paid nothing.
+  for (const request of [
+    'When a payout fails, send the seller a check for the amount, max $500.',
+    'When a payout fails, look up the seller and send them a check, max $500.',
+  ])
+    assertAsks(request, BLIND10_DIR, 'payouts', 'get_seller only reads');
+});
+
 test("a message to someone else is asked about whatever verb says it; the run's own person is messaged", () => {
   // "notify the reporter" had been sent to the post's author, "tell the manager" to the requester.
   for (const [request, dir, name] of [

@@ -68,6 +68,9 @@ function namedByVerbOnly(t: ToolDescriptor, o: readonly string[]): boolean {
  * what (after its article): the head noun of what is given, its last word before "of", "saying",
  * a quote or the clause's end.
  */
+/** Verbs that hand something over: what they name is never a tool that only reads. */
+const GIVING_VERBS = new Set(['send', 'give', 'offer', 'hand', 'grant', 'issue', 'award', 'mail']);
+
 const GIVEN_TO =
   /^\s*(?:give|send|offer|hand|grant|issue|award)\s+(?:(?:the|their|our|each|every|all|this|that|these|those)\s+)?[a-z'-]+\s+(?:a|an|some|one|another)\s+(?:[$a-z0-9.,'-]+\s+)*?([a-z'-]+)(?=\s+(?:of|for|to|saying|that|which|with|when|whenever|if|about|on|in|as)\b|\s*[,.;:!?"]|\s*$)/;
 
@@ -228,6 +231,20 @@ export function mapTool(c: Clause, ctx: RequestContext): ToolDescriptor | undefi
       about: `steps: "${phrase}"`,
       question: `No tool in the catalog does "${phrase}". Which tool should it use? The catalog has ${listOr(ctx.tools.map((t) => t.name))}.`,
       candidates: ctx.tools.map((t) => t.name),
+    });
+    return undefined;
+  }
+  // "send the seller a check for the amount": a verb that hands something over, whose tool was
+  // found by its object alone, never lands on a tool that only reads (get_seller does not send).
+  if (
+    GIVING_VERBS.has(verb) &&
+    candidates[0]!.effect === 'read' &&
+    !matchesGroup(toolWords(candidates[0]!).name, [verb])
+  ) {
+    ctx.questions.push({
+      about: `steps: "${phrase}"`,
+      question: `"${phrase}" sends or gives something, but ${candidates[0]!.name} only reads. Which tool should it use? The catalog has ${listOr(ctx.tools.filter((t) => t.effect !== 'read').map((t) => t.name))}.`,
+      candidates: ctx.tools.filter((t) => t.effect !== 'read').map((t) => t.name),
     });
     return undefined;
   }
