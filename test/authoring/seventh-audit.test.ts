@@ -295,6 +295,15 @@ test('"send the seller a check" is never drafted as a read alone: a verb that ha
     assertAsks(request, BLIND10_DIR, 'payouts', 'get_seller only reads');
 });
 
+test('"in the US" is a country, never the pronoun "us": a draft that pays is not made for every country', () => {
+  // The grammar had read "us" as the pronoun it skips ("let us know") and reimbursed every expense.
+  for (const [request, said] of [
+    ['Approve expenses in the US under $100 and reimburse them.', '"the US"'],
+    ['Reimburse U.S. expenses under $80.', '"U.S."'],
+  ] as const)
+    assertAsks(request, HELDOUT_DIR, 'expense-report', said);
+});
+
 test("a message to someone else is asked about whatever verb says it; the run's own person is messaged", () => {
   // "notify the reporter" had been sent to the post's author, "tell the manager" to the requester.
   for (const [request, dir, name] of [

@@ -168,6 +168,12 @@ export function checkCoverage(
   const held = drafted.toLowerCase();
   for (const t of bare.match(/(?<![a-z0-9-])(?:[a-z]{1,4}-?[0-9]+|[0-9]+-[0-9]+)(?![a-z0-9-])/g) ?? [])
     if (!unread.includes(t) && !held.includes(t) && !values.has(t)) unread.push(t);
+  // "in the US", "U.S. staff": a country, never the pronoun "us" the grammar reads past.
+  // (Read where the draft tests or holds the value: `region == "us"`.)
+  for (const [place] of bare.matchAll(/\bthe us\b|(?<![a-z.])u\.s\.(?:a\.)?/g)) {
+    const shown = place === 'the us' ? 'the US' : place.toUpperCase();
+    if (!/"us"/.test(held) && !values.has('us') && !unread.includes(shown)) unread.push(shown);
+  }
   for (const w of bare.split(/[^a-z'-]+/)) {
     const word = w.replace(/^['-]+|['-]+$/g, '').replace(/'(?:s|ve|re|m|ll|d)$/, '');
     if (word.length < 2 || FILLER.has(word) || GRAMMAR_WORDS.has(word)) continue;
