@@ -304,6 +304,25 @@ test('"in the US" is a country, never the pronoun "us": a draft that pays is not
     assertAsks(request, HELDOUT_DIR, 'expense-report', said);
 });
 
+test('a class said before the events\' noun is which events: "meal expenses" tests `meals`, "travel expense" is asked', () => {
+  // "meal" of a list that says `meals` had been dropped; "approve travel expense under $300"
+  // approved every expense under $300 with category travel, whatever its own class.
+  const meals = draft('Approve meal expenses under $50.', HELDOUT_DIR, 'expense-report');
+  assert.equal(meals.publishable, true, JSON.stringify(meals.questions));
+  assert.match(when(meals), /payload\.category == "meals"/);
+  assert.equal(stepOf(meals, 'approve_expense')?.args.category, '{{event.payload.category}}');
+  for (const request of [
+    'Approve travel expense under $300.',
+    'Approve a travel expense if it is under $300.',
+  ])
+    assertAsks(
+      request,
+      HELDOUT_DIR,
+      'expense-report',
+      'Is "travel" the category of the expense.submitted events',
+    );
+});
+
 test("a message to someone else is asked about whatever verb says it; the run's own person is messaged", () => {
   // "notify the reporter" had been sent to the post's author, "tell the manager" to the requester.
   for (const [request, dir, name] of [

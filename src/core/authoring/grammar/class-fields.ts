@@ -12,7 +12,7 @@ import type { EventShape } from '../compiled-request.ts';
 import { listOr, type RequestContext } from './request-context.ts';
 
 /** Names of a field or an argument that classify a thing. */
-const CLASSIFIES = /^(?:category|type|kind|class|classification|topic|reason|cause)$/;
+export const CLASSIFIES = /^(?:category|type|kind|class|classification|topic|reason|cause)$/;
 
 /**
  * The event's one field named for a classification whose values the catalog's one list of classes

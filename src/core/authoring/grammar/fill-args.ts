@@ -15,7 +15,7 @@ import type { ToolDescriptor } from '../../tools/tool-descriptor.ts';
 import { argWords } from '../arg-words.ts';
 import type { DraftQuestion } from '../compiled-request.ts';
 import { article, FILLER, wordsOf } from '../request-words.ts';
-import { classField } from './class-fields.ts';
+import { CLASSIFIES, classField } from './class-fields.ts';
 import { describingField, fieldOfEnum } from './field-for-arg.ts';
 import { fitsPattern, idByPattern, subjectMisfit } from './id-by-pattern.ts';
 import { impliedRead, isDateTimeArg, pendingOutput } from './implied-reads.ts';
@@ -182,7 +182,20 @@ export function fillArgs(
       // said of the events (a test) or for every one (this value): asked, never guessed.
       const seen = shape?.values?.[n] ?? [];
       const oneDomain = seen.length > 0 && seen.every((v) => (s.enum as unknown[]).includes(v));
-      if (hit !== undefined && payload.includes(n) && oneDomain && !seen.includes(hit as string)) {
+      // ("approve travel expense under $300": a class said before the events' own noun, of a
+      // classifying field the event carries and no sample shows, is said of the events or set for
+      // every one, whose own class it would overwrite: asked too.)
+      const noun = event?.split('.')[0];
+      const ofTheEvents =
+        seen.length === 0 &&
+        CLASSIFIES.test(n) &&
+        noun !== undefined &&
+        new RegExp(String.raw`\b${String(hit).replace(/[^a-z0-9]/gi, '.')}\s+${noun}\b`, 'i').test(c.text);
+      if (
+        hit !== undefined &&
+        payload.includes(n) &&
+        ((oneDomain && !seen.includes(hit as string)) || ofTheEvents)
+      ) {
         ctx.questions.push({
           about: `args: ${tool.name}.${n}`,
           question: `Is "${hit}" the ${n} of the ${event} events this workflow acts on (a test of the event's ${n}), or the ${n} ${tool.name} should use for every one of them?`,

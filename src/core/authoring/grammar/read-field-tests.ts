@@ -21,6 +21,7 @@ import type { Qualifier } from './qualifier.ts';
 import { noteFieldWord } from './read-coverage.ts';
 import { readNamedValues } from './read-named-values.ts';
 import { cutOut, knownWords, type RequestContext, type RequestText } from './request-context.ts';
+import { singular } from './trigger-words.ts';
 import { shortFormOf } from './value-short-forms.ts';
 import { HOW_MANY, isChannelWord, severityOf } from './value-words.ts';
 import { channelField, readValuesByNoun, readWayIn } from './values-by-noun.ts';
@@ -116,7 +117,12 @@ export function readFieldTests(
   for (const field of shape.payload) {
     for (const v of enumValues(field, shape, ctx)) {
       const noun = event!.split('.')[0]!;
-      const shorts = [...saidShort].filter(([, full]) => full === v).map(([w]) => w);
+      // ("meal expenses" of a list that says `meals`: the value said in the singular before a noun.)
+      const one = singular(v);
+      const shorts = [
+        ...[...saidShort].filter(([, full]) => full === v).map(([w]) => w),
+        ...(one !== v && one.length >= 4 ? [one] : []),
+      ];
       const said = shorts.length ? `(?:${[v, ...shorts].join('|')})` : v;
       const re = new RegExp(
         String.raw`\b(?:((?:never|not|no|except|excluding|but not)(?: [a-z]+){0,2}) ${said}\b|(?:for|on) (?:the )?${said}\b|${said} (?=(?:${noun}s|${EVENT_NOUNS})\b))`,
