@@ -17,8 +17,8 @@
 import { formatUsd } from '../../money.ts';
 import { payloadFieldOf } from '../arg-words.ts';
 import { isActionVerb, lemmas } from '../request-words.ts';
+import { enumValues } from './listed-values.ts';
 import type { AmountFilter } from './read-amounts.ts';
-import { enumValues } from './read-field-tests.ts';
 import { type DraftStep, type RequestContext, sampleValues } from './request-context.ts';
 import { toolWords } from './tool-words.ts';
 import { isEventWord, NEUTRAL, STAND_INS, saysHappened, singular } from './trigger-words.ts';

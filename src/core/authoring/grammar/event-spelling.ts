@@ -12,8 +12,8 @@ import type { DraftCatalog, EventShape } from '../compiled-request.ts';
 import { draftTests } from '../draft-tests.ts';
 import { numberWord } from '../request-words.ts';
 import { yesOrNo } from './flag-fields.ts';
+import { enumValues } from './listed-values.ts';
 import { ownWord } from './paired-values.ts';
-import { enumValues } from './read-field-tests.ts';
 import { contextFor, type RequestContext } from './request-context.ts';
 import { singular } from './trigger-words.ts';
 

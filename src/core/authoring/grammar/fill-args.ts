@@ -15,7 +15,7 @@ import type { ToolDescriptor } from '../../tools/tool-descriptor.ts';
 import { argWords } from '../arg-words.ts';
 import type { DraftQuestion } from '../compiled-request.ts';
 import { article, FILLER, wordsOf } from '../request-words.ts';
-import { CLASSIFIES, classField } from './class-fields.ts';
+import { classField } from './class-fields.ts';
 import { describingField, fieldOfEnum } from './field-for-arg.ts';
 import { fitsPattern, idByPattern, subjectMisfit } from './id-by-pattern.ts';
 import { impliedRead, isDateTimeArg, pendingOutput } from './implied-reads.ts';
@@ -25,7 +25,7 @@ import { askUnknownValues } from './read-unknown-values.ts';
 import { type ArgSchema, listOr, type RequestContext } from './request-context.ts';
 import { STAND_INS } from './trigger-words.ts';
 import { unlistedValue } from './unlisted-value.ts';
-import { askValueOfEvents } from './value-of-events.ts';
+import { askTestOrSet, askValueOfEvents } from './value-of-events.ts';
 
 /**
  * An amount said in an action's words: "$2,500", "$2k", "$12.50"; and, for a tool that moves no
@@ -177,32 +177,8 @@ export function fillArgs(
         (v) =>
           typeof v === 'string' && new RegExp(`\\b${v.replace(/[^a-z0-9]/gi, '.')}\\b`, 'i').test(c.text),
       );
-      // "production viewer requests ... get granted": a value of a field the event carries, whose
-      // samples show others the enum takes (one domain: not an alert's "critical" beside "sev1"), is
-      // said of the events (a test) or for every one (this value): asked, never guessed.
-      const seen = shape?.values?.[n] ?? [];
-      const oneDomain = seen.length > 0 && seen.every((v) => (s.enum as unknown[]).includes(v));
-      // ("approve travel expense under $300": a class said before the events' own noun, of a
-      // classifying field the event carries and no sample shows, is said of the events or set for
-      // every one, whose own class it would overwrite: asked too.)
-      const noun = event?.split('.')[0];
-      const ofTheEvents =
-        seen.length === 0 &&
-        CLASSIFIES.test(n) &&
-        noun !== undefined &&
-        new RegExp(String.raw`\b${String(hit).replace(/[^a-z0-9]/gi, '.')}\s+${noun}\b`, 'i').test(c.text);
-      if (
-        hit !== undefined &&
-        payload.includes(n) &&
-        ((oneDomain && !seen.includes(hit as string)) || ofTheEvents)
-      ) {
-        ctx.questions.push({
-          about: `args: ${tool.name}.${n}`,
-          question: `Is "${hit}" the ${n} of the ${event} events this workflow acts on (a test of the event's ${n}), or the ${n} ${tool.name} should use for every one of them?`,
-          candidates: [`only ${event} events whose ${n} is "${hit}"`, `${n} "${hit}" for every event`],
-        });
+      if (hit !== undefined && askTestOrSet(hit as string, n, s.enum as unknown[], c.text, tool, shape, ctx))
         continue;
-      }
       if (hit !== undefined) {
         if (!askValueOfEvents(hit as string, n, c.text, tool, shape, ctx)) args[n] = hit;
         continue;

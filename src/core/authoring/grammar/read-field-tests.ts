@@ -13,15 +13,14 @@
 import type { EventShape } from '../compiled-request.ts';
 import { forbidsUnless } from '../negated-actions.ts';
 import { isActionVerb, lemmas } from '../request-words.ts';
-import { classValues, note, shownByOthers } from './class-fields.ts';
 import { flagQualifierTest, flagValueOf, readFlags, turnedFlags } from './flag-fields.ts';
+import { enumValues, noteClass, readListedValues } from './listed-values.ts';
 import { pairedValue } from './paired-values.ts';
 import { fieldByPattern } from './patterned-values.ts';
 import type { Qualifier } from './qualifier.ts';
 import { noteFieldWord } from './read-coverage.ts';
 import { readNamedValues } from './read-named-values.ts';
 import { cutOut, knownWords, type RequestContext, type RequestText } from './request-context.ts';
-import { singular } from './trigger-words.ts';
 import { shortFormOf } from './value-short-forms.ts';
 import { HOW_MANY, isChannelWord, severityOf } from './value-words.ts';
 import { channelField, readValuesByNoun, readWayIn } from './values-by-noun.ts';
@@ -103,55 +102,7 @@ export function readFieldTests(
     channel === undefined ? [] : [...(shape.values?.[channel] ?? []), ...enumValues(channel, shape, ctx)];
   out.push(...readWayIn(buf, shape, ways, ctx));
   out.push(...readValuesByNoun(buf, shape, ways));
-  // A value a tool's enum lists for an argument named like an event field, before a plural ("travel
-  // expenses": which ones), after "for" / "on", or negated. Before a singular it is the value an
-  // action sets ("grant read access" -> level: read), read by fill-args.
-  // (Said short too: "misinfo reports", Assumed.)
-  const listedValues = shape.payload.flatMap((f) => enumValues(f, shape, ctx));
-  const saidShort = new Map<string, string>();
-  for (const w of new Set(buf.text.match(/[a-z]{4,}/g) ?? [])) {
-    const v = shortFormOf(w, listedValues, knownWords(ctx));
-    if (v !== undefined) saidShort.set(w, v);
-  }
-  const EVENT_NOUNS = 'expenses|reports|claims|items|requests|tickets';
-  for (const field of shape.payload) {
-    for (const v of enumValues(field, shape, ctx)) {
-      const noun = event!.split('.')[0]!;
-      // ("meal expenses" of a list that says `meals`: the value said in the singular before a noun.)
-      const one = singular(v);
-      const shorts = [
-        ...[...saidShort].filter(([, full]) => full === v).map(([w]) => w),
-        ...(one !== v && one.length >= 4 ? [one] : []),
-      ];
-      const said = shorts.length ? `(?:${[v, ...shorts].join('|')})` : v;
-      const re = new RegExp(
-        String.raw`\b(?:((?:never|not|no|except|excluding|but not)(?: [a-z]+){0,2}) ${said}\b|(?:for|on) (?:the )?${said}\b|${said} (?=(?:${noun}s|${EVENT_NOUNS})\b))`,
-        'g',
-      );
-      for (const m of [...buf.text.matchAll(re)]) {
-        // "credit them $50 for retention": right after the amount an action moves, a value no sample
-        // shows the events having is the action's own (fill-args.ts). ("sign it for premium" stays a
-        // test: the narrower reading, where the words could say either.)
-        const after = buf.text.slice(0, m.index).trimEnd();
-        if (
-          /^(?:for|on) /.test(m[0]) &&
-          !shape.values?.[field]?.includes(v) &&
-          /(?:\$[0-9][0-9,.]*k?|\b[0-9][0-9,.]*k? (?:dollars|bucks|usd))$/.test(after) &&
-          !new RegExp(String.raw`^\s*(?:${noun}s?|${EVENT_NOUNS})\b`).test(
-            buf.text.slice(m.index + m[0].length),
-          )
-        )
-          continue;
-        const short = shorts.find((w) => new RegExp(String.raw`\b${w}\b`).test(m[0]));
-        if (short !== undefined)
-          ctx.assumptions.push(`"${short}" is read as ${shape.type}'s ${field} "${v}", said short.`);
-        out.push(`payload.${field} ${m[1] ? '!=' : '=='} ${JSON.stringify(v)}`);
-        noteClass(field, shape, ctx);
-        // A negated action ("never approve alcohol") is the same action with a test: all of it goes.
-        cutOut(buf, m as RegExpExecArray);
-      }
-    }
-  }
+  out.push(...readListedValues(buf, shape, event!, ctx));
   // A value the event's samples show for a field, said before the event's noun ("hide spam posts",
   // "delete illegal posts"): which ones. Never only an argument's value: the words say which events.
   const noun = event!.split('.')[0]!;
@@ -268,34 +219,6 @@ export function readQualifiers(
       question: `I could not read "${unread.map((q) => q.word).join(' ')}" in "${unread[0]!.clause}": no event field or tool of the catalog says it. Which field of the ${shape.type} event should the trigger test, and against what?`,
     });
   return [...new Set(out)];
-}
-
-/**
- * The values tools' enums list for an argument named like the event field `field` ("other" left
- * out), where they share a value with the samples of the field if any; none named so, for a classification field no sample shows, the catalog's classes
- * (class-fields.ts).
- */
-export function enumValues(field: string, shape: EventShape, ctx: RequestContext): string[] {
-  const values = new Set<string>();
-  const sampled = shape.values?.[field];
-  for (const t of ctx.tools) {
-    const prop = (t.args.properties as Record<string, { enum?: unknown }> | undefined)?.[field];
-    // A list that shares no value with what the samples show is another scale of the same name
-    // (an incident's sev1-sev3 beside an alert's critical/warning): not the event's values.
-    if (!Array.isArray(prop?.enum) || (sampled && !prop.enum.some((v) => sampled.includes(v as string))))
-      continue;
-    for (const v of prop.enum) if (typeof v === 'string' && v !== 'other') values.add(v);
-  }
-  if (values.size === 0) for (const v of classValues(field, shape, ctx)) if (v !== 'other') values.add(v);
-  // A value no sample shows for this field and one shows for another is the other's: "comes back
-  // damaged" tests a return's sampled `condition`, not the `reason` a refund's list names alike.
-  if (sampled === undefined) for (const v of shownByOthers(field, shape)) values.delete(v);
-  return [...values].sort();
-}
-
-/** A test on `field` read from the catalog's classes: listed under Assumed (class-fields.ts). */
-function noteClass(field: string, shape: EventShape, ctx: RequestContext): void {
-  if (classValues(field, shape, ctx).length > 0) note(field, shape, ctx);
 }
 
 /** A word naming the event's noun ("expenses" for expense.submitted). */
