@@ -54,7 +54,7 @@ import { readOtherwise } from './grammar/read-otherwise.ts';
 import { readOutcomeTest } from './grammar/read-outcome-tests.ts';
 import { fillPlaceholders, textAround } from './grammar/read-placeholders.ts';
 import { readRoutes } from './grammar/read-routes.ts';
-import { readNoSignoff, readSignoffAsks } from './grammar/read-signoff.ts';
+import { askSomeCallsApproval, readNoSignoff, readSignoffAsks } from './grammar/read-signoff.ts';
 import { quoteUnquoted, readSpelling } from './grammar/read-spelling.ts';
 import { readOutputTest, readStepIf } from './grammar/read-step-tests.ts';
 import { type DraftStep, readSteps } from './grammar/read-steps.ts';
@@ -124,6 +124,7 @@ export function compileRequest(
   const buf: RequestText = { text: phrased };
   readFiller(buf, raw, ctx);
   readSignoffAsks(buf, ctx);
+  askSomeCallsApproval(phrased, ctx);
   // Bounds on a duration ("more than thirty days") before money reads the number as dollars.
   const numberTests = readNumberTests(buf);
   // Bounds on a count ("reported 5 or more times", "10+ reports"), for the same reason.

@@ -23,6 +23,8 @@ export interface ConstantOverEvent {
   /** The field the draft tests, and the value it tests for. */
   readonly field: string;
   readonly said: string;
+  /** The test says the field is not that value. */
+  readonly not?: boolean;
 }
 
 /** A destructive step's fixed value for a field its event carries and no test of the draft reads. */
@@ -106,6 +108,12 @@ export function constantsOverEvents(spec: WorkflowSpec, catalog: DraftCatalog): 
         for (const c of tests) {
           const field = payloadField(c);
           const said = c.value;
+          // ("grant production viewer access, but never admin on production" drafted as a grant
+          // of production to the events whose system is not production.)
+          if (c.op === '!=' && field === arg && said === value) {
+            out.push({ step: s.name, tool: s.tool, arg, value, event: tr.event, field, said, not: true });
+            continue;
+          }
           if (c.op !== '==' || typeof said !== 'string' || said === value) continue;
           if (field === undefined || !shape?.payload.includes(field)) continue;
           if (field === arg || takes.includes(said))

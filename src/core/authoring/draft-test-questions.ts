@@ -56,7 +56,9 @@ export function draftTestQuestions(
   // "grant editor access on analytics or crm": a fixed value the draft's own test contradicts.
   for (const c of constantsOverEvents(spec, catalog))
     ask(
-      `Step ${c.step} (${c.tool}) gives ${c.arg} "${c.value}", but the workflow runs for ${c.event} events whose ${c.field} is "${c.said}": it would give "${c.value}" where the event says "${c.said}". Which ${c.arg} is meant, and for which events?`,
+      c.not
+        ? `Step ${c.step} (${c.tool}) gives ${c.arg} "${c.value}", but the workflow runs only for ${c.event} events whose ${c.field} is not "${c.said}": it would give "${c.value}" to events that asked for something else. Which ${c.arg} is meant, and for which events?`
+        : `Step ${c.step} (${c.tool}) gives ${c.arg} "${c.value}", but the workflow runs for ${c.event} events whose ${c.field} is "${c.said}": it would give "${c.value}" where the event says "${c.said}". Which ${c.arg} is meant, and for which events?`,
     );
   // "viewer access to analytics is granted automatically": one value given to every event, whatever its own says.
   for (const c of untestedConstants(request, spec, catalog))

@@ -64,6 +64,9 @@ export function stepsThatNeverRun(spec: WorkflowSpec): { step: string; when: str
 const NUMBER_FIELD =
   /(?:^|_)(?:count|usd|amount|days|hours|minutes|weeks|months|years|score|seats|total|attempts?|qty|quantity|cents|price|balance)(?:_|$)/;
 
+/** A field named by a participle alone ("shipped", "is_verified", "has_refunded"): whether it happened. */
+const YES_NO_NAME = /^(?:(?:is|has|was)_)?[a-z]{3,}ed$/;
+
 /**
  * Each test that compares a field with what the event never gives it: a yes/no field (one every
  * sample gives as true or false) with something other than true or false (`payload.autopay ==
@@ -86,6 +89,14 @@ export function testsNoEventMeets(spec: WorkflowSpec, events: readonly EventShap
       if (field === undefined) return [];
       const t = { when: test, field, value: c.value };
       if (typeof c.value !== 'boolean' && shapes.some((s) => s?.flags?.includes(field)))
+        return [{ ...t, gives: 'true or false' }];
+      // ("address changed after the order shipped": `shipped == "order"`.) A field named by a
+      // participle alone, whose values no sample shows, says whether it happened: true or false.
+      if (
+        typeof c.value === 'string' &&
+        YES_NO_NAME.test(field) &&
+        shapes.some((s) => s?.payload.includes(field) && s.values?.[field] === undefined)
+      )
         return [{ ...t, gives: 'true or false' }];
       const words = typeof c.value === 'string' && !/^-?[0-9]+(?:\.[0-9]+)?$/.test(c.value.trim());
       if (words && NUMBER_FIELD.test(field) && shapes.some((s) => s?.payload.includes(field)))

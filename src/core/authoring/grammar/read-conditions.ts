@@ -166,6 +166,10 @@ function payloadField(
   return undefined;
 }
 
+/** Words that say where customers are: a region or a country's adjective, never a plan. */
+const PLACES =
+  /^(?:eu|us|usa|uk|emea|apac|latam|europe|european|american|canadian|british|german|french|australian|domestic|international|overseas|foreign|local|uk-based|us-based|eu-based)$/;
+
 export function audienceCondition(
   group: string,
   event: string | undefined,
@@ -189,6 +193,16 @@ export function audienceCondition(
       `"${group}" customers are read as ${shape.type}'s ${named.field} being ${!named.negated}.`,
     );
     return `payload.${named.field} == ${!named.negated}`;
+  }
+  // "EU customers", "domestic customers": where they are, which no plan's name says (the
+  // country a field holds is one of many such).
+  if (flag.length === 0 && PLACES.test(group)) {
+    const shown = /^(?:eu|us|usa|uk|emea|apac|latam)$/.test(group) ? group.toUpperCase() : group;
+    ctx.questions.push({
+      about: 'triggers.when',
+      question: `"${shown}" says where customers are. Which test of the ${shape.type} event says a customer is ${shown}? It carries ${shape.payload.length ? listOr(shape.payload) : 'no known fields'}.`,
+    });
+    return undefined;
   }
   const tier = shape.payload.filter((p) => /tier|plan|segment|level|class/.test(p));
   if (flag.length === 0 && tier.length === 1) {

@@ -174,3 +174,22 @@ export function signoffAsTime(text: string): boolean {
   );
   return m !== null && APPROVERS.has(m[1]!);
 }
+
+/**
+ * "ask me first if it's over $100", "check with me first when it's above $100", "ask me before
+ * paying anything over $100": an approval of only some calls. A spec cannot say it (a destructive
+ * step waits for every call unless the version is AUTONOMOUS); a tenant policy rule can. Asked,
+ * never read as a test of which events run at all (that drafted "pay only what is over $100").
+ */
+const SOME_CALLS =
+  /\b(?:ask|check with|ping|consult|run it by)\s+(?:me|us|a person|someone|somebody|my manager|a manager|the team lead|a supervisor)\s+(?:(?:first|beforehand)\s*,?\s*(?:if|when|whenever|unless|for|on)\b|before\s+[a-z]+ing\s+(?:(?:it|them|anything|any|those|ones|one|an?)\s+)?(?:if|when|whenever|unless|over|above|more than|bigger than|larger than|greater than|under|below|less than|that|which|of|for|on)\b)[^.;!?]*/;
+
+export function askSomeCallsApproval(lower: string, ctx: RequestContext): void {
+  const m = SOME_CALLS.exec(lower.replace(/"q[0-9]+"/g, 'the text'));
+  if (!m) return;
+  const said = m[0].trim().replace(/[,\s]+$/, '');
+  ctx.questions.push({
+    about: 'approval',
+    question: `"${said}" makes only some calls wait for a person, and a draft cannot say that: a destructive step waits for a person before every call unless the version is AUTONOMOUS, and a tenant policy rule can make only some calls wait (outcome: require_approval, with a when). Should every call wait for a person, or should a policy decide which?`,
+  });
+}

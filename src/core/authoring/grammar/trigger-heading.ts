@@ -72,7 +72,12 @@ export function heading(text: string, ctx: RequestContext): RegExpExecArray | nu
   if (acts || (comma ? !verb : !(noun || verb || words.length <= 2))) return null;
   const at = m.index + m[0].indexOf(m[1]!);
   // "payout requests over $2k get finance approval, then ...": the heading ends where the asking starts.
-  const asked = askedAt(m[1]!, ctx);
+  // "refund requests under $25 get refunded, ...": an action said in the passive, no way an event
+  // of the catalog happens, is the action, and the heading ends before it.
+  const passive = /\s(?:gets?|got|are|is|be|should be|will be|must be)\s+([a-z]{3,}ed)\b/.exec(m[1]!);
+  const acted =
+    passive && isActionVerb(passive[1]!) && !happensInCatalog(passive[1]!, ctx) ? passive.index : undefined;
+  const asked = askedAt(m[1]!, ctx) ?? acted;
   const said = asked === undefined ? m[1]! : m[1]!.slice(0, asked).trimEnd();
   return Object.assign([said], { index: at, input: text }) as unknown as RegExpExecArray;
 }
