@@ -97,3 +97,36 @@ test("a fixed value the trigger's own test rules out is asked about: production 
     'whose system is not "production"',
   );
 });
+
+test('"ack tickets from the pro plan, saying "..."": the plan is a test and the quoted text the step\'s', () => {
+  // The comma had cut ", saying ..." off as a step of its own, and "from the pro plan" was read
+  // nowhere: five needless questions.
+  const d = draft(
+    'ack tickets on the pro plan, saying "Thanks, a Pro agent will reply within 4 hours."',
+    BLIND11_DIR,
+    'ticket-triage',
+  );
+  assert.equal(d.publishable, true, JSON.stringify(d.questions));
+  assert.equal(d.spec!.triggers[0]!.when, 'payload.plan == "pro"');
+  assert.equal(toolSteps(d.spec!)[0]!.args.body, 'Thanks, a Pro agent will reply within 4 hours.');
+});
+
+test('"between $100 and $500" is both bounds: at least the first, capped at the second; with an "otherwise", asked', () => {
+  // "between" had been read by nothing: every such request asked what "between" meant.
+  for (const request of [
+    'Refund requests between $120 and $450: refund them.',
+    'When someone asks for a refund between 120 and 450 dollars, refund it.',
+  ]) {
+    const d = draft(request, BLIND10_DIR, 'support-refunds');
+    assert.equal(d.publishable, true, `${request}: ${JSON.stringify(d.questions)}`);
+    assert.equal(d.spec!.triggers[0]!.when, 'payload.amount_usd >= 120');
+    assert.equal(d.spec!.limits.maxCostUsd, 450);
+  }
+  // Above $450 the words say what happens: no cap's refusal stands for it.
+  const otherwise = draft(
+    'Refund it if the amount is between $120 and $450, otherwise reply "Sorry, we cannot refund that."',
+    BLIND10_DIR,
+    'support-refunds',
+  );
+  assert.equal(otherwise.publishable, false);
+});

@@ -122,7 +122,7 @@ export function statedAmounts(request: string): StatedAmount[] {
       .replace(/\s*(?:cents?|¢|c|grand)$/, '')
       .replace(/[0-9$,.k]+$/, '');
     const lower =
-      /(?:over|above|more than|greater than|bigger than|larger than|at least|exceeding|(?<![-=<])>=?|≥)\s*\$?\s*$/.test(
+      /(?:over|above|more than|greater than|bigger than|larger than|at least|exceeding|between|(?<![-=<])>=?|≥)\s*\$?\s*$/.test(
         lead,
       ) && !/\b(?:never|don'?t|do not|not|no|nothing|unless)\b/.test(before);
     out.push({ usd, before, lower });

@@ -102,7 +102,7 @@ function splitSequence(s: string): { text: string; at: number }[] {
   const pieces: { text: string; at: number }[] = [];
   // (", after approving them" is "after" too: the comma does not make it a step of its own.)
   const re =
-    /(?<![0-9]),\s*after\s+(?=[a-z]+ing\b)|(?<![0-9]),\s*(?:and\s+)?(?:then\s+)?|(?<=[0-9]),(?![0-9]{3}(?![0-9]))\s*(?:and\s+)?(?:then\s+)?|\s*[&+]\s*(?:then\s+)?|\s+and then\s+|\s+then\s+|\s+and\s+|\s+after that,?\s+|\s+afterwards,?\s+|\bfirst,?\s+|\bfinally,?\s+|\bnext,?\s+|\s+before\s+|\s+after\s+|\s+once(?=\s+(?:the|their|his|her|my|our|your|a|an|it|they|he|she|someone|somebody|we|i)\s)\s+|\s+once that is done,?\s+|:\s*|\s+-\s+|\s+plus\s+|\s+also\s+|\s+but\s+(?!(?:only|not|never|no|don'?t|dont|do|first|if|when|unless|just|also|then|please|pls|ask|check|wait|except|keep|leave|skip|ignore)\b)(?=[a-z]+\s+[a-z"])/g;
+    /(?<![0-9]),\s*after\s+(?=[a-z]+ing\b)|(?<![0-9]),(?!\s*(?:saying|telling them|that says|which says)\s+"q[0-9]+")\s*(?:and\s+)?(?:then\s+)?|(?<=[0-9]),(?![0-9]{3}(?![0-9]))\s*(?:and\s+)?(?:then\s+)?|\s*[&+]\s*(?:then\s+)?|\s+and then\s+|\s+then\s+|\s+and\s+|\s+after that,?\s+|\s+afterwards,?\s+|\bfirst,?\s+|\bfinally,?\s+|\bnext,?\s+|\s+before\s+|\s+after\s+|\s+once(?=\s+(?:the|their|his|her|my|our|your|a|an|it|they|he|she|someone|somebody|we|i)\s)\s+|\s+once that is done,?\s+|:\s*|\s+-\s+|\s+plus\s+|\s+also\s+|\s+but\s+(?!(?:only|not|never|no|don'?t|dont|do|first|if|when|unless|just|also|then|please|pls|ask|check|wait|except|keep|leave|skip|ignore)\b)(?=[a-z]+\s+[a-z"])/g;
   let from = 0;
   const marks: string[] = [];
   // "after scheduling payment (cap 800), email the vendor": the action said with "after" runs

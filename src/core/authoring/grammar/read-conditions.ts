@@ -115,6 +115,11 @@ const PEOPLE = 'customers|users|accounts|clients|members|subscribers';
 export function readAudience(buf: RequestText, ctx?: RequestContext): string[] | undefined {
   const res = [
     new RegExp(String.raw`\b(?:for|from|to|by) (?:our |the )?${GROUPS} (?:${PEOPLE}|tier)\b(?: only)?`),
+    // "tickets from the pro plan", "accounts on the free plan" (never "move them to the pro plan").
+    // ("unless the customer is on the free plan" is a test the field readers make, negated.)
+    new RegExp(
+      String.raw`(?<!\b(?:is|are|isn't|aren't|isnt|arent|not|was|were|be)\s)\b(?:for|from|on|in) (?:our |the |a )?${GROUPS} plans?\b(?: only)?`,
+    ),
     new RegExp(String.raw`\b(?:only )?${GROUPS} (?:customers|clients|members|subscribers) only\b`),
     /\b(?:by|from) (?:a|an) ([a-z][a-z0-9-]*) (?:customer|user|client|member|subscriber)\b/,
     /\bif the (?:customer|user|account|client) is (?:a |an |on the )?([a-z][a-z0-9-]*)(?: customer| tier| plan)?\b/,
