@@ -10,6 +10,7 @@ import { toolSteps } from '../../src/core/spec/flow-steps.ts';
 import {
   BLIND2_DIR,
   BLIND5_DIR,
+  BLIND7_DIR,
   BLIND9_DIR,
   BLIND10_DIR,
   BLIND11_DIR,
@@ -129,4 +130,30 @@ test('"between $100 and $500" is both bounds: at least the first, capped at the 
     'support-refunds',
   );
   assert.equal(otherwise.publishable, false);
+});
+
+test('"gold customers" test the field whose samples show "gold", whatever its name', () => {
+  // It had asked which field says a customer is gold, of an event whose loyalty samples say so.
+  for (const request of [
+    'Lost packages of gold customers: reship by express, then tag the order reshipped.',
+    'When a package is lost for a gold customer, reship it by express and tag the order reshipped.',
+  ]) {
+    const d = draft(request, BLIND9_DIR, 'shipping');
+    assert.equal(d.publishable, true, `${request}: ${JSON.stringify(d.questions)}`);
+    assert.equal(d.spec!.triggers[0]!.when, 'payload.loyalty == "gold"');
+  }
+});
+
+test("a helpdesk ticket event's subject is the ticket its tools take", () => {
+  // It had asked which ticket to route, as if the subject of helpdesk.ticket_opened were no ticket.
+  const d = draft(
+    'Urgent helpdesk tickets: route them to the desktop team with urgent priority and post "Urgent ticket opened" in it-helpdesk.',
+    BLIND7_DIR,
+    'facilities',
+  );
+  assert.ok(
+    !d.questions.some((q) => q.question.includes('subject is no ticket')),
+    JSON.stringify(d.questions),
+  );
+  assert.equal(toolSteps((d.spec ?? d.partial)!)[0]!.args.ticket_id, '{{event.subject}}');
 });

@@ -128,8 +128,10 @@ export function fillFromEarlierReads(
           // primary, dont bother opening an incident").
           // (Said in words, "alert id as the incident id", it is what the words say.)
           const inWords = [...ctx.argQuotes.values()].some((t) => t.args.includes(n));
+          // (A type that names the thing, helpdesk.ticket_opened, is an event about it: its subject is one.)
+          const ofIt = event?.split(/[._]/).includes(stem) ?? false;
           const openers =
-            first && opened.length === 0 && stem !== noun && !inWords
+            first && opened.length === 0 && stem !== noun && !ofIt && !inWords
               ? ctx.tools.filter((t) => OPENS.has(t.name.split('_')[0]!) && t.name.split('_').includes(stem))
               : [];
           if (openers.length > 0) {

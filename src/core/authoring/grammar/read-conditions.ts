@@ -114,7 +114,9 @@ const PEOPLE = 'customers|users|accounts|clients|members|subscribers';
  */
 export function readAudience(buf: RequestText, ctx?: RequestContext): string[] | undefined {
   const res = [
-    new RegExp(String.raw`\b(?:for|from|to|by) (?:our |the )?${GROUPS} (?:${PEOPLE}|tier)\b(?: only)?`),
+    new RegExp(
+      String.raw`\b(?:for|from|to|by) (?:our |the |a |an )?${GROUPS} (?:${PEOPLE}|customer|user|client|member|subscriber|tier)\b(?: only)?`,
+    ),
     // "tickets from the pro plan", "accounts on the free plan" (never "move them to the pro plan").
     // ("unless the customer is on the free plan" is a test the field readers make, negated.)
     new RegExp(
@@ -199,6 +201,9 @@ export function audienceCondition(
     );
     return `payload.${named.field} == ${!named.negated}`;
   }
+  // "gold customers" of an event whose samples show loyalty "gold": that field, whatever its name.
+  const byValue = shape.payload.filter((p) => shape.values?.[p]?.includes(group));
+  if (flag.length === 0 && byValue.length === 1) return `payload.${byValue[0]} == ${JSON.stringify(group)}`;
   // "EU customers", "domestic customers": where they are, which no plan's name says (the
   // country a field holds is one of many such).
   if (flag.length === 0 && PLACES.test(group)) {
