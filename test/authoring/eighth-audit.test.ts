@@ -10,6 +10,7 @@ import { toolSteps } from '../../src/core/spec/flow-steps.ts';
 import {
   BLIND2_DIR,
   BLIND5_DIR,
+  BLIND6_DIR,
   BLIND7_DIR,
   BLIND9_DIR,
   BLIND10_DIR,
@@ -156,4 +157,86 @@ test("a helpdesk ticket event's subject is the ticket its tools take", () => {
     JSON.stringify(d.questions),
   );
   assert.equal(toolSteps((d.spec ?? d.partial)!)[0]!.args.ticket_id, '{{event.subject}}');
+});
+
+// A review of this round's readings (872 requests of its own, before and after) found these.
+
+test('what is said after ", after" runs before everything said before it; getting a sign-off is no step to move', () => {
+  const d = draft(
+    'Approve travel expenses under $250 and reimburse them, after checking the receipts.',
+    BLIND11_DIR,
+    'expense-report',
+  );
+  assert.deepEqual(tools(d), ['check_receipts', 'approve_expense', 'reimburse_employee']);
+  // A first take had put "getting manager sign-off" first as a lookup, and granted with no sign-off.
+  const signoff = draft(
+    'When access is requested, grant it, after getting the manager sign-off.',
+    BLIND2_DIR,
+    'access-request',
+  );
+  assert.equal(signoff.publishable, false, JSON.stringify(signoff.spec));
+});
+
+test('"send it to a finance lead for approval" routes to the tool; "send the customer their order total" is no read', () => {
+  const routed = draft(
+    'When a payout is requested under $4000, send it to a finance lead for approval, then pay it.',
+    BLIND10_DIR,
+    'payouts',
+  );
+  assert.equal(routed.publishable, true, JSON.stringify(routed.questions));
+  assert.deepEqual(tools(routed), ['request_finance_approval', 'send_payout']);
+  assertAsks(
+    'When a refund is requested, send the customer their order total.',
+    BLIND10_DIR,
+    'support-refunds',
+    'lookup_order only reads',
+  );
+});
+
+test('a country the events carry is tested on the field whose samples show it; on none, asked', () => {
+  const payout = draft(
+    'When a payout is requested in the US under $400, send the payout.',
+    BLIND10_DIR,
+    'payouts',
+  );
+  assert.equal(payout.publishable, true, JSON.stringify(payout.questions));
+  assert.match(payout.spec!.triggers[0]!.when ?? '', /payload\.region == "us"/);
+  // Said in capitals the samples do not use, the value is the samples' own.
+  const gb = draft(
+    'When an order is placed by GB customers, post "GB order" in store-ops.',
+    BLIND6_DIR,
+    'store-ops',
+  );
+  assert.equal(gb.publishable, true, JSON.stringify(gb.questions));
+  assert.match(gb.spec!.triggers[0]!.when ?? '', /payload\.country == "GB"/);
+  // A claim carries no country: "filed in the US" had been read as filed_via "us".
+  assertAsks('When a claim is filed in the US under $400, pay it.', BLIND11_DIR, 'claims', '"us"');
+});
+
+test('a "not" the words say themselves is a choice they made: "the role is not viewer, grant viewer" drafts', () => {
+  const d = draft(
+    'When access is requested and the role is not viewer, grant viewer on the requested system for 7 days.',
+    BLIND2_DIR,
+    'access-request',
+  );
+  assert.equal(d.publishable, true, JSON.stringify(d.questions));
+});
+
+test('"Never approve alcohol. Everything else: ..." leaves alcohol out; "reimburse nothing" reimburses nothing', () => {
+  // The choice had been `category != "alcohol"` doing nothing, else approve and pay: alcohol alone paid.
+  const d = draft(
+    'Never approve alcohol. Everything else: approve and reimburse, max $180.',
+    BLIND11_DIR,
+    'expense-report',
+  );
+  const choice = d.spec!.steps.find((s) => 'choose' in s) as { choose: { when: string; steps: unknown[] }[] };
+  assert.equal(choice.choose[0]!.when, 'payload.category == "alcohol"');
+  assert.deepEqual(choice.choose[0]!.steps, []);
+  // "otherwise reimburse nothing" had drafted a reimbursement of the other branch's expenses.
+  const nothing = draft(
+    'If the category is not alcohol, approve it; otherwise reimburse nothing and check the receipts, max $90.',
+    BLIND11_DIR,
+    'expense-report',
+  );
+  assert.ok(!tools(nothing).includes('reimburse_employee'), JSON.stringify(nothing.spec ?? nothing.partial));
 });

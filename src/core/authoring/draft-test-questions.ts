@@ -54,7 +54,13 @@ export function draftTestQuestions(
       `The request names the event's ${f} ("${f.replace(/_/g, ' ')}"), but the draft reads it nowhere: no test or step says what it means for the workflow. Which test of ${f} is meant?`,
     );
   // "grant editor access on analytics or crm": a fixed value the draft's own test contradicts.
-  for (const c of constantsOverEvents(spec, catalog))
+  // (A test said as the words' own "not" is a choice they made: "the role is not viewer, grant viewer".)
+  const forbids = (value: string) =>
+    new RegExp(
+      String.raw`\b(?:never|don'?t|do not|dont|no)\b[^.;]*\b${value.replace(/[^a-z0-9]/gi, '.')}\b`,
+      'i',
+    ).test(request);
+  for (const c of constantsOverEvents(spec, catalog).filter((c) => !c.not || forbids(c.said)))
     ask(
       c.not
         ? `Step ${c.step} (${c.tool}) gives ${c.arg} "${c.value}", but the workflow runs only for ${c.event} events whose ${c.field} is not "${c.said}": it would give "${c.value}" to events that asked for something else. Which ${c.arg} is meant, and for which events?`

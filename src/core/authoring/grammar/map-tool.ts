@@ -71,6 +71,10 @@ function namedByVerbOnly(t: ToolDescriptor, o: readonly string[]): boolean {
 /** Verbs that hand something over: what they name is never a tool that only reads. */
 const GIVING_VERBS = new Set(['send', 'give', 'offer', 'hand', 'grant', 'issue', 'award', 'mail']);
 
+/** "send the seller a check", "send them their balance": a verb, whom to, then what (after its determiner). */
+const GIVEN_SOMEONE =
+  /^\s*[a-z]+\s+(?:(?:the|their|our|each|every|all|this|that|these|those)\s+)?(?!(?:it|this|that)\b)[a-z'-]+\s+(?:a|an|some|one|another|their|the|his|her|its|our|your)\s+[a-z]/;
+
 const GIVEN_TO =
   /^\s*(?:give|send|offer|hand|grant|issue|award)\s+(?:(?:the|their|our|each|every|all|this|that|these|those)\s+)?[a-z'-]+\s+(?:a|an|some|one|another)\s+(?:[$a-z0-9.,'-]+\s+)*?([a-z'-]+)(?=\s+(?:of|for|to|saying|that|which|with|when|whenever|if|about|on|in|as)\b|\s*[,.;:!?"]|\s*$)/;
 
@@ -234,10 +238,12 @@ export function mapTool(c: Clause, ctx: RequestContext): ToolDescriptor | undefi
     });
     return undefined;
   }
-  // "send the seller a check for the amount": a verb that hands something over, whose tool was
-  // found by its object alone, never lands on a tool that only reads (get_seller does not send).
+  // "send the seller a check for the amount": a verb that hands someone something, whose tool was
+  // found by its object alone, never lands on a tool that only reads (get_seller does not send;
+  // "send it for PO matching", "send it to finance for approval" route to a tool, and stay).
   if (
     GIVING_VERBS.has(verb) &&
+    GIVEN_SOMEONE.test(c.text) &&
     candidates[0]!.effect === 'read' &&
     !matchesGroup(toolWords(candidates[0]!).name, [verb])
   ) {

@@ -6,7 +6,7 @@
  * A new idiom that stands for one action word belongs in `PHRASES`; it must keep the text's length.
  */
 
-import { ACTION_GROUPS, GENERIC_VERBS } from '../request-words.ts';
+import { ACTION_GROUPS, GENERIC_VERBS, isActionVerb } from '../request-words.ts';
 
 /** Phrases read as one word (padded to their length, so positions in the text stay put). */
 const PHRASES: readonly [RegExp, string][] = [
@@ -129,6 +129,11 @@ export function readPhrases(lower: string): string {
       (_all, space: string, dollar: string | undefined, low: string, high: string) =>
         `${'>='.padEnd(7 + space.length + (dollar?.length ?? 0) - 1, ' ')}$${low}max${high}`,
     );
+  // "reimburse nothing", "pay nothing": the action forbidden ("never reimburse"), never done
+  // ("do nothing" stays the else that does nothing).
+  phrased = phrased.replace(/\b([a-z]+) nothing\b/g, (all, verb: string) =>
+    isActionVerb(verb) && !GENERIC_VERBS.has(verb) ? `never ${verb}`.padEnd(all.length, ' ') : all,
+  );
   // "take it down", "taken down", "take the post down": one action (grammar/permanence.ts), its object kept.
   return phrased.replace(
     /\btak(?:e|es|en|ing)((?: (?:it|them|em|(?:the|this|that|their|its) [a-z]+))?) down\b/g,

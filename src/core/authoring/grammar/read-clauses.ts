@@ -102,7 +102,7 @@ function splitSequence(s: string): { text: string; at: number }[] {
   const pieces: { text: string; at: number }[] = [];
   // (", after approving them" is "after" too: the comma does not make it a step of its own.)
   const re =
-    /(?<![0-9]),\s*after\s+(?=[a-z]+ing\b)|(?<![0-9]),(?!\s*(?:saying|telling them|that says|which says)\s+"q[0-9]+")\s*(?:and\s+)?(?:then\s+)?|(?<=[0-9]),(?![0-9]{3}(?![0-9]))\s*(?:and\s+)?(?:then\s+)?|\s*[&+]\s*(?:then\s+)?|\s+and then\s+|\s+then\s+|\s+and\s+|\s+after that,?\s+|\s+afterwards,?\s+|\bfirst,?\s+|\bfinally,?\s+|\bnext,?\s+|\s+before\s+|\s+after\s+|\s+once(?=\s+(?:the|their|his|her|my|our|your|a|an|it|they|he|she|someone|somebody|we|i)\s)\s+|\s+once that is done,?\s+|:\s*|\s+-\s+|\s+plus\s+|\s+also\s+|\s+but\s+(?!(?:only|not|never|no|don'?t|dont|do|first|if|when|unless|just|also|then|please|pls|ask|check|wait|except|keep|leave|skip|ignore)\b)(?=[a-z]+\s+[a-z"])/g;
+    /(?<![0-9]),\s*after\s+(?=(?!(?:getting|receiving|having|obtaining|waiting|hearing|asking)\b)[a-z]+ing\b)|(?<![0-9]),(?!\s*(?:saying|telling them|that says|which says)\s+"q[0-9]+")\s*(?:and\s+)?(?:then\s+)?|(?<=[0-9]),(?![0-9]{3}(?![0-9]))\s*(?:and\s+)?(?:then\s+)?|\s*[&+]\s*(?:then\s+)?|\s+and then\s+|\s+then\s+|\s+and\s+|\s+after that,?\s+|\s+afterwards,?\s+|\bfirst,?\s+|\bfinally,?\s+|\bnext,?\s+|\s+before\s+|\s+after\s+|\s+once(?=\s+(?:the|their|his|her|my|our|your|a|an|it|they|he|she|someone|somebody|we|i)\s)\s+|\s+once that is done,?\s+|:\s*|\s+-\s+|\s+plus\s+|\s+also\s+|\s+but\s+(?!(?:only|not|never|no|don'?t|dont|do|first|if|when|unless|just|also|then|please|pls|ask|check|wait|except|keep|leave|skip|ignore)\b)(?=[a-z]+\s+[a-z"])/g;
   let from = 0;
   const marks: string[] = [];
   // "after scheduling payment (cap 800), email the vendor": the action said with "after" runs
@@ -118,7 +118,7 @@ function splitSequence(s: string): { text: string; at: number }[] {
   }
   for (let m = re.exec(s); m; m = re.exec(s)) {
     pieces.push({ text: s.slice(from, m.index), at: from });
-    marks.push(m[0].replace(/^,\s*(?=after\b)/, '').trim());
+    marks.push(/^,\s*after\b/.test(m[0]) ? ',after' : m[0].trim());
     from = m.index + m[0].length;
   }
   pieces.push({ text: s.slice(from), at: from });
@@ -126,7 +126,13 @@ function splitSequence(s: string): { text: string; at: number }[] {
   // `after` / `once` runs first.
   const ordered: { text: string; at: number }[] = [];
   for (let i = 0; i < pieces.length; i++) {
-    if ((marks[i] === 'after' || marks[i] === 'once') && i + 1 < pieces.length) {
+    // ("approve and reimburse them, after checking receipts": what comes after the comma runs
+    // before everything said before it.)
+    if (marks[i] === ',after' && i + 1 < pieces.length) {
+      ordered.unshift(pieces[i + 1]!);
+      ordered.push(pieces[i]!);
+      i++;
+    } else if ((marks[i] === 'after' || marks[i] === 'once') && i + 1 < pieces.length) {
       ordered.push(pieces[i + 1]!, pieces[i]!);
       i++;
     } else ordered.push(pieces[i]!);

@@ -202,8 +202,11 @@ export function audienceCondition(
     return `payload.${named.field} == ${!named.negated}`;
   }
   // "gold customers" of an event whose samples show loyalty "gold": that field, whatever its name.
-  const byValue = shape.payload.filter((p) => shape.values?.[p]?.includes(group));
-  if (flag.length === 0 && byValue.length === 1) return `payload.${byValue[0]} == ${JSON.stringify(group)}`;
+  const byValue = shape.payload.flatMap((p) =>
+    (shape.values?.[p] ?? []).filter((v) => v.toLowerCase() === group).map((v) => ({ p, v })),
+  );
+  if (flag.length === 0 && byValue.length === 1)
+    return `payload.${byValue[0]!.p} == ${JSON.stringify(byValue[0]!.v)}`;
   // "EU customers", "domestic customers": where they are, which no plan's name says (the
   // country a field holds is one of many such).
   if (flag.length === 0 && PLACES.test(group)) {

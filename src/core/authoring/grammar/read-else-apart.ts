@@ -22,6 +22,7 @@
  */
 import { formatUsd } from '../../money.ts';
 import type { EventShape } from '../compiled-request.ts';
+import { isActionVerb } from '../request-words.ts';
 import type { MoneyBounds } from './read-amounts.ts';
 import { triggerConditions } from './read-conditions.ts';
 import type { NumberTest } from './read-number-tests.ts';
@@ -42,6 +43,18 @@ export interface ElseApart {
   readonly said: string;
   /** A comparison's side ("anything above that": above), for `kind` bound. */
   readonly side?: 'above' | 'below';
+}
+
+/**
+ * "Never approve alcohol. Everything else: approve and reimburse": a field test the filter made of
+ * a forbidden action (`category != "alcohol"`) is what the else is the rest of, so the choice's
+ * own branch is the forbidden value's (`category == "alcohol"`, where the forbidden action is not
+ * done), never the other way round (that approved and paid alcohol alone).
+ */
+function ofForbidden(when: string, before: string): string {
+  const m = /^payload\.([a-z0-9_]+) != ("[^"]*")$/.exec(when);
+  const forbidden = /\b(?:never|don'?t|do not|dont)\s+(?:ever\s+)?([a-z]+)/.exec(before);
+  return m && forbidden && isActionVerb(forbidden[1]!) ? `payload.${m[1]} == ${m[2]}` : when;
 }
 
 /** The sides a comparison says: "anything bigger", "anything below that". */
@@ -159,7 +172,7 @@ export function elseChoice(
       said.numberTests.length === 0 &&
       said.money.lowerBounds.length === 0;
     if (only) {
-      const when = said.fieldTests.splice(0, 1)[0]!;
+      const when = ofForbidden(said.fieldTests.splice(0, 1)[0]!, raw.slice(0, e.at).toLowerCase());
       ctx.assumptions.push(`"${e.said}" is read as the else of the one test said before it: ${when}.`);
       return choice({ kind: 'condition', when, said: when });
     }
@@ -240,6 +253,6 @@ export function elseChoice(
     return choice({ kind: 'money', op: b.op, usd: b.usd });
   }
   if (said.audience !== undefined) return audience();
-  const when = said.fieldTests.splice(0, 1)[0]!;
+  const when = ofForbidden(said.fieldTests.splice(0, 1)[0]!, raw.slice(0, e.at).toLowerCase());
   return choice({ kind: 'condition', when, said: when });
 }

@@ -208,9 +208,14 @@ export function readQualifiers(
     const next = q.then !== undefined && qs[i + 1]?.word === q.then ? qs[i + 1] : undefined;
     const pair = next ? pairedValue(q, next, shape, ctx, fieldForValue) : undefined;
     if (pair) paired.add(next!);
-    const hit = pair ?? fieldForValue(q.word, shape, ctx, q);
+    const found = pair ?? fieldForValue(q.word, shape, ctx, q);
+    // ("filed in the US" read as filed_via "us": a country is a test only of a field whose samples show it.)
+    const hit =
+      found && q.word === 'us' && !shape.values?.[found.field]?.some((v) => v.toLowerCase() === 'us')
+        ? undefined
+        : found;
     if (hit) out.push(`payload.${hit.field} ${q.negated ? '!=' : '=='} ${JSON.stringify(hit.value)}`);
-    else if (!q.known || q.negated) unread.push(q);
+    else if (!q.known || q.negated || found) unread.push(q);
     else noteFieldWord(q.word, q.clause, shape, ctx);
   }
   if (unread.length > 0)

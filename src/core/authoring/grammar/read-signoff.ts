@@ -182,7 +182,7 @@ export function signoffAsTime(text: string): boolean {
  * never read as a test of which events run at all (that drafted "pay only what is over $100").
  */
 const SOME_CALLS =
-  /\b(?:ask|check with|ping|consult|run it by)\s+(?:me|us|a person|someone|somebody|my manager|a manager|the team lead|a supervisor)\s+(?:(?:first|beforehand)\s*,?\s*(?:if|when|whenever|unless|for|on)\b|before\s+[a-z]+ing\s+(?:(?:it|them|anything|any|those|ones|one|an?)\s+)?(?:if|when|whenever|unless|over|above|more than|bigger than|larger than|greater than|under|below|less than|that|which|of|for|on)\b)[^.;!?]*/;
+  /\b(?:ask|check with|ping|consult|run it by)\s+(?:me|us|a person|someone|somebody|my manager|a manager|the team lead|a supervisor)\s+(?:(?:first|beforehand)\s*,?\s*(?:if|when|whenever|unless|for|on)\b|before\s+[a-z]+ing\s+(?:(?:(?:it|them|anything|any|those|ones|one|an?)\s+)?(?:if|when|whenever|unless|over|above|more than|bigger than|larger than|greater than|under|below|less than|that|which|of|for|on)\b|(?!(?:it|them|the|a|an|their|his|her|this|that|these|those|anything|everything|each|every|any|out|back|up|money|refunds?|payments?|expenses?|claims?|invoices?|payouts?)\b)[a-z]+\s+(?:expenses?|claims?|invoices?|refunds?|payouts?|requests?|ones|orders?|tickets?|posts?|reports?)\b))[^.;!?]*/;
 
 export function askSomeCallsApproval(lower: string, ctx: RequestContext): void {
   const m = SOME_CALLS.exec(lower.replace(/"q[0-9]+"/g, 'the text'));

@@ -143,7 +143,8 @@ export function readTrigger(
     (w, i) =>
       i !== verbIdx &&
       !trig.has(w) &&
-      !FILLER.has(w) &&
+      // ("in the US": a country, never the pronoun.)
+      (!FILLER.has(w) || (w === 'us' && words[i - 1] === 'the')) &&
       !NEUTRAL.has(w) &&
       !NEGATORS.has(w) &&
       !PREPS.has(w) &&
