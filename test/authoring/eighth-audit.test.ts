@@ -113,26 +113,6 @@ test('"ack tickets from the pro plan, saying "..."": the plan is a test and the 
   assert.equal(toolSteps(d.spec!)[0]!.args.body, 'Thanks, a Pro agent will reply within 4 hours.');
 });
 
-test('"between $100 and $500" is both bounds: at least the first, capped at the second; with an "otherwise", asked', () => {
-  // "between" had been read by nothing: every such request asked what "between" meant.
-  for (const request of [
-    'Refund requests between $120 and $450: refund them.',
-    'When someone asks for a refund between 120 and 450 dollars, refund it.',
-  ]) {
-    const d = draft(request, BLIND10_DIR, 'support-refunds');
-    assert.equal(d.publishable, true, `${request}: ${JSON.stringify(d.questions)}`);
-    assert.equal(d.spec!.triggers[0]!.when, 'payload.amount_usd >= 120');
-    assert.equal(d.spec!.limits.maxCostUsd, 450);
-  }
-  // Above $450 the words say what happens: no cap's refusal stands for it.
-  const otherwise = draft(
-    'Refund it if the amount is between $120 and $450, otherwise reply "Sorry, we cannot refund that."',
-    BLIND10_DIR,
-    'support-refunds',
-  );
-  assert.equal(otherwise.publishable, false);
-});
-
 test('"gold customers" test the field whose samples show "gold", whatever its name', () => {
   // It had asked which field says a customer is gold, of an event whose loyalty samples say so.
   for (const request of [
@@ -222,7 +202,7 @@ test('a "not" the words say themselves is a choice they made: "the role is not v
   assert.equal(d.publishable, true, JSON.stringify(d.questions));
 });
 
-test('"Never approve alcohol. Everything else: ..." leaves alcohol out; "reimburse nothing" reimburses nothing', () => {
+test('"Never approve alcohol. Everything else: ..." leaves alcohol out; "reimburse nothing" is never a reimbursement', () => {
   // The choice had been `category != "alcohol"` doing nothing, else approve and pay: alcohol alone paid.
   const d = draft(
     'Never approve alcohol. Everything else: approve and reimburse, max $180.',
@@ -232,11 +212,72 @@ test('"Never approve alcohol. Everything else: ..." leaves alcohol out; "reimbur
   const choice = d.spec!.steps.find((s) => 'choose' in s) as { choose: { when: string; steps: unknown[] }[] };
   assert.equal(choice.choose[0]!.when, 'payload.category == "alcohol"');
   assert.deepEqual(choice.choose[0]!.steps, []);
-  // "otherwise reimburse nothing" had drafted a reimbursement of the other branch's expenses.
+  // "otherwise reimburse nothing" had drafted a reimbursement of the other branch's expenses: asked.
   const nothing = draft(
     'If the category is not alcohol, approve it; otherwise reimburse nothing and check the receipts, max $90.',
     BLIND11_DIR,
     'expense-report',
   );
-  assert.ok(!tools(nothing).includes('reimburse_employee'), JSON.stringify(nothing.spec ?? nothing.partial));
+  assert.equal(nothing.publishable, false);
+  assert.ok(
+    nothing.questions.some((q) => q.question.includes('says an action not to do')),
+    JSON.stringify(nothing.questions),
+  );
+});
+
+// A second review (715 requests of its own, before and after) found these.
+
+test('"pay nothing to new sellers; otherwise send the payout" is asked: an action said with "nothing" is never drafted', () => {
+  // Read as the action, the payment went to exactly the sellers it was forbidden for.
+  assertAsks(
+    'When a payout is requested, pay nothing to new sellers; otherwise send the payout, up to $900 a run.',
+    BLIND10_DIR,
+    'payouts',
+    'says an action not to do',
+  );
+  // "do nothing" stays the empty branch.
+  const d = draft(
+    'When a package is lost, never reship for usps. Everything else: reship the order.',
+    BLIND9_DIR,
+    'shipping',
+  );
+  assert.equal(d.publishable, true, JSON.stringify(d.questions));
+  const choice = d.spec!.steps[0] as { choose: { when: string; steps: unknown[] }[] };
+  assert.equal(choice.choose[0]!.when, 'payload.carrier == "usps"');
+  assert.deepEqual(choice.choose[0]!.steps, []);
+});
+
+test('"ask me first" with no step that waits for a person is asked; a plan only where some sample shows it', () => {
+  assertAsks(
+    'When a helpdesk ticket is opened, route it to desktop. Ask me first.',
+    BLIND7_DIR,
+    'facilities',
+    'no step of the draft waits for a person',
+  );
+  // "standard plan sellers" had been read as the payout's speed "standard".
+  const plan = draft(
+    'When a payout is requested for standard plan sellers, send the payout, up to $900 a run.',
+    BLIND10_DIR,
+    'payouts',
+  );
+  assert.equal(plan.publishable, false);
+  assert.ok(
+    plan.questions.some((q) => q.question.includes('"plan"')),
+    JSON.stringify(plan.questions),
+  );
+});
+
+test('"US employees" is a place; a passive action named by a tool ("get reshipped") is a step', () => {
+  assertAsks(
+    'When a helpdesk ticket is opened for US employees, route it to desktop.',
+    BLIND7_DIR,
+    'facilities',
+    'us',
+  );
+  const d = draft(
+    'Lost packages for gold customers get reshipped by express, and email the customer saying "It is on its way".',
+    BLIND9_DIR,
+    'shipping',
+  );
+  assert.deepEqual(tools(d), ['reship_order', 'email_customer']);
 });

@@ -23,6 +23,7 @@ import type { FlowStep } from '../spec/flow-steps.ts';
 import { isSpecId } from '../spec/validate-spec.ts';
 import type { TriggerSpec, WorkflowSpec } from '../spec/workflow-spec.ts';
 import type { CompiledRequest, CompileOptions, DraftCatalog } from './compiled-request.ts';
+import { askActionNothing } from './grammar/action-nothing.ts';
 import { alternatives } from './grammar/alternative-tests.ts';
 import { askBoundInChoice, boundedEvents } from './grammar/bounded-events.ts';
 import { branchMoney, readBranch } from './grammar/build-branch.ts';
@@ -125,6 +126,7 @@ export function compileRequest(
   readFiller(buf, raw, ctx);
   readSignoffAsks(buf, ctx);
   askSomeCallsApproval(phrased, ctx);
+  askActionNothing(phrased, ctx);
   // Bounds on a duration ("more than thirty days") before money reads the number as dollars.
   const numberTests = readNumberTests(buf);
   // Bounds on a count ("reported 5 or more times", "10+ reports"), for the same reason.

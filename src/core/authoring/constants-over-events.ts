@@ -1,6 +1,7 @@
 /**
- * A destructive step's fixed value over what its event says. One the draft's own test contradicts
- * is asked about: "grant editor access on analytics or crm" drafted as `grant_access(system: crm)`
+ * A destructive step's fixed value over what its event says (any step's, for the very field the
+ * draft tests: "approve travel and meal expenses" approving the meals ones as travel). One the
+ * draft's own test contradicts is asked about: "grant editor access on analytics or crm" drafted as `grant_access(system: crm)`
  * for the events whose `system == "analytics"` grants CRM to whoever asked for analytics; so is one
  * beside a test of another field for another value the argument takes ("remove posts reported for
  * spam or harassment" drafted as a removal of spam posts with reason harassment). One no test
@@ -95,7 +96,10 @@ export function constantsOverEvents(spec: WorkflowSpec, catalog: DraftCatalog): 
   for (const s of allSteps(spec)) {
     if (!isToolStep(s)) continue;
     const tool = catalog.tools.find((t) => t.name === s.tool);
-    if (!tool?.destructive) continue;
+    if (!tool) continue;
+    // (Any tool that files an event under another value of the very field its test reads: "approve
+    // travel and meal expenses" drafted as the meals ones approved with category travel.)
+    const sameFieldOnly = !tool.destructive;
     const props = (tool.args.properties ?? {}) as Record<string, { enum?: unknown[] }>;
     for (const [arg, value] of Object.entries(s.args)) {
       const takes = props[arg]?.enum;
@@ -110,6 +114,9 @@ export function constantsOverEvents(spec: WorkflowSpec, catalog: DraftCatalog): 
           const said = c.value;
           // ("grant production viewer access, but never admin on production" drafted as a grant
           // of production to the events whose system is not production.)
+          // (Only where the tool takes the tested value too: an alert's severity "warning" is no
+          // incident's sev3.)
+          if (sameFieldOnly && (field !== arg || !takes.includes(said as string))) continue;
           if (c.op === '!=' && field === arg && said === value) {
             out.push({ step: s.name, tool: s.tool, arg, value, event: tr.event, field, said, not: true });
             continue;

@@ -122,7 +122,7 @@ export function statedAmounts(request: string): StatedAmount[] {
       .replace(/\s*(?:cents?|¢|c|grand)$/, '')
       .replace(/[0-9$,.k]+$/, '');
     const lower =
-      /(?:over|above|more than|greater than|bigger than|larger than|at least|exceeding|between|(?<![-=<])>=?|≥)\s*\$?\s*$/.test(
+      /(?:over|above|more than|greater than|bigger than|larger than|at least|exceeding|(?<![-=<])>=?|≥)\s*\$?\s*$/.test(
         lead,
       ) && !/\b(?:never|don'?t|do not|not|no|nothing|unless)\b/.test(before);
     out.push({ usd, before, lower });
@@ -339,6 +339,16 @@ export function draftSafety(
   for (const l of laterTests(spec, request, catalog))
     ask(
       `The request says "${l.said}" after ${l.steps.join(', ')}, but the draft runs ${l.steps.length > 1 ? 'them' : 'it'} only then. Which steps is "${l.said}" for?`,
+    );
+  // "assign it to desktop. Ask me first.": no step of the draft waits for a person.
+  const approvalSaid =
+    /\b(?:ask|check with|run it by)\s+(?:me|us|a person|someone|somebody|my manager|a manager)\s+(?:first|beforehand|before)\b/i.exec(
+      request,
+    );
+  const waits = used.some((n) => byName.get(n)?.destructive || byName.get(n)?.approval === 'always');
+  if (approvalSaid && !waits)
+    ask(
+      `The request says "${approvalSaid[0]}", but no step of the draft waits for a person: none of its tools is destructive or an approval gate. A tenant policy rule can make its calls wait (outcome: require_approval). Keep the draft without approval, or leave the step out?`,
     );
   for (const a of assumptions)
     if (!readBackText.includes(a)) ask(`The read-back does not list an assumption: ${a} Is it right?`);

@@ -6,7 +6,7 @@
  * A new idiom that stands for one action word belongs in `PHRASES`; it must keep the text's length.
  */
 
-import { ACTION_GROUPS, GENERIC_VERBS, isActionVerb } from '../request-words.ts';
+import { ACTION_GROUPS, GENERIC_VERBS } from '../request-words.ts';
 
 /** Phrases read as one word (padded to their length, so positions in the text stay put). */
 const PHRASES: readonly [RegExp, string][] = [
@@ -120,20 +120,6 @@ export function readPhrases(lower: string): string {
       // (A phrase's first group stands for "$1" in its word.)
       word.replace('$1', typeof group === 'string' ? group : '').padEnd(all.length, ' '),
     );
-  // "between $100 and $500", "between 100 and 500 dollars": both amounts kept, the first a lower
-  // bound (">= $100"), the second the cap ("max $500"), in the same number of characters. (Not
-  // where an "otherwise" says what happens outside it: above $500 is no cap's refusal there.)
-  if (!/\b(?:otherwise|else|if not)\b/.test(phrased))
-    phrased = phrased.replace(
-      /\bbetween(\s+)(\$\s?)?([0-9][0-9,.]*k?\s+)and(\s+\$?\s?[0-9][0-9,.]*k?)(?=\s*(?:dollars|bucks|usd)\b|(?<=\$\s?[0-9][0-9,.]*k?\s+and\s+\$?\s?[0-9][0-9,.]*k?))/g,
-      (_all, space: string, dollar: string | undefined, low: string, high: string) =>
-        `${'>='.padEnd(7 + space.length + (dollar?.length ?? 0) - 1, ' ')}$${low}max${high}`,
-    );
-  // "reimburse nothing", "pay nothing": the action forbidden ("never reimburse"), never done
-  // ("do nothing" stays the else that does nothing).
-  phrased = phrased.replace(/\b([a-z]+) nothing\b/g, (all, verb: string) =>
-    isActionVerb(verb) && !GENERIC_VERBS.has(verb) ? `never ${verb}`.padEnd(all.length, ' ') : all,
-  );
   // "take it down", "taken down", "take the post down": one action (grammar/permanence.ts), its object kept.
   return phrased.replace(
     /\btak(?:e|es|en|ing)((?: (?:it|them|em|(?:the|this|that|their|its) [a-z]+))?) down\b/g,

@@ -112,6 +112,17 @@ const PEOPLE = 'customers|users|accounts|clients|members|subscribers';
  * refund"), a group is read only when none of its words names one of the catalog's tools or
  * events ("refund customers" is an action).
  */
+/** The index in readAudience's patterns of "... from the pro plan". */
+const PLAN_PATTERN = 1;
+
+/** Whether some event's plan-like field (tier, plan, segment, level, class) shows `group` among its samples. */
+const planShown = (group: string, ctx: RequestContext | undefined) =>
+  ctx?.events?.some((e) =>
+    Object.entries(e.values ?? {}).some(
+      ([f, vs]) => /tier|plan|segment|level|class/.test(f) && vs.some((v) => v.toLowerCase() === group),
+    ),
+  ) ?? false;
+
 export function readAudience(buf: RequestText, ctx?: RequestContext): string[] | undefined {
   const res = [
     new RegExp(
@@ -138,6 +149,9 @@ export function readAudience(buf: RequestText, ctx?: RequestContext): string[] |
     if (!m) continue;
     const groups = m[1]!.split(/, or |, and |, | or | and |\/| & /).filter((g) => g !== '');
     if (groups.some((g) => NOT_A_GROUP.has(g))) continue;
+    // ("from the pro plan": only a plan some event's plan or tier samples show; "for standard
+    // plan sellers" is no `speed`, "premium plan" of tiers that never say premium is asked.)
+    if (i === PLAN_PATTERN && !groups.every((g) => planShown(g, ctx))) continue;
     // ("Give accounts a $20 credit": a verb at a clause's start is the action, never a group;
     // "escalated customers" are a group, said with a verb's participle.)
     if (i === res.length - 1 && groups.some((g) => named(g) || (isActionVerb(g) && !/(?:ed|ing)$/.test(g))))

@@ -51,10 +51,12 @@ export interface ElseApart {
  * own branch is the forbidden value's (`category == "alcohol"`, where the forbidden action is not
  * done), never the other way round (that approved and paid alcohol alone).
  */
-function ofForbidden(when: string, before: string): string {
+function ofForbidden(when: string, before: string, ctx: RequestContext): string {
   const m = /^payload\.([a-z0-9_]+) != ("[^"]*")$/.exec(when);
   const forbidden = /\b(?:never|don'?t|do not|dont)\s+(?:ever\s+)?([a-z]+)/.exec(before);
-  return m && forbidden && isActionVerb(forbidden[1]!) ? `payload.${m[1]} == ${m[2]}` : when;
+  // (An action verb, or the verb a tool of the catalog is named for: "never reship for usps".)
+  const acts = (w: string) => isActionVerb(w) || ctx.tools.some((t) => t.name.split('_')[0] === w);
+  return m && forbidden && acts(forbidden[1]!) ? `payload.${m[1]} == ${m[2]}` : when;
 }
 
 /** The sides a comparison says: "anything bigger", "anything below that". */
@@ -172,7 +174,7 @@ export function elseChoice(
       said.numberTests.length === 0 &&
       said.money.lowerBounds.length === 0;
     if (only) {
-      const when = ofForbidden(said.fieldTests.splice(0, 1)[0]!, raw.slice(0, e.at).toLowerCase());
+      const when = ofForbidden(said.fieldTests.splice(0, 1)[0]!, raw.slice(0, e.at).toLowerCase(), ctx);
       ctx.assumptions.push(`"${e.said}" is read as the else of the one test said before it: ${when}.`);
       return choice({ kind: 'condition', when, said: when });
     }
@@ -253,6 +255,6 @@ export function elseChoice(
     return choice({ kind: 'money', op: b.op, usd: b.usd });
   }
   if (said.audience !== undefined) return audience();
-  const when = ofForbidden(said.fieldTests.splice(0, 1)[0]!, raw.slice(0, e.at).toLowerCase());
+  const when = ofForbidden(said.fieldTests.splice(0, 1)[0]!, raw.slice(0, e.at).toLowerCase(), ctx);
   return choice({ kind: 'condition', when, said: when });
 }

@@ -144,7 +144,12 @@ export function readTrigger(
       i !== verbIdx &&
       !trig.has(w) &&
       // ("in the US": a country, never the pronoun.)
-      (!FILLER.has(w) || (w === 'us' && words[i - 1] === 'the')) &&
+      (!FILLER.has(w) ||
+        (w === 'us' &&
+          (words[i - 1] === 'the' ||
+            /^(?:employees?|staff|customers?|sellers?|vendors?|offices?|users?|accounts?|members?|clients?|based)$/.test(
+              words[i + 1] ?? '',
+            )))) &&
       !NEUTRAL.has(w) &&
       !NEGATORS.has(w) &&
       !PREPS.has(w) &&

@@ -75,8 +75,10 @@ export function heading(text: string, ctx: RequestContext): RegExpExecArray | nu
   // "refund requests under $25 get refunded, ...": an action said in the passive, no way an event
   // of the catalog happens, is the action, and the heading ends before it.
   const passive = /\s(?:gets?|got|are|is|be|should be|will be|must be)\s+([a-z]{3,}ed)\b/.exec(m[1]!);
+  const doneBy = (w: string) =>
+    isActionVerb(w) || ctx.tools.some((t) => lemmas(w).includes(t.name.split('_')[0]!));
   const acted =
-    passive && isActionVerb(passive[1]!) && !happensInCatalog(passive[1]!, ctx) ? passive.index : undefined;
+    passive && doneBy(passive[1]!) && !happensInCatalog(passive[1]!, ctx) ? passive.index : undefined;
   const asked = askedAt(m[1]!, ctx) ?? acted;
   const said = asked === undefined ? m[1]! : m[1]!.slice(0, asked).trimEnd();
   return Object.assign([said], { index: at, input: text }) as unknown as RegExpExecArray;
