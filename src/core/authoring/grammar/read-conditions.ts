@@ -112,17 +112,6 @@ const PEOPLE = 'customers|users|accounts|clients|members|subscribers';
  * refund"), a group is read only when none of its words names one of the catalog's tools or
  * events ("refund customers" is an action).
  */
-/** The index in readAudience's patterns of "... from the pro plan". */
-const PLAN_PATTERN = 1;
-
-/** Whether some event's plan-like field (tier, plan, segment, level, class) shows `group` among its samples. */
-const planShown = (group: string, ctx: RequestContext | undefined) =>
-  ctx?.events?.some((e) =>
-    Object.entries(e.values ?? {}).some(
-      ([f, vs]) => /tier|plan|segment|level|class/.test(f) && vs.some((v) => v.toLowerCase() === group),
-    ),
-  ) ?? false;
-
 export function readAudience(buf: RequestText, ctx?: RequestContext): string[] | undefined {
   const res = [
     new RegExp(
@@ -149,9 +138,6 @@ export function readAudience(buf: RequestText, ctx?: RequestContext): string[] |
     if (!m) continue;
     const groups = m[1]!.split(/, or |, and |, | or | and |\/| & /).filter((g) => g !== '');
     if (groups.some((g) => NOT_A_GROUP.has(g))) continue;
-    // ("from the pro plan": only a plan some event's plan or tier samples show; "for standard
-    // plan sellers" is no `speed`, "premium plan" of tiers that never say premium is asked.)
-    if (i === PLAN_PATTERN && !groups.every((g) => planShown(g, ctx))) continue;
     // ("Give accounts a $20 credit": a verb at a clause's start is the action, never a group;
     // "escalated customers" are a group, said with a verb's participle.)
     if (i === res.length - 1 && groups.some((g) => named(g) || (isActionVerb(g) && !/(?:ed|ing)$/.test(g))))
@@ -187,6 +173,10 @@ function payloadField(
   return undefined;
 }
 
+/** Fields that sort customers: their plan or tier, loyalty, region or country. */
+const SORTS_CUSTOMERS =
+  /tier|plan|segment|level|class|loyalty|region|country|market|membership|program|cohort/;
+
 /** Words that say where customers are: a region or a country's adjective, never a plan. */
 const PLACES =
   /^(?:eu|us|usa|uk|emea|apac|latam|europe|european|american|canadian|british|german|french|australian|domestic|international|overseas|foreign|local|uk-based|us-based|eu-based)$/;
@@ -216,9 +206,12 @@ export function audienceCondition(
     return `payload.${named.field} == ${!named.negated}`;
   }
   // "gold customers" of an event whose samples show loyalty "gold": that field, whatever its name.
-  const byValue = shape.payload.flatMap((p) =>
-    (shape.values?.[p] ?? []).filter((v) => v.toLowerCase() === group).map((v) => ({ p, v })),
-  );
+  // (Of a field that sorts customers: "standard plan sellers" is no payout's `speed` "standard".)
+  const byValue = shape.payload
+    .filter((p) => SORTS_CUSTOMERS.test(p))
+    .flatMap((p) =>
+      (shape.values?.[p] ?? []).filter((v) => v.toLowerCase() === group).map((v) => ({ p, v })),
+    );
   if (flag.length === 0 && byValue.length === 1)
     return `payload.${byValue[0]!.p} == ${JSON.stringify(byValue[0]!.v)}`;
   // "EU customers", "domestic customers": where they are, which no plan's name says (the
