@@ -278,3 +278,8 @@ test('"US employees" is a place; a passive action named by a tool ("get reshippe
   );
   assert.deepEqual(tools(d), ['reship_order', 'email_customer']);
 });
+
+test('"alcohol expenses get rejected" is never drafted as the tool that approves them', () => {
+  // The clause's noun had found approve_expense, and the draft approved every alcohol expense.
+  assertAsks('Expenses for alcohol get rejected.', BLIND11_DIR, 'expense-report', 'does the opposite');
+});

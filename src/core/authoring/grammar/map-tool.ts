@@ -238,6 +238,22 @@ export function mapTool(c: Clause, ctx: RequestContext): ToolDescriptor | undefi
     });
     return undefined;
   }
+  // "alcohol expenses get rejected": a word of the clause that says the opposite of what the
+  // chosen tool does (approve_expense, found by "expenses") is never drafted as that tool.
+  const toolVerb = [...toolWords(candidates[0]!).name]
+    .map((w) => groupOf(ACTION_GROUPS, w))
+    .find((g) => g !== undefined);
+  const against = toolVerb
+    ? content.find((w) => lemmas(w).some((l) => opposite(groupOf(ACTION_GROUPS, l)?.[0] ?? '', toolVerb[0]!)))
+    : undefined;
+  if (against !== undefined) {
+    ctx.questions.push({
+      about: `steps: "${phrase}"`,
+      question: `"${phrase}" says "${against}", but ${candidates[0]!.name} does the opposite. Which tool should it use? The catalog has ${listOr(ctx.tools.map((t) => t.name))}.`,
+      candidates: ctx.tools.map((t) => t.name),
+    });
+    return undefined;
+  }
   // "send the seller a check for the amount": a verb that hands someone something, whose tool was
   // found by its object alone, never lands on a tool that only reads (get_seller does not send;
   // "send it for PO matching", "send it to finance for approval" route to a tool, and stay).
