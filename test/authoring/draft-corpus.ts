@@ -4,6 +4,7 @@
  * triggers, steps as {tool, args} and limits: ids, step names and descriptions are normalised
  * away) or must ask (`ask: true`: any question, and nothing publishable).
  */
+import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -215,6 +216,16 @@ export function catalogOf(dir: string, name: string): DraftCatalog {
 export function draftOver(request: string, dir: string, name: string): Draft {
   const catalog = catalogOf(dir, name);
   return draftSpec(compileRequest(request, catalog), catalog);
+}
+
+/** `request`, drafted over that catalog, is not drafted but asked about, with a question that says `said`. */
+export function assertAsks(request: string, dir: string, name: string, said: string): void {
+  const d = draftOver(request, dir, name);
+  assert.equal(d.publishable, false, request);
+  assert.ok(
+    d.questions.some((q) => q.question.includes(said)),
+    `${request}: ${JSON.stringify(d.questions)}`,
+  );
 }
 
 /**

@@ -8,6 +8,7 @@ import { test } from 'node:test';
 import type { Draft } from '../../src/core/authoring/index.ts';
 import { toolSteps } from '../../src/core/spec/flow-steps.ts';
 import {
+  assertAsks,
   BLIND2_DIR,
   BLIND5_DIR,
   BLIND6_DIR,
@@ -19,16 +20,6 @@ import {
 } from './draft-corpus.ts';
 
 const tools = (d: Draft) => toolSteps((d.spec ?? d.partial)!).map((s) => s.tool);
-
-/** `request` is not drafted but asked about, with a question that says `said`. */
-function assertAsks(request: string, dir: string, name: string, said: string): void {
-  const d = draft(request, dir, name);
-  assert.equal(d.publishable, false, request);
-  assert.ok(
-    d.questions.some((q) => q.question.includes(said)),
-    `${request}: ${JSON.stringify(d.questions)}`,
-  );
-}
 
 test('"refund requests under $25 get refunded, and close the ticket": the refund said in the passive is a step', () => {
   // The words before the comma had been read whole as the trigger: the ticket was closed saying
@@ -282,4 +273,14 @@ test('"US employees" is a place; a passive action named by a tool ("get reshippe
 test('"alcohol expenses get rejected" is never drafted as the tool that approves them', () => {
   // The clause's noun had found approve_expense, and the draft approved every alcohol expense.
   assertAsks('Expenses for alcohol get rejected.', BLIND11_DIR, 'expense-report', 'does the opposite');
+});
+
+test('a step that files an event under another value of the field its test reads is asked, whatever the tool', () => {
+  // "approve travel and meal expenses" had approved the meal ones with category travel.
+  assertAsks(
+    'When an expense is submitted, approve travel and meal expenses.',
+    BLIND11_DIR,
+    'expense-report',
+    'gives category "travel"',
+  );
 });

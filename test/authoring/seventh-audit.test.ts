@@ -8,6 +8,7 @@ import { test } from 'node:test';
 import type { Draft } from '../../src/core/authoring/index.ts';
 import { toolSteps } from '../../src/core/spec/flow-steps.ts';
 import {
+  assertAsks,
   BLIND2_DIR,
   BLIND3_DIR,
   BLIND4_DIR,
@@ -22,16 +23,6 @@ import {
 const steps = (d: Draft) => toolSteps((d.spec ?? d.partial)!);
 const stepOf = (d: Draft, tool: string) => steps(d).find((s) => s.tool === tool);
 const when = (d: Draft) => d.spec?.triggers.map((t) => t.when ?? '').join(' ') ?? '';
-
-/** `request` is not drafted but asked about, with a question that says `said`. */
-function assertAsks(request: string, dir: string, name: string, said: string): void {
-  const d = draft(request, dir, name);
-  assert.equal(d.publishable, false, request);
-  assert.ok(
-    d.questions.some((q) => q.question.includes(said)),
-    `${request}: ${JSON.stringify(d.questions)}`,
-  );
-}
 
 test('"under $X" said after an action is tested on the money step: the cap alone paid exactly $X', () => {
   const d = draft(

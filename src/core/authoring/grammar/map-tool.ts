@@ -63,20 +63,25 @@ function namedByVerbOnly(t: ToolDescriptor, o: readonly string[]): boolean {
   return verb !== undefined && matchesGroup(new Set([verb]), o) && !matchesGroup(new Set(rest), o);
 }
 
+/** Verbs that hand something over: what they name is never a tool that only reads. */
+const GIVING_VERBS = new Set(['send', 'give', 'offer', 'hand', 'grant', 'issue', 'award', 'mail']);
+
+/** Whom something is given to: "the seller", "each seller", "them". */
+const WHOM = String.raw`(?:(?:the|their|our|each|every|all|this|that|these|those)\s+)?`;
+
+/** "send the seller a check", "send them their balance": a verb, whom to, then what (after its determiner). */
+const GIVEN_SOMEONE = new RegExp(
+  String.raw`^\s*[a-z]+\s+${WHOM}(?!(?:it|this|that)\b)[a-z'-]+\s+(?:a|an|some|one|another|their|the|his|her|its|our|your)\s+[a-z]`,
+);
+
 /**
  * "give the account a credit", "send each seller a payout failure email": a verb, whom to, and
  * what (after its article): the head noun of what is given, its last word before "of", "saying",
  * a quote or the clause's end.
  */
-/** Verbs that hand something over: what they name is never a tool that only reads. */
-const GIVING_VERBS = new Set(['send', 'give', 'offer', 'hand', 'grant', 'issue', 'award', 'mail']);
-
-/** "send the seller a check", "send them their balance": a verb, whom to, then what (after its determiner). */
-const GIVEN_SOMEONE =
-  /^\s*[a-z]+\s+(?:(?:the|their|our|each|every|all|this|that|these|those)\s+)?(?!(?:it|this|that)\b)[a-z'-]+\s+(?:a|an|some|one|another|their|the|his|her|its|our|your)\s+[a-z]/;
-
-const GIVEN_TO =
-  /^\s*(?:give|send|offer|hand|grant|issue|award)\s+(?:(?:the|their|our|each|every|all|this|that|these|those)\s+)?[a-z'-]+\s+(?:a|an|some|one|another)\s+(?:[$a-z0-9.,'-]+\s+)*?([a-z'-]+)(?=\s+(?:of|for|to|saying|that|which|with|when|whenever|if|about|on|in|as)\b|\s*[,.;:!?"]|\s*$)/;
+const GIVEN_TO = new RegExp(
+  String.raw`^\s*(?:give|send|offer|hand|grant|issue|award)\s+${WHOM}[a-z'-]+\s+(?:a|an|some|one|another)\s+(?:[$a-z0-9.,'-]+\s+)*?([a-z'-]+)(?=\s+(?:of|for|to|saying|that|which|with|when|whenever|if|about|on|in|as)\b|\s*[,.;:!?"]|\s*$)`,
+);
 
 /** The one catalog tool an action clause names, or undefined (then a question says why). */
 export function mapTool(c: Clause, ctx: RequestContext): ToolDescriptor | undefined {
