@@ -19,7 +19,11 @@
  * before and after a change, side by side.
  *
  *   node --import tsx bench/http-events-bench.ts [--rounds 3] [--runs 1000] [--cpu-prof <dir>]
- *     [--compare <bin/keel.js>] [--waits poll,long,sse,post] [--clients 1,16]
+ *     [--compare <bin/keel.js>] [--waits poll,long,sse,post] [--clients 1,16] [--restate <dir>]
+ *
+ * With `--restate <dir>` (a folder where Restate is installed; bench/restate-ingress.ts) Restate's
+ * ingress is measured in the same rounds, 3 durable `ctx.run` steps per call, and each Keel HTTP
+ * path's runs/s is given as a ratio to it (the issue's goal: at least 3 at equal concurrency).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -28,6 +32,7 @@ import { fileURLToPath } from 'node:url';
 import { createKeel, type Keel } from '../src/app/index.ts';
 import { deploy } from '../src/testing/index.ts';
 import { Client, makeKey, procCpuMs, Server } from './http-bench.ts';
+import { RESTATE_INGRESS, RestatePeer } from './restate-ingress.ts';
 
 const TENANT = 'bench';
 const SPEC =
@@ -91,6 +96,12 @@ async function httpRun(client: Client, wait: EventWait, deadline: number): Promi
   }
 }
 
+/** One run on Restate's ingress: the call answers with the 3-step handler's result. */
+async function restateRun(client: Client): Promise<void> {
+  const r = await client.request('POST', '/Bench/run', { n: seq++ });
+  if (r.status !== 200) throw new Error(`Restate POST /Bench/run: ${r.status} ${r.body}`);
+}
+
 async function engineRun(keel: Keel): Promise<void> {
   const r = await keel.events.emit(TENANT, event('engine'));
   if (r.runs[0]?.status !== 'completed') throw new Error(`engine run: ${JSON.stringify(r.runs[0])}`);
@@ -121,6 +132,8 @@ export async function httpEventFigures(
     compare?: string;
     waits?: readonly EventWait[];
     clients?: readonly number[];
+    /** A folder where Restate is installed (bench/restate-ingress.ts): its ingress is measured too. */
+    restate?: string;
   } = {},
 ): Promise<Record<string, number>> {
   const waits = o.waits ?? WAITS;
@@ -130,6 +143,8 @@ export async function httpEventFigures(
   const servers: { name: string; server: Server; key: string }[] = [];
   let client: Client | undefined;
   let engine: Keel | undefined;
+  let restate: RestatePeer | undefined;
+  let restateClient: Client | undefined;
   try {
     const serve = async (name: string, command?: string) => {
       const store = join(dir, `${name}.db`);
@@ -165,6 +180,12 @@ export async function httpEventFigures(
       for (const w of waits) await rate(warm, WARM_RUNS, (d) => httpRun(c, w, d));
     }
     await rate(warm, WARM_RUNS, () => engineRun(k));
+    if (o.restate) {
+      restate = await RestatePeer.start(o.restate);
+      restateClient = new Client(RESTATE_INGRESS, '');
+      const rc = restateClient;
+      await rate(warm, WARM_RUNS, () => restateRun(rc));
+    }
     const rows: Record<string, number[]> = {};
     const add = (name: string, v: number) => {
       rows[name] ??= [];
@@ -173,6 +194,7 @@ export async function httpEventFigures(
     for (let r = 0; r < rounds; r++) {
       for (const n of o.clients ?? CONCURRENCY) {
         const e = await rate(n, runs, () => engineRun(k));
+        const perRound = new Map<string, number>();
         add(`engine emit -> completed, 3-step runs/s, ${n} concurrent`, e.perSec);
         // Two servers swap places from round to round, so neither always runs first.
         for (const s of r % 2 ? [...servers].reverse() : servers)
@@ -186,13 +208,31 @@ export async function httpEventFigures(
               (procCpuMs(s.server.pid) - s0) / h.done,
             );
             add(`ratio engine / ${s.name} ${w} runs/s, ${n} concurrent`, e.perSec / h.perSec);
+            perRound.set(`${s.name} ${w}`, h.perSec);
           }
+        if (restate) {
+          // A fresh client, as for Keel's servers: idle sockets may have been closed meanwhile.
+          restateClient?.close();
+          restateClient = new Client(RESTATE_INGRESS, '');
+          const rc = restateClient;
+          const cpu0 = procCpuMs(restate.serverPid) + procCpuMs(restate.servicePid);
+          const h = await rate(n, runs, () => restateRun(rc));
+          add(`Restate ingress POST /Bench/run -> result, runs/s, ${n} concurrent`, h.perSec);
+          add(
+            `Restate: server + service CPU ms per run, ${n} concurrent`,
+            (procCpuMs(restate.serverPid) + procCpuMs(restate.servicePid) - cpu0) / h.done,
+          );
+          for (const [name, perSec] of perRound)
+            add(`ratio ${name} / Restate ingress runs/s, ${n} concurrent`, perSec / h.perSec);
+        }
       }
       process.stderr.write(`HTTP events round ${r + 1}/${rounds} done\n`);
     }
     return Object.fromEntries(Object.entries(rows).map(([name, xs]) => [name, median(xs)]));
   } finally {
     client?.close();
+    restateClient?.close();
+    await restate?.stop();
     for (const s of servers) await s.server.stop();
     await engine?.close();
     rmSync(dir, { recursive: true, force: true });
@@ -220,6 +260,7 @@ if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.ur
     ...(opt('compare') ? { compare: opt('compare') } : {}),
     ...(opt('waits') ? { waits: waitsOption(opt('waits')!) } : {}),
     ...(opt('clients') ? { clients: opt('clients')!.split(',').map(Number) } : {}),
+    ...(opt('restate') ? { restate: opt('restate') } : {}),
   });
   const width = Math.max(...Object.keys(figures).map((x) => x.length));
   for (const [name, v] of Object.entries(figures))
