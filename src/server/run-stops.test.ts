@@ -181,3 +181,29 @@ test('POST /api/events with a wait out of range is bad input naming waitMs, and 
   const d = await t.api('GET', `/api/events/delivery?source=http&id=${id}`);
   assert.equal(d.status, 404, 'the refused event was never delivered');
 });
+
+test('POST /api/events?waitMs awaits the walk it started and reads its run once, when the walk stopped', async () => {
+  gate = new Promise<void>((r) => {
+    release = r;
+  });
+  const get = t.keel.runs.get;
+  const reads: string[] = [];
+  t.keel.runs.get = (tenant, id) => {
+    reads.push(id);
+    return get.call(t.keel.runs, tenant, id);
+  };
+  try {
+    const posted = t.api('POST', '/api/events?waitMs=20000', {
+      body: { id: `h-${++n}`, type: 'hold', time: '2026-01-31T12:00:00Z' },
+    });
+    setTimeout(() => release(), 100);
+    const r = await posted;
+    assert.equal(r.status, 201, r.text);
+    const [run] = r.body.runs as { runId: string; status: string }[];
+    assert.equal(run!.status, 'completed');
+    // Not read while it ran, nor again at its appends: once, after the walk settled.
+    assert.deepEqual(reads, [run!.runId]);
+  } finally {
+    t.keel.runs.get = get;
+  }
+});

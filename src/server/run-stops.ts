@@ -90,12 +90,45 @@ class RunStops {
 
 const byKeel = new WeakMap<Keel, RunStops>();
 
-/** The run when it stops (is no longer `running`) or after `ms`, whichever comes first. */
-export function runWhenStopped(keel: Keel, tenant: string, runId: string, ms: number): Promise<RunRecord> {
+/**
+ * The run when it stops (is no longer `running`) or after `ms`, whichever comes first. `walking`:
+ * the walk this process started for the run (`onWalk`), awaited first: once it has settled, every
+ * append it made is committed, so one read of the run tells where it stopped, with no wake-up to
+ * register and no read before. A walk that ends with the run still running (its lease lost, a
+ * pause) leaves the rest of the wait to the append notifications.
+ */
+export async function runWhenStopped(
+  keel: Keel,
+  tenant: string,
+  runId: string,
+  ms: number,
+  walking?: Promise<unknown>,
+): Promise<RunRecord> {
+  const deadline = performance.now() + ms;
+  if (walking) {
+    await settledWithin(walking, ms);
+    const run = await keel.runs.get(tenant, runId);
+    if (run.status !== 'running') return run;
+  }
   let stops = byKeel.get(keel);
   if (!stops) {
     stops = new RunStops(keel);
     byKeel.set(keel, stops);
   }
-  return stops.until(tenant, runId, ms);
+  return stops.until(tenant, runId, Math.max(0, deadline - performance.now()));
+}
+
+/** Resolves when `p` settles (either way: its failure is the walker's to report) or after `ms`. */
+async function settledWithin(p: Promise<unknown>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([
+    p.then(
+      () => undefined,
+      () => undefined,
+    ),
+    new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, ms);
+    }),
+  ]);
+  clearTimeout(timer);
 }

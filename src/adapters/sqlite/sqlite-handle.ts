@@ -50,6 +50,9 @@ export class SqliteHandle {
   private readonly writeBatch: (body: () => void) => void;
   /** Inside writeBatch: applies one queued write in a savepoint, so it can fail alone. */
   private readonly inSavepoint: (apply: () => unknown) => unknown;
+  /** A lazy group's synchronous=NORMAL and back, compiled once (`db.pragma` compiles each call). */
+  private readonly syncNormal: Database.Statement;
+  private readonly syncFull: Database.Statement;
 
   constructor(
     readonly db: Database.Database,
@@ -58,6 +61,8 @@ export class SqliteHandle {
   ) {
     this.writeBatch = db.transaction((body: () => void) => body()).immediate;
     this.inSavepoint = db.transaction((apply: () => unknown) => apply());
+    this.syncNormal = db.prepare('PRAGMA synchronous = NORMAL');
+    this.syncFull = db.prepare('PRAGMA synchronous = FULL');
   }
 
   /** Queues an append, written by `apply` inside the next group commit's transaction. */
@@ -99,7 +104,7 @@ export class SqliteHandle {
     if (batch.length === 0) return;
     const outcomes: ({ ok: true; value: unknown } | { ok: false; error: unknown })[] = [];
     const lazy = this.synchronous === 'FULL' && batch.every((p) => 'write' in p && p.lazy === true);
-    if (lazy) this.db.pragma('synchronous = NORMAL');
+    if (lazy) this.syncNormal.run();
     try {
       this.writeBatch(() => {
         for (const p of batch) {
@@ -129,7 +134,7 @@ export class SqliteHandle {
       for (const p of batch) p.reject(error);
       return;
     } finally {
-      if (lazy) this.db.pragma('synchronous = FULL');
+      if (lazy) this.syncFull.run();
     }
     // A lazy group is not durable on its own (no fsync): the commit that follows it counts.
     if (!lazy) this.commits++;

@@ -39,8 +39,18 @@ export const EVENT_ROUTES: readonly KeelRoute[] = [
     },
     async handle({ keel, host, p, body, query, traceparent }) {
       const start = host.startWalk(notesOf(p));
+      // The walks this request starts, so a wait awaits them rather than watching for appends.
+      const walks = new Map<string, Promise<unknown>>();
       const r = await keel.events.emit(p.tenant, body, {
-        ...start,
+        ...(start.walk === 'background'
+          ? {
+              walk: 'background',
+              onWalk: (runId: string, walking: Promise<unknown>) => {
+                walks.set(runId, walking);
+                start.onWalk(runId, walking);
+              },
+            }
+          : start),
         channel: HTTP_CHANNEL,
         ...(traceparent ? { traceparent } : {}),
       });
@@ -52,7 +62,7 @@ export const EVENT_ROUTES: readonly KeelRoute[] = [
       const ms = query.waitMs;
       const runs = await Promise.all(
         r.runs.map(async (run) => {
-          const now = (await runWhenStopped(keel, p.tenant, run.runId, ms)).status;
+          const now = (await runWhenStopped(keel, p.tenant, run.runId, ms, walks.get(run.runId))).status;
           // A status that moved on takes no reason of the one before (GET /api/runs/{runId} has it all).
           if (now === run.status) return run;
           const { runId, tenant, workflowId, version, created } = run;
