@@ -35,7 +35,10 @@ export function toolOf(tools: ToolRegistry, a: PayloadOf<'step.allowed'>): ToolD
  * Both of a walk's signals as one, made once per walk (its signals do not change between its calls):
  * `AbortSignal.any` is costly enough (Node 20) to show per call in a profile of the HTTP path.
  */
-const eitherOf = new WeakMap<AbortSignal, { readonly interrupt: AbortSignal; readonly either: AbortSignal }>();
+const eitherOf = new WeakMap<
+  AbortSignal,
+  { readonly interrupt: AbortSignal; readonly either: AbortSignal }
+>();
 
 /** The signal a call gets: the walk's cancellation, and an immediate pause's for an idempotent tool. */
 export function callSignal(tool: ToolDefinition, o: WalkOptions): AbortSignal | undefined {
