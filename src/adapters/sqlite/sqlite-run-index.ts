@@ -24,7 +24,7 @@ import {
   toLiveRunTally,
 } from '../shared/live-run-tally.ts';
 import type { Row } from '../shared/row.ts';
-import { decodeCursor, encodeCursor, toApproval, toRun } from '../shared/rows.ts';
+import { decodeCursor, encodeCursor, RUN_COLUMNS, toApproval, toRun } from '../shared/rows.ts';
 import { searchFilter } from '../shared/run-search-rows.ts';
 import { type BoundStatements, boundStatements } from './bound-statements.ts';
 
@@ -69,7 +69,8 @@ export class SqliteRunIndex implements RunIndex {
 
   constructor(private readonly db: Database.Database) {
     this.st = {
-      getRun: db.prepare('SELECT * FROM runs WHERE run_id = ? AND tenant = ?'),
+      // The record's columns only (as on PostgreSQL): the lease and wait columns cost ~2 µs a read.
+      getRun: db.prepare(`SELECT ${RUN_COLUMNS} FROM runs WHERE run_id = ? AND tenant = ?`),
       approvalsByTenant: db.prepare('SELECT * FROM approvals WHERE tenant = ? ORDER BY requested_at, run_id'),
       // By the primary key (run_id first): the planner would otherwise walk the tenant's whole
       // approvals index for its order, which every action on a run pays (run-evidence.ts).
