@@ -185,6 +185,7 @@ export async function httpEventFigures(
       restateClient = new Client(RESTATE_INGRESS, '');
       const rc = restateClient;
       await rate(warm, WARM_RUNS, () => restateRun(rc));
+      restate.pause();
     }
     const rows: Record<string, number[]> = {};
     const add = (name: string, v: number) => {
@@ -215,6 +216,7 @@ export async function httpEventFigures(
           restateClient?.close();
           restateClient = new Client(RESTATE_INGRESS, '');
           const rc = restateClient;
+          restate.resume();
           const cpu0 = procCpuMs(restate.serverPid) + procCpuMs(restate.servicePid);
           const h = await rate(n, runs, () => restateRun(rc));
           add(`Restate ingress POST /Bench/run -> result, runs/s, ${n} concurrent`, h.perSec);
@@ -222,6 +224,7 @@ export async function httpEventFigures(
             `Restate: server + service CPU ms per run, ${n} concurrent`,
             (procCpuMs(restate.serverPid) + procCpuMs(restate.servicePid) - cpu0) / h.done,
           );
+          restate.pause();
           for (const [name, perSec] of perRound)
             add(`ratio ${name} / Restate ingress runs/s, ${n} concurrent`, perSec / h.perSec);
         }

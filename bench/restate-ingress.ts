@@ -128,7 +128,21 @@ export class RestatePeer {
     }
   }
 
+  /**
+   * Stops Restate's processes (SIGSTOP) while Keel's paths are measured, and lets them go on
+   * (SIGCONT) for Restate's own rounds, so neither system's background work (RocksDB's flushes and
+   * compactions, Keel's timers) lands in the other's figures.
+   */
+  pause(): void {
+    for (const c of this.children) if (c.exitCode === null && c.pid) process.kill(c.pid, 'SIGSTOP');
+  }
+
+  resume(): void {
+    for (const c of this.children) if (c.exitCode === null && c.pid) process.kill(c.pid, 'SIGCONT');
+  }
+
   async stop(): Promise<void> {
+    this.resume();
     for (const c of this.children) await stopChild(c);
     rmSync(this.dataDir, { recursive: true, force: true });
   }
