@@ -7,7 +7,7 @@
  *
  * Nothing of Restate is a dependency of Keel: `<dir>` is a folder where it was installed apart, e.g.
  *
- *   mkdir /tmp/restate && cd /tmp/restate && npm init -y &&
+ *   mkdir ../restate-peer && cd ../restate-peer && npm init -y &&
  *     npm i @restatedev/restate-server@1.7.12 @restatedev/restate-sdk@1.17.2
  *
  * Both processes listen on Restate's default ports (ingress 8080, admin 9070, node 5122) and the
