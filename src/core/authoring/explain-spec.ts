@@ -180,12 +180,37 @@ function triggerWords(event: string, when: string | undefined): string {
   return `${base}, if ${cond}`;
 }
 
-/** `refund.requested` -> "a refund is requested"; anything else -> "an event x.y arrives". */
+/** "a" or "an" by how the word sounds: "an order", "an update", but "a user", "a unit". */
+function articleOf(word: string): 'a' | 'an' {
+  return /^[aeio]/.test(word) || (/^u/.test(word) && !/^u(?:s|ni|ti|r)/.test(word)) ? 'an' : 'a';
+}
+
+/** Participles an event has rather than undergoes: "a payment has failed", not "is failed". */
+const HAS_DONE = new Set([
+  'failed',
+  'expired',
+  'succeeded',
+  'arrived',
+  'occurred',
+  'happened',
+  'lapsed',
+  'bounced',
+]);
+
+/**
+ * `refund.requested` -> "a refund is requested"; the words before the participle name the thing
+ * too (`helpdesk.ticket_opened` and `helpdesk.ticket.opened` -> "a helpdesk ticket is opened",
+ * `order.payment_failed` -> "an order payment has failed"); anything else -> "an event x.y arrives".
+ */
 export function eventWords(type: string): string {
-  const m = /^([a-z][a-z0-9_-]*)\.([a-z][a-z0-9_]*ed)$/.exec(type);
+  const m =
+    /^([a-z][a-z0-9_-]*(?:\.[a-z][a-z0-9_-]*)*)\.(?:([a-z][a-z0-9]*(?:_[a-z][a-z0-9]*)*)_)?([a-z][a-z0-9]*ed)$/.exec(
+      type,
+    );
   if (!m) return `an event ${type} arrives`;
-  const noun = m[1]!.replace(/[_-]/g, ' ');
-  return `${/^[aeiou]/.test(noun) ? 'an' : 'a'} ${noun} is ${m[2]!.replace(/_/g, ' ')}`;
+  const noun = [m[1]!, m[2] ?? ''].join(' ').replace(/[._-]/g, ' ').trim();
+  const done = m[3]!;
+  return `${articleOf(noun)} ${noun} ${HAS_DONE.has(done) ? 'has' : 'is'} ${done}`;
 }
 
 function firstSentence(description: string): string {
