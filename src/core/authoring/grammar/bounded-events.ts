@@ -27,6 +27,10 @@ import { isEventWord, NEUTRAL, STAND_INS, saysHappened, singular } from './trigg
 const HEADING =
   /^(?:a|an|the|of|in|to|by|at|their|its|our|all|any|every|each|new|incoming|only|usd|eur|gbp|cad|aud|jpy|with|from|that|are|is|ones?|when|whenever|for|on|if)$/;
 
+/** A lower bound joined to the upper bound after it: "over $100 and ", "at least 20 dollars but ". */
+const LOWER_JOINED =
+  /\b(?:over|above|more than|greater than|larger than|bigger than|at least|exceeding)\s+(?:\$\s?)?[0-9][0-9,]*(?:\.[0-9]{1,2})?k?(?:\s*(?:dollars?|usd|bucks?))?\s+(?:and|but)\s*$/;
+
 /** A field that names an amount: `amount_usd`, `total`, `refund_amount`. */
 const AMOUNT_FIELD = /(?:^|_)(?:amount|total)(?:_|$)/;
 
@@ -49,7 +53,10 @@ function saidOfEvents(text: string, at: number, event: string | undefined, ctx: 
     for (const f of shape.payload) for (const v of enumValues(f, shape, ctx)) values.add(v.toLowerCase());
   // (A bound said as a condition of its own, "if the amount is ...", is read where it stands.)
   const clause = /^\s*(?:if|only if|as long as|provided)\b/.test(text.slice(at));
-  return (text.slice(0, at).match(/[a-z0-9'-]+/g) ?? []).every(
+  // ("order totals over $100 and under $500": a lower bound joined to this one bounds the same
+  // amount, read as a condition of its own: it names no other thing.)
+  const before = text.slice(0, at).replace(LOWER_JOINED, ' ');
+  return (before.match(/[a-z0-9'-]+/g) ?? []).every(
     (w) =>
       isEventWord(w, ctx) ||
       (saysHappened(w, ctx) && !clause) ||
