@@ -165,17 +165,21 @@ export class Server {
   }
 
   /** SIGTERM by PID, then SIGKILL after 10 s; resolves once the process has exited. */
-  async stop(): Promise<void> {
-    const c = this.child;
-    if (c.exitCode !== null || c.signalCode !== null || c.pid === undefined) return;
-    const exited = new Promise((r) => c.once('exit', r));
-    process.kill(c.pid, 'SIGTERM');
-    const timer = setTimeout(() => {
-      if (c.exitCode === null && c.signalCode === null) process.kill(c.pid!, 'SIGKILL');
-    }, 10_000);
-    await exited;
-    clearTimeout(timer);
+  stop(): Promise<void> {
+    return stopChild(this.child);
   }
+}
+
+/** A child stopped by its PID: SIGTERM, then SIGKILL after 10 s; resolves once it has exited. */
+export async function stopChild(c: ChildProcess): Promise<void> {
+  if (c.exitCode !== null || c.signalCode !== null || c.pid === undefined) return;
+  const exited = new Promise((r) => c.once('exit', r));
+  process.kill(c.pid, 'SIGTERM');
+  const timer = setTimeout(() => {
+    if (c.exitCode === null && c.signalCode === null) process.kill(c.pid!, 'SIGKILL');
+  }, 10_000);
+  await exited;
+  clearTimeout(timer);
 }
 
 interface Reply {

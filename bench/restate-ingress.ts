@@ -17,6 +17,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { stopChild } from './http-bench.ts';
 
 const SERVER_BIN = 'node_modules/@restatedev/restate-server-linux-x64/bin/restate-server';
 const SERVICE_PORT = 9080;
@@ -50,17 +51,6 @@ restate.endpoint().bind(bench).listen(${SERVICE_PORT});
 `;
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-async function stopChild(c: ChildProcess): Promise<void> {
-  if (c.exitCode !== null || c.signalCode !== null || c.pid === undefined) return;
-  const exited = new Promise((r) => c.once('exit', r));
-  process.kill(c.pid, 'SIGTERM');
-  const timer = setTimeout(() => {
-    if (c.exitCode === null && c.signalCode === null) process.kill(c.pid!, 'SIGKILL');
-  }, 10_000);
-  await exited;
-  clearTimeout(timer);
-}
 
 /** Polls `f` until it is true, or fails naming `what` after `ms`. */
 async function until(what: string, ms: number, f: () => Promise<boolean>): Promise<void> {
