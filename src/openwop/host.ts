@@ -100,11 +100,18 @@ export class OpenWopHost {
     return p;
   }
 
-  /** How a request starts runs: walked here once each root is durable (no claim), or by the workers (`kick`). */
-  startWalk(notes?: RequestNotes): { walk: 'background'; onWalk: OnWalk } | { walk: 'enqueue' } {
+  /**
+   * How a request starts runs: walked here once each root is durable (no claim), or by the workers
+   * (`kick`). `told`: also told of each walk started here (a request that waits for its runs).
+   */
+  startWalk(
+    notes?: RequestNotes,
+    told?: OnWalk,
+  ): { walk: 'background'; onWalk: OnWalk } | { walk: 'enqueue' } {
     const onWalk: OnWalk = (runId, walking) => {
       noteRun(notes, runId);
       this.walks.track(walking);
+      told?.(runId, walking);
     };
     return this.walkers === 'workers' ? { walk: 'enqueue' } : { walk: 'background', onWalk };
   }

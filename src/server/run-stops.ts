@@ -64,14 +64,7 @@ class RunStops {
     };
     return {
       after: async (ms) => {
-        let timer: NodeJS.Timeout | undefined;
-        await Promise.race([
-          woken,
-          new Promise<void>((resolve) => {
-            timer = setTimeout(resolve, ms);
-          }),
-        ]);
-        clearTimeout(timer);
+        await settledWithin(woken, ms);
         cancel();
       },
       cancel,
@@ -108,7 +101,7 @@ export async function runWhenStopped(
   if (walking) {
     await settledWithin(walking, ms);
     const run = await keel.runs.get(tenant, runId);
-    if (run.status !== 'running') return run;
+    if (run.status !== 'running' || performance.now() >= deadline) return run;
   }
   let stops = byKeel.get(keel);
   if (!stops) {

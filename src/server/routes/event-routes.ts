@@ -38,19 +38,11 @@ export const EVENT_ROUTES: readonly KeelRoute[] = [
       200: '{eventId, source, runs, redelivery?, firstDeliveredAt?}: no new run (no match, or a redelivery: the first delivery’s runs)',
     },
     async handle({ keel, host, p, body, query, traceparent }) {
-      const start = host.startWalk(notesOf(p));
       // The walks this request starts, so a wait awaits them rather than watching for appends.
       const walks = new Map<string, Promise<unknown>>();
+      const start = host.startWalk(notesOf(p), (runId, walking) => walks.set(runId, walking));
       const r = await keel.events.emit(p.tenant, body, {
-        ...(start.walk === 'background'
-          ? {
-              walk: 'background',
-              onWalk: (runId: string, walking: Promise<unknown>) => {
-                walks.set(runId, walking);
-                start.onWalk(runId, walking);
-              },
-            }
-          : start),
+        ...start,
         channel: HTTP_CHANNEL,
         ...(traceparent ? { traceparent } : {}),
       });

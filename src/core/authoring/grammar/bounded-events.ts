@@ -18,7 +18,7 @@ import { formatUsd } from '../../money.ts';
 import { payloadFieldOf } from '../arg-words.ts';
 import { isActionVerb, lemmas } from '../request-words.ts';
 import { enumValues } from './listed-values.ts';
-import type { AmountFilter } from './read-amounts.ts';
+import { type AmountFilter, LOWER_BOUND_JOINED } from './read-amounts.ts';
 import { type DraftStep, type RequestContext, sampleValues } from './request-context.ts';
 import { toolWords } from './tool-words.ts';
 import { isEventWord, NEUTRAL, STAND_INS, saysHappened, singular } from './trigger-words.ts';
@@ -26,10 +26,6 @@ import { isEventWord, NEUTRAL, STAND_INS, saysHappened, singular } from './trigg
 /** Words a heading names its events with, besides their noun: "all USD expenses", "when any new ones". */
 const HEADING =
   /^(?:a|an|the|of|in|to|by|at|their|its|our|all|any|every|each|new|incoming|only|usd|eur|gbp|cad|aud|jpy|with|from|that|are|is|ones?|when|whenever|for|on|if)$/;
-
-/** A lower bound joined to the upper bound after it: "over $100 and ", "at least 20 dollars but ". */
-const LOWER_JOINED =
-  /\b(?:over|above|more than|greater than|larger than|bigger than|at least|exceeding)\s+(?:\$\s?)?[0-9][0-9,]*(?:\.[0-9]{1,2})?k?(?:\s*(?:dollars?|usd|bucks?))?\s+(?:and|but)\s*$/;
 
 /** A field that names an amount: `amount_usd`, `total`, `refund_amount`. */
 const AMOUNT_FIELD = /(?:^|_)(?:amount|total)(?:_|$)/;
@@ -55,7 +51,7 @@ function saidOfEvents(text: string, at: number, event: string | undefined, ctx: 
   const clause = /^\s*(?:if|only if|as long as|provided)\b/.test(text.slice(at));
   // ("order totals over $100 and under $500": a lower bound joined to this one bounds the same
   // amount, read as a condition of its own: it names no other thing.)
-  const before = text.slice(0, at).replace(LOWER_JOINED, ' ');
+  const before = text.slice(0, at).replace(LOWER_BOUND_JOINED, ' ');
   return (before.match(/[a-z0-9'-]+/g) ?? []).every(
     (w) =>
       isEventWord(w, ctx) ||

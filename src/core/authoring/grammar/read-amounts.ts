@@ -57,6 +57,15 @@ const NOT_DOLLARS =
   'steps?|%|percent|days?|hours?|minutes?|weeks?|hrs?|h|d|mins?|wks?|times|items?|tickets?|reports?|invoices?|requests?|cents?|c|¢|(?!dollars|bucks|grand)[a-z]+[^s\\W]s';
 /** After a bound word a bare number is dollars too ("no refunds above 75"), unless a unit follows. */
 const BOUND_AMOUNT = String.raw`(?:${AMOUNT}|(${NUMBER})(?![0-9]|[.,][0-9]|\s*(?:${NOT_DOLLARS})(?![a-z])))`;
+/** The words of a lower bound ("over $5,000", "at least 10"). */
+const LOWER_WORDS = 'over|above|more than|greater than|larger than|bigger than|at least|exceeding';
+/**
+ * A lower bound joined to an upper bound said right after it ("over $100 and ", "at least 20
+ * dollars but "): the two bound one amount (bounded-events.ts).
+ */
+export const LOWER_BOUND_JOINED = new RegExp(
+  String.raw`\b(?:${LOWER_WORDS})\s+${BOUND_AMOUNT}\s+(?:and|but)\s*$`,
+);
 /** "if it's under $30": the condition words before a money bound belong to it. */
 /** Whether a lower bound's words or sign ("at least", ">=", "≥") keep the amount itself. */
 const atLeast = (m: RegExpExecArray) => m[1] === 'at least' || m[2] === '>=' || m[2] === '≥';
@@ -139,10 +148,7 @@ export function readMoney(buf: RequestText): MoneyBounds {
     String.raw`(?:${AMOUNT}\s+(?:(?:spend(?:ing)? )?(?:cap|limit|budget|ceiling)\b)|(?:${AMOUNT}|(?<![0-9.,$])(${NUMBER}))\s+(?:or (?:less|under|below)|max(?:imum)?|tops|at (?:the )?most)\b)`,
     'g',
   );
-  const lowerRe = new RegExp(
-    String.raw`(?:\b${IF_IT}(over|above|more than|greater than|larger than|bigger than|at least|exceeding)\s+|(?<![-=])(>=?|≥)\s*)${AMOUNT}`,
-    'g',
-  );
+  const lowerRe = new RegExp(String.raw`(?:\b${IF_IT}(${LOWER_WORDS})\s+|(?<![-=])(>=?|≥)\s*)${AMOUNT}`, 'g');
   for (let m = upper.exec(buf.text); m; m = upper.exec(buf.text)) {
     // ("never pay out under $50", "refund it unless it's under $50", "don't tag tickets under $20":
     // a negation before the bound in its clause turns it around, or says something else of those
@@ -165,7 +171,7 @@ export function readMoney(buf: RequestText): MoneyBounds {
   // "refund req over 300 -> ...": a bare number after a lower bound, with nothing after it that
   // could be what it counts ("more than 5 replies" is no amount).
   const bareLower = new RegExp(
-    String.raw`(?:\b${IF_IT}(over|above|more than|greater than|larger than|bigger than|at least|exceeding)\s+|(?<![-=])(>=?|≥)\s*)(${NUMBER})(?=\s*(?:$|[,.;:!?)]|->|→|-\s|\b(?:then|and|but)\b))`,
+    String.raw`(?:\b${IF_IT}(${LOWER_WORDS})\s+|(?<![-=])(>=?|≥)\s*)(${NUMBER})(?=\s*(?:$|[,.;:!?)]|->|→|-\s|\b(?:then|and|but)\b))`,
     'g',
   );
   for (let m = bareLower.exec(buf.text); m; m = bareLower.exec(buf.text)) {
