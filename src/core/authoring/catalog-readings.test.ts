@@ -212,10 +212,10 @@ test('text said for an argument by its name ("note: ...") is that argument, neve
     ],
   };
   for (const [request, note] of [
-    ['flagged reviews: reply to the reviewer, note: we are looking into it', 'we are looking into it'],
+    ['flagged reviews: reply to the reviewer, note: we are looking into it', 'We are looking into it.'],
     [
       'when a review is flagged, reply to the reviewer, note = thanks for the heads up; hide it',
-      'thanks for the heads up',
+      'Thanks for the heads up.',
     ],
   ] as const) {
     const d = draftSpec(compileRequest(request, withNote), withNote);

@@ -8,7 +8,11 @@
  * step that takes it, and is listed under "Assumed". A text that is a field of an event ("title =
  * summary") is read-arg-phrases.ts's: left alone.
  */
+import { asSentence } from './read-message-text.ts';
 import type { ArgSchema, RequestContext } from './request-context.ts';
+
+/** Arguments whose text is prose, said as a sentence: a note, a reason, a message's body. */
+const PROSE = /(?:^|_)(?:note|notes|memo|comment|reason|message|body|text|summary)$/;
 
 /** Marks `<argument>: <text>` in `lower` / `raw` (see the file's comment). */
 export function readNamedTexts(
@@ -46,7 +50,10 @@ export function readNamedTexts(
       continue;
     const mark = `"q${ctx.quotes.length}"`;
     if (mark.length > m[2]!.length) continue;
-    ctx.quotes.push(text);
+    // Prose is said as a sentence, as a message text is ("note: refunded in full" "Refunded in
+    // full."); a name or a title ("branch: north", "title = Checkout is down") and a lone
+    // placeholder ("message = <summary>", the field's value as it comes) are kept as typed.
+    ctx.quotes.push(PROSE.test(arg) && !/^<[^<>]+>$/.test(text) ? asSentence(text) : text);
     ctx.argQuotes.set(ctx.quotes.length - 1, { args: [arg], said: m[0] });
     ctx.assumptions.push(`"${m[0].trim()}" is read as the text ${JSON.stringify(text)} for ${arg}.`);
     const from = m.index;
