@@ -217,6 +217,9 @@ test('text said for an argument by its name ("note: ...") is that argument, neve
       'when a review is flagged, reply to the reviewer, note = thanks for the heads up; hide it',
       'Thanks for the heads up.',
     ],
+    // Without a colon, after "with": prose arguments only, the text ending at "and".
+    ['flagged reviews: reply to the reviewer with the note we are on it', 'We are on it.'],
+    ['flagged reviews: reply to the reviewer with note under review and hide it', 'Under review.'],
   ] as const) {
     const d = draftSpec(compileRequest(request, withNote), withNote);
     const reply = d.spec?.steps.find((s) => 'tool' in s && s.tool === 'reply_to_reviewer');

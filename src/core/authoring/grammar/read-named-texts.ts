@@ -6,7 +6,9 @@
  * in: "page the security on-call (service: security) with: ..."). It becomes a quoted value for
  * that argument (`ctx.argQuotes`), as read-routes.ts marks routes, so fill-args.ts gives it to the
  * step that takes it, and is listed under "Assumed". A text that is a field of an event ("title =
- * summary") is read-arg-phrases.ts's: left alone.
+ * summary") is read-arg-phrases.ts's: left alone. Prose (a note, a reason, a message) is also said
+ * after "with": "close the ticket with the note refunded in full", "with note auto-refunded"; that
+ * text ends at "and" too, since an action may follow.
  */
 import { asSentence } from './read-message-text.ts';
 import type { ArgSchema, RequestContext } from './request-context.ts';
@@ -27,40 +29,58 @@ export function readNamedTexts(
         names.add(n);
   if (names.size === 0) return { lower, raw };
   const fields = new Set((ctx.events ?? []).flatMap((e) => e.payload));
-  const said = [...names].map((n) => n.replace(/_/g, '[ _]')).join('|');
-  const re = new RegExp(
-    String.raw`(?<![a-z0-9_"-])(${said})\s*(?::|=)\s+(?!"q)([^,;:"()]+?)(?=\s*(?:[,;)]|[.!?](?:\s|$)|\s(?:and then|then)\s|$))`,
+  const said = (only?: RegExp) =>
+    [...names]
+      .filter((n) => only === undefined || only.test(n))
+      .map((n) => n.replace(/_/g, '[ _]'))
+      .join('|');
+  // "<argument>: <text>", "<argument> = <text>": any free-text argument.
+  const named = new RegExp(
+    String.raw`(?<![a-z0-9_"-])(${said()})\s*(?::|=)\s+(?!"q)([^,;:"()]+?)(?=\s*(?:[,;)]|[.!?](?:\s|$)|\s(?:and then|then)\s|$))`,
     'g',
   );
   let l = lower;
   let r = raw;
-  for (const m of [...lower.matchAll(re)].reverse()) {
-    const arg = m[1]!.replace(/ /g, '_');
-    const at = m.index + m[0].length - m[2]!.length;
-    const text = raw.slice(at, at + m[2]!.length).trim();
-    if (
-      text === '' ||
-      fields.has(
-        text
-          .toLowerCase()
-          .replace(/^(?:the|its)\s+/, '')
-          .replace(/\s+/g, '_'),
+  const mark = (re: RegExp) => {
+    for (const m of [...l.matchAll(re)].reverse()) {
+      const arg = m[1]!.replace(/ /g, '_');
+      const at = m.index + m[0].length - m[2]!.length;
+      const text = raw.slice(at, at + m[2]!.length).trim();
+      if (
+        text === '' ||
+        fields.has(
+          text
+            .toLowerCase()
+            .replace(/^(?:the|its)\s+/, '')
+            .replace(/\s+/g, '_'),
+        )
       )
-    )
-      continue;
-    const mark = `"q${ctx.quotes.length}"`;
-    if (mark.length > m[2]!.length) continue;
-    // Prose is said as a sentence, as a message text is ("note: refunded in full" "Refunded in
-    // full."); a name or a title ("branch: north", "title = Checkout is down") and a lone
-    // placeholder ("message = <summary>", the field's value as it comes) are kept as typed.
-    ctx.quotes.push(PROSE.test(arg) && !/^<[^<>]+>$/.test(text) ? asSentence(text) : text);
-    ctx.argQuotes.set(ctx.quotes.length - 1, { args: [arg], said: m[0] });
-    ctx.assumptions.push(`"${m[0].trim()}" is read as the text ${JSON.stringify(text)} for ${arg}.`);
-    const from = m.index;
-    const end = at + m[2]!.length;
-    const blank = `${' '.repeat(at - from)}${mark.padEnd(end - at, ' ')}`;
-    l = l.slice(0, from) + blank + l.slice(end);
-    r = r.slice(0, from) + blank + r.slice(end);
-  }
+        continue;
+      const quote = `"q${ctx.quotes.length}"`;
+      if (quote.length > m[2]!.length) continue;
+      // Prose is said as a sentence, as a message text is ("note: refunded in full" "Refunded in
+      // full."); a name or a title ("branch: north", "title = Checkout is down") and a lone
+      // placeholder ("message = <summary>", the field's value as it comes) are kept as typed.
+      ctx.quotes.push(PROSE.test(arg) && !/^<[^<>]+>$/.test(text) ? asSentence(text) : text);
+      ctx.argQuotes.set(ctx.quotes.length - 1, { args: [arg], said: m[0] });
+      ctx.assumptions.push(`"${m[0].trim()}" is read as the text ${JSON.stringify(text)} for ${arg}.`);
+      const from = m.index;
+      const end = at + m[2]!.length;
+      const blank = `${' '.repeat(at - from)}${quote.padEnd(end - at, ' ')}`;
+      l = l.slice(0, from) + blank + l.slice(end);
+      r = r.slice(0, from) + blank + r.slice(end);
+    }
+  };
+  mark(named);
+  // "with the note <text>", "with a reason saying <text>": prose arguments only, the text ending
+  // at "and" too (what follows may be the next action).
+  const prose = said(PROSE);
+  if (prose !== '')
+    mark(
+      new RegExp(
+        String.raw`(?<=\b(?:with|w/)\s+(?:the\s+|a\s+)?)(${prose})\s+(?:saying\s+|reading\s+|that\s+says\s+)?(?!"q|(?:of|about|for|to|in|on|and|or|saying|that|which|as|if|when)\b)([^,;:"()]+?)(?=\s*(?:[,;)]|[.!?](?:\s|$)|\s(?:and|then)\s|$))`,
+        'g',
+      ),
+    );
   return { lower: l, raw: r };
 }
