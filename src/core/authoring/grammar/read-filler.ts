@@ -7,12 +7,15 @@
  * and a restatement of where an argument comes from: "for whatever system / role / number of days
  * they asked for" (each step takes the event's own values, as it would anyway), "regardless of
  * the role asked for" (the role is the one the request says elsewhere, "grant editor", in every
- * step that takes a role). Each one read is listed under "Assumed"; a restatement that names no
+ * step that takes a role), and of the time asked for: "for however many days they asked", "for as
+ * long as they asked", "no matter how long they asked for" (the catalog's one argument that counts
+ * time). Each one read is listed under "Assumed"; a restatement that names no
  * field or argument of the catalog stays in the text and is asked about. Who does by hand what the
  * workflow leaves out ("finance does that by hand", "legal wants to eyeball it first") is a reason
  * too, never a step.
  */
 import { lemmas } from '../request-words.ts';
+import { timedArgs } from './read-durations.ts';
 import { cutOut, type DraftStep, type RequestContext, type RequestText } from './request-context.ts';
 import { toolWords } from './tool-words.ts';
 
@@ -59,10 +62,22 @@ const BY_SOMEONE = new RegExp(
 const REASON =
   /\b([a-z]+s)\s+(?:are|r|'re|re|is)\s+(?:(?:pretty|quite|very|really|usually|generally|always|all)\s+)?(low[- ]risk|no[- ]risk|safe|harmless|routine|trivial|no big deal|not a big deal)\b(?=\s*(?:[,;:.!]|\s-\s|$|\bso\b|\bjust\b))/g;
 
+/** Who asked: the event's person, said as a pronoun or a noun. */
+const ASKER =
+  'they|he|she|the person|the employee|the requester|someone|people|users|reporters|the reporters?';
+const ASKED = 'asked for|requested|asks for|wants|wanted|asked|requests|chose|picked';
 /** A field or argument in words: "role", "leave type", "number of days". */
 const ITEM = String.raw`[a-z]+(?: (?!(?:asked|requested|asks|requests|wants|wanted|want|chose|picked|they|he|she|the|someone|people|users|reporters|was|were|is|for|or|and|of)\b)[a-z]+)?(?: of [a-z]+)?`;
 const RESTATED = new RegExp(
-  String.raw`\b(?:for\s+)?(regardless of|irrespective of|no matter(?: what| which)?|(?:it\s+)?(?:doesn'?t|does not) matter (?:what|which)|whatever)\s+(?:the\s+)?(${ITEM}(?:\s*(?:/|,|\bor\b|\band\b)\s*${ITEM})*)(?:\s+(?:(?:they|he|she|the person|the employee|the requester|someone|people|users|reporters|the reporters?)\s+)?(?:asked for|requested|asks for|wants|wanted|asked|requests|chose|picked)(?:\s+for)?)?`,
+  String.raw`\b(?:for\s+)?(regardless of|irrespective of|no matter(?: what| which)?|(?:it\s+)?(?:doesn'?t|does not) matter (?:what|which)|whatever|however many|as many)\s+(?:the\s+)?(${ITEM}(?:\s*(?:/|,|\bor\b|\band\b)\s*${ITEM})*)(?:\s+(?:as\s+)?(?:(?:${ASKER})\s+)?(?:${ASKED})(?:\s+for)?)?`,
+  'g',
+);
+/**
+ * "no matter how long they asked for", "for however long they asked": the time asked for, which
+ * is the one argument of the catalog that counts time (read-durations.ts).
+ */
+const HOW_LONG = new RegExp(
+  String.raw`\b(?:for\s+)?(no matter how long|regardless of how long|however long|as long as)\s+(?:${ASKER})\s+(?:${ASKED})(?:\s+for)?(?:\s+(?:it|access))?(?=\s*(?:$|[,;.!)]|\band\b|\bthen\b))`,
   'g',
 );
 
@@ -144,11 +159,23 @@ export function readRestated(
     if (args.some((a) => a === undefined)) continue;
     out.push({
       args: args as string[],
-      regardless: m[1] !== 'whatever',
+      regardless: !/^(?:whatever|however many|as many)$/.test(m[1]!),
       said: raw.slice(m.index, m.index + m[0].length).trim(),
     });
     cutOut(buf, m as RegExpExecArray);
   }
+  const timed = timedArgs(ctx.tools);
+  if (timed?.names.length === 1)
+    for (const m of [...buf.text.matchAll(HOW_LONG)]) {
+      // ("for as long as they asked": "as long as" without "for" leads a test, not a restatement.)
+      if (m[1] === 'as long as' && !/^for\s/.test(m[0])) continue;
+      out.push({
+        args: timed.names,
+        regardless: /^(?:no matter|regardless)/.test(m[1]!),
+        said: raw.slice(m.index, m.index + m[0].length).trim(),
+      });
+      cutOut(buf, m as RegExpExecArray);
+    }
   return out;
 }
 
