@@ -42,6 +42,10 @@ test('a duration said for an argument that counts time is its value, in its unit
     ['when a permit is requested issue a permit for forty eight hours', 'hours', 48],
     ['when a permit is requested issue a permit for forty-eight hours', 'hours', 48],
     ['when a permit is requested issue a permit for thirty days', 'days', 30],
+    // Short forms after a word or in parentheses: "a 2h permit", "with an 8h limit", "(4h)".
+    ['when a permit is requested issue a 2h permit', 'hours', 2],
+    ['when a permit is requested issue a permit with an 8h limit', 'hours', 8],
+    ['when a permit is requested issue a permit (4h)', 'hours', 4],
   ] as const) {
     const { d, args } = permit(request, unit);
     assert.equal(d.publishable, true, `${request}: ${JSON.stringify(d.questions)}`);

@@ -20,6 +20,7 @@ import type { EventShape } from '../compiled-request.ts';
 import { ACTION_GROUPS, groupOf, lemmas } from '../request-words.ts';
 import { DETERMINERS, fieldValue, sameWord, type Token, tokenize } from './arg-phrase-words.ts';
 import { classValues } from './class-fields.ts';
+import { markSpan } from './mark-span.ts';
 import { durationSpans, timedArgs } from './read-durations.ts';
 import type { RequestContext, RequestText } from './request-context.ts';
 import { toolWords } from './tool-words.ts';
@@ -108,14 +109,12 @@ export function readArgPhrases(buf: RequestText, event: string | undefined, ctx:
 
   let toks = tokenize(buf.text);
   const put = (from: number, to: number, value: string, target: readonly string[]) => {
-    let at = toks[from]!.at;
-    const end = toks[to]!.end;
-    // The number zero-padded to the phrase's length: no blank inside a clause (a blank is where a
-    // reader cut a bound), and a clause's words as written stay where they were. A phrase shorter
-    // than that ("p1") takes the blank and comma before it: it joins the clause it follows.
     const digits = String(ctx.quotes.length);
-    while (digits.length + 3 > end - at && at > 0 && /[\s,;:]/.test(buf.text[at - 1]!)) at--;
-    if (digits.length + 3 > end - at) return false;
+    // The number zero-padded to the span's length: no blank inside a clause (a blank is where a
+    // reader cut a bound), and the text keeps its length (mark-span.ts).
+    const span = markSpan(buf.text, toks[from]!.at, toks[to]!.end, digits.length + 3);
+    if (span === undefined) return false;
+    const [at, end] = span;
     const mark = `"q${digits.padStart(end - at - 3, '0')}"`;
     ctx.quotes.push(value);
     ctx.argQuotes.set(ctx.quotes.length - 1, {
