@@ -246,3 +246,38 @@ test('a generic verb that is a word of a tool\'s own name picks that tool: "send
     );
   }
 });
+
+test('of several tools a verb fits, the one whose name says what the verb is said of picks it, under Assumed', () => {
+  const money = (name: string, description: string) =>
+    tool({
+      name,
+      description,
+      args: {
+        type: 'object',
+        required: ['work_order_id', 'amount_usd'],
+        properties: {
+          work_order_id: { type: 'string' },
+          amount_usd: { type: 'number', exclusiveMinimum: 0 },
+        },
+      },
+      effect: 'write',
+      destructive: true,
+      cost: { fromArg: 'amount_usd' },
+    });
+  const desk: DraftCatalog = {
+    tools: [
+      money('pay_contractor', 'Pays a contractor for a work order by bank transfer.'),
+      money('return_deposit', "Pays a tenant's deposit back to them."),
+    ],
+    events: [{ type: 'contractor.invoiced', payload: ['work_order_id', 'amount_usd'] }],
+  };
+  const d = draft('when a contractor invoices, pay contractor invoices straight away, up to $500', desk);
+  assert.equal(d.publishable, true, JSON.stringify(d.questions));
+  assert.deepEqual(
+    d.spec!.steps.map((s) => ('tool' in s ? s.tool : '')),
+    ['pay_contractor'],
+  );
+  assert.match((d.readBack?.assumed ?? []).join('\n'), /is read as pay_contractor: .* its name says/);
+  // Said of no name ("pay them"): still a question.
+  assert.equal(draft('when a contractor invoices, pay them, up to $500', desk).publishable, false);
+});

@@ -217,6 +217,17 @@ export function mapTool(c: Clause, ctx: RequestContext): ToolDescriptor | undefi
     );
     if (narrowed.length >= 1) candidates = narrowed;
   }
+  // "pay contractor invoices" of pay_contractor and return_deposit (which pays a deposit back): the
+  // one whose name says what the verb is said of first picks it.
+  if (candidates.length > 1 && !markedStatus && objects.length > 0) {
+    const byName = candidates.filter((t) => matchesGroup(toolWords(t).name, objects[0]!));
+    if (byName.length === 1) {
+      ctx.assumptions.push(
+        `"${phrase}" is read as ${byName[0]!.name}: of ${listOr(candidates.map((t) => t.name))}, its name says what the action is said of.`,
+      );
+      candidates = byName;
+    }
+  }
   if (candidates.length > 1) {
     // Several tools fit even their objects; one fits by name ("close" -> close_ticket, not archive_ticket) only if the
     // others mention the action just in passing. Never decided here: the person says.
