@@ -281,3 +281,35 @@ test('of several tools a verb fits, the one whose name says what the verb is sai
   // Said of no name ("pay them"): still a question.
   assert.equal(draft('when a contractor invoices, pay them, up to $500', desk).publishable, false);
 });
+
+test('of several tools a verb fits, the one that takes the argument the words give a value for picks it', () => {
+  const branches: DraftCatalog = {
+    ...library,
+    tools: [
+      ...library.tools,
+      tool({
+        name: 'message_branch',
+        description: "Sends a message to a branch's staff.",
+        args: {
+          type: 'object',
+          required: ['branch', 'text'],
+          properties: { branch: { type: 'string' }, text: { type: 'string', minLength: 1 } },
+        },
+        effect: 'external',
+      }),
+    ],
+  };
+  // "the branch" is the event's branch, given to the `branch` argument only message_branch takes.
+  const d = draft('when a loan is overdue, message the branch: an overdue loan', branches);
+  const steps = (d.spec ?? d.partial)?.steps ?? [];
+  assert.deepEqual(
+    steps.map((s) => ('tool' in s ? s.tool : '')),
+    ['message_branch'],
+  );
+  assert.ok(!d.questions.some((q) => /Which tool should/.test(q.question)), JSON.stringify(d.questions));
+  assert.ok(
+    draft("when a loan is overdue, message them 'an overdue loan'", branches).questions.some((q) =>
+      /Which tool should/.test(q.question),
+    ),
+  );
+});

@@ -228,6 +228,15 @@ export function mapTool(c: Clause, ctx: RequestContext): ToolDescriptor | undefi
       candidates = byName;
     }
   }
+  // "message the branch" with message_branch and message_member, "the branch" read as the value of
+  // a `branch` argument: the one tool that takes every argument the clause gives a value for.
+  const valued = [...c.text.matchAll(/"q([0-9]+)"/g)].flatMap(
+    (m) => ctx.argQuotes.get(Number(m[1]))?.args ?? [],
+  );
+  if (candidates.length > 1 && valued.length > 0) {
+    const takes = candidates.filter((t) => valued.every((a) => a in ((t.args.properties ?? {}) as object)));
+    if (takes.length === 1) candidates = takes;
+  }
   if (candidates.length > 1) {
     // Several tools fit even their objects; one fits by name ("close" -> close_ticket, not archive_ticket) only if the
     // others mention the action just in passing. Never decided here: the person says.
