@@ -8,6 +8,9 @@
  *   request gives no text: the event's one field that describes the event itself (an alert's
  *   `summary`). Never a text written to a person (`body`, `note`), never one with a form (a
  *   pattern), never a field its author wrote (a ticket's `title`, a response's `comment`).
+ *
+ * And, first of the money rules, the money field the action's object names ("return the deposit":
+ * deposit_usd), when the event carries several (`moneyFieldNamed`).
  */
 import type { EventShape } from '../compiled-request.ts';
 import type { ArgSchema } from './request-context.ts';
@@ -30,4 +33,26 @@ export function describingField(n: string, s: ArgSchema, shape: EventShape | und
   if (!SAYS_WHAT_HAPPENED.has(n) || s.type !== 'string' || Array.isArray(s.enum)) return undefined;
   if (typeof s.pattern === 'string') return undefined;
   return shape?.payload.includes(DESCRIBES_EVENT) ? DESCRIBES_EVENT : undefined;
+}
+
+/**
+ * "return the deposit (in full)", "give them their deposit back": the one money field of the event
+ * (`<words>_usd`) whose words the action's object says, before any preposition (deposit_usd of
+ * deposit_usd and arrears_usd; "a laptop out of their equipment budget" is not the budget's price).
+ */
+export function moneyFieldNamed(clause: string, payload: readonly string[]): string | undefined {
+  const object = clause
+    .replace(/"q[0-9]+"/g, ' ')
+    .split(
+      /\b(?:out|from|of|with|against|for|to|on|in|within|under|over|by|at|if|when|unless|but|and|then)\b|[,;.:]/,
+    )[0]!;
+  const named = payload.filter(
+    (p) =>
+      /^[a-z]+(?:_[a-z]+)*_usd$/.test(p) &&
+      p
+        .replace(/_usd$/, '')
+        .split('_')
+        .every((w) => new RegExp(String.raw`\b${w}s?\b`).test(object)),
+  );
+  return named.length === 1 ? named[0] : undefined;
 }

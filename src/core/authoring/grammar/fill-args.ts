@@ -16,7 +16,7 @@ import { argWords } from '../arg-words.ts';
 import type { DraftQuestion } from '../compiled-request.ts';
 import { article, FILLER, wordsOf } from '../request-words.ts';
 import { classField } from './class-fields.ts';
-import { describingField, fieldOfEnum } from './field-for-arg.ts';
+import { describingField, fieldOfEnum, moneyFieldNamed } from './field-for-arg.ts';
 import { fitsPattern, idByPattern, subjectMisfit } from './id-by-pattern.ts';
 import { impliedRead, isDateTimeArg, pendingOutput } from './implied-reads.ts';
 import { usdOfDigits } from './read-amounts.ts';
@@ -324,6 +324,15 @@ export function fillArgs(
       continue;
     }
     if (isMoney(n)) {
+      // "return the deposit": the money field the action's object names (field-for-arg.ts), Assumed.
+      const saidOf = moneyFieldNamed(c.text, payload);
+      if (saidOf !== undefined) {
+        args[n] = `{{event.payload.${saidOf}}}`;
+        ctx.assumptions.push(
+          `${tool.name}'s ${n} is read as the ${event} event's ${saidOf}: the amount the words name.`,
+        );
+        continue;
+      }
       const named = payload.filter((p) => /amount|total|value|price|cost|sum/.test(p));
       // Else the one field of money owed ("refund whatever's due": refund_due_usd), Assumed.
       const f = named.length > 0 ? named : payload.filter((p) => /(?:^|_)(?:due|owed)(?:_|$)/.test(p));
