@@ -44,3 +44,13 @@ test('"as long as they asked for it" without "for" is not a restatement: its wor
   const d = draft('crm viewer requests: grant it as long as they asked for it');
   assert.equal(d.publishable, false);
 });
+
+test('the time asked for and another time said, or a bound after it, are asked about', () => {
+  for (const request of [
+    'access requested: get manager signoff for 30 days then grant for as long as they asked',
+    'access requested: grant it for as long as they asked; signoff for 7 days',
+    'access requested: grant for however many days they asked, capped at 14',
+    'access requested: grant it for however many days they asked, but 1 day for admin',
+  ])
+    assert.equal(draft(request).publishable, false, request);
+});

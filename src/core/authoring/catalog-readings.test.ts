@@ -219,13 +219,41 @@ test('text said for an argument by its name ("note: ...") is that argument, neve
     ],
     // Without a colon, after "with": prose arguments only, the text ending at "and".
     ['flagged reviews: reply to the reviewer with the note we are on it', 'We are on it.'],
-    ['flagged reviews: reply to the reviewer with note under review and hide it', 'Under review.'],
+    ['flagged reviews: reply to the reviewer with note looking into it and hide it', 'Looking into it.'],
   ] as const) {
     const d = draftSpec(compileRequest(request, withNote), withNote);
     const reply = d.spec?.steps.find((s) => 'tool' in s && s.tool === 'reply_to_reviewer');
     assert.ok(reply && 'args' in reply, `${request}: ${JSON.stringify(d.questions)}`);
     assert.equal(reply.args.note, note, request);
     assert.match((d.readBack?.assumed ?? []).join('\n'), /is read as the text .* for note/);
+  }
+});
+
+test('a text after "with the note" that may hold a test, a bound or another action is not read as the note: asked', () => {
+  const withNote: DraftCatalog = {
+    ...reviews,
+    tools: [
+      ...reviews.tools,
+      tool({
+        name: 'reply_to_reviewer',
+        description: 'Replies to the reviewer.',
+        args: {
+          type: 'object',
+          required: ['reviewer_id', 'note'],
+          properties: { reviewer_id: { type: 'string' }, note: { type: 'string', minLength: 1 } },
+        },
+      }),
+    ],
+  };
+  for (const request of [
+    'flagged reviews: reply to the reviewer with note thanks if it is fake',
+    'flagged reviews: reply to the reviewer with note thanks unless it is offensive',
+    'flagged reviews: reply to the reviewer with note thanks, but only for fake ones',
+    'flagged reviews: reply to the reviewer with the note thanks so hide it',
+    'flagged reviews: reply to the reviewer with the note thanks or hide it',
+  ]) {
+    const d = draftSpec(compileRequest(request, withNote), withNote);
+    assert.equal(d.publishable, false, `${request}: ${JSON.stringify(d.spec?.steps)}`);
   }
 });
 

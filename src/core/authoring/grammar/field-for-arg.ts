@@ -13,6 +13,7 @@
  * deposit_usd), when the event carries several (`moneyFieldNamed`).
  */
 import type { EventShape } from '../compiled-request.ts';
+import { lemmas } from '../request-words.ts';
 import type { ArgSchema } from './request-context.ts';
 
 /** The event's one field whose sample values (two or more) all belong to `values`; else undefined. */
@@ -35,24 +36,32 @@ export function describingField(n: string, s: ArgSchema, shape: EventShape | und
   return shape?.payload.includes(DESCRIBES_EVENT) ? DESCRIBES_EVENT : undefined;
 }
 
+/** Words that compute an amount from another: none of them is the field itself. */
+const COMPUTED =
+  /\b(?:less|minus|plus|after|excluding|except|deduct(?:ing|ed)?|half|part|portion|some|left|remaining|remainder|rest|balance|difference|percent|more than|up to|than|what(?:'s|s| has| have| is| was)?)\b|%/;
+
 /**
  * "return the deposit (in full)", "give them their deposit back": the one money field of the event
  * (`<words>_usd`) whose words the action's object says, before any preposition (deposit_usd of
  * deposit_usd and arrears_usd; "a laptop out of their equipment budget" is not the budget's price).
  */
 export function moneyFieldNamed(clause: string, payload: readonly string[]): string | undefined {
+  // ("the deposit less damage", "what's left of the deposit", "half the deposit": an amount
+  // computed from it, which no template does: left to the question.)
+  if (COMPUTED.test(clause)) return undefined;
   const object = clause
     .replace(/"q[0-9]+"/g, ' ')
     .split(
       /\b(?:out|from|of|with|against|for|to|on|in|within|under|over|by|at|if|when|unless|but|and|then)\b|[,;.:]/,
     )[0]!;
+  const said = new Set((object.match(/[a-z]+/g) ?? []).flatMap((w) => lemmas(w)));
   const named = payload.filter(
     (p) =>
       /^[a-z]+(?:_[a-z]+)*_usd$/.test(p) &&
       p
         .replace(/_usd$/, '')
         .split('_')
-        .every((w) => new RegExp(String.raw`\b${w}s?\b`).test(object)),
+        .every((w) => lemmas(w).some((l) => said.has(l))),
   );
   return named.length === 1 ? named[0] : undefined;
 }

@@ -218,6 +218,17 @@ export function fillArgs(
       args[n] = usdOfDigits(dollars[1]!);
       continue;
     }
+    // "return the deposit", "pay the contractor the quote": the money field the action's object
+    // names (field-for-arg.ts), before the one of the argument's own name; Assumed.
+    const saidOf = isMoney(n) ? moneyFieldNamed(c.text, payload) : undefined;
+    if (saidOf !== undefined) {
+      args[n] = `{{event.payload.${saidOf}}}`;
+      if (saidOf !== n)
+        ctx.assumptions.push(
+          `${tool.name}'s ${n} is read as the ${event} event's ${saidOf}: the amount the words name.`,
+        );
+      continue;
+    }
     if (payload.includes(n)) {
       // An enum argument takes the field of its name only when the values the samples show are its
       // own (an alert's "critical" is no incident's "sev1"); optional, only when they show some.
@@ -324,15 +335,6 @@ export function fillArgs(
       continue;
     }
     if (isMoney(n)) {
-      // "return the deposit": the money field the action's object names (field-for-arg.ts), Assumed.
-      const saidOf = moneyFieldNamed(c.text, payload);
-      if (saidOf !== undefined) {
-        args[n] = `{{event.payload.${saidOf}}}`;
-        ctx.assumptions.push(
-          `${tool.name}'s ${n} is read as the ${event} event's ${saidOf}: the amount the words name.`,
-        );
-        continue;
-      }
       const named = payload.filter((p) => /amount|total|value|price|cost|sum/.test(p));
       // Else the one field of money owed ("refund whatever's due": refund_due_usd), Assumed.
       const f = named.length > 0 ? named : payload.filter((p) => /(?:^|_)(?:due|owed)(?:_|$)/.test(p));

@@ -72,6 +72,10 @@ const RESTATED = new RegExp(
   String.raw`\b(?:for\s+)?(regardless of|irrespective of|no matter(?: what| which)?|(?:it\s+)?(?:doesn'?t|does not) matter (?:what|which)|whatever|however many|as many)\s+(?:the\s+)?(${ITEM}(?:\s*(?:/|,|\bor\b|\band\b)\s*${ITEM})*)(?:\s+(?:as\s+)?(?:(?:${ASKER})\s+)?(?:${ASKED})(?:\s+for)?)?`,
   'g',
 );
+/** A bound or an exception said right after a restatement of the time asked for. */
+const BOUND_AFTER =
+  /^\s*[,;-]?\s*(?:(?:but|and|though|tho)\s+)?(?:capped|cap|max(?:imum)?|up to|at most|no more than|not more than|never more than|limit(?:ed)?|except|unless|but|only|if|within|under|below|less than)\b/;
+
 /**
  * "no matter how long they asked for", "for however long they asked": the time asked for, which
  * is the one argument of the catalog that counts time (read-durations.ts).
@@ -85,6 +89,8 @@ const HOW_LONG = new RegExp(
 export interface Restated {
   readonly args: readonly string[];
   readonly regardless: boolean;
+  /** "however many days they asked", "for as long as they asked": the event's own, said outright. */
+  readonly asked?: boolean;
   readonly said: string;
 }
 
@@ -154,12 +160,15 @@ export function readRestated(
 ): Restated[] {
   const out: Restated[] = [];
   for (const m of [...buf.text.matchAll(RESTATED)]) {
+    const after = raw.slice(m.index + m[0].length).toLowerCase();
+    if (/^(?:however many|as many)$/.test(m[1]!) && BOUND_AFTER.test(after)) continue;
     const items = m[2]!.split(/\s*(?:\/|,|\bor\b|\band\b)\s*/).filter(Boolean);
     const args = items.map((i) => argNamed(i, ctx, event));
     if (args.some((a) => a === undefined)) continue;
     out.push({
       args: args as string[],
       regardless: !/^(?:whatever|however many|as many)$/.test(m[1]!),
+      ...(/^(?:however many|as many)$/.test(m[1]!) ? { asked: true } : {}),
       said: raw.slice(m.index, m.index + m[0].length).trim(),
     });
     cutOut(buf, m as RegExpExecArray);
@@ -167,11 +176,14 @@ export function readRestated(
   const timed = timedArgs(ctx.tools);
   if (timed?.names.length === 1)
     for (const m of [...buf.text.matchAll(HOW_LONG)]) {
-      // ("for as long as they asked": "as long as" without "for" leads a test, not a restatement.)
+      // ("for as long as they asked": "as long as" without "for" leads a test, not a restatement.
+      // "..., capped at 14", "... but 1 day for admin": a bound or an exception after it: asked.)
       if (m[1] === 'as long as' && !/^for\s/.test(m[0])) continue;
+      if (BOUND_AFTER.test(raw.slice(m.index + m[0].length).toLowerCase())) continue;
       out.push({
         args: timed.names,
         regardless: /^(?:no matter|regardless)/.test(m[1]!),
+        ...(/^(?:no matter|regardless)/.test(m[1]!) ? {} : { asked: true }),
         said: raw.slice(m.index, m.index + m[0].length).trim(),
       });
       cutOut(buf, m as RegExpExecArray);
@@ -197,8 +209,17 @@ export function applyRestated(
           .map((s) => s.step.args?.[arg])
           .filter((v) => v !== undefined && !(typeof v === 'string' && v.includes('{{'))),
       );
-      if (!r.regardless || said.size === 0) {
+      if (said.size === 0 || (!r.regardless && !r.asked)) {
         own.push(arg);
+        continue;
+      }
+      // ("get a sign-off for 30 days, then grant it for as long as they asked": the event's own, said
+      // outright, and a value said: which step takes which is asked.)
+      if (r.asked) {
+        ctx.questions.push({
+          about: 'request',
+          question: `"${r.said}" keeps the event's own ${arg}, but the request also says ${[...said].map((v) => JSON.stringify(v)).join(' and ')}. Which one is meant, and for which step?`,
+        });
         continue;
       }
       if (said.size > 1) {

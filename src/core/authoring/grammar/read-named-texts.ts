@@ -16,6 +16,14 @@ import type { ArgSchema, RequestContext } from './request-context.ts';
 /** Arguments whose text is prose, said as a sentence: a note, a reason, a message's body. */
 const PROSE = /(?:^|_)(?:note|notes|memo|comment|reason|message|body|text|summary)$/;
 
+/** Words a text after "with the note" may not hold: a test, a joined action, a bound, a method. */
+const NOT_A_NOTE =
+  /\b(?:if|unless|when|whenever|once|while|until|but|except|so|plus|before|after|or|by|only|because|since|as|otherwise|instead|not|never|no|don'?t|dont|max|maximum|cap|capped|limit|up to|under|over|above|below|less|more|refund|pay|deny|freeze|grant|approve|send|close|reply|email|notify|tag|then)\b|[$0-9]/;
+
+/** A test said right after such a text ("with note refunded, but only if ..."): whose it is, is asked. */
+const TEST_AFTER =
+  /^\s*[,;-]?\s*(?:but|only|if|unless|when|whenever|except|provided|as long as|so long as)\b/;
+
 /** Marks `<argument>: <text>` in `lower` / `raw` (see the file's comment). */
 export function readNamedTexts(
   lower: string,
@@ -41,13 +49,15 @@ export function readNamedTexts(
   );
   let l = lower;
   let r = raw;
-  const mark = (re: RegExp) => {
+  const mark = (re: RegExp, refused?: RegExp) => {
     for (const m of [...l.matchAll(re)].reverse()) {
       const arg = m[1]!.replace(/ /g, '_');
       const at = m.index + m[0].length - m[2]!.length;
       const text = raw.slice(at, at + m[2]!.length).trim();
       if (
         text === '' ||
+        (refused !== undefined &&
+          (refused.test(text.toLowerCase()) || TEST_AFTER.test(l.slice(m.index + m[0].length)))) ||
         fields.has(
           text
             .toLowerCase()
@@ -78,9 +88,12 @@ export function readNamedTexts(
   if (prose !== '')
     mark(
       new RegExp(
-        String.raw`(?<=\b(?:with|w/)\s+(?:the\s+|a\s+)?)(${prose})\s+(?:saying\s+|reading\s+|that\s+says\s+)?(?!"q|(?:of|about|for|to|in|on|and|or|saying|that|which|as|if|when)\b)([^,;:"()]+?)(?=\s*(?:[,;)]|[.!?](?:\s|$)|\s(?:and|then)\s|$))`,
+        String.raw`(?<=\b(?:with|w/)\s+(?:the\s+|a\s+)?)(${prose})\s+(?:saying\s+|reading\s+|that\s+says\s+)?(?!"q|(?:of|about|for|to|in|on|and|or|saying|that|which|as|if|when)\b)([^,;:"()&+]+?)(?=\s*(?:[,;)]|[.!?](?:\s|$)|\s(?:and|then)\s|$))`,
         'g',
       ),
+      // (A text that may hold a test, an action or a bound is not read: "with note refunded if it's
+      // under $20", "with memo paid by bank transfer". Its words are asked about.)
+      NOT_A_NOTE,
     );
   return { lower: l, raw: r };
 }
