@@ -35,17 +35,17 @@ test('a money field named after a preposition is not the amount: asked', () => {
   assert.equal(d.publishable, false);
 });
 
-test('an amount computed from a field ("the deposit less damage", "what they quoted") is asked; "the quote" is quoted_usd', () => {
+test("an amount computed from a field, paid to someone named, or not the tool's own, is asked", () => {
   for (const request of [
     'tenancy ended: return the deposit less any damage, cap 3000',
     'tenancy ended: return the deposit minus the arrears, max 2500',
     'tenancy ended: return what is left of the deposit, max 2500',
+    'tenancy ended: return the deposit to the landlord, max 2500',
+    'tenancy ended: return the arrears, max 2500',
+    // (pay_contractor's words never say "quote": the invoice's amount_usd is not what was said.)
+    'contractor invoiced: pay the contractor the quote, max 1000',
   ])
     assert.equal(draft(request).publishable, false, request);
-  const d = draftOver('contractor invoiced: pay the contractor the quote, max 1000', BLIND12_DIR, 'lettings');
-  assert.equal(d.publishable, true, JSON.stringify(d.questions));
-  const pay = d.spec!.steps.find((s) => 'tool' in s && s.tool === 'pay_contractor');
-  assert.equal(pay && 'args' in pay ? pay.args.amount_usd : undefined, '{{event.payload.quoted_usd}}');
 });
 
 test('a possessive is not what a verb is said of: "email the tenant\'s landlord" asks which tool', () => {

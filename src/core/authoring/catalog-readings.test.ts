@@ -217,9 +217,6 @@ test('text said for an argument by its name ("note: ...") is that argument, neve
       'when a review is flagged, reply to the reviewer, note = thanks for the heads up; hide it',
       'Thanks for the heads up.',
     ],
-    // Without a colon, after "with": prose arguments only, the text ending at "and".
-    ['flagged reviews: reply to the reviewer with the note we are on it', 'We are on it.'],
-    ['flagged reviews: reply to the reviewer with note looking into it and hide it', 'Looking into it.'],
   ] as const) {
     const d = draftSpec(compileRequest(request, withNote), withNote);
     const reply = d.spec?.steps.find((s) => 'tool' in s && s.tool === 'reply_to_reviewer');
@@ -229,7 +226,7 @@ test('text said for an argument by its name ("note: ...") is that argument, neve
   }
 });
 
-test('a text after "with the note" that may hold a test, a bound or another action is not read as the note: asked', () => {
+test('a text after "with the note", with no colon, is not read as the note: where it ends, and whether a test or an action is in it, is asked', () => {
   const withNote: DraftCatalog = {
     ...reviews,
     tools: [

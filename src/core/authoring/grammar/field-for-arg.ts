@@ -12,7 +12,7 @@
  * And, first of the money rules, the money field the action's object names ("return the deposit":
  * deposit_usd), when the event carries several (`moneyFieldNamed`).
  */
-import type { EventShape } from '../compiled-request.ts';
+import type { DraftQuestion, EventShape } from '../compiled-request.ts';
 import { lemmas } from '../request-words.ts';
 import type { ArgSchema } from './request-context.ts';
 
@@ -45,23 +45,72 @@ const COMPUTED =
  * (`<words>_usd`) whose words the action's object says, before any preposition (deposit_usd of
  * deposit_usd and arrears_usd; "a laptop out of their equipment budget" is not the budget's price).
  */
-export function moneyFieldNamed(clause: string, payload: readonly string[]): string | undefined {
-  // ("the deposit less damage", "what's left of the deposit", "half the deposit": an amount
-  // computed from it, which no template does: left to the question.)
-  if (COMPUTED.test(clause)) return undefined;
+export function moneyFieldNamed(
+  clause: string,
+  payload: readonly string[],
+  tool: { readonly name: string; readonly description?: string },
+): { readonly field: string; readonly usable: boolean; readonly asSaid: boolean } | undefined {
   const object = clause
     .replace(/"q[0-9]+"/g, ' ')
     .split(
       /\b(?:out|from|of|with|against|for|to|on|in|within|under|over|by|at|if|when|unless|but|and|then)\b|[,;.:]/,
     )[0]!;
   const said = new Set((object.match(/[a-z]+/g) ?? []).flatMap((w) => lemmas(w)));
-  const named = payload.filter(
-    (p) =>
-      /^[a-z]+(?:_[a-z]+)*_usd$/.test(p) &&
-      p
-        .replace(/_usd$/, '')
-        .split('_')
-        .every((w) => lemmas(w).some((l) => said.has(l))),
+  const saysAll = (field: string, words: Set<string>) =>
+    field
+      .replace(/_usd$/, '')
+      .split('_')
+      .every((w) => lemmas(w).some((l) => words.has(l)));
+  const named = payload.filter((p) => /^[a-z]+(?:_[a-z]+)*_usd$/.test(p) && saysAll(p, said));
+  if (named.length !== 1) return undefined;
+  // Usable only as said: never an amount computed from it ("the deposit less damage", "what's left
+  // of the deposit"), paid to someone the words name ("the deposit to the landlord"), or one the
+  // tool's own words never name ("return the arrears" with return_deposit).
+  const own = new Set(
+    `${tool.name.replace(/_/g, ' ')} ${tool.description ?? ''}`
+      .toLowerCase()
+      .match(/[a-z]+/g)
+      ?.flatMap((w) => lemmas(w)) ?? [],
   );
-  return named.length === 1 ? named[0] : undefined;
+  const field = named[0]!;
+  return {
+    field,
+    usable: !COMPUTED.test(clause) && !/\bto\b/.test(clause) && saysAll(field, own),
+    asSaid: !COMPUTED.test(clause) && !/\bto\b/.test(clause),
+  };
+}
+
+/**
+ * What `moneyFieldNamed` makes of money argument `n` of `tool`: the field as its value (the
+ * assumption said when it is not the argument's own name), a question when it is named but not
+ * usable as said, or undefined (the other rules decide).
+ */
+export function namedAmount(
+  clause: string,
+  payload: readonly string[],
+  tool: { readonly name: string; readonly description?: string },
+  n: string,
+  event: string | undefined,
+): { value?: string; said?: string; question?: DraftQuestion } | undefined {
+  const named = moneyFieldNamed(clause, payload, tool);
+  if (named === undefined || (!named.usable && named.field === n)) return undefined;
+  // (A field the tool's words never name, said as it is: the other rules decide, unless the one of
+  // the argument's own name would move another amount than the words name: "pay the contractor the
+  // quote" is no invoice's amount_usd.)
+  if (!named.usable && named.asSaid && !payload.includes(n)) return undefined;
+  if (!named.usable)
+    return {
+      question: {
+        about: `args: ${tool.name}.${n}`,
+        question: `The words name the ${event} event's ${named.field}: how much should ${tool.name} move (${n})?`,
+      },
+    };
+  return {
+    value: `{{event.payload.${named.field}}}`,
+    ...(named.field === n
+      ? {}
+      : {
+          said: `${tool.name}'s ${n} is read as the ${event} event's ${named.field}: the amount the words name.`,
+        }),
+  };
 }

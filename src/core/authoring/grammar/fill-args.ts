@@ -16,7 +16,7 @@ import { argWords } from '../arg-words.ts';
 import type { DraftQuestion } from '../compiled-request.ts';
 import { article, FILLER, wordsOf } from '../request-words.ts';
 import { classField } from './class-fields.ts';
-import { describingField, fieldOfEnum, moneyFieldNamed } from './field-for-arg.ts';
+import { describingField, fieldOfEnum, namedAmount } from './field-for-arg.ts';
 import { fitsPattern, idByPattern, subjectMisfit } from './id-by-pattern.ts';
 import { impliedRead, isDateTimeArg, pendingOutput } from './implied-reads.ts';
 import { usdOfDigits } from './read-amounts.ts';
@@ -218,17 +218,12 @@ export function fillArgs(
       args[n] = usdOfDigits(dollars[1]!);
       continue;
     }
-    // "return the deposit", "pay the contractor the quote": the money field the action's object
-    // names (field-for-arg.ts), before the one of the argument's own name; Assumed.
-    const saidOf = isMoney(n) ? moneyFieldNamed(c.text, payload) : undefined;
-    if (saidOf !== undefined) {
-      args[n] = `{{event.payload.${saidOf}}}`;
-      if (saidOf !== n)
-        ctx.assumptions.push(
-          `${tool.name}'s ${n} is read as the ${event} event's ${saidOf}: the amount the words name.`,
-        );
-      continue;
-    }
+    // "return the deposit": the money field the action's object names (field-for-arg.ts).
+    const named = isMoney(n) ? namedAmount(c.text, payload, tool, n, event) : undefined;
+    if (named?.value !== undefined) args[n] = named.value;
+    if (named?.said !== undefined) ctx.assumptions.push(named.said);
+    if (named?.question !== undefined) ctx.questions.push(named.question);
+    if (named !== undefined) continue;
     if (payload.includes(n)) {
       // An enum argument takes the field of its name only when the values the samples show are its
       // own (an alert's "critical" is no incident's "sev1"); optional, only when they show some.

@@ -74,7 +74,7 @@ const RESTATED = new RegExp(
 );
 /** A bound or an exception said right after a restatement of the time asked for. */
 const BOUND_AFTER =
-  /^\s*[,;-]?\s*(?:(?:but|and|though|tho)\s+)?(?:capped|cap|max(?:imum)?|up to|at most|no more than|not more than|never more than|limit(?:ed)?|except|unless|but|only|if|within|under|below|less than)\b/;
+  /^\s*[,;(-]?\s*(?:(?:but|and|though|tho)\s+)?(?:capped|cap|max(?:imum)?|up to|at most|no more than|not more than|never more than|limit(?:ed)?|except|unless|but|only|if|within|under|below|less than|[0-9]+\s*(?:days?\s*)?(?:tops|max(?:imum)?|at most|at the most|or less|or fewer))\b/;
 
 /**
  * "no matter how long they asked for", "for however long they asked": the time asked for, which
@@ -159,12 +159,15 @@ export function readRestated(
   ctx: RequestContext,
 ): Restated[] {
   const out: Restated[] = [];
+  // (The time asked for is the event's own: an event with no such field asked for none.)
+  const payload = ctx.events?.find((e) => e.type === event)?.payload ?? [];
   for (const m of [...buf.text.matchAll(RESTATED)]) {
     const after = raw.slice(m.index + m[0].length).toLowerCase();
     if (/^(?:however many|as many)$/.test(m[1]!) && BOUND_AFTER.test(after)) continue;
     const items = m[2]!.split(/\s*(?:\/|,|\bor\b|\band\b)\s*/).filter(Boolean);
     const args = items.map((i) => argNamed(i, ctx, event));
     if (args.some((a) => a === undefined)) continue;
+    if (/^(?:however many|as many)$/.test(m[1]!) && !args.every((a) => payload.includes(a!))) continue;
     out.push({
       args: args as string[],
       regardless: !/^(?:whatever|however many|as many)$/.test(m[1]!),
@@ -174,7 +177,7 @@ export function readRestated(
     cutOut(buf, m as RegExpExecArray);
   }
   const timed = timedArgs(ctx.tools);
-  if (timed?.names.length === 1)
+  if (timed?.names.length === 1 && payload.includes(timed.names[0]!))
     for (const m of [...buf.text.matchAll(HOW_LONG)]) {
       // ("for as long as they asked": "as long as" without "for" leads a test, not a restatement.
       // "..., capped at 14", "... but 1 day for admin": a bound or an exception after it: asked.)

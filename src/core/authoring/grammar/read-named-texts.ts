@@ -6,23 +6,14 @@
  * in: "page the security on-call (service: security) with: ..."). It becomes a quoted value for
  * that argument (`ctx.argQuotes`), as read-routes.ts marks routes, so fill-args.ts gives it to the
  * step that takes it, and is listed under "Assumed". A text that is a field of an event ("title =
- * summary") is read-arg-phrases.ts's: left alone. Prose (a note, a reason, a message) is also said
- * after "with": "close the ticket with the note refunded in full", "with note auto-refunded"; that
- * text ends at "and" too, since an action may follow.
+ * summary") is read-arg-phrases.ts's: left alone. ("with the note refunded ..." is not read: with
+ * no colon, where the text ends is a guess, and a test or an action said after it would be lost.)
  */
 import { asSentence } from './read-message-text.ts';
 import type { ArgSchema, RequestContext } from './request-context.ts';
 
 /** Arguments whose text is prose, said as a sentence: a note, a reason, a message's body. */
 const PROSE = /(?:^|_)(?:note|notes|memo|comment|reason|message|body|text|summary)$/;
-
-/** Words a text after "with the note" may not hold: a test, a joined action, a bound, a method. */
-const NOT_A_NOTE =
-  /\b(?:if|unless|when|whenever|once|while|until|but|except|so|plus|before|after|or|by|only|because|since|as|otherwise|instead|not|never|no|don'?t|dont|max|maximum|cap|capped|limit|up to|under|over|above|below|less|more|refund|pay|deny|freeze|grant|approve|send|close|reply|email|notify|tag|then)\b|[$0-9]/;
-
-/** A test said right after such a text ("with note refunded, but only if ..."): whose it is, is asked. */
-const TEST_AFTER =
-  /^\s*[,;-]?\s*(?:but|only|if|unless|when|whenever|except|provided|as long as|so long as)\b/;
 
 /** Marks `<argument>: <text>` in `lower` / `raw` (see the file's comment). */
 export function readNamedTexts(
@@ -37,27 +28,21 @@ export function readNamedTexts(
         names.add(n);
   if (names.size === 0) return { lower, raw };
   const fields = new Set((ctx.events ?? []).flatMap((e) => e.payload));
-  const said = (only?: RegExp) =>
-    [...names]
-      .filter((n) => only === undefined || only.test(n))
-      .map((n) => n.replace(/_/g, '[ _]'))
-      .join('|');
+  const said = [...names].map((n) => n.replace(/_/g, '[ _]')).join('|');
   // "<argument>: <text>", "<argument> = <text>": any free-text argument.
   const named = new RegExp(
-    String.raw`(?<![a-z0-9_"-])(${said()})\s*(?::|=)\s+(?!"q)([^,;:"()]+?)(?=\s*(?:[,;)]|[.!?](?:\s|$)|\s(?:and then|then)\s|$))`,
+    String.raw`(?<![a-z0-9_"-])(${said})\s*(?::|=)\s+(?!"q)([^,;:"()]+?)(?=\s*(?:[,;)]|[.!?](?:\s|$)|\s(?:and then|then)\s|$))`,
     'g',
   );
   let l = lower;
   let r = raw;
-  const mark = (re: RegExp, refused?: RegExp) => {
+  const mark = (re: RegExp) => {
     for (const m of [...l.matchAll(re)].reverse()) {
       const arg = m[1]!.replace(/ /g, '_');
       const at = m.index + m[0].length - m[2]!.length;
       const text = raw.slice(at, at + m[2]!.length).trim();
       if (
         text === '' ||
-        (refused !== undefined &&
-          (refused.test(text.toLowerCase()) || TEST_AFTER.test(l.slice(m.index + m[0].length)))) ||
         fields.has(
           text
             .toLowerCase()
@@ -82,18 +67,5 @@ export function readNamedTexts(
     }
   };
   mark(named);
-  // "with the note <text>", "with a reason saying <text>": prose arguments only, the text ending
-  // at "and" too (what follows may be the next action).
-  const prose = said(PROSE);
-  if (prose !== '')
-    mark(
-      new RegExp(
-        String.raw`(?<=\b(?:with|w/)\s+(?:the\s+|a\s+)?)(${prose})\s+(?:saying\s+|reading\s+|that\s+says\s+)?(?!"q|(?:of|about|for|to|in|on|and|or|saying|that|which|as|if|when)\b)([^,;:"()&+]+?)(?=\s*(?:[,;)]|[.!?](?:\s|$)|\s(?:and|then)\s|$))`,
-        'g',
-      ),
-      // (A text that may hold a test, an action or a bound is not read: "with note refunded if it's
-      // under $20", "with memo paid by bank transfer". Its words are asked about.)
-      NOT_A_NOTE,
-    );
   return { lower: l, raw: r };
 }
