@@ -195,22 +195,24 @@ test('an action verb before the event noun at the start is the action, never a w
   }
 });
 
+/** The reviews catalog with a tool that takes a free-text note. */
+const withNote: DraftCatalog = {
+  ...reviews,
+  tools: [
+    ...reviews.tools,
+    tool({
+      name: 'reply_to_reviewer',
+      description: 'Replies to the reviewer.',
+      args: {
+        type: 'object',
+        required: ['reviewer_id', 'note'],
+        properties: { reviewer_id: { type: 'string' }, note: { type: 'string', minLength: 1 } },
+      },
+    }),
+  ],
+};
+
 test('text said for an argument by its name ("note: ...") is that argument, never an action', () => {
-  const withNote: DraftCatalog = {
-    ...reviews,
-    tools: [
-      ...reviews.tools,
-      tool({
-        name: 'reply_to_reviewer',
-        description: 'Replies to the reviewer.',
-        args: {
-          type: 'object',
-          required: ['reviewer_id', 'note'],
-          properties: { reviewer_id: { type: 'string' }, note: { type: 'string', minLength: 1 } },
-        },
-      }),
-    ],
-  };
   for (const [request, note] of [
     ['flagged reviews: reply to the reviewer, note: we are looking into it', 'We are looking into it.'],
     [
@@ -227,21 +229,6 @@ test('text said for an argument by its name ("note: ...") is that argument, neve
 });
 
 test('a text after "with the note", with no colon, is not read as the note: where it ends, and whether a test or an action is in it, is asked', () => {
-  const withNote: DraftCatalog = {
-    ...reviews,
-    tools: [
-      ...reviews.tools,
-      tool({
-        name: 'reply_to_reviewer',
-        description: 'Replies to the reviewer.',
-        args: {
-          type: 'object',
-          required: ['reviewer_id', 'note'],
-          properties: { reviewer_id: { type: 'string' }, note: { type: 'string', minLength: 1 } },
-        },
-      }),
-    ],
-  };
   for (const request of [
     'flagged reviews: reply to the reviewer with note thanks if it is fake',
     'flagged reviews: reply to the reviewer with note thanks unless it is offensive',
