@@ -51,6 +51,8 @@ test('the time asked for and another time said, or a bound after it, are asked a
     'access requested: grant it for as long as they asked; signoff for 7 days',
     'access requested: grant for however many days they asked, capped at 14',
     'access requested: grant it for however many days they asked, but 1 day for admin',
+    'access requested: grant it for however many days they asked, 30 tops',
+    'access requested: grant it for however many days they requested (max 14)',
   ])
     assert.equal(draft(request).publishable, false, request);
 });

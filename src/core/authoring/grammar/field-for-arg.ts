@@ -10,7 +10,7 @@
  *   pattern), never a field its author wrote (a ticket's `title`, a response's `comment`).
  *
  * And, first of the money rules, the money field the action's object names ("return the deposit":
- * deposit_usd), when the event carries several (`moneyFieldNamed`).
+ * deposit_usd), when the event carries several (`namedAmount`).
  */
 import type { DraftQuestion, EventShape } from '../compiled-request.ts';
 import { lemmas } from '../request-words.ts';
@@ -38,18 +38,18 @@ export function describingField(n: string, s: ArgSchema, shape: EventShape | und
 
 /** Words that compute an amount from another: none of them is the field itself. */
 const COMPUTED =
-  /\b(?:less|minus|plus|after|excluding|except|deduct(?:ing|ed)?|half|part|portion|some|left|remaining|remainder|rest|balance|difference|percent|more than|up to|than|what(?:'s|s| has| have| is| was)?)\b|%/;
+  /\b(?:less|minus|plus|after|excluding|except|deduct(?:ing|ed)?|half|part|portion|some|left|remaining|remainder|rest|balance|difference|percent|up to|than|what(?:'s|s| has| have| is| was)?)\b|%/;
 
 /**
  * "return the deposit (in full)", "give them their deposit back": the one money field of the event
  * (`<words>_usd`) whose words the action's object says, before any preposition (deposit_usd of
  * deposit_usd and arrears_usd; "a laptop out of their equipment budget" is not the budget's price).
  */
-export function moneyFieldNamed(
+function moneyFieldNamed(
   clause: string,
   payload: readonly string[],
   tool: { readonly name: string; readonly description?: string },
-): { readonly field: string; readonly usable: boolean; readonly asSaid: boolean } | undefined {
+): { readonly field: string; readonly asSaid: boolean; readonly toolNamesIt: boolean } | undefined {
   const object = clause
     .replace(/"q[0-9]+"/g, ' ')
     .split(
@@ -75,13 +75,13 @@ export function moneyFieldNamed(
   const field = named[0]!;
   return {
     field,
-    usable: !COMPUTED.test(clause) && !/\bto\b/.test(clause) && saysAll(field, own),
     asSaid: !COMPUTED.test(clause) && !/\bto\b/.test(clause),
+    toolNamesIt: saysAll(field, own),
   };
 }
 
 /**
- * What `moneyFieldNamed` makes of money argument `n` of `tool`: the field as its value (the
+ * What the money field the words name (`moneyFieldNamed`) makes of money argument `n` of `tool`: the field as its value (the
  * assumption said when it is not the argument's own name), a question when it is named but not
  * usable as said, or undefined (the other rules decide).
  */
@@ -93,12 +93,13 @@ export function namedAmount(
   event: string | undefined,
 ): { value?: string; said?: string; question?: DraftQuestion } | undefined {
   const named = moneyFieldNamed(clause, payload, tool);
-  if (named === undefined || (!named.usable && named.field === n)) return undefined;
-  // (A field the tool's words never name, said as it is: the other rules decide, unless the one of
-  // the argument's own name would move another amount than the words name: "pay the contractor the
-  // quote" is no invoice's amount_usd.)
-  if (!named.usable && named.asSaid && !payload.includes(n)) return undefined;
-  if (!named.usable)
+  if (named === undefined) return undefined;
+  const usable = named.asSaid && named.toolNamesIt;
+  // (Not usable and the argument's own field: the other rules decide. A field the tool's words never
+  // name, said as it is: so do they, unless the argument's own field would move another amount
+  // than the words name: "pay the contractor the quote" is no invoice's amount_usd.)
+  if (!usable && (named.field === n || (named.asSaid && !payload.includes(n)))) return undefined;
+  if (!usable)
     return {
       question: {
         about: `args: ${tool.name}.${n}`,

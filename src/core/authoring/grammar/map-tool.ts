@@ -220,10 +220,11 @@ export function mapTool(c: Clause, ctx: RequestContext): ToolDescriptor | undefi
   // "pay contractor invoices" of pay_contractor and return_deposit (which pays a deposit back): the
   // one whose name says what the verb is said of first picks it.
   // ("email the tenant's landlord": a possessive is not what the verb is said of: asked.)
-  const possessive = /^\s*[a-z]+\s+(?:(?:the|their|his|her|its|our|your|a|an)\s+)?[a-z-]+(?:'s|s'|’s)\s/.test(
-    c.raw.toLowerCase(),
-  );
-  if (candidates.length > 1 && !markedStatus && objects.length > 0 && !possessive) {
+  const possessive = () =>
+    /^\s*[a-z]+\s+(?:(?:the|their|his|her|its|our|your|a|an)\s+)?[a-z-]+(?:'s|s')\s/.test(
+      c.raw.toLowerCase(),
+    );
+  if (candidates.length > 1 && !markedStatus && objects.length > 0 && !possessive()) {
     const byName = candidates.filter((t) => matchesGroup(toolWords(t).name, objects[0]!));
     if (byName.length === 1) {
       ctx.assumptions.push(

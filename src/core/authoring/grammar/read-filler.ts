@@ -65,6 +65,7 @@ const REASON =
 /** Who asked: the event's person, said as a pronoun or a noun. */
 const ASKER =
   'they|he|she|the person|the employee|the requester|someone|people|users|reporters|the reporters?';
+/** How the person asked for it. */
 const ASKED = 'asked for|requested|asks for|wants|wanted|asked|requests|chose|picked';
 /** A field or argument in words: "role", "leave type", "number of days". */
 const ITEM = String.raw`[a-z]+(?: (?!(?:asked|requested|asks|requests|wants|wanted|want|chose|picked|they|he|she|the|someone|people|users|reporters|was|were|is|for|or|and|of)\b)[a-z]+)?(?: of [a-z]+)?`;
@@ -162,16 +163,16 @@ export function readRestated(
   // (The time asked for is the event's own: an event with no such field asked for none.)
   const payload = ctx.events?.find((e) => e.type === event)?.payload ?? [];
   for (const m of [...buf.text.matchAll(RESTATED)]) {
-    const after = raw.slice(m.index + m[0].length).toLowerCase();
-    if (/^(?:however many|as many)$/.test(m[1]!) && BOUND_AFTER.test(after)) continue;
+    const asked = /^(?:however many|as many)$/.test(m[1]!);
+    if (asked && BOUND_AFTER.test(raw.slice(m.index + m[0].length).toLowerCase())) continue;
     const items = m[2]!.split(/\s*(?:\/|,|\bor\b|\band\b)\s*/).filter(Boolean);
     const args = items.map((i) => argNamed(i, ctx, event));
     if (args.some((a) => a === undefined)) continue;
-    if (/^(?:however many|as many)$/.test(m[1]!) && !args.every((a) => payload.includes(a!))) continue;
+    if (asked && !args.every((a) => payload.includes(a!))) continue;
     out.push({
       args: args as string[],
-      regardless: !/^(?:whatever|however many|as many)$/.test(m[1]!),
-      ...(/^(?:however many|as many)$/.test(m[1]!) ? { asked: true } : {}),
+      regardless: !asked && m[1] !== 'whatever',
+      ...(asked ? { asked } : {}),
       said: raw.slice(m.index, m.index + m[0].length).trim(),
     });
     cutOut(buf, m as RegExpExecArray);
@@ -183,10 +184,11 @@ export function readRestated(
       // "..., capped at 14", "... but 1 day for admin": a bound or an exception after it: asked.)
       if (m[1] === 'as long as' && !/^for\s/.test(m[0])) continue;
       if (BOUND_AFTER.test(raw.slice(m.index + m[0].length).toLowerCase())) continue;
+      const regardless = /^(?:no matter|regardless)/.test(m[1]!);
       out.push({
         args: timed.names,
-        regardless: /^(?:no matter|regardless)/.test(m[1]!),
-        ...(/^(?:no matter|regardless)/.test(m[1]!) ? {} : { asked: true }),
+        regardless,
+        ...(regardless ? {} : { asked: true }),
         said: raw.slice(m.index, m.index + m[0].length).trim(),
       });
       cutOut(buf, m as RegExpExecArray);

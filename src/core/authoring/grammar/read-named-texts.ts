@@ -29,43 +29,39 @@ export function readNamedTexts(
   if (names.size === 0) return { lower, raw };
   const fields = new Set((ctx.events ?? []).flatMap((e) => e.payload));
   const said = [...names].map((n) => n.replace(/_/g, '[ _]')).join('|');
-  // "<argument>: <text>", "<argument> = <text>": any free-text argument.
-  const named = new RegExp(
+  const re = new RegExp(
     String.raw`(?<![a-z0-9_"-])(${said})\s*(?::|=)\s+(?!"q)([^,;:"()]+?)(?=\s*(?:[,;)]|[.!?](?:\s|$)|\s(?:and then|then)\s|$))`,
     'g',
   );
   let l = lower;
   let r = raw;
-  const mark = (re: RegExp) => {
-    for (const m of [...l.matchAll(re)].reverse()) {
-      const arg = m[1]!.replace(/ /g, '_');
-      const at = m.index + m[0].length - m[2]!.length;
-      const text = raw.slice(at, at + m[2]!.length).trim();
-      if (
-        text === '' ||
-        fields.has(
-          text
-            .toLowerCase()
-            .replace(/^(?:the|its)\s+/, '')
-            .replace(/\s+/g, '_'),
-        )
+  for (const m of [...lower.matchAll(re)].reverse()) {
+    const arg = m[1]!.replace(/ /g, '_');
+    const at = m.index + m[0].length - m[2]!.length;
+    const text = raw.slice(at, at + m[2]!.length).trim();
+    if (
+      text === '' ||
+      fields.has(
+        text
+          .toLowerCase()
+          .replace(/^(?:the|its)\s+/, '')
+          .replace(/\s+/g, '_'),
       )
-        continue;
-      const quote = `"q${ctx.quotes.length}"`;
-      if (quote.length > m[2]!.length) continue;
-      // Prose is said as a sentence, as a message text is ("note: refunded in full" "Refunded in
-      // full."); a name or a title ("branch: north", "title = Checkout is down") and a lone
-      // placeholder ("message = <summary>", the field's value as it comes) are kept as typed.
-      ctx.quotes.push(PROSE.test(arg) && !/^<[^<>]+>$/.test(text) ? asSentence(text) : text);
-      ctx.argQuotes.set(ctx.quotes.length - 1, { args: [arg], said: m[0] });
-      ctx.assumptions.push(`"${m[0].trim()}" is read as the text ${JSON.stringify(text)} for ${arg}.`);
-      const from = m.index;
-      const end = at + m[2]!.length;
-      const blank = `${' '.repeat(at - from)}${quote.padEnd(end - at, ' ')}`;
-      l = l.slice(0, from) + blank + l.slice(end);
-      r = r.slice(0, from) + blank + r.slice(end);
-    }
-  };
-  mark(named);
+    )
+      continue;
+    const mark = `"q${ctx.quotes.length}"`;
+    if (mark.length > m[2]!.length) continue;
+    // Prose is said as a sentence, as a message text is ("note: refunded in full" "Refunded in
+    // full."); a name or a title ("branch: north", "title = Checkout is down") and a lone
+    // placeholder ("message = <summary>", the field's value as it comes) are kept as typed.
+    ctx.quotes.push(PROSE.test(arg) && !/^<[^<>]+>$/.test(text) ? asSentence(text) : text);
+    ctx.argQuotes.set(ctx.quotes.length - 1, { args: [arg], said: m[0] });
+    ctx.assumptions.push(`"${m[0].trim()}" is read as the text ${JSON.stringify(text)} for ${arg}.`);
+    const from = m.index;
+    const end = at + m[2]!.length;
+    const blank = `${' '.repeat(at - from)}${mark.padEnd(end - at, ' ')}`;
+    l = l.slice(0, from) + blank + l.slice(end);
+    r = r.slice(0, from) + blank + r.slice(end);
+  }
   return { lower: l, raw: r };
 }
