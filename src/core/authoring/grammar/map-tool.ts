@@ -42,6 +42,28 @@ function catalogNames(marker: string, ctx: RequestContext): boolean {
   );
 }
 
+/**
+ * The clause without an "only" that says no more than the spec does (it does what is said and
+ * nothing else): said after the action ("approve only", "page the secondary only"), before the
+ * action's verb ("only pay if ..."). Kept, and so asked about: "only for ..." and every other restriction it scopes,
+ * "not only", "the only", "if only".
+ */
+function withoutRestatedOnly(text: string, ctx: RequestContext): string {
+  const words = text.split(/[^a-z0-9'-]+/).filter((w) => w && !FILLER.has(w));
+  const verb = (w: string | undefined) =>
+    w !== undefined &&
+    (namesATool(w, ctx) || GENERIC_VERBS.has(w) || groupOf(ACTION_GROUPS, w) !== undefined);
+  return text
+    .replace(/^(\s*(?:(?:and|but|then|so)\s+)?)only\s+([a-z]+)/, (all, lead: string, next: string) =>
+      verb(next) ? `${lead}${next}` : all,
+    )
+    .replace(
+      /(^|\s)((?!not\b|the\b|if\b|for\b)[a-z0-9'-]+)\s+only\s*([.,;!)]*)\s*$/,
+      (all, sp: string, before: string, end: string) =>
+        words[0] !== undefined && verb(words[0]) ? `${sp}${before}${end}` : all,
+    );
+}
+
 /** Whether a verb names an action some tool of the catalog does by its own words (not a generic verb). */
 function namesATool(verb: string, ctx: RequestContext): boolean {
   if (GENERIC_VERBS.has(verb)) return false;
@@ -92,9 +114,11 @@ export function mapTool(c: Clause, ctx: RequestContext): ToolDescriptor | undefi
   const content = tokens.filter((t) => !FILLER.has(t));
   // A marker a tool of the catalog is named for ("retry the card" with retry_payment), or a
   // percentage a tool takes ("20% off" with a `percent` argument), is the tool's to read.
-  const leftover = [...c.text.replace(/"q[0-9]+"/g, ' ').matchAll(new RegExp(UNMAPPED_MARKERS, 'g'))].find(
-    (m) => !catalogNames(m[0], ctx),
-  );
+  const leftover = [
+    ...withoutRestatedOnly(c.text.replace(/"q[0-9]+"/g, ' '), ctx).matchAll(
+      new RegExp(UNMAPPED_MARKERS, 'g'),
+    ),
+  ].find((m) => !catalogNames(m[0], ctx));
   if (leftover) {
     ctx.questions.push({
       about: 'request',

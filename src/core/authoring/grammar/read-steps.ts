@@ -82,6 +82,9 @@ const IRREGULAR = new Map([
   ['takedown', 'takedown'],
 ]);
 
+/** What is left of a filter once read ("for E-42 only", "only verified ones please"): "only" and no word of its own. */
+const ONLY_LEFT = /^[\s.,;:!]*(?:(?:but|only|ones?|please|pls|thanks|thx)\b[\s.,;:!]*)+$/;
+
 /** "put the resolution on it": a clause naming only an argument of a step already drafted. */
 const ARG_ONLY = /^(?:(?:and|also|please|just)\s+)*(?:put|add|set|include|attach|fill in|use|pass)\s+/;
 
@@ -138,6 +141,9 @@ export function readSteps(
     // "Invoices from V-100 (...): pay them", "usd invoices only. pay them": the heading's tests
     // read, its noun alone (with "only") is the event.
     if (headingNounOnly(c, event, ctx)) continue;
+    // "for employee E-42 only, approve ...", "only verified ones please": the filter read, its
+    // "only" says nothing more.
+    if (ONLY_LEFT.test(c.text) && /\bonly\b/.test(c.text)) continue;
     const restated = restatedEventWord(c, event);
     if (restated) {
       ctx.questions.push({
