@@ -130,6 +130,12 @@ export const BLIND11_DIR = corpusDir('drafts-blind11');
  * templates and a letting agency's desk of its own, and measured unseen once (docs/authoring.md).
  */
 export const BLIND12_DIR = corpusDir('drafts-blind12');
+/**
+ * The thirteenth blind set: written like the twelfth, over the invoice-approval and
+ * content-moderation templates and a hotel front desk of its own, and measured unseen once
+ * (docs/authoring.md).
+ */
+export const BLIND13_DIR = corpusDir('drafts-blind13');
 
 /** The event shapes `keel draft` reads in a project made from a template: its events/*.json. */
 function templateEvents(name: string): EventShape[] {
