@@ -30,7 +30,7 @@ import { branchMoney, readBranch } from './grammar/build-branch.ts';
 import { askDroppedActions } from './grammar/dropped-actions.ts';
 import { fillFromEarlierReads } from './grammar/earlier-outputs.ts';
 import { spellAsEvents, spellFlowAsEvents } from './grammar/event-spelling.ts';
-import { askEventValueArgs } from './grammar/event-value-args.ts';
+import { askEventValueArgs, askMadeValues } from './grammar/event-value-args.ts';
 import { fillArgs } from './grammar/fill-args.ts';
 import { placeImpliedReads } from './grammar/implied-reads.ts';
 import { readJoinedTests } from './grammar/joined-tests.ts';
@@ -63,6 +63,7 @@ import { readTrigger } from './grammar/read-trigger.ts';
 import { readOnlyValues, readValueHeading } from './grammar/read-value-headings.ts';
 import { readCurrencyBefore } from './grammar/read-values.ts';
 import { askUnusedYesNo, readYesNo } from './grammar/read-yes-no.ts';
+import { askRepeatedBounds } from './grammar/repeated-bounds.ts';
 import {
   contextFor,
   dedupeQuestions,
@@ -255,6 +256,8 @@ export function compileRequest(
   const drafted = `${when.join(' ')} ${JSON.stringify(flow)}`;
   checkCoverage(buf.text, steps, ctx, drafted, event);
   askEventValueArgs(phrased, steps, event, drafted, ctx);
+  askMadeValues(phrased, steps, event, when, ctx);
+  askRepeatedBounds(when, event, ctx);
   // "open a sev3 for warnings": a value of the event's said and read by nothing says which events.
   askUnreadValues(buf.text, event, when, flow, steps, ctx);
   askDroppedActions(steps, ctx);

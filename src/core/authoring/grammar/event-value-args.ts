@@ -44,3 +44,47 @@ export function askEventValueArgs(
       return;
     }
 }
+
+/** Verbs of a tool that makes the thing its name says (build_export, create_task, open_incident). */
+const MAKES = new Set([
+  'build',
+  'create',
+  'make',
+  'generate',
+  'open',
+  'raise',
+  'produce',
+  'prepare',
+  'compile',
+]);
+
+export function askMadeValues(
+  text: string,
+  steps: readonly DraftStep[],
+  event: string | undefined,
+  when: readonly string[],
+  ctx: RequestContext,
+): void {
+  const tested = when.join(' ');
+  for (const s of steps) {
+    const [verb, ...made] = s.tool.name.toLowerCase().split('_');
+    if (verb === undefined || !MAKES.has(verb) || made.length === 0) continue;
+    for (const [arg, schema] of Object.entries(s.tool.args.properties ?? {})) {
+      const values = (schema as { enum?: unknown[] }).enum ?? [];
+      for (const v of values) {
+        if (typeof v !== 'string' || s.step.args[arg] === v) continue;
+        const field = new RegExp(String.raw`payload\.([a-z0-9_]+) == "${escape(v)}"`, 'i').exec(tested)?.[1];
+        if (field === undefined) continue;
+        const before = new RegExp(String.raw`\b${escape(v.toLowerCase())}[- ]([a-z]+)\b`, 'g');
+        if (![...text.matchAll(before)].some((m) => lemmas(m[1]!).some((l) => made.includes(l)))) continue;
+        ctx.questions.push({
+          about: 'triggers.when',
+          question: `"${v}" is said of what ${s.tool.name} makes, and the draft tests the ${event} event's ${field} == "${v}" instead. Should ${s.tool.name}'s ${arg} be "${v}" for every event, or should the workflow run only for events whose ${field} is "${v}"?`,
+        });
+        return;
+      }
+    }
+  }
+}
+
+const escape = (v: string) => v.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');

@@ -192,9 +192,33 @@ function toolStepsOf(flow: readonly FlowStep[]): StepSpec[] {
   );
 }
 
+/** Whether a step's arguments or test wait for `pending`. */
+const waitsFor = (s: StepSpec, pending: string) =>
+  String(s.if ?? '').includes(pending) ||
+  Object.values(s.args ?? {}).some((v) => String(v).includes(pending));
+
+/**
+ * The request's own step of `toolName` inside one case of a choice, when every step waiting for
+ * it comes after it in that case ("up to 3k - match and pay"): that step, not a second read first.
+ */
+function ownInCase(flow: readonly FlowStep[], toolName: string, pending: string): StepSpec | undefined {
+  const users = toolStepsOf(flow).filter((s) => waitsFor(s, pending));
+  if (users.length === 0 || choicesOf(flow).some((c) => c.choose.some((b) => b.when.includes(pending))))
+    return undefined;
+  for (const c of choicesOf(flow))
+    for (const steps of [...c.choose.map((b) => b.steps), c.else ?? []]) {
+      const at = steps.findIndex((s) => 'tool' in s && (s as StepSpec).tool === toolName);
+      if (at < 0) continue;
+      const after = new Set(toolStepsOf(steps.slice(at + 1)));
+      if (users.every((u) => after.has(u))) return steps[at] as StepSpec;
+    }
+  return undefined;
+}
+
 /**
  * Names the read steps the arguments of `flow` wait for: the request's own step of that tool when it
- * comes first, at the top level ("look them up, then grant it"), else a new step added first.
+ * comes first, at the top level ("look them up, then grant it") or in the one case that needs it,
+ * else a new step added first.
  * Returns the steps added (the caller counts them in the step limit); each is Assumed.
  */
 export function placeImpliedReads(
@@ -234,8 +258,14 @@ export function placeImpliedReads(
         ) || choicesOf([s]).some((c) => c.choose.some((b) => b.when.includes(pending))),
     );
     const own = flow.findIndex((s) => 'tool' in s && (s as StepSpec).tool === toolName);
+    const inCase = own >= 0 ? undefined : ownInCase(flow, toolName, pending);
     let name: string;
-    if (own >= 0) {
+    if (inCase) {
+      name = inCase.name;
+      ctx.assumptions.push(
+        `${[...need.users].join(' and ')} ${need.users.size > 1 ? 'take' : 'takes'} ${[...need.fields].join(', ')} from what ${name} (${toolName}) reads, in the same case.`,
+      );
+    } else if (own >= 0) {
       name = (flow[own] as StepSpec).name;
       ctx.assumptions.push(
         `${[...need.users].join(' and ')} ${need.users.size > 1 ? 'take' : 'takes'} ${[...need.fields].join(', ')} from what ${name} (${toolName}) reads.`,

@@ -85,6 +85,10 @@ const IRREGULAR = new Map([
 /** What is left of a filter once read ("for E-42 only", "only verified ones please"): "only" and no word of its own. */
 const ONLY_LEFT = /^[\s.,;:!]*(?:(?:but|only|ones?|please|pls|thanks|thx)\b[\s.,;:!]*)+$/;
 
+/** "only" leading a test of the steps after it: "only once", "only if", "only when", "only after". */
+const ONLY_LEADS =
+  /\bonly\s+(?:if|when|whenever|once|after|unless|where|while|as long as|so long as|provided|until|for)\b/;
+
 /** "put the resolution on it": a clause naming only an argument of a step already drafted. */
 const ARG_ONLY = /^(?:(?:and|also|please|just)\s+)*(?:put|add|set|include|attach|fill in|use|pass)\s+/;
 
@@ -142,8 +146,8 @@ export function readSteps(
     // read, its noun alone (with "only") is the event.
     if (headingNounOnly(c, event, ctx)) continue;
     // "for employee E-42 only, approve ...", "only verified ones please": the filter read, its
-    // "only" says nothing more.
-    if (ONLY_LEFT.test(c.text) && /\bonly\b/.test(c.text)) continue;
+    // "only" says nothing more ("only once it has 10+ reports, ..." leads a test of what follows).
+    if (ONLY_LEFT.test(c.text) && /\bonly\b/.test(c.text) && !ONLY_LEADS.test(c.raw.toLowerCase())) continue;
     const restated = restatedEventWord(c, event);
     if (restated) {
       ctx.questions.push({
