@@ -12,6 +12,9 @@ import { readsField } from './read-coverage.ts';
 import type { DraftStep, RequestContext } from './request-context.ts';
 import { toolWords } from './tool-words.ts';
 
+/** `v` matched as written in a pattern. */
+const asLiteral = (v: string) => v.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
 export function askEventValueArgs(
   text: string,
   steps: readonly DraftStep[],
@@ -33,9 +36,9 @@ export function askEventValueArgs(
       const hit = held.find((h) => h.values.includes(value) && !readsField(drafted, h.field));
       if (!hit) continue;
       // "reported as spam": a past form no step's tool is named by, then "as" or "for".
-      const said = new RegExp(
-        String.raw`\b([a-z]+ed)\s+(?:as|for)\s+(?:an?\s+)?${value.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\b`,
-      ).exec(text);
+      const said = new RegExp(String.raw`\b([a-z]+ed)\s+(?:as|for)\s+(?:an?\s+)?${asLiteral(value)}\b`).exec(
+        text,
+      );
       if (!said || lemmas(said[1]!).some((l) => toolWords(s.tool).name.has(l))) continue;
       ctx.questions.push({
         about: 'triggers.when',
@@ -73,9 +76,11 @@ export function askMadeValues(
       const values = (schema as { enum?: unknown[] }).enum ?? [];
       for (const v of values) {
         if (typeof v !== 'string' || s.step.args[arg] === v) continue;
-        const field = new RegExp(String.raw`payload\.([a-z0-9_]+) == "${escape(v)}"`, 'i').exec(tested)?.[1];
+        const field = new RegExp(String.raw`payload\.([a-z0-9_]+) == "${asLiteral(v)}"`, 'i').exec(
+          tested,
+        )?.[1];
         if (field === undefined) continue;
-        const before = new RegExp(String.raw`\b${escape(v.toLowerCase())}[- ]([a-z]+)\b`, 'g');
+        const before = new RegExp(String.raw`\b${asLiteral(v.toLowerCase())}[- ]([a-z]+)\b`, 'g');
         if (![...text.matchAll(before)].some((m) => lemmas(m[1]!).some((l) => made.includes(l)))) continue;
         ctx.questions.push({
           about: 'triggers.when',
@@ -86,5 +91,3 @@ export function askMadeValues(
     }
   }
 }
-
-const escape = (v: string) => v.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
