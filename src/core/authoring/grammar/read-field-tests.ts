@@ -25,6 +25,10 @@ import { shortFormOf } from './value-short-forms.ts';
 import { HOW_MANY, isChannelWord, severityOf } from './value-words.ts';
 import { channelField, readValuesByNoun, readWayIn } from './values-by-noun.ts';
 
+/** "... or the plan is pro": a second "<field> is <value>" said right after a first, as its alternative. */
+const OR_IS =
+  /^\s*,?\s*or (?:if |when )?(?:the |its |their )?([a-z][a-z_]*(?: [a-z][a-z_]*)?) (?:is|equals) (?:not )?(?:a |an |the )?([a-z0-9][a-z0-9_-]*(?: (?!and\b|then\b|or\b|but\b)[a-z0-9][a-z0-9_-]*){0,3})(?=\s*(?:$|[,.;!?:]|\band\b|\bthen\b|\bor\b|\bbut\b))/;
+
 /**
  * Words a comparison starts with, never a value ("under the deductible", "over a year old"), and
  * words that say whether a field has a value at all ("if priority is not set"): no value either.
@@ -57,6 +61,31 @@ export function readFieldTests(
   // "unless the reason is fraud", "only if the customer tier is gold"
   const is =
     /\b(unless|except(?: when| if)?|but not(?: when| if)?|not (?:when|if)|only (?:if|when)|if|when|where) (?:the |its |their )?([a-z][a-z_]*(?: [a-z][a-z_]*)?) (?:is|equals) (?:not )?(?:a |an |the )?([a-z0-9][a-z0-9_-]*(?: (?!and\b|then\b|or\b|but\b)[a-z0-9][a-z0-9_-]*){0,3})(?=\s*(?:$|[,.;!?:]|\band\b|\bthen\b|\bor\b|\bbut\b))/g;
+  // The test "<field> is <value>" says, or undefined; `at` is where the value starts in the text.
+  const test = (field: string, value: string, negated: boolean, at: number): string | undefined => {
+    // "if the invoice is USD": the events' own noun, with a value one field holds.
+    if (!fieldNamed(field) && isEventNoun(field, shape) && !value.includes(' ')) {
+      const hit = fieldForValue(value, shape, ctx);
+      return hit && `payload.${hit.field} ${negated ? '!=' : '=='} ${JSON.stringify(hit.value)}`;
+    }
+    const named = fieldNamed(field);
+    if (!named) return undefined;
+    // "if the reason is never arrived refund it": the value ends before an action, never takes it in.
+    if (value.split(' ').slice(1).some(isActionVerb)) return undefined;
+    // "if the claim is under the deductible": a comparison or a place, no value of `claim_type`;
+    // "unless the customer is on no loyalty tier": words, no id of `customer_id`.
+    if (NO_VALUE.test(value) || (/_id$/.test(named) && value.includes(' '))) return undefined;
+    // "unless identity is verified": a yes/no field said by its own word, or a yes or a no, is true or false.
+    const yes = shape.flags?.includes(named) ? flagValueOf(value, named) : undefined;
+    if (yes !== undefined) {
+      ctx.assumptions.push(
+        `"${value}" is read as the ${shape.type} event's ${named} being ${yes !== negated}.`,
+      );
+      return `payload.${named} == ${yes !== negated}`;
+    }
+    // The value as written: "Acme", not "acme".
+    return `payload.${named} ${negated ? '!=' : '=='} ${JSON.stringify(raw.slice(at, at + value.length))}`;
+  };
   for (const m of [...buf.text.matchAll(is)]) {
     // ("don't build the export unless identity is verified": only when it is; "don't remove them
     // if the post is spam": the others.)
@@ -66,35 +95,20 @@ export function readFieldTests(
         ? !forbidden
         : NEGATIONS.test(m[1]!) || ((m[1] === 'if' || m[1] === 'when') && forbidden);
     const negated = turned !== / is not /.test(m[0]);
-    // "if the invoice is USD": the events' own noun, with a value one field holds.
-    if (!fieldNamed(m[2]!) && isEventNoun(m[2]!, shape) && !m[3]!.includes(' ')) {
-      const hit = fieldForValue(m[3]!, shape, ctx);
-      if (hit === undefined) continue;
-      out.push(`payload.${hit.field} ${negated ? '!=' : '=='} ${JSON.stringify(hit.value)}`);
-      cutOut(buf, m);
-      continue;
-    }
-    const field = fieldNamed(m[2]!);
-    if (!field) continue;
-    // "if the reason is never arrived refund it": the value ends before an action, never takes it in.
-    if (m[3]!.split(' ').slice(1).some(isActionVerb)) continue;
-    // "if the claim is under the deductible": a comparison or a place, no value of `claim_type`;
-    // "unless the customer is on no loyalty tier": words, no id of `customer_id`.
-    if (NO_VALUE.test(m[3]!) || (/_id$/.test(field) && m[3]!.includes(' '))) continue;
-    // "unless identity is verified": a yes/no field said by its own word, or a yes or a no, is true or false.
-    const yes = shape.flags?.includes(field) ? flagValueOf(m[3]!, field) : undefined;
-    if (yes !== undefined) {
-      ctx.assumptions.push(
-        `"${m[3]}" is read as the ${shape.type} event's ${field} being ${yes !== negated}.`,
-      );
-      out.push(`payload.${field} == ${yes !== negated}`);
-      cutOut(buf, m);
-      continue;
-    }
-    // The value as written: "Acme", not "acme".
-    const at = m.index + m[0].length - m[3]!.length;
-    out.push(`payload.${field} ${negated ? '!=' : '=='} ${JSON.stringify(raw.slice(at, at + m[3]!.length))}`);
+    const first = test(m[2]!, m[3]!, negated, m.index + m[0].length - m[3]!.length);
+    if (first === undefined) continue;
     cutOut(buf, m);
+    // "if the priority is urgent or the plan is pro": either test; "unless ... or ...": neither.
+    const after = m.index + m[0].length;
+    const or = OR_IS.exec(buf.text.slice(after));
+    const second =
+      or && test(or[1]!, or[2]!, negated !== / is not /.test(or[0]), after + or[0].length - or[2]!.length);
+    if (!or || !second) {
+      out.push(first);
+      continue;
+    }
+    cutOut(buf, { index: after, 0: or[0] });
+    out.push(...(negated ? [first, second] : [`(${first} or ${second})`]));
   }
   // "unless it came in by chat", "tickets opened by email", "email tickets", "from new sellers" (values-by-noun.ts).
   const channel = channelField(shape);
@@ -196,6 +210,7 @@ export function readQualifiers(
   const unread: Qualifier[] = [];
   const { turned, sayNo } = turnedFlags(qs, shape);
   const paired = new Set<Qualifier>();
+  const tested = new Map<Qualifier, { field: string; test: string }>();
   for (const [i, q] of qs.entries()) {
     if (sayNo.has(q) || paired.has(q)) continue;
     // "verified ones", "with no police report", "without autopay": a yes/no field (flag-fields.ts).
@@ -214,8 +229,10 @@ export function readQualifiers(
       found && q.word === 'us' && !shape.values?.[found.field]?.some((v) => v.toLowerCase() === 'us')
         ? undefined
         : found;
-    if (hit) out.push(`payload.${hit.field} ${q.negated ? '!=' : '=='} ${JSON.stringify(hit.value)}`);
-    else if (!q.known || q.negated || found) unread.push(q);
+    if (hit) {
+      out.push(`payload.${hit.field} ${q.negated ? '!=' : '=='} ${JSON.stringify(hit.value)}`);
+      if (!q.negated) tested.set(q, { field: hit.field, test: out[out.length - 1]! });
+    } else if (!q.known || q.negated || found) unread.push(q);
     else noteFieldWord(q.word, q.clause, shape, ctx);
   }
   if (unread.length > 0)
@@ -223,7 +240,38 @@ export function readQualifiers(
       about: 'triggers.when',
       question: `I could not read "${unread.map((q) => q.word).join(' ')}" in "${unread[0]!.clause}": no event field or tool of the catalog says it. Which field of the ${shape.type} event should the trigger test, and against what?`,
     });
-  return [...new Set(out)];
+  return [...new Set(eitherOr(qs, tested, out))];
+}
+
+/**
+ * "urgent or enterprise", "urgent tickets or pro ones": the tests of two fields said with "or"
+ * between them (and no "and" or mark) are alternatives, not both required. (Two values of one
+ * field are alternatives already: alternative-tests.ts.)
+ */
+function eitherOr(
+  qs: readonly Qualifier[],
+  tested: ReadonlyMap<Qualifier, { field: string; test: string }>,
+  out: readonly string[],
+): string[] {
+  let tests = [...out];
+  // (Each with the next that has a test: "the priority is urgent or the plan is pro" names fields between.)
+  const withTests = qs.filter((q) => tested.has(q));
+  for (const [i, a] of withTests.entries()) {
+    const b = withTests[i + 1];
+    const ta = tested.get(a);
+    const tb = b && tested.get(b);
+    if (!ta || !tb || ta.field === tb.field || !tests.includes(ta.test) || !tests.includes(tb.test)) continue;
+    const clause = a.clause.toLowerCase();
+    const from = clause.search(new RegExp(String.raw`\b${a.word}\b`));
+    const to =
+      from < 0 ? -1 : clause.slice(from + a.word.length).search(new RegExp(String.raw`\b${b!.word}\b`));
+    if (to < 0) continue;
+    const between = clause.slice(from + a.word.length, from + a.word.length + to);
+    if (!/\bor\b/.test(between) || /\b(?:and|but|nor|not|either)\b|[,;:.&+]/.test(between)) continue;
+    tests = tests.filter((t) => t !== ta.test && t !== tb.test);
+    tests.push(`(${ta.test} or ${tb.test})`);
+  }
+  return tests;
 }
 
 /** A word naming the event's noun ("expenses" for expense.submitted). */
