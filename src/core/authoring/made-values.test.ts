@@ -36,3 +36,14 @@ test('a value said with the action, or of the events, drafts as before', () => {
   assert.equal(events.publishable, true, JSON.stringify(events.questions));
   assert.equal(events.spec!.triggers[0]!.when, 'payload.format == "json"');
 });
+
+test('a value said of the events as well as of what is made tests the events, no question', () => {
+  for (const r of [
+    'json requests: find the records, build a json export and send the link for 48 hours',
+    'find records, build a JSON export, send the link, 48 hours, json only',
+  ]) {
+    const d = draft(r);
+    assert.equal(d.publishable, true, `${r}: ${JSON.stringify(d.questions)}`);
+    assert.equal(d.spec!.triggers[0]!.when, 'payload.format == "json"', r);
+  }
+});

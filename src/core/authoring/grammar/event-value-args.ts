@@ -81,7 +81,11 @@ export function askMadeValues(
         )?.[1];
         if (field === undefined) continue;
         const before = new RegExp(String.raw`\b${asLiteral(v.toLowerCase())}[- ]([a-z]+)\b`, 'g');
-        if (![...text.matchAll(before)].some((m) => lemmas(m[1]!).some((l) => made.includes(l)))) continue;
+        const ofMade = [...text.matchAll(before)].filter((m) => lemmas(m[1]!).some((l) => made.includes(l)));
+        // ("json requests: ... build a json export": said of the events too, the test is theirs.)
+        const said = [...text.matchAll(new RegExp(String.raw`\b${asLiteral(v.toLowerCase())}\b`, 'g'))]
+          .length;
+        if (ofMade.length === 0 || said > ofMade.length) continue;
         ctx.questions.push({
           about: 'triggers.when',
           question: `"${v}" is said of what ${s.tool.name} makes, and the draft tests the ${event} event's ${field} == "${v}" instead. Should ${s.tool.name}'s ${arg} be "${v}" for every event, or should the workflow run only for events whose ${field} is "${v}"?`,

@@ -43,26 +43,26 @@ function catalogNames(marker: string, ctx: RequestContext): boolean {
 }
 
 /**
- * The clause without an "only" that says no more than the spec does (it does what is said and
- * nothing else): said after the action ("approve only", "page the secondary only"), before the
- * action's verb ("only pay if ..."). Kept, and so asked about: "only for ..." and every other restriction it scopes,
- * "not only", "the only", "if only".
+ * The clause without an "only" that says no more than the spec does: said after the action alone
+ * ("approve only", "close it only"), where nothing else is left for it to scope. Every other
+ * "only" stays, and so is asked about: before a verb ("only pay out verified sellers") or after an
+ * object ("charge minibar only", "pay the PO amount only") it scopes words the draft may not read,
+ * and the question was their one guard.
  */
 function withoutRestatedOnly(text: string, ctx: RequestContext): string {
-  const words = text.split(/[^a-z0-9'-]+/).filter((w) => w && !FILLER.has(w));
-  const verb = (w: string | undefined) =>
-    w !== undefined &&
-    (namesATool(w, ctx) || GENERIC_VERBS.has(w) || groupOf(ACTION_GROUPS, w) !== undefined);
-  return text
-    .replace(/^(\s*(?:(?:and|but|then|so)\s+)?)only\s+([a-z]+)/, (all, lead: string, next: string) =>
-      verb(next) ? `${lead}${next}` : all,
-    )
-    .replace(
-      /(^|\s)((?!not\b|the\b|if\b|for\b)[a-z0-9'-]+)\s+only\s*([.,;!)]*)\s*$/,
-      (all, sp: string, before: string, end: string) =>
-        words[0] !== undefined && verb(words[0]) ? `${sp}${before}${end}` : all,
+  const verb = VERB_ONLY.exec(text)?.[1];
+  if (verb === undefined) return text;
+  const acts =
+    GENERIC_VERBS.has(verb) ||
+    lemmas(verb).some(
+      (l) => groupOf(ACTION_GROUPS, l) !== undefined || ctx.tools.some((t) => t.name.split('_')[0] === l),
     );
+  return acts ? text.replace(/\bonly\b/, '    ') : text;
 }
+
+/** "approve only", "close it only", "and then approve them only": a verb, its pronoun, "only". */
+const VERB_ONLY =
+  /^\s*(?:(?:and|then|but|just|so)\s+)*([a-z]+)(?:\s+(?:it|them|em|this|that|these|those))?\s+only\s*[.,;!)]*\s*$/;
 
 /** Whether a verb names an action some tool of the catalog does by its own words (not a generic verb). */
 function namesATool(verb: string, ctx: RequestContext): boolean {

@@ -16,6 +16,8 @@ export interface Clause {
   /** The same characters as written (quotes kept as placeholders in `text`). */
   raw: string;
   approval: boolean;
+  /** The sentence as written before the clause ("for employee E-42 " of "... only: approve it"). */
+  lead?: string;
 }
 
 const APPROVAL_PATTERNS: readonly RegExp[] = [
@@ -74,6 +76,7 @@ export function splitClauses(text: string, raw: string): Clause[] {
         text: part.text,
         raw: raw.slice(a + part.at, a + part.at + part.text.length),
         approval: false,
+        lead: raw.slice(a, a + part.at),
       });
     if (first && out.length > before) out[out.length - 1]!.approval = true;
     // "credit them. if it's over 75 a lead needs to ok it first": a sentence that ends in "first"

@@ -84,10 +84,29 @@ const IRREGULAR = new Map([
 
 /** What is left of a filter once read ("for E-42 only", "only verified ones please"): "only" and no word of its own. */
 const ONLY_LEFT = /^[\s.,;:!]*(?:(?:but|only|ones?|please|pls|thanks|thx)\b[\s.,;:!]*)+$/;
+/** "for employee E-42 only", "vendor V-100 only": an id (read as the trigger's test of its field) and "only". */
+const ONLY_ID = /^\s*(?:(?:for|from|by)\s+)?(?:[a-z]+\s+)?[a-z]{1,4}-?[0-9]{1,8}\s+only\s*[.,;:!]*\s*$/;
+/** "refund requests in USD only": a currency code (read as the events' currency) and "only". */
+const ONLY_CURRENCY = /\b(?:usd|eur|gbp|cad|aud|jpy)\s+only\s*[.,;:!]*\s*$/;
+/** "verified ones only", "only verified ones please": a word of a yes/no field of the event, and "only". */
+const ONLY_FLAG = /^\s*(?:only\s+)?([a-z]+)\s+ones?(?:\s+only)?(?:\s+(?:please|pls))?\s*[.,;:!]*\s*$/;
 
-/** "only" leading a test of the steps after it: "only once", "only if", "only when", "only after". */
-const ONLY_LEADS =
-  /\bonly\s+(?:if|when|whenever|once|after|unless|where|while|as long as|so long as|provided|until|for)\b/;
+/**
+ * A clause that is only what is left of a filter the trigger read, with its "only" ("for employee
+ * E-42 only", "verified ones only"): nothing more to do. Only for an id or a yes/no field of the
+ * event said whole; what else a lone "only" is left of ("one refund per order only", "first one
+ * only") may be words no reader took, and stays a question.
+ */
+function onlyOfReadFilter(c: Clause, event: string | undefined, ctx: RequestContext): boolean {
+  const raw = c.raw.toLowerCase();
+  if (!ONLY_LEFT.test(c.text) || !/\bonly\b/.test(raw)) return false;
+  // (The filter may be said before the clause: "for employee E-42 only: approve ...".)
+  const said = `${(c.lead ?? '').toLowerCase().split(/[,;:]/).pop()} ${raw}`;
+  if (ONLY_ID.test(said) || ONLY_CURRENCY.test(said)) return true;
+  const flag = ONLY_FLAG.exec(said)?.[1];
+  const flags = ctx.events?.find((e) => e.type === event)?.flags ?? [];
+  return flag !== undefined && flags.some((f) => f.split('_').includes(flag));
+}
 
 /** "put the resolution on it": a clause naming only an argument of a step already drafted. */
 const ARG_ONLY = /^(?:(?:and|also|please|just)\s+)*(?:put|add|set|include|attach|fill in|use|pass)\s+/;
@@ -147,7 +166,7 @@ export function readSteps(
     if (headingNounOnly(c, event, ctx)) continue;
     // "for employee E-42 only, approve ...", "only verified ones please": the filter read, its
     // "only" says nothing more ("only once it has 10+ reports, ..." leads a test of what follows).
-    if (ONLY_LEFT.test(c.text) && /\bonly\b/.test(c.text) && !ONLY_LEADS.test(c.raw.toLowerCase())) continue;
+    if (onlyOfReadFilter(c, event, ctx)) continue;
     const restated = restatedEventWord(c, event);
     if (restated) {
       ctx.questions.push({
