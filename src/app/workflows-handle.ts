@@ -10,6 +10,7 @@ import {
   type ExplainPolicy,
   explainSpec,
   type ReadBack,
+  withTestedValues,
 } from '../core/authoring/index.ts';
 import type { Digest } from '../core/canonical/index.ts';
 import { ErrorCode, KeelError } from '../core/errors.ts';
@@ -72,6 +73,11 @@ export interface WorkflowsHandle {
   explain(tenant: string, spec: WorkflowSpec): ReadBack;
   /** What a draft for `tenant` is compiled and read back against: the tools, `events`, the policy. */
   draftCatalog(tenant: string, events?: readonly EventShape[]): DraftCatalog;
+  /**
+   * `events` with the values the tenant's reviewed workflows (every version past DRAFT) test of
+   * their fields (core/authoring/tested-values.ts): "enterprise" is a plan once a LIVE workflow tests it.
+   */
+  draftEvents(tenant: string, events: readonly EventShape[]): Promise<EventShape[]>;
 }
 
 export interface WorkflowsDeps {
@@ -208,6 +214,14 @@ export function workflowsHandle(d: WorkflowsDeps): WorkflowsHandle {
     /** `spec` read back in plain words over this Keel's tools and the tenant's current policy. */
     explain(tenant: string, spec: WorkflowSpec): ReadBack {
       return explainSpec(spec, tools.catalog(), governedBy(tenant));
+    },
+    async draftEvents(tenant: string, events: readonly EventShape[]): Promise<EventShape[]> {
+      if (events.length === 0) return [...events];
+      const reviewed = (await registry.listVersions(tenant)).filter((r) => r.status !== 'DRAFT');
+      return withTestedValues(
+        events,
+        reviewed.map((r) => r.spec),
+      );
     },
     /** What a draft for `tenant` is compiled and read back against: the tools, `events`, the policy. */
     draftCatalog(tenant: string, events?: readonly EventShape[]): DraftCatalog {

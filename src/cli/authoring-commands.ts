@@ -175,9 +175,13 @@ export function registerDraftCommand(program: Command, withContext: WithContext)
                 field: 'id',
               },
             );
+          // The samples' values, and the values the tenant's reviewed workflows test ("enterprise").
           const catalog = ctx.keel.workflows.draftCatalog(
             ctx.tenant,
-            await readEventShapes(o.events ?? 'events', o.events !== undefined),
+            await ctx.keel.workflows.draftEvents(
+              ctx.tenant,
+              await readEventShapes(o.events ?? 'events', o.events !== undefined),
+            ),
           );
           const options = o.id === undefined ? {} : { id: o.id };
           let modelAnswer: unknown;

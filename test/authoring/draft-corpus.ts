@@ -17,6 +17,8 @@ import {
   draftSpec,
   type EventShape,
   eventShapesOf,
+  type TestedSpec,
+  withTestedValues,
 } from '../../src/core/authoring/index.ts';
 import { hashOf } from '../../src/core/canonical/index.ts';
 import {
@@ -137,15 +139,27 @@ export const BLIND12_DIR = corpusDir('drafts-blind12');
  */
 export const BLIND13_DIR = corpusDir('drafts-blind13');
 
-/** The event shapes `keel draft` reads in a project made from a template: its events/*.json. */
-function templateEvents(name: string): EventShape[] {
+/** The sample events of a template: its events/*.json. */
+export function templateSamples(name: string): unknown[] {
   const dir = join(corpusDir('..'), 'templates', name, 'events');
-  return eventShapesOf(
-    readdirSync(dir)
-      .filter((f) => f.endsWith('.json'))
-      .sort()
-      .map((f) => JSON.parse(readFileSync(join(dir, f), 'utf8'))),
-  );
+  return readdirSync(dir)
+    .filter((f) => f.endsWith('.json'))
+    .sort()
+    .map((f) => JSON.parse(readFileSync(join(dir, f), 'utf8')));
+}
+
+/**
+ * The event shapes `keel draft` reads in a project made from a template once its workflows are
+ * published and promoted as its README does: the samples' values and the values those workflows
+ * test (`withTestedValues`: the enterprise plan of ticket-triage).
+ */
+function templateEvents(name: string): EventShape[] {
+  const dir = join(corpusDir('..'), 'templates', name, 'workflows');
+  const specs = readdirSync(dir)
+    .filter((f) => f.endsWith('.yaml'))
+    .sort()
+    .map((f) => parse(readFileSync(join(dir, f), 'utf8')) as TestedSpec);
+  return withTestedValues(eventShapesOf(templateSamples(name)), specs);
 }
 
 /** A step as compared: a tool step's tool, args and `if`, or a choice's branches; names dropped. */

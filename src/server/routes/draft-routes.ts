@@ -78,7 +78,10 @@ export const DRAFT_ROUTES: readonly KeelRoute[] = [
         type: e.type,
         payload: Object.fromEntries(e.payload.map((f) => [f, null])),
       });
-      const events = eventShapesOf([...(body.events ?? []).map(asSample), ...(body.samples ?? [])]);
+      const events = await keel.workflows.draftEvents(
+        p.tenant,
+        eventShapesOf([...(body.events ?? []).map(asSample), ...(body.samples ?? [])]),
+      );
       const catalog = keel.workflows.draftCatalog(p.tenant, body.events || body.samples ? events : undefined);
       const draft = draftSpec(compileRequest(body.request, catalog, body.id ? { id: body.id } : {}), catalog);
       const answer = {

@@ -1,0 +1,70 @@
+/**
+ * Values the tenant's own workflows test, added to the event shapes a draft is compiled against:
+ * `payload.plan == "enterprise"` in a trigger's `when` (or a step's test, when the workflow has one
+ * trigger event) says `enterprise` is a plan those events carry, though no sample event shows it.
+ * Only for a field sample events show short text values for: a workflow never adds a field or an
+ * event type, and a field samples show no such value for (an id, a number, free text) or whose
+ * values would grow past what samples keep gets none. Pure.
+ */
+import type { EventShape } from './compiled-request.ts';
+import { cmp } from './grammar/request-context.ts';
+
+/** The parts of a workflow spec read here (a spec, or any object of that shape: nothing else is trusted). */
+export interface TestedSpec {
+  readonly triggers?: readonly { readonly event?: unknown; readonly when?: unknown }[];
+  readonly steps?: readonly unknown[];
+}
+
+/** A value kept as a sample's would be (event-shapes-of.ts). */
+const VALUE = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,39}$/;
+const MAX_VALUES = 20;
+const TEST = /\bpayload\.([A-Za-z_][A-Za-z0-9_]*)\s*(?:==|!=)\s*"([^"\\]*)"/g;
+
+/** Every condition text of a flow: steps' `if`, choices' `when`, nested. */
+function stepTests(steps: readonly unknown[]): string[] {
+  return steps.flatMap((s) => {
+    if (typeof s !== 'object' || s === null) return [];
+    const x = s as { if?: unknown; choose?: unknown; else?: unknown };
+    const own = typeof x.if === 'string' ? [x.if] : [];
+    const cases = Array.isArray(x.choose)
+      ? x.choose.flatMap((b: { when?: unknown; steps?: unknown }) => [
+          ...(typeof b?.when === 'string' ? [b.when] : []),
+          ...(Array.isArray(b?.steps) ? stepTests(b.steps) : []),
+        ])
+      : [];
+    return [...own, ...cases, ...(Array.isArray(x.else) ? stepTests(x.else) : [])];
+  });
+}
+
+export function withTestedValues(shapes: readonly EventShape[], specs: readonly TestedSpec[]): EventShape[] {
+  const added = new Map<string, Map<string, Set<string>>>();
+  for (const spec of specs) {
+    const triggers = (Array.isArray(spec.triggers) ? spec.triggers : []).filter(
+      (t): t is { event: string; when?: unknown } => typeof t?.event === 'string',
+    );
+    const types = [...new Set(triggers.map((t) => t.event))];
+    const tests = triggers.map((t) => ({ type: t.event, text: typeof t.when === 'string' ? t.when : '' }));
+    // (A step's test reads the payload of whichever event started the run: only one type is sure.)
+    if (types.length === 1 && Array.isArray(spec.steps))
+      tests.push(...stepTests(spec.steps).map((text) => ({ type: types[0]!, text })));
+    for (const { type, text } of tests)
+      for (const m of text.matchAll(TEST)) {
+        if (!VALUE.test(m[2]!)) continue;
+        const byField = added.get(type) ?? new Map<string, Set<string>>();
+        byField.set(m[1]!, (byField.get(m[1]!) ?? new Set<string>()).add(m[2]!));
+        added.set(type, byField);
+      }
+  }
+  return shapes.map((shape) => {
+    const more = added.get(shape.type);
+    if (!more) return shape;
+    const values: Record<string, readonly string[]> = { ...(shape.values ?? {}) };
+    for (const [field, vs] of more) {
+      // (A field samples show no short text values for is an id, a number or free text: none.)
+      if (!shape.payload.includes(field) || !shape.values?.[field]) continue;
+      const all = new Set([...(values[field] ?? []), ...vs]);
+      if (all.size <= MAX_VALUES) values[field] = [...all].sort(cmp);
+    }
+    return Object.keys(values).length ? { ...shape, values } : shape;
+  });
+}
