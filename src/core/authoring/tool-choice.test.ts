@@ -9,6 +9,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { tool } from '../../../test/authoring/catalog-tool.ts';
+import { BLIND10_DIR, BLIND13_DIR, draftOver } from '../../../test/authoring/draft-corpus.ts';
+import { toolSteps } from '../spec/flow-steps.ts';
 import { compileRequest } from './compile-request.ts';
 import { type DraftCatalog, draftSpec } from './index.ts';
 
@@ -311,5 +313,29 @@ test('of several tools a verb fits, the one that takes the argument the words gi
     draft("when a loan is overdue, message them 'an overdue loan'", branches).questions.some((q) =>
       /Which tool should/.test(q.question),
     ),
+  );
+});
+
+test('a generic verb that begins one tool name, said with another word of it, is that tool', () => {
+  // "guests" names message_guest and refund_guest; "add ... folio" names add_folio_charge.
+  const d = draftOver(
+    'when damage is reported add the $75 cleaning fee to the guests folio',
+    BLIND13_DIR,
+    'frontdesk',
+  );
+  assert.deepEqual(
+    toolSteps((d.spec ?? d.partial)!).map((s) => s.tool),
+    ['add_folio_charge'],
+    JSON.stringify(d.questions),
+  );
+  // What is given ("send the seller a payout failure email") is still the email, not send_payout.
+  const e = draftOver(
+    'when a payout fails send the seller a payout failure email: your payout failed',
+    BLIND10_DIR,
+    'payouts',
+  );
+  assert.deepEqual(
+    toolSteps(e.spec!).map((s) => s.tool),
+    ['email_seller'],
   );
 });
