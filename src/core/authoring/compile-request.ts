@@ -35,6 +35,7 @@ import { fillArgs } from './grammar/fill-args.ts';
 import { placeImpliedReads } from './grammar/implied-reads.ts';
 import { readJoinedTests } from './grammar/joined-tests.ts';
 import { normaliseRequest, readPhrases } from './grammar/normalise-request.ts';
+import { askOrBetweenTests, askOrValuesDropped } from './grammar/or-between-tests.ts';
 import { againstQuestions, readCurrency, readMoney } from './grammar/read-amounts.ts';
 import { readArgPhrases } from './grammar/read-arg-phrases.ts';
 import { type Aside, asideTests, readAsides, readIgnored } from './grammar/read-asides.ts';
@@ -258,6 +259,8 @@ export function compileRequest(
   askEventValueArgs(phrased, steps, event, drafted, ctx);
   askMadeValues(phrased, steps, event, when, ctx);
   askRepeatedBounds(when, event, ctx);
+  askOrBetweenTests(phrased, when, ctx);
+  askOrValuesDropped(phrased, shape, drafted, ctx);
   // "open a sev3 for warnings": a value of the event's said and read by nothing says which events.
   askUnreadValues(buf.text, event, when, flow, steps, ctx);
   askDroppedActions(steps, ctx);

@@ -87,6 +87,8 @@ export function readFieldTests(
     return `payload.${named} ${negated ? '!=' : '=='} ${JSON.stringify(raw.slice(at, at + value.length))}`;
   };
   for (const m of [...buf.text.matchAll(is)]) {
+    // (A test an earlier one's "or" took: "if priority is urgent or if plan is enterprise".)
+    if (buf.text.slice(m.index, m.index + m[0].length) !== m[0]) continue;
     // ("don't build the export unless identity is verified": only when it is; "don't remove them
     // if the post is spam": the others.)
     const forbidden = forbidsUnless(buf.text.slice(0, m.index));
@@ -98,17 +100,18 @@ export function readFieldTests(
     const first = test(m[2]!, m[3]!, negated, m.index + m[0].length - m[3]!.length);
     if (first === undefined) continue;
     cutOut(buf, m);
-    // "if the priority is urgent or the plan is pro": either test; "unless ... or ...": neither.
+    // "if the priority is urgent or the plan is pro": either test, each as said ("if the reason is
+    // not fraud or the tier is gold"); "unless ... or ...": neither.
     const after = m.index + m[0].length;
     const or = OR_IS.exec(buf.text.slice(after));
     const second =
-      or && test(or[1]!, or[2]!, negated !== / is not /.test(or[0]), after + or[0].length - or[2]!.length);
+      or && test(or[1]!, or[2]!, turned !== / is not /.test(or[0]), after + or[0].length - or[2]!.length);
     if (!or || !second) {
       out.push(first);
       continue;
     }
     cutOut(buf, { index: after, 0: or[0] });
-    out.push(...(negated ? [first, second] : [`(${first} or ${second})`]));
+    out.push(...(turned ? [first, second] : [`(${first} or ${second})`]));
   }
   // "unless it came in by chat", "tickets opened by email", "email tickets", "from new sellers" (values-by-noun.ts).
   const channel = channelField(shape);

@@ -6,7 +6,7 @@
  * field the event does not carry is left for the other readers (and their questions). Pure.
  */
 import type { EventShape } from '../compiled-request.ts';
-import { lemmas } from '../request-words.ts';
+import { isActionVerb, lemmas } from '../request-words.ts';
 import { cutOut, type RequestContext, type RequestText } from './request-context.ts';
 
 /**
@@ -39,6 +39,9 @@ export function readNamedValues(
     const field = fieldOf(m[1]!, shape) ?? fieldOf(m[1]!.split(' ').pop()!, shape);
     const value = ctx.quotes[Number(m[3])];
     if (field === undefined || value === undefined) continue;
+    // ("enterprise: email 'Hi, we're on it'": a verb with its text, said with no "is", ":" or "=".)
+    if (isActionVerb(m[1]!.split(' ')[0]!) && !/(?:=|:|\bis\b|\bof\b)\s*(?:not\s+)?"q[0-9]+"$/.test(m[0]))
+      continue;
     out.push(`payload.${field} ${m[2] ? '!=' : '=='} ${JSON.stringify(value)}`);
     cutOut(buf, m as RegExpExecArray);
   }
