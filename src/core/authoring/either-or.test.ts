@@ -124,3 +124,16 @@ test('values joined by "or" and all tested, "and", and a verb with its text are 
   assert.equal(d.publishable, true, JSON.stringify(d.questions));
   assert.equal(d.spec!.triggers[0]!.when, 'payload.plan == "pro"');
 });
+
+test('"A or B and C" is asked: which tests "and" joins is not guessed', () => {
+  const d = draftOver(
+    'When a refund is requested, refund it up to $50 if the tier is gold or the reason is damaged and the currency is USD',
+    CORPUS_DIR,
+    'support-desk',
+  );
+  assert.equal(d.publishable, false);
+  assert.ok(
+    d.questions.some((q) => /is followed by "and"/.test(q.question)),
+    JSON.stringify(d.questions),
+  );
+});

@@ -316,19 +316,18 @@ test('of several tools a verb fits, the one that takes the argument the words gi
   );
 });
 
-test('a generic verb that begins one tool name, said with another word of it, is that tool', () => {
-  // "guests" names message_guest and refund_guest; "add ... folio" names add_folio_charge.
-  const d = draftOver(
-    'when damage is reported add the $75 cleaning fee to the guests folio',
-    BLIND13_DIR,
-    'frontdesk',
-  );
-  assert.deepEqual(
-    toolSteps((d.spec ?? d.partial)!).map((s) => s.tool),
-    ['add_folio_charge'],
-    JSON.stringify(d.questions),
-  );
-  // What is given ("send the seller a payout failure email") is still the email, not send_payout.
+test('"add a $50 credit to the folio" never charges the guest: a generic verb does not pick the tool it begins', () => {
+  // A rule that read "add ... folio" as add_folio_charge was tried and removed: it charged guests
+  // the credits and refunds the words gave them (a review of 733 requests found 8 such drafts).
+  for (const r of [
+    'cancellations: add a $50 cancellation credit to the folio',
+    'complaints: add a $25 damage refund to their folio',
+  ]) {
+    const d = draftOver(r, BLIND13_DIR, 'frontdesk');
+    const tools = toolSteps(d.spec ?? d.partial ?? { steps: [] }).map((s) => s.tool);
+    assert.ok(!(d.publishable && tools.includes('add_folio_charge')), `${r}: ${JSON.stringify(tools)}`);
+  }
+  // What is given ("send the seller a payout failure email") is the email, not send_payout.
   const e = draftOver(
     'when a payout fails send the seller a payout failure email: your payout failed',
     BLIND10_DIR,

@@ -185,16 +185,6 @@ export function mapTool(c: Clause, ctx: RequestContext): ToolDescriptor | undefi
       const g = groupOf(ACTION_GROUPS, w);
       return g !== undefined && opposite(g[0]!, verbGroup[0]!);
     });
-  // "add the $250 fee to the guest's folio": a generic verb that begins one tool's name, said with
-  // another word of that name (add_folio_charge), is that tool, whatever else the object names.
-  // ("send the seller a payout failure email": what is given is the email, read below.)
-  if (candidates.length === 0 && GENERIC_VERBS.has(verb) && head === undefined) {
-    const begun = ctx.tools.filter((t) => {
-      const [first, ...rest] = t.name.toLowerCase().split(/[^a-z0-9]+/);
-      return verbLemmas.includes(first!) && rest.some((w) => objects.some((o) => o.includes(w)));
-    });
-    if (begun.length === 1) candidates = begun;
-  }
   if (candidates.length === 0) {
     // A generic verb ("send a reply", "process the refund"): the object names the action.
     for (const o of objects) {

@@ -112,6 +112,13 @@ export function readFieldTests(
     }
     cutOut(buf, { index: after, 0: or[0] });
     out.push(...(turned ? [first, second] : [`(${first} or ${second})`]));
+    // ("gold or damaged and USD": "(gold or damaged) and USD", or "gold, or damaged and USD"? Asked.)
+    const rest = buf.text.slice(after + or[0].length);
+    if (!turned && /^\s*,?\s*(?:and|but)\b/.test(rest))
+      ctx.questions.push({
+        about: 'triggers.when',
+        question: `"${raw.slice(m.index, after + or[0].length).trim()}" is followed by "and": should the test after it hold for both, or only with the second? Say it in two sentences ("if ... or ..., and only if ...").`,
+      });
   }
   // "unless it came in by chat", "tickets opened by email", "email tickets", "from new sellers" (values-by-noun.ts).
   const channel = channelField(shape);
