@@ -47,3 +47,13 @@ test('a value said of the events as well as of what is made tests the events, no
     assert.equal(d.spec!.triggers[0]!.when, 'payload.format == "json"', r);
   }
 });
+
+test('"send an instant payout" is asked too; "instant payout requests" tests the events', () => {
+  const payouts = (r: string) => draftOver(r, BLIND10_DIR, 'payouts');
+  const sent = payouts('payout requests: send an instant payout, cap 1k');
+  assert.equal(sent.publishable, false);
+  assert.ok(sent.questions.some((q) => /said of what send_payout makes/.test(q.question)));
+  const events = payouts('instant payout requests: send the payout, cap 1k');
+  assert.equal(events.publishable, true, JSON.stringify(events.questions));
+  assert.equal(events.spec!.triggers[0]!.when, 'payload.speed == "instant"');
+});

@@ -48,7 +48,7 @@ export function askEventValueArgs(
     }
 }
 
-/** Verbs of a tool that makes the thing its name says (build_export, create_task, open_incident). */
+/** Verbs of a tool that makes or sends the thing its name says (build_export, open_incident, send_payout). */
 const MAKES = new Set([
   'build',
   'create',
@@ -59,6 +59,9 @@ const MAKES = new Set([
   'produce',
   'prepare',
   'compile',
+  // ("send an instant payout": the payout sent is instant, or only instant requests are paid?)
+  'send',
+  'issue',
 ]);
 
 export function askMadeValues(
@@ -81,7 +84,12 @@ export function askMadeValues(
         )?.[1];
         if (field === undefined) continue;
         const before = new RegExp(String.raw`\b${asLiteral(v.toLowerCase())}[- ]([a-z]+)\b`, 'g');
-        const ofMade = [...text.matchAll(before)].filter((m) => lemmas(m[1]!).some((l) => made.includes(l)));
+        // ("instant payout requests": the noun heads the events, not what is sent.)
+        const ofMade = [...text.matchAll(before)].filter(
+          (m) =>
+            lemmas(m[1]!).some((l) => made.includes(l)) &&
+            !/^\s+(?:requests?|requested|events?|ones?)\b/.test(text.slice(m.index + m[0].length)),
+        );
         // ("json requests: ... build a json export": said of the events too, the test is theirs.)
         const said = [...text.matchAll(new RegExp(String.raw`\b${asLiteral(v.toLowerCase())}\b`, 'g'))]
           .length;
