@@ -137,3 +137,17 @@ test('"A or B and C" is asked: which tests "and" joins is not guessed', () => {
     JSON.stringify(d.questions),
   );
 });
+
+test('a bound on money no step moves and no test reads is asked: the action that moves it was lost', () => {
+  // "refund it" was dropped and only the tag kept, under a $20 cap nothing spends.
+  const d = draftOver(
+    "if the refund amount is under 20 refund it, if it's over 500 tag it escalate",
+    CORPUS_DIR,
+    'support-desk',
+  );
+  assert.equal(d.publishable, false);
+  assert.ok(
+    d.questions.some((q) => /no step of the draft moves money/.test(q.question)),
+    JSON.stringify(d.questions),
+  );
+});
