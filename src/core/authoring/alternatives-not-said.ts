@@ -8,6 +8,7 @@
  */
 import type { WorkflowSpec } from '../spec/workflow-spec.ts';
 import { draftTests } from './draft-tests.ts';
+import { asLiteral } from './grammar/request-context.ts';
 import { alternativesOf } from './test-comparisons.ts';
 
 /** Words that join values said together. */
@@ -24,7 +25,7 @@ export function alternativesNotSaid(request: string, spec: WorkflowSpec): string
       const group = said.map((v) => `${path} == ${JSON.stringify(v)}`).join(' or ');
       const at = values
         .map((v) => {
-          const escaped = v.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/[_-]/g, '[ _-]');
+          const escaped = asLiteral(v).replace(/[_-]/g, '[ _-]');
           const m = new RegExp(`\\b${escaped}\\b`).exec(text);
           return m ? { start: m.index, end: m.index + m[0].length } : undefined;
         })

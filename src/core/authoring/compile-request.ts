@@ -74,7 +74,7 @@ import {
 } from './grammar/request-context.ts';
 import { keepStrictBound } from './grammar/strict-bounds.ts';
 import { isNounOf } from './grammar/trigger-words.ts';
-import { askUnreadBounds } from './grammar/unread-bounds.ts';
+import { askUnreadBounds, askUnspentBounds } from './grammar/unread-bounds.ts';
 import { askUnreadValues } from './grammar/unread-values.ts';
 import { readValueCases } from './grammar/value-cases.ts';
 import { readValueSpellings } from './grammar/value-spellings.ts';
@@ -252,16 +252,7 @@ export function compileRequest(
       question: `The request asks for ${s.tool.name} and also says no one need sign off. Should the workflow call ${s.tool.name} or not?`,
     });
   const maxCostUsd = spendCap(money.caps, steps, ctx);
-  // "if it's under 20 refund it, if it's over 500 tag it": a bound on money that no step moves and
-  // no test reads: the action that moves it was lost on the way (the draft had only tagged). Asked.
-  const unspent = money.caps.filter(
-    (c) => c > 0 && !when.some((w) => new RegExp(String.raw`[<>]=? ${c}\b`).test(w)),
-  );
-  if (unspent.length > 0 && ctx.questions.length === 0 && !steps.some((s) => s.tool.cost !== undefined))
-    ctx.questions.push({
-      about: 'limits.maxCostUsd',
-      question: `The request bounds money ($${Math.min(...unspent)}), but no step of the draft moves money and no test reads the bound. Which action should it bound?`,
-    });
+  askUnspentBounds(money.caps, when, steps, ctx);
   // "under $100" with a cap of $100 and no test of it: the test goes where the money moves.
   keepStrictBound([...money.filters, ...money.stepBounds], maxCostUsd, when, flow, ctx);
   const drafted = `${when.join(' ')} ${JSON.stringify(flow)}`;

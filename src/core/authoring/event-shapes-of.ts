@@ -6,9 +6,9 @@ import type { EventShape } from './compiled-request.ts';
 import { cmp } from './grammar/request-context.ts';
 
 /** A sample's text value kept as a value of its field: a short word or name, not free text. */
-const VALUE = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,39}$/;
+export const VALUE = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,39}$/;
 /** At most this many values are kept per field (a field with more is an id or free text). */
-const MAX_VALUES = 20;
+export const MAX_VALUES = 20;
 
 /**
  * The event shapes sample events show (`{type, payload}` values, e.g. a project's events/*.json):

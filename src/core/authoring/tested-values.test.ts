@@ -31,10 +31,25 @@ test('values a workflow tests join the samples values of the same field', () => 
       triggers: [
         { event: 'ticket.created', when: 'payload.priority == "urgent" or payload.plan == "enterprise"' },
       ],
-      steps: [{ name: 'a', tool: 't', if: 'payload.plan != "partner"' }],
+      steps: [{ name: 'a', tool: 't', args: {}, if: 'payload.plan != "partner"' }],
     },
   ]);
   assert.deepEqual(shape!.values!.plan, ['enterprise', 'free', 'partner', 'pro']);
+  // A choice nested in a parallel branch is read too.
+  const [nested] = withTestedValues(eventShapesOf(samples), [
+    {
+      triggers: [{ event: 'ticket.created' }],
+      steps: [
+        {
+          name: 'p',
+          parallel: {
+            branches: { a: [{ name: 'c', choose: [{ when: 'payload.plan == "edu"', steps: [] }] }] },
+          },
+        } as never,
+      ],
+    },
+  ]);
+  assert.deepEqual(nested!.values!.plan, ['edu', 'free', 'pro']);
   assert.deepEqual(shape!.values!.priority, ['low', 'urgent']);
 });
 
@@ -44,7 +59,7 @@ test('never a new field or type, never a field with no sample values, never from
     { triggers: [{ event: 'order.placed', when: 'payload.plan == "gold"' }] },
     {
       triggers: [{ event: 'ticket.created' }, { event: 'ticket.updated' }],
-      steps: [{ name: 'a', tool: 't', if: 'payload.plan == "vip"' }],
+      steps: [{ name: 'a', tool: 't', args: {}, if: 'payload.plan == "vip"' }],
     },
     { triggers: [{ event: 'ticket.created', when: 'payload.plan == "has a space"' }] },
     { triggers: 'not a list', steps: 7 } as never,

@@ -6,33 +6,24 @@
  * event type, and a field samples show no such value for (an id, a number, free text) or whose
  * values would grow past what samples keep gets none. Pure.
  */
+import { allSteps, type FlowStep, isChooseStep, isToolStep } from '../spec/flow-steps.ts';
 import type { EventShape } from './compiled-request.ts';
+import { MAX_VALUES, VALUE } from './event-shapes-of.ts';
 import { cmp } from './grammar/request-context.ts';
 
 /** The parts of a workflow spec read here (a spec, or any object of that shape: nothing else is trusted). */
 export interface TestedSpec {
   readonly triggers?: readonly { readonly event?: unknown; readonly when?: unknown }[];
-  readonly steps?: readonly unknown[];
+  readonly steps?: readonly FlowStep[];
 }
 
-/** A value kept as a sample's would be (event-shapes-of.ts). */
-const VALUE = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,39}$/;
-const MAX_VALUES = 20;
 const TEST = /\bpayload\.([A-Za-z_][A-Za-z0-9_]*)\s*(?:==|!=)\s*"([^"\\]*)"/g;
 
-/** Every condition text of a flow: steps' `if`, choices' `when`, nested. */
-function stepTests(steps: readonly unknown[]): string[] {
-  return steps.flatMap((s) => {
-    if (typeof s !== 'object' || s === null) return [];
-    const x = s as { if?: unknown; choose?: unknown; else?: unknown };
-    const own = typeof x.if === 'string' ? [x.if] : [];
-    const cases = Array.isArray(x.choose)
-      ? x.choose.flatMap((b: { when?: unknown; steps?: unknown }) => [
-          ...(typeof b?.when === 'string' ? [b.when] : []),
-          ...(Array.isArray(b?.steps) ? stepTests(b.steps) : []),
-        ])
-      : [];
-    return [...own, ...cases, ...(Array.isArray(x.else) ? stepTests(x.else) : [])];
+/** Every condition text of a flow: tool steps' `if`, choices' `when`, nested lists included. */
+function stepTests(steps: readonly FlowStep[]): string[] {
+  return allSteps(steps).flatMap((s) => {
+    if (isToolStep(s)) return typeof s.if === 'string' ? [s.if] : [];
+    return isChooseStep(s) ? s.choose.map((b) => b.when).filter((w) => typeof w === 'string') : [];
   });
 }
 

@@ -9,11 +9,8 @@
 import { lemmas } from '../request-words.ts';
 import { classValues } from './class-fields.ts';
 import { readsField } from './read-coverage.ts';
-import type { DraftStep, RequestContext } from './request-context.ts';
+import { asLiteral, type DraftStep, type RequestContext } from './request-context.ts';
 import { toolWords } from './tool-words.ts';
-
-/** `v` matched as written in a pattern. */
-const asLiteral = (v: string) => v.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 export function askEventValueArgs(
   text: string,

@@ -251,11 +251,8 @@ export function placeImpliedReads(
     const pending = `__implied__${toolName}__`;
     const firstUser = flow.findIndex(
       (s) =>
-        toolStepsOf([s]).some(
-          (x) =>
-            String(x.if ?? '').includes(pending) ||
-            Object.values(x.args ?? {}).some((v) => String(v).includes(pending)),
-        ) || choicesOf([s]).some((c) => c.choose.some((b) => b.when.includes(pending))),
+        toolStepsOf([s]).some((x) => waitsFor(x, pending)) ||
+        choicesOf([s]).some((c) => c.choose.some((b) => b.when.includes(pending))),
     );
     const own = flow.findIndex((s) => 'tool' in s && (s as StepSpec).tool === toolName);
     const inCase = own >= 0 ? undefined : ownInCase(flow, toolName, pending);

@@ -7,7 +7,7 @@
  */
 import type { EventShape } from '../compiled-request.ts';
 import { enumValues } from './listed-values.ts';
-import { listOr, type RequestContext } from './request-context.ts';
+import { asLiteral, listOr, type RequestContext } from './request-context.ts';
 
 interface Test {
   /** Which of the conjuncts joined by "and" it is of (the tests of "(a or b)" share one). */
@@ -47,7 +47,7 @@ function testOf(conjunct: string): Test | undefined {
   const words =
     value === 'true' || value === 'false'
       ? field!.split('_').filter((w) => w.length > 3)
-      : [value.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/[_ -]/g, '[ _-]?')];
+      : [asLiteral(value).replace(/[_ -]/g, '[ _-]?')];
   if (words.length === 0) return undefined;
   return {
     group: 0,
@@ -117,13 +117,8 @@ export function askOrValuesDropped(
 ): void {
   if (!shape) return;
   const flat = drafted.replace(/\\"/g, '"').toLowerCase();
-  const tested = (v: string) =>
-    new RegExp(`[=!]= "${v.toLowerCase().replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}"`).test(flat);
-  const spelled = (v: string) =>
-    v
-      .toLowerCase()
-      .replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
-      .replace(/[_ -]/g, '[ _-]');
+  const tested = (v: string) => new RegExp(`[=!]= "${asLiteral(v.toLowerCase())}"`).test(flat);
+  const spelled = (v: string) => asLiteral(v.toLowerCase()).replace(/[_ -]/g, '[ _-]');
   for (const field of shape.payload) {
     const values = [...new Set([...(shape.values?.[field] ?? []), ...enumValues(field, shape, ctx)])];
     const alt = values.map(spelled).join('|');

@@ -169,6 +169,11 @@ export function cmp(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
+/** `v` matched as written inside a pattern (its regular-expression characters escaped). */
+export function asLiteral(v: string): string {
+  return v.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
 /** "a, b or c", for the choices a question names. */
 export function listOr(xs: readonly string[]): string {
   if (xs.length <= 1) return xs.join('');
