@@ -2,12 +2,15 @@
  * Routing phrases and channels (grammar/read-routes.ts) over a catalog no corpus uses (a
  * facilities desk): "crew 2, 4h response", "drop it in the electrical queue, within a day", "post
  * the request's summary in #facilities". A route is read only from words that say nothing else:
- * a restriction said with it is never dropped.
+ * a restriction said with it is never dropped. A route is where something goes, never a tool that
+ * destroys or moves money.
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
 import { tool } from '../../../test/authoring/catalog-tool.ts';
+import { BLIND10_DIR, draftOver } from '../../../test/authoring/draft-corpus.ts';
+import { toolSteps } from '../spec/flow-steps.ts';
 import { compileRequest } from './compile-request.ts';
 import { type DraftCatalog, draftSpec } from './index.ts';
 import { UNITS } from './request-words.ts';
@@ -192,4 +195,18 @@ test('"48h to respond" and "crew one\'s queue" are the route\'s time and queue, 
       request,
     );
   }
+});
+
+test('"chargebacks:", a value of freeze_seller\'s reason, routes to no freeze', () => {
+  // (It had added a freeze of every seller to a draft that only emailed them.)
+  const d = draftOver(
+    "when a chargeback is received, chargebacks: email the seller 'We got one'",
+    BLIND10_DIR,
+    'payouts',
+  );
+  assert.deepEqual(
+    toolSteps((d.spec ?? d.partial)!).map((s) => s.tool),
+    ['email_seller'],
+  );
+  assert.equal(d.publishable, false, 'the value no step takes is asked');
 });

@@ -126,7 +126,9 @@ function routesIn(c: Clause, ctx: RequestContext): ToolDescriptor[] {
  * value of that tool's enum and only that tool takes it; undefined otherwise.
  */
 export function routedTool(c: Clause, ctx: RequestContext): ToolDescriptor | undefined {
-  const tools = routesIn(c, ctx);
+  // A route is where something goes: never a tool that destroys or moves money ("chargebacks:",
+  // a value of freeze_seller's reason, had frozen every seller it was said of).
+  const tools = routesIn(c, ctx).filter((t) => !t.destructive && t.cost?.fromArg === undefined);
   if (tools.length !== 1) return undefined;
   // Only words of routing: a word the route would not read ("enterprise plan tickets go to tier 2")
   // is never dropped, so such a clause stays for the other readers (and is asked about).
