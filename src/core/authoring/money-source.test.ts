@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
 import { tool } from '../../../test/authoring/catalog-tool.ts';
+import { BLIND13_DIR, draftOver } from '../../../test/authoring/draft-corpus.ts';
 import { modelDrafted } from '../../../test/authoring/model-drafted.ts';
 import type { WorkflowSpec } from '../spec/workflow-spec.ts';
 import type { DraftCatalog } from './compiled-request.ts';
@@ -146,5 +147,48 @@ test('property: an amount field said only after a negation is never the amount a
         return qs.some((q) => q.includes(`not to use "${word} ${kind}"`));
       },
     ),
+  );
+});
+
+test("\"pay the PO amount\" asks: the invoice event's amount is the invoice's, not the purchase order's", () => {
+  const po = draftOver(
+    'new invoices: match the PO and pay the PO amount, cap 5k',
+    BLIND13_DIR,
+    'invoice-approval',
+  );
+  assert.equal(po.publishable, false);
+  assert.ok(
+    po.questions.some((q) =>
+      q.question.startsWith(
+        'The request says "the PO amount", but schedule_payment\'s amount_usd is "{{event.payload.amount_usd}}": the invoice.received event\'s, not the PO\'s.',
+      ),
+    ),
+    JSON.stringify(po.questions),
+  );
+  const own = draftOver(
+    'new invoices: match the PO and pay the invoice amount, cap 5k',
+    BLIND13_DIR,
+    'invoice-approval',
+  );
+  assert.equal(own.publishable, true, JSON.stringify(own.questions));
+});
+
+test('whose amount a read step returned is the read\'s own: "the lease amount" from get_lease asks nothing', () => {
+  const spec: WorkflowSpec = {
+    id: 'w',
+    version: 1,
+    status: 'DRAFT',
+    triggers: [{ event: 'lease.ended' }],
+    steps: [lookup, pay('{{steps.lease.output.deposit_usd}}')],
+    limits: { maxSteps: 2, maxCostUsd: 900 },
+  };
+  assert.deepEqual(
+    moneySourceQuestions(spec, 'when a lease ends, pay back the lease amount. cap $900', catalog),
+    [],
+  );
+  assert.equal(
+    moneySourceQuestions(spec, 'when a lease ends, pay back the tenant amount. cap $900', catalog).length,
+    1,
+    'the tenant is no lease',
   );
 });

@@ -8,13 +8,17 @@
  * - the draft's amount is a field the words name only after a negation ("not just the amount on
  *   the ticket", "instead of the amount", "rather than the amount"): the opposite of the words;
  * - the words name an amount field the draft reads nowhere (no argument, no condition) while its
- *   amount is another field: the named amount was dropped.
+ *   amount is another field: the named amount was dropped;
+ * - the words say whose amount to move ("pay the PO amount"), a thing of the catalog the draft's
+ *   amount is not of: the invoice.received event's amount_usd is the invoice's, and no field holds
+ *   the purchase order's.
  *
  * A fixed amount in the draft is the stated amount's business (draft-safety.ts), not this. Pure.
  */
 import { type FlowStep, toolSteps } from '../spec/flow-steps.ts';
 import type { WorkflowSpec } from '../spec/workflow-spec.ts';
 import type { DraftCatalog } from './compiled-request.ts';
+import { lemmas, wordsOf } from './request-words.ts';
 
 /** Words of a field's name that only say its unit: "total_usd" is named "total". */
 const UNIT = new Set(['usd', 'cents', 'cent', 'dollars', 'eur', 'gbp', 'in']);
@@ -47,6 +51,34 @@ function amountFields(catalog: DraftCatalog): AmountField[] {
   return out;
 }
 
+/** "the PO amount", "their deposit total": whose amount the words say (group 1). */
+const WHOSE_AMOUNT =
+  /\b(?:the|their|its|his|her|this|that|each)\s+([a-z]+)\s+(?:amount|total|sum|value|price|cost)\b/g;
+/** Words before "amount" that say which part or state of it, not whose it is. */
+const NOT_WHOSE = new Set(
+  'full whole same entire exact original requested remaining outstanding approved invoiced claimed due total usd dollar right correct new old final agreed'.split(
+    ' ',
+  ),
+);
+
+/** Whose amount a value is, in words: the trigger event's, or what the step that read it returned. */
+function ownerOf(value: string, spec: WorkflowSpec): string {
+  const step = /^\{\{\s*steps\.([A-Za-z0-9_-]+)\.output\./.exec(value);
+  const tool = step ? toolSteps(spec.steps).find((s) => s.name === step[1])?.tool : undefined;
+  if (step) return `what ${tool ?? step[1]} returned`;
+  return `the ${spec.triggers.map((t) => t.event).join(' or ')} event's`;
+}
+
+/** The words of whose amount a value is: the event's type and field, or the read tool's name and field. */
+function ownerWords(value: string, spec: WorkflowSpec): Set<string> {
+  const step = /^\{\{\s*steps\.([A-Za-z0-9_-]+)\.output\.([A-Za-z0-9_]+)/.exec(value);
+  const tool = step ? toolSteps(spec.steps).find((s) => s.name === step[1])?.tool : undefined;
+  const of = step
+    ? `${tool ?? ''} ${step[2]}`
+    : `${spec.triggers.map((t) => t.event).join(' ')} ${fieldOf(value) ?? ''}`;
+  return wordsOf(of);
+}
+
 /** Each place the request names `phrase`, and whether a negation comes just before it. */
 function mentions(lower: string, phrase: string): boolean[] {
   const re = new RegExp(`\\b${phrase.replace(/ /g, '[ _-]')}s?\\b`, 'g');
@@ -72,6 +104,12 @@ export function moneySourceQuestions(spec: WorkflowSpec, request: string, catalo
   const lower = request.toLowerCase().replace(/[\u2018\u2019]/g, "'");
   const read = fieldsRead(spec);
   const out: string[] = [];
+  const known = wordsOf(
+    [
+      ...catalog.tools.map((t) => `${t.name} ${t.description}`),
+      ...(catalog.events ?? []).flatMap((e) => [e.type, ...e.payload]),
+    ].join(' '),
+  );
   for (const step of toolSteps(spec.steps)) {
     const arg = byName.get(step.tool)?.cost?.fromArg;
     if (arg === undefined) continue;
@@ -84,6 +122,18 @@ export function moneySourceQuestions(spec: WorkflowSpec, request: string, catalo
     if (ownSaid.length > 0 && ownSaid.every((negated) => negated)) {
       out.push(`The request says not to use "${own!.phrase}", but ${shown}. Which amount should it move?`);
       continue;
+    }
+    const owners = ownerWords(String(value), spec);
+    for (const m of lower.matchAll(WHOSE_AMOUNT)) {
+      const whose = m[1]!;
+      const forms = lemmas(whose);
+      if (NOT_WHOSE.has(whose) || !forms.some((l) => known.has(l)) || forms.some((l) => owners.has(l)))
+        continue;
+      const said = request.slice(m.index, m.index + m[0].length);
+      const whoseSaid = said.split(/\s+/)[1];
+      out.push(
+        `The request says "${said}", but ${shown}: ${ownerOf(String(value), spec)}, not the ${whoseSaid}'s. Which amount should it move?`,
+      );
     }
     for (const f of fields) {
       if (f.field === source || f.phrase === own?.phrase) continue;
