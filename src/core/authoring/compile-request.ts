@@ -36,6 +36,7 @@ import { placeImpliedReads } from './grammar/implied-reads.ts';
 import { readJoinedTests } from './grammar/joined-tests.ts';
 import { normaliseRequest, readPhrases } from './grammar/normalise-request.ts';
 import { askOrBetweenTests, askOrValuesDropped } from './grammar/or-between-tests.ts';
+import { askOtherToolsWords } from './grammar/other-tools-words.ts';
 import { againstQuestions, readCurrency, readMoney } from './grammar/read-amounts.ts';
 import { readArgPhrases } from './grammar/read-arg-phrases.ts';
 import { type Aside, asideTests, readAsides, readIgnored } from './grammar/read-asides.ts';
@@ -259,6 +260,7 @@ export function compileRequest(
   checkCoverage(buf.text, steps, ctx, drafted, event);
   askEventValueArgs(phrased, steps, event, drafted, ctx);
   askMadeValues(phrased, steps, event, when, ctx);
+  askOtherToolsWords(buf.text, steps, event, ctx);
   askRepeatedBounds(when, event, ctx);
   askOrBetweenTests(phrased, when, ctx);
   askOrValuesDropped(phrased, shape, drafted, ctx);

@@ -13,7 +13,16 @@
  * `GRAMMAR_WORDS`; never add a word there that names an action, a time, a party or an amount's part.
  */
 import type { EventShape } from '../compiled-request.ts';
-import { ACTION_GROUPS, EVENT_VERB_GROUPS, FILLER, GENERIC_VERBS, lemmas, UNITS } from '../request-words.ts';
+import {
+  ACTION_GROUPS,
+  EVENT_VERB_GROUPS,
+  FILLER,
+  GENERIC_VERBS,
+  lemmas,
+  UNITS,
+  wordsOf,
+} from '../request-words.ts';
+import { fitsPattern } from './id-by-pattern.ts';
 import { oneSlipApart } from './one-slip-apart.ts';
 import { MESSAGE_VERBS } from './read-message-text.ts';
 import { ROUTE_WORDS, TIME_WORDS } from './read-routes.ts';
@@ -21,7 +30,7 @@ import { catalogWords, type DraftStep, knownWords, listOr, type RequestContext }
 import { toolWords } from './tool-words.ts';
 
 /** The readers' own words: lead-ins, bounds, order, negation, politeness and money units. */
-const GRAMMAR_WORDS = new Set(
+export const GRAMMAR_WORDS = new Set(
   `when whenever if once each every any all new incoming as soon after before then first finally next also
   and or but so plus only just please pls thanks thx tho though though ok okay also too always
   under below less than up to at most max maximum cap capped limit budget within no not never dont don't do does
@@ -70,6 +79,31 @@ const asNumber = (n: string) =>
     ? String(Number(n.replace(/,/g, '')))
     : n;
 
+/**
+ * The words of the tools `steps` call or the request bans, and of the trigger event: its type, its
+ * fields, and what its subject is (an argument whose pattern its sample subjects fit: "T-2001" is a `ticket_id`).
+ */
+function draftWords(
+  steps: readonly DraftStep[],
+  shape: EventShape | undefined,
+  ctx: RequestContext,
+): Set<string> {
+  const subjectArgs = ctx.tools.flatMap((t) =>
+    Object.entries((t.args.properties ?? {}) as Record<string, { pattern?: unknown }>)
+      .filter(([, p]) => p.pattern !== undefined && shape?.subjects?.some((v) => fitsPattern(p.pattern, v)))
+      .map(([name]) => name),
+  );
+  return wordsOf(
+    [
+      ...steps.map((s) => `${s.tool.name} ${s.tool.description}`),
+      ...ctx.tools.filter((t) => ctx.banned.includes(t.name)).map((t) => `${t.name} ${t.description}`),
+      shape?.type ?? '',
+      ...(shape?.payload ?? []),
+      ...subjectArgs,
+    ].join(' '),
+  );
+}
+
 /** Whether the drafted text (its tests and steps, as text) reads the event's `field`. */
 export const readsField = (drafted: string, field: string) =>
   new RegExp(String.raw`\.${field}\b`).test(drafted);
@@ -107,7 +141,10 @@ export function checkCoverage(
   }
   const money = steps.some((s) => s.tool.cost?.fromArg !== undefined);
   const destructive = steps.some((s) => s.tool.destructive);
-  const known = knownWords(ctx);
+  // In a draft that moves money or destroys, a catalog word is read only where the draft says it:
+  // a word of a tool it calls or of its trigger event ("about a no show charge" names another
+  // event and another tool: dropped, it refunded every complaint).
+  const known = money || destructive ? draftWords(steps, shape, ctx) : knownWords(ctx);
   const grouped = new Set([...ACTION_GROUPS.flat(), ...EVENT_VERB_GROUPS.flat(), ...GENERIC_VERBS]);
   // A word the compiler read as another (a misspelling) is in an assumption the read-back lists.
   const assumed = ctx.assumptions.join(' ').toLowerCase();
@@ -174,7 +211,9 @@ export function checkCoverage(
     const shown = place === 'the us' ? 'the US' : place.toUpperCase();
     if (!/"us"/.test(held) && !values.has('us') && !unread.includes(shown)) unread.push(shown);
   }
-  for (const w of bare.split(/[^a-z'-]+/)) {
+  // (So are the words of the trigger's clause read as the catalog's and as no test, in such a draft.)
+  const scanned = money || destructive ? [bare, ...ctx.triggerWords.map((t) => t.word)].join(' ') : bare;
+  for (const w of scanned.split(/[^a-z'-]+/)) {
     const word = w.replace(/^['-]+|['-]+$/g, '').replace(/'(?:s|ve|re|m|ll|d)$/, '');
     if (word.length < 2 || FILLER.has(word) || GRAMMAR_WORDS.has(word)) continue;
     if (lemmas(word).some(isRead)) continue;

@@ -16,6 +16,7 @@ import { isActionVerb, lemmas } from '../request-words.ts';
 import { flagQualifierTest, flagValueOf, readFlags, turnedFlags } from './flag-fields.ts';
 import { enumValues, noteClass, readListedValues } from './listed-values.ts';
 import { pairedValue } from './paired-values.ts';
+import { isPartyWord } from './party-words.ts';
 import { fieldByPattern } from './patterned-values.ts';
 import type { Qualifier } from './qualifier.ts';
 import { noteFieldWord } from './read-coverage.ts';
@@ -243,7 +244,10 @@ export function readQualifiers(
       out.push(`payload.${hit.field} ${q.negated ? '!=' : '=='} ${JSON.stringify(hit.value)}`);
       if (!q.negated) tested.set(q, { field: hit.field, test: out[out.length - 1]! });
     } else if (!q.known || q.negated || found) unread.push(q);
-    else noteFieldWord(q.word, q.clause, shape, ctx);
+    else {
+      noteFieldWord(q.word, q.clause, shape, ctx);
+      ctx.triggerWords.push({ word: q.word, clause: q.clause });
+    }
   }
   if (unread.length > 0)
     ctx.questions.push({
@@ -385,7 +389,8 @@ export function fieldForValue(
     (how.modifier || how.prep === 'for') &&
     kind &&
     /^[a-z][a-z-]+$/.test(word) &&
-    !isEventNoun(word, shape)
+    !isEventNoun(word, shape) &&
+    !isPartyWord(word, ctx)
   )
     return assumed(kind, word, `it says which ones`);
   return undefined;

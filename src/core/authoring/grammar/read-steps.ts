@@ -207,7 +207,10 @@ export function readSteps(
         about: `steps: ${steps[i]!.step.name}`,
         question: `The request says "${words}", and also asks for ${name}. Should the workflow call ${name} or not?`,
       });
-    else ctx.assumptions.push(`"${words}" is read as a ban: the workflow never calls ${name}.`);
+    else {
+      ctx.assumptions.push(`"${words}" is read as a ban: the workflow never calls ${name}.`);
+      ctx.banned.push(name);
+    }
   }
   for (const t of times)
     if (

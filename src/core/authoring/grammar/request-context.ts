@@ -41,6 +41,13 @@ export interface RequestContext {
    * for the coverage check to ask about when the draft reads that field nowhere (read-coverage.ts).
    */
   readonly fieldWords: { word: string; field: string; clause: string }[];
+  /**
+   * Words of the trigger's clause read as the catalog's, and as no test ("about a no show charge"),
+   * kept for the coverage check: a draft that moves money or destroys must say them elsewhere.
+   */
+  readonly triggerWords: { word: string; clause: string }[];
+  /** The tools the request bans ("don't email the holder"): their words are read (read-steps.ts). */
+  readonly banned: string[];
 }
 
 export function contextFor(catalog: DraftCatalog): RequestContext {
@@ -55,6 +62,8 @@ export function contextFor(catalog: DraftCatalog): RequestContext {
     yesNo: new Map(),
     wholeReading: [],
     fieldWords: [],
+    triggerWords: [],
+    banned: [],
   };
 }
 
@@ -104,7 +113,15 @@ export function cutOut(buf: RequestText, m: { index: number; 0: string }): void 
  * undefined, for a reader's `return back()`.
  */
 export function rollbackPoint(ctx: RequestContext): () => undefined {
-  const lists = [ctx.questions, ctx.notes, ctx.assumptions, ctx.wholeReading, ctx.fieldWords] as unknown[][];
+  const lists = [
+    ctx.questions,
+    ctx.notes,
+    ctx.assumptions,
+    ctx.wholeReading,
+    ctx.fieldWords,
+    ctx.triggerWords,
+    ctx.banned,
+  ] as unknown[][];
   const lengths = lists.map((l) => l.length);
   return () => {
     lists.forEach((l, i) => {
@@ -123,7 +140,16 @@ const vocabulary = new WeakMap<RequestContext, Set<string>>();
  * keeps the reading copies what it needs back.
  */
 export function probing(ctx: RequestContext): RequestContext {
-  const copy = { ...ctx, questions: [], notes: [], assumptions: [], wholeReading: [], fieldWords: [] };
+  const copy = {
+    ...ctx,
+    questions: [],
+    notes: [],
+    assumptions: [],
+    wholeReading: [],
+    fieldWords: [],
+    triggerWords: [],
+    banned: [],
+  };
   const v = vocabulary.get(ctx);
   if (v) vocabulary.set(copy, v);
   return copy;
