@@ -9,12 +9,11 @@
  * branch's test for the steps of that branch. Asked, never published. Pure.
  */
 import { type FlowStep, isChooseStep, isToolStep, nestedLists } from '../spec/flow-steps.ts';
-import { type Condition, type Operand, parseCondition } from '../spec/parse-condition.ts';
-import { parseStepCondition } from '../spec/step-condition.ts';
 import type { WorkflowSpec } from '../spec/workflow-spec.ts';
 import type { ToolDescriptor } from '../tools/tool-descriptor.ts';
 import { payloadFieldOf } from './arg-words.ts';
 import type { DraftQuestion } from './compiled-request.ts';
+import { comparisonsOf, payloadField } from './test-comparisons.ts';
 
 interface Test {
   readonly field: string;
@@ -22,30 +21,17 @@ interface Test {
   readonly value: string | number;
 }
 
-/** The event field an operand names (`payload.<field>`, `event.` allowed), or undefined. */
-function fieldOf(o: Operand): string | undefined {
-  if (o.kind !== 'path') return undefined;
-  const p = o.path[0] === 'event' ? o.path.slice(1) : o.path;
-  return p.length === 2 && p[0] === 'payload' ? p[1] : undefined;
-}
-
-const TURNED: Record<string, '>' | '>=' | undefined> = { '<': '>', '<=': '>=' };
-
 /** The tests every event a condition lets in holds, or may hold (`==` under an `or`): none under a `not`. */
-function testsOf(c: Condition, inOr = false, out: Test[] = []): Test[] {
-  if (c.kind === 'and' || c.kind === 'or') for (const i of c.items) testsOf(i, inOr || c.kind === 'or', out);
-  if (c.kind !== 'compare') return out;
-  const left = fieldOf(c.left);
-  const [field, lit, op] =
-    left !== undefined
-      ? [left, c.right, c.op]
-      : [fieldOf(c.right), c.left, c.op === '==' ? '==' : (TURNED[c.op] ?? undefined)];
-  if (field === undefined || lit.kind !== 'literal' || op === undefined) return out;
-  if (op === '==' && typeof lit.value === 'string') out.push({ field, op, value: lit.value });
-  // (An amount bound under an "or" may not hold for every event: no bound.)
-  if ((op === '>' || op === '>=') && typeof lit.value === 'number' && !inOr)
-    out.push({ field, op, value: lit.value });
-  return out;
+function testsOf(when: string): Test[] {
+  return comparisonsOf(when).flatMap((c): Test[] => {
+    const field = payloadField(c);
+    if (field === undefined || c.underNot) return [];
+    if (c.op === '==' && typeof c.value === 'string') return [{ field, op: c.op, value: c.value }];
+    // (An amount bound under an "or" may not hold for every event: no bound.)
+    if ((c.op === '>' || c.op === '>=') && typeof c.value === 'number' && !c.underOr)
+      return [{ field, op: c.op, value: c.value }];
+    return [];
+  });
 }
 
 export function refusedTriggerValues(spec: WorkflowSpec, tools: readonly ToolDescriptor[]): DraftQuestion[] {
@@ -60,7 +46,7 @@ export function refusedTriggerValues(spec: WorkflowSpec, tools: readonly ToolDes
   const visit = (steps: readonly FlowStep[], tests: readonly Test[]) => {
     for (const s of steps) {
       if (isChooseStep(s)) {
-        for (const b of s.choose) visit(b.steps, [...tests, ...testsOf(parseStepCondition(b.when))]);
+        for (const b of s.choose) visit(b.steps, [...tests, ...testsOf(b.when)]);
         if (s.else) visit(s.else, tests);
         continue;
       }
@@ -98,7 +84,7 @@ export function refusedTriggerValues(spec: WorkflowSpec, tools: readonly ToolDes
   };
   visit(
     spec.steps as FlowStep[],
-    spec.triggers.flatMap((t) => (t.when ? testsOf(parseCondition(t.when)) : [])),
+    spec.triggers.flatMap((t) => (t.when ? testsOf(t.when) : [])),
   );
   return questions;
 }

@@ -10,14 +10,13 @@ import { allSteps, type FlowStep, isChooseStep, isToolStep } from '../spec/flow-
 import type { EventShape } from './compiled-request.ts';
 import { MAX_VALUES, VALUE } from './event-shapes-of.ts';
 import { cmp } from './grammar/request-context.ts';
+import { comparisonsOf, payloadField } from './test-comparisons.ts';
 
 /** The parts of a workflow spec read here (a spec, or any object of that shape: nothing else is trusted). */
 export interface TestedSpec {
   readonly triggers?: readonly { readonly event?: unknown; readonly when?: unknown }[];
   readonly steps?: readonly FlowStep[];
 }
-
-const TEST = /\bpayload\.([A-Za-z_][A-Za-z0-9_]*)\s*(?:==|!=)\s*"([^"\\]*)"/g;
 
 /** Every condition text of a flow: tool steps' `if`, choices' `when`, nested lists included. */
 function stepTests(steps: readonly FlowStep[]): string[] {
@@ -39,10 +38,13 @@ export function withTestedValues(shapes: readonly EventShape[], specs: readonly 
     if (types.length === 1 && Array.isArray(spec.steps))
       tests.push(...stepTests(spec.steps).map((text) => ({ type: types[0]!, text })));
     for (const { type, text } of tests)
-      for (const m of text.matchAll(TEST)) {
-        if (!VALUE.test(m[2]!)) continue;
+      for (const c of comparisonsOf(text)) {
+        // (Equal or not, under a "not" or an "or": each is a value the field is tested for.)
+        const field = payloadField(c);
+        if (field === undefined || (c.op !== '==' && c.op !== '!=')) continue;
+        if (typeof c.value !== 'string' || !VALUE.test(c.value)) continue;
         const byField = added.get(type) ?? new Map<string, Set<string>>();
-        byField.set(m[1]!, (byField.get(m[1]!) ?? new Set<string>()).add(m[2]!));
+        byField.set(field, (byField.get(field) ?? new Set<string>()).add(c.value));
         added.set(type, byField);
       }
   }

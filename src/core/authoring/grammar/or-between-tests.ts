@@ -6,6 +6,7 @@
  * "and". Tests both turned around ("unless A or B": neither) are no question. Pure.
  */
 import type { EventShape } from '../compiled-request.ts';
+import { type Comparison, comparisonsOf, payloadField } from '../test-comparisons.ts';
 import { enumValues } from './listed-values.ts';
 import { asLiteral, listOr, type RequestContext } from './request-context.ts';
 
@@ -19,40 +20,20 @@ interface Test {
   readonly said: RegExp;
 }
 
-const COMPARE = /^\(?\s*payload\.([A-Za-z_][A-Za-z0-9_]*)\s*(==|!=|>=|<=|>|<)\s*(.+?)\s*\)?$/;
-
-/** The top-level tests of `when` joined by "and" (a parenthesised "or" is one, and read no further). */
-function conjuncts(when: string): string[] {
-  const out: string[] = [];
-  let depth = 0;
-  let from = 0;
-  for (let i = 0; i < when.length; i++) {
-    const ch = when[i];
-    if (ch === '(') depth++;
-    else if (ch === ')') depth--;
-    else if (depth === 0 && when.startsWith(' and ', i)) {
-      out.push(when.slice(from, i));
-      from = i + 5;
-    }
-  }
-  out.push(when.slice(from));
-  return out.map((c) => c.trim());
-}
-
-function testOf(conjunct: string): Test | undefined {
-  const m = COMPARE.exec(conjunct);
-  if (!m) return undefined;
-  const [, field, op, raw] = m;
-  const value = raw!.replace(/^"(.*)"$/, '$1').toLowerCase();
+/** A test of a payload field the trigger makes (none under a "not"), and how its value may be said. */
+function testOf(c: Comparison): Test | undefined {
+  const field = payloadField(c);
+  if (field === undefined || c.underNot) return undefined;
+  const value = String(c.value).toLowerCase();
   const words =
     value === 'true' || value === 'false'
-      ? field!.split('_').filter((w) => w.length > 3)
+      ? field.split('_').filter((w) => w.length > 3)
       : [asLiteral(value).replace(/[_ -]/g, '[ _-]?')];
   if (words.length === 0) return undefined;
   return {
-    group: 0,
-    field: field!,
-    op: op!,
+    group: c.conjunct,
+    field,
+    op: c.op,
     value,
     said: new RegExp(String.raw`\b(?:${words.join('|')})\b`, 'g'),
   };
@@ -61,14 +42,9 @@ function testOf(conjunct: string): Test | undefined {
 export function askOrBetweenTests(text: string, when: readonly string[], ctx: RequestContext): void {
   // ("plan == free and (priority == urgent or plan == pro)" of "urgent or pro or free": each test of
   // the alternatives against the test required beside them.)
-  const tests = conjuncts(when.join(' and ')).flatMap((c, group) =>
-    c
-      .replace(/^\((.*)\)$/, '$1')
-      .split(/\s+or\s+/)
-      .map(testOf)
-      .filter((t): t is Test => t !== undefined)
-      .map((t) => ({ ...t, group })),
-  );
+  const tests = comparisonsOf(when.join(' and '))
+    .map(testOf)
+    .filter((t): t is Test => t !== undefined);
   for (const [i, a] of tests.entries())
     for (const b of tests.slice(i + 1)) {
       if (a.group === b.group) continue;

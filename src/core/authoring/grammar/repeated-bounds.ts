@@ -4,28 +4,32 @@
  * nothing, so one was likely said of some steps only. Asked, never left to the stricter one, which
  * would hold back every step. Pure.
  */
+import { comparisonsOf, payloadField } from '../test-comparisons.ts';
 import type { RequestContext } from './request-context.ts';
-
-const BOUND = /\bpayload\.([a-z0-9_]+)\s*(>=|>|<=|<)\s*(-?[0-9]+(?:\.[0-9]+)?)\b/g;
 
 export function askRepeatedBounds(
   when: readonly string[],
   event: string | undefined,
   ctx: RequestContext,
 ): void {
+  const tests = comparisonsOf(when.join(' and '));
   // (Tests joined by "or" are alternatives, each its own bound.)
-  if (when.some((w) => /\bor\b/.test(w))) return;
+  if (tests.some((t) => t.underOr)) return;
   const seen = new Map<string, string>();
-  for (const m of when.join(' and ').matchAll(BOUND)) {
-    const key = `${m[1]} ${m[2]!.startsWith('>') ? 'above' : 'below'}`;
+  for (const t of tests) {
+    const field = payloadField(t);
+    if (field === undefined || !t.stated || typeof t.value !== 'number' || t.op === '==' || t.op === '!=')
+      continue;
+    const bound = `${field} ${t.op} ${t.value}`;
+    const key = `${field} ${t.op.startsWith('>') ? 'above' : 'below'}`;
     const earlier = seen.get(key);
     if (earlier === undefined) {
-      seen.set(key, `${m[1]} ${m[2]} ${m[3]}`);
+      seen.set(key, bound);
       continue;
     }
     ctx.questions.push({
       about: 'triggers.when',
-      question: `The trigger tests the ${event ?? 'trigger'} event's ${earlier} and ${m[1]} ${m[2]} ${m[3]}: the one makes the other say nothing. Is one of them said of some steps only? Say which steps it holds back ("..., and if it has 10 or more, also ...").`,
+      question: `The trigger tests the ${event ?? 'trigger'} event's ${earlier} and ${bound}: the one makes the other say nothing. Is one of them said of some steps only? Say which steps it holds back ("..., and if it has 10 or more, also ...").`,
     });
     return;
   }
