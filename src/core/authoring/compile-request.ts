@@ -75,10 +75,12 @@ import {
 } from './grammar/request-context.ts';
 import { keepStrictBound } from './grammar/strict-bounds.ts';
 import { isNounOf } from './grammar/trigger-words.ts';
+import { askUnitAmounts } from './grammar/unit-amounts.ts';
 import { askUnreadBounds, askUnspentBounds } from './grammar/unread-bounds.ts';
 import { askUnreadValues } from './grammar/unread-values.ts';
 import { readValueCases } from './grammar/value-cases.ts';
 import { readValueSpellings } from './grammar/value-spellings.ts';
+import { askWhichOnesWords } from './grammar/which-ones-words.ts';
 
 /** Tests joined with "and"; alternatives said alone lose their parentheses ("a or b"). */
 function joinTests(tests: readonly string[]): string {
@@ -261,6 +263,8 @@ export function compileRequest(
   askEventValueArgs(phrased, steps, event, drafted, ctx);
   askMadeValues(phrased, steps, event, when, ctx);
   askOtherToolsWords(buf.text, steps, event, ctx);
+  askUnitAmounts(unquoted.lower, steps, event, ctx);
+  askWhichOnesWords(unquoted.lower, steps, shape, drafted, ctx);
   askRepeatedBounds(when, event, ctx);
   askOrBetweenTests(phrased, when, ctx);
   askOrValuesDropped(phrased, shape, drafted, ctx);

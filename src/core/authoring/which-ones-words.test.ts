@@ -1,0 +1,28 @@
+/**
+ * "new" before anything but what the trigger event creates, and "US" before people, say which
+ * ones (grammar/which-ones-words.ts): in a draft that moves money or destroys, unless a test holds
+ * the value, they are asked. "freeze new sellers for fraud" had frozen every flagged seller,
+ * "downgraded: credit US customers $20" credited every downgrade.
+ */
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { BLIND10_DIR, BLIND13_DIR, draftOver } from '../../../test/authoring/draft-corpus.ts';
+
+const asks = (request: string, dir: string, file: string, said: string) => {
+  const d = draftOver(request, dir, file);
+  assert.equal(d.publishable, false, request);
+  assert.ok(
+    d.questions.some((q) => q.question.includes(said) && q.question.includes('says which ones')),
+    `${request}: ${JSON.stringify(d.questions)}`,
+  );
+};
+
+test('"new sellers" on a flag, "US guests": asked', () => {
+  asks('sellers flagged: freeze new sellers for fraud', BLIND10_DIR, 'payouts', '"new sellers"');
+  asks('complaints from US guests: refund $20', BLIND13_DIR, 'frontdesk', '"US guests"');
+});
+
+test('"new" before what the event creates is the event', () => {
+  const d = draftOver('new payout requests: pay out, max 300', BLIND10_DIR, 'payouts');
+  assert.ok(!d.questions.some((q) => q.question.includes('says which ones')), JSON.stringify(d.questions));
+});
