@@ -6,7 +6,13 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { BLIND10_DIR, BLIND13_DIR, draftOver } from '../../../test/authoring/draft-corpus.ts';
+import {
+  BLIND4_DIR,
+  BLIND10_DIR,
+  BLIND11_DIR,
+  BLIND13_DIR,
+  draftOver,
+} from '../../../test/authoring/draft-corpus.ts';
 
 const asks = (request: string, dir: string, file: string, said: string) => {
   const d = draftOver(request, dir, file);
@@ -25,4 +31,14 @@ test('"new sellers" on a flag, "US guests": asked', () => {
 test('"new" before what the event creates is the event', () => {
   const d = draftOver('new payout requests: pay out, max 300', BLIND10_DIR, 'payouts');
   assert.ok(!d.questions.some((q) => q.question.includes('says which ones')), JSON.stringify(d.questions));
+});
+
+test('"every new hire" (employee.hired) and "the new ask" are the event itself', () => {
+  const hire = draftOver('order a $90 keyboard for every new hire', BLIND4_DIR, 'people-ops');
+  assert.equal(hire.publishable, true, JSON.stringify(hire.questions));
+  const ask = draftOver('reopened claims: pay the new ask, never more than 1500', BLIND11_DIR, 'claims');
+  assert.ok(
+    !ask.questions.some((q) => q.question.includes('says which ones')),
+    JSON.stringify(ask.questions),
+  );
 });

@@ -3,6 +3,7 @@ import type { EventShape } from '../compiled-request.ts';
 import { EVENT_VERB_GROUPS, FILLER, groupOf, lemmas } from '../request-words.ts';
 import { namesEventVerb } from './event-verb-forms.ts';
 import { spelledAs } from './one-slip-apart.ts';
+import { isPartyWord } from './party-words.ts';
 import type { RequestContext } from './request-context.ts';
 import { splitType } from './trigger-words.ts';
 
@@ -47,6 +48,20 @@ export function inferEvent(text: string, ctx: RequestContext): string | undefine
         (stem.length > 3 && w.startsWith(stem)),
     );
   };
+  // "when a guest checks out": a party the catalog names (party-words.ts) is said of most of its
+  // events; the one event named for it (guest.no_show) is meant only when its verb is said too.
+  const [only] = found;
+  const verbSaid = (e: EventShape) =>
+    says(e, words) || new RegExp(String.raw`\b${splitType(e.type)[1].replace(/_/g, '[ _-]?')}`).test(text);
+  if (
+    found.length === 1 &&
+    only &&
+    !verbSaid(only) &&
+    nounOf(only)
+      .filter(isSaid)
+      .every((n) => isPartyWord(n, ctx))
+  )
+    return undefined;
   if (found.length > 1) {
     // "Approve invoices under 500": a verb said bare, as a tool for the event's noun is named
     // (approve_invoice), is what the workflow does, not the event that starts it

@@ -31,9 +31,14 @@ export function askWhichOnesWords(
   // An event that something's arrival starts: "new" before its noun says that event.
   const creates = EVENT_VERB_GROUPS.slice(0, 2).some((g) => g.includes(verb));
   const said: string[] = [];
+  // ("every new hire" of employee.hired: the event's own verb; "the new ask": what is asked now.)
+  const verbs = wordsOf(verb);
+  const asking = EVENT_VERB_GROUPS[0]!;
   for (const m of text.matchAll(/\bnew\s+([a-z]+)/g)) {
-    const of = lemmas(m[1]!).some((l) => nouns.has(l));
-    if ((of && creates) || /"new"/.test(held)) continue;
+    const forms = lemmas(m[1]!);
+    const of = forms.some((l) => nouns.has(l));
+    const itself = forms.some((l) => verbs.has(l) || asking.includes(l));
+    if ((of && creates) || itself || /"new"/.test(held)) continue;
     said.push(m[0]);
   }
   for (const m of text.matchAll(/\bus\s+([a-z]+)/g)) {
