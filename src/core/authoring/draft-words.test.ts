@@ -9,7 +9,7 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { BLIND10_DIR, BLIND13_DIR, draftOver } from '../../../test/authoring/draft-corpus.ts';
+import { BLIND9_DIR, BLIND10_DIR, BLIND13_DIR, draftOver } from '../../../test/authoring/draft-corpus.ts';
 
 const asksAbout = (request: string, dir: string, file: string, word: string) => {
   const d = draftOver(request, dir, file);
@@ -27,6 +27,15 @@ test('a catalog word no step and no trigger of a money draft says is asked', () 
     BLIND10_DIR,
     'payouts',
     'disputes',
+  );
+});
+
+test('a word only a field the draft never reads says is asked: "with photos" and no has_photos test', () => {
+  asksAbout(
+    'give store credit of the item value on damaged orders with photos, max 200',
+    BLIND9_DIR,
+    'shipping',
+    'photos',
   );
 });
 

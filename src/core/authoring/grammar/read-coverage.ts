@@ -80,12 +80,14 @@ const asNumber = (n: string) =>
     : n;
 
 /**
- * The words of the tools `steps` call or the request bans, and of the trigger event: its type, its
- * fields, and what its subject is (an argument whose pattern its sample subjects fit: "T-2001" is a `ticket_id`).
+ * The words of the tools `steps` call or the request bans, and of the trigger event: its type, the
+ * fields the draft reads ("with photos" is no word of a draft that tests no has_photos), and what
+ * its subject is (an argument whose pattern its sample subjects fit: "T-2001" is a `ticket_id`).
  */
 function draftWords(
   steps: readonly DraftStep[],
   shape: EventShape | undefined,
+  drafted: string,
   ctx: RequestContext,
 ): Set<string> {
   const subjectArgs = ctx.tools.flatMap((t) =>
@@ -98,7 +100,7 @@ function draftWords(
       ...steps.map((s) => `${s.tool.name} ${s.tool.description}`),
       ...ctx.tools.filter((t) => ctx.banned.includes(t.name)).map((t) => `${t.name} ${t.description}`),
       shape?.type ?? '',
-      ...(shape?.payload ?? []),
+      ...(shape?.payload ?? []).filter((f) => readsField(drafted, f)),
       ...subjectArgs,
     ].join(' '),
   );
@@ -144,7 +146,7 @@ export function checkCoverage(
   // In a draft that moves money or destroys, a catalog word is read only where the draft says it:
   // a word of a tool it calls or of its trigger event ("about a no show charge" names another
   // event and another tool: dropped, it refunded every complaint).
-  const known = money || destructive ? draftWords(steps, shape, ctx) : knownWords(ctx);
+  const known = money || destructive ? draftWords(steps, shape, drafted, ctx) : knownWords(ctx);
   const grouped = new Set([...ACTION_GROUPS.flat(), ...EVENT_VERB_GROUPS.flat(), ...GENERIC_VERBS]);
   // A word the compiler read as another (a misspelling) is in an assumption the read-back lists.
   const assumed = ctx.assumptions.join(' ').toLowerCase();
