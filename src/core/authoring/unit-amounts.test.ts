@@ -5,30 +5,31 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { BLIND12_DIR, BLIND13_DIR, draftOver } from '../../../test/authoring/draft-corpus.ts';
-
-const asks = (request: string, dir: string, file: string, said: string) => {
-  const d = draftOver(request, dir, file);
-  assert.equal(d.publishable, false, request);
-  assert.ok(
-    d.questions.some((q) => q.question.includes(said)),
-    `${request}: ${JSON.stringify(d.questions)}`,
-  );
-};
+import { assertAsks, BLIND12_DIR, BLIND13_DIR, draftOver } from '../../../test/authoring/draft-corpus.ts';
 
 test('"$20 per night", "$10/night", "$40 to each guest" ask: no template multiplies', () => {
-  asks(
+  assertAsks(
     'complaints: refund $20 per night',
     BLIND13_DIR,
     'frontdesk',
     '"$20 per night" says an amount for each night',
   );
-  asks('checkout: $10/night credit', BLIND13_DIR, 'frontdesk', 'for each night');
-  asks('noise complaints: refund $40 to each guest in the room', BLIND13_DIR, 'frontdesk', 'for each guest');
+  assertAsks('checkout: $10/night credit', BLIND13_DIR, 'frontdesk', 'for each night');
+  assertAsks(
+    'noise complaints: refund $40 to each guest in the room',
+    BLIND13_DIR,
+    'frontdesk',
+    'for each guest',
+  );
 });
 
 test('"$200 less than the deposit" asks: no template subtracts', () => {
-  asks('tenancy ended: return $200 less than the deposit', BLIND12_DIR, 'lettings', 'no template subtracts');
+  assertAsks(
+    'tenancy ended: return $200 less than the deposit',
+    BLIND12_DIR,
+    'lettings',
+    'no template subtracts',
+  );
 });
 
 test('a cap per run, or per the event, is no unit', () => {
