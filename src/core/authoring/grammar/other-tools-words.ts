@@ -1,11 +1,11 @@
 /**
  * A word only another money-moving tool is described with, in a draft that moves money: "credit
  * their card $50", drafted as `issue_credit` (a credit on the guest's profile), says "card", which
- * only `refund_guest` ("Refunds money to the card the guest paid with") is described with. Every
- * word of a catalog is read (read-coverage.ts), so the word the draft's tool cannot do was dropped
- * unasked, and the money went another way than the words. Such a word is asked: which tool is
- * meant. A word any step of the draft (its tool, its arguments' values) or its trigger event names
- * is the draft's own, and the grammar's words and generic verbs say no tool. Pure.
+ * only `refund_guest` ("Refunds money to the card the guest paid with") is described with: the
+ * money went another way than the words. The coverage check (read-coverage.ts) asks about such a
+ * word as unread; this asks which tool is meant, naming the tools that say it, so the person can
+ * pick one. A word any step of the draft (its tool, its arguments' values) or its trigger event
+ * names is the draft's own, and the grammar's words and generic verbs say no tool. Pure.
  */
 import type { EventShape } from '../compiled-request.ts';
 import { ACTION_GROUPS, FILLER, GENERIC_VERBS, lemmas, wordsOf } from '../request-words.ts';

@@ -8,6 +8,7 @@
 import type { EventShape } from '../compiled-request.ts';
 import { EVENT_VERB_GROUPS, lemmas, wordsOf } from '../request-words.ts';
 import type { DraftStep, RequestContext } from './request-context.ts';
+import { splitType } from './trigger-words.ts';
 
 /** Who "US" is said of: people, as a catalog names them. */
 const PEOPLE =
@@ -24,9 +25,7 @@ export function askWhichOnesWords(
   if (!steps.some((s) => s.tool.cost?.fromArg !== undefined || s.tool.destructive)) return;
   const held = drafted.toLowerCase();
   const text = lower.replace(/"q[0-9]+"/g, ' ');
-  const [noun = '', verb = ''] = shape
-    ? [shape.type.slice(0, shape.type.lastIndexOf('.')), shape.type.slice(shape.type.lastIndexOf('.') + 1)]
-    : [];
+  const [noun, verb] = shape ? splitType(shape.type) : ['', ''];
   const nouns = wordsOf(`${noun} ${verb}`);
   // An event that something's arrival starts: "new" before its noun says that event.
   const creates = EVENT_VERB_GROUPS.slice(0, 2).some((g) => g.includes(verb));
