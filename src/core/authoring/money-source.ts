@@ -18,7 +18,7 @@
 import { type FlowStep, toolSteps } from '../spec/flow-steps.ts';
 import type { WorkflowSpec } from '../spec/workflow-spec.ts';
 import type { DraftCatalog } from './compiled-request.ts';
-import { lemmas, wordsOf } from './request-words.ts';
+import { lemmas, vocabularyOf, wordsOf } from './request-words.ts';
 
 /** Words of a field's name that only say its unit: "total_usd" is named "total". */
 const UNIT = new Set(['usd', 'cents', 'cent', 'dollars', 'eur', 'gbp', 'in']);
@@ -61,22 +61,21 @@ const NOT_WHOSE = new Set(
   ),
 );
 
-/** Whose amount a value is, in words: the trigger event's, or what the step that read it returned. */
-function ownerOf(value: string, spec: WorkflowSpec): string {
-  const step = /^\{\{\s*steps\.([A-Za-z0-9_-]+)\.output\./.exec(value);
-  const tool = step ? toolSteps(spec.steps).find((s) => s.name === step[1])?.tool : undefined;
-  if (step) return `what ${tool ?? step[1]} returned`;
-  return `the ${spec.triggers.map((t) => t.event).join(' or ')} event's`;
-}
-
-/** The words of whose amount a value is: the event's type and field, or the read tool's name and field. */
-function ownerWords(value: string, spec: WorkflowSpec): Set<string> {
+/**
+ * Whose amount a value is: the trigger event's, or what the step that read it returned, in words
+ * (`said`) and as the words of that event or read (`words`: its type or tool, and the field).
+ */
+function ownerOf(value: string, spec: WorkflowSpec): { said: string; words: Set<string> } {
   const step = /^\{\{\s*steps\.([A-Za-z0-9_-]+)\.output\.([A-Za-z0-9_]+)/.exec(value);
-  const tool = step ? toolSteps(spec.steps).find((s) => s.name === step[1])?.tool : undefined;
-  const of = step
-    ? `${tool ?? ''} ${step[2]}`
-    : `${spec.triggers.map((t) => t.event).join(' ')} ${fieldOf(value) ?? ''}`;
-  return wordsOf(of);
+  if (step) {
+    const tool = toolSteps(spec.steps).find((s) => s.name === step[1])?.tool;
+    return { said: `what ${tool ?? step[1]} returned`, words: wordsOf(`${tool ?? ''} ${step[2]}`) };
+  }
+  const events = spec.triggers.map((t) => t.event);
+  return {
+    said: `the ${events.join(' or ')} event's`,
+    words: wordsOf(`${events.join(' ')} ${fieldOf(value) ?? ''}`),
+  };
 }
 
 /** Each place the request names `phrase`, and whether a negation comes just before it. */
@@ -104,12 +103,8 @@ export function moneySourceQuestions(spec: WorkflowSpec, request: string, catalo
   const lower = request.toLowerCase().replace(/[\u2018\u2019]/g, "'");
   const read = fieldsRead(spec);
   const out: string[] = [];
-  const known = wordsOf(
-    [
-      ...catalog.tools.map((t) => `${t.name} ${t.description}`),
-      ...(catalog.events ?? []).flatMap((e) => [e.type, ...e.payload]),
-    ].join(' '),
-  );
+  const known = vocabularyOf(catalog.tools, catalog.events);
+
   for (const step of toolSteps(spec.steps)) {
     const arg = byName.get(step.tool)?.cost?.fromArg;
     if (arg === undefined) continue;
@@ -123,16 +118,16 @@ export function moneySourceQuestions(spec: WorkflowSpec, request: string, catalo
       out.push(`The request says not to use "${own!.phrase}", but ${shown}. Which amount should it move?`);
       continue;
     }
-    const owners = ownerWords(String(value), spec);
+    const owner = ownerOf(String(value), spec);
     for (const m of lower.matchAll(WHOSE_AMOUNT)) {
       const whose = m[1]!;
       const forms = lemmas(whose);
-      if (NOT_WHOSE.has(whose) || !forms.some((l) => known.has(l)) || forms.some((l) => owners.has(l)))
+      if (NOT_WHOSE.has(whose) || !forms.some((l) => known.has(l)) || forms.some((l) => owner.words.has(l)))
         continue;
       const said = request.slice(m.index, m.index + m[0].length);
       const whoseSaid = said.split(/\s+/)[1];
       out.push(
-        `The request says "${said}", but ${shown}: ${ownerOf(String(value), spec)}, not the ${whoseSaid}'s. Which amount should it move?`,
+        `The request says "${said}", but ${shown}: ${owner.said}, not the ${whoseSaid}'s. Which amount should it move?`,
       );
     }
     for (const f of fields) {

@@ -314,6 +314,18 @@ export function wordsOf(text: string): Set<string> {
   return out;
 }
 
+/** Every word a catalog uses: its tools' names and descriptions, its events' types and payload fields, with lemmas. */
+export function vocabularyOf(
+  tools: readonly { readonly name: string; readonly description: string }[],
+  events: readonly { readonly type: string; readonly payload: readonly string[] }[] = [],
+): Set<string> {
+  return wordsOf(
+    [...tools.flatMap((t) => [t.name, t.description]), ...events.flatMap((e) => [e.type, ...e.payload])].join(
+      ' ',
+    ),
+  );
+}
+
 /** The number words zero to nineteen, each at its value. */
 export const UNITS: readonly string[] = [
   'zero',

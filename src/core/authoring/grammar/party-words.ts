@@ -16,6 +16,11 @@ const ROLES = new Set(
   resident homeowner freelancer creator host payee`.split(/\s+/),
 );
 
+/** Whether `word` (in any of its forms) is a role an event can be about, in any catalog. */
+export function isRoleWord(word: string): boolean {
+  return lemmas(word).some((l) => ROLES.has(l));
+}
+
 /** Whether `word` (in any of its forms) is a role the catalog names: one of its parties. */
 export function isPartyWord(word: string, ctx: RequestContext): boolean {
   const known = knownWords(ctx);

@@ -11,7 +11,7 @@
 import type { StepSpec } from '../../spec/workflow-spec.ts';
 import type { ToolDescriptor } from '../../tools/tool-descriptor.ts';
 import type { DraftCatalog, DraftQuestion, EventShape } from '../compiled-request.ts';
-import { wordsOf } from '../request-words.ts';
+import { vocabularyOf, wordsOf } from '../request-words.ts';
 
 export interface RequestContext {
   /** The catalog's tools (core tools left out), by name. */
@@ -157,11 +157,7 @@ export function probing(ctx: RequestContext): RequestContext {
 export function knownWords(ctx: RequestContext): Set<string> {
   let v = vocabulary.get(ctx);
   if (!v) {
-    const text = [
-      ...ctx.tools.flatMap((t) => [t.name, t.description]),
-      ...(ctx.events ?? []).flatMap((e) => [e.type, ...e.payload]),
-    ].join(' ');
-    v = wordsOf(text);
+    v = vocabularyOf(ctx.tools, ctx.events);
     vocabulary.set(ctx, v);
   }
   return v;

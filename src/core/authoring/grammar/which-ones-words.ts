@@ -6,13 +6,16 @@
  * the value (`tier == "new"`, `region == "us"`), the draft would act on every one: asked. Pure.
  */
 import type { EventShape } from '../compiled-request.ts';
-import { EVENT_VERB_GROUPS, lemmas, wordsOf } from '../request-words.ts';
+import { EVENT_VERB_GROUPS, groupOf, lemmas, wordsOf } from '../request-words.ts';
+import { isRoleWord } from './party-words.ts';
 import type { DraftStep, RequestContext } from './request-context.ts';
 import { splitType } from './trigger-words.ts';
 
-/** Who "US" is said of: people, as a catalog names them. */
-const PEOPLE =
-  /^(?:customers?|users?|employees?|staff|clients?|members?|accounts?|guests?|sellers?|buyers?|tenants?|vendors?|merchants?|subscribers?|policyholders?|claimants?|based|offices?|teams?)$/;
+/** Who "US" is said of beside the roles (party-words.ts): people and places any catalog has. */
+const PEOPLE = /^(?:customers?|users?|employees?|staff|clients?|members?|accounts?|based|offices?|teams?)$/;
+/** The event verbs that say something arrived or was asked for: "new" before their noun is the event. */
+const ARRIVED = groupOf(EVENT_VERB_GROUPS, 'received')!;
+const ASKED = groupOf(EVENT_VERB_GROUPS, 'requested')!;
 
 /** `lower`: the request as normalised, its texts to send quoted (`"q<n>"`). */
 export function askWhichOnesWords(
@@ -28,20 +31,19 @@ export function askWhichOnesWords(
   const [noun, verb] = shape ? splitType(shape.type) : ['', ''];
   const nouns = wordsOf(`${noun} ${verb}`);
   // An event that something's arrival starts: "new" before its noun says that event.
-  const creates = EVENT_VERB_GROUPS.slice(0, 2).some((g) => g.includes(verb));
+  const creates = ARRIVED.includes(verb) || ASKED.includes(verb);
   const said: string[] = [];
   // ("every new hire" of employee.hired: the event's own verb; "the new ask": what is asked now.)
   const verbs = wordsOf(verb);
-  const asking = EVENT_VERB_GROUPS[0]!;
   for (const m of text.matchAll(/\bnew\s+([a-z]+)/g)) {
     const forms = lemmas(m[1]!);
     const of = forms.some((l) => nouns.has(l));
-    const itself = forms.some((l) => verbs.has(l) || asking.includes(l));
+    const itself = forms.some((l) => verbs.has(l) || ASKED.includes(l));
     if ((of && creates) || itself || /"new"/.test(held)) continue;
     said.push(m[0]);
   }
   for (const m of text.matchAll(/\bus\s+([a-z]+)/g)) {
-    const of = PEOPLE.test(m[1]!) || lemmas(m[1]!).some((l) => nouns.has(l));
+    const of = PEOPLE.test(m[1]!) || isRoleWord(m[1]!) || lemmas(m[1]!).some((l) => nouns.has(l));
     if (!of || /"us"/.test(held)) continue;
     said.push(`US ${m[1]}`);
   }
