@@ -79,6 +79,31 @@ test("a placeholder naming what an earlier step returns is that step's output", 
   );
 });
 
+test('a placeholder naming what an earlier step returns by its description alone is that output', () => {
+  // get_doctor declares no result: its description says what it reads.
+  const doctor = tool({
+    name: 'get_doctor',
+    description: "Reads the visit's doctor from the rota: doctor name, room.",
+    effect: 'read',
+    args: { type: 'object', required: ['visit_id'], properties: { visit_id: { type: 'string' } } },
+  });
+  const catalog = { ...clinic, tools: [...clinic.tools, doctor] };
+  const d = draftSpec(
+    compileRequest(
+      "when a visit is booked, look up the doctor and message them 'You will see <doctor name> in <room>.'",
+      catalog,
+    ),
+    catalog,
+  );
+  assert.equal(d.publishable, true, JSON.stringify(d.questions));
+  const [read, message] = d.spec!.steps.map((s) => ('tool' in s ? s : undefined)!);
+  assert.equal(read!.tool, 'get_doctor');
+  assert.equal(
+    message!.args.text,
+    `You will see {{steps.${read!.name}.output.doctor_name}} in {{steps.${read!.name}.output.room}}.`,
+  );
+});
+
 test('a placeholder naming what a later step returns is still asked', () => {
   const d = draft("when a visit is booked, email them 'Hi <name>, see you soon.' then look up the visit");
   assert.equal(d.publishable, false);

@@ -5,7 +5,8 @@
  * ("<invoice number>", "<invoice id>", "<the ticket>": the event's subject). Each becomes the
  * template (`{{event.payload.amount_usd}}`, `{{event.subject}}`), listed under "Assumed". Else
  * what an earlier step returns, named the same way ("<name>" after a lookup returning
- * `customer_name`: `{{steps.lookup.output.customer_name}}`), or, for money ("<amount>", "<refund>"),
+ * `customer_name`: `{{steps.lookup.output.customer_name}}`; what it returns is its declared result,
+ * or what its description lists, as `outputsOf` reads it), or, for money ("<amount>", "<refund>"),
  * the amount an earlier step of the draft moved (`refund whatever's due ... 'a refund of
  * $<amount>'`: what its money argument took). One that names none of these is asked about: sent as
  * typed it would reach a person.
@@ -14,6 +15,7 @@ import type { FlowStep, StepSpec } from '../../spec/flow-steps.ts';
 import { isToolStep, nestedLists } from '../../spec/flow-steps.ts';
 import { lemmas } from '../request-words.ts';
 import { DETERMINERS, fieldValue } from './arg-phrase-words.ts';
+import { outputsOf } from './implied-reads.ts';
 import { listOr, type RequestContext } from './request-context.ts';
 
 /** `<name>` or `{name}` (never `{{...}}`, a template of its own; "[warn]" is a text's own). */
@@ -61,8 +63,8 @@ export function fillPlaceholders(
   const earlier = (content: readonly string[], before: readonly StepSpec[]): string | undefined => {
     if (content.length === 0) return undefined;
     const outputs = before.flatMap((s) => {
-      const props = ctx.tools.find((t) => t.name === s.tool)?.result?.properties;
-      return Object.keys((props ?? {}) as object)
+      const tool = ctx.tools.find((t) => t.name === s.tool);
+      return (tool ? outputsOf(tool).fields.map((f) => f.name) : [])
         .filter((p) => holdsEvery(p, content))
         .map((p) => `{{steps.${s.name}.output.${p}}}`);
     });
