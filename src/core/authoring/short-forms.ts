@@ -19,4 +19,5 @@ export const SHORT_FORMS: ReadonlyMap<string, string> = new Map([
   ['mgrs', 'managers'],
   ['dept', 'department'],
   ['depts', 'departments'],
+  ['sev', 'severity'],
 ]);

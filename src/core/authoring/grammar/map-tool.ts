@@ -202,6 +202,20 @@ export function mapTool(c: Clause, ctx: RequestContext): ToolDescriptor | undefi
   }
   // "DM them", "email them", "ack it": the catalog's one messaging tool, when no tool names the verb
   // ("send them: <text>" too: a text to send is a message).
+  // "ping #duty-managers: ...": words sent to a channel go by the one tool that takes any channel.
+  // (Before a tool that messages a person: "ping" is the guest's message_guest too.)
+  // (A channel's name is kept aside as a quotation: `#"q1"`.)
+  const hash = /(?<![a-z0-9_])#(?:"q([0-9]+)"|([a-z0-9][a-z0-9_-]*))/.exec(c.text);
+  const channel = hash ? (hash[2] ?? ctx.quotes[Number(hash[1])]?.toLowerCase()) : undefined;
+  if (channel !== undefined && isMessagingVerb(verb)) {
+    const posting = ctx.tools.filter((t) => takesChannel(t, channel));
+    if (posting.length === 1 && !candidates.some((t) => takesChannel(t, channel))) {
+      candidates = posting;
+      ctx.assumptions.push(
+        `"${phrase}" is read as ${posting[0]!.name}: the catalog's one tool that posts to a channel.`,
+      );
+    }
+  }
   if (candidates.length === 0) {
     const messaging = messagingTool(verb === 'send' && /"q[0-9]+"/.test(c.text) ? 'message' : verb, ctx);
     if (messaging) {
@@ -337,4 +351,17 @@ export function mapTool(c: Clause, ctx: RequestContext): ToolDescriptor | undefi
     return undefined;
   }
   return candidates[0];
+}
+
+/** Whether a tool posts to `channel`: an argument named for a channel that is free text or lists it. */
+function takesChannel(t: ToolDescriptor, channel: string): boolean {
+  const props =
+    (t.args as { properties?: Record<string, { type?: unknown; enum?: unknown }> }).properties ?? {};
+  return Object.entries(props).some(
+    ([n, p]) =>
+      /(?:^|_)channel$/.test(n) &&
+      (Array.isArray(p?.enum)
+        ? p.enum.some((v) => v === channel || v === `#${channel}`)
+        : p?.type === 'string'),
+  );
 }

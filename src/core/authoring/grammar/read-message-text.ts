@@ -39,6 +39,8 @@ export const MESSAGE_VERBS = new Set(VERBS.split(/[|() ?:]+/).filter(Boolean));
 const LEADS = new Set(['with', 'saying', 'telling']);
 /** Who the words go to, after the verb (no colon): one short noun phrase. */
 const WHOM = String.raw`(?:to\s+)?(?:them|him|her|em|(?:the|every|each|all)\s+[a-z-]+|their\s+[a-z-]+|the\s+[a-z-]+'s\s+[a-z-]+)(?:\s+(?:afterwards|after|too|also|then|back))?`;
+/** A channel the words go to, after the verb: "ping #duty-managers: ...", "post in #ops: ...". */
+const CHANNEL = String.raw`\s+(?:(?:in|to|on|into)\s+)?#[a-z0-9][a-z0-9_-]*`;
 /** Verbs `quoteUnquoted` reads "<verb> that <text>" for (with commas ending the text). */
 const READ_ELSEWHERE = new Set(['reply', 'respond', 'answer', 'tell', 'message', 'say', 'write', 'let']);
 /** Words that speak to the person: the words after the verb are what to say. */
@@ -181,7 +183,7 @@ export function readMessageTexts(
     // (A channel or handle may be among them: "post in #escalations: ..."; a spaced dash is a colon.)
     const c = clauseStart
       ? /^((?:\s+[a-z0-9#@'_-]+){0,6}?)(?:\s*:|\s+-)\s+(?=\S)/.exec(rest)
-      : new RegExp(String.raw`^(?:\s+${WHOM})?(?:\s*:|\s+-)\s+(?=\S)`).exec(rest);
+      : new RegExp(String.raw`^(?:\s+${WHOM}|${CHANNEL})?(?:\s*:|\s+-)\s+(?=\S)`).exec(rest);
     // "with" leads a text only right before its colon; "saying" anywhere ("a status post saying we're on it").
     if (verb === 'with' && !/^\s*:/.test(rest)) continue;
     if (verb === 'send' && !c) continue;

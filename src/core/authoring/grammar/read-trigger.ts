@@ -359,8 +359,16 @@ function actionStart(clause: string, ctx: RequestContext): number | undefined {
     // ("... over $5k get manager approval": a generic verb whose object names a tool, a word on.)
     const after = words[i + 2]?.[0];
     const generic = GENERIC_VERBS.has(w) || /^(?:get|ask|seek|obtain)$/.test(w);
+    // ("... logged post to #maintenance: ...": a channel is what a message goes to.)
+    const toChannel =
+      /^(?:in|to|on|into)$/.test(next) &&
+      clause
+        .slice(words[i + 1]!.index! + next.length)
+        .trimStart()
+        .startsWith('#');
     const object =
       /^(?:it|them|him|her|the|this|that|these|those|a|an|all|each|every|"q[0-9]+")$/.test(next) ||
+      toChannel ||
       (generic && (names(next) || (after !== undefined && names(after))));
     if (
       words[i - 1]![0] !== 'to' &&
