@@ -138,6 +138,12 @@ export const BLIND12_DIR = corpusDir('drafts-blind12');
  * (docs/authoring.md).
  */
 export const BLIND13_DIR = corpusDir('drafts-blind13');
+/**
+ * The fourteenth blind set: written like the thirteenth, over the expense-report and ticket-triage
+ * templates and a veterinary clinic's front desk of its own, and measured unseen once
+ * (docs/authoring.md).
+ */
+export const BLIND14_DIR = corpusDir('drafts-blind14');
 
 /** The sample events of a template: its events/*.json. */
 export function templateSamples(name: string): unknown[] {
