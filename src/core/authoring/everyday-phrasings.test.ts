@@ -188,3 +188,10 @@ test('a trigger that lets in only amounts above the cap a step moves is asked, w
   const ok = { ...spec, triggers: [{ event: 'refund.requested', when: 'payload.amount_usd > 10' }] };
   assert.deepEqual(refusedTriggerValues(ok, desk.tools), []);
 });
+
+test('"once theyre lapsed", typed without the apostrophe, says who, never which members', () => {
+  const plain = published(`send them a note "Come back" once they're lapsed`);
+  const typed = published(`send them a note "Come back" once theyre lapsed`);
+  assert.deepEqual(typed.spec!.triggers, plain.spec!.triggers);
+  assert.equal(typed.spec!.triggers[0]!.when, undefined);
+});

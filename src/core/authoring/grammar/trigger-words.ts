@@ -17,9 +17,8 @@ export const NEUTRAL = new Set(
   `somebody someone anybody anyone everybody everyone anything something everything whatever whoever
   employee employees staff people person customer customers user users client clients they we he she
   marked become becomes became turned gets got get been be being just actually really already that which
-  who there only or either one ones stuff things thing yet content material behaviour behavior activity`.split(
-    /\s+/,
-  ),
+  who there only or either one ones stuff things thing yet content material behaviour behavior activity
+  they're theyre you're youre it's that's thats`.split(/\s+/),
 );
 
 /**
