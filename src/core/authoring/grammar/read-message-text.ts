@@ -92,7 +92,7 @@ function capitalised(rest: string, lead: string, verb: string): boolean {
 }
 
 /** A word that names an action one of the catalog's tools does (its group's words too). */
-function catalogVerbs(ctx: RequestContext): Set<string> {
+export function catalogVerbs(ctx: RequestContext): Set<string> {
   const out = new Set<string>();
   for (const g of ACTION_GROUPS)
     if (ctx.tools.some((t) => g.some((w) => toolWords(t).name.has(w) || toolWords(t).first.has(w))))
@@ -102,11 +102,11 @@ function catalogVerbs(ctx: RequestContext): Set<string> {
 }
 
 /** Where a text that starts at `from` ends (exclusive), by the rules of the file's comment. */
-function textEnd(lower: string, from: number, colon: boolean, verbs: Set<string>): number {
+export function textEnd(lower: string, from: number, colon: boolean, verbs: Set<string>): number {
   let end = lower.length;
   // ", tag it ...", "and then close it": the next action of the catalog.
   const action =
-    /(?:,\s*(?:and\s+)?|\s+(?:and|&)\s+|\s+-\s+)(?:then\s+)?(?:([a-z]+)\s+(?:it|them|em|the|their|this|that|a|an|"q)\b|(?:post|notify|ping|message|msg|share|announce|alert)\s+(?:(?:in|to|on)\s+)?#[a-z0-9])|,?\s+(?:and\s+)?then\s+|\s*&\s*then\s+/g;
+    /(?:,\s*(?:and\s+)?|\s+(?:and|&)\s+|\s+-\s+)(?:then\s+)?(?:([a-z]+)\s+(?:(?:it|them|em|the|their|this|that|a|an)\b|"q[0-9])|(?:post|notify|ping|message|msg|share|announce|alert)\s+(?:(?:in|to|on)\s+)?#[a-z0-9])|,?\s+(?:and\s+)?then\s+|\s*&\s*then\s+/g;
   action.lastIndex = from;
   for (let m = action.exec(lower); m; m = action.exec(lower)) {
     if (m[1] === undefined || lemmas(m[1]).some((l) => verbs.has(l))) {

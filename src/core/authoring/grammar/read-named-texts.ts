@@ -6,10 +6,16 @@
  * in: "page the security on-call (service: security) with: ..."). It becomes a quoted value for
  * that argument (`ctx.argQuotes`), as read-routes.ts marks routes, so fill-args.ts gives it to the
  * step that takes it, and is listed under "Assumed". A text that is a field of an event ("title =
- * summary") is read-arg-phrases.ts's: left alone. ("with the note refunded ..." is not read: with
- * no colon, where the text ends is a guess, and a test or an action said after it would be lost.)
+ * summary") is read-arg-phrases.ts's: left alone.
+ *
+ * Prose said after "with" without a colon ("close the ticket with the note non-USD refund", "w/ note
+ * awaiting return") is read too, for a prose argument (a note, a memo, a reason): it runs as a message
+ * text said without a colon does (read-message-text.ts's `textEnd`), to the end of its sentence, or to
+ * ", <an action of the catalog> it/them/the ...", "and then", "unless ...": an action said after it
+ * is never taken into it. Text that holds a word of a test or a bound, or a number ("with reason
+ * goodwill if they're gold", "with note refunded under $20"), is not read: it is asked, as before.
  */
-import { asSentence } from './read-message-text.ts';
+import { asSentence, catalogVerbs, textEnd } from './read-message-text.ts';
 import type { ArgSchema, RequestContext } from './request-context.ts';
 
 /** Arguments whose text is prose, said as a sentence: a note, a reason, a message's body. */
@@ -62,6 +68,59 @@ export function readNamedTexts(
     const blank = `${' '.repeat(at - from)}${mark.padEnd(end - at, ' ')}`;
     l = l.slice(0, from) + blank + l.slice(end);
     r = r.slice(0, from) + blank + r.slice(end);
+  }
+  return readWithProse(
+    l,
+    r,
+    [...names].filter((n) => PROSE.test(n)),
+    ctx,
+  );
+}
+
+/** Words after "with the note" that lead no text of its own ("with a note about it", "with the note saying"). */
+const NO_TEXT =
+  /^(?:saying|that|about|of|to|for|from|in|on|at|by|as|with|and|or|if|when|unless|it|them|their|the|a|an)\b/;
+
+/** Words that may say a test or a bound rather than the text's own words. */
+const MAY_TEST =
+  /\b(?:if|when|whenever|unless|except|only|but|provided|long|over|under|above|below|more|less|max|maximum|cap|capped|limit|most|never|no|not|for)\b|[$0-9]/;
+
+/** Marks "with [the] <prose argument> <text>" (see the file's comment). */
+function readWithProse(
+  lower: string,
+  raw: string,
+  prose: readonly string[],
+  ctx: RequestContext,
+): { lower: string; raw: string } {
+  if (prose.length === 0) return { lower, raw };
+  const said = prose.map((n) => n.replace(/_/g, '[ _]')).join('|');
+  const re = new RegExp(
+    String.raw`(?<![a-z0-9_"-])(?:with|w/)\s+(?:(?:the|a|an)\s+)?(${said})\s+(?=[a-z0-9$<])`,
+    'g',
+  );
+  const verbs = catalogVerbs(ctx);
+  let l = lower;
+  let r = raw;
+  for (const m of [...lower.matchAll(re)].reverse()) {
+    const at = m.index + m[0].length;
+    if (NO_TEXT.test(l.slice(at))) continue;
+    const end = at + l.slice(at, textEnd(l, at, false, verbs)).trimEnd().length;
+    const text = r
+      .slice(at, end)
+      .replace(/[.!?]+$/, '')
+      .trim();
+    const mark = `"q${ctx.quotes.length}"`;
+    // (A test or an amount said in it may be the step's own condition: "with reason goodwill if
+    // they're gold", "with note refunded under $20". Not read: asked, as before.)
+    if (text.split(/\s+/).length > 12 || mark.length > end - at || MAY_TEST.test(text.toLowerCase()))
+      continue;
+    const arg = m[1]!.replace(/ /g, '_');
+    ctx.quotes.push(asSentence(text));
+    ctx.argQuotes.set(ctx.quotes.length - 1, { args: [arg], said: m[0] + text });
+    ctx.assumptions.push(`"${(m[0] + text).trim()}" is read as the text ${JSON.stringify(text)} for ${arg}.`);
+    const blank = `${' '.repeat(at - m.index)}${mark.padEnd(end - at, ' ')}`;
+    l = l.slice(0, m.index) + blank + l.slice(end);
+    r = r.slice(0, m.index) + blank + r.slice(end);
   }
   return { lower: l, raw: r };
 }
