@@ -228,10 +228,20 @@ test('text said for an argument by its name ("note: ...") is that argument, neve
   }
 });
 
-test('a text after "with the note", with no colon, is not read as the note: where it ends, and whether a test or an action is in it, is asked', () => {
+test('a text after "with the note", with no colon, that may hold a test or an action is not read as the note: asked', () => {
+  // ("with note thanks unless it is offensive": the note ends at "unless", whose test is kept.)
+  const kept = draftSpec(
+    compileRequest(
+      'flagged reviews: reply to the reviewer with note thanks unless it is offensive',
+      withNote,
+    ),
+    withNote,
+  );
+  assert.deepEqual(kept.spec?.triggers, [
+    { event: 'review.flagged', when: 'payload.category != "offensive"' },
+  ]);
   for (const request of [
     'flagged reviews: reply to the reviewer with note thanks if it is fake',
-    'flagged reviews: reply to the reviewer with note thanks unless it is offensive',
     'flagged reviews: reply to the reviewer with note thanks, but only for fake ones',
     'flagged reviews: reply to the reviewer with the note thanks so hide it',
     'flagged reviews: reply to the reviewer with the note thanks or hide it',

@@ -20,7 +20,13 @@ import {
 } from '../request-words.ts';
 import { byPermanence, TAKE_DOWN, TAKE_DOWN_GROUPS } from './permanence.ts';
 import type { Clause } from './read-clauses.ts';
-import { isMessagingVerb, messagingTool, otherRecipient } from './read-message-text.ts';
+import {
+  isMessagingVerb,
+  messagingTool,
+  otherRecipient,
+  smsTool,
+  takesChannel,
+} from './read-message-text.ts';
 import { routedTool } from './read-routes.ts';
 import { approverAsked, signoffTool } from './read-signoff.ts';
 import { listOr, type RequestContext, showQuotes } from './request-context.ts';
@@ -216,6 +222,14 @@ export function mapTool(c: Clause, ctx: RequestContext): ToolDescriptor | undefi
       );
     }
   }
+  // "text them", "sms the guest": the one tool that sends by SMS (read-message-text.ts).
+  const sms = smsTool(verb, ctx);
+  if (sms) {
+    candidates = [sms];
+    ctx.assumptions.push(
+      `"${phrase}" is read as ${sms.name} by sms: the catalog's one tool that sends by SMS.`,
+    );
+  }
   if (candidates.length === 0) {
     const messaging = messagingTool(verb === 'send' && /"q[0-9]+"/.test(c.text) ? 'message' : verb, ctx);
     if (messaging) {
@@ -351,17 +365,4 @@ export function mapTool(c: Clause, ctx: RequestContext): ToolDescriptor | undefi
     return undefined;
   }
   return candidates[0];
-}
-
-/** Whether a tool posts to `channel`: an argument named for a channel that is free text or lists it. */
-function takesChannel(t: ToolDescriptor, channel: string): boolean {
-  const props =
-    (t.args as { properties?: Record<string, { type?: unknown; enum?: unknown }> }).properties ?? {};
-  return Object.entries(props).some(
-    ([n, p]) =>
-      /(?:^|_)channel$/.test(n) &&
-      (Array.isArray(p?.enum)
-        ? p.enum.some((v) => v === channel || v === `#${channel}`)
-        : p?.type === 'string'),
-  );
 }

@@ -22,6 +22,7 @@ import { DETERMINERS, fieldValue, sameWord, type Token, tokenize } from './arg-p
 import { classValues } from './class-fields.ts';
 import { markSpan } from './mark-span.ts';
 import { durationSpans, timedArgs } from './read-durations.ts';
+import { smsTool } from './read-message-text.ts';
 import type { RequestContext, RequestText } from './request-context.ts';
 import { toolWords } from './tool-words.ts';
 import { isEventWord } from './trigger-words.ts';
@@ -84,9 +85,10 @@ export function readArgPhrases(buf: RequestText, event: string | undefined, ctx:
       return match(parts) || (parts[parts.length - 1] === 'id' && match(parts.slice(0, -1)));
     });
   };
-  // A word that names an action some tool does ("message" with a notify tool): never an argument's name.
+  // A word that names an action some tool does ("message", "text" by SMS): never an argument's name.
   const isAction = (word: string) => {
     const g = groupOf(ACTION_GROUPS, word);
+    if (word === 'text' && smsTool(word, ctx) !== undefined) return true;
     return ctx.tools.some((t) =>
       (g ?? [word]).some((x) => toolWords(t).name.has(x) || toolWords(t).first.has(x)),
     );

@@ -24,6 +24,8 @@
  * Also: `messagingTool`, the one tool of the catalog a messaging verb ("DM", "ping", "email them",
  * "let them know", "ack") means when no tool names the verb itself.
  */
+
+import type { ToolDescriptor } from '../../tools/tool-descriptor.ts';
 import { ACTION_GROUPS, groupOf, lemmas } from '../request-words.ts';
 import type { RequestContext } from './request-context.ts';
 import { toolWords } from './tool-words.ts';
@@ -31,7 +33,7 @@ import { isEventWord } from './trigger-words.ts';
 
 /** Verbs that send words to a person. */
 const VERBS =
-  'reply|respond|answer|tell|told|warn|email|e-mail|mail|dm|pm|ping|message|msg|notify|inform|ack|acknowledge|write(?: back)?|say|saying|telling|with|let|post|announce|publish|send';
+  'reply|respond|answer|tell|told|warn|email|e-mail|mail|dm|pm|ping|message|msg|sms|text|notify|inform|ack|acknowledge|write(?: back)?|say|saying|telling|with|let|post|announce|publish|send';
 /** The words of `VERBS`: read wherever a step sends words a person typed (read-coverage.ts). */
 export const MESSAGE_VERBS = new Set(VERBS.split(/[|() ?:]+/).filter(Boolean));
 /** Lead-ins that are no verb of their own: "with: <text>" (right before its colon), "saying <text>". */
@@ -184,6 +186,8 @@ export function readMessageTexts(
     const c = clauseStart
       ? /^((?:\s+[a-z0-9#@'_-]+){0,6}?)(?:\s*:|\s+-)\s+(?=\S)/.exec(rest)
       : new RegExp(String.raw`^(?:\s+${WHOM}|${CHANNEL})?(?:\s*:|\s+-)\s+(?=\S)`).exec(rest);
+    // "text them", "sms the guest": only with whom the words go to ("text: ..." names an argument).
+    if ((verb === 'text' || verb === 'sms') && !LEADING_WHOM.test(rest)) continue;
     // "with" leads a text only right before its colon; "saying" anywhere ("a status post saying we're on it").
     if (verb === 'with' && !/^\s*:/.test(rest)) continue;
     if (verb === 'send' && !c) continue;
@@ -271,6 +275,34 @@ export function readMessageTexts(
     re.lastIndex = start + len;
   }
   return { lower: l, raw: r };
+}
+
+/**
+ * Whether a tool sends to `channel`: an argument named for a channel (`channel`, `post_channel`) whose
+ * `enum` lists it (with or without its `#`), or, unless `listed`, that takes any text.
+ */
+export function takesChannel(t: ToolDescriptor, channel: string, opts: { listed?: boolean } = {}): boolean {
+  const props =
+    (t.args as { properties?: Record<string, { type?: unknown; enum?: unknown }> }).properties ?? {};
+  return Object.entries(props).some(
+    ([n, p]) =>
+      /(?:^|_)channel$/.test(n) &&
+      (Array.isArray(p?.enum)
+        ? p.enum.some((v) => v === channel || v === `#${channel}`)
+        : !opts.listed && p?.type === 'string'),
+  );
+}
+
+/**
+ * "text them", "sms the guest": the one tool of the catalog that sends by a channel whose `enum`
+ * lists `sms`, when no tool is named for texting; undefined elsewhere ("text the customer" with no
+ * such tool is no action of the catalog: asked).
+ */
+export function smsTool(verb: string, ctx: RequestContext): ToolDescriptor | undefined {
+  if (verb !== 'text' && verb !== 'sms') return undefined;
+  if (ctx.tools.some((t) => t.name.split('_').some((w) => w === 'text' || w === 'sms'))) return undefined;
+  const tools = ctx.tools.filter((t) => takesChannel(t, 'sms', { listed: true }));
+  return tools.length === 1 ? tools[0] : undefined;
 }
 
 /** Verbs that send words to a person, and the action groups a messaging tool is named by. */

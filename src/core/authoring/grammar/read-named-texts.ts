@@ -12,8 +12,9 @@
  * awaiting return") is read too, for a prose argument (a note, a memo, a reason): it runs as a message
  * text said without a colon does (read-message-text.ts's `textEnd`), to the end of its sentence, or to
  * ", <an action of the catalog> it/them/the ...", "and then", "unless ...": an action said after it
- * is never taken into it. Text that holds a word of a test or a bound, or a number ("with reason
- * goodwill if they're gold", "with note refunded under $20"), is not read: it is asked, as before.
+ * is never taken into it. Text that holds a word of a test, a bound or a joined action ("if", "or",
+ * "so"), an action of the catalog ("hide it") or a number ("with reason goodwill if they're gold",
+ * "with note refunded under $20", "with the note thanks so hide it") is not read: it is asked.
  */
 import { asSentence, catalogVerbs, textEnd } from './read-message-text.ts';
 import type { ArgSchema, RequestContext } from './request-context.ts';
@@ -83,7 +84,7 @@ const NO_TEXT =
 
 /** Words that may say a test or a bound rather than the text's own words. */
 const MAY_TEST =
-  /\b(?:if|when|whenever|unless|except|only|but|provided|long|over|under|above|below|more|less|max|maximum|cap|capped|limit|most|never|no|not|for)\b|[$0-9]/;
+  /\b(?:if|when|whenever|unless|except|only|but|or|so|then|provided|long|over|under|above|below|more|less|max|maximum|cap|capped|limit|most|never|no|not|for)\b|[$0-9]/;
 
 /** Marks "with [the] <prose argument> <text>" (see the file's comment). */
 function readWithProse(
@@ -112,8 +113,11 @@ function readWithProse(
     const mark = `"q${ctx.quotes.length}"`;
     // (A test or an amount said in it may be the step's own condition: "with reason goodwill if
     // they're gold", "with note refunded under $20". Not read: asked, as before.)
-    if (text.split(/\s+/).length > 12 || mark.length > end - at || MAY_TEST.test(text.toLowerCase()))
-      continue;
+    const said = text.toLowerCase();
+    const acts = [...said.matchAll(/\b([a-z]+)\s+(?:it|them|the|their|this|that)\b/g)].some((a) =>
+      verbs.has(a[1]!),
+    );
+    if (said.split(/\s+/).length > 12 || mark.length > end - at || MAY_TEST.test(said) || acts) continue;
     const arg = m[1]!.replace(/ /g, '_');
     ctx.quotes.push(asSentence(text));
     ctx.argQuotes.set(ctx.quotes.length - 1, { args: [arg], said: m[0] + text });

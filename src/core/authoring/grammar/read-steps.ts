@@ -20,6 +20,7 @@ import { fillArgs } from './fill-args.ts';
 import { mapTool } from './map-tool.ts';
 import { TAKE_DOWN, TAKE_DOWN_GROUPS } from './permanence.ts';
 import type { Clause } from './read-clauses.ts';
+import { smsTool } from './read-message-text.ts';
 import { timeOnly } from './read-routes.ts';
 import { type DraftStep, probing, type RequestContext } from './request-context.ts';
 import { toolWords } from './tool-words.ts';
@@ -184,7 +185,14 @@ export function readSteps(
       existing.approval = true;
       continue;
     }
-    const args = fillArgs(c, tool, event, ctx);
+    // ("text them ...": the channel is sms, said as a value the argument reader reads.)
+    const texted = /^\s*text\b/.test(c.text) && smsTool('text', ctx) === tool;
+    const args = fillArgs(
+      texted ? { ...c, text: c.text.replace(/^(\s*)text\b/, '$1sms ') } : c,
+      tool,
+      event,
+      ctx,
+    );
     steps.push({
       step: {
         name: stepName(
