@@ -3,6 +3,8 @@
  * field (or the event's own id) that words like "the alert's summary" or "the summary of the alert"
  * name. Pure.
  */
+
+import type { ToolDescriptor } from '../../tools/tool-descriptor.ts';
 import type { EventShape } from '../compiled-request.ts';
 import { lemmas } from '../request-words.ts';
 
@@ -75,4 +77,29 @@ export function fieldValue(words: readonly string[], shapes: readonly EventShape
   if (w.length === 1 && w[0] === 'id' && words.length > 1 && !fields.includes('id'))
     return '{{event.subject}}';
   return undefined;
+}
+
+/**
+ * Whether the words naming arguments `names` (the last one `word`) before a value say whom it goes to
+ * rather than that the value is theirs: ids named without "id" ("ping the patient: <text>": not
+ * patient_id), or arguments every tool lists the values of (`enum`) without `value` ("email the
+ * manager 'x'" with manager in [accounts, general]).
+ */
+export function namesWhom(
+  names: readonly string[],
+  word: string,
+  value: string | undefined,
+  tools: readonly ToolDescriptor[],
+): boolean {
+  if (word !== 'id' && names.every((n) => n.endsWith('_id'))) return true;
+  return value !== undefined && names.every((n) => listsNot(n, value, tools));
+}
+
+/** Whether every tool taking argument `name` lists its values (`enum`) and none lists `value`. */
+function listsNot(name: string, value: string, tools: readonly ToolDescriptor[]): boolean {
+  const schemas = tools.flatMap((t) => {
+    const s = (t.args.properties as Record<string, { enum?: unknown[] }> | undefined)?.[name];
+    return s === undefined ? [] : [s];
+  });
+  return schemas.length > 0 && schemas.every((s) => Array.isArray(s.enum) && !s.enum.includes(value));
 }

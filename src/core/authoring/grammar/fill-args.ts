@@ -101,8 +101,14 @@ export function fillArgs(
       if (arg !== undefined && carried(q.text)) targeted.set(arg, q.text);
       continue;
     }
+    // ("email the manager 'x'" with manager in [accounts, general]: whom, not the text's argument.)
+    const listed = (n: string) => !Array.isArray(props[n]?.enum) || props[n]!.enum!.includes(q.text);
     const arg = Object.keys(props).find(
-      (n) => (LEADS[n] ?? [n]).includes(q.lead) && !byLead.has(n) && fitsPattern(props[n]!.pattern, q.text),
+      (n) =>
+        (LEADS[n] ?? [n]).includes(q.lead) &&
+        !byLead.has(n) &&
+        listed(n) &&
+        fitsPattern(props[n]!.pattern, q.text),
     );
     if (arg !== undefined) byLead.set(arg, q.text);
     else quoted.push(q.text);

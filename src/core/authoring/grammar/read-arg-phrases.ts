@@ -18,7 +18,7 @@
  */
 import type { EventShape } from '../compiled-request.ts';
 import { ACTION_GROUPS, groupOf, lemmas } from '../request-words.ts';
-import { DETERMINERS, fieldValue, sameWord, type Token, tokenize } from './arg-phrase-words.ts';
+import { DETERMINERS, fieldValue, namesWhom, sameWord, type Token, tokenize } from './arg-phrase-words.ts';
 import { classValues } from './class-fields.ts';
 import { markSpan } from './mark-span.ts';
 import { durationSpans, timedArgs } from './read-durations.ts';
@@ -298,8 +298,8 @@ export function readArgPhrases(buf: RequestText, event: string | undefined, ctx:
     if (at >= toks.length || toks[at]!.kind !== 'quote') continue;
     if (isTest(i) || (arg[1] === i && isAction(toks[i]!.t))) continue;
     const value = valueFrom(at);
-    // "ping the patient: <text>": the person the text goes to, not a value for patient_id.
-    const person = toks[arg[1]]!.t !== 'id' && arg[0].every((n) => n.endsWith('_id'));
+    // "ping the patient: <text>", "email the manager 'x'": whom the words go to (arg-phrase-words.ts).
+    const person = namesWhom(arg[0], toks[arg[1]]!.t, value?.text, ctx.tools);
     if (value && !(person && value.fields === 0)) put(i, value.end, value.text, arg[0]);
   }
   // "put the resolution on it", "include the reason", "for the service", "for the alert's service":

@@ -2,11 +2,12 @@
  * Words sent to a `#channel` go by the one tool that posts there ("ping #duty-managers: ..."),
  * never by a tool that messages a person, even where the verb ("ping") names that one too; and a
  * channel said right after a verb mid-sentence ("complaints ping #x: ...") leads a text like a colon;
- * "text them" is a message by SMS where one tool sends by a channel that lists it, and asked elsewhere.
+ * "text them" is a message by SMS where one tool sends by a channel that lists it, and asked elsewhere;
+ * and "email the manager 'x'", where the tool lists its managers, says whom, never that 'x' is one.
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { BLIND2_DIR, BLIND13_DIR, draftOver } from '../../../test/authoring/draft-corpus.ts';
+import { BLIND2_DIR, BLIND9_DIR, BLIND13_DIR, draftOver } from '../../../test/authoring/draft-corpus.ts';
 
 const toolsOf = (request: string) => {
   const d = draftOver(request, BLIND13_DIR, 'frontdesk');
@@ -81,4 +82,36 @@ test('"text the customer" where no tool sends by sms is asked, never another too
     d.questions.some((q) => q.question.includes('No tool in the catalog does "text the customer')),
     JSON.stringify(d.questions),
   );
+});
+
+test('"email the manager \'x\'": the words name whom (asked among the listed managers); the text is the body', () => {
+  const named = toolsOf("staff complaints: email the revenue manager 'Staff complaint <complaint>'");
+  assert.deepEqual(named, [
+    { tool: 'email_manager', args: { manager: 'revenue', body: 'Staff complaint {{event.subject}}' } },
+  ]);
+  const d = draftOver(
+    "staff complaints: email the manager 'Staff complaint <complaint>'",
+    BLIND13_DIR,
+    'frontdesk',
+  );
+  assert.equal(d.publishable, false);
+  assert.ok(
+    d.questions.some((q) => q.question.includes("email_manager's manager")),
+    JSON.stringify(d.questions),
+  );
+  const step = d.partial!.steps[0]!;
+  assert.ok('tool' in step);
+  assert.deepEqual(step.args, { body: 'Staff complaint {{event.subject}}' });
+});
+
+test('"post in the returns channel \'x\'": the text is the message, never the channel', () => {
+  const d = draftOver(
+    "when a return is requested, post in the returns channel 'RMA <rma> for <order>'",
+    BLIND9_DIR,
+    'shipping',
+  );
+  const step = (d.spec ?? d.partial)!.steps[0]!;
+  assert.ok('tool' in step, JSON.stringify(d.questions));
+  assert.equal(step.tool, 'post_slack');
+  assert.equal(step.args.channel, 'returns');
 });
