@@ -115,3 +115,19 @@ test('"post in the returns channel \'x\'": the text is the message, never the ch
   assert.equal(step.tool, 'post_slack');
   assert.equal(step.args.channel, 'returns');
 });
+
+test('"email the FOM": a listed value said by its initials in capitals; "as" typed in lower case is a word', () => {
+  for (const [request, manager] of [
+    ['staff complaints: email the FOM: Staff complaint <complaint>', 'front_office'],
+    ["staff complaints: email the GM 'Staff complaint <complaint>'", 'general'],
+  ] as const) {
+    const [step] = toolsOf(request);
+    assert.equal(step!.args.manager, manager, request);
+  }
+  const d = draftOver(
+    'staff complaints: email the fom: Staff complaint <complaint>',
+    BLIND13_DIR,
+    'frontdesk',
+  );
+  assert.equal(d.publishable, false);
+});

@@ -40,3 +40,14 @@ test('"when a guest checks out" names no event by its party alone: guest.no_show
   const d = draftOver('guest no-shows: charge a night', BLIND13_DIR, 'frontdesk');
   assert.equal((d.spec ?? d.partial)?.triggers[0]?.event, 'guest.no_show');
 });
+
+test('"staff complaints" where no tool or event names staff: a kind of complaint, never who complained', () => {
+  for (const request of ['staff complaints: refund $20', 'when a staff complaint is logged, refund $20']) {
+    const d = draftOver(request, BLIND13_DIR, 'frontdesk');
+    assert.equal(
+      d.spec?.triggers[0]?.when,
+      'payload.category == "staff"',
+      `${request}: ${JSON.stringify(d.questions)}`,
+    );
+  }
+});

@@ -25,6 +25,7 @@ import { askUnknownValues } from './read-unknown-values.ts';
 import { type ArgSchema, listOr, type RequestContext } from './request-context.ts';
 import { STAND_INS } from './trigger-words.ts';
 import { unlistedValue } from './unlisted-value.ts';
+import { listedValueSaid } from './value-initials.ts';
 import { askTestOrSet, askValueOfEvents } from './value-of-events.ts';
 
 /**
@@ -102,13 +103,11 @@ export function fillArgs(
       continue;
     }
     // ("email the manager 'x'" with manager in [accounts, general]: whom, not the text's argument.)
-    const listed = (n: string) => !Array.isArray(props[n]?.enum) || props[n]!.enum!.includes(q.text);
+    const fits = (n: string) =>
+      fitsPattern(props[n]!.pattern, q.text) &&
+      (!Array.isArray(props[n]!.enum) || props[n]!.enum.includes(q.text));
     const arg = Object.keys(props).find(
-      (n) =>
-        (LEADS[n] ?? [n]).includes(q.lead) &&
-        !byLead.has(n) &&
-        listed(n) &&
-        fitsPattern(props[n]!.pattern, q.text),
+      (n) => (LEADS[n] ?? [n]).includes(q.lead) && !byLead.has(n) && fits(n),
     );
     if (arg !== undefined) byLead.set(arg, q.text);
     else quoted.push(q.text);
@@ -179,10 +178,7 @@ export function fillArgs(
       continue;
     }
     if (Array.isArray(s.enum)) {
-      const hit = (s.enum as unknown[]).find(
-        (v) =>
-          typeof v === 'string' && new RegExp(`\\b${v.replace(/[^a-z0-9]/gi, '.')}\\b`, 'i').test(c.text),
-      );
+      const hit = listedValueSaid(s.enum as unknown[], n, c, ctx);
       if (hit !== undefined && askTestOrSet(hit as string, n, s.enum as unknown[], c.text, tool, shape, ctx))
         continue;
       if (hit !== undefined) {

@@ -259,10 +259,13 @@ export function readMessageTexts(
     // The colon (or comma, or dash) led the text: it is no clause break ("DM them: ..." is one action).
     const from = colon || afterComma ? at : start;
     // ("dm them afterwards: ...": the order is the words' own; the word would split the clause.)
-    const lead = l
-      .slice(from, start)
-      .replace(/:|,|(?<=\s)-(?=\s)/, ' ')
-      .replace(/(?<=\s)(?:afterwards|after that|too|also|as well)(?=\s*$)/, (w) => ' '.repeat(w.length));
+    // (The raw text keeps its own letters: "email the FOM: ..." still says FOM in capitals.)
+    const leadOf = (t: string) =>
+      t
+        .slice(from, start)
+        .replace(/:|,|(?<=\s)-(?=\s)/, ' ')
+        .replace(/(?<=\s)(?:afterwards|after that|too|also|as well)(?=\s*$)/i, (w) => ' '.repeat(w.length));
+    const lead = leadOf(l);
     const blank = (t: string) =>
       restated
         ? t.slice(0, restated.at) + ' '.repeat(restated.length) + t.slice(restated.at + restated.length)
@@ -271,7 +274,7 @@ export function readMessageTexts(
     // "let them know ...": the action is to message them.
     if (verb === 'let' && /^\s+(?:them|him|her|em)\s+know\b/.test(rest))
       l = `${l.slice(0, m.index)}msg${l.slice(m.index + 3)}`;
-    r = blank(r.slice(0, from) + lead + mark.padEnd(len, ' ') + r.slice(start + len));
+    r = blank(r.slice(0, from) + leadOf(r) + mark.padEnd(len, ' ') + r.slice(start + len));
     re.lastIndex = start + len;
   }
   return { lower: l, raw: r };

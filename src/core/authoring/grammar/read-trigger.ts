@@ -35,6 +35,7 @@ import {
   saysHappened,
   sentenceEnd,
   singular,
+  sortsEvents,
   splitType,
 } from './trigger-words.ts';
 import { fieldSorting } from './values-by-noun.ts';
@@ -190,7 +191,9 @@ export function readTrigger(
         });
         return;
       }
-      if (!nouns.includes(w) || isNounOf(w, shape) || isVerb(w)) return;
+      // ("staff complaints", a complaint's category "staff": a value, though "staff" says who elsewhere.)
+      const value = NEUTRAL.has(w) && nounAt === i + 1 && sortsEvents(w, shape, ctx);
+      if ((!nouns.includes(w) && !value) || isNounOf(w, shape) || isVerb(w)) return;
       // "high priority shipments", "low-severity alerts": the word names the field the one before it is a value of.
       if (isField(w) && i > 0 && nouns.includes(words[i - 1]!)) return;
       // "non-critical alerts": the value turned around.

@@ -7,7 +7,7 @@
 import type { EventShape } from '../compiled-request.ts';
 import { EVENT_VERB_GROUPS, groupOf, lemmas } from '../request-words.ts';
 import { namesEventVerb } from './event-verb-forms.ts';
-import type { RequestContext } from './request-context.ts';
+import { knownWords, type RequestContext } from './request-context.ts';
 
 /**
  * Words of a trigger clause that say who did it or how it is put, never which event: "when somebody
@@ -20,6 +20,25 @@ export const NEUTRAL = new Set(
   who there only or either one ones stuff things thing yet content material behaviour behavior activity
   they're theyre you're youre it's that's thats`.split(/\s+/),
 );
+
+/** People a word of `NEUTRAL` may name: a desk's own staff, and those it serves. */
+const PEOPLE = [
+  ['staff', 'employee', 'employees', 'worker', 'workers', 'team'],
+  ['customer', 'customers', 'client', 'clients', 'user', 'users'],
+];
+
+/**
+ * Whether a word of `NEUTRAL` said right before the event's noun ("staff complaints") sorts the
+ * events rather than saying who raised them: a value a field of the event shows, or people the
+ * catalog never names (no tool or event of a hotel's says staff: "staff complaints" are about its
+ * staff, a kind of complaint to read or ask about, never dropped).
+ */
+export function sortsEvents(word: string, shape: EventShape, ctx: RequestContext): boolean {
+  const shown = Object.values(shape.values ?? {}).filter((vs) => vs.some((v) => v.toLowerCase() === word));
+  if (shown.length === 1) return true;
+  const people = PEOPLE.find((g) => g.includes(word));
+  return people !== undefined && !people.some((p) => knownWords(ctx).has(p));
+}
 
 /**
  * Words that stand for the event's noun in a heading ("low priority stuff:", "anything urgent ->",
