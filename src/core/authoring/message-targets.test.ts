@@ -7,7 +7,13 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { BLIND2_DIR, BLIND9_DIR, BLIND13_DIR, draftOver } from '../../../test/authoring/draft-corpus.ts';
+import {
+  BLIND2_DIR,
+  BLIND9_DIR,
+  BLIND12_DIR,
+  BLIND13_DIR,
+  draftOver,
+} from '../../../test/authoring/draft-corpus.ts';
 
 const toolsOf = (request: string) => {
   const d = draftOver(request, BLIND13_DIR, 'frontdesk');
@@ -130,4 +136,60 @@ test('"email the FOM": a listed value said by its initials in capitals; "as" typ
     'frontdesk',
   );
   assert.equal(d.publishable, false);
+});
+
+test('a message after a colon ends at ", and <a money action> $<amount>" and at ", only for ..."', () => {
+  const both = toolsOf('complaint logged: text them: sorry, a refund of $40 is coming, and refund $40');
+  assert.deepEqual(
+    both.map((s) => s.tool),
+    ['message_guest', 'refund_guest'],
+  );
+  assert.equal(both[0]!.args.text, 'Sorry, a refund of $40 is coming.');
+  // The restriction is never sent as words while the refund goes to every guest.
+  const d = draftOver(
+    'complaint logged: refund $20 and text them: sorry, only for gold members',
+    BLIND13_DIR,
+    'frontdesk',
+  );
+  assert.ok(!d.publishable || d.spec?.triggers[0]?.when !== undefined, JSON.stringify(d.spec));
+  const steps = JSON.stringify((d.spec ?? d.partial)?.steps);
+  assert.ok(!steps.includes('gold members'), steps);
+});
+
+test('"text the tenant" with no tool that sends by sms, or "text the duty manager", is asked: never an email tool', () => {
+  for (const [request, dir, file] of [
+    ['rent missed: text the tenant: rent is overdue', BLIND12_DIR, 'lettings'],
+    ['complaint logged: text the duty manager: complaint in <room>', BLIND13_DIR, 'frontdesk'],
+  ] as const) {
+    const d = draftOver(request, dir, file);
+    assert.equal(d.publishable, false, request);
+    assert.ok(
+      d.questions.some((q) => q.question.startsWith('No tool in the catalog does "')),
+      JSON.stringify(d.questions),
+    );
+  }
+});
+
+test('"high sev complaints" test the severity; "hi sev complaints", with no value, is asked', () => {
+  const [step] = toolsOf('high sev complaints: ping #duty-managers: <complaint> in <room>');
+  assert.equal(step!.args.text, '{{event.subject}} in {{event.payload.room_number}}.');
+  assert.equal(
+    draftOver('high sev complaints: ping #duty-managers: <complaint> needs you', BLIND13_DIR, 'frontdesk')
+      .spec?.triggers[0]?.when,
+    'payload.severity == "high"',
+  );
+  const hi = draftOver(
+    'hi sev complaints: ping #duty-managers: <complaint> needs you',
+    BLIND13_DIR,
+    'frontdesk',
+  );
+  assert.equal(hi.publishable, false);
+});
+
+test('"sms them w/ note we\'re on it": the words, without the note\'s name; "<report>" is the report, not who reported it', () => {
+  assert.equal(toolsOf("complaint logged: sms them w/ note we're on it")[0]!.args.text, "We're on it.");
+  const [, post] = toolsOf(
+    'damage reported: add a damage charge and post to #maintenance: room <room> damaged, report <report>',
+  );
+  assert.equal(post!.args.text, 'Room {{event.payload.room_number}} damaged, report {{event.subject}}.');
 });

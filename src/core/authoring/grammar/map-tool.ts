@@ -23,6 +23,7 @@ import type { Clause } from './read-clauses.ts';
 import {
   isMessagingVerb,
   messagingTool,
+  namedForTexting,
   otherRecipient,
   smsTool,
   takesChannel,
@@ -222,10 +223,10 @@ export function mapTool(c: Clause, ctx: RequestContext): ToolDescriptor | undefi
       );
     }
   }
-  // "text them", "sms the guest": the one tool that sends by SMS (read-message-text.ts).
-  const sms = smsTool(verb, ctx);
+  // "text them", "sms the guest": the one tool that sends by SMS (read-message-text.ts), or none.
+  const sms = smsTool(verb, ctx, content[1]);
+  if ((verb === 'text' || verb === 'sms') && !namedForTexting(ctx)) candidates = sms ? [sms] : [];
   if (sms) {
-    candidates = [sms];
     ctx.assumptions.push(
       `"${phrase}" is read as ${sms.name} by sms: the catalog's one tool that sends by SMS.`,
     );

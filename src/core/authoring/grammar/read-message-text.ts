@@ -74,7 +74,7 @@ const LEADING_WHOM = new RegExp(String.raw`^\s*${WHOM}(?![a-z'-])`);
  * a spaced dash before a next instruction.
  */
 const RESTRICTION = new RegExp(
-  String.raw`,?\s+(?:-\s+)?(?:unless|except|only if|but only|provided(?: that)?|as long as)\b|\s+-\s+(?=${NEXT_INSTRUCTION.source.slice(1)})`,
+  String.raw`,?\s+(?:-\s+)?(?:unless|except|only if|only for|only when|but only|provided(?: that)?|as long as)\b|\s+-\s+(?=${NEXT_INSTRUCTION.source.slice(1)})`,
   'g',
 );
 
@@ -100,6 +100,7 @@ export function catalogVerbs(ctx: RequestContext): Set<string> {
     if (ctx.tools.some((t) => g.some((w) => toolWords(t).name.has(w) || toolWords(t).first.has(w))))
       for (const w of g) out.add(w);
   for (const t of ctx.tools) for (const w of toolWords(t).first) out.add(w);
+  if (smsTool('text', ctx) !== undefined) out.add('text').add('sms');
   return out;
 }
 
@@ -108,7 +109,7 @@ export function textEnd(lower: string, from: number, colon: boolean, verbs: Set<
   let end = lower.length;
   // ", tag it ...", "and then close it": the next action of the catalog.
   const action =
-    /(?:,\s*(?:and\s+)?|\s+(?:and|&)\s+|\s+-\s+)(?:then\s+)?(?:([a-z]+)\s+(?:(?:it|them|em|the|their|this|that|a|an)\b|"q[0-9])|(?:post|notify|ping|message|msg|share|announce|alert)\s+(?:(?:in|to|on)\s+)?#[a-z0-9])|,?\s+(?:and\s+)?then\s+|\s*&\s*then\s+/g;
+    /(?:,\s*(?:and\s+)?|\s+(?:and|&)\s+|\s+-\s+)(?:then\s+)?(?:([a-z]+)\s+(?:(?:it|them|em|the|their|this|that|a|an)\b|"q[0-9]|\$[0-9])|(?:post|notify|ping|message|msg|share|announce|alert)\s+(?:(?:in|to|on)\s+)?#[a-z0-9])|,?\s+(?:and\s+)?then\s+|\s*&\s*then\s+/g;
   action.lastIndex = from;
   for (let m = action.exec(lower); m; m = action.exec(lower)) {
     if (m[1] === undefined || lemmas(m[1]).some((l) => verbs.has(l))) {
@@ -124,15 +125,16 @@ export function textEnd(lower: string, from: number, colon: boolean, verbs: Set<
   }
   // Without a colon, "unless ...", "except ..." is a restriction of the step, not its words; one
   // said to the person ("we can only refund once unless you contact support") stays in them.
-  if (!colon) {
-    RESTRICTION.lastIndex = from;
-    for (let m = RESTRICTION.exec(lower); m && m.index < end; m = RESTRICTION.exec(lower)) {
-      const clause = lower.slice(m.index + m[0].length).split(/[.;!?,](?:\s|$)/)[0] ?? '';
-      if (/\b(?:you|your|you're|you've|you'll)\b/.test(clause)) continue;
-      end = m.index;
-      break;
-    }
+  // With one, only after a comma ("text them: sorry, only for gold members": whom the refund is for).
+  RESTRICTION.lastIndex = from;
+  for (let m = RESTRICTION.exec(lower); m && m.index < end; m = RESTRICTION.exec(lower)) {
+    if (colon && !m[0].startsWith(',')) continue;
+    const clause = lower.slice(m.index + m[0].length).split(/[.;!?,](?:\s|$)/)[0] ?? '';
+    if (/\b(?:you|your|you're|you've|you'll)\b/.test(clause)) continue;
+    end = m.index;
+    break;
   }
+
   const stop = /[.;!?]+(?=\s|$)|\n/g;
   stop.lastIndex = from;
   for (let m = stop.exec(lower); m && m.index < end; m = stop.exec(lower)) {
@@ -245,7 +247,11 @@ export function readMessageTexts(
     // "a reply saying we're on it, and refund them": without a colon, a lead-in's text ends at a comma.
     const comma = LEADS.has(verb) && !colon ? l.slice(start, end).indexOf(',') : -1;
     if (comma >= 0) end = start + comma;
-    const said = r.slice(start, end).trim();
+    // ("sms them w/ note we're on it": the note's name leads the words, no part of them.)
+    const said = r
+      .slice(start, end)
+      .trim()
+      .replace(/^(?:w\/|with)\s+(?:the\s+|a\s+)?(?:note|message|text)\s*:?\s+/i, '');
     const words = said.split(/\s+/).filter(Boolean);
     const len = l.slice(start, end).trimEnd().length;
     if (words.length < 2 || /"q[0-9]+"/.test(said)) continue;
@@ -301,12 +307,18 @@ export function takesChannel(t: ToolDescriptor, channel: string, opts: { listed?
  * lists `sms`, when no tool is named for texting; undefined elsewhere ("text the customer" with no
  * such tool is no action of the catalog: asked).
  */
-export function smsTool(verb: string, ctx: RequestContext): ToolDescriptor | undefined {
-  if (verb !== 'text' && verb !== 'sms') return undefined;
-  if (ctx.tools.some((t) => t.name.split('_').some((w) => w === 'text' || w === 'sms'))) return undefined;
+export function smsTool(verb: string, ctx: RequestContext, whom?: string): ToolDescriptor | undefined {
+  if ((verb !== 'text' && verb !== 'sms') || namedForTexting(ctx)) return undefined;
   const tools = ctx.tools.filter((t) => takesChannel(t, 'sms', { listed: true }));
-  return tools.length === 1 ? tools[0] : undefined;
+  // ("text the duty manager": someone the tool does not message, asked.)
+  const theirs = (t: ToolDescriptor) =>
+    whom === undefined || lemmas(whom).some((l) => `${t.name} ${t.description}`.toLowerCase().includes(l));
+  return tools.length === 1 && theirs(tools[0]!) ? tools[0] : undefined;
 }
+
+/** Whether a tool of the catalog is named for texting (`text_claimant`): "text them" names it. */
+export const namedForTexting = (ctx: RequestContext): boolean =>
+  ctx.tools.some((t) => t.name.split('_').some((w) => w === 'text' || w === 'sms'));
 
 /** Verbs that send words to a person, and the action groups a messaging tool is named by. */
 const MESSAGING = new Set(['dm', 'pm', 'ping', 'message', 'msg', 'email', 'mail', 'e-mail', 'ack']);

@@ -84,7 +84,7 @@ const NO_TEXT =
 
 /** Words that may say a test or a bound rather than the text's own words. */
 const MAY_TEST =
-  /\b(?:if|when|whenever|unless|except|only|but|or|so|then|provided|long|over|under|above|below|more|less|max|maximum|cap|capped|limit|most|never|no|not|for)\b|[$0-9]/;
+  /\b(?:if|when|whenever|unless|except|only|but|or|so|then|else|otherwise|provided|long|over|under|above|below|more|less|max|maximum|cap|capped|limit|most|never|no|not|nothing|dont|don't|for)\b|[$0-9]/;
 
 /** Marks "with [the] <prose argument> <text>" (see the file's comment). */
 function readWithProse(

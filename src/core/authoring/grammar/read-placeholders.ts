@@ -53,11 +53,16 @@ export function fillPlaceholders(
     const ownThing =
       own.length > 0 &&
       own.every((w) => noun.some((n) => lemmas(n).some((l) => lemmas(w).includes(l)))) &&
-      !shape?.payload.some((p) => p === `${own.join('_')}_id` || p === own.join('_'));
+      !shape?.payload.some((p) =>
+        [`${own.join('_')}_id`, `${own.join('_')}_number`, own.join('_')].includes(p),
+      );
     if (ownThing && own.length === content.length) return '{{event.subject}}';
-    const hits = (shape?.payload ?? []).filter((p) => holdsEvery(p, content));
+    // ("<report>" on room.damage_reported: who reported it, `reported_by`, is no report; the report
+    // is the event's own thing, named by its verb.)
+    const hits = (shape?.payload ?? []).filter((p) => holdsEvery(p, content) && !p.endsWith('_by'));
     if (hits.length === 1) return `{{event.payload.${hits[0]}}}`;
-    return ownThing ? '{{event.subject}}' : undefined;
+    const reported = hits.length === 0 && own.length === 1 && holdsEvery(event?.split('.')[1] ?? '', own);
+    return ownThing || reported ? '{{event.subject}}' : undefined;
   };
   /** What an earlier step returns or moved, for the words of a placeholder (see above). */
   const earlier = (content: readonly string[], before: readonly StepSpec[]): string | undefined => {

@@ -172,7 +172,8 @@ export function readTrigger(
   const qualifiersOf = (shape: EventShape, all: boolean): Qualifier[] => {
     const nounAt = words.findIndex((w) => isNounOf(w, shape));
     const out: Qualifier[] = [];
-    const isField = (w: string | undefined) => w !== undefined && shape.payload.includes(w);
+    const isField = (w: string | undefined) =>
+      w !== undefined && lemmas(w).some((l) => shape.payload.includes(l));
     const verbOf = lemmas(splitType(shape.type)[1]);
     const isVerb = (w: string) =>
       lemmas(w).some((l) => l.length > 3 && verbOf.includes(l)) || namesEventVerb(w, shape);
@@ -191,11 +192,16 @@ export function readTrigger(
         });
         return;
       }
-      // ("staff complaints", a complaint's category "staff": a value, though "staff" says who elsewhere.)
-      const value = NEUTRAL.has(w) && nounAt === i + 1 && sortsEvents(w, shape, ctx);
-      if ((!nouns.includes(w) && !value) || isNounOf(w, shape) || isVerb(w)) return;
-      // "high priority shipments", "low-severity alerts": the word names the field the one before it is a value of.
-      if (isField(w) && i > 0 && nouns.includes(words[i - 1]!)) return;
+      // ("staff complaints": a value of the category, though "staff" says who elsewhere.)
+      const sorts = NEUTRAL.has(w) && nounAt === i + 1 && sortsEvents(w, shape, ctx);
+      if ((!nouns.includes(w) && !sorts) || isNounOf(w, shape) || isVerb(w)) return;
+      // "high priority shipments", "low-severity alerts": the word names the field the one before it
+      // is a value of; with none before it ("hi sev complaints"), it is asked (known: false).
+      const valued = i > 0 && nouns.includes(words[i - 1]!);
+      if (isField(w) && (valued || nounAt === i + 1)) {
+        if (!valued) out.push({ word: w, modifier: false, known: false, clause: clause![0].trim() });
+        return;
+      }
       // "non-critical alerts": the value turned around.
       const non = /^non-([a-z0-9][a-z0-9-]*)$/.exec(w);
       if (non) {
@@ -363,12 +369,7 @@ function actionStart(clause: string, ctx: RequestContext): number | undefined {
     const after = words[i + 2]?.[0];
     const generic = GENERIC_VERBS.has(w) || /^(?:get|ask|seek|obtain)$/.test(w);
     // ("... logged post to #maintenance: ...": a channel is what a message goes to.)
-    const toChannel =
-      /^(?:in|to|on|into)$/.test(next) &&
-      clause
-        .slice(words[i + 1]!.index! + next.length)
-        .trimStart()
-        .startsWith('#');
+    const toChannel = /^(?:in|to|on|into)\s+#/.test(clause.slice(words[i + 1]!.index!));
     const object =
       /^(?:it|them|him|her|the|this|that|these|those|a|an|all|each|every|"q[0-9]+")$/.test(next) ||
       toChannel ||
