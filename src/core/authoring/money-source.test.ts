@@ -192,3 +192,22 @@ test('whose amount a read step returned is the read\'s own: "the lease amount" f
     'the tenant is no lease',
   );
 });
+
+test('"refund what they asked for" moves the amount the event says was asked (refund_requested_usd); "up to $100" beside it is a cap', () => {
+  for (const request of [
+    'complaints: refund what they asked for, up to $100',
+    'complaint refund asks: refund the amount asked, capped at three hundred',
+  ]) {
+    const d = draftOver(request, BLIND13_DIR, 'frontdesk');
+    assert.equal(d.publishable, true, `${request}: ${JSON.stringify(d.questions)}`);
+    const step = d.spec!.steps[0]!;
+    assert.ok('tool' in step);
+    assert.equal(step.args.amount_usd, '{{event.payload.refund_requested_usd}}', request);
+  }
+  // An amount computed from it is still asked.
+  assert.equal(
+    draftOver('complaints: refund what they asked for up to the deposit', BLIND13_DIR, 'frontdesk')
+      .publishable,
+    false,
+  );
+});

@@ -13,7 +13,7 @@
  * deposit_usd), when the event carries several (`namedAmount`).
  */
 import type { DraftQuestion, EventShape } from '../compiled-request.ts';
-import { lemmas } from '../request-words.ts';
+import { EVENT_VERB_GROUPS, groupOf, lemmas } from '../request-words.ts';
 import type { ArgSchema } from './request-context.ts';
 
 /** The event's one field whose sample values (two or more) all belong to `values`; else undefined. */
@@ -40,6 +40,12 @@ export function describingField(n: string, s: ArgSchema, shape: EventShape | und
 const COMPUTED =
   /\b(?:less|minus|plus|after|excluding|except|deduct(?:ing|ed)?|half|part|portion|some|left|remaining|remainder|rest|balance|difference|percent|up to|than|what(?:'s|s| has| have| is| was)?)\b|%/;
 
+/** "up to $100", "up to 75": a cap said beside the amount, not an amount computed from it. */
+const UP_TO_AMOUNT = /\bup to \$?[0-9][0-9,]*(?:\.[0-9]{1,2})?k?\b/g;
+/** "what they asked for", "what the guest is asking": the amount asked, as said. */
+const WHAT_ASKED =
+  /\bwhat (?:they|he|she|the [a-z]+)(?:'re|'s| are| is)? (?:asked|asking|requested|wanted|want|wants)(?: for)?\b/g;
+
 /**
  * "return the deposit (in full)", "give them their deposit back": the one money field of the event
  * (`<words>_usd`) whose words the action's object says, before any preposition (deposit_usd of
@@ -56,11 +62,18 @@ function moneyFieldNamed(
       /\b(?:out|from|of|with|against|for|to|on|in|within|under|over|by|at|if|when|unless|but|and|then)\b|[,;.:]/,
     )[0]!;
   const said = new Set((object.match(/[a-z]+/g) ?? []).flatMap((w) => lemmas(w)));
-  const saysAll = (field: string, words: Set<string>) =>
+  // ("refund what they asked for": refund_requested_usd; "requested" is said by any word of its
+  // group, and is the event's word, never one the tool must say.)
+  const asked = groupOf(EVENT_VERB_GROUPS, 'requested')!;
+  const saysAll = (field: string, words: Set<string>, tool = false) =>
     field
       .replace(/_usd$/, '')
       .split('_')
-      .every((w) => lemmas(w).some((l) => words.has(l)));
+      .every((w) =>
+        lemmas(w).some(
+          (l) => words.has(l) || (asked.includes(l) && (tool || asked.some((a) => words.has(a)))),
+        ),
+      );
   const named = payload.filter((p) => /^[a-z]+(?:_[a-z]+)*_usd$/.test(p) && saysAll(p, said));
   if (named.length !== 1) return undefined;
   // Usable only as said: never an amount computed from it ("the deposit less damage", "what's left
@@ -75,8 +88,12 @@ function moneyFieldNamed(
   const field = named[0]!;
   return {
     field,
-    asSaid: !COMPUTED.test(clause) && !/\bto\b/.test(clause),
-    toolNamesIt: saysAll(field, own),
+    // ("what they asked for" is the amount asked, said as it is, and "up to $100" a cap: no amount
+    // computed from it.)
+    asSaid:
+      !COMPUTED.test(clause.replace(WHAT_ASKED, ' ').replace(UP_TO_AMOUNT, ' ')) &&
+      !/\bto\b/.test(clause.replace(UP_TO_AMOUNT, ' ')),
+    toolNamesIt: saysAll(field, own, true),
   };
 }
 
