@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { BLIND5_DIR, draftOver } from '../../../test/authoring/draft-corpus.ts';
+import { BLIND5_DIR, BLIND13_DIR, draftOver } from '../../../test/authoring/draft-corpus.ts';
 
 const steps = (request: string) => {
   const d = draftOver(request, BLIND5_DIR, 'support-refunds');
@@ -64,4 +64,13 @@ test('a note after "with" that holds a test or an amount is not read: nothing of
     const d = draftOver(request, BLIND5_DIR, 'support-refunds');
     assert.equal(d.publishable, false, request);
   }
+});
+
+test("a cap said after the note, past a comma, is the run's cap: the note ends before it", () => {
+  const d = draftOver('complaint logged: refund $25 with the note sorry, max 25', BLIND13_DIR, 'frontdesk');
+  assert.equal(d.publishable, true, JSON.stringify(d.questions));
+  const step = d.spec!.steps[0]!;
+  assert.ok('tool' in step);
+  assert.equal(step.args.note, 'Sorry.');
+  assert.equal(d.spec!.limits.maxCostUsd, 25);
 });

@@ -82,6 +82,8 @@ export function readNamedTexts(
 const NO_TEXT =
   /^(?:saying|that|about|of|to|for|from|in|on|at|by|as|with|and|or|if|when|unless|it|them|their|the|a|an)\b/;
 
+/** A cap said after a note, past a comma: ", max 25", ", capped at $40", ", up to 30". */
+const CAP_AFTER = /,\s*(?:max|maximum|cap|capped|limit|up to|at most|no more than|never more than)\b/;
 /** Words that may say a test or a bound rather than the text's own words. */
 const MAY_TEST =
   /\b(?:if|when|whenever|unless|except|only|but|or|so|then|else|otherwise|provided|long|over|under|above|below|more|less|max|maximum|cap|capped|limit|most|never|no|not|nothing|dont|don't|for)\b|[$0-9]/;
@@ -105,7 +107,10 @@ function readWithProse(
   for (const m of [...lower.matchAll(re)].reverse()) {
     const at = m.index + m[0].length;
     if (NO_TEXT.test(l.slice(at))) continue;
-    const end = at + l.slice(at, textEnd(l, at, false, verbs)).trimEnd().length;
+    // ("with the note sorry, max 25": the cap after a comma is the run's, read by the money readers.)
+    const run = l.slice(at, textEnd(l, at, false, verbs));
+    const end =
+      at + run.slice(0, run.search(CAP_AFTER) < 0 ? run.length : run.search(CAP_AFTER)).trimEnd().length;
     const text = r
       .slice(at, end)
       .replace(/[.!?]+$/, '')
