@@ -10,7 +10,9 @@ import { tool } from '../../../test/authoring/catalog-tool.ts';
 import { BLIND13_DIR, draftOver } from '../../../test/authoring/draft-corpus.ts';
 import { modelDrafted } from '../../../test/authoring/model-drafted.ts';
 import type { WorkflowSpec } from '../spec/workflow-spec.ts';
+import { compileRequest } from './compile-request.ts';
 import type { DraftCatalog } from './compiled-request.ts';
+import { draftSpec } from './draft-spec.ts';
 import { moneySourceQuestions } from './money-source.ts';
 
 const catalog: DraftCatalog = {
@@ -209,5 +211,35 @@ test('"refund what they asked for" moves the amount the event says was asked (re
     draftOver('complaints: refund what they asked for up to the deposit', BLIND13_DIR, 'frontdesk')
       .publishable,
     false,
+  );
+});
+
+test("an event with several money fields: 'refund it' moves the one its verb names (requested_usd), never the invoice's total", () => {
+  const catalog = {
+    tools: [
+      tool({
+        name: 'refund_client',
+        description: 'Refunds money to the client. Moves money: costs the amount.',
+        destructive: true,
+        effect: 'external',
+        args: {
+          type: 'object',
+          required: ['client_id', 'amount_usd'],
+          properties: { client_id: { type: 'string' }, amount_usd: { type: 'number', exclusiveMinimum: 0 } },
+          additionalProperties: false,
+        },
+        cost: { fromArg: 'amount_usd' },
+      }),
+    ],
+    events: [{ type: 'refund.requested', payload: ['client_id', 'invoice_total_usd', 'requested_usd'] }],
+  };
+  const d = draftSpec(compileRequest('refund requests: refund it, up to $250', catalog), catalog);
+  assert.equal(d.publishable, true, JSON.stringify(d.questions));
+  const step = d.spec!.steps[0]!;
+  assert.ok('tool' in step);
+  assert.equal(step.args.amount_usd, '{{event.payload.requested_usd}}');
+  assert.ok(
+    d.readBack?.assumed?.some((a) => a.includes('requested_usd')),
+    JSON.stringify(d.readBack?.assumed),
   );
 });

@@ -132,3 +132,21 @@ export function namedAmount(
         }),
   };
 }
+
+/**
+ * The money field the event's verb names, of an event with several (refund.requested:
+ * `requested_usd` beside `invoice_total_usd`): the amount asked for. Undefined when none or
+ * several are.
+ */
+export function askedAmount(payload: readonly string[], event: string | undefined): string | undefined {
+  const verb = lemmas(event?.split('.')[1] ?? '');
+  const money = payload.filter((p) => p.endsWith('_usd'));
+  if (money.length < 2) return undefined;
+  const hits = money.filter((p) =>
+    p
+      .replace(/_usd$/, '')
+      .split('_')
+      .some((w) => lemmas(w).some((l) => verb.includes(l))),
+  );
+  return hits.length === 1 ? hits[0] : undefined;
+}

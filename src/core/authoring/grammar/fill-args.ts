@@ -16,7 +16,7 @@ import { argWords } from '../arg-words.ts';
 import type { DraftQuestion } from '../compiled-request.ts';
 import { article, FILLER, wordsOf } from '../request-words.ts';
 import { classField } from './class-fields.ts';
-import { describingField, fieldOfEnum, namedAmount } from './field-for-arg.ts';
+import { askedAmount, describingField, fieldOfEnum, namedAmount } from './field-for-arg.ts';
 import { fitsPattern, idByPattern, subjectMisfit } from './id-by-pattern.ts';
 import { impliedRead, isDateTimeArg, pendingOutput } from './implied-reads.ts';
 import { usdOfDigits } from './read-amounts.ts';
@@ -332,14 +332,17 @@ export function fillArgs(
       continue;
     }
     if (isMoney(n)) {
-      const named = payload.filter((p) => /amount|total|value|price|cost|sum/.test(p));
+      // Of several money fields, the one the event's verb names (refund.requested: requested_usd, not
+      // invoice_total_usd), else one named for an amount, Assumed; with more than one, asked.
+      const asked = askedAmount(payload, event);
+      const named = asked ? [asked] : payload.filter((p) => /amount|total|value|price|cost|sum/.test(p));
       // Else the one field of money owed ("refund whatever's due": refund_due_usd), Assumed.
       const f = named.length > 0 ? named : payload.filter((p) => /(?:^|_)(?:due|owed)(?:_|$)/.test(p));
       if (f.length === 1) {
         args[n] = `{{event.payload.${f[0]}}}`;
-        if (named.length === 0)
+        if (named.length === 0 || asked)
           ctx.assumptions.push(
-            `${tool.name}'s ${n} is read as the ${event} event's ${f[0]}: its one field of money.`,
+            `${tool.name}'s ${n} is read as the ${event} event's ${f[0]}: ${asked ? 'the amount the event says was asked' : 'its one field of money'}.`,
           );
         continue;
       }

@@ -108,11 +108,13 @@ export function catalogVerbs(ctx: RequestContext): Set<string> {
 export function textEnd(lower: string, from: number, colon: boolean, verbs: Set<string>): number {
   let end = lower.length;
   // ", tag it ...", "and then close it": the next action of the catalog.
+  // (An action with an amount ends it whatever its verb: ", and give a $20 credit", ", then credit $20".)
   const action =
-    /(?:,\s*(?:and\s+)?|\s+(?:and|&)\s+|\s+-\s+)(?:then\s+)?(?:([a-z]+)\s+(?:(?:it|them|em|the|their|this|that|a|an)\b|"q[0-9]|\$[0-9])|(?:post|notify|ping|message|msg|share|announce|alert)\s+(?:(?:in|to|on)\s+)?#[a-z0-9])|,?\s+(?:and\s+)?then\s+|\s*&\s*then\s+/g;
+    /(?:,\s*(?:and\s+)?|\s+(?:and|&)\s+|\s+-\s+)(?:then\s+)?(?:([a-z]+)\s+(?:(?:(?:a|an|them|him|her|it)\s+)?(?:up to\s+)?(\$[0-9])|(?:it|them|em|the|their|this|that|a|an|what|whatever)\b|"q[0-9])|(?:post|notify|ping|message|msg|share|announce|alert)\s+(?:(?:in|to|on)\s+)?#[a-z0-9])|,?\s+(?:and\s+)?then\s+|\s*&\s*then\s+/g;
   action.lastIndex = from;
   for (let m = action.exec(lower); m; m = action.exec(lower)) {
-    if (m[1] === undefined || lemmas(m[1]).some((l) => verbs.has(l))) {
+    const then = /\bthen\s/.test(m[0]);
+    if (m[1] === undefined || m[2] !== undefined || then || lemmas(m[1]).some((l) => verbs.has(l))) {
       end = m.index;
       // ("email them: sorry. with 3 or more missed payments, cancel it": a sentence that starts with
       // the test its action is for is its own, never words to send; "Lost package. Cancel the
@@ -145,6 +147,8 @@ export function textEnd(lower: string, from: number, colon: boolean, verbs: Set<
       !colon ||
       m[0].includes(';') ||
       NEXT_INSTRUCTION.test(next) ||
+      // (". credit $20 for dining": an action with an amount, whatever its verb.)
+      /^[a-z]+\s+(?:(?:a|an|them|him|her)\s+)?(?:up to\s+)?\$[0-9]/.test(next) ||
       lemmas(/^[a-z]+/.exec(next)?.[0] ?? '').some((l) => verbs.has(l))
     )
       return m[0].includes(';') || !colon ? m.index : after;
@@ -254,7 +258,8 @@ export function readMessageTexts(
       .replace(/^(?:w\/|with)\s+(?:the\s+|a\s+)?(?:note|message|text)\s*:?\s+/i, '');
     const words = said.split(/\s+/).filter(Boolean);
     const len = l.slice(start, end).trimEnd().length;
-    if (words.length < 2 || /"q[0-9]+"/.test(said)) continue;
+    // (One word after a colon that speaks to the person is the words: "text the guest: sorry, then ...".)
+    if ((words.length < 2 && !(colon && SPOKEN.test(said.toLowerCase()))) || /"q[0-9]+"/.test(said)) continue;
     const mark = `"q${ctx.quotes.length}"`;
     if (mark.length > len) continue;
     const text = asSentence(said);
