@@ -51,3 +51,8 @@ test('"staff complaints" where no tool or event names staff: a kind of complaint
     );
   }
 });
+
+test('"customer complaints" at a hotel: the guests who complained, never a category "customer"', () => {
+  const d = draftOver('customer complaints: refund what they asked up to $40', BLIND13_DIR, 'frontdesk');
+  assert.equal(d.spec?.triggers[0]?.when, undefined, JSON.stringify(d.spec?.triggers ?? d.questions));
+});

@@ -21,23 +21,22 @@ export const NEUTRAL = new Set(
   they're theyre you're youre it's that's thats`.split(/\s+/),
 );
 
-/** People a word of `NEUTRAL` may name: a desk's own staff, and those it serves. */
-const PEOPLE = [
-  ['staff', 'employee', 'employees', 'worker', 'workers', 'team'],
-  ['customer', 'customers', 'client', 'clients', 'user', 'users'],
-];
+/**
+ * A desk's own people, as a word of `NEUTRAL` names them. (Never those it serves: "customer
+ * complaints" at a hotel are the guests', who complained, never a class of complaint.)
+ */
+const STAFF = ['staff', 'employee', 'employees', 'worker', 'workers', 'team'];
 
 /**
  * Whether a word of `NEUTRAL` said right before the event's noun ("staff complaints") sorts the
- * events rather than saying who raised them: a value a field of the event shows, or people the
- * catalog never names (no tool or event of a hotel's says staff: "staff complaints" are about its
- * staff, a kind of complaint to read or ask about, never dropped).
+ * events rather than saying who raised them: a value a field of the event shows, or the desk's
+ * own staff where the catalog never names them (no tool or event of a hotel's says staff: "staff
+ * complaints" are about its staff, a kind of complaint to read or ask about, never dropped).
  */
 export function sortsEvents(word: string, shape: EventShape, ctx: RequestContext): boolean {
   const shown = Object.values(shape.values ?? {}).filter((vs) => vs.some((v) => v.toLowerCase() === word));
   if (shown.length === 1) return true;
-  const people = PEOPLE.find((g) => g.includes(word));
-  return people !== undefined && !people.some((p) => knownWords(ctx).has(p));
+  return STAFF.includes(word) && !STAFF.some((p) => knownWords(ctx).has(p));
 }
 
 /**
