@@ -193,11 +193,3 @@ test('"sms them w/ note we\'re on it": the words, without the note\'s name; "<re
   );
   assert.equal(post!.args.text, 'Room {{event.payload.room_number}} damaged, report {{event.subject}}.');
 });
-
-test('", gold members only" after a message says which events, never words sent to everyone', () => {
-  const d = draftOver('complaints: text them: sorry, gold members only', BLIND13_DIR, 'frontdesk');
-  assert.equal(d.spec?.triggers[0]?.when, 'payload.loyalty_tier == "gold"', JSON.stringify(d.questions));
-  const step = d.spec!.steps[0]!;
-  assert.ok('tool' in step);
-  assert.equal(step.args.text, 'Sorry.');
-});

@@ -74,7 +74,7 @@ const LEADING_WHOM = new RegExp(String.raw`^\s*${WHOM}(?![a-z'-])`);
  * a spaced dash before a next instruction.
  */
 const RESTRICTION = new RegExp(
-  String.raw`,?\s+(?:-\s+)?(?:unless|except|only if|only for|only when|but only|provided(?: that)?|as long as)\b|,\s+(?=(?:[a-z-]+\s+){1,2}only\s*(?:[.;!?]|$))|\s+-\s+(?=${NEXT_INSTRUCTION.source.slice(1)})`,
+  String.raw`,?\s+(?:-\s+)?(?:unless|except|only if|only for|only when|but only|provided(?: that)?|as long as)\b|\s+-\s+(?=${NEXT_INSTRUCTION.source.slice(1)})`,
   'g',
 );
 
