@@ -207,8 +207,6 @@ export function mapTool(c: Clause, ctx: RequestContext): ToolDescriptor | undefi
       if (candidates.length > 0) break;
     }
   }
-  // "DM them", "email them", "ack it": the catalog's one messaging tool, when no tool names the verb
-  // ("send them: <text>" too: a text to send is a message).
   // "ping #duty-managers: ...": words sent to a channel go by the one tool that takes any channel.
   // (Before a tool that messages a person: "ping" is the guest's message_guest too.)
   // (A channel's name is kept aside as a quotation: `#"q1"`.)
@@ -231,6 +229,8 @@ export function mapTool(c: Clause, ctx: RequestContext): ToolDescriptor | undefi
       `"${phrase}" is read as ${sms.name} by sms: the catalog's one tool that sends by SMS.`,
     );
   }
+  // "DM them", "email them", "ack it": the catalog's one messaging tool, when no tool names the verb
+  // ("send them: <text>" too: a text to send is a message).
   if (candidates.length === 0) {
     const messaging = messagingTool(verb === 'send' && /"q[0-9]+"/.test(c.text) ? 'message' : verb, ctx);
     if (messaging) {

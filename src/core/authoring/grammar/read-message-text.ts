@@ -21,10 +21,12 @@
  *   text too ("saying" without a colon: words that speak to the person, to a comma at most), so the
  *   words of the text are never read as an action of their own.
  *
+ * - "text them: ...", "sms the guest ...": a text too (sent by SMS where one tool can, `smsTool`); a
+ *   channel may stand where whom the words go to does ("complaints ping #duty-managers: ...").
+ *
  * Also: `messagingTool`, the one tool of the catalog a messaging verb ("DM", "ping", "email them",
  * "let them know", "ack") means when no tool names the verb itself.
  */
-
 import type { ToolDescriptor } from '../../tools/tool-descriptor.ts';
 import { ACTION_GROUPS, groupOf, lemmas } from '../request-words.ts';
 import type { RequestContext } from './request-context.ts';
@@ -136,7 +138,6 @@ export function textEnd(lower: string, from: number, colon: boolean, verbs: Set<
     end = m.index;
     break;
   }
-
   const stop = /[.;!?]+(?=\s|$)|\n/g;
   stop.lastIndex = from;
   for (let m = stop.exec(lower); m && m.index < end; m = stop.exec(lower)) {
