@@ -8,6 +8,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import {
+  assertAsks,
   BLIND2_DIR,
   BLIND9_DIR,
   BLIND12_DIR,
@@ -78,15 +79,11 @@ test('"text them", "sms the guest": the one tool that sends by a channel listing
 });
 
 test('"text the customer" where no tool sends by sms is asked, never another tool', () => {
-  const d = draftOver(
+  assertAsks(
     "when a refund is requested, text the customer 'It is on the way.'",
     BLIND2_DIR,
     'support-desk',
-  );
-  assert.equal(d.publishable, false);
-  assert.ok(
-    d.questions.some((q) => q.question.includes('No tool in the catalog does "text the customer')),
-    JSON.stringify(d.questions),
+    'No tool in the catalog does "text the customer',
   );
 });
 
@@ -95,16 +92,9 @@ test('"email the manager \'x\'": the words name whom (asked among the listed man
   assert.deepEqual(named, [
     { tool: 'email_manager', args: { manager: 'revenue', body: 'Staff complaint {{event.subject}}' } },
   ]);
-  const d = draftOver(
-    "staff complaints: email the manager 'Staff complaint <complaint>'",
-    BLIND13_DIR,
-    'frontdesk',
-  );
-  assert.equal(d.publishable, false);
-  assert.ok(
-    d.questions.some((q) => q.question.includes("email_manager's manager")),
-    JSON.stringify(d.questions),
-  );
+  const request = "staff complaints: email the manager 'Staff complaint <complaint>'";
+  assertAsks(request, BLIND13_DIR, 'frontdesk', "email_manager's manager");
+  const d = draftOver(request, BLIND13_DIR, 'frontdesk');
   const step = d.partial!.steps[0]!;
   assert.ok('tool' in step);
   assert.deepEqual(step.args, { body: 'Staff complaint {{event.subject}}' });
@@ -161,12 +151,7 @@ test('"text the tenant" with no tool that sends by sms, or "text the duty manage
     ['rent missed: text the tenant: rent is overdue', BLIND12_DIR, 'lettings'],
     ['complaint logged: text the duty manager: complaint in <room>', BLIND13_DIR, 'frontdesk'],
   ] as const) {
-    const d = draftOver(request, dir, file);
-    assert.equal(d.publishable, false, request);
-    assert.ok(
-      d.questions.some((q) => q.question.startsWith('No tool in the catalog does "')),
-      JSON.stringify(d.questions),
-    );
+    assertAsks(request, dir, file, 'No tool in the catalog does "');
   }
 });
 

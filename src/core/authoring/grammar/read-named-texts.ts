@@ -64,11 +64,7 @@ export function readNamedTexts(
     ctx.quotes.push(PROSE.test(arg) && !/^<[^<>]+>$/.test(text) ? asSentence(text) : text);
     ctx.argQuotes.set(ctx.quotes.length - 1, { args: [arg], said: m[0] });
     ctx.assumptions.push(`"${m[0].trim()}" is read as the text ${JSON.stringify(text)} for ${arg}.`);
-    const from = m.index;
-    const end = at + m[2]!.length;
-    const blank = `${' '.repeat(at - from)}${mark.padEnd(end - at, ' ')}`;
-    l = l.slice(0, from) + blank + l.slice(end);
-    r = r.slice(0, from) + blank + r.slice(end);
+    [l, r] = marked([l, r], m.index, at, at + m[2]!.length, mark);
   }
   return readWithProse(
     l,
@@ -118,18 +114,29 @@ function readWithProse(
     const mark = `"q${ctx.quotes.length}"`;
     // (A test or an amount said in it may be the step's own condition: "with reason goodwill if
     // they're gold", "with note refunded under $20". Not read: asked, as before.)
-    const said = text.toLowerCase();
-    const acts = [...said.matchAll(/\b([a-z]+)\s+(?:it|them|the|their|this|that)\b/g)].some((a) =>
+    const lowered = text.toLowerCase();
+    const acts = [...lowered.matchAll(/\b([a-z]+)\s+(?:it|them|the|their|this|that)\b/g)].some((a) =>
       verbs.has(a[1]!),
     );
-    if (said.split(/\s+/).length > 12 || mark.length > end - at || MAY_TEST.test(said) || acts) continue;
+    if (lowered.split(/\s+/).length > 12 || mark.length > end - at || MAY_TEST.test(lowered) || acts)
+      continue;
     const arg = m[1]!.replace(/ /g, '_');
     ctx.quotes.push(asSentence(text));
     ctx.argQuotes.set(ctx.quotes.length - 1, { args: [arg], said: m[0] + text });
     ctx.assumptions.push(`"${(m[0] + text).trim()}" is read as the text ${JSON.stringify(text)} for ${arg}.`);
-    const blank = `${' '.repeat(at - m.index)}${mark.padEnd(end - at, ' ')}`;
-    l = l.slice(0, m.index) + blank + l.slice(end);
-    r = r.slice(0, m.index) + blank + r.slice(end);
+    [l, r] = marked([l, r], m.index, at, end, mark);
   }
   return { lower: l, raw: r };
+}
+
+/** The texts `[lower, raw]` with a text's lead-in (`from`..`at`) blanked and the text (`at`..`end`) marked. */
+function marked(
+  texts: [string, string],
+  from: number,
+  at: number,
+  end: number,
+  mark: string,
+): [string, string] {
+  const blank = `${' '.repeat(at - from)}${mark.padEnd(end - at, ' ')}`;
+  return texts.map((t) => t.slice(0, from) + blank + t.slice(end)) as [string, string];
 }
